@@ -1,0 +1,82 @@
+package events
+
+// Call events: what the assembler decides about each call. They live on
+// CallSubject(tenant, tool) and are keyed by (Tenant, Response, Item).
+
+const (
+	KindCallCompleted   Kind = "call.completed"
+	KindCallRejected    Kind = "call.rejected"
+	KindCallIncomplete  Kind = "call.incomplete"
+	KindResponseOutcome Kind = "call.response_outcome"
+)
+
+// Provenance says which log entries a call was built from.
+type Provenance struct {
+	FirstSeq uint64 `msgpack:"fs"` // stream sequence of the item's first event
+	LastSeq  uint64 `msgpack:"ls"` // stream sequence of the completion signal
+	Deltas   int    `msgpack:"nd"` // argument deltas received
+	Bytes    int    `msgpack:"nb"` // argument bytes received
+	OpenedAt int64  `msgpack:"oa"` // event time the call opened, Unix ns
+}
+
+// CallCompleted is a call that is complete by its protocol's signal, whose
+// arguments parse as one JSON object, and that passed validation. It is the
+// only call event an executor acts on.
+type CallCompleted struct {
+	Name      string     `msgpack:"n"`
+	Index     int        `msgpack:"ix"`
+	Arguments []byte     `msgpack:"a"`            // canonical JSON object
+	Coerced   []string   `msgpack:"co,omitempty"` // JSON pointers coerced by the tool's contract
+	DependsOn []string   `msgpack:"do,omitempty"` // call ids this call waits for
+	Order     int        `msgpack:"o"`            // position among the response's calls, in opening order
+	From      Provenance `msgpack:"pv"`
+}
+
+// CallRejected is a call that completed but must not run. Reason is typed;
+// Detail says what to fix. Arguments keep the raw bytes for audit.
+type CallRejected struct {
+	Name      string     `msgpack:"n"`
+	Index     int        `msgpack:"ix"`
+	Reason    Reason     `msgpack:"r"`
+	Detail    string     `msgpack:"d,omitempty"`
+	Arguments []byte     `msgpack:"a,omitempty"`
+	Order     int        `msgpack:"o"`
+	From      Provenance `msgpack:"pv"`
+}
+
+// CallIncomplete is a call that never received its completion signal:
+// truncation, cancellation, failure, silence past the deadline. Partial keeps
+// the bytes received for audit; it is never executed.
+type CallIncomplete struct {
+	Name    string     `msgpack:"n"`
+	Index   int        `msgpack:"ix"`
+	Reason  Reason     `msgpack:"r"`
+	Detail  string     `msgpack:"d,omitempty"`
+	Partial []byte     `msgpack:"p,omitempty"`
+	Order   int        `msgpack:"o"`
+	From    Provenance `msgpack:"pv"`
+}
+
+// ResponseStatus is a response's final status.
+type ResponseStatus string
+
+const (
+	StatusCompleted  ResponseStatus = "completed"
+	StatusIncomplete ResponseStatus = "incomplete"
+	StatusFailed     ResponseStatus = "failed"
+)
+
+// ResponseOutcome is the assembler's one verdict on a whole response.
+type ResponseOutcome struct {
+	Status       ResponseStatus `msgpack:"s"`
+	Reason       Reason         `msgpack:"r,omitempty"`
+	ErrorCode    string         `msgpack:"ec,omitempty"`
+	ErrorMessage string         `msgpack:"em,omitempty"`
+	Calls        int            `msgpack:"nc"`
+	Text         string         `msgpack:"x,omitempty"` // the display text, for the verifier
+}
+
+func (*CallCompleted) Kind() Kind   { return KindCallCompleted }
+func (*CallRejected) Kind() Kind    { return KindCallRejected }
+func (*CallIncomplete) Kind() Kind  { return KindCallIncomplete }
+func (*ResponseOutcome) Kind() Kind { return KindResponseOutcome }

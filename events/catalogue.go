@@ -1,0 +1,48 @@
+package events
+
+import "sort"
+
+type entry struct {
+	version uint16
+	new     func() Body
+}
+
+// catalogue is the fixed table of kinds this reader knows. It is never
+// written after package initialisation.
+var catalogue = map[Kind]entry{
+	KindResponseStarted:    {1, func() Body { return new(ResponseStarted) }},
+	KindOutputItemAdded:    {1, func() Body { return new(OutputItemAdded) }},
+	KindArgumentsDelta:     {1, func() Body { return new(ArgumentsDelta) }},
+	KindArgumentsDone:      {1, func() Body { return new(ArgumentsDone) }},
+	KindOutputItemDone:     {1, func() Body { return new(OutputItemDone) }},
+	KindItemAborted:        {1, func() Body { return new(ItemAborted) }},
+	KindTextDelta:          {1, func() Body { return new(TextDelta) }},
+	KindResponseCompleted:  {1, func() Body { return new(ResponseCompleted) }},
+	KindResponseIncomplete: {1, func() Body { return new(ResponseIncomplete) }},
+	KindResponseFailed:     {1, func() Body { return new(ResponseFailed) }},
+	KindTick:               {1, func() Body { return new(Tick) }},
+
+	KindCallCompleted:   {1, func() Body { return new(CallCompleted) }},
+	KindCallRejected:    {1, func() Body { return new(CallRejected) }},
+	KindCallIncomplete:  {1, func() Body { return new(CallIncomplete) }},
+	KindResponseOutcome: {1, func() Body { return new(ResponseOutcome) }},
+
+	KindExecutionStarted:  {1, func() Body { return new(ExecutionStarted) }},
+	KindCallSucceeded:     {1, func() Body { return new(CallSucceeded) }},
+	KindCallFailed:        {1, func() Body { return new(CallFailed) }},
+	KindApprovalRequested: {1, func() Body { return new(ApprovalRequested) }},
+	KindApprovalGranted:   {1, func() Body { return new(ApprovalGranted) }},
+	KindApprovalDenied:    {1, func() Body { return new(ApprovalDenied) }},
+	KindRegistryChanged:   {1, func() Body { return new(RegistryChanged) }},
+
+	KindAnswerSubmitted: {1, func() Body { return new(AnswerSubmitted) }},
+	KindAnswerVerified:  {1, func() Body { return new(AnswerVerified) }},
+	KindJudgeVerdict:    {1, func() Body { return new(JudgeVerdict) }},
+
+	KindMemoryObserved:  {1, func() Body { return new(MemoryObserved) }},
+	KindMemoryCorrected: {1, func() Body { return new(MemoryCorrected) }},
+	KindMemoryForgotten: {1, func() Body { return new(MemoryForgotten) }},
+	KindUserMessage:     {1, func() Body { return new(UserMessage) }},
+}
+
+func sortKinds(k []Kind) { sort.Slice(k, func(i, j int) bool { return k[i] < k[j] }) }

@@ -1,0 +1,37 @@
+package events
+
+import "errors"
+
+var (
+	// ErrBadInput is the root of every error caused by input rather than by
+	// Toolstream itself. Projections record events that fail with it as
+	// rejected and go on; they never retry them.
+	ErrBadInput = errors.New("events: bad input")
+
+	// ErrMalformed is returned by Decode for bytes that are not an encoded
+	// event (garbage, truncation). It wraps ErrBadInput.
+	ErrMalformed = wrapBad("events: malformed event")
+
+	// ErrUnknownKind is returned by Decode for a kind this reader does not
+	// know. It wraps ErrBadInput.
+	ErrUnknownKind = wrapBad("events: unknown event kind")
+
+	// ErrUnknownVersion is returned by Decode for a schema version newer than
+	// this reader knows. It wraps ErrBadInput.
+	ErrUnknownVersion = wrapBad("events: unknown schema version")
+
+	// ErrInvalidTenant is returned for an empty tenant or one that is not a
+	// valid tenant name ([A-Za-z0-9_-], 1 to 64 bytes). It wraps ErrBadInput.
+	ErrInvalidTenant = wrapBad("events: invalid tenant")
+
+	// ErrMissingField is returned when an envelope lacks a field its kind
+	// requires (for example a model event without a response id). It wraps
+	// ErrBadInput.
+	ErrMissingField = wrapBad("events: missing field")
+)
+
+type badInput struct{ msg string }
+
+func wrapBad(msg string) error    { return &badInput{msg} }
+func (e *badInput) Error() string { return e.msg }
+func (e *badInput) Unwrap() error { return ErrBadInput }

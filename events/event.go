@@ -1,0 +1,140 @@
+package events
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Kind names what an event says. Kinds are stable strings: they are written
+// to the log and read back by every later version.
+type Kind string
+
+// Body is the typed payload of one Kind of event.
+type Body interface {
+	// Kind returns the kind this body encodes.
+	Kind() Kind
+}
+
+// Event is one entry of the log: the envelope and its typed body.
+//
+// The envelope carries every identity a projection keys by. Fields that do
+// not apply to a kind stay empty.
+type Event struct {
+	ID        string `msgpack:"id"`            // deterministic, derived from the cause
+	Kind      Kind   `msgpack:"k"`             // what the body is
+	V         uint16 `msgpack:"v"`             // schema version of the body
+	Tenant    string `msgpack:"t"`             // always set; see ValidTenant
+	User      string `msgpack:"u,omitempty"`   // end user, when known
+	Session   string `msgpack:"ss,omitempty"`  // conversation / session
+	Run       string `msgpack:"run,omitempty"` // agent run
+	Step      string `msgpack:"st,omitempty"`  // step of the run
+	Response  string `msgpack:"r,omitempty"`   // model response id
+	Item      string `msgpack:"i,omitempty"`   // output item id within the response
+	CallID    string `msgpack:"c,omitempty"`   // provider call id (correlates the result)
+	Causation string `msgpack:"cz,omitempty"`  // id of the event that caused this one
+	At        int64  `msgpack:"at"`            // event time, Unix nanoseconds
+	Body      Body   `msgpack:"-"`
+}
+
+// Time returns the event time.
+func (e *Event) Time() time.Time { return time.Unix(0, e.At).UTC() }
+
+// wire is the encoded form: the envelope followed by the body's own msgpack.
+type wire struct {
+	Event
+	B msgpack.RawMessage `msgpack:"b"`
+}
+
+// Encode returns the msgpack encoding of ev. Kind and V are filled from the
+// body. It returns ErrInvalidTenant for an event without a valid tenant.
+func Encode(ev *Event) ([]byte, error) {
+	if ev.Body == nil {
+		return nil, fmt.Errorf("events: encode %q: %w", ev.ID, ErrMissingField)
+	}
+	if err := ValidTenant(ev.Tenant); err != nil {
+		return nil, fmt.Errorf("events: encode %q: %w", ev.ID, err)
+	}
+	ev.Kind = ev.Body.Kind()
+	if ev.V == 0 {
+		ev.V = Version(ev.Kind)
+	}
+	body, err := marshal(ev.Body)
+	if err != nil {
+		return nil, fmt.Errorf("events: encode %s body: %w", ev.Kind, err)
+	}
+	out, err := marshal(&wire{Event: *ev, B: body})
+	if err != nil {
+		return nil, fmt.Errorf("events: encode %s: %w", ev.Kind, err)
+	}
+	return out, nil
+}
+
+// Decode parses an encoded event. It never panics: garbage or truncated
+// bytes return ErrMalformed, an unknown kind ErrUnknownKind, a version newer
+// than this reader's ErrUnknownVersion, and an invalid tenant
+// ErrInvalidTenant; all of them wrap ErrBadInput.
+func Decode(data []byte) (ev *Event, err error) {
+	defer func() {
+		if r := recover(); r != nil { // the decoder is third-party: never let it take us down
+			ev, err = nil, fmt.Errorf("%w: %v", ErrMalformed, r)
+		}
+	}()
+	var w wire
+	dec := msgpack.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if dec.Buffered().(*bytes.Reader).Len() != 0 {
+		return nil, fmt.Errorf("%w: trailing bytes", ErrMalformed)
+	}
+	ctor, ok := catalogue[w.Kind]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownKind, w.Kind)
+	}
+	if w.V == 0 || w.V > ctor.version {
+		return nil, fmt.Errorf("%w: %s v%d (reader knows v%d)", ErrUnknownVersion, w.Kind, w.V, ctor.version)
+	}
+	if err := ValidTenant(w.Tenant); err != nil {
+		return nil, err
+	}
+	body := ctor.new()
+	if err := msgpack.Unmarshal(w.B, body); err != nil {
+		return nil, fmt.Errorf("%w: %s body: %v", ErrMalformed, w.Kind, err)
+	}
+	out := w.Event
+	out.Body = body
+	return &out, nil
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true) // canonical bytes: map order never decides output
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Version returns the current schema version of kind, or 0 for an unknown
+// kind.
+func Version(kind Kind) uint16 { return catalogue[kind].version }
+
+// Kinds returns every kind this reader knows, sorted.
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(catalogue))
+	for k := range catalogue {
+		out = append(out, k)
+	}
+	sortKinds(out)
+	return out
+}
+
+// Is reports whether ev's body is a T and returns it.
+func As[T Body](ev *Event) (T, bool) {
+	b, ok := ev.Body.(T)
+	return b, ok
+}

@@ -1,0 +1,80 @@
+package events
+
+// Execution events: what executors did with completed calls. They live on
+// ExecSubject / ResultSubject and carry the call's identity in the envelope.
+
+const (
+	KindExecutionStarted  Kind = "exec.started"
+	KindCallSucceeded     Kind = "exec.succeeded"
+	KindCallFailed        Kind = "exec.failed"
+	KindApprovalRequested Kind = "exec.approval_requested"
+	KindApprovalGranted   Kind = "exec.approval_granted"
+	KindApprovalDenied    Kind = "exec.approval_denied"
+	KindRegistryChanged   Kind = "exec.registry_changed"
+)
+
+// ExecutionStarted records an attempt taken under a lease.
+type ExecutionStarted struct {
+	Name     string `msgpack:"n"`
+	Version  int    `msgpack:"ver,omitempty"`
+	Attempt  int    `msgpack:"at"`
+	Executor string `msgpack:"ex"`
+	Key      string `msgpack:"k"` // idempotency key tenant/run/step/call
+}
+
+// CallSucceeded carries a tool's result: the structured result, a bounded
+// model-facing summary and, for large results, a reference to the raw bytes.
+type CallSucceeded struct {
+	Name     string `msgpack:"n"`
+	Version  int    `msgpack:"ver,omitempty"`
+	Key      string `msgpack:"k"`
+	Result   []byte `msgpack:"res,omitempty"` // JSON; empty when only RawRef holds it
+	Summary  string `msgpack:"sum"`
+	RawRef   string `msgpack:"ref,omitempty"` // object store name of the raw result
+	Attempts int    `msgpack:"na"`
+}
+
+// CallFailed carries a typed error the model can act on.
+type CallFailed struct {
+	Name     string    `msgpack:"n"`
+	Version  int       `msgpack:"ver,omitempty"`
+	Key      string    `msgpack:"k"`
+	Error    ErrorType `msgpack:"e"`
+	Message  string    `msgpack:"m"`
+	Attempts int       `msgpack:"na"`
+}
+
+// ApprovalRequested says an irreversible call waits for a person.
+type ApprovalRequested struct {
+	Name      string `msgpack:"n"`
+	Arguments []byte `msgpack:"a"`
+	Key       string `msgpack:"k"`
+}
+
+// ApprovalGranted lets a waiting call run.
+type ApprovalGranted struct {
+	By     string `msgpack:"by,omitempty"`
+	Reason string `msgpack:"r,omitempty"`
+}
+
+// ApprovalDenied ends a waiting call with approval_denied.
+type ApprovalDenied struct {
+	By     string `msgpack:"by,omitempty"`
+	Reason string `msgpack:"r,omitempty"`
+}
+
+// RegistryChanged records a new tool registry (contracts and grants) taking
+// effect. Spec is the registry file as JSON; Digest is its SHA-256.
+type RegistryChanged struct {
+	Digest string `msgpack:"dg"`
+	Source string `msgpack:"src,omitempty"`
+	Spec   []byte `msgpack:"sp"`
+}
+
+func (*ExecutionStarted) Kind() Kind  { return KindExecutionStarted }
+func (*CallSucceeded) Kind() Kind     { return KindCallSucceeded }
+func (*CallFailed) Kind() Kind        { return KindCallFailed }
+func (*ApprovalRequested) Kind() Kind { return KindApprovalRequested }
+func (*ApprovalGranted) Kind() Kind   { return KindApprovalGranted }
+func (*ApprovalDenied) Kind() Kind    { return KindApprovalDenied }
+func (*RegistryChanged) Kind() Kind   { return KindRegistryChanged }

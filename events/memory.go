@@ -1,0 +1,59 @@
+package events
+
+// Memory events: observations, corrections and deletions of long-term
+// memory, and the user messages the built-in extractor reads. They live on
+// MemorySubject(tenant, user).
+
+const (
+	KindMemoryObserved  Kind = "memory.observed"
+	KindMemoryCorrected Kind = "memory.corrected"
+	KindMemoryForgotten Kind = "memory.forgotten"
+	KindUserMessage     Kind = "memory.user_message"
+)
+
+// Observation is one statement about a user, as a producer or the extractor
+// saw it. Only ID and Text are required; the slot (Subject, Attribute,
+// Value) may be filled by the extractor.
+type Observation struct {
+	ID         string  `msgpack:"id" json:"id"`
+	Kind       string  `msgpack:"k,omitempty" json:"kind,omitempty"` // preference | constraint | fact | episode
+	Subject    string  `msgpack:"su,omitempty" json:"subject,omitempty"`
+	Attribute  string  `msgpack:"at,omitempty" json:"attribute,omitempty"`
+	Value      string  `msgpack:"va,omitempty" json:"value,omitempty"`
+	Polarity   string  `msgpack:"po,omitempty" json:"polarity,omitempty"` // positive | negative
+	Scope      string  `msgpack:"sc,omitempty" json:"scope,omitempty"`
+	Text       string  `msgpack:"x" json:"text"`
+	ValidFrom  int64   `msgpack:"vf,omitempty" json:"-"`  // Unix ns; 0 = from the event time
+	ValidUntil int64   `msgpack:"vu,omitempty" json:"-"`  // Unix ns; 0 = open
+	TTL        int64   `msgpack:"ttl,omitempty" json:"-"` // nanoseconds; 0 = none
+	Confidence float64 `msgpack:"cf,omitempty" json:"confidence,omitempty"`
+	Permission string  `msgpack:"pm,omitempty" json:"permission,omitempty"`
+}
+
+// MemoryObserved adds an observation.
+type MemoryObserved struct {
+	Observation `msgpack:",inline"`
+}
+
+// MemoryCorrected replaces record ID with a new version; ExpectedVersion is
+// the version the corrector read (a stale one is a conflict).
+type MemoryCorrected struct {
+	Observation     `msgpack:",inline"`
+	ExpectedVersion int `msgpack:"ev"`
+}
+
+// MemoryForgotten is a tombstone. It carries no copy of the forgotten text.
+type MemoryForgotten struct {
+	ID string `msgpack:"id"`
+}
+
+// UserMessage is a user's message, for the built-in extractor.
+type UserMessage struct {
+	ID   string `msgpack:"id"`
+	Text string `msgpack:"x"`
+}
+
+func (*MemoryObserved) Kind() Kind  { return KindMemoryObserved }
+func (*MemoryCorrected) Kind() Kind { return KindMemoryCorrected }
+func (*MemoryForgotten) Kind() Kind { return KindMemoryForgotten }
+func (*UserMessage) Kind() Kind     { return KindUserMessage }

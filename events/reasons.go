@@ -1,0 +1,38 @@
+package events
+
+// Reason is a typed rejection or incompleteness reason. Reasons leave the
+// process (in events and CLI output), so they are stable strings.
+type Reason string
+
+const (
+	ReasonInvalidJSON     Reason = "invalid_json"     // arguments are not JSON
+	ReasonNotAnObject     Reason = "not_an_object"    // arguments are JSON but not one object
+	ReasonUnknownTool     Reason = "unknown_tool"     // no such tool in the registry
+	ReasonSchemaViolation Reason = "schema_violation" // arguments fail the tool's input schema
+	ReasonPermission      Reason = "permission_denied"
+	ReasonTooLarge        Reason = "too_large"      // arguments exceed the size limit
+	ReasonTruncated       Reason = "truncated"      // max_tokens / length
+	ReasonStreamFailed    Reason = "stream_failed"  // provider error, failed response
+	ReasonCancelled       Reason = "cancelled"      // cancelled by the client or provider
+	ReasonTimedOut        Reason = "timed_out"      // no completion before the idle deadline
+	ReasonStreamEnded     Reason = "stream_ended"   // the input ended with the call still open
+	ReasonDiscarded       Reason = "discarded"      // the provider abandoned the item (new message began)
+	ReasonContentFilter   Reason = "content_filter" // stopped by a content filter
+	ReasonMalformedEvent  Reason = "malformed_event"
+	ReasonDuplicateCall   Reason = "duplicate_call" // the item was already decided
+)
+
+// ErrorType is the executor's error taxonomy, fed back to the model.
+type ErrorType string
+
+const (
+	ErrValidation       ErrorType = "validation_error"
+	ErrPermissionDenied ErrorType = "permission_denied"
+	ErrApprovalDenied   ErrorType = "approval_denied"
+	ErrProviderTimeout  ErrorType = "provider_timeout"
+	ErrBusinessRejected ErrorType = "business_rejected"
+	ErrToolError        ErrorType = "tool_error"
+	ErrUnavailable      ErrorType = "unavailable"
+	ErrOutcomeUnknown   ErrorType = "outcome_unknown"
+	ErrUnknownTool      ErrorType = "unknown_tool"
+)

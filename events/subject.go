@@ -1,0 +1,169 @@
+package events
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+)
+
+// The subject scheme. Every subject of the log starts with "ts." and carries
+// the tenant as its third token, so a permission, a consumer filter or a
+// query can always be limited to one tenant.
+//
+//	ts.in.<tenant>.<format>.<response>        raw provider events (JSON, verbatim)
+//	ts.model.<tenant>.<response>.<item>       canonical model events
+//	ts.call.<tenant>.<tool>                   CallCompleted / CallRejected / CallIncomplete
+//	ts.resp.<tenant>.<response>               ResponseOutcome
+//	ts.exec.<tenant>.<call>                   ExecutionStarted, ApprovalRequested
+//	ts.approval.<tenant>.<call>               ApprovalGranted / ApprovalDenied
+//	ts.result.<tenant>.<call>                 CallSucceeded / CallFailed
+//	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict
+//	ts.mem.<tenant>.<user>                    memory events
+//	ts.ctl.<tenant>.<what>                    control: registry changes, clock ticks (tenant _system)
+//
+// Ids that are not safe as a subject token are escaped by Token.
+const (
+	SubjectPrefix = "ts"
+	// SubjectAll matches every subject of the log.
+	SubjectAll = "ts.>"
+	// PreviewPrefix is the non-durable partial-argument preview:
+	// tsp.preview.<tenant>.<response>.<item>. It is not in the log.
+	PreviewPrefix = "tsp.preview"
+	// SystemTenant owns system-wide events (clock ticks, the tool registry).
+	// No user tenant can be named like it: user tenants may not start with '_'.
+	SystemTenant = "_system"
+)
+
+// ValidTenant returns ErrInvalidTenant unless t is a tenant name: 1 to 64
+// bytes of [A-Za-z0-9_-] not starting with '_' (reserved), or SystemTenant.
+func ValidTenant(t string) error {
+	if t == SystemTenant {
+		return nil
+	}
+	if len(t) == 0 || len(t) > 64 || t[0] == '_' {
+		return fmt.Errorf("%w: %q", ErrInvalidTenant, t)
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("%w: %q", ErrInvalidTenant, t)
+		}
+	}
+	return nil
+}
+
+// Token makes an id safe as one subject token. A token of printable ASCII
+// without '.', '*', '>' or '~' is returned as it is; anything else (and the
+// empty string) becomes '~' followed by its unpadded base64url form, so two
+// different ids never share a token.
+func Token(id string) string {
+	if id == "" {
+		return "~"
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c <= ' ' || c >= 0x7f || c == '.' || c == '*' || c == '>' || c == '~' {
+			return "~" + base64.RawURLEncoding.EncodeToString([]byte(id))
+		}
+	}
+	return id
+}
+
+// Untoken reverses Token.
+func Untoken(tok string) (string, error) {
+	if !strings.HasPrefix(tok, "~") {
+		return tok, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok[1:])
+	if err != nil {
+		return "", fmt.Errorf("%w: subject token %q: %v", ErrMalformed, tok, err)
+	}
+	return string(b), nil
+}
+
+func subject(kind, tenant string, ids ...string) (string, error) {
+	if err := ValidTenant(tenant); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(SubjectPrefix)
+	b.WriteByte('.')
+	b.WriteString(kind)
+	b.WriteByte('.')
+	b.WriteString(tenant)
+	for _, id := range ids {
+		b.WriteByte('.')
+		b.WriteString(Token(id))
+	}
+	return b.String(), nil
+}
+
+// IngestSubject is where producers publish raw provider events verbatim.
+func IngestSubject(tenant, format, response string) (string, error) {
+	return subject("in", tenant, format, response)
+}
+
+// ModelSubject is where canonical model events of one item live.
+func ModelSubject(tenant, response, item string) (string, error) {
+	return subject("model", tenant, response, item)
+}
+
+// CallSubject is where call outcomes of one tool live.
+func CallSubject(tenant, tool string) (string, error) { return subject("call", tenant, tool) }
+
+// ResponseSubject is where a response's outcome lives.
+func ResponseSubject(tenant, response string) (string, error) {
+	return subject("resp", tenant, response)
+}
+
+// ExecSubject is where execution progress of one call lives.
+func ExecSubject(tenant, call string) (string, error) { return subject("exec", tenant, call) }
+
+// ApprovalSubject is where approval decisions of one call live.
+func ApprovalSubject(tenant, call string) (string, error) {
+	return subject("approval", tenant, call)
+}
+
+// ResultSubject is where the result of one call lives.
+func ResultSubject(tenant, call string) (string, error) { return subject("result", tenant, call) }
+
+// AnswerSubject is where answers and verdicts of one response live.
+func AnswerSubject(tenant, response string) (string, error) {
+	return subject("answer", tenant, response)
+}
+
+// MemorySubject is where memory events of one user live.
+func MemorySubject(tenant, user string) (string, error) { return subject("mem", tenant, user) }
+
+// ControlSubject is where control events (registry, clock) live.
+func ControlSubject(tenant, what string) (string, error) { return subject("ctl", tenant, what) }
+
+// PreviewSubject is the non-durable partial-argument preview of one call.
+func PreviewSubject(tenant, response, item string) (string, error) {
+	if err := ValidTenant(tenant); err != nil {
+		return "", err
+	}
+	return PreviewPrefix + "." + tenant + "." + Token(response) + "." + Token(item), nil
+}
+
+// SubjectTenant returns the tenant token of a log subject.
+func SubjectTenant(subj string) (string, error) {
+	parts := strings.SplitN(subj, ".", 4)
+	if len(parts) < 3 || parts[0] != SubjectPrefix {
+		return "", fmt.Errorf("%w: subject %q", ErrMalformed, subj)
+	}
+	if err := ValidTenant(parts[2]); err != nil {
+		return "", err
+	}
+	return parts[2], nil
+}
+
+// TenantFilter returns the subject filter of one kind of subject for one
+// tenant, e.g. TenantFilter("call", "acme") = "ts.call.acme.>".
+func TenantFilter(kind, tenant string) (string, error) {
+	s, err := subject(kind, tenant)
+	if err != nil {
+		return "", err
+	}
+	return s + ".>", nil
+}
