@@ -1,0 +1,271 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// StreamName is the log's stream.
+const StreamName = "TOOLSTREAM"
+
+// ErrInvalidConfig is returned by Open for a configuration it cannot use.
+var ErrInvalidConfig = errors.New("bus: invalid config")
+
+// Config says where the log is.
+type Config struct {
+	// DataDir holds the embedded server's JetStream files (DataDir/nats).
+	DataDir string
+	// Listen is the embedded server's client address; "127.0.0.1:4222" by
+	// default, port -1 or 0 picks a free port. Ignored with NATSURL.
+	Listen string
+	// NATSURL connects to an external server or cluster instead of starting
+	// one (comma-separated URLs).
+	NATSURL string
+	// Sync is the embedded server's flush policy: "" (server default, every
+	// 2 minutes), "always", or a duration such as "1s".
+	Sync string
+	// Replicas of the stream; 0 picks 1 (embedded) or 3 when the cluster has
+	// at least 3 servers.
+	Replicas int
+	// DuplicateWindow for Nats-Msg-Id deduplication; default 10m.
+	DuplicateWindow time.Duration
+	// MaxPayload of the embedded server; default 8 MiB.
+	MaxPayload int32
+	// Name identifies the client connection.
+	Name string
+	// Options are extra connection options (credentials, TLS).
+	Options []nats.Option
+	// Logger receives the server's and the bus's logs; nil discards.
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:4222"
+	}
+	if c.DataDir == "" {
+		c.DataDir = "toolstream-data"
+	}
+	if c.DuplicateWindow == 0 {
+		c.DuplicateWindow = 10 * time.Minute
+	}
+	if c.MaxPayload == 0 {
+		c.MaxPayload = 8 << 20
+	}
+	if c.Name == "" {
+		c.Name = "toolstream"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Bus is an open log: a connection, its JetStream context and, when
+// embedded, the server.
+type Bus struct {
+	Conn   *nats.Conn
+	JS     jetstream.JetStream
+	Stream jetstream.Stream
+
+	cfg    Config
+	server *server.Server
+}
+
+// Open starts the embedded server (unless cfg.NATSURL is set), connects and
+// ensures the log's stream exists with the configured limits. It returns
+// ErrInvalidConfig for an unusable address or sync setting.
+func Open(ctx context.Context, cfg Config) (*Bus, error) {
+	cfg.setDefaults()
+	b := &Bus{cfg: cfg}
+	url := cfg.NATSURL
+	if url == "" {
+		srv, err := startServer(cfg)
+		if err != nil {
+			return nil, err
+		}
+		b.server = srv
+		url = srv.ClientURL()
+	}
+	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1)}, cfg.Options...)
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		b.shutdownServer()
+		return nil, fmt.Errorf("bus: connect %s: %w", url, err)
+	}
+	b.Conn = nc
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("bus: jetstream: %w", err)
+	}
+	b.JS = js
+	if err := b.ensureStream(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// ClientURL is the URL other processes use to reach this log.
+func (b *Bus) ClientURL() string {
+	if b.server != nil {
+		return b.server.ClientURL()
+	}
+	return b.cfg.NATSURL
+}
+
+// Embedded reports whether this Bus runs the server in-process.
+func (b *Bus) Embedded() bool { return b.server != nil }
+
+// Close drains the connection and shuts the embedded server down, waiting
+// until it has flushed its stores.
+func (b *Bus) Close() error {
+	var err error
+	if b.Conn != nil {
+		if derr := b.Conn.Drain(); derr != nil && !errors.Is(derr, nats.ErrConnectionClosed) {
+			err = derr
+		}
+		for i := 0; i < 200 && !b.Conn.IsClosed(); i++ {
+			time.Sleep(5 * time.Millisecond)
+		}
+		b.Conn.Close()
+	}
+	b.shutdownServer()
+	return err
+}
+
+func (b *Bus) shutdownServer() {
+	if b.server != nil {
+		b.server.Shutdown()
+		b.server.WaitForShutdown()
+	}
+}
+
+func startServer(cfg Config) (*server.Server, error) {
+	host, portStr, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen %q: %v", ErrInvalidConfig, cfg.Listen, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen port %q", ErrInvalidConfig, portStr)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	opts := &server.Options{
+		ServerName: cfg.Name,
+		Host:       host,
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   filepath.Join(cfg.DataDir, "nats"),
+		MaxPayload: cfg.MaxPayload,
+		NoSigs:     true,
+	}
+	switch s := strings.TrimSpace(cfg.Sync); s {
+	case "":
+	case "always":
+		opts.SyncAlways = true
+	default:
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%w: sync %q: want always or a duration", ErrInvalidConfig, s)
+		}
+		opts.SyncInterval = d
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("bus: embedded server: %w", err)
+	}
+	srv.SetLoggerV2(&serverLog{cfg.Logger}, false, false, false)
+	go srv.Start()
+	if !srv.ReadyForConnections(30 * time.Second) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("bus: embedded server on %s not ready in 30s", cfg.Listen)
+	}
+	return srv, nil
+}
+
+func (b *Bus) ensureStream(ctx context.Context) error {
+	replicas := b.cfg.Replicas
+	if replicas == 0 {
+		replicas = 1
+		if b.server == nil {
+			if n := len(b.Conn.Servers()); n >= 3 {
+				replicas = 3
+			}
+		}
+	}
+	sc := jetstream.StreamConfig{
+		Name:        StreamName,
+		Description: "Toolstream event log",
+		Subjects:    []string{events.SubjectAll},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Duplicates:  b.cfg.DuplicateWindow,
+		Replicas:    replicas,
+		MaxMsgSize:  b.cfg.MaxPayload,
+	}
+	s, err := b.JS.CreateOrUpdateStream(ctx, sc)
+	if err != nil {
+		return fmt.Errorf("bus: ensure stream %s: %w", StreamName, err)
+	}
+	b.Stream = s
+	return nil
+}
+
+// Publish publishes one event to the log with its id as Nats-Msg-Id and
+// waits for the server's acknowledgement.
+func (b *Bus) Publish(ctx context.Context, subject string, ev *events.Event) (*jetstream.PubAck, error) {
+	data, err := events.Encode(ev)
+	if err != nil {
+		return nil, err
+	}
+	ack, err := b.JS.Publish(ctx, subject, data, jetstream.WithMsgID(ev.ID))
+	if err != nil {
+		return nil, fmt.Errorf("bus: publish %s: %w", subject, err)
+	}
+	return ack, nil
+}
+
+// LastSeq returns the log's last sequence.
+func (b *Bus) LastSeq(ctx context.Context) (uint64, error) {
+	info, err := b.Stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bus: stream info: %w", err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// serverLog adapts nats-server's logger to slog. The server is chatty at
+// notice level; those go to debug.
+type serverLog struct{ l *slog.Logger }
+
+func (s *serverLog) Noticef(format string, v ...any) {
+	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
+}
+func (s *serverLog) Warnf(format string, v ...any) {
+	s.l.Warn("nats server", "text", fmt.Sprintf(format, v...))
+}
+func (s *serverLog) Fatalf(format string, v ...any) {
+	s.l.Error("nats server", "text", fmt.Sprintf(format, v...))
+}
+func (s *serverLog) Errorf(format string, v ...any) {
+	s.l.Error("nats server", "text", fmt.Sprintf(format, v...))
+}
+func (s *serverLog) Debugf(format string, v ...any) {
+	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
+}
+func (s *serverLog) Tracef(format string, v ...any) {}

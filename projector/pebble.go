@@ -1,0 +1,39 @@
+package projector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// OpenPebble opens (or creates) a Pebble database in dir with a logger that
+// only forwards errors to l (nil discards).
+func OpenPebble(dir string, l *slog.Logger) (*pebble.DB, error) {
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	db, err := pebble.Open(dir, &pebble.Options{
+		Logger:          quietLogger{l},
+		LoggerAndTracer: quietLogger{l},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("projector: open pebble %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+// quietLogger keeps Pebble's informational chatter out of the logs.
+type quietLogger struct{ l *slog.Logger }
+
+func (q quietLogger) Infof(string, ...any) {}
+func (q quietLogger) Errorf(format string, args ...any) {
+	q.l.Error("pebble error", "text", fmt.Sprintf(format, args...))
+}
+func (q quietLogger) Fatalf(format string, args ...any) {
+	q.l.Error("pebble fatal", "text", fmt.Sprintf(format, args...))
+	panic(fmt.Sprintf(format, args...))
+}
+func (q quietLogger) Eventf(context.Context, string, ...any) {}
+func (q quietLogger) IsTracingEnabled(context.Context) bool  { return false }

@@ -1,0 +1,526 @@
+package projector
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Msg is one log entry handed to Apply.
+type Msg struct {
+	Seq     uint64      // stream sequence
+	Subject string      // log subject
+	Time    int64       // stream timestamp, Unix ns: deterministic on replay
+	Header  nats.Header // may be nil
+	Data    []byte
+
+	ev  *events.Event
+	err error
+}
+
+// Event decodes the message as an encoded event (once). Errors wrap
+// events.ErrBadInput.
+func (m *Msg) Event() (*events.Event, error) {
+	if m.ev == nil && m.err == nil {
+		m.ev, m.err = events.Decode(m.Data)
+	}
+	return m.ev, m.err
+}
+
+// Projection turns log entries into a view. Apply must be deterministic: the
+// same state and message give the same writes and emitted events. It returns
+// an error wrapping events.ErrBadInput for input it refuses; its writes are
+// then dropped and the message is recorded as rejected.
+type Projection interface {
+	// Name is the projection's stable name (the consumer and directory name).
+	Name() string
+	// Subjects are the log subjects the projection reads.
+	Subjects() []string
+	// Apply applies one message.
+	Apply(ctx context.Context, tx *Tx, m *Msg) error
+}
+
+// Rejecter is implemented by projections that emit a typed event for a
+// message they (or the decoder) rejected. Reject runs in a fresh Tx whose
+// writes and emits are kept.
+type Rejecter interface {
+	Reject(ctx context.Context, tx *Tx, m *Msg, reason error) error
+}
+
+// Config configures a Runner.
+type Config struct {
+	// JS and Stream locate the log.
+	JS     jetstream.JetStream
+	Stream string
+	// Dir is the projection's Pebble directory.
+	Dir string
+	// Durable is the consumer name; default "ts-" + projection name.
+	Durable string
+	// BatchMax bounds the messages applied in one Pebble batch; default 512.
+	BatchMax int
+	// OutboxMax bounds unrelayed outbox rows: applying pauses above it;
+	// default 100,000.
+	OutboxMax int
+	// Sync makes every batch commit fsync Pebble's WAL. Off by default: the
+	// checkpoint, not the ack, decides where a restart resumes, so a commit
+	// lost to power failure is re-applied from the log.
+	Sync bool
+	// NoRelay keeps emitted events in the outbox (tests) and lifts the
+	// OutboxMax pause.
+	NoRelay bool
+	// DiscardEmits drops emitted events instead of writing outbox rows
+	// (replay: the live view already emitted them).
+	DiscardEmits bool
+	// UntilSeq stops the runner after the last message at or below it
+	// (replay); 0 runs until the context ends.
+	UntilSeq uint64
+	// Ephemeral uses an ordered consumer instead of the durable one (replay).
+	Ephemeral bool
+	// Logger; nil discards.
+	Logger *slog.Logger
+	// Hooks for crash tests; nil in production.
+	Hooks *Hooks
+}
+
+// Hooks let crash tests stop a process at exact points. Each runs on the
+// runner's goroutine.
+type Hooks struct {
+	AfterCommit   func(lastSeq uint64) // after the Pebble commit, before the ack
+	BeforePublish func(id string)      // before the relay publishes a row
+}
+
+func (c *Config) setDefaults(p Projection) error {
+	if c.JS == nil || c.Stream == "" || c.Dir == "" {
+		return fmt.Errorf("%w: JS, Stream and Dir are required", ErrInvalidConfig)
+	}
+	if c.Durable == "" {
+		c.Durable = "ts-" + p.Name()
+	}
+	if c.BatchMax <= 0 {
+		c.BatchMax = 512
+	}
+	if c.OutboxMax <= 0 {
+		c.OutboxMax = 100_000
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// Runner runs one projection.
+type Runner struct {
+	cfg  Config
+	p    Projection
+	db   *pebble.DB
+	log  *slog.Logger
+	wo   *pebble.WriteOptions
+	tx   Tx
+	once sync.Once
+
+	checkpoint atomic.Uint64
+	backlog    atomic.Int64
+	applied    atomic.Uint64
+	rejected   atomic.Uint64
+	relayed    atomic.Uint64
+	relayKick  chan struct{}
+	relayRoom  chan struct{}
+
+	mu      sync.Mutex
+	waiters []waiter
+	closed  bool
+}
+
+type waiter struct {
+	seq uint64
+	ch  chan struct{}
+}
+
+// New opens the projection's Pebble directory. It returns ErrInvalidConfig
+// for a missing stream, directory or JetStream context.
+func New(cfg Config, p Projection) (*Runner, error) {
+	if err := cfg.setDefaults(p); err != nil {
+		return nil, err
+	}
+	db, err := OpenPebble(cfg.Dir, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{
+		cfg: cfg, p: p, db: db,
+		log:       cfg.Logger.With("projection", p.Name()),
+		wo:        pebble.NoSync,
+		relayKick: make(chan struct{}, 1),
+		relayRoom: make(chan struct{}, 1),
+	}
+	if cfg.Sync {
+		r.wo = pebble.Sync
+	}
+	r.tx.overlay = make(map[string]*[]byte)
+	cp, _, err := getClone(db, keyCheckpoint)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if len(cp) == 8 {
+		r.checkpoint.Store(binary.BigEndian.Uint64(cp))
+	}
+	if err := db.Set(keyProjection, []byte(p.Name()), pebble.NoSync); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("projector: %w", err)
+	}
+	n, err := r.countOutbox()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	r.backlog.Store(int64(n))
+	return r, nil
+}
+
+// DB exposes the projection's database for read-only queries. Writing to it
+// outside Apply breaks every invariant of this package.
+func (r *Runner) DB() *pebble.DB { return r.db }
+
+// Checkpoint is the last applied stream sequence.
+func (r *Runner) Checkpoint() uint64 { return r.checkpoint.Load() }
+
+// Stats are counters since New.
+type Stats struct {
+	Checkpoint, Applied, Rejected, Relayed uint64
+	OutboxBacklog                          int64
+}
+
+// Stats returns the runner's counters.
+func (r *Runner) Stats() Stats {
+	return Stats{
+		Checkpoint: r.checkpoint.Load(), Applied: r.applied.Load(), Rejected: r.rejected.Load(),
+		Relayed: r.relayed.Load(), OutboxBacklog: r.backlog.Load(),
+	}
+}
+
+// Close closes the Pebble database. Run must have returned.
+func (r *Runner) Close() error {
+	var err error
+	r.once.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		for _, w := range r.waiters {
+			close(w.ch)
+		}
+		r.waiters = nil
+		r.mu.Unlock()
+		err = r.db.Close()
+	})
+	return err
+}
+
+// WaitFor blocks until the checkpoint reaches seq, the context ends or the
+// runner closes.
+func (r *Runner) WaitFor(ctx context.Context, seq uint64) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return ErrClosed
+	}
+	if r.checkpoint.Load() >= seq {
+		r.mu.Unlock()
+		return nil
+	}
+	w := waiter{seq: seq, ch: make(chan struct{})}
+	r.waiters = append(r.waiters, w)
+	r.mu.Unlock()
+	select {
+	case <-w.ch:
+		if r.checkpoint.Load() < seq {
+			return ErrClosed
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WaitRelayed blocks until the outbox is empty.
+func (r *Runner) WaitRelayed(ctx context.Context) error {
+	for r.backlog.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func (r *Runner) advance(seq uint64) {
+	r.checkpoint.Store(seq)
+	r.mu.Lock()
+	keep := r.waiters[:0]
+	for _, w := range r.waiters {
+		if w.seq <= seq {
+			close(w.ch)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	r.waiters = keep
+	r.mu.Unlock()
+}
+
+func seqKey(prefix []byte, seq uint64, n uint32) []byte {
+	k := make([]byte, 0, len(prefix)+12)
+	k = append(k, prefix...)
+	k = binary.BigEndian.AppendUint64(k, seq)
+	if n != ^uint32(0) {
+		k = binary.BigEndian.AppendUint32(k, n)
+	}
+	return k
+}
+
+// Rejection is a message a projection refused, kept in the view.
+type Rejection struct {
+	Seq     uint64 `msgpack:"q" json:"seq"`
+	Subject string `msgpack:"s" json:"subject"`
+	Reason  string `msgpack:"r" json:"reason"`
+}
+
+// Rejections lists the rejected messages of the view, oldest first.
+func (r *Runner) Rejections() ([]Rejection, error) {
+	var out []Rejection
+	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: prefixReject, UpperBound: prefixUpper(prefixReject)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		var rj Rejection
+		if err := msgpack.Unmarshal(it.Value(), &rj); err != nil {
+			return nil, fmt.Errorf("projector: rejection row: %w", err)
+		}
+		out = append(out, rj)
+	}
+	return out, it.Error()
+}
+
+// Run consumes and applies until ctx ends (nil error), UntilSeq is reached
+// (nil error) or an infrastructure error occurs.
+func (r *Runner) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs := make(chan jetstream.Msg, 2*r.cfg.BatchMax)
+	cc, err := r.consume(ctx, msgs)
+	if err != nil {
+		return err
+	}
+	defer cc.Stop()
+
+	relayErr := make(chan error, 1)
+	if !r.cfg.NoRelay {
+		go func() { relayErr <- r.relay(ctx) }()
+		r.kickRelay()
+	}
+	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
+		return nil
+	}
+	batch := make([]jetstream.Msg, 0, r.cfg.BatchMax)
+	for {
+		batch = batch[:0]
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-relayErr:
+			return err
+		case m := <-msgs:
+			batch = append(batch, m)
+		}
+	drain:
+		for len(batch) < r.cfg.BatchMax {
+			select {
+			case m := <-msgs:
+				batch = append(batch, m)
+			default:
+				break drain
+			}
+		}
+		for !r.cfg.NoRelay && r.backlog.Load() > int64(r.cfg.OutboxMax) {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-r.relayRoom:
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		done, err := r.applyBatch(ctx, batch)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstream.ConsumeContext, error) {
+	start := r.Checkpoint() + 1
+	cfg := jetstream.ConsumerConfig{
+		Durable:        r.cfg.Durable,
+		FilterSubjects: r.p.Subjects(),
+		AckPolicy:      jetstream.AckAllPolicy,
+		AckWait:        30 * time.Second,
+		MaxAckPending:  8 * r.cfg.BatchMax,
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    start,
+	}
+	var cons jetstream.Consumer
+	var err error
+	if r.cfg.Ephemeral {
+		cons, err = r.cfg.JS.OrderedConsumer(ctx, r.cfg.Stream, jetstream.OrderedConsumerConfig{
+			FilterSubjects: r.p.Subjects(), DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start,
+		})
+	} else {
+		// The checkpoint decides where to resume: recreate the consumer there.
+		if derr := r.cfg.JS.DeleteConsumer(ctx, r.cfg.Stream, r.cfg.Durable); derr != nil && !errors.Is(derr, jetstream.ErrConsumerNotFound) {
+			return nil, fmt.Errorf("projector: reset consumer %s: %w", r.cfg.Durable, derr)
+		}
+		cons, err = r.cfg.JS.CreateConsumer(ctx, r.cfg.Stream, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("projector: consumer %s: %w", r.cfg.Durable, err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		select {
+		case out <- m:
+		case <-ctx.Done():
+		}
+	}, jetstream.PullMaxMessages(r.cfg.BatchMax), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		r.log.Debug("consume", "err", err)
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("projector: consume %s: %w", r.cfg.Durable, err)
+	}
+	return cc, nil
+}
+
+// applyBatch applies, commits, then acks. done reports UntilSeq reached.
+func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bool, err error) {
+	b := r.db.NewIndexedBatch()
+	defer b.Close()
+	r.tx.batch = b
+	cp := r.Checkpoint()
+	last := cp
+	var ack jetstream.Msg
+	var applied, rejected, rows uint64
+	for _, jm := range batch {
+		md, err := jm.Metadata()
+		if err != nil {
+			return false, fmt.Errorf("projector: metadata: %w", err)
+		}
+		seq := md.Sequence.Stream
+		if r.cfg.UntilSeq > 0 && seq > r.cfg.UntilSeq {
+			done = true
+			break
+		}
+		ack = jm
+		if seq <= last {
+			continue // redelivery of an applied message: a no-op
+		}
+		m := &Msg{Seq: seq, Subject: jm.Subject(), Time: md.Timestamp.UnixNano(), Header: jm.Headers(), Data: jm.Data()}
+		r.tx.reset(m)
+		err = r.p.Apply(ctx, &r.tx, m)
+		if err != nil && !errors.Is(err, events.ErrBadInput) {
+			return false, fmt.Errorf("projector: %s apply seq %d: %w", r.p.Name(), seq, err)
+		}
+		if err != nil {
+			rejected++
+			if err := r.reject(ctx, b, m, err); err != nil {
+				return false, err
+			}
+		} else {
+			applied++
+			if err := r.tx.flush(); err != nil {
+				return false, err
+			}
+		}
+		if r.cfg.DiscardEmits {
+			r.tx.emitted = r.tx.emitted[:0]
+		}
+		for i, row := range r.tx.emitted {
+			v, err := msgpack.Marshal(&row)
+			if err != nil {
+				return false, fmt.Errorf("projector: outbox row: %w", err)
+			}
+			if err := b.Set(seqKey(prefixOutbox, seq, uint32(i)), v, nil); err != nil {
+				return false, err
+			}
+			rows++
+		}
+		last = seq
+		if r.cfg.UntilSeq > 0 && seq >= r.cfg.UntilSeq {
+			done = true
+			break
+		}
+	}
+	if last > cp {
+		if err := b.Set(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last), nil); err != nil {
+			return false, err
+		}
+		if err := b.Commit(r.wo); err != nil {
+			return false, fmt.Errorf("projector: commit: %w", err)
+		}
+		r.backlog.Add(int64(rows))
+		r.applied.Add(applied)
+		r.rejected.Add(rejected)
+		if h := r.cfg.Hooks; h != nil && h.AfterCommit != nil {
+			h.AfterCommit(last)
+		}
+		r.advance(last)
+		if rows > 0 {
+			r.kickRelay()
+		}
+	}
+	if ack != nil && !r.cfg.Ephemeral {
+		if err := ack.Ack(); err != nil {
+			r.log.Warn("ack failed; the checkpoint keeps the position", "err", err)
+		}
+	}
+	return done, nil
+}
+
+// reject records m as rejected and lets the projection emit its typed event.
+func (r *Runner) reject(ctx context.Context, b *pebble.Batch, m *Msg, reason error) error {
+	r.log.Warn("rejected", "seq", m.Seq, "subject", m.Subject, "reason", reason)
+	v, err := msgpack.Marshal(&Rejection{Seq: m.Seq, Subject: m.Subject, Reason: reason.Error()})
+	if err != nil {
+		return err
+	}
+	if err := b.Set(seqKey(prefixReject, m.Seq, ^uint32(0)), v, nil); err != nil {
+		return err
+	}
+	r.tx.reset(m)
+	if rj, ok := r.p.(Rejecter); ok {
+		if err := rj.Reject(ctx, &r.tx, m, reason); err != nil {
+			return fmt.Errorf("projector: %s reject seq %d: %w", r.p.Name(), m.Seq, err)
+		}
+		return r.tx.flush()
+	}
+	return nil
+}
+
+func (r *Runner) kickRelay() {
+	select {
+	case r.relayKick <- struct{}{}:
+	default:
+	}
+}
