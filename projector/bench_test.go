@@ -16,8 +16,8 @@ import (
 
 type noop struct{}
 
-func (noop) Name() string                                              { return "noop" }
-func (noop) Subjects() []string                                        { return []string{"ts.model.>"} }
+func (noop) Name() string                                               { return "noop" }
+func (noop) Subjects() []string                                         { return []string{"ts.model.>"} }
 func (noop) Apply(context.Context, *projector.Tx, *projector.Msg) error { return nil }
 
 func fill(b testing.TB, bs *bus.Bus, n int) uint64 {

@@ -1,0 +1,159 @@
+// Command toolstream is the one binary: serve the backbone, publish provider
+// streams, watch calls, replay projections, and the one-shot tools.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/bus"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	data      string
+	listen    string
+	natsURL   string
+	sync      string
+	replicas  int
+	logFormat string
+	logLevel  string
+	creds     string
+	user      string
+	password  string
+	stderr    io.Writer
+	stdout    io.Writer
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(os.Stdout, os.Stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "toolstream:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitError carries a specific exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "toolstream",
+		Short: "Toolstream: the durable backbone between a model that streams tool calls and the tools that run them",
+		Long: `Toolstream is an event-sourced stream processor over NATS JetStream. Producers publish a model's
+streaming events; the assembler turns them into complete, validated calls; executors run them
+under leases, idempotency and an outbox; the verifier checks final answers against tool evidence;
+memory keeps long-term memory. Every view is a projection of the log and can be rebuilt by replay.
+
+By default everything runs on one machine: an embedded NATS server with JetStream files and
+Pebble views in --data. Use --nats-url to work against an external server or cluster.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.data, "data", "./toolstream-data", "data directory: JetStream files (nats/) and projection views (views/)")
+	pf.StringVar(&g.listen, "listen", "127.0.0.1:4222", "client address of the embedded NATS server")
+	pf.StringVar(&g.natsURL, "nats-url", "", "use this NATS server or cluster (comma-separated URLs) instead of the embedded one")
+	pf.StringVar(&g.sync, "sync", "", `embedded server flush policy: "" (every 2 minutes, the server default), "always", or a duration`)
+	pf.IntVar(&g.replicas, "replicas", 0, "stream replicas (0: 1 embedded, 3 on a cluster of 3 or more)")
+	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
+	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&g.creds, "creds", "", "NATS credentials file")
+	pf.StringVar(&g.user, "user", "", "NATS user")
+	pf.StringVar(&g.password, "password", "", "NATS password")
+	root.AddCommand(serveCmd(g), replayCmd(g))
+	for _, add := range extraCommands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// extraCommands are registered by the files that define them.
+var extraCommands []func(*globals) *cobra.Command
+
+func (g *globals) logger() (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: %w", g.logLevel, err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch g.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(g.stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(g.stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", g.logFormat)
+}
+
+func (g *globals) natsOptions() []nats.Option {
+	var opts []nats.Option
+	if g.creds != "" {
+		opts = append(opts, nats.UserCredentials(g.creds))
+	}
+	if g.user != "" {
+		opts = append(opts, nats.UserInfo(g.user, g.password))
+	}
+	return opts
+}
+
+// openEmbedded starts the embedded server (serve, one-shot commands).
+func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, listen string) (*bus.Bus, error) {
+	return bus.Open(ctx, bus.Config{DataDir: dataDir, Listen: listen, NATSURL: g.natsURL, Sync: g.sync,
+		Replicas: g.replicas, Logger: log, Options: g.natsOptions(), Name: "toolstream"})
+}
+
+// connect reaches a running server: --nats-url, else the embedded server of
+// a running `toolstream serve` at --listen; if none answers, it starts the
+// embedded server on --data itself (so replay and friends work offline).
+func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, error) {
+	if g.natsURL != "" {
+		return g.openEmbedded(ctx, log, g.data, g.listen)
+	}
+	url := "nats://" + g.listen
+	if nc, err := nats.Connect(url, append(g.natsOptions(), nats.Timeout(500*time.Millisecond))...); err == nil {
+		nc.Close()
+		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: g.natsOptions(), Replicas: g.replicas})
+	}
+	return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
+}
+
+func (g *globals) viewDir(name string) string { return filepath.Join(g.data, "views", name) }
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

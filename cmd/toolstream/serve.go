@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// DigestSubject answers a projection name with its live view digest.
+const DigestSubject = "tsv.digest"
+
+func serveCmd(g *globals) *cobra.Command {
+	var components string
+	var tick time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the backbone: embedded NATS JetStream (or --nats-url) and the projections",
+		Long: `serve starts the event log and runs the projections over it until SIGINT or SIGTERM.
+Without --nats-url it runs an embedded NATS server with JetStream on --listen (127.0.0.1:4222),
+storing the log in --data/nats, so other processes and the standard nats CLI can connect.
+Each projection keeps its view in --data/views/<name>. Shutdown stops consuming, lets every
+in-flight batch commit, and closes the server cleanly: nothing acknowledged is lost.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), g, log, splitList(components), tick)
+		},
+	}
+	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, or projection names ("+fmt.Sprint(projectionNames())+")")
+	cmd.Flags().DurationVar(&tick, "tick", time.Second, "interval of clock ticks written to the log (deadlines use event time)")
+	return cmd
+}
+
+func serve(ctx context.Context, g *globals, log *slog.Logger, components []string, tick time.Duration) error {
+	b, err := g.openEmbedded(ctx, log, g.data, g.listen)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	want := map[string]bool{}
+	for _, c := range components {
+		if c == "all" {
+			for _, n := range projectionNames() {
+				want[n] = true
+			}
+			want["clock"] = true
+			continue
+		}
+		if _, ok := projectionFactories[c]; !ok && c != "clock" {
+			return fmt.Errorf("--components: unknown component %q", c)
+		}
+		want[c] = true
+	}
+	d := &deps{g: g}
+	runners := map[string]*projector.Runner{}
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(want)+1)
+	for _, name := range projectionNames() {
+		if !want[name] {
+			continue
+		}
+		p, err := newProjection(name, d)
+		if err != nil {
+			return err
+		}
+		r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: g.viewDir(name), Logger: log}, p)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		runners[name] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.Run(ctx); err != nil {
+				errc <- fmt.Errorf("projection %s: %w", name, err)
+			}
+		}()
+	}
+	if want["clock"] {
+		wg.Add(1)
+		go func() { defer wg.Done(); runClock(ctx, b, log, tick) }()
+	}
+	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream", Version: "0.1.0", Description: "Toolstream views"})
+	if err != nil {
+		return fmt.Errorf("service: %w", err)
+	}
+	defer svc.Stop()
+	err = svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
+		r, ok := runners[string(req.Data())]
+		if !ok {
+			req.Error("404", "projection not running here", nil)
+			return
+		}
+		dg, err := r.Digest()
+		if err != nil {
+			req.Error("500", err.Error(), nil)
+			return
+		}
+		req.RespondJSON(dg)
+	}), micro.WithEndpointSubject(DigestSubject))
+	if err != nil {
+		return fmt.Errorf("service: %w", err)
+	}
+	log.Info("serving", "url", b.ClientURL(), "data", g.data, "projections", len(runners))
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	cancel()
+	wg.Wait()
+	log.Info("stopped")
+	return err
+}
+
+// runClock writes a Tick into the log every interval, so deadlines (idle
+// calls, TTLs) are decided by event time and replay identically. Tick ids are
+// the interval's start, so two servers' ticks deduplicate.
+func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Duration) {
+	if every <= 0 {
+		return
+	}
+	subj, _ := events.ControlSubject(events.SystemTenant, "clock")
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			at := now.Truncate(every).UnixNano()
+			_, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("tick:%d", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
+			if err != nil && !errors.Is(err, context.Canceled) {
+				log.Warn("tick not published", "err", err)
+			}
+		}
+	}
+}
+
+// liveDigest asks a running serve for a projection's digest.
+func liveDigest(ctx context.Context, b *bus.Bus, name string) (projector.Digest, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	msg, err := b.Conn.RequestWithContext(ctx, DigestSubject, []byte(name))
+	if err != nil {
+		return projector.Digest{}, err
+	}
+	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+		return projector.Digest{}, fmt.Errorf("digest of %s: %s %s", name, code, msg.Header.Get(micro.ErrorHeader))
+	}
+	var d projector.Digest
+	return d, json.Unmarshal(msg.Data, &d)
+}

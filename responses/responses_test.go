@@ -1,0 +1,124 @@
+package responses_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/responses"
+)
+
+func publish(t *testing.T, b *bus.Bus, tenant, resp string, n int, body events.Body) uint64 {
+	t.Helper()
+	subj, err := events.ModelSubject(tenant, resp, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := b.Publish(context.Background(), subj, &events.Event{
+		ID: fmt.Sprintf("%s/%s/%d", tenant, resp, n), Tenant: tenant, Response: resp, At: int64(n), Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ack.Sequence
+}
+
+func run(t *testing.T, b *bus.Bus, dir string, until uint64) *projector.Runner {
+	t.Helper()
+	r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: dir}, responses.Projection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; r.Close() })
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	if err := r.WaitFor(wctx, until); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestTenantsNeverMeet(t *testing.T) {
+	b := bustest.Start(t)
+	publish(t, b, "acme", "r1", 1, &events.ResponseStarted{Provider: "anthropic"})
+	publish(t, b, "acme", "shared", 2, &events.ResponseStarted{})
+	publish(t, b, "acme2", "shared", 3, &events.ResponseStarted{})
+	last := publish(t, b, "acme2", "shared", 4, &events.ResponseFailed{Code: "overloaded"})
+	r := run(t, b, t.TempDir(), last)
+	v := r.View()
+	defer v.Close()
+
+	acme, err := responses.List(v, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme2, err := responses.List(v, "acme2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acme) != 2 || len(acme2) != 1 {
+		t.Fatalf("acme %d responses, acme2 %d; want 2 and 1", len(acme), len(acme2))
+	}
+	for _, x := range acme {
+		if x.Tenant != "acme" || x.Status != "open" {
+			t.Fatalf("acme sees %+v", x)
+		}
+	}
+	if acme2[0].Status != "failed" || acme2[0].Reason != "overloaded" {
+		t.Fatalf("acme2 shared = %+v", acme2[0])
+	}
+	// Every stored key starts with its tenant.
+	err = v.Scan(nil, func(k, _ []byte) error {
+		if !(string(k[:5]) == "acme\x00" || string(k[:6]) == "acme2\x00") {
+			return fmt.Errorf("key %q does not start with a tenant", k)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "a.b", "*"} {
+		if _, err := responses.List(v, q); !errors.Is(err, projector.ErrNoTenant) {
+			t.Fatalf("List(%q) = %v, want ErrNoTenant", q, err)
+		}
+		if _, err := responses.Get(v, q, "shared"); !errors.Is(err, projector.ErrNoTenant) {
+			t.Fatalf("Get(%q) = %v, want ErrNoTenant", q, err)
+		}
+	}
+	if _, err := responses.Get(v, "acme2", "r1"); !errors.Is(err, responses.ErrNotFound) {
+		t.Fatalf("acme2 can see acme's r1: %v", err)
+	}
+}
+
+func TestReplayEqualsLive(t *testing.T) {
+	b := bustest.Start(t)
+	var last uint64
+	bodies := []events.Body{&events.ResponseStarted{}, &events.OutputItemAdded{Type: events.ItemFunctionCall}, &events.ArgumentsDelta{Delta: "{"},
+		&events.ResponseCompleted{}, &events.ResponseIncomplete{Reason: events.ReasonTruncated}}
+	for i := 0; i < 600; i++ {
+		tenant := []string{"acme", "globex", "initech"}[i%3]
+		last = publish(t, b, tenant, fmt.Sprint("r", i%40), i, bodies[i%len(bodies)])
+	}
+	r := run(t, b, filepath.Join(t.TempDir(), "live"), last)
+	live, err := r.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: b.JS, Stream: bus.StreamName,
+		Dir: filepath.Join(t.TempDir(), "replay")}, responses.Projection{}, live.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live != rebuilt {
+		t.Fatalf("live %v != replay %v", live, rebuilt)
+	}
+}
