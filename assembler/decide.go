@@ -1,0 +1,213 @@
+package assembler
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// decide turns a call with its completion signal into CallCompleted or
+// CallRejected. args, when hasArgs, are the provider's authoritative full
+// arguments; otherwise the buffered deltas are.
+func (s *step) decide(c *call, key []byte, args string, hasArgs bool) error {
+	ev := s.ev
+	buf, err := s.buffered(ev.Tenant, ev.Response, ev.Item)
+	if err != nil {
+		return err
+	}
+	raw := buf
+	if hasArgs {
+		raw = []byte(args)
+		c.From.Bytes = max(c.From.Bytes, len(raw))
+	}
+	c.State = stateDecided
+	s.r.Decided++
+	s.a.dropPreview(ev, c)
+	out, coerced, reason, detail := s.a.validate(ev.Tenant, c, raw, hasArgs)
+	subj, err := events.CallSubject(ev.Tenant, c.Name)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		c.Outcome = "rejected"
+		if err := store(s.tx, key, c); err != nil {
+			return err
+		}
+		return s.tx.Emit(subj, s.event(events.RejectedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
+			&events.CallRejected{Name: c.Name, Index: c.Index, Reason: reason, Detail: detail, Arguments: auditBytes(raw, s.a.cfg.ArgsBytesMax), Order: c.Order, From: c.From}))
+	}
+	c.Outcome = "completed"
+	if err := store(s.tx, key, c); err != nil {
+		return err
+	}
+	return s.tx.Emit(subj, s.event(events.CompletedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
+		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, DependsOn: dependsOn(out), Order: c.Order, From: c.From}))
+}
+
+// incomplete decides a call that never got its completion signal.
+func (s *step) incomplete(c *call, key []byte, reason events.Reason, detail string) error {
+	ev := s.ev
+	item := itemOf(key)
+	partial, err := s.buffered(ev.Tenant, ev.Response, item)
+	if err != nil {
+		return err
+	}
+	c.State = stateDecided
+	c.Outcome = "incomplete"
+	s.r.Decided++
+	s.a.dropPreviewKey(ev.Tenant, ev.Response, item)
+	if err := store(s.tx, key, c); err != nil {
+		return err
+	}
+	subj, err := events.CallSubject(ev.Tenant, c.Name)
+	if err != nil {
+		return err
+	}
+	return s.tx.Emit(subj, s.event(events.IncompleteID(ev.Tenant, ev.Response, item), item, c.CallID, c.Env,
+		&events.CallIncomplete{Name: c.Name, Index: c.Index, Reason: reason, Detail: detail, Partial: partial, Order: c.Order, From: c.From}))
+}
+
+// itemOf recovers the item id from a call key: tenant\0c\0resp\0item.
+func itemOf(key []byte) string {
+	parts := bytes.SplitN(key, []byte{0}, 4)
+	return string(parts[3])
+}
+
+// validate applies the JSON-object rule, the size limit and the registry.
+func (a *Assembler) validate(tenant string, c *call, raw []byte, hasArgs bool) ([]byte, []string, events.Reason, string) {
+	if c.Overflow || len(raw) > a.cfg.ArgsBytesMax {
+		return nil, nil, events.ReasonTooLarge, fmt.Sprintf("arguments exceed %d bytes", a.cfg.ArgsBytesMax)
+	}
+	if c.Name == "" {
+		return nil, nil, events.ReasonUnknownTool, "the call names no tool"
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}") // a no-argument tool streams "" (Anthropic, Responses)
+	}
+	if !json.Valid(trimmed) {
+		return nil, nil, events.ReasonInvalidJSON, "arguments are not valid JSON"
+	}
+	if trimmed[0] != '{' {
+		return nil, nil, events.ReasonNotAnObject, "arguments must be one JSON object"
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, trimmed); err != nil {
+		return nil, nil, events.ReasonInvalidJSON, err.Error()
+	}
+	args := out.Bytes()
+	if a.validator == nil {
+		return args, nil, "", ""
+	}
+	v, coerced, reason, detail := a.validator.Validate(tenant, c.Name, args)
+	if reason != "" {
+		return nil, nil, reason, detail
+	}
+	if v == nil {
+		v = args
+	}
+	return v, coerced, "", ""
+}
+
+// dependsOn reads an optional "depends_on" list of call ids from the
+// arguments' reserved top-level field "$depends_on". Providers do not send
+// it; producers that plan calls may.
+func dependsOn(args []byte) []string {
+	if !bytes.Contains(args, []byte(`"$depends_on"`)) {
+		return nil
+	}
+	var v struct {
+		DependsOn []string `json:"$depends_on"`
+	}
+	if json.Unmarshal(args, &v) != nil {
+		return nil
+	}
+	return v.DependsOn
+}
+
+func auditBytes(raw []byte, limit int) []byte {
+	if len(raw) > limit {
+		return raw[:limit]
+	}
+	return raw
+}
+
+// tick times out responses silent for longer than IdleTimeout, by event
+// time.
+func (a *Assembler) tick(tx *projector.Tx, ev *events.Event) error {
+	type idle struct{ tenant, resp string }
+	var due []idle
+	err := tx.Scan(prefixOpen, func(k, v []byte) error {
+		if len(v) != 8 {
+			return fmt.Errorf("assembler: corrupt open row %q", k)
+		}
+		last := int64(binary.BigEndian.Uint64(v))
+		if ev.At-last >= int64(a.cfg.IdleTimeout) {
+			rest := k[len(prefixOpen):]
+			i := bytes.IndexByte(rest, 0)
+			due = append(due, idle{string(rest[:i]), string(rest[i+1:])})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range due {
+		rk, err := respKey(d.tenant, d.resp)
+		if err != nil {
+			return err
+		}
+		var r response
+		if _, err := load(tx, rk, &r); err != nil {
+			return err
+		}
+		synthetic := &events.Event{Tenant: d.tenant, Response: d.resp, At: ev.At}
+		s := &step{a: a, tx: tx, ev: synthetic, r: &r}
+		if err := s.endResponse(events.StatusIncomplete, events.ReasonTimedOut,
+			fmt.Sprintf("no completion within %v of the last event", a.cfg.IdleTimeout), "", ""); err != nil {
+			return err
+		}
+		if err := store(tx, rk, &r); err != nil {
+			return err
+		}
+		if err := tx.Delete(openKey(d.tenant, d.resp)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registryChanged makes a new registry the one in effect from this point of
+// the log on.
+func (a *Assembler) registryChanged(tx *projector.Tx, b *events.RegistryChanged) error {
+	if a.cfg.ParseRegistry == nil {
+		return nil
+	}
+	v, err := a.cfg.ParseRegistry(b.Spec)
+	if err != nil {
+		return fmt.Errorf("%w: %w: %v", events.ErrBadInput, ErrInvalidRegistry, err)
+	}
+	a.validator = v
+	return tx.Set(keyRegistry, b.Spec)
+}
+
+func (a *Assembler) restoreRegistry(tx *projector.Tx) error {
+	a.loaded = true
+	if a.cfg.ParseRegistry == nil {
+		return nil
+	}
+	spec, ok, err := tx.Get(keyRegistry)
+	if err != nil || !ok {
+		return err
+	}
+	v, err := a.cfg.ParseRegistry(spec)
+	if err != nil {
+		return fmt.Errorf("assembler: stored registry: %w", err)
+	}
+	a.validator = v
+	return nil
+}

@@ -1,0 +1,239 @@
+package assembler_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// harness runs the assembler projection on a real embedded server and a
+// real Pebble view, and reads what it emitted back from the log.
+type harness struct {
+	t      testing.TB
+	b      *bus.Bus
+	dir    string
+	cfg    assembler.Config
+	r      *projector.Runner
+	stop   func()
+	n      int
+	cursor uint64 // last log sequence already shown
+}
+
+func newHarness(t testing.TB, cfg assembler.Config) *harness {
+	h := &harness{t: t, b: bustest.Start(t), dir: filepath.Join(t.TempDir(), "view"), cfg: cfg}
+	h.start()
+	t.Cleanup(func() { h.stop() })
+	return h
+}
+
+func (h *harness) start() {
+	r, err := projector.New(projector.Config{JS: h.b.JS, Stream: bus.StreamName, Dir: h.dir}, assembler.New(h.cfg))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	h.r = r
+	h.stop = func() {
+		cancel()
+		if err := <-done; err != nil {
+			h.t.Errorf("runner: %v", err)
+		}
+		r.Close()
+		h.stop = func() {}
+	}
+}
+
+func (h *harness) publish(ev *events.Event) uint64 {
+	h.n++
+	if ev.ID == "" {
+		ev.ID = fmt.Sprintf("test:%d", h.n)
+	}
+	var subj string
+	var err error
+	switch ev.Body.(type) {
+	case *events.Tick:
+		subj, err = events.ControlSubject(events.SystemTenant, "clock")
+	case *events.RegistryChanged:
+		subj, err = events.ControlSubject(events.SystemTenant, "registry")
+	default:
+		subj, err = events.ModelSubject(ev.Tenant, ev.Response, ev.Item)
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ack, err := h.b.Publish(context.Background(), subj, ev)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ack.Sequence
+}
+
+// settle waits until the view applied seq and relayed its outbox.
+func (h *harness) settle(seq uint64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.r.WaitFor(ctx, seq); err != nil {
+		h.t.Fatalf("waiting for seq %d: %v", seq, err)
+	}
+	if err := h.r.WaitRelayed(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// emitted returns the call and response events after the cursor.
+func (h *harness) emitted() []*events.Event {
+	ctx := context.Background()
+	c, err := h.b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{"ts.call.>", "ts.resp.>"}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: h.cursor + 1})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []*events.Event
+	for {
+		batch, err := c.FetchNoWait(1000)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, _ := m.Metadata()
+			h.cursor = md.Sequence.Stream
+			ev, err := events.Decode(m.Data())
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			out = append(out, ev)
+		}
+		if n == 0 {
+			return out
+		}
+	}
+}
+
+// render prints events in a canonical, sorted-field text form.
+func render(evs []*events.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "%s %s/%s", ev.Kind, ev.Response, ev.Item)
+		if ev.CallID != "" {
+			fmt.Fprintf(&b, " call=%s", ev.CallID)
+		}
+		switch x := ev.Body.(type) {
+		case *events.CallCompleted:
+			fmt.Fprintf(&b, " name=%s order=%d args=%s", x.Name, x.Order, x.Arguments)
+			if len(x.Coerced) > 0 {
+				fmt.Fprintf(&b, " coerced=%s", strings.Join(x.Coerced, ","))
+			}
+		case *events.CallRejected:
+			fmt.Fprintf(&b, " name=%s order=%d reason=%s", x.Name, x.Order, x.Reason)
+		case *events.CallIncomplete:
+			fmt.Fprintf(&b, " name=%s order=%d reason=%s partial=%q", x.Name, x.Order, x.Reason, x.Partial)
+		case *events.ResponseOutcome:
+			fmt.Fprintf(&b, " status=%s calls=%d", x.Status, x.Calls)
+			if x.Reason != "" {
+				fmt.Fprintf(&b, " reason=%s", x.Reason)
+			}
+			if x.ErrorCode != "" {
+				fmt.Fprintf(&b, " error=%s", x.ErrorCode)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// parseLine reads one canonical event in the test syntax:
+//
+//	<verb> <response> [<item>] [key=value…] [-- raw text]
+//
+// verbs: start, added, delta, done, itemdone, aborted, text, completed,
+// incomplete, failed, tick. The text after " -- " is the delta or the
+// authoritative arguments.
+func parseLine(t testing.TB, tenant, line string) *events.Event {
+	raw := ""
+	if i := strings.Index(line, " -- "); i >= 0 {
+		line, raw = line[:i], line[i+4:]
+	} else if strings.HasSuffix(line, " --") {
+		line, raw = strings.TrimSuffix(line, " --"), ""
+	}
+	f := strings.Fields(line)
+	kv := map[string]string{}
+	var pos []string
+	for _, x := range f[1:] {
+		if k, v, ok := strings.Cut(x, "="); ok {
+			kv[k] = v
+		} else {
+			pos = append(pos, x)
+		}
+	}
+	ev := &events.Event{Tenant: tenant, CallID: kv["call"]}
+	if t := kv["tenant"]; t != "" {
+		ev.Tenant = t
+	}
+	if len(pos) > 0 {
+		ev.Response = pos[0]
+	}
+	if len(pos) > 1 {
+		ev.Item = pos[1]
+	}
+	at, _ := strconv.ParseInt(kv["at"], 10, 64)
+	ev.At = at * int64(time.Second)
+	_, hasArgs := kv["args"]
+	switch f[0] {
+	case "start":
+		ev.Body = &events.ResponseStarted{}
+	case "added":
+		ix, _ := strconv.Atoi(kv["index"])
+		typ := events.ItemFunctionCall
+		if v := kv["type"]; v != "" {
+			typ = events.ItemType(v)
+		}
+		ev.Body = &events.OutputItemAdded{Type: typ, Index: ix, Name: kv["name"], Arguments: raw, HasArguments: hasArgs}
+	case "delta":
+		ev.Body = &events.ArgumentsDelta{Delta: raw}
+	case "done":
+		ev.Body = &events.ArgumentsDone{Arguments: raw, HasArguments: hasArgs}
+	case "itemdone":
+		ev.Body = &events.OutputItemDone{Name: kv["name"], Arguments: raw, HasArguments: hasArgs, Status: kv["status"]}
+	case "aborted":
+		ev.Body = &events.ItemAborted{Reason: events.Reason(kv["reason"])}
+	case "text":
+		ev.Body = &events.TextDelta{Text: raw}
+	case "completed":
+		ev.Body = &events.ResponseCompleted{StopReason: kv["stop"]}
+	case "incomplete":
+		ev.Body = &events.ResponseIncomplete{Reason: events.Reason(kv["reason"])}
+	case "failed":
+		ev.Body = &events.ResponseFailed{Code: kv["code"], Message: kv["message"]}
+	case "tick":
+		ev.Tenant, ev.Response = events.SystemTenant, ""
+		ev.Body = &events.Tick{}
+	default:
+		t.Fatalf("unknown verb in %q", line)
+	}
+	return ev
+}
+
+func sortedKeys(m map[string]string) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

@@ -1,0 +1,104 @@
+package assembler
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Key layout (all under the projector's state prefix):
+//
+//	<tenant>\0c\0<response>\0<item>             call: identity, state, provenance
+//	<tenant>\0b\0<response>\0<item>\0<n:4>       argument bytes, one row per delta
+//	<tenant>\0r\0<response>                      response: status, counters
+//	~open/<tenant>\0<response>                   open responses → last activity (deadlines)
+//	~registry                                    the registry spec in effect
+//
+// Every row of a tenant's data starts with the tenant (invariant 7); the two
+// "~" rows are the projection's own bookkeeping ('~' cannot start a tenant).
+
+var (
+	prefixOpen  = []byte("~open/")
+	keyRegistry = []byte("~registry")
+)
+
+type callState uint8
+
+const (
+	stateOpen callState = iota
+	stateDecided
+)
+
+// call is one call's row.
+type call struct {
+	Name     string    `msgpack:"n,omitempty"`
+	CallID   string    `msgpack:"c,omitempty"`
+	Index    int       `msgpack:"ix"`
+	Order    int       `msgpack:"o"`
+	State    callState `msgpack:"s"`
+	Outcome  string    `msgpack:"oc,omitempty"`
+	Chunks   uint32    `msgpack:"ch"`
+	Overflow bool      `msgpack:"of,omitempty"`
+	From     events.Provenance
+	Env      envelope `msgpack:"env"`
+}
+
+// envelope is the context a call carries into the events it causes.
+type envelope struct {
+	User    string `msgpack:"u,omitempty"`
+	Session string `msgpack:"ss,omitempty"`
+	Run     string `msgpack:"run,omitempty"`
+	Step    string `msgpack:"st,omitempty"`
+}
+
+// response is one response's row.
+type response struct {
+	Status  string   `msgpack:"s"` // "" while open, else the ResponseStatus
+	Calls   int      `msgpack:"nc"`
+	Decided int      `msgpack:"nd"`
+	Env     envelope `msgpack:"env"`
+}
+
+func callKey(tenant, resp, item string) ([]byte, error) {
+	return projector.TenantKey(tenant, "c", resp, item)
+}
+
+func callsPrefix(tenant, resp string) ([]byte, error) {
+	return projector.TenantKey(tenant, "c", resp, "")
+}
+
+func chunkPrefix(tenant, resp, item string) ([]byte, error) {
+	return projector.TenantKey(tenant, "b", resp, item, "")
+}
+
+func chunkKey(prefix []byte, n uint32) []byte {
+	return binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), n)
+}
+
+func respKey(tenant, resp string) ([]byte, error) { return projector.TenantKey(tenant, "r", resp) }
+
+func openKey(tenant, resp string) []byte {
+	return append(append(append([]byte(nil), prefixOpen...), tenant+"\x00"...), resp...)
+}
+
+func load[T any](tx projector.Reader, key []byte, v *T) (bool, error) {
+	b, ok, err := tx.Get(key)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := msgpack.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("assembler: corrupt row %q: %w", key, err)
+	}
+	return true, nil
+}
+
+func store[T any](tx projector.Writer, key []byte, v *T) error {
+	b, err := msgpack.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return tx.Set(key, b)
+}
