@@ -105,7 +105,7 @@ type step struct {
 func (s *step) apply() error {
 	ev := s.ev
 	switch b := ev.Body.(type) {
-	case *events.ResponseStarted, *events.TextDelta:
+	case *events.ResponseStarted, *events.TextDelta, *events.InputRejected:
 		return nil
 	case *events.OutputItemAdded:
 		if b.Type != events.ItemFunctionCall {

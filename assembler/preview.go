@@ -46,17 +46,17 @@ type PreviewField struct {
 type lexState uint8
 
 const (
-	lsValue     lexState = iota // expecting a value
-	lsKeyOrEnd                  // in an object, expecting a key or '}'
-	lsKey                       // in an object after ',', expecting a key
-	lsColon                     // after a key
-	lsAfter                     // after a value
-	lsString                    // in a string
-	lsEscape                    // after a backslash in a string
-	lsUnicode                   // in \uXXXX
-	lsScalar                    // in a number or literal
-	lsDone                      // top-level value closed
-	lsInvalid                   // not JSON; the preview stops
+	lsValue    lexState = iota // expecting a value
+	lsKeyOrEnd                 // in an object, expecting a key or '}'
+	lsKey                      // in an object after ',', expecting a key
+	lsColon                    // after a key
+	lsAfter                    // after a value
+	lsString                   // in a string
+	lsEscape                   // after a backslash in a string
+	lsUnicode                  // in \uXXXX
+	lsScalar                   // in a number or literal
+	lsDone                     // top-level value closed
+	lsInvalid                  // not JSON; the preview stops
 )
 
 type frame struct {

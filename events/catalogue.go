@@ -21,6 +21,7 @@ var catalogue = map[Kind]entry{
 	KindResponseIncomplete: {1, func() Body { return new(ResponseIncomplete) }},
 	KindResponseFailed:     {1, func() Body { return new(ResponseFailed) }},
 	KindTick:               {1, func() Body { return new(Tick) }},
+	KindInputRejected:      {1, func() Body { return new(InputRejected) }},
 
 	KindCallCompleted:   {1, func() Body { return new(CallCompleted) }},
 	KindCallRejected:    {1, func() Body { return new(CallRejected) }},

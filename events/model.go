@@ -17,6 +17,7 @@ const (
 	KindResponseIncomplete Kind = "model.response_incomplete"
 	KindResponseFailed     Kind = "model.response_failed"
 	KindTick               Kind = "clock.tick"
+	KindInputRejected      Kind = "model.input_rejected"
 )
 
 // ItemType says what an output item is.
@@ -106,6 +107,16 @@ type ResponseFailed struct {
 // Tick carries the time into the log so that deadlines are decided by event
 // time, deterministically on replay. Only At matters.
 type Tick struct{}
+
+// InputRejected says a raw provider event was refused (not JSON, not an
+// object, not of its format). The raw event stays in the log at Seq.
+type InputRejected struct {
+	Seq    uint64 `msgpack:"q"`
+	Reason Reason `msgpack:"r"`
+	Detail string `msgpack:"d,omitempty"`
+}
+
+func (*InputRejected) Kind() Kind { return KindInputRejected }
 
 func (*ResponseStarted) Kind() Kind    { return KindResponseStarted }
 func (*OutputItemAdded) Kind() Kind    { return KindOutputItemAdded }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/registry"
+)
+
+func init() { extraCommands = append(extraCommands, assembleCmd) }
+
+// assembleOptions are the inputs of one `toolstream assemble` run.
+type assembleOptions struct {
+	provider string
+	tools    string
+	tenant   string
+	tagged   bool
+	idle     time.Duration
+}
+
+func assembleCmd(g *globals) *cobra.Command {
+	var o assembleOptions
+	cmd := &cobra.Command{
+		Use:   "assemble [--provider P] [--tools FILE] [--tenant T] FILE|-",
+		Short: "One-shot: assemble the calls of a recorded provider stream and print one JSON line per outcome",
+		Long: `assemble starts an embedded server in a temporary directory, publishes FILE (JSON lines or raw SSE;
+"-" reads stdin) through the same ingest path producers use, runs the same assembler projection until
+everything is processed, and prints one JSON object per line:
+
+  {"type":"call","outcome":"completed","response_id":…,"item_id":…,"call_id":…,"name":…,"arguments":{…}}
+  {"type":"call","outcome":"rejected"|"incomplete",…,"reason":…}
+  {"type":"response","response_id":…,"status":"completed"|"incomplete"|"failed","reason":…}
+
+Call lines come in the order the calls were opened. Without --tools any tool name is accepted and only
+the JSON-object rule applies. Calls still open when the file ends are incomplete (stream_ended).
+--provider names the format (openai-responses, openai-chat, anthropic, gemini; default auto-detect);
+--tagged (or --provider tagged) also reads <tool_call>{…}</tool_call> blocks in the text.
+Exit 0 when the input was read, whatever the outcomes.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := g.logger(); err != nil {
+				return err
+			}
+			var in io.Reader = os.Stdin
+			name := "stdin"
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in, name = f, filepath.Base(args[0])
+			}
+			o.provider, o.tagged = normaliseProvider(o.provider, o.tagged)
+			if _, err := ingest.ParseFormat(o.provider); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			lines, err := assembleOnce(ctx, g, o, name, in)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(g.stdout)
+			for _, l := range lines {
+				l.Tenant = ""
+				if err := enc.Encode(l); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.provider, "provider", "auto", "provider format: auto, openai-responses, openai-chat, anthropic, gemini, tagged")
+	cmd.Flags().StringVar(&o.tools, "tools", "", "tool registry file (YAML or JSON): validate calls against it")
+	cmd.Flags().StringVar(&o.tenant, "tenant", "default", "tenant the stream belongs to")
+	cmd.Flags().BoolVar(&o.tagged, "tagged", false, "read <tool_call>{…}</tool_call> blocks in the text stream")
+	cmd.Flags().DurationVar(&o.idle, "idle-timeout", 2*time.Minute, "event-time deadline for silent calls")
+	return cmd
+}
+
+// normaliseProvider maps the provider names users and manifests use onto
+// ingest formats: "tagged…" switches tagged text on; "other" and "" detect.
+func normaliseProvider(p string, tagged bool) (string, bool) {
+	p = strings.ToLower(strings.TrimSpace(p))
+	if rest, ok := strings.CutSuffix(p, assembler.TaggedSuffix); ok {
+		p, tagged = rest, true
+	}
+	switch p {
+	case "tagged", "tagged-text", "tagged_text", "text", "hermes", "qwen":
+		return string(ingest.FormatAuto), true
+	case "", "other", "unknown":
+		return string(ingest.FormatAuto), tagged
+	}
+	return p, tagged
+}
+
+// assembleOnce runs the ingest and assembler projections on an embedded
+// server in a temporary directory over one input.
+func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name string, in io.Reader) ([]assembler.Line, error) {
+	log, _ := g.logger()
+	tmp, err := os.MkdirTemp("", "toolstream-assemble-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	b, err := bus.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "assemble"})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	if o.tools != "" {
+		reg, err := registry.Load(o.tools)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := registry.Publish(ctx, b.JS, bus.StreamName, reg, o.tools); err != nil {
+			return nil, err
+		}
+	}
+	if _, _, err := assembler.PublishRaw(ctx, b.JS, assembler.RawStream{Tenant: o.tenant, Format: o.provider, Stream: name, Tagged: o.tagged}, in); err != nil {
+		return nil, err
+	}
+	n := node.New(b, filepath.Join(tmp, "views"), log)
+	defer n.Stop()
+	if _, err := n.Start(ctx, assembler.NewIngest(log), nil); err != nil {
+		return nil, err
+	}
+	asm := assembler.New(assembler.Config{IdleTimeout: o.idle, ParseRegistry: parseRegistry, Logger: log})
+	if _, err := n.Start(ctx, asm, nil); err != nil {
+		return nil, err
+	}
+	if err := n.Settle(ctx, assembler.IngestName, []string{"ts.in.>"}); err != nil {
+		return nil, err
+	}
+	if err := n.Settle(ctx, assembler.Name, asm.Subjects()); err != nil {
+		return nil, err
+	}
+	evs, err := readAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
+	if err != nil {
+		return nil, err
+	}
+	var lines []assembler.Line
+	for _, ev := range evs {
+		if l, ok := assembler.LineOf(ev); ok {
+			lines = append(lines, l)
+		}
+	}
+	assembler.SortLines(lines)
+	return lines, nil
+}
+
+// parseRegistry adapts the registry package to the assembler's Validator.
+func parseRegistry(spec []byte) (assembler.Validator, error) {
+	r, err := registry.Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readAll returns every event now on subjects, in log order.
+func readAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
+	last, err := node.LastSeq(ctx, b, subjects)
+	if err != nil || last == 0 {
+		return nil, err
+	}
+	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
+	if err != nil {
+		return nil, err
+	}
+	var out []*events.Event
+	for {
+		batch, err := c.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			return nil, err
+		}
+		for m := range batch.Messages() {
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, err
+			}
+			ev, err := events.Decode(m.Data())
+			if err != nil {
+				return nil, fmt.Errorf("event at %d: %w", md.Sequence.Stream, err)
+			}
+			out = append(out, ev)
+			if md.Sequence.Stream >= last {
+				return out, nil
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
+	}
+}

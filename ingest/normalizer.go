@@ -1,0 +1,399 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Bounds. Every buffer the adapters keep is bounded; what happens at a bound
+// is decided by the input alone, so replay reproduces it.
+const (
+	// EventMax is the largest raw event Feed and ReadEvents accept, in bytes.
+	// A larger one is rejected with ErrTooLarge.
+	EventMax = 8 << 20
+	// ArgsMax bounds the argument bytes ingest itself must hold for one call:
+	// the inner text of a <tool_call> tag and the JSON built from Gemini
+	// partialArgs. A call that exceeds it is aborted with ItemAborted
+	// {Reason: events.ReasonTooLarge}; the rest of its input is dropped.
+	// (Provider argument deltas are passed through, not held: the assembler
+	// bounds those.)
+	ArgsMax = 1 << 20
+	// ItemsMax bounds the output items remembered per response. When a new
+	// item would exceed it, the oldest finished item is forgotten; if every
+	// item is still open, the oldest is aborted (ReasonTooLarge) and
+	// forgotten.
+	ItemsMax = 1024
+	// ChoicesMax bounds the choices (Chat) or candidates (Gemini) of one
+	// response; an event that would exceed it is rejected with ErrTooLarge.
+	ChoicesMax = 64
+	// ScansMax bounds the text streams scanned for tags per response; the
+	// oldest is flushed and forgotten beyond it.
+	ScansMax = 256
+	// PathDepthMax bounds the segments of a Gemini partialArgs jsonPath, and
+	// ArrayIndexMax its array indexes; a path beyond either aborts the call
+	// (ReasonMalformedEvent).
+	PathDepthMax  = 64
+	ArrayIndexMax = 1 << 16
+)
+
+// DefaultStream is the response id used until the provider names one when
+// Config.Stream is empty.
+const DefaultStream = "stream"
+
+// stateVersion is written into every marshalled state; Restore refuses
+// others.
+const stateVersion = 1
+
+// Out is one canonical event produced by the adapter: envelope identities and
+// body. The caller adds tenant, event id and time to make an events.Event.
+type Out struct {
+	Response string      // provider response/message id, or the stream id while unknown
+	Item     string      // output item identity within the response; "" for response-level events
+	CallID   string      // provider call id when known (correlates the result); may be ""
+	Body     events.Body // one of the model bodies of package events
+}
+
+// Config configures one Normalizer.
+type Config struct {
+	// Format of the stream; FormatAuto (or "") detects it from the first
+	// event that decides it (see Detect).
+	Format Format
+	// Stream is the producer's stream id, used as the response id until the
+	// provider names one (DefaultStream when empty). A later response of the
+	// same stream that the provider never names is called Stream#1, #2, ….
+	Stream string
+	// TaggedText scans display text for <tool_call>{…}</tool_call> calls.
+	TaggedText bool
+}
+
+// Normalizer holds the adapter state of one stream. It is not safe for
+// concurrent use; a stream's events are fed in order by one goroutine.
+type Normalizer struct {
+	cfg Config
+	st  state
+	out []Out // events of the Feed in progress; not state
+}
+
+// state is everything a Normalizer remembers between events. Fields are
+// exported for msgpack only; nothing here is a map, so no output order can
+// depend on map iteration.
+type state struct {
+	V      int      `msgpack:"v"`
+	Format Format   `msgpack:"f"`
+	Count  int      `msgpack:"n"` // responses started in this stream
+	R      response `msgpack:"r"`
+}
+
+// response is the state of the current response.
+type response struct {
+	ID      string   `msgpack:"id"`
+	Named   bool     `msgpack:"nm,omitempty"` // ID came from the provider
+	Started bool     `msgpack:"st,omitempty"` // ResponseStarted emitted
+	Ended   bool     `msgpack:"en,omitempty"` // terminal event emitted
+	Items   []item   `msgpack:"it,omitempty"`
+	Choices []choice `msgpack:"ch,omitempty"`
+	Scans   []scan   `msgpack:"sc,omitempty"`
+	Tags    int      `msgpack:"tg,omitempty"` // tagged-text calls opened
+	Calls   int      `msgpack:"ca,omitempty"` // calls opened (synthetic item names)
+}
+
+// item is one output item of the response that the adapter must remember.
+type item struct {
+	ID       string          `msgpack:"id"`
+	Key      string          `msgpack:"k,omitempty"` // protocol lookup key (Responses item_id, Anthropic block)
+	CallID   string          `msgpack:"c,omitempty"`
+	Name     string          `msgpack:"n,omitempty"`
+	Type     events.ItemType `msgpack:"t"`
+	Choice   int             `msgpack:"ch,omitempty"`
+	Index    int             `msgpack:"ix,omitempty"`
+	NoIndex  bool            `msgpack:"ni,omitempty"` // Chat call that came without a tool index
+	Open     bool            `msgpack:"o,omitempty"`  // not completed, aborted or closed
+	Stopped  bool            `msgpack:"sp,omitempty"` // Anthropic content_block_stop seen
+	Deltas   bool            `msgpack:"d,omitempty"`  // an argument delta was emitted
+	Args     string          `msgpack:"a,omitempty"`  // arguments known without deltas
+	HasArgs  bool            `msgpack:"ha,omitempty"`
+	Pending  bool            `msgpack:"pd,omitempty"` // Responses: done seen, name unknown yet
+	Custom   bool            `msgpack:"cu,omitempty"` // Responses custom_tool_call
+	Streamed bool            `msgpack:"sm,omitempty"` // Gemini streamed arguments
+	LateName bool            `msgpack:"ln,omitempty"` // Chat: name learned after OutputItemAdded
+	Tag      bool            `msgpack:"tc,omitempty"` // tagged-text call
+	Tree     *node           `msgpack:"tr,omitempty"` // Gemini partialArgs so far
+	Touched  bool            `msgpack:"to,omitempty"` // Gemini: some argument text emitted
+	NoDelta  bool            `msgpack:"nd,omitempty"` // Gemini: deltas stopped (update was not an append)
+	Size     int             `msgpack:"sz,omitempty"` // Gemini: approximate bytes of Tree (ArgsMax)
+}
+
+// New returns a Normalizer for one stream.
+func New(cfg Config) *Normalizer {
+	if cfg.Format == "" {
+		cfg.Format = FormatAuto
+	}
+	if cfg.Stream == "" {
+		cfg.Stream = DefaultStream
+	}
+	return &Normalizer{cfg: cfg, st: state{V: stateVersion, Format: cfg.Format}}
+}
+
+// Format returns the stream's format: the configured one, the detected one,
+// or FormatAuto while undecided.
+func (n *Normalizer) Format() Format { return n.st.Format }
+
+// MarshalState returns the adapter state in msgpack, for the ingest
+// projection to persist between events. The bytes are deterministic.
+func (n *Normalizer) MarshalState() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(&n.st); err != nil {
+		return nil, fmt.Errorf("ingest: marshal state: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Restore returns a Normalizer that continues from a state written by
+// MarshalState. It returns ErrBadState for bytes that are not such a state,
+// or when cfg names a format and the state was detected as another.
+func Restore(cfg Config, data []byte) (n *Normalizer, err error) {
+	defer func() {
+		if r := recover(); r != nil { // third-party decoder: never let garbage take us down
+			n, err = nil, fmt.Errorf("%w: %v", ErrBadState, r)
+		}
+	}()
+	n = New(cfg)
+	var st state
+	if err := msgpack.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadState, err)
+	}
+	if st.V != stateVersion {
+		return nil, fmt.Errorf("%w: version %d (want %d)", ErrBadState, st.V, stateVersion)
+	}
+	if !st.Format.valid() {
+		return nil, fmt.Errorf("%w: format %q", ErrBadState, st.Format)
+	}
+	if n.cfg.Format != FormatAuto && st.Format != n.cfg.Format {
+		return nil, fmt.Errorf("%w: state is %s, config says %s", ErrBadState, st.Format, n.cfg.Format)
+	}
+	n.st = st
+	return n, nil
+}
+
+// Feed takes one raw provider event (one JSON object, as the provider sent
+// it) and returns the canonical events it implies, in order. Bad input returns
+// an error wrapping events.ErrBadInput — ErrTooLarge, ErrMalformedInput,
+// ErrUnknownShape, ErrUnknownFormat — and leaves the state unchanged: every
+// event is decoded and checked before anything is applied, and applying
+// cannot fail. Event types a format does not know are ignored (no events, no
+// error).
+func (n *Normalizer) Feed(raw []byte) ([]Out, error) {
+	if err := checkObject(raw); err != nil {
+		return nil, err
+	}
+	f := n.st.Format
+	if !f.valid() {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+	}
+	if f == FormatAuto {
+		d, err := Detect(raw)
+		if err != nil {
+			return nil, err
+		}
+		if d == FormatAuto {
+			return nil, nil // a ping before anything decides the format
+		}
+		f = d
+	}
+	var apply func()
+	var err error
+	switch f {
+	case FormatOpenAIResponses:
+		apply, err = n.decodeResponses(raw)
+	case FormatOpenAIChat:
+		apply, err = n.decodeChat(raw)
+	case FormatAnthropic:
+		apply, err = n.decodeAnthropic(raw)
+	case FormatGemini:
+		apply, err = n.decodeGemini(raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n.st.Format = f
+	n.out = nil
+	apply()
+	out := n.out
+	n.out = nil
+	return out, nil
+}
+
+// Flush returns the events implied by the end of the input: text held back
+// because it might have begun a <tool_call> tag is released (as display text,
+// or as argument text inside an open tag). Flush completes no call and ends
+// no response; feeding may go on afterwards.
+func (n *Normalizer) Flush() []Out {
+	n.out = nil
+	n.flushScans()
+	out := n.out
+	n.out = nil
+	return out
+}
+
+// AbortOpen returns ItemAborted{reason, detail} for every call of the current
+// response that is still open, and forgets them. A caller that rejected a
+// raw event of a stream (Feed returned an error) may use it so that no call
+// whose bytes may be missing is ever completed.
+func (n *Normalizer) AbortOpen(reason events.Reason, detail string) []Out {
+	n.out = nil
+	n.abortOpen(reason, detail)
+	out := n.out
+	n.out = nil
+	return out
+}
+
+// --- emission -------------------------------------------------------------
+
+func (n *Normalizer) emitResponse(b events.Body) {
+	n.out = append(n.out, Out{Response: n.st.R.ID, Body: b})
+}
+
+func (n *Normalizer) emitItem(it *item, b events.Body) {
+	n.out = append(n.out, Out{Response: n.st.R.ID, Item: it.ID, CallID: it.CallID, Body: b})
+}
+
+func (n *Normalizer) emitText(key string, b events.Body) {
+	n.out = append(n.out, Out{Response: n.st.R.ID, Item: key, Body: b})
+}
+
+// --- response lifecycle ---------------------------------------------------
+
+// begin makes sure a response is open, starting one named id (or the stream
+// id when id is "") if none has started.
+func (n *Normalizer) begin(id, model string) {
+	if !n.st.R.Started {
+		n.start(id, model)
+	}
+}
+
+// start opens a new response, forgetting the previous one.
+func (n *Normalizer) start(id, model string) {
+	named := id != ""
+	if !named {
+		id = n.cfg.Stream
+		if n.st.Count > 0 {
+			id += "#" + itoa(n.st.Count)
+		}
+	}
+	n.st.R = response{ID: id, Named: named, Started: true}
+	n.st.Count++
+	n.emitResponse(&events.ResponseStarted{Provider: string(n.st.Format), Model: model})
+}
+
+// restartImplicit handles a provider id that arrives on every event (Chat
+// chunk id, Gemini responseId) rather than in a start event: it starts the
+// first response, and a new one only once the current response has ended and
+// the id changed. Some compatible servers change the id on every chunk, so a
+// change while the response is open is not a new response.
+func (n *Normalizer) restartImplicit(id, model string) {
+	r := &n.st.R
+	switch {
+	case !r.Started:
+		n.start(id, model)
+	case r.Ended && id != "" && id != r.ID:
+		n.start(id, model)
+	}
+}
+
+// finish emits the response's terminal event once: held-back text is flushed
+// first, and a second terminal event for the same response is dropped.
+func (n *Normalizer) finish(b events.Body) {
+	n.begin("", "")
+	r := &n.st.R
+	if r.Ended {
+		return
+	}
+	n.flushScans()
+	r.Ended = true
+	n.emitResponse(b)
+}
+
+// abortOpen aborts every open client call of the current response.
+func (n *Normalizer) abortOpen(reason events.Reason, detail string) {
+	r := &n.st.R
+	for i := range r.Items {
+		it := &r.Items[i]
+		if it.Open && it.Type == events.ItemFunctionCall {
+			it.Open = false
+			n.emitItem(it, &events.ItemAborted{Reason: reason, Detail: detail})
+		}
+	}
+	for i := range r.Scans {
+		if r.Scans[i].In {
+			r.Scans[i].Over = true // swallow the rest of an aborted tag
+		}
+	}
+}
+
+// --- item table -----------------------------------------------------------
+
+// addItem remembers it and returns its index in r.Items, evicting per
+// ItemsMax. Indexes (and pointers) into r.Items are invalid after addItem.
+func (n *Normalizer) addItem(it item) int {
+	r := &n.st.R
+	if len(r.Items) >= ItemsMax {
+		victim := 0
+		for i := range r.Items {
+			if !r.Items[i].Open {
+				victim = i
+				break
+			}
+		}
+		if v := &r.Items[victim]; v.Open && v.Type == events.ItemFunctionCall {
+			v.Open = false
+			n.emitItem(v, &events.ItemAborted{Reason: events.ReasonTooLarge, Detail: "too many items in one response"})
+		}
+		r.Items = append(r.Items[:victim], r.Items[victim+1:]...)
+	}
+	r.Items = append(r.Items, it)
+	return len(r.Items) - 1
+}
+
+// findKey returns the index of the most recent item with key k, or -1.
+func (n *Normalizer) findKey(k string) int {
+	items := n.st.R.Items
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// uniqueID returns id, or id with a suffix when an item of the response
+// already uses it (providers reuse call ids; items must not share a buffer).
+func (n *Normalizer) uniqueID(id string) string {
+	taken := func(s string) bool {
+		for i := range n.st.R.Items {
+			if n.st.R.Items[i].ID == s {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(id) {
+		return id
+	}
+	for k := 1; ; k++ {
+		if s := id + "~" + itoa(k); !taken(s) {
+			return s
+		}
+	}
+}
+
+// nextCall returns a fresh per-response call number for synthetic item ids.
+func (n *Normalizer) nextCall() int {
+	c := n.st.R.Calls
+	n.st.R.Calls++
+	return c
+}

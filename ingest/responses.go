@@ -1,0 +1,490 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// OpenAI Responses API.
+//
+// Identities: the response id comes from response.created / in_progress; an
+// output item is keyed by its item id (item.id, item_id), falling back to
+// "out<output_index>" when the provider leaves the id out.
+//
+// Completion (DESIGN invariant 1): a function_call item completes on
+// response.function_call_arguments.done (ArgumentsDone with the full
+// arguments) or response.output_item.done with status "completed"
+// (OutputItemDone); either may come without any delta and even without
+// output_item.added, in which case the OutputItemAdded is synthesised from
+// what the done event says. An output_item.done with status "incomplete" (or
+// any status but "completed") completes nothing: the call stays open and the
+// response's own end (response.incomplete) decides. When a done event arrives
+// for an item whose name is still unknown (no added, no name in the event),
+// its arguments are kept and the completion waits for output_item.done, which
+// names the function — a nameless completion could only be rejected.
+//
+// custom_tool_call items (free-text input) are client calls too; their input
+// is wrapped as the arguments object {"input": "<text>"}: the deltas are
+// passed on JSON-escaped inside that wrapper, and the done events carry the
+// wrapped full input. Every other tool item type (web_search_call,
+// file_search_call, code_interpreter_call, mcp_call, image_generation_call,
+// tool_search_call…) runs at the provider: it becomes ItemServerTool, never
+// a client call. Unknown item types become ItemOther; message and reasoning
+// items produce no item events (their text flows as TextDelta, reasoning is
+// dropped).
+//
+// Producers that dropped the SSE "event:" line may send response-level
+// events without "type" (seen from AWS Bedrock's Responses endpoint); the
+// type is then inferred from response.status.
+
+type respObject struct {
+	ID                string    `json:"id"`
+	Model             string    `json:"model"`
+	Status            string    `json:"status"`
+	Error             *apiError `json:"error"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+}
+
+type respItem struct {
+	ID        string  `json:"id"`
+	Type      string  `json:"type"`
+	Status    string  `json:"status"`
+	CallID    string  `json:"call_id"`
+	Name      string  `json:"name"`
+	Arguments *string `json:"arguments"`
+	Input     *string `json:"input"`
+}
+
+type respEvent struct {
+	Type        string          `json:"type"`
+	Response    *respObject     `json:"response"`
+	OutputIndex *int            `json:"output_index"`
+	ItemID      string          `json:"item_id"`
+	Item        *respItem       `json:"item"`
+	Delta       *string         `json:"delta"`
+	Arguments   *string         `json:"arguments"`
+	Input       *string         `json:"input"`
+	Name        string          `json:"name"`
+	Code        json.RawMessage `json:"code"`
+	Message     string          `json:"message"`
+	Error       *apiError       `json:"error"`
+}
+
+// apiError is an error object as the providers send it.
+type apiError struct {
+	Code    json.RawMessage `json:"code"`
+	Type    string          `json:"type"`
+	Status  string          `json:"status"`
+	Message string          `json:"message"`
+}
+
+// code returns the most specific error code present.
+func (e *apiError) code() string {
+	if e == nil {
+		return ""
+	}
+	if c := scalarText(e.Code); c != "" {
+		if e.Status != "" && c != e.Status {
+			return e.Status // Gemini: numeric HTTP code plus a symbolic status
+		}
+		return c
+	}
+	if e.Status != "" {
+		return e.Status
+	}
+	return e.Type
+}
+
+// respNeeds lists, per known event type, what its shape must carry.
+var respNeeds = map[string]string{
+	"response.created":                       "response",
+	"response.in_progress":                   "response",
+	"response.queued":                        "response",
+	"response.completed":                     "response",
+	"response.incomplete":                    "response",
+	"response.failed":                        "response",
+	"response.cancelled":                     "response",
+	"response.output_item.added":             "item",
+	"response.output_item.done":              "item",
+	"response.function_call_arguments.delta": "delta",
+	"response.function_call_arguments.done":  "",
+	"response.custom_tool_call_input.delta":  "delta",
+	"response.custom_tool_call_input.done":   "",
+	"response.output_text.delta":             "delta",
+	"error":                                  "",
+}
+
+func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
+	var env struct {
+		Type     *string         `json:"type"`
+		Response json.RawMessage `json:"response"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, fmt.Errorf("%w: responses event: %v", ErrUnknownShape, err)
+	}
+	typ := ""
+	switch {
+	case env.Type != nil:
+		typ = *env.Type
+	case isObject(env.Response):
+		typ = "" // inferred below from the status
+	default:
+		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+	}
+	need, known := respNeeds[typ]
+	if typ != "" && !known {
+		return func() {}, nil // new event types appear all the time
+	}
+	var ev respEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnknownShape, typ, err)
+	}
+	if typ == "" {
+		typ = "response." + inferStatus(ev.Response.Status)
+		need = "response"
+	}
+	switch {
+	case need == "response" && ev.Response == nil,
+		need == "item" && ev.Item == nil,
+		need == "delta" && ev.Delta == nil:
+		return nil, fmt.Errorf("%w: %s without %q", ErrUnknownShape, typ, need)
+	}
+	return func() { n.applyResponses(typ, &ev) }, nil
+}
+
+// inferStatus names the event a typeless response object stands for.
+func inferStatus(status string) string {
+	switch status {
+	case "queued", "in_progress", "":
+		return "in_progress"
+	}
+	return status // completed, incomplete, failed, cancelled; others are ignored
+}
+
+func (n *Normalizer) applyResponses(typ string, ev *respEvent) {
+	idx := -1
+	if ev.OutputIndex != nil {
+		idx = *ev.OutputIndex
+	}
+	switch typ {
+	case "response.created", "response.in_progress", "response.queued":
+		n.respStart(ev.Response)
+	case "response.completed":
+		n.begin(ev.Response.ID, ev.Response.Model)
+		stop := ev.Response.Status
+		if stop == "" {
+			stop = "completed"
+		}
+		n.finish(&events.ResponseCompleted{StopReason: stop})
+	case "response.incomplete":
+		n.begin(ev.Response.ID, ev.Response.Model)
+		reason := ""
+		if d := ev.Response.IncompleteDetails; d != nil {
+			reason = d.Reason
+		}
+		n.finish(&events.ResponseIncomplete{Reason: incompleteReason(reason), StopReason: reason})
+	case "response.failed":
+		n.begin(ev.Response.ID, ev.Response.Model)
+		code, msg := "failed", ""
+		if e := ev.Response.Error; e != nil {
+			if c := e.code(); c != "" {
+				code = c
+			}
+			msg = e.Message
+		}
+		n.finish(&events.ResponseFailed{Code: code, Message: msg})
+	case "response.cancelled":
+		n.begin(ev.Response.ID, ev.Response.Model)
+		n.finish(&events.ResponseIncomplete{Reason: events.ReasonCancelled, StopReason: "cancelled"})
+	case "error":
+		code, msg := scalarText(ev.Code), ev.Message
+		if e := ev.Error; e != nil {
+			if code == "" {
+				code = e.code()
+			}
+			if msg == "" {
+				msg = e.Message
+			}
+		}
+		if code == "" {
+			code = "error"
+		}
+		n.finish(&events.ResponseFailed{Code: code, Message: msg})
+	case "response.output_item.added":
+		n.begin("", "")
+		n.respAdded(idx, ev.Item)
+	case "response.output_item.done":
+		n.begin("", "")
+		n.respItemDone(idx, ev.Item)
+	case "response.function_call_arguments.delta":
+		n.begin("", "")
+		n.respArgsDelta(ev.ItemID, idx, *ev.Delta)
+	case "response.function_call_arguments.done":
+		n.begin("", "")
+		n.respArgsDone(ev.ItemID, idx, ev.Name, ev.Arguments)
+	case "response.custom_tool_call_input.delta":
+		n.begin("", "")
+		n.respCustomDelta(ev.ItemID, idx, *ev.Delta)
+	case "response.custom_tool_call_input.done":
+		n.begin("", "")
+		n.respCustomDone(ev.ItemID, idx, ev.Input)
+	case "response.output_text.delta":
+		n.begin("", "")
+		key := ev.ItemID
+		if key == "" {
+			key = "out" + itoa(idx)
+		}
+		n.text(key, idx, *ev.Delta)
+	}
+}
+
+// respStart handles response.created / in_progress / queued. A different
+// provider id while a named response is open is a new response spliced into
+// the stream: the open calls of the old one are discarded.
+func (n *Normalizer) respStart(resp *respObject) {
+	r := &n.st.R
+	switch {
+	case !r.Started:
+		n.start(resp.ID, resp.Model)
+	case resp.ID == "" || resp.ID == r.ID:
+	case !r.Named && !r.Ended:
+		// Events came before the provider named the response; they were
+		// emitted under the stream id, which stays the name.
+	default:
+		if !r.Ended {
+			n.abortOpen(events.ReasonDiscarded, "a new response started")
+		}
+		n.start(resp.ID, resp.Model)
+	}
+}
+
+func incompleteReason(reason string) events.Reason {
+	if reason == "content_filter" {
+		return events.ReasonContentFilter
+	}
+	return events.ReasonTruncated // max_output_tokens, and anything else that cut it short
+}
+
+// respKind classifies a Responses output item type.
+func respKind(typ string) (kind events.ItemType, custom, tracked bool) {
+	switch typ {
+	case "function_call":
+		return events.ItemFunctionCall, false, true
+	case "custom_tool_call":
+		return events.ItemFunctionCall, true, true
+	case "message", "reasoning", "":
+		return "", false, false
+	case "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
+		"mcp_call", "mcp_list_tools", "tool_search_call", "web_fetch_call":
+		return events.ItemServerTool, false, true
+	}
+	return events.ItemOther, false, true
+}
+
+// respFind returns the item an event refers to by item id, else by output
+// index, or -1.
+func (n *Normalizer) respFind(itemID string, idx int) int {
+	if itemID != "" {
+		if j := n.findKey(itemID); j >= 0 {
+			return j
+		}
+	}
+	if idx < 0 {
+		return -1
+	}
+	items := n.st.R.Items
+	for i := len(items) - 1; i >= 0; i-- {
+		if !items[i].Tag && items[i].Index == idx {
+			return i
+		}
+	}
+	return -1
+}
+
+// respOpen remembers a new item and emits its OutputItemAdded.
+func (n *Normalizer) respOpen(itemID string, idx int, kind events.ItemType, custom bool, name, callID string) int {
+	key := itemID
+	if key == "" {
+		key = "out" + itoa(idx)
+	}
+	j := n.addItem(item{ID: n.uniqueID(key), Key: key, CallID: callID, Name: name, Type: kind,
+		Index: idx, Open: true, Custom: custom})
+	it := &n.st.R.Items[j]
+	n.emitItem(it, &events.OutputItemAdded{Type: kind, Index: idx, Name: name})
+	return j
+}
+
+func (n *Normalizer) respAdded(idx int, ri *respItem) {
+	kind, custom, tracked := respKind(ri.Type)
+	if !tracked {
+		return
+	}
+	if ri.ID != "" && n.findKey(ri.ID) >= 0 {
+		return // repeated added
+	}
+	name := ri.Name
+	if kind != events.ItemFunctionCall && name == "" {
+		name = ri.Type
+	}
+	if kind == events.ItemFunctionCall && !custom && ri.Arguments != nil && *ri.Arguments != "" {
+		key := ri.ID
+		if key == "" {
+			key = "out" + itoa(idx)
+		}
+		j := n.addItem(item{ID: n.uniqueID(key), Key: key, CallID: ri.CallID, Name: name, Type: kind, Index: idx, Open: true})
+		n.emitItem(&n.st.R.Items[j], &events.OutputItemAdded{Type: kind, Index: idx, Name: name,
+			Arguments: *ri.Arguments, HasArguments: true})
+		return
+	}
+	j := n.respOpen(ri.ID, idx, kind, custom, name, ri.CallID)
+	if custom && ri.Input != nil && *ri.Input != "" {
+		n.customDelta(j, *ri.Input)
+	}
+}
+
+func (n *Normalizer) respArgsDelta(itemID string, idx int, delta string) {
+	j := n.respFind(itemID, idx)
+	if j < 0 {
+		j = n.respOpen(itemID, idx, events.ItemFunctionCall, false, "", "")
+	}
+	it := &n.st.R.Items[j]
+	if it.Type != events.ItemFunctionCall || it.Custom || !it.Open || it.Pending || delta == "" {
+		return
+	}
+	it.Deltas = true
+	n.emitItem(it, &events.ArgumentsDelta{Delta: delta})
+}
+
+func (n *Normalizer) respArgsDone(itemID string, idx int, name string, args *string) {
+	j := n.respFind(itemID, idx)
+	if j < 0 {
+		j = n.respOpen(itemID, idx, events.ItemFunctionCall, false, name, "")
+	}
+	it := &n.st.R.Items[j]
+	if it.Type != events.ItemFunctionCall || it.Custom || !it.Open || it.Pending {
+		return
+	}
+	if it.Name == "" && name != "" {
+		it.Name = name
+	}
+	done := &events.ArgumentsDone{}
+	if args != nil {
+		done.Arguments, done.HasArguments = *args, true
+	}
+	if it.Name == "" {
+		it.Pending, it.Args, it.HasArgs = true, done.Arguments, done.HasArguments
+		return
+	}
+	it.Open = false
+	n.emitItem(it, done)
+}
+
+func (n *Normalizer) customDelta(j int, s string) {
+	it := &n.st.R.Items[j]
+	if !it.Custom || !it.Open || it.Pending || s == "" {
+		return
+	}
+	b := make([]byte, 0, len(s)+12)
+	if !it.Deltas {
+		b = append(b, `{"input":"`...)
+		it.Deltas = true
+	}
+	b = appendEscaped(b, s)
+	n.emitItem(it, &events.ArgumentsDelta{Delta: string(b)})
+}
+
+// wrapInput is the arguments object of a custom tool call's free-text input.
+func wrapInput(s string) string { return `{"input":` + quoteJSON(s) + `}` }
+
+func (n *Normalizer) respCustomDelta(itemID string, idx int, delta string) {
+	j := n.respFind(itemID, idx)
+	if j < 0 {
+		j = n.respOpen(itemID, idx, events.ItemFunctionCall, true, "", "")
+	}
+	n.customDelta(j, delta)
+}
+
+func (n *Normalizer) respCustomDone(itemID string, idx int, input *string) {
+	j := n.respFind(itemID, idx)
+	if j < 0 {
+		j = n.respOpen(itemID, idx, events.ItemFunctionCall, true, "", "")
+	}
+	it := &n.st.R.Items[j]
+	if !it.Custom || !it.Open || it.Pending {
+		return
+	}
+	n.closeCustomDeltas(it)
+	done := &events.ArgumentsDone{}
+	if input != nil {
+		done.Arguments, done.HasArguments = wrapInput(*input), true
+	}
+	if it.Name == "" {
+		it.Pending, it.Args, it.HasArgs = true, done.Arguments, done.HasArguments
+		return
+	}
+	it.Open = false
+	n.emitItem(it, done)
+}
+
+// closeCustomDeltas ends the {"input":" wrapper the deltas opened, so that the
+// concatenated deltas are the same object as the done event's arguments.
+func (n *Normalizer) closeCustomDeltas(it *item) {
+	if it.Custom && it.Deltas && it.Open && !it.Pending {
+		n.emitItem(it, &events.ArgumentsDelta{Delta: `"}`})
+	}
+}
+
+func (n *Normalizer) respItemDone(idx int, ri *respItem) {
+	kind, custom, tracked := respKind(ri.Type)
+	if !tracked {
+		if ri.Type == "message" {
+			key := ri.ID
+			if key == "" {
+				key = "out" + itoa(idx)
+			}
+			n.endScan(key)
+		}
+		return
+	}
+	j := n.respFind(ri.ID, idx)
+	if j < 0 {
+		name := ri.Name
+		if kind != events.ItemFunctionCall && name == "" {
+			name = ri.Type
+		}
+		j = n.respOpen(ri.ID, idx, kind, custom, name, ri.CallID)
+	}
+	it := &n.st.R.Items[j]
+	if it.CallID == "" {
+		it.CallID = ri.CallID
+	}
+	if kind != events.ItemFunctionCall {
+		if it.Open {
+			it.Open = false
+			n.emitItem(it, &events.OutputItemDone{Type: kind, Status: ri.Status})
+		}
+		return
+	}
+	if ri.Status != "" && ri.Status != "completed" {
+		return // not complete: the response's end decides
+	}
+	if it.Name == "" {
+		it.Name = ri.Name
+	}
+	done := &events.OutputItemDone{Type: kind, Name: it.Name, Status: ri.Status}
+	switch {
+	case custom && ri.Input != nil:
+		done.Arguments, done.HasArguments = wrapInput(*ri.Input), true
+	case !custom && ri.Arguments != nil:
+		done.Arguments, done.HasArguments = *ri.Arguments, true
+	case it.Pending:
+		done.Arguments, done.HasArguments = it.Args, it.HasArgs
+	}
+	n.closeCustomDeltas(it)
+	it.Open, it.Pending = false, false
+	n.emitItem(it, done)
+}

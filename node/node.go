@@ -1,0 +1,142 @@
+// Package node runs Toolstream's projections in one process over a bus: the
+// wiring that `toolstream serve` and the one-shot commands (assemble, demo,
+// bench) share. It owns no rules of its own.
+//
+// Settle is how one-shot commands know they are done without sleeping: it
+// waits until a projection has applied the last message on its subjects and
+// relayed everything it emitted; settling projections in data-flow order
+// (ingest, assembler, executor…) drains the whole pipeline.
+//
+// A Node's methods are safe for concurrent use.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// Node runs projections over one bus, each with its view in Dir/<name>.
+type Node struct {
+	Bus *bus.Bus
+	Dir string
+	Log *slog.Logger
+
+	mu      sync.Mutex
+	runners map[string]*projector.Runner
+	stops   []func() error
+	errs    chan error
+}
+
+// New returns a node over b with views under dir.
+func New(b *bus.Bus, dir string, log *slog.Logger) *Node {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Node{Bus: b, Dir: dir, Log: log, runners: map[string]*projector.Runner{}, errs: make(chan error, 16)}
+}
+
+// Start runs p until Stop. mut may adjust the runner's config.
+func (n *Node) Start(ctx context.Context, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, error) {
+	cfg := projector.Config{JS: n.Bus.JS, Stream: bus.StreamName, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log}
+	if mut != nil {
+		mut(&cfg)
+	}
+	r, err := projector.New(cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := r.Run(ctx); err != nil {
+			n.Log.Error("projection stopped", "projection", p.Name(), "err", err)
+			select {
+			case n.errs <- fmt.Errorf("projection %s: %w", p.Name(), err):
+			default:
+			}
+		}
+	}()
+	n.mu.Lock()
+	n.runners[p.Name()] = r
+	n.stops = append(n.stops, func() error { cancel(); <-done; return r.Close() })
+	n.mu.Unlock()
+	return r, nil
+}
+
+// Errors delivers the first errors of projections that stopped.
+func (n *Node) Errors() <-chan error { return n.errs }
+
+// Runner returns a running projection by name.
+func (n *Node) Runner(name string) (*projector.Runner, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.runners[name]
+	return r, ok
+}
+
+// Runners returns every running projection by name.
+func (n *Node) Runners() map[string]*projector.Runner {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[string]*projector.Runner, len(n.runners))
+	for k, v := range n.runners {
+		out[k] = v
+	}
+	return out
+}
+
+// Stop stops every projection, last started first.
+func (n *Node) Stop() error {
+	n.mu.Lock()
+	stops := n.stops
+	n.stops = nil
+	n.mu.Unlock()
+	var errs []error
+	for i := len(stops) - 1; i >= 0; i-- {
+		errs = append(errs, stops[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Settle waits until the named projection has applied the last message now
+// on its subjects and relayed its outbox.
+func (n *Node) Settle(ctx context.Context, name string, subjects []string) error {
+	r, ok := n.Runner(name)
+	if !ok {
+		return fmt.Errorf("node: projection %s is not running", name)
+	}
+	last, err := LastSeq(ctx, n.Bus, subjects)
+	if err != nil {
+		return err
+	}
+	if err := r.WaitFor(ctx, last); err != nil {
+		return fmt.Errorf("node: settle %s at %d: %w", name, last, err)
+	}
+	return r.WaitRelayed(ctx)
+}
+
+// LastSeq is the sequence of the last message on any of subjects (0 when
+// there is none).
+func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error) {
+	var last uint64
+	for _, s := range subjects {
+		m, err := b.Stream.GetLastMsgForSubject(ctx, s)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("node: last message on %s: %w", s, err)
+		}
+		last = max(last, m.Sequence)
+	}
+	return last, nil
+}

@@ -1,0 +1,63 @@
+// Package registry is Toolstream's tool registry: the contracts of the tools
+// that exist and the permissions granted to each tenant. The assembler
+// validates completed calls against it; the executor's gateway checks it
+// again before anything runs. Projections never import each other, so the
+// registry lives here, on its own.
+//
+// A tools file (YAML, or JSON) uses these field names, which are fixed:
+//
+//	tools:
+//	  - name: orders.refund
+//	    version: 2
+//	    description: Refund an order.
+//	    input_schema: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
+//	    output_schema: {type: object}
+//	    timeout: 10s
+//	    retry: {max_attempts: 1, backoff: 1s, on: [provider_timeout]}
+//	    idempotency: required        # required | none
+//	    permission: orders.refund    # scope the tenant must be granted
+//	    side_effect: irreversible    # none | reversible | irreversible
+//	    approval: required           # none | required
+//	    coerce: false                # allow "12" -> 12 where the schema wants a number
+//	    http: {url: "http://127.0.0.1:8080/refund", headers: {X-Api: v1}}
+//	    # command: ["/usr/local/bin/refund", "--json"]
+//	grants:
+//	  - tenant: acme
+//	    permissions: [orders.refund, weather.read]
+//
+// A tool with neither http nor command is implemented by a Go Tool
+// registered with the executor. Schemas are JSON Schema draft 2020-12 by
+// default and must be self-contained ($ref to files or URLs is refused).
+// Parse explains every problem by field path (tools[0].retry.on[1]) and
+// refuses contracts that would break a promise: an irreversible tool
+// without approval, or a tool that has a side effect and no idempotency but
+// retries on provider_timeout or tool_error (a retry could repeat the
+// effect).
+//
+// Invariants kept here (numbers from DESIGN.md):
+//
+//   - 1, never execute an invalid call: Validate is the one gate (tool
+//     exists, tenant holds its permission, arguments match the input
+//     schema), shared by the assembler and the executor.
+//   - 5, side effects at most once: the contract says which tools may be
+//     re-invoked with the same idempotency key (idempotency: required) and
+//     which never may (idempotency: none with a side effect); see
+//     Tool.AtMostOnce.
+//   - 7, tenants never meet: grants are per tenant; Allowed and Validate
+//     refuse an empty tenant.
+//   - 9, bad input gets a clear, typed error: Validate returns an
+//     events.Reason and a detail saying which field is wrong and what it
+//     should be; a tools file that no longer parses leaves the previous
+//     registry in effect (Watcher, Follower).
+//
+// Hot reload: a Watcher polls the file; whoever runs it publishes each new
+// registry with Publish, as an events.RegistryChanged on Subject, so the
+// change is in the log. A Follower keeps the latest registry of the log for
+// processes that do not read the file.
+//
+// Concurrency: a *Registry is immutable and safe for concurrent use, and so
+// are the *Tool values it returns (which must not be modified). A nil
+// *Registry is "no registry": every tool is accepted with its arguments
+// unchanged. Watcher.Current and Follower.Current are safe for concurrent
+// use.
+package registry

@@ -1,0 +1,137 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Idempotency levels (the contract's idempotency field).
+const (
+	// IdempotencyRequired: the tool de-duplicates by the idempotency key it
+	// receives, so the executor may invoke it again with the same key after
+	// a crash.
+	IdempotencyRequired = "required"
+	// IdempotencyNone: the tool does not de-duplicate. If it has a side
+	// effect, the executor invokes it at most once per call.
+	IdempotencyNone = "none"
+)
+
+// Side-effect levels (the contract's side_effect field).
+const (
+	SideEffectNone         = "none"
+	SideEffectReversible   = "reversible"
+	SideEffectIrreversible = "irreversible"
+)
+
+// Approval levels (the contract's approval field).
+const (
+	ApprovalNone     = "none"
+	ApprovalRequired = "required"
+)
+
+// Implementations a contract can name.
+const (
+	ImplHTTP    = "http"    // POST the arguments to HTTP.URL
+	ImplCommand = "command" // run Command, arguments on stdin
+	ImplGo      = "go"      // neither http nor command: a Go Tool registered with the executor
+)
+
+// Bounds of a contract. Parse refuses values outside them.
+const (
+	// TimeoutDefault is a contract's timeout when the file gives none.
+	TimeoutDefault = 30 * time.Second
+	// TimeoutMax bounds a contract's timeout.
+	TimeoutMax = 24 * time.Hour
+	// AttemptsMax bounds retry.max_attempts.
+	AttemptsMax = 10
+	// BackoffMax bounds retry.backoff.
+	BackoffMax = time.Hour
+	// NameBytesMax bounds a tool name.
+	NameBytesMax = 128
+)
+
+// Tool is one tool's contract. A Tool returned by a Registry is shared and
+// must not be modified.
+type Tool struct {
+	Name         string
+	Version      int // ≥ 1
+	Description  string
+	InputSchema  json.RawMessage // canonical JSON; {"type":"object"} when the file gives none
+	OutputSchema json.RawMessage // canonical JSON; nil when the file gives none
+	Timeout      time.Duration   // per attempt
+	Retry        RetryPolicy
+	Idempotency  string // IdempotencyRequired | IdempotencyNone
+	Permission   string // scope a tenant must be granted; the tool's name by default
+	SideEffect   string // SideEffectNone | SideEffectReversible | SideEffectIrreversible
+	Approval     string // ApprovalNone | ApprovalRequired
+	Coerce       bool   // allow "12" → 12 where the input schema wants a number
+	HTTP         *HTTPSpec
+	Command      []string
+
+	input  *jsonschema.Schema
+	output *jsonschema.Schema // nil: any result
+}
+
+// RetryPolicy says when a failed attempt is tried again. MaxAttempts counts
+// every attempt, the first included: 1 means no retry.
+type RetryPolicy struct {
+	MaxAttempts int
+	Backoff     time.Duration // wait between attempts
+	On          []events.ErrorType
+}
+
+// HTTPSpec is an http implementation: the arguments are POSTed as JSON to
+// URL with Headers added.
+type HTTPSpec struct {
+	URL     string
+	Headers map[string]string
+}
+
+// Ref is the tool's versioned name, "name@version": Lookup accepts it.
+func (t *Tool) Ref() string { return t.Name + "@" + strconv.Itoa(t.Version) }
+
+// Impl names the tool's implementation: ImplHTTP, ImplCommand or ImplGo.
+func (t *Tool) Impl() string {
+	switch {
+	case t.HTTP != nil:
+		return ImplHTTP
+	case len(t.Command) > 0:
+		return ImplCommand
+	}
+	return ImplGo
+}
+
+// AtMostOnce reports whether the executor must never invoke the tool twice
+// for one call: it has a side effect and does not de-duplicate by key
+// (DESIGN.md invariant 5).
+func (t *Tool) AtMostOnce() bool {
+	return t.Idempotency != IdempotencyRequired && t.SideEffect != SideEffectNone
+}
+
+// RetryOn reports whether an attempt that failed with et may be retried.
+// It does not count attempts; see RetryPolicy.MaxAttempts.
+func (t *Tool) RetryOn(et events.ErrorType) bool { return slices.Contains(t.Retry.On, et) }
+
+// ValidateResult checks a tool's JSON result against the output schema. It
+// returns "" when the result is acceptable (or there is no output schema),
+// otherwise a detail saying which field is wrong.
+func (t *Tool) ValidateResult(result []byte) string {
+	if t.output == nil {
+		return ""
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
+	if err != nil {
+		return fmt.Sprintf("the result is not JSON: %v", err)
+	}
+	if err := t.output.Validate(v); err != nil {
+		return "the result does not match the output schema: " + schemaDetail(err)
+	}
+	return ""
+}
