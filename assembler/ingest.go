@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
@@ -29,6 +30,11 @@ const (
 	HeaderSession = "Ts-Session" // envelope session
 	HeaderRun     = "Ts-Run"     // envelope run
 	HeaderStep    = "Ts-Step"    // envelope step
+	// HeaderSeq is the event's position in its stream (0, 1, 2…). Producers
+	// that number their events let ingest see what went missing: a repeated
+	// position is a no-op, and a gap aborts the stream's open calls (their
+	// bytes may be incomplete) before the stream goes on.
+	HeaderSeq = "Ts-Seq"
 )
 
 // TaggedSuffix on the subject's format token switches tagged-text parsing
@@ -64,6 +70,7 @@ type streamState struct {
 	Adapter []byte   `msgpack:"a"`
 	Open    []string `msgpack:"o,omitempty"`
 	Ended   bool     `msgpack:"e,omitempty"`
+	Next    int64    `msgpack:"nx,omitempty"` // next expected Ts-Seq`
 	env     envelope
 	n       *ingest.Normalizer
 }
@@ -147,13 +154,29 @@ func (in *Ingest) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) e
 		return fmt.Errorf("%w: stream %q already ended", events.ErrBadInput, ref.stream)
 	}
 	var outs []ingest.Out
+	if h := m.Header.Get(HeaderSeq); h != "" {
+		pos, err := strconv.ParseInt(h, 10, 64)
+		if err != nil || pos < 0 {
+			return fmt.Errorf("%w: %s %q", events.ErrMalformed, HeaderSeq, h)
+		}
+		switch {
+		case pos < st.Next:
+			return nil // a repeat of an event already applied
+		case pos > st.Next:
+			outs = st.n.AbortOpen(events.ReasonStreamFailed, fmt.Sprintf("events %d to %d of the stream are missing", st.Next, pos-1))
+		}
+		st.Next = pos + 1
+	}
 	if m.Header.Get(HeaderEnd) == "1" {
-		outs = st.n.Flush()
+		outs = append(outs, st.n.Flush()...)
 		st.Ended = true
 	} else {
-		if outs, err = st.n.Feed(m.Data); err != nil {
-			return err // state unchanged: the projector records the rejection
+		more, err := st.n.Feed(m.Data)
+		if err != nil {
+			delete(in.cache, string(ref.key)) // Next may have moved; reload from the view
+			return err                        // adapter state unchanged: the projector records the rejection
 		}
+		outs = append(outs, more...)
 	}
 	if err := in.emit(tx, ref, st, m, outs, 0); err != nil {
 		delete(in.cache, string(ref.key))

@@ -80,6 +80,7 @@ func PublishRaw(ctx context.Context, js jetstream.JetStream, s RawStream, r io.R
 	err = ingest.ReadEvents(r, func(raw []byte) error {
 		msg := &nats.Msg{Subject: subj, Data: append([]byte(nil), raw...), Header: s.header()}
 		msg.Header.Set(jetstream.MsgIDHeader, "raw:"+s.Tenant+"/"+s.Stream+"/"+strconv.Itoa(n))
+		msg.Header.Set(HeaderSeq, strconv.Itoa(n))
 		f, err := js.PublishMsgAsync(msg)
 		if err != nil {
 			return fmt.Errorf("publish: %w", err)
@@ -99,6 +100,7 @@ func PublishRaw(ctx context.Context, js jetstream.JetStream, s RawStream, r io.R
 	}
 	end := &nats.Msg{Subject: subj, Header: s.header()}
 	end.Header.Set(HeaderEnd, "1")
+	end.Header.Set(HeaderSeq, strconv.Itoa(n))
 	end.Header.Set(jetstream.MsgIDHeader, "raw:"+s.Tenant+"/"+s.Stream+"/end")
 	ack, err := js.PublishMsg(ctx, end)
 	if err != nil {

@@ -89,7 +89,7 @@ func (n *Normalizer) decodeAnthropic(raw []byte) (func(), error) {
 	}
 	var ev anthEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnknownShape, ev.Type, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnknownShape, *env.Type, err)
 	}
 	bad := ""
 	switch ev.Type {

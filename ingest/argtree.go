@@ -27,7 +27,7 @@ type node struct {
 	K    byte     `msgpack:"k"`            // 'o' object, 'a' array, 's' string, 'n' number, 't' true, 'f' false, 'z' null
 	Keys []string `msgpack:"ks,omitempty"` // object keys, parallel to Kids
 	Kids []node   `msgpack:"kd,omitempty"` // object values or array elements
-	S    string   `msgpack:"s,omitempty"`  // string value or number text
+	S    []byte   `msgpack:"s,omitempty"`  // string value or number text; bytes so pieces append in linear time
 	Cont bool     `msgpack:"c,omitempty"`  // string: more pieces follow
 }
 
@@ -155,6 +155,9 @@ func (t *node) set(path []seg, v pval) (delta string, appended bool, grew int, w
 					grew += 4
 				}
 			} else {
+				if len(cur.Keys) >= KeysMax {
+					return "", false, 0, events.ReasonTooLarge
+				}
 				cur.Keys = append(cur.Keys, s.key)
 			}
 			if onSpine {
@@ -201,7 +204,7 @@ func (c *node) assign(v pval, onSpine bool) (string, bool, int, events.Reason) {
 		return "", false, 0, events.ReasonMalformedEvent
 	}
 	if c.K == 's' && c.Cont && v.k == 's' {
-		c.S += v.s
+		c.S = append(c.S, v.s...)
 		c.Cont = v.cont
 		if !onSpine {
 			return "", false, len(v.s), ""
@@ -218,9 +221,9 @@ func (c *node) assign(v pval, onSpine bool) (string, bool, int, events.Reason) {
 
 func leaf(v pval) node {
 	if v.k == 's' {
-		return node{K: 's', S: v.s, Cont: v.cont}
+		return node{K: 's', S: []byte(v.s), Cont: v.cont}
 	}
-	return node{K: v.k, S: v.s}
+	return node{K: v.k, S: []byte(v.s)}
 }
 
 // build returns the subtree that holds v at path (relative).
@@ -238,6 +241,16 @@ func build(path []seg, v pval) node {
 		return n
 	}
 	return node{K: 'o', Keys: []string{path[0].key}, Kids: []node{kid}}
+}
+
+// pathCost bounds the bytes set can add for path: its keys and the null
+// padding its indexes may need.
+func pathCost(path []seg) int {
+	c := 0
+	for _, s := range path {
+		c += len(s.key) + 4 + 5*s.idx
+	}
+	return c
 }
 
 // size approximates the serialised bytes of a subtree (for ArgsMax).
@@ -258,6 +271,9 @@ func (n *node) find(s seg) int {
 			return s.idx
 		}
 		return -1
+	}
+	if last := len(n.Keys) - 1; last >= 0 && n.Keys[last] == s.key {
+		return last // the usual case: values arrive in document order
 	}
 	for i, k := range n.Keys {
 		if k == s.key {
@@ -312,7 +328,7 @@ func (n *node) appendJSON(b []byte, open bool) []byte {
 		return b
 	case 's':
 		b = append(b, '"')
-		b = appendEscaped(b, n.S)
+		b = appendEscapedBytes(b, n.S)
 		if !(open && n.Cont) {
 			b = append(b, '"')
 		}

@@ -38,7 +38,8 @@ import (
 // with an "error" object (in-band error of an HTTP 200 stream) fails the
 // response. Reasoning (reasoning_content, reasoning) and refusal text are not
 // display text and are dropped. A usage-only chunk with no choices is normal
-// and produces nothing.
+// and produces nothing. A whole chat.completion (choices[].message instead of
+// delta) is read as a single chunk.
 
 type chatChunk struct {
 	ID      string          `json:"id"`
@@ -52,6 +53,7 @@ type chatChunk struct {
 type chatChoice struct {
 	Index        *int       `json:"index"`
 	Delta        *chatDelta `json:"delta"`
+	Message      *chatDelta `json:"message"` // a whole (non-streamed) completion, read as one delta
 	FinishReason *string    `json:"finish_reason"`
 }
 
@@ -130,7 +132,11 @@ func chatError(raw json.RawMessage) (code, msg string) {
 func (n *Normalizer) chatChoice(ch chatChoice) {
 	ci := deref(ch.Index)
 	n.choiceAt(ci)
-	if d := ch.Delta; d != nil {
+	d := ch.Delta
+	if d == nil {
+		d = ch.Message
+	}
+	if d != nil {
 		n.text(chatTextKey(ci), ci, contentText(d.Content))
 		for _, tc := range d.ToolCalls {
 			id, name, args := "", "", ""

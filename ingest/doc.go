@@ -45,7 +45,8 @@
 //     state is left unchanged, so the caller records a rejection and goes on.
 //     Feed never panics on any JSON. Every buffer has a documented bound
 //     (EventMax, ArgsMax, ItemsMax, ChoicesMax, ScansMax, PathDepthMax,
-//     ArrayIndexMax); what happens at a bound is decided by the input alone.
+//     ArrayIndexMax, KeysMax); what happens at a bound is decided by the
+//     input alone.
 //
 // Concurrency: the package holds no global mutable state. A Normalizer is
 // not safe for concurrent use: feed one stream's events in order from one

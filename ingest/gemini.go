@@ -214,7 +214,17 @@ func (n *Normalizer) gemPartials(j int, pas []gemPartial) {
 			n.gemAbort(it, events.ReasonMalformedEvent, "bad partialArgs value or jsonPath "+quoteJSON(pas[i].JSONPath))
 			return
 		}
+		if it.Size+pathCost(path)+len(v.s) > ArgsMax {
+			// Checked before building: an index like [65535] at every level
+			// would otherwise allocate the padding first.
+			n.gemAbort(it, events.ReasonTooLarge, "partialArgs exceed ArgsMax")
+			return
+		}
 		delta, appended, grew, why := it.Tree.set(path, v)
+		if why == events.ReasonTooLarge {
+			n.gemAbort(it, why, "partialArgs object has more than KeysMax keys")
+			return
+		}
 		if why != "" {
 			n.gemAbort(it, why, "partialArgs path conflicts with earlier values: "+quoteJSON(pas[i].JSONPath))
 			return

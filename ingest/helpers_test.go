@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -253,11 +252,4 @@ func merged(outs []ingest.Out) []string {
 	}
 	flush()
 	return res
-}
-
-func atoiOr(s string, def int) int {
-	if v, err := strconv.Atoi(s); err == nil {
-		return v
-	}
-	return def
 }

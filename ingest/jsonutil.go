@@ -96,7 +96,10 @@ func appendQuoted(b []byte, s string) []byte {
 }
 
 // appendEscaped appends the body of a JSON string holding s (no quotes).
-func appendEscaped(b []byte, s string) []byte {
+func appendEscaped(b []byte, s string) []byte { return appendEscapedBytes(b, []byte(s)) }
+
+// appendEscapedBytes is appendEscaped for bytes.
+func appendEscapedBytes(b []byte, s []byte) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -118,7 +121,7 @@ func appendEscaped(b []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := utf8.DecodeRune(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, `\ufffd`...)
 		} else {

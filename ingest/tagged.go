@@ -38,7 +38,7 @@ type scan struct {
 	Hold  string `msgpack:"h,omitempty"`  // held-back possible tag prefix
 	In    bool   `msgpack:"in,omitempty"` // inside <tool_call>
 	Item  string `msgpack:"it,omitempty"` // the open tag call's item id
-	Inner string `msgpack:"x,omitempty"`  // inner text so far (≤ ArgsMax)
+	Inner []byte `msgpack:"x,omitempty"`  // inner text so far (≤ ArgsMax); bytes so appends stay linear
 	Over  bool   `msgpack:"ov,omitempty"` // the open tag call was aborted; swallow to the close tag
 }
 
@@ -126,12 +126,12 @@ func (n *Normalizer) scanEmit(sc *scan, s string) {
 	}
 	ref := n.tagItem(sc.Item)
 	if len(sc.Inner)+len(s) > ArgsMax {
-		sc.Over, sc.Inner = true, ""
+		sc.Over, sc.Inner = true, nil
 		n.closeItem(sc.Item)
 		n.emitItem(ref, &events.ItemAborted{Reason: events.ReasonTooLarge, Detail: "tagged call exceeds ArgsMax"})
 		return
 	}
-	sc.Inner += s
+	sc.Inner = append(sc.Inner, s...)
 	n.emitItem(ref, &events.ArgumentsDelta{Delta: s})
 }
 
@@ -140,13 +140,13 @@ func (n *Normalizer) openTagCall(sc *scan) {
 	n.st.R.Tags++
 	id := n.uniqueID("tag" + itoa(num))
 	i := n.addItem(item{ID: id, Type: events.ItemFunctionCall, Index: num, Open: true, Tag: true})
-	sc.In, sc.Item, sc.Inner, sc.Over = true, id, "", false
+	sc.In, sc.Item, sc.Inner, sc.Over = true, id, nil, false
 	n.emitItem(&n.st.R.Items[i], &events.OutputItemAdded{Type: events.ItemFunctionCall, Index: num})
 }
 
 func (n *Normalizer) closeTagCall(sc *scan) {
-	over, inner, id := sc.Over, sc.Inner, sc.Item
-	sc.In, sc.Item, sc.Inner, sc.Over = false, "", "", false
+	over, inner, id := sc.Over, string(sc.Inner), sc.Item
+	sc.In, sc.Item, sc.Inner, sc.Over = false, "", nil, false
 	if over {
 		return
 	}

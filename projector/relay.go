@@ -51,7 +51,7 @@ type pending struct {
 }
 
 func (r *Runner) relayOnce(ctx context.Context) (int, error) {
-	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: prefixOutbox, UpperBound: prefixUpper(prefixOutbox)})
+	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: r.outboxFrom(), UpperBound: prefixUpper(prefixOutbox)})
 	if err != nil {
 		return 0, err
 	}
@@ -81,12 +81,16 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 	b := r.db.NewBatch()
 	defer b.Close()
 	var firstErr error
+	var through []byte
 	acked := 0
 	for _, p := range inflight {
 		select {
 		case <-p.fut.Ok():
 			if err := b.Delete(p.key, nil); err != nil {
 				return 0, err
+			}
+			if firstErr == nil {
+				through = p.key // the acked prefix is unbroken so far
 			}
 			acked++
 		case err := <-p.fut.Err():
@@ -102,6 +106,12 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("projector: outbox delete: %w", err)
 		}
 		r.backlog.Add(-int64(acked))
+		if through != nil {
+			// Rows are written in increasing key order and this prefix is
+			// gone: later rounds start after it instead of walking its
+			// tombstones again (which made the relay quadratic).
+			r.outboxLow = append(through, 0)
+		}
 		r.relayed.Add(uint64(acked))
 		select {
 		case r.relayRoom <- struct{}{}:
@@ -109,6 +119,14 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return acked, firstErr
+}
+
+// outboxFrom is where the next relay round starts reading the outbox.
+func (r *Runner) outboxFrom() []byte {
+	if r.outboxLow != nil {
+		return r.outboxLow
+	}
+	return prefixOutbox
 }
 
 func (r *Runner) countOutbox() (int, error) {

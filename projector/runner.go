@@ -91,6 +91,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Hooks for crash tests; nil in production.
 	Hooks *Hooks
+
+	local bool // NewLocal: no bus
 }
 
 // Hooks let crash tests stop a process at exact points. Each runs on the
@@ -101,7 +103,7 @@ type Hooks struct {
 }
 
 func (c *Config) setDefaults(p Projection) error {
-	if c.JS == nil || c.Stream == "" || c.Dir == "" {
+	if c.Dir == "" || (!c.local && (c.JS == nil || c.Stream == "")) {
 		return fmt.Errorf("%w: JS, Stream and Dir are required", ErrInvalidConfig)
 	}
 	if c.Durable == "" {
@@ -135,6 +137,7 @@ type Runner struct {
 	rejected   atomic.Uint64
 	relayed    atomic.Uint64
 	relayKick  chan struct{}
+	outboxLow  []byte // relay goroutine only: every outbox key below it is deleted
 	relayRoom  chan struct{}
 
 	mu      sync.Mutex
@@ -415,13 +418,8 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 
 // applyBatch applies, commits, then acks. done reports UntilSeq reached.
 func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bool, err error) {
-	b := r.db.NewIndexedBatch()
-	defer b.Close()
-	r.tx.batch = b
-	cp := r.Checkpoint()
-	last := cp
+	msgs := make([]*Msg, 0, len(batch))
 	var ack jetstream.Msg
-	var applied, rejected, rows uint64
 	for _, jm := range batch {
 		md, err := jm.Metadata()
 		if err != nil {
@@ -433,24 +431,51 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 			break
 		}
 		ack = jm
+		msgs = append(msgs, &Msg{Seq: seq, Subject: jm.Subject(), Time: md.Timestamp.UnixNano(), Header: jm.Headers(), Data: jm.Data()})
+		if r.cfg.UntilSeq > 0 && seq >= r.cfg.UntilSeq {
+			done = true
+			break
+		}
+	}
+	if err := r.applyMsgs(ctx, msgs); err != nil {
+		return false, err
+	}
+	if ack != nil && !r.cfg.Ephemeral {
+		if err := ack.Ack(); err != nil {
+			r.log.Warn("ack failed; the checkpoint keeps the position", "err", err)
+		}
+	}
+	return done, nil
+}
+
+// applyMsgs applies msgs and commits state, checkpoint and outbox in one
+// Pebble batch. Messages at or below the checkpoint are skipped.
+func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
+	b := r.db.NewIndexedBatch()
+	defer b.Close()
+	r.tx.batch = b
+	cp := r.Checkpoint()
+	last := cp
+	var applied, rejected, rows uint64
+	for _, m := range msgs {
+		seq := m.Seq
 		if seq <= last {
 			continue // redelivery of an applied message: a no-op
 		}
-		m := &Msg{Seq: seq, Subject: jm.Subject(), Time: md.Timestamp.UnixNano(), Header: jm.Headers(), Data: jm.Data()}
 		r.tx.reset(m)
-		err = r.p.Apply(ctx, &r.tx, m)
+		err := r.p.Apply(ctx, &r.tx, m)
 		if err != nil && !errors.Is(err, events.ErrBadInput) {
-			return false, fmt.Errorf("projector: %s apply seq %d: %w", r.p.Name(), seq, err)
+			return fmt.Errorf("projector: %s apply seq %d: %w", r.p.Name(), seq, err)
 		}
 		if err != nil {
 			rejected++
 			if err := r.reject(ctx, b, m, err); err != nil {
-				return false, err
+				return err
 			}
 		} else {
 			applied++
 			if err := r.tx.flush(); err != nil {
-				return false, err
+				return err
 			}
 		}
 		if r.cfg.DiscardEmits {
@@ -459,43 +484,35 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 		for i, row := range r.tx.emitted {
 			v, err := msgpack.Marshal(&row)
 			if err != nil {
-				return false, fmt.Errorf("projector: outbox row: %w", err)
+				return fmt.Errorf("projector: outbox row: %w", err)
 			}
 			if err := b.Set(seqKey(prefixOutbox, seq, uint32(i)), v, nil); err != nil {
-				return false, err
+				return err
 			}
 			rows++
 		}
 		last = seq
-		if r.cfg.UntilSeq > 0 && seq >= r.cfg.UntilSeq {
-			done = true
-			break
-		}
 	}
-	if last > cp {
-		if err := b.Set(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last), nil); err != nil {
-			return false, err
-		}
-		if err := b.Commit(r.wo); err != nil {
-			return false, fmt.Errorf("projector: commit: %w", err)
-		}
-		r.backlog.Add(int64(rows))
-		r.applied.Add(applied)
-		r.rejected.Add(rejected)
-		if h := r.cfg.Hooks; h != nil && h.AfterCommit != nil {
-			h.AfterCommit(last)
-		}
-		r.advance(last)
-		if rows > 0 {
-			r.kickRelay()
-		}
+	if last == cp {
+		return nil
 	}
-	if ack != nil && !r.cfg.Ephemeral {
-		if err := ack.Ack(); err != nil {
-			r.log.Warn("ack failed; the checkpoint keeps the position", "err", err)
-		}
+	if err := b.Set(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last), nil); err != nil {
+		return err
 	}
-	return done, nil
+	if err := b.Commit(r.wo); err != nil {
+		return fmt.Errorf("projector: commit: %w", err)
+	}
+	r.backlog.Add(int64(rows))
+	r.applied.Add(applied)
+	r.rejected.Add(rejected)
+	if h := r.cfg.Hooks; h != nil && h.AfterCommit != nil {
+		h.AfterCommit(last)
+	}
+	r.advance(last)
+	if rows > 0 {
+		r.kickRelay()
+	}
+	return nil
 }
 
 // reject records m as rejected and lets the projection emit its typed event.

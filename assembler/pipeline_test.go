@@ -1,0 +1,370 @@
+package assembler_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// pipeline runs ingest and the assembler synchronously (projector.Local:
+// the runner's own apply and commit path, without a bus), for property and
+// fuzz tests that run thousands of streams.
+type pipeline struct {
+	t        testing.TB
+	ing, asm *projector.Local
+	seq      uint64
+	runs     int
+	tenant   string // each run is its own tenant, so runs share views but never state
+	out      []*events.Event
+}
+
+func newPipeline(t testing.TB) *pipeline {
+	dir := t.TempDir()
+	ing, err := projector.NewLocal(filepath.Join(dir, "ingest"), assembler.NewIngest(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asm, err := projector.NewLocal(filepath.Join(dir, "asm"), assembler.New(assembler.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ing.Close(); asm.Close() })
+	return &pipeline{t: t, ing: ing, asm: asm}
+}
+
+// raw feeds one raw provider event at stream position pos (-1: no position).
+func (p *pipeline) raw(format, stream string, pos int, data []byte, end bool) {
+	subj, err := events.IngestSubject(p.tenant, format, stream)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	h := nats.Header{}
+	if pos >= 0 {
+		h.Set(assembler.HeaderSeq, strconv.Itoa(pos))
+	}
+	if end {
+		h.Set(assembler.HeaderEnd, "1")
+	}
+	p.seq++
+	ctx := context.Background()
+	emitted, err := p.ing.Apply(ctx, &projector.Msg{Seq: p.seq, Subject: subj, Time: int64(p.seq) * 1e6, Header: h, Data: data})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	for _, e := range emitted {
+		b, err := events.Encode(e.Event)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		p.seq++
+		out, err := p.asm.Apply(ctx, &projector.Msg{Seq: p.seq, Subject: e.Subject, Time: int64(p.seq) * 1e6, Data: b})
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		for _, o := range out {
+			p.out = append(p.out, o.Event)
+		}
+	}
+}
+
+// run feeds a whole stream and its end marker and returns the completed
+// calls as "response/item name call_id args" lines.
+func (p *pipeline) run(format string, evs [][]byte, positions []int) []string {
+	p.runs++
+	p.tenant, p.out = fmt.Sprintf("t%d", p.runs), nil
+	for i, ev := range evs {
+		p.raw(format, "s", positions[i], ev, false)
+	}
+	p.raw(format, "s", positions[len(positions)-1]+1, nil, true)
+	return completed(p.out)
+}
+
+// completed lists the completed calls as "name call_id args". The response
+// and item ids are left out: a corrupted message_start may leave a call
+// under the stream's id instead of the provider's, which is the same call.
+func completed(evs []*events.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		if c, ok := events.As[*events.CallCompleted](ev); ok {
+			out = append(out, fmt.Sprintf("%s %s %s", c.Name, ev.CallID, c.Arguments))
+		}
+	}
+	return out
+}
+
+type recording struct {
+	file, provider string
+	events         [][]byte
+}
+
+func recordings(t testing.TB) []recording {
+	b, err := os.ReadFile("../testdata/streams/MANIFEST.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m []struct{ File, Provider string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var out []recording
+	for _, e := range m {
+		f, err := os.Open(filepath.Join("../testdata/streams", e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := recording{file: e.File, provider: e.Provider}
+		if r.provider == "other" {
+			r.provider = "auto"
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 8<<20)
+		for sc.Scan() {
+			if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+				r.events = append(r.events, append([]byte(nil), line...))
+			}
+		}
+		f.Close()
+		out = append(out, r)
+	}
+	return out
+}
+
+func seqPositions(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}
+
+// TestRechunkingYieldsTheSameCalls splits argument fragments at random rune
+// boundaries: the completed calls must not change.
+func TestRechunkingYieldsTheSameCalls(t *testing.T) {
+	trials := 20
+	if testing.Short() {
+		trials = 4
+	}
+	splits := 0
+	defer func() {
+		if splits == 0 {
+			t.Fatal("no argument fragment was split: the test tested nothing")
+		}
+	}()
+	for _, rec := range recordings(t) {
+		t.Run(rec.file, func(t *testing.T) {
+			p := newPipeline(t)
+			want := p.run(rec.provider, rec.events, seqPositions(len(rec.events)))
+			rng := rand.New(rand.NewPCG(7, uint64(len(rec.file))))
+			split := 0
+			for trial := 0; trial < trials; trial++ {
+				var evs [][]byte
+				for _, ev := range rec.events {
+					parts := splitArgs(ev, rng)
+					if len(parts) > 1 {
+						split++
+					}
+					evs = append(evs, parts...)
+				}
+				got := p.run(rec.provider, evs, seqPositions(len(evs)))
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d: calls differ after re-chunking\n got %q\nwant %q", trial, got, want)
+				}
+			}
+			splits += split
+		})
+	}
+}
+
+// TestCorruptionNeverChangesArguments corrupts, drops or cuts one event at a
+// time: a completed call may disappear, but never appear with arguments or
+// a name the intact stream did not complete.
+func TestCorruptionNeverChangesArguments(t *testing.T) {
+	for _, rec := range recordings(t) {
+		t.Run(rec.file, func(t *testing.T) {
+			p := newPipeline(t)
+			want := p.run(rec.provider, rec.events, seqPositions(len(rec.events)))
+			// Every event of short streams; an even sample of long ones.
+			samples := 20
+			if testing.Short() {
+				samples = 5
+			}
+			step := max(1, len(rec.events)/samples)
+			for i := 0; i < len(rec.events); i += step {
+				for _, mut := range []string{"garbage", "truncate", "drop", "cut"} {
+					evs := slices.Clone(rec.events)
+					pos := seqPositions(len(evs))
+					switch mut {
+					case "garbage":
+						evs[i] = []byte(`{"type":`)
+					case "truncate":
+						evs[i] = evs[i][:len(evs[i])/2]
+					case "drop":
+						evs = slices.Delete(evs, i, i+1)
+						pos = slices.Delete(pos, i, i+1)
+						if len(evs) == 0 {
+							continue
+						}
+					case "cut":
+						evs, pos = evs[:i+1], pos[:i+1]
+					}
+					got := p.run(rec.provider, evs, pos)
+					for _, c := range got {
+						if !slices.Contains(want, c) {
+							t.Fatalf("%s of event %d completed a call the intact stream did not: %s\nintact: %q", mut, i, c, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// FuzzPipeline mutates recordings: no panic, and no completed call that the
+// intact stream did not complete.
+func FuzzPipeline(f *testing.F) {
+	f.Add(uint8(0), uint64(1), uint8(0))
+	f.Add(uint8(5), uint64(2), uint8(1))
+	f.Add(uint8(11), uint64(3), uint8(2))
+	f.Fuzz(func(t *testing.T, which uint8, seed uint64, op uint8) {
+		recs := recordings(t)
+		rec := recs[int(which)%len(recs)]
+		p := newPipeline(t)
+		want := p.run(rec.provider, rec.events, seqPositions(len(rec.events)))
+		rng := rand.New(rand.NewPCG(seed, uint64(op)))
+		evs := slices.Clone(rec.events)
+		for k := 0; k <= int(op%4); k++ {
+			i := rng.IntN(len(evs))
+			b := slices.Clone(evs[i])
+			if len(b) > 0 {
+				b[rng.IntN(len(b))] = byte(rng.IntN(256))
+			}
+			evs[i] = b
+		}
+		for _, c := range p.run(rec.provider, evs, seqPositions(len(evs))) {
+			if !slices.Contains(want, c) {
+				t.Fatalf("mutation completed a call the intact stream did not: %s", c)
+			}
+		}
+	})
+}
+
+// splitArgs splits the argument fragment of one raw event in two at a random
+// rune boundary, per protocol; other events come back whole.
+func splitArgs(raw []byte, rng *rand.Rand) [][]byte {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil {
+		return [][]byte{raw}
+	}
+	cut := func(s string) (string, string, bool) {
+		if utf8.RuneCountInString(s) < 2 {
+			return "", "", false
+		}
+		idx := []int{}
+		for i := range s {
+			if i > 0 {
+				idx = append(idx, i)
+			}
+		}
+		k := idx[rng.IntN(len(idx))]
+		return s[:k], s[k:], true
+	}
+	enc := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	get := func(v any, path ...any) (any, bool) {
+		for _, p := range path {
+			switch k := p.(type) {
+			case string:
+				mm, ok := v.(map[string]any)
+				if !ok {
+					return nil, false
+				}
+				v = mm[k]
+			case int:
+				a, ok := v.([]any)
+				if !ok || k >= len(a) {
+					return nil, false
+				}
+				v = a[k]
+			}
+		}
+		return v, v != nil
+	}
+	switch m["type"] {
+	case "response.function_call_arguments.delta":
+		if s, ok := m["delta"].(string); ok {
+			if a, b, ok := cut(s); ok {
+				m2 := clone(m)
+				m["delta"], m2["delta"] = a, b
+				return [][]byte{enc(m), enc(m2)}
+			}
+		}
+	case "content_block_delta":
+		if d, ok := m["delta"].(map[string]any); ok && d["type"] == "input_json_delta" {
+			if a, b, ok := cut(d["partial_json"].(string)); ok {
+				m2 := clone(m)
+				m["delta"].(map[string]any)["partial_json"] = a
+				m2["delta"].(map[string]any)["partial_json"] = b
+				return [][]byte{enc(m), enc(m2)}
+			}
+		}
+	}
+	if calls, ok := get(m, "choices", 0, "delta", "tool_calls"); ok {
+		tc := calls.([]any)
+		fin, _ := get(m, "choices", 0, "finish_reason")
+		if len(tc) == 1 && fin == nil {
+			call := tc[0].(map[string]any)
+			if s, ok := get(call, "function", "arguments"); ok {
+				if a, b, ok := cut(s.(string)); ok {
+					m2 := clone(m)
+					call["function"].(map[string]any)["arguments"] = a
+					cont := map[string]any{"function": map[string]any{"arguments": b}}
+					if ix, ok := call["index"]; ok {
+						cont["index"] = ix
+					}
+					m2["choices"].([]any)[0].(map[string]any)["delta"] = map[string]any{"tool_calls": []any{cont}}
+					return [][]byte{enc(m), enc(m2)}
+				}
+			}
+		}
+	}
+	if pa, ok := get(m, "candidates", 0, "content", "parts", 0, "functionCall", "partialArgs"); ok {
+		args := pa.([]any)
+		if len(args) == 1 {
+			arg := args[0].(map[string]any)
+			if s, ok := arg["stringValue"].(string); ok {
+				if a, b, ok := cut(s); ok {
+					m2 := clone(m)
+					arg["stringValue"], arg["willContinue"] = a, true
+					arg2, _ := get(m2, "candidates", 0, "content", "parts", 0, "functionCall", "partialArgs", 0)
+					arg2.(map[string]any)["stringValue"] = b
+					return [][]byte{enc(m), enc(m2)}
+				}
+			}
+		}
+	}
+	return [][]byte{raw}
+}
+
+func clone(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	dec.Decode(&out)
+	return out
+}
