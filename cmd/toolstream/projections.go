@@ -2,22 +2,40 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/responses"
 )
 
-// deps are what projections may need from the process.
+// deps are what projections may need from the process. Bus is nil in
+// replay, so live-only outputs (previews) are off there.
 type deps struct {
-	g *globals
+	g           *globals
+	log         *slog.Logger
+	bus         *bus.Bus
+	idleTimeout time.Duration
+	argsMax     int
 }
 
 // projectionFactories builds a fresh instance of each projection by name.
 // Replay needs fresh instances; serve builds one of each it runs.
 var projectionFactories = map[string]func(d *deps) (projector.Projection, error){
-	responses.Name: func(*deps) (projector.Projection, error) { return responses.Projection{}, nil },
+	responses.Name:       func(*deps) (projector.Projection, error) { return responses.Projection{}, nil },
+	assembler.IngestName: func(d *deps) (projector.Projection, error) { return assembler.NewIngest(d.log), nil },
+	assembler.Name: func(d *deps) (projector.Projection, error) {
+		cfg := assembler.Config{ParseRegistry: parseRegistry, Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
+		if d.bus != nil {
+			nc := d.bus.Conn
+			cfg.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }
+		}
+		return assembler.New(cfg), nil
+	},
 }
 
 func projectionNames() []string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 
 func replayCmd(g *globals) *cobra.Command {
 	var name, into string
+	d := &deps{g: g}
 	var verify bool
 	var until uint64
 	cmd := &cobra.Command{
@@ -36,7 +38,8 @@ sequence and compares: a difference exits with status 2 and says so.`,
 				return err
 			}
 			defer b.Close()
-			p, err := newProjection(name, &deps{g: g})
+			d.log = log
+			p, err := newProjection(name, d)
 			if err != nil {
 				return err
 			}
@@ -93,6 +96,8 @@ sequence and compares: a difference exits with status 2 and says so.`,
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare the rebuilt view's digest with the live view's; exit 2 on a difference")
 	cmd.Flags().Uint64Var(&until, "until", 0, "rebuild up to this stream sequence (default: the live view's checkpoint)")
 	cmd.Flags().StringVar(&into, "into", "", "scratch directory for the rebuilt view (default: a temporary one, removed after)")
+	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "the assembler's idle deadline: must be serve's")
+	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")
 	cmd.MarkFlagRequired("projection")
 	return cmd
 }

@@ -14,14 +14,16 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
 )
 
 // DigestSubject answers a projection name with its live view digest.
 const DigestSubject = "tsv.digest"
 
 func serveCmd(g *globals) *cobra.Command {
-	var components string
+	var components, tools string
 	var tick time.Duration
+	d := &deps{g: g}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the backbone: embedded NATS JetStream (or --nats-url) and the projections",
@@ -36,20 +38,31 @@ in-flight batch commit, and closes the server cleanly: nothing acknowledged is l
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), g, log, splitList(components), tick)
+			d.log = log
+			return serve(cmd.Context(), d, splitList(components), tick, tools)
 		},
 	}
 	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, or projection names ("+fmt.Sprint(projectionNames())+")")
 	cmd.Flags().DurationVar(&tick, "tick", time.Second, "interval of clock ticks written to the log (deadlines use event time)")
+	cmd.Flags().StringVar(&tools, "tools", "", "tool registry file (YAML or JSON); changes take effect without a restart and are recorded in the log")
+	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "event-time deadline after which a silent response's open calls are incomplete")
+	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "largest call arguments in bytes; larger calls are rejected too_large")
 	return cmd
 }
 
-func serve(ctx context.Context, g *globals, log *slog.Logger, components []string, tick time.Duration) error {
+func serve(ctx context.Context, d *deps, components []string, tick time.Duration, tools string) error {
+	g, log := d.g, d.log
 	b, err := g.openEmbedded(ctx, log, g.data, g.listen)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	d.bus = b
+	if tools != "" {
+		if err := followTools(ctx, b, log, tools); err != nil {
+			return err
+		}
+	}
 	want := map[string]bool{}
 	for _, c := range components {
 		if c == "all" {
@@ -64,7 +77,6 @@ func serve(ctx context.Context, g *globals, log *slog.Logger, components []strin
 		}
 		want[c] = true
 	}
-	d := &deps{g: g}
 	runners := map[string]*projector.Runner{}
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
@@ -126,6 +138,31 @@ func serve(ctx context.Context, g *globals, log *slog.Logger, components []strin
 	wg.Wait()
 	log.Info("stopped")
 	return err
+}
+
+// followTools records the tools file as the registry in effect (an event in
+// the log) and keeps following the file: each change is recorded too, and
+// every assembler and executor picks it up from the log without a restart.
+func followTools(ctx context.Context, b *bus.Bus, log *slog.Logger, path string) error {
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, OnChange: func(r *registry.Registry) {
+		if _, err := registry.Publish(ctx, b.JS, bus.StreamName, r, path); err != nil {
+			log.Error("registry change not recorded", "file", path, "err", err)
+			return
+		}
+		log.Info("registry changed", "file", path, "digest", r.Digest())
+	}})
+	if err != nil {
+		return err
+	}
+	if _, err := registry.Publish(ctx, b.JS, bus.StreamName, w.Current(), path); err != nil {
+		return err
+	}
+	go func() {
+		if err := w.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("tools file watcher stopped", "err", err)
+		}
+	}()
+	return nil
 }
 
 // runClock writes a Tick into the log every interval, so deadlines (idle

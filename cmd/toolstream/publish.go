@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/ingest"
+)
+
+func init() { extraCommands = append(extraCommands, publishCmd) }
+
+func publishCmd(g *globals) *cobra.Command {
+	var s assembler.RawStream
+	var provider string
+	cmd := &cobra.Command{
+		Use:     "publish [--provider P] [--tenant T] [--stream ID] FILE|-",
+		Aliases: []string{"ingest"},
+		Short:   "Publish a provider stream (JSON lines or raw SSE) verbatim to a running server's ingest subject",
+		Long: `publish reads a provider's streaming events from FILE or stdin (JSON lines or raw SSE) and publishes
+each one verbatim to ts.in.<tenant>.<format>.<stream>, numbered in a Ts-Seq header, followed by an
+end-of-stream marker. It is what any producer does, in any language; the server normalises and
+assembles the calls (see toolstream calls).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			s.Format, s.Tagged = normaliseProvider(provider, s.Tagged)
+			if _, err := ingest.ParseFormat(s.Format); err != nil {
+				return err
+			}
+			var in io.Reader = os.Stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+				if s.Stream == "" {
+					s.Stream = filepath.Base(args[0])
+				}
+			}
+			if s.Stream == "" {
+				s.Stream = "stdin"
+			}
+			b, err := g.connect(cmd.Context(), log)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			n, seq, err := assembler.PublishRaw(cmd.Context(), b.JS, s, in)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "published %d events of stream %q for tenant %s (end at seq %d)\n", n, s.Stream, s.Tenant, seq)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&provider, "provider", "auto", "provider format: auto, openai-responses, openai-chat, anthropic, gemini, tagged")
+	cmd.Flags().StringVar(&s.Tenant, "tenant", "default", "tenant")
+	cmd.Flags().StringVar(&s.Stream, "stream", "", "stream id (default: the file name)")
+	cmd.Flags().BoolVar(&s.Tagged, "tagged", false, "read <tool_call>{…}</tool_call> blocks in the text")
+	cmd.Flags().StringVar(&s.User, "user", "", "end user, carried in every event")
+	cmd.Flags().StringVar(&s.Session, "session", "", "session, carried in every event")
+	cmd.Flags().StringVar(&s.Run, "run", "", "agent run, carried in every event (part of the idempotency key)")
+	cmd.Flags().StringVar(&s.Step, "step", "", "step of the run (part of the idempotency key)")
+	return cmd
+}
