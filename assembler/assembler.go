@@ -15,20 +15,47 @@ import (
 const Name = "assembler"
 
 // Assembler is the projection from canonical model events to calls.
+//
+// The hot path is an argument delta: one row written (the delta, keyed by
+// its stream sequence) and nothing decoded but the event itself. Call and
+// response rows are written when they open and when they are decided; the
+// in-memory caches below mirror them (they are derived from the view and
+// rebuilt from it on a miss, so a restart or a replay sees the same
+// decisions).
 type Assembler struct {
 	cfg       Config
 	log       *slog.Logger
 	validator Validator // registry in effect; nil = none
 	loaded    bool      // validator restored from the view after a restart
 	previews  map[string]*preview
+	calls     map[string]*callEntry // open calls
+	resps     map[string]*respEntry // open responses
 }
+
+// callEntry is an open call's row plus what the hot path needs.
+type callEntry struct {
+	row   call
+	bytes int // argument bytes received
+}
+
+// respEntry is an open response's row plus the activity time stored in
+// its open-index row.
+type respEntry struct {
+	row    response
+	stored int64 // last activity written to the ~open row
+}
+
+// cacheMax bounds each cache; past it the cache is dropped and rebuilt
+// from the view on demand.
+const cacheMax = 100_000
 
 var _ projector.Projection = (*Assembler)(nil)
 
 // New returns an assembler projection.
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
-	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{}}
+	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
+		calls: map[string]*callEntry{}, resps: map[string]*respEntry{}}
 }
 
 // Name implements projector.Projection.
@@ -60,33 +87,63 @@ func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg)
 	if ev.Response == "" {
 		return fmt.Errorf("%w: %s without response id", events.ErrMissingField, ev.Kind)
 	}
+	re, err := a.response(tx, ev)
+	if err != nil || re == nil {
+		return err // re nil: the response is decided, late events change nothing
+	}
+	s := &step{a: a, tx: tx, ev: ev, seq: m.Seq, re: re}
+	if err := s.apply(); err != nil {
+		a.forget(ev.Tenant, ev.Response) // the Tx is dropped: so is what the caches learnt
+		return err
+	}
+	return s.finish()
+}
+
+// response returns the open response of ev, creating it on first sight; nil
+// when it is decided.
+func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, error) {
+	ck := ev.Tenant + "\x00" + ev.Response
+	if re := a.resps[ck]; re != nil {
+		return re, nil
+	}
 	rk, err := respKey(ev.Tenant, ev.Response)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var r response
-	found, err := load(tx, rk, &r)
+	re := &respEntry{}
+	found, err := load(tx, rk, &re.row)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if found && r.Status != "" {
-		return nil // the response is decided: late events change nothing
+	if found && re.row.Status != "" {
+		return nil, nil
 	}
-	if !found {
-		r.Env = envOf(ev)
+	if found {
+		if v, ok, err := tx.Get(openKey(ev.Tenant, ev.Response)); err != nil {
+			return nil, err
+		} else if ok && len(v) == 8 {
+			re.stored = int64(binary.BigEndian.Uint64(v))
+		}
+	} else {
+		re.row.Env = envOf(ev)
+		re.stored = -1 // not written yet
 	}
-	s := &step{a: a, tx: tx, ev: ev, seq: m.Seq, r: &r}
-	if err := s.apply(); err != nil {
-		return err
+	if len(a.resps) >= cacheMax {
+		clear(a.resps)
 	}
-	if err := store(tx, rk, &r); err != nil {
-		return err
+	a.resps[ck] = re
+	return re, nil
+}
+
+// forget drops a response and its calls from the caches.
+func (a *Assembler) forget(tenant, resp string) {
+	delete(a.resps, tenant+"\x00"+resp)
+	prefix := tenant + "\x00c\x00" + resp + "\x00"
+	for k := range a.calls {
+		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
+			delete(a.calls, k)
+		}
 	}
-	ok := openKey(ev.Tenant, ev.Response)
-	if r.Status != "" {
-		return tx.Delete(ok)
-	}
-	return tx.Set(ok, binary.BigEndian.AppendUint64(nil, uint64(ev.At)))
 }
 
 func envOf(ev *events.Event) envelope {
@@ -95,11 +152,12 @@ func envOf(ev *events.Event) envelope {
 
 // step is the application of one model event to one response.
 type step struct {
-	a   *Assembler
-	tx  *projector.Tx
-	ev  *events.Event
-	seq uint64
-	r   *response
+	a     *Assembler
+	tx    *projector.Tx
+	ev    *events.Event
+	seq   uint64
+	re    *respEntry
+	dirty bool // the response row changed
 }
 
 func (s *step) apply() error {
@@ -111,25 +169,20 @@ func (s *step) apply() error {
 		if b.Type != events.ItemFunctionCall {
 			return nil // server tools, text, reasoning: not client calls
 		}
-		c, key, err := s.open(b.Name, b.Index)
-		if err != nil || c == nil {
+		ce, err := s.open(b.Name, b.Index)
+		if err != nil || ce == nil {
 			return err
 		}
 		if b.HasArguments {
-			if err := s.appendArgs(c, key, b.Arguments); err != nil {
-				return err
-			}
+			return s.appendArgs(ce, b.Arguments)
 		}
-		return store(s.tx, key, c)
+		return nil
 	case *events.ArgumentsDelta:
-		c, key, err := s.open("", 0)
-		if err != nil || c == nil {
+		ce, err := s.open("", 0)
+		if err != nil || ce == nil {
 			return err
 		}
-		if err := s.appendArgs(c, key, b.Delta); err != nil {
-			return err
-		}
-		return store(s.tx, key, c)
+		return s.appendArgs(ce, b.Delta)
 	case *events.ArgumentsDone:
 		return s.done("", b.Arguments, b.HasArguments, "")
 	case *events.OutputItemDone:
@@ -138,15 +191,11 @@ func (s *step) apply() error {
 		}
 		return s.done(b.Name, b.Arguments, b.HasArguments, b.Status)
 	case *events.ItemAborted:
-		key, err := callKey(ev.Tenant, ev.Response, ev.Item)
-		if err != nil {
+		ce, key, err := s.existing(ev.Item)
+		if err != nil || ce == nil {
 			return err
 		}
-		var c call
-		if ok, err := load(s.tx, key, &c); err != nil || !ok || c.State != stateOpen {
-			return err
-		}
-		return s.incomplete(&c, key, b.Reason, b.Detail)
+		return s.incomplete(ce, key, b.Reason, b.Detail)
 	case *events.ResponseCompleted:
 		return s.endResponse(events.StatusCompleted, events.ReasonStreamEnded, "the response completed before the call's completion signal", "", "")
 	case *events.ResponseIncomplete:
@@ -158,66 +207,137 @@ func (s *step) apply() error {
 	}
 }
 
-// open returns the call of the event's item, creating it on first sight. A
-// decided call comes back nil: nothing may change it any more.
-func (s *step) open(name string, index int) (*call, []byte, error) {
-	ev := s.ev
-	if ev.Item == "" {
-		return nil, nil, fmt.Errorf("%w: %s without item id", events.ErrMissingField, ev.Kind)
-	}
-	key, err := callKey(ev.Tenant, ev.Response, ev.Item)
-	if err != nil {
-		return nil, nil, err
-	}
-	var c call
-	found, err := load(s.tx, key, &c)
-	if err != nil {
-		return nil, nil, err
-	}
-	if found {
-		if c.State != stateOpen {
-			return nil, nil, nil
+// finish writes the response row when it changed and keeps the open index:
+// the last activity is rewritten only when it moved by a sixteenth of the
+// idle deadline, so a delta does not pay for it.
+func (s *step) finish() error {
+	ev, re := s.ev, s.re
+	ok := openKey(ev.Tenant, ev.Response)
+	if re.row.Status != "" {
+		s.a.forget(ev.Tenant, ev.Response)
+		if err := s.storeResponse(); err != nil {
+			return err
 		}
-		if c.Name == "" {
-			c.Name = name
-		}
-		if c.CallID == "" {
-			c.CallID = ev.CallID
-		}
-		c.From.LastSeq = s.seq
-		return &c, key, nil
+		return s.tx.Delete(ok)
 	}
-	c = call{Name: name, CallID: ev.CallID, Index: index, Order: s.r.Calls, Env: envOf(ev),
-		From: events.Provenance{FirstSeq: s.seq, LastSeq: s.seq, OpenedAt: ev.At}}
-	s.r.Calls++
-	return &c, key, nil
+	if s.dirty || re.stored < 0 {
+		if err := s.storeResponse(); err != nil {
+			return err
+		}
+	}
+	if re.stored < 0 || ev.At-re.stored >= int64(s.a.cfg.IdleTimeout)/16 {
+		re.stored = ev.At
+		return s.tx.Set(ok, binary.BigEndian.AppendUint64(nil, uint64(ev.At)))
+	}
+	return nil
 }
 
-// appendArgs stores a delta as its own row: linear in the bytes received.
-func (s *step) appendArgs(c *call, key []byte, delta string) error {
-	c.From.Deltas++
-	c.From.Bytes += len(delta)
-	if c.Overflow || delta == "" {
+func (s *step) storeResponse() error {
+	rk, err := respKey(s.ev.Tenant, s.ev.Response)
+	if err != nil {
+		return err
+	}
+	return store(s.tx, rk, &s.re.row)
+}
+
+// existing returns the open call of item, or nil when there is none or it
+// is decided.
+func (s *step) existing(item string) (*callEntry, []byte, error) {
+	key, err := callKey(s.ev.Tenant, s.ev.Response, item)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ce := s.a.calls[string(key)]; ce != nil {
+		return ce, key, nil
+	}
+	ce := &callEntry{}
+	found, err := load(s.tx, key, &ce.row)
+	if err != nil || !found || ce.row.State != stateOpen {
+		return nil, key, err
+	}
+	// After a restart: count the bytes already buffered.
+	cp, err := chunkPrefix(s.ev.Tenant, s.ev.Response, item)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.tx.Scan(cp, func(_, v []byte) error { ce.bytes += len(v); return nil }); err != nil {
+		return nil, nil, err
+	}
+	s.a.cache(key, ce)
+	return ce, key, nil
+}
+
+func (a *Assembler) cache(key []byte, ce *callEntry) {
+	if len(a.calls) >= cacheMax {
+		clear(a.calls)
+	}
+	a.calls[string(key)] = ce
+}
+
+// open returns the call of the event's item, creating it on first sight. A
+// decided call comes back nil: nothing may change it any more.
+func (s *step) open(name string, index int) (*callEntry, error) {
+	ev := s.ev
+	if ev.Item == "" {
+		return nil, fmt.Errorf("%w: %s without item id", events.ErrMissingField, ev.Kind)
+	}
+	ce, key, err := s.existing(ev.Item)
+	if err != nil {
+		return nil, err
+	}
+	if ce != nil {
+		if (ce.row.Name == "" && name != "") || (ce.row.CallID == "" && ev.CallID != "") {
+			if ce.row.Name == "" {
+				ce.row.Name = name
+			}
+			if ce.row.CallID == "" {
+				ce.row.CallID = ev.CallID
+			}
+			return ce, store(s.tx, key, &ce.row)
+		}
+		return ce, nil
+	}
+	var row call
+	if found, err := load(s.tx, key, &row); err != nil || found {
+		return nil, err // decided
+	}
+	ce = &callEntry{row: call{Name: name, CallID: ev.CallID, Index: index, Order: s.re.row.Calls, Env: envOf(ev),
+		From: events.Provenance{FirstSeq: s.seq, OpenedAt: ev.At}}}
+	s.re.row.Calls++
+	s.dirty = true
+	if err := store(s.tx, key, &ce.row); err != nil {
+		return nil, err
+	}
+	s.a.cache(key, ce)
+	return ce, nil
+}
+
+// appendArgs stores a delta as its own row keyed by its stream sequence:
+// linear in the bytes received, no counter to rewrite.
+func (s *step) appendArgs(ce *callEntry, delta string) error {
+	if ce.row.Overflow || delta == "" {
 		return nil
 	}
-	if c.From.Bytes > s.a.cfg.ArgsBytesMax {
-		c.Overflow = true // stop buffering; the partial stays for audit
-		return nil
+	if ce.bytes+len(delta) > s.a.cfg.ArgsBytesMax {
+		ce.row.Overflow = true // stop buffering; the partial stays for audit
+		key, _ := callKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
+		return store(s.tx, key, &ce.row)
 	}
 	cp, err := chunkPrefix(s.ev.Tenant, s.ev.Response, s.ev.Item)
 	if err != nil {
 		return err
 	}
-	if err := s.tx.Set(chunkKey(cp, c.Chunks), []byte(delta)); err != nil {
+	if err := s.tx.Set(chunkKey(cp, s.seq), []byte(delta)); err != nil {
 		return err
 	}
-	c.Chunks++
-	s.a.feedPreview(s.ev, c, delta)
+	ce.bytes += len(delta)
+	s.a.feedPreview(s.ev, &ce.row, ce.bytes, delta)
 	return nil
 }
 
-// buffered returns the call's argument bytes and deletes their rows.
-func (s *step) buffered(tenant, resp, item string) ([]byte, error) {
+// buffered returns a call's argument bytes and their provenance, and
+// deletes their rows.
+func (s *step) buffered(tenant, resp, item string, from *events.Provenance) ([]byte, error) {
 	cp, err := chunkPrefix(tenant, resp, item)
 	if err != nil {
 		return nil, err
@@ -237,19 +357,21 @@ func (s *step) buffered(tenant, resp, item string) ([]byte, error) {
 			return nil, err
 		}
 	}
+	from.Deltas, from.Bytes, from.LastSeq = len(keys), buf.Len(), s.seq
 	return buf.Bytes(), nil
 }
 
 // done handles a completion signal.
 func (s *step) done(name, args string, hasArgs bool, status string) error {
-	c, key, err := s.open(name, 0)
-	if err != nil || c == nil {
+	ce, err := s.open(name, 0)
+	if err != nil || ce == nil {
 		return err
 	}
+	key, _ := callKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
 	if status == "incomplete" {
-		return s.incomplete(c, key, events.ReasonTruncated, "the provider marked the item incomplete")
+		return s.incomplete(ce, key, events.ReasonTruncated, "the provider marked the item incomplete")
 	}
-	return s.decide(c, key, args, hasArgs)
+	return s.decide(ce, key, args, hasArgs)
 }
 
 // endResponse decides every call still open and the response itself.
@@ -259,31 +381,34 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 	if err != nil {
 		return err
 	}
-	type open struct {
-		key []byte
-		c   call
-	}
-	var opens []open
+	var items []string
 	err = s.tx.Scan(prefix, func(k, v []byte) error {
 		var c call
 		if ok, err := load(s.tx, k, &c); err != nil || !ok {
 			return err
 		}
 		if c.State == stateOpen {
-			opens = append(opens, open{append([]byte(nil), k...), c})
+			items = append(items, itemOf(k))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for i := range opens {
-		if err := s.incomplete(&opens[i].c, opens[i].key, reason, detail); err != nil {
+	for _, item := range items {
+		ce, key, err := s.existing(item)
+		if err != nil {
 			return err
 		}
+		if ce != nil {
+			if err := s.incomplete(ce, key, reason, detail); err != nil {
+				return err
+			}
+		}
 	}
-	s.r.Status = string(status)
-	out := &events.ResponseOutcome{Status: status, Calls: s.r.Calls, ErrorCode: code, ErrorMessage: msg}
+	s.re.row.Status = string(status)
+	s.dirty = true
+	out := &events.ResponseOutcome{Status: status, Calls: s.re.row.Calls, ErrorCode: code, ErrorMessage: msg}
 	if status != events.StatusCompleted {
 		out.Reason = reason
 	}
@@ -291,7 +416,7 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 	if err != nil {
 		return err
 	}
-	return s.tx.Emit(subj, s.event(events.ResponseOutcomeID(ev.Tenant, ev.Response), "", "", s.r.Env, out))
+	return s.tx.Emit(subj, s.event(events.ResponseOutcomeID(ev.Tenant, ev.Response), "", "", s.re.row.Env, out))
 }
 
 // event builds an emitted event with the response's identities.

@@ -13,9 +13,9 @@ import (
 // decide turns a call with its completion signal into CallCompleted or
 // CallRejected. args, when hasArgs, are the provider's authoritative full
 // arguments; otherwise the buffered deltas are.
-func (s *step) decide(c *call, key []byte, args string, hasArgs bool) error {
-	ev := s.ev
-	buf, err := s.buffered(ev.Tenant, ev.Response, ev.Item)
+func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) error {
+	ev, c := s.ev, &ce.row
+	buf, err := s.buffered(ev.Tenant, ev.Response, ev.Item, &c.From)
 	if err != nil {
 		return err
 	}
@@ -24,10 +24,8 @@ func (s *step) decide(c *call, key []byte, args string, hasArgs bool) error {
 		raw = []byte(args)
 		c.From.Bytes = max(c.From.Bytes, len(raw))
 	}
-	c.State = stateDecided
-	s.r.Decided++
-	s.a.dropPreview(ev, c)
-	out, coerced, reason, detail := s.a.validate(ev.Tenant, c, raw, hasArgs)
+	s.settle(ce, key)
+	out, coerced, reason, detail := s.a.validate(ev.Tenant, c, raw)
 	subj, err := events.CallSubject(ev.Tenant, c.Name)
 	if err != nil {
 		return err
@@ -48,18 +46,25 @@ func (s *step) decide(c *call, key []byte, args string, hasArgs bool) error {
 		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, DependsOn: dependsOn(out), Order: c.Order, From: c.From}))
 }
 
+// settle marks a call decided and drops its cache and preview state.
+func (s *step) settle(ce *callEntry, key []byte) {
+	ce.row.State = stateDecided
+	s.re.row.Decided++
+	s.dirty = true
+	delete(s.a.calls, string(key))
+	s.a.dropPreviewKey(s.ev.Tenant, s.ev.Response, itemOf(key))
+}
+
 // incomplete decides a call that never got its completion signal.
-func (s *step) incomplete(c *call, key []byte, reason events.Reason, detail string) error {
-	ev := s.ev
+func (s *step) incomplete(ce *callEntry, key []byte, reason events.Reason, detail string) error {
+	ev, c := s.ev, &ce.row
 	item := itemOf(key)
-	partial, err := s.buffered(ev.Tenant, ev.Response, item)
+	partial, err := s.buffered(ev.Tenant, ev.Response, item, &c.From)
 	if err != nil {
 		return err
 	}
-	c.State = stateDecided
+	s.settle(ce, key)
 	c.Outcome = "incomplete"
-	s.r.Decided++
-	s.a.dropPreviewKey(ev.Tenant, ev.Response, item)
 	if err := store(s.tx, key, c); err != nil {
 		return err
 	}
@@ -78,7 +83,7 @@ func itemOf(key []byte) string {
 }
 
 // validate applies the JSON-object rule, the size limit and the registry.
-func (a *Assembler) validate(tenant string, c *call, raw []byte, hasArgs bool) ([]byte, []string, events.Reason, string) {
+func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []string, events.Reason, string) {
 	if c.Overflow || len(raw) > a.cfg.ArgsBytesMax {
 		return nil, nil, events.ReasonTooLarge, fmt.Sprintf("arguments exceed %d bytes", a.cfg.ArgsBytesMax)
 	}
@@ -157,24 +162,20 @@ func (a *Assembler) tick(tx *projector.Tx, ev *events.Event) error {
 		return err
 	}
 	for _, d := range due {
-		rk, err := respKey(d.tenant, d.resp)
+		synthetic := &events.Event{Tenant: d.tenant, Response: d.resp, At: ev.At}
+		re, err := a.response(tx, synthetic)
 		if err != nil {
 			return err
 		}
-		var r response
-		if _, err := load(tx, rk, &r); err != nil {
-			return err
+		if re == nil {
+			continue
 		}
-		synthetic := &events.Event{Tenant: d.tenant, Response: d.resp, At: ev.At}
-		s := &step{a: a, tx: tx, ev: synthetic, r: &r}
+		s := &step{a: a, tx: tx, ev: synthetic, re: re}
 		if err := s.endResponse(events.StatusIncomplete, events.ReasonTimedOut,
 			fmt.Sprintf("no completion within %v of the last event", a.cfg.IdleTimeout), "", ""); err != nil {
 			return err
 		}
-		if err := store(tx, rk, &r); err != nil {
-			return err
-		}
-		if err := tx.Delete(openKey(d.tenant, d.resp)); err != nil {
+		if err := s.finish(); err != nil {
 			return err
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/toolstream/toolstream/projector"
 )
 
-// cacheMax bounds the adapter states kept in memory between events.
-const cacheMax = 10_000
+// ingestCacheMax bounds the adapter states kept in memory between events.
+const ingestCacheMax = 10_000
 
 // IngestName is the ingest projection's name.
 const IngestName = "ingest"
@@ -132,7 +132,7 @@ func (in *Ingest) stream(tx *projector.Tx, ref rawRef, m *projector.Msg) (*strea
 	} else {
 		st.n = ingest.New(cfg)
 	}
-	if len(in.cache) >= cacheMax {
+	if len(in.cache) >= ingestCacheMax {
 		clear(in.cache) // a cache, not state: rebuilt from the view on demand
 	}
 	st.env = envelope{User: m.Header.Get(HeaderUser), Session: m.Header.Get(HeaderSession), Run: m.Header.Get(HeaderRun), Step: m.Header.Get(HeaderStep)}

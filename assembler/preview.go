@@ -287,14 +287,14 @@ type preview struct {
 
 func previewKey(tenant, resp, item string) string { return tenant + "\x00" + resp + "\x00" + item }
 
-func (a *Assembler) feedPreview(ev *events.Event, c *call, delta string) {
+func (a *Assembler) feedPreview(ev *events.Event, c *call, total int, delta string) {
 	if a.cfg.Preview == nil {
 		return
 	}
 	k := previewKey(ev.Tenant, ev.Response, ev.Item)
 	pv := a.previews[k]
 	if pv == nil {
-		if c.From.Bytes != len(delta) {
+		if total != len(delta) {
 			return // opened before a restart: its earlier bytes are not here
 		}
 		pv = &preview{}
@@ -315,12 +315,11 @@ func (a *Assembler) feedPreview(ev *events.Event, c *call, delta string) {
 	a.cfg.Preview(subj, data)
 }
 
-func (a *Assembler) dropPreview(ev *events.Event, c *call) {
-	a.dropPreviewKey(ev.Tenant, ev.Response, ev.Item)
-}
-
 func (a *Assembler) dropPreviewKey(tenant, resp, item string) {
 	if a.cfg.Preview != nil {
 		delete(a.previews, previewKey(tenant, resp, item))
 	}
 }
+
+// OpenPreviews is the number of calls with live preview state.
+func (a *Assembler) OpenPreviews() int { return len(a.previews) }

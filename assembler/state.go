@@ -12,7 +12,7 @@ import (
 // Key layout (all under the projector's state prefix):
 //
 //	<tenant>\0c\0<response>\0<item>             call: identity, state, provenance
-//	<tenant>\0b\0<response>\0<item>\0<n:4>       argument bytes, one row per delta
+//	<tenant>\0b\0<response>\0<item>\0<seq:8>     argument bytes, one row per delta
 //	<tenant>\0r\0<response>                      response: status, counters
 //	~open/<tenant>\0<response>                   open responses → last activity (deadlines)
 //	~registry                                    the registry spec in effect
@@ -40,7 +40,6 @@ type call struct {
 	Order    int       `msgpack:"o"`
 	State    callState `msgpack:"s"`
 	Outcome  string    `msgpack:"oc,omitempty"`
-	Chunks   uint32    `msgpack:"ch"`
 	Overflow bool      `msgpack:"of,omitempty"`
 	From     events.Provenance
 	Env      envelope `msgpack:"env"`
@@ -74,8 +73,10 @@ func chunkPrefix(tenant, resp, item string) ([]byte, error) {
 	return projector.TenantKey(tenant, "b", resp, item, "")
 }
 
-func chunkKey(prefix []byte, n uint32) []byte {
-	return binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), n)
+// chunkKey is a delta's row: the call's prefix and the delta's stream
+// sequence, so rows sort in arrival order without a counter.
+func chunkKey(prefix []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq)
 }
 
 func respKey(tenant, resp string) ([]byte, error) { return projector.TenantKey(tenant, "r", resp) }

@@ -42,7 +42,7 @@ func rawConsume(b testing.TB, bs *bus.Bus, name string, last uint64, batchMax in
 	ctx := context.Background()
 	start := time.Now()
 	cons, err := bs.JS.CreateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{Durable: name,
-		FilterSubjects: []string{"ts.model.>"}, AckPolicy: jetstream.AckAllPolicy, MaxAckPending: 8 * batchMax})
+		AckPolicy: jetstream.AckAllPolicy, MaxAckPending: 8 * batchMax})
 	if err != nil {
 		b.Fatal(err)
 	}

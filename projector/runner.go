@@ -136,6 +136,7 @@ type Runner struct {
 	applied    atomic.Uint64
 	rejected   atomic.Uint64
 	relayed    atomic.Uint64
+	filter     filter
 	relayKick  chan struct{}
 	outboxLow  []byte // relay goroutine only: every outbox key below it is deleted
 	relayRoom  chan struct{}
@@ -171,6 +172,7 @@ func New(cfg Config, p Projection) (*Runner, error) {
 		r.wo = pebble.Sync
 	}
 	r.tx.overlay = make(map[string]*[]byte)
+	r.filter = newFilter(p.Subjects())
 	cp, _, err := getClone(db, keyCheckpoint)
 	if err != nil {
 		db.Close()
@@ -331,7 +333,10 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	relayErr := make(chan error, 1)
 	if !r.cfg.NoRelay {
-		go func() { relayErr <- r.relay(ctx) }()
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); relayErr <- r.relay(ctx) }()
+		defer func() { cancel(); wg.Wait() }() // Close must not race the relay
 		r.kickRelay()
 	}
 	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
@@ -378,19 +383,19 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstream.ConsumeContext, error) {
 	start := r.Checkpoint() + 1
 	cfg := jetstream.ConsumerConfig{
-		Durable:        r.cfg.Durable,
-		FilterSubjects: r.p.Subjects(),
-		AckPolicy:      jetstream.AckAllPolicy,
-		AckWait:        30 * time.Second,
-		MaxAckPending:  8 * r.cfg.BatchMax,
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    start,
+		Durable:       r.cfg.Durable,
+		AckPolicy:     jetstream.AckAllPolicy,
+		AckWait:       30 * time.Second,
+		MaxAckPending: 8 * r.cfg.BatchMax,
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   start,
 	}
+	// No server-side filter: see subject.go.
 	var cons jetstream.Consumer
 	var err error
 	if r.cfg.Ephemeral {
 		cons, err = r.cfg.JS.OrderedConsumer(ctx, r.cfg.Stream, jetstream.OrderedConsumerConfig{
-			FilterSubjects: r.p.Subjects(), DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start,
+			DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start,
 		})
 	} else {
 		// The checkpoint decides where to resume: recreate the consumer there.
@@ -461,6 +466,10 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 		seq := m.Seq
 		if seq <= last {
 			continue // redelivery of an applied message: a no-op
+		}
+		if !r.filter.match(m.Subject) {
+			last = seq // not ours: the checkpoint passes over it
+			continue
 		}
 		r.tx.reset(m)
 		err := r.p.Apply(ctx, &r.tx, m)
