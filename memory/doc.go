@@ -1,0 +1,74 @@
+// Package memory is the deterministic core of the memory projection: it
+// turns memory events (events.MemoryObserved, MemoryCorrected,
+// MemoryForgotten, UserMessage) into long-term memory records of one user
+// of one tenant, and recalls them.
+//
+// A record says one thing about its user: a preference, a constraint, a
+// fact, or an episode (a turn of conversation kept as it is). A record
+// other than an episode holds a slot — subject, attribute (e.g. food/spicy)
+// and scope — with a value and a polarity. The rules (Engine.Apply):
+//
+//   - The same slot, kind, value and polarity said again reinforces the
+//     record (confidence and use up, observed time moved), never duplicates
+//     it; the same observation id applied again is a no-op.
+//   - A correction (naming the record and the version it read) writes a new
+//     version; the old one stays, superseded, linked both ways. A stale
+//     version is ErrVersionConflict: no lost updates.
+//   - A newer statement in the same slot supersedes the older one, except
+//     that a constraint stays in force over anything but another constraint
+//     (which restates or lifts it) until its validity ends.
+//   - A statement older than the slot's current holder (by event time) is
+//     late: it is stored superseded and never overrides.
+//   - Two contradicting statements of one slot at the same event time
+//     cannot be ordered: both need confirmation. Never last-write-wins.
+//   - Episodes hold no slot and never supersede each other.
+//   - Validity (valid_from, valid_until = event time + ttl) is judged by
+//     event time: a record is expired once an event or a query at or past
+//     its valid_until sees it.
+//   - Past the per-user quota the least valuable active records (by
+//     confidence, age, use and kind) turn cold. Nothing is deleted but by
+//     forgetting.
+//   - Forgetting deletes every version, posting, slot, quota, expiry,
+//     conflict and reinforcement entry of the record and of the records
+//     extracted with it from the same message, unlinks it from other
+//     records, re-files what only it had superseded, and leaves a tombstone
+//     without text so that a replayed observation cannot bring it back.
+//
+// Recall (Engine.Recall) filters first — tenant, user, permission scope,
+// validity at the query time, status — and ranks second: BM25 over an
+// inverted index of text and slot, times confidence, recency, use and a
+// live constraint's precedence, bounded by K and a byte budget. It reads the
+// posting lists of the query's terms and only the records that can still
+// make the top K, never all of a user's records. History and AsOf show
+// superseded, expired and cold records and what held at a past time.
+//
+// Invariants kept here (numbers from DESIGN.md):
+//
+//   - 3, exactly-once effect: Apply only reads and writes through the
+//     projector.Writer it is given, so the projector commits its state
+//     change with the stream sequence in one batch, or nothing.
+//   - 6, replay equals live: time comes only from the event (ev.At, and the
+//     per-user clock it advances), never from a wall clock; nothing random;
+//     every write order and output order is a sort, never a map's order;
+//     values are msgpack with sorted map keys. The same events in the same
+//     order give byte-identical state. Config (quota, decay) is part of
+//     the projection: change it, then replay.
+//   - 7, tenants never meet: every key starts with "<tenant>/<user>/" (see
+//     the key layout in record.go), every scan is under one such prefix, and
+//     a query without a tenant (ErrNoTenant) or user (ErrNoUser) is an
+//     error, never "all tenants".
+//   - 8, deletes reach everything derived: see forgetting above. The
+//     tombstone holds the forgetting event's time and id, never text.
+//   - 9, bad input loses nothing: Apply refuses bad input with an error
+//     wrapping events.ErrBadInput (ErrInvalid, ErrDuplicateID,
+//     ErrVersionConflict, ErrNotFound/ErrForgotten for corrections) before
+//     writing anything, so the projection records a typed rejection and goes
+//     on.
+//
+// Concurrency: an Engine holds only its configuration and extractor and is
+// safe for concurrent use. Apply must be called for one event at a time per
+// store (the projector's one batch per event); Recall, Get, List and
+// History may run concurrently with each other on any consistent Reader (a
+// snapshot). The Extractor must be deterministic and safe for concurrent
+// use; RuleExtractor is.
+package memory

@@ -1,0 +1,920 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// Limits. Bad input beyond them is refused with ErrInvalid.
+const (
+	IDBytesMax   = 256       // a record, observation or event id
+	UserBytesMax = 256       // a user id
+	TextBytesMax = 64 * 1024 // an observation's or message's text
+	KMax         = 100       // records one recall returns at most
+)
+
+// Config tunes an Engine. The zero value is usable. The quota and the decay
+// half-life are part of the projection's definition: changing them changes
+// what Apply writes, so a projection that changes them must be rebuilt by
+// replay.
+type Config struct {
+	// QuotaPerUser is how many active records one user of one tenant
+	// keeps; beyond it the least valuable (confidence, age, use) turn cold.
+	// 0 means 1000; a negative value means no quota.
+	QuotaPerUser int
+	// RecallBudgetBytes bounds the text bytes of Result.Records (the first
+	// record is always returned). 0 means 16 KiB; negative, no budget.
+	RecallBudgetBytes int
+	// HalfLife is the age at which a record's recency weighs half. 0 means
+	// 30 days.
+	HalfLife time.Duration
+	// DefaultConfidence is given to observations without one. 0 means 0.7.
+	DefaultConfidence float64
+	// K is how many records a recall returns when the query does not say.
+	// 0 means 10.
+	K int
+}
+
+func (c *Config) setDefaults() {
+	if c.QuotaPerUser == 0 {
+		c.QuotaPerUser = 1000
+	}
+	if c.RecallBudgetBytes == 0 {
+		c.RecallBudgetBytes = 16 * 1024
+	}
+	if c.HalfLife <= 0 {
+		c.HalfLife = 30 * 24 * time.Hour
+	}
+	if c.DefaultConfidence <= 0 || c.DefaultConfidence > 1 {
+		c.DefaultConfidence = 0.7
+	}
+	if c.K <= 0 {
+		c.K = 10
+	}
+	if c.K > KMax {
+		c.K = KMax
+	}
+}
+
+// Engine applies memory events to state kept in a projector.Writer and
+// answers queries from a projector.Reader. It holds no state of its own:
+// everything is in the store, keyed by tenant and user.
+type Engine struct {
+	cfg Config
+	ex  Extractor
+}
+
+// NewEngine returns an engine. A nil extractor means RuleExtractor.
+func NewEngine(cfg Config, ex Extractor) *Engine {
+	cfg.setDefaults()
+	if ex == nil {
+		ex = RuleExtractor{}
+	}
+	return &Engine{cfg: cfg, ex: ex}
+}
+
+// Config returns the engine's configuration, defaults filled in.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Apply applies one memory event — events.MemoryObserved, MemoryCorrected,
+// MemoryForgotten or UserMessage — to the state in w. Time comes only from
+// ev.At; the same events in the same order always write the same bytes.
+//
+// Bad input (no tenant, user or event id; a body that is not a memory event;
+// a missing record id or text; an unknown kind or polarity; …) returns an
+// error wrapping ErrInvalid and events.ErrBadInput and writes nothing. So do
+// an observation reusing an existing id with other content
+// (ErrDuplicateID), a correction of an unknown id (ErrNotFound) or a
+// forgotten one (ErrForgotten), and a correction whose ExpectedVersion is
+// not the record's current version (ErrVersionConflict). Observations of a
+// forgotten id and repeats of an observation already applied are no-ops.
+// Any other error comes from w.
+func (e *Engine) Apply(w projector.Writer, ev *events.Event) error {
+	if ev == nil {
+		return fmt.Errorf("memory: apply nil event: %w", ErrInvalid)
+	}
+	if err := checkEnvelope(ev); err != nil {
+		return err
+	}
+	x := &tx{e: e, w: w, k: keysFor(ev.Tenant, ev.User), tenant: ev.Tenant, user: ev.User, at: ev.At, event: ev.ID}
+	var mutate func() error
+	var err error
+	switch b := ev.Body.(type) {
+	case *events.MemoryObserved:
+		mutate, err = x.prepareObserve(b)
+	case *events.MemoryCorrected:
+		mutate, err = x.prepareCorrect(b)
+	case *events.MemoryForgotten:
+		mutate, err = x.prepareForget(b)
+	case *events.UserMessage:
+		mutate, err = x.prepareMessage(b)
+	default:
+		return fmt.Errorf("memory: apply %s %q: not a memory event: %w", ev.Kind, ev.ID, ErrInvalid)
+	}
+	if err != nil || mutate == nil {
+		return err
+	}
+	if err := x.begin(); err != nil {
+		return err
+	}
+	if err := mutate(); err != nil {
+		return err
+	}
+	if err := x.enforceQuota(); err != nil {
+		return err
+	}
+	return x.end()
+}
+
+func checkEnvelope(ev *events.Event) error {
+	if err := events.ValidTenant(ev.Tenant); err != nil {
+		return fmt.Errorf("memory: apply %q: %w (%w)", ev.ID, ErrInvalid, err)
+	}
+	switch {
+	case ev.User == "" || len(ev.User) > UserBytesMax:
+		return fmt.Errorf("memory: apply %q for tenant %s: user missing or too long: %w", ev.ID, ev.Tenant, ErrInvalid)
+	case ev.ID == "" || len(ev.ID) > IDBytesMax:
+		return fmt.Errorf("memory: apply event for tenant %s: event id missing or too long: %w", ev.Tenant, ErrInvalid)
+	case ev.At < 0:
+		return fmt.Errorf("memory: apply %q: negative event time: %w", ev.ID, ErrInvalid)
+	}
+	return nil
+}
+
+// stmt is a validated, normalised statement, ready to become a record.
+type stmt struct {
+	id, origin                string
+	kind                      Kind
+	subject, attribute, value string
+	polarity                  Polarity
+	scope, permission         string
+	text                      string
+	validFrom, validUntil     int64
+	confidence                float64
+}
+
+// statement validates and normalises an observation made at time at. With
+// extract, a statement without a slot that is not an episode gets one from
+// the extractor; inherit (a correction's record) fills what the observation
+// leaves empty.
+func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit *Record) (stmt, error) {
+	bad := func(why string) (stmt, error) {
+		return stmt{}, fmt.Errorf("memory: observation %q: %s: %w", o.ID, why, ErrInvalid)
+	}
+	switch {
+	case o.ID == "" || len(o.ID) > IDBytesMax:
+		return bad("id missing or too long")
+	case strings.TrimSpace(o.Text) == "" || len(o.Text) > TextBytesMax:
+		return bad("text missing or too long")
+	case o.Kind != "" && !slices.Contains([]Kind{KindPreference, KindConstraint, KindFact, KindEpisode}, Kind(o.Kind)):
+		return bad("unknown kind " + strconv.Quote(o.Kind))
+	case o.Polarity != "" && o.Polarity != string(Positive) && o.Polarity != string(Negative):
+		return bad("unknown polarity " + strconv.Quote(o.Polarity))
+	case math.IsNaN(o.Confidence) || o.Confidence < 0 || o.Confidence > 1:
+		return bad("confidence outside [0, 1]")
+	case o.TTL < 0 || o.ValidFrom < 0 || o.ValidUntil < 0:
+		return bad("negative time or ttl")
+	}
+	s := stmt{id: o.ID, kind: Kind(o.Kind), subject: norm(o.Subject), attribute: norm(o.Attribute),
+		value: strings.TrimSpace(o.Value), polarity: Polarity(o.Polarity), scope: strings.TrimSpace(o.Scope),
+		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence}
+	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
+		for _, x := range e.ex.Extract(o.Text, "") {
+			if x.Subject == "" || x.Attribute == "" {
+				continue
+			}
+			s.subject, s.attribute = norm(x.Subject), norm(x.Attribute)
+			if s.value == "" {
+				s.value = strings.TrimSpace(x.Value)
+			}
+			if s.polarity == "" && (x.Polarity == string(Positive) || x.Polarity == string(Negative)) {
+				s.polarity = Polarity(x.Polarity)
+			}
+			if s.kind == "" && x.Kind != string(KindEpisode) && slices.Contains([]Kind{KindPreference, KindConstraint, KindFact}, Kind(x.Kind)) {
+				s.kind = Kind(x.Kind)
+			}
+			if s.confidence == 0 && x.Confidence > 0 && x.Confidence <= 1 {
+				s.confidence = x.Confidence
+			}
+			break
+		}
+	}
+	if inherit != nil {
+		if s.kind == "" {
+			s.kind = inherit.Kind
+		}
+		if s.kind != KindEpisode && (s.subject == "" || s.attribute == "") && inherit.Slotted() {
+			s.subject, s.attribute = inherit.Subject, inherit.Attribute
+		}
+		if s.scope == "" {
+			s.scope = inherit.Scope
+		}
+		if s.permission == "" {
+			s.permission = inherit.Permission
+		}
+	}
+	if s.kind == "" {
+		s.kind = KindEpisode
+		if s.subject != "" && s.attribute != "" {
+			s.kind = KindFact
+		}
+	}
+	if s.kind == KindEpisode || s.subject == "" || s.attribute == "" {
+		s.subject, s.attribute, s.value = "", "", ""
+	}
+	if s.polarity == "" {
+		s.polarity = Positive
+	}
+	if s.confidence == 0 {
+		s.confidence = e.cfg.DefaultConfidence
+	}
+	s.validFrom, s.validUntil = o.ValidFrom, o.ValidUntil
+	if s.validFrom == 0 {
+		s.validFrom = at
+	}
+	if o.TTL > 0 {
+		if at > math.MaxInt64-o.TTL {
+			return bad("ttl overflows")
+		}
+		if u := at + o.TTL; s.validUntil == 0 || u < s.validUntil {
+			s.validUntil = u
+		}
+	}
+	if s.validUntil != 0 && s.validUntil <= s.validFrom {
+		return bad("valid_until not after valid_from")
+	}
+	return s, nil
+}
+
+func norm(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+// sameContent reports whether s says what r's first version said: a repeat
+// of the same observation.
+func sameContent(r *Record, s stmt) bool {
+	return r.Kind == s.kind && r.Subject == s.subject && r.Attribute == s.attribute &&
+		strings.EqualFold(r.Value, s.value) && r.Polarity == s.polarity && r.Scope == s.scope &&
+		r.Permission == s.permission && r.Text == s.text
+}
+
+// tx is one Apply: the event's identity and the user's state it changes.
+type tx struct {
+	e            *Engine
+	w            projector.Writer
+	k            keys
+	tenant, user string
+	at           int64
+	event        string
+	meta         meta
+}
+
+func (x *tx) begin() error {
+	v, ok, err := x.w.Get(x.k.meta())
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := decodeInto(v, &x.meta); err != nil {
+			return err
+		}
+	}
+	return x.sweep()
+}
+
+func (x *tx) end() error {
+	if x.at > x.meta.Clock {
+		x.meta.Clock = x.at
+	}
+	return x.w.Set(x.k.meta(), encode(&x.meta))
+}
+
+func (x *tx) record(st stmt, version int) *Record {
+	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin,
+		Source: x.event, ObservedAt: x.at, LearnedAt: x.at, Kind: st.kind, Subject: st.subject,
+		Attribute: st.attribute, Value: st.value, Polarity: st.polarity, Scope: st.scope,
+		Permission: st.permission, ValidFrom: st.validFrom, ValidUntil: st.validUntil,
+		Confidence: st.confidence, Status: StatusActive, UseCount: 1, Text: st.text}
+}
+
+// --- observations and messages
+
+// check says what to do with a statement: apply it (true), skip it (a
+// forgotten id or a repeat), or refuse it.
+func (x *tx) check(st stmt) (bool, error) {
+	if st.origin != "" && st.origin != st.id {
+		e, err := x.idEntry(st.origin)
+		if err != nil || e != nil && e.Tomb {
+			return false, err
+		}
+	}
+	e, err := x.idEntry(st.id)
+	switch {
+	case err != nil:
+		return false, err
+	case e == nil:
+		return true, nil
+	case e.Tomb || e.Alias != "":
+		return false, nil
+	}
+	first, err := x.load(st.id, 1)
+	if err != nil {
+		return false, err
+	}
+	if first != nil && sameContent(first, st) {
+		return false, nil
+	}
+	return false, fmt.Errorf("memory: observation %q of tenant %s: %w", st.id, x.tenant, ErrDuplicateID)
+}
+
+func (x *tx) prepareObserve(b *events.MemoryObserved) (func() error, error) {
+	st, err := x.e.statement(b.Observation, x.at, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := x.check(st); !ok || err != nil {
+		return nil, err
+	}
+	return func() error { return x.observe(st) }, nil
+}
+
+func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
+	switch {
+	case b.ID == "" || len(b.ID) > IDBytesMax:
+		return nil, fmt.Errorf("memory: message of tenant %s: id missing or too long: %w", x.tenant, ErrInvalid)
+	case strings.TrimSpace(b.Text) == "" || len(b.Text) > TextBytesMax:
+		return nil, fmt.Errorf("memory: message %q: text missing or too long: %w", b.ID, ErrInvalid)
+	}
+	obs := x.e.ex.Extract(b.Text, "")
+	if len(obs) > observationsMax {
+		obs = obs[:observationsMax]
+	}
+	var sts []stmt
+	for i, o := range obs {
+		o.ID = b.ID
+		if i > 0 {
+			o.ID = b.ID + "#" + strconv.Itoa(i+1)
+		}
+		if i == 0 || strings.TrimSpace(o.Text) == "" {
+			o.Text = b.Text
+		}
+		if o.Subject == "" || o.Attribute == "" {
+			o.Kind = string(KindEpisode)
+		}
+		st, err := x.e.statement(o, x.at, false, nil)
+		if err != nil {
+			continue // the extractor's fault, not the message's: drop that statement
+		}
+		st.origin = b.ID
+		sts = append(sts, st)
+	}
+	if len(sts) == 0 {
+		st, err := x.e.statement(events.Observation{ID: b.ID, Kind: string(KindEpisode), Text: b.Text}, x.at, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		st.origin = b.ID
+		sts = append(sts, st)
+	}
+	var todo []stmt
+	for _, st := range sts {
+		ok, err := x.check(st)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			todo = append(todo, st)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil
+	}
+	return func() error {
+		for _, st := range todo {
+			if err := x.observe(st); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// observe files a new statement: it reinforces the slot's holder that says
+// the same, or becomes a record of its own.
+func (x *tx) observe(st stmt) error {
+	n := x.record(st, 1)
+	if n.Slotted() {
+		holders, err := x.holders(n)
+		if err != nil {
+			return err
+		}
+		for _, h := range holders {
+			if h.Kind == n.Kind && h.Polarity == n.Polarity && strings.EqualFold(h.Value, n.Value) {
+				return x.reinforce(h, n, holders)
+			}
+		}
+	}
+	return x.place(n, nil)
+}
+
+// reinforce counts n as one more statement of h: more confidence and use,
+// and, if n is newer, a later observed time and n's validity. A newer
+// affirmation confirms h if it was in conflict and supersedes what h
+// overrides.
+func (x *tx) reinforce(h, n *Record, holders []*Record) error {
+	h2 := clone(h)
+	h2.UseCount++
+	h2.Confidence = math.Min(0.99, 1-float64((1-h.Confidence)*float64(1-0.5*n.Confidence)))
+	newer := n.ObservedAt > h.ObservedAt
+	if newer {
+		h2.ObservedAt = n.ObservedAt
+		h2.ValidUntil = n.ValidUntil
+	}
+	if h2.Status == StatusCold || h2.Status == StatusNeedsConfirmation && newer {
+		h2.Status = StatusActive
+	}
+	if newer {
+		for _, o := range holders {
+			if o.ID != h.ID && o.ObservedAt < h2.ObservedAt && overrides(h2, o) {
+				if err := x.supersede(o, h2); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := x.w.Set(x.k.id(n.ID), encode(&idEntry{Alias: h.ID})); err != nil {
+		return err
+	}
+	if err := x.w.Set(x.k.alias(h.ID, n.ID), nil); err != nil {
+		return err
+	}
+	return x.save(h, true, h2, true)
+}
+
+// overrides reports whether a, said after b in the same slot, replaces b:
+// when they contradict (polarity or value differ), except that a
+// constraint stays in force over anything but another constraint (which
+// lifts it). Statements of different kinds that agree ("I like spicy
+// food", "I can eat spicy food again") stand side by side.
+func overrides(a, b *Record) bool {
+	contradict := a.Polarity != b.Polarity || !strings.EqualFold(a.Value, b.Value)
+	return contradict && !(b.Kind == KindConstraint && a.Kind != KindConstraint)
+}
+
+// place files n — a new record, a corrected version or a revived one — among
+// its slot's current holders, as said at n.ObservedAt, and saves n and every
+// holder it changes. old is n's stored state (nil if none).
+//
+//   - A holder said later that overrides n makes n late: n is stored
+//     superseded by it and changes nothing.
+//   - Otherwise n supersedes every older holder it overrides, and holders
+//     said at the same time with which n overrides both ways are, like n,
+//     in conflict: needs_confirmation.
+func (x *tx) place(n, old *Record) error {
+	if !n.Slotted() {
+		return x.save(old, true, n, true)
+	}
+	holders, err := x.holders(n)
+	if err != nil {
+		return err
+	}
+	t := n.ObservedAt
+	var newest *Record
+	for _, h := range holders {
+		if h.ObservedAt > t && overrides(h, n) && (newest == nil || h.ObservedAt > newest.ObservedAt) {
+			newest = h
+		}
+	}
+	if newest != nil {
+		n.Status, n.SupersededBy = StatusSuperseded, newest.Ref()
+		n.EndedAt = newest.ObservedAt
+		if newest.LearnedAt > t {
+			n.EndedAt = newest.LearnedAt
+		}
+		if err := x.save(old, true, n, true); err != nil {
+			return err
+		}
+		nh := clone(newest)
+		nh.Supersedes = append(nh.Supersedes, n.Ref())
+		return x.save(newest, true, nh, true)
+	}
+	var peers []*Record
+	for _, h := range holders {
+		switch {
+		case h.ObservedAt < t && overrides(n, h):
+			if err := x.supersede(h, n); err != nil {
+				return err
+			}
+		case h.ObservedAt == t && overrides(n, h) && overrides(h, n):
+			peers = append(peers, h)
+		}
+	}
+	if len(peers) > 0 {
+		n.Status = StatusNeedsConfirmation
+		for _, p := range peers {
+			if p.Status != StatusNeedsConfirmation {
+				p2 := clone(p)
+				p2.Status = StatusNeedsConfirmation
+				if err := x.save(p, true, p2, true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return x.save(old, true, n, true)
+}
+
+// supersede marks the stored head h as replaced by n (n records the link
+// back; the caller saves n).
+func (x *tx) supersede(h, n *Record) error {
+	h2 := clone(h)
+	h2.Status, h2.SupersededBy = StatusSuperseded, n.Ref()
+	if h2.EndedAt == 0 {
+		h2.EndedAt = n.ObservedAt
+	}
+	n.Supersedes = append(n.Supersedes, h.Ref())
+	return x.save(h, true, h2, true)
+}
+
+// holders returns the current holders of n's slot other than n's own id,
+// in key order.
+func (x *tx) holders(n *Record) ([]*Record, error) {
+	type hv struct {
+		id string
+		v  int
+	}
+	var refs []hv
+	err := x.w.Scan(x.k.slotOf(n), func(key, value []byte) error {
+		v, _ := uvarint(value)
+		refs = append(refs, hv{x.k.lastComponent(key), v})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Record
+	for _, r := range refs {
+		if r.id == n.ID {
+			continue
+		}
+		h, err := x.load(r.id, r.v)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// --- corrections
+
+func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
+	id := b.ID
+	if id == "" || len(id) > IDBytesMax {
+		return nil, fmt.Errorf("memory: correction of tenant %s: record id missing or too long: %w", x.tenant, ErrInvalid)
+	}
+	e, err := x.idEntry(id)
+	if err != nil {
+		return nil, err
+	}
+	if e != nil && e.Tomb {
+		return nil, fmt.Errorf("memory: correct %q of tenant %s: %w (%w)", id, x.tenant, ErrForgotten, events.ErrBadInput)
+	}
+	var head *Record
+	if e != nil && e.Version > 0 {
+		if head, err = x.load(id, e.Version); err != nil {
+			return nil, err
+		}
+	}
+	if head == nil {
+		return nil, fmt.Errorf("memory: correct %q of tenant %s: %w (%w)", id, x.tenant, ErrNotFound, events.ErrBadInput)
+	}
+	if b.ExpectedVersion != head.Version {
+		return nil, fmt.Errorf("memory: correct %q of tenant %s: expected version %d, current %d: %w",
+			id, x.tenant, b.ExpectedVersion, head.Version, ErrVersionConflict)
+	}
+	st, err := x.e.statement(b.Observation, x.at, true, head)
+	if err != nil {
+		return nil, err
+	}
+	st.origin = head.Origin
+	return func() error { return x.correct(st) }, nil
+}
+
+// correct writes a new version of the record; the old one is kept,
+// superseded by it.
+func (x *tx) correct(st stmt) error {
+	head, err := x.head(st.id) // reloaded: the sweep may have changed it
+	if err != nil {
+		return err
+	}
+	n := x.record(st, head.Version+1)
+	n.UseCount = head.UseCount
+	n.Supersedes = []string{head.Ref()}
+	old := clone(head)
+	if old.SupersededBy == "" {
+		old.SupersededBy = n.Ref()
+	}
+	if old.EndedAt == 0 {
+		old.EndedAt = x.at
+	}
+	old.Status = StatusSuperseded
+	if err := x.save(head, true, old, false); err != nil {
+		return err
+	}
+	return x.place(n, nil)
+}
+
+// --- forgetting
+
+func (x *tx) prepareForget(b *events.MemoryForgotten) (func() error, error) {
+	if b.ID == "" || len(b.ID) > IDBytesMax {
+		return nil, fmt.Errorf("memory: forget for tenant %s: record id missing or too long: %w", x.tenant, ErrInvalid)
+	}
+	if e, err := x.idEntry(b.ID); err != nil || e != nil && e.Tomb {
+		return nil, err
+	}
+	return func() error { return x.forget(b.ID) }, nil
+}
+
+// forget deletes every version of the record id and of the records
+// extracted with it from the same message (they share the message's text,
+// so they are forgotten together), everything derived from them (postings,
+// slot, quota, expiry and conflict entries, the observations merged into
+// them by reinforcement) and every link to them in other records, and
+// leaves tombstones that carry no text. Records that only they had
+// superseded are filed again as if the forgotten ones had never been said,
+// and conflicts they took part in are decided again.
+func (x *tx) forget(id string) error {
+	root := id
+	if h, err := x.head(id); err != nil {
+		return err
+	} else if h != nil && h.Origin != "" {
+		root = h.Origin
+	}
+	ids := []string{id}
+	if root != id {
+		ids = append(ids, root)
+	}
+	err := x.w.Scan([]byte(string(x.k.recAll())+esc(root)+"#"), func(key, value []byte) error {
+		r, err := decodeRecord(value)
+		if err != nil {
+			return err
+		}
+		if r.Origin == root && !slices.Contains(ids, r.ID) {
+			ids = append(ids, r.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	gone := func(r string) bool { return slices.Contains(ids, refID(r)) }
+	var linked []string // refs of other records linked to the forgotten ones
+	var slots []*Record // the forgotten heads' slots
+	for _, fid := range ids {
+		vs, err := x.versions(fid)
+		if err != nil {
+			return err
+		}
+		for i, v := range vs {
+			if err := x.save(v, i == len(vs)-1, nil, false); err != nil {
+				return err
+			}
+			for _, r := range append(slices.Clone(v.Supersedes), v.SupersededBy) {
+				if r != "" && !gone(r) && !slices.Contains(linked, r) {
+					linked = append(linked, r)
+				}
+			}
+		}
+		if len(vs) > 0 && vs[len(vs)-1].Slotted() {
+			slots = append(slots, vs[len(vs)-1])
+		}
+		// the observations merged into a forgotten record are forgotten
+		// with it: a redelivered one must not say it again
+		var merged []string
+		if err := x.w.Scan(x.k.aliases(fid), func(key, _ []byte) error {
+			merged = append(merged, x.k.lastComponent(key))
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, m := range merged {
+			if err := x.w.Delete(x.k.alias(fid, m)); err != nil {
+				return err
+			}
+			if err := x.tombstone(m); err != nil {
+				return err
+			}
+		}
+		if err := x.tombstone(fid); err != nil {
+			return err
+		}
+	}
+	// unlink, and collect what only the forgotten records had superseded
+	var revive []*Record
+	for _, r := range linked {
+		v, err := x.loadRef(r)
+		if err != nil || v == nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		head, err := x.head(v.ID)
+		if err != nil {
+			return err
+		}
+		isHead := head.Version == v.Version
+		v2 := clone(v)
+		v2.Supersedes = slices.DeleteFunc(v2.Supersedes, gone)
+		if isHead && v2.SupersededBy != "" && gone(v2.SupersededBy) {
+			v2.SupersededBy, v2.EndedAt, v2.Status = "", 0, StatusActive
+			revive = append(revive, v2)
+			continue
+		}
+		if gone(v2.SupersededBy) {
+			v2.SupersededBy = ""
+		}
+		if err := x.save(v, isHead, v2, isHead); err != nil {
+			return err
+		}
+	}
+	sort.Slice(revive, func(i, j int) bool {
+		if revive[i].ObservedAt != revive[j].ObservedAt {
+			return revive[i].ObservedAt < revive[j].ObservedAt
+		}
+		return revive[i].ID < revive[j].ID
+	})
+	for _, r := range revive {
+		if err := x.refile(r); err != nil {
+			return err
+		}
+	}
+	// conflicts the forgotten records took part in are decided again
+	for _, s := range slots {
+		holders, err := x.holders(&Record{ID: "", Scope: s.Scope, Subject: s.Subject, Attribute: s.Attribute})
+		if err != nil {
+			return err
+		}
+		for _, h := range holders {
+			if h.Status == StatusNeedsConfirmation {
+				h2 := clone(h)
+				h2.Status = StatusActive
+				if err := x.refile(h2); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// tombstone marks id forgotten. If it was merged into another record, its
+// mark there goes too.
+func (x *tx) tombstone(id string) error {
+	e, err := x.idEntry(id)
+	if err != nil {
+		return err
+	}
+	if e != nil && e.Alias != "" {
+		if err := x.w.Delete(x.k.alias(e.Alias, id)); err != nil {
+			return err
+		}
+	}
+	return x.w.Set(x.k.id(id), encode(&idEntry{Tomb: true, At: x.at, Event: x.event}))
+}
+
+// refile files again a stored head whose status was reset (r carries the
+// new fields; the stored state is reloaded).
+func (x *tx) refile(r *Record) error {
+	old, err := x.load(r.ID, r.Version)
+	if err != nil || old == nil {
+		return err
+	}
+	if r.ValidUntil != 0 && r.ValidUntil <= x.at {
+		r.Status = StatusExpired
+		return x.save(old, true, r, true)
+	}
+	return x.place(r, old)
+}
+
+// --- expiry and quota
+
+// sweep turns every record whose validity ended at or before the event
+// time into expired, and moves the expiry watermark to the next one.
+func (x *tx) sweep() error {
+	if x.meta.Expiry == 0 || x.meta.Expiry > x.at {
+		return nil
+	}
+	type due struct {
+		id string
+		v  int
+	}
+	var dues []due
+	stop := errors.New("stop")
+	prefix := x.k.exps()
+	err := x.w.Scan(prefix, func(key, value []byte) error {
+		rest := string(key[len(prefix):])
+		i := strings.IndexByte(rest, '/')
+		until, err := strconv.ParseInt(rest[:max(i, 0)], 10, 64)
+		if err != nil || until > x.at {
+			return stop
+		}
+		v, _ := uvarint(value)
+		dues = append(dues, due{unesc(rest[i+1:]), v})
+		return nil
+	})
+	if err != nil && err != stop {
+		return err
+	}
+	for _, d := range dues {
+		r, err := x.load(d.id, d.v)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			continue
+		}
+		if err := x.save(r, true, withStatus(r, StatusExpired), true); err != nil {
+			return err
+		}
+	}
+	x.meta.Expiry = 0
+	err = x.w.Scan(prefix, func(key, _ []byte) error {
+		rest := string(key[len(prefix):])
+		if i := strings.IndexByte(rest, '/'); i > 0 {
+			x.meta.Expiry, _ = strconv.ParseInt(rest[:i], 10, 64)
+		}
+		return stop
+	})
+	if err != stop {
+		return err
+	}
+	return nil
+}
+
+// enforceQuota turns the least valuable active records cold while the user
+// has more than the quota: records other than constraints first, then
+// constraints, each by valueOf. Nothing is deleted.
+func (x *tx) enforceQuota() error {
+	q := x.e.cfg.QuotaPerUser
+	if q < 0 {
+		return nil
+	}
+	stop := errors.New("stop")
+	for x.meta.Active > q {
+		var id string
+		var v int
+		err := x.w.Scan(x.k.vals(), func(key, value []byte) error {
+			id = x.k.lastComponent(key)
+			v, _ = uvarint(value)
+			return stop
+		})
+		if err != nil && err != stop {
+			return err
+		}
+		r, err := x.load(id, v)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			return fmt.Errorf("memory: quota of %s/%s: value entry %q has no record", x.tenant, x.user, id)
+		}
+		if err := x.save(r, true, withStatus(r, StatusCold), true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// valueOf is a record's eviction value at time 0, in log space: with
+// exponential decay the order of records by value never changes with time,
+// so the "val" index is kept without rewriting it as time passes.
+func (e *Engine) valueOf(r *Record) float64 {
+	conf := math.Log(math.Max(r.Confidence, 0.01))
+	use := math.Log(kindWeight(r.Kind) * float64(1+math.Log1p(float64(r.UseCount))))
+	age := float64(float64(r.ObservedAt)/float64(e.cfg.HalfLife)) * math.Ln2
+	return float64(conf+use) + age
+}
+
+func kindWeight(k Kind) float64 {
+	switch k {
+	case KindConstraint:
+		return 2
+	case KindFact:
+		return 1.5
+	case KindPreference:
+		return 1.2
+	}
+	return 1
+}

@@ -1,0 +1,634 @@
+package memory
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// Extractor turns a user's message into observations. Implementations must
+// be deterministic (the same text and lang give the same observations, in
+// the same order): Apply calls it while rebuilding a projection, and replay
+// must equal live (invariant 6). An observation without a slot becomes an
+// episode; observations it returns need no ID (Apply assigns one).
+type Extractor interface {
+	Extract(text string, lang string) []events.Observation
+}
+
+// RuleExtractor is the built-in deterministic extractor. It reads explicit
+// first-person statements in English and Chinese — "I like / love / enjoy /
+// prefer / hate / dislike / can't / cannot / don't / never / am allergic to /
+// am vegetarian / live in / work at …", "我喜欢 / 我爱 / 我不能 / 我不吃 /
+// 我对…过敏 / 我讨厌 / 我住在 …" — and nothing else: a message that states
+// nothing gives no observation (and is kept as an episode).
+//
+// Kinds: can't, cannot, must, allergic, vegetarian, don't eat (不能, 不吃,
+// 过敏, 吃素) give a constraint; "I can eat … again" (又能吃) a positive
+// constraint, which lifts the negative one; like, love, hate (喜欢, 讨厌) a
+// preference; live in, work at (住在, 在…工作) a fact whose value is the
+// place. Temporal qualifiers ("these days", "anymore", 最近, 这几天) are
+// dropped from the slot and keep a constraint a constraint. lang is "en",
+// "zh" or "" (both).
+type RuleExtractor struct{}
+
+var _ Extractor = RuleExtractor{}
+
+// observationsMax bounds what one message can yield.
+const observationsMax = 16
+
+// Extract implements Extractor.
+func (RuleExtractor) Extract(text, lang string) []events.Observation {
+	var out []events.Observation
+	if lang == "" || lang == "en" {
+		out = append(out, extractEN(text)...)
+	}
+	if lang == "zh" || lang == "" && strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		out = append(out, extractZH(text)...)
+	}
+	if len(out) > observationsMax {
+		out = out[:observationsMax]
+	}
+	return out
+}
+
+const (
+	confStrong = 0.8 // an explicit first-person statement
+	confWeak   = 0.7 // a generic "I don't / never …"
+)
+
+// word is one word of a sentence, lower-cased and as written.
+type word struct{ low, orig string }
+
+// sentences splits text at sentence ends; a question is flagged.
+func sentences(text string) (out []string, questions []bool) {
+	start := 0
+	for i, r := range text {
+		switch r {
+		case '.', '!', '?', ';', '\n', '。', '！', '？', '；':
+			if r == '.' && i+1 < len(text) && i > 0 && isDigitByte(text[i-1]) && isDigitByte(text[i+1]) {
+				continue // 3.5
+			}
+			if s := strings.TrimSpace(text[start:i]); s != "" {
+				out = append(out, s)
+				questions = append(questions, r == '?' || r == '？')
+			}
+			start = i + len(string(r))
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+		questions = append(questions, false)
+	}
+	return out, questions
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// contractions expands what people write for "I am", "can't", … into words.
+var contractions = map[string][]string{
+	"i'm": {"i", "am"}, "im": {"i", "am"}, "i've": {"i", "have"}, "i'd": {"i", "would"}, "i'll": {"i", "will"},
+	"can't": {"can", "not"}, "cant": {"can", "not"}, "cannot": {"can", "not"}, "won't": {"will", "not"},
+	"don't": {"do", "not"}, "dont": {"do", "not"}, "ain't": {"am", "not"},
+}
+
+// words splits a sentence into words; commas become a "," word (a clause
+// boundary).
+func words(s string) []word {
+	var out []word
+	var b strings.Builder
+	flush := func() {
+		if b.Len() == 0 {
+			return
+		}
+		orig := b.String()
+		b.Reset()
+		low := strings.ToLower(strings.ReplaceAll(orig, "’", "'"))
+		low = strings.Trim(low, "'-")
+		if low == "" {
+			return
+		}
+		if ex, ok := contractions[low]; ok {
+			for _, e := range ex {
+				out = append(out, word{e, e})
+			}
+			return
+		}
+		if strings.HasSuffix(low, "n't") {
+			out = append(out, word{strings.TrimSuffix(low, "n't"), strings.TrimSuffix(orig, "n't")}, word{"not", "not"})
+			return
+		}
+		out = append(out, word{low, orig})
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-':
+			b.WriteRune(r)
+		case r == ',' || r == '，' || r == ':' || r == '(' || r == ')' || r == '"':
+			flush()
+			out = append(out, word{",", ","})
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// clauseEnd are words that end an object phrase.
+var clauseEnd = set(",", "but", "because", "since", "when", "if", "while", "although", "though",
+	"unless", "so", "whenever", "cause", "except", "which", "who", "that", "i", "yet", "however", "whereas",
+	"over", "rather", "than", "instead")
+
+// elidedAfter are conjunctions after which a clause may drop its "I"
+// ("I love spicy food but can't eat it").
+var elidedAfter = set("but", "and", "yet", "though", "although")
+
+func extractEN(text string) []events.Observation {
+	var out []events.Observation
+	sents, questions := sentences(text)
+	for si, sent := range sents {
+		if questions[si] {
+			continue
+		}
+		ws := words(sent)
+		var prev *events.Observation
+		if len(out) > 0 {
+			prev = &out[len(out)-1]
+		}
+		sawI := false
+		for i := 0; i < len(ws); i++ {
+			var rest []word
+			switch {
+			case ws[i].low == "i":
+				sawI = true
+				rest = ws[i+1:]
+			case ws[i].low == "my":
+				if o, ok := matchMy(ws[i+1:]); ok {
+					o.Text = sent
+					out = append(out, o)
+					prev = &out[len(out)-1]
+				}
+				continue
+			case sawI && elidedAfter[ws[i].low]:
+				rest = ws[i+1:]
+			default:
+				continue
+			}
+			o, ok := matchEN(rest, prev)
+			if !ok {
+				continue
+			}
+			o.Text = sent
+			out = append(out, o)
+			prev = &out[len(out)-1]
+		}
+	}
+	return out
+}
+
+// leading words that do not change what a clause states.
+var fillers = set("really", "absolutely", "totally", "just", "also", "still", "actually", "truly",
+	"definitely", "now", "currently", "generally", "usually", "always", "honestly", "seriously",
+	"nowadays", "lately", "recently", "personally", "already", "simply", "even", "so", "kinda", "too")
+
+// trailing qualifiers dropped from an object ("these days", "anymore").
+var qualifiers = [][]string{
+	{"for", "the", "time", "being"}, {"at", "the", "moment"}, {"these", "days"}, {"right", "now"},
+	{"for", "now"}, {"any", "more"}, {"for", "a", "while"}, {"this", "week"}, {"this", "month"},
+	{"this", "year"}, {"very", "much"}, {"so", "much"}, {"a", "lot"}, {"as", "well"}, {"at", "all"},
+	{"anymore"}, {"again"}, {"now"}, {"today"}, {"lately"}, {"recently"}, {"nowadays"}, {"too"},
+	{"either"}, {"though"}, {"currently"}, {"still"}, {"anyway"}, {"please"}, {"last", "year"},
+	{"last", "month"}, {"last", "week"}, {"a", "year", "ago"}, {"these", "weeks"}, {"since", "then"},
+}
+
+// people are objects that say nothing about the user's tastes ("I love you").
+var people = set("you", "him", "her", "us", "me", "yourself", "myself", "everyone", "everybody", "someone",
+	"somebody", "nobody", "what", "how", "where", "why", "who", "which", "when")
+
+var determiners = set("a", "an", "the", "some", "any", "my", "most", "all", "much", "many", "of", "to", "eating",
+	"drinking", "having", "anything", "something", "things")
+
+// cognition verbs: "I don't think …" states nothing about the user.
+var cognition = set("think", "know", "remember", "mean", "want", "need", "see", "understand", "get",
+	"feel", "believe", "guess", "say", "agree", "mind", "recall", "wish", "hope", "expect", "care",
+	"have", "like", "love", "enjoy", "go", "do", "be", "worry", "forget", "trust", "look", "sure")
+
+var (
+	likeVerbs    = set("like", "love", "enjoy", "adore", "prefer", "fancy", "likes", "loves", "enjoys")
+	hateVerbs    = set("hate", "dislike", "detest", "loathe", "despise")
+	eatVerbs     = set("eat", "have", "consume", "touch", "take", "digest", "tolerate", "handle")
+	drinkVerbs   = set("drink")
+	negConstrain = [][]string{ // … + verb: a constraint that forbids
+		{"can", "no", "longer"}, {"can", "not"}, {"am", "not", "able", "to"}, {"am", "unable", "to"},
+		{"must", "not"}, {"should", "not"}, {"am", "not", "allowed", "to"}, {"am", "not", "supposed", "to"},
+		{"am", "not", "permitted", "to"}, {"may", "not"},
+	}
+	avoidPhrases = [][]string{ // … + object: a constraint that forbids
+		{"have", "to", "avoid"}, {"need", "to", "avoid"}, {"must", "avoid"}, {"should", "avoid"},
+		{"avoid"}, {"stay", "away", "from"}, {"try", "to", "avoid"}, {"am", "avoiding"},
+	}
+	liftPhrases = [][]string{ // … + eat/drink: the constraint is lifted
+		{"can", "once", "again"}, {"can"}, {"am", "able", "to"}, {"am", "allowed", "to"}, {"may"},
+	}
+)
+
+// matchEN reads one clause after its "I".
+func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
+	w = skip(w, fillers)
+	if len(w) == 0 {
+		return events.Observation{}, false
+	}
+	if w[0].low == "do" && len(w) > 1 && (likeVerbs[w[1].low] || hateVerbs[w[1].low]) {
+		w = w[1:] // "I do like"
+	}
+	// allergies and diets
+	if n, ok := prefix(w, "am", "allergic", "to"); ok {
+		return constraint(w[n:], "", Negative, prev)
+	}
+	if n, ok := prefixAny(w, []string{"am", "not", "allergic", "to"}, []string{"am", "no", "longer", "allergic", "to"}); ok {
+		return constraint(w[n:], "", Positive, prev)
+	}
+	if n, ok := prefixAny(w, []string{"have", "an", "allergy", "to"}, []string{"have", "allergies", "to"}); ok {
+		return constraint(w[n:], "", Negative, prev)
+	}
+	if o, ok := matchDiet(w); ok {
+		return o, true
+	}
+	// "I can't stand X" is a dislike, not a constraint
+	if n, ok := prefixAny(w, []string{"can", "not", "stand"}, []string{"am", "not", "a", "fan", "of"},
+		[]string{"am", "not", "into"}); ok {
+		return preference(w[n:], Negative, prev)
+	}
+	for _, p := range negConstrain {
+		if n, ok := prefix(w, p...); ok {
+			rest := skip(w[n:], fillers)
+			if len(rest) == 0 {
+				return events.Observation{}, false
+			}
+			v := rest[0].low
+			switch {
+			case eatVerbs[v] || drinkVerbs[v]:
+				return constraint(rest[1:], verbHint(v), Negative, prev)
+			case v == "stand":
+				return preference(rest[1:], Negative, prev)
+			case cognition[v]:
+				return events.Observation{}, false
+			default:
+				return activity(rest, KindConstraint, Negative)
+			}
+		}
+	}
+	for _, p := range avoidPhrases {
+		if n, ok := prefix(w, p...); ok {
+			return constraint(w[n:], "", Negative, prev)
+		}
+	}
+	for _, p := range liftPhrases {
+		if n, ok := prefix(w, p...); ok {
+			rest := skip(w[n:], fillers)
+			if len(rest) > 0 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low]) {
+				return constraint(rest[1:], verbHint(rest[0].low), Positive, prev)
+			}
+			return events.Observation{}, false
+		}
+	}
+	// "I don't / never / no longer …"
+	if n, ok := prefixAny(w, []string{"do", "not"}, []string{"never"}, []string{"no", "longer"},
+		[]string{"rarely"}); ok {
+		rest := skip(w[n:], fillers)
+		if len(rest) == 0 {
+			return events.Observation{}, false
+		}
+		v := rest[0].low
+		switch {
+		case likeVerbs[v] || v == "care" && len(rest) > 1 && rest[1].low == "for":
+			if v == "care" {
+				rest = rest[1:]
+			}
+			return preference(rest[1:], Negative, prev)
+		case eatVerbs[v] && v != "have" || drinkVerbs[v]:
+			return constraint(rest[1:], verbHint(v), Negative, prev)
+		case v == "have":
+			if o, ok := constraint(rest[1:], "", Negative, prev); ok && (o.Subject == "food" || o.Subject == "drink") {
+				return o, true
+			}
+			return events.Observation{}, false
+		case cognition[v] || v == "would" || v == "will" || v == "usually":
+			return events.Observation{}, false
+		default:
+			return activity(rest, KindFact, Negative)
+		}
+	}
+	if likeVerbs[w[0].low] {
+		return preference(w[1:], Positive, prev)
+	}
+	if n, ok := prefixAny(w, []string{"am", "into"}, []string{"am", "a", "fan", "of"},
+		[]string{"am", "a", "big", "fan", "of"}, []string{"am", "a", "huge", "fan", "of"}); ok {
+		return preference(w[n:], Positive, prev)
+	}
+	if hateVerbs[w[0].low] {
+		return preference(w[1:], Negative, prev)
+	}
+	// facts
+	if n, ok := prefixAny(w, []string{"live", "in"}, []string{"am", "living", "in"}, []string{"am", "based", "in"},
+		[]string{"moved", "to"}, []string{"have", "moved", "to"}, []string{"relocated", "to"},
+		[]string{"have", "relocated", "to"}, []string{"live", "at"}); ok {
+		return fact(w[n:], "location", "home")
+	}
+	if n, ok := prefixAny(w, []string{"am", "from"}, []string{"come", "from"}, []string{"grew", "up", "in"}); ok {
+		return fact(w[n:], "location", "origin")
+	}
+	if n, ok := prefixAny(w, []string{"work", "at"}, []string{"work", "for"}, []string{"am", "working", "at"},
+		[]string{"am", "working", "for"}, []string{"am", "employed", "at"}, []string{"am", "employed", "by"}); ok {
+		return fact(w[n:], "work", "employer")
+	}
+	if n, ok := prefixAny(w, []string{"work", "as"}, []string{"am", "working", "as"}); ok {
+		return fact(w[n:], "work", "role")
+	}
+	if len(w) >= 4 && w[0].low == "am" && isNumber(w[1].low) && w[2].low == "years" && w[3].low == "old" {
+		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: "age", Value: w[1].orig,
+			Polarity: string(Positive), Confidence: confStrong}, true
+	}
+	if w[0].low == "must" {
+		return activity(w[1:], KindConstraint, Positive)
+	}
+	return events.Observation{}, false
+}
+
+// matchDiet reads "I am (a) vegetarian / vegan / lactose intolerant …" and
+// "I am no longer (a) vegetarian".
+func matchDiet(w []word) (events.Observation, bool) {
+	n, ok := prefixAny(w, []string{"am"}, []string{"have", "become"}, []string{"became"}, []string{"went"},
+		[]string{"have", "gone"}, []string{"have", "been"}, []string{"turned"})
+	if !ok {
+		return events.Observation{}, false
+	}
+	pol := Negative // a diet forbids its attribute
+	rest := w[n:]
+	if n, ok := prefixAny(rest, []string{"not"}, []string{"no", "longer"}); ok {
+		pol, rest = Positive, rest[n:]
+	}
+	rest = skip(rest, set("a", "an", "strict", "strictly", "full", "now"))
+	if len(rest) == 0 {
+		return events.Observation{}, false
+	}
+	attr := ""
+	switch rest[0].low {
+	case "vegetarian", "veggie", "pescatarian":
+		attr = "meat"
+	case "vegan":
+		attr = "animal product"
+	case "celiac", "coeliac":
+		attr = "gluten"
+	case "diabetic":
+		attr = "sugar"
+	case "lactose", "gluten":
+		if len(rest) > 1 && rest[1].low == "intolerant" {
+			attr = rest[0].low
+		}
+	}
+	if attr == "" {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindConstraint), Subject: "food", Attribute: attr,
+		Polarity: string(pol), Confidence: confStrong}, true
+}
+
+// matchMy reads "my name is X", "my birthday is X", "my favorite X is Y".
+func matchMy(w []word) (events.Observation, bool) {
+	if n, ok := prefixAny(w, []string{"name", "is"}, []string{"birthday", "is"}); ok {
+		v := object(w[n:])
+		if len(v) == 0 {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: w[0].low,
+			Value: joinOrig(v), Polarity: string(Positive), Confidence: confStrong}, true
+	}
+	if len(w) >= 3 && (w[0].low == "favorite" || w[0].low == "favourite") {
+		for i := 1; i < len(w) && i <= 4; i++ {
+			if w[i].low == "is" || w[i].low == "are" {
+				what := joinLow(w[1:i])
+				v := object(w[i+1:])
+				if what == "" || len(v) == 0 {
+					return events.Observation{}, false
+				}
+				return events.Observation{Kind: string(KindPreference), Subject: "favorite", Attribute: what,
+					Value: joinOrig(v), Polarity: string(Positive), Confidence: confStrong}, true
+			}
+		}
+	}
+	return events.Observation{}, false
+}
+
+func verbHint(v string) string {
+	if drinkVerbs[v] {
+		return "drink"
+	}
+	return "eat"
+}
+
+func preference(obj []word, pol Polarity, prev *events.Observation) (events.Observation, bool) {
+	return slotted(obj, "", KindPreference, pol, prev)
+}
+
+func constraint(obj []word, hint string, pol Polarity, prev *events.Observation) (events.Observation, bool) {
+	return slotted(obj, hint, KindConstraint, pol, prev)
+}
+
+// slotted builds an observation whose slot comes from its object phrase; a
+// pronoun object ("it") takes the previous statement's slot.
+func slotted(obj []word, hint string, kind Kind, pol Polarity, prev *events.Observation) (events.Observation, bool) {
+	o := events.Observation{Kind: string(kind), Polarity: string(pol), Confidence: confStrong}
+	ph := object(obj)
+	if len(ph) == 1 && pronouns[ph[0].low] {
+		if prev == nil || prev.Subject == "" {
+			return o, false
+		}
+		o.Subject, o.Attribute = prev.Subject, prev.Attribute
+		return o, true
+	}
+	if len(ph) == 0 || len(ph) > 6 || people[ph[0].low] {
+		return o, false
+	}
+	o.Subject, o.Attribute = slotOf(ph, hint)
+	return o, o.Attribute != ""
+}
+
+var pronouns = set("it", "them", "that", "this", "those", "these", "one")
+
+// activity builds "I don't smoke" (fact) or "I must take …" (constraint):
+// subject activity, attribute the verb and its object.
+func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
+	ph := object(w)
+	if len(ph) == 0 || len(ph) > 5 || pronouns[ph[len(ph)-1].low] {
+		return events.Observation{}, false
+	}
+	low := make([]string, len(ph))
+	for i, x := range ph {
+		low[i] = x.low
+	}
+	return events.Observation{Kind: string(kind), Subject: "activity", Attribute: strings.Join(low, " "),
+		Polarity: string(pol), Confidence: confWeak}, true
+}
+
+func fact(obj []word, subject, attr string) (events.Observation, bool) {
+	v := object(obj)
+	if len(v) == 0 || len(v) > 6 || pronouns[v[0].low] {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindFact), Subject: subject, Attribute: attr, Value: joinOrig(v),
+		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// object returns the object phrase at the start of w: up to the clause's
+// end, without leading determiners or trailing qualifiers.
+func object(w []word) []word {
+	end := len(w)
+	for i, x := range w {
+		if clauseEnd[x.low] || x.low == "and" && i+1 < len(w) && (w[i+1].low == "i" || w[i+1].low == "then") {
+			end = i
+			break
+		}
+	}
+	w = w[:end]
+	for changed := true; changed; {
+		changed = false
+		for _, q := range qualifiers {
+			if len(w) >= len(q) && matches(w[len(w)-len(q):], q) {
+				w, changed = w[:len(w)-len(q)], true
+			}
+		}
+	}
+	for len(w) > 0 && determiners[w[0].low] {
+		w = w[1:]
+	}
+	return w
+}
+
+// slotOf maps an object phrase to a slot: "spicy food" → food/spicy,
+// "peanuts" → food/peanut, "coffee" → drink/coffee, "hiking" →
+// activity/hiking, anything else → general/<phrase>.
+func slotOf(ph []word, hint string) (subject, attr string) {
+	low := make([]string, len(ph))
+	for i, x := range ph {
+		low[i] = x.low
+	}
+	last := singular(low[len(low)-1])
+	if len(low) > 1 && foodNouns[last] {
+		s := "food"
+		if hint == "drink" {
+			s = "drink"
+		}
+		return s, strings.Join(low[:len(low)-1], " ")
+	}
+	low[len(low)-1] = last
+	phrase := strings.Join(low, " ")
+	switch {
+	case hint == "drink" || drinkLex[phrase] || drinkLex[last]:
+		return "drink", phrase
+	case hint == "eat" || foodLex[phrase] || foodLex[last]:
+		return "food", phrase
+	case len(low[0]) > 4 && strings.HasSuffix(low[0], "ing"):
+		return "activity", phrase
+	}
+	return "general", phrase
+}
+
+// singular drops an English plural ending, preferring a lexicon word.
+func singular(w string) string {
+	for _, c := range []string{strings.TrimSuffix(w, "es"), strings.TrimSuffix(w, "s")} {
+		if c != w && (foodLex[c] || drinkLex[c]) {
+			return c
+		}
+	}
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "sses"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+var foodNouns = set("food", "dish", "cuisine", "meal", "stuff", "thing", "snack")
+
+var foodLex = set("spicy", "spice", "food", "sushi", "pizza", "pasta", "peanut", "nut", "tree nut", "shellfish",
+	"seafood", "fish", "shrimp", "prawn", "crab", "lobster", "meat", "red meat", "pork", "beef", "chicken", "lamb",
+	"mutton", "egg", "dairy", "cheese", "butter", "yogurt", "gluten", "wheat", "bread", "rice", "noodle", "sugar",
+	"sweet", "sweets", "dessert", "chocolate", "chili", "garlic", "onion", "cilantro", "coriander", "mushroom",
+	"tomato", "potato", "vegetable", "fruit", "salad", "curry", "tofu", "soy", "lactose", "hotpot", "hot pot",
+	"burger", "steak", "cake", "candy", "soup", "ramen", "bbq", "barbecue", "taco", "sandwich", "fried food",
+	"junk food", "fast food", "salt", "carb", "sashimi", "dumpling", "spaghetti", "cereal", "oat", "bean", "corn",
+	"apple", "banana", "orange", "strawberry", "mango", "avocado", "olive", "pepper", "jalapeno", "sesame",
+	"mustard", "honey", "ice cream", "pastry", "cookie", "biscuit", "animal product", "meat product")
+
+var drinkLex = set("coffee", "tea", "alcohol", "beer", "wine", "soda", "juice", "caffeine", "liquor", "whisky",
+	"whiskey", "cocktail", "milk tea", "latte", "espresso", "cola", "vodka", "sake", "drink", "milk")
+
+func skip(w []word, s map[string]bool) []word {
+	for len(w) > 0 && s[w[0].low] {
+		w = w[1:]
+	}
+	return w
+}
+
+func prefix(w []word, p ...string) (int, bool) {
+	if len(w) < len(p) || !matches(w[:len(p)], p) {
+		return 0, false
+	}
+	return len(p), true
+}
+
+func prefixAny(w []word, ps ...[]string) (int, bool) {
+	for _, p := range ps {
+		if n, ok := prefix(w, p...); ok {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+func matches(w []word, p []string) bool {
+	for i := range p {
+		if w[i].low != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func joinOrig(w []word) string {
+	s := make([]string, len(w))
+	for i, x := range w {
+		s[i] = x.orig
+	}
+	return strings.Join(s, " ")
+}
+
+func joinLow(w []word) string {
+	s := make([]string, len(w))
+	for i, x := range w {
+		s[i] = x.low
+	}
+	return strings.Join(s, " ")
+}
+
+func isNumber(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigitByte(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func set(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}

@@ -1,0 +1,124 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// obsString is an observation's short form: kind subject/attribute[=value]
+// polarity.
+func obsString(o events.Observation) string {
+	s := fmt.Sprintf("%s %s/%s", o.Kind, o.Subject, o.Attribute)
+	if o.Value != "" {
+		s += "=" + o.Value
+	}
+	return s + " " + o.Polarity
+}
+
+func extractAll(text, lang string) string {
+	var out []string
+	for _, o := range (RuleExtractor{}).Extract(text, lang) {
+		out = append(out, obsString(o))
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestExtractEnglish(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		// preferences
+		{"I love spicy food", "preference food/spicy positive"},
+		{"I really like sushi.", "preference food/sushi positive"},
+		{"i enjoy hiking", "preference activity/hiking positive"},
+		{"I prefer tea over coffee", "preference drink/tea positive"},
+		{"I do like jazz", "preference general/jazz positive"},
+		{"I hate coffee", "preference drink/coffee negative"},
+		{"I dislike loud restaurants", "preference general/loud restaurant negative"},
+		{"I don't like mushrooms", "preference food/mushroom negative"},
+		{"I can’t stand cilantro", "preference food/cilantro negative"},
+		{"I'm a big fan of jazz", "preference general/jazz positive"},
+		{"My favorite color is green", "preference favorite/color=green positive"},
+		// constraints
+		{"I can't eat spicy food these days.", "constraint food/spicy negative"},
+		{"I cannot eat peanuts", "constraint food/peanut negative"},
+		{"I can not have dairy anymore", "constraint food/dairy negative"},
+		{"I'm allergic to shellfish", "constraint food/shellfish negative"},
+		{"I am allergic to cats", "constraint general/cat negative"},
+		{"Im vegetarian", "constraint food/meat negative"},
+		{"I am a vegan", "constraint food/animal product negative"},
+		{"I'm lactose intolerant", "constraint food/lactose negative"},
+		{"I don't eat pork", "constraint food/pork negative"},
+		{"I never drink alcohol", "constraint drink/alcohol negative"},
+		{"I must avoid sugar", "constraint food/sugar negative"},
+		{"I shouldn't drink coffee at the moment", "constraint drink/coffee negative"},
+		{"I can eat spicy food again!", "constraint food/spicy positive"},
+		{"I am no longer allergic to peanuts", "constraint food/peanut positive"},
+		{"I'm not vegetarian anymore", "constraint food/meat positive"},
+		{"I must take my pills every morning", "constraint activity/take my pills every morning positive"},
+		// facts
+		{"I live in Paris", "fact location/home=Paris positive"},
+		{"I moved to New York City last year", "fact location/home=New York City positive"},
+		{"I'm from Brazil", "fact location/origin=Brazil positive"},
+		{"I work at Acme Corp", "fact work/employer=Acme Corp positive"},
+		{"I work as a nurse", "fact work/role=nurse positive"},
+		{"I am 34 years old", "fact identity/age=34 positive"},
+		{"My name is Ana", "fact identity/name=Ana positive"},
+		{"I don't smoke", "fact activity/smoke negative"},
+		// several statements, pronouns, elided subjects
+		{"I love spicy food but I can't eat it these days", "preference food/spicy positive; constraint food/spicy negative"},
+		{"I love spicy food but can't eat it right now", "preference food/spicy positive; constraint food/spicy negative"},
+		{"I used to hate sushi. Now I like it.", ""}, // the past states nothing; "it" has no statement to refer to
+		{"I love sushi. Honestly I really like it.", "preference food/sushi positive; preference food/sushi positive"},
+		{"I live in Lisbon. I love pastel de nata", "fact location/home=Lisbon positive; preference general/pastel de nata positive"},
+		// nothing stated
+		{"Do I like spicy food?", ""},
+		{"I'd like a coffee please", ""},
+		{"I would love to see the menu", ""},
+		{"I don't know", ""},
+		{"I love you", ""},
+		{"I like it", ""},
+		{"We went hiking near the lake", ""},
+		{"The weather was great", ""},
+		{"", ""},
+	} {
+		if got := extractAll(c.text, ""); got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestExtractKeepsSentenceText(t *testing.T) {
+	obs := RuleExtractor{}.Extract("Hello! I live in Oslo. And I hate rain.", "en")
+	if len(obs) != 2 || obs[0].Text != "I live in Oslo" || obs[1].Text != "And I hate rain" {
+		t.Fatalf("%+v", obs)
+	}
+	for _, o := range obs {
+		if o.Confidence <= 0 || o.Confidence > 1 || o.ID != "" {
+			t.Errorf("%+v", o)
+		}
+	}
+}
+
+func TestExtractIsBounded(t *testing.T) {
+	text := strings.Repeat("I love tea. ", 100)
+	if n := len(RuleExtractor{}.Extract(text, "")); n != observationsMax {
+		t.Fatalf("%d observations", n)
+	}
+}
+
+// FuzzExtract: the extractor never panics and always gives slotted,
+// well-formed observations.
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"I love spicy food", "我对花生过敏", "I can't eat it", "我不能吃", "I'm", "，但是", "I am allergic to"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, o := range (RuleExtractor{}).Extract(text, "") {
+			if o.Subject == "" || o.Attribute == "" || o.Kind == "" || o.Polarity == "" {
+				t.Fatalf("%q: %+v", text, o)
+			}
+		}
+	})
+}

@@ -1,0 +1,665 @@
+package memory
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// Query asks for one user's memories.
+type Query struct {
+	Tenant, User string
+	Text         string   // what the memories should be about; empty: the most valuable ones
+	At           int64    // query time, Unix ns: validity and recency are judged then; 0 = the user's latest event time
+	AsOf         int64    // if set: what held at AsOf, as it was known then (learnt by then, valid then, not yet superseded)
+	K            int      // records to return at most; 0 = Config.K; capped at KMax
+	History      bool     // also superseded, expired and cold records (the current version of each)
+	Scopes       []string // permission scopes the caller holds
+}
+
+// Result is what a recall found. Records are ranked best first. Conflicts
+// are the records about the query that need confirmation: two statements
+// of one slot made at the same time, which Toolstream will not order.
+type Result struct {
+	Records   []Hit
+	Conflicts []Hit
+}
+
+// Hit is one recalled record and its score.
+type Hit struct {
+	Record Record
+	Score  float64
+}
+
+// Recall returns the records of q.User of q.Tenant that are about q.Text.
+//
+// Hard filters come first — tenant, user, permission (a record with a
+// Permission is returned only to a caller whose Scopes hold it), validity
+// at the query time, status (active; needs_confirmation go to Conflicts) —
+// then ranking: BM25 over the text and slot (through the inverted index,
+// so only the posting lists of the query's terms are read), times quality
+// (confidence, recency with Config.HalfLife, use, and a live constraint
+// over a preference), bounded by K and Config.RecallBudgetBytes. With
+// History, superseded, expired and cold records are returned too; with
+// AsOf, the versions that held at AsOf as known then.
+//
+// It returns ErrNoTenant or ErrNoUser for a query without a tenant or
+// user: never "all tenants". Other errors come from r.
+func (e *Engine) Recall(r projector.Reader, q Query) (Result, error) {
+	k, err := owner(q.Tenant, q.User)
+	if err != nil {
+		return Result{}, fmt.Errorf("memory: recall: %w", err)
+	}
+	m, err := readMeta(r, k)
+	if err != nil {
+		return Result{}, err
+	}
+	rc := &recall{e: e, r: r, k: k, q: q, m: m, now: q.At, limit: q.K}
+	if rc.now == 0 {
+		rc.now = m.Clock
+	}
+	if q.AsOf != 0 {
+		rc.now = q.AsOf
+	}
+	if rc.limit <= 0 {
+		rc.limit = e.cfg.K
+	}
+	rc.limit = min(rc.limit, KMax)
+	terms := queryTerms(q.Text)
+	var res Result
+	if len(terms) == 0 {
+		res, err = rc.browse()
+	} else {
+		res, err = rc.search(terms)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.Records = e.budget(res.Records)
+	return res, nil
+}
+
+// Get returns the current version of record id. It returns ErrNotFound,
+// ErrNoTenant or ErrNoUser; for a forgotten id, ErrForgotten (which is also
+// ErrNotFound) and a record with only its id and status forgotten.
+func (e *Engine) Get(r projector.Reader, tenant, user, id string) (Record, error) {
+	vs, clock, err := e.versionsOf(r, tenant, user, id)
+	if errors.Is(err, ErrForgotten) {
+		return Record{Tenant: tenant, User: user, ID: id, Status: StatusForgotten}, err
+	}
+	if err != nil {
+		return Record{}, err
+	}
+	return display(vs[len(vs)-1], clock), nil
+}
+
+// History returns every version of record id, oldest first. It returns
+// ErrNotFound, ErrForgotten, ErrNoTenant or ErrNoUser.
+func (e *Engine) History(r projector.Reader, tenant, user, id string) ([]Record, error) {
+	vs, clock, err := e.versionsOf(r, tenant, user, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(vs))
+	for i, v := range vs {
+		out[i] = display(v, clock)
+	}
+	return out, nil
+}
+
+func (e *Engine) versionsOf(r projector.Reader, tenant, user, id string) ([]*Record, int64, error) {
+	k, err := owner(tenant, user)
+	if err != nil {
+		return nil, 0, fmt.Errorf("memory: get %q: %w", id, err)
+	}
+	vs, err := versions(r, k, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(vs) == 0 {
+		var e idEntry
+		if b, ok, err := r.Get(k.id(id)); err != nil {
+			return nil, 0, err
+		} else if ok && decodeInto(b, &e) == nil && e.Tomb {
+			return nil, 0, fmt.Errorf("memory: get %q of tenant %s: %w", id, tenant, ErrForgotten)
+		}
+		return nil, 0, fmt.Errorf("memory: get %q of tenant %s: %w", id, tenant, ErrNotFound)
+	}
+	m, err := readMeta(r, k)
+	return vs, m.Clock, err
+}
+
+// List returns the current version of every record of the user, by id:
+// the active ones and those that need confirmation, or, with
+// includeInactive, every one (superseded, expired, cold). It returns
+// ErrNoTenant or ErrNoUser.
+func (e *Engine) List(r projector.Reader, tenant, user string, includeInactive bool) ([]Record, error) {
+	k, err := owner(tenant, user)
+	if err != nil {
+		return nil, fmt.Errorf("memory: list: %w", err)
+	}
+	m, err := readMeta(r, k)
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	err = heads(r, k, func(h *Record) error {
+		d := display(h, m.Clock)
+		if includeInactive || d.Status == StatusActive || d.Status == StatusNeedsConfirmation {
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// owner checks a query's tenant and user and returns their keys.
+func owner(tenant, user string) (keys, error) {
+	if tenant == "" {
+		return keys{}, ErrNoTenant
+	}
+	if err := events.ValidTenant(tenant); err != nil {
+		return keys{}, fmt.Errorf("%w: %w", ErrNoTenant, err)
+	}
+	if user == "" {
+		return keys{}, ErrNoUser
+	}
+	return keysFor(tenant, user), nil
+}
+
+func readMeta(r projector.Reader, k keys) (meta, error) {
+	var m meta
+	b, ok, err := r.Get(k.meta())
+	if err != nil || !ok {
+		return m, err
+	}
+	return m, decodeInto(b, &m)
+}
+
+// heads calls fn with the current version of every record, by id.
+func heads(r projector.Reader, k keys, fn func(*Record) error) error {
+	var last *Record
+	err := r.Scan(k.recAll(), func(_, value []byte) error {
+		rec, err := decodeRecord(value)
+		if err != nil {
+			return err
+		}
+		if last != nil && last.ID != rec.ID {
+			if err := fn(last); err != nil {
+				return err
+			}
+		}
+		last = rec
+		return nil
+	})
+	if err != nil || last == nil {
+		return err
+	}
+	return fn(last)
+}
+
+// display is the record as a reader sees it at now: a record whose validity
+// ended is expired even before an event swept it.
+func display(r *Record, now int64) Record {
+	d := *r
+	if (d.Status == StatusActive || d.Status == StatusNeedsConfirmation || d.Status == StatusCold) &&
+		d.ValidUntil != 0 && d.ValidUntil <= now {
+		d.Status = StatusExpired
+	}
+	return d
+}
+
+type recall struct {
+	e     *Engine
+	r     projector.Reader
+	k     keys
+	q     Query
+	m     meta
+	now   int64
+	limit int
+}
+
+const (
+	drop = iota
+	toRecords
+	toConflicts
+)
+
+// classify applies the hard filters to one record version: drop it, or
+// return it as a record or a conflict.
+func (rc *recall) classify(v *Record) int {
+	if v.Permission != "" && !slices.Contains(rc.q.Scopes, v.Permission) {
+		return drop
+	}
+	switch {
+	case rc.q.AsOf != 0:
+		if !v.heldAt(rc.q.AsOf) {
+			return drop
+		}
+	case rc.q.History:
+	default:
+		if !v.validAt(rc.now) || v.Status != StatusActive && v.Status != StatusNeedsConfirmation {
+			return drop
+		}
+	}
+	if v.Status == StatusNeedsConfirmation {
+		return toConflicts
+	}
+	return toRecords
+}
+
+// quality weighs a record by confidence, recency, use and, for a live
+// constraint, its precedence over preferences; it is in (0, 1.875].
+func (rc *recall) quality(v *Record) float64 {
+	return quality(v.Confidence, v.ObservedAt, v.UseCount, v.Kind == KindConstraint && v.Status == StatusActive,
+		rc.now, rc.e.cfg.HalfLife)
+}
+
+func quality(confidence float64, observedAt int64, useCount int, liveConstraint bool, now int64, halfLife time.Duration) float64 {
+	age := max(now-observedAt, 0)
+	recency := 0.5 + 0.5*math.Exp2(-float64(age)/float64(halfLife))
+	conf := 0.5 + 0.5*confidence
+	use := 1 + math.Min(0.5, 0.1*math.Log1p(float64(max(useCount-1, 0))))
+	kind := 1.0
+	if liveConstraint {
+		// in force until lifted or its validity ends: it does not fade with
+		// age, and it ranks over a preference of the same relevance
+		kind, recency = 1.25, 1
+	}
+	return conf * recency * use * kind
+}
+
+// scorer holds the collection statistics of one query.
+type scorer struct {
+	terms []qterm
+	dfs   []int
+	n     int
+	avgdl float64
+}
+
+// score is the BM25 score of a document given its terms.
+func (s *scorer) score(tf map[string]int, dl int) float64 {
+	var sum float64
+	for i, t := range s.terms {
+		if f := tf[t.term]; f > 0 {
+			sum += t.w * bm25(f, dl, idf(s.dfs[i], s.n), s.avgdl)
+		}
+	}
+	return sum
+}
+
+func docScore(s *scorer, v *Record) float64 {
+	terms, dl := docTerms(v)
+	tf := make(map[string]int, len(terms))
+	for _, t := range terms {
+		tf[t.term] = t.tf
+	}
+	return s.score(tf, dl)
+}
+
+// cand is a record of the user that has some of the query's terms.
+type cand struct {
+	id    string
+	p     posting // of its current version
+	bm    float64 // BM25
+	score float64 // BM25 times quality
+}
+
+// candHeap pops the best candidate first (score, then id).
+type candHeap []*cand
+
+func (h candHeap) Len() int { return len(h) }
+func (h candHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score
+	}
+	return h[i].id < h[j].id
+}
+func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)   { *h = append(*h, x.(*cand)) }
+func (h *candHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// search ranks the records that contain the query's terms. It reads only
+// the posting lists of those terms; a posting carries everything the
+// ranking needs, so only the records returned (and those with a
+// permission to check) are loaded. AsOf loads every version of every
+// candidate: it is an audit, not the hot path.
+func (rc *recall) search(terms []qterm) (Result, error) {
+	if rc.m.Docs == 0 {
+		return Result{}, nil
+	}
+	s := &scorer{terms: terms, dfs: make([]int, len(terms)), n: rc.m.Docs, avgdl: float64(rc.m.Len) / float64(rc.m.Docs)}
+	if s.avgdl == 0 {
+		s.avgdl = 1
+	}
+	defaultMode := rc.q.AsOf == 0 && !rc.q.History
+	var cands []*cand
+	byID := map[string]*cand{} // by escaped id
+	type hit struct {
+		c      *cand
+		tf, dl int
+	}
+	var hits []hit
+	for i, t := range terms {
+		hits = hits[:0]
+		prefix := rc.k.ixTerm(t.term)
+		err := rc.r.Scan(prefix, func(key, value []byte) error {
+			s.dfs[i]++
+			p, ok := decodePosting(value)
+			if !ok {
+				return fmt.Errorf("memory: bad posting %q", key)
+			}
+			if defaultMode && (p.status != StatusActive || p.validFrom > rc.now ||
+				p.validUntil != 0 && p.validUntil <= rc.now) {
+				return nil
+			}
+			id := key[len(prefix):]
+			c := byID[string(id)]
+			if c == nil {
+				c = &cand{id: unesc(string(id)), p: p}
+				byID[string(id)] = c
+				cands = append(cands, c)
+			}
+			hits = append(hits, hit{c, p.tf, p.dl})
+			return nil
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		w := idf(s.dfs[i], s.n)
+		for _, h := range hits {
+			h.c.bm += t.w * bm25(h.tf, h.dl, w, s.avgdl)
+		}
+	}
+	if rc.q.AsOf != 0 {
+		return rc.searchAsOf(s, cands)
+	}
+	for _, c := range cands {
+		c.score = c.bm * quality(c.p.confidence, c.p.observedAt, c.p.useCount,
+			c.p.constraint && c.p.status == StatusActive, rc.now, rc.e.cfg.HalfLife)
+	}
+	h := candHeap(cands)
+	heap.Init(&h)
+	var records, conflicts []Hit
+	for h.Len() > 0 && (len(records) < rc.limit || !defaultMode && len(conflicts) < rc.limit) {
+		c := heap.Pop(&h).(*cand)
+		conflict := c.p.status == StatusNeedsConfirmation
+		if conflict && len(conflicts) >= rc.limit || !conflict && len(records) >= rc.limit {
+			continue // its list is full: no need to load it
+		}
+		v, err := load(rc.r, rc.k, c.id, c.p.version)
+		if err != nil {
+			return Result{}, err
+		}
+		if v == nil {
+			return Result{}, fmt.Errorf("memory: posting of %q v%d has no record", c.id, c.p.version)
+		}
+		switch rc.classify(v) {
+		case toRecords:
+			records = append(records, Hit{Record: display(v, rc.now), Score: c.score})
+		case toConflicts:
+			conflicts = append(conflicts, Hit{Record: display(v, rc.now), Score: c.score})
+		}
+	}
+	if defaultMode {
+		var err error
+		if conflicts, err = rc.openConflicts(s); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{Records: records, Conflicts: conflicts}, nil
+}
+
+// searchAsOf ranks every version of the candidates that held at q.AsOf,
+// each by its own text.
+func (rc *recall) searchAsOf(s *scorer, cands []*cand) (Result, error) {
+	sort.Slice(cands, func(i, j int) bool { return cands[i].id < cands[j].id })
+	var res Result
+	for _, c := range cands {
+		vs, err := versions(rc.r, rc.k, c.id)
+		if err != nil {
+			return Result{}, err
+		}
+		for _, v := range vs {
+			where := rc.classify(v)
+			if where == drop {
+				continue
+			}
+			bm := docScore(s, v)
+			if bm <= 0 {
+				continue
+			}
+			h := Hit{Record: display(v, rc.now), Score: bm * rc.quality(v)}
+			if where == toConflicts {
+				res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
+			} else {
+				res.Records = insertHit(res.Records, h, rc.limit)
+			}
+		}
+	}
+	return res, nil
+}
+
+// openConflicts returns the records that need confirmation and are about
+// the query (all of them when s is nil).
+func (rc *recall) openConflicts(s *scorer) ([]Hit, error) {
+	var out []Hit
+	var refs []struct {
+		id string
+		v  int
+	}
+	err := rc.r.Scan(rc.k.cfs(), func(key, value []byte) error {
+		v, _ := uvarint(value)
+		refs = append(refs, struct {
+			id string
+			v  int
+		}{rc.k.lastComponent(key), v})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, ref := range refs {
+		v, err := load(rc.r, rc.k, ref.id, ref.v)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil || rc.classify(v) != toConflicts {
+			continue
+		}
+		score := 1.0
+		if s != nil {
+			if score = docScore(s, v); score <= 0 {
+				continue
+			}
+		}
+		out = insertHit(out, Hit{Record: display(v, rc.now), Score: score * rc.quality(v)}, rc.limit)
+	}
+	return out, nil
+}
+
+// browse answers a query without terms: the most valuable records.
+func (rc *recall) browse() (Result, error) {
+	var res Result
+	add := func(v *Record) {
+		switch rc.classify(v) {
+		case toRecords:
+			res.Records = insertHit(res.Records, Hit{Record: display(v, rc.now), Score: rc.quality(v)}, rc.limit)
+		case toConflicts:
+			res.Conflicts = insertHit(res.Conflicts, Hit{Record: display(v, rc.now), Score: rc.quality(v)}, rc.limit)
+		}
+	}
+	if rc.q.AsOf == 0 && !rc.q.History {
+		// the active records are exactly the quota's value index
+		type ref struct {
+			id string
+			v  int
+		}
+		var refs []ref
+		if err := rc.r.Scan(rc.k.vals(), func(key, value []byte) error {
+			v, _ := uvarint(value)
+			refs = append(refs, ref{rc.k.lastComponent(key), v})
+			return nil
+		}); err != nil {
+			return Result{}, err
+		}
+		for _, f := range refs {
+			v, err := load(rc.r, rc.k, f.id, f.v)
+			if err != nil {
+				return Result{}, err
+			}
+			if v != nil {
+				add(v)
+			}
+		}
+		var err error
+		res.Conflicts, err = rc.openConflicts(nil)
+		return res, err
+	}
+	err := rc.r.Scan(rc.k.recAll(), func(_, value []byte) error {
+		v, err := decodeRecord(value)
+		if err != nil {
+			return err
+		}
+		if rc.q.AsOf != 0 {
+			add(v)
+		}
+		return nil
+	})
+	if err != nil || rc.q.AsOf != 0 {
+		return res, err
+	}
+	err = heads(rc.r, rc.k, func(h *Record) error { add(h); return nil })
+	return res, err
+}
+
+// insertHit inserts h into hits, ranked by score then id, keeping at most
+// limit.
+func insertHit(hits []Hit, h Hit, limit int) []Hit {
+	i := sort.Search(len(hits), func(i int) bool { return hitLess(h, hits[i]) })
+	if i >= limit {
+		return hits
+	}
+	hits = slices.Insert(hits, i, h)
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+func hitLess(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.Record.ID != b.Record.ID {
+		return a.Record.ID < b.Record.ID
+	}
+	return a.Record.Version < b.Record.Version
+}
+
+// budget keeps the hits, best first, whose texts fit in the recall budget;
+// the first always does.
+func (e *Engine) budget(hits []Hit) []Hit {
+	b := e.cfg.RecallBudgetBytes
+	if b < 0 {
+		return hits
+	}
+	var out []Hit
+	used := 0
+	for _, h := range hits {
+		n := len(h.Record.Text)
+		if len(out) > 0 && used+n > b {
+			continue
+		}
+		used += n
+		out = append(out, h)
+	}
+	return out
+}
+
+// scanRecall is recall by a full scan of the user's records, without the
+// index: the baseline the index is measured against and checked by. It
+// answers default-mode queries with text only.
+func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
+	k, err := owner(q.Tenant, q.User)
+	if err != nil {
+		return Result{}, err
+	}
+	terms := queryTerms(q.Text)
+	if len(terms) == 0 || q.History || q.AsOf != 0 {
+		return Result{}, errors.New("memory: scanRecall answers default-mode text queries only")
+	}
+	m, err := readMeta(r, k)
+	if err != nil {
+		return Result{}, err
+	}
+	rc := &recall{e: e, r: r, k: k, q: q, m: m, now: q.At, limit: q.K}
+	if rc.now == 0 {
+		rc.now = m.Clock
+	}
+	if rc.limit <= 0 {
+		rc.limit = e.cfg.K
+	}
+	rc.limit = min(rc.limit, KMax)
+	type doc struct {
+		r  *Record
+		tf map[string]int
+		dl int
+	}
+	var docs []doc
+	s := &scorer{terms: terms, dfs: make([]int, len(terms))}
+	total := 0
+	err = heads(r, k, func(h *Record) error {
+		ts, dl := docTerms(h)
+		tf := make(map[string]int, len(ts))
+		for _, t := range ts {
+			tf[t.term] = t.tf
+		}
+		for i, t := range terms {
+			if tf[t.term] > 0 {
+				s.dfs[i]++
+			}
+		}
+		total += dl
+		docs = append(docs, doc{h, tf, dl})
+		return nil
+	})
+	if err != nil || len(docs) == 0 {
+		return Result{}, err
+	}
+	s.n, s.avgdl = len(docs), float64(total)/float64(len(docs))
+	if s.avgdl == 0 {
+		s.avgdl = 1
+	}
+	var res Result
+	for _, d := range docs {
+		where := rc.classify(d.r)
+		if where == drop {
+			continue
+		}
+		bm := s.score(d.tf, d.dl)
+		if bm <= 0 {
+			continue
+		}
+		h := Hit{Record: display(d.r, rc.now), Score: bm * rc.quality(d.r)}
+		if where == toConflicts {
+			res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
+		} else {
+			res.Records = insertHit(res.Records, h, rc.limit)
+		}
+	}
+	res.Records = e.budget(res.Records)
+	return res, nil
+}

@@ -1,0 +1,416 @@
+package verifier
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// The labelled regression set: testdata/*.jsonl, one case a line — tool
+// results, an answer, the answer's time, and the expected verdict of its
+// claims (found by a substring of the claim) with, for supported claims,
+// the evidence pointer a reviewer would cite. The labels were written by
+// hand from the evidence, not from the checker's output.
+
+type regEvidence struct {
+	CallID  string          `json:"call_id"`
+	Name    string          `json:"name"`
+	Version int             `json:"version"`
+	Result  json.RawMessage `json:"result"`
+}
+
+type regExpect struct {
+	Text    string `json:"text"`
+	Verdict string `json:"verdict"`
+	Pointer string `json:"pointer"`
+	CallID  string `json:"call_id"`
+}
+
+type regCase struct {
+	Name     string        `json:"name"`
+	Now      string        `json:"now"`
+	Evidence []regEvidence `json:"evidence"`
+	Answer   string        `json:"answer"`
+	Expected []regExpect   `json:"expected"`
+	file     string
+}
+
+func (rc *regCase) evidence() []Evidence {
+	out := make([]Evidence, len(rc.Evidence))
+	for i, e := range rc.Evidence {
+		out[i] = Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
+	}
+	return out
+}
+
+func loadCases(t testing.TB) []regCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no regression files: %v", err)
+	}
+	var out []regCase
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		line := 0
+		for sc.Scan() {
+			line++
+			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+				continue
+			}
+			var rc regCase
+			if err := json.Unmarshal(sc.Bytes(), &rc); err != nil {
+				t.Fatalf("%s:%d: %v", f, line, err)
+			}
+			rc.file = filepath.Base(f)
+			out = append(out, rc)
+		}
+	}
+	return out
+}
+
+// findClaim returns the claim holding the expected text.
+func findClaim(r Report, answer, text string) (events.ClaimVerdict, bool) {
+	for _, c := range r.Claims {
+		if strings.Contains(c.Text, text) {
+			return c, true
+		}
+	}
+	// The text straddles claims: take the claim holding its first rune.
+	if i := strings.Index(answer, text); i >= 0 {
+		pos := len([]rune(answer[:i]))
+		for _, c := range r.Claims {
+			if pos >= c.Start && pos < c.End {
+				return c, true
+			}
+		}
+	}
+	return events.ClaimVerdict{}, false
+}
+
+func flagged(v events.Verdict) bool {
+	return v == events.VerdictContradicted || v == events.VerdictUnsupported
+}
+
+type regStats struct {
+	claims, zh                   int
+	expFlagged, truePos, predPos int
+	expSupported, falseFlags     int
+	pointerWant, pointerOK       int
+	notCheckable, notCheckableOK int
+	exact                        int
+}
+
+func isZH(s string) bool {
+	for _, r := range s {
+		if isCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRegressionSet(t *testing.T) {
+	c := NewChecker(CheckerConfig{})
+	var st regStats
+	for _, rc := range loadCases(t) {
+		now, err := time.Parse(time.RFC3339, rc.Now)
+		if err != nil {
+			t.Fatalf("%s: now: %v", rc.Name, err)
+		}
+		rep := c.Check(rc.Answer, rc.evidence(), now)
+		for _, e := range rc.Expected {
+			st.claims++
+			if isZH(e.Text) {
+				st.zh++
+			}
+			got, ok := findClaim(rep, rc.Answer, e.Text)
+			if !ok {
+				t.Errorf("%s: no claim holds %q", rc.Name, e.Text)
+				continue
+			}
+			want := events.Verdict(e.Verdict)
+			if got.Verdict == want {
+				st.exact++
+			}
+			if flagged(got.Verdict) && want != events.VerdictNotCheckable {
+				st.predPos++
+			}
+			miss := ""
+			switch want {
+			case events.VerdictContradicted, events.VerdictUnsupported:
+				st.expFlagged++
+				if flagged(got.Verdict) {
+					st.truePos++
+				} else {
+					miss = "missed"
+				}
+			case events.VerdictSupported:
+				st.expSupported++
+				if flagged(got.Verdict) {
+					st.falseFlags++
+					miss = "false flag"
+				}
+				if e.Pointer != "" {
+					st.pointerWant++
+					if got.Verdict == events.VerdictSupported && hasPointer(got.Evidence, e.CallID, e.Pointer) {
+						st.pointerOK++
+					} else if miss == "" {
+						miss = "pointer"
+					}
+				}
+			case events.VerdictNotCheckable:
+				st.notCheckable++
+				if got.Verdict == events.VerdictNotCheckable {
+					st.notCheckableOK++
+				} else {
+					miss = "checkable"
+				}
+			default:
+				t.Fatalf("%s: bad expected verdict %q", rc.Name, e.Verdict)
+			}
+			if miss != "" && (testing.Verbose() || os.Getenv("VERIFIER_DEBUG") != "") {
+				t.Logf("%s [%s] %s: %q want %s got %s %v (%s)", rc.file, rc.Name, miss, got.Text, want, got.Verdict, got.Evidence, got.Reason)
+			}
+		}
+	}
+	recall := ratio(st.truePos, st.expFlagged)
+	precision := ratio(st.truePos, st.predPos)
+	falseFlag := ratio(st.falseFlags, st.expSupported)
+	pointer := ratio(st.pointerOK, st.pointerWant)
+	t.Logf("claims %d (Chinese %d), flagged %d, supported %d, not_checkable %d", st.claims, st.zh, st.expFlagged, st.expSupported, st.notCheckable)
+	t.Logf("recall %.3f precision %.3f false-flag %.3f (supported kept %.3f) pointer %.3f not_checkable %.3f exact %.3f",
+		recall, precision, falseFlag, 1-falseFlag, pointer, ratio(st.notCheckableOK, st.notCheckable), ratio(st.exact, st.claims))
+	if st.claims < 300 {
+		t.Errorf("regression set has %d claims, want at least 300", st.claims)
+	}
+	if recall < 0.95 {
+		t.Errorf("recall %.3f < 0.95", recall)
+	}
+	if falseFlag > 0.05 {
+		t.Errorf("false flags on supported claims %.3f > 0.05", falseFlag)
+	}
+	if pointer < 0.95 {
+		t.Errorf("evidence pointer correct for %.3f of supported claims < 0.95", pointer)
+	}
+}
+
+// hasPointer reports whether refs cite ptr (one of "a|b" when two fields
+// say the same thing equally well).
+func hasPointer(refs []events.EvidenceRef, callID, ptr string) bool {
+	return slices.ContainsFunc(refs, func(r events.EvidenceRef) bool {
+		return slices.Contains(strings.Split(ptr, "|"), r.Pointer) && (callID == "" || r.CallID == callID)
+	})
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+// TestDeterminism checks that identical input gives identical bytes.
+func TestDeterminism(t *testing.T) {
+	c := NewChecker(CheckerConfig{})
+	for _, rc := range loadCases(t) {
+		now, _ := time.Parse(time.RFC3339, rc.Now)
+		a, _ := json.Marshal(c.Check(rc.Answer, rc.evidence(), now))
+		b, _ := json.Marshal(c.Check(rc.Answer, rc.evidence(), now))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: reports differ:\n%s\n%s", rc.Name, a, b)
+		}
+	}
+}
+
+// TestDebugCase prints the report of the case named by VERIFIER_CASE.
+func TestDebugCase(t *testing.T) {
+	name := os.Getenv("VERIFIER_CASE")
+	if name == "" {
+		t.Skip("set VERIFIER_CASE to a case name")
+	}
+	for _, rc := range loadCases(t) {
+		if rc.Name != name {
+			continue
+		}
+		now, _ := time.Parse(time.RFC3339, rc.Now)
+		rep := NewChecker(CheckerConfig{}).Check(rc.Answer, rc.evidence(), now)
+		for _, c := range rep.Claims {
+			t.Logf("%-14s %q %v %s", c.Verdict, c.Text, c.Evidence, c.Reason)
+		}
+	}
+}
+
+func ExampleChecker_Check() {
+	evidence := []Evidence{{
+		CallID: "call_1",
+		Name:   "get_inventory",
+		Result: json.RawMessage(`{"items":[{"name":"A","stock":12,"in_stock":true},{"name":"B","stock":30,"in_stock":true}]}`),
+	}}
+	answer := "商品 A 可用库存 12 件。Item A has 30 in stock. It will arrive tomorrow. Anything else?"
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	r := NewChecker(CheckerConfig{}).Check(answer, evidence, now)
+	for _, c := range r.Claims {
+		fmt.Printf("%-13s %q", c.Verdict, c.Text)
+		for _, e := range c.Evidence {
+			fmt.Printf(" %s=%s", e.Pointer, e.Value)
+		}
+		fmt.Println()
+	}
+	fmt.Printf("faithfulness %.2f\n", r.Faithfulness)
+	// Output:
+	// supported     "商品 A 可用库存 12 件。" /items/0/stock=12
+	// contradicted  "Item A has 30 in stock." /items/0/stock=12
+	// unsupported   "It will arrive tomorrow."
+	// not_checkable "Anything else?"
+	// faithfulness 0.33
+}
+
+// benchEvidence builds about 100 KB of tool results and a 10 KB answer
+// about them, deterministically.
+func benchEvidence() ([]Evidence, string) {
+	type item struct {
+		SKU      string  `json:"sku"`
+		Name     string  `json:"name"`
+		Stock    int     `json:"stock"`
+		InStock  bool    `json:"in_stock"`
+		Price    float64 `json:"price"`
+		Currency string  `json:"currency"`
+		WeightKG float64 `json:"weight_kg"`
+		Rating   float64 `json:"rating"`
+		City     string  `json:"warehouse"`
+		Restock  string  `json:"next_restock"`
+		Desc     string  `json:"description"`
+	}
+	cities := []string{"Shanghai", "Denver", "Berlin", "Osaka", "Lyon"}
+	var items []item
+	for i := 0; i < 340; i++ {
+		stock := (i * 37) % 90
+		items = append(items, item{
+			SKU: fmt.Sprintf("SKU-%04d", i), Name: fmt.Sprintf("Widget %d", i), Stock: stock, InStock: stock > 0,
+			Price: float64((i*713)%40000)/100 + 1, Currency: "USD", WeightKG: float64((i*17)%500)/100 + 0.1,
+			Rating: float64(30+(i*7)%20) / 10, City: cities[i%len(cities)],
+			Restock: fmt.Sprintf("2024-05-%02d", 4+i%20), Desc: fmt.Sprintf("Ships in %d-%d business days.", 2+i%3, 4+i%3),
+		})
+	}
+	inv, _ := json.Marshal(map[string]any{"warehouse_count": len(cities), "items": items})
+	type order struct {
+		ID     string  `json:"order_id"`
+		Status string  `json:"status"`
+		Total  float64 `json:"total"`
+		ETA    string  `json:"eta"`
+	}
+	statuses := []string{"processing", "shipped", "in_transit", "delivered", "cancelled"}
+	var orders []order
+	for i := 0; i < 120; i++ {
+		orders = append(orders, order{ID: fmt.Sprintf("ORD-%05d", 10000+i), Status: statuses[i%5], Total: float64((i*991)%90000)/100 + 5, ETA: fmt.Sprintf("2024-05-%02d", 3+i%10)})
+	}
+	ord, _ := json.Marshal(map[string]any{"customer": "Dana Lee", "orders": orders})
+	ev := []Evidence{{CallID: "inv", Name: "get_inventory", Result: inv}, {CallID: "ord", Name: "list_orders", Result: ord}}
+
+	var b strings.Builder
+	b.WriteString("Hello! Here is what I found.\n")
+	for i := 0; b.Len() < 10*1024; i++ {
+		it := items[(i*7)%len(items)]
+		switch i % 8 {
+		case 0:
+			fmt.Fprintf(&b, "%s has %d units in stock. ", it.Name, it.Stock)
+		case 1:
+			fmt.Fprintf(&b, "%s costs $%.2f and weighs %.2f kg. ", it.Name, it.Price, it.WeightKG+float64(i%2))
+		case 2:
+			fmt.Fprintf(&b, "商品 %s 库存 %d 件，售价 %.2f 美元。", it.Name, it.Stock+i%3, it.Price)
+		case 3:
+			o := orders[i%len(orders)]
+			fmt.Fprintf(&b, "Order %s has shipped and should arrive tomorrow. ", o.ID)
+		case 4:
+			fmt.Fprintf(&b, "%s is rated %.1f stars and ships from %s. ", it.Name, it.Rating, it.City)
+		case 5:
+			fmt.Fprintf(&b, "%s will definitely be restocked next week. ", it.Name)
+		case 6:
+			fmt.Fprintf(&b, "%s ships in 2 to 4 business days. ", it.Name)
+		case 7:
+			b.WriteString("Let me know if you need anything else!\n")
+		}
+	}
+	return ev, b.String()
+}
+
+func BenchmarkCheck(b *testing.B) {
+	if testing.Short() {
+		b.Skip("benchmark")
+	}
+	ev, answer := benchEvidence()
+	size := 0
+	for _, e := range ev {
+		size += len(e.Result)
+	}
+	c := NewChecker(CheckerConfig{})
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	claims := len(SplitClaims(answer))
+	b.SetBytes(int64(size + len(answer)))
+	b.ResetTimer()
+	for b.Loop() {
+		c.Check(answer, ev, now)
+	}
+	b.ReportMetric(float64(claims)*float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+	b.ReportMetric(float64(claims), "claims/answer")
+	b.ReportMetric(float64(size), "evidence-bytes")
+}
+
+func BenchmarkDecodeEvidence(b *testing.B) {
+	if testing.Short() {
+		b.Skip("benchmark")
+	}
+	ev, _ := benchEvidence()
+	size := 0
+	for _, e := range ev {
+		size += len(e.Result)
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for b.Loop() {
+		for _, e := range ev {
+			var v any
+			if err := json.Unmarshal(e.Result, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// FuzzCheck checks that no answer makes Check panic or break its own
+// invariants (offsets, determinism).
+func FuzzCheck(f *testing.F) {
+	ev := []Evidence{{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"A","stock":12,"price":5,"eta":"2024-05-04"},{"name":"B","stock":0}],"status":"shipped"}`)}}
+	for _, s := range []string{"A has 12. B is out of stock.", "商品 A 库存 12 件，明天送到。", "All items cost under $10.", "23rn.0k日2b0", "$10-$", "A 比 B 多 12 件"} {
+		f.Add(s)
+	}
+	c := NewChecker(CheckerConfig{})
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		r := c.Check(s, ev, now)
+		a, _ := json.Marshal(r)
+		b, _ := json.Marshal(c.Check(s, ev, now))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("not deterministic for %q", s)
+		}
+		if r.Faithfulness < 0 || r.Faithfulness > 1 {
+			t.Fatalf("faithfulness %v", r.Faithfulness)
+		}
+	})
+}

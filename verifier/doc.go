@@ -1,0 +1,90 @@
+// Package verifier checks a model's final answer against the tool results
+// that preceded it. A tool call can succeed and the answer can still say
+// something its result does not — a number rewritten, a negation flipped, a
+// value moved to another object, a promise nobody made. The verifier splits
+// the answer into atomic claims and gives each one a verdict with a pointer
+// into the evidence:
+//
+//   - supported: the evidence says it (the RFC 6901 pointers of the fields
+//     used, with their JSON values);
+//   - contradicted: the evidence says otherwise (the conflicting field and
+//     its value);
+//   - unsupported: nothing in the evidence says it (a delivery promise when
+//     the tool returned only stock);
+//   - not_checkable: greetings, opinions, offers of help, questions.
+//
+// Faithfulness is supported ÷ (supported + contradicted + unsupported), and
+// 1 when no claim is checkable.
+//
+// # How a claim is checked
+//
+// SplitClaims cuts the answer into claims (lines and list items, sentences,
+// clauses; English and Chinese) with rune offsets. Check decodes every
+// result once into an index: each JSON value becomes a leaf with its
+// pointer; objects and arrays become nodes whose leaves are contiguous
+// ranges; keys are read as concepts through a small bilingual lexicon
+// (库存 and "in stock" and in_stock all mean stock); names, ids and titles
+// become subjects; numbers are sorted by value, including numbers written
+// inside strings ("Ships in 5-7 business days") and a key's magnitude
+// (销售额(万元)). Each claim is then read against the index:
+//
+//   - subject: the objects whose names, ids or titles the claim mentions
+//     (whole, by a code inside the name, or by a distinctive word of it)
+//     scope the claim; a clause without its own subject continues the one
+//     before it, and a number found only under another subject is a splice;
+//   - numbers: value and unit with conversion (kg/g/lb/斤, km/m/mi, °C/°F,
+//     minutes/hours/days, currency signs and codes, percent and fractions,
+//     折), tolerance and the rounding the claim is written in, bounds ("more
+//     than", 不到, 以内), ranges, and simple derived values (sums,
+//     differences, products, ratios, percentage changes, counts, averages);
+//     the field a number is checked against is the one named by the words
+//     nearest to it;
+//   - time: dates, today/tomorrow/明天/后天, weekdays, "in 3 days", bounds
+//     ("by Friday", 周五之前) and durations against evidence dates, resolved
+//     against the answer's event time;
+//   - negation: true/false fields and stock counts against the claim's
+//     polarity (not, no, 不, 没有, out of stock, 缺货);
+//   - status: order, payment, booking and weather words against status
+//     fields (a shipped claim holds for a delivered order);
+//   - scope: all/every/both/都/全部 and some/部分 check every member of the
+//     collection the claim ranges over, only/只 checks the others fail, and
+//     always/一定/guaranteed over an estimate (eta, forecast, 预计) is
+//     unsupported;
+//   - comparisons and superlatives between subjects (cheaper than, 比…贵,
+//     the highest).
+//
+// Claims the checker cannot decide with confidence are listed in
+// Report.Undecided; an external Judge may decide them (AskJudge), and its
+// verdicts are recorded as events so that replay applies them
+// (ApplyJudgeVerdicts) without calling the judge again.
+//
+// # Invariants (numbers from DESIGN.md)
+//
+//   - 6, replay equals live: Check is a pure function of the answer, the
+//     evidence and the answer's event time. It reads no clock and no
+//     randomness; object keys are walked in sorted order and every list it
+//     returns is ordered by position in the answer or the evidence, so the
+//     same input gives a byte-identical Report (and json.Marshal of it).
+//     Of several results with one call id, the highest version counts.
+//   - 9, bad input loses nothing: evidence that is not JSON is skipped by
+//     Check (ValidateEvidence names it with ErrBadEvidence so a projection
+//     can record the rejection), and no answer text makes Check fail.
+//
+// Tenant isolation (7) is the caller's: Check sees only the evidence it is
+// given, and a projection passes only the tenant's own calls.
+//
+// # Bounds
+//
+// Work per claim is bounded: derived values combine at most
+// CheckerConfig.DerivedLeavesMax evidence numbers pairwise, a claim keeps
+// at most EvidenceRefsMax pointers, a string value contributes at most 64
+// numbers and 256 words to the index, and an HTTPJudge sends at most
+// JudgeRequestBytesMax and reads at most JudgeResponseBytesMax bytes.
+//
+// # Concurrency
+//
+// A Checker holds only its configuration and may be used by any number of
+// goroutines at once; each Check builds its own index. SplitClaims,
+// ApplyPolicy, ApplyJudgeVerdicts and ValidateEvidence are pure functions.
+// An HTTPJudge is safe for concurrent use.
+package verifier

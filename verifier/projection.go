@@ -1,0 +1,341 @@
+package verifier
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Name is the verifier projection's name.
+const Name = "verifier"
+
+// ProjectionConfig configures the verifier projection. Policies are part of
+// what the view is derived from: a replay must run with the same ones.
+type ProjectionConfig struct {
+	Checker       *Checker          // nil: NewChecker(CheckerConfig{})
+	DefaultPolicy Policy            // "" = annotate
+	Policies      map[string]Policy // per tenant
+	// TextBytesMax bounds the answer text kept per response; longer answers
+	// are verified on their first TextBytesMax bytes. Default 256 KiB.
+	TextBytesMax int
+}
+
+// Projection keeps tool results as evidence and verifies final answers.
+//
+// Evidence is scoped: a result counts for answers of the same run, else the
+// same session, else (neither set) the tenant's unscoped evidence. The
+// answer of a response is its display text, checked when the response
+// completes without calling tools (a response that calls tools is not a
+// final answer), or an AnswerSubmitted event.
+//
+// Keys: <tenant>\0ev\0<scope>\0<seq:8> evidence; <tenant>\0tx\0<response>\0<seq:8>
+// answer text; <tenant>\0ar\0<response> the response's bookkeeping;
+// <tenant>\0v\0<response> the verdicts.
+type Projection struct {
+	cfg ProjectionConfig
+}
+
+var _ projector.Projection = (*Projection)(nil)
+
+// NewProjection returns the verifier projection.
+func NewProjection(cfg ProjectionConfig) *Projection {
+	if cfg.Checker == nil {
+		cfg.Checker = NewChecker(CheckerConfig{})
+	}
+	if cfg.DefaultPolicy == "" {
+		cfg.DefaultPolicy = PolicyAnnotate
+	}
+	if cfg.TextBytesMax <= 0 {
+		cfg.TextBytesMax = 256 << 10
+	}
+	return &Projection{cfg: cfg}
+}
+
+// Name implements projector.Projection.
+func (*Projection) Name() string { return Name }
+
+// Subjects implements projector.Projection.
+func (*Projection) Subjects() []string {
+	return []string{"ts.result.>", "ts.model.>", "ts.answer.>"}
+}
+
+type evidenceRow struct {
+	CallID  string `msgpack:"c"`
+	Name    string `msgpack:"n"`
+	Version int    `msgpack:"v,omitempty"`
+	Result  []byte `msgpack:"r"`
+}
+
+type answerRow struct {
+	Scope    string `msgpack:"s"`
+	HasCalls bool   `msgpack:"hc,omitempty"`
+	Bytes    int    `msgpack:"b"`
+}
+
+// Verified is the stored verdict on one answer.
+type Verified struct {
+	Tenant    string                `msgpack:"t" json:"tenant"`
+	Response  string                `msgpack:"r" json:"response_id"`
+	Answer    string                `msgpack:"a" json:"answer"`
+	Verified  events.AnswerVerified `msgpack:"av" json:"verified"`
+	Undecided []int                 `msgpack:"u,omitempty" json:"undecided,omitempty"`
+	Judged    int                   `msgpack:"j,omitempty" json:"judged,omitempty"`
+	At        int64                 `msgpack:"at" json:"at"`
+	Evidence  int                   `msgpack:"ne" json:"evidence"`
+}
+
+func scopeOf(ev *events.Event) string {
+	switch {
+	case ev.Run != "":
+		return "run:" + ev.Run
+	case ev.Session != "":
+		return "session:" + ev.Session
+	}
+	return "-"
+}
+
+func seqSuffix(prefix []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq)
+}
+
+// Apply implements projector.Projection.
+func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+	ev, err := m.Event()
+	if err != nil {
+		return err
+	}
+	switch b := ev.Body.(type) {
+	case *events.CallSucceeded:
+		if len(b.Result) == 0 {
+			return nil // kept by reference only: nothing to check against here
+		}
+		prefix, err := projector.TenantKey(ev.Tenant, "ev", scopeOf(ev), "")
+		if err != nil {
+			return err
+		}
+		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result})
+	case *events.TextDelta:
+		if ev.Response == "" {
+			return nil
+		}
+		ar, key, err := p.answer(tx, ev)
+		if err != nil {
+			return err
+		}
+		if ar.Bytes >= p.cfg.TextBytesMax {
+			return nil
+		}
+		text := b.Text
+		if ar.Bytes+len(text) > p.cfg.TextBytesMax {
+			text = text[:p.cfg.TextBytesMax-ar.Bytes]
+		}
+		ar.Bytes += len(text)
+		prefix, _ := projector.TenantKey(ev.Tenant, "tx", ev.Response, "")
+		if err := tx.Set(seqSuffix(prefix, m.Seq), []byte(text)); err != nil {
+			return err
+		}
+		return put(tx, key, ar)
+	case *events.OutputItemAdded:
+		if b.Type != events.ItemFunctionCall || ev.Response == "" {
+			return nil
+		}
+		ar, key, err := p.answer(tx, ev)
+		if err != nil || ar.HasCalls {
+			return err
+		}
+		ar.HasCalls = true
+		return put(tx, key, ar)
+	case *events.ResponseCompleted, *events.ResponseIncomplete, *events.ResponseFailed:
+		ar, key, err := p.answer(tx, ev)
+		if err != nil {
+			return err
+		}
+		text, err := takeText(tx, ev.Tenant, ev.Response)
+		if err != nil {
+			return err
+		}
+		if err := tx.Delete(key); err != nil {
+			return err
+		}
+		if _, ok := b.(*events.ResponseCompleted); !ok || ar.HasCalls || strings.TrimSpace(text) == "" {
+			return nil
+		}
+		return p.verify(tx, ev, ar.Scope, text)
+	case *events.AnswerSubmitted:
+		if ev.Response == "" {
+			return fmt.Errorf("%w: answer without response id", events.ErrMissingField)
+		}
+		return p.verify(tx, ev, scopeOf(ev), b.Text)
+	case *events.JudgeVerdict:
+		return p.judged(tx, ev, b)
+	}
+	return nil
+}
+
+func (p *Projection) answer(tx *projector.Tx, ev *events.Event) (*answerRow, []byte, error) {
+	key, err := projector.TenantKey(ev.Tenant, "ar", ev.Response)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar := &answerRow{Scope: scopeOf(ev)}
+	if _, err := get(tx, key, ar); err != nil {
+		return nil, nil, err
+	}
+	return ar, key, nil
+}
+
+// takeText returns a response's answer text and deletes its rows.
+func takeText(tx *projector.Tx, tenant, resp string) (string, error) {
+	prefix, err := projector.TenantKey(tenant, "tx", resp, "")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var keys [][]byte
+	err = tx.Scan(prefix, func(k, v []byte) error {
+		b.Write(v)
+		keys = append(keys, append([]byte(nil), k...))
+		return nil
+	})
+	for _, k := range keys {
+		if err := tx.Delete(k); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), err
+}
+
+// Evidences returns the evidence in scope for an answer, oldest first.
+func Evidences(rd projector.Reader, tenant, scope string) ([]Evidence, error) {
+	prefix, err := projector.TenantKey(tenant, "ev", scope, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []Evidence
+	err = rd.Scan(prefix, func(_, v []byte) error {
+		var r evidenceRow
+		if err := msgpack.Unmarshal(v, &r); err != nil {
+			return err
+		}
+		out = append(out, Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result})
+		return nil
+	})
+	return out, err
+}
+
+func (p *Projection) policy(tenant string) Policy {
+	if pol, ok := p.cfg.Policies[tenant]; ok {
+		return pol
+	}
+	return p.cfg.DefaultPolicy
+}
+
+func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text string) error {
+	evs, err := Evidences(tx, ev.Tenant, scope)
+	if err != nil {
+		return err
+	}
+	r := p.cfg.Checker.Check(text, evs, ev.Time())
+	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(evs)}
+	v.Verified = p.verdict(ev.Tenant, text, r)
+	return p.store(tx, ev, v, events.VerifiedID(ev.Tenant, ev.Response))
+}
+
+func (p *Projection) verdict(tenant, text string, r Report) events.AnswerVerified {
+	pol := p.policy(tenant)
+	repaired, blocked := ApplyPolicy(pol, text, r)
+	av := events.AnswerVerified{Faithfulness: r.Faithfulness, Claims: r.Claims, Policy: string(pol), Blocked: blocked}
+	if repaired != text {
+		av.Repaired = repaired
+	}
+	return av
+}
+
+func (p *Projection) store(tx *projector.Tx, ev *events.Event, v *Verified, id string) error {
+	key, err := projector.TenantKey(ev.Tenant, "v", ev.Response)
+	if err != nil {
+		return err
+	}
+	if err := put(tx, key, v); err != nil {
+		return err
+	}
+	subj, err := events.AnswerSubject(ev.Tenant, ev.Response)
+	if err != nil {
+		return err
+	}
+	out := v.Verified
+	return tx.Emit(subj, &events.Event{ID: id, Tenant: ev.Tenant, User: ev.User, Session: ev.Session, Run: ev.Run,
+		Response: ev.Response, At: ev.At, Body: &out})
+}
+
+// judged applies an external judge's recorded verdict: replay reads it from
+// the log and never calls the judge.
+func (p *Projection) judged(tx *projector.Tx, ev *events.Event, jv *events.JudgeVerdict) error {
+	v, err := Get(tx, ev.Tenant, ev.Response)
+	if err != nil {
+		return fmt.Errorf("%w: judge verdict for an answer never verified: %v", events.ErrBadInput, err)
+	}
+	r := ApplyJudgeVerdicts(Report{Faithfulness: v.Verified.Faithfulness, Claims: v.Verified.Claims, Undecided: v.Undecided}, []events.JudgeVerdict{*jv})
+	v.Undecided = r.Undecided
+	v.Judged++
+	v.Verified = p.verdict(ev.Tenant, v.Answer, r)
+	return p.store(tx, ev, &v, fmt.Sprintf("%s/judged/%d", events.VerifiedID(ev.Tenant, ev.Response), v.Judged))
+}
+
+// Get returns the verdicts on a response's answer. It returns
+// projector.ErrNoTenant without a tenant and ErrNotVerified when there are
+// none.
+func Get(rd projector.Reader, tenant, resp string) (Verified, error) {
+	if err := events.ValidTenant(tenant); err != nil {
+		return Verified{}, fmt.Errorf("%w: %v", projector.ErrNoTenant, err)
+	}
+	key, _ := projector.TenantKey(tenant, "v", resp)
+	var v Verified
+	ok, err := get(rd, key, &v)
+	if err == nil && !ok {
+		err = ErrNotVerified
+	}
+	return v, err
+}
+
+// List returns a tenant's verified answers in response id order.
+func List(rd projector.Reader, tenant string) ([]Verified, error) {
+	if err := events.ValidTenant(tenant); err != nil {
+		return nil, fmt.Errorf("%w: %v", projector.ErrNoTenant, err)
+	}
+	prefix, _ := projector.TenantKey(tenant, "v", "")
+	var out []Verified
+	err := rd.Scan(prefix, func(_, b []byte) error {
+		var v Verified
+		if err := msgpack.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+func get[T any](rd projector.Reader, key []byte, v *T) (bool, error) {
+	b, ok, err := rd.Get(key)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := msgpack.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("verifier: corrupt row %q: %w", key, err)
+	}
+	return true, nil
+}
+
+func put[T any](tx projector.Writer, key []byte, v *T) error {
+	b, err := msgpack.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return tx.Set(key, b)
+}

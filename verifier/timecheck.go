@@ -1,0 +1,602 @@
+package verifier
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// Time: dates in claims (2024-05-03, May 3, 5月3日), relative days resolved
+// against the answer's event time (today, tomorrow, 明天, 后天, in 3 days),
+// weekdays (Friday, 周五), bounds (by Friday, 周五之前) and durations
+// checked against evidence dates ("3-5 days" against an eta). Dates are day
+// numbers since 1970-01-01; the answer's "today" is now's date in now's
+// location, and an evidence timestamp's date is taken in its own offset.
+
+// timeExpr is one time expression of a claim.
+type timeExpr struct {
+	start, end int     // rune offsets
+	days       []int32 // the days it may mean (a weekday: one; "next Friday": two)
+	lo, hi     int32   // a range of days (lo == hi for one day)
+	bound      cue     // cueLE (by, before, 之前) or cueGE (after, 之后)
+	clock      int     // minute of day, -1 if none
+	onlyClock  bool
+}
+
+func dayNumber(y int, m time.Month, d int) int32 {
+	return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+}
+
+func dayOf(t time.Time) int32 {
+	y, m, d := t.Date()
+	return dayNumber(y, m, d)
+}
+
+var evidenceDateLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05",
+	"2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006/1/2", "2006-1-2", "2006年1月2日",
+	"2006年01月02日", "Jan 2, 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006",
+	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00",
+}
+
+// parseEvidenceDate parses a date or timestamp value; minute is the minute
+// of day when the value has a time, else -1.
+func parseEvidenceDate(s string) (int32, int16, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 8 || len(s) > 40 {
+		return 0, -1, false
+	}
+	if c := s[0]; !(c >= '0' && c <= '9') && !(c >= 'A' && c <= 'Z') {
+		return 0, -1, false
+	}
+	for _, l := range evidenceDateLayouts {
+		t, err := time.Parse(l, s)
+		if err != nil {
+			continue
+		}
+		minute := int16(-1)
+		if strings.Contains(l, "15") {
+			minute = int16(t.Hour()*60 + t.Minute())
+		}
+		return dayOf(t), minute, true
+	}
+	return 0, -1, false
+}
+
+var months = map[string]time.Month{
+	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9,
+	"sept": 9, "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11,
+	"dec": 12, "december": 12,
+}
+
+var weekdays = map[string]time.Weekday{
+	"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6,
+	"日": 0, "天": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+}
+
+const monthRE = `(january|february|march|april|may|june|july|august|september|sept|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
+
+var (
+	reISO      = regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ](\d{1,2}):(\d{2})(?::\d{2})?)?`)
+	reZhDate   = regexp.MustCompile(`(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]`)
+	reMonthDay = regexp.MustCompile(`\b` + monthRE + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?`)
+	reDayMonth = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRE + `\b\.?(?:,?\s+(\d{4}))?`)
+	reUSDate   = regexp.MustCompile(`\b(?:on|by|until|before|after|date|eta)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b`)
+	reRel      = regexp.MustCompile(`\b(today|tonight|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow|this\s+(?:morning|afternoon|evening))\b|(大后天|后天|明天|明日|明早|明晚|今天|今日|今晚|今早|昨天|昨日|前天)`)
+	reWeekday  = regexp.MustCompile(`\b(?:(next|this|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|(下个?|本|这个?)?(?:周|星期|礼拜)([一二三四五六日天])`)
+	reWeekend  = regexp.MustCompile(`\b(?:(next|this)\s+)?weekend\b|(下个?|本|这个?)?周末`)
+	reInDays   = regexp.MustCompile(`\bin\s+(\d+|a|one|two|three|four|five|six|seven|ten)\s+(days?|weeks?)\b|\b(\d+)\s+(days?|weeks?)\s+(?:from\s+now|later)\b|(\d+|[一二两三四五六七八九十]+)\s*(天|周|个星期)\s*(?:之后|以后|后)`)
+	reClock    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?`)
+	reBefore   = regexp.MustCompile(`\b(by|before|no later than|until|till|not later than)\s+(?:the\s+)?(?:end\s+of\s+)?$`)
+	reAfter    = regexp.MustCompile(`\b(after|not before)\s+$`)
+	reZhBound  = regexp.MustCompile(`^\s*(之前|以前|前|之后|以后)`)
+)
+
+var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+// scanTimes finds the time expressions of a claim's normalised runes r,
+// resolving relative ones against now. It marks their runes in used.
+func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
+	s := string(r)
+	digits := strings.ContainsAny(s, "0123456789")
+	d0 := dayOf(now)
+	y0 := now.Year()
+	var out []timeExpr
+	take := func(bs, be int, days ...int32) *timeExpr {
+		rs, re := utf8.RuneCountInString(s[:bs]), utf8.RuneCountInString(s[:be])
+		for i := rs; i < re; i++ {
+			if used[i] {
+				return nil
+			}
+		}
+		for i := rs; i < re; i++ {
+			used[i] = true
+		}
+		te := timeExpr{start: rs, end: re, days: days, clock: -1}
+		if len(days) > 0 {
+			te.lo, te.hi = days[0], days[0]
+		}
+		te.bound = boundAround(s, bs, be)
+		out = append(out, te)
+		return &out[len(out)-1]
+	}
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	yearFor := func(y string, m time.Month, d int) int32 {
+		if y != "" {
+			yy := atoi(y)
+			if yy < 100 {
+				yy += 2000
+			}
+			return dayNumber(yy, m, d)
+		}
+		// No year: the one that puts the date nearest to now.
+		best := dayNumber(y0, m, d)
+		for _, yy := range []int{y0 - 1, y0 + 1} {
+			if c := dayNumber(yy, m, d); abs32(c-d0) < abs32(best-d0) {
+				best = c
+			}
+		}
+		return best
+	}
+	if !digits {
+		goto words
+	}
+	for _, m := range reISO.FindAllStringSubmatchIndex(s, -1) {
+		mo, d := atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]])
+		if mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
+			if te := take(m[0], m[1], dayNumber(atoi(s[m[2]:m[3]]), time.Month(mo), d)); te != nil && m[8] >= 0 {
+				te.clock = atoi(s[m[8]:m[9]])*60 + atoi(s[m[10]:m[11]])
+			}
+		}
+	}
+	for _, m := range reZhDate.FindAllStringSubmatchIndex(s, -1) {
+		mo, d := atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]])
+		y := ""
+		if m[2] >= 0 {
+			y = s[m[2]:m[3]]
+		}
+		if mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
+			take(m[0], m[1], yearFor(y, time.Month(mo), d))
+		}
+	}
+	for _, m := range reMonthDay.FindAllStringSubmatchIndex(s, -1) {
+		mo, d := months[s[m[2]:m[3]]], atoi(s[m[4]:m[5]])
+		y := ""
+		if m[6] >= 0 {
+			y = s[m[6]:m[7]]
+		}
+		if d >= 1 && d <= 31 {
+			take(m[0], m[1], yearFor(y, mo, d))
+		}
+	}
+	for _, m := range reDayMonth.FindAllStringSubmatchIndex(s, -1) {
+		d, mo := atoi(s[m[2]:m[3]]), months[s[m[4]:m[5]]]
+		y := ""
+		if m[6] >= 0 {
+			y = s[m[6]:m[7]]
+		}
+		if d >= 1 && d <= 31 && !(s[m[4]:m[5]] == "may" && m[6] < 0 && strings.HasSuffix(s[:m[0]], "")) {
+			take(m[0], m[1], yearFor(y, mo, d))
+		}
+	}
+	for _, m := range reUSDate.FindAllStringSubmatchIndex(s, -1) {
+		mo, d := atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]])
+		y := ""
+		if m[6] >= 0 {
+			y = s[m[6]:m[7]]
+		}
+		if mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
+			take(m[2], m[1], yearFor(y, time.Month(mo), d))
+		}
+	}
+	for _, m := range reInDays.FindAllStringSubmatchIndex(s, -1) {
+		var n, unitLen int
+		var u string
+		switch {
+		case m[2] >= 0:
+			if v, ok := smallNumbers[s[m[2]:m[3]]]; ok {
+				n = v
+			} else {
+				n = atoi(s[m[2]:m[3]])
+			}
+			u = s[m[4]:m[5]]
+		case m[6] >= 0:
+			n, u = atoi(s[m[6]:m[7]]), s[m[8]:m[9]]
+		default:
+			x := s[m[10]:m[11]]
+			if v, _, ok := parseZhNumber([]rune(x), 0); ok && !isDigit([]rune(x)[0]) {
+				n = int(v)
+			} else {
+				n = atoi(x)
+			}
+			u = s[m[12]:m[13]]
+		}
+		unitLen = 1
+		if strings.HasPrefix(u, "week") || u == "周" || u == "个星期" {
+			unitLen = 7
+		}
+		take(m[0], m[1], d0+int32(n*unitLen))
+	}
+	for _, m := range reClock.FindAllStringSubmatchIndex(s, -1) {
+		var h, mi int
+		switch {
+		case m[2] >= 0:
+			h = atoi(s[m[2]:m[3]])
+			if m[4] >= 0 {
+				mi = atoi(s[m[4]:m[5]])
+			}
+			if strings.HasPrefix(s[m[6]:m[7]], "p") && h < 12 {
+				h += 12
+			}
+		case m[8] >= 0:
+			h, mi = atoi(s[m[8]:m[9]]), atoi(s[m[10]:m[11]])
+		default:
+			h = atoi(s[m[14]:m[15]])
+			if m[12] >= 0 && strings.ContainsAny(s[m[12]:m[13]], "下晚傍") && h < 12 {
+				h += 12
+			}
+			if m[16] >= 0 {
+				mi = atoi(s[m[16]:m[17]])
+			} else if strings.HasSuffix(s[m[0]:m[1]], "半") {
+				mi = 30
+			}
+		}
+		if h > 24 || mi > 59 {
+			continue
+		}
+		if te := take(m[0], m[1]); te != nil {
+			te.clock, te.onlyClock = h*60+mi, true
+		}
+	}
+words:
+	if !strings.ContainsAny(s, "dtyn明今后昨前周星礼") {
+		return attachClocks(out)
+	}
+	for _, m := range reRel.FindAllStringSubmatchIndex(s, -1) {
+		w := strings.Join(strings.Fields(s[m[0]:m[1]]), " ")
+		off := map[string]int32{
+			"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
+			"day after tomorrow": 2, "this morning": 0, "this afternoon": 0, "this evening": 0,
+			"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "今天": 0, "今日": 0,
+			"今晚": 0, "今早": 0, "昨天": -1, "昨日": -1, "前天": -2,
+		}[w]
+		take(m[0], m[1], d0+off)
+	}
+	wd0 := int32(now.Weekday())
+	for _, m := range reWeekday.FindAllStringSubmatchIndex(s, -1) {
+		var mod, name string
+		if m[4] >= 0 {
+			name = s[m[4]:m[5]]
+			if m[2] >= 0 {
+				mod = s[m[2]:m[3]]
+			}
+		} else {
+			name = s[m[8]:m[9]]
+			if m[6] >= 0 {
+				mod = s[m[6]:m[7]]
+			}
+		}
+		wd := int32(weekdays[name])
+		ahead := (wd - wd0 + 7) % 7
+		var days []int32
+		switch {
+		case mod == "next" || strings.HasPrefix(mod, "下"):
+			// "next Friday": the coming one or the one after.
+			days = []int32{d0 + (wd-wd0+7)%7 + 7, d0 + ahead}
+			if strings.HasPrefix(mod, "下") {
+				// 下周五: Friday of next week (weeks start on Monday).
+				mon := d0 - (wd0+6)%7 + 7
+				days = []int32{mon + (wd+6)%7}
+			}
+		case strings.HasPrefix(mod, "本") || strings.HasPrefix(mod, "这") || mod == "this":
+			mon := d0 - (wd0+6)%7
+			days = []int32{mon + (wd+6)%7, d0 + ahead}
+		default:
+			days = []int32{d0 + ahead}
+			if ahead == 0 {
+				days = append(days, d0+7)
+			}
+		}
+		if te := take(m[0], m[1], days...); te != nil {
+			te.lo, te.hi = days[0], days[0]
+		}
+	}
+	for _, m := range reWeekend.FindAllStringSubmatchIndex(s, -1) {
+		sat := d0 + (6-wd0+7)%7
+		if wd0 == 0 {
+			sat = d0 - 1
+		}
+		if (m[2] >= 0 && s[m[2]:m[3]] == "next") || (m[4] >= 0 && strings.HasPrefix(s[m[4]:m[5]], "下")) {
+			sat += 7
+		}
+		if te := take(m[0], m[1], sat, sat+1); te != nil {
+			te.lo, te.hi = sat, sat+1
+		}
+	}
+	return attachClocks(out)
+}
+
+// attachClocks gives a clock time to the day next to it ("tomorrow at
+// 3pm").
+func attachClocks(out []timeExpr) []timeExpr {
+	for i := range out {
+		if !out[i].onlyClock {
+			continue
+		}
+		for j := range out {
+			if !out[j].onlyClock && out[j].clock < 0 && abs(out[j].start-out[i].end) <= 4 || abs(out[i].start-out[j].end) <= 4 && !out[j].onlyClock && out[j].clock < 0 {
+				out[j].clock = out[i].clock
+				out[i].days = nil
+			}
+		}
+	}
+	return out
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// boundAround reads "by"/"before"/之前 around a time expression at
+// [bs, be) of s.
+func boundAround(s string, bs, be int) cue {
+	if reBefore.MatchString(s[:bs]) {
+		return cueLE
+	}
+	if reAfter.MatchString(s[:bs]) {
+		return cueGE
+	}
+	if m := reZhBound.FindStringSubmatch(s[be:]); m != nil {
+		if strings.Contains(m[1], "后") {
+			return cueGE
+		}
+		return cueLE
+	}
+	return 0
+}
+
+// dateTarget is an evidence date (or day window) a time claim is checked
+// against.
+type dateTarget struct {
+	leaves []int32
+	lo, hi int32
+	score  int
+	clock  int
+}
+
+// dateTargets returns the evidence dates in scope, best attribute match
+// first: date fields, windows of two date fields (earliest/latest) and
+// day counts relative to now (eta_days: 2).
+func (cx *claimCtx) dateTargets() []dateTarget {
+	ix := cx.ix
+	d0 := dayOf(cx.now)
+	var out []dateTarget
+	windows := map[int32][]int32{} // node -> date leaves
+	for _, l := range ix.dates {
+		if !cx.inScope(l) {
+			continue
+		}
+		lf := &ix.leaves[l]
+		windows[lf.node] = append(windows[lf.node], l)
+		out = append(out, dateTarget{leaves: []int32{l}, lo: lf.day, hi: lf.day, score: cx.attrScore(lf), clock: int(lf.minute)})
+	}
+	// Two dates of one object that bound a window (earliest/latest, from/to).
+	for _, ls := range windows {
+		if len(ls) != 2 {
+			continue
+		}
+		a, b := &ix.leaves[ls[0]], &ix.leaves[ls[1]]
+		if isWindowPair(a.ptr, b.ptr) {
+			lo, hi := min(a.day, b.day), max(a.day, b.day)
+			out = append(out, dateTarget{leaves: ls, lo: lo, hi: hi, score: max(cx.attrScore(a), cx.attrScore(b)) - 1, clock: -1})
+		}
+	}
+	// Day counts: {"eta_days": 2} or {"delivery_days_min": 3, "delivery_days_max": 5}.
+	for _, l := range ix.nums {
+		lf := &ix.leaves[l]
+		if lf.unit == nil || lf.unit.dim != dimTime || lf.text || !cx.inScope(l) || lf.num < 0 || lf.num > 3650 {
+			continue
+		}
+		if !hasAny(lf.own, "delivery", "ship", "duration") && !hasAny(lf.ctx, "delivery", "ship") {
+			continue
+		}
+		days := lf.num * lf.unit.factor / 86400
+		if days != float64(int32(days)) {
+			continue
+		}
+		out = append(out, dateTarget{leaves: []int32{l}, lo: d0 + int32(days), hi: d0 + int32(days), score: cx.attrScore(lf), clock: -1})
+	}
+	// Best attribute score first; ties by evidence order.
+	sortStable(out, func(a, b dateTarget) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return a.leaves[0] < b.leaves[0]
+	})
+	return out
+}
+
+func isWindowPair(p, q string) bool {
+	pairs := [][2]string{{"earliest", "latest"}, {"min", "max"}, {"from", "to"}, {"start", "end"}, {"begin", "end"}, {"lo", "hi"}, {"in", "out"}}
+	p, q = strings.ToLower(p), strings.ToLower(q)
+	for _, pr := range pairs {
+		if strings.Contains(p, pr[0]) && strings.Contains(q, pr[1]) || strings.Contains(p, pr[1]) && strings.Contains(q, pr[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// localConcepts returns the concepts of the words between the previous
+// time expression (or the claim's start) and te: "departs … on May 6 and
+// lands … on May 7" checks May 7 against the landing time.
+func (cx *claimCtx) localConcepts(te *timeExpr) []string {
+	from := 0
+	for i := range cx.times {
+		if o := &cx.times[i]; o.end <= te.start && o.end > from {
+			from = o.end
+		}
+	}
+	var out []string
+	for _, w := range cx.words {
+		if w.start >= from && w.end <= te.start && w.info != nil {
+			out = append(out, w.info.concepts...)
+		} else if w.start >= from && w.end <= te.start && !w.cjk {
+			out = append(out, wordConcepts(w.s)...)
+		}
+	}
+	return dedupe(out)
+}
+
+// checkTime checks one time expression.
+func (cx *claimCtx) checkTime(te *timeExpr) fact {
+	ix := cx.ix
+	if local := cx.localConcepts(te); len(local) > 0 && len(cx.times) > 1 {
+		sub := *cx
+		sub.concepts = local
+		for _, t := range sub.dateTargets() {
+			if t.score > 0 {
+				cx = &sub
+			}
+			break
+		}
+	}
+	targets := cx.dateTargets()
+	if te.onlyClock && len(te.days) == 0 {
+		// "11:29 到达": a time of day against the times in the evidence.
+		var first *dateTarget
+		for i := range targets {
+			t := &targets[i]
+			if t.clock < 0 {
+				continue
+			}
+			if first == nil {
+				first = t
+			}
+			if t.clock == te.clock {
+				return supported(ix, "time matches", t.leaves...)
+			}
+		}
+		if first != nil && first.score > 0 {
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first.leaves[0])}, reason: "evidence time differs"}
+		}
+		return fact{}
+	}
+	if len(targets) == 0 {
+		return fact{verdict: events.VerdictUnsupported, reason: "no date in the evidence"}
+	}
+	best := targets[0].score
+	var first *dateTarget
+	for i := range targets {
+		t := &targets[i]
+		if t.score < best && best > 0 {
+			break
+		}
+		if first == nil {
+			first = t
+		}
+		if v, ok := dayHolds(te, t); ok {
+			if v == events.VerdictSupported && te.clock >= 0 && t.clock >= 0 && te.bound == 0 && te.clock != t.clock {
+				continue
+			}
+			f := supported(ix, "date matches", t.leaves...)
+			f.verdict = v
+			if v == events.VerdictUnsupported {
+				f.reason, f.refs = "the evidence gives a window, not a day", nil
+			}
+			return f
+		}
+	}
+	refs := []events.EvidenceRef{}
+	for _, l := range first.leaves {
+		refs = append(refs, ix.ref(l))
+	}
+	return fact{verdict: events.VerdictContradicted, refs: refs, reason: "evidence date differs at " + ix.leaves[first.leaves[0]].ptr}
+}
+
+// dayHolds decides a time expression against one evidence date or window.
+func dayHolds(te *timeExpr, t *dateTarget) (events.Verdict, bool) {
+	switch te.bound {
+	case cueLE:
+		if t.hi <= te.hi {
+			return events.VerdictSupported, true
+		}
+		return "", false
+	case cueGE:
+		if t.lo >= te.lo {
+			return events.VerdictSupported, true
+		}
+		return "", false
+	}
+	if te.lo != te.hi && len(te.days) == 2 && te.days[1] == te.days[0]+1 {
+		// A weekend: any day of it.
+		if t.lo >= te.lo && t.hi <= te.hi {
+			return events.VerdictSupported, true
+		}
+		return "", false
+	}
+	for _, d := range te.days {
+		if t.lo == t.hi && t.lo == d {
+			return events.VerdictSupported, true
+		}
+		if t.lo != t.hi && (d == t.lo || d == t.hi) && t.hi-t.lo <= 1 {
+			return events.VerdictSupported, true
+		}
+		if t.lo != t.hi && d >= t.lo && d <= t.hi {
+			return events.VerdictUnsupported, true
+		}
+	}
+	return "", false
+}
+
+// durationAsDates checks a claimed duration ("3 days", "within 2 days",
+// "3-5 business days") against evidence dates: the days from now to each.
+func (cx *claimCtx) durationAsDates(m *numMention) (fact, bool) {
+	if m.unit == nil || m.unit.dim != dimTime || m.unit.factor < 86400 {
+		return fact{}, false
+	}
+	d0 := dayOf(cx.now)
+	per := m.unit.factor / 86400
+	lo, hi := int32(m.v*per+0.5), int32(m.hi*per+0.5)
+	te := &timeExpr{days: []int32{d0 + lo}, lo: d0 + lo, hi: d0 + hi, bound: m.bound}
+	if m.bound == cueLT {
+		te.bound, te.hi = cueLE, d0+hi-1
+	}
+	if m.isRange {
+		for _, t := range cx.dateTargets() {
+			if t.score == 0 && len(cx.concepts) > 0 {
+				continue
+			}
+			if t.lo >= te.lo && t.hi <= te.hi {
+				return supported(cx.ix, "dates fall in the range", t.leaves...), true
+			}
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(t.leaves[0])}, reason: "evidence date outside the range"}, true
+		}
+		return fact{}, false
+	}
+	for _, t := range cx.dateTargets() {
+		if t.score == 0 && len(cx.concepts) > 0 {
+			continue
+		}
+		if v, ok := dayHolds(te, &t); ok && v == events.VerdictSupported {
+			return supported(cx.ix, "date matches", t.leaves...), true
+		}
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(t.leaves[0])}, reason: "evidence date differs"}, true
+	}
+	return fact{}, false
+}

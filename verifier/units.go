@@ -1,0 +1,280 @@
+package verifier
+
+import (
+	"math"
+	"strings"
+)
+
+// Units: what a number measures, and how to convert it.
+//
+// Every unit belongs to one dimension and converts to that dimension's base
+// (grams, metres, seconds, degrees Celsius, fractions, millilitres, metres per
+// second, bytes) by base = value*factor + offset. Currencies never convert
+// into each other (no exchange rates are evidence); a currency unit carries
+// the set of ISO codes its symbol may mean ("¥" is CNY or JPY).
+
+type dimension uint8
+
+const (
+	dimNone dimension = iota
+	dimCount
+	dimMass
+	dimLength
+	dimTime
+	dimTemp
+	dimCurrency
+	dimPercent
+	dimVolume
+	dimSpeed
+	dimData
+)
+
+type unit struct {
+	name   string // canonical, e.g. "kg", "USD", "%"
+	dim    dimension
+	factor float64
+	offset float64
+	codes  []string // currencies: the ISO codes this unit may mean
+	scale  bool     // temperature with an unknown scale ("degrees", "度")
+}
+
+func (u *unit) toBase(v float64) float64   { return v*u.factor + u.offset }
+func (u *unit) fromBase(b float64) float64 { return (b - u.offset) / u.factor }
+
+var (
+	uCount   = &unit{name: "count", dim: dimCount, factor: 1}
+	uPercent = &unit{name: "%", dim: dimPercent, factor: 0.01}
+	uFrac    = &unit{name: "fraction", dim: dimPercent, factor: 1}
+	uDay     = &unit{name: "d", dim: dimTime, factor: 86400}
+	uDegree  = &unit{name: "deg", dim: dimTemp, factor: 1, scale: true}
+	uZhe     = &unit{name: "zhe", dim: dimPercent, factor: 0.1} // 折: tenths of the original price
+)
+
+func cur(codes ...string) *unit {
+	return &unit{name: codes[0], dim: dimCurrency, factor: 1, codes: codes}
+}
+
+// canonicalUnits lists, per dimension, the units a claimed value is
+// converted into before it is looked up among evidence values.
+var canonicalUnits = map[dimension][]*unit{}
+
+var (
+	uG   = &unit{name: "g", dim: dimMass, factor: 1}
+	uKG  = &unit{name: "kg", dim: dimMass, factor: 1000}
+	uMG  = &unit{name: "mg", dim: dimMass, factor: 0.001}
+	uLB  = &unit{name: "lb", dim: dimMass, factor: 453.59237}
+	uOZ  = &unit{name: "oz", dim: dimMass, factor: 28.349523125}
+	uT   = &unit{name: "t", dim: dimMass, factor: 1e6}
+	uJin = &unit{name: "jin", dim: dimMass, factor: 500}
+
+	uM    = &unit{name: "m", dim: dimLength, factor: 1}
+	uKM   = &unit{name: "km", dim: dimLength, factor: 1000}
+	uCM   = &unit{name: "cm", dim: dimLength, factor: 0.01}
+	uMM   = &unit{name: "mm", dim: dimLength, factor: 0.001}
+	uMI   = &unit{name: "mi", dim: dimLength, factor: 1609.344}
+	uFT   = &unit{name: "ft", dim: dimLength, factor: 0.3048}
+	uInch = &unit{name: "in", dim: dimLength, factor: 0.0254}
+	uYD   = &unit{name: "yd", dim: dimLength, factor: 0.9144}
+
+	uMS    = &unit{name: "ms", dim: dimTime, factor: 0.001}
+	uSec   = &unit{name: "s", dim: dimTime, factor: 1}
+	uMin   = &unit{name: "min", dim: dimTime, factor: 60}
+	uHour  = &unit{name: "h", dim: dimTime, factor: 3600}
+	uWeek  = &unit{name: "wk", dim: dimTime, factor: 7 * 86400}
+	uMonth = &unit{name: "mo", dim: dimTime, factor: 30 * 86400}
+	uYear  = &unit{name: "yr", dim: dimTime, factor: 365 * 86400}
+
+	uC = &unit{name: "C", dim: dimTemp, factor: 1}
+	uF = &unit{name: "F", dim: dimTemp, factor: 5.0 / 9.0, offset: -32 * 5.0 / 9.0}
+
+	uML  = &unit{name: "ml", dim: dimVolume, factor: 1}
+	uL   = &unit{name: "l", dim: dimVolume, factor: 1000}
+	uGal = &unit{name: "gal", dim: dimVolume, factor: 3785.411784}
+
+	uMPS = &unit{name: "m/s", dim: dimSpeed, factor: 1}
+	uKMH = &unit{name: "km/h", dim: dimSpeed, factor: 1000.0 / 3600}
+	uMPH = &unit{name: "mph", dim: dimSpeed, factor: 1609.344 / 3600}
+
+	uKB = &unit{name: "KB", dim: dimData, factor: 1e3}
+	uMB = &unit{name: "MB", dim: dimData, factor: 1e6}
+	uGB = &unit{name: "GB", dim: dimData, factor: 1e9}
+	uTB = &unit{name: "TB", dim: dimData, factor: 1e12}
+
+	uUSD    = cur("USD")
+	uDollar = cur("USD", "CAD", "AUD", "HKD", "SGD", "NZD")
+	uCNY    = cur("CNY")
+	uYen    = cur("CNY", "JPY")
+	uJPY    = cur("JPY")
+	uEUR    = cur("EUR")
+	uGBP    = cur("GBP")
+)
+
+func init() {
+	canonicalUnits[dimMass] = []*unit{uG, uKG, uMG, uLB, uOZ, uT, uJin}
+	canonicalUnits[dimLength] = []*unit{uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD}
+	canonicalUnits[dimTime] = []*unit{uSec, uMin, uHour, uDay, uWeek, uMS}
+	canonicalUnits[dimTemp] = []*unit{uC, uF}
+	canonicalUnits[dimVolume] = []*unit{uML, uL, uGal}
+	canonicalUnits[dimSpeed] = []*unit{uMPS, uKMH, uMPH}
+	canonicalUnits[dimData] = []*unit{uKB, uMB, uGB, uTB}
+	canonicalUnits[dimPercent] = []*unit{uPercent, uFrac}
+}
+
+// unitWords maps the spelling of a unit after a number (lower case, half
+// width) to the unit. Single letters are only units directly after a number.
+var unitWords = map[string]*unit{
+	"kg": uKG, "kgs": uKG, "kilogram": uKG, "kilograms": uKG, "kilo": uKG, "kilos": uKG,
+	"g": uG, "gram": uG, "grams": uG, "gramme": uG, "grammes": uG, "mg": uMG,
+	"lb": uLB, "lbs": uLB, "pound": uLB, "pounds": uLB, "oz": uOZ, "ounce": uOZ, "ounces": uOZ,
+	"tonne": uT, "tonnes": uT, "ton": uT, "tons": uT,
+	"公斤": uKG, "千克": uKG, "克": uG, "毫克": uMG, "斤": uJin, "吨": uT, "磅": uLB, "盎司": uOZ,
+	"km": uKM, "kms": uKM, "kilometer": uKM, "kilometers": uKM, "kilometre": uKM, "kilometres": uKM,
+	"m": uM, "meter": uM, "meters": uM, "metre": uM, "metres": uM, "cm": uCM, "mm": uMM,
+	"mi": uMI, "mile": uMI, "miles": uMI, "ft": uFT, "feet": uFT, "foot": uFT,
+	"inch": uInch, "inches": uInch, "yd": uYD, "yard": uYD, "yards": uYD,
+	"公里": uKM, "千米": uKM, "米": uM, "厘米": uCM, "毫米": uMM, "英里": uMI, "英尺": uFT, "英寸": uInch,
+	"ms": uMS, "millisecond": uMS, "milliseconds": uMS,
+	"s": uSec, "sec": uSec, "secs": uSec, "second": uSec, "seconds": uSec,
+	"min": uMin, "mins": uMin, "minute": uMin, "minutes": uMin,
+	"h": uHour, "hr": uHour, "hrs": uHour, "hour": uHour, "hours": uHour,
+	"day": uDay, "days": uDay, "business day": uDay, "business days": uDay, "working day": uDay,
+	"working days": uDay, "calendar days": uDay,
+	"week": uWeek, "weeks": uWeek, "wk": uWeek, "wks": uWeek,
+	"month": uMonth, "months": uMonth, "year": uYear, "years": uYear, "yr": uYear, "yrs": uYear,
+	"秒": uSec, "秒钟": uSec, "毫秒": uMS, "分钟": uMin, "小时": uHour, "个小时": uHour, "钟头": uHour,
+	"天": uDay, "工作日": uDay, "个工作日": uDay, "周": uWeek, "个星期": uWeek, "星期": uWeek,
+	"个月": uMonth, "年": uYear,
+	"°c": uC, "℃": uC, "c": uC, "celsius": uC, "degrees celsius": uC, "degree celsius": uC,
+	"°f": uF, "℉": uF, "f": uF, "fahrenheit": uF, "degrees fahrenheit": uF, "degree fahrenheit": uF,
+	"°": uDegree, "degrees": uDegree, "degree": uDegree, "deg": uDegree,
+	"摄氏度": uC, "华氏度": uF, "度": uDegree,
+	"%": uPercent, "percent": uPercent, "per cent": uPercent, "pct": uPercent, "percentage points": uPercent,
+	"ml": uML, "milliliter": uML, "milliliters": uML, "millilitre": uML, "l": uL, "liter": uL,
+	"liters": uL, "litre": uL, "litres": uL, "gal": uGal, "gallon": uGal, "gallons": uGal,
+	"毫升": uML, "升": uL,
+	"km/h": uKMH, "kph": uKMH, "kmh": uKMH, "mph": uMPH, "m/s": uMPS, "公里/小时": uKMH, "米/秒": uMPS,
+	"kb": uKB, "mb": uMB, "gb": uGB, "tb": uTB,
+	"usd": uUSD, "dollar": uDollar, "dollars": uDollar, "us dollars": uUSD, "bucks": uDollar,
+	"cny": uCNY, "rmb": uCNY, "yuan": uCNY, "元": uCNY, "块": uCNY, "块钱": uCNY, "人民币": uCNY,
+	"美元": uUSD, "美金": uUSD, "jpy": uJPY, "yen": uJPY, "日元": uJPY, "円": uJPY,
+	"eur": uEUR, "euro": uEUR, "euros": uEUR, "欧元": uEUR, "gbp": uGBP, "英镑": uGBP,
+	"pcs": uCount, "pc": uCount, "piece": uCount, "pieces": uCount, "unit": uCount, "units": uCount,
+	"件": uCount, "个": uCount, "台": uCount, "箱": uCount, "份": uCount, "双": uCount, "套": uCount,
+	"瓶": uCount, "包": uCount, "盒": uCount, "张": uCount, "本": uCount, "支": uCount, "位": uCount,
+	"人": uCount, "间": uCount, "晚": uCount, "次": uCount, "只": uCount, "辆": uCount, "单": uCount,
+	"笔": uCount, "条": uCount, "家": uCount, "款": uCount, "种": uCount, "名": uCount, "张票": uCount,
+	"袋": uCount, "期": uCount, "折": uZhe,
+}
+
+// unitPrefix maps a currency sign written before a number.
+var unitPrefix = map[string]*unit{
+	"$": uDollar, "us$": uUSD, "usd": uUSD, "¥": uYen, "￥": uYen, "rmb": uCNY, "cny": uCNY,
+	"€": uEUR, "eur": uEUR, "£": uGBP, "gbp": uGBP, "jpy": uJPY,
+}
+
+// maxUnitRunes bounds the lookahead for a unit spelling after a number.
+const maxUnitRunes = 18
+
+// keyUnits maps a token of a JSON key (weight_kg, temp_f, eta_minutes) to
+// the unit its values are in. Single letters only count as the last token
+// of a key of several tokens.
+var keyUnits = map[string]*unit{
+	"kg": uKG, "kgs": uKG, "g": uG, "grams": uG, "mg": uMG, "lb": uLB, "lbs": uLB, "oz": uOZ,
+	"km": uKM, "m": uM, "cm": uCM, "mm": uMM, "mi": uMI, "miles": uMI, "ft": uFT, "meters": uM,
+	"ms": uMS, "sec": uSec, "secs": uSec, "seconds": uSec, "mins": uMin, "minutes": uMin,
+	"hours": uHour, "hrs": uHour, "hr": uHour, "h": uHour, "days": uDay, "day": uDay, "weeks": uWeek,
+	"c": uC, "celsius": uC, "f": uF, "fahrenheit": uF,
+	"usd": uUSD, "cny": uCNY, "rmb": uCNY, "eur": uEUR, "gbp": uGBP, "jpy": uJPY, "cents": nil,
+	"pct": uPercent, "percent": uPercent, "%": uPercent, "ml": uML, "l": uL, "kmh": uKMH,
+	"mph": uMPH, "gb": uGB, "mb": uMB,
+	"公斤": uKG, "千克": uKG, "克": uG, "公里": uKM, "米": uM, "天": uDay, "小时": uHour, "分钟": uMin,
+	"元": uCNY, "摄氏度": uC, "℃": uC,
+}
+
+// unitOfValue parses a unit field's value ("kg", "USD", "°C", "pcs").
+func unitOfValue(s string) *unit {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if u, ok := unitWords[s]; ok {
+		return u
+	}
+	if u, ok := unitPrefix[s]; ok {
+		return u
+	}
+	return nil
+}
+
+// compatible reports whether a claimed unit and an evidence unit can
+// describe the same quantity. A missing unit is compatible with anything.
+func compatible(a, b *unit) bool {
+	if a == nil || b == nil {
+		return true
+	}
+	if a.dim != b.dim {
+		// A bare count ("12 units") fits any unit-less quantity.
+		return a.dim == dimCount && b.dim == dimCount
+	}
+	if a.dim == dimCurrency {
+		if len(a.codes) == 0 || len(b.codes) == 0 {
+			return true // an amount of money in an unknown currency
+		}
+		for _, x := range a.codes {
+			for _, y := range b.codes {
+				if x == y {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// sameUnit reports whether an evidence value in unit e is directly
+// comparable to a candidate expressed in unit c (after conversion).
+func sameUnit(c, e *unit) bool {
+	if c == nil || e == nil {
+		return true
+	}
+	if c.dim != e.dim {
+		return false
+	}
+	switch c.dim {
+	case dimCurrency:
+		return compatible(c, e)
+	case dimTemp:
+		if c.scale || e.scale {
+			return true
+		}
+	case dimCount:
+		return true
+	}
+	return c.factor == e.factor && c.offset == e.offset
+}
+
+// convert expresses v (in unit from) in unit to. Both must share a
+// dimension; currencies and unknown temperature scales do not convert.
+func convert(v float64, from, to *unit) (float64, bool) {
+	if from == to {
+		return v, true
+	}
+	if from == nil || to == nil || from.dim != to.dim {
+		return 0, false
+	}
+	if from.dim == dimCurrency || from.scale || to.scale {
+		return 0, false
+	}
+	out := to.fromBase(from.toBase(v))
+	if math.IsNaN(out) || math.IsInf(out, 0) {
+		return 0, false
+	}
+	return out, true
+}
+
+// scaleRatio is how much one unit of from is in units of to (for
+// converting a rounding tolerance).
+func scaleRatio(from, to *unit) float64 {
+	if from == nil || to == nil || from.dim != to.dim || from.scale || to.scale || to.factor == 0 {
+		return 1
+	}
+	return from.factor / to.factor
+}
