@@ -9,8 +9,10 @@ import (
 
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/verifier"
 )
 
 // deps are what projections may need from the process. Bus is nil in
@@ -28,6 +30,12 @@ type deps struct {
 var projectionFactories = map[string]func(d *deps) (projector.Projection, error){
 	responses.Name:       func(*deps) (projector.Projection, error) { return responses.Projection{}, nil },
 	assembler.IngestName: func(d *deps) (projector.Projection, error) { return assembler.NewIngest(d.log), nil },
+	verifier.Name: func(*deps) (projector.Projection, error) {
+		return verifier.NewProjection(verifier.ProjectionConfig{}), nil
+	},
+	memory.Name: func(*deps) (projector.Projection, error) {
+		return memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil
+	},
 	assembler.Name: func(d *deps) (projector.Projection, error) {
 		cfg := assembler.Config{ParseRegistry: parseRegistry, Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
 		if d.bus != nil {
