@@ -17,9 +17,11 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -139,4 +141,58 @@ func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error)
 		last = max(last, m.Sequence)
 	}
 	return last, nil
+}
+
+// ReadAll returns every event now on subjects, in log order. Messages that
+// do not decode are skipped (the projections record them).
+func ReadAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
+	last, err := LastSeq(ctx, b, subjects)
+	if err != nil || last == 0 {
+		return nil, err
+	}
+	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
+	if err != nil {
+		return nil, err
+	}
+	var out []*events.Event
+	for {
+		batch, err := c.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			return nil, err
+		}
+		for m := range batch.Messages() {
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, err
+			}
+			if ev, err := events.Decode(m.Data()); err == nil {
+				out = append(out, ev)
+			}
+			if md.Sequence.Stream >= last {
+				return out, nil
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// WaitEvents polls the log until ok accepts the events on subjects, or ctx
+// ends.
+func WaitEvents(ctx context.Context, b *bus.Bus, subjects []string, ok func([]*events.Event) bool) ([]*events.Event, error) {
+	for {
+		evs, err := ReadAll(ctx, b, subjects)
+		if err != nil {
+			return nil, err
+		}
+		if ok(evs) {
+			return evs, nil
+		}
+		select {
+		case <-ctx.Done():
+			return evs, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // WatcherConfig configures a Watcher.
@@ -22,6 +24,11 @@ type WatcherConfig struct {
 	// registry after it has become Current. It is not called for the
 	// registry NewWatcher loads.
 	OnChange func(*Registry)
+	// JS and Stream, when set, make Run record the registry in the log: the
+	// one in effect when Run starts and every change, with Publish (retried
+	// at each poll until it succeeds).
+	JS     jetstream.JetStream
+	Stream string
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -110,12 +117,25 @@ func (w *Watcher) Poll() (changed bool, err error) {
 	return true, nil
 }
 
-// Run polls every Interval until ctx ends, calling OnChange on each change.
-// It returns nil when ctx ends.
+// Run polls every Interval until ctx ends, calling OnChange on each change
+// and, with JS set, publishing the registry in effect to the log. It
+// returns nil when ctx ends.
 func (w *Watcher) Run(ctx context.Context) error {
 	t := time.NewTicker(w.cfg.Interval)
 	defer t.Stop()
+	published := ""
 	for {
+		if w.cfg.JS != nil {
+			if r := w.Current(); r.Digest() != published {
+				if _, err := Publish(ctx, w.cfg.JS, w.cfg.Stream, r, w.cfg.Path); err != nil {
+					if ctx.Err() == nil {
+						w.log.Warn("registry not recorded in the log; retrying", "err", err)
+					}
+				} else {
+					published = r.Digest()
+				}
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil

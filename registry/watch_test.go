@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
@@ -145,5 +146,54 @@ func TestPublishAndFollowTheLog(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d concurrent publishers wrote the change, want 1", n)
+	}
+}
+
+func TestWatcherRecordsChangesInTheLog(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "tools.yaml")
+	t0 := time.Unix(1_700_000_000, 0)
+	writeFile(t, path, `tools: [{name: a}]`, t0)
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Interval: time.Millisecond, JS: b.JS, Stream: bus.StreamName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := registry.Follow(ctx, b.JS, bus.StreamName, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	done := make(chan error, 1)
+	runCtx, stop := context.WithCancel(ctx)
+	go func() { done <- w.Run(runCtx) }()
+	if err := f.Wait(ctx, w.Current().Digest()); err != nil {
+		t.Fatalf("initial registry not in the log: %v", err)
+	}
+	writeFile(t, path, `tools: [{name: a}, {name: b}]`, t0.Add(time.Second))
+	next := mustParse(t, `tools: [{name: a}, {name: b}]`)
+	if err := f.Wait(ctx, next.Digest()); err != nil {
+		t.Fatalf("change not in the log: %v", err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var changes int
+	c, _ := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{registry.Subject}})
+	batch, _ := c.FetchNoWait(10)
+	for m := range batch.Messages() {
+		ev, err := events.Decode(m.Data())
+		if err != nil || ev.Tenant != events.SystemTenant {
+			t.Fatalf("registry event %v %v", ev, err)
+		}
+		if rc, _ := events.As[*events.RegistryChanged](ev); rc.Source != path {
+			t.Fatalf("source %q", rc.Source)
+		}
+		changes++
+	}
+	if changes != 2 {
+		t.Fatalf("%d registry events, want 2", changes)
 	}
 }

@@ -3,18 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/ingest"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
@@ -148,7 +145,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 	if err := n.Settle(ctx, assembler.Name, asm.Subjects()); err != nil {
 		return nil, err
 	}
-	evs, err := readAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
+	evs, err := node.ReadAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
 	if err != nil {
 		return nil, err
 	}
@@ -171,38 +168,3 @@ func parseRegistry(spec []byte) (assembler.Validator, error) {
 	return r, nil
 }
 
-// readAll returns every event now on subjects, in log order.
-func readAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
-	last, err := node.LastSeq(ctx, b, subjects)
-	if err != nil || last == 0 {
-		return nil, err
-	}
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
-	if err != nil {
-		return nil, err
-	}
-	var out []*events.Event
-	for {
-		batch, err := c.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
-		if err != nil {
-			return nil, err
-		}
-		for m := range batch.Messages() {
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, err
-			}
-			ev, err := events.Decode(m.Data())
-			if err != nil {
-				return nil, fmt.Errorf("event at %d: %w", md.Sequence.Stream, err)
-			}
-			out = append(out, ev)
-			if md.Sequence.Stream >= last {
-				return out, nil
-			}
-		}
-		if err := batch.Error(); err != nil {
-			return nil, err
-		}
-	}
-}

@@ -1,0 +1,393 @@
+package demo
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/verifier"
+)
+
+//go:embed testdata/*.jsonl testdata/tools.yaml
+var files embed.FS
+
+const (
+	tenant  = "shop"
+	user    = "u42"
+	session = "s1"
+)
+
+// Step is one line of the timeline.
+type Step struct {
+	At     time.Duration  `json:"at_ms"`
+	Stage  string         `json:"stage"`
+	What   string         `json:"what"`
+	Detail map[string]any `json:"detail,omitempty"`
+}
+
+// MarshalJSON writes At in milliseconds.
+func (s Step) MarshalJSON() ([]byte, error) {
+	type plain Step
+	p := plain(s)
+	p.At = s.At / time.Millisecond
+	return json.Marshal(p)
+}
+
+// Config configures a run.
+type Config struct {
+	// Out receives the timeline as it happens (nil: discard).
+	Out io.Writer
+	// JSON prints one JSON object per step instead of text.
+	JSON bool
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+type run struct {
+	cfg   Config
+	start time.Time
+	steps []Step
+	b     *bus.Bus
+	n     *node.Node
+}
+
+func (r *run) say(stage, what string, detail map[string]any) {
+	s := Step{At: time.Since(r.start), Stage: stage, What: what, Detail: detail}
+	r.steps = append(r.steps, s)
+	if r.cfg.Out == nil {
+		return
+	}
+	if r.cfg.JSON {
+		b, _ := json.Marshal(s)
+		fmt.Fprintf(r.cfg.Out, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(r.cfg.Out, "%6dms  %-9s %s\n", s.At.Milliseconds(), stage, what)
+	keys := make([]string, 0, len(detail))
+	for k := range detail {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(r.cfg.Out, "%19s%s: %v\n", "", k, detail[k])
+	}
+}
+
+// Run runs the story. It returns the timeline, and an error if any step
+// did not turn out as the story says.
+func Run(ctx context.Context, cfg Config) ([]Step, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	tmp, err := os.MkdirTemp("", "toolstream-demo-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	r := &run{cfg: cfg, start: time.Now()}
+	r.b, err = bus.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: cfg.Logger, Name: "demo"})
+	if err != nil {
+		return nil, err
+	}
+	defer r.b.Close()
+	r.say("log", "embedded NATS JetStream started", map[string]any{"url": r.b.ClientURL(), "data": tmp})
+	if err := r.story(ctx, tmp); err != nil {
+		r.say("error", err.Error(), nil)
+		return r.steps, err
+	}
+	return r.steps, nil
+}
+
+func (r *run) story(ctx context.Context, tmp string) error {
+	log := r.cfg.Logger
+	spec, _ := files.ReadFile("testdata/tools.yaml")
+	reg, err := registry.Parse(spec)
+	if err != nil {
+		return err
+	}
+	if _, err := registry.Publish(ctx, r.b.JS, bus.StreamName, reg, "demo/tools.yaml"); err != nil {
+		return err
+	}
+	r.say("registry", "tool contracts recorded in the log", map[string]any{"tools": "inventory.get, shipping.quote, orders.refund (approval required)", "digest": reg.Digest()[:12]})
+
+	r.n = node.New(r.b, filepath.Join(tmp, "views"), log)
+	defer r.n.Stop()
+	projections := fresh()
+	for _, p := range projections {
+		if _, err := r.n.Start(ctx, p, nil); err != nil {
+			return err
+		}
+	}
+	follower, err := registry.Follow(ctx, r.b.JS, bus.StreamName, log)
+	if err != nil {
+		return err
+	}
+	defer follower.Stop()
+	if err := follower.Wait(ctx, reg.Digest()); err != nil {
+		return err
+	}
+	ex, err := executor.New(executor.Config{JS: r.b.JS, Stream: bus.StreamName, Registry: follower.Current, Tools: tools(), Logger: log, Heartbeat: 250 * time.Millisecond})
+	if err != nil {
+		return err
+	}
+	exCtx, exStop := context.WithCancel(ctx)
+	exDone := make(chan error, 1)
+	go func() { exDone <- ex.Run(exCtx) }()
+	defer func() { exStop(); <-exDone }()
+
+	// 1. Four provider streams, four formats.
+	for _, f := range []struct{ file, format string }{
+		{"1-anthropic-inventory.jsonl", "anthropic"},
+		{"2-chat-parallel-shipping.jsonl", "openai-chat"},
+		{"3-responses-refund.jsonl", "openai-responses"},
+		{"4-gemini-invalid-refund.jsonl", "gemini"},
+	} {
+		if err := r.publish(ctx, f.file, f.format); err != nil {
+			return err
+		}
+	}
+	if err := r.settle(ctx, assembler.IngestName, assembler.Name); err != nil {
+		return err
+	}
+	calls, err := node.ReadAll(ctx, r.b, []string{"ts.call.shop.>"})
+	if err != nil {
+		return err
+	}
+	completed, rejected := 0, 0
+	for _, ev := range calls {
+		switch b := ev.Body.(type) {
+		case *events.CallCompleted:
+			completed++
+			r.say("assemble", "CallCompleted "+b.Name, map[string]any{"call_id": ev.CallID, "arguments": string(b.Arguments), "built_from": fmt.Sprintf("%d deltas, %d bytes, seq %d–%d", b.From.Deltas, b.From.Bytes, b.From.FirstSeq, b.From.LastSeq)})
+		case *events.CallRejected:
+			rejected++
+			r.say("assemble", "CallRejected "+b.Name+": "+string(b.Reason), map[string]any{"detail": b.Detail, "arguments": string(b.Arguments)})
+		case *events.CallIncomplete:
+			return fmt.Errorf("demo: unexpected incomplete call %s: %s", b.Name, b.Reason)
+		}
+	}
+	if completed != 4 || rejected != 1 {
+		return fmt.Errorf("demo: %d calls completed and %d rejected, want 4 and 1", completed, rejected)
+	}
+
+	// 2. The executor: three calls run, the refund waits for a person.
+	results, err := node.WaitEvents(ctx, r.b, []string{"ts.result.shop.>", "ts.exec.shop.>"}, func(evs []*events.Event) bool {
+		ok, waiting := 0, 0
+		for _, ev := range evs {
+			switch ev.Body.(type) {
+			case *events.CallSucceeded:
+				ok++
+			case *events.ApprovalRequested:
+				waiting++
+			}
+		}
+		return ok >= 3 && waiting >= 1
+	})
+	if err != nil {
+		return fmt.Errorf("demo: waiting for the executor: %w", err)
+	}
+	var refundKey string
+	for _, ev := range results {
+		switch b := ev.Body.(type) {
+		case *events.CallSucceeded:
+			r.say("execute", "CallSucceeded "+b.Name, map[string]any{"summary": b.Summary})
+		case *events.ApprovalRequested:
+			refundKey = b.Key
+			r.say("execute", "ApprovalRequested "+b.Name+" (irreversible: waits durably for a person)", map[string]any{"key": b.Key, "arguments": string(b.Arguments)})
+		}
+	}
+	if err := executor.Approve(ctx, r.b.JS, tenant, refundKey, "agent@shop", "customer verified"); err != nil {
+		return err
+	}
+	r.say("approve", "toolstream approve: refund approved by agent@shop", nil)
+	refunded, err := node.WaitEvents(ctx, r.b, []string{"ts.result.shop.>"}, func(evs []*events.Event) bool {
+		for _, ev := range evs {
+			if b, ok := events.As[*events.CallSucceeded](ev); ok && b.Name == "orders.refund" {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("demo: waiting for the refund: %w", err)
+	}
+	for _, ev := range refunded {
+		if b, ok := events.As[*events.CallSucceeded](ev); ok && b.Name == "orders.refund" {
+			r.say("execute", "CallSucceeded orders.refund (once, under idempotency key "+b.Key+")", map[string]any{"summary": b.Summary})
+		}
+	}
+
+	// 3. The final answer, verified against the evidence of the session.
+	if err := r.publish(ctx, "5-anthropic-final-answer.jsonl", "anthropic"); err != nil {
+		return err
+	}
+	if err := r.settle(ctx, assembler.IngestName, verifier.Name); err != nil {
+		return err
+	}
+	answers, err := node.ReadAll(ctx, r.b, []string{"ts.answer.shop.>"})
+	if err != nil {
+		return err
+	}
+	flagged := 0
+	for _, ev := range answers {
+		av, ok := events.As[*events.AnswerVerified](ev)
+		if !ok {
+			continue
+		}
+		r.say("verify", fmt.Sprintf("AnswerVerified: faithfulness %.2f over %d claims", av.Faithfulness, len(av.Claims)), nil)
+		for _, c := range av.Claims {
+			d := map[string]any{"reason": c.Reason}
+			if len(c.Evidence) > 0 {
+				d["evidence"] = fmt.Sprintf("%s %s = %s", c.Evidence[0].CallID, c.Evidence[0].Pointer, c.Evidence[0].Value)
+			}
+			r.say("verify", fmt.Sprintf("%-13s %q", c.Verdict, c.Text), d)
+			if c.Verdict == events.VerdictUnsupported || c.Verdict == events.VerdictContradicted {
+				flagged++
+			}
+		}
+	}
+	if flagged == 0 {
+		return fmt.Errorf("demo: the unsupported promise was not flagged")
+	}
+
+	// 4. Memory: the spicy story.
+	if err := r.memory(ctx); err != nil {
+		return err
+	}
+
+	// 5. Replay: every view equals its rebuild.
+	return r.replay(ctx, tmp)
+}
+
+// fresh returns new instances of the projections the demo runs.
+func fresh() []projector.Projection {
+	return []projector.Projection{
+		assembler.NewIngest(nil),
+		assembler.New(assembler.Config{ParseRegistry: func(spec []byte) (assembler.Validator, error) {
+			reg, err := registry.Parse(spec)
+			if err != nil {
+				return nil, err
+			}
+			return reg, nil
+		}}),
+		responses.Projection{},
+		verifier.NewProjection(verifier.ProjectionConfig{}),
+		memory.NewProjection(memory.NewEngine(memory.Config{}, nil)),
+	}
+}
+
+func (r *run) publish(ctx context.Context, file, format string) error {
+	f, err := files.Open("testdata/" + file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n, _, err := assembler.PublishRaw(ctx, r.b.JS, assembler.RawStream{Tenant: tenant, Format: format, Stream: strings.TrimSuffix(file, ".jsonl"), User: user, Session: session}, f)
+	if err != nil {
+		return err
+	}
+	r.say("publish", fmt.Sprintf("%s stream %s: %d raw events", format, file, n), nil)
+	return nil
+}
+
+func (r *run) settle(ctx context.Context, names ...string) error {
+	for _, name := range names {
+		rn, ok := r.n.Runner(name)
+		if !ok {
+			return fmt.Errorf("demo: %s not running", name)
+		}
+		last, err := r.b.LastSeq(ctx)
+		if err != nil {
+			return err
+		}
+		if err := rn.WaitFor(ctx, last); err != nil {
+			return err
+		}
+		if err := rn.WaitRelayed(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) memory(ctx context.Context) error {
+	subj, _ := events.MemorySubject(tenant, user)
+	day := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	for i, text := range []string{"I love spicy food", "I can't eat spicy food these days"} {
+		ev := &events.Event{ID: fmt.Sprintf("demo-mem-%d", i), Tenant: tenant, User: user, At: day.Add(time.Duration(i) * 30 * 24 * time.Hour).UnixNano(),
+			Body: &events.UserMessage{ID: fmt.Sprintf("m%d", i+1), Text: text}}
+		if _, err := r.b.Publish(ctx, subj, ev); err != nil {
+			return err
+		}
+		r.say("memory", fmt.Sprintf("user message %q", text), nil)
+	}
+	if err := r.settle(ctx, memory.Name); err != nil {
+		return err
+	}
+	rn, _ := r.n.Runner(memory.Name)
+	v := rn.View()
+	defer v.Close()
+	res, err := memory.NewEngine(memory.Config{}, nil).Recall(v, memory.Query{Tenant: tenant, User: user, Text: "recommend a spicy dish", K: 3})
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, h := range res.Records {
+		got = append(got, fmt.Sprintf("%s %s %q", h.Record.Kind, h.Record.Status, h.Record.Text))
+	}
+	r.say("memory", "recall \"recommend a spicy dish\": the constraint, not the old preference", map[string]any{"results": strings.Join(got, "; ")})
+	if len(res.Records) == 0 || res.Records[0].Record.Kind != memory.KindConstraint {
+		return fmt.Errorf("demo: recall did not put the constraint first: %v", got)
+	}
+	for _, h := range res.Records {
+		if h.Record.Kind == memory.KindPreference && h.Record.Status == memory.StatusActive {
+			return fmt.Errorf("demo: the old preference came back as active")
+		}
+	}
+	return nil
+}
+
+func (r *run) replay(ctx context.Context, tmp string) error {
+	last, err := r.b.LastSeq(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range fresh() {
+		rn, _ := r.n.Runner(p.Name())
+		if err := rn.WaitFor(ctx, last); err != nil {
+			return err
+		}
+		live, err := rn.Digest()
+		if err != nil {
+			return err
+		}
+		rebuilt, err := projector.Replay(ctx, projector.Config{JS: r.b.JS, Stream: bus.StreamName, Dir: filepath.Join(tmp, "replay", p.Name())}, p, live.Seq)
+		if err != nil {
+			return err
+		}
+		if rebuilt.Sum != live.Sum {
+			return fmt.Errorf("demo: %w: %s live %v, rebuilt %v", projector.ErrDigestMismatch, p.Name(), live, rebuilt)
+		}
+		r.say("replay", fmt.Sprintf("%-10s rebuilt from seq 1: digest equals live (%d keys, %s…)", p.Name(), live.Keys, live.Sum[:12]), nil)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Approvals. A call to a tool with approval: required records
+// awaiting_approval, publishes ApprovalRequested on
+// events.ExecSubject(tenant, key) and acknowledges its input: the wait is
+// durable (the record and the log), so it survives restarts. A person
+// decides with Approve or Deny, which publish ApprovalGranted or
+// ApprovalDenied on events.ApprovalSubject(tenant, key). Executors consume
+// decisions as competing consumers: the first decision recorded in the
+// call's record wins, and the decision's message carries the call from
+// there (run, or fail with approval_denied).
+
+// ApprovalID is the event id of the decision about a call: one per call,
+// so a second decision within the log's duplicate window is dropped.
+func ApprovalID(key string) string { return events.ExecutionID("approval", key, 0) }
+
+// Approve lets the waiting call with idempotency key callKey (the Key of its
+// ApprovalRequested: tenant/run/step/call) run. by and reason are recorded.
+// It returns ErrInvalidKey when callKey is not one of tenant's keys and
+// ErrAlreadyDecided when a decision was already published. A decision may
+// come before the call is seen; it is kept for it.
+func Approve(ctx context.Context, js jetstream.JetStream, tenant, callKey, by, reason string) error {
+	return decide(ctx, js, tenant, callKey, &events.ApprovalGranted{By: by, Reason: reason})
+}
+
+// Deny ends the waiting call with approval_denied; reason tells the model
+// why. Errors as Approve.
+func Deny(ctx context.Context, js jetstream.JetStream, tenant, callKey, by, reason string) error {
+	return decide(ctx, js, tenant, callKey, &events.ApprovalDenied{By: by, Reason: reason})
+}
+
+func decide(ctx context.Context, js jetstream.JetStream, tenant, callKey string, body events.Body) error {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return fmt.Errorf("executor: %s: %w: tenant %q", body.Kind(), ErrInvalidKey, tenant)
+	}
+	run, step, call, ok := splitKey(tenant, callKey)
+	if !ok {
+		return fmt.Errorf("%w: %q is not a call key of tenant %s (want %s/run/step/call)", ErrInvalidKey, callKey, tenant, tenant)
+	}
+	subj, err := events.ApprovalSubject(tenant, callKey)
+	if err != nil {
+		return err
+	}
+	ev := &events.Event{ID: ApprovalID(callKey), Tenant: tenant, Run: run, Step: step, CallID: call, At: time.Now().UnixNano(), Body: body}
+	data, err := events.Encode(ev)
+	if err != nil {
+		return err
+	}
+	ack, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(ev.ID))
+	if err != nil {
+		return fmt.Errorf("executor: publish %s: %w", body.Kind(), err)
+	}
+	if ack.Duplicate {
+		return fmt.Errorf("%w: %s", ErrAlreadyDecided, callKey)
+	}
+	return nil
+}
+
+// handleApprovalMsg records a decision in the call's record and, when the
+// call is waiting for it, carries the call on.
+func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
+	ev, err := events.Decode(m.Data())
+	if err != nil {
+		e.log.Warn("undecodable approval event ignored", "subject", m.Subject(), "err", err)
+		m.TermWithReason("undecodable")
+		return
+	}
+	decision, by, reason := "", "", ""
+	switch b := ev.Body.(type) {
+	case *events.ApprovalGranted:
+		decision, by, reason = approvalGranted, b.By, b.Reason
+	case *events.ApprovalDenied:
+		decision, by, reason = approvalDenied, b.By, b.Reason
+	default:
+		m.Ack()
+		return
+	}
+	key, ok := approvalKey(m.Subject(), ev.Tenant)
+	if !ok {
+		// Tenants never meet: a decision names a call of its own tenant.
+		e.log.Warn("approval for a call of another tenant ignored", "tenant", ev.Tenant, "subject", m.Subject())
+		m.TermWithReason("tenant mismatch")
+		return
+	}
+	log := e.log.With("tenant", ev.Tenant, "key", key)
+	if !e.claimActive(key) {
+		m.NakWithDelay(e.cfg.Heartbeat)
+		return
+	}
+	rec, err := e.recordDecision(ev.Tenant, key, decision, by, reason)
+	e.releaseActive(key)
+	if err != nil {
+		log.Warn("cannot record approval decision; handing it back", "err", err)
+		m.NakWithDelay(e.cfg.Heartbeat)
+		return
+	}
+	if rec.State == stateDone {
+		log.Info("approval decision ignored: the call has finished", "decision", decision)
+		m.Ack()
+		return
+	}
+	if rec.Approval != decision {
+		log.Info("approval decision ignored: the call was decided already, or is past its gate", "decision", decision, "recorded", rec.Approval)
+		m.Ack()
+		return
+	}
+	if rec.State != stateAwaiting && rec.State != stateRunning {
+		m.Ack() // the call sees the decision when it reaches its gate
+		return
+	}
+	// Waiting: this decision carries the call on. Running: this message may
+	// be the call's carrier (redelivered after a crash), so it is settled
+	// like one — never acknowledged before the call is decided.
+	raw, err := e.stream.GetMsg(e.hard, rec.InputSeq)
+	if err != nil {
+		log.Warn("cannot read the waiting call; handing the decision back", "seq", rec.InputSeq, "err", err)
+		m.NakWithDelay(e.cfg.Heartbeat)
+		return
+	}
+	cev, err := events.Decode(raw.Data)
+	var cc *events.CallCompleted
+	isCall := false
+	if err == nil {
+		cc, isCall = events.As[*events.CallCompleted](cev)
+	}
+	if !isCall || cev.Tenant != ev.Tenant || CallKey(cev) != key {
+		log.Error("the waiting call's input is not its CallCompleted", "seq", rec.InputSeq, "err", err)
+		m.Ack()
+		return
+	}
+	e.newJob(m, rec.InputSeq, cev, cc, true).process()
+}
+
+// recordDecision writes the first decision about a call into its record
+// (creating a pending record when the call is not known yet) and returns
+// the record as it now stands. A call already running or done keeps its
+// record untouched.
+func (e *Executor) recordDecision(tenant, key, decision, by, reason string) (*record, error) {
+	for range conflictsMax {
+		rec, rev, err := e.store.get(e.hard, tenant, key)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			rec = &record{Key: key, State: statePending}
+		}
+		// A running or finished call is past its gate: writing to its record
+		// would only break the lease of whoever runs it.
+		if rec.Approval != "" || rec.State == stateDone || rec.State == stateRunning {
+			return rec, nil
+		}
+		next := rec.clone()
+		next.Approval, next.ApprovalBy, next.ApprovalReason = decision, by, reason
+		_, err = e.store.put(e.hard, tenant, next, rev)
+		if errors.Is(err, errConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return next, nil
+	}
+	return nil, errConflict
+}
+
+// approvalKey returns the call key of a decision's subject
+// (ts.approval.<tenant>.<key>) if it is a key of tenant.
+func approvalKey(subject, tenant string) (string, bool) {
+	parts := strings.SplitN(subject, ".", 4)
+	if len(parts) != 4 || parts[2] != tenant {
+		return "", false
+	}
+	key, err := events.Untoken(parts[3])
+	if err != nil {
+		return "", false
+	}
+	_, _, _, ok := splitKey(tenant, key)
+	return key, ok
+}

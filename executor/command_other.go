@@ -1,0 +1,7 @@
+//go:build !unix
+
+package executor
+
+import "os/exec"
+
+func setProcessGroup(*exec.Cmd) {}

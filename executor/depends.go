@@ -1,0 +1,75 @@
+package executor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// Dependency polling: the first look is immediate, then the interval
+// doubles up to dependsPollMax.
+const (
+	dependsPollMin = 5 * time.Millisecond
+	dependsPollMax = 250 * time.Millisecond
+)
+
+// waitDeps waits until every call this one depends on (DependsOn: call ids
+// of the same response, hence the same run and step) has succeeded. It
+// returns a failure when one of them failed or will never run, or when the
+// wait exceeds DependencyWaitMax; errHandBack when the executor stops. The
+// wait holds no tenant slot and no lease, so waiting calls never block the
+// calls they wait for.
+func (j *job) waitDeps() (*failure, error) {
+	self := j.ev.CallID
+	if self == "" {
+		self = j.ev.Item
+	}
+	pending := slices.Clone(j.cc.DependsOn)
+	slices.Sort(pending)
+	pending = slices.Compact(pending)
+	if slices.Contains(pending, self) {
+		return &failure{events.ErrValidation, fmt.Sprintf("call %s depends on itself; remove it from depends_on", self)}, nil
+	}
+	step := j.ev.Step
+	if step == "" {
+		step = j.ev.Response
+	}
+	deadline := time.Now().Add(j.e.cfg.DependencyWaitMax)
+	delay := dependsPollMin
+	for {
+		keep := pending[:0]
+		for _, dep := range pending {
+			rec, _, err := j.e.store.get(j.e.hard, j.tenant, events.IdempotencyKey(j.tenant, j.ev.Run, step, dep))
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case rec == nil || rec.State != stateDone && rec.State != stateSkipped:
+				keep = append(keep, dep)
+			case rec.State == stateSkipped:
+				return &failure{events.ErrUnavailable, fmt.Sprintf(
+					"call %s, which this call depends on, was never run (it was rejected or incomplete); nothing was run — fix %s first", dep, dep)}, nil
+			case rec.Outcome.Error != "":
+				return &failure{events.ErrUnavailable, fmt.Sprintf(
+					"call %s, which this call depends on, failed with %s: %s; nothing was run — fix %s first", dep, rec.Outcome.Error, rec.Outcome.Message, dep)}, nil
+			}
+		}
+		pending = keep
+		if len(pending) == 0 {
+			return nil, nil
+		}
+		if time.Now().After(deadline) {
+			return &failure{events.ErrUnavailable, fmt.Sprintf(
+				"waited %s for calls %s, which this call depends on, and they did not finish; nothing was run", j.e.cfg.DependencyWaitMax, strings.Join(pending, ", "))}, nil
+		}
+		select {
+		case <-j.e.soft.Done():
+			return nil, errHandBack
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, dependsPollMax)
+	}
+}

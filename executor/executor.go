@@ -1,0 +1,266 @@
+package executor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Subjects the executor consumes.
+const (
+	// CallFilter matches every call event: ts.call.<tenant>.<tool>.
+	CallFilter = "ts.call.*.*"
+	// ApprovalFilter matches every approval decision:
+	// ts.approval.<tenant>.<call>.
+	ApprovalFilter = "ts.approval.*.*"
+)
+
+// setupTimeout bounds New's and Run's calls to JetStream.
+const setupTimeout = 30 * time.Second
+
+// Executor carries out completed calls. Several executors, in one process or
+// many, share the work as competing consumers; see the package doc.
+type Executor struct {
+	cfg    Config
+	log    *slog.Logger
+	owner  string // ExecutorID#nonce
+	store  store
+	obs    jetstream.ObjectStore
+	stream jetstream.Stream
+
+	limiter  *limiter
+	breaker  *breaker
+	inflight chan struct{}
+	wg       sync.WaitGroup
+
+	// soft ends when Run's context ends: waits stop and inputs are handed
+	// back. hard ends DrainTimeout later: running invocations stop.
+	soft, hard         context.Context
+	softStop, hardStop context.CancelFunc
+
+	mu     sync.Mutex // guards active
+	active map[string]bool
+
+	running atomic.Bool
+	stats   counters
+}
+
+type counters struct {
+	invoked, succeeded, failed, duplicates, takeovers, dropped atomic.Uint64
+}
+
+// Stats are an executor's counters since New.
+type Stats struct {
+	Invoked    uint64 // invocations begun
+	Succeeded  uint64 // CallSucceeded recorded by this executor
+	Failed     uint64 // CallFailed recorded by this executor
+	Duplicates uint64 // inputs acknowledged as duplicates of a known call
+	Takeovers  uint64 // leases taken over from another executor
+	Dropped    uint64 // invocations whose result was dropped: the lease was lost, or the executor stopped
+}
+
+// New checks the configuration and creates (or opens) the record bucket and
+// the result object store. It returns ErrInvalidConfig for an unusable
+// configuration.
+func New(cfg Config) (*Executor, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, 4)
+	rand.Read(nonce)
+	e := &Executor{
+		cfg:      cfg,
+		owner:    cfg.ExecutorID + "#" + hex.EncodeToString(nonce),
+		limiter:  newLimiter(cfg.MaxParallelPerTenant),
+		breaker:  newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
+		inflight: make(chan struct{}, cfg.InFlightMax),
+		active:   map[string]bool{},
+	}
+	e.log = cfg.Logger.With("executor", e.owner)
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	kv, err := cfg.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: cfg.Bucket, Description: "Toolstream call records (leases, idempotency, outcomes)",
+		History: 1, Storage: jetstream.FileStorage, Replicas: cfg.Replicas, TTL: cfg.RecordTTL,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("executor: bucket %s: %w", cfg.Bucket, err)
+	}
+	e.store = store{kv: kv}
+	e.obs, err = cfg.JS.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket: cfg.ObjectBucket, Description: "Toolstream raw tool results",
+		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("executor: object store %s: %w", cfg.ObjectBucket, err)
+	}
+	e.stream, err = cfg.JS.Stream(ctx, cfg.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("executor: stream %s: %w", cfg.Stream, err)
+	}
+	e.soft, e.softStop = context.WithCancel(context.Background())
+	e.hard, e.hardStop = context.WithCancel(context.Background())
+	return e, nil
+}
+
+// ID is the executor's owner name in leases: ExecutorID#nonce.
+func (e *Executor) ID() string { return e.owner }
+
+// Stats returns the executor's counters.
+func (e *Executor) Stats() Stats {
+	return Stats{
+		Invoked: e.stats.invoked.Load(), Succeeded: e.stats.succeeded.Load(), Failed: e.stats.failed.Load(),
+		Duplicates: e.stats.duplicates.Load(), Takeovers: e.stats.takeovers.Load(), Dropped: e.stats.dropped.Load(),
+	}
+}
+
+// Run consumes completed calls and approval decisions until ctx ends, then
+// stops taking new input, hands back inputs that are still waiting, lets
+// running invocations finish for up to DrainTimeout and returns nil. It
+// returns an error if the consumers cannot be set up. Run may be called
+// once.
+func (e *Executor) Run(ctx context.Context) error {
+	if !e.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: Run called twice", ErrInvalidConfig)
+	}
+	defer e.hardStop()
+	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	calls, err := e.consumer(sctx, e.cfg.Durable, CallFilter)
+	if err != nil {
+		return err
+	}
+	approvals, err := e.consumer(sctx, e.cfg.ApprovalDurable, ApprovalFilter)
+	if err != nil {
+		return err
+	}
+	ccCalls, err := e.consume(calls, e.handleCallMsg)
+	if err != nil {
+		return err
+	}
+	ccApprovals, err := e.consume(approvals, e.handleApprovalMsg)
+	if err != nil {
+		ccCalls.Stop()
+		return err
+	}
+	e.log.Info("executor running", "durable", e.cfg.Durable)
+	<-ctx.Done()
+	// Stop taking input, hand back what waits, let invocations finish.
+	e.softStop()
+	ccCalls.Stop()
+	ccApprovals.Stop()
+	drained := make(chan struct{})
+	go func() { e.wg.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(e.cfg.DrainTimeout):
+		e.log.Warn("drain timeout: stopping running invocations")
+		e.hardStop()
+		<-drained
+	}
+	e.log.Info("executor stopped")
+	return nil
+}
+
+func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstream.Consumer, error) {
+	c, err := e.cfg.JS.CreateOrUpdateConsumer(ctx, e.cfg.Stream, jetstream.ConsumerConfig{
+		Durable:        durable,
+		Description:    "Toolstream executors (competing consumers)",
+		FilterSubjects: []string{filter},
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        e.cfg.LeaseTTL,
+		MaxDeliver:     -1,
+		MaxAckPending:  4 * e.cfg.InFlightMax,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("executor: consumer %s: %w", durable, err)
+	}
+	return c, nil
+}
+
+func (e *Executor) consume(c jetstream.Consumer, handle func(jetstream.Msg)) (jetstream.ConsumeContext, error) {
+	cc, err := c.Consume(func(m jetstream.Msg) {
+		select {
+		case e.inflight <- struct{}{}:
+		case <-e.soft.Done():
+			m.Nak()
+			return
+		}
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			defer func() { <-e.inflight }()
+			handle(m)
+		}()
+	}, jetstream.PullMaxMessages(max(1, e.cfg.InFlightMax/2)), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		e.log.Debug("consume", "err", err)
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("executor: consume: %w", err)
+	}
+	return cc, nil
+}
+
+// claimActive marks key as handled in this process; false if it already is.
+func (e *Executor) claimActive(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.active[key] {
+		return false
+	}
+	e.active[key] = true
+	return true
+}
+
+func (e *Executor) releaseActive(key string) {
+	e.mu.Lock()
+	delete(e.active, key)
+	e.mu.Unlock()
+}
+
+// handleCallMsg handles one message of the call subjects.
+func (e *Executor) handleCallMsg(m jetstream.Msg) {
+	md, err := m.Metadata()
+	if err != nil {
+		e.log.Warn("call message without metadata", "subject", m.Subject(), "err", err)
+		m.Term()
+		return
+	}
+	ev, err := events.Decode(m.Data())
+	if err != nil {
+		// Bad input: the event stays in the log, nothing runs, the rest goes on.
+		e.log.Warn("undecodable call event ignored", "subject", m.Subject(), "seq", md.Sequence.Stream, "err", err)
+		m.TermWithReason("undecodable")
+		return
+	}
+	switch body := ev.Body.(type) {
+	case *events.CallCompleted:
+		j := e.newJob(m, md.Sequence.Stream, ev, body, false)
+		j.optimistic = md.NumDelivered == 1 && len(body.DependsOn) == 0
+		j.process()
+	case *events.CallRejected, *events.CallIncomplete:
+		e.recordSkipped(ev)
+		m.Ack()
+	default:
+		m.Ack()
+	}
+}
+
+// recordSkipped notes a call that will never run, so calls that depend on
+// it fail instead of waiting. A record that exists already is left alone.
+func (e *Executor) recordSkipped(ev *events.Event) {
+	key := CallKey(ev)
+	_, err := e.store.put(e.hard, ev.Tenant, &record{Key: key, State: stateSkipped, Response: ev.Response, Item: ev.Item}, 0)
+	if err != nil && err != errConflict {
+		e.log.Warn("cannot record a skipped call", "tenant", ev.Tenant, "key", key, "err", err)
+	}
+}

@@ -1,0 +1,73 @@
+package executor
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// failure is a typed reason not to run (or a run that failed).
+type failure struct {
+	Type    events.ErrorType
+	Message string
+}
+
+// gateway is the check before anything runs: the tool exists (at the
+// pinned version, when the call has one), the tenant holds its permission,
+// the arguments validate against its input schema, and there is an
+// implementation. It returns the contract (nil when there is none), the
+// implementation, the canonical arguments, or the failure.
+func (j *job) gateway(pinned int) (*registry.Tool, Tool, []byte, *failure) {
+	reg := j.e.cfg.Registry()
+	if reg == nil {
+		impl := j.e.cfg.Tools[j.cc.Name]
+		if impl == nil {
+			return nil, nil, nil, &failure{events.ErrUnknownTool, fmt.Sprintf("no tool named %q (no registry is loaded); call a tool that exists", j.cc.Name)}
+		}
+		args := bytes.TrimSpace(j.cc.Arguments)
+		if len(args) == 0 || args[0] != '{' {
+			return nil, nil, nil, &failure{events.ErrValidation, "the arguments must be one JSON object; send an object and call again"}
+		}
+		return DefaultContract(j.cc.Name), impl, args, nil
+	}
+	name := j.cc.Name
+	if pinned > 0 {
+		base, _, _ := strings.Cut(name, "@")
+		name = fmt.Sprintf("%s@%d", base, pinned)
+	}
+	tool, _ := reg.Lookup(name)
+	args, _, reason, detail := reg.Validate(j.tenant, name, j.cc.Arguments)
+	switch reason {
+	case "":
+	case events.ReasonUnknownTool:
+		return tool, nil, nil, &failure{events.ErrUnknownTool, detail + "; call one of the tools that exist"}
+	case events.ReasonPermission:
+		return tool, nil, nil, &failure{events.ErrPermissionDenied, detail + "; nothing was run — an operator must grant the permission"}
+	default:
+		return tool, nil, nil, &failure{events.ErrValidation, detail + "; fix the arguments and call again"}
+	}
+	impl := j.e.implementation(tool)
+	if impl == nil {
+		return tool, nil, nil, &failure{events.ErrUnavailable, fmt.Sprintf(
+			"tool %s has no implementation in this executor: its contract gives neither http nor command, and no Go tool is registered as %q or %q",
+			tool.Name, tool.Ref(), tool.Name)}
+	}
+	return tool, impl, args, nil
+}
+
+// implementation returns how to invoke a contract's tool, or nil.
+func (e *Executor) implementation(t *registry.Tool) Tool {
+	switch t.Impl() {
+	case registry.ImplHTTP:
+		return &httpTool{client: e.cfg.HTTPClient, spec: t.HTTP, max: e.cfg.ResultBytesMax}
+	case registry.ImplCommand:
+		return &commandTool{argv: t.Command, max: e.cfg.ResultBytesMax}
+	}
+	if impl := e.cfg.Tools[t.Ref()]; impl != nil {
+		return impl
+	}
+	return e.cfg.Tools[t.Name]
+}

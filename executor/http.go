@@ -1,0 +1,115 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// httpTool POSTs the arguments as JSON to the contract's URL, with the
+// idempotency key in an Idempotency-Key header and the tenant in
+// Toolstream-Tenant. A 2xx JSON body is the result. Other answers become
+// typed errors: a body {"error": {"type": …, "message": …}} names its own
+// type; otherwise 400/409/422 are business_rejected, 408/504
+// provider_timeout, 429/502/503 unavailable, anything else tool_error. A
+// connection that could not be made is unavailable (nothing was sent).
+type httpTool struct {
+	client *http.Client
+	spec   *registry.HTTPSpec
+	max    int
+}
+
+var _ Tool = (*httpTool)(nil)
+
+func (t *httpTool) Invoke(ctx context.Context, call Call) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.spec.URL, bytes.NewReader(call.Args))
+	if err != nil {
+		return nil, Errorf(events.ErrToolError, "cannot build the request to %s: %v", t.spec.URL, err)
+	}
+	for k, v := range t.spec.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Idempotency-Key", call.Key)
+	req.Header.Set("Toolstream-Tenant", call.Tenant)
+	req.Header.Set("Toolstream-Attempt", strconv.Itoa(call.Attempt))
+	resp, err := t.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return nil, Errorf(events.ErrUnavailable, "cannot reach %s: %v; try again later", t.spec.URL, op.Err)
+		}
+		return nil, Errorf(events.ErrToolError, "request to %s failed: %v", t.spec.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.max)+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, Errorf(events.ErrToolError, "reading the answer of %s: %v", t.spec.URL, err)
+	}
+	if len(body) > t.max {
+		return nil, Errorf(events.ErrToolError, "the answer of %s exceeds %d bytes; ask for less", t.spec.URL, t.max)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if len(bytes.TrimSpace(body)) == 0 {
+			return json.RawMessage("null"), nil
+		}
+		if !json.Valid(body) {
+			return nil, Errorf(events.ErrToolError, "%s answered HTTP %d with a body that is not JSON", t.spec.URL, resp.StatusCode)
+		}
+		return body, nil
+	}
+	if te := typedError(body); te != nil {
+		return nil, te
+	}
+	msg := fmt.Sprintf("%s answered HTTP %d: %s", t.spec.URL, resp.StatusCode, tail(body, 512))
+	switch resp.StatusCode {
+	case 400, 409, 422:
+		return nil, Errorf(events.ErrBusinessRejected, "%s", msg)
+	case 408, 504:
+		return nil, Errorf(events.ErrProviderTimeout, "%s", msg)
+	case 429, 502, 503:
+		return nil, Errorf(events.ErrUnavailable, "%s; try again later", msg)
+	}
+	return nil, Errorf(events.ErrToolError, "%s", msg)
+}
+
+// typedError reads {"error": {"type": …, "message": …}} from a tool's
+// answer; nil when the answer is not one or names no type a tool may
+// report.
+func typedError(body []byte) *ToolError {
+	var v struct {
+		Error *struct {
+			Type    events.ErrorType `json:"type"`
+			Message string           `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil || !toolErrorTypes[v.Error.Type] {
+		return nil
+	}
+	return &ToolError{Type: v.Error.Type, Message: v.Error.Message}
+}
+
+// tail returns the last n bytes of b as text, trimmed.
+func tail(b []byte, n int) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > n {
+		b = append([]byte("…"), b[len(b)-n:]...)
+	}
+	return string(bytes.ToValidUTF8(b, []byte("?")))
+}

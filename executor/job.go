@@ -1,0 +1,358 @@
+package executor
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// conflictsMax bounds how often one input re-reads a record that keeps
+// changing under it before handing the input back.
+const conflictsMax = 16
+
+// job is one delivery of a call: the input that carries it (the
+// CallCompleted, or the approval decision that resumes it) and the call.
+// The carrier is acknowledged only once the call's record says what
+// happens next (done, or waiting for an approval) and any event announcing
+// it is published.
+type job struct {
+	e           *Executor
+	carrier     jetstream.Msg
+	viaApproval bool
+	optimistic  bool // first delivery of a call without dependencies: create the record without reading it first
+	depsOK      bool
+	seq         uint64 // stream sequence of the CallCompleted
+	ev          *events.Event
+	cc          *events.CallCompleted
+	key         string
+	tenant      string
+	log         *slog.Logger
+	settled     bool // the carrier was acked or handed back
+}
+
+func (e *Executor) newJob(m jetstream.Msg, seq uint64, ev *events.Event, cc *events.CallCompleted, viaApproval bool) *job {
+	key := CallKey(ev)
+	return &job{
+		e: e, carrier: m, viaApproval: viaApproval, seq: seq, ev: ev, cc: cc, key: key, tenant: ev.Tenant,
+		log: e.log.With("tenant", ev.Tenant, "key", key, "tool", cc.Name),
+	}
+}
+
+// process decides and carries out the call, then settles the carrier.
+func (j *job) process() {
+	if !j.e.claimActive(j.key) {
+		j.nak(j.e.cfg.Heartbeat) // this process is already on it
+		return
+	}
+	defer j.e.releaseActive(j.key)
+	defer j.keepalive()()
+	for range conflictsMax {
+		err := j.step()
+		switch {
+		case errors.Is(err, errConflict):
+			j.optimistic = false
+			continue
+		case errors.Is(err, errHandBack):
+			j.nak(0)
+		case err != nil:
+			j.log.Warn("call handling failed; handing it back", "err", err)
+			j.nak(j.e.cfg.Heartbeat)
+		}
+		return
+	}
+	j.log.Warn("call record kept changing; handing it back")
+	j.nak(j.e.cfg.Heartbeat)
+}
+
+// keepalive marks the carrier in progress every Heartbeat until the
+// returned func is called, so it is not redelivered while this executor
+// works on it.
+func (j *job) keepalive() func() {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(j.e.cfg.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			if h := j.e.cfg.Hooks; h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(j.key) {
+				continue
+			}
+			j.carrier.InProgress()
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+func (j *job) ack() {
+	if !j.settled {
+		j.settled = true
+		if err := j.carrier.Ack(); err != nil {
+			j.log.Debug("ack failed; the record decides on redelivery", "err", err)
+		}
+	}
+}
+
+func (j *job) nak(delay time.Duration) {
+	if j.settled {
+		return
+	}
+	j.settled = true
+	if delay <= 0 {
+		j.carrier.Nak()
+	} else {
+		j.carrier.NakWithDelay(delay)
+	}
+}
+
+// step reads the call's record and takes the one step it calls for.
+func (j *job) step() error {
+	var rec *record
+	var rev uint64
+	if !j.optimistic {
+		var err error
+		if rec, rev, err = j.e.store.get(j.e.hard, j.tenant, j.key); err != nil {
+			return err
+		}
+	}
+	if rec != nil && rec.State != statePending && rec.State != stateSkipped {
+		if rec.Response != "" && (rec.Response != j.ev.Response || rec.Item != j.ev.Item) {
+			j.log.Error("idempotency key already used by another call; this call is not run",
+				"response", j.ev.Response, "item", j.ev.Item, "first_response", rec.Response, "first_item", rec.Item)
+			j.ack()
+			return nil
+		}
+		if !j.viaApproval && rec.InputSeq != 0 && rec.InputSeq != j.seq {
+			j.e.stats.duplicates.Add(1) // another CallCompleted of the same call carries it
+			j.ack()
+			return nil
+		}
+	}
+	state := ""
+	if rec != nil {
+		state = rec.State
+	}
+	switch state {
+	case stateDone:
+		if !j.viaApproval && rec.InputSeq == j.seq {
+			j.e.stats.duplicates.Add(1)
+		}
+		return j.settle(rec.Outcome)
+	case stateAwaiting:
+		if rec.Approval != "" {
+			return j.resume(rec, rev)
+		}
+		return j.announceApproval()
+	case stateRunning:
+		if wait := time.Duration(rec.LeaseUntil - j.e.cfg.Clock().UnixNano()); wait > 0 {
+			j.nak(wait + j.e.cfg.Heartbeat/2) // another executor holds the lease
+			return nil
+		}
+		return j.takeover(rec, rev)
+	}
+	return j.fresh(rec, rev)
+}
+
+// base returns the record to write next: a copy of rec carrying this
+// call's identity.
+func (j *job) base(rec *record) *record {
+	var next *record
+	if rec == nil || rec.State == stateSkipped {
+		next = &record{Key: j.key}
+	} else {
+		next = rec.clone()
+	}
+	next.Name = j.cc.Name
+	next.InputSeq = j.seq
+	next.Response, next.Item = j.ev.Response, j.ev.Item
+	return next
+}
+
+// fresh handles a call seen for the first time: gateway, dependencies,
+// approval, then a lease and the invocation.
+func (j *job) fresh(rec *record, rev uint64) error {
+	next := j.base(rec)
+	tool, impl, args, f := j.gateway(0)
+	if tool != nil {
+		next.Version = tool.Version
+	}
+	if f != nil {
+		return j.decide(next, rev, j.failed(tool, f.Type, f.Message, 0))
+	}
+	if len(j.cc.DependsOn) > 0 && !j.depsOK {
+		f, err := j.waitDeps()
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			return j.decide(next, rev, j.failed(tool, f.Type, f.Message, 0))
+		}
+		j.depsOK = true
+		return errConflict // the record may have changed while waiting: read it again
+	}
+	if tool.Approval == registry.ApprovalRequired {
+		switch next.Approval {
+		case approvalDenied:
+			return j.decide(next, rev, j.deniedOutcome(tool, next))
+		case "":
+			next.State = stateAwaiting
+			if _, err := j.e.store.put(j.e.hard, j.tenant, next, rev); err != nil {
+				return err
+			}
+			return j.announceApproval()
+		}
+	}
+	return j.start(next, rev, tool, impl, args)
+}
+
+// resume carries on with a call whose approval was decided.
+func (j *job) resume(rec *record, rev uint64) error {
+	next := j.base(rec)
+	tool, impl, args, f := j.gateway(rec.Version)
+	if rec.Approval == approvalDenied {
+		return j.decide(next, rev, j.deniedOutcome(tool, rec))
+	}
+	if f != nil {
+		return j.decide(next, rev, j.failed(tool, f.Type, f.Message, rec.Attempt))
+	}
+	return j.start(next, rev, tool, impl, args)
+}
+
+// takeover takes a call over from an executor whose lease ran out.
+func (j *job) takeover(rec *record, rev uint64) error {
+	next := j.base(rec)
+	tool, impl, args, f := j.gateway(rec.Version)
+	if rec.Invoked && (tool == nil || tool.AtMostOnce()) {
+		j.log.Warn("executor stopped during an invocation that must not be repeated", "previous_owner", rec.Owner, "attempt", rec.Attempt)
+		return j.decide(next, rev, j.failed(tool, events.ErrOutcomeUnknown, fmt.Sprintf(
+			"the executor running %s stopped during the invocation, and the tool cannot be safely re-run (idempotency: none, side_effect: %s); "+
+				"a person must check whether its effect happened before it is called again", j.cc.Name, sideEffect(tool)), rec.Attempt))
+	}
+	if rec.Takeovers >= j.e.cfg.TakeoversMax {
+		et, what := events.ErrUnavailable, "no invocation was running"
+		if rec.Invoked {
+			et, what = events.ErrOutcomeUnknown, "an invocation was running each time; check whether its effect happened"
+		}
+		return j.decide(next, rev, j.failed(tool, et, fmt.Sprintf("executors stopped %d times while handling %s (%s); it is not tried again", rec.Takeovers, j.cc.Name, what), rec.Attempt))
+	}
+	if f != nil {
+		return j.decide(next, rev, j.failed(tool, f.Type, f.Message, rec.Attempt))
+	}
+	next.Takeovers++
+	j.log.Info("taking over a call", "previous_owner", rec.Owner, "attempt", rec.Attempt, "invoked", rec.Invoked)
+	return j.start(next, rev, tool, impl, args)
+}
+
+func sideEffect(t *registry.Tool) string {
+	if t == nil {
+		return "unknown"
+	}
+	return t.SideEffect
+}
+
+// start takes a tenant slot and the lease, then runs the invocations.
+func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, args []byte) error {
+	if ok, until := j.e.breaker.allow(j.tenant, tool.Name); !ok {
+		return j.decide(next, rev, j.unavailable(tool, until, next.Attempt))
+	}
+	release, err := j.e.limiter.acquire(j.e.soft, j.tenant)
+	if errors.Is(err, errTenantBusy) {
+		j.nak(j.e.cfg.Heartbeat)
+		return nil
+	}
+	if err != nil {
+		return errHandBack
+	}
+	defer release()
+	if tool.SideEffect == registry.SideEffectNone && tool.Retry.MaxAttempts <= 1 {
+		return j.runFree(next, rev, tool, impl, args)
+	}
+	next.State = stateRunning
+	next.Attempt++
+	next.Invoked = true // durable before the side effect: a crash from here on is an invocation that may have happened
+	l, err := j.e.acquire(j.e.hard, j.tenant, next, rev)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	if next.Takeovers > 0 {
+		j.e.stats.takeovers.Add(1)
+	}
+	return j.execute(l, tool, impl, args)
+}
+
+// decide records a final outcome over the record at rev, then settles.
+func (j *job) decide(next *record, rev uint64, out *outcome) error {
+	next.State = stateDone
+	next.Outcome = out
+	next.Owner, next.LeaseUntil, next.Invoked = "", 0, false
+	if _, err := j.e.store.put(j.e.hard, j.tenant, next, rev); err != nil {
+		return err
+	}
+	j.count(out)
+	return j.settle(out)
+}
+
+func (j *job) count(out *outcome) {
+	if out.Error == "" {
+		j.e.stats.succeeded.Add(1)
+	} else {
+		j.e.stats.failed.Add(1)
+		j.log.Info("call failed", "error", out.Error, "message", out.Message)
+	}
+}
+
+// settle publishes the recorded outcome (with its deterministic id, so a
+// republish is dropped by the log) and only then acknowledges the carrier.
+func (j *job) settle(out *outcome) error {
+	if _, err := j.e.cfg.JS.Publish(j.e.hard, out.Subject, out.Data, jetstream.WithMsgID(out.ID)); err != nil {
+		return fmt.Errorf("executor: publish outcome %s: %w", out.ID, err)
+	}
+	if h := j.e.cfg.Hooks; h != nil && h.BeforeAck != nil {
+		h.BeforeAck(j.key)
+	}
+	j.ack()
+	return nil
+}
+
+// announceApproval publishes ApprovalRequested for a call whose record
+// waits for a decision, then acknowledges the carrier: from here the
+// record and the approval subject carry the call, across restarts.
+func (j *job) announceApproval() error {
+	subj, err := events.ExecSubject(j.tenant, j.key)
+	if err != nil {
+		return err
+	}
+	ev := j.event(events.ExecutionID("approval_requested", j.key, 0),
+		&events.ApprovalRequested{Name: j.cc.Name, Arguments: j.cc.Arguments, Key: j.key})
+	data, err := events.Encode(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := j.e.cfg.JS.Publish(j.e.hard, subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
+		return fmt.Errorf("executor: publish approval request: %w", err)
+	}
+	j.log.Info("approval requested")
+	j.ack()
+	return nil
+}
+
+// event builds an event about this call: the call's identity, caused by
+// the CallCompleted.
+func (j *job) event(id string, body events.Body) *events.Event {
+	return &events.Event{
+		ID: id, Tenant: j.tenant, User: j.ev.User, Session: j.ev.Session, Run: j.ev.Run, Step: j.ev.Step,
+		Response: j.ev.Response, Item: j.ev.Item, CallID: j.ev.CallID, Causation: j.ev.ID,
+		At: j.e.cfg.Clock().UnixNano(), Body: body,
+	}
+}

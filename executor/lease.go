@@ -1,0 +1,122 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// lease is a held claim on a call: the record names this executor as Owner
+// until LeaseUntil. It is renewed every Heartbeat by compare-and-set; a
+// renewal that loses the compare-and-set (another executor took the call
+// over, because this one looked dead) cancels the lease's context, which
+// cancels the invocation, and every later write of this lease fails with
+// errLeaseLost, so a late result never overwrites the recorded outcome.
+type lease struct {
+	e      *Executor
+	tenant string
+	key    string
+	ctx    context.Context // canceled when the lease is lost or released
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when the heartbeat goroutine ends
+
+	mu  sync.Mutex // guards rec and rev
+	rec *record
+	rev uint64
+}
+
+// acquire writes next (Owner, LeaseUntil set here) over the record at rev
+// and starts renewing it. It returns errConflict when the record changed.
+func (e *Executor) acquire(ctx context.Context, tenant string, next *record, rev uint64) (*lease, error) {
+	next.Owner = e.owner
+	next.LeaseUntil = e.cfg.Clock().Add(e.cfg.LeaseTTL).UnixNano()
+	nrev, err := e.store.put(ctx, tenant, next, rev)
+	if err != nil {
+		return nil, err
+	}
+	l := &lease{e: e, tenant: tenant, key: next.Key, rec: next, rev: nrev, done: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancelCause(e.hard)
+	go l.heartbeat()
+	return l, nil
+}
+
+// update applies mut to the held record and writes it, renewing the lease.
+// It returns errLeaseLost when the record is no longer this lease's.
+func (l *lease) update(ctx context.Context, mut func(r *record)) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := context.Cause(l.ctx); err != nil {
+		return errLeaseLost
+	}
+	next := l.rec.clone()
+	if mut != nil {
+		mut(next)
+	}
+	next.LeaseUntil = l.e.cfg.Clock().Add(l.e.cfg.LeaseTTL).UnixNano()
+	nrev, err := l.e.store.put(ctx, l.tenant, next, l.rev)
+	if errors.Is(err, errConflict) {
+		l.cancel(errLeaseLost)
+		return errLeaseLost
+	}
+	if err != nil {
+		// The bucket is unreachable: the lease holds until it runs out.
+		if l.e.cfg.Clock().UnixNano() >= l.rec.LeaseUntil {
+			l.cancel(errLeaseLost)
+			return errLeaseLost
+		}
+		return err
+	}
+	l.rec, l.rev = next, nrev
+	return nil
+}
+
+// giveUp ends the lease at once (LeaseUntil 0), so another executor may
+// take the call over without waiting for it to run out.
+func (l *lease) giveUp(ctx context.Context) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if context.Cause(l.ctx) != nil {
+		return
+	}
+	next := l.rec.clone()
+	next.Owner, next.LeaseUntil = "", 0
+	if nrev, err := l.e.store.put(ctx, l.tenant, next, l.rev); err == nil {
+		l.rec, l.rev = next, nrev
+	}
+	l.cancel(context.Canceled)
+}
+
+// snapshot returns a copy of the held record.
+func (l *lease) snapshot() *record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rec.clone()
+}
+
+func (l *lease) lost() bool { return errors.Is(context.Cause(l.ctx), errLeaseLost) }
+
+func (l *lease) heartbeat() {
+	defer close(l.done)
+	t := time.NewTicker(l.e.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if h := l.e.cfg.Hooks; h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(l.key) {
+			continue
+		}
+		if err := l.update(l.e.hard, nil); err != nil && !errors.Is(err, errLeaseLost) {
+			l.e.log.Warn("lease renewal failed", "tenant", l.tenant, "key", l.key, "err", err)
+		}
+	}
+}
+
+// release stops renewing. The record keeps whatever was last written.
+func (l *lease) release() {
+	l.cancel(context.Canceled)
+	<-l.done
+}

@@ -1,0 +1,69 @@
+package executor
+
+import (
+	"context"
+	"sync"
+)
+
+// limiter bounds the calls of one tenant invoked at once
+// (Config.MaxParallelPerTenant), so one busy tenant cannot take every
+// invocation slot. It also bounds the calls of a tenant waiting for a slot
+// (waitersPerSlot × the slots): beyond that acquire refuses at once and the
+// input goes back to the stream, so one tenant's backlog cannot fill the
+// executor's in-flight inputs and hold the other tenants back. A tenant's
+// entry exists only while it has calls holding or waiting for a slot, so the
+// map is bounded by the calls in flight.
+type limiter struct {
+	n  int
+	mu sync.Mutex // guards m
+	m  map[string]*tenantSlots
+}
+
+type tenantSlots struct {
+	sem  chan struct{}
+	refs int // holders and waiters
+}
+
+// waitersPerSlot bounds a tenant's calls waiting for a slot, per slot.
+const waitersPerSlot = 4
+
+func newLimiter(n int) *limiter { return &limiter{n: n, m: map[string]*tenantSlots{}} }
+
+// acquire waits for a slot of tenant. The returned func releases it; it
+// must be called exactly once. It returns errTenantBusy when too many of
+// the tenant's calls wait already, and ctx's error if ctx ends first.
+func (l *limiter) acquire(ctx context.Context, tenant string) (func(), error) {
+	l.mu.Lock()
+	ts := l.m[tenant]
+	if ts == nil {
+		ts = &tenantSlots{sem: make(chan struct{}, l.n)}
+		l.m[tenant] = ts
+	}
+	if ts.refs >= l.n*(1+waitersPerSlot) {
+		l.mu.Unlock()
+		return nil, errTenantBusy
+	}
+	ts.refs++
+	l.mu.Unlock()
+	select {
+	case ts.sem <- struct{}{}:
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				<-ts.sem
+				l.unref(tenant, ts)
+			})
+		}, nil
+	case <-ctx.Done():
+		l.unref(tenant, ts)
+		return nil, ctx.Err()
+	}
+}
+
+func (l *limiter) unref(tenant string, ts *tenantSlots) {
+	l.mu.Lock()
+	if ts.refs--; ts.refs == 0 {
+		delete(l.m, tenant)
+	}
+	l.mu.Unlock()
+}

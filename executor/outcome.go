@@ -1,0 +1,91 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// objectPutAttempts bounds the tries to store a large raw result.
+const objectPutAttempts = 3
+
+// ResultID is the event id of a call's outcome (CallSucceeded or
+// CallFailed): one id per call, whatever the outcome, so the log keeps at
+// most one outcome per call even if two were ever published.
+func ResultID(key string) string { return events.ExecutionID("result", key, 0) }
+
+// outcomeOf encodes the event announcing a call's outcome.
+func (j *job) outcomeOf(body events.Body, et events.ErrorType, msg string) *outcome {
+	subj, err := events.ResultSubject(j.tenant, j.key)
+	if err != nil { // the tenant was valid when the event was decoded
+		panic(err)
+	}
+	ev := j.event(ResultID(j.key), body)
+	data, err := events.Encode(ev)
+	if err != nil {
+		panic(fmt.Sprintf("executor: encode outcome: %v", err)) // every field is set by us
+	}
+	return &outcome{Subject: subj, ID: ev.ID, Data: data, Error: et, Message: msg}
+}
+
+func nameVersion(t *registry.Tool, name string) (string, int) {
+	if t == nil {
+		return name, 0
+	}
+	return t.Name, t.Version
+}
+
+// failed is the outcome of a call that failed with et.
+func (j *job) failed(t *registry.Tool, et events.ErrorType, msg string, attempts int) *outcome {
+	name, ver := nameVersion(t, j.cc.Name)
+	return j.outcomeOf(&events.CallFailed{Name: name, Version: ver, Key: j.key, Error: et, Message: msg, Attempts: attempts}, et, msg)
+}
+
+func (j *job) deniedOutcome(t *registry.Tool, rec *record) *outcome {
+	msg := "a person denied this call"
+	if rec.ApprovalBy != "" {
+		msg += " (" + rec.ApprovalBy + ")"
+	}
+	if rec.ApprovalReason != "" {
+		msg += ": " + rec.ApprovalReason
+	}
+	msg += "; nothing was run — do not repeat it unchanged"
+	return j.failed(t, events.ErrApprovalDenied, msg, rec.Attempt)
+}
+
+func (j *job) unavailable(t *registry.Tool, until time.Time, attempts int) *outcome {
+	return j.failed(t, events.ErrUnavailable, fmt.Sprintf(
+		"tool %s failed %d times in a row for tenant %s, so calls to it fail fast until %s; nothing was run — try again later or use another tool",
+		t.Name, j.e.cfg.BreakerFailures, j.tenant, until.UTC().Format(time.RFC3339)), attempts)
+}
+
+// succeeded is the outcome of a call whose tool returned result (canonical
+// JSON). A result above ResultInlineMax is stored in the object store under
+// the call's key and referenced; the summary is always bounded.
+func (j *job) succeeded(t *registry.Tool, result []byte, attempts int) (*outcome, error) {
+	body := &events.CallSucceeded{Name: t.Name, Version: t.Version, Key: j.key, Attempts: attempts}
+	if len(result) > j.e.cfg.ResultInlineMax {
+		var err error
+		for i := range objectPutAttempts {
+			if _, err = j.e.obs.PutBytes(j.e.hard, j.key, result); err == nil {
+				break
+			}
+			select {
+			case <-j.e.hard.Done():
+				return nil, context.Cause(j.e.hard)
+			case <-time.After(time.Duration(i+1) * 50 * time.Millisecond):
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("executor: store raw result: %w", err)
+		}
+		body.RawRef = j.e.cfg.ObjectBucket + "/" + j.key
+	} else {
+		body.Result = result
+	}
+	body.Summary = summarize(result, body.RawRef, j.e.cfg.SummaryMax)
+	return j.outcomeOf(body, "", ""), nil
+}

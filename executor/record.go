@@ -1,0 +1,153 @@
+package executor
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// The record of a call lives in a JetStream key-value bucket, where every
+// executor sees it, and changes only by compare-and-set on its revision
+// (kv.Create for the first write, kv.Update(key, value, revision) after).
+// Whoever wins a compare-and-set has decided; whoever loses reads again.
+
+// Record states.
+const (
+	statePending  = "pending"           // only an approval decision is known
+	stateAwaiting = "awaiting_approval" // ApprovalRequested published; the input is acked
+	stateRunning  = "running"           // a lease is (or was) held
+	stateDone     = "done"              // the outcome is recorded
+	stateSkipped  = "not_executed"      // CallRejected / CallIncomplete: for dependents only
+)
+
+// Approval decisions kept in a record.
+const (
+	approvalGranted = "granted"
+	approvalDenied  = "denied"
+)
+
+// record is one call's shared state.
+type record struct {
+	Key      string `msgpack:"k"`
+	State    string `msgpack:"s"`
+	Name     string `msgpack:"n,omitempty"`
+	Version  int    `msgpack:"ver,omitempty"` // pinned when the call is first decided
+	InputSeq uint64 `msgpack:"in,omitempty"`  // stream sequence of the CallCompleted that carries the call
+	Response string `msgpack:"r,omitempty"`   // with Item: the call's identity, to tell key reuse from duplicates
+	Item     string `msgpack:"i,omitempty"`
+
+	Owner      string `msgpack:"o,omitempty"`  // executor holding the lease
+	LeaseUntil int64  `msgpack:"lu,omitempty"` // Unix ns, by the owner's clock
+	Attempt    int    `msgpack:"a,omitempty"`  // invocations begun
+	Failed     int    `msgpack:"f,omitempty"`  // attempts that failed with a recorded error
+	Invoked    bool   `msgpack:"iv,omitempty"` // invocation Attempt began and has no recorded result
+	Takeovers  int    `msgpack:"to,omitempty"`
+
+	Approval       string `msgpack:"ap,omitempty"`
+	ApprovalBy     string `msgpack:"apb,omitempty"`
+	ApprovalReason string `msgpack:"apr,omitempty"`
+
+	Outcome *outcome `msgpack:"out,omitempty"`
+}
+
+// outcome is a call's recorded result: the exact event that announces it,
+// so a republish after a crash is byte for byte the same.
+type outcome struct {
+	Subject string           `msgpack:"s"`
+	ID      string           `msgpack:"id"`
+	Data    []byte           `msgpack:"d"`
+	Error   events.ErrorType `msgpack:"e,omitempty"` // "" on success
+	Message string           `msgpack:"m,omitempty"`
+}
+
+// recordKey encodes an idempotency key as a bucket key. Bucket keys allow
+// only [-/_=.a-zA-Z0-9] and '.' separates tokens, so the key is base64url
+// encoded after the tenant: "c.<tenant>.<base64url(key)>". The tenant stays
+// readable, so one tenant's records can be listed alone (invariant 7).
+func recordKey(tenant, key string) string {
+	return "c." + tenant + "." + base64.RawURLEncoding.EncodeToString([]byte(key))
+}
+
+// CallKey is the idempotency key of a call event:
+// events.IdempotencyKey(tenant, run, step, call). A call without a step uses
+// its response id as the step, and a call without a provider call id uses
+// its item id, so calls of different responses never share a key.
+func CallKey(ev *events.Event) string {
+	step, call := ev.Step, ev.CallID
+	if step == "" {
+		step = ev.Response
+	}
+	if call == "" {
+		call = ev.Item
+	}
+	return events.IdempotencyKey(ev.Tenant, ev.Run, step, call)
+}
+
+// splitKey returns the parts of an idempotency key and whether it belongs
+// to tenant.
+func splitKey(tenant, key string) (run, step, call string, ok bool) {
+	parts := strings.SplitN(key, "/", 4)
+	if len(parts) != 4 || parts[0] != tenant || parts[3] == "" {
+		return "", "", "", false
+	}
+	undash := func(s string) string {
+		if s == "-" {
+			return ""
+		}
+		return s
+	}
+	return undash(parts[1]), undash(parts[2]), parts[3], true
+}
+
+// store reads and writes records.
+type store struct{ kv jetstream.KeyValue }
+
+// get returns the record and its revision; nil, 0 when there is none.
+func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, error) {
+	e, err := s.kv.Get(ctx, recordKey(tenant, key))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("executor: get record %s: %w", key, err)
+	}
+	var r record
+	if err := msgpack.Unmarshal(e.Value(), &r); err != nil {
+		return nil, 0, fmt.Errorf("executor: record %s: %w", key, err)
+	}
+	return &r, e.Revision(), nil
+}
+
+// put writes r if the record is still at rev (0: does not exist yet). It
+// returns errConflict when it changed.
+func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (uint64, error) {
+	v, err := msgpack.Marshal(r)
+	if err != nil {
+		return 0, fmt.Errorf("executor: encode record %s: %w", r.Key, err)
+	}
+	k := recordKey(tenant, r.Key)
+	var nrev uint64
+	if rev == 0 {
+		nrev, err = s.kv.Create(ctx, k, v)
+	} else {
+		nrev, err = s.kv.Update(ctx, k, v, rev)
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return 0, errConflict
+	}
+	if err != nil {
+		return 0, fmt.Errorf("executor: write record %s: %w", r.Key, err)
+	}
+	return nrev, nil
+}
+
+func (r *record) clone() *record {
+	c := *r
+	return &c
+}

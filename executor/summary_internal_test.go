@@ -1,0 +1,97 @@
+package executor
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummarize(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	var wide []string
+	for i := range 100 {
+		wide = append(wide, fmt.Sprintf(`"k%03d%s":1`, i, strings.Repeat("x", 100)))
+	}
+	hopeless := "{" + strings.Join(wide, ",") + "}"
+	rows := make([]string, 50)
+	for i := range rows {
+		rows[i] = fmt.Sprintf(`{"id":%d,"name":"n%d"}`, i, i)
+	}
+	table := "[" + strings.Join(rows, ",") + "]"
+	cases := []struct {
+		name, result, ref string
+		want              string // exact, or "~substring"
+	}{
+		{"small stays whole", `{"a":1,"b":[1,2,3]}`, "", `{"a":1,"b":[1,2,3]}`},
+		{"ten rows stay whole", `[1,2,3,4,5,6,7,8,9,10]`, "", `[1,2,3,4,5,6,7,8,9,10]`},
+		{"large array", `{"rows":` + table + `}`, "", `{"rows":{"count":50,"fields":["id","name"],"ref":"the result field of this event","sample":[{"id":0,"name":"n0"},{"id":1,"name":"n1"},{"id":2,"name":"n2"}]}}`},
+		{"large array by reference", table, "ts_results/k", `~"ref":"ts_results/k"`},
+		{"long string cut", `{"text":"` + long + `","more":"` + long + `"}`, "", `~…(1000 chars)`},
+		{"nested arrays", `[` + table + `,` + table + `]`, "", `~"count":50`},
+		{"hopeless", hopeless, "ts_results/k", fmt.Sprintf(`{"bytes":%d,"ref":"ts_results/k","truncated":true}`, len(hopeless))},
+		{"not json", strings.Repeat("x", 3000), "", `{"bytes":3000,"truncated":true}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := summarize([]byte(c.result), c.ref, 2048)
+			if len(got) > 2048 {
+				t.Fatalf("summary of %d bytes", len(got))
+			}
+			if want, ok := strings.CutPrefix(c.want, "~"); ok {
+				if !strings.Contains(got, want) {
+					t.Fatalf("summary %s lacks %s", got, want)
+				}
+			} else if got != c.want {
+				t.Fatalf("summary\n got %s\nwant %s", got, c.want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Fatalf("summary is not JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestRecordKeyIsAValidBucketKey(t *testing.T) {
+	for _, key := range []string{"acme/run.1/step 2/call_é", "acme/-/-/c", "acme/a/b/c.d*>~"} {
+		k := recordKey("acme", key)
+		if !strings.HasPrefix(k, "c.acme.") || strings.Count(k, ".") != 2 {
+			t.Fatalf("recordKey(%q) = %q", key, k)
+		}
+		for _, c := range k {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-/_=.", c)) {
+				t.Fatalf("recordKey(%q) = %q has %q", key, k, c)
+			}
+		}
+	}
+	if recordKey("acme", "acme/a/b/c") == recordKey("globex", "acme/a/b/c") {
+		t.Fatal("tenants share a record key")
+	}
+}
+
+func TestBreakerTrialLapses(t *testing.T) {
+	now := int64(0)
+	clock := func() time.Time { return time.Unix(0, now) }
+	b := newBreaker(2, time.Second, clock)
+	b.record("a", "t", "tool_error")
+	b.record("a", "t", "tool_error")
+	if ok, _ := b.allow("a", "t"); ok {
+		t.Fatal("open circuit allowed a call")
+	}
+	now += int64(time.Second)
+	if ok, _ := b.allow("a", "t"); !ok {
+		t.Fatal("no trial after the cool-down")
+	}
+	if ok, _ := b.allow("a", "t"); ok {
+		t.Fatal("two trials at once")
+	}
+	now += int64(time.Second) // the trial never reported: it lapses
+	if ok, _ := b.allow("a", "t"); !ok {
+		t.Fatal("a lost trial keeps the circuit open forever")
+	}
+	b.record("a", "t", "")
+	if ok, _ := b.allow("a", "t"); !ok || len(b.m) != 0 {
+		t.Fatal("success does not close the circuit")
+	}
+}

@@ -1,0 +1,70 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// Tool is a tool implemented in Go and registered with the executor by name
+// (Config.Tools). Its contract (timeout, retries, idempotency…) comes from
+// the registry; a registry tool with neither http nor command is looked up
+// here, first as "name@version", then as "name".
+//
+// Invoke carries out one call and returns its JSON result. It must honour
+// ctx (the contract's timeout and a lost lease cancel it); a result returned
+// after ctx ended is dropped. A tool whose contract says idempotency:
+// required must de-duplicate by Call.Key: it may be invoked again with the
+// same key after a crash. Return a *ToolError for a typed failure; any other
+// error is a tool_error. Invoke may be called concurrently.
+type Tool interface {
+	Invoke(ctx context.Context, call Call) (json.RawMessage, error)
+}
+
+// ToolFunc adapts a function to Tool.
+type ToolFunc func(ctx context.Context, call Call) (json.RawMessage, error)
+
+// Invoke calls f.
+func (f ToolFunc) Invoke(ctx context.Context, call Call) (json.RawMessage, error) {
+	return f(ctx, call)
+}
+
+// Call is what a tool is asked to do. Every field is set by the executor.
+type Call struct {
+	Tenant   string
+	Name     string
+	Version  int
+	Args     json.RawMessage // canonical JSON object, validated against the input schema
+	Key      string          // idempotency key: tenant/run/step/call (see CallKey)
+	Attempt  int             // invocations begun for this call, this one included
+	Deadline time.Time       // by the executor's clock
+
+	User, Session, Run, Step, Response, Item, CallID string
+}
+
+// ToolError is a typed failure a tool reports: the model gets Type and
+// Message in CallFailed. Message should say what to change.
+type ToolError struct {
+	Type    events.ErrorType
+	Message string
+}
+
+func (e *ToolError) Error() string { return fmt.Sprintf("%s: %s", e.Type, e.Message) }
+
+// Errorf returns a *ToolError of type t.
+func Errorf(t events.ErrorType, format string, args ...any) *ToolError {
+	return &ToolError{Type: t, Message: fmt.Sprintf(format, args...)}
+}
+
+// toolErrorTypes are the types a tool may report itself. The others are the
+// executor's own decisions.
+var toolErrorTypes = map[events.ErrorType]bool{
+	events.ErrBusinessRejected: true,
+	events.ErrToolError:        true,
+	events.ErrUnavailable:      true,
+	events.ErrProviderTimeout:  true,
+	events.ErrValidation:       true,
+}
