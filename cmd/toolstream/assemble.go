@@ -167,4 +167,3 @@ func parseRegistry(spec []byte) (assembler.Validator, error) {
 	}
 	return r, nil
 }
-
