@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -42,7 +43,7 @@ in-flight batch commit, and closes the server cleanly: nothing acknowledged is l
 			return serve(cmd.Context(), d, splitList(components), tick, tools)
 		},
 	}
-	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, or projection names ("+fmt.Sprint(projectionNames())+")")
+	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
 	cmd.Flags().DurationVar(&tick, "tick", time.Second, "interval of clock ticks written to the log (deadlines use event time)")
 	cmd.Flags().StringVar(&tools, "tools", "", "tool registry file (YAML or JSON); changes take effect without a restart and are recorded in the log")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "event-time deadline after which a silent response's open calls are incomplete")
@@ -69,10 +70,10 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			for _, n := range projectionNames() {
 				want[n] = true
 			}
-			want["clock"] = true
+			want["clock"], want["executor"] = true, true
 			continue
 		}
-		if _, ok := projectionFactories[c]; !ok && c != "clock" {
+		if _, ok := projectionFactories[c]; !ok && c != "clock" && c != "executor" {
 			return fmt.Errorf("--components: unknown component %q", c)
 		}
 		want[c] = true
@@ -101,6 +102,24 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			defer wg.Done()
 			if err := r.Run(ctx); err != nil {
 				errc <- fmt.Errorf("projection %s: %w", name, err)
+			}
+		}()
+	}
+	if want["executor"] {
+		follower, err := registry.Follow(ctx, b.JS, bus.StreamName, log)
+		if err != nil {
+			return err
+		}
+		defer follower.Stop()
+		ex, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: follower.Current, Logger: log, Replicas: g.replicas})
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ex.Run(ctx); err != nil {
+				errc <- fmt.Errorf("executor: %w", err)
 			}
 		}()
 	}
