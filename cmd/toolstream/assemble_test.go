@@ -105,3 +105,41 @@ func checkManifest(t *testing.T, m manifestEntry, lines []assembler.Line) {
 		}
 	}
 }
+
+// TestAssembleSSE frames every recording as raw SSE (event names, comments,
+// CRLF, [DONE]) and checks the same calls come out.
+func TestAssembleSSE(t *testing.T) {
+	for _, m := range readManifest(t) {
+		t.Run(m.File, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("../../testdata/streams", m.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sse bytes.Buffer
+			sse.WriteString(": recorded stream\r\n\r\n")
+			for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+				var probe struct {
+					Type string `json:"type"`
+				}
+				json.Unmarshal(line, &probe)
+				if probe.Type != "" {
+					sse.WriteString("event: " + probe.Type + "\r\n")
+				}
+				sse.WriteString("data: ")
+				sse.Write(line)
+				sse.WriteString("\r\n\r\n")
+			}
+			sse.WriteString("data: [DONE]\r\n\r\n")
+			g := &globals{logLevel: "error", logFormat: "text", stderr: os.Stderr, stdout: os.Stdout}
+			o := assembleOptions{tenant: "t", idle: time.Minute}
+			o.provider, o.tagged = normaliseProvider("auto", false)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			lines, err := assembleOnce(ctx, g, o, m.File, &sse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkManifest(t, m, lines)
+		})
+	}
+}

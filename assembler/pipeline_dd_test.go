@@ -1,0 +1,50 @@
+package assembler_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestPipelineDataDriven feeds raw provider events (as the provider sent
+// them) through ingest and the assembler and prints the outcomes: one file
+// per behaviour, per provider.
+//
+//	stream format=F [tagged]   raw events, one JSON object per line; the
+//	                           stream then ends (end-of-stream marker)
+//	stream-open format=F       the same without the end marker
+func TestPipelineDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata/pipeline", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			format := "auto"
+			d.MaybeScanArgs(t, "format", &format)
+			if d.HasArg("tagged") {
+				format += assembler.TaggedSuffix
+			}
+			p := newPipeline(t)
+			p.runs++
+			p.tenant, p.out = "t", nil
+			pos := 0
+			for _, line := range strings.Split(d.Input, "\n") {
+				if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				p.raw(format, "s", pos, []byte(line), false)
+				pos++
+			}
+			if d.Cmd == "stream" {
+				p.raw(format, "s", pos, nil, true)
+			}
+			var outs []*events.Event
+			for _, ev := range p.out {
+				if strings.HasPrefix(string(ev.Kind), "call.") {
+					outs = append(outs, ev)
+				}
+			}
+			return render(outs)
+		})
+	})
+}
