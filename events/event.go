@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -42,11 +43,9 @@ type Event struct {
 // Time returns the event time.
 func (e *Event) Time() time.Time { return time.Unix(0, e.At).UTC() }
 
-// wire is the encoded form: the envelope followed by the body's own msgpack.
-type wire struct {
-	Event
-	B msgpack.RawMessage `msgpack:"b"`
-}
+// The encoded form is two msgpack values back to back: the envelope (a map
+// with short keys) and the body. Decoding reads both from one stream, so a
+// body is never copied into an intermediate buffer.
 
 // Encode returns the msgpack encoding of ev. Kind and V are filled from the
 // body. It returns ErrInvalidTenant for an event without a valid tenant.
@@ -61,16 +60,22 @@ func Encode(ev *Event) ([]byte, error) {
 	if ev.V == 0 {
 		ev.V = Version(ev.Kind)
 	}
-	body, err := marshal(ev.Body)
-	if err != nil {
-		return nil, fmt.Errorf("events: encode %s body: %w", ev.Kind, err)
-	}
-	out, err := marshal(&wire{Event: *ev, B: body})
-	if err != nil {
+	var buf bytes.Buffer
+	buf.Grow(128)
+	enc := msgpack.GetEncoder()
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(&buf)
+	enc.SetSortMapKeys(true) // canonical bytes: map order never decides output
+	if err := enc.Encode(ev); err != nil {
 		return nil, fmt.Errorf("events: encode %s: %w", ev.Kind, err)
 	}
-	return out, nil
+	if err := enc.Encode(ev.Body); err != nil {
+		return nil, fmt.Errorf("events: encode %s body: %w", ev.Kind, err)
+	}
+	return buf.Bytes(), nil
 }
+
+var readers = sync.Pool{New: func() any { return new(bytes.Reader) }}
 
 // Decode parses an encoded event. It never panics: garbage or truncated
 // bytes return ErrMalformed, an unknown kind ErrUnknownKind, a version newer
@@ -82,41 +87,35 @@ func Decode(data []byte) (ev *Event, err error) {
 			ev, err = nil, fmt.Errorf("%w: %v", ErrMalformed, r)
 		}
 	}()
-	var w wire
-	dec := msgpack.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&w); err != nil {
+	rd := readers.Get().(*bytes.Reader)
+	rd.Reset(data)
+	defer readers.Put(rd)
+	dec := msgpack.GetDecoder()
+	defer msgpack.PutDecoder(dec)
+	dec.Reset(rd)
+	out := new(Event)
+	if err := dec.Decode(out); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	if dec.Buffered().(*bytes.Reader).Len() != 0 {
-		return nil, fmt.Errorf("%w: trailing bytes", ErrMalformed)
-	}
-	ctor, ok := catalogue[w.Kind]
+	ctor, ok := catalogue[out.Kind]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownKind, w.Kind)
+		return nil, fmt.Errorf("%w: %q", ErrUnknownKind, out.Kind)
 	}
-	if w.V == 0 || w.V > ctor.version {
-		return nil, fmt.Errorf("%w: %s v%d (reader knows v%d)", ErrUnknownVersion, w.Kind, w.V, ctor.version)
+	if out.V == 0 || out.V > ctor.version {
+		return nil, fmt.Errorf("%w: %s v%d (reader knows v%d)", ErrUnknownVersion, out.Kind, out.V, ctor.version)
 	}
-	if err := ValidTenant(w.Tenant); err != nil {
+	if err := ValidTenant(out.Tenant); err != nil {
 		return nil, err
 	}
 	body := ctor.new()
-	if err := msgpack.Unmarshal(w.B, body); err != nil {
-		return nil, fmt.Errorf("%w: %s body: %v", ErrMalformed, w.Kind, err)
+	if err := dec.Decode(body); err != nil {
+		return nil, fmt.Errorf("%w: %s body: %v", ErrMalformed, out.Kind, err)
 	}
-	out := w.Event
+	if rd.Len() != 0 {
+		return nil, fmt.Errorf("%w: trailing bytes", ErrMalformed)
+	}
 	out.Body = body
-	return &out, nil
-}
-
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
-	enc.SetSortMapKeys(true) // canonical bytes: map order never decides output
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 // Version returns the current schema version of kind, or 0 for an unknown
