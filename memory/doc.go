@@ -14,9 +14,11 @@
 //   - A correction (naming the record and the version it read) writes a new
 //     version; the old one stays, superseded, linked both ways. A stale
 //     version is ErrVersionConflict: no lost updates.
-//   - A newer statement in the same slot supersedes the older one, except
-//     that a constraint stays in force over anything but another constraint
-//     (which restates or lifts it) until its validity ends.
+//   - A newer statement in the same slot (subject, attribute, scope) that
+//     contradicts the older one (other polarity or value) supersedes it,
+//     except that a constraint stays in force over anything but another
+//     constraint (which lifts it) until its validity ends. Statements that
+//     agree ("I like spicy food", "I can eat spicy food again") coexist.
 //   - A statement older than the slot's current holder (by event time) is
 //     late: it is stored superseded and never overrides.
 //   - Two contradicting statements of one slot at the same event time
@@ -26,21 +28,28 @@
 //     event time: a record is expired once an event or a query at or past
 //     its valid_until sees it.
 //   - Past the per-user quota the least valuable active records (by
-//     confidence, age, use and kind) turn cold. Nothing is deleted but by
-//     forgetting.
-//   - Forgetting deletes every version, posting, slot, quota, expiry,
-//     conflict and reinforcement entry of the record and of the records
-//     extracted with it from the same message, unlinks it from other
-//     records, re-files what only it had superseded, and leaves a tombstone
-//     without text so that a replayed observation cannot bring it back.
+//     confidence, age, use and kind; constraints last) turn cold. Nothing
+//     is deleted but by forgetting.
+//   - Forgetting deletes every version, posting, slot, quota, expiry and
+//     conflict entry of the record and of the records extracted with it
+//     from the same message (they share its text), forgets the
+//     observations merged into it, unlinks it from other records, re-files
+//     what only it had superseded, and leaves tombstones without text, so
+//     that a replayed observation cannot bring it back.
 //
 // Recall (Engine.Recall) filters first — tenant, user, permission scope,
 // validity at the query time, status — and ranks second: BM25 over an
 // inverted index of text and slot, times confidence, recency, use and a
-// live constraint's precedence, bounded by K and a byte budget. It reads the
-// posting lists of the query's terms and only the records that can still
-// make the top K, never all of a user's records. History and AsOf show
-// superseded, expired and cold records and what held at a past time.
+// live constraint's precedence, bounded by K and a byte budget. It reads
+// the posting lists of the query's terms — a posting carries what ranking
+// needs — and loads only the records it returns, never all of a user's
+// records. History and AsOf show superseded, expired and cold records and
+// what held at a past time.
+//
+// A UserMessage goes through the Extractor: each statement it makes
+// becomes a record (the first with the message's id and whole text, the
+// others "<id>#2", "#3", … with their sentence); a message that states
+// nothing is kept as an episode with the message's id.
 //
 // Invariants kept here (numbers from DESIGN.md):
 //

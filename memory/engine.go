@@ -34,8 +34,9 @@ type Config struct {
 	// RecallBudgetBytes bounds the text bytes of Result.Records (the first
 	// record is always returned). 0 means 16 KiB; negative, no budget.
 	RecallBudgetBytes int
-	// HalfLife is the age at which a record's recency weighs half. 0 means
-	// 30 days.
+	// HalfLife is the age at which a record's recency has decayed half way
+	// (recall: a quarter of its weight at most; quota: half its value). 0
+	// means 30 days.
 	HalfLife time.Duration
 	// DefaultConfidence is given to observations without one. 0 means 0.7.
 	DefaultConfidence float64
@@ -734,7 +735,7 @@ func (x *tx) forget(id string) error {
 		if err != nil {
 			return err
 		}
-		isHead := head.Version == v.Version
+		isHead := head != nil && head.Version == v.Version
 		v2 := clone(v)
 		v2.Supersedes = slices.DeleteFunc(v2.Supersedes, gone)
 		if isHead && v2.SupersededBy != "" && gone(v2.SupersededBy) {

@@ -264,7 +264,9 @@ func (rc *recall) quality(v *Record) float64 {
 
 func quality(confidence float64, observedAt int64, useCount int, liveConstraint bool, now int64, halfLife time.Duration) float64 {
 	age := max(now-observedAt, 0)
-	recency := 0.5 + 0.5*math.Exp2(-float64(age)/float64(halfLife))
+	// relevance leads: age takes at most a quarter off, so an old turn that
+	// answers the question still beats a new one that merely shares a word
+	recency := 0.75 + 0.25*math.Exp2(-float64(age)/float64(halfLife))
 	conf := 0.5 + 0.5*confidence
 	use := 1 + math.Min(0.5, 0.1*math.Log1p(float64(max(useCount-1, 0))))
 	kind := 1.0

@@ -365,3 +365,64 @@ func BenchmarkFullScan(b *testing.B) {
 	b.ReportMetric(float64(percentile(lat, 50).Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(percentile(lat, 99).Nanoseconds()), "p99-ns")
 }
+
+// TestEpisodeRetrieval: a conversation's turns are recalled by what a
+// question asks, the turn that answers it among the first three.
+func TestEpisodeRetrieval(t *testing.T) {
+	turns := []string{
+		"Hey Mel! Good to see you! How have you been?",
+		"I went to a LGBTQ support group yesterday and it was so powerful.",
+		"Wow, that's cool, Caroline! What happened that was so awesome?",
+		"The transgender stories were so inspiring! I was so happy and thankful for all the support.",
+		"I'm thinking of working in counseling and mental health, helping people with similar issues.",
+		"I ran a charity race for mental health last Saturday, 20 May 2023.",
+		"We painted a sunrise over the lake together with the kids.",
+		"My kids love dinosaurs, we went to the natural history museum.",
+		"I'm planning to go camping in the mountains next month.",
+		"Melanie has been playing the clarinet since she was a kid.",
+		"I adopted a puppy named Oscar two weeks ago!",
+		"Did you see the new pottery class schedule? Mine starts on Tuesday.",
+		"我们上周去了杭州西湖，风景特别美。",
+		"The meeting with the adoption agency went well; they approved our application.",
+	}
+	questions := []struct {
+		q    string
+		want int
+	}{
+		{"When did Caroline go to the LGBTQ support group?", 1},
+		{"What career is Caroline considering?", 4},
+		{"When did Melanie run a charity race?", 5},
+		{"What did Melanie paint?", 6},
+		{"What do Melanie's kids like?", 7},
+		{"Where is she going camping?", 8},
+		{"What instrument does Melanie play?", 9},
+		{"What is the name of the puppy?", 10},
+		{"When does the pottery class start?", 11},
+		{"上周去了哪里？", 12},
+		{"How did the adoption agency meeting go?", 13},
+	}
+	e := NewEngine(Config{}, nil)
+	s := newMapStore()
+	at := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC).UnixNano()
+	for i, text := range turns {
+		ev := &events.Event{ID: fmt.Sprintf("e%d", i), Tenant: "conv1", User: "caroline", At: at + int64(i)*int64(24*time.Hour),
+			Body: &events.UserMessage{ID: fmt.Sprintf("D1:%d", i), Text: text}}
+		if err := s.apply(e, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range questions {
+		res, err := e.Recall(s, Query{Tenant: "conv1", User: "caroline", Text: q.q, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("D1:%d", q.want)
+		found := false
+		for _, h := range res.Records {
+			found = found || h.Record.ID == want || h.Record.Origin == want
+		}
+		if !found {
+			t.Errorf("%q: want %s in %s", q.q, want, hitsString(res))
+		}
+	}
+}
