@@ -550,3 +550,16 @@ func (r *Runner) kickRelay() {
 	default:
 	}
 }
+
+// Rejection returns the rejection recorded for the message at seq, if any.
+func (r *Runner) Rejection(seq uint64) (Rejection, bool, error) {
+	v, ok, err := getClone(r.db, seqKey(prefixReject, seq, ^uint32(0)))
+	if err != nil || !ok {
+		return Rejection{}, false, err
+	}
+	var rj Rejection
+	if err := msgpack.Unmarshal(v, &rj); err != nil {
+		return Rejection{}, false, fmt.Errorf("projector: rejection row: %w", err)
+	}
+	return rj, true, nil
+}

@@ -9,128 +9,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/node"
-	"github.com/toolstream/toolstream/projector"
 )
 
 func init() { extraCommands = append(extraCommands, memoryCmd) }
-
-// memOp is one line of `toolstream memory run`.
-type memOp struct {
-	Op              string   `json:"op"`
-	Tenant          string   `json:"tenant"`
-	User            string   `json:"user"`
-	ID              string   `json:"id"`
-	Time            string   `json:"time"`
-	Kind            string   `json:"kind"`
-	Subject         string   `json:"subject"`
-	Attribute       string   `json:"attribute"`
-	Value           string   `json:"value"`
-	Polarity        string   `json:"polarity"`
-	Scope           string   `json:"scope"`
-	Text            string   `json:"text"`
-	ValidUntil      string   `json:"valid_until"`
-	TTL             string   `json:"ttl"`
-	Confidence      float64  `json:"confidence"`
-	Permission      string   `json:"permission"`
-	ExpectedVersion int      `json:"expected_version"`
-	Query           string   `json:"query"`
-	K               int      `json:"k"`
-	AsOf            string   `json:"as_of"`
-	History         bool     `json:"history"`
-	Scopes          []string `json:"scopes"`
-}
-
-func parseTime(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return 0, fmt.Errorf("time %q: want RFC 3339: %w", s, err)
-	}
-	return t.UnixNano(), nil
-}
-
-// event turns a write op into the event it publishes. n is the op's line,
-// so the event id is deterministic for the file.
-func (o *memOp) event(n int) (*events.Event, error) {
-	at, err := parseTime(o.Time)
-	if err != nil {
-		return nil, err
-	}
-	obs := events.Observation{ID: o.ID, Kind: o.Kind, Subject: o.Subject, Attribute: o.Attribute, Value: o.Value,
-		Polarity: o.Polarity, Scope: o.Scope, Text: o.Text, Confidence: o.Confidence, Permission: o.Permission}
-	if obs.ValidUntil, err = parseTime(o.ValidUntil); err != nil {
-		return nil, err
-	}
-	if o.TTL != "" {
-		d, err := time.ParseDuration(o.TTL)
-		if err != nil {
-			return nil, fmt.Errorf("ttl %q: want a Go duration such as 72h: %w", o.TTL, err)
-		}
-		obs.TTL = int64(d)
-	}
-	ev := &events.Event{ID: fmt.Sprintf("mem:%s/%s/%d", o.Tenant, o.User, n), Tenant: o.Tenant, User: o.User, At: at}
-	switch o.Op {
-	case "observe":
-		ev.Body = &events.MemoryObserved{Observation: obs}
-	case "message":
-		ev.Body = &events.UserMessage{ID: o.ID, Text: o.Text}
-	case "correct":
-		ev.Body = &events.MemoryCorrected{Observation: obs, ExpectedVersion: o.ExpectedVersion}
-	case "forget":
-		ev.Body = &events.MemoryForgotten{ID: o.ID}
-	default:
-		return nil, fmt.Errorf("unknown op %q", o.Op)
-	}
-	return ev, nil
-}
-
-// recallOut is a recall as `memory run` prints it.
-type recallOut struct {
-	Op        string      `json:"op"`
-	Query     string      `json:"query"`
-	Results   []recallHit `json:"results"`
-	Conflicts []recallHit `json:"conflicts"`
-	Error     string      `json:"error,omitempty"`
-}
-
-type recallHit struct {
-	ID      string  `json:"id"`
-	Version int     `json:"version"`
-	Kind    string  `json:"kind"`
-	Status  string  `json:"status"`
-	Text    string  `json:"text"`
-	Score   float64 `json:"score"`
-}
-
-func hits(hs []memory.Hit) []recallHit {
-	out := make([]recallHit, 0, len(hs))
-	for _, h := range hs {
-		out = append(out, recallHit{ID: h.Record.ID, Version: h.Record.Version, Kind: string(h.Record.Kind),
-			Status: string(h.Record.Status), Text: h.Record.Text, Score: h.Score})
-	}
-	return out
-}
-
-func (o *memOp) query() (memory.Query, error) {
-	at, err := parseTime(o.Time)
-	if err != nil {
-		return memory.Query{}, err
-	}
-	asOf, err := parseTime(o.AsOf)
-	if err != nil {
-		return memory.Query{}, err
-	}
-	return memory.Query{Tenant: o.Tenant, User: o.User, Text: o.Query, At: at, AsOf: asOf, K: o.K, History: o.History, Scopes: o.Scopes}, nil
-}
 
 func memoryCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
@@ -138,6 +25,73 @@ func memoryCmd(g *globals) *cobra.Command {
 		Short: "Long-term memory: run a file of operations one-shot, or recall, list, correct and forget",
 	}
 	cmd.AddCommand(memoryRunCmd(g))
+	for _, verb := range []string{"recall", "list", "history", "correct", "forget"} {
+		cmd.AddCommand(memoryRequestCmd(g, verb))
+	}
+	return cmd
+}
+
+// memoryRequestCmd asks a running serve's memory service.
+func memoryRequestCmd(g *globals, verb string) *cobra.Command {
+	var op memory.Op
+	short := map[string]string{
+		"recall":  "Recall a user's memories for a query (hard filters first, then ranking)",
+		"list":    "List a user's records (--history: superseded, expired and cold too)",
+		"history": "Every version of one record",
+		"correct": "Correct a record: a new version that supersedes the one you read (--expected-version)",
+		"forget":  "Forget a record: a tombstone that every derived view drops; replay does not bring it back",
+	}[verb]
+	cmd := &cobra.Command{
+		Use:   verb,
+		Short: short,
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			if len(args) == 1 {
+				op.ID = args[0]
+			}
+			op.Op = verb
+			b, err := g.connect(cmd.Context(), log)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			req, _ := json.Marshal(&op)
+			msg, err := b.Conn.RequestWithContext(cmd.Context(), memory.ServicePrefix+"."+verb, req)
+			if err != nil {
+				return fmt.Errorf("memory service (is toolstream serve running?): %w", err)
+			}
+			if e := msg.Header.Get("Nats-Service-Error"); e != "" {
+				return fmt.Errorf("memory %s: %s", verb, e)
+			}
+			_, err = fmt.Fprintf(g.stdout, "%s\n", msg.Data)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&op.Tenant, "tenant", "default", "tenant")
+	f.StringVar(&op.User, "user", "", "user")
+	f.StringVar(&op.Time, "time", "", "event or query time, RFC 3339 (default: now)")
+	switch verb {
+	case "recall":
+		f.StringVar(&op.Query, "query", "", "what the memories should be about")
+		f.IntVar(&op.K, "k", 0, "results at most")
+		f.StringVar(&op.AsOf, "as-of", "", "what held then, as known then (RFC 3339)")
+		f.BoolVar(&op.History, "history", false, "include superseded and expired records")
+	case "list":
+		f.BoolVar(&op.History, "history", false, "include inactive records")
+	case "correct":
+		f.StringVar(&op.Text, "text", "", "the corrected statement")
+		f.IntVar(&op.ExpectedVersion, "expected-version", 0, "the version you read (a stale one is refused)")
+		f.StringVar(&op.Kind, "kind", "", "preference, constraint, fact")
+		f.StringVar(&op.Subject, "subject", "", "slot subject")
+		f.StringVar(&op.Attribute, "attribute", "", "slot attribute")
+		f.StringVar(&op.Value, "value", "", "slot value")
+		f.StringVar(&op.Polarity, "polarity", "", "positive or negative")
+	}
 	return cmd
 }
 
@@ -203,12 +157,12 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 		if len(raw) == 0 || raw[0] == '#' {
 			continue
 		}
-		var op memOp
+		var op memory.Op
 		if err := json.Unmarshal(raw, &op); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		if op.Op != "recall" {
-			ev, err := op.event(line)
+			ev, err := op.Event(line)
 			if err != nil {
 				return fmt.Errorf("line %d: %w", line, err)
 			}
@@ -227,21 +181,12 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 			last = ack.Sequence
 			continue
 		}
-		out := recallOut{Op: "recall", Query: op.Query, Results: []recallHit{}, Conflicts: []recallHit{}}
 		if err := r.WaitFor(ctx, last); err != nil {
 			return err
 		}
-		q, err := op.query()
-		if err == nil {
-			var res memory.Result
-			v := r.View()
-			res, err = engine.Recall(v, q)
-			v.Close()
-			out.Results, out.Conflicts = hits(res.Records), hits(res.Conflicts)
-		}
-		if err != nil {
-			out.Error = err.Error()
-		}
+		v := r.View()
+		out := engine.Answer(v, &op)
+		v.Close()
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
@@ -251,6 +196,3 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 	}
 	return nil
 }
-
-// memoryView is a reader over a live or offline memory view.
-var _ projector.Reader = (*projector.View)(nil)

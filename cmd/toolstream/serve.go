@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -147,6 +148,19 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	}), micro.WithEndpointSubject(DigestSubject))
 	if err != nil {
 		return fmt.Errorf("service: %w", err)
+	}
+	if r, ok := runners[memory.Name]; ok {
+		ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
+			Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
+				ack, err := b.Publish(ctx, subj, ev)
+				if err != nil {
+					return 0, err
+				}
+				return ack.Sequence, nil
+			}}
+		if err := ms.AddTo(svc); err != nil {
+			return err
+		}
 	}
 	log.Info("serving", "url", b.ClientURL(), "data", g.data, "projections", len(runners))
 	select {

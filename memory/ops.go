@@ -1,0 +1,136 @@
+package memory
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// Op is one memory operation as JSON: a line of `toolstream memory run`,
+// or a request to the memory service.
+type Op struct {
+	Op              string   `json:"op"`
+	Tenant          string   `json:"tenant"`
+	User            string   `json:"user"`
+	ID              string   `json:"id"`
+	Time            string   `json:"time"`
+	Kind            string   `json:"kind"`
+	Subject         string   `json:"subject"`
+	Attribute       string   `json:"attribute"`
+	Value           string   `json:"value"`
+	Polarity        string   `json:"polarity"`
+	Scope           string   `json:"scope"`
+	Text            string   `json:"text"`
+	ValidUntil      string   `json:"valid_until"`
+	TTL             string   `json:"ttl"`
+	Confidence      float64  `json:"confidence"`
+	Permission      string   `json:"permission"`
+	ExpectedVersion int      `json:"expected_version"`
+	Query           string   `json:"query"`
+	K               int      `json:"k"`
+	AsOf            string   `json:"as_of"`
+	History         bool     `json:"history"`
+	Scopes          []string `json:"scopes"`
+}
+
+func parseOpTime(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("time %q: want RFC 3339: %w", s, err)
+	}
+	return t.UnixNano(), nil
+}
+
+// Event turns a write op into the event it publishes. n is the op's line,
+// so the event id is deterministic for the file.
+func (o *Op) Event(n int) (*events.Event, error) {
+	at, err := parseOpTime(o.Time)
+	if err != nil {
+		return nil, err
+	}
+	obs := events.Observation{ID: o.ID, Kind: o.Kind, Subject: o.Subject, Attribute: o.Attribute, Value: o.Value,
+		Polarity: o.Polarity, Scope: o.Scope, Text: o.Text, Confidence: o.Confidence, Permission: o.Permission}
+	if obs.ValidUntil, err = parseOpTime(o.ValidUntil); err != nil {
+		return nil, err
+	}
+	if o.TTL != "" {
+		d, err := time.ParseDuration(o.TTL)
+		if err != nil {
+			return nil, fmt.Errorf("ttl %q: want a Go duration such as 72h: %w", o.TTL, err)
+		}
+		obs.TTL = int64(d)
+	}
+	ev := &events.Event{ID: fmt.Sprintf("mem:%s/%s/%d", o.Tenant, o.User, n), Tenant: o.Tenant, User: o.User, At: at}
+	switch o.Op {
+	case "observe":
+		ev.Body = &events.MemoryObserved{Observation: obs}
+	case "message":
+		ev.Body = &events.UserMessage{ID: o.ID, Text: o.Text}
+	case "correct":
+		ev.Body = &events.MemoryCorrected{Observation: obs, ExpectedVersion: o.ExpectedVersion}
+	case "forget":
+		ev.Body = &events.MemoryForgotten{ID: o.ID}
+	default:
+		return nil, fmt.Errorf("unknown op %q", o.Op)
+	}
+	return ev, nil
+}
+
+// RecallOut is a recall's answer as `memory run` and the service print it.
+type RecallOut struct {
+	Op        string      `json:"op"`
+	Query     string      `json:"query"`
+	Results   []RecallHit `json:"results"`
+	Conflicts []RecallHit `json:"conflicts"`
+	Error     string      `json:"error,omitempty"`
+}
+
+type RecallHit struct {
+	ID      string  `json:"id"`
+	Version int     `json:"version"`
+	Kind    string  `json:"kind"`
+	Status  string  `json:"status"`
+	Text    string  `json:"text"`
+	Score   float64 `json:"score"`
+}
+
+func hits(hs []Hit) []RecallHit {
+	out := make([]RecallHit, 0, len(hs))
+	for _, h := range hs {
+		out = append(out, RecallHit{ID: h.Record.ID, Version: h.Record.Version, Kind: string(h.Record.Kind),
+			Status: string(h.Record.Status), Text: h.Record.Text, Score: h.Score})
+	}
+	return out
+}
+
+func (o *Op) ToQuery() (Query, error) {
+	at, err := parseOpTime(o.Time)
+	if err != nil {
+		return Query{}, err
+	}
+	asOf, err := parseOpTime(o.AsOf)
+	if err != nil {
+		return Query{}, err
+	}
+	return Query{Tenant: o.Tenant, User: o.User, Text: o.Query, At: at, AsOf: asOf, K: o.K, History: o.History, Scopes: o.Scopes}, nil
+}
+
+// Answer runs a recall op against a view.
+func (e *Engine) Answer(rd projector.Reader, o *Op) RecallOut {
+	out := RecallOut{Op: "recall", Query: o.Query, Results: []RecallHit{}, Conflicts: []RecallHit{}}
+	q, err := o.ToQuery()
+	if err == nil {
+		var res Result
+		res, err = e.Recall(rd, q)
+		out.Results, out.Conflicts = hits(res.Records), hits(res.Conflicts)
+	}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
+}
