@@ -11,6 +11,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
 )
 
 // TestAssembler runs the datadriven files in testdata/assembler: canonical
@@ -23,7 +24,13 @@ import (
 //	replay             rebuilds the view from sequence 1 and compares digests
 func TestAssembler(t *testing.T) {
 	datadriven.Walk(t, "testdata/assembler", func(t *testing.T, path string) {
-		cfg := assembler.Config{ArgsBytesMax: 64}
+		cfg := assembler.Config{ArgsBytesMax: 64, ParseRegistry: func(spec []byte) (assembler.Validator, error) {
+			r, err := registry.Parse(spec)
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
+		}}
 		if strings.Contains(path, "idle") {
 			cfg.IdleTimeout = 30e9
 		}
@@ -42,6 +49,15 @@ func TestAssembler(t *testing.T) {
 				}
 				h.settle(last)
 				return render(h.emitted())
+			case "registry":
+				r, err := registry.Parse([]byte(d.Input))
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				if _, err := registry.Publish(context.Background(), h.b.JS, bus.StreamName, r, "test"); err != nil {
+					t.Fatal(err)
+				}
+				return "ok\n"
 			case "restart":
 				h.stop()
 				h.start()
