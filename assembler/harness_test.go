@@ -143,6 +143,8 @@ func render(evs []*events.Event) string {
 			fmt.Fprintf(&b, " name=%s order=%d reason=%s", x.Name, x.Order, x.Reason)
 		case *events.CallIncomplete:
 			fmt.Fprintf(&b, " name=%s order=%d reason=%s partial=%q", x.Name, x.Order, x.Reason, x.Partial)
+		case *events.InputRejected:
+			fmt.Fprintf(&b, " seq=%d reason=%s", x.Seq, x.Reason)
 		case *events.ResponseOutcome:
 			fmt.Fprintf(&b, " status=%s calls=%d", x.Status, x.Calls)
 			if x.Reason != "" {

@@ -40,7 +40,7 @@ func TestPipelineDataDriven(t *testing.T) {
 			}
 			var outs []*events.Event
 			for _, ev := range p.out {
-				if strings.HasPrefix(string(ev.Kind), "call.") {
+				if strings.HasPrefix(string(ev.Kind), "call.") || ev.Kind == events.KindInputRejected {
 					outs = append(outs, ev)
 				}
 			}

@@ -66,6 +66,9 @@ func (p *pipeline) raw(format, stream string, pos int, data []byte, end bool) {
 		p.t.Fatal(err)
 	}
 	for _, e := range emitted {
+		if e.Event.Kind == events.KindInputRejected {
+			p.out = append(p.out, e.Event)
+		}
 		b, err := events.Encode(e.Event)
 		if err != nil {
 			p.t.Fatal(err)
