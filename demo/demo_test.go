@@ -18,10 +18,19 @@ func TestDemoStory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"CallRejected orders.refund: schema_violation", "ApprovalRequested orders.refund", "unsupported", "digest equals live"} {
+	for _, want := range []string{"CallRejected orders.refund: schema_violation", "ApprovalRequested orders.refund", "明天一定送到", "digest equals live"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("timeline lacks %q", want)
 		}
+	}
+	flagged := false
+	for _, s := range steps {
+		if s.Stage == "verify" && strings.Contains(s.What, "明天一定送到") && !strings.HasPrefix(s.What, "supported") {
+			flagged = true
+		}
+	}
+	if !flagged {
+		t.Error("the delivery promise was not flagged")
 	}
 	if len(steps) < 20 {
 		t.Errorf("only %d steps", len(steps))

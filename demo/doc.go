@@ -3,7 +3,7 @@
 // streams of four formats → calls assembled → tools run under the registry's
 // contracts (a stock query, a parallel pair of shipping quotes, a refund that
 // waits for approval and gets it, an invalid call rejected with a typed
-// reason) → the final answer verified (an unsupported promise flagged) →
+// reason) → the final answer verified (a delivery promise the evidence does not support flagged) →
 // memory updated (the spicy story) → every view rebuilt by replay and its
 // digest compared with the live one.
 //

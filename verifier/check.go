@@ -87,7 +87,7 @@ type Report struct {
 // of several results with one CallID only the highest Version counts.
 // Check is deterministic: identical input gives an identical Report.
 func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Report {
-	ix := buildIndex(evidence)
+	ix := buildIndex(evidence, now)
 	claims := SplitClaims(answer)
 	rep := Report{Claims: make([]events.ClaimVerdict, 0, len(claims))}
 	var prev *claimCtx
@@ -95,6 +95,7 @@ func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Repor
 	for i, cl := range claims {
 		cx := c.newClaimCtx(ix, cl, now, prev)
 		v := cx.check()
+		cx.matched = v.leaves
 		if v.undecided {
 			rep.Undecided = append(rep.Undecided, i)
 		}
@@ -168,6 +169,10 @@ type leaf struct {
 	hedge     bool     // an estimate: eta, forecast, expected, 预计
 	text      bool     // a number found inside a string value (or a key)
 	textShort bool     // … a string that is little more than the number
+	keyUp     bool     // the key says the value is a rise (增长, growth)
+	keyDown   bool     // … or a fall (下降, decline)
+	src       int32    // for a value found in a string: the string's leaf
+	textPos   int32    // … and where in it (runes)
 	scaled    bool     // a copy scaled by its key's magnitude (万元, millions)
 	subjKey   bool     // the field names its object (name, id, sku)
 	day       int32    // days since 1970-01-01 for dates
@@ -178,6 +183,7 @@ type leaf struct {
 
 type subjEntry struct {
 	toks    []string
+	keys    []string // subjectKey of each token
 	node    int32
 	alias   bool // a code inside the subject's name
 	partial bool // a distinctive word of the name, valid while unique
@@ -204,8 +210,12 @@ type index struct {
 	colls     []coll
 	roots     []int32
 	arrays    []int32
+	clocks    []int32           // times of day without a date ("15:00")
+	textOf    map[int32][]int32 // a string value -> the numbers and dates found in it
 	keys      map[string]*keyInfo
 	strs      map[string]*strInfo
+	sents     map[int32][]sentInfo
+	texts     map[string][]textItem
 }
 
 // dedupeEvidence keeps, per CallID, the highest Version (the later entry
@@ -230,7 +240,9 @@ func dedupeEvidence(in []Evidence) []Evidence {
 	return out
 }
 
-func buildIndex(evidence []Evidence) *index {
+// buildIndex decodes and indexes the evidence. now resolves dates written
+// in evidence text without a year or as weekdays ("on Thursday").
+func buildIndex(evidence []Evidence, now time.Time) *index {
 	ix := &index{
 		byConcept: map[string][]int32{},
 		byValue:   map[string][]int32{},
@@ -238,6 +250,8 @@ func buildIndex(evidence []Evidence) *index {
 		values:    map[string][]valEntry{},
 		keys:      map[string]*keyInfo{},
 		strs:      map[string]*strInfo{},
+		sents:     map[int32][]sentInfo{},
+		texts:     map[string][]textItem{},
 	}
 	size := 0
 	for _, e := range evidence {
@@ -251,7 +265,7 @@ func buildIndex(evidence []Evidence) *index {
 		}
 		ev := int32(len(ix.ev))
 		ix.ev = append(ix.ev, e)
-		w := walker{ix: ix, ev: ev}
+		w := walker{ix: ix, ev: ev, now: now}
 		root := w.walk(v, "", frame{concepts: conceptsOf(e.Name)}, -1)
 		ix.roots = append(ix.roots, root)
 	}
@@ -272,8 +286,9 @@ func decodeJSON(raw []byte) (any, error) {
 var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 type walker struct {
-	ix *index
-	ev int32
+	ix  *index
+	ev  int32
+	now time.Time
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -284,6 +299,7 @@ type frame struct {
 	concepts  []string
 	ctx       []string
 	parentKey string
+	rowKey    string // a table row's label
 }
 
 // walk indexes v at ptr and returns its node id (or -1 for a scalar).
@@ -360,6 +376,9 @@ var genericKeys = map[string]bool{
 // keyConcepts returns a key's concepts; a generic key takes its parent's,
 // and a unit in the key adds what it measures (price_usd is a price).
 func keyConcepts(k string, parent []string) []string {
+	if isAllDigits(k) {
+		return []string{k} // a year or period column: "2023"
+	}
 	c := conceptsOf(k)
 	if genericKeys[strings.ToLower(k)] {
 		c = dedupe(append(append([]string(nil), parent...), c...))
@@ -376,6 +395,8 @@ func keyConcepts(k string, parent []string) []string {
 			c = dedupe(append(c, "weight"))
 		case dimTemp:
 			c = dedupe(append(c, "temperature"))
+		case dimTime:
+			c = dedupe(append(c, "duration")) // min_days, eta_hours: how long
 		}
 	}
 	return c
@@ -514,16 +535,28 @@ func subjectKey(t string) string {
 	return stem(t)
 }
 
-func (w *walker) addSubject(id int32, v string) {
+func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(id, v) }
+
+// addSubject indexes v as a name of node id.
+func (ix *index) addSubject(id int32, v string) {
 	toks := tokenStrings(normalize(v))
 	if len(toks) == 0 {
 		return
 	}
-	ix := w.ix
 	add := func(k string, se subjEntry) {
+		se.keys = make([]string, len(se.toks))
+		for i, t := range se.toks {
+			se.keys[i] = subjectKey(t)
+		}
 		ix.subjects[k] = append(ix.subjects[k], se)
 	}
 	add(subjectKey(toks[0]), subjEntry{toks: toks, node: id, exact: v})
+	// "Revenue ($M)", "Operating margin (%)": the name without the unit.
+	if i := strings.IndexAny(v, "(（["); i > 0 && strings.ContainsAny(v[i:], ")）]") {
+		if short := tokenStrings(normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
+			add(subjectKey(short[0]), subjEntry{toks: short, node: id, exact: v})
+		}
+	}
 	if r := []rune(v); isCJK(r[0]) {
 		// A Chinese name: its first two or three ideographs (the brand, 蒙牛
 		// of 蒙牛纯牛奶) name it too, when no other subject shares them.
@@ -568,7 +601,7 @@ func (ix *index) prunePartial() {
 	for k, es := range ix.subjects {
 		names := map[string]bool{}
 		for _, e := range es {
-			if e.partial {
+			if e.partial || e.alias {
 				names[strings.ToLower(e.exact)] = true
 			}
 		}
@@ -577,7 +610,7 @@ func (ix *index) prunePartial() {
 		}
 		out := es[:0]
 		for _, e := range es {
-			if !e.partial {
+			if !e.partial && !e.alias {
 				out = append(out, e)
 			}
 		}
@@ -712,9 +745,15 @@ func (w *walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 				w.ix.nodes[row].subject = s
 			}
 		}
+		label := w.ix.nodes[row].subject
+		ctx := appendCtx(f.ctx, f.concepts)
+		if label != "" {
+			// The row's label describes its cells too: "Revenue ($M)".
+			ctx = appendCtx(ctx, w.concepts(label, nil))
+		}
 		for j, c := range cells {
 			name := cellName(header, j)
-			cf := frame{key: name, concepts: w.concepts(name, nil), ctx: appendCtx(f.ctx, f.concepts), parentKey: f.key}
+			cf := frame{key: name, concepts: w.concepts(name, nil), ctx: ctx, parentKey: f.key, rowKey: label}
 			w.child(c, p+"/"+strconv.Itoa(j), cf, row, nil)
 		}
 		w.closeNode(row)
@@ -741,6 +780,8 @@ type keyInfo struct {
 	mag         float64
 	numbers     []numMention // numbers inside the key (sales_30d)
 	magCurrency bool
+	magUnit     *unit
+	up, down    bool // the key names a rise or a fall
 }
 
 // concepts returns key k's concepts under a parent with concepts parent.
@@ -766,6 +807,22 @@ func (w *walker) keyInfo(k string) *keyInfo {
 		mag:      1,
 	}
 	ki.unit, ki.dim = keyUnitOf(parts)
+	for _, p := range parts {
+		ws := []string{p}
+		if isCJK([]rune(p)[0]) {
+			ws = segmentCJKKeep([]rune(p))
+		}
+		for _, w := range ws {
+			l := enLex[w]
+			if l == nil {
+				l = zhLex[w]
+			}
+			if l != nil {
+				ki.up = ki.up || l.cues&cueUp != 0
+				ki.down = ki.down || l.cues&cueDown != 0
+			}
+		}
+	}
 	if len(parts) >= 2 {
 		if u, ok := keyUnits[parts[len(parts)-1]]; ok && u != nil {
 			ki.childUnit = u
@@ -779,10 +836,18 @@ func (w *walker) keyInfo(k string) *keyInfo {
 			ki.mag = 1e4
 		}
 	}
-	if strings.Contains(k, "(M)") || strings.Contains(k, "(m)") {
-		ki.mag = 1e6
+	for _, sm := range []struct {
+		sig string
+		m   float64
+	}{{"(M)", 1e6}, {"(m)", 1e6}, {"$M", 1e6}, {"(mn)", 1e6}, {"$K", 1e3}, {"$k", 1e3}, {"(K)", 1e3}, {"$B", 1e9}, {"$bn", 1e9}, {"(B)", 1e9}, {"(bn)", 1e9}} {
+		if strings.Contains(k, sm.sig) {
+			ki.mag = sm.m
+		}
 	}
 	ki.magCurrency = strings.Contains(k, "元")
+	if strings.Contains(k, "$") {
+		ki.magUnit = uUSD
+	}
 	for _, p := range parts {
 		i := 0
 		for i < len(p) && p[i] >= '0' && p[i] <= '9' {
@@ -804,6 +869,7 @@ func (w *walker) keyInfo(k string) *keyInfo {
 
 // strInfo is what a string value says, worked out once per distinct value.
 type strInfo struct {
+	clock  int16 // minute of day of a time like "15:00", else -1
 	norm   string
 	raw    string
 	day    int32
@@ -817,9 +883,13 @@ func (w *walker) strInfo(s string) *strInfo {
 	if si, ok := w.ix.strs[s]; ok {
 		return si
 	}
-	si := &strInfo{norm: string(normalize(s)), raw: jsonText(s), minute: -1}
+	si := &strInfo{norm: string(normalize(s)), raw: jsonText(s), minute: -1, clock: -1}
 	if d, m, ok := parseEvidenceDate(s); ok {
 		si.day, si.hasDay, si.minute = d, true, m
+	} else if d, ok := weekdayValue(si.norm, w.now); ok {
+		si.day, si.hasDay = d, true // {"day": "Mon"}: the coming Monday
+	} else {
+		si.clock = parseClock(s)
 	}
 	si.cat = categoriesOf(si.norm)
 	si.hedge = len(s) < 40 && hedgeWords(s)
@@ -834,13 +904,14 @@ func (w *walker) strInfo(s string) *strInfo {
 func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
 	ix := w.ix
 	ki := w.keyInfo(f.key)
-	lf := leaf{ev: w.ev, node: obj, ptr: ptr, own: f.concepts, ctx: f.ctx, minute: -1}
+	lf := leaf{ev: w.ev, node: obj, ptr: ptr, own: f.concepts, ctx: f.ctx, minute: -1, src: -1}
 	if obj >= 0 {
 		lf.hedge = ix.nodes[obj].hedge
 	}
 	lf.hedge = lf.hedge || ki.hedge
 	lf.negKey = ki.negates
 	lf.subjKey = ki.subject
+	lf.keyUp, lf.keyDown = ki.up, ki.down
 	switch t := v.(type) {
 	case json.Number:
 		x, err := strconv.ParseFloat(t.String(), 64)
@@ -855,10 +926,21 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 				lf.unit, lf.dim = u, u.dim
 			}
 		}
+		if lf.unit == nil && lf.dim == dimNone && f.rowKey != "" {
+			// A table row labelled "Operating margin (%)".
+			if rk := w.keyInfo(f.rowKey); rk.unit != nil {
+				lf.unit, lf.dim = rk.unit, rk.unit.dim
+			} else {
+				lf.dim = rk.dim
+			}
+		}
 	case string:
 		si := w.strInfo(t)
 		lf.kind, lf.str, lf.raw = kindStr, si.norm, si.raw
 		lf.day, lf.hasDay, lf.minute = si.day, si.hasDay, si.minute
+		if !si.hasDay {
+			lf.minute = si.clock
+		}
 		lf.cat = si.cat
 		lf.hedge = lf.hedge || si.hedge
 	case bool:
@@ -871,88 +953,14 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 	ix.leaves = append(ix.leaves, lf)
 	if s, ok := v.(string); ok && !lf.hasDay && !(lf.subjKey && !strings.ContainsRune(s, ' ')) {
 		w.textNumbers(id, s) // not inside identifiers: ORD-88231, 20240501-7731
+		w.textDates(id, s)
 	}
 	if lf.kind == kindNum {
+		if ki.mag == 1 && f.rowKey != "" {
+			ki = w.keyInfo(f.rowKey)
+		}
 		w.keyNumbers(id, ki)
 	}
-}
-
-// keyMagnitudes scale a field by its key: 销售额(万元), revenue_millions,
-// "Params (M)".
-var keyMagnitudes = map[string]float64{
-	"万元": 1e4, "万": 1e4, "亿元": 1e8, "亿": 1e8, "千元": 1e3, "百万": 1e6,
-	"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6,
-	"billion": 1e9, "billions": 1e9, "bn": 1e9,
-}
-
-// keyNumbers indexes what a numeric field's key says about its value: a
-// magnitude (the value in 万元 is also indexed in 元) and a number in the
-// key itself (sales_30d is about 30 days).
-func (w *walker) keyNumbers(id int32, ki *keyInfo) {
-	ix := w.ix
-	base := ix.leaves[id]
-	if ki.mag != 1 {
-		lf := base
-		lf.num, lf.hi, lf.scaled = base.num*ki.mag, base.hi*ki.mag, true
-		if ki.magCurrency {
-			lf.unit, lf.dim = uCNY, dimCurrency
-		}
-		ix.leaves = append(ix.leaves, lf)
-	}
-	for _, m := range ki.numbers {
-		lf := base
-		lf.num, lf.hi, lf.unit, lf.dim, lf.text = m.v, m.v, m.unit, m.unit.dim, true
-		ix.leaves = append(ix.leaves, lf)
-	}
-}
-
-// textNumbersMax bounds the numbers taken from one string value.
-const textNumbersMax = 64
-
-// textNumbers indexes the numbers written inside a string value ("3-5
-// business days", "$25.00", "revenue rose 12% to 3.2 billion") as leaves
-// pointing at the string, with the nearby words as their context.
-func (w *walker) textNumbers(id int32, s string) {
-	if s == "" || len(s) > 20000 || !strings.ContainsAny(s, "0123456789０１２３４５６７８９") {
-		return
-	}
-	ix := w.ix
-	base := ix.leaves[id]
-	norm := normalize(s)
-	toks := tokenize(norm)
-	short := len(norm) <= 16
-	for k, m := range scanNumbers(norm, nil) {
-		if k >= textNumbersMax {
-			break
-		}
-		lf := base
-		lf.kind, lf.text, lf.str, lf.cat = kindNum, true, "", nil
-		lf.textShort = short
-		lf.num, lf.hi = m.v, m.hi
-		lf.unit = m.unit
-		if m.unit != nil {
-			lf.dim = m.unit.dim
-		} else {
-			lf.dim = dimNone
-		}
-		lf.ctx = appendCtx(base.ctx, nearbyConcepts(toks, m.start, m.end, 6))
-		ix.leaves = append(ix.leaves, lf)
-	}
-}
-
-// nearbyConcepts returns the concepts of up to n tokens around [s, e).
-func nearbyConcepts(toks []token, s, e, n int) []string {
-	var out []string
-	for _, tk := range toks {
-		if tk.end <= s && tk.end > s-40 || tk.start >= e && tk.start < e+40 {
-			for _, c := range wordConcepts(tk.s) {
-				if len(out) < n {
-					out = append(out, c)
-				}
-			}
-		}
-	}
-	return out
 }
 
 func jsonText(s string) string {
@@ -961,202 +969,6 @@ func jsonText(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// lastOnlyUnits are key tokens that are units only as the last token of a
-// key of several (temp_c, snowfall_in), never alone.
-var lastOnlyUnits = map[string]bool{"in": true, "m": true, "c": true, "f": true, "g": true, "h": true, "l": true, "s": true}
-
-// keyUnitOf reads the unit a key names (weight_kg, eta_minutes,
-// price_usd) and the dimension of its head word (first_weight_fee is a
-// fee).
-func keyUnitOf(parts []string) (*unit, dimension) {
-	for i := len(parts) - 1; i >= 0; i-- {
-		p := parts[i]
-		if lastOnlyUnits[p] && (len(parts) == 1 || i != len(parts)-1) {
-			continue
-		}
-		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
-			continue // fee_per_kg is money, not kilograms
-		}
-		if p == "min" && i == len(parts)-1 && i > 0 && durationWords[parts[i-1]] {
-			return uMin, dimTime // duration_min, eta_min: minutes, not a minimum
-		}
-		if p == "in" {
-			return uInch, dimLength
-		}
-		if u, ok := keyUnits[p]; ok && u != nil {
-			return u, u.dim
-		}
-	}
-	return nil, keyDim(parts)
-}
-
-// keyUnit infers the unit of a numeric field from its key or a sibling
-// unit/currency field, and its dimension from its key's concepts (price →
-// currency, stock → count).
-func keyUnit(key string, concepts []string, siblings map[string]any) (*unit, dimension) {
-	u, d := keyUnitOf(keyParts(key))
-	ki := &keyInfo{unit: u, dim: d}
-	return fieldUnit(ki, key, concepts, siblings)
-}
-
-// fieldUnit completes a key's unit with its concepts and siblings.
-func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]any) (*unit, dimension) {
-	if ki.unit != nil {
-		return ki.unit, ki.dim
-	}
-	dim := ki.dim
-	if dim == dimNone {
-		dim = conceptDim(concepts)
-	}
-	if siblings != nil {
-		for _, uk := range []string{"currency", "currency_code", "unit", "units", "uom", "temp_unit", "temperature_unit", "weight_unit", "货币", "单位", "币种"} {
-			s, ok := siblings[uk].(string)
-			if !ok {
-				continue
-			}
-			u := unitOfValue(s)
-			if u == nil {
-				continue
-			}
-			if u.dim == dimCurrency && dim != dimCurrency && !(dim == dimNone && moneyish(key)) {
-				continue
-			}
-			if u.dim != dimCurrency && dim != dimNone && dim != u.dim {
-				continue
-			}
-			return u, u.dim
-		}
-	}
-	if dim == dimCurrency {
-		return moneyUnit, dim
-	}
-	return nil, dim
-}
-
-// moneyUnit is an amount of money in a currency the evidence does not say.
-var moneyUnit = &unit{name: "money", dim: dimCurrency, factor: 1}
-
-func moneyish(key string) bool {
-	l := strings.ToLower(key)
-	for _, w := range []string{"amount", "value", "total", "price", "cost", "fee", "tax", "fare", "金额", "价", "费"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// durationWords before "min" make it minutes.
-var durationWords = map[string]bool{
-	"duration": true, "time": true, "eta": true, "travel": true, "wait": true, "drive": true,
-	"walk": true, "flight": true, "ride": true, "prep": true, "cook": true, "delay": true,
-	"trip": true, "journey": true, "runtime": true, "length": true,
-}
-
-// keyDim is the dimension named by a key's head word: keys are head-last
-// (first_weight_fee is a fee, total_qty a count) and what follows "per"
-// is a denominator (price_per_night is a price).
-func keyDim(parts []string) dimension {
-	for i := len(parts) - 1; i >= 0; i-- {
-		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
-			continue
-		}
-		var cs []string
-		if isCJK([]rune(parts[i])[0]) {
-			for _, w := range segmentCJK([]rune(parts[i])) {
-				cs = append(cs, wordConcepts(w)...)
-			}
-		} else {
-			cs = wordConcepts(parts[i])
-		}
-		if d := conceptDim(cs); d != dimNone {
-			return d
-		}
-	}
-	return dimNone
-}
-
-// conceptDim maps key concepts to the dimension of their values.
-func conceptDim(concepts []string) dimension {
-	for _, c := range concepts {
-		switch c {
-		case "stock", "guest", "seat", "review", "count", "night", "sales", "user":
-			return dimCount
-		case "weight":
-			return dimMass
-		case "temperature":
-			return dimTemp
-		case "distance":
-			return dimLength
-		case "humidity", "chance", "percent", "ratio":
-			return dimPercent
-		}
-	}
-	for _, c := range concepts {
-		switch c {
-		case "price", "subtotal", "shipping", "tax", "revenue", "balance", "profit", "original":
-			return dimCurrency
-		}
-	}
-	return dimNone
-}
-
-// keyParts splits a key into lower-case parts: snake, kebab, camel case,
-// digits, and the characters %, ℃.
-func keyParts(key string) []string {
-	var parts []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, string(cur))
-			cur = cur[:0]
-		}
-	}
-	r := []rune(key)
-	for i, c := range r {
-		c = normRune(c)
-		switch {
-		case c == '%' || c == '℃':
-			flush()
-			parts = append(parts, string(c))
-		case isCJK(c):
-			cur = append(cur, c)
-		case c < 128 && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9'):
-			if i > 0 && r[i] >= 'A' && r[i] <= 'Z' && r[i-1] >= 'a' && r[i-1] <= 'z' {
-				flush()
-			}
-			if len(cur) > 0 && isCJK(cur[len(cur)-1]) {
-				flush()
-			}
-			cur = append(cur, c)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return parts
-}
-
-// keyNegates reports a key that states the negative (out_of_stock,
-// non_refundable, is_unavailable, road_closures).
-func keyNegates(key string) bool {
-	parts := keyParts(key)
-	j := " " + strings.Join(parts, " ") + " "
-	switch {
-	case strings.Contains(j, " out of stock "), strings.Contains(j, " sold out "), strings.Contains(j, " not "), strings.Contains(j, " no "), strings.Contains(j, " non "):
-		return true
-	}
-	for _, p := range parts {
-		if l := enLex[p]; l != nil && l.cues&cueNegLex != 0 {
-			return true
-		}
-		if negPrefixed(p) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // finish builds the lookup structures once every leaf is known.
@@ -1172,6 +984,11 @@ func (ix *index) finish() {
 		case kindStr:
 			if lf.hasDay {
 				ix.dates = append(ix.dates, id)
+			} else if lf.minute >= 0 {
+				ix.clocks = append(ix.clocks, id)
+			}
+			if lf.text {
+				break // a date found inside a string value
 			}
 			if len(lf.cat) > 0 {
 				ix.cats = append(ix.cats, id)
@@ -1181,22 +998,32 @@ func (ix *index) finish() {
 		if lf.text {
 			continue
 		}
-		seen := map[string]bool{}
-		for _, c := range lf.own {
-			if !seen[c] {
-				seen[c] = true
+		for i, c := range lf.own {
+			if !slices.Contains(lf.own[:i], c) {
 				ix.byConcept[c] = append(ix.byConcept[c], id)
 			}
 		}
-		for _, c := range lf.ctx {
-			if !seen[c] {
-				seen[c] = true
+		for i, c := range lf.ctx {
+			if !slices.Contains(lf.ctx[:i], c) && !slices.Contains(lf.own, c) {
 				ix.byConcept[c] = append(ix.byConcept[c], id)
 			}
 		}
 	}
+	ix.textOf = map[int32][]int32{}
+	for i := range ix.leaves {
+		if lf := &ix.leaves[i]; lf.text && lf.src >= 0 {
+			ix.textOf[lf.src] = append(ix.textOf[lf.src], int32(i))
+		}
+	}
 	for i := range ix.leaves {
 		if lf := &ix.leaves[i]; lf.text {
+			// A value written as text ("18℃", "128.6亿元") is the field's
+			// value; a number inside a label ("Q1 2024") is not.
+			if lf.textShort || lf.src >= 0 && len(ix.leaves[lf.src].str) >= 40 {
+				for _, c := range lf.own {
+					ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
+				}
+			}
 			for _, c := range lf.ctx {
 				ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
 			}
@@ -1247,11 +1074,9 @@ func (ix *index) indexValue(id int32, lf *leaf) {
 	if len(toks) > valueTokensMax {
 		toks = toks[:valueTokensMax]
 	}
-	seen := map[string]bool{}
 	for _, c := range textConcepts(r, toks) {
-		if !seen[c] {
-			seen[c] = true
-			ix.byValue[c] = append(ix.byValue[c], id)
+		if vs := ix.byValue[c]; len(vs) == 0 || vs[len(vs)-1] != id {
+			ix.byValue[c] = append(vs, id)
 		}
 	}
 	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
@@ -1304,6 +1129,64 @@ func (ix *index) findCollections() {
 		ix.colls[k].members = append(ix.colls[k].members, r)
 	}
 	ix.colls = slices.DeleteFunc(ix.colls, func(c coll) bool { return len(c.members) < 2 })
+	for _, c := range ix.colls {
+		ix.nameMembers(c)
+	}
+}
+
+// nameMembers gives the members of a collection that have no name field a
+// name: the first short string field (in key order) whose values differ
+// from member to member — {"dish": "Quinoa Bowl"} in a menu.
+func (ix *index) nameMembers(c coll) {
+	for _, mb := range c.members {
+		if ix.nodes[mb].subject != "" {
+			return
+		}
+	}
+	direct := func(mb int32) map[string]int32 {
+		out := map[string]int32{}
+		nd := &ix.nodes[mb]
+		for l := nd.leafLo; l < nd.leafHi; l++ {
+			if lf := &ix.leaves[l]; lf.node == mb && lf.kind == kindStr && !lf.text && !lf.hasDay && len(lf.cat) == 0 && utf8.RuneCountInString(lf.str) <= 40 {
+				out[lastToken(lf.ptr)] = l
+			}
+		}
+		return out
+	}
+	first := direct(c.members[0])
+	var keys []string
+	for k, l := range first {
+		// A name-like key: not an attribute the lexicon knows (carrier,
+		// status, color), holding words rather than codes.
+		if !slices.ContainsFunc(ix.leaves[l].own, func(c string) bool { return enLex[c] != nil || zhLex[c] != nil || lexConcepts[c] }) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		seen := map[string]bool{}
+		ok := true
+		for _, mb := range c.members {
+			l, has := direct(mb)[k]
+			if !has || seen[ix.leaves[l].str] || digitCount(ix.leaves[l].str)*3 > len(ix.leaves[l].str) {
+				ok = false
+				break
+			}
+			seen[ix.leaves[l].str] = true
+		}
+		if !ok {
+			continue
+		}
+		for _, mb := range c.members {
+			l := direct(mb)[k]
+			var orig string
+			_ = json.Unmarshal([]byte(ix.leaves[l].raw), &orig)
+			ix.addSubject(mb, orig)
+			ix.nodes[mb].subject = orig
+			ix.leaves[l].subjKey = true
+		}
+		return
+	}
 }
 
 // inNode reports whether leaf l lies in node n's subtree.
@@ -1339,6 +1222,7 @@ type fact struct {
 	reason  string
 	weak    bool // decided without confidence: a judge may decide instead
 	soft    bool // dropped when the claim has other facts
+	leaves  []int32
 	negUsed bool // the fact consumed the claim's negation
 }
 
@@ -1355,6 +1239,7 @@ type claimCtx struct {
 	cl           Claim
 	now          time.Time
 	norm         []rune
+	toks         []token
 	words        []cword
 	cues         cue
 	negs         int
@@ -1373,13 +1258,18 @@ type claimCtx struct {
 	unknown      string // an identifier the evidence does not know
 	question     bool
 	endsSentence bool
+	soft         bool    // scope inherited through a pronoun from the sentence before
+	ownSubjects  bool    // the claim names its subjects itself
+	matched      []int32 // fields that supported this claim
+	context      []int32 // fields that supported the claims before it in its sentence
 }
 
 func (c *Checker) newClaimCtx(ix *index, cl Claim, now time.Time, prev *claimCtx) *claimCtx {
 	cx := &claimCtx{c: c, ix: ix, cl: cl, now: now}
 	cx.norm = normalize(cl.Text)
 	cx.used = make([]bool, len(cx.norm))
-	cx.words = claimWords(cx.norm)
+	cx.toks = tokenize(cx.norm)
+	cx.words = claimWordsOf(cx.norm, cx.toks)
 	last := strings.TrimRight(cl.Text, " \"')]}”’）】」』")
 	cx.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
 	cx.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || cx.question
@@ -1397,10 +1287,16 @@ func (c *Checker) newClaimCtx(ix *index, cl Claim, now time.Time, prev *claimCtx
 	// A clause without a subject of its own continues the one before it in
 	// the sentence ("Item A costs $5 and has 12 in stock"), and a pronoun
 	// continues the previous claim.
-	if prev != nil && prev.scoped && (!prev.endsSentence || cx.cues&cuePronoun != 0) {
+	if prev != nil && !prev.endsSentence {
+		// "研发投入 14.3 亿元，占营收的约 11%": the sentence so far.
+		cx.context = append(slices.Clip(prev.context), prev.matched...)
+	}
+	ranges := cx.cues&(cueUniversal|cueExistential) != 0 // "some stores": its own set
+	if prev != nil && prev.scoped && (!prev.endsSentence || cx.cues&cuePronoun != 0 && !ranges) {
 		switch {
 		case len(cx.groups) == 0:
 			cx.scoped = true
+			cx.soft = prev.endsSentence // a pronoun across sentences may mean something else
 			cx.groups, cx.names = prev.groups, prev.names
 			if len(cx.times) > 0 {
 				cx.scope = prev.before
@@ -1431,512 +1327,6 @@ func (c *Checker) newClaimCtx(ix *index, cl Claim, now time.Time, prev *claimCtx
 	cx.before = cx.scope
 	cx.narrowByDate()
 	return cx
-}
-
-// findSubjects finds the evidence subjects (names, ids, titles) the claim
-// mentions, longest first, and makes them the claim's scope.
-func (cx *claimCtx) findSubjects() {
-	ix := cx.ix
-	toks := tokenize(cx.norm)
-	orig := []rune(cx.cl.Text)
-	type hit struct {
-		s, e    int // token indexes
-		nodes   []int32
-		partial bool
-		name    string
-	}
-	var hits []hit
-	for pass := 0; pass < 2; pass++ {
-		// Pass 0: whole names and codes; pass 1: distinctive parts of names
-		// where no whole name matched.
-		for i := 0; i < len(toks); i++ {
-			if cx.used[toks[i].start] {
-				continue
-			}
-			var best hit
-			for _, se := range ix.subjects[subjectKey(toks[i].s)] {
-				if se.partial != (pass == 1) {
-					continue
-				}
-				n := len(se.toks)
-				if i+n > len(toks) || n < best.e-best.s {
-					continue
-				}
-				ok := true
-				for k := 0; k < n; k++ {
-					a, b := toks[i+k].s, se.toks[k]
-					if a != b && subjectKey(a) != subjectKey(b) || cx.used[toks[i+k].start] ||
-						k > 0 && !toks[i+k].cjk && toks[i+k].start > toks[i+k-1].end+1 {
-						ok = false
-						break
-					}
-				}
-				if !ok || !cx.subjectCase(toks, i, n, orig, se) {
-					continue
-				}
-				if n > best.e-best.s {
-					best = hit{s: i, e: i + n, partial: se.partial, name: se.exact}
-				}
-				if !slices.Contains(best.nodes, se.node) {
-					best.nodes = append(best.nodes, se.node)
-				}
-			}
-			if best.e > best.s {
-				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
-					cx.used[k] = true
-				}
-				hits = append(hits, best)
-				i = best.e - 1
-			}
-		}
-	}
-	slices.SortFunc(hits, func(a, b hit) int { return a.s - b.s })
-	for k, h := range hits {
-		s, e := toks[h.s].start, toks[h.e-1].end
-		nodes := append([]int32(nil), h.nodes...)
-		sortUnique(&nodes)
-		// "1月到3月", "from A to C": the members between two named ones.
-		if k > 0 && len(cx.groups) > 0 && isRangeJoin(cx.norm[cx.spans[len(cx.spans)-1][1]:s]) {
-			prev := cx.groups[len(cx.groups)-1]
-			for _, between := range ix.membersBetween(prev, nodes) {
-				cx.groups = append(cx.groups, []int32{between})
-				cx.names = append(cx.names, "")
-				cx.scope = append(cx.scope, between)
-				cx.spans = append(cx.spans, [2]int{s, s})
-			}
-		}
-		cx.groups = append(cx.groups, nodes)
-		cx.names = append(cx.names, h.name)
-		cx.spans = append(cx.spans, [2]int{s, e})
-		cx.scope = append(cx.scope, nodes...)
-	}
-	if len(hits) > 0 {
-		cx.scoped = true
-		cx.scope = ix.mostSpecific(cx.scope)
-	}
-	cx.unknown = cx.unknownIdentifier(toks, orig)
-}
-
-// mostSpecific keeps the innermost of nested subjects: "order 123's item
-// A" is about A.
-func (ix *index) mostSpecific(scope []int32) []int32 {
-	sortUnique(&scope)
-	var keep []int32
-	for _, a := range scope {
-		inner := false
-		for _, b := range scope {
-			if a != b && ix.ancestorOf(a, b) {
-				inner = true
-			}
-		}
-		if !inner {
-			keep = append(keep, a)
-		}
-	}
-	return keep
-}
-
-// isRangeJoin reports the text between two subjects of a range.
-func isRangeJoin(r []rune) bool {
-	switch strings.TrimSpace(string(r)) {
-	case "到", "至", "-", "~", "to", "through", "thru", "—", "–":
-		return true
-	}
-	return false
-}
-
-// membersBetween returns the collection members strictly between the
-// members holding a and b.
-func (ix *index) membersBetween(a, b []int32) []int32 {
-	for _, cl := range ix.colls {
-		ia, ib := -1, -1
-		for i, m := range cl.members {
-			for _, x := range a {
-				if ix.ancestorOf(m, x) {
-					ia = i
-				}
-			}
-			for _, x := range b {
-				if ix.ancestorOf(m, x) {
-					ib = i
-				}
-			}
-		}
-		if ia >= 0 && ib >= 0 {
-			lo, hi := min(ia, ib), max(ia, ib)
-			return slices.Clone(cl.members[lo+1 : hi])
-		}
-	}
-	return nil
-}
-
-// subjectCase guards one-letter and common-word subjects: "A" must be
-// written in capitals, and not be the article starting a sentence.
-func (cx *claimCtx) subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
-	if n != 1 || len([]rune(toks[i].s)) > 2 || toks[i].cjk {
-		return true
-	}
-	t := toks[i]
-	w := string(orig[t.start:t.end])
-	if strings.ToLower(w) == w && strings.ToUpper(se.exact) != se.exact {
-		return true
-	}
-	if strings.ToUpper(w) != w {
-		return false
-	}
-	if w == "A" || w == "I" {
-		// "A customer …": the article. "A has 12", "Item A" name the item.
-		if i == 0 && i+1 < len(toks) {
-			next := toks[i+1].s
-			return clauseVerbs[next] || next == "costs" || next == "is" || next == "and" || next == "or"
-		}
-	}
-	return true
-}
-
-// classNouns precede an identifier: item C, 商品 C, order 555.
-var classNouns = map[string]bool{
-	"item": true, "product": true, "option": true, "plan": true, "model": true, "sku": true,
-	"order": true, "booking": true, "reservation": true, "flight": true, "room": true,
-	"warehouse": true, "store": true, "variant": true, "package": true,
-	"商": true, "品": true, "号": true, "款": true, "单": true, "型": true,
-}
-
-// unknownIdentifier returns an identifier the claim names that no evidence
-// value knows ("Item C" when only A and B were returned), or "".
-func (cx *claimCtx) unknownIdentifier(toks []token, orig []rune) string {
-	ix := cx.ix
-	for i, t := range toks {
-		if cx.used[t.start] {
-			continue
-		}
-		w := string(orig[t.start:t.end])
-		isID := false
-		switch {
-		case len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z' && i > 0 && classNouns[toks[i-1].s]:
-			isID = w != "A" || toks[i-1].s != "品" && toks[i-1].s != "item"
-			if w == "A" {
-				isID = true
-			}
-		case len(t.s) >= 3 && strings.ContainsAny(t.s, "0123456789") && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !isNumberWithUnit(t.s):
-			isID = true
-		case len(t.s) >= 4 && isAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && cx.norm[t.start-1] == '#'):
-			isID = true
-		}
-		if !isID {
-			continue
-		}
-		if _, ok := ix.values[t.s]; ok {
-			continue
-		}
-		if _, ok := ix.subjects[t.s]; ok {
-			continue
-		}
-		if len(ix.byValue[t.s]) > 0 {
-			continue
-		}
-		return w
-	}
-	return ""
-}
-
-func isAllDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// isNumberWithUnit reports tokens such as "12kg" or "5pm".
-func isNumberWithUnit(s string) bool {
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	if i == 0 {
-		return false
-	}
-	rest := s[i:]
-	_, ok := unitWords[rest]
-	return ok || rest == "am" || rest == "pm" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "x" || rest == "k"
-}
-
-// readWords collects the claim's cues, negations, categories and content
-// concepts from the words outside subjects, dates and numbers.
-func (cx *claimCtx) readWords() {
-	var unknownRun []rune
-	flush := func() {
-		for _, c := range segmentCJK(unknownRun) {
-			cx.concepts = append(cx.concepts, c)
-		}
-		unknownRun = unknownRun[:0]
-	}
-	for i := range cx.words {
-		w := &cx.words[i]
-		if w.start < len(cx.used) && cx.used[w.start] {
-			flush()
-			continue
-		}
-		info := w.info
-		if info == nil && !w.cjk {
-			if p := negPrefixed(w.s); p != "" {
-				cx.negs++
-				cx.concepts = append(cx.concepts, enLex[p].concepts...)
-				continue
-			}
-		}
-		if info == nil {
-			if w.cjk {
-				unknownRun = append(unknownRun, []rune(w.s)...)
-				continue
-			}
-			flush()
-			cx.concepts = append(cx.concepts, wordConcepts(w.s)...)
-			continue
-		}
-		flush()
-		cx.cues |= info.cues
-		if info.cues&cueNeg != 0 && info.cues&cuePlain == 0 {
-			cx.negs++
-		}
-		if info.cues&cueNegLex != 0 {
-			cx.negs++
-		}
-		if len(info.cats) > 0 {
-			cx.cats = append(cx.cats, catMention{cats: info.cats, start: w.start})
-		}
-		cx.concepts = append(cx.concepts, info.concepts...)
-		if info.cues&cueFree != 0 {
-			cx.nums = append(cx.nums, numMention{start: w.start, end: w.end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
-		}
-	}
-	flush()
-	// Chinese words the longest-match path cut apart (仓库存 holds 仓库
-	// and 库存) still name their concepts.
-	cx.concepts = append(cx.concepts, cx.cjkConcepts(0, len(cx.norm))...)
-	// "no restocking fee", 退货不收取手续费: the negation is of the fee.
-	for i := range cx.words {
-		w := &cx.words[i]
-		if c := w.cues(); c&cueNeg == 0 || c&cuePlain != 0 {
-			continue
-		}
-		for j := i + 1; j < len(cx.words) && j <= i+3; j++ {
-			if feeWords[cx.words[j].s] {
-				cx.negs--
-				cx.nums = append(cx.nums, numMention{start: cx.words[j].start, end: cx.words[j].end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
-				break
-			}
-		}
-	}
-	cx.concepts = dedupe(cx.concepts)
-	slices.Sort(cx.concepts)
-}
-
-// cjkConcepts returns the concepts of every lexicon word of two or more
-// ideographs inside [s, e) that no subject, date or number took and that
-// the longest-match words cut across (仓库存 holds 库存; 总金额 is one word
-// and does not also say 金额).
-func (cx *claimCtx) cjkConcepts(s, e int) []string {
-	var out []string
-	r := cx.norm
-	inWord := func(i, n int) bool {
-		for _, w := range cx.words {
-			if w.cjk && w.info != nil && w.start <= i && i+n <= w.end {
-				return true
-			}
-		}
-		return false
-	}
-	for i := s; i < e; i++ {
-		if !isCJK(r[i]) || cx.used[i] {
-			continue
-		}
-		for n := 2; n <= zhMaxLen && i+n <= e; n++ {
-			if cx.used[i+n-1] || !isCJK(r[i+n-1]) {
-				break
-			}
-			if l := zhLex[string(r[i:i+n])]; l != nil && !inWord(i, n) {
-				out = append(out, l.concepts...)
-			}
-		}
-	}
-	return out
-}
-
-// conceptsIn returns the concepts of the words inside [s, e).
-func (cx *claimCtx) conceptsIn(s, e int) []string {
-	var out []string
-	for _, w := range cx.words {
-		if w.start < s || w.end > e || w.start < len(cx.used) && cx.used[w.start] {
-			continue
-		}
-		if w.info != nil {
-			out = append(out, w.info.concepts...)
-		} else if !w.cjk {
-			out = append(out, wordConcepts(w.s)...)
-		}
-	}
-	out = append(out, cx.cjkConcepts(s, e)...)
-	return dedupe(out)
-}
-
-// attachNumberCues gives each number the cues written next to it: about
-// 20, more than 10, 3 天以内, 20 左右, and the noun after it.
-func (cx *claimCtx) attachNumberCues() {
-	for k := range cx.nums {
-		m := &cx.nums[k]
-		if m.free {
-			// "free shipping": the word after names what is free.
-			for i := range cx.words {
-				if w := &cx.words[i]; w.start >= m.end && w.info != nil && len(w.info.concepts) > 0 {
-					m.head, m.headEnd = w.info.concepts, w.end
-					break
-				}
-			}
-			continue
-		}
-		prevWords, nextWords := 0, 0
-		for i := len(cx.words) - 1; i >= 0 && prevWords < 3; i-- {
-			w := &cx.words[i]
-			if w.end > m.start {
-				continue
-			}
-			prevWords++
-			c := w.cues()
-			if c&cueApprox != 0 {
-				m.approx = true
-			}
-			if b := c & (cueGT | cueGE | cueLT | cueLE); b != 0 && m.bound == 0 {
-				m.bound = firstBound(b)
-			}
-			if c&cueStop == 0 && w.info != nil && len(w.info.concepts) > 0 && prevWords > 1 {
-				break
-			}
-		}
-		if m.start > 0 {
-			switch cx.norm[m.start-1] {
-			case '~', '≈':
-				m.approx = true
-			case '>':
-				m.bound = cueGT
-			case '<':
-				m.bound = cueLT
-			case '≥':
-				m.bound = cueGE
-			case '≤':
-				m.bound = cueLE
-			}
-		}
-		if m.end < len(cx.norm) && cx.norm[m.end] == '+' {
-			m.bound = cueGE
-		}
-		if c, ok := measureConcepts[m.unitWord]; ok {
-			m.head = c
-		}
-		if m.unitWord == "折" {
-			m.head = []string{"price", "discount"}
-		}
-		// The words just before the number, back to the previous number or
-		// subject: "商品 A 可用库存 12 件", "weighs about 4.4 lb".
-		from := max(0, m.start-16)
-		for _, o := range cx.nums {
-			if o.end <= m.start && o.headEnd > from {
-				from = min(o.headEnd, m.start) // "1 bag up to 23 kg": bag is 1's
-			}
-		}
-		for _, sp := range cx.spans {
-			if sp[1] <= m.start && sp[1] > from {
-				from = sp[1]
-			}
-		}
-		m.local = dedupe(append(cx.conceptsIn(from, m.start), m.head...))
-		for i := len(cx.words) - 1; i >= 0; i-- {
-			w := &cx.words[i]
-			if w.end > m.start || w.start < from {
-				continue
-			}
-			if c := cx.conceptsIn(w.start, w.end); len(c) > 0 {
-				m.near = c
-				break
-			}
-		}
-		for i := range cx.words {
-			w := &cx.words[i]
-			if w.start < m.end || nextWords >= 3 {
-				continue
-			}
-			nextWords++
-			c := w.cues()
-			switch {
-			case c&cueAfterGE != 0:
-				m.bound = cueGE
-			case w.s == "左右" || w.s == "上下" || w.s == "多" || w.s == "or so":
-				m.approx = true
-			case c&cueLE != 0 && (w.cjk || w.s == "or less"):
-				m.bound = cueLE
-			}
-			if w.start < len(cx.used) && cx.used[w.start] {
-				continue
-			}
-			if w.info != nil && len(w.info.concepts) > 0 && m.head == nil {
-				m.head, m.headEnd = w.info.concepts, w.end
-			} else if w.info == nil && !w.cjk && m.head == nil && nextWords <= 2 {
-				m.head = wordConcepts(w.s)
-				if m.head != nil {
-					m.headEnd = w.end
-				}
-			}
-		}
-	}
-}
-
-func firstBound(b cue) cue {
-	for _, c := range []cue{cueGT, cueGE, cueLT, cueLE} {
-		if b&c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-// narrowByDate keeps, of a collection of dated objects (a forecast, a
-// list of bookings), the ones on the day the claim names.
-func (cx *claimCtx) narrowByDate() {
-	if len(cx.times) == 0 {
-		return
-	}
-	ix := cx.ix
-	var keep []int32
-	other := false
-	for _, l := range ix.dates {
-		if !cx.inScope(l) {
-			continue
-		}
-		lf := &ix.leaves[l]
-		t := dateTarget{lo: lf.day, hi: lf.day}
-		hit := false
-		for i := range cx.times {
-			te := cx.times[i]
-			te.bound = 0
-			if v, ok := dayHolds(&te, &t); ok && v == events.VerdictSupported && len(te.days) > 0 {
-				hit = true
-			}
-		}
-		if !hit {
-			other = true
-			continue
-		}
-		n := lf.node
-		if n >= 0 && ix.nodes[n].parent >= 0 && ix.nodes[ix.nodes[n].parent].objKids >= 2 {
-			keep = append(keep, n)
-		}
-	}
-	if len(keep) > 0 && other {
-		sortUnique(&keep)
-		cx.scope, cx.scoped = keep, true
-	}
 }
 
 // inScope reports whether leaf l is about the claim's subjects: inside one
@@ -1975,28 +1365,6 @@ func (cx *claimCtx) nodeInScope(n int32) bool {
 }
 
 func (cx *claimCtx) hasConcept(c string) bool { return slices.Contains(cx.concepts, c) }
-
-// hasWord reports whether the claim has one of the words ws.
-func (cx *claimCtx) hasWord(ws ...string) bool {
-	for _, w := range cx.words {
-		if slices.Contains(ws, w.s) {
-			return true
-		}
-	}
-	return false
-}
-
-// measureConcepts say what a Chinese measure word counts: 2 人 are guests.
-var measureConcepts = map[string][]string{
-	"人": {"guest"}, "位": {"guest"}, "名": {"guest"}, "晚": {"night"}, "间": {"room"},
-	"张": {"seat"}, "单": {"order"}, "笔": {"order"}, "款": {"item"}, "种": {"item"},
-}
-
-// feeWords name a charge: "no fee", 不收手续费 state a price of zero.
-var feeWords = map[string]bool{
-	"fee": true, "fees": true, "charge": true, "charges": true, "cost": true, "costs": true,
-	"费": true, "手续费": true, "运费": true, "邮费": true, "费用": true, "收费": true,
-}
 
 // overlap counts the elements of b that are in a.
 func overlap(a, b []string) int {
@@ -2048,15 +1416,6 @@ func attrScoreDF(concepts []string, lf *leaf, ix *index) int {
 		s -= min(extra, 2)
 	}
 	return s
-}
-
-// unitConcepts are key words that name a unit, not an attribute: they do
-// not count against a field the claim does not name them for.
-var unitConcepts = map[string]bool{
-	"usd": true, "cny": true, "eur": true, "gbp": true, "jpy": true, "rmb": true, "kg": true, "lb": true,
-	"g": true, "km": true, "mi": true, "cm": true, "mm": true, "day": true, "hour": true,
-	"minute": true, "min": true, "hr": true, "second": true, "sec": true, "week": true, "c": true, "f": true,
-	"pct": true, "percent": true, "%": true, "mph": true, "ml": true, "in": true, "m": true, "id": true,
 }
 
 // targets returns the leaves in scope whose own key names one of concepts
@@ -2149,6 +1508,7 @@ type verdict struct {
 	refs      []events.EvidenceRef
 	reason    string
 	undecided bool
+	leaves    []int32 // the fields that support it
 }
 
 // check decides the claim.
@@ -2165,7 +1525,20 @@ func (cx *claimCtx) check() verdict {
 	if len(facts) == 0 {
 		return cx.coverage()
 	}
-	return cx.combine(facts)
+	v := cx.combine(facts)
+	if v.verdict == events.VerdictSupported && cx.ownSubjects {
+		// The fields naming what the claim is about belong to its evidence.
+		for i := range cx.groups {
+			sub := *cx
+			sub.groups, sub.names = cx.groups[i:i+1], cx.names[i:i+1]
+			if l := sub.subjectLeaf(); l >= 0 && len(v.refs) < cx.c.cfg.EvidenceRefsMax {
+				if r := cx.ix.ref(l); !slices.Contains(v.refs, r) {
+					v.refs = append(v.refs, r)
+				}
+			}
+		}
+	}
+	return v
 }
 
 // combine reduces a claim's facts to one verdict: any contradiction wins,
@@ -2182,6 +1555,9 @@ func (cx *claimCtx) combine(facts []fact) verdict {
 				out.undecided = f.weak
 			}
 			out.undecided = out.undecided && f.weak
+			if want == events.VerdictSupported {
+				out.leaves = append(out.leaves, f.leaves...)
+			}
 			for _, r := range f.refs {
 				if len(out.refs) < cx.c.cfg.EvidenceRefsMax && !slices.Contains(out.refs, r) {
 					out.refs = append(out.refs, r)
@@ -2256,6 +1632,8 @@ func (cx *claimCtx) facts(quant bool) []fact {
 	}
 	add(cx.comparison())
 	add(cx.superlative())
+	add(cx.trend())
+	add(cx.textPolarity(fs))
 	if cx.cues&cueAlways != 0 {
 		add(fact{verdict: events.VerdictUnsupported, reason: "a generalisation (always/never) beyond the evidence"})
 	}
@@ -2278,26 +1656,14 @@ func (cx *claimCtx) certainty(fs []fact) []fact {
 		if f.verdict != events.VerdictSupported {
 			continue
 		}
-		for _, r := range f.refs {
-			if cx.hedged(r) {
+		for _, l := range f.leaves {
+			if cx.ix.leaves[l].hedge || cx.ix.textHedged(l) {
 				fs[i] = fact{verdict: events.VerdictUnsupported, refs: f.refs, reason: "the evidence gives an estimate; the claim promises it"}
 				break
 			}
 		}
 	}
 	return fs
-}
-
-// hedged reports whether a referenced field is an estimate.
-func (cx *claimCtx) hedged(r events.EvidenceRef) bool {
-	ix := cx.ix
-	for i := range ix.leaves {
-		lf := &ix.leaves[i]
-		if lf.ptr == r.Pointer && ix.ev[lf.ev].CallID == r.CallID {
-			return lf.hedge
-		}
-	}
-	return false
 }
 
 // boolFacts checks the claim's polarity against true/false fields named by
@@ -2386,12 +1752,28 @@ func (cx *claimCtx) categoryFacts() []fact {
 		if cx.hasConcept("chance") && cm.cats[0].class == "weather" {
 			continue // "a 30% chance of rain" does not say it rains
 		}
+		// A flag named by the status ("delivered": false) decides it.
+		if f, ok := cx.statusFlag(cm, neg); ok {
+			out = append(out, f)
+			continue
+		}
+		// The subject's own status fields come before an enclosing one's.
+		cands := make([]int32, 0, 4)
+		for _, l := range ix.cats {
+			if cx.inScope(l) && cx.inSubject(l) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) == 0 {
+			for _, l := range ix.cats {
+				if cx.inScope(l) {
+					cands = append(cands, l)
+				}
+			}
+		}
 		var first int32 = -1
 		decided := false
-		for _, l := range ix.cats {
-			if !cx.inScope(l) {
-				continue
-			}
+		for _, l := range cands {
 			lf := &ix.leaves[l]
 			match, same := false, false
 			for _, c := range cm.cats {
@@ -2404,7 +1786,7 @@ func (cx *claimCtx) categoryFacts() []fact {
 					}
 					same = true
 					if c.value == e.value || c.class == "order" && c.value == "shipped" && e.rank >= 3 && e.rank <= 6 ||
-						c.value == "rain" && e.value == "storm" {
+						c.value == "rain" && e.value == "storm" || c.value == "dry" && (e.value == "clear" || e.value == "cloudy" || e.value == "fog") {
 						match = true
 					}
 				}
@@ -2439,15 +1821,37 @@ func (cx *claimCtx) categoryFacts() []fact {
 	return out
 }
 
-// futureTime reports a time expression on or after the answer's day.
-func (cx *claimCtx) futureTime() bool {
-	d0 := dayOf(cx.now)
-	for _, te := range cx.times {
-		if len(te.days) > 0 && te.days[0] >= d0 {
-			return true
+// statusFlag checks a status word against a true/false field named by it
+// ("delivered": true, "is_shipped": false, "cancelled": true).
+func (cx *claimCtx) statusFlag(cm catMention, neg bool) (fact, bool) {
+	ix := cx.ix
+	var best int32 = -1
+	for _, l := range ix.bools {
+		lf := &ix.leaves[l]
+		if !cx.inScope(l) {
+			continue
+		}
+		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr)), " "))
+		named := false
+		for _, c := range cm.cats {
+			for _, k := range kc {
+				named = named || c.class == k.class && c.value == k.value
+			}
+		}
+		if named && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
+			best = l
 		}
 	}
-	return false
+	if best < 0 {
+		return fact{}, false
+	}
+	lf := &ix.leaves[best]
+	if (lf.b != lf.negKey) != neg {
+		f := supported(ix, "status flag matches", best)
+		f.negUsed = true
+		return f, true
+	}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)}, negUsed: true, reason: "status flag says " + lf.raw}, true
 }
 
 // valueFacts checks the evidence values the claim names (a carrier, a
@@ -2488,187 +1892,129 @@ func (cx *claimCtx) valueFacts() []fact {
 	return out
 }
 
-// findValues finds the evidence string values the claim names (longest
-// first, outside subjects) and takes their runes.
-func (cx *claimCtx) findValues() {
-	ix := cx.ix
-	toks := tokenize(cx.norm)
-	for i := 0; i < len(toks); i++ {
-		if cx.used[toks[i].start] {
-			continue
-		}
-		var best []int32
-		bestN := 0
-		for _, ve := range ix.values[toks[i].s] {
-			n := len(ve.toks)
-			if i+n > len(toks) || n < bestN {
-				continue
-			}
-			ok := true
-			for k := 0; k < n; k++ {
-				if toks[i+k].s != ve.toks[k] || cx.used[toks[i+k].start] {
-					ok = false
-					break
-				}
-			}
-			if !ok || !cx.mentionable(&ix.leaves[ve.leaf]) {
-				continue
-			}
-			if n > bestN {
-				best, bestN = nil, n
-			}
-			best = append(best, ve.leaf)
-		}
-		if bestN == 0 {
-			continue
-		}
-		for k := i; k < i+bestN; k++ {
-			for r := toks[k].start; r < toks[k].end; r++ {
-				cx.used[r] = true
-			}
-		}
-		i += bestN - 1
-		cx.values = append(cx.values, best)
-	}
-}
-
-// mentionable reports string values distinctive enough to count as named
-// when they appear in a claim.
-func (cx *claimCtx) mentionable(lf *leaf) bool {
-	if lf.subjKey || len(lf.cat) > 0 || lf.hasDay {
-		return false
-	}
-	r := []rune(lf.str)
-	if len(r) < 2 || !isCJK(r[0]) && len(r) < 3 {
-		return false
-	}
-	if isAllDigits(lf.str) || unitOfValue(lf.str) != nil {
-		return false
-	}
-	if l := enLex[lf.str]; l != nil && l.cues != 0 {
-		return false
-	}
-	if l := zhLex[lf.str]; l != nil && l.cues != 0 {
-		return false
-	}
-	switch lf.str {
-	case "true", "false", "yes", "no", "none", "null", "n/a", "ok":
-		return false
-	}
-	return true
-}
-
 func lastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
 
-// numberOf returns the best numeric field for concepts within nodes.
-func (cx *claimCtx) numberOf(nodes []int32, concepts []string) int32 {
-	sub := *cx
-	sub.scope, sub.scoped = nodes, true
-	ts := sub.targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && !lf.text })
-	if len(ts) == 0 {
-		return -1
-	}
-	return ts[0]
+// sentInfo is one sentence of a text value: its concepts, whether it is
+// negated, and which way it says things moved.
+type sentInfo struct {
+	start, end int
+	concepts   []string
+	neg        bool
+	up, down   bool
 }
 
-// comparison checks "A is cheaper than B", "A 比 B 贵".
-func (cx *claimCtx) comparison() fact {
-	if cx.cues&(cueMore|cueLess) == 0 || cx.cues&cueThan == 0 || len(cx.groups) < 2 {
-		return fact{}
+// sentences splits a long string value into sentences, once per Check.
+func (ix *index) sentences(l int32) []sentInfo {
+	if s, ok := ix.sents[l]; ok {
+		return s
 	}
-	ix := cx.ix
-	dir, thanAt := 0, -1
-	for _, w := range cx.words {
-		c := w.cues()
-		if c&cueThan != 0 && thanAt < 0 {
-			thanAt = w.start
-		}
-		if dir == 0 && c&(cueGT|cueGE|cueLT|cueLE) == 0 {
-			if c&cueMore != 0 {
-				dir = 1
-			} else if c&cueLess != 0 {
-				dir = -1
+	var out []sentInfo
+	var orig string
+	_ = json.Unmarshal([]byte(ix.leaves[l].raw), &orig) // sentences need the original case
+	r := normalize(orig)
+	for _, cl := range SplitClaims(orig) {
+		sr := r[cl.Start:cl.End]
+		si := sentInfo{start: cl.Start, end: cl.End, concepts: dedupe(textConcepts(sr, tokenize(sr)))}
+		negs := 0
+		for _, w := range claimWords(sr) {
+			c := w.cues()
+			if c&cueNeg != 0 && c&cuePlain == 0 || c&cueNegLex != 0 {
+				negs++
 			}
+			si.up = si.up || c&cueUp != 0
+			si.down = si.down || c&cueDown != 0
+		}
+		si.neg = negs%2 == 1
+		out = append(out, si)
+		if len(out) >= textSentencesMax {
+			break
 		}
 	}
-	if dir == 0 {
-		return fact{}
-	}
-	left, right := cx.groups[0], cx.groups[1]
-	if slices.Equal(left, right) {
-		return fact{}
-	}
-	if thanAt >= 0 && cx.spans[0][0] > thanAt && cx.spans[1][0] < thanAt {
-		left, right = right, left
-	} else if thanAt >= 0 && cx.spans[0][0] > thanAt && cx.spans[1][0] > thanAt {
-		// "Compared with B, A is cheaper": the reference comes first.
-		left, right = right, left
-	}
-	a, b := cx.numberOf(left, cx.concepts), cx.numberOf(right, cx.concepts)
-	if a < 0 || b < 0 {
-		return fact{verdict: events.VerdictUnsupported, reason: "no comparable values"}
-	}
-	x, y := ix.leaves[a].num, ix.leaves[b].num
-	if (dir > 0 && x > y) || (dir < 0 && x < y) {
-		return supported(ix, "comparison holds", a, b)
-	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(a), ix.ref(b)}, reason: "comparison fails"}
+	ix.sents[l] = out
+	return out
 }
 
-// superlative checks "B has the most stock", "A 最便宜" against the other
-// members of the subject's collection.
-func (cx *claimCtx) superlative() fact {
-	if cx.cues&(cueMost|cueLeast) == 0 || len(cx.groups) != 1 {
-		return fact{}
-	}
-	for _, m := range cx.nums {
-		if !m.free {
-			return fact{}
-		}
-	}
+// textSentencesMax bounds the sentences read from one string value.
+const textSentencesMax = 64
+
+// textPolarity compares a claim with the sentence of evidence text that
+// says most nearly the same thing: when that sentence negates what the
+// claim asserts ("did not pay a dividend" against "paid a dividend"), or
+// moves the other way ("fell to" against "rose to"), the claim is
+// contradicted.
+func (cx *claimCtx) textPolarity(fs []fact) fact {
 	ix := cx.ix
-	dir := 1
-	for _, w := range cx.words {
-		if c := w.cues(); c&cueLeast != 0 {
-			dir = -1
-			break
-		} else if c&cueMost != 0 {
-			break
+	claimNeg := cx.negs%2 == 1
+	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0
+	opposite := func(s sentInfo) string {
+		switch {
+		case s.neg != claimNeg:
+			return "the evidence says the opposite"
+		case up && !down && s.down && !s.up, down && !up && s.up && !s.down:
+			return "the evidence says it moved the other way"
 		}
+		return ""
 	}
-	subj := cx.groups[0]
-	for _, cl := range ix.colls {
-		var own int32 = -1
-		for _, mb := range cl.members {
-			for _, s := range subj {
-				if ix.ancestorOf(mb, s) {
-					own = mb
+	// The field or sentence a number was matched to: "营业收入同比下降 15.2%"
+	// against a field named 同比增长; "net debt rose to $1.6 billion"
+	// against "fell to $1.1 billion from $1.6 billion".
+	for _, f := range fs {
+		if f.verdict != events.VerdictSupported || !up && !down {
+			continue
+		}
+		for _, l := range f.leaves {
+			lf := &ix.leaves[l]
+			if up != down && (up && lf.keyDown && !lf.keyUp || down && lf.keyUp && !lf.keyDown) {
+				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, reason: "the field says it moved the other way"}
+			}
+			if !lf.text || lf.src < 0 || len(ix.leaves[lf.src].str) < 40 {
+				continue
+			}
+			for _, s := range ix.sentences(lf.src) {
+				if int(lf.textPos) >= s.start && int(lf.textPos) < s.end {
+					if why := opposite(s); why != "" && (up || down || overlap(cx.concepts, s.concepts) > 0) {
+						return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(lf.src)}, reason: why}
+					}
 				}
 			}
 		}
-		if own < 0 {
-			continue
-		}
-		a := cx.numberOf([]int32{own}, cx.concepts)
-		if a < 0 {
-			continue
-		}
-		for _, mb := range cl.members {
-			if mb == own {
-				continue
-			}
-			b := cx.numberOf([]int32{mb}, cx.concepts)
-			if b < 0 {
-				continue
-			}
-			x, y := ix.leaves[a].num, ix.leaves[b].num
-			if dir > 0 && y > x || dir < 0 && y < x {
-				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(a), ix.ref(b)}, reason: "another member is more extreme"}
-			}
-		}
-		return supported(ix, "superlative holds", a)
 	}
-	return fact{verdict: events.VerdictUnsupported, reason: "nothing to compare with"}
+	if len(cx.concepts) < 2 {
+		return fact{}
+	}
+	counts := map[int32]int{}
+	var cands []int32
+	for _, c := range cx.concepts {
+		for _, l := range ix.byValue[c] {
+			if len(ix.leaves[l].str) < 40 || !cx.inScope(l) {
+				continue
+			}
+			if counts[l] == 0 {
+				cands = append(cands, l)
+			}
+			counts[l]++
+		}
+	}
+	slices.Sort(cands)
+	for _, l := range cands {
+		if counts[l] < 2 {
+			continue
+		}
+		best, bestN := -1, 0
+		ss := ix.sentences(l)
+		for i, s := range ss {
+			if n := overlap(cx.concepts, s.concepts); n > bestN {
+				best, bestN = i, n
+			}
+		}
+		if best < 0 || bestN < 2 || bestN*2 < len(cx.concepts) {
+			continue
+		}
+		if why := opposite(ss[best]); why != "" {
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, reason: why}
+		}
+	}
+	return fact{}
 }
 
 // quantified checks all / every / 都 / 全部, some / 部分 and only / 只 over
@@ -2830,27 +2176,6 @@ func (cx *claimCtx) memberHas(member int32, group []int32) fact {
 		}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "a member lacks the named value"}
-}
-
-// countsMembers reports a number written next to the quantifier ("all 3
-// items", "these 3 days", 三款牛奶都, 两天都).
-func (cx *claimCtx) countsMembers(m numMention) bool {
-	at := -1
-	for i, w := range cx.words {
-		if w.end > m.start {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return false
-	}
-	for i, w := range cx.words {
-		if w.cues()&cueUniversal != 0 && (i < at && at-i <= 3 || i > at && i-at <= 3) {
-			return true
-		}
-	}
-	return false
 }
 
 // collection finds the collection the quantifier ranges over: the one

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 
 	"os"
 	"path/filepath"
@@ -274,7 +275,7 @@ func ExampleChecker_Check() {
 	}
 	fmt.Printf("faithfulness %.2f\n", r.Faithfulness)
 	// Output:
-	// supported     "商品 A 可用库存 12 件。" /items/0/stock=12
+	// supported     "商品 A 可用库存 12 件。" /items/0/stock=12 /items/0/name="A"
 	// contradicted  "Item A has 30 in stock." /items/0/stock=12
 	// unsupported   "It will arrive tomorrow."
 	// not_checkable "Anything else?"
@@ -299,7 +300,7 @@ func benchEvidence() ([]Evidence, string) {
 	}
 	cities := []string{"Shanghai", "Denver", "Berlin", "Osaka", "Lyon"}
 	var items []item
-	for i := 0; i < 340; i++ {
+	for i := 0; i < 400; i++ {
 		stock := (i * 37) % 90
 		items = append(items, item{
 			SKU: fmt.Sprintf("SKU-%04d", i), Name: fmt.Sprintf("Widget %d", i), Stock: stock, InStock: stock > 0,
@@ -413,4 +414,46 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("faithfulness %v", r.Faithfulness)
 		}
 	})
+}
+
+// TestCheckArbitraryInput runs Check on random mixtures of claim fragments
+// and noise against every case's evidence: it must neither panic nor hang
+// (a scanner that fails to advance would hang), and it must stay
+// deterministic.
+func TestCheckArbitraryInput(t *testing.T) {
+	cases := loadCases(t)
+	alpha := []rune("aA. ,，。和但是and but1234567890-*\n：:;；!?e.g(（)）between 商品 all 都 only 只 not 不 $¥%kg 天 明天 tomorrow Friday 周五 more than 比 cheaper 最 库存 price stock 5月3日 2024-05-03 ~ rn.0k 多 约")
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := NewChecker(CheckerConfig{})
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for i := 0; i < n; i++ {
+		rc := cases[rng.IntN(len(cases))]
+		r := make([]rune, rng.IntN(80))
+		for k := range r {
+			if rng.IntN(4) == 0 {
+				r[k] = rune(rng.IntN(0x3100))
+			} else {
+				r[k] = alpha[rng.IntN(len(alpha))]
+			}
+		}
+		ans := string(r)
+		if ar := []rune(rc.Answer); rng.IntN(2) == 0 {
+			a := rng.IntN(len(ar))
+			ans = string(ar[a:a+rng.IntN(len(ar)-a)]) + ans
+		}
+		rep := c.Check(ans, rc.evidence(), now)
+		checkOffsets(t, ans, claimsOf(rep))
+	}
+}
+
+func claimsOf(r Report) []Claim {
+	out := make([]Claim, len(r.Claims))
+	for i, c := range r.Claims {
+		out[i] = Claim{Text: c.Text, Start: c.Start, End: c.End}
+	}
+	return out
 }

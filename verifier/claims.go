@@ -152,25 +152,40 @@ func periodEnds(r []rune, i, e int) bool {
 	for j < e && strings.ContainsRune("\"')]}”’）", r[j]) {
 		j++
 	}
+	lowerNext := false
 	if j < e {
 		if !unicode.IsSpace(r[j]) && !isCJK(r[j]) {
 			return false
 		}
 		k := skipSpace(r, j, e)
-		if k < e && unicode.IsLower(r[k]) {
-			return false
-		}
+		lowerNext = k < e && unicode.IsLower(r[k])
 	}
 	// The word before the period.
 	w := i
 	for w > 0 && (unicode.IsLetter(r[w-1]) || r[w-1] == '.') && !isCJK(r[w-1]) {
 		w--
 	}
+	if lowerNext {
+		// A lower-case word after the period: an abbreviation ("approx.
+		// 3"), unless the period ends a plain word of three letters or more
+		// ("on test. w/o pretraining …").
+		word := strings.ToLower(string(r[w:i]))
+		if len([]rune(word)) < 3 || strings.Contains(word, ".") || abbreviations[word] {
+			return false
+		}
+	}
 	word := strings.ToLower(string(r[w:i]))
 	if word == "" {
 		return true
 	}
 	if abbreviations[word] || abbreviations[strings.Trim(word, ".")] {
+		// "12 ms. Ours …", "5 min. Then …": a unit after a number ends
+		// the sentence; "Ms. Lee" does not.
+		if b := w - 1; b > 0 && r[b] == ' ' && unicode.IsDigit(r[b-1]) || w > 0 && unicode.IsDigit(r[w-1]) {
+			if _, ok := unitWords[word]; ok {
+				return true
+			}
+		}
 		switch word {
 		case "etc":
 			return true
@@ -343,13 +358,18 @@ var clauseVerbs = map[string]bool{
 // clauseLike reports whether [s, e) reads as a clause of its own: it has
 // a number, or a verb (English) or a predicate character (Chinese).
 func clauseLike(r []rune, s, e int) bool {
-	words, cjk := 0, 0
+	words, cjk, nums := 0, 0, 0
 	verb := false
 	for i := s; i < e; {
 		c := r[i]
 		switch {
 		case unicode.IsDigit(c):
-			return hasContent(r, s, e)
+			// A number makes a clause ("costs $5", "3 到 5 天"), but not a
+			// lone one: "December 31, 2024" stays whole.
+			nums++
+			for i < e && (unicode.IsDigit(r[i]) || r[i] == '.' || r[i] == ',') {
+				i++
+			}
 		case isCJK(c):
 			cjk++
 			if strings.ContainsRune(zhPredicateRunes, c) {
@@ -373,6 +393,9 @@ func clauseLike(r []rune, s, e int) bool {
 		default:
 			i++
 		}
+	}
+	if nums > 0 && words+cjk+nums >= 2 {
+		return true
 	}
 	return verb && (words >= 2 || cjk >= 2 || words+cjk >= 2)
 }
@@ -403,6 +426,9 @@ func appendClaim(r []rune, s, e int, out []Claim) []Claim {
 
 // isCJK reports an ideograph or kana (one token each).
 func isCJK(c rune) bool {
+	if c < 0x2E80 {
+		return false
+	}
 	return unicode.Is(unicode.Han, c) || unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c) || unicode.Is(unicode.Hangul, c)
 }
 
@@ -464,6 +490,10 @@ func tokenize(r []rune) []token {
 					j++
 					continue
 				}
+				if d == '+' && (j+1 == len(r) || !unicode.IsLetter(r[j+1]) && !unicode.IsDigit(r[j+1])) {
+					j++ // "S24+", "C++": the plus is part of the name
+					continue
+				}
 				break
 			}
 			out = append(out, token{s: string(r[i:j]), start: i, end: j})
@@ -509,6 +539,8 @@ const (
 	cueFree                        // free, 免费: a price of zero
 	cueFuture                      // will, 将
 	cueRespectively
+	cueUp   // rose, grew, 增长: a series went up
+	cueDown // fell, dropped, 下降: a series went down
 )
 
 // catValue is a value of a closed category: an order status, a weather
@@ -528,15 +560,20 @@ type lexInfo struct {
 
 var enConcepts = []string{
 	"stock=stock stocks inventory qty quantity quantities available availability avail onhand left remaining remain remains instock in_stock units_left supply out_of_stock sold_out unavailable",
-	"price=price prices priced pricing cost costs costing fee fees charge charges charged msrp rate rates expensive cheap cheaper cheapest pricey pricier priciest costlier dollars fare fares deposit",
+	"price=price prices priced pricing cost costs costing fee fees charge charges charged msrp rate rates expensive cheap cheaper cheapest pricey pricier priciest costlier dollars fare fares deposit surcharge surcharges",
 	"original=original regular list msrp",
+	"surcharge=surcharge surcharges",
 	"subtotal=subtotal",
 	"total=total totals sum overall altogether combined subtotal grand",
 	"discount=discount discounts discounted off savings saving save saves saved coupon promo sale",
 	"weight=weight weighs weigh weighing weighed heavy heavier heaviest lighter lightest",
 	"temperature=temperature temperatures temp temps warm warmer warmest hot hotter hottest cold colder coldest cool cooler coolest feels_like",
 	"high=high highs max maximum peak highest",
-	"low=low lows min minimum lowest",
+	"low=low lows min minimum lowest at_night overnight 夜间",
+	"accuracy=accuracy accurate acc",
+	"speed=speed speeds throughput",
+	"average=average mean avg",
+	"employee=employee employees staff headcount workforce personnel",
 	"humidity=humidity humid",
 	"wind=wind winds windy gust gusts",
 	"chance=chance chances probability likelihood precipitation precip pop odds prob",
@@ -552,7 +589,7 @@ var enConcepts = []string{
 	"rating=rating ratings rated stars star score scores",
 	"review=review reviews reviewed",
 	"distance=distance far away",
-	"duration=duration takes take taking long lasts",
+	"duration=duration takes take taking long lasts fast faster fastest quick quicker quickest slow slower slowest soonest",
 	"booking=booking bookings booked book reservation reservations reserved reserve",
 	"room=room rooms suite suites",
 	"guest=guest guests people persons adults adult party passenger passengers traveler travelers",
@@ -585,7 +622,7 @@ var enConcepts = []string{
 	"growth=growth grew grow grows increase increased increases rise rose rising gain gains",
 	"item=item items product products goods",
 	"percent=percent percentage share",
-	"ratio=ratio proportion fraction",
+	"ratio=ratio proportion fraction rate",
 }
 
 // enUnitConcepts name units in keys and claims the way unitConceptNames
@@ -599,7 +636,7 @@ var enUnitConcepts = []string{
 
 var enCues = []string{
 	"neg=not no non never none nothing nobody cannot without neither nor nowhere isn't aren't wasn't weren't doesn't don't didn't hasn't haven't hadn't won't wouldn't can't couldn't shouldn't no_longer",
-	"neglex=unavailable out_of_stock sold_out closed closure closures",
+	"neglex=unavailable out_of_stock sold_out closed closure closures disabled deactivated inactive is_off turned_off switched_off",
 	"approx=about around approximately approx roughly nearly almost circa ~ close_to or_so estimated",
 	"universal=all every both entire whole everything everyone none any_of_them",
 	"existential=some several certain a_few",
@@ -607,23 +644,25 @@ var enCues = []string{
 	"always=always never forever constantly invariably every_time at_all_times",
 	"certain=definitely certainly guaranteed guarantee guarantees surely undoubtedly absolutely assuredly promise promised for_sure without_fail",
 	"derive=total totals sum combined together altogether overall net difference more less fewer higher lower increase increased increases decrease decreased decreases drop dropped drops rise rose risen fall fell gain gained grew growth change changed margin gap saving savings save saves off discount times twice double half average mean cheaper costlier improve improves improved improvement raise raises raised reduce reduces reduced comes_to bringing",
-	"more=more higher greater larger bigger heavier warmer hotter longer exceeds outperforms outperform outperformed beats surpasses better pricier costlier farther later taller more_expensive",
+	"more=more higher greater larger bigger heavier warmer hotter longer exceeds outperforms outperform outperformed beats surpasses better pricier costlier farther later taller more_expensive slower",
 	"less=less fewer lower smaller cheaper lighter colder cooler shorter worse earlier sooner faster less_expensive underperforms",
-	"most=most highest greatest largest biggest heaviest warmest hottest longest best priciest latest",
+	"most=most highest greatest largest biggest heaviest warmest hottest longest best priciest latest slowest",
 	"least=least fewest lowest smallest cheapest lightest coldest coolest shortest worst earliest fastest soonest",
 	"than=than versus vs compared outperforms outperform outperformed beats surpasses underperforms",
-	"gt=more_than greater_than over above exceeds exceeding",
+	"gt=more_than greater_than over above exceed exceeds exceeded exceeding",
 	"ge=at_least no_less_than minimum_of not_less_than",
 	"lt=less_than fewer_than under below",
 	"le=at_most up_to no_more_than within maximum_of not_more_than or_less",
 	"after_ge=or_more",
 	"nonassert=hello hi hey thanks welcome sorry glad hope recommend recommended suggest suggestion opinion think believe consider perhaps i_think i_believe i_recommend i_suggest in_my_opinion good_choice great_choice good_news here_is here_are here's as_follows below_is best_regards",
 	"offer=let_me_know feel_free thank_you would_you_like do_you_want shall_i can_i_help happy_to_help hope_this_helps if_you_need if_you_have anything_else i_can i_could i'll i_will let_me you're_welcome have_a_nice_day have_a_great_day good_morning good_afternoon if_you'd_like if_you_want don't_hesitate please_let",
-	"hedge=estimated estimate est expected expect expects eta forecast forecasted predicted projected likely probability chance tentative tentatively anticipated planned approx",
+	"hedge=estimated estimate est expected expect expects eta forecast forecasted predicted projected likely probability chance tentative tentatively anticipated planned approx possible possibly potential",
 	"pronoun=it its they their them this that these those he she",
 	"future=will shall 'll going_to expected_to",
 	"free=free complimentary",
 	"respectively=respectively",
+	"up=increase increased increases increasing rise rises rose risen rising grow grows grew grown growing improve improves improved improving gain gains gained climb climbs climbed",
+	"down=decrease decreased decreases decreasing fall falls fell fallen falling drop drops dropped dropping decline declines declined declining shrink shrinks shrank worsen worsened",
 	"stop=each the a an of to in on at for with from and or is are was were be been being has have had do does did it's its this that these those there here as then so such your you we our us i me my he she they them their his her which who whom what when where how also just now currently yet still very really quite please note per into onto get gets got can could would should may might must shall will 'll 's have has come comes came go goes make makes made according based following result results information info details summary update latest current currently today's right as_of over just show shows showed one",
 }
 
@@ -646,12 +685,16 @@ var categories = []string{
 	"booking/cancelled/0=cancelled canceled 已取消",
 	"booking/waitlisted/1=waitlisted 候补",
 	"weather/clear/0=sunny clear fair 晴 晴天 晴朗 晴好",
+	"weather/dry/0=dry 干燥",
 	"weather/cloudy/0=cloudy overcast partly_cloudy mostly_cloudy clouds 多云 阴 阴天 少云 多云转晴",
 	"weather/rain/0=rain rainy raining showers shower drizzle light_rain heavy_rain 雨 小雨 中雨 大雨 暴雨 阵雨 下雨 降雨 有雨",
 	"weather/storm/0=thunderstorm thunderstorms storm storms 雷阵雨 雷雨 雷暴",
 	"weather/snow/0=snow snowy snowing 雪 小雪 大雪 下雪 中雪",
 	"weather/fog/0=fog foggy mist misty haze 雾 大雾 霾",
 }
+
+// lexConcepts holds every concept name of the lexicon.
+var lexConcepts = map[string]bool{}
 
 var (
 	enLex     = map[string]*lexInfo{}
@@ -668,6 +711,7 @@ var cueNames = map[string]cue{
 	"ge": cueGE, "lt": cueLT, "le": cueLE, "after_ge": cueAfterGE, "nonassert": cueNonAssert,
 	"offer": cueOffer, "hedge": cueHedge, "pronoun": cuePronoun, "stop": cueStop,
 	"free": cueFree, "future": cueFuture, "respectively": cueRespectively,
+	"up": cueUp, "down": cueDown,
 }
 
 func init() {
@@ -696,6 +740,7 @@ func init() {
 	for _, tables := range [][]string{enConcepts, zhLexicon} {
 		for _, line := range tables {
 			name, words, _ := strings.Cut(line, "=")
+			lexConcepts[name] = true
 			for _, w := range strings.Fields(words) {
 				add(w, func(l *lexInfo) { l.concepts = append(l.concepts, name) })
 			}
@@ -821,12 +866,24 @@ func wordConcepts(w string) []string {
 		if len(l.concepts) > 0 {
 			return l.concepts
 		}
+		if len(l.cats) > 0 {
+			return []string{s} // "cleared" is a word to cover, not a stop word
+		}
 		return nil
 	}
 	if p := negPrefixed(w); p != "" {
 		return enLex[p].concepts
 	}
-	return []string{s}
+	return []string{truncStem(s)}
+}
+
+// truncStem cuts an unknown word's stem to six letters, a crude lemma that
+// lets accurate meet accuracy and operating meet operation.
+func truncStem(s string) string {
+	if len(s) > 6 && s[0] < 128 {
+		return s[:6]
+	}
+	return s
 }
 
 // conceptsOf returns the concepts of a JSON key or tool name.
@@ -899,6 +956,13 @@ func segmentCJK(r []rune) []string {
 				break
 			}
 		}
+		if n == 1 {
+			// A one-ideograph cue word (小, 大) with no concept pairs up with
+			// its neighbours like an unknown one: 大桌 and 小桌 differ.
+			if l := zhLex[string(r[i])]; len(l.concepts) == 0 && len(l.cats) == 0 && l.cues&(cueStop|cueNeg) == 0 {
+				n = 0
+			}
+		}
 		if n == 0 {
 			unknown = append(unknown, r[i])
 			i++
@@ -951,8 +1015,10 @@ func (w *cword) cues() cue {
 
 // claimWords splits a claim's normalised runes into words, matching
 // English phrases and Chinese lexicon words longest first.
-func claimWords(r []rune) []cword {
-	toks := tokenize(r)
+func claimWords(r []rune) []cword { return claimWordsOf(r, tokenize(r)) }
+
+// claimWordsOf is claimWords over tokens already made.
+func claimWordsOf(r []rune, toks []token) []cword {
 	var out []cword
 	for i := 0; i < len(toks); i++ {
 		tk := toks[i]
@@ -1025,7 +1091,7 @@ func segmentCJKKeep(r []rune) []string {
 
 // categoriesOf returns the closed-category values an evidence string
 // states ("in_transit", "Light rain", "已发货"): the whole value if it is a
-// category word, else the first category word inside it.
+// category word, else every category word inside it.
 func categoriesOf(s string) []catValue {
 	if len(s) > 60 || s == "" {
 		return nil
@@ -1043,10 +1109,481 @@ func categoriesOf(s string) []catValue {
 	if l := zhLex[s]; l != nil && len(l.cats) > 0 {
 		return l.cats
 	}
+	// "多云转小雨": cloudy turning to rain — both hold.
+	var out []catValue
 	for _, w := range claimWords([]rune(s)) {
-		if w.info != nil && len(w.info.cats) > 0 {
-			return w.info.cats
+		if w.info != nil {
+			for _, c := range w.info.cats {
+				if !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// findSubjects finds the evidence subjects (names, ids, titles) the claim
+// mentions, longest first, and makes them the claim's scope.
+func (cx *claimCtx) findSubjects() {
+	ix := cx.ix
+	toks := cx.toks
+	keys := make([]string, len(toks))
+	for i, t := range toks {
+		keys[i] = subjectKey(t.s)
+	}
+	orig := []rune(cx.cl.Text)
+	type hit struct {
+		s, e    int // token indexes
+		nodes   []int32
+		partial bool
+		name    string
+	}
+	var hits []hit
+	for pass := 0; pass < 2; pass++ {
+		// Pass 0: whole names and codes; pass 1: distinctive parts of names
+		// where no whole name matched.
+		for i := 0; i < len(toks); i++ {
+			if cx.used[toks[i].start] {
+				continue
+			}
+			var best hit
+			for _, se := range ix.subjects[keys[i]] {
+				if se.partial != (pass == 1) {
+					continue
+				}
+				n := len(se.toks)
+				if i+n > len(toks) || n < best.e-best.s {
+					continue
+				}
+				ok := true
+				for k := 0; k < n; k++ {
+					if toks[i+k].s != se.toks[k] && keys[i+k] != se.keys[k] || cx.used[toks[i+k].start] ||
+						k > 0 && !toks[i+k].cjk && toks[i+k].start > toks[i+k-1].end+3 {
+						ok = false
+						break
+					}
+				}
+				if !ok || !cx.subjectCase(toks, i, n, orig, se) {
+					continue
+				}
+				if n > best.e-best.s {
+					best = hit{s: i, e: i + n, partial: se.partial, name: se.exact}
+				}
+				if !slices.Contains(best.nodes, se.node) {
+					best.nodes = append(best.nodes, se.node)
+				}
+			}
+			if best.e > best.s {
+				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
+					cx.used[k] = true
+				}
+				hits = append(hits, best)
+				i = best.e - 1
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return a.s - b.s })
+	for k, h := range hits {
+		s, e := toks[h.s].start, toks[h.e-1].end
+		nodes := append([]int32(nil), h.nodes...)
+		sortUnique(&nodes)
+		// "1月到3月", "from A to C": the members between two named ones.
+		if k > 0 && len(cx.groups) > 0 && isRangeJoin(cx.norm[cx.spans[len(cx.spans)-1][1]:s]) {
+			prev := cx.groups[len(cx.groups)-1]
+			for _, between := range ix.membersBetween(prev, nodes) {
+				cx.groups = append(cx.groups, []int32{between})
+				cx.names = append(cx.names, "")
+				cx.scope = append(cx.scope, between)
+				cx.spans = append(cx.spans, [2]int{s, s})
+			}
+		}
+		cx.groups = append(cx.groups, nodes)
+		cx.names = append(cx.names, h.name)
+		cx.spans = append(cx.spans, [2]int{s, e})
+		cx.scope = append(cx.scope, nodes...)
+	}
+	if len(hits) > 0 {
+		cx.scoped, cx.ownSubjects = true, true
+		cx.scope = ix.mostSpecific(cx.scope)
+	}
+	cx.unknown = cx.unknownIdentifier(toks, orig)
+}
+
+// mostSpecific keeps the innermost of nested subjects: "order 123's item
+// A" is about A.
+func (ix *index) mostSpecific(scope []int32) []int32 {
+	sortUnique(&scope)
+	var keep []int32
+	for _, a := range scope {
+		inner := false
+		for _, b := range scope {
+			if a != b && ix.ancestorOf(a, b) {
+				inner = true
+			}
+		}
+		if !inner {
+			keep = append(keep, a)
+		}
+	}
+	return keep
+}
+
+// isRangeJoin reports the text between two subjects of a range.
+func isRangeJoin(r []rune) bool {
+	switch strings.TrimSpace(string(r)) {
+	case "到", "至", "-", "~", "to", "through", "thru", "—", "–":
+		return true
+	}
+	return false
+}
+
+// membersBetween returns the collection members strictly between the
+// members holding a and b.
+func (ix *index) membersBetween(a, b []int32) []int32 {
+	for _, cl := range ix.colls {
+		ia, ib := -1, -1
+		for i, m := range cl.members {
+			for _, x := range a {
+				if ix.ancestorOf(m, x) {
+					ia = i
+				}
+			}
+			for _, x := range b {
+				if ix.ancestorOf(m, x) {
+					ib = i
+				}
+			}
+		}
+		if ia >= 0 && ib >= 0 {
+			lo, hi := min(ia, ib), max(ia, ib)
+			return slices.Clone(cl.members[lo+1 : hi])
 		}
 	}
 	return nil
+}
+
+// subjectCase guards one-letter and common-word subjects: "A" must be
+// written in capitals, and not be the article starting a sentence.
+func (cx *claimCtx) subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
+	if n != 1 || len([]rune(toks[i].s)) > 2 || toks[i].cjk {
+		return true
+	}
+	t := toks[i]
+	w := string(orig[t.start:t.end])
+	if strings.ToLower(w) == w && strings.ToUpper(se.exact) != se.exact {
+		return true
+	}
+	if strings.ToUpper(w) != w {
+		return false
+	}
+	if w == "A" || w == "I" {
+		// "A customer …": the article. "A has 12", "Item A" name the item.
+		if i == 0 && i+1 < len(toks) {
+			next := toks[i+1].s
+			return clauseVerbs[next] || next == "costs" || next == "is" || next == "and" || next == "or"
+		}
+	}
+	return true
+}
+
+// classNouns precede an identifier: item C, 商品 C, order 555.
+var classNouns = map[string]bool{
+	"item": true, "product": true, "option": true, "plan": true, "model": true, "sku": true,
+	"order": true, "booking": true, "reservation": true, "flight": true, "room": true,
+	"warehouse": true, "store": true, "variant": true, "package": true,
+	"商": true, "品": true, "号": true, "款": true, "单": true, "型": true,
+}
+
+// unknownIdentifier returns an identifier the claim names that no evidence
+// value knows ("Item C" when only A and B were returned), or "".
+func (cx *claimCtx) unknownIdentifier(toks []token, orig []rune) string {
+	ix := cx.ix
+	for i, t := range toks {
+		if cx.used[t.start] {
+			continue
+		}
+		w := string(orig[t.start:t.end])
+		isID := false
+		switch {
+		case len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z' && i > 0 && classNouns[toks[i-1].s]:
+			isID = w != "A" || toks[i-1].s != "品" && toks[i-1].s != "item"
+			if w == "A" {
+				isID = true
+			}
+		case len(t.s) >= 4 && digitCount(t.s) >= 3 && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.s, ".") && !isNumberWithUnit(t.s):
+			isID = true // C300, X2000: a code, not PM2.5
+		case len(t.s) >= 4 && isAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && cx.norm[t.start-1] == '#'):
+			isID = true
+		}
+		if !isID {
+			continue
+		}
+		if _, ok := ix.values[t.s]; ok {
+			continue
+		}
+		if _, ok := ix.subjects[t.s]; ok {
+			continue
+		}
+		if len(ix.byValue[t.s]) > 0 {
+			continue
+		}
+		return w
+	}
+	return ""
+}
+
+func digitCount(s string) int {
+	n := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+func isAllDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isNumberWithUnit reports tokens such as "12kg" or "5pm".
+func isNumberWithUnit(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	rest := s[i:]
+	_, ok := unitWords[rest]
+	return ok || rest == "am" || rest == "pm" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "x" || rest == "k"
+}
+
+// ---- reading a claim against the evidence index -----------------------------
+
+// readWords collects the claim's cues, negations, categories and content
+// concepts from the words outside subjects, dates and numbers.
+func (cx *claimCtx) readWords() {
+	var unknownRun []rune
+	flush := func() {
+		for _, c := range segmentCJK(unknownRun) {
+			cx.concepts = append(cx.concepts, c)
+		}
+		unknownRun = unknownRun[:0]
+	}
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.start < len(cx.used) && cx.used[w.start] {
+			flush()
+			continue
+		}
+		if i > 0 && cx.words[i-1].s == "per" {
+			continue // "points per game": a rate's denominator names no field
+		}
+		info := w.info
+		if w.cjk && len(w.s) <= 3 && info != nil && len(info.concepts) == 0 && info.cues&(cueStop|cueNeg) == 0 && len(info.cats) == 0 {
+			// A one-ideograph cue word (小, 高) is still part of the words
+			// around it: 小桌 is a small table.
+			unknownRun = append(unknownRun, []rune(w.s)...)
+			cx.cues |= info.cues
+			continue
+		}
+		if info == nil && !w.cjk {
+			if p := negPrefixed(w.s); p != "" {
+				cx.negs++
+				cx.concepts = append(cx.concepts, enLex[p].concepts...)
+				continue
+			}
+		}
+		if info == nil {
+			if w.cjk {
+				unknownRun = append(unknownRun, []rune(w.s)...)
+				continue
+			}
+			flush()
+			cx.concepts = append(cx.concepts, wordConcepts(w.s)...)
+			continue
+		}
+		flush()
+		cx.cues |= info.cues
+		if info.cues&cueNeg != 0 && info.cues&cuePlain == 0 {
+			cx.negs++
+		}
+		if info.cues&cueNegLex != 0 {
+			cx.negs++
+		}
+		if len(info.cats) > 0 {
+			cx.cats = append(cx.cats, catMention{cats: info.cats, start: w.start})
+		}
+		cx.concepts = append(cx.concepts, info.concepts...)
+		if info.cues&cueFree != 0 {
+			cx.nums = append(cx.nums, numMention{start: w.start, end: w.end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
+		}
+	}
+	flush()
+	// Chinese words the longest-match path cut apart (仓库存 holds 仓库
+	// and 库存) still name their concepts.
+	cx.concepts = append(cx.concepts, cx.cjkConcepts(0, len(cx.norm))...)
+	// "no restocking fee", 退货不收取手续费: the negation is of the fee.
+	for i := range cx.words {
+		w := &cx.words[i]
+		if c := w.cues(); c&cueNeg == 0 || c&cuePlain != 0 {
+			continue
+		}
+		for j := i + 1; j < len(cx.words) && j <= i+3; j++ {
+			if feeWords[cx.words[j].s] {
+				cx.negs--
+				cx.nums = append(cx.nums, numMention{start: cx.words[j].start, end: cx.words[j].end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
+				break
+			}
+		}
+	}
+	// A year the evidence uses as a field name ("in 2023" of a table with a
+	// 2023 column) names the field; it is not a value to find.
+	nums := cx.nums[:0]
+	for _, m := range cx.nums {
+		if k := strconv.Itoa(int(m.v)); !m.free && m.unit == nil && m.decimals == 0 && m.v >= 1900 && m.v <= 2100 && !m.isRange && cx.ix.keys[k] != nil {
+			cx.concepts = append(cx.concepts, k)
+			continue
+		}
+		nums = append(nums, m)
+	}
+	cx.nums = nums
+	cx.concepts = dedupe(cx.concepts)
+	slices.Sort(cx.concepts)
+}
+
+// cjkConcepts returns the concepts of every lexicon word of two or more
+// ideographs inside [s, e) that no subject, date or number took and that
+// the longest-match words cut across (仓库存 holds 库存; 总金额 is one word
+// and does not also say 金额).
+func (cx *claimCtx) cjkConcepts(s, e int) []string {
+	var out []string
+	r := cx.norm
+	inWord := func(i, n int) bool {
+		for _, w := range cx.words {
+			if w.cjk && w.info != nil && w.start <= i && i+n <= w.end {
+				return true
+			}
+		}
+		return false
+	}
+	for i := s; i < e; i++ {
+		if !isCJK(r[i]) || cx.used[i] {
+			continue
+		}
+		for n := 2; n <= zhMaxLen && i+n <= e; n++ {
+			if cx.used[i+n-1] || !isCJK(r[i+n-1]) {
+				break
+			}
+			if l := zhLex[string(r[i:i+n])]; l != nil && !inWord(i, n) {
+				out = append(out, l.concepts...)
+			}
+		}
+	}
+	return out
+}
+
+// conceptsIn returns the concepts of the words inside [s, e).
+func (cx *claimCtx) conceptsIn(s, e int) []string {
+	var out []string
+	for _, w := range cx.words {
+		if w.start < s || w.end > e || w.start < len(cx.used) && cx.used[w.start] {
+			continue
+		}
+		if w.info != nil {
+			out = append(out, w.info.concepts...)
+		} else if !w.cjk {
+			out = append(out, wordConcepts(w.s)...)
+		}
+	}
+	out = append(out, cx.cjkConcepts(s, e)...)
+	return dedupe(out)
+}
+
+// hasWord reports whether the claim has one of the words ws.
+func (cx *claimCtx) hasWord(ws ...string) bool {
+	for _, w := range cx.words {
+		if slices.Contains(ws, w.s) {
+			return true
+		}
+	}
+	return false
+}
+
+// findValues finds the evidence string values the claim names (longest
+// first, outside subjects) and takes their runes.
+func (cx *claimCtx) findValues() {
+	ix := cx.ix
+	toks := cx.toks
+	for i := 0; i < len(toks); i++ {
+		if cx.used[toks[i].start] {
+			continue
+		}
+		var best []int32
+		bestN := 0
+		for _, ve := range ix.values[toks[i].s] {
+			n := len(ve.toks)
+			if i+n > len(toks) || n < bestN {
+				continue
+			}
+			ok := true
+			for k := 0; k < n; k++ {
+				if toks[i+k].s != ve.toks[k] || cx.used[toks[i+k].start] {
+					ok = false
+					break
+				}
+			}
+			if !ok || !cx.mentionable(&ix.leaves[ve.leaf]) {
+				continue
+			}
+			if n > bestN {
+				best, bestN = nil, n
+			}
+			best = append(best, ve.leaf)
+		}
+		if bestN == 0 {
+			continue
+		}
+		for k := i; k < i+bestN; k++ {
+			for r := toks[k].start; r < toks[k].end; r++ {
+				cx.used[r] = true
+			}
+		}
+		i += bestN - 1
+		cx.values = append(cx.values, best)
+	}
+}
+
+// mentionable reports string values distinctive enough to count as named
+// when they appear in a claim.
+func (cx *claimCtx) mentionable(lf *leaf) bool {
+	if lf.subjKey || len(lf.cat) > 0 || lf.hasDay {
+		return false
+	}
+	r := []rune(lf.str)
+	if len(r) < 2 || !isCJK(r[0]) && len(r) < 3 {
+		return false
+	}
+	if isAllDigits(lf.str) && len(lf.str) < 5 || unitOfValue(lf.str) != nil {
+		return false // "600519", a code, may be named; "12" is a number
+	}
+	if l := enLex[lf.str]; l != nil && l.cues != 0 {
+		return false
+	}
+	if l := zhLex[lf.str]; l != nil && l.cues != 0 {
+		return false
+	}
+	switch lf.str {
+	case "true", "false", "yes", "no", "none", "null", "n/a", "ok":
+		return false
+	}
+	return true
 }

@@ -6,7 +6,8 @@
 // into the evidence:
 //
 //   - supported: the evidence says it (the RFC 6901 pointers of the fields
-//     used, with their JSON values);
+//     used, with their JSON values; a count or an empty list is cited as
+//     the array's pointer with its length as the value);
 //   - contradicted: the evidence says otherwise (the conflicting field and
 //     its value);
 //   - unsupported: nothing in the evidence says it (a delivery promise when
@@ -23,10 +24,13 @@
 // result once into an index: each JSON value becomes a leaf with its
 // pointer; objects and arrays become nodes whose leaves are contiguous
 // ranges; keys are read as concepts through a small bilingual lexicon
-// (库存 and "in stock" and in_stock all mean stock); names, ids and titles
-// become subjects; numbers are sorted by value, including numbers written
-// inside strings ("Ships in 5-7 business days") and a key's magnitude
-// (销售额(万元)). Each claim is then read against the index:
+// (库存 and "in stock" and in_stock all mean stock) and as units (weight_kg,
+// price_usd, a sibling "currency"); names, ids and titles become subjects;
+// tables ({"columns": […], "rows": [[…]]} or a header row) become rows
+// named by their first cell; numbers are sorted by value, including numbers
+// and dates written inside strings ("Ships in 5-7 business days", "launches
+// on June 3") and a key's magnitude (销售额(万元), "Revenue ($M)"). Each
+// claim is then read against the index:
 //
 //   - subject: the objects whose names, ids or titles the claim mentions
 //     (whole, by a code inside the name, or by a distinctive word of it)
@@ -51,7 +55,13 @@
 //     always/一定/guaranteed over an estimate (eta, forecast, 预计) is
 //     unsupported;
 //   - comparisons and superlatives between subjects (cheaper than, 比…贵,
-//     the highest).
+//     outperforms, the highest) and trends over year columns (rose in
+//     2023);
+//   - text: a claim matched to a sentence of evidence text that negates it
+//     or moves the other way ("did not pay a dividend", "fell to") is
+//     contradicted;
+//   - anything else is judged by how many of the claim's words the evidence
+//     in scope has; such verdicts are marked undecided.
 //
 // Claims the checker cannot decide with confidence are listed in
 // Report.Undecided; an external Judge may decide them (AskJudge), and its

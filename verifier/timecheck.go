@@ -50,7 +50,19 @@ func parseEvidenceDate(s string) (int32, int16, bool) {
 	if len(s) < 8 || len(s) > 40 {
 		return 0, -1, false
 	}
-	if c := s[0]; !(c >= '0' && c <= '9') && !(c >= 'A' && c <= 'Z') {
+	// Cheap shape test before trying layouts: "2024-05-04…", "2024/5/4",
+	// "2024年…", "May 4, 2024", "4 May 2024".
+	switch c := s[0]; {
+	case c >= '0' && c <= '9':
+		if !(len(s) > 4 && isDigitByte(s[1]) && isDigitByte(s[2]) && isDigitByte(s[3]) && strings.ContainsRune("-/年", rune(s[4]))) &&
+			!(strings.IndexByte(s, ' ') > 0 && strings.IndexByte(s, ' ') <= 2) && !strings.HasPrefix(s[4:], "年") {
+			return 0, -1, false
+		}
+	case c >= 'A' && c <= 'Z':
+		if _, ok := months[strings.ToLower(s[:3])]; !ok {
+			return 0, -1, false
+		}
+	default:
 		return 0, -1, false
 	}
 	for _, l := range evidenceDateLayouts {
@@ -65,6 +77,48 @@ func parseEvidenceDate(s string) (int32, int16, bool) {
 		return dayOf(t), minute, true
 	}
 	return 0, -1, false
+}
+
+// weekdayNames are the weekday values a field may hold whole ("Mon",
+// "Tuesday", "周三", "星期四").
+var weekdayNames = map[string]time.Weekday{
+	"sun": 0, "mon": 1, "tue": 2, "tues": 2, "wed": 3, "thu": 4, "thur": 4, "thurs": 4, "fri": 5, "sat": 6,
+	"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6,
+}
+
+// weekdayValue reads a value that is only a weekday as the next such day
+// on or after now.
+func weekdayValue(s string, now time.Time) (int32, bool) {
+	wd, ok := weekdayNames[strings.TrimSuffix(s, ".")]
+	if !ok {
+		r := []rune(s)
+		for _, p := range []string{"周", "星期", "礼拜"} {
+			if rest, found := strings.CutPrefix(s, p); found && len([]rune(rest)) == 1 {
+				if d, ok := weekdays[rest]; ok {
+					wd, ok = d, true
+					_ = r
+					return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7), true
+				}
+			}
+		}
+		return 0, false
+	}
+	return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7), true
+}
+
+// parseClock parses a time of day value ("15:00", "3:30 PM", "18:30:00");
+// it returns the minute of day or -1.
+func parseClock(s string) int16 {
+	s = strings.TrimSpace(s)
+	if len(s) < 4 || len(s) > 11 || !isDigitByte(s[0]) {
+		return -1
+	}
+	for _, l := range []string{"15:04", "15:04:05", "3:04 PM", "3:04PM", "3:04 pm", "3:04pm"} {
+		if t, err := time.Parse(l, s); err == nil {
+			return int16(t.Hour()*60 + t.Minute())
+		}
+	}
+	return -1
 }
 
 var months = map[string]time.Month{
@@ -91,11 +145,21 @@ var (
 	reWeekday  = regexp.MustCompile(`\b(?:(next|this|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|(下个?|本|这个?)?(?:周|星期|礼拜)([一二三四五六日天])`)
 	reWeekend  = regexp.MustCompile(`\b(?:(next|this)\s+)?weekend\b|(下个?|本|这个?)?周末`)
 	reInDays   = regexp.MustCompile(`\bin\s+(\d+|a|one|two|three|four|five|six|seven|ten)\s+(days?|weeks?)\b|\b(\d+)\s+(days?|weeks?)\s+(?:from\s+now|later)\b|(\d+|[一二两三四五六七八九十]+)\s*(天|周|个星期)\s*(?:之后|以后|后)`)
-	reClock    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?`)
+	reClock    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?|\b(noon|midday|midnight)\b`)
 	reBefore   = regexp.MustCompile(`\b(by|before|no later than|until|till|not later than)\s+(?:the\s+)?(?:end\s+of\s+)?$`)
 	reAfter    = regexp.MustCompile(`\b(after|not before)\s+$`)
 	reZhBound  = regexp.MustCompile(`^\s*(之前|以前|前|之后|以后)`)
 )
+
+// hasMonthName reports an English month name or abbreviation in s.
+func hasMonthName(s string) bool {
+	for _, m := range []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
 
 var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 
@@ -104,6 +168,12 @@ var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four"
 func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 	s := string(r)
 	digits := strings.ContainsAny(s, "0123456789")
+	find := func(re *regexp.Regexp, ok bool) [][]int {
+		if !ok {
+			return nil
+		}
+		return re.FindAllStringSubmatchIndex(s, -1)
+	}
 	d0 := dayOf(now)
 	y0 := now.Year()
 	var out []timeExpr
@@ -146,6 +216,9 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 	if !digits {
 		goto words
 	}
+	if !strings.ContainsAny(s, "-/.") {
+		goto zh
+	}
 	for _, m := range reISO.FindAllStringSubmatchIndex(s, -1) {
 		mo, d := atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]])
 		if mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
@@ -154,7 +227,8 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 			}
 		}
 	}
-	for _, m := range reZhDate.FindAllStringSubmatchIndex(s, -1) {
+zh:
+	for _, m := range find(reZhDate, strings.Contains(s, "月")) {
 		mo, d := atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]])
 		y := ""
 		if m[2] >= 0 {
@@ -163,6 +237,9 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 		if mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
 			take(m[0], m[1], yearFor(y, time.Month(mo), d))
 		}
+	}
+	if !hasMonthName(s) {
+		goto us
 	}
 	for _, m := range reMonthDay.FindAllStringSubmatchIndex(s, -1) {
 		mo, d := months[s[m[2]:m[3]]], atoi(s[m[4]:m[5]])
@@ -184,7 +261,8 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 			take(m[0], m[1], yearFor(y, mo, d))
 		}
 	}
-	for _, m := range reUSDate.FindAllStringSubmatchIndex(s, -1) {
+us:
+	for _, m := range find(reUSDate, strings.Contains(s, "/")) {
 		mo, d := atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]])
 		y := ""
 		if m[6] >= 0 {
@@ -194,7 +272,7 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 			take(m[2], m[1], yearFor(y, time.Month(mo), d))
 		}
 	}
-	for _, m := range reInDays.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range find(reInDays, strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) {
 		var n, unitLen int
 		var u string
 		switch {
@@ -222,7 +300,8 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 		}
 		take(m[0], m[1], d0+int32(n*unitLen))
 	}
-	for _, m := range reClock.FindAllStringSubmatchIndex(s, -1) {
+words:
+	for _, m := range find(reClock, strings.ContainsAny(s, ":点时") || strings.Contains(s, "am") || strings.Contains(s, "pm") || strings.Contains(s, ".m.") || strings.Contains(s, "noon") || strings.Contains(s, "midnight") || strings.Contains(s, "midday")) {
 		var h, mi int
 		switch {
 		case m[2] >= 0:
@@ -235,6 +314,10 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 			}
 		case m[8] >= 0:
 			h, mi = atoi(s[m[8]:m[9]]), atoi(s[m[10]:m[11]])
+		case m[18] >= 0:
+			if s[m[18]:m[19]] != "midnight" {
+				h = 12
+			}
 		default:
 			h = atoi(s[m[14]:m[15]])
 			if m[12] >= 0 && strings.ContainsAny(s[m[12]:m[13]], "下晚傍") && h < 12 {
@@ -253,11 +336,11 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 			te.clock, te.onlyClock = h*60+mi, true
 		}
 	}
-words:
-	if !strings.ContainsAny(s, "dtyn明今后昨前周星礼") {
+	if !strings.ContainsAny(s, "明今后昨前周星礼") && !strings.Contains(s, "day") && !strings.Contains(s, "to") &&
+		!strings.Contains(s, "yesterday") && !strings.Contains(s, "this") && !strings.Contains(s, "weekend") {
 		return attachClocks(out)
 	}
-	for _, m := range reRel.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range find(reRel, strings.ContainsAny(s, "明今后昨前") || strings.Contains(s, "to") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")) {
 		w := strings.Join(strings.Fields(s[m[0]:m[1]]), " ")
 		off := map[string]int32{
 			"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
@@ -268,7 +351,7 @@ words:
 		take(m[0], m[1], d0+off)
 	}
 	wd0 := int32(now.Weekday())
-	for _, m := range reWeekday.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range find(reWeekday, strings.Contains(s, "day") || strings.ContainsAny(s, "周星礼")) {
 		var mod, name string
 		if m[4] >= 0 {
 			name = s[m[4]:m[5]]
@@ -306,7 +389,7 @@ words:
 			te.lo, te.hi = days[0], days[0]
 		}
 	}
-	for _, m := range reWeekend.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range find(reWeekend, strings.Contains(s, "weekend") || strings.Contains(s, "周末")) {
 		sat := d0 + (6-wd0+7)%7
 		if wd0 == 0 {
 			sat = d0 - 1
@@ -337,6 +420,8 @@ func attachClocks(out []timeExpr) []timeExpr {
 	}
 	return out
 }
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 func abs32(x int32) int32 {
 	if x < 0 {
@@ -478,12 +563,22 @@ func (cx *claimCtx) checkTime(te *timeExpr) fact {
 	}
 	targets := cx.dateTargets()
 	if te.onlyClock && len(te.days) == 0 {
-		// "11:29 到达": a time of day against the times in the evidence.
+		// "11:29 到达", "check-out is at 11 am": a time of day against the
+		// times in the evidence, timestamps and times alike.
+		for _, l := range ix.clocks {
+			if lf := &ix.leaves[l]; cx.inScope(l) {
+				targets = append(targets, dateTarget{leaves: []int32{l}, score: cx.attrScore(lf), clock: int(lf.minute)})
+			}
+		}
+		sortStable(targets, func(a, b dateTarget) bool { return a.score > b.score })
 		var first *dateTarget
 		for i := range targets {
 			t := &targets[i]
 			if t.clock < 0 {
 				continue
+			}
+			if first != nil && t.score < first.score {
+				break
 			}
 			if first == nil {
 				first = t
@@ -599,4 +694,73 @@ func (cx *claimCtx) durationAsDates(m *numMention) (fact, bool) {
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(t.leaves[0])}, reason: "evidence date differs"}, true
 	}
 	return fact{}, false
+}
+
+// mightHaveDate is a cheap test for a date inside text: a month or weekday
+// name, a relative day, a Chinese date, or digits joined by - or /.
+func mightHaveDate(r []rune) bool {
+	s := string(r)
+	if strings.ContainsAny(s, "月周星今明昨后") || hasMonthName(s) {
+		return true
+	}
+	for _, w := range []string{"day", "tomorrow", "tonight", "weekend"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	for i := 1; i+1 < len(r); i++ {
+		if (r[i] == '-' || r[i] == '/') && isDigit(r[i-1]) && isDigit(r[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// narrowByDate keeps, of a collection of dated objects (a forecast, a
+// list of bookings), the ones on the day the claim names.
+func (cx *claimCtx) narrowByDate() {
+	if len(cx.times) == 0 {
+		return
+	}
+	ix := cx.ix
+	var keep []int32
+	other := false
+	for _, l := range ix.dates {
+		if !cx.inScope(l) {
+			continue
+		}
+		lf := &ix.leaves[l]
+		t := dateTarget{lo: lf.day, hi: lf.day}
+		hit := false
+		for i := range cx.times {
+			te := cx.times[i]
+			te.bound = 0
+			if v, ok := dayHolds(&te, &t); ok && v == events.VerdictSupported && len(te.days) > 0 {
+				hit = true
+			}
+		}
+		if !hit {
+			other = true
+			continue
+		}
+		n := lf.node
+		if n >= 0 && ix.nodes[n].parent >= 0 && ix.nodes[ix.nodes[n].parent].objKids >= 2 {
+			keep = append(keep, n)
+		}
+	}
+	if len(keep) > 0 && other {
+		sortUnique(&keep)
+		cx.scope, cx.scoped = keep, true
+	}
+}
+
+// futureTime reports a time expression on or after the answer's day.
+func (cx *claimCtx) futureTime() bool {
+	d0 := dayOf(cx.now)
+	for _, te := range cx.times {
+		if len(te.days) > 0 && te.days[0] >= d0 {
+			return true
+		}
+	}
+	return false
 }

@@ -278,3 +278,248 @@ func scaleRatio(from, to *unit) float64 {
 	}
 	return from.factor / to.factor
 }
+
+// keyMagnitudes scale a field by its key: 销售额(万元), revenue_millions,
+// "Params (M)".
+var keyMagnitudes = map[string]float64{
+	"万元": 1e4, "万": 1e4, "亿元": 1e8, "亿": 1e8, "千元": 1e3, "百万": 1e6,
+	"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6,
+	"billion": 1e9, "billions": 1e9, "bn": 1e9,
+}
+
+// ---- units and dimensions named by JSON keys ------------------------------
+
+// lastOnlyUnits are key tokens that are units only as the last token of a
+// key of several (temp_c, snowfall_in), never alone.
+var lastOnlyUnits = map[string]bool{"in": true, "m": true, "c": true, "f": true, "g": true, "h": true, "l": true, "s": true}
+
+// keyUnitOf reads the unit a key names (weight_kg, eta_minutes,
+// price_usd) and the dimension of its head word (first_weight_fee is a
+// fee).
+func keyUnitOf(parts []string) (*unit, dimension) {
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		if lastOnlyUnits[p] && (len(parts) == 1 || i != len(parts)-1) {
+			continue
+		}
+		if i > 0 && parts[i-1] == "$" && (p == "m" || p == "k" || p == "b" || p == "bn") {
+			return uUSD, dimCurrency // "Revenue ($M)": millions of dollars
+		}
+		if u, ok := unitPrefix[p]; ok && len(p) <= 3 && !isLatinLetter([]rune(p)[0]) {
+			return u, dimCurrency // a column "Price ($)", "价格(¥)"
+		}
+		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
+			continue // fee_per_kg is money, not kilograms
+		}
+		if p == "min" && i == len(parts)-1 && i > 0 && durationWords[parts[i-1]] {
+			return uMin, dimTime // duration_min, eta_min: minutes, not a minimum
+		}
+		if p == "in" {
+			return uInch, dimLength
+		}
+		if u, ok := keyUnits[p]; ok && u != nil {
+			return u, u.dim
+		}
+	}
+	return nil, keyDim(parts)
+}
+
+// keyUnit infers the unit of a numeric field from its key or a sibling
+// unit/currency field, and its dimension from its key's concepts (price →
+// currency, stock → count).
+func keyUnit(key string, concepts []string, siblings map[string]any) (*unit, dimension) {
+	u, d := keyUnitOf(keyParts(key))
+	ki := &keyInfo{unit: u, dim: d}
+	return fieldUnit(ki, key, concepts, siblings)
+}
+
+// fieldUnit completes a key's unit with its concepts and siblings.
+func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]any) (*unit, dimension) {
+	if ki.unit != nil {
+		return ki.unit, ki.dim
+	}
+	dim := ki.dim
+	if dim == dimNone {
+		dim = conceptDim(concepts)
+	}
+	if siblings != nil {
+		for _, uk := range []string{"currency", "currency_code", "unit", "units", "uom", "temp_unit", "temperature_unit", "weight_unit", "货币", "单位", "币种"} {
+			s, ok := siblings[uk].(string)
+			if !ok {
+				continue
+			}
+			u := unitOfValue(s)
+			if u == nil {
+				continue
+			}
+			if u.dim == dimCurrency && dim != dimCurrency && !(dim == dimNone && moneyish(key)) {
+				continue
+			}
+			if u.dim != dimCurrency && dim != dimNone && dim != u.dim {
+				continue
+			}
+			return u, u.dim
+		}
+	}
+	if dim == dimCurrency {
+		return moneyUnit, dim
+	}
+	return nil, dim
+}
+
+// moneyUnit is an amount of money in a currency the evidence does not say.
+var moneyUnit = &unit{name: "money", dim: dimCurrency, factor: 1}
+
+func moneyish(key string) bool {
+	l := strings.ToLower(key)
+	for _, w := range []string{"amount", "value", "total", "price", "cost", "fee", "tax", "fare", "金额", "价", "费"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// durationWords before "min" make it minutes.
+var durationWords = map[string]bool{
+	"duration": true, "time": true, "eta": true, "travel": true, "wait": true, "drive": true,
+	"walk": true, "flight": true, "ride": true, "prep": true, "cook": true, "delay": true,
+	"trip": true, "journey": true, "runtime": true, "length": true,
+}
+
+// keyDim is the dimension named by a key's head word: keys are head-last
+// (first_weight_fee is a fee, total_qty a count) and what follows "per"
+// is a denominator (price_per_night is a price).
+func keyDim(parts []string) dimension {
+	for i := len(parts) - 1; i >= 0; i-- {
+		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
+			continue
+		}
+		if parts[i] == "rate" || parts[i] == "rates" {
+			continue // a room rate is money, a conversion rate a ratio: let the value say
+		}
+		var cs []string
+		if isCJK([]rune(parts[i])[0]) {
+			for _, w := range segmentCJK([]rune(parts[i])) {
+				cs = append(cs, wordConcepts(w)...)
+			}
+		} else {
+			cs = wordConcepts(parts[i])
+		}
+		if d := conceptDim(cs); d != dimNone {
+			return d
+		}
+	}
+	return dimNone
+}
+
+// conceptDim maps key concepts to the dimension of their values.
+func conceptDim(concepts []string) dimension {
+	for _, c := range concepts {
+		switch c {
+		case "stock", "guest", "seat", "review", "count", "night", "sales", "user":
+			return dimCount
+		case "weight":
+			return dimMass
+		case "temperature":
+			return dimTemp
+		case "distance":
+			return dimLength
+		case "humidity", "chance", "percent", "ratio":
+			return dimPercent
+		}
+	}
+	for _, c := range concepts {
+		switch c {
+		case "price", "subtotal", "shipping", "tax", "revenue", "balance", "profit", "original":
+			return dimCurrency
+		}
+	}
+	return dimNone
+}
+
+// keyParts splits a key into lower-case parts: snake, kebab, camel case,
+// digits, and the characters %, ℃.
+func keyParts(key string) []string {
+	var parts []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			parts = append(parts, string(cur))
+			cur = cur[:0]
+		}
+	}
+	r := []rune(key)
+	for i, c := range r {
+		c = normRune(c)
+		switch {
+		case c == '%' || c == '℃' || c == '$' || c == '€' || c == '£' || c == '¥':
+			flush()
+			parts = append(parts, string(c))
+		case isCJK(c):
+			cur = append(cur, c)
+		case c < 128 && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9'):
+			if i > 0 && r[i] >= 'A' && r[i] <= 'Z' && r[i-1] >= 'a' && r[i-1] <= 'z' {
+				flush()
+			}
+			if len(cur) > 0 && isCJK(cur[len(cur)-1]) {
+				flush()
+			}
+			cur = append(cur, c)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return parts
+}
+
+// keyNegates reports a key that states the negative (out_of_stock,
+// non_refundable, is_unavailable, road_closures).
+func keyNegates(key string) bool {
+	parts := keyParts(key)
+	j := " " + strings.Join(parts, " ") + " "
+	switch {
+	case strings.Contains(j, " out of stock "), strings.Contains(j, " sold out "), strings.Contains(j, " not "), strings.Contains(j, " no "), strings.Contains(j, " non "):
+		return true
+	}
+	for _, p := range parts {
+		if l := enLex[p]; l != nil && l.cues&cueNegLex != 0 {
+			return true
+		}
+		if negPrefixed(p) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// unitConcepts are key words that name a unit, not an attribute: they do
+// not count against a field the claim does not name them for.
+var unitConcepts = map[string]bool{
+	"usd": true, "cny": true, "eur": true, "gbp": true, "jpy": true, "rmb": true, "kg": true, "lb": true,
+	"g": true, "km": true, "mi": true, "cm": true, "mm": true, "day": true, "hour": true,
+	"minute": true, "min": true, "hr": true, "second": true, "sec": true, "week": true, "c": true, "f": true,
+	"pct": true, "percent": true, "%": true, "mph": true, "ml": true, "in": true, "m": true, "id": true,
+}
+
+func unitConceptNames(u *unit) []string {
+	switch u.dim {
+	case dimCurrency:
+		return []string{"price"}
+	case dimMass:
+		return []string{"weight", u.name}
+	case dimTemp:
+		return []string{"temperature"}
+	case dimPercent:
+		return []string{"percent"}
+	case dimLength:
+		return []string{u.name}
+	case dimSpeed:
+		return []string{"speed"}
+	case dimTime:
+		n := map[string]string{"d": "day", "h": "hour", "min": "minute", "s": "second", "wk": "week", "mo": "month", "yr": "year"}[u.name]
+		return []string{"duration", n}
+	}
+	return nil
+}

@@ -15,7 +15,7 @@ func demoCmd(g *globals) *cobra.Command {
 		Long: `demo runs the whole path on an embedded server in a temporary directory: recorded provider
 streams of four formats → calls assembled → tools run under their contracts (a stock query, a
 parallel pair, a refund that needs approval and gets it, an invalid call rejected with a typed
-reason) → the final answer verified (an unsupported promise flagged) → memory updated (the
+reason) → the final answer verified (a delivery promise the evidence does not support flagged) → memory updated (the
 spicy story) → every view rebuilt by replay and compared with the live one. It exits non-zero
 if any step does not turn out as the story says.`,
 		Args: cobra.NoArgs,
