@@ -34,13 +34,16 @@ func waitApprovalRequested(t *testing.T, b *bus.Bus, tenant, key string) *events
 	subj, _ := events.ExecSubject(tenant, key)
 	var ar *events.ApprovalRequested
 	waitFor(t, "approval requested for "+key, func() bool {
-		for _, ev := range all(t, b, subj) {
-			if a, ok := events.As[*events.ApprovalRequested](ev); ok {
-				ar = a
-				return true
-			}
+		m := lastOn(t, b, subj)
+		if m == nil {
+			return false
 		}
-		return false
+		ev, err := events.Decode(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar, _ = events.As[*events.ApprovalRequested](ev)
+		return ar != nil
 	})
 	return ar
 }

@@ -55,9 +55,8 @@ func publishBurst(b testing.TB, bs *bus.Bus, tool, phase string, n int) uint64 {
 type resultWatch struct {
 	mu   sync.Mutex
 	at   map[string]time.Time
-	cond  chan struct{}
-	sub   *nats.Subscription
-	debug func(got int)
+	cond chan struct{}
+	sub  *nats.Subscription
 }
 
 func watchResults(b testing.TB, bs *bus.Bus) *resultWatch {
@@ -83,21 +82,7 @@ func watchResults(b testing.TB, bs *bus.Bus) *resultWatch {
 
 func (w *resultWatch) waitCount(b testing.TB, n int) time.Time {
 	deadline := time.After(5 * time.Minute)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
 	for {
-		select {
-		case <-tick.C:
-			if os.Getenv("TS_BENCH_DEBUG") != "" {
-				w.mu.Lock()
-				got := len(w.at)
-				w.mu.Unlock()
-				if w.debug != nil {
-					w.debug(got)
-				}
-			}
-		default:
-		}
 		w.mu.Lock()
 		if len(w.at) >= n {
 			var last time.Time
@@ -163,17 +148,6 @@ func BenchmarkExecutor(b *testing.B) {
 		strings.ReplaceAll(grants, "[noop]", "[noop, noop.leased]")), 0o644)
 	w := watchResults(b, bs)
 	defer w.sub.Unsubscribe()
-	w.debug = func(got int) {
-		c, err := bs.JS.Consumer(context.Background(), bus.StreamName, "ts-executor")
-		if err != nil {
-			return
-		}
-		info, err := c.Info(context.Background())
-		if err != nil {
-			return
-		}
-		b.Logf("outcomes %d: pending %d ack-pending %d waiting %d redelivered %d", got, info.NumPending, info.NumAckPending, info.NumWaiting, info.NumRedelivered)
-	}
 	var projRate, rate1, rate2, leased1, leased2 float64
 	var lat, base []time.Duration
 	b.ResetTimer()
@@ -203,18 +177,15 @@ func BenchmarkExecutor(b *testing.B) {
 				cs = append(cs, startChild(b, bs, toolsFile, fmt.Sprintf("bench%d", i), 1000, 64))
 			}
 			defer func() {
-				t0 := time.Now()
 				for _, c := range cs {
 					c.stop(b)
 				}
-				b.Logf("stopping %d executors: %s", children, time.Since(t0).Round(time.Millisecond))
 			}()
 			waitPulling(b, bs, "ts-executor", children)
 			w.reset()
 			start := time.Now()
 			publishBurst(b, bs, tool, phase, n)
 			end := w.waitCount(b, n)
-			b.Logf("%s with %d executors: %s (setup+teardown excluded)", tool, children, end.Sub(start).Round(time.Millisecond))
 			return n / end.Sub(start).Seconds()
 		}
 		// Drain the baseline's calls first (they are executed too).

@@ -61,8 +61,9 @@ type Config struct {
 	// MaxParallelPerTenant bounds the calls of one tenant invoked at once;
 	// default 8.
 	MaxParallelPerTenant int
-	// InFlightMax bounds the inputs one executor holds at once (waiting for
-	// dependencies, a tenant slot, or running); default 256.
+	// InFlightMax bounds the completed calls one executor holds at once
+	// (waiting for dependencies, a tenant slot, or running); default 256.
+	// Approval decisions have InFlightMax/8 (at least 1) more of their own.
 	InFlightMax int
 	// TakeoversMax bounds how often a call's lease is taken over from a
 	// crashed executor; past it the call fails (outcome_unknown when an

@@ -150,11 +150,12 @@ grants:
 	var outcomes []*events.Event
 	deadline := time.Now().Add(3 * waitMax) // generous: under -race every tool run starts a race-instrumented binary
 	for {
-		outcomes = all(t, b, "ts.result.>")
-		if len(outcomes) >= len(calls) {
+		if count(t, b, "ts.result.>") >= len(calls) {
+			outcomes = all(t, b, "ts.result.>")
 			break
 		}
 		if time.Now().After(deadline) {
+			outcomes = all(t, b, "ts.result.>")
 			seen := map[string]bool{}
 			for _, ev := range outcomes {
 				seen[ev.ID] = true

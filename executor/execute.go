@@ -18,8 +18,7 @@ import (
 const finishAttempts = 3
 
 // attempt makes one invocation under ctx: hooks, counters, the
-// informational ExecutionStarted, the invocation under the contract's
-// timeout and the output schema check. abandoned reports that ctx ended
+// invocation under the contract's timeout and the output schema check. abandoned reports that ctx ended
 // (the lease was lost, or the executor is stopping): the result does not
 // count.
 func (j *job) attempt(ctx context.Context, tool *registry.Tool, impl Tool, args []byte, attempt int) (json.RawMessage, *ToolError, bool) {
@@ -28,7 +27,6 @@ func (j *job) attempt(ctx context.Context, tool *registry.Tool, impl Tool, args 
 		h.BeforeInvoke(call)
 	}
 	j.e.stats.invoked.Add(1)
-	j.publishStarted(tool, attempt)
 	result, terr, abandoned := j.invoke(ctx, impl, tool, call)
 	if h := j.e.cfg.Hooks; h != nil && h.AfterInvoke != nil {
 		h.AfterInvoke(call)
@@ -62,7 +60,8 @@ func (j *job) outcomeOfAttempt(tool *registry.Tool, result json.RawMessage, terr
 // runFree runs a call of a tool without side effect and without retries
 // with no lease: invoking it twice is harmless, so only the outcome needs
 // the compare-and-set (first recorded wins, as always). It saves the lease
-// write and its renewals for read-only tools.
+// write, its renewals and ExecutionStarted (which records an attempt taken
+// under a lease) for read-only tools.
 func (j *job) runFree(next *record, rev uint64, tool *registry.Tool, impl Tool, args []byte) error {
 	next.Attempt++
 	result, terr, abandoned := j.attempt(j.e.hard, tool, impl, args, next.Attempt)
@@ -82,6 +81,7 @@ func (j *job) runFree(next *record, rev uint64, tool *registry.Tool, impl Tool, 
 func (j *job) execute(l *lease, tool *registry.Tool, impl Tool, args []byte) error {
 	for {
 		rec := l.snapshot()
+		j.publishStarted(tool, rec.Attempt)
 		result, terr, abandoned := j.attempt(l.ctx, tool, impl, args, rec.Attempt)
 		if abandoned {
 			// The lease was lost (another executor took over and decides) or
@@ -182,8 +182,9 @@ func (j *job) call(t *registry.Tool, args []byte, attempt int) Call {
 	}
 }
 
-// publishStarted announces an attempt. It is informational (the record,
-// not this event, is the truth), so it is published without waiting.
+// publishStarted announces an attempt taken under a lease. It is
+// informational (the record, not this event, is the truth), so it is
+// published without waiting.
 func (j *job) publishStarted(t *registry.Tool, attempt int) {
 	subj, err := events.ExecSubject(j.tenant, j.key)
 	if err != nil {

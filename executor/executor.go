@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 )
@@ -23,8 +25,16 @@ const (
 	ApprovalFilter = "ts.approval.*.*"
 )
 
-// setupTimeout bounds New's and Run's calls to JetStream.
-const setupTimeout = 30 * time.Second
+const (
+	// setupTimeout bounds New's and Run's calls to JetStream.
+	setupTimeout = 30 * time.Second
+	// pullBatchMax bounds the messages one pull asks for.
+	pullBatchMax = 64
+	// fetchWait is how long one pull waits for messages.
+	fetchWait = 5 * time.Second
+	// fetchWaitMin is the first pause after a failed pull; it doubles up to 1s.
+	fetchWaitMin = 10 * time.Millisecond
+)
 
 // Executor carries out completed calls. Several executors, in one process or
 // many, share the work as competing consumers; see the package doc.
@@ -36,10 +46,11 @@ type Executor struct {
 	obs    jetstream.ObjectStore
 	stream jetstream.Stream
 
-	limiter  *limiter
-	breaker  *breaker
-	inflight chan struct{}
-	wg       sync.WaitGroup
+	limiter   *limiter
+	breaker   *breaker
+	inflight  chan struct{} // completed calls held (InFlightMax)
+	decisions chan struct{} // approval decisions held (InFlightMax/8, at least 1)
+	wg        sync.WaitGroup
 
 	// soft ends when Run's context ends: waits stop and inputs are handed
 	// back. hard ends DrainTimeout later: running invocations stop.
@@ -77,12 +88,13 @@ func New(cfg Config) (*Executor, error) {
 	nonce := make([]byte, 4)
 	rand.Read(nonce)
 	e := &Executor{
-		cfg:      cfg,
-		owner:    cfg.ExecutorID + "#" + hex.EncodeToString(nonce),
-		limiter:  newLimiter(cfg.MaxParallelPerTenant),
-		breaker:  newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
-		inflight: make(chan struct{}, cfg.InFlightMax),
-		active:   map[string]bool{},
+		cfg:       cfg,
+		owner:     cfg.ExecutorID + "#" + hex.EncodeToString(nonce),
+		limiter:   newLimiter(cfg.MaxParallelPerTenant),
+		breaker:   newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
+		inflight:  make(chan struct{}, cfg.InFlightMax),
+		decisions: make(chan struct{}, max(1, cfg.InFlightMax/8)),
+		active:    map[string]bool{},
 	}
 	e.log = cfg.Logger.With("executor", e.owner)
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
@@ -142,21 +154,23 @@ func (e *Executor) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ccCalls, err := e.consume(calls, e.handleCallMsg)
+	stopCalls, err := e.consume(calls, e.inflight, e.handleCallMsg)
 	if err != nil {
 		return err
 	}
-	ccApprovals, err := e.consume(approvals, e.handleApprovalMsg)
+	stopApprovals, err := e.consume(approvals, e.decisions, e.handleApprovalMsg)
 	if err != nil {
-		ccCalls.Stop()
+		e.softStop()
+		stopCalls()
+		e.wg.Wait()
 		return err
 	}
 	e.log.Info("executor running", "durable", e.cfg.Durable)
 	<-ctx.Done()
 	// Stop taking input, hand back what waits, let invocations finish.
 	e.softStop()
-	ccCalls.Stop()
-	ccApprovals.Stop()
+	stopCalls()
+	stopApprovals()
 	drained := make(chan struct{})
 	go func() { e.wg.Wait(); close(drained) }()
 	select {
@@ -187,27 +201,73 @@ func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstr
 	return c, nil
 }
 
-func (e *Executor) consume(c jetstream.Consumer, handle func(jetstream.Msg)) (jetstream.ConsumeContext, error) {
-	cc, err := c.Consume(func(m jetstream.Msg) {
-		select {
-		case e.inflight <- struct{}{}:
-		case <-e.soft.Done():
-			m.Nak()
-			return
+// consume pulls messages only for free in-flight slots, so the client
+// never holds a message it cannot work on (nor lets one's AckWait run out
+// in a buffer), and hands each to handle on its own goroutine. Each pull is
+// one Fetch with its own expiry: no long-lived pull state to drift. The
+// returned func stops pulling; Run then waits for the handlers (e.wg).
+func (e *Executor) consume(c jetstream.Consumer, slots chan struct{}, handle func(jetstream.Msg)) (func(), error) {
+	ctx, cancel := context.WithCancel(e.soft)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		backoff := fetchWaitMin
+		for {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			n := 1
+		more:
+			for n < pullBatchMax {
+				select {
+				case slots <- struct{}{}:
+					n++
+				default:
+					break more
+				}
+			}
+			fctx, fcancel := context.WithTimeout(ctx, fetchWait)
+			batch, err := c.Fetch(n, jetstream.FetchContext(fctx))
+			got := 0
+			if err == nil {
+				for m := range batch.Messages() {
+					got++
+					e.wg.Add(1)
+					go func() {
+						defer e.wg.Done()
+						defer func() { <-slots }()
+						handle(m)
+					}()
+				}
+				err = batch.Error()
+			}
+			fcancel()
+			for range n - got {
+				<-slots
+			}
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded):
+				if backoff >= time.Second {
+					e.log.Warn("pulling input keeps failing", "err", err)
+				} else {
+					e.log.Debug("fetch", "err", err)
+				}
+				select { // the server or the consumer is unavailable: do not spin
+				case <-ctx.Done():
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(2*backoff, time.Second)
+			default:
+				backoff = fetchWaitMin
+			}
 		}
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			defer func() { <-e.inflight }()
-			handle(m)
-		}()
-	}, jetstream.PullMaxMessages(max(1, e.cfg.InFlightMax/2)), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		e.log.Debug("consume", "err", err)
-	}))
-	if err != nil {
-		return nil, fmt.Errorf("executor: consume: %w", err)
-	}
-	return cc, nil
+	}()
+	return cancel, nil
 }
 
 // claimActive marks key as handled in this process; false if it already is.

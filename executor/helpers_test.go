@@ -190,6 +190,7 @@ func all(t testing.TB, b *bus.Bus, filter string) []*events.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.JS.DeleteConsumer(ctx, bus.StreamName, c.CachedInfo().Name)
 	var out []*events.Event
 	for {
 		batch, err := c.FetchNoWait(500)
@@ -241,4 +242,18 @@ func (c *counter) count(key string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls[key]
+}
+
+// count returns how many messages the log holds on the subject filter.
+func count(t testing.TB, b *bus.Bus, filter string) int {
+	t.Helper()
+	info, err := b.Stream.Info(context.Background(), jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range info.State.Subjects {
+		n += int(c)
+	}
+	return n
 }

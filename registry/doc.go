@@ -50,10 +50,15 @@
 //     should be; a tools file that no longer parses leaves the previous
 //     registry in effect (Watcher, Follower).
 //
-// Hot reload: a Watcher polls the file; whoever runs it publishes each new
-// registry with Publish, as an events.RegistryChanged on Subject, so the
-// change is in the log. A Follower keeps the latest registry of the log for
-// processes that do not read the file.
+// Hot reload: a Watcher polls the file (modification time, size, then
+// content hash) and, given WatcherConfig.JS, records the registry in effect
+// and each change in the log with Publish: an events.RegistryChanged on
+// Subject, id ChangedID, written by compare-and-set on the subject's last
+// sequence so concurrent publishers record a change once. A Follower keeps
+// the latest registry of the log for processes that do not read the file.
+// A projection that validates calls should take the registry from the
+// RegistryChanged events it applies (FromEvent), so replay sees the
+// registry each call was decided with.
 //
 // Concurrency: a *Registry is immutable and safe for concurrent use, and so
 // are the *Tool values it returns (which must not be modified). A nil
