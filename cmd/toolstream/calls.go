@@ -26,14 +26,7 @@ func callsCmd(g *globals) *cobra.Command {
 result of a tenant, in log order. With --follow it keeps printing as they happen.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := g.logger()
-			if err != nil {
-				return err
-			}
-			if err := events.ValidTenant(tenant); err != nil {
-				return fmt.Errorf("--tenant: %w", err)
-			}
-			b, err := g.connect(cmd.Context(), log)
+			b, err := g.connectTenant(cmd.Context(), tenant)
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
 )
 
 // globals are the flags every command shares.
@@ -144,6 +145,20 @@ func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, erro
 		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: g.natsOptions(), Replicas: g.replicas})
 	}
 	return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
+}
+
+// connectTenant checks a --tenant flag and connects: every tenant-scoped
+// command refuses to run without a valid tenant (there is no all-tenants
+// view).
+func (g *globals) connectTenant(ctx context.Context, tenant string) (*bus.Bus, error) {
+	if err := events.ValidTenant(tenant); err != nil {
+		return nil, fmt.Errorf("--tenant: %w", err)
+	}
+	log, err := g.logger()
+	if err != nil {
+		return nil, err
+	}
+	return g.connect(ctx, log)
 }
 
 func (g *globals) viewDir(name string) string { return filepath.Join(g.data, "views", name) }

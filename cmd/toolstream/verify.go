@@ -144,14 +144,7 @@ func verdictsCmd(g *globals) *cobra.Command {
 		Short: "Show the verifier's verdicts on final answers from a running server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := g.logger()
-			if err != nil {
-				return err
-			}
-			if err := events.ValidTenant(tenant); err != nil {
-				return fmt.Errorf("--tenant: %w", err)
-			}
-			b, err := g.connect(cmd.Context(), log)
+			b, err := g.connectTenant(cmd.Context(), tenant)
 			if err != nil {
 				return err
 			}
