@@ -1,13 +1,3 @@
-// Package node runs Toolstream's projections in one process over a bus: the
-// wiring that `toolstream serve` and the one-shot commands (assemble, demo,
-// bench) share. It owns no rules of its own.
-//
-// Settle is how one-shot commands know they are done without sleeping: it
-// waits until a projection has applied the last message on its subjects and
-// relayed everything it emitted; settling projections in data-flow order
-// (ingest, assembler, executor…) drains the whole pipeline.
-//
-// A Node's methods are safe for concurrent use.
 package node
 
 import (
