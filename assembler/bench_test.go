@@ -5,109 +5,45 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bench"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 )
 
-type noop struct{ subjects []string }
-
-func (n noop) Name() string                                             { return "noop" }
-func (n noop) Subjects() []string                                       { return n.subjects }
-func (noop) Apply(context.Context, *projector.Tx, *projector.Msg) error { return nil }
-
-// callEvents returns the canonical events of calls calls of deltas argument
-// deltas each (16 bytes), interleaved across 8 concurrent responses.
-func callEvents(calls, deltas int) [][2]any {
-	var out [][2]any
-	for c := 0; c < calls; c++ {
-		resp, item := fmt.Sprintf("r%d", c/4), fmt.Sprintf("i%d", c)
-		out = append(out, [2]any{resp + "/" + item, &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "search"}})
-		out = append(out, [2]any{resp + "/" + item, &events.ArgumentsDelta{Delta: `{"q":"`}})
-		for d := 0; d < deltas; d++ {
-			out = append(out, [2]any{resp + "/" + item, &events.ArgumentsDelta{Delta: "abcdefghijklmnop"}})
-		}
-		out = append(out, [2]any{resp + "/" + item, &events.ArgumentsDelta{Delta: `"}`}})
-		out = append(out, [2]any{resp + "/" + item, &events.ArgumentsDone{}})
-	}
-	return out
-}
-
-func publishAll(b testing.TB, bs *bus.Bus, evs [][2]any) uint64 {
-	var last jetstream.PubAckFuture
-	for i, e := range evs {
-		var resp, item string
-		fmt.Sscanf(e[0].(string), "%s", &resp)
-		for j := range resp {
-			if resp[j] == '/' {
-				resp, item = resp[:j], resp[j+1:]
-				break
-			}
-		}
-		subj, _ := events.ModelSubject("acme", resp, item)
-		data, err := events.Encode(&events.Event{ID: fmt.Sprint("b", i), Tenant: "acme", Response: resp, Item: item, At: int64(i), Body: e[1].(events.Body)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		f, err := bs.JS.PublishAsync(subj, data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		last = f
-	}
-	<-bs.JS.PublishAsyncComplete()
-	return (<-last.Ok()).Sequence
-}
-
-func timeRunner(b testing.TB, bs *bus.Bus, dir string, p projector.Projection, last uint64) time.Duration {
-	start := time.Now()
-	r, err := projector.New(projector.Config{JS: bs.JS, Stream: bus.StreamName, Dir: dir, Durable: filepath.Base(dir)}, p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	if err := r.WaitFor(ctx, last); err != nil {
-		b.Fatal(err)
-	}
-	d := time.Since(start)
-	cancel()
-	<-done
-	r.Close()
-	return d
-}
-
 // BenchmarkAssemblerThroughput: argument deltas per second through the
 // assembler projection (bus, Pebble, outbox) as a ratio to the backbone's
 // no-op projection over the same events in the same run. Target ≥ 0.8.
+// The measurement is package bench's (also `toolstream bench`).
 func BenchmarkAssemblerThroughput(b *testing.B) {
 	if testing.Short() {
 		b.Skip("benchmark")
 	}
+	ctx := context.Background()
 	bs := bustest.Start(b)
-	evs := callEvents(2000, 40)
-	last := publishAll(b, bs, evs)
-	deltas := 0
-	for _, e := range evs {
-		if _, ok := e[1].(*events.ArgumentsDelta); ok {
-			deltas++
-		}
+	evs := bench.CallEvents(2000, 40)
+	last, err := bench.PublishModel(ctx, bs.JS, evs)
+	if err != nil {
+		b.Fatal(err)
 	}
+	deltas := bench.CountDeltas(evs)
 	dir := b.TempDir()
 	var base, asm time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		base += timeRunner(b, bs, filepath.Join(dir, fmt.Sprint("noop", i)), noop{[]string{"ts.model.>"}}, last)
-		asm += timeRunner(b, bs, filepath.Join(dir, fmt.Sprint("asm", i)), assembler.New(assembler.Config{}), last)
+		d, err := bench.RunProjection(ctx, bs.JS, filepath.Join(dir, fmt.Sprint("noop", i)), bench.Noop{}, last)
+		if err != nil {
+			b.Fatal(err)
+		}
+		base += d
+		if d, err = bench.RunProjection(ctx, bs.JS, filepath.Join(dir, fmt.Sprint("asm", i)), assembler.New(assembler.Config{}), last); err != nil {
+			b.Fatal(err)
+		}
+		asm += d
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(deltas*b.N)/asm.Seconds(), "deltas/s")
@@ -123,52 +59,16 @@ func BenchmarkCompletionLatency(b *testing.B) {
 		b.Skip("benchmark")
 	}
 	bs := bustest.Start(b)
-	ctx := context.Background()
-	r, err := projector.New(projector.Config{JS: bs.JS, Stream: bus.StreamName, Dir: b.TempDir()}, assembler.New(assembler.Config{}))
+	b.ResetTimer()
+	res, err := bench.CompletionLatency(context.Background(), bs, b.TempDir(), b.N)
 	if err != nil {
 		b.Fatal(err)
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	go r.Run(rctx)
-	defer func() { cancel(); r.Close() }()
-
-	calls := make(chan *nats.Msg, 16)
-	sub, _ := bs.Conn.ChanSubscribe("ts.call.>", calls)
-	defer sub.Unsubscribe()
-	raw, _ := bs.JS.CreateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{FilterSubjects: []string{"ts.ctl.acme.ping"}, AckPolicy: jetstream.AckNonePolicy})
-	rawCh := make(chan jetstream.Msg, 16)
-	cc, _ := raw.Consume(func(m jetstream.Msg) { rawCh <- m })
-	defer cc.Stop()
-
-	var asmLat, rawLat []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		resp := fmt.Sprint("lat", i)
-		for _, body := range []events.Body{&events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "t"}, &events.ArgumentsDelta{Delta: `{"a":1}`}} {
-			subj, _ := events.ModelSubject("acme", resp, "i")
-			bs.Publish(ctx, subj, &events.Event{ID: fmt.Sprint(resp, body.Kind()), Tenant: "acme", Response: resp, Item: "i", Body: body})
-		}
-		subj, _ := events.ModelSubject("acme", resp, "i")
-		start := time.Now()
-		bs.Publish(ctx, subj, &events.Event{ID: resp + "done", Tenant: "acme", Response: resp, Item: "i", Body: &events.ArgumentsDone{}})
-		<-calls
-		asmLat = append(asmLat, time.Since(start))
-
-		start = time.Now()
-		if _, err := bs.JS.Publish(ctx, "ts.ctl.acme.ping", []byte("x")); err != nil {
-			b.Fatal(err)
-		}
-		<-rawCh
-		rawLat = append(rawLat, time.Since(start))
-	}
 	b.StopTimer()
-	med := func(d []time.Duration) time.Duration {
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return d[len(d)/2]
-	}
-	b.ReportMetric(float64(med(asmLat).Microseconds()), "p50-µs")
-	b.ReportMetric(float64(med(rawLat).Microseconds()), "raw-p50-µs")
-	b.ReportMetric(float64(med(asmLat))/float64(med(rawLat)), "ratio")
+	p50, raw := bench.Percentile(res.Measured, 50), bench.Percentile(res.Raw, 50)
+	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(raw.Microseconds()), "raw-p50-µs")
+	b.ReportMetric(float64(p50)/float64(raw), "ratio")
 }
 
 // TestNothingLeftBehind opens many calls, ends them every way there is, and
@@ -261,12 +161,13 @@ func BenchmarkOpenCallMemory(b *testing.B) {
 // BenchmarkAssemblerApply measures the projection's own cost per argument
 // delta (Local: apply and commit, no bus).
 func BenchmarkAssemblerApply(b *testing.B) {
-	evs := callEvents(500, 40)
+	_, data, err := bench.EncodeModel(bench.CallEvents(500, 40))
+	if err != nil {
+		b.Fatal(err)
+	}
 	var msgs []*projector.Msg
-	for i, e := range evs {
-		resp, item, _ := cutSlash(e[0].(string))
-		data, _ := events.Encode(&events.Event{ID: fmt.Sprint(i), Tenant: "acme", Response: resp, Item: item, At: int64(i), Body: e[1].(events.Body)})
-		msgs = append(msgs, &projector.Msg{Subject: "ts.model.acme.r.i", Data: data})
+	for _, d := range data {
+		msgs = append(msgs, &projector.Msg{Subject: "ts.model.acme.r.i", Data: d})
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -290,13 +191,4 @@ func BenchmarkAssemblerApply(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(len(msgs)*b.N)/b.Elapsed().Seconds(), "events/s")
-}
-
-func cutSlash(s string) (string, string, bool) {
-	for i := range s {
-		if s[i] == '/' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }

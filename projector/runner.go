@@ -91,6 +91,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Hooks for crash tests; nil in production.
 	Hooks *Hooks
+	// Progress, when set, is called with the new checkpoint after every
+	// committed batch (replay progress bars), on the runner's goroutine: it
+	// must return quickly.
+	Progress func(checkpoint uint64)
 
 	local bool // NewLocal: no bus
 }
@@ -132,6 +136,7 @@ type Runner struct {
 	once sync.Once
 
 	checkpoint atomic.Uint64
+	running    atomic.Bool
 	backlog    atomic.Int64
 	applied    atomic.Uint64
 	rejected   atomic.Uint64
@@ -200,6 +205,10 @@ func (r *Runner) DB() *pebble.DB { return r.db }
 
 // Checkpoint is the last applied stream sequence.
 func (r *Runner) Checkpoint() uint64 { return r.checkpoint.Load() }
+
+// Running reports whether Run is consuming: true from the moment its
+// consumer is set up until it returns (health checks).
+func (r *Runner) Running() bool { return r.running.Load() }
 
 // Stats are counters since New.
 type Stats struct {
@@ -330,6 +339,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	defer cc.Stop()
+	r.running.Store(true)
+	defer r.running.Store(false)
 
 	relayErr := make(chan error, 1)
 	if !r.cfg.NoRelay {
@@ -518,6 +529,9 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 		h.AfterCommit(last)
 	}
 	r.advance(last)
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(last)
+	}
 	if rows > 0 {
 		r.kickRelay()
 	}

@@ -1,36 +1,73 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
+// DumpSubject pages through a live view's rows (see viewDumps): what
+// `replay --diff` compares a rebuilt view with while serve runs.
+const DumpSubject = "tsv.dump"
+
 func replayCmd(g *globals) *cobra.Command {
-	var name, into string
+	var name, into, until, progress string
 	d := &deps{g: g}
-	var verify bool
-	var until uint64
+	var verify, diff, dump bool
+	var diffMax int
 	cmd := &cobra.Command{
-		Use:   "replay --projection NAME [--verify]",
-		Short: "Rebuild a projection from sequence 1 into a scratch view; --verify compares it with the live view",
+		Use:   "replay --projection NAME [--until SEQ|TIME] [--verify | --diff] [--dump]",
+		Short: "Rebuild a projection's view from the log: as it is, as it was (--until), or against the live one (--verify, --diff)",
 		Long: `replay rebuilds a projection from the log, from sequence 1, into a scratch directory (--into, or a
-temporary one), and prints the rebuilt view's digest. With --verify it first takes the live view's
-digest (from a running serve, or from --data/views/NAME when none runs), rebuilds up to the same
-sequence and compares: a difference exits with status 2 and says so.`,
+temporary one removed after) with this binary's code, and prints the rebuilt view's digest.
+
+  --until SEQ|TIME  rebuild the view as it was: up to a stream sequence, or up to the last message
+                    stored at or before an RFC 3339 time (e.g. 2026-11-30T15:00:00Z).
+                    Default: the live view's checkpoint, else the end of the log.
+  --verify          compare the rebuilt view's digest with the live view's; exit 2 on a difference.
+  --diff            compare the rebuilt view with the live view key by key and print what differs
+                    (keys only in the rebuild, keys only in the live view, changed values, decoded
+                    where possible): what an upgrade of the assembler or the verifier changes. Exit 2
+                    when they differ.
+  --dump            print every row of the rebuilt view, decoded where possible.
+
+The live view is read from a running serve (its tsv.digest and tsv.dump endpoints), or from
+--data/views/NAME when no serve runs. A progress bar with rate and ETA is drawn on stderr when it
+is a terminal; otherwise a plain line is printed every second.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
 			if err != nil {
 				return err
+			}
+			if verify && diff {
+				return errors.New("--verify and --diff: pick one (--diff also says whether the views are equal)")
+			}
+			if until != "" && (verify || diff) {
+				return errors.New("--until: --verify and --diff compare with the live view at its checkpoint")
 			}
 			ctx := cmd.Context()
 			b, err := g.connect(ctx, log)
@@ -39,34 +76,8 @@ sequence and compares: a difference exits with status 2 and says so.`,
 			}
 			defer b.Close()
 			d.log = log
-			p, err := newProjection(name, d)
-			if err != nil {
+			if _, err := newProjection(name, d); err != nil {
 				return err
-			}
-			var live projector.Digest
-			haveLive := false
-			if verify || until == 0 {
-				live, err = liveDigest(ctx, b, name)
-				switch {
-				case err == nil:
-					haveLive = true
-				case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded):
-					live, err = offlineDigest(g.viewDir(name))
-					if err != nil && verify {
-						return err
-					}
-					haveLive = err == nil
-				default:
-					return err
-				}
-			}
-			target := until
-			if target == 0 {
-				if haveLive {
-					target = live.Seq
-				} else if target, err = b.LastSeq(ctx); err != nil {
-					return err
-				}
 			}
 			if into == "" {
 				tmp, err := os.MkdirTemp("", "toolstream-replay-")
@@ -75,31 +86,312 @@ sequence and compares: a difference exits with status 2 and says so.`,
 				}
 				defer os.RemoveAll(tmp)
 				into = filepath.Join(tmp, name)
+			} else if entries, err := os.ReadDir(into); err == nil && len(entries) > 0 {
+				return fmt.Errorf("--into %s: not empty", into)
 			}
-			rebuilt, err := projector.Replay(ctx, projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: into, Logger: log}, p, target)
-			if err != nil {
-				return err
+			rp := &replayer{g: g, d: d, b: b, name: name, dir: into, log: log, progress: progress}
+			switch {
+			case diff:
+				return rp.diff(ctx, diffMax)
+			case verify:
+				return rp.verify(ctx)
 			}
-			fmt.Fprintf(g.stdout, "replayed %s: %v\n", name, rebuilt)
-			if !verify {
-				return nil
-			}
-			fmt.Fprintf(g.stdout, "live     %s: %v\n", name, live)
-			if rebuilt.Sum != live.Sum {
-				return &exitError{2, fmt.Errorf("%w: %s: live %v, rebuilt %v", projector.ErrDigestMismatch, name, live, rebuilt)}
-			}
-			fmt.Fprintf(g.stdout, "ok: the rebuilt %s view equals the live view\n", name)
-			return nil
+			return rp.asOf(ctx, until, dump)
 		},
 	}
 	cmd.Flags().StringVar(&name, "projection", "", "projection to rebuild: "+fmt.Sprint(projectionNames()))
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare the rebuilt view's digest with the live view's; exit 2 on a difference")
-	cmd.Flags().Uint64Var(&until, "until", 0, "rebuild up to this stream sequence (default: the live view's checkpoint)")
+	cmd.Flags().BoolVar(&diff, "diff", false, "compare the rebuilt view with the live view key by key; exit 2 on a difference")
+	cmd.Flags().BoolVar(&dump, "dump", false, "print every row of the rebuilt view")
+	cmd.Flags().IntVar(&diffMax, "diff-max", 200, "print at most this many differing keys (all are counted)")
+	cmd.Flags().StringVar(&until, "until", "", "rebuild up to this stream sequence or RFC 3339 time (default: the live view's checkpoint)")
 	cmd.Flags().StringVar(&into, "into", "", "scratch directory for the rebuilt view (default: a temporary one, removed after)")
+	cmd.Flags().StringVar(&progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines, none")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "the assembler's idle deadline: must be serve's")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")
 	cmd.MarkFlagRequired("projection")
 	return cmd
+}
+
+type replayer struct {
+	g        *globals
+	d        *deps
+	b        *bus.Bus
+	log      *slog.Logger
+	name     string
+	dir      string
+	progress string
+}
+
+// asOf rebuilds the view up to until (a sequence, a time, or "": the live
+// checkpoint, else the end of the log) and prints its digest.
+func (rp *replayer) asOf(ctx context.Context, until string, dump bool) error {
+	var target uint64
+	switch {
+	case until == "":
+		live, err := rp.liveDigest(ctx)
+		if err == nil {
+			target = live.Seq
+		} else if target, err = rp.b.LastSeq(ctx); err != nil {
+			return err
+		}
+	default:
+		seq, err := parseUntil(ctx, rp.b, until)
+		if err != nil {
+			return err
+		}
+		target = seq
+		if _, perr := strconv.ParseUint(until, 10, 64); perr != nil {
+			fmt.Fprintf(rp.g.stdout, "until %s: the last message stored at or before it is seq %d\n", until, seq)
+		}
+	}
+	rebuilt, err := rp.rebuild(ctx, target)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rp.g.stdout, "replayed %s: %v\n", rp.name, rebuilt)
+	if !dump {
+		return nil
+	}
+	db, err := projector.OpenPebble(rp.dir, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	v := projector.SnapshotView(db)
+	defer v.Close()
+	return v.Rows(nil, func(k, val []byte) error {
+		_, err := fmt.Fprintln(rp.g.stdout, formatRow(rp.name, k, val))
+		return err
+	})
+}
+
+// verify rebuilds up to the live view's checkpoint and compares digests.
+func (rp *replayer) verify(ctx context.Context) error {
+	live, err := rp.liveDigest(ctx)
+	if err != nil {
+		return err
+	}
+	rebuilt, err := rp.rebuild(ctx, live.Seq)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rp.g.stdout, "replayed %s: %v\n", rp.name, rebuilt)
+	fmt.Fprintf(rp.g.stdout, "live     %s: %v\n", rp.name, live)
+	if rebuilt.Sum != live.Sum {
+		return &exitError{2, fmt.Errorf("%w: %s: live %v, rebuilt %v", projector.ErrDigestMismatch, rp.name, live, rebuilt)}
+	}
+	fmt.Fprintf(rp.g.stdout, "ok: the rebuilt %s view equals the live view\n", rp.name)
+	return nil
+}
+
+// liveDigest asks a running serve, else reads --data/views/NAME.
+func (rp *replayer) liveDigest(ctx context.Context) (projector.Digest, error) {
+	live, err := liveDigest(ctx, rp.b, rp.name)
+	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		return offlineDigest(rp.g.viewDir(rp.name))
+	}
+	return live, err
+}
+
+// rebuild applies the log to the view in rp.dir up to seq (continuing from
+// the view's checkpoint, so a rebuild may be extended) with the relay off,
+// and returns the view's digest at seq.
+func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, error) {
+	last, err := rp.b.LastSeq(ctx)
+	if err != nil {
+		return projector.Digest{}, err
+	}
+	if seq > last {
+		return projector.Digest{}, fmt.Errorf("replay: sequence %d is past the end of the log (%d)", seq, last)
+	}
+	p, err := newProjection(rp.name, rp.d)
+	if err != nil {
+		return projector.Digest{}, err
+	}
+	bar := newReplayProgress(rp.g.stderr, rp.progress, rp.name, seq)
+	r, err := projector.New(projector.Config{JS: rp.b.JS, Stream: bus.StreamName, Dir: rp.dir, Logger: rp.log,
+		NoRelay: true, DiscardEmits: true, Ephemeral: true, UntilSeq: seq, Progress: bar.set}, p)
+	if err != nil {
+		return projector.Digest{}, err
+	}
+	defer r.Close()
+	if seq > r.Checkpoint() {
+		bar.start(r.Checkpoint())
+		err := r.Run(ctx)
+		bar.finish()
+		if err != nil {
+			return projector.Digest{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return projector.Digest{}, err
+		}
+	}
+	dg, err := r.Digest()
+	if err != nil {
+		return projector.Digest{}, err
+	}
+	if dg.Seq > seq {
+		return projector.Digest{}, fmt.Errorf("replay: overshot: %d > %d", dg.Seq, seq)
+	}
+	dg.Seq = seq
+	return dg, nil
+}
+
+// parseUntil resolves --until: a stream sequence, or an RFC 3339 time (the
+// last sequence whose stream timestamp is at or before it; 0 when none).
+func parseUntil(ctx context.Context, b *bus.Bus, s string) (uint64, error) {
+	if seq, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return seq, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("--until %q: want a stream sequence or an RFC 3339 time", s)
+	}
+	return seqAtTime(ctx, b, t)
+}
+
+// seqAtTime binary-searches the log for the last message stored at or
+// before t. Stream timestamps grow with the sequence; gaps (deleted
+// messages) are stepped over by asking for the next stored message.
+func seqAtTime(ctx context.Context, b *bus.Bus, t time.Time) (uint64, error) {
+	info, err := b.Stream.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	lo, hi := info.State.FirstSeq, info.State.LastSeq
+	var found uint64
+	for lo <= hi && hi > 0 {
+		mid := lo + (hi-lo)/2
+		m, err := b.Stream.GetMsg(ctx, mid, jetstream.WithGetMsgSubject(">"))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			hi = mid - 1
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("replay: message %d: %w", mid, err)
+		}
+		if m.Time.After(t) {
+			if mid == 0 {
+				break
+			}
+			hi = mid - 1
+			continue
+		}
+		found = m.Sequence
+		lo = m.Sequence + 1
+	}
+	return found, nil
+}
+
+// replayProgress shows a rebuild's progress on stderr: a bar with rate and
+// ETA on a terminal, a plain line a second otherwise.
+type replayProgress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	mode   string // bar, lines, none
+	name   string
+	total  uint64
+	from   uint64
+	seq    uint64
+	began  time.Time
+	last   time.Time
+	bar    *progressbar.ProgressBar
+	closed bool
+}
+
+func newReplayProgress(w io.Writer, mode, name string, total uint64) *replayProgress {
+	if mode == "auto" || mode == "" {
+		mode = "lines"
+		if isTerminal(w) {
+			mode = "bar"
+		}
+	}
+	return &replayProgress{w: w, mode: mode, name: name, total: total}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *replayProgress) start(from uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.from, p.seq, p.began, p.last = from, from, time.Now(), time.Now()
+	switch p.mode {
+	case "bar":
+		p.bar = progressbar.NewOptions64(int64(p.total),
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription("replay "+p.name),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("events"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		p.bar.Set64(int64(from))
+	case "lines":
+		fmt.Fprintf(p.w, "replay %s: from seq %d to %d\n", p.name, from+1, p.total)
+	}
+}
+
+// set is the runner's Progress hook.
+func (p *replayProgress) set(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.began.IsZero() || p.closed {
+		return
+	}
+	p.seq = seq
+	switch p.mode {
+	case "bar":
+		p.bar.Set64(int64(seq))
+	case "lines":
+		if time.Since(p.last) >= time.Second {
+			p.last = time.Now()
+			p.line()
+		}
+	}
+}
+
+func (p *replayProgress) line() {
+	done := p.seq - p.from
+	elapsed := time.Since(p.began)
+	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+	pct := 100.0
+	if p.total > p.from {
+		pct = 100 * float64(done) / float64(p.total-p.from)
+	}
+	eta := "—"
+	if rate > 0 && p.total > p.seq {
+		eta = time.Duration(float64(p.total-p.seq) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "replay %s: seq %d/%d (%.1f%%), %.0f events/s, eta %s\n", p.name, p.seq, p.total, pct, rate, eta)
+}
+
+func (p *replayProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	switch p.mode {
+	case "bar":
+		if p.bar != nil {
+			p.bar.Finish()
+		}
+	case "lines":
+		if !p.began.IsZero() {
+			p.line()
+		}
+	}
 }
 
 // offlineDigest reads the digest of a view no process is serving.
@@ -115,4 +407,425 @@ func offlineDigest(dir string) (projector.Digest, error) {
 	v := projector.SnapshotView(db)
 	defer v.Close()
 	return v.Digest()
+}
+
+// formatRow renders one row of a view for people: rejections and memory
+// rows by their own formats, other values as msgpack decoded to JSON, as
+// text, or in hex.
+func formatRow(projection string, key, value []byte) string {
+	switch {
+	case bytes.HasPrefix(key, []byte("r/")):
+		var rj projector.Rejection
+		if msgpack.Unmarshal(value, &rj) == nil {
+			return fmt.Sprintf("rejected seq %d %s: %s", rj.Seq, rj.Subject, rj.Reason)
+		}
+	case bytes.HasPrefix(key, []byte("s/")) && projection == memory.Name:
+		return memory.FormatEntry(key[2:], value)
+	}
+	return fmt.Sprintf("%q = %s", bytes.TrimPrefix(key, []byte("s/")), formatValue(value))
+}
+
+func formatValue(v []byte) string {
+	if len(v) > 0 && utf8.Valid(v) && strings.IndexFunc(string(v), func(r rune) bool { return !unicode.IsPrint(r) && !unicode.IsSpace(r) }) < 0 {
+		return strconv.Quote(string(v))
+	}
+	dec := msgpack.NewDecoder(bytes.NewReader(v))
+	dec.SetMapDecoder(func(d *msgpack.Decoder) (any, error) { return d.DecodeUntypedMap() })
+	var x any
+	if err := dec.Decode(&x); err == nil && dec.Buffered().(*bytes.Reader).Len() == 0 {
+		if b, err := json.Marshal(jsonable(x)); err == nil {
+			return string(b)
+		}
+	}
+	if len(v) > 64 {
+		return hex.EncodeToString(v[:64]) + fmt.Sprintf("… (%d bytes)", len(v))
+	}
+	return hex.EncodeToString(v)
+}
+
+// jsonable turns decoded msgpack into something encoding/json takes: maps
+// with non-string keys get string keys; byte strings that are text become
+// strings.
+func jsonable(x any) any {
+	switch t := x.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, v := range t {
+			m[fmt.Sprint(k)] = jsonable(v)
+		}
+		return m
+	case map[string]any:
+		for k, v := range t {
+			t[k] = jsonable(v)
+		}
+		return t
+	case []any:
+		for i := range t {
+			t[i] = jsonable(t[i])
+		}
+		return t
+	case []byte:
+		if utf8.Valid(t) {
+			return string(t)
+		}
+		return hex.EncodeToString(t)
+	}
+	return x
+}
+
+// The live side of --diff. A running serve answers DumpSubject (see
+// viewDumps): the first request opens a snapshot of the view and names it
+// by a token; later requests page through it by the token, so every page
+// comes from the same checkpoint however fast the live view moves on.
+
+type dumpRequest struct {
+	Projection string `json:"projection"`
+	Token      string `json:"token,omitempty"`
+	After      []byte `json:"after,omitempty"` // the last key of the previous page
+	Limit      int    `json:"limit,omitempty"`
+}
+
+type dumpResponse struct {
+	Token string      `json:"token"`
+	Seq   uint64      `json:"seq"`
+	Rows  [][2][]byte `json:"rows"`
+	Done  bool        `json:"done"`
+}
+
+// dumpPageRows bounds the rows of a page (a variable: tests page small).
+var dumpPageRows = 2000
+
+const (
+	dumpPageBytes = 1 << 20 // key and value bytes per page at most (a message holds 8 MiB)
+	dumpIdleMax   = time.Minute
+	dumpOpenMax   = 16 // open snapshots at most; past it the least recently used is closed
+)
+
+// viewDumps serves DumpSubject for the runners of a serve: a micro.Handler.
+// Close it before the runners close (it holds Pebble snapshots).
+type viewDumps struct {
+	runners map[string]*projector.Runner
+
+	mu     sync.Mutex // guards next, open, closed
+	next   int
+	open   map[string]*dumpSession
+	closed bool
+}
+
+type dumpSession struct {
+	v    *projector.View
+	used time.Time
+}
+
+var _ micro.Handler = (*viewDumps)(nil)
+
+func newViewDumps(runners map[string]*projector.Runner) *viewDumps {
+	return &viewDumps{runners: runners, open: map[string]*dumpSession{}}
+}
+
+// Handle implements micro.Handler.
+func (d *viewDumps) Handle(req micro.Request) {
+	var q dumpRequest
+	if err := json.Unmarshal(req.Data(), &q); err != nil {
+		req.Error("400", "bad dump request: "+err.Error(), nil)
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		req.Error("503", "stopping", nil)
+		return
+	}
+	now := time.Now()
+	d.expireLocked(now)
+	s, ok := d.open[q.Token]
+	switch {
+	case q.Token == "":
+		r, found := d.runners[q.Projection]
+		if !found {
+			req.Error("404", "projection not running here", nil)
+			return
+		}
+		for len(d.open) >= dumpOpenMax {
+			d.evictOldestLocked()
+		}
+		d.next++
+		q.Token = fmt.Sprintf("%s-%d", q.Projection, d.next)
+		s = &dumpSession{v: r.View()}
+		d.open[q.Token] = s
+	case !ok:
+		req.Error("410", "dump "+q.Token+" expired or unknown: start again", nil)
+		return
+	}
+	s.used = now
+	limit := q.Limit
+	if limit <= 0 || limit > dumpPageRows {
+		limit = dumpPageRows
+	}
+	from := q.After
+	if from != nil {
+		from = append(bytes.Clone(from), 0) // the first key after it
+	}
+	resp := dumpResponse{Token: q.Token, Seq: s.v.Seq(), Done: true}
+	size := 0
+	err := s.v.Rows(from, func(k, v []byte) error {
+		if len(resp.Rows) >= limit || size >= dumpPageBytes {
+			resp.Done = false
+			return errPageFull
+		}
+		resp.Rows = append(resp.Rows, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
+		size += len(k) + len(v)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errPageFull) {
+		req.Error("500", err.Error(), nil)
+		return
+	}
+	if resp.Done {
+		s.v.Close()
+		delete(d.open, q.Token)
+	}
+	req.RespondJSON(resp)
+}
+
+var errPageFull = errors.New("page full")
+
+func (d *viewDumps) expireLocked(now time.Time) {
+	for tok, s := range d.open {
+		if now.Sub(s.used) > dumpIdleMax {
+			s.v.Close()
+			delete(d.open, tok)
+		}
+	}
+}
+
+func (d *viewDumps) evictOldestLocked() {
+	var oldest string
+	for tok, s := range d.open {
+		if oldest == "" || s.used.Before(d.open[oldest].used) {
+			oldest = tok
+		}
+	}
+	d.open[oldest].v.Close()
+	delete(d.open, oldest)
+}
+
+// Close releases every snapshot; later requests are refused.
+func (d *viewDumps) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	for tok, s := range d.open {
+		s.v.Close()
+		delete(d.open, tok)
+	}
+}
+
+// rowPager returns a page of rows after a key (nil: from the first) and
+// whether it was the last page.
+type rowPager func(after []byte) (rows [][2][]byte, done bool, err error)
+
+// viewPager pages through a local view.
+func viewPager(v *projector.View) rowPager {
+	return func(after []byte) ([][2][]byte, bool, error) {
+		var from []byte
+		if after != nil {
+			from = append(bytes.Clone(after), 0)
+		}
+		var rows [][2][]byte
+		done := true
+		err := v.Rows(from, func(k, val []byte) error {
+			if len(rows) >= dumpPageRows {
+				done = false
+				return errPageFull
+			}
+			rows = append(rows, [2][]byte{bytes.Clone(k), bytes.Clone(val)})
+			return nil
+		})
+		if err != nil && !errors.Is(err, errPageFull) {
+			return nil, false, err
+		}
+		return rows, done, nil
+	}
+}
+
+// remoteDump opens a dump of a running serve's view: its checkpoint and a
+// pager over the snapshot. It returns nats.ErrNoResponders when no serve
+// answers DumpSubject.
+func remoteDump(ctx context.Context, b *bus.Bus, name string) (uint64, rowPager, error) {
+	ask := func(q dumpRequest) (dumpResponse, error) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		data, _ := json.Marshal(q)
+		msg, err := b.Conn.RequestWithContext(ctx, DumpSubject, data)
+		if err != nil {
+			return dumpResponse{}, err
+		}
+		if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+			return dumpResponse{}, fmt.Errorf("dump of %s: %s %s", name, code, msg.Header.Get(micro.ErrorHeader))
+		}
+		var r dumpResponse
+		return r, json.Unmarshal(msg.Data, &r)
+	}
+	first, err := ask(dumpRequest{Projection: name})
+	if err != nil {
+		return 0, nil, err
+	}
+	token, pending := first.Token, &first
+	return first.Seq, func(after []byte) ([][2][]byte, bool, error) {
+		if pending != nil { // the first page came with the snapshot
+			r := pending
+			pending = nil
+			return r.Rows, r.Done, nil
+		}
+		r, err := ask(dumpRequest{Projection: name, Token: token, After: after})
+		return r.Rows, r.Done, err
+	}, nil
+}
+
+// rowIter walks a pager row by row.
+type rowIter struct {
+	page rowPager
+	buf  [][2][]byte
+	i    int
+	last []byte
+	done bool
+}
+
+func (it *rowIter) next() (k, v []byte, ok bool, err error) {
+	for it.i >= len(it.buf) {
+		if it.done {
+			return nil, nil, false, nil
+		}
+		if it.buf, it.done, err = it.page(it.last); err != nil {
+			return nil, nil, false, err
+		}
+		it.i = 0
+		if len(it.buf) > 0 {
+			it.last = it.buf[len(it.buf)-1][0]
+		}
+	}
+	r := it.buf[it.i]
+	it.i++
+	return r[0], r[1], true, nil
+}
+
+// diff rebuilds the view up to the live view's checkpoint and compares the
+// two key by key.
+func (rp *replayer) diff(ctx context.Context, maxShown int) error {
+	live0, err := rp.liveDigest(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := rp.rebuild(ctx, live0.Seq); err != nil {
+		return err
+	}
+	// The live side: a snapshot of a running serve's view, else the view
+	// directory. The rebuild catches up with the snapshot's checkpoint.
+	seq, livePage, err := remoteDump(ctx, rp.b, rp.name)
+	source := "running serve"
+	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		source = rp.g.viewDir(rp.name)
+		db, oerr := projector.OpenPebble(source, nil)
+		if oerr != nil {
+			return fmt.Errorf("replay --diff: no running serve offers %s and the view directory cannot be opened: %w", DumpSubject, oerr)
+		}
+		defer db.Close()
+		v := projector.SnapshotView(db)
+		defer v.Close()
+		seq, livePage, err = v.Seq(), viewPager(v), nil
+	}
+	if err != nil {
+		return err
+	}
+	if seq < live0.Seq {
+		return fmt.Errorf("replay --diff: the live view went back from seq %d to %d", live0.Seq, seq)
+	}
+	rebuilt, err := rp.rebuild(ctx, seq)
+	if err != nil {
+		return err
+	}
+	db, err := projector.OpenPebble(rp.dir, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rv := projector.SnapshotView(db)
+	defer rv.Close()
+
+	w := rp.g.stdout
+	fmt.Fprintf(w, "diff of %s at seq %d: live view (%s) vs a rebuild by this binary\n", rp.name, seq, source)
+	fmt.Fprintf(w, "rebuilt %s: %v\n", rp.name, rebuilt)
+	live := &rowIter{page: livePage}
+	re := &rowIter{page: viewPager(rv)}
+	var added, removed, changed, same int
+	shown := 0
+	show := func(format string, args ...any) {
+		if shown < maxShown {
+			fmt.Fprintf(w, format, args...)
+		}
+		shown++
+	}
+	lk, lv, lok, err := live.next()
+	if err != nil {
+		return err
+	}
+	rk, rvv, rok, err := re.next()
+	if err != nil {
+		return err
+	}
+	for lok || rok {
+		c := 0
+		switch {
+		case !lok:
+			c = 1
+		case !rok:
+			c = -1
+		default:
+			c = bytes.Compare(lk, rk)
+		}
+		switch {
+		case c < 0:
+			removed++
+			show("- %s\n", formatRow(rp.name, lk, lv))
+		case c > 0:
+			added++
+			show("+ %s\n", formatRow(rp.name, rk, rvv))
+		case !bytes.Equal(lv, rvv):
+			changed++
+			key, lval := splitRow(formatRow(rp.name, lk, lv))
+			_, rval := splitRow(formatRow(rp.name, rk, rvv))
+			show("~ %s\n    live:    %s\n    rebuilt: %s\n", key, lval, rval)
+		default:
+			same++
+		}
+		if c <= 0 {
+			if lk, lv, lok, err = live.next(); err != nil {
+				return err
+			}
+		}
+		if c >= 0 {
+			if rk, rvv, rok, err = re.next(); err != nil {
+				return err
+			}
+		}
+	}
+	if shown > maxShown {
+		fmt.Fprintf(w, "… and %d more differences (--diff-max)\n", shown-maxShown)
+	}
+	if added+removed+changed == 0 {
+		fmt.Fprintf(w, "ok: the rebuilt %s view equals the live view, key by key (%d keys)\n", rp.name, same)
+		return nil
+	}
+	summary := fmt.Sprintf("%d keys differ: %d only in the rebuild (+), %d only in the live view (-), %d changed (~); %d equal", added+removed+changed, added, removed, changed, same)
+	fmt.Fprintln(w, summary)
+	return &exitError{2, fmt.Errorf("%w: %s: %s", projector.ErrDigestMismatch, rp.name, summary)}
+}
+
+// splitRow separates a formatted row into its key and value parts.
+func splitRow(s string) (key, value string) {
+	if k, v, ok := strings.Cut(s, " = "); ok {
+		return k, v
+	}
+	return s, ""
 }

@@ -23,7 +23,7 @@ import (
 const DigestSubject = "tsv.digest"
 
 func serveCmd(g *globals) *cobra.Command {
-	var components, tools string
+	var components, tools, metricsAddr string
 	var tick time.Duration
 	d := &deps{g: g}
 	cmd := &cobra.Command{
@@ -41,7 +41,7 @@ in-flight batch commit, and closes the server cleanly: nothing acknowledged is l
 				return err
 			}
 			d.log = log
-			return serve(cmd.Context(), d, splitList(components), tick, tools)
+			return serve(cmd.Context(), d, splitList(components), tick, tools, metricsAddr)
 		},
 	}
 	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
@@ -49,10 +49,11 @@ in-flight batch commit, and closes the server cleanly: nothing acknowledged is l
 	cmd.Flags().StringVar(&tools, "tools", "", "tool registry file (YAML or JSON); changes take effect without a restart and are recorded in the log")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "event-time deadline after which a silent response's open calls are incomplete")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "largest call arguments in bytes; larger calls are rejected too_large")
+	metricsFlag(cmd, &metricsAddr)
 	return cmd
 }
 
-func serve(ctx context.Context, d *deps, components []string, tick time.Duration, tools string) error {
+func serve(ctx context.Context, d *deps, components []string, tick time.Duration, tools, metricsAddr string) error {
 	g, log := d.g, d.log
 	b, err := g.openEmbedded(ctx, log, g.data, g.listen)
 	if err != nil {
@@ -106,13 +107,14 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			}
 		}()
 	}
+	var ex *executor.Executor
 	if want["executor"] {
 		follower, err := registry.Follow(ctx, b.JS, bus.StreamName, log)
 		if err != nil {
 			return err
 		}
 		defer follower.Stop()
-		ex, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: follower.Current, Logger: log, Replicas: g.replicas})
+		ex, err = executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: follower.Current, Logger: log, Replicas: g.replicas})
 		if err != nil {
 			return err
 		}
@@ -149,6 +151,12 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	if err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
+	dumps := newViewDumps(runners)
+	defer dumps.Close()
+	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject)); err != nil {
+		return fmt.Errorf("service: %w", err)
+	}
+	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
 	if r, ok := runners[memory.Name]; ok {
 		ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
 			Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {

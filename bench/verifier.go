@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/verifier"
+)
+
+// VerifierFixture returns a large evidence set (an inventory of 340 items
+// and a customer's 120 orders) and a 10 KiB answer about it, in English
+// and Chinese, with supported, contradicted and unsupported claims.
+// verifier's own BenchmarkCheck uses the same shapes.
+func VerifierFixture() ([]verifier.Evidence, string) {
+	type item struct {
+		SKU      string  `json:"sku"`
+		Name     string  `json:"name"`
+		Stock    int     `json:"stock"`
+		InStock  bool    `json:"in_stock"`
+		Price    float64 `json:"price"`
+		Currency string  `json:"currency"`
+		WeightKG float64 `json:"weight_kg"`
+		Rating   float64 `json:"rating"`
+		City     string  `json:"warehouse"`
+		Restock  string  `json:"next_restock"`
+		Desc     string  `json:"description"`
+	}
+	cities := []string{"Shanghai", "Denver", "Berlin", "Osaka", "Lyon"}
+	var items []item
+	for i := 0; i < 340; i++ {
+		stock := (i * 37) % 90
+		items = append(items, item{
+			SKU: fmt.Sprintf("SKU-%04d", i), Name: fmt.Sprintf("Widget %d", i), Stock: stock, InStock: stock > 0,
+			Price: float64((i*713)%40000)/100 + 1, Currency: "USD", WeightKG: float64((i*17)%500)/100 + 0.1,
+			Rating: float64(30+(i*7)%20) / 10, City: cities[i%len(cities)],
+			Restock: fmt.Sprintf("2024-05-%02d", 4+i%20), Desc: fmt.Sprintf("Ships in %d-%d business days.", 2+i%3, 4+i%3),
+		})
+	}
+	inv, _ := json.Marshal(map[string]any{"warehouse_count": len(cities), "items": items})
+	type order struct {
+		ID     string  `json:"order_id"`
+		Status string  `json:"status"`
+		Total  float64 `json:"total"`
+		ETA    string  `json:"eta"`
+	}
+	statuses := []string{"processing", "shipped", "in_transit", "delivered", "cancelled"}
+	var orders []order
+	for i := 0; i < 120; i++ {
+		orders = append(orders, order{ID: fmt.Sprintf("ORD-%05d", 10000+i), Status: statuses[i%5], Total: float64((i*991)%90000)/100 + 5, ETA: fmt.Sprintf("2024-05-%02d", 3+i%10)})
+	}
+	ord, _ := json.Marshal(map[string]any{"customer": "Dana Lee", "orders": orders})
+	ev := []verifier.Evidence{{CallID: "inv", Name: "get_inventory", Result: inv}, {CallID: "ord", Name: "list_orders", Result: ord}}
+
+	var b strings.Builder
+	b.WriteString("Hello! Here is what I found.\n")
+	for i := 0; b.Len() < 10*1024; i++ {
+		it := items[(i*7)%len(items)]
+		switch i % 8 {
+		case 0:
+			fmt.Fprintf(&b, "%s has %d units in stock. ", it.Name, it.Stock)
+		case 1:
+			fmt.Fprintf(&b, "%s costs $%.2f and weighs %.2f kg. ", it.Name, it.Price, it.WeightKG+float64(i%2))
+		case 2:
+			fmt.Fprintf(&b, "商品 %s 库存 %d 件，售价 %.2f 美元。", it.Name, it.Stock+i%3, it.Price)
+		case 3:
+			o := orders[i%len(orders)]
+			fmt.Fprintf(&b, "Order %s has shipped and should arrive tomorrow. ", o.ID)
+		case 4:
+			fmt.Fprintf(&b, "%s is rated %.1f stars and ships from %s. ", it.Name, it.Rating, it.City)
+		case 5:
+			fmt.Fprintf(&b, "%s will definitely be restocked next week. ", it.Name)
+		case 6:
+			fmt.Fprintf(&b, "%s ships in 2 to 4 business days. ", it.Name)
+		case 7:
+			b.WriteString("Let me know if you need anything else!\n")
+		}
+	}
+	return ev, b.String()
+}
+
+// VerifierResult is the cost of checking one answer against its evidence
+// and of one JSON decode of that evidence, each averaged over the rounds.
+type VerifierResult struct {
+	Claims        int // claims in the answer
+	EvidenceBytes int
+	Check, Decode time.Duration // per answer
+	Rounds        int
+}
+
+// Verifier checks VerifierFixture's answer rounds times with the default
+// checker, and decodes its evidence (encoding/json into any) rounds times.
+func Verifier(rounds int) (VerifierResult, error) {
+	rounds = max(rounds, 1)
+	ev, answer := VerifierFixture()
+	res := VerifierResult{Claims: len(verifier.SplitClaims(answer)), Rounds: rounds}
+	for _, e := range ev {
+		res.EvidenceBytes += len(e.Result)
+	}
+	c := verifier.NewChecker(verifier.CheckerConfig{})
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	c.Check(answer, ev, now) // warm up
+	start := time.Now()
+	for range rounds {
+		c.Check(answer, ev, now)
+	}
+	res.Check = time.Since(start) / time.Duration(rounds)
+	start = time.Now()
+	for range rounds {
+		for _, e := range ev {
+			var v any
+			if err := json.Unmarshal(e.Result, &v); err != nil {
+				return res, err
+			}
+		}
+	}
+	res.Decode = time.Since(start) / time.Duration(rounds)
+	return res, nil
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/verifier"
+)
+
+// runCLI runs one command line against the demo log's server and data
+// directory; it returns stdout, stderr and the error.
+func (d *demoLog) runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	root := newRoot(&out, &errOut)
+	root.SetArgs(append(args, "--data", d.dir, "--nats-url", d.b.ClientURL(), "--log-level", "error"))
+	err := root.ExecuteContext(ctx)
+	return out.String(), errOut.String(), err
+}
+
+type stored struct {
+	seq uint64
+	at  time.Time
+	ev  *events.Event
+}
+
+// allMessages reads the whole log with its stream timestamps: the
+// independent answer seqAtTime is checked against.
+func allMessages(t *testing.T, b *bus.Bus) []stored {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	last, err := b.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []stored
+	for {
+		m, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, _ := m.Metadata()
+		ev, _ := events.Decode(m.Data())
+		out = append(out, stored{md.Sequence.Stream, md.Timestamp, ev})
+		if md.Sequence.Stream >= last {
+			return out
+		}
+	}
+}
+
+func TestReplayUntil(t *testing.T) {
+	d := startDemoLog(t)
+	ctx := context.Background()
+	msgs := allMessages(t, d.b)
+
+	// --until TIME: the binary search agrees with a linear scan everywhere.
+	expect := func(at time.Time) uint64 {
+		var seq uint64
+		for _, m := range msgs {
+			if !m.at.After(at) {
+				seq = m.seq
+			}
+		}
+		return seq
+	}
+	probes := []time.Time{msgs[0].at.Add(-time.Second), msgs[len(msgs)-1].at.Add(time.Hour)}
+	for i := 0; i < len(msgs); i += 7 {
+		probes = append(probes, msgs[i].at, msgs[i].at.Add(-time.Nanosecond), msgs[i].at.Add(time.Nanosecond))
+	}
+	for _, at := range probes {
+		got, err := seqAtTime(ctx, d.b, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := expect(at); got != want {
+			t.Errorf("seqAtTime(%s) = %d, want %d", at.Format(time.RFC3339Nano), got, want)
+		}
+	}
+
+	// The verifier's view as it was just before the final answer reached
+	// the log: no verdict yet. At the end of the log: the verdict.
+	var before uint64
+	for _, m := range msgs {
+		if m.ev != nil && m.ev.Response == "msg_demo_answer" {
+			before = m.seq - 1
+			break
+		}
+	}
+	if before == 0 {
+		t.Fatal("the final answer is not in the log")
+	}
+	verdictKey := `v\x00msg_demo_answer`
+	out, errOut, err := d.runCLI(t, "replay", "--projection", verifier.Name, "--until", fmt.Sprint(before), "--dump")
+	if err != nil {
+		t.Fatalf("replay --until %d: %v\n%s", before, err, errOut)
+	}
+	if !strings.Contains(out, fmt.Sprintf("replayed verifier: seq=%d ", before)) || strings.Contains(out, verdictKey) {
+		t.Errorf("replay --until %d:\n%s", before, out)
+	}
+	if !strings.Contains(errOut, "replay verifier: from seq 1 to") || !strings.Contains(errOut, "events/s") {
+		t.Errorf("no progress lines on a non-terminal:\n%s", errOut)
+	}
+	last := msgs[len(msgs)-1]
+	out, errOut, err = d.runCLI(t, "replay", "--projection", verifier.Name, "--until", last.at.Format(time.RFC3339Nano), "--dump")
+	if err != nil {
+		t.Fatalf("replay --until TIME: %v\n%s", err, errOut)
+	}
+	if want := fmt.Sprintf("the last message stored at or before it is seq %d", last.seq); !strings.Contains(out, want) || !strings.Contains(out, verdictKey) {
+		t.Errorf("replay --until %s: want %q and the verdict:\n%s", last.at.Format(time.RFC3339Nano), want, out)
+	}
+	// A time before the log: an empty view.
+	out, _, err = d.runCLI(t, "replay", "--projection", verifier.Name, "--until", msgs[0].at.Add(-time.Hour).Format(time.RFC3339))
+	if err != nil || !strings.Contains(out, "replayed verifier: seq=0 keys=0") {
+		t.Errorf("replay --until before the log: %v\n%s", err, out)
+	}
+	if _, _, err := d.runCLI(t, "replay", "--projection", verifier.Name, "--until", "yesterday"); err == nil {
+		t.Error("--until yesterday was accepted")
+	}
+	if _, _, err := d.runCLI(t, "replay", "--projection", verifier.Name, "--until", fmt.Sprint(last.seq+100)); err == nil {
+		t.Error("--until past the end of the log was accepted")
+	}
+}
+
+// serveViews answers tsv.digest and tsv.dump for runners as serve does.
+func serveViews(t *testing.T, b *bus.Bus, runners map[string]*projector.Runner) {
+	t.Helper()
+	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream-test", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dumps := newViewDumps(runners)
+	t.Cleanup(func() { svc.Stop(); dumps.Close() })
+	err = svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
+		r, ok := runners[string(req.Data())]
+		if !ok {
+			req.Error("404", "projection not running here", nil)
+			return
+		}
+		dg, err := r.Digest()
+		if err != nil {
+			req.Error("500", err.Error(), nil)
+			return
+		}
+		req.RespondJSON(dg)
+	}), micro.WithEndpointSubject(DigestSubject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject)); err != nil {
+		t.Fatal(err)
+	}
+	// the server has the subscriptions before another connection asks
+	if err := b.Conn.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayDiff(t *testing.T) {
+	d := startDemoLog(t)
+	// No serve: the live views are the view directories.
+	if err := d.n.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := d.runCLI(t, "replay", "--projection", assembler.Name, "--diff")
+	if err != nil {
+		t.Fatalf("replay --diff: %v\n%s\n%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "ok: the rebuilt assembler view equals the live view, key by key") || !strings.Contains(out, "/views/assembler") {
+		t.Errorf("replay --diff:\n%s", out)
+	}
+	// "An upgrade": a smaller argument limit decides the demo's calls
+	// differently.
+	out, _, err = d.runCLI(t, "replay", "--projection", assembler.Name, "--diff", "--args-max", "12")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !errors.Is(err, projector.ErrDigestMismatch) {
+		t.Fatalf("replay --diff with another limit: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "~ \"shop\\x00c\\x00") || !strings.Contains(out, `"oc":"rejected"`) || !strings.Contains(out, "keys differ") {
+		t.Errorf("replay --diff with another limit does not show the changed calls:\n%s", out)
+	}
+	if _, _, err := d.runCLI(t, "replay", "--projection", assembler.Name, "--verify", "--args-max", "12"); !errors.As(err, &ee) || ee.code != 2 {
+		t.Errorf("replay --verify with another limit: %v", err)
+	}
+
+	// A running serve: the live views come from tsv.dump, page by page.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	last, err := d.b.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runners := map[string]*projector.Runner{}
+	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
+		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := d.n.Start(ctx, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WaitFor(ctx, last); err != nil {
+			t.Fatal(err)
+		}
+		runners[name] = r
+	}
+	serveViews(t, d.b, runners)
+	defer func(n int) { dumpPageRows = n }(dumpPageRows)
+	dumpPageRows = 3
+	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
+		out, errOut, err = d.runCLI(t, "replay", "--projection", name, "--diff")
+		if err != nil || !strings.Contains(out, "(running serve)") || !strings.Contains(out, "equals the live view, key by key") {
+			t.Errorf("replay --diff of %s against a running serve: %v\n%s\n%s", name, err, out, errOut)
+		}
+	}
+	out, _, err = d.runCLI(t, "replay", "--projection", assembler.Name, "--diff", "--args-max", "12", "--diff-max", "1")
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(out, "more differences (--diff-max)") {
+		t.Errorf("replay --diff against a running serve with another limit: %v\n%s", err, out)
+	}
+	if out, _, err := d.runCLI(t, "replay", "--projection", "nope", "--diff"); err == nil {
+		t.Errorf("unknown projection: %s", out)
+	}
+}
+
+func TestViewDumpsPaging(t *testing.T) {
+	d := startDemoLog(t)
+	runners := d.n.Runners()
+	d.settle(t, context.Background())
+	serveViews(t, d.b, runners)
+	defer func(n int) { dumpPageRows = n }(dumpPageRows)
+	dumpPageRows = 2
+	ctx := context.Background()
+	seq, page, err := remoteDump(ctx, d.b, assembler.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runners[assembler.Name]
+	v := r.View()
+	defer v.Close()
+	if seq != v.Seq() {
+		t.Skipf("the view moved on (%d → %d)", seq, v.Seq())
+	}
+	var want, got []string
+	v.Rows(nil, func(k, val []byte) error { want = append(want, fmt.Sprintf("%q=%x", k, val)); return nil })
+	it := &rowIter{page: page}
+	for {
+		k, val, ok, err := it.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%q=%x", k, val))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) < 5 {
+		t.Errorf("paged dump differs from the view (%d rows, want %d)", len(got), len(want))
+	}
+	// Unknown tokens and projections are errors, not empty views.
+	if _, _, err := remoteDump(ctx, d.b, "nope"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("dump of an unknown projection: %v", err)
+	}
+}

@@ -1,0 +1,682 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/node"
+)
+
+func init() { extraCommands = append(extraCommands, traceCmd) }
+
+func traceCmd(g *globals) *cobra.Command {
+	var tenant, response string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "trace CALL_ID [--tenant T] [--response R] [--json]",
+		Short: "Show the whole lineage of one call from the log, with timings between steps",
+		Long: `trace reads the log and prints everything that happened to one call, in log order: the model
+events of its item (the argument deltas it was built from: sequences, count, bytes, and the raw
+provider events they were normalised from), the completion signal, the assembler's decision
+(completed with its provenance, or rejected / incomplete with the typed reason), the executor's
+attempts and lease holders (ExecutionStarted), approvals, the result, and the verdicts that used
+the result as evidence. Each step shows its stream sequence and stream timestamp; the timings
+between the steps are given in stream time and in event time.
+
+CALL_ID is the provider's call id or the output item id. When it names calls of several
+responses, --response picks one.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			if err := events.ValidTenant(tenant); err != nil {
+				return fmt.Errorf("--tenant: %w", err)
+			}
+			b, err := g.connect(cmd.Context(), log)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			tr, err := traceCall(cmd.Context(), b, tenant, args[0], response)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(tr)
+			}
+			return tr.writeText(g.stdout)
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant (required: there is no all-tenants view)")
+	cmd.Flags().StringVar(&response, "response", "", "response id, when the call id names calls of several responses")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trace as one JSON document")
+	return cmd
+}
+
+// ErrTraceNotFound is returned by traceCall when no call has the id.
+var ErrTraceNotFound = errors.New("trace: no such call")
+
+// logEntry is one message of the log with where and when it was stored.
+type logEntry struct {
+	Seq     uint64
+	Stored  time.Time
+	Subject string
+	Ev      *events.Event
+}
+
+// readEntries returns every event now on subjects, in log order, with
+// sequences and stream timestamps. Messages that do not decode are skipped.
+func readEntries(ctx context.Context, b *bus.Bus, subjects []string) ([]logEntry, error) {
+	last, err := node.LastSeq(ctx, b, subjects)
+	if err != nil || last == 0 {
+		return nil, err
+	}
+	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
+	if err != nil {
+		return nil, err
+	}
+	var out []logEntry
+	for {
+		batch, err := c.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			return nil, err
+		}
+		for m := range batch.Messages() {
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, err
+			}
+			if ev, err := events.Decode(m.Data()); err == nil {
+				out = append(out, logEntry{Seq: md.Sequence.Stream, Stored: md.Timestamp.UTC(), Subject: m.Subject(), Ev: ev})
+			}
+			if md.Sequence.Stream >= last {
+				return out, nil
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// TraceStep is one event of a call's lineage.
+type TraceStep struct {
+	Seq    uint64    `json:"seq"`
+	Stored time.Time `json:"stored"` // stream timestamp
+	At     time.Time `json:"at"`     // event time
+	Stage  string    `json:"stage"`  // model, call, exec, approval, result, verdict
+	Kind   string    `json:"kind"`
+	What   string    `json:"what"`
+	Bytes  int       `json:"bytes,omitempty"` // argument or text bytes of a delta
+	Raw    uint64    `json:"raw_seq,omitempty"`
+}
+
+// TraceBuilt is where the call's arguments came from.
+type TraceBuilt struct {
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+	Deltas   int    `json:"deltas"`
+	Bytes    int    `json:"bytes"`
+	RawFirst uint64 `json:"raw_first_seq,omitempty"` // the raw provider events they came from
+	RawLast  uint64 `json:"raw_last_seq,omitempty"`
+}
+
+// TraceAttempt is one ExecutionStarted: who held the lease for which try.
+type TraceAttempt struct {
+	Attempt  int       `json:"attempt"`
+	Executor string    `json:"executor"`
+	Seq      uint64    `json:"seq"`
+	Stored   time.Time `json:"stored"`
+}
+
+// TraceVerdict is one claim that used the call's result as evidence.
+type TraceVerdict struct {
+	Response string `json:"response_id"`
+	Seq      uint64 `json:"seq"`
+	Claim    string `json:"claim"`
+	Verdict  string `json:"verdict"`
+	Pointer  string `json:"pointer"`
+	Value    string `json:"value"`
+}
+
+// TraceTiming is the time between two steps.
+type TraceTiming struct {
+	From   string        `json:"from"`
+	To     string        `json:"to"`
+	Stream time.Duration `json:"stream_ns"` // between stream timestamps
+	Event  time.Duration `json:"event_ns"`  // between event times
+}
+
+// CallTrace is the lineage of one call.
+type CallTrace struct {
+	Tenant   string           `json:"tenant"`
+	Response string           `json:"response_id"`
+	Item     string           `json:"item_id"`
+	CallID   string           `json:"call_id,omitempty"`
+	Tool     string           `json:"tool,omitempty"`
+	Key      string           `json:"key,omitempty"`    // the executor's idempotency key
+	Outcome  string           `json:"outcome"`          // open, completed, rejected, incomplete
+	Reason   string           `json:"reason,omitempty"` // of a rejection or incompleteness
+	Result   string           `json:"result,omitempty"` // succeeded, failed, awaiting_approval…
+	Built    *TraceBuilt      `json:"built,omitempty"`  // from the CallCompleted/Rejected/Incomplete provenance
+	Record   *executor.Status `json:"record,omitempty"` // the executor's record, when there is one
+	Steps    []TraceStep      `json:"steps"`
+	Attempts []TraceAttempt   `json:"attempts,omitempty"`
+	Verdicts []TraceVerdict   `json:"verdicts,omitempty"`
+	Timings  []TraceTiming    `json:"timings,omitempty"`
+}
+
+// traceCall assembles the lineage of the call named id (provider call id or
+// item id) of tenant from the log. response, when set, picks among calls
+// of several responses. It returns ErrTraceNotFound when no call has id.
+func traceCall(ctx context.Context, b *bus.Bus, tenant, id, response string) (*CallTrace, error) {
+	callSubj, _ := events.TenantFilter("call", tenant)
+	calls, err := readEntries(ctx, b, []string{callSubj})
+	if err != nil {
+		return nil, err
+	}
+	type ident struct{ resp, item string }
+	var found []ident
+	var decision *logEntry
+	seen := map[ident]bool{}
+	pick := func(e logEntry) bool {
+		ev := e.Ev
+		return (ev.CallID == id || ev.Item == id) && (response == "" || ev.Response == response)
+	}
+	for i, e := range calls {
+		switch e.Ev.Body.(type) {
+		case *events.CallCompleted, *events.CallRejected, *events.CallIncomplete:
+		default:
+			continue
+		}
+		if !pick(e) {
+			continue
+		}
+		k := ident{e.Ev.Response, e.Ev.Item}
+		if !seen[k] {
+			seen[k] = true
+			found = append(found, k)
+		}
+		if decision == nil {
+			decision = &calls[i]
+		}
+	}
+	var model []logEntry
+	if len(found) == 0 {
+		// Not decided yet: look for the call among the model events.
+		modelSubj, _ := events.TenantFilter("model", tenant)
+		all, err := readEntries(ctx, b, []string{modelSubj})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range all {
+			if a, ok := events.As[*events.OutputItemAdded](e.Ev); ok && a.Type == events.ItemFunctionCall && pick(e) {
+				k := ident{e.Ev.Response, e.Ev.Item}
+				if !seen[k] {
+					seen[k] = true
+					found = append(found, k)
+				}
+			}
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return nil, fmt.Errorf("%w: tenant %s has no call or item %q", ErrTraceNotFound, tenant, id)
+	case len(found) > 1:
+		var names []string
+		for _, f := range found {
+			names = append(names, f.resp+"/"+f.item)
+		}
+		return nil, fmt.Errorf("trace: %q names %d calls of tenant %s (%s): pick one with --response", id, len(found), tenant, strings.Join(names, ", "))
+	}
+	tr := &CallTrace{Tenant: tenant, Response: found[0].resp, Item: found[0].item, Outcome: "open"}
+
+	// The model events of the call's response: the item's own, and the
+	// response-level ones (item "").
+	respSubj, err := events.ModelSubject(tenant, tr.Response, "x")
+	if err != nil {
+		return nil, err
+	}
+	respSubj = strings.TrimSuffix(respSubj, ".x") + ".>"
+	if model, err = readEntries(ctx, b, []string{respSubj}); err != nil {
+		return nil, err
+	}
+	var steps []TraceStep
+	for _, e := range model {
+		if e.Ev.Item != tr.Item && e.Ev.Item != "" {
+			continue
+		}
+		if e.Ev.Item == tr.Item && tr.CallID == "" {
+			tr.CallID = e.Ev.CallID
+		}
+		steps = append(steps, modelStep(e))
+	}
+
+	if decision != nil {
+		ev := decision.Ev
+		if tr.CallID == "" {
+			tr.CallID = ev.CallID
+		}
+		st := TraceStep{Seq: decision.Seq, Stored: decision.Stored, At: ev.Time(), Stage: "call", Kind: string(ev.Kind)}
+		var from events.Provenance
+		switch body := ev.Body.(type) {
+		case *events.CallCompleted:
+			tr.Outcome, tr.Tool, from = "completed", body.Name, body.From
+			st.What = fmt.Sprintf("completed %s: validated; arguments %s", body.Name, clip(string(body.Arguments), 200))
+			if len(body.Coerced) > 0 {
+				st.What += "; coerced " + strings.Join(body.Coerced, ", ")
+			}
+			if len(body.DependsOn) > 0 {
+				st.What += "; depends on " + strings.Join(body.DependsOn, ", ")
+			}
+			tr.Key = executor.CallKey(ev)
+		case *events.CallRejected:
+			tr.Outcome, tr.Tool, tr.Reason, from = "rejected", body.Name, string(body.Reason), body.From
+			st.What = fmt.Sprintf("rejected %s: %s", body.Name, body.Reason)
+			if body.Detail != "" {
+				st.What += " (" + body.Detail + ")"
+			}
+		case *events.CallIncomplete:
+			tr.Outcome, tr.Tool, tr.Reason, from = "incomplete", body.Name, string(body.Reason), body.From
+			st.What = fmt.Sprintf("incomplete %s: %s, %d partial bytes kept, never executed", body.Name, body.Reason, len(body.Partial))
+		}
+		tr.Built = &TraceBuilt{FirstSeq: from.FirstSeq, LastSeq: from.LastSeq, Deltas: from.Deltas, Bytes: from.Bytes}
+		for _, s := range steps {
+			if s.Raw != 0 && s.Seq >= from.FirstSeq && s.Seq <= from.LastSeq {
+				if tr.Built.RawFirst == 0 || s.Raw < tr.Built.RawFirst {
+					tr.Built.RawFirst = s.Raw
+				}
+				tr.Built.RawLast = max(tr.Built.RawLast, s.Raw)
+			}
+		}
+		st.What += fmt.Sprintf("; built from %d deltas, %d bytes, model seq %d–%d", from.Deltas, from.Bytes, from.FirstSeq, from.LastSeq)
+		for i := range steps {
+			if steps[i].Seq > decision.Seq && steps[i].Stage == "model" {
+				steps[i].What += " (after the decision: changes nothing)"
+			}
+		}
+		steps = append(steps, st)
+	}
+
+	if tr.Key != "" {
+		var subjects []string
+		for _, f := range []func(string, string) (string, error){events.ExecSubject, events.ApprovalSubject, events.ResultSubject} {
+			s, err := f(tenant, tr.Key)
+			if err != nil {
+				return nil, err
+			}
+			subjects = append(subjects, s)
+		}
+		exec, err := readEntries(ctx, b, subjects)
+		if err != nil {
+			return nil, err
+		}
+		var result *logEntry
+		for i, e := range exec {
+			st := TraceStep{Seq: e.Seq, Stored: e.Stored, At: e.Ev.Time(), Kind: string(e.Ev.Kind)}
+			switch body := e.Ev.Body.(type) {
+			case *events.ExecutionStarted:
+				st.Stage, st.What = "exec", fmt.Sprintf("attempt %d of %s v%d under a lease held by %s", body.Attempt, body.Name, body.Version, body.Executor)
+				tr.Attempts = append(tr.Attempts, TraceAttempt{Attempt: body.Attempt, Executor: body.Executor, Seq: e.Seq, Stored: e.Stored})
+			case *events.ApprovalRequested:
+				st.Stage, st.What = "exec", "approval requested: "+body.Name+" waits for a person"
+				tr.Result = "awaiting_approval"
+			case *events.ApprovalGranted:
+				st.Stage, st.What = "approval", "approved"+byWhom(body.By, body.Reason)
+			case *events.ApprovalDenied:
+				st.Stage, st.What = "approval", "denied"+byWhom(body.By, body.Reason)
+			case *events.CallSucceeded:
+				st.Stage, st.What = "result", fmt.Sprintf("succeeded after %d attempt(s): %s", body.Attempts, clip(body.Summary, 200))
+				if body.RawRef != "" {
+					st.What += " (raw result: " + body.RawRef + ")"
+				}
+				tr.Result, result = "succeeded", &exec[i]
+			case *events.CallFailed:
+				st.Stage, st.What = "result", fmt.Sprintf("failed after %d attempt(s): %s: %s", body.Attempts, body.Error, clip(body.Message, 200))
+				tr.Result, result = "failed", &exec[i]
+			default:
+				continue
+			}
+			steps = append(steps, st)
+		}
+		if s, err := executor.CallStatus(ctx, b.JS, "", tenant, tr.Key); err == nil && s != nil {
+			tr.Record = s
+		}
+		if result != nil {
+			if _, ok := result.Ev.Body.(*events.CallSucceeded); ok && tr.CallID != "" {
+				vs, err := traceVerdicts(ctx, b, tenant, result.Ev, result.Seq)
+				if err != nil {
+					return nil, err
+				}
+				for _, v := range vs {
+					tr.Verdicts = append(tr.Verdicts, v.verdicts...)
+					steps = append(steps, v.step)
+				}
+			}
+		}
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Seq < steps[j].Seq })
+	tr.Steps = steps
+	tr.Timings = traceTimings(steps)
+	return tr, nil
+}
+
+func byWhom(by, reason string) string {
+	s := ""
+	if by != "" {
+		s += " by " + by
+	}
+	if reason != "" {
+		s += ": " + reason
+	}
+	return s
+}
+
+// modelStep describes one model event of the call's item or response.
+func modelStep(e logEntry) TraceStep {
+	ev := e.Ev
+	st := TraceStep{Seq: e.Seq, Stored: e.Stored, At: ev.Time(), Stage: "model", Kind: string(ev.Kind), Raw: rawSeqOf(ev.ID)}
+	switch b := ev.Body.(type) {
+	case *events.ResponseStarted:
+		st.What = "response started"
+		if b.Provider != "" || b.Model != "" {
+			st.What += fmt.Sprintf(" (%s %s)", b.Provider, b.Model)
+		}
+	case *events.OutputItemAdded:
+		st.What = fmt.Sprintf("item opened: %s %s, provider index %d", b.Type, b.Name, b.Index)
+		if b.HasArguments {
+			st.Bytes = len(b.Arguments)
+			st.What += fmt.Sprintf(", with %d argument bytes", st.Bytes)
+		}
+	case *events.ArgumentsDelta:
+		st.Bytes = len(b.Delta)
+		st.What = fmt.Sprintf("argument delta, %d bytes", st.Bytes)
+	case *events.ArgumentsDone:
+		st.What = "arguments done: the protocol's completion signal"
+		if b.HasArguments {
+			st.What += fmt.Sprintf(" (full arguments, %d bytes)", len(b.Arguments))
+		}
+	case *events.OutputItemDone:
+		st.What = "item done"
+		if b.Status != "" {
+			st.What += ": " + b.Status
+		}
+	case *events.ItemAborted:
+		st.What = "item aborted: " + string(b.Reason)
+	case *events.TextDelta:
+		st.Bytes = len(b.Text)
+		st.What = fmt.Sprintf("text delta, %d bytes", st.Bytes)
+	case *events.ResponseCompleted:
+		st.What = "response completed"
+		if b.StopReason != "" {
+			st.What += ": " + b.StopReason
+		}
+	case *events.ResponseIncomplete:
+		st.What = "response incomplete: " + string(b.Reason)
+	case *events.ResponseFailed:
+		st.What = "response failed: " + b.Code + " " + b.Message
+	default:
+		st.What = string(ev.Kind)
+	}
+	return st
+}
+
+// rawSeqOf returns the raw event's sequence in an ingest-made model event
+// id (events.ModelEventID: model:<tenant>/<stream>/<rawSeq>/<n>), else 0.
+func rawSeqOf(id string) uint64 {
+	if !strings.HasPrefix(id, "model:") {
+		return 0
+	}
+	parts := strings.Split(id, "/")
+	if len(parts) < 4 {
+		return 0
+	}
+	n, err := strconv.ParseUint(parts[len(parts)-2], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+type verdictStep struct {
+	step     TraceStep
+	verdicts []TraceVerdict
+}
+
+// traceVerdicts finds the AnswerVerified events after the result whose
+// claims cite the result's call as evidence, in the result's scope (the
+// verifier's: same run, else same session, else the tenant's unscoped).
+func traceVerdicts(ctx context.Context, b *bus.Bus, tenant string, result *events.Event, after uint64) ([]verdictStep, error) {
+	subj, _ := events.TenantFilter("answer", tenant)
+	answers, err := readEntries(ctx, b, []string{subj})
+	if err != nil {
+		return nil, err
+	}
+	var out []verdictStep
+	for _, e := range answers {
+		av, ok := events.As[*events.AnswerVerified](e.Ev)
+		if !ok || e.Seq < after || !sameScope(result, e.Ev) {
+			continue
+		}
+		var vs []TraceVerdict
+		count := map[events.Verdict]int{}
+		for _, c := range av.Claims {
+			for _, ref := range c.Evidence {
+				if ref.CallID != result.CallID {
+					continue
+				}
+				vs = append(vs, TraceVerdict{Response: e.Ev.Response, Seq: e.Seq, Claim: c.Text, Verdict: string(c.Verdict), Pointer: ref.Pointer, Value: ref.Value})
+				count[c.Verdict]++
+				break
+			}
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		var parts []string
+		for _, v := range []events.Verdict{events.VerdictSupported, events.VerdictContradicted, events.VerdictUnsupported, events.VerdictNotCheckable} {
+			if count[v] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", count[v], v))
+			}
+		}
+		what := fmt.Sprintf("answer of %s: %d claim(s) cite this result (%s); faithfulness %.2f", e.Ev.Response, len(vs), strings.Join(parts, ", "), av.Faithfulness)
+		for _, v := range vs {
+			what += fmt.Sprintf("\n%s %q ← %s = %s", v.Verdict, clip(v.Claim, 80), v.Pointer, clip(v.Value, 40))
+		}
+		out = append(out, verdictStep{step: TraceStep{Seq: e.Seq, Stored: e.Stored, At: e.Ev.Time(), Stage: "verdict", Kind: string(e.Ev.Kind), What: what}, verdicts: vs})
+	}
+	return out, nil
+}
+
+func sameScope(result, answer *events.Event) bool {
+	switch {
+	case result.Run != "":
+		return answer.Run == result.Run
+	case result.Session != "":
+		return answer.Run == "" && answer.Session == result.Session
+	}
+	return answer.Run == "" && answer.Session == ""
+}
+
+// traceTimings measures the path between the milestones present: the item
+// opened, the completion signal, the decision, the first attempt, the
+// approval, the result, the first verdict.
+func traceTimings(steps []TraceStep) []TraceTiming {
+	type mark struct {
+		name string
+		st   TraceStep
+	}
+	var marks []mark
+	have := map[string]bool{}
+	add := func(name string, st TraceStep) {
+		if !have[name] {
+			have[name] = true
+			marks = append(marks, mark{name, st})
+		}
+	}
+	for _, st := range steps {
+		switch events.Kind(st.Kind) {
+		case events.KindOutputItemAdded:
+			add("item opened", st)
+		case events.KindArgumentsDone, events.KindOutputItemDone:
+			add("completion signal", st)
+		case events.KindCallCompleted, events.KindCallRejected, events.KindCallIncomplete:
+			add("decided", st)
+		case events.KindApprovalRequested:
+			add("approval requested", st)
+		case events.KindApprovalGranted, events.KindApprovalDenied:
+			add("approval decided", st)
+		case events.KindExecutionStarted:
+			add("first attempt", st)
+		case events.KindCallSucceeded, events.KindCallFailed:
+			add("result", st)
+		case events.KindAnswerVerified:
+			add("verified", st)
+		}
+	}
+	var out []TraceTiming
+	for i := 1; i < len(marks); i++ {
+		a, b := marks[i-1], marks[i]
+		out = append(out, TraceTiming{From: a.name, To: b.name, Stream: b.st.Stored.Sub(a.st.Stored), Event: b.st.At.Sub(a.st.At)})
+	}
+	if len(marks) > 2 {
+		a, b := marks[0], marks[len(marks)-1]
+		out = append(out, TraceTiming{From: a.name, To: b.name, Stream: b.st.Stored.Sub(a.st.Stored), Event: b.st.At.Sub(a.st.At)})
+	}
+	return out
+}
+
+// writeText prints the trace for people: a header, the steps (runs of
+// argument deltas folded into one line), the timings.
+func (tr *CallTrace) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "call %s (tenant %s)\n", orDash(tr.CallID), tr.Tenant)
+	fmt.Fprintf(w, "  response %s, item %s, tool %s\n", tr.Response, tr.Item, orDash(tr.Tool))
+	outcome := tr.Outcome
+	if tr.Reason != "" {
+		outcome += " (" + tr.Reason + ")"
+	}
+	if tr.Result != "" {
+		outcome += " → " + tr.Result
+	}
+	fmt.Fprintf(w, "  outcome: %s\n", outcome)
+	if tr.Built != nil {
+		fmt.Fprintf(w, "  built from %d argument deltas, %d bytes, model seq %d–%d", tr.Built.Deltas, tr.Built.Bytes, tr.Built.FirstSeq, tr.Built.LastSeq)
+		if tr.Built.RawFirst != 0 {
+			fmt.Fprintf(w, ", normalised from raw provider events seq %d–%d", tr.Built.RawFirst, tr.Built.RawLast)
+		}
+		fmt.Fprintln(w)
+	}
+	if tr.Key != "" {
+		fmt.Fprintf(w, "  idempotency key %s\n", tr.Key)
+	}
+	if len(tr.Attempts) > 0 {
+		var hs []string
+		for _, a := range tr.Attempts {
+			hs = append(hs, fmt.Sprintf("#%d %s", a.Attempt, a.Executor))
+		}
+		fmt.Fprintf(w, "  attempts and lease holders: %s\n", strings.Join(hs, ", "))
+	}
+	if r := tr.Record; r != nil {
+		fmt.Fprintf(w, "  executor record: %s, %d attempt(s), %d takeover(s)", r.State, r.Attempts, r.Takeovers)
+		if r.Owner != "" {
+			fmt.Fprintf(w, ", lease held by %s", r.Owner)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(tr.Verdicts) > 0 {
+		fmt.Fprintf(w, "  used as evidence by %d claim(s)\n", len(tr.Verdicts))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "seq\tstored (UTC)\t+prev\tstage\tevent")
+	var prev time.Time
+	line := func(seq string, stored time.Time, stage, what string) {
+		d := "—"
+		if !prev.IsZero() {
+			d = "+" + fmtDur(stored.Sub(prev))
+		}
+		prev = stored
+		lines := strings.Split(what, "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", seq, stored.Format("15:04:05.000000"), d, stage, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(tw, "\t\t\t\t  %s\n", l)
+		}
+	}
+	for i := 0; i < len(tr.Steps); i++ {
+		st := tr.Steps[i]
+		if events.Kind(st.Kind) == events.KindArgumentsDelta {
+			j, bytes := i, 0
+			for ; j < len(tr.Steps) && events.Kind(tr.Steps[j].Kind) == events.KindArgumentsDelta; j++ {
+				bytes += tr.Steps[j].Bytes
+			}
+			if n := j - i; n > 1 {
+				last := tr.Steps[j-1]
+				what := fmt.Sprintf("%d argument deltas, %d bytes", n, bytes)
+				if strings.HasSuffix(last.What, ")") && strings.Contains(last.What, "after the decision") {
+					what += " (after the decision: changes nothing)"
+				}
+				line(fmt.Sprintf("%d–%d", st.Seq, last.Seq), last.Stored, st.Stage, what)
+				i = j - 1
+				continue
+			}
+		}
+		what := st.What
+		if st.Raw != 0 {
+			what += fmt.Sprintf(" [raw seq %d]", st.Raw)
+		}
+		line(strconv.FormatUint(st.Seq, 10), st.Stored, st.Stage, what)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(tr.Timings) > 0 {
+		fmt.Fprintln(w, "\ntimings                                       stream time   event time")
+		for _, t := range tr.Timings {
+			fmt.Fprintf(w, "  %-42s  %11s  %11s\n", t.From+" → "+t.To, fmtDur(t.Stream), fmtDur(t.Event))
+		}
+	}
+	return nil
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + fmtDur(-d)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func clip(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/verifier"
+)
+
+const demoTenant = "shop"
+
+// demoLog is a real embedded server whose log holds the demo's story —
+// the demo's recorded provider streams and registry (../../demo/testdata),
+// assembled, executed (the refund approved), the final answer verified —
+// and the node that ran the projections over it, views in dir/views.
+type demoLog struct {
+	b   *bus.Bus
+	n   *node.Node
+	dir string
+}
+
+// startDemoLog runs the story; the projections keep running until the test
+// ends.
+func startDemoLog(t *testing.T) *demoLog {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	d := &demoLog{b: bustest.StartIn(t, filepath.Join(dir, "log")), dir: dir}
+	spec, err := os.ReadFile("../../demo/testdata/tools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := registry.Publish(ctx, d.b.JS, bus.StreamName, reg, "tools.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	d.n = node.New(d.b, filepath.Join(dir, "views"), nil)
+	t.Cleanup(func() { d.n.Stop() })
+	for _, name := range []string{assembler.IngestName, assembler.Name, responses.Name, verifier.Name, memory.Name} {
+		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.n.Start(context.Background(), p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := func(result string) executor.Tool {
+		return executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+			if c.Name == "shipping.quote" {
+				var a struct{ Carrier string }
+				json.Unmarshal(c.Args, &a)
+				return json.RawMessage(fmt.Sprintf(`{"carrier":%q,"days":2,"price_cny":12}`, a.Carrier)), nil
+			}
+			return json.RawMessage(result), nil
+		})
+	}
+	ex, err := executor.New(executor.Config{JS: d.b.JS, Stream: bus.StreamName, Registry: func() *registry.Registry { return reg },
+		Heartbeat: 250 * time.Millisecond, ExecutorID: "test-executor", Tools: map[string]executor.Tool{
+			"inventory.get":  tool(`{"sku":"A1","name":"商品 A","available":12,"warehouse":"Shanghai"}`),
+			"shipping.quote": tool(""),
+			"orders.refund":  tool(`{"order_id":"O-7","refunded":59.9,"status":"refunded"}`),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exCtx, exStop := context.WithCancel(context.Background())
+	exDone := make(chan error, 1)
+	go func() { exDone <- ex.Run(exCtx) }()
+	t.Cleanup(func() { exStop(); <-exDone })
+
+	for _, f := range []struct{ file, format string }{
+		{"1-anthropic-inventory.jsonl", "anthropic"},
+		{"2-chat-parallel-shipping.jsonl", "openai-chat"},
+		{"3-responses-refund.jsonl", "openai-responses"},
+		{"4-gemini-invalid-refund.jsonl", "gemini"},
+	} {
+		d.publish(t, ctx, f.file, f.format)
+	}
+	_, err = node.WaitEvents(ctx, d.b, []string{"ts.result.shop.>", "ts.exec.shop.>"}, func(evs []*events.Event) bool {
+		ok, waiting := 0, 0
+		for _, ev := range evs {
+			switch ev.Body.(type) {
+			case *events.CallSucceeded:
+				ok++
+			case *events.ApprovalRequested:
+				waiting++
+			}
+		}
+		return ok >= 3 && waiting >= 1
+	})
+	if err != nil {
+		t.Fatalf("waiting for the executor: %v", err)
+	}
+	if err := executor.Approve(ctx, d.b.JS, demoTenant, events.IdempotencyKey(demoTenant, "", "resp_demo_refund", "call_demo_refund"), "agent@shop", "customer verified"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.WaitEvents(ctx, d.b, []string{"ts.result.shop.>"}, func(evs []*events.Event) bool { return len(evs) >= 4 }); err != nil {
+		t.Fatalf("waiting for the refund: %v", err)
+	}
+	// ExecutionStarted (an attempt under a lease: the refund's) is
+	// published without waiting: it may reach the log after the result.
+	if _, err := node.WaitEvents(ctx, d.b, []string{"ts.exec.shop.>"}, func(evs []*events.Event) bool {
+		n := 0
+		for _, ev := range evs {
+			if _, ok := events.As[*events.ExecutionStarted](ev); ok {
+				n++
+			}
+		}
+		return n >= 1
+	}); err != nil {
+		t.Fatalf("waiting for the attempts: %v", err)
+	}
+	d.publish(t, ctx, "5-anthropic-final-answer.jsonl", "anthropic")
+	d.settle(t, ctx)
+	return d
+}
+
+func (d *demoLog) publish(t *testing.T, ctx context.Context, file, format string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("../../demo/testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, _, err := assembler.PublishRaw(ctx, d.b.JS, assembler.RawStream{Tenant: demoTenant, Format: format,
+		Stream: strings.TrimSuffix(file, ".jsonl"), User: "u42", Session: "s1"}, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settle waits until every projection applied the whole log and relayed
+// what it emitted, twice over (an emitted event is input to the others).
+func (d *demoLog) settle(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for range 3 {
+		last, err := d.b.LastSeq(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range d.n.Runners() {
+			if err := r.WaitFor(ctx, last); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WaitRelayed(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestTraceDemoCalls(t *testing.T) {
+	d := startDemoLog(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// The stock query: built from Anthropic deltas, run once, cited by the
+	// verified answer.
+	tr, err := traceCall(ctx, d.b, demoTenant, "toolu_demo_inv", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Outcome != "completed" || tr.Result != "succeeded" || tr.Tool != "inventory.get" {
+		t.Fatalf("outcome %s → %s, tool %s", tr.Outcome, tr.Result, tr.Tool)
+	}
+	if tr.Built == nil || tr.Built.Deltas == 0 || tr.Built.Bytes == 0 || tr.Built.FirstSeq == 0 || tr.Built.LastSeq < tr.Built.FirstSeq || tr.Built.RawFirst == 0 {
+		t.Fatalf("provenance: %+v", tr.Built)
+	}
+	deltas, nbytes := 0, 0
+	for _, st := range tr.Steps {
+		if st.Kind == string(events.KindArgumentsDelta) && st.Seq >= tr.Built.FirstSeq && st.Seq <= tr.Built.LastSeq {
+			deltas++
+			nbytes += st.Bytes
+		}
+	}
+	if deltas != tr.Built.Deltas || nbytes != tr.Built.Bytes {
+		t.Errorf("steps show %d deltas, %d bytes; the call says %d, %d", deltas, nbytes, tr.Built.Deltas, tr.Built.Bytes)
+	}
+	if len(tr.Verdicts) == 0 {
+		t.Errorf("no verdict cites the stock query")
+	}
+	// (a tool without side effects runs without a lease: no attempt events)
+	wantStages := []string{"model", "call", "result", "verdict"}
+	var stages []string
+	for _, st := range tr.Steps {
+		if st.Stage != "exec" && (len(stages) == 0 || stages[len(stages)-1] != st.Stage) {
+			stages = append(stages, st.Stage)
+		}
+		if st.Stored.IsZero() || st.Seq == 0 {
+			t.Errorf("step without sequence or stream time: %+v", st)
+		}
+	}
+	if strings.Join(stages, ",") != strings.Join(wantStages, ",") {
+		t.Errorf("stages %v, want %v", stages, wantStages)
+	}
+	for i := 1; i < len(tr.Steps); i++ {
+		if tr.Steps[i].Seq <= tr.Steps[i-1].Seq {
+			t.Errorf("steps out of log order at %d", i)
+		}
+	}
+	if len(tr.Timings) < 4 || tr.Timings[len(tr.Timings)-1].From != "item opened" || tr.Timings[len(tr.Timings)-1].To != "verified" {
+		t.Errorf("timings: %+v", tr.Timings)
+	}
+
+	// The refund: approval requested, granted, then run.
+	tr, err = traceCall(ctx, d.b, demoTenant, "call_demo_refund", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, st := range tr.Steps {
+		if st.Stage != "model" && st.Kind != string(events.KindExecutionStarted) {
+			kinds = append(kinds, st.Kind)
+		}
+	}
+	want := []string{"call.completed", "exec.approval_requested", "exec.approval_granted", "exec.succeeded", "answer.verified"}
+	if strings.Join(kinds, ",") != strings.Join(want, ",") {
+		t.Errorf("refund steps %v, want %v", kinds, want)
+	}
+	if len(tr.Attempts) != 1 || tr.Attempts[0].Attempt != 1 || !strings.HasPrefix(tr.Attempts[0].Executor, "test-executor#") {
+		t.Errorf("refund attempts: %+v", tr.Attempts)
+	}
+	if tr.Record == nil || tr.Record.State != "done" || tr.Record.Approval != "granted" {
+		t.Errorf("executor record: %+v", tr.Record)
+	}
+
+	// The rejected Gemini call, named by its item id.
+	calls, err := node.ReadAll(ctx, d.b, []string{"ts.call.shop.>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item string
+	for _, ev := range calls {
+		if _, ok := events.As[*events.CallRejected](ev); ok {
+			item = ev.Item
+		}
+	}
+	tr, err = traceCall(ctx, d.b, demoTenant, item, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Outcome != "rejected" || tr.Reason != string(events.ReasonSchemaViolation) || tr.Key != "" || len(tr.Attempts) != 0 {
+		t.Errorf("rejected call traced as %s (%s), key %q, %d attempts", tr.Outcome, tr.Reason, tr.Key, len(tr.Attempts))
+	}
+
+	// Unknown ids and tenants find nothing.
+	if _, err := traceCall(ctx, d.b, demoTenant, "nope", ""); !errors.Is(err, ErrTraceNotFound) {
+		t.Errorf("unknown call: %v", err)
+	}
+	if _, err := traceCall(ctx, d.b, "other", "toolu_demo_inv", ""); !errors.Is(err, ErrTraceNotFound) {
+		t.Errorf("another tenant's call: %v", err)
+	}
+
+	// The command, against the running server.
+	var out, errOut bytes.Buffer
+	root := newRoot(&out, &errOut)
+	root.SetArgs([]string{"trace", "call_demo_refund", "--tenant", demoTenant, "--nats-url", d.b.ClientURL(), "--log-level", "error"})
+	if err := root.ExecuteContext(ctx); err != nil {
+		t.Fatalf("trace: %v\n%s", err, errOut.String())
+	}
+	for _, s := range []string{"call call_demo_refund (tenant shop)", "tool orders.refund", "outcome: completed → succeeded", "argument deltas", "attempts and lease holders: #1 test-executor#",
+		"approved by agent@shop", "timings", "completion signal → decided", "approval requested → approval decided"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("trace output lacks %q:\n%s", s, out.String())
+		}
+	}
+	out.Reset()
+	root = newRoot(&out, &errOut)
+	root.SetArgs([]string{"trace", "call_demo_sf", "--tenant", demoTenant, "--nats-url", d.b.ClientURL(), "--json"})
+	if err := root.ExecuteContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var back CallTrace
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.CallID != "call_demo_sf" || len(back.Steps) == 0 {
+		t.Errorf("--json: %v %+v", err, back)
+	}
+}
