@@ -36,9 +36,23 @@ type Config struct {
 	// Sync is the embedded server's flush policy: "" (server default, every
 	// 2 minutes), "always", or a duration such as "1s".
 	Sync string
-	// Replicas of the stream; 0 picks 1 (embedded) or 3 when the cluster has
-	// at least 3 servers.
+	// Replicas of the stream; 0 keeps an existing stream's replicas and
+	// creates a new one with 1 (embedded or standalone server) or 3 (a
+	// cluster, see ensureStream).
 	Replicas int
+	// Partitions of the model subjects (see partition.go); 0 keeps the
+	// stream's mapping as it is (none on a new stream).
+	Partitions int
+	// PublishTimeout bounds the wait for the acknowledgement of an
+	// asynchronous publish (outbox relays, producers); default 10s. Without
+	// it a publish whose acknowledgement was lost when a stream leader died
+	// would be waited for forever; with it, it fails and is retried under
+	// the same Nats-Msg-Id.
+	PublishTimeout time.Duration
+	// SetupMax bounds how long Open retries while the cluster is not ready
+	// (no JetStream leader yet, too few servers for the replicas); default
+	// 60s.
+	SetupMax time.Duration
 	// DuplicateWindow for Nats-Msg-Id deduplication; default 10m.
 	DuplicateWindow time.Duration
 	// MaxPayload of the embedded server; default 8 MiB.
@@ -67,6 +81,12 @@ func (c *Config) setDefaults() {
 	if c.Name == "" {
 		c.Name = "toolstream"
 	}
+	if c.PublishTimeout == 0 {
+		c.PublishTimeout = 10 * time.Second
+	}
+	if c.SetupMax == 0 {
+		c.SetupMax = time.Minute
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -84,10 +104,15 @@ type Bus struct {
 }
 
 // Open starts the embedded server (unless cfg.NATSURL is set), connects and
-// ensures the log's stream exists with the configured limits. It returns
-// ErrInvalidConfig for an unusable address or sync setting.
+// ensures the log's stream exists with the configured limits (stream.go).
+// NATSURL may list several servers of a cluster, comma-separated; the
+// connection fails over between them. It returns ErrInvalidConfig for an
+// unusable address, sync, replicas or partitions setting.
 func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	cfg.setDefaults()
+	if cfg.Replicas < 0 || cfg.Partitions < 0 || cfg.Partitions > PartitionsMax {
+		return nil, fmt.Errorf("%w: replicas %d, partitions %d (0 to %d)", ErrInvalidConfig, cfg.Replicas, cfg.Partitions, PartitionsMax)
+	}
 	b := &Bus{cfg: cfg}
 	url := cfg.NATSURL
 	if url == "" {
@@ -98,14 +123,24 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.server = srv
 		url = srv.ClientURL()
 	}
-	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1)}, cfg.Options...)
+	log := cfg.Logger
+	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
+		// Asynchronous errors (a permission violation, a write to a server
+		// that went away) go to the logger; nats.go would print them.
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if sub != nil {
+				log.Warn("nats async error", "subject", sub.Subject, "err", err)
+				return
+			}
+			log.Warn("nats async error", "err", err)
+		})}, cfg.Options...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		b.shutdownServer()
 		return nil, fmt.Errorf("bus: connect %s: %w", url, err)
 	}
 	b.Conn = nc
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout))
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
@@ -196,34 +231,6 @@ func startServer(cfg Config) (*server.Server, error) {
 		return nil, fmt.Errorf("bus: embedded server on %s not ready in 30s", cfg.Listen)
 	}
 	return srv, nil
-}
-
-func (b *Bus) ensureStream(ctx context.Context) error {
-	replicas := b.cfg.Replicas
-	if replicas == 0 {
-		replicas = 1
-		if b.server == nil {
-			if n := len(b.Conn.Servers()); n >= 3 {
-				replicas = 3
-			}
-		}
-	}
-	sc := jetstream.StreamConfig{
-		Name:        StreamName,
-		Description: "Toolstream event log",
-		Subjects:    []string{events.SubjectAll},
-		Storage:     jetstream.FileStorage,
-		Retention:   jetstream.LimitsPolicy,
-		Duplicates:  b.cfg.DuplicateWindow,
-		Replicas:    replicas,
-		MaxMsgSize:  b.cfg.MaxPayload,
-	}
-	s, err := b.JS.CreateOrUpdateStream(ctx, sc)
-	if err != nil {
-		return fmt.Errorf("bus: ensure stream %s: %w", StreamName, err)
-	}
-	b.Stream = s
-	return nil
 }
 
 // Publish publishes one event to the log with its id as Nats-Msg-Id and

@@ -26,5 +26,23 @@
 // A process crash loses nothing acknowledged; a power failure can lose the
 // unflushed interval.
 //
+// Cluster mode: NATSURL lists several servers, comma-separated; the
+// connection fails over between them and reconnects forever. A new stream
+// gets 3 replicas on a clustered server (its INFO names a cluster) and 1 on
+// a standalone or embedded one, unless Config.Replicas says otherwise; an
+// existing stream keeps its replicas. JetStream's own placement, not the
+// client's URL list, decides whether 3 servers are there: Open retries while
+// the cluster forms and never falls back to fewer replicas (stream.go).
+// Open writes the stream only when a field it manages differs, so users
+// whose permissions only let them read the stream open the bus too.
+// Executors give their bucket Bus.Replicas. With R3 a write is acknowledged
+// once two of the three servers stored it, so losing it takes a power
+// failure of two servers within the sync interval. Asynchronous publishes
+// time out after Config.PublishTimeout: an acknowledgement lost with a dying
+// stream leader is retried under the same Nats-Msg-Id, not waited for.
+//
+// Partitions: Config.Partitions maps model subjects to partitions
+// (partition.go).
+//
 // A Bus is safe for concurrent use.
 package bus

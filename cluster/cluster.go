@@ -1,0 +1,308 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/bus"
+)
+
+// Name is the cluster name of a test cluster.
+const Name = "toolstream"
+
+// readyMax bounds the waits for a cluster to form, a server to catch up or
+// a stream to elect a leader.
+const readyMax = 60 * time.Second
+
+// Config configures a test cluster. Zero values take the defaults given.
+type Config struct {
+	// Servers in the cluster; default 3.
+	Servers int
+	// Dir holds each server's JetStream store (Dir/n<i>); default t.TempDir().
+	Dir string
+	// Options, when set, returns server i's options before the cluster sets
+	// its own: a configuration file's accounts, users and permissions
+	// (ServerOptions). Listen addresses, routes, the cluster name and the
+	// store directory are always the cluster's; the server name is kept if
+	// set. Each call must return a fresh value: servers share nothing.
+	Options func(i int) (*server.Options, error)
+	// Account that holds the log's stream; default the global account.
+	Account string
+}
+
+// Cluster is a JetStream cluster of embedded nats-servers on loopback ports
+// in this process. Servers can be stopped and restarted on the same ports
+// and store, which is how tests kill a stream leader or pause a server.
+// Its methods are safe for concurrent use.
+type Cluster struct {
+	t       testing.TB
+	account string
+	mu      sync.Mutex // guards nodes[i].srv
+	nodes   []*node
+}
+
+type node struct {
+	name  string
+	port  int                             // client port
+	build func() (*server.Options, error) // fresh options for each start
+	srv   *server.Server                  // nil while stopped
+}
+
+// Start starts a cluster and waits until it has a JetStream meta leader and
+// every server is current. The cluster is shut down when t ends.
+func Start(t testing.TB, cfg Config) *Cluster {
+	t.Helper()
+	if cfg.Servers == 0 {
+		cfg.Servers = 3
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	if cfg.Account == "" {
+		cfg.Account = server.DEFAULT_GLOBAL_ACCOUNT
+	}
+	ports := freePorts(t, 2*cfg.Servers)
+	c := &Cluster{t: t, account: cfg.Account}
+	for i := 0; i < cfg.Servers; i++ {
+		n := &node{name: fmt.Sprintf("n%d", i+1), port: ports[2*i]}
+		n.build = func() (*server.Options, error) {
+			o := &server.Options{MaxPayload: 8 << 20}
+			if cfg.Options != nil {
+				var err error
+				if o, err = cfg.Options(i); err != nil {
+					return nil, err
+				}
+			}
+			if o.ServerName == "" {
+				o.ServerName = fmt.Sprintf("n%d", i+1)
+			}
+			o.Host, o.Port = "127.0.0.1", ports[2*i]
+			o.HTTPHost, o.HTTPPort, o.HTTPSPort = "", 0, 0
+			o.JetStream = true
+			o.StoreDir = filepath.Join(cfg.Dir, fmt.Sprintf("n%d", i+1))
+			o.NoSigs, o.NoLog = true, true
+			o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = Name, "127.0.0.1", ports[2*i+1]
+			o.Routes = nil
+			for j := 0; j < cfg.Servers; j++ {
+				if j != i {
+					o.Routes = append(o.Routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*j+1])})
+				}
+			}
+			return o, nil
+		}
+		o, err := n.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.name = o.ServerName
+		c.nodes = append(c.nodes, n)
+	}
+	t.Cleanup(c.Shutdown)
+	for i := range c.nodes {
+		if err := c.start(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyMax)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// freePorts returns n distinct free loopback ports. They are free when
+// returned; a server restarted later binds the same one again.
+func freePorts(t testing.TB, n int) []int {
+	var ls []net.Listener
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return ports
+}
+
+func (c *Cluster) start(i int) error {
+	n := c.nodes[i]
+	o, err := n.build()
+	if err != nil {
+		return fmt.Errorf("cluster: server %s: %w", n.name, err)
+	}
+	srv, err := server.NewServer(o)
+	if err != nil {
+		return fmt.Errorf("cluster: server %s: %w", n.name, err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(readyMax) {
+		srv.Shutdown()
+		return fmt.Errorf("cluster: server %s not ready in %s", n.name, readyMax)
+	}
+	c.mu.Lock()
+	n.srv = srv
+	c.mu.Unlock()
+	return nil
+}
+
+// Size is the number of servers, running or not.
+func (c *Cluster) Size() int { return len(c.nodes) }
+
+// ServerName is the name of server i ("n1"…).
+func (c *Cluster) ServerName(i int) string { return c.nodes[i].name }
+
+// Server returns server i, nil while it is stopped.
+func (c *Cluster) Server(i int) *server.Server {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes[i].srv
+}
+
+// URLs is every server's client URL, comma-separated: bus.Config.NATSURL.
+func (c *Cluster) URLs() string {
+	var us []string
+	for _, n := range c.nodes {
+		us = append(us, fmt.Sprintf("nats://127.0.0.1:%d", n.port))
+	}
+	return strings.Join(us, ",")
+}
+
+// URL is server i's client URL.
+func (c *Cluster) URL(i int) string { return fmt.Sprintf("nats://127.0.0.1:%d", c.nodes[i].port) }
+
+// Stop shuts server i down (its clients fail over to the others) and waits
+// until it is gone. Stopping a stopped server does nothing.
+func (c *Cluster) Stop(i int) {
+	c.mu.Lock()
+	srv := c.nodes[i].srv
+	c.nodes[i].srv = nil
+	c.mu.Unlock()
+	if srv != nil {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	}
+}
+
+// Restart starts a stopped server i again on its ports and store and waits
+// until it is current with the cluster.
+func (c *Cluster) Restart(ctx context.Context, i int) error {
+	if c.Server(i) != nil {
+		return fmt.Errorf("cluster: server %s is running", c.nodes[i].name)
+	}
+	if err := c.start(i); err != nil {
+		return err
+	}
+	return c.WaitReady(ctx)
+}
+
+// Shutdown stops every server.
+func (c *Cluster) Shutdown() {
+	for i := range c.nodes {
+		c.Stop(i)
+	}
+}
+
+// WaitReady polls until every running server is routed to every other
+// running one, one of them is the JetStream meta leader and all are
+// current.
+func (c *Cluster) WaitReady(ctx context.Context) error {
+	return poll(ctx, "cluster ready", func() bool {
+		var running []*server.Server
+		for i := range c.nodes {
+			if s := c.Server(i); s != nil {
+				running = append(running, s)
+			}
+		}
+		leader := false
+		for _, s := range running {
+			if s.NumRoutes() < len(running)-1 || !s.JetStreamIsCurrent() {
+				return false
+			}
+			leader = leader || s.JetStreamIsLeader()
+		}
+		return leader
+	})
+}
+
+// StreamLeader returns the index of the server leading stream (in
+// Config.Account), -1 when none does.
+func (c *Cluster) StreamLeader(stream string) int {
+	for i := range c.nodes {
+		if s := c.Server(i); s != nil && s.JetStreamIsStreamLeader(c.account, stream) {
+			return i
+		}
+	}
+	return -1
+}
+
+// WaitStreamLeader polls until a running server other than not leads
+// stream (not = -1: any) and returns its index.
+func (c *Cluster) WaitStreamLeader(ctx context.Context, stream string, not int) (int, error) {
+	leader := -1
+	err := poll(ctx, "stream leader of "+stream, func() bool {
+		leader = c.StreamLeader(stream)
+		return leader >= 0 && leader != not
+	})
+	return leader, err
+}
+
+// Open opens a bus over the whole cluster (every URL, fast reconnects) and
+// closes it when the test ends.
+func (c *Cluster) Open(t testing.TB, cfg bus.Config) *bus.Bus {
+	t.Helper()
+	cfg.NATSURL = c.URLs()
+	cfg.Options = append(ClientOptions(), cfg.Options...)
+	ctx, cancel := context.WithTimeout(context.Background(), readyMax)
+	defer cancel()
+	b, err := bus.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// ServerOptions reads a nats-server configuration file with nats-server's
+// own parser, for Config.Options.
+func ServerOptions(file string) func(int) (*server.Options, error) {
+	return func(int) (*server.Options, error) { return server.ProcessConfigFile(file) }
+}
+
+// ClientOptions are the connection options test clients of a cluster use:
+// reconnect forever, quickly, and keep publishing into the reconnect buffer
+// meanwhile.
+func ClientOptions() []nats.Option {
+	return []nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(50 * time.Millisecond), nats.ReconnectJitter(10*time.Millisecond, 10*time.Millisecond)}
+}
+
+// errPoll is returned by poll when its context ends first.
+var errPoll = errors.New("cluster: condition not met")
+
+// poll checks cond every 10ms until it holds or ctx ends. Waits in this
+// package poll with a deadline; nothing sleeps to wait.
+func poll(ctx context.Context, what string, cond func() bool) error {
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s: %v", errPoll, what, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}

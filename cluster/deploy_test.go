@@ -1,0 +1,250 @@
+package cluster_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"go.yaml.in/yaml/v3"
+)
+
+// composeFile is the repository's docker-compose.yml as this test reads it.
+type composeFile struct {
+	Services map[string]composeService `yaml:"services"`
+}
+
+type composeService struct {
+	Image       string            `yaml:"image"`
+	Build       any               `yaml:"build"`
+	Command     []string          `yaml:"command"`
+	Environment map[string]string `yaml:"environment"`
+	Volumes     []string          `yaml:"volumes"`
+	DependsOn   []string          `yaml:"depends_on"`
+}
+
+// interpolate expands ${VAR:-default}, ${VAR-default}, ${VAR}, $VAR and $$
+// the way docker compose does, with vars as the environment.
+func interpolate(s string, vars map[string]string) string {
+	re := regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		if m == "$$" {
+			return "$"
+		}
+		g := re.FindStringSubmatch(m)
+		name := g[1] + g[4]
+		v, ok := vars[name]
+		switch g[2] {
+		case ":-":
+			if v == "" {
+				return g[3]
+			}
+		case "-":
+			if !ok {
+				return g[3]
+			}
+		}
+		return v
+	})
+}
+
+// readCompose parses docker-compose.yml (merge keys included) with every
+// variable unset, so each takes its default, as on a fresh checkout.
+func readCompose(t *testing.T) composeFile {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cf composeFile
+	if err := yaml.Unmarshal([]byte(interpolate(string(raw), nil)), &cf); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	if len(cf.Services) == 0 {
+		t.Fatal("docker-compose.yml has no services")
+	}
+	return cf
+}
+
+// natsServices are the compose services running nats-server, by the
+// configuration file each mounts and reads.
+func natsServices(t *testing.T, cf composeFile) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, s := range cf.Services {
+		if !strings.HasPrefix(s.Image, "nats:") {
+			continue
+		}
+		i := slices.Index(s.Command, "--config")
+		if i < 0 || i+1 == len(s.Command) {
+			t.Fatalf("%s: no --config in %q", name, s.Command)
+		}
+		conf, ok := strings.CutPrefix(s.Command[i+1], "/etc/nats/")
+		if !ok || !slices.Contains(s.Volumes, "./deploy/nats:/etc/nats:ro") {
+			t.Fatalf("%s: reads %s, which is not from the mounted deploy/nats", name, s.Command[i+1])
+		}
+		out[name] = filepath.Join("..", "deploy", "nats", conf)
+	}
+	return out
+}
+
+// TestDeployConfigsParse reads every NATS configuration in deploy/ with
+// nats-server's own parser, in the environment docker-compose gives the
+// servers, and checks they form one 3-server JetStream cluster with the
+// role accounts.
+func TestDeployConfigsParse(t *testing.T) {
+	cf := readCompose(t)
+	servers := natsServices(t, cf)
+	if len(servers) != 3 {
+		t.Fatalf("%d NATS services in docker-compose.yml, want 3", len(servers))
+	}
+	files, err := filepath.Glob(filepath.Join("..", "deploy", "nats", "*.conf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no configuration in deploy/nats: %v", err)
+	}
+	for name, s := range cf.Services {
+		if _, ok := servers[name]; ok {
+			for k, v := range s.Environment {
+				t.Setenv(k, v)
+			}
+		}
+	}
+	for _, f := range files {
+		o, err := server.ProcessConfigFile(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if filepath.Base(f) == "accounts.conf" {
+			continue // included by each server's file
+		}
+		if !o.JetStream || o.Cluster.Name != "toolstream" || len(o.Routes) != 3 || o.Cluster.Port != 6222 {
+			t.Errorf("%s: jetstream %v, cluster %q on %d with %d routes; want one 3-route JetStream cluster", f, o.JetStream, o.Cluster.Name, o.Cluster.Port, len(o.Routes))
+		}
+		var accounts []string
+		for _, a := range o.Accounts {
+			accounts = append(accounts, a.Name)
+		}
+		slices.Sort(accounts)
+		if !slices.Equal(accounts, []string{"ACME", "GLOBEX", "SYS", "TS"}) || o.SystemAccount != "SYS" {
+			t.Errorf("%s: accounts %v, system %q", f, accounts, o.SystemAccount)
+		}
+	}
+	for name, f := range servers {
+		if !slices.Contains(files, f) {
+			t.Errorf("%s reads %s, which is not in deploy/nats", name, f)
+		}
+	}
+}
+
+// toolstreamBinary builds ./cmd/toolstream once per test binary.
+var toolstreamBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "toolstream-bin")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "toolstream")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/toolstream")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// runHelp runs the binary with args and --help: cobra parses every flag
+// before it shows help, so an unknown flag or a flag of another command
+// fails.
+func runHelp(t *testing.T, args []string) (string, error) {
+	t.Helper()
+	bin, err := toolstreamBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, append(slices.Clone(args), "--help")...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	return out.String(), err
+}
+
+// TestComposeServicesAcceptTheirCommandLines runs every Toolstream
+// service's command line from docker-compose.yml through the binary's flag
+// parser, checks the components it names exist and that the NATS user it
+// logs in as exists with the same password in the servers' configuration.
+func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	cf := readCompose(t)
+	if _, err := runHelp(t, []string{"serve", "--no-such-flag", "x"}); err == nil {
+		t.Fatal("an unknown flag passed: this check would check nothing")
+	}
+	servers := natsServices(t, cf)
+	for name, s := range cf.Services {
+		if _, ok := servers[name]; ok {
+			for k, v := range s.Environment {
+				t.Setenv(k, v)
+			}
+		}
+	}
+	opts, err := server.ProcessConfigFile(filepath.Join("..", "deploy", "nats", "nats-1.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := map[string]*server.User{}
+	for _, u := range opts.Users {
+		users[u.Username] = u
+	}
+	want := []string{"assembler", "executor-1", "executor-2", "verifier", "memory"}
+	var got []string
+	for name, s := range cf.Services {
+		if s.Build == nil {
+			continue
+		}
+		got = append(got, name)
+		t.Run(name, func(t *testing.T) {
+			help, err := runHelp(t, s.Command)
+			if err != nil {
+				t.Fatalf("toolstream %s: %v\n%s", strings.Join(s.Command, " "), err, help)
+			}
+			flag := func(f string) string {
+				i := slices.Index(s.Command, f)
+				if i < 0 || i+1 == len(s.Command) {
+					t.Fatalf("no %s in %q", f, s.Command)
+				}
+				return s.Command[i+1]
+			}
+			for _, c := range strings.Split(flag("--components"), ",") {
+				if !strings.Contains(help, c) {
+					t.Errorf("component %q is not one serve knows:\n%s", c, help)
+				}
+			}
+			for _, u := range strings.Split(flag("--nats-url"), ",") {
+				host, _, _ := strings.Cut(strings.TrimPrefix(u, "nats://"), ":")
+				if _, ok := servers[host]; !ok {
+					t.Errorf("--nats-url names %s, not a NATS service", u)
+				}
+			}
+			user := users[flag("--user")]
+			if user == nil || user.Account == nil || user.Account.Name != "TS" {
+				t.Fatalf("user %q is not a Toolstream role in deploy/nats/accounts.conf", flag("--user"))
+			}
+			if user.Password != flag("--password") {
+				t.Errorf("user %s: the service's password is not the servers'", user.Username)
+			}
+		})
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Toolstream services %v, want %v", got, want)
+	}
+}
