@@ -338,7 +338,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer cc.Stop()
+	defer func() { cc.Stop() }()
 	r.running.Store(true)
 	defer r.running.Store(false)
 
@@ -382,6 +382,18 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		}
 		done, err := r.applyBatch(ctx, batch)
+		if errors.Is(err, errDeliveryGap) {
+			// Messages were delivered but never arrived (a server or a
+			// consumer leader went away with them in flight). Acking past
+			// them would lose them: start a new consumer at the checkpoint.
+			r.log.Warn("delivery gap; resuming from the checkpoint", "checkpoint", r.Checkpoint())
+			cc.Stop()
+			msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old consumer's stragglers go nowhere
+			if cc, err = r.consume(ctx, msgs); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -389,6 +401,37 @@ func (r *Runner) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// errDeliveryGap is applyBatch's signal that the consumer skipped messages
+// that are in the stream.
+var errDeliveryGap = errors.New("projector: delivery gap")
+
+// gapChecksMax bounds the messages looked up to tell a delivery gap from
+// deleted messages; a longer gap is treated as a delivery gap.
+const gapChecksMax = 64
+
+// lost reports whether any message with a sequence in [from, to) is in the
+// stream: the consumer reads the whole stream, so a jump over a message
+// that exists is a lost delivery, and a jump over deleted ones is not.
+func (r *Runner) lost(ctx context.Context, from, to uint64) (bool, error) {
+	if to-from > gapChecksMax {
+		return true, nil
+	}
+	s, err := r.cfg.JS.Stream(ctx, r.cfg.Stream)
+	if err != nil {
+		return false, err
+	}
+	for seq := from; seq < to; seq++ {
+		_, err := s.GetMsg(ctx, seq)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstream.ConsumeContext, error) {
@@ -436,12 +479,25 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bool, err error) {
 	msgs := make([]*Msg, 0, len(batch))
 	var ack jetstream.Msg
+	var gap error
+	next := r.Checkpoint() + 1
 	for _, jm := range batch {
 		md, err := jm.Metadata()
 		if err != nil {
 			return false, fmt.Errorf("projector: metadata: %w", err)
 		}
 		seq := md.Sequence.Stream
+		if seq > next && !r.cfg.Ephemeral {
+			lost, err := r.lost(ctx, next, seq)
+			if err != nil {
+				return false, fmt.Errorf("projector: delivery gap %d-%d: %w", next, seq-1, err)
+			}
+			if lost {
+				gap = errDeliveryGap
+				break
+			}
+		}
+		next = max(next, seq+1)
 		if r.cfg.UntilSeq > 0 && seq > r.cfg.UntilSeq {
 			done = true
 			break
@@ -461,7 +517,7 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 			r.log.Warn("ack failed; the checkpoint keeps the position", "err", err)
 		}
 	}
-	return done, nil
+	return done, gap
 }
 
 // applyMsgs applies msgs and commits state, checkpoint and outbox in one
