@@ -56,14 +56,15 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 	if err := os.WriteFile(file, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run("publish", "--provider", "openai-responses", "--tenant", "acme", "--stream", "s7", file)
+	t.Logf("publish: %s", run("publish", "--provider", "openai-responses", "--tenant", "acme", "--stream", "s7", file))
 
 	admin := c.Open(t, bus.Config{Name: "admin"})
 	if admin.Replicas() != 3 {
 		t.Fatalf("the binary's stream has %d replicas", admin.Replicas())
 	}
 	dump := func() {
-		last, _ := admin.LastSeq(ctx)
+		last, err := admin.LastSeq(ctx)
+		t.Logf("log: last sequence %d (%v), calls %d", last, err, countSubjects(t, admin, "ts.call.>"))
 		for seq := uint64(1); seq <= last; seq++ {
 			m, err := admin.Stream.GetMsg(ctx, seq)
 			if err != nil {

@@ -9,13 +9,21 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/bus"
 )
+
+// TB is the part of testing.TB a Cluster uses: the package does not
+// import testing, so the binary that runs Exclusive does not link it.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	TempDir() string
+	Cleanup(func())
+}
 
 // Name is the cluster name of a test cluster.
 const Name = "toolstream"
@@ -45,7 +53,7 @@ type Config struct {
 // and store, which is how tests kill a stream leader or pause a server.
 // Its methods are safe for concurrent use.
 type Cluster struct {
-	t       testing.TB
+	t       TB
 	account string
 	mu      sync.Mutex // guards nodes[i].srv
 	nodes   []*node
@@ -60,7 +68,7 @@ type node struct {
 
 // Start starts a cluster and waits until it has a JetStream meta leader and
 // every server is current. The cluster is shut down when t ends.
-func Start(t testing.TB, cfg Config) *Cluster {
+func Start(t TB, cfg Config) *Cluster {
 	t.Helper()
 	if cfg.Servers == 0 {
 		cfg.Servers = 3
@@ -123,7 +131,7 @@ func Start(t testing.TB, cfg Config) *Cluster {
 
 // freePorts returns n distinct free loopback ports. They are free when
 // returned; a server restarted later binds the same one again.
-func freePorts(t testing.TB, n int) []int {
+func freePorts(t TB, n int) []int {
 	var ls []net.Listener
 	var ports []int
 	for i := 0; i < n; i++ {
@@ -264,7 +272,7 @@ func (c *Cluster) WaitStreamLeader(ctx context.Context, stream string, not int) 
 
 // Open opens a bus over the whole cluster (every URL, fast reconnects) and
 // closes it when the test ends.
-func (c *Cluster) Open(t testing.TB, cfg bus.Config) *bus.Bus {
+func (c *Cluster) Open(t TB, cfg bus.Config) *bus.Bus {
 	t.Helper()
 	cfg.NATSURL = c.URLs()
 	cfg.Options = append(ClientOptions(), cfg.Options...)

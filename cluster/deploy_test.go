@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -144,8 +145,12 @@ func TestDeployConfigsParse(t *testing.T) {
 	}
 }
 
+// built records that a test asked for the binary (TestMain removes it).
+var built atomic.Bool
+
 // toolstreamBinary builds ./cmd/toolstream once per test binary.
 var toolstreamBinary = sync.OnceValues(func() (string, error) {
+	built.Store(true)
 	dir, err := os.MkdirTemp("", "toolstream-bin")
 	if err != nil {
 		return "", err

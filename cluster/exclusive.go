@@ -220,3 +220,21 @@ func (x *Exclusive) runHeld(ctx context.Context, lease *projector.Lease, name st
 	}()
 	return r.Run(rctx)
 }
+
+// RunAssemblerPartitions runs the assemblers of the log's model partitions
+// (b.Partitions(), set with bus.Config.Partitions) under leases, views in
+// viewsDir/assembler-p<N>, until ctx ends: what `toolstream serve` runs
+// instead of the one assembler when the log is partitioned. Every process
+// of the assembler service calls it; each partition runs in exactly one of
+// them. It returns bus.ErrInvalidConfig when the log is not partitioned.
+func RunAssemblerPartitions(ctx context.Context, b *bus.Bus, viewsDir string, newAssembler func() *assembler.Assembler, log *slog.Logger) error {
+	n := b.Partitions()
+	if n == 0 {
+		return fmt.Errorf("%w: the log's model subjects are not partitioned", bus.ErrInvalidConfig)
+	}
+	x, err := NewExclusive(ExclusiveConfig{Bus: b, Dir: viewsDir, Projections: AssemblerPartitions(n, newAssembler), Logger: log})
+	if err != nil {
+		return err
+	}
+	return x.Run(ctx)
+}

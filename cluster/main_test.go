@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,13 @@ func TestMain(m *testing.M) {
 	case "exclusive":
 		os.Exit(exclusiveChild())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.Load() {
+		if bin, err := toolstreamBinary(); err == nil {
+			os.RemoveAll(filepath.Dir(bin))
+		}
+	}
+	os.Exit(code)
 }
 
 // processorProjections are fresh instances of the processor's projections:

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/projector"
 )
@@ -78,11 +80,13 @@ func TestPartitionsHaveOneActiveAssemblerAndTakeOver(t *testing.T) {
 		"TS_PARTITIONS="+strconv.Itoa(partitions))
 	// The first holds everything once the lease bucket shows all its keys.
 	waitFor(ctx, t, "the first process holding every lease", func() bool {
-		kv, err := admin.JS.KeyValue(ctx, "ts_leases")
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		kv, err := admin.JS.KeyValue(rctx, "ts_leases")
 		if err != nil {
 			return false
 		}
-		keys, err := kv.Keys(ctx)
+		keys, err := kv.Keys(rctx)
 		slices.Sort(keys)
 		return err == nil && slices.Equal(keys, names)
 	})
@@ -153,5 +157,15 @@ func TestPartitionsHaveOneActiveAssemblerAndTakeOver(t *testing.T) {
 		partitions, calls, perPartition, len(names), takeover.Round(time.Millisecond), partitionLeaseTTL, calls/2, done.Round(time.Millisecond))
 	if strings.Join(second.Held(), ",") != strings.Join(names, ",") {
 		t.Fatalf("held %v", second.Held())
+	}
+}
+
+// TestAssemblerPartitionsNeedAPartitionedLog: serve runs the partition
+// assemblers only on a partitioned log.
+func TestAssemblerPartitionsNeedAPartitionedLog(t *testing.T) {
+	b := bustest.Start(t)
+	err := cluster.RunAssemblerPartitions(context.Background(), b, t.TempDir(), func() *assembler.Assembler { return assembler.New(assembler.Config{}) }, nil)
+	if !errors.Is(err, bus.ErrInvalidConfig) {
+		t.Fatalf("unpartitioned log: %v", err)
 	}
 }
