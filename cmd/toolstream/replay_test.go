@@ -147,27 +147,11 @@ func serveViews(t *testing.T, b *bus.Bus, runners map[string]*projector.Runner) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	dumps := newViewDumps(runners)
-	t.Cleanup(func() { svc.Stop(); dumps.Close() })
-	err = svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
-		r, ok := runners[string(req.Data())]
-		if !ok {
-			req.Error("404", "projection not running here", nil)
-			return
-		}
-		dg, err := r.Digest()
-		if err != nil {
-			req.Error("500", err.Error(), nil)
-			return
-		}
-		req.RespondJSON(dg)
-	}), micro.WithEndpointSubject(DigestSubject))
+	dumps, err := addViewEndpoints(svc, runners)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject)); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { svc.Stop(); dumps.Close() })
 	// the server has the subscriptions before another connection asks
 	if err := b.Conn.Flush(); err != nil {
 		t.Fatal(err)

@@ -135,27 +135,11 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		return fmt.Errorf("service: %w", err)
 	}
 	defer svc.Stop()
-	err = svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
-		r, ok := runners[string(req.Data())]
-		if !ok {
-			req.Error("404", "projection not running here", nil)
-			return
-		}
-		dg, err := r.Digest()
-		if err != nil {
-			req.Error("500", err.Error(), nil)
-			return
-		}
-		req.RespondJSON(dg)
-	}), micro.WithEndpointSubject(DigestSubject))
+	dumps, err := addViewEndpoints(svc, runners)
 	if err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
-	dumps := newViewDumps(runners)
 	defer dumps.Close()
-	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject)); err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
 	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
 	if r, ok := runners[memory.Name]; ok {
 		ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
@@ -228,6 +212,33 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 			}
 		}
 	}
+}
+
+// addViewEndpoints serves the digest and the paged dump of every running
+// view (replay --verify and --diff ask them). Close the dumps when done.
+func addViewEndpoints(svc micro.Service, runners map[string]*projector.Runner) (*viewDumps, error) {
+	err := svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
+		r, ok := runners[string(req.Data())]
+		if !ok {
+			req.Error("404", "projection not running here", nil)
+			return
+		}
+		dg, err := r.Digest()
+		if err != nil {
+			req.Error("500", err.Error(), nil)
+			return
+		}
+		req.RespondJSON(dg)
+	}), micro.WithEndpointSubject(DigestSubject))
+	if err != nil {
+		return nil, err
+	}
+	dumps := newViewDumps(runners)
+	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject)); err != nil {
+		dumps.Close()
+		return nil, err
+	}
+	return dumps, nil
 }
 
 // liveDigest asks a running serve for a projection's digest.
