@@ -99,6 +99,7 @@ func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool)
 	next.Subjects = []string{events.SubjectAll}
 	next.Duplicates = b.cfg.DuplicateWindow
 	next.MaxMsgSize = b.cfg.MaxPayload
+	next.AllowAtomicPublish = true // the relays keep their order with atomic batches
 	if b.cfg.Replicas > 0 {
 		next.Replicas = b.cfg.Replicas
 	}
@@ -106,7 +107,7 @@ func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool)
 		next.SubjectTransform = partitionTransform(b.cfg.Partitions)
 	}
 	changed := !slices.Equal(cur.Subjects, next.Subjects) || cur.Duplicates != next.Duplicates ||
-		cur.MaxMsgSize != next.MaxMsgSize || cur.Replicas != next.Replicas ||
+		cur.MaxMsgSize != next.MaxMsgSize || cur.Replicas != next.Replicas || !cur.AllowAtomicPublish ||
 		!sameTransform(cur.SubjectTransform, next.SubjectTransform)
 	return next, changed
 }

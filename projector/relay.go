@@ -2,22 +2,53 @@ package projector
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// relayChunk bounds the rows one relay round publishes before it waits for
-// their acknowledgements.
-const relayChunk = 1024
+// Relay batches. JetStream stores an atomic batch whole or not at all, in
+// its order; the server refuses batches above 1000 messages by default.
+const (
+	relayChunk      = 1000
+	relayChunkBytes = 8 << 20
+)
 
-// relay publishes outbox rows and deletes each only after JetStream
-// acknowledged it. Publication may repeat (a crash between publish and
-// delete); the deterministic Nats-Msg-Id makes the repeat a no-op.
+// Headers of JetStream's atomic batch publish (ADR-50, nats-server 2.12+).
+const (
+	hdrBatchID     = "Nats-Batch-Id"
+	hdrBatchSeq    = "Nats-Batch-Sequence"
+	hdrBatchCommit = "Nats-Batch-Commit"
+	// errCodeBatchDuplicate: the batch holds a message id already stored.
+	errCodeBatchDuplicate = 10201
+)
+
+// errBatchDuplicate: an earlier attempt stored this batch (its ack was lost)
+// or a prefix of it (a different batch before a crash).
+var errBatchDuplicate = errors.New("projector: batch holds an already stored event")
+
+// relay publishes outbox rows in outbox order and deletes each only after
+// JetStream acknowledged it. Publication may repeat (a crash between publish
+// and delete); the deterministic Nats-Msg-Id makes the repeat a no-op.
+//
+// Order: a pipelined publish that fails (no stream leader for a moment) and
+// is sent again after later ones succeeded would store events out of order,
+// and a projection downstream would see a stream's deltas shuffled. So on a
+// replicated stream (where leaders change) each round is one atomic batch,
+// and the next round starts only after the batch is acknowledged: the log
+// holds the outbox's order whatever fails in between. A single-server
+// stream has no leader to change and is relayed pipelined.
 func (r *Runner) relay(ctx context.Context) error {
+	r.atomic = r.streamAllowsBatches(ctx)
+	r.log.Debug("relay", "atomic_batches", r.atomic)
 	backoff := 10 * time.Millisecond
 	for {
 		n, err := r.relayOnce(ctx)
@@ -45,80 +76,220 @@ func (r *Runner) relay(ctx context.Context) error {
 	}
 }
 
-type pending struct {
+func (r *Runner) streamAllowsBatches(ctx context.Context) bool {
+	for {
+		actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+		s, err := r.cfg.JS.Stream(actx, r.cfg.Stream)
+		cancel()
+		if err == nil {
+			cfg := s.CachedInfo().Config
+			// Only a replicated stream changes leader under a running
+			// relay, and there a batch costs less than pipelining. On one
+			// server the batch is staged in its own file store, which
+			// costs more than the order it protects.
+			return cfg.AllowAtomicPublish && cfg.Replicas > 1
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		r.log.Warn("relay: stream info", "err", err)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+type relayRow struct {
 	key []byte
-	fut jetstream.PubAckFuture
+	row outboxRow
 }
 
 func (r *Runner) relayOnce(ctx context.Context) (int, error) {
+	rows, err := r.readOutbox()
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	if h := r.cfg.Hooks; h != nil && h.BeforePublish != nil {
+		for _, x := range rows {
+			h.BeforePublish(x.row.ID)
+		}
+	}
+	var stored []int
+	switch {
+	case !r.atomic:
+		stored, err = r.publishPipelined(ctx, rows)
+	case len(rows) == 1:
+		stored, err = r.publishEach(ctx, rows)
+	default:
+		if err = r.publishBatch(ctx, rows); err == nil {
+			stored = allOf(len(rows))
+		} else if errors.Is(err, errBatchDuplicate) {
+			stored, err = r.publishEach(ctx, rows) // one by one: each repeat is acked as a duplicate
+		}
+	}
+	if len(stored) == 0 {
+		return 0, err
+	}
+	if derr := r.deleteRelayed(rows, stored); derr != nil {
+		return 0, derr
+	}
+	return len(stored), err
+}
+
+// readOutbox returns the next rows to relay, oldest first.
+func (r *Runner) readOutbox() ([]relayRow, error) {
 	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: r.outboxFrom(), UpperBound: prefixUpper(prefixOutbox)})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var inflight []pending
-	for ok := it.First(); ok && len(inflight) < relayChunk; ok = it.Next() {
-		var row outboxRow
-		if err := msgpack.Unmarshal(it.Value(), &row); err != nil {
+	var rows []relayRow
+	size := 0
+	for ok := it.First(); ok && len(rows) < relayChunk && size < relayChunkBytes; ok = it.Next() {
+		var x relayRow
+		if err := msgpack.Unmarshal(it.Value(), &x.row); err != nil {
 			it.Close()
-			return 0, fmt.Errorf("projector: outbox row: %w", err)
+			return nil, fmt.Errorf("projector: outbox row: %w", err)
 		}
-		if h := r.cfg.Hooks; h != nil && h.BeforePublish != nil {
-			h.BeforePublish(row.ID)
+		x.key = append([]byte(nil), it.Key()...)
+		size += len(x.row.Data) + len(x.row.Subject) + len(x.row.ID)
+		rows = append(rows, x)
+	}
+	return rows, it.Close()
+}
+
+func (r *Runner) relayMsg(row outboxRow) *nats.Msg {
+	m := nats.NewMsg(row.Subject)
+	m.Data = row.Data
+	m.Header.Set(jetstream.MsgIDHeader, row.ID)
+	return m
+}
+
+// publishBatch stores rows as one atomic batch: all of them, in order, or
+// none.
+func (r *Runner) publishBatch(ctx context.Context, rows []relayRow) error {
+	nc := r.cfg.JS.Conn()
+	id := nuid.Next()
+	for i, x := range rows {
+		m := r.relayMsg(x.row)
+		m.Header.Set(hdrBatchID, id)
+		m.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
+		if i < len(rows)-1 {
+			if err := nc.PublishMsg(m); err != nil {
+				return fmt.Errorf("projector: relay batch: %w", err)
+			}
+			continue
 		}
-		fut, err := r.cfg.JS.PublishAsync(row.Subject, row.Data, jetstream.WithMsgID(row.ID))
+		m.Header.Set(hdrBatchCommit, "1")
+		actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+		resp, err := nc.RequestMsgWithContext(actx, m)
+		cancel()
 		if err != nil {
-			it.Close()
-			return 0, fmt.Errorf("projector: relay %s: %w", row.ID, err)
+			return fmt.Errorf("projector: relay batch of %d: %w", len(rows), err)
 		}
-		inflight = append(inflight, pending{key: append([]byte(nil), it.Key()...), fut: fut})
+		var ack struct {
+			Error *jetstream.APIError `json:"error"`
+			Count int                 `json:"count"`
+		}
+		if err := json.Unmarshal(resp.Data, &ack); err != nil {
+			return fmt.Errorf("projector: relay batch ack %q: %w", resp.Data, err)
+		}
+		switch {
+		case ack.Error != nil && ack.Error.ErrorCode == errCodeBatchDuplicate:
+			return errBatchDuplicate
+		case ack.Error != nil:
+			return fmt.Errorf("projector: relay batch of %d: %w", len(rows), ack.Error)
+		case ack.Count != len(rows):
+			return fmt.Errorf("projector: relay batch of %d acknowledged %d", len(rows), ack.Count)
+		}
 	}
-	if err := it.Close(); err != nil {
-		return 0, err
+	return nil
+}
+
+// publishEach publishes rows one at a time, each after the previous one's
+// ack, and returns the stored prefix.
+func (r *Runner) publishEach(ctx context.Context, rows []relayRow) ([]int, error) {
+	var stored []int
+	for i, x := range rows {
+		actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+		_, err := r.cfg.JS.PublishMsg(actx, r.relayMsg(x.row))
+		cancel()
+		if err != nil {
+			return stored, fmt.Errorf("projector: relay %s: %w", x.row.ID, err)
+		}
+		stored = append(stored, i)
 	}
-	if len(inflight) == 0 {
-		return 0, nil
+	return stored, nil
+}
+
+// publishPipelined is the relay for servers without atomic batches: fast,
+// but a publish retried after a leader change lands after later ones.
+func (r *Runner) publishPipelined(ctx context.Context, rows []relayRow) ([]int, error) {
+	futs := make([]jetstream.PubAckFuture, len(rows))
+	for i, x := range rows {
+		fut, err := r.cfg.JS.PublishMsgAsync(r.relayMsg(x.row))
+		if err != nil {
+			rows = rows[:i]
+			futs = futs[:i]
+			break
+		}
+		futs[i] = fut
 	}
-	b := r.db.NewBatch()
-	defer b.Close()
+	var stored []int
 	var firstErr error
-	var through []byte
-	acked := 0
-	for _, p := range inflight {
+	for i, fut := range futs {
 		select {
-		case <-p.fut.Ok():
-			if err := b.Delete(p.key, nil); err != nil {
-				return 0, err
-			}
+		case <-fut.Ok():
+			stored = append(stored, i)
+		case err := <-fut.Err():
 			if firstErr == nil {
-				through = p.key // the acked prefix is unbroken so far
-			}
-			acked++
-		case err := <-p.fut.Err():
-			if firstErr == nil {
-				firstErr = err
+				firstErr = fmt.Errorf("projector: relay %s: %w", rows[i].row.ID, err)
 			}
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return stored, ctx.Err()
 		}
 	}
-	if acked > 0 {
-		if err := b.Commit(pebble.NoSync); err != nil {
-			return 0, fmt.Errorf("projector: outbox delete: %w", err)
-		}
-		r.backlog.Add(-int64(acked))
-		if through != nil {
-			// Rows are written in increasing key order and this prefix is
-			// gone: later rounds start after it instead of walking its
-			// tombstones again (which made the relay quadratic).
-			r.outboxLow = append(through, 0)
-		}
-		r.relayed.Add(uint64(acked))
-		select {
-		case r.relayRoom <- struct{}{}:
-		default:
+	return stored, firstErr
+}
+
+// deleteRelayed deletes the stored rows (indices into rows, ascending).
+func (r *Runner) deleteRelayed(rows []relayRow, stored []int) error {
+	b := r.db.NewBatch()
+	defer b.Close()
+	for _, i := range stored {
+		if err := b.Delete(rows[i].key, nil); err != nil {
+			return err
 		}
 	}
-	return acked, firstErr
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("projector: outbox delete: %w", err)
+	}
+	r.backlog.Add(-int64(len(stored)))
+	// Rows are written in increasing key order: an unbroken stored prefix
+	// is gone, and later rounds start after it instead of walking its
+	// tombstones again (which made the relay quadratic).
+	prefix := 0
+	for prefix < len(stored) && stored[prefix] == prefix {
+		prefix++
+	}
+	if prefix > 0 {
+		r.outboxLow = append(rows[prefix-1].key, 0)
+	}
+	r.relayed.Add(uint64(len(stored)))
+	select {
+	case r.relayRoom <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func allOf(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }
 
 // outboxFrom is where the next relay round starts reading the outbox.

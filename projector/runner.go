@@ -87,6 +87,8 @@ type Config struct {
 	UntilSeq uint64
 	// Ephemeral uses an ordered consumer instead of the durable one (replay).
 	Ephemeral bool
+	// PublishTimeout bounds one relay publish or batch commit; default 5 s.
+	PublishTimeout time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Hooks for crash tests; nil in production.
@@ -119,6 +121,9 @@ func (c *Config) setDefaults(p Projection) error {
 	if c.OutboxMax <= 0 {
 		c.OutboxMax = 100_000
 	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = 5 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -144,6 +149,7 @@ type Runner struct {
 	filter     filter
 	relayKick  chan struct{}
 	outboxLow  []byte // relay goroutine only: every outbox key below it is deleted
+	atomic     bool   // relay goroutine only: the stream takes atomic batches
 	relayRoom  chan struct{}
 
 	mu      sync.Mutex
