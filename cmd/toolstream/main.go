@@ -23,18 +23,19 @@ import (
 
 // globals are the flags every command shares.
 type globals struct {
-	data      string
-	listen    string
-	natsURL   string
-	sync      string
-	replicas  int
-	logFormat string
-	logLevel  string
-	creds     string
-	user      string
-	password  string
-	stderr    io.Writer
-	stdout    io.Writer
+	data       string
+	listen     string
+	natsURL    string
+	sync       string
+	replicas   int
+	partitions int
+	logFormat  string
+	logLevel   string
+	creds      string
+	user       string
+	password   string
+	stderr     io.Writer
+	stdout     io.Writer
 }
 
 func main() {
@@ -85,6 +86,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.StringVar(&g.natsURL, "nats-url", "", "use this NATS server or cluster (comma-separated URLs) instead of the embedded one")
 	pf.StringVar(&g.sync, "sync", "", `embedded server flush policy: "" (every 2 minutes, the server default), "always", or a duration`)
 	pf.IntVar(&g.replicas, "replicas", 0, "stream replicas (0: 1 embedded, 3 on a cluster of 3 or more)")
+	pf.IntVar(&g.partitions, "partitions", 0, fmt.Sprintf("model subject partitions, one active assembler each (0: keep the log's setting, none on a new log; at most %d)", bus.PartitionsMax))
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&g.creds, "creds", "", "NATS credentials file")
@@ -129,7 +131,7 @@ func (g *globals) natsOptions() []nats.Option {
 // openEmbedded starts the embedded server (serve, one-shot commands).
 func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, listen string) (*bus.Bus, error) {
 	return bus.Open(ctx, bus.Config{DataDir: dataDir, Listen: listen, NATSURL: g.natsURL, Sync: g.sync,
-		Replicas: g.replicas, Logger: log, Options: g.natsOptions(), Name: "toolstream"})
+		Replicas: g.replicas, Partitions: g.partitions, Logger: log, Options: g.natsOptions(), Name: "toolstream"})
 }
 
 // connect reaches a running server: --nats-url, else the embedded server of
@@ -142,7 +144,7 @@ func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, erro
 	url := "nats://" + g.listen
 	if nc, err := nats.Connect(url, append(g.natsOptions(), nats.Timeout(500*time.Millisecond))...); err == nil {
 		nc.Close()
-		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: g.natsOptions(), Replicas: g.replicas})
+		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: g.natsOptions(), Replicas: g.replicas, Partitions: g.partitions})
 	}
 	return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
 }

@@ -36,14 +36,19 @@ var projectionFactories = map[string]func(d *deps) (projector.Projection, error)
 	memory.Name: func(*deps) (projector.Projection, error) {
 		return memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil
 	},
-	assembler.Name: func(d *deps) (projector.Projection, error) {
-		cfg := assembler.Config{ParseRegistry: parseRegistry, Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
-		if d.bus != nil {
-			nc := d.bus.Conn
-			cfg.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }
-		}
-		return assembler.New(cfg), nil
-	},
+	assembler.Name: func(d *deps) (projector.Projection, error) { return newAssembler(d), nil },
+}
+
+// newAssembler builds the assembler: the projection on an unpartitioned
+// log, and each partition's (cluster.RunAssemblerPartitions) on a
+// partitioned one.
+func newAssembler(d *deps) *assembler.Assembler {
+	cfg := assembler.Config{ParseRegistry: parseRegistry, Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
+	if d.bus != nil {
+		nc := d.bus.Conn
+		cfg.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }
+	}
+	return assembler.New(cfg)
 }
 
 func projectionNames() []string {

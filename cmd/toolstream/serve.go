@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/memory"
@@ -32,8 +35,12 @@ func serveCmd(g *globals) *cobra.Command {
 		Long: `serve starts the event log and runs the projections over it until SIGINT or SIGTERM.
 Without --nats-url it runs an embedded NATS server with JetStream on --listen (127.0.0.1:4222),
 storing the log in --data/nats, so other processes and the standard nats CLI can connect.
-Each projection keeps its view in --data/views/<name>. Shutdown stops consuming, lets every
-in-flight batch commit, and closes the server cleanly: nothing acknowledged is lost.`,
+Each projection keeps its view in --data/views/<name>. On a log whose model subjects are
+partitioned (--partitions N) the assembler runs as N partition assemblers instead, each active
+in exactly one of the processes running the assembler (a lease in the key-value bucket
+ts_leases; a waiting process takes over when the holder dies), with views in
+--data/views/assembler-p<P>. Shutdown stops consuming, lets every in-flight batch commit,
+and closes the server cleanly: nothing acknowledged is lost.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
@@ -89,6 +96,20 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		if !want[name] {
 			continue
 		}
+		if n := b.Partitions(); name == assembler.Name && n > 0 {
+			// A partitioned log: the partitions' assemblers, each active in
+			// exactly one process of the assembler service (a lease each).
+			log.Info("assembler partitions", "partitions", n)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := cluster.RunAssemblerPartitions(ctx, b, filepath.Join(g.data, "views"), func() *assembler.Assembler { return newAssembler(d) }, log)
+				if err != nil {
+					errc <- fmt.Errorf("assembler partitions: %w", err)
+				}
+			}()
+			continue
+		}
 		p, err := newProjection(name, d)
 		if err != nil {
 			return err
@@ -114,7 +135,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			return err
 		}
 		defer follower.Stop()
-		ex, err = executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: follower.Current, Logger: log, Replicas: g.replicas})
+		ex, err = executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: follower.Current, Logger: log, Replicas: b.Replicas()})
 		if err != nil {
 			return err
 		}
