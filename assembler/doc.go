@@ -23,6 +23,12 @@
 //  2. One buffer per call identity (tenant, response, item). call_id is kept
 //     to correlate the result; the provider's index is kept but never used as
 //     identity.
+//  5. Order. Ingest applies a stream's numbered raw events (Ts-Seq) in
+//     position order whatever order the log holds them in: an event after a
+//     missing position is held in the view until the position arrives, or
+//     until IngestConfig.GapWait (ticks) or HoldMax declares it lost, which
+//     aborts the stream's open calls. The relays of both projections keep
+//     their outbox order in the log (projector package).
 //  9. Bad input (undecodable events, events without identities) is rejected by
 //     the projector with its reason; invalid arguments become CallRejected
 //     with a typed reason; processing of everything else goes on.

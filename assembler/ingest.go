@@ -1,16 +1,20 @@
 package assembler
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/ingest"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // ingestCacheMax bounds the adapter states kept in memory between events.
@@ -31,9 +35,11 @@ const (
 	HeaderRun     = "Ts-Run"     // envelope run
 	HeaderStep    = "Ts-Step"    // envelope step
 	// HeaderSeq is the event's position in its stream (0, 1, 2…). Producers
-	// that number their events let ingest see what went missing: a repeated
-	// position is a no-op, and a gap aborts the stream's open calls (their
-	// bytes may be incomplete) before the stream goes on.
+	// that number their events let ingest put them in order and see what
+	// went missing: a repeated position is a no-op, an event after a gap is
+	// held until the missing ones arrive, and a gap that outlasts
+	// IngestConfig.GapWait aborts the stream's open calls (their bytes may
+	// be incomplete) before the stream goes on.
 	HeaderSeq = "Ts-Seq"
 )
 
@@ -42,27 +48,52 @@ const (
 const TaggedSuffix = "+tagged"
 
 // Ingest is the projection from raw provider events to canonical model
-// events. Its state is one adapter state per (tenant, stream).
+// events. Its state is one adapter state per (tenant, stream), and the raw
+// events held while an earlier position of their stream is missing.
 type Ingest struct {
+	cfg   IngestConfig
 	log   *slog.Logger
 	cache map[string]*streamState // derived from the view; rebuilt lazily after a restart
+	ids   map[uint64]int          // per Apply: model events emitted so far per raw event
 }
 
 var _ projector.Projection = (*Ingest)(nil)
 
+// IngestConfig configures the ingest projection.
+type IngestConfig struct {
+	Logger *slog.Logger
+	// GapWait is how long (event time, measured by clock ticks) events that
+	// arrived after a missing position are held for it; then the missing
+	// events count as lost. Default 10 s: publishes retried across a
+	// JetStream leader change land within a second or two.
+	GapWait time.Duration
+	// HoldMax bounds the events held per stream; one more declares the
+	// oldest gap lost. Default 1024.
+	HoldMax int
+}
+
 // NewIngest returns the ingest projection.
-func NewIngest(log *slog.Logger) *Ingest {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+func NewIngest(cfg IngestConfig) *Ingest {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Ingest{log: log, cache: map[string]*streamState{}}
+	if cfg.GapWait <= 0 {
+		cfg.GapWait = 10 * time.Second
+	}
+	if cfg.HoldMax <= 0 {
+		cfg.HoldMax = 1024
+	}
+	return &Ingest{cfg: cfg, log: cfg.Logger, cache: map[string]*streamState{}, ids: map[uint64]int{}}
 }
 
 // Name implements projector.Projection.
 func (*Ingest) Name() string { return IngestName }
 
-// Subjects implements projector.Projection.
-func (*Ingest) Subjects() []string { return []string{"ts.in.>"} }
+// Subjects implements projector.Projection: raw events, and clock ticks that
+// end the wait for missing positions.
+func (*Ingest) Subjects() []string { return []string{"ts.in.>", clockSubject} }
+
+const clockSubject = "ts.ctl._system.clock"
 
 // streamState is one stream's row: the adapter state and the responses it
 // opened that have not ended.
@@ -70,15 +101,42 @@ type streamState struct {
 	Adapter []byte   `msgpack:"a"`
 	Open    []string `msgpack:"o,omitempty"`
 	Ended   bool     `msgpack:"e,omitempty"`
-	Next    int64    `msgpack:"nx,omitempty"` // next expected Ts-Seq`
-	env     envelope
+	Next    int64    `msgpack:"nx,omitempty"` // next expected Ts-Seq
+	Held    []int64  `msgpack:"h,omitempty"`  // positions held for an earlier one, ascending
+	Env     envelope `msgpack:"v"`
 	n       *ingest.Normalizer
 }
+
+// rawEvent is a raw event as ingest applies it, now or when it was held.
+type rawEvent struct {
+	Seq  uint64 `msgpack:"q"`
+	Time int64  `msgpack:"t"`
+	End  bool   `msgpack:"e,omitempty"`
+	Data []byte `msgpack:"d"`
+}
+
+// gapRow is a stream's entry in the index of streams waiting for a missing
+// position: what a tick needs to find the stream again.
+type gapRow struct {
+	Since  int64  `msgpack:"s"` // event time the wait began
+	Format string `msgpack:"f"`
+	Tagged bool   `msgpack:"g,omitempty"`
+}
+
+var prefixGap = []byte("~gap/")
 
 type rawRef struct {
 	tenant, format, stream string
 	tagged                 bool
 	key                    []byte
+}
+
+func (ref rawRef) heldKey(pos int64) ([]byte, error) {
+	return projector.TenantKey(ref.tenant, "h", ref.stream, fmt.Sprintf("%020d", pos))
+}
+
+func (ref rawRef) gapKey() []byte {
+	return append(append(append(append([]byte(nil), prefixGap...), ref.tenant...), 0), ref.stream...)
 }
 
 func parseIngestSubject(m *projector.Msg) (rawRef, error) {
@@ -107,6 +165,8 @@ func parseIngestSubject(m *projector.Msg) (rawRef, error) {
 	return ref, err
 }
 
+// stream returns the stream's state; m (nil for a tick) supplies the
+// envelope of a stream seen for the first time.
 func (in *Ingest) stream(tx *projector.Tx, ref rawRef, m *projector.Msg) (*streamState, error) {
 	cacheKey := string(ref.key)
 	if st := in.cache[cacheKey]; st != nil {
@@ -131,21 +191,50 @@ func (in *Ingest) stream(tx *projector.Tx, ref rawRef, m *projector.Msg) (*strea
 		}
 	} else {
 		st.n = ingest.New(cfg)
+		if m != nil {
+			st.Env = envelope{User: m.Header.Get(HeaderUser), Session: m.Header.Get(HeaderSession), Run: m.Header.Get(HeaderRun), Step: m.Header.Get(HeaderStep)}
+		}
 	}
 	if len(in.cache) >= ingestCacheMax {
 		clear(in.cache) // a cache, not state: rebuilt from the view on demand
 	}
-	st.env = envelope{User: m.Header.Get(HeaderUser), Session: m.Header.Get(HeaderSession), Run: m.Header.Get(HeaderRun), Step: m.Header.Get(HeaderStep)}
 	in.cache[cacheKey] = st
 	return st, nil
 }
 
+// refusedError is the adapter's refusal of a raw event (its state is
+// unchanged): the event is rejected, the stream goes on.
+type refusedError struct{ err error }
+
+func (e refusedError) Error() string { return e.err.Error() }
+func (e refusedError) Unwrap() error { return e.err }
+
 // Apply implements projector.Projection.
 func (in *Ingest) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+	clear(in.ids)
+	if m.Subject == clockSubject {
+		ev, err := m.Event()
+		if err != nil {
+			return err
+		}
+		if err := in.tick(tx, m, ev.At); err != nil {
+			clear(in.cache) // the Tx is dropped: so is what the cache learnt
+			return err
+		}
+		return nil
+	}
 	ref, err := parseIngestSubject(m)
 	if err != nil {
 		return err
 	}
+	if err := in.applyIn(tx, ref, m); err != nil {
+		delete(in.cache, string(ref.key)) // the Tx is dropped: reload the stream from the view
+		return err
+	}
+	return nil
+}
+
+func (in *Ingest) applyIn(tx *projector.Tx, ref rawRef, m *projector.Msg) error {
 	st, err := in.stream(tx, ref, m)
 	if err != nil {
 		return err
@@ -153,52 +242,218 @@ func (in *Ingest) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) e
 	if st.Ended {
 		return fmt.Errorf("%w: stream %q already ended", events.ErrBadInput, ref.stream)
 	}
-	var outs []ingest.Out
-	if h := m.Header.Get(HeaderSeq); h != "" {
-		pos, err := strconv.ParseInt(h, 10, 64)
-		if err != nil || pos < 0 {
-			return fmt.Errorf("%w: %s %q", events.ErrMalformed, HeaderSeq, h)
-		}
+	raw := rawEvent{Seq: m.Seq, Time: m.Time, End: m.Header.Get(HeaderEnd) == "1", Data: m.Data}
+	h := m.Header.Get(HeaderSeq)
+	if h == "" {
+		return in.applyRaw(tx, ref, st, raw) // unnumbered: applied as it comes
+	}
+	pos, err := strconv.ParseInt(h, 10, 64)
+	if err != nil || pos < 0 {
+		return fmt.Errorf("%w: %s %q", events.ErrMalformed, HeaderSeq, h)
+	}
+	for {
 		switch {
 		case pos < st.Next:
 			return nil // a repeat of an event already applied
-		case pos > st.Next:
-			outs = st.n.AbortOpen(events.ReasonStreamFailed, fmt.Sprintf("events %d to %d of the stream are missing", st.Next, pos-1))
+		case slices.Contains(st.Held, pos):
+			return nil // a repeat of an event already held
+		case pos == st.Next:
+			st.Next++
+			if err := in.applyRaw(tx, ref, st, raw); err != nil {
+				return err
+			}
+			return in.drain(tx, ref, st, m.Time)
+		case len(st.Held) < in.cfg.HoldMax:
+			return in.hold(tx, ref, st, pos, raw)
 		}
-		st.Next = pos + 1
-	}
-	if m.Header.Get(HeaderEnd) == "1" {
-		outs = append(outs, st.n.Flush()...)
-		st.Ended = true
-	} else {
-		more, err := st.n.Feed(m.Data)
-		if err != nil {
-			delete(in.cache, string(ref.key)) // Next may have moved; reload from the view
-			return err                        // adapter state unchanged: the projector records the rejection
-		}
-		outs = append(outs, more...)
-	}
-	if err := in.emit(tx, ref, st, m, outs, 0); err != nil {
-		delete(in.cache, string(ref.key))
-		return err
-	}
-	if st.Ended {
-		var ends []ingest.Out
-		for _, r := range st.Open {
-			ends = append(ends, ingest.Out{Response: r, Body: &events.ResponseIncomplete{Reason: events.ReasonStreamEnded}})
-		}
-		if err := in.emit(tx, ref, st, m, ends, len(outs)); err != nil {
+		// Too much held: the oldest gap is lost.
+		if err := in.skip(tx, ref, st, m, min(pos, st.Held[0])); err != nil {
 			return err
 		}
-		delete(in.cache, string(ref.key))
-		return store(tx, ref.key, &streamState{Open: st.Open, Ended: true}) // later events of the stream are refused
+	}
+}
+
+// hold keeps a raw event that arrived before an earlier position of its
+// stream (a publish retried across a leader change lands late).
+func (in *Ingest) hold(tx *projector.Tx, ref rawRef, st *streamState, pos int64, raw rawEvent) error {
+	k, err := ref.heldKey(pos)
+	if err != nil {
+		return err
+	}
+	if err := store(tx, k, &raw); err != nil {
+		return err
+	}
+	if len(st.Held) == 0 {
+		if err := store(tx, ref.gapKey(), &gapRow{Since: raw.Time, Format: ref.format, Tagged: ref.tagged}); err != nil {
+			return err
+		}
+	}
+	i, _ := slices.BinarySearch(st.Held, pos)
+	st.Held = slices.Insert(st.Held, i, pos)
+	return in.save(tx, ref, st)
+}
+
+// drain applies the held events that are next in line. A held event the
+// adapter refuses is rejected on its own (InputRejected at its sequence).
+func (in *Ingest) drain(tx *projector.Tx, ref rawRef, st *streamState, now int64) error {
+	for len(st.Held) > 0 && st.Held[0] == st.Next && !st.Ended {
+		k, err := ref.heldKey(st.Held[0])
+		if err != nil {
+			return err
+		}
+		var raw rawEvent
+		if ok, err := load(tx, k, &raw); err != nil || !ok {
+			return fmt.Errorf("ingest: held event %d of %q: found %v: %w", st.Held[0], ref.stream, ok, err)
+		}
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+		st.Held, st.Next = st.Held[1:], st.Next+1
+		err = in.applyRaw(tx, ref, st, raw)
+		var refused refusedError
+		if errors.As(err, &refused) {
+			err = in.refuse(tx, ref, st, raw.Seq, raw.Time, refused.err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if st.Ended {
+		return in.dropHeld(tx, ref, st)
+	}
+	if len(st.Held) == 0 {
+		if err := tx.Delete(ref.gapKey()); err != nil {
+			return err
+		}
+	} else if err := store(tx, ref.gapKey(), &gapRow{Since: now, Format: ref.format, Tagged: ref.tagged}); err != nil {
+		return err // the next gap's wait begins now
 	}
 	return in.save(tx, ref, st)
 }
 
+// skip gives up the positions before target: the stream's open calls are
+// aborted (their bytes may be among the lost), and held events from target
+// on are applied.
+func (in *Ingest) skip(tx *projector.Tx, ref rawRef, st *streamState, m *projector.Msg, target int64) error {
+	in.log.Warn("ingest: raw events lost", "tenant", ref.tenant, "stream", ref.stream, "from", st.Next, "to", target-1)
+	outs := st.n.AbortOpen(events.ReasonStreamFailed, fmt.Sprintf("events %d to %d of the stream are missing", st.Next, target-1))
+	if err := in.emit(tx, ref, st, m.Seq, m.Time, outs); err != nil {
+		return err
+	}
+	st.Next = target
+	return in.drain(tx, ref, st, m.Time)
+}
+
+// dropHeld refuses what is still held when the stream ended.
+func (in *Ingest) dropHeld(tx *projector.Tx, ref rawRef, st *streamState) error {
+	for _, pos := range st.Held {
+		k, err := ref.heldKey(pos)
+		if err != nil {
+			return err
+		}
+		var raw rawEvent
+		if _, err := load(tx, k, &raw); err != nil {
+			return err
+		}
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+		resp := ref.stream
+		if len(st.Open) > 0 {
+			resp = st.Open[len(st.Open)-1]
+		}
+		out := ingest.Out{Response: resp, Body: &events.InputRejected{Seq: raw.Seq, Reason: events.ReasonMalformedEvent,
+			Detail: fmt.Sprintf("position %d follows the stream's end", pos)}}
+		if err := in.emit(tx, ref, st, raw.Seq, raw.Time, []ingest.Out{out}); err != nil {
+			return err
+		}
+	}
+	st.Held = nil
+	return tx.Delete(ref.gapKey())
+}
+
+// tick ends the wait of every stream whose gap is older than GapWait.
+func (in *Ingest) tick(tx *projector.Tx, m *projector.Msg, now int64) error {
+	type due struct {
+		ref rawRef
+	}
+	var dues []due
+	err := tx.Scan(prefixGap, func(k, v []byte) error {
+		var g gapRow
+		if err := msgpack.Unmarshal(v, &g); err != nil {
+			return fmt.Errorf("ingest: corrupt gap row %q: %w", k, err)
+		}
+		if now-g.Since < int64(in.cfg.GapWait) {
+			return nil
+		}
+		rest := k[len(prefixGap):]
+		i := bytes.IndexByte(rest, 0)
+		ref := rawRef{tenant: string(rest[:i]), stream: string(rest[i+1:]), format: g.Format, tagged: g.Tagged}
+		var err error
+		ref.key, err = projector.TenantKey(ref.tenant, "n", ref.stream)
+		dues = append(dues, due{ref})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range dues {
+		st, err := in.stream(tx, d.ref, nil)
+		if err != nil {
+			return err
+		}
+		if len(st.Held) == 0 {
+			if err := tx.Delete(d.ref.gapKey()); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := in.skip(tx, d.ref, st, m, st.Held[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyRaw feeds one raw event to its stream's adapter and emits what it
+// yields. An error leaves the adapter state unchanged.
+func (in *Ingest) applyRaw(tx *projector.Tx, ref rawRef, st *streamState, raw rawEvent) error {
+	var outs []ingest.Out
+	if raw.End {
+		outs = st.n.Flush()
+		st.Ended = true
+	} else {
+		more, err := st.n.Feed(raw.Data)
+		if err != nil {
+			return refusedError{err} // adapter state unchanged
+		}
+		outs = more
+	}
+	if err := in.emit(tx, ref, st, raw.Seq, raw.Time, outs); err != nil {
+		return err
+	}
+	if !st.Ended {
+		return in.save(tx, ref, st)
+	}
+	var ends []ingest.Out
+	for _, r := range st.Open {
+		ends = append(ends, ingest.Out{Response: r, Body: &events.ResponseIncomplete{Reason: events.ReasonStreamEnded}})
+	}
+	if err := in.emit(tx, ref, st, raw.Seq, raw.Time, ends); err != nil {
+		return err
+	}
+	if err := in.dropHeld(tx, ref, st); err != nil {
+		return err
+	}
+	delete(in.cache, string(ref.key))
+	return store(tx, ref.key, &streamState{Open: st.Open, Ended: true}) // later events of the stream are refused
+}
+
 // Reject implements projector.Rejecter: a refused raw event aborts the
 // stream's open calls, because their bytes may now be missing, and says why.
+// Its position counts as taken: held events after it go on.
 func (in *Ingest) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, reason error) error {
+	clear(in.ids)
 	ref, err := parseIngestSubject(m)
 	if err != nil {
 		return nil // no tenant to tell: the projector's rejection row is all there is
@@ -208,16 +463,26 @@ func (in *Ingest) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, 
 		delete(in.cache, string(ref.key))
 		return nil
 	}
+	if err := in.refuse(tx, ref, st, m.Seq, m.Time, reason); err != nil {
+		return err
+	}
+	if pos, err := strconv.ParseInt(m.Header.Get(HeaderSeq), 10, 64); err == nil && pos == st.Next {
+		st.Next++
+		return in.drain(tx, ref, st, m.Time)
+	}
+	return in.save(tx, ref, st)
+}
+
+// refuse aborts the stream's open calls and emits InputRejected for the raw
+// event at seq.
+func (in *Ingest) refuse(tx *projector.Tx, ref rawRef, st *streamState, seq uint64, at int64, reason error) error {
 	outs := st.n.AbortOpen(events.ReasonStreamFailed, "a raw event of the stream was rejected: "+reason.Error())
 	resp := ref.stream
 	if len(st.Open) > 0 {
 		resp = st.Open[len(st.Open)-1]
 	}
-	outs = append(outs, ingest.Out{Response: resp, Body: &events.InputRejected{Seq: m.Seq, Reason: events.ReasonMalformedEvent, Detail: reason.Error()}})
-	if err := in.emit(tx, ref, st, m, outs, 0); err != nil {
-		return err
-	}
-	return in.save(tx, ref, st)
+	outs = append(outs, ingest.Out{Response: resp, Body: &events.InputRejected{Seq: seq, Reason: events.ReasonMalformedEvent, Detail: reason.Error()}})
+	return in.emit(tx, ref, st, seq, at, outs)
 }
 
 func (in *Ingest) save(tx *projector.Tx, ref rawRef, st *streamState) error {
@@ -229,8 +494,10 @@ func (in *Ingest) save(tx *projector.Tx, ref rawRef, st *streamState) error {
 	return store(tx, ref.key, st)
 }
 
-func (in *Ingest) emit(tx *projector.Tx, ref rawRef, st *streamState, m *projector.Msg, outs []ingest.Out, first int) error {
-	for i, o := range outs {
+// emit writes outs as model events caused by the raw event at seq; their
+// ids number them per raw event.
+func (in *Ingest) emit(tx *projector.Tx, ref rawRef, st *streamState, seq uint64, at int64, outs []ingest.Out) error {
+	for _, o := range outs {
 		switch o.Body.(type) {
 		case *events.ResponseStarted:
 			if !slices.Contains(st.Open, o.Response) {
@@ -243,10 +510,12 @@ func (in *Ingest) emit(tx *projector.Tx, ref rawRef, st *streamState, m *project
 		if err != nil {
 			return err
 		}
+		n := in.ids[seq]
+		in.ids[seq] = n + 1
 		ev := &events.Event{
-			ID: events.ModelEventID(ref.tenant, ref.stream, m.Seq, first+i), Tenant: ref.tenant,
-			User: st.env.User, Session: st.env.Session, Run: st.env.Run, Step: st.env.Step,
-			Response: o.Response, Item: o.Item, CallID: o.CallID, At: m.Time, Body: o.Body,
+			ID: events.ModelEventID(ref.tenant, ref.stream, seq, n), Tenant: ref.tenant,
+			User: st.Env.User, Session: st.Env.Session, Run: st.Env.Run, Step: st.Env.Step,
+			Response: o.Response, Item: o.Item, CallID: o.CallID, At: at, Body: o.Body,
 		}
 		if err := tx.Emit(subj, ev); err != nil {
 			return err

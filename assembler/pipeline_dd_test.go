@@ -1,6 +1,7 @@
 package assembler_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +17,10 @@ import (
 //	stream format=F [tagged]   raw events, one JSON object per line; the
 //	                           stream then ends (end-of-stream marker)
 //	stream-open format=F       the same without the end marker
+//	arrive format=F            raw events in arrival order, each line
+//	                           "<position> <json>", "<position> end" (the end
+//	                           marker) or "tick <ms>" (a clock tick at that
+//	                           event time; raw event k arrives at ≈2k ms)
 func TestPipelineDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata/pipeline", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -30,6 +35,10 @@ func TestPipelineDataDriven(t *testing.T) {
 			pos := 0
 			for _, line := range strings.Split(d.Input, "\n") {
 				if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				if d.Cmd == "arrive" {
+					arrive(t, p, format, line)
 					continue
 				}
 				p.raw(format, "s", pos, []byte(line), false)
@@ -47,4 +56,26 @@ func TestPipelineDataDriven(t *testing.T) {
 			return render(outs)
 		})
 	})
+}
+
+// arrive applies one line of the arrive command.
+func arrive(t *testing.T, p *pipeline, format, line string) {
+	head, rest, _ := strings.Cut(line, " ")
+	if head == "tick" {
+		ms, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil {
+			t.Fatalf("tick %q: %v", rest, err)
+		}
+		p.tick(ms * 1e6)
+		return
+	}
+	pos, err := strconv.Atoi(head)
+	if err != nil {
+		t.Fatalf("position %q: %v", head, err)
+	}
+	if rest == "end" {
+		p.raw(format, "s", pos, nil, true)
+		return
+	}
+	p.raw(format, "s", pos, []byte(rest), false)
 }

@@ -30,11 +30,17 @@ type pipeline struct {
 	runs     int
 	tenant   string // each run is its own tenant, so runs share views but never state
 	out      []*events.Event
+	dir      string
+	cfg      assembler.IngestConfig
 }
 
 func newPipeline(t testing.TB) *pipeline {
+	return newPipelineWith(t, assembler.IngestConfig{})
+}
+
+func newPipelineWith(t testing.TB, cfg assembler.IngestConfig) *pipeline {
 	dir := t.TempDir()
-	ing, err := projector.NewLocal(filepath.Join(dir, "ingest"), assembler.NewIngest(nil))
+	ing, err := projector.NewLocal(filepath.Join(dir, "ingest"), assembler.NewIngest(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +48,22 @@ func newPipeline(t testing.TB) *pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ing.Close(); asm.Close() })
-	return &pipeline{t: t, ing: ing, asm: asm}
+	p := &pipeline{t: t, ing: ing, asm: asm, dir: dir, cfg: cfg}
+	t.Cleanup(func() { p.ing.Close(); p.asm.Close() })
+	return p
+}
+
+// restartIngest reopens the ingest view with a new projection (nothing
+// cached): what it holds must come from the view.
+func (p *pipeline) restartIngest() {
+	if err := p.ing.Close(); err != nil {
+		p.t.Fatal(err)
+	}
+	ing, err := projector.NewLocal(filepath.Join(p.dir, "ingest"), assembler.NewIngest(p.cfg))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.ing = ing
 }
 
 // raw feeds one raw provider event at stream position pos (-1: no position).
@@ -65,6 +85,12 @@ func (p *pipeline) raw(format, stream string, pos int, data []byte, end bool) {
 	if err != nil {
 		p.t.Fatal(err)
 	}
+	p.forward(emitted)
+}
+
+// forward applies what ingest emitted to the assembler.
+func (p *pipeline) forward(emitted []projector.Emitted) {
+	ctx := context.Background()
 	for _, e := range emitted {
 		if e.Event.Kind == events.KindInputRejected {
 			p.out = append(p.out, e.Event)
@@ -82,6 +108,32 @@ func (p *pipeline) raw(format, stream string, pos int, data []byte, end bool) {
 			p.out = append(p.out, o.Event)
 		}
 	}
+}
+
+// tick sends a clock tick at event time at (ns) to ingest and the
+// assembler.
+func (p *pipeline) tick(at int64) {
+	b, err := events.Encode(&events.Event{ID: fmt.Sprint("tick:", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.seq++
+	ctx := context.Background()
+	msg := func() *projector.Msg {
+		return &projector.Msg{Seq: p.seq, Subject: "ts.ctl._system.clock", Time: at, Data: b}
+	}
+	emitted, err := p.ing.Apply(ctx, msg())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	out, err := p.asm.Apply(ctx, msg())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	for _, o := range out {
+		p.out = append(p.out, o.Event)
+	}
+	p.forward(emitted)
 }
 
 // run feeds a whole stream and its end marker and returns the completed
@@ -152,6 +204,107 @@ func seqPositions(n int) []int {
 		p[i] = i
 	}
 	return p
+}
+
+// TestArrivalOrderNeverChangesCalls delivers each recording's raw events
+// (and its end marker) in a shuffled order, with some delivered twice, as a
+// publisher retrying across a JetStream leader change does: ingest puts them
+// back in stream order, so the completed calls are those of the intact
+// stream, and nothing is rejected.
+func TestArrivalOrderNeverChangesCalls(t *testing.T) {
+	trials := 10
+	if testing.Short() {
+		trials = 3
+	}
+	for _, rec := range recordings(t) {
+		t.Run(rec.file, func(t *testing.T) {
+			p := newPipeline(t)
+			want := p.run(rec.provider, rec.events, seqPositions(len(rec.events)))
+			rng := rand.New(rand.NewPCG(uint64(len(rec.file)), uint64(len(rec.events))))
+			for trial := range trials {
+				p.runs++
+				p.tenant, p.out = fmt.Sprintf("t%d", p.runs), nil
+				order := rng.Perm(len(rec.events) + 1) // the last position is the end marker
+				for i := 0; i < len(rec.events)/4; i++ {
+					order = slices.Insert(order, rng.IntN(len(order)+1), order[rng.IntN(len(order))])
+				}
+				for _, pos := range order {
+					if pos == len(rec.events) {
+						p.raw(rec.provider, "s", pos, nil, true)
+					} else {
+						p.raw(rec.provider, "s", pos, rec.events[pos], false)
+					}
+				}
+				for _, ev := range p.out {
+					if ev.Kind == events.KindInputRejected {
+						t.Fatalf("trial %d: %s rejected", trial, ev.ID)
+					}
+				}
+				if got := completed(p.out); !slices.Equal(got, want) {
+					t.Fatalf("trial %d (order %v): calls\n%q\nwant\n%q", trial, order, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestHeldEventsSurviveARestartAndAreBounded: held events live in the view,
+// not in memory; one more than HoldMax gives the oldest gap up (the open
+// call is aborted, never completed with bytes missing).
+func TestHeldEventsSurviveARestartAndAreBounded(t *testing.T) {
+	_, lines := rawResponsesCall("resp_h", "fc_h", `{"city":"Oslo"}`)
+	for _, tc := range []struct {
+		name    string
+		order   []int
+		restart int // restart ingest after this many arrivals
+		want    string
+	}{
+		{"in order after a restart", []int{0, 2, 3, 1, 5, 4, 7, 6}, 3, "completed"},
+		{"a gap given up at the bound", []int{0, 1, 3, 4, 5, 2, 6, 7}, 0, "incomplete stream_failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPipelineWith(t, assembler.IngestConfig{HoldMax: 2})
+			p.runs++
+			p.tenant = "t"
+			for i, pos := range tc.order {
+				if pos == len(lines) {
+					p.raw("openai-responses", "s", pos, nil, true)
+				} else {
+					p.raw("openai-responses", "s", pos, lines[pos], false)
+				}
+				if i+1 == tc.restart {
+					p.restartIngest()
+				}
+			}
+			var got []string
+			for _, ev := range p.out {
+				switch b := ev.Body.(type) {
+				case *events.CallCompleted:
+					got = append(got, "completed")
+				case *events.CallIncomplete:
+					got = append(got, fmt.Sprintf("incomplete %s", b.Reason))
+				}
+			}
+			if len(got) != 1 || got[0] != tc.want {
+				t.Fatalf("outcomes %q, want [%s]", got, tc.want)
+			}
+		})
+	}
+}
+
+// rawResponsesCall is one OpenAI Responses function call in seven raw
+// events (the end marker is position 7).
+func rawResponsesCall(resp, item, args string) (string, [][]byte) {
+	q, _ := json.Marshal(args)
+	return resp, [][]byte{
+		[]byte(`{"type":"response.created","sequence_number":0,"response":{"id":"` + resp + `","status":"in_progress","output":[]}}`),
+		[]byte(`{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"` + item + `","type":"function_call","status":"in_progress","arguments":"","call_id":"c","name":"weather"}}`),
+		[]byte(`{"type":"response.function_call_arguments.delta","sequence_number":2,"item_id":"` + item + `","output_index":0,"delta":` + string(q[:len(q)/2]) + `"}`),
+		[]byte(`{"type":"response.function_call_arguments.delta","sequence_number":3,"item_id":"` + item + `","output_index":0,"delta":"` + string(q[len(q)/2:]) + `}`),
+		[]byte(`{"type":"response.function_call_arguments.done","sequence_number":4,"item_id":"` + item + `","output_index":0,"arguments":` + string(q) + `}`),
+		[]byte(`{"type":"response.output_item.done","sequence_number":5,"output_index":0,"item":{"id":"` + item + `","type":"function_call","status":"completed","arguments":` + string(q) + `,"call_id":"c","name":"weather"}}`),
+		[]byte(`{"type":"response.completed","sequence_number":6,"response":{"id":"` + resp + `","status":"completed","output":[]}}`),
+	}
 }
 
 // TestRechunkingYieldsTheSameCalls splits argument fragments at random rune

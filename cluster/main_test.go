@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 // processorProjections are fresh instances of the processor's projections:
 // the child runs them, the parent replays them.
 func processorProjections() []projector.Projection {
-	return []projector.Projection{assembler.NewIngest(nil), assembler.New(assembler.Config{}), responses.Projection{}, witness{}}
+	return []projector.Projection{assembler.NewIngest(assembler.IngestConfig{}), assembler.New(assembler.Config{}), responses.Projection{}, witness{}}
 }
 
 // witness is a projection of every message of the log that records each
@@ -132,7 +132,7 @@ func processorChild() int {
 // partitionedProjections are ingest and the assemblers of n partitions.
 func partitionedProjections(n int) map[string]func() projector.Projection {
 	ps := cluster.AssemblerPartitions(n, func() *assembler.Assembler { return assembler.New(assembler.Config{}) })
-	ps[assembler.IngestName] = func() projector.Projection { return assembler.NewIngest(nil) }
+	ps[assembler.IngestName] = func() projector.Projection { return assembler.NewIngest(assembler.IngestConfig{}) }
 	return ps
 }
 

@@ -261,7 +261,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 
 	n := node.New(asmBus, filepath.Join(dir, "assembler"), nil)
 	t.Cleanup(func() { n.Stop() })
-	if _, err := n.Start(ctx, assembler.NewIngest(nil), nil); err != nil {
+	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{}), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.Start(ctx, assembler.New(assembler.Config{}), nil); err != nil {

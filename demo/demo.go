@@ -281,7 +281,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 // fresh returns new instances of the projections the demo runs.
 func fresh() []projector.Projection {
 	return []projector.Projection{
-		assembler.NewIngest(nil),
+		assembler.NewIngest(assembler.IngestConfig{}),
 		assembler.New(assembler.Config{ParseRegistry: func(spec []byte) (assembler.Validator, error) {
 			reg, err := registry.Parse(spec)
 			if err != nil {

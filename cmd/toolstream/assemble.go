@@ -132,7 +132,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 	}
 	n := node.New(b, filepath.Join(tmp, "views"), log)
 	defer n.Stop()
-	if _, err := n.Start(ctx, assembler.NewIngest(log), nil); err != nil {
+	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{Logger: log}), nil); err != nil {
 		return nil, err
 	}
 	asm := assembler.New(assembler.Config{IdleTimeout: o.idle, ParseRegistry: parseRegistry, Logger: log})

@@ -29,7 +29,7 @@ type deps struct {
 // Replay needs fresh instances; serve builds one of each it runs.
 var projectionFactories = map[string]func(d *deps) (projector.Projection, error){
 	responses.Name:       func(*deps) (projector.Projection, error) { return responses.Projection{}, nil },
-	assembler.IngestName: func(d *deps) (projector.Projection, error) { return assembler.NewIngest(d.log), nil },
+	assembler.IngestName: func(d *deps) (projector.Projection, error) { return assembler.NewIngest(assembler.IngestConfig{Logger: d.log}), nil },
 	verifier.Name: func(*deps) (projector.Projection, error) {
 		return verifier.NewProjection(verifier.ProjectionConfig{}), nil
 	},
