@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/toolstream/toolstream/registry"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -183,7 +184,10 @@ func runHelp(t *testing.T, args []string) (string, error) {
 // TestComposeServicesAcceptTheirCommandLines runs every Toolstream
 // service's command line from docker-compose.yml through the binary's flag
 // parser, checks the components it names exist and that the NATS user it
-// logs in as exists with the same password in the servers' configuration.
+// logs in as exists with the same password in the servers' configuration;
+// that every component runs in some service; and that the service running
+// the assembler reads a tools file (--tools) the repository ships and the
+// registry parser accepts.
 func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -210,11 +214,17 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	}
 	want := []string{"assembler", "executor-1", "executor-2", "verifier", "memory"}
 	var got []string
+	running := map[string]bool{} // components some service runs
 	for name, s := range cf.Services {
 		if s.Build == nil {
 			continue
 		}
 		got = append(got, name)
+		if i := slices.Index(s.Command, "--components"); i >= 0 && i+1 < len(s.Command) {
+			for _, c := range strings.Split(s.Command[i+1], ",") {
+				running[c] = true
+			}
+		}
 		t.Run(name, func(t *testing.T) {
 			help, err := runHelp(t, s.Command)
 			if err != nil {
@@ -245,6 +255,9 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 			if user.Password != flag("--password") {
 				t.Errorf("user %s: the service's password is not the servers'", user.Username)
 			}
+			if slices.Contains(strings.Split(flag("--components"), ","), "assembler") {
+				checkToolsFile(t, s, flag("--tools"))
+			}
 		})
 	}
 	slices.Sort(got)
@@ -252,4 +265,35 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Toolstream services %v, want %v", got, want)
 	}
+	for _, c := range []string{"ingest", "assembler", "responses", "clock", "executor", "verifier", "memory"} {
+		if !running[c] {
+			t.Errorf("no service runs %s", c)
+		}
+	}
+}
+
+// checkToolsFile checks that a service's --tools file comes from a
+// directory of the repository the service mounts read-only, and that it
+// parses as a tool registry.
+func checkToolsFile(t *testing.T, s composeService, path string) {
+	t.Helper()
+	for _, v := range s.Volumes {
+		parts := strings.Split(v, ":")
+		if len(parts) != 3 || parts[2] != "ro" || !strings.HasPrefix(parts[0], "./") {
+			continue
+		}
+		rel, ok := strings.CutPrefix(path, strings.TrimSuffix(parts[1], "/")+"/")
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("..", parts[0], rel))
+		if err != nil {
+			t.Fatalf("--tools %s: %v", path, err)
+		}
+		if _, err := registry.Parse(data); err != nil {
+			t.Fatalf("--tools %s (%s): %v", path, filepath.Join(parts[0], rel), err)
+		}
+		return
+	}
+	t.Fatalf("--tools %s is not in a directory of the repository the service mounts read-only (%q)", path, s.Volumes)
 }
