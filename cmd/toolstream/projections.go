@@ -28,8 +28,10 @@ type deps struct {
 // projectionFactories builds a fresh instance of each projection by name.
 // Replay needs fresh instances; serve builds one of each it runs.
 var projectionFactories = map[string]func(d *deps) (projector.Projection, error){
-	responses.Name:       func(*deps) (projector.Projection, error) { return responses.Projection{}, nil },
-	assembler.IngestName: func(d *deps) (projector.Projection, error) { return assembler.NewIngest(assembler.IngestConfig{Logger: d.log}), nil },
+	responses.Name: func(*deps) (projector.Projection, error) { return responses.Projection{}, nil },
+	assembler.IngestName: func(d *deps) (projector.Projection, error) {
+		return assembler.NewIngest(assembler.IngestConfig{Logger: d.log}), nil
+	},
 	verifier.Name: func(*deps) (projector.Projection, error) {
 		return verifier.NewProjection(verifier.ProjectionConfig{}), nil
 	},
