@@ -235,27 +235,17 @@ func resultCount(ctx context.Context, b *bus.Bus) int {
 // Afterwards every call was completed once and executed once, and every
 // projection's digest equals a replay's.
 func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
-	// NB: gated while a failure is investigated: in 2 of 4 full runs about
-	// 1% of the calls (32 of 3,000, all streams published around a stream
-	// leader kill) had no model events and so no outcome. Run it with
-	// TOOLSTREAM_FAULTS=1 go test ./cluster/ -run Faults.
-	//
-	// Diagnosis (two causes, both outside this package, both seen here):
-	//  1. Reordering. While a stream has no leader, a publish finds no
-	//     responder, and nats.go's JetStream client re-sends an asynchronous
-	//     publish 250ms later (DefaultPubRetryAttempts) while the ones after
-	//     it go through: the log stores them out of order. Raw events out of
-	//     Ts-Seq order make ingest drop the early ones as repeats (calls
-	//     with no model events); model events relayed out of order leave
-	//     calls open or incomplete (explainMissing shows such orders).
-	//  2. Skipped deliveries. projector.Runner acks with AckAll and trusts
-	//     that deliveries arrive without gaps; messages in flight to a
-	//     connection whose server went away are redelivered only after
-	//     AckWait, by when a later ack has covered them, and the runner
-	//     skips them as applied. The witness projection records such gaps.
-	if os.Getenv("TOOLSTREAM_FAULTS") == "" {
-		t.Skip("set TOOLSTREAM_FAULTS=1 (known failure under investigation, see the comment above)")
-	}
+	// Two failures this test found, and what fixed them:
+	//  1. Reordering. While a stream has no leader a publish finds no
+	//     responder, and nats.go re-sends an asynchronous publish 250 ms
+	//     later while the ones after it go through: the log stored raw
+	//     events out of Ts-Seq order. Ingest now holds early events until
+	//     the missing positions arrive (assembler.IngestConfig), and the
+	//     relays publish atomic batches one at a time on a replicated
+	//     stream (projector/relay.go).
+	//  2. Skipped deliveries. AckAll on the last message of a batch covered
+	//     messages still in flight to a dying server; the runner now
+	//     restarts its consumer at the checkpoint on a delivery gap.
 	calls := 3000
 	if testing.Short() {
 		calls = 400
