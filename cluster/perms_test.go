@@ -30,7 +30,7 @@ import (
 // environment, here test values.
 var rolePasswords = map[string]string{
 	"assembler": "TS_ASSEMBLER_PASSWORD", "executor": "TS_EXECUTOR_PASSWORD", "verifier": "TS_VERIFIER_PASSWORD",
-	"memory": "TS_MEMORY_PASSWORD", "reader": "TS_READER_PASSWORD", "producer-acme": "TS_PRODUCER_ACME_PASSWORD",
+	"memory": "TS_MEMORY_PASSWORD", "reader": "TS_READER_PASSWORD", "operator": "TS_OPERATOR_PASSWORD", "producer-acme": "TS_PRODUCER_ACME_PASSWORD",
 	"producer-globex": "TS_PRODUCER_GLOBEX_PASSWORD", "sys": "TS_SYS_PASSWORD",
 }
 
@@ -226,6 +226,21 @@ func TestRolesMayOnlyWriteTheirSubjects(t *testing.T) {
 	}
 	reader.denied(t, "$JS.API.CONSUMER.CREATE.TOOLSTREAM.ts-executor")
 
+	// An operator grants approvals and writes memory, and nothing a
+	// processor writes.
+	ob := openAs(t, c, "operator")
+	ojs := ob.JS
+	for _, subj := range []string{"ts.approval.acme.call_1", "ts.mem.acme.u1"} {
+		if _, err := ojs.Publish(short(ctx), subj, []byte("x")); err != nil {
+			t.Fatalf("operator publishing %s: %v", subj, err)
+		}
+	}
+	op := connectAs(t, c, "operator")
+	for _, subj := range []string{"ts.call.acme.noop", "ts.result.acme.k", "ts.in.acme.openai-responses.s1"} {
+		op.Publish(subj, []byte("x"))
+		op.denied(t, fmt.Sprintf("Publish to %q", subj))
+	}
+
 	exec := connectAs(t, c, "executor")
 	exec.Publish("ts.call.acme.noop", []byte("x"))
 	exec.denied(t, `Publish to "ts.call.acme.noop"`)
@@ -241,8 +256,8 @@ func TestRolesMayOnlyWriteTheirSubjects(t *testing.T) {
 		t.Fatal("assembler deleted the log")
 	}
 	as.denied(t, "$JS.API.STREAM.DELETE.TOOLSTREAM")
-	if n := countSubjects(t, asm, "ts.>"); n != 0 {
-		t.Fatalf("%d forged events reached the log", n)
+	if n := countSubjects(t, asm, "ts.>"); n != 2 {
+		t.Fatalf("%d events reached the log, want the operator's 2: forged events got through", n)
 	}
 }
 
