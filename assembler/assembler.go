@@ -1,7 +1,6 @@
 package assembler
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -16,8 +15,8 @@ const Name = "assembler"
 
 // Assembler is the projection from canonical model events to calls.
 //
-// The hot path is an argument delta: one row written (the delta, keyed by
-// its stream sequence) and nothing decoded but the event itself. Call and
+// The hot path is an argument delta: appended to its call's argument row
+// (one write per call per batch) and nothing decoded but the event itself. Call and
 // response rows are written when they open and when they are decided; the
 // in-memory caches below mirror them (they are derived from the view and
 // rebuilt from it on a miss, so a restart or a replay sees the same
@@ -30,6 +29,7 @@ type Assembler struct {
 	previews  map[string]*preview
 	calls     map[string]*callEntry // open calls
 	resps     map[string]*respEntry // open responses
+	scratch   []byte                // a delta's record, copied by Tx.Append
 }
 
 // callEntry is an open call's row plus what the hot path needs.
@@ -256,11 +256,15 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 		return nil, key, err
 	}
 	// After a restart: count the bytes already buffered.
-	cp, err := chunkPrefix(s.ev.Tenant, s.ev.Response, item)
+	ak, err := argsKey(s.ev.Tenant, s.ev.Response, item)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.tx.Scan(cp, func(_, v []byte) error { ce.bytes += len(v); return nil }); err != nil {
+	row, _, err := s.tx.Get(ak)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := argRecords(row, func(d []byte) { ce.bytes += len(d) }); err != nil {
 		return nil, nil, err
 	}
 	s.a.cache(key, ce)
@@ -312,8 +316,8 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 	return ce, nil
 }
 
-// appendArgs stores a delta as its own row keyed by its stream sequence:
-// linear in the bytes received, no counter to rewrite.
+// appendArgs appends a delta to the call's argument row: linear in the
+// bytes received, and a batch's deltas of one call are one write.
 func (s *step) appendArgs(ce *callEntry, delta string) error {
 	if ce.row.Overflow || delta == "" {
 		return nil
@@ -323,11 +327,13 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 		key, _ := callKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
 		return store(s.tx, key, &ce.row)
 	}
-	cp, err := chunkPrefix(s.ev.Tenant, s.ev.Response, s.ev.Item)
+	ak, err := argsKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
 	if err != nil {
 		return err
 	}
-	if err := s.tx.Set(chunkKey(cp, s.seq), []byte(delta)); err != nil {
+	rec := append(binary.AppendUvarint(s.a.scratch[:0], uint64(len(delta))), delta...)
+	s.a.scratch = rec
+	if err := s.tx.Append(ak, rec); err != nil {
 		return err
 	}
 	ce.bytes += len(delta)
@@ -338,27 +344,26 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 // buffered returns a call's argument bytes and their provenance, and
 // deletes their rows.
 func (s *step) buffered(tenant, resp, item string, from *events.Provenance) ([]byte, error) {
-	cp, err := chunkPrefix(tenant, resp, item)
+	ak, err := argsKey(tenant, resp, item)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	var keys [][]byte
-	err = s.tx.Scan(cp, func(k, v []byte) error {
-		buf.Write(v)
-		keys = append(keys, append([]byte(nil), k...))
-		return nil
-	})
+	row, found, err := s.tx.Get(ak)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		if err := s.tx.Delete(k); err != nil {
+	var buf []byte
+	deltas := 0
+	if err := argRecords(row, func(d []byte) { buf = append(buf, d...); deltas++ }); err != nil {
+		return nil, err
+	}
+	if found {
+		if err := s.tx.Delete(ak); err != nil {
 			return nil, err
 		}
 	}
-	from.Deltas, from.Bytes, from.LastSeq = len(keys), buf.Len(), s.seq
-	return buf.Bytes(), nil
+	from.Deltas, from.Bytes, from.LastSeq = deltas, len(buf), s.seq
+	return buf, nil
 }
 
 // done handles a completion signal.

@@ -12,7 +12,7 @@ import (
 // Key layout (all under the projector's state prefix):
 //
 //	<tenant>\0c\0<response>\0<item>             call: identity, state, provenance
-//	<tenant>\0b\0<response>\0<item>\0<seq:8>     argument bytes, one row per delta
+//	<tenant>\0b\0<response>\0<item>             argument bytes: one record per delta, appended
 //	<tenant>\0r\0<response>                      response: status, counters
 //	~open/<tenant>\0<response>                   open responses → last activity (deadlines)
 //	~registry                                    the registry spec in effect
@@ -69,14 +69,23 @@ func callsPrefix(tenant, resp string) ([]byte, error) {
 	return projector.TenantKey(tenant, "c", resp, "")
 }
 
-func chunkPrefix(tenant, resp, item string) ([]byte, error) {
-	return projector.TenantKey(tenant, "b", resp, item, "")
+// argsKey is a call's argument row: its deltas in arrival order, each as a
+// record (uvarint length, bytes), appended (projector.Tx.Append).
+func argsKey(tenant, resp, item string) ([]byte, error) {
+	return projector.TenantKey(tenant, "b", resp, item)
 }
 
-// chunkKey is a delta's row: the call's prefix and the delta's stream
-// sequence, so rows sort in arrival order without a counter.
-func chunkKey(prefix []byte, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq)
+// argRecords walks an argument row's records; it reports a corrupt row.
+func argRecords(row []byte, fn func(delta []byte)) error {
+	for len(row) > 0 {
+		n, w := binary.Uvarint(row)
+		if w <= 0 || uint64(len(row)-w) < n {
+			return fmt.Errorf("assembler: corrupt argument row at %d bytes from its end", len(row))
+		}
+		fn(row[w : w+int(n)])
+		row = row[w+int(n):]
+	}
+	return nil
 }
 
 func respKey(tenant, resp string) ([]byte, error) { return projector.TenantKey(tenant, "r", resp) }

@@ -531,7 +531,7 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 	b := r.db.NewIndexedBatch()
 	defer b.Close()
-	r.tx.batch = b
+	r.tx.begin(b)
 	cp := r.Checkpoint()
 	last := cp
 	var applied, rejected, rows uint64
@@ -551,6 +551,7 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 		}
 		if err != nil {
 			rejected++
+			r.tx.rollback()
 			if err := r.reject(ctx, b, m, err); err != nil {
 				return err
 			}
@@ -577,6 +578,9 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 	}
 	if last == cp {
 		return nil
+	}
+	if err := r.tx.mergeAppends(); err != nil {
+		return err
 	}
 	if err := b.Set(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last), nil); err != nil {
 		return err

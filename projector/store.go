@@ -17,4 +17,6 @@ type Writer interface {
 	Reader
 	Set(key, value []byte) error
 	Delete(key []byte) error
+	// Append appends to the value under key (see Tx.Append).
+	Append(key, data []byte) error
 }

@@ -31,6 +31,17 @@ type Tx struct {
 	overlay map[string]*[]byte // nil value: deleted
 	emitted []outboxRow
 	msg     *Msg
+
+	// Appends of the whole batch, coalesced per key and merged into the
+	// Pebble batch once, before the commit; undo truncates this message's
+	// appends when it fails.
+	pending map[string]*[]byte
+	undo    []undoAppend
+}
+
+type undoAppend struct {
+	key string
+	n   int // length before the append
 }
 
 type outboxRow struct {
@@ -54,7 +65,11 @@ func (tx *Tx) Get(key []byte) ([]byte, bool, error) {
 		}
 		return slices.Clone(*v), true, nil
 	}
-	return getClone(tx.batch, stateKey(key))
+	v, found, err := getClone(tx.batch, stateKey(key))
+	if p := tx.pending[string(key)]; p != nil && err == nil {
+		return append(v, *p...), true, nil
+	}
+	return v, found, err
 }
 
 type pebbleReader interface {
@@ -88,12 +103,45 @@ func (tx *Tx) Delete(key []byte) error {
 	return nil
 }
 
+// Append appends data to the value under key, creating it if need be. A
+// value that grows piece by piece (a call's argument bytes) is appended to
+// instead of rewritten: the pieces a batch appends to one key are coalesced
+// and merged into the store once (Pebble's merge operator concatenates), and
+// the stored value does not depend on how messages were batched.
+func (tx *Tx) Append(key, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	if v, ok := tx.overlay[string(key)]; ok { // set or deleted by this message
+		if v == nil {
+			nv := slices.Clone(data)
+			tx.overlay[string(key)] = &nv
+		} else {
+			*v = append(*v, data...)
+		}
+		return nil
+	}
+	p := tx.pending[string(key)]
+	if p == nil {
+		p = new([]byte)
+		tx.pending[string(key)] = p
+	}
+	tx.undo = append(tx.undo, undoAppend{string(key), len(*p)})
+	*p = append(*p, data...)
+	return nil
+}
+
 // Scan calls fn for every key with prefix, in ascending order, merging the
 // batch with this message's overlay.
 func (tx *Tx) Scan(prefix []byte, fn func(key, value []byte) error) error {
 	var over []string
 	for k := range tx.overlay {
 		if strings.HasPrefix(k, string(prefix)) {
+			over = append(over, k)
+		}
+	}
+	for k := range tx.pending {
+		if _, set := tx.overlay[k]; !set && strings.HasPrefix(k, string(prefix)) {
 			over = append(over, k)
 		}
 	}
@@ -113,10 +161,18 @@ func (tx *Tx) Scan(prefix []byte, fn func(key, value []byte) error) error {
 		}
 		switch {
 		case i < len(over) && (!valid || over[i] <= string(key)):
+			var base []byte
 			if valid && over[i] == string(key) {
+				base = slices.Clone(it.Value())
 				valid = it.Next()
 			}
-			if v := tx.overlay[over[i]]; v != nil {
+			v, set := tx.overlay[over[i]]
+			if !set { // appended this batch
+				v = tx.pending[over[i]]
+				merged := append(base, *v...)
+				v = &merged
+			}
+			if v != nil {
 				if err := fn([]byte(over[i]), *v); err != nil {
 					return err
 				}
@@ -160,12 +216,52 @@ func (tx *Tx) Msg() *Msg { return tx.msg }
 func (tx *Tx) reset(m *Msg) {
 	clear(tx.overlay)
 	tx.emitted = tx.emitted[:0]
+	tx.undo = tx.undo[:0]
 	tx.msg = m
 }
 
-// flush moves the overlay into the batch.
+// begin starts a batch.
+func (tx *Tx) begin(b *pebble.Batch) {
+	tx.batch = b
+	if tx.pending == nil {
+		tx.pending = make(map[string]*[]byte)
+	}
+	clear(tx.pending) // an aborted batch's appends were never committed
+}
+
+// rollback takes back the appends of a message that failed (its overlay is
+// dropped by the next reset).
+func (tx *Tx) rollback() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		u := tx.undo[i]
+		p := tx.pending[u.key]
+		if u.n == 0 {
+			delete(tx.pending, u.key)
+		} else {
+			*p = (*p)[:u.n]
+		}
+	}
+	tx.undo = tx.undo[:0]
+}
+
+// mergeAppends writes the batch's appends into the Pebble batch, one merge
+// per key.
+func (tx *Tx) mergeAppends() error {
+	for k, v := range tx.pending { // order does not matter: keys are distinct
+		if err := tx.batch.Merge(stateKey([]byte(k)), *v, nil); err != nil {
+			return fmt.Errorf("projector: batch merge: %w", err)
+		}
+	}
+	clear(tx.pending)
+	return nil
+}
+
+// flush moves the overlay into the batch. A key set or deleted here drops
+// what earlier messages of the batch appended to it.
 func (tx *Tx) flush() error {
+	tx.undo = tx.undo[:0]
 	for k, v := range tx.overlay { // order does not matter: keys are distinct
+		delete(tx.pending, k)
 		var err error
 		if v == nil {
 			err = tx.batch.Delete(stateKey([]byte(k)), nil)
