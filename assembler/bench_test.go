@@ -23,32 +23,39 @@ func BenchmarkAssemblerThroughput(b *testing.B) {
 	if testing.Short() {
 		b.Skip("benchmark")
 	}
-	ctx := context.Background()
-	bs := bustest.Start(b)
-	evs := bench.CallEvents(2000, 40)
-	last, err := bench.PublishModel(ctx, bs.JS, evs)
-	if err != nil {
-		b.Fatal(err)
+	// streams: calls under way at once, their deltas interleaved. One at a
+	// time, a batch holds ~13 calls' deltas and each call's are one write;
+	// 256 at a time, nearly every delta is a write of its own.
+	for _, streams := range []int{1, 256} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			ctx := context.Background()
+			bs := bustest.Start(b)
+			evs := bench.CallEvents(2000, 40, streams)
+			last, err := bench.PublishModel(ctx, bs.JS, evs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			deltas := bench.CountDeltas(evs)
+			dir := b.TempDir()
+			var base, asm time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				d, err := bench.RunProjection(ctx, bs.JS, filepath.Join(dir, fmt.Sprint("noop", i)), bench.Noop{}, last)
+				if err != nil {
+					b.Fatal(err)
+				}
+				base += d
+				if d, err = bench.RunProjection(ctx, bs.JS, filepath.Join(dir, fmt.Sprint("asm", i)), assembler.New(assembler.Config{}), last); err != nil {
+					b.Fatal(err)
+				}
+				asm += d
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(deltas*b.N)/asm.Seconds(), "deltas/s")
+			b.ReportMetric(float64(deltas*b.N)/base.Seconds(), "noop-deltas/s")
+			b.ReportMetric(base.Seconds()/asm.Seconds(), "ratio")
+		})
 	}
-	deltas := bench.CountDeltas(evs)
-	dir := b.TempDir()
-	var base, asm time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		d, err := bench.RunProjection(ctx, bs.JS, filepath.Join(dir, fmt.Sprint("noop", i)), bench.Noop{}, last)
-		if err != nil {
-			b.Fatal(err)
-		}
-		base += d
-		if d, err = bench.RunProjection(ctx, bs.JS, filepath.Join(dir, fmt.Sprint("asm", i)), assembler.New(assembler.Config{}), last); err != nil {
-			b.Fatal(err)
-		}
-		asm += d
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(deltas*b.N)/asm.Seconds(), "deltas/s")
-	b.ReportMetric(float64(deltas*b.N)/base.Seconds(), "noop-deltas/s")
-	b.ReportMetric(base.Seconds()/asm.Seconds(), "ratio")
 }
 
 // BenchmarkCompletionLatency: from the publish of a completion event to the
@@ -161,7 +168,7 @@ func BenchmarkOpenCallMemory(b *testing.B) {
 // BenchmarkAssemblerApply measures the projection's own cost per argument
 // delta (Local: apply and commit, no bus).
 func BenchmarkAssemblerApply(b *testing.B) {
-	_, data, err := bench.EncodeModel(bench.CallEvents(500, 40))
+	_, data, err := bench.EncodeModel(bench.CallEvents(500, 40, 1))
 	if err != nil {
 		b.Fatal(err)
 	}

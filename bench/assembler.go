@@ -21,19 +21,30 @@ type ModelEvent struct {
 }
 
 // CallEvents returns the canonical events of calls calls of deltas
-// 16-byte argument deltas each (plus an opening and a closing delta),
-// interleaved across responses of four calls each.
-func CallEvents(calls, deltas int) []ModelEvent {
+// 16-byte argument deltas each (plus an opening and a closing delta), in
+// responses of four calls each. streams calls are under way at a time, their
+// events interleaved one by one (1: each call's events back to back; many:
+// a server streaming many responses at once).
+func CallEvents(calls, deltas, streams int) []ModelEvent {
+	streams = max(1, streams)
 	var out []ModelEvent
-	for c := 0; c < calls; c++ {
-		resp, item := fmt.Sprintf("r%d", c/4), fmt.Sprintf("i%d", c)
-		out = append(out, ModelEvent{resp, item, &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "search"}})
-		out = append(out, ModelEvent{resp, item, &events.ArgumentsDelta{Delta: `{"q":"`}})
-		for d := 0; d < deltas; d++ {
-			out = append(out, ModelEvent{resp, item, &events.ArgumentsDelta{Delta: "abcdefghijklmnop"}})
+	for first := 0; first < calls; first += streams {
+		var group [][]ModelEvent
+		for c := first; c < min(calls, first+streams); c++ {
+			resp, item := fmt.Sprintf("r%d", c/4), fmt.Sprintf("i%d", c)
+			evs := []ModelEvent{{resp, item, &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "search"}},
+				{resp, item, &events.ArgumentsDelta{Delta: `{"q":"`}}}
+			for d := 0; d < deltas; d++ {
+				evs = append(evs, ModelEvent{resp, item, &events.ArgumentsDelta{Delta: "abcdefghijklmnop"}})
+			}
+			evs = append(evs, ModelEvent{resp, item, &events.ArgumentsDelta{Delta: `"}`}}, ModelEvent{resp, item, &events.ArgumentsDone{}})
+			group = append(group, evs)
 		}
-		out = append(out, ModelEvent{resp, item, &events.ArgumentsDelta{Delta: `"}`}})
-		out = append(out, ModelEvent{resp, item, &events.ArgumentsDone{}})
+		for i := range group[0] {
+			for _, evs := range group {
+				out = append(out, evs[i])
+			}
+		}
 	}
 	return out
 }
@@ -90,11 +101,11 @@ type ThroughputResult struct {
 	Noop, Assembler time.Duration
 }
 
-// AssemblerThroughput publishes CallEvents(calls, deltas) to b's (empty)
-// stream and times the no-op projection and the assembler projection (bus,
-// Pebble, outbox, relay) over them.
-func AssemblerThroughput(ctx context.Context, b *bus.Bus, dir string, calls, deltas int) (ThroughputResult, error) {
-	evs := CallEvents(calls, deltas)
+// AssemblerThroughput publishes CallEvents(calls, deltas, streams) to b's
+// (empty) stream and times the no-op projection and the assembler
+// projection (bus, Pebble, outbox, relay) over them.
+func AssemblerThroughput(ctx context.Context, b *bus.Bus, dir string, calls, deltas, streams int) (ThroughputResult, error) {
+	evs := CallEvents(calls, deltas, streams)
 	last, err := PublishModel(ctx, b.JS, evs)
 	if err != nil {
 		return ThroughputResult{}, err
