@@ -13,10 +13,6 @@ import (
 	"github.com/toolstream/toolstream/registry"
 )
 
-// finishAttempts bounds the tries to record an outcome while the bucket is
-// unreachable.
-const finishAttempts = 3
-
 // attempt makes one invocation under ctx: hooks, counters, the
 // invocation under the contract's timeout and the output schema check. abandoned reports that ctx ended
 // (the lease was lost, or the executor is stopping): the result does not
@@ -150,21 +146,16 @@ func (j *job) sleep(d time.Duration) bool {
 
 // finish records the outcome under the lease, then settles. A lease lost
 // by now means another executor took over: this result is late and is
-// dropped, never overwriting the outcome the other records.
+// dropped, never overwriting the outcome the other records. A bucket that
+// is briefly unavailable does not lose the result: l.update tries the
+// write again as long as the lease may still hold.
 func (j *job) finish(l *lease, out *outcome) error {
-	var err error
-	for i := range finishAttempts {
-		err = l.update(j.e.hard, func(r *record) {
-			r.State, r.Outcome, r.Invoked, r.Owner = stateDone, out, false, ""
-		})
-		if err == nil || errors.Is(err, errLeaseLost) {
-			break
-		}
-		time.Sleep(time.Duration(i+1) * 50 * time.Millisecond)
-	}
+	err := l.update(j.e.hard, func(r *record) {
+		r.State, r.Outcome, r.Invoked, r.Owner = stateDone, out, false, ""
+	})
 	if err != nil {
 		if errors.Is(err, errLeaseLost) {
-			j.log.Warn("late result dropped: another executor took the call over", "error", out.Error)
+			j.log.Warn("late result dropped: the lease was lost (another executor took the call over, or the bucket did not answer while it held)", "error", out.Error)
 			j.e.stats.dropped.Add(1)
 		}
 		return j.lostOr(err)

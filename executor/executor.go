@@ -80,8 +80,18 @@ type Stats struct {
 
 // New checks the configuration and creates (or opens) the record bucket and
 // the result object store. It returns ErrInvalidConfig for an unusable
-// configuration.
+// configuration. It is NewContext with a context that ends after 30s.
 func New(cfg Config) (*Executor, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	return NewContext(ctx, cfg)
+}
+
+// NewContext is New bounded by ctx. A bucket or object store that does not
+// exist yet is created; executors starting at the same moment may each try
+// to, and one creation may go unanswered, so every request has a short
+// timeout of its own and is tried again (after a lookup) until ctx ends.
+func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
@@ -97,24 +107,25 @@ func New(cfg Config) (*Executor, error) {
 		active:    map[string]bool{},
 	}
 	e.log = cfg.Logger.With("executor", e.owner)
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	kv, err := cfg.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := openBucket(ctx, e.log, cfg.JS, jetstream.KeyValueConfig{
 		Bucket: cfg.Bucket, Description: "Toolstream call records (leases, idempotency, outcomes)",
 		History: 1, Storage: jetstream.FileStorage, Replicas: cfg.Replicas, TTL: cfg.RecordTTL,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("executor: bucket %s: %w", cfg.Bucket, err)
 	}
-	e.store = store{kv: kv}
-	e.obs, err = cfg.JS.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	e.store = store{kv: kv, retry: defaultRetry(), bound: cfg.LeaseTTL}
+	e.obs, err = openObjectStore(ctx, e.log, cfg.JS, jetstream.ObjectStoreConfig{
 		Bucket: cfg.ObjectBucket, Description: "Toolstream raw tool results",
 		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("executor: object store %s: %w", cfg.ObjectBucket, err)
 	}
-	e.stream, err = cfg.JS.Stream(ctx, cfg.Stream)
+	err = retry(ctx, defaultRetry(), func(ctx context.Context) (err error) {
+		e.stream, err = cfg.JS.Stream(ctx, cfg.Stream)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("executor: stream %s: %w", cfg.Stream, err)
 	}

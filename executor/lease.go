@@ -28,10 +28,14 @@ type lease struct {
 
 // acquire writes next (Owner, LeaseUntil set here) over the record at rev
 // and starts renewing it. It returns errConflict when the record changed.
+// A bucket that does not answer is tried again for half a LeaseTTL at
+// most, so a lease won late still has renewals to go.
 func (e *Executor) acquire(ctx context.Context, tenant string, next *record, rev uint64) (*lease, error) {
 	next.Owner = e.owner
 	next.LeaseUntil = e.cfg.Clock().Add(e.cfg.LeaseTTL).UnixNano()
-	nrev, err := e.store.put(ctx, tenant, next, rev)
+	actx, cancel := context.WithTimeout(ctx, e.cfg.LeaseTTL/2)
+	defer cancel()
+	nrev, err := e.store.put(actx, tenant, next, rev)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +46,11 @@ func (e *Executor) acquire(ctx context.Context, tenant string, next *record, rev
 }
 
 // update applies mut to the held record and writes it, renewing the lease.
-// It returns errLeaseLost when the record is no longer this lease's.
+// It returns errLeaseLost when the record is no longer this lease's. A
+// bucket that is briefly unavailable (a stream leader change) is tried
+// again (store.put) for up to a LeaseTTL, so past the current lease: a
+// write that still fails then gives the lease up as lost, since another
+// executor may take the call over from here on.
 func (l *lease) update(ctx context.Context, mut func(r *record)) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -109,7 +117,8 @@ func (l *lease) heartbeat() {
 		if h := l.e.cfg.Hooks; h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(l.key) {
 			continue
 		}
-		if err := l.update(l.e.hard, nil); err != nil && !errors.Is(err, errLeaseLost) {
+		// l.ctx: release does not wait for a renewal that keeps failing.
+		if err := l.update(l.ctx, nil); err != nil && !errors.Is(err, errLeaseLost) && l.ctx.Err() == nil {
 			l.e.log.Warn("lease renewal failed", "tenant", l.tenant, "key", l.key, "err", err)
 		}
 	}

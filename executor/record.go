@@ -1,11 +1,13 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
@@ -105,12 +107,33 @@ func splitKey(tenant, key string) (run, step, call string, ok bool) {
 	return undash(parts[1]), undash(parts[2]), parts[3], true
 }
 
-// store reads and writes records.
-type store struct{ kv jetstream.KeyValue }
+// store reads and writes records. A read or write that fails because the
+// bucket is briefly unavailable (a stream leader change: timeouts, no
+// responders) is tried again, paced by retry, for at most bound or until
+// the caller's context ends, whichever comes first.
+type store struct {
+	kv    jetstream.KeyValue
+	retry retryPolicy
+	bound time.Duration // 0: the caller's context alone bounds the tries
+}
+
+func (s *store) limit(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.bound <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.bound)
+}
 
 // get returns the record and its revision; nil, 0 when there is none.
 func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, error) {
-	e, err := s.kv.Get(ctx, recordKey(tenant, key))
+	ctx, cancel := s.limit(ctx)
+	defer cancel()
+	var e jetstream.KeyValueEntry
+	err := retry(ctx, s.retry, func(ctx context.Context) error {
+		var err error
+		e, err = s.kv.Get(ctx, recordKey(tenant, key))
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, nil
 	}
@@ -126,13 +149,49 @@ func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, e
 
 // put writes r if the record is still at rev (0: does not exist yet). It
 // returns errConflict when it changed.
+//
+// A try that timed out may still have been applied, its answer lost; the
+// next try then loses the compare-and-set to it. So a conflict after such
+// a try reads the record back: if it holds exactly what put wrote, the
+// write is done, at the revision read.
 func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (uint64, error) {
 	v, err := msgpack.Marshal(r)
 	if err != nil {
 		return 0, fmt.Errorf("executor: encode record %s: %w", r.Key, err)
 	}
 	k := recordKey(tenant, r.Key)
+	ctx, cancel := s.limit(ctx)
+	defer cancel()
 	var nrev uint64
+	unsure := false // a try failed transiently: it may have been applied
+	err = retry(ctx, s.retry, func(ctx context.Context) error {
+		nrev, err = s.writeOnce(ctx, k, v, rev)
+		if errors.Is(err, errConflict) && unsure {
+			e, gerr := s.kv.Get(ctx, k)
+			switch {
+			case gerr != nil && !errors.Is(gerr, jetstream.ErrKeyNotFound):
+				return gerr // transient: try the write (and this read) again
+			case gerr == nil && bytes.Equal(e.Value(), v):
+				nrev = e.Revision()
+				return nil
+			}
+		}
+		unsure = unsure || transient(err)
+		return err
+	})
+	if errors.Is(err, errConflict) {
+		return 0, errConflict
+	}
+	if err != nil {
+		return 0, fmt.Errorf("executor: write record %s: %w", r.Key, err)
+	}
+	return nrev, nil
+}
+
+// writeOnce is one compare-and-set of the value v at key k.
+func (s *store) writeOnce(ctx context.Context, k string, v []byte, rev uint64) (uint64, error) {
+	var nrev uint64
+	var err error
 	if rev == 0 {
 		nrev, err = s.kv.Create(ctx, k, v)
 	} else {
@@ -141,10 +200,7 @@ func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (
 	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return 0, errConflict
 	}
-	if err != nil {
-		return 0, fmt.Errorf("executor: write record %s: %w", r.Key, err)
-	}
-	return nrev, nil
+	return nrev, err
 }
 
 func (r *record) clone() *record {

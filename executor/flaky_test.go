@@ -1,0 +1,64 @@
+package executor_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/executor"
+)
+
+// A record bucket that is briefly unavailable when the outcome is recorded
+// (a stream leader change: timeouts, no responders, or a write applied
+// whose answer is lost) does not turn a tool's success into
+// outcome_unknown: the write is tried again while the lease holds. The
+// tool has the default contract (at most one invocation, under a lease).
+func TestOutcomeWriteRetried(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		applied bool
+	}{
+		{"timeout", nats.ErrTimeout, false},
+		{"no responders", jetstream.ErrNoStreamResponse, false},
+		{"answer lost", nats.ErrTimeout, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const fails = 3
+			b := bustest.Start(t)
+			tool := newCounter(nil)
+			e, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName,
+				Tools: map[string]executor.Tool{"noop": tool}, Heartbeat: 250 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := executor.FlakyOutcomeWrites(e, fails, tc.err, tc.applied)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- e.Run(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("run: %v", err)
+				}
+			}()
+			key := publishCall(t, b, callSpec{tenant: "acme", tool: "noop", call: "c1"})
+			o := waitOutcome(t, b, "acme", key)
+			if o.ok == nil {
+				t.Fatalf("outcome %v, want success", o)
+			}
+			want := fails
+			if tc.applied {
+				want = 1 // the first write was applied: the next try finds it
+			}
+			st := e.Stats()
+			if failed() != want || tool.count(key) != 1 || st.Succeeded != 1 || st.Dropped != 0 {
+				t.Fatalf("%d writes failed (want %d), tool invoked %d times, stats %+v", failed(), want, tool.count(key), st)
+			}
+		})
+	}
+}
