@@ -359,6 +359,20 @@ func (r *Runner) Run(ctx context.Context) error {
 	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
 		return nil
 	}
+	restart := func(why string) error {
+		r.log.Warn(why+"; resuming from the checkpoint", "checkpoint", r.Checkpoint())
+		cc.Stop()
+		msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old consumer's stragglers go nowhere
+		cc, err = r.consume(ctx, msgs)
+		return err
+	}
+	// A delivery lost at the tail of the log shows no gap (nothing comes
+	// after it) and would wait for AckWait: an idle runner behind the log
+	// starts a new consumer instead, backing off while that changes nothing.
+	stallWait := stallCheck
+	stall := time.NewTimer(stallWait)
+	defer stall.Stop()
+	var stalledAt uint64
 	batch := make([]jetstream.Msg, 0, r.cfg.BatchMax)
 	for {
 		batch = batch[:0]
@@ -367,8 +381,23 @@ func (r *Runner) Run(ctx context.Context) error {
 			return nil
 		case err := <-relayErr:
 			return err
+		case <-stall.C:
+			if behind, err := r.behind(ctx); err != nil {
+				r.log.Debug("stall check", "err", err)
+			} else if behind && !r.cfg.Ephemeral {
+				if r.Checkpoint() == stalledAt {
+					stallWait = min(2*stallWait, stallCheckMax)
+				}
+				stalledAt = r.Checkpoint()
+				if err := restart("no deliveries while the log is ahead"); err != nil {
+					return err
+				}
+			}
+			stall.Reset(stallWait)
+			continue
 		case m := <-msgs:
 			batch = append(batch, m)
+			stall.Reset(stallWait)
 		}
 	drain:
 		for len(batch) < r.cfg.BatchMax {
@@ -388,14 +417,14 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		}
 		done, err := r.applyBatch(ctx, batch)
+		if err != nil && ctx.Err() != nil {
+			return nil // stopping: the checkpoint keeps the position
+		}
 		if errors.Is(err, errDeliveryGap) {
 			// Messages were delivered but never arrived (a server or a
 			// consumer leader went away with them in flight). Acking past
 			// them would lose them: start a new consumer at the checkpoint.
-			r.log.Warn("delivery gap; resuming from the checkpoint", "checkpoint", r.Checkpoint())
-			cc.Stop()
-			msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old consumer's stragglers go nowhere
-			if cc, err = r.consume(ctx, msgs); err != nil {
+			if err := restart("delivery gap"); err != nil {
 				return err
 			}
 			continue
@@ -407,6 +436,29 @@ func (r *Runner) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// stallCheck is how long a runner waits without deliveries before it asks
+// whether the log is ahead of its checkpoint; stallCheckMax bounds the wait
+// while restarts change nothing (messages deleted at the tail).
+const (
+	stallCheck    = 2 * time.Second
+	stallCheckMax = time.Minute
+)
+
+// behind reports whether the log holds messages after the checkpoint.
+func (r *Runner) behind(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+	defer cancel()
+	s, err := r.cfg.JS.Stream(ctx, r.cfg.Stream)
+	if err != nil {
+		return false, err
+	}
+	last := s.CachedInfo().State.LastSeq
+	if r.cfg.UntilSeq > 0 {
+		last = min(last, r.cfg.UntilSeq)
+	}
+	return last > r.Checkpoint(), nil
 }
 
 // errDeliveryGap is applyBatch's signal that the consumer skipped messages
@@ -467,10 +519,15 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 	if err != nil {
 		return nil, fmt.Errorf("projector: consumer %s: %w", r.cfg.Durable, err)
 	}
+	var dropped atomic.Bool // once one message is dropped, so is every later one: no gap is made
 	cc, err := cons.Consume(func(m jetstream.Msg) {
+		if dropped.Load() {
+			return
+		}
 		select {
 		case out <- m:
 		case <-ctx.Done():
+			dropped.Store(true)
 		}
 	}, jetstream.PullMaxMessages(r.cfg.BatchMax), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		r.log.Debug("consume", "err", err)

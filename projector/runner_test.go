@@ -220,3 +220,22 @@ func TestTenantKeyRequiresTenant(t *testing.T) {
 		t.Fatal("tenant keys collide")
 	}
 }
+
+// TestRunnerResumesWhenDeliveriesStop: the runner's consumer disappears
+// under it (here deleted; in a cluster, deliveries lost at the tail of the
+// log, where no later message reveals a gap). An idle runner behind the log
+// starts a new consumer at its checkpoint and catches up.
+func TestRunnerResumesWhenDeliveriesStop(t *testing.T) {
+	b := bustest.Start(t)
+	first := publishText(t, b, "acme", "a", 1, "one")
+	r, stop := startRunner(t, b, t.TempDir(), tally{}, func(c *projector.Config) { c.Durable = "ts-stall" })
+	defer stop()
+	waitFor(t, r, first)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.JS.DeleteConsumer(ctx, bus.StreamName, "ts-stall"); err != nil {
+		t.Fatal(err)
+	}
+	last := publishText(t, b, "acme", "a", 2, "two")
+	waitFor(t, r, last)
+}
