@@ -114,7 +114,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: bucket %s: %w", cfg.Bucket, err)
 	}
-	e.store = store{kv: kv, retry: defaultRetry(), bound: cfg.LeaseTTL}
+	e.store = store{kv: kv, retry: recordRetry(cfg.Heartbeat), bound: cfg.LeaseTTL}
 	e.obs, err = openObjectStore(ctx, e.log, cfg.JS, jetstream.ObjectStoreConfig{
 		Bucket: cfg.ObjectBucket, Description: "Toolstream raw tool results",
 		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,

@@ -12,20 +12,24 @@ import (
 	"github.com/toolstream/toolstream/executor"
 )
 
-// A record bucket that is briefly unavailable when the outcome is recorded
-// (a stream leader change: timeouts, no responders, or a write applied
-// whose answer is lost) does not turn a tool's success into
-// outcome_unknown: the write is tried again while the lease holds. The
-// tool has the default contract (at most one invocation, under a lease).
-func TestOutcomeWriteRetried(t *testing.T) {
+// A record bucket that is briefly unavailable (a stream leader change:
+// timeouts, no responders, or a write applied whose answer is lost) when
+// the outcome is recorded, or when the lease is taken, does not turn a
+// tool's success into outcome_unknown: the write is tried again while the
+// lease holds. The tool has the default contract (at most one invocation,
+// under a lease).
+func TestRecordWriteRetried(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
+		state   string
 		err     error
 		applied bool
 	}{
-		{"timeout", nats.ErrTimeout, false},
-		{"no responders", jetstream.ErrNoStreamResponse, false},
-		{"answer lost", nats.ErrTimeout, true},
+		{"outcome timeout", executor.StateDone, nats.ErrTimeout, false},
+		{"outcome no responders", executor.StateDone, jetstream.ErrNoStreamResponse, false},
+		{"outcome answer lost", executor.StateDone, nats.ErrTimeout, true},
+		{"lease timeout", executor.StateRunning, nats.ErrTimeout, false},
+		{"lease answer lost", executor.StateRunning, context.DeadlineExceeded, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const fails = 3
@@ -36,7 +40,7 @@ func TestOutcomeWriteRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			failed := executor.FlakyOutcomeWrites(e, fails, tc.err, tc.applied)
+			failed := executor.FlakyRecordWrites(e, tc.state, fails, tc.err, tc.applied)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- e.Run(ctx) }()

@@ -28,20 +28,28 @@ type lease struct {
 
 // acquire writes next (Owner, LeaseUntil set here) over the record at rev
 // and starts renewing it. It returns errConflict when the record changed.
-// A bucket that does not answer is tried again for half a LeaseTTL at
-// most, so a lease won late still has renewals to go.
+// A bucket that does not answer is tried again (store.put) for up to a
+// LeaseTTL: the record says Invoked from this write on, so a write that
+// was applied but whose answer was lost would, if given up, end the call
+// as outcome_unknown although nothing ran. A lease won late is renewed at
+// once, before the invocation, so it has its full term again.
 func (e *Executor) acquire(ctx context.Context, tenant string, next *record, rev uint64) (*lease, error) {
 	next.Owner = e.owner
 	next.LeaseUntil = e.cfg.Clock().Add(e.cfg.LeaseTTL).UnixNano()
-	actx, cancel := context.WithTimeout(ctx, e.cfg.LeaseTTL/2)
-	defer cancel()
-	nrev, err := e.store.put(actx, tenant, next, rev)
+	nrev, err := e.store.put(ctx, tenant, next, rev)
 	if err != nil {
 		return nil, err
 	}
 	l := &lease{e: e, tenant: tenant, key: next.Key, rec: next, rev: nrev, done: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(e.hard)
 	go l.heartbeat()
+	if left := time.Duration(next.LeaseUntil - e.cfg.Clock().UnixNano()); left < e.cfg.LeaseTTL-e.cfg.Heartbeat {
+		// Another error leaves the lease to the heartbeat: it holds until it runs out.
+		if err := l.update(ctx, nil); errors.Is(err, errLeaseLost) {
+			l.release()
+			return nil, errConflict
+		}
+	}
 	return l, nil
 }
 

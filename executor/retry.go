@@ -59,9 +59,18 @@ type retryPolicy struct {
 	Try, Min, Max time.Duration
 }
 
-// defaultRetry is the policy of record reads and writes and of setup.
+// defaultRetry is the policy of setup.
 func defaultRetry() retryPolicy {
 	return retryPolicy{Try: 2 * time.Second, Min: 20 * time.Millisecond, Max: time.Second}
+}
+
+// recordRetry is the policy of record reads and writes: a try lasts a
+// heartbeat (250ms to 2s), so a request lost to a stream leader that died
+// is tried again within the lease.
+func recordRetry(heartbeat time.Duration) retryPolicy {
+	p := defaultRetry()
+	p.Try = min(max(heartbeat, 250*time.Millisecond), 2*time.Second)
+	return p
 }
 
 // retry runs op until it succeeds, fails with an error that is not
