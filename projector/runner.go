@@ -363,8 +363,19 @@ func (r *Runner) Run(ctx context.Context) error {
 		r.log.Warn(why+"; resuming from the checkpoint", "checkpoint", r.Checkpoint())
 		cc.Stop()
 		msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old consumer's stragglers go nowhere
-		cc, err = r.consume(ctx, msgs)
-		return err
+		for backoff := 50 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
+			next, err := r.consume(ctx, msgs)
+			if err == nil {
+				cc = next
+				return nil
+			}
+			r.log.Warn("new consumer failed; retrying", "err", err, "backoff", backoff)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+		}
 	}
 	// A delivery lost at the tail of the log shows no gap (nothing comes
 	// after it) and would wait for AckWait: an idle runner behind the log
