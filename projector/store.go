@@ -17,6 +17,4 @@ type Writer interface {
 	Reader
 	Set(key, value []byte) error
 	Delete(key []byte) error
-	// Append appends to the value under key (see Tx.Append).
-	Append(key, data []byte) error
 }
