@@ -161,6 +161,9 @@ func (b *Bus) waitLeader(ctx context.Context) error {
 	actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout)
 	defer cancel()
 	fresh, err := b.Stream.Info(actx)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return errNoLeader // just created: the server asked has not heard of it yet
+	}
 	if err != nil {
 		return fmt.Errorf("bus: stream %s: %w", StreamName, err)
 	}

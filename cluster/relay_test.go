@@ -42,11 +42,16 @@ func fanID(seq uint64, k int) string { return fmt.Sprintf("fan:%08d:%03d", seq, 
 // up to the stream's last sequence.
 func logIDs(ctx context.Context, t *testing.T, b *bus.Bus, subject string) []string {
 	t.Helper()
-	s, err := b.JS.Stream(ctx, bus.StreamName)
-	if err != nil {
-		t.Fatal(err)
+	var last uint64
+	if !poll(ctx, func() bool { // the server asked may have just restarted
+		s, err := b.JS.Stream(ctx, bus.StreamName)
+		if err == nil {
+			last = s.CachedInfo().State.LastSeq
+		}
+		return err == nil
+	}) {
+		t.Fatal("no stream info")
 	}
-	last := s.CachedInfo().State.LastSeq
 	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{})
 	if err != nil {
 		t.Fatal(err)
