@@ -33,11 +33,12 @@
 //     the projector with its reason; invalid arguments become CallRejected
 //     with a typed reason; processing of everything else goes on.
 //
-// Memory: an open call's bytes live in Pebble as one row per delta (linear,
-// no re-copy of the buffer per delta) and are deleted when the call is
-// decided. The live preview parser keeps at most the currently open
-// top-level value, so an open call holds at most about twice its argument
-// bytes. See preview.go.
+// Memory: an open call's bytes live in Pebble in one row per call, each
+// delta appended as a record (projector.Tx.Append: a batch's deltas of one
+// call are one merge; linear, no re-copy of the buffer per delta), deleted
+// when the call is decided. The live preview parser keeps at most the
+// currently open top-level value, so an open call holds at most about twice
+// its argument bytes. See preview.go.
 //
 // Determinism (6): time comes from events (ticks for deadlines); the tool
 // registry comes from RegistryChanged events in the log, so replay validates
