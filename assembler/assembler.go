@@ -28,7 +28,7 @@ type Assembler struct {
 	loaded    bool      // validator restored from the view after a restart
 	previews  map[string]*preview
 	calls     map[string]*callEntry // open calls
-	resps     map[string]*respEntry // open responses
+	resps     map[respID]*respEntry // open responses
 	scratch   []byte                // a delta's record, copied by Tx.Append
 }
 
@@ -37,6 +37,9 @@ type callEntry struct {
 	row   call
 	bytes int // argument bytes received
 }
+
+// respID names a response in the cache without building a key.
+type respID struct{ tenant, resp string }
 
 // respEntry is an open response's row plus the activity time stored in
 // its open-index row.
@@ -55,7 +58,7 @@ var _ projector.Projection = (*Assembler)(nil)
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
-		calls: map[string]*callEntry{}, resps: map[string]*respEntry{}}
+		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}}
 }
 
 // Name implements projector.Projection.
@@ -102,7 +105,7 @@ func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg)
 // response returns the open response of ev, creating it on first sight; nil
 // when it is decided.
 func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, error) {
-	ck := ev.Tenant + "\x00" + ev.Response
+	ck := respID{ev.Tenant, ev.Response}
 	if re := a.resps[ck]; re != nil {
 		return re, nil
 	}
@@ -137,7 +140,7 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 
 // forget drops a response and its calls from the caches.
 func (a *Assembler) forget(tenant, resp string) {
-	delete(a.resps, tenant+"\x00"+resp)
+	delete(a.resps, respID{tenant, resp})
 	prefix := tenant + "\x00c\x00" + resp + "\x00"
 	for k := range a.calls {
 		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
@@ -212,13 +215,12 @@ func (s *step) apply() error {
 // idle deadline, so a delta does not pay for it.
 func (s *step) finish() error {
 	ev, re := s.ev, s.re
-	ok := openKey(ev.Tenant, ev.Response)
 	if re.row.Status != "" {
 		s.a.forget(ev.Tenant, ev.Response)
 		if err := s.storeResponse(); err != nil {
 			return err
 		}
-		return s.tx.Delete(ok)
+		return s.tx.Delete(openKey(ev.Tenant, ev.Response))
 	}
 	if s.dirty || re.stored < 0 {
 		if err := s.storeResponse(); err != nil {
@@ -227,7 +229,7 @@ func (s *step) finish() error {
 	}
 	if re.stored < 0 || ev.At-re.stored >= int64(s.a.cfg.IdleTimeout)/16 {
 		re.stored = ev.At
-		return s.tx.Set(ok, binary.BigEndian.AppendUint64(nil, uint64(ev.At)))
+		return s.tx.Set(openKey(ev.Tenant, ev.Response), binary.BigEndian.AppendUint64(nil, uint64(ev.At)))
 	}
 	return nil
 }

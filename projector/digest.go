@@ -155,11 +155,14 @@ func TenantKey(tenant string, parts ...string) ([]byte, error) {
 	if tenant == "" {
 		return nil, ErrNoTenant
 	}
-	var b bytes.Buffer
-	b.WriteString(tenant)
+	n := len(tenant)
 	for _, p := range parts {
-		b.WriteByte(0)
-		b.WriteString(p)
+		n += 1 + len(p)
 	}
-	return b.Bytes(), nil
+	b := make([]byte, 0, n)
+	b = append(b, tenant...)
+	for _, p := range parts {
+		b = append(append(b, 0), p...)
+	}
+	return b, nil
 }
