@@ -92,10 +92,16 @@ func Decode(data []byte) (ev *Event, err error) {
 	defer readers.Put(rd)
 	dec := msgpack.GetDecoder()
 	defer msgpack.PutDecoder(dec)
-	dec.Reset(rd)
 	out := new(Event)
-	if err := dec.Decode(out); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	if off, ok := decodeEnvelope(data, out); ok {
+		rd.Reset(data[off:])
+		dec.Reset(rd)
+	} else { // not the canonical layout: the general decoder decides
+		*out = Event{}
+		dec.Reset(rd)
+		if err := dec.Decode(out); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
 	}
 	ctor, ok := catalogue[out.Kind]
 	if !ok {

@@ -1,0 +1,119 @@
+package events
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// general decodes the envelope with the reflection decoder, as Decode does
+// when the fast path declines.
+func general(data []byte) (Event, int, error) {
+	var ev Event
+	rd := bytes.NewReader(data)
+	dec := msgpack.NewDecoder(rd)
+	err := dec.Decode(&ev)
+	return ev, len(data) - rd.Len(), err
+}
+
+// TestEnvelopeFastPathAgreesWithTheGeneralDecoder: for envelopes of every
+// kind with empty, short and long (str8, str16, str32) strings and extreme
+// times, the fast path reads what the general decoder reads and ends where
+// it ends.
+func TestEnvelopeFastPathAgreesWithTheGeneralDecoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lens := []int{0, 1, 31, 32, 255, 256, 65535, 65536}
+	s := func() string {
+		if rng.IntN(3) == 0 {
+			return ""
+		}
+		return strings.Repeat("x", lens[rng.IntN(len(lens))])
+	}
+	ats := []int64{0, 1, -1, 127, 128, -33, 255, 65535, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64, 1_700_000_000_000_000_000}
+	kinds := Kinds()
+	for i := range 2000 {
+		ev := &Event{ID: "id" + s(), Tenant: "acme", User: s(), Session: s(), Run: s(), Step: s(), Response: s(),
+			Item: s(), CallID: s(), Causation: s(), At: ats[rng.IntN(len(ats))]}
+		kind := kinds[rng.IntN(len(kinds))]
+		ev.Body = catalogue[kind].new()
+		data, err := Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fast Event
+		off, ok := decodeEnvelope(data, &fast)
+		if !ok {
+			t.Fatalf("case %d: the fast path declined Encode's own output", i)
+		}
+		want, wantOff, err := general(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast != want || off != wantOff {
+			t.Fatalf("case %d: fast %+v at %d, general %+v at %d", i, fast, off, want, wantOff)
+		}
+	}
+}
+
+// FuzzEnvelopeFastPath: whatever bytes the fast path accepts, the general
+// decoder reads the same envelope from them.
+func FuzzEnvelopeFastPath(f *testing.F) {
+	for _, k := range Kinds() {
+		data, _ := Encode(&Event{ID: "e", Tenant: "acme", Response: "r", At: 5, Body: catalogue[k].new()})
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast Event
+		off, ok := decodeEnvelope(data, &fast)
+		if !ok {
+			return
+		}
+		want, wantOff, err := general(data)
+		if err != nil {
+			t.Fatalf("fast path accepted what the general decoder refuses: %v", err)
+		}
+		if fast != want || off != wantOff {
+			t.Fatalf("fast %+v at %d, general %+v at %d", fast, off, want, wantOff)
+		}
+	})
+}
+
+// BenchmarkDecodeDelta: decoding an argument delta, the log's most common
+// event, with the envelope fast path against the general decoder alone.
+//
+//	go test -run '^$' -bench DecodeDelta ./events/
+func BenchmarkDecodeDelta(b *testing.B) {
+	data, err := Encode(&Event{ID: "model/acme/s1/1234/0", Tenant: "acme", Response: "resp_1", Item: "fc_1",
+		CallID: "call_1", Causation: "seq:1234", At: 1_700_000_000_000_000_000, Body: &ArgumentsDelta{Delta: `{"city":`}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Decode(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) { // Decode before the fast path
+		rd := new(bytes.Reader)
+		for b.Loop() {
+			rd.Reset(data)
+			dec := msgpack.GetDecoder()
+			dec.Reset(rd)
+			var ev Event
+			var body ArgumentsDelta
+			if err := dec.Decode(&ev); err != nil {
+				b.Fatal(err)
+			}
+			if err := dec.Decode(&body); err != nil {
+				b.Fatal(err)
+			}
+			msgpack.PutDecoder(dec)
+		}
+	})
+}
