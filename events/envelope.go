@@ -68,6 +68,28 @@ func decodeEnvelope(data []byte, ev *Event) (off int, ok bool) {
 	return off, true
 }
 
+// decodeDelta reads an ArgumentsDelta body in its canonical layout (a map
+// holding "d") when it is all that is left of data, for a valid envelope of
+// that kind; ok=false leaves it to the general decoder.
+func decodeDelta(ev *Event, body []byte) (Body, bool) {
+	if ev.Kind != KindArgumentsDelta || ev.V != 1 || ValidTenant(ev.Tenant) != nil {
+		return nil, false
+	}
+	n, off, ok := mapLen(body, 0)
+	if !ok || n != 1 {
+		return nil, false
+	}
+	key, off, ok := str(body, off)
+	if !ok || string(key) != "d" {
+		return nil, false
+	}
+	v, off, ok := str(body, off)
+	if !ok || off != len(body) {
+		return nil, false
+	}
+	return &ArgumentsDelta{Delta: string(v)}, true
+}
+
 // kindNames maps each known kind's name to the kind, so decoding one does
 // not copy it. Derived from the catalogue; never written afterwards.
 var kindNames = func() map[string]Kind {

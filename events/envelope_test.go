@@ -57,6 +57,19 @@ func TestEnvelopeFastPathAgreesWithTheGeneralDecoder(t *testing.T) {
 			t.Fatalf("case %d: fast %+v at %d, general %+v at %d", i, fast, off, want, wantOff)
 		}
 	}
+	for i := range 500 {
+		d := s()
+		data, err := Encode(&Event{ID: "e", Tenant: "acme", Item: s(), At: int64(i), Body: &ArgumentsDelta{Delta: d}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env Event
+		off, ok := decodeEnvelope(data, &env)
+		body, bok := decodeDelta(&env, data[off:])
+		if !ok || !bok || body.(*ArgumentsDelta).Delta != d {
+			t.Fatalf("delta of %d bytes: fast path %v %v", len(d), ok, bok)
+		}
+	}
 }
 
 // FuzzEnvelopeFastPath: whatever bytes the fast path accepts, the general
@@ -78,6 +91,12 @@ func FuzzEnvelopeFastPath(f *testing.F) {
 		}
 		if fast != want || off != wantOff {
 			t.Fatalf("fast %+v at %d, general %+v at %d", fast, off, want, wantOff)
+		}
+		if body, ok := decodeDelta(&fast, data[off:]); ok {
+			var d ArgumentsDelta
+			if err := msgpack.Unmarshal(data[off:], &d); err != nil || d != *body.(*ArgumentsDelta) {
+				t.Fatalf("delta fast path read %+v, general %+v (%v)", body, d, err)
+			}
 		}
 	})
 }
