@@ -126,77 +126,104 @@ func isZH(s string) bool {
 	return false
 }
 
+// record counts one expected verdict against the claim found for it and
+// says why it is a miss ("" when it is not).
+func (st *regStats) record(e regExpect, got events.ClaimVerdict) (string, error) {
+	st.claims++
+	if isZH(e.Text) {
+		st.zh++
+	}
+	want := events.Verdict(e.Verdict)
+	if got.Verdict == want {
+		st.exact++
+	}
+	if flagged(got.Verdict) && want != events.VerdictNotCheckable {
+		st.predPos++
+	}
+	miss := ""
+	switch want {
+	case events.VerdictContradicted, events.VerdictUnsupported:
+		st.expFlagged++
+		if flagged(got.Verdict) {
+			st.truePos++
+		} else {
+			miss = "missed"
+		}
+	case events.VerdictSupported:
+		st.expSupported++
+		if flagged(got.Verdict) {
+			st.falseFlags++
+			miss = "false flag"
+		}
+		if e.Pointer != "" {
+			st.pointerWant++
+			if got.Verdict == events.VerdictSupported && hasPointer(got.Evidence, e.CallID, e.Pointer) {
+				st.pointerOK++
+			} else if miss == "" {
+				miss = "pointer"
+			}
+		}
+	case events.VerdictNotCheckable:
+		st.notCheckable++
+		if got.Verdict == events.VerdictNotCheckable {
+			st.notCheckableOK++
+		} else {
+			miss = "checkable"
+		}
+	default:
+		return "", fmt.Errorf("bad expected verdict %q", e.Verdict)
+	}
+	return miss, nil
+}
+
+func (st *regStats) summary() string {
+	falseFlag := ratio(st.falseFlags, st.expSupported)
+	return fmt.Sprintf("claims %3d recall %.3f precision %.3f false-flag %.3f (supported kept %.3f) pointer %.3f not_checkable %.3f exact %.3f",
+		st.claims, ratio(st.truePos, st.expFlagged), ratio(st.truePos, st.predPos), falseFlag, 1-falseFlag,
+		ratio(st.pointerOK, st.pointerWant), ratio(st.notCheckableOK, st.notCheckable), ratio(st.exact, st.claims))
+}
+
 func TestRegressionSet(t *testing.T) {
 	c := NewChecker(CheckerConfig{})
 	var st regStats
+	perFile := map[string]*regStats{}
+	var files []string
 	for _, rc := range loadCases(t) {
 		now, err := time.Parse(time.RFC3339, rc.Now)
 		if err != nil {
 			t.Fatalf("%s: now: %v", rc.Name, err)
 		}
+		fs := perFile[rc.file]
+		if fs == nil {
+			fs = &regStats{}
+			perFile[rc.file] = fs
+			files = append(files, rc.file)
+		}
 		rep := c.Check(rc.Answer, rc.evidence(), now)
 		for _, e := range rc.Expected {
-			st.claims++
-			if isZH(e.Text) {
-				st.zh++
-			}
 			got, ok := findClaim(rep, rc.Answer, e.Text)
 			if !ok {
 				t.Errorf("%s: no claim holds %q", rc.Name, e.Text)
 				continue
 			}
-			want := events.Verdict(e.Verdict)
-			if got.Verdict == want {
-				st.exact++
+			miss, err := st.record(e, got)
+			if err != nil {
+				t.Fatalf("%s: %v", rc.Name, err)
 			}
-			if flagged(got.Verdict) && want != events.VerdictNotCheckable {
-				st.predPos++
-			}
-			miss := ""
-			switch want {
-			case events.VerdictContradicted, events.VerdictUnsupported:
-				st.expFlagged++
-				if flagged(got.Verdict) {
-					st.truePos++
-				} else {
-					miss = "missed"
-				}
-			case events.VerdictSupported:
-				st.expSupported++
-				if flagged(got.Verdict) {
-					st.falseFlags++
-					miss = "false flag"
-				}
-				if e.Pointer != "" {
-					st.pointerWant++
-					if got.Verdict == events.VerdictSupported && hasPointer(got.Evidence, e.CallID, e.Pointer) {
-						st.pointerOK++
-					} else if miss == "" {
-						miss = "pointer"
-					}
-				}
-			case events.VerdictNotCheckable:
-				st.notCheckable++
-				if got.Verdict == events.VerdictNotCheckable {
-					st.notCheckableOK++
-				} else {
-					miss = "checkable"
-				}
-			default:
-				t.Fatalf("%s: bad expected verdict %q", rc.Name, e.Verdict)
-			}
+			fs.record(e, got)
 			if miss != "" && (testing.Verbose() || os.Getenv("VERIFIER_DEBUG") != "") {
-				t.Logf("%s [%s] %s: %q want %s got %s %v (%s)", rc.file, rc.Name, miss, got.Text, want, got.Verdict, got.Evidence, got.Reason)
+				t.Logf("%s [%s] %s: %q want %s got %s %v (%s)", rc.file, rc.Name, miss, got.Text, e.Verdict, got.Verdict, got.Evidence, got.Reason)
 			}
 		}
 	}
+	for _, f := range files {
+		t.Logf("%-16s %s", f, perFile[f].summary())
+	}
+	t.Logf("claims %d (Chinese %d), flagged %d, supported %d, not_checkable %d", st.claims, st.zh, st.expFlagged, st.expSupported, st.notCheckable)
+	t.Logf("all: %s", st.summary())
 	recall := ratio(st.truePos, st.expFlagged)
-	precision := ratio(st.truePos, st.predPos)
 	falseFlag := ratio(st.falseFlags, st.expSupported)
 	pointer := ratio(st.pointerOK, st.pointerWant)
-	t.Logf("claims %d (Chinese %d), flagged %d, supported %d, not_checkable %d", st.claims, st.zh, st.expFlagged, st.expSupported, st.notCheckable)
-	t.Logf("recall %.3f precision %.3f false-flag %.3f (supported kept %.3f) pointer %.3f not_checkable %.3f exact %.3f",
-		recall, precision, falseFlag, 1-falseFlag, pointer, ratio(st.notCheckableOK, st.notCheckable), ratio(st.exact, st.claims))
 	if st.claims < 300 {
 		t.Errorf("regression set has %d claims, want at least 300", st.claims)
 	}
