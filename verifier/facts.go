@@ -1,0 +1,401 @@
+package verifier
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// verdict is a claim's decided verdict.
+type verdict struct {
+	verdict   events.Verdict
+	refs      []events.EvidenceRef
+	reason    string
+	undecided bool
+	leaves    []int32 // the fields that support it
+}
+
+// check decides the claim.
+func (cx *claimCtx) check() verdict {
+	switch {
+	case cx.question:
+		return verdict{verdict: events.VerdictNotCheckable, reason: "a question"}
+	case cx.cues&cueOffer != 0:
+		return verdict{verdict: events.VerdictNotCheckable, reason: "an offer of help"}
+	case cx.cues&cueNonAssert != 0 && len(cx.times) == 0 && !slices.ContainsFunc(cx.nums, func(m numMention) bool { return !m.free }):
+		return verdict{verdict: events.VerdictNotCheckable, reason: "a greeting, opinion or remark"}
+	}
+	facts := cx.facts(true)
+	if len(facts) == 0 {
+		return cx.coverage()
+	}
+	v := cx.combine(facts)
+	if v.verdict == events.VerdictSupported && cx.ownSubjects {
+		// The fields naming what the claim is about belong to its evidence.
+		for i := range cx.groups {
+			sub := *cx
+			sub.groups, sub.names = cx.groups[i:i+1], cx.names[i:i+1]
+			if l := sub.subjectLeaf(); l >= 0 && len(v.refs) < cx.c.cfg.EvidenceRefsMax {
+				if r := cx.ix.ref(l); !slices.Contains(v.refs, r) {
+					v.refs = append(v.refs, r)
+				}
+			}
+		}
+	}
+	return v
+}
+
+// combine reduces a claim's facts to one verdict: any contradiction wins,
+// then anything unsupported, else supported.
+func (cx *claimCtx) combine(facts []fact) verdict {
+	var out verdict
+	for _, want := range []events.Verdict{events.VerdictContradicted, events.VerdictUnsupported, events.VerdictSupported} {
+		for _, f := range facts {
+			if f.verdict != want {
+				continue
+			}
+			if out.verdict == "" {
+				out.verdict, out.reason = want, f.reason
+				out.undecided = f.weak
+			}
+			out.undecided = out.undecided && f.weak
+			if want == events.VerdictSupported {
+				out.leaves = append(out.leaves, f.leaves...)
+			}
+			for _, r := range f.refs {
+				if len(out.refs) < cx.c.cfg.EvidenceRefsMax && !slices.Contains(out.refs, r) {
+					out.refs = append(out.refs, r)
+				}
+			}
+		}
+		if out.verdict != "" {
+			return out
+		}
+	}
+	return out
+}
+
+// facts checks every checkable part of the claim. quant says whether a
+// quantifier (all, only, some, 都) may still be applied.
+func (cx *claimCtx) facts(quant bool) []fact {
+	if quant {
+		if f, ok := cx.quantified(); ok {
+			return []fact{f}
+		}
+	}
+	var fs []fact
+	add := func(f fact) {
+		if f.verdict != "" {
+			fs = append(fs, f)
+		}
+	}
+	if cx.unknown != "" {
+		add(fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(cx.unknown)})
+	}
+	plainNums := 0
+	for i := range cx.nums {
+		if !cx.nums[i].free {
+			plainNums++
+		}
+	}
+	negUsed := false
+	if plainNums == 0 && len(cx.times) == 0 && cx.cues&cueFuture == 0 {
+		// A state now; "back in stock on May 10" is about a date.
+		for _, f := range cx.boolFacts() {
+			negUsed = negUsed || f.negUsed
+			add(f)
+		}
+	}
+	for _, f := range cx.categoryFacts() {
+		negUsed = negUsed || f.negUsed
+		add(f)
+	}
+	boolDecided := len(fs) > 0
+	for i := range cx.nums {
+		m := &cx.nums[i]
+		f := cx.checkNumber(m)
+		if m.free && f.verdict == events.VerdictUnsupported && boolDecided {
+			continue // "free shipping" decided by a free_shipping flag
+		}
+		add(f)
+	}
+	for i := range cx.times {
+		f := cx.checkTime(&cx.times[i])
+		if cx.negs%2 == 1 && !negUsed && f.verdict != "" {
+			switch f.verdict {
+			case events.VerdictSupported:
+				f.verdict, f.reason = events.VerdictContradicted, "negated, but "+f.reason
+			case events.VerdictContradicted:
+				f.verdict, f.reason = events.VerdictSupported, "negated: "+f.reason
+			}
+		}
+		add(f)
+	}
+	for _, f := range cx.valueFacts() {
+		add(f)
+	}
+	add(cx.comparison())
+	add(cx.superlative())
+	add(cx.trend())
+	add(cx.textPolarity(fs))
+	if cx.cues&cueAlways != 0 {
+		add(fact{verdict: events.VerdictUnsupported, reason: "a generalisation (always/never) beyond the evidence"})
+	}
+	if cx.cues&cueCertain != 0 {
+		fs = cx.certainty(fs)
+	}
+	if hard := slices.ContainsFunc(fs, func(f fact) bool { return !f.soft }); hard {
+		fs = slices.DeleteFunc(fs, func(f fact) bool { return f.soft })
+	}
+	return fs
+}
+
+// certainty turns support from an estimate (an eta, a forecast, 预计)
+// into unsupported when the claim promises it (definitely, 一定, 保证).
+func (cx *claimCtx) certainty(fs []fact) []fact {
+	if len(fs) == 0 {
+		return []fact{{verdict: events.VerdictUnsupported, reason: "a promise the evidence does not make"}}
+	}
+	for i, f := range fs {
+		if f.verdict != events.VerdictSupported {
+			continue
+		}
+		for _, l := range f.leaves {
+			if cx.ix.leaves[l].hedge || cx.ix.textHedged(l) {
+				fs[i] = fact{verdict: events.VerdictUnsupported, refs: f.refs, reason: "the evidence gives an estimate; the claim promises it"}
+				break
+			}
+		}
+	}
+	return fs
+}
+
+// boolFacts checks the claim's polarity against true/false fields named by
+// its words (in_stock, refundable, 可退款), and availability against stock
+// counts (in stock ⇔ stock > 0).
+func (cx *claimCtx) boolFacts() []fact {
+	ix := cx.ix
+	positive := cx.negs%2 == 0
+	ts := cx.targets(cx.concepts, func(lf *leaf) bool { return lf.kind == kindBool })
+	if len(ts) > 0 {
+		var first int32 = -1
+		for _, t := range ts {
+			lf := &ix.leaves[t]
+			val := lf.b != lf.negKey
+			if val == positive {
+				f := supported(ix, "polarity matches", t)
+				f.negUsed = true
+				return []fact{f}
+			}
+			if first < 0 {
+				first = t
+			}
+		}
+		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first)}, negUsed: true,
+			reason: "polarity differs: evidence says " + ix.leaves[first].raw + " at " + ix.leaves[first].ptr}}
+	}
+	if !cx.hasConcept("stock") {
+		return cx.emptiness(positive)
+	}
+	ts = cx.targets([]string{"stock"}, func(lf *leaf) bool {
+		return lf.kind == kindNum && !lf.text && (lf.dim == dimCount || lf.dim == dimNone)
+	})
+	for _, t := range ts {
+		if (ix.leaves[t].num > 0) == positive {
+			f := supported(ix, "availability matches the stock count", t)
+			f.negUsed = true
+			return []fact{f}
+		}
+	}
+	if len(ts) > 0 {
+		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(ts[0])}, negUsed: true,
+			reason: "availability differs: stock is " + ix.leaves[ts[0]].raw}}
+	}
+	return cx.emptiness(positive)
+}
+
+// emptiness checks "there are no alerts", 没有预警 against a list the
+// claim names: an empty list supports the negation, a non-empty one
+// contradicts it; an empty list contradicts a claim that there are some.
+func (cx *claimCtx) emptiness(positive bool) []fact {
+	ix := cx.ix
+	for _, n := range ix.arrays {
+		nd := &ix.nodes[n]
+		if overlap(cx.concepts, nd.concepts) == 0 || !cx.nodeInScope(n) {
+			continue
+		}
+		ref := ix.nodeRef(n, strconv.Itoa(nd.length))
+		switch {
+		case !positive && nd.length == 0:
+			return []fact{{verdict: events.VerdictSupported, refs: []events.EvidenceRef{ref}, negUsed: true, reason: "the list is empty"}}
+		case !positive:
+			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ref}, negUsed: true, reason: "the list is not empty"}}
+		case nd.length == 0:
+			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ref}, negUsed: true, reason: "the list is empty"}}
+		}
+	}
+	return nil
+}
+
+// categoryFacts checks status and condition words (shipped, delivered,
+// 已发货, sunny, 小雨) against the status fields in scope.
+func (cx *claimCtx) categoryFacts() []fact {
+	ix := cx.ix
+	var out []fact
+	for _, cm := range cx.cats {
+		neg := cx.negs%2 == 1
+		future := cx.cues&cueFuture != 0
+		for _, c := range cm.cats {
+			if c.neg {
+				neg = !neg
+			}
+		}
+		if cm.cats[0].class == "order" && (cm.cats[0].value == "shipped" || cm.cats[0].value == "delivered") && cx.futureTime() {
+			continue // "ships today", "arrives tomorrow": a date, not a status
+		}
+		if cx.hasConcept("chance") && cm.cats[0].class == "weather" {
+			continue // "a 30% chance of rain" does not say it rains
+		}
+		// A flag named by the status ("delivered": false) decides it.
+		if f, ok := cx.statusFlag(cm, neg); ok {
+			out = append(out, f)
+			continue
+		}
+		// The subject's own status fields come before an enclosing one's.
+		cands := make([]int32, 0, 4)
+		for _, l := range ix.cats {
+			if cx.inScope(l) && cx.inSubject(l) {
+				cands = append(cands, l)
+			}
+		}
+		if len(cands) == 0 {
+			for _, l := range ix.cats {
+				if cx.inScope(l) {
+					cands = append(cands, l)
+				}
+			}
+		}
+		var first int32 = -1
+		decided := false
+		for _, l := range cands {
+			lf := &ix.leaves[l]
+			match, same := false, false
+			for _, c := range cm.cats {
+				if future && c.class == "order" {
+					continue
+				}
+				for _, e := range lf.cat {
+					if c.class != e.class {
+						continue
+					}
+					same = true
+					if c.value == e.value || c.class == "order" && c.value == "shipped" && e.rank >= 3 && e.rank <= 6 ||
+						c.value == "rain" && e.value == "storm" || c.value == "dry" && (e.value == "clear" || e.value == "cloudy" || e.value == "fog") {
+						match = true
+					}
+				}
+			}
+			if !same {
+				continue
+			}
+			if match != neg {
+				f := supported(ix, "status matches", l)
+				f.negUsed = true
+				out = append(out, f)
+				decided = true
+				break
+			}
+			if first < 0 {
+				first = l
+			}
+		}
+		if decided {
+			continue
+		}
+		if first >= 0 {
+			out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first)}, negUsed: true,
+				reason: "status differs: evidence says " + ix.leaves[first].raw})
+			continue
+		}
+		if future && cm.cats[0].class == "order" {
+			continue
+		}
+		out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status in the evidence", weak: true, soft: true})
+	}
+	return out
+}
+
+// statusFlag checks a status word against a true/false field named by it
+// ("delivered": true, "is_shipped": false, "cancelled": true).
+func (cx *claimCtx) statusFlag(cm catMention, neg bool) (fact, bool) {
+	ix := cx.ix
+	var best int32 = -1
+	for _, l := range ix.bools {
+		lf := &ix.leaves[l]
+		if !cx.inScope(l) {
+			continue
+		}
+		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr)), " "))
+		named := false
+		for _, c := range cm.cats {
+			for _, k := range kc {
+				named = named || c.class == k.class && c.value == k.value
+			}
+		}
+		if named && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
+			best = l
+		}
+	}
+	if best < 0 {
+		return fact{}, false
+	}
+	lf := &ix.leaves[best]
+	if (lf.b != lf.negKey) != neg {
+		f := supported(ix, "status flag matches", best)
+		f.negUsed = true
+		return f, true
+	}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)}, negUsed: true, reason: "status flag says " + lf.raw}, true
+}
+
+// valueFacts checks the evidence values the claim names (a carrier, a
+// colour, a city): in scope they support it; named for another subject
+// while this subject's field says otherwise they contradict it.
+func (cx *claimCtx) valueFacts() []fact {
+	ix := cx.ix
+	var out []fact
+	for _, vm := range cx.values {
+		var in, outside []int32
+		for _, l := range vm {
+			if cx.inScope(l) {
+				in = append(in, l)
+			} else {
+				outside = append(outside, l)
+			}
+		}
+		if len(in) > 0 {
+			out = append(out, supported(ix, "value named in the evidence", in[0]))
+			continue
+		}
+		f := fact{verdict: events.VerdictUnsupported, reason: "the value belongs to another subject"}
+		for _, l := range outside {
+			key := lastToken(ix.leaves[l].ptr)
+			for _, s := range cx.scopeLeaves(func(lf *leaf) bool { return lf.kind == kindStr && !lf.subjKey }) {
+				if lastToken(ix.leaves[s].ptr) == key {
+					f = fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(s)},
+						reason: "evidence says " + ix.leaves[s].raw + " at " + ix.leaves[s].ptr}
+					break
+				}
+			}
+			if f.verdict == events.VerdictContradicted {
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func lastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }

@@ -1,0 +1,515 @@
+package verifier
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ---- evidence index ------------------------------------------------------
+
+// The index is built once per Check: every JSON value of every result
+// becomes a leaf with its RFC 6901 pointer, objects and arrays become nodes
+// whose leaves and descendants are contiguous ranges (so "is this leaf under
+// that subject" is two comparisons), and lookups go through maps keyed by
+// concept, subject token and value token, and a sorted slice of numbers.
+
+type leafKind uint8
+
+const (
+	kindNum leafKind = iota
+	kindStr
+	kindBool
+	kindNull
+)
+
+type node struct {
+	ev, parent     int32
+	ptr            string
+	array          bool
+	leafLo, leafHi int32 // leaves of the subtree
+	nodeHi         int32 // descendants are (id, nodeHi)
+	concepts       []string
+	subject        string
+	hedge          bool
+	objKids        int // children that are objects (collections)
+	length         int
+}
+
+type leaf struct {
+	ev, node  int32
+	ptr       string
+	raw       string // JSON text of the value
+	kind      leafKind
+	num, hi   float64 // hi > num for a range written in a string ("3-5 days")
+	b         bool
+	str       string // normalised string value
+	unit      *unit
+	dim       dimension
+	own       []string // concepts of the leaf's own key
+	ctx       []string // concepts of the enclosing keys and, for numbers in text, nearby words
+	negKey    bool     // the key negates ("out_of_stock", "non_refundable")
+	hedge     bool     // an estimate: eta, forecast, expected, 预计
+	text      bool     // a number found inside a string value (or a key)
+	textShort bool     // … a string that is little more than the number
+	keyUp     bool     // the key says the value is a rise (增长, growth)
+	keyDown   bool     // … or a fall (下降, decline)
+	src       int32    // for a value found in a string: the string's leaf
+	textPos   int32    // … and where in it (runes)
+	scaled    bool     // a copy scaled by its key's magnitude (万元, millions)
+	subjKey   bool     // the field names its object (name, id, sku)
+	day       int32    // days since 1970-01-01 for dates
+	hasDay    bool
+	minute    int16 // minute of day, -1 if none
+	cat       []catValue
+}
+
+type subjEntry struct {
+	toks    []string
+	keys    []string // subjectKey of each token
+	node    int32
+	alias   bool // a code inside the subject's name
+	partial bool // a distinctive word of the name, valid while unique
+	exact   string
+}
+
+type valEntry struct {
+	toks []string
+	leaf int32
+}
+
+type index struct {
+	ev        []Evidence
+	nodes     []node
+	leaves    []leaf
+	nums      []int32 // numeric leaves sorted by value
+	byConcept map[string][]int32
+	byValue   map[string][]int32 // value-token concept -> string leaves
+	subjects  map[string][]subjEntry
+	values    map[string][]valEntry
+	dates     []int32
+	bools     []int32
+	cats      []int32
+	colls     []coll
+	roots     []int32
+	arrays    []int32
+	clocks    []int32           // times of day without a date ("15:00")
+	textOf    map[int32][]int32 // a string value -> the numbers and dates found in it
+	keys      map[string]*keyInfo
+	strs      map[string]*strInfo
+	sents     map[int32][]sentInfo
+	texts     map[string][]textItem
+}
+
+// dedupeEvidence keeps, per CallID, the highest Version (the later entry
+// on a tie), in the order the calls first appear.
+func dedupeEvidence(in []Evidence) []Evidence {
+	best := make(map[string]int, len(in))
+	for i, e := range in {
+		j, ok := best[e.CallID]
+		if !ok || e.Version >= in[j].Version {
+			best[e.CallID] = i
+		}
+	}
+	out := make([]Evidence, 0, len(best))
+	seen := make(map[string]bool, len(best))
+	for _, e := range in {
+		if seen[e.CallID] {
+			continue
+		}
+		seen[e.CallID] = true
+		out = append(out, in[best[e.CallID]])
+	}
+	return out
+}
+
+// buildIndex decodes and indexes the evidence. now resolves dates written
+// in evidence text without a year or as weekdays ("on Thursday").
+func buildIndex(evidence []Evidence, now time.Time) *index {
+	ix := &index{
+		byConcept: map[string][]int32{},
+		byValue:   map[string][]int32{},
+		subjects:  map[string][]subjEntry{},
+		values:    map[string][]valEntry{},
+		keys:      map[string]*keyInfo{},
+		strs:      map[string]*strInfo{},
+		sents:     map[int32][]sentInfo{},
+		texts:     map[string][]textItem{},
+	}
+	size := 0
+	for _, e := range evidence {
+		size += len(e.Result)
+	}
+	ix.leaves = make([]leaf, 0, size/12+16)
+	for _, e := range dedupeEvidence(evidence) {
+		v, err := decodeJSON(e.Result)
+		if err != nil {
+			continue
+		}
+		ev := int32(len(ix.ev))
+		ix.ev = append(ix.ev, e)
+		w := walker{ix: ix, ev: ev, now: now}
+		root := w.walk(v, "", frame{concepts: conceptsOf(e.Name)}, -1)
+		ix.roots = append(ix.roots, root)
+	}
+	ix.finish()
+	return ix
+}
+
+func decodeJSON(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+type walker struct {
+	ix  *index
+	ev  int32
+	now time.Time
+}
+
+// frame is where a value sits: the key it is under (for an array element,
+// the array's key), that key's concepts, the enclosing keys' concepts and
+// the enclosing object's key.
+type frame struct {
+	key       string
+	concepts  []string
+	ctx       []string
+	parentKey string
+	rowKey    string // a table row's label
+}
+
+// walk indexes v at ptr and returns its node id (or -1 for a scalar).
+func (w *walker) walk(v any, ptr string, f frame, parent int32) int32 {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		id := w.newNode(ptr, parent, f.concepts, false)
+		w.objectMeta(id, t, keys)
+		header := tableHeader(t)
+		inner := appendCtx(f.ctx, f.concepts)
+		if ptr == "" {
+			inner = f.ctx // a tool's name is too weak a context for its fields
+		}
+		for _, k := range keys {
+			cv := t[k]
+			p := ptr + "/" + ptrEscaper.Replace(k)
+			kf := frame{key: k, concepts: w.concepts(k, f.concepts), ctx: inner, parentKey: f.key}
+			if header != nil && isRowsKey(k) {
+				w.walkTable(cv, p, kf, id, header)
+				continue
+			}
+			if header != nil && isHeaderKey(k) {
+				continue // column names name fields; they are not values
+			}
+			w.child(cv, p, kf, id, t)
+		}
+		w.closeNode(id)
+		return id
+	case []any:
+		id := w.newNode(ptr, parent, f.concepts, true)
+		w.ix.nodes[id].length = len(t)
+		if hdr := headerRow(t); hdr != nil {
+			w.walkTable(t[1:], ptr, f, id, hdr)
+			w.closeNode(id)
+			return id
+		}
+		for i, cv := range t {
+			p := ptr + "/" + strconv.Itoa(i)
+			w.child(cv, p, f, id, nil)
+		}
+		w.closeNode(id)
+		return id
+	default:
+		w.scalar(v, ptr, f, parent, nil)
+		return -1
+	}
+}
+
+// child indexes one field of an object or element of an array.
+func (w *walker) child(cv any, p string, f frame, parent int32, siblings map[string]any) {
+	switch cv.(type) {
+	case map[string]any, []any:
+		w.walk(cv, p, f, parent)
+		if _, ok := cv.(map[string]any); ok {
+			w.ix.nodes[parent].objKids++
+		}
+	default:
+		w.scalar(cv, p, f, parent, siblings)
+	}
+}
+
+// genericKeys name no attribute of their own: {"temperature": {"value": 18}}
+// is about temperature.
+var genericKeys = map[string]bool{
+	"value": true, "val": true, "v": true, "amount": true, "number": true, "num": true,
+	"data": true, "reading": true, "result": true, "数值": true, "值": true,
+}
+
+// keyConcepts returns a key's concepts; a generic key takes its parent's,
+// and a unit in the key adds what it measures (price_usd is a price).
+func keyConcepts(k string, parent []string) []string {
+	if isAllDigits(k) {
+		return []string{k} // a year or period column: "2023"
+	}
+	c := conceptsOf(k)
+	if genericKeys[strings.ToLower(k)] {
+		c = dedupe(append(append([]string(nil), parent...), c...))
+	}
+	for _, p := range keyParts(k) {
+		u, ok := keyUnits[p]
+		if !ok || u == nil {
+			continue
+		}
+		switch u.dim {
+		case dimCurrency:
+			c = dedupe(append(c, "price"))
+		case dimMass:
+			c = dedupe(append(c, "weight"))
+		case dimTemp:
+			c = dedupe(append(c, "temperature"))
+		case dimTime:
+			c = dedupe(append(c, "duration")) // min_days, eta_hours: how long
+		}
+	}
+	return c
+}
+
+func appendCtx(ctx, more []string) []string {
+	if len(more) == 0 {
+		return ctx
+	}
+	out := make([]string, 0, len(ctx)+len(more))
+	out = append(out, more...)
+	out = append(out, ctx...)
+	if len(out) > 6 {
+		out = out[:6]
+	}
+	return out
+}
+
+func (w *walker) newNode(ptr string, parent int32, concepts []string, array bool) int32 {
+	ix := w.ix
+	id := int32(len(ix.nodes))
+	ix.nodes = append(ix.nodes, node{
+		ev: w.ev, parent: parent, ptr: ptr, array: array, concepts: concepts,
+		leafLo: int32(len(ix.leaves)),
+	})
+	if parent >= 0 && ix.nodes[parent].hedge {
+		ix.nodes[id].hedge = true
+	}
+	return id
+}
+
+func (w *walker) closeNode(id int32) {
+	ix := w.ix
+	ix.nodes[id].leafHi = int32(len(ix.leaves))
+	ix.nodes[id].nodeHi = int32(len(ix.nodes))
+}
+
+// objectMeta records an object's subject (its name, id, title …) and
+// whether it describes an estimate.
+func (w *walker) objectMeta(id int32, obj map[string]any, keys []string) {
+	n := &w.ix.nodes[id]
+	for _, k := range keys {
+		ki := w.keyInfo(k)
+		if ki.hedge {
+			n.hedge = true
+		}
+		switch v := obj[k].(type) {
+		case string:
+			if ki.subject && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
+				w.addSubject(id, v)
+				if n.subject == "" {
+					n.subject = v
+				}
+			}
+			if len(v) < 40 && w.strInfo(v).hedge {
+				n.hedge = true
+			}
+		case json.Number:
+			if ki.subject && isIDKey(k) {
+				w.addSubject(id, v.String())
+				if n.subject == "" {
+					n.subject = v.String()
+				}
+			}
+		}
+	}
+}
+
+// hedgeWords reports a key or short value that marks an estimate
+// (estimated_delivery, eta, forecast, 预计).
+func hedgeWords(s string) bool {
+	for _, p := range keyParts(s) {
+		if l := enLex[p]; l != nil && l.cues&cueHedge != 0 {
+			return true
+		}
+		if l := enLex[stem(p)]; l != nil && l.cues&cueHedge != 0 {
+			return true
+		}
+		if isCJK([]rune(p)[0]) {
+			for _, w := range segmentCJKKeep([]rune(p)) {
+				if l := zhLex[w]; l != nil && l.cues&cueHedge != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// subjectKeys name the object they sit in.
+var subjectKeys = map[string]bool{
+	"name": true, "title": true, "id": true, "sku": true, "product": true, "item": true,
+	"label": true, "model": true, "code": true, "city": true, "location": true, "store": true,
+	"warehouse": true, "hotel": true, "flight": true, "room": true, "method": true,
+	"system": true, "country": true, "region": true, "airline": true, "brand": true,
+	"size": true, "service": true, "plan": true, "option": true, "tier": true, "class": true,
+	"restaurant": true, "venue": true, "month": true, "year": true, "variant": true,
+	"product_name": true, "item_name": true, "order_id": true, "order_no": true,
+	"order_number": true, "booking_id": true, "reservation_id": true, "display_name": true,
+	"full_name": true, "sku_id": true, "flight_no": true, "flight_number": true, "hotel_name": true,
+	"名称": true, "名字": true, "商品": true, "商品名称": true, "型号": true, "编号": true,
+	"城市": true, "订单号": true, "门店": true, "仓库": true, "品名": true, "航班": true, "酒店": true,
+	"月份": true, "年份": true, "地区": true, "车次": true, "座位": true, "座位类型": true, "房型": true,
+}
+
+func isSubjectKey(k string) bool {
+	l := strings.ToLower(k)
+	if subjectKeys[l] {
+		return true
+	}
+	for _, suf := range []string{"_name", "name", "_id", "id", "_no", "_number", "_code", "title", "sku", "号", "名称"} {
+		if strings.HasSuffix(l, suf) && len(l) > len(suf) {
+			if suf == "id" && !strings.HasSuffix(k, "Id") && !strings.HasSuffix(k, "ID") && !strings.HasSuffix(l, "_id") {
+				continue // "paid", "valid"
+			}
+			if suf == "name" && !strings.HasSuffix(k, "Name") && !strings.HasSuffix(l, "_name") {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func isIDKey(k string) bool {
+	l := strings.ToLower(k)
+	return l == "id" || strings.HasSuffix(l, "id") || strings.HasSuffix(l, "_no") || strings.HasSuffix(l, "number") || strings.HasSuffix(l, "号") || l == "room" || l == "flight"
+}
+
+// subjectKey is the key a subject token is indexed under: Latin words by
+// their stem, so "notebooks" finds "Notebook".
+func subjectKey(t string) string {
+	if t == "" || isCJK([]rune(t)[0]) || t[0] >= '0' && t[0] <= '9' {
+		return t
+	}
+	return stem(t)
+}
+
+func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(id, v) }
+
+// addSubject indexes v as a name of node id.
+func (ix *index) addSubject(id int32, v string) {
+	toks := tokenStrings(normalize(v))
+	if len(toks) == 0 {
+		return
+	}
+	add := func(k string, se subjEntry) {
+		se.keys = make([]string, len(se.toks))
+		for i, t := range se.toks {
+			se.keys[i] = subjectKey(t)
+		}
+		ix.subjects[k] = append(ix.subjects[k], se)
+	}
+	add(subjectKey(toks[0]), subjEntry{toks: toks, node: id, exact: v})
+	// "Revenue ($M)", "Operating margin (%)": the name without the unit.
+	if i := strings.IndexAny(v, "(（["); i > 0 && strings.ContainsAny(v[i:], ")）]") {
+		if short := tokenStrings(normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
+			add(subjectKey(short[0]), subjEntry{toks: short, node: id, exact: v})
+		}
+	}
+	if r := []rune(v); isCJK(r[0]) {
+		// A Chinese name: its first two or three ideographs (the brand, 蒙牛
+		// of 蒙牛纯牛奶) name it too, when no other subject shares them.
+		if len(r) >= 4 && allCJK(r[:3]) {
+			for _, n := range []int{2, 3} {
+				p := string(normalize(string(r[:n])))
+				if _, lex := zhLex[p]; !lex {
+					add(toks[0], subjEntry{toks: tokenStrings([]rune(p)), node: id, alias: true, partial: true, exact: v})
+				}
+			}
+		}
+		return
+	}
+	if len(toks) < 2 {
+		return
+	}
+	for _, t := range toks {
+		switch {
+		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !isAllDigits(t) || len(t) >= 4 && isAllDigits(t):
+			// A code inside a longer name ("M185", "12345" in "ORD-12345").
+			add(t, subjEntry{toks: []string{t}, node: id, alias: true, exact: v})
+		case len(t) >= 3 && !isCJK([]rune(t)[0]) && enLex[t] == nil && enLex[stem(t)] == nil && !isAllDigits(t):
+			// A distinctive word of the name ("keyboard" of "Mechanical
+			// Keyboard"), used when no other subject has it.
+			add(subjectKey(t), subjEntry{toks: []string{t}, node: id, alias: true, partial: true, exact: v})
+		}
+	}
+}
+
+func allCJK(r []rune) bool {
+	for _, c := range r {
+		if !isCJK(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// prunePartial drops partial subject names shared by subjects with
+// different names: "pro" of two phones names neither.
+func (ix *index) prunePartial() {
+	for k, es := range ix.subjects {
+		names := map[string]bool{}
+		for _, e := range es {
+			if e.partial || e.alias {
+				names[strings.ToLower(e.exact)] = true
+			}
+		}
+		if len(names) <= 1 {
+			continue
+		}
+		out := es[:0]
+		for _, e := range es {
+			if !e.partial && !e.alias {
+				out = append(out, e)
+			}
+		}
+		ix.subjects[k] = out
+	}
+}
+
+func tokenStrings(r []rune) []string {
+	ts := tokenize(r)
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.s
+	}
+	return out
+}

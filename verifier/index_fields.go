@@ -1,0 +1,598 @@
+package verifier
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// tableHeader returns the column names of an object shaped like a table
+// ({"columns": [...], "rows": [[...], ...]}), or nil.
+func tableHeader(obj map[string]any) []string {
+	for _, hk := range []string{"columns", "header", "headers", "fields", "column_names"} {
+		h, ok := obj[hk].([]any)
+		if !ok || len(h) == 0 {
+			continue
+		}
+		names := make([]string, len(h))
+		for i, c := range h {
+			switch c := c.(type) {
+			case string:
+				names[i] = c
+			case map[string]any:
+				s, _ := c["name"].(string)
+				names[i] = s
+			default:
+				return nil
+			}
+		}
+		for k, v := range obj {
+			if isRowsKey(k) {
+				if rows, ok := v.([]any); ok && len(rows) > 0 {
+					if _, ok := rows[0].([]any); ok {
+						return names
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isHeaderKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "columns", "header", "headers", "fields", "column_names":
+		return true
+	}
+	return false
+}
+
+func isRowsKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "rows", "data", "values", "records", "body":
+		return true
+	}
+	return false
+}
+
+// headerRow returns the first row of an array of arrays when it is all
+// strings and the other rows have the same width and hold numbers.
+func headerRow(rows []any) []string {
+	if len(rows) < 2 {
+		return nil
+	}
+	first, ok := rows[0].([]any)
+	if !ok || len(first) < 2 {
+		return nil
+	}
+	names := make([]string, len(first))
+	for i, c := range first {
+		s, ok := c.(string)
+		if !ok {
+			return nil
+		}
+		names[i] = s
+	}
+	numeric := false
+	for _, r := range rows[1:] {
+		rr, ok := r.([]any)
+		if !ok || len(rr) != len(first) {
+			return nil
+		}
+		for _, c := range rr {
+			if _, ok := c.(json.Number); ok {
+				numeric = true
+			}
+		}
+	}
+	if !numeric {
+		return nil
+	}
+	return names
+}
+
+// walkTable indexes rows (arrays of cells) as objects keyed by header; the
+// first string cell names the row. For a header row inside the array
+// (headerRow) rows is the rest and pointers keep their real positions.
+func (w *walker) walkTable(v any, ptr string, f frame, parent int32, header []string) {
+	rows, ok := v.([]any)
+	if !ok {
+		w.child(v, ptr, f, parent, nil)
+		return
+	}
+	offset := 0
+	arr := parent
+	if w.ix.nodes[parent].array && ptr == w.ix.nodes[parent].ptr {
+		offset = 1 // header row inside the array
+	} else {
+		arr = w.newNode(ptr, parent, f.concepts, true)
+		w.ix.nodes[arr].length = len(rows)
+		defer w.closeNode(arr)
+	}
+	for i, r := range rows {
+		p := ptr + "/" + strconv.Itoa(i+offset)
+		cells, ok := r.([]any)
+		if !ok {
+			w.child(r, p, f, arr, nil)
+			continue
+		}
+		row := w.newNode(p, arr, f.concepts, false)
+		w.ix.nodes[arr].objKids++
+		for j, c := range cells {
+			if s, ok := c.(string); ok && w.ix.nodes[row].subject == "" && (j == 0 || isSubjectKey(cellName(header, j))) {
+				w.addSubject(row, s)
+				w.ix.nodes[row].subject = s
+			}
+		}
+		label := w.ix.nodes[row].subject
+		ctx := appendCtx(f.ctx, f.concepts)
+		if label != "" {
+			// The row's label describes its cells too: "Revenue ($M)".
+			ctx = appendCtx(ctx, w.concepts(label, nil))
+		}
+		for j, c := range cells {
+			name := cellName(header, j)
+			cf := frame{key: name, concepts: w.concepts(name, nil), ctx: ctx, parentKey: f.key, rowKey: label}
+			w.child(c, p+"/"+strconv.Itoa(j), cf, row, nil)
+		}
+		w.closeNode(row)
+	}
+}
+
+func cellName(header []string, j int) string {
+	if j < len(header) {
+		return header[j]
+	}
+	return strconv.Itoa(j)
+}
+
+// keyInfo is what a key says, worked out once per distinct key per Check.
+type keyInfo struct {
+	concepts    []string
+	generic     bool
+	negates     bool
+	subject     bool
+	hedge       bool
+	unit        *unit // named by the key's own words (weight_kg)
+	dim         dimension
+	childUnit   *unit // given to the fields under it (dimensions_cm)
+	mag         float64
+	numbers     []numMention // numbers inside the key (sales_30d)
+	magCurrency bool
+	magUnit     *unit
+	up, down    bool // the key names a rise or a fall
+}
+
+// concepts returns key k's concepts under a parent with concepts parent.
+func (w *walker) concepts(k string, parent []string) []string {
+	ki := w.keyInfo(k)
+	if ki.generic && len(parent) > 0 {
+		return dedupe(append(append([]string(nil), parent...), ki.concepts...))
+	}
+	return ki.concepts
+}
+
+func (w *walker) keyInfo(k string) *keyInfo {
+	if ki, ok := w.ix.keys[k]; ok {
+		return ki
+	}
+	parts := keyParts(k)
+	ki := &keyInfo{
+		concepts: keyConcepts(k, nil),
+		generic:  genericKeys[strings.ToLower(k)],
+		negates:  keyNegates(k),
+		subject:  isSubjectKey(k),
+		hedge:    hedgeWords(k),
+		mag:      1,
+	}
+	ki.unit, ki.dim = keyUnitOf(parts)
+	for _, p := range parts {
+		ws := []string{p}
+		if isCJK([]rune(p)[0]) {
+			ws = segmentCJKKeep([]rune(p))
+		}
+		for _, w := range ws {
+			l := enLex[w]
+			if l == nil {
+				l = zhLex[w]
+			}
+			if l != nil {
+				ki.up = ki.up || l.cues&cueUp != 0
+				ki.down = ki.down || l.cues&cueDown != 0
+			}
+		}
+	}
+	if len(parts) >= 2 {
+		if u, ok := keyUnits[parts[len(parts)-1]]; ok && u != nil {
+			ki.childUnit = u
+		}
+	}
+	for _, p := range parts {
+		if m, ok := keyMagnitudes[p]; ok {
+			ki.mag = m
+		}
+		if strings.HasPrefix(p, "万") || strings.HasSuffix(p, "万元") {
+			ki.mag = 1e4
+		}
+	}
+	for _, sm := range []struct {
+		sig string
+		m   float64
+	}{{"(M)", 1e6}, {"(m)", 1e6}, {"$M", 1e6}, {"(mn)", 1e6}, {"$K", 1e3}, {"$k", 1e3}, {"(K)", 1e3}, {"$B", 1e9}, {"$bn", 1e9}, {"(B)", 1e9}, {"(bn)", 1e9}} {
+		if strings.Contains(k, sm.sig) {
+			ki.mag = sm.m
+		}
+	}
+	ki.magCurrency = strings.Contains(k, "元")
+	if strings.Contains(k, "$") {
+		ki.magUnit = uUSD
+	}
+	for _, p := range parts {
+		i := 0
+		for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(p) {
+			continue
+		}
+		u := map[string]*unit{"d": uDay, "day": uDay, "days": uDay, "h": uHour, "hr": uHour, "w": uWeek, "wk": uWeek, "min": uMin, "m": uMonth, "mo": uMonth, "y": uYear, "yr": uYear}[p[i:]]
+		if u == nil {
+			continue
+		}
+		n, _ := strconv.ParseFloat(p[:i], 64)
+		ki.numbers = append(ki.numbers, numMention{v: n, hi: n, unit: u})
+	}
+	w.ix.keys[k] = ki
+	return ki
+}
+
+// strInfo is what a string value says, worked out once per distinct value.
+type strInfo struct {
+	clock  int16 // minute of day of a time like "15:00", else -1
+	norm   string
+	raw    string
+	day    int32
+	minute int16
+	hasDay bool
+	cat    []catValue
+	hedge  bool
+}
+
+func (w *walker) strInfo(s string) *strInfo {
+	if si, ok := w.ix.strs[s]; ok {
+		return si
+	}
+	si := &strInfo{norm: string(normalize(s)), raw: jsonText(s), minute: -1, clock: -1}
+	if d, m, ok := parseEvidenceDate(s); ok {
+		si.day, si.hasDay, si.minute = d, true, m
+	} else if d, ok := weekdayValue(si.norm, w.now); ok {
+		si.day, si.hasDay = d, true // {"day": "Mon"}: the coming Monday
+	} else {
+		si.clock = parseClock(s)
+	}
+	si.cat = categoriesOf(si.norm)
+	si.hedge = len(s) < 40 && hedgeWords(s)
+	if len(s) <= 80 {
+		w.ix.strs[s] = si
+	}
+	return si
+}
+
+// scalar indexes one scalar value; siblings (the enclosing object) give a
+// unit or currency field.
+func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
+	ix := w.ix
+	ki := w.keyInfo(f.key)
+	lf := leaf{ev: w.ev, node: obj, ptr: ptr, own: f.concepts, ctx: f.ctx, minute: -1, src: -1}
+	if obj >= 0 {
+		lf.hedge = ix.nodes[obj].hedge
+	}
+	lf.hedge = lf.hedge || ki.hedge
+	lf.negKey = ki.negates
+	lf.subjKey = ki.subject
+	lf.keyUp, lf.keyDown = ki.up, ki.down
+	switch t := v.(type) {
+	case json.Number:
+		x, err := strconv.ParseFloat(t.String(), 64)
+		if err != nil || math.IsInf(x, 0) {
+			return
+		}
+		lf.kind, lf.num, lf.hi, lf.raw = kindNum, x, x, t.String()
+		lf.unit, lf.dim = fieldUnit(ki, f.key, f.concepts, siblings)
+		if lf.unit == nil && lf.dim == dimNone && f.parentKey != "" {
+			// {"dimensions_cm": {"l": 60}}: the unit is on the parent key.
+			if u := w.keyInfo(f.parentKey).childUnit; u != nil {
+				lf.unit, lf.dim = u, u.dim
+			}
+		}
+		if lf.unit == nil && lf.dim == dimNone && f.rowKey != "" {
+			// A table row labelled "Operating margin (%)".
+			if rk := w.keyInfo(f.rowKey); rk.unit != nil {
+				lf.unit, lf.dim = rk.unit, rk.unit.dim
+			} else {
+				lf.dim = rk.dim
+			}
+		}
+	case string:
+		si := w.strInfo(t)
+		lf.kind, lf.str, lf.raw = kindStr, si.norm, si.raw
+		lf.day, lf.hasDay, lf.minute = si.day, si.hasDay, si.minute
+		if !si.hasDay {
+			lf.minute = si.clock
+		}
+		lf.cat = si.cat
+		lf.hedge = lf.hedge || si.hedge
+	case bool:
+		lf.kind, lf.b = kindBool, t
+		lf.raw = strconv.FormatBool(t)
+	default:
+		lf.kind, lf.raw = kindNull, "null"
+	}
+	id := int32(len(ix.leaves))
+	ix.leaves = append(ix.leaves, lf)
+	if s, ok := v.(string); ok && !lf.hasDay && !(lf.subjKey && !strings.ContainsRune(s, ' ')) {
+		w.textNumbers(id, s) // not inside identifiers: ORD-88231, 20240501-7731
+		w.textDates(id, s)
+	}
+	if lf.kind == kindNum {
+		if ki.mag == 1 && f.rowKey != "" {
+			ki = w.keyInfo(f.rowKey)
+		}
+		w.keyNumbers(id, ki)
+	}
+}
+
+func jsonText(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// finish builds the lookup structures once every leaf is known.
+func (ix *index) finish() {
+	for i := range ix.leaves {
+		lf := &ix.leaves[i]
+		id := int32(i)
+		switch lf.kind {
+		case kindNum:
+			ix.nums = append(ix.nums, id)
+		case kindBool:
+			ix.bools = append(ix.bools, id)
+		case kindStr:
+			if lf.hasDay {
+				ix.dates = append(ix.dates, id)
+			} else if lf.minute >= 0 {
+				ix.clocks = append(ix.clocks, id)
+			}
+			if lf.text {
+				break // a date found inside a string value
+			}
+			if len(lf.cat) > 0 {
+				ix.cats = append(ix.cats, id)
+			}
+			ix.indexValue(id, lf)
+		}
+		if lf.text {
+			continue
+		}
+		for i, c := range lf.own {
+			if !slices.Contains(lf.own[:i], c) {
+				ix.byConcept[c] = append(ix.byConcept[c], id)
+			}
+		}
+		for i, c := range lf.ctx {
+			if !slices.Contains(lf.ctx[:i], c) && !slices.Contains(lf.own, c) {
+				ix.byConcept[c] = append(ix.byConcept[c], id)
+			}
+		}
+	}
+	ix.textOf = map[int32][]int32{}
+	for i := range ix.leaves {
+		if lf := &ix.leaves[i]; lf.text && lf.src >= 0 {
+			ix.textOf[lf.src] = append(ix.textOf[lf.src], int32(i))
+		}
+	}
+	for i := range ix.leaves {
+		if lf := &ix.leaves[i]; lf.text {
+			// A value written as text ("18℃", "128.6亿元") is the field's
+			// value; a number inside a label ("Q1 2024") is not.
+			if lf.textShort || lf.src >= 0 && len(ix.leaves[lf.src].str) >= 40 {
+				for _, c := range lf.own {
+					ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
+				}
+			}
+			for _, c := range lf.ctx {
+				ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
+			}
+		}
+	}
+	for k, v := range ix.byConcept {
+		slices.Sort(v)
+		ix.byConcept[k] = slices.Compact(v)
+	}
+	for k, v := range ix.byValue {
+		slices.Sort(v)
+		ix.byValue[k] = slices.Compact(v)
+	}
+	slices.SortStableFunc(ix.nums, func(a, b int32) int {
+		x, y := ix.leaves[a].num, ix.leaves[b].num
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return int(a - b)
+	})
+	ix.findCollections()
+	ix.prunePartial()
+	for i := range ix.nodes {
+		if ix.nodes[i].array {
+			ix.arrays = append(ix.arrays, int32(i))
+		}
+	}
+}
+
+func appendUnique(s []int32, v int32) []int32 {
+	if len(s) > 0 && s[len(s)-1] == v {
+		return s
+	}
+	return append(s, v)
+}
+
+// valueTokensMax bounds the tokens indexed per string value.
+const valueTokensMax = 256
+
+// indexValue indexes a string value's words (for coverage) and, for short
+// values, the whole value (for mentions in claims).
+func (ix *index) indexValue(id int32, lf *leaf) {
+	r := []rune(lf.str)
+	toks := tokenize(r)
+	if len(toks) > valueTokensMax {
+		toks = toks[:valueTokensMax]
+	}
+	for _, c := range textConcepts(r, toks) {
+		if vs := ix.byValue[c]; len(vs) == 0 || vs[len(vs)-1] != id {
+			ix.byValue[c] = append(vs, id)
+		}
+	}
+	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
+		ts := make([]string, len(toks))
+		for i, t := range toks {
+			ts[i] = t.s
+		}
+		ix.values[ts[0]] = append(ix.values[ts[0]], valEntry{toks: ts, leaf: id})
+	}
+}
+
+// coll is a collection of comparable objects: the object children of an
+// array or object (node >= 0), or the results of several calls to one tool
+// (node < 0).
+type coll struct {
+	node    int32
+	members []int32
+}
+
+// findCollections records every node with two or more object children and
+// every tool called two or more times.
+func (ix *index) findCollections() {
+	for i := range ix.nodes {
+		n := &ix.nodes[i]
+		if n.objKids < 2 {
+			continue
+		}
+		c := coll{node: int32(i)}
+		for j := int32(i) + 1; j < n.nodeHi; j = ix.nodes[j].nodeHi {
+			if !ix.nodes[j].array {
+				c.members = append(c.members, j)
+			}
+		}
+		if len(c.members) >= 2 {
+			ix.colls = append(ix.colls, c)
+		}
+	}
+	byName := map[string]int{}
+	for _, r := range ix.roots {
+		if r < 0 || ix.nodes[r].array {
+			continue
+		}
+		name := ix.ev[ix.nodes[r].ev].Name
+		k, ok := byName[name]
+		if !ok {
+			k = len(ix.colls)
+			byName[name] = k
+			ix.colls = append(ix.colls, coll{node: -1})
+		}
+		ix.colls[k].members = append(ix.colls[k].members, r)
+	}
+	ix.colls = slices.DeleteFunc(ix.colls, func(c coll) bool { return len(c.members) < 2 })
+	for _, c := range ix.colls {
+		ix.nameMembers(c)
+	}
+}
+
+// nameMembers gives the members of a collection that have no name field a
+// name: the first short string field (in key order) whose values differ
+// from member to member — {"dish": "Quinoa Bowl"} in a menu.
+func (ix *index) nameMembers(c coll) {
+	for _, mb := range c.members {
+		if ix.nodes[mb].subject != "" {
+			return
+		}
+	}
+	direct := func(mb int32) map[string]int32 {
+		out := map[string]int32{}
+		nd := &ix.nodes[mb]
+		for l := nd.leafLo; l < nd.leafHi; l++ {
+			if lf := &ix.leaves[l]; lf.node == mb && lf.kind == kindStr && !lf.text && !lf.hasDay && len(lf.cat) == 0 && utf8.RuneCountInString(lf.str) <= 40 {
+				out[lastToken(lf.ptr)] = l
+			}
+		}
+		return out
+	}
+	first := direct(c.members[0])
+	var keys []string
+	for k, l := range first {
+		// A name-like key: not an attribute the lexicon knows (carrier,
+		// status, color), holding words rather than codes.
+		if !slices.ContainsFunc(ix.leaves[l].own, func(c string) bool { return enLex[c] != nil || zhLex[c] != nil || lexConcepts[c] }) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		seen := map[string]bool{}
+		ok := true
+		for _, mb := range c.members {
+			l, has := direct(mb)[k]
+			if !has || seen[ix.leaves[l].str] || digitCount(ix.leaves[l].str)*3 > len(ix.leaves[l].str) {
+				ok = false
+				break
+			}
+			seen[ix.leaves[l].str] = true
+		}
+		if !ok {
+			continue
+		}
+		for _, mb := range c.members {
+			l := direct(mb)[k]
+			var orig string
+			_ = json.Unmarshal([]byte(ix.leaves[l].raw), &orig)
+			ix.addSubject(mb, orig)
+			ix.nodes[mb].subject = orig
+			ix.leaves[l].subjKey = true
+		}
+		return
+	}
+}
+
+// inNode reports whether leaf l lies in node n's subtree.
+func (ix *index) inNode(l, n int32) bool {
+	nd := &ix.nodes[n]
+	return l >= nd.leafLo && l < nd.leafHi
+}
+
+// ancestorOf reports whether node a is node b or one of its ancestors.
+func (ix *index) ancestorOf(a, b int32) bool {
+	return b >= a && b < ix.nodes[a].nodeHi
+}
+
+// ref builds an evidence reference to leaf l.
+func (ix *index) ref(l int32) events.EvidenceRef {
+	lf := &ix.leaves[l]
+	return events.EvidenceRef{CallID: ix.ev[lf.ev].CallID, Pointer: lf.ptr, Value: lf.raw}
+}
+
+// nodeRef builds a reference to a node with a value of our own (a count).
+func (ix *index) nodeRef(n int32, value string) events.EvidenceRef {
+	nd := &ix.nodes[n]
+	return events.EvidenceRef{CallID: ix.ev[nd.ev].CallID, Pointer: nd.ptr, Value: value}
+}

@@ -1,0 +1,525 @@
+package verifier
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// ---- checking a number ------------------------------------------------------
+
+// cand is a claimed value expressed in one unit, with its tolerance.
+type cand struct {
+	v, tol float64
+	u      *unit
+}
+
+// tolerance returns the absolute tolerance of a claimed value v written
+// with m's precision.
+func (c *Checker) tolerance(m *numMention, v float64) float64 {
+	rel := c.cfg.Tolerance
+	half := 0.5 * math.Pow(10, -float64(m.decimals)) * m.mag
+	if m.unit != nil && m.unit.dim == dimCurrency && m.decimals == 0 && m.mag == 1 && !m.approx {
+		half = 0 // "$5" is not a rounded "$4.50": prices are written exactly
+	}
+	if !m.approx {
+		// "2 万" is not 18,600: rounding stays within 2.5%.
+		half = math.Min(half, math.Max(0.025*math.Abs(v), 0.5*math.Pow(10, -float64(m.decimals))))
+	}
+	if m.approx && m.unit != nil && m.unit.dim == dimPercent {
+		// "about 13%": a point either way, not 5% of the value.
+		return math.Max(math.Max(half, 1), c.cfg.Tolerance*math.Abs(v))
+	}
+	if !m.approx && m.decimals > 0 && m.unit != uPercent {
+		// "93.4" says 93.35–93.45: the digits written are the precision.
+		// (Unit conversions and percentages keep the relative tolerance.)
+		return math.Max(half*(1+1e-9), 1e-9)
+	}
+	if m.approx {
+		rel = c.cfg.ApproxTolerance
+		if m.decimals == 0 && v != 0 {
+			// "about 20": rounding at the last non-zero digit, at most 10%.
+			p := 1.0
+			for x := math.Abs(v) / m.mag; x >= 10 && math.Mod(x, 10) == 0; x /= 10 {
+				p *= 10
+			}
+			half = math.Max(half, math.Min(0.5*p*m.mag, 0.1*math.Abs(v)))
+		}
+	}
+	return math.Max(math.Max(rel*math.Abs(v), half), 1e-9)
+}
+
+// candidates expresses claimed value v in every unit it may appear in.
+func (c *Checker) candidates(m *numMention, v float64) []cand {
+	tol := c.tolerance(m, v)
+	u := m.unit
+	switch {
+	case u == nil || u.dim == dimCurrency || u.dim == dimCount:
+		return []cand{{v, tol, u}}
+	case u.dim == dimPercent:
+		return []cand{{v, tol, uPercent}, {v / 100, tol / 100, uFrac}}
+	case u.scale:
+		return []cand{{v, tol, uC}, {v, tol, uF}, {v, tol, u}}
+	}
+	out := []cand{{v, tol, u}}
+	for _, cu := range canonicalUnits[u.dim] {
+		if cu == u {
+			continue
+		}
+		if x, ok := convert(v, u, cu); ok {
+			out = append(out, cand{x, math.Max(tol*scaleRatio(u, cu), c.cfg.Tolerance*math.Abs(x)), cu})
+		}
+	}
+	return out
+}
+
+// unitFits reports whether evidence leaf lf may hold candidate k of a
+// number claimed in unit claimed.
+func unitFits(lf *leaf, k cand, claimed *unit) bool {
+	switch {
+	case claimed == nil:
+		return true
+	case lf.unit != nil:
+		if k.u == uFrac {
+			return lf.unit.dim == dimPercent && lf.unit != uPercent
+		}
+		return sameUnit(k.u, lf.unit) && compatible(claimed, lf.unit)
+	case lf.dim != dimNone:
+		if claimed.dim == dimPercent {
+			return lf.dim == dimPercent
+		}
+		return (lf.dim == claimed.dim || claimed.dim == dimCount && lf.dim == dimCount) && (k.u == claimed || claimed.scale)
+	default:
+		return k.u == claimed || k.u == uFrac || claimed.scale && k.u != claimed || claimed.dim == dimCount
+	}
+}
+
+// matches returns the numeric leaves equal to the claimed value v (any
+// candidate), in index order.
+func (cx *claimCtx) matches(m *numMention, v float64) []int32 {
+	ix := cx.ix
+	var out []int32
+	for _, k := range cx.c.candidates(m, v) {
+		lo := sort.Search(len(ix.nums), func(i int) bool { return ix.leaves[ix.nums[i]].num >= k.v-k.tol })
+		for i := lo; i < len(ix.nums); i++ {
+			l := ix.nums[i]
+			lf := &ix.leaves[l]
+			if lf.num > k.v+k.tol {
+				break
+			}
+			if unitFits(lf, k, m.unit) {
+				out = append(out, l)
+			}
+		}
+	}
+	sortUnique(&out)
+	return out
+}
+
+func sortUnique(s *[]int32) {
+	x := *s
+	sort.Slice(x, func(i, j int) bool { return x[i] < x[j] })
+	out := x[:0]
+	for i, v := range x {
+		if i == 0 || v != x[i-1] {
+			out = append(out, v)
+		}
+	}
+	*s = out
+}
+
+// dimFits reports whether a leaf may measure what a number claimed in unit
+// u measures.
+func dimFits(lf *leaf, u *unit) bool {
+	if u == nil {
+		return true
+	}
+	d := lf.dim
+	if lf.unit != nil {
+		d = lf.unit.dim
+	}
+	if d == dimNone {
+		return true
+	}
+	if u.dim == dimCount {
+		return d == dimCount
+	}
+	if d != u.dim {
+		return false
+	}
+	return lf.unit == nil || compatible(u, lf.unit)
+}
+
+// numberConcepts returns the concepts a claimed number is looked up
+// by: the claim's, the noun after the number, and what its unit measures.
+func (cx *claimCtx) numberConcepts(m *numMention) []string {
+	// The claim's words, less those naming another number ("$348 … with
+	// free shipping": shipping is what is free, not what costs $348).
+	var c []string
+	for _, x := range cx.concepts {
+		other := false
+		for i := range cx.nums {
+			if o := &cx.nums[i]; o != m && slices.Contains(o.head, x) && !slices.Contains(m.local, x) {
+				other = true
+			}
+		}
+		if !other {
+			c = append(c, x)
+		}
+	}
+	c = append(c, m.head...)
+	if m.unit != nil {
+		c = append(c, unitConceptNames(m.unit)...)
+	}
+	return dedupe(c)
+}
+
+// checkNumber checks one claimed number. A scope inherited through a
+// pronoun from an earlier sentence is a guess: when the number fails
+// there but holds in the evidence at large ("In Japan it sells for
+// ¥3,600" after a sentence about the EU), the wider reading wins.
+func (cx *claimCtx) checkNumber(m *numMention) fact {
+	f := cx.checkNumberIn(m)
+	if cx.soft && f.verdict != events.VerdictSupported {
+		wide := *cx
+		wide.scoped, wide.soft = false, false
+		if g := wide.checkNumberIn(m); g.verdict == events.VerdictSupported {
+			return g
+		}
+	}
+	return f
+}
+
+func (cx *claimCtx) checkNumberIn(m *numMention) fact {
+	ix := cx.ix
+	if m.free && !cx.freeApplies() {
+		return fact{}
+	}
+	concepts := cx.numberConcepts(m)
+	keep := func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) }
+	find := func(cs []string) []int32 {
+		ts := cx.targets(cs, keep)
+		if m.unit != nil && m.unit.dim != dimCount && slices.ContainsFunc(ts, func(l int32) bool { return knownDim(&ix.leaves[l]) }) {
+			// A field known to measure what the unit measures beats one of
+			// unknown kind: "1 bag up to 23 kg" is about weight_limit_kg.
+			ts = slices.DeleteFunc(ts, func(l int32) bool { return !knownDim(&ix.leaves[l]) })
+		}
+		return ts
+	}
+	// The words nearest the number name its field best: the noun after it
+	// ("30 in stock", "2,000 reviews"), the word before it (含税费共计
+	// 2713.6 元), the words since the previous number, then the claim.
+	var targets []int32
+	if len(m.head) > 0 {
+		targets = find(m.head)
+	}
+	if len(targets) == 0 && len(m.near) > 0 {
+		targets = find(m.near)
+	}
+	if len(targets) == 0 && len(m.local) > 0 {
+		local := m.local
+		if m.unit != nil {
+			local = dedupe(append(append([]string(nil), local...), unitConceptNames(m.unit)...))
+		}
+		targets = find(local)
+	}
+	if len(targets) == 0 {
+		targets = find(concepts)
+	}
+	if len(targets) == 0 && m.unit != nil && m.unit.dim != dimCount && m.unit.dim != dimNone && cx.scoped {
+		// "A: $25" — no attribute word, but the unit names the field.
+		targets = cx.scopeLeaves(func(lf *leaf) bool {
+			d := lf.dim
+			if lf.unit != nil {
+				d = lf.unit.dim
+			}
+			return lf.kind == kindNum && d == m.unit.dim && dimFits(lf, m.unit)
+		})
+	}
+	if m.bound != 0 {
+		return cx.checkBound(m, targets)
+	}
+	if m.isRange {
+		return cx.checkRange(m, targets, concepts)
+	}
+	all := cx.matches(m, m.v)
+	var in []int32
+	for _, l := range all {
+		if cx.inScope(l) {
+			in = append(in, l)
+		}
+	}
+	// 1. A matching field for this subject and attribute.
+	for _, t := range targets {
+		if containsLeaf(in, t) {
+			return supported(ix, "value matches", t)
+		}
+	}
+	pairs := cx.cues&(cueDerive|cueThan|cueMore|cueLess) != 0 || m.unit != nil && m.unit.dim == dimPercent || hasAny(m.head, "total")
+	if len(targets) > 0 {
+		if f, ok := cx.derived(m, targets, pairs); ok {
+			return f
+		}
+		best := targets[0]
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)},
+			reason: "evidence says " + ix.leaves[best].raw + " at " + ix.leaves[best].ptr}
+	}
+	// 2. No field named by the claim. A count of the list the noun after
+	// the number names ("two shipments") comes first; then a match the
+	// claim can own — its keys share a word with the claim, its unit is
+	// the claim's, or it is the only field with that value.
+	if len(m.head) > 0 || m.headWord != "" {
+		if f, ok := cx.count(m, m.head); ok {
+			return f
+		}
+	}
+	if cx.cues&cueThan != 0 && cx.cues&(cueMore|cueLess) != 0 && len(cx.groups) >= 2 {
+		// "4 more points per game than Brown": a difference first.
+		if f, ok := cx.derived(m, nil, true); ok {
+			return f
+		}
+	}
+	for _, l := range in {
+		lf := &ix.leaves[l]
+		if m.unit != nil && m.unit.dim == dimPercent && lf.unit == nil && lf.dim != dimPercent && overlap(concepts, lf.own) == 0 {
+			continue // "14%" is not the 15 of "iPhone 15"
+		}
+		if len(cx.concepts) == 0 || overlap(concepts, lf.own) > 0 || overlap(concepts, lf.ctx) > 0 ||
+			m.unit != nil && m.unit.dim != dimCount && (lf.unit != nil || lf.dim == m.unit.dim) || oneField(ix, in) {
+			return supported(ix, "value matches", l)
+		}
+	}
+	if f, ok := cx.derived(m, nil, pairs || cx.scoped); ok {
+		return f
+	}
+	if m.unit != nil && m.unit.dim == dimTime {
+		if f, ok := cx.durationAsDates(m); ok {
+			return f
+		}
+	}
+	if len(in) > 0 {
+		return fact{verdict: events.VerdictUnsupported, weak: true,
+			reason: "the value appears at " + ix.leaves[in[0]].ptr + " but not as what the claim says"}
+	}
+	for _, l := range all {
+		return fact{verdict: events.VerdictUnsupported,
+			reason: "the value belongs to another subject at " + ix.leaves[l].ptr}
+	}
+	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+func knownDim(lf *leaf) bool { return lf.unit != nil || lf.dim != dimNone }
+
+// oneField reports whether the leaves are one field (one pointer, or one
+// key across the copies of a value).
+func oneField(ix *index, ls []int32) bool {
+	for _, l := range ls[1:] {
+		if ix.leaves[l].ptr != ix.leaves[ls[0]].ptr {
+			return false
+		}
+	}
+	return true
+}
+
+// freeApplies reports whether "free" in the claim is a price of zero:
+// free shipping, 免运费, no fee — not a free trial or free cancellation,
+// and not "free over $50" (a condition, checked by its number).
+func (cx *claimCtx) freeApplies() bool {
+	for _, m := range cx.nums {
+		if !m.free {
+			return false
+		}
+	}
+	return hasAny(cx.concepts, "shipping", "price", "delivery")
+}
+
+func containsLeaf(s []int32, l int32) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i] >= l })
+	return i < len(s) && s[i] == l
+}
+
+func hasAny(s []string, xs ...string) bool {
+	for _, x := range xs {
+		for _, y := range s {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func supported(ix *index, reason string, ls ...int32) fact {
+	f := fact{verdict: events.VerdictSupported, reason: reason, leaves: ls}
+	for _, l := range ls {
+		f.refs = append(f.refs, ix.ref(l))
+	}
+	return f
+}
+
+// near reports whether evidence value x equals claimed value v within the
+// tolerance of any of v's candidates (ignoring units: derived values).
+func (cx *claimCtx) near(m *numMention, x float64, ks []cand) bool {
+	for _, k := range ks {
+		if math.Abs(x-k.v) <= k.tol {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBound checks "more than 10", "within 3 days", "不超过 5 件": every
+// field the claim names must satisfy it; with no such field, the evidence
+// stating the same number (a limit of "up to 300 lbs") supports it.
+func (cx *claimCtx) checkBound(m *numMention, targets []int32) fact {
+	ix := cx.ix
+	if len(targets) == 0 {
+		for _, l := range cx.matches(m, m.v) {
+			// The same number stated as a limit ("up to 300 lbs"), strictly:
+			// "超过 10 亿" is not "9.8 亿" rounded.
+			x, ok := cx.inClaimUnit(m, &ix.leaves[l])
+			if cx.inScope(l) && ok && math.Abs(x-m.v) <= cx.c.cfg.Tolerance*math.Abs(m.v) {
+				return supported(ix, "the evidence states the same bound", l)
+			}
+		}
+		if m.unit != nil && m.unit.dim == dimTime {
+			if f, ok := cx.durationAsDates(m); ok {
+				return f
+			}
+		}
+		return fact{verdict: events.VerdictUnsupported, reason: "no evidence field for the bound"}
+	}
+	tol := cx.c.tolerance(m, m.v)
+	var held []int32
+	for _, t := range targets {
+		lf := &ix.leaves[t]
+		x, ok := cx.inClaimUnit(m, lf)
+		if !ok {
+			continue
+		}
+		// A range in the evidence ("3-5 days") must hold at both ends.
+		y := x + (lf.hi - lf.num)
+		hold := false
+		switch m.bound {
+		case cueGT:
+			hold = x > m.v
+		case cueGE:
+			hold = x >= m.v-tol
+		case cueLT:
+			hold = y < m.v
+		case cueLE:
+			hold = y <= m.v+tol
+		}
+		if !hold {
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(t)},
+				reason: "bound fails: evidence says " + lf.raw + " at " + lf.ptr}
+		}
+		held = append(held, t)
+	}
+	if len(held) == 0 {
+		return fact{verdict: events.VerdictUnsupported, reason: "no comparable evidence value"}
+	}
+	return supported(ix, "bound holds", held[:min(len(held), cx.c.cfg.EvidenceRefsMax)]...)
+}
+
+// inClaimUnit expresses an evidence value in the claim's unit.
+func (cx *claimCtx) inClaimUnit(m *numMention, lf *leaf) (float64, bool) {
+	if m.unit == nil || lf.unit == nil {
+		if m.unit != nil && m.unit.dim == dimPercent && lf.num <= 1 && lf.unit == nil {
+			return lf.num * 100, true
+		}
+		return lf.num, true
+	}
+	if m.unit.dim == dimPercent && lf.unit.dim == dimPercent {
+		return lf.num * lf.unit.factor * 100, true
+	}
+	if !compatible(m.unit, lf.unit) {
+		return 0, false
+	}
+	if x, ok := convert(lf.num, lf.unit, m.unit); ok {
+		return x, true
+	}
+	return lf.num, m.unit.dim == lf.unit.dim
+}
+
+// checkRange checks "between 3 and 5 days", "3-5 个工作日".
+func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string) fact {
+	ix := cx.ix
+	lo := cx.matches(m, m.v)
+	hi := cx.matches(&numMention{unit: m.unit, decimals: m.decimals, mag: m.mag, approx: m.approx}, m.hi)
+	var loT, hiT int32 = -1, -1
+	for _, t := range targets {
+		lf := &ix.leaves[t]
+		if lf.hi != lf.num && containsLeaf(lo, t) {
+			// A range in a string: both ends must match.
+			x, _ := cx.inClaimUnit(m, lf)
+			y := x + (lf.hi - lf.num)
+			if math.Abs(y-m.hi) <= cx.c.tolerance(m, m.hi) {
+				return supported(ix, "range matches", t)
+			}
+		}
+		if loT < 0 && containsLeaf(lo, t) {
+			loT = t
+		} else if hiT < 0 && containsLeaf(hi, t) {
+			hiT = t
+		}
+	}
+	if loT >= 0 && hiT >= 0 {
+		return supported(ix, "range matches", loT, hiT)
+	}
+	for _, t := range targets {
+		x, ok := cx.inClaimUnit(m, &ix.leaves[t])
+		if ok && ix.leaves[t].hi == ix.leaves[t].num && x >= m.v-cx.c.tolerance(m, m.v) && x <= m.hi+cx.c.tolerance(m, m.hi) && len(targets) == 1 {
+			return supported(ix, "value within the range", t)
+		}
+	}
+	if len(targets) > 0 && cx.scoped {
+		// "raises ROUGE-L from 41.2 to 43.5": the ends may belong to two
+		// subjects; look for both in the same field of any subject.
+		wide := *cx
+		wide.scoped = false
+		all := wide.targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) })
+		var a, b int32 = -1, -1
+		for _, t := range all {
+			if a < 0 && containsLeaf(lo, t) {
+				a = t
+			} else if b < 0 && containsLeaf(hi, t) {
+				b = t
+			}
+		}
+		if a >= 0 && b >= 0 {
+			return supported(ix, "range ends match", a, b)
+		}
+	}
+	if len(targets) > 0 {
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(targets[0])},
+			reason: "range differs: evidence says " + ix.leaves[targets[0]].raw + " at " + ix.leaves[targets[0]].ptr}
+	}
+	var a, b int32 = -1, -1
+	for _, l := range lo {
+		if cx.inScope(l) {
+			a = l
+			break
+		}
+	}
+	for _, l := range hi {
+		if cx.inScope(l) && l != a {
+			b = l
+			break
+		}
+	}
+	if a >= 0 && b >= 0 {
+		return supported(ix, "range matches", a, b)
+	}
+	if a >= 0 && ix.leaves[a].hi != ix.leaves[a].num {
+		return supported(ix, "range matches", a)
+	}
+	if m.unit != nil && m.unit.dim == dimTime {
+		if f, ok := cx.durationAsDates(m); ok {
+			return f
+		}
+	}
+	return fact{verdict: events.VerdictUnsupported, reason: "no evidence for the range"}
+}

@@ -1,0 +1,249 @@
+package verifier
+
+import (
+	"slices"
+	"strings"
+)
+
+// findSubjects finds the evidence subjects (names, ids, titles) the claim
+// mentions, longest first, and makes them the claim's scope.
+func (cx *claimCtx) findSubjects() {
+	ix := cx.ix
+	toks := cx.toks
+	keys := make([]string, len(toks))
+	for i, t := range toks {
+		keys[i] = subjectKey(t.s)
+	}
+	orig := []rune(cx.cl.Text)
+	type hit struct {
+		s, e    int // token indexes
+		nodes   []int32
+		partial bool
+		name    string
+	}
+	var hits []hit
+	for pass := 0; pass < 2; pass++ {
+		// Pass 0: whole names and codes; pass 1: distinctive parts of names
+		// where no whole name matched.
+		for i := 0; i < len(toks); i++ {
+			if cx.used[toks[i].start] {
+				continue
+			}
+			var best hit
+			for _, se := range ix.subjects[keys[i]] {
+				if se.partial != (pass == 1) {
+					continue
+				}
+				n := len(se.toks)
+				if i+n > len(toks) || n < best.e-best.s {
+					continue
+				}
+				ok := true
+				for k := 0; k < n; k++ {
+					if toks[i+k].s != se.toks[k] && keys[i+k] != se.keys[k] || cx.used[toks[i+k].start] ||
+						k > 0 && !toks[i+k].cjk && toks[i+k].start > toks[i+k-1].end+3 {
+						ok = false
+						break
+					}
+				}
+				if !ok || !cx.subjectCase(toks, i, n, orig, se) {
+					continue
+				}
+				if n > best.e-best.s {
+					best = hit{s: i, e: i + n, partial: se.partial, name: se.exact}
+				}
+				if !slices.Contains(best.nodes, se.node) {
+					best.nodes = append(best.nodes, se.node)
+				}
+			}
+			if best.e > best.s {
+				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
+					cx.used[k] = true
+				}
+				hits = append(hits, best)
+				i = best.e - 1
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return a.s - b.s })
+	for k, h := range hits {
+		s, e := toks[h.s].start, toks[h.e-1].end
+		nodes := append([]int32(nil), h.nodes...)
+		sortUnique(&nodes)
+		// "1月到3月", "from A to C": the members between two named ones.
+		if k > 0 && len(cx.groups) > 0 && isRangeJoin(cx.norm[cx.spans[len(cx.spans)-1][1]:s]) {
+			prev := cx.groups[len(cx.groups)-1]
+			for _, between := range ix.membersBetween(prev, nodes) {
+				cx.groups = append(cx.groups, []int32{between})
+				cx.names = append(cx.names, "")
+				cx.scope = append(cx.scope, between)
+				cx.spans = append(cx.spans, [2]int{s, s})
+			}
+		}
+		cx.groups = append(cx.groups, nodes)
+		cx.names = append(cx.names, h.name)
+		cx.spans = append(cx.spans, [2]int{s, e})
+		cx.scope = append(cx.scope, nodes...)
+	}
+	if len(hits) > 0 {
+		cx.scoped, cx.ownSubjects = true, true
+		cx.scope = ix.mostSpecific(cx.scope)
+	}
+	cx.unknown = cx.unknownIdentifier(toks, orig)
+}
+
+// mostSpecific keeps the innermost of nested subjects: "order 123's item
+// A" is about A.
+func (ix *index) mostSpecific(scope []int32) []int32 {
+	sortUnique(&scope)
+	var keep []int32
+	for _, a := range scope {
+		inner := false
+		for _, b := range scope {
+			if a != b && ix.ancestorOf(a, b) {
+				inner = true
+			}
+		}
+		if !inner {
+			keep = append(keep, a)
+		}
+	}
+	return keep
+}
+
+// isRangeJoin reports the text between two subjects of a range.
+func isRangeJoin(r []rune) bool {
+	switch strings.TrimSpace(string(r)) {
+	case "到", "至", "-", "~", "to", "through", "thru", "—", "–":
+		return true
+	}
+	return false
+}
+
+// membersBetween returns the collection members strictly between the
+// members holding a and b.
+func (ix *index) membersBetween(a, b []int32) []int32 {
+	for _, cl := range ix.colls {
+		ia, ib := -1, -1
+		for i, m := range cl.members {
+			for _, x := range a {
+				if ix.ancestorOf(m, x) {
+					ia = i
+				}
+			}
+			for _, x := range b {
+				if ix.ancestorOf(m, x) {
+					ib = i
+				}
+			}
+		}
+		if ia >= 0 && ib >= 0 {
+			lo, hi := min(ia, ib), max(ia, ib)
+			return slices.Clone(cl.members[lo+1 : hi])
+		}
+	}
+	return nil
+}
+
+// subjectCase guards one-letter and common-word subjects: "A" must be
+// written in capitals, and not be the article starting a sentence.
+func (cx *claimCtx) subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
+	if n != 1 || len([]rune(toks[i].s)) > 2 || toks[i].cjk {
+		return true
+	}
+	t := toks[i]
+	w := string(orig[t.start:t.end])
+	if strings.ToLower(w) == w && strings.ToUpper(se.exact) != se.exact {
+		return true
+	}
+	if strings.ToUpper(w) != w {
+		return false
+	}
+	if w == "A" || w == "I" {
+		// "A customer …": the article. "A has 12", "Item A" name the item.
+		if i == 0 && i+1 < len(toks) {
+			next := toks[i+1].s
+			return clauseVerbs[next] || next == "costs" || next == "is" || next == "and" || next == "or"
+		}
+	}
+	return true
+}
+
+// classNouns precede an identifier: item C, 商品 C, order 555.
+var classNouns = map[string]bool{
+	"item": true, "product": true, "option": true, "plan": true, "model": true, "sku": true,
+	"order": true, "booking": true, "reservation": true, "flight": true, "room": true,
+	"warehouse": true, "store": true, "variant": true, "package": true,
+	"商": true, "品": true, "号": true, "款": true, "单": true, "型": true,
+}
+
+// unknownIdentifier returns an identifier the claim names that no evidence
+// value knows ("Item C" when only A and B were returned), or "".
+func (cx *claimCtx) unknownIdentifier(toks []token, orig []rune) string {
+	ix := cx.ix
+	for i, t := range toks {
+		if cx.used[t.start] {
+			continue
+		}
+		w := string(orig[t.start:t.end])
+		isID := false
+		switch {
+		case len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z' && i > 0 && classNouns[toks[i-1].s]:
+			isID = w != "A" || toks[i-1].s != "品" && toks[i-1].s != "item"
+			if w == "A" {
+				isID = true
+			}
+		case len(t.s) >= 4 && digitCount(t.s) >= 3 && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.s, ".") && !isNumberWithUnit(t.s):
+			isID = true // C300, X2000: a code, not PM2.5
+		case len(t.s) >= 4 && isAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && cx.norm[t.start-1] == '#'):
+			isID = true
+		}
+		if !isID {
+			continue
+		}
+		if _, ok := ix.values[t.s]; ok {
+			continue
+		}
+		if _, ok := ix.subjects[t.s]; ok {
+			continue
+		}
+		if len(ix.byValue[t.s]) > 0 {
+			continue
+		}
+		return w
+	}
+	return ""
+}
+
+func digitCount(s string) int {
+	n := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+func isAllDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isNumberWithUnit reports tokens such as "12kg" or "5pm".
+func isNumberWithUnit(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	rest := s[i:]
+	_, ok := unitWords[rest]
+	return ok || rest == "am" || rest == "pm" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "x" || rest == "k"
+}
