@@ -228,13 +228,20 @@ func (x *Exclusive) runHeld(ctx context.Context, lease *projector.Lease, name st
 // of the assembler service calls it; each partition runs in exactly one of
 // them. It returns bus.ErrInvalidConfig when the log is not partitioned.
 func RunAssemblerPartitions(ctx context.Context, b *bus.Bus, viewsDir string, newAssembler func() *assembler.Assembler, log *slog.Logger) error {
-	n := b.Partitions()
-	if n == 0 {
-		return fmt.Errorf("%w: the log's model subjects are not partitioned", bus.ErrInvalidConfig)
-	}
-	x, err := NewExclusive(ExclusiveConfig{Bus: b, Dir: viewsDir, Projections: AssemblerPartitions(n, newAssembler), Logger: log})
+	x, err := NewAssemblerPartitions(b, viewsDir, newAssembler, log)
 	if err != nil {
 		return err
 	}
 	return x.Run(ctx)
+}
+
+// NewAssemblerPartitions is RunAssemblerPartitions before it runs: the
+// caller may ask the Exclusive which partitions it holds (Runner) while it
+// runs, to serve their digests.
+func NewAssemblerPartitions(b *bus.Bus, viewsDir string, newAssembler func() *assembler.Assembler, log *slog.Logger) (*Exclusive, error) {
+	n := b.Partitions()
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the log's model subjects are not partitioned", bus.ErrInvalidConfig)
+	}
+	return NewExclusive(ExclusiveConfig{Bus: b, Dir: viewsDir, Projections: AssemblerPartitions(n, newAssembler), Logger: log})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,9 +64,26 @@ func projectionNames() []string {
 }
 
 func newProjection(name string, d *deps) (projector.Projection, error) {
+	if p, ok := partitionNumber(name); ok {
+		return newAssembler(d).Partition(p, bus.PartitionFilter(p)), nil
+	}
 	f, ok := projectionFactories[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown projection %q (known: %s)", name, strings.Join(projectionNames(), ", "))
 	}
 	return f(d)
+}
+
+// partitionNumber reads p from a partition assembler's name
+// (assembler.PartitionName).
+func partitionNumber(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, assembler.Name+"-p")
+	if !ok {
+		return 0, false
+	}
+	p, err := strconv.Atoi(rest)
+	if err != nil || p < 0 || assembler.PartitionName(p) != name {
+		return 0, false
+	}
+	return p, true
 }

@@ -504,7 +504,7 @@ const (
 // viewDumps serves DumpSubject for the runners of a serve: a micro.Handler.
 // Close it before the runners close (it holds Pebble snapshots).
 type viewDumps struct {
-	runners map[string]*projector.Runner
+	runners runnerLookup
 
 	mu     sync.Mutex // guards next, open, closed
 	next   int
@@ -519,7 +519,7 @@ type dumpSession struct {
 
 var _ micro.Handler = (*viewDumps)(nil)
 
-func newViewDumps(runners map[string]*projector.Runner) *viewDumps {
+func newViewDumps(runners runnerLookup) *viewDumps {
 	return &viewDumps{runners: runners, open: map[string]*dumpSession{}}
 }
 
@@ -541,7 +541,7 @@ func (d *viewDumps) Handle(req micro.Request) {
 	s, ok := d.open[q.Token]
 	switch {
 	case q.Token == "":
-		r, found := d.runners[q.Projection]
+		r, found := d.runners(q.Projection)
 		if !found {
 			req.Error("404", "projection not running here", nil)
 			return

@@ -147,7 +147,7 @@ func serveViews(t *testing.T, b *bus.Bus, runners map[string]*projector.Runner) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	dumps, err := addViewEndpoints(svc, runners)
+	dumps, err := addViewEndpoints(svc, func(name string) (*projector.Runner, bool) { r, ok := runners[name]; return r, ok })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,6 +88,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		want[c] = true
 	}
 	runners := map[string]*projector.Runner{}
+	var partitions *cluster.Exclusive // the partition assemblers this process may hold
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -100,11 +101,15 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			// A partitioned log: the partitions' assemblers, each active in
 			// exactly one process of the assembler service (a lease each).
 			log.Info("assembler partitions", "partitions", n)
+			x, err := cluster.NewAssemblerPartitions(b, filepath.Join(g.data, "views"), func() *assembler.Assembler { return newAssembler(d) }, log)
+			if err != nil {
+				return err
+			}
+			partitions = x
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := cluster.RunAssemblerPartitions(ctx, b, filepath.Join(g.data, "views"), func() *assembler.Assembler { return newAssembler(d) }, log)
-				if err != nil {
+				if err := x.Run(ctx); err != nil {
 					errc <- fmt.Errorf("assembler partitions: %w", err)
 				}
 			}()
@@ -156,7 +161,15 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		return fmt.Errorf("service: %w", err)
 	}
 	defer svc.Stop()
-	dumps, err := addViewEndpoints(svc, runners)
+	dumps, err := addViewEndpoints(svc, func(name string) (*projector.Runner, bool) {
+		if r, ok := runners[name]; ok {
+			return r, true
+		}
+		if partitions != nil {
+			return partitions.Runner(name)
+		}
+		return nil, false
+	})
 	if err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
@@ -237,9 +250,12 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 
 // addViewEndpoints serves the digest and the paged dump of every running
 // view (replay --verify and --diff ask them). Close the dumps when done.
-func addViewEndpoints(svc micro.Service, runners map[string]*projector.Runner) (*viewDumps, error) {
+// runnerLookup finds the runner of a projection this process runs now.
+type runnerLookup func(name string) (*projector.Runner, bool)
+
+func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewDumps, error) {
 	err := svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
-		r, ok := runners[string(req.Data())]
+		r, ok := runners(string(req.Data()))
 		if !ok {
 			req.Error("404", "projection not running here", nil)
 			return

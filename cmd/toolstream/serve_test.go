@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -104,6 +105,20 @@ func TestServePartitions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "serve", "views", assembler.Name)); !os.IsNotExist(err) {
 		t.Errorf("the single assembler's view exists beside the partitions' (%v)", err)
+	}
+
+	// Each partition's view, served by this serve, equals its replay.
+	for p := range 2 {
+		var rout, rerr bytes.Buffer
+		rp := newRoot(&rout, &rerr)
+		rp.SetArgs([]string{"replay", "--projection", assembler.PartitionName(p), "--verify",
+			"--nats-url", url, "--data", filepath.Join(dir, fmt.Sprint("replay", p)), "--log-level", "error"})
+		if err := rp.ExecuteContext(ctx); err != nil {
+			t.Fatalf("replay of partition %d: %v\n%s%s", p, err, rout.String(), rerr.String())
+		}
+		if !strings.Contains(rout.String()+rerr.String(), "equal") {
+			t.Fatalf("replay of partition %d says:\n%s%s", p, rout.String(), rerr.String())
+		}
 	}
 
 	stopServe()
