@@ -3,6 +3,7 @@ package verifier
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Claim is one atomic statement of an answer. Start and End are rune
@@ -235,7 +236,9 @@ func splitClauses(r []rune, s, e int, out []Claim) []Claim {
 		split := false
 		switch c.kind {
 		case splitHard:
-			split = true
+			// "除了 HZ-302，其他房源都靠近地铁": the exception is part of the
+			// claim that follows it.
+			split = !zhExceptLead(r, start, c.pos)
 		case splitComma, splitAnd:
 			split = clauseLike(r, start, c.pos) && clauseLike(r, c.next, rightEnd)
 		case splitBut:
@@ -304,6 +307,17 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 		}
 	}
 	return out
+}
+
+// zhExceptLead reports whether [s, e) is an exception lead-in (除了 X, 除 X
+// 外, 除 X 以外) with no predicate of its own.
+func zhExceptLead(r []rune, s, e int) bool {
+	s = skipSpace(r, s, e)
+	if s >= e || r[s] != '除' {
+		return false
+	}
+	t := strings.TrimSpace(string(r[s:e]))
+	return utf8.RuneCountInString(t) <= 24 && !strings.ContainsAny(t, "都是有为")
 }
 
 // wordAt returns the lower-case ASCII word starting at i and its end.

@@ -96,7 +96,7 @@ func parseZhNumber(r []rune, i int) (float64, int, bool) {
 
 // zhLexicon: concept = words. A word may name several concepts.
 var zhLexicon = []string{
-	"stock=库存 存货 现货 有货 可用 剩 剩余 余量 数量 可售 在库 件数 余票 还剩 仅剩 只剩 可用库存 缺货 无货 售罄 断货 没货 有票 卖完 卖光 已售完 售完",
+	"stock=库存 存货 现货 有货 可用 剩 剩余 余量 数量 可售 在库 件数 余票 还剩 仅剩 只剩 可用库存 缺货 无货 售罄 断货 没货 有票 卖完 卖光 已售完 售完 有号 余号 号源 约满 挂满 满号 订满 已满",
 	"price=价格 价钱 售价 单价 费用 价 收费 花费 定价 房价 票价 费 金额 元 块 贵 便宜 钱 运费 邮费 手续费 最便宜 最贵 更便宜 更贵 押金 定金 附加费",
 	"original=原价 原 原来",
 	"current=现价 现",
@@ -160,11 +160,12 @@ var zhLexicon = []string{
 // zhCues: cue = words.
 var zhCues = []string{
 	"neg=不 没 没有 无 未 非 别 尚未 还没 还没有 还未 并非 不是 不会 不能 不可 不再 无法 勿 否",
-	"neglex=缺货 无货 售罄 断货 卖完 卖光 已售完 售完 没货 关闭 封闭",
+	"neglex=缺货 无货 售罄 断货 卖完 卖光 已售完 售完 没货 关闭 封闭 约满 挂满 满号 订满 已满",
 	// Words that contain a negation character but do not negate.
 	"plain=非常 无线 不错 不过 未来 无论 不仅 不同 不少 没问题 不客气 不用谢 无限 不久 不但 无缝 不断 不锈钢 无理由 无忧 人均 均价",
 	"approx=约 大约 大概 将近 接近 近 左右 差不多 上下 约为 大致",
 	"universal=全部 所有 都 均 一律 皆 全都 统统",
+	"except=除了 除",
 	"existential=部分 有些 一些 某些 有的",
 	"exclusive=只 只有 仅 仅有 唯一 只在",
 	"always=总是 一直 永远 始终 从不 从来 每次 随时 永不",
@@ -175,9 +176,9 @@ var zhCues = []string{
 	"most=最多 最高 最大 最贵 最重 最热 最长 最远 最晚 最慢",
 	"least=最少 最低 最小 最便宜 最轻 最冷 最短 最近 最早 最快",
 	"than=比 相比 比起",
-	"gt=超过 多于 大于 高于",
+	"gt=超过 多于 大于 高于 突破 涨破 升破 站上",
 	"ge=至少 不少于 不低于 起",
-	"lt=少于 小于 低于 不到 不足",
+	"lt=少于 小于 低于 不到 不足 跌破 跌穿 跌下",
 	"le=不超过 不多于 最多 以内 之内 内 以下",
 	"after_ge=以上",
 	"nonassert=您好 你好 谢谢 感谢 不客气 请问 如需 如果需要 如有 请随时 欢迎 祝 希望 建议 推荐 我觉得 我认为 可以考虑 需要我 我可以 帮您 为您 有什么 还有什么 吗 呢 很高兴 乐意 抱歉 不好意思 请 您可以 你可以 以下是 如下 哈哈",

@@ -139,6 +139,7 @@ func (cx *claimCtx) facts(quant bool) []fact {
 	add(cx.comparison())
 	add(cx.superlative())
 	add(cx.trend())
+	add(cx.directionFact())
 	add(cx.textPolarity(fs))
 	if cx.cues&cueAlways != 0 {
 		add(fact{verdict: events.VerdictUnsupported, reason: "a generalisation (always/never) beyond the evidence"})

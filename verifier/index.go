@@ -386,7 +386,7 @@ var subjectKeys = map[string]bool{
 	"full_name": true, "sku_id": true, "flight_no": true, "flight_number": true, "hotel_name": true,
 	"名称": true, "名字": true, "商品": true, "商品名称": true, "型号": true, "编号": true,
 	"城市": true, "订单号": true, "门店": true, "仓库": true, "品名": true, "航班": true, "酒店": true,
-	"月份": true, "年份": true, "地区": true, "车次": true, "座位": true, "座位类型": true, "房型": true,
+	"月份": true, "年份": true, "地区": true, "货币": true, "币种": true, "球队": true, "医生": true, "车次": true, "座位": true, "座位类型": true, "房型": true,
 }
 
 func isSubjectKey(k string) bool {
@@ -418,6 +418,12 @@ func isIDKey(k string) bool {
 func subjectKey(t string) string {
 	if t == "" || isCJK([]rune(t)[0]) || t[0] >= '0' && t[0] <= '9' {
 		return t
+	}
+	// "Microsoft's day high" is about Microsoft.
+	if b, ok := strings.CutSuffix(t, "'s"); ok && b != "" {
+		t = b
+	} else if b, ok := strings.CutSuffix(t, "’s"); ok && b != "" {
+		t = b
 	}
 	return stem(t)
 }

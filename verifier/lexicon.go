@@ -40,8 +40,9 @@ const (
 	cueFree                        // free, 免费: a price of zero
 	cueFuture                      // will, 将
 	cueRespectively
-	cueUp   // rose, grew, 增长: a series went up
-	cueDown // fell, dropped, 下降: a series went down
+	cueUp     // rose, grew, 增长: a series went up
+	cueDown   // fell, dropped, 下降: a series went down
+	cueExcept // except, all but, 除了…都: every member but the named one(s)
 )
 
 // catValue is a value of a closed category: an order status, a weather
@@ -139,7 +140,8 @@ var enCues = []string{
 	"neg=not no non never none nothing nobody cannot without neither nor nowhere isn't aren't wasn't weren't doesn't don't didn't hasn't haven't hadn't won't wouldn't can't couldn't shouldn't no_longer",
 	"neglex=unavailable out_of_stock sold_out closed closure closures disabled deactivated inactive is_off turned_off switched_off",
 	"approx=about around approximately approx roughly nearly almost circa ~ close_to or_so estimated",
-	"universal=all every both entire whole everything everyone none any_of_them",
+	"universal=all every both entire whole everything everyone none any_of_them all_but all_except",
+	"except=except except_for other_than apart_from all_but all_except",
 	"existential=some several certain a_few",
 	"exclusive=only solely exclusively",
 	"always=always never forever constantly invariably every_time at_all_times",
@@ -212,7 +214,7 @@ var cueNames = map[string]cue{
 	"ge": cueGE, "lt": cueLT, "le": cueLE, "after_ge": cueAfterGE, "nonassert": cueNonAssert,
 	"offer": cueOffer, "hedge": cueHedge, "pronoun": cuePronoun, "stop": cueStop,
 	"free": cueFree, "future": cueFuture, "respectively": cueRespectively,
-	"up": cueUp, "down": cueDown,
+	"up": cueUp, "down": cueDown, "except": cueExcept,
 }
 
 func init() {

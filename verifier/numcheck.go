@@ -21,6 +21,9 @@ type cand struct {
 func (c *Checker) tolerance(m *numMention, v float64) float64 {
 	rel := c.cfg.Tolerance
 	half := 0.5 * math.Pow(10, -float64(m.decimals)) * m.mag
+	if m.yearLike() {
+		return 0.5 // "2016" is not 2018 within 1%: a year is written exactly
+	}
 	if m.unit != nil && m.unit.dim == dimCurrency && m.decimals == 0 && m.mag == 1 && !m.approx {
 		half = 0 // "$5" is not a rounded "$4.50": prices are written exactly
 	}
@@ -49,6 +52,13 @@ func (c *Checker) tolerance(m *numMention, v float64) float64 {
 		}
 	}
 	return math.Max(math.Max(rel*math.Abs(v), half), 1e-9)
+}
+
+// yearLike reports whether m is written as a calendar year: a plain
+// four-digit integer from 1900 to 2099, with no unit, magnitude or hedge.
+func (m *numMention) yearLike() bool {
+	return m.unit == nil && m.mag == 1 && m.decimals == 0 && !m.approx && !m.isRange &&
+		m.v >= 1900 && m.v < 2100 && m.v == math.Trunc(m.v) && m.end-m.start == 4
 }
 
 // candidates expresses claimed value v in every unit it may appear in.
@@ -186,10 +196,10 @@ func (cx *claimCtx) checkNumber(m *numMention) fact {
 		wide := *cx
 		wide.scoped, wide.soft = false, false
 		if g := wide.checkNumberIn(m); g.verdict == events.VerdictSupported {
-			return g
+			return cx.checkDirection(g)
 		}
 	}
-	return f
+	return cx.checkDirection(f)
 }
 
 func (cx *claimCtx) checkNumberIn(m *numMention) fact {

@@ -17,6 +17,9 @@ func (cx *claimCtx) quantified() (fact, bool) {
 		return fact{}, false
 	}
 	ix := cx.ix
+	// "除了 HZ-302，其他房源都…", "all but one": every member but the
+	// named one (or but one) holds, and the exception does not.
+	except := cx.cues&cueExcept != 0 && q&cueUniversal != 0 && q&cueExclusive == 0
 	plainNums := 0
 	for _, m := range cx.nums {
 		if !m.free {
@@ -29,7 +32,7 @@ func (cx *claimCtx) quantified() (fact, bool) {
 	var members [][]int32
 	var own = -1
 	switch {
-	case len(cx.groups) >= 2 && q&cueExclusive == 0:
+	case len(cx.groups) >= 2 && q&cueExclusive == 0 && !except:
 		members = cx.groups
 	case len(cx.groups) == 0 && cx.scoped && len(cx.scope) >= 2 && q&cueExclusive == 0:
 		for _, n := range cx.scope { // narrowed by date: the weekend's two days
@@ -45,7 +48,7 @@ func (cx *claimCtx) quantified() (fact, bool) {
 		}
 		for i, mb := range cl.members {
 			members = append(members, []int32{mb})
-			if len(cx.groups) == 1 && q&cueExclusive != 0 {
+			if len(cx.groups) == 1 && (q&cueExclusive != 0 || except) {
 				for _, s := range cx.groups[0] {
 					if ix.ancestorOf(mb, s) {
 						own = i
@@ -58,7 +61,12 @@ func (cx *claimCtx) quantified() (fact, bool) {
 	// their count, not for each member.
 	var nums []numMention
 	var countFact fact
+	exceptions := 1
 	for _, m := range cx.nums {
+		if except && len(cx.groups) == 0 && m.unit == nil && m.bound == 0 && !m.isRange && m.v >= 1 && m.v <= 9 && m.v == math.Trunc(m.v) {
+			exceptions = int(m.v) // "all but two"
+			continue
+		}
 		if !m.free && !m.isRange && m.bound == 0 && m.v == math.Trunc(m.v) && (m.unit == nil || m.unit.dim == dimCount || m.unit == uDay) && m.v >= 2 && m.v <= 20 && cx.countsMembers(m) {
 			if int(m.v) == len(members) {
 				countFact = fact{verdict: events.VerdictSupported, reason: "count of members"}
@@ -109,6 +117,37 @@ func (cx *claimCtx) quantified() (fact, bool) {
 		return f
 	}
 	switch {
+	case except && own >= 0:
+		for i, v := range verdicts {
+			if i != own && v.verdict != events.VerdictSupported {
+				if v.verdict == events.VerdictContradicted {
+					return fact{verdict: events.VerdictContradicted, refs: v.refs, reason: "fails for a member: " + v.reason}, true
+				}
+				return fact{verdict: events.VerdictUnsupported, reason: "unknown for a member"}, true
+			}
+		}
+		if verdicts[own].verdict == events.VerdictSupported {
+			return fact{verdict: events.VerdictContradicted, refs: verdicts[own].refs, reason: "the exception holds too"}, true
+		}
+		f := all()
+		f.reason = "holds for every member but the exception"
+		return f, true
+	case except && len(cx.groups) == 0:
+		fails := 0
+		for _, v := range verdicts {
+			switch v.verdict {
+			case events.VerdictContradicted:
+				fails++
+			case events.VerdictUnsupported:
+				return fact{verdict: events.VerdictUnsupported, reason: "unknown for a member"}, true
+			}
+		}
+		if fails != exceptions {
+			return fact{verdict: events.VerdictContradicted, reason: strconv.Itoa(fails) + " members fail, not " + strconv.Itoa(exceptions)}, true
+		}
+		f := all()
+		f.reason = "holds for all but " + strconv.Itoa(exceptions)
+		return f, true
 	case q&cueExclusive != 0 && own >= 0:
 		if verdicts[own].verdict != events.VerdictSupported {
 			v := verdicts[own]
