@@ -39,6 +39,7 @@ type claimCtx struct {
 	words        []cword
 	cues         cue
 	negs         int
+	negLex       int    // of negs, the one-word negative states (sold out, 约满)
 	used         []bool // runes taken by subjects, dates and numbers
 	groups       [][]int32
 	names        []string // the subject value each group was named by

@@ -282,6 +282,9 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 			i = next - 1
 		case c == ' ' && i+1 < e && unicode.IsLetter(r[i+1]):
 			w, n := wordAt(r, i+1, e)
+			if w == "but" && exceptBut(r, s, i) {
+				continue // "all but one", "nothing but": an exception, not a clause
+			}
 			if (enAnd[w] && !betweenGuard(r, s, i)) || enBut[w] {
 				kind := splitAnd
 				if enBut[w] {
@@ -307,6 +310,20 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 		}
 	}
 	return out
+}
+
+// exceptBut reports whether the "but" after r[i] follows a quantifier
+// ("all but one", "everyone but Sam", "nothing but").
+func exceptBut(r []rune, s, i int) bool {
+	j := i
+	for j > s && unicode.IsLetter(r[j-1]) {
+		j--
+	}
+	switch strings.ToLower(string(r[j:i])) {
+	case "all", "every", "everything", "everyone", "everybody", "none", "nothing", "nobody", "anyone", "anything":
+		return true
+	}
+	return false
 }
 
 // zhExceptLead reports whether [s, e) is an exception lead-in (除了 X, 除 X

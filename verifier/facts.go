@@ -123,7 +123,9 @@ func (cx *claimCtx) facts(quant bool) []fact {
 	}
 	for i := range cx.times {
 		f := cx.checkTime(&cx.times[i])
-		if cx.negs%2 == 1 && !negUsed && f.verdict != "" {
+		// "not on May 3" negates the date; "fully booked on May 3" (约满)
+		// is a state on that date and leaves it as it is.
+		if (cx.negs-cx.negLex)%2 == 1 && !negUsed && f.verdict != "" {
 			switch f.verdict {
 			case events.VerdictSupported:
 				f.verdict, f.reason = events.VerdictContradicted, "negated, but "+f.reason

@@ -114,12 +114,32 @@ func scanNumbers(r []rune, blocked []bool) []numMention {
 // "half an hour", "an hour and a half", "two and a half days".
 var reFraction = regexp.MustCompile(`\b(?:(a|one|two|three) quarters? of an hour|(half an hour|half a day|an hour and a half|a day and a half)|(one|two|three|four|five|six|\d+) and a half (hours?|days?|years?|weeks?))\b`)
 
+// reOneUnit finds "an hour", "a day" after a bound or duration word
+// ("under an hour", "within a day", "takes a week"), where the article is
+// the number one; elsewhere ("$20 an hour", "twice a day") it is a rate.
+var reOneUnit = regexp.MustCompile(`\b(?:under|within|over|about|around|nearly|almost|than|least|most|up to|in|takes|took|lasts|lasted) (an hour|a day|a week|a minute)\b`)
+
 func fractionMentions(r []rune, blocked []bool) []numMention {
 	s := string(r)
-	if !strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
-		return nil
-	}
 	var out []numMention
+	for _, m := range reOneUnit.FindAllStringSubmatchIndex(s, -1) {
+		start, end := utf8.RuneCountInString(s[:m[2]]), utf8.RuneCountInString(s[:m[3]])
+		if blocked != nil && slices.Contains(blocked[start:end], true) {
+			continue
+		}
+		if strings.HasPrefix(s[m[1]:], " and a half") {
+			continue // "an hour and a half" is read below
+		}
+		w := s[m[2]:m[3]]
+		u := unitWords[w[strings.IndexByte(w, ' ')+1:]]
+		if u == nil {
+			continue
+		}
+		out = append(out, numMention{start: start, end: end, mag: 1, v: 1, hi: 1, unit: u})
+	}
+	if !strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
+		return out
+	}
 	for _, m := range reFraction.FindAllStringSubmatchIndex(s, -1) {
 		start, end := utf8.RuneCountInString(s[:m[0]]), utf8.RuneCountInString(s[:m[1]])
 		if blocked != nil && slices.Contains(blocked[start:end], true) {

@@ -101,3 +101,20 @@ func TestTolerance(t *testing.T) {
 		}
 	}
 }
+
+func TestOneUnitArticle(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want float64
+		n    int
+	}{
+		{"the delay is under an hour", 1, 1},
+		{"it takes an hour and a half", 90, 1},
+		{"$20 an hour", 20, 1},
+	} {
+		ms := scanNumbers(normalize(tc.s), nil)
+		if len(ms) != tc.n || ms[0].v != tc.want {
+			t.Errorf("%q: got %+v", tc.s, ms)
+		}
+	}
+}

@@ -192,6 +192,14 @@ func (cx *claimCtx) numberConcepts(m *numMention) []string {
 // ¥3,600" after a sentence about the EU), the wider reading wins.
 func (cx *claimCtx) checkNumber(m *numMention) fact {
 	f := cx.checkNumberIn(m)
+	if d := cx.direction(); d < 0 && f.verdict != events.VerdictSupported && m.v > 0 && !m.isRange && m.bound == 0 {
+		// "fell 1.2%" is a change of -1.2.
+		neg := *m
+		neg.v, neg.hi = -m.v, -m.hi
+		if g := cx.checkNumberIn(&neg); g.verdict == events.VerdictSupported && len(g.leaves) == 1 && signedChange(&cx.ix.leaves[g.leaves[0]]) {
+			return g
+		}
+	}
 	if cx.soft && f.verdict != events.VerdictSupported {
 		wide := *cx
 		wide.scoped, wide.soft = false, false

@@ -57,6 +57,7 @@ func (cx *claimCtx) readWords() {
 		}
 		if info.cues&cueNegLex != 0 {
 			cx.negs++
+			cx.negLex++
 		}
 		if len(info.cats) > 0 {
 			cx.cats = append(cx.cats, catMention{cats: info.cats, start: w.start})
