@@ -18,7 +18,9 @@
 //     contradicts the older one (other polarity or value) supersedes it,
 //     except that a constraint stays in force over anything but another
 //     constraint (which lifts it) until its validity ends. Statements that
-//     agree ("I like spicy food", "I can eat spicy food again") coexist.
+//     agree ("I like spicy food", "I can eat spicy food again") coexist, as
+//     do statements of different kinds with one polarity. A denial with a
+//     value ("I left Stripe") ends only the statement of that value.
 //   - A statement older than the slot's current holder (by event time) is
 //     late: it is stored superseded and never overrides.
 //   - Two contradicting statements of one slot at the same event time

@@ -464,8 +464,21 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 // constraint stays in force over anything but another constraint (which
 // lifts it). Statements of different kinds that agree ("I like spicy
 // food", "I can eat spicy food again") stand side by side.
+//
+// A denial with a value ("I left Stripe", "I don't live in Paris") speaks
+// of that value only: it ends the statement of the same value and stands
+// beside one of another value ("I work at Figma"). Statements of different
+// kinds with the same polarity agree whatever their values ("I drink three
+// cups of coffee a day", "I love coffee").
 func overrides(a, b *Record) bool {
-	contradict := a.Polarity != b.Polarity || !strings.EqualFold(a.Value, b.Value)
+	sameValue := strings.EqualFold(a.Value, b.Value)
+	if !sameValue && (a.Polarity == Negative && a.Value != "" || b.Polarity == Negative && b.Value != "") {
+		return false
+	}
+	if a.Kind != b.Kind && a.Polarity == b.Polarity {
+		return false
+	}
+	contradict := a.Polarity != b.Polarity || !sameValue
 	return contradict && !(b.Kind == KindConstraint && a.Kind != KindConstraint)
 }
 

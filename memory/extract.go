@@ -28,7 +28,16 @@ type Extractor interface {
 // constraint, which lifts the negative one; like, love, hate (喜欢, 讨厌) a
 // preference; live in, work at (住在, 在…工作) a fact whose value is the
 // place. Temporal qualifiers ("these days", "anymore", 最近, 这几天) are
-// dropped from the slot and keep a constraint a constraint. lang is "en",
+// dropped from the slot and keep a constraint a constraint; a bound ("this
+// week", "this month", "today", 这周, 这个月, 今天) gives a forbidding
+// constraint a TTL, so it ends by itself. Habits ("I drink three cups of
+// coffee a day", "I switched to oat milk", 一周去三次健身房) are facts whose
+// value holds the kind and the amount under the head's slot (drink/milk =
+// oat milk), so a new kind or amount supersedes the old; quitting ("I quit
+// coffee", 戒掉了) is a constraint. "I left Stripe", 从阿里离职 deny one
+// value. Nothing is read from conditionals ("if I moved to …", 如果, 打算,
+// 想), questions without their mark ("Would I like …", 要不要, 是不是) or
+// statements about someone else ("my wife is …", 我老婆…). lang is "en",
 // "zh" or "" (both).
 type RuleExtractor struct{}
 
@@ -148,26 +157,55 @@ func extractEN(text string) []events.Observation {
 	var out []events.Observation
 	sents, questions := sentences(text)
 	for si, sent := range sents {
-		if questions[si] {
+		ws := words(sent)
+		if questions[si] || askedEN(ws) {
 			continue
 		}
-		ws := words(sent)
+		start := len(out)
 		var prev *events.Observation
 		if len(out) > 0 {
+			prev = &out[len(out)-1]
+		}
+		add := func(o events.Observation) {
+			o.Text = sent
+			out = append(out, o)
 			prev = &out[len(out)-1]
 		}
 		sawI := false
 		for i := 0; i < len(ws); i++ {
 			var rest []word
 			switch {
+			case conditionals[ws[i].low]:
+				// "if I moved to Tokyo, …": the clause states nothing
+				for i+1 < len(ws) && ws[i+1].low != "," {
+					i++
+				}
+				continue
 			case ws[i].low == "i":
 				sawI = true
 				rest = ws[i+1:]
+			case i == 0 && subjectless[ws[i].low]:
+				// "Started my new job at Figma today", "Quit coffee last week"
+				sawI = true
+				rest = ws
+			case ws[i].low == "we":
+				if o, ok := matchWe(ws[i+1:]); ok {
+					add(o)
+				}
+				continue
 			case ws[i].low == "my":
 				if o, ok := matchMy(ws[i+1:]); ok {
-					o.Text = sent
-					out = append(out, o)
-					prev = &out[len(out)-1]
+					add(o)
+				}
+				continue
+			case ws[i].low == "no":
+				if o, ok := matchNoForMe(ws[i+1:], prev); ok {
+					add(o)
+				}
+				continue
+			case ws[i].low == "is" && i > 0:
+				if o, ok := matchIsMy(ws[:i], ws[i+1:]); ok {
+					add(o)
 				}
 				continue
 			case sawI && elidedAfter[ws[i].low]:
@@ -179,18 +217,143 @@ func extractEN(text string) []events.Observation {
 			if !ok {
 				continue
 			}
-			o.Text = sent
-			out = append(out, o)
-			prev = &out[len(out)-1]
+			add(o)
+		}
+		if ttl := boundEN(ws); ttl > 0 {
+			for j := start; j < len(out); j++ {
+				if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
+					out[j].TTL = ttl
+				}
+			}
 		}
 	}
 	return out
 }
 
+// conditionals open a clause that states nothing: "if I moved to Tokyo".
+var conditionals = set("if", "unless", "whether", "suppose", "supposing", "imagine", "wonder", "maybe", "perhaps")
+
+// subjectless are the words a sentence may start with when the user drops
+// the "I": "Started my new job at Figma", "Switched to oat milk".
+var subjectless = set("started", "switched", "quit", "moved", "relocated", "just", "finally", "gave", "stopped",
+	"left", "joined", "got")
+
+// auxiliaries that open a question when "I" follows: "Would I like …",
+// "Should I try …", even without a question mark.
+var questionAux = set("would", "should", "could", "can", "do", "does", "did", "am", "will", "shall", "may",
+	"might", "is", "are", "was", "were", "have", "has")
+
+// askedEN reports whether a sentence is a question without its mark.
+func askedEN(ws []word) bool {
+	return len(ws) > 1 && questionAux[ws[0].low] && (ws[1].low == "i" || ws[1].low == "you" || ws[1].low == "we")
+}
+
+const (
+	day   = int64(24 * 60 * 60 * 1e9)
+	week  = 7 * day
+	month = 30 * day
+)
+
+// boundsEN are the time phrases that bound a constraint: "this week I'm
+// avoiding sugar" holds for a week, then ends by itself.
+var boundsEN = []struct {
+	p   []string
+	ttl int64
+}{
+	{[]string{"this", "week"}, week}, {[]string{"for", "the", "week"}, week}, {[]string{"for", "a", "week"}, week},
+	{[]string{"this", "weekend"}, 3 * day}, {[]string{"this", "month"}, month}, {[]string{"for", "a", "month"}, month},
+	{[]string{"for", "the", "month"}, month}, {[]string{"today"}, day}, {[]string{"tonight"}, day},
+	{[]string{"for", "a", "few", "days"}, 4 * day}, {[]string{"next", "few", "days"}, 4 * day},
+}
+
+func boundEN(ws []word) int64 {
+	for i := range ws {
+		for _, b := range boundsEN {
+			if len(ws)-i >= len(b.p) && matches(ws[i:i+len(b.p)], b.p) {
+				return b.ttl
+			}
+		}
+	}
+	return 0
+}
+
+// matchWe reads "we moved to Denver", "we live in Austin": where the user
+// lives, said of the household.
+func matchWe(w []word) (events.Observation, bool) {
+	w = dropAdverbs(w)
+	if n, ok := prefixAny(w, []string{"live", "in"}, []string{"are", "living", "in"}, []string{"moved", "to"},
+		[]string{"have", "moved", "to"}, []string{"relocated", "to"}, []string{"are", "based", "in"}); ok {
+		return fact(w[n:], "location", "home")
+	}
+	return events.Observation{}, false
+}
+
+// matchNoForMe reads "no alcohol for me (this month)".
+func matchNoForMe(w []word, prev *events.Observation) (events.Observation, bool) {
+	for j := 1; j < len(w) && j <= 5; j++ {
+		if w[j].low == "," {
+			break
+		}
+		if w[j].low == "for" && j+1 < len(w) && w[j+1].low == "me" {
+			return constraint(w[:j], "", Negative, prev)
+		}
+	}
+	return events.Observation{}, false
+}
+
+// favNouns: "X is my favorite / weakness / go-to".
+var favNouns = set("favorite", "favourite", "weakness", "go-to", "jam", "thing", "obsession")
+
+// matchIsMy reads "dark chocolate is my weakness": a preference for what
+// comes before "is", from the clause's start.
+func matchIsMy(before, after []word) (events.Observation, bool) {
+	if len(after) < 2 || after[0].low != "my" || !favNouns[after[1].low] ||
+		len(after) > 2 && after[2].low != "," && !fillers[after[2].low] {
+		return events.Observation{}, false
+	}
+	start := 0
+	for i, x := range before {
+		if x.low == "," {
+			start = i + 1
+		}
+	}
+	np := skip(before[start:], fillers)
+	if len(np) == 0 || pronouns[np[0].low] || people[np[0].low] || np[0].low == "i" {
+		return events.Observation{}, false
+	}
+	return preference(np, Positive, nil)
+}
+
 // leading words that do not change what a clause states.
 var fillers = set("really", "absolutely", "totally", "just", "also", "still", "actually", "truly",
 	"definitely", "now", "currently", "generally", "usually", "always", "honestly", "seriously",
-	"nowadays", "lately", "recently", "personally", "already", "simply", "even", "so", "kinda", "too")
+	"nowadays", "lately", "recently", "personally", "already", "simply", "even", "so", "kinda", "too", "actually",
+	"finally", "pretty", "mostly", "mainly", "basically", "officially", "totally", "completely", "sorta")
+
+// auxiliaries keep their place while dropAdverbs drops the fillers among
+// them: "I'm not actually allergic" reads as "I'm not allergic".
+var auxiliaries = set("am", "not", "do", "does", "can", "have", "has", "no", "longer", "never", "will", "would",
+	"must", "should", "is", "was", "been", "had")
+
+// dropAdverbs drops fillers, "kind of" and "sort of" from the auxiliaries
+// that open a clause, up to its first other word.
+func dropAdverbs(w []word) []word {
+	var out []word
+	for i := 0; i < len(w); i++ {
+		switch {
+		case fillers[w[i].low]:
+			continue
+		case (w[i].low == "kind" || w[i].low == "sort") && i+1 < len(w) && w[i+1].low == "of":
+			i++
+			continue
+		case auxiliaries[w[i].low]:
+			out = append(out, w[i])
+			continue
+		}
+		return append(out, w[i:]...)
+	}
+	return out
+}
 
 // trailing qualifiers dropped from an object ("these days", "anymore").
 var qualifiers = [][]string{
@@ -200,7 +363,11 @@ var qualifiers = [][]string{
 	{"anymore"}, {"again"}, {"now"}, {"today"}, {"lately"}, {"recently"}, {"nowadays"}, {"too"},
 	{"either"}, {"though"}, {"currently"}, {"still"}, {"anyway"}, {"please"}, {"last", "year"},
 	{"last", "month"}, {"last", "week"}, {"a", "year", "ago"}, {"these", "weeks"}, {"since", "then"},
+	{"this", "weekend"}, {"tonight"}, {"lol"}, {"sadly"}, {"honestly"}, {"yesterday"},
 }
+
+// agoUnits: "two weeks ago" is dropped from an object with its number.
+var agoUnits = set("day", "days", "week", "weeks", "month", "months", "year", "years")
 
 // people are objects that say nothing about the user's tastes ("I love you").
 var people = set("you", "him", "her", "us", "me", "yourself", "myself", "everyone", "everybody", "someone",
@@ -235,9 +402,12 @@ var (
 
 // matchEN reads one clause after its "I".
 func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
-	w = skip(w, fillers)
+	w = dropAdverbs(w)
 	if len(w) == 0 {
 		return events.Observation{}, false
+	}
+	if o, ok := matchChange(w, prev); ok {
+		return o, true
 	}
 	if w[0].low == "do" && len(w) > 1 && (likeVerbs[w[1].low] || hateVerbs[w[1].low]) {
 		w = w[1:] // "I do like"
@@ -316,12 +486,37 @@ func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
 			return events.Observation{}, false
 		case cognition[v] || v == "would" || v == "will" || v == "usually":
 			return events.Observation{}, false
+		case v == "work" && len(rest) > 1 && (rest[1].low == "at" || rest[1].low == "for"):
+			return negFact(rest[2:], "work", "employer")
+		case v == "live" && len(rest) > 1 && rest[1].low == "in":
+			return negFact(rest[2:], "location", "home")
 		default:
 			return activity(rest, KindFact, Negative)
 		}
 	}
 	if likeVerbs[w[0].low] {
 		return preference(w[1:], Positive, prev)
+	}
+	// "I have always loved", "I've never liked"
+	if w[0].low == "have" && len(w) > 2 && (w[1].low == "never" || w[1].low == "always") && pastLikes[w[2].low] != "" {
+		pol := Positive
+		if (w[1].low == "never") == (pastLikes[w[2].low] == "like") {
+			pol = Negative
+		}
+		return preference(w[3:], pol, prev)
+	}
+	if w[0].low == "have" && len(w) > 1 && pastLikes[w[1].low] != "" {
+		pol := Positive
+		if pastLikes[w[1].low] == "hate" {
+			pol = Negative
+		}
+		return preference(w[2:], pol, prev)
+	}
+	if n, ok := prefixAny(w, []string{"am", "over"}, []string{"am", "tired", "of"}, []string{"am", "sick", "of"},
+		[]string{"am", "done", "with"}, []string{"got", "tired", "of"}, []string{"have", "gotten", "tired", "of"},
+		[]string{"have", "grown", "tired", "of"}, []string{"have", "gone", "off"}, []string{"went", "off"},
+		[]string{"am", "not", "into"}, []string{"am", "no", "longer", "into"}); ok {
+		return preference(w[n:], Negative, prev)
 	}
 	if n, ok := prefixAny(w, []string{"am", "into"}, []string{"am", "a", "fan", "of"},
 		[]string{"am", "a", "big", "fan", "of"}, []string{"am", "a", "huge", "fan", "of"}); ok {
@@ -345,6 +540,32 @@ func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
 	}
 	if n, ok := prefixAny(w, []string{"work", "as"}, []string{"am", "working", "as"}); ok {
 		return fact(w[n:], "work", "role")
+	}
+	if n, ok := prefixAny(w, []string{"started", "working", "at"}, []string{"started", "working", "for"},
+		[]string{"have", "started", "working", "at"}, []string{"started", "at"}, []string{"have", "started", "at"},
+		[]string{"got", "a", "job", "at"}, []string{"got", "a", "job", "with"}, []string{"took", "a", "job", "at"},
+		[]string{"started", "my", "new", "job", "at"}, []string{"started", "a", "new", "job", "at"},
+		[]string{"started", "my", "job", "at"}, []string{"started", "a", "job", "at"},
+		[]string{"started", "my", "new", "job", "with"}, []string{"started", "a", "new", "job", "with"}); ok {
+		return fact(w[n:], "work", "employer")
+	}
+	// "I'm a software engineer at Stripe"
+	if len(w) > 3 && w[0].low == "am" && (w[1].low == "a" || w[1].low == "an") {
+		for j := 2; j < len(w)-1 && j <= 5; j++ {
+			if clauseEnd[w[j].low] {
+				break
+			}
+			if (w[j].low == "at" || w[j].low == "for") && isCapital(w[j+1].orig) {
+				return fact(w[j+1:], "work", "employer")
+			}
+		}
+	}
+	if n, ok := prefixAny(w, []string{"left"}, []string{"have", "left"}, []string{"quit", "my", "job", "at"},
+		[]string{"quit", "my", "job", "with"}, []string{"resigned", "from"}); ok && len(w) > n && isCapital(w[n].orig) {
+		return negFact(w[n:], "work", "employer")
+	}
+	if o, ok := matchHabit(w, prev); ok {
+		return o, true
 	}
 	if len(w) >= 4 && w[0].low == "am" && isNumber(w[1].low) && w[2].low == "years" && w[3].low == "old" {
 		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: "age", Value: w[1].orig,
@@ -455,7 +676,7 @@ func slotted(obj []word, hint string, kind Kind, pol Polarity, prev *events.Obse
 	return o, o.Attribute != ""
 }
 
-var pronouns = set("it", "them", "that", "this", "those", "these", "one")
+var pronouns = set("it", "them", "that", "this", "those", "these", "one", "stuff")
 
 // activity builds "I don't smoke" (fact) or "I must take …" (constraint):
 // subject activity, attribute the verb and its object.
@@ -472,8 +693,19 @@ func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
 		Polarity: string(pol), Confidence: confWeak}, true
 }
 
+// factCut are the words after which a fact's value has ended: "Stripe at
+// the end of May", "Denver since March".
+var factCut = set("at", "in", "on", "since", "until", "last", "next", "this", "from", "during", "after", "before",
+	"with", "for", "as", "now", "today", "yesterday", "btw", "lol", "already")
+
 func fact(obj []word, subject, attr string) (events.Observation, bool) {
 	v := object(obj)
+	for i := 1; i < len(v); i++ {
+		if factCut[v[i].low] {
+			v = v[:i]
+			break
+		}
+	}
 	if len(v) == 0 || len(v) > 6 || pronouns[v[0].low] {
 		return events.Observation{}, false
 	}
@@ -486,7 +718,8 @@ func fact(obj []word, subject, attr string) (events.Observation, bool) {
 func object(w []word) []word {
 	end := len(w)
 	for i, x := range w {
-		if clauseEnd[x.low] || x.low == "and" && i+1 < len(w) && (w[i+1].low == "i" || w[i+1].low == "then") {
+		if clauseEnd[x.low] || x.low == "and" && i+1 < len(w) && (w[i+1].low == "i" || w[i+1].low == "then" ||
+			subjectless[w[i+1].low] || auxiliaries[w[i+1].low] || strings.HasSuffix(w[i+1].low, "ed")) {
 			end = i
 			break
 		}
@@ -494,6 +727,17 @@ func object(w []word) []word {
 	w = w[:end]
 	for changed := true; changed; {
 		changed = false
+		if n := len(w); n >= 3 && (w[n-2].low == "in" || w[n-2].low == "since") && isNumber(w[n-1].low) {
+			w, changed = w[:n-2], true // "in 2022"
+			continue
+		}
+		if n := len(w); n >= 3 && w[n-1].low == "ago" && agoUnits[w[n-2].low] {
+			// "two weeks ago", "a month ago"
+			w, changed = w[:n-2], true
+			if n := len(w); isNumber(w[n-1].low) || numberWords[w[n-1].low] {
+				w = w[:n-1]
+			}
+		}
 		for _, q := range qualifiers {
 			if len(w) >= len(q) && matches(w[len(w)-len(q):], q) {
 				w, changed = w[:len(w)-len(q)], true
@@ -566,7 +810,7 @@ var foodLex = set("spicy", "spice", "food", "sushi", "pizza", "pasta", "peanut",
 	"mustard", "honey", "ice cream", "pastry", "cookie", "biscuit", "animal product", "meat product")
 
 var drinkLex = set("coffee", "tea", "alcohol", "beer", "wine", "soda", "juice", "caffeine", "liquor", "whisky",
-	"whiskey", "cocktail", "milk tea", "latte", "espresso", "cola", "vodka", "sake", "drink", "milk")
+	"whiskey", "cocktail", "milk tea", "latte", "espresso", "cola", "vodka", "sake", "drink", "milk", "water")
 
 func skip(w []word, s map[string]bool) []word {
 	for len(w) > 0 && s[w[0].low] {
@@ -631,4 +875,211 @@ func set(ws ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+func isCapital(s string) bool {
+	for _, r := range s {
+		return unicode.IsUpper(r)
+	}
+	return false
+}
+
+// negFact is "I left Stripe", "I don't live in Paris any more": a fact
+// denied for its value only, so it ends that value and nothing else.
+func negFact(obj []word, subject, attr string) (events.Observation, bool) {
+	o, ok := fact(obj, subject, attr)
+	o.Polarity = string(Negative)
+	return o, ok
+}
+
+// pastLikes are like and hate verbs in the past participle.
+var pastLikes = map[string]string{"liked": "like", "loved": "like", "enjoyed": "like", "adored": "like",
+	"hated": "hate", "disliked": "hate", "detested": "hate", "loathed": "hate"}
+
+// matchChange reads a change of habit: "I switched (from X) to Y", "I quit X",
+// "I gave up X", "I stopped drinking X", "I cut out X". Quitting is a
+// constraint (as "I don't drink X" is); what was switched to is a habit.
+func matchChange(w []word, prev *events.Observation) (events.Observation, bool) {
+	if n, ok := prefixAny(w, []string{"switched"}, []string{"have", "switched"}, []string{"changed"},
+		[]string{"have", "changed"}, []string{"moved", "on"}, []string{"have", "moved", "on"}); ok {
+		rest := skip(w[n:], set("over", "back"))
+		if len(rest) > 0 && rest[0].low == "from" {
+			for j := 1; j < len(rest); j++ {
+				if rest[j].low == "to" {
+					rest = rest[j:]
+					break
+				}
+			}
+		}
+		if len(rest) > 1 && rest[0].low == "to" {
+			return habit(rest[1:], "switch", prev)
+		}
+		return events.Observation{}, false
+	}
+	if n, ok := prefixAny(w, []string{"quit"}, []string{"have", "quit"}, []string{"gave", "up"},
+		[]string{"have", "given", "up"}, []string{"cut", "out"}, []string{"have", "cut", "out"},
+		[]string{"stopped"}, []string{"have", "stopped"}, []string{"am", "off"}); ok {
+		rest := w[n:]
+		hint := ""
+		if len(rest) > 0 && (rest[0].low == "drinking" || rest[0].low == "eating") {
+			hint = "eat"
+			if rest[0].low == "drinking" {
+				hint = "drink"
+			}
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && (rest[0].low == "my" || isCapital(rest[0].orig) && hint == "") {
+			return events.Observation{}, false // "I quit my job", "I left Stripe": not a diet
+		}
+		return constraint(rest, hint, Negative, prev)
+	}
+	return events.Observation{}, false
+}
+
+var (
+	habitVerbs = set("drink", "eat", "have", "take", "use", "put")
+	sportVerbs = map[string]string{"run": "running", "swim": "swimming", "bike": "cycling", "cycle": "cycling",
+		"walk": "walking", "jog": "jogging", "ride": "cycling", "lift": "lifting", "row": "rowing", "hike": "hiking"}
+	hedges      = set("like", "about", "around", "roughly", "maybe", "approximately", "almost", "nearly", "over", "up", "to", "at", "least", "most")
+	numberWords = set("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+		"a", "couple", "few", "several", "half", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred")
+	units = set("cup", "cups", "glass", "glasses", "mile", "miles", "km", "kilometers", "kilometres", "time", "times",
+		"shot", "shots", "bottle", "bottles", "can", "cans", "pint", "pints", "serving", "servings", "hour", "hours",
+		"minute", "minutes", "mug", "mugs", "liter", "liters", "litre", "litres", "piece", "pieces", "slice", "slices",
+		"laps", "lap", "sessions", "session", "days", "k")
+	periods  = set("day", "week", "month", "night", "morning", "evening", "weekend", "year")
+	habitCut = set("in", "with", "on", "during", "every", "each", "per", "before", "after", "for", "daily", "weekly",
+		"most", "when", "at", "a", "an")
+)
+
+// matchHabit reads a habit: "I (usually) drink three cups of coffee a day",
+// "I take whole milk in my coffee", "I run about 20 miles a week".
+func matchHabit(w []word, prev *events.Observation) (events.Observation, bool) {
+	if len(w) < 2 {
+		return events.Observation{}, false
+	}
+	v := strings.TrimSuffix(w[0].low, "s")
+	if g, ok := sportVerbs[v]; ok {
+		q, rest := quantity(w[1:])
+		if q == "" {
+			return events.Observation{}, false
+		}
+		_ = rest
+		return events.Observation{Kind: string(KindFact), Subject: "activity", Attribute: g, Value: q,
+			Polarity: string(Positive), Confidence: confStrong}, true
+	}
+	if !habitVerbs[w[0].low] {
+		return events.Observation{}, false
+	}
+	return habit(w[1:], w[0].low, prev)
+}
+
+// habit builds a habit fact from an object phrase: a known food or drink
+// whose kind ("oat milk", "green tea") becomes the value of its head's slot
+// (drink/milk = oat milk), so that a new kind supersedes the old one; a
+// quantity ("three cups … a day") is part of the value.
+func habit(obj []word, verb string, prev *events.Observation) (events.Observation, bool) {
+	q, rest := quantity(obj)
+	end := len(rest)
+	for i, x := range rest {
+		if i > 0 && (habitCut[x.low] || clauseEnd[x.low]) || x.low == "," || x.low == "and" {
+			end = i
+			break
+		}
+	}
+	ph := object(rest[:end])
+	if len(ph) == 0 || len(ph) > 4 || people[ph[0].low] || pronouns[ph[0].low] {
+		return events.Observation{}, false
+	}
+	if q == "" {
+		q, _ = quantity(rest[end:])
+	}
+	hint := ""
+	if verb == "drink" {
+		hint = "drink"
+	}
+	low := make([]string, len(ph))
+	for i, x := range ph {
+		low[i] = x.low
+	}
+	last := singular(low[len(low)-1])
+	phrase := strings.Join(append(low[:len(low)-1:len(low)-1], last), " ")
+	o := events.Observation{Kind: string(KindFact), Polarity: string(Positive), Confidence: confStrong}
+	value := ""
+	switch {
+	case drinkLex[phrase] || foodLex[phrase]:
+		o.Subject, o.Attribute = slotOf(ph, hint)
+	case len(low) > 1 && (drinkLex[last] || foodLex[last]):
+		o.Subject, o.Attribute = "food", last
+		if drinkLex[last] || hint == "drink" {
+			o.Subject = "drink"
+		}
+		value = joinLow(ph)
+	case hint == "drink" || verb == "switch":
+		o.Subject, o.Attribute = slotOf(ph, hint)
+	default:
+		return events.Observation{}, false
+	}
+	switch {
+	case value != "" && q != "":
+		value += ", " + q
+	case q != "":
+		value = q
+	}
+	o.Value = value
+	return o, o.Attribute != ""
+}
+
+// quantity reads a leading amount and its period ("like three cups of",
+// "about 20 miles a week") and returns it with the words after the amount.
+func quantity(w []word) (string, []word) {
+	i := 0
+	for i < len(w) && hedges[w[i].low] {
+		i++
+	}
+	if i >= len(w) || !(isNumber(w[i].low) || numberWords[w[i].low]) {
+		// a period alone after the object: "… every day"
+		return period(w), w
+	}
+	j := i
+	for j < len(w) && (isNumber(w[j].low) || numberWords[w[j].low] || w[j].low == "of" && j > i) {
+		j++
+	}
+	var q []string
+	for _, x := range w[i:j] {
+		q = append(q, x.low)
+	}
+	if j < len(w) && units[w[j].low] {
+		q = append(q, w[j].low)
+		j++
+	} else {
+		return "", w
+	}
+	if j < len(w) && w[j].low == "of" {
+		j++
+	}
+	rest := w[j:]
+	if p := period(rest); p != "" {
+		q = append(q, p)
+	} else {
+		// the period follows the object: "three cups of coffee a day"
+		for k := 0; k < len(rest) && k < 5; k++ {
+			if p := period(rest[k:]); p != "" {
+				q = append(q, p)
+				break
+			}
+		}
+	}
+	return strings.Join(q, " "), rest
+}
+
+// period reads "a day", "per week", "every morning", "daily" at the start of w.
+func period(w []word) string {
+	if len(w) >= 2 && (w[0].low == "a" || w[0].low == "per" || w[0].low == "every" || w[0].low == "each") && periods[w[1].low] {
+		return w[0].low + " " + w[1].low
+	}
+	if len(w) >= 1 && (w[0].low == "daily" || w[0].low == "weekly" || w[0].low == "nightly") {
+		return w[0].low
+	}
+	return ""
 }

@@ -72,6 +72,33 @@ func TestExtractEnglish(t *testing.T) {
 		{"I used to hate sushi. Now I like it.", ""}, // the past states nothing; "it" has no statement to refer to
 		{"I love sushi. Honestly I really like it.", "preference food/sushi positive; preference food/sushi positive"},
 		{"I live in Lisbon. I love pastel de nata", "fact location/home=Lisbon positive; preference general/pastel de nata positive"},
+		// changes of habit, habits and quantities
+		{"I switched from almond milk to soy milk", "fact drink/milk=soy milk positive"},
+		{"Quit sugar last month", "constraint food/sugar negative"},
+		{"I gave up red meat in 2022", "constraint food/red meat negative"},
+		{"I drink two glasses of wine every night", "fact drink/wine=two glasses every night positive"},
+		{"I swim 3 times a week", "fact activity/swimming=3 times a week positive"},
+		{"I stopped drinking soda and switched to sparkling water", "constraint drink/soda negative; fact drink/water=sparkling water positive"},
+		// work and home, said with "we", without "I", or denied for one value
+		{"We moved to Portland last spring", "fact location/home=Portland positive"},
+		{"I'm a teacher at Lincoln High", "fact work/employer=Lincoln High positive"},
+		{"Just started working at Initech", "fact work/employer=Initech positive"},
+		{"I quit my job at Google", "fact work/employer=Google negative"},
+		{"I don't work at Google anymore", "fact work/employer=Google negative"},
+		{"I left my keys at home", ""},
+		// adverbs inside the verb phrase, perfect tenses, tired of, favorites
+		{"I'm not really allergic to latex", "constraint general/latex positive"},
+		{"I've always loved hiking", "preference activity/hiking positive"},
+		{"I have never enjoyed opera", "preference general/opera negative"},
+		{"I'm sick of sushi", "preference food/sushi negative"},
+		{"Honestly pizza is my favorite", "preference food/pizza positive"},
+		{"no dairy for me please", "constraint food/dairy negative"},
+		// nothing stated: conditionals, questions without their mark, others
+		{"If I eat gluten I get sick", ""},
+		{"I love spicy food but if I eat it late I get heartburn", "preference food/spicy positive"},
+		{"Should I get a dog", ""},
+		{"We went to Paris last year", ""},
+		{"My husband is allergic to nuts", ""},
 		// nothing stated
 		{"Do I like spicy food?", ""},
 		{"I'd like a coffee please", ""},
@@ -121,4 +148,26 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestExtractBoundsConstraints: a constraint said for this week, this month
+// or today ends by itself; "these days" leaves it open.
+func TestExtractBoundsConstraints(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		ttl  int64
+	}{
+		{"I'm avoiding caffeine this week", week},
+		{"I can't have alcohol today", day},
+		{"No carbs for me this month", month},
+		{"I can't eat spicy food these days", 0},
+		{"这周我不能喝酒", week},
+		{"我今天不吃肉", day},
+		{"我最近不能吃辣", 0},
+	} {
+		obs := RuleExtractor{}.Extract(c.text, "")
+		if len(obs) != 1 || obs[0].TTL != c.ttl {
+			t.Errorf("%q: %+v, want ttl %d", c.text, obs, c.ttl)
+		}
+	}
 }

@@ -23,7 +23,9 @@ var zhLexicon = []zhEntry{
 	{"甜食", "sweets", "food"}, {"咖啡", "coffee", "drink"}, {"啤酒", "beer", "drink"}, {"香菜", "cilantro", "food"},
 	{"面条", "noodle", "food"}, {"米饭", "rice", "food"}, {"寿司", "sushi", "food"}, {"火锅", "hotpot", "food"},
 	{"麸质", "gluten", "food"}, {"巧克力", "chocolate", "food"}, {"酒精", "alcohol", "drink"},
-	{"奶茶", "milk tea", "drink"}, {"辣", "spicy", "food"}, {"鱼", "fish", "food"}, {"虾", "shrimp", "food"},
+	{"奶茶", "milk tea", "drink"}, {"甜点", "dessert", "food"}, {"甜品", "dessert", "food"}, {"燕麦奶", "oat milk", "drink"},
+	{"绿茶", "green tea", "drink"}, {"红茶", "black tea", "drink"}, {"可乐", "cola", "drink"}, {"蛋糕", "cake", "food"},
+	{"辣", "spicy", "food"}, {"鱼", "fish", "food"}, {"虾", "shrimp", "food"},
 	{"糖", "sugar", "food"}, {"茶", "tea", "drink"}, {"酒", "alcohol", "drink"}, {"肉", "meat", "food"},
 }
 
@@ -42,7 +44,9 @@ var zhPatterns = []zhPattern{
 	{"不能喝", KindConstraint, Negative, "drink"}, {"不可以喝", KindConstraint, Negative, "drink"},
 	{"喝不了", KindConstraint, Negative, "drink"}, {"不喝", KindConstraint, Negative, "drink"},
 	{"不能碰", KindConstraint, Negative, ""}, {"不碰", KindConstraint, Negative, ""},
-	{"忌口", KindConstraint, Negative, "eat"}, {"戒了", KindConstraint, Negative, ""}, {"戒", KindConstraint, Negative, ""},
+	{"忌口", KindConstraint, Negative, "eat"}, {"戒了", KindConstraint, Negative, ""}, {"戒掉了", KindConstraint, Negative, ""},
+	{"戒掉", KindConstraint, Negative, ""}, {"戒", KindConstraint, Negative, ""},
+	{"控", KindConstraint, Negative, "eat"}, {"少吃", KindConstraint, Negative, "eat"},
 	{"又能吃", KindConstraint, Positive, "eat"}, {"又可以吃", KindConstraint, Positive, "eat"},
 	{"能吃", KindConstraint, Positive, "eat"}, {"可以吃", KindConstraint, Positive, "eat"},
 	{"又能喝", KindConstraint, Positive, "drink"}, {"能喝", KindConstraint, Positive, "drink"},
@@ -58,12 +62,47 @@ var zhPatterns = []zhPattern{
 	{"爱喝", KindPreference, Positive, "drink"}, {"最喜欢", KindPreference, Positive, ""},
 	{"喜欢", KindPreference, Positive, ""}, {"喜爱", KindPreference, Positive, ""},
 	{"热爱", KindPreference, Positive, ""}, {"偏爱", KindPreference, Positive, ""}, {"爱", KindPreference, Positive, ""},
+	// a change of habit: 改喝茶, 换成燕麦奶
+	{"改喝", KindFact, Positive, "drink"}, {"改吃", KindFact, Positive, "eat"}, {"换成", KindFact, Positive, ""},
+	{"改成", KindFact, Positive, ""}, {"换喝", KindFact, Positive, "drink"},
 }
 
+// zhHabitVerbs: 喝 / 吃 / 去 with a frequency or amount is a habit (a fact);
+// 喝 and 吃 of a known food or drink are one without.
+var zhHabitVerbs = []struct{ verb, hint, subject string }{
+	{"喝", "drink", ""}, {"吃", "eat", ""}, {"去", "", "activity"}, {"用", "", ""},
+}
+
+// zhActivities are what 不 + activity denies as a fact (我不抽烟), as "I don't
+// smoke" does.
+var zhActivities = []string{"抽烟", "吸烟", "熬夜", "开车", "运动", "健身", "打游戏", "加班"}
+
+// zhKin open a clause about someone else: 我老婆不吃辣 is the wife's.
+var zhKin = []string{"老婆", "老公", "妻子", "丈夫", "太太", "媳妇", "儿子", "女儿", "孩子", "小孩", "宝宝", "妈妈", "妈",
+	"爸爸", "爸", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "哥哥", "姐姐", "弟弟", "妹妹", "哥", "姐", "弟", "妹",
+	"朋友", "男朋友", "女朋友", "对象", "同事", "老板", "家人", "室友", "同学", "邻居", "闺蜜", "兄弟", "的"}
+
+// zhBounds are the time words that bound a constraint (这周在控糖 holds a week).
+var zhBounds = []struct {
+	w   string
+	ttl int64
+}{{"今天", day}, {"今晚", day}, {"这周", week}, {"本周", week}, {"这个星期", week}, {"这礼拜", week},
+	{"这一周", week}, {"这个周末", 3 * day}, {"这个月", month}, {"本月", month}}
+
+// zhQuantity reads a leading amount (一杯, 三次, 两瓶) and a period word
+// before it (一周, 每天) and returns both.
+var zhNumerals = "一二两三四五六七八九十几半0123456789"
+var zhMeasures = "杯瓶次碗个顿块片罐口趟回"
+var zhPeriods = []string{"每天早上", "每天晚上", "每天", "每周", "每星期", "每个月", "每月", "一周", "一星期", "一个月", "一天", "一年", "每年", "平时"}
+
 var (
-	zhConnectors = []string{"但是", "不过", "可是", "而且", "并且", "所以", "其实", "然后", "还有", "但", "而"}
-	zhAdverbs    = []string{"最近", "这几天", "这些天", "这段时间", "近来", "目前", "现在", "暂时", "一直", "真的",
-		"非常", "特别", "超级", "比较", "也", "还", "很", "超", "都", "挺", "真", "已经", "最"}
+	zhConnectors = []string{"但是", "不过", "可是", "而且", "并且", "所以", "其实", "然后", "还有", "但", "而", "可惜",
+		"幸好", "还好", "说实话", "老实说", "反正", "毕竟", "另外", "对了", "哎", "唉", "嗯", "好消息"}
+	zhAdverbs = []string{"最近", "这几天", "这些天", "这段时间", "近来", "目前", "现在", "暂时", "一直", "真的",
+		"非常", "特别", "超级", "比较", "也", "还", "很", "超", "都", "挺", "真", "已经", "最", "上个月", "上周",
+		"去年", "今年", "昨天", "前天", "刚刚", "刚", "终于", "更", "还是", "倒是", "自己", "平时", "通常", "一般",
+		"经常", "总是", "本来", "今天", "今晚", "这周", "本周", "这个月", "本月", "这个星期", "这礼拜", "从今天起",
+		"以后", "从现在开始", "开始"}
 	zhParticles = []string{"了", "的", "啦", "呢", "吧", "啊", "呀", "哦", "喔"}
 	zhPronouns  = map[string]bool{"它": true, "这个": true, "那个": true, "这些": true, "那些": true, "这": true, "那": true}
 	zhPeople    = map[string]bool{"你": true, "你们": true, "他": true, "她": true, "他们": true, "她们": true, "大家": true}
@@ -73,28 +112,79 @@ func extractZH(text string) []events.Observation {
 	var out []events.Observation
 	sents, questions := sentences(text)
 	for si, sent := range sents {
-		if questions[si] || strings.HasSuffix(sent, "吗") {
+		if questions[si] || strings.HasSuffix(sent, "吗") || zhAsked(sent) {
 			continue
 		}
+		start := len(out)
 		sawWo := false
-		for _, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' }) {
-			body := trimAny(strings.TrimSpace(clause), zhConnectors)
+		for _, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
+			body := strings.TrimSpace(clause)
+			if zhHypothetical(body) {
+				sawWo = false
+				continue
+			}
+			body = trimAny(trimAny(body, zhConnectors), zhAdverbs)
 			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
 				body, sawWo = strings.TrimPrefix(body, "我"), true
+				if hasAnyPrefix(body, zhKin) {
+					sawWo = false // 我老婆…, 我的手机号…: not a statement about the user's tastes
+					continue
+				}
 			} else if !sawWo {
 				continue
 			}
 			var prev *events.Observation
-			if len(out) > 0 {
+			if len(out) > start {
 				prev = &out[len(out)-1]
 			}
 			if o, ok := matchZH(trimAny(body, zhAdverbs), prev); ok {
+				headSlot(&o)
 				o.Text = sent
 				out = append(out, o)
 			}
 		}
+		for _, b := range zhBounds {
+			if strings.Contains(sent, b.w) {
+				for j := start; j < len(out); j++ {
+					if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
+						out[j].TTL = b.ttl
+					}
+				}
+				break
+			}
+		}
 	}
 	return out
+}
+
+// zhAsked reports a question without its mark: 要不要, 是不是, 能不能 …
+func zhAsked(s string) bool {
+	for _, m := range []string{"要不要", "是不是", "能不能", "可不可以", "会不会", "该不该", "应不应该", "有没有", "好不好"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// zhHypothetical reports a clause that states nothing: a condition, a
+// wish or a plan (如果…, 想尝尝, 打算, 考虑).
+func zhHypothetical(s string) bool {
+	for _, m := range []string{"如果", "假如", "要是", "万一", "假设", "想", "打算", "考虑", "准备", "可能", "也许", "或许", "听说"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnyPrefix(s string, ps []string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchZH reads one clause after its 我 (or with 我 dropped).
@@ -106,7 +196,9 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 		if strings.HasPrefix(x, "不再") {
 			pol, x = Positive, strings.TrimPrefix(x, "不再")
 		}
-		x = strings.TrimPrefix(x, "对")
+		if j := strings.LastIndex(x, "对"); j >= 0 {
+			x = x[j+len("对"):]
+		}
 		if strings.HasSuffix(x, "不") {
 			pol, x = Positive, strings.TrimSuffix(x, "不")
 		}
@@ -129,6 +221,26 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 				return zhFact(body[len("在"):i], "work", "employer")
 			}
 		}
+		body = strings.TrimPrefix(strings.TrimPrefix(body, "正"), "在") // 在控糖: progressive
+	}
+	body = strings.TrimPrefix(body, "正在")
+	// 从阿里离职了, 离开了腾讯: the employer ends
+	if strings.HasPrefix(body, "从") {
+		for _, p := range []string{"离职", "辞职", "出来"} {
+			if i := strings.Index(body, p); i > len("从") {
+				o, ok := zhFact(body[len("从"):i], "work", "employer")
+				o.Polarity = string(Negative)
+				return o, ok
+			}
+		}
+	}
+	for _, a := range zhActivities {
+		for _, neg := range []string{"不", "从不", "从来不", "不再"} {
+			if body == neg+a || strings.HasPrefix(body, neg+a) && len([]rune(body)) <= len([]rune(neg+a))+1 {
+				return events.Observation{Kind: string(KindFact), Subject: "activity", Attribute: a,
+					Polarity: string(Negative), Confidence: confWeak}, true
+			}
+		}
 	}
 	if strings.HasPrefix(body, "是") && strings.HasSuffix(body, "人") {
 		return zhFact(strings.TrimSuffix(strings.TrimPrefix(body, "是"), "人"), "location", "origin")
@@ -143,7 +255,68 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 			return zhSlotted(strings.TrimPrefix(body, p.prefix), p.hint, p.kind, p.polarity, prev)
 		}
 	}
+	return zhHabit(body)
+}
+
+// zhHabit reads a habit: 每天早上都要喝一杯咖啡, 一周去三次健身房,
+// 一周只能去一次健身房. The frequency and amount are the value, so a new
+// frequency supersedes the old one.
+func zhHabit(body string) (events.Observation, bool) {
+	period := ""
+	for changed := true; changed; {
+		changed = false
+		for _, p := range zhPeriods {
+			if strings.HasPrefix(body, p) {
+				period, body, changed = p, strings.TrimPrefix(body, p), true
+			}
+		}
+		if b := trimAny(body, append([]string{"都要", "要", "只能", "只", "会", "大概", "差不多", "基本上"}, zhAdverbs...)); b != body {
+			body, changed = b, true
+		}
+	}
+	for _, v := range zhHabitVerbs {
+		if !strings.HasPrefix(body, v.verb) {
+			continue
+		}
+		rest := strings.TrimPrefix(body, v.verb)
+		amount, rest := zhAmount(rest)
+		if period == "" && amount == "" {
+			amount, _ = zhAmount(body) // 去三次 … read after the object? keep none
+		}
+		x := zhObject(rest)
+		if x == "" || len([]rune(x)) > 8 || zhPeople[x] {
+			return events.Observation{}, false
+		}
+		subject, attr := zhSlot(x, v.hint)
+		if subject == "general" && v.subject != "" {
+			subject = v.subject
+		}
+		known := subject == "food" || subject == "drink"
+		for _, e := range zhLexicon {
+			if x == e.zh {
+				known = true
+			}
+		}
+		if period == "" && amount == "" && (!known || v.verb == "去" || v.verb == "用") {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindFact), Subject: subject, Attribute: attr, Value: period + amount,
+			Polarity: string(Positive), Confidence: confStrong}, true
+	}
 	return events.Observation{}, false
+}
+
+// zhAmount reads a leading amount: 一杯, 三次, 两瓶.
+func zhAmount(s string) (string, string) {
+	rs := []rune(s)
+	i := 0
+	for i < len(rs) && strings.ContainsRune(zhNumerals, rs[i]) {
+		i++
+	}
+	if i == 0 || i >= len(rs) || !strings.ContainsRune(zhMeasures, rs[i]) {
+		return "", s
+	}
+	return string(rs[:i+1]), string(rs[i+1:])
 }
 
 // zhSlotted builds an observation whose slot comes from the object x; an
@@ -185,7 +358,7 @@ func zhObject(x string) string {
 			}
 		}
 	}
-	for _, s := range []string{"吃", "喝", "一点", "任何"} {
+	for _, s := range []string{"吃", "喝", "看", "听", "玩", "一点", "任何"} {
 		x = strings.TrimPrefix(x, s)
 	}
 	if x == "了" || x == "的" {
@@ -233,4 +406,27 @@ func trimAny(s string, prefixes []string) string {
 		}
 	}
 	return s
+}
+
+// headSlot files a habit of a kind of food or drink (燕麦奶 → oat milk) under
+// its head (drink/milk = oat milk), as the English habits are, so that a
+// new kind supersedes the old one in either language.
+func headSlot(o *events.Observation) {
+	if o.Kind != string(KindFact) || o.Subject != "food" && o.Subject != "drink" {
+		return
+	}
+	i := strings.LastIndexByte(o.Attribute, ' ')
+	if i < 0 || drinkLex[o.Attribute] || foodLex[o.Attribute] {
+		return
+	}
+	head := o.Attribute[i+1:]
+	if !drinkLex[head] && !foodLex[head] {
+		return
+	}
+	if o.Value == "" {
+		o.Value = o.Attribute
+	} else {
+		o.Value = o.Attribute + ", " + o.Value
+	}
+	o.Attribute = head
 }
