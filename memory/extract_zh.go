@@ -119,6 +119,7 @@ func extractZH(text string) []events.Observation {
 		sawWo := false
 		for _, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
 			body := strings.TrimSpace(clause)
+			body = zhUnwilling(body)
 			if zhHypothetical(body) {
 				sawWo = false
 				continue
@@ -165,6 +166,17 @@ func zhAsked(s string) bool {
 		}
 	}
 	return false
+}
+
+// zhUnwilling reads 不想 / 不太想 / 不想再 (do not want to) as a dislike
+// (不喜欢): unlike 想 (a wish), a refusal states a taste.
+func zhUnwilling(s string) string {
+	for _, w := range []string{"不太想再", "不想再", "不太想", "不想"} {
+		if i := strings.Index(s, w); i >= 0 {
+			return s[:i] + "不喜欢" + s[i+len(w):]
+		}
+	}
+	return s
 }
 
 // zhHypothetical reports a clause that states nothing: a condition, a

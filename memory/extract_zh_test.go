@@ -11,6 +11,8 @@ func TestExtractChinese(t *testing.T) {
 		{"我喜欢爬山", "preference general/爬山 positive"},
 		{"我讨厌香菜", "preference food/cilantro negative"},
 		{"我不喜欢吃海鲜", "preference food/seafood negative"},
+		{"我不想吃辣", "preference food/spicy negative"}, // a refusal states a taste; 想 alone is a wish
+		{"我不想再喝咖啡了", "preference drink/coffee negative"},
 		{"我不能吃辣", "constraint food/spicy negative"},
 		{"我最近不能吃辣", "constraint food/spicy negative"},
 		{"我这几天不能吃辣的东西", "constraint food/spicy negative"},
