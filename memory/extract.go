@@ -425,6 +425,22 @@ func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
 	if o, ok := matchDiet(w); ok {
 		return o, true
 	}
+	// "I don't want (to eat) X", "I'd rather not have X": a refusal states a
+	// dislike (a bare "I want to try X" is a wish and states nothing).
+	if n, ok := prefixAny(w, []string{"do", "not", "want"}, []string{"would", "rather", "not"}); ok {
+		rest := skip(w[n:], fillers)
+		infinitive := len(rest) > 0 && rest[0].low == "to"
+		if infinitive {
+			rest = rest[1:]
+		}
+		if len(rest) > 1 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low] || rest[0].low == "have") {
+			return slotted(rest[1:], verbHint(rest[0].low), KindPreference, Negative, prev)
+		}
+		if len(rest) > 0 && !infinitive && !pronouns[rest[0].low] {
+			return preference(rest, Negative, prev) // "I don't want spicy food"
+		}
+		return events.Observation{}, false
+	}
 	// "I can't stand X" is a dislike, not a constraint
 	if n, ok := prefixAny(w, []string{"can", "not", "stand"}, []string{"am", "not", "a", "fan", "of"},
 		[]string{"am", "not", "into"}); ok {
