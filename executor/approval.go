@@ -94,7 +94,7 @@ func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
 		return
 	}
 	log := e.log.With("tenant", ev.Tenant, "key", key)
-	if !e.claimActive(key) {
+	if !e.claimActive(key, m) {
 		m.NakWithDelay(e.cfg.Heartbeat)
 		return
 	}

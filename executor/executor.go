@@ -57,8 +57,8 @@ type Executor struct {
 	soft, hard         context.Context
 	softStop, hardStop context.CancelFunc
 
-	mu     sync.Mutex // guards active
-	active map[string]bool
+	mu     sync.Mutex               // guards active
+	active map[string]jetstream.Msg // the carrier of each call handled in this process
 
 	running atomic.Bool
 	stats   counters
@@ -104,7 +104,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 		breaker:   newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
 		inflight:  make(chan struct{}, cfg.InFlightMax),
 		decisions: make(chan struct{}, max(1, cfg.InFlightMax/8)),
-		active:    map[string]bool{},
+		active:    map[string]jetstream.Msg{},
 	}
 	e.log = cfg.Logger.With("executor", e.owner)
 	kv, err := openBucket(ctx, e.log, cfg.JS, jetstream.KeyValueConfig{
@@ -176,6 +176,10 @@ func (e *Executor) Run(ctx context.Context) error {
 		e.wg.Wait()
 		return err
 	}
+	stopKeepalive := make(chan struct{})
+	keptAlive := make(chan struct{})
+	go func() { defer close(keptAlive); e.keepalive(stopKeepalive) }()
+	defer func() { close(stopKeepalive); <-keptAlive }()
 	e.log.Info("executor running", "durable", e.cfg.Durable)
 	<-ctx.Done()
 	// Stop taking input, hand back what waits, let invocations finish.
@@ -281,15 +285,51 @@ func (e *Executor) consume(c jetstream.Consumer, slots chan struct{}, handle fun
 	return cancel, nil
 }
 
-// claimActive marks key as handled in this process; false if it already is.
-func (e *Executor) claimActive(key string) bool {
+// claimActive marks key as handled in this process, carried by m; false
+// if it already is. Until releaseActive, keepalive marks m in progress.
+func (e *Executor) claimActive(key string, m jetstream.Msg) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.active[key] {
+	if _, ok := e.active[key]; ok {
 		return false
 	}
-	e.active[key] = true
+	e.active[key] = m
 	return true
+}
+
+// keepalive marks the carrier of every call handled in this process in
+// progress every Heartbeat until stop is closed, so none is redelivered
+// while this executor works on it. One ticker serves every call: a call
+// handled for less than a Heartbeat costs nothing here, and one handled
+// longer is marked within a Heartbeat of its start and then every
+// Heartbeat (AckWait is LeaseTTL, at least 3 × Heartbeat).
+func (e *Executor) keepalive(stop <-chan struct{}) {
+	t := time.NewTicker(e.cfg.Heartbeat)
+	defer t.Stop()
+	var keys []string
+	var msgs []jetstream.Msg
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		keys, msgs = keys[:0], msgs[:0]
+		e.mu.Lock()
+		for k, m := range e.active {
+			keys = append(keys, k)
+			msgs = append(msgs, m)
+		}
+		e.mu.Unlock()
+		h := e.cfg.Hooks
+		for i, m := range msgs {
+			if h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(keys[i]) {
+				continue
+			}
+			m.InProgress()
+		}
+		clear(msgs) // hold no message past its call
+	}
 }
 
 func (e *Executor) releaseActive(key string) {

@@ -44,13 +44,14 @@ func (e *Executor) newJob(m jetstream.Msg, seq uint64, ev *events.Event, cc *eve
 }
 
 // process decides and carries out the call, then settles the carrier.
+// While it works, the executor's keepalive marks the carrier in progress
+// every Heartbeat (Executor.keepalive), so it is not redelivered meanwhile.
 func (j *job) process() {
-	if !j.e.claimActive(j.key) {
+	if !j.e.claimActive(j.key, j.carrier) {
 		j.nak(j.e.cfg.Heartbeat) // this process is already on it
 		return
 	}
 	defer j.e.releaseActive(j.key)
-	defer j.keepalive()()
 	for range conflictsMax {
 		err := j.step()
 		switch {
@@ -67,31 +68,6 @@ func (j *job) process() {
 	}
 	j.log.Warn("call record kept changing; handing it back")
 	j.nak(j.e.cfg.Heartbeat)
-}
-
-// keepalive marks the carrier in progress every Heartbeat until the
-// returned func is called, so it is not redelivered while this executor
-// works on it.
-func (j *job) keepalive() func() {
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(j.e.cfg.Heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			if h := j.e.cfg.Hooks; h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(j.key) {
-				continue
-			}
-			j.carrier.InProgress()
-		}
-	}()
-	return func() { close(stop); <-done }
 }
 
 func (j *job) ack() {

@@ -19,11 +19,12 @@ type lease struct {
 	key    string
 	ctx    context.Context // canceled when the lease is lost or released
 	cancel context.CancelCauseFunc
-	done   chan struct{} // closed when the heartbeat goroutine ends
+	beats  sync.WaitGroup // one per renewal armed or running
 
-	mu  sync.Mutex // guards rec and rev
-	rec *record
-	rev uint64
+	mu    sync.Mutex // guards rec, rev and the arming of timer
+	rec   *record
+	rev   uint64
+	timer *time.Timer // runs beat every Heartbeat (no goroutine waits for it)
 }
 
 // acquire writes next (Owner, LeaseUntil set here) over the record at rev
@@ -40,9 +41,12 @@ func (e *Executor) acquire(ctx context.Context, tenant string, next *record, rev
 	if err != nil {
 		return nil, err
 	}
-	l := &lease{e: e, tenant: tenant, key: next.Key, rec: next, rev: nrev, done: make(chan struct{})}
+	l := &lease{e: e, tenant: tenant, key: next.Key, rec: next, rev: nrev}
 	l.ctx, l.cancel = context.WithCancelCause(e.hard)
-	go l.heartbeat()
+	l.mu.Lock()
+	l.beats.Add(1)
+	l.timer = time.AfterFunc(e.cfg.Heartbeat, l.beat)
+	l.mu.Unlock()
 	if left := time.Duration(next.LeaseUntil - e.cfg.Clock().UnixNano()); left < e.cfg.LeaseTTL-e.cfg.Heartbeat {
 		// Another error leaves the lease to the heartbeat: it holds until it runs out.
 		if err := l.update(ctx, nil); errors.Is(err, errLeaseLost) {
@@ -112,28 +116,37 @@ func (l *lease) snapshot() *record {
 
 func (l *lease) lost() bool { return errors.Is(context.Cause(l.ctx), errLeaseLost) }
 
-func (l *lease) heartbeat() {
-	defer close(l.done)
-	t := time.NewTicker(l.e.cfg.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-t.C:
-		}
-		if h := l.e.cfg.Hooks; h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(l.key) {
-			continue
-		}
+// beat renews the lease, then arms the next renewal unless the lease has
+// ended. release cancels the lease before it stops the timer, under mu, so
+// a renewal is either stopped before it runs or sees the lease ended and
+// arms no other.
+func (l *lease) beat() {
+	defer l.beats.Done()
+	if l.ctx.Err() != nil {
+		return
+	}
+	if h := l.e.cfg.Hooks; h == nil || h.SkipHeartbeat == nil || !h.SkipHeartbeat(l.key) {
 		// l.ctx: release does not wait for a renewal that keeps failing.
 		if err := l.update(l.ctx, nil); err != nil && !errors.Is(err, errLeaseLost) && l.ctx.Err() == nil {
 			l.e.log.Warn("lease renewal failed", "tenant", l.tenant, "key", l.key, "err", err)
 		}
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx.Err() == nil {
+		l.beats.Add(1)
+		l.timer.Reset(l.e.cfg.Heartbeat)
+	}
 }
 
-// release stops renewing. The record keeps whatever was last written.
+// release stops renewing and waits for a renewal under way. The record
+// keeps whatever was last written.
 func (l *lease) release() {
 	l.cancel(context.Canceled)
-	<-l.done
+	l.mu.Lock()
+	if l.timer.Stop() {
+		l.beats.Done() // armed, never to run
+	}
+	l.mu.Unlock()
+	l.beats.Wait()
 }
