@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
@@ -175,7 +176,11 @@ func (j *job) call(t *registry.Tool, args []byte, attempt int) Call {
 
 // publishStarted announces an attempt taken under a lease. It is
 // informational (the record, not this event, is the truth), so it is
-// published without waiting.
+// published without waiting, and without asking for the log's
+// acknowledgement at all: nobody would wait for it, and the log still
+// stores it (its Nats-Msg-Id drops a repeat). It goes out on the
+// connection that later publishes the outcome, so the log holds it before
+// the outcome.
 func (j *job) publishStarted(t *registry.Tool, attempt int) {
 	subj, err := events.ExecSubject(j.tenant, j.key)
 	if err != nil {
@@ -188,7 +193,8 @@ func (j *job) publishStarted(t *registry.Tool, attempt int) {
 	if err != nil {
 		return
 	}
-	if _, err := j.e.cfg.JS.PublishAsync(subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
+	m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
+	if err := j.e.cfg.JS.Conn().PublishMsg(m); err != nil {
 		j.log.Debug("execution started not published", "err", err)
 	}
 }
