@@ -155,14 +155,12 @@ func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, e
 // a try reads the record back: if it holds exactly what put wrote, the
 // write is done, at the revision read.
 func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (uint64, error) {
-	v, err := msgpack.Marshal(r)
-	if err != nil {
-		return 0, fmt.Errorf("executor: encode record %s: %w", r.Key, err)
-	}
+	v := r.marshal()
 	k := recordKey(tenant, r.Key)
 	ctx, cancel := s.limit(ctx)
 	defer cancel()
 	var nrev uint64
+	var err error
 	unsure := false // a try failed transiently: it may have been applied
 	err = retry(ctx, s.retry, func(ctx context.Context) error {
 		nrev, err = s.writeOnce(ctx, k, v, rev)
