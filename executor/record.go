@@ -117,19 +117,18 @@ type store struct {
 	bound time.Duration // 0: the caller's context alone bounds the tries
 }
 
-func (s *store) limit(ctx context.Context) (context.Context, context.CancelFunc) {
+// deadline is when tries that start now stop: zero for none.
+func (s *store) deadline() time.Time {
 	if s.bound <= 0 {
-		return ctx, func() {}
+		return time.Time{}
 	}
-	return context.WithTimeout(ctx, s.bound)
+	return time.Now().Add(s.bound)
 }
 
 // get returns the record and its revision; nil, 0 when there is none.
 func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, error) {
-	ctx, cancel := s.limit(ctx)
-	defer cancel()
 	var e jetstream.KeyValueEntry
-	err := retry(ctx, s.retry, func(ctx context.Context) error {
+	err := retryUntil(ctx, s.retry, s.deadline(), func(ctx context.Context) error {
 		var err error
 		e, err = s.kv.Get(ctx, recordKey(tenant, key))
 		return err
@@ -157,12 +156,10 @@ func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, e
 func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (uint64, error) {
 	v := r.marshal()
 	k := recordKey(tenant, r.Key)
-	ctx, cancel := s.limit(ctx)
-	defer cancel()
 	var nrev uint64
 	var err error
 	unsure := false // a try failed transiently: it may have been applied
-	err = retry(ctx, s.retry, func(ctx context.Context) error {
+	err = retryUntil(ctx, s.retry, s.deadline(), func(ctx context.Context) error {
 		nrev, err = s.writeOnce(ctx, k, v, rev)
 		if errors.Is(err, errConflict) && unsure {
 			e, gerr := s.kv.Get(ctx, k)

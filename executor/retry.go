@@ -79,20 +79,37 @@ func recordRetry(heartbeat time.Duration) retryPolicy {
 // ctx's end is returned as it is: the caller decides what running out of
 // time means.
 func retry(ctx context.Context, p retryPolicy, op func(ctx context.Context) error) error {
+	return retryUntil(ctx, p, time.Time{}, op)
+}
+
+// retryUntil is retry that also stops at deadline (none if zero), as if
+// ctx ended then. The deadline bounds each try's context along with
+// p.Try, so a try costs one context, not one for the tries and one for
+// the try.
+func retryUntil(ctx context.Context, p retryPolicy, deadline time.Time, op func(ctx context.Context) error) error {
 	pause := p.Min
 	for {
 		tctx, cancel := ctx, context.CancelFunc(func() {})
-		if p.Try > 0 {
-			tctx, cancel = context.WithTimeout(ctx, p.Try)
+		if p.Try > 0 || !deadline.IsZero() {
+			d := deadline
+			if p.Try > 0 {
+				if t := time.Now().Add(p.Try); d.IsZero() || t.Before(d) {
+					d = t
+				}
+			}
+			tctx, cancel = context.WithDeadline(ctx, d)
 		}
 		err := op(tctx)
 		cancel()
-		if err == nil || !transient(err) || ctx.Err() != nil {
+		if err == nil || !transient(err) || ctx.Err() != nil || past(deadline) {
 			return err
 		}
 		wait := pause
 		if wait > 0 {
 			wait = wait/2 + rand.N(wait/2+1)
+		}
+		if !deadline.IsZero() {
+			wait = min(wait, time.Until(deadline))
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -101,6 +118,11 @@ func retry(ctx context.Context, p retryPolicy, op func(ctx context.Context) erro
 			return err
 		case <-t.C:
 		}
+		if past(deadline) {
+			return err
+		}
 		pause = min(2*pause, p.Max)
 	}
 }
+
+func past(deadline time.Time) bool { return !deadline.IsZero() && !time.Now().Before(deadline) }

@@ -214,3 +214,27 @@ func TestStorePutBound(t *testing.T) {
 		t.Fatalf("err %v after %d tries, want no responders after several", err, f.injected())
 	}
 }
+
+// retryUntil stops at its deadline as if the context ended then: every
+// try's context ends by the deadline, and the last error is returned.
+func TestRetryUntilDeadline(t *testing.T) {
+	p := retryPolicy{Try: time.Second, Min: 5 * time.Millisecond, Max: 20 * time.Millisecond}
+	deadline := time.Now().Add(150 * time.Millisecond)
+	tries := 0
+	err := retryUntil(context.Background(), p, deadline, func(ctx context.Context) error {
+		tries++
+		if d, ok := ctx.Deadline(); !ok || d.After(deadline) {
+			t.Errorf("try %d: context deadline %v after %v", tries, d, deadline)
+		}
+		return nats.ErrTimeout
+	})
+	if !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("err %v, want the last try's", err)
+	}
+	if late := time.Since(deadline); late > 100*time.Millisecond {
+		t.Fatalf("returned %s after the deadline", late)
+	}
+	if tries < 3 {
+		t.Fatalf("%d tries in 150ms with pauses of 5-20ms", tries)
+	}
+}
