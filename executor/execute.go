@@ -84,7 +84,7 @@ func (j *job) execute(l *lease, tool *registry.Tool, impl Tool, args []byte) err
 			// The lease was lost (another executor took over and decides) or
 			// the executor is stopping: the record still says Invoked, so
 			// whoever comes next knows an invocation may have happened.
-			j.log.Warn("invocation abandoned; its result, if any, is dropped", "attempt", rec.Attempt, "lease_lost", l.lost())
+			j.logger().Warn("invocation abandoned; its result, if any, is dropped", "attempt", rec.Attempt, "lease_lost", l.lost())
 			j.settled = true // leave the carrier to its newer delivery, or to AckWait
 			return nil
 		}
@@ -101,7 +101,7 @@ func (j *job) execute(l *lease, tool *registry.Tool, impl Tool, args []byte) err
 			return j.finish(l, out)
 		}
 		j.e.breaker.record(j.tenant, tool.Name, terr.Type)
-		j.log.Info("attempt failed; retrying as the contract says", "attempt", tries, "error", terr.Type, "backoff", tool.Retry.Backoff)
+		j.logger().Info("attempt failed; retrying as the contract says", "attempt", tries, "error", terr.Type, "backoff", tool.Retry.Backoff)
 		if err := l.update(j.e.hard, func(r *record) { r.Failed++; r.Invoked = false }); err != nil {
 			return j.lostOr(err)
 		}
@@ -123,7 +123,7 @@ func (j *job) execute(l *lease, tool *registry.Tool, impl Tool, args []byte) err
 
 func (j *job) lostOr(err error) error {
 	if errors.Is(err, errLeaseLost) {
-		j.log.Warn("lease lost; another executor decides this call")
+		j.logger().Warn("lease lost; another executor decides this call")
 		j.settled = true
 		return nil
 	}
@@ -156,7 +156,7 @@ func (j *job) finish(l *lease, out *outcome) error {
 	})
 	if err != nil {
 		if errors.Is(err, errLeaseLost) {
-			j.log.Warn("late result dropped: the lease was lost (another executor took the call over, or the bucket did not answer while it held)", "error", out.Error)
+			j.logger().Warn("late result dropped: the lease was lost (another executor took the call over, or the bucket did not answer while it held)", "error", out.Error)
 			j.e.stats.dropped.Add(1)
 		}
 		return j.lostOr(err)
@@ -195,7 +195,7 @@ func (j *job) publishStarted(t *registry.Tool, attempt int) {
 	}
 	m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
 	if err := j.e.cfg.JS.Conn().PublishMsg(m); err != nil {
-		j.log.Debug("execution started not published", "err", err)
+		j.logger().Debug("execution started not published", "err", err)
 	}
 }
 

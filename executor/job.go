@@ -31,16 +31,24 @@ type job struct {
 	cc          *events.CallCompleted
 	key         string
 	tenant      string
-	log         *slog.Logger
-	settled     bool // the carrier was acked or handed back
+	log         *slog.Logger // made at first use: most calls log nothing
+	settled     bool         // the carrier was acked or handed back
 }
 
 func (e *Executor) newJob(m jetstream.Msg, seq uint64, ev *events.Event, cc *events.CallCompleted, viaApproval bool) *job {
 	key := CallKey(ev)
 	return &job{
 		e: e, carrier: m, viaApproval: viaApproval, seq: seq, ev: ev, cc: cc, key: key, tenant: ev.Tenant,
-		log: e.log.With("tenant", ev.Tenant, "key", key, "tool", cc.Name),
 	}
+}
+
+// logger is the executor's logger with the call's tenant, key and tool.
+// A job runs on one goroutine.
+func (j *job) logger() *slog.Logger {
+	if j.log == nil {
+		j.log = j.e.log.With("tenant", j.tenant, "key", j.key, "tool", j.cc.Name)
+	}
+	return j.log
 }
 
 // process decides and carries out the call, then settles the carrier.
@@ -61,12 +69,12 @@ func (j *job) process() {
 		case errors.Is(err, errHandBack):
 			j.nak(0)
 		case err != nil:
-			j.log.Warn("call handling failed; handing it back", "err", err)
+			j.logger().Warn("call handling failed; handing it back", "err", err)
 			j.nak(j.e.cfg.Heartbeat)
 		}
 		return
 	}
-	j.log.Warn("call record kept changing; handing it back")
+	j.logger().Warn("call record kept changing; handing it back")
 	j.nak(j.e.cfg.Heartbeat)
 }
 
@@ -74,7 +82,7 @@ func (j *job) ack() {
 	if !j.settled {
 		j.settled = true
 		if err := j.carrier.Ack(); err != nil {
-			j.log.Debug("ack failed; the record decides on redelivery", "err", err)
+			j.logger().Debug("ack failed; the record decides on redelivery", "err", err)
 		}
 	}
 }
@@ -103,7 +111,7 @@ func (j *job) step() error {
 	}
 	if rec != nil && rec.State != statePending && rec.State != stateSkipped {
 		if rec.Response != "" && (rec.Response != j.ev.Response || rec.Item != j.ev.Item) {
-			j.log.Error("idempotency key already used by another call; this call is not run",
+			j.logger().Error("idempotency key already used by another call; this call is not run",
 				"response", j.ev.Response, "item", j.ev.Item, "first_response", rec.Response, "first_item", rec.Item)
 			j.ack()
 			return nil
@@ -209,7 +217,7 @@ func (j *job) takeover(rec *record, rev uint64) error {
 	next := j.base(rec)
 	tool, impl, args, f := j.gateway(rec.Version)
 	if rec.Invoked && (tool == nil || tool.AtMostOnce()) {
-		j.log.Warn("executor stopped during an invocation that must not be repeated", "previous_owner", rec.Owner, "attempt", rec.Attempt)
+		j.logger().Warn("executor stopped during an invocation that must not be repeated", "previous_owner", rec.Owner, "attempt", rec.Attempt)
 		return j.decide(next, rev, j.failed(tool, events.ErrOutcomeUnknown, fmt.Sprintf(
 			"the executor running %s stopped during the invocation, and the tool cannot be safely re-run (idempotency: none, side_effect: %s); "+
 				"a person must check whether its effect happened before it is called again", j.cc.Name, sideEffect(tool)), rec.Attempt))
@@ -225,7 +233,7 @@ func (j *job) takeover(rec *record, rev uint64) error {
 		return j.decide(next, rev, j.failed(tool, f.Type, f.Message, rec.Attempt))
 	}
 	next.Takeovers++
-	j.log.Info("taking over a call", "previous_owner", rec.Owner, "attempt", rec.Attempt, "invoked", rec.Invoked)
+	j.logger().Info("taking over a call", "previous_owner", rec.Owner, "attempt", rec.Attempt, "invoked", rec.Invoked)
 	return j.start(next, rev, tool, impl, args)
 }
 
@@ -284,7 +292,7 @@ func (j *job) count(out *outcome) {
 		j.e.stats.succeeded.Add(1)
 	} else {
 		j.e.stats.failed.Add(1)
-		j.log.Info("call failed", "error", out.Error, "message", out.Message)
+		j.logger().Info("call failed", "error", out.Error, "message", out.Message)
 	}
 }
 
@@ -318,7 +326,7 @@ func (j *job) announceApproval() error {
 	if _, err := j.e.cfg.JS.Publish(j.e.hard, subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
 		return fmt.Errorf("executor: publish approval request: %w", err)
 	}
-	j.log.Info("approval requested")
+	j.logger().Info("approval requested")
 	j.ack()
 	return nil
 }
