@@ -55,8 +55,62 @@ func fallback(n int, ref string) string {
 }
 
 // hasLargeArray reports whether the JSON holds an array longer than
-// arrayRowsMax, without decoding it.
+// arrayRowsMax, without decoding it: one pass over the bytes, counting
+// the values that start in each open array. data is valid JSON (a
+// result is compacted, hence checked, before it is summarized); nesting
+// deeper than maxDepthScan is left to hasLargeArrayTokens.
 func hasLargeArray(data []byte) bool {
+	const maxDepthScan = 64
+	var stack [maxDepthScan]int8 // per open container: -1 an object, else the values begun in an array, capped
+	var expect [maxDepthScan]bool
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch c {
+		case ' ', '\t', '\n', '\r', ':':
+			continue
+		case ',':
+			if depth > 0 && stack[depth-1] >= 0 {
+				expect[depth-1] = true
+			}
+			continue
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+			continue
+		}
+		// A value (or an object's key) starts here.
+		if depth > 0 && stack[depth-1] >= 0 && expect[depth-1] {
+			expect[depth-1] = false
+			if stack[depth-1]++; stack[depth-1] > arrayRowsMax {
+				return true
+			}
+		}
+		switch c {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if depth == maxDepthScan {
+				return hasLargeArrayTokens(data)
+			}
+			stack[depth], expect[depth] = -1, false
+			if c == '[' {
+				stack[depth], expect[depth] = 0, true
+			}
+			depth++
+		}
+	}
+	return false
+}
+
+// hasLargeArrayTokens is hasLargeArray by the JSON tokenizer, for
+// nesting too deep to scan.
+func hasLargeArrayTokens(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {
 		array bool

@@ -3,6 +3,7 @@ package executor
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,64 @@ func TestBreakerTrialLapses(t *testing.T) {
 	b.record("a", "t", "")
 	if ok, _ := b.allow("a", "t"); !ok || len(b.m) != 0 {
 		t.Fatal("success does not close the circuit")
+	}
+}
+
+// hasLargeArray (a scan of the bytes) answers as hasLargeArrayTokens (the
+// JSON tokenizer) on random valid JSON, compacted or not, with arrays
+// around the limit, strings holding brackets, commas and escapes, and
+// nesting beyond the scan's depth.
+func TestHasLargeArrayParity(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch k := rnd.IntN(8); {
+		case depth > 0 && k < 2:
+			n := rnd.IntN(14)
+			a := make([]any, n)
+			for i := range a {
+				a[i] = gen(depth - 1)
+			}
+			return a
+		case depth > 0 && k < 4:
+			m := map[string]any{}
+			for i := range rnd.IntN(14) {
+				m[fmt.Sprintf(`k%d,[\"]{`, i)] = gen(depth - 1)
+			}
+			return m
+		case k < 5:
+			return []string{`a,b`, `[1,2]`, `"q\"`, `\\`, `}{`, "é\n\t", ``}[rnd.IntN(7)]
+		case k < 6:
+			return rnd.NormFloat64() * 1e6
+		case k < 7:
+			return []any{true, false, nil}[rnd.IntN(3)]
+		}
+		return rnd.IntN(100)
+	}
+	for i := range 20000 {
+		v := gen(1 + rnd.IntN(5))
+		var data []byte
+		if rnd.IntN(2) == 0 {
+			data, _ = json.Marshal(v)
+		} else {
+			data, _ = json.MarshalIndent(v, " ", "  ")
+		}
+		if got, want := hasLargeArray(data), hasLargeArrayTokens(data); got != want {
+			t.Fatalf("case %d: hasLargeArray %v, tokenizer %v on %s", i, got, want, data)
+		}
+	}
+	for _, n := range []int{10, 11, 70, 200} {
+		for _, wrap := range []string{"[%s]", `{"a":%s}`} {
+			inner := "1"
+			for range n {
+				inner = fmt.Sprintf(wrap, inner)
+			}
+			for _, tail := range []string{"", ",2,3,4,5,6,7,8,9,10,11"} {
+				data := []byte("[" + inner + tail + "]")
+				if got, want := hasLargeArray(data), hasLargeArrayTokens(data); got != want {
+					t.Fatalf("depth %d %s%s: hasLargeArray %v, tokenizer %v", n, wrap, tail, got, want)
+				}
+			}
+		}
 	}
 }
