@@ -218,14 +218,31 @@ func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstr
 
 // consume pulls messages only for free in-flight slots, so the client
 // never holds a message it cannot work on (nor lets one's AckWait run out
-// in a buffer), and hands each to handle on its own goroutine. Each pull is
+// in a buffer), and hands each to handle on a worker of its own: one
+// worker per slot, kept for the executor's life, so a message costs no new
+// goroutine (nor the growth of a new goroutine's stack). Each pull is
 // one Fetch with its own expiry: no long-lived pull state to drift. The
 // returned func stops pulling; Run then waits for the handlers (e.wg).
 func (e *Executor) consume(c jetstream.Consumer, slots chan struct{}, handle func(jetstream.Msg)) (func(), error) {
 	ctx, cancel := context.WithCancel(e.soft)
+	// A message is sent only with a slot held, and a slot is freed only
+	// when its message is handled, so work never holds more than cap(slots)
+	// and a send never waits.
+	work := make(chan jetstream.Msg, cap(slots))
+	for range cap(slots) {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			for m := range work {
+				handle(m)
+				<-slots
+			}
+		}()
+	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		defer close(work) // the workers handle what was sent, then end
 		backoff := fetchWaitMin
 		for {
 			select {
@@ -249,12 +266,7 @@ func (e *Executor) consume(c jetstream.Consumer, slots chan struct{}, handle fun
 			if err == nil {
 				for m := range batch.Messages() {
 					got++
-					e.wg.Add(1)
-					go func() {
-						defer e.wg.Done()
-						defer func() { <-slots }()
-						handle(m)
-					}()
+					work <- m
 				}
 				err = batch.Error()
 			}
