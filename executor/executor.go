@@ -57,8 +57,8 @@ type Executor struct {
 	soft, hard         context.Context
 	softStop, hardStop context.CancelFunc
 
-	mu     sync.Mutex               // guards active
-	active map[string]jetstream.Msg // the carrier of each call handled in this process
+	mu     sync.Mutex            // guards active
+	active map[string]activeCall // each call handled in this process
 
 	running atomic.Bool
 	stats   counters
@@ -104,7 +104,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 		breaker:   newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
 		inflight:  make(chan struct{}, cfg.InFlightMax),
 		decisions: make(chan struct{}, max(1, cfg.InFlightMax/8)),
-		active:    map[string]jetstream.Msg{},
+		active:    map[string]activeCall{},
 	}
 	e.log = cfg.Logger.With("executor", e.owner)
 	kv, err := openBucket(ctx, e.log, cfg.JS, jetstream.KeyValueConfig{
@@ -297,24 +297,32 @@ func (e *Executor) consume(c jetstream.Consumer, slots chan struct{}, handle fun
 	return cancel, nil
 }
 
+// activeCall is a call handled in this process: its carrier and since when.
+type activeCall struct {
+	carrier jetstream.Msg
+	since   time.Time
+}
+
 // claimActive marks key as handled in this process, carried by m; false
 // if it already is. Until releaseActive, keepalive marks m in progress.
 func (e *Executor) claimActive(key string, m jetstream.Msg) bool {
+	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.active[key]; ok {
 		return false
 	}
-	e.active[key] = m
+	e.active[key] = activeCall{m, now}
 	return true
 }
 
 // keepalive marks the carrier of every call handled in this process in
 // progress every Heartbeat until stop is closed, so none is redelivered
-// while this executor works on it. One ticker serves every call: a call
-// handled for less than a Heartbeat costs nothing here, and one handled
-// longer is marked within a Heartbeat of its start and then every
-// Heartbeat (AckWait is LeaseTTL, at least 3 × Heartbeat).
+// while this executor works on it. One ticker serves every call; a call
+// handled for less than half a Heartbeat at a tick is left for the next,
+// so most calls cost nothing here, and a call is marked within 1.5 ×
+// Heartbeat of its start and then every Heartbeat (AckWait is LeaseTTL, at
+// least 3 × Heartbeat).
 func (e *Executor) keepalive(stop <-chan struct{}) {
 	t := time.NewTicker(e.cfg.Heartbeat)
 	defer t.Stop()
@@ -327,10 +335,13 @@ func (e *Executor) keepalive(stop <-chan struct{}) {
 		case <-t.C:
 		}
 		keys, msgs = keys[:0], msgs[:0]
+		young := time.Now().Add(-e.cfg.Heartbeat / 2)
 		e.mu.Lock()
-		for k, m := range e.active {
-			keys = append(keys, k)
-			msgs = append(msgs, m)
+		for k, a := range e.active {
+			if a.since.Before(young) {
+				keys = append(keys, k)
+				msgs = append(msgs, a.carrier)
+			}
 		}
 		e.mu.Unlock()
 		h := e.cfg.Hooks
