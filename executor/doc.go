@@ -30,7 +30,8 @@
 //     this executor until now + LeaseTTL, with Invoked set. This write is
 //     the re-check of the lease just before the side effect: it fails if
 //     anyone else changed the record. A heartbeat renews the lease (CAS)
-//     and marks the input in progress every Heartbeat. A tool with
+//     every Heartbeat; while any call is handled, its input is marked in
+//     progress every Heartbeat (first within 1.5 × Heartbeat). A tool with
 //     side_effect: none and no retries runs without a lease: running it
 //     twice is harmless, so only its outcome needs the compare-and-set.
 //  6. Invocation under the contract's timeout (provider_timeout). Retries
