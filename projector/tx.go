@@ -40,8 +40,9 @@ type Tx struct {
 }
 
 type undoAppend struct {
-	key string
-	n   int // length before the append
+	p   *[]byte
+	n   int    // length before the append
+	key string // set when the append created the entry
 }
 
 type outboxRow struct {
@@ -121,13 +122,14 @@ func (tx *Tx) Append(key, data []byte) error {
 		}
 		return nil
 	}
-	p := tx.pending[string(key)]
-	if p == nil {
-		p = new([]byte)
-		tx.pending[string(key)] = p
+	u := undoAppend{p: tx.pending[string(key)]}
+	if u.p == nil {
+		u.p, u.key = new([]byte), string(key)
+		tx.pending[u.key] = u.p
 	}
-	tx.undo = append(tx.undo, undoAppend{string(key), len(*p)})
-	*p = append(*p, data...)
+	u.n = len(*u.p)
+	tx.undo = append(tx.undo, u)
+	*u.p = append(*u.p, data...)
 	return nil
 }
 
@@ -161,16 +163,17 @@ func (tx *Tx) Scan(prefix []byte, fn func(key, value []byte) error) error {
 		}
 		switch {
 		case i < len(over) && (!valid || over[i] <= string(key)):
-			var base []byte
-			if valid && over[i] == string(key) {
-				base = slices.Clone(it.Value())
-				valid = it.Next()
-			}
 			v, set := tx.overlay[over[i]]
-			if !set { // appended this batch
-				v = tx.pending[over[i]]
-				merged := append(base, *v...)
+			if !set { // appended this batch, to what the batch holds if anything
+				var merged []byte
+				if valid && over[i] == string(key) {
+					merged = slices.Clone(it.Value())
+				}
+				merged = append(merged, *tx.pending[over[i]]...)
 				v = &merged
+			}
+			if valid && over[i] == string(key) {
+				valid = it.Next()
 			}
 			if v != nil {
 				if err := fn([]byte(over[i]), *v); err != nil {
@@ -234,11 +237,10 @@ func (tx *Tx) begin(b *pebble.Batch) {
 func (tx *Tx) rollback() {
 	for i := len(tx.undo) - 1; i >= 0; i-- {
 		u := tx.undo[i]
-		p := tx.pending[u.key]
-		if u.n == 0 {
+		if u.key != "" {
 			delete(tx.pending, u.key)
 		} else {
-			*p = (*p)[:u.n]
+			*u.p = (*u.p)[:u.n]
 		}
 	}
 	tx.undo = tx.undo[:0]
