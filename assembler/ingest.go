@@ -319,7 +319,7 @@ func (in *Ingest) drain(tx *projector.Tx, ref rawRef, st *streamState, now int64
 		}
 	}
 	if st.Ended {
-		return in.dropHeld(tx, ref, st)
+		return nil // applyRaw refused what was still held and stored the end
 	}
 	if len(st.Held) == 0 {
 		if err := tx.Delete(ref.gapKey()); err != nil {
@@ -374,10 +374,7 @@ func (in *Ingest) dropHeld(tx *projector.Tx, ref rawRef, st *streamState) error 
 
 // tick ends the wait of every stream whose gap is older than GapWait.
 func (in *Ingest) tick(tx *projector.Tx, m *projector.Msg, now int64) error {
-	type due struct {
-		ref rawRef
-	}
-	var dues []due
+	var dues []rawRef
 	err := tx.Scan(prefixGap, func(k, v []byte) error {
 		var g gapRow
 		if err := msgpack.Unmarshal(v, &g); err != nil {
@@ -391,24 +388,24 @@ func (in *Ingest) tick(tx *projector.Tx, m *projector.Msg, now int64) error {
 		ref := rawRef{tenant: string(rest[:i]), stream: string(rest[i+1:]), format: g.Format, tagged: g.Tagged}
 		var err error
 		ref.key, err = projector.TenantKey(ref.tenant, "n", ref.stream)
-		dues = append(dues, due{ref})
+		dues = append(dues, ref)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for _, d := range dues {
-		st, err := in.stream(tx, d.ref, nil)
+	for _, ref := range dues {
+		st, err := in.stream(tx, ref, nil)
 		if err != nil {
 			return err
 		}
 		if len(st.Held) == 0 {
-			if err := tx.Delete(d.ref.gapKey()); err != nil {
+			if err := tx.Delete(ref.gapKey()); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := in.skip(tx, d.ref, st, m, st.Held[0]); err != nil {
+		if err := in.skip(tx, ref, st, m, st.Held[0]); err != nil {
 			return err
 		}
 	}

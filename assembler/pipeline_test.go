@@ -292,6 +292,43 @@ func TestHeldEventsSurviveARestartAndAreBounded(t *testing.T) {
 	}
 }
 
+// TestHeldEventsNeverCrossTenants: two tenants use the same stream name;
+// one's held events wait for its own missing position, and the other's
+// positions never fill that gap or drain them (invariant 7).
+func TestHeldEventsNeverCrossTenants(t *testing.T) {
+	_, a := rawResponsesCall("resp_a", "fc_a", `{"city":"Oslo"}`)
+	_, b := rawResponsesCall("resp_b", "fc_b", `{"city":"Rome"}`)
+	p := newPipeline(t)
+	send := func(tenant string, lines [][]byte, positions ...int) {
+		p.tenant = tenant
+		for _, pos := range positions {
+			if pos == len(lines) {
+				p.raw("openai-responses", "s", pos, nil, true)
+			} else {
+				p.raw("openai-responses", "s", pos, lines[pos], false)
+			}
+		}
+	}
+	send("ta", a, 0, 2, 3, 4, 5, 6, 7) // position 1 missing: 2… are held
+	send("tb", b, 0, 1, 2, 3, 4, 5, 6, 7)
+	calls := func() map[string]int {
+		n := map[string]int{}
+		for _, ev := range p.out {
+			if _, ok := events.As[*events.CallCompleted](ev); ok {
+				n[ev.Tenant]++
+			}
+		}
+		return n
+	}
+	if got := calls(); got["ta"] != 0 || got["tb"] != 1 {
+		t.Fatalf("completed calls by tenant %v, want tb's only: ta's gap is still open", got)
+	}
+	send("ta", a, 1)
+	if got := calls(); got["ta"] != 1 || got["tb"] != 1 {
+		t.Fatalf("completed calls by tenant %v after ta's missing position arrived, want one each", got)
+	}
+}
+
 // rawResponsesCall is one OpenAI Responses function call in seven raw
 // events (the end marker is position 7).
 func rawResponsesCall(resp, item, args string) (string, [][]byte) {
