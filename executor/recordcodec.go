@@ -12,61 +12,51 @@ import (
 // TestRecordMarshalParity holds it to msgpack.Marshal; records are still
 // read with msgpack.Unmarshal.
 func (r *record) marshal() []byte {
-	b := make([]byte, 0, r.size())
-	n := 2 // k, s
-	for _, set := range [...]bool{r.Name != "", r.Version != 0, r.InputSeq != 0, r.Response != "", r.Item != "",
-		r.Owner != "", r.LeaseUntil != 0, r.Attempt != 0, r.Failed != 0, r.Invoked, r.Takeovers != 0,
-		r.Approval != "", r.ApprovalBy != "", r.ApprovalReason != "", r.Outcome != nil} {
-		if set {
+	// Fields are written after room for a map16 header and counted as they
+	// go; the header goes in front at the end (fixmap when it fits, as
+	// msgpack writes it), so no second list of the fields decides it.
+	b := make([]byte, 3, 3+r.size())
+	n := 0
+	str := func(key, v string) {
+		if v != "" {
+			b = appendStr(appendStr(b, key), v)
 			n++
 		}
 	}
-	b = appendMapLen(b, n)
+	integer := func(key string, v int64) {
+		if v != 0 {
+			b = appendInt(appendStr(b, key), v)
+			n++
+		}
+	}
 	b = appendStr(appendStr(b, "k"), r.Key)
 	b = appendStr(appendStr(b, "s"), r.State)
-	if r.Name != "" {
-		b = appendStr(appendStr(b, "n"), r.Name)
-	}
-	if r.Version != 0 {
-		b = appendInt(appendStr(b, "ver"), int64(r.Version))
-	}
+	n += 2
+	str("n", r.Name)
+	integer("ver", int64(r.Version))
 	if r.InputSeq != 0 {
 		b = appendUint64(appendStr(b, "in"), r.InputSeq)
+		n++
 	}
-	if r.Response != "" {
-		b = appendStr(appendStr(b, "r"), r.Response)
-	}
-	if r.Item != "" {
-		b = appendStr(appendStr(b, "i"), r.Item)
-	}
-	if r.Owner != "" {
-		b = appendStr(appendStr(b, "o"), r.Owner)
-	}
+	str("r", r.Response)
+	str("i", r.Item)
+	str("o", r.Owner)
 	if r.LeaseUntil != 0 {
 		b = appendInt64(appendStr(b, "lu"), r.LeaseUntil)
+		n++
 	}
-	if r.Attempt != 0 {
-		b = appendInt(appendStr(b, "a"), int64(r.Attempt))
-	}
-	if r.Failed != 0 {
-		b = appendInt(appendStr(b, "f"), int64(r.Failed))
-	}
+	integer("a", int64(r.Attempt))
+	integer("f", int64(r.Failed))
 	if r.Invoked {
 		b = append(appendStr(b, "iv"), 0xc3)
+		n++
 	}
-	if r.Takeovers != 0 {
-		b = appendInt(appendStr(b, "to"), int64(r.Takeovers))
-	}
-	if r.Approval != "" {
-		b = appendStr(appendStr(b, "ap"), r.Approval)
-	}
-	if r.ApprovalBy != "" {
-		b = appendStr(appendStr(b, "apb"), r.ApprovalBy)
-	}
-	if r.ApprovalReason != "" {
-		b = appendStr(appendStr(b, "apr"), r.ApprovalReason)
-	}
+	integer("to", int64(r.Takeovers))
+	str("ap", r.Approval)
+	str("apb", r.ApprovalBy)
+	str("apr", r.ApprovalReason)
 	if o := r.Outcome; o != nil {
+		n++
 		b = appendStr(b, "out")
 		n := 3 // s, id, d
 		if o.Error != "" {
@@ -92,6 +82,12 @@ func (r *record) marshal() []byte {
 			b = appendStr(appendStr(b, "m"), o.Message)
 		}
 	}
+	if n < 16 {
+		b[2] = 0x80 | byte(n)
+		return b[2:]
+	}
+	b[0] = 0xde
+	binary.BigEndian.PutUint16(b[1:3], uint16(n))
 	return b
 }
 
