@@ -467,7 +467,6 @@ func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string
 	ix := cx.ix
 	lo := cx.matches(m, m.v)
 	hi := cx.matches(&numMention{unit: m.unit, decimals: m.decimals, mag: m.mag, approx: m.approx}, m.hi)
-	var loT, hiT int32 = -1, -1
 	for _, t := range targets {
 		lf := &ix.leaves[t]
 		if lf.hi != lf.num && containsLeaf(lo, t) {
@@ -478,13 +477,8 @@ func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string
 				return supported(ix, "range matches", t)
 			}
 		}
-		if loT < 0 && containsLeaf(lo, t) {
-			loT = t
-		} else if hiT < 0 && containsLeaf(hi, t) {
-			hiT = t
-		}
 	}
-	if loT >= 0 && hiT >= 0 {
+	if loT, hiT := rangeEnds(targets, lo, hi); loT >= 0 && hiT >= 0 {
 		return supported(ix, "range matches", loT, hiT)
 	}
 	for _, t := range targets {
@@ -499,15 +493,7 @@ func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string
 		wide := *cx
 		wide.scoped = false
 		all := wide.targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) })
-		var a, b int32 = -1, -1
-		for _, t := range all {
-			if a < 0 && containsLeaf(lo, t) {
-				a = t
-			} else if b < 0 && containsLeaf(hi, t) {
-				b = t
-			}
-		}
-		if a >= 0 && b >= 0 {
+		if a, b := rangeEnds(all, lo, hi); a >= 0 && b >= 0 {
 			return supported(ix, "range ends match", a, b)
 		}
 	}
@@ -540,4 +526,18 @@ func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string
 		}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence for the range"}
+}
+
+// rangeEnds returns the first target found among the range's low leaves and
+// the first other one among its high leaves (-1 when none).
+func rangeEnds(targets, lo, hi []int32) (loT, hiT int32) {
+	loT, hiT = -1, -1
+	for _, t := range targets {
+		if loT < 0 && containsLeaf(lo, t) {
+			loT = t
+		} else if hiT < 0 && containsLeaf(hi, t) {
+			hiT = t
+		}
+	}
+	return loT, hiT
 }
