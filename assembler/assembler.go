@@ -35,7 +35,8 @@ type Assembler struct {
 // callEntry is an open call's row plus what the hot path needs.
 type callEntry struct {
 	row   call
-	bytes int // argument bytes received
+	bytes int    // argument bytes received
+	args  []byte // the argument row's key, built once per call
 }
 
 // respID names a response in the cache without building a key.
@@ -258,11 +259,10 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 		return nil, key, err
 	}
 	// After a restart: count the bytes already buffered.
-	ak, err := argsKey(s.ev.Tenant, s.ev.Response, item)
-	if err != nil {
+	if ce.args, err = argsKey(s.ev.Tenant, s.ev.Response, item); err != nil {
 		return nil, nil, err
 	}
-	row, _, err := s.tx.Get(ak)
+	row, _, err := s.tx.Get(ce.args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -309,6 +309,9 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 	}
 	ce = &callEntry{row: call{Name: name, CallID: ev.CallID, Index: index, Order: s.re.row.Calls, Env: envOf(ev),
 		From: events.Provenance{FirstSeq: s.seq, OpenedAt: ev.At}}}
+	if ce.args, err = argsKey(ev.Tenant, ev.Response, ev.Item); err != nil {
+		return nil, err
+	}
 	s.re.row.Calls++
 	s.dirty = true
 	if err := store(s.tx, key, &ce.row); err != nil {
@@ -329,13 +332,9 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 		key, _ := callKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
 		return store(s.tx, key, &ce.row)
 	}
-	ak, err := argsKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
-	if err != nil {
-		return err
-	}
 	rec := append(binary.AppendUvarint(s.a.scratch[:0], uint64(len(delta))), delta...)
 	s.a.scratch = rec
-	if err := s.tx.Append(ak, rec); err != nil {
+	if err := s.tx.Append(ce.args, rec); err != nil {
 		return err
 	}
 	ce.bytes += len(delta)
