@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,11 +15,12 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/events"
 )
 
 // StreamName is the log's stream.
-const StreamName = "TOOLSTREAM"
+const StreamName = auth.LogStream
 
 // ErrInvalidConfig is returned by Open for a configuration it cannot use.
 var ErrInvalidConfig = errors.New("bus: invalid config")
@@ -59,8 +61,23 @@ type Config struct {
 	MaxPayload int32
 	// Name identifies the client connection.
 	Name string
-	// Options are extra connection options (credentials, TLS).
+	// Options are extra connection options (credentials, TLS) for an
+	// external server. The embedded server's own connection is in-process
+	// and authenticates as Identity.
 	Options []nats.Option
+	// Auth is the embedded server's security material; nil loads or
+	// creates it in DataDir/auth (auth.Ensure). The embedded server always
+	// refuses anonymous clients.
+	Auth *auth.Material
+	// Identity of the bus's own connection to the embedded server; the
+	// zero value is auth.RoleAdmin.
+	Identity auth.Identity
+	// TLSCert and TLSKey make the embedded server require TLS of its
+	// clients (PEM files).
+	TLSCert, TLSKey string
+	// AllowPlaintext lets the embedded server listen on a non-loopback
+	// address without TLS. Without it Open refuses to (ErrInvalidConfig).
+	AllowPlaintext bool
 	// Logger receives the server's and the bus's logs; nil discards.
 	Logger *slog.Logger
 }
@@ -101,6 +118,7 @@ type Bus struct {
 
 	cfg    Config
 	server *server.Server
+	auth   *auth.Material // the embedded server's material; nil for an external server
 }
 
 // Open starts the embedded server (unless cfg.NATSURL is set), connects and
@@ -115,13 +133,31 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	}
 	b := &Bus{cfg: cfg}
 	url := cfg.NATSURL
+	connOpts := cfg.Options
 	if url == "" {
-		srv, err := startServer(cfg)
+		m := cfg.Auth
+		if m == nil {
+			var err error
+			if m, err = auth.Ensure(filepath.Join(cfg.DataDir, "auth")); err != nil {
+				return nil, fmt.Errorf("bus: %w", err)
+			}
+		}
+		srv, err := startServer(cfg, m)
 		if err != nil {
 			return nil, err
 		}
-		b.server = srv
+		b.server, b.auth = srv, m
 		url = srv.ClientURL()
+		id := cfg.Identity
+		if id.Role == "" {
+			id.Role = auth.RoleAdmin
+		}
+		u, err := m.Issue(id, 0)
+		if err != nil {
+			b.shutdownServer()
+			return nil, fmt.Errorf("bus: %w", err)
+		}
+		connOpts = append(u.Options(), nats.InProcessServer(srv))
 	}
 	log := cfg.Logger
 	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
@@ -133,7 +169,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 				return
 			}
 			log.Warn("nats async error", "err", err)
-		})}, cfg.Options...)
+		})}, connOpts...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		b.shutdownServer()
@@ -164,6 +200,28 @@ func (b *Bus) ClientURL() string {
 // Embedded reports whether this Bus runs the server in-process.
 func (b *Bus) Embedded() bool { return b.server != nil }
 
+// Auth is the embedded server's security material (nil for an external
+// server): tests and one-shot commands issue users of other roles with it.
+func (b *Bus) Auth() *auth.Material { return b.auth }
+
+// UserOptions are the connection options of a new user id of the embedded
+// server (its JWT, seed and inbox prefix), to connect to ClientURL. It
+// returns ErrInvalidConfig for an external server.
+func (b *Bus) UserOptions(id auth.Identity) ([]nats.Option, error) {
+	if b.auth == nil {
+		return nil, fmt.Errorf("%w: users are issued only for the embedded server", ErrInvalidConfig)
+	}
+	u, err := b.auth.Issue(id, 0)
+	if err != nil {
+		return nil, err
+	}
+	opts := u.Options()
+	if b.cfg.TLSCert != "" {
+		opts = append(opts, nats.RootCAs(b.cfg.TLSCert))
+	}
+	return opts, nil
+}
+
 // Close drains the connection and shuts the embedded server down, waiting
 // until it has flushed its stores.
 func (b *Bus) Close() error {
@@ -188,10 +246,15 @@ func (b *Bus) shutdownServer() {
 	}
 }
 
-func startServer(cfg Config) (*server.Server, error) {
+func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 	host, portStr, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("%w: listen %q: %v", ErrInvalidConfig, cfg.Listen, err)
+	}
+	tlsOn := cfg.TLSCert != "" || cfg.TLSKey != ""
+	if !tlsOn && !cfg.AllowPlaintext && !Loopback(host) {
+		return nil, fmt.Errorf("%w: listen %s: a non-loopback address needs TLS: give --tls-cert and --tls-key "+
+			"(PEM files), or --allow-plaintext to accept unencrypted connections from the network", ErrInvalidConfig, cfg.Listen)
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil {
@@ -208,6 +271,17 @@ func startServer(cfg Config) (*server.Server, error) {
 		StoreDir:   filepath.Join(cfg.DataDir, "nats"),
 		MaxPayload: cfg.MaxPayload,
 		NoSigs:     true,
+	}
+	if tlsOn {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey})
+		if err != nil {
+			return nil, fmt.Errorf("%w: tls: %v", ErrInvalidConfig, err)
+		}
+		opts.TLSConfig, opts.TLS, opts.TLSTimeout = tc, true, 2
+	}
+	m.ConfigureServer(opts)
+	if err := adoptGlobalAccount(opts.StoreDir, m.AccountPublicKey()); err != nil {
+		return nil, err
 	}
 	switch s := strings.TrimSpace(cfg.Sync); s {
 	case "":
@@ -276,3 +350,31 @@ func (s *serverLog) Debugf(format string, v ...any) {
 	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
 }
 func (s *serverLog) Tracef(format string, v ...any) {}
+
+// Loopback reports whether host (of a listen address) is reachable only
+// from this machine.
+func Loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// adoptGlobalAccount moves the JetStream files of a data directory written
+// before authentication was on (the server's global account, $G) to the log
+// account's directory, so an upgraded installation keeps its log.
+func adoptGlobalAccount(storeDir, account string) error {
+	old := filepath.Join(storeDir, "jetstream", "$G")
+	if _, err := os.Stat(old); err != nil {
+		return nil
+	}
+	dst := filepath.Join(storeDir, "jetstream", account)
+	if _, err := os.Stat(dst); err == nil {
+		return fmt.Errorf("bus: %s and %s both hold a log; keep one", old, dst)
+	}
+	if err := os.Rename(old, dst); err != nil {
+		return fmt.Errorf("bus: adopt the log of %s: %w", old, err)
+	}
+	return nil
+}

@@ -27,7 +27,8 @@ type child struct {
 func startChild(t testing.TB, b *bus.Bus, tools, id string, heartbeatMS, parallel int, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), env...), "TS_EXEC_CHILD=1", "TS_NATS_URL="+b.ClientURL(), "TS_TOOLS="+tools,
+	cmd.Env = append(append(os.Environ(), env...), "TS_EXEC_CHILD=1", "TS_NATS_URL="+b.ClientURL(),
+		"TS_NATS_CREDS="+bustest.Creds(t, b, bustest.Admin), "TS_TOOLS="+tools,
 		"TS_ID="+id, fmt.Sprint("TS_HEARTBEAT_MS=", heartbeatMS), fmt.Sprint("TS_PARALLEL=", parallel))
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

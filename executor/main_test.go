@@ -16,6 +16,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/registry"
@@ -105,7 +106,7 @@ func appendKey(file, key string, dedupe bool) error {
 // after-invoke, before-ack: SIGKILL itself there, the first time). It serves Go tools "noop" and
 // "noop.leased" besides the file's, and runs until SIGTERM (or SIGKILL).
 func childMain() int {
-	nc, err := nats.Connect(os.Getenv("TS_NATS_URL"))
+	nc, err := nats.Connect(os.Getenv("TS_NATS_URL"), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

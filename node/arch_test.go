@@ -15,7 +15,8 @@ const module = "github.com/toolstream/toolstream/"
 func TestDependenciesPointOneWay(t *testing.T) {
 	allowed := map[string][]string{
 		"events":    {},
-		"bus":       {"events"},
+		"auth":      {"events"},
+		"bus":       {"events", "auth"},
 		"projector": {"events"},
 		"ingest":    {"events"},
 		"registry":  {"events"},

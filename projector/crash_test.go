@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/projector"
@@ -31,7 +32,7 @@ func crashChild() int {
 	url, dir, mode := os.Getenv("TS_NATS_URL"), os.Getenv("TS_DIR"), os.Getenv("TS_MODE")
 	at, _ := strconv.Atoi(os.Getenv("TS_AT"))
 	until, _ := strconv.ParseUint(os.Getenv("TS_UNTIL"), 10, 64)
-	nc, err := nats.Connect(url)
+	nc, err := nats.Connect(url, auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -79,7 +80,7 @@ func crashChild() int {
 func runChild(t *testing.T, b *bus.Bus, dir, mode string, at int, until uint64) (killed bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "TS_CRASH_CHILD=1", "TS_NATS_URL="+b.ClientURL(), "TS_DIR="+dir,
+	cmd.Env = append(os.Environ(), "TS_CRASH_CHILD=1", "TS_NATS_URL="+b.ClientURL(), "TS_NATS_CREDS="+bustest.Creds(t, b, bustest.Admin), "TS_DIR="+dir,
 		"TS_MODE="+mode, "TS_AT="+strconv.Itoa(at), "TS_UNTIL="+strconv.FormatUint(until, 10))
 	cmd.Stderr = os.Stderr
 	err := cmd.Run()

@@ -5,8 +5,10 @@ package bustest
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 )
 
@@ -26,3 +28,25 @@ func StartIn(t testing.TB, dir string) *bus.Bus {
 	t.Cleanup(func() { b.Close() })
 	return b
 }
+
+// Creds writes a .creds file of a new user id of b's embedded server and
+// returns its path, for child processes (auth.CredsOptions reads it).
+func Creds(t testing.TB, b *bus.Bus, id auth.Identity) string {
+	t.Helper()
+	u, err := b.Auth().Issue(id, 0)
+	if err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	data, err := u.Creds()
+	if err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), id.String()+".creds")
+	if err := auth.WritePrivate(path, data); err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	return path
+}
+
+// Admin is the identity of every bus Start opens.
+var Admin = auth.Identity{Role: auth.RoleAdmin}

@@ -1,0 +1,32 @@
+// Package auth is Toolstream's NATS identity: the security material of one
+// installation in the standard NATS decentralized model (an operator, the
+// system account, the log's account, users as signed JWTs in .creds
+// files), and the roles whose permissions say what each identity may
+// publish and read.
+//
+// The material lives in one directory (by default <data>/auth), created on
+// first use by Ensure: every file is readable by its owner only (0600, the
+// directory 0700). The operator's and accounts' seeds never leave it; a
+// user is a JWT signed by the log's account plus the user's own seed, and
+// nothing about users is stored on the server, so Creds can issue one for
+// any role and tenant without touching a running server.
+//
+// An embedded nats-server trusts the operator (ConfigureServer); an
+// external server or cluster is given the same trust with ServerConfig, a
+// fragment to include in its configuration. A server configured either way
+// refuses anonymous clients.
+//
+// Roles (roles.go) are data: the subjects each role may publish and
+// subscribe to, derived from the log's subject scheme (package events) and
+// the names of the processors' durable consumers. Every role but admin
+// receives replies on an inbox prefix of its own (InboxPrefix), so no role
+// can read another identity's replies. Only the admin role may create,
+// update, purge, delete, snapshot or restore the log and the buckets.
+//
+// Invariants kept here (numbers from DESIGN.md): 7, tenants never meet (a
+// producer publishes only its tenant's raw events and reads only its
+// tenant's outcomes); 10, only the operator decides what runs (no anonymous
+// client, every identity limited to what its role needs).
+//
+// Material is immutable after Ensure or Load and safe for concurrent use.
+package auth

@@ -1,0 +1,251 @@
+package auth
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nats-io/jwt/v2"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Role names what an identity may do. Roles are data: permissions derives
+// each role's subjects from the log's subject scheme.
+type Role string
+
+const (
+	// RoleAdmin may do everything, the JetStream API included: the identity
+	// that creates the log and the buckets (serve on one machine,
+	// `toolstream setup` on a cluster).
+	RoleAdmin Role = "admin"
+	// RoleOperator is a person at the controls: approves and denies calls,
+	// writes and erases memory, asks the views, reads the log. It cannot
+	// write calls, results or raw events.
+	RoleOperator Role = "operator"
+	// RoleReader reads the log, the views and the raw results; writes
+	// nothing.
+	RoleReader Role = "reader"
+	// RoleProducer belongs to one tenant: publishes that tenant's raw
+	// provider events and reads that tenant's outcomes, live.
+	RoleProducer Role = "producer"
+	// RoleAssembler runs ingest, the assembler (and its partitions),
+	// responses and the clock; records the tool registry (signed).
+	RoleAssembler Role = "assembler"
+	// RoleExecutor runs completed calls.
+	RoleExecutor Role = "executor"
+	// RoleVerifier checks answers.
+	RoleVerifier Role = "verifier"
+	// RoleMemory keeps memory and answers the memory service.
+	RoleMemory Role = "memory"
+	// RoleSys is a user of the system account, for server monitoring
+	// (`nats server report`); it reaches none of the log's subjects.
+	RoleSys Role = "sys"
+)
+
+// Roles lists every role, in the order the README's table shows them.
+var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleSys}
+
+// Names of what the log's account holds, as the processors create them.
+// The auth tests check them against the packages that own them.
+const (
+	LogStream      = "TOOLSTREAM"
+	ExecBucket     = "ts_exec"    // executor call records (KV)
+	ResultsBucket  = "ts_results" // raw results (object store)
+	LeasesBucket   = "ts_leases"  // partition leases (KV)
+	ServicePrefix  = "tsv"        // request/reply services: tsv.digest, tsv.dump, tsv.memory.…
+	durablePrefix  = "ts-"        // a projection's durable consumer is ts-<name>
+	inboxRoot      = "_INBOX"
+	subjectLogRoot = events.SubjectPrefix
+)
+
+// durables are the processors' durable consumers on the log, by role. The
+// assembler role owns every other consumer name (its partitions are
+// ts-assembler-p<N> for any N), so these are denied to it by name.
+var durables = map[Role][]string{
+	RoleExecutor: {"ts-executor", "ts-executor-approvals"},
+	RoleVerifier: {"ts-verifier"},
+	RoleMemory:   {"ts-memory"},
+}
+
+// Identity is who a user is: a role and, for a producer, its tenant.
+type Identity struct {
+	Role   Role
+	Tenant string
+}
+
+// String is the user's name in its JWT: "role" or "producer:tenant".
+func (id Identity) String() string {
+	if id.Tenant != "" {
+		return string(id.Role) + ":" + id.Tenant
+	}
+	return string(id.Role)
+}
+
+// parseIdentity reverses Identity.String.
+func parseIdentity(name string) (Identity, error) {
+	role, tenant, _ := strings.Cut(name, ":")
+	id := Identity{Role: Role(role), Tenant: tenant}
+	return id, id.validate()
+}
+
+func (id Identity) validate() error {
+	if !slices.Contains(Roles, id.Role) {
+		return fmt.Errorf("%w: %q (want one of %v)", ErrUnknownRole, id.Role, Roles)
+	}
+	if id.Role == RoleProducer {
+		if id.Tenant == events.SystemTenant {
+			return fmt.Errorf("%w: a producer's tenant cannot be %s", events.ErrInvalidTenant, events.SystemTenant)
+		}
+		return events.ValidTenant(id.Tenant)
+	}
+	if id.Tenant != "" {
+		return fmt.Errorf("%w: role %s takes no tenant", ErrUnknownRole, id.Role)
+	}
+	return nil
+}
+
+// InboxPrefix is the prefix of the identity's reply subjects: _INBOX for
+// the admin, _INBOX.ts-<role> or _INBOX.producer-<tenant> for the others.
+// A '-' never appears in the random inboxes of a default client (nats.go's
+// nuid alphabet is [0-9A-Za-z]), so these never collide with them, and each
+// role subscribes to its own prefix only. Clients must use it: nats.go's
+// CustomInboxPrefix, the nats CLI's --inbox-prefix.
+func (id Identity) InboxPrefix() string {
+	switch id.Role {
+	case RoleAdmin, RoleSys:
+		return inboxRoot
+	case RoleProducer:
+		return inboxRoot + ".producer-" + id.Tenant
+	}
+	return inboxRoot + ".ts-" + string(id.Role)
+}
+
+// api is a JetStream API subject.
+func api(parts ...string) string { return "$JS.API." + strings.Join(parts, ".") }
+
+// readStream lets an identity read stream s without a consumer: its info,
+// message gets and direct gets (batched reads of the log use these).
+func readStream(s string) []string {
+	return []string{api("STREAM.INFO", s), api("STREAM.MSG.GET", s), api("DIRECT.GET", s), api("DIRECT.GET", s, ">")}
+}
+
+// ownConsumer lets an identity use the durable consumer name on stream s
+// (every consumer API verb naming it: create, info, delete, next, pause),
+// and acknowledge its messages; nothing else of the consumer API there.
+func ownConsumer(s, name string) []string {
+	return []string{api("CONSUMER.*", s, name), api("CONSUMER.*", s, name, ">"), api("CONSUMER.*.*", s, name),
+		"$JS.ACK." + s + "." + name + ".>"}
+}
+
+// anyConsumer lets an identity create, read from and delete consumers of
+// any name on stream s (a bucket only its role uses), and answer their flow
+// control.
+func anyConsumer(s string) []string {
+	return []string{api("CONSUMER.CREATE", s), api("CONSUMER.*", s, ">"), api("CONSUMER.*.*", s, "*"),
+		"$JS.ACK." + s + ".>", "$JS.FC." + s + ".>"}
+}
+
+// notConsumer denies every consumer API subject naming the durable name on
+// stream s, and acknowledging its messages.
+func notConsumer(s, name string) []string {
+	return []string{api("CONSUMER.*", s, name), api("CONSUMER.*", s, name, ">"), api("CONSUMER.*.*", s, name), "$JS.ACK." + s + "." + name + ".>"}
+}
+
+func kvStream(bucket string) string  { return "KV_" + bucket }
+func objStream(bucket string) string { return "OBJ_" + bucket }
+
+// logSubjects is "ts.<kind>.>" for each kind.
+func logSubjects(kinds ...string) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = subjectLogRoot + "." + k + ".>"
+	}
+	return out
+}
+
+func service(names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = ServicePrefix + "." + n
+	}
+	return out
+}
+
+// permissions returns what id may publish and subscribe to.
+func permissions(id Identity) jwt.Permissions {
+	var p jwt.Permissions
+	inbox := id.InboxPrefix() + ".>"
+	// Every role but admin and sys: its inbox; discovery of services.
+	p.Sub.Allow.Add(inbox)
+	views := service("digest", "dump")
+	reads := append(readStream(LogStream), api("INFO"), api("STREAM.NAMES"), api("STREAM.LIST"))
+	// A processor answers the view services and service discovery.
+	processor := func(durable ...string) {
+		p.Sub.Allow.Add(append([]string{"$SRV.>"}, views...)...)
+		p.Pub.Allow.Add(reads...)
+		for _, d := range durable {
+			p.Pub.Allow.Add(ownConsumer(LogStream, d)...)
+		}
+		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1}
+	}
+	switch id.Role {
+	case RoleAdmin:
+		p = jwt.Permissions{} // no limits
+		return p
+	case RoleSys:
+		return jwt.Permissions{}
+	case RoleOperator:
+		p.Pub.Allow.Add(reads...)
+		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
+		p.Pub.Allow.Add(append(views, service("memory.>")...)...)
+		p.Pub.Allow.Add("$SRV.>")
+		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)
+		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
+	case RoleReader:
+		p.Pub.Allow.Add(reads...)
+		p.Pub.Allow.Add(views...)
+		p.Pub.Allow.Add("$SRV.>")
+		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)
+		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
+	case RoleProducer:
+		t := id.Tenant
+		p.Pub.Allow.Add(subjectLogRoot + ".in." + t + ".>")
+		for _, k := range []string{"call", "resp", "result", "answer"} {
+			p.Sub.Allow.Add(subjectLogRoot + "." + k + "." + t + ".>")
+		}
+		p.Sub.Allow.Add(events.PreviewPrefix + "." + t + ".>")
+	case RoleAssembler:
+		processor()
+		p.Pub.Allow.Add(logSubjects("model", "call", "resp")...)
+		p.Pub.Allow.Add(subjectLogRoot + ".ctl." + events.SystemTenant + ".>")
+		p.Pub.Allow.Add(events.PreviewPrefix + ".>")
+		p.Pub.Allow.Add(anyConsumer(LogStream)...)
+		for _, role := range []Role{RoleExecutor, RoleVerifier, RoleMemory} {
+			for _, d := range durables[role] {
+				p.Pub.Deny.Add(notConsumer(LogStream, d)...)
+			}
+		}
+		p.Pub.Deny.Add("$JS.FC." + LogStream + ".>")
+		p.Pub.Allow.Add("$KV." + LeasesBucket + ".>")
+		p.Pub.Allow.Add(readStream(kvStream(LeasesBucket))...)
+		p.Pub.Allow.Add(anyConsumer(kvStream(LeasesBucket))...)
+	case RoleExecutor:
+		processor(durables[RoleExecutor]...)
+		p.Pub.Allow.Add(logSubjects("exec", "result")...)
+		p.Pub.Allow.Add("$KV."+ExecBucket+".>", "$O."+ResultsBucket+".>")
+		for _, s := range []string{kvStream(ExecBucket), objStream(ResultsBucket)} {
+			p.Pub.Allow.Add(readStream(s)...)
+			p.Pub.Allow.Add(anyConsumer(s)...)
+		}
+	case RoleVerifier:
+		processor(durables[RoleVerifier]...)
+		p.Pub.Allow.Add(logSubjects("answer")...)
+		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)
+		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
+	case RoleMemory:
+		processor(durables[RoleMemory]...)
+		p.Pub.Allow.Add(logSubjects("mem")...)
+		p.Sub.Allow.Add(service("memory.>")...)
+	}
+	return p
+}
