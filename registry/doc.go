@@ -19,8 +19,13 @@
 //	    side_effect: irreversible    # none | reversible | irreversible
 //	    approval: required           # none | required
 //	    coerce: false                # allow "12" -> 12 where the schema wants a number
-//	    http: {url: "http://127.0.0.1:8080/refund", headers: {X-Api: v1}}
+//	    http:
+//	      url: "http://127.0.0.1:8080/refund"
+//	      headers: {X-Api: v1, Authorization: "Bearer ${env:REFUND_TOKEN}"}
+//	      follow_redirects: none     # none | same_origin
 //	    # command: ["/usr/local/bin/refund", "--json"]
+//	    # env: [AWS_REGION]          # or {NAME: value}, e.g. {DB_PASSWORD: "${file:/run/secrets/db}"}
+//	    # sandbox: {network: none, filesystem: readonly, memory: 256MiB, cpu: 10s}
 //	grants:
 //	  - tenant: acme
 //	    permissions: [orders.refund, weather.read]
@@ -33,6 +38,37 @@
 // without approval, or a tool that has a side effect and no idempotency but
 // retries on provider_timeout or tool_error (a retry could repeat the
 // effect).
+//
+// Secrets are references, never values (DESIGN.md invariant 10): a header
+// or env value may hold ${env:NAME} (the executor's variable NAME) or
+// ${file:PATH} (an absolute path; one trailing newline is dropped), alone
+// or within text ("Bearer ${env:TOKEN}"; $${ is a literal ${). The
+// executor resolves them at every call; the registry, its Spec and Digest,
+// the log and the views hold only the reference. A literal value is
+// refused where the name says it carries a credential: the headers
+// Authorization, Proxy-Authorization, Cookie and any header or variable
+// whose name ends in -Key, -Token, -Secret, -Password, -Auth, -Signature,
+// -Credentials or ApiKey (case-insensitive, '-' or '_').
+//
+// What a command tool gets: the arguments on stdin and a minimal
+// environment — PATH (/usr/local/bin:/usr/bin:/bin), HOME and TMPDIR (a
+// private directory per invocation), LANG (C.UTF-8), the TOOLSTREAM_*
+// variables — plus only what env names. env is a list of names, each
+// passing the executor's variable of that name (canonically NAME:
+// "${env:NAME}"), or a mapping of names to values; it may replace PATH
+// and LANG, never HOME, TMPDIR or TOOLSTREAM_*.
+//
+// sandbox confines a command tool (the executor refuses to run it where
+// it cannot): network none (the default: a network namespace of its own,
+// loopback only) or host; filesystem readonly (the default and only mode:
+// everything read-only but its private HOME and TMPDIR); memory, a size
+// in B, KiB, MiB or GiB (16MiB to 1024GiB) bounding each process's private
+// writable memory; cpu, whole seconds bounding each process's CPU time.
+// An empty sandbox: {} takes the defaults and no limits.
+//
+// follow_redirects: an http tool follows no redirect by default: a
+// redirect fails the call, and nothing is sent to where it points.
+// same_origin follows redirects to the same scheme, host and port only.
 //
 // Invariants kept here (numbers from DESIGN.md):
 //
@@ -49,6 +85,10 @@
 //     events.Reason and a detail saying which field is wrong and what it
 //     should be; a tools file that no longer parses leaves the previous
 //     registry in effect (Watcher, Follower).
+//   - 10, tools get only what their contract names: secrets are
+//     references (the spec holds ${env:…}/${file:…}, never a value), a
+//     command tool's environment is what env lists, and sandbox says how it
+//     is confined.
 //
 // Hot reload: a Watcher polls the file (modification time, size, then
 // content hash) and, given WatcherConfig.JS, records the registry in effect

@@ -162,20 +162,22 @@ type spec struct {
 }
 
 type specTool struct {
-	Name         string          `json:"name"`
-	Version      int             `json:"version"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"input_schema"`
-	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
-	Timeout      string          `json:"timeout"`
-	Retry        specRetry       `json:"retry"`
-	Idempotency  string          `json:"idempotency"`
-	Permission   string          `json:"permission"`
-	SideEffect   string          `json:"side_effect"`
-	Approval     string          `json:"approval"`
-	Coerce       bool            `json:"coerce"`
-	HTTP         *specHTTP       `json:"http,omitempty"`
-	Command      []string        `json:"command,omitempty"`
+	Name         string            `json:"name"`
+	Version      int               `json:"version"`
+	Description  string            `json:"description,omitempty"`
+	InputSchema  json.RawMessage   `json:"input_schema"`
+	OutputSchema json.RawMessage   `json:"output_schema,omitempty"`
+	Timeout      string            `json:"timeout"`
+	Retry        specRetry         `json:"retry"`
+	Idempotency  string            `json:"idempotency"`
+	Permission   string            `json:"permission"`
+	SideEffect   string            `json:"side_effect"`
+	Approval     string            `json:"approval"`
+	Coerce       bool              `json:"coerce"`
+	HTTP         *specHTTP         `json:"http,omitempty"`
+	Command      []string          `json:"command,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	Sandbox      *specSandbox      `json:"sandbox,omitempty"`
 
 	timeout, backoff time.Duration
 	path             string
@@ -188,8 +190,9 @@ type specRetry struct {
 }
 
 type specHTTP struct {
-	URL     string            `json:"url"`
-	Headers map[string]string `json:"headers,omitempty"`
+	URL             string            `json:"url"`
+	Headers         map[string]string `json:"headers,omitempty"`
+	FollowRedirects string            `json:"follow_redirects,omitempty"` // "" is RedirectsNone
 }
 
 type specGrant struct {
@@ -380,7 +383,7 @@ func (d *decoder) file(doc any) *spec {
 
 func (d *decoder) tool(path string, v any) specTool {
 	m := d.object(path, v, "name", "version", "description", "input_schema", "output_schema", "timeout",
-		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command")
+		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "env", "sandbox")
 	t := specTool{path: path}
 	if m == nil {
 		return t
@@ -443,21 +446,17 @@ func (d *decoder) tool(path string, v any) specTool {
 	}
 	if hv := m["http"]; hv != nil {
 		hp := join(path, "http")
-		hm := d.object(hp, hv, "url", "headers")
+		hm := d.object(hp, hv, "url", "headers", "follow_redirects")
 		if hm != nil {
 			h := &specHTTP{URL: d.str(join(hp, "url"), hm["url"], "")}
 			if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				d.fail(join(hp, "url"), "%q is not an http(s) URL", h.URL)
 			}
 			if hh := hm["headers"]; hh != nil {
-				hhm, ok := hh.(map[string]any)
-				if !ok {
-					d.fail(join(hp, "headers"), "want a mapping of header names to values, got %s", typeName(hh))
-				}
-				h.Headers = make(map[string]string, len(hhm))
-				for k, v := range hhm {
-					h.Headers[k] = d.str(join(join(hp, "headers"), k), v, "")
-				}
+				h.Headers = d.headers(join(hp, "headers"), hh)
+			}
+			if d.enum(join(hp, "follow_redirects"), hm["follow_redirects"], RedirectsNone, RedirectsNone, RedirectsSameOrigin) == RedirectsSameOrigin {
+				h.FollowRedirects = RedirectsSameOrigin
 			}
 			t.HTTP = h
 		}
@@ -474,6 +473,7 @@ func (d *decoder) tool(path string, v any) specTool {
 	if t.HTTP != nil && t.Command != nil {
 		d.fail(path, "give http or command, not both")
 	}
+	d.confinement(path, m, &t)
 	return t
 }
 

@@ -55,9 +55,13 @@ func build(s *spec) (*Registry, error) {
 			Retry:       RetryPolicy{MaxAttempts: st.Retry.MaxAttempts, Backoff: st.backoff, On: st.Retry.On},
 			Idempotency: st.Idempotency, Permission: st.Permission, SideEffect: st.SideEffect,
 			Approval: st.Approval, Coerce: st.Coerce, Command: st.Command,
+			Env: st.Env, Sandbox: st.Sandbox.sandbox(),
 		}
 		if st.HTTP != nil {
-			t.HTTP = &HTTPSpec{URL: st.HTTP.URL, Headers: st.HTTP.Headers}
+			t.HTTP = &HTTPSpec{URL: st.HTTP.URL, Headers: st.HTTP.Headers, FollowRedirects: RedirectsNone}
+			if st.HTTP.FollowRedirects != "" {
+				t.HTTP.FollowRedirects = st.HTTP.FollowRedirects
+			}
 		}
 		var err error
 		if t.input, err = compileSchema(t.Ref(), "input_schema", st.InputSchema); err != nil {

@@ -74,6 +74,13 @@ type Tool struct {
 	Coerce       bool   // allow "12" → 12 where the input schema wants a number
 	HTTP         *HTTPSpec
 	Command      []string
+	// Env are the variables a command tool gets besides its minimal
+	// environment (PATH, HOME, TMPDIR, LANG, TOOLSTREAM_*): name → value,
+	// where a value may hold references the executor resolves each call
+	// (see Ref, Expand). PATH and LANG given here replace the defaults.
+	Env map[string]string
+	// Sandbox confines a command tool; nil: it runs unconfined.
+	Sandbox *Sandbox
 
 	input  *jsonschema.Schema
 	output *jsonschema.Schema // nil: any result
@@ -87,11 +94,22 @@ type RetryPolicy struct {
 	On          []events.ErrorType
 }
 
+// Redirect policies of an http tool (http.follow_redirects).
+const (
+	// RedirectsNone: a redirect is not followed; the call fails.
+	RedirectsNone = "none"
+	// RedirectsSameOrigin: a redirect to the same scheme, host and port is
+	// followed; any other is not, and the call fails.
+	RedirectsSameOrigin = "same_origin"
+)
+
 // HTTPSpec is an http implementation: the arguments are POSTed as JSON to
-// URL with Headers added.
+// URL with Headers added. A header value may hold references the executor
+// resolves each call (see Ref, Expand).
 type HTTPSpec struct {
-	URL     string
-	Headers map[string]string
+	URL             string
+	Headers         map[string]string
+	FollowRedirects string // RedirectsNone | RedirectsSameOrigin
 }
 
 // Ref is the tool's versioned name, "name@version": Lookup accepts it.
