@@ -100,6 +100,7 @@ func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool)
 	next.Duplicates = b.cfg.DuplicateWindow
 	next.MaxMsgSize = b.cfg.MaxPayload
 	next.AllowAtomicPublish = true // the relays keep their order with atomic batches
+	next.AllowDirect = true        // readers read by direct gets (package logread), with no consumer
 	if b.cfg.Replicas > 0 {
 		next.Replicas = b.cfg.Replicas
 	}
@@ -107,7 +108,7 @@ func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool)
 		next.SubjectTransform = partitionTransform(b.cfg.Partitions)
 	}
 	changed := !slices.Equal(cur.Subjects, next.Subjects) || cur.Duplicates != next.Duplicates ||
-		cur.MaxMsgSize != next.MaxMsgSize || cur.Replicas != next.Replicas || !cur.AllowAtomicPublish ||
+		cur.MaxMsgSize != next.MaxMsgSize || cur.Replicas != next.Replicas || !cur.AllowAtomicPublish || !cur.AllowDirect ||
 		!sameTransform(cur.SubjectTransform, next.SubjectTransform)
 	return next, changed
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/projector"
 )
@@ -39,6 +40,11 @@ type ExclusiveConfig struct {
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
+
+const (
+	leaseTTLDefault    = 10 * time.Second
+	leaseBucketDefault = auth.LeasesBucket
+)
 
 // Exclusive runs projections so that across every process running the same
 // set (the replicas of one service) each projection has exactly one active
@@ -77,10 +83,10 @@ func NewExclusive(cfg ExclusiveConfig) (*Exclusive, error) {
 		cfg.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(nonce))
 	}
 	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = 10 * time.Second
+		cfg.LeaseTTL = leaseTTLDefault
 	}
 	if cfg.Bucket == "" {
-		cfg.Bucket = "ts_leases"
+		cfg.Bucket = leaseBucketDefault
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -141,17 +147,34 @@ func (x *Exclusive) Run(ctx context.Context) error {
 	return nil
 }
 
-// bucket creates or opens the lease bucket. NB: nats-server answers none of
-// several concurrent creations of one replicated bucket, so each attempt
-// has a short deadline and the next one finds the bucket.
+// bucket creates or opens the lease bucket.
 func (x *Exclusive) bucket(ctx context.Context) (jetstream.KeyValue, error) {
-	cfg := projector.LeaseBucketConfig(x.cfg.Bucket, x.cfg.LeaseTTL, x.cfg.Bus.Replicas())
+	return leaseBucket(ctx, x.cfg.Bus, x.cfg.Bucket, x.cfg.LeaseTTL, x.log)
+}
+
+// SetupLeases creates the default lease bucket (ts_leases, the default
+// LeaseTTL) if it does not exist: what `toolstream setup` does as the admin
+// identity, since the roles that use the bucket may not create it.
+func SetupLeases(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	_, err := leaseBucket(ctx, b, leaseBucketDefault, leaseTTLDefault, log)
+	return err
+}
+
+// leaseBucket creates or opens a lease bucket, retrying for up to a minute
+// (a role that may not create it waits for the admin to). NB: nats-server
+// answers none of several concurrent creations of one replicated bucket,
+// so each attempt has a short deadline and the next one finds the bucket.
+func leaseBucket(ctx context.Context, b *bus.Bus, bucket string, ttl time.Duration, log *slog.Logger) (jetstream.KeyValue, error) {
+	cfg := projector.LeaseBucketConfig(bucket, ttl, b.Replicas())
 	deadline := time.Now().Add(time.Minute)
 	for {
 		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		kv, err := x.cfg.Bus.JS.KeyValue(actx, cfg.Bucket)
+		kv, err := b.JS.KeyValue(actx, cfg.Bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
-			kv, err = x.cfg.Bus.JS.CreateKeyValue(actx, cfg)
+			kv, err = b.JS.CreateKeyValue(actx, cfg)
 		}
 		cancel()
 		if err == nil {
@@ -160,7 +183,7 @@ func (x *Exclusive) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, fmt.Errorf("cluster: lease bucket %s: %w", cfg.Bucket, err)
 		}
-		x.log.Info("lease bucket not ready; retrying", "err", err)
+		log.Info("lease bucket not ready; retrying", "err", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):

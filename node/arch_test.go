@@ -16,8 +16,9 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	allowed := map[string][]string{
 		"events":    {},
 		"auth":      {"events"},
+		"logread":   {},
 		"bus":       {"events", "auth"},
-		"projector": {"events"},
+		"projector": {"events", "logread"},
 		"ingest":    {"events"},
 		"registry":  {"events"},
 		"responses": {"events", "projector"},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 )
@@ -34,8 +35,14 @@ type globals struct {
 	creds      string
 	user       string
 	password   string
+	tlsCert    string
+	tlsKey     string
+	tlsCA      string
+	plaintext  bool
 	stderr     io.Writer
 	stdout     io.Writer
+
+	registryKeyFile, registryTrustFiles string // registrykeys.go
 }
 
 func main() {
@@ -89,9 +96,15 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.IntVar(&g.partitions, "partitions", 0, fmt.Sprintf("model subject partitions, one active assembler each (0: keep the log's setting, none on a new log; at most %d)", bus.PartitionsMax))
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pf.StringVar(&g.creds, "creds", "", "NATS credentials file")
+	pf.StringVar(&g.creds, "creds", "", "NATS credentials file (toolstream creds); by default a command authenticates as the operator with the material in --data/auth")
 	pf.StringVar(&g.user, "user", "", "NATS user")
 	pf.StringVar(&g.password, "password", "", "NATS password")
+	pf.StringVar(&g.registryKeyFile, "registry-key", "", "key that signs registry changes (PEM PKCS #8 ed25519; default --data/auth/registry.key, made by serve --tools when missing)")
+	pf.StringVar(&g.registryTrustFiles, "registry-trust", "", "public keys whose registry changes take effect (PEM files, comma-separated; default --data/auth/registry.pub)")
+	pf.StringVar(&g.tlsCert, "tls-cert", "", "serve: the embedded server's TLS certificate (PEM); clients then need --tls-ca")
+	pf.StringVar(&g.tlsKey, "tls-key", "", "serve: the embedded server's TLS private key (PEM)")
+	pf.StringVar(&g.tlsCA, "tls-ca", "", "CA certificate (PEM) that signed the server's TLS certificate")
+	pf.BoolVar(&g.plaintext, "allow-plaintext", false, "serve: let the embedded server listen on a non-loopback address without TLS")
 	root.AddCommand(serveCmd(g), replayCmd(g))
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))
@@ -117,34 +130,79 @@ func (g *globals) logger() (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", g.logFormat)
 }
 
-func (g *globals) natsOptions() []nats.Option {
+// natsOptions are the connection options of the identity the flags name:
+// --creds, else --user/--password, else the operator of the material in
+// --data/auth when there is one; and --tls-ca.
+func (g *globals) natsOptions() ([]nats.Option, error) {
 	var opts []nats.Option
-	if g.creds != "" {
-		opts = append(opts, nats.UserCredentials(g.creds))
-	}
-	if g.user != "" {
+	switch {
+	case g.creds != "":
+		opts = auth.CredsOptions(g.creds)
+	case g.user != "":
 		opts = append(opts, nats.UserInfo(g.user, g.password))
+	default:
+		m, err := auth.Load(g.authDir())
+		if err != nil && !errors.Is(err, auth.ErrNoMaterial) {
+			return nil, err
+		}
+		if m != nil {
+			u, err := m.Issue(auth.Identity{Role: auth.RoleOperator}, 0)
+			if err != nil {
+				return nil, err
+			}
+			opts = u.Options()
+		}
 	}
-	return opts
+	if g.tlsCA != "" {
+		opts = append(opts, nats.RootCAs(g.tlsCA))
+	}
+	return opts, nil
 }
 
-// openEmbedded starts the embedded server (serve, one-shot commands).
+// authDir holds the installation's NATS security material.
+func (g *globals) authDir() string { return filepath.Join(g.data, "auth") }
+
+// openEmbedded starts the embedded server (serve, one-shot commands), or
+// with --nats-url connects to that server as the flags say.
 func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, listen string) (*bus.Bus, error) {
-	return bus.Open(ctx, bus.Config{DataDir: dataDir, Listen: listen, NATSURL: g.natsURL, Sync: g.sync,
-		Replicas: g.replicas, Partitions: g.partitions, Logger: log, Options: g.natsOptions(), Name: "toolstream"})
+	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: g.natsURL, Sync: g.sync,
+		Replicas: g.replicas, Partitions: g.partitions, Logger: log, Name: "toolstream",
+		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
+	if g.natsURL != "" {
+		opts, err := g.natsOptions()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Options = opts
+	}
+	return bus.Open(ctx, cfg)
 }
 
 // connect reaches a running server: --nats-url, else the embedded server of
-// a running `toolstream serve` at --listen; if none answers, it starts the
-// embedded server on --data itself (so replay and friends work offline).
+// a running `toolstream serve` at --listen (as the operator of --data, or
+// the identity of --creds); if none answers, it starts the embedded server
+// on --data itself (so replay and friends work offline).
 func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, error) {
 	if g.natsURL != "" {
 		return g.openEmbedded(ctx, log, g.data, g.listen)
 	}
-	url := "nats://" + g.listen
-	if nc, err := nats.Connect(url, append(g.natsOptions(), nats.Timeout(500*time.Millisecond))...); err == nil {
+	opts, err := g.natsOptions()
+	if err != nil {
+		return nil, err
+	}
+	scheme := "nats://"
+	if g.tlsCA != "" {
+		scheme = "tls://"
+	}
+	url := scheme + g.listen
+	nc, err := nats.Connect(url, append(opts, nats.Timeout(500*time.Millisecond))...)
+	switch {
+	case err == nil:
 		nc.Close()
-		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: g.natsOptions(), Replicas: g.replicas, Partitions: g.partitions})
+		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: opts, Replicas: g.replicas, Partitions: g.partitions})
+	case errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked):
+		return nil, fmt.Errorf("the server at %s refused this command's identity (%w): run it with the --data of that serve, "+
+			"or give --creds (toolstream creds ROLE --out FILE)", g.listen, err)
 	}
 	return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
 }

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/auth"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/cluster"
+	"github.com/toolstream/toolstream/executor"
+)
+
+func init() {
+	extraCommands = append(extraCommands, credsCmd, authCmd, setupCmd)
+}
+
+func credsCmd(g *globals) *cobra.Command {
+	var tenant, out string
+	var ttl time.Duration
+	cmd := &cobra.Command{
+		Use:   "creds ROLE",
+		Short: "Write a NATS .creds file for a role (" + fmt.Sprint(auth.Roles) + ")",
+		Long: `creds issues a user of one role, signed with the security material in --data/auth (made by
+the first serve, or by auth init), and writes it as a .creds file readable by its owner only.
+The stock nats CLI and every NATS client library accept it. Every role but admin and sys
+receives replies on an inbox prefix of its own, which clients must use: the toolstream
+commands take it from the file; the nats CLI needs --inbox-prefix (printed on stderr).
+
+  producer  --tenant T: publish only ts.in.T.>, read (live) only T's calls, results,
+            response outcomes, verdicts and previews
+  assembler ingest, assembler and partitions, responses, clock; records the registry
+  executor  runs calls; its bucket ts_exec and object store ts_results
+  verifier  checks answers       memory   keeps memory, answers tsv.memory
+  operator  approvals, memory writes and erasure, views, reads the log
+  reader    reads the log, the views and raw results; writes nothing
+  admin     everything: creates, updates, purges and deletes the log and buckets
+  sys       the system account: server monitoring (nats server report)`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("--out: give the file to write (or - for standard output)")
+			}
+			m, err := auth.Load(g.authDir())
+			if err != nil {
+				return fmt.Errorf("%w (run toolstream serve or toolstream auth init with this --data first)", err)
+			}
+			u, err := m.Issue(auth.Identity{Role: auth.Role(args[0]), Tenant: tenant}, ttl)
+			if err != nil {
+				return err
+			}
+			data, err := u.Creds()
+			if err != nil {
+				return err
+			}
+			if out == "-" {
+				_, err = g.stdout.Write(data)
+			} else {
+				err = auth.WritePrivate(out, data)
+			}
+			if err != nil {
+				return err
+			}
+			if p := u.Identity.InboxPrefix(); p != "_INBOX" {
+				fmt.Fprintf(g.stderr, "%s: inbox prefix %s (nats CLI: --inbox-prefix %s)\n", u.Identity, p, p)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "the producer's tenant")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (mode 0600), or - for standard output")
+	cmd.Flags().DurationVar(&ttl, "expires", 0, "validity of the user (0: no expiry)")
+	return cmd
+}
+
+func authCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "auth", Short: "The installation's NATS security material"}
+	var natsConfig, credsDir string
+	var tenants string
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the security material in --data/auth; write a server configuration and creds for a cluster",
+		Long: `auth init creates the operator, accounts and registry signing key in --data/auth (owner-only
+files) unless they exist, as the first serve does. For an external server or cluster,
+--nats-config writes the configuration fragment every server includes (operator, system
+account, account resolver), and --creds-dir writes one .creds file per role (and one
+producer per --tenants entry).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := auth.Ensure(g.authDir())
+			if err != nil {
+				return err
+			}
+			if natsConfig != "" {
+				if err := os.WriteFile(natsConfig, []byte(m.ServerConfig()), 0o644); err != nil {
+					return err
+				}
+			}
+			if credsDir == "" {
+				return nil
+			}
+			ids := []auth.Identity{}
+			for _, r := range auth.Roles {
+				if r != auth.RoleProducer {
+					ids = append(ids, auth.Identity{Role: r})
+				}
+			}
+			for _, t := range splitList(tenants) {
+				ids = append(ids, auth.Identity{Role: auth.RoleProducer, Tenant: t})
+			}
+			for _, id := range ids {
+				u, err := m.Issue(id, 0)
+				if err != nil {
+					return err
+				}
+				data, err := u.Creds()
+				if err != nil {
+					return err
+				}
+				name := string(id.Role)
+				if id.Tenant != "" {
+					name += "-" + id.Tenant
+				}
+				if err := auth.WritePrivate(filepath.Join(credsDir, name+".creds"), data); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	initCmd.Flags().StringVar(&natsConfig, "nats-config", "", "write the nats-server configuration fragment here")
+	initCmd.Flags().StringVar(&credsDir, "creds-dir", "", "write a .creds file per role into this directory")
+	initCmd.Flags().StringVar(&tenants, "tenants", "", "comma-separated tenants to write producer creds for (with --creds-dir)")
+	cmd.AddCommand(initCmd)
+	return cmd
+}
+
+func setupCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "setup",
+		Short: "Create or update the log and the buckets (as the admin identity; once per cluster)",
+		Long: `setup creates the log's stream TOOLSTREAM (or updates its replicas and partitions when
+--replicas or --partitions say so), the executors' bucket ts_exec and object store
+ts_results, and the lease bucket ts_leases, then exits. Only the admin identity may; the
+processors' roles only open them. serve on one machine does it by itself.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			b, err := g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			return setupBuckets(ctx, b, log)
+		},
+	}
+}
+
+// setupBuckets creates what the processors' roles may open but not
+// create.
+func setupBuckets(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
+	if _, err := executor.NewContext(ctx, executor.Config{JS: b.JS, Stream: bus.StreamName, Replicas: b.Replicas(), Logger: log}); err != nil {
+		return err
+	}
+	return cluster.SetupLeases(ctx, b, log)
+}
