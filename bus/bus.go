@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 )
 
 // StreamName is the log's stream.
@@ -377,4 +378,11 @@ func adoptGlobalAccount(storeDir, account string) error {
 		return fmt.Errorf("bus: adopt the log of %s: %w", old, err)
 	}
 	return nil
+}
+
+// Read reads the log by direct gets (package logread): cfg's Conn and
+// Stream are the bus's. A role that may only read the log reads it so.
+func (b *Bus) Read(ctx context.Context, cfg logread.Config, fn func([]*logread.Msg) error) error {
+	cfg.Conn, cfg.Stream = b.Conn, StreamName
+	return logread.Read(ctx, cfg, fn)
 }

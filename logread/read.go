@@ -32,8 +32,13 @@ type Config struct {
 	From uint64
 	// UpTo is the last sequence delivered; 0 means no bound.
 	UpTo uint64
-	// Filter delivers only messages on matching subjects; "" all.
+	// Filter delivers only messages on matching subjects; "" all. The
+	// server skips the others.
 	Filter string
+	// Subjects delivers only messages matching one of these patterns,
+	// skipped here rather than by the server (a read of several kinds of
+	// subject); none delivers all.
+	Subjects []string
 	// BatchMax bounds the messages of one request; default 256.
 	BatchMax int
 	// Follow keeps reading as the stream grows, until the context ends.
@@ -89,6 +94,7 @@ func Read(ctx context.Context, cfg Config, fn func([]*Msg) error) error {
 	subject := "$JS.API.DIRECT.GET." + cfg.Stream
 	next := cfg.From
 	wait := 5 * time.Millisecond
+	keep := NewFilter(cfg.Subjects)
 	for {
 		if cfg.UpTo > 0 && next > cfg.UpTo {
 			return nil
@@ -117,6 +123,15 @@ func Read(ctx context.Context, cfg Config, fn func([]*Msg) error) error {
 					batch = batch[:len(batch)-1]
 				}
 			}
+		}
+		if keep != nil {
+			kept := batch[:0]
+			for _, m := range batch {
+				if keep.Match(m.Subject) {
+					kept = append(kept, m)
+				}
+			}
+			batch = kept
 		}
 		if len(batch) > 0 {
 			if err := fn(batch); err != nil {

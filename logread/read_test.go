@@ -79,6 +79,15 @@ func TestReadInOrderWithFilterBoundsAndDeletes(t *testing.T) {
 	if len(some) != 30 {
 		t.Fatalf("filtered read gave %d messages %v, want 30", len(some), seqs(some))
 	}
+	two := readAll(t, logread.Config{Conn: b.Conn, Stream: bus.StreamName, Subjects: []string{"ts.call.t0.>", "ts.call.t2.x"}})
+	if len(two) != 667 {
+		t.Fatalf("read of two subjects gave %d messages, want 667", len(two))
+	}
+	for _, m := range two {
+		if m.Subject == "ts.call.t1.x" {
+			t.Fatalf("read of two subjects gave seq %d on %s", m.Seq, m.Subject)
+		}
+	}
 	if none := readAll(t, logread.Config{Conn: b.Conn, Stream: bus.StreamName, From: 5000}); len(none) != 0 {
 		t.Fatalf("read past the end gave %d messages", len(none))
 	}

@@ -2,12 +2,10 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/logread"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 )
@@ -36,13 +34,7 @@ type observer struct {
 // and counts what happens until ctx ends; it returns nil then, or an error
 // if the consumer cannot be set up.
 func (m *Metrics) Run(ctx context.Context) error {
-	var it jetstream.MessagesContext
-	c, err := m.src.Bus.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects: ObservedSubjects, DeliverPolicy: jetstream.DeliverNewPolicy,
-	})
-	if err == nil {
-		it, err = c.Messages()
-	}
+	last, err := m.src.Bus.LastSeq(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
@@ -51,28 +43,22 @@ func (m *Metrics) Run(ctx context.Context) error {
 	}
 	m.observing.Store(true)
 	defer m.observing.Store(false)
-	go func() { <-ctx.Done(); it.Stop() }()
 	o := &observer{m: m, pending: map[string]*pending{}}
-	for {
-		msg, err := it.Next()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				return nil
+	err = m.src.Bus.Read(ctx, logread.Config{From: last + 1, Subjects: ObservedSubjects, Follow: true}, func(batch []*logread.Msg) error {
+		for _, msg := range batch {
+			ev, err := events.Decode(msg.Data)
+			if err != nil {
+				continue // the projections record bad input
 			}
-			m.log.Warn("metrics: observer", "err", err)
-			continue
+			m.observed.Inc()
+			o.observe(ev, time.Unix(0, msg.Time))
 		}
-		md, err := msg.Metadata()
-		if err != nil {
-			continue
-		}
-		ev, err := events.Decode(msg.Data())
-		if err != nil {
-			continue // the projections record bad input
-		}
-		m.observed.Inc()
-		o.observe(ev, md.Timestamp)
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("metrics: observer: %w", err)
 	}
+	return nil
 }
 
 func (o *observer) observe(ev *events.Event, at time.Time) {

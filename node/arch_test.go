@@ -17,7 +17,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		"events":    {},
 		"auth":      {"events"},
 		"logread":   {},
-		"bus":       {"events", "auth"},
+		"bus":       {"events", "auth", "logread"},
 		"projector": {"events", "logread"},
 		"ingest":    {"events"},
 		"registry":  {"events"},

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -136,36 +137,16 @@ func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error)
 // ReadAll returns every event now on subjects, in log order. Messages that
 // do not decode are skipped (the projections record them).
 func ReadAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
-	last, err := LastSeq(ctx, b, subjects)
-	if err != nil || last == 0 {
-		return nil, err
-	}
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
-	if err != nil {
-		return nil, err
-	}
 	var out []*events.Event
-	for {
-		batch, err := c.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
-		if err != nil {
-			return nil, err
-		}
-		for m := range batch.Messages() {
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, err
-			}
-			if ev, err := events.Decode(m.Data()); err == nil {
+	err := b.Read(ctx, logread.Config{Subjects: subjects}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			if ev, err := events.Decode(m.Data); err == nil {
 				out = append(out, ev)
 			}
-			if md.Sequence.Stream >= last {
-				return out, nil
-			}
 		}
-		if err := batch.Error(); err != nil {
-			return nil, err
-		}
-	}
+		return nil
+	})
+	return out, err
 }
 
 // WaitEvents polls the log until ok accepts the events on subjects, or ctx

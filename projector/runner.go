@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -85,7 +86,9 @@ type Config struct {
 	// UntilSeq stops the runner after the last message at or below it
 	// (replay); 0 runs until the context ends.
 	UntilSeq uint64
-	// Ephemeral uses an ordered consumer instead of the durable one (replay).
+	// Ephemeral reads the log by direct gets (package logread) instead of a
+	// durable consumer (replay): nothing is created on the server, so a
+	// reader's identity may replay.
 	Ephemeral bool
 	// PublishTimeout bounds one relay publish or batch commit; default 5 s.
 	PublishTimeout time.Duration
@@ -146,7 +149,7 @@ type Runner struct {
 	applied    atomic.Uint64
 	rejected   atomic.Uint64
 	relayed    atomic.Uint64
-	filter     filter
+	filter     logread.Filter
 	relayKick  chan struct{}
 	outboxLow  []byte // relay goroutine only: every outbox key below it is deleted
 	atomic     bool   // relay goroutine only: the stream takes atomic batches
@@ -183,7 +186,7 @@ func New(cfg Config, p Projection) (*Runner, error) {
 		r.wo = pebble.Sync
 	}
 	r.tx.overlay = make(map[string]*[]byte)
-	r.filter = newFilter(p.Subjects())
+	r.filter = logread.NewFilter(p.Subjects())
 	cp, _, err := getClone(db, keyCheckpoint)
 	if err != nil {
 		db.Close()
@@ -337,6 +340,9 @@ func (r *Runner) Rejections() ([]Rejection, error) {
 // Run consumes and applies until ctx ends (nil error), UntilSeq is reached
 // (nil error) or an infrastructure error occurs.
 func (r *Runner) Run(ctx context.Context) error {
+	if r.cfg.Ephemeral {
+		return r.read(ctx)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	msgs := make(chan jetstream.Msg, 2*r.cfg.BatchMax)
@@ -395,7 +401,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-stall.C:
 			if behind, err := r.behind(ctx); err != nil {
 				r.log.Debug("stall check", "err", err)
-			} else if behind && !r.cfg.Ephemeral {
+			} else if behind {
 				if r.Checkpoint() == stalledAt {
 					stallWait = min(2*stallWait, stallCheckMax)
 				}
@@ -513,20 +519,12 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:   start,
 	}
-	// No server-side filter: see subject.go.
-	var cons jetstream.Consumer
-	var err error
-	if r.cfg.Ephemeral {
-		cons, err = r.cfg.JS.OrderedConsumer(ctx, r.cfg.Stream, jetstream.OrderedConsumerConfig{
-			DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start,
-		})
-	} else {
-		// The checkpoint decides where to resume: recreate the consumer there.
-		if derr := r.cfg.JS.DeleteConsumer(ctx, r.cfg.Stream, r.cfg.Durable); derr != nil && !errors.Is(derr, jetstream.ErrConsumerNotFound) {
-			return nil, fmt.Errorf("projector: reset consumer %s: %w", r.cfg.Durable, derr)
-		}
-		cons, err = r.cfg.JS.CreateConsumer(ctx, r.cfg.Stream, cfg)
+	// No server-side filter: see subject.go. The checkpoint decides where
+	// to resume: recreate the consumer there.
+	if derr := r.cfg.JS.DeleteConsumer(ctx, r.cfg.Stream, r.cfg.Durable); derr != nil && !errors.Is(derr, jetstream.ErrConsumerNotFound) {
+		return nil, fmt.Errorf("projector: reset consumer %s: %w", r.cfg.Durable, derr)
 	}
+	cons, err := r.cfg.JS.CreateConsumer(ctx, r.cfg.Stream, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("projector: consumer %s: %w", r.cfg.Durable, err)
 	}
@@ -561,7 +559,7 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 			return false, fmt.Errorf("projector: metadata: %w", err)
 		}
 		seq := md.Sequence.Stream
-		if seq > next && !r.cfg.Ephemeral {
+		if seq > next {
 			lost, err := r.lost(ctx, next, seq)
 			if err != nil {
 				return false, fmt.Errorf("projector: delivery gap %d-%d: %w", next, seq-1, err)
@@ -586,7 +584,7 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 	if err := r.applyMsgs(ctx, msgs); err != nil {
 		return false, err
 	}
-	if ack != nil && !r.cfg.Ephemeral {
+	if ack != nil {
 		if err := ack.Ack(); err != nil {
 			r.log.Warn("ack failed; the checkpoint keeps the position", "err", err)
 		}
@@ -608,7 +606,7 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 		if seq <= last {
 			continue // redelivery of an applied message: a no-op
 		}
-		if !r.filter.match(m.Subject) {
+		if !r.filter.Match(m.Subject) {
 			last = seq // not ours: the checkpoint passes over it
 			continue
 		}

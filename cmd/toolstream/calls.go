@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 	"github.com/toolstream/toolstream/node"
 )
 
@@ -101,40 +101,16 @@ func orReason(r string) string {
 // watch prints every event on subjects from the start of the log; without
 // follow it stops at the last one there now.
 func watch(ctx context.Context, b *bus.Bus, subjects []string, follow bool, fn func(*events.Event) error) error {
-	last, err := node.LastSeq(ctx, b, subjects)
-	if err != nil {
-		return err
-	}
-	if last == 0 && !follow {
-		return nil
-	}
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
-	if err != nil {
-		return err
-	}
-	it, err := c.Messages()
-	if err != nil {
-		return err
-	}
-	defer it.Stop()
-	go func() { <-ctx.Done(); it.Stop() }()
-	for {
-		m, err := it.Next()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+	return b.Read(ctx, logread.Config{Subjects: subjects, Follow: follow}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			ev, err := events.Decode(m.Data)
+			if err != nil {
+				continue // not ours to judge here; the projections record it
 			}
-			return err
+			if err := fn(ev); err != nil {
+				return err
+			}
 		}
-		ev, err := events.Decode(m.Data())
-		if err != nil {
-			continue // not ours to judge here; the projections record it
-		}
-		if err := fn(ev); err != nil {
-			return err
-		}
-		if md, err := m.Metadata(); err == nil && !follow && md.Sequence.Stream >= last {
-			return nil
-		}
-	}
+		return nil
+	})
 }

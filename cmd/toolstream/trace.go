@@ -12,11 +12,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/logread"
 	"github.com/toolstream/toolstream/node"
 )
 
@@ -84,36 +84,16 @@ type logEntry struct {
 // readEntries returns every event now on subjects, in log order, with
 // sequences and stream timestamps. Messages that do not decode are skipped.
 func readEntries(ctx context.Context, b *bus.Bus, subjects []string) ([]logEntry, error) {
-	last, err := node.LastSeq(ctx, b, subjects)
-	if err != nil || last == 0 {
-		return nil, err
-	}
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
-	if err != nil {
-		return nil, err
-	}
 	var out []logEntry
-	for {
-		batch, err := c.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
-		if err != nil {
-			return nil, err
-		}
-		for m := range batch.Messages() {
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, err
-			}
-			if ev, err := events.Decode(m.Data()); err == nil {
-				out = append(out, logEntry{Seq: md.Sequence.Stream, Stored: md.Timestamp.UTC(), Subject: m.Subject(), Ev: ev})
-			}
-			if md.Sequence.Stream >= last {
-				return out, nil
+	err := b.Read(ctx, logread.Config{Subjects: subjects}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			if ev, err := events.Decode(m.Data); err == nil {
+				out = append(out, logEntry{Seq: m.Seq, Stored: time.Unix(0, m.Time).UTC(), Subject: m.Subject, Ev: ev})
 			}
 		}
-		if err := batch.Error(); err != nil {
-			return nil, err
-		}
-	}
+		return nil
+	})
+	return out, err
 }
 
 // TraceStep is one event of a call's lineage.

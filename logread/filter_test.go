@@ -1,9 +1,9 @@
-package projector
+package logread
 
 import "testing"
 
 func TestFilterMatch(t *testing.T) {
-	f := newFilter([]string{"ts.model.>", "ts.ctl._system.clock", "ts.*.acme.x"})
+	f := NewFilter([]string{"ts.model.>", "ts.ctl._system.clock", "ts.*.acme.x"})
 	for subj, want := range map[string]bool{
 		"ts.model.acme.r.i":      true,
 		"ts.model":               false,
@@ -18,8 +18,8 @@ func TestFilterMatch(t *testing.T) {
 		"ts.in.acme.f.s":         false,
 		"":                       false,
 	} {
-		if got := f.match(subj); got != want {
-			t.Errorf("match(%q) = %v, want %v", subj, got, want)
+		if got := f.Match(subj); got != want {
+			t.Errorf("Match(%q) = %v, want %v", subj, got, want)
 		}
 	}
 }
