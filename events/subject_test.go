@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/toolstream/toolstream/events"
@@ -37,5 +38,28 @@ func TestTokenIsInjective(t *testing.T) {
 		if err != nil || back != id {
 			t.Fatalf("Untoken(Token(%q)) = %q, %v", id, back, err)
 		}
+	}
+}
+
+func TestDecodeAtRefusesAnotherTenantsSubject(t *testing.T) {
+	data, err := events.Encode(&events.Event{ID: "e1", Tenant: "acme", Response: "r", Item: "i", Body: &events.TextDelta{Text: "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for subject, want := range map[string]error{
+		"ts.model.acme.r.i":   nil,
+		"ts.model.acme.r.i.3": nil, // a partitioned model subject
+		"ts.model.beta.r.i":   events.ErrTenantMismatch,
+		"ts.model._system.x":  events.ErrTenantMismatch,
+		"ts":                  events.ErrMalformed,
+		"other.model.acme.r":  events.ErrMalformed,
+	} {
+		_, err := events.DecodeAt(subject, data)
+		if !errors.Is(err, want) || (want != nil && !errors.Is(err, events.ErrBadInput)) {
+			t.Errorf("events.DecodeAt(%s) = %v, want %v (bad input)", subject, err, want)
+		}
+	}
+	if events.ReasonOf(fmt.Errorf("x: %w", events.ErrTenantMismatch)) != events.ReasonTenantMismatch || events.ReasonOf(events.ErrMalformed) != events.ReasonMalformedEvent || events.ReasonOf(errors.New("io")) != "" {
+		t.Error("events.ReasonOf does not name the reasons")
 	}
 }

@@ -30,11 +30,12 @@ type Msg struct {
 	err error
 }
 
-// Event decodes the message as an encoded event (once). Errors wrap
-// events.ErrBadInput.
+// Event decodes the message as an encoded event (once), and refuses one
+// whose envelope's tenant is not its subject's (events.ErrTenantMismatch).
+// Errors wrap events.ErrBadInput.
 func (m *Msg) Event() (*events.Event, error) {
 	if m.ev == nil && m.err == nil {
-		m.ev, m.err = events.Decode(m.Data)
+		m.ev, m.err = events.DecodeAt(m.Subject, m.Data)
 	}
 	return m.ev, m.err
 }
@@ -314,9 +315,10 @@ func seqKey(prefix []byte, seq uint64, n uint32) []byte {
 
 // Rejection is a message a projection refused, kept in the view.
 type Rejection struct {
-	Seq     uint64 `msgpack:"q" json:"seq"`
-	Subject string `msgpack:"s" json:"subject"`
-	Reason  string `msgpack:"r" json:"reason"`
+	Seq     uint64        `msgpack:"q" json:"seq"`
+	Subject string        `msgpack:"s" json:"subject"`
+	Code    events.Reason `msgpack:"c,omitempty" json:"code,omitempty"` // typed (events.ReasonOf)
+	Reason  string        `msgpack:"r" json:"reason"`
 }
 
 // Rejections lists the rejected messages of the view, oldest first.
@@ -673,7 +675,7 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 // reject records m as rejected and lets the projection emit its typed event.
 func (r *Runner) reject(ctx context.Context, b *pebble.Batch, m *Msg, reason error) error {
 	r.log.Warn("rejected", "seq", m.Seq, "subject", m.Subject, "reason", reason)
-	v, err := msgpack.Marshal(&Rejection{Seq: m.Seq, Subject: m.Subject, Reason: reason.Error()})
+	v, err := msgpack.Marshal(&Rejection{Seq: m.Seq, Subject: m.Subject, Code: events.ReasonOf(reason), Reason: reason.Error()})
 	if err != nil {
 		return err
 	}

@@ -239,3 +239,37 @@ func TestRunnerResumesWhenDeliveriesStop(t *testing.T) {
 	last := publishText(t, b, "acme", "a", 2, "two")
 	waitFor(t, r, last)
 }
+
+// TestAttackTenantMismatch: an event stored on one tenant's subject whose
+// envelope names another tenant is refused with a typed reason before any
+// projection applies it, in replay as live; the tenant it names is
+// untouched.
+func TestAttackTenantMismatch(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	publishText(t, b, "acme", "a", 1, "hello")
+	forged, err := b.Publish(ctx, "ts.model.beta.r1.x", &events.Event{ID: "forged", Tenant: "acme", Response: "r1", Item: "x",
+		Body: &events.TextDelta{Index: 40, Text: "forged"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := publishText(t, b, "beta", "b", 2, "honest")
+	r, stop := startRunner(t, b, t.TempDir(), tally{}, nil)
+	defer stop()
+	waitFor(t, r, last)
+	v := r.View()
+	defer v.Close()
+	if n, sum := tallyState(v, "acme"); n != 1 || sum != 1 {
+		t.Fatalf("acme tally = %d, %d: the forged event was applied to the tenant it named", n, sum)
+	}
+	if n, _ := tallyState(v, "beta"); n != 1 {
+		t.Fatalf("beta tally = %d, want its one honest event", n)
+	}
+	rj, err := r.Rejections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rj) != 1 || rj[0].Seq != forged.Sequence || rj[0].Code != events.ReasonTenantMismatch {
+		t.Fatalf("rejections = %+v, want the forged event as %s", rj, events.ReasonTenantMismatch)
+	}
+}
