@@ -70,10 +70,11 @@ func decide(ctx context.Context, js jetstream.JetStream, tenant, callKey string,
 // handleApprovalMsg records a decision in the call's record and, when the
 // call is waiting for it, carries the call on.
 func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
-	ev, err := events.Decode(m.Data())
+	ev, err := events.DecodeAt(m.Subject(), m.Data())
 	if err != nil {
-		e.log.Warn("undecodable approval event ignored", "subject", m.Subject(), "err", err)
-		m.TermWithReason("undecodable")
+		reason := events.ReasonOf(err)
+		e.log.Warn("approval event refused", "reason", reason, "subject", m.Subject(), "err", err)
+		m.TermWithReason(string(reason))
 		return
 	}
 	decision, by, reason := "", "", ""
@@ -128,7 +129,7 @@ func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
 		m.NakWithDelay(e.cfg.Heartbeat)
 		return
 	}
-	cev, err := events.Decode(raw.Data)
+	cev, err := events.DecodeAt(raw.Subject, raw.Data)
 	var cc *events.CallCompleted
 	isCall := false
 	if err == nil {
