@@ -452,6 +452,7 @@ func (d *decoder) tool(path string, v any) specTool {
 			if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				d.fail(join(hp, "url"), "%q is not an http(s) URL", h.URL)
 			}
+			d.urlCredentials(join(hp, "url"), h.URL)
 			if hh := hm["headers"]; hh != nil {
 				h.Headers = d.headers(join(hp, "headers"), hh)
 			}

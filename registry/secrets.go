@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -143,6 +144,14 @@ func (d *decoder) value(path, name string, v any) string {
 		d.fail(path, "%s carries a credential, and the tools file (hence the log) must not hold one: use ${env:NAME} or ${file:PATH}, e.g. \"Bearer ${env:API_TOKEN}\"", name)
 	}
 	return s
+}
+
+// urlCredentials refuses a URL that carries user:password@ (the message
+// does not repeat it).
+func (d *decoder) urlCredentials(path, raw string) {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		d.fail(path, "the url carries credentials (user:password@), and the tools file (hence the log) must not hold one: send them in a header with ${env:NAME} or ${file:PATH}, e.g. Authorization: \"Basic ${file:/run/secrets/api}\"")
+	}
 }
 
 // headers decodes http.headers: header names to values (see value).

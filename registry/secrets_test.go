@@ -103,6 +103,7 @@ func TestLiteralSecretsAreRefused(t *testing.T) {
 
 func TestConfinementErrorsNameTheField(t *testing.T) {
 	cases := []struct{ name, src, path, msg string }{
+		{"url credentials", `tools: [{name: a, http: {url: "https://bob:hunter2@api.example/x"}}]`, "tools[0].http.url", "carries credentials"},
 		{"unknown source", `tools: [{name: a, http: {url: "http://x", headers: {X-A: "${vault:x}"}}}]`, "tools[0].http.headers.X-A", "not a reference"},
 		{"empty env name", `tools: [{name: a, http: {url: "http://x", headers: {X-A: "${env:}"}}}]`, "tools[0].http.headers.X-A", "not an environment variable name"},
 		{"relative file", `tools: [{name: a, http: {url: "http://x", headers: {X-A: "${file:secret}"}}}]`, "tools[0].http.headers.X-A", "absolute"},
