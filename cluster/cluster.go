@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 )
 
@@ -44,8 +45,15 @@ type Config struct {
 	// store directory are always the cluster's; the server name is kept if
 	// set. Each call must return a fresh value: servers share nothing.
 	Options func(i int) (*server.Options, error)
-	// Account that holds the log's stream; default the global account.
+	// Account that holds the log's stream; default the log account of
+	// Auth, or the global account with Options and no Auth.
 	Account string
+	// Auth is the material every server trusts; without Options it
+	// defaults to new material in Dir/auth, so a test cluster refuses
+	// anonymous clients as the embedded server does. With Options the
+	// configuration file says what the servers trust; Auth then only
+	// issues the test's users.
+	Auth *auth.Material
 }
 
 // Cluster is a JetStream cluster of embedded nats-servers on loopback ports
@@ -55,7 +63,8 @@ type Config struct {
 type Cluster struct {
 	t       TB
 	account string
-	mu      sync.Mutex // guards nodes[i].srv
+	auth    *auth.Material // nil: the servers trust no operator
+	mu      sync.Mutex     // guards nodes[i].srv
 	nodes   []*node
 }
 
@@ -76,11 +85,22 @@ func Start(t TB, cfg Config) *Cluster {
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
+	configure := cfg.Options == nil
+	if cfg.Auth == nil && configure {
+		m, err := auth.Ensure(filepath.Join(cfg.Dir, "auth"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Auth = m
+	}
 	if cfg.Account == "" {
 		cfg.Account = server.DEFAULT_GLOBAL_ACCOUNT
+		if cfg.Auth != nil {
+			cfg.Account = cfg.Auth.AccountPublicKey()
+		}
 	}
 	ports := freePorts(t, 2*cfg.Servers)
-	c := &Cluster{t: t, account: cfg.Account}
+	c := &Cluster{t: t, account: cfg.Account, auth: cfg.Auth}
 	for i := 0; i < cfg.Servers; i++ {
 		n := &node{name: fmt.Sprintf("n%d", i+1), port: ports[2*i]}
 		n.build = func() (*server.Options, error) {
@@ -100,6 +120,9 @@ func Start(t TB, cfg Config) *Cluster {
 			o.StoreDir = filepath.Join(cfg.Dir, fmt.Sprintf("n%d", i+1))
 			o.NoSigs, o.NoLog = true, true
 			o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = Name, "127.0.0.1", ports[2*i+1]
+			if configure {
+				cfg.Auth.ConfigureServer(o)
+			}
 			o.Routes = nil
 			for j := 0; j < cfg.Servers; j++ {
 				if j != i {
@@ -275,7 +298,11 @@ func (c *Cluster) WaitStreamLeader(ctx context.Context, stream string, not int) 
 func (c *Cluster) Open(t TB, cfg bus.Config) *bus.Bus {
 	t.Helper()
 	cfg.NATSURL = c.URLs()
-	cfg.Options = append(ClientOptions(), cfg.Options...)
+	if len(cfg.Options) == 0 {
+		cfg.Options = c.UserOptions(t, auth.Identity{Role: auth.RoleAdmin})
+	} else {
+		cfg.Options = append(ClientOptions(), cfg.Options...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyMax)
 	defer cancel()
 	b, err := bus.Open(ctx, cfg)
@@ -284,6 +311,42 @@ func (c *Cluster) Open(t TB, cfg bus.Config) *bus.Bus {
 	}
 	t.Cleanup(func() { b.Close() })
 	return b
+}
+
+// UserOptions are ClientOptions plus the credentials and inbox prefix of a
+// new user id (none when the servers trust no operator).
+func (c *Cluster) UserOptions(t TB, id auth.Identity) []nats.Option {
+	t.Helper()
+	if c.auth == nil {
+		return ClientOptions()
+	}
+	u, err := c.auth.Issue(id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(ClientOptions(), u.Options()...)
+}
+
+// Creds writes a .creds file of a new user id for a child process and
+// returns its path ("" when the servers trust no operator).
+func (c *Cluster) Creds(t TB, id auth.Identity) string {
+	t.Helper()
+	if c.auth == nil {
+		return ""
+	}
+	u, err := c.auth.Issue(id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := u.Creds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), id.String()+".creds")
+	if err := auth.WritePrivate(path, data); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // ServerOptions reads a nats-server configuration file with nats-server's

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/registry"
 	"go.yaml.in/yaml/v3"
 )
@@ -29,7 +30,8 @@ type composeService struct {
 	Command     []string          `yaml:"command"`
 	Environment map[string]string `yaml:"environment"`
 	Volumes     []string          `yaml:"volumes"`
-	DependsOn   []string          `yaml:"depends_on"`
+	Ports       []string          `yaml:"ports"`
+	DependsOn   any               `yaml:"depends_on"`
 }
 
 // interpolate expands ${VAR:-default}, ${VAR-default}, ${VAR}, $VAR and $$
@@ -97,52 +99,83 @@ func natsServices(t *testing.T, cf composeFile) map[string]string {
 	return out
 }
 
+// deployConfigs copies deploy/nats into a temporary directory with the
+// trust of new security material in auth/resolver.conf, as the compose
+// file's auth service writes it, and returns the directory and the
+// material.
+func deployConfigs(t *testing.T) (string, *auth.Material) {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := auth.Ensure(filepath.Join(dir, "material"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join("..", "deploy", "nats", "*.conf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no configuration in deploy/nats: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "auth", "resolver.conf"), []byte(m.ServerConfig()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
 // TestDeployConfigsParse reads every NATS configuration in deploy/ with
-// nats-server's own parser, in the environment docker-compose gives the
-// servers, and checks they form one 3-server JetStream cluster with the
-// role accounts.
+// nats-server's own parser, with the trust the compose file's auth service
+// writes, and checks they form one 3-server JetStream cluster that trusts
+// only Toolstream's operator and configures no user.
 func TestDeployConfigsParse(t *testing.T) {
 	cf := readCompose(t)
 	servers := natsServices(t, cf)
 	if len(servers) != 3 {
 		t.Fatalf("%d NATS services in docker-compose.yml, want 3", len(servers))
 	}
-	files, err := filepath.Glob(filepath.Join("..", "deploy", "nats", "*.conf"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no configuration in deploy/nats: %v", err)
-	}
-	for name, s := range cf.Services {
-		if _, ok := servers[name]; ok {
-			for k, v := range s.Environment {
-				t.Setenv(k, v)
-			}
-		}
-	}
+	dir, m := deployConfigs(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.conf"))
 	for _, f := range files {
 		o, err := server.ProcessConfigFile(f)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		if filepath.Base(f) == "accounts.conf" {
-			continue // included by each server's file
-		}
 		if !o.JetStream || o.Cluster.Name != "toolstream" || len(o.Routes) != 3 || o.Cluster.Port != 6222 {
 			t.Errorf("%s: jetstream %v, cluster %q on %d with %d routes; want one 3-route JetStream cluster", f, o.JetStream, o.Cluster.Name, o.Cluster.Port, len(o.Routes))
 		}
-		var accounts []string
-		for _, a := range o.Accounts {
-			accounts = append(accounts, a.Name)
+		if len(o.TrustedOperators) != 1 || o.SystemAccount != m.SystemPublicKey() || o.AccountResolver == nil {
+			t.Errorf("%s: %d trusted operators, system account %q: want Toolstream's operator and its system account", f, len(o.TrustedOperators), o.SystemAccount)
 		}
-		slices.Sort(accounts)
-		if !slices.Equal(accounts, []string{"ACME", "GLOBEX", "SYS", "TS"}) || o.SystemAccount != "SYS" {
-			t.Errorf("%s: accounts %v, system %q", f, accounts, o.SystemAccount)
+		if len(o.Users) != 0 || len(o.Nkeys) != 0 || o.NoAuthUser != "" || len(o.Accounts) != 0 {
+			t.Errorf("%s: users, accounts or a no-auth user configured beside the operator", f)
+		}
+		if o.HTTPHost != "" && o.HTTPPort != 0 {
+			for _, s := range cf.Services {
+				for _, p := range s.Ports {
+					if strings.Contains(p, fmt.Sprint(o.HTTPPort)) {
+						t.Errorf("%s: the monitoring port %d is published to the host", f, o.HTTPPort)
+					}
+				}
+			}
 		}
 	}
 	for name, f := range servers {
-		if !slices.Contains(files, f) {
+		if _, err := os.Stat(filepath.Join(dir, filepath.Base(f))); err != nil {
 			t.Errorf("%s reads %s, which is not in deploy/nats", name, f)
 		}
+	}
+	if _, err := os.Stat(filepath.Join("..", "deploy", "nats", "auth")); err != nil {
+		t.Errorf("deploy/nats/auth, the mount point of the servers' trust, is missing: %v", err)
 	}
 }
 
@@ -181,13 +214,36 @@ func runHelp(t *testing.T, args []string) (string, error) {
 	return out.String(), err
 }
 
+// roleOf is the role a compose service's components need.
+func roleOf(command []string) auth.Role {
+	switch command[0] {
+	case "auth":
+		return ""
+	case "setup":
+		return auth.RoleAdmin
+	}
+	i := slices.Index(command, "--components")
+	if i < 0 || i+1 == len(command) {
+		return auth.RoleAdmin
+	}
+	switch strings.Split(command[i+1], ",")[0] {
+	case "executor":
+		return auth.RoleExecutor
+	case "verifier":
+		return auth.RoleVerifier
+	case "memory":
+		return auth.RoleMemory
+	}
+	return auth.RoleAssembler
+}
+
 // TestComposeServicesAcceptTheirCommandLines runs every Toolstream
 // service's command line from docker-compose.yml through the binary's flag
-// parser, checks the components it names exist and that the NATS user it
-// logs in as exists with the same password in the servers' configuration;
-// that every component runs in some service; and that the service running
-// the assembler reads a tools file (--tools) the repository ships and the
-// registry parser accepts.
+// parser, checks the components it names exist, that it logs in with the
+// credentials of its role from the volume the auth service writes them to
+// (and mounts no other role's), that every component runs in some service;
+// and that the service running the assembler reads a tools file (--tools)
+// the repository ships and the registry parser accepts.
 func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -197,22 +253,11 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 		t.Fatal("an unknown flag passed: this check would check nothing")
 	}
 	servers := natsServices(t, cf)
-	for name, s := range cf.Services {
-		if _, ok := servers[name]; ok {
-			for k, v := range s.Environment {
-				t.Setenv(k, v)
-			}
-		}
+	authService, ok := cf.Services["auth"]
+	if !ok || len(authService.Command) < 2 || authService.Command[0] != "auth" || authService.Command[1] != "init" {
+		t.Fatal("no auth service running toolstream auth init")
 	}
-	opts, err := server.ProcessConfigFile(filepath.Join("..", "deploy", "nats", "nats-1.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	users := map[string]*server.User{}
-	for _, u := range opts.Users {
-		users[u.Username] = u
-	}
-	want := []string{"assembler", "executor-1", "executor-2", "verifier", "memory"}
+	want := []string{"assembler", "auth", "executor-1", "executor-2", "memory", "setup", "verifier"}
 	var got []string
 	running := map[string]bool{} // components some service runs
 	for name, s := range cf.Services {
@@ -230,6 +275,10 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 			if err != nil {
 				t.Fatalf("toolstream %s: %v\n%s", strings.Join(s.Command, " "), err, help)
 			}
+			role := roleOf(s.Command)
+			if role == "" {
+				return // the auth service itself
+			}
 			flag := func(f string) string {
 				i := slices.Index(s.Command, f)
 				if i < 0 || i+1 == len(s.Command) {
@@ -237,9 +286,11 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 				}
 				return s.Command[i+1]
 			}
-			for _, c := range strings.Split(flag("--components"), ",") {
-				if !strings.Contains(help, c) {
-					t.Errorf("component %q is not one serve knows:\n%s", c, help)
+			if i := slices.Index(s.Command, "--components"); i >= 0 {
+				for _, c := range strings.Split(flag("--components"), ",") {
+					if !strings.Contains(help, c) {
+						t.Errorf("component %q is not one serve knows:\n%s", c, help)
+					}
 				}
 			}
 			for _, u := range strings.Split(flag("--nats-url"), ",") {
@@ -248,20 +299,32 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 					t.Errorf("--nats-url names %s, not a NATS service", u)
 				}
 			}
-			user := users[flag("--user")]
-			if user == nil || user.Account == nil || user.Account.Name != "TS" {
-				t.Fatalf("user %q is not a Toolstream role in deploy/nats/accounts.conf", flag("--user"))
+			// Its credentials: the role's volume, which the auth service
+			// fills, mounted read-only; no other role's volume.
+			creds := flag("--creds")
+			volume := "creds-" + string(role)
+			mounted := false
+			for _, v := range s.Volumes {
+				parts := strings.Split(v, ":")
+				if strings.HasPrefix(parts[0], "creds-") && parts[0] != volume {
+					t.Errorf("mounts %s, another role's credentials", parts[0])
+				}
+				if parts[0] == volume && len(parts) == 3 && parts[2] == "ro" && filepath.Dir(creds) == parts[1] {
+					mounted = true
+				}
 			}
-			if user.Password != flag("--password") {
-				t.Errorf("user %s: the service's password is not the servers'", user.Username)
+			if !mounted {
+				t.Errorf("--creds %s is not in the read-only volume %s", creds, volume)
 			}
-			if slices.Contains(strings.Split(flag("--components"), ","), "assembler") {
+			if !slices.Contains(authService.Volumes, volume+":/out/creds/"+string(role)) {
+				t.Errorf("the auth service does not write %s's credentials into %s", role, volume)
+			}
+			if slices.Contains(strings.Split(strings.Join(s.Command, ","), ","), "assembler") && s.Command[0] == "serve" {
 				checkToolsFile(t, s, flag("--tools"))
 			}
 		})
 	}
 	slices.Sort(got)
-	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("Toolstream services %v, want %v", got, want)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -267,4 +268,16 @@ func NewAssemblerPartitions(b *bus.Bus, viewsDir string, newAssembler func() *as
 		return nil, fmt.Errorf("%w: the log's model subjects are not partitioned", bus.ErrInvalidConfig)
 	}
 	return NewExclusive(ExclusiveConfig{Bus: b, Dir: viewsDir, Projections: AssemblerPartitions(n, newAssembler), Logger: log})
+}
+
+// Setup creates what the processors' roles may open but not create: the
+// executors' record bucket and raw-result store, and the lease bucket (the
+// log's stream is created by bus.Open as b's identity). It is what
+// `toolstream setup` runs as the admin identity, once per cluster; serve on
+// one machine creates them by itself.
+func Setup(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
+	if _, err := executor.NewContext(ctx, executor.Config{JS: b.JS, Stream: bus.StreamName, Replicas: b.Replicas(), Logger: log}); err != nil {
+		return err
+	}
+	return SetupLeases(ctx, b, log)
 }

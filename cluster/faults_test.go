@@ -259,7 +259,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 		t.Fatalf("stream replicas = %d, want 3", admin.Replicas())
 	}
 	viewDir := filepath.Join(t.TempDir(), "views")
-	proc := startProcessor(t, c.URLs(), viewDir)
+	proc := startProcessor(t, c, viewDir)
 
 	tools := &tally{n: map[string]int{}}
 	execs := startExecutors(t, c, 2, tools)
@@ -307,7 +307,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc = startProcessor(t, c.URLs(), viewDir)
+	proc = startProcessor(t, c, viewDir)
 	procRecovery := waitFor(ctx, t, "the restarted processor catching up", func() bool {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -95,7 +97,7 @@ func processorChild() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "processor", Options: cluster.ClientOptions()})
+	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "processor", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "processor:", err)
@@ -145,7 +147,7 @@ func exclusiveChild() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "exclusive", Options: cluster.ClientOptions()})
+	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "exclusive", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "exclusive:", err)
@@ -171,22 +173,24 @@ type child struct {
 	done chan error
 }
 
-func startProcessor(t testing.TB, urls, dir string) *child {
-	return startChild(t, "processor", urls, dir)
+func startProcessor(t testing.TB, c *cluster.Cluster, dir string) *child {
+	return startChild(t, c, "processor", dir)
 }
 
-func startChild(t testing.TB, mode, urls, dir string, env ...string) *child {
+// startChild runs a child process of mode on c, as the admin.
+func startChild(t testing.TB, c *cluster.Cluster, mode, dir string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), "TS_CLUSTER_CHILD="+mode, "TS_NATS_URL="+urls, "TS_DIR="+dir), env...)
+	cmd.Env = append(append(os.Environ(), "TS_CLUSTER_CHILD="+mode, "TS_NATS_URL="+c.URLs(),
+		"TS_NATS_CREDS="+c.Creds(t, bustest.Admin), "TS_DIR="+dir), env...)
 	cmd.Stderr = &prefixWriter{w: os.Stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, done: make(chan error, 1)}
-	go func() { c.done <- cmd.Wait() }()
-	t.Cleanup(func() { c.cmd.Process.Kill(); <-c.done })
-	return c
+	ch := &child{cmd: cmd, done: make(chan error, 1)}
+	go func() { ch.done <- cmd.Wait() }()
+	t.Cleanup(func() { ch.cmd.Process.Kill(); <-ch.done })
+	return ch
 }
 
 // kill SIGKILLs the processor and waits until it is gone.

@@ -114,7 +114,7 @@ func TestDegradedClusterNeverCreatesR1(t *testing.T) {
 	c := cluster.Start(t, cluster.Config{})
 	c.Stop(2)
 	ctx := context.Background()
-	b, err := bus.Open(ctx, bus.Config{NATSURL: c.URL(0), SetupMax: 2 * time.Second, Options: cluster.ClientOptions()})
+	b, err := bus.Open(ctx, bus.Config{NATSURL: c.URL(0), SetupMax: 2 * time.Second, Options: c.UserOptions(t, bustest.Admin)})
 	if err == nil {
 		r := b.Replicas()
 		b.Close()
@@ -128,7 +128,7 @@ func TestDegradedClusterNeverCreatesR1(t *testing.T) {
 	// leave the stream uncreated.
 	t.Logf("open on a degraded cluster: %v", err)
 	// An explicit --replicas 1 is the operator's decision.
-	b, err = bus.Open(ctx, bus.Config{NATSURL: c.URL(0), Replicas: 1, Options: cluster.ClientOptions()})
+	b, err = bus.Open(ctx, bus.Config{NATSURL: c.URL(0), Replicas: 1, Options: c.UserOptions(t, bustest.Admin)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestDegradedClusterNeverCreatesR1(t *testing.T) {
 // replicas gets a clear error, not a silent single replica.
 func TestTwoServerClusterNeedsExplicitReplicas(t *testing.T) {
 	c := cluster.Start(t, cluster.Config{Servers: 2})
-	_, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), SetupMax: time.Second, Options: cluster.ClientOptions()})
+	_, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), SetupMax: time.Second, Options: c.UserOptions(t, bustest.Admin)})
 	if err == nil || !strings.Contains(err.Error(), "fewer than 3") || !strings.Contains(err.Error(), "--replicas") {
 		t.Fatalf("open on a 2-server cluster: %v, want the fewer-than-3 error", err)
 	}
@@ -160,7 +160,7 @@ func TestConcurrentOpensAgree(t *testing.T) {
 	replicas := make(chan int, n)
 	for i := 0; i < n; i++ {
 		go func() {
-			b, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), Options: cluster.ClientOptions()})
+			b, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), Options: c.UserOptions(t, bustest.Admin)})
 			if err != nil {
 				errs <- err
 				return

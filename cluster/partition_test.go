@@ -76,7 +76,7 @@ func TestPartitionsHaveOneActiveAssemblerAndTakeOver(t *testing.T) {
 	}
 	slices.Sort(names)
 
-	first := startChild(t, "exclusive", c.URLs(), filepath.Join(t.TempDir(), "first"),
+	first := startChild(t, c, "exclusive", filepath.Join(t.TempDir(), "first"),
 		"TS_PARTITIONS="+strconv.Itoa(partitions))
 	// The first holds everything once the lease bucket shows all its keys.
 	waitFor(ctx, t, "the first process holding every lease", func() bool {

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -121,7 +122,7 @@ func TestRelayKeepsOrderThroughLeaderChange(t *testing.T) {
 	leader := c.StreamLeader(bus.StreamName)
 	// The relay talks to a follower, so its publishes outlive the leader
 	// and meet "no responders" until a new one is elected.
-	rb, err := bus.Open(ctx, bus.Config{NATSURL: c.URL((leader + 1) % c.Size()), Options: cluster.ClientOptions()})
+	rb, err := bus.Open(ctx, bus.Config{NATSURL: c.URL((leader + 1) % c.Size()), Options: c.UserOptions(t, bustest.Admin)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/logread"
-	"github.com/toolstream/toolstream/node"
 )
 
 func init() { extraCommands = append(extraCommands, callsCmd) }

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/cluster"
-	"github.com/toolstream/toolstream/executor"
 )
 
 func init() {
@@ -87,12 +83,21 @@ func authCmd(g *globals) *cobra.Command {
 		Long: `auth init creates the operator, accounts and registry signing key in --data/auth (owner-only
 files) unless they exist, as the first serve does. For an external server or cluster,
 --nats-config writes the configuration fragment every server includes (operator, system
-account, account resolver), and --creds-dir writes one .creds file per role (and one
-producer per --tenants entry).`,
+account, account resolver), and --creds-dir writes one directory per role, each holding
+only what that role's processes need: <role>/nats.creds and registry.pub, and the
+registry signing key registry.key for the assembler (it records the tools file); one
+producers/<tenant>/nats.creds per --tenants entry.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
 			m, err := auth.Ensure(g.authDir())
 			if err != nil {
+				return err
+			}
+			if _, err := g.signingKey(log, true); err != nil {
 				return err
 			}
 			if natsConfig != "" {
@@ -112,6 +117,15 @@ producer per --tenants entry).`,
 			for _, t := range splitList(tenants) {
 				ids = append(ids, auth.Identity{Role: auth.RoleProducer, Tenant: t})
 			}
+			keyPath, _ := g.registryKeyPath()
+			priv, err := os.ReadFile(keyPath)
+			if err != nil {
+				return err
+			}
+			pub, err := os.ReadFile(filepath.Join(g.authDir(), "registry.pub"))
+			if err != nil {
+				return err
+			}
 			for _, id := range ids {
 				u, err := m.Issue(id, 0)
 				if err != nil {
@@ -121,19 +135,27 @@ producer per --tenants entry).`,
 				if err != nil {
 					return err
 				}
-				name := string(id.Role)
+				dir := filepath.Join(credsDir, string(id.Role))
 				if id.Tenant != "" {
-					name += "-" + id.Tenant
+					dir = filepath.Join(credsDir, "producers", id.Tenant)
 				}
-				if err := auth.WritePrivate(filepath.Join(credsDir, name+".creds"), data); err != nil {
+				if err := auth.WritePrivate(filepath.Join(dir, "nats.creds"), data); err != nil {
 					return err
+				}
+				if err := auth.WritePrivate(filepath.Join(dir, "registry.pub"), pub); err != nil {
+					return err
+				}
+				if id.Role == auth.RoleAssembler {
+					if err := auth.WritePrivate(filepath.Join(dir, "registry.key"), priv); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
 		},
 	}
 	initCmd.Flags().StringVar(&natsConfig, "nats-config", "", "write the nats-server configuration fragment here")
-	initCmd.Flags().StringVar(&credsDir, "creds-dir", "", "write a .creds file per role into this directory")
+	initCmd.Flags().StringVar(&credsDir, "creds-dir", "", "write each role's creds (and registry keys) into a directory of its own here")
 	initCmd.Flags().StringVar(&tenants, "tenants", "", "comma-separated tenants to write producer creds for (with --creds-dir)")
 	cmd.AddCommand(initCmd)
 	return cmd
@@ -159,16 +181,7 @@ processors' roles only open them. serve on one machine does it by itself.`,
 				return err
 			}
 			defer b.Close()
-			return setupBuckets(ctx, b, log)
+			return cluster.Setup(ctx, b, log)
 		},
 	}
-}
-
-// setupBuckets creates what the processors' roles may open but not
-// create.
-func setupBuckets(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
-	if _, err := executor.NewContext(ctx, executor.Config{JS: b.JS, Stream: bus.StreamName, Replicas: b.Replicas(), Logger: log}); err != nil {
-		return err
-	}
-	return cluster.SetupLeases(ctx, b, log)
 }

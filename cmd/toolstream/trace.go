@@ -17,7 +17,6 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/logread"
-	"github.com/toolstream/toolstream/node"
 )
 
 func init() { extraCommands = append(extraCommands, traceCmd) }
