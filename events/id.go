@@ -48,21 +48,78 @@ func IncompleteID(tenant, response, item string) string {
 func ResponseOutcomeID(tenant, response string) string { return id("response", tenant, response) }
 
 // IdempotencyKey is the executor's key for a call: tenant/run/step/call.
-// Empty run or step are written as "-".
+// Each of run, step and call is escaped so that two different calls never
+// share a key (the key is injective): '%' is written %25 and '/' %2F, an
+// empty part "-" and a part that is "-" %2D. Ids made of other characters
+// are written as they are, so keys stay readable: acme/-/resp_1/call_1.
+// The tenant is a tenant name (ValidTenant), which holds none of them.
 func IdempotencyKey(tenant, run, step, call string) string {
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
+	var b strings.Builder
+	b.Grow(len(tenant) + len(run) + len(step) + len(call) + 3)
+	b.WriteString(tenant)
+	for _, p := range [3]string{run, step, call} {
+		b.WriteByte('/')
+		escapeKeyPart(&b, p)
 	}
-	return tenant + "/" + dash(run) + "/" + dash(step) + "/" + call
+	return b.String()
+}
+
+func escapeKeyPart(b *strings.Builder, p string) {
+	switch p {
+	case "":
+		b.WriteByte('-')
+		return
+	case "-":
+		b.WriteString("%2D")
+		return
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '%':
+			b.WriteString("%25")
+		case '/':
+			b.WriteString("%2F")
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+var unescapeKeyPart = strings.NewReplacer("%2D", "-", "%2F", "/", "%25", "%")
+
+// SplitIdempotencyKey returns the parts of an idempotency key; ok is false
+// when key is not exactly what IdempotencyKey writes for some tenant, run,
+// step and call.
+func SplitIdempotencyKey(key string) (tenant, run, step, call string, ok bool) {
+	parts := strings.Split(key, "/")
+	if len(parts) != 4 || ValidTenant(parts[0]) != nil {
+		return "", "", "", "", false
+	}
+	var dec [3]string
+	for i, p := range parts[1:] {
+		if p == "-" {
+			continue
+		}
+		dec[i] = unescapeKeyPart.Replace(p)
+	}
+	if IdempotencyKey(parts[0], dec[0], dec[1], dec[2]) != key {
+		return "", "", "", "", false // not canonical: %2D inside a part, a stray %, …
+	}
+	return parts[0], dec[0], dec[1], dec[2], true
 }
 
 // ExecutionID names an execution event of a call by what it records
 // (started, succeeded, failed, approval_requested…) and its attempt.
 func ExecutionID(what, key string, attempt int) string {
 	return what + ":" + key + "#" + strconv.Itoa(attempt)
+}
+
+// ConflictID names the CallFailed that refuses a call whose idempotency key
+// is already another call's: one per refused input, the CallCompleted at
+// stream sequence seq, so a redelivery of that input is dropped as a
+// duplicate.
+func ConflictID(key string, seq uint64) string {
+	return "conflict:" + key + "#" + strconv.FormatUint(seq, 10)
 }
 
 // VerifiedID names the verifier's verdict on a response's answer.

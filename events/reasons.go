@@ -35,4 +35,9 @@ const (
 	ErrUnavailable      ErrorType = "unavailable"
 	ErrOutcomeUnknown   ErrorType = "outcome_unknown"
 	ErrUnknownTool      ErrorType = "unknown_tool"
+	// ErrIdempotencyConflict: the call's idempotency key is already another
+	// call's (same tenant, run, step and call id, but another response,
+	// item, tool or arguments), so it is not run: send it under a call id
+	// of its own.
+	ErrIdempotencyConflict ErrorType = "idempotency_conflict"
 )

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -110,11 +111,12 @@ func (j *job) step() error {
 		}
 	}
 	if rec != nil && rec.State != statePending && rec.State != stateSkipped {
-		if rec.Response != "" && (rec.Response != j.ev.Response || rec.Item != j.ev.Item) {
-			j.logger().Error("idempotency key already used by another call; this call is not run",
-				"response", j.ev.Response, "item", j.ev.Item, "first_response", rec.Response, "first_item", rec.Item)
-			j.ack()
-			return nil
+		other, err := j.otherCall(rec)
+		if err != nil {
+			return err
+		}
+		if other != "" {
+			return j.refuse(other)
 		}
 		if !j.viaApproval && rec.InputSeq != 0 && rec.InputSeq != j.seq {
 			j.e.stats.duplicates.Add(1) // another CallCompleted of the same call carries it
@@ -145,6 +147,53 @@ func (j *job) step() error {
 		return j.takeover(rec, rev)
 	}
 	return j.fresh(rec, rev)
+}
+
+// otherCall says how the call the record is about differs from the one
+// this job carries: another response or item, another tool, or, for
+// another input of the same item, other arguments. "" when they are one
+// call (a duplicate input, or the same input again).
+func (j *job) otherCall(rec *record) (string, error) {
+	switch {
+	case rec.Response == "":
+		return "", nil
+	case rec.Response != j.ev.Response || rec.Item != j.ev.Item:
+		return fmt.Sprintf("response %s, item %s", rec.Response, rec.Item), nil
+	case rec.Name != "" && rec.Name != j.cc.Name:
+		return "tool " + rec.Name, nil
+	case j.viaApproval || rec.InputSeq == 0 || rec.InputSeq == j.seq:
+		return "", nil
+	}
+	// Another input of the same item is a duplicate only if it asks the
+	// same. Rare (the assembler decides an item once), so the first input
+	// is read back rather than kept in every record.
+	raw, err := j.e.stream.GetMsg(j.e.hard, rec.InputSeq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", nil // no longer in the log: nothing to compare with
+	}
+	if err != nil {
+		return "", fmt.Errorf("executor: read the first input of %s: %w", j.key, err)
+	}
+	if ev, err := events.Decode(raw.Data); err == nil {
+		if cc, ok := events.As[*events.CallCompleted](ev); ok && bytes.Equal(cc.Arguments, j.cc.Arguments) {
+			return "", nil
+		}
+	}
+	return fmt.Sprintf("other arguments, at stream sequence %d", rec.InputSeq), nil
+}
+
+// refuse answers a call whose idempotency key is already another call's
+// with a CallFailed idempotency_conflict (never silence), under an id of
+// its own input (events.ConflictID), and leaves the other call's record
+// alone: running it would be the other call's side effect again, or none.
+func (j *job) refuse(other string) error {
+	j.logger().Warn("idempotency key already used by another call; this call is not run",
+		"response", j.ev.Response, "item", j.ev.Item, "other", other)
+	msg := fmt.Sprintf("the idempotency key %s already belongs to another call (%s); this call was not run — give each call its own call id (or step), then call again", j.key, other)
+	body := &events.CallFailed{Name: j.cc.Name, Key: j.key, Error: events.ErrIdempotencyConflict, Message: msg}
+	out := j.outcomeWithID(events.ConflictID(j.key, j.seq), body, events.ErrIdempotencyConflict, msg)
+	j.count(out)
+	return j.settle(out)
 }
 
 // base returns the record to write next: a copy of rec carrying this

@@ -19,11 +19,16 @@ func ResultID(key string) string { return events.ExecutionID("result", key, 0) }
 
 // outcomeOf encodes the event announcing a call's outcome.
 func (j *job) outcomeOf(body events.Body, et events.ErrorType, msg string) *outcome {
+	return j.outcomeWithID(ResultID(j.key), body, et, msg)
+}
+
+// outcomeWithID encodes an outcome event with the id id.
+func (j *job) outcomeWithID(id string, body events.Body, et events.ErrorType, msg string) *outcome {
 	subj, err := events.ResultSubject(j.tenant, j.key)
 	if err != nil { // the tenant was valid when the event was decoded
 		panic(err)
 	}
-	ev := j.event(ResultID(j.key), body)
+	ev := j.event(id, body)
 	data, err := events.Encode(ev)
 	if err != nil {
 		panic(fmt.Sprintf("executor: encode outcome: %v", err)) // every field is set by us

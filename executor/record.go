@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -92,19 +91,13 @@ func CallKey(ev *events.Event) string {
 }
 
 // splitKey returns the parts of an idempotency key and whether it belongs
-// to tenant.
+// to tenant (and is one IdempotencyKey writes, with a call id).
 func splitKey(tenant, key string) (run, step, call string, ok bool) {
-	parts := strings.SplitN(key, "/", 4)
-	if len(parts) != 4 || parts[0] != tenant || parts[3] == "" {
+	t, run, step, call, ok := events.SplitIdempotencyKey(key)
+	if !ok || t != tenant || call == "" {
 		return "", "", "", false
 	}
-	undash := func(s string) string {
-		if s == "-" {
-			return ""
-		}
-		return s
-	}
-	return undash(parts[1]), undash(parts[2]), parts[3], true
+	return run, step, call, true
 }
 
 // store reads and writes records. A read or write that fails because the
