@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -92,8 +93,23 @@ type Config struct {
 	SummaryMax int
 
 	// HTTPClient runs http tools; default a client without a global timeout
-	// (the contract's timeout applies per call).
+	// (the contract's timeout applies per call). Its CheckRedirect is
+	// replaced per tool by the contract's follow_redirects.
 	HTTPClient *http.Client
+
+	// TempDir is where command tools get their private HOME and TMPDIR: a
+	// directory of the executor's own is made in it, with a fresh one per
+	// invocation inside, removed after the invocation. Default
+	// os.TempDir().
+	TempDir string
+	// BwrapPath is the bubblewrap program that sandboxes command tools
+	// whose contract asks for a sandbox; default "bwrap" found in PATH.
+	// Where it is missing or fails, those tools are refused, never run
+	// unconfined.
+	BwrapPath string
+	// PrlimitPath is util-linux's prlimit, which sets a sandbox's memory and
+	// cpu limits; default "prlimit" found in PATH.
+	PrlimitPath string
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Clock gives the time of leases, the circuit breaker and event times;
@@ -188,6 +204,15 @@ func (c *Config) setDefaults() error {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}
+	if c.TempDir == "" {
+		c.TempDir = os.TempDir()
+	}
+	if c.BwrapPath == "" {
+		c.BwrapPath = lookPathOr("bwrap")
+	}
+	if c.PrlimitPath == "" {
+		c.PrlimitPath = lookPathOr("prlimit")
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -198,6 +223,15 @@ func (c *Config) setDefaults() error {
 		c.Registry = func() *registry.Registry { return nil }
 	}
 	return nil
+}
+
+// lookPathOr returns where PATH finds name, or name itself (a sandbox check
+// then says it is missing).
+func lookPathOr(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return name
 }
 
 // DefaultContract is the contract of a Go tool when there is no registry:

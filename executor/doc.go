@@ -9,7 +9,9 @@
 // acks), in one process or many. The executor is not a projection: the state
 // every executor must see is a record per call in a JetStream key-value
 // bucket, changed only by compare-and-set on its revision. The record is
-// keyed by the call's idempotency key (CallKey: tenant/run/step/call).
+// keyed by the call's idempotency key (CallKey: tenant/run/step/call, each
+// part escaped by events.IdempotencyKey, so two calls never share a key
+// by the way their ids are written).
 //
 // How a call goes (the order is the correctness argument):
 //
@@ -54,7 +56,49 @@
 // side effect is never invoked twice: the call ends with outcome_unknown,
 // for a person to reconcile. A second CallCompleted of a call already
 // recorded (a duplicate under another Nats-Msg-Id) is acknowledged without
-// running anything; so is any redelivery of a decided call.
+// running anything; so is any redelivery of a decided call. A call whose
+// key is already another call's (another response or item, another tool,
+// or the same item with other arguments) is not run and never silently
+// dropped: it gets a CallFailed idempotency_conflict on the key's result
+// subject, id events.ConflictID(key, its input's sequence), its envelope
+// naming the refused call; the other call's record is left alone.
+//
+// Tools get only what their contract names (invariant 10):
+//
+//   - A command tool starts with a minimal environment: PATH (PathDefault
+//     unless its env gives one), HOME and TMPDIR in a fresh private
+//     directory per invocation (under Config.TempDir, removed after it),
+//     LANG=C.UTF-8, the TOOLSTREAM_* variables, and what its env names —
+//     nothing else of the executor's (cloud credentials, NATS passwords).
+//     Its program is found on that PATH.
+//   - Secrets in a contract are references (${env:NAME}, ${file:PATH});
+//     the executor resolves them at every call, so the registry, the log
+//     and the views hold only the reference. One that cannot be resolved
+//     fails the call with unavailable, naming the reference, never a value,
+//     and nothing runs or is sent.
+//   - A command tool's stdout is read by the executor itself and capped at
+//     ResultBytesMax while it is read: at the first byte past it the
+//     program's process group is killed and the call fails (tool_error).
+//     The group is killed after every run, finished or not (a background
+//     child never outlives its call), before the program is reaped, so the
+//     kill cannot reach a reused process id. A process that leaves the
+//     group (setsid) escapes that kill; a sandbox contains it.
+//   - An http tool follows no redirect, unless its contract says
+//     follow_redirects: same_origin, and then only to the same scheme,
+//     host and port; any other redirect is a tool_error, decided before
+//     anything (arguments, headers) is sent to where it points. Answers are
+//     read up to ResultBytesMax, then the connection is dropped.
+//   - A command tool with a sandbox runs under bubblewrap (BwrapPath) with
+//     rlimits set by prlimit (PrlimitPath): namespaces of its own (network
+//     none: loopback only), no capabilities, the filesystem read-only but
+//     its private directory, other invocations' directories hidden,
+//     memory as RLIMIT_DATA, cpu as RLIMIT_CPU. Each kind of sandbox is
+//     tried once (`true` in it) before a tool first needs it; where that
+//     fails — no bubblewrap, no user namespaces — tools that ask for a
+//     sandbox are refused with unavailable, never run unconfined. Without
+//     a sandbox a command tool runs as the executor's user and can read
+//     what that user can (/proc included): its code is trusted to do what
+//     its contract says.
 //
 // Tenants never meet (invariant 7): record keys, subjects, object names and
 // log lines carry the tenant; an approval names a key of its own tenant;
@@ -66,7 +110,8 @@
 // invocations per tenant and 4 × as many waiting (more are handed back, so
 // one tenant's backlog cannot hold the others up), TakeoversMax takeovers
 // per call,
-// DependencyWaitMax per dependency wait, ResultBytesMax per result,
+// DependencyWaitMax per dependency wait, ResultBytesMax per result (held
+// while it is read: command output and http answers never past it),
 // SummaryMax per summary, conflictsMax re-reads per input.
 //
 // Time: leases and the circuit breaker use Config.Clock; lease expiry is

@@ -48,6 +48,7 @@ type Executor struct {
 
 	limiter   *limiter
 	breaker   *breaker
+	cmds      *commandHost
 	inflight  chan struct{} // completed calls held (InFlightMax)
 	decisions chan struct{} // approval decisions held (InFlightMax/8, at least 1)
 	wg        sync.WaitGroup
@@ -102,6 +103,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 		owner:     cfg.ExecutorID + "#" + hex.EncodeToString(nonce),
 		limiter:   newLimiter(cfg.MaxParallelPerTenant),
 		breaker:   newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
+		cmds:      newCommandHost(&cfg),
 		inflight:  make(chan struct{}, cfg.InFlightMax),
 		decisions: make(chan struct{}, max(1, cfg.InFlightMax/8)),
 		active:    map[string]activeCall{},
@@ -195,6 +197,7 @@ func (e *Executor) Run(ctx context.Context) error {
 		e.hardStop()
 		<-drained
 	}
+	e.cmds.close()
 	e.log.Info("executor stopped")
 	return nil
 }

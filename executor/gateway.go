@@ -64,7 +64,7 @@ func (e *Executor) implementation(t *registry.Tool) Tool {
 	case registry.ImplHTTP:
 		return &httpTool{client: e.cfg.HTTPClient, spec: t.HTTP, max: e.cfg.ResultBytesMax}
 	case registry.ImplCommand:
-		return &commandTool{argv: t.Command, max: e.cfg.ResultBytesMax}
+		return &commandTool{argv: t.Command, env: t.Env, sandbox: t.Sandbox, max: e.cfg.ResultBytesMax, host: e.cmds}
 	}
 	if impl := e.cfg.Tools[t.Ref()]; impl != nil {
 		return impl

@@ -22,13 +22,17 @@ import (
 	"github.com/toolstream/toolstream/registry"
 )
 
-// The test binary has two other lives:
+// The test binary has three other lives:
 //
 //	exe tstool MODE FILE   a command tool (see toolMain)
+//	exe tsattack MODE ARG  a command tool that attacks its executor (see attackMain)
 //	TS_EXEC_CHILD=1 exe     an executor process for crash tests and benchmarks (see childMain)
 func TestMain(m *testing.M) {
 	if len(os.Args) >= 4 && os.Args[1] == "tstool" {
 		os.Exit(toolMain(os.Args[2], os.Args[3]))
+	}
+	if len(os.Args) >= 4 && os.Args[1] == "tsattack" {
+		os.Exit(attackMain(os.Args[2], os.Args[3]))
 	}
 	if os.Getenv("TS_EXEC_CHILD") == "1" {
 		os.Exit(childMain())
