@@ -76,6 +76,11 @@ type Config struct {
 	// TLSCert and TLSKey make the embedded server require TLS of its
 	// clients (PEM files).
 	TLSCert, TLSKey string
+	// ConnectOnly connects without reading or writing the log's stream
+	// (Bus.Stream stays nil): a producer's identity may publish its raw
+	// events but not ask the JetStream API anything. Ignored for the
+	// embedded server.
+	ConnectOnly bool
 	// AllowPlaintext lets the embedded server listen on a non-loopback
 	// address without TLS. Without it Open refuses to (ErrInvalidConfig).
 	AllowPlaintext bool
@@ -183,6 +188,9 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
 	b.JS = js
+	if cfg.ConnectOnly && b.server == nil {
+		return b, nil
+	}
 	if err := b.ensureStream(ctx); err != nil {
 		b.Close()
 		return nil, err

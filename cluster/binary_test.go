@@ -10,14 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/cluster"
 )
 
 // TestBinaryWorksAgainstACluster runs the toolstream binary with --nats-url
-// listing the three servers of a cluster: serve runs the processor, publish
-// sends a provider stream, calls shows the completed call, replay --verify
-// finds the live view equal to a rebuilt one.
+// listing the three servers of a cluster, each command with the .creds of
+// its role: setup (admin) creates the log, serve runs the processor
+// (assembler), publish sends a provider stream (producer of acme), calls
+// shows the completed call (reader), replay --verify finds the live view
+// equal to a rebuilt one (operator).
 func TestBinaryWorksAgainstACluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -32,7 +35,13 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	serve := exec.Command(bin, "serve", "--components", "ingest,assembler,responses", "--nats-url", urls, "--data", filepath.Join(dir, "serve"))
+	creds := func(id auth.Identity) string { return c.Creds(t, id) }
+	if out, err := exec.CommandContext(ctx, bin, "setup", "--nats-url", urls, "--creds", creds(auth.Identity{Role: auth.RoleAdmin}),
+		"--data", filepath.Join(dir, "setup")).CombinedOutput(); err != nil {
+		t.Fatalf("toolstream setup: %v\n%s", err, out)
+	}
+	serve := exec.Command(bin, "serve", "--components", "ingest,assembler,responses", "--nats-url", urls, "--data", filepath.Join(dir, "serve"),
+		"--creds", creds(auth.Identity{Role: auth.RoleAssembler}))
 	var serveLog bytes.Buffer
 	serve.Stderr = &serveLog
 	if err := serve.Start(); err != nil {
@@ -42,9 +51,9 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		serve.Process.Signal(os.Interrupt)
 		serve.Wait()
 	}()
-	run := func(args ...string) string {
+	run := func(id auth.Identity, args ...string) string {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, bin, append(args, "--nats-url", urls, "--data", filepath.Join(dir, "cli"))...)
+		cmd := exec.CommandContext(ctx, bin, append(args, "--nats-url", urls, "--data", filepath.Join(dir, "cli"), "--creds", creds(id))...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("toolstream %s: %v\n%s\nserve: %s", strings.Join(args, " "), err, out, serveLog.String())
@@ -56,7 +65,7 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 	if err := os.WriteFile(file, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("publish: %s", run("publish", "--provider", "openai-responses", "--tenant", "acme", "--stream", "s7", file))
+	t.Logf("publish: %s", run(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, "publish", "--provider", "openai-responses", "--tenant", "acme", "--stream", "s7", file))
 
 	admin := c.Open(t, bus.Config{Name: "admin"})
 	if admin.Replicas() != 3 {
@@ -79,9 +88,9 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		dump()
 		t.Fatal("serve completed no call")
 	}
-	if out := run("calls", "--tenant", "acme"); !strings.Contains(out, "call completed") || !strings.Contains(out, "resp_00007") {
+	if out := run(auth.Identity{Role: auth.RoleReader}, "calls", "--tenant", "acme"); !strings.Contains(out, "call completed") || !strings.Contains(out, "resp_00007") {
 		dump()
 		t.Fatalf("calls does not show the call:\n%s", out)
 	}
-	run("replay", "--projection", "assembler", "--verify")
+	run(auth.Identity{Role: auth.RoleOperator}, "replay", "--projection", "assembler", "--verify")
 }

@@ -183,8 +183,19 @@ func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, l
 // the identity of --creds); if none answers, it starts the embedded server
 // on --data itself (so replay and friends work offline).
 func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, error) {
+	return g.connectAs(ctx, log, false)
+}
+
+// connectAs is connect; with connectOnly it does not look at the log's
+// stream (a producer's identity may only publish).
+func (g *globals) connectAs(ctx context.Context, log *slog.Logger, connectOnly bool) (*bus.Bus, error) {
 	if g.natsURL != "" {
-		return g.openEmbedded(ctx, log, g.data, g.listen)
+		opts, err := g.natsOptions()
+		if err != nil {
+			return nil, err
+		}
+		return bus.Open(ctx, bus.Config{NATSURL: g.natsURL, Logger: log, Options: opts, Replicas: g.replicas,
+			Partitions: g.partitions, Name: "toolstream", ConnectOnly: connectOnly})
 	}
 	opts, err := g.natsOptions()
 	if err != nil {
@@ -199,7 +210,7 @@ func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, erro
 	switch {
 	case err == nil:
 		nc.Close()
-		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: opts, Replicas: g.replicas, Partitions: g.partitions})
+		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: opts, Replicas: g.replicas, Partitions: g.partitions, ConnectOnly: connectOnly})
 	case errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked):
 		return nil, fmt.Errorf("the server at %s refused this command's identity (%w): run it with the --data of that serve, "+
 			"or give --creds (toolstream creds ROLE --out FILE)", g.listen, err)

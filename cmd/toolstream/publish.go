@@ -49,7 +49,7 @@ assembles the calls (see toolstream calls).`,
 			if s.Stream == "" {
 				s.Stream = "stdin"
 			}
-			b, err := g.connect(cmd.Context(), log)
+			b, err := g.connectAs(cmd.Context(), log, true)
 			if err != nil {
 				return err
 			}
