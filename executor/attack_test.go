@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -81,6 +82,46 @@ func attackMain(mode, arg string) int {
 		return fail(2, "unknown mode %s", mode)
 	}
 	return 0
+}
+
+// attackRegistry declares tools that are the test binary in attack mode,
+// granted to acme: name, mode, argument and sandbox ("" for none) of each.
+func attackRegistry(t *testing.T, tools ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("tools:\n")
+	var names []string
+	for i := 0; i+4 <= len(tools); i += 4 {
+		name, mode, arg, sandbox := tools[i], tools[i+1], tools[i+2], tools[i+3]
+		fmt.Fprintf(&b, "  - name: %s\n    side_effect: none\n    command: [%q, tsattack, %s, %q]\n", name, os.Args[0], mode, arg)
+		if sandbox != "" {
+			fmt.Fprintf(&b, "    sandbox: %s\n", sandbox)
+		}
+		names = append(names, name)
+	}
+	fmt.Fprintf(&b, "grants:\n  - tenant: acme\n    permissions: [%s]\n", strings.Join(names, ", "))
+	return b.String()
+}
+
+// callAcme publishes a call of tenant acme to tool and waits for its
+// outcome.
+func callAcme(t testing.TB, b *bus.Bus, tool, call string) outcome {
+	t.Helper()
+	return waitOutcome(t, b, "acme", publishCall(t, b, callSpec{tenant: "acme", tool: tool, call: call}))
+}
+
+// failedWith reports whether o is a CallFailed of type et whose message
+// holds every one of parts.
+func (o outcome) failedWith(et events.ErrorType, parts ...string) bool {
+	if o.err == nil || o.err.Error != et {
+		return false
+	}
+	for _, p := range parts {
+		if !strings.Contains(o.err.Message, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // A tool sees no variable of the executor's but the ones its contract
@@ -163,7 +204,7 @@ grants:
 	// names the reference.
 	key = publishCall(t, b, callSpec{tenant: "acme", tool: "leak.missing", call: "c2"})
 	o = waitOutcome(t, b, "acme", key)
-	if o.err == nil || o.err.Error != events.ErrUnavailable || !strings.Contains(o.err.Message, "${env:TS_TEST_NOT_SET}") {
+	if !o.failedWith(events.ErrUnavailable, "${env:TS_TEST_NOT_SET}") {
 		t.Fatalf("missing secret: %v", o)
 	}
 	if _, err := os.Stat(unseen); !os.IsNotExist(err) {
@@ -175,20 +216,12 @@ grants:
 // executor never holds more than the cap.
 func TestAttackOutputFlood(t *testing.T) {
 	progress := filepath.Join(t.TempDir(), "progress")
-	reg := parseRegistry(t, fmt.Sprintf(`
-tools:
-  - name: flood
-    side_effect: none
-    command: [%q, tsattack, flood, %q]
-grants:
-  - tenant: acme
-    permissions: [flood]
-`, os.Args[0], progress))
+	reg := parseRegistry(t, attackRegistry(t, "flood", "flood", progress, ""))
 	b := bustest.Start(t)
 	const limit = 1 << 20
 	startExec(t, b, reg, nil, func(c *executor.Config) { c.ResultBytesMax = limit })
-	o := waitOutcome(t, b, "acme", publishCall(t, b, callSpec{tenant: "acme", tool: "flood", call: "c1"}))
-	if o.err == nil || o.err.Error != events.ErrToolError || !strings.Contains(o.err.Message, fmt.Sprintf("more than %d bytes, so it was stopped", limit)) {
+	o := callAcme(t, b, "flood", "c1")
+	if !o.failedWith(events.ErrToolError, fmt.Sprintf("more than %d bytes, so it was stopped", limit)) {
 		t.Fatalf("flood: %v", o)
 	}
 	data, _ := os.ReadFile(progress)
@@ -214,7 +247,7 @@ grants:
 	b := bustest.Start(t)
 	startExec(t, b, reg, nil, nil)
 	start := time.Now()
-	o := waitOutcome(t, b, "acme", publishCall(t, b, callSpec{tenant: "acme", tool: "daemon", call: "c1"}))
+	o := callAcme(t, b, "daemon", "c1")
 	var r struct{ Child int }
 	if o.ok == nil || json.Unmarshal(o.ok.Result, &r) != nil || r.Child <= 0 {
 		t.Fatalf("daemon: %v", o)

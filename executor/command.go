@@ -150,6 +150,13 @@ func (t *commandTool) how(st *os.ProcessState) string {
 	return fmt.Sprintf("exited with status %d", st.ExitCode())
 }
 
+// bubblewrap's exit statuses for a tool killed by SIGXCPU and by SIGKILL
+// (Linux's numbers: bubblewrap runs on Linux only).
+const (
+	exitSIGXCPU = 128 + 24
+	exitSIGKILL = 128 + 9
+)
+
 // confinement tells, for a sandboxed tool, the limits it ran under, and
 // which one stopped it when its exit says so. bubblewrap exits with 128 +
 // the signal that killed the tool: SIGXCPU is sent at the cpu limit,
@@ -160,9 +167,9 @@ func (t *commandTool) confinement(st *os.ProcessState) string {
 	switch {
 	case s == nil:
 		return ""
-	case s.CPU > 0 && st.ExitCode() == 128+int(syscall.SIGXCPU):
+	case s.CPU > 0 && st.ExitCode() == exitSIGXCPU:
 		return fmt.Sprintf(" (it used its cpu limit of %s and was stopped; sandbox: %s)", s.CPU, s)
-	case s.CPU > 0 && st.ExitCode() == 128+int(syscall.SIGKILL):
+	case s.CPU > 0 && st.ExitCode() == exitSIGKILL:
 		return fmt.Sprintf(" (it was killed: at its cpu limit of %s if it ignored the SIGXCPU sent there, or for want of memory; sandbox: %s)", s.CPU, s)
 	}
 	return " (sandbox: " + s.String() + ")"

@@ -49,9 +49,9 @@ grants:
 		} else if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		o := waitOutcome(t, b, "acme", publishCall(t, b, callSpec{tenant: "acme", tool: "api", call: fmt.Sprint("c", i)}))
+		o := callAcme(t, b, "api", fmt.Sprint("c", i))
 		if token == "" {
-			if o.err == nil || o.err.Error != events.ErrUnavailable || !strings.Contains(o.err.Message, "${file:"+tokenFile+"}") {
+			if !o.failedWith(events.ErrUnavailable, "${file:"+tokenFile+"}") {
 				t.Fatalf("missing token: %v", o)
 			}
 		} else if o.ok == nil {
@@ -112,12 +112,12 @@ grants:
 	for i, c := range []struct{ tool, want string }{
 		{"away", "not followed"}, {"away.same_origin", "not followed"}, {"same", "not followed"}, {"same.same_origin", ""},
 	} {
-		o := waitOutcome(t, b, "acme", publishCall(t, b, callSpec{tenant: "acme", tool: c.tool, call: fmt.Sprint("c", i)}))
+		o := callAcme(t, b, c.tool, fmt.Sprint("c", i))
 		if c.want == "" {
 			if o.ok == nil || string(o.ok.Result) != `{"final":true}` || finalAuth.Load() != "Bearer tok" {
 				t.Fatalf("%s: %v (auth %v)", c.tool, o, finalAuth.Load())
 			}
-		} else if o.err == nil || o.err.Error != events.ErrToolError || !strings.Contains(o.err.Message, c.want) {
+		} else if !o.failedWith(events.ErrToolError, c.want) {
 			t.Fatalf("%s: %v, want a tool_error saying %q", c.tool, o, c.want)
 		}
 	}
@@ -153,8 +153,8 @@ grants:
 	b := bustest.Start(t)
 	const limit = 1 << 20
 	startExec(t, b, reg, nil, func(c *executor.Config) { c.ResultBytesMax = limit })
-	o := waitOutcome(t, b, "acme", publishCall(t, b, callSpec{tenant: "acme", tool: "endless", call: "c1"}))
-	if o.err == nil || o.err.Error != events.ErrToolError || !strings.Contains(o.err.Message, fmt.Sprintf("exceeds %d bytes", limit)) {
+	o := callAcme(t, b, "endless", "c1")
+	if !o.failedWith(events.ErrToolError, fmt.Sprintf("exceeds %d bytes", limit)) {
 		t.Fatalf("endless: %v", o)
 	}
 	select {
