@@ -73,7 +73,7 @@ type counters struct {
 type Stats struct {
 	Invoked    uint64 // invocations begun
 	Succeeded  uint64 // CallSucceeded recorded by this executor
-	Failed     uint64 // CallFailed recorded by this executor
+	Failed     uint64 // CallFailed recorded by this executor, and key conflicts it refused
 	Duplicates uint64 // inputs acknowledged as duplicates of a known call
 	Takeovers  uint64 // leases taken over from another executor
 	Dropped    uint64 // invocations whose result was dropped: the lease was lost, or the executor stopped
