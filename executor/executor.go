@@ -372,11 +372,13 @@ func (e *Executor) handleCallMsg(m jetstream.Msg) {
 		m.Term()
 		return
 	}
-	ev, err := events.Decode(m.Data())
+	ev, err := events.DecodeAt(m.Subject(), m.Data())
 	if err != nil {
-		// Bad input: the event stays in the log, nothing runs, the rest goes on.
-		e.log.Warn("undecodable call event ignored", "subject", m.Subject(), "seq", md.Sequence.Stream, "err", err)
-		m.TermWithReason("undecodable")
+		// Bad input (a forged envelope among it: tenant_mismatch): the event
+		// stays in the log, nothing runs, the rest goes on.
+		reason := events.ReasonOf(err)
+		e.log.Warn("call event refused", "reason", reason, "subject", m.Subject(), "seq", md.Sequence.Stream, "err", err)
+		m.TermWithReason(string(reason))
 		return
 	}
 	switch body := ev.Body.(type) {

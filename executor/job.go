@@ -174,7 +174,7 @@ func (j *job) otherCall(rec *record) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("executor: read the first input of %s: %w", j.key, err)
 	}
-	if ev, err := events.Decode(raw.Data); err == nil {
+	if ev, err := events.DecodeAt(raw.Subject, raw.Data); err == nil {
 		if cc, ok := events.As[*events.CallCompleted](ev); ok && bytes.Equal(cc.Arguments, j.cc.Arguments) {
 			return "", nil
 		}
