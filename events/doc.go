@@ -14,6 +14,12 @@
 //     payload, an unknown kind or a newer schema version than this reader knows
 //     come back as errors wrapping ErrBadInput (ErrMalformed, ErrUnknownKind,
 //     ErrUnknownVersion), so the caller can record a typed rejection and go on.
+//     Decode has a budget: before the msgpack decoder allocates what a
+//     length prefix declares, the bytes are walked once and an event whose
+//     declared lengths exceed what remains, that nests deeper than 32 or
+//     holds more than 65536 array and map values is ErrMalformed (a 5-byte
+//     header declaring four billion elements would otherwise end the
+//     process with an out-of-memory fatal error, which no recover catches).
 //   - 4, deterministic ids: ID builders derive an event id from its cause
 //     (CompletedID and friends), never from a clock or a random source, so a
 //     relay that publishes twice is deduplicated by JetStream's Nats-Msg-Id.

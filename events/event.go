@@ -77,10 +77,16 @@ func Encode(ev *Event) ([]byte, error) {
 
 var readers = sync.Pool{New: func() any { return new(bytes.Reader) }}
 
-// Decode parses an encoded event. It never panics: garbage or truncated
-// bytes return ErrMalformed, an unknown kind ErrUnknownKind, a version newer
-// than this reader's ErrUnknownVersion, and an invalid tenant
-// ErrInvalidTenant; all of them wrap ErrBadInput.
+// errOverBudget is Decode's error for bytes checkBounds refuses.
+var errOverBudget = fmt.Errorf("%w: truncated, or over the decoding budget (lengths past the end, nesting deeper than %d, more than %d array and map values)",
+	ErrMalformed, nestingMax, containerValuesMax)
+
+// Decode parses an encoded event. It never panics, and what it allocates
+// is bounded by the input's size (see checkBounds): garbage, truncated
+// bytes or lengths declared past the end return ErrMalformed, an unknown
+// kind ErrUnknownKind, a version newer than this reader's
+// ErrUnknownVersion, and an invalid tenant ErrInvalidTenant; all of them
+// wrap ErrBadInput.
 func Decode(data []byte) (ev *Event, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the decoder is third-party: never let it take us down
@@ -98,9 +104,15 @@ func Decode(data []byte) (ev *Event, err error) {
 			out.Body = body // the hot path: an argument delta, nothing else to read
 			return out, nil
 		}
+		if !checkBounds(data[off:]) {
+			return nil, errOverBudget
+		}
 		rd.Reset(data[off:])
 		dec.Reset(rd)
 	} else { // not the canonical layout: the general decoder decides
+		if !checkBounds(data) {
+			return nil, errOverBudget
+		}
 		*out = Event{}
 		dec.Reset(rd)
 		if err := dec.Decode(out); err != nil {
