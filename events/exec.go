@@ -64,11 +64,22 @@ type ApprovalDenied struct {
 }
 
 // RegistryChanged records a new tool registry (contracts and grants) taking
-// effect. Spec is the registry file as JSON; Digest is its SHA-256.
+// effect. Spec is the registry as canonical JSON; Digest is its SHA-256
+// (hex).
+//
+// A change takes effect only when the operator signed it (DESIGN.md
+// invariant 10): Sig is an ed25519 signature by the key KeyID over the
+// digest, IssuedAt, KeyID, Source and Spec (package registry says how), and
+// IssuedAt orders changes, so re-publishing an older signed change never
+// rolls the registry back. Events written before signing have none of the
+// three fields and are rejected as unsigned.
 type RegistryChanged struct {
-	Digest string `msgpack:"dg"`
-	Source string `msgpack:"src,omitempty"`
-	Spec   []byte `msgpack:"sp"`
+	Digest   string `msgpack:"dg"`
+	Source   string `msgpack:"src,omitempty"`
+	Spec     []byte `msgpack:"sp"`
+	IssuedAt int64  `msgpack:"ia,omitempty"`  // Unix nanoseconds, set by the signer
+	KeyID    string `msgpack:"kid,omitempty"` // the signing key's id (registry.KeyID)
+	Sig      []byte `msgpack:"sig,omitempty"` // ed25519 signature
 }
 
 func (*ExecutionStarted) Kind() Kind  { return KindExecutionStarted }

@@ -22,6 +22,17 @@ const (
 	ReasonDuplicateCall   Reason = "duplicate_call" // the item was already decided
 )
 
+// Reasons a registry change is refused (package registry): the registry in
+// force stays.
+const (
+	ReasonRegistryUnsigned     Reason = "registry_unsigned"      // no signature (or an event written before signing)
+	ReasonRegistryUnknownKey   Reason = "registry_unknown_key"   // signed by a key the processor does not trust
+	ReasonRegistryBadSignature Reason = "registry_bad_signature" // the signature does not verify
+	ReasonRegistryStale        Reason = "registry_stale"         // issued no later than the registry in force
+	ReasonRegistryTooLarge     Reason = "registry_too_large"     // spec larger than registry.SpecBytesMax
+	ReasonRegistryInvalid      Reason = "registry_invalid"       // spec not canonical JSON, not a registry, or not its digest
+)
+
 // ErrorType is the executor's error taxonomy, fed back to the model.
 type ErrorType string
 
