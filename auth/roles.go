@@ -196,6 +196,7 @@ func permissions(id Identity) jwt.Permissions {
 		return jwt.Permissions{}
 	case RoleOperator:
 		p.Pub.Allow.Add(reads...)
+		p.Pub.Allow.Add(readStream(kvStream(ExecBucket))...)
 		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
 		p.Pub.Allow.Add(append(views, service("memory.>")...)...)
 		p.Pub.Allow.Add("$SRV.>")
@@ -203,6 +204,7 @@ func permissions(id Identity) jwt.Permissions {
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleReader:
 		p.Pub.Allow.Add(reads...)
+		p.Pub.Allow.Add(readStream(kvStream(ExecBucket))...)
 		p.Pub.Allow.Add(views...)
 		p.Pub.Allow.Add("$SRV.>")
 		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 )
@@ -35,7 +36,7 @@ func TestServePartitions(t *testing.T) {
 	var serveErr bytes.Buffer
 	root := newRoot(&bytes.Buffer{}, &serveErr)
 	root.SetArgs([]string{"serve", "--partitions", "2", "--components", "ingest,assembler,responses",
-		"--nats-url", url, "--data", filepath.Join(dir, "serve"), "--log-level", "warn"})
+		"--nats-url", url, "--data", filepath.Join(dir, "serve"), "--log-level", "warn", "--creds", bustest.Creds(t, admin, bustest.Admin)})
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(sctx) }()
 
@@ -61,7 +62,11 @@ func TestServePartitions(t *testing.T) {
 		slices.Sort(keys)
 		return err == nil && slices.Equal(keys, []string{assembler.PartitionName(0), assembler.PartitionName(1)})
 	})
-	fresh, err := bus.Open(ctx, bus.Config{NATSURL: url, Name: "check"})
+	opts, err := admin.UserOptions(auth.Identity{Role: auth.RoleReader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := bus.Open(ctx, bus.Config{NATSURL: url, Name: "check", Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +80,8 @@ func TestServePartitions(t *testing.T) {
 	cli := newRoot(&out, &errOut)
 	cli.SetArgs([]string{"publish", "--provider", "openai-responses", "--tenant", "acme",
 		filepath.Join("..", "..", "testdata", "streams", "openai-responses-azure-weather.jsonl"),
-		"--nats-url", url, "--data", filepath.Join(dir, "cli"), "--log-level", "error"})
+		"--nats-url", url, "--data", filepath.Join(dir, "cli"), "--log-level", "error",
+		"--creds", bustest.Creds(t, admin, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})})
 	if err := cli.ExecuteContext(ctx); err != nil {
 		t.Fatalf("publish: %v\n%s%s", err, out.String(), errOut.String())
 	}
@@ -112,7 +118,8 @@ func TestServePartitions(t *testing.T) {
 		var rout, rerr bytes.Buffer
 		rp := newRoot(&rout, &rerr)
 		rp.SetArgs([]string{"replay", "--projection", assembler.PartitionName(p), "--verify",
-			"--nats-url", url, "--data", filepath.Join(dir, fmt.Sprint("replay", p)), "--log-level", "error"})
+			"--nats-url", url, "--data", filepath.Join(dir, fmt.Sprint("replay", p)), "--log-level", "error",
+			"--creds", bustest.Creds(t, admin, auth.Identity{Role: auth.RoleOperator})})
 		if err := rp.ExecuteContext(ctx); err != nil {
 			t.Fatalf("replay of partition %d: %v\n%s%s", p, err, rout.String(), rerr.String())
 		}
