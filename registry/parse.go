@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -22,13 +23,46 @@ import (
 // errorsMax bounds the problems one Parse reports.
 const errorsMax = 20
 
+// FileBytesMax bounds a tools file: Load, the Watcher and Parse refuse a
+// larger one before parsing it.
+const FileBytesMax = 1 << 20
+
+// depthMax bounds the nesting of a tools file (YAML or JSON), schemas
+// included.
+const depthMax = 64
+
 // Load reads and parses the tools file at path. See Parse.
 func Load(path string) (*Registry, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("registry: load: %w", err)
 	}
 	return Parse(data)
+}
+
+// readFile reads a tools file of at most FileBytesMax bytes; a larger one
+// is a *FieldError, found before it is read.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > FileBytesMax {
+		return nil, tooLarge(fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, FileBytesMax+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > FileBytesMax {
+		return nil, tooLarge(int64(len(data)))
+	}
+	return data, nil
+}
+
+func tooLarge(n int64) error {
+	return &FieldError{Msg: fmt.Sprintf("the tools file is %d bytes, more than %d", n, FileBytesMax)}
 }
 
 // Parse builds a registry from a tools file: YAML, or JSON when the first
@@ -40,11 +74,22 @@ func Load(path string) (*Registry, error) {
 //
 // Every problem found (up to 20) is reported as a *FieldError naming the
 // field; the returned error wraps ErrInvalidRegistry.
+//
+// Parsing has a budget: a file larger than FileBytesMax, nested deeper than
+// 64 levels, or using YAML anchors and aliases (&a, *a: a few hundred
+// bytes of them expand to gigabytes) is refused before any of it is built.
 func Parse(data []byte) (*Registry, error) {
+	if len(data) > FileBytesMax {
+		return nil, tooLarge(int64(len(data)))
+	}
 	doc, err := decodeDoc(data)
 	if err != nil {
 		return nil, &FieldError{Msg: err.Error()}
 	}
+	return fromDoc(doc)
+}
+
+func fromDoc(doc any) (*Registry, error) {
 	d := &decoder{}
 	spec := d.file(doc)
 	if len(d.errs) > 0 {
@@ -61,11 +106,7 @@ func decodeDoc(data []byte) (any, error) {
 		return nil, errors.New("empty tools file")
 	}
 	if trimmed[0] == '{' {
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
-		if err != nil {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
-		}
-		return v, nil
+		return decodeJSON(trimmed)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var n yaml.Node
@@ -79,9 +120,25 @@ func decodeDoc(data []byte) (any, error) {
 	return fromYAML(&n, "", 0)
 }
 
+// decodeJSON decodes one JSON document (numbers as json.Number) nested at
+// most depthMax levels, whose numbers numberOK accepts.
+func decodeJSON(data []byte) (any, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if _, err := checkValue(v, depthMax); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	return v, nil
+}
+
 func fromYAML(n *yaml.Node, path string, depth int) (any, error) {
-	if depth > 64 {
+	if depth > depthMax {
 		return nil, fmt.Errorf("%s: nested too deeply", orTop(path))
+	}
+	if n.Anchor != "" {
+		return nil, fmt.Errorf("%s (line %d): YAML anchors (&%s) and aliases are not supported: write the value out", orTop(path), n.Line, n.Anchor)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -90,7 +147,9 @@ func fromYAML(n *yaml.Node, path string, depth int) (any, error) {
 		}
 		return fromYAML(n.Content[0], path, depth+1)
 	case yaml.AliasNode:
-		return fromYAML(n.Alias, path, depth+1)
+		// Never expanded: a few hundred bytes of nested aliases stand for
+		// gigabytes (a "billion laughs").
+		return nil, fmt.Errorf("%s (line %d): YAML aliases (*%s) are not supported: write the value out", orTop(path), n.Line, n.Value)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {

@@ -26,6 +26,8 @@ type Registry struct {
 	grants map[string][]string
 	spec   []byte
 	digest string
+
+	fanOut map[*Tool]int // the most subschemas each input schema applies to one value (schemacost.go)
 }
 
 // build compiles the schemas of a decoded spec.
@@ -34,7 +36,7 @@ func build(s *spec) (*Registry, error) {
 		a, b := s.Tools[i], s.Tools[j]
 		return a.Name < b.Name || a.Name == b.Name && a.Version < b.Version
 	})
-	r := &Registry{tools: map[string][]*Tool{}, grants: map[string][]string{}}
+	r := &Registry{tools: map[string][]*Tool{}, grants: map[string][]string{}, fanOut: map[*Tool]int{}}
 	var errs []error
 	fail := func(path, format string, args ...any) {
 		if len(errs) < errorsMax {
@@ -66,9 +68,13 @@ func build(s *spec) (*Registry, error) {
 		var err error
 		if t.input, err = compileSchema(t.Ref(), "input_schema", st.InputSchema); err != nil {
 			fail(st.path+".input_schema", "%v", err)
+		} else if r.fanOut[t], err = schemaFanOut(t.input); err != nil {
+			fail(st.path+".input_schema", "%v", err)
 		}
 		if st.OutputSchema != nil {
 			if t.output, err = compileSchema(t.Ref(), "output_schema", st.OutputSchema); err != nil {
+				fail(st.path+".output_schema", "%v", err)
+			} else if _, err = schemaFanOut(t.output); err != nil {
 				fail(st.path+".output_schema", "%v", err)
 			}
 		}
@@ -93,10 +99,18 @@ func build(s *spec) (*Registry, error) {
 // compileSchema compiles a contract's schema as JSON Schema draft 2020-12
 // (unless it names another draft in $schema). Schemas are self-contained:
 // a $ref to a file or a URL is not followed.
-func compileSchema(ref, field string, raw []byte) (*jsonschema.Schema, error) {
+func compileSchema(ref, field string, raw []byte) (s *jsonschema.Schema, err error) {
+	defer func() { // the schema library is third-party: a tools file must never take the process down
+		if p := recover(); p != nil {
+			s, err = nil, fmt.Errorf("not a JSON Schema this registry can compile: %v", p)
+		}
+	}()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
+	}
+	if n, _ := checkValue(doc, 0); n > SchemaValuesMax {
+		return nil, fmt.Errorf("%d JSON values, more than %d: split the schema or simplify it", n, SchemaValuesMax)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -106,7 +120,7 @@ func compileSchema(ref, field string, raw []byte) (*jsonschema.Schema, error) {
 	if err := c.AddResource(loc, doc); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile(loc)
+	s, err = c.Compile(loc)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid JSON Schema: %v", strings.ReplaceAll(err.Error(), loc, field))
 	}

@@ -148,6 +148,9 @@ func (t *Tool) ValidateResult(result []byte) string {
 	if err != nil {
 		return fmt.Sprintf("the result is not JSON: %v", err)
 	}
+	if _, err := checkValue(v, 0); err != nil { // numbers.go
+		return "the result is not JSON the output schema can check: " + err.Error()
+	}
 	if err := t.output.Validate(v); err != nil {
 		return "the result does not match the output schema: " + schemaDetail(err)
 	}

@@ -47,6 +47,11 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 	if r == nil {
 		return args, nil, "", ""
 	}
+	defer func() { // the schema library is third-party: bad arguments must never take the process down
+		if p := recover(); p != nil {
+			out, coerced, reason, detail = nil, nil, events.ReasonSchemaViolation, bound(fmt.Sprintf("the arguments could not be checked against the input schema of %s: %v", name, p))
+		}
+	}()
 	t, ok := r.Lookup(name)
 	if !ok {
 		return nil, nil, events.ReasonUnknownTool, r.unknownDetail(name)
@@ -63,6 +68,13 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 	}
 	if _, isObj := v.(map[string]any); !isObj {
 		return nil, nil, events.ReasonNotAnObject, fmt.Sprintf("the arguments must be one JSON object, got %s", strings.TrimPrefix(typeName(v), "a "))
+	}
+	values, err := checkValue(v, 0)
+	if err != nil {
+		return nil, nil, events.ReasonInvalidJSON, "the arguments are not JSON this tool accepts: " + err.Error()
+	}
+	if fanOut := r.fanOut[t]; values*fanOut > ValidateStepsMax {
+		return nil, nil, events.ReasonTooLarge, fmt.Sprintf("%d values are more than the input schema of %s can check (at most %d)", values, t.Name, ValidateStepsMax/fanOut)
 	}
 	if t.Coerce {
 		v = coerce(t.input, v, "", &coerced, 0)
@@ -226,7 +238,7 @@ func coerceScalar(s *jsonschema.Schema, str string) (any, bool) {
 	if slices.Contains(types, "boolean") && (str == "true" || str == "false") {
 		return str == "true", true
 	}
-	if !jsonNumber.MatchString(str) {
+	if !jsonNumber.MatchString(str) || !numberOK(str) {
 		return nil, false
 	}
 	if slices.Contains(types, "number") {
