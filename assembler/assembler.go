@@ -82,11 +82,11 @@ func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg)
 			return err
 		}
 	}
-	switch b := ev.Body.(type) {
+	switch ev.Body.(type) {
 	case *events.Tick:
 		return a.tick(tx, ev)
 	case *events.RegistryChanged:
-		return a.registryChanged(tx, b)
+		return a.registryChanged(tx, m, ev)
 	}
 	if ev.Response == "" {
 		return fmt.Errorf("%w: %s without response id", events.ErrMissingField, ev.Kind)

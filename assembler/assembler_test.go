@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -20,17 +21,18 @@ import (
 // Commands:
 //
 //	apply [tenant=T]   events, one per line (see parseLine); prints what was emitted
+//	registry [unsigned] records a tools file, signed by the test's key (or not)
+//	republish-registry n=N  publishes the N-th registry change of the log again
+//	rejections         lists the messages the view rejected, by typed reason
 //	restart            stops the runner and starts a new one on the same view
 //	replay             rebuilds the view from sequence 1 and compares digests
 func TestAssembler(t *testing.T) {
 	datadriven.Walk(t, "testdata/assembler", func(t *testing.T, path string) {
-		cfg := assembler.Config{ArgsBytesMax: 64, ParseRegistry: func(spec []byte) (assembler.Validator, error) {
-			r, err := registry.Parse(spec)
-			if err != nil {
-				return nil, err
-			}
-			return r, nil
-		}}
+		key, err := registry.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := assembler.Config{ArgsBytesMax: 64, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust())}
 		if strings.Contains(path, "idle") {
 			cfg.IdleTimeout = 30e9
 		}
@@ -54,10 +56,21 @@ func TestAssembler(t *testing.T) {
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
-				if _, err := registry.Publish(context.Background(), h.b.JS, bus.StreamName, r, "test"); err != nil {
+				if d.HasArg("unsigned") { // as anyone who may publish on the subject could
+					h.publish(&events.Event{Tenant: events.SystemTenant, Body: &events.RegistryChanged{Digest: r.Digest(), Source: "test", Spec: r.Spec()}})
+					return "ok\n"
+				}
+				if _, err := registry.Publish(context.Background(), registry.PublishConfig{JS: h.b.JS, Stream: bus.StreamName, Key: key, Source: "test"}, r); err != nil {
 					t.Fatal(err)
 				}
 				return "ok\n"
+			case "republish-registry":
+				var n int
+				d.ScanArgs(t, "n", &n)
+				h.republishRegistry(n)
+				return "ok\n"
+			case "rejections":
+				return h.rejections()
 			case "restart":
 				h.stop()
 				h.start()

@@ -15,9 +15,14 @@ type Validator interface {
 	Validate(tenant, name string, args []byte) (out []byte, coerced []string, reason events.Reason, detail string)
 }
 
-// RegistryParser builds a Validator from the spec of a RegistryChanged
-// event.
-type RegistryParser func(spec []byte) (Validator, error)
+// RegistryAccepter decides a RegistryChanged event read after inForce, the
+// registry in force (nil: none), and returns the registry in force after
+// it: the one the event carries, or inForce itself when the event records
+// it again. A refused change (unsigned, signed by a key that is not
+// trusted, stale, not a registry: DESIGN.md invariant 10) is an error and
+// inForce stays. It must decide from the events alone, so replay decides
+// the same way. registry.Accepter[Validator](trust) is the one to use.
+type RegistryAccepter func(inForce Validator, ev *events.Event) (Validator, error)
 
 // PreviewFunc receives live partial-argument previews (core NATS, not the
 // log). It must not block.
@@ -31,10 +36,11 @@ type Config struct {
 	// IdleTimeout is how long (event time) a response may go silent before
 	// its open calls become incomplete timed_out. Default 2 minutes.
 	IdleTimeout time.Duration
-	// ParseRegistry turns RegistryChanged specs into validators. Nil: no
+	// AcceptRegistry decides RegistryChanged events and turns them into
+	// validators; it holds the keys the assembler trusts. Nil: no
 	// registry; any tool name is accepted and only the JSON-object rule
 	// applies.
-	ParseRegistry RegistryParser
+	AcceptRegistry RegistryAccepter
 	// Preview, when set, receives partial-argument previews.
 	Preview PreviewFunc
 	// Logger; nil discards.

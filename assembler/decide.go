@@ -182,33 +182,42 @@ func (a *Assembler) tick(tx *projector.Tx, ev *events.Event) error {
 	return nil
 }
 
-// registryChanged makes a new registry the one in effect from this point of
-// the log on.
-func (a *Assembler) registryChanged(tx *projector.Tx, b *events.RegistryChanged) error {
-	if a.cfg.ParseRegistry == nil {
+// registryChanged makes the registry of a change the one in force from
+// this point of the log on, if Config.AcceptRegistry accepts it. The view
+// keeps the change's event as it is in the log, so a restart decides the
+// next change against the same registry and the same issue time.
+func (a *Assembler) registryChanged(tx *projector.Tx, m *projector.Msg, ev *events.Event) error {
+	if a.cfg.AcceptRegistry == nil {
 		return nil
 	}
-	v, err := a.cfg.ParseRegistry(b.Spec)
+	v, err := a.cfg.AcceptRegistry(a.validator, ev)
 	if err != nil {
-		return fmt.Errorf("%w: %w: %v", events.ErrBadInput, ErrInvalidRegistry, err)
+		return fmt.Errorf("%w: %w: %w", events.ErrBadInput, ErrInvalidRegistry, err)
 	}
 	a.validator = v
-	return tx.Set(keyRegistry, b.Spec)
+	return tx.Set(keyRegistry, m.Data)
 }
 
+// restoreRegistry takes the registry in force from the view. A row the
+// accepter no longer accepts (the keys it trusts changed; a row written
+// before registry changes were signed) leaves no registry in force, as
+// replay of the same log would.
 func (a *Assembler) restoreRegistry(tx *projector.Tx) error {
 	a.loaded = true
-	if a.cfg.ParseRegistry == nil {
+	if a.cfg.AcceptRegistry == nil {
 		return nil
 	}
-	spec, ok, err := tx.Get(keyRegistry)
+	data, ok, err := tx.Get(keyRegistry)
 	if err != nil || !ok {
 		return err
 	}
-	v, err := a.cfg.ParseRegistry(spec)
-	if err != nil {
-		return fmt.Errorf("assembler: stored registry: %w", err)
+	ev, err := events.Decode(data)
+	if err == nil {
+		a.validator, err = a.cfg.AcceptRegistry(nil, ev)
 	}
-	a.validator = v
+	if err != nil {
+		a.validator = nil
+		a.log.Warn("registry of the view not accepted; no registry in force until the next change", "err", err)
+	}
 	return nil
 }

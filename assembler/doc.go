@@ -44,5 +44,15 @@
 // registry comes from RegistryChanged events in the log, so replay validates
 // against the registry that was in effect, not today's file.
 //
+// Only the operator decides what runs (10): Config.AcceptRegistry (in
+// practice registry.Accepter with the keys the process trusts) decides each
+// RegistryChanged against the registry in force. A change that is unsigned,
+// signed by a key not trusted, badly signed, stale (issued no later than
+// the registry in force: an old change published again), too large or not
+// canonical JSON is rejected like any bad input (9): the projector records
+// it with its typed reason (registry_unsigned, registry_stale, …) and the
+// registry in force stays. The view keeps the accepted change's event, so a
+// restart decides the next change against the same issue time.
+//
 // A projection instance is used by one Runner goroutine.
 package assembler

@@ -2,6 +2,9 @@ package assembler
 
 import "errors"
 
-// ErrInvalidRegistry is returned (wrapping events.ErrBadInput) when a
-// RegistryChanged event carries a registry that does not parse.
-var ErrInvalidRegistry = errors.New("assembler: invalid registry")
+// ErrInvalidRegistry is returned (wrapping events.ErrBadInput, so the
+// projector records the event as rejected) when Config.AcceptRegistry
+// refuses a RegistryChanged event: not signed by a trusted key, stale, or
+// not a registry. The refusal's own error, with its typed reason, is
+// wrapped too.
+var ErrInvalidRegistry = errors.New("assembler: registry change rejected")

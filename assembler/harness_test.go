@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,4 +239,50 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// republishRegistry publishes the n-th (from 1) registry change of the log
+// again, byte for byte: a replay by anyone who may publish on the subject.
+func (h *harness) republishRegistry(n int) {
+	ctx := context.Background()
+	c, err := h.b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{"ts.ctl._system.registry"}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for range n - 1 {
+		if _, err := c.Next(jetstream.FetchMaxWait(5 * time.Second)); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	m, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := h.b.JS.Publish(ctx, m.Subject(), m.Data()); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// typedReason finds an events.Reason (a snake_case word) in a rejection.
+var typedReason = regexp.MustCompile(`registry_[a-z_]+`)
+
+// rejections lists the view's rejected messages: subject and the typed
+// reason (the whole reason when it has none).
+func (h *harness) rejections() string {
+	rjs, err := h.r.Rejections()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, rj := range rjs {
+		reason := typedReason.FindString(rj.Reason)
+		if reason == "" {
+			reason = rj.Reason
+		}
+		fmt.Fprintf(&b, "%s %s\n", rj.Subject, reason)
+	}
+	if b.Len() == 0 {
+		return "none\n"
+	}
+	return b.String()
 }

@@ -66,6 +66,7 @@ type run struct {
 	steps []Step
 	b     *bus.Bus
 	n     *node.Node
+	key   *registry.SigningKey // a throwaway registry key: the demo is its own operator
 }
 
 func (r *run) say(stage, what string, detail map[string]any) {
@@ -124,20 +125,23 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := registry.Publish(ctx, r.b.JS, bus.StreamName, reg, "demo/tools.yaml"); err != nil {
+	if r.key, err = registry.GenerateKey(); err != nil {
+		return err
+	}
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: r.b.JS, Stream: bus.StreamName, Key: r.key, Source: "demo/tools.yaml"}, reg); err != nil {
 		return err
 	}
 	r.say("registry", "tool contracts recorded in the log", map[string]any{"tools": "inventory.get, shipping.quote, orders.refund (approval required)", "digest": reg.Digest()[:12]})
 
 	r.n = node.New(r.b, filepath.Join(tmp, "views"), log)
 	defer r.n.Stop()
-	projections := fresh()
+	projections := r.fresh()
 	for _, p := range projections {
 		if _, err := r.n.Start(ctx, p, nil); err != nil {
 			return err
 		}
 	}
-	follower, err := registry.Follow(ctx, r.b.JS, bus.StreamName, log)
+	follower, err := registry.Follow(ctx, registry.FollowConfig{JS: r.b.JS, Stream: bus.StreamName, Trust: r.key.Trust(), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -279,16 +283,10 @@ func (r *run) story(ctx context.Context, tmp string) error {
 }
 
 // fresh returns new instances of the projections the demo runs.
-func fresh() []projector.Projection {
+func (r *run) fresh() []projector.Projection {
 	return []projector.Projection{
 		assembler.NewIngest(assembler.IngestConfig{}),
-		assembler.New(assembler.Config{ParseRegistry: func(spec []byte) (assembler.Validator, error) {
-			reg, err := registry.Parse(spec)
-			if err != nil {
-				return nil, err
-			}
-			return reg, nil
-		}}),
+		assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](r.key.Trust())}),
 		responses.Projection{},
 		verifier.NewProjection(verifier.ProjectionConfig{}),
 		memory.NewProjection(memory.NewEngine(memory.Config{}, nil)),
@@ -371,7 +369,7 @@ func (r *run) replay(ctx context.Context, tmp string) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range fresh() {
+	for _, p := range r.fresh() {
 		rn, _ := r.n.Runner(p.Name())
 		if err := rn.WaitFor(ctx, last); err != nil {
 			return err

@@ -69,7 +69,11 @@ grants:
 func TestRegistryChangeTakesEffectWithoutRestart(t *testing.T) {
 	b := bustest.Start(t)
 	ctx := context.Background()
-	f, err := registry.Follow(ctx, b.JS, bus.StreamName, nil)
+	key, err := registry.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +87,7 @@ func TestRegistryChangeTakesEffectWithoutRestart(t *testing.T) {
 		reg  *registry.Registry
 		want events.ErrorType
 	}{{without, events.ErrPermissionDenied}, {with, ""}} {
-		if _, err := registry.Publish(ctx, b.JS, bus.StreamName, step.reg, "tools.yaml"); err != nil {
+		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: "tools.yaml"}, step.reg); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Wait(ctx, step.reg.Digest()); err != nil {

@@ -92,10 +92,14 @@ func TestMetricsAndHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := registry.Publish(ctx, b.JS, bus.StreamName, reg, "test"); err != nil {
+	key, err := registry.GenerateKey()
+	if err != nil {
 		t.Fatal(err)
 	}
-	asm := assembler.New(assembler.Config{ParseRegistry: func(spec []byte) (assembler.Validator, error) { return registry.Parse(spec) }})
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: "test"}, reg); err != nil {
+		t.Fatal(err)
+	}
+	asm := assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust())})
 	r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: t.TempDir()}, asm)
 	if err != nil {
 		t.Fatal(err)

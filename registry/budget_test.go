@@ -77,7 +77,7 @@ func TestParseBudgets(t *testing.T) {
 }
 
 // FuzzParse: Parse never panics, and a registry it builds round-trips
-// through its canonical form to the same digest.
+// through the log's form (canonical JSON, signed) to the same digest.
 func FuzzParse(f *testing.F) {
 	if testing.Short() {
 		f.Skip("fuzz target: skipped under -short")
@@ -86,6 +86,10 @@ func FuzzParse(f *testing.F) {
 		"tools: [{name: a, input_schema: {type: object, properties: {n: {type: integer, multipleOf: 1e-300}}}}]",
 		"grants: [{tenant: acme, permissions: ['*']}]", "[", "{", "\xff", "tools: [{name: a, version: 99999999999999999999}]"} {
 		f.Add([]byte(seed))
+	}
+	key, err := registry.GenerateKey()
+	if err != nil {
+		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := registry.Parse(data)
@@ -98,6 +102,14 @@ func FuzzParse(f *testing.F) {
 		again, err := registry.Parse(r.Spec())
 		if err != nil || again.Digest() != r.Digest() {
 			t.Fatalf("the canonical spec does not parse to itself: %v\n%s", err, r.Spec())
+		}
+		rc, err := registry.Sign(key, r, "fuzz", 1)
+		if err != nil {
+			return // a spec larger than SpecBytesMax
+		}
+		back, err := registry.FromEvent(key.Trust(), &events.Event{ID: "fuzz", Tenant: events.SystemTenant, Body: rc})
+		if err != nil || back.Digest() != r.Digest() {
+			t.Fatalf("the signed change does not verify: %v", err)
 		}
 	})
 }

@@ -84,21 +84,58 @@
 //   - 9, bad input gets a clear, typed error: Validate returns an
 //     events.Reason and a detail saying which field is wrong and what it
 //     should be; a tools file that no longer parses leaves the previous
-//     registry in effect (Watcher, Follower).
+//     registry in effect (Watcher, Follower); a refused registry change is
+//     a *ChangeError with its events.Reason (registry_unsigned, …).
 //   - 10, tools get only what their contract names: secrets are
 //     references (the spec holds ${env:…}/${file:…}, never a value), a
 //     command tool's environment is what env lists, and sandbox says how it
-//     is confined.
+//     is confined. Only the operator decides what runs: a registry change
+//     takes effect only when signed by a key the reader trusts (below).
 //
 // Hot reload: a Watcher polls the file (modification time, size, then
-// content hash) and, given WatcherConfig.JS, records the registry in effect
-// and each change in the log with Publish: an events.RegistryChanged on
-// Subject, id ChangedID, written by compare-and-set on the subject's last
-// sequence so concurrent publishers record a change once. A Follower keeps
-// the latest registry of the log for processes that do not read the file.
-// A projection that validates calls should take the registry from the
-// RegistryChanged events it applies (FromEvent), so replay sees the
-// registry each call was decided with.
+// content hash) and, given WatcherConfig.JS, keeps it the registry in force
+// in the log with Publish: a signed events.RegistryChanged on Subject, id
+// ChangedID, written by compare-and-set on the subject's last sequence so
+// concurrent publishers record a change once. A Follower keeps the registry
+// in force in the log for processes that do not read the file. A
+// projection that validates calls takes the registry from the
+// RegistryChanged events it applies (Accept; Accepter for one that may not
+// import this package), so replay sees the registry each call was decided
+// with.
+//
+// Signed changes. The operator's SigningKey (ed25519; PEM PKCS #8 on disk:
+// WriteKeyPair, LoadSigningKey) signs every change: Sign covers a
+// domain-separation prefix, the digest, IssuedAt, the key's id, the source
+// and the canonical spec, each length-prefixed. Readers hold a Trust of
+// public keys (PEM PKIX: LoadTrustedKeys; a file may hold several, to
+// rotate). Accept checks, cheapest first and before anything is parsed,
+// the spec's size (SpecBytesMax), the signature under a trusted key and the
+// digest; then that the change was issued after the registry in force, so
+// a change published again later never rolls the registry back
+// (registry_stale) and the same change again is a no-op; only then does it
+// parse the spec, which must be canonical JSON (Registry.Spec), never
+// YAML. Anything else is refused with its reason and the registry in force
+// stays. A nil or empty Trust trusts nothing. The decision depends only on
+// the events, so a replay decides the same way: the registry in force at a
+// point of the log is the change that verifies and parses with the latest
+// IssuedAt, which a late Follower finds without parsing every change.
+//
+// The file wins over the log: Publish, and the Watcher at every poll, look
+// for the registry in force among the changes that verify, not at the last
+// event, and record the file again, issued after every signed change of the
+// log, whenever the registry in force is not the file's or anything was
+// appended after it (a forgery, a replay): an edit always takes effect and
+// a forgery is answered at the next poll.
+//
+// Budgets. A tools file is at most FileBytesMax bytes and 64 levels deep;
+// YAML anchors and aliases are refused (a few hundred bytes of them expand
+// to gigabytes); a JSON number has at most NumberBytesMax characters and an
+// exponent within ±ExponentMax (the schema library would build
+// 10^99999999); a schema has at most SchemaValuesMax values and applies at
+// most SchemaFanOutMax subschemas to one value, with no $ref cycle at one
+// place; Validate refuses arguments whose values times that fan-out exceed
+// ValidateStepsMax. A panic of the schema library on a file or on
+// arguments is an error, never a crash.
 //
 // Concurrency: a *Registry is immutable and safe for concurrent use, and so
 // are the *Tool values it returns (which must not be modified). A nil

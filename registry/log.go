@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,10 +14,16 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// The registry in the log: a new registry taking effect is a
+// The registry in the log: a new registry taking effect is a signed
 // RegistryChanged event on Subject, so the change is part of the history
 // and every process (assemblers, executors on other machines) can follow it
 // without a restart.
+//
+// The registry in force at a point of the log is the change, up to that
+// point, that verifies under the reader's Trust and parses, with the latest
+// IssuedAt (the earliest of equals). Read in order, that is what Accept
+// keeps; a reader that starts late finds it without parsing every change
+// (ledger).
 
 // Subject is where RegistryChanged events live:
 // events.ControlSubject(events.SystemTenant, "registry").
@@ -40,78 +47,227 @@ func ChangedID(digest string, prev uint64) string {
 	return fmt.Sprintf("registry:%s/%d", digest, prev)
 }
 
-// FromEvent rebuilds the registry a RegistryChanged event carries. It
-// returns an error wrapping ErrInvalidRegistry for an event whose spec does
-// not parse or does not match its digest, and events.ErrBadInput for
-// another kind of event.
-func FromEvent(ev *events.Event) (*Registry, error) {
-	rc, ok := events.As[*events.RegistryChanged](ev)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s is not a registry change", events.ErrBadInput, ev.Kind)
-	}
-	r, err := Parse(rc.Spec)
-	if err != nil {
-		return nil, err
-	}
-	if r.Digest() != rc.Digest {
-		return nil, &FieldError{Msg: fmt.Sprintf("registry change %s: spec digest %s differs from the event's %s", ev.ID, r.Digest(), rc.Digest)}
-	}
-	return r, nil
+// PublishConfig says where Publish records a registry and with which key.
+type PublishConfig struct {
+	JS     jetstream.JetStream
+	Stream string
+	// Key signs the change. Required.
+	Key *SigningKey
+	// Trust decides which changes of the log count when Publish looks for
+	// the registry in force; nil: Key's public key alone.
+	Trust *Trust
+	// Source names where the registry comes from (a file path); it is
+	// signed with the change.
+	Source string
+	// Now is the clock of IssuedAt; nil: time.Now. A change is always
+	// issued after every signed change of the log, whatever the clock says.
+	Now func() time.Time
 }
 
-// Publish records r as the registry in effect: unless the last
-// RegistryChanged on Subject already carries r's digest, it publishes one
-// with ChangedID as Nats-Msg-Id, expecting the subject's last sequence to be
-// the one it read (compare-and-set), so concurrent publishers of the same
-// file record it once. published reports whether a new event was written.
-func Publish(ctx context.Context, js jetstream.JetStream, stream string, r *Registry, source string) (published bool, err error) {
-	if r == nil {
-		return false, fmt.Errorf("registry: publish: %w: nil registry", ErrInvalidRegistry)
+func (c *PublishConfig) trust() *Trust {
+	if c.Trust == nil && c.Key != nil {
+		return c.Key.Trust()
 	}
-	s, err := js.Stream(ctx, stream)
+	return c.Trust
+}
+
+// Publish records r as the registry in force. It writes nothing when the
+// registry in force in the log (the latest change that verifies under
+// cfg.Trust, not merely the last event on Subject) is r and nothing was
+// appended after it; otherwise it publishes a change signed by cfg.Key,
+// issued after every signed change of the log, with ChangedID as
+// Nats-Msg-Id, expecting the subject's last sequence to be the one it read
+// (compare-and-set), so concurrent publishers of the same file record it
+// once. A forged or replayed event after the registry in force is thus
+// answered by recording r again. published reports whether a new event was
+// written.
+//
+// It returns ErrNoSigningKey without cfg.Key.
+func Publish(ctx context.Context, cfg PublishConfig, r *Registry) (published bool, err error) {
+	_, published, err = newLedger(cfg.trust()).publish(ctx, cfg, r)
+	return published, err
+}
+
+// ledger is what a reader of the registry changes of the log keeps to find
+// the registry in force without parsing every change: the changes whose
+// signature verifies, once each (a replayed change is the same signature).
+// Its size is bounded by the changes the operator signed; forgeries are not
+// kept. A ledger is used by one goroutine.
+type ledger struct {
+	trust  *Trust
+	read   uint64               // stream sequence of the last event read
+	signed map[string]candidate // by signature
+	newest candidate            // latest IssuedAt, earliest sequence of equals; seq 0: none
+}
+
+// candidate is a change whose signature verifies.
+type candidate struct {
+	seq      uint64
+	issuedAt int64
+	digest   string
+}
+
+func newLedger(trust *Trust) *ledger {
+	return &ledger{trust: trust, signed: map[string]candidate{}}
+}
+
+// add reads the event at seq.
+func (l *ledger) add(seq uint64, data []byte) {
+	l.read = seq
+	ev, err := events.Decode(data)
 	if err != nil {
-		return false, fmt.Errorf("registry: publish: %w", err)
+		return
 	}
-	for range publishAttemptsMax {
-		var prev uint64
-		last, err := s.GetLastMsgForSubject(ctx, Subject)
-		switch {
-		case errors.Is(err, jetstream.ErrMsgNotFound):
-		case err != nil:
-			return false, fmt.Errorf("registry: publish: last change: %w", err)
-		default:
-			prev = last.Sequence
-			if ev, derr := events.Decode(last.Data); derr == nil {
-				if rc, ok := events.As[*events.RegistryChanged](ev); ok && rc.Digest == r.Digest() {
-					return false, nil
-				}
+	rc, cerr := verify(l.trust, ev)
+	if cerr != nil {
+		return
+	}
+	if _, seen := l.signed[string(rc.Sig)]; seen {
+		return
+	}
+	c := candidate{seq: seq, issuedAt: rc.IssuedAt, digest: rc.Digest}
+	l.signed[string(rc.Sig)] = c
+	if l.newest.seq == 0 || c.issuedAt > l.newest.issuedAt {
+		l.newest = c
+	}
+}
+
+// byPrecedence returns the candidates, the one that would be in force
+// first: latest IssuedAt, then earliest sequence.
+func (l *ledger) byPrecedence() []candidate {
+	out := make([]candidate, 0, len(l.signed))
+	for _, c := range l.signed {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].issuedAt != out[j].issuedAt {
+			return out[i].issuedAt > out[j].issuedAt
+		}
+		return out[i].seq < out[j].seq
+	})
+	return out
+}
+
+// catchUp reads the events on Subject after l.read up to and including
+// sequence to.
+func (l *ledger) catchUp(ctx context.Context, js jetstream.JetStream, stream string, to uint64) error {
+	if to <= l.read {
+		return nil
+	}
+	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{Subject}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: l.read + 1,
+	})
+	if err != nil {
+		return err
+	}
+	for {
+		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			return err
+		}
+		n := 0
+		for m := range batch.Messages() {
+			md, err := m.Metadata()
+			if err != nil {
+				return err
+			}
+			n++
+			if md.Sequence.Stream > to {
+				return nil
+			}
+			l.add(md.Sequence.Stream, m.Data())
+			if md.Sequence.Stream == to || md.NumPending == 0 {
+				return nil
 			}
 		}
-		data, err := events.Encode(&events.Event{
-			ID: ChangedID(r.Digest(), prev), Tenant: events.SystemTenant, At: time.Now().UnixNano(),
-			Body: &events.RegistryChanged{Digest: r.Digest(), Source: source, Spec: r.Spec()},
-		})
-		if err != nil {
-			return false, fmt.Errorf("registry: publish: %w", err)
+		if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
 		}
-		ack, err := js.Publish(ctx, Subject, data, jetstream.WithMsgID(ChangedID(r.Digest(), prev)),
-			jetstream.WithExpectLastSequencePerSubject(prev))
+		if n == 0 {
+			return ctx.Err() // nothing left: the rest was removed from the log
+		}
+	}
+}
+
+// lastSeq returns the stream sequence of the last event on Subject, 0 when
+// there is none.
+func lastSeq(ctx context.Context, s jetstream.Stream) (uint64, error) {
+	last, err := s.GetLastMsgForSubject(ctx, Subject)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	return last.Sequence, nil
+}
+
+// publish is Publish on a ledger kept between calls; it also returns the
+// sequence of the change of r in force.
+func (l *ledger) publish(ctx context.Context, cfg PublishConfig, r *Registry) (seq uint64, published bool, err error) {
+	if r == nil {
+		return 0, false, fmt.Errorf("registry: publish: %w: nil registry", ErrInvalidRegistry)
+	}
+	if cfg.Key == nil {
+		return 0, false, fmt.Errorf("registry: publish: %w", ErrNoSigningKey)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	s, err := cfg.JS.Stream(ctx, cfg.Stream)
+	if err != nil {
+		return 0, false, fmt.Errorf("registry: publish: %w", err)
+	}
+	for range publishAttemptsMax {
+		prev, err := lastSeq(ctx, s)
+		if err != nil {
+			return 0, false, fmt.Errorf("registry: publish: last change: %w", err)
+		}
+		if err := l.catchUp(ctx, cfg.JS, cfg.Stream, prev); err != nil {
+			return 0, false, fmt.Errorf("registry: publish: read the changes: %w", err)
+		}
+		if l.newest.seq != 0 && l.newest.seq == prev && l.newest.digest == r.Digest() {
+			return prev, false, nil
+		}
+		rc, err := Sign(cfg.Key, r, cfg.Source, max(now().UnixNano(), l.newest.issuedAt+1))
+		if err != nil {
+			return 0, false, fmt.Errorf("registry: publish: %w", err)
+		}
+		id := ChangedID(r.Digest(), prev)
+		data, err := events.Encode(&events.Event{ID: id, Tenant: events.SystemTenant, At: rc.IssuedAt, Body: rc})
+		if err != nil {
+			return 0, false, fmt.Errorf("registry: publish: %w", err)
+		}
+		ack, err := cfg.JS.Publish(ctx, Subject, data, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(prev))
 		var apiErr *jetstream.APIError
 		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
 			continue // someone published in between: look again
 		}
 		if err != nil {
-			return false, fmt.Errorf("registry: publish: %w", err)
+			return 0, false, fmt.Errorf("registry: publish: %w", err)
 		}
-		return !ack.Duplicate, nil
+		return ack.Sequence, !ack.Duplicate, nil
 	}
-	return false, fmt.Errorf("registry: publish: the registry kept changing under %d attempts", publishAttemptsMax)
+	return 0, false, fmt.Errorf("registry: publish: the registry kept changing under %d attempts", publishAttemptsMax)
 }
 
-// Follower keeps the latest registry recorded in the log. Current is safe
-// for concurrent use.
+// FollowConfig configures Follow.
+type FollowConfig struct {
+	JS     jetstream.JetStream
+	Stream string
+	// Trust holds the keys whose changes take effect. Nil or empty trusts
+	// nothing: every change is rejected and Current stays nil.
+	Trust *Trust
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Follower keeps the registry in force in the log. Current is safe for
+// concurrent use.
 type Follower struct {
 	log     *slog.Logger
+	trust   *Trust
 	current atomic.Pointer[Registry]
 	cc      jetstream.ConsumeContext
 
@@ -119,31 +275,48 @@ type Follower struct {
 	changed chan struct{} // closed and replaced at every change
 }
 
-// Follow reads the latest RegistryChanged of the log and follows later ones.
-// Current is nil until the log holds a registry. A change that does not
-// parse is logged and skipped: the previous registry stays in effect. Stop
+// Follow finds the registry in force in the log and follows later
+// changes, each decided by Accept: a change that is unsigned, signed by a
+// key cfg.Trust does not hold, badly signed, stale, too large or not a
+// registry is logged with its reason and skipped, and the registry in force
+// stays. Current is nil until the log holds a change that verifies. Stop
 // ends following.
-func Follow(ctx context.Context, js jetstream.JetStream, stream string, logger *slog.Logger) (*Follower, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+func Follow(ctx context.Context, cfg FollowConfig) (*Follower, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Follower{log: logger, changed: make(chan struct{})}
-	s, err := js.Stream(ctx, stream)
+	f := &Follower{log: cfg.Logger, trust: cfg.Trust, changed: make(chan struct{})}
+	if cfg.Trust.Len() == 0 {
+		f.log.Warn("no registry key is trusted: every registry change will be rejected")
+	}
+	s, err := cfg.JS.Stream(ctx, cfg.Stream)
 	if err != nil {
 		return nil, fmt.Errorf("registry: follow: %w", err)
 	}
-	var start uint64 = 1
-	last, err := s.GetLastMsgForSubject(ctx, Subject)
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-	case err != nil:
+	last, err := lastSeq(ctx, s)
+	if err != nil {
 		return nil, fmt.Errorf("registry: follow: %w", err)
-	default:
-		f.apply(last.Data)
-		start = last.Sequence + 1
 	}
-	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{Subject}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start,
+	l := newLedger(cfg.Trust)
+	if err := l.catchUp(ctx, cfg.JS, cfg.Stream, last); err != nil {
+		return nil, fmt.Errorf("registry: follow: %w", err)
+	}
+	// The change in force is the first of the candidates that parses (all
+	// do, unless a newer version of Toolstream wrote one).
+	for _, c := range l.byPrecedence() {
+		m, err := s.GetMsg(ctx, c.seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // removed from the log meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("registry: follow: %w", err)
+		}
+		if f.apply(m.Data) {
+			break
+		}
+	}
+	cons, err := cfg.JS.OrderedConsumer(ctx, cfg.Stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{Subject}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: last + 1,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registry: follow: %w", err)
@@ -155,22 +328,37 @@ func Follow(ctx context.Context, js jetstream.JetStream, stream string, logger *
 	return f, nil
 }
 
-func (f *Follower) apply(data []byte) {
+// apply decides one change; accepted reports a registry in force after it.
+func (f *Follower) apply(data []byte) (accepted bool) {
 	ev, err := events.Decode(data)
 	var r *Registry
+	cur := f.Current()
 	if err == nil {
-		r, err = FromEvent(ev)
+		r, err = Accept(f.trust, cur, ev)
 	}
 	if err != nil {
-		f.log.Warn("registry change rejected; the previous registry stays in effect", "err", err)
-		return
+		id := ""
+		if ev != nil {
+			id = ev.ID
+		}
+		f.log.Warn("registry change rejected; the registry in force stays",
+			"id", id, "reason", ReasonOf(err), "in_force", cur.Digest(), "err", err)
+		return false
+	}
+	if r == cur {
+		return true // the change in force, again
 	}
 	f.current.Store(r)
 	f.mu.Lock()
 	close(f.changed)
 	f.changed = make(chan struct{})
 	f.mu.Unlock()
-	f.log.Info("registry changed", "digest", r.Digest(), "source", sourceOf(ev))
+	if r.Digest() == cur.Digest() {
+		f.log.Debug("registry recorded again", "digest", r.Digest(), "key", r.KeyID(), "source", sourceOf(ev))
+	} else {
+		f.log.Info("registry changed", "digest", r.Digest(), "key", r.KeyID(), "source", sourceOf(ev))
+	}
+	return true
 }
 
 func sourceOf(ev *events.Event) string {
@@ -180,7 +368,7 @@ func sourceOf(ev *events.Event) string {
 	return ""
 }
 
-// Current returns the latest registry of the log, or nil.
+// Current returns the registry in force, or nil.
 func (f *Follower) Current() *Registry { return f.current.Load() }
 
 // Wait blocks until the registry with digest is current or ctx ends (then

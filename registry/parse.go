@@ -89,6 +89,27 @@ func Parse(data []byte) (*Registry, error) {
 	return fromDoc(doc)
 }
 
+// parseSpec builds a registry from the spec of a RegistryChanged: the log
+// carries canonical JSON only (Registry.Spec), never YAML, so anything else
+// is refused.
+func parseSpec(spec []byte) (*Registry, error) {
+	if len(spec) == 0 || spec[0] != '{' {
+		return nil, &FieldError{Msg: "the spec is not canonical JSON (a JSON object, as Registry.Spec writes it)"}
+	}
+	doc, err := decodeJSON(spec)
+	if err != nil {
+		return nil, &FieldError{Msg: err.Error()}
+	}
+	r, err := fromDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(r.Spec(), spec) {
+		return nil, &FieldError{Msg: "the spec is not canonical JSON (it is not byte for byte as Registry.Spec writes it)"}
+	}
+	return r, nil
+}
+
 func fromDoc(doc any) (*Registry, error) {
 	d := &decoder{}
 	spec := d.file(doc)

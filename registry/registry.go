@@ -28,6 +28,11 @@ type Registry struct {
 	digest string
 
 	fanOut map[*Tool]int // the most subschemas each input schema applies to one value (schemacost.go)
+
+	// Set by FromEvent and Accept from the signed change that carried the
+	// registry; zero for a registry parsed from a file.
+	issuedAt int64
+	keyID    string
 }
 
 // build compiles the schemas of a decoded spec.
@@ -144,6 +149,25 @@ func (r *Registry) Spec() []byte {
 		return nil
 	}
 	return r.spec
+}
+
+// IssuedAt is when the operator signed the change that carried r (Unix
+// nanoseconds): later changes supersede it, earlier ones are stale. 0 for a
+// registry parsed from a file, and for nil.
+func (r *Registry) IssuedAt() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.issuedAt
+}
+
+// KeyID names the key that signed the change that carried r; "" for a
+// registry parsed from a file, and for nil.
+func (r *Registry) KeyID() string {
+	if r == nil {
+		return ""
+	}
+	return r.keyID
 }
 
 // Lookup returns a tool's contract. name is "name" (the highest version) or

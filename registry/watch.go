@@ -24,11 +24,19 @@ type WatcherConfig struct {
 	// registry after it has become Current. It is not called for the
 	// registry NewWatcher loads.
 	OnChange func(*Registry)
-	// JS and Stream, when set, make Run record the registry in the log: the
-	// one in effect when Run starts and every change, with Publish (retried
-	// at each poll until it succeeds).
+	// JS and Stream, when set, make Run record the registry in the log
+	// (Record): at every poll the file is compared with the registry in
+	// force in the log, and recorded again, signed by Key, whenever they
+	// differ or anything was appended after it (a forged, replayed or
+	// rejected change), retried at each poll until it succeeds.
 	JS     jetstream.JetStream
 	Stream string
+	// Key signs what the Watcher records; required with JS.
+	Key *SigningKey
+	// Trust decides which changes of the log count (the registry in force
+	// is the latest change that verifies under it); nil: Key's public key
+	// alone.
+	Trust *Trust
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -49,10 +57,16 @@ type Watcher struct {
 	mtime time.Time
 	size  int64
 	hash  [32]byte
+
+	recMu    sync.Mutex // guards the fields below, held by Record
+	ledger   *ledger    // the log's registry changes read so far
+	stream   jetstream.Stream
+	recorded candidate // the change of the file's registry last found in force (seq, digest)
 }
 
 // NewWatcher loads the file once. It returns the error of Load when the
-// file cannot be read or parsed.
+// file cannot be read or parsed, and ErrNoSigningKey when cfg.JS is set
+// without cfg.Key.
 func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
@@ -60,12 +74,17 @@ func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.JS != nil && cfg.Key == nil {
+		return nil, fmt.Errorf("registry: watch: %w", ErrNoSigningKey)
+	}
 	w := &Watcher{cfg: cfg, log: cfg.Logger.With("file", cfg.Path)}
+	pc := w.publishConfig()
+	w.ledger = newLedger(pc.trust())
 	fi, err := os.Stat(cfg.Path)
 	if err != nil {
 		return nil, fmt.Errorf("registry: watch: %w", err)
 	}
-	data, err := os.ReadFile(cfg.Path)
+	data, err := readFile(cfg.Path)
 	if err != nil {
 		return nil, fmt.Errorf("registry: watch: %w", err)
 	}
@@ -94,8 +113,10 @@ func (w *Watcher) Poll() (changed bool, err error) {
 	if fi.ModTime().Equal(w.mtime) && fi.Size() == w.size {
 		return false, nil
 	}
-	data, err := os.ReadFile(w.cfg.Path)
+	data, err := readFile(w.cfg.Path)
 	if err != nil {
+		// Keep mtime/size so a file too large is reported once, not every poll.
+		w.mtime, w.size = fi.ModTime(), fi.Size()
 		return false, fmt.Errorf("registry: watch: %w", err)
 	}
 	sum := sha256.Sum256(data)
@@ -117,23 +138,58 @@ func (w *Watcher) Poll() (changed bool, err error) {
 	return true, nil
 }
 
+func (w *Watcher) publishConfig() PublishConfig {
+	return PublishConfig{JS: w.cfg.JS, Stream: w.cfg.Stream, Key: w.cfg.Key, Trust: w.cfg.Trust, Source: w.cfg.Path}
+}
+
+// Record makes the file's registry (Current) the registry in force in the
+// log, as Publish does: it writes a signed change unless the registry in
+// force is the file's and nothing was appended after it. It reads the log
+// only when the subject's last sequence moved or the file changed since
+// the last call, so Run may call it at every poll. published reports
+// whether a change was written. It returns ErrNoSigningKey without JS and
+// Key.
+func (w *Watcher) Record(ctx context.Context) (published bool, err error) {
+	if w.cfg.JS == nil || w.cfg.Key == nil {
+		return false, fmt.Errorf("registry: record: %w (no log or no key configured)", ErrNoSigningKey)
+	}
+	w.recMu.Lock()
+	defer w.recMu.Unlock()
+	r := w.Current()
+	if w.stream == nil {
+		if w.stream, err = w.cfg.JS.Stream(ctx, w.cfg.Stream); err != nil {
+			return false, fmt.Errorf("registry: record: %w", err)
+		}
+	}
+	last, err := lastSeq(ctx, w.stream)
+	if err != nil {
+		return false, fmt.Errorf("registry: record: %w", err)
+	}
+	if last != 0 && last == w.recorded.seq && r.Digest() == w.recorded.digest {
+		return false, nil
+	}
+	seq, published, err := w.ledger.publish(ctx, w.publishConfig(), r)
+	if err != nil {
+		return false, err
+	}
+	w.recorded = candidate{seq: seq, digest: r.Digest()}
+	return published, nil
+}
+
 // Run polls every Interval until ctx ends, calling OnChange on each change
-// and, with JS set, publishing the registry in effect to the log. It
-// returns nil when ctx ends.
+// and, with JS set, keeping the file's registry in force in the log
+// (Record). It returns nil when ctx ends.
 func (w *Watcher) Run(ctx context.Context) error {
 	t := time.NewTicker(w.cfg.Interval)
 	defer t.Stop()
-	published := ""
 	for {
 		if w.cfg.JS != nil {
-			if r := w.Current(); r.Digest() != published {
-				if _, err := Publish(ctx, w.cfg.JS, w.cfg.Stream, r, w.cfg.Path); err != nil {
-					if ctx.Err() == nil {
-						w.log.Warn("registry not recorded in the log; retrying", "err", err)
-					}
-				} else {
-					published = r.Digest()
-				}
+			published, err := w.Record(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				w.log.Warn("registry not recorded in the log; retrying", "err", err)
+			case published:
+				w.log.Info("registry recorded in the log", "digest", w.Current().Digest())
 			}
 		}
 		select {

@@ -118,12 +118,16 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 		return nil, err
 	}
 	defer b.Close()
+	key, err := registry.GenerateKey() // a throwaway registry: this run is its own operator
+	if err != nil {
+		return nil, err
+	}
 	if o.tools != "" {
 		reg, err := registry.Load(o.tools)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := registry.Publish(ctx, b.JS, bus.StreamName, reg, o.tools); err != nil {
+		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: o.tools}, reg); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +139,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{Logger: log}), nil); err != nil {
 		return nil, err
 	}
-	asm := assembler.New(assembler.Config{IdleTimeout: o.idle, ParseRegistry: parseRegistry, Logger: log})
+	asm := assembler.New(assembler.Config{IdleTimeout: o.idle, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust()), Logger: log})
 	if _, err := n.Start(ctx, asm, nil); err != nil {
 		return nil, err
 	}
@@ -157,13 +161,4 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 	}
 	assembler.SortLines(lines)
 	return lines, nil
-}
-
-// parseRegistry adapts the registry package to the assembler's Validator.
-func parseRegistry(spec []byte) (assembler.Validator, error) {
-	r, err := registry.Parse(spec)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }

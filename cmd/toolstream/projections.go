@@ -12,6 +12,7 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/responses"
 	"github.com/toolstream/toolstream/verifier"
 )
@@ -24,6 +25,7 @@ type deps struct {
 	bus         *bus.Bus
 	idleTimeout time.Duration
 	argsMax     int
+	trust       *registry.Trust // registry keys whose changes take effect (registrykeys.go)
 }
 
 // projectionFactories builds a fresh instance of each projection by name.
@@ -46,7 +48,7 @@ var projectionFactories = map[string]func(d *deps) (projector.Projection, error)
 // log, and each partition's (cluster.RunAssemblerPartitions) on a
 // partitioned one.
 func newAssembler(d *deps) *assembler.Assembler {
-	cfg := assembler.Config{ParseRegistry: parseRegistry, Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
+	cfg := assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](d.trust), Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
 	if d.bus != nil {
 		nc := d.bus.Conn
 		cfg.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }

@@ -76,6 +76,9 @@ is a terminal; otherwise a plain line is printed every second.`,
 			}
 			defer b.Close()
 			d.log = log
+			if d.trust, err = g.registryTrust(log, nil); err != nil {
+				return err
+			}
 			if _, err := newProjection(name, d); err != nil {
 				return err
 			}

@@ -194,7 +194,7 @@ func TestReplayDiff(t *testing.T) {
 	}
 	runners := map[string]*projector.Runner{}
 	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
-		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20})
+		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, trust: d.trust})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,6 +62,10 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 
 func serve(ctx context.Context, d *deps, components []string, tick time.Duration, tools, metricsAddr string) error {
 	g, log := d.g, d.log
+	key, err := g.registryKeys(log, d, tools != "")
+	if err != nil {
+		return err
+	}
 	b, err := g.openEmbedded(ctx, log, g.data, g.listen)
 	if err != nil {
 		return err
@@ -69,7 +73,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	defer b.Close()
 	d.bus = b
 	if tools != "" {
-		if err := followTools(ctx, b, log, tools); err != nil {
+		if err := followTools(ctx, b, log, tools, key, d.trust); err != nil {
 			return err
 		}
 	}
@@ -135,7 +139,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	}
 	var ex *executor.Executor
 	if want["executor"] {
-		follower, err := registry.Follow(ctx, b.JS, bus.StreamName, log)
+		follower, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: d.trust, Logger: log})
 		if err != nil {
 			return err
 		}
@@ -199,21 +203,17 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	return err
 }
 
-// followTools records the tools file as the registry in effect (an event in
-// the log) and keeps following the file: each change is recorded too, and
+// followTools records the tools file, signed by key, as the registry in
+// force (an event in the log) and keeps following the file: each change is
+// recorded too, and so is the file again whenever the registry in force in
+// the log differs (a forged or replayed change, a change that aged out);
 // every assembler and executor picks it up from the log without a restart.
-func followTools(ctx context.Context, b *bus.Bus, log *slog.Logger, path string) error {
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, OnChange: func(r *registry.Registry) {
-		if _, err := registry.Publish(ctx, b.JS, bus.StreamName, r, path); err != nil {
-			log.Error("registry change not recorded", "file", path, "err", err)
-			return
-		}
-		log.Info("registry changed", "file", path, "digest", r.Digest())
-	}})
+func followTools(ctx context.Context, b *bus.Bus, log *slog.Logger, path string, key *registry.SigningKey, trust *registry.Trust) error {
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, JS: b.JS, Stream: bus.StreamName, Key: key, Trust: trust})
 	if err != nil {
 		return err
 	}
-	if _, err := registry.Publish(ctx, b.JS, bus.StreamName, w.Current(), path); err != nil {
+	if _, err := w.Record(ctx); err != nil {
 		return err
 	}
 	go func() {

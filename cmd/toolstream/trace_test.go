@@ -31,9 +31,10 @@ const demoTenant = "shop"
 // assembled, executed (the refund approved), the final answer verified —
 // and the node that ran the projections over it, views in dir/views.
 type demoLog struct {
-	b   *bus.Bus
-	n   *node.Node
-	dir string
+	b     *bus.Bus
+	n     *node.Node
+	dir   string
+	trust *registry.Trust // the registry keys of dir/auth
 }
 
 // startDemoLog runs the story; the projections keep running until the test
@@ -52,13 +53,20 @@ func startDemoLog(t *testing.T) *demoLog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := registry.Publish(ctx, d.b.JS, bus.StreamName, reg, "tools.yaml"); err != nil {
+	// The operator's registry keys where serve keeps them: the CLI's
+	// replay on dir trusts them as serve would.
+	key, err := registry.WriteKeyPair(filepath.Join(dir, "auth", "registry.key"), filepath.Join(dir, "auth", "registry.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.trust = key.Trust()
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: d.b.JS, Stream: bus.StreamName, Key: key, Source: "tools.yaml"}, reg); err != nil {
 		t.Fatal(err)
 	}
 	d.n = node.New(d.b, filepath.Join(dir, "views"), nil)
 	t.Cleanup(func() { d.n.Stop() })
 	for _, name := range []string{assembler.IngestName, assembler.Name, responses.Name, verifier.Name, memory.Name} {
-		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20})
+		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, trust: d.trust})
 		if err != nil {
 			t.Fatal(err)
 		}
