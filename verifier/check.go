@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/toolstream/toolstream/events"
@@ -32,6 +33,11 @@ type CheckerConfig struct {
 	// EvidenceRefsMax bounds the evidence pointers kept per claim
 	// (default 8).
 	EvidenceRefsMax int
+	// ClaimsMax bounds the claims of one answer that are checked (default
+	// 1000); the rest are not_checkable. Work per claim grows with the
+	// evidence, so this keeps a long answer against a large result from
+	// taking minutes.
+	ClaimsMax int
 }
 
 func (c *CheckerConfig) setDefaults() {
@@ -46,6 +52,9 @@ func (c *CheckerConfig) setDefaults() {
 	}
 	if c.EvidenceRefsMax <= 0 {
 		c.EvidenceRefsMax = 8
+	}
+	if c.ClaimsMax <= 0 {
+		c.ClaimsMax = 1000
 	}
 }
 
@@ -87,6 +96,11 @@ func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Repor
 	var prev *claimCtx
 	supported, checkable := 0, 0
 	for i, cl := range claims {
+		if i >= c.cfg.ClaimsMax {
+			rep.Claims = append(rep.Claims, events.ClaimVerdict{Text: cl.Text, Start: cl.Start, End: cl.End, Verdict: events.VerdictNotCheckable,
+				Reason: fmt.Sprintf("not checked: the answer has more than %d claims", c.cfg.ClaimsMax)})
+			continue
+		}
 		cx := c.newClaimCtx(ix, cl, now, prev)
 		v := cx.check()
 		cx.matched = v.leaves

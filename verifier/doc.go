@@ -85,10 +85,16 @@
 //
 // # Bounds
 //
-// Work per claim is bounded: derived values combine at most
+// Work per answer is bounded: at most CheckerConfig.ClaimsMax claims are
+// checked (the rest are not_checkable, saying so) against the first 65536
+// values of the evidence, and work per claim is
+// bounded: derived values combine at most
 // CheckerConfig.DerivedLeavesMax evidence numbers pairwise, a claim keeps
-// at most EvidenceRefsMax pointers, a string value contributes at most 64
-// numbers and 256 words to the index, and an HTTPJudge sends at most
+// at most EvidenceRefsMax pointers, a claimed number is matched against at
+// most 256 evidence numbers of each value it may be read as (the first in
+// document order), a claimed date is compared with at most 4096 evidence
+// dates, a string value contributes at most 64 numbers and 256
+// words to the index, and an HTTPJudge sends at most
 // JudgeRequestBytesMax and reads at most JudgeResponseBytesMax bytes.
 //
 // # Concurrency

@@ -288,6 +288,9 @@ func (w *walker) strInfo(s string) *strInfo {
 // unit or currency field.
 func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
 	ix := w.ix
+	if len(ix.leaves) >= leavesMax {
+		return // NB: the rest of a huge result is not evidence (see leavesMax)
+	}
 	ki := w.keyInfo(f.key)
 	lf := leaf{ev: w.ev, node: obj, ptr: ptr, own: f.concepts, ctx: f.ctx, minute: -1, src: -1}
 	if obj >= 0 {
@@ -447,6 +450,11 @@ func appendUnique(s []int32, v int32) []int32 {
 	}
 	return append(s, v)
 }
+
+// leavesMax bounds the scalar values of the evidence of one answer that
+// are indexed, in document order: a megabyte of numbers would otherwise
+// cost hundreds of megabytes of index and seconds per claim.
+const leavesMax = 1 << 16
 
 // valueTokensMax bounds the tokens indexed per string value.
 const valueTokensMax = 256

@@ -113,11 +113,11 @@ func (cx *claimCtx) matches(m *numMention, v float64) []int32 {
 	var out []int32
 	for _, k := range cx.c.candidates(m, v) {
 		lo := sort.Search(len(ix.nums), func(i int) bool { return ix.leaves[ix.nums[i]].num >= k.v-k.tol })
-		for i := lo; i < len(ix.nums); i++ {
+		for i, n := lo, 0; i < len(ix.nums); i, n = i+1, n+1 {
 			l := ix.nums[i]
 			lf := &ix.leaves[l]
-			if lf.num > k.v+k.tol {
-				break
+			if lf.num > k.v+k.tol || n == numMatchesMax {
+				break // NB: equal numbers are in document order, so the first ones are kept
 			}
 			if unitFits(lf, k, m.unit) {
 				out = append(out, l)
@@ -127,6 +127,11 @@ func (cx *claimCtx) matches(m *numMention, v float64) []int32 {
 	sortUnique(&out)
 	return out
 }
+
+// numMatchesMax bounds the evidence numbers one reading of a claimed number
+// is matched against: an answer of thirty thousand claims against a result
+// of a quarter million equal numbers stays linear.
+const numMatchesMax = 256
 
 func sortUnique(s *[]int32) {
 	x := *s

@@ -464,6 +464,10 @@ type dateTarget struct {
 	clock  int
 }
 
+// dateTargetsMax bounds the evidence dates one claim is compared with (a
+// year of days, ten times over).
+const dateTargetsMax = 4096
+
 // dateTargets returns the evidence dates in scope, best attribute match
 // first: date fields, windows of two date fields (earliest/latest) and
 // day counts relative to now (eta_days: 2).
@@ -473,6 +477,9 @@ func (cx *claimCtx) dateTargets() []dateTarget {
 	var out []dateTarget
 	windows := map[int32][]int32{} // node -> date leaves
 	for _, l := range ix.dates {
+		if len(out) == dateTargetsMax {
+			break // NB: the first dates of the evidence, in document order
+		}
 		if !cx.inScope(l) {
 			continue
 		}
