@@ -156,17 +156,7 @@ func integer(d []byte, off int) (int64, int, bool) {
 	case c >= 0xe0:
 		return int64(int8(c)), off + 1, true
 	}
-	var size int
-	switch c {
-	case 0xcc, 0xd0:
-		size = 1
-	case 0xcd, 0xd1:
-		size = 2
-	case 0xce, 0xd2:
-		size = 4
-	case 0xcf, 0xd3:
-		size = 8
-	}
+	size := intSize(c)
 	if size == 0 || off+1+size > len(d) {
 		return 0, 0, false
 	}

@@ -159,16 +159,7 @@ func TestWatcherRecordsChangesInTheLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tools.yaml")
 	t0 := time.Unix(1_700_000_000, 0)
 	writeFile(t, path, `tools: [{name: a}]`, t0)
-	key := mustKey(t)
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Interval: time.Millisecond, JS: b.JS, Stream: bus.StreamName, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Stop()
+	w, f, _ := watchAndFollow(t, b, path, time.Millisecond)
 	done := make(chan error, 1)
 	runCtx, stop := context.WithCancel(ctx)
 	go func() { done <- w.Run(runCtx) }()
@@ -200,6 +191,23 @@ func TestWatcherRecordsChangesInTheLog(t *testing.T) {
 	if changes != 2 {
 		t.Fatalf("%d registry events, want 2", changes)
 	}
+}
+
+// watchAndFollow returns a Watcher of path that records in b's log, signed
+// by a new key, and a Follower that trusts the key.
+func watchAndFollow(t *testing.T, b *bus.Bus, path string, interval time.Duration) (*registry.Watcher, *registry.Follower, *registry.SigningKey) {
+	t.Helper()
+	key := mustKey(t)
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Interval: interval, JS: b.JS, Stream: bus.StreamName, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := registry.Follow(context.Background(), registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Stop)
+	return w, f, key
 }
 
 // publishRaw appends an event to the registry subject as anyone with
@@ -251,19 +259,10 @@ func TestForgedRegistryIsOverriddenByTheFile(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	key := mustKey(t)
 	path := filepath.Join(t.TempDir(), "tools.yaml")
 	t0 := time.Unix(1_700_000_000, 0)
 	writeFile(t, path, `tools: [{name: a}]`, t0)
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, JS: b.JS, Stream: bus.StreamName, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Stop()
+	w, f, key := watchAndFollow(t, b, path, 0)
 	if published, err := w.Record(ctx); !published || err != nil {
 		t.Fatalf("first record: %v %v", published, err)
 	}
