@@ -12,7 +12,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/responses"
@@ -27,7 +29,8 @@ func (d *demoLog) runCLI(t *testing.T, args ...string) (string, string, error) {
 	defer cancel()
 	var out, errOut bytes.Buffer
 	root := newRoot(&out, &errOut)
-	root.SetArgs(append(args, "--data", d.dir, "--nats-url", d.b.ClientURL(), "--log-level", "error"))
+	root.SetArgs(append(args, "--data", d.dir, "--nats-url", d.b.ClientURL(), "--log-level", "error",
+		"--creds", bustest.Creds(t, d.b, auth.Identity{Role: auth.RoleOperator})))
 	err := root.ExecuteContext(ctx)
 	return out.String(), errOut.String(), err
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
@@ -283,7 +284,7 @@ func TestTraceDemoCalls(t *testing.T) {
 	// The command, against the running server.
 	var out, errOut bytes.Buffer
 	root := newRoot(&out, &errOut)
-	root.SetArgs([]string{"trace", "call_demo_refund", "--tenant", demoTenant, "--nats-url", d.b.ClientURL(), "--log-level", "error"})
+	root.SetArgs([]string{"trace", "call_demo_refund", "--tenant", demoTenant, "--nats-url", d.b.ClientURL(), "--log-level", "error", "--creds", bustest.Creds(t, d.b, auth.Identity{Role: auth.RoleReader})})
 	if err := root.ExecuteContext(ctx); err != nil {
 		t.Fatalf("trace: %v\n%s", err, errOut.String())
 	}
@@ -295,7 +296,7 @@ func TestTraceDemoCalls(t *testing.T) {
 	}
 	out.Reset()
 	root = newRoot(&out, &errOut)
-	root.SetArgs([]string{"trace", "call_demo_sf", "--tenant", demoTenant, "--nats-url", d.b.ClientURL(), "--json"})
+	root.SetArgs([]string{"trace", "call_demo_sf", "--tenant", demoTenant, "--nats-url", d.b.ClientURL(), "--json", "--creds", bustest.Creds(t, d.b, auth.Identity{Role: auth.RoleReader})})
 	if err := root.ExecuteContext(ctx); err != nil {
 		t.Fatal(err)
 	}
