@@ -51,6 +51,18 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		serve.Process.Signal(os.Interrupt)
 		serve.Wait()
 	}()
+	// Executors as their own role, as docker-compose.yml runs them.
+	exec1 := exec.Command(bin, "serve", "--components", "executor", "--nats-url", urls, "--data", filepath.Join(dir, "executor"),
+		"--creds", creds(auth.Identity{Role: auth.RoleExecutor}))
+	var execLog bytes.Buffer
+	exec1.Stderr = &execLog
+	if err := exec1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		exec1.Process.Signal(os.Interrupt)
+		exec1.Wait()
+	}()
 	run := func(id auth.Identity, args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, bin, append(args, "--nats-url", urls, "--data", filepath.Join(dir, "cli"), "--creds", creds(id))...)
@@ -87,6 +99,12 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.call.>") == 1 }) {
 		dump()
 		t.Fatal("serve completed no call")
+	}
+	// No tool implements the call here: the executor, as its role, answers
+	// it with a typed failure.
+	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.result.>") == 1 }) {
+		dump()
+		t.Fatalf("the executor answered no call:\n%s", execLog.String())
 	}
 	if out := run(auth.Identity{Role: auth.RoleReader}, "calls", "--tenant", "acme"); !strings.Contains(out, "call completed") || !strings.Contains(out, "resp_00007") {
 		dump()

@@ -20,7 +20,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		"bus":       {"events", "auth", "logread"},
 		"projector": {"events", "logread"},
 		"ingest":    {"events"},
-		"registry":  {"events"},
+		"registry":  {"events", "logread"},
 		"responses": {"events", "projector"},
 		"assembler": {"events", "projector", "ingest"},
 		"executor":  {"events", "projector", "registry"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 )
 
 // The registry in the log: a new registry taking effect is a signed
@@ -154,39 +155,13 @@ func (l *ledger) catchUp(ctx context.Context, js jetstream.JetStream, stream str
 	if to <= l.read {
 		return nil
 	}
-	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{Subject}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: l.read + 1,
-	})
-	if err != nil {
-		return err
-	}
-	for {
-		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			return err
-		}
-		n := 0
-		for m := range batch.Messages() {
-			md, err := m.Metadata()
-			if err != nil {
-				return err
+	return logread.Read(ctx, logread.Config{Conn: js.Conn(), Stream: stream, Filter: Subject, From: l.read + 1, UpTo: to},
+		func(batch []*logread.Msg) error {
+			for _, m := range batch {
+				l.add(m.Seq, m.Data)
 			}
-			n++
-			if md.Sequence.Stream > to {
-				return nil
-			}
-			l.add(md.Sequence.Stream, m.Data())
-			if md.Sequence.Stream == to || md.NumPending == 0 {
-				return nil
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		if n == 0 {
-			return ctx.Err() // nothing left: the rest was removed from the log
-		}
-	}
+			return nil
+		})
 }
 
 // lastSeq returns the stream sequence of the last event on Subject, 0 when
@@ -269,7 +244,8 @@ type Follower struct {
 	log     *slog.Logger
 	trust   *Trust
 	current atomic.Pointer[Registry]
-	cc      jetstream.ConsumeContext
+	stop    context.CancelFunc
+	done    chan struct{} // closed when following ends
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at every change
@@ -315,16 +291,23 @@ func Follow(ctx context.Context, cfg FollowConfig) (*Follower, error) {
 			break
 		}
 	}
-	cons, err := cfg.JS.OrderedConsumer(ctx, cfg.Stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{Subject}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: last + 1,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("registry: follow: %w", err)
-	}
-	f.cc, err = cons.Consume(func(m jetstream.Msg) { f.apply(m.Data()) })
-	if err != nil {
-		return nil, fmt.Errorf("registry: follow: %w", err)
-	}
+	// Later changes, read by direct gets (an executor's identity may create
+	// no consumer on the log).
+	fctx, stop := context.WithCancel(context.Background())
+	f.stop, f.done = stop, make(chan struct{})
+	go func() {
+		defer close(f.done)
+		err := logread.Read(fctx, logread.Config{Conn: cfg.JS.Conn(), Stream: cfg.Stream, Filter: Subject, From: last + 1, Follow: true},
+			func(batch []*logread.Msg) error {
+				for _, m := range batch {
+					f.apply(m.Data)
+				}
+				return nil
+			})
+		if err != nil {
+			f.log.Error("registry: following the log stopped; the registry in force stays", "err", err)
+		}
+	}()
 	return f, nil
 }
 
@@ -393,5 +376,6 @@ func (f *Follower) Wait(ctx context.Context, digest string) error {
 	}
 }
 
-// Stop ends following; Current keeps the last registry.
-func (f *Follower) Stop() { f.cc.Stop() }
+// Stop ends following and waits until it has; Current keeps the last
+// registry.
+func (f *Follower) Stop() { f.stop(); <-f.done }

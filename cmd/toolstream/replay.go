@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nats-io/nuid"
 	"io"
 	"log/slog"
 	"os"
@@ -508,6 +509,7 @@ const (
 // Close it before the runners close (it holds Pebble snapshots).
 type viewDumps struct {
 	runners runnerLookup
+	id      string // this process's part of its session tokens
 
 	mu     sync.Mutex // guards next, open, closed
 	next   int
@@ -523,7 +525,7 @@ type dumpSession struct {
 var _ micro.Handler = (*viewDumps)(nil)
 
 func newViewDumps(runners runnerLookup) *viewDumps {
-	return &viewDumps{runners: runners, open: map[string]*dumpSession{}}
+	return &viewDumps{runners: runners, open: map[string]*dumpSession{}, id: nuid.Next()}
 }
 
 // Handle implements micro.Handler.
@@ -546,19 +548,17 @@ func (d *viewDumps) Handle(req micro.Request) {
 	case q.Token == "":
 		r, found := d.runners(q.Projection)
 		if !found {
-			req.Error("404", "projection not running here", nil)
-			return
+			return // another process's (see addViewEndpoints)
 		}
 		for len(d.open) >= dumpOpenMax {
 			d.evictOldestLocked()
 		}
 		d.next++
-		q.Token = fmt.Sprintf("%s-%d", q.Projection, d.next)
+		q.Token = fmt.Sprintf("%s-%s-%d", q.Projection, d.id, d.next)
 		s = &dumpSession{v: r.View()}
 		d.open[q.Token] = s
 	case !ok:
-		req.Error("410", "dump "+q.Token+" expired or unknown: start again", nil)
-		return
+		return // another process's session, or one that expired: the asker times out and starts again
 	}
 	s.used = now
 	limit := q.Limit

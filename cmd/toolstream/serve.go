@@ -253,12 +253,16 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 // runnerLookup finds the runner of a projection this process runs now.
 type runnerLookup func(name string) (*projector.Runner, bool)
 
+//
+// Every process that serves views receives every request (no queue group):
+// processes run different projections, and a partition moves between them,
+// so only the one running the projection (or holding the dump session)
+// answers; the others stay silent.
 func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewDumps, error) {
 	err := svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
 		r, ok := runners(string(req.Data()))
 		if !ok {
-			req.Error("404", "projection not running here", nil)
-			return
+			return // another process's
 		}
 		dg, err := r.Digest()
 		if err != nil {
@@ -266,12 +270,12 @@ func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewDumps, erro
 			return
 		}
 		req.RespondJSON(dg)
-	}), micro.WithEndpointSubject(DigestSubject))
+	}), micro.WithEndpointSubject(DigestSubject), micro.WithEndpointQueueGroupDisabled())
 	if err != nil {
 		return nil, err
 	}
 	dumps := newViewDumps(runners)
-	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject)); err != nil {
+	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject), micro.WithEndpointQueueGroupDisabled()); err != nil {
 		dumps.Close()
 		return nil, err
 	}
