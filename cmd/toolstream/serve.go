@@ -253,7 +253,6 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 // runnerLookup finds the runner of a projection this process runs now.
 type runnerLookup func(name string) (*projector.Runner, bool)
 
-//
 // Every process that serves views receives every request (no queue group):
 // processes run different projections, and a partition moves between them,
 // so only the one running the projection (or holding the dump session)
