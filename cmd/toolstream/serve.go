@@ -248,11 +248,11 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 	}
 }
 
-// addViewEndpoints serves the digest and the paged dump of every running
-// view (replay --verify and --diff ask them). Close the dumps when done.
 // runnerLookup finds the runner of a projection this process runs now.
 type runnerLookup func(name string) (*projector.Runner, bool)
 
+// addViewEndpoints serves the digest and the paged dump of every running
+// view (replay --verify and --diff ask them). Close the dumps when done.
 // Every process that serves views receives every request (no queue group):
 // processes run different projections, and a partition moves between them,
 // so only the one running the projection (or holding the dump session)
