@@ -9,15 +9,31 @@ import (
 // source, so that an event emitted twice (a relay retry, a replay, a
 // restarted executor) carries the same id and JetStream's duplicate window
 // (Nats-Msg-Id) keeps one copy.
+//
+// The same window drops an event whose id another cause already has, so an
+// id must be injective: two different causes never share one (invariants 4
+// and 9). id writes kind:tenant/part/part…, each part escaped as in
+// IdempotencyKey ('%' is %25, '/' is %2F, "" is "-" and "-" is %2D): a
+// response a/b with item c and a response a with item b/c are two ids.
+// The kind names the builder, every builder of a kind writes a fixed
+// number of parts (VerifiedID one, JudgedID three, so "/" counts tell
+// them apart), kinds hold no ':' and tenants no '/', so splitting at the
+// first ':' and at every '/' gives the parts back. Ids made of other
+// characters are written as they are: completed:acme/resp_1/call_1.
 
 func id(kind string, tenant string, parts ...string) string {
 	var b strings.Builder
+	n := len(kind) + 1 + len(tenant)
+	for _, p := range parts {
+		n += 1 + len(p)
+	}
+	b.Grow(n)
 	b.WriteString(kind)
 	b.WriteByte(':')
 	b.WriteString(tenant)
 	for _, p := range parts {
 		b.WriteByte('/')
-		b.WriteString(p)
+		escapeKeyPart(&b, p)
 	}
 	return b.String()
 }
@@ -109,7 +125,9 @@ func SplitIdempotencyKey(key string) (tenant, run, step, call string, ok bool) {
 }
 
 // ExecutionID names an execution event of a call by what it records
-// (started, succeeded, failed, approval_requested…) and its attempt.
+// (started, succeeded, failed, approval_requested…) and its attempt. It is
+// injective without escaping: what holds no ':', and the attempt, after
+// the last '#', holds only digits (a '#' in key stays left of it).
 func ExecutionID(what, key string, attempt int) string {
 	return what + ":" + key + "#" + strconv.Itoa(attempt)
 }
@@ -124,3 +142,22 @@ func ConflictID(key string, seq uint64) string {
 
 // VerifiedID names the verifier's verdict on a response's answer.
 func VerifiedID(tenant, response string) string { return id("verified", tenant, response) }
+
+// JudgedID names the verifier's verdict on a response's answer after its
+// judged-th external judge verdict: verified:<tenant>/<response>/judged/<n>.
+func JudgedID(tenant, response string, judged int) string {
+	return id("verified", tenant, response, "judged", strconv.Itoa(judged))
+}
+
+// MemoryOpID names the memory event of the line-th op of a file of memory
+// ops (memory.Op.Event) for tenant's user.
+func MemoryOpID(tenant, user string, line int) string {
+	return id("mem", tenant, user, strconv.Itoa(line))
+}
+
+// MemoryRequestID names the memory event of a request to the memory
+// service: op (correct, forget) of record for tenant's user, at its time
+// (Unix ns).
+func MemoryRequestID(tenant, user, op, record string, at int64) string {
+	return id("mem-svc", tenant, user, op, record, strconv.FormatInt(at, 10))
+}

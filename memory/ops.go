@@ -65,7 +65,7 @@ func (o *Op) Event(n int) (*events.Event, error) {
 		}
 		obs.TTL = int64(d)
 	}
-	ev := &events.Event{ID: fmt.Sprintf("mem:%s/%s/%d", o.Tenant, o.User, n), Tenant: o.Tenant, User: o.User, At: at}
+	ev := &events.Event{ID: events.MemoryOpID(o.Tenant, o.User, n), Tenant: o.Tenant, User: o.User, At: at}
 	switch o.Op {
 	case "observe":
 		ev.Body = &events.MemoryObserved{Observation: obs}

@@ -103,7 +103,7 @@ func (s *Service) write(ctx context.Context, o *Op) (any, error) {
 	}
 	// The id names the request's content and time, so a retried request is
 	// deduplicated by the log.
-	ev.ID = fmt.Sprintf("mem-svc:%s/%s/%s/%s/%d", o.Tenant, o.User, o.Op, o.ID, ev.At)
+	ev.ID = events.MemoryRequestID(o.Tenant, o.User, o.Op, o.ID, ev.At)
 	subj, err := events.MemorySubject(o.Tenant, o.User)
 	if err != nil {
 		return nil, err

@@ -284,7 +284,7 @@ func (p *Projection) judged(tx *projector.Tx, ev *events.Event, jv *events.Judge
 	v.Undecided = r.Undecided
 	v.Judged++
 	v.Verified = p.verdict(ev.Tenant, v.Answer, r)
-	return p.store(tx, ev, &v, fmt.Sprintf("%s/judged/%d", events.VerifiedID(ev.Tenant, ev.Response), v.Judged))
+	return p.store(tx, ev, &v, events.JudgedID(ev.Tenant, ev.Response, v.Judged))
 }
 
 // Get returns the verdicts on a response's answer. It returns
