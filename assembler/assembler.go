@@ -142,7 +142,8 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 // forget drops a response and its calls from the caches.
 func (a *Assembler) forget(tenant, resp string) {
 	delete(a.resps, respID{tenant, resp})
-	prefix := tenant + "\x00c\x00" + resp + "\x00"
+	pk, _ := callsPrefix(tenant, resp) // an open response has a tenant
+	prefix := string(pk)
 	for k := range a.calls {
 		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
 			delete(a.calls, k)

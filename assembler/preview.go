@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
 )
 
 // Partial-argument preview for UIs.
@@ -285,7 +286,12 @@ type preview struct {
 	p parser
 }
 
-func previewKey(tenant, resp, item string) string { return tenant + "\x00" + resp + "\x00" + item }
+// previewKey is one call's key in previews, injective as TenantKey is (ids
+// may hold 0x00: two calls never share a preview, invariant 2).
+func previewKey(tenant, resp, item string) string {
+	k, _ := projector.TenantKey(tenant, resp, item) // a call's event has a tenant
+	return string(k)
+}
 
 func (a *Assembler) feedPreview(ev *events.Event, c *call, total int, delta string) {
 	if a.cfg.Preview == nil {

@@ -151,6 +151,14 @@ func writeLP(w io.Writer, b []byte) {
 
 // TenantKey builds a state key that starts with the tenant:
 // tenant 0x00 part 0x00 part… It returns ErrNoTenant for an empty tenant.
+//
+// Inside a part, 0x00 is written 0x01 0x01 and 0x01 is written 0x01 0x02,
+// so the key is injective: response "a\x00b" with item "c" and response
+// "a" with item "b\x00c" (ids are any strings) get two keys, and the key
+// of parts ending in "" is a prefix of the keys of exactly those parts
+// followed by more: a scan of one response's rows never meets another's.
+// Parts without those bytes are written as they are, and the escaping
+// keeps the order of the parts.
 func TenantKey(tenant string, parts ...string) ([]byte, error) {
 	if tenant == "" {
 		return nil, ErrNoTenant
@@ -162,7 +170,27 @@ func TenantKey(tenant string, parts ...string) ([]byte, error) {
 	b := make([]byte, 0, n)
 	b = append(b, tenant...)
 	for _, p := range parts {
-		b = append(append(b, 0), p...)
+		b = appendKeyPart(append(b, 0), p)
 	}
 	return b, nil
+}
+
+// appendKeyPart appends p to b escaped as TenantKey says.
+func appendKeyPart(b []byte, p string) []byte {
+	i := 0
+	for ; i < len(p) && p[i] > 0x01; i++ {
+	}
+	if i == len(p) {
+		return append(b, p...)
+	}
+	b = append(b, p[:i]...)
+	for ; i < len(p); i++ {
+		switch c := p[i]; c {
+		case 0x00, 0x01:
+			b = append(b, 0x01, c+1)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }

@@ -1,0 +1,82 @@
+package assembler_test
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Response and item ids are any strings. Two calls whose ids, joined
+// with '/' (event ids) or 0x00 (state keys), used to be one string each
+// keep their own buffer and each gets its own CallCompleted: none is
+// dropped as the other's duplicate (invariants 2, 4 and 9); nor do they
+// share a live preview.
+func TestCallsWhoseIDsJoinAlikeStayApart(t *testing.T) {
+	var mu sync.Mutex
+	var previews []assembler.PreviewMsg
+	h := newHarness(t, assembler.Config{Preview: func(_ string, data []byte) {
+		var m assembler.PreviewMsg
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		previews = append(previews, m)
+		mu.Unlock()
+	}})
+	calls := []struct{ resp, item, args string }{
+		{"a/b", "c", `{"n":1}`},
+		{"a", "b/c", `{"n":2}`},
+		{"x\x00y", "z", `{"n":3}`},
+		{"x", "y\x00z", `{"n":4}`},
+	}
+	for _, c := range calls {
+		h.publish(&events.Event{Tenant: "acme", Response: c.resp, Item: c.item, CallID: "call",
+			Body: &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "note"}})
+	}
+	for _, part := range []func(string) string{
+		func(a string) string { return a[:4] },
+		func(a string) string { return a[4:] },
+	} {
+		for _, c := range calls { // interleaved: a shared buffer would mix them
+			h.publish(&events.Event{Tenant: "acme", Response: c.resp, Item: c.item, Body: &events.ArgumentsDelta{Delta: part(c.args)}})
+		}
+	}
+	var last uint64
+	for _, c := range calls {
+		last = h.publish(&events.Event{Tenant: "acme", Response: c.resp, Item: c.item, Body: &events.ArgumentsDone{}})
+	}
+	h.settle(last)
+
+	got := map[[2]string]string{}
+	ids := map[string]bool{}
+	for _, ev := range h.emitted() {
+		cc, ok := events.As[*events.CallCompleted](ev)
+		if !ok {
+			t.Errorf("%s %q/%q: %s", ev.Kind, ev.Response, ev.Item, render([]*events.Event{ev}))
+			continue
+		}
+		got[[2]string{ev.Response, ev.Item}] = string(cc.Arguments)
+		if ids[ev.ID] {
+			t.Errorf("two calls completed under the id %q", ev.ID)
+		}
+		ids[ev.ID] = true
+	}
+	for _, c := range calls {
+		if a := got[[2]string{c.resp, c.item}]; a != c.args {
+			t.Errorf("call %q/%q completed with %q, want %q", c.resp, c.item, a, c.args)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(previews) != 2*len(calls) {
+		t.Errorf("%d previews, want %d", len(previews), 2*len(calls))
+	}
+	for _, m := range previews {
+		if m.Invalid || m.Offset != 0 && !m.Closed {
+			t.Errorf("preview of %q/%q at %d (%q): invalid=%v closed=%v: two calls share a parser", m.Response, m.Item, m.Offset, m.Delta, m.Invalid, m.Closed)
+		}
+	}
+}
