@@ -51,7 +51,11 @@
 // A UserMessage goes through the Extractor: each statement it makes
 // becomes a record (the first with the message's id and whole text, the
 // others "<id>#2", "#3", … with their sentence); a message that states
-// nothing is kept as an episode with the message's id.
+// nothing is kept as an episode with the message's id. In those record
+// ids a '#' of the message's id is written %23 and a '%' %25, so two
+// messages never name a record alike (message m1#2 is record m1%232, not
+// the second record of m1). Forget takes a record id, or the id of a
+// message that names no record.
 //
 // Invariants kept here (numbers from DESIGN.md):
 //

@@ -266,6 +266,23 @@ func sameContent(r *Record, s stmt) bool {
 		r.Permission == s.permission && r.Text == s.text
 }
 
+// messageRecordID is the id of the n-th (from 1) record extracted from the
+// user message msg: msg, then msg#2, msg#3… In msg, '%' is written %25 and
+// '#' %23, so the records of two messages never share an id (the first
+// record of message m1#2 and the second of message m1 were one: the later
+// message was refused as a duplicate id, or skipped once m1 was
+// forgotten). Message ids without those characters are written as they
+// are.
+func messageRecordID(msg string, n int) string {
+	if strings.ContainsAny(msg, "%#") {
+		msg = strings.NewReplacer("%", "%25", "#", "%23").Replace(msg)
+	}
+	if n == 1 {
+		return msg
+	}
+	return msg + "#" + strconv.Itoa(n)
+}
+
 // tx is one Apply: the event's identity and the user's state it changes.
 type tx struct {
 	e            *Engine
@@ -310,8 +327,8 @@ func (x *tx) record(st stmt, version int) *Record {
 // check says what to do with a statement: apply it (true), skip it (a
 // forgotten id or a repeat), or refuse it.
 func (x *tx) check(st stmt) (bool, error) {
-	if st.origin != "" && st.origin != st.id {
-		e, err := x.idEntry(st.origin)
+	if first := messageRecordID(st.origin, 1); st.origin != "" && first != st.id {
+		e, err := x.idEntry(first) // the message was forgotten
 		if err != nil || e != nil && e.Tomb {
 			return false, err
 		}
@@ -359,10 +376,7 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 	}
 	var sts []stmt
 	for i, o := range obs {
-		o.ID = b.ID
-		if i > 0 {
-			o.ID = b.ID + "#" + strconv.Itoa(i+1)
-		}
+		o.ID = messageRecordID(b.ID, i+1)
 		if i == 0 || strings.TrimSpace(o.Text) == "" {
 			o.Text = b.Text
 		}
@@ -377,7 +391,7 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 		sts = append(sts, st)
 	}
 	if len(sts) == 0 {
-		st, err := x.e.statement(events.Observation{ID: b.ID, Kind: string(KindEpisode), Text: b.Text}, x.at, false, nil)
+		st, err := x.e.statement(events.Observation{ID: messageRecordID(b.ID, 1), Kind: string(KindEpisode), Text: b.Text}, x.at, false, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -668,29 +682,59 @@ func (x *tx) prepareForget(b *events.MemoryForgotten) (func() error, error) {
 // leaves tombstones that carry no text. Records that only they had
 // superseded are filed again as if the forgotten ones had never been said,
 // and conflicts they took part in are decided again.
+//
+// An id that names no record may name a message: its records are
+// forgotten.
 func (x *tx) forget(id string) error {
-	root := id
-	if h, err := x.head(id); err != nil {
+	h, err := x.head(id)
+	if err != nil {
 		return err
-	} else if h != nil && h.Origin != "" {
+	}
+	root := id // the message whose records go together
+	if h != nil && h.Origin != "" {
 		root = h.Origin
 	}
 	ids := []string{id}
-	if root != id {
-		ids = append(ids, root)
+	bases := []string{root}
+	if h == nil || h.Origin != "" {
+		// root names a message: its records are messageRecordID(root, n).
+		// The first is forgotten even when the extractor dropped it, so a
+		// redelivered message is a repeat (check). A view built before the
+		// ids were escaped has root, root#2…: both are looked for, and only
+		// records whose origin is root count.
+		first := messageRecordID(root, 1)
+		cands := []string{first}
+		if first != root {
+			bases = append(bases, first)
+			cands = append(cands, root)
+		}
+		for i, c := range cands {
+			if slices.Contains(ids, c) {
+				continue
+			}
+			ch, err := x.head(c)
+			if err != nil {
+				return err
+			}
+			if ch == nil && i == 0 || ch != nil && ch.Origin == root {
+				ids = append(ids, c)
+			}
+		}
 	}
-	err := x.w.Scan([]byte(string(x.k.recAll())+esc(root)+"#"), func(key, value []byte) error {
-		r, err := decodeRecord(value)
+	for _, base := range bases {
+		err := x.w.Scan([]byte(string(x.k.recAll())+esc(base)+"#"), func(key, value []byte) error {
+			r, err := decodeRecord(value)
+			if err != nil {
+				return err
+			}
+			if r.Origin == root && !slices.Contains(ids, r.ID) {
+				ids = append(ids, r.ID)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		if r.Origin == root && !slices.Contains(ids, r.ID) {
-			ids = append(ids, r.ID)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	gone := func(r string) bool { return slices.Contains(ids, refID(r)) }
 	var linked []string // refs of other records linked to the forgotten ones
