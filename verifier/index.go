@@ -102,7 +102,7 @@ type index struct {
 	keys      map[string]*keyInfo
 	strs      map[string]*strInfo
 	sents     map[int32][]sentInfo
-	texts     map[string][]textItem
+	texts     map[textKey][]textItem
 }
 
 // dedupeEvidence keeps, per CallID, the highest Version (the later entry
@@ -138,7 +138,7 @@ func buildIndex(evidence []Evidence, now time.Time) *index {
 		keys:      map[string]*keyInfo{},
 		strs:      map[string]*strInfo{},
 		sents:     map[int32][]sentInfo{},
-		texts:     map[string][]textItem{},
+		texts:     map[textKey][]textItem{},
 	}
 	size := 0
 	for _, e := range evidence {

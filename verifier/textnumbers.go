@@ -44,14 +44,19 @@ type textItem struct {
 	near    []string
 }
 
+// textKey is a text's key in the index's cache of textItems: a struct, not
+// a string with a marker byte, so a text that starts with the marker
+// cannot take another's items.
+type textKey struct {
+	s     string
+	dates bool
+}
+
 // textItems finds the numbers ("3-5 business days", "$25.00", "revenue
 // rose 12% to 3.2 billion") and dates ("launches on June 3", "landfall on
 // Thursday evening", resolved against the answer's time) in s.
 func (w *walker) textItems(s string, dates bool) []textItem {
-	key := s
-	if !dates {
-		key = "\x00" + s
-	}
+	key := textKey{s, dates}
 	if items, ok := w.ix.texts[key]; ok {
 		return items
 	}
