@@ -38,7 +38,9 @@
 //
 // Keys: a projection's keys live under "s/", rejections under "r/", the
 // outbox under "o/" and metadata under "m/". TenantKey builds state keys that
-// start with the tenant and refuses an empty one (invariant 7).
+// start with the tenant and refuses an empty one (invariant 7); it escapes
+// its parts, so two different lists of parts never share a key (ids may
+// hold any byte).
 //
 // Concurrency: a Runner's Run must be called once; Digest, Checkpoint, View
 // and WaitFor are safe to call concurrently with it.
