@@ -33,6 +33,8 @@ import (
 //	get id=ID [tenant=T] [user=U]
 //	dump [prefix=P]                            every key, canonical text form
 //	absent                                     each input line must occur in no key or value
+//	extract [lang=en|zh]                       the input is a user message; one line per observation
+//	                                           the RuleExtractor reads from it (testdata/extract/)
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		h := newHarness(t, Config{})
@@ -227,6 +229,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			}
 		}
 		return out.String()
+	case "extract":
+		return extractCmd(t, d)
 	}
 	t.Fatalf("unknown command %q", d.Cmd)
 	return ""

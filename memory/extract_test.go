@@ -4,9 +4,36 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cockroachdb/datadriven"
 	"github.com/toolstream/toolstream/events"
 )
+
+// extractCmd runs the datadriven command "extract [lang=en|zh]" (see
+// TestDataDriven; the files are in testdata/extract/): the input is one user
+// message, the output one line per observation the RuleExtractor reads from
+// it — kind slot[=value] polarity, confidence, TTL if bounded, the sentence
+// — or "nothing" (the message is kept as an episode). lang defaults to ""
+// (both languages), as the engine calls it.
+func extractCmd(t *testing.T, d *datadriven.TestData) string {
+	obs := RuleExtractor{}.Extract(d.Input, strArg(d, "lang", ""))
+	if len(obs) == 0 {
+		return "nothing"
+	}
+	var b strings.Builder
+	for _, o := range obs {
+		if o.ID != "" || o.Confidence <= 0 || o.Confidence > 1 {
+			t.Errorf("%q: malformed %+v", d.Input, o)
+		}
+		fmt.Fprintf(&b, "%s conf=%g", obsString(o), o.Confidence)
+		if o.TTL != 0 {
+			fmt.Fprintf(&b, " ttl=%s", time.Duration(o.TTL))
+		}
+		fmt.Fprintf(&b, " %q\n", o.Text)
+	}
+	return b.String()
+}
 
 // obsString is an observation's short form: kind subject/attribute[=value]
 // polarity.
@@ -172,6 +199,28 @@ func TestExtractBoundsConstraints(t *testing.T) {
 		obs := RuleExtractor{}.Extract(c.text, "")
 		if len(obs) != 1 || obs[0].TTL != c.ttl {
 			t.Errorf("%q: %+v, want ttl %d", c.text, obs, c.ttl)
+		}
+	}
+}
+
+// TestExtractGoldenCoversHeldout: every message of the held-out set is the
+// input of an extract command in testdata/extract/, so the golden files
+// show what a change of the extractor does to each of them.
+func TestExtractGoldenCoversHeldout(t *testing.T) {
+	inputs := map[string]bool{}
+	datadriven.Walk(t, "testdata/extract", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd == "extract" {
+				inputs[d.Input] = true
+			}
+			return d.Expected
+		})
+	})
+	for _, s := range loadHeldout(t, "heldout/scenarios.jsonl") {
+		for _, l := range s.lines {
+			if l.Say != "" && !inputs[l.Say] {
+				t.Errorf("%s %s: %q is in no extract command of testdata/extract/", s.name, l.ID, l.Say)
+			}
 		}
 	}
 }
