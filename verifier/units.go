@@ -56,7 +56,16 @@ func cur(codes ...string) *unit {
 
 // canonicalUnits lists, per dimension, the units a claimed value is
 // converted into before it is looked up among evidence values.
-var canonicalUnits = map[dimension][]*unit{}
+var canonicalUnits = map[dimension][]*unit{
+	dimMass:    {uG, uKG, uMG, uLB, uOZ, uT, uJin},
+	dimLength:  {uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD},
+	dimTime:    {uSec, uMin, uHour, uDay, uWeek, uMS},
+	dimTemp:    {uC, uF},
+	dimVolume:  {uML, uL, uGal},
+	dimSpeed:   {uMPS, uKMH, uMPH},
+	dimData:    {uKB, uMB, uGB, uTB},
+	dimPercent: {uPercent, uFrac},
+}
 
 var (
 	uG   = &unit{name: "g", dim: dimMass, factor: 1}
@@ -108,17 +117,6 @@ var (
 	uEUR    = cur("EUR")
 	uGBP    = cur("GBP")
 )
-
-func init() {
-	canonicalUnits[dimMass] = []*unit{uG, uKG, uMG, uLB, uOZ, uT, uJin}
-	canonicalUnits[dimLength] = []*unit{uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD}
-	canonicalUnits[dimTime] = []*unit{uSec, uMin, uHour, uDay, uWeek, uMS}
-	canonicalUnits[dimTemp] = []*unit{uC, uF}
-	canonicalUnits[dimVolume] = []*unit{uML, uL, uGal}
-	canonicalUnits[dimSpeed] = []*unit{uMPS, uKMH, uMPH}
-	canonicalUnits[dimData] = []*unit{uKB, uMB, uGB, uTB}
-	canonicalUnits[dimPercent] = []*unit{uPercent, uFrac}
-}
 
 // unitWords maps the spelling of a unit after a number (lower case, half
 // width) to the unit. Single letters are only units directly after a number.

@@ -1,0 +1,154 @@
+package verifier
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+//go:embed lexicon.txt
+var lexiconText string
+
+// lexicon is the vocabulary of lexicon.txt: what each English word or
+// phrase and each Chinese word means.
+type lexicon struct {
+	concepts map[string]bool       // every concept name
+	en       map[string]*lexInfo   // English words and phrases ("out of stock")
+	phrases  map[string][][]string // first word -> phrases (words), longest first
+	zh       map[string]*lexInfo
+	zhMaxLen int // runes of the longest Chinese word
+}
+
+// mustLexicon reads the embedded lexicon; a malformed one is a bug caught
+// by any test of the package.
+func mustLexicon(text string) *lexicon {
+	lx, err := parseLexicon(text)
+	if err != nil {
+		panic(err)
+	}
+	return lx
+}
+
+// lexiconSections are the sections of lexicon.txt in the order they are
+// applied.
+var lexiconSections = []string{"concepts", "cues", "categories", "unit concepts"}
+
+// parseLexicon reads a lexicon (see lexicon.txt for the format). It
+// refuses an unknown section or cue, a line without "=", a malformed
+// category head and a word repeated in one line.
+func parseLexicon(text string) (*lexicon, error) {
+	lx := &lexicon{
+		concepts: map[string]bool{},
+		en:       map[string]*lexInfo{},
+		phrases:  map[string][][]string{},
+		zh:       map[string]*lexInfo{},
+		zhMaxLen: 1,
+	}
+	type line struct {
+		no    int
+		name  string
+		words []string
+	}
+	sections := map[string][]line{}
+	section := ""
+	for i, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+			continue
+		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
+			section = l[1 : len(l)-1]
+			if !slices.Contains(lexiconSections, section) {
+				return nil, fmt.Errorf("verifier: lexicon line %d: unknown section %q", i+1, section)
+			}
+			continue
+		}
+		name, words, ok := strings.Cut(l, "=")
+		if !ok || section == "" {
+			return nil, fmt.Errorf("verifier: lexicon line %d: want name = words in a section", i+1)
+		}
+		ln := line{no: i + 1, name: strings.TrimSpace(name), words: strings.Fields(words)}
+		for k, w := range ln.words {
+			if slices.Contains(ln.words[:k], w) {
+				return nil, fmt.Errorf("verifier: lexicon line %d: %q twice", ln.no, w)
+			}
+		}
+		sections[section] = append(sections[section], ln)
+	}
+	for _, l := range sections["concepts"] {
+		lx.concepts[l.name] = true
+		for _, w := range l.words {
+			li := lx.add(w)
+			li.concepts = append(li.concepts, l.name)
+		}
+	}
+	for _, l := range sections["cues"] {
+		c, ok := cueNames[l.name]
+		if !ok {
+			return nil, fmt.Errorf("verifier: lexicon line %d: unknown cue %q", l.no, l.name)
+		}
+		for _, w := range l.words {
+			lx.add(w).cues |= c
+		}
+	}
+	for _, l := range sections["categories"] {
+		parts := strings.Split(l.name, "/")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("verifier: lexicon line %d: want class/value/rank", l.no)
+		}
+		rank, err := strconv.Atoi(parts[2])
+		if err != nil {
+			return nil, fmt.Errorf("verifier: lexicon line %d: rank: %v", l.no, err)
+		}
+		for _, w := range l.words {
+			neg := strings.HasPrefix(w, "!")
+			li := lx.add(strings.TrimPrefix(w, "!"))
+			li.cats = append(li.cats, catValue{class: parts[0], value: parts[1], rank: rank, neg: neg})
+		}
+	}
+	// Chinese unit words name what they measure (每公斤 is about kg).
+	for w, u := range unitWords {
+		if r := []rune(w); len(r) >= 2 && isCJK(r[0]) {
+			for _, c := range unitConceptNames(u) {
+				li := lx.add(w)
+				li.concepts = dedupe(append(li.concepts, c))
+			}
+		}
+	}
+	for _, l := range sections["unit concepts"] {
+		for _, w := range l.words {
+			li := lx.add(w)
+			li.concepts = append(li.concepts, l.name)
+		}
+	}
+	for k, ps := range lx.phrases {
+		slices.SortStableFunc(ps, func(a, b []string) int { return len(b) - len(a) })
+		lx.phrases[k] = ps
+	}
+	return lx, nil
+}
+
+// add returns the entry of word ("_" read as a space), made on first use.
+func (lx *lexicon) add(word string) *lexInfo {
+	word = strings.ReplaceAll(word, "_", " ")
+	if isCJK([]rune(word)[0]) {
+		l := lx.zh[word]
+		if l == nil {
+			l = &lexInfo{}
+			lx.zh[word] = l
+		}
+		lx.zhMaxLen = max(lx.zhMaxLen, len([]rune(word)))
+		return l
+	}
+	l := lx.en[word]
+	if l == nil {
+		l = &lexInfo{}
+		lx.en[word] = l
+		if ws := strings.Fields(word); len(ws) > 1 {
+			lx.phrases[ws[0]] = append(lx.phrases[ws[0]], ws)
+		}
+	}
+	return l
+}
