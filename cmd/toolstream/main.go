@@ -87,6 +87,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentPreRunE = undumpableHook // every command: undumpable.go
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.data, "data", "./toolstream-data", "data directory: JetStream files (nats/) and projection views (views/)")
 	pf.StringVar(&g.listen, "listen", "127.0.0.1:4222", "client address of the embedded NATS server")

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// undumpable does nothing outside Linux (see undumpable.go).
+func undumpable() error { return nil }
