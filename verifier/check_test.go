@@ -368,3 +368,19 @@ func claimsOf(r Report) []Claim {
 	}
 	return out
 }
+
+// A clause that continues two subjects named before it and compares
+// without naming either ("…, and the price is higher than before") says
+// nothing about them; it made Check index past the subjects' mentions
+// and panic.
+func TestComparisonWithInheritedSubjects(t *testing.T) {
+	ev := []Evidence{{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"Alpha","stock":12,"price":5},{"name":"Bravo","stock":3,"price":9}]}`)}}
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	r := NewChecker(CheckerConfig{}).Check("Alpha and Bravo cost $5 and $9, and the price is higher than before.", ev, now)
+	if len(r.Claims) != 2 {
+		t.Fatalf("claims %+v", r.Claims)
+	}
+	if c := r.Claims[1]; strings.HasPrefix(c.Reason, "comparison") {
+		t.Errorf("%q: %s (%s): the clause compares neither subject", c.Text, c.Verdict, c.Reason)
+	}
+}

@@ -95,6 +95,11 @@ func (c *Checker) newClaimCtx(ix *index, cl Claim, now time.Time, prev *claimCtx
 			cx.scoped = true
 			cx.soft = prev.endsSentence // a pronoun across sentences may mean something else
 			cx.groups, cx.names = prev.groups, prev.names
+			// Named in the claim before, not in this one.
+			cx.spans = make([][2]int, len(prev.groups))
+			for i := range cx.spans {
+				cx.spans[i] = [2]int{-1, -1}
+			}
 			if len(cx.times) > 0 {
 				cx.scope = prev.before
 			} else {

@@ -48,7 +48,9 @@ func (cx *claimCtx) comparison() fact {
 		return fact{}
 	}
 	left, right := cx.groups[0], cx.groups[1]
-	if slices.Equal(left, right) {
+	if slices.Equal(left, right) || cx.spans[0][0] < 0 && cx.spans[1][0] < 0 {
+		// "…, and the price is higher than before": the subjects of the
+		// clause before are not what this one compares.
 		return fact{}
 	}
 	if thanAt >= 0 && cx.spans[0][0] > thanAt && cx.spans[1][0] < thanAt {
