@@ -39,6 +39,11 @@ type Extractor interface {
 // 想), questions without their mark ("Would I like …", 要不要, 是不是) or
 // statements about someone else ("my wife is …", 我老婆…). lang is "en",
 // "zh" or "" (both).
+//
+// The rules are data where they are phrases: the English verb phrases are
+// the table extract_en_phrases.txt (longest match first), the Chinese ones
+// zhPatterns and its neighbours in extract_zh.go; code keeps the structural
+// rules (sentences and clauses, subjects, objects, diets, habits, bounds).
 type RuleExtractor struct{}
 
 var _ Extractor = RuleExtractor{}
@@ -278,14 +283,10 @@ func boundEN(ws []word) int64 {
 }
 
 // matchWe reads "we moved to Denver", "we live in Austin": where the user
-// lives, said of the household.
+// lives, said of the household (the table's [we] phrases).
 func matchWe(w []word) (events.Observation, bool) {
-	w = dropAdverbs(w)
-	if n, ok := prefixAny(w, []string{"live", "in"}, []string{"are", "living", "in"}, []string{"moved", "to"},
-		[]string{"have", "moved", "to"}, []string{"relocated", "to"}, []string{"are", "based", "in"}); ok {
-		return fact(w[n:], "location", "home")
-	}
-	return events.Observation{}, false
+	o, out := enPhrases.read("we", dropAdverbs(w), nil)
+	return o, out == stated
 }
 
 // matchNoForMe reads "no alcohol for me (this month)".
@@ -327,8 +328,8 @@ func matchIsMy(before, after []word) (events.Observation, bool) {
 // leading words that do not change what a clause states.
 var fillers = set("really", "absolutely", "totally", "just", "also", "still", "actually", "truly",
 	"definitely", "now", "currently", "generally", "usually", "always", "honestly", "seriously",
-	"nowadays", "lately", "recently", "personally", "already", "simply", "even", "so", "kinda", "too", "actually",
-	"finally", "pretty", "mostly", "mainly", "basically", "officially", "totally", "completely", "sorta")
+	"nowadays", "lately", "recently", "personally", "already", "simply", "even", "so", "kinda", "too",
+	"finally", "pretty", "mostly", "mainly", "basically", "officially", "completely", "sorta")
 
 // auxiliaries keep their place while dropAdverbs drops the fillers among
 // them: "I'm not actually allergic" reads as "I'm not allergic".
@@ -382,188 +383,37 @@ var cognition = set("think", "know", "remember", "mean", "want", "need", "see", 
 	"have", "like", "love", "enjoy", "go", "do", "be", "worry", "forget", "trust", "look", "sure")
 
 var (
-	likeVerbs    = set("like", "love", "enjoy", "adore", "prefer", "fancy", "likes", "loves", "enjoys")
-	hateVerbs    = set("hate", "dislike", "detest", "loathe", "despise")
-	eatVerbs     = set("eat", "have", "consume", "touch", "take", "digest", "tolerate", "handle")
-	drinkVerbs   = set("drink")
-	negConstrain = [][]string{ // … + verb: a constraint that forbids
-		{"can", "no", "longer"}, {"can", "not"}, {"am", "not", "able", "to"}, {"am", "unable", "to"},
-		{"must", "not"}, {"should", "not"}, {"am", "not", "allowed", "to"}, {"am", "not", "supposed", "to"},
-		{"am", "not", "permitted", "to"}, {"may", "not"},
-	}
-	avoidPhrases = [][]string{ // … + object: a constraint that forbids
-		{"have", "to", "avoid"}, {"need", "to", "avoid"}, {"must", "avoid"}, {"should", "avoid"},
-		{"avoid"}, {"stay", "away", "from"}, {"try", "to", "avoid"}, {"am", "avoiding"},
-	}
-	liftPhrases = [][]string{ // … + eat/drink: the constraint is lifted
-		{"can", "once", "again"}, {"can"}, {"am", "able", "to"}, {"am", "allowed", "to"}, {"may"},
-	}
+	eatVerbs   = set("eat", "have", "consume", "touch", "take", "digest", "tolerate", "handle")
+	drinkVerbs = set("drink")
 )
 
-// matchEN reads one clause after its "I".
-func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
+// normalEN is the normal form of a clause after "I", which the phrase table
+// is matched against: the fillers among its opening auxiliaries dropped,
+// and an emphatic "do" before a like or hate verb ("I do like jazz").
+func normalEN(w []word) []word {
 	w = dropAdverbs(w)
+	if len(w) > 1 && w[0].low == "do" && (enPhrases.likeVerbs[w[1].low] || enPhrases.hateVerbs[w[1].low]) {
+		w = w[1:]
+	}
+	return w
+}
+
+// matchEN reads one clause after its "I": by the phrase table
+// (extract_en_phrases.txt), then by the structural rules — a diet, "I'm a
+// <job> at <Name>", a habit, an age.
+func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
+	w = normalEN(w)
 	if len(w) == 0 {
 		return events.Observation{}, false
 	}
-	if o, ok := matchChange(w, prev); ok {
+	switch o, out := enPhrases.read("i", w, prev); out {
+	case stated:
 		return o, true
-	}
-	if w[0].low == "do" && len(w) > 1 && (likeVerbs[w[1].low] || hateVerbs[w[1].low]) {
-		w = w[1:] // "I do like"
-	}
-	// allergies and diets
-	if n, ok := prefix(w, "am", "allergic", "to"); ok {
-		return constraint(w[n:], "", Negative, prev)
-	}
-	if n, ok := prefixAny(w, []string{"am", "not", "allergic", "to"}, []string{"am", "no", "longer", "allergic", "to"}); ok {
-		return constraint(w[n:], "", Positive, prev)
-	}
-	if n, ok := prefixAny(w, []string{"have", "an", "allergy", "to"}, []string{"have", "allergies", "to"}); ok {
-		return constraint(w[n:], "", Negative, prev)
+	case nothingStated:
+		return events.Observation{}, false
 	}
 	if o, ok := matchDiet(w); ok {
 		return o, true
-	}
-	// "I don't want (to eat) X", "I'd rather not have X": a refusal states a
-	// dislike (a bare "I want to try X" is a wish and states nothing).
-	if n, ok := prefixAny(w, []string{"do", "not", "want"}, []string{"would", "rather", "not"}); ok {
-		rest := skip(w[n:], fillers)
-		infinitive := len(rest) > 0 && rest[0].low == "to"
-		if infinitive {
-			rest = rest[1:]
-		}
-		if len(rest) > 1 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low] || rest[0].low == "have") {
-			return slotted(rest[1:], verbHint(rest[0].low), KindPreference, Negative, prev)
-		}
-		if len(rest) > 0 && !infinitive && !pronouns[rest[0].low] {
-			return preference(rest, Negative, prev) // "I don't want spicy food"
-		}
-		return events.Observation{}, false
-	}
-	// "I can't stand X" is a dislike, not a constraint
-	if n, ok := prefixAny(w, []string{"can", "not", "stand"}, []string{"am", "not", "a", "fan", "of"},
-		[]string{"am", "not", "into"}); ok {
-		return preference(w[n:], Negative, prev)
-	}
-	for _, p := range negConstrain {
-		if n, ok := prefix(w, p...); ok {
-			rest := skip(w[n:], fillers)
-			if len(rest) == 0 {
-				return events.Observation{}, false
-			}
-			v := rest[0].low
-			switch {
-			case eatVerbs[v] || drinkVerbs[v]:
-				return constraint(rest[1:], verbHint(v), Negative, prev)
-			case v == "stand":
-				return preference(rest[1:], Negative, prev)
-			case cognition[v]:
-				return events.Observation{}, false
-			default:
-				return activity(rest, KindConstraint, Negative)
-			}
-		}
-	}
-	for _, p := range avoidPhrases {
-		if n, ok := prefix(w, p...); ok {
-			return constraint(w[n:], "", Negative, prev)
-		}
-	}
-	for _, p := range liftPhrases {
-		if n, ok := prefix(w, p...); ok {
-			rest := skip(w[n:], fillers)
-			if len(rest) > 0 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low]) {
-				return constraint(rest[1:], verbHint(rest[0].low), Positive, prev)
-			}
-			return events.Observation{}, false
-		}
-	}
-	// "I don't / never / no longer …"
-	if n, ok := prefixAny(w, []string{"do", "not"}, []string{"never"}, []string{"no", "longer"},
-		[]string{"rarely"}); ok {
-		rest := skip(w[n:], fillers)
-		if len(rest) == 0 {
-			return events.Observation{}, false
-		}
-		v := rest[0].low
-		switch {
-		case likeVerbs[v] || v == "care" && len(rest) > 1 && rest[1].low == "for":
-			if v == "care" {
-				rest = rest[1:]
-			}
-			return preference(rest[1:], Negative, prev)
-		case eatVerbs[v] && v != "have" || drinkVerbs[v]:
-			return constraint(rest[1:], verbHint(v), Negative, prev)
-		case v == "have":
-			if o, ok := constraint(rest[1:], "", Negative, prev); ok && (o.Subject == "food" || o.Subject == "drink") {
-				return o, true
-			}
-			return events.Observation{}, false
-		case cognition[v] || v == "would" || v == "will" || v == "usually":
-			return events.Observation{}, false
-		case v == "work" && len(rest) > 1 && (rest[1].low == "at" || rest[1].low == "for"):
-			return negFact(rest[2:], "work", "employer")
-		case v == "live" && len(rest) > 1 && rest[1].low == "in":
-			return negFact(rest[2:], "location", "home")
-		default:
-			return activity(rest, KindFact, Negative)
-		}
-	}
-	if likeVerbs[w[0].low] {
-		return preference(w[1:], Positive, prev)
-	}
-	// "I have always loved", "I've never liked"
-	if w[0].low == "have" && len(w) > 2 && (w[1].low == "never" || w[1].low == "always") && pastLikes[w[2].low] != "" {
-		pol := Positive
-		if (w[1].low == "never") == (pastLikes[w[2].low] == "like") {
-			pol = Negative
-		}
-		return preference(w[3:], pol, prev)
-	}
-	if w[0].low == "have" && len(w) > 1 && pastLikes[w[1].low] != "" {
-		pol := Positive
-		if pastLikes[w[1].low] == "hate" {
-			pol = Negative
-		}
-		return preference(w[2:], pol, prev)
-	}
-	if n, ok := prefixAny(w, []string{"am", "over"}, []string{"am", "tired", "of"}, []string{"am", "sick", "of"},
-		[]string{"am", "done", "with"}, []string{"got", "tired", "of"}, []string{"have", "gotten", "tired", "of"},
-		[]string{"have", "grown", "tired", "of"}, []string{"have", "gone", "off"}, []string{"went", "off"},
-		[]string{"am", "not", "into"}, []string{"am", "no", "longer", "into"}); ok {
-		return preference(w[n:], Negative, prev)
-	}
-	if n, ok := prefixAny(w, []string{"am", "into"}, []string{"am", "a", "fan", "of"},
-		[]string{"am", "a", "big", "fan", "of"}, []string{"am", "a", "huge", "fan", "of"}); ok {
-		return preference(w[n:], Positive, prev)
-	}
-	if hateVerbs[w[0].low] {
-		return preference(w[1:], Negative, prev)
-	}
-	// facts
-	if n, ok := prefixAny(w, []string{"live", "in"}, []string{"am", "living", "in"}, []string{"am", "based", "in"},
-		[]string{"moved", "to"}, []string{"have", "moved", "to"}, []string{"relocated", "to"},
-		[]string{"have", "relocated", "to"}, []string{"live", "at"}); ok {
-		return fact(w[n:], "location", "home")
-	}
-	if n, ok := prefixAny(w, []string{"am", "from"}, []string{"come", "from"}, []string{"grew", "up", "in"}); ok {
-		return fact(w[n:], "location", "origin")
-	}
-	if n, ok := prefixAny(w, []string{"work", "at"}, []string{"work", "for"}, []string{"am", "working", "at"},
-		[]string{"am", "working", "for"}, []string{"am", "employed", "at"}, []string{"am", "employed", "by"}); ok {
-		return fact(w[n:], "work", "employer")
-	}
-	if n, ok := prefixAny(w, []string{"work", "as"}, []string{"am", "working", "as"}); ok {
-		return fact(w[n:], "work", "role")
-	}
-	if n, ok := prefixAny(w, []string{"started", "working", "at"}, []string{"started", "working", "for"},
-		[]string{"have", "started", "working", "at"}, []string{"started", "at"}, []string{"have", "started", "at"},
-		[]string{"got", "a", "job", "at"}, []string{"got", "a", "job", "with"}, []string{"took", "a", "job", "at"},
-		[]string{"started", "my", "new", "job", "at"}, []string{"started", "a", "new", "job", "at"},
-		[]string{"started", "my", "job", "at"}, []string{"started", "a", "job", "at"},
-		[]string{"started", "my", "new", "job", "with"}, []string{"started", "a", "new", "job", "with"}); ok {
-		return fact(w[n:], "work", "employer")
 	}
 	// "I'm a software engineer at Stripe"
 	if len(w) > 3 && w[0].low == "am" && (w[1].low == "a" || w[1].low == "an") {
@@ -576,19 +426,12 @@ func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
 			}
 		}
 	}
-	if n, ok := prefixAny(w, []string{"left"}, []string{"have", "left"}, []string{"quit", "my", "job", "at"},
-		[]string{"quit", "my", "job", "with"}, []string{"resigned", "from"}); ok && len(w) > n && isCapital(w[n].orig) {
-		return negFact(w[n:], "work", "employer")
-	}
 	if o, ok := matchHabit(w, prev); ok {
 		return o, true
 	}
 	if len(w) >= 4 && w[0].low == "am" && isNumber(w[1].low) && w[2].low == "years" && w[3].low == "old" {
 		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: "age", Value: w[1].orig,
 			Polarity: string(Positive), Confidence: confStrong}, true
-	}
-	if w[0].low == "must" {
-		return activity(w[1:], KindConstraint, Positive)
 	}
 	return events.Observation{}, false
 }
@@ -632,15 +475,14 @@ func matchDiet(w []word) (events.Observation, bool) {
 		Polarity: string(pol), Confidence: confStrong}, true
 }
 
-// matchMy reads "my name is X", "my birthday is X", "my favorite X is Y".
+// matchMy reads "my name is X", "my birthday is X" (the table's [my]
+// phrases) and "my favorite X is Y".
 func matchMy(w []word) (events.Observation, bool) {
-	if n, ok := prefixAny(w, []string{"name", "is"}, []string{"birthday", "is"}); ok {
-		v := object(w[n:])
-		if len(v) == 0 {
-			return events.Observation{}, false
-		}
-		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: w[0].low,
-			Value: joinOrig(v), Polarity: string(Positive), Confidence: confStrong}, true
+	switch o, out := enPhrases.read("my", w, nil); out {
+	case stated:
+		return o, true
+	case nothingStated:
+		return events.Observation{}, false
 	}
 	if len(w) >= 3 && (w[0].low == "favorite" || w[0].low == "favourite") {
 		for i := 1; i < len(w) && i <= 4; i++ {
@@ -906,50 +748,6 @@ func negFact(obj []word, subject, attr string) (events.Observation, bool) {
 	o, ok := fact(obj, subject, attr)
 	o.Polarity = string(Negative)
 	return o, ok
-}
-
-// pastLikes are like and hate verbs in the past participle.
-var pastLikes = map[string]string{"liked": "like", "loved": "like", "enjoyed": "like", "adored": "like",
-	"hated": "hate", "disliked": "hate", "detested": "hate", "loathed": "hate"}
-
-// matchChange reads a change of habit: "I switched (from X) to Y", "I quit X",
-// "I gave up X", "I stopped drinking X", "I cut out X". Quitting is a
-// constraint (as "I don't drink X" is); what was switched to is a habit.
-func matchChange(w []word, prev *events.Observation) (events.Observation, bool) {
-	if n, ok := prefixAny(w, []string{"switched"}, []string{"have", "switched"}, []string{"changed"},
-		[]string{"have", "changed"}, []string{"moved", "on"}, []string{"have", "moved", "on"}); ok {
-		rest := skip(w[n:], set("over", "back"))
-		if len(rest) > 0 && rest[0].low == "from" {
-			for j := 1; j < len(rest); j++ {
-				if rest[j].low == "to" {
-					rest = rest[j:]
-					break
-				}
-			}
-		}
-		if len(rest) > 1 && rest[0].low == "to" {
-			return habit(rest[1:], "switch", prev)
-		}
-		return events.Observation{}, false
-	}
-	if n, ok := prefixAny(w, []string{"quit"}, []string{"have", "quit"}, []string{"gave", "up"},
-		[]string{"have", "given", "up"}, []string{"cut", "out"}, []string{"have", "cut", "out"},
-		[]string{"stopped"}, []string{"have", "stopped"}, []string{"am", "off"}); ok {
-		rest := w[n:]
-		hint := ""
-		if len(rest) > 0 && (rest[0].low == "drinking" || rest[0].low == "eating") {
-			hint = "eat"
-			if rest[0].low == "drinking" {
-				hint = "drink"
-			}
-			rest = rest[1:]
-		}
-		if len(rest) > 0 && (rest[0].low == "my" || isCapital(rest[0].orig) && hint == "") {
-			return events.Observation{}, false // "I quit my job", "I left Stripe": not a diet
-		}
-		return constraint(rest, hint, Negative, prev)
-	}
-	return events.Observation{}, false
 }
 
 var (
