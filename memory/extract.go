@@ -363,7 +363,7 @@ var qualifiers = [][]string{
 	{"this", "year"}, {"very", "much"}, {"so", "much"}, {"a", "lot"}, {"as", "well"}, {"at", "all"},
 	{"anymore"}, {"again"}, {"now"}, {"today"}, {"lately"}, {"recently"}, {"nowadays"}, {"too"},
 	{"either"}, {"though"}, {"currently"}, {"still"}, {"anyway"}, {"please"}, {"last", "year"},
-	{"last", "month"}, {"last", "week"}, {"a", "year", "ago"}, {"these", "weeks"}, {"since", "then"},
+	{"last", "month"}, {"last", "week"}, {"these", "weeks"}, {"since", "then"},
 	{"this", "weekend"}, {"tonight"}, {"lol"}, {"sadly"}, {"honestly"}, {"yesterday"},
 }
 

@@ -138,6 +138,9 @@ func parseENPhrases(text string) (*enTable, error) {
 		}
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
 			section = strings.ToLower(line[1 : len(line)-1])
+			if section != "i" && section != "we" && section != "my" {
+				return nil, fmt.Errorf("memory: extract_en_phrases.txt:%d: section %s: want [I], [we] or [my]", n+1, line)
+			}
 			continue
 		}
 		p, err := parseENPhrase(line)
