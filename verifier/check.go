@@ -93,7 +93,7 @@ func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Repor
 	ix := buildIndex(evidence, now)
 	claims := SplitClaims(answer)
 	rep := Report{Claims: make([]events.ClaimVerdict, 0, len(claims))}
-	var prev *claimCtx
+	var prev *after
 	supported, checkable := 0, 0
 	for i, cl := range claims {
 		if i >= c.cfg.ClaimsMax {
@@ -101,9 +101,8 @@ func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Repor
 				Reason: fmt.Sprintf("not checked: the answer has more than %d claims", c.cfg.ClaimsMax)})
 			continue
 		}
-		cx := c.newClaimCtx(ix, cl, now, prev)
-		v := cx.check()
-		cx.matched = v.leaves
+		cx := c.newClaim(ix, cl, now, prev)
+		v := cx.decide()
 		if v.undecided {
 			rep.Undecided = append(rep.Undecided, i)
 		}
@@ -118,7 +117,7 @@ func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Repor
 		case events.VerdictContradicted, events.VerdictUnsupported:
 			checkable++
 		}
-		prev = cx
+		prev = cx.after(v.leaves)
 	}
 	rep.Faithfulness = faithfulness(supported, checkable)
 	return rep

@@ -11,10 +11,8 @@ import (
 // ---- comparisons between subjects, superlatives, trends -------------------
 
 // numberOf returns the best numeric field for concepts within nodes.
-func (cx *claimCtx) numberOf(nodes []int32, concepts []string) int32 {
-	sub := *cx
-	sub.scope, sub.scoped = nodes, true
-	ts := sub.targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && (!lf.text || lf.textShort) && !lf.scaled })
+func (cx *claim) numberOf(nodes []int32, concepts []string) int32 {
+	ts := cx.within(nodes).targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && (!lf.text || lf.textShort) && !lf.scaled })
 	if len(ts) == 0 {
 		return -1
 	}
@@ -22,7 +20,7 @@ func (cx *claimCtx) numberOf(nodes []int32, concepts []string) int32 {
 }
 
 // comparison checks "A is cheaper than B", "A 比 B 贵".
-func (cx *claimCtx) comparison() fact {
+func (cx *claim) comparison() fact {
 	if cx.cues&(cueMore|cueLess) == 0 {
 		return fact{}
 	}
@@ -75,7 +73,7 @@ func (cx *claimCtx) comparison() fact {
 
 // comparedToOther checks "B's rating is higher", 钱塘江景酒店评分更高 with
 // no "than": of two members of a collection, against the other one.
-func (cx *claimCtx) comparedToOther() fact {
+func (cx *claim) comparedToOther() fact {
 	if len(cx.groups) != 1 || len(cx.nums) > 0 {
 		return fact{}
 	}
@@ -136,7 +134,7 @@ var fastWords = map[string]bool{
 
 // speedSign returns -1 when the claim says fast/slow of a field that
 // measures speed (faster is then more), else 1.
-func (cx *claimCtx) speedSign(l int32) int {
+func (cx *claim) speedSign(l int32) int {
 	if !slices.Contains(cx.ix.leaves[l].own, "speed") && !slices.Contains(cx.ix.leaves[l].ctx, "speed") {
 		return 1
 	}
@@ -152,13 +150,13 @@ func (cx *claimCtx) speedSign(l int32) int {
 // numeric fields of the subject whose keys are years or periods (a table
 // row with 2022 and 2023 columns), compared in key order — the year the
 // claim names against the one before it, else the last against the first.
-func (cx *claimCtx) trend() fact {
+func (cx *claim) trend() fact {
 	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0
-	if up == down || !cx.scoped || len(cx.scope) != 1 {
+	if up == down || !cx.scoped || len(cx.nodes) != 1 {
 		return fact{}
 	}
 	ix := cx.ix
-	n := cx.scope[0]
+	n := cx.nodes[0]
 	type point struct {
 		key float64
 		l   int32
@@ -195,7 +193,7 @@ func (cx *claimCtx) trend() fact {
 
 // keyOf returns the field name of leaf l: its key, or for a table cell its
 // column name.
-func (cx *claimCtx) keyOf(l int32) string {
+func (cx *claim) keyOf(l int32) string {
 	lf := &cx.ix.leaves[l]
 	if len(lf.own) == 1 && isAllDigits(lf.own[0]) {
 		return lf.own[0]
@@ -209,7 +207,7 @@ func (cx *claimCtx) keyOf(l int32) string {
 
 // superlative checks "B has the most stock", "A 最便宜" against the other
 // members of the subject's collection.
-func (cx *claimCtx) superlative() fact {
+func (cx *claim) superlative() fact {
 	if cx.cues&(cueMost|cueLeast) == 0 {
 		return fact{}
 	}
@@ -217,8 +215,8 @@ func (cx *claimCtx) superlative() fact {
 	switch {
 	case len(cx.groups) == 1:
 		subj = cx.groups[0]
-	case len(cx.groups) == 0 && cx.scoped && len(cx.scope) == 1:
-		subj = cx.scope // "Wednesday will be the coldest day": the day named
+	case len(cx.groups) == 0 && cx.scoped && len(cx.nodes) == 1:
+		subj = cx.nodes // "Wednesday will be the coldest day": the day named
 	default:
 		return fact{}
 	}
@@ -274,7 +272,7 @@ func (cx *claimCtx) superlative() fact {
 
 // countsMembers reports a number written next to the quantifier ("all 3
 // items", "these 3 days", 三款牛奶都, 两天都).
-func (cx *claimCtx) countsMembers(m numMention) bool {
+func (cx *claim) countsMembers(m numMention) bool {
 	at := -1
 	for i, w := range cx.words {
 		if w.end > m.start {

@@ -13,7 +13,7 @@ import (
 // across a collection, a count of elements, and — when the claim says so
 // (total, difference, more, 一共, 平均 …) — pairwise sums, differences,
 // products, ratios and percentage changes.
-func (cx *claimCtx) derived(m *numMention, targets []int32, pairs bool) (fact, bool) {
+func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool) {
 	ix := cx.ix
 	ks := cx.c.candidates(m, m.v)
 	pool := cx.derivedPool(m, targets)
@@ -115,7 +115,7 @@ func (cx *claimCtx) derived(m *numMention, targets []int32, pairs bool) (fact, b
 
 // count finds the claimed number as the number of elements of a list the
 // claim names: "3 orders", "two shipments", "三个班".
-func (cx *claimCtx) count(m *numMention, concepts []string) (fact, bool) {
+func (cx *claim) count(m *numMention, concepts []string) (fact, bool) {
 	ix := cx.ix
 	if m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 {
 		return fact{}, false
@@ -140,7 +140,7 @@ func (cx *claimCtx) count(m *numMention, concepts []string) (fact, bool) {
 // derivedPool returns the evidence numbers a derived value may be built
 // from: the targets, then numbers in scope whose keys share a concept with
 // the claim, then (when a subject is named) the other numbers in scope.
-func (cx *claimCtx) derivedPool(m *numMention, targets []int32) []int32 {
+func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 	ix := cx.ix
 	limit := cx.c.cfg.DerivedLeavesMax
 	pool := make([]int32, 0, limit)
@@ -188,7 +188,7 @@ func (cx *claimCtx) derivedPool(m *numMention, targets []int32) []int32 {
 		}
 	}
 	if cx.scoped {
-		for _, n := range cx.scope {
+		for _, n := range cx.nodes {
 			nd := &ix.nodes[n]
 			for l := nd.leafLo; l < nd.leafHi && len(pool) < limit; l++ {
 				if lf := &ix.leaves[l]; lf.kind == kindNum {
@@ -239,7 +239,7 @@ func (ix *index) membersNamed(n int32, word string) bool {
 
 // siblingsOf returns the fields with leaf t's key in the other members of
 // the collection t's object belongs to.
-func (cx *claimCtx) siblingsOf(t int32) []int32 {
+func (cx *claim) siblingsOf(t int32) []int32 {
 	ix := cx.ix
 	lf := &ix.leaves[t]
 	key := lastToken(lf.ptr)

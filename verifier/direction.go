@@ -29,7 +29,7 @@ func signedChange(lf *leaf) bool {
 
 // direction returns +1 when the claim says a value rose, -1 when it fell,
 // and 0 when it says neither or both.
-func (cx *claimCtx) direction() int {
+func (cx *claim) direction() int {
 	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0
 	switch {
 	case up && !down:
@@ -43,7 +43,7 @@ func (cx *claimCtx) direction() int {
 // checkDirection turns a number supported by a signed change field into a
 // contradiction when the claim moves the other way ("fell 2.86%" against
 // a change of +2.86).
-func (cx *claimCtx) checkDirection(f fact) fact {
+func (cx *claim) checkDirection(f fact) fact {
 	d := cx.direction()
 	if d == 0 || f.verdict != events.VerdictSupported || len(f.leaves) != 1 {
 		return f
@@ -59,13 +59,13 @@ func (cx *claimCtx) checkDirection(f fact) fact {
 
 // directionFact checks a movement claimed without a number (美元中间价小幅
 // 上涨, "the euro fell") against the subject's signed change field.
-func (cx *claimCtx) directionFact() fact {
+func (cx *claim) directionFact() fact {
 	d := cx.direction()
 	if d == 0 || len(cx.nums) > 0 || !cx.scoped {
 		return fact{}
 	}
 	found := int32(-1)
-	for _, n := range cx.scope {
+	for _, n := range cx.nodes {
 		nd := &cx.ix.nodes[n]
 		for l := nd.leafLo; l < nd.leafHi; l++ {
 			if signedChange(&cx.ix.leaves[l]) && cx.inScope(l) {

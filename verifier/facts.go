@@ -1,184 +1,16 @@
 package verifier
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
 )
 
-// verdict is a claim's decided verdict.
-type verdict struct {
-	verdict   events.Verdict
-	refs      []events.EvidenceRef
-	reason    string
-	undecided bool
-	leaves    []int32 // the fields that support it
-}
-
-// check decides the claim.
-func (cx *claimCtx) check() verdict {
-	switch {
-	case cx.question:
-		return verdict{verdict: events.VerdictNotCheckable, reason: "a question"}
-	case cx.cues&cueOffer != 0:
-		return verdict{verdict: events.VerdictNotCheckable, reason: "an offer of help"}
-	case cx.cues&cueNonAssert != 0 && len(cx.times) == 0 && !slices.ContainsFunc(cx.nums, func(m numMention) bool { return !m.free }):
-		return verdict{verdict: events.VerdictNotCheckable, reason: "a greeting, opinion or remark"}
-	}
-	facts := cx.facts(true)
-	if len(facts) == 0 {
-		return cx.coverage()
-	}
-	v := cx.combine(facts)
-	if v.verdict == events.VerdictSupported && cx.ownSubjects {
-		// The fields naming what the claim is about belong to its evidence.
-		for i := range cx.groups {
-			sub := *cx
-			sub.groups, sub.names = cx.groups[i:i+1], cx.names[i:i+1]
-			if l := sub.subjectLeaf(); l >= 0 && len(v.refs) < cx.c.cfg.EvidenceRefsMax {
-				if r := cx.ix.ref(l); !slices.Contains(v.refs, r) {
-					v.refs = append(v.refs, r)
-				}
-			}
-		}
-	}
-	return v
-}
-
-// combine reduces a claim's facts to one verdict: any contradiction wins,
-// then anything unsupported, else supported.
-func (cx *claimCtx) combine(facts []fact) verdict {
-	var out verdict
-	for _, want := range []events.Verdict{events.VerdictContradicted, events.VerdictUnsupported, events.VerdictSupported} {
-		for _, f := range facts {
-			if f.verdict != want {
-				continue
-			}
-			if out.verdict == "" {
-				out.verdict, out.reason = want, f.reason
-				out.undecided = f.weak
-			}
-			out.undecided = out.undecided && f.weak
-			if want == events.VerdictSupported {
-				out.leaves = append(out.leaves, f.leaves...)
-			}
-			for _, r := range f.refs {
-				if len(out.refs) < cx.c.cfg.EvidenceRefsMax && !slices.Contains(out.refs, r) {
-					out.refs = append(out.refs, r)
-				}
-			}
-		}
-		if out.verdict != "" {
-			return out
-		}
-	}
-	return out
-}
-
-// facts checks every checkable part of the claim. quant says whether a
-// quantifier (all, only, some, 都) may still be applied.
-func (cx *claimCtx) facts(quant bool) []fact {
-	if quant {
-		if f, ok := cx.quantified(); ok {
-			return []fact{f}
-		}
-	}
-	var fs []fact
-	add := func(f fact) {
-		if f.verdict != "" {
-			fs = append(fs, f)
-		}
-	}
-	if cx.unknown != "" {
-		add(fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(cx.unknown)})
-	}
-	plainNums := 0
-	for i := range cx.nums {
-		if !cx.nums[i].free {
-			plainNums++
-		}
-	}
-	negUsed := false
-	if plainNums == 0 && len(cx.times) == 0 && cx.cues&cueFuture == 0 {
-		// A state now; "back in stock on May 10" is about a date.
-		for _, f := range cx.boolFacts() {
-			negUsed = negUsed || f.negUsed
-			add(f)
-		}
-	}
-	for _, f := range cx.categoryFacts() {
-		negUsed = negUsed || f.negUsed
-		add(f)
-	}
-	boolDecided := len(fs) > 0
-	for i := range cx.nums {
-		m := &cx.nums[i]
-		f := cx.checkNumber(m)
-		if m.free && f.verdict == events.VerdictUnsupported && boolDecided {
-			continue // "free shipping" decided by a free_shipping flag
-		}
-		add(f)
-	}
-	for i := range cx.times {
-		f := cx.checkTime(&cx.times[i])
-		// "not on May 3" negates the date; "fully booked on May 3" (约满)
-		// is a state on that date and leaves it as it is.
-		if (cx.negs-cx.negLex)%2 == 1 && !negUsed && f.verdict != "" {
-			switch f.verdict {
-			case events.VerdictSupported:
-				f.verdict, f.reason = events.VerdictContradicted, "negated, but "+f.reason
-			case events.VerdictContradicted:
-				f.verdict, f.reason = events.VerdictSupported, "negated: "+f.reason
-			}
-		}
-		add(f)
-	}
-	for _, f := range cx.valueFacts() {
-		add(f)
-	}
-	add(cx.comparison())
-	add(cx.superlative())
-	add(cx.trend())
-	add(cx.directionFact())
-	add(cx.textPolarity(fs))
-	if cx.cues&cueAlways != 0 {
-		add(fact{verdict: events.VerdictUnsupported, reason: "a generalisation (always/never) beyond the evidence"})
-	}
-	if cx.cues&cueCertain != 0 {
-		fs = cx.certainty(fs)
-	}
-	if hard := slices.ContainsFunc(fs, func(f fact) bool { return !f.soft }); hard {
-		fs = slices.DeleteFunc(fs, func(f fact) bool { return f.soft })
-	}
-	return fs
-}
-
-// certainty turns support from an estimate (an eta, a forecast, 预计)
-// into unsupported when the claim promises it (definitely, 一定, 保证).
-func (cx *claimCtx) certainty(fs []fact) []fact {
-	if len(fs) == 0 {
-		return []fact{{verdict: events.VerdictUnsupported, reason: "a promise the evidence does not make"}}
-	}
-	for i, f := range fs {
-		if f.verdict != events.VerdictSupported {
-			continue
-		}
-		for _, l := range f.leaves {
-			if cx.ix.leaves[l].hedge || cx.ix.textHedged(l) {
-				fs[i] = fact{verdict: events.VerdictUnsupported, refs: f.refs, reason: "the evidence gives an estimate; the claim promises it"}
-				break
-			}
-		}
-	}
-	return fs
-}
-
 // boolFacts checks the claim's polarity against true/false fields named by
 // its words (in_stock, refundable, 可退款), and availability against stock
 // counts (in stock ⇔ stock > 0).
-func (cx *claimCtx) boolFacts() []fact {
+func (cx *claim) boolFacts() []fact {
 	ix := cx.ix
 	positive := cx.negs%2 == 0
 	ts := cx.targets(cx.concepts, func(lf *leaf) bool { return lf.kind == kindBool })
@@ -222,7 +54,7 @@ func (cx *claimCtx) boolFacts() []fact {
 // emptiness checks "there are no alerts", 没有预警 against a list the
 // claim names: an empty list supports the negation, a non-empty one
 // contradicts it; an empty list contradicts a claim that there are some.
-func (cx *claimCtx) emptiness(positive bool) []fact {
+func (cx *claim) emptiness(positive bool) []fact {
 	ix := cx.ix
 	for _, n := range ix.arrays {
 		nd := &ix.nodes[n]
@@ -244,7 +76,7 @@ func (cx *claimCtx) emptiness(positive bool) []fact {
 
 // categoryFacts checks status and condition words (shipped, delivered,
 // 已发货, sunny, 小雨) against the status fields in scope.
-func (cx *claimCtx) categoryFacts() []fact {
+func (cx *claim) categoryFacts() []fact {
 	ix := cx.ix
 	var out []fact
 	for _, cm := range cx.cats {
@@ -332,7 +164,7 @@ func (cx *claimCtx) categoryFacts() []fact {
 
 // statusFlag checks a status word against a true/false field named by it
 // ("delivered": true, "is_shipped": false, "cancelled": true).
-func (cx *claimCtx) statusFlag(cm catMention, neg bool) (fact, bool) {
+func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 	ix := cx.ix
 	var best int32 = -1
 	for _, l := range ix.bools {
@@ -366,7 +198,7 @@ func (cx *claimCtx) statusFlag(cm catMention, neg bool) (fact, bool) {
 // valueFacts checks the evidence values the claim names (a carrier, a
 // colour, a city): in scope they support it; named for another subject
 // while this subject's field says otherwise they contradict it.
-func (cx *claimCtx) valueFacts() []fact {
+func (cx *claim) valueFacts() []fact {
 	ix := cx.ix
 	var out []fact
 	for _, vm := range cx.values {

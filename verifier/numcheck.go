@@ -108,7 +108,7 @@ func unitFits(lf *leaf, k cand, claimed *unit) bool {
 
 // matches returns the numeric leaves equal to the claimed value v (any
 // candidate), in index order.
-func (cx *claimCtx) matches(m *numMention, v float64) []int32 {
+func (cx *claim) matches(m *numMention, v float64) []int32 {
 	ix := cx.ix
 	var out []int32
 	for _, k := range cx.c.candidates(m, v) {
@@ -169,7 +169,7 @@ func dimFits(lf *leaf, u *unit) bool {
 
 // numberConcepts returns the concepts a claimed number is looked up
 // by: the claim's, the noun after the number, and what its unit measures.
-func (cx *claimCtx) numberConcepts(m *numMention) []string {
+func (cx *claim) numberConcepts(m *numMention) []string {
 	// The claim's words, less those naming another number ("$348 … with
 	// free shipping": shipping is what is free, not what costs $348).
 	var c []string
@@ -195,7 +195,7 @@ func (cx *claimCtx) numberConcepts(m *numMention) []string {
 // pronoun from an earlier sentence is a guess: when the number fails
 // there but holds in the evidence at large ("In Japan it sells for
 // ¥3,600" after a sentence about the EU), the wider reading wins.
-func (cx *claimCtx) checkNumber(m *numMention) fact {
+func (cx *claim) checkNumber(m *numMention) fact {
 	f := cx.checkNumberIn(m)
 	if d := cx.direction(); d < 0 && f.verdict != events.VerdictSupported && m.v > 0 && !m.isRange && m.bound == 0 {
 		// "fell 1.2%" is a change of -1.2.
@@ -206,16 +206,14 @@ func (cx *claimCtx) checkNumber(m *numMention) fact {
 		}
 	}
 	if cx.soft && f.verdict != events.VerdictSupported {
-		wide := *cx
-		wide.scoped, wide.soft = false, false
-		if g := wide.checkNumberIn(m); g.verdict == events.VerdictSupported {
+		if g := cx.widened().checkNumberIn(m); g.verdict == events.VerdictSupported {
 			return cx.checkDirection(g)
 		}
 	}
 	return cx.checkDirection(f)
 }
 
-func (cx *claimCtx) checkNumberIn(m *numMention) fact {
+func (cx *claim) checkNumberIn(m *numMention) fact {
 	ix := cx.ix
 	if m.free && !cx.freeApplies() {
 		return fact{}
@@ -349,7 +347,7 @@ func oneField(ix *index, ls []int32) bool {
 // freeApplies reports whether "free" in the claim is a price of zero:
 // free shipping, 免运费, no fee — not a free trial or free cancellation,
 // and not "free over $50" (a condition, checked by its number).
-func (cx *claimCtx) freeApplies() bool {
+func (cx *claim) freeApplies() bool {
 	for _, m := range cx.nums {
 		if !m.free {
 			return false
@@ -384,7 +382,7 @@ func supported(ix *index, reason string, ls ...int32) fact {
 
 // near reports whether evidence value x equals claimed value v within the
 // tolerance of any of v's candidates (ignoring units: derived values).
-func (cx *claimCtx) near(m *numMention, x float64, ks []cand) bool {
+func (cx *claim) near(m *numMention, x float64, ks []cand) bool {
 	for _, k := range ks {
 		if math.Abs(x-k.v) <= k.tol {
 			return true
@@ -396,7 +394,7 @@ func (cx *claimCtx) near(m *numMention, x float64, ks []cand) bool {
 // checkBound checks "more than 10", "within 3 days", "不超过 5 件": every
 // field the claim names must satisfy it; with no such field, the evidence
 // stating the same number (a limit of "up to 300 lbs") supports it.
-func (cx *claimCtx) checkBound(m *numMention, targets []int32) fact {
+func (cx *claim) checkBound(m *numMention, targets []int32) fact {
 	ix := cx.ix
 	if len(targets) == 0 {
 		for _, l := range cx.matches(m, m.v) {
@@ -448,7 +446,7 @@ func (cx *claimCtx) checkBound(m *numMention, targets []int32) fact {
 }
 
 // inClaimUnit expresses an evidence value in the claim's unit.
-func (cx *claimCtx) inClaimUnit(m *numMention, lf *leaf) (float64, bool) {
+func (cx *claim) inClaimUnit(m *numMention, lf *leaf) (float64, bool) {
 	if m.unit == nil || lf.unit == nil {
 		if m.unit != nil && m.unit.dim == dimPercent && lf.num <= 1 && lf.unit == nil {
 			return lf.num * 100, true
@@ -468,7 +466,7 @@ func (cx *claimCtx) inClaimUnit(m *numMention, lf *leaf) (float64, bool) {
 }
 
 // checkRange checks "between 3 and 5 days", "3-5 个工作日".
-func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string) fact {
+func (cx *claim) checkRange(m *numMention, targets []int32, concepts []string) fact {
 	ix := cx.ix
 	lo := cx.matches(m, m.v)
 	hi := cx.matches(&numMention{unit: m.unit, decimals: m.decimals, mag: m.mag, approx: m.approx}, m.hi)
@@ -495,9 +493,7 @@ func (cx *claimCtx) checkRange(m *numMention, targets []int32, concepts []string
 	if len(targets) > 0 && cx.scoped {
 		// "raises ROUGE-L from 41.2 to 43.5": the ends may belong to two
 		// subjects; look for both in the same field of any subject.
-		wide := *cx
-		wide.scoped = false
-		all := wide.targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) })
+		all := cx.widened().targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) })
 		if a, b := rangeEnds(all, lo, hi); a >= 0 && b >= 0 {
 			return supported(ix, "range ends match", a, b)
 		}

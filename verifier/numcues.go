@@ -4,13 +4,13 @@ package verifier
 
 // attachNumberCues gives each number the cues written next to it: about
 // 20, more than 10, 3 天以内, 20 左右, and the noun after it.
-func (cx *claimCtx) attachNumberCues() {
-	for k := range cx.nums {
-		m := &cx.nums[k]
+func (rd *reading) attachNumberCues() {
+	for k := range rd.nums {
+		m := &rd.nums[k]
 		if m.free {
 			// "free shipping": the word after names what is free.
-			for i := range cx.words {
-				if w := &cx.words[i]; w.start >= m.end && w.info != nil && len(w.info.concepts) > 0 {
+			for i := range rd.words {
+				if w := &rd.words[i]; w.start >= m.end && w.info != nil && len(w.info.concepts) > 0 {
 					m.head, m.headEnd = w.info.concepts, w.end
 					break
 				}
@@ -18,8 +18,8 @@ func (cx *claimCtx) attachNumberCues() {
 			continue
 		}
 		prevWords, nextWords := 0, 0
-		for i := len(cx.words) - 1; i >= 0 && prevWords < 3; i-- {
-			w := &cx.words[i]
+		for i := len(rd.words) - 1; i >= 0 && prevWords < 3; i-- {
+			w := &rd.words[i]
 			if w.end > m.start {
 				continue
 			}
@@ -36,7 +36,7 @@ func (cx *claimCtx) attachNumberCues() {
 			}
 		}
 		if m.start > 0 {
-			switch cx.norm[m.start-1] {
+			switch rd.norm[m.start-1] {
 			case '~', '≈':
 				m.approx = true
 			case '>':
@@ -49,7 +49,7 @@ func (cx *claimCtx) attachNumberCues() {
 				m.bound = cueLE
 			}
 		}
-		if m.end < len(cx.norm) && cx.norm[m.end] == '+' {
+		if m.end < len(rd.norm) && rd.norm[m.end] == '+' {
 			m.bound = cueGE
 		}
 		if c, ok := measureConcepts[m.unitWord]; ok {
@@ -61,39 +61,39 @@ func (cx *claimCtx) attachNumberCues() {
 		// The words just before the number, back to the previous number or
 		// subject: "商品 A 可用库存 12 件", "weighs about 4.4 lb".
 		from := max(0, m.start-16)
-		for _, o := range cx.nums {
+		for _, o := range rd.nums {
 			if o.end <= m.start && o.headEnd > from {
 				from = min(o.headEnd, m.start) // "1 bag up to 23 kg": bag is 1's
 			}
 		}
-		for _, sp := range cx.spans {
+		for _, sp := range rd.named.spans {
 			if sp[1] <= m.start && sp[1] > from {
 				from = sp[1]
 			}
 		}
-		m.local = dedupe(append(cx.conceptsIn(from, m.start), m.head...))
-		for i := len(cx.words) - 1; i >= 0; i-- {
-			w := &cx.words[i]
+		m.local = dedupe(append(rd.conceptsIn(from, m.start), m.head...))
+		for i := len(rd.words) - 1; i >= 0; i-- {
+			w := &rd.words[i]
 			if w.end > m.start || w.start < from {
 				continue
 			}
-			c := cx.conceptsIn(w.start, w.end)
+			c := rd.conceptsIn(w.start, w.end)
 			if len(c) == 0 {
 				continue
 			}
 			m.near = c
 			// A compound: 促销价 (a one-ideograph head), "sale price".
 			if i > 0 {
-				p := &cx.words[i-1]
+				p := &rd.words[i-1]
 				if p.start >= from && (w.cjk && w.end-w.start == 1 && p.cjk || !w.cjk && !p.cjk && p.info != nil && len(p.info.concepts) > 0 && p.end+1 == w.start) {
-					m.near = dedupe(append(c, cx.conceptsIn(p.start, p.end)...))
+					m.near = dedupe(append(c, rd.conceptsIn(p.start, p.end)...))
 				}
 			}
 			break
 		}
 		headDone := false
-		for i := range cx.words {
-			w := &cx.words[i]
+		for i := range rd.words {
+			w := &rd.words[i]
 			if w.start < m.end || nextWords >= 4 {
 				continue
 			}
@@ -111,7 +111,7 @@ func (cx *claimCtx) attachNumberCues() {
 			case c&cueLE != 0 && (w.cjk || w.s == "or less"):
 				m.bound = cueLE
 			}
-			if w.start < len(cx.used) && cx.used[w.start] || headDone {
+			if w.start < len(rd.used) && rd.used[w.start] || headDone {
 				continue
 			}
 			if w.info != nil && w.info.cues&cueStop != 0 && len(w.info.concepts) == 0 {
@@ -134,13 +134,13 @@ func (cx *claimCtx) attachNumberCues() {
 			} else if w.info == nil && w.cjk && m.head == nil && nextWords <= 2 {
 				// 200 元违约金: the unknown words after the number, as bigrams.
 				e := w.end
-				for e < len(cx.norm) && isCJK(cx.norm[e]) && !cx.used[e] && e-w.start < 6 {
-					if l := zhLex[string(cx.norm[e])]; l != nil && l.cues&cueStop != 0 {
+				for e < len(rd.norm) && isCJK(rd.norm[e]) && !rd.used[e] && e-w.start < 6 {
+					if l := zhLex[string(rd.norm[e])]; l != nil && l.cues&cueStop != 0 {
 						break
 					}
 					e++
 				}
-				if c := segmentCJK(cx.norm[w.start:e]); e-w.start >= 2 {
+				if c := segmentCJK(rd.norm[w.start:e]); e-w.start >= 2 {
 					m.head, m.headEnd = c, e
 				}
 			}

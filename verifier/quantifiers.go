@@ -2,7 +2,6 @@ package verifier
 
 import (
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/toolstream/toolstream/events"
@@ -11,7 +10,7 @@ import (
 // quantified checks all / every / 都 / 全部, some / 部分 and only / 只 over
 // the members of a collection (or the subjects named), checking the claim
 // for each member on its own.
-func (cx *claimCtx) quantified() (fact, bool) {
+func (cx *claim) quantified() (fact, bool) {
 	q := cx.cues & (cueUniversal | cueExistential | cueExclusive)
 	if q == 0 {
 		return fact{}, false
@@ -34,8 +33,8 @@ func (cx *claimCtx) quantified() (fact, bool) {
 	switch {
 	case len(cx.groups) >= 2 && q&cueExclusive == 0 && !except:
 		members = cx.groups
-	case len(cx.groups) == 0 && cx.scoped && len(cx.scope) >= 2 && q&cueExclusive == 0:
-		for _, n := range cx.scope { // narrowed by date: the weekend's two days
+	case len(cx.groups) == 0 && cx.scoped && len(cx.nodes) >= 2 && q&cueExclusive == 0:
+		for _, n := range cx.nodes { // narrowed by date: the weekend's two days
 			members = append(members, []int32{n})
 		}
 	default:
@@ -82,12 +81,8 @@ func (cx *claimCtx) quantified() (fact, bool) {
 	}
 	verdicts := make([]verdict, len(members))
 	for i, mb := range members {
-		sub := *cx
-		sub.scope, sub.scoped, sub.groups, sub.spans, sub.names = mb, true, nil, nil, nil
-		sub.used = slices.Clone(cx.used)
-		sub.unknown = ""
-		sub.nums = nums
-		fs := sub.facts(false)
+		sub := cx.member(mb, nums)
+		fs := sub.facts()
 		if q&cueExclusive == 0 && len(cx.groups) == 1 && own < 0 {
 			// "Both items ship from Denver": each member must have the
 			// value the claim named.
@@ -180,23 +175,17 @@ func (cx *claimCtx) quantified() (fact, bool) {
 
 // memberHas checks that member holds the subject value group names (the
 // value's field in another member contradicts it).
-func (cx *claimCtx) memberHas(member int32, group []int32) fact {
+func (cx *claim) memberHas(member int32, group []int32) fact {
 	ix := cx.ix
 	for _, n := range group {
 		if ix.ancestorOf(member, n) {
-			sub := *cx
-			sub.groups = [][]int32{{n}}
-			sub.names = cx.names[:min(1, len(cx.names))]
-			if l := sub.subjectLeaf(); l >= 0 {
+			if l := ix.subjectLeaf([]int32{n}, cx.firstName()); l >= 0 {
 				return supported(ix, "has the named value", l)
 			}
 			return fact{verdict: events.VerdictSupported, reason: "has the named value"}
 		}
 	}
-	sub := *cx
-	sub.groups = [][]int32{group}
-	sub.names = cx.names[:min(1, len(cx.names))]
-	if l := sub.subjectLeaf(); l >= 0 {
+	if l := ix.subjectLeaf(group, cx.firstName()); l >= 0 {
 		key := lastToken(ix.leaves[l].ptr)
 		nd := &ix.nodes[member]
 		for m := nd.leafLo; m < nd.leafHi; m++ {
@@ -211,7 +200,7 @@ func (cx *claimCtx) memberHas(member int32, group []int32) fact {
 // collection finds the collection the quantifier ranges over: the one
 // holding the named subject (only A …), else the first in scope whose
 // members have fields the claim talks about.
-func (cx *claimCtx) collection() (coll, bool) {
+func (cx *claim) collection() (coll, bool) {
 	ix := cx.ix
 	for _, cl := range ix.colls {
 		if len(cx.groups) == 1 {
@@ -236,9 +225,7 @@ func (cx *claimCtx) collection() (coll, bool) {
 		}
 		hits := 0
 		for _, mb := range cl.members {
-			sub := *cx
-			sub.scope, sub.scoped = []int32{mb}, true
-			if len(sub.targets(concepts, func(*leaf) bool { return true })) > 0 || len(cx.cats) > 0 && sub.hasCat(mb) {
+			if len(cx.within([]int32{mb}).targets(concepts, func(*leaf) bool { return true })) > 0 || len(cx.cats) > 0 && cx.hasCat(mb) {
 				hits++
 			}
 		}
@@ -249,7 +236,7 @@ func (cx *claimCtx) collection() (coll, bool) {
 	return coll{}, false
 }
 
-func (cx *claimCtx) hasCat(n int32) bool {
+func (cx *claim) hasCat(n int32) bool {
 	for _, l := range cx.ix.cats {
 		if cx.ix.inNode(l, n) {
 			return true
@@ -258,16 +245,14 @@ func (cx *claimCtx) hasCat(n int32) bool {
 	return false
 }
 
-// subjectLeaf returns the field that names the claim's first subject
-// (the one holding the name it was named by, if known).
-func (cx *claimCtx) subjectLeaf() int32 {
-	ix := cx.ix
-	name := ""
-	if len(cx.names) > 0 {
-		name = string(normalize(cx.names[0]))
+// subjectLeaf returns the field that names a subject (group, the objects
+// a mention names): the one holding the name it was named by, if known.
+func (ix *index) subjectLeaf(group []int32, name string) int32 {
+	if name != "" {
+		name = string(normalize(name))
 	}
 	var first int32 = -1
-	for _, n := range cx.groups[0] {
+	for _, n := range group {
 		nd := &ix.nodes[n]
 		for l := nd.leafLo; l < nd.leafHi; l++ {
 			lf := &ix.leaves[l]
@@ -288,7 +273,7 @@ func (cx *claimCtx) subjectLeaf() int32 {
 // coverage decides a claim with no number, date, polarity or status: by
 // how many of its content words the evidence in scope has. Such verdicts
 // are weak and left to a judge when one is configured.
-func (cx *claimCtx) coverage() verdict {
+func (cx *claim) coverage() verdict {
 	ix := cx.ix
 	if cx.unknown != "" {
 		return verdict{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(cx.unknown)}
@@ -314,7 +299,7 @@ func (cx *claimCtx) coverage() verdict {
 	}
 	found, value := 0, int32(-1)
 	if len(cx.groups) > 0 {
-		value = cx.subjectLeaf()
+		value = ix.subjectLeaf(cx.groups[0], cx.firstName())
 	}
 	for _, c := range content {
 		hit := false

@@ -3,27 +3,87 @@ package verifier
 import (
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // ---- reading a claim against the evidence index -----------------------------
 
+// reading is what one claim says, read once against the index: its words
+// and cues, the subjects, dates, numbers and evidence values it names, and
+// the concepts of its other words. Nothing changes a reading once
+// readClaim returns it.
+type reading struct {
+	text         string
+	norm         []rune
+	toks         []token
+	words        []cword
+	question     bool
+	endsSentence bool
+	cues         cue
+	negs         int
+	negLex       int    // of negs, the one-word negative states (sold out, 约满)
+	used         []bool // runes taken by subjects, dates, values and numbers
+	named        subjects
+	namedNodes   []int32 // the innermost of the objects named
+	unknown      string  // an identifier the evidence does not know
+	times        []timeExpr
+	values       [][]int32 // evidence values named, one list per mention
+	nums         []numMention
+	cats         []catMention
+	concepts     []string
+}
+
+// catMention is a closed-category word of a claim (shipped, 晴).
+type catMention struct {
+	cats  []catValue
+	start int
+}
+
+// readClaim reads a claim's text against the index; now resolves its
+// relative dates. Subjects are read first, then dates, evidence values
+// and numbers, each taking its runes from those after it; the words left
+// give the cues and concepts, and the words around each number its cues.
+func readClaim(ix *index, text string, now time.Time) *reading {
+	rd := &reading{text: text}
+	rd.norm = normalize(text)
+	rd.used = make([]bool, len(rd.norm))
+	rd.toks = tokenize(rd.norm)
+	rd.words = claimWordsOf(rd.norm, rd.toks)
+	last := strings.TrimRight(text, " \"')]}”’）】」』")
+	rd.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
+	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question
+	rd.findSubjects(ix)
+	rd.times = scanTimes(rd.norm, now, rd.used)
+	rd.findValues(ix)
+	rd.nums = scanNumbers(rd.norm, rd.used)
+	for _, m := range rd.nums {
+		for i := m.start; i < m.end && i < len(rd.used); i++ {
+			rd.used[i] = true
+		}
+	}
+	rd.readWords(ix)
+	rd.attachNumberCues()
+	return rd
+}
+
 // readWords collects the claim's cues, negations, categories and content
 // concepts from the words outside subjects, dates and numbers.
-func (cx *claimCtx) readWords() {
+func (rd *reading) readWords(ix *index) {
 	var unknownRun []rune
 	flush := func() {
 		for _, c := range segmentCJK(unknownRun) {
-			cx.concepts = append(cx.concepts, c)
+			rd.concepts = append(rd.concepts, c)
 		}
 		unknownRun = unknownRun[:0]
 	}
-	for i := range cx.words {
-		w := &cx.words[i]
-		if w.start < len(cx.used) && cx.used[w.start] {
+	for i := range rd.words {
+		w := &rd.words[i]
+		if w.start < len(rd.used) && rd.used[w.start] {
 			flush()
 			continue
 		}
-		if i > 0 && cx.words[i-1].s == "per" {
+		if i > 0 && rd.words[i-1].s == "per" {
 			continue // "points per game": a rate's denominator names no field
 		}
 		info := w.info
@@ -31,13 +91,13 @@ func (cx *claimCtx) readWords() {
 			// A one-ideograph cue word (小, 高) is still part of the words
 			// around it: 小桌 is a small table.
 			unknownRun = append(unknownRun, []rune(w.s)...)
-			cx.cues |= info.cues
+			rd.cues |= info.cues
 			continue
 		}
 		if info == nil && !w.cjk {
 			if p := negPrefixed(w.s); p != "" {
-				cx.negs++
-				cx.concepts = append(cx.concepts, enLex[p].concepts...)
+				rd.negs++
+				rd.concepts = append(rd.concepts, enLex[p].concepts...)
 				continue
 			}
 		}
@@ -47,68 +107,68 @@ func (cx *claimCtx) readWords() {
 				continue
 			}
 			flush()
-			cx.concepts = append(cx.concepts, wordConcepts(w.s)...)
+			rd.concepts = append(rd.concepts, wordConcepts(w.s)...)
 			continue
 		}
 		flush()
-		cx.cues |= info.cues
+		rd.cues |= info.cues
 		if info.cues&cueNeg != 0 && info.cues&cuePlain == 0 {
-			cx.negs++
+			rd.negs++
 		}
 		if info.cues&cueNegLex != 0 {
-			cx.negs++
-			cx.negLex++
+			rd.negs++
+			rd.negLex++
 		}
 		if len(info.cats) > 0 {
-			cx.cats = append(cx.cats, catMention{cats: info.cats, start: w.start})
+			rd.cats = append(rd.cats, catMention{cats: info.cats, start: w.start})
 		}
-		cx.concepts = append(cx.concepts, info.concepts...)
+		rd.concepts = append(rd.concepts, info.concepts...)
 		if info.cues&cueFree != 0 {
-			cx.nums = append(cx.nums, numMention{start: w.start, end: w.end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
+			rd.nums = append(rd.nums, numMention{start: w.start, end: w.end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
 		}
 	}
 	flush()
 	// Chinese words the longest-match path cut apart (仓库存 holds 仓库
 	// and 库存) still name their concepts.
-	cx.concepts = append(cx.concepts, cx.cjkConcepts(0, len(cx.norm))...)
+	rd.concepts = append(rd.concepts, rd.cjkConcepts(0, len(rd.norm))...)
 	// "no restocking fee", 退货不收取手续费: the negation is of the fee.
-	for i := range cx.words {
-		w := &cx.words[i]
+	for i := range rd.words {
+		w := &rd.words[i]
 		if c := w.cues(); c&cueNeg == 0 || c&cuePlain != 0 {
 			continue
 		}
-		for j := i + 1; j < len(cx.words) && j <= i+3; j++ {
-			if feeWords[cx.words[j].s] {
-				cx.negs--
-				cx.nums = append(cx.nums, numMention{start: cx.words[j].start, end: cx.words[j].end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
+		for j := i + 1; j < len(rd.words) && j <= i+3; j++ {
+			if feeWords[rd.words[j].s] {
+				rd.negs--
+				rd.nums = append(rd.nums, numMention{start: rd.words[j].start, end: rd.words[j].end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
 				break
 			}
 		}
 	}
 	// A year the evidence uses as a field name ("in 2023" of a table with a
 	// 2023 column) names the field; it is not a value to find.
-	nums := cx.nums[:0]
-	for _, m := range cx.nums {
-		if k := strconv.Itoa(int(m.v)); !m.free && m.unit == nil && m.decimals == 0 && m.v >= 1900 && m.v <= 2100 && !m.isRange && cx.ix.keys[k] != nil {
-			cx.concepts = append(cx.concepts, k)
+	nums := rd.nums[:0]
+	for _, m := range rd.nums {
+		if k := strconv.Itoa(int(m.v)); !m.free && m.unit == nil && m.decimals == 0 && m.v >= 1900 && m.v <= 2100 && !m.isRange && ix.keys[k] != nil {
+			rd.concepts = append(rd.concepts, k)
 			continue
 		}
 		nums = append(nums, m)
 	}
-	cx.nums = nums
-	cx.concepts = dedupe(cx.concepts)
-	slices.Sort(cx.concepts)
+	rd.nums = nums
+	rd.concepts = dedupe(rd.concepts)
+	slices.Sort(rd.concepts)
 }
 
 // cjkConcepts returns the concepts of every lexicon word of two or more
 // ideographs inside [s, e) that no subject, date or number took and that
 // the longest-match words cut across (仓库存 holds 库存; 总金额 is one word
 // and does not also say 金额).
-func (cx *claimCtx) cjkConcepts(s, e int) []string {
+func (rd *reading) cjkConcepts(s, e int) []string {
 	var out []string
-	r := cx.norm
+	r := rd.norm
 	inWord := func(i, n int) bool {
-		for _, w := range cx.words {
+		for _, w := range rd.words {
 			if w.cjk && w.info != nil && w.start <= i && i+n <= w.end {
 				return true
 			}
@@ -116,11 +176,11 @@ func (cx *claimCtx) cjkConcepts(s, e int) []string {
 		return false
 	}
 	for i := s; i < e; i++ {
-		if !isCJK(r[i]) || cx.used[i] {
+		if !isCJK(r[i]) || rd.used[i] {
 			continue
 		}
 		for n := 2; n <= zhMaxLen && i+n <= e; n++ {
-			if cx.used[i+n-1] || !isCJK(r[i+n-1]) {
+			if rd.used[i+n-1] || !isCJK(r[i+n-1]) {
 				break
 			}
 			if l := zhLex[string(r[i:i+n])]; l != nil && !inWord(i, n) {
@@ -132,10 +192,10 @@ func (cx *claimCtx) cjkConcepts(s, e int) []string {
 }
 
 // conceptsIn returns the concepts of the words inside [s, e).
-func (cx *claimCtx) conceptsIn(s, e int) []string {
+func (rd *reading) conceptsIn(s, e int) []string {
 	var out []string
-	for _, w := range cx.words {
-		if w.start < s || w.end > e || w.start < len(cx.used) && cx.used[w.start] {
+	for _, w := range rd.words {
+		if w.start < s || w.end > e || w.start < len(rd.used) && rd.used[w.start] {
 			continue
 		}
 		if w.info != nil {
@@ -144,13 +204,13 @@ func (cx *claimCtx) conceptsIn(s, e int) []string {
 			out = append(out, wordConcepts(w.s)...)
 		}
 	}
-	out = append(out, cx.cjkConcepts(s, e)...)
+	out = append(out, rd.cjkConcepts(s, e)...)
 	return dedupe(out)
 }
 
 // hasWord reports whether the claim has one of the words ws.
-func (cx *claimCtx) hasWord(ws ...string) bool {
-	for _, w := range cx.words {
+func (rd *reading) hasWord(ws ...string) bool {
+	for _, w := range rd.words {
 		if slices.Contains(ws, w.s) {
 			return true
 		}
@@ -160,11 +220,10 @@ func (cx *claimCtx) hasWord(ws ...string) bool {
 
 // findValues finds the evidence string values the claim names (longest
 // first, outside subjects) and takes their runes.
-func (cx *claimCtx) findValues() {
-	ix := cx.ix
-	toks := cx.toks
+func (rd *reading) findValues(ix *index) {
+	toks := rd.toks
 	for i := 0; i < len(toks); i++ {
-		if cx.used[toks[i].start] {
+		if rd.used[toks[i].start] {
 			continue
 		}
 		var best []int32
@@ -176,12 +235,12 @@ func (cx *claimCtx) findValues() {
 			}
 			ok := true
 			for k := 0; k < n; k++ {
-				if toks[i+k].s != ve.toks[k] || cx.used[toks[i+k].start] {
+				if toks[i+k].s != ve.toks[k] || rd.used[toks[i+k].start] {
 					ok = false
 					break
 				}
 			}
-			if !ok || !cx.mentionable(&ix.leaves[ve.leaf]) {
+			if !ok || !mentionable(&ix.leaves[ve.leaf]) {
 				continue
 			}
 			if n > bestN {
@@ -194,17 +253,17 @@ func (cx *claimCtx) findValues() {
 		}
 		for k := i; k < i+bestN; k++ {
 			for r := toks[k].start; r < toks[k].end; r++ {
-				cx.used[r] = true
+				rd.used[r] = true
 			}
 		}
 		i += bestN - 1
-		cx.values = append(cx.values, best)
+		rd.values = append(rd.values, best)
 	}
 }
 
 // mentionable reports string values distinctive enough to count as named
 // when they appear in a claim.
-func (cx *claimCtx) mentionable(lf *leaf) bool {
+func mentionable(lf *leaf) bool {
 	if lf.subjKey || len(lf.cat) > 0 || lf.hasDay {
 		return false
 	}

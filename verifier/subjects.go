@@ -7,14 +7,13 @@ import (
 
 // findSubjects finds the evidence subjects (names, ids, titles) the claim
 // mentions, longest first, and makes them the claim's scope.
-func (cx *claimCtx) findSubjects() {
-	ix := cx.ix
-	toks := cx.toks
+func (rd *reading) findSubjects(ix *index) {
+	toks := rd.toks
 	keys := make([]string, len(toks))
 	for i, t := range toks {
 		keys[i] = subjectKey(t.s)
 	}
-	orig := []rune(cx.cl.Text)
+	orig := []rune(rd.text)
 	type hit struct {
 		s, e    int // token indexes
 		nodes   []int32
@@ -26,7 +25,7 @@ func (cx *claimCtx) findSubjects() {
 		// Pass 0: whole names and codes; pass 1: distinctive parts of names
 		// where no whole name matched.
 		for i := 0; i < len(toks); i++ {
-			if cx.used[toks[i].start] {
+			if rd.used[toks[i].start] {
 				continue
 			}
 			var best hit
@@ -40,13 +39,13 @@ func (cx *claimCtx) findSubjects() {
 				}
 				ok := true
 				for k := 0; k < n; k++ {
-					if toks[i+k].s != se.toks[k] && keys[i+k] != se.keys[k] || cx.used[toks[i+k].start] ||
+					if toks[i+k].s != se.toks[k] && keys[i+k] != se.keys[k] || rd.used[toks[i+k].start] ||
 						k > 0 && !toks[i+k].cjk && toks[i+k].start > toks[i+k-1].end+3 {
 						ok = false
 						break
 					}
 				}
-				if !ok || !cx.subjectCase(toks, i, n, orig, se) {
+				if !ok || !subjectCase(toks, i, n, orig, se) {
 					continue
 				}
 				if n > best.e-best.s {
@@ -58,7 +57,7 @@ func (cx *claimCtx) findSubjects() {
 			}
 			if best.e > best.s {
 				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
-					cx.used[k] = true
+					rd.used[k] = true
 				}
 				hits = append(hits, best)
 				i = best.e - 1
@@ -66,30 +65,30 @@ func (cx *claimCtx) findSubjects() {
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return a.s - b.s })
+	sub := &rd.named
 	for k, h := range hits {
 		s, e := toks[h.s].start, toks[h.e-1].end
 		nodes := append([]int32(nil), h.nodes...)
 		sortUnique(&nodes)
 		// "1月到3月", "from A to C": the members between two named ones.
-		if k > 0 && len(cx.groups) > 0 && isRangeJoin(cx.norm[cx.spans[len(cx.spans)-1][1]:s]) {
-			prev := cx.groups[len(cx.groups)-1]
+		if k > 0 && len(sub.groups) > 0 && isRangeJoin(rd.norm[sub.spans[len(sub.spans)-1][1]:s]) {
+			prev := sub.groups[len(sub.groups)-1]
 			for _, between := range ix.membersBetween(prev, nodes) {
-				cx.groups = append(cx.groups, []int32{between})
-				cx.names = append(cx.names, "")
-				cx.scope = append(cx.scope, between)
-				cx.spans = append(cx.spans, [2]int{s, s})
+				sub.groups = append(sub.groups, []int32{between})
+				sub.names = append(sub.names, "")
+				rd.namedNodes = append(rd.namedNodes, between)
+				sub.spans = append(sub.spans, [2]int{s, s})
 			}
 		}
-		cx.groups = append(cx.groups, nodes)
-		cx.names = append(cx.names, h.name)
-		cx.spans = append(cx.spans, [2]int{s, e})
-		cx.scope = append(cx.scope, nodes...)
+		sub.groups = append(sub.groups, nodes)
+		sub.names = append(sub.names, h.name)
+		sub.spans = append(sub.spans, [2]int{s, e})
+		rd.namedNodes = append(rd.namedNodes, nodes...)
 	}
 	if len(hits) > 0 {
-		cx.scoped, cx.ownSubjects = true, true
-		cx.scope = ix.mostSpecific(cx.scope)
+		rd.namedNodes = ix.mostSpecific(rd.namedNodes)
 	}
-	cx.unknown = cx.unknownIdentifier(toks, orig)
+	rd.unknown = rd.unknownIdentifier(ix, toks, orig)
 }
 
 // mostSpecific keeps the innermost of nested subjects: "order 123's item
@@ -147,7 +146,7 @@ func (ix *index) membersBetween(a, b []int32) []int32 {
 
 // subjectCase guards one-letter and common-word subjects: "A" must be
 // written in capitals, and not be the article starting a sentence.
-func (cx *claimCtx) subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
+func subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
 	if n != 1 || len([]rune(toks[i].s)) > 2 || toks[i].cjk {
 		return true
 	}
@@ -179,10 +178,9 @@ var classNouns = map[string]bool{
 
 // unknownIdentifier returns an identifier the claim names that no evidence
 // value knows ("Item C" when only A and B were returned), or "".
-func (cx *claimCtx) unknownIdentifier(toks []token, orig []rune) string {
-	ix := cx.ix
+func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) string {
 	for i, t := range toks {
-		if cx.used[t.start] {
+		if rd.used[t.start] {
 			continue
 		}
 		w := string(orig[t.start:t.end])
@@ -195,7 +193,7 @@ func (cx *claimCtx) unknownIdentifier(toks []token, orig []rune) string {
 			}
 		case len(t.s) >= 4 && digitCount(t.s) >= 3 && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.s, ".") && !isNumberWithUnit(t.s):
 			isID = true // C300, X2000: a code, not PM2.5
-		case len(t.s) >= 4 && isAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && cx.norm[t.start-1] == '#'):
+		case len(t.s) >= 4 && isAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && rd.norm[t.start-1] == '#'):
 			isID = true
 		}
 		if !isID {

@@ -55,7 +55,7 @@ const textSentencesMax = 64
 // claim asserts ("did not pay a dividend" against "paid a dividend"), or
 // moves the other way ("fell to" against "rose to"), the claim is
 // contradicted.
-func (cx *claimCtx) textPolarity(fs []fact) fact {
+func (cx *claim) textPolarity(fs []fact) fact {
 	ix := cx.ix
 	claimNeg := cx.negs%2 == 1
 	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0

@@ -468,10 +468,10 @@ type dateTarget struct {
 // year of days, ten times over).
 const dateTargetsMax = 4096
 
-// dateTargets returns the evidence dates in scope, best attribute match
-// first: date fields, windows of two date fields (earliest/latest) and
-// day counts relative to now (eta_days: 2).
-func (cx *claimCtx) dateTargets() []dateTarget {
+// dateTargets returns the evidence dates in scope, best match for concepts
+// first: date fields, windows of two date fields (earliest/latest) and day
+// counts relative to now (eta_days: 2).
+func (cx *claim) dateTargets(concepts []string) []dateTarget {
 	ix := cx.ix
 	d0 := dayOf(cx.now)
 	var out []dateTarget
@@ -485,7 +485,7 @@ func (cx *claimCtx) dateTargets() []dateTarget {
 		}
 		lf := &ix.leaves[l]
 		windows[lf.node] = append(windows[lf.node], l)
-		out = append(out, dateTarget{leaves: []int32{l}, lo: lf.day, hi: lf.day, score: cx.attrScore(lf), clock: int(lf.minute)})
+		out = append(out, dateTarget{leaves: []int32{l}, lo: lf.day, hi: lf.day, score: attrScore(concepts, lf), clock: int(lf.minute)})
 	}
 	// Two dates of one object that bound a window (earliest/latest, from/to).
 	for _, ls := range windows {
@@ -495,7 +495,7 @@ func (cx *claimCtx) dateTargets() []dateTarget {
 		a, b := &ix.leaves[ls[0]], &ix.leaves[ls[1]]
 		if isWindowPair(a.ptr, b.ptr) {
 			lo, hi := min(a.day, b.day), max(a.day, b.day)
-			out = append(out, dateTarget{leaves: ls, lo: lo, hi: hi, score: max(cx.attrScore(a), cx.attrScore(b)) - 1, clock: -1})
+			out = append(out, dateTarget{leaves: ls, lo: lo, hi: hi, score: max(attrScore(concepts, a), attrScore(concepts, b)) - 1, clock: -1})
 		}
 	}
 	// Day counts: {"eta_days": 2} or {"delivery_days_min": 3, "delivery_days_max": 5}.
@@ -511,7 +511,7 @@ func (cx *claimCtx) dateTargets() []dateTarget {
 		if days != float64(int32(days)) {
 			continue
 		}
-		out = append(out, dateTarget{leaves: []int32{l}, lo: d0 + int32(days), hi: d0 + int32(days), score: cx.attrScore(lf), clock: -1})
+		out = append(out, dateTarget{leaves: []int32{l}, lo: d0 + int32(days), hi: d0 + int32(days), score: attrScore(concepts, lf), clock: -1})
 	}
 	// Best attribute score first; ties by evidence order.
 	sortStable(out, func(a, b dateTarget) bool {
@@ -537,7 +537,7 @@ func isWindowPair(p, q string) bool {
 // localConcepts returns the concepts of the words between the previous
 // time expression (or the claim's start) and te: "departs … on May 6 and
 // lands … on May 7" checks May 7 against the landing time.
-func (cx *claimCtx) localConcepts(te *timeExpr) []string {
+func (cx *claim) localConcepts(te *timeExpr) []string {
 	from := 0
 	for i := range cx.times {
 		if o := &cx.times[i]; o.end <= te.start && o.end > from {
@@ -556,25 +556,24 @@ func (cx *claimCtx) localConcepts(te *timeExpr) []string {
 }
 
 // checkTime checks one time expression.
-func (cx *claimCtx) checkTime(te *timeExpr) fact {
+func (cx *claim) checkTime(te *timeExpr) fact {
 	ix := cx.ix
+	concepts := cx.concepts
 	if local := cx.localConcepts(te); len(local) > 0 && len(cx.times) > 1 {
-		sub := *cx
-		sub.concepts = local
-		for _, t := range sub.dateTargets() {
+		for _, t := range cx.dateTargets(local) {
 			if t.score > 0 {
-				cx = &sub
+				concepts = local
 			}
 			break
 		}
 	}
-	targets := cx.dateTargets()
+	targets := cx.dateTargets(concepts)
 	if te.onlyClock && len(te.days) == 0 {
 		// "11:29 到达", "check-out is at 11 am": a time of day against the
 		// times in the evidence, timestamps and times alike.
 		for _, l := range ix.clocks {
 			if lf := &ix.leaves[l]; cx.inScope(l) {
-				targets = append(targets, dateTarget{leaves: []int32{l}, score: cx.attrScore(lf), clock: int(lf.minute)})
+				targets = append(targets, dateTarget{leaves: []int32{l}, score: attrScore(concepts, lf), clock: int(lf.minute)})
 			}
 		}
 		sortStable(targets, func(a, b dateTarget) bool { return a.score > b.score })
@@ -668,7 +667,7 @@ func dayHolds(te *timeExpr, t *dateTarget) (events.Verdict, bool) {
 
 // durationAsDates checks a claimed duration ("3 days", "within 2 days",
 // "3-5 business days") against evidence dates: the days from now to each.
-func (cx *claimCtx) durationAsDates(m *numMention) (fact, bool) {
+func (cx *claim) durationAsDates(m *numMention) (fact, bool) {
 	if m.unit == nil || m.unit.dim != dimTime || m.unit.factor < 86400 {
 		return fact{}, false
 	}
@@ -680,7 +679,7 @@ func (cx *claimCtx) durationAsDates(m *numMention) (fact, bool) {
 		te.bound, te.hi = cueLE, d0+hi-1
 	}
 	if m.isRange {
-		for _, t := range cx.dateTargets() {
+		for _, t := range cx.dateTargets(cx.concepts) {
 			if t.score == 0 && len(cx.concepts) > 0 {
 				continue
 			}
@@ -691,7 +690,7 @@ func (cx *claimCtx) durationAsDates(m *numMention) (fact, bool) {
 		}
 		return fact{}, false
 	}
-	for _, t := range cx.dateTargets() {
+	for _, t := range cx.dateTargets(cx.concepts) {
 		if t.score == 0 && len(cx.concepts) > 0 {
 			continue
 		}
@@ -723,46 +722,8 @@ func mightHaveDate(r []rune) bool {
 	return false
 }
 
-// narrowByDate keeps, of a collection of dated objects (a forecast, a
-// list of bookings), the ones on the day the claim names.
-func (cx *claimCtx) narrowByDate() {
-	if len(cx.times) == 0 {
-		return
-	}
-	ix := cx.ix
-	var keep []int32
-	other := false
-	for _, l := range ix.dates {
-		if !cx.inScope(l) {
-			continue
-		}
-		lf := &ix.leaves[l]
-		t := dateTarget{lo: lf.day, hi: lf.day}
-		hit := false
-		for i := range cx.times {
-			te := cx.times[i]
-			te.bound = 0
-			if v, ok := dayHolds(&te, &t); ok && v == events.VerdictSupported && len(te.days) > 0 {
-				hit = true
-			}
-		}
-		if !hit {
-			other = true
-			continue
-		}
-		n := lf.node
-		if n >= 0 && ix.nodes[n].parent >= 0 && ix.nodes[ix.nodes[n].parent].objKids >= 2 {
-			keep = append(keep, n)
-		}
-	}
-	if len(keep) > 0 && other {
-		sortUnique(&keep)
-		cx.scope, cx.scoped = keep, true
-	}
-}
-
 // futureTime reports a time expression on or after the answer's day.
-func (cx *claimCtx) futureTime() bool {
+func (cx *claim) futureTime() bool {
 	d0 := dayOf(cx.now)
 	for _, te := range cx.times {
 		if len(te.days) > 0 && te.days[0] >= d0 {
