@@ -228,8 +228,7 @@ func readValue(m enMatch) (events.Observation, outcome) {
 
 // readForbid reads "I can't / must not / am not allowed to …" + a verb.
 func readForbid(m enMatch) (events.Observation, outcome) {
-	rest, prev := m.rest, m.prev
-	rest = skip(rest, fillers)
+	rest, prev := skip(m.rest, fillers), m.prev
 	if len(rest) == 0 {
 		return events.Observation{}, nothingStated
 	}
@@ -248,8 +247,7 @@ func readForbid(m enMatch) (events.Observation, outcome) {
 // readAllow reads "I can (once again) / am allowed to eat X": the
 // constraint against X is lifted.
 func readAllow(m enMatch) (events.Observation, outcome) {
-	rest, prev := m.rest, m.prev
-	rest = skip(rest, fillers)
+	rest, prev := skip(m.rest, fillers), m.prev
 	if len(rest) > 0 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low]) {
 		return statedIf(constraint(rest[1:], verbHint(rest[0].low), Positive, prev))
 	}
@@ -260,8 +258,7 @@ func readAllow(m enMatch) (events.Observation, outcome) {
 // refusal states a dislike (a bare "I want to try X" is a wish and states
 // nothing).
 func readRefuse(m enMatch) (events.Observation, outcome) {
-	rest, prev := m.rest, m.prev
-	rest = skip(rest, fillers)
+	rest, prev := skip(m.rest, fillers), m.prev
 	infinitive := len(rest) > 0 && rest[0].low == "to"
 	if infinitive {
 		rest = rest[1:]
@@ -277,8 +274,7 @@ func readRefuse(m enMatch) (events.Observation, outcome) {
 
 // readDeny reads "I don't / never / no longer / rarely …" + a verb.
 func readDeny(m enMatch) (events.Observation, outcome) {
-	rest, prev := m.rest, m.prev
-	rest = skip(rest, fillers)
+	rest, prev := skip(m.rest, fillers), m.prev
 	if len(rest) == 0 {
 		return events.Observation{}, nothingStated
 	}
