@@ -1,0 +1,366 @@
+package verifier
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// scanTimes finds the time expressions of a claim's normalised runes r,
+// resolving relative ones against now. It marks their runes in used.
+// Each pattern of timePatterns is tried in order over the whole text; a
+// match overlapping one taken before it is skipped.
+func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
+	ts := timeScan{s: string(r), now: now, d0: dayOf(now), used: used}
+	digits := strings.ContainsAny(ts.s, "0123456789")
+	for i := range timePatterns {
+		p := &timePatterns[i]
+		if !p.gate(ts.s, digits) {
+			continue
+		}
+		for _, m := range p.re.FindAllStringSubmatchIndex(ts.s, -1) {
+			p.read(&ts, m)
+		}
+	}
+	return attachClocks(ts.out)
+}
+
+// timePattern is one way of writing a time. gate is a cheap test of the
+// text (and whether it has digits) that must pass before re runs; read
+// turns one match (re's submatch indexes) into a time expression.
+type timePattern struct {
+	name string
+	re   *regexp.Regexp
+	gate func(s string, digits bool) bool
+	read func(ts *timeScan, m []int)
+}
+
+// timePatterns in the order they take runes: dates written out first,
+// then durations from now, times of day, relative days and weekdays.
+var timePatterns = []timePattern{
+	{"iso date", reISO, func(s string, digits bool) bool { return digits && strings.ContainsAny(s, "-/.") }, readISODate},
+	{"chinese date", reZhDate, func(s string, digits bool) bool { return digits && strings.Contains(s, "月") }, readZhDate},
+	{"month day", reMonthDay, func(s string, digits bool) bool { return digits && hasMonthName(s) }, readMonthDay},
+	{"day month", reDayMonth, func(s string, digits bool) bool { return digits && hasMonthName(s) }, readDayMonth},
+	{"us date", reUSDate, func(s string, digits bool) bool { return digits && strings.Contains(s, "/") }, readUSDate},
+	// NB: like the dates, only in a text with a digit somewhere ("in two
+	// days" alone is not read).
+	{"in days", reInDays, func(s string, digits bool) bool {
+		return digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后"))
+	}, readInDays},
+	{"clock", reClock, func(s string, _ bool) bool {
+		return strings.ContainsAny(s, ":点时") || strings.Contains(s, "am") || strings.Contains(s, "pm") || strings.Contains(s, ".m.") ||
+			strings.Contains(s, "noon") || strings.Contains(s, "midnight") || strings.Contains(s, "midday")
+	}, readClock},
+	{"relative day", reRel, func(s string, _ bool) bool {
+		return strings.ContainsAny(s, "明今后昨前") || strings.Contains(s, "to") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")
+	}, readRelativeDay},
+	{"weekday", reWeekday, func(s string, _ bool) bool { return strings.Contains(s, "day") || strings.ContainsAny(s, "周星礼") }, readWeekday},
+	{"weekend", reWeekend, func(s string, _ bool) bool { return strings.Contains(s, "weekend") || strings.Contains(s, "周末") }, readWeekend},
+}
+
+// timeScan is one scan of a text for time expressions.
+type timeScan struct {
+	s    string
+	now  time.Time
+	d0   int32  // now's day
+	used []bool // runes taken (by this scan or before it)
+	out  []timeExpr
+}
+
+// take records the expression at bytes [bs, be) meaning days, unless a
+// rune of it is taken; it returns the expression or nil.
+func (ts *timeScan) take(bs, be int, days ...int32) *timeExpr {
+	s := ts.s
+	rs, re := utf8.RuneCountInString(s[:bs]), utf8.RuneCountInString(s[:be])
+	for i := rs; i < re; i++ {
+		if ts.used[i] {
+			return nil
+		}
+	}
+	for i := rs; i < re; i++ {
+		ts.used[i] = true
+	}
+	te := timeExpr{start: rs, end: re, days: days, clock: -1}
+	if len(days) > 0 {
+		te.lo, te.hi = days[0], days[0]
+	}
+	te.bound = boundAround(s, bs, be)
+	ts.out = append(ts.out, te)
+	return &ts.out[len(ts.out)-1]
+}
+
+// group returns submatch k of m, or "" when it did not take part.
+func (ts *timeScan) group(m []int, k int) string {
+	if m[2*k] < 0 {
+		return ""
+	}
+	return ts.s[m[2*k]:m[2*k+1]]
+}
+
+// day returns the day of month m and day d in year y (two digits are
+// 20yy); with no year, the year that puts the date nearest to now.
+func (ts *timeScan) day(y string, m time.Month, d int) int32 {
+	if y != "" {
+		yy := atoi(y)
+		if yy < 100 {
+			yy += 2000
+		}
+		return dayNumber(yy, m, d)
+	}
+	y0 := ts.now.Year()
+	best := dayNumber(y0, m, d)
+	for _, yy := range []int{y0 - 1, y0 + 1} {
+		if c := dayNumber(yy, m, d); abs32(c-ts.d0) < abs32(best-ts.d0) {
+			best = c
+		}
+	}
+	return best
+}
+
+func atoi(x string) int { n, _ := strconv.Atoi(x); return n }
+
+func validDate(mo, d int) bool { return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 }
+
+// readISODate: 2024-05-03, 2024/5/3, 2024-05-03 14:00.
+func readISODate(ts *timeScan, m []int) {
+	mo, d := atoi(ts.group(m, 2)), atoi(ts.group(m, 3))
+	if !validDate(mo, d) {
+		return
+	}
+	if te := ts.take(m[0], m[1], dayNumber(atoi(ts.group(m, 1)), time.Month(mo), d)); te != nil && m[8] >= 0 {
+		te.clock = atoi(ts.group(m, 4))*60 + atoi(ts.group(m, 5))
+	}
+}
+
+// readZhDate: 5月3日, 2024年5月3号.
+func readZhDate(ts *timeScan, m []int) {
+	mo, d := atoi(ts.group(m, 2)), atoi(ts.group(m, 3))
+	if validDate(mo, d) {
+		ts.take(m[0], m[1], ts.day(ts.group(m, 1), time.Month(mo), d))
+	}
+}
+
+// readMonthDay: May 3, May 3rd, 2024.
+func readMonthDay(ts *timeScan, m []int) {
+	mo, d := months[ts.group(m, 1)], atoi(ts.group(m, 2))
+	if d >= 1 && d <= 31 {
+		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d))
+	}
+}
+
+// readDayMonth: 3 May 2024, the 3rd of June. NB: "3 may" without a year
+// is never a date, whatever precedes it ("3 may ship").
+func readDayMonth(ts *timeScan, m []int) {
+	d, mo := atoi(ts.group(m, 1)), months[ts.group(m, 2)]
+	if d >= 1 && d <= 31 && !(ts.group(m, 2) == "may" && m[6] < 0) {
+		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d))
+	}
+}
+
+// readUSDate: on 5/3, by 5/3/24 (month first, after a word that takes a
+// date; the word is not part of the expression).
+func readUSDate(ts *timeScan, m []int) {
+	mo, d := atoi(ts.group(m, 1)), atoi(ts.group(m, 2))
+	if validDate(mo, d) {
+		ts.take(m[2], m[1], ts.day(ts.group(m, 3), time.Month(mo), d))
+	}
+}
+
+var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+// readInDays: in 3 days, two weeks from now, 3 天后, 两周后.
+func readInDays(ts *timeScan, m []int) {
+	var n int
+	var u string
+	switch {
+	case m[2] >= 0:
+		if v, ok := smallNumbers[ts.group(m, 1)]; ok {
+			n = v
+		} else {
+			n = atoi(ts.group(m, 1))
+		}
+		u = ts.group(m, 2)
+	case m[6] >= 0:
+		n, u = atoi(ts.group(m, 3)), ts.group(m, 4)
+	default:
+		x := ts.group(m, 5)
+		if v, _, ok := parseZhNumber([]rune(x), 0); ok && !isDigit([]rune(x)[0]) {
+			n = int(v)
+		} else {
+			n = atoi(x)
+		}
+		u = ts.group(m, 6)
+	}
+	unitLen := 1
+	if strings.HasPrefix(u, "week") || u == "周" || u == "个星期" {
+		unitLen = 7
+	}
+	ts.take(m[0], m[1], ts.d0+int32(n*unitLen))
+}
+
+// readClock: 3pm, 3:30 p.m., 15:00, 下午3点半, noon. A time of day names
+// no day of its own; attachClocks gives it to the day next to it.
+func readClock(ts *timeScan, m []int) {
+	var h, mi int
+	switch {
+	case m[2] >= 0:
+		h = atoi(ts.group(m, 1))
+		if m[4] >= 0 {
+			mi = atoi(ts.group(m, 2))
+		}
+		if strings.HasPrefix(ts.group(m, 3), "p") && h < 12 {
+			h += 12
+		}
+	case m[8] >= 0:
+		h, mi = atoi(ts.group(m, 4)), atoi(ts.group(m, 5))
+	case m[18] >= 0:
+		if ts.group(m, 9) != "midnight" {
+			h = 12
+		}
+	default:
+		h = atoi(ts.group(m, 7))
+		if m[12] >= 0 && strings.ContainsAny(ts.group(m, 6), "下晚傍") && h < 12 {
+			h += 12
+		}
+		if m[16] >= 0 {
+			mi = atoi(ts.group(m, 8))
+		} else if strings.HasSuffix(ts.s[m[0]:m[1]], "半") {
+			mi = 30
+		}
+	}
+	if h > 24 || mi > 59 {
+		return
+	}
+	if te := ts.take(m[0], m[1]); te != nil {
+		te.clock, te.onlyClock = h*60+mi, true
+	}
+}
+
+// relativeDays are days named relative to today.
+var relativeDays = map[string]int32{
+	"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
+	"day after tomorrow": 2, "this morning": 0, "this afternoon": 0, "this evening": 0,
+	"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "今天": 0, "今日": 0,
+	"今晚": 0, "今早": 0, "昨天": -1, "昨日": -1, "前天": -2,
+}
+
+// readRelativeDay: today, tomorrow, the day after tomorrow, 明天, 后天.
+func readRelativeDay(ts *timeScan, m []int) {
+	w := strings.Join(strings.Fields(ts.s[m[0]:m[1]]), " ")
+	ts.take(m[0], m[1], ts.d0+relativeDays[w])
+}
+
+// readWeekday: Friday, next Friday (the coming one or the one after), this
+// Friday, 周五, 下周五 (Friday of next week), 本周五.
+func readWeekday(ts *timeScan, m []int) {
+	var mod, name string
+	if m[4] >= 0 {
+		name, mod = ts.group(m, 2), ts.group(m, 1)
+	} else {
+		name, mod = ts.group(m, 4), ts.group(m, 3)
+	}
+	d0, wd0 := ts.d0, int32(ts.now.Weekday())
+	wd := int32(weekdays[name])
+	ahead := (wd - wd0 + 7) % 7
+	var days []int32
+	switch {
+	case mod == "next" || strings.HasPrefix(mod, "下"):
+		days = []int32{d0 + (wd-wd0+7)%7 + 7, d0 + ahead}
+		if strings.HasPrefix(mod, "下") {
+			// Weeks start on Monday.
+			mon := d0 - (wd0+6)%7 + 7
+			days = []int32{mon + (wd+6)%7}
+		}
+	case strings.HasPrefix(mod, "本") || strings.HasPrefix(mod, "这") || mod == "this":
+		mon := d0 - (wd0+6)%7
+		days = []int32{mon + (wd+6)%7, d0 + ahead}
+	default:
+		days = []int32{d0 + ahead}
+		if ahead == 0 {
+			days = append(days, d0+7)
+		}
+	}
+	ts.take(m[0], m[1], days...)
+}
+
+// readWeekend: this weekend, next weekend, 周末, 下周末: its Saturday and
+// Sunday (on a Sunday, this weekend is the one under way).
+func readWeekend(ts *timeScan, m []int) {
+	d0, wd0 := ts.d0, int32(ts.now.Weekday())
+	sat := d0 + (6-wd0+7)%7
+	if wd0 == 0 {
+		sat = d0 - 1
+	}
+	if ts.group(m, 1) == "next" || strings.HasPrefix(ts.group(m, 2), "下") {
+		sat += 7
+	}
+	if te := ts.take(m[0], m[1], sat, sat+1); te != nil {
+		te.lo, te.hi = sat, sat+1
+	}
+}
+
+const monthRE = `(january|february|march|april|may|june|july|august|september|sept|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
+
+var (
+	reISO      = regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[t ](\d{1,2}):(\d{2})(?::\d{2})?)?`)
+	reZhDate   = regexp.MustCompile(`(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]`)
+	reMonthDay = regexp.MustCompile(`\b` + monthRE + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?`)
+	reDayMonth = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRE + `\b\.?(?:,?\s+(\d{4}))?`)
+	reUSDate   = regexp.MustCompile(`\b(?:on|by|until|before|after|date|eta)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b`)
+	reRel      = regexp.MustCompile(`\b(today|tonight|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow|this\s+(?:morning|afternoon|evening))\b|(大后天|后天|明天|明日|明早|明晚|今天|今日|今晚|今早|昨天|昨日|前天)`)
+	reWeekday  = regexp.MustCompile(`\b(?:(next|this|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|(下个?|本|这个?)?(?:周|星期|礼拜)([一二三四五六日天])`)
+	reWeekend  = regexp.MustCompile(`\b(?:(next|this)\s+)?weekend\b|(下个?|本|这个?)?周末`)
+	reInDays   = regexp.MustCompile(`\bin\s+(\d+|a|one|two|three|four|five|six|seven|ten)\s+(days?|weeks?)\b|\b(\d+)\s+(days?|weeks?)\s+(?:from\s+now|later)\b|(\d+|[一二两三四五六七八九十]+)\s*(天|周|个星期)\s*(?:之后|以后|后)`)
+	reClock    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?|\b(noon|midday|midnight)\b`)
+	reBefore   = regexp.MustCompile(`\b(by|before|no later than|until|till|not later than)\s+(?:the\s+)?(?:end\s+of\s+)?$`)
+	reAfter    = regexp.MustCompile(`\b(after|not before)\s+$`)
+	reZhBound  = regexp.MustCompile(`^\s*(之前|以前|前|之后|以后)`)
+)
+
+// hasMonthName reports an English month name or abbreviation in s.
+func hasMonthName(s string) bool {
+	for _, m := range []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// attachClocks gives a clock time to the day next to it ("tomorrow at
+// 3pm").
+func attachClocks(out []timeExpr) []timeExpr {
+	for i := range out {
+		if !out[i].onlyClock {
+			continue
+		}
+		for j := range out {
+			if !out[j].onlyClock && out[j].clock < 0 && abs(out[j].start-out[i].end) <= 4 || abs(out[i].start-out[j].end) <= 4 && !out[j].onlyClock && out[j].clock < 0 {
+				out[j].clock = out[i].clock
+				out[i].days = nil
+			}
+		}
+	}
+	return out
+}
+
+// boundAround reads "by"/"before"/之前 around a time expression at
+// [bs, be) of s.
+func boundAround(s string, bs, be int) cue {
+	if reBefore.MatchString(s[:bs]) {
+		return cueLE
+	}
+	if reAfter.MatchString(s[:bs]) {
+		return cueGE
+	}
+	if m := reZhBound.FindStringSubmatch(s[be:]); m != nil {
+		if strings.Contains(m[1], "后") {
+			return cueGE
+		}
+		return cueLE
+	}
+	return 0
+}
