@@ -90,7 +90,11 @@ type Report struct {
 // of several results with one CallID only the highest Version counts.
 // Check is deterministic: identical input gives an identical Report.
 func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Report {
-	ix := buildIndex(evidence, now)
+	return c.check(answer, buildIndex(evidence, now), now)
+}
+
+// check checks every claim of answer against the index of its evidence.
+func (c *Checker) check(answer string, ix *index, now time.Time) Report {
 	claims := SplitClaims(answer)
 	rep := Report{Claims: make([]events.ClaimVerdict, 0, len(claims))}
 	var prev *after

@@ -12,11 +12,13 @@ import (
 
 // ---- evidence index ------------------------------------------------------
 
-// The index is built once per Check: every JSON value of every result
-// becomes a leaf with its RFC 6901 pointer, objects and arrays become nodes
-// whose leaves and descendants are contiguous ranges (so "is this leaf under
-// that subject" is two comparisons), and lookups go through maps keyed by
-// concept, subject token and value token, and a sorted slice of numbers.
+// Every JSON value of every result becomes a leaf with its RFC 6901
+// pointer, objects and arrays become nodes whose leaves and descendants are
+// contiguous ranges (so "is this leaf under that subject" is two
+// comparisons), and lookups go through maps keyed by concept, subject token
+// and value token, and a sorted slice of numbers. Each result is indexed on
+// its own, once (a part, part.go); the index an answer is checked against
+// joins the parts of its evidence.
 
 type leafKind uint8
 
@@ -66,6 +68,10 @@ type leaf struct {
 	hasDay    bool
 	minute    int16 // minute of day, -1 if none
 	cat       []catValue
+	// A day that depends on the answer's time is fixed when parts are
+	// joined (join): wday is a weekday value's weekday + 1 ({"day": "Mon"}),
+	// rel the rel-th date in the text of src (a date without a year).
+	wday, rel int8
 }
 
 type subjEntry struct {
@@ -103,6 +109,7 @@ type index struct {
 	strs      map[string]*strInfo
 	sents     map[int32][]sentInfo
 	texts     map[textKey][]textItem
+	named     map[string][]subjEntry // a part's: subjects its collections' members are named by (nameMembers)
 }
 
 // dedupeEvidence keeps, per CallID, the highest Version (the later entry
@@ -130,7 +137,17 @@ func dedupeEvidence(in []Evidence) []Evidence {
 // buildIndex decodes and indexes the evidence. now resolves dates written
 // in evidence text without a year or as weekdays ("on Thursday").
 func buildIndex(evidence []Evidence, now time.Time) *index {
-	ix := &index{
+	evidence = dedupeEvidence(evidence)
+	parts := make([]*part, len(evidence))
+	for i, e := range evidence {
+		parts[i] = indexResult(e, leavesMax)
+	}
+	ix, _ := join(parts, now) // NB: parts made here re-index from memory without error
+	return ix
+}
+
+func newIndex() *index {
+	return &index{
 		byConcept: map[string][]int32{},
 		byValue:   map[string][]int32{},
 		subjects:  map[string][]subjEntry{},
@@ -139,25 +156,8 @@ func buildIndex(evidence []Evidence, now time.Time) *index {
 		strs:      map[string]*strInfo{},
 		sents:     map[int32][]sentInfo{},
 		texts:     map[textKey][]textItem{},
+		textOf:    map[int32][]int32{},
 	}
-	size := 0
-	for _, e := range evidence {
-		size += len(e.Result)
-	}
-	ix.leaves = make([]leaf, 0, size/12+16)
-	for _, e := range dedupeEvidence(evidence) {
-		v, err := decodeJSON(e.Result)
-		if err != nil {
-			continue
-		}
-		ev := int32(len(ix.ev))
-		ix.ev = append(ix.ev, e)
-		w := walker{ix: ix, ev: ev, now: now}
-		root := w.walk(v, "", frame{concepts: conceptsOf(e.Name)}, -1)
-		ix.roots = append(ix.roots, root)
-	}
-	ix.finish()
-	return ix
 }
 
 func decodeJSON(raw []byte) (any, error) {
@@ -173,9 +173,10 @@ func decodeJSON(raw []byte) (any, error) {
 var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 type walker struct {
-	ix  *index
-	ev  int32
-	now time.Time
+	ix     *index
+	ev     int32
+	now    time.Time
+	budget int // leaves at most (see leavesMax)
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -428,10 +429,10 @@ func subjectKey(t string) string {
 	return stem(t)
 }
 
-func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(id, v) }
+func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(w.ix.subjects, id, v) }
 
-// addSubject indexes v as a name of node id.
-func (ix *index) addSubject(id int32, v string) {
+// addSubject indexes v as a name of node id in subjects.
+func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string) {
 	toks := tokenStrings(normalize(v))
 	if len(toks) == 0 {
 		return
@@ -441,7 +442,7 @@ func (ix *index) addSubject(id int32, v string) {
 		for i, t := range se.toks {
 			se.keys[i] = subjectKey(t)
 		}
-		ix.subjects[k] = append(ix.subjects[k], se)
+		subjects[k] = append(subjects[k], se)
 	}
 	add(subjectKey(toks[0]), subjEntry{toks: toks, node: id, exact: v})
 	// "Revenue ($M)", "Operating margin (%)": the name without the unit.

@@ -260,6 +260,7 @@ type strInfo struct {
 	day    int32
 	minute int16
 	hasDay bool
+	wday   int8 // a weekday value's weekday + 1
 	cat    []catValue
 	hedge  bool
 }
@@ -271,8 +272,8 @@ func (w *walker) strInfo(s string) *strInfo {
 	si := &strInfo{norm: string(normalize(s)), raw: jsonText(s), minute: -1, clock: -1}
 	if d, m, ok := parseEvidenceDate(s); ok {
 		si.day, si.hasDay, si.minute = d, true, m
-	} else if d, ok := weekdayValue(si.norm, w.now); ok {
-		si.day, si.hasDay = d, true // {"day": "Mon"}: the coming Monday
+	} else if wd, ok := weekdayOf(si.norm); ok {
+		si.day, si.hasDay, si.wday = nextWeekday(wd, w.now), true, int8(wd)+1 // {"day": "Mon"}: the coming Monday
 	} else {
 		si.clock = parseClock(s)
 	}
@@ -288,7 +289,7 @@ func (w *walker) strInfo(s string) *strInfo {
 // unit or currency field.
 func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
 	ix := w.ix
-	if len(ix.leaves) >= leavesMax {
+	if len(ix.leaves) >= w.budget {
 		return // NB: the rest of a huge result is not evidence (see leavesMax)
 	}
 	ki := w.keyInfo(f.key)
@@ -325,7 +326,7 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 	case string:
 		si := w.strInfo(t)
 		lf.kind, lf.str, lf.raw = kindStr, si.norm, si.raw
-		lf.day, lf.hasDay, lf.minute = si.day, si.hasDay, si.minute
+		lf.day, lf.hasDay, lf.minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
 			lf.minute = si.clock
 		}
@@ -359,7 +360,8 @@ func jsonText(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// finish builds the lookup structures once every leaf is known.
+// finish builds a part's lookup structures once every leaf of its result
+// is known, and names the members of its collections.
 func (ix *index) finish() {
 	for i := range ix.leaves {
 		lf := &ix.leaves[i]
@@ -435,8 +437,11 @@ func (ix *index) finish() {
 		}
 		return int(a - b)
 	})
-	ix.findCollections()
-	ix.prunePartial()
+	ix.colls = ix.nodeCollections()
+	ix.named = map[string][]subjEntry{}
+	for _, c := range ix.colls {
+		ix.nameMembers(c, ix.named)
+	}
 	for i := range ix.nodes {
 		if ix.nodes[i].array {
 			ix.arrays = append(ix.arrays, int32(i))
@@ -489,9 +494,10 @@ type coll struct {
 	members []int32
 }
 
-// findCollections records every node with two or more object children and
-// every tool called two or more times.
-func (ix *index) findCollections() {
+// nodeCollections returns every node with two or more object children as
+// a collection of them (join adds the tools called two or more times).
+func (ix *index) nodeCollections() []coll {
+	var out []coll
 	for i := range ix.nodes {
 		n := &ix.nodes[i]
 		if n.objKids < 2 {
@@ -504,9 +510,16 @@ func (ix *index) findCollections() {
 			}
 		}
 		if len(c.members) >= 2 {
-			ix.colls = append(ix.colls, c)
+			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// toolCollections returns the tools called two or more times, each a
+// collection of its results.
+func (ix *index) toolCollections() []coll {
+	var out []coll
 	byName := map[string]int{}
 	for _, r := range ix.roots {
 		if r < 0 || ix.nodes[r].array {
@@ -515,22 +528,20 @@ func (ix *index) findCollections() {
 		name := ix.ev[ix.nodes[r].ev].Name
 		k, ok := byName[name]
 		if !ok {
-			k = len(ix.colls)
+			k = len(out)
 			byName[name] = k
-			ix.colls = append(ix.colls, coll{node: -1})
+			out = append(out, coll{node: -1})
 		}
-		ix.colls[k].members = append(ix.colls[k].members, r)
+		out[k].members = append(out[k].members, r)
 	}
-	ix.colls = slices.DeleteFunc(ix.colls, func(c coll) bool { return len(c.members) < 2 })
-	for _, c := range ix.colls {
-		ix.nameMembers(c)
-	}
+	return slices.DeleteFunc(out, func(c coll) bool { return len(c.members) < 2 })
 }
 
 // nameMembers gives the members of a collection that have no name field a
-// name: the first short string field (in key order) whose values differ
-// from member to member — {"dish": "Quinoa Bowl"} in a menu.
-func (ix *index) nameMembers(c coll) {
+// name, indexed in subjects: the first short string field (in key order)
+// whose values differ from member to member — {"dish": "Quinoa Bowl"} in a
+// menu.
+func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
 	for _, mb := range c.members {
 		if ix.nodes[mb].subject != "" {
 			return
@@ -574,7 +585,7 @@ func (ix *index) nameMembers(c coll) {
 			l := direct(mb)[k]
 			var orig string
 			_ = json.Unmarshal([]byte(ix.leaves[l].raw), &orig)
-			ix.addSubject(mb, orig)
+			ix.addSubject(subjects, mb, orig)
 			ix.nodes[mb].subject = orig
 			ix.leaves[l].subjKey = true
 		}

@@ -122,6 +122,10 @@ var reOneUnit = regexp.MustCompile(`\b(?:under|within|over|about|around|nearly|a
 func fractionMentions(r []rune, blocked []bool) []numMention {
 	s := string(r)
 	var out []numMention
+	if !strings.Contains(s, " an hour") && !strings.Contains(s, " a day") && !strings.Contains(s, " a week") && !strings.Contains(s, " a minute") &&
+		!strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
+		return nil // neither regexp can match
+	}
 	for _, m := range reOneUnit.FindAllStringSubmatchIndex(s, -1) {
 		start, end := utf8.RuneCountInString(s[:m[2]]), utf8.RuneCountInString(s[:m[3]])
 		if blocked != nil && slices.Contains(blocked[start:end], true) {

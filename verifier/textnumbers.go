@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -42,6 +43,7 @@ type textItem struct {
 	clock   int16
 	pos     int32
 	near    []string
+	rel     bool // a date read against the time of reading (June 3, Thursday)
 }
 
 // textKey is a text's key in the index's cache of textItems: a struct, not
@@ -85,15 +87,25 @@ func (w *walker) textItems(s string, dates bool) []textItem {
 		}
 	}
 	if dates && len(s) >= 5 && mightHaveDate(norm) {
-		for k, te := range scanTimes(norm, w.now, make([]bool, len(norm))) {
-			if k >= textDatesMax || len(te.days) == 0 {
-				continue
-			}
-			items = append(items, textItem{date: true, day: te.days[0], clock: int16(te.clock), pos: int32(te.start), near: near(te.start, te.end)})
+		for _, te := range textDates(norm, w.now) {
+			items = append(items, textItem{date: true, day: te.days[0], clock: int16(te.clock), pos: int32(te.start), near: near(te.start, te.end), rel: te.rel})
 		}
 	}
 	w.ix.texts[key] = items
 	return items
+}
+
+// textDates returns the dates (with a day) of a string value's
+// normalised runes, read at now.
+func textDates(norm []rune, now time.Time) []timeExpr {
+	var out []timeExpr
+	for k, te := range scanTimes(norm, now, make([]bool, len(norm))) {
+		if k >= textDatesMax || len(te.days) == 0 {
+			continue
+		}
+		out = append(out, te)
+	}
+	return out
 }
 
 // textNumbers and textDates index the items of a string value as leaves
@@ -119,15 +131,20 @@ func (w *walker) textLeaves(id int32, s string, dates bool) {
 	// The string is the value itself when nothing but one number and its
 	// unit is written in it.
 	short := !dates && len(items) == 1 && !items[0].date && items[0].bare
+	nth := 0 // of the dates
 	for _, it := range items {
 		if it.date != dates {
 			continue
 		}
+		nth++
 		lf := base
 		lf.text, lf.cat, lf.src, lf.textPos = true, nil, id, it.pos
 		lf.ctx = appendCtx(base.ctx, it.near)
 		if dates {
 			lf.hasDay, lf.day, lf.minute = true, it.day, it.clock
+			if it.rel {
+				lf.rel = int8(nth)
+			}
 		} else {
 			lf.kind, lf.str, lf.textShort = kindNum, "", short
 			lf.num, lf.hi, lf.unit, lf.dim = it.num, it.hi, it.unit, dimNone

@@ -22,6 +22,7 @@ type timeExpr struct {
 	bound      cue     // cueLE (by, before, 之前) or cueGE (after, 之后)
 	clock      int     // minute of day, -1 if none
 	onlyClock  bool
+	rel        bool // its days depend on the time it is read at (tomorrow, May 3, Friday)
 }
 
 func dayNumber(y int, m time.Month, d int) int32 {
@@ -83,24 +84,24 @@ var weekdayNames = map[string]time.Weekday{
 	"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6,
 }
 
-// weekdayValue reads a value that is only a weekday as the next such day
-// on or after now.
-func weekdayValue(s string, now time.Time) (int32, bool) {
-	wd, ok := weekdayNames[strings.TrimSuffix(s, ".")]
-	if !ok {
-		r := []rune(s)
-		for _, p := range []string{"周", "星期", "礼拜"} {
-			if rest, found := strings.CutPrefix(s, p); found && len([]rune(rest)) == 1 {
-				if d, ok := weekdays[rest]; ok {
-					wd, ok = d, true
-					_ = r
-					return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7), true
-				}
+// weekdayOf reads a value that is only a weekday ("Mon", "周三").
+func weekdayOf(s string) (time.Weekday, bool) {
+	if wd, ok := weekdayNames[strings.TrimSuffix(s, ".")]; ok {
+		return wd, true
+	}
+	for _, p := range []string{"周", "星期", "礼拜"} {
+		if rest, found := strings.CutPrefix(s, p); found && len([]rune(rest)) == 1 {
+			if d, ok := weekdays[rest]; ok {
+				return d, true
 			}
 		}
-		return 0, false
 	}
-	return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7), true
+	return 0, false
+}
+
+// nextWeekday is the day of weekday wd on or after now.
+func nextWeekday(wd time.Weekday, now time.Time) int32 {
+	return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7)
 }
 
 // parseClock parses a time of day value ("15:00", "3:30 PM", "18:30:00");

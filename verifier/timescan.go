@@ -38,27 +38,79 @@ type timePattern struct {
 }
 
 // timePatterns in the order they take runes: dates written out first,
-// then durations from now, times of day, relative days and weekdays.
+// then durations from now, times of day, relative days and weekdays. A
+// gate holds for every text its regexp matches in: the regexps, not the
+// gates, decide what is read; the gates only spare most texts the
+// regexps.
 var timePatterns = []timePattern{
-	{"iso date", reISO, func(s string, digits bool) bool { return digits && strings.ContainsAny(s, "-/.") }, readISODate},
-	{"chinese date", reZhDate, func(s string, digits bool) bool { return digits && strings.Contains(s, "月") }, readZhDate},
+	{"iso date", reISO, func(s string, digits bool) bool { return digits && isoShaped(s) }, readISODate},
+	{"chinese date", reZhDate, func(s string, digits bool) bool {
+		return digits && strings.Contains(s, "月") && strings.ContainsAny(s, "日号")
+	}, readZhDate},
 	{"month day", reMonthDay, func(s string, digits bool) bool { return digits && hasMonthName(s) }, readMonthDay},
 	{"day month", reDayMonth, func(s string, digits bool) bool { return digits && hasMonthName(s) }, readDayMonth},
 	{"us date", reUSDate, func(s string, digits bool) bool { return digits && strings.Contains(s, "/") }, readUSDate},
 	// NB: like the dates, only in a text with a digit somewhere ("in two
 	// days" alone is not read).
 	{"in days", reInDays, func(s string, digits bool) bool {
-		return digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后"))
+		return digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
+			(strings.Contains(s, "day") || strings.Contains(s, "week") || strings.ContainsAny(s, "天周期"))
 	}, readInDays},
 	{"clock", reClock, func(s string, _ bool) bool {
-		return strings.ContainsAny(s, ":点时") || strings.Contains(s, "am") || strings.Contains(s, "pm") || strings.Contains(s, ".m.") ||
+		return strings.ContainsAny(s, ":点时") || meridiemAfterDigit(s) ||
 			strings.Contains(s, "noon") || strings.Contains(s, "midnight") || strings.Contains(s, "midday")
 	}, readClock},
 	{"relative day", reRel, func(s string, _ bool) bool {
-		return strings.ContainsAny(s, "明今后昨前") || strings.Contains(s, "to") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")
+		return strings.ContainsAny(s, "明今后昨前") || strings.Contains(s, "today") || strings.Contains(s, "tonight") ||
+			strings.Contains(s, "tomorrow") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")
 	}, readRelativeDay},
-	{"weekday", reWeekday, func(s string, _ bool) bool { return strings.Contains(s, "day") || strings.ContainsAny(s, "周星礼") }, readWeekday},
+	{"weekday", reWeekday, func(s string, _ bool) bool {
+		return strings.Contains(s, "周") || strings.Contains(s, "星期") || strings.Contains(s, "礼拜") || hasWeekdayName(s)
+	}, readWeekday},
 	{"weekend", reWeekend, func(s string, _ bool) bool { return strings.Contains(s, "weekend") || strings.Contains(s, "周末") }, readWeekend},
+}
+
+// isoShaped reports four digits, a '-', '/' or '.', and a digit in s: what
+// every ISO date starts with.
+func isoShaped(s string) bool {
+	for i := 0; i+5 < len(s); i++ {
+		if strings.IndexByte("-/.", s[i+4]) >= 0 && isDigitByte(s[i+5]) &&
+			isDigitByte(s[i]) && isDigitByte(s[i+1]) && isDigitByte(s[i+2]) && isDigitByte(s[i+3]) {
+			return true
+		}
+	}
+	return false
+}
+
+// meridiemAfterDigit reports "am", "pm", "a.m." or "p.m." after a digit
+// and spaces ("3pm", "10:30 a.m."), as reClock reads them.
+func meridiemAfterDigit(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] != 'a' && s[i] != 'p' || s[i+1] != 'm' && s[i+1] != '.' {
+			continue
+		}
+		j := i - 1
+		for j > 0 && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
+			j--
+		}
+		if isDigitByte(s[j]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWeekdayName reports an English weekday name in s.
+func hasWeekdayName(s string) bool {
+	if !strings.Contains(s, "day") {
+		return false
+	}
+	for _, d := range []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"} {
+		if strings.Contains(s, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // timeScan is one scan of a text for time expressions.
@@ -90,6 +142,14 @@ func (ts *timeScan) take(bs, be int, days ...int32) *timeExpr {
 	te.bound = boundAround(s, bs, be)
 	ts.out = append(ts.out, te)
 	return &ts.out[len(ts.out)-1]
+}
+
+// relative marks te, if any, as resolved against the time of reading
+// when rel.
+func (te *timeExpr) relative(rel bool) {
+	if te != nil {
+		te.rel = rel
+	}
 }
 
 // group returns submatch k of m, or "" when it did not take part.
@@ -139,7 +199,7 @@ func readISODate(ts *timeScan, m []int) {
 func readZhDate(ts *timeScan, m []int) {
 	mo, d := atoi(ts.group(m, 2)), atoi(ts.group(m, 3))
 	if validDate(mo, d) {
-		ts.take(m[0], m[1], ts.day(ts.group(m, 1), time.Month(mo), d))
+		ts.take(m[0], m[1], ts.day(ts.group(m, 1), time.Month(mo), d)).relative(m[2] < 0)
 	}
 }
 
@@ -147,7 +207,7 @@ func readZhDate(ts *timeScan, m []int) {
 func readMonthDay(ts *timeScan, m []int) {
 	mo, d := months[ts.group(m, 1)], atoi(ts.group(m, 2))
 	if d >= 1 && d <= 31 {
-		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d))
+		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d)).relative(m[6] < 0)
 	}
 }
 
@@ -156,7 +216,7 @@ func readMonthDay(ts *timeScan, m []int) {
 func readDayMonth(ts *timeScan, m []int) {
 	d, mo := atoi(ts.group(m, 1)), months[ts.group(m, 2)]
 	if d >= 1 && d <= 31 && !(ts.group(m, 2) == "may" && m[6] < 0) {
-		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d))
+		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d)).relative(m[6] < 0)
 	}
 }
 
@@ -165,7 +225,7 @@ func readDayMonth(ts *timeScan, m []int) {
 func readUSDate(ts *timeScan, m []int) {
 	mo, d := atoi(ts.group(m, 1)), atoi(ts.group(m, 2))
 	if validDate(mo, d) {
-		ts.take(m[2], m[1], ts.day(ts.group(m, 3), time.Month(mo), d))
+		ts.take(m[2], m[1], ts.day(ts.group(m, 3), time.Month(mo), d)).relative(m[6] < 0)
 	}
 }
 
@@ -198,7 +258,7 @@ func readInDays(ts *timeScan, m []int) {
 	if strings.HasPrefix(u, "week") || u == "周" || u == "个星期" {
 		unitLen = 7
 	}
-	ts.take(m[0], m[1], ts.d0+int32(n*unitLen))
+	ts.take(m[0], m[1], ts.d0+int32(n*unitLen)).relative(true)
 }
 
 // readClock: 3pm, 3:30 p.m., 15:00, 下午3点半, noon. A time of day names
@@ -250,7 +310,7 @@ var relativeDays = map[string]int32{
 // readRelativeDay: today, tomorrow, the day after tomorrow, 明天, 后天.
 func readRelativeDay(ts *timeScan, m []int) {
 	w := strings.Join(strings.Fields(ts.s[m[0]:m[1]]), " ")
-	ts.take(m[0], m[1], ts.d0+relativeDays[w])
+	ts.take(m[0], m[1], ts.d0+relativeDays[w]).relative(true)
 }
 
 // readWeekday: Friday, next Friday (the coming one or the one after), this
@@ -283,7 +343,7 @@ func readWeekday(ts *timeScan, m []int) {
 			days = append(days, d0+7)
 		}
 	}
-	ts.take(m[0], m[1], days...)
+	ts.take(m[0], m[1], days...).relative(true)
 }
 
 // readWeekend: this weekend, next weekend, 周末, 下周末: its Saturday and
@@ -298,7 +358,7 @@ func readWeekend(ts *timeScan, m []int) {
 		sat += 7
 	}
 	if te := ts.take(m[0], m[1], sat, sat+1); te != nil {
-		te.lo, te.hi = sat, sat+1
+		te.lo, te.hi, te.rel = sat, sat+1, true
 	}
 }
 
