@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -168,7 +169,9 @@ type step struct {
 func (s *step) apply() error {
 	ev := s.ev
 	switch b := ev.Body.(type) {
-	case *events.ResponseStarted, *events.TextDelta, *events.InputRejected:
+	case *events.TextDelta:
+		return s.text(b.Text)
+	case *events.ResponseStarted, *events.InputRejected:
 		return nil
 	case *events.OutputItemAdded:
 		if b.Type != events.ItemFunctionCall {
@@ -419,11 +422,53 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 	if status != events.StatusCompleted {
 		out.Reason = reason
 	}
+	if s.re.row.TextBytes > 0 {
+		tk, err := textKey(ev.Tenant, ev.Response)
+		if err != nil {
+			return err
+		}
+		// A response that called no tool and said something is a final
+		// answer: its text goes with the outcome, for the verifier.
+		if status == events.StatusCompleted && s.re.row.Calls == 0 {
+			text, _, err := s.tx.Get(tk)
+			if err != nil {
+				return err
+			}
+			out.Text = string(text)
+		}
+		if err := s.tx.Delete(tk); err != nil {
+			return err
+		}
+	}
 	subj, err := events.ResponseSubject(ev.Tenant, ev.Response)
 	if err != nil {
 		return err
 	}
 	return s.tx.Emit(subj, s.event(events.ResponseOutcomeID(ev.Tenant, ev.Response), "", "", s.re.row.Env, out))
+}
+
+// text keeps display text for the response's outcome, up to TextBytesMax.
+func (s *step) text(t string) error {
+	room := s.a.cfg.TextBytesMax - s.re.row.TextBytes
+	if room <= 0 || t == "" {
+		return nil
+	}
+	if len(t) > room {
+		for room > 0 && !utf8.RuneStart(t[room]) {
+			room-- // never cut a character
+		}
+		t = t[:room]
+	}
+	k, err := textKey(s.ev.Tenant, s.ev.Response)
+	if err != nil {
+		return err
+	}
+	if err := s.tx.Append(k, []byte(t)); err != nil {
+		return err
+	}
+	s.re.row.TextBytes += len(t)
+	s.dirty = true
+	return nil
 }
 
 // event builds an emitted event with the response's identities.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
@@ -60,7 +59,7 @@ func TestAssembler(t *testing.T) {
 					h.publish(&events.Event{Tenant: events.SystemTenant, Body: &events.RegistryChanged{Digest: r.Digest(), Source: "test", Spec: r.Spec()}})
 					return "ok\n"
 				}
-				if _, err := registry.Publish(context.Background(), registry.PublishConfig{JS: h.b.JS, Stream: bus.StreamName, Key: key, Source: "test"}, r); err != nil {
+				if _, err := registry.Publish(context.Background(), registry.PublishConfig{JS: h.b.JS, Key: key, Source: "test"}, r); err != nil {
 					t.Fatal(err)
 				}
 				return "ok\n"
@@ -80,7 +79,7 @@ func TestAssembler(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: h.b.JS, Stream: bus.StreamName,
+				rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: h.b.JS,
 					Dir: filepath.Join(t.TempDir(), "replay")}, assembler.New(cfg), live.Seq)
 				if err != nil {
 					t.Fatal(err)

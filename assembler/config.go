@@ -41,6 +41,10 @@ type Config struct {
 	// registry; any tool name is accepted and only the JSON-object rule
 	// applies.
 	AcceptRegistry RegistryAccepter
+	// TextBytesMax bounds the display text kept per response for its
+	// outcome (ResponseOutcome.Text: the final answer the verifier
+	// checks); longer text is cut there. Default 256 KiB.
+	TextBytesMax int
 	// Preview, when set, receives partial-argument previews.
 	Preview PreviewFunc
 	// Logger; nil discards.
@@ -53,6 +57,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = 2 * time.Minute
+	}
+	if c.TextBytesMax <= 0 {
+		c.TextBytesMax = 256 << 10
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -3,6 +3,7 @@ package assembler_test
 import (
 	"context"
 	"fmt"
+	"github.com/toolstream/toolstream/logread"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -22,25 +23,25 @@ import (
 // harness runs the assembler projection on a real embedded server and a
 // real Pebble view, and reads what it emitted back from the log.
 type harness struct {
-	t      testing.TB
-	b      *bus.Bus
-	dir    string
-	cfg    assembler.Config
-	r      *projector.Runner
-	stop   func()
-	n      int
-	cursor uint64 // last log sequence already shown
+	t       testing.TB
+	b       *bus.Bus
+	dir     string
+	cfg     assembler.Config
+	r       *projector.Runner
+	stop    func()
+	n       int
+	cursors map[string]uint64 // by stream: the last sequence already shown
 }
 
 func newHarness(t testing.TB, cfg assembler.Config) *harness {
-	h := &harness{t: t, b: bustest.Start(t), dir: filepath.Join(t.TempDir(), "view"), cfg: cfg}
+	h := &harness{t: t, b: bustest.Start(t), dir: filepath.Join(t.TempDir(), "view"), cfg: cfg, cursors: map[string]uint64{}}
 	h.start()
 	t.Cleanup(func() { h.stop() })
 	return h
 }
 
 func (h *harness) start() {
-	r, err := projector.New(projector.Config{JS: h.b.JS, Stream: bus.StreamName, Dir: h.dir}, assembler.New(h.cfg))
+	r, err := projector.New(projector.Config{JS: h.b.JS, Dir: h.dir}, assembler.New(h.cfg))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func (h *harness) publish(ev *events.Event) uint64 {
 	var err error
 	switch ev.Body.(type) {
 	case *events.Tick:
-		subj, err = events.ControlSubject(events.SystemTenant, "clock")
+		subj = events.ModelClockSubject
 	case *events.RegistryChanged:
 		subj, err = events.ControlSubject(events.SystemTenant, "registry")
 	default:
@@ -95,35 +96,29 @@ func (h *harness) settle(seq uint64) {
 	}
 }
 
-// emitted returns the call and response events after the cursor.
+// emitted returns the call events, then the response outcomes, after the
+// cursors, each in its stream's order. (They live in two streams, TS_CALLS
+// and TS_OUT, and nothing orders one stream's events against the other's.)
 func (h *harness) emitted() []*events.Event {
-	ctx := context.Background()
-	c, err := h.b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{"ts.call.>", "ts.resp.>"}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: h.cursor + 1})
-	if err != nil {
-		h.t.Fatal(err)
-	}
 	var out []*events.Event
-	for {
-		batch, err := c.FetchNoWait(1000)
+	for _, stream := range []string{events.StreamCalls, events.StreamOut} {
+		err := h.b.Read(context.Background(), logread.Config{Stream: stream, From: h.cursors[stream] + 1, Subjects: []string{"ts.call.>", "ts.resp.>"}},
+			func(batch []*logread.Msg) error {
+				for _, m := range batch {
+					h.cursors[stream] = m.Seq
+					ev, err := events.Decode(m.Data)
+					if err != nil {
+						return err
+					}
+					out = append(out, ev)
+				}
+				return nil
+			})
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			md, _ := m.Metadata()
-			h.cursor = md.Sequence.Stream
-			ev, err := events.Decode(m.Data())
-			if err != nil {
-				h.t.Fatal(err)
-			}
-			out = append(out, ev)
-		}
-		if n == 0 {
-			return out
-		}
 	}
+	return out
 }
 
 // render prints events in a canonical, sorted-field text form.
@@ -245,7 +240,7 @@ func sortedKeys(m map[string]string) []string {
 // again, byte for byte: a replay by anyone who may publish on the subject.
 func (h *harness) republishRegistry(n int) {
 	ctx := context.Background()
-	c, err := h.b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{"ts.ctl._system.registry"}})
+	c, err := h.b.JS.OrderedConsumer(ctx, events.StreamModel, jetstream.OrderedConsumerConfig{FilterSubjects: []string{"ts.ctl._system.registry"}})
 	if err != nil {
 		h.t.Fatal(err)
 	}

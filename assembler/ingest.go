@@ -91,9 +91,10 @@ func (*Ingest) Name() string { return IngestName }
 
 // Subjects implements projector.Projection: raw events, and clock ticks that
 // end the wait for missing positions.
-func (*Ingest) Subjects() []string { return []string{"ts.in.>", clockSubject} }
+func (*Ingest) Subjects() []string { return []string{"ts.in.>"} }
 
-const clockSubject = "ts.ctl._system.clock"
+// Ingest's clock ticks come on events.InClockSubject, in the stream it
+// reads (TS_IN), among the raw events.
 
 // streamState is one stream's row: the adapter state and the responses it
 // opened that have not ended.
@@ -212,7 +213,7 @@ func (e refusedError) Unwrap() error { return e.err }
 // Apply implements projector.Projection.
 func (in *Ingest) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
 	clear(in.ids)
-	if m.Subject == clockSubject {
+	if m.Subject == events.InClockSubject {
 		ev, err := m.Event()
 		if err != nil {
 			return err

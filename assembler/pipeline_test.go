@@ -119,14 +119,14 @@ func (p *pipeline) tick(at int64) {
 	}
 	p.seq++
 	ctx := context.Background()
-	msg := func() *projector.Msg {
-		return &projector.Msg{Seq: p.seq, Subject: "ts.ctl._system.clock", Time: at, Data: b}
+	msg := func(subject string) *projector.Msg {
+		return &projector.Msg{Seq: p.seq, Subject: subject, Time: at, Data: b}
 	}
-	emitted, err := p.ing.Apply(ctx, msg())
+	emitted, err := p.ing.Apply(ctx, msg(events.InClockSubject))
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	out, err := p.asm.Apply(ctx, msg())
+	out, err := p.asm.Apply(ctx, msg(events.ModelClockSubject))
 	if err != nil {
 		p.t.Fatal(err)
 	}

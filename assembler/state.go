@@ -14,6 +14,7 @@ import (
 //	<tenant>\0c\0<response>\0<item>             call: identity, state, provenance
 //	<tenant>\0b\0<response>\0<item>             argument bytes: one record per delta, appended
 //	<tenant>\0r\0<response>                      response: status, counters
+//	<tenant>\0x\0<response>                      its display text so far (appended), until its outcome
 //	~open/<tenant>\0<response>                   open responses → last activity (deadlines)
 //	~registry                                    the registry spec in effect
 //
@@ -55,10 +56,11 @@ type envelope struct {
 
 // response is one response's row.
 type response struct {
-	Status  string   `msgpack:"s"` // "" while open, else the ResponseStatus
-	Calls   int      `msgpack:"nc"`
-	Decided int      `msgpack:"nd"`
-	Env     envelope `msgpack:"env"`
+	Status    string   `msgpack:"s"` // "" while open, else the ResponseStatus
+	Calls     int      `msgpack:"nc"`
+	Decided   int      `msgpack:"nd"`
+	Env       envelope `msgpack:"env"`
+	TextBytes int      `msgpack:"tb,omitempty"` // display text kept (textKey), at most Config.TextBytesMax
 }
 
 func callKey(tenant, resp, item string) ([]byte, error) {
@@ -89,6 +91,9 @@ func argRecords(row []byte, fn func(delta []byte)) error {
 }
 
 func respKey(tenant, resp string) ([]byte, error) { return projector.TenantKey(tenant, "r", resp) }
+
+// textKey is a response's display text, appended as it streams.
+func textKey(tenant, resp string) ([]byte, error) { return projector.TenantKey(tenant, "x", resp) }
 
 func openKey(tenant, resp string) []byte {
 	return append(append(append([]byte(nil), prefixOpen...), tenant+"\x00"...), resp...)

@@ -12,6 +12,7 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
 )
 
 func TestEnsureCreatesOwnerOnlyMaterialAndLoadsItAgain(t *testing.T) {
@@ -139,8 +140,8 @@ func TestEveryRoleFitsTheServersControlLine(t *testing.T) {
 }
 
 func TestNamesAgreeWithTheirOwners(t *testing.T) {
-	if auth.LogStream != bus.StreamName {
-		t.Fatalf("auth.LogStream %q, bus.StreamName %q", auth.LogStream, bus.StreamName)
+	if executor.BucketDefault != auth.ExecBucket || executor.ObjectBucketDefault != auth.ResultsBucket {
+		t.Fatalf("executor buckets %s, %s; auth's %s, %s", executor.BucketDefault, executor.ObjectBucketDefault, auth.ExecBucket, auth.ResultsBucket)
 	}
 }
 

@@ -46,9 +46,9 @@ const (
 var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleSys}
 
 // Names of what the log's account holds, as the processors create them.
-// The auth tests check them against the packages that own them.
+// The auth tests check them against the packages that own them. The log's
+// streams are events.Streams.
 const (
-	LogStream      = "TOOLSTREAM"
 	ExecBucket     = "ts_exec"    // executor call records (KV)
 	ResultsBucket  = "ts_results" // raw results (object store)
 	LeasesBucket   = "ts_leases"  // partition leases (KV)
@@ -58,13 +58,16 @@ const (
 	subjectLogRoot = events.SubjectPrefix
 )
 
-// durables are the processors' durable consumers on the log, by role. The
-// assembler role owns every other consumer name (its partitions are
-// ts-assembler-p<N> for any N), so these are denied to it by name.
-var durables = map[Role][]string{
-	RoleExecutor: {"ts-executor", "ts-executor-approvals"},
-	RoleVerifier: {"ts-verifier"},
-	RoleMemory:   {"ts-memory"},
+// durable is a processor's durable consumer on one stream of the log.
+type durable struct{ stream, name string }
+
+// durables are the processors' durable consumers, by role. The assembler
+// role owns every consumer of TS_IN and TS_MODEL (its partitions are
+// ts-assembler-p<N> for any N); the other roles own exactly these.
+var durables = map[Role][]durable{
+	RoleExecutor: {{events.StreamCalls, "ts-executor"}, {events.StreamCalls, "ts-executor-approvals"}},
+	RoleVerifier: {{events.StreamOut, "ts-verifier"}},
+	RoleMemory:   {{events.StreamMemory, "ts-memory"}},
 }
 
 // Identity is who a user is: a role and, for a producer, its tenant.
@@ -145,12 +148,6 @@ func anyConsumer(s string) []string {
 		"$JS.ACK." + s + ".>", "$JS.FC." + s + ".>"}
 }
 
-// notConsumer denies every consumer API subject naming the durable name on
-// stream s, and acknowledging its messages.
-func notConsumer(s, name string) []string {
-	return []string{api("CONSUMER.*", s, name), api("CONSUMER.*", s, name, ">"), api("CONSUMER.*.*", s, name), "$JS.ACK." + s + "." + name + ".>"}
-}
-
 func kvStream(bucket string) string  { return "KV_" + bucket }
 func objStream(bucket string) string { return "OBJ_" + bucket }
 
@@ -178,13 +175,16 @@ func permissions(id Identity) jwt.Permissions {
 	// Every role but admin and sys: its inbox; discovery of services.
 	p.Sub.Allow.Add(inbox)
 	views := service("digest", "dump")
-	reads := append(readStream(LogStream), api("INFO"), api("STREAM.NAMES"), api("STREAM.LIST"))
+	// Reading every stream of the account without a consumer: the log's
+	// streams, and the buckets' (call records, raw results, leases), which
+	// hold nothing the log does not.
+	reads := append(readStream("*"), api("INFO"), api("STREAM.NAMES"), api("STREAM.LIST"))
 	// A processor answers the view services and service discovery.
-	processor := func(durable ...string) {
+	processor := func(own ...durable) {
 		p.Sub.Allow.Add(append([]string{"$SRV.>"}, views...)...)
 		p.Pub.Allow.Add(reads...)
-		for _, d := range durable {
-			p.Pub.Allow.Add(ownConsumer(LogStream, d)...)
+		for _, d := range own {
+			p.Pub.Allow.Add(ownConsumer(d.stream, d.name)...)
 		}
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1}
 	}
@@ -196,18 +196,14 @@ func permissions(id Identity) jwt.Permissions {
 		return jwt.Permissions{}
 	case RoleOperator:
 		p.Pub.Allow.Add(reads...)
-		p.Pub.Allow.Add(readStream(kvStream(ExecBucket))...)
 		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
 		p.Pub.Allow.Add(append(views, service("memory.>")...)...)
 		p.Pub.Allow.Add("$SRV.>")
-		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleReader:
 		p.Pub.Allow.Add(reads...)
-		p.Pub.Allow.Add(readStream(kvStream(ExecBucket))...)
 		p.Pub.Allow.Add(views...)
 		p.Pub.Allow.Add("$SRV.>")
-		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleProducer:
 		t := id.Tenant
@@ -219,30 +215,23 @@ func permissions(id Identity) jwt.Permissions {
 	case RoleAssembler:
 		processor()
 		p.Pub.Allow.Add(logSubjects("model", "call", "resp")...)
-		p.Pub.Allow.Add(subjectLogRoot + ".ctl." + events.SystemTenant + ".>")
+		p.Pub.Allow.Add(subjectLogRoot+".ctl."+events.SystemTenant+".>", subjectLogRoot+".in."+events.SystemTenant+".>")
 		p.Pub.Allow.Add(events.PreviewPrefix + ".>")
-		p.Pub.Allow.Add(anyConsumer(LogStream)...)
-		for _, role := range []Role{RoleExecutor, RoleVerifier, RoleMemory} {
-			for _, d := range durables[role] {
-				p.Pub.Deny.Add(notConsumer(LogStream, d)...)
-			}
+		for _, st := range []string{events.StreamIn, events.StreamModel} {
+			p.Pub.Allow.Add(anyConsumer(st)...)
 		}
-		p.Pub.Deny.Add("$JS.FC." + LogStream + ".>")
 		p.Pub.Allow.Add("$KV." + LeasesBucket + ".>")
-		p.Pub.Allow.Add(readStream(kvStream(LeasesBucket))...)
 		p.Pub.Allow.Add(anyConsumer(kvStream(LeasesBucket))...)
 	case RoleExecutor:
 		processor(durables[RoleExecutor]...)
 		p.Pub.Allow.Add(logSubjects("exec", "result")...)
 		p.Pub.Allow.Add("$KV."+ExecBucket+".>", "$O."+ResultsBucket+".>")
 		for _, s := range []string{kvStream(ExecBucket), objStream(ResultsBucket)} {
-			p.Pub.Allow.Add(readStream(s)...)
 			p.Pub.Allow.Add(anyConsumer(s)...)
 		}
 	case RoleVerifier:
 		processor(durables[RoleVerifier]...)
 		p.Pub.Allow.Add(logSubjects("answer")...)
-		p.Pub.Allow.Add(readStream(objStream(ResultsBucket))...)
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleMemory:
 		processor(durables[RoleMemory]...)

@@ -131,7 +131,7 @@ type LatencyResult struct {
 func CompletionLatency(ctx context.Context, b *bus.Bus, dir string, samples int) (LatencyResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, waitMax)
 	defer cancel()
-	r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: filepath.Join(dir, "bench-latency")}, assembler.New(assembler.Config{}))
+	r, err := projector.New(projector.Config{JS: b.JS, Dir: filepath.Join(dir, "bench-latency")}, assembler.New(assembler.Config{}))
 	if err != nil {
 		return LatencyResult{}, err
 	}
@@ -142,7 +142,7 @@ func CompletionLatency(ctx context.Context, b *bus.Bus, dir string, samples int)
 	defer func() { stop(); <-stopped; r.Close() }()
 
 	// the assembler catches up with the log before the first sample
-	if last, err := b.LastSeq(ctx); err != nil {
+	if last, err := b.LastSeq(ctx, events.StreamModel); err != nil {
 		return LatencyResult{}, err
 	} else if err := r.WaitFor(ctx, last); err != nil {
 		return LatencyResult{}, err
@@ -153,7 +153,7 @@ func CompletionLatency(ctx context.Context, b *bus.Bus, dir string, samples int)
 		return LatencyResult{}, err
 	}
 	defer sub.Unsubscribe()
-	raw, err := b.JS.CreateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{FilterSubjects: []string{"ts.ctl.acme.ping"}, AckPolicy: jetstream.AckNonePolicy})
+	raw, err := b.JS.CreateConsumer(ctx, events.StreamModel, jetstream.ConsumerConfig{FilterSubjects: []string{"ts.ctl.acme.ping"}, AckPolicy: jetstream.AckNonePolicy})
 	if err != nil {
 		return LatencyResult{}, err
 	}

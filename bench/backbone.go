@@ -84,7 +84,7 @@ func RawConsume(ctx context.Context, js jetstream.JetStream, durable string, las
 	ctx, cancel := context.WithTimeout(ctx, waitMax)
 	defer cancel()
 	start := time.Now()
-	cons, err := js.CreateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{Durable: durable,
+	cons, err := js.CreateConsumer(ctx, events.StreamModel, jetstream.ConsumerConfig{Durable: durable,
 		AckPolicy: jetstream.AckAllPolicy, MaxAckPending: 8 * batchMax})
 	if err != nil {
 		return 0, err
@@ -136,7 +136,7 @@ func RawConsume(ctx context.Context, js jetstream.JetStream, durable string, las
 // that took, the opening of its Pebble view included.
 func RunProjection(ctx context.Context, js jetstream.JetStream, dir string, p projector.Projection, last uint64) (time.Duration, error) {
 	start := time.Now()
-	r, err := projector.New(projector.Config{JS: js, Stream: bus.StreamName, Dir: dir, Durable: filepath.Base(dir)}, p)
+	r, err := projector.New(projector.Config{JS: js, Dir: dir, Durable: filepath.Base(dir)}, p)
 	if err != nil {
 		return 0, err
 	}

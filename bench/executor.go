@@ -65,7 +65,7 @@ func PublishCalls(ctx context.Context, js jetstream.JetStream, phase string, n i
 func NoopCalls(ctx context.Context, b *bus.Bus, dir string, n int) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, waitMax)
 	defer cancel()
-	r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: filepath.Join(dir, "bench-noop-calls")}, Noop{Filter: []string{"ts.call.>"}})
+	r, err := projector.New(projector.Config{JS: b.JS, Dir: filepath.Join(dir, "bench-noop-calls")}, Noop{Filter: []string{"ts.call.>"}})
 	if err != nil {
 		return 0, err
 	}
@@ -98,7 +98,7 @@ func ExecutorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error
 		return 0, err
 	}
 	noop := executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
-	ex, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, ExecutorID: "bench",
+	ex, err := executor.New(executor.Config{JS: b.JS, ExecutorID: "bench",
 		Registry: func() *registry.Registry { return reg }, Tools: map[string]executor.Tool{"noop": noop},
 		InFlightMax: 1000, MaxParallelPerTenant: 64})
 	if err != nil {
@@ -168,7 +168,7 @@ func waitConsumer(ctx context.Context, b *bus.Bus, durable string) error {
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if _, err := b.JS.Consumer(ctx, bus.StreamName, durable); err == nil {
+		if _, err := b.JS.Consumer(ctx, events.StreamCalls, durable); err == nil {
 			return nil
 		}
 		select {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -20,11 +21,12 @@ import (
 	"github.com/toolstream/toolstream/logread"
 )
 
-// StreamName is the log's stream.
-const StreamName = auth.LogStream
-
 // ErrInvalidConfig is returned by Open for a configuration it cannot use.
 var ErrInvalidConfig = errors.New("bus: invalid config")
+
+// ErrOldLayout is returned by Open when the server holds a log of the
+// single-stream layout (stream TOOLSTREAM over ts.>).
+var ErrOldLayout = errors.New("bus: log of an earlier layout")
 
 // Config says where the log is.
 type Config struct {
@@ -56,6 +58,9 @@ type Config struct {
 	// (no JetStream leader yet, too few servers for the replicas); default
 	// 60s.
 	SetupMax time.Duration
+	// RawRetention is how long raw provider events are kept in TS_IN (they
+	// hold personal data in plaintext); default 24h.
+	RawRetention time.Duration
 	// DuplicateWindow for Nats-Msg-Id deduplication; default 10m.
 	DuplicateWindow time.Duration
 	// MaxPayload of the embedded server; default 8 MiB.
@@ -98,6 +103,9 @@ func (c *Config) setDefaults() {
 	if c.DuplicateWindow == 0 {
 		c.DuplicateWindow = 10 * time.Minute
 	}
+	if c.RawRetention == 0 {
+		c.RawRetention = 24 * time.Hour
+	}
 	if c.MaxPayload == 0 {
 		c.MaxPayload = 8 << 20
 	}
@@ -118,14 +126,18 @@ func (c *Config) setDefaults() {
 // Bus is an open log: a connection, its JetStream context and, when
 // embedded, the server.
 type Bus struct {
-	Conn   *nats.Conn
-	JS     jetstream.JetStream
-	Stream jetstream.Stream
+	Conn *nats.Conn
+	JS   jetstream.JetStream
 
-	cfg    Config
-	server *server.Server
-	auth   *auth.Material // the embedded server's material; nil for an external server
+	cfg     Config
+	server  *server.Server
+	auth    *auth.Material              // the embedded server's material; nil for an external server
+	streams map[string]jetstream.Stream // by name, as Open read or wrote them
 }
+
+// Stream is the log's stream name (events.Streams) as Open read or wrote
+// it; nil with Config.ConnectOnly or for an unknown name.
+func (b *Bus) Stream(name string) jetstream.Stream { return b.streams[name] }
 
 // Open starts the embedded server (unless cfg.NATSURL is set), connects and
 // ensures the log's stream exists with the configured limits (stream.go).
@@ -137,7 +149,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Replicas < 0 || cfg.Partitions < 0 || cfg.Partitions > PartitionsMax {
 		return nil, fmt.Errorf("%w: replicas %d, partitions %d (0 to %d)", ErrInvalidConfig, cfg.Replicas, cfg.Partitions, PartitionsMax)
 	}
-	b := &Bus{cfg: cfg}
+	b := &Bus{cfg: cfg, streams: map[string]jetstream.Stream{}}
 	url := cfg.NATSURL
 	connOpts := cfg.Options
 	if url == "" {
@@ -191,7 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.ConnectOnly && b.server == nil {
 		return b, nil
 	}
-	if err := b.ensureStream(ctx); err != nil {
+	if err := b.ensureStreams(ctx); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -330,9 +342,13 @@ func (b *Bus) Publish(ctx context.Context, subject string, ev *events.Event) (*j
 	return ack, nil
 }
 
-// LastSeq returns the log's last sequence.
-func (b *Bus) LastSeq(ctx context.Context) (uint64, error) {
-	info, err := b.Stream.Info(ctx)
+// LastSeq returns the last sequence of one of the log's streams.
+func (b *Bus) LastSeq(ctx context.Context, stream string) (uint64, error) {
+	s, ok := b.streams[stream]
+	if !ok {
+		return 0, fmt.Errorf("%w: no stream %q", ErrInvalidConfig, stream)
+	}
+	info, err := s.Info(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("bus: stream info: %w", err)
 	}
@@ -388,9 +404,87 @@ func adoptGlobalAccount(storeDir, account string) error {
 	return nil
 }
 
-// Read reads the log by direct gets (package logread): cfg's Conn and
-// Stream are the bus's. A role that may only read the log reads it so.
+// Read reads one stream of the log by direct gets (package logread): cfg's
+// Conn is the bus's, its Stream the one that holds its Filter or Subjects
+// unless set. A role that may only read the log reads it so. It returns
+// events.ErrMalformed for subjects that lie in several streams.
 func (b *Bus) Read(ctx context.Context, cfg logread.Config, fn func([]*logread.Msg) error) error {
-	cfg.Conn, cfg.Stream = b.Conn, StreamName
+	cfg.Conn = b.Conn
+	if cfg.Stream == "" {
+		subjects := cfg.Subjects
+		if cfg.Filter != "" {
+			subjects = []string{cfg.Filter}
+		}
+		stream, err := events.StreamOfAll(subjects)
+		if err != nil {
+			return err
+		}
+		cfg.Stream = stream
+	}
 	return logread.Read(ctx, cfg, fn)
+}
+
+// ReadAcross reads cfg.Subjects wherever they lie, one stream of the log
+// at a time for each stream that holds some of them (Read's rules for
+// each), calling fn with each batch and the stream it came from; fn is
+// never called concurrently. Without cfg.Follow the streams are read one
+// after another, in events.Streams order; with it they are followed at
+// once, so batches of different streams interleave as they arrive (each
+// stream's own order holds). tail starts each stream after its last
+// message now (cfg.From is then ignored).
+func (b *Bus) ReadAcross(ctx context.Context, cfg logread.Config, tail bool, fn func(stream string, batch []*logread.Msg) error) error {
+	byStream := map[string][]string{}
+	for _, s := range cfg.Subjects {
+		st, err := events.StreamOf(s)
+		if err != nil {
+			return err
+		}
+		byStream[st] = append(byStream[st], s)
+	}
+	var mu sync.Mutex
+	read := func(ctx context.Context, stream string) error {
+		c := cfg
+		c.Stream, c.Subjects = stream, byStream[stream]
+		if tail {
+			last, err := b.LastSeq(ctx, stream)
+			if err != nil {
+				return err
+			}
+			c.From = last + 1
+		}
+		return b.Read(ctx, c, func(batch []*logread.Msg) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return fn(stream, batch)
+		})
+	}
+	if !cfg.Follow {
+		for _, st := range events.Streams {
+			if _, ok := byStream[st]; ok {
+				if err := read(ctx, st); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, len(byStream))
+	for st := range byStream {
+		go func() {
+			err := read(ctx, st)
+			if err != nil {
+				cancel()
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range byStream {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
 )
 
 // Partitions of the model subjects.
@@ -61,10 +62,11 @@ func sameTransform(a, b *jetstream.SubjectTransformConfig) bool {
 // Partitions is the number of model partitions of the log's stream as it
 // was read or written by Open; 0 when model subjects are not partitioned.
 func (b *Bus) Partitions() int {
-	if b.Stream == nil {
+	s, ok := b.streams[events.StreamModel]
+	if !ok {
 		return 0
 	}
-	return partitionsOf(b.Stream.CachedInfo().Config.SubjectTransform)
+	return partitionsOf(s.CachedInfo().Config.SubjectTransform)
 }
 
 // PartitionFilter is the subject filter of model partition p:

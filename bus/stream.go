@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,13 +27,13 @@ const (
 	errNotEnoughServersMessage = "the cluster has fewer than 3 JetStream servers available for a 3-replica stream: start them, or set --replicas"
 )
 
-// ensureStream makes the log's stream exist with the fields the bus
-// manages (subjects, duplicate window, message size, replicas when set,
-// the partition mapping when set) and leaves every other field of an
-// existing stream as an operator set it. It reads the stream first and
-// writes only when a managed field differs, so processes whose NATS user
-// may read the stream but not change it (executors, readers) open the bus
-// too.
+// ensureStreams makes every stream of the log exist (events.Streams) with
+// the fields the bus manages (subjects, duplicate window, message size,
+// direct gets, atomic batches, replicas when set; the model partitions on
+// TS_MODEL when set; the raw retention on TS_IN) and leaves every other
+// field of an existing stream as an operator set it. It reads each stream
+// first and writes only when a managed field differs, so processes whose
+// NATS user may read the streams but not change them open the bus too.
 //
 // Replicas of a new stream, when Config.Replicas is 0, are asked of the
 // servers rather than guessed from the client's URL list: an embedded
@@ -42,14 +43,26 @@ const (
 // retries for Config.SetupMax, then fails with a message saying what to do:
 // a stream is never created with fewer replicas than the cluster can give
 // just because a server was down at that moment.
-func (b *Bus) ensureStream(ctx context.Context) error {
+func (b *Bus) ensureStreams(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.SetupMax)
 	defer cancel()
+	if err := b.refuseOldLayout(ctx); err != nil {
+		return err
+	}
+	for _, name := range events.Streams {
+		if err := b.ensureStream(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Bus) ensureStream(ctx context.Context, name string) error {
 	backoff := setupBackoffMin
 	for {
-		err := b.ensureStreamOnce(ctx)
+		err := b.ensureStreamOnce(ctx, name)
 		if err == nil {
-			err = b.waitLeader(ctx)
+			err = b.waitLeader(ctx, name)
 		}
 		if err == nil {
 			return nil
@@ -57,38 +70,57 @@ func (b *Bus) ensureStream(ctx context.Context) error {
 		if !retryable(err) {
 			return err
 		}
-		b.cfg.Logger.Info("log stream not ready; retrying", "err", err, "backoff", backoff)
+		b.cfg.Logger.Info("log stream not ready; retrying", "stream", name, "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():
 			if apiCode(err) == codeInsufficientResources || apiCode(err) == codeNoPeers {
-				return fmt.Errorf("bus: ensure stream %s: %s: %w", StreamName, errNotEnoughServersMessage, err)
+				return fmt.Errorf("bus: ensure stream %s: %s: %w", name, errNotEnoughServersMessage, err)
 			}
-			return fmt.Errorf("bus: ensure stream %s: not ready in %s: %w", StreamName, b.cfg.SetupMax, err)
+			return fmt.Errorf("bus: ensure stream %s: not ready in %s: %w", name, b.cfg.SetupMax, err)
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, setupBackoffMax)
 	}
 }
 
-func (b *Bus) ensureStreamOnce(ctx context.Context) error {
+// oldLogStream is the one stream of the layout before the log was split
+// by family (its subjects, ts.>, overlap every new stream's).
+const oldLogStream = "TOOLSTREAM"
+
+// refuseOldLayout returns ErrOldLayout when the server holds a log of the
+// earlier layout: one stream over ts.>.
+func (b *Bus) refuseOldLayout(ctx context.Context) error {
 	actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout)
 	defer cancel()
-	s, err := b.JS.Stream(actx, StreamName)
+	names := b.JS.StreamNames(actx)
+	for name := range names.Name() {
+		if name == oldLogStream {
+			return fmt.Errorf("%w: stream %s holds a log of the single-stream layout; this version reads one stream per family of subjects (%v): copy the log with toolstream migrate",
+				ErrOldLayout, oldLogStream, events.Streams)
+		}
+	}
+	return nil // an error listing is found again by ensureStream
+}
+
+func (b *Bus) ensureStreamOnce(ctx context.Context, name string) error {
+	actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout)
+	defer cancel()
+	s, err := b.JS.Stream(actx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return b.createStream(actx)
+		return b.createStream(actx, name)
 	}
 	if err != nil {
-		return fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		return fmt.Errorf("bus: stream %s: %w", name, err)
 	}
 	cur := s.CachedInfo().Config
 	next, changed := b.managed(cur)
 	if changed {
 		if s, err = b.JS.UpdateStream(actx, next); err != nil {
-			return fmt.Errorf("bus: update stream %s: %w", StreamName, err)
+			return fmt.Errorf("bus: update stream %s: %w", name, err)
 		}
-		b.cfg.Logger.Info("log stream updated", "replicas", next.Replicas, "partitions", partitionsOf(next.SubjectTransform))
+		b.cfg.Logger.Info("log stream updated", "stream", name, "replicas", next.Replicas, "partitions", partitionsOf(next.SubjectTransform))
 	}
-	b.Stream = s
+	b.streams[name] = s
 	return nil
 }
 
@@ -96,7 +128,7 @@ func (b *Bus) ensureStreamOnce(ctx context.Context) error {
 // anything changed.
 func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool) {
 	next := cur
-	next.Subjects = []string{events.SubjectAll}
+	next.Subjects = events.StreamSubjects[cur.Name]
 	next.Duplicates = b.cfg.DuplicateWindow
 	next.MaxMsgSize = b.cfg.MaxPayload
 	next.AllowAtomicPublish = true // the relays keep their order with atomic batches
@@ -104,19 +136,25 @@ func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool)
 	if b.cfg.Replicas > 0 {
 		next.Replicas = b.cfg.Replicas
 	}
-	if b.cfg.Partitions > 0 {
+	if cur.Name == events.StreamModel && b.cfg.Partitions > 0 {
 		next.SubjectTransform = partitionTransform(b.cfg.Partitions)
+	}
+	if cur.Name == events.StreamIn {
+		// Raw provider events hold personal data in plaintext: they are kept
+		// for RawRetention after they arrive, long enough for ingest to read
+		// them (docs/design.md, "Erasure").
+		next.MaxAge = b.cfg.RawRetention
 	}
 	changed := !slices.Equal(cur.Subjects, next.Subjects) || cur.Duplicates != next.Duplicates ||
 		cur.MaxMsgSize != next.MaxMsgSize || cur.Replicas != next.Replicas || !cur.AllowAtomicPublish || !cur.AllowDirect ||
-		!sameTransform(cur.SubjectTransform, next.SubjectTransform)
+		!sameTransform(cur.SubjectTransform, next.SubjectTransform) || cur.MaxAge != next.MaxAge
 	return next, changed
 }
 
-func (b *Bus) createStream(ctx context.Context) error {
+func (b *Bus) createStream(ctx context.Context, name string) error {
 	sc := jetstream.StreamConfig{
-		Name:        StreamName,
-		Description: "Toolstream event log",
+		Name:        name,
+		Description: "Toolstream event log: " + strings.Join(events.StreamSubjects[name], " "),
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 	}
@@ -135,13 +173,13 @@ func (b *Bus) createStream(ctx context.Context) error {
 		s, err = b.JS.CreateStream(ctx, sc)
 	}
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-		return fmt.Errorf("bus: create stream %s: %w", StreamName, errRaced) // another process created it: read it again
+		return fmt.Errorf("bus: create stream %s: %w", name, errRaced) // another process created it: read it again
 	}
 	if err != nil {
-		return fmt.Errorf("bus: create stream %s (%d replicas): %w", StreamName, sc.Replicas, err)
+		return fmt.Errorf("bus: create stream %s (%d replicas): %w", name, sc.Replicas, err)
 	}
-	b.cfg.Logger.Info("log stream created", "replicas", sc.Replicas, "partitions", partitionsOf(sc.SubjectTransform))
-	b.Stream = s
+	b.cfg.Logger.Info("log stream created", "stream", name, "replicas", sc.Replicas, "partitions", partitionsOf(sc.SubjectTransform))
+	b.streams[name] = s
 	return nil
 }
 
@@ -154,19 +192,19 @@ var (
 // exists as soon as the meta leader says so, but it takes writes only once
 // its own leader is elected, and a publish before that finds no responder
 // (which JetStream clients retry later, out of order with what follows).
-func (b *Bus) waitLeader(ctx context.Context) error {
-	info := b.Stream.CachedInfo()
+func (b *Bus) waitLeader(ctx context.Context, name string) error {
+	info := b.streams[name].CachedInfo()
 	if info.Config.Replicas <= 1 || (info.Cluster != nil && info.Cluster.Leader != "") {
 		return nil
 	}
 	actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout)
 	defer cancel()
-	fresh, err := b.Stream.Info(actx)
+	fresh, err := b.streams[name].Info(actx)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return errNoLeader // just created: the server asked has not heard of it yet
 	}
 	if err != nil {
-		return fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		return fmt.Errorf("bus: stream %s: %w", name, err)
 	}
 	if fresh.Cluster == nil || fresh.Cluster.Leader == "" {
 		return errNoLeader
@@ -197,11 +235,13 @@ func apiCode(err error) jetstream.ErrorCode {
 	return 0
 }
 
-// Replicas is the number of replicas of the log's stream: executors give
-// their key-value bucket and object store the same.
+// Replicas is the number of replicas of the log's streams (those of
+// TS_MODEL): executors give their key-value bucket and object store the
+// same.
 func (b *Bus) Replicas() int {
-	if b.Stream == nil {
+	s, ok := b.streams[events.StreamModel]
+	if !ok {
 		return 1
 	}
-	return max(1, b.Stream.CachedInfo().Config.Replicas)
+	return max(1, s.CachedInfo().Config.Replicas)
 }

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bytes"
 	"context"
+	"github.com/toolstream/toolstream/events"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,15 +85,17 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		t.Fatalf("the binary's stream has %d replicas", admin.Replicas())
 	}
 	dump := func() {
-		last, err := admin.LastSeq(ctx)
-		t.Logf("log: last sequence %d (%v), calls %d", last, err, countSubjects(t, admin, "ts.call.>"))
-		for seq := uint64(1); seq <= last; seq++ {
-			m, err := admin.Stream.GetMsg(ctx, seq)
-			if err != nil {
-				t.Logf("%d: %v", seq, err)
-				continue
+		for _, stream := range events.Streams {
+			last, err := admin.LastSeq(ctx, stream)
+			t.Logf("%s: last sequence %d (%v)", stream, last, err)
+			for seq := uint64(1); seq <= last; seq++ {
+				m, err := admin.Stream(stream).GetMsg(ctx, seq)
+				if err != nil {
+					t.Logf("%d: %v", seq, err)
+					continue
+				}
+				t.Logf("%s %d %s %v %.80q", stream, seq, m.Subject, m.Header, m.Data)
 			}
-			t.Logf("%d %s %v %.80q", seq, m.Subject, m.Header, m.Data)
 		}
 		t.Logf("serve: %s", serveLog.String())
 	}

@@ -228,8 +228,7 @@ func (x *Exclusive) runHeld(ctx context.Context, lease *projector.Lease, name st
 		case <-rctx.Done():
 		}
 	}()
-	r, err := projector.New(projector.Config{JS: x.cfg.Bus.JS, Stream: bus.StreamName,
-		Dir: filepath.Join(x.cfg.Dir, name), Logger: x.cfg.Logger}, factory())
+	r, err := projector.New(projector.Config{JS: x.cfg.Bus.JS, Dir: filepath.Join(x.cfg.Dir, name), Logger: x.cfg.Logger}, factory())
 	if err != nil {
 		return err
 	}
@@ -276,7 +275,7 @@ func NewAssemblerPartitions(b *bus.Bus, viewsDir string, newAssembler func() *as
 // `toolstream setup` runs as the admin identity, once per cluster; serve on
 // one machine creates them by itself.
 func Setup(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
-	if _, err := executor.NewContext(ctx, executor.Config{JS: b.JS, Stream: bus.StreamName, Replicas: b.Replicas(), Logger: log}); err != nil {
+	if _, err := executor.NewContext(ctx, executor.Config{JS: b.JS, Replicas: b.Replicas(), Logger: log}); err != nil {
 		return err
 	}
 	return SetupLeases(ctx, b, log)

@@ -221,7 +221,7 @@ func debugLogger(t testing.TB, level slog.Level) *slog.Logger {
 func resultCount(ctx context.Context, b *bus.Bus) int {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	info, err := b.Stream.Info(ctx, jetstream.WithSubjectFilter("ts.result.>"))
+	info, err := b.Stream(events.StreamOut).Info(ctx, jetstream.WithSubjectFilter("ts.result.>"))
 	if err != nil {
 		return -1
 	}
@@ -273,7 +273,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 
 	// Fault 1: kill the stream leader, then restart it.
 	waitProgress(ctx, t, prod, calls/5)
-	leader := c.StreamLeader(bus.StreamName)
+	leader := c.StreamLeader(events.StreamModel)
 	if leader < 0 {
 		t.Fatal("no stream leader")
 	}
@@ -281,7 +281,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 	before := prod.done.Load()
 	c.Stop(leader)
 	prod.limit.Store(int64(calls*9/20 + slack))
-	newLeader, err := c.WaitStreamLeader(ctx, bus.StreamName, leader)
+	newLeader, err := c.WaitStreamLeader(ctx, events.StreamModel, leader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 	killedAt = time.Now()
 	killedAtStreams := prod.done.Load()
 	proc.kill(t)
-	caughtUp, err := admin.LastSeq(ctx)
+	caughtUp, err := admin.LastSeq(ctx, events.StreamModel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 	procRecovery := waitFor(ctx, t, "the restarted processor catching up", func() bool {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		ci, err := admin.JS.Consumer(rctx, bus.StreamName, "ts-"+assembler.Name)
+		ci, err := admin.JS.Consumer(rctx, events.StreamModel, "ts-"+assembler.Name)
 		if err != nil {
 			debugf(t, "consumer info: %v", err)
 			return false
@@ -327,7 +327,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 
 	// Fault 3: pause a server (down while a tenth of the workload runs).
 	waitProgress(ctx, t, prod, calls*7/10)
-	paused := (c.StreamLeader(bus.StreamName) + 1) % c.Size()
+	paused := (c.StreamLeader(events.StreamModel) + 1) % c.Size()
 	pausedAt := time.Now()
 	from := prod.done.Load()
 	c.Stop(paused)
@@ -414,7 +414,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 
 	// Every projection's digest equals a replay's.
 	for _, p := range processorProjections() {
-		r, err := projector.New(projector.Config{JS: admin.JS, Stream: bus.StreamName, Dir: filepath.Join(viewDir, p.Name()), NoRelay: true}, p)
+		r, err := projector.New(projector.Config{JS: admin.JS, Dir: filepath.Join(viewDir, p.Name()), NoRelay: true}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,7 +442,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 			}
 		}
 		replayDir := filepath.Join(t.TempDir(), p.Name())
-		replayed, err := projector.Replay(ctx, projector.Config{JS: admin.JS, Stream: bus.StreamName, Dir: replayDir}, fp, live.Seq)
+		replayed, err := projector.Replay(ctx, projector.Config{JS: admin.JS, Dir: replayDir}, fp, live.Seq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +489,7 @@ func startExecutors(t testing.TB, c *cluster.Cluster, n int, tools *tally) *exec
 		b := c.Open(t, bus.Config{Name: fmt.Sprintf("executor-%d", i)})
 		x.buses = append(x.buses, b)
 		newExec := func() (*executor.Executor, error) {
-			e, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Replicas: b.Replicas(),
+			e, err := executor.New(executor.Config{JS: b.JS, Replicas: b.Replicas(),
 				Tools: map[string]executor.Tool{"noop": tools.tool()}, ExecutorID: fmt.Sprintf("exec%d", i),
 				MaxParallelPerTenant: 32, DrainTimeout: 10 * time.Second, Logger: debugLogger(t, slog.LevelInfo)})
 			if err == nil {
@@ -513,7 +513,7 @@ func startExecutors(t testing.TB, c *cluster.Cluster, n int, tools *tally) *exec
 			if !poll(ctx, func() bool {
 				for _, d := range []string{"ts-executor", "ts-executor-approvals"} {
 					rctx, cancel := context.WithTimeout(ctx, time.Second)
-					_, err := b.JS.Consumer(rctx, bus.StreamName, d)
+					_, err := b.JS.Consumer(rctx, events.StreamCalls, d)
 					cancel()
 					if err != nil {
 						return false
@@ -617,7 +617,6 @@ func completedKey(id string) string { return id }
 // decisions, and every message of the log.
 func callsInLog(t testing.TB, b *bus.Bus) (completed map[string]int, rejected int, total uint64) {
 	t.Helper()
-	ctx := context.Background()
 	evs, err := readAll(t, b, "ts.call.>")
 	if err != nil {
 		t.Fatal(err)
@@ -636,11 +635,7 @@ func callsInLog(t testing.TB, b *bus.Bus) (completed map[string]int, rejected in
 			rejected++
 		}
 	}
-	info, err := b.Stream.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return completed, rejected, info.State.Msgs
+	return completed, rejected, logMsgs(t, b)
 }
 
 // resultsInLog counts outcomes per idempotency key and event ids seen more
@@ -677,13 +672,31 @@ func resultsInLog(t testing.TB, b *bus.Bus) (outcomes map[string]int, succeeded,
 
 func countSubjects(t testing.TB, b *bus.Bus, filter string) int {
 	t.Helper()
-	info, err := b.Stream.Info(context.Background(), jetstream.WithSubjectFilter(filter))
+	stream, err := events.StreamOf(filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := b.Stream(stream).Info(context.Background(), jetstream.WithSubjectFilter(filter))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, c := range info.State.Subjects {
 		n += int(c)
+	}
+	return n
+}
+
+// logMsgs is the number of messages in every stream of the log.
+func logMsgs(t testing.TB, b *bus.Bus) uint64 {
+	t.Helper()
+	var n uint64
+	for _, name := range events.Streams {
+		info, err := b.Stream(name).Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += info.State.Msgs
 	}
 	return n
 }

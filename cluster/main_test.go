@@ -111,7 +111,7 @@ func processorChild() int {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: dir + "/" + p.Name()}, p)
+				r, err := projector.New(projector.Config{JS: b.JS, Dir: dir + "/" + p.Name()}, p)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "processor:", err)
 					os.Exit(2)

@@ -23,7 +23,7 @@ func TestClusterStreamHasThreeReplicas(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	info, err := b.Stream.Info(ctx)
+	info, err := b.Stream(events.StreamModel).Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestPartitionsMapModelSubjects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := b.Stream.GetMsg(ctx, ack.Sequence)
+		m, err := b.Stream(events.StreamModel).GetMsg(ctx, ack.Sequence)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestPartitionsMapModelSubjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := b.Stream.GetMsg(ctx, ack.Sequence); m.Subject != ctl {
+	if m, _ := b.Stream(events.StreamModel).GetMsg(ctx, ack.Sequence); m.Subject != ctl {
 		t.Fatalf("control subject stored as %q", m.Subject)
 	}
 	// A process that does not set Partitions keeps the mapping.

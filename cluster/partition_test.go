@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/toolstream/toolstream/events"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -119,7 +120,7 @@ func TestPartitionsHaveOneActiveAssemblerAndTakeOver(t *testing.T) {
 
 	// Every partition had work, and each partition's view equals a replay.
 	perPartition := map[string]int{}
-	info, err := admin.Stream.Info(ctx)
+	info, err := admin.Stream(events.StreamModel).Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestPartitionsHaveOneActiveAssemblerAndTakeOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh := partitionedProjections(partitions)[name]()
-		replayed, err := projector.Replay(ctx, projector.Config{JS: admin.JS, Stream: bus.StreamName, Dir: filepath.Join(t.TempDir(), name)}, fresh, live.Seq)
+		replayed, err := projector.Replay(ctx, projector.Config{JS: admin.JS, Dir: filepath.Join(t.TempDir(), name)}, fresh, live.Seq)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -180,14 +180,14 @@ var policy = []action{
 	{false, "$O.ts_results.C.x", []auth.Identity{execRole}, "raw results"},
 	// The log and buckets themselves: the admin's alone.
 	{false, "$JS.API.STREAM.CREATE.CAPTURE", nil, "a stream capturing memory requests"},
-	{false, "$JS.API.STREAM.UPDATE.TOOLSTREAM", nil, "shrinking the log's limits"},
-	{false, "$JS.API.STREAM.DELETE.TOOLSTREAM", nil, "deleting the log"},
-	{false, "$JS.API.STREAM.PURGE.TOOLSTREAM", nil, "purging the log"},
-	{false, "$JS.API.STREAM.MSG.DELETE.TOOLSTREAM", nil, "deleting an event"},
-	{false, "$JS.API.STREAM.SNAPSHOT.TOOLSTREAM", nil, "snapshotting the log"},
-	{false, "$JS.API.STREAM.RESTORE.TOOLSTREAM", nil, "restoring over the log"},
-	{false, "$JS.API.STREAM.LEADER.STEPDOWN.TOOLSTREAM", nil, "moving the log's leader"},
-	{false, "$JS.API.STREAM.PEER.REMOVE.TOOLSTREAM", nil, "removing a peer of the log"},
+	{false, "$JS.API.STREAM.UPDATE.TS_IN", nil, "lengthening the raw events' retention"},
+	{false, "$JS.API.STREAM.DELETE.TS_MODEL", nil, "deleting the log"},
+	{false, "$JS.API.STREAM.PURGE.TS_OUT", nil, "purging the log"},
+	{false, "$JS.API.STREAM.MSG.DELETE.TS_CALLS", nil, "deleting an event"},
+	{false, "$JS.API.STREAM.SNAPSHOT.TS_MEM", nil, "snapshotting the log"},
+	{false, "$JS.API.STREAM.RESTORE.TS_MODEL", nil, "restoring over the log"},
+	{false, "$JS.API.STREAM.LEADER.STEPDOWN.TS_MODEL", nil, "moving the log's leader"},
+	{false, "$JS.API.STREAM.PEER.REMOVE.TS_OUT", nil, "removing a peer of the log"},
 	{false, "$JS.API.STREAM.UPDATE.KV_ts_exec", nil, "changing the record bucket"},
 	{false, "$JS.API.STREAM.PURGE.KV_ts_exec", nil, "purging the record bucket"},
 	{false, "$JS.API.STREAM.DELETE.KV_ts_leases", nil, "deleting the lease bucket"},
@@ -197,18 +197,20 @@ var policy = []action{
 	{false, "$JS.API.SERVER.REMOVE", nil, "removing a server"},
 	{false, "$JS.API.ACCOUNT.PURGE.TS", nil, "purging the account"},
 	// Other roles' durable consumers: only their owner.
-	{false, "$JS.API.CONSUMER.MSG.NEXT.TOOLSTREAM.ts-executor", []auth.Identity{execRole}, "stealing the executor's deliveries"},
-	{false, "$JS.API.CONSUMER.DELETE.TOOLSTREAM.ts-executor-approvals", []auth.Identity{execRole}, "deleting the executor's consumer"},
-	{false, "$JS.API.CONSUMER.CREATE.TOOLSTREAM.ts-verifier", []auth.Identity{verRole}, "taking the verifier's consumer"},
-	{false, "$JS.API.CONSUMER.MSG.NEXT.TOOLSTREAM.ts-memory", []auth.Identity{memRole}, "stealing memory's deliveries"},
-	{false, "$JS.API.CONSUMER.MSG.NEXT.TOOLSTREAM.ts-assembler", []auth.Identity{asmRole}, "stealing the assembler's deliveries"},
-	{false, "$JS.API.CONSUMER.DELETE.TOOLSTREAM.ts-assembler-p3", []auth.Identity{asmRole}, "deleting a partition's consumer"},
-	{false, "$JS.API.CONSUMER.CREATE.TOOLSTREAM.mine", []auth.Identity{asmRole}, "a consumer on the log"},
-	{false, "$JS.ACK.TOOLSTREAM.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
+	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_CALLS.ts-executor", []auth.Identity{execRole}, "stealing the executor's deliveries"},
+	{false, "$JS.API.CONSUMER.DELETE.TS_CALLS.ts-executor-approvals", []auth.Identity{execRole}, "deleting the executor's consumer"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_OUT.ts-verifier", []auth.Identity{verRole}, "taking the verifier's consumer"},
+	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_MEM.ts-memory", []auth.Identity{memRole}, "stealing memory's deliveries"},
+	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_MODEL.ts-assembler", []auth.Identity{asmRole}, "stealing the assembler's deliveries"},
+	{false, "$JS.API.CONSUMER.DELETE.TS_MODEL.ts-assembler-p3", []auth.Identity{asmRole}, "deleting a partition's consumer"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_MODEL.mine", []auth.Identity{asmRole}, "a consumer on the model events"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_OUT.mine", nil, "a consumer on the outcomes"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor", []auth.Identity{execRole}, "taking the executor's consumer"},
+	{false, "$JS.ACK.TS_CALLS.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", []auth.Identity{execRole}, "watching call records"},
 	// Reading the log.
-	{false, "$JS.API.DIRECT.GET.TOOLSTREAM", append([]auth.Identity{reader, operator}, processors...), "reading the log"},
-	{false, "$JS.API.STREAM.INFO.TOOLSTREAM", append([]auth.Identity{reader, operator}, processors...), "the log's info"},
+	{false, "$JS.API.DIRECT.GET.TS_MODEL", append([]auth.Identity{reader, operator}, processors...), "reading the log"},
+	{false, "$JS.API.STREAM.INFO.TS_OUT", append([]auth.Identity{reader, operator}, processors...), "the log's info"},
 	// Subscriptions.
 	{true, "_INBOX.>", nil, "every reply of every identity"},
 	{true, "_INBOX.ts-operator.x", []auth.Identity{operator}, "the operator's replies"},
@@ -231,10 +233,7 @@ var policy = []action{
 func TestAttackRoleEscalation(t *testing.T) {
 	c := startDeployCluster(t)
 	adminBus := openAs(t, c, admin)
-	before, err := adminBus.LastSeq(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := logMsgs(t, adminBus)
 	for _, id := range identities {
 		t.Run(id.String(), func(t *testing.T) {
 			rc := connectAs(t, c, id)
@@ -260,10 +259,7 @@ func TestAttackRoleEscalation(t *testing.T) {
 			}
 		})
 	}
-	after, err := adminBus.LastSeq(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := logMsgs(t, adminBus)
 	if after != before {
 		t.Fatalf("%d messages reached the log from refused identities", after-before)
 	}
@@ -273,7 +269,7 @@ func TestAttackRoleEscalation(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys.Flush()
-	if last, _ := adminBus.LastSeq(context.Background()); last != after {
+	if logMsgs(t, adminBus) != after {
 		t.Fatal("a system account user wrote to the log")
 	}
 }
@@ -341,7 +337,7 @@ func TestProducerPublishesItsTenantAndReadsItsOutcomes(t *testing.T) {
 	if got, err := events.DecodeAt(m.Subject, m.Data); err != nil || got.ID != ev.ID {
 		t.Fatalf("acme received %v, %v", got, err)
 	}
-	if _, err := js.Stream(short(ctx), bus.StreamName); err == nil {
+	if _, err := js.Stream(short(ctx), events.StreamIn); err == nil {
 		t.Fatal("a producer read the log's stream info")
 	}
 }
@@ -390,7 +386,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 	t.Cleanup(func() { ecancel(); ewg.Wait() })
 	for i := 0; i < 2; i++ {
 		eb := openAs(t, c, execRole)
-		e, err := executor.New(executor.Config{JS: eb.JS, Stream: bus.StreamName, Replicas: eb.Replicas(), Tools: map[string]executor.Tool{"noop": noop}})
+		e, err := executor.New(executor.Config{JS: eb.JS, Replicas: eb.Replicas(), Tools: map[string]executor.Tool{"noop": noop}})
 		if err != nil {
 			t.Fatalf("executor as its role: %v", err)
 		}

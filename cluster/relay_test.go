@@ -45,7 +45,7 @@ func logIDs(ctx context.Context, t *testing.T, b *bus.Bus, subject string) []str
 	t.Helper()
 	var last uint64
 	if !poll(ctx, func() bool { // the server asked may have just restarted
-		s, err := b.JS.Stream(ctx, bus.StreamName)
+		s, err := b.JS.Stream(ctx, events.StreamModel)
 		if err == nil {
 			last = s.CachedInfo().State.LastSeq
 		}
@@ -53,7 +53,7 @@ func logIDs(ctx context.Context, t *testing.T, b *bus.Bus, subject string) []str
 	}) {
 		t.Fatal("no stream info")
 	}
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{})
+	c, err := b.JS.OrderedConsumer(ctx, events.StreamModel, jetstream.OrderedConsumerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRelayKeepsOrderThroughLeaderChange(t *testing.T) {
 	// The leader dies while a relay round is publishing (from the hook,
 	// without waiting): some of the round's publishes fail, later ones may
 	// reach the new leader first.
-	leader := c.StreamLeader(bus.StreamName)
+	leader := c.StreamLeader(events.StreamModel)
 	// The relay talks to a follower, so its publishes outlive the leader
 	// and meet "no responders" until a new one is elected.
 	rb, err := bus.Open(ctx, bus.Config{NATSURL: c.URL((leader + 1) % c.Size()), Options: c.UserOptions(t, bustest.Admin)})
@@ -134,7 +134,7 @@ func TestRelayKeepsOrderThroughLeaderChange(t *testing.T) {
 			go func() { c.Stop(leader); close(killed) }()
 		}
 	}}
-	r, err := projector.New(projector.Config{JS: rb.JS, Stream: bus.StreamName, Dir: filepath.Join(t.TempDir(), "fan"), BatchMax: 16, Hooks: hooks}, fan{})
+	r, err := projector.New(projector.Config{JS: rb.JS, Dir: filepath.Join(t.TempDir(), "fan"), BatchMax: 16, Hooks: hooks}, fan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestRelayKeepsOrderThroughLeaderChange(t *testing.T) {
 		t.Fatal("the relay never got a quarter through")
 	}
 	killedAt := r.Stats().Relayed
-	if _, err := c.WaitStreamLeader(ctx, bus.StreamName, leader); err != nil {
+	if _, err := c.WaitStreamLeader(ctx, events.StreamModel, leader); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Restart(ctx, leader); err != nil {

@@ -128,7 +128,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if r.key, err = registry.GenerateKey(); err != nil {
 		return err
 	}
-	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: r.b.JS, Stream: bus.StreamName, Key: r.key, Source: "demo/tools.yaml"}, reg); err != nil {
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: r.b.JS, Key: r.key, Source: "demo/tools.yaml"}, reg); err != nil {
 		return err
 	}
 	r.say("registry", "tool contracts recorded in the log", map[string]any{"tools": "inventory.get, shipping.quote, orders.refund (approval required)", "digest": reg.Digest()[:12]})
@@ -141,7 +141,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 			return err
 		}
 	}
-	follower, err := registry.Follow(ctx, registry.FollowConfig{JS: r.b.JS, Stream: bus.StreamName, Trust: r.key.Trust(), Logger: log})
+	follower, err := registry.Follow(ctx, registry.FollowConfig{JS: r.b.JS, Trust: r.key.Trust(), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := follower.Wait(ctx, reg.Digest()); err != nil {
 		return err
 	}
-	ex, err := executor.New(executor.Config{JS: r.b.JS, Stream: bus.StreamName, Registry: follower.Current, Tools: tools(), Logger: log, Heartbeat: 250 * time.Millisecond})
+	ex, err := executor.New(executor.Config{JS: r.b.JS, Registry: follower.Current, Tools: tools(), Logger: log, Heartbeat: 250 * time.Millisecond})
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func (r *run) settle(ctx context.Context, names ...string) error {
 		if !ok {
 			return fmt.Errorf("demo: %s not running", name)
 		}
-		last, err := r.b.LastSeq(ctx)
+		last, err := r.b.LastSeq(ctx, rn.Stream())
 		if err != nil {
 			return err
 		}
@@ -365,12 +365,12 @@ func (r *run) memory(ctx context.Context) error {
 }
 
 func (r *run) replay(ctx context.Context, tmp string) error {
-	last, err := r.b.LastSeq(ctx)
-	if err != nil {
-		return err
-	}
 	for _, p := range r.fresh() {
 		rn, _ := r.n.Runner(p.Name())
+		last, err := r.b.LastSeq(ctx, rn.Stream())
+		if err != nil {
+			return err
+		}
 		if err := rn.WaitFor(ctx, last); err != nil {
 			return err
 		}
@@ -378,7 +378,7 @@ func (r *run) replay(ctx context.Context, tmp string) error {
 		if err != nil {
 			return err
 		}
-		rebuilt, err := projector.Replay(ctx, projector.Config{JS: r.b.JS, Stream: bus.StreamName, Dir: filepath.Join(tmp, "replay", p.Name())}, p, live.Seq)
+		rebuilt, err := projector.Replay(ctx, projector.Config{JS: r.b.JS, Dir: filepath.Join(tmp, "replay", p.Name())}, p, live.Seq)
 		if err != nil {
 			return err
 		}

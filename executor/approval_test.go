@@ -52,7 +52,7 @@ func waitApprovalRequested(t *testing.T, b *bus.Bus, tenant, key string) *events
 func waitIdle(t *testing.T, b *bus.Bus, durable string) {
 	t.Helper()
 	waitFor(t, durable+" idle", func() bool {
-		c, err := b.JS.Consumer(context.Background(), bus.StreamName, durable)
+		c, err := b.JS.Consumer(context.Background(), events.StreamCalls, durable)
 		if err != nil {
 			return false
 		}

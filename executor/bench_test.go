@@ -113,7 +113,7 @@ func (w *resultWatch) reset() {
 func waitPulling(b testing.TB, bs *bus.Bus, durable string, n int) {
 	deadline := time.Now().Add(waitMax)
 	for time.Now().Before(deadline) {
-		if c, err := bs.JS.Consumer(context.Background(), bus.StreamName, durable); err == nil {
+		if c, err := bs.JS.Consumer(context.Background(), events.StreamCalls, durable); err == nil {
 			if info, err := c.Info(context.Background()); err == nil && info.NumWaiting >= n {
 				return
 			}
@@ -153,7 +153,7 @@ func BenchmarkExecutor(b *testing.B) {
 	b.ResetTimer()
 	for it := range b.N {
 		// Baseline: a no-op projection over the same number of call events.
-		r, err := projector.New(projector.Config{JS: bs.JS, Stream: bus.StreamName, Dir: filepath.Join(dir, fmt.Sprint("noop", it)),
+		r, err := projector.New(projector.Config{JS: bs.JS, Dir: filepath.Join(dir, fmt.Sprint("noop", it)),
 			Durable: fmt.Sprint("bench-noop-", it)}, noopProjection{})
 		if err != nil {
 			b.Fatal(err)

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
 )
 
 // Config configures an Executor. Zero values take the defaults given.
 type Config struct {
-	// JS and Stream locate the log (bus.StreamName).
+	// JS locates the log; Stream is the stream of calls and approvals,
+	// events.StreamCalls by default.
 	JS     jetstream.JetStream
 	Stream string
 	// Registry returns the registry in effect; it is called for every call,
@@ -136,9 +138,20 @@ type Hooks struct {
 	SkipHeartbeat func(key string) bool
 }
 
+// The buckets an executor keeps by default: its call records (key-value)
+// and its raw results (object store). Only the admin identity creates them
+// (package auth names them in its roles).
+const (
+	BucketDefault       = "ts_exec"
+	ObjectBucketDefault = "ts_results"
+)
+
 func (c *Config) setDefaults() error {
-	if c.JS == nil || c.Stream == "" {
-		return fmt.Errorf("%w: JS and Stream are required", ErrInvalidConfig)
+	if c.Stream == "" {
+		c.Stream = events.StreamCalls
+	}
+	if c.JS == nil {
+		return fmt.Errorf("%w: JS is required", ErrInvalidConfig)
 	}
 	if c.ExecutorID == "" {
 		host, _ := os.Hostname()
@@ -151,10 +164,10 @@ func (c *Config) setDefaults() error {
 		c.ApprovalDurable = c.Durable + "-approvals"
 	}
 	if c.Bucket == "" {
-		c.Bucket = "ts_exec"
+		c.Bucket = BucketDefault
 	}
 	if c.ObjectBucket == "" {
-		c.ObjectBucket = "ts_results"
+		c.ObjectBucket = ObjectBucketDefault
 	}
 	if c.Replicas <= 0 {
 		c.Replicas = 1

@@ -7,7 +7,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/executor"
 )
@@ -35,7 +34,7 @@ func TestRecordWriteRetried(t *testing.T) {
 			const fails = 3
 			b := bustest.Start(t)
 			tool := newCounter(nil)
-			e, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName,
+			e, err := executor.New(executor.Config{JS: b.JS,
 				Tools: map[string]executor.Tool{"noop": tool}, Heartbeat: 250 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -37,7 +38,7 @@ func parseRegistry(t testing.TB, src string) *registry.Registry {
 func startExec(t testing.TB, b *bus.Bus, reg *registry.Registry, tools map[string]executor.Tool, mut func(*executor.Config)) (*executor.Executor, func()) {
 	t.Helper()
 	cfg := executor.Config{
-		JS: b.JS, Stream: bus.StreamName, Registry: func() *registry.Registry { return reg },
+		JS: b.JS, Registry: func() *registry.Registry { return reg },
 		Tools: tools, Heartbeat: testHeartbeat, DrainTimeout: 5 * time.Second,
 	}
 	if mut != nil {
@@ -144,7 +145,7 @@ func decodeOutcome(t testing.TB, data []byte) outcome {
 // lastOn returns the last message on subject, or nil.
 func lastOn(t testing.TB, b *bus.Bus, subject string) *jetstream.RawStreamMsg {
 	t.Helper()
-	m, err := b.Stream.GetLastMsgForSubject(context.Background(), subject)
+	m, err := b.Stream(streamOf(t, subject)).GetLastMsgForSubject(context.Background(), subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
 	}
@@ -185,31 +186,11 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // all returns every event on the subject filter, in stream order.
 func all(t testing.TB, b *bus.Bus, filter string) []*events.Event {
 	t.Helper()
-	ctx := context.Background()
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
+	evs, err := node.ReadAll(context.Background(), b, []string{filter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.JS.DeleteConsumer(ctx, bus.StreamName, c.CachedInfo().Name)
-	var out []*events.Event
-	for {
-		batch, err := c.FetchNoWait(500)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for m := range batch.Messages() {
-			ev, err := events.Decode(m.Data())
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, ev)
-			n++
-		}
-		if n == 0 {
-			return out
-		}
-	}
+	return evs
 }
 
 // counter is a Go tool that counts its invocations per key and answers
@@ -247,7 +228,7 @@ func (c *counter) count(key string) int {
 // count returns how many messages the log holds on the subject filter.
 func count(t testing.TB, b *bus.Bus, filter string) int {
 	t.Helper()
-	info, err := b.Stream.Info(context.Background(), jetstream.WithSubjectFilter(filter))
+	info, err := b.Stream(streamOf(t, filter)).Info(context.Background(), jetstream.WithSubjectFilter(filter))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,4 +237,14 @@ func count(t testing.TB, b *bus.Bus, filter string) int {
 		n += int(c)
 	}
 	return n
+}
+
+// streamOf is the stream of the log that holds subject.
+func streamOf(t testing.TB, subject string) string {
+	t.Helper()
+	s, err := events.StreamOf(subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

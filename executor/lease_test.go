@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -114,10 +113,10 @@ func TestRedeliveryStormInvokesOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	waitFor(t, "consumer", func() bool {
-		_, err := b.JS.Consumer(ctx, bus.StreamName, "ts-executor")
+		_, err := b.JS.Consumer(ctx, events.StreamCalls, "ts-executor")
 		return err == nil
 	})
-	cons, _ := b.JS.Consumer(ctx, bus.StreamName, "ts-executor")
+	cons, _ := b.JS.Consumer(ctx, events.StreamCalls, "ts-executor")
 	var naks atomic.Int64
 	cc, err := cons.Consume(func(m jetstream.Msg) { naks.Add(1); m.Nak() }, jetstream.PullMaxMessages(8))
 	if err != nil {

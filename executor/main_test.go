@@ -17,7 +17,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -135,7 +134,7 @@ func childMain() int {
 	hb, _ := strconv.Atoi(os.Getenv("TS_HEARTBEAT_MS"))
 	par, _ := strconv.Atoi(os.Getenv("TS_PARALLEL"))
 	e, err := executor.New(executor.Config{
-		JS: js, Stream: bus.StreamName, Registry: func() *registry.Registry { return reg },
+		JS: js, Registry: func() *registry.Registry { return reg },
 		Tools:      map[string]executor.Tool{"noop": executor.ToolFunc(noop), "noop.leased": executor.ToolFunc(noop)},
 		ExecutorID: os.Getenv("TS_ID"), Heartbeat: time.Duration(hb) * time.Millisecond,
 		MaxParallelPerTenant: par, Hooks: hooks, Logger: childLogger(),

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -73,7 +72,7 @@ func TestRegistryChangeTakesEffectWithoutRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
+	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: key.Trust()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +86,7 @@ func TestRegistryChangeTakesEffectWithoutRestart(t *testing.T) {
 		reg  *registry.Registry
 		want events.ErrorType
 	}{{without, events.ErrPermissionDenied}, {with, ""}} {
-		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: "tools.yaml"}, step.reg); err != nil {
+		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key, Source: "tools.yaml"}, step.reg); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Wait(ctx, step.reg.Digest()); err != nil {

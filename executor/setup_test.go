@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/executor"
 )
@@ -27,7 +26,7 @@ func TestNewConcurrent(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = executor.NewContext(ctx, executor.Config{JS: b.JS, Stream: bus.StreamName})
+				_, errs[i] = executor.NewContext(ctx, executor.Config{JS: b.JS})
 			})
 		}
 		close(start)
@@ -45,10 +44,10 @@ func TestNewConcurrent(t *testing.T) {
 func TestNewUpdatesBucket(t *testing.T) {
 	b := bustest.Start(t)
 	ctx := context.Background()
-	if _, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName}); err != nil {
+	if _, err := executor.New(executor.Config{JS: b.JS}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, RecordTTL: time.Hour}); err != nil {
+	if _, err := executor.New(executor.Config{JS: b.JS, RecordTTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	kv, err := b.JS.KeyValue(ctx, "ts_exec")

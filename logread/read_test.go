@@ -3,6 +3,7 @@ package logread_test
 import (
 	"context"
 	"fmt"
+	"github.com/toolstream/toolstream/events"
 	"testing"
 	"time"
 
@@ -54,10 +55,10 @@ func seqs(ms []*logread.Msg) []uint64 {
 func TestReadInOrderWithFilterBoundsAndDeletes(t *testing.T) {
 	b := bustest.Start(t)
 	publish(t, b, 1000, func(i int) string { return fmt.Sprintf("ts.call.t%d.x", i%3) })
-	if err := b.Stream.DeleteMsg(context.Background(), 500); err != nil {
+	if err := b.Stream(events.StreamCalls).DeleteMsg(context.Background(), 500); err != nil {
 		t.Fatal(err)
 	}
-	all := readAll(t, logread.Config{Conn: b.Conn, Stream: bus.StreamName, BatchMax: 64})
+	all := readAll(t, logread.Config{Conn: b.Conn, Stream: events.StreamCalls, BatchMax: 64})
 	if len(all) != 999 {
 		t.Fatalf("%d messages, want 999", len(all))
 	}
@@ -70,7 +71,7 @@ func TestReadInOrderWithFilterBoundsAndDeletes(t *testing.T) {
 			t.Fatalf("message %d: seq %d data %q time %d, want seq %d", i, m.Seq, m.Data, m.Time, want)
 		}
 	}
-	some := readAll(t, logread.Config{Conn: b.Conn, Stream: bus.StreamName, Filter: "ts.call.t1.>", From: 10, UpTo: 100})
+	some := readAll(t, logread.Config{Conn: b.Conn, Stream: events.StreamCalls, Filter: "ts.call.t1.>", From: 10, UpTo: 100})
 	for _, m := range some {
 		if m.Subject != "ts.call.t1.x" || m.Seq < 10 || m.Seq > 100 {
 			t.Fatalf("filtered read gave seq %d on %s", m.Seq, m.Subject)
@@ -79,7 +80,7 @@ func TestReadInOrderWithFilterBoundsAndDeletes(t *testing.T) {
 	if len(some) != 30 {
 		t.Fatalf("filtered read gave %d messages %v, want 30", len(some), seqs(some))
 	}
-	two := readAll(t, logread.Config{Conn: b.Conn, Stream: bus.StreamName, Subjects: []string{"ts.call.t0.>", "ts.call.t2.x"}})
+	two := readAll(t, logread.Config{Conn: b.Conn, Stream: events.StreamCalls, Subjects: []string{"ts.call.t0.>", "ts.call.t2.x"}})
 	if len(two) != 667 {
 		t.Fatalf("read of two subjects gave %d messages, want 667", len(two))
 	}
@@ -88,7 +89,7 @@ func TestReadInOrderWithFilterBoundsAndDeletes(t *testing.T) {
 			t.Fatalf("read of two subjects gave seq %d on %s", m.Seq, m.Subject)
 		}
 	}
-	if none := readAll(t, logread.Config{Conn: b.Conn, Stream: bus.StreamName, From: 5000}); len(none) != 0 {
+	if none := readAll(t, logread.Config{Conn: b.Conn, Stream: events.StreamCalls, From: 5000}); len(none) != 0 {
 		t.Fatalf("read past the end gave %d messages", len(none))
 	}
 }
@@ -100,7 +101,7 @@ func TestFollowSeesWhatComesLater(t *testing.T) {
 	got := make(chan uint64, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- logread.Read(ctx, logread.Config{Conn: b.Conn, Stream: bus.StreamName, Follow: true}, func(batch []*logread.Msg) error {
+		done <- logread.Read(ctx, logread.Config{Conn: b.Conn, Stream: events.StreamModel, Follow: true}, func(batch []*logread.Msg) error {
 			for _, m := range batch {
 				got <- m.Seq
 			}
@@ -133,7 +134,7 @@ func TestAttackStolenDelivery(t *testing.T) {
 	b := bustest.Start(t)
 	ctx := context.Background()
 	publish(t, b, 10, func(int) string { return "ts.call.acme.x" })
-	if _, err := b.JS.CreateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{Durable: "ts-executor", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+	if _, err := b.JS.CreateConsumer(ctx, events.StreamCalls, jetstream.ConsumerConfig{Durable: "ts-executor", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
 		t.Fatal(err)
 	}
 	for _, role := range []auth.Role{auth.RoleReader, auth.RoleOperator, auth.RoleVerifier, auth.RoleMemory, auth.RoleAssembler} {
@@ -147,27 +148,27 @@ func TestAttackStolenDelivery(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer nc.Close()
-			if got := readAll(t, logread.Config{Conn: nc, Stream: bus.StreamName}); len(got) != 10 {
+			if got := readAll(t, logread.Config{Conn: nc, Stream: events.StreamCalls}); len(got) != 10 {
 				t.Fatalf("%s read %d messages, want 10", role, len(got))
 			}
 			js, _ := jetstream.New(nc)
 			sctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 			defer cancel()
-			if c, err := js.Consumer(sctx, bus.StreamName, "ts-executor"); err == nil {
+			if c, err := js.Consumer(sctx, events.StreamCalls, "ts-executor"); err == nil {
 				if _, err := c.Fetch(1, jetstream.FetchMaxWait(300*time.Millisecond)); err == nil {
 					t.Fatalf("%s fetched from the executor's consumer", role)
 				}
 			}
-			next := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.ts-executor", bus.StreamName)
+			next := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.ts-executor", events.StreamCalls)
 			if m, err := nc.Request(next, []byte(`{"batch":1,"no_wait":true}`), 300*time.Millisecond); err == nil && len(m.Data) > 0 {
 				t.Fatalf("%s took a delivery of the executor's consumer: %q", role, m.Data)
 			}
-			if err := js.DeleteConsumer(sctx, bus.StreamName, "ts-executor"); err == nil {
+			if err := js.DeleteConsumer(sctx, events.StreamCalls, "ts-executor"); err == nil {
 				t.Fatalf("%s deleted the executor's consumer", role)
 			}
 		})
 	}
-	info, err := b.JS.Consumer(ctx, bus.StreamName, "ts-executor")
+	info, err := b.JS.Consumer(ctx, events.StreamCalls, "ts-executor")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func BenchmarkRead(b *testing.B) {
 	b.Run("direct-get", func(b *testing.B) {
 		for range b.N {
 			got := 0
-			if err := logread.Read(ctx, logread.Config{Conn: bb.Conn, Stream: bus.StreamName}, func(batch []*logread.Msg) error {
+			if err := logread.Read(ctx, logread.Config{Conn: bb.Conn, Stream: events.StreamModel}, func(batch []*logread.Msg) error {
 				got += len(batch)
 				return nil
 			}); err != nil || got != n {
@@ -201,7 +202,7 @@ func BenchmarkRead(b *testing.B) {
 	})
 	b.Run("ordered-consumer", func(b *testing.B) {
 		for range b.N {
-			c, err := bb.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{})
+			c, err := bb.JS.OrderedConsumer(ctx, events.StreamModel, jetstream.OrderedConsumerConfig{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -172,7 +172,7 @@ type scrape struct{ m *Metrics }
 
 var (
 	descConnected  = prometheus.NewDesc("toolstream_bus_connected", "1 when the connection to the log is up.", nil, nil)
-	descLastSeq    = prometheus.NewDesc("toolstream_stream_last_sequence", "The log's last stream sequence.", nil, nil)
+	descLastSeq    = prometheus.NewDesc("toolstream_stream_last_sequence", "A stream's last sequence.", []string{"stream"}, nil)
 	descCheckpoint = prometheus.NewDesc("toolstream_projection_checkpoint", "Last stream sequence a projection applied.", []string{"projection"}, nil)
 	descLag        = prometheus.NewDesc("toolstream_projection_lag_messages", "Consumer lag of a projection: the log's last sequence minus its checkpoint.", []string{"projection"}, nil)
 	descApplied    = prometheus.NewDesc("toolstream_projection_applied_total", "Messages a projection applied since the process started.", []string{"projection"}, nil)
@@ -212,24 +212,31 @@ func (s *scrape) Collect(ch chan<- prometheus.Metric) {
 	connected := m.src.Bus.Conn != nil && m.src.Bus.Conn.IsConnected()
 	gauge(ch, descConnected, b2f(connected))
 	gauge(ch, descObserving, b2f(m.observing.Load()))
-	var last uint64
-	haveLast := false
-	if connected {
+	// The last sequence of each stream a projection reads, for its lag.
+	lasts := map[string]uint64{}
+	lastOf := func(stream string) (uint64, bool) {
+		if last, ok := lasts[stream]; ok {
+			return last, true
+		}
+		if !connected {
+			return 0, false
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		seq, err := m.src.Bus.LastSeq(ctx)
+		seq, err := m.src.Bus.LastSeq(ctx, stream)
 		cancel()
 		if err != nil {
-			m.log.Warn("metrics: stream info", "err", err)
-		} else {
-			last, haveLast = seq, true
-			gauge(ch, descLastSeq, float64(last))
+			m.log.Warn("metrics: stream info", "stream", stream, "err", err)
+			return 0, false
 		}
+		lasts[stream] = seq
+		gauge(ch, descLastSeq, float64(seq), stream)
+		return seq, true
 	}
 	for _, name := range m.names() {
 		r := m.src.Runners[name]
 		st := r.Stats()
 		gauge(ch, descCheckpoint, float64(st.Checkpoint), name)
-		if haveLast {
+		if last, haveLast := lastOf(r.Stream()); haveLast {
 			lag := 0.0
 			if last > st.Checkpoint {
 				lag = float64(last - st.Checkpoint)

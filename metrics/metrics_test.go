@@ -96,16 +96,16 @@ func TestMetricsAndHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: "test"}, reg); err != nil {
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key, Source: "test"}, reg); err != nil {
 		t.Fatal(err)
 	}
 	asm := assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust())})
-	r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: t.TempDir()}, asm)
+	r, err := projector.New(projector.Config{JS: b.JS, Dir: t.TempDir()}, asm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ex, err := executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: func() *registry.Registry { return reg },
+	ex, err := executor.New(executor.Config{JS: b.JS, Registry: func() *registry.Registry { return reg },
 		Tools: map[string]executor.Tool{"noop": executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
 			return json.RawMessage(`{"ok":true}`), nil
 		})}})
@@ -189,7 +189,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		return true, ""
 	})
 	_, body = get(t, srv.URL+"/metrics")
-	for _, s := range []string{"toolstream_stream_last_sequence", `toolstream_projection_checkpoint{projection="assembler"}`,
+	for _, s := range []string{`toolstream_stream_last_sequence{stream="TS_MODEL"}`, `toolstream_projection_checkpoint{projection="assembler"}`,
 		`toolstream_projection_applied_total{projection="assembler"}`, `toolstream_projection_relayed_total{projection="assembler"}`} {
 		if v, ok := value(body, s); !ok || v == 0 {
 			t.Errorf("%s = %v, %v", s, v, ok)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/toolstream/toolstream/logread"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/logread"
 )
 
 // ObservedSubjects are the log subjects the observer reads: call and
@@ -34,17 +34,10 @@ type observer struct {
 // and counts what happens until ctx ends; it returns nil then, or an error
 // if the consumer cannot be set up.
 func (m *Metrics) Run(ctx context.Context) error {
-	last, err := m.src.Bus.LastSeq(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped while starting
-		}
-		return fmt.Errorf("metrics: observer: %w", err)
-	}
 	m.observing.Store(true)
 	defer m.observing.Store(false)
 	o := &observer{m: m, pending: map[string]*pending{}}
-	err = m.src.Bus.Read(ctx, logread.Config{From: last + 1, Subjects: ObservedSubjects, Follow: true}, func(batch []*logread.Msg) error {
+	err := m.src.Bus.ReadAcross(ctx, logread.Config{Subjects: ObservedSubjects, Follow: true}, true, func(_ string, batch []*logread.Msg) error {
 		for _, msg := range batch {
 			ev, err := events.Decode(msg.Data)
 			if err != nil {

@@ -38,7 +38,7 @@ func New(b *bus.Bus, dir string, log *slog.Logger) *Node {
 
 // Start runs p until Stop. mut may adjust the runner's config.
 func (n *Node) Start(ctx context.Context, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, error) {
-	cfg := projector.Config{JS: n.Bus.JS, Stream: bus.StreamName, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log}
+	cfg := projector.Config{JS: n.Bus.JS, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log}
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -118,11 +118,15 @@ func (n *Node) Settle(ctx context.Context, name string, subjects []string) error
 }
 
 // LastSeq is the sequence of the last message on any of subjects (0 when
-// there is none).
+// there is none); the subjects lie in one stream of the log.
 func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error) {
+	stream, err := events.StreamOfAll(subjects)
+	if err != nil {
+		return 0, err
+	}
 	var last uint64
 	for _, s := range subjects {
-		m, err := b.Stream.GetLastMsgForSubject(ctx, s)
+		m, err := b.Stream(stream).GetLastMsgForSubject(ctx, s)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			continue
 		}
@@ -134,13 +138,15 @@ func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error)
 	return last, nil
 }
 
-// ReadAll returns every event now on subjects, in log order. Messages that
-// do not decode are skipped (the projections record them).
+// ReadAll returns every event now on subjects, stream by stream of the log
+// (events.Streams order), each in its stream's order. Messages that do not
+// decode, or whose envelope names another tenant than their subject, are
+// skipped (the projections record them).
 func ReadAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
 	var out []*events.Event
-	err := b.Read(ctx, logread.Config{Subjects: subjects}, func(batch []*logread.Msg) error {
+	err := b.ReadAcross(ctx, logread.Config{Subjects: subjects}, false, func(_ string, batch []*logread.Msg) error {
 		for _, m := range batch {
-			if ev, err := events.Decode(m.Data); err == nil {
+			if ev, err := events.DecodeAt(m.Subject, m.Data); err == nil {
 				out = append(out, ev)
 			}
 		}

@@ -55,7 +55,7 @@ func crashChild() int {
 			}
 		}
 	}
-	r, err := projector.New(projector.Config{JS: js, Stream: bus.StreamName, Dir: dir, BatchMax: 16, Hooks: hooks}, tally{})
+	r, err := projector.New(projector.Config{JS: js, Dir: dir, BatchMax: 16, Hooks: hooks}, tally{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -121,7 +121,7 @@ func TestCrashLosesNothingAndAppliesNothingTwice(t *testing.T) {
 			if runChild(t, b, dir, "", 0, last) {
 				t.Fatal("clean child was killed")
 			}
-			r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: dir, NoRelay: true}, tally{})
+			r, err := projector.New(projector.Config{JS: b.JS, Dir: dir, NoRelay: true}, tally{})
 			if err != nil {
 				t.Fatal(err)
 			}

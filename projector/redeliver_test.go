@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 )
@@ -53,12 +52,12 @@ func TestRedeliveryChangesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := New(Config{JS: b.JS, Stream: bus.StreamName, Dir: filepath.Join(t.TempDir(), "v"), NoRelay: true}, echo{})
+	r, err := New(Config{JS: b.JS, Dir: filepath.Join(t.TempDir(), "v"), NoRelay: true}, echo{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{})
+	c, err := b.JS.OrderedConsumer(ctx, events.StreamModel, jetstream.OrderedConsumerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

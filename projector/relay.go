@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
+	"github.com/toolstream/toolstream/events"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -111,6 +112,9 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 	if err != nil || len(rows) == 0 {
 		return 0, err
 	}
+	if r.atomic {
+		rows = sameStream(rows)
+	}
 	if h := r.cfg.Hooks; h != nil && h.BeforePublish != nil {
 		for _, x := range rows {
 			h.BeforePublish(x.row.ID)
@@ -136,6 +140,19 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 		return 0, derr
 	}
 	return len(stored), err
+}
+
+// sameStream is the longest prefix of rows bound for one stream of the log:
+// an atomic batch is stored by one stream, and the next round takes the
+// rest, so each stream still receives its events in outbox order.
+func sameStream(rows []relayRow) []relayRow {
+	first, _ := events.StreamOf(rows[0].row.Subject)
+	for i := 1; i < len(rows); i++ {
+		if s, _ := events.StreamOf(rows[i].row.Subject); s != first {
+			return rows[:i]
+		}
+	}
+	return rows
 }
 
 // readOutbox returns the next rows to relay, oldest first.

@@ -62,7 +62,9 @@ type Rejecter interface {
 
 // Config configures a Runner.
 type Config struct {
-	// JS and Stream locate the log.
+	// JS locates the log; Stream is the stream the projection reads, by
+	// default the one that holds its Subjects (events.StreamOfAll: a
+	// projection reads one stream).
 	JS     jetstream.JetStream
 	Stream string
 	// Dir is the projection's Pebble directory.
@@ -113,8 +115,15 @@ type Hooks struct {
 }
 
 func (c *Config) setDefaults(p Projection) error {
-	if c.Dir == "" || (!c.local && (c.JS == nil || c.Stream == "")) {
-		return fmt.Errorf("%w: JS, Stream and Dir are required", ErrInvalidConfig)
+	if c.Stream == "" && !c.local {
+		s, err := events.StreamOfAll(p.Subjects())
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalidConfig, p.Name(), err)
+		}
+		c.Stream = s
+	}
+	if c.Dir == "" || (!c.local && c.JS == nil) {
+		return fmt.Errorf("%w: JS and Dir are required", ErrInvalidConfig)
 	}
 	if c.Durable == "" {
 		c.Durable = "ts-" + p.Name()
@@ -208,6 +217,9 @@ func New(cfg Config, p Projection) (*Runner, error) {
 	r.backlog.Store(int64(n))
 	return r, nil
 }
+
+// Stream is the stream of the log the runner reads.
+func (r *Runner) Stream() string { return r.cfg.Stream }
 
 // DB exposes the projection's database for read-only queries. Writing to it
 // outside Apply breaks every invariant of this package.

@@ -33,7 +33,7 @@ func publishText(t testing.TB, b *bus.Bus, tenant, item string, i int, text stri
 
 func startRunner(t testing.TB, b *bus.Bus, dir string, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, func()) {
 	t.Helper()
-	cfg := projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: dir, BatchMax: 64}
+	cfg := projector.Config{JS: b.JS, Dir: dir, BatchMax: 64}
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -70,7 +70,7 @@ func waitFor(t testing.TB, r *projector.Runner, seq uint64) {
 func emitted(t testing.TB, b *bus.Bus, filter string) []string {
 	t.Helper()
 	ctx := context.Background()
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
+	c, err := b.JS.OrderedConsumer(ctx, events.StreamModel, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	}
 	stop()
 
-	rebuilt, err := projector.Replay(ctx, projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: filepath.Join(t.TempDir(), "replay")}, tally{}, live.Seq)
+	rebuilt, err := projector.Replay(ctx, projector.Config{JS: b.JS, Dir: filepath.Join(t.TempDir(), "replay")}, tally{}, live.Seq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestReplayEqualsLive(t *testing.T) {
 		t.Fatalf("suspiciously small view: %v", live)
 	}
 	// A view that differs must be caught: replay only half the log.
-	half, err := projector.Replay(ctx, projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: filepath.Join(t.TempDir(), "half")}, tally{}, live.Seq/2)
+	half, err := projector.Replay(ctx, projector.Config{JS: b.JS, Dir: filepath.Join(t.TempDir(), "half")}, tally{}, live.Seq/2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestRunnerResumesWhenDeliveriesStop(t *testing.T) {
 	waitFor(t, r, first)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := b.JS.DeleteConsumer(ctx, bus.StreamName, "ts-stall"); err != nil {
+	if err := b.JS.DeleteConsumer(ctx, events.StreamModel, "ts-stall"); err != nil {
 		t.Fatal(err)
 	}
 	last := publishText(t, b, "acme", "a", 2, "two")

@@ -36,6 +36,17 @@ var Subject = func() string {
 	return s
 }()
 
+// SubjectStream is the stream of the log that holds Subject (TS_MODEL, so
+// the assembler reads registry changes in order with the model events they
+// decide): the default of every Stream field here.
+var SubjectStream = func() string {
+	s, err := events.StreamOf(Subject)
+	if err != nil {
+		panic(err) // a control subject always has a stream
+	}
+	return s
+}()
+
 // publishAttemptsMax bounds Publish's compare-and-set retries.
 const publishAttemptsMax = 8
 
@@ -85,6 +96,9 @@ func (c *PublishConfig) trust() *Trust {
 //
 // It returns ErrNoSigningKey without cfg.Key.
 func Publish(ctx context.Context, cfg PublishConfig, r *Registry) (published bool, err error) {
+	if cfg.Stream == "" {
+		cfg.Stream = SubjectStream
+	}
 	_, published, err = newLedger(cfg.trust()).publish(ctx, cfg, r)
 	return published, err
 }
@@ -258,6 +272,9 @@ type Follower struct {
 // stays. Current is nil until the log holds a change that verifies. Stop
 // ends following.
 func Follow(ctx context.Context, cfg FollowConfig) (*Follower, error) {
+	if cfg.Stream == "" {
+		cfg.Stream = SubjectStream
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -68,6 +68,9 @@ type Watcher struct {
 // file cannot be read or parsed, and ErrNoSigningKey when cfg.JS is set
 // without cfg.Key.
 func NewWatcher(cfg WatcherConfig) (*Watcher, error) {
+	if cfg.Stream == "" {
+		cfg.Stream = SubjectStream
+	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}

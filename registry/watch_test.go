@@ -82,8 +82,8 @@ func TestPublishAndFollowTheLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	key := mustKey(t)
-	pc := registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: "tools.yaml"}
-	fc := registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()}
+	pc := registry.PublishConfig{JS: b.JS, Key: key, Source: "tools.yaml"}
+	fc := registry.FollowConfig{JS: b.JS, Trust: key.Trust()}
 	f, err := registry.Follow(ctx, fc)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestWatcherRecordsChangesInTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	var changes int
-	c, _ := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{registry.Subject}})
+	c, _ := b.JS.OrderedConsumer(ctx, registry.SubjectStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{registry.Subject}})
 	batch, _ := c.FetchNoWait(10)
 	for m := range batch.Messages() {
 		ev, err := events.Decode(m.Data())
@@ -198,11 +198,11 @@ func TestWatcherRecordsChangesInTheLog(t *testing.T) {
 func watchAndFollow(t *testing.T, b *bus.Bus, path string, interval time.Duration) (*registry.Watcher, *registry.Follower, *registry.SigningKey) {
 	t.Helper()
 	key := mustKey(t)
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Interval: interval, JS: b.JS, Stream: bus.StreamName, Key: key})
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Interval: interval, JS: b.JS, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := registry.Follow(context.Background(), registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
+	f, err := registry.Follow(context.Background(), registry.FollowConfig{JS: b.JS, Trust: key.Trust()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func forged(t *testing.T) *events.Event {
 // lastChange returns the last RegistryChanged on the subject.
 func lastChange(t *testing.T, b *bus.Bus) (uint64, *events.RegistryChanged) {
 	t.Helper()
-	s, err := b.JS.Stream(context.Background(), bus.StreamName)
+	s, err := b.JS.Stream(context.Background(), registry.SubjectStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestForgedRegistryIsOverriddenByTheFile(t *testing.T) {
 
 	// A replay of the first (older) signed change: stale for everyone, and
 	// the file is recorded after it again.
-	s, _ := b.JS.Stream(ctx, bus.StreamName)
+	s, _ := b.JS.Stream(ctx, registry.SubjectStream)
 	old, err := s.GetMsg(ctx, firstSeq)
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestForgedRegistryIsOverriddenByTheFile(t *testing.T) {
 
 	// A late follower finds the registry in force, not the last event.
 	publishRaw(t, b, forged(t))
-	g, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
+	g, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: key.Trust()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,11 +345,11 @@ func TestFollowerTrust(t *testing.T) {
 	defer cancel()
 	key := mustKey(t)
 	ra := mustParse(t, `tools: [{name: a}]`)
-	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key}, ra); err != nil {
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key}, ra); err != nil {
 		t.Fatal(err)
 	}
 	for _, trust := range []*registry.Trust{nil, registry.NewTrust(), mustKey(t).Trust()} {
-		f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: trust})
+		f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: trust})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func TestFollowerTrust(t *testing.T) {
 	newer.Digest = digestOf(newer.Spec)
 	registry.SignRaw(key, newer)
 	publishRaw(t, b, &events.Event{ID: "v2", Tenant: events.SystemTenant, Body: newer})
-	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: key.Trust()})
+	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: key.Trust()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,6 @@ type Response struct {
 	LastSeq  uint64 `msgpack:"ls" json:"last_seq"`
 	FirstAt  int64  `msgpack:"fa" json:"first_at"`
 	LastAt   int64  `msgpack:"la" json:"last_at"`
-	// Outcome is the assembler's verdict, once it has given one.
-	Outcome string `msgpack:"o,omitempty" json:"outcome,omitempty"`
-	Calls   int    `msgpack:"nc,omitempty" json:"calls,omitempty"`
 }
 
 // Projection indexes responses.
@@ -39,7 +36,9 @@ type Projection struct{}
 func (Projection) Name() string { return Name }
 
 // Subjects implements projector.Projection.
-func (Projection) Subjects() []string { return []string{"ts.model.>", "ts.resp.>"} }
+// The projection reads the model events only (TS_MODEL); the assembler's
+// verdict on a response, ResponseOutcome, lives with the outcomes (TS_OUT).
+func (Projection) Subjects() []string { return []string{"ts.model.>"} }
 
 func key(tenant, id string) ([]byte, error) { return projector.TenantKey(tenant, "r", id) }
 
@@ -80,9 +79,6 @@ func (Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) e
 		r.Status, r.Reason = "incomplete", string(b.Reason)
 	case *events.ResponseFailed:
 		r.Status, r.Reason = "failed", b.Code
-	case *events.ResponseOutcome:
-		r.Events-- // the assembler's verdict is not a model event
-		r.Outcome, r.Calls = string(b.Status), b.Calls
 	}
 	v, err := msgpack.Marshal(&r)
 	if err != nil {

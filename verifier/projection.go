@@ -20,9 +20,6 @@ type ProjectionConfig struct {
 	Checker       *Checker          // nil: NewChecker(CheckerConfig{})
 	DefaultPolicy Policy            // "" = annotate
 	Policies      map[string]Policy // per tenant
-	// TextBytesMax bounds the answer text kept per response; longer answers
-	// are verified on their first TextBytesMax bytes. Default 256 KiB.
-	TextBytesMax int
 }
 
 // Projection keeps tool results as evidence and verifies final answers.
@@ -50,9 +47,6 @@ func NewProjection(cfg ProjectionConfig) *Projection {
 	if cfg.DefaultPolicy == "" {
 		cfg.DefaultPolicy = PolicyAnnotate
 	}
-	if cfg.TextBytesMax <= 0 {
-		cfg.TextBytesMax = 256 << 10
-	}
 	return &Projection{cfg: cfg}
 }
 
@@ -60,8 +54,12 @@ func NewProjection(cfg ProjectionConfig) *Projection {
 func (*Projection) Name() string { return Name }
 
 // Subjects implements projector.Projection.
+// The verifier reads the outcomes (TS_OUT): results are the evidence; a
+// response's outcome carries its display text when it called no tool (the
+// assembler keeps it), and that text is a final answer, as is an
+// AnswerSubmitted.
 func (*Projection) Subjects() []string {
-	return []string{"ts.result.>", "ts.model.>", "ts.answer.>"}
+	return []string{"ts.result.>", "ts.resp.>", "ts.answer.>"}
 }
 
 type evidenceRow struct {
@@ -69,12 +67,6 @@ type evidenceRow struct {
 	Name    string `msgpack:"n"`
 	Version int    `msgpack:"v,omitempty"`
 	Result  []byte `msgpack:"r"`
-}
-
-type answerRow struct {
-	Scope    string `msgpack:"s"`
-	HasCalls bool   `msgpack:"hc,omitempty"`
-	Bytes    int    `msgpack:"b"`
 }
 
 // Verified is the stored verdict on one answer.
@@ -119,53 +111,11 @@ func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg
 			return err
 		}
 		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result})
-	case *events.TextDelta:
-		if ev.Response == "" {
-			return nil
+	case *events.ResponseOutcome:
+		if b.Status != events.StatusCompleted || b.Calls > 0 || strings.TrimSpace(b.Text) == "" {
+			return nil // not a final answer
 		}
-		ar, key, err := p.answer(tx, ev)
-		if err != nil {
-			return err
-		}
-		if ar.Bytes >= p.cfg.TextBytesMax {
-			return nil
-		}
-		text := b.Text
-		if ar.Bytes+len(text) > p.cfg.TextBytesMax {
-			text = text[:p.cfg.TextBytesMax-ar.Bytes]
-		}
-		ar.Bytes += len(text)
-		prefix, _ := projector.TenantKey(ev.Tenant, "tx", ev.Response, "")
-		if err := tx.Set(seqSuffix(prefix, m.Seq), []byte(text)); err != nil {
-			return err
-		}
-		return put(tx, key, ar)
-	case *events.OutputItemAdded:
-		if b.Type != events.ItemFunctionCall || ev.Response == "" {
-			return nil
-		}
-		ar, key, err := p.answer(tx, ev)
-		if err != nil || ar.HasCalls {
-			return err
-		}
-		ar.HasCalls = true
-		return put(tx, key, ar)
-	case *events.ResponseCompleted, *events.ResponseIncomplete, *events.ResponseFailed:
-		ar, key, err := p.answer(tx, ev)
-		if err != nil {
-			return err
-		}
-		text, err := takeText(tx, ev.Tenant, ev.Response)
-		if err != nil {
-			return err
-		}
-		if err := tx.Delete(key); err != nil {
-			return err
-		}
-		if _, ok := b.(*events.ResponseCompleted); !ok || ar.HasCalls || strings.TrimSpace(text) == "" {
-			return nil
-		}
-		return p.verify(tx, ev, ar.Scope, text)
+		return p.verify(tx, ev, scopeOf(ev), b.Text)
 	case *events.AnswerSubmitted:
 		if ev.Response == "" {
 			return fmt.Errorf("%w: answer without response id", events.ErrMissingField)
@@ -175,39 +125,6 @@ func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg
 		return p.judged(tx, ev, b)
 	}
 	return nil
-}
-
-func (p *Projection) answer(tx *projector.Tx, ev *events.Event) (*answerRow, []byte, error) {
-	key, err := projector.TenantKey(ev.Tenant, "ar", ev.Response)
-	if err != nil {
-		return nil, nil, err
-	}
-	ar := &answerRow{Scope: scopeOf(ev)}
-	if _, err := get(tx, key, ar); err != nil {
-		return nil, nil, err
-	}
-	return ar, key, nil
-}
-
-// takeText returns a response's answer text and deletes its rows.
-func takeText(tx *projector.Tx, tenant, resp string) (string, error) {
-	prefix, err := projector.TenantKey(tenant, "tx", resp, "")
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	var keys [][]byte
-	err = tx.Scan(prefix, func(k, v []byte) error {
-		b.Write(v)
-		keys = append(keys, append([]byte(nil), k...))
-		return nil
-	})
-	for _, k := range keys {
-		if err := tx.Delete(k); err != nil {
-			return "", err
-		}
-	}
-	return b.String(), err
 }
 
 // Evidences returns the evidence in scope for an answer, oldest first.

@@ -127,7 +127,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 		if err != nil {
 			return nil, err
 		}
-		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Stream: bus.StreamName, Key: key, Source: o.tools}, reg); err != nil {
+		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key, Source: o.tools}, reg); err != nil {
 			return nil, err
 		}
 	}

@@ -97,12 +97,13 @@ func orReason(r string) string {
 	return " (" + r + ")"
 }
 
-// watch prints every event on subjects from the start of the log; without
-// follow it stops at the last one there now.
+// watch prints every event on subjects from the start of the log, stream by
+// stream; with follow it then follows every stream at once (each stream's
+// order holds, the streams interleave as events arrive).
 func watch(ctx context.Context, b *bus.Bus, subjects []string, follow bool, fn func(*events.Event) error) error {
-	return b.Read(ctx, logread.Config{Subjects: subjects, Follow: follow}, func(batch []*logread.Msg) error {
+	return b.ReadAcross(ctx, logread.Config{Subjects: subjects, Follow: follow}, false, func(_ string, batch []*logread.Msg) error {
 		for _, m := range batch {
-			ev, err := events.Decode(m.Data)
+			ev, err := events.DecodeAt(m.Subject, m.Data)
 			if err != nil {
 				continue // not ours to judge here; the projections record it
 			}

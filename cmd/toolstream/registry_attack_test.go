@@ -92,7 +92,7 @@ func startRegistryRig(t *testing.T) *registryRig {
 	if r.asm, err = n.Start(ctx, p, nil); err != nil {
 		t.Fatal(err)
 	}
-	if r.follower, err = registry.Follow(ctx, registry.FollowConfig{JS: r.b.JS, Stream: bus.StreamName, Trust: r.d.trust, Logger: log}); err != nil {
+	if r.follower, err = registry.Follow(ctx, registry.FollowConfig{JS: r.b.JS, Trust: r.d.trust, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.follower.Stop)
@@ -107,7 +107,7 @@ func startRegistryRig(t *testing.T) *registryRig {
 		r.ran <- c.Name
 		return json.RawMessage(`{"qty":1}`), nil
 	})
-	ex, err := executor.New(executor.Config{JS: r.b.JS, Stream: bus.StreamName, Registry: r.follower.Current, Logger: log,
+	ex, err := executor.New(executor.Config{JS: r.b.JS, Registry: r.follower.Current, Logger: log,
 		Tools: map[string]executor.Tool{"stock.get": stock}})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func (r *registryRig) direct(tenant, tool string) *events.Event {
 // lastChange is the last event on the registry subject.
 func (r *registryRig) lastChange() (uint64, *events.RegistryChanged) {
 	r.t.Helper()
-	s, err := r.b.JS.Stream(r.ctx, bus.StreamName)
+	s, err := r.b.JS.Stream(r.ctx, registry.SubjectStream)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestAttackForgedRegistry(t *testing.T) {
 func TestAttackReplayedRegistry(t *testing.T) {
 	r := startRegistryRig(t)
 	firstSeq, _ := r.lastChange()
-	s, err := r.b.JS.Stream(r.ctx, bus.StreamName)
+	s, err := r.b.JS.Stream(r.ctx, registry.SubjectStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestAttackReplayedRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rebuilt, err := projector.Replay(r.ctx, projector.Config{JS: r.b.JS, Stream: bus.StreamName, Dir: filepath.Join(t.TempDir(), "replay")}, p, live.Seq)
+	rebuilt, err := projector.Replay(r.ctx, projector.Config{JS: r.b.JS, Dir: filepath.Join(t.TempDir(), "replay")}, p, live.Seq)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/nats-io/nuid"
+	"github.com/toolstream/toolstream/events"
 	"io"
 	"log/slog"
 	"os"
@@ -80,7 +81,12 @@ is a terminal; otherwise a plain line is printed every second.`,
 			if d.trust, err = g.registryTrust(log, nil); err != nil {
 				return err
 			}
-			if _, err := newProjection(name, d); err != nil {
+			p, err := newProjection(name, d)
+			if err != nil {
+				return err
+			}
+			stream, err := events.StreamOfAll(p.Subjects())
+			if err != nil {
 				return err
 			}
 			if into == "" {
@@ -93,7 +99,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 			} else if entries, err := os.ReadDir(into); err == nil && len(entries) > 0 {
 				return fmt.Errorf("--into %s: not empty", into)
 			}
-			rp := &replayer{g: g, d: d, b: b, name: name, dir: into, log: log, progress: progress}
+			rp := &replayer{g: g, d: d, b: b, name: name, stream: stream, dir: into, log: log, progress: progress}
 			switch {
 			case diff:
 				return rp.diff(ctx, diffMax)
@@ -123,6 +129,7 @@ type replayer struct {
 	b        *bus.Bus
 	log      *slog.Logger
 	name     string
+	stream   string // the stream of the log the projection reads
 	dir      string
 	progress string
 }
@@ -136,11 +143,11 @@ func (rp *replayer) asOf(ctx context.Context, until string, dump bool) error {
 		live, err := rp.liveDigest(ctx)
 		if err == nil {
 			target = live.Seq
-		} else if target, err = rp.b.LastSeq(ctx); err != nil {
+		} else if target, err = rp.b.LastSeq(ctx, rp.stream); err != nil {
 			return err
 		}
 	default:
-		seq, err := parseUntil(ctx, rp.b, until)
+		seq, err := parseUntil(ctx, rp.b, rp.stream, until)
 		if err != nil {
 			return err
 		}
@@ -202,7 +209,7 @@ func (rp *replayer) liveDigest(ctx context.Context) (projector.Digest, error) {
 // the view's checkpoint, so a rebuild may be extended) with the relay off,
 // and returns the view's digest at seq.
 func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, error) {
-	last, err := rp.b.LastSeq(ctx)
+	last, err := rp.b.LastSeq(ctx, rp.stream)
 	if err != nil {
 		return projector.Digest{}, err
 	}
@@ -214,7 +221,7 @@ func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, 
 		return projector.Digest{}, err
 	}
 	bar := newReplayProgress(rp.g.stderr, rp.progress, rp.name, seq)
-	r, err := projector.New(projector.Config{JS: rp.b.JS, Stream: bus.StreamName, Dir: rp.dir, Logger: rp.log,
+	r, err := projector.New(projector.Config{JS: rp.b.JS, Dir: rp.dir, Logger: rp.log,
 		NoRelay: true, DiscardEmits: true, Ephemeral: true, UntilSeq: seq, Progress: bar.set}, p)
 	if err != nil {
 		return projector.Digest{}, err
@@ -242,9 +249,10 @@ func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, 
 	return dg, nil
 }
 
-// parseUntil resolves --until: a stream sequence, or an RFC 3339 time (the
-// last sequence whose stream timestamp is at or before it; 0 when none).
-func parseUntil(ctx context.Context, b *bus.Bus, s string) (uint64, error) {
+// parseUntil resolves --until: a sequence of stream, or an RFC 3339 time
+// (the last sequence whose stream timestamp is at or before it; 0 when
+// none).
+func parseUntil(ctx context.Context, b *bus.Bus, stream, s string) (uint64, error) {
 	if seq, err := strconv.ParseUint(s, 10, 64); err == nil {
 		return seq, nil
 	}
@@ -252,14 +260,14 @@ func parseUntil(ctx context.Context, b *bus.Bus, s string) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("--until %q: want a stream sequence or an RFC 3339 time", s)
 	}
-	return seqAtTime(ctx, b, t)
+	return seqAtTime(ctx, b.Stream(stream), t)
 }
 
 // seqAtTime binary-searches the log for the last message stored at or
 // before t. Stream timestamps grow with the sequence; gaps (deleted
 // messages) are stepped over by asking for the next stored message.
-func seqAtTime(ctx context.Context, b *bus.Bus, t time.Time) (uint64, error) {
-	info, err := b.Stream.Info(ctx)
+func seqAtTime(ctx context.Context, s jetstream.Stream, t time.Time) (uint64, error) {
+	info, err := s.Info(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -267,7 +275,7 @@ func seqAtTime(ctx context.Context, b *bus.Bus, t time.Time) (uint64, error) {
 	var found uint64
 	for lo <= hi && hi > 0 {
 		mid := lo + (hi-lo)/2
-		m, err := b.Stream.GetMsg(ctx, mid, jetstream.WithGetMsgSubject(">"))
+		m, err := s.GetMsg(ctx, mid, jetstream.WithGetMsgSubject(">"))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			hi = mid - 1
 			continue

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolstream/toolstream/logread"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/auth"
@@ -41,39 +41,30 @@ type stored struct {
 	ev  *events.Event
 }
 
-// allMessages reads the whole log with its stream timestamps: the
-// independent answer seqAtTime is checked against.
-func allMessages(t *testing.T, b *bus.Bus) []stored {
+// allMessages reads a whole stream of the log with its stream timestamps:
+// the independent answer seqAtTime is checked against.
+func allMessages(t *testing.T, b *bus.Bus, stream string) []stored {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	last, err := b.LastSeq(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := b.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []stored
-	for {
-		m, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
-		if err != nil {
-			t.Fatal(err)
+	err := b.Read(ctx, logread.Config{Stream: stream}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			ev, _ := events.Decode(m.Data)
+			out = append(out, stored{m.Seq, time.Unix(0, m.Time), ev})
 		}
-		md, _ := m.Metadata()
-		ev, _ := events.Decode(m.Data())
-		out = append(out, stored{md.Sequence.Stream, md.Timestamp, ev})
-		if md.Sequence.Stream >= last {
-			return out
-		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 func TestReplayUntil(t *testing.T) {
 	d := startDemoLog(t)
 	ctx := context.Background()
-	msgs := allMessages(t, d.b)
+	msgs := allMessages(t, d.b, events.StreamOut) // the verifier's stream
 
 	// --until TIME: the binary search agrees with a linear scan everywhere.
 	expect := func(at time.Time) uint64 {
@@ -90,7 +81,7 @@ func TestReplayUntil(t *testing.T) {
 		probes = append(probes, msgs[i].at, msgs[i].at.Add(-time.Nanosecond), msgs[i].at.Add(time.Nanosecond))
 	}
 	for _, at := range probes {
-		got, err := seqAtTime(ctx, d.b, at)
+		got, err := seqAtTime(ctx, d.b.Stream(events.StreamOut), at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,10 +182,6 @@ func TestReplayDiff(t *testing.T) {
 	// A running serve: the live views come from tsv.dump, page by page.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	last, err := d.b.LastSeq(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	runners := map[string]*projector.Runner{}
 	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
 		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, trust: d.trust})
@@ -202,6 +189,10 @@ func TestReplayDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, err := d.n.Start(ctx, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, err := d.b.LastSeq(ctx, r.Stream())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,7 +123,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		if err != nil {
 			return err
 		}
-		r, err := projector.New(projector.Config{JS: b.JS, Stream: bus.StreamName, Dir: g.viewDir(name), Logger: log}, p)
+		r, err := projector.New(projector.Config{JS: b.JS, Dir: g.viewDir(name), Logger: log}, p)
 		if err != nil {
 			return err
 		}
@@ -139,12 +139,12 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	}
 	var ex *executor.Executor
 	if want["executor"] {
-		follower, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Stream: bus.StreamName, Trust: d.trust, Logger: log})
+		follower, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: d.trust, Logger: log})
 		if err != nil {
 			return err
 		}
 		defer follower.Stop()
-		ex, err = executor.New(executor.Config{JS: b.JS, Stream: bus.StreamName, Registry: follower.Current, Logger: log, Replicas: b.Replicas()})
+		ex, err = executor.New(executor.Config{JS: b.JS, Registry: follower.Current, Logger: log, Replicas: b.Replicas()})
 		if err != nil {
 			return err
 		}
@@ -209,7 +209,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 // the log differs (a forged or replayed change, a change that aged out);
 // every assembler and executor picks it up from the log without a restart.
 func followTools(ctx context.Context, b *bus.Bus, log *slog.Logger, path string, key *registry.SigningKey, trust *registry.Trust) error {
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, JS: b.JS, Stream: bus.StreamName, Key: key, Trust: trust})
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, JS: b.JS, Key: key, Trust: trust})
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,6 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 	if every <= 0 {
 		return
 	}
-	subj, _ := events.ControlSubject(events.SystemTenant, "clock")
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -240,9 +239,11 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 			return
 		case now := <-t.C:
 			at := now.Truncate(every).UnixNano()
-			_, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("tick:%d", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
-			if err != nil && !errors.Is(err, context.Canceled) {
-				log.Warn("tick not published", "err", err)
+			for _, subj := range events.ClockSubjects { // one tick in each stream that decides by time
+				_, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("tick:%d", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
+				if err != nil && !errors.Is(err, context.Canceled) {
+					log.Warn("tick not published", "subject", subj, "err", err)
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolstream/toolstream/logread"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
@@ -86,18 +86,16 @@ func TestServePartitions(t *testing.T) {
 		t.Fatalf("publish: %v\n%s%s", err, out.String(), errOut.String())
 	}
 	subjects := func(filter string) []string {
-		c, err := admin.JS.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
-		if err != nil {
+		var out []string
+		if err := admin.Read(ctx, logread.Config{Filter: filter}, func(batch []*logread.Msg) error {
+			for _, m := range batch {
+				out = append(out, m.Subject)
+			}
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for {
-			m, err := c.Next(jetstream.FetchMaxWait(200 * time.Millisecond))
-			if err != nil {
-				return out // no more within the wait
-			}
-			out = append(out, m.Subject())
-		}
+		return out
 	}
 	waitFor("the completed call", func() bool { return len(subjects("ts.call.>")) == 1 })
 	model := subjects("ts.model.>")

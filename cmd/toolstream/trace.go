@@ -84,15 +84,23 @@ type logEntry struct {
 // sequences and stream timestamps. Messages that do not decode are skipped.
 func readEntries(ctx context.Context, b *bus.Bus, subjects []string) ([]logEntry, error) {
 	var out []logEntry
-	err := b.Read(ctx, logread.Config{Subjects: subjects}, func(batch []*logread.Msg) error {
-		for _, m := range batch {
-			if ev, err := events.Decode(m.Data); err == nil {
-				out = append(out, logEntry{Seq: m.Seq, Stored: time.Unix(0, m.Time).UTC(), Subject: m.Subject, Ev: ev})
+	for _, subj := range subjects { // each a filter the server applies
+		err := b.Read(ctx, logread.Config{Filter: subj}, func(batch []*logread.Msg) error {
+			for _, m := range batch {
+				if ev, err := events.DecodeAt(m.Subject, m.Data); err == nil {
+					out = append(out, logEntry{Seq: m.Seq, Stored: time.Unix(0, m.Time).UTC(), Subject: m.Subject, Ev: ev})
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	return out, err
+	}
+	// The subjects may lie in several streams: their stream timestamps
+	// order them (one stream's sequence order is its timestamps' order).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Stored.Before(out[j].Stored) })
+	return out, nil
 }
 
 // TraceStep is one event of a call's lineage.
@@ -287,7 +295,7 @@ func traceCall(ctx context.Context, b *bus.Bus, tenant, id, response string) (*C
 		}
 		st.What += fmt.Sprintf("; built from %d deltas, %d bytes, model seq %d–%d", from.Deltas, from.Bytes, from.FirstSeq, from.LastSeq)
 		for i := range steps {
-			if steps[i].Seq > decision.Seq && steps[i].Stage == "model" {
+			if steps[i].Stored.After(decision.Stored) && steps[i].Stage == "model" {
 				steps[i].What += " (after the decision: changes nothing)"
 			}
 		}
@@ -351,7 +359,9 @@ func traceCall(ctx context.Context, b *bus.Bus, tenant, id, response string) (*C
 			}
 		}
 	}
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Seq < steps[j].Seq })
+	// Steps come from several streams of the log: their stream timestamps
+	// order them.
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Stored.Before(steps[j].Stored) })
 	tr.Steps = steps
 	tr.Timings = traceTimings(steps)
 	return tr, nil

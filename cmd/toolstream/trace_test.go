@@ -61,7 +61,7 @@ func startDemoLog(t *testing.T) *demoLog {
 		t.Fatal(err)
 	}
 	d.trust = key.Trust()
-	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: d.b.JS, Stream: bus.StreamName, Key: key, Source: "tools.yaml"}, reg); err != nil {
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: d.b.JS, Key: key, Source: "tools.yaml"}, reg); err != nil {
 		t.Fatal(err)
 	}
 	d.n = node.New(d.b, filepath.Join(dir, "views"), nil)
@@ -85,7 +85,7 @@ func startDemoLog(t *testing.T) *demoLog {
 			return json.RawMessage(result), nil
 		})
 	}
-	ex, err := executor.New(executor.Config{JS: d.b.JS, Stream: bus.StreamName, Registry: func() *registry.Registry { return reg },
+	ex, err := executor.New(executor.Config{JS: d.b.JS, Registry: func() *registry.Registry { return reg },
 		Heartbeat: 250 * time.Millisecond, ExecutorID: "test-executor", Tools: map[string]executor.Tool{
 			"inventory.get":  tool(`{"sku":"A1","name":"商品 A","available":12,"warehouse":"Shanghai"}`),
 			"shipping.quote": tool(""),
@@ -164,11 +164,11 @@ func (d *demoLog) publish(t *testing.T, ctx context.Context, file, format string
 func (d *demoLog) settle(t *testing.T, ctx context.Context) {
 	t.Helper()
 	for range 3 {
-		last, err := d.b.LastSeq(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, r := range d.n.Runners() {
+			last, err := d.b.LastSeq(ctx, r.Stream())
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := r.WaitFor(ctx, last); err != nil {
 				t.Fatal(err)
 			}
@@ -223,8 +223,8 @@ func TestTraceDemoCalls(t *testing.T) {
 	if strings.Join(stages, ",") != strings.Join(wantStages, ",") {
 		t.Errorf("stages %v, want %v", stages, wantStages)
 	}
-	for i := 1; i < len(tr.Steps); i++ {
-		if tr.Steps[i].Seq <= tr.Steps[i-1].Seq {
+	for i := 1; i < len(tr.Steps); i++ { // several streams: their times order the steps
+		if tr.Steps[i].Stored.Before(tr.Steps[i-1].Stored) {
 			t.Errorf("steps out of log order at %d", i)
 		}
 	}
