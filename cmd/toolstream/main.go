@@ -24,23 +24,24 @@ import (
 
 // globals are the flags every command shares.
 type globals struct {
-	data       string
-	listen     string
-	natsURL    string
-	sync       string
-	replicas   int
-	partitions int
-	logFormat  string
-	logLevel   string
-	creds      string
-	user       string
-	password   string
-	tlsCert    string
-	tlsKey     string
-	tlsCA      string
-	plaintext  bool
-	stderr     io.Writer
-	stdout     io.Writer
+	data         string
+	listen       string
+	natsURL      string
+	sync         string
+	replicas     int
+	partitions   int
+	logFormat    string
+	logLevel     string
+	creds        string
+	user         string
+	password     string
+	tlsCert      string
+	tlsKey       string
+	tlsCA        string
+	plaintext    bool
+	rawRetention time.Duration
+	stderr       io.Writer
+	stdout       io.Writer
 
 	registryKeyFile, registryTrustFiles string // registrykeys.go
 }
@@ -93,6 +94,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.StringVar(&g.listen, "listen", "127.0.0.1:4222", "client address of the embedded NATS server")
 	pf.StringVar(&g.natsURL, "nats-url", "", "use this NATS server or cluster (comma-separated URLs) instead of the embedded one")
 	pf.StringVar(&g.sync, "sync", "", `embedded server flush policy: "" (every 2 minutes, the server default), "always", or a duration`)
+	pf.DurationVar(&g.rawRetention, "raw-retention", 24*time.Hour, "how long the log keeps raw provider events (plaintext) in TS_IN, long enough for ingest to read them")
 	pf.IntVar(&g.replicas, "replicas", 0, "stream replicas (0: 1 embedded, 3 on a cluster of 3 or more)")
 	pf.IntVar(&g.partitions, "partitions", 0, fmt.Sprintf("model subject partitions, one active assembler each (0: keep the log's setting, none on a new log; at most %d)", bus.PartitionsMax))
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
@@ -163,18 +165,29 @@ func (g *globals) natsOptions() ([]nats.Option, error) {
 // authDir holds the installation's NATS security material.
 func (g *globals) authDir() string { return filepath.Join(g.data, "auth") }
 
+// busConfig is the bus the flags describe: with url "" the embedded
+// server on dataDir at listen, else the server at url as the identity the
+// flags name.
+func (g *globals) busConfig(log *slog.Logger, dataDir, listen, url string) (bus.Config, error) {
+	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
+		Partitions: g.partitions, RawRetention: g.rawRetention, Logger: log, Name: "toolstream",
+		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
+	if url != "" {
+		opts, err := g.natsOptions()
+		if err != nil {
+			return bus.Config{}, err
+		}
+		cfg.Options = opts
+	}
+	return cfg, nil
+}
+
 // openEmbedded starts the embedded server (serve, one-shot commands), or
 // with --nats-url connects to that server as the flags say.
 func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, listen string) (*bus.Bus, error) {
-	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: g.natsURL, Sync: g.sync,
-		Replicas: g.replicas, Partitions: g.partitions, Logger: log, Name: "toolstream",
-		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
-	if g.natsURL != "" {
-		opts, err := g.natsOptions()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Options = opts
+	cfg, err := g.busConfig(log, dataDir, listen, g.natsURL)
+	if err != nil {
+		return nil, err
 	}
 	return bus.Open(ctx, cfg)
 }
@@ -188,35 +201,34 @@ func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, erro
 }
 
 // connectAs is connect; with connectOnly it does not look at the log's
-// stream (a producer's identity may only publish).
+// streams (a producer's identity may only publish).
 func (g *globals) connectAs(ctx context.Context, log *slog.Logger, connectOnly bool) (*bus.Bus, error) {
-	if g.natsURL != "" {
+	url := g.natsURL
+	if url == "" {
 		opts, err := g.natsOptions()
 		if err != nil {
 			return nil, err
 		}
-		return bus.Open(ctx, bus.Config{NATSURL: g.natsURL, Logger: log, Options: opts, Replicas: g.replicas,
-			Partitions: g.partitions, Name: "toolstream", ConnectOnly: connectOnly})
+		url = "nats://" + g.listen
+		if g.tlsCA != "" {
+			url = "tls://" + g.listen
+		}
+		nc, err := nats.Connect(url, append(opts, nats.Timeout(500*time.Millisecond))...)
+		switch {
+		case errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked):
+			return nil, fmt.Errorf("the server at %s refused this command's identity (%w): run it with the --data of that serve, "+
+				"or give --creds (toolstream creds ROLE --out FILE)", g.listen, err)
+		case err != nil:
+			return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1") // no server: work offline
+		}
+		nc.Close()
 	}
-	opts, err := g.natsOptions()
+	cfg, err := g.busConfig(log, "", "", url)
 	if err != nil {
 		return nil, err
 	}
-	scheme := "nats://"
-	if g.tlsCA != "" {
-		scheme = "tls://"
-	}
-	url := scheme + g.listen
-	nc, err := nats.Connect(url, append(opts, nats.Timeout(500*time.Millisecond))...)
-	switch {
-	case err == nil:
-		nc.Close()
-		return bus.Open(ctx, bus.Config{NATSURL: url, Logger: log, Options: opts, Replicas: g.replicas, Partitions: g.partitions, ConnectOnly: connectOnly})
-	case errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked):
-		return nil, fmt.Errorf("the server at %s refused this command's identity (%w): run it with the --data of that serve, "+
-			"or give --creds (toolstream creds ROLE --out FILE)", g.listen, err)
-	}
-	return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
+	cfg.ConnectOnly = connectOnly
+	return bus.Open(ctx, cfg)
 }
 
 // connectTenant checks a --tenant flag and connects: every tenant-scoped
