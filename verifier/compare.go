@@ -135,7 +135,7 @@ var fastWords = map[string]bool{
 // speedSign returns -1 when the claim says fast/slow of a field that
 // measures speed (faster is then more), else 1.
 func (cx *claim) speedSign(l int32) int {
-	if !slices.Contains(cx.ix.leaves[l].own, "speed") && !slices.Contains(cx.ix.leaves[l].ctx, "speed") {
+	if !slices.Contains(cx.ix.leaves[l].own(), "speed") && !slices.Contains(cx.ix.leaves[l].ctx(), "speed") {
 		return 1
 	}
 	for _, w := range cx.words {
@@ -195,10 +195,10 @@ func (cx *claim) trend() fact {
 // column name.
 func (cx *claim) keyOf(l int32) string {
 	lf := &cx.ix.leaves[l]
-	if len(lf.own) == 1 && isAllDigits(lf.own[0]) {
-		return lf.own[0]
+	if len(lf.own()) == 1 && isAllDigits(lf.own()[0]) {
+		return lf.own()[0]
 	}
-	k := lastToken(lf.ptr)
+	k := lastToken(lf.ptr())
 	if isAllDigits(k) && lf.node >= 0 && !cx.ix.nodes[lf.node].array {
 		return "" // a table cell under a column that is not a period
 	}

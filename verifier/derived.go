@@ -75,10 +75,10 @@ func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool
 		x := ix.leaves[a].num
 		for _, b := range pool[i+1:] {
 			y := ix.leaves[b].num
-			if !cx.scoped && len(targets) > 0 && !containsInt32(targets, a) && !containsInt32(targets, b) && lastToken(ix.leaves[a].ptr) != lastToken(ix.leaves[b].ptr) {
+			if !cx.scoped && len(targets) > 0 && !containsInt32(targets, a) && !containsInt32(targets, b) && lastToken(ix.leaves[a].ptr()) != lastToken(ix.leaves[b].ptr()) {
 				continue // combine what the claim names, or one field across subjects
 			}
-			if ix.leaves[a].ptr == ix.leaves[b].ptr && !(ix.leaves[a].text && ix.leaves[b].text) {
+			if ix.leaves[a].ptr() == ix.leaves[b].ptr() && !(ix.leaves[a].text && ix.leaves[b].text) {
 				continue // a value and its scaled copy
 			}
 			if !pct || m.unit == nil {
@@ -159,7 +159,7 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 		if ix.leaves[l].kind == kindNum {
 			add(l)
 		}
-		for _, t := range ix.textOf[l] { // "14.3亿元" named whole
+		for _, t := range ix.textOf(l) { // "14.3亿元" named whole
 			if ix.leaves[t].kind == kindNum {
 				add(t)
 			}
@@ -177,7 +177,7 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 	concepts := cx.numberConcepts(m)
 	ratio := m.unit != nil && m.unit.dim == dimPercent
 	for _, c := range concepts {
-		for _, l := range ix.byConcept[c] {
+		for _, l := range ix.concept(c) {
 			if len(pool) >= limit {
 				break
 			}
@@ -242,7 +242,7 @@ func (ix *index) membersNamed(n int32, word string) bool {
 func (cx *claim) siblingsOf(t int32) []int32 {
 	ix := cx.ix
 	lf := &ix.leaves[t]
-	key := lastToken(lf.ptr)
+	key := lastToken(lf.ptr())
 	var out []int32
 	for _, cl := range ix.colls {
 		in := false
@@ -257,7 +257,7 @@ func (cx *claim) siblingsOf(t int32) []int32 {
 		for _, mb := range cl.members {
 			nd := &ix.nodes[mb]
 			for l := nd.leafLo; l < nd.leafHi; l++ {
-				if o := &ix.leaves[l]; l != t && o.kind == kindNum && !o.text && o.scaled == lf.scaled && lastToken(o.ptr) == key {
+				if o := &ix.leaves[l]; l != t && o.kind == kindNum && !o.text && o.scaled == lf.scaled && lastToken(o.ptr()) == key {
 					out = append(out, l)
 				}
 			}
@@ -282,7 +282,7 @@ func groupByField(ix *index, pool []int32) [][]int32 {
 	var keys []string
 	by := map[string][]int32{}
 	for _, l := range pool {
-		p := ix.leaves[l].ptr
+		p := ix.leaves[l].ptr()
 		k := p[strings.LastIndexByte(p, '/')+1:]
 		if _, err := strconv.Atoi(k); err == nil {
 			k = "#" // array elements

@@ -18,7 +18,7 @@ func signedChange(lf *leaf) bool {
 	if lf.kind != kindNum || lf.text {
 		return false
 	}
-	k := strings.ToLower(lastToken(lf.ptr))
+	k := strings.ToLower(lastToken(lf.ptr()))
 	for _, p := range changeKeyParts {
 		if strings.Contains(k, p) {
 			return true
@@ -54,7 +54,7 @@ func (cx *claim) checkDirection(f fact) fact {
 		return f
 	}
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(l)}, leaves: []int32{l},
-		reason: "the evidence moves the other way: " + lf.raw + " at " + lf.ptr}
+		reason: "the evidence moves the other way: " + lf.raw() + " at " + lf.ptr()}
 }
 
 // directionFact checks a movement claimed without a number (美元中间价小幅
@@ -82,11 +82,11 @@ func (cx *claim) directionFact() fact {
 	lf := &cx.ix.leaves[found]
 	if lf.num == 0 {
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(found)}, leaves: []int32{found},
-			reason: "the evidence has no change at " + lf.ptr}
+			reason: "the evidence has no change at " + lf.ptr()}
 	}
 	if (lf.num > 0) == (d > 0) {
 		return supported(cx.ix, "moves the way the evidence does", found)
 	}
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(found)}, leaves: []int32{found},
-		reason: "the evidence moves the other way: " + lf.raw + " at " + lf.ptr}
+		reason: "the evidence moves the other way: " + lf.raw() + " at " + lf.ptr()}
 }

@@ -29,7 +29,7 @@ func (cx *claim) boolFacts() []fact {
 			}
 		}
 		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first)}, negUsed: true,
-			reason: "polarity differs: evidence says " + ix.leaves[first].raw + " at " + ix.leaves[first].ptr}}
+			reason: "polarity differs: evidence says " + ix.leaves[first].raw() + " at " + ix.leaves[first].ptr()}}
 	}
 	if !cx.hasConcept("stock") {
 		return cx.emptiness(positive)
@@ -46,7 +46,7 @@ func (cx *claim) boolFacts() []fact {
 	}
 	if len(ts) > 0 {
 		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(ts[0])}, negUsed: true,
-			reason: "availability differs: stock is " + ix.leaves[ts[0]].raw}}
+			reason: "availability differs: stock is " + ix.leaves[ts[0]].raw()}}
 	}
 	return cx.emptiness(positive)
 }
@@ -121,7 +121,7 @@ func (cx *claim) categoryFacts() []fact {
 				if future && c.class == "order" {
 					continue
 				}
-				for _, e := range lf.cat {
+				for _, e := range lf.cat() {
 					if c.class != e.class {
 						continue
 					}
@@ -151,7 +151,7 @@ func (cx *claim) categoryFacts() []fact {
 		}
 		if first >= 0 {
 			out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first)}, negUsed: true,
-				reason: "status differs: evidence says " + ix.leaves[first].raw})
+				reason: "status differs: evidence says " + ix.leaves[first].raw()})
 			continue
 		}
 		if future && cm.cats[0].class == "order" {
@@ -172,7 +172,7 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 		if !cx.inScope(l) {
 			continue
 		}
-		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr)), " "))
+		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr())), " "))
 		named := false
 		for _, c := range cm.cats {
 			for _, k := range kc {
@@ -192,7 +192,7 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 		f.negUsed = true
 		return f, true
 	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)}, negUsed: true, reason: "status flag says " + lf.raw}, true
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)}, negUsed: true, reason: "status flag says " + lf.raw()}, true
 }
 
 // valueFacts checks the evidence values the claim names (a carrier, a
@@ -216,11 +216,11 @@ func (cx *claim) valueFacts() []fact {
 		}
 		f := fact{verdict: events.VerdictUnsupported, reason: "the value belongs to another subject"}
 		for _, l := range outside {
-			key := lastToken(ix.leaves[l].ptr)
+			key := lastToken(ix.leaves[l].ptr())
 			for _, s := range cx.scopeLeaves(func(lf *leaf) bool { return lf.kind == kindStr && !lf.subjKey }) {
-				if lastToken(ix.leaves[s].ptr) == key {
+				if lastToken(ix.leaves[s].ptr()) == key {
 					f = fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(s)},
-						reason: "evidence says " + ix.leaves[s].raw + " at " + ix.leaves[s].ptr}
+						reason: "evidence says " + ix.leaves[s].raw() + " at " + ix.leaves[s].ptr()}
 					break
 				}
 			}

@@ -42,32 +42,37 @@ type node struct {
 	length         int
 }
 
+// leaf is one value. Its strings, concept lists and categories are
+// numbers in its part's tables (t), so that a leaf holds one pointer and
+// a part's leaves are cheap to read back and to copy into an answer's
+// index; the methods ptr, raw, str, own, ctx, cat and unit read them.
 type leaf struct {
-	ev, node  int32
-	ptr       string
-	raw       string // JSON text of the value
-	kind      leafKind
+	t         *tables
 	num, hi   float64 // hi > num for a range written in a string ("3-5 days")
-	b         bool
-	str       string // normalised string value
-	unit      *unit
+	ev, node  int32
+	ptrID     uint32 // RFC 6901 pointer
+	rawID     uint32 // JSON text of the value
+	strID     uint32 // normalised string value
+	ownID     uint32 // concepts of the leaf's own key
+	ctxID     uint32 // concepts of the enclosing keys and, for numbers in text, nearby words
+	catID     uint32
+	kind      leafKind
+	unitID    uint8 // in unitTable
 	dim       dimension
-	own       []string // concepts of the leaf's own key
-	ctx       []string // concepts of the enclosing keys and, for numbers in text, nearby words
-	negKey    bool     // the key negates ("out_of_stock", "non_refundable")
-	hedge     bool     // an estimate: eta, forecast, expected, 预计
-	text      bool     // a number found inside a string value (or a key)
-	textShort bool     // … a string that is little more than the number
-	keyUp     bool     // the key says the value is a rise (增长, growth)
-	keyDown   bool     // … or a fall (下降, decline)
-	src       int32    // for a value found in a string: the string's leaf
-	textPos   int32    // … and where in it (runes)
-	scaled    bool     // a copy scaled by its key's magnitude (万元, millions)
-	subjKey   bool     // the field names its object (name, id, sku)
-	day       int32    // days since 1970-01-01 for dates
+	b         bool
+	negKey    bool  // the key negates ("out_of_stock", "non_refundable")
+	hedge     bool  // an estimate: eta, forecast, expected, 预计
+	text      bool  // a number found inside a string value (or a key)
+	textShort bool  // … a string that is little more than the number
+	keyUp     bool  // the key says the value is a rise (增长, growth)
+	keyDown   bool  // … or a fall (下降, decline)
+	src       int32 // for a value found in a string: the string's leaf
+	textPos   int32 // … and where in it (runes)
+	scaled    bool  // a copy scaled by its key's magnitude (万元, millions)
+	subjKey   bool  // the field names its object (name, id, sku)
+	day       int32 // days since 1970-01-01 for dates
 	hasDay    bool
 	minute    int16 // minute of day, -1 if none
-	cat       []catValue
 	// A day that depends on the answer's time is fixed when parts are
 	// joined (join): wday is a weekday value's weekday + 1 ({"day": "Mon"}),
 	// rel the rel-th date in the text of src (a date without a year).
@@ -88,28 +93,41 @@ type valEntry struct {
 	leaf int32
 }
 
+// index is the evidence an answer is checked against (made by join), or
+// one part while it is built (indexResult). Both have the nodes, leaves and
+// lists; a part being built also has its lookups as maps and its builder's
+// caches, an answer's index looks its parts up (lookup.go).
 type index struct {
-	ev        []Evidence
-	nodes     []node
-	leaves    []leaf
-	nums      []int32 // numeric leaves sorted by value
+	ev     []Evidence
+	nodes  []node
+	leaves []leaf
+	nums   []int32 // numeric leaves sorted by value
+	dates  []int32
+	bools  []int32
+	cats   []int32
+	colls  []coll
+	roots  []int32
+	arrays []int32
+	clocks []int32 // times of day without a date ("15:00")
+	sents  map[int32][]sentInfo
+
+	// A part being built.
+	t         *tables
 	byConcept map[string][]int32
 	byValue   map[string][]int32 // value-token concept -> string leaves
 	subjects  map[string][]subjEntry
+	named     map[string][]subjEntry // subjects its collections' members are named by (nameMembers)
 	values    map[string][]valEntry
-	dates     []int32
-	bools     []int32
-	cats      []int32
-	colls     []coll
-	roots     []int32
-	arrays    []int32
-	clocks    []int32           // times of day without a date ("15:00")
-	textOf    map[int32][]int32 // a string value -> the numbers and dates found in it
 	keys      map[string]*keyInfo
 	strs      map[string]*strInfo
-	sents     map[int32][]sentInfo
 	texts     map[textKey][]textItem
-	named     map[string][]subjEntry // a part's: subjects its collections' members are named by (nameMembers)
+
+	// An answer's index.
+	parts     []*part
+	leafBase  []int32 // where each part's leaves start
+	nodeBase  []int32
+	toolNamed map[string][]subjEntry // subjects the tools' results are named by
+	cache     lookupCache
 }
 
 // dedupeEvidence keeps, per CallID, the highest Version (the later entry
@@ -146,17 +164,19 @@ func buildIndex(evidence []Evidence, now time.Time) *index {
 	return ix
 }
 
+// newIndex returns an empty part to build.
 func newIndex() *index {
 	return &index{
+		t:         newTables(),
 		byConcept: map[string][]int32{},
 		byValue:   map[string][]int32{},
 		subjects:  map[string][]subjEntry{},
+		named:     map[string][]subjEntry{},
 		values:    map[string][]valEntry{},
 		keys:      map[string]*keyInfo{},
 		strs:      map[string]*strInfo{},
 		sents:     map[int32][]sentInfo{},
 		texts:     map[textKey][]textItem{},
-		textOf:    map[int32][]int32{},
 	}
 }
 
@@ -489,27 +509,31 @@ func allCJK(r []rune) bool {
 	return true
 }
 
-// prunePartial drops partial subject names shared by subjects with
-// different names: "pro" of two phones names neither.
-func (ix *index) prunePartial() {
-	for k, es := range ix.subjects {
-		names := map[string]bool{}
-		for _, e := range es {
-			if e.partial || e.alias {
-				names[strings.ToLower(e.exact)] = true
-			}
-		}
-		if len(names) <= 1 {
+// pruned drops the partial subject names of one key when they belong to
+// subjects with different names: "pro" of two phones names neither.
+func pruned(es []subjEntry) []subjEntry {
+	first, seen, several := "", false, false
+	for _, e := range es {
+		if !e.partial && !e.alias {
 			continue
 		}
-		out := es[:0]
-		for _, e := range es {
-			if !e.partial && !e.alias {
-				out = append(out, e)
-			}
+		if n := strings.ToLower(e.exact); !seen {
+			first, seen = n, true
+		} else if n != first {
+			several = true
+			break
 		}
-		ix.subjects[k] = out
 	}
+	if !several {
+		return es
+	}
+	out := make([]subjEntry, 0, len(es))
+	for _, e := range es {
+		if !e.partial && !e.alias {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func tokenStrings(r []rune) []string {

@@ -293,7 +293,10 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 		return // NB: the rest of a huge result is not evidence (see leavesMax)
 	}
 	ki := w.keyInfo(f.key)
-	lf := leaf{ev: w.ev, node: obj, ptr: ptr, own: f.concepts, ctx: f.ctx, minute: -1, src: -1}
+	lf := leaf{t: ix.t, ev: w.ev, node: obj, minute: -1, src: -1}
+	lf.setPtr(ptr)
+	lf.setOwn(f.concepts)
+	lf.setCtx(f.ctx)
 	if obj >= 0 {
 		lf.hedge = ix.nodes[obj].hedge
 	}
@@ -307,36 +310,42 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 		if err != nil || math.IsInf(x, 0) {
 			return
 		}
-		lf.kind, lf.num, lf.hi, lf.raw = kindNum, x, x, t.String()
-		lf.unit, lf.dim = fieldUnit(ki, f.key, f.concepts, siblings)
-		if lf.unit == nil && lf.dim == dimNone && f.parentKey != "" {
+		lf.kind, lf.num, lf.hi = kindNum, x, x
+		lf.setRaw(t.String())
+		u, dim := fieldUnit(ki, f.key, f.concepts, siblings)
+		if u == nil && dim == dimNone && f.parentKey != "" {
 			// {"dimensions_cm": {"l": 60}}: the unit is on the parent key.
-			if u := w.keyInfo(f.parentKey).childUnit; u != nil {
-				lf.unit, lf.dim = u, u.dim
+			if cu := w.keyInfo(f.parentKey).childUnit; cu != nil {
+				u, dim = cu, cu.dim
 			}
 		}
-		if lf.unit == nil && lf.dim == dimNone && f.rowKey != "" {
+		if u == nil && dim == dimNone && f.rowKey != "" {
 			// A table row labelled "Operating margin (%)".
 			if rk := w.keyInfo(f.rowKey); rk.unit != nil {
-				lf.unit, lf.dim = rk.unit, rk.unit.dim
+				u, dim = rk.unit, rk.unit.dim
 			} else {
-				lf.dim = rk.dim
+				dim = rk.dim
 			}
 		}
+		lf.setUnit(u)
+		lf.dim = dim
 	case string:
 		si := w.strInfo(t)
-		lf.kind, lf.str, lf.raw = kindStr, si.norm, si.raw
+		lf.kind = kindStr
+		lf.setStr(si.norm)
+		lf.setRaw(si.raw)
 		lf.day, lf.hasDay, lf.minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
 			lf.minute = si.clock
 		}
-		lf.cat = si.cat
+		lf.setCat(si.cat)
 		lf.hedge = lf.hedge || si.hedge
 	case bool:
 		lf.kind, lf.b = kindBool, t
-		lf.raw = strconv.FormatBool(t)
+		lf.setRaw(strconv.FormatBool(t))
 	default:
-		lf.kind, lf.raw = kindNull, "null"
+		lf.kind = kindNull
+		lf.setRaw("null")
 	}
 	id := int32(len(ix.leaves))
 	ix.leaves = append(ix.leaves, lf)
@@ -363,58 +372,42 @@ func jsonText(s string) string {
 // finish builds a part's lookup structures once every leaf of its result
 // is known, and names the members of its collections.
 func (ix *index) finish() {
+	ix.derive()
 	for i := range ix.leaves {
 		lf := &ix.leaves[i]
 		id := int32(i)
 		switch lf.kind {
 		case kindNum:
 			ix.nums = append(ix.nums, id)
-		case kindBool:
-			ix.bools = append(ix.bools, id)
 		case kindStr:
-			if lf.hasDay {
-				ix.dates = append(ix.dates, id)
-			} else if lf.minute >= 0 {
-				ix.clocks = append(ix.clocks, id)
+			if !lf.text {
+				ix.indexValue(id, lf)
 			}
-			if lf.text {
-				break // a date found inside a string value
-			}
-			if len(lf.cat) > 0 {
-				ix.cats = append(ix.cats, id)
-			}
-			ix.indexValue(id, lf)
 		}
 		if lf.text {
 			continue
 		}
-		for i, c := range lf.own {
-			if !slices.Contains(lf.own[:i], c) {
+		for i, c := range lf.own() {
+			if !slices.Contains(lf.own()[:i], c) {
 				ix.byConcept[c] = append(ix.byConcept[c], id)
 			}
 		}
-		for i, c := range lf.ctx {
-			if !slices.Contains(lf.ctx[:i], c) && !slices.Contains(lf.own, c) {
+		for i, c := range lf.ctx() {
+			if !slices.Contains(lf.ctx()[:i], c) && !slices.Contains(lf.own(), c) {
 				ix.byConcept[c] = append(ix.byConcept[c], id)
 			}
-		}
-	}
-	ix.textOf = map[int32][]int32{}
-	for i := range ix.leaves {
-		if lf := &ix.leaves[i]; lf.text && lf.src >= 0 {
-			ix.textOf[lf.src] = append(ix.textOf[lf.src], int32(i))
 		}
 	}
 	for i := range ix.leaves {
 		if lf := &ix.leaves[i]; lf.text {
 			// A value written as text ("18℃", "128.6亿元") is the field's
 			// value; a number inside a label ("Q1 2024") is not.
-			if lf.textShort || lf.src >= 0 && len(ix.leaves[lf.src].str) >= 40 {
-				for _, c := range lf.own {
+			if lf.textShort || lf.src >= 0 && len(ix.leaves[lf.src].str()) >= 40 {
+				for _, c := range lf.own() {
 					ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
 				}
 			}
-			for _, c := range lf.ctx {
+			for _, c := range lf.ctx() {
 				ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
 			}
 		}
@@ -437,16 +430,39 @@ func (ix *index) finish() {
 		}
 		return int(a - b)
 	})
-	ix.colls = ix.nodeCollections()
 	ix.named = map[string][]subjEntry{}
 	for _, c := range ix.colls {
 		ix.nameMembers(c, ix.named)
+	}
+}
+
+// derive makes the lists a part's leaves and nodes determine: the leaves
+// by kind, the numbers and dates found in each string, the arrays and the
+// collections of objects. A decoded part derives them again.
+func (ix *index) derive() {
+	for i := range ix.leaves {
+		lf := &ix.leaves[i]
+		id := int32(i)
+		switch lf.kind {
+		case kindBool:
+			ix.bools = append(ix.bools, id)
+		case kindStr:
+			if lf.hasDay {
+				ix.dates = append(ix.dates, id)
+			} else if lf.minute >= 0 {
+				ix.clocks = append(ix.clocks, id)
+			}
+			if !lf.text && len(lf.cat()) > 0 {
+				ix.cats = append(ix.cats, id)
+			}
+		}
 	}
 	for i := range ix.nodes {
 		if ix.nodes[i].array {
 			ix.arrays = append(ix.arrays, int32(i))
 		}
 	}
+	ix.colls = ix.nodeCollections()
 }
 
 func appendUnique(s []int32, v int32) []int32 {
@@ -467,7 +483,7 @@ const valueTokensMax = 256
 // indexValue indexes a string value's words (for coverage) and, for short
 // values, the whole value (for mentions in claims).
 func (ix *index) indexValue(id int32, lf *leaf) {
-	r := []rune(lf.str)
+	r := []rune(lf.str())
 	toks := tokenize(r)
 	if len(toks) > valueTokensMax {
 		toks = toks[:valueTokensMax]
@@ -551,8 +567,8 @@ func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
 		out := map[string]int32{}
 		nd := &ix.nodes[mb]
 		for l := nd.leafLo; l < nd.leafHi; l++ {
-			if lf := &ix.leaves[l]; lf.node == mb && lf.kind == kindStr && !lf.text && !lf.hasDay && len(lf.cat) == 0 && utf8.RuneCountInString(lf.str) <= 40 {
-				out[lastToken(lf.ptr)] = l
+			if lf := &ix.leaves[l]; lf.node == mb && lf.kind == kindStr && !lf.text && !lf.hasDay && len(lf.cat()) == 0 && utf8.RuneCountInString(lf.str()) <= 40 {
+				out[lastToken(lf.ptr())] = l
 			}
 		}
 		return out
@@ -562,7 +578,7 @@ func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
 	for k, l := range first {
 		// A name-like key: not an attribute the lexicon knows (carrier,
 		// status, color), holding words rather than codes.
-		if !slices.ContainsFunc(ix.leaves[l].own, func(c string) bool { return enLex[c] != nil || zhLex[c] != nil || lexConcepts[c] }) {
+		if !slices.ContainsFunc(ix.leaves[l].own(), func(c string) bool { return enLex[c] != nil || zhLex[c] != nil || lexConcepts[c] }) {
 			keys = append(keys, k)
 		}
 	}
@@ -572,11 +588,11 @@ func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
 		ok := true
 		for _, mb := range c.members {
 			l, has := direct(mb)[k]
-			if !has || seen[ix.leaves[l].str] || digitCount(ix.leaves[l].str)*3 > len(ix.leaves[l].str) {
+			if !has || seen[ix.leaves[l].str()] || digitCount(ix.leaves[l].str())*3 > len(ix.leaves[l].str()) {
 				ok = false
 				break
 			}
-			seen[ix.leaves[l].str] = true
+			seen[ix.leaves[l].str()] = true
 		}
 		if !ok {
 			continue
@@ -584,7 +600,7 @@ func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
 		for _, mb := range c.members {
 			l := direct(mb)[k]
 			var orig string
-			_ = json.Unmarshal([]byte(ix.leaves[l].raw), &orig)
+			_ = json.Unmarshal([]byte(ix.leaves[l].raw()), &orig)
 			ix.addSubject(subjects, mb, orig)
 			ix.nodes[mb].subject = orig
 			ix.leaves[l].subjKey = true
@@ -607,7 +623,7 @@ func (ix *index) ancestorOf(a, b int32) bool {
 // ref builds an evidence reference to leaf l.
 func (ix *index) ref(l int32) events.EvidenceRef {
 	lf := &ix.leaves[l]
-	return events.EvidenceRef{CallID: ix.ev[lf.ev].CallID, Pointer: lf.ptr, Value: lf.raw}
+	return events.EvidenceRef{CallID: ix.ev[lf.ev].CallID, Pointer: lf.ptr(), Value: lf.raw()}
 }
 
 // nodeRef builds a reference to a node with a value of our own (a count).

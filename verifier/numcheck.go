@@ -91,11 +91,11 @@ func unitFits(lf *leaf, k cand, claimed *unit) bool {
 	switch {
 	case claimed == nil:
 		return true
-	case lf.unit != nil:
+	case lf.unit() != nil:
 		if k.u == uFrac {
-			return lf.unit.dim == dimPercent && lf.unit != uPercent
+			return lf.unit().dim == dimPercent && lf.unit() != uPercent
 		}
-		return sameUnit(k.u, lf.unit) && compatible(claimed, lf.unit)
+		return sameUnit(k.u, lf.unit()) && compatible(claimed, lf.unit())
 	case lf.dim != dimNone:
 		if claimed.dim == dimPercent {
 			return lf.dim == dimPercent
@@ -152,8 +152,8 @@ func dimFits(lf *leaf, u *unit) bool {
 		return true
 	}
 	d := lf.dim
-	if lf.unit != nil {
-		d = lf.unit.dim
+	if lf.unit() != nil {
+		d = lf.unit().dim
 	}
 	if d == dimNone {
 		return true
@@ -164,7 +164,7 @@ func dimFits(lf *leaf, u *unit) bool {
 	if d != u.dim {
 		return false
 	}
-	return lf.unit == nil || compatible(u, lf.unit)
+	return lf.unit() == nil || compatible(u, lf.unit())
 }
 
 // numberConcepts returns the concepts a claimed number is looked up
@@ -253,8 +253,8 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 		// "A: $25" — no attribute word, but the unit names the field.
 		targets = cx.scopeLeaves(func(lf *leaf) bool {
 			d := lf.dim
-			if lf.unit != nil {
-				d = lf.unit.dim
+			if lf.unit() != nil {
+				d = lf.unit().dim
 			}
 			return lf.kind == kindNum && d == m.unit.dim && dimFits(lf, m.unit)
 		})
@@ -285,7 +285,7 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 		}
 		best := targets[0]
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)},
-			reason: "evidence says " + ix.leaves[best].raw + " at " + ix.leaves[best].ptr}
+			reason: "evidence says " + ix.leaves[best].raw() + " at " + ix.leaves[best].ptr()}
 	}
 	// 2. No field named by the claim. A count of the list the noun after
 	// the number names ("two shipments") comes first; then a match the
@@ -304,11 +304,11 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	}
 	for _, l := range in {
 		lf := &ix.leaves[l]
-		if m.unit != nil && m.unit.dim == dimPercent && lf.unit == nil && lf.dim != dimPercent && overlap(concepts, lf.own) == 0 {
+		if m.unit != nil && m.unit.dim == dimPercent && lf.unit() == nil && lf.dim != dimPercent && overlap(concepts, lf.own()) == 0 {
 			continue // "14%" is not the 15 of "iPhone 15"
 		}
-		if len(cx.concepts) == 0 || overlap(concepts, lf.own) > 0 || overlap(concepts, lf.ctx) > 0 ||
-			m.unit != nil && m.unit.dim != dimCount && (lf.unit != nil || lf.dim == m.unit.dim) || oneField(ix, in) {
+		if len(cx.concepts) == 0 || overlap(concepts, lf.own()) > 0 || overlap(concepts, lf.ctx()) > 0 ||
+			m.unit != nil && m.unit.dim != dimCount && (lf.unit() != nil || lf.dim == m.unit.dim) || oneField(ix, in) {
 			return supported(ix, "value matches", l)
 		}
 	}
@@ -322,22 +322,22 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	}
 	if len(in) > 0 {
 		return fact{verdict: events.VerdictUnsupported, weak: true,
-			reason: "the value appears at " + ix.leaves[in[0]].ptr + " but not as what the claim says"}
+			reason: "the value appears at " + ix.leaves[in[0]].ptr() + " but not as what the claim says"}
 	}
 	for _, l := range all {
 		return fact{verdict: events.VerdictUnsupported,
-			reason: "the value belongs to another subject at " + ix.leaves[l].ptr}
+			reason: "the value belongs to another subject at " + ix.leaves[l].ptr()}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
 }
 
-func knownDim(lf *leaf) bool { return lf.unit != nil || lf.dim != dimNone }
+func knownDim(lf *leaf) bool { return lf.unit() != nil || lf.dim != dimNone }
 
 // oneField reports whether the leaves are one field (one pointer, or one
 // key across the copies of a value).
 func oneField(ix *index, ls []int32) bool {
 	for _, l := range ls[1:] {
-		if ix.leaves[l].ptr != ix.leaves[ls[0]].ptr {
+		if ix.leaves[l].ptr() != ix.leaves[ls[0]].ptr() {
 			return false
 		}
 	}
@@ -435,7 +435,7 @@ func (cx *claim) checkBound(m *numMention, targets []int32) fact {
 		}
 		if !hold {
 			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(t)},
-				reason: "bound fails: evidence says " + lf.raw + " at " + lf.ptr}
+				reason: "bound fails: evidence says " + lf.raw() + " at " + lf.ptr()}
 		}
 		held = append(held, t)
 	}
@@ -447,22 +447,22 @@ func (cx *claim) checkBound(m *numMention, targets []int32) fact {
 
 // inClaimUnit expresses an evidence value in the claim's unit.
 func (cx *claim) inClaimUnit(m *numMention, lf *leaf) (float64, bool) {
-	if m.unit == nil || lf.unit == nil {
-		if m.unit != nil && m.unit.dim == dimPercent && lf.num <= 1 && lf.unit == nil {
+	if m.unit == nil || lf.unit() == nil {
+		if m.unit != nil && m.unit.dim == dimPercent && lf.num <= 1 && lf.unit() == nil {
 			return lf.num * 100, true
 		}
 		return lf.num, true
 	}
-	if m.unit.dim == dimPercent && lf.unit.dim == dimPercent {
-		return lf.num * lf.unit.factor * 100, true
+	if m.unit.dim == dimPercent && lf.unit().dim == dimPercent {
+		return lf.num * lf.unit().factor * 100, true
 	}
-	if !compatible(m.unit, lf.unit) {
+	if !compatible(m.unit, lf.unit()) {
 		return 0, false
 	}
-	if x, ok := convert(lf.num, lf.unit, m.unit); ok {
+	if x, ok := convert(lf.num, lf.unit(), m.unit); ok {
 		return x, true
 	}
-	return lf.num, m.unit.dim == lf.unit.dim
+	return lf.num, m.unit.dim == lf.unit().dim
 }
 
 // checkRange checks "between 3 and 5 days", "3-5 个工作日".
@@ -500,7 +500,7 @@ func (cx *claim) checkRange(m *numMention, targets []int32, concepts []string) f
 	}
 	if len(targets) > 0 {
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(targets[0])},
-			reason: "range differs: evidence says " + ix.leaves[targets[0]].raw + " at " + ix.leaves[targets[0]].ptr}
+			reason: "range differs: evidence says " + ix.leaves[targets[0]].raw() + " at " + ix.leaves[targets[0]].ptr()}
 	}
 	var a, b int32 = -1, -1
 	for _, l := range lo {

@@ -1,6 +1,10 @@
 package verifier
 
-import "time"
+import (
+	"errors"
+	"slices"
+	"time"
+)
 
 // A part is the index of one tool result, made once (indexResult, when the
 // result arrives) and joined with the other parts of an answer's evidence
@@ -17,10 +21,11 @@ import "time"
 // across parts; and the first leavesMax leaves count, so a part that would
 // cross the limit is indexed again with what is left of it.
 type part struct {
-	ev     Evidence // without Result
-	bad    bool     // the result is not JSON: it is skipped
-	budget int      // leaves it was indexed with at most
-	ix     *index   // one result: ev 0, its own node and leaf ids
+	ev     Evidence  // without Result
+	bad    bool      // the result is not JSON: it is skipped
+	budget int       // leaves it was indexed with at most
+	ix     *index    // one result: ev 0, its own node and leaf ids
+	sec    *sections // a part read back: its lookups (nil: ix's maps)
 	// result returns the result's JSON, to index it again with a smaller
 	// budget.
 	result func() ([]byte, error)
@@ -72,24 +77,31 @@ func dedupeParts(in []*part) []*part {
 }
 
 // join puts the parts of an answer's evidence together into the index it
-// is checked against at now. It fails only when a part must be indexed
-// again and its result cannot be read.
+// is checked against at now: their nodes and leaves one after the other
+// (a leaf holds one pointer, to its part's tables), their lookups looked
+// up part by part when a claim asks (lookup.go). It fails only when a part
+// must be indexed again and its result cannot be read, or a part read back
+// is corrupt.
 func join(parts []*part, now time.Time) (*index, error) {
 	parts = dedupeParts(parts)
-	ix := newIndex()
-	n := 0
+	ix := &index{sents: map[int32][]sentInfo{}}
+	nl, nn := 0, 0
 	for _, p := range parts {
-		if p.ix != nil {
-			n += len(p.ix.leaves)
+		if !p.bad {
+			nl += len(p.ix.leaves)
+			nn += len(p.ix.nodes)
 		}
 	}
-	ix.leaves = make([]leaf, 0, min(n, 2*leavesMax))
-	var kept []*part
+	ix.leaves = make([]leaf, 0, min(nl, 2*leavesMax))
+	ix.nodes = make([]node, 0, nn)
 	for _, p := range parts {
 		if p.bad {
 			continue
 		}
 		if left := leavesMax - len(ix.leaves); left < p.budget && len(p.ix.leaves) > left {
+			if p.result == nil {
+				return nil, errors.New("verifier: evidence index crosses the leaf limit and its result is not at hand")
+			}
 			raw, err := p.result()
 			if err != nil {
 				return nil, err
@@ -100,56 +112,31 @@ func join(parts []*part, now time.Time) (*index, error) {
 			}
 			p = q
 		}
-		ix.add(p, now)
-		kept = append(kept, p)
-	}
-	// Subjects in the order buildIndex named them: every part's walk, then
-	// every part's members named, then the tools' results named.
-	offsets := ix.nodeOffsets(kept)
-	for k, p := range kept {
-		addSubjects(ix.subjects, p.ix.subjects, offsets[k])
-	}
-	for k, p := range kept {
-		addSubjects(ix.subjects, p.ix.named, offsets[k])
+		if err := ix.add(p, now); err != nil {
+			return nil, err
+		}
 	}
 	tools := ix.toolCollections()
 	ix.colls = append(ix.colls, tools...)
 	for _, c := range tools {
-		ix.nameMembers(c, ix.subjects)
+		if ix.toolNamed == nil {
+			ix.toolNamed = map[string][]subjEntry{}
+		}
+		ix.nameMembers(c, ix.toolNamed)
 	}
-	ix.prunePartial()
 	return ix, nil
 }
 
-// nodeOffsets returns where each part's nodes start in ix.
-func (ix *index) nodeOffsets(parts []*part) []int32 {
-	out := make([]int32, len(parts))
-	var at int32
-	for k, p := range parts {
-		out[k] = at
-		at += int32(len(p.ix.nodes))
-	}
-	return out
-}
-
-func addSubjects(dst, src map[string][]subjEntry, nb int32) {
-	for k, es := range src {
-		d := dst[k]
-		for _, e := range es {
-			e.node += nb
-			d = append(d, e)
-		}
-		dst[k] = d
-	}
-}
-
-// add appends part p's nodes, leaves and lookups to ix, fixing its days at
+// add appends part p's nodes, leaves and lists to ix, fixing its days at
 // now.
-func (ix *index) add(p *part, now time.Time) {
+func (ix *index) add(p *part, now time.Time) error {
 	src := p.ix
 	ev := int32(len(ix.ev))
 	ix.ev = append(ix.ev, p.ev)
 	nb, lb := int32(len(ix.nodes)), int32(len(ix.leaves))
+	ix.parts = append(ix.parts, p)
+	ix.leafBase = append(ix.leafBase, lb)
+	ix.nodeBase = append(ix.nodeBase, nb)
 	for _, nd := range src.nodes {
 		nd.ev = ev
 		if nd.parent >= 0 {
@@ -158,8 +145,10 @@ func (ix *index) add(p *part, now time.Time) {
 		nd.leafLo, nd.leafHi, nd.nodeHi = nd.leafLo+lb, nd.leafHi+lb, nd.nodeHi+nb
 		ix.nodes = append(ix.nodes, nd)
 	}
+	ix.leaves = append(ix.leaves, src.leaves...)
 	var relDays map[int32][]timeExpr // a text's dates read at now
-	for _, lf := range src.leaves {
+	for i := int(lb); i < len(ix.leaves); i++ {
+		lf := &ix.leaves[i]
 		lf.ev = ev
 		if lf.node >= 0 {
 			lf.node += nb
@@ -176,12 +165,14 @@ func (ix *index) add(p *part, now time.Time) {
 			}
 			ds, ok := relDays[lf.src]
 			if !ok {
-				ds = textDates([]rune(ix.leaves[lf.src].str), now)
+				ds = textDates([]rune(ix.leaves[lf.src].str()), now)
 				relDays[lf.src] = ds
+			}
+			if int(lf.rel) > len(ds) {
+				return errors.New("verifier: corrupt evidence index: no such date in its text")
 			}
 			lf.day = ds[lf.rel-1].days[0]
 		}
-		ix.leaves = append(ix.leaves, lf)
 	}
 	for _, r := range src.roots {
 		if r >= 0 {
@@ -189,48 +180,34 @@ func (ix *index) add(p *part, now time.Time) {
 		}
 		ix.roots = append(ix.roots, r)
 	}
-	shift := func(dst []int32, src []int32, by int32) []int32 {
-		for _, x := range src {
-			dst = append(dst, x+by)
-		}
-		return dst
-	}
-	for k, ls := range src.byConcept {
-		ix.byConcept[k] = shift(ix.byConcept[k], ls, lb)
-	}
-	for k, ls := range src.byValue {
-		ix.byValue[k] = shift(ix.byValue[k], ls, lb)
-	}
-	for k, vs := range src.values {
-		d := ix.values[k]
-		for _, v := range vs {
-			v.leaf += lb
-			d = append(d, v)
-		}
-		ix.values[k] = d
-	}
-	for k, ki := range src.keys {
-		ix.keys[k] = ki
-	}
-	for s, ls := range src.textOf {
-		ix.textOf[s+lb] = shift(nil, ls, lb)
-	}
-	ix.nums = mergeNums(ix.leaves, ix.nums, shift(nil, src.nums, lb))
-	ix.dates = shift(ix.dates, src.dates, lb)
-	ix.bools = shift(ix.bools, src.bools, lb)
-	ix.cats = shift(ix.cats, src.cats, lb)
-	ix.clocks = shift(ix.clocks, src.clocks, lb)
-	ix.arrays = shift(ix.arrays, src.arrays, nb)
+	ix.nums = mergeNums(ix.leaves, ix.nums, shifted(nil, src.nums, lb))
+	ix.dates = shifted(ix.dates, src.dates, lb)
+	ix.bools = shifted(ix.bools, src.bools, lb)
+	ix.cats = shifted(ix.cats, src.cats, lb)
+	ix.clocks = shifted(ix.clocks, src.clocks, lb)
+	ix.arrays = shifted(ix.arrays, src.arrays, nb)
 	for _, c := range src.colls {
-		ix.colls = append(ix.colls, coll{node: c.node + nb, members: shift(nil, c.members, nb)})
+		ix.colls = append(ix.colls, coll{node: c.node + nb, members: shifted(nil, c.members, nb)})
 	}
+	return nil
+}
+
+// shifted appends the ids of src, each plus by, to dst.
+func shifted(dst, src []int32, by int32) []int32 {
+	if by == 0 && dst == nil {
+		return slices.Clip(src) // NB: an append to it copies, never writes into src
+	}
+	for _, x := range src {
+		dst = append(dst, x+by)
+	}
+	return dst
 }
 
 // mergeNums merges two lists of numeric leaves sorted by value (ties in
 // leaf order); every leaf of b comes after every leaf of a.
 func mergeNums(leaves []leaf, a, b []int32) []int32 {
 	if len(a) == 0 {
-		return b
+		return slices.Clip(b)
 	}
 	out := make([]int32, 0, len(a)+len(b))
 	i, j := 0, 0

@@ -186,10 +186,10 @@ func (cx *claim) memberHas(member int32, group []int32) fact {
 		}
 	}
 	if l := ix.subjectLeaf(group, cx.firstName()); l >= 0 {
-		key := lastToken(ix.leaves[l].ptr)
+		key := lastToken(ix.leaves[l].ptr())
 		nd := &ix.nodes[member]
 		for m := nd.leafLo; m < nd.leafHi; m++ {
-			if lastToken(ix.leaves[m].ptr) == key && ix.leaves[m].node == member {
+			if lastToken(ix.leaves[m].ptr()) == key && ix.leaves[m].node == member {
 				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(m)}, reason: "a member has another value"}
 			}
 		}
@@ -259,7 +259,7 @@ func (ix *index) subjectLeaf(group []int32, name string) int32 {
 			if lf.node != n || !lf.subjKey || lf.text {
 				continue
 			}
-			if name == "" || lf.str == name || lf.raw == name {
+			if name == "" || lf.str() == name || lf.raw() == name {
 				return l
 			}
 			if first < 0 {
@@ -303,7 +303,7 @@ func (cx *claim) coverage() verdict {
 	}
 	for _, c := range content {
 		hit := false
-		for _, l := range ix.byValue[c] {
+		for _, l := range ix.valueWords(c) {
 			if cx.inScope(l) {
 				hit = true
 				if value < 0 {
@@ -313,7 +313,7 @@ func (cx *claim) coverage() verdict {
 			}
 		}
 		if !hit {
-			for _, l := range ix.byConcept[c] {
+			for _, l := range ix.concept(c) {
 				if cx.inScope(l) {
 					hit = true
 					break

@@ -149,7 +149,7 @@ func (rd *reading) readWords(ix *index) {
 	// 2023 column) names the field; it is not a value to find.
 	nums := rd.nums[:0]
 	for _, m := range rd.nums {
-		if k := strconv.Itoa(int(m.v)); !m.free && m.unit == nil && m.decimals == 0 && m.v >= 1900 && m.v <= 2100 && !m.isRange && ix.keys[k] != nil {
+		if k := strconv.Itoa(int(m.v)); !m.free && m.unit == nil && m.decimals == 0 && m.v >= 1900 && m.v <= 2100 && !m.isRange && ix.hasKey(k) {
 			rd.concepts = append(rd.concepts, k)
 			continue
 		}
@@ -228,7 +228,8 @@ func (rd *reading) findValues(ix *index) {
 		}
 		var best []int32
 		bestN := 0
-		for _, ve := range ix.values[toks[i].s] {
+		vs, _ := ix.valuesAt(toks[i].s)
+		for _, ve := range vs {
 			n := len(ve.toks)
 			if i+n > len(toks) || n < bestN {
 				continue
@@ -264,23 +265,23 @@ func (rd *reading) findValues(ix *index) {
 // mentionable reports string values distinctive enough to count as named
 // when they appear in a claim.
 func mentionable(lf *leaf) bool {
-	if lf.subjKey || len(lf.cat) > 0 || lf.hasDay {
+	if lf.subjKey || len(lf.cat()) > 0 || lf.hasDay {
 		return false
 	}
-	r := []rune(lf.str)
+	r := []rune(lf.str())
 	if len(r) < 2 || !isCJK(r[0]) && len(r) < 3 {
 		return false
 	}
-	if isAllDigits(lf.str) && len(lf.str) < 5 || unitOfValue(lf.str) != nil {
+	if isAllDigits(lf.str()) && len(lf.str()) < 5 || unitOfValue(lf.str()) != nil {
 		return false // "600519", a code, may be named; "12" is a number
 	}
-	if l := enLex[lf.str]; l != nil && l.cues != 0 {
+	if l := enLex[lf.str()]; l != nil && l.cues != 0 {
 		return false
 	}
-	if l := zhLex[lf.str]; l != nil && l.cues != 0 {
+	if l := zhLex[lf.str()]; l != nil && l.cues != 0 {
 		return false
 	}
-	switch lf.str {
+	switch lf.str() {
 	case "true", "false", "yes", "no", "none", "null", "n/a", "ok":
 		return false
 	}

@@ -168,9 +168,9 @@ func (cx *claim) targets(concepts []string, keep func(*leaf) bool) []int32 {
 	ix := cx.ix
 	var cands []int32
 	for _, c := range concepts {
-		for _, l := range ix.byConcept[c] {
+		for _, l := range ix.concept(c) {
 			lf := &ix.leaves[l]
-			if keep(lf) && overlap(concepts, lf.own) > 0 && cx.inScope(l) {
+			if keep(lf) && overlap(concepts, lf.own()) > 0 && cx.inScope(l) {
 				cands = append(cands, l)
 			}
 		}
@@ -239,15 +239,15 @@ func attrScore(concepts []string, lf *leaf) int { return attrScoreDF(concepts, l
 // attrScoreDF is attrScore with rare concepts weighing more: of "总金额"
 // (total, price), the one field named total beats the many prices.
 func attrScoreDF(concepts []string, lf *leaf, ix *index) int {
-	own := overlap(concepts, lf.own)
-	ctx := overlap(concepts, lf.ctx)
+	own := overlap(concepts, lf.own())
+	ctx := overlap(concepts, lf.ctx())
 	s := 4*own + 2*ctx
 	if ix != nil {
-		for _, c := range lf.own {
+		for _, c := range lf.own() {
 			if !slices.Contains(concepts, c) {
 				continue
 			}
-			switch df := len(ix.byConcept[c]); {
+			switch df := len(ix.concept(c)); {
 			case df == 1:
 				s += 2
 			case df <= 3:
@@ -256,11 +256,11 @@ func attrScoreDF(concepts []string, lf *leaf, ix *index) int {
 		}
 	}
 	if own > 0 {
-		if len(lf.ctx) > ctx {
+		if len(lf.ctx()) > ctx {
 			s--
 		}
 		extra := 0
-		for _, c := range lf.own {
+		for _, c := range lf.own() {
 			if !slices.Contains(concepts, c) && !unitConcepts[c] {
 				extra++
 			}

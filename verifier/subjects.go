@@ -29,7 +29,8 @@ func (rd *reading) findSubjects(ix *index) {
 				continue
 			}
 			var best hit
-			for _, se := range ix.subjects[keys[i]] {
+			es, _ := ix.subjectsAt(keys[i])
+			for _, se := range es {
 				if se.partial != (pass == 1) {
 					continue
 				}
@@ -199,13 +200,13 @@ func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) strin
 		if !isID {
 			continue
 		}
-		if _, ok := ix.values[t.s]; ok {
+		if _, ok := ix.valuesAt(t.s); ok {
 			continue
 		}
-		if _, ok := ix.subjects[t.s]; ok {
+		if _, ok := ix.subjectsAt(t.s); ok {
 			continue
 		}
-		if len(ix.byValue[t.s]) > 0 {
+		if len(ix.valueWords(t.s)) > 0 {
 			continue
 		}
 		return w

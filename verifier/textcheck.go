@@ -23,7 +23,7 @@ func (ix *index) sentences(l int32) []sentInfo {
 	}
 	var out []sentInfo
 	var orig string
-	_ = json.Unmarshal([]byte(ix.leaves[l].raw), &orig) // sentences need the original case
+	_ = json.Unmarshal([]byte(ix.leaves[l].raw()), &orig) // sentences need the original case
 	r := normalize(orig)
 	for _, cl := range SplitClaims(orig) {
 		sr := r[cl.Start:cl.End]
@@ -80,7 +80,7 @@ func (cx *claim) textPolarity(fs []fact) fact {
 			if up != down && (up && lf.keyDown && !lf.keyUp || down && lf.keyUp && !lf.keyDown) {
 				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, reason: "the field says it moved the other way"}
 			}
-			if !lf.text || lf.src < 0 || len(ix.leaves[lf.src].str) < 40 {
+			if !lf.text || lf.src < 0 || len(ix.leaves[lf.src].str()) < 40 {
 				continue
 			}
 			for _, s := range ix.sentences(lf.src) {
@@ -98,8 +98,8 @@ func (cx *claim) textPolarity(fs []fact) fact {
 	counts := map[int32]int{}
 	var cands []int32
 	for _, c := range cx.concepts {
-		for _, l := range ix.byValue[c] {
-			if len(ix.leaves[l].str) < 40 || !cx.inScope(l) {
+		for _, l := range ix.valueWords(c) {
+			if len(ix.leaves[l].str()) < 40 || !cx.inScope(l) {
 				continue
 			}
 			if counts[l] == 0 {

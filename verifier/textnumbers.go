@@ -18,16 +18,19 @@ func (w *walker) keyNumbers(id int32, ki *keyInfo) {
 		lf := base
 		lf.num, lf.hi, lf.scaled = base.num*ki.mag, base.hi*ki.mag, true
 		if ki.magCurrency {
-			lf.unit, lf.dim = uCNY, dimCurrency
+			lf.setUnit(uCNY)
+			lf.dim = dimCurrency
 		}
 		if ki.magUnit != nil {
-			lf.unit, lf.dim = ki.magUnit, ki.magUnit.dim
+			lf.setUnit(ki.magUnit)
+			lf.dim = ki.magUnit.dim
 		}
 		ix.leaves = append(ix.leaves, lf)
 	}
 	for _, m := range ki.numbers {
 		lf := base
-		lf.num, lf.hi, lf.unit, lf.dim, lf.text = m.v, m.v, m.unit, m.unit.dim, true
+		lf.num, lf.hi, lf.dim, lf.text = m.v, m.v, m.unit.dim, true
+		lf.setUnit(m.unit)
 		ix.leaves = append(ix.leaves, lf)
 	}
 }
@@ -138,16 +141,17 @@ func (w *walker) textLeaves(id int32, s string, dates bool) {
 		}
 		nth++
 		lf := base
-		lf.text, lf.cat, lf.src, lf.textPos = true, nil, id, it.pos
-		lf.ctx = appendCtx(base.ctx, it.near)
+		lf.text, lf.catID, lf.src, lf.textPos = true, 0, id, it.pos
+		lf.setCtx(appendCtx(base.ctx(), it.near))
 		if dates {
 			lf.hasDay, lf.day, lf.minute = true, it.day, it.clock
 			if it.rel {
 				lf.rel = int8(nth)
 			}
 		} else {
-			lf.kind, lf.str, lf.textShort = kindNum, "", short
-			lf.num, lf.hi, lf.unit, lf.dim = it.num, it.hi, it.unit, dimNone
+			lf.kind, lf.strID, lf.textShort = kindNum, 0, short
+			lf.num, lf.hi, lf.dim = it.num, it.hi, dimNone
+			lf.setUnit(it.unit)
 			if it.unit != nil {
 				lf.dim = it.unit.dim
 			}
@@ -163,7 +167,7 @@ func (ix *index) textHedged(l int32) bool {
 	if !lf.text || lf.src < 0 {
 		return false
 	}
-	r := []rune(ix.leaves[lf.src].str)
+	r := []rune(ix.leaves[lf.src].str())
 	if int(lf.textPos) >= len(r) {
 		return false
 	}

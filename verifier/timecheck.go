@@ -185,7 +185,7 @@ func (cx *claim) dateTargets(concepts []string) []dateTarget {
 			continue
 		}
 		a, b := &ix.leaves[ls[0]], &ix.leaves[ls[1]]
-		if isWindowPair(a.ptr, b.ptr) {
+		if isWindowPair(a.ptr(), b.ptr()) {
 			lo, hi := min(a.day, b.day), max(a.day, b.day)
 			out = append(out, dateTarget{leaves: ls, lo: lo, hi: hi, score: max(attrScore(concepts, a), attrScore(concepts, b)) - 1, clock: -1})
 		}
@@ -193,13 +193,13 @@ func (cx *claim) dateTargets(concepts []string) []dateTarget {
 	// Day counts: {"eta_days": 2} or {"delivery_days_min": 3, "delivery_days_max": 5}.
 	for _, l := range ix.nums {
 		lf := &ix.leaves[l]
-		if lf.unit == nil || lf.unit.dim != dimTime || lf.text || !cx.inScope(l) || lf.num < 0 || lf.num > 3650 {
+		if lf.unit() == nil || lf.unit().dim != dimTime || lf.text || !cx.inScope(l) || lf.num < 0 || lf.num > 3650 {
 			continue
 		}
-		if !hasAny(lf.own, "delivery", "ship", "duration") && !hasAny(lf.ctx, "delivery", "ship") {
+		if !hasAny(lf.own(), "delivery", "ship", "duration") && !hasAny(lf.ctx(), "delivery", "ship") {
 			continue
 		}
-		days := lf.num * lf.unit.factor / 86400
+		days := lf.num * lf.unit().factor / 86400
 		if days != float64(int32(days)) {
 			continue
 		}
@@ -319,7 +319,7 @@ func (cx *claim) checkTime(te *timeExpr) fact {
 	for _, l := range first.leaves {
 		refs = append(refs, ix.ref(l))
 	}
-	return fact{verdict: events.VerdictContradicted, refs: refs, reason: "evidence date differs at " + ix.leaves[first.leaves[0]].ptr}
+	return fact{verdict: events.VerdictContradicted, refs: refs, reason: "evidence date differs at " + ix.leaves[first.leaves[0]].ptr()}
 }
 
 // dayHolds decides a time expression against one evidence date or window.

@@ -1,0 +1,177 @@
+package verifier
+
+// The lookups of an answer's index: the leaves a concept, a value word or
+// a value names, and the subjects a token may start, looked up in each part
+// in evidence order when a claim first asks, with the part's ids moved to
+// the answer's, and kept for the next claim. The parts are not changed, so
+// one part may serve any number of answers at once.
+
+type lookupCache struct {
+	concept  map[string][]int32
+	word     map[string][]int32
+	subjects map[string]subjectHit
+	values   map[string]valueHit
+}
+
+type subjectHit struct {
+	es []subjEntry
+	ok bool
+}
+
+type valueHit struct {
+	vs []valEntry
+	ok bool
+}
+
+// concept returns the leaves whose keys name concept c, ascending.
+func (ix *index) concept(c string) []int32 {
+	if ls, ok := ix.cache.concept[c]; ok {
+		return ls
+	}
+	var out []int32
+	for k, p := range ix.parts {
+		out = shifted(out, p.concept(c), ix.leafBase[k])
+	}
+	if ix.cache.concept == nil {
+		ix.cache.concept = map[string][]int32{}
+	}
+	ix.cache.concept[c] = out
+	return out
+}
+
+// valueWords returns the string leaves whose words name concept c.
+func (ix *index) valueWords(c string) []int32 {
+	if ls, ok := ix.cache.word[c]; ok {
+		return ls
+	}
+	var out []int32
+	for k, p := range ix.parts {
+		out = shifted(out, p.valueWord(c), ix.leafBase[k])
+	}
+	if ix.cache.word == nil {
+		ix.cache.word = map[string][]int32{}
+	}
+	ix.cache.word[c] = out
+	return out
+}
+
+// subjectsAt returns the subjects whose name starts with subject key k:
+// those the parts' walks found, then those their collections' members are
+// named by, then the tools' results, less partial names two subjects share
+// (pruned). ok reports whether any subject was ever indexed under k.
+func (ix *index) subjectsAt(k string) ([]subjEntry, bool) {
+	if h, ok := ix.cache.subjects[k]; ok {
+		return h.es, h.ok
+	}
+	var h subjectHit
+	for _, named := range []bool{false, true} {
+		for i, p := range ix.parts {
+			es, ok := p.subjects(k, named)
+			h.ok = h.ok || ok
+			for _, e := range es {
+				e.node += ix.nodeBase[i]
+				h.es = append(h.es, e)
+			}
+		}
+	}
+	if es, ok := ix.toolNamed[k]; ok {
+		h.ok = true
+		h.es = append(h.es, es...)
+	}
+	h.es = pruned(h.es)
+	if ix.cache.subjects == nil {
+		ix.cache.subjects = map[string]subjectHit{}
+	}
+	ix.cache.subjects[k] = h
+	return h.es, h.ok
+}
+
+// valuesAt returns the short string values whose first token is t; ok
+// reports whether there is any.
+func (ix *index) valuesAt(t string) ([]valEntry, bool) {
+	if h, ok := ix.cache.values[t]; ok {
+		return h.vs, h.ok
+	}
+	var h valueHit
+	for i, p := range ix.parts {
+		vs, ok := p.values(t)
+		h.ok = h.ok || ok
+		for _, v := range vs {
+			v.leaf += ix.leafBase[i]
+			h.vs = append(h.vs, v)
+		}
+	}
+	if ix.cache.values == nil {
+		ix.cache.values = map[string]valueHit{}
+	}
+	ix.cache.values[t] = h
+	return h.vs, h.ok
+}
+
+// hasKey reports whether k is a key (or a column or row label) of the
+// evidence.
+func (ix *index) hasKey(k string) bool {
+	for _, p := range ix.parts {
+		if p.hasKey(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// textOf returns the numbers and dates found in string leaf l: the text
+// leaves that follow it.
+func (ix *index) textOf(l int32) []int32 {
+	var out []int32
+	for t := l + 1; int(t) < len(ix.leaves) && ix.leaves[t].text && ix.leaves[t].src == l; t++ {
+		out = append(out, t)
+	}
+	return out
+}
+
+// A part's own lookups: its maps while built, its sections once read back.
+
+func (p *part) concept(c string) []int32 {
+	if p.sec == nil {
+		return p.ix.byConcept[c]
+	}
+	return p.sec.postings(&p.sec.byConcept, c)
+}
+
+func (p *part) valueWord(c string) []int32 {
+	if p.sec == nil {
+		return p.ix.byValue[c]
+	}
+	return p.sec.postings(&p.sec.byValue, c)
+}
+
+func (p *part) subjects(k string, named bool) ([]subjEntry, bool) {
+	if p.sec == nil {
+		m := p.ix.subjects
+		if named {
+			m = p.ix.named
+		}
+		es, ok := m[k]
+		return es, ok
+	}
+	s := &p.sec.subjects
+	if named {
+		s = &p.sec.named
+	}
+	return p.sec.subjectEntries(s, k)
+}
+
+func (p *part) values(t string) ([]valEntry, bool) {
+	if p.sec == nil {
+		vs, ok := p.ix.values[t]
+		return vs, ok
+	}
+	return p.sec.valueEntries(t)
+}
+
+func (p *part) hasKey(k string) bool {
+	if p.sec == nil {
+		return p.ix.keys[k] != nil
+	}
+	return p.sec.hasKey(k)
+}

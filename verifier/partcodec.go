@@ -1,0 +1,710 @@
+package verifier
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// A part is kept in the projection's view as bytes (marshalPart) and read
+// back for every answer it is evidence for (unmarshalPart), so reading one
+// must cost much less than decoding the result's JSON. The format is flat
+// varints: the part's tables (every string is a slice of one allocation),
+// its nodes and leaves (a leaf refers to the tables by number, so reading
+// one writes a single pointer), and its lookups as sections of sorted keys
+// whose entries are read only when a claim looks a key up. What the leaves
+// and nodes determine (the leaves by kind, the collections) is derived
+// again, not stored; what costs a walk of the JSON (concepts, subjects,
+// values, the numbers and dates found in text, the sorted numbers) is
+// stored.
+//
+// The encoding is deterministic: the same part gives the same bytes (the
+// tables in the order the walk numbered them, sections in key order), so
+// the view's digest does not depend on when or how often a part was made.
+
+// partFormat is the version of the encoding; a part of another version is
+// not read (errPartFormat) and the result is indexed again.
+const partFormat = 1
+
+var errPartFormat = errors.New("verifier: evidence index of another format")
+
+// Flags of a leaf.
+const (
+	lfBool = 1 << iota
+	lfNegKey
+	lfHedge
+	lfText
+	lfTextShort
+	lfKeyUp
+	lfKeyDown
+	lfScaled
+	lfSubjKey
+	lfHasDay
+	lfIntNum // num is an integer written as a varint
+	lfRange  // hi differs from num
+	lfSrc    // src and textPos follow
+)
+
+// partWriter encodes one part: the strings and lists of its tables keep
+// their numbers, and those only its nodes and lookups use are numbered
+// after them.
+type partWriter struct {
+	b       []byte
+	strs    []string
+	strIDs  map[string]uint64
+	lists   [][]string
+	listIDs map[string]uint64
+	cats    [][]catValue
+}
+
+func (w *partWriter) uv(x uint64) { w.b = binary.AppendUvarint(w.b, x) }
+func (w *partWriter) v(x int64)   { w.b = binary.AppendVarint(w.b, x) }
+
+func (w *partWriter) str(s string) uint64 {
+	id, ok := w.strIDs[s]
+	if !ok {
+		id = uint64(len(w.strs))
+		w.strIDs[s] = id
+		w.strs = append(w.strs, s)
+	}
+	return id
+}
+
+func (w *partWriter) list(l []string) uint64 {
+	k := tableKey(l...)
+	id, ok := w.listIDs[k]
+	if !ok {
+		id = uint64(len(w.lists))
+		w.listIDs[k] = id
+		w.lists = append(w.lists, l)
+	}
+	return id
+}
+
+// marshalPart encodes a part.
+func marshalPart(p *part) ([]byte, error) {
+	w := &partWriter{strIDs: map[string]uint64{}, listIDs: map[string]uint64{}}
+	t := newTables()
+	if p.ix != nil {
+		t = p.ix.t
+	}
+	for _, s := range t.strs {
+		w.str(s) // NB: a table's strings are distinct, so they keep their numbers
+	}
+	for _, l := range t.lists {
+		w.lists = append(w.lists, l)
+		w.listIDs[tableKey(l...)] = uint64(len(w.lists) - 1)
+	}
+	w.cats = t.cats
+	body, err := w.body(p)
+	if err != nil {
+		return nil, err
+	}
+	// The tables go first; body used their numbers.
+	w.b = []byte{partFormat}
+	w.uv(uint64(len(w.strs)))
+	n := 0
+	for _, s := range w.strs {
+		n += len(s)
+	}
+	w.uv(uint64(n))
+	for _, s := range w.strs {
+		w.uv(uint64(len(s)))
+	}
+	for _, s := range w.strs {
+		w.b = append(w.b, s...)
+	}
+	w.uv(uint64(len(w.lists)))
+	for _, l := range w.lists {
+		w.uv(uint64(len(l)))
+		for _, s := range l {
+			w.uv(w.strIDs[s])
+		}
+	}
+	w.uv(uint64(len(w.cats)))
+	for _, cs := range w.cats {
+		w.uv(uint64(len(cs)))
+		for _, c := range cs {
+			w.uv(w.strIDs[c.class])
+			w.uv(w.strIDs[c.value])
+			w.v(int64(c.rank))
+			if c.neg {
+				w.uv(1)
+			} else {
+				w.uv(0)
+			}
+		}
+	}
+	return append(w.b, body...), nil
+}
+
+// body encodes everything but the tables, numbering new strings and lists
+// (their own strings too) as it goes.
+func (w *partWriter) body(p *part) ([]byte, error) {
+	for _, cs := range w.cats {
+		for _, c := range cs {
+			w.str(c.class)
+			w.str(c.value)
+		}
+	}
+	w.uv(w.str(p.ev.CallID))
+	w.uv(w.str(p.ev.Name))
+	w.v(int64(p.ev.Version))
+	w.uv(uint64(p.budget))
+	if p.bad {
+		w.uv(1)
+		return w.finishBody(), nil
+	}
+	w.uv(0)
+	ix := p.ix
+	w.uv(uint64(len(ix.nodes)))
+	for i := range ix.nodes {
+		nd := &ix.nodes[i]
+		w.v(int64(nd.parent))
+		w.uv(w.str(nd.ptr))
+		flags := uint64(0)
+		if nd.array {
+			flags |= 1
+		}
+		if nd.hedge {
+			flags |= 2
+		}
+		w.uv(flags)
+		w.uv(uint64(nd.leafLo))
+		w.uv(uint64(nd.leafHi - nd.leafLo))
+		w.uv(uint64(nd.nodeHi - int32(i)))
+		w.uv(w.list(nd.concepts))
+		w.uv(w.str(nd.subject))
+		w.uv(uint64(nd.objKids))
+		w.uv(uint64(nd.length))
+	}
+	w.uv(uint64(len(ix.leaves)))
+	for i := range ix.leaves {
+		w.leaf(&ix.leaves[i])
+	}
+	w.v(int64(ix.roots[0]))
+	w.uv(uint64(len(ix.nums)))
+	for _, l := range ix.nums {
+		w.uv(uint64(l))
+	}
+	if p.sec != nil {
+		// Read back: the entries use the same numbers.
+		for _, s := range []*section{&p.sec.byConcept, &p.sec.byValue, &p.sec.subjects, &p.sec.named, &p.sec.values, &p.sec.keys} {
+			w.section(s.keys, func(k string) { b, _ := s.find(k); w.b = append(w.b, b...) })
+		}
+	} else {
+		w.section(sortedKeys(ix.byConcept), func(k string) { w.postings(ix.byConcept[k]) })
+		w.section(sortedKeys(ix.byValue), func(k string) { w.postings(ix.byValue[k]) })
+		w.section(sortedKeys(ix.subjects), func(k string) { w.subjects(ix.subjects[k]) })
+		w.section(sortedKeys(ix.named), func(k string) { w.subjects(ix.named[k]) })
+		w.section(sortedKeys(ix.values), func(k string) {
+			vs := ix.values[k]
+			w.uv(uint64(len(vs)))
+			for _, ve := range vs {
+				w.uv(w.list(ve.toks))
+				w.uv(uint64(ve.leaf))
+			}
+		})
+		w.section(sortedKeys(ix.keys), func(string) {})
+	}
+	for _, l := range w.lists {
+		for _, s := range l {
+			w.str(s)
+		}
+	}
+	return w.finishBody(), nil
+}
+
+func (w *partWriter) finishBody() []byte {
+	b := w.b
+	w.b = nil
+	return b
+}
+
+func (w *partWriter) leaf(lf *leaf) {
+	w.v(int64(lf.node))
+	w.uv(uint64(lf.ptrID))
+	w.uv(uint64(lf.rawID))
+	w.b = append(w.b, byte(lf.kind), byte(lf.dim), lf.unitID, byte(lf.wday), byte(lf.rel))
+	flags := uint64(0)
+	for _, f := range []struct {
+		on  bool
+		bit uint64
+	}{{lf.b, lfBool}, {lf.negKey, lfNegKey}, {lf.hedge, lfHedge}, {lf.text, lfText}, {lf.textShort, lfTextShort},
+		{lf.keyUp, lfKeyUp}, {lf.keyDown, lfKeyDown}, {lf.scaled, lfScaled}, {lf.subjKey, lfSubjKey}, {lf.hasDay, lfHasDay}} {
+		if f.on {
+			flags |= f.bit
+		}
+	}
+	intNum := lf.num == math.Trunc(lf.num) && math.Abs(lf.num) < 1<<53 && !(lf.num == 0 && math.Signbit(lf.num))
+	if intNum {
+		flags |= lfIntNum
+	}
+	if lf.hi != lf.num {
+		flags |= lfRange
+	}
+	if lf.src >= 0 {
+		flags |= lfSrc
+	}
+	w.uv(flags)
+	if intNum {
+		w.v(int64(lf.num))
+	} else {
+		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(lf.num))
+	}
+	if lf.hi != lf.num {
+		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(lf.hi))
+	}
+	w.uv(uint64(lf.strID))
+	w.uv(uint64(lf.ownID))
+	w.uv(uint64(lf.ctxID))
+	w.uv(uint64(lf.catID))
+	if lf.src >= 0 {
+		w.uv(uint64(lf.src))
+		w.uv(uint64(lf.textPos))
+	}
+	if lf.hasDay {
+		w.v(int64(lf.day))
+	}
+	w.v(int64(lf.minute))
+}
+
+// section writes sorted keys, each with the length of its entry, then the
+// entries (entry writes one), so that a reader finds a key's entry
+// without reading the others.
+func (w *partWriter) section(keys []string, entry func(k string)) {
+	body := w.b
+	var entries [][]byte
+	for _, k := range keys {
+		w.b = nil
+		entry(k)
+		entries = append(entries, w.b)
+	}
+	w.b = body
+	w.uv(uint64(len(keys)))
+	for i, k := range keys {
+		w.uv(w.str(k))
+		w.uv(uint64(len(entries[i])))
+	}
+	for _, e := range entries {
+		w.b = append(w.b, e...)
+	}
+}
+
+// postings writes an ascending list of leaves, the gaps as varints.
+func (w *partWriter) postings(ls []int32) {
+	w.uv(uint64(len(ls)))
+	prev := int32(0)
+	for _, l := range ls {
+		w.uv(uint64(l - prev))
+		prev = l
+	}
+}
+
+func (w *partWriter) subjects(es []subjEntry) {
+	w.uv(uint64(len(es)))
+	for _, e := range es {
+		w.uv(w.list(e.toks))
+		w.uv(w.list(e.keys))
+		w.uv(uint64(e.node))
+		flags := uint64(0)
+		if e.alias {
+			flags |= 1
+		}
+		if e.partial {
+			flags |= 2
+		}
+		w.uv(flags)
+		w.uv(w.str(e.exact))
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// partReader reads an encoded part; the first error sticks.
+type partReader struct {
+	b   []byte
+	err error
+	t   *tables
+}
+
+func (r *partReader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("verifier: corrupt evidence index: %s", what)
+	}
+	r.b = nil
+}
+
+func (r *partReader) uv() uint64 {
+	x, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return x
+}
+
+func (r *partReader) v() int64 {
+	x, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return x
+}
+
+// n reads a count that cannot exceed the bytes left (every counted item
+// takes at least one byte).
+func (r *partReader) n() int {
+	x := r.uv()
+	if x > uint64(len(r.b)) {
+		r.fail("count")
+		return 0
+	}
+	return int(x)
+}
+
+func (r *partReader) bytes(n int) []byte {
+	if n > len(r.b) {
+		r.fail("short")
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
+}
+
+func (r *partReader) f64() float64 {
+	b := r.bytes(8)
+	if b == nil {
+		return 0
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+}
+
+// below reads a number below n.
+func (r *partReader) below(n int) uint32 {
+	x := r.uv()
+	if x >= uint64(n) {
+		r.fail("number out of range")
+		return 0
+	}
+	return uint32(x)
+}
+
+func (r *partReader) str() string    { return r.t.strs[r.below(len(r.t.strs))] }
+func (r *partReader) list() []string { return r.t.lists[r.below(len(r.t.lists))] }
+
+// unmarshalPart decodes a part made by marshalPart; result returns the
+// result's JSON should the part need indexing again (see join). It returns
+// errPartFormat for another version of the format.
+func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
+	if len(data) == 0 || data[0] != partFormat {
+		return nil, errPartFormat
+	}
+	r := &partReader{b: data[1:], t: &tables{}}
+	t := r.t
+	t.strs = make([]string, r.n())
+	size := r.n()
+	lens := make([]int, len(t.strs))
+	total := 0
+	for i := range lens {
+		lens[i] = r.n()
+		total += lens[i]
+	}
+	if total != size {
+		r.fail("string table")
+	}
+	blob := string(r.bytes(size)) // every string of the part is a slice of this one
+	at := 0
+	for i, n := range lens {
+		if r.err != nil {
+			break
+		}
+		t.strs[i] = blob[at : at+n]
+		at += n
+	}
+	if r.err != nil || len(t.strs) == 0 {
+		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: no strings"))
+	}
+	t.lists = make([][]string, r.n())
+	for i := range t.lists {
+		if n := r.n(); n > 0 {
+			l := make([]string, n)
+			for k := range l {
+				l[k] = r.str()
+			}
+			t.lists[i] = l
+		}
+	}
+	t.cats = make([][]catValue, r.n())
+	for i := range t.cats {
+		if n := r.n(); n > 0 {
+			cs := make([]catValue, n)
+			for k := range cs {
+				cs[k] = catValue{class: r.str(), value: r.str(), rank: int(r.v()), neg: r.uv() == 1}
+			}
+			t.cats[i] = cs
+		}
+	}
+	if r.err != nil || len(t.lists) == 0 || len(t.cats) == 0 {
+		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: tables"))
+	}
+	p := &part{result: result}
+	p.ev = Evidence{CallID: r.str(), Name: r.str(), Version: int(r.v())}
+	p.budget = int(r.uv())
+	if r.uv() == 1 {
+		p.bad = true
+		return p, r.err
+	}
+	ix := &index{ev: []Evidence{p.ev}, t: t}
+	p.ix = ix
+	nn := r.n()
+	ix.nodes = make([]node, nn)
+	for i := range ix.nodes {
+		nd := &ix.nodes[i]
+		nd.parent = int32(r.v())
+		nd.ptr = r.str()
+		flags := r.uv()
+		nd.array, nd.hedge = flags&1 != 0, flags&2 != 0
+		nd.leafLo = int32(r.uv())
+		nd.leafHi = nd.leafLo + int32(r.uv())
+		nd.nodeHi = int32(i) + int32(r.uv())
+		nd.concepts = r.list()
+		nd.subject = r.str()
+		nd.objKids = int(r.uv())
+		nd.length = int(r.uv())
+		if nd.parent < -1 || nd.parent >= int32(i) || nd.nodeHi <= int32(i) || nd.nodeHi > int32(nn) || nd.leafLo < 0 {
+			r.fail("node")
+		}
+	}
+	nl := r.n()
+	ix.leaves = make([]leaf, nl)
+	for i := range ix.leaves {
+		r.leaf(&ix.leaves[i], nn, i)
+	}
+	for i := range ix.nodes {
+		if nd := &ix.nodes[i]; nd.leafHi < nd.leafLo || nd.leafHi > int32(nl) {
+			r.fail("node leaves")
+		}
+	}
+	ix.roots = []int32{int32(r.v())}
+	if ix.roots[0] < -1 || ix.roots[0] >= int32(nn) {
+		r.fail("root")
+	}
+	ix.nums = make([]int32, r.n())
+	for i := range ix.nums {
+		ix.nums[i] = int32(r.below(nl))
+	}
+	sec := &sections{t: t, leaves: nl, nodes: nn}
+	for _, s := range []*section{&sec.byConcept, &sec.byValue, &sec.subjects, &sec.named, &sec.values, &sec.keys} {
+		r.section(s)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("trailing bytes")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	p.sec = sec
+	ix.derive()
+	return p, nil
+}
+
+func (r *partReader) leaf(lf *leaf, nn, i int) {
+	lf.t = r.t
+	lf.node = int32(r.v())
+	lf.ptrID = r.below(len(r.t.strs))
+	lf.rawID = r.below(len(r.t.strs))
+	b := r.bytes(5)
+	if b == nil {
+		return
+	}
+	lf.kind, lf.dim, lf.unitID, lf.wday, lf.rel = leafKind(b[0]), dimension(b[1]), b[2], int8(b[3]), int8(b[4])
+	flags := r.uv()
+	lf.b = flags&lfBool != 0
+	lf.negKey = flags&lfNegKey != 0
+	lf.hedge = flags&lfHedge != 0
+	lf.text = flags&lfText != 0
+	lf.textShort = flags&lfTextShort != 0
+	lf.keyUp = flags&lfKeyUp != 0
+	lf.keyDown = flags&lfKeyDown != 0
+	lf.scaled = flags&lfScaled != 0
+	lf.subjKey = flags&lfSubjKey != 0
+	lf.hasDay = flags&lfHasDay != 0
+	if flags&lfIntNum != 0 {
+		lf.num = float64(r.v())
+	} else {
+		lf.num = r.f64()
+	}
+	lf.hi = lf.num
+	if flags&lfRange != 0 {
+		lf.hi = r.f64()
+	}
+	lf.strID = r.below(len(r.t.strs))
+	lf.ownID = r.below(len(r.t.lists))
+	lf.ctxID = r.below(len(r.t.lists))
+	lf.catID = r.below(len(r.t.cats))
+	lf.src = -1
+	if flags&lfSrc != 0 {
+		lf.src = int32(r.below(i))
+		lf.textPos = int32(r.uv())
+	}
+	if lf.hasDay {
+		lf.day = int32(r.v())
+	}
+	lf.minute = int16(r.v())
+	if lf.node < -1 || lf.node >= int32(nn) || int(lf.unitID) >= len(unitTable) || lf.kind > kindNull ||
+		lf.wday < 0 || lf.wday > 7 || lf.rel < 0 || lf.rel > 0 && lf.src < 0 {
+		r.fail("leaf")
+	}
+}
+
+// section reads a section's keys and where each entry starts.
+func (r *partReader) section(s *section) {
+	n := r.n()
+	s.keys = make([]string, n)
+	s.offs = make([]int32, n+1)
+	size := 0
+	for i := range n {
+		s.keys[i] = r.str()
+		size += r.n()
+		s.offs[i+1] = int32(size)
+		if i > 0 && s.keys[i] <= s.keys[i-1] {
+			r.fail("section keys")
+		}
+	}
+	s.data = r.bytes(size)
+}
+
+// sections are a part's lookups read back: each a sorted list of keys,
+// whose entries are read when looked up.
+type sections struct {
+	t                                                 *tables
+	leaves, nodes                                     int // what ids must be below
+	byConcept, byValue, subjects, named, values, keys section
+}
+
+type section struct {
+	keys []string
+	offs []int32 // entry i is data[offs[i]:offs[i+1]]
+	data []byte
+}
+
+func (s *section) find(k string) ([]byte, bool) {
+	i := sort.SearchStrings(s.keys, k)
+	if i == len(s.keys) || s.keys[i] != k {
+		return nil, false
+	}
+	return s.data[s.offs[i]:s.offs[i+1]], true
+}
+
+// postings reads a key's leaves; a damaged entry reads as none.
+func (sec *sections) postings(s *section, k string) []int32 {
+	b, ok := s.find(k)
+	if !ok {
+		return nil
+	}
+	r := &partReader{b: b, t: sec.t}
+	ls := make([]int32, r.n())
+	prev := uint64(0)
+	for i := range ls {
+		prev += r.uv()
+		if prev >= uint64(sec.leaves) {
+			r.fail("posting")
+		}
+		ls[i] = int32(prev)
+	}
+	if r.err != nil {
+		return nil
+	}
+	return ls
+}
+
+func (sec *sections) subjectEntries(s *section, k string) ([]subjEntry, bool) {
+	b, ok := s.find(k)
+	if !ok {
+		return nil, false
+	}
+	r := &partReader{b: b, t: sec.t}
+	es := make([]subjEntry, r.n())
+	for i := range es {
+		e := &es[i]
+		e.toks, e.keys = r.list(), r.list()
+		e.node = int32(r.below(sec.nodes))
+		flags := r.uv()
+		e.alias, e.partial = flags&1 != 0, flags&2 != 0
+		e.exact = r.str()
+		if len(e.toks) == 0 || len(e.keys) != len(e.toks) {
+			r.fail("subject")
+		}
+	}
+	if r.err != nil {
+		return nil, true
+	}
+	return es, true
+}
+
+func (sec *sections) valueEntries(k string) ([]valEntry, bool) {
+	b, ok := sec.values.find(k)
+	if !ok {
+		return nil, false
+	}
+	r := &partReader{b: b, t: sec.t}
+	vs := make([]valEntry, r.n())
+	for i := range vs {
+		vs[i] = valEntry{toks: r.list(), leaf: int32(r.below(sec.leaves))}
+		if len(vs[i].toks) == 0 {
+			r.fail("value")
+		}
+	}
+	if r.err != nil {
+		return nil, true
+	}
+	return vs, true
+}
+
+func (sec *sections) hasKey(k string) bool {
+	_, ok := sec.keys.find(k)
+	return ok
+}
+
+// unitTable numbers every unit an evidence value may be in: nil first,
+// then the named units, then those of the unit words, signs and key words
+// in sorted order. NB: a change to the table changes partFormat.
+var unitTable, unitIDs = makeUnitTable()
+
+func makeUnitTable() ([]*unit, map[*unit]uint8) {
+	table := []*unit{nil, uCount, uPercent, uFrac, uDay, uDegree, uZhe, moneyUnit, uUSD, uDollar, uCNY, uYen, uJPY, uEUR, uGBP}
+	for _, d := range []dimension{dimMass, dimLength, dimTime, dimTemp, dimVolume, dimSpeed, dimData, dimPercent} {
+		table = append(table, canonicalUnits[d]...)
+	}
+	for _, m := range []map[string]*unit{unitWords, unitPrefix, keyUnits} {
+		for _, k := range sortedKeys(m) {
+			table = append(table, m[k])
+		}
+	}
+	ids := map[*unit]uint8{}
+	var out []*unit
+	for _, u := range table {
+		if _, ok := ids[u]; !ok {
+			ids[u] = uint8(len(out))
+			out = append(out, u)
+		}
+	}
+	if len(out) > 255 {
+		panic("verifier: more than 255 units")
+	}
+	return out, ids
+}

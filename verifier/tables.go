@@ -1,0 +1,104 @@
+package verifier
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// tables hold the strings, concept lists and category lists of one part's
+// leaves, each numbered once: a leaf refers to them by number.
+type tables struct {
+	strs  []string
+	lists [][]string   // 0 is the empty list
+	cats  [][]catValue // 0 is no category
+	// While a part is built: the number of each string and list.
+	strIDs  map[string]uint32
+	listIDs map[string]uint32
+	catIDs  map[string]uint32
+}
+
+// newTables returns tables where number 0 is "", the empty list and no
+// category: what a zero leaf holds.
+func newTables() *tables {
+	return &tables{strs: []string{""}, lists: [][]string{nil}, cats: [][]catValue{nil},
+		strIDs: map[string]uint32{"": 0}, listIDs: map[string]uint32{tableKey(): 0}, catIDs: map[string]uint32{tableKey(): 0}}
+}
+
+// str returns the number of s, numbering it if new.
+func (t *tables) str(s string) uint32 {
+	id, ok := t.strIDs[s]
+	if !ok {
+		id = uint32(len(t.strs))
+		t.strIDs[s] = id
+		t.strs = append(t.strs, s)
+	}
+	return id
+}
+
+// list returns the number of concept list l.
+func (t *tables) list(l []string) uint32 {
+	k := tableKey(l...)
+	id, ok := t.listIDs[k]
+	if !ok {
+		id = uint32(len(t.lists))
+		t.listIDs[k] = id
+		t.lists = append(t.lists, l)
+	}
+	return id
+}
+
+// catList returns the number of category list cs.
+func (t *tables) catList(cs []catValue) uint32 {
+	parts := make([]string, 0, 3*len(cs))
+	for _, c := range cs {
+		parts = append(parts, c.class, c.value, fmt.Sprint(c.rank, c.neg))
+	}
+	k := tableKey(parts...)
+	id, ok := t.catIDs[k]
+	if !ok {
+		id = uint32(len(t.cats))
+		t.catIDs[k] = id
+		t.cats = append(t.cats, cs)
+	}
+	return id
+}
+
+// tableKey writes strings as one map key, each prefixed by its length.
+func tableKey(ss ...string) string {
+	var b []byte
+	for _, s := range ss {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func (lf *leaf) ptr() string       { return lf.t.strs[lf.ptrID] }
+func (lf *leaf) raw() string       { return lf.t.strs[lf.rawID] }
+func (lf *leaf) str() string       { return lf.t.strs[lf.strID] }
+func (lf *leaf) own() []string     { return lf.t.lists[lf.ownID] }
+func (lf *leaf) ctx() []string     { return lf.t.lists[lf.ctxID] }
+func (lf *leaf) cat() []catValue   { return lf.t.cats[lf.catID] }
+func (lf *leaf) unit() *unit       { return unitTable[lf.unitID] }
+func (lf *leaf) setUnit(u *unit)   { lf.unitID = unitID(u) }
+func (lf *leaf) setPtr(s string)   { lf.ptrID = lf.t.str(s) }
+func (lf *leaf) setRaw(s string)   { lf.rawID = lf.t.str(s) }
+func (lf *leaf) setStr(s string)   { lf.strID = lf.t.str(s) }
+func (lf *leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
+func (lf *leaf) setCtx(l []string) { lf.ctxID = lf.t.list(l) }
+func (lf *leaf) setCat(cs []catValue) {
+	lf.catID = 0
+	if len(cs) > 0 {
+		lf.catID = lf.t.catList(cs)
+	}
+}
+
+// unitID returns u's number in unitTable. Every unit a value may be in is
+// there (a unit made anywhere else is a bug).
+func unitID(u *unit) uint8 {
+	id, ok := unitIDs[u]
+	if !ok {
+		panic(fmt.Sprintf("verifier: unit %q is not in unitTable", u.name))
+	}
+	return uint8(id)
+}
