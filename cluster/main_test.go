@@ -51,14 +51,15 @@ func processorProjections() []projector.Projection {
 	return []projector.Projection{assembler.NewIngest(assembler.IngestConfig{}), assembler.New(assembler.Config{}), responses.Projection{}, witness{}}
 }
 
-// witness is a projection of every message of the log that records each
-// break in the sequence of what it was given: a projection that reads the
-// whole log must apply 1, 2, 3… with nothing skipped (invariant 3). Its
-// view is the last sequence and one row per gap.
+// witness is a projection of every message of TS_MODEL (the stream whose
+// leader the fault test kills) that records each break in the sequence of
+// what it was given: a projection that reads a whole stream must apply 1,
+// 2, 3… with nothing skipped (invariant 3). Its view is the last sequence
+// and one row per gap.
 type witness struct{}
 
 func (witness) Name() string       { return "witness" }
-func (witness) Subjects() []string { return []string{"ts.>"} }
+func (witness) Subjects() []string { return []string{"ts.model.>", "ts.ctl.>"} }
 
 func (witness) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
 	last, _ := projector.TenantKey(events.SystemTenant, "last")

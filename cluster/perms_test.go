@@ -426,7 +426,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 		n    *node.Node
 		name string
 	}{{n, assembler.Name}, {vn, verifier.Name}, {mn, memory.Name}} {
-		if err := x.n.Settle(ctx, x.name, []string{"ts.>"}); err != nil {
+		if err := x.n.Settle(ctx, x.name); err != nil {
 			t.Fatalf("%s as its role: %v", x.name, err)
 		}
 	}

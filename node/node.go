@@ -101,13 +101,13 @@ func (n *Node) Stop() error {
 }
 
 // Settle waits until the named projection has applied the last message now
-// on its subjects and relayed its outbox.
-func (n *Node) Settle(ctx context.Context, name string, subjects []string) error {
+// in the stream it reads and relayed its outbox.
+func (n *Node) Settle(ctx context.Context, name string) error {
 	r, ok := n.Runner(name)
 	if !ok {
 		return fmt.Errorf("node: projection %s is not running", name)
 	}
-	last, err := LastSeq(ctx, n.Bus, subjects)
+	last, err := n.Bus.LastSeq(ctx, r.Stream())
 	if err != nil {
 		return err
 	}

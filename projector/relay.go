@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -112,26 +113,32 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 	if err != nil || len(rows) == 0 {
 		return 0, err
 	}
-	if r.atomic {
-		rows = sameStream(rows)
-	}
 	if h := r.cfg.Hooks; h != nil && h.BeforePublish != nil {
 		for _, x := range rows {
 			h.BeforePublish(x.row.ID)
 		}
 	}
 	var stored []int
-	switch {
-	case !r.atomic:
+	if !r.atomic {
 		stored, err = r.publishPipelined(ctx, rows)
-	case len(rows) == 1:
-		stored, err = r.publishEach(ctx, rows)
-	default:
-		if err = r.publishBatch(ctx, rows); err == nil {
-			stored = allOf(len(rows))
-		} else if errors.Is(err, errBatchDuplicate) {
-			stored, err = r.publishEach(ctx, rows) // one by one: each repeat is acked as a duplicate
+	} else {
+		// An atomic batch is stored by one stream: one batch per stream the
+		// round writes to, each in outbox order (streams are not ordered
+		// against each other).
+		for _, group := range byStream(rows) {
+			sub := make([]relayRow, len(group))
+			for i, j := range group {
+				sub[i] = rows[j]
+			}
+			got, gerr := r.publishAtomic(ctx, sub)
+			for _, i := range got {
+				stored = append(stored, group[i])
+			}
+			if gerr != nil && err == nil {
+				err = gerr
+			}
 		}
+		slices.Sort(stored)
 	}
 	if len(stored) == 0 {
 		return 0, err
@@ -142,17 +149,40 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 	return len(stored), err
 }
 
-// sameStream is the longest prefix of rows bound for one stream of the log:
-// an atomic batch is stored by one stream, and the next round takes the
-// rest, so each stream still receives its events in outbox order.
-func sameStream(rows []relayRow) []relayRow {
-	first, _ := events.StreamOf(rows[0].row.Subject)
-	for i := 1; i < len(rows); i++ {
-		if s, _ := events.StreamOf(rows[i].row.Subject); s != first {
-			return rows[:i]
-		}
+// publishAtomic stores rows, all bound for one stream, as one atomic batch;
+// a batch holding an already stored event falls back to one by one (each
+// repeat is acked as a duplicate).
+func (r *Runner) publishAtomic(ctx context.Context, rows []relayRow) ([]int, error) {
+	if len(rows) == 1 {
+		return r.publishEach(ctx, rows)
 	}
-	return rows
+	err := r.publishBatch(ctx, rows)
+	if err == nil {
+		return allOf(len(rows)), nil
+	}
+	if errors.Is(err, errBatchDuplicate) {
+		return r.publishEach(ctx, rows)
+	}
+	return nil, err
+}
+
+// byStream groups the indices of rows by the stream of the log their
+// subject lies in, each group in outbox order, the groups in the order of
+// their first row.
+func byStream(rows []relayRow) [][]int {
+	var groups [][]int
+	at := map[string]int{}
+	for i, x := range rows {
+		s, _ := events.StreamOf(x.row.Subject)
+		g, ok := at[s]
+		if !ok {
+			g = len(groups)
+			at[s] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }
 
 // readOutbox returns the next rows to relay, oldest first.

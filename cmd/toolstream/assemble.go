@@ -143,10 +143,10 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 	if _, err := n.Start(ctx, asm, nil); err != nil {
 		return nil, err
 	}
-	if err := n.Settle(ctx, assembler.IngestName, []string{"ts.in.>"}); err != nil {
+	if err := n.Settle(ctx, assembler.IngestName); err != nil {
 		return nil, err
 	}
-	if err := n.Settle(ctx, assembler.Name, asm.Subjects()); err != nil {
+	if err := n.Settle(ctx, assembler.Name); err != nil {
 		return nil, err
 	}
 	evs, err := node.ReadAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
