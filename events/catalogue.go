@@ -44,6 +44,8 @@ var catalogue = map[Kind]entry{
 	KindMemoryCorrected: {1, func() Body { return new(MemoryCorrected) }},
 	KindMemoryForgotten: {1, func() Body { return new(MemoryForgotten) }},
 	KindUserMessage:     {1, func() Body { return new(UserMessage) }},
+
+	KindErased: {1, func() Body { return new(Erased) }},
 }
 
 func sortKinds(k []Kind) { sort.Slice(k, func(i, j int) bool { return k[i] < k[j] }) }

@@ -22,7 +22,7 @@ func decodeEnvelope(data []byte, ev *Event) (off int, ok bool) {
 			return 0, false
 		}
 		switch string(key) {
-		case "id", "k", "t", "u", "ss", "run", "st", "r", "i", "c", "cz":
+		case "id", "k", "t", "u", "ss", "run", "st", "r", "i", "c", "cz", "kx":
 			var v []byte
 			if v, off, ok = str(data, off); !ok {
 				return 0, false
@@ -50,6 +50,8 @@ func decodeEnvelope(data []byte, ev *Event) (off int, ok bool) {
 				ev.CallID = string(v)
 			case "cz":
 				ev.Causation = string(v)
+			case "kx":
+				ev.Sealed = string(v)
 			}
 		case "v":
 			var x int64
@@ -119,6 +121,29 @@ func mapLen(d []byte, off int) (int, int, bool) {
 		return int(binary.BigEndian.Uint16(d[off+1:])), off + 3, true
 	}
 	return 0, 0, false
+}
+
+// bin reads a msgpack bin at off.
+func bin(d []byte, off int) ([]byte, int, bool) {
+	if off >= len(d) {
+		return nil, 0, false
+	}
+	var n, h int
+	switch c := d[off]; {
+	case c == 0xc4 && off+2 <= len(d):
+		n, h = int(d[off+1]), 2
+	case c == 0xc5 && off+3 <= len(d):
+		n, h = int(binary.BigEndian.Uint16(d[off+1:])), 3
+	case c == 0xc6 && off+5 <= len(d):
+		n, h = int(binary.BigEndian.Uint32(d[off+1:])), 5
+	default:
+		return nil, 0, false
+	}
+	start := off + h
+	if n < 0 || start+n > len(d) {
+		return nil, 0, false
+	}
+	return d[start : start+n], start + n, true
 }
 
 func str(d []byte, off int) ([]byte, int, bool) {

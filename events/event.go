@@ -37,6 +37,7 @@ type Event struct {
 	CallID    string `msgpack:"c,omitempty"`   // provider call id (correlates the result)
 	Causation string `msgpack:"cz,omitempty"`  // id of the event that caused this one
 	At        int64  `msgpack:"at"`            // event time, Unix nanoseconds
+	Sealed    string `msgpack:"kx,omitempty"`  // "<scope>#<key id>" of a sealed body (seal.go)
 	Body      Body   `msgpack:"-"`
 }
 
@@ -47,8 +48,9 @@ func (e *Event) Time() time.Time { return time.Unix(0, e.At).UTC() }
 // with short keys) and the body. Decoding reads both from one stream, so a
 // body is never copied into an intermediate buffer.
 
-// Encode returns the msgpack encoding of ev. Kind and V are filled from the
-// body. It returns ErrInvalidTenant for an event without a valid tenant.
+// Encode returns the msgpack encoding of ev, its body in the clear (see
+// EncodeSealed). Kind and V are filled from the body. It returns
+// ErrInvalidTenant for an event without a valid tenant.
 func Encode(ev *Event) ([]byte, error) {
 	if ev.Body == nil {
 		return nil, fmt.Errorf("events: encode %q: %w", ev.ID, ErrMissingField)
@@ -56,7 +58,9 @@ func Encode(ev *Event) ([]byte, error) {
 	if err := ValidTenant(ev.Tenant); err != nil {
 		return nil, fmt.Errorf("events: encode %q: %w", ev.ID, err)
 	}
-	ev.Kind = ev.Body.Kind()
+	if _, sealed := ev.Body.(sealedBody); !sealed {
+		ev.Kind = ev.Body.Kind()
+	}
 	if ev.V == 0 {
 		ev.V = Version(ev.Kind)
 	}
@@ -69,8 +73,25 @@ func Encode(ev *Event) ([]byte, error) {
 	if err := enc.Encode(ev); err != nil {
 		return nil, fmt.Errorf("events: encode %s: %w", ev.Kind, err)
 	}
-	if err := enc.Encode(ev.Body); err != nil {
+	var body any = ev.Body
+	if sb, ok := ev.Body.(sealedBody); ok {
+		body = []byte(sb)
+	}
+	if err := enc.Encode(body); err != nil {
 		return nil, fmt.Errorf("events: encode %s body: %w", ev.Kind, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// encodeBody is the canonical msgpack encoding of a body alone.
+func encodeBody(b Body) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.GetEncoder()
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(b); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }
@@ -81,43 +102,59 @@ var readers = sync.Pool{New: func() any { return new(bytes.Reader) }}
 var errOverBudget = fmt.Errorf("%w: truncated, or over the decoding budget (lengths past the end, nesting deeper than %d, more than %d array and map values)",
 	ErrMalformed, nestingMax, containerValuesMax)
 
-// Decode parses an encoded event. It never panics, and what it allocates
-// is bounded by the input's size (see checkBounds): garbage, truncated
-// bytes or lengths declared past the end return ErrMalformed, an unknown
-// kind ErrUnknownKind, a version newer than this reader's
-// ErrUnknownVersion, and an invalid tenant ErrInvalidTenant; all of them
-// wrap ErrBadInput.
-func Decode(data []byte) (ev *Event, err error) {
+// Decode parses an encoded event whose body is in the clear (a sealed one
+// returns ErrSealed: see DecodeWith).
+func Decode(data []byte) (*Event, error) { return DecodeWith(data, nil) }
+
+// DecodeWith parses an encoded event, opening a sealed body with kr. It
+// never panics, and what it allocates is bounded by the input's size (see
+// checkBounds): garbage, truncated bytes or lengths declared past the end
+// return ErrMalformed, an unknown kind ErrUnknownKind, a version newer than
+// this reader's ErrUnknownVersion, and an invalid tenant ErrInvalidTenant;
+// all of them wrap ErrBadInput. A sealed body whose key was destroyed
+// returns ErrErased, one read without a keyring ErrSealed; neither is bad
+// input.
+func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the decoder is third-party: never let it take us down
 			ev, err = nil, fmt.Errorf("%w: %v", ErrMalformed, r)
 		}
 	}()
-	rd := readers.Get().(*bytes.Reader)
-	rd.Reset(data)
-	defer readers.Put(rd)
-	dec := msgpack.GetDecoder()
-	defer msgpack.PutDecoder(dec)
 	out := new(Event)
+	body := data
 	if off, ok := decodeEnvelope(data, out); ok {
-		if body, ok := decodeDelta(out, data[off:]); ok {
-			out.Body = body // the hot path: an argument delta, nothing else to read
-			return out, nil
-		}
-		if !checkBounds(data[off:]) {
-			return nil, errOverBudget
-		}
-		rd.Reset(data[off:])
-		dec.Reset(rd)
+		body = data[off:]
 	} else { // not the canonical layout: the general decoder decides
 		if !checkBounds(data) {
 			return nil, errOverBudget
 		}
 		*out = Event{}
+		rd := readers.Get().(*bytes.Reader)
+		defer readers.Put(rd)
+		rd.Reset(data)
+		dec := msgpack.GetDecoder()
+		defer msgpack.PutDecoder(dec)
 		dec.Reset(rd)
 		if err := dec.Decode(out); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 		}
+		body = data[len(data)-rd.Len():]
+	}
+	if out.Sealed != "" {
+		sealed, off, ok := bin(body, 0)
+		if !ok || off != len(body) {
+			return nil, fmt.Errorf("%w: %s: a sealed body is one bin", ErrMalformed, out.ID)
+		}
+		if body, err = open(out, sealed, kr); err != nil {
+			return nil, err
+		}
+	}
+	if b, ok := decodeDelta(out, body); ok {
+		out.Body = b // the hot path: an argument delta, nothing else to read
+		return out, nil
+	}
+	if !checkBounds(body) {
+		return nil, errOverBudget
 	}
 	ctor, ok := catalogue[out.Kind]
 	if !ok {
@@ -129,14 +166,20 @@ func Decode(data []byte) (ev *Event, err error) {
 	if err := ValidTenant(out.Tenant); err != nil {
 		return nil, err
 	}
-	body := ctor.new()
-	if err := dec.Decode(body); err != nil {
+	rd := readers.Get().(*bytes.Reader)
+	defer readers.Put(rd)
+	rd.Reset(body)
+	dec := msgpack.GetDecoder()
+	defer msgpack.PutDecoder(dec)
+	dec.Reset(rd)
+	b := ctor.new()
+	if err := dec.Decode(b); err != nil {
 		return nil, fmt.Errorf("%w: %s body: %v", ErrMalformed, out.Kind, err)
 	}
 	if rd.Len() != 0 {
 		return nil, fmt.Errorf("%w: trailing bytes", ErrMalformed)
 	}
-	out.Body = body
+	out.Body = b
 	return out, nil
 }
 

@@ -1,0 +1,139 @@
+package events
+
+import (
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sealing keeps personal data out of the log in readable form (DESIGN.md
+// invariant 8; docs/design.md, "Erasure"): an event's body is encrypted
+// with the data key of its scope — one key per (tenant, user), one per
+// memory record — and erasing a user or a record destroys its key. The
+// envelope (ids, tenant, kind, times) stays readable: routing needs it, and
+// it carries no personal text.
+//
+// The sealed form is the envelope with "kx" set to the scope and key id
+// ("<scope>#<id>"), followed by the body as a msgpack bin: a 12-byte nonce
+// and the AES-GCM ciphertext of the body's msgpack bytes, authenticated
+// with the event's id, kind and tenant (a body cannot be moved to another
+// event).
+
+var (
+	// ErrErased is returned for an event sealed with a key that has been
+	// destroyed: its content was erased. It is not bad input: readers skip
+	// what was erased.
+	ErrErased = errors.New("events: erased")
+	// ErrSealed is returned for a sealed event read without a keyring.
+	ErrSealed = errors.New("events: sealed: a keyring is needed to read it")
+)
+
+// Keyring holds the data keys that seal and open event bodies. Its methods
+// are called on every event written and read, and must be safe for
+// concurrent use.
+type Keyring interface {
+	// SealKey returns the key to seal a body of (tenant, scope) with,
+	// creating it on first use, and its id.
+	SealKey(tenant, scope string) (id string, aead cipher.AEAD, err error)
+	// OpenKey returns the key id of (tenant, scope); ErrErased when it was
+	// destroyed.
+	OpenKey(tenant, scope, id string) (cipher.AEAD, error)
+}
+
+// UserScope is the scope of a user's data: every event of the user but a
+// memory record's.
+func UserScope(user string) string { return "u/" + Token(user) }
+
+// RecordScope is the scope of one memory record of a user: forgetting the
+// record destroys its key alone; erasing the user destroys it too.
+func RecordScope(user, record string) string { return "r/" + Token(user) + "/" + Token(record) }
+
+// ScopeUser returns the user a scope belongs to.
+func ScopeUser(scope string) (string, error) {
+	parts := strings.Split(scope, "/")
+	if len(parts) < 2 || (parts[0] != "u" || len(parts) != 2) && (parts[0] != "r" || len(parts) != 3) {
+		return "", fmt.Errorf("%w: key scope %q", ErrMalformed, scope)
+	}
+	return Untoken(parts[1])
+}
+
+// clearKinds are written in the clear even with a keyring: they hold no
+// personal data (clock ticks, the tool registry, attempts, tombstones).
+var clearKinds = map[Kind]bool{KindTick: true, KindRegistryChanged: true, KindExecutionStarted: true, KindErased: true}
+
+// Sealed reports whether a body of kind is sealed when written with a
+// keyring.
+func Sealed(kind Kind) bool { return !clearKinds[kind] }
+
+const nonceSize = 12
+
+// EncodeSealed is Encode with the body sealed under the key of (tenant,
+// scope); scope "" is the event's user's (UserScope). Kinds that hold no
+// personal data (Sealed false) are encoded in the clear.
+func EncodeSealed(ev *Event, kr Keyring, scope string) ([]byte, error) {
+	if ev.Body == nil || !Sealed(ev.Body.Kind()) {
+		return Encode(ev)
+	}
+	body, err := encodeBody(ev.Body)
+	if err != nil {
+		return nil, fmt.Errorf("events: encode %s body: %w", ev.Body.Kind(), err)
+	}
+	if scope == "" {
+		scope = UserScope(ev.User)
+	}
+	id, aead, err := kr.SealKey(ev.Tenant, scope)
+	if err != nil {
+		return nil, fmt.Errorf("events: seal %s: %w", ev.ID, err)
+	}
+	sealed := make([]byte, nonceSize, nonceSize+len(body)+aead.Overhead())
+	if _, err := rand.Read(sealed); err != nil {
+		return nil, fmt.Errorf("events: seal %s: %w", ev.ID, err)
+	}
+	ev.Kind = ev.Body.Kind()
+	sealed = aead.Seal(sealed, sealed[:nonceSize], body, aad(ev))
+	out := *ev
+	out.Sealed = scope + "#" + id
+	out.Body = sealedBody(sealed)
+	return Encode(&out)
+}
+
+// sealedBody is a sealed body in an event being encoded: a msgpack bin.
+type sealedBody []byte
+
+func (sealedBody) Kind() Kind { return "" }
+
+// aad binds a sealed body to its event.
+func aad(ev *Event) []byte {
+	return []byte(ev.ID + "\x00" + string(ev.Kind) + "\x00" + ev.Tenant)
+}
+
+// open returns the plaintext body of a sealed event.
+func open(ev *Event, sealed []byte, kr Keyring) ([]byte, error) {
+	if kr == nil {
+		return nil, fmt.Errorf("%w: %s (%s)", ErrSealed, ev.ID, ev.Kind)
+	}
+	scope, id, ok := strings.Cut(ev.Sealed, "#")
+	if !ok || scope == "" || id == "" {
+		return nil, fmt.Errorf("%w: %s: key reference %q", ErrMalformed, ev.ID, ev.Sealed)
+	}
+	aead, err := kr.OpenKey(ev.Tenant, scope, id)
+	if err != nil {
+		return nil, fmt.Errorf("events: open %s: %w", ev.ID, err)
+	}
+	if len(sealed) < nonceSize+aead.Overhead() {
+		return nil, fmt.Errorf("%w: %s: sealed body of %d bytes", ErrMalformed, ev.ID, len(sealed))
+	}
+	plain, err := aead.Open(nil, sealed[:nonceSize], sealed[nonceSize:], aad(ev))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: the sealed body does not open with its key: %v", ErrMalformed, ev.ID, err)
+	}
+	return plain, nil
+}
+
+// Scope returns the key scope of a sealed event ("" for one in the clear).
+func (e *Event) Scope() string {
+	scope, _, _ := strings.Cut(e.Sealed, "#")
+	return scope
+}

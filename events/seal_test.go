@@ -1,0 +1,112 @@
+package events_test
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// memKeys is an in-memory keyring: one key per (tenant, scope), erasable.
+type memKeys struct {
+	mu   sync.Mutex
+	keys map[string]cipher.AEAD
+	gen  int
+}
+
+func (k *memKeys) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil {
+		k.keys = map[string]cipher.AEAD{}
+	}
+	name := tenant + "|" + scope
+	for id, a := range k.keys {
+		if len(id) > len(name) && id[:len(name)] == name {
+			return id[len(name)+1:], a, nil
+		}
+	}
+	k.gen++
+	block, _ := aes.NewCipher(bytes.Repeat([]byte{byte(k.gen)}, 32))
+	a, _ := cipher.NewGCM(block)
+	id := fmt.Sprint(k.gen)
+	k.keys[name+"#"+id] = a
+	return id, a, nil
+}
+
+func (k *memKeys) OpenKey(tenant, scope, id string) (cipher.AEAD, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if a, ok := k.keys[tenant+"|"+scope+"#"+id]; ok {
+		return a, nil
+	}
+	return nil, events.ErrErased
+}
+
+func (k *memKeys) erase(tenant, scope string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id := range k.keys {
+		if len(id) > len(tenant+"|"+scope) && id[:len(tenant+"|"+scope)+1] == tenant+"|"+scope+"#" {
+			delete(k.keys, id)
+		}
+	}
+}
+
+func TestSealedBodiesOpenOnlyWithTheirKey(t *testing.T) {
+	kr := &memKeys{}
+	secret := "my card is 4242 4242 4242 4242"
+	for _, ev := range []*events.Event{
+		{ID: "d1", Tenant: "acme", User: "ann", Response: "r", Item: "i", Body: &events.ArgumentsDelta{Delta: secret}},
+		{ID: "t1", Tenant: "acme", User: "ann", Response: "r", Item: "i", Body: &events.TextDelta{Text: secret}},
+		{ID: "c1", Tenant: "acme", User: "ann", Response: "r", Item: "i", Body: &events.CallCompleted{Name: "pay", Arguments: []byte(`{"card":"` + secret + `"}`)}},
+	} {
+		data, err := events.EncodeSealed(ev, kr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte("4242")) {
+			t.Fatalf("%s: the sealed encoding holds the text", ev.ID)
+		}
+		got, err := events.DecodeWith(data, kr)
+		if err != nil {
+			t.Fatalf("%s: %v", ev.ID, err)
+		}
+		want, _ := events.Encode(ev)
+		again, _ := events.Encode(&events.Event{ID: got.ID, Tenant: got.Tenant, User: got.User, Response: got.Response, Item: got.Item, Body: got.Body})
+		if !bytes.Equal(want, again) || got.Scope() != events.UserScope("ann") {
+			t.Fatalf("%s: opened %+v, scope %q", ev.ID, got.Body, got.Scope())
+		}
+		if _, err := events.Decode(data); !errors.Is(err, events.ErrSealed) {
+			t.Fatalf("%s without a keyring: %v, want ErrSealed", ev.ID, err)
+		}
+		// A body moved to another event does not open.
+		moved := bytes.Replace(data, []byte(ev.ID), []byte("x"+ev.ID[1:]), 1)
+		if _, err := events.DecodeWith(moved, kr); !errors.Is(err, events.ErrMalformed) {
+			t.Fatalf("%s moved: %v, want ErrMalformed", ev.ID, err)
+		}
+	}
+	// Erasing the key makes every event it sealed erased, not garbage.
+	data, _ := events.EncodeSealed(&events.Event{ID: "d2", Tenant: "acme", User: "ann", Response: "r", Item: "i", Body: &events.ArgumentsDelta{Delta: secret}}, kr, "")
+	other, _ := events.EncodeSealed(&events.Event{ID: "d3", Tenant: "acme", User: "bob", Response: "r", Item: "i", Body: &events.ArgumentsDelta{Delta: "bob's"}}, kr, "")
+	kr.erase("acme", events.UserScope("ann"))
+	if _, err := events.DecodeWith(data, kr); !errors.Is(err, events.ErrErased) || errors.Is(err, events.ErrBadInput) {
+		t.Fatalf("after erasure: %v, want ErrErased (not bad input)", err)
+	}
+	if ev, err := events.DecodeWith(other, kr); err != nil || ev.Body.(*events.ArgumentsDelta).Delta != "bob's" {
+		t.Fatalf("another user's event after the erasure: %v", err)
+	}
+	// Kinds without personal data stay in the clear.
+	tick, err := events.EncodeSealed(&events.Event{ID: "tick", Tenant: events.SystemTenant, Body: &events.Tick{}}, kr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := events.Decode(tick); err != nil {
+		t.Fatalf("a tick is sealed: %v", err)
+	}
+}
