@@ -1,0 +1,356 @@
+package keys
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Bucket is the key-value bucket of the data keys.
+const Bucket = "ts_keys"
+
+var (
+	// ErrInvalidConfig is returned by Open for a configuration it cannot use.
+	ErrInvalidConfig = errors.New("keys: invalid config")
+	// ErrUnavailable: the key store did not answer in time.
+	ErrUnavailable = errors.New("keys: store unavailable")
+)
+
+// Config configures a Store.
+type Config struct {
+	// JS locates the bucket.
+	JS jetstream.JetStream
+	// Bucket; default Bucket.
+	Bucket string
+	// Replicas of a bucket Open creates; default 1.
+	Replicas int
+	// Create makes Open create the bucket when it does not exist (the admin
+	// identity's setup); otherwise Open waits for it up to SetupMax.
+	Create bool
+	// SetupMax bounds Open's wait for the bucket; default 1 minute.
+	SetupMax time.Duration
+	// CacheTTL is how long a key read from the bucket is used without
+	// asking again: another process's erasure takes effect here within it
+	// (or at once with Forget). Default 30s.
+	CacheTTL time.Duration
+	// Timeout bounds one request to the bucket; default 5s.
+	Timeout time.Duration
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() error {
+	if c.JS == nil {
+		return fmt.Errorf("%w: JS is required", ErrInvalidConfig)
+	}
+	if c.Bucket == "" {
+		c.Bucket = Bucket
+	}
+	if c.Replicas <= 0 {
+		c.Replicas = 1
+	}
+	if c.SetupMax <= 0 {
+		c.SetupMax = time.Minute
+	}
+	if c.CacheTTL <= 0 {
+		c.CacheTTL = 30 * time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// Store is the data-key store: an events.Keyring over a JetStream
+// key-value bucket. Safe for concurrent use.
+type Store struct {
+	cfg    Config
+	kv     jetstream.KeyValue
+	stream jetstream.Stream
+
+	mu    sync.Mutex
+	cache map[string]*cached // by key name
+}
+
+type cached struct {
+	id   string
+	aead cipher.AEAD
+	at   time.Time
+}
+
+var _ events.Keyring = (*Store)(nil)
+
+// Open opens the key store. With Create it creates the bucket when it is
+// missing; otherwise a missing bucket is waited for (another identity sets
+// it up). It returns ErrInvalidConfig or ErrUnavailable.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.SetupMax)
+	defer cancel()
+	for {
+		actx, acancel := context.WithTimeout(ctx, cfg.Timeout)
+		kv, err := cfg.JS.KeyValue(actx, cfg.Bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) && cfg.Create {
+			if err = createBucket(actx, cfg); err == nil {
+				kv, err = cfg.JS.KeyValue(actx, cfg.Bucket)
+			}
+		}
+		var st jetstream.Stream
+		if err == nil {
+			st, err = cfg.JS.Stream(actx, "KV_"+cfg.Bucket)
+		}
+		acancel()
+		if err == nil {
+			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: bucket %s: %w", ErrUnavailable, cfg.Bucket, err)
+		}
+		cfg.Logger.Info("key store not ready; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// createBucket makes the bucket's stream as a key-value bucket's (one
+// value per key, rollups, direct gets), except that it allows deleting a
+// message: a bucket made by CreateKeyValue refuses it for good, and
+// erasure is exactly that.
+func createBucket(ctx context.Context, cfg Config) error {
+	_, err := cfg.JS.CreateStream(ctx, jetstream.StreamConfig{
+		Name: "KV_" + cfg.Bucket, Description: "Toolstream data keys: erasing one makes what it sealed unreadable",
+		Subjects: []string{"$KV." + cfg.Bucket + ".>"}, MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew,
+		Storage: jetstream.FileStorage, Replicas: cfg.Replicas, AllowRollup: true, AllowDirect: true,
+		DenyDelete: false, MaxMsgSize: -1, MaxBytes: -1, MaxAge: 0, Duplicates: 2 * time.Minute,
+	})
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return nil
+	}
+	return err
+}
+
+// name is the bucket key of a scope: k.<tenant>.u.<user>[.r.<record>],
+// each part base64url (bucket keys allow [-_=.A-Za-z0-9]). A user's record
+// keys lie under the user's name, so erasing the user finds them.
+func name(tenant, scope string) (string, error) {
+	parts := strings.Split(scope, "/")
+	enc := func(tok string) (string, error) {
+		s, err := events.Untoken(tok)
+		if err != nil {
+			return "", err
+		}
+		return "_" + base64.RawURLEncoding.EncodeToString([]byte(s)), nil
+	}
+	t := "_" + base64.RawURLEncoding.EncodeToString([]byte(tenant))
+	switch {
+	case len(parts) == 2 && parts[0] == "u":
+		u, err := enc(parts[1])
+		if err != nil {
+			return "", err
+		}
+		return "k." + t + ".u." + u, nil
+	case len(parts) == 3 && parts[0] == "r":
+		u, err := enc(parts[1])
+		if err != nil {
+			return "", err
+		}
+		r, err := enc(parts[2])
+		if err != nil {
+			return "", err
+		}
+		return "k." + t + ".u." + u + ".r." + r, nil
+	}
+	return "", fmt.Errorf("%w: key scope %q", events.ErrMalformed, scope)
+}
+
+// value is a key as stored: a 16-byte id and a 32-byte AES key.
+func parse(v []byte) (id string, aead cipher.AEAD, err error) {
+	if len(v) != 48 {
+		return "", nil, fmt.Errorf("keys: a stored key of %d bytes", len(v))
+	}
+	block, err := aes.NewCipher(v[16:])
+	if err != nil {
+		return "", nil, err
+	}
+	aead, err = cipher.NewGCM(block)
+	return hex.EncodeToString(v[:16]), aead, err
+}
+
+func (s *Store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.cfg.Timeout)
+}
+
+// get returns the stored key name, from the cache while it is fresh;
+// errKeyGone when the bucket holds none.
+func (s *Store) get(name string, fresh bool) (*cached, error) {
+	s.mu.Lock()
+	c := s.cache[name]
+	s.mu.Unlock()
+	if c != nil && !fresh && time.Since(c.at) < s.cfg.CacheTTL {
+		return c, nil
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	e, err := s.kv.Get(ctx, name)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		s.drop(name)
+		return nil, errKeyGone
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	id, aead, err := parse(e.Value())
+	if err != nil {
+		return nil, err
+	}
+	c = &cached{id: id, aead: aead, at: time.Now()}
+	s.mu.Lock()
+	s.cache[name] = c
+	s.mu.Unlock()
+	return c, nil
+}
+
+var errKeyGone = errors.New("keys: no key")
+
+func (s *Store) drop(name string) {
+	s.mu.Lock()
+	delete(s.cache, name)
+	s.mu.Unlock()
+}
+
+// SealKey implements events.Keyring: the key of (tenant, scope), made on
+// first use.
+func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
+	n, err := name(tenant, scope)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := s.get(n, false)
+	if err == nil {
+		return c.id, c.aead, nil
+	}
+	if !errors.Is(err, errKeyGone) {
+		return "", nil, err
+	}
+	v := make([]byte, 48)
+	if _, err := rand.Read(v); err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := s.ctx()
+	_, err = s.kv.Create(ctx, n, v)
+	cancel()
+	if err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return "", nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	// Ours, or another process's made at the same moment: read it back.
+	c, err = s.get(n, true)
+	if err != nil {
+		return "", nil, err
+	}
+	return c.id, c.aead, nil
+}
+
+// OpenKey implements events.Keyring: the key id of (tenant, scope), or
+// events.ErrErased when it was destroyed (or replaced after an erasure).
+func (s *Store) OpenKey(tenant, scope, id string) (cipher.AEAD, error) {
+	n, err := name(tenant, scope)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.get(n, false)
+	if err == nil && c.id != id {
+		c, err = s.get(n, true) // rotated since it was cached?
+	}
+	switch {
+	case errors.Is(err, errKeyGone):
+		return nil, events.ErrErased
+	case err != nil:
+		return nil, err
+	case c.id != id:
+		return nil, events.ErrErased
+	}
+	return c.aead, nil
+}
+
+// Erase destroys the keys of a user of tenant — the user's key and every
+// memory record key of the user — with JetStream's erasing delete (the
+// stored bytes are overwritten), and returns how many it destroyed. What
+// they sealed can no longer be read by anyone.
+func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
+	n, err := name(tenant, events.UserScope(user))
+	if err != nil {
+		return 0, err
+	}
+	return s.erase(ctx, n, n+".>")
+}
+
+// EraseRecord destroys the key of one memory record of a user.
+func (s *Store) EraseRecord(ctx context.Context, tenant, user, record string) (int, error) {
+	n, err := name(tenant, events.RecordScope(user, record))
+	if err != nil {
+		return 0, err
+	}
+	return s.erase(ctx, n)
+}
+
+func (s *Store) erase(ctx context.Context, filters ...string) (int, error) {
+	lister, err := s.kv.ListKeysFiltered(ctx, filters...)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	var names []string
+	for k := range lister.Keys() {
+		names = append(names, k)
+	}
+	erased := 0
+	for _, k := range names {
+		e, err := s.kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		}
+		if err != nil {
+			return erased, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		if err := s.stream.SecureDeleteMsg(ctx, e.Revision()); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return erased, fmt.Errorf("keys: erase %s: %w", k, err)
+		}
+		s.drop(k)
+		erased++
+	}
+	return erased, nil
+}
+
+// Forget drops a user's keys from this process's cache, so the next use
+// asks the bucket (after an erasure another process made).
+func (s *Store) Forget(tenant, user string) {
+	n, err := name(tenant, events.UserScope(user))
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.cache {
+		if k == n || strings.HasPrefix(k, n+".") {
+			delete(s.cache, k)
+		}
+	}
+}

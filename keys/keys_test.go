@@ -1,0 +1,112 @@
+package keys_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/keys"
+)
+
+// TestEraseLeavesNoKeyInAnyFile: a user's key and record keys, once
+// erased, open nothing, and their bytes are in no file of the data
+// directory; another user's key is untouched.
+func TestEraseLeavesNoKeyInAnyFile(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	b, err := bus.Open(ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	annID, _, err := s.SealKey("acme", events.UserScope("ann"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recID, _, err := s.SealKey("acme", events.RecordScope("ann", "rec-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobID, _, err := s.SealKey("acme", events.UserScope("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same key again, from another process's store (no cache).
+	other, err := keys.Open(ctx, keys.Config{JS: b.JS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _, err := other.SealKey("acme", events.UserScope("ann")); err != nil || id != annID {
+		t.Fatalf("a second store made key %s (%v), want the first's %s", id, err, annID)
+	}
+	kv, err := b.JS.KeyValue(ctx, keys.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secrets [][]byte
+	lister, _ := kv.ListKeys(ctx)
+	for k := range lister.Keys() {
+		e, err := kv.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, e.Value()[16:]) // the AES keys
+	}
+	if len(secrets) != 3 {
+		t.Fatalf("%d keys in the bucket, want 3", len(secrets))
+	}
+	n, err := other.Erase(ctx, "acme", "ann")
+	if err != nil || n != 2 {
+		t.Fatalf("Erase = %d, %v; want the user's key and its record's", n, err)
+	}
+	for _, st := range []*keys.Store{other, s} {
+		s.Forget("acme", "ann")
+		if _, err := st.OpenKey("acme", events.UserScope("ann"), annID); !errors.Is(err, events.ErrErased) {
+			t.Fatalf("the erased user key opens: %v", err)
+		}
+		if _, err := st.OpenKey("acme", events.RecordScope("ann", "rec-1"), recID); !errors.Is(err, events.ErrErased) {
+			t.Fatalf("the erased record key opens: %v", err)
+		}
+		if _, err := st.OpenKey("acme", events.UserScope("bob"), bobID); err != nil {
+			t.Fatalf("another user's key: %v", err)
+		}
+	}
+	// A new key for the erased user is a new key: what the old one sealed
+	// stays erased.
+	if id, _, err := s.SealKey("acme", events.UserScope("ann")); err != nil || id == annID {
+		t.Fatalf("after the erasure SealKey gave %s (%v)", id, err)
+	}
+	if _, err := s.OpenKey("acme", events.UserScope("ann"), annID); !errors.Is(err, events.ErrErased) {
+		t.Fatalf("the old key id opens after a new key was made: %v", err)
+	}
+	b.Close()
+	// No file of the data directory holds the erased keys' bytes.
+	found := map[int]string{}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, k := range secrets {
+			if bytes.Contains(data, k) {
+				found[i] = path
+			}
+		}
+		return nil
+	})
+	if len(found) != 1 {
+		t.Fatalf("keys found in files: %v; want only bob's", found)
+	}
+}
