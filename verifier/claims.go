@@ -338,6 +338,9 @@ func zhExceptLead(r []rune, s, e int) bool {
 }
 
 // wordAt returns the lower-case ASCII word starting at i and its end.
+//
+// Callers only ask whether the word is one of enAnd or enBut: any other
+// word comes back as "" (with its end), which no caller tells apart.
 func wordAt(r []rune, i, e int) (string, int) {
 	j := i
 	for j < e && j-i < 12 && (r[j] < 128 && unicode.IsLetter(r[j])) {
@@ -346,8 +349,28 @@ func wordAt(r []rune, i, e int) (string, int) {
 	if j < e && j-i < 12 && unicode.IsLetter(r[j]) {
 		return "", i
 	}
-	return strings.ToLower(string(r[i:j])), j
+	var buf [12]byte
+	for k := i; k < j; k++ {
+		c := byte(r[k])
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[k-i] = c
+	}
+	return conjunctionWords[string(buf[:j-i])], j
 }
+
+// conjunctionWords are the words of enAnd and enBut, each its own key.
+var conjunctionWords = func() map[string]string {
+	m := map[string]string{}
+	for w := range enAnd {
+		m[w] = w
+	}
+	for w := range enBut {
+		m[w] = w
+	}
+	return m
+}()
 
 // betweenGuard reports a range in progress ("between 3 and 5").
 func betweenGuard(r []rune, s, i int) bool {
@@ -477,6 +500,39 @@ func normRune(c rune) rune {
 	return unicode.ToLower(c)
 }
 
+// runeText is runes as a string too, so that a run of them is a slice of
+// the string: looked up or kept without converting runes again.
+type runeText struct {
+	s   string
+	off []int32 // where rune i starts in s; nil when every rune is one byte
+}
+
+func newRuneText(r []rune) runeText {
+	t := runeText{s: string(r)}
+	if len(t.s) != len(r) {
+		t.off = make([]int32, len(r)+1)
+		b := 0
+		for i, c := range r {
+			t.off[i] = int32(b)
+			n := utf8.RuneLen(c)
+			if n < 0 {
+				n = utf8.RuneLen(utf8.RuneError) // what string(r) writes for it
+			}
+			b += n
+		}
+		t.off[len(r)] = int32(b)
+	}
+	return t
+}
+
+// sub returns runes [i, j) as a string.
+func (t runeText) sub(i, j int) string {
+	if t.off == nil {
+		return t.s[i:j]
+	}
+	return t.s[t.off[i]:t.off[j]]
+}
+
 // normalize returns the normalised runes of s (same length as []rune(s)).
 func normalize(s string) []rune {
 	r := []rune(s)
@@ -496,12 +552,15 @@ type token struct {
 
 // tokenize splits normalised runes into tokens.
 func tokenize(r []rune) []token {
-	var out []token
+	// The tokens' strings are slices of the text's: one allocation, not
+	// one per token.
+	text := newRuneText(r)
+	out := make([]token, 0, len(r)/5+1)
 	for i := 0; i < len(r); {
 		c := r[i]
 		switch {
 		case isCJK(c):
-			out = append(out, token{s: string(c), start: i, end: i + 1, cjk: true})
+			out = append(out, token{s: text.sub(i, i+1), start: i, end: i + 1, cjk: true})
 			i++
 		case unicode.IsLetter(c) || unicode.IsDigit(c):
 			j := i + 1
@@ -525,7 +584,7 @@ func tokenize(r []rune) []token {
 				}
 				break
 			}
-			out = append(out, token{s: string(r[i:j]), start: i, end: j})
+			out = append(out, token{s: text.sub(i, j), start: i, end: j})
 			i = j
 		default:
 			i++

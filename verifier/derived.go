@@ -177,12 +177,12 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 	concepts := cx.numberConcepts(m)
 	ratio := m.unit != nil && m.unit.dim == dimPercent
 	for _, c := range concepts {
-		for _, l := range ix.concept(c) {
+		for _, l := range cx.inScopeOf(ix.concept(c)) {
 			if len(pool) >= limit {
 				break
 			}
 			// A percentage is a ratio of two numbers of any unit.
-			if lf := &ix.leaves[l]; lf.kind == kindNum && cx.inScope(l) && (ratio || dimFits(lf, m.unit)) {
+			if lf := &ix.leaves[l]; lf.kind == kindNum && (ratio || dimFits(lf, m.unit)) {
 				add(l)
 			}
 		}

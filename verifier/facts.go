@@ -100,17 +100,14 @@ func (cx *claim) categoryFacts() []fact {
 		}
 		// The subject's own status fields come before an enclosing one's.
 		cands := make([]int32, 0, 4)
-		for _, l := range ix.cats {
-			if cx.inScope(l) && cx.inSubject(l) {
+		inScope := cx.inScopeOf(ix.cats)
+		for _, l := range inScope {
+			if cx.inSubject(l) {
 				cands = append(cands, l)
 			}
 		}
 		if len(cands) == 0 {
-			for _, l := range ix.cats {
-				if cx.inScope(l) {
-					cands = append(cands, l)
-				}
-			}
+			cands = append(cands, inScope...)
 		}
 		var first int32 = -1
 		decided := false
@@ -167,11 +164,8 @@ func (cx *claim) categoryFacts() []fact {
 func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 	ix := cx.ix
 	var best int32 = -1
-	for _, l := range ix.bools {
+	for _, l := range cx.inScopeOf(ix.bools) {
 		lf := &ix.leaves[l]
-		if !cx.inScope(l) {
-			continue
-		}
 		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr())), " "))
 		named := false
 		for _, c := range cm.cats {

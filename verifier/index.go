@@ -164,10 +164,10 @@ func buildIndex(evidence []Evidence, now time.Time) *index {
 	return ix
 }
 
-// newIndex returns an empty part to build.
-func newIndex() *index {
+// newIndex returns an empty part to build for a result of size bytes.
+func newIndex(size int) *index {
 	return &index{
-		t:         newTables(),
+		t:         newTables(size/24 + 16),
 		byConcept: map[string][]int32{},
 		byValue:   map[string][]int32{},
 		subjects:  map[string][]subjEntry{},

@@ -3,6 +3,7 @@ package verifier
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // ---- reading a claim: the lexicon --------------------------------------
@@ -189,9 +190,9 @@ func conceptsOf(key string) []string {
 		if ps, ok := enPhrases[p]; ok {
 			matched := false
 			for _, ph := range ps {
-				if i+len(ph) <= len(parts) && slices.Equal(parts[i:i+len(ph)], ph) {
-					out = append(out, enLex[strings.Join(ph, " ")].concepts...)
-					i += len(ph) - 1
+				if i+len(ph.words) <= len(parts) && slices.Equal(parts[i:i+len(ph.words)], ph.words) {
+					out = append(out, enLex[ph.text].concepts...)
+					i += len(ph.words) - 1
 					matched = true
 					break
 				}
@@ -229,43 +230,46 @@ func dedupe(s []string) []string {
 // match; unknown ideographs pair up as bigrams (or stand alone).
 func segmentCJK(r []rune) []string {
 	var out []string
-	var unknown []rune
-	flush := func() {
-		switch len(unknown) {
-		case 0:
-		case 1:
-			out = append(out, string(unknown))
+	text := newRuneText(r)
+	u := -1 // where the unknown runes before i start
+	flush := func(i int) {
+		switch {
+		case u < 0:
+		case i-u == 1:
+			out = append(out, text.sub(u, i))
 		default:
-			for i := 0; i+1 < len(unknown); i++ {
-				out = append(out, string(unknown[i:i+2]))
+			for k := u; k+1 < i; k++ {
+				out = append(out, text.sub(k, k+2))
 			}
 		}
-		unknown = unknown[:0]
+		u = -1
 	}
 	for i := 0; i < len(r); {
 		n := min(zhMaxLen, len(r)-i)
 		for ; n > 0; n-- {
-			if _, ok := zhLex[string(r[i:i+n])]; ok {
+			if _, ok := zhLex[text.sub(i, i+n)]; ok {
 				break
 			}
 		}
 		if n == 1 {
 			// A one-ideograph cue word (小, 大) with no concept pairs up with
 			// its neighbours like an unknown one: 大桌 and 小桌 differ.
-			if l := zhLex[string(r[i])]; len(l.concepts) == 0 && len(l.cats) == 0 && l.cues&(cueStop|cueNeg) == 0 {
+			if l := zhLex[text.sub(i, i+1)]; len(l.concepts) == 0 && len(l.cats) == 0 && l.cues&(cueStop|cueNeg) == 0 {
 				n = 0
 			}
 		}
 		if n == 0 {
-			unknown = append(unknown, r[i])
+			if u < 0 {
+				u = i
+			}
 			i++
 			continue
 		}
-		flush()
-		out = append(out, string(r[i:i+n]))
+		flush(i)
+		out = append(out, text.sub(i, i+n))
 		i += n
 	}
-	flush()
+	flush(len(r))
 	return out
 }
 
@@ -312,7 +316,7 @@ func claimWords(r []rune) []cword { return claimWordsOf(r, tokenize(r)) }
 
 // claimWordsOf is claimWords over tokens already made.
 func claimWordsOf(r []rune, toks []token) []cword {
-	var out []cword
+	out := make([]cword, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		tk := toks[i]
 		if tk.cjk {
@@ -322,7 +326,7 @@ func claimWordsOf(r []rune, toks []token) []cword {
 			}
 			pos := tk.start
 			for _, w := range segmentCJKKeep(r[tk.start:toks[j-1].end]) {
-				n := len([]rune(w))
+				n := utf8.RuneCountInString(w)
 				out = append(out, cword{s: w, start: pos, end: pos + n, info: zhLex[w], cjk: true})
 				pos += n
 			}
@@ -332,20 +336,19 @@ func claimWordsOf(r []rune, toks []token) []cword {
 		if ps, ok := enPhrases[tk.s]; ok {
 			matched := false
 			for _, ph := range ps {
-				if i+len(ph) > len(toks) {
+				if i+len(ph.words) > len(toks) {
 					continue
 				}
 				ok := true
-				for k, w := range ph {
+				for k, w := range ph.words {
 					if toks[i+k].s != w {
 						ok = false
 						break
 					}
 				}
 				if ok {
-					s := strings.Join(ph, " ")
-					out = append(out, cword{s: s, start: tk.start, end: toks[i+len(ph)-1].end, info: enLex[s]})
-					i += len(ph) - 1
+					out = append(out, cword{s: ph.text, start: tk.start, end: toks[i+len(ph.words)-1].end, info: enLex[ph.text]})
+					i += len(ph.words) - 1
 					matched = true
 					break
 				}
@@ -369,14 +372,15 @@ func claimWordsOf(r []rune, toks []token) []cword {
 // single, so words tile the run and keep their offsets.
 func segmentCJKKeep(r []rune) []string {
 	var out []string
+	text := newRuneText(r)
 	for i := 0; i < len(r); {
 		n := min(zhMaxLen, len(r)-i)
 		for ; n > 1; n-- {
-			if _, ok := zhLex[string(r[i:i+n])]; ok {
+			if _, ok := zhLex[text.sub(i, i+n)]; ok {
 				break
 			}
 		}
-		out = append(out, string(r[i:i+n]))
+		out = append(out, text.sub(i, i+n))
 		i += n
 	}
 	return out

@@ -14,11 +14,17 @@ var lexiconText string
 // lexicon is the vocabulary of lexicon.txt: what each English word or
 // phrase and each Chinese word means.
 type lexicon struct {
-	concepts map[string]bool       // every concept name
-	en       map[string]*lexInfo   // English words and phrases ("out of stock")
-	phrases  map[string][][]string // first word -> phrases (words), longest first
+	concepts map[string]bool     // every concept name
+	en       map[string]*lexInfo // English words and phrases ("out of stock")
+	phrases  map[string][]phrase // first word -> phrases, longest first
 	zh       map[string]*lexInfo
 	zhMaxLen int // runes of the longest Chinese word
+}
+
+// phrase is an English lexicon entry of several words.
+type phrase struct {
+	words []string
+	text  string // the words joined by spaces: its key in the lexicon
 }
 
 // mustLexicon reads the embedded lexicon; a malformed one is a bug caught
@@ -42,7 +48,7 @@ func parseLexicon(text string) (*lexicon, error) {
 	lx := &lexicon{
 		concepts: map[string]bool{},
 		en:       map[string]*lexInfo{},
-		phrases:  map[string][][]string{},
+		phrases:  map[string][]phrase{},
 		zh:       map[string]*lexInfo{},
 		zhMaxLen: 1,
 	}
@@ -124,7 +130,7 @@ func parseLexicon(text string) (*lexicon, error) {
 		}
 	}
 	for k, ps := range lx.phrases {
-		slices.SortStableFunc(ps, func(a, b []string) int { return len(b) - len(a) })
+		slices.SortStableFunc(ps, func(a, b phrase) int { return len(b.words) - len(a.words) })
 		lx.phrases[k] = ps
 	}
 	return lx, nil
@@ -147,7 +153,7 @@ func (lx *lexicon) add(word string) *lexInfo {
 		l = &lexInfo{}
 		lx.en[word] = l
 		if ws := strings.Fields(word); len(ws) > 1 {
-			lx.phrases[ws[0]] = append(lx.phrases[ws[0]], ws)
+			lx.phrases[ws[0]] = append(lx.phrases[ws[0]], phrase{words: ws, text: strings.Join(ws, " ")})
 		}
 	}
 	return l

@@ -1,5 +1,7 @@
 package verifier
 
+import "slices"
+
 // The lookups of an answer's index: the leaves a concept, a value word or
 // a value names, and the subjects a token may start, looked up in each part
 // in evidence order when a claim first asks, with the part's ids moved to
@@ -7,6 +9,8 @@ package verifier
 // one part may serve any number of answers at once.
 
 type lookupCache struct {
+	direct   *directs
+	numIDs   []int32
 	concept  map[string][]int32
 	word     map[string][]int32
 	subjects map[string]subjectHit
@@ -16,6 +20,10 @@ type lookupCache struct {
 type subjectHit struct {
 	es []subjEntry
 	ok bool
+	// The entries by their length: single holds those of one token, next
+	// those of more by the key of their second token (made on first use).
+	single []subjEntry
+	next   map[string][]subjEntry
 }
 
 type valueHit struct {
@@ -84,6 +92,43 @@ func (ix *index) subjectsAt(k string) ([]subjEntry, bool) {
 	}
 	ix.cache.subjects[k] = h
 	return h.es, h.ok
+}
+
+// subjectsFrom returns the subjects at subject key k a name starting there
+// may be: those of one token, and those of more whose second token's key is
+// next (when there is a token after), in the order subjectsAt gives them.
+// The others cannot match.
+func (ix *index) subjectsFrom(k, next string, hasNext bool) []subjEntry {
+	ix.subjectsAt(k)
+	h := ix.cache.subjects[k]
+	if len(h.es) < 8 {
+		return h.es
+	}
+	if h.next == nil {
+		h.next = map[string][]subjEntry{}
+		for _, e := range h.es {
+			if len(e.keys) == 1 {
+				h.single = append(h.single, e)
+			} else {
+				h.next[e.keys[1]] = append(h.next[e.keys[1]], e)
+			}
+		}
+		ix.cache.subjects[k] = h
+	}
+	more := h.next[next]
+	switch {
+	case !hasNext || len(more) == 0:
+		return h.single
+	case len(h.single) == 0:
+		return more
+	}
+	out := make([]subjEntry, 0, len(h.single)+len(more))
+	for _, e := range h.es {
+		if len(e.keys) == 1 || e.keys[1] == next {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // valuesAt returns the short string values whose first token is t; ok
@@ -174,4 +219,48 @@ func (p *part) hasKey(k string) bool {
 		return p.ix.keys[k] != nil
 	}
 	return p.sec.hasKey(k)
+}
+
+// numsInOrder returns the numeric leaves in leaf order.
+func (ix *index) numsInOrder() []int32 {
+	if ix.cache.numIDs == nil {
+		ix.cache.numIDs = slices.Clone(ix.nums)
+		slices.Sort(ix.cache.numIDs)
+	}
+	return ix.cache.numIDs
+}
+
+// directs lists each node's direct fields (leaves whose node it is), in
+// leaf order.
+type directs struct {
+	start  []int32 // node n's are leaves[start[n]:start[n+1]]
+	leaves []int32
+}
+
+func (d *directs) of(n int32) []int32 { return d.leaves[d.start[n]:d.start[n+1]] }
+
+// directLeaves returns the direct fields of every node, made on first use.
+func (ix *index) directLeaves() *directs {
+	if ix.cache.direct != nil {
+		return ix.cache.direct
+	}
+	d := &directs{start: make([]int32, len(ix.nodes)+1)}
+	for i := range ix.leaves {
+		if n := ix.leaves[i].node; n >= 0 {
+			d.start[n+1]++
+		}
+	}
+	for n := range ix.nodes {
+		d.start[n+1] += d.start[n]
+	}
+	d.leaves = make([]int32, d.start[len(ix.nodes)])
+	next := slices.Clone(d.start[:len(ix.nodes)])
+	for i := range ix.leaves {
+		if n := ix.leaves[i].node; n >= 0 {
+			d.leaves[next[n]] = int32(i)
+			next[n]++
+		}
+	}
+	ix.cache.direct = d
+	return d
 }

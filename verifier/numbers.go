@@ -98,8 +98,8 @@ func scanNumbers(r []rune, blocked []bool) []numMention {
 			out = append(out, m)
 			i = m.end - 1
 		case isLatinLetter(c) && (i == 0 || !isLatinLetter(r[i-1]) && !isDigit(r[i-1])):
-			w, e := latinWord(r, i)
-			if v, ok := enNumberWords[w]; ok {
+			e := latinEnd(r, i)
+			if v, ok := enNumberWords[string(r[i:e])]; ok {
 				if m, ok := numberWordMention(r, i, e, v); ok {
 					out = append(out, m)
 				}
@@ -186,12 +186,15 @@ func skipAlnum(r []rune, i int) int {
 	return j - 1
 }
 
-func latinWord(r []rune, i int) (string, int) {
+// latinEnd returns the end of the Latin word at r[i] (i when there is
+// none). Callers convert r[i:end] to a string where they use it, so that
+// a word only looked up costs no allocation.
+func latinEnd(r []rune, i int) int {
 	j := i
 	for j < len(r) && isLatinLetter(r[j]) {
 		j++
 	}
-	return string(r[i:j]), j
+	return j
 }
 
 // currencyBefore reports a currency sign or code just before r[i].
@@ -299,7 +302,8 @@ func parseMention(r []rune, i int, blocked func(int) bool) (numMention, int, boo
 	}
 	// Ordinals and identifiers: 1st, 2nd, 3rd, 4th, 12abc.
 	if j < len(r) && isLatinLetter(r[j]) {
-		w, e := latinWord(r, j)
+		e := latinEnd(r, j)
+		w := string(r[j:e])
 		switch {
 		case w == "st" || w == "nd" || w == "rd" || w == "th":
 			return m, e, false
@@ -354,7 +358,8 @@ func (m *numMention) magnitude(r []rune, j int) int {
 	if k < len(r) && r[k] == ' ' {
 		k++
 	}
-	w, e := latinWord(r, k)
+	e := latinEnd(r, k)
+	w := string(r[k:e])
 	if f, ok := magnitudeWords[w]; ok && len(w) > 1 {
 		m.v *= f
 		m.hi *= f
@@ -379,11 +384,11 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 		k++ // "14-day", "12-year"
 	}
 	for n := min(maxUnitRunes, len(r)-k); n > 0; n-- {
-		s := string(r[k : k+n])
-		u, ok := unitWords[s]
+		u, ok := unitWords[string(r[k:k+n])] // NB: no allocation: the key does not escape
 		if !ok {
 			continue
 		}
+		s := string(r[k : k+n])
 		last := r[k+n-1]
 		if isLatinLetter(last) && k+n < len(r) && (isLatinLetter(r[k+n]) || isDigit(r[k+n])) {
 			continue // "12 inches" not "12 in"; "5 mins" not "5 min"+"s"
@@ -562,7 +567,7 @@ func numberWordMention(r []rune, s, e int, v float64) (numMention, bool) {
 		if k < len(r) && r[k] == ' ' {
 			k++
 		}
-		w, _ := latinWord(r, k)
+		w := string(r[k:latinEnd(r, k)])
 		if w == "" || enLex[w] != nil && enLex[w].cues&cueStop != 0 && enLex[w].concepts == nil {
 			return m, false
 		}

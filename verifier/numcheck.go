@@ -134,15 +134,8 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 const numMatchesMax = 256
 
 func sortUnique(s *[]int32) {
-	x := *s
-	sort.Slice(x, func(i, j int) bool { return x[i] < x[j] })
-	out := x[:0]
-	for i, v := range x {
-		if i == 0 || v != x[i-1] {
-			out = append(out, v)
-		}
-	}
-	*s = out
+	slices.Sort(*s)
+	*s = slices.Compact(*s)
 }
 
 // dimFits reports whether a leaf may measure what a number claimed in unit
@@ -266,12 +259,7 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 		return cx.checkRange(m, targets, concepts)
 	}
 	all := cx.matches(m, m.v)
-	var in []int32
-	for _, l := range all {
-		if cx.inScope(l) {
-			in = append(in, l)
-		}
-	}
+	in := cx.inScopeOf(all)
 	// 1. A matching field for this subject and attribute.
 	for _, t := range targets {
 		if containsLeaf(in, t) {

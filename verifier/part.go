@@ -44,7 +44,7 @@ func indexResult(e Evidence, budget int) *part {
 		p.bad = true
 		return p
 	}
-	ix := newIndex()
+	ix := newIndex(len(raw))
 	ix.ev = []Evidence{p.ev}
 	ix.leaves = make([]leaf, 0, len(raw)/12+16)
 	w := walker{ix: ix, now: partNow, budget: budget}

@@ -86,7 +86,7 @@ func (w *partWriter) list(l []string) uint64 {
 // marshalPart encodes a part.
 func marshalPart(p *part) ([]byte, error) {
 	w := &partWriter{strIDs: map[string]uint64{}, listIDs: map[string]uint64{}}
-	t := newTables()
+	t := newTables(0)
 	if p.ix != nil {
 		t = p.ix.t
 	}

@@ -303,22 +303,14 @@ func (cx *claim) coverage() verdict {
 	}
 	for _, c := range content {
 		hit := false
-		for _, l := range ix.valueWords(c) {
-			if cx.inScope(l) {
-				hit = true
-				if value < 0 {
-					value = l
-				}
-				break
+		if in := cx.inScopeOf(ix.valueWords(c)); len(in) > 0 {
+			hit = true
+			if value < 0 {
+				value = in[0]
 			}
 		}
 		if !hit {
-			for _, l := range ix.concept(c) {
-				if cx.inScope(l) {
-					hit = true
-					break
-				}
-			}
+			hit = len(cx.inScopeOf(ix.concept(c))) > 0
 		}
 		if hit {
 			found++

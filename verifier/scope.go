@@ -168,9 +168,9 @@ func (cx *claim) targets(concepts []string, keep func(*leaf) bool) []int32 {
 	ix := cx.ix
 	var cands []int32
 	for _, c := range concepts {
-		for _, l := range ix.concept(c) {
+		for _, l := range cx.inScopeOf(ix.concept(c)) {
 			lf := &ix.leaves[l]
-			if keep(lf) && overlap(concepts, lf.own()) > 0 && cx.inScope(l) {
+			if keep(lf) && overlap(concepts, lf.own()) > 0 {
 				cands = append(cands, l)
 			}
 		}
@@ -280,4 +280,36 @@ func sortStable[T any](s []T, less func(a, b T) bool) {
 		}
 		return 0
 	})
+}
+
+// inScopeOf returns the leaves of list (ascending) that are in scope, in
+// order: those inside a scope object, found by binary search, and the
+// direct fields of the objects enclosing one. It is a filter of list by
+// inScope that reads only what may be in scope.
+func (cx *claim) inScopeOf(list []int32) []int32 {
+	if !cx.scoped || len(list) == 0 {
+		return list
+	}
+	ix := cx.ix
+	var out []int32
+	for _, n := range cx.nodes {
+		nd := &ix.nodes[n]
+		lo, _ := slices.BinarySearch(list, nd.leafLo)
+		hi, _ := slices.BinarySearch(list, nd.leafHi)
+		out = append(out, list[lo:hi]...)
+	}
+	direct := ix.directLeaves()
+	for _, n := range cx.nodes {
+		for a := n; a >= 0; a = ix.nodes[a].parent {
+			for _, l := range direct.of(a) {
+				if _, ok := slices.BinarySearch(list, l); ok {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	if len(cx.nodes) > 1 || len(out) > 0 {
+		sortUnique(&out)
+	}
+	return out
 }

@@ -29,8 +29,11 @@ func (rd *reading) findSubjects(ix *index) {
 				continue
 			}
 			var best hit
-			es, _ := ix.subjectsAt(keys[i])
-			for _, se := range es {
+			next := ""
+			if i+1 < len(toks) {
+				next = keys[i+1]
+			}
+			for _, se := range ix.subjectsFrom(keys[i], next, i+1 < len(toks)) {
 				if se.partial != (pass == 1) {
 					continue
 				}
@@ -67,6 +70,11 @@ func (rd *reading) findSubjects(ix *index) {
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return a.s - b.s })
 	sub := &rd.named
+	if len(hits) > 0 {
+		sub.groups = make([][]int32, 0, len(hits))
+		sub.names = make([]string, 0, len(hits))
+		sub.spans = make([][2]int, 0, len(hits))
+	}
 	for k, h := range hits {
 		s, e := toks[h.s].start, toks[h.e-1].end
 		nodes := append([]int32(nil), h.nodes...)
@@ -184,12 +192,13 @@ func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) strin
 		if rd.used[t.start] {
 			continue
 		}
-		w := string(orig[t.start:t.end])
+		// The token as written is one capital letter (as a string, "A").
+		capital := t.end-t.start == 1 && orig[t.start] >= 'A' && orig[t.start] <= 'Z'
 		isID := false
 		switch {
-		case len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z' && i > 0 && classNouns[toks[i-1].s]:
-			isID = w != "A" || toks[i-1].s != "品" && toks[i-1].s != "item"
-			if w == "A" {
+		case capital && i > 0 && classNouns[toks[i-1].s]:
+			isID = orig[t.start] != 'A' || toks[i-1].s != "品" && toks[i-1].s != "item"
+			if orig[t.start] == 'A' {
 				isID = true
 			}
 		case len(t.s) >= 4 && digitCount(t.s) >= 3 && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.s, ".") && !isNumberWithUnit(t.s):
@@ -209,7 +218,7 @@ func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) strin
 		if len(ix.valueWords(t.s)) > 0 {
 			continue
 		}
-		return w
+		return string(orig[t.start:t.end])
 	}
 	return ""
 }

@@ -11,17 +11,28 @@ type tables struct {
 	strs  []string
 	lists [][]string   // 0 is the empty list
 	cats  [][]catValue // 0 is no category
-	// While a part is built: the number of each string and list.
+	// While a part is built: the number of each string and list, and of
+	// each list by where it is in memory (the walk passes the same slice
+	// for every field under one key).
 	strIDs  map[string]uint32
 	listIDs map[string]uint32
+	listAt  map[listAddr]uint32
 	catIDs  map[string]uint32
+}
+
+type listAddr struct {
+	p *string
+	n int
 }
 
 // newTables returns tables where number 0 is "", the empty list and no
 // category: what a zero leaf holds.
-func newTables() *tables {
-	return &tables{strs: []string{""}, lists: [][]string{nil}, cats: [][]catValue{nil},
-		strIDs: map[string]uint32{"": 0}, listIDs: map[string]uint32{tableKey(): 0}, catIDs: map[string]uint32{tableKey(): 0}}
+func newTables(size int) *tables {
+	t := &tables{strs: make([]string, 1, max(size, 1)), lists: [][]string{nil}, cats: [][]catValue{nil},
+		strIDs: make(map[string]uint32, size), listIDs: map[string]uint32{tableKey(): 0}, listAt: map[listAddr]uint32{},
+		catIDs: map[string]uint32{tableKey(): 0}}
+	t.strIDs[""] = 0
+	return t
 }
 
 // str returns the number of s, numbering it if new.
@@ -37,6 +48,15 @@ func (t *tables) str(s string) uint32 {
 
 // list returns the number of concept list l.
 func (t *tables) list(l []string) uint32 {
+	if len(l) == 0 {
+		return 0
+	}
+	// NB: the walk never changes a list once made, so a list at the same
+	// place is the same list.
+	at := listAddr{&l[0], len(l)}
+	if id, ok := t.listAt[at]; ok {
+		return id
+	}
 	k := tableKey(l...)
 	id, ok := t.listIDs[k]
 	if !ok {
@@ -44,6 +64,7 @@ func (t *tables) list(l []string) uint32 {
 		t.listIDs[k] = id
 		t.lists = append(t.lists, l)
 	}
+	t.listAt[at] = id
 	return id
 }
 

@@ -98,8 +98,8 @@ func (cx *claim) textPolarity(fs []fact) fact {
 	counts := map[int32]int{}
 	var cands []int32
 	for _, c := range cx.concepts {
-		for _, l := range ix.valueWords(c) {
-			if len(ix.leaves[l].str()) < 40 || !cx.inScope(l) {
+		for _, l := range cx.inScopeOf(ix.valueWords(c)) {
+			if len(ix.leaves[l].str()) < 40 {
 				continue
 			}
 			if counts[l] == 0 {

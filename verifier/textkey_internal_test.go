@@ -11,7 +11,7 @@ import (
 // tail read for numbers shared one entry.
 func TestTextItemsCacheKeepsModesApart(t *testing.T) {
 	now := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
-	w := walker{ix: newIndex(), now: now}
+	w := walker{ix: newIndex(0), now: now}
 	const tail = "ships on June 3, 2024 for 25 dollars"
 	withDates := w.textItems("\x00"+tail, true)
 	numbers := w.textItems(tail, false)

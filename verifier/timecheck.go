@@ -168,12 +168,9 @@ func (cx *claim) dateTargets(concepts []string) []dateTarget {
 	d0 := dayOf(cx.now)
 	var out []dateTarget
 	windows := map[int32][]int32{} // node -> date leaves
-	for _, l := range ix.dates {
+	for _, l := range cx.inScopeOf(ix.dates) {
 		if len(out) == dateTargetsMax {
 			break // NB: the first dates of the evidence, in document order
-		}
-		if !cx.inScope(l) {
-			continue
 		}
 		lf := &ix.leaves[l]
 		windows[lf.node] = append(windows[lf.node], l)
@@ -191,9 +188,10 @@ func (cx *claim) dateTargets(concepts []string) []dateTarget {
 		}
 	}
 	// Day counts: {"eta_days": 2} or {"delivery_days_min": 3, "delivery_days_max": 5}.
-	for _, l := range ix.nums {
+	// (In leaf order; the sort below orders them.)
+	for _, l := range cx.inScopeOf(ix.numsInOrder()) {
 		lf := &ix.leaves[l]
-		if lf.unit() == nil || lf.unit().dim != dimTime || lf.text || !cx.inScope(l) || lf.num < 0 || lf.num > 3650 {
+		if lf.unit() == nil || lf.unit().dim != dimTime || lf.text || lf.num < 0 || lf.num > 3650 {
 			continue
 		}
 		if !hasAny(lf.own(), "delivery", "ship", "duration") && !hasAny(lf.ctx(), "delivery", "ship") {
@@ -263,10 +261,9 @@ func (cx *claim) checkTime(te *timeExpr) fact {
 	if te.onlyClock && len(te.days) == 0 {
 		// "11:29 到达", "check-out is at 11 am": a time of day against the
 		// times in the evidence, timestamps and times alike.
-		for _, l := range ix.clocks {
-			if lf := &ix.leaves[l]; cx.inScope(l) {
-				targets = append(targets, dateTarget{leaves: []int32{l}, score: attrScore(concepts, lf), clock: int(lf.minute)})
-			}
+		for _, l := range cx.inScopeOf(ix.clocks) {
+			lf := &ix.leaves[l]
+			targets = append(targets, dateTarget{leaves: []int32{l}, score: attrScore(concepts, lf), clock: int(lf.minute)})
 		}
 		sortStable(targets, func(a, b dateTarget) bool { return a.score > b.score })
 		var first *dateTarget
