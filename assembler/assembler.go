@@ -104,6 +104,15 @@ func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg)
 	return s.finish()
 }
 
+// Reset implements projector.Resetter: the caches go, the registry is read
+// from the view again.
+func (a *Assembler) Reset() {
+	clear(a.previews)
+	clear(a.calls)
+	clear(a.resps)
+	a.validator, a.loaded = nil, false
+}
+
 // response returns the open response of ev, creating it on first sight; nil
 // when it is decided.
 func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, error) {

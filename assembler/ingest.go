@@ -72,6 +72,12 @@ type IngestConfig struct {
 	HoldMax int
 }
 
+// Reset implements projector.Resetter: the cache goes.
+func (in *Ingest) Reset() {
+	clear(in.cache)
+	clear(in.ids)
+}
+
 // NewIngest returns the ingest projection.
 func NewIngest(cfg IngestConfig) *Ingest {
 	if cfg.Logger == nil {

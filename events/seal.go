@@ -60,8 +60,10 @@ func ScopeUser(scope string) (string, error) {
 }
 
 // clearKinds are written in the clear even with a keyring: they hold no
-// personal data (clock ticks, the tool registry, attempts, tombstones).
-var clearKinds = map[Kind]bool{KindTick: true, KindRegistryChanged: true, KindExecutionStarted: true, KindErased: true}
+// end user's data (clock ticks, the tool registry, attempts, an operator's
+// approvals, tombstones).
+var clearKinds = map[Kind]bool{KindTick: true, KindRegistryChanged: true, KindExecutionStarted: true, KindErased: true,
+	KindApprovalGranted: true, KindApprovalDenied: true}
 
 // Sealed reports whether a body of kind is sealed when written with a
 // keyring.

@@ -19,8 +19,11 @@ var ErrTenantMismatch = wrapBad("events: tenant_mismatch")
 // the envelope's tenant is the subject's tenant token (invariant 10: a
 // writer allowed one tenant's subjects cannot speak for another). It
 // returns Decode's errors, or ErrTenantMismatch.
-func DecodeAt(subject string, data []byte) (*Event, error) {
-	ev, err := Decode(data)
+func DecodeAt(subject string, data []byte) (*Event, error) { return DecodeAtWith(subject, data, nil) }
+
+// DecodeAtWith is DecodeAt opening a sealed body with kr (DecodeWith).
+func DecodeAtWith(subject string, data []byte, kr Keyring) (*Event, error) {
+	ev, err := DecodeWith(data, kr)
 	if err != nil {
 		return nil, err
 	}

@@ -25,14 +25,22 @@ func (d Digest) String() string { return fmt.Sprintf("seq=%d keys=%d sha256=%s",
 // View is a consistent read-only snapshot of a projection's state. Close it
 // when done.
 type View struct {
-	snap *pebble.Snapshot
-	seq  uint64
+	snap    *pebble.Snapshot
+	seq     uint64
+	release func() // lets the runner swap its database again (erasure)
 }
 
 var _ Reader = (*View)(nil)
 
-// View returns a snapshot of the state at the current checkpoint.
-func (r *Runner) View() *View { return SnapshotView(r.db) }
+// View returns a snapshot of the state at the current checkpoint. Close it
+// soon: an erasure waits for open views before it replaces the view's
+// files.
+func (r *Runner) View() *View {
+	r.dbMu.RLock()
+	v := SnapshotView(r.db)
+	v.release = r.dbMu.RUnlock
+	return v
+}
 
 // SnapshotView returns a snapshot view of a projection database.
 func SnapshotView(db *pebble.DB) *View {
@@ -48,7 +56,14 @@ func SnapshotView(db *pebble.DB) *View {
 func (v *View) Seq() uint64 { return v.seq }
 
 // Close releases the snapshot.
-func (v *View) Close() error { return v.snap.Close() }
+func (v *View) Close() error {
+	err := v.snap.Close()
+	if v.release != nil {
+		v.release()
+		v.release = nil
+	}
+	return err
+}
 
 // Get implements Reader.
 func (v *View) Get(key []byte) ([]byte, bool, error) { return getClone(v.snap, stateKey(key)) }

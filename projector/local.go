@@ -61,7 +61,7 @@ func (l *Local) Apply(ctx context.Context, msgs ...*Msg) ([]Emitted, error) {
 			it.Close()
 			return nil, fmt.Errorf("projector: outbox row: %w", err)
 		}
-		ev, err := events.Decode(row.Data)
+		ev, err := events.DecodeWith(row.Data, l.r.cfg.Keys)
 		if err != nil {
 			it.Close()
 			return nil, fmt.Errorf("projector: emitted event %s: %w", row.ID, err)

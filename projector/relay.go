@@ -109,6 +109,8 @@ type relayRow struct {
 }
 
 func (r *Runner) relayOnce(ctx context.Context) (int, error) {
+	r.dbMu.RLock()
+	defer r.dbMu.RUnlock()
 	rows, err := r.readOutbox()
 	if err != nil || len(rows) == 0 {
 		return 0, err

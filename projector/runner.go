@@ -26,16 +26,20 @@ type Msg struct {
 	Header  nats.Header // may be nil
 	Data    []byte
 
-	ev  *events.Event
-	err error
+	keys events.Keyring // opens sealed bodies (the runner's)
+	ev   *events.Event
+	err  error
 }
 
-// Event decodes the message as an encoded event (once), and refuses one
-// whose envelope's tenant is not its subject's (events.ErrTenantMismatch).
-// Errors wrap events.ErrBadInput.
+// Event decodes the message as an encoded event (once), opening a sealed
+// body with the runner's keyring, and refuses one whose envelope's tenant
+// is not its subject's (events.ErrTenantMismatch). Errors wrap
+// events.ErrBadInput, except events.ErrErased for an event whose key was
+// destroyed: the runner skips it (returning it from Apply is how a
+// projection says so).
 func (m *Msg) Event() (*events.Event, error) {
 	if m.ev == nil && m.err == nil {
-		m.ev, m.err = events.DecodeAt(m.Subject, m.Data)
+		m.ev, m.err = events.DecodeAtWith(m.Subject, m.Data, m.keys)
 	}
 	return m.ev, m.err
 }
@@ -95,6 +99,9 @@ type Config struct {
 	Ephemeral bool
 	// PublishTimeout bounds one relay publish or batch commit; default 5 s.
 	PublishTimeout time.Duration
+	// Keys opens sealed event bodies and seals what the projection emits
+	// (events.EncodeSealed); nil: events are read and written in the clear.
+	Keys events.Keyring
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Hooks for crash tests; nil in production.
@@ -168,6 +175,11 @@ type Runner struct {
 	mu      sync.Mutex
 	waiters []waiter
 	closed  bool
+
+	// dbMu guards db against an erasure replacing it (erase.go): views
+	// and the relay hold it shared, the erasure exclusively; the runner's
+	// own goroutine applies without it (it is the one that erases).
+	dbMu sync.RWMutex
 }
 
 type waiter struct {
@@ -180,6 +192,11 @@ type waiter struct {
 func New(cfg Config, p Projection) (*Runner, error) {
 	if err := cfg.setDefaults(p); err != nil {
 		return nil, err
+	}
+	if !cfg.local {
+		if err := recoverRebuild(cfg.Dir); err != nil {
+			return nil, fmt.Errorf("projector: recover %s: %w", cfg.Dir, err)
+		}
 	}
 	db, err := OpenPebble(cfg.Dir, cfg.Logger)
 	if err != nil {
@@ -196,6 +213,7 @@ func New(cfg Config, p Projection) (*Runner, error) {
 		r.wo = pebble.Sync
 	}
 	r.tx.overlay = make(map[string]*[]byte)
+	r.tx.keys = cfg.Keys
 	r.filter = logread.NewFilter(p.Subjects())
 	cp, _, err := getClone(db, keyCheckpoint)
 	if err != nil {
@@ -335,6 +353,8 @@ type Rejection struct {
 
 // Rejections lists the rejected messages of the view, oldest first.
 func (r *Runner) Rejections() ([]Rejection, error) {
+	r.dbMu.RLock()
+	defer r.dbMu.RUnlock()
 	var out []Rejection
 	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: prefixReject, UpperBound: prefixUpper(prefixReject)})
 	if err != nil {
@@ -606,9 +626,9 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 	return done, gap
 }
 
-// applyMsgs applies msgs and commits state, checkpoint and outbox in one
+// applyRun applies msgs and commits state, checkpoint and outbox in one
 // Pebble batch. Messages at or below the checkpoint are skipped.
-func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
+func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 	b := r.db.NewIndexedBatch()
 	defer b.Close()
 	r.tx.begin(b)
@@ -625,7 +645,16 @@ func (r *Runner) applyMsgs(ctx context.Context, msgs []*Msg) error {
 			continue
 		}
 		r.tx.reset(m)
+		m.keys = r.cfg.Keys
 		err := r.p.Apply(ctx, &r.tx, m)
+		if errors.Is(err, events.ErrErased) {
+			// Its key was destroyed: what it said is gone, and it changes
+			// nothing (as in every replay after the erasure).
+			r.tx.rollback()
+			r.tx.emitted = r.tx.emitted[:0]
+			last = seq
+			continue
+		}
 		if err != nil && !errors.Is(err, events.ErrBadInput) {
 			return fmt.Errorf("projector: %s apply seq %d: %w", r.p.Name(), seq, err)
 		}
@@ -713,6 +742,8 @@ func (r *Runner) kickRelay() {
 
 // Rejection returns the rejection recorded for the message at seq, if any.
 func (r *Runner) Rejection(seq uint64) (Rejection, bool, error) {
+	r.dbMu.RLock()
+	defer r.dbMu.RUnlock()
 	v, ok, err := getClone(r.db, seqKey(prefixReject, seq, ^uint32(0)))
 	if err != nil || !ok {
 		return Rejection{}, false, err

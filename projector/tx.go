@@ -31,6 +31,7 @@ type Tx struct {
 	overlay map[string]*[]byte // nil value: deleted
 	emitted []outboxRow
 	msg     *Msg
+	keys    events.Keyring // seals what is emitted; nil: the clear
 
 	// Appends of the whole batch, coalesced per key and merged into the
 	// Pebble batch once, before the commit; undo truncates this message's
@@ -205,7 +206,13 @@ func (tx *Tx) Emit(subject string, ev *events.Event) error {
 	if ev.Causation == "" {
 		ev.Causation = fmt.Sprintf("seq:%d", tx.msg.Seq)
 	}
-	data, err := events.Encode(ev)
+	var data []byte
+	var err error
+	if tx.keys != nil {
+		data, err = events.EncodeSealed(ev, tx.keys, "")
+	} else {
+		data, err = events.Encode(ev)
+	}
 	if err != nil {
 		return fmt.Errorf("projector: emit %s: %w", subject, err)
 	}
