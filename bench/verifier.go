@@ -81,40 +81,108 @@ func VerifierFixture() ([]verifier.Evidence, string) {
 }
 
 // VerifierResult is the cost of checking one answer against its evidence
-// and of one JSON decode of that evidence, each averaged over the rounds.
+// as the verifier projection pays it, and of one JSON decode of that
+// evidence.
 type VerifierResult struct {
 	Claims        int // claims in the answer
 	EvidenceBytes int
-	Check, Decode time.Duration // per answer
-	Rounds        int
+	IndexBytes    int // the evidence's indexes as the projection keeps them
+	// Check is the cost of one answer: reading its evidence's indexes back
+	// and checking every claim. Decode is one encoding/json decode of the
+	// evidence into any. Medians of the rounds, measured alternately.
+	Check, Decode time.Duration
+	// Index is the cost of indexing the evidence, paid once when each
+	// result arrives; Cold is Check with that indexing (toolstream verify,
+	// which has no index kept). Medians, one measure per ten rounds.
+	Index, Cold time.Duration
+	Rounds      int
 }
 
 // Verifier checks VerifierFixture's answer rounds times with the default
-// checker, and decodes its evidence (encoding/json into any) rounds times.
+// checker against the evidence's kept indexes, in blocks alternating with
+// blocks of JSON decodes of the evidence, and reports the medians.
 func Verifier(rounds int) (VerifierResult, error) {
 	rounds = max(rounds, 1)
 	ev, answer := VerifierFixture()
 	res := VerifierResult{Claims: len(verifier.SplitClaims(answer)), Rounds: rounds}
-	for _, e := range ev {
+	stored := make([][]byte, len(ev))
+	for i, e := range ev {
 		res.EvidenceBytes += len(e.Result)
+		b, err := verifier.IndexEvidence(e).MarshalBinary()
+		if err != nil {
+			return res, err
+		}
+		stored[i] = b
+		res.IndexBytes += len(b)
 	}
 	c := verifier.NewChecker(verifier.CheckerConfig{})
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
-	c.Check(answer, ev, now) // warm up
-	start := time.Now()
-	for range rounds {
-		c.Check(answer, ev, now)
+	check := func() error {
+		idx := make([]*verifier.EvidenceIndex, len(stored))
+		for i, b := range stored {
+			x, err := verifier.UnmarshalEvidenceIndex(b, ev[i].Result)
+			if err != nil {
+				return err
+			}
+			idx[i] = x
+		}
+		_, err := c.CheckIndexed(answer, idx, now)
+		return err
 	}
-	res.Check = time.Since(start) / time.Duration(rounds)
-	start = time.Now()
-	for range rounds {
+	decode := func() error {
 		for _, e := range ev {
 			var v any
 			if err := json.Unmarshal(e.Result, &v); err != nil {
-				return res, err
+				return err
 			}
 		}
+		return nil
 	}
-	res.Decode = time.Since(start) / time.Duration(rounds)
+	timed := func(f func() error) (time.Duration, error) {
+		start := time.Now()
+		err := f()
+		return time.Since(start), err
+	}
+	if err := check(); err != nil { // warm up
+		return res, err
+	}
+	// Blocks of each in turn, so that both see the same machine and each
+	// pays for collecting its own garbage; the medians of the blocks.
+	const block = 10
+	var checks, decodes, indexes, colds []time.Duration
+	for i := 0; i < rounds; i += block {
+		n := min(block, rounds-i)
+		d, err := timed(func() error { return repeat(n, decode) })
+		if err != nil {
+			return res, err
+		}
+		decodes = append(decodes, d/time.Duration(n))
+		if d, err = timed(func() error { return repeat(n, check) }); err != nil {
+			return res, err
+		}
+		checks = append(checks, d/time.Duration(n))
+	}
+	for i := 0; i < rounds; i += block {
+		d, _ := timed(func() error {
+			for _, e := range ev {
+				verifier.IndexEvidence(e)
+			}
+			return nil
+		})
+		indexes = append(indexes, d)
+		d, _ = timed(func() error { c.Check(answer, ev, now); return nil })
+		colds = append(colds, d)
+	}
+	res.Check, res.Decode = Percentile(checks, 50), Percentile(decodes, 50)
+	res.Index, res.Cold = Percentile(indexes, 50), Percentile(colds, 50)
 	return res, nil
+}
+
+func repeat(n int, f func() error) error {
+	for range n {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

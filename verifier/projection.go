@@ -62,11 +62,16 @@ func (*Projection) Subjects() []string {
 	return []string{"ts.result.>", "ts.resp.>", "ts.answer.>"}
 }
 
+// evidenceRow is one result kept as evidence: the result as it came, and
+// its index (marshalPart), made once when the result arrived. The result
+// stays for Evidences, a judge, and a part that must be indexed again (an
+// index of an older format, a part crossing the leaf limit of an answer).
 type evidenceRow struct {
 	CallID  string `msgpack:"c"`
 	Name    string `msgpack:"n"`
 	Version int    `msgpack:"v,omitempty"`
 	Result  []byte `msgpack:"r"`
+	Index   []byte `msgpack:"x,omitempty"`
 }
 
 // Verified is the stored verdict on one answer.
@@ -110,7 +115,12 @@ func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg
 		if err != nil {
 			return err
 		}
-		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result})
+		e := Evidence{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result}
+		index, err := marshalPart(indexResult(e, leavesMax))
+		if err != nil {
+			return err
+		}
+		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, Index: index})
 	case *events.ResponseOutcome:
 		if b.Status != events.StatusCompleted || b.Calls > 0 || strings.TrimSpace(b.Text) == "" {
 			return nil // not a final answer
@@ -152,13 +162,44 @@ func (p *Projection) policy(tenant string) Policy {
 	return p.cfg.DefaultPolicy
 }
 
+// evidenceParts returns the indexes of the evidence in scope for an
+// answer, oldest first: each row's index as it was stored, or, for a row
+// whose index is of another format, the result indexed now.
+func evidenceParts(rd projector.Reader, tenant, scope string) ([]*part, error) {
+	prefix, err := projector.TenantKey(tenant, "ev", scope, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []*part
+	err = rd.Scan(prefix, func(k, v []byte) error {
+		var r evidenceRow
+		if err := msgpack.Unmarshal(v, &r); err != nil {
+			return err
+		}
+		result := func() ([]byte, error) { return r.Result, nil }
+		p, err := unmarshalPart(r.Index, result)
+		if err != nil {
+			// NB: an index of another format, or one damaged, costs a walk of
+			// the result; the verdicts are the same.
+			p = indexResult(Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result}, leavesMax)
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
 func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text string) error {
-	evs, err := Evidences(tx, ev.Tenant, scope)
+	parts, err := evidenceParts(tx, ev.Tenant, scope)
 	if err != nil {
 		return err
 	}
-	r := p.cfg.Checker.Check(text, evs, ev.Time())
-	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(evs)}
+	ix, err := join(parts, ev.Time())
+	if err != nil {
+		return err
+	}
+	r := p.cfg.Checker.check(text, ix, ev.Time())
+	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(parts)}
 	v.Verified = p.verdict(ev.Tenant, text, r)
 	return p.store(tx, ev, v, events.VerifiedID(ev.Tenant, ev.Response))
 }

@@ -1,0 +1,159 @@
+package verifier
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// projectionLog returns the labelled cases as a log: each case a run with
+// its results (CallSucceeded) then its answer (AnswerSubmitted at the
+// case's time).
+func projectionLog(t *testing.T, cases []checkedCase) []*projector.Msg {
+	t.Helper()
+	var msgs []*projector.Msg
+	add := func(ev *events.Event, subj string) {
+		data, err := events.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, &projector.Msg{Seq: uint64(len(msgs) + 1), Subject: subj, Time: ev.At, Data: data})
+	}
+	for i, cc := range cases {
+		run := fmt.Sprintf("run%d", i)
+		now, _ := time.Parse(time.RFC3339, cc.rc.Now)
+		for k, e := range cc.rc.Evidence {
+			subj, err := events.ResultSubject("acme", fmt.Sprintf("c%d-%d", i, k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(&events.Event{ID: fmt.Sprintf("r%d-%d", i, k), Tenant: "acme", Run: run, CallID: e.CallID, At: now.UnixNano(),
+				Body: &events.CallSucceeded{Name: e.Name, Version: e.Version, Key: run + "/" + e.CallID, Result: e.Result}}, subj)
+		}
+		subj, _ := events.AnswerSubject("acme", fmt.Sprintf("resp%d", i))
+		add(&events.Event{ID: fmt.Sprintf("a%d", i), Tenant: "acme", Run: run, Response: fmt.Sprintf("resp%d", i), At: now.UnixNano(),
+			Body: &events.AnswerSubmitted{Text: cc.rc.Answer}}, subj)
+	}
+	return msgs
+}
+
+// applyIn applies msgs to a fresh view in batches of the sizes sizes picks
+// and returns the view's digest and the local projection.
+func applyIn(t *testing.T, msgs []*projector.Msg, sizes func() int) (projector.Digest, *projector.Local) {
+	t.Helper()
+	l, err := projector.NewLocal(filepath.Join(t.TempDir(), "v"), NewProjection(ProjectionConfig{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	for i := 0; i < len(msgs); {
+		n := min(max(sizes(), 1), len(msgs)-i)
+		if _, err := l.Apply(context.Background(), msgs[i:i+n]...); err != nil {
+			t.Fatal(err)
+		}
+		i += n
+	}
+	d, err := l.Runner().Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, l
+}
+
+// The projection verifies against the indexes it made when the results
+// arrived and gives the verdicts Check gives; its view's digest is the same
+// whatever the batches the log is applied in (replay equals live).
+func TestProjectionIndexedEvidence(t *testing.T) {
+	cases := checkedSet(t)
+	if testing.Short() {
+		cases = cases[:20]
+	}
+	msgs := projectionLog(t, cases)
+	one, l := applyIn(t, msgs, func() int { return len(msgs) })
+	for i, cc := range cases {
+		v, err := Get(l.Runner().View(), "acme", fmt.Sprintf("resp%d", i))
+		if err != nil {
+			t.Fatalf("%s: %v", cc.rc.Name, err)
+		}
+		got, _ := json.Marshal(v.Verified.Claims)
+		want, _ := json.Marshal(cc.rep.Claims)
+		if !bytes.Equal(got, want) || v.Verified.Faithfulness != cc.rep.Faithfulness || !slices.Equal(v.Undecided, cc.rep.Undecided) {
+			t.Errorf("%s: the projection's verdicts differ from Check's:\n%s\n%s", cc.rc.Name, got, want)
+		}
+	}
+	// The digest of the whole set, and of a part of it applied three ways.
+	if one.Keys == 0 {
+		t.Fatalf("empty view: %s", one)
+	}
+	msgs = projectionLog(t, cases[:12])
+	all, _ := applyIn(t, msgs, func() int { return len(msgs) })
+	each, _ := applyIn(t, msgs, func() int { return 1 })
+	rng := rand.New(rand.NewPCG(5, 6))
+	mixed, _ := applyIn(t, msgs, func() int { return 1 + rng.IntN(7) })
+	if all.Sum != each.Sum || all.Sum != mixed.Sum {
+		t.Fatalf("digests depend on batches: one batch %s, one per message %s, mixed %s", all, each, mixed)
+	}
+}
+
+// A row stored before results were indexed (no index, or an index of
+// another format) is indexed when an answer needs it: the same verdicts.
+func TestEvidenceRowWithoutIndex(t *testing.T) {
+	set := checkedSet(t)
+	cc := set[slices.IndexFunc(set, func(cc checkedCase) bool { return len(cc.rc.Evidence) >= 2 })]
+	now, _ := time.Parse(time.RFC3339, cc.rc.Now)
+	rows := memRows{}
+	for i, e := range cc.rc.evidence() {
+		r := evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
+		if i%2 == 1 {
+			r.Index = []byte{partFormat + 1}
+		}
+		b, _ := msgpack.Marshal(&r)
+		k, _ := projector.TenantKey("acme", "ev", "run:x", "")
+		rows[string(seqSuffix(k, uint64(i+1)))] = b
+	}
+	parts, err := evidenceParts(rows, "acme", "run:x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := join(parts, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(NewChecker(CheckerConfig{}).check(cc.rc.Answer, ix, now))
+	want, _ := json.Marshal(cc.rep)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("verdicts differ:\n%s\n%s", got, want)
+	}
+}
+
+// memRows is a projector.Reader over a map.
+type memRows map[string][]byte
+
+func (m memRows) Get(k []byte) ([]byte, bool, error) { v, ok := m[string(k)]; return v, ok, nil }
+
+func (m memRows) Scan(prefix []byte, fn func(k, v []byte) error) error {
+	var keys []string
+	for k := range m {
+		if strings.HasPrefix(k, string(prefix)) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := fn([]byte(k), m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
