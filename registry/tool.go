@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -144,7 +143,7 @@ func (t *Tool) ValidateResult(result []byte) string {
 	if t.output == nil {
 		return ""
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
+	v, err := readJSON(result) // jsonvalue.go
 	if err != nil {
 		return fmt.Sprintf("the result is not JSON: %v", err)
 	}

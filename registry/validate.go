@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,7 +61,7 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 		}
 		return nil, nil, events.ReasonPermission, fmt.Sprintf("tenant %s is not granted permission %q, which tool %s needs", tenant, t.Permission, t.Name)
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	v, err := readJSON(args) // jsonvalue.go
 	if err != nil {
 		return nil, nil, events.ReasonInvalidJSON, fmt.Sprintf("the arguments are not JSON: %v", err)
 	}
@@ -82,8 +81,11 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 	if err := t.input.Validate(v); err != nil {
 		return nil, nil, events.ReasonSchemaViolation, bound(fmt.Sprintf("the arguments do not match the input schema of %s: %s", t.Name, schemaDetail(err)))
 	}
+	if out, ok := appendCanonical(make([]byte, 0, len(args)), v); ok {
+		return out, coerced, "", ""
+	}
 	out, err = canonicalJSON(v)
-	if err != nil { // a value UnmarshalJSON produced always encodes
+	if err != nil { // a value readJSON produced always encodes
 		return nil, nil, events.ReasonInvalidJSON, err.Error()
 	}
 	return out, coerced, "", ""
