@@ -19,9 +19,32 @@ type failure struct {
 // pinned version, when the call has one), the tenant holds its permission,
 // the arguments validate against its input schema, and there is an
 // implementation. It returns the contract (nil when there is none), the
-// implementation, the canonical arguments, or the failure.
+// implementation, the canonical arguments, or the failure. A job checks
+// once per registry and pinned version: the loop that reads the record
+// again after a conflict does not validate the arguments again.
 func (j *job) gateway(pinned int) (*registry.Tool, Tool, []byte, *failure) {
 	reg := j.e.cfg.Registry()
+	if g := j.gw; g != nil && g.reg == reg && g.pinned == pinned {
+		return g.tool, g.impl, g.args, g.f
+	}
+	tool, impl, args, f := j.check(reg, pinned)
+	j.gw = &gatewayResult{reg: reg, pinned: pinned, tool: tool, impl: impl, args: args, f: f}
+	return tool, impl, args, f
+}
+
+// gatewayResult is a job's gateway answer for one registry and pinned
+// version.
+type gatewayResult struct {
+	reg    *registry.Registry
+	pinned int
+	tool   *registry.Tool
+	impl   Tool
+	args   []byte
+	f      *failure
+}
+
+// check is gateway's check against reg.
+func (j *job) check(reg *registry.Registry, pinned int) (*registry.Tool, Tool, []byte, *failure) {
 	if reg == nil {
 		impl := j.e.cfg.Tools[j.cc.Name]
 		if impl == nil {

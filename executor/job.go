@@ -27,7 +27,8 @@ type job struct {
 	viaApproval bool
 	optimistic  bool // first delivery of a call without dependencies: create the record without reading it first
 	depsOK      bool
-	seq         uint64 // stream sequence of the CallCompleted
+	gw          *gatewayResult // the gateway's last answer (gateway.go)
+	seq         uint64         // stream sequence of the CallCompleted
 	ev          *events.Event
 	cc          *events.CallCompleted
 	key         string
