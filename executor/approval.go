@@ -154,6 +154,9 @@ func (e *Executor) recordDecision(tenant, key, decision, by, reason string) (*re
 			return nil, err
 		}
 		if rec == nil {
+			if rec, err = e.loggedRecord(e.hard, tenant, key); err != nil || rec != nil {
+				return rec, err // decided in the log alone: done
+			}
 			rec = &record{Key: key, State: statePending}
 		}
 		// A running or finished call is past its gate: writing to its record

@@ -42,7 +42,11 @@ func (j *job) waitDeps() (*failure, error) {
 	for {
 		keep := pending[:0]
 		for _, dep := range pending {
-			rec, _, err := j.e.store.get(j.e.hard, j.tenant, events.IdempotencyKey(j.tenant, j.ev.Run, step, dep))
+			depKey := events.IdempotencyKey(j.tenant, j.ev.Run, step, dep)
+			rec, _, err := j.e.store.get(j.e.hard, j.tenant, depKey)
+			if err == nil && rec == nil {
+				rec, err = j.e.loggedRecord(j.e.hard, j.tenant, depKey) // decided in the log alone?
+			}
 			if err != nil {
 				return nil, err
 			}

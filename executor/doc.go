@@ -13,6 +13,18 @@
 // part escaped by events.IdempotencyKey, so two calls never share a key
 // by the way their ids are written).
 //
+// A decision that needs no lease — the outcome of a tool with
+// side_effect: none and no retries, or a failure decided before anything
+// runs — over a call that has no record is recorded in the log alone: its
+// outcome event, published as the first message of the key's result
+// subject (Nats-Expected-Last-Subject-Sequence: 0, the compare-and-set),
+// is the record, and the bucket is not written. So whoever reads a record
+// reads the bucket, then the key's outcome in the log; whoever would write
+// the bucket for a call it knows no record of looks at the log first; and
+// a decision in the log looks at the bucket just before it publishes
+// (logrecord.go argues it, the race of two different calls under one key
+// included).
+//
 // How a call goes (the order is the correctness argument):
 //
 //  1. Gateway (invariant 1 again, and 7): the tool exists (at the version
@@ -35,7 +47,8 @@
 //     every Heartbeat; while any call is handled, its input is marked in
 //     progress every Heartbeat (first within 1.5 × Heartbeat). A tool with
 //     side_effect: none and no retries runs without a lease: running it
-//     twice is harmless, so only its outcome needs the compare-and-set.
+//     twice is harmless, so only its outcome needs the compare-and-set,
+//     and for a call with no record that is the publish of its outcome.
 //  6. Invocation under the contract's timeout (provider_timeout). Retries
 //     only as the contract says (retry.on, max_attempts, backoff); before a
 //     retry the record clears Invoked, and before the next invocation it
@@ -43,9 +56,16 @@
 //  7. Outcome: the outcome event is encoded and stored in the record (CAS,
 //     so a late result of an executor that lost its lease never overwrites
 //     it), then published with the deterministic Nats-Msg-Id ResultID(key),
-//     and only then is the input acknowledged. A crash anywhere before the
+//     and only then is the input acknowledged. The two are not sent at
+//     once: the record write is the lease's fence, and a result published
+//     beside a write that then fails would be a late result in the log. A
+//     decision recorded in the log alone is one publish. Every outcome
+//     message carries the input's sequence and the call's tool name in
+//     headers (Ts-Input-Seq, Ts-Call-Name). A crash anywhere before the
 //     ack redelivers the input; the record then says what to do: republish
-//     the recorded outcome byte for byte, or take the call over.
+//     the recorded outcome byte for byte, or take the call over; an
+//     outcome in the log alone is acknowledged as a duplicate, and a
+//     side-effect-free call with none yet runs again.
 //
 // Crashes (invariant 5, side effects at most once per key): when an
 // executor dies its lease runs out (LeaseTTL, 3 to 5 × Heartbeat, also the
@@ -61,7 +81,11 @@
 // or the same item with other arguments) is not run and never silently
 // dropped: it gets a CallFailed idempotency_conflict on the key's result
 // subject, id events.ConflictID(key, its input's sequence), its envelope
-// naming the refused call; the other call's record is left alone.
+// naming the refused call; the other call's record is left alone. One race
+// is weaker: a call with a side effect that starts under a key while a
+// side-effect-free call under the same key is decided in the log, within
+// the time of one read, runs, and is then refused saying that it ran (its
+// outcome stays in its record); logrecord.go says why.
 //
 // Tools get only what their contract names (invariant 10):
 //
@@ -112,7 +136,8 @@
 // per call,
 // DependencyWaitMax per dependency wait, ResultBytesMax per result (held
 // while it is read: command output and http answers never past it),
-// SummaryMax per summary, conflictsMax re-reads per input.
+// SummaryMax per summary, conflictsMax re-reads per input, loggedScanMax
+// messages of a result subject read to find the key's outcome.
 //
 // Time: leases and the circuit breaker use Config.Clock; lease expiry is
 // compared across executors, so their clocks must agree to well within a
@@ -120,7 +145,9 @@
 //
 // Records are kept forever unless Config.RecordTTL bounds them; the
 // bucket ("ts_exec") and the object store ("ts_results") are separate
-// streams from the log.
+// streams from the log. An outcome recorded in the log alone is kept as
+// long as the log keeps the key's result subject, and CallStatus, which
+// reads the bucket, does not see it.
 //
 // Concurrency: New and Run once per Executor; Stats, Approve and Deny are
 // safe to call at any time. A Tool's Invoke is called concurrently.

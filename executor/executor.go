@@ -44,7 +44,12 @@ type Executor struct {
 	owner  string // ExecutorID#nonce
 	store  store
 	obs    jetstream.ObjectStore
-	stream jetstream.Stream
+	stream jetstream.Stream // holds the CallCompleted inputs
+	// results holds the result subjects, where outcomes decided in the log
+	// are read back (logrecord.go); resultsDirect is the subject prefix of
+	// its direct gets by subject, "" where they are not allowed.
+	results       jetstream.Stream
+	resultsDirect string
 
 	limiter   *limiter
 	breaker   *breaker
@@ -116,7 +121,11 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: bucket %s: %w", cfg.Bucket, err)
 	}
-	e.store = store{kv: kv, retry: recordRetry(cfg.Heartbeat), bound: cfg.LeaseTTL}
+	e.store = store{kv: kv, retry: recordRetry(cfg.Heartbeat), bound: cfg.LeaseTTL,
+		nc: cfg.JS.Conn(), direct: directGetPrefix(cfg.JS, cfg.Bucket), timeout: cfg.JS.Options().DefaultTimeout}
+	if e.store.timeout <= 0 {
+		e.store.timeout = 5 * time.Second
+	}
 	e.obs, err = openObjectStore(ctx, e.log, cfg.JS, jetstream.ObjectStoreConfig{
 		Bucket: cfg.ObjectBucket, Description: "Toolstream raw tool results",
 		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
@@ -131,9 +140,44 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: stream %s: %w", cfg.Stream, err)
 	}
+	if e.results, err = resultStream(ctx, cfg.JS, e.stream); err != nil {
+		return nil, err
+	}
+	if info := e.results.CachedInfo(); info.Config.AllowDirect && defaultAPI(cfg.JS) {
+		e.resultsDirect = "$JS.API.DIRECT.GET." + info.Config.Name + "."
+	}
 	e.soft, e.softStop = context.WithCancel(context.Background())
 	e.hard, e.hardStop = context.WithCancel(context.Background())
 	return e, nil
+}
+
+// resultStream returns the stream that holds the result subjects: the
+// input stream when it does.
+func resultStream(ctx context.Context, js jetstream.JetStream, in jetstream.Stream) (jetstream.Stream, error) {
+	probe, err := events.ResultSubject(events.SystemTenant, "k")
+	if err != nil {
+		return nil, err
+	}
+	var name string
+	err = retry(ctx, defaultRetry(), func(ctx context.Context) (err error) {
+		name, err = js.StreamNameBySubject(ctx, probe)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("executor: the stream of %s: %w", probe, err)
+	}
+	if name == in.CachedInfo().Config.Name {
+		return in, nil
+	}
+	var s jetstream.Stream
+	err = retry(ctx, defaultRetry(), func(ctx context.Context) (err error) {
+		s, err = js.Stream(ctx, name)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("executor: stream %s: %w", name, err)
+	}
+	return s, nil
 }
 
 // ID is the executor's owner name in leases: ExecutorID#nonce.

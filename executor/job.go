@@ -27,6 +27,7 @@ type job struct {
 	viaApproval bool
 	optimistic  bool // first delivery of a call without dependencies: create the record without reading it first
 	depsOK      bool
+	logTaken    bool           // the result subject held a message when this job published: decide in the bucket
 	gw          *gatewayResult // the gateway's last answer (gateway.go)
 	seq         uint64         // stream sequence of the CallCompleted
 	ev          *events.Event
@@ -110,6 +111,11 @@ func (j *job) step() error {
 		if rec, rev, err = j.e.store.get(j.e.hard, j.tenant, j.key); err != nil {
 			return err
 		}
+		if rec == nil { // decided in the log alone? (logrecord.go)
+			if rec, err = j.e.loggedRecord(j.e.hard, j.tenant, j.key); err != nil {
+				return err
+			}
+		}
 	}
 	if rec != nil && rec.State != statePending && rec.State != stateSkipped {
 		other, err := j.otherCall(rec)
@@ -134,7 +140,11 @@ func (j *job) step() error {
 		if !j.viaApproval && rec.InputSeq == j.seq {
 			j.e.stats.duplicates.Add(1)
 		}
-		return j.settle(rec.Outcome)
+		if rec.logged {
+			j.settleLogged() // the outcome is in the log: nothing to republish
+			return nil
+		}
+		return j.settleAs(rec.Outcome, rec.InputSeq, rec.Name)
 	case stateAwaiting:
 		if rec.Approval != "" {
 			return j.resume(rec, rev)
@@ -197,6 +207,19 @@ func (j *job) refuse(other string) error {
 	return j.settle(out)
 }
 
+// refuseRan refuses a call that ran while another call under its key was
+// decided in the log (the race in logrecord.go): its outcome, kept in its
+// record, cannot be the key's.
+func (j *job) refuseRan(other string, ran *outcome) error {
+	j.logger().Warn("idempotency key taken by another call while this one ran; its outcome is in its record only",
+		"response", j.ev.Response, "item", j.ev.Item, "other", other, "error", ran.Error)
+	msg := fmt.Sprintf("the idempotency key %s was taken by another call (%s) while this call ran; this call's effect happened and its outcome is in the executor's record of the key (toolstream trace) — give each call its own call id (or step)", j.key, other)
+	body := &events.CallFailed{Name: j.cc.Name, Key: j.key, Error: events.ErrIdempotencyConflict, Message: msg}
+	out := j.outcomeWithID(events.ConflictID(j.key, j.seq), body, events.ErrIdempotencyConflict, msg)
+	j.count(out)
+	return j.settle(out)
+}
+
 // base returns the record to write next: a copy of rec carrying this
 // call's identity.
 func (j *job) base(rec *record) *record {
@@ -239,6 +262,11 @@ func (j *job) fresh(rec *record, rev uint64) error {
 		case approvalDenied:
 			return j.decide(next, rev, j.deniedOutcome(tool, next))
 		case "":
+			if rev == 0 {
+				if err := j.checkLog(); err != nil {
+					return err
+				}
+			}
 			next.State = stateAwaiting
 			if _, err := j.e.store.put(j.e.hard, j.tenant, next, rev); err != nil {
 				return err
@@ -311,6 +339,11 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	if tool.SideEffect == registry.SideEffectNone && tool.Retry.MaxAttempts <= 1 {
 		return j.runFree(next, rev, tool, impl, args)
 	}
+	if rev == 0 {
+		if err := j.checkLog(); err != nil {
+			return err
+		}
+	}
 	next.State = stateRunning
 	next.Attempt++
 	next.Invoked = true // durable before the side effect: a crash from here on is an invocation that may have happened
@@ -325,8 +358,12 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	return j.execute(l, tool, impl, args)
 }
 
-// decide records a final outcome over the record at rev, then settles.
+// decide records a final outcome over the record at rev, then settles. A
+// decision over no record is recorded in the log alone (logrecord.go).
 func (j *job) decide(next *record, rev uint64, out *outcome) error {
+	if j.logRecordable(rev) {
+		return j.recordInLog(out)
+	}
 	next.State = stateDone
 	next.Outcome = out
 	next.Owner, next.LeaseUntil, next.Invoked = "", 0, false
@@ -348,9 +385,27 @@ func (j *job) count(out *outcome) {
 
 // settle publishes the recorded outcome (with its deterministic id, so a
 // republish is dropped by the log) and only then acknowledges the carrier.
-func (j *job) settle(out *outcome) error {
-	if _, err := j.e.cfg.JS.Publish(j.e.hard, out.Subject, out.Data, jetstream.WithMsgID(out.ID)); err != nil {
+// When the log drops it as a duplicate, it checks whose outcome holds the
+// id: another call's, decided in the log at the same time (logrecord.go),
+// gets this call refused, saying that it ran.
+func (j *job) settle(out *outcome) error { return j.settleAs(out, j.seq, j.cc.Name) }
+
+// settleAs is settle for the outcome of the call whose input is at
+// inputSeq and that names its tool name (the record's, when another input
+// carries it).
+func (j *job) settleAs(out *outcome, inputSeq uint64, name string) error {
+	ack, err := j.e.cfg.JS.PublishMsg(j.e.hard, outcomeMsg(out, inputSeq, name, false))
+	if err != nil {
 		return fmt.Errorf("executor: publish outcome %s: %w", out.ID, err)
+	}
+	if ack.Duplicate && out.ID == ResultID(j.key) {
+		other, err := j.settledByOther(out)
+		if err != nil {
+			return err
+		}
+		if other != "" {
+			return j.refuseRan(other, out)
+		}
 	}
 	if h := j.e.cfg.Hooks; h != nil && h.BeforeAck != nil {
 		h.BeforeAck(j.key)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/vmihailenco/msgpack/v5"
@@ -55,6 +56,10 @@ type record struct {
 	ApprovalReason string `msgpack:"apr,omitempty"`
 
 	Outcome *outcome `msgpack:"out,omitempty"`
+
+	// logged: this record was not read from the bucket but stands for the
+	// call's outcome in the log (loggedRecord); it is never written.
+	logged bool `msgpack:"-"`
 }
 
 // outcome is a call's recorded result: the exact event that announces it,
@@ -108,6 +113,57 @@ type store struct {
 	kv    jetstream.KeyValue
 	retry retryPolicy
 	bound time.Duration // 0: the caller's context alone bounds the tries
+	// nc and direct, when set, let exists ask for a key's last entry by a
+	// direct get on the bucket's stream named by subject
+	// (direct + record key): no request body, no decoding; it waits at
+	// most timeout (the JetStream API's default).
+	nc      *nats.Conn
+	direct  string
+	timeout time.Duration
+}
+
+// directGetPrefix is the subject prefix of direct gets of the last entry
+// of a key of bucket, or "" when js does not use the default API.
+func directGetPrefix(js jetstream.JetStream, bucket string) string {
+	if !defaultAPI(js) {
+		return ""
+	}
+	return "$JS.API.DIRECT.GET.KV_" + bucket + ".$KV." + bucket + "."
+}
+
+// defaultAPI reports whether js uses the default API subjects (no prefix
+// of its own, no domain).
+func defaultAPI(js jetstream.JetStream) bool {
+	o := js.Options()
+	return o.APIPrefix == "" && o.Domain == ""
+}
+
+// exists reports whether the bucket holds a record for key: one direct get
+// of its last entry, where the bucket allows them, else get.
+func (s *store) exists(ctx context.Context, tenant, key string) (bool, error) {
+	if s.direct == "" {
+		rec, _, err := s.get(ctx, tenant, key)
+		return rec != nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	m, err := s.nc.Request(s.direct+recordKey(tenant, key), nil, s.timeout)
+	if errors.Is(err, nats.ErrNoResponders) { // the bucket allows no direct gets after all
+		rec, _, err := s.get(ctx, tenant, key)
+		return rec != nil, err
+	}
+	if err != nil {
+		return false, fmt.Errorf("executor: look for record %s: %w", key, err)
+	}
+	switch st := m.Header.Get("Status"); {
+	case st == "404":
+		return false, nil
+	case st != "":
+		return false, fmt.Errorf("executor: look for record %s: status %s %s", key, st, m.Header.Get("Description"))
+	}
+	op := m.Header.Get("KV-Operation")
+	return op != "DEL" && op != "PURGE", nil
 }
 
 // deadline is when tries that start now stop: zero for none.
