@@ -79,7 +79,7 @@ func TestAssembler(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: h.b.JS,
+				rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: h.b.JS, Keys: h.b.Keys,
 					Dir: filepath.Join(t.TempDir(), "replay")}, assembler.New(cfg), live.Seq)
 				if err != nil {
 					t.Fatal(err)

@@ -41,7 +41,7 @@ func newHarness(t testing.TB, cfg assembler.Config) *harness {
 }
 
 func (h *harness) start() {
-	r, err := projector.New(projector.Config{JS: h.b.JS, Dir: h.dir}, assembler.New(h.cfg))
+	r, err := projector.New(projector.Config{JS: h.b.JS, Keys: h.b.Keys, Dir: h.dir}, assembler.New(h.cfg))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func (h *harness) emitted() []*events.Event {
 			func(batch []*logread.Msg) error {
 				for _, m := range batch {
 					h.cursors[stream] = m.Seq
-					ev, err := events.Decode(m.Data)
+					ev, err := events.DecodeWith(m.Data, h.b.Keys)
 					if err != nil {
 						return err
 					}

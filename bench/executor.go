@@ -98,7 +98,7 @@ func ExecutorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error
 		return 0, err
 	}
 	noop := executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
-	ex, err := executor.New(executor.Config{JS: b.JS, ExecutorID: "bench",
+	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, ExecutorID: "bench",
 		Registry: func() *registry.Registry { return reg }, Tools: map[string]executor.Tool{"noop": noop},
 		InFlightMax: 1000, MaxParallelPerTenant: 64})
 	if err != nil {

@@ -128,6 +128,9 @@ func (c *Config) setDefaults() {
 type Bus struct {
 	Conn *nats.Conn
 	JS   jetstream.JetStream
+	// Keys seals what Publish writes and opens what the readers on this
+	// bus read (package keys); nil: the clear. Set it once, before use.
+	Keys events.Keyring
 
 	cfg     Config
 	server  *server.Server
@@ -329,9 +332,22 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 }
 
 // Publish publishes one event to the log with its id as Nats-Msg-Id and
-// waits for the server's acknowledgement.
+// waits for the server's acknowledgement. With Keys set, a body with
+// personal data is sealed under the event's user (events.EncodeSealed).
 func (b *Bus) Publish(ctx context.Context, subject string, ev *events.Event) (*jetstream.PubAck, error) {
-	data, err := events.Encode(ev)
+	return b.PublishSealed(ctx, subject, ev, "")
+}
+
+// PublishSealed is Publish sealing under scope (events.RecordScope for a
+// memory record; "" the user's).
+func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Event, scope string) (*jetstream.PubAck, error) {
+	var data []byte
+	var err error
+	if b.Keys != nil {
+		data, err = events.EncodeSealed(ev, b.Keys, scope)
+	} else {
+		data, err = events.Encode(ev)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -228,7 +229,7 @@ func (x *Exclusive) runHeld(ctx context.Context, lease *projector.Lease, name st
 		case <-rctx.Done():
 		}
 	}()
-	r, err := projector.New(projector.Config{JS: x.cfg.Bus.JS, Dir: filepath.Join(x.cfg.Dir, name), Logger: x.cfg.Logger}, factory())
+	r, err := projector.New(projector.Config{JS: x.cfg.Bus.JS, Dir: filepath.Join(x.cfg.Dir, name), Logger: x.cfg.Logger, Keys: x.cfg.Bus.Keys}, factory())
 	if err != nil {
 		return err
 	}
@@ -270,12 +271,16 @@ func NewAssemblerPartitions(b *bus.Bus, viewsDir string, newAssembler func() *as
 }
 
 // Setup creates what the processors' roles may open but not create: the
-// executors' record bucket and raw-result store, and the lease bucket (the
+// executors' record bucket and raw-result store, the data keys (package
+// keys), and the lease bucket (the
 // log's stream is created by bus.Open as b's identity). It is what
 // `toolstream setup` runs as the admin identity, once per cluster; serve on
 // one machine creates them by itself.
 func Setup(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
 	if _, err := executor.NewContext(ctx, executor.Config{JS: b.JS, Replicas: b.Replicas(), Logger: log}); err != nil {
+		return err
+	}
+	if _, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: true, Replicas: b.Replicas(), Logger: log}); err != nil {
 		return err
 	}
 	return SetupLeases(ctx, b, log)

@@ -489,7 +489,7 @@ func startExecutors(t testing.TB, c *cluster.Cluster, n int, tools *tally) *exec
 		b := c.Open(t, bus.Config{Name: fmt.Sprintf("executor-%d", i)})
 		x.buses = append(x.buses, b)
 		newExec := func() (*executor.Executor, error) {
-			e, err := executor.New(executor.Config{JS: b.JS, Replicas: b.Replicas(),
+			e, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Replicas: b.Replicas(),
 				Tools: map[string]executor.Tool{"noop": tools.tool()}, ExecutorID: fmt.Sprintf("exec%d", i),
 				MaxParallelPerTenant: 32, DrainTimeout: 10 * time.Second, Logger: debugLogger(t, slog.LevelInfo)})
 			if err == nil {

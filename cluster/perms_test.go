@@ -386,7 +386,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 	t.Cleanup(func() { ecancel(); ewg.Wait() })
 	for i := 0; i < 2; i++ {
 		eb := openAs(t, c, execRole)
-		e, err := executor.New(executor.Config{JS: eb.JS, Replicas: eb.Replicas(), Tools: map[string]executor.Tool{"noop": noop}})
+		e, err := executor.New(executor.Config{JS: eb.JS, Keys: eb.Keys, Replicas: eb.Replicas(), Tools: map[string]executor.Tool{"noop": noop}})
 		if err != nil {
 			t.Fatalf("executor as its role: %v", err)
 		}

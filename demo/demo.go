@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/projector"
@@ -110,6 +111,11 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 		return nil, err
 	}
 	defer r.b.Close()
+	// Personal data goes into the log sealed, under keys that erasure
+	// destroys.
+	if r.b.Keys, err = keys.Open(ctx, keys.Config{JS: r.b.JS, Create: true, Logger: cfg.Logger}); err != nil {
+		return nil, err
+	}
 	r.say("log", "embedded NATS JetStream started", map[string]any{"url": r.b.ClientURL(), "data": tmp})
 	if err := r.story(ctx, tmp); err != nil {
 		r.say("error", err.Error(), nil)
@@ -149,7 +155,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := follower.Wait(ctx, reg.Digest()); err != nil {
 		return err
 	}
-	ex, err := executor.New(executor.Config{JS: r.b.JS, Registry: follower.Current, Tools: tools(), Logger: log, Heartbeat: 250 * time.Millisecond})
+	ex, err := executor.New(executor.Config{JS: r.b.JS, Keys: r.b.Keys, Registry: follower.Current, Tools: tools(), Logger: log, Heartbeat: 250 * time.Millisecond})
 	if err != nil {
 		return err
 	}
@@ -378,7 +384,7 @@ func (r *run) replay(ctx context.Context, tmp string) error {
 		if err != nil {
 			return err
 		}
-		rebuilt, err := projector.Replay(ctx, projector.Config{JS: r.b.JS, Dir: filepath.Join(tmp, "replay", p.Name())}, p, live.Seq)
+		rebuilt, err := projector.Replay(ctx, projector.Config{JS: r.b.JS, Dir: filepath.Join(tmp, "replay", p.Name()), Keys: r.b.Keys}, p, live.Seq)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"crypto/cipher"
 	"crypto/rand"
 	"errors"
@@ -138,4 +139,48 @@ func open(ev *Event, sealed []byte, kr Keyring) ([]byte, error) {
 func (e *Event) Scope() string {
 	scope, _, _ := strings.Cut(e.Sealed, "#")
 	return scope
+}
+
+// SealBytes seals data stored outside the log (a large raw result in the
+// object store) under the key of (tenant, scope), bound to name: the
+// result is the key reference, a zero byte, the nonce and the ciphertext.
+func SealBytes(kr Keyring, tenant, scope, name string, data []byte) ([]byte, error) {
+	id, aead, err := kr.SealKey(tenant, scope)
+	if err != nil {
+		return nil, fmt.Errorf("events: seal %s: %w", name, err)
+	}
+	ref := scope + "#" + id
+	out := make([]byte, len(ref)+1+nonceSize, len(ref)+1+nonceSize+len(data)+aead.Overhead())
+	copy(out, ref)
+	nonce := out[len(ref)+1:]
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return aead.Seal(out, nonce, data, []byte(tenant+"\x00"+name)), nil
+}
+
+// OpenBytes opens what SealBytes sealed; ErrErased when its key was
+// destroyed, ErrMalformed when it is not sealed bytes of name.
+func OpenBytes(kr Keyring, tenant, name string, sealed []byte) ([]byte, error) {
+	i := bytes.IndexByte(sealed, 0)
+	if i < 0 {
+		return nil, fmt.Errorf("%w: %s: not sealed bytes", ErrMalformed, name)
+	}
+	scope, id, ok := strings.Cut(string(sealed[:i]), "#")
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: key reference", ErrMalformed, name)
+	}
+	aead, err := kr.OpenKey(tenant, scope, id)
+	if err != nil {
+		return nil, fmt.Errorf("events: open %s: %w", name, err)
+	}
+	rest := sealed[i+1:]
+	if len(rest) < nonceSize+aead.Overhead() {
+		return nil, fmt.Errorf("%w: %s: sealed bytes too short", ErrMalformed, name)
+	}
+	plain, err := aead.Open(nil, rest[:nonceSize], rest[nonceSize:], []byte(tenant+"\x00"+name))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, name, err)
+	}
+	return plain, nil
 }

@@ -15,6 +15,9 @@ import (
 
 // Config configures an Executor. Zero values take the defaults given.
 type Config struct {
+	// Keys opens sealed calls and seals the outcomes (the user's data in
+	// them); nil: the clear.
+	Keys events.Keyring
 	// JS locates the log; Stream is the stream of calls and approvals,
 	// events.StreamCalls by default.
 	JS     jetstream.JetStream

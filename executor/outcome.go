@@ -29,7 +29,7 @@ func (j *job) outcomeWithID(id string, body events.Body, et events.ErrorType, ms
 		panic(err)
 	}
 	ev := j.event(id, body)
-	data, err := events.Encode(ev)
+	data, err := j.e.encode(ev)
 	if err != nil {
 		panic(fmt.Sprintf("executor: encode outcome: %v", err)) // every field is set by us
 	}
@@ -73,9 +73,17 @@ func (j *job) unavailable(t *registry.Tool, until time.Time, attempts int) *outc
 func (j *job) succeeded(t *registry.Tool, result []byte, attempts int) (*outcome, error) {
 	body := &events.CallSucceeded{Name: t.Name, Version: t.Version, Key: j.key, Attempts: attempts}
 	if len(result) > j.e.cfg.ResultInlineMax {
+		stored := result
+		if kr := j.e.cfg.Keys; kr != nil { // the raw result is the user's data too: sealed as the log is
+			sealed, err := events.SealBytes(kr, j.tenant, events.UserScope(j.ev.User), j.key, result)
+			if err != nil {
+				return nil, fmt.Errorf("executor: seal raw result: %w", err)
+			}
+			stored = sealed
+		}
 		var err error
 		for i := range objectPutAttempts {
-			if _, err = j.e.obs.PutBytes(j.e.hard, j.key, result); err == nil {
+			if _, err = j.e.obs.PutBytes(j.e.hard, j.key, stored); err == nil {
 				break
 			}
 			select {

@@ -100,12 +100,12 @@ func TestMetricsAndHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	asm := assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust())})
-	r, err := projector.New(projector.Config{JS: b.JS, Dir: t.TempDir()}, asm)
+	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, asm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ex, err := executor.New(executor.Config{JS: b.JS, Registry: func() *registry.Registry { return reg },
+	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: func() *registry.Registry { return reg },
 		Tools: map[string]executor.Tool{"noop": executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
 			return json.RawMessage(`{"ok":true}`), nil
 		})}})

@@ -39,7 +39,7 @@ func (m *Metrics) Run(ctx context.Context) error {
 	o := &observer{m: m, pending: map[string]*pending{}}
 	err := m.src.Bus.ReadAcross(ctx, logread.Config{Subjects: ObservedSubjects, Follow: true}, true, func(_ string, batch []*logread.Msg) error {
 		for _, msg := range batch {
-			ev, err := events.Decode(msg.Data)
+			ev, err := events.DecodeAtWith(msg.Subject, msg.Data, m.src.Bus.Keys)
 			if err != nil {
 				continue // the projections record bad input
 			}

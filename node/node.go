@@ -38,7 +38,7 @@ func New(b *bus.Bus, dir string, log *slog.Logger) *Node {
 
 // Start runs p until Stop. mut may adjust the runner's config.
 func (n *Node) Start(ctx context.Context, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, error) {
-	cfg := projector.Config{JS: n.Bus.JS, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log}
+	cfg := projector.Config{JS: n.Bus.JS, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log, Keys: n.Bus.Keys}
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -146,7 +146,7 @@ func ReadAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Even
 	var out []*events.Event
 	err := b.ReadAcross(ctx, logread.Config{Subjects: subjects}, false, func(_ string, batch []*logread.Msg) error {
 		for _, m := range batch {
-			if ev, err := events.DecodeAt(m.Subject, m.Data); err == nil {
+			if ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys); err == nil {
 				out = append(out, ev)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -55,7 +56,12 @@ func crashChild() int {
 			}
 		}
 	}
-	r, err := projector.New(projector.Config{JS: js, Dir: dir, BatchMax: 16, Hooks: hooks}, tally{})
+	kr, err := keys.Open(context.Background(), keys.Config{JS: js})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	r, err := projector.New(projector.Config{JS: js, Keys: kr, Dir: dir, BatchMax: 16, Hooks: hooks}, tally{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -121,7 +127,7 @@ func TestCrashLosesNothingAndAppliesNothingTwice(t *testing.T) {
 			if runChild(t, b, dir, "", 0, last) {
 				t.Fatal("clean child was killed")
 			}
-			r, err := projector.New(projector.Config{JS: b.JS, Dir: dir, NoRelay: true}, tally{})
+			r, err := projector.New(projector.Config{JS: b.JS, Dir: dir, NoRelay: true, Keys: b.Keys}, tally{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ func TestRunningAndProgress(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var seen []uint64
-	r, err := projector.New(projector.Config{JS: b.JS, Dir: t.TempDir(), BatchMax: 64, Progress: func(cp uint64) {
+	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir(), BatchMax: 64, Progress: func(cp uint64) {
 		mu.Lock()
 		seen = append(seen, cp)
 		mu.Unlock()

@@ -33,7 +33,7 @@ func publishText(t testing.TB, b *bus.Bus, tenant, item string, i int, text stri
 
 func startRunner(t testing.TB, b *bus.Bus, dir string, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, func()) {
 	t.Helper()
-	cfg := projector.Config{JS: b.JS, Dir: dir, BatchMax: 64}
+	cfg := projector.Config{JS: b.JS, Keys: b.Keys, Dir: dir, BatchMax: 64}
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -82,7 +82,7 @@ func emitted(t testing.TB, b *bus.Bus, filter string) []string {
 		}
 		n := 0
 		for m := range batch.Messages() {
-			ev, err := events.Decode(m.Data())
+			ev, err := events.DecodeWith(m.Data(), b.Keys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	}
 	stop()
 
-	rebuilt, err := projector.Replay(ctx, projector.Config{JS: b.JS, Dir: filepath.Join(t.TempDir(), "replay")}, tally{}, live.Seq)
+	rebuilt, err := projector.Replay(ctx, projector.Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "replay")}, tally{}, live.Seq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestReplayEqualsLive(t *testing.T) {
 		t.Fatalf("suspiciously small view: %v", live)
 	}
 	// A view that differs must be caught: replay only half the log.
-	half, err := projector.Replay(ctx, projector.Config{JS: b.JS, Dir: filepath.Join(t.TempDir(), "half")}, tally{}, live.Seq/2)
+	half, err := projector.Replay(ctx, projector.Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "half")}, tally{}, live.Seq/2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func publish(t *testing.T, b *bus.Bus, tenant, resp string, n int, body events.B
 
 func run(t *testing.T, b *bus.Bus, dir string, until uint64) *projector.Runner {
 	t.Helper()
-	r, err := projector.New(projector.Config{JS: b.JS, Dir: dir}, responses.Projection{})
+	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: dir}, responses.Projection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: b.JS,
+	rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: b.JS, Keys: b.Keys,
 		Dir: filepath.Join(t.TempDir(), "replay")}, responses.Projection{}, live.Seq)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/keys"
 )
 
 // Start opens a Bus on an embedded server and closes it when t ends.
@@ -23,6 +24,11 @@ func StartIn(t testing.TB, dir string) *bus.Bus {
 	t.Helper()
 	b, err := bus.Open(context.Background(), bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test"})
 	if err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	// As serve does: personal data is sealed under the data keys.
+	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true}); err != nil {
+		b.Close()
 		t.Fatalf("bustest: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })

@@ -113,7 +113,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	b, err := bus.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "assemble"})
+	b, err := openWithKeys(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "assemble"})
 	if err != nil {
 		return nil, err
 	}

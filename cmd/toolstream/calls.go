@@ -103,7 +103,7 @@ func orReason(r string) string {
 func watch(ctx context.Context, b *bus.Bus, subjects []string, follow bool, fn func(*events.Event) error) error {
 	return b.ReadAcross(ctx, logread.Config{Subjects: subjects, Follow: follow}, false, func(_ string, batch []*logread.Msg) error {
 		for _, m := range batch {
-			ev, err := events.DecodeAt(m.Subject, m.Data)
+			ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
 			if err != nil {
 				continue // not ours to judge here; the projections record it
 			}

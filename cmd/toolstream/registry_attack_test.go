@@ -107,7 +107,7 @@ func startRegistryRig(t *testing.T) *registryRig {
 		r.ran <- c.Name
 		return json.RawMessage(`{"qty":1}`), nil
 	})
-	ex, err := executor.New(executor.Config{JS: r.b.JS, Registry: r.follower.Current, Logger: log,
+	ex, err := executor.New(executor.Config{JS: r.b.JS, Keys: r.b.Keys, Registry: r.follower.Current, Logger: log,
 		Tools: map[string]executor.Tool{"stock.get": stock}})
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +363,7 @@ func TestAttackReplayedRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rebuilt, err := projector.Replay(r.ctx, projector.Config{JS: r.b.JS, Dir: filepath.Join(t.TempDir(), "replay")}, p, live.Seq)
+	rebuilt, err := projector.Replay(r.ctx, projector.Config{JS: r.b.JS, Keys: r.b.Keys, Dir: filepath.Join(t.TempDir(), "replay")}, p, live.Seq)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -221,7 +221,7 @@ func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, 
 		return projector.Digest{}, err
 	}
 	bar := newReplayProgress(rp.g.stderr, rp.progress, rp.name, seq)
-	r, err := projector.New(projector.Config{JS: rp.b.JS, Dir: rp.dir, Logger: rp.log,
+	r, err := projector.New(projector.Config{JS: rp.b.JS, Dir: rp.dir, Logger: rp.log, Keys: rp.b.Keys,
 		NoRelay: true, DiscardEmits: true, Ephemeral: true, UntilSeq: seq, Progress: bar.set}, p)
 	if err != nil {
 		return projector.Digest{}, err

@@ -50,7 +50,7 @@ func allMessages(t *testing.T, b *bus.Bus, stream string) []stored {
 	var out []stored
 	err := b.Read(ctx, logread.Config{Stream: stream}, func(batch []*logread.Msg) error {
 		for _, m := range batch {
-			ev, _ := events.Decode(m.Data)
+			ev, _ := events.DecodeWith(m.Data, b.Keys)
 			out = append(out, stored{m.Seq, time.Unix(0, m.Time), ev})
 		}
 		return nil

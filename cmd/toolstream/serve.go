@@ -123,7 +123,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		if err != nil {
 			return err
 		}
-		r, err := projector.New(projector.Config{JS: b.JS, Dir: g.viewDir(name), Logger: log}, p)
+		r, err := projector.New(projector.Config{JS: b.JS, Dir: g.viewDir(name), Logger: log, Keys: b.Keys}, p)
 		if err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			return err
 		}
 		defer follower.Stop()
-		ex, err = executor.New(executor.Config{JS: b.JS, Registry: follower.Current, Logger: log, Replicas: b.Replicas()})
+		ex, err = executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: follower.Current, Logger: log, Replicas: b.Replicas()})
 		if err != nil {
 			return err
 		}

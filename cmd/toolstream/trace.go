@@ -87,7 +87,7 @@ func readEntries(ctx context.Context, b *bus.Bus, subjects []string) ([]logEntry
 	for _, subj := range subjects { // each a filter the server applies
 		err := b.Read(ctx, logread.Config{Filter: subj}, func(batch []*logread.Msg) error {
 			for _, m := range batch {
-				if ev, err := events.DecodeAt(m.Subject, m.Data); err == nil {
+				if ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys); err == nil {
 					out = append(out, logEntry{Seq: m.Seq, Stored: time.Unix(0, m.Time).UTC(), Subject: m.Subject, Ev: ev})
 				}
 			}

@@ -85,7 +85,7 @@ func startDemoLog(t *testing.T) *demoLog {
 			return json.RawMessage(result), nil
 		})
 	}
-	ex, err := executor.New(executor.Config{JS: d.b.JS, Registry: func() *registry.Registry { return reg },
+	ex, err := executor.New(executor.Config{JS: d.b.JS, Keys: d.b.Keys, Registry: func() *registry.Registry { return reg },
 		Heartbeat: 250 * time.Millisecond, ExecutorID: "test-executor", Tools: map[string]executor.Tool{
 			"inventory.get":  tool(`{"sku":"A1","name":"商品 A","available":12,"warehouse":"Shanghai"}`),
 			"shipping.quote": tool(""),
