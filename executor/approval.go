@@ -70,7 +70,7 @@ func decide(ctx context.Context, js jetstream.JetStream, tenant, callKey string,
 // handleApprovalMsg records a decision in the call's record and, when the
 // call is waiting for it, carries the call on.
 func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
-	ev, err := events.DecodeAt(m.Subject(), m.Data())
+	ev, err := events.DecodeAtWith(m.Subject(), m.Data(), e.cfg.Keys)
 	if err != nil {
 		reason := events.ReasonOf(err)
 		e.log.Warn("approval event refused", "reason", reason, "subject", m.Subject(), "err", err)
@@ -129,7 +129,7 @@ func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
 		m.NakWithDelay(e.cfg.Heartbeat)
 		return
 	}
-	cev, err := events.DecodeAt(raw.Subject, raw.Data)
+	cev, err := events.DecodeAtWith(raw.Subject, raw.Data, e.cfg.Keys)
 	var cc *events.CallCompleted
 	isCall := false
 	if err == nil {

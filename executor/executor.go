@@ -416,7 +416,7 @@ func (e *Executor) handleCallMsg(m jetstream.Msg) {
 		m.Term()
 		return
 	}
-	ev, err := events.DecodeAt(m.Subject(), m.Data())
+	ev, err := events.DecodeAtWith(m.Subject(), m.Data(), e.cfg.Keys)
 	if err != nil {
 		// Bad input (a forged envelope among it: tenant_mismatch): the event
 		// stays in the log, nothing runs, the rest goes on.

@@ -185,7 +185,7 @@ func (j *job) otherCall(rec *record) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("executor: read the first input of %s: %w", j.key, err)
 	}
-	if ev, err := events.DecodeAt(raw.Subject, raw.Data); err == nil {
+	if ev, err := events.DecodeAtWith(raw.Subject, raw.Data, j.e.cfg.Keys); err == nil {
 		if cc, ok := events.As[*events.CallCompleted](ev); ok && bytes.Equal(cc.Arguments, j.cc.Arguments) {
 			return "", nil
 		}
@@ -424,7 +424,7 @@ func (j *job) announceApproval() error {
 	}
 	ev := j.event(events.ExecutionID("approval_requested", j.key, 0),
 		&events.ApprovalRequested{Name: j.cc.Name, Arguments: j.cc.Arguments, Key: j.key})
-	data, err := events.Encode(ev)
+	data, err := j.e.encode(ev)
 	if err != nil {
 		return err
 	}

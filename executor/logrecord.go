@@ -204,7 +204,7 @@ func (e *Executor) loggedRecord(ctx context.Context, tenant, key string) (*recor
 			return nil, fmt.Errorf("executor: read the outcome of %s: %w", key, err)
 		}
 		if raw.Header.Get(jetstream.MsgIDHeader) == id {
-			return recordOfOutcome(key, raw)
+			return recordOfOutcome(key, raw, e.cfg.Keys)
 		}
 		seq = raw.Sequence + 1
 	}
@@ -212,8 +212,8 @@ func (e *Executor) loggedRecord(ctx context.Context, tenant, key string) (*recor
 }
 
 // recordOfOutcome is the done record an outcome message stands for.
-func recordOfOutcome(key string, raw *jetstream.RawStreamMsg) (*record, error) {
-	ev, err := events.DecodeAt(raw.Subject, raw.Data)
+func recordOfOutcome(key string, raw *jetstream.RawStreamMsg, kr events.Keyring) (*record, error) {
+	ev, err := events.DecodeAtWith(raw.Subject, raw.Data, kr)
 	if err != nil {
 		return nil, fmt.Errorf("executor: the outcome of %s at sequence %d: %w", key, raw.Sequence, err)
 	}
