@@ -23,6 +23,9 @@
 //   - 4, deterministic ids: ID builders derive an event id from its cause
 //     (CompletedID and friends), never from a clock or a random source, so a
 //     relay that publishes twice is deduplicated by JetStream's Nats-Msg-Id.
+//     They are injective (id.go escapes every part), so two causes never
+//     share an id and the duplicate window never drops a second event as
+//     the first's repeat (9).
 //
 // Versioning: each Kind has a current schema version (Version). A reader
 // accepts any version up to its own; fields added later must be optional
