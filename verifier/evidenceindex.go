@@ -39,7 +39,8 @@ var ErrIndexFormat = errPartFormat
 // is larger than a check reads (the result is then indexed again, in
 // part); it may be nil, and CheckIndexed then fails for such evidence. It
 // returns ErrIndexFormat for another format and an error for damaged
-// bytes.
+// bytes. The index reads data as it is used (no copy is made): the caller
+// must not change data afterwards.
 func UnmarshalEvidenceIndex(data, result []byte) (*EvidenceIndex, error) {
 	p, err := unmarshalPart(data, func() ([]byte, error) {
 		if result == nil {

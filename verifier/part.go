@@ -21,11 +21,17 @@ import (
 // across parts; and the first leavesMax leaves count, so a part that would
 // cross the limit is indexed again with what is left of it.
 type part struct {
-	ev     Evidence  // without Result
-	bad    bool      // the result is not JSON: it is skipped
-	budget int       // leaves it was indexed with at most
-	ix     *index    // one result: ev 0, its own node and leaf ids
-	sec    *sections // a part read back: its lookups (nil: ix's maps)
+	ev     Evidence // without Result
+	bad    bool     // the result is not JSON: it is skipped
+	budget int      // leaves it was indexed with at most
+	ix     *index   // a part built: one result, ev 0, its own node and leaf ids
+	// A part read back (unmarshalPart): its nodes and leaves still
+	// encoded, its tables, root and sorted numbers, its lookups.
+	enc  *encoded
+	t    *tables
+	root int32
+	nums []int32
+	sec  *sections
 	// result returns the result's JSON, to index it again with a smaller
 	// budget.
 	result func() ([]byte, error)
@@ -78,18 +84,19 @@ func dedupeParts(in []*part) []*part {
 
 // join puts the parts of an answer's evidence together into the index it
 // is checked against at now: their nodes and leaves one after the other
-// (a leaf holds one pointer, to its part's tables), their lookups looked
-// up part by part when a claim asks (lookup.go). It fails only when a part
-// must be indexed again and its result cannot be read, or a part read back
-// is corrupt.
+// (a part read back is read straight into place), their lookups looked up
+// part by part when a claim asks (lookup.go), the lists of leaves by kind
+// and the collections made over the whole. It fails only when a part must
+// be indexed again and its result cannot be read, or a part read back is
+// corrupt.
 func join(parts []*part, now time.Time) (*index, error) {
 	parts = dedupeParts(parts)
 	ix := &index{sents: map[int32][]sentInfo{}}
 	nl, nn := 0, 0
 	for _, p := range parts {
 		if !p.bad {
-			nl += len(p.ix.leaves)
-			nn += len(p.ix.nodes)
+			nl += p.leafCount()
+			nn += p.nodeCount()
 		}
 	}
 	ix.leaves = make([]leaf, 0, min(nl, 2*leavesMax))
@@ -98,7 +105,7 @@ func join(parts []*part, now time.Time) (*index, error) {
 		if p.bad {
 			continue
 		}
-		if left := leavesMax - len(ix.leaves); left < p.budget && len(p.ix.leaves) > left {
+		if left := leavesMax - len(ix.leaves); left < p.budget && p.leafCount() > left {
 			if p.result == nil {
 				return nil, errors.New("verifier: evidence index crosses the leaf limit and its result is not at hand")
 			}
@@ -116,6 +123,29 @@ func join(parts []*part, now time.Time) (*index, error) {
 			return nil, err
 		}
 	}
+	for i := range ix.leaves {
+		lf := &ix.leaves[i]
+		id := int32(i)
+		switch lf.kind {
+		case kindBool:
+			ix.bools = append(ix.bools, id)
+		case kindStr:
+			if lf.hasDay {
+				ix.dates = append(ix.dates, id)
+			} else if lf.minute >= 0 {
+				ix.clocks = append(ix.clocks, id)
+			}
+			if !lf.text && lf.catID != 0 {
+				ix.cats = append(ix.cats, id)
+			}
+		}
+	}
+	for i := range ix.nodes {
+		if ix.nodes[i].array {
+			ix.arrays = append(ix.arrays, int32(i))
+		}
+	}
+	ix.colls = ix.nodeCollections()
 	tools := ix.toolCollections()
 	ix.colls = append(ix.colls, tools...)
 	for _, c := range tools {
@@ -127,25 +157,47 @@ func join(parts []*part, now time.Time) (*index, error) {
 	return ix, nil
 }
 
-// add appends part p's nodes, leaves and lists to ix, fixing its days at
+func (p *part) leafCount() int {
+	if p.enc != nil {
+		return p.enc.nl
+	}
+	return len(p.ix.leaves)
+}
+
+func (p *part) nodeCount() int {
+	if p.enc != nil {
+		return p.enc.nn
+	}
+	return len(p.ix.nodes)
+}
+
+// add appends part p's nodes, leaves and numbers to ix, fixing its days at
 // now.
 func (ix *index) add(p *part, now time.Time) error {
-	src := p.ix
 	ev := int32(len(ix.ev))
-	ix.ev = append(ix.ev, p.ev)
 	nb, lb := int32(len(ix.nodes)), int32(len(ix.leaves))
+	root, nums := p.root, p.nums
+	if p.enc != nil {
+		if err := p.enc.readInto(ix, p.t); err != nil {
+			return err
+		}
+	} else {
+		ix.nodes = append(ix.nodes, p.ix.nodes...)
+		ix.leaves = append(ix.leaves, p.ix.leaves...)
+		root, nums = p.ix.roots[0], p.ix.nums
+	}
+	ix.ev = append(ix.ev, p.ev)
 	ix.parts = append(ix.parts, p)
 	ix.leafBase = append(ix.leafBase, lb)
 	ix.nodeBase = append(ix.nodeBase, nb)
-	for _, nd := range src.nodes {
+	for i := int(nb); i < len(ix.nodes); i++ {
+		nd := &ix.nodes[i]
 		nd.ev = ev
 		if nd.parent >= 0 {
 			nd.parent += nb
 		}
 		nd.leafLo, nd.leafHi, nd.nodeHi = nd.leafLo+lb, nd.leafHi+lb, nd.nodeHi+nb
-		ix.nodes = append(ix.nodes, nd)
 	}
-	ix.leaves = append(ix.leaves, src.leaves...)
 	var relDays map[int32][]timeExpr // a text's dates read at now
 	for i := int(lb); i < len(ix.leaves); i++ {
 		lf := &ix.leaves[i]
@@ -174,21 +226,11 @@ func (ix *index) add(p *part, now time.Time) error {
 			lf.day = ds[lf.rel-1].days[0]
 		}
 	}
-	for _, r := range src.roots {
-		if r >= 0 {
-			r += nb
-		}
-		ix.roots = append(ix.roots, r)
+	if root >= 0 {
+		root += nb
 	}
-	ix.nums = mergeNums(ix.leaves, ix.nums, shifted(nil, src.nums, lb))
-	ix.dates = shifted(ix.dates, src.dates, lb)
-	ix.bools = shifted(ix.bools, src.bools, lb)
-	ix.cats = shifted(ix.cats, src.cats, lb)
-	ix.clocks = shifted(ix.clocks, src.clocks, lb)
-	ix.arrays = shifted(ix.arrays, src.arrays, nb)
-	for _, c := range src.colls {
-		ix.colls = append(ix.colls, coll{node: c.node + nb, members: shifted(nil, c.members, nb)})
-	}
+	ix.roots = append(ix.roots, root)
+	ix.nums = mergeNums(ix.leaves, ix.nums, shifted(nil, nums, lb))
 	return nil
 }
 

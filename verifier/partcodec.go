@@ -5,20 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
 // A part is kept in the projection's view as bytes (marshalPart) and read
 // back for every answer it is evidence for (unmarshalPart), so reading one
 // must cost much less than decoding the result's JSON. The format is flat
-// varints: the part's tables (every string is a slice of one allocation),
-// its nodes and leaves (a leaf refers to the tables by number, so reading
-// one writes a single pointer), and its lookups as sections of sorted keys
-// whose entries are read only when a claim looks a key up. What the leaves
-// and nodes determine (the leaves by kind, the collections) is derived
-// again, not stored; what costs a walk of the JSON (concepts, subjects,
-// values, the numbers and dates found in text, the sorted numbers) is
-// stored.
+// varints: the part's tables (its strings one blob and their ends), its
+// nodes and leaves (a leaf refers to the tables by number), and its
+// lookups as sections of sorted keys whose entries are read only when a
+// claim looks a key up. Reading a part back reads its tables and the keys
+// of its sections; its nodes and leaves are read by join straight into the
+// answer's index. What the leaves and nodes determine (the leaves by kind,
+// the collections) is derived again, not stored; what costs a walk of the
+// JSON (concepts, subjects, values, the numbers and dates found in text,
+// the sorted numbers) is stored.
 //
 // The encoding is deterministic: the same part gives the same bytes (the
 // tables in the order the walk numbered them, sections in key order), so
@@ -26,7 +28,7 @@ import (
 
 // partFormat is the version of the encoding; a part of another version is
 // not read (errPartFormat) and the result is indexed again.
-const partFormat = 1
+const partFormat = 2
 
 var errPartFormat = errors.New("verifier: evidence index of another format")
 
@@ -83,15 +85,19 @@ func (w *partWriter) list(l []string) uint64 {
 	return id
 }
 
-// marshalPart encodes a part.
+// marshalPart encodes a part. A part read back gives the bytes it was
+// read from.
 func marshalPart(p *part) ([]byte, error) {
+	if p.enc != nil {
+		return slices.Clone(p.enc.data), nil
+	}
 	w := &partWriter{strIDs: map[string]uint64{}, listIDs: map[string]uint64{}}
 	t := newTables(0)
 	if p.ix != nil {
 		t = p.ix.t
 	}
-	for _, s := range t.strs {
-		w.str(s) // NB: a table's strings are distinct, so they keep their numbers
+	for i := range t.nstrs() {
+		w.str(t.at(uint32(i))) // NB: a table's strings are distinct, so they keep their numbers
 	}
 	for _, l := range t.lists {
 		w.lists = append(w.lists, l)
@@ -160,6 +166,9 @@ func (w *partWriter) body(p *part) ([]byte, error) {
 	w.uv(0)
 	ix := p.ix
 	w.uv(uint64(len(ix.nodes)))
+	w.uv(uint64(len(ix.leaves)))
+	head := w.b
+	w.b = nil
 	for i := range ix.nodes {
 		nd := &ix.nodes[i]
 		w.v(int64(nd.parent))
@@ -180,10 +189,16 @@ func (w *partWriter) body(p *part) ([]byte, error) {
 		w.uv(uint64(nd.objKids))
 		w.uv(uint64(nd.length))
 	}
-	w.uv(uint64(len(ix.leaves)))
+	nodes := w.b
+	w.b = nil
 	for i := range ix.leaves {
 		w.leaf(&ix.leaves[i])
 	}
+	leaves := w.b
+	w.b = binary.AppendUvarint(head, uint64(len(nodes)))
+	w.b = append(w.b, nodes...)
+	w.uv(uint64(len(leaves)))
+	w.b = append(w.b, leaves...)
 	w.v(int64(ix.roots[0]))
 	w.uv(uint64(len(ix.nums)))
 	for _, l := range ix.nums {
@@ -403,41 +418,36 @@ func (r *partReader) below(n int) uint32 {
 	return uint32(x)
 }
 
-func (r *partReader) str() string    { return r.t.strs[r.below(len(r.t.strs))] }
+func (r *partReader) str() string    { return r.t.at(r.below(r.t.nstrs())) }
 func (r *partReader) list() []string { return r.t.lists[r.below(len(r.t.lists))] }
 
-// unmarshalPart decodes a part made by marshalPart; result returns the
-// result's JSON should the part need indexing again (see join). It returns
-// errPartFormat for another version of the format.
+// encoded is a part read back: the bytes of its nodes and leaves, which
+// join reads into an answer's index.
+type encoded struct {
+	data          []byte // all of it
+	nodes, leaves []byte
+	nn, nl        int
+}
+
+// unmarshalPart reads a part made by marshalPart: its tables, its numbers
+// and the keys of its sections; result returns the result's JSON should
+// the part need indexing again (see join). It returns errPartFormat for
+// another version of the format. The part keeps slices of data.
 func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	if len(data) == 0 || data[0] != partFormat {
 		return nil, errPartFormat
 	}
 	r := &partReader{b: data[1:], t: &tables{}}
 	t := r.t
-	t.strs = make([]string, r.n())
+	t.offs = make([]uint32, r.n()+1)
 	size := r.n()
-	lens := make([]int, len(t.strs))
-	total := 0
-	for i := range lens {
-		lens[i] = r.n()
-		total += lens[i]
+	for i := 1; i < len(t.offs); i++ {
+		t.offs[i] = t.offs[i-1] + uint32(r.n())
 	}
-	if total != size {
-		r.fail("string table")
+	if r.err != nil || int(t.offs[len(t.offs)-1]) != size || len(t.offs) < 2 {
+		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: string table"))
 	}
-	blob := string(r.bytes(size)) // every string of the part is a slice of this one
-	at := 0
-	for i, n := range lens {
-		if r.err != nil {
-			break
-		}
-		t.strs[i] = blob[at : at+n]
-		at += n
-	}
-	if r.err != nil || len(t.strs) == 0 {
-		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: no strings"))
-	}
+	t.blob = string(r.bytes(size)) // every string of the part is a slice of this one
 	t.lists = make([][]string, r.n())
 	for i := range t.lists {
 		if n := r.n(); n > 0 {
@@ -466,14 +476,40 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	p.budget = int(r.uv())
 	if r.uv() == 1 {
 		p.bad = true
+		p.enc = &encoded{data: data}
 		return p, r.err
 	}
-	ix := &index{ev: []Evidence{p.ev}, t: t}
-	p.ix = ix
-	nn := r.n()
-	ix.nodes = make([]node, nn)
-	for i := range ix.nodes {
-		nd := &ix.nodes[i]
+	e := &encoded{data: data, nn: r.n(), nl: r.n()}
+	e.nodes = r.bytes(r.n())
+	e.leaves = r.bytes(r.n())
+	p.root = int32(r.v())
+	if p.root < -1 || p.root >= int32(e.nn) {
+		r.fail("root")
+	}
+	p.nums = make([]int32, r.n())
+	for i := range p.nums {
+		p.nums[i] = int32(r.below(e.nl))
+	}
+	sec := &sections{t: t, leaves: e.nl, nodes: e.nn}
+	for _, s := range []*section{&sec.byConcept, &sec.byValue, &sec.subjects, &sec.named, &sec.values, &sec.keys} {
+		r.section(s)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("trailing bytes")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	p.enc, p.sec, p.t = e, sec, t
+	return p, nil
+}
+
+// readInto appends the part's nodes and leaves to ix with their own ids.
+func (e *encoded) readInto(ix *index, t *tables) error {
+	r := &partReader{b: e.nodes, t: t}
+	nn := e.nn
+	for i := range nn {
+		var nd node
 		nd.parent = int32(r.v())
 		nd.ptr = r.str()
 		flags := r.uv()
@@ -485,48 +521,35 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 		nd.subject = r.str()
 		nd.objKids = int(r.uv())
 		nd.length = int(r.uv())
-		if nd.parent < -1 || nd.parent >= int32(i) || nd.nodeHi <= int32(i) || nd.nodeHi > int32(nn) || nd.leafLo < 0 {
+		if nd.parent < -1 || nd.parent >= int32(i) || nd.nodeHi <= int32(i) || nd.nodeHi > int32(nn) ||
+			nd.leafLo < 0 || nd.leafHi < nd.leafLo || nd.leafHi > int32(e.nl) {
 			r.fail("node")
 		}
-	}
-	nl := r.n()
-	ix.leaves = make([]leaf, nl)
-	for i := range ix.leaves {
-		r.leaf(&ix.leaves[i], nn, i)
-	}
-	for i := range ix.nodes {
-		if nd := &ix.nodes[i]; nd.leafHi < nd.leafLo || nd.leafHi > int32(nl) {
-			r.fail("node leaves")
-		}
-	}
-	ix.roots = []int32{int32(r.v())}
-	if ix.roots[0] < -1 || ix.roots[0] >= int32(nn) {
-		r.fail("root")
-	}
-	ix.nums = make([]int32, r.n())
-	for i := range ix.nums {
-		ix.nums[i] = int32(r.below(nl))
-	}
-	sec := &sections{t: t, leaves: nl, nodes: nn}
-	for _, s := range []*section{&sec.byConcept, &sec.byValue, &sec.subjects, &sec.named, &sec.values, &sec.keys} {
-		r.section(s)
+		ix.nodes = append(ix.nodes, nd)
 	}
 	if r.err == nil && len(r.b) != 0 {
-		r.fail("trailing bytes")
+		r.fail("node bytes")
 	}
 	if r.err != nil {
-		return nil, r.err
+		return r.err
 	}
-	p.sec = sec
-	ix.derive()
-	return p, nil
+	r.b = e.leaves
+	at := len(ix.leaves)
+	ix.leaves = slices.Grow(ix.leaves, e.nl)[:at+e.nl]
+	for i := range e.nl {
+		r.leaf(&ix.leaves[at+i], nn, i)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("leaf bytes")
+	}
+	return r.err
 }
 
 func (r *partReader) leaf(lf *leaf, nn, i int) {
 	lf.t = r.t
 	lf.node = int32(r.v())
-	lf.ptrID = r.below(len(r.t.strs))
-	lf.rawID = r.below(len(r.t.strs))
+	lf.ptrID = r.below(r.t.nstrs())
+	lf.rawID = r.below(r.t.nstrs())
 	b := r.bytes(5)
 	if b == nil {
 		return
@@ -552,7 +575,7 @@ func (r *partReader) leaf(lf *leaf, nn, i int) {
 	if flags&lfRange != 0 {
 		lf.hi = r.f64()
 	}
-	lf.strID = r.below(len(r.t.strs))
+	lf.strID = r.below(r.t.nstrs())
 	lf.ownID = r.below(len(r.t.lists))
 	lf.ctxID = r.below(len(r.t.lists))
 	lf.catID = r.below(len(r.t.cats))

@@ -8,7 +8,9 @@ import (
 // tables hold the strings, concept lists and category lists of one part's
 // leaves, each numbered once: a leaf refers to them by number.
 type tables struct {
-	strs  []string
+	strs  []string // a part built; read back, they are blob[offs[i]:offs[i+1]]
+	blob  string
+	offs  []uint32
 	lists [][]string   // 0 is the empty list
 	cats  [][]catValue // 0 is no category
 	// While a part is built: the number of each string and list, and of
@@ -35,8 +37,24 @@ func newTables(size int) *tables {
 	return t
 }
 
-// str returns the number of s, numbering it if new.
-func (t *tables) str(s string) uint32 {
+// at returns string number id.
+func (t *tables) at(id uint32) string {
+	if t.offs != nil {
+		return t.blob[t.offs[id]:t.offs[id+1]]
+	}
+	return t.strs[id]
+}
+
+// nstrs is how many strings there are.
+func (t *tables) nstrs() int {
+	if t.offs != nil {
+		return len(t.offs) - 1
+	}
+	return len(t.strs)
+}
+
+// intern returns the number of s, numbering it if new.
+func (t *tables) intern(s string) uint32 {
 	id, ok := t.strIDs[s]
 	if !ok {
 		id = uint32(len(t.strs))
@@ -94,17 +112,17 @@ func tableKey(ss ...string) string {
 	return string(b)
 }
 
-func (lf *leaf) ptr() string       { return lf.t.strs[lf.ptrID] }
-func (lf *leaf) raw() string       { return lf.t.strs[lf.rawID] }
-func (lf *leaf) str() string       { return lf.t.strs[lf.strID] }
+func (lf *leaf) ptr() string       { return lf.t.at(lf.ptrID) }
+func (lf *leaf) raw() string       { return lf.t.at(lf.rawID) }
+func (lf *leaf) str() string       { return lf.t.at(lf.strID) }
 func (lf *leaf) own() []string     { return lf.t.lists[lf.ownID] }
 func (lf *leaf) ctx() []string     { return lf.t.lists[lf.ctxID] }
 func (lf *leaf) cat() []catValue   { return lf.t.cats[lf.catID] }
 func (lf *leaf) unit() *unit       { return unitTable[lf.unitID] }
 func (lf *leaf) setUnit(u *unit)   { lf.unitID = unitID(u) }
-func (lf *leaf) setPtr(s string)   { lf.ptrID = lf.t.str(s) }
-func (lf *leaf) setRaw(s string)   { lf.rawID = lf.t.str(s) }
-func (lf *leaf) setStr(s string)   { lf.strID = lf.t.str(s) }
+func (lf *leaf) setPtr(s string)   { lf.ptrID = lf.t.intern(s) }
+func (lf *leaf) setRaw(s string)   { lf.rawID = lf.t.intern(s) }
+func (lf *leaf) setStr(s string)   { lf.strID = lf.t.intern(s) }
 func (lf *leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
 func (lf *leaf) setCtx(l []string) { lf.ctxID = lf.t.list(l) }
 func (lf *leaf) setCat(cs []catValue) {
