@@ -61,7 +61,12 @@ func alone(f func(*claim) []fact) func(*claim, []fact) []fact {
 }
 
 func one(f func(*claim) fact) func(*claim, []fact) []fact {
-	return func(cx *claim, _ []fact) []fact { return []fact{f(cx)} }
+	return func(cx *claim, _ []fact) []fact {
+		if f := f(cx); f.verdict != "" {
+			return []fact{f}
+		}
+		return nil
+	}
 }
 
 // decide gives the claim its verdict: not checkable (a question, an offer,
@@ -212,7 +217,12 @@ func (cx *claim) timeFacts(earlier []fact) []fact {
 }
 
 // textFacts compares the claim with the evidence text nearest to it.
-func (cx *claim) textFacts(earlier []fact) []fact { return []fact{cx.textPolarity(earlier)} }
+func (cx *claim) textFacts(earlier []fact) []fact {
+	if f := cx.textPolarity(earlier); f.verdict != "" {
+		return []fact{f}
+	}
+	return nil
+}
 
 // alwaysFacts: a generalisation (always, never, 总是) goes beyond what
 // any evidence can say.

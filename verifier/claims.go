@@ -551,10 +551,11 @@ type token struct {
 }
 
 // tokenize splits normalised runes into tokens.
-func tokenize(r []rune) []token {
-	// The tokens' strings are slices of the text's: one allocation, not
-	// one per token.
-	text := newRuneText(r)
+func tokenize(r []rune) []token { return tokenizeText(newRuneText(r), r) }
+
+// tokenizeText is tokenize with the runes as text too: the tokens' strings
+// are slices of text's, not one allocation each.
+func tokenizeText(text runeText, r []rune) []token {
 	out := make([]token, 0, len(r)/5+1)
 	for i := 0; i < len(r); {
 		c := r[i]

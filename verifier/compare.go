@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/toolstream/toolstream/events"
 )
@@ -168,7 +169,11 @@ func (cx *claim) trend() fact {
 		if lf.node != n || lf.kind != kindNum || lf.text || lf.scaled {
 			continue
 		}
-		k, err := strconv.ParseFloat(cx.keyOf(l), 64)
+		key := cx.keyOf(l)
+		if !maybeNumber(key) {
+			continue // NB: what ParseFloat would refuse, without the error it allocates
+		}
+		k, err := strconv.ParseFloat(key, 64)
 		if err != nil {
 			continue
 		}
@@ -189,6 +194,15 @@ func (cx *claim) trend() fact {
 		return supported(ix, "the series moves that way", from.l, to.l)
 	}
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(from.l), ix.ref(to.l)}, reason: "the series moves the other way"}
+}
+
+// maybeNumber reports whether s may be a number strconv.ParseFloat reads:
+// after a sign, a digit, a point, or the start of inf, infinity or nan.
+func maybeNumber(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return s != "" && (isDigitByte(s[0]) || strings.IndexByte(".iInN", s[0]) >= 0)
 }
 
 // keyOf returns the field name of leaf l: its key, or for a table cell its

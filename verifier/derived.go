@@ -197,9 +197,11 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 			}
 			// Fields of the enclosing objects (an msrp beside the offers).
 			for p := nd.parent; p >= 0; p = ix.nodes[p].parent {
-				pn := &ix.nodes[p]
-				for l := pn.leafLo; l < pn.leafHi && len(pool) < limit; l++ {
-					if lf := &ix.leaves[l]; lf.node == p && lf.kind == kindNum && dimFits(lf, m.unit) {
+				for _, l := range ix.directLeaves().of(p) {
+					if len(pool) >= limit {
+						break
+					}
+					if lf := &ix.leaves[l]; lf.kind == kindNum && dimFits(lf, m.unit) {
 						add(l)
 					}
 				}

@@ -56,23 +56,23 @@ type leaf struct {
 	ownID     uint32 // concepts of the leaf's own key
 	ctxID     uint32 // concepts of the enclosing keys and, for numbers in text, nearby words
 	catID     uint32
+	src       int32 // for a value found in a string: the string's leaf
+	textPos   int32 // … and where in it (runes)
+	day       int32 // days since 1970-01-01 for dates
+	minute    int16 // minute of day, -1 if none
 	kind      leafKind
 	unitID    uint8 // in unitTable
 	dim       dimension
 	b         bool
-	negKey    bool  // the key negates ("out_of_stock", "non_refundable")
-	hedge     bool  // an estimate: eta, forecast, expected, 预计
-	text      bool  // a number found inside a string value (or a key)
-	textShort bool  // … a string that is little more than the number
-	keyUp     bool  // the key says the value is a rise (增长, growth)
-	keyDown   bool  // … or a fall (下降, decline)
-	src       int32 // for a value found in a string: the string's leaf
-	textPos   int32 // … and where in it (runes)
-	scaled    bool  // a copy scaled by its key's magnitude (万元, millions)
-	subjKey   bool  // the field names its object (name, id, sku)
-	day       int32 // days since 1970-01-01 for dates
+	negKey    bool // the key negates ("out_of_stock", "non_refundable")
+	hedge     bool // an estimate: eta, forecast, expected, 预计
+	text      bool // a number found inside a string value (or a key)
+	textShort bool // … a string that is little more than the number
+	keyUp     bool // the key says the value is a rise (增长, growth)
+	keyDown   bool // … or a fall (下降, decline)
+	scaled    bool // a copy scaled by its key's magnitude (万元, millions)
+	subjKey   bool // the field names its object (name, id, sku)
 	hasDay    bool
-	minute    int16 // minute of day, -1 if none
 	// A day that depends on the answer's time is fixed when parts are
 	// joined (join): wday is a weekday value's weekday + 1 ({"day": "Mon"}),
 	// rel the rel-th date in the text of src (a date without a year).

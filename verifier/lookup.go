@@ -13,17 +13,19 @@ type lookupCache struct {
 	numIDs   []int32
 	concept  map[string][]int32
 	word     map[string][]int32
-	subjects map[string]subjectHit
+	subjects map[string]*subjectHit
 	values   map[string]valueHit
 }
 
 type subjectHit struct {
 	es []subjEntry
 	ok bool
-	// The entries by their length: single holds those of one token, next
-	// those of more by the key of their second token (made on first use).
-	single []subjEntry
-	next   map[string][]subjEntry
+	// Where the entries of one token are in es, and those of more by the
+	// key of their second token (made on first use); whether any entry is
+	// a whole name, and any a partial one.
+	single        []int32
+	next          map[string][]int32
+	whole, partly bool
 }
 
 type valueHit struct {
@@ -68,14 +70,25 @@ func (ix *index) valueWords(c string) []int32 {
 // named by, then the tools' results, less partial names two subjects share
 // (pruned). ok reports whether any subject was ever indexed under k.
 func (ix *index) subjectsAt(k string) ([]subjEntry, bool) {
+	h := ix.subjectHitAt(k)
+	return h.es, h.ok
+}
+
+// subjectHitAt returns what subjectsAt returns for k, kept for the claims
+// after.
+func (ix *index) subjectHitAt(k string) *subjectHit {
 	if h, ok := ix.cache.subjects[k]; ok {
-		return h.es, h.ok
+		return h
 	}
-	var h subjectHit
+	h := &subjectHit{}
 	for _, named := range []bool{false, true} {
 		for i, p := range ix.parts {
 			es, ok := p.subjects(k, named)
 			h.ok = h.ok || ok
+			if h.es == nil && ix.nodeBase[i] == 0 && p.sec != nil {
+				h.es = es // read for this index: its own to keep
+				continue
+			}
 			for _, e := range es {
 				e.node += ix.nodeBase[i]
 				h.es = append(h.es, e)
@@ -88,47 +101,59 @@ func (ix *index) subjectsAt(k string) ([]subjEntry, bool) {
 	}
 	h.es = pruned(h.es)
 	if ix.cache.subjects == nil {
-		ix.cache.subjects = map[string]subjectHit{}
+		ix.cache.subjects = map[string]*subjectHit{}
 	}
 	ix.cache.subjects[k] = h
-	return h.es, h.ok
+	return h
 }
 
-// subjectsFrom returns the subjects at subject key k a name starting there
-// may be: those of one token, and those of more whose second token's key is
-// next (when there is a token after), in the order subjectsAt gives them.
-// The others cannot match.
-func (ix *index) subjectsFrom(k, next string, hasNext bool) []subjEntry {
-	ix.subjectsAt(k)
-	h := ix.cache.subjects[k]
-	if len(h.es) < 8 {
-		return h.es
-	}
+// from gives each the subjects a name starting at its key may be: those
+// of one token, and those of more whose second token's key is next (when
+// there is a token after), in the order subjectsAt gives them. The others
+// cannot match.
+//
+// Only entries whose partial is partial are given (a whole name, or a
+// distinctive word of one).
+func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEntry)) {
 	if h.next == nil {
-		h.next = map[string][]subjEntry{}
-		for _, e := range h.es {
+		h.next = map[string][]int32{}
+		for i, e := range h.es {
 			if len(e.keys) == 1 {
-				h.single = append(h.single, e)
+				h.single = append(h.single, int32(i))
 			} else {
-				h.next[e.keys[1]] = append(h.next[e.keys[1]], e)
+				h.next[e.keys[1]] = append(h.next[e.keys[1]], int32(i))
+			}
+			h.whole = h.whole || !e.partial
+			h.partly = h.partly || e.partial
+		}
+	}
+	if partial && !h.partly || !partial && !h.whole {
+		return
+	}
+	if len(h.es) < 8 {
+		for i := range h.es {
+			if h.es[i].partial == partial {
+				each(&h.es[i])
 			}
 		}
-		ix.cache.subjects[k] = h
+		return
 	}
-	more := h.next[next]
-	switch {
-	case !hasNext || len(more) == 0:
-		return h.single
-	case len(h.single) == 0:
-		return more
+	single, more := h.single, h.next[next]
+	if !hasNext {
+		more = nil
 	}
-	out := make([]subjEntry, 0, len(h.single)+len(more))
-	for _, e := range h.es {
-		if len(e.keys) == 1 || e.keys[1] == next {
-			out = append(out, e)
+	// Both in order.
+	for len(single) > 0 || len(more) > 0 {
+		var i int32
+		if len(more) == 0 || len(single) > 0 && single[0] < more[0] {
+			i, single = single[0], single[1:]
+		} else {
+			i, more = more[0], more[1:]
+		}
+		if h.es[i].partial == partial {
+			each(&h.es[i])
 		}
 	}
-	return out
 }
 
 // valuesAt returns the short string values whose first token is t; ok

@@ -51,7 +51,12 @@ var magnitudeWords = map[string]float64{
 // scanNumbers finds the numbers of normalised text r, skipping runes
 // marked in blocked (may be nil).
 func scanNumbers(r []rune, blocked []bool) []numMention {
-	out := fractionMentions(r, blocked)
+	return scanNumbersIn(string(r), r, blocked)
+}
+
+// scanNumbersIn is scanNumbers with the text also as a string, s.
+func scanNumbersIn(s string, r []rune, blocked []bool) []numMention {
+	out := fractionMentions(s, r, blocked)
 	if len(out) > 0 {
 		// Keep the main scan off the fractions' words.
 		b := make([]bool, len(r))
@@ -119,8 +124,7 @@ var reFraction = regexp.MustCompile(`\b(?:(a|one|two|three) quarters? of an hour
 // the number one; elsewhere ("$20 an hour", "twice a day") it is a rate.
 var reOneUnit = regexp.MustCompile(`\b(?:under|within|over|about|around|nearly|almost|than|least|most|up to|in|takes|took|lasts|lasted) (an hour|a day|a week|a minute)\b`)
 
-func fractionMentions(r []rune, blocked []bool) []numMention {
-	s := string(r)
+func fractionMentions(s string, r []rune, blocked []bool) []numMention {
 	var out []numMention
 	if !strings.Contains(s, " an hour") && !strings.Contains(s, " a day") && !strings.Contains(s, " a week") && !strings.Contains(s, " a minute") &&
 		!strings.Contains(s, "half") && !strings.Contains(s, "quarter") {

@@ -48,15 +48,16 @@ func readClaim(ix *index, text string, now time.Time) *reading {
 	rd := &reading{text: text}
 	rd.norm = normalize(text)
 	rd.used = make([]bool, len(rd.norm))
-	rd.toks = tokenize(rd.norm)
+	nt := newRuneText(rd.norm)
+	rd.toks = tokenizeText(nt, rd.norm)
 	rd.words = claimWordsOf(rd.norm, rd.toks)
 	last := strings.TrimRight(text, " \"')]}”’）】」』")
 	rd.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
 	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question
 	rd.findSubjects(ix)
-	rd.times = scanTimes(rd.norm, now, rd.used)
+	rd.times = scanTimesIn(nt.s, now, rd.used)
 	rd.findValues(ix)
-	rd.nums = scanNumbers(rd.norm, rd.used)
+	rd.nums = scanNumbersIn(nt.s, rd.norm, rd.used)
 	for _, m := range rd.nums {
 		for i := m.start; i < m.end && i < len(rd.used); i++ {
 			rd.used[i] = true

@@ -285,31 +285,41 @@ func sortStable[T any](s []T, less func(a, b T) bool) {
 // inScopeOf returns the leaves of list (ascending) that are in scope, in
 // order: those inside a scope object, found by binary search, and the
 // direct fields of the objects enclosing one. It is a filter of list by
-// inScope that reads only what may be in scope.
+// inScope that reads only what may be in scope. The result may share
+// list's memory; callers only read it.
 func (cx *claim) inScopeOf(list []int32) []int32 {
 	if !cx.scoped || len(list) == 0 {
 		return list
 	}
 	ix := cx.ix
+	direct := ix.directLeaves()
 	var out []int32
 	for _, n := range cx.nodes {
 		nd := &ix.nodes[n]
 		lo, _ := slices.BinarySearch(list, nd.leafLo)
 		hi, _ := slices.BinarySearch(list, nd.leafHi)
-		out = append(out, list[lo:hi]...)
+		if len(cx.nodes) == 1 {
+			out = list[lo:hi:hi]
+		} else {
+			out = append(out, list[lo:hi]...)
+		}
 	}
-	direct := ix.directLeaves()
+	// The fields of the objects enclosing a scope object (a node's own
+	// fields are in its range).
+	var more []int32
 	for _, n := range cx.nodes {
-		for a := n; a >= 0; a = ix.nodes[a].parent {
+		for a := ix.nodes[n].parent; a >= 0; a = ix.nodes[a].parent {
 			for _, l := range direct.of(a) {
 				if _, ok := slices.BinarySearch(list, l); ok {
-					out = append(out, l)
+					more = append(more, l)
 				}
 			}
 		}
 	}
-	if len(cx.nodes) > 1 || len(out) > 0 {
-		sortUnique(&out)
+	if len(more) == 0 && len(cx.nodes) == 1 {
+		return out
 	}
+	out = append(slices.Clip(out), more...)
+	sortUnique(&out)
 	return out
 }

@@ -10,8 +10,10 @@ import (
 func (rd *reading) findSubjects(ix *index) {
 	toks := rd.toks
 	keys := make([]string, len(toks))
+	at := make([]*subjectHit, len(toks))
 	for i, t := range toks {
 		keys[i] = subjectKey(t.s)
+		at[i] = ix.subjectHitAt(keys[i])
 	}
 	orig := []rune(rd.text)
 	type hit struct {
@@ -33,24 +35,19 @@ func (rd *reading) findSubjects(ix *index) {
 			if i+1 < len(toks) {
 				next = keys[i+1]
 			}
-			for _, se := range ix.subjectsFrom(keys[i], next, i+1 < len(toks)) {
-				if se.partial != (pass == 1) {
-					continue
-				}
+			at[i].from(next, i+1 < len(toks), pass == 1, func(se *subjEntry) {
 				n := len(se.toks)
 				if i+n > len(toks) || n < best.e-best.s {
-					continue
+					return
 				}
-				ok := true
 				for k := 0; k < n; k++ {
 					if toks[i+k].s != se.toks[k] && keys[i+k] != se.keys[k] || rd.used[toks[i+k].start] ||
 						k > 0 && !toks[i+k].cjk && toks[i+k].start > toks[i+k-1].end+3 {
-						ok = false
-						break
+						return
 					}
 				}
-				if !ok || !subjectCase(toks, i, n, orig, se) {
-					continue
+				if !subjectCase(toks, i, n, orig, *se) {
+					return
 				}
 				if n > best.e-best.s {
 					best = hit{s: i, e: i + n, partial: se.partial, name: se.exact}
@@ -58,7 +55,7 @@ func (rd *reading) findSubjects(ix *index) {
 				if !slices.Contains(best.nodes, se.node) {
 					best.nodes = append(best.nodes, se.node)
 				}
-			}
+			})
 			if best.e > best.s {
 				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
 					rd.used[k] = true

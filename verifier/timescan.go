@@ -13,7 +13,12 @@ import (
 // Each pattern of timePatterns is tried in order over the whole text; a
 // match overlapping one taken before it is skipped.
 func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
-	ts := timeScan{s: string(r), now: now, d0: dayOf(now), used: used}
+	return scanTimesIn(string(r), now, used)
+}
+
+// scanTimesIn is scanTimes over the text as a string, s.
+func scanTimesIn(s string, now time.Time, used []bool) []timeExpr {
+	ts := timeScan{s: s, now: now, d0: dayOf(now), used: used}
 	digits := strings.ContainsAny(ts.s, "0123456789")
 	for i := range timePatterns {
 		p := &timePatterns[i]
