@@ -20,17 +20,22 @@
 // # How a claim is checked
 //
 // SplitClaims cuts the answer into claims (lines and list items, sentences,
-// clauses; English and Chinese) with rune offsets. Check decodes every
-// result once into an index: each JSON value becomes a leaf with its
-// pointer; objects and arrays become nodes whose leaves are contiguous
-// ranges; keys are read as concepts through a small bilingual lexicon
-// (库存 and "in stock" and in_stock all mean stock) and as units (weight_kg,
+// clauses; English and Chinese) with rune offsets. Each result is indexed
+// on its own, once (IndexEvidence; the projection does it when the result
+// arrives and keeps the index in its view, part.go and partcodec.go), and
+// an answer is checked against the join of its evidence's indexes: each
+// JSON value becomes a leaf with its pointer; objects and arrays become
+// nodes whose leaves are contiguous ranges; keys are read as concepts
+// through a small bilingual lexicon (lexicon.txt: 库存 and "in stock" and
+// in_stock all mean stock) and as units (weight_kg,
 // price_usd, a sibling "currency"); names, ids and titles become subjects;
 // tables ({"columns": […], "rows": [[…]]} or a header row) become rows
 // named by their first cell; numbers are sorted by value, including numbers
 // and dates written inside strings ("Ships in 5-7 business days", "launches
 // on June 3") and a key's magnitude (销售额(万元), "Revenue ($M)"). Each
-// claim is then read against the index:
+// claim is then read against the index, scoped and checked (claim.go:
+// an immutable reading of what it says, a scope value, an ordered table
+// of checks each returning facts, the facts combined into its verdict):
 //
 //   - subject: the objects whose names, ids or titles the claim mentions
 //     (whole, by a code inside the name, or by a distinctive word of it)
@@ -75,7 +80,12 @@
 //     randomness; object keys are walked in sorted order and every list it
 //     returns is ordered by position in the answer or the evidence, so the
 //     same input gives a byte-identical Report (and json.Marshal of it).
-//     Of several results with one call id, the highest version counts.
+//     Of several results with one call id, the highest version counts. An
+//     evidence index depends on its result only (a day written relative to
+//     the time of reading is fixed when the answer is checked), encodes to
+//     the same bytes every time, and CheckIndexed gives the Report Check
+//     gives; so the projection's view, which keeps them, has the same
+//     digest however the log is batched.
 //   - 9, bad input loses nothing: evidence that is not JSON is skipped by
 //     Check (ValidateEvidence names it with ErrBadEvidence so a projection
 //     can record the rejection), and no answer text makes Check fail.
@@ -100,7 +110,8 @@
 // # Concurrency
 //
 // A Checker holds only its configuration and may be used by any number of
-// goroutines at once; each Check builds its own index. SplitClaims,
+// goroutines at once; each Check and CheckIndexed joins its own index. An
+// EvidenceIndex is not changed by checks and may be shared. SplitClaims,
 // ApplyPolicy, ApplyJudgeVerdicts and ValidateEvidence are pure functions.
 // An HTTPJudge is safe for concurrent use.
 package verifier

@@ -30,9 +30,9 @@ type ProjectionConfig struct {
 // completes without calling tools (a response that calls tools is not a
 // final answer), or an AnswerSubmitted event.
 //
-// Keys: <tenant>\0ev\0<scope>\0<seq:8> evidence; <tenant>\0tx\0<response>\0<seq:8>
-// answer text; <tenant>\0ar\0<response> the response's bookkeeping;
-// <tenant>\0v\0<response> the verdicts.
+// Keys: <tenant>\0ev\0<scope>\0<seq:8> evidence (the result and its index,
+// made once when the result arrives); <tenant>\0v\0<response> the
+// verdicts.
 type Projection struct {
 	cfg ProjectionConfig
 }
