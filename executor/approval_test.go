@@ -34,15 +34,9 @@ func waitApprovalRequested(t *testing.T, b *bus.Bus, tenant, key string) *events
 	subj, _ := events.ExecSubject(tenant, key)
 	var ar *events.ApprovalRequested
 	waitFor(t, "approval requested for "+key, func() bool {
-		m := lastOn(t, b, subj)
-		if m == nil {
-			return false
+		if ev := lastEvent(t, b, subj); ev != nil {
+			ar, _ = events.As[*events.ApprovalRequested](ev)
 		}
-		ev, err := events.Decode(m.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ar, _ = events.As[*events.ApprovalRequested](ev)
 		return ar != nil
 	})
 	return ar

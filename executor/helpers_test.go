@@ -155,6 +155,20 @@ func lastOn(t testing.TB, b *bus.Bus, subject string) *jetstream.RawStreamMsg {
 	return m
 }
 
+// lastEvent is the last event on subject (nil when there is none).
+func lastEvent(t testing.TB, b *bus.Bus, subject string) *events.Event {
+	t.Helper()
+	m := lastOn(t, b, subject)
+	if m == nil {
+		return nil
+	}
+	ev, err := events.Decode(m.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
 // waitOutcome polls until the call's outcome is in the log.
 func waitOutcome(t testing.TB, b *bus.Bus, tenant, key string) outcome {
 	t.Helper()
