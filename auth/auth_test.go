@@ -13,6 +13,7 @@ import (
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/keys"
 )
 
 func TestEnsureCreatesOwnerOnlyMaterialAndLoadsItAgain(t *testing.T) {
@@ -140,6 +141,9 @@ func TestEveryRoleFitsTheServersControlLine(t *testing.T) {
 }
 
 func TestNamesAgreeWithTheirOwners(t *testing.T) {
+	if keys.Bucket != auth.KeysBucket {
+		t.Fatalf("keys bucket %s, auth's %s", keys.Bucket, auth.KeysBucket)
+	}
 	if executor.BucketDefault != auth.ExecBucket || executor.ObjectBucketDefault != auth.ResultsBucket {
 		t.Fatalf("executor buckets %s, %s; auth's %s, %s", executor.BucketDefault, executor.ObjectBucketDefault, auth.ExecBucket, auth.ResultsBucket)
 	}

@@ -52,6 +52,7 @@ const (
 	ExecBucket     = "ts_exec"    // executor call records (KV)
 	ResultsBucket  = "ts_results" // raw results (object store)
 	LeasesBucket   = "ts_leases"  // partition leases (KV)
+	KeysBucket     = "ts_keys"    // data keys (KV, package keys)
 	ServicePrefix  = "tsv"        // request/reply services: tsv.digest, tsv.dump, tsv.memory.…
 	durablePrefix  = "ts-"        // a projection's durable consumer is ts-<name>
 	inboxRoot      = "_INBOX"
@@ -186,6 +187,7 @@ func permissions(id Identity) jwt.Permissions {
 		for _, d := range own {
 			p.Pub.Allow.Add(ownConsumer(d.stream, d.name)...)
 		}
+		p.Pub.Allow.Add("$KV." + KeysBucket + ".>") // a new user's data key
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1}
 	}
 	switch id.Role {
@@ -196,6 +198,14 @@ func permissions(id Identity) jwt.Permissions {
 		return jwt.Permissions{}
 	case RoleOperator:
 		p.Pub.Allow.Add(reads...)
+		// Memory writes seal under data keys; erasure destroys them (an
+		// erasing delete of the key's message).
+		p.Pub.Allow.Add("$KV."+KeysBucket+".>", api("STREAM.MSG.DELETE", kvStream(KeysBucket)))
+		// Erasure: the user's raw events (overwritten) and the tombstones.
+		p.Pub.Allow.Add(api("STREAM.MSG.DELETE", events.StreamIn))
+		for _, st := range events.Streams {
+			p.Pub.Allow.Add(events.EraseSubjects[st])
+		}
 		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
 		p.Pub.Allow.Add(append(views, service("memory.>")...)...)
 		p.Pub.Allow.Add("$SRV.>")

@@ -178,6 +178,8 @@ var policy = []action{
 	{false, "$KV.ts_leases.assembler-p0", []auth.Identity{asmRole}, "the assembler's leases"},
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},
 	{false, "$O.ts_results.C.x", []auth.Identity{execRole}, "raw results"},
+	{false, "$KV.ts_keys.k.x", append([]auth.Identity{operator}, processors...), "a data key"},
+	{false, "$JS.API.STREAM.MSG.DELETE.KV_ts_keys", []auth.Identity{operator}, "erasing a data key"},
 	// The log and buckets themselves: the admin's alone.
 	{false, "$JS.API.STREAM.CREATE.CAPTURE", nil, "a stream capturing memory requests"},
 	{false, "$JS.API.STREAM.UPDATE.TS_IN", nil, "lengthening the raw events' retention"},

@@ -1,5 +1,7 @@
 package events
 
+import "strconv"
+
 // Erasure tombstones. Erasing a user or a memory record destroys the data
 // keys that sealed its events (seal.go), then writes an Erased event into
 // every stream of the log, on the system tenant's erase subject of that
@@ -30,8 +32,9 @@ var EraseSubjects = map[string]string{
 	StreamMemory: SubjectPrefix + ".mem." + SystemTenant + ".erase",
 }
 
-// ErasedID is the id of the tombstone of an erasure (the same in every
-// stream: each stream has its own duplicate window).
-func ErasedID(tenant, user, record string) string {
-	return id("erased", tenant, user, record)
+// ErasedID is the id of the tombstone of an erasure made at (Unix ns):
+// the same in every stream (each has its own duplicate window), another
+// for the next erasure of the same user.
+func ErasedID(tenant, user, record string, at int64) string {
+	return id("erased", tenant, user, record, strconv.FormatInt(at, 10))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 )
 
 // Bucket is the key-value bucket of the data keys.
@@ -312,28 +313,35 @@ func (s *Store) EraseRecord(ctx context.Context, tenant, user, record string) (i
 	return s.erase(ctx, n)
 }
 
-func (s *Store) erase(ctx context.Context, filters ...string) (int, error) {
-	lister, err := s.kv.ListKeysFiltered(ctx, filters...)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrUnavailable, err)
+func (s *Store) erase(ctx context.Context, names ...string) (int, error) {
+	// Read the keys' messages by direct gets (an operator may create no
+	// consumer): a subject per key, one message each.
+	prefix := "$KV." + s.cfg.Bucket + "."
+	type found struct {
+		name string
+		seq  uint64
 	}
-	var names []string
-	for k := range lister.Keys() {
-		names = append(names, k)
+	var keys []found
+	for _, n := range names {
+		err := logread.Read(ctx, logread.Config{Conn: s.cfg.JS.Conn(), Stream: s.stream.CachedInfo().Config.Name, Filter: prefix + n},
+			func(batch []*logread.Msg) error {
+				for _, m := range batch {
+					if len(m.Data) > 0 { // a delete or purge marker holds nothing
+						keys = append(keys, found{strings.TrimPrefix(m.Subject, prefix), m.Seq})
+					}
+				}
+				return nil
+			})
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
 	}
 	erased := 0
-	for _, k := range names {
-		e, err := s.kv.Get(ctx, k)
-		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
-			continue
+	for _, k := range keys {
+		if err := s.stream.SecureDeleteMsg(ctx, k.seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return erased, fmt.Errorf("keys: erase %s: %w", k.name, err)
 		}
-		if err != nil {
-			return erased, fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-		if err := s.stream.SecureDeleteMsg(ctx, e.Revision()); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return erased, fmt.Errorf("keys: erase %s: %w", k, err)
-		}
-		s.drop(k)
+		s.drop(k.name)
 		erased++
 	}
 	return erased, nil

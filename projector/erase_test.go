@@ -81,7 +81,7 @@ func TestErasureRebuildsTheViewWithoutTheUser(t *testing.T) {
 	if n, err := kr.Erase(ctx, "acme", "ann"); err != nil || n != 1 {
 		t.Fatalf("erase: %d, %v", n, err)
 	}
-	tomb, err := b.Publish(ctx, events.EraseSubjects[events.StreamModel], &events.Event{ID: events.ErasedID("acme", "ann", ""),
+	tomb, err := b.Publish(ctx, events.EraseSubjects[events.StreamModel], &events.Event{ID: events.ErasedID("acme", "ann", "", 1),
 		Tenant: events.SystemTenant, Body: &events.Erased{Tenant: "acme", User: "ann"}})
 	if err != nil {
 		t.Fatal(err)
