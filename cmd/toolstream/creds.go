@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/auth"
+	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/cluster"
 )
 
@@ -176,7 +177,11 @@ processors' roles only open them. serve on one machine does it by itself.`,
 				return err
 			}
 			ctx := cmd.Context()
-			b, err := g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1")
+			cfg, err := g.busConfig(log, g.data, "127.0.0.1:-1", g.natsURL)
+			if err != nil {
+				return err
+			}
+			b, err := bus.Open(ctx, cfg) // without the data keys: Setup makes their bucket
 			if err != nil {
 				return err
 			}
