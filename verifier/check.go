@@ -98,6 +98,7 @@ func (c *Checker) check(answer string, ix *index, now time.Time) Report {
 	claims := SplitClaims(answer)
 	rep := Report{Claims: make([]events.ClaimVerdict, 0, len(claims))}
 	var prev *after
+	var buf readBuffers
 	supported, checkable := 0, 0
 	for i, cl := range claims {
 		if i >= c.cfg.ClaimsMax {
@@ -105,7 +106,7 @@ func (c *Checker) check(answer string, ix *index, now time.Time) Report {
 				Reason: fmt.Sprintf("not checked: the answer has more than %d claims", c.cfg.ClaimsMax)})
 			continue
 		}
-		cx := c.newClaim(ix, cl, now, prev)
+		cx := c.newClaim(ix, cl, now, prev, &buf)
 		v := cx.decide()
 		if v.undecided {
 			rep.Undecided = append(rep.Undecided, i)

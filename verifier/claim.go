@@ -41,8 +41,8 @@ type after struct {
 
 // newClaim reads cl against the index and scopes it, continuing prev (the
 // claim before it, nil for the first).
-func (c *Checker) newClaim(ix *index, cl Claim, now time.Time, prev *after) *claim {
-	rd := readClaim(ix, cl.Text, now)
+func (c *Checker) newClaim(ix *index, cl Claim, now time.Time, prev *after, buf *readBuffers) *claim {
+	rd := readClaim(ix, cl.Text, now, buf)
 	cx := &claim{reading: rd, scope: newScope(ix, rd, prev), ix: ix, c: c, now: now}
 	if prev != nil && !prev.endsSentence {
 		// "研发投入 14.3 亿元，占营收的约 11%": the sentence so far.

@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -551,12 +552,12 @@ type token struct {
 }
 
 // tokenize splits normalised runes into tokens.
-func tokenize(r []rune) []token { return tokenizeText(newRuneText(r), r) }
+func tokenize(r []rune) []token { return tokenizeInto(nil, newRuneText(r), r) }
 
-// tokenizeText is tokenize with the runes as text too: the tokens' strings
-// are slices of text's, not one allocation each.
-func tokenizeText(text runeText, r []rune) []token {
-	out := make([]token, 0, len(r)/5+1)
+// tokenizeInto is tokenize with the runes as text too, appending to out:
+// the tokens' strings are slices of text's, not one allocation each.
+func tokenizeInto(out []token, text runeText, r []rune) []token {
+	out = slices.Grow(out, len(r)/5+1)
 	for i := 0; i < len(r); {
 		c := r[i]
 		switch {

@@ -315,8 +315,11 @@ func (w *cword) cues() cue {
 func claimWords(r []rune) []cword { return claimWordsOf(r, tokenize(r)) }
 
 // claimWordsOf is claimWords over tokens already made.
-func claimWordsOf(r []rune, toks []token) []cword {
-	out := make([]cword, 0, len(toks))
+func claimWordsOf(r []rune, toks []token) []cword { return claimWordsInto(nil, r, toks) }
+
+// claimWordsInto is claimWordsOf appending to out.
+func claimWordsInto(out []cword, r []rune, toks []token) []cword {
+	out = slices.Grow(out, len(toks))
 	for i := 0; i < len(toks); i++ {
 		tk := toks[i]
 		if tk.cjk {

@@ -360,6 +360,11 @@ func (r *partReader) fail(what string) {
 }
 
 func (r *partReader) uv() uint64 {
+	if len(r.b) > 0 && r.b[0] < 0x80 { // one byte: most numbers of a part
+		x := uint64(r.b[0])
+		r.b = r.b[1:]
+		return x
+	}
 	x, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		r.fail("varint")
@@ -370,6 +375,11 @@ func (r *partReader) uv() uint64 {
 }
 
 func (r *partReader) v() int64 {
+	if len(r.b) > 0 && r.b[0] < 0x80 {
+		ux := uint64(r.b[0])
+		r.b = r.b[1:]
+		return int64(ux>>1) ^ -int64(ux&1) // zig-zag, as binary.Varint
+	}
 	x, n := binary.Varint(r.b)
 	if n <= 0 {
 		r.fail("varint")

@@ -15,6 +15,7 @@ import (
 // readClaim returns it.
 type reading struct {
 	text         string
+	orig         []rune // the text's runes as written
 	norm         []rune
 	toks         []token
 	words        []cword
@@ -34,6 +35,17 @@ type reading struct {
 	concepts     []string
 }
 
+// readBuffers are the slices a claim's reading is made in, handed from
+// one claim of an answer to the next: nothing keeps a reading after the
+// claim is decided (what it leaves the next claim, after, holds none of
+// them), so the next reading may take them over.
+type readBuffers struct {
+	orig, norm []rune
+	used       []bool
+	toks       []token
+	words      []cword
+}
+
 // catMention is a closed-category word of a claim (shipped, 晴).
 type catMention struct {
 	cats  []catValue
@@ -44,13 +56,28 @@ type catMention struct {
 // relative dates. Subjects are read first, then dates, evidence values
 // and numbers, each taking its runes from those after it; the words left
 // give the cues and concepts, and the words around each number its cues.
-func readClaim(ix *index, text string, now time.Time) *reading {
+func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading {
 	rd := &reading{text: text}
-	rd.norm = normalize(text)
-	rd.used = make([]bool, len(rd.norm))
+	buf.orig = buf.orig[:0]
+	for _, c := range text {
+		buf.orig = append(buf.orig, c)
+	}
+	rd.norm = buf.norm[:0]
+	for _, c := range buf.orig {
+		rd.norm = append(rd.norm, normRune(c))
+	}
+	buf.norm = rd.norm
+	if cap(buf.used) < len(rd.norm) {
+		buf.used = make([]bool, len(rd.norm))
+	}
+	rd.used = buf.used[:len(rd.norm)]
+	clear(rd.used)
 	nt := newRuneText(rd.norm)
-	rd.toks = tokenizeText(nt, rd.norm)
-	rd.words = claimWordsOf(rd.norm, rd.toks)
+	rd.toks = tokenizeInto(buf.toks[:0], nt, rd.norm)
+	buf.toks = rd.toks
+	rd.words = claimWordsInto(buf.words[:0], rd.norm, rd.toks)
+	buf.words = rd.words
+	rd.orig = buf.orig
 	last := strings.TrimRight(text, " \"')]}”’）】」』")
 	rd.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
 	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question

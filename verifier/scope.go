@@ -307,8 +307,20 @@ func (cx *claim) inScopeOf(list []int32) []int32 {
 	// The fields of the objects enclosing a scope object (a node's own
 	// fields are in its range).
 	var more []int32
+	var seen [16]int32 // enclosing objects already read (scope objects share theirs)
+	nseen := 0
 	for _, n := range cx.nodes {
+	up:
 		for a := ix.nodes[n].parent; a >= 0; a = ix.nodes[a].parent {
+			for _, s := range seen[:nseen] {
+				if s == a {
+					break up // and so are the ones enclosing it
+				}
+			}
+			if nseen < len(seen) {
+				seen[nseen] = a
+				nseen++
+			}
 			for _, l := range direct.of(a) {
 				if _, ok := slices.BinarySearch(list, l); ok {
 					more = append(more, l)

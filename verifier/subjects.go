@@ -15,7 +15,7 @@ func (rd *reading) findSubjects(ix *index) {
 		keys[i] = subjectKey(t.s)
 		at[i] = ix.subjectHitAt(keys[i])
 	}
-	orig := []rune(rd.text)
+	orig := rd.orig
 	type hit struct {
 		s, e    int // token indexes
 		nodes   []int32
@@ -99,19 +99,18 @@ func (rd *reading) findSubjects(ix *index) {
 
 // mostSpecific keeps the innermost of nested subjects: "order 123's item
 // A" is about A.
+//
+// Nodes are numbered in document order and a node's descendants follow it
+// below its nodeHi, so of the sorted scope a node encloses another exactly
+// when the one after it does not pass its nodeHi.
 func (ix *index) mostSpecific(scope []int32) []int32 {
 	sortUnique(&scope)
 	var keep []int32
-	for _, a := range scope {
-		inner := false
-		for _, b := range scope {
-			if a != b && ix.ancestorOf(a, b) {
-				inner = true
-			}
+	for i, a := range scope {
+		if i+1 < len(scope) && ix.ancestorOf(a, scope[i+1]) {
+			continue
 		}
-		if !inner {
-			keep = append(keep, a)
-		}
+		keep = append(keep, a)
 	}
 	return keep
 }
