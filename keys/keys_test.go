@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/keys"
 )
@@ -108,5 +109,44 @@ func TestEraseLeavesNoKeyInAnyFile(t *testing.T) {
 	})
 	if len(found) != 1 {
 		t.Fatalf("keys found in files: %v; want only bob's", found)
+	}
+}
+
+// TestBackupRestoresLostKeysButNotErasedOnes: a backup brings back a key
+// that was lost (what it sealed opens again), never one erased after the
+// backup.
+func TestBackupRestoresLostKeysButNotErasedOnes(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	s := b.Keys.(*keys.Store)
+	annID, _, err := s.SealKey("acme", events.UserScope("ann"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobID, _, err := s.SealKey("acme", events.UserScope("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var backup bytes.Buffer
+	if n, err := s.Backup(ctx, &backup); err != nil || n != 2 {
+		t.Fatalf("backup: %d keys, %v", n, err)
+	}
+	// ann is erased; bob's key is lost (the bucket damaged).
+	for _, u := range []string{"ann", "bob"} {
+		if _, err := s.Erase(ctx, "acme", u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restored, skipped, err := s.Restore(ctx, &backup, func(o keys.Owner) bool { return o.Tenant == "acme" && o.User == "ann" })
+	if err != nil || restored != 1 || skipped != 1 {
+		t.Fatalf("restore: %d restored, %d skipped, %v", restored, skipped, err)
+	}
+	s.Forget("acme", "bob")
+	s.Forget("acme", "ann")
+	if _, err := s.OpenKey("acme", events.UserScope("bob"), bobID); err != nil {
+		t.Fatalf("the lost key is not back: %v", err)
+	}
+	if _, err := s.OpenKey("acme", events.UserScope("ann"), annID); !errors.Is(err, events.ErrErased) {
+		t.Fatalf("the erased key came back: %v", err)
 	}
 }
