@@ -28,6 +28,10 @@ type Observation struct {
 	TTL        int64   `msgpack:"ttl,omitempty" json:"-"` // nanoseconds; 0 = none
 	Confidence float64 `msgpack:"cf,omitempty" json:"confidence,omitempty"`
 	Permission string  `msgpack:"pm,omitempty" json:"permission,omitempty"`
+	// Sentence groups the observations read from one sentence of a user's
+	// message (it names the first of them): they carry the same text, so
+	// forgetting one forgets them all. Empty for a statement of its own.
+	Sentence string `msgpack:"se,omitempty" json:"sentence,omitempty"`
 }
 
 // MemoryObserved adds an observation.

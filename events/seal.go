@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/cipher"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Sealing keeps personal data out of the log in readable form (DESIGN.md
@@ -45,11 +48,34 @@ type Keyring interface {
 
 // UserScope is the scope of a user's data: every event of the user but a
 // memory record's.
-func UserScope(user string) string { return "u/" + Token(user) }
+func UserScope(user string) string { return "u/" + scopeToken(user) }
 
 // RecordScope is the scope of one memory record of a user: forgetting the
 // record destroys its key alone; erasing the user destroys it too.
-func RecordScope(user, record string) string { return "r/" + Token(user) + "/" + Token(record) }
+func RecordScope(user, record string) string {
+	return "r/" + scopeToken(user) + "/" + scopeToken(record)
+}
+
+// scopeToken is Token, except that an id holding '/' (which separates a
+// scope's parts) or '#' (which ends the scope in a key reference) is
+// always written in its base64url form: "r/ann/m#2" would read as the
+// record "m" and the key "2#…".
+func scopeToken(id string) string {
+	if strings.ContainsAny(id, "/#") {
+		return "~" + base64.RawURLEncoding.EncodeToString([]byte(id))
+	}
+	return Token(id)
+}
+
+// ScopeRecord returns the memory record of a record scope (RecordScope);
+// ErrMalformed for any other scope.
+func ScopeRecord(scope string) (string, error) {
+	parts := strings.Split(scope, "/")
+	if len(parts) != 3 || parts[0] != "r" {
+		return "", fmt.Errorf("%w: not a record's key scope: %q", ErrMalformed, scope)
+	}
+	return Untoken(parts[2])
+}
 
 // ScopeUser returns the user a scope belongs to.
 func ScopeUser(scope string) (string, error) {
@@ -133,6 +159,34 @@ func open(ev *Event, sealed []byte, kr Keyring) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s: the sealed body does not open with its key: %v", ErrMalformed, ev.ID, err)
 	}
 	return plain, nil
+}
+
+// Envelope returns the envelope of an encoded event without its body
+// (Body nil, Sealed its key reference): what can be said of an event whose
+// body cannot be opened (ErrErased) — its ids, kind, tenant, user and time,
+// never its content. Errors wrap ErrBadInput: ErrMalformed,
+// ErrInvalidTenant.
+func Envelope(data []byte) (ev *Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ev, err = nil, fmt.Errorf("%w: %v", ErrMalformed, r)
+		}
+	}()
+	out := new(Event)
+	if _, ok := decodeEnvelope(data, out); !ok {
+		if !checkBounds(data) {
+			return nil, errOverBudget
+		}
+		*out = Event{}
+		dec := msgpack.NewDecoder(bytes.NewReader(data))
+		if err := dec.Decode(out); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+	}
+	if err := ValidTenant(out.Tenant); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Scope returns the key scope of a sealed event ("" for one in the clear).

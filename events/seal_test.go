@@ -110,3 +110,41 @@ func TestSealedBodiesOpenOnlyWithTheirKey(t *testing.T) {
 		t.Fatalf("a tick is sealed: %v", err)
 	}
 }
+
+// TestEnvelopeOfAnErasedRecord: once a record's key is destroyed its event
+// no longer opens, but its envelope still says which record it was — the
+// scope names it — and nothing of its text.
+func TestEnvelopeOfAnErasedRecord(t *testing.T) {
+	kr := &memKeys{}
+	scope := events.RecordScope("ann/1", "m#2")
+	ev := &events.Event{ID: "e1", Tenant: "acme", User: "ann/1", At: 42,
+		Body: &events.MemoryObserved{Observation: events.Observation{ID: "m#2", Text: "I love sushi", Sentence: "m"}}}
+	data, err := events.EncodeSealed(ev, kr, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := events.DecodeWith(data, kr); err != nil || got.Scope() != scope {
+		t.Fatalf("decode before the erasure: %v (a '/' or '#' of an id must not cut the scope)", err)
+	}
+	kr.erase("acme", scope)
+	if _, err := events.DecodeWith(data, kr); !errors.Is(err, events.ErrErased) {
+		t.Fatalf("decode after the erasure: %v", err)
+	}
+	env, err := events.Envelope(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.ID != "e1" || env.Kind != events.KindMemoryObserved || env.Tenant != "acme" || env.User != "ann/1" || env.At != 42 || env.Body != nil {
+		t.Fatalf("envelope %+v", env)
+	}
+	rec, err := events.ScopeRecord(env.Scope())
+	if err != nil || rec != "m#2" {
+		t.Fatalf("ScopeRecord(%q) = %q, %v", env.Scope(), rec, err)
+	}
+	if _, err := events.ScopeRecord(events.UserScope("ann")); !errors.Is(err, events.ErrMalformed) {
+		t.Fatalf("ScopeRecord of a user scope: %v", err)
+	}
+	if _, err := events.Envelope([]byte{0xc1}); !errors.Is(err, events.ErrBadInput) {
+		t.Fatalf("Envelope of garbage: %v", err)
+	}
+}
