@@ -205,10 +205,16 @@ func (e *Executor) Run(ctx context.Context) error {
 	defer cancel()
 	calls, err := e.consumer(sctx, e.cfg.Durable, CallFilter)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
 		return err
 	}
 	approvals, err := e.consumer(sctx, e.cfg.ApprovalDurable, ApprovalFilter)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	stopCalls, err := e.consume(calls, e.inflight, e.handleCallMsg)
