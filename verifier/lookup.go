@@ -34,34 +34,26 @@ type valueHit struct {
 }
 
 // concept returns the leaves whose keys name concept c, ascending.
-func (ix *index) concept(c string) []int32 {
-	if ls, ok := ix.cache.concept[c]; ok {
-		return ls
-	}
-	var out []int32
-	for k, p := range ix.parts {
-		out = shifted(out, p.concept(c), ix.leafBase[k])
-	}
-	if ix.cache.concept == nil {
-		ix.cache.concept = map[string][]int32{}
-	}
-	ix.cache.concept[c] = out
-	return out
-}
+func (ix *index) concept(c string) []int32 { return ix.leavesOf(&ix.cache.concept, c, (*part).concept) }
 
 // valueWords returns the string leaves whose words name concept c.
 func (ix *index) valueWords(c string) []int32 {
-	if ls, ok := ix.cache.word[c]; ok {
+	return ix.leavesOf(&ix.cache.word, c, (*part).valueWord)
+}
+
+// leavesOf returns the leaves of key k in every part (get), kept in cache.
+func (ix *index) leavesOf(cache *map[string][]int32, k string, get func(*part, string) []int32) []int32 {
+	if ls, ok := (*cache)[k]; ok {
 		return ls
 	}
 	var out []int32
-	for k, p := range ix.parts {
-		out = shifted(out, p.valueWord(c), ix.leafBase[k])
+	for i, p := range ix.parts {
+		out = shifted(out, get(p, k), ix.leafBase[i])
 	}
-	if ix.cache.word == nil {
-		ix.cache.word = map[string][]int32{}
+	if *cache == nil {
+		*cache = map[string][]int32{}
 	}
-	ix.cache.word[c] = out
+	(*cache)[k] = out
 	return out
 }
 

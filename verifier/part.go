@@ -123,29 +123,7 @@ func join(parts []*part, now time.Time) (*index, error) {
 			return nil, err
 		}
 	}
-	for i := range ix.leaves {
-		lf := &ix.leaves[i]
-		id := int32(i)
-		switch lf.kind {
-		case kindBool:
-			ix.bools = append(ix.bools, id)
-		case kindStr:
-			if lf.hasDay {
-				ix.dates = append(ix.dates, id)
-			} else if lf.minute >= 0 {
-				ix.clocks = append(ix.clocks, id)
-			}
-			if !lf.text && lf.catID != 0 {
-				ix.cats = append(ix.cats, id)
-			}
-		}
-	}
-	for i := range ix.nodes {
-		if ix.nodes[i].array {
-			ix.arrays = append(ix.arrays, int32(i))
-		}
-	}
-	ix.colls = ix.nodeCollections()
+	ix.derive()
 	tools := ix.toolCollections()
 	ix.colls = append(ix.colls, tools...)
 	for _, c := range tools {

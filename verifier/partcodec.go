@@ -53,37 +53,15 @@ const (
 // their numbers, and those only its nodes and lookups use are numbered
 // after them.
 type partWriter struct {
-	b       []byte
-	strs    []string
-	strIDs  map[string]uint64
-	lists   [][]string
-	listIDs map[string]uint64
-	cats    [][]catValue
+	b    []byte
+	t    *tables // what is written: the part's tables, then the rest
+	cats [][]catValue
 }
 
-func (w *partWriter) uv(x uint64) { w.b = binary.AppendUvarint(w.b, x) }
-func (w *partWriter) v(x int64)   { w.b = binary.AppendVarint(w.b, x) }
-
-func (w *partWriter) str(s string) uint64 {
-	id, ok := w.strIDs[s]
-	if !ok {
-		id = uint64(len(w.strs))
-		w.strIDs[s] = id
-		w.strs = append(w.strs, s)
-	}
-	return id
-}
-
-func (w *partWriter) list(l []string) uint64 {
-	k := tableKey(l...)
-	id, ok := w.listIDs[k]
-	if !ok {
-		id = uint64(len(w.lists))
-		w.listIDs[k] = id
-		w.lists = append(w.lists, l)
-	}
-	return id
-}
+func (w *partWriter) uv(x uint64)            { w.b = binary.AppendUvarint(w.b, x) }
+func (w *partWriter) v(x int64)              { w.b = binary.AppendVarint(w.b, x) }
+func (w *partWriter) str(s string) uint64    { return uint64(w.t.intern(s)) }
+func (w *partWriter) list(l []string) uint64 { return uint64(w.t.list(l)) }
 
 // marshalPart encodes a part. A part read back gives the bytes it was
 // read from.
@@ -91,50 +69,51 @@ func marshalPart(p *part) ([]byte, error) {
 	if p.enc != nil {
 		return slices.Clone(p.enc.data), nil
 	}
-	w := &partWriter{strIDs: map[string]uint64{}, listIDs: map[string]uint64{}}
 	t := newTables(0)
 	if p.ix != nil {
 		t = p.ix.t
 	}
+	// NB: a part's strings and lists are distinct, so they keep their
+	// numbers.
+	w := &partWriter{t: newTables(t.nstrs()), cats: t.cats}
 	for i := range t.nstrs() {
-		w.str(t.at(uint32(i))) // NB: a table's strings are distinct, so they keep their numbers
+		w.str(t.at(uint32(i)))
 	}
 	for _, l := range t.lists {
-		w.lists = append(w.lists, l)
-		w.listIDs[tableKey(l...)] = uint64(len(w.lists) - 1)
+		w.list(l)
 	}
-	w.cats = t.cats
 	body, err := w.body(p)
 	if err != nil {
 		return nil, err
 	}
 	// The tables go first; body used their numbers.
+	strs, lists := w.t.strs, w.t.lists
 	w.b = []byte{partFormat}
-	w.uv(uint64(len(w.strs)))
+	w.uv(uint64(len(strs)))
 	n := 0
-	for _, s := range w.strs {
+	for _, s := range strs {
 		n += len(s)
 	}
 	w.uv(uint64(n))
-	for _, s := range w.strs {
+	for _, s := range strs {
 		w.uv(uint64(len(s)))
 	}
-	for _, s := range w.strs {
+	for _, s := range strs {
 		w.b = append(w.b, s...)
 	}
-	w.uv(uint64(len(w.lists)))
-	for _, l := range w.lists {
+	w.uv(uint64(len(lists)))
+	for _, l := range lists {
 		w.uv(uint64(len(l)))
 		for _, s := range l {
-			w.uv(w.strIDs[s])
+			w.uv(uint64(w.t.strIDs[s]))
 		}
 	}
 	w.uv(uint64(len(w.cats)))
 	for _, cs := range w.cats {
 		w.uv(uint64(len(cs)))
 		for _, c := range cs {
-			w.uv(w.strIDs[c.class])
-			w.uv(w.strIDs[c.value])
+			w.uv(uint64(w.t.strIDs[c.class]))
+			w.uv(uint64(w.t.strIDs[c.value]))
 			w.v(int64(c.rank))
 			if c.neg {
 				w.uv(1)
@@ -173,14 +152,7 @@ func (w *partWriter) body(p *part) ([]byte, error) {
 		nd := &ix.nodes[i]
 		w.v(int64(nd.parent))
 		w.uv(w.str(nd.ptr))
-		flags := uint64(0)
-		if nd.array {
-			flags |= 1
-		}
-		if nd.hedge {
-			flags |= 2
-		}
-		w.uv(flags)
+		w.uv(flagBits(nd.array, nd.hedge))
 		w.uv(uint64(nd.leafLo))
 		w.uv(uint64(nd.leafHi - nd.leafLo))
 		w.uv(uint64(nd.nodeHi - int32(i)))
@@ -224,7 +196,7 @@ func (w *partWriter) body(p *part) ([]byte, error) {
 		})
 		w.section(sortedKeys(ix.keys), func(string) {})
 	}
-	for _, l := range w.lists {
+	for _, l := range w.t.lists {
 		for _, s := range l {
 			w.str(s)
 		}
@@ -243,16 +215,8 @@ func (w *partWriter) leaf(lf *leaf) {
 	w.uv(uint64(lf.ptrID))
 	w.uv(uint64(lf.rawID))
 	w.b = append(w.b, byte(lf.kind), byte(lf.dim), lf.unitID, byte(lf.wday), byte(lf.rel))
-	flags := uint64(0)
-	for _, f := range []struct {
-		on  bool
-		bit uint64
-	}{{lf.b, lfBool}, {lf.negKey, lfNegKey}, {lf.hedge, lfHedge}, {lf.text, lfText}, {lf.textShort, lfTextShort},
-		{lf.keyUp, lfKeyUp}, {lf.keyDown, lfKeyDown}, {lf.scaled, lfScaled}, {lf.subjKey, lfSubjKey}, {lf.hasDay, lfHasDay}} {
-		if f.on {
-			flags |= f.bit
-		}
-	}
+	// In the order of the lf constants.
+	flags := flagBits(lf.b, lf.negKey, lf.hedge, lf.text, lf.textShort, lf.keyUp, lf.keyDown, lf.scaled, lf.subjKey, lf.hasDay)
 	intNum := lf.num == math.Trunc(lf.num) && math.Abs(lf.num) < 1<<53 && !(lf.num == 0 && math.Signbit(lf.num))
 	if intNum {
 		flags |= lfIntNum
@@ -284,6 +248,17 @@ func (w *partWriter) leaf(lf *leaf) {
 		w.v(int64(lf.day))
 	}
 	w.v(int64(lf.minute))
+}
+
+// flagBits returns bit i set for each on[i] that holds.
+func flagBits(on ...bool) uint64 {
+	var b uint64
+	for i, o := range on {
+		if o {
+			b |= 1 << i
+		}
+	}
+	return b
 }
 
 // section writes sorted keys, each with the length of its entry, then the
@@ -324,14 +299,7 @@ func (w *partWriter) subjects(es []subjEntry) {
 		w.uv(w.list(e.toks))
 		w.uv(w.list(e.keys))
 		w.uv(uint64(e.node))
-		flags := uint64(0)
-		if e.alias {
-			flags |= 1
-		}
-		if e.partial {
-			flags |= 2
-		}
-		w.uv(flags)
+		w.uv(flagBits(e.alias, e.partial))
 		w.uv(w.str(e.exact))
 	}
 }
@@ -375,18 +343,8 @@ func (r *partReader) uv() uint64 {
 }
 
 func (r *partReader) v() int64 {
-	if len(r.b) > 0 && r.b[0] < 0x80 {
-		ux := uint64(r.b[0])
-		r.b = r.b[1:]
-		return int64(ux>>1) ^ -int64(ux&1) // zig-zag, as binary.Varint
-	}
-	x, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail("varint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return x
+	ux := r.uv()
+	return int64(ux>>1) ^ -int64(ux&1) // zig-zag, as binary.Varint
 }
 
 // n reads a count that cannot exceed the bytes left (every counted item

@@ -54,12 +54,16 @@ func (t *tables) nstrs() int {
 }
 
 // intern returns the number of s, numbering it if new.
-func (t *tables) intern(s string) uint32 {
-	id, ok := t.strIDs[s]
+func (t *tables) intern(s string) uint32 { return numbered(t.strIDs, s, &t.strs, s) }
+
+// numbered returns the number of key k in ids, numbering v, at the end of
+// items, if k is new.
+func numbered[T any](ids map[string]uint32, k string, items *[]T, v T) uint32 {
+	id, ok := ids[k]
 	if !ok {
-		id = uint32(len(t.strs))
-		t.strIDs[s] = id
-		t.strs = append(t.strs, s)
+		id = uint32(len(*items))
+		ids[k] = id
+		*items = append(*items, v)
 	}
 	return id
 }
@@ -75,13 +79,7 @@ func (t *tables) list(l []string) uint32 {
 	if id, ok := t.listAt[at]; ok {
 		return id
 	}
-	k := tableKey(l...)
-	id, ok := t.listIDs[k]
-	if !ok {
-		id = uint32(len(t.lists))
-		t.listIDs[k] = id
-		t.lists = append(t.lists, l)
-	}
+	id := numbered(t.listIDs, tableKey(l...), &t.lists, l)
 	t.listAt[at] = id
 	return id
 }
@@ -92,14 +90,7 @@ func (t *tables) catList(cs []catValue) uint32 {
 	for _, c := range cs {
 		parts = append(parts, c.class, c.value, fmt.Sprint(c.rank, c.neg))
 	}
-	k := tableKey(parts...)
-	id, ok := t.catIDs[k]
-	if !ok {
-		id = uint32(len(t.cats))
-		t.catIDs[k] = id
-		t.cats = append(t.cats, cs)
-	}
-	return id
+	return numbered(t.catIDs, tableKey(parts...), &t.cats, cs)
 }
 
 // tableKey writes strings as one map key, each prefixed by its length.
