@@ -90,7 +90,9 @@ type Report struct {
 // of several results with one CallID only the highest Version counts.
 // Check is deterministic: identical input gives an identical Report.
 func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Report {
-	return c.check(answer, buildIndex(evidence, now), now)
+	ix := buildIndex(evidence, now)
+	defer ix.release()
+	return c.check(answer, ix, now)
 }
 
 // check checks every claim of answer against the index of its evidence.

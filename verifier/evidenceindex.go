@@ -67,5 +67,6 @@ func (c *Checker) CheckIndexed(answer string, evidence []*EvidenceIndex, now tim
 	if err != nil {
 		return Report{}, err
 	}
+	defer ix.release()
 	return c.check(answer, ix, now), nil
 }

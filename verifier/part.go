@@ -3,6 +3,7 @@ package verifier
 import (
 	"errors"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -99,7 +100,7 @@ func join(parts []*part, now time.Time) (*index, error) {
 			nn += p.nodeCount()
 		}
 	}
-	ix.leaves = make([]leaf, 0, min(nl, 2*leavesMax))
+	ix.leaves = takeLeaves(min(nl, 2*leavesMax))
 	ix.nodes = make([]node, 0, nn)
 	for _, p := range parts {
 		if p.bad {
@@ -210,6 +211,28 @@ func (ix *index) add(p *part, now time.Time) error {
 	ix.roots = append(ix.roots, root)
 	ix.nums = mergeNums(ix.leaves, ix.nums, shifted(nil, nums, lb))
 	return nil
+}
+
+// leafBufs keeps the leaves of an answer's index once checked (release)
+// for the next answer: they are most of what an index allocates.
+var leafBufs sync.Pool
+
+// takeLeaves returns an empty slice of leaves with room for n, whose room
+// is zeroed.
+func takeLeaves(n int) []leaf {
+	if b, ok := leafBufs.Get().(*[]leaf); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]leaf, 0, n)
+}
+
+// release hands the index's leaves to the next answer; the index is not
+// used after.
+func (ix *index) release() {
+	b := ix.leaves[:0]
+	clear(b[:cap(b)]) // NB: no leaf keeps its part's tables alive, and room reads as zero
+	ix.leaves = nil
+	leafBufs.Put(&b)
 }
 
 // shifted appends the ids of src, each plus by, to dst.

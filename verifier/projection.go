@@ -209,6 +209,7 @@ func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text stri
 		}
 	}
 	r := p.cfg.Checker.check(text, ix, ev.Time())
+	ix.release()
 	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(parts)}
 	v.Verified = p.verdict(ev.Tenant, text, r)
 	return p.store(tx, ev, v, events.VerifiedID(ev.Tenant, ev.Response))
