@@ -1,6 +1,9 @@
 package verifier
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Chinese: clause conjunctions, numerals and the Chinese half of the
 // lexicon. Chinese has no spaces, so words are found by longest match
@@ -10,24 +13,24 @@ import "strings"
 // side is a clause; the "and" kind only between two clauses, so 商品 A 和
 // 商品 B 都有货 stays whole.
 var zhConjunctions = []struct {
-	s   string
+	s   []rune
 	but bool
 }{
-	{"但是", true}, {"而且", true}, {"并且", true}, {"不过", true}, {"然而", true},
-	{"可是", true}, {"同时", true}, {"另外", true}, {"此外", true},
-	{"以及", false}, {"和", false}, {"及", false}, {"并", false},
+	{[]rune("但是"), true}, {[]rune("而且"), true}, {[]rune("并且"), true}, {[]rune("不过"), true}, {[]rune("然而"), true},
+	{[]rune("可是"), true}, {[]rune("同时"), true}, {[]rune("另外"), true}, {[]rune("此外"), true},
+	{[]rune("以及"), false}, {[]rune("和"), false}, {[]rune("及"), false}, {[]rune("并"), false},
 }
 
 // zhConjunctionAt reports a conjunction starting at r[i] and where it ends.
 func zhConjunctionAt(r []rune, i, e int) (end int, but, ok bool) {
 	for _, c := range zhConjunctions {
-		n := len([]rune(c.s))
-		if i+n <= e && string(r[i:i+n]) == c.s {
+		n := len(c.s)
+		if i+n <= e && slices.Equal(r[i:i+n], c.s) {
 			// 并 is a conjunction only before a verb-like word ("并将", "并已").
-			if c.s == "并" && (i+1 >= e || !strings.ContainsRune("且将已会可于在", r[i+1])) {
+			if c.s[0] == '并' && n == 1 && (i+1 >= e || !strings.ContainsRune("且将已会可于在", r[i+1])) {
 				continue
 			}
-			if c.s == "和" && i+1 < e && strings.ContainsRune("平", r[i+1]) {
+			if c.s[0] == '和' && n == 1 && i+1 < e && strings.ContainsRune("平", r[i+1]) {
 				continue
 			}
 			return i + n, c.but, true
