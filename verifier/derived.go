@@ -15,7 +15,8 @@ import (
 // products, ratios and percentage changes.
 func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool) {
 	ix := cx.ix
-	ks := cx.c.candidates(m, m.v)
+	var room [8]cand
+	ks := cx.c.candidates(room[:0], m, m.v)
 	pool := cx.derivedPool(m, targets)
 	// Aggregates over the targets (or the pool) grouped by field name.
 	groups := groupByField(ix, pool)

@@ -61,19 +61,20 @@ func (m *numMention) yearLike() bool {
 		m.v >= 1900 && m.v < 2100 && m.v == math.Trunc(m.v) && m.end-m.start == 4
 }
 
-// candidates expresses claimed value v in every unit it may appear in.
-func (c *Checker) candidates(m *numMention, v float64) []cand {
+// candidates expresses claimed value v in every unit it may appear in,
+// appended to out (room for eight spares the caller an allocation).
+func (c *Checker) candidates(out []cand, m *numMention, v float64) []cand {
 	tol := c.tolerance(m, v)
 	u := m.unit
 	switch {
 	case u == nil || u.dim == dimCurrency || u.dim == dimCount:
-		return []cand{{v, tol, u}}
+		return append(out, cand{v, tol, u})
 	case u.dim == dimPercent:
-		return []cand{{v, tol, uPercent}, {v / 100, tol / 100, uFrac}}
+		return append(out, cand{v, tol, uPercent}, cand{v / 100, tol / 100, uFrac})
 	case u.scale:
-		return []cand{{v, tol, uC}, {v, tol, uF}, {v, tol, u}}
+		return append(out, cand{v, tol, uC}, cand{v, tol, uF}, cand{v, tol, u})
 	}
-	out := []cand{{v, tol, u}}
+	out = append(out, cand{v, tol, u})
 	for _, cu := range canonicalUnits[u.dim] {
 		if cu == u {
 			continue
@@ -111,7 +112,8 @@ func unitFits(lf *leaf, k cand, claimed *unit) bool {
 func (cx *claim) matches(m *numMention, v float64) []int32 {
 	ix := cx.ix
 	var out []int32
-	for _, k := range cx.c.candidates(m, v) {
+	var room [8]cand
+	for _, k := range cx.c.candidates(room[:0], m, v) {
 		lo := sort.Search(len(ix.nums), func(i int) bool { return ix.leaves[ix.nums[i]].num >= k.v-k.tol })
 		for i, n := lo, 0; i < len(ix.nums); i, n = i+1, n+1 {
 			l := ix.nums[i]

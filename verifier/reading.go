@@ -15,7 +15,8 @@ import (
 // readClaim returns it.
 type reading struct {
 	text         string
-	orig         []rune // the text's runes as written
+	buf          *readBuffers // what it is made in (while it is read)
+	orig         []rune       // the text's runes as written
 	norm         []rune
 	toks         []token
 	words        []cword
@@ -44,6 +45,8 @@ type readBuffers struct {
 	used       []bool
 	toks       []token
 	words      []cword
+	keys       []string      // the tokens' subject keys
+	hits       []*subjectHit // the subjects at each key
 }
 
 // catMention is a closed-category word of a claim (shipped, 晴).
@@ -78,6 +81,7 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	rd.words = claimWordsInto(buf.words[:0], rd.norm, rd.toks)
 	buf.words = rd.words
 	rd.orig = buf.orig
+	rd.buf = buf
 	last := strings.TrimRight(text, " \"')]}”’）】」』")
 	rd.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
 	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question

@@ -9,12 +9,13 @@ import (
 // mentions, longest first, and makes them the claim's scope.
 func (rd *reading) findSubjects(ix *index) {
 	toks := rd.toks
-	keys := make([]string, len(toks))
-	at := make([]*subjectHit, len(toks))
-	for i, t := range toks {
-		keys[i] = subjectKey(t.s)
-		at[i] = ix.subjectHitAt(keys[i])
+	keys, at := rd.buf.keys[:0], rd.buf.hits[:0]
+	for _, t := range toks {
+		k := subjectKey(t.s)
+		keys = append(keys, k)
+		at = append(at, ix.subjectHitAt(k))
 	}
+	rd.buf.keys, rd.buf.hits = keys, at
 	orig := rd.orig
 	type hit struct {
 		s, e    int // token indexes
