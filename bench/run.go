@@ -98,6 +98,8 @@ var RowNames = [][2]string{
 	{"executor", "no-op tool calls"},
 	{"verifier", "claims"},
 	{"verifier", "cost per answer"},
+	{"erasure", "assembler path, sealed"},
+	{"erasure", "memory path, sealed"},
 	{"memory", "recall p50"},
 	{"memory", "recall p99"},
 	{"replay", "rebuild assembler view"},
@@ -291,6 +293,27 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				Baseline: "one JSON decode of its evidence", BaseValue: micros(res.Decode),
 				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d KiB evidence, %d claims", res.EvidenceBytes>>10, res.Claims)})
 			return nil
+		}},
+		{"sealing (erasure's cost)", func() error {
+			return r.withBus("seal-clear", func(clear *bus.Bus, dir string) error {
+				return r.withBus("seal-sealed", func(sealed *bus.Bus, _ string) error {
+					a, err := SealedAssembler(ctx, clear, sealed, filepath.Join(dir, "asm"), s.AssemblerCalls, s.DeltasPerCall)
+					if err != nil {
+						return err
+					}
+					r.add(Row{Section: "erasure", Measured: "assembler path, sealed", Value: rate(a.Events, a.Seal),
+						Baseline: "the same events in the clear", BaseValue: rate(a.Events, a.Clear),
+						Unit: "events/s", Better: "higher", Target: "≥ 0.9", Note: "model events opened, calls and outcomes sealed under the user's key"})
+					m, err := SealedMemory(ctx, clear, sealed, filepath.Join(dir, "mem"), max(1000, s.MemoryRecords/10))
+					if err != nil {
+						return err
+					}
+					r.add(Row{Section: "erasure", Measured: "memory path, sealed", Value: rate(m.Events, m.Seal),
+						Baseline: "the same observations in the clear", BaseValue: rate(m.Events, m.Clear),
+						Unit: "events/s", Better: "higher", Target: "≥ 0.9", Note: "each record under a key of its own"})
+					return nil
+				})
+			})
 		}},
 		{"memory", func() error {
 			if sh.memory == nil {
