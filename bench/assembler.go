@@ -86,7 +86,7 @@ func PublishModel(ctx context.Context, js jetstream.JetStream, evs []ModelEvent)
 	}
 	var last jetstream.PubAckFuture
 	for i := range data {
-		if last, err = js.PublishAsync(subjects[i], data[i]); err != nil {
+		if last, err = publishAsync(ctx, js, subjects[i], data[i]); err != nil {
 			return 0, err
 		}
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -50,7 +51,7 @@ func FillModel(ctx context.Context, js jetstream.JetStream, n int) (uint64, erro
 		if err != nil {
 			return 0, err
 		}
-		if last, err = js.PublishAsync("ts.model.acme.r.i", data); err != nil {
+		if last, err = publishAsync(ctx, js, "ts.model.acme.r.i", data); err != nil {
 			return 0, err
 		}
 	}
@@ -191,4 +192,21 @@ func Backbone(ctx context.Context, b *bus.Bus, dir string, n int) (BackboneResul
 		return BackboneResult{}, err
 	}
 	return BackboneResult{Events: int(last), Raw: raw, Noop: noop}, nil
+}
+
+// publishAsync is js.PublishAsync that, when too many publishes wait for
+// their acknowledgement (a loaded machine), waits for them and tries again
+// instead of failing the run.
+func publishAsync(ctx context.Context, js jetstream.JetStream, subject string, data []byte, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	for {
+		f, err := js.PublishAsync(subject, data, opts...)
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			return f, err
+		}
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }

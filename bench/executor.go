@@ -51,7 +51,7 @@ func PublishCalls(ctx context.Context, js jetstream.JetStream, phase string, n i
 		if err != nil {
 			return 0, err
 		}
-		if last, err = js.PublishAsync(subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
+		if last, err = publishAsync(ctx, js, subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
 			return 0, err
 		}
 	}

@@ -65,7 +65,7 @@ func SealedMemory(ctx context.Context, clear, sealed *bus.Bus, dir string, n int
 			if err != nil {
 				return 0, err
 			}
-			if last, err = b.JS.PublishAsync(subj, data); err != nil {
+			if last, err = publishAsync(ctx, b.JS, subj, data); err != nil {
 				return 0, err
 			}
 		}
@@ -106,7 +106,7 @@ func pathTime(ctx context.Context, b *bus.Bus, dir string, evs []ModelEvent, kr 
 		if err != nil {
 			return 0, err
 		}
-		if last, err = b.JS.PublishAsync(subj, data); err != nil {
+		if last, err = publishAsync(ctx, b.JS, subj, data); err != nil {
 			return 0, err
 		}
 	}
