@@ -47,6 +47,7 @@ type readBuffers struct {
 	words      []cword
 	keys       []string      // the tokens' subject keys
 	hits       []*subjectHit // the subjects at each key
+	rd         reading
 }
 
 // catMention is a closed-category word of a claim (shipped, 晴).
@@ -60,7 +61,8 @@ type catMention struct {
 // and numbers, each taking its runes from those after it; the words left
 // give the cues and concepts, and the words around each number its cues.
 func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading {
-	rd := &reading{text: text}
+	rd := &buf.rd
+	*rd = reading{text: text}
 	buf.orig = buf.orig[:0]
 	for _, c := range text {
 		buf.orig = append(buf.orig, c)

@@ -294,6 +294,8 @@ func (cx *claim) inScopeOf(list []int32) []int32 {
 	ix := cx.ix
 	direct := ix.directLeaves()
 	var out []int32
+	ordered := true // the objects' ranges follow one another
+	var end int32
 	for _, n := range cx.nodes {
 		nd := &ix.nodes[n]
 		lo, _ := slices.BinarySearch(list, nd.leafLo)
@@ -303,6 +305,8 @@ func (cx *claim) inScopeOf(list []int32) []int32 {
 		} else {
 			out = append(out, list[lo:hi]...)
 		}
+		ordered = ordered && nd.leafLo >= end
+		end = max(end, nd.leafHi)
 	}
 	// The fields of the objects enclosing a scope object (a node's own
 	// fields are in its range).
@@ -328,8 +332,8 @@ func (cx *claim) inScopeOf(list []int32) []int32 {
 			}
 		}
 	}
-	if len(more) == 0 && len(cx.nodes) == 1 {
-		return out
+	if len(more) == 0 && ordered {
+		return out // ascending, each once
 	}
 	out = append(slices.Clip(out), more...)
 	sortUnique(&out)
