@@ -1,7 +1,8 @@
 // Package memory is the deterministic core of the memory projection: it
 // turns memory events (events.MemoryObserved, MemoryCorrected,
 // MemoryForgotten, UserMessage) into long-term memory records of one user
-// of one tenant, and recalls them.
+// of one tenant, and recalls them; and the memory service (Service), which
+// writes them and answers from the view.
 //
 // A record says one thing about its user: a preference, a constraint, a
 // fact, or an episode (a turn of conversation kept as it is). A record
@@ -33,11 +34,13 @@
 //     confidence, age, use and kind; constraints last) turn cold. Nothing
 //     is deleted but by forgetting.
 //   - Forgetting deletes every version, posting, slot, quota, expiry and
-//     conflict entry of the record and of the records extracted with it
-//     from the same message (they share its text), forgets the
-//     observations merged into it, unlinks it from other records, re-files
-//     what only it had superseded, and leaves tombstones without text, so
-//     that a replayed observation cannot bring it back.
+//     conflict entry of the record and of the records that carry its text
+//     (those read from the same sentence; for a record extracted from an
+//     old events.UserMessage, every record of that message), forgets the
+//     observations merged into it (and their sentences), unlinks it from
+//     other records, re-files what only it had superseded, and leaves
+//     tombstones without text, so that a replayed observation cannot bring
+//     it back.
 //
 // Recall (Engine.Recall) filters first — tenant, user, permission scope,
 // validity at the query time, status — and ranks second: BM25 over an
@@ -48,14 +51,30 @@
 // records. History and AsOf show superseded, expired and cold records and
 // what held at a past time.
 //
-// A UserMessage goes through the Extractor: each statement it makes
-// becomes a record (the first with the message's id and whole text, the
-// others "<id>#2", "#3", … with their sentence); a message that states
-// nothing is kept as an episode with the message's id. In those record
-// ids a '#' of the message's id is written %23 and a '%' %25, so two
-// messages never name a record alike (message m1#2 is record m1%232, not
-// the second record of m1). Forget takes a record id, or the id of a
-// message that names no record.
+// A user's message goes through the Extractor at the writer (the service,
+// Engine.MessageEvents), not in the projection: each statement it makes is
+// written as an observation of its own — record ids "<id>", "<id>#2",
+// "#3", … — whose text is its sentence, sealed in the log under the
+// record's own data key (SealScope). Statements read from one sentence
+// carry the same words, so they share a Sentence and are forgotten
+// together; the message's other records are not. A message that states
+// nothing is one episode with the message's id and whole text. The text
+// of a message that states something is not kept beyond its statements'
+// sentences: an episode of the whole message would hold every statement's
+// words a second time, under another key, so forgetting one statement
+// would either leave its words readable there or have to erase the whole
+// message with it; what memory does not keep it never has to forget (the
+// sentences that state nothing are greetings, questions, requests). In
+// record ids a '#' of the message's id is written %23 and a '%' %25, so
+// two messages never name a record alike (message m1#2 is record m1%232,
+// not the second record of m1).
+//
+// The projection still reads events.UserMessage, as earlier versions
+// wrote it (one event sealed under the user's key): each statement becomes
+// a record — the first with the message's whole text — and they are
+// forgotten together. Its text is erased from the log only with the user.
+// Forget takes a record id, or the id of such a message that names no
+// record.
 //
 // Invariants kept here (numbers from DESIGN.md):
 //
@@ -72,8 +91,13 @@
 //     the key layout in record.go), every scan is under one such prefix, and
 //     a query without a tenant (ErrNoTenant) or user (ErrNoUser) is an
 //     error, never "all tenants".
-//   - 8, deletes reach everything derived: see forgetting above. The
-//     tombstone holds the forgetting event's time and id, never text.
+//   - 8, deletes reach everything, the log included: see forgetting above.
+//     The tombstone holds the forgetting event's time and id, never text.
+//     In the log a record's text is only in events sealed under its own
+//     key (SealScope); Forgotten names the ids whose keys erasure destroys
+//     after a forgetting (erase.go), and the view rebuilt then — like every
+//     replay after it — reads those events by their envelope alone:
+//     ApplyErased leaves the mark of an erased id, without text.
 //   - 9, bad input loses nothing: Apply refuses bad input with an error
 //     wrapping events.ErrBadInput (ErrInvalid, ErrDuplicateID,
 //     ErrVersionConflict, ErrNotFound/ErrForgotten for corrections) before

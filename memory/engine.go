@@ -153,7 +153,7 @@ func checkEnvelope(ev *events.Event) error {
 
 // stmt is a validated, normalised statement, ready to become a record.
 type stmt struct {
-	id, origin                string
+	id, origin, sentence      string
 	kind                      Kind
 	subject, attribute, value string
 	polarity                  Polarity
@@ -187,7 +187,8 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 	}
 	s := stmt{id: o.ID, kind: Kind(o.Kind), subject: norm(o.Subject), attribute: norm(o.Attribute),
 		value: strings.TrimSpace(o.Value), polarity: Polarity(o.Polarity), scope: strings.TrimSpace(o.Scope),
-		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence}
+		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence,
+		sentence: strings.TrimSpace(o.Sentence)}
 	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
 		for _, x := range e.ex.Extract(o.Text, "") {
 			if x.Subject == "" || x.Attribute == "" {
@@ -315,7 +316,7 @@ func (x *tx) end() error {
 }
 
 func (x *tx) record(st stmt, version int) *Record {
-	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin,
+	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence,
 		Source: x.event, ObservedAt: x.at, LearnedAt: x.at, Kind: st.kind, Subject: st.subject,
 		Attribute: st.attribute, Value: st.value, Polarity: st.polarity, Scope: st.scope,
 		Permission: st.permission, ValidFrom: st.validFrom, ValidUntil: st.validUntil,
@@ -325,7 +326,8 @@ func (x *tx) record(st stmt, version int) *Record {
 // --- observations and messages
 
 // check says what to do with a statement: apply it (true), skip it (a
-// forgotten id or a repeat), or refuse it.
+// forgotten id or a repeat), or refuse it. An id whose earlier events were
+// erased is free: what they said is gone.
 func (x *tx) check(st stmt) (bool, error) {
 	if first := messageRecordID(st.origin, 1); st.origin != "" && first != st.id {
 		e, err := x.idEntry(first) // the message was forgotten
@@ -337,7 +339,7 @@ func (x *tx) check(st stmt) (bool, error) {
 	switch {
 	case err != nil:
 		return false, err
-	case e == nil:
+	case e == nil || e.Erased:
 		return true, nil
 	case e.Tomb || e.Alias != "":
 		return false, nil
@@ -464,8 +466,13 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 			}
 		}
 	}
-	if err := x.w.Set(x.k.id(n.ID), encode(&idEntry{Alias: h.ID})); err != nil {
+	if err := x.w.Set(x.k.id(n.ID), encode(&idEntry{Alias: h.ID, Sentence: n.Sentence})); err != nil {
 		return err
+	}
+	if n.Sentence != "" {
+		if err := x.w.Set(x.k.se(n.Sentence, n.ID), nil); err != nil {
+			return err
+		}
 	}
 	if err := x.w.Set(x.k.alias(h.ID, n.ID), nil); err != nil {
 		return err
@@ -614,7 +621,7 @@ func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e != nil && e.Tomb {
+	if e != nil && (e.Tomb || e.Erased) {
 		return nil, fmt.Errorf("memory: correct %q of tenant %s: %w (%w)", id, x.tenant, ErrForgotten, events.ErrBadInput)
 	}
 	var head *Record
@@ -634,7 +641,7 @@ func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.origin = head.Origin
+	st.origin, st.sentence = head.Origin, head.Sentence
 	return func() error { return x.correct(st) }, nil
 }
 
@@ -668,20 +675,27 @@ func (x *tx) prepareForget(b *events.MemoryForgotten) (func() error, error) {
 	if b.ID == "" || len(b.ID) > IDBytesMax {
 		return nil, fmt.Errorf("memory: forget for tenant %s: record id missing or too long: %w", x.tenant, ErrInvalid)
 	}
-	if e, err := x.idEntry(b.ID); err != nil || e != nil && e.Tomb {
+	e, err := x.idEntry(b.ID)
+	switch {
+	case err != nil || e != nil && e.Tomb:
 		return nil, err
+	case e != nil && e.Erased:
+		// its events were erased: nothing of it is left but the mark
+		return func() error { return x.tombstone(b.ID) }, nil
 	}
 	return func() error { return x.forget(b.ID) }, nil
 }
 
-// forget deletes every version of the record id and of the records
-// extracted with it from the same message (they share the message's text,
-// so they are forgotten together), everything derived from them (postings,
-// slot, quota, expiry and conflict entries, the observations merged into
-// them by reinforcement) and every link to them in other records, and
-// leaves tombstones that carry no text. Records that only they had
-// superseded are filed again as if the forgotten ones had never been said,
-// and conflicts they took part in are decided again.
+// forget deletes every version of the record id and of the records that
+// carry its text — those read from the same sentence (Sentence), or, for a
+// record the projection extracted from an events.UserMessage, every record
+// of that message (the first holds the whole message) — everything derived
+// from them (postings, slot, quota, expiry and conflict entries, the
+// observations merged into them by reinforcement, and the sentences of
+// those) and every link to them in other records, and leaves tombstones
+// that carry no text. Records that only they had superseded are filed
+// again as if the forgotten ones had never been said, and conflicts they
+// took part in are decided again.
 //
 // An id that names no record may name a message: its records are
 // forgotten.
@@ -690,59 +704,54 @@ func (x *tx) forget(id string) error {
 	if err != nil {
 		return err
 	}
-	root := id // the message whose records go together
-	if h != nil && h.Origin != "" {
-		root = h.Origin
+	e, err := x.idEntry(id)
+	if err != nil {
+		return err
 	}
 	ids := []string{id}
-	bases := []string{root}
-	if h == nil || h.Origin != "" {
-		// root names a message: its records are messageRecordID(root, n).
-		// The first is forgotten even when the extractor dropped it, so a
-		// redelivered message is a repeat (check). A view built before the
-		// ids were escaped has root, root#2…: both are looked for, and only
-		// records whose origin is root count.
-		first := messageRecordID(root, 1)
-		cands := []string{first}
-		if first != root {
-			bases = append(bases, first)
-			cands = append(cands, root)
+	var sentences []string
+	// sentence adds the records and merged observations of a sentence:
+	// they carry its text, so they go together.
+	sentence := func(label string) error {
+		if label == "" || slices.Contains(sentences, label) {
+			return nil
 		}
-		for i, c := range cands {
-			if slices.Contains(ids, c) {
-				continue
-			}
-			ch, err := x.head(c)
-			if err != nil {
-				return err
-			}
-			if ch == nil && i == 0 || ch != nil && ch.Origin == root {
-				ids = append(ids, c)
-			}
-		}
-	}
-	for _, base := range bases {
-		err := x.w.Scan([]byte(string(x.k.recAll())+esc(base)+"#"), func(key, value []byte) error {
-			r, err := decodeRecord(value)
-			if err != nil {
-				return err
-			}
-			if r.Origin == root && !slices.Contains(ids, r.ID) {
-				ids = append(ids, r.ID)
+		sentences = append(sentences, label)
+		var more []string
+		err := x.w.Scan(x.k.sentence(label), func(key, _ []byte) error {
+			if m := x.k.lastComponent(key); !slices.Contains(ids, m) {
+				more = append(more, m)
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
+		ids = append(ids, more...)
+		return err
+	}
+	switch {
+	case h != nil && h.Sentence != "":
+		err = sentence(h.Sentence)
+	case h == nil && e != nil && e.Alias != "" && e.Sentence != "":
+		err = sentence(e.Sentence)
+	default:
+		err = x.messageRecords(id, h, &ids)
+	}
+	if err != nil {
+		return err
 	}
 	gone := func(r string) bool { return slices.Contains(ids, refID(r)) }
 	var linked []string // refs of other records linked to the forgotten ones
 	var slots []*Record // the forgotten heads' slots
-	for _, fid := range ids {
+	// ids grows with the sentences of the observations merged into them
+	for i := 0; i < len(ids); i++ {
+		fid := ids[i]
 		vs, err := x.versions(fid)
 		if err != nil {
 			return err
+		}
+		if len(vs) > 0 {
+			if err := sentence(vs[len(vs)-1].Sentence); err != nil {
+				return err
+			}
 		}
 		for i, v := range vs {
 			if err := x.save(v, i == len(vs)-1, nil, false); err != nil {
@@ -767,11 +776,20 @@ func (x *tx) forget(id string) error {
 			return err
 		}
 		for _, m := range merged {
+			me, err := x.idEntry(m)
+			if err != nil {
+				return err
+			}
 			if err := x.w.Delete(x.k.alias(fid, m)); err != nil {
 				return err
 			}
 			if err := x.tombstone(m); err != nil {
 				return err
+			}
+			if me != nil {
+				if err := sentence(me.Sentence); err != nil {
+					return err
+				}
 			}
 		}
 		if err := x.tombstone(fid); err != nil {
@@ -837,6 +855,59 @@ func (x *tx) forget(id string) error {
 	return nil
 }
 
+// messageRecords adds to ids the records extracted from the same user
+// message as record id (head h, nil if none) by the projection's extractor
+// (an events.UserMessage): the first of them holds the whole message, so
+// they go together. An id that names no record may name such a message.
+func (x *tx) messageRecords(id string, h *Record, ids *[]string) error {
+	root := id // the message whose records go together
+	if h != nil && h.Origin != "" {
+		root = h.Origin
+	}
+	bases := []string{root}
+	if h == nil || h.Origin != "" {
+		// root names a message: its records are messageRecordID(root, n).
+		// The first is forgotten even when the extractor dropped it, so a
+		// redelivered message is a repeat (check). A view built before the
+		// ids were escaped has root, root#2…: both are looked for, and only
+		// records whose origin is root count.
+		first := messageRecordID(root, 1)
+		cands := []string{first}
+		if first != root {
+			bases = append(bases, first)
+			cands = append(cands, root)
+		}
+		for i, c := range cands {
+			if slices.Contains(*ids, c) {
+				continue
+			}
+			ch, err := x.head(c)
+			if err != nil {
+				return err
+			}
+			if ch == nil && i == 0 || ch != nil && ch.Origin == root {
+				*ids = append(*ids, c)
+			}
+		}
+	}
+	for _, base := range bases {
+		err := x.w.Scan([]byte(string(x.k.recAll())+esc(base)+"#"), func(key, value []byte) error {
+			r, err := decodeRecord(value)
+			if err != nil {
+				return err
+			}
+			if r.Origin == root && !slices.Contains(*ids, r.ID) {
+				*ids = append(*ids, r.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // tombstone marks id forgotten. If it was merged into another record, its
 // mark there goes too.
 func (x *tx) tombstone(id string) error {
@@ -847,6 +918,11 @@ func (x *tx) tombstone(id string) error {
 	if e != nil && e.Alias != "" {
 		if err := x.w.Delete(x.k.alias(e.Alias, id)); err != nil {
 			return err
+		}
+		if e.Sentence != "" {
+			if err := x.w.Delete(x.k.se(e.Sentence, id)); err != nil {
+				return err
+			}
 		}
 	}
 	return x.w.Set(x.k.id(id), encode(&idEntry{Tomb: true, At: x.at, Event: x.event}))

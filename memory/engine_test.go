@@ -35,6 +35,12 @@ import (
 //	absent                                     each input line must occur in no key or value
 //	extract [lang=en|zh]                       the input is a user message; one line per observation
 //	                                           the RuleExtractor reads from it (testdata/extract/)
+//	say id=M [at=RFC3339]                      the input is a user message, written as the service
+//	                                           writes it (Engine.MessageEvents): a record per line
+//	forgotten id=ID                            the ids a forgetting of ID tombstoned (Engine.Forgotten)
+//	erase ids=(A,B) [until=N]                  destroy the keys of records A, B (SealScope) and
+//	                                           rebuild the store from the events so far (the first
+//	                                           N), as a runner does at an erasure tombstone
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		h := newHarness(t, Config{})
@@ -43,10 +49,12 @@ func TestDataDriven(t *testing.T) {
 }
 
 type harness struct {
-	t     *testing.T
-	e     *Engine
-	s     *pebbleStore
-	count int
+	t      *testing.T
+	e      *Engine
+	s      *pebbleStore
+	count  int
+	log    []*events.Event // every event applied, in order: what a rebuild replays
+	erased map[string]bool // destroyed key scopes
 }
 
 func newHarness(t *testing.T, cfg Config) *harness {
@@ -177,6 +185,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			}
 			h.count++
 			ev := o.event(t, h.count, tenant, user)
+			h.log = append(h.log, ev)
 			if err := h.s.apply(h.e, ev); err != nil {
 				fmt.Fprintf(&out, "%s %s %s: rejected: %v\n", ev.ID, o.Op, o.ID, err)
 			} else {
@@ -231,9 +240,72 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return out.String()
 	case "extract":
 		return extractCmd(t, d)
+	case "say":
+		evs, err := h.e.MessageEvents(tenant, user, strArg(d, "id", ""), d.Input, parseTime(t, strArg(d, "at", "")))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		var out strings.Builder
+		for _, ev := range evs {
+			h.log = append(h.log, ev)
+			obs, _ := events.As[*events.MemoryObserved](ev)
+			fmt.Fprintf(&out, "%s %s", obs.ID, obsString(obs.Observation))
+			if obs.Sentence != "" {
+				fmt.Fprintf(&out, " sentence=%s", obs.Sentence)
+			}
+			if err := h.s.apply(h.e, ev); err != nil {
+				fmt.Fprintf(&out, ": rejected: %v\n", err)
+			} else {
+				fmt.Fprintf(&out, " %q: ok\n", obs.Text)
+			}
+		}
+		return out.String()
+	case "forgotten":
+		ids, err := h.e.Forgotten(h.s.reader(), tenant, user, strArg(d, "id", ""))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprint(ids)
+	case "erase":
+		if h.erased == nil {
+			h.erased = map[string]bool{}
+		}
+		if a, ok := d.Arg("ids"); ok {
+			for _, id := range a.Vals {
+				h.erased[events.RecordScope(user, id)] = true
+			}
+		}
+		return h.rebuild(t, intArg(t, d, "until", len(h.log)))
 	}
 	t.Fatalf("unknown command %q", d.Cmd)
 	return ""
+}
+
+// rebuild replays the first n events of the log into a fresh store, as a
+// runner does at an erasure tombstone: an event sealed under a destroyed
+// key does not open, and only its envelope reaches the projection.
+func (h *harness) rebuild(t *testing.T, n int) string {
+	s := newPebbleStore(t)
+	var out strings.Builder
+	for _, ev := range h.log[:n] {
+		if scope := SealScope(ev); scope != "" && h.erased[scope] {
+			env := *ev
+			env.Kind, env.Body, env.Sealed = ev.Body.Kind(), nil, scope+"#k1"
+			b := s.db.NewIndexedBatch()
+			ok, err := h.e.ApplyErased(rw{r: b, b: b}, &env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Commit(pebble.NoSync); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&out, "%s erased (marked: %v)\n", ev.ID, ok)
+			continue
+		}
+		_ = s.apply(h.e, ev) // a rejection is the same as it was
+	}
+	h.s = s
+	return out.String()
 }
 
 // brief is a record's short form for test output.
@@ -550,9 +622,9 @@ func checkConsistent(t *testing.T, e *Engine, s *mapStore) {
 				}
 				id := x.k.lastComponent(k)
 				switch {
-				case ie.Tomb:
+				case ie.Tomb || ie.Erased:
 					if vs, _ := versions(s, x.k, id); len(vs) > 0 {
-						t.Errorf("%s: tombstoned id still has records", ks)
+						t.Errorf("%s: tombstoned or erased id still has records", ks)
 					}
 				case ie.Alias != "":
 					if vs, _ := versions(s, x.k, ie.Alias); len(vs) == 0 {
@@ -561,8 +633,21 @@ func checkConsistent(t *testing.T, e *Engine, s *mapStore) {
 					if _, ok, _ := s.Get(x.k.alias(ie.Alias, id)); !ok {
 						t.Errorf("%s: merged into %q, which does not know it", ks, ie.Alias)
 					}
+					if _, ok, _ := s.Get(x.k.se(ie.Sentence, id)); ie.Sentence != "" && !ok {
+						t.Errorf("%s: its sentence %q does not know it", ks, ie.Sentence)
+					}
 				default:
 					got[ks] = string(v)
+				}
+			case strings.HasPrefix(rest, nsSe):
+				label, id, _ := strings.Cut(strings.TrimPrefix(rest, nsSe), "/")
+				var ie idEntry
+				if b, ok, _ := s.Get(x.k.id(unesc(id))); ok && decodeInto(b, &ie) == nil && ie.Alias != "" {
+					if ie.Sentence != unesc(label) {
+						t.Errorf("%s: a merged observation of another sentence (%q)", ks, ie.Sentence)
+					}
+				} else {
+					got[ks] = string(v) // a record's: derived from it
 				}
 			case strings.HasPrefix(rest, nsAlias):
 				to, id, _ := strings.Cut(strings.TrimPrefix(rest, nsAlias), "/")

@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"errors"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -32,8 +34,22 @@ func (*Projection) Subjects() []string { return []string{"ts.mem.>"} }
 // Apply implements projector.Projection. Bad input and stale corrections
 // come back wrapping events.ErrBadInput: the machinery records them as
 // rejected with their reason and goes on.
+//
+// An event whose key was destroyed (events.ErrErased) is read by its
+// envelope alone: an erased record's observation or correction leaves the
+// mark of an erased id (Engine.ApplyErased); any other is skipped.
 func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
+	if errors.Is(err, events.ErrErased) {
+		env, eerr := events.Envelope(m.Data)
+		if eerr != nil || events.CheckSubject(m.Subject, env) != nil {
+			return err
+		}
+		if ok, eerr := p.Engine.ApplyErased(tx, env); eerr != nil || !ok {
+			return cmp.Or(eerr, err)
+		}
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ func (e *Engine) versionsOf(r projector.Reader, tenant, user, id string) ([]*Rec
 		var e idEntry
 		if b, ok, err := r.Get(k.id(id)); err != nil {
 			return nil, 0, err
-		} else if ok && decodeInto(b, &e) == nil && e.Tomb {
+		} else if ok && decodeInto(b, &e) == nil && (e.Tomb || e.Erased) {
 			return nil, 0, fmt.Errorf("memory: get %q of tenant %s: %w", id, tenant, ErrForgotten)
 		}
 		return nil, 0, fmt.Errorf("memory: get %q of tenant %s: %w", id, tenant, ErrNotFound)

@@ -53,10 +53,11 @@ type Record struct {
 	User         string   `msgpack:"u" json:"user"`
 	ID           string   `msgpack:"id" json:"id"`
 	Version      int      `msgpack:"v" json:"version"`
-	Origin       string   `msgpack:"o,omitempty" json:"origin,omitempty"` // user message the record was extracted from
-	Source       string   `msgpack:"src" json:"source"`                   // event that wrote this version
-	ObservedAt   int64    `msgpack:"ob" json:"observed_at"`               // latest statement of it (reinforcement moves it)
-	LearnedAt    int64    `msgpack:"ln" json:"learned_at"`                // when this version was learnt
+	Origin       string   `msgpack:"o,omitempty" json:"origin,omitempty"`    // user message the record was extracted from
+	Sentence     string   `msgpack:"se,omitempty" json:"sentence,omitempty"` // first record of the sentence it shares (events.Observation.Sentence)
+	Source       string   `msgpack:"src" json:"source"`                      // event that wrote this version
+	ObservedAt   int64    `msgpack:"ob" json:"observed_at"`                  // latest statement of it (reinforcement moves it)
+	LearnedAt    int64    `msgpack:"ln" json:"learned_at"`                   // when this version was learnt
 	Kind         Kind     `msgpack:"k" json:"kind"`
 	Subject      string   `msgpack:"su,omitempty" json:"subject,omitempty"`
 	Attribute    string   `msgpack:"at,omitempty" json:"attribute,omitempty"`
@@ -132,6 +133,9 @@ func (r *Record) String() string {
 	if r.Origin != "" && r.Origin != r.ID {
 		fmt.Fprintf(&b, " origin=%s", r.Origin)
 	}
+	if r.Sentence != "" {
+		fmt.Fprintf(&b, " sentence=%s", r.Sentence)
+	}
 	if len(r.Supersedes) > 0 {
 		fmt.Fprintf(&b, " supersedes=%s", strings.Join(r.Supersedes, ","))
 	}
@@ -168,6 +172,8 @@ func fmtOpen(ns int64) string {
 //	                                           an observation merged into a record, or a
 //	                                           tombstone (forgotten: time and event, no text)
 //	<t>/<u>/alias/<record id>/<obs id>         observations merged into a record
+//	<t>/<u>/se/<sentence>/<id>                 records and merged observations that
+//	                                           share the text of one sentence of a message
 const (
 	nsMeta  = "meta"
 	nsRec   = "rec/"
@@ -178,6 +184,7 @@ const (
 	nsCf    = "cf/"
 	nsID    = "id/"
 	nsAlias = "alias/"
+	nsSe    = "se/"
 )
 
 // esc makes s safe as one key component: '/', '%' and control bytes become
@@ -233,9 +240,14 @@ func (k keys) exp(until int64, id string) []byte {
 func (k keys) cfs() []byte              { return []byte(k.prefix + nsCf) }
 func (k keys) cf(id string) []byte      { return []byte(k.prefix + nsCf + esc(id)) }
 func (k keys) id(id string) []byte      { return []byte(k.prefix + nsID + esc(id)) }
+func (k keys) ids() []byte              { return []byte(k.prefix + nsID) }
 func (k keys) aliases(to string) []byte { return []byte(k.prefix + nsAlias + esc(to) + "/") }
 func (k keys) alias(to, id string) []byte {
 	return []byte(k.prefix + nsAlias + esc(to) + "/" + esc(id))
+}
+func (k keys) sentence(label string) []byte { return []byte(k.prefix + nsSe + esc(label) + "/") }
+func (k keys) se(label, id string) []byte {
+	return []byte(k.prefix + nsSe + esc(label) + "/" + esc(id))
 }
 func (k keys) lastComponent(key []byte) string {
 	i := bytes.LastIndexByte(key, '/')
@@ -368,13 +380,17 @@ func FormatEntry(key, value []byte) string {
 			switch {
 			case e.Tomb:
 				return fmt.Sprintf("%s = forgotten at=%s by=%s", k, fmtTime(e.At), e.Event)
+			case e.Erased:
+				return fmt.Sprintf("%s = erased at=%s by=%s", k, fmtTime(e.At), e.Event)
+			case e.Alias != "" && e.Sentence != "":
+				return fmt.Sprintf("%s = merged into %s sentence=%s", k, e.Alias, e.Sentence)
 			case e.Alias != "":
 				return fmt.Sprintf("%s = merged into %s", k, e.Alias)
 			default:
 				return fmt.Sprintf("%s = v%d", k, e.Version)
 			}
 		}
-	case strings.HasPrefix(rest, nsAlias):
+	case strings.HasPrefix(rest, nsAlias), strings.HasPrefix(rest, nsSe):
 		return k + " ="
 	case strings.HasPrefix(rest, nsSlot), strings.HasPrefix(rest, nsExp), strings.HasPrefix(rest, nsCf):
 		if v, n := binary.Uvarint(value); n > 0 {
@@ -385,15 +401,19 @@ func FormatEntry(key, value []byte) string {
 }
 
 // idEntry says what an id of a user is: the current version of a record,
-// an observation merged into another record by reinforcement, or a
-// tombstone — all that is left of a forgotten id: when and by which event,
-// never its text.
+// an observation merged into another record by reinforcement (with the
+// sentence it shares, if any), a tombstone — all that is left of a
+// forgotten id: when and by which event, never its text — or the mark of
+// an erased record: the log holds an event of the id whose key was
+// destroyed (when and which event; its content is unreadable).
 type idEntry struct {
-	Version int    `msgpack:"v,omitempty"`
-	Alias   string `msgpack:"to,omitempty"`
-	Tomb    bool   `msgpack:"x,omitempty"`
-	At      int64  `msgpack:"at,omitempty"`
-	Event   string `msgpack:"ev,omitempty"`
+	Version  int    `msgpack:"v,omitempty"`
+	Alias    string `msgpack:"to,omitempty"`
+	Sentence string `msgpack:"se,omitempty"`
+	Tomb     bool   `msgpack:"x,omitempty"`
+	Erased   bool   `msgpack:"er,omitempty"`
+	At       int64  `msgpack:"at,omitempty"`
+	Event    string `msgpack:"ev,omitempty"`
 }
 
 // --- storage of one record version and everything derived from it
@@ -412,6 +432,9 @@ func (x *tx) derive(r *Record, head bool) ([]kv, contrib) {
 		return out, c
 	}
 	out = append(out, kv{x.k.id(r.ID), encode(&idEntry{Version: r.Version})})
+	if r.Sentence != "" {
+		out = append(out, kv{x.k.se(r.Sentence, r.ID), nil})
+	}
 	terms, dl := docTerms(r)
 	for _, t := range terms {
 		out = append(out, kv{x.k.ix(t.term, r.ID), encodePosting(postingOf(r, t.tf, dl))})

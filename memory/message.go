@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// MessageEvents returns the events that write a user's message into
+// memory, made at the writer (the service) rather than in the projection:
+// one events.MemoryObserved per statement the extractor reads from text —
+// record ids message, message#2, … (messageRecordID), each with its
+// sentence as text — or, when it states nothing, one episode with the
+// message's id and whole text. Each is to be sealed under its record's
+// own key (SealScope), so that forgetting one record makes exactly its
+// text unreadable in the log. Statements whose texts overlap (two read
+// from one sentence) share a Sentence: they carry the same words and are
+// forgotten together. Text the extractor reads nothing from is not kept
+// (see the package doc).
+//
+// The extractor is deterministic, so the same message at the same time
+// gives the same events (ids: events.MemoryRequestID with op "message"),
+// and the log's duplicate window drops a retried write. It returns an
+// error wrapping ErrInvalid for a message id or text that is missing or
+// too long.
+func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]*events.Event, error) {
+	switch {
+	case message == "" || len(message) > IDBytesMax:
+		return nil, fmt.Errorf("memory: message of tenant %s: id missing or too long: %w", tenant, ErrInvalid)
+	case strings.TrimSpace(text) == "" || len(text) > TextBytesMax:
+		return nil, fmt.Errorf("memory: message %q: text missing or too long: %w", message, ErrInvalid)
+	}
+	obs := e.ex.Extract(text, "")
+	if len(obs) > observationsMax {
+		obs = obs[:observationsMax]
+	}
+	var out []events.Observation
+	for _, o := range obs {
+		o.ID = messageRecordID(message, len(out)+1)
+		o.Sentence = ""
+		if strings.TrimSpace(o.Text) == "" {
+			o.Text = text
+		}
+		if o.Subject == "" || o.Attribute == "" {
+			o.Kind = string(KindEpisode)
+		}
+		if _, err := e.statement(o, at, false, nil); err != nil {
+			continue // the extractor's fault, not the message's: drop that statement
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		out = append(out, events.Observation{ID: messageRecordID(message, 1), Kind: string(KindEpisode), Text: text})
+	}
+	// Statements whose texts overlap form one sentence, named by its first.
+	root := make([]int, len(out))
+	for i := range root {
+		root[i] = i
+	}
+	find := func(i int) int {
+		for root[i] != i {
+			i = root[i]
+		}
+		return i
+	}
+	for i := range out {
+		for j := 0; j < i; j++ {
+			if strings.Contains(out[i].Text, out[j].Text) || strings.Contains(out[j].Text, out[i].Text) {
+				a, b := find(i), find(j)
+				root[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	size := make([]int, len(out))
+	for i := range out {
+		size[find(i)]++
+	}
+	evs := make([]*events.Event, len(out))
+	for i, o := range out {
+		if r := find(i); size[r] > 1 {
+			o.Sentence = out[r].ID
+		}
+		evs[i] = &events.Event{ID: events.MemoryRequestID(tenant, user, "message", o.ID, at), Tenant: tenant, User: user, At: at,
+			Body: &events.MemoryObserved{Observation: o}}
+	}
+	return evs, nil
+}
+
+// SealScope is the data-key scope a memory event is sealed under: a
+// record's own (events.RecordScope) for the events that carry its text —
+// an observation, a correction — so that erasing the record (its key)
+// makes every version of it unreadable; the user's ("") for the others,
+// which carry none of a record's text (a forgetting names an id).
+func SealScope(ev *events.Event) string {
+	switch b := ev.Body.(type) {
+	case *events.MemoryObserved:
+		return events.RecordScope(ev.User, b.ID)
+	case *events.MemoryCorrected:
+		return events.RecordScope(ev.User, b.ID)
+	}
+	return ""
+}
