@@ -46,8 +46,9 @@ func parseOpTime(s string) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-// Event turns a write op into the event it publishes. n is the op's line,
-// so the event id is deterministic for the file.
+// Event turns a write op — observe, correct or forget — into the event it
+// publishes. n is the op's line, so the event id is deterministic for the
+// file. A message is several events: Engine.MessageEvents.
 func (o *Op) Event(n int) (*events.Event, error) {
 	at, err := parseOpTime(o.Time)
 	if err != nil {
@@ -69,8 +70,6 @@ func (o *Op) Event(n int) (*events.Event, error) {
 	switch o.Op {
 	case "observe":
 		ev.Body = &events.MemoryObserved{Observation: obs}
-	case "message":
-		ev.Body = &events.UserMessage{ID: o.ID, Text: o.Text}
 	case "correct":
 		ev.Body = &events.MemoryCorrected{Observation: obs, ExpectedVersion: o.ExpectedVersion}
 	case "forget":

@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -12,25 +15,54 @@ import (
 )
 
 // ServicePrefix is the subject prefix of the memory service's endpoints:
-// tsv.memory.recall | list | history | correct | forget. Requests and
-// replies are JSON; requests are Ops.
+// tsv.memory.recall | list | history | message | observe | correct |
+// forget. Requests and replies are JSON; requests are Ops.
 const ServicePrefix = "tsv.memory"
 
 // Service answers memory requests over NATS request/reply (nats.go micro).
 // Reads come from a snapshot of the live view; writes are published as
-// events to the log and answered once the projection has applied them, with
-// the typed rejection when it refused one (a stale correction gets
-// "version_conflict": re-read and try again).
+// events to the log, each sealed under its data key (SealScope: a record's
+// text under the record's own key), and answered once the projection has
+// applied them, with the typed rejection when it refused one (a stale
+// correction gets "version_conflict": re-read and try again).
+//
+// A message is read by the extractor here, at the writer: its statements
+// are written as one observation each (Engine.MessageEvents).
+//
+// A forget tombstones the record in the view and answers with the ids
+// whose data keys must be destroyed for its text to be unreadable in the
+// log too (WriteReply.Erase). The service does not destroy them: only the
+// operator may (auth), and `toolstream memory forget` does so (package
+// erasure) and waits for the view's rebuild.
 type Service struct {
-	Engine  *Engine
-	Runner  *projector.Runner
-	Publish func(ctx context.Context, subject string, ev *events.Event) (seq uint64, err error)
+	Engine *Engine
+	Runner *projector.Runner
+	// Publish writes ev to subject sealed under the data key of scope (""
+	// the event's user's) and returns its stream sequence.
+	Publish func(ctx context.Context, subject string, ev *events.Event, scope string) (seq uint64, err error)
 	// Timeout bounds a write's wait for the projection; default 10s.
 	Timeout time.Duration
 }
 
-// WriteReply answers a correct or forget.
+// WriteReply answers a write: message, observe, correct or forget.
 type WriteReply struct {
+	Seq      uint64 `json:"seq"`
+	Applied  bool   `json:"applied"`
+	Rejected string `json:"rejected,omitempty"`
+	// ID is a message's id (given, or made by the service).
+	ID string `json:"id,omitempty"`
+	// Records are what a message wrote: a record per statement read from
+	// it, or its episode.
+	Records []RecordReply `json:"records,omitempty"`
+	// Erase are the ids a forget tombstoned (Engine.Forgotten): destroying
+	// their data keys (erasure.Record) makes their text unreadable in the
+	// log.
+	Erase []string `json:"erase,omitempty"`
+}
+
+// RecordReply is one record a message wrote.
+type RecordReply struct {
+	ID       string `json:"id"`
 	Seq      uint64 `json:"seq"`
 	Applied  bool   `json:"applied"`
 	Rejected string `json:"rejected,omitempty"`
@@ -40,7 +72,8 @@ type WriteReply struct {
 func (s *Service) AddTo(svc micro.Service) error {
 	g := svc.AddGroup(ServicePrefix)
 	for name, h := range map[string]func(context.Context, *Op) (any, error){
-		"recall": s.recall, "list": s.list, "history": s.history, "correct": s.write, "forget": s.write,
+		"recall": s.recall, "list": s.list, "history": s.history, "message": s.message,
+		"observe": s.write, "correct": s.write, "forget": s.write,
 	} {
 		verb := name
 		err := g.AddEndpoint(verb, micro.HandlerFunc(func(req micro.Request) {
@@ -49,7 +82,8 @@ func (s *Service) AddTo(svc micro.Service) error {
 				req.Error("400", "request is not an op: "+err.Error(), nil)
 				return
 			}
-			if verb == "correct" || verb == "forget" {
+			switch verb {
+			case "message", "observe", "correct", "forget":
 				op.Op = verb
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
@@ -97,6 +131,9 @@ func (s *Service) write(ctx context.Context, o *Op) (any, error) {
 	if o.Time == "" {
 		o.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	}
+	if o.Op == "observe" && o.ID == "" {
+		return nil, fmt.Errorf("observe: a record id is required")
+	}
 	ev, err := o.Event(0)
 	if err != nil {
 		return nil, err
@@ -108,16 +145,82 @@ func (s *Service) write(ctx context.Context, o *Op) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq, err := s.Publish(ctx, subj, ev)
+	seq, err := s.Publish(ctx, subj, ev, SealScope(ev))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Runner.WaitFor(ctx, seq); err != nil {
+	reply, err := s.applied(ctx, seq)
+	if err != nil || o.Op != "forget" || !reply.Applied {
+		return reply, err
+	}
+	v := s.Runner.View()
+	defer v.Close()
+	reply.Erase, err = s.Engine.Forgotten(v, o.Tenant, o.User, o.ID)
+	return reply, err
+}
+
+// message writes a user's message: the extractor reads it here, and each
+// record is written by an event of its own under its own key.
+func (s *Service) message(ctx context.Context, o *Op) (any, error) {
+	at := time.Now().UTC()
+	if o.Time != "" {
+		t, err := time.Parse(time.RFC3339Nano, o.Time)
+		if err != nil {
+			return nil, fmt.Errorf("time %q: want RFC 3339: %w", o.Time, err)
+		}
+		at = t
+	}
+	if o.ID == "" {
+		// A message without an id gets one: its time and a random part (two
+		// messages may be said at the same time). A client that retries
+		// gives the id, so that the log drops the repeat.
+		var r [4]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return nil, err
+		}
+		o.ID = fmt.Sprintf("msg-%d-%s", at.UnixNano(), hex.EncodeToString(r[:]))
+	}
+	subj, err := events.MemorySubject(o.Tenant, o.User)
+	if err != nil {
 		return nil, err
+	}
+	evs, err := s.Engine.MessageEvents(o.Tenant, o.User, o.ID, o.Text, at.UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	out := WriteReply{ID: o.ID, Applied: true}
+	for _, ev := range evs {
+		seq, err := s.Publish(ctx, subj, ev, SealScope(ev))
+		if err != nil {
+			return nil, err
+		}
+		obs, _ := events.As[*events.MemoryObserved](ev)
+		out.Records = append(out.Records, RecordReply{ID: obs.ID, Seq: seq})
+		out.Seq = seq
+	}
+	for i := range out.Records {
+		r, err := s.applied(ctx, out.Records[i].Seq)
+		if err != nil {
+			return nil, err
+		}
+		out.Records[i].Applied, out.Records[i].Rejected = r.Applied, r.Rejected
+		if !r.Applied {
+			out.Applied = false
+			out.Rejected = cmp.Or(out.Rejected, r.Rejected)
+		}
+	}
+	return out, nil
+}
+
+// applied waits until the projection has applied seq and says whether it
+// refused it.
+func (s *Service) applied(ctx context.Context, seq uint64) (WriteReply, error) {
+	if err := s.Runner.WaitFor(ctx, seq); err != nil {
+		return WriteReply{}, err
 	}
 	rj, rejected, err := s.Runner.Rejection(seq)
 	if err != nil {
-		return nil, err
+		return WriteReply{}, err
 	}
 	return WriteReply{Seq: seq, Applied: !rejected, Rejected: rj.Reason}, nil
 }

@@ -9,12 +9,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/projector"
 )
 
 func init() { extraCommands = append(extraCommands, memoryCmd) }
@@ -22,52 +26,81 @@ func init() { extraCommands = append(extraCommands, memoryCmd) }
 func memoryCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
-		Short: "Long-term memory: run a file of operations one-shot, or recall, list, correct and forget",
+		Short: "Long-term memory: run a file of operations one-shot, or write, recall, list, correct and forget",
 	}
 	cmd.AddCommand(memoryRunCmd(g))
-	for _, verb := range []string{"recall", "list", "history", "correct", "forget"} {
+	for _, verb := range []string{"message", "observe", "recall", "list", "history", "correct", "forget"} {
 		cmd.AddCommand(memoryRequestCmd(g, verb))
 	}
 	return cmd
 }
 
+// memoryService is serve's memory service over the runner of the memory
+// projection: writes are sealed under their data keys (memory.SealScope).
+func memoryService(b *bus.Bus, r *projector.Runner) *memory.Service {
+	return &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
+		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
+			ack, err := b.PublishSealed(ctx, subj, ev, scope)
+			if err != nil {
+				return 0, err
+			}
+			return ack.Sequence, nil
+		}}
+}
+
 // memoryRequestCmd asks a running serve's memory service.
 func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	var op memory.Op
+	var wait time.Duration
 	short := map[string]string{
+		"message": "Write a user's message: the extractor reads its statements, each a record under a key of its own",
+		"observe": "Write a typed record (--id, --kind, --subject, --attribute, --value) saying TEXT",
 		"recall":  "Recall a user's memories for a query (hard filters first, then ranking)",
 		"list":    "List a user's records (--history: superseded, expired and cold too)",
 		"history": "Every version of one record",
 		"correct": "Correct a record: a new version that supersedes the one you read (--expected-version)",
-		"forget":  "Forget a record: a tombstone that every derived view drops; replay does not bring it back",
+		"forget":  "Forget a record: every version of it is erased from the views and made unreadable in the log",
 	}[verb]
+	use, args := verb, cobra.MaximumNArgs(1)
+	switch verb {
+	case "message", "observe":
+		use, args = verb+" TEXT", cobra.ExactArgs(1)
+	case "history":
+		use, args = verb+" ID", cobra.ExactArgs(1)
+	case "forget":
+		use, args = verb+" ID", cobra.ExactArgs(1)
+	}
 	cmd := &cobra.Command{
-		Use:   verb,
+		Use:   use,
 		Short: short,
-		Args:  cobra.MaximumNArgs(1),
+		Args:  args,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			log, err := g.logger()
 			if err != nil {
 				return err
 			}
 			if len(args) == 1 {
-				op.ID = args[0]
+				if verb == "message" || verb == "observe" {
+					op.Text = args[0]
+				} else {
+					op.ID = args[0]
+				}
 			}
 			op.Op = verb
-			b, err := g.connect(cmd.Context(), log)
+			ctx := cmd.Context()
+			b, err := g.connect(ctx, log)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			req, _ := json.Marshal(&op)
-			msg, err := b.Conn.RequestWithContext(cmd.Context(), memory.ServicePrefix+"."+verb, req)
+			data, err := memoryRequest(ctx, b, verb, &op)
 			if err != nil {
-				return fmt.Errorf("memory service (is toolstream serve running?): %w", err)
+				return err
 			}
-			if e := msg.Header.Get("Nats-Service-Error"); e != "" {
-				return fmt.Errorf("memory %s: %s", verb, e)
+			if verb == "forget" {
+				return memoryForget(ctx, g, b, &op, data, wait)
 			}
-			_, err = fmt.Fprintf(g.stdout, "%s\n", msg.Data)
+			_, err = fmt.Fprintf(g.stdout, "%s\n", data)
 			return err
 		},
 	}
@@ -75,6 +108,22 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	f.StringVar(&op.Tenant, "tenant", "default", "tenant")
 	f.StringVar(&op.User, "user", "", "user")
 	f.StringVar(&op.Time, "time", "", "event or query time, RFC 3339 (default: now)")
+	switch verb {
+	case "message":
+		f.StringVar(&op.ID, "id", "", "the message's id: its records are ID, ID#2, … (default: made from the time; give one to retry safely)")
+	case "observe":
+		f.StringVar(&op.ID, "id", "", "the record's id")
+		f.StringVar(&op.Kind, "kind", "", "preference, constraint, fact or episode")
+		f.StringVar(&op.Subject, "subject", "", "slot subject")
+		f.StringVar(&op.Attribute, "attribute", "", "slot attribute")
+		f.StringVar(&op.Value, "value", "", "slot value")
+		f.StringVar(&op.Polarity, "polarity", "", "positive (default) or negative")
+		f.StringVar(&op.Scope, "scope", "", "the slot's scope (e.g. work)")
+		f.StringVar(&op.TTL, "ttl", "", "how long it holds, a Go duration (72h)")
+		cmd.MarkFlagRequired("id")
+	case "forget":
+		f.DurationVar(&wait, "wait", 30*time.Second, "how long to wait for the memory projection to rebuild its view without the record")
+	}
 	switch verb {
 	case "recall":
 		f.StringVar(&op.Query, "query", "", "what the memories should be about")
@@ -95,13 +144,94 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	return cmd
 }
 
+// memoryRequest sends op to the memory service's endpoint verb and returns
+// its answer.
+func memoryRequest(ctx context.Context, b *bus.Bus, verb string, op *memory.Op) ([]byte, error) {
+	req, _ := json.Marshal(op)
+	msg, err := b.Conn.RequestWithContext(ctx, memory.ServicePrefix+"."+verb, req)
+	if err != nil {
+		return nil, fmt.Errorf("memory service (is toolstream serve running?): %w", err)
+	}
+	if e := msg.Header.Get("Nats-Service-Error"); e != "" {
+		return nil, fmt.Errorf("memory %s: %s", verb, e)
+	}
+	return msg.Data, nil
+}
+
+// memoryForget finishes a forget the service applied: it destroys the data
+// keys of every id the forgetting tombstoned (the record, every version of
+// it, what shared its text) and writes the erasure tombstone into TS_MEM,
+// from which the memory projection rebuilds its view without them and
+// deletes the old view's files; it waits for that rebuild.
+func memoryForget(ctx context.Context, g *globals, b *bus.Bus, op *memory.Op, data []byte, wait time.Duration) error {
+	var rep memory.WriteReply
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return fmt.Errorf("memory forget: the service answered %q: %w", data, err)
+	}
+	if !rep.Applied {
+		return fmt.Errorf("memory forget %s: refused: %s", op.ID, rep.Rejected)
+	}
+	out := struct {
+		memory.WriteReply
+		Keys         int    `json:"keys_destroyed"`
+		Tombstone    uint64 `json:"tombstone,omitempty"`
+		NotConfirmed bool   `json:"not_confirmed,omitempty"`
+	}{WriteReply: rep}
+	if len(rep.Erase) > 0 {
+		ks, ok := b.Keys.(*keys.Store)
+		if !ok {
+			return fmt.Errorf("memory forget: no key store")
+		}
+		// Every key but the record's own first; erasure.Record destroys
+		// that one and writes the tombstone, after which the view rebuilds.
+		for _, id := range rep.Erase {
+			if id == op.ID {
+				continue
+			}
+			n, err := ks.EraseRecord(ctx, op.Tenant, op.User, id)
+			if err != nil {
+				return fmt.Errorf("memory forget %s: erase %s: %w", op.ID, id, err)
+			}
+			out.Keys += n
+		}
+		res, err := erasure.Record(ctx, b, ks, op.Tenant, op.User, op.ID)
+		if err != nil {
+			return fmt.Errorf("memory forget %s: %w", op.ID, err)
+		}
+		out.Keys += res.Keys
+		out.Tombstone = res.Tombstones[events.StreamMemory]
+		out.NotConfirmed = !waitRebuilt(ctx, b, memory.Name, out.Tombstone, wait)
+	}
+	enc := json.NewEncoder(g.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// waitRebuilt waits until the running projection name has applied seq of
+// its stream (an erasure tombstone: its view is rebuilt) and reports
+// whether it saw it do so within wait.
+func waitRebuilt(ctx context.Context, b *bus.Bus, name string, seq uint64, wait time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		if dg, err := liveDigest(ctx, b, name); err == nil && dg.Seq >= seq {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 func memoryRunCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "run FILE|-",
 		Short: "One-shot: publish a file of memory operations through the real path and print each recall",
 		Long: `memory run starts an embedded server in a temporary directory and reads JSON lines:
   {"op":"observe","tenant":…,"user":…,"id":…,"time":RFC3339,"text":…, "kind","subject","attribute","value","polarity","scope","valid_until","ttl","confidence"}
-  {"op":"message","tenant":…,"user":…,"id":…,"time":…,"text":…}        (the built-in extractor reads it)
+  {"op":"message","tenant":…,"user":…,"id":…,"time":…,"text":…}        (a record per statement the extractor reads)
   {"op":"correct", …same fields…, "expected_version":N}
   {"op":"forget","tenant":…,"user":…,"id":…,"time":…}
   {"op":"recall","tenant":…,"user":…,"query":…,"time":…,"k":…}
@@ -162,7 +292,7 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		if op.Op != "recall" {
-			ev, err := op.Event(line)
+			evs, err := memoryRunEvents(engine, &op, line)
 			if err != nil {
 				return fmt.Errorf("line %d: %w", line, err)
 			}
@@ -173,12 +303,14 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 				log.Warn("memory op refused", "line", line, "err", err)
 				continue
 			}
-			ack, err := b.Publish(ctx, subj, ev)
-			if err != nil {
-				log.Warn("memory op refused", "line", line, "err", err)
-				continue
+			for _, ev := range evs {
+				ack, err := b.PublishSealed(ctx, subj, ev, memory.SealScope(ev))
+				if err != nil {
+					log.Warn("memory op refused", "line", line, "err", err)
+					continue
+				}
+				last = ack.Sequence
 			}
-			last = ack.Sequence
 			continue
 		}
 		if err := r.WaitFor(ctx, last); err != nil {
@@ -195,4 +327,22 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 		return err
 	}
 	return nil
+}
+
+// memoryRunEvents are the events of a write op of `memory run`: a message
+// is written as the service writes it (Engine.MessageEvents), an
+// observation, correction or forgetting as one event (Op.Event).
+func memoryRunEvents(e *memory.Engine, op *memory.Op, line int) ([]*events.Event, error) {
+	if op.Op != "message" {
+		ev, err := op.Event(line)
+		return []*events.Event{ev}, err
+	}
+	at, err := time.Parse(time.RFC3339Nano, op.Time)
+	if op.Time == "" {
+		at, err = time.Unix(0, 0).UTC(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("time %q: want RFC 3339: %w", op.Time, err)
+	}
+	return e.MessageEvents(op.Tenant, op.User, op.ID, op.Text, at.UnixNano())
 }

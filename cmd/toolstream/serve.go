@@ -180,15 +180,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	defer dumps.Close()
 	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
 	if r, ok := runners[memory.Name]; ok {
-		ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
-			Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
-				ack, err := b.Publish(ctx, subj, ev)
-				if err != nil {
-					return 0, err
-				}
-				return ack.Sequence, nil
-			}}
-		if err := ms.AddTo(svc); err != nil {
+		if err := memoryService(b, r).AddTo(svc); err != nil {
 			return err
 		}
 	}
