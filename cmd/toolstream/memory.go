@@ -113,16 +113,18 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 		f.StringVar(&op.ID, "id", "", "the message's id: its records are ID, ID#2, … (default: made from the time; give one to retry safely)")
 	case "observe":
 		f.StringVar(&op.ID, "id", "", "the record's id")
-		f.StringVar(&op.Kind, "kind", "", "preference, constraint, fact or episode")
-		f.StringVar(&op.Subject, "subject", "", "slot subject")
-		f.StringVar(&op.Attribute, "attribute", "", "slot attribute")
-		f.StringVar(&op.Value, "value", "", "slot value")
-		f.StringVar(&op.Polarity, "polarity", "", "positive (default) or negative")
 		f.StringVar(&op.Scope, "scope", "", "the slot's scope (e.g. work)")
 		f.StringVar(&op.TTL, "ttl", "", "how long it holds, a Go duration (72h)")
 		cmd.MarkFlagRequired("id")
 	case "forget":
 		f.DurationVar(&wait, "wait", 30*time.Second, "how long to wait for the memory projection to rebuild its view without the record")
+	}
+	if verb == "observe" || verb == "correct" {
+		f.StringVar(&op.Kind, "kind", "", "preference, constraint, fact or episode")
+		f.StringVar(&op.Subject, "subject", "", "slot subject")
+		f.StringVar(&op.Attribute, "attribute", "", "slot attribute")
+		f.StringVar(&op.Value, "value", "", "slot value")
+		f.StringVar(&op.Polarity, "polarity", "", "positive (default) or negative")
 	}
 	switch verb {
 	case "recall":
@@ -135,11 +137,6 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	case "correct":
 		f.StringVar(&op.Text, "text", "", "the corrected statement")
 		f.IntVar(&op.ExpectedVersion, "expected-version", 0, "the version you read (a stale one is refused)")
-		f.StringVar(&op.Kind, "kind", "", "preference, constraint, fact")
-		f.StringVar(&op.Subject, "subject", "", "slot subject")
-		f.StringVar(&op.Attribute, "attribute", "", "slot attribute")
-		f.StringVar(&op.Value, "value", "", "slot value")
-		f.StringVar(&op.Polarity, "polarity", "", "positive or negative")
 	}
 	return cmd
 }

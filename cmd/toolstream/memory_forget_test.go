@@ -33,11 +33,19 @@ type memoryServer struct {
 	errOut                   *bytes.Buffer
 }
 
-func startMemoryServer(t *testing.T, ctx context.Context) *memoryServer {
+// startMemoryServer starts serve and writes the records the tests erase
+// and keep (writeMemories).
+func startMemoryServer(t *testing.T) *memoryServer {
+	if testing.Short() {
+		t.Skip("runs serve")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
 	root := t.TempDir()
 	s := &memoryServer{t: t, ctx: ctx, logDir: filepath.Join(root, "log"), serveDir: filepath.Join(root, "serve"), cliDir: filepath.Join(root, "cli")}
 	s.admin = bustest.StartIn(t, s.logDir)
 	s.serve()
+	s.writeMemories()
 	return s
 }
 
@@ -254,13 +262,7 @@ func (s *memoryServer) viewText() string {
 // the user's other records (of the same message too), another user's and
 // another tenant's are still there.
 func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs serve")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	s := startMemoryServer(t, ctx)
-	s.writeMemories()
+	s := startMemoryServer(t)
 	if opened, _ := s.opens("acme", "ann"); opened != 6 {
 		t.Fatalf("ann's events open %d times before the erasure, want 6", opened)
 	}
@@ -334,13 +336,8 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 // up, reads the tombstones, rebuilds its view without them and deletes the
 // old files: no file holds the text any more, and the rest reads.
 func TestMemoryErasureWhileTheProjectionIsDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs serve")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	s := startMemoryServer(t, ctx)
-	s.writeMemories()
+	s := startMemoryServer(t)
+	ctx := s.ctx
 	s.stop()
 	if len(filesWith(t, carV2, s.serveDir)) == 0 {
 		t.Fatal("the stopped view does not hold the record: the test would prove nothing")
