@@ -59,7 +59,7 @@ var timePatterns = []timePattern{
 	// days" alone is not read).
 	{"in days", reInDays, func(s string, digits bool) bool {
 		return digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
-			(strings.Contains(s, "day") || strings.Contains(s, "week") || strings.ContainsAny(s, "天周期"))
+			(inCountOfDays(s) || strings.Contains(s, "later") || strings.Contains(s, "from") || strings.Contains(s, "后"))
 	}, readInDays},
 	{"clock", reClock, func(s string, _ bool) bool {
 		return strings.ContainsAny(s, ":点时") || meridiemAfterDigit(s) ||
@@ -103,6 +103,40 @@ func meridiemAfterDigit(s string) bool {
 		}
 	}
 	return false
+}
+
+// inCountOfDays reports "in", a count and "day" or "week" in s, with
+// spaces between ("in 3 days", "in a week"): what the first form of
+// reInDays needs (its others need "later", "from" or 后).
+func inCountOfDays(s string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], "in")
+		if k < 0 {
+			return false
+		}
+		j := i + k + 2
+		i = j
+		n := len(s)
+		if j >= n || strings.IndexByte(" \t\n\f\r", s[j]) < 0 {
+			continue
+		}
+		for j < n && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
+			j++
+		}
+		w := j
+		for j < n && (isDigitByte(s[j]) || 'a' <= s[j] && s[j] <= 'z') {
+			j++
+		}
+		if j == w || j >= n || strings.IndexByte(" \t\n\f\r", s[j]) < 0 {
+			continue
+		}
+		for j < n && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
+			j++
+		}
+		if strings.HasPrefix(s[j:], "day") || strings.HasPrefix(s[j:], "week") {
+			return true
+		}
+	}
 }
 
 // hasWeekdayName reports an English weekday name in s.
