@@ -27,6 +27,8 @@ ratio, with the machine described. Ratios travel between machines; absolute numb
              publish → consume round trip
   executor   no-op tool calls/s end to end vs the no-op projection on the same call events
   verifier   claims/s and cost per answer vs one JSON decode of its evidence
+  erasure    the assembler and memory paths with personal data sealed vs the same events in
+             the clear (each half on a fresh server, median of alternating pairs)
   memory     recall p50/p99 over 100,000 records vs a full scan
   replay     events/s rebuilding the assembler view vs a raw ordered consumer
 
