@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/toolstream/toolstream/events"
 )
 
@@ -97,8 +98,9 @@ func (r *Runner) checkpointAt(seq uint64) error {
 // when the tombstone is applied again) or the new one (cleanup in
 // recoverRebuild).
 func (r *Runner) rebuild(ctx context.Context, seq uint64) error {
+	fs := r.cfg.FS
 	dir, tmp, old := r.cfg.Dir, r.cfg.Dir+".rebuild", r.cfg.Dir+".old"
-	if err := os.RemoveAll(tmp); err != nil {
+	if err := fs.RemoveAll(tmp); err != nil {
 		return fmt.Errorf("projector: erasure: %w", err)
 	}
 	if rs, ok := r.p.(Resetter); ok {
@@ -119,7 +121,7 @@ func (r *Runner) rebuild(ctx context.Context, seq uint64) error {
 		err = fmt.Errorf("stopped at %d of %d", rb.Checkpoint(), seq)
 	}
 	if err != nil {
-		os.RemoveAll(tmp)
+		fs.RemoveAll(tmp)
 		if rs, ok := r.p.(Resetter); ok {
 			rs.Reset()
 		}
@@ -130,16 +132,16 @@ func (r *Runner) rebuild(ctx context.Context, seq uint64) error {
 	if err := r.db.Close(); err != nil {
 		return fmt.Errorf("projector: erasure: %w", err)
 	}
-	if err := os.Rename(dir, old); err != nil {
+	if err := fs.Rename(dir, old); err != nil {
 		return fmt.Errorf("projector: erasure: %w", err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := fs.Rename(tmp, dir); err != nil {
 		return fmt.Errorf("projector: erasure: %w", err)
 	}
-	if err := os.RemoveAll(old); err != nil {
+	if err := fs.RemoveAll(old); err != nil {
 		return fmt.Errorf("projector: erasure: remove the old view: %w", err)
 	}
-	db, err := OpenPebble(dir, r.cfg.Logger)
+	db, err := openPebble(fs, dir, r.cfg.Logger)
 	if err != nil {
 		return err
 	}
@@ -153,16 +155,16 @@ func (r *Runner) rebuild(ctx context.Context, seq uint64) error {
 }
 
 // recoverRebuild finishes or undoes a view swap a crash interrupted.
-func recoverRebuild(dir string) error {
+func recoverRebuild(fs vfs.FS, dir string) error {
 	tmp, old := dir+".rebuild", dir+".old"
-	if err := os.RemoveAll(tmp); err != nil {
+	if err := fs.RemoveAll(tmp); err != nil {
 		return err
 	}
-	if _, err := os.Stat(old); err != nil {
+	if _, err := fs.Stat(old); err != nil {
 		return nil
 	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return os.Rename(old, dir) // the swap stopped between its renames
+	if _, err := fs.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return fs.Rename(old, dir) // the swap stopped between its renames
 	}
-	return os.RemoveAll(old)
+	return fs.RemoveAll(old)
 }

@@ -56,17 +56,12 @@ func (l *Local) Apply(ctx context.Context, msgs ...*Msg) ([]Emitted, error) {
 			return nil, err
 		}
 		last = append(last[:0], it.Key()...)
-		var row outboxRow
-		if err := msgpack.Unmarshal(it.Value(), &row); err != nil {
-			it.Close()
-			return nil, fmt.Errorf("projector: outbox row: %w", err)
-		}
-		ev, err := events.DecodeWith(row.Data, l.r.cfg.Keys)
+		e, err := l.r.emitted(it.Value())
 		if err != nil {
 			it.Close()
-			return nil, fmt.Errorf("projector: emitted event %s: %w", row.ID, err)
+			return nil, err
 		}
-		out = append(out, Emitted{Subject: row.Subject, Event: ev})
+		out = append(out, e)
 	}
 	if err := it.Close(); err != nil {
 		return nil, err
@@ -79,6 +74,42 @@ func (l *Local) Apply(ctx context.Context, msgs ...*Msg) ([]Emitted, error) {
 		l.r.outboxLow = append(last, 0)
 	}
 	return out, nil
+}
+
+// emitted decodes an outbox row.
+func (r *Runner) emitted(v []byte) (Emitted, error) {
+	var row outboxRow
+	if err := msgpack.Unmarshal(v, &row); err != nil {
+		return Emitted{}, fmt.Errorf("projector: outbox row: %w", err)
+	}
+	ev, err := events.DecodeWith(row.Data, r.cfg.Keys)
+	if err != nil {
+		return Emitted{}, fmt.Errorf("projector: emitted event %s: %w", row.ID, err)
+	}
+	return Emitted{Subject: row.Subject, Event: ev}, nil
+}
+
+// Outbox returns the emitted events not yet relayed, in the order they
+// were emitted: with NoRelay, everything the view emitted since it was
+// created. Crash and restart tests compare it with what a clean run
+// emits. It is safe to call concurrently with Run.
+func (r *Runner) Outbox() ([]Emitted, error) {
+	r.dbMu.RLock()
+	defer r.dbMu.RUnlock()
+	it, err := r.db.NewIter(&pebble.IterOptions{LowerBound: prefixOutbox, UpperBound: prefixUpper(prefixOutbox)})
+	if err != nil {
+		return nil, err
+	}
+	var out []Emitted
+	for ok := it.First(); ok; ok = it.Next() {
+		e, err := r.emitted(it.Value())
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, it.Close()
 }
 
 // Runner exposes the underlying runner (View, Digest, Rejections).

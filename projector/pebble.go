@@ -6,15 +6,22 @@ import (
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // OpenPebble opens (or creates) a Pebble database in dir with a logger that
 // only forwards errors to l (nil discards).
 func OpenPebble(dir string, l *slog.Logger) (*pebble.DB, error) {
+	return openPebble(vfs.Default, dir, l)
+}
+
+// openPebble is OpenPebble on the filesystem fs (Config.FS).
+func openPebble(fs vfs.FS, dir string, l *slog.Logger) (*pebble.DB, error) {
 	if l == nil {
 		l = slog.New(slog.DiscardHandler)
 	}
 	db, err := pebble.Open(dir, &pebble.Options{
+		FS:              fs,
 		Logger:          quietLogger{l},
 		LoggerAndTracer: quietLogger{l},
 	})

@@ -3,7 +3,8 @@ package projector
 import (
 	"context"
 	"fmt"
-	"os"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Replay rebuilds a projection from sequence 1 into the empty directory
@@ -11,7 +12,11 @@ import (
 // the relay off, and returns the rebuilt view's digest. p must be a fresh
 // instance of the projection.
 func Replay(ctx context.Context, cfg Config, p Projection, until uint64) (Digest, error) {
-	if entries, err := os.ReadDir(cfg.Dir); err == nil && len(entries) > 0 {
+	fs := cfg.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	if entries, err := fs.List(cfg.Dir); err == nil && len(entries) > 0 {
 		return Digest{}, fmt.Errorf("%w: replay directory %s is not empty", ErrInvalidConfig, cfg.Dir)
 	}
 	cfg.NoRelay = true

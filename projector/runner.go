@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
@@ -71,8 +72,12 @@ type Config struct {
 	// projection reads one stream).
 	JS     jetstream.JetStream
 	Stream string
-	// Dir is the projection's Pebble directory.
+	// Dir is the projection's Pebble directory, on FS.
 	Dir string
+	// FS is the filesystem the view lives on; default the operating
+	// system's (vfs.Default). Crash tests give a vfs.NewCrashableMem and
+	// open its CrashClone: a machine that lost every write not fsynced.
+	FS vfs.FS
 	// Durable is the consumer name; default "ts-" + projection name.
 	Durable string
 	// BatchMax bounds the messages applied in one Pebble batch; default 512.
@@ -135,6 +140,9 @@ func (c *Config) setDefaults(p Projection) error {
 	if c.Durable == "" {
 		c.Durable = "ts-" + p.Name()
 	}
+	if c.FS == nil {
+		c.FS = vfs.Default
+	}
 	if c.BatchMax <= 0 {
 		c.BatchMax = 512
 	}
@@ -194,11 +202,11 @@ func New(cfg Config, p Projection) (*Runner, error) {
 		return nil, err
 	}
 	if !cfg.local {
-		if err := recoverRebuild(cfg.Dir); err != nil {
+		if err := recoverRebuild(cfg.FS, cfg.Dir); err != nil {
 			return nil, fmt.Errorf("projector: recover %s: %w", cfg.Dir, err)
 		}
 	}
-	db, err := OpenPebble(cfg.Dir, cfg.Logger)
+	db, err := openPebble(cfg.FS, cfg.Dir, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
