@@ -17,7 +17,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// ingestCacheMax bounds the adapter states kept in memory between events.
+// ingestCacheMax bounds the adapter states kept in memory between batches.
 const ingestCacheMax = 10_000
 
 // IngestName is the ingest projection's name.
@@ -50,14 +50,26 @@ const TaggedSuffix = "+tagged"
 // Ingest is the projection from raw provider events to canonical model
 // events. Its state is one adapter state per (tenant, stream), and the raw
 // events held while an earlier position of their stream is missing.
+//
+// A stream's state is kept in memory while a batch is applied and written
+// to the view once, when the batch ends (Flush): the state of a stream
+// changes with every raw event, and writing it each time cost more than
+// normalising. An event is applied to the state only once it is known to
+// be accepted (the adapter checks a raw event whole before applying it),
+// so a refused event leaves the state in memory as it was; any other error
+// stops the runner, and the cache goes with the batch (Reset).
 type Ingest struct {
 	cfg   IngestConfig
 	log   *slog.Logger
 	cache map[string]*streamState // derived from the view; rebuilt lazily after a restart
+	dirty map[string]*streamState // changed in this batch, written by Flush
 	ids   map[uint64]int          // per Apply: model events emitted so far per raw event
 }
 
-var _ projector.Projection = (*Ingest)(nil)
+var (
+	_ projector.Projection = (*Ingest)(nil)
+	_ projector.Flusher    = (*Ingest)(nil)
+)
 
 // IngestConfig configures the ingest projection.
 type IngestConfig struct {
@@ -72,9 +84,11 @@ type IngestConfig struct {
 	HoldMax int
 }
 
-// Reset implements projector.Resetter: the cache goes.
+// Reset implements projector.Resetter: the cache goes, and with it what
+// the batch had not written yet (the batch is dropped).
 func (in *Ingest) Reset() {
 	clear(in.cache)
+	clear(in.dirty)
 	clear(in.ids)
 }
 
@@ -89,7 +103,7 @@ func NewIngest(cfg IngestConfig) *Ingest {
 	if cfg.HoldMax <= 0 {
 		cfg.HoldMax = 1024
 	}
-	return &Ingest{cfg: cfg, log: cfg.Logger, cache: map[string]*streamState{}, ids: map[uint64]int{}}
+	return &Ingest{cfg: cfg, log: cfg.Logger, cache: map[string]*streamState{}, dirty: map[string]*streamState{}, ids: map[uint64]int{}}
 }
 
 // Name implements projector.Projection.
@@ -111,7 +125,7 @@ type streamState struct {
 	Next    int64    `msgpack:"nx,omitempty"` // next expected Ts-Seq
 	Held    []int64  `msgpack:"h,omitempty"`  // positions held for an earlier one, ascending
 	Env     envelope `msgpack:"v"`
-	n       *ingest.Normalizer
+	s       *ingest.Stream
 }
 
 // rawEvent is a raw event as ingest applies it, now or when it was held.
@@ -193,17 +207,14 @@ func (in *Ingest) stream(tx *projector.Tx, ref rawRef, m *projector.Msg) (*strea
 		return st, nil
 	}
 	if found {
-		if st.n, err = ingest.Restore(cfg, st.Adapter); err != nil {
+		if st.s, err = ingest.RestoreStream(cfg, st.Adapter, st.Open); err != nil {
 			return nil, fmt.Errorf("ingest: stored adapter state of %q: %w", ref.stream, err)
 		}
 	} else {
-		st.n = ingest.New(cfg)
+		st.s = ingest.NewStream(cfg)
 		if m != nil {
 			st.Env = envelope{User: m.Header.Get(HeaderUser), Session: m.Header.Get(HeaderSession), Run: m.Header.Get(HeaderRun), Step: m.Header.Get(HeaderStep)}
 		}
-	}
-	if len(in.cache) >= ingestCacheMax {
-		clear(in.cache) // a cache, not state: rebuilt from the view on demand
 	}
 	in.cache[cacheKey] = st
 	return st, nil
@@ -219,24 +230,44 @@ func (e refusedError) Unwrap() error { return e.err }
 // Apply implements projector.Projection.
 func (in *Ingest) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
 	clear(in.ids)
+	var err error
 	if m.Subject == events.InClockSubject {
-		ev, err := m.Event()
-		if err != nil {
+		var ev *events.Event
+		if ev, err = m.Event(); err == nil {
+			err = in.tick(tx, m, ev.At)
+		}
+	} else {
+		var ref rawRef
+		if ref, err = parseIngestSubject(m); err == nil {
+			err = in.applyIn(tx, ref, m)
+		}
+	}
+	if err != nil && !errors.Is(err, events.ErrBadInput) {
+		in.Reset() // the runner stops and drops the batch: so goes what the cache learnt
+	}
+	return err
+}
+
+// Flush implements projector.Flusher: the states of the streams the batch
+// changed are written to the view, once each.
+func (in *Ingest) Flush(_ context.Context, tx *projector.Tx) error {
+	for k, st := range in.dirty {
+		row := &streamState{Open: st.Open, Ended: true} // later events of an ended stream are refused
+		if !st.Ended {
+			b, err := st.s.MarshalState()
+			if err != nil {
+				return err
+			}
+			st.Adapter, st.Open = b, st.s.Open()
+			row = st
+		}
+		if err := store(tx, []byte(k), row); err != nil {
 			return err
 		}
-		if err := in.tick(tx, m, ev.At); err != nil {
-			clear(in.cache) // the Tx is dropped: so is what the cache learnt
-			return err
-		}
-		return nil
 	}
-	ref, err := parseIngestSubject(m)
-	if err != nil {
-		return err
-	}
-	if err := in.applyIn(tx, ref, m); err != nil {
-		delete(in.cache, string(ref.key)) // the Tx is dropped: reload the stream from the view
-		return err
+	clear(in.dirty)
+	if len(in.cache) > ingestCacheMax {
+		clear(in.cache) // a cache, not state: rebuilt from the view on demand
 	}
 	return nil
 }
@@ -265,10 +296,10 @@ func (in *Ingest) applyIn(tx *projector.Tx, ref rawRef, m *projector.Msg) error 
 		case slices.Contains(st.Held, pos):
 			return nil // a repeat of an event already held
 		case pos == st.Next:
-			st.Next++
 			if err := in.applyRaw(tx, ref, st, raw); err != nil {
-				return err
+				return err // refused: the state is unchanged, Reject takes the position
 			}
+			st.Next++
 			return in.drain(tx, ref, st, m.Time)
 		case len(st.Held) < in.cfg.HoldMax:
 			return in.hold(tx, ref, st, pos, raw)
@@ -297,7 +328,8 @@ func (in *Ingest) hold(tx *projector.Tx, ref rawRef, st *streamState, pos int64,
 	}
 	i, _ := slices.BinarySearch(st.Held, pos)
 	st.Held = slices.Insert(st.Held, i, pos)
-	return in.save(tx, ref, st)
+	in.save(ref, st)
+	return nil
 }
 
 // drain applies the held events that are next in line. A held event the
@@ -335,7 +367,8 @@ func (in *Ingest) drain(tx *projector.Tx, ref rawRef, st *streamState, now int64
 	} else if err := store(tx, ref.gapKey(), &gapRow{Since: now, Format: ref.format, Tagged: ref.tagged}); err != nil {
 		return err // the next gap's wait begins now
 	}
-	return in.save(tx, ref, st)
+	in.save(ref, st)
+	return nil
 }
 
 // skip gives up the positions before target: the stream's open calls are
@@ -343,7 +376,7 @@ func (in *Ingest) drain(tx *projector.Tx, ref rawRef, st *streamState, now int64
 // on are applied.
 func (in *Ingest) skip(tx *projector.Tx, ref rawRef, st *streamState, m *projector.Msg, target int64) error {
 	in.log.Warn("ingest: raw events lost", "tenant", ref.tenant, "stream", ref.stream, "from", st.Next, "to", target-1)
-	outs := st.n.AbortOpen(events.ReasonStreamFailed, fmt.Sprintf("events %d to %d of the stream are missing", st.Next, target-1))
+	outs := st.s.Lost(st.Next, target-1)
 	if err := in.emit(tx, ref, st, m.Seq, m.Time, outs); err != nil {
 		return err
 	}
@@ -365,11 +398,7 @@ func (in *Ingest) dropHeld(tx *projector.Tx, ref rawRef, st *streamState) error 
 		if err := tx.Delete(k); err != nil {
 			return err
 		}
-		resp := ref.stream
-		if len(st.Open) > 0 {
-			resp = st.Open[len(st.Open)-1]
-		}
-		out := ingest.Out{Response: resp, Body: &events.InputRejected{Seq: raw.Seq, Reason: events.ReasonMalformedEvent,
+		out := ingest.Out{Response: st.s.Current(), Body: &events.InputRejected{Seq: raw.Seq, Reason: events.ReasonMalformedEvent,
 			Detail: fmt.Sprintf("position %d follows the stream's end", pos)}}
 		if err := in.emit(tx, ref, st, raw.Seq, raw.Time, []ingest.Out{out}); err != nil {
 			return err
@@ -422,35 +451,27 @@ func (in *Ingest) tick(tx *projector.Tx, m *projector.Msg, now int64) error {
 // applyRaw feeds one raw event to its stream's adapter and emits what it
 // yields. An error leaves the adapter state unchanged.
 func (in *Ingest) applyRaw(tx *projector.Tx, ref rawRef, st *streamState, raw rawEvent) error {
-	var outs []ingest.Out
-	if raw.End {
-		outs = st.n.Flush()
-		st.Ended = true
-	} else {
-		more, err := st.n.Feed(raw.Data)
+	if !raw.End {
+		outs, err := st.s.Feed(raw.Data)
 		if err != nil {
 			return refusedError{err} // adapter state unchanged
 		}
-		outs = more
+		if err := in.emit(tx, ref, st, raw.Seq, raw.Time, outs); err != nil {
+			return err
+		}
+		in.save(ref, st)
+		return nil
 	}
-	if err := in.emit(tx, ref, st, raw.Seq, raw.Time, outs); err != nil {
-		return err
-	}
-	if !st.Ended {
-		return in.save(tx, ref, st)
-	}
-	var ends []ingest.Out
-	for _, r := range st.Open {
-		ends = append(ends, ingest.Out{Response: r, Body: &events.ResponseIncomplete{Reason: events.ReasonStreamEnded}})
-	}
-	if err := in.emit(tx, ref, st, raw.Seq, raw.Time, ends); err != nil {
+	st.Ended = true
+	if err := in.emit(tx, ref, st, raw.Seq, raw.Time, st.s.End()); err != nil {
 		return err
 	}
 	if err := in.dropHeld(tx, ref, st); err != nil {
 		return err
 	}
-	delete(in.cache, string(ref.key))
-	return store(tx, ref.key, &streamState{Open: st.Open, Ended: true}) // later events of the stream are refused
+	st.Open = st.s.Open()
+	in.save(ref, st) // as ended: later events of the stream are refused
+	return nil
 }
 
 // Reject implements projector.Rejecter: a refused raw event aborts the
@@ -464,7 +485,9 @@ func (in *Ingest) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, 
 	}
 	st, err := in.stream(tx, ref, m)
 	if err != nil || st.Ended {
-		delete(in.cache, string(ref.key))
+		if _, changed := in.dirty[string(ref.key)]; !changed {
+			delete(in.cache, string(ref.key))
+		}
 		return nil
 	}
 	if err := in.refuse(tx, ref, st, m.Seq, m.Time, reason); err != nil {
@@ -474,42 +497,26 @@ func (in *Ingest) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, 
 		st.Next++
 		return in.drain(tx, ref, st, m.Time)
 	}
-	return in.save(tx, ref, st)
+	in.save(ref, st)
+	return nil
 }
 
 // refuse aborts the stream's open calls and emits InputRejected for the raw
 // event at seq.
 func (in *Ingest) refuse(tx *projector.Tx, ref rawRef, st *streamState, seq uint64, at int64, reason error) error {
-	outs := st.n.AbortOpen(events.ReasonStreamFailed, "a raw event of the stream was rejected: "+reason.Error())
-	resp := ref.stream
-	if len(st.Open) > 0 {
-		resp = st.Open[len(st.Open)-1]
-	}
-	outs = append(outs, ingest.Out{Response: resp, Body: &events.InputRejected{Seq: seq, Reason: events.ReasonMalformedEvent, Detail: reason.Error()}})
-	return in.emit(tx, ref, st, seq, at, outs)
+	return in.emit(tx, ref, st, seq, at, st.s.Refuse(seq, reason))
 }
 
-func (in *Ingest) save(tx *projector.Tx, ref rawRef, st *streamState) error {
-	b, err := st.n.MarshalState()
-	if err != nil {
-		return err
-	}
-	st.Adapter = b
-	return store(tx, ref.key, st)
+// save marks the stream's state changed: Flush writes it when the batch
+// ends.
+func (in *Ingest) save(ref rawRef, st *streamState) {
+	in.dirty[string(ref.key)] = st
 }
 
 // emit writes outs as model events caused by the raw event at seq; their
 // ids number them per raw event.
 func (in *Ingest) emit(tx *projector.Tx, ref rawRef, st *streamState, seq uint64, at int64, outs []ingest.Out) error {
 	for _, o := range outs {
-		switch o.Body.(type) {
-		case *events.ResponseStarted:
-			if !slices.Contains(st.Open, o.Response) {
-				st.Open = append(st.Open, o.Response)
-			}
-		case *events.ResponseCompleted, *events.ResponseIncomplete, *events.ResponseFailed:
-			st.Open = slices.DeleteFunc(st.Open, func(r string) bool { return r == o.Response })
-		}
 		subj, err := events.ModelSubject(ref.tenant, o.Response, o.Item)
 		if err != nil {
 			return err

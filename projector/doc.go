@@ -16,7 +16,9 @@
 //     (invariant 9): it is acknowledged and never redelivered. Any other
 //     error stops the runner: that is an impossible state, not bad input.
 //  4. State changes, the new checkpoint and the outbox rows of every message
-//     are committed in ONE Pebble batch (invariants 3 and 4).
+//     are committed in ONE Pebble batch (invariants 3 and 4). A projection
+//     that keeps what the batch changed in memory (Flusher) writes it just
+//     before, once.
 //  5. Only then is the last message acknowledged (AckAll).
 //  6. The relay publishes outbox rows with Nats-Msg-Id = the event's
 //     deterministic id and deletes a row only after JetStream acknowledged

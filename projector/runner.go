@@ -65,6 +65,19 @@ type Rejecter interface {
 	Reject(ctx context.Context, tx *Tx, m *Msg, reason error) error
 }
 
+// Flusher is implemented by projections that keep what a batch changes in
+// memory and write it once, when the batch ends, instead of with every
+// message (a state that every message changes). Flush runs after the last
+// message of a batch that applied or rejected any, in a Tx of its own whose
+// writes are committed with the batch; it emits nothing. An error stops
+// the runner, as an Apply error that is not bad input does.
+//
+// The view must not depend on where batches end: what Flush writes is
+// what writing after every message would have left.
+type Flusher interface {
+	Flush(ctx context.Context, tx *Tx) error
+}
+
 // Config configures a Runner.
 type Config struct {
 	// JS locates the log; Stream is the stream the projection reads, by
@@ -172,6 +185,8 @@ type Runner struct {
 	running    atomic.Bool
 	backlog    atomic.Int64
 	applied    atomic.Uint64
+	readN      atomic.Uint64 // messages read past the checkpoint (Stats.Read)
+	skipped    atomic.Uint64 // of them, not on the projection's subjects
 	rejected   atomic.Uint64
 	relayed    atomic.Uint64
 	filter     logread.Filter
@@ -262,13 +277,17 @@ func (r *Runner) Running() bool { return r.running.Load() }
 type Stats struct {
 	Checkpoint, Applied, Rejected, Relayed uint64
 	OutboxBacklog                          int64
+	// Read counts the messages read past the checkpoint, Skipped those of
+	// them on subjects the projection does not read (the stream holds
+	// them): Read ÷ (Read − Skipped) is the projection's read amplification.
+	Read, Skipped uint64
 }
 
 // Stats returns the runner's counters.
 func (r *Runner) Stats() Stats {
 	return Stats{
 		Checkpoint: r.checkpoint.Load(), Applied: r.applied.Load(), Rejected: r.rejected.Load(),
-		Relayed: r.relayed.Load(), OutboxBacklog: r.backlog.Load(),
+		Relayed: r.relayed.Load(), OutboxBacklog: r.backlog.Load(), Read: r.readN.Load(), Skipped: r.skipped.Load(),
 	}
 }
 
@@ -642,13 +661,15 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 	r.tx.begin(b)
 	cp := r.Checkpoint()
 	last := cp
-	var applied, rejected, rows uint64
+	var applied, rejected, rows, read, skipped uint64
 	for _, m := range msgs {
 		seq := m.Seq
 		if seq <= last {
 			continue // redelivery of an applied message: a no-op
 		}
+		read++
 		if !r.filter.Match(m.Subject) {
+			skipped++
 			last = seq // not ours: the checkpoint passes over it
 			continue
 		}
@@ -696,6 +717,18 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 	if last == cp {
 		return nil
 	}
+	if f, ok := r.p.(Flusher); ok && applied+rejected > 0 {
+		r.tx.reset(r.tx.msg)
+		if err := f.Flush(ctx, &r.tx); err != nil {
+			return fmt.Errorf("projector: %s flush at seq %d: %w", r.p.Name(), last, err)
+		}
+		if len(r.tx.emitted) > 0 {
+			return fmt.Errorf("projector: %s flush at seq %d emitted %d events: a flush writes state only", r.p.Name(), last, len(r.tx.emitted))
+		}
+		if err := r.tx.flush(); err != nil {
+			return err
+		}
+	}
 	if err := r.tx.mergeAppends(); err != nil {
 		return err
 	}
@@ -707,6 +740,8 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 	}
 	r.backlog.Add(int64(rows))
 	r.applied.Add(applied)
+	r.readN.Add(read)
+	r.skipped.Add(skipped)
 	r.rejected.Add(rejected)
 	if h := r.cfg.Hooks; h != nil && h.AfterCommit != nil {
 		h.AfterCommit(last)
