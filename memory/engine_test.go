@@ -486,36 +486,6 @@ func TestDeterminismAcrossStores(t *testing.T) {
 	}
 }
 
-// TestReplayEqualsLive applies a history live, one batch per event, and
-// again into a fresh store in batches of every size: the state is the same
-// bytes (invariant 6).
-func TestReplayEqualsLive(t *testing.T) {
-	evs := genEvents(2, 500)
-	e := NewEngine(Config{QuotaPerUser: 30}, nil)
-	live := newPebbleStore(t)
-	applyAll(t, e, live, evs)
-	want := rawDump(live.reader())
-	for _, size := range []int{7, 500} {
-		db := openPebble(t, "")
-		for i := 0; i < len(evs); i += size {
-			b := db.NewIndexedBatch()
-			for _, ev := range evs[i:min(i+size, len(evs))] {
-				// a rejected event writes nothing, so the batch goes on
-				if err := e.Apply(rw{r: b, b: b}, ev); err != nil && !errors.Is(err, events.ErrBadInput) {
-					t.Fatal(err)
-				}
-			}
-			if err := b.Commit(pebble.NoSync); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := rawDump(rw{r: db}); got != want {
-			t.Fatalf("replay in batches of %d differs from live:\n%s", size,
-				firstDiff(dumpReader(live.reader(), ""), dumpReader(rw{r: db}, "")))
-		}
-	}
-}
-
 // TestRedeliveryIsNoop applies every event twice: the state is as if once.
 func TestRedeliveryIsNoop(t *testing.T) {
 	evs := genEvents(3, 400)
