@@ -270,6 +270,20 @@ func (cx *claim) siblingsOf(t int32) []int32 {
 	return out
 }
 
+// isSignedDigits reports digits after an optional sign: the only keys
+// strconv.Atoi may read.
+func isSignedDigits(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return isAllDigits(s)
+}
+
+func atoiOK(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
 func containsInt32(s []int32, v int32) bool {
 	for _, x := range s {
 		if x == v {
@@ -287,7 +301,7 @@ func groupByField(ix *index, pool []int32) [][]int32 {
 	for _, l := range pool {
 		p := ix.leaves[l].ptr()
 		k := p[strings.LastIndexByte(p, '/')+1:]
-		if _, err := strconv.Atoi(k); err == nil {
+		if isSignedDigits(k) && atoiOK(k) { // NB: Atoi's error is an allocation; most keys are words
 			k = "#" // array elements
 		}
 		if ix.leaves[l].scaled {

@@ -416,14 +416,28 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: string table"))
 	}
 	t.blob = string(r.bytes(size)) // every string of the part is a slice of this one
+	// The lists are slices of one array of their strings: counted first.
 	t.lists = make([][]string, r.n())
+	from, total := r.b, 0
+	for range t.lists {
+		n := r.n()
+		for range n {
+			r.uv()
+		}
+		total += n
+	}
+	if r.err != nil { // NB: read whole, total is at most the bytes read
+		return nil, r.err
+	}
+	r.b = from
+	all := make([]string, 0, total)
 	for i := range t.lists {
-		if n := r.n(); n > 0 {
-			l := make([]string, n)
-			for k := range l {
-				l[k] = r.str()
-			}
-			t.lists[i] = l
+		start := len(all)
+		for range r.n() {
+			all = append(all, r.str())
+		}
+		if len(all) > start {
+			t.lists[i] = all[start:len(all):len(all)]
 		}
 	}
 	t.cats = make([][]catValue, r.n())
