@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,11 +30,7 @@ func BenchmarkExecutorRatio(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	log := slog.New(slog.DiscardHandler)
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	cpu := bench.ProcessCPU
 	measure := func(name string, fn func(b *bus.Bus, dir string) (time.Duration, error)) (wall, used time.Duration) {
 		d := filepath.Join(dir, name)
 		bs, err := bus.Open(ctx, bus.Config{DataDir: d, Listen: "127.0.0.1:-1", Logger: log, Name: name})

@@ -123,9 +123,32 @@ func EncodeSealed(ev *Event, kr Keyring, scope string) ([]byte, error) {
 	ev.Kind = ev.Body.Kind()
 	sealed = aead.Seal(sealed, sealed[:nonceSize], body, aad(ev))
 	out := *ev
-	out.Sealed = scope + "#" + id
+	out.Sealed = keyRef(ev, scope, id)
 	out.Body = sealedBody(sealed)
 	return Encode(&out)
+}
+
+// keyRef is an event's reference to the key that sealed it: "scope#id",
+// or "#id" when the scope is the event's user's (most events: the scope is
+// then read from the envelope, and every sealed event is the shorter).
+func keyRef(ev *Event, scope, id string) string {
+	if scope == UserScope(ev.User) {
+		return "#" + id
+	}
+	return scope + "#" + id
+}
+
+// keyOf reads an event's key reference: its scope (the user's when the
+// reference names none) and key id.
+func keyOf(ev *Event) (scope, id string, ok bool) {
+	scope, id, ok = strings.Cut(ev.Sealed, "#")
+	if !ok || id == "" {
+		return "", "", false
+	}
+	if scope == "" {
+		scope = UserScope(ev.User)
+	}
+	return scope, id, true
 }
 
 // sealedBody is a sealed body in an event being encoded: a msgpack bin.
@@ -143,8 +166,8 @@ func open(ev *Event, sealed []byte, kr Keyring) ([]byte, error) {
 	if kr == nil {
 		return nil, fmt.Errorf("%w: %s (%s)", ErrSealed, ev.ID, ev.Kind)
 	}
-	scope, id, ok := strings.Cut(ev.Sealed, "#")
-	if !ok || scope == "" || id == "" {
+	scope, id, ok := keyOf(ev)
+	if !ok {
 		return nil, fmt.Errorf("%w: %s: key reference %q", ErrMalformed, ev.ID, ev.Sealed)
 	}
 	aead, err := kr.OpenKey(ev.Tenant, scope, id)
@@ -191,7 +214,7 @@ func Envelope(data []byte) (ev *Event, err error) {
 
 // Scope returns the key scope of a sealed event ("" for one in the clear).
 func (e *Event) Scope() string {
-	scope, _, _ := strings.Cut(e.Sealed, "#")
+	scope, _, _ := keyOf(e)
 	return scope
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -85,7 +84,29 @@ type Store struct {
 	stream jetstream.Stream
 
 	mu    sync.Mutex
-	cache map[string]*cached // by key name
+	cache map[string]*cached  // by key name
+	names map[scopeKey]string // name's results: it runs once per scope, not once per event
+}
+
+type scopeKey struct{ tenant, scope string }
+
+// nameOf is name, remembered.
+func (s *Store) nameOf(tenant, scope string) (string, error) {
+	k := scopeKey{tenant, scope}
+	s.mu.Lock()
+	n, ok := s.names[k]
+	s.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := name(tenant, scope)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.names[k] = n
+	s.mu.Unlock()
+	return n, nil
 }
 
 type cached struct {
@@ -119,7 +140,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		acancel()
 		if err == nil {
-			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}}, nil
+			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}, names: map[scopeKey]string{}}, nil
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: bucket %s: %w", ErrUnavailable, cfg.Bucket, err)
@@ -183,6 +204,11 @@ func name(tenant, scope string) (string, error) {
 	return "", fmt.Errorf("%w: key scope %q", events.ErrMalformed, scope)
 }
 
+// idLen is how much of a stored key's 16-byte id names it in a sealed
+// event: 9 random bytes (12 characters) tell a key from the few that can
+// ever replace it after erasures, and every sealed event carries them.
+const idLen = 9
+
 // value is a key as stored: a 16-byte id and a 32-byte AES key.
 func parse(v []byte) (id string, aead cipher.AEAD, err error) {
 	if len(v) != 48 {
@@ -193,7 +219,7 @@ func parse(v []byte) (id string, aead cipher.AEAD, err error) {
 		return "", nil, err
 	}
 	aead, err = cipher.NewGCM(block)
-	return hex.EncodeToString(v[:16]), aead, err
+	return base64.RawURLEncoding.EncodeToString(v[:idLen]), aead, err
 }
 
 func (s *Store) ctx() (context.Context, context.CancelFunc) {
@@ -241,7 +267,7 @@ func (s *Store) drop(name string) {
 // SealKey implements events.Keyring: the key of (tenant, scope), made on
 // first use.
 func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
-	n, err := name(tenant, scope)
+	n, err := s.nameOf(tenant, scope)
 	if err != nil {
 		return "", nil, err
 	}
@@ -273,7 +299,7 @@ func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
 // OpenKey implements events.Keyring: the key id of (tenant, scope), or
 // events.ErrErased when it was destroyed (or replaced after an erasure).
 func (s *Store) OpenKey(tenant, scope, id string) (cipher.AEAD, error) {
-	n, err := name(tenant, scope)
+	n, err := s.nameOf(tenant, scope)
 	if err != nil {
 		return nil, err
 	}

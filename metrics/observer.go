@@ -15,11 +15,16 @@ import (
 // model deltas: their volume is the assembler's business.
 var ObservedSubjects = []string{"ts.call.>", "ts.resp.>", "ts.exec.>", "ts.approval.>", "ts.result.>", "ts.answer.>"}
 
-// pending is a call between its CallCompleted and its result.
+// pending is a call whose CallCompleted or result has been seen, not both.
+// The observer follows each stream on its own, so a result (TS_OUT) may be
+// read before the CallCompleted (TS_CALLS) it answers; the latency is taken
+// from the messages' stream times whichever comes first.
 type pending struct {
 	tool      string
 	completed time.Time // stream time of the CallCompleted
 	started   time.Time // stream time of the last ExecutionStarted
+	done      time.Time // stream time of the result, when read first
+	outcome   string
 	order     uint64
 }
 
@@ -68,7 +73,7 @@ func (o *observer) observe(ev *events.Event, at time.Time) {
 		m.responseOutcomes.WithLabelValues(string(b.Status), string(b.Reason)).Inc()
 	case *events.ExecutionStarted:
 		m.attempts.WithLabelValues(b.Name).Inc()
-		if p := o.pending[b.Key]; p != nil {
+		if p := o.entry(b.Key, b.Name); p.started.Before(at) {
 			p.started = at
 		}
 	case *events.ApprovalRequested:
@@ -91,9 +96,14 @@ func (o *observer) observe(ev *events.Event, at time.Time) {
 	}
 }
 
-func (o *observer) remember(key, tool string, at time.Time) {
+// entry is the pending call of key, made if it is not there. Memory is
+// bounded: past PendingMax the oldest half is forgotten, a few latencies
+// unobserved.
+func (o *observer) entry(key, tool string) *pending {
+	if p := o.pending[key]; p != nil {
+		return p
+	}
 	if len(o.pending) >= PendingMax {
-		// forget the oldest half: bounded memory, a few latencies unobserved
 		cut := o.order - uint64(len(o.pending))/2
 		for k, p := range o.pending {
 			if p.order <= cut {
@@ -102,17 +112,31 @@ func (o *observer) remember(key, tool string, at time.Time) {
 		}
 	}
 	o.order++
-	o.pending[key] = &pending{tool: tool, completed: at, order: o.order}
+	p := &pending{tool: tool, order: o.order}
+	o.pending[key] = p
+	return p
+}
+
+func (o *observer) remember(key, tool string, at time.Time) {
+	p := o.entry(key, tool)
+	p.completed = at
+	if !p.done.IsZero() {
+		o.observeLatency(key, p)
+	}
 }
 
 func (o *observer) done(key, tool, outcome string, at time.Time) {
-	p := o.pending[key]
-	if p == nil {
-		return // completed before the observer started, or forgotten
+	p := o.entry(key, tool)
+	p.done, p.outcome = at, outcome
+	if !p.completed.IsZero() {
+		o.observeLatency(key, p)
 	}
+}
+
+func (o *observer) observeLatency(key string, p *pending) {
 	delete(o.pending, key)
-	o.m.callSeconds.WithLabelValues(tool, outcome).Observe(at.Sub(p.completed).Seconds())
+	o.m.callSeconds.WithLabelValues(p.tool, p.outcome).Observe(p.done.Sub(p.completed).Seconds())
 	if !p.started.IsZero() {
-		o.m.execSeconds.WithLabelValues(tool, outcome).Observe(at.Sub(p.started).Seconds())
+		o.m.execSeconds.WithLabelValues(p.tool, p.outcome).Observe(p.done.Sub(p.started).Seconds())
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bench"
@@ -14,8 +15,9 @@ func benchCmd(g *globals) *cobra.Command {
 	var quick, asJSON bool
 	var runs int
 	var scale float64
+	var only []string
 	cmd := &cobra.Command{
-		Use:   "bench [--quick] [--runs N] [--json]",
+		Use:   "bench [--quick] [--runs N] [--only WORDS] [--json]",
 		Short: "Run the benchmarks in one process and print ratios against raw JetStream measured in the same run",
 		Long: `bench runs Toolstream's benchmarks in this process, each on a fresh embedded server in a
 temporary directory, and prints one table: every measurement next to the simplest way of doing
@@ -55,7 +57,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 				sizes = sizes.Scale(scale)
 			}
 			var progress io.Writer = g.stderr
-			rep, err := bench.Run(cmd.Context(), bench.Config{Sizes: sizes, Runs: runs, Progress: progress, Logger: log})
+			rep, err := bench.Run(cmd.Context(), bench.Config{Sizes: sizes, Runs: runs, Progress: progress, Logger: log, Only: only})
 			if err != nil {
 				return err
 			}
@@ -69,6 +71,9 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 			if quick {
 				again += " --quick"
 			}
+			if len(only) > 0 {
+				again += " --only " + strings.Join(only, ",")
+			}
 			fmt.Fprintf(g.stdout, "\nreproduce: %s --runs %d\nsizes: %s\n", again, runs, describeSizes(sizes))
 			return nil
 		},
@@ -76,6 +81,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small sizes: finishes in well under twenty seconds")
 	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median of each row")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, replay)")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")
 	cmd.Flags().MarkHidden("scale")
 	return cmd
