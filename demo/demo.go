@@ -250,7 +250,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := r.publish(ctx, "5-anthropic-final-answer.jsonl", "anthropic"); err != nil {
 		return err
 	}
-	if err := r.settle(ctx, assembler.IngestName, verifier.Name); err != nil {
+	if err := r.settle(ctx, assembler.IngestName, assembler.Name, verifier.Name); err != nil {
 		return err
 	}
 	answers, err := node.ReadAll(ctx, r.b, []string{"ts.answer.shop.>"})
