@@ -20,6 +20,10 @@ const (
 	ReasonContentFilter   Reason = "content_filter" // stopped by a content filter
 	ReasonMalformedEvent  Reason = "malformed_event"
 	ReasonDuplicateCall   Reason = "duplicate_call" // the item was already decided
+	// ReasonQuotaExceeded: the tenant was over one of its quotas (raw
+	// events or bytes per second, calls open at once), so the stream or
+	// the call was refused; the raw events stay in the log.
+	ReasonQuotaExceeded Reason = "quota_exceeded"
 )
 
 // Reasons a registry change is refused (package registry): the registry in
