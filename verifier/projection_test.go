@@ -20,7 +20,7 @@ import (
 // projectionLog returns the labelled cases as a log: each case a run with
 // its results (CallSucceeded) then its answer (AnswerSubmitted at the
 // case's time).
-func projectionLog(t *testing.T, cases []checkedCase) []*projector.Msg {
+func projectionLog(t testing.TB, cases []checkedCase) []*projector.Msg {
 	t.Helper()
 	var msgs []*projector.Msg
 	add := func(ev *events.Event, subj string) {

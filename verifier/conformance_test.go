@@ -1,0 +1,92 @@
+package verifier
+
+import (
+	"testing"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/projector/projectortest"
+)
+
+// TestConformance runs the projection contract's suite on a recorded
+// history: twelve labelled cases of the checked set (each a run's results,
+// then its answer); responses whose outcome carries the final answer (one
+// completed, one cut short, one that called tools); evidence and answers
+// scoped by session and by tenant only, and another tenant's, which a
+// tenant's answer never sees; a result kept by reference; judge verdicts,
+// one on a claim of a verified answer and one on an answer never verified;
+// an answer without a response id and a message that is not an event. The
+// view is made as serve makes it.
+func TestConformance(t *testing.T) {
+	projectortest.Run(t, projectortest.Subject{
+		New:    func() projector.Projection { return NewProjection(ProjectionConfig{}) },
+		Record: recordHistory,
+	})
+}
+
+func recordHistory(t testing.TB) []projectortest.Message {
+	var out []projectortest.Message
+	for _, m := range projectionLog(t, checkedSet(t)[:12]) {
+		out = append(out, projectortest.Message{Subject: m.Subject, Data: m.Data, Time: m.Time})
+	}
+	last := out[len(out)-1].Time
+	add := func(subject func(tenant, name string) (string, error), name string, ev *events.Event) {
+		t.Helper()
+		subj, err := subject(ev.Tenant, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.At = last
+		m, err := projectortest.Event(subj, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Time = last
+		out = append(out, m)
+	}
+	result, resp, answer := events.ResultSubject, events.ResponseSubject, events.AnswerSubject
+	stock := []byte(`{"sku":"K-7","name":"Kettle","price":{"amount":12,"currency":"EUR"},"in_stock":4,"ships_in_days":3}`)
+
+	// A response's outcome is a final answer when it completed without
+	// calling tools.
+	add(resp, "final", &events.Event{ID: "outcome:acme/final", Tenant: "acme", Run: "run0", Response: "final",
+		Body: &events.ResponseOutcome{Status: events.StatusCompleted, Text: "The order ships in 3 days and costs 12 EUR."}})
+	add(resp, "cut", &events.Event{ID: "outcome:acme/cut", Tenant: "acme", Run: "run0", Response: "cut",
+		Body: &events.ResponseOutcome{Status: events.StatusIncomplete, Text: "The order ships"}})
+	add(resp, "calling", &events.Event{ID: "outcome:acme/calling", Tenant: "acme", Run: "run0", Response: "calling",
+		Body: &events.ResponseOutcome{Status: events.StatusCompleted, Calls: 1, Text: "Let me look that up."}})
+
+	// Evidence scoped by session, by tenant only, and another tenant's
+	// under the same session name; a result kept by reference only.
+	add(result, "s1", &events.Event{ID: "r-s1", Tenant: "acme", Session: "sess1", CallID: "s1",
+		Body: &events.CallSucceeded{Name: "get_item", Key: "sess1/s1", Result: stock}})
+	add(result, "u1", &events.Event{ID: "r-u1", Tenant: "acme", CallID: "u1",
+		Body: &events.CallSucceeded{Name: "get_item", Key: "u1", Result: []byte(`{"sku":"K-9","name":"Toaster","in_stock":0}`)}})
+	add(result, "s1", &events.Event{ID: "r-g1", Tenant: "globex", Session: "sess1", CallID: "s1",
+		Body: &events.CallSucceeded{Name: "get_item", Key: "sess1/s1", Result: []byte(`{"sku":"K-7","name":"Kettle","in_stock":40}`)}})
+	add(result, "ref", &events.Event{ID: "r-ref", Tenant: "acme", Session: "sess1", CallID: "ref",
+		Body: &events.CallSucceeded{Name: "get_item", Key: "sess1/ref"}})
+	add(answer, "sess-answer", &events.Event{ID: "a-sess", Tenant: "acme", Session: "sess1", Response: "sess-answer",
+		Body: &events.AnswerSubmitted{Text: "The Kettle costs 12 EUR, 40 are in stock and it ships in 3 days."}})
+	add(answer, "tenant-answer", &events.Event{ID: "a-tenant", Tenant: "acme", Response: "tenant-answer",
+		Body: &events.AnswerSubmitted{Text: "The Toaster is out of stock."}})
+	add(answer, "sess-answer", &events.Event{ID: "a-globex", Tenant: "globex", Session: "sess1", Response: "sess-answer",
+		Body: &events.AnswerSubmitted{Text: "We have 40 Kettles in stock."}})
+
+	// Judge verdicts: on a claim of a verified answer (its verdicts are
+	// stored and emitted again under the judged id), and on an answer never
+	// verified (refused).
+	add(answer, "sess-answer", &events.Event{ID: "j-sess", Tenant: "acme", Session: "sess1", Response: "sess-answer",
+		Body: &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictUnsupported, Reason: "the judge disagrees"}})
+	add(answer, "nobody", &events.Event{ID: "j-nobody", Tenant: "acme", Response: "nobody",
+		Body: &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictSupported}})
+
+	// An answer without a response id, and a message that is not an event.
+	add(answer, "none", &events.Event{ID: "a-none", Tenant: "acme", Run: "run0",
+		Body: &events.AnswerSubmitted{Text: "The order ships in 3 days."}})
+	subj, err := events.AnswerSubject("acme", "final")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, projectortest.Message{Subject: subj, Data: []byte("\x00not an event"), Time: last})
+}
