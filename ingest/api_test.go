@@ -159,6 +159,11 @@ func ExampleNormalizer_Feed() {
 			fmt.Println(o)
 		}
 	}
+	// The stream's end ([DONE]): a chat response's verdict waits for it,
+	// or for the next chunk, in case an in-band error follows.
+	for _, o := range n.Flush() {
+		fmt.Println(o)
+	}
 	// Output:
 	// response_started r=c1 provider="openai-chat" model="gpt-4o"
 	// item_added r=c1 i=call_1 c=call_1 type=function_call index=0 name="weather"

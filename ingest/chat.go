@@ -36,7 +36,10 @@ import (
 // cancelled; "error" and any finish reason not listed here fail the response
 // with the reason as code, so an unknown word never completes a call. A chunk
 // with an "error" object (in-band error of an HTTP 200 stream) fails the
-// response. Reasoning (reasoning_content, reasoning) and refusal text are not
+// response, also after every choice has finished: the response's verdict is
+// held until the next chunk (usually the usage chunk) or the stream's end, so
+// an error that follows the finish reason wins. The calls complete at the
+// finish reason all the same. Reasoning (reasoning_content, reasoning) and refusal text are not
 // display text and are dropped. A usage-only chunk with no choices is normal
 // and produces nothing. A whole chat.completion (choices[].message instead of
 // delta) is read as a single chunk.
@@ -88,7 +91,7 @@ func (n *Normalizer) decodeChat(raw []byte) (func(), error) {
 			idxs = append(idxs, deref(ch.Index))
 		}
 		r := &n.st.R
-		fresh := !r.Started || r.Ended && c.ID != "" && c.ID != r.ID
+		fresh := !r.Started || (r.Ended || r.Held) && c.ID != "" && c.ID != r.ID
 		if len(r.Choices)*boolInt(!fresh)+n.newChoices(idxs, fresh) > ChoicesMax {
 			return nil, fmt.Errorf("%w: more than %d choices", ErrTooLarge, ChoicesMax)
 		}
@@ -98,6 +101,9 @@ func (n *Normalizer) decodeChat(raw []byte) (func(), error) {
 
 func (n *Normalizer) applyChat(c *chatChunk) {
 	hasErr := present(c.Error)
+	if !hasErr {
+		n.release() // the chunk after the finish reasons is no error
+	}
 	if (c.Choices == nil || len(*c.Choices) == 0) && !hasErr {
 		return // usage-only chunk
 	}
@@ -112,7 +118,11 @@ func (n *Normalizer) applyChat(c *chatChunk) {
 		n.finish(&events.ResponseFailed{Code: code, Message: msg})
 		return
 	}
-	n.settle()
+	if c.Object == "chat.completion" {
+		n.settle() // a whole completion: nothing follows it
+		return
+	}
+	n.hold()
 }
 
 // chatError reads an in-band error: an object, or (some servers) a string.

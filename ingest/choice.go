@@ -99,16 +99,41 @@ outer:
 
 // settle ends the response once every choice seen has finished.
 func (n *Normalizer) settle() {
+	if b := n.verdict(); b != nil {
+		n.finish(b)
+	}
+}
+
+// hold notes that every choice has finished without ending the response:
+// release (or an in-band error, which wins) ends it.
+func (n *Normalizer) hold() {
+	if n.verdict() != nil {
+		n.st.R.Held = true
+	}
+}
+
+// release ends a held response with its choices' verdict.
+func (n *Normalizer) release() {
+	if r := &n.st.R; r.Held && !r.Ended {
+		r.Held = false
+		n.settle()
+	}
+}
+
+// verdict is the terminal event of a response whose choices have all
+// finished (a failure first, then an incompletion, else the first choice's
+// verdict); nil while one has not, or once the response has ended.
+func (n *Normalizer) verdict() events.Body {
 	r := &n.st.R
 	if r.Ended || len(r.Choices) == 0 {
-		return
+		return nil
 	}
 	cs := make([]choice, len(r.Choices))
 	copy(cs, r.Choices)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
 	for _, c := range cs {
 		if !c.Finished {
-			return
+			return nil
 		}
 	}
 	pick := cs[0].V
@@ -124,5 +149,5 @@ func (n *Normalizer) settle() {
 			break
 		}
 	}
-	n.finish(pick.body())
+	return pick.body()
 }

@@ -14,7 +14,7 @@ import (
 
 // TestDataDriven runs the behaviour files in testdata/. Commands:
 //
-//	feed [format=<f>] [stream=<id>] [tagged]   one raw event per input line; with any
+//	feed [format=<f>] [stream=<id>] [tagged]   one raw event per input line ([DONE]: Flush); with any
 //	                                          argument a fresh Normalizer is made first
 //	flush                                     Normalizer.Flush
 //	abort [reason=<r>]                        Normalizer.AbortOpen
@@ -90,6 +90,12 @@ func runBehaviourFile(t *testing.T, path string) {
 				}
 				for _, line := range strings.Split(d.Input, "\n") {
 					if strings.TrimSpace(line) == "" {
+						continue
+					}
+					if strings.TrimSpace(line) == "[DONE]" { // the stream's end, as ReadEvents and Stream.End see it
+						out := n.Flush()
+						f.add(out...)
+						b.WriteString(render(out))
 						continue
 					}
 					before, _ := n.MarshalState()

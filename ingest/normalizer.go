@@ -185,10 +185,13 @@ func (n *Normalizer) Feed(raw []byte) ([]Out, error) {
 
 // Flush returns the events implied by the end of the input: text held back
 // because it might have begun a <tool_call> tag is released (as display text,
-// or as argument text inside an open tag). Flush completes no call and ends
-// no response; feeding may go on afterwards.
+// or as argument text inside an open tag), and a response whose choices had
+// all finished ends with their verdict (Chat Completions holds it for an
+// in-band error). Flush completes no call and ends no other response;
+// feeding may go on afterwards.
 func (n *Normalizer) Flush() []Out {
 	n.out = nil
+	n.release()
 	n.flushScans()
 	out := n.out
 	n.out = nil

@@ -42,7 +42,7 @@ func runChunks(t *testing.T, chunks []string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return merged(append(all, out...))
+	return merged(append(append(all, out...), n.Flush()...))
 }
 
 // The tagged-text scanner must not care where the chunks break: split at

@@ -17,10 +17,14 @@ type state struct {
 
 // response is the state of the current response.
 type response struct {
-	ID      string   `msgpack:"id"`
-	Named   bool     `msgpack:"nm,omitempty"` // ID came from the provider
-	Started bool     `msgpack:"st,omitempty"` // ResponseStarted emitted
-	Ended   bool     `msgpack:"en,omitempty"` // terminal event emitted
+	ID      string `msgpack:"id"`
+	Named   bool   `msgpack:"nm,omitempty"` // ID came from the provider
+	Started bool   `msgpack:"st,omitempty"` // ResponseStarted emitted
+	Ended   bool   `msgpack:"en,omitempty"` // terminal event emitted
+	// Held: every choice has finished (Chat Completions) and the verdict
+	// waits for the next chunk or the stream's end, so that an in-band
+	// error after the finish reason fails the response.
+	Held    bool     `msgpack:"hd,omitempty"`
 	Items   []item   `msgpack:"it,omitempty"`
 	Choices []choice `msgpack:"ch,omitempty"`
 	Scans   []scan   `msgpack:"sc,omitempty"`
