@@ -2,52 +2,32 @@ package projector
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nuid"
 	"github.com/toolstream/toolstream/events"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// Relay batches. JetStream stores an atomic batch whole or not at all, in
-// its order; the server refuses batches above 1000 messages by default.
+// A relay round is at most one atomic batch (batch.go).
 const (
-	relayChunk      = 1000
-	relayChunkBytes = 8 << 20
+	relayChunk      = BatchMax
+	relayChunkBytes = BatchBytesMax
 )
-
-// Headers of JetStream's atomic batch publish (ADR-50, nats-server 2.12+).
-const (
-	hdrBatchID     = "Nats-Batch-Id"
-	hdrBatchSeq    = "Nats-Batch-Sequence"
-	hdrBatchCommit = "Nats-Batch-Commit"
-	// errCodeBatchDuplicate: the batch holds a message id already stored.
-	errCodeBatchDuplicate = 10201
-)
-
-// errBatchDuplicate: an earlier attempt stored this batch (its ack was lost)
-// or a prefix of it (a different batch before a crash).
-var errBatchDuplicate = errors.New("projector: batch holds an already stored event")
 
 // relay publishes outbox rows in outbox order and deletes each only after
 // JetStream acknowledged it. Publication may repeat (a crash between publish
 // and delete); the deterministic Nats-Msg-Id makes the repeat a no-op.
 //
-// Order: a pipelined publish that fails (no stream leader for a moment) and
-// is sent again after later ones succeeded would store events out of order,
-// and a projection downstream would see a stream's deltas shuffled. So on a
-// replicated stream (where leaders change) each round is one atomic batch,
-// and the next round starts only after the batch is acknowledged: the log
-// holds the outbox's order whatever fails in between. A single-server
-// stream has no leader to change and is relayed pipelined.
+// Order (batch.go): on a replicated stream (where leaders change) each
+// round is one atomic batch, and the next round starts only after the batch
+// is acknowledged: the log holds the outbox's order whatever fails in
+// between. A single-server stream has no leader to change and is relayed
+// pipelined.
 func (r *Runner) relay(ctx context.Context) error {
 	r.atomic = r.streamAllowsBatches(ctx)
 	r.log.Debug("relay", "atomic_batches", r.atomic)
@@ -151,21 +131,15 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 	return len(stored), err
 }
 
-// publishAtomic stores rows, all bound for one stream, as one atomic batch;
-// a batch holding an already stored event falls back to one by one (each
-// repeat is acked as a duplicate).
+// publishAtomic stores rows, all bound for one stream, as one atomic batch
+// (PublishOrdered) and returns the indices of the stored ones.
 func (r *Runner) publishAtomic(ctx context.Context, rows []relayRow) ([]int, error) {
-	if len(rows) == 1 {
-		return r.publishEach(ctx, rows)
+	msgs := make([]*nats.Msg, len(rows))
+	for i, x := range rows {
+		msgs[i] = r.relayMsg(x.row)
 	}
-	err := r.publishBatch(ctx, rows)
-	if err == nil {
-		return allOf(len(rows)), nil
-	}
-	if errors.Is(err, errBatchDuplicate) {
-		return r.publishEach(ctx, rows)
-	}
-	return nil, err
+	n, _, err := PublishOrdered(ctx, r.cfg.JS, msgs, r.cfg.PublishTimeout)
+	return allOf(n), err
 }
 
 // byStream groups the indices of rows by the stream of the log their
@@ -213,63 +187,6 @@ func (r *Runner) relayMsg(row outboxRow) *nats.Msg {
 	m.Data = row.Data
 	m.Header.Set(jetstream.MsgIDHeader, row.ID)
 	return m
-}
-
-// publishBatch stores rows as one atomic batch: all of them, in order, or
-// none.
-func (r *Runner) publishBatch(ctx context.Context, rows []relayRow) error {
-	nc := r.cfg.JS.Conn()
-	id := nuid.Next()
-	for i, x := range rows {
-		m := r.relayMsg(x.row)
-		m.Header.Set(hdrBatchID, id)
-		m.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
-		if i < len(rows)-1 {
-			if err := nc.PublishMsg(m); err != nil {
-				return fmt.Errorf("projector: relay batch: %w", err)
-			}
-			continue
-		}
-		m.Header.Set(hdrBatchCommit, "1")
-		actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
-		resp, err := nc.RequestMsgWithContext(actx, m)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("projector: relay batch of %d: %w", len(rows), err)
-		}
-		var ack struct {
-			Error *jetstream.APIError `json:"error"`
-			Count int                 `json:"count"`
-		}
-		if err := json.Unmarshal(resp.Data, &ack); err != nil {
-			return fmt.Errorf("projector: relay batch ack %q: %w", resp.Data, err)
-		}
-		switch {
-		case ack.Error != nil && ack.Error.ErrorCode == errCodeBatchDuplicate:
-			return errBatchDuplicate
-		case ack.Error != nil:
-			return fmt.Errorf("projector: relay batch of %d: %w", len(rows), ack.Error)
-		case ack.Count != len(rows):
-			return fmt.Errorf("projector: relay batch of %d acknowledged %d", len(rows), ack.Count)
-		}
-	}
-	return nil
-}
-
-// publishEach publishes rows one at a time, each after the previous one's
-// ack, and returns the stored prefix.
-func (r *Runner) publishEach(ctx context.Context, rows []relayRow) ([]int, error) {
-	var stored []int
-	for i, x := range rows {
-		actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
-		_, err := r.cfg.JS.PublishMsg(actx, r.relayMsg(x.row))
-		cancel()
-		if err != nil {
-			return stored, fmt.Errorf("projector: relay %s: %w", x.row.ID, err)
-		}
-		stored = append(stored, i)
-	}
-	return stored, nil
 }
 
 // publishPipelined is the relay for servers without atomic batches: fast,

@@ -1,0 +1,130 @@
+package projector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+)
+
+// Ordered publication. A pipelined publish that fails (no stream leader for
+// a moment) and is sent again after later ones succeeded stores events out
+// of order, and a projection downstream would see a stream's deltas
+// shuffled. On a replicated stream, where leaders change, whoever must keep
+// an order (the relays, Toolstream's own producers) publishes rounds of
+// messages as JetStream atomic batches and starts a round only once the
+// previous one is acknowledged: the log holds the order whatever fails in
+// between. A single server has no leader to change and is published to
+// pipelined.
+
+// Atomic batches. JetStream stores an atomic batch whole or not at all, in
+// its order; the server refuses batches above 1000 messages by default.
+const (
+	BatchMax      = 1000
+	BatchBytesMax = 8 << 20
+)
+
+// Headers of JetStream's atomic batch publish (ADR-50, nats-server 2.12+).
+const (
+	hdrBatchID     = "Nats-Batch-Id"
+	hdrBatchSeq    = "Nats-Batch-Sequence"
+	hdrBatchCommit = "Nats-Batch-Commit"
+	// errCodeBatchDuplicate: the batch holds a message id already stored.
+	errCodeBatchDuplicate = 10201
+)
+
+// ErrBatchDuplicate is returned by PublishBatch for a batch that holds an
+// already stored message id: an earlier attempt stored it (its ack was
+// lost) or a prefix of it. PublishEach stores the rest.
+var ErrBatchDuplicate = errors.New("projector: batch holds an already stored event")
+
+// PublishBatch stores msgs, all bound for one stream, as one JetStream
+// atomic batch: all of them, in order, or none. It waits up to timeout for
+// the acknowledgement and returns the stream sequence of the last message.
+// It returns ErrBatchDuplicate, or the server's or the connection's error.
+// msgs are not changed.
+func PublishBatch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (uint64, error) {
+	nc := js.Conn()
+	id := nuid.Next()
+	for i, m := range msgs {
+		bm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: nats.Header{}}
+		for k, v := range m.Header {
+			bm.Header[k] = v
+		}
+		bm.Header.Set(hdrBatchID, id)
+		bm.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
+		if i < len(msgs)-1 {
+			if err := nc.PublishMsg(bm); err != nil {
+				return 0, fmt.Errorf("projector: batch: %w", err)
+			}
+			continue
+		}
+		bm.Header.Set(hdrBatchCommit, "1")
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		resp, err := nc.RequestMsgWithContext(actx, bm)
+		cancel()
+		if err != nil {
+			return 0, fmt.Errorf("projector: batch of %d: %w", len(msgs), err)
+		}
+		var ack struct {
+			Error *jetstream.APIError `json:"error"`
+			Seq   uint64              `json:"seq"`
+			Count int                 `json:"count"`
+		}
+		if err := json.Unmarshal(resp.Data, &ack); err != nil {
+			return 0, fmt.Errorf("projector: batch ack %q: %w", resp.Data, err)
+		}
+		switch {
+		case ack.Error != nil && ack.Error.ErrorCode == errCodeBatchDuplicate:
+			return 0, ErrBatchDuplicate
+		case ack.Error != nil:
+			return 0, fmt.Errorf("projector: batch of %d: %w", len(msgs), ack.Error)
+		case ack.Count != len(msgs):
+			return 0, fmt.Errorf("projector: batch of %d acknowledged %d", len(msgs), ack.Count)
+		}
+		return ack.Seq, nil
+	}
+	return 0, nil
+}
+
+// PublishEach publishes msgs one at a time, each after the previous one's
+// acknowledgement (a repeat of a stored message id is acknowledged as a
+// duplicate), waiting up to timeout for each. It returns how many were
+// stored, a prefix of msgs, and the stream sequence of the last.
+func PublishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
+	var last uint64
+	for i, m := range msgs {
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		ack, err := js.PublishMsg(actx, m)
+		cancel()
+		if err != nil {
+			return i, last, fmt.Errorf("projector: publish %s: %w", m.Header.Get(jetstream.MsgIDHeader), err)
+		}
+		last = ack.Sequence
+	}
+	return len(msgs), last, nil
+}
+
+// PublishOrdered stores msgs, all bound for one stream, in their order as
+// PublishBatch does, falling back to PublishEach for a batch that holds an
+// already stored message. It returns how many were stored (all, or a
+// prefix) and the sequence of the last.
+func PublishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
+	if len(msgs) == 1 {
+		return PublishEach(ctx, js, msgs, timeout)
+	}
+	last, err := PublishBatch(ctx, js, msgs, timeout)
+	if err == nil {
+		return len(msgs), last, nil
+	}
+	if errors.Is(err, ErrBatchDuplicate) {
+		return PublishEach(ctx, js, msgs, timeout)
+	}
+	return 0, 0, err
+}
