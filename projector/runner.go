@@ -409,6 +409,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	msgs := make(chan jetstream.Msg, 2*r.cfg.BatchMax)
 	cc, err := r.consume(ctx, msgs)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while setting up: nothing was applied
+		}
 		return err
 	}
 	defer func() { cc.Stop() }()

@@ -273,3 +273,21 @@ func TestAttackTenantMismatch(t *testing.T) {
 		t.Fatalf("rejections = %+v, want the forged event as %s", rj, events.ReasonTenantMismatch)
 	}
 }
+
+// TestRunStoppedWhileStartingReturnsNil: a runner asked to stop before its
+// consumer is set up stops cleanly, as one stopped later does (serve
+// stopped during its first second exited 1).
+func TestRunStoppedWhileStartingReturnsNil(t *testing.T) {
+	b := bustest.Start(t)
+	publishText(t, b, "acme", "a", 1, "one")
+	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, tally{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.Run(ctx); err != nil {
+		t.Fatalf("Run stopped before it started = %v, want nil", err)
+	}
+}
