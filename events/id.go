@@ -44,6 +44,36 @@ func ModelEventID(tenant, response string, rawSeq uint64, n int) string {
 	return id("model", tenant, response, strconv.FormatUint(rawSeq, 10), strconv.Itoa(n))
 }
 
+// EdgeEventID names the n-th canonical model event that a producer
+// normalised at the edge (assembler.Producer) from the raw event at
+// position pos (0, 1, …) of its stream: that raw event never reached the
+// log, so its place in its stream names it.
+func EdgeEventID(tenant, stream string, pos int64, n int) string {
+	return id("edge", tenant, stream, strconv.FormatInt(pos, 10), strconv.Itoa(n))
+}
+
+// SplitEdgeEventID returns the parts of an id EdgeEventID made; ok is false
+// for any other id.
+func SplitEdgeEventID(eid string) (tenant, stream string, pos int64, n int, ok bool) {
+	rest, found := strings.CutPrefix(eid, "edge:")
+	parts := strings.Split(rest, "/")
+	if !found || len(parts) != 4 || ValidTenant(parts[0]) != nil {
+		return "", "", 0, 0, false
+	}
+	if parts[1] != "-" {
+		stream = unescapeKeyPart.Replace(parts[1])
+	}
+	pos, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil {
+		return "", "", 0, 0, false
+	}
+	n, err = strconv.Atoi(parts[3])
+	if err != nil || EdgeEventID(parts[0], stream, pos, n) != eid {
+		return "", "", 0, 0, false // not canonical
+	}
+	return parts[0], stream, pos, n, true
+}
+
 // CompletedID, RejectedID and IncompleteID name the assembler's one decision
 // about the call (tenant, response, item).
 func CompletedID(tenant, response, item string) string {

@@ -66,6 +66,8 @@ func TestIDBuildersAreInjective(t *testing.T) {
 	}
 	distinct := []struct{ name, a, b string }{
 		{"ModelEventID", ModelEventID("acme", "s/7", 3, 0), ModelEventID("acme", "s", 7, 3)},
+		{"EdgeEventID", EdgeEventID("acme", "s/7", 3, 0), EdgeEventID("acme", "s", 7, 3)},
+		{"EdgeEventID and ModelEventID", EdgeEventID("acme", "s", 7, 0), ModelEventID("acme", "s", 7, 0)},
 		{"ResponseOutcomeID", ResponseOutcomeID("acme", "r%2Fx"), ResponseOutcomeID("acme", "r/x")},
 		{"JudgedID", JudgedID("acme", "r/judged/1", 2), JudgedID("acme", "r", 12)},
 		{"MemoryOpID", MemoryOpID("acme", "u/1", 2), MemoryOpID("acme", "u", 12)},
@@ -87,6 +89,7 @@ func TestIDBuildersAreInjective(t *testing.T) {
 		{RejectedID("acme", "chatcmpl-9x", "choice0.tool1.2"), "rejected:acme/chatcmpl-9x/choice0.tool1.2"},
 		{IncompleteID("t1", "msg_01", "toolu_01:x"), "incomplete:t1/msg_01/toolu_01:x"},
 		{ModelEventID("acme", "r1", 2, 0), "model:acme/r1/2/0"},
+		{EdgeEventID("acme", "s1", 2, 0), "edge:acme/s1/2/0"},
 		{ResponseOutcomeID("acme", "r 1"), "response:acme/r 1"},
 		{VerifiedID("acme", "resp_1"), "verified:acme/resp_1"},
 		{JudgedID("acme", "resp_1", 3), "verified:acme/resp_1/judged/3"},
@@ -129,4 +132,24 @@ func FuzzIDIsInjective(f *testing.F) {
 			t.Fatalf("splitID(%q) = %q %q %q %v, want parts %q", ia, kind, tenant, got, ok, pa)
 		}
 	})
+}
+
+// An edge event's id gives its parts back, and nothing else passes for
+// one.
+func TestSplitEdgeEventID(t *testing.T) {
+	for _, c := range []struct {
+		stream string
+		pos    int64
+		n      int
+	}{{"s1", 0, 0}, {"a/b", 7, 3}, {"", 1, 2}, {"-", 3, 0}, {"50%", 12, 1}} {
+		tenant, stream, pos, n, ok := SplitEdgeEventID(EdgeEventID("acme", c.stream, c.pos, c.n))
+		if !ok || tenant != "acme" || stream != c.stream || pos != c.pos || n != c.n {
+			t.Errorf("%+v: got %q %q %d %d %v", c, tenant, stream, pos, n, ok)
+		}
+	}
+	for _, bad := range []string{"model:acme/s/1/0", "edge:acme/s/1", "edge:acme/s/x/0", "edge:acme/a%2Db/1/0", "edge:/s/1/0"} {
+		if _, _, _, _, ok := SplitEdgeEventID(bad); ok {
+			t.Errorf("%q passed for an edge event id", bad)
+		}
+	}
 }
