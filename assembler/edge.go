@@ -1,0 +1,304 @@
+package assembler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// Normalising at the edge. Toolstream's own producers (toolstream publish,
+// toolstream assemble, the demo, and any Go program through Producer) run
+// the ingest adapters in their own process and publish canonical model
+// events, sealed under the user's data key, to
+// ts.model.<tenant>.<response>.<item>: what the ingest projection would
+// have emitted for the same raw events (ingest.Stream decides for both),
+// without the raw events ever reaching the log in plaintext, and without
+// the log storing, and ingest reading, every event twice. Raw events of
+// third-party producers still go to ts.in (PublishRaw), where the ingest
+// projection normalises them. See docs/design.md, "Normalising at the
+// edge".
+//
+// The two paths differ in what names a model event: ingest's events are
+// named by the raw event's sequence in TS_IN (events.ModelEventID), the
+// edge's by the raw event's position in its stream (events.EdgeEventID),
+// which is also how trace tells where a call's bytes came from.
+
+// EdgeEvents reads a provider stream from r (JSON lines or raw SSE, see
+// ingest.ReadEvents), normalises it as the ingest projection would, and
+// calls fn with each canonical model event and its subject, in order:
+// the events of each raw event, then those the stream's end implies. A raw
+// event the adapter refuses aborts the open calls of its response and
+// becomes an InputRejected (its Seq is the event's position), and the
+// stream goes on. Event times come from now, read once per raw event. It
+// returns the number of raw events read, and the reader's or fn's error.
+func EdgeEvents(s RawStream, r io.Reader, now func() time.Time, fn func(subject string, ev *events.Event) error) (int, error) {
+	format := s.Format
+	if format == "" {
+		format = string(ingest.FormatAuto)
+	}
+	f, err := ingest.ParseFormat(format)
+	if err != nil {
+		return 0, err
+	}
+	if err := events.ValidTenant(s.Tenant); err != nil {
+		return 0, err
+	}
+	st := ingest.NewStream(ingest.Config{Format: f, Stream: s.Stream, TaggedText: s.Tagged})
+	emit := func(pos int64, at int64, outs []ingest.Out) error {
+		for n, o := range outs {
+			subj, err := events.ModelSubject(s.Tenant, o.Response, o.Item)
+			if err != nil {
+				return err
+			}
+			ev := &events.Event{
+				ID: events.EdgeEventID(s.Tenant, s.Stream, pos, n), Tenant: s.Tenant,
+				User: s.User, Session: s.Session, Run: s.Run, Step: s.Step,
+				Response: o.Response, Item: o.Item, CallID: o.CallID, At: at, Body: o.Body,
+			}
+			if err := fn(subj, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var pos int64
+	err = ingest.ReadEvents(r, func(raw []byte) error {
+		at := now().UnixNano()
+		outs, err := st.Feed(raw)
+		if err != nil {
+			outs = st.Refuse(uint64(pos), err)
+		}
+		err = emit(pos, at, outs)
+		pos++
+		return err
+	})
+	if err != nil {
+		return int(pos), err
+	}
+	return int(pos), emit(pos, now().UnixNano(), st.End())
+}
+
+// ProducerConfig configures a Producer.
+type ProducerConfig struct {
+	// JS is where the events go; Keys seals them (the user's data key,
+	// events.EncodeSealed). Both are required: Toolstream's own producers
+	// never publish personal data in the clear.
+	JS   jetstream.JetStream
+	Keys events.Keyring
+	// Window bounds the publishes sent and not yet acknowledged; default
+	// 512. Each acknowledgement lets one more go: the server is never idle
+	// waiting for the producer, nor the producer for a whole window.
+	Window int
+	// Ordered publishes atomic batches, each after the previous one was
+	// acknowledged, instead of a window of single publishes: on a
+	// replicated stream a publish retried across a leader change would land
+	// after later ones (projector/batch.go). The default decides by the
+	// server: ordered when it is part of a cluster.
+	Ordered OrderMode
+	// PublishTimeout bounds the wait for one acknowledgement; default 10s.
+	PublishTimeout time.Duration
+	// RetryMax bounds how long an ordered batch is retried while the stream
+	// has no leader; default 1 minute.
+	RetryMax time.Duration
+	// Now gives the events their time; default time.Now.
+	Now func() time.Time
+}
+
+// OrderMode says how a Producer keeps its events in order in the log.
+type OrderMode uint8
+
+const (
+	// OrderAuto orders by atomic batches on a clustered server, by a
+	// pipelined window on a single server.
+	OrderAuto OrderMode = iota
+	// OrderWindow always pipelines.
+	OrderWindow
+	// OrderBatches always publishes atomic batches.
+	OrderBatches
+)
+
+func (c *ProducerConfig) setDefaults() error {
+	if c.JS == nil || c.Keys == nil {
+		return fmt.Errorf("%w: JS and Keys are required", ErrInvalidProducer)
+	}
+	if c.Window <= 0 {
+		c.Window = 512
+	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = 10 * time.Second
+	}
+	if c.RetryMax <= 0 {
+		c.RetryMax = time.Minute
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Ordered == OrderAuto {
+		c.Ordered = OrderWindow
+		if c.JS.Conn().ConnectedClusterName() != "" {
+			c.Ordered = OrderBatches
+		}
+	}
+	return nil
+}
+
+// Producer normalises provider streams at the edge and publishes their
+// canonical model events, sealed, to ts.model.<tenant>.<response>.<item>
+// (EdgeEvents says which events). Each event's Nats-Msg-Id is its id, so
+// publishing the same stream again is deduplicated within the log's
+// duplicate window. Safe for concurrent use: each Publish has its own
+// stream.
+type Producer struct {
+	cfg ProducerConfig
+}
+
+// NewProducer returns a producer; ErrInvalidProducer without JS or Keys.
+func NewProducer(cfg ProducerConfig) (*Producer, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	return &Producer{cfg: cfg}, nil
+}
+
+// Published is what one Publish did.
+type Published struct {
+	Raw   int    // raw provider events read
+	Model int    // canonical model events stored
+	Last  uint64 // TS_MODEL sequence of the last of them
+}
+
+// Publish reads one provider stream from r and publishes its canonical
+// model events, every one acknowledged when it returns. It returns the
+// reader's error, ingest's for a bad format or tenant, the key store's, or
+// the log's (events.ErrBadInput never comes back for a raw event: a refused
+// one is published as an InputRejected).
+func (p *Producer) Publish(ctx context.Context, s RawStream, r io.Reader) (Published, error) {
+	out := &modelOut{cfg: &p.cfg}
+	raw, err := EdgeEvents(s, r, p.cfg.Now, func(subject string, ev *events.Event) error {
+		data, err := events.EncodeSealed(ev, p.cfg.Keys, "")
+		if err != nil {
+			return err
+		}
+		m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
+		return out.add(ctx, m)
+	})
+	if err == nil {
+		err = out.flush(ctx)
+	}
+	if err != nil {
+		return Published{Raw: raw, Model: out.stored, Last: out.last}, fmt.Errorf("assembler: publish stream %q of %s: %w", s.Stream, s.Tenant, err)
+	}
+	return Published{Raw: raw, Model: out.stored, Last: out.last}, nil
+}
+
+// modelOut publishes one stream's events in order: a sliding window of
+// asynchronous publishes, or atomic batches one after another.
+type modelOut struct {
+	cfg    *ProducerConfig
+	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
+	batch  []*nats.Msg              // OrderBatches: the next batch
+	bytes  int
+	stored int
+	last   uint64
+}
+
+func (o *modelOut) add(ctx context.Context, m *nats.Msg) error {
+	if o.cfg.Ordered == OrderBatches {
+		o.batch = append(o.batch, m)
+		o.bytes += len(m.Data) + len(m.Subject)
+		if len(o.batch) >= projector.BatchMax || o.bytes >= projector.BatchBytesMax {
+			return o.flushBatch(ctx)
+		}
+		return nil
+	}
+	for len(o.futs) >= o.cfg.Window {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	for {
+		// No retries inside nats.go: a publish sent again after later ones
+		// would store the stream out of order. On a single server a publish
+		// that finds no stream fails.
+		f, err := o.cfg.JS.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
+			// The connection's other publishers fill nats.go's window:
+			// wait for one of ours and try again.
+			if err := o.waitOldest(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		o.futs = append(o.futs, f)
+		return nil
+	}
+}
+
+func (o *modelOut) waitOldest(ctx context.Context) error {
+	f := o.futs[0]
+	select {
+	case ack := <-f.Ok():
+		o.stored++
+		o.last = max(o.last, ack.Sequence)
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	o.futs[0] = nil
+	o.futs = o.futs[1:]
+	return nil
+}
+
+// flush waits for everything sent.
+func (o *modelOut) flush(ctx context.Context) error {
+	if o.cfg.Ordered == OrderBatches {
+		return o.flushBatch(ctx)
+	}
+	for len(o.futs) > 0 {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushBatch stores the pending batch, retrying it (the same message ids)
+// while the stream has no leader, up to RetryMax.
+func (o *modelOut) flushBatch(ctx context.Context) error {
+	deadline := time.Now().Add(o.cfg.RetryMax)
+	backoff := 50 * time.Millisecond
+	for len(o.batch) > 0 {
+		n, last, err := projector.PublishOrdered(ctx, o.cfg.JS, o.batch, o.cfg.PublishTimeout)
+		o.stored += n
+		if n > 0 {
+			o.last = max(o.last, last)
+			o.batch = o.batch[n:]
+		}
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+	o.batch, o.bytes = o.batch[:0], 0
+	return nil
+}
