@@ -33,9 +33,9 @@ func assembleCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "assemble [--provider P] [--tools FILE] [--tenant T] FILE|-",
 		Short: "One-shot: assemble the calls of a recorded provider stream and print one JSON line per outcome",
-		Long: `assemble starts an embedded server in a temporary directory, publishes FILE (JSON lines or raw SSE;
-"-" reads stdin) through the same ingest path producers use, runs the same assembler projection until
-everything is processed, and prints one JSON object per line:
+		Long: `assemble starts an embedded server in a temporary directory, normalises FILE (JSON lines or raw SSE;
+"-" reads stdin) and publishes its model events as toolstream publish does, runs the same assembler
+projection until everything is processed, and prints one JSON object per line:
 
   {"type":"call","outcome":"completed","response_id":…,"item_id":…,"call_id":…,"name":…,"arguments":{…}}
   {"type":"call","outcome":"rejected"|"incomplete",…,"reason":…}
@@ -104,8 +104,8 @@ func normaliseProvider(p string, tagged bool) (string, bool) {
 	return p, tagged
 }
 
-// assembleOnce runs the ingest and assembler projections on an embedded
-// server in a temporary directory over one input.
+// assembleOnce runs the one-shot (node.Assemble) on an embedded server in a
+// temporary directory over one input.
 func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name string, in io.Reader) ([]assembler.Line, error) {
 	log, _ := g.logger()
 	tmp, err := os.MkdirTemp("", "toolstream-assemble-")
@@ -131,34 +131,9 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 			return nil, err
 		}
 	}
-	if _, _, err := assembler.PublishRaw(ctx, b.JS, assembler.RawStream{Tenant: o.tenant, Format: o.provider, Stream: name, Tagged: o.tagged}, in); err != nil {
-		return nil, err
-	}
-	n := node.New(b, filepath.Join(tmp, "views"), log)
-	defer n.Stop()
-	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{Logger: log}), nil); err != nil {
-		return nil, err
-	}
-	asm := assembler.New(assembler.Config{IdleTimeout: o.idle, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust()), Logger: log})
-	if _, err := n.Start(ctx, asm, nil); err != nil {
-		return nil, err
-	}
-	if err := n.Settle(ctx, assembler.IngestName); err != nil {
-		return nil, err
-	}
-	if err := n.Settle(ctx, assembler.Name); err != nil {
-		return nil, err
-	}
-	evs, err := node.ReadAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
-	if err != nil {
-		return nil, err
-	}
-	var lines []assembler.Line
-	for _, ev := range evs {
-		if l, ok := assembler.LineOf(ev); ok {
-			lines = append(lines, l)
-		}
-	}
-	assembler.SortLines(lines)
-	return lines, nil
+	return node.Assemble(ctx, node.AssembleConfig{
+		Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log,
+		Assembler: assembler.Config{IdleTimeout: o.idle, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust()), Logger: log},
+		Stream:    assembler.RawStream{Tenant: o.tenant, Format: o.provider, Stream: name, Tagged: o.tagged},
+	}, in)
 }

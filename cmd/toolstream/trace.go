@@ -112,7 +112,12 @@ type TraceStep struct {
 	Kind   string    `json:"kind"`
 	What   string    `json:"what"`
 	Bytes  int       `json:"bytes,omitempty"` // argument or text bytes of a delta
-	Raw    uint64    `json:"raw_seq,omitempty"`
+	Raw    uint64    `json:"raw_seq,omitempty"` // the raw event's TS_IN sequence (normalised by ingest)
+	// RawPos is the raw event's position in its producer's stream, for an
+	// event the producer normalised at the edge (the raw event never
+	// reached the log); RawStream names that stream.
+	RawPos    *int64 `json:"raw_pos,omitempty"`
+	RawStream string `json:"raw_stream,omitempty"`
 }
 
 // TraceBuilt is where the call's arguments came from.
@@ -121,8 +126,13 @@ type TraceBuilt struct {
 	LastSeq  uint64 `json:"last_seq"`
 	Deltas   int    `json:"deltas"`
 	Bytes    int    `json:"bytes"`
-	RawFirst uint64 `json:"raw_first_seq,omitempty"` // the raw provider events they came from
+	RawFirst uint64 `json:"raw_first_seq,omitempty"` // the raw provider events they came from (TS_IN)
 	RawLast  uint64 `json:"raw_last_seq,omitempty"`
+	// Normalised at the edge: the positions of the raw events in the
+	// producer's stream.
+	RawStream   string `json:"raw_stream,omitempty"`
+	RawPosFirst *int64 `json:"raw_first_pos,omitempty"`
+	RawPosLast  *int64 `json:"raw_last_pos,omitempty"`
 }
 
 // TraceAttempt is one ExecutionStarted: who held the lease for which try.
@@ -286,11 +296,23 @@ func traceCall(ctx context.Context, b *bus.Bus, tenant, id, response string) (*C
 		}
 		tr.Built = &TraceBuilt{FirstSeq: from.FirstSeq, LastSeq: from.LastSeq, Deltas: from.Deltas, Bytes: from.Bytes}
 		for _, s := range steps {
-			if s.Raw != 0 && s.Seq >= from.FirstSeq && s.Seq <= from.LastSeq {
+			if s.Seq < from.FirstSeq || s.Seq > from.LastSeq {
+				continue
+			}
+			if s.Raw != 0 {
 				if tr.Built.RawFirst == 0 || s.Raw < tr.Built.RawFirst {
 					tr.Built.RawFirst = s.Raw
 				}
 				tr.Built.RawLast = max(tr.Built.RawLast, s.Raw)
+			}
+			if p := s.RawPos; p != nil {
+				tr.Built.RawStream = s.RawStream
+				if tr.Built.RawPosFirst == nil || *p < *tr.Built.RawPosFirst {
+					tr.Built.RawPosFirst = p
+				}
+				if tr.Built.RawPosLast == nil || *p > *tr.Built.RawPosLast {
+					tr.Built.RawPosLast = p
+				}
 			}
 		}
 		st.What += fmt.Sprintf("; built from %d deltas, %d bytes, model seq %d–%d", from.Deltas, from.Bytes, from.FirstSeq, from.LastSeq)
@@ -382,6 +404,9 @@ func byWhom(by, reason string) string {
 func modelStep(e logEntry) TraceStep {
 	ev := e.Ev
 	st := TraceStep{Seq: e.Seq, Stored: e.Stored, At: ev.Time(), Stage: "model", Kind: string(ev.Kind), Raw: rawSeqOf(ev.ID)}
+	if _, stream, pos, _, ok := events.SplitEdgeEventID(ev.ID); ok {
+		st.RawPos, st.RawStream = &pos, stream
+	}
 	switch b := ev.Body.(type) {
 	case *events.ResponseStarted:
 		st.What = "response started"
@@ -570,6 +595,9 @@ func (tr *CallTrace) writeText(w io.Writer) error {
 		if tr.Built.RawFirst != 0 {
 			fmt.Fprintf(w, ", normalised from raw provider events seq %d–%d", tr.Built.RawFirst, tr.Built.RawLast)
 		}
+		if tr.Built.RawPosFirst != nil {
+			fmt.Fprintf(w, ", normalised by the producer from raw events %d–%d of its stream %s", *tr.Built.RawPosFirst, *tr.Built.RawPosLast, tr.Built.RawStream)
+		}
 		fmt.Fprintln(w)
 	}
 	if tr.Key != "" {
@@ -629,6 +657,9 @@ func (tr *CallTrace) writeText(w io.Writer) error {
 		what := st.What
 		if st.Raw != 0 {
 			what += fmt.Sprintf(" [raw seq %d]", st.Raw)
+		}
+		if st.RawPos != nil {
+			what += fmt.Sprintf(" [raw event %d of %s]", *st.RawPos, st.RawStream)
 		}
 		line(strconv.FormatUint(st.Seq, 10), st.Stored, st.Stage, what)
 	}

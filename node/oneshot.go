@@ -1,0 +1,75 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
+)
+
+// AssembleConfig is one one-shot assembly (toolstream assemble).
+type AssembleConfig struct {
+	// Bus is the log: one that holds nothing but what the one-shot writes
+	// (a fresh embedded server, and the registry when there is one), since
+	// every call and response outcome in it is read back. Its Keys seal.
+	Bus *bus.Bus
+	// Dir holds the assembler's view.
+	Dir string
+	// Assembler configures the assembler projection.
+	Assembler assembler.Config
+	// Stream names the provider stream and its envelope.
+	Stream assembler.RawStream
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Assemble runs the assembler over the provider stream read from r: the
+// stream is normalised here and published, sealed, as model events
+// (assembler.Producer), while the assembler applies them; once it has
+// decided everything, every call and response outcome of the log is read
+// back, whole streams unfiltered (a filtered read of a stream with many
+// subjects costs the server far more), and returned one line each, sorted
+// (assembler.SortLines).
+func Assemble(ctx context.Context, cfg AssembleConfig, r io.Reader) ([]assembler.Line, error) {
+	b := cfg.Bus
+	n := New(b, cfg.Dir, cfg.Logger)
+	defer n.Stop()
+	if _, err := n.Start(ctx, assembler.New(cfg.Assembler), nil); err != nil {
+		return nil, err
+	}
+	p, err := assembler.NewProducer(assembler.ProducerConfig{JS: b.JS, Keys: b.Keys})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.Publish(ctx, cfg.Stream, r); err != nil {
+		return nil, err
+	}
+	if err := n.Settle(ctx, assembler.Name); err != nil {
+		return nil, err
+	}
+	var lines []assembler.Line
+	for _, stream := range []string{events.StreamCalls, events.StreamOut} {
+		err := b.Read(ctx, logread.Config{Stream: stream}, func(batch []*logread.Msg) error {
+			for _, m := range batch {
+				ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
+				if err != nil {
+					return fmt.Errorf("node: one-shot outcome at %s seq %d: %w", stream, m.Seq, err)
+				}
+				if l, ok := assembler.LineOf(ev); ok {
+					lines = append(lines, l)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	assembler.SortLines(lines)
+	return lines, nil
+}
