@@ -8,7 +8,7 @@
 //     identity, and emits CallCompleted, CallRejected or CallIncomplete per
 //     call and one ResponseOutcome per response.
 //
-// Invariants (DESIGN.md):
+// Invariants (DESIGN.md; docs/design.md lists the tests of each):
 //
 //  1. Never an incomplete call. A call completes only on its protocol's
 //     completion signal, which the adapters translate into ArgumentsDone or
@@ -23,7 +23,7 @@
 //  2. One buffer per call identity (tenant, response, item). call_id is kept
 //     to correlate the result; the provider's index is kept but never used as
 //     identity.
-//  5. Order. Ingest applies a stream's numbered raw events (Ts-Seq) in
+//     Order (what invariants 1 and 6 rest on). Ingest applies a stream's numbered raw events (Ts-Seq) in
 //     position order whatever order the log holds them in: an event after a
 //     missing position is held in the view until the position arrives, or
 //     until IngestConfig.GapWait (ticks) or HoldMax declares it lost, which

@@ -5,7 +5,8 @@
 //
 // Each measurement is an exported function that returns durations or
 // latency samples (Backbone, AssemblerThroughput, CompletionLatency,
-// Executor, Verifier, MemoryRecall, Replay); the `go test -bench`
+// ExecutorCalls, Verifier, MemoryRecall, Replay, SealedAssembler,
+// SealedMemory, …; `toolstream bench --help` lists the rows); the `go test -bench`
 // benchmarks of the packages measured and `toolstream bench` (Run) share
 // them, so one idea is measured by one piece of code. Functions that need a
 // log take a *bus.Bus whose stream they may fill; Run gives each

@@ -276,7 +276,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 		}
 	}
 	if flagged == 0 {
-		return fmt.Errorf("demo: the unsupported promise was not flagged")
+		return fmt.Errorf("demo: the contradicted delivery promise was not flagged")
 	}
 
 	// 4. Memory: the spicy story.

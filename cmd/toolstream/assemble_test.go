@@ -143,3 +143,30 @@ func TestAssembleSSE(t *testing.T) {
 		})
 	}
 }
+
+// TestOneShotIsQuiet: a one-shot command prints its result on stdout and
+// nothing on stderr (its own server's INFO lines were noise there) unless
+// --log-level asks for them.
+func TestOneShotIsQuiet(t *testing.T) {
+	stream := "../../testdata/streams/anthropic-weather.jsonl"
+	for _, tc := range []struct {
+		args       []string
+		wantStderr bool
+	}{
+		{[]string{"assemble", stream}, false},
+		{[]string{"--log-level", "info", "assemble", stream}, true},
+	} {
+		var out, errOut bytes.Buffer
+		root := newRoot(&out, &errOut)
+		root.SetArgs(append([]string{"--data", t.TempDir()}, tc.args...))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, errOut.String())
+		}
+		if !bytes.Contains(out.Bytes(), []byte(`"type":"call"`)) {
+			t.Errorf("%v: stdout %q, want the call", tc.args, out.String())
+		}
+		if got := errOut.Len() > 0; got != tc.wantStderr {
+			t.Errorf("%v: stderr %q, want output: %v", tc.args, errOut.String(), tc.wantStderr)
+		}
+	}
+}

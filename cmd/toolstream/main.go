@@ -89,7 +89,12 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentPreRunE = undumpableHook // every command: undumpable.go
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if !cmd.Flags().Changed("log-level") && oneShot(cmd) {
+			g.logLevel = "warn" // its own server's INFO lines are noise to a one-shot's user
+		}
+		return undumpableHook(cmd, args) // every command: undumpable.go
+	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.data, "data", "./toolstream-data", "data directory: JetStream files (nats/) and projection views (views/)")
 	pf.StringVar(&g.listen, "listen", "127.0.0.1:4222", "client address of the embedded NATS server")
@@ -99,7 +104,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.IntVar(&g.replicas, "replicas", 0, "stream replicas (0: 1 embedded, 3 on a cluster of 3 or more)")
 	pf.IntVar(&g.partitions, "partitions", 0, fmt.Sprintf("model subject partitions, one active assembler each (0: keep the log's setting, none on a new log; at most %d)", bus.PartitionsMax))
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
-	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error (one-shot commands — assemble, verify, memory run — default to warn)")
 	pf.StringVar(&g.creds, "creds", "", "NATS credentials file (toolstream creds); by default a command authenticates as the operator with the material in --data/auth")
 	pf.StringVar(&g.user, "user", "", "NATS user")
 	pf.StringVar(&g.password, "password", "", "NATS password")
@@ -114,6 +119,16 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		root.AddCommand(add(g))
 	}
 	return root
+}
+
+// oneShot reports whether cmd is a one-shot command: it runs its own
+// embedded server in a temporary directory and prints its result.
+func oneShot(cmd *cobra.Command) bool {
+	switch cmd.CommandPath() {
+	case "toolstream assemble", "toolstream verify", "toolstream memory run":
+		return true
+	}
+	return false
 }
 
 // extraCommands are registered by the files that define them.
