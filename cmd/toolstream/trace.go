@@ -111,7 +111,7 @@ type TraceStep struct {
 	Stage  string    `json:"stage"`  // model, call, exec, approval, result, verdict
 	Kind   string    `json:"kind"`
 	What   string    `json:"what"`
-	Bytes  int       `json:"bytes,omitempty"` // argument or text bytes of a delta
+	Bytes  int       `json:"bytes,omitempty"`   // argument or text bytes of a delta
 	Raw    uint64    `json:"raw_seq,omitempty"` // the raw event's TS_IN sequence (normalised by ingest)
 	// RawPos is the raw event's position in its producer's stream, for an
 	// event the producer normalised at the edge (the raw event never
