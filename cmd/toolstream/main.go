@@ -51,10 +51,18 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(os.Stdout, os.Stderr)
-	if err := root.ExecuteContext(ctx); err != nil {
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && !stoppedAsAsked(ctx, cmd, err) {
 		fmt.Fprintln(os.Stderr, "toolstream:", err)
 		os.Exit(exitCode(err))
 	}
+}
+
+// stoppedAsAsked reports whether err is only a server's setup cut short by
+// the signal that asked it to stop (serve stopped during its first second
+// failed with "context canceled"): stopping when asked is success.
+func stoppedAsAsked(ctx context.Context, cmd *cobra.Command, err error) bool {
+	return ctx.Err() != nil && errors.Is(err, context.Canceled) && cmd != nil && cmd.Name() == "serve"
 }
 
 // exitError carries a specific exit code.
