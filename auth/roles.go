@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/jwt/v2"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/keys"
 )
 
 // Role names what an identity may do. Roles are data: permissions derives
@@ -26,7 +27,9 @@ const (
 	// nothing.
 	RoleReader Role = "reader"
 	// RoleProducer belongs to one tenant: publishes that tenant's raw
-	// provider events and reads that tenant's outcomes, live.
+	// provider events, or its model events normalised and sealed at the
+	// edge (with its users' data keys), and reads that tenant's outcomes,
+	// live.
 	RoleProducer Role = "producer"
 	// RoleAssembler runs ingest, the assembler (and its partitions),
 	// responses and the clock; records the tool registry (signed).
@@ -218,6 +221,12 @@ func permissions(id Identity) jwt.Permissions {
 	case RoleProducer:
 		t := id.Tenant
 		p.Pub.Allow.Add(subjectLogRoot + ".in." + t + ".>")
+		// Normalising at the edge: the tenant's model events, sealed under
+		// its users' keys, which it reads and makes (a tenant's key store).
+		p.Pub.Allow.Add(subjectLogRoot + ".model." + t + ".>")
+		if put, get, err := keys.UserKeySubjects(t); err == nil {
+			p.Pub.Allow.Add(put, get)
+		}
 		for _, k := range []string{"call", "resp", "result", "answer"} {
 			p.Sub.Allow.Add(subjectLogRoot + "." + k + "." + t + ".>")
 		}

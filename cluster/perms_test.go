@@ -160,7 +160,8 @@ var policy = []action{
 	// The log's subjects: each kind has its writers.
 	{false, "ts.in.acme.openai-responses.s1", []auth.Identity{acmeProd}, "raw events of acme"},
 	{false, "ts.in.globex.openai-responses.s1", []auth.Identity{globeProd}, "raw events of globex"},
-	{false, "ts.model.acme.r.i", []auth.Identity{asmRole}, "model events"},
+	{false, "ts.model.acme.r.i", []auth.Identity{asmRole, acmeProd}, "acme's model events (its producer normalises at the edge)"},
+	{false, "ts.model.globex.r.i", []auth.Identity{asmRole, globeProd}, "globex's model events"},
 	{false, "ts.call.acme.orders_refund", []auth.Identity{asmRole}, "a forged CallCompleted"},
 	{false, "ts.resp.acme.r", []auth.Identity{asmRole}, "response outcomes"},
 	{false, "ts.ctl._system.registry", []auth.Identity{asmRole}, "the registry"},
@@ -179,6 +180,10 @@ var policy = []action{
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},
 	{false, "$O.ts_results.C.x", []auth.Identity{execRole}, "raw results"},
 	{false, "$KV.ts_keys.k.x", append([]auth.Identity{operator}, processors...), "a data key"},
+	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u", append([]auth.Identity{operator, acmeProd}, processors...), "acme's user ann's data key"},
+	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u.r._cjE", append([]auth.Identity{operator}, processors...), "a key of ann's memory record"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_keys.$KV.ts_keys.k._Z2xvYmV4.u._YW5u", append([]auth.Identity{reader, operator, globeProd}, processors...), "reading globex's user ann's data key"},
+	{false, "$JS.API.STREAM.INFO.KV_ts_keys", append([]auth.Identity{reader, operator}, processors...), "the key bucket's info (it lists every key's name)"},
 	{false, "$JS.API.STREAM.MSG.DELETE.KV_ts_keys", []auth.Identity{operator}, "erasing a data key"},
 	// The log and buckets themselves: the admin's alone.
 	{false, "$JS.API.STREAM.CREATE.CAPTURE", nil, "a stream capturing memory requests"},

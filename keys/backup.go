@@ -24,6 +24,9 @@ type backupLine struct {
 // returns how many. The backup holds every key in the clear: keep it as
 // safe as the bucket, and remember that it outlives later erasures.
 func (s *Store) Backup(ctx context.Context, w io.Writer) (int, error) {
+	if err := s.whole("a backup"); err != nil {
+		return 0, err
+	}
 	prefix := "$KV." + s.cfg.Bucket + "."
 	enc := json.NewEncoder(w)
 	n := 0
@@ -82,6 +85,9 @@ func OwnerOf(name string) (Owner, error) {
 // those erased says were erased (an erasure made after the backup must not
 // be undone), and returns how many it restored and skipped.
 func (s *Store) Restore(ctx context.Context, r io.Reader, erased func(Owner) bool) (restored, skipped int, err error) {
+	if err := s.whole("a restore"); err != nil {
+		return 0, 0, err
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {

@@ -47,6 +47,12 @@ type Config struct {
 	CacheTTL time.Duration
 	// Timeout bounds one request to the bucket; default 5s.
 	Timeout time.Duration
+	// Tenant, when set, makes the store a producer's (Toolstream's own
+	// producers seal at the edge): it seals and opens that tenant's user
+	// keys only, reaching the bucket by direct gets and publishes alone
+	// (what a producer's identity may do: auth.UserKeySubjects), and cannot
+	// erase, back up or restore. Open then does not wait for the bucket.
+	Tenant string
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -92,6 +98,9 @@ type scopeKey struct{ tenant, scope string }
 
 // nameOf is name, remembered.
 func (s *Store) nameOf(tenant, scope string) (string, error) {
+	if err := s.inScope(tenant, scope); err != nil {
+		return "", err
+	}
 	k := scopeKey{tenant, scope}
 	s.mu.Lock()
 	n, ok := s.names[k]
@@ -123,6 +132,12 @@ var _ events.Keyring = (*Store)(nil)
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
+	}
+	if cfg.Tenant != "" {
+		if err := events.ValidTenant(cfg.Tenant); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		return &Store{cfg: cfg, cache: map[string]*cached{}, names: map[scopeKey]string{}}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.SetupMax)
 	defer cancel()
@@ -182,7 +197,7 @@ func name(tenant, scope string) (string, error) {
 		}
 		return "_" + base64.RawURLEncoding.EncodeToString([]byte(s)), nil
 	}
-	t := "_" + base64.RawURLEncoding.EncodeToString([]byte(tenant))
+	t := tenantToken(tenant)
 	switch {
 	case len(parts) == 2 && parts[0] == "u":
 		u, err := enc(parts[1])
@@ -237,15 +252,15 @@ func (s *Store) get(name string, fresh bool) (*cached, error) {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	e, err := s.kv.Get(ctx, name)
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+	v, err := s.load(ctx, name)
+	if errors.Is(err, errKeyGone) {
 		s.drop(name)
-		return nil, errKeyGone
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	id, aead, err := parse(e.Value())
+	id, aead, err := parse(v)
 	if err != nil {
 		return nil, err
 	}
@@ -283,9 +298,9 @@ func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
 		return "", nil, err
 	}
 	ctx, cancel := s.ctx()
-	_, err = s.kv.Create(ctx, n, v)
+	err = s.create(ctx, n, v)
 	cancel()
-	if err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+	if err != nil {
 		return "", nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	// Ours, or another process's made at the same moment: read it back.
@@ -323,6 +338,9 @@ func (s *Store) OpenKey(tenant, scope, id string) (cipher.AEAD, error) {
 // stored bytes are overwritten), and returns how many it destroyed. What
 // they sealed can no longer be read by anyone.
 func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
+	if err := s.whole("erasing"); err != nil {
+		return 0, err
+	}
 	n, err := name(tenant, events.UserScope(user))
 	if err != nil {
 		return 0, err
@@ -332,6 +350,9 @@ func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
 
 // EraseRecord destroys the key of one memory record of a user.
 func (s *Store) EraseRecord(ctx context.Context, tenant, user, record string) (int, error) {
+	if err := s.whole("erasing"); err != nil {
+		return 0, err
+	}
 	n, err := name(tenant, events.RecordScope(user, record))
 	if err != nil {
 		return 0, err

@@ -150,3 +150,59 @@ func TestBackupRestoresLostKeysButNotErasedOnes(t *testing.T) {
 		t.Fatalf("the erased key came back: %v", err)
 	}
 }
+
+// TestTenantStoreSharesTheBucket: a tenant's store (a producer's) makes and
+// reads the same keys as a store of the whole bucket, sees an erasure the
+// whole store made, and refuses other tenants' keys, record keys and
+// whatever only the whole store does.
+func TestTenantStoreSharesTheBucket(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	whole, err := keys.Open(ctx, keys.Config{JS: b.JS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme, err := keys.Open(ctx, keys.Config{JS: b.JS, Tenant: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Made by the tenant's store, found by the whole one, and the reverse.
+	annID, _, err := acme.SealKey("acme", events.UserScope("ann"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _, err := whole.SealKey("acme", events.UserScope("ann")); err != nil || id != annID {
+		t.Fatalf("the whole store's key of ann = %s (%v), want the tenant store's %s", id, err, annID)
+	}
+	bobID, _, err := whole.SealKey("acme", events.UserScope("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acme.OpenKey("acme", events.UserScope("bob"), bobID); err != nil {
+		t.Fatalf("the tenant's store does not open bob's key: %v", err)
+	}
+	// Erased through the whole store: gone for the tenant's store too.
+	if n, err := whole.Erase(ctx, "acme", "ann"); err != nil || n != 1 {
+		t.Fatalf("Erase = %d, %v", n, err)
+	}
+	acme.Forget("acme", "ann")
+	if _, err := acme.OpenKey("acme", events.UserScope("ann"), annID); !errors.Is(err, events.ErrErased) {
+		t.Fatalf("ann's erased key opens in the tenant's store: %v", err)
+	}
+	if id, _, err := acme.SealKey("acme", events.UserScope("ann")); err != nil || id == annID {
+		t.Fatalf("ann's next key = %s (%v), want a new one", id, err)
+	}
+	for name, err := range map[string]error{
+		"another tenant's key": func() error { _, _, err := acme.SealKey("globex", events.UserScope("ann")); return err }(),
+		"a record's key":       func() error { _, _, err := acme.SealKey("acme", events.RecordScope("ann", "r1")); return err }(),
+		"erasing":              func() error { _, err := acme.Erase(ctx, "acme", "bob"); return err }(),
+		"a backup":             func() error { _, err := acme.Backup(ctx, &bytes.Buffer{}); return err }(),
+	} {
+		if !errors.Is(err, keys.ErrOutOfScope) {
+			t.Errorf("%s in acme's store: %v, want ErrOutOfScope", name, err)
+		}
+	}
+	if _, err := keys.Open(ctx, keys.Config{JS: b.JS, Tenant: "a.b"}); !errors.Is(err, keys.ErrInvalidConfig) {
+		t.Errorf("a store of tenant a.b: %v", err)
+	}
+}
