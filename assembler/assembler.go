@@ -30,7 +30,16 @@ type Assembler struct {
 	previews  map[string]*preview
 	calls     map[string]*callEntry // open calls
 	resps     map[respID]*respEntry // open responses
+	decided   map[respID]struct{}   // responses known to be decided: their late events are ignored
 	scratch   []byte                // a delta's record, copied by Tx.Append
+
+	// Quotas (admit.go): the tenants' rows, those the message being
+	// applied changed, and the tenants refused since their last admitted
+	// event (for log lines only).
+	quotas  map[string]*tenantQuota
+	touched map[string]*tenantQuota
+	over    map[string]uint64
+	qbuf    []byte
 }
 
 // callEntry is an open call's row plus what the hot path needs.
@@ -60,7 +69,8 @@ var _ projector.Projection = (*Assembler)(nil)
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
-		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}}
+		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{},
+		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, over: map[string]uint64{}}
 }
 
 // Name implements projector.Projection.
@@ -74,6 +84,15 @@ func (a *Assembler) Subjects() []string {
 
 // Apply implements projector.Projection.
 func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+	if err := a.apply(tx, m); err != nil {
+		a.dropQuotas() // the Tx is dropped: so is what the caches learnt
+		clear(a.decided)
+		return err
+	}
+	return a.writeQuotas(tx)
+}
+
+func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err
@@ -92,12 +111,21 @@ func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg)
 	if ev.Response == "" {
 		return fmt.Errorf("%w: %s without response id", events.ErrMissingField, ev.Kind)
 	}
+	admitted, err := a.admit(tx, m, ev)
+	if err != nil {
+		return err
+	}
 	re, err := a.response(tx, ev)
 	if err != nil || re == nil {
 		return err // re nil: the response is decided, late events change nothing
 	}
 	s := &step{a: a, tx: tx, ev: ev, seq: m.Seq, re: re}
-	if err := s.apply(); err != nil {
+	if !admitted {
+		err = s.refuse()
+	} else {
+		err = s.apply()
+	}
+	if err != nil {
 		a.forget(ev.Tenant, ev.Response) // the Tx is dropped: so is what the caches learnt
 		return err
 	}
@@ -110,6 +138,9 @@ func (a *Assembler) Reset() {
 	clear(a.previews)
 	clear(a.calls)
 	clear(a.resps)
+	clear(a.decided)
+	clear(a.quotas)
+	clear(a.touched)
 	a.validator, a.loaded = nil, false
 }
 
@@ -119,6 +150,9 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 	ck := respID{ev.Tenant, ev.Response}
 	if re := a.resps[ck]; re != nil {
 		return re, nil
+	}
+	if _, ok := a.decided[ck]; ok {
+		return nil, nil
 	}
 	rk, err := respKey(ev.Tenant, ev.Response)
 	if err != nil {
@@ -130,6 +164,7 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 		return nil, err
 	}
 	if found && re.row.Status != "" {
+		a.remember(ck)
 		return nil, nil
 	}
 	if found {
@@ -147,6 +182,14 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 	}
 	a.resps[ck] = re
 	return re, nil
+}
+
+// remember notes a decided response, so its late events cost no read.
+func (a *Assembler) remember(ck respID) {
+	if len(a.decided) >= cacheMax {
+		clear(a.decided)
+	}
+	a.decided[ck] = struct{}{}
 }
 
 // forget drops a response and its calls from the caches.
@@ -231,6 +274,7 @@ func (s *step) finish() error {
 	ev, re := s.ev, s.re
 	if re.row.Status != "" {
 		s.a.forget(ev.Tenant, ev.Response)
+		s.a.remember(respID{ev.Tenant, ev.Response})
 		if err := s.storeResponse(); err != nil {
 			return err
 		}
@@ -319,6 +363,12 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 	var row call
 	if found, err := load(s.tx, key, &row); err != nil || found {
 		return nil, err // decided
+	}
+	if room, err := s.openRoom(); err != nil || !room {
+		if err == nil {
+			err = s.refuseCall(key, name, index)
+		}
+		return nil, err
 	}
 	ce = &callEntry{row: call{Name: name, CallID: ev.CallID, Index: index, Order: s.re.row.Calls, Env: envOf(ev),
 		From: events.Provenance{FirstSeq: s.seq, OpenedAt: ev.At}}}

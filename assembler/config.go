@@ -45,6 +45,12 @@ type Config struct {
 	// outcome (ResponseOutcome.Text: the final answer the verifier
 	// checks); longer text is cut there. Default 256 KiB.
 	TextBytesMax int
+	// Quotas bound each tenant's model events and bytes per second (event
+	// time) and calls open at once (admit.go). Nil: no quotas (tests and
+	// the one-shot tools); serve and replay take them from their flags,
+	// DefaultQuotas unless told otherwise. A replay must be given the
+	// quotas the live view had.
+	Quotas *Quotas
 	// Preview, when set, receives partial-argument previews.
 	Preview PreviewFunc
 	// Logger; nil discards.

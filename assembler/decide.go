@@ -24,7 +24,9 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		raw = []byte(args)
 		c.From.Bytes = max(c.From.Bytes, len(raw))
 	}
-	s.settle(ce, key)
+	if err := s.settle(ce, key); err != nil {
+		return err
+	}
 	out, coerced, reason, detail := s.a.validate(ev.Tenant, c, raw)
 	subj, err := events.CallSubject(ev.Tenant, c.Name)
 	if err != nil {
@@ -46,13 +48,15 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, DependsOn: dependsOn(out), Order: c.Order, From: c.From}))
 }
 
-// settle marks a call decided and drops its cache and preview state.
-func (s *step) settle(ce *callEntry, key []byte) {
+// settle marks a call decided, gives back its tenant's open call and
+// drops its cache and preview state.
+func (s *step) settle(ce *callEntry, key []byte) error {
 	ce.row.State = stateDecided
 	s.re.row.Decided++
 	s.dirty = true
 	delete(s.a.calls, string(key))
 	s.a.dropPreviewKey(s.ev.Tenant, s.ev.Response, itemOf(key))
+	return s.closed()
 }
 
 // incomplete decides a call that never got its completion signal.
@@ -63,7 +67,9 @@ func (s *step) incomplete(ce *callEntry, key []byte, reason events.Reason, detai
 	if err != nil {
 		return err
 	}
-	s.settle(ce, key)
+	if err := s.settle(ce, key); err != nil {
+		return err
+	}
 	c.Outcome = "incomplete"
 	if err := store(s.tx, key, c); err != nil {
 		return err
