@@ -1,0 +1,14 @@
+// Package lint holds the repository's architecture rules as tests, so a
+// change that breaks one fails `go test ./...` rather than a review:
+//
+//   - dependencies point one way: events/ imports none of ours, the
+//     projections never import each other, nothing imports cmd/, and only
+//     cmd/ imports the bench and demo packages;
+//   - projection code is deterministic (DESIGN.md invariant 6, replay equals
+//     live): no wall clock, no randomness, no printing — time comes from the
+//     event and the log, output goes through the outbox and the logger;
+//   - no init() outside cmd/: a library's behaviour is what its
+//     constructor's config says, never what importing it did.
+//
+// It has no code of its own.
+package lint
