@@ -46,6 +46,13 @@ var catalogue = map[Kind]entry{
 	KindUserMessage:     {1, func() Body { return new(UserMessage) }},
 
 	KindErased: {1, func() Body { return new(Erased) }},
+
+	KindRunCall:         {1, func() Body { return new(RunCall) }},
+	KindRoundSettled:    {1, func() Body { return new(RoundSettled) }},
+	KindRunDegraded:     {1, func() Body { return new(RunDegraded) }},
+	KindReplanSuggested: {1, func() Body { return new(ReplanSuggested) }},
+	KindPlanWritten:     {1, func() Body { return new(PlanWritten) }},
+	KindRunMessage:      {1, func() Body { return new(RunMessage) }},
 }
 
 func sortKinds(k []Kind) { sort.Slice(k, func(i, j int) bool { return k[i] < k[j] }) }

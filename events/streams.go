@@ -16,8 +16,9 @@ import (
 //	TS_MODEL  ts.model.>  ts.ctl.>          canonical model events; the registry, clock ticks
 //	TS_CALLS  ts.call.>  ts.approval.>  ts.exec.>
 //	                                        calls decided, approvals, execution progress
-//	TS_OUT    ts.resp.>  ts.result.>  ts.answer.>
-//	                                        response outcomes, results, answers and verdicts
+//	TS_OUT    ts.resp.>  ts.result.>  ts.answer.>  ts.run.>
+//	                                        response outcomes, results, answers and verdicts,
+//	                                        runs (rounds settled, the calls they wait for)
 //	TS_MEM    ts.mem.>                      memory
 //
 // Each stream keeps its own sequence space: a projection's checkpoint is a
@@ -35,7 +36,7 @@ const (
 var streamOfKind = map[string]string{
 	"in": StreamIn, "model": StreamModel, "ctl": StreamModel,
 	"call": StreamCalls, "approval": StreamCalls, "exec": StreamCalls,
-	"resp": StreamOut, "result": StreamOut, "answer": StreamOut,
+	"resp": StreamOut, "result": StreamOut, "answer": StreamOut, "run": StreamOut,
 	"mem": StreamMemory,
 }
 
@@ -43,7 +44,7 @@ var streamOfKind = map[string]string{
 // order of Streams.
 var StreamSubjects = func() map[string][]string {
 	out := map[string][]string{}
-	for _, kind := range []string{"in", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "mem"} {
+	for _, kind := range []string{"in", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "run", "mem"} {
 		s := streamOfKind[kind]
 		out[s] = append(out[s], SubjectPrefix+"."+kind+".>")
 	}

@@ -18,6 +18,7 @@ import (
 //	ts.approval.<tenant>.<call>               ApprovalGranted / ApprovalDenied
 //	ts.result.<tenant>.<call>                 CallSucceeded / CallFailed
 //	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict
+//	ts.run.<tenant>.<run>                     run events: RunCall, RoundSettled, RunDegraded, …
 //	ts.mem.<tenant>.<user>                    memory events
 //	ts.ctl.<tenant>.<what>                    control: registry changes, clock ticks (tenant _system)
 //
