@@ -25,7 +25,9 @@ type deps struct {
 	bus         *bus.Bus
 	idleTimeout time.Duration
 	argsMax     int
-	trust       *registry.Trust // registry keys whose changes take effect (registrykeys.go)
+	quotaFlags  quotaFlags        // the assembler's quotas (quotas.go)
+	quota       *assembler.Quotas // what quotaFlags says, once read
+	trust       *registry.Trust   // registry keys whose changes take effect (registrykeys.go)
 }
 
 // projectionFactories builds a fresh instance of each projection by name.
@@ -48,7 +50,7 @@ var projectionFactories = map[string]func(d *deps) (projector.Projection, error)
 // log, and each partition's (cluster.RunAssemblerPartitions) on a
 // partitioned one.
 func newAssembler(d *deps) *assembler.Assembler {
-	cfg := assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](d.trust), Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax}
+	cfg := assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](d.trust), Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax, Quotas: d.quota}
 	if d.bus != nil {
 		nc := d.bus.Conn
 		cfg.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }

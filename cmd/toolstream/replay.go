@@ -71,6 +71,9 @@ is a terminal; otherwise a plain line is printed every second.`,
 			if until != "" && (verify || diff) {
 				return errors.New("--until: --verify and --diff compare with the live view at its checkpoint")
 			}
+			if d.quota, err = d.quotaFlags.quotas(); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			b, err := g.connect(ctx, log)
 			if err != nil {
@@ -119,6 +122,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 	cmd.Flags().StringVar(&progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines, none")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "the assembler's idle deadline: must be serve's")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")
+	addQuotaFlags(cmd, &d.quotaFlags, true)
 	cmd.MarkFlagRequired("projection")
 	return cmd
 }

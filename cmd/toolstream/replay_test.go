@@ -178,13 +178,21 @@ func TestReplayDiff(t *testing.T) {
 	if _, _, err := d.runCLI(t, "replay", "--projection", assembler.Name, "--verify", "--args-max", "12"); !errors.As(err, &ee) || ee.code != 2 {
 		t.Errorf("replay --verify with another limit: %v", err)
 	}
+	// The live view has serve's default quotas (their rows and usage): a
+	// replay without them is another view.
+	if _, _, err := d.runCLI(t, "replay", "--projection", assembler.Name, "--verify", "--quota", "off"); !errors.As(err, &ee) || ee.code != 2 {
+		t.Errorf("replay --verify without the quotas: %v", err)
+	}
+	if _, _, err := d.runCLI(t, "replay", "--projection", assembler.Name, "--verify", "--quota", "events=0"); !errors.Is(err, assembler.ErrInvalidQuota) {
+		t.Errorf("replay --verify --quota events=0: %v, want ErrInvalidQuota", err)
+	}
 
 	// A running serve: the live views come from tsv.dump, page by page.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	runners := map[string]*projector.Runner{}
 	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
-		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, trust: d.trust})
+		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, quota: assembler.DefaultQuotas(), trust: d.trust})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,9 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 				return err
 			}
 			d.log = log
+			if d.quota, err = d.quotaFlags.quotas(); err != nil {
+				return err
+			}
 			return serve(cmd.Context(), d, splitList(components), tick, tools, metricsAddr)
 		},
 	}
@@ -56,6 +59,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	cmd.Flags().StringVar(&tools, "tools", "", "tool registry file (YAML or JSON); changes take effect without a restart and are recorded in the log")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "event-time deadline after which a silent response's open calls are incomplete")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "largest call arguments in bytes; larger calls are rejected too_large")
+	addQuotaFlags(cmd, &d.quotaFlags, false)
 	metricsFlag(cmd, &metricsAddr)
 	return cmd
 }

@@ -67,7 +67,7 @@ func startDemoLog(t *testing.T) *demoLog {
 	d.n = node.New(d.b, filepath.Join(dir, "views"), nil)
 	t.Cleanup(func() { d.n.Stop() })
 	for _, name := range []string{assembler.IngestName, assembler.Name, responses.Name, verifier.Name, memory.Name} {
-		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, trust: d.trust})
+		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, quota: assembler.DefaultQuotas(), trust: d.trust})
 		if err != nil {
 			t.Fatal(err)
 		}
