@@ -127,16 +127,25 @@ grants:
 		bobArgs, bobText = "bob-arg-5d2f1", "bob-said-c07e2"
 		gloArgs          = "globex-arg-88e1"
 	)
-	for _, p := range []struct{ tenant, user, resp, args, text string }{
-		{"acme", "ann", "r_ann", annArgs, annText},
-		{"acme", "bob", "r_bob", bobArgs, bobText},
-		{"globex", "ann", "r_glo", gloArgs, "globex-text"},
+	// acme's streams come raw (a third-party producer: ingest normalises
+	// them), globex's normalised and sealed at the edge.
+	for _, p := range []struct {
+		tenant, user, resp, args, text string
+		raw                            bool
+	}{
+		{"acme", "ann", "r_ann", annArgs, annText, true},
+		{"acme", "bob", "r_bob", bobArgs, bobText, true},
+		{"globex", "ann", "r_glo", gloArgs, "globex-text", false},
 	} {
 		file := filepath.Join(root, p.resp+".jsonl")
 		if err := os.WriteFile(file, answerStream(p.resp, fmt.Sprintf(`{"q":%q}`, p.args), p.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cli(auth.Identity{Role: auth.RoleProducer, Tenant: p.tenant}, "publish", "--provider", "openai-responses", "--tenant", p.tenant, "--user", p.user, "--stream", p.resp, file)
+		args := []string{"publish", "--provider", "openai-responses", "--tenant", p.tenant, "--user", p.user, "--stream", p.resp, file}
+		if p.raw {
+			args = append(args, "--raw")
+		}
+		cli(auth.Identity{Role: auth.RoleProducer, Tenant: p.tenant}, args...)
 	}
 	// Every call ran and every answer was verified.
 	if _, err := node.WaitEvents(ctx, admin, []string{"ts.result.>", "ts.answer.>"}, func(evs []*events.Event) bool {
@@ -225,11 +234,15 @@ grants:
 			t.Errorf("%s is still in %v", s, files)
 		}
 	}
-	// Other tenants' and users' raw events are still where raw events live
-	// (TS_IN, plaintext until its retention): the scan would find erased
-	// text too.
-	if len(filesWith(t, bobArgs, logDir)) == 0 || len(filesWith(t, gloArgs, logDir)) == 0 {
+	// Another user's raw events are still where raw events live (TS_IN,
+	// plaintext until its retention): the scan would find erased text too.
+	if len(filesWith(t, bobArgs, logDir)) == 0 {
 		t.Error("the scan finds no other user's raw events: it would prove nothing")
+	}
+	// Normalised and sealed at the edge, globex's stream left no plaintext
+	// anywhere, though nothing erased it.
+	if files := filesWith(t, gloArgs, logDir, serveDir, cliDir); len(files) > 0 {
+		t.Errorf("globex's arguments, sealed at the edge, are in the clear in %v", files)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/keys"
 )
 
 func init() { extraCommands = append(extraCommands, publishCmd) }
@@ -16,14 +17,19 @@ func init() { extraCommands = append(extraCommands, publishCmd) }
 func publishCmd(g *globals) *cobra.Command {
 	var s assembler.RawStream
 	var provider string
+	var raw bool
 	cmd := &cobra.Command{
-		Use:     "publish [--provider P] [--tenant T] [--stream ID] FILE|-",
+		Use:     "publish [--raw] [--provider P] [--tenant T] [--stream ID] FILE|-",
 		Aliases: []string{"ingest"},
-		Short:   "Publish a provider stream (JSON lines or raw SSE) verbatim to a running server's ingest subject",
-		Long: `publish reads a provider's streaming events from FILE or stdin (JSON lines or raw SSE) and publishes
-each one verbatim to ts.in.<tenant>.<format>.<stream>, numbered in a Ts-Seq header, followed by an
-end-of-stream marker. It is what any producer does, in any language; the server normalises and
-assembles the calls (see toolstream calls).`,
+		Short:   "Publish a provider stream (JSON lines or raw SSE) to a running server, normalised and sealed",
+		Long: `publish reads a provider's streaming events from FILE or stdin (JSON lines or raw SSE), normalises
+them here as the server's ingest would, and publishes the canonical model events, sealed under the
+user's data key, to ts.model.<tenant>.<response>.<item> (normalising at the edge: the raw events never
+reach the log). The server assembles the calls (see toolstream calls).
+
+--raw publishes each raw event verbatim to ts.in.<tenant>.<format>.<stream> instead, numbered in a
+Ts-Seq header, followed by an end-of-stream marker: what a producer that cannot normalise does, in any
+language; the server's ingest normalises them (they stay in TS_IN, in the clear, for --raw-retention).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			log, err := g.logger()
@@ -54,16 +60,35 @@ assembles the calls (see toolstream calls).`,
 				return err
 			}
 			defer b.Close()
-			n, seq, err := assembler.PublishRaw(cmd.Context(), b.JS, s, in)
+			if raw {
+				n, seq, err := assembler.PublishRaw(cmd.Context(), b.JS, s, in)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", n, s.Stream, s.Tenant, seq)
+				return nil
+			}
+			kr := b.Keys
+			if kr == nil { // a producer's identity: its tenant's keys only
+				if kr, err = keys.Open(cmd.Context(), keys.Config{JS: b.JS, Tenant: s.Tenant, Logger: log}); err != nil {
+					return err
+				}
+			}
+			p, err := assembler.NewProducer(assembler.ProducerConfig{JS: b.JS, Keys: kr})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "published %d events of stream %q for tenant %s (end at seq %d)\n", n, s.Stream, s.Tenant, seq)
+			pub, err := p.Publish(cmd.Context(), s, in)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s as %d model events (last at seq %d)\n", pub.Raw, s.Stream, s.Tenant, pub.Model, pub.Last)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&provider, "provider", "auto", "provider format: auto, openai-responses, openai-chat, anthropic, gemini, tagged")
 	cmd.Flags().StringVar(&s.Tenant, "tenant", "default", "tenant")
+	cmd.Flags().BoolVar(&raw, "raw", false, "publish the raw events verbatim to ts.in (the server's ingest normalises them) instead of normalising here")
 	cmd.Flags().StringVar(&s.Stream, "stream", "", "stream id (default: the file name)")
 	cmd.Flags().BoolVar(&s.Tagged, "tagged", false, "read <tool_call>{…}</tool_call> blocks in the text")
 	cmd.Flags().StringVar(&s.User, "user", "", "end user, carried in every event")
