@@ -98,6 +98,16 @@ func encodeBody(b Body) ([]byte, error) {
 
 var readers = sync.Pool{New: func() any { return new(bytes.Reader) }}
 
+// opening are the buffers sealed bodies are opened with (openBuf): a body
+// is decoded into copies (strings, slices), so its buffer is free once
+// DecodeWith returns. Bodies larger than plainPooledMax are not kept.
+var opening = sync.Pool{New: func() any { return new(openBuf) }}
+
+// openBuf holds a sealed body's plaintext and its additional data.
+type openBuf struct{ plain, aad []byte }
+
+const plainPooledMax = 64 << 10
+
 // errOverBudget is Decode's error for bytes checkBounds refuses.
 var errOverBudget = fmt.Errorf("%w: truncated, or over the decoding budget (lengths past the end, nesting deeper than %d, more than %d array and map values)",
 	ErrMalformed, nestingMax, containerValuesMax)
@@ -145,7 +155,13 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 		if !ok || off != len(body) {
 			return nil, fmt.Errorf("%w: %s: a sealed body is one bin", ErrMalformed, out.ID)
 		}
-		if body, err = open(out, sealed, kr); err != nil {
+		buf := opening.Get().(*openBuf)
+		defer func() {
+			if cap(buf.plain) <= plainPooledMax {
+				opening.Put(buf)
+			}
+		}()
+		if body, err = open(out, sealed, kr, buf); err != nil {
 			return nil, err
 		}
 	}

@@ -157,12 +157,17 @@ type sealedBody []byte
 func (sealedBody) Kind() Kind { return "" }
 
 // aad binds a sealed body to its event.
-func aad(ev *Event) []byte {
-	return []byte(ev.ID + "\x00" + string(ev.Kind) + "\x00" + ev.Tenant)
+func aad(ev *Event) []byte { return appendAAD(nil, ev) }
+
+func appendAAD(b []byte, ev *Event) []byte {
+	b = append(append(b, ev.ID...), 0)
+	b = append(append(b, ev.Kind...), 0)
+	return append(b, ev.Tenant...)
 }
 
-// open returns the plaintext body of a sealed event.
-func open(ev *Event, sealed []byte, kr Keyring) ([]byte, error) {
+// open returns the plaintext body of a sealed event, in buf.plain (buf.aad
+// holds its additional data).
+func open(ev *Event, sealed []byte, kr Keyring, buf *openBuf) ([]byte, error) {
 	if kr == nil {
 		return nil, fmt.Errorf("%w: %s (%s)", ErrSealed, ev.ID, ev.Kind)
 	}
@@ -177,7 +182,9 @@ func open(ev *Event, sealed []byte, kr Keyring) ([]byte, error) {
 	if len(sealed) < nonceSize+aead.Overhead() {
 		return nil, fmt.Errorf("%w: %s: sealed body of %d bytes", ErrMalformed, ev.ID, len(sealed))
 	}
-	plain, err := aead.Open(nil, sealed[:nonceSize], sealed[nonceSize:], aad(ev))
+	buf.aad = appendAAD(buf.aad[:0], ev)
+	plain, err := aead.Open(buf.plain[:0], sealed[:nonceSize], sealed[nonceSize:], buf.aad)
+	buf.plain = plain
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: the sealed body does not open with its key: %v", ErrMalformed, ev.ID, err)
 	}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -146,5 +149,40 @@ func TestEnvelopeOfAnErasedRecord(t *testing.T) {
 	}
 	if _, err := events.Envelope([]byte{0xc1}); !errors.Is(err, events.ErrBadInput) {
 		t.Fatalf("Envelope of garbage: %v", err)
+	}
+}
+
+// Sealed bodies are opened into reused buffers: what a decoded event holds
+// must be its own copy, unchanged by the decodes that follow.
+func TestDecodedSealedEventsShareNoBuffer(t *testing.T) {
+	kr := &memKeys{}
+	mk := func(i int) []byte {
+		t.Helper()
+		bodies := []events.Body{
+			&events.ArgumentsDelta{Delta: strings.Repeat(string(rune('a'+i%26)), 40)},
+			&events.CallCompleted{Name: "t" + strings.Repeat("x", i%7), Arguments: json.RawMessage(`{"n":` + strconv.Itoa(i) + `}`)},
+			&events.TextDelta{Text: strings.Repeat(string(rune('A'+i%26)), 30+i%50)},
+		}
+		data, err := events.EncodeSealed(&events.Event{ID: "e" + strconv.Itoa(i), Tenant: "acme", User: "ann", Response: "r", Item: "i", V: 1, Body: bodies[i%3]}, kr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	var got []*events.Event
+	var want []string
+	for i := range 60 {
+		data := mk(i)
+		ev, err := events.DecodeWith(data, kr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+		want = append(want, fmt.Sprintf("%+v", ev.Body))
+	}
+	for i, ev := range got {
+		if s := fmt.Sprintf("%+v", ev.Body); s != want[i] {
+			t.Fatalf("event %d changed after later decodes: %s, was %s", i, s, want[i])
+		}
 	}
 }

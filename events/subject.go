@@ -149,14 +149,16 @@ func PreviewSubject(tenant, response, item string) (string, error) {
 
 // SubjectTenant returns the tenant token of a log subject.
 func SubjectTenant(subj string) (string, error) {
-	parts := strings.SplitN(subj, ".", 4)
-	if len(parts) < 3 || parts[0] != SubjectPrefix {
+	prefix, rest, ok1 := strings.Cut(subj, ".")
+	_, rest, ok2 := strings.Cut(rest, ".") // the kind
+	tenant, _, _ := strings.Cut(rest, ".")  // no allocation: this runs per event read
+	if !ok1 || !ok2 || prefix != SubjectPrefix {
 		return "", fmt.Errorf("%w: subject %q", ErrMalformed, subj)
 	}
-	if err := ValidTenant(parts[2]); err != nil {
+	if err := ValidTenant(tenant); err != nil {
 		return "", err
 	}
-	return parts[2], nil
+	return tenant, nil
 }
 
 // TenantFilter returns the subject filter of one kind of subject for one
