@@ -39,6 +39,12 @@ func (j *job) waitDeps() (*failure, error) {
 	}
 	deadline := time.Now().Add(j.e.cfg.DependencyWaitMax)
 	delay := dependsPollMin
+	var unpark func() // the call counts as waiting (fair.go)
+	defer func() {
+		if unpark != nil {
+			unpark()
+		}
+	}()
 	for {
 		keep := pending[:0]
 		for _, dep := range pending {
@@ -68,6 +74,12 @@ func (j *job) waitDeps() (*failure, error) {
 		if time.Now().After(deadline) {
 			return &failure{events.ErrUnavailable, fmt.Sprintf(
 				"waited %s for calls %s, which this call depends on, and they did not finish; nothing was run", j.e.cfg.DependencyWaitMax, strings.Join(pending, ", "))}, nil
+		}
+		if unpark == nil {
+			var err error
+			if unpark, err = j.park(); err != nil {
+				return nil, err
+			}
 		}
 		select {
 		case <-j.e.soft.Done():

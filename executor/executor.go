@@ -52,6 +52,7 @@ type Executor struct {
 	resultsDirect string
 
 	limiter   *limiter
+	held      *held // each tenant's inputs held (fair.go)
 	breaker   *breaker
 	cmds      *commandHost
 	inflight  chan struct{} // completed calls held (InFlightMax)
@@ -107,6 +108,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 		cfg:       cfg,
 		owner:     cfg.ExecutorID + "#" + hex.EncodeToString(nonce),
 		limiter:   newLimiter(cfg.MaxParallelPerTenant),
+		held:      newHeld(cfg.InFlightMax, cfg.MaxParallelPerTenant),
 		breaker:   newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
 		cmds:      newCommandHost(&cfg),
 		inflight:  make(chan struct{}, cfg.InFlightMax),
@@ -217,7 +219,7 @@ func (e *Executor) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	stopCalls, err := e.consume(calls, e.inflight, e.handleCallMsg)
+	stopCalls, err := e.consume(calls, e.inflight, func(m jetstream.Msg) { e.fairly(m, e.handleCallMsg) })
 	if err != nil {
 		return err
 	}

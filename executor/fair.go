@@ -1,0 +1,133 @@
+package executor
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Fair to every tenant (docs/design.md). The executor's inputs come from
+// one durable consumer in log order, and each held input takes one of the
+// executor's InFlightMax slots while it waits for its dependencies, for a
+// tenant slot or runs. Without a bound per tenant, one tenant's calls could
+// hold every slot — calls waiting up to DependencyWaitMax on calls that
+// never finish, say — and no other tenant's call would be taken until they
+// ended. So each tenant holds at most heldMax inputs being handled and
+// waitMax more waiting for their dependencies: past the first, an input is
+// handed back at once, unread; past the second, a call that would wait is
+// handed back. Both go back with NakWithDelay(Heartbeat), and the consumer
+// goes on delivering the inputs behind them, other tenants' among them. A
+// call waiting for its dependencies is not counted among those handled, so
+// the calls it waits for, the tenant's own, can still come in.
+//
+// What the handing back can reach is the consumer's window
+// (MaxAckPending, 4 × InFlightMax inputs delivered and not acknowledged):
+// a call behind more of one tenant's backlog than that waits for the
+// backlog to shrink. The assembler's quotas bound how fast a tenant's
+// calls can come (events per second, calls open at once).
+
+// heldMax is the most inputs one tenant may have handled at once: a
+// quarter of the slots, or as many as its tenant slots where that is more
+// (up to half), at least one.
+func heldMax(inFlight, parallel int) int {
+	return max(1, inFlight/4, min(parallel, inFlight/2))
+}
+
+// waitMax is the most calls of one tenant waiting for their dependencies
+// at once: an eighth of the slots, at least one.
+func waitMax(inFlight int) int { return max(1, inFlight/8) }
+
+// held counts each tenant's inputs held by this executor.
+type held struct {
+	max, waitMax int
+	mu           sync.Mutex
+	n, w         map[string]int // handled, waiting: only tenants with some
+}
+
+func newHeld(inFlight, parallel int) *held {
+	return &held{max: heldMax(inFlight, parallel), waitMax: waitMax(inFlight), n: map[string]int{}, w: map[string]int{}}
+}
+
+// take counts one more input of tenant; false, counting nothing, when the
+// tenant has heldMax handled already.
+func (h *held) take(tenant string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n[tenant] >= h.max {
+		return false
+	}
+	h.n[tenant]++
+	return true
+}
+
+// give counts one input of tenant fewer.
+func (h *held) give(tenant string) {
+	h.mu.Lock()
+	dec(h.n, tenant)
+	h.mu.Unlock()
+}
+
+// park moves a taken input of tenant to those waiting for their
+// dependencies; false when waitMax wait already.
+func (h *held) park(tenant string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.w[tenant] >= h.waitMax {
+		return false
+	}
+	h.w[tenant]++
+	dec(h.n, tenant)
+	return true
+}
+
+// unpark moves it back, whatever the tenant has handled meanwhile.
+func (h *held) unpark(tenant string) {
+	h.mu.Lock()
+	dec(h.w, tenant)
+	h.n[tenant]++
+	h.mu.Unlock()
+}
+
+func dec(m map[string]int, k string) {
+	if m[k]--; m[k] <= 0 {
+		delete(m, k)
+	}
+}
+
+// subjectTenant is the tenant token of a call subject
+// (ts.call.<tenant>.<tool>); "" when there is none. The envelope is not
+// read yet: whether it agrees with the subject is decided when the input
+// is handled (events.DecodeAt).
+func subjectTenant(subject string) string {
+	rest, ok := strings.CutPrefix(subject, "ts.call.")
+	if !ok {
+		return ""
+	}
+	tenant, _, _ := strings.Cut(rest, ".")
+	return tenant
+}
+
+// fairly handles m with handle when m's tenant holds fewer than heldMax
+// inputs, and hands it back otherwise.
+func (e *Executor) fairly(m jetstream.Msg, handle func(jetstream.Msg)) {
+	tenant := subjectTenant(m.Subject())
+	if !e.held.take(tenant) {
+		m.NakWithDelay(e.cfg.Heartbeat)
+		return
+	}
+	defer e.held.give(tenant)
+	handle(m)
+}
+
+// park counts the call among its tenant's calls waiting for their
+// dependencies while it waits; when waitMax wait already, the input is
+// handed back (errHandBack, the nak already sent with Heartbeat's delay).
+// The returned func ends the wait.
+func (j *job) park() (func(), error) {
+	if !j.e.held.park(j.tenant) {
+		j.nak(j.e.cfg.Heartbeat)
+		return nil, errHandBack
+	}
+	return func() { j.e.held.unpark(j.tenant) }, nil
+}
