@@ -151,7 +151,7 @@ func PreviewSubject(tenant, response, item string) (string, error) {
 func SubjectTenant(subj string) (string, error) {
 	prefix, rest, ok1 := strings.Cut(subj, ".")
 	_, rest, ok2 := strings.Cut(rest, ".") // the kind
-	tenant, _, _ := strings.Cut(rest, ".")  // no allocation: this runs per event read
+	tenant, _, _ := strings.Cut(rest, ".") // no allocation: this runs per event read
 	if !ok1 || !ok2 || prefix != SubjectPrefix {
 		return "", fmt.Errorf("%w: subject %q", ErrMalformed, subj)
 	}
