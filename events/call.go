@@ -74,6 +74,10 @@ type ResponseOutcome struct {
 	ErrorMessage string         `msgpack:"em,omitempty"`
 	Calls        int            `msgpack:"nc"`
 	Text         string         `msgpack:"x,omitempty"` // the display text, for the verifier
+	// Provider is the format the response was normalised from
+	// (ResponseStarted.Provider), when known: the runs projection writes
+	// the round's tool results in its shape.
+	Provider string `msgpack:"p,omitempty"`
 }
 
 func (*CallCompleted) Kind() Kind   { return KindCallCompleted }

@@ -133,10 +133,13 @@ type PlanWritten struct {
 	By       string `msgpack:"by,omitempty"`
 }
 
-// RunMessage is an input turn of the run: Role user (or system).
+// RunMessage is an input turn of the run (Role user). Format, when the
+// driver gives it, is the provider shape it speaks (openai-chat,
+// openai-responses, anthropic, gemini).
 type RunMessage struct {
-	Role string `msgpack:"ro"`
-	Text string `msgpack:"x"`
+	Role   string `msgpack:"ro"`
+	Text   string `msgpack:"x"`
+	Format string `msgpack:"f,omitempty"`
 }
 
 func (*RunCall) Kind() Kind         { return KindRunCall }

@@ -83,10 +83,11 @@ var allowed = map[string][]string{
 	"executor":  {"events", "projector", "registry"},
 	"verifier":  {"events", "projector"},
 	"memory":    {"events", "projector"},
+	"runs":      {"events", "projector"},
 }
 
 // projections are the packages that hold projection code.
-var projections = []string{"ingest", "assembler", "responses", "verifier", "memory"}
+var projections = []string{"ingest", "assembler", "responses", "verifier", "memory", "runs"}
 
 func TestDependenciesPointOneWay(t *testing.T) {
 	for _, dir := range packages(t) {
