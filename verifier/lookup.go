@@ -11,6 +11,7 @@ import "slices"
 type lookupCache struct {
 	direct   *directs
 	numIDs   []int32
+	numVals  []float64
 	concept  map[string][]int32
 	word     map[string][]int32
 	subjects map[string]*subjectHit
@@ -27,6 +28,10 @@ type subjectHit struct {
 	next          map[string][]int32
 	whole, partly bool
 }
+
+// noSubjects are the hits of keys without entries, never indexed under
+// the key and indexed (all pruned). They are shared and never changed.
+var noSubjects = [2]subjectHit{{}, {ok: true}}
 
 type valueHit struct {
 	vs []valEntry
@@ -92,6 +97,15 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 		h.es = append(h.es, es...)
 	}
 	h.es = pruned(h.es)
+	if len(h.es) == 0 {
+		// Most keys name no subject: they share one of two hits (from
+		// never changes a hit without entries).
+		ok := h.ok
+		h = &noSubjects[0]
+		if ok {
+			h = &noSubjects[1]
+		}
+	}
 	if ix.cache.subjects == nil {
 		ix.cache.subjects = map[string]*subjectHit{}
 	}
@@ -107,6 +121,9 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 // Only entries whose partial is partial are given (a whole name, or a
 // distinctive word of one).
 func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEntry)) {
+	if len(h.es) == 0 {
+		return
+	}
 	if h.next == nil {
 		h.next = map[string][]int32{}
 		for i, e := range h.es {
@@ -236,6 +253,19 @@ func (p *part) hasKey(k string) bool {
 		return p.ix.keys[k] != nil
 	}
 	return p.sec.hasKey(k)
+}
+
+// numValues returns the values of the numeric leaves in the order of
+// ix.nums (ascending), made on first use: a claimed number is looked for
+// in them without reading a leaf for every comparison.
+func (ix *index) numValues() []float64 {
+	if ix.cache.numVals == nil && len(ix.nums) > 0 {
+		ix.cache.numVals = make([]float64, len(ix.nums))
+		for i, l := range ix.nums {
+			ix.cache.numVals[i] = ix.leaves[l].num
+		}
+	}
+	return ix.cache.numVals
 }
 
 // numsInOrder returns the numeric leaves in leaf order.

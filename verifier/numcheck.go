@@ -113,15 +113,29 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 	ix := cx.ix
 	var out []int32
 	var room [8]cand
-	for _, k := range cx.c.candidates(room[:0], m, v) {
-		lo := sort.Search(len(ix.nums), func(i int) bool { return ix.leaves[ix.nums[i]].num >= k.v-k.tol })
-		for i, n := lo, 0; i < len(ix.nums); i, n = i+1, n+1 {
-			l := ix.nums[i]
-			lf := &ix.leaves[l]
-			if lf.num > k.v+k.tol || n == numMatchesMax {
-				break // NB: equal numbers are in document order, so the first ones are kept
-			}
-			if unitFits(lf, k, m.unit) {
+	var spanRoom [8][2]int
+	spans := spanRoom[:0]
+	vals := ix.numValues()
+	ks := cx.c.candidates(room[:0], m, v)
+	size := 0
+	for _, k := range ks {
+		// The numbers within the tolerance, at most numMatchesMax. NB:
+		// equal numbers are in document order, so the first ones are kept.
+		lo, _ := slices.BinarySearch(vals, k.v-k.tol)
+		hi := lo
+		for hi < len(vals) && hi-lo < numMatchesMax && vals[hi] <= k.v+k.tol {
+			hi++
+		}
+		spans = append(spans, [2]int{lo, hi})
+		size += hi - lo
+	}
+	if size == 0 {
+		return nil
+	}
+	out = make([]int32, 0, size)
+	for j, k := range ks {
+		for _, l := range ix.nums[spans[j][0]:spans[j][1]] {
+			if unitFits(&ix.leaves[l], k, m.unit) {
 				out = append(out, l)
 			}
 		}

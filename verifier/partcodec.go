@@ -313,32 +313,48 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// partReader reads an encoded part; the first error sticks.
+// partReader reads an encoded part; the first error sticks. It reads b
+// from i on (a position, not a shrinking slice: a part is read a number at
+// a time, and each number is then a load and an increment).
 type partReader struct {
 	b   []byte
+	i   int
 	err error
 	t   *tables
 }
+
+// reset makes r read b from its start.
+func (r *partReader) reset(b []byte) { r.b, r.i = b, 0 }
+
+// left is how many bytes are still to read.
+func (r *partReader) left() int { return len(r.b) - r.i }
 
 func (r *partReader) fail(what string) {
 	if r.err == nil {
 		r.err = fmt.Errorf("verifier: corrupt evidence index: %s", what)
 	}
-	r.b = nil
+	r.i = len(r.b)
 }
 
 func (r *partReader) uv() uint64 {
-	if len(r.b) > 0 && r.b[0] < 0x80 { // one byte: most numbers of a part
-		x := uint64(r.b[0])
-		r.b = r.b[1:]
-		return x
+	if i := uint(r.i); i < uint(len(r.b)) {
+		if c := r.b[i]; c < 0x80 { // one byte: most numbers of a part
+			r.i++
+			return uint64(c)
+		}
 	}
-	x, n := binary.Uvarint(r.b)
+	return r.uvLong()
+}
+
+// uvLong reads a varint of more than one byte (uv stays small enough to
+// be inlined).
+func (r *partReader) uvLong() uint64 {
+	x, n := binary.Uvarint(r.b[r.i:])
 	if n <= 0 {
 		r.fail("varint")
 		return 0
 	}
-	r.b = r.b[n:]
+	r.i += n
 	return x
 }
 
@@ -351,7 +367,7 @@ func (r *partReader) v() int64 {
 // takes at least one byte).
 func (r *partReader) n() int {
 	x := r.uv()
-	if x > uint64(len(r.b)) {
+	if x > uint64(r.left()) {
 		r.fail("count")
 		return 0
 	}
@@ -359,12 +375,12 @@ func (r *partReader) n() int {
 }
 
 func (r *partReader) bytes(n int) []byte {
-	if n > len(r.b) {
+	if n > r.left() {
 		r.fail("short")
 		return nil
 	}
-	b := r.b[:n]
-	r.b = r.b[n:]
+	b := r.b[r.i : r.i+n]
+	r.i += n
 	return b
 }
 
@@ -380,10 +396,14 @@ func (r *partReader) f64() float64 {
 func (r *partReader) below(n int) uint32 {
 	x := r.uv()
 	if x >= uint64(n) {
-		r.fail("number out of range")
-		return 0
+		return r.outOfRange()
 	}
 	return uint32(x)
+}
+
+func (r *partReader) outOfRange() uint32 {
+	r.fail("number out of range")
+	return 0
 }
 
 func (r *partReader) str() string    { return r.t.at(r.below(r.t.nstrs())) }
@@ -418,7 +438,7 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	t.blob = string(r.bytes(size)) // every string of the part is a slice of this one
 	// The lists are slices of one array of their strings: counted first.
 	t.lists = make([][]string, r.n())
-	from, total := r.b, 0
+	from, total := r.i, 0
 	for range t.lists {
 		n := r.n()
 		for range n {
@@ -429,7 +449,7 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	if r.err != nil { // NB: read whole, total is at most the bytes read
 		return nil, r.err
 	}
-	r.b = from
+	r.i = from
 	all := make([]string, 0, total)
 	for i := range t.lists {
 		start := len(all)
@@ -476,7 +496,7 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	for _, s := range []*section{&sec.byConcept, &sec.byValue, &sec.subjects, &sec.named, &sec.values, &sec.keys} {
 		r.section(s)
 	}
-	if r.err == nil && len(r.b) != 0 {
+	if r.err == nil && r.left() != 0 {
 		r.fail("trailing bytes")
 	}
 	if r.err != nil {
@@ -509,19 +529,19 @@ func (e *encoded) readInto(ix *index, t *tables) error {
 		}
 		ix.nodes = append(ix.nodes, nd)
 	}
-	if r.err == nil && len(r.b) != 0 {
+	if r.err == nil && r.left() != 0 {
 		r.fail("node bytes")
 	}
 	if r.err != nil {
 		return r.err
 	}
-	r.b = e.leaves
+	r.reset(e.leaves)
 	at := len(ix.leaves)
 	ix.leaves = slices.Grow(ix.leaves, e.nl)[:at+e.nl]
 	for i := range e.nl {
 		r.leaf(&ix.leaves[at+i], nn, i)
 	}
-	if r.err == nil && len(r.b) != 0 {
+	if r.err == nil && r.left() != 0 {
 		r.fail("leaf bytes")
 	}
 	return r.err

@@ -395,7 +395,7 @@ func (cx *claim) durationAsDates(m *numMention) (fact, bool) {
 // name, a relative day, a Chinese date, or digits joined by - or /.
 func mightHaveDate(r []rune) bool {
 	s := string(r)
-	if strings.ContainsAny(s, "月周星今明昨后") || hasMonthName(s) {
+	if hasAnyRune(s, "月周星今明昨后") || hasMonthName(s) {
 		return true
 	}
 	for _, w := range []string{"day", "tomorrow", "tonight", "weekend"} {
