@@ -3,7 +3,6 @@ package verifier
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // ---- reading a claim: the lexicon --------------------------------------
@@ -213,6 +212,21 @@ func conceptsOf(key string) []string {
 	return dedupe(out)
 }
 
+// dedupeOwn is dedupe in s's own memory, for a slice its caller made and
+// no one else holds.
+func dedupeOwn(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, s[i])
+		}
+	}
+	clear(s[len(out):])
+	return out
+}
+
+// dedupe returns the strings of s, each once, in order of first
+// appearance; s is not changed.
 func dedupe(s []string) []string {
 	if len(s) < 2 {
 		return s
@@ -228,9 +242,10 @@ func dedupe(s []string) []string {
 
 // segmentCJK splits a run of ideographs into lexicon words by longest
 // match; unknown ideographs pair up as bigrams (or stand alone).
-func segmentCJK(r []rune) []string {
-	var out []string
-	text := newRuneText(r)
+func segmentCJK(r []rune) []string { return appendCJK(nil, newRuneText(r), 0, len(r)) }
+
+// appendCJK appends the words segmentCJK makes of runes [s, e) of text.
+func appendCJK(out []string, text runeText, s, e int) []string {
 	u := -1 // where the unknown runes before i start
 	flush := func(i int) {
 		switch {
@@ -244,8 +259,8 @@ func segmentCJK(r []rune) []string {
 		}
 		u = -1
 	}
-	for i := 0; i < len(r); {
-		n := min(zhMaxLen, len(r)-i)
+	for i := s; i < e; {
+		n := min(zhMaxLen, e-i)
 		for ; n > 0; n-- {
 			if _, ok := zhLex[text.sub(i, i+n)]; ok {
 				break
@@ -269,7 +284,7 @@ func segmentCJK(r []rune) []string {
 		out = append(out, text.sub(i, i+n))
 		i += n
 	}
-	flush(len(r))
+	flush(e)
 	return out
 }
 
@@ -315,10 +330,13 @@ func (w *cword) cues() cue {
 func claimWords(r []rune) []cword { return claimWordsOf(r, tokenize(r)) }
 
 // claimWordsOf is claimWords over tokens already made.
-func claimWordsOf(r []rune, toks []token) []cword { return claimWordsInto(nil, r, toks) }
+func claimWordsOf(r []rune, toks []token) []cword {
+	return claimWordsInto(nil, newRuneText(r), r, toks)
+}
 
-// claimWordsInto is claimWordsOf appending to out.
-func claimWordsInto(out []cword, r []rune, toks []token) []cword {
+// claimWordsInto is claimWordsOf appending to out; text is r as a
+// runeText.
+func claimWordsInto(out []cword, text runeText, r []rune, toks []token) []cword {
 	out = slices.Grow(out, len(toks))
 	for i := 0; i < len(toks); i++ {
 		tk := toks[i]
@@ -327,9 +345,9 @@ func claimWordsInto(out []cword, r []rune, toks []token) []cword {
 			for j < len(toks) && toks[j].cjk && (j == i || toks[j].start == toks[j-1].end) {
 				j++
 			}
-			pos := tk.start
-			for _, w := range segmentCJKKeep(r[tk.start:toks[j-1].end]) {
-				n := utf8.RuneCountInString(w)
+			for pos, e := tk.start, toks[j-1].end; pos < e; {
+				n := cjkKeepLen(text, pos, e)
+				w := text.sub(pos, pos+n)
 				out = append(out, cword{s: w, start: pos, end: pos + n, info: zhLex[w], cjk: true})
 				pos += n
 			}
@@ -377,16 +395,24 @@ func segmentCJKKeep(r []rune) []string {
 	var out []string
 	text := newRuneText(r)
 	for i := 0; i < len(r); {
-		n := min(zhMaxLen, len(r)-i)
-		for ; n > 1; n-- {
-			if _, ok := zhLex[text.sub(i, i+n)]; ok {
-				break
-			}
-		}
+		n := cjkKeepLen(text, i, len(r))
 		out = append(out, text.sub(i, i+n))
 		i += n
 	}
 	return out
+}
+
+// cjkKeepLen returns the length in runes of the word segmentCJKKeep reads
+// at rune i of text, in a run ending at e: the longest lexicon word, or
+// one ideograph.
+func cjkKeepLen(text runeText, i, e int) int {
+	n := min(zhMaxLen, e-i)
+	for ; n > 1; n-- {
+		if _, ok := zhLex[text.sub(i, i+n)]; ok {
+			break
+		}
+	}
+	return n
 }
 
 // categoriesOf returns the closed-category values an evidence string

@@ -197,7 +197,7 @@ func (cx *claim) numberConcepts(m *numMention) []string {
 	if m.unit != nil {
 		c = append(c, unitConceptNames(m.unit)...)
 	}
-	return dedupe(c)
+	return dedupeOwn(c) // NB: c is a new array (appended to from nil)
 }
 
 // checkNumber checks one claimed number. A scope inherited through a

@@ -18,6 +18,7 @@ type reading struct {
 	buf          *readBuffers // what it is made in (while it is read)
 	orig         []rune       // the text's runes as written
 	norm         []rune
+	nt           runeText // norm as a string
 	toks         []token
 	words        []cword
 	question     bool
@@ -78,9 +79,10 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	rd.used = buf.used[:len(rd.norm)]
 	clear(rd.used)
 	nt := newRuneText(rd.norm)
+	rd.nt = nt
 	rd.toks = tokenizeInto(buf.toks[:0], nt, rd.norm)
 	buf.toks = rd.toks
-	rd.words = claimWordsInto(buf.words[:0], rd.norm, rd.toks)
+	rd.words = claimWordsInto(buf.words[:0], nt, rd.norm, rd.toks)
 	buf.words = rd.words
 	rd.orig = buf.orig
 	rd.buf = buf
@@ -104,12 +106,31 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 // readWords collects the claim's cues, negations, categories and content
 // concepts from the words outside subjects, dates and numbers.
 func (rd *reading) readWords(ix *index) {
+	// The unknown ideographs in a row: runes [runS, runE) of the text
+	// while they follow one another, else (words apart) their runes.
 	var unknownRun []rune
-	flush := func() {
-		for _, c := range segmentCJK(unknownRun) {
-			rd.concepts = append(rd.concepts, c)
+	runS, runE := -1, -1
+	unknown := func(w *cword) {
+		switch {
+		case runS < 0 && len(unknownRun) == 0:
+			runS, runE = w.start, w.end
+		case runS >= 0 && w.start == runE:
+			runE = w.end
+		default:
+			if runS >= 0 {
+				unknownRun = append(unknownRun, rd.norm[runS:runE]...)
+				runS = -1
+			}
+			unknownRun = append(unknownRun, rd.norm[w.start:w.end]...)
 		}
-		unknownRun = unknownRun[:0]
+	}
+	flush := func() {
+		if runS >= 0 {
+			rd.concepts = appendCJK(rd.concepts, rd.nt, runS, runE)
+		} else if len(unknownRun) > 0 {
+			rd.concepts = append(rd.concepts, segmentCJK(unknownRun)...)
+		}
+		unknownRun, runS = unknownRun[:0], -1
 	}
 	for i := range rd.words {
 		w := &rd.words[i]
@@ -124,7 +145,7 @@ func (rd *reading) readWords(ix *index) {
 		if w.cjk && len(w.s) <= 3 && info != nil && len(info.concepts) == 0 && info.cues&(cueStop|cueNeg) == 0 && len(info.cats) == 0 {
 			// A one-ideograph cue word (小, 高) is still part of the words
 			// around it: 小桌 is a small table.
-			unknownRun = append(unknownRun, []rune(w.s)...)
+			unknown(w)
 			rd.cues |= info.cues
 			continue
 		}
@@ -137,7 +158,7 @@ func (rd *reading) readWords(ix *index) {
 		}
 		if info == nil {
 			if w.cjk {
-				unknownRun = append(unknownRun, []rune(w.s)...)
+				unknown(w)
 				continue
 			}
 			flush()
@@ -190,7 +211,7 @@ func (rd *reading) readWords(ix *index) {
 		nums = append(nums, m)
 	}
 	rd.nums = nums
-	rd.concepts = dedupe(rd.concepts)
+	rd.concepts = dedupeOwn(rd.concepts) // NB: appended to from nil
 	slices.Sort(rd.concepts)
 }
 
