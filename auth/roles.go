@@ -210,12 +210,13 @@ func permissions(id Identity) jwt.Permissions {
 			p.Pub.Allow.Add(events.EraseSubjects[st])
 		}
 		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
-		p.Pub.Allow.Add(append(views, service("memory.>")...)...)
+		p.Pub.Allow.Add(append(views, service("memory.>", "runs.>")...)...)
 		p.Pub.Allow.Add("$SRV.>")
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleReader:
 		p.Pub.Allow.Add(reads...)
 		p.Pub.Allow.Add(views...)
+		p.Pub.Allow.Add(service("runs.get.*", "runs.list.*", "runs.rounds.*", "runs.history.*")...)
 		p.Pub.Allow.Add("$SRV.>")
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleProducer:
@@ -227,9 +228,12 @@ func permissions(id Identity) jwt.Permissions {
 		if put, get, err := keys.UserKeySubjects(t); err == nil {
 			p.Pub.Allow.Add(put, get)
 		}
-		for _, k := range []string{"call", "resp", "result", "answer"} {
+		for _, k := range []string{"call", "resp", "result", "answer", "run"} {
 			p.Sub.Allow.Add(subjectLogRoot + "." + k + "." + t + ".>")
 		}
+		// A producer drives its tenant's runs (package runs): the tenant is
+		// the service subject's last token.
+		p.Pub.Allow.Add(ServicePrefix + ".runs.*." + t)
 		p.Sub.Allow.Add(events.PreviewPrefix + "." + t + ".>")
 	case RoleAssembler:
 		processor()

@@ -34,13 +34,21 @@ func startNode(t *testing.T, clock func() time.Time) *node {
 	n := &node{b: b}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	var started []*projector.Runner
+	// Cleanups run last first: the runners stop before their views close.
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		for _, r := range started {
+			r.Close()
+		}
+	})
 	for _, p := range []projector.Projection{runs.New(runs.Config{}), runs.Calls{}} {
 		r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), p.Name())}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { r.Close() })
+		started = append(started, r)
 		wg.Add(1)
 		go func() { defer wg.Done(); r.Run(ctx) }()
 		if p.Name() == runs.Name {

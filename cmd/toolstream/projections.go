@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/runs"
 	"github.com/toolstream/toolstream/verifier"
 )
 
@@ -44,6 +45,8 @@ var projectionFactories = map[string]func(d *deps) (projector.Projection, error)
 		return memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil
 	},
 	assembler.Name: func(d *deps) (projector.Projection, error) { return newAssembler(d), nil },
+	runs.Name:      func(*deps) (projector.Projection, error) { return runs.New(runs.Config{}), nil },
+	runs.CallsName: func(*deps) (projector.Projection, error) { return runs.Calls{}, nil },
 }
 
 // newAssembler builds the assembler: the projection on an unpartitioned

@@ -20,6 +20,7 @@ import (
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/runs"
 )
 
 // DigestSubject answers a projection name with its live view digest.
@@ -185,6 +186,11 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
 	if r, ok := runners[memory.Name]; ok {
 		if err := memoryService(b, r).AddTo(svc); err != nil {
+			return err
+		}
+	}
+	if r, ok := runners[runs.Name]; ok {
+		if err := addRunsService(ctx, b, r, svc); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/runs"
+)
+
+func init() { extraCommands = append(extraCommands, historyCmd, runsCmd) }
+
+// addRunsService serves tsv.runs.* over the runner of the runs projection:
+// writes are sealed under the event's user's key; leases live in the
+// bucket ts_runs.
+func addRunsService(ctx context.Context, b *bus.Bus, r *projector.Runner, svc micro.Service) error {
+	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()})
+	if err != nil {
+		return err
+	}
+	s := &runs.Service{Runner: r, Leases: leases, Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
+		ack, err := b.PublishSealed(ctx, subj, ev, "")
+		if err != nil {
+			return 0, err
+		}
+		return ack.Sequence, nil
+	}}
+	return s.AddTo(svc)
+}
+
+// runsRequest asks a running serve's runs service.
+func runsRequest(ctx context.Context, nc *nats.Conn, verb, tenant string, req *runs.Request) ([]byte, error) {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	msg, err := nc.RequestWithContext(ctx, runs.ServiceSubject(verb, tenant), data)
+	if err != nil {
+		return nil, fmt.Errorf("tsv.runs.%s: %w (is serve running the runs projection?)", verb, err)
+	}
+	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+		return nil, fmt.Errorf("tsv.runs.%s: %s %s", verb, code, msg.Header.Get(micro.ErrorHeader))
+	}
+	return msg.Data, nil
+}
+
+func historyCmd(g *globals) *cobra.Command {
+	var tenant string
+	var req runs.Request
+	cmd := &cobra.Command{
+		Use:   "history --tenant T --run R [--format F] [--budget-tokens N]",
+		Short: "Print a run's conversation as one provider's messages, within a token budget",
+		Long: `history prints one JSON array: the request's messages (openai-chat, anthropic), input
+(openai-responses) or contents (gemini) — the user's messages, the model's calls and the tool
+results of every settled round. Within --budget-tokens (estimated as bytes ÷ 4) the last --keep
+rounds stay verbatim and older ones are compacted deterministically: results as their summaries,
+then each round as one line, then left out, oldest first. Large results are referenced.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			b, err := g.connect(ctx, log)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			data, err := runsRequest(ctx, b.Conn, "history", tenant, &req)
+			if err != nil {
+				return err
+			}
+			var h runs.History
+			if err := json.Unmarshal(data, &h); err != nil {
+				return err
+			}
+			if !h.Fits {
+				log.Warn("history exceeds the budget", "tokens", h.Tokens, "budget", req.BudgetTokens)
+			}
+			_, err = fmt.Fprintf(g.stdout, "%s\n", h.Messages)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&tenant, "tenant", "default", "tenant")
+	f.StringVar(&req.Run, "run", "", "run id (a response with no run is its own run: its response id)")
+	f.StringVar(&req.Format, "format", "", "openai-chat, openai-responses, anthropic or gemini (default: the run's)")
+	f.IntVar(&req.BudgetTokens, "budget-tokens", 0, "bound on the history's estimated tokens (0: none)")
+	f.IntVar(&req.Keep, "keep", 2, "last rounds always verbatim")
+	cmd.MarkFlagRequired("run")
+	return cmd
+}
+
+func runsCmd(g *globals) *cobra.Command {
+	var tenant string
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "runs [--tenant T] [--follow]",
+		Short: "List a tenant's runs and their state (--follow: again whenever one changes)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			b, err := g.connect(ctx, log)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			list := func() error {
+				data, err := runsRequest(ctx, b.Conn, "list", tenant, &runs.Request{})
+				if err != nil {
+					return err
+				}
+				var rs []runs.Run
+				if err := json.Unmarshal(data, &rs); err != nil {
+					return err
+				}
+				return printRuns(g.stdout, rs)
+			}
+			if !follow {
+				return list()
+			}
+			filter, err := events.TenantFilter("run", tenant)
+			if err != nil {
+				return err
+			}
+			changed := make(chan *nats.Msg, 64)
+			sub, err := b.Conn.ChanSubscribe(filter, changed)
+			if err != nil {
+				return err
+			}
+			defer sub.Unsubscribe()
+			if err := list(); err != nil {
+				return err
+			}
+			for {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-changed:
+				}
+				// A burst of changes is one listing.
+				for drained := false; !drained; {
+					select {
+					case <-changed:
+					case <-time.After(100 * time.Millisecond):
+						drained = true
+					}
+				}
+				fmt.Fprintln(g.stdout)
+				if err := list(); err != nil {
+					return err
+				}
+			}
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant")
+	cmd.Flags().BoolVar(&follow, "follow", false, "list again whenever a run changes, until interrupted")
+	return cmd
+}
+
+func printRuns(w io.Writer, rs []runs.Run) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATUS\tVERSION\tROUNDS\tSETTLED\tCALLS\tFAILURES IN A ROW\tFORMAT\tLAST")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.Status, r.Version, r.Rounds, r.Settled, r.Calls, r.FailuresInRow,
+			r.Format, time.Unix(0, r.LastAt).UTC().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
