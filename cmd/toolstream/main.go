@@ -114,8 +114,8 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error (one-shot commands — assemble, verify, memory run — default to warn)")
 	pf.StringVar(&g.creds, "creds", "", "NATS credentials file (toolstream creds); by default a command authenticates as the operator with the material in --data/auth")
-	pf.StringVar(&g.user, "user", "", "NATS user")
-	pf.StringVar(&g.password, "password", "", "NATS password")
+	pf.StringVar(&g.user, "nats-user", "", "NATS user name and password (--nats-password), for a server that takes them; --user is the end user of the commands that act on one")
+	pf.StringVar(&g.password, "nats-password", "", "NATS password (with --nats-user)")
 	pf.StringVar(&g.registryKeyFile, "registry-key", "", "key that signs registry changes (PEM PKCS #8 ed25519; default --data/auth/registry.key, made by serve --tools when missing)")
 	pf.StringVar(&g.registryTrustFiles, "registry-trust", "", "public keys whose registry changes take effect (PEM files, comma-separated; default --data/auth/registry.pub)")
 	pf.StringVar(&g.tlsCert, "tls-cert", "", "serve: the embedded server's TLS certificate (PEM); clients then need --tls-ca")
@@ -158,7 +158,7 @@ func (g *globals) logger() (*slog.Logger, error) {
 }
 
 // natsOptions are the connection options of the identity the flags name:
-// --creds, else --user/--password, else the operator of the material in
+// --creds, else --nats-user/--nats-password, else the operator of the material in
 // --data/auth when there is one; and --tls-ca.
 func (g *globals) natsOptions() ([]nats.Option, error) {
 	var opts []nats.Option

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -83,6 +85,28 @@ func TestStoppedAsAsked(t *testing.T) {
 	} {
 		if got := stoppedAsAsked(tc.ctx, tc.cmd, tc.err); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEndUserFlagIsNotTheNATSUser: --user names the end user of the
+// commands that act on one (publish, forget, memory); the NATS user is
+// --nats-user, so neither hides the other.
+func TestEndUserFlagIsNotTheNATSUser(t *testing.T) {
+	root := newRoot(io.Discard, io.Discard)
+	if f := root.PersistentFlags().Lookup("user"); f != nil {
+		t.Errorf("a global --user (%q) hides the end user's", f.Usage)
+	}
+	if root.PersistentFlags().Lookup("nats-user") == nil || root.PersistentFlags().Lookup("nats-password") == nil {
+		t.Error("no --nats-user / --nats-password")
+	}
+	for _, path := range [][]string{{"publish"}, {"forget"}, {"memory", "message"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := cmd.Flags().Lookup("user"); f == nil || strings.Contains(f.Usage, "NATS") {
+			t.Errorf("%v --user: %v", path, f)
 		}
 	}
 }
