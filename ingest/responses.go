@@ -119,6 +119,27 @@ var respNeeds = map[string]string{
 }
 
 func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
+	// One decode for the usual event; anything it cannot take (a field of
+	// an unexpected type in an event type we do not read, say) is decoded
+	// again as before, which decides what to make of it.
+	var typed struct {
+		Type *string `json:"type"` // shallower than respEvent.Type: it gets the field
+		respEvent
+	}
+	if json.Unmarshal(raw, &typed) == nil {
+		ev := &typed.respEvent
+		typ, inferred := "", false
+		switch {
+		case typed.Type != nil:
+			typ = *typed.Type
+		case ev.Response != nil:
+			inferred = true
+		default:
+			return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+		}
+		ev.Type = typ
+		return n.responsesEvent(typ, inferred, ev)
+	}
 	var env struct {
 		Type     *string         `json:"type"`
 		Response json.RawMessage `json:"response"`
@@ -135,13 +156,22 @@ func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 	default:
 		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
 	}
-	need, known := respNeeds[typ]
-	if !inferred && !known {
+	if _, known := respNeeds[typ]; !inferred && !known {
 		return func() {}, nil // new event types appear all the time
 	}
 	var ev respEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnknownShape, typ, err)
+	}
+	return n.responsesEvent(typ, inferred, &ev)
+}
+
+// responsesEvent checks a decoded event of type typ (inferred: from its
+// response's status) and returns what applies it.
+func (n *Normalizer) responsesEvent(typ string, inferred bool, ev *respEvent) (func(), error) {
+	need, known := respNeeds[typ]
+	if !inferred && !known {
+		return func() {}, nil // new event types appear all the time
 	}
 	if inferred {
 		if ev.Response == nil {
@@ -155,7 +185,7 @@ func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 		need == "delta" && ev.Delta == nil:
 		return nil, fmt.Errorf("%w: %s without %q", ErrUnknownShape, typ, need)
 	}
-	return func() { n.applyResponses(typ, &ev) }, nil
+	return func() { n.applyResponses(typ, ev) }, nil
 }
 
 // inferStatus names the event a typeless response object stands for.
