@@ -223,7 +223,12 @@ func (s *step) apply() error {
 	switch b := ev.Body.(type) {
 	case *events.TextDelta:
 		return s.text(b.Text)
-	case *events.ResponseStarted, *events.InputRejected:
+	case *events.ResponseStarted:
+		if b.Provider != "" && s.re.row.Provider != b.Provider {
+			s.re.row.Provider, s.dirty = b.Provider, true
+		}
+		return nil
+	case *events.InputRejected:
 		return nil
 	case *events.OutputItemAdded:
 		if b.Type != events.ItemFunctionCall {
@@ -477,7 +482,7 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 	}
 	s.re.row.Status = string(status)
 	s.dirty = true
-	out := &events.ResponseOutcome{Status: status, Calls: s.re.row.Calls, ErrorCode: code, ErrorMessage: msg}
+	out := &events.ResponseOutcome{Status: status, Calls: s.re.row.Calls, ErrorCode: code, ErrorMessage: msg, Provider: s.re.row.Provider}
 	if status != events.StatusCompleted {
 		out.Reason = reason
 	}

@@ -61,6 +61,7 @@ type response struct {
 	Decided   int      `msgpack:"nd"`
 	Env       envelope `msgpack:"env"`
 	TextBytes int      `msgpack:"tb,omitempty"` // display text kept (textKey), at most Config.TextBytesMax
+	Provider  string   `msgpack:"p,omitempty"`  // ResponseStarted's, for the outcome (the runs' message shape)
 }
 
 func callKey(tenant, resp, item string) ([]byte, error) {
