@@ -32,7 +32,33 @@ func SplitClaims(answer string) []Claim {
 			lineStart = i + 1
 		}
 	}
+	textsOfClaims(answer, r, out)
 	return out
+}
+
+// textsOfClaims gives each claim of answer (runes r, claims in order, apart)
+// its text: a slice of answer when it is valid UTF-8, else its runes as a
+// string (as string(r) writes an invalid byte: U+FFFD).
+func textsOfClaims(answer string, r []rune, out []Claim) {
+	valid := utf8.ValidString(answer)
+	ri, bi := 0, 0 // rune ri of answer starts at byte bi
+	advance := func(to int) {
+		for ; ri < to; ri++ {
+			_, n := utf8.DecodeRuneInString(answer[bi:])
+			bi += n
+		}
+	}
+	for i := range out {
+		c := &out[i]
+		if !valid || c.Start < ri {
+			c.Text = string(r[c.Start:c.End])
+			continue
+		}
+		advance(c.Start)
+		from := bi
+		advance(c.End)
+		c.Text = answer[from:bi]
+	}
 }
 
 // splitLine splits one line [s, e) of r.
@@ -474,7 +500,7 @@ func appendClaim(r []rune, s, e int, out []Claim) []Claim {
 	if s >= e || !hasContent(r, s, e) {
 		return out
 	}
-	return append(out, Claim{Text: string(r[s:e]), Start: s, End: e})
+	return append(out, Claim{Start: s, End: e}) // Text: textsOfClaims
 }
 
 // isCJK reports an ideograph or kana (one token each).

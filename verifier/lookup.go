@@ -1,6 +1,10 @@
 package verifier
 
-import "slices"
+import (
+	"slices"
+	"sort"
+	"strings"
+)
 
 // The lookups of an answer's index: the leaves a concept, a value word or
 // a value names, and the subjects a token may start, looked up in each part
@@ -21,11 +25,12 @@ type lookupCache struct {
 type subjectHit struct {
 	es []subjEntry
 	ok bool
-	// Where the entries of one token are in es, and those of more by the
-	// key of their second token (made on first use); whether any entry is
-	// a whole name, and any a partial one.
-	single        []int32
-	next          map[string][]int32
+	// Where the entries of one token are in es, and those of more sorted
+	// by the key of their second token (made on first use, for eight
+	// entries or more); whether any entry is a whole name, and any a
+	// partial one.
+	read          bool
+	single, more  []int32
 	whole, partly bool
 }
 
@@ -124,17 +129,21 @@ func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEnt
 	if len(h.es) == 0 {
 		return
 	}
-	if h.next == nil {
-		h.next = map[string][]int32{}
+	if !h.read {
+		h.read = true
 		for i, e := range h.es {
+			h.whole = h.whole || !e.partial
+			h.partly = h.partly || e.partial
+			if len(h.es) < 8 {
+				continue
+			}
 			if len(e.keys) == 1 {
 				h.single = append(h.single, int32(i))
 			} else {
-				h.next[e.keys[1]] = append(h.next[e.keys[1]], int32(i))
+				h.more = append(h.more, int32(i))
 			}
-			h.whole = h.whole || !e.partial
-			h.partly = h.partly || e.partial
 		}
+		slices.SortStableFunc(h.more, func(a, b int32) int { return strings.Compare(h.es[a].keys[1], h.es[b].keys[1]) })
 	}
 	if partial && !h.partly || !partial && !h.whole {
 		return
@@ -147,9 +156,15 @@ func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEnt
 		}
 		return
 	}
-	single, more := h.single, h.next[next]
-	if !hasNext {
-		more = nil
+	single, more := h.single, []int32(nil)
+	if hasNext {
+		// The entries whose second key is next, in order.
+		lo := sort.Search(len(h.more), func(i int) bool { return h.es[h.more[i]].keys[1] >= next })
+		hi := lo
+		for hi < len(h.more) && h.es[h.more[hi]].keys[1] == next {
+			hi++
+		}
+		more = h.more[lo:hi]
 	}
 	// Both in order.
 	for len(single) > 0 || len(more) > 0 {
