@@ -454,6 +454,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	stall := time.NewTimer(stallWait)
 	defer stall.Stop()
 	var stalledAt uint64
+	lastBatch := time.Now() // when the last batch was applied
 	batch := make([]jetstream.Msg, 0, r.cfg.BatchMax)
 	for {
 		batch = batch[:0]
@@ -463,6 +464,11 @@ func (r *Runner) Run(ctx context.Context) error {
 		case err := <-relayErr:
 			return err
 		case <-stall.C:
+			if idle := time.Since(lastBatch); len(msgs) > 0 || idle < stallWait {
+				// Deliveries came while a batch was applied: no stall.
+				stall.Reset(stallWait - min(idle, stallWait) + time.Millisecond)
+				continue
+			}
 			if behind, err := r.behind(ctx); err != nil {
 				r.log.Debug("stall check", "err", err)
 			} else if behind {
@@ -498,6 +504,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		}
 		done, err := r.applyBatch(ctx, batch)
+		lastBatch = time.Now()
 		if err != nil && ctx.Err() != nil {
 			return nil // stopping: the checkpoint keeps the position
 		}
@@ -521,9 +528,15 @@ func (r *Runner) Run(ctx context.Context) error {
 
 // stallCheck is how long a runner waits without deliveries before it asks
 // whether the log is ahead of its checkpoint; stallCheckMax bounds the wait
-// while restarts change nothing (messages deleted at the tail).
+// while restarts change nothing (messages deleted at the tail). A pull
+// consumer of nats.go 1.55 was seen here to stop asking for messages now
+// and then while the log was ahead (no request waiting on the server, none
+// of its own pending, every delivery acknowledged) under a steady publish:
+// each such stall costs stallCheck, and a new consumer ends it. Time spent
+// applying a batch is not idleness: the check counts from the end of the
+// last batch.
 const (
-	stallCheck    = 2 * time.Second
+	stallCheck    = 250 * time.Millisecond
 	stallCheckMax = time.Minute
 )
 
