@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -64,6 +65,9 @@ Exit 0 when the input was read, whatever the outcomes.`,
 			o.provider, o.tagged = normaliseProvider(o.provider, o.tagged)
 			if _, err := ingest.ParseFormat(o.provider); err != nil {
 				return err
+			}
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(node.OneShotGOGC)
 			}
 			ctx := cmd.Context()
 			lines, err := assembleOnce(ctx, g, o, name, in)
