@@ -109,6 +109,13 @@ type Report struct {
 
 // RowNames are the sections and measurements every report has, in order.
 var RowNames = [][2]string{
+	{"whole path", "one-shot assemble"},
+	{"whole path", "live, every component"},
+	{"read amplification", "ingest"},
+	{"read amplification", "assembler"},
+	{"read amplification", "responses"},
+	{"read amplification", "verifier"},
+	{"read amplification", "memory"},
 	{"backbone", "no-op projection"},
 	{"assembler", "argument deltas"},
 	{"assembler", "completion latency p50"},
@@ -232,6 +239,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 		what string
 		fn   func() error
 	}{
+		{"whole path", r.wholePath},
 		{"backbone", func() error {
 			return r.withBus("backbone", func(b *bus.Bus, dir string) error {
 				res, err := Backbone(ctx, b, dir, s.BackboneEvents)

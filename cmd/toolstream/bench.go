@@ -24,6 +24,11 @@ temporary directory, and prints one table: every measurement next to the simples
 the same work in the same run (a raw JetStream consumer, a full scan, one JSON decode), and their
 ratio, with the machine described. Ratios travel between machines; absolute numbers do not.
 
+  whole path the user's view: toolstream assemble vs a fresh embedded server that publishes every
+             line and reads all back; the live path (every component on, producers publishing
+             normalised at the edge) vs raw publish + consume on the same server, first publish →
+             last CallCompleted stored
+  read amplification  messages each projection read vs those on its subjects, in the live run
   backbone   no-op projection events/s vs a raw durable pull consumer (AckAll per batch)
   assembler  argument deltas/s vs the no-op projection; completion latency p50 vs a raw
              publish → consume round trip
