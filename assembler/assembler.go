@@ -79,7 +79,7 @@ func (a *Assembler) Name() string { return Name }
 // Subjects implements projector.Projection: model events, clock ticks and
 // registry changes.
 func (a *Assembler) Subjects() []string {
-	return []string{"ts.model.>", "ts.ctl._system.clock", "ts.ctl._system.registry"}
+	return []string{events.AllModel, events.ModelClockSubject, events.RegistrySubject}
 }
 
 // Apply implements projector.Projection.

@@ -111,7 +111,7 @@ func (*Ingest) Name() string { return IngestName }
 
 // Subjects implements projector.Projection: raw events, and clock ticks that
 // end the wait for missing positions.
-func (*Ingest) Subjects() []string { return []string{"ts.in.>"} }
+func (*Ingest) Subjects() []string { return []string{events.AllIn} }
 
 // Ingest's clock ticks come on events.InClockSubject, in the stream it
 // reads (TS_IN), among the raw events.

@@ -1,6 +1,7 @@
 package assembler
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"strconv"
 
 	"github.com/toolstream/toolstream/projector"
@@ -35,7 +36,7 @@ func (q *partition) Name() string { return q.name }
 func (q *partition) Subjects() []string {
 	subjects := []string{q.filter}
 	for _, s := range q.Assembler.Subjects() {
-		if s != "ts.model.>" {
+		if s != events.AllModel {
 			subjects = append(subjects, s)
 		}
 	}

@@ -1,9 +1,6 @@
 package bus
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 )
@@ -30,12 +27,12 @@ import (
 const PartitionsMax = 1024
 
 // partitionSource is the model subject before partitioning.
-const partitionSource = "ts.model.*.*.*"
+const partitionSource = events.ModelUnpartitioned
 
 func partitionTransform(n int) *jetstream.SubjectTransformConfig {
 	return &jetstream.SubjectTransformConfig{
 		Source:      partitionSource,
-		Destination: fmt.Sprintf("ts.model.{{wildcard(1)}}.{{wildcard(2)}}.{{wildcard(3)}}.{{partition(%d,2)}}", n),
+		Destination: events.ModelPartitionMapping(n),
 	}
 }
 
@@ -71,4 +68,4 @@ func (b *Bus) Partitions() int {
 
 // PartitionFilter is the subject filter of model partition p:
 // ts.model.*.*.*.<p>.
-func PartitionFilter(p int) string { return "ts.model.*.*.*." + strconv.Itoa(p) }
+func PartitionFilter(p int) string { return events.ModelPartitionFilter(p) }

@@ -178,7 +178,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := r.settle(ctx, assembler.IngestName, assembler.Name); err != nil {
 		return err
 	}
-	calls, err := node.ReadAll(ctx, r.b, []string{"ts.call.shop.>"})
+	calls, err := node.ReadAll(ctx, r.b, []string{shopFilter("call")})
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	}
 
 	// 2. The executor: three calls run, the refund waits for a person.
-	results, err := node.WaitEvents(ctx, r.b, []string{"ts.result.shop.>", "ts.exec.shop.>"}, func(evs []*events.Event) bool {
+	results, err := node.WaitEvents(ctx, r.b, []string{shopFilter("result"), shopFilter("exec")}, func(evs []*events.Event) bool {
 		ok, waiting := 0, 0
 		for _, ev := range evs {
 			switch ev.Body.(type) {
@@ -229,7 +229,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 		return err
 	}
 	r.say("approve", "toolstream approve: refund approved by agent@shop", nil)
-	refunded, err := node.WaitEvents(ctx, r.b, []string{"ts.result.shop.>"}, func(evs []*events.Event) bool {
+	refunded, err := node.WaitEvents(ctx, r.b, []string{shopFilter("result")}, func(evs []*events.Event) bool {
 		for _, ev := range evs {
 			if b, ok := events.As[*events.CallSucceeded](ev); ok && b.Name == "orders.refund" {
 				return true
@@ -253,7 +253,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := r.settle(ctx, assembler.IngestName, assembler.Name, verifier.Name); err != nil {
 		return err
 	}
-	answers, err := node.ReadAll(ctx, r.b, []string{"ts.answer.shop.>"})
+	answers, err := node.ReadAll(ctx, r.b, []string{shopFilter("answer")})
 	if err != nil {
 		return err
 	}
@@ -394,4 +394,13 @@ func (r *run) replay(ctx context.Context, tmp string) error {
 		r.say("replay", fmt.Sprintf("%-10s rebuilt from seq 1: digest equals live (%d keys, %s…)", p.Name(), live.Keys, live.Sum[:12]), nil)
 	}
 	return nil
+}
+
+// shopFilter is the filter of one family of the demo tenant's subjects.
+func shopFilter(kind string) string {
+	f, err := events.TenantFilter(kind, tenant)
+	if err != nil {
+		panic(err) // the demo's tenant is a valid name
+	}
+	return f
 }

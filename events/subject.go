@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -170,3 +171,45 @@ func TenantFilter(kind, tenant string) (string, error) {
 	}
 	return s + ".>", nil
 }
+
+// The filters of every subject of one family, for the readers of a whole
+// family (a projection's Subjects, an observer).
+const (
+	AllIn        = SubjectPrefix + ".in.>"
+	AllModel     = SubjectPrefix + ".model.>"
+	AllCalls     = SubjectPrefix + ".call.>"
+	AllResponses = SubjectPrefix + ".resp.>"
+	AllExec      = SubjectPrefix + ".exec.>"
+	AllApprovals = SubjectPrefix + ".approval.>"
+	AllResults   = SubjectPrefix + ".result.>"
+	AllAnswers   = SubjectPrefix + ".answer.>"
+	AllRuns      = SubjectPrefix + ".run.>"
+	AllMemory    = SubjectPrefix + ".mem.>"
+	// CallsPrefix starts every call subject: ts.call.<tenant>.<tool>.
+	CallsPrefix = SubjectPrefix + ".call."
+	// EachCall and EachApproval match one subject per call or approval of
+	// every tenant (ts.call.<tenant>.<tool>, ts.approval.<tenant>.<call>).
+	EachCall     = SubjectPrefix + ".call.*.*"
+	EachApproval = SubjectPrefix + ".approval.*.*"
+	// RegistrySubject holds the tool registry's changes (tenant _system).
+	RegistrySubject = SubjectPrefix + ".ctl." + SystemTenant + ".registry"
+)
+
+// Model subjects split into partitions (bus.Partitions) carry the partition
+// as a fourth id token: ts.model.<tenant>.<response>.<item>.<partition>.
+const (
+	// ModelUnpartitioned matches every model subject before it is mapped
+	// to its partition.
+	ModelUnpartitioned = SubjectPrefix + ".model.*.*.*"
+	// modelPartitionOf is the subject mapping's destination, %d the
+	// number of partitions.
+	modelPartitionOf = SubjectPrefix + ".model.{{wildcard(1)}}.{{wildcard(2)}}.{{wildcard(3)}}.{{partition(%d,2)}}"
+)
+
+// ModelPartitionMapping is the destination of the server's subject mapping
+// that spreads model subjects over n partitions by response (the tenant and
+// response tokens hashed together).
+func ModelPartitionMapping(n int) string { return fmt.Sprintf(modelPartitionOf, n) }
+
+// ModelPartitionFilter matches the model subjects of partition p.
+func ModelPartitionFilter(p int) string { return ModelUnpartitioned + "." + strconv.Itoa(p) }

@@ -19,10 +19,10 @@ import (
 // Subjects the executor consumes.
 const (
 	// CallFilter matches every call event: ts.call.<tenant>.<tool>.
-	CallFilter = "ts.call.*.*"
+	CallFilter = events.EachCall
 	// ApprovalFilter matches every approval decision:
 	// ts.approval.<tenant>.<call>.
-	ApprovalFilter = "ts.approval.*.*"
+	ApprovalFilter = events.EachApproval
 )
 
 const (

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"strings"
 	"sync"
 
@@ -100,7 +101,7 @@ func dec(m map[string]int, k string) {
 // read yet: whether it agrees with the subject is decided when the input
 // is handled (events.DecodeAt).
 func subjectTenant(subject string) string {
-	rest, ok := strings.CutPrefix(subject, "ts.call.")
+	rest, ok := strings.CutPrefix(subject, events.CallsPrefix)
 	if !ok {
 		return ""
 	}

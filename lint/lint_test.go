@@ -212,3 +212,25 @@ func parseDir(t *testing.T, dir string) []parsed {
 	}
 	return out
 }
+
+// TestSubjectsAreBuiltInEvents: a log subject or filter is written only in
+// events/ (the subject scheme in one place); other library code uses its
+// builders and constants. Commands and measurements may spell a filter out.
+func TestSubjectsAreBuiltInEvents(t *testing.T) {
+	for _, dir := range packages(t) {
+		top, _, _ := strings.Cut(dir, "/")
+		if top == "events" || top == "cmd" || top == "bench" || top == "lint" {
+			continue
+		}
+		for _, f := range parseDir(t, dir) {
+			ast.Inspect(f.file, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if v, err := strconv.Unquote(lit.Value); err == nil && strings.HasPrefix(v, "ts.") {
+						t.Errorf("%s: %q: subjects are built in events/ (its builders and filter constants)", f.fset.Position(lit.Pos()), v)
+					}
+				}
+				return true
+			})
+		}
+	}
+}

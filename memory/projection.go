@@ -29,7 +29,7 @@ func NewProjection(e *Engine) *Projection { return &Projection{Engine: e} }
 func (*Projection) Name() string { return Name }
 
 // Subjects implements projector.Projection.
-func (*Projection) Subjects() []string { return []string{"ts.mem.>"} }
+func (*Projection) Subjects() []string { return []string{events.AllMemory} }
 
 // Apply implements projector.Projection. Bad input and stale corrections
 // come back wrapping events.ErrBadInput: the machinery records them as

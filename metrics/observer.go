@@ -13,7 +13,7 @@ import (
 // ObservedSubjects are the log subjects the observer reads: call and
 // response outcomes, executions, approvals, results and answers. Never the
 // model deltas: their volume is the assembler's business.
-var ObservedSubjects = []string{"ts.call.>", "ts.resp.>", "ts.exec.>", "ts.approval.>", "ts.result.>", "ts.answer.>"}
+var ObservedSubjects = []string{events.AllCalls, events.AllResponses, events.AllExec, events.AllApprovals, events.AllResults, events.AllAnswers}
 
 // pending is a call whose CallCompleted or result has been seen, not both.
 // The observer follows each stream on its own, so a result (TS_OUT) may be

@@ -38,7 +38,7 @@ func (Projection) Name() string { return Name }
 // Subjects implements projector.Projection.
 // The projection reads the model events only (TS_MODEL); the assembler's
 // verdict on a response, ResponseOutcome, lives with the outcomes (TS_OUT).
-func (Projection) Subjects() []string { return []string{"ts.model.>"} }
+func (Projection) Subjects() []string { return []string{events.AllModel} }
 
 func key(tenant, id string) ([]byte, error) { return projector.TenantKey(tenant, "r", id) }
 

@@ -28,7 +28,9 @@ var _ projector.Projection = Calls{}
 func (Calls) Name() string { return CallsName }
 
 // Subjects implements projector.Projection.
-func (Calls) Subjects() []string { return []string{"ts.call.>", "ts.exec.>", "ts.approval.>"} }
+func (Calls) Subjects() []string {
+	return []string{events.AllCalls, events.AllExec, events.AllApprovals}
+}
 
 // approval is what the view keeps of a call that asked for approval.
 type approval struct {

@@ -58,7 +58,9 @@ func (*Projection) Name() string { return Name }
 
 // Subjects implements projector.Projection: the response outcomes, the
 // results and the runs' own stream, all in TS_OUT.
-func (*Projection) Subjects() []string { return []string{"ts.resp.>", "ts.result.>", "ts.run.>"} }
+func (*Projection) Subjects() []string {
+	return []string{events.AllResponses, events.AllResults, events.AllRuns}
+}
 
 // Apply implements projector.Projection.
 func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {

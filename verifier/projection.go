@@ -59,7 +59,7 @@ func (*Projection) Name() string { return Name }
 // assembler keeps it), and that text is a final answer, as is an
 // AnswerSubmitted.
 func (*Projection) Subjects() []string {
-	return []string{"ts.result.>", "ts.resp.>", "ts.answer.>"}
+	return []string{events.AllResults, events.AllResponses, events.AllAnswers}
 }
 
 // evidenceRow is one result kept as evidence: the result as it came, and
