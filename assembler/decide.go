@@ -27,7 +27,11 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 	if err := s.settle(ce, key); err != nil {
 		return err
 	}
+	raw, deps, depReason, depDetail := s.dependencies(c, raw)
 	out, coerced, reason, detail := s.a.validate(ev.Tenant, c, raw)
+	if reason == "" && depReason != "" {
+		reason, detail = depReason, depDetail
+	}
 	subj, err := events.CallSubject(ev.Tenant, c.Name)
 	if err != nil {
 		return err
@@ -45,7 +49,7 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		return err
 	}
 	return s.tx.Emit(subj, s.event(events.CompletedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
-		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, DependsOn: dependsOn(out), Order: c.Order, From: c.From}))
+		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, DependsOn: deps, Order: c.Order, From: c.From}))
 }
 
 // settle marks a call decided, gives back its tenant's open call and
@@ -122,22 +126,6 @@ func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []stri
 		v = args
 	}
 	return v, coerced, "", ""
-}
-
-// dependsOn reads an optional "depends_on" list of call ids from the
-// arguments' reserved top-level field "$depends_on". Providers do not send
-// it; producers that plan calls may.
-func dependsOn(args []byte) []string {
-	if !bytes.Contains(args, []byte(`"$depends_on"`)) {
-		return nil
-	}
-	var v struct {
-		DependsOn []string `json:"$depends_on"`
-	}
-	if json.Unmarshal(args, &v) != nil {
-		return nil
-	}
-	return v.DependsOn
 }
 
 func auditBytes(raw []byte, limit int) []byte {

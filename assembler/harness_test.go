@@ -135,8 +135,14 @@ func render(evs []*events.Event) string {
 			if len(x.Coerced) > 0 {
 				fmt.Fprintf(&b, " coerced=%s", strings.Join(x.Coerced, ","))
 			}
+			if len(x.DependsOn) > 0 {
+				fmt.Fprintf(&b, " depends=%s", strings.Join(x.DependsOn, ","))
+			}
 		case *events.CallRejected:
 			fmt.Fprintf(&b, " name=%s order=%d reason=%s", x.Name, x.Order, x.Reason)
+			if x.Reason == events.ReasonInvalidDependency {
+				fmt.Fprintf(&b, " detail=%q", x.Detail)
+			}
 		case *events.CallIncomplete:
 			fmt.Fprintf(&b, " name=%s order=%d reason=%s partial=%q", x.Name, x.Order, x.Reason, x.Partial)
 		case *events.InputRejected:

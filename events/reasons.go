@@ -24,6 +24,9 @@ const (
 	// events or bytes per second, calls open at once), so the stream or
 	// the call was refused; the raw events stay in the log.
 	ReasonQuotaExceeded Reason = "quota_exceeded"
+	// ReasonInvalidDependency: the call's $depends_on names itself, a call
+	// not given before it in the same response, or is not a list of ids.
+	ReasonInvalidDependency Reason = "invalid_dependency"
 )
 
 // Reasons a registry change is refused (package registry): the registry in

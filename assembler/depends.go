@@ -1,0 +1,106 @@
+package assembler
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// DependsOnField is the reserved top-level field of a call's arguments in
+// which a producer that plans calls names the calls this one waits for (a
+// list of call ids of the same response). It is taken out of the
+// arguments before validation, so a tool's strict schema never sees it, and
+// travels as CallCompleted.DependsOn.
+const DependsOnField = "$depends_on"
+
+// dependencies takes DependsOnField out of a call's raw arguments and
+// checks it: a list of call ids, each of a call the model gave before this
+// one in the same response (so a cycle cannot be written, and a dependency
+// that does not exist is known at once, not after a wait). It returns the
+// arguments without the field, the dependencies, and a reason and detail
+// when the list is refused (invalid_dependency).
+func (s *step) dependencies(c *call, raw []byte) ([]byte, []string, events.Reason, string) {
+	if !bytes.Contains(raw, []byte(`"`+DependsOnField+`"`)) {
+		return raw, nil, "", ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimSpace(raw), &obj) != nil {
+		return raw, nil, "", "" // not one JSON object: validation says why
+	}
+	field, ok := obj[DependsOnField]
+	if !ok {
+		return raw, nil, "", ""
+	}
+	delete(obj, DependsOnField)
+	stripped, err := json.Marshal(obj)
+	if err != nil {
+		return raw, nil, "", ""
+	}
+	var deps []string
+	if json.Unmarshal(field, &deps) != nil {
+		return stripped, nil, events.ReasonInvalidDependency, DependsOnField + " must be a list of call ids"
+	}
+	self := c.CallID
+	earlier, named, err := s.earlierCalls(c)
+	if err != nil {
+		return stripped, nil, events.ReasonInvalidDependency, err.Error()
+	}
+	for _, d := range deps {
+		switch {
+		case d == self || d == s.ev.Item:
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call depends on itself (%s); remove it from %s", d, DependsOnField)
+		case !slices.Contains(earlier, d):
+			known := "none"
+			if len(named) > 0 {
+				known = strings.Join(named, ", ")
+			}
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf(
+				"the call depends on %s, which is not a call made before it in this response (calls before it: %s); a call may wait only for calls given before it", d, known)
+		}
+	}
+	slices.Sort(deps)
+	return stripped, slices.Compact(deps), "", ""
+}
+
+// earlierCalls lists the ids a dependency may name — the call ids and
+// item ids of the calls of the response opened before c — and, for
+// messages, each of those calls once (its call id, else its item), in
+// order.
+func (s *step) earlierCalls(c *call) (ids, named []string, err error) {
+	prefix, err := callsPrefix(s.ev.Tenant, s.ev.Response)
+	if err != nil {
+		return nil, nil, err
+	}
+	type seen struct {
+		order int
+		ids   []string
+	}
+	var calls []seen
+	err = s.tx.Scan(prefix, func(k, _ []byte) error {
+		var other call
+		if ok, err := load(s.tx, k, &other); err != nil || !ok {
+			return err
+		}
+		if other.Order < c.Order {
+			ids := []string{itemOf(k)}
+			if other.CallID != "" {
+				ids = []string{other.CallID, itemOf(k)}
+			}
+			calls = append(calls, seen{other.Order, ids})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(calls, func(a, b seen) int { return a.order - b.order })
+	for _, x := range calls {
+		ids = append(ids, x.ids...)
+		named = append(named, x.ids[0])
+	}
+	return ids, named, nil
+}
