@@ -16,6 +16,7 @@ type lookupCache struct {
 	direct   *directs
 	numIDs   []int32
 	numVals  []float64
+	numUnits []numUnit
 	concept  map[string][]int32
 	word     map[string][]int32
 	subjects map[string]*subjectHit
@@ -270,17 +271,19 @@ func (p *part) hasKey(k string) bool {
 	return p.sec.hasKey(k)
 }
 
-// numValues returns the values of the numeric leaves in the order of
-// ix.nums (ascending), made on first use: a claimed number is looked for
-// in them without reading a leaf for every comparison.
-func (ix *index) numValues() []float64 {
+// numValues returns the values and units of the numeric leaves in the
+// order of ix.nums (ascending values), made on first use: a claimed number
+// is looked for in them without reading a leaf for every comparison.
+func (ix *index) numValues() ([]float64, []numUnit) {
 	if ix.cache.numVals == nil && len(ix.nums) > 0 {
 		ix.cache.numVals = make([]float64, len(ix.nums))
+		ix.cache.numUnits = make([]numUnit, len(ix.nums))
 		for i, l := range ix.nums {
-			ix.cache.numVals[i] = ix.leaves[l].num
+			lf := &ix.leaves[l]
+			ix.cache.numVals[i], ix.cache.numUnits[i] = lf.num, numUnit{lf.unitID, lf.dim}
 		}
 	}
-	return ix.cache.numVals
+	return ix.cache.numVals, ix.cache.numUnits
 }
 
 // numsInOrder returns the numeric leaves in leaf order.

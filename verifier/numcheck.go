@@ -89,19 +89,31 @@ func (c *Checker) candidates(out []cand, m *numMention, v float64) []cand {
 // unitFits reports whether evidence leaf lf may hold candidate k of a
 // number claimed in unit claimed.
 func unitFits(lf *leaf, k cand, claimed *unit) bool {
-	switch {
+	return unitFitsAs(numUnit{lf.unitID, lf.dim}, k, claimed)
+}
+
+// numUnit is the unit and dimension of a numeric leaf (what unitFits
+// reads of it).
+type numUnit struct {
+	unitID uint8
+	dim    dimension
+}
+
+// unitFitsAs is unitFits of a leaf in unit nu.
+func unitFitsAs(nu numUnit, k cand, claimed *unit) bool {
+	switch u := unitTable[nu.unitID]; {
 	case claimed == nil:
 		return true
-	case lf.unit() != nil:
+	case u != nil:
 		if k.u == uFrac {
-			return lf.unit().dim == dimPercent && lf.unit() != uPercent
+			return u.dim == dimPercent && u != uPercent
 		}
-		return sameUnit(k.u, lf.unit()) && compatible(claimed, lf.unit())
-	case lf.dim != dimNone:
+		return sameUnit(k.u, u) && compatible(claimed, u)
+	case nu.dim != dimNone:
 		if claimed.dim == dimPercent {
-			return lf.dim == dimPercent
+			return nu.dim == dimPercent
 		}
-		return (lf.dim == claimed.dim || claimed.dim == dimCount && lf.dim == dimCount) && (k.u == claimed || claimed.scale)
+		return (nu.dim == claimed.dim || claimed.dim == dimCount && nu.dim == dimCount) && (k.u == claimed || claimed.scale)
 	default:
 		return k.u == claimed || k.u == uFrac || claimed.scale && k.u != claimed || claimed.dim == dimCount
 	}
@@ -115,7 +127,7 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 	var room [8]cand
 	var spanRoom [8][2]int
 	spans := spanRoom[:0]
-	vals := ix.numValues()
+	vals, units := ix.numValues()
 	ks := cx.c.candidates(room[:0], m, v)
 	size := 0
 	for _, k := range ks {
@@ -134,9 +146,9 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 	}
 	out = make([]int32, 0, size)
 	for j, k := range ks {
-		for _, l := range ix.nums[spans[j][0]:spans[j][1]] {
-			if unitFits(&ix.leaves[l], k, m.unit) {
-				out = append(out, l)
+		for i := spans[j][0]; i < spans[j][1]; i++ {
+			if unitFitsAs(units[i], k, m.unit) {
+				out = append(out, ix.nums[i])
 			}
 		}
 	}
@@ -150,7 +162,9 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 const numMatchesMax = 256
 
 func sortUnique(s *[]int32) {
-	slices.Sort(*s)
+	if !slices.IsSorted(*s) { // often they come in order
+		slices.Sort(*s)
+	}
 	*s = slices.Compact(*s)
 }
 
