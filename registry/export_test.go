@@ -9,3 +9,7 @@ func SignRaw(k *SigningKey, rc *events.RegistryChanged) {
 	rc.KeyID = k.KeyID()
 	rc.Sig = k.sign(signedMessage(rc))
 }
+
+// AnyObject reports whether Validate takes t's input schema as accepting
+// every object, without asking it.
+func AnyObject(t *Tool) bool { return t.anyObject }

@@ -76,6 +76,7 @@ func build(s *spec) (*Registry, error) {
 		} else if r.fanOut[t], err = schemaFanOut(t.input); err != nil {
 			fail(st.path+".input_schema", "%v", err)
 		}
+		t.anyObject = anyObjectSchema(st.InputSchema)
 		if st.OutputSchema != nil {
 			if t.output, err = compileSchema(t.Ref(), "output_schema", st.OutputSchema); err != nil {
 				fail(st.path+".output_schema", "%v", err)
@@ -99,6 +100,18 @@ func build(s *spec) (*Registry, error) {
 	sum := sha256.Sum256(b)
 	r.digest = hex.EncodeToString(sum[:])
 	return r, nil
+}
+
+// anyObjectSchema reports whether a canonical input schema accepts every
+// JSON object: the default {"type":"object"}, {} or true. Validate has
+// checked that the arguments are one object before it asks the schema,
+// so for these it need not ask.
+func anyObjectSchema(canonical []byte) bool {
+	switch string(canonical) {
+	case `{"type":"object"}`, `{}`, `true`:
+		return true
+	}
+	return false
 }
 
 // compileSchema compiles a contract's schema as JSON Schema draft 2020-12

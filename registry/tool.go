@@ -81,8 +81,9 @@ type Tool struct {
 	// Sandbox confines a command tool; nil: it runs unconfined.
 	Sandbox *Sandbox
 
-	input  *jsonschema.Schema
-	output *jsonschema.Schema // nil: any result
+	input     *jsonschema.Schema
+	anyObject bool               // input accepts every object (anyObjectSchema): Validate does not ask it
+	output    *jsonschema.Schema // nil: any result
 }
 
 // RetryPolicy says when a failed attempt is tried again. MaxAttempts counts

@@ -78,7 +78,9 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 	if t.Coerce {
 		v = coerce(t.input, v, "", &coerced, 0)
 	}
-	if err := t.input.Validate(v); err != nil {
+	if t.anyObject {
+		// v is an object, and the schema asks nothing more of it.
+	} else if err := t.input.Validate(v); err != nil {
 		return nil, nil, events.ReasonSchemaViolation, bound(fmt.Sprintf("the arguments do not match the input schema of %s: %s", t.Name, schemaDetail(err)))
 	}
 	if out, ok := appendCanonical(make([]byte, 0, len(args)), v); ok {

@@ -166,3 +166,58 @@ func TestValidateResult(t *testing.T) {
 		t.Fatalf("no output schema: %q", d)
 	}
 }
+
+// An input schema that accepts every object ({"type":"object"}, the
+// default, {} or true) is not asked: the arguments are known to be one
+// object by then. Validate answers as the schema would, and a schema that
+// asks anything more of the object is asked.
+func TestValidateAnyObjectSchema(t *testing.T) {
+	r := mustParse(t, `
+tools:
+  - {name: none, side_effect: none}
+  - {name: object, side_effect: none, input_schema: {type: object}}
+  - {name: empty, side_effect: none, input_schema: {}}
+  - {name: "yes", side_effect: none, input_schema: true}
+  - {name: coerced, side_effect: none, coerce: true, input_schema: {type: object}}
+  - {name: required, side_effect: none, input_schema: {type: object, required: [x]}}
+  - {name: small, side_effect: none, input_schema: {type: object, maxProperties: 1}}
+grants:
+  - {tenant: acme, permissions: [none, object, empty, "yes", coerced, required, small]}
+`)
+	cases := []struct {
+		tool, args string
+		any        bool
+		out        string // "" when refused
+		reason     events.Reason
+	}{
+		{tool: "none", args: `{}`, any: true, out: `{}`},
+		{tool: "none", args: ` {"b":[1,"2"],"a":{"c":null}} `, any: true, out: `{"a":{"c":null},"b":[1,"2"]}`},
+		{tool: "none", args: `[1]`, any: true, reason: events.ReasonNotAnObject},
+		{tool: "none", args: `"{}"`, any: true, reason: events.ReasonNotAnObject},
+		{tool: "none", args: `{"a":`, any: true, reason: events.ReasonInvalidJSON},
+		{tool: "object", args: `{"n":"12"}`, any: true, out: `{"n":"12"}`},
+		{tool: "empty", args: `{"a":1}`, any: true, out: `{"a":1}`},
+		{tool: "empty", args: `null`, any: true, reason: events.ReasonNotAnObject},
+		{tool: "yes", args: `{"a":true}`, any: true, out: `{"a":true}`},
+		{tool: "coerced", args: `{"n":"12"}`, any: true, out: `{"n":"12"}`},
+		{tool: "required", args: `{}`, reason: events.ReasonSchemaViolation},
+		{tool: "required", args: `{"x":1}`, out: `{"x":1}`},
+		{tool: "small", args: `{"a":1,"b":2}`, reason: events.ReasonSchemaViolation},
+		{tool: "small", args: `{"a":1}`, out: `{"a":1}`},
+	}
+	for _, c := range cases {
+		t.Run(c.tool+" "+c.args, func(t *testing.T) {
+			tool, ok := r.Lookup(c.tool)
+			if !ok {
+				t.Fatalf("no tool %s", c.tool)
+			}
+			if got := registry.AnyObject(tool); got != c.any {
+				t.Fatalf("schema %s taken as accepting every object: %v, want %v", tool.InputSchema, got, c.any)
+			}
+			out, _, reason, detail := r.Validate("acme", c.tool, []byte(c.args))
+			if string(out) != c.out || reason != c.reason {
+				t.Fatalf("Validate(%s) = %s %q %q; want %s %q", c.args, out, reason, detail, c.out, c.reason)
+			}
+		})
+	}
+}
