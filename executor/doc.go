@@ -23,7 +23,8 @@
 // the bucket for a call it knows no record of looks at the log first; and
 // a decision in the log looks at the bucket just before it publishes
 // (logrecord.go argues it, the race of two different calls under one key
-// included).
+// included). The looks of decisions made at the same time go to the
+// bucket together, as one request (look.go).
 //
 // How a call goes (the order is the correctness argument):
 //
@@ -137,7 +138,9 @@
 // DependencyWaitMax per dependency wait, ResultBytesMax per result (held
 // while it is read: command output and http answers never past it),
 // SummaryMax per summary, conflictsMax re-reads per input, loggedScanMax
-// messages of a result subject read to find the key's outcome.
+// messages of a result subject read to find the key's outcome,
+// lookBatchMax keys per look at the bucket made for many decisions at once
+// (look.go).
 //
 // Time: leases and the circuit breaker use Config.Clock; lease expiry is
 // compared across executors, so their clocks must agree to well within a

@@ -184,3 +184,121 @@ grants:
 		})
 	}
 }
+
+// Looks at the bucket made together (a burst of side-effect-free calls
+// decided at once, by two executors) still find every record there: reads
+// that reuse the keys of writes, done or running under another executor's
+// lease, are refused, the writes keep their one outcome each, and every
+// other read is decided in the log alone, once.
+func TestLogRecordDefersToTheBucketInABurst(t *testing.T) {
+	const writes, running, reads = 12, 4, 160
+	b := bustest.Start(t)
+	reg := parseRegistry(t, logRecordYAML)
+	hold, release := make(chan struct{}), make(chan struct{})
+	read := newCounter(func(ctx context.Context, _ executor.Call) (json.RawMessage, error) {
+		select { // every read waits for the whole burst, so their looks meet
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return json.RawMessage(`{"read":true}`), nil
+	})
+	write := newCounter(func(ctx context.Context, c executor.Call) (json.RawMessage, error) {
+		if n, _ := strconv.Atoi(strings.TrimPrefix(c.CallID, "w")); n >= writes-running { // the last ones hold their lease until released
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return json.RawMessage(`{"wrote":true}`), nil
+	})
+	tools := map[string]executor.Tool{"read": read, "write": write}
+	// Leases long enough that a loaded machine does not let one run out
+	// (a takeover would invoke a write again, as its contract allows).
+	startExec(t, b, reg, tools, func(c *executor.Config) {
+		c.InFlightMax, c.MaxParallelPerTenant, c.Heartbeat = 256, 64, time.Second
+	})
+	ctx := context.Background()
+
+	var wkeys []string
+	for i := range writes {
+		wkeys = append(wkeys, publishCall(t, b, callSpec{tenant: "acme", tool: "write", call: fmt.Sprint("w", i)}))
+	}
+	for i, k := range wkeys[:writes-running] {
+		if o := waitOutcome(t, b, "acme", k); o.ok == nil {
+			t.Fatalf("write %d: %v", i, o)
+		}
+	}
+	waitFor(t, "the running writes' leases", func() bool {
+		for _, k := range wkeys[writes-running:] {
+			if st, err := executor.CallStatus(ctx, b.JS, "", "acme", k); err != nil || st == nil || st.State != "running" {
+				return false
+			}
+		}
+		return true
+	})
+	// A second executor, on a durable of its own: it reads every call too,
+	// and the reads under the running writes' keys are its to refuse (the
+	// first holds those keys while it runs the writes).
+	startExec(t, b, reg, tools, func(c *executor.Config) {
+		c.InFlightMax, c.MaxParallelPerTenant, c.Heartbeat = 256, 64, time.Second
+		c.Durable, c.ApprovalDurable, c.ExecutorID = "ts-executor-b", "ts-executor-b-approvals", "b"
+	})
+
+	// The burst: fresh reads, and reads under the writes' keys (other items).
+	var fresh []string
+	for i := range reads {
+		if i < writes {
+			publishCall(t, b, callSpec{tenant: "acme", tool: "read", call: fmt.Sprint("w", i), item: fmt.Sprint("other_", i), msgID: fmt.Sprint("reuse-", i)})
+			continue
+		}
+		fresh = append(fresh, publishCall(t, b, callSpec{tenant: "acme", tool: "read", call: fmt.Sprint("r", i)}))
+	}
+	close(hold)
+	for _, k := range fresh {
+		if o := waitOutcome(t, b, "acme", k); o.ok == nil || string(o.ok.Result) != `{"read":true}` {
+			t.Fatalf("read %s: %v", k, o)
+		}
+	}
+	refused := func(k string) bool {
+		subj, _ := events.ResultSubject("acme", k)
+		for _, ev := range all(t, b, subj) {
+			if f, ok := events.As[*events.CallFailed](ev); ok && f.Error == events.ErrIdempotencyConflict && strings.HasPrefix(ev.Item, "other_") {
+				return true
+			}
+		}
+		return false
+	}
+	for i, k := range wkeys {
+		waitFor(t, fmt.Sprint("the refusal of the read under write ", i), func() bool { return refused(k) })
+	}
+	close(release)
+	for i, k := range wkeys {
+		waitFor(t, fmt.Sprint("the outcome of write ", i), func() bool {
+			st, err := executor.CallStatus(ctx, b.JS, "", "acme", k)
+			return err == nil && st != nil && st.State == "done"
+		})
+		subj, _ := events.ResultSubject("acme", k)
+		outcomes := 0
+		for _, ev := range all(t, b, subj) {
+			if ev.ID != executor.ResultID(k) {
+				continue
+			}
+			outcomes++
+			if o, ok := events.As[*events.CallSucceeded](ev); !ok || string(o.Result) != `{"wrote":true}` || ev.Item != fmt.Sprint("item_w", i) {
+				t.Fatalf("write %d: the key's outcome is %s of %s", i, ev.Kind, ev.Item)
+			}
+		}
+		if outcomes != 1 || write.count(k) != 1 {
+			t.Fatalf("write %d: %d outcomes, invoked %d times", i, outcomes, write.count(k))
+		}
+	}
+	for _, k := range fresh {
+		subj, _ := events.ResultSubject("acme", k)
+		if n := count(t, b, subj); n != 1 {
+			t.Fatalf("read %s: %d messages on its result subject", k, n)
+		}
+		if st, err := executor.CallStatus(ctx, b.JS, "", "acme", k); err != nil || st != nil {
+			t.Fatalf("read %s has a record in the bucket: %+v, %v", k, st, err)
+		}
+	}
+}

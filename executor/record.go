@@ -120,6 +120,7 @@ type store struct {
 	nc      *nats.Conn
 	direct  string
 	timeout time.Duration
+	looks   looker // exists' batches (look.go)
 }
 
 // directGetPrefix is the subject prefix of direct gets of the last entry
@@ -138,8 +139,9 @@ func defaultAPI(js jetstream.JetStream) bool {
 	return o.APIPrefix == "" && o.Domain == ""
 }
 
-// exists reports whether the bucket holds a record for key: one direct get
-// of its last entry, where the bucket allows them, else get.
+// exists reports whether the bucket holds a record for key: a direct get
+// of its last entry, together with the looks of other jobs asked
+// meanwhile (look.go), where the bucket allows direct gets, else get.
 func (s *store) exists(ctx context.Context, tenant, key string) (bool, error) {
 	if s.direct == "" {
 		rec, _, err := s.get(ctx, tenant, key)
@@ -148,22 +150,15 @@ func (s *store) exists(ctx context.Context, tenant, key string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	m, err := s.nc.Request(s.direct+recordKey(tenant, key), nil, s.timeout)
-	if errors.Is(err, nats.ErrNoResponders) { // the bucket allows no direct gets after all
+	found, err := s.existsTogether(ctx, recordKey(tenant, key))
+	if errors.Is(err, errNoDirect) { // the bucket allows no direct gets after all
 		rec, _, err := s.get(ctx, tenant, key)
 		return rec != nil, err
 	}
 	if err != nil {
 		return false, fmt.Errorf("executor: look for record %s: %w", key, err)
 	}
-	switch st := m.Header.Get("Status"); {
-	case st == "404":
-		return false, nil
-	case st != "":
-		return false, fmt.Errorf("executor: look for record %s: status %s %s", key, st, m.Header.Get("Description"))
-	}
-	op := m.Header.Get("KV-Operation")
-	return op != "DEL" && op != "PURGE", nil
+	return found, nil
 }
 
 // deadline is when tries that start now stop: zero for none.

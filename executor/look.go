@@ -1,0 +1,278 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Looks at the bucket, together. A decision recorded in the log looks at
+// the bucket just before it publishes (logrecord.go); alone, that look is
+// a request and an answer per call, after the outcome's publish the
+// largest cost such a call adds to the log's work. When many calls are
+// decided at once their looks go together: a look asked while another is
+// on its way waits for that one to come back, then goes with every look
+// asked meanwhile (up to lookBatchMax) as one direct get of the last
+// entries of their record keys (multi_last). The bucket answers with the
+// records that exist and an end marker, or, in the common case, one "no
+// results" for the whole batch.
+//
+// Each look is still sent after its job asked and answered before its job
+// publishes, so the order logrecord.go argues from holds; a look waits at
+// most for the batches ahead of it, each bounded by store.timeout (at most
+// InFlightMax / lookBatchMax + 1 batches, as each job looks once at a
+// time). A batch of one is the single direct get. A server that does not
+// answer a multi_last get (an older one, or a role without the stream's
+// direct get subject) gets single looks from then on.
+
+// lookBatchMax bounds the keys of one batched look (the server answers at
+// most 1024).
+const lookBatchMax = 256
+
+// looker queues the looks of one store. A look's job that finds no batch
+// on its way sends one (it leads); a leader sends one batch only, then
+// hands the lead to the first look still queued, so no job waits for
+// looks that are not its own for more than one batch.
+type looker struct {
+	mu      sync.Mutex // guards queue, busy and noMulti
+	queue   []*look    // asked and not yet sent; not empty only while busy
+	busy    bool       // a batch is being sent
+	noMulti bool       // the server refused a multi_last get
+	// bytesMax, when set, bounds the bytes of a batch's answer; past it
+	// the server holds the rest back and they are looked at one by one
+	// (0: the server's own bound, its max pending bytes).
+	bytesMax int
+
+	// The leader's alone (batches are sent one at a time): the
+	// subscription answers arrive on (inbox.<batch>), made at the first
+	// batch and ended with the context of the look that made it.
+	sub   *nats.Subscription
+	inbox string
+	batch uint64
+}
+
+// look is one job's question: does the bucket hold an entry at subj (a
+// record, not a deletion)?
+type look struct {
+	subj  string
+	found bool
+	err   error
+	lead  bool          // set before a signal on done that makes this look's job send the next batch
+	done  chan struct{} // a signal when it must lead, one when it is answered
+}
+
+// existsTogether answers whether the bucket holds a record at the key
+// subject subj (record key after "$KV.<bucket>."), in a batch with the
+// looks asked meanwhile.
+func (s *store) existsTogether(ctx context.Context, subj string) (bool, error) {
+	l := &s.looks
+	q := &look{subj: subj, done: make(chan struct{}, 1)}
+	l.mu.Lock()
+	l.queue = append(l.queue, q)
+	lead := !l.busy
+	l.busy = true
+	l.mu.Unlock()
+	for {
+		if lead {
+			s.sendLooks(ctx)
+		}
+		<-q.done
+		if !q.lead {
+			return q.found, q.err
+		}
+		q.lead = false
+		lead = true
+	}
+}
+
+// sendLooks sends the first batch of queued looks (this job's own look
+// first among them), hands the lead on and signals the answers.
+func (s *store) sendLooks(ctx context.Context) {
+	l := &s.looks
+	l.mu.Lock()
+	n := min(len(l.queue), lookBatchMax)
+	batch := make([]*look, n)
+	copy(batch, l.queue)
+	rest := copy(l.queue, l.queue[n:])
+	clear(l.queue[rest:])
+	l.queue = l.queue[:rest]
+	multi := !l.noMulti && n > 1
+	l.mu.Unlock()
+
+	if multi {
+		s.lookMany(ctx, batch)
+	} else {
+		for _, q := range batch {
+			q.found, q.err = s.lookOne(q.subj)
+		}
+	}
+
+	l.mu.Lock()
+	if len(l.queue) > 0 {
+		next := l.queue[0]
+		next.lead = true
+		next.done <- struct{}{} // it has had no signal yet: room in done
+	} else {
+		l.busy = false
+	}
+	l.mu.Unlock()
+	for _, q := range batch {
+		q.done <- struct{}{}
+	}
+}
+
+// errNoDirect: the bucket answers no direct gets; exists reads the
+// record instead.
+var errNoDirect = errors.New("executor: no direct gets")
+
+// lookOne is a single direct get of the last entry at subj.
+func (s *store) lookOne(subj string) (bool, error) {
+	m, err := s.nc.Request(s.direct+subj, nil, s.timeout)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return false, errNoDirect
+	}
+	if err != nil {
+		return false, err
+	}
+	switch st := m.Header.Get("Status"); {
+	case st == "404":
+		return false, nil
+	case st != "":
+		return false, fmt.Errorf("status %s %s", st, m.Header.Get("Description"))
+	}
+	return live(m.Header), nil
+}
+
+// live reports whether a bucket entry's headers are a value, not a
+// deletion.
+func live(h nats.Header) bool {
+	op := h.Get("KV-Operation")
+	return op != "DEL" && op != "PURGE"
+}
+
+// lookMany answers batch by one multi_last direct get. Looks it leaves
+// unanswered (the server stopped early, or refused the request) are made
+// one by one.
+func (s *store) lookMany(ctx context.Context, batch []*look) {
+	api, prefix, ok := strings.Cut(s.direct, ".$KV.")
+	if !ok { // not a bucket's direct get prefix: cannot happen for directGetPrefix
+		s.lookEach(batch)
+		return
+	}
+	prefix = "$KV." + prefix
+	bySubj := make(map[string][]*look, len(batch))
+	req := struct {
+		MultiLast []string `json:"multi_last"`
+		MaxBytes  int      `json:"max_bytes,omitempty"`
+	}{MultiLast: make([]string, 0, len(batch)), MaxBytes: s.looks.bytesMax}
+	for _, q := range batch {
+		full := prefix + q.subj
+		if _, dup := bySubj[full]; !dup {
+			req.MultiLast = append(req.MultiLast, full)
+		}
+		bySubj[full] = append(bySubj[full], q)
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		s.lookEach(batch)
+		return
+	}
+	answer := func(subj string, found bool) {
+		for _, q := range bySubj[subj] {
+			q.found = found
+		}
+		delete(bySubj, subj)
+	}
+	unanswered := func() []*look {
+		var left []*look
+		for _, qs := range bySubj {
+			left = append(left, qs...)
+		}
+		return left
+	}
+	fail := func(err error) {
+		for _, qs := range bySubj {
+			for _, q := range qs {
+				q.err = err
+			}
+		}
+	}
+	l := &s.looks
+	if l.sub == nil || !l.sub.IsValid() {
+		l.inbox = s.nc.NewInbox()
+		sub, err := s.nc.SubscribeSync(l.inbox + ".*")
+		if err != nil {
+			fail(fmt.Errorf("a look for %d records together: %w", len(batch), err))
+			return
+		}
+		l.sub = sub
+		context.AfterFunc(ctx, func() { sub.Unsubscribe() })
+	}
+	l.batch++
+	reply := l.inbox + "." + strconv.FormatUint(l.batch, 10)
+	if err := s.nc.PublishRequest(api, reply, body); err != nil {
+		fail(fmt.Errorf("a look for %d records together: %w", len(batch), err))
+		return
+	}
+	deadline := time.Now().Add(s.timeout)
+	for {
+		m, err := l.sub.NextMsg(time.Until(deadline))
+		if errors.Is(err, nats.ErrNoResponders) { // no direct gets: one by one from now on
+			s.noMulti()
+			s.lookEach(unanswered())
+			return
+		}
+		if err != nil {
+			fail(fmt.Errorf("a look for %d records together: %w", len(batch), err))
+			return
+		}
+		if m.Subject != reply {
+			continue // the answer to an earlier batch that timed out
+		}
+		switch st := m.Header.Get("Status"); st {
+		case "": // an entry that exists
+			answer(m.Header.Get("Nats-Subject"), live(m.Header))
+		case "404": // none of them exists
+			for subj := range bySubj {
+				answer(subj, false)
+			}
+			return
+		case "204": // the end: the rest do not exist, unless some were held back
+			if pending, _ := strconv.Atoi(m.Header.Get("Nats-Num-Pending")); pending > 0 {
+				s.lookEach(unanswered())
+				return
+			}
+			for subj := range bySubj {
+				answer(subj, false)
+			}
+			return
+		case "408", "503": // not understood (an older server), or no direct gets: one by one from now on
+			s.noMulti()
+			s.lookEach(unanswered())
+			return
+		default:
+			s.lookEach(unanswered())
+			return
+		}
+	}
+}
+
+// noMulti makes every later batch single looks.
+func (s *store) noMulti() {
+	s.looks.mu.Lock()
+	s.looks.noMulti = true
+	s.looks.mu.Unlock()
+}
+
+func (s *store) lookEach(qs []*look) {
+	for _, q := range qs {
+		q.found, q.err = s.lookOne(q.subj)
+	}
+}
