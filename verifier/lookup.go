@@ -20,19 +20,74 @@ type lookupCache struct {
 	concept  map[string][]int32
 	word     map[string][]int32
 	subjects map[string]*subjectHit
-	values   map[string]valueHit
+	values   map[string]*valueHit
 }
 
 type subjectHit struct {
 	es []subjEntry
 	ok bool
-	// Where the entries of one token are in es, and those of more sorted
-	// by the key of their second token (made on first use, for eight
-	// entries or more); whether any entry is a whole name, and any a
-	// partial one.
+	// Whether any entry is a whole name, and any a partial one (made on
+	// first use, with by).
 	read          bool
-	single, more  []int32
+	by            bySecond
 	whole, partly bool
+}
+
+// bySecond finds the entries of a lookup (names or values starting with
+// one token) that may start at a token followed by another: those of one
+// token, and those of more whose second token is the next. With eight
+// entries or more (a key naming 340 widgets), where they are: the entries
+// of one token, and the others sorted by their second token.
+type bySecond struct {
+	single, more []int32
+	second       func(i int32) string
+}
+
+// index makes b for n entries; second returns entry i's second token, ""
+// for an entry of one token.
+func (b *bySecond) index(n int, second func(i int32) string) {
+	if n < 8 {
+		return
+	}
+	b.second = second
+	for i := range int32(n) {
+		if second(i) == "" {
+			b.single = append(b.single, i)
+		} else {
+			b.more = append(b.more, i)
+		}
+	}
+	slices.SortStableFunc(b.more, func(x, y int32) int { return strings.Compare(second(x), second(y)) })
+}
+
+// each gives f, in order, the entries of n that may start at a token
+// followed by next (hasNext: there is a token after).
+func (b *bySecond) each(n int, next string, hasNext bool, f func(i int32)) {
+	if b.second == nil {
+		for i := range int32(n) {
+			f(i)
+		}
+		return
+	}
+	single, more := b.single, []int32(nil)
+	if hasNext {
+		lo := sort.Search(len(b.more), func(i int) bool { return b.second(b.more[i]) >= next })
+		hi := lo
+		for hi < len(b.more) && b.second(b.more[hi]) == next {
+			hi++
+		}
+		more = b.more[lo:hi]
+	}
+	// Both in order.
+	for len(single) > 0 || len(more) > 0 {
+		var i int32
+		if len(more) == 0 || len(single) > 0 && single[0] < more[0] {
+			i, single = single[0], single[1:]
+		} else {
+			i, more = more[0], more[1:]
+		}
+		f(i)
+	}
 }
 
 // noSubjects are the hits of keys without entries, never indexed under
@@ -40,8 +95,10 @@ type subjectHit struct {
 var noSubjects = [2]subjectHit{{}, {ok: true}}
 
 type valueHit struct {
-	vs []valEntry
-	ok bool
+	vs   []valEntry
+	ok   bool
+	read bool
+	by   bySecond
 }
 
 // concept returns the leaves whose keys name concept c, ascending.
@@ -132,62 +189,57 @@ func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEnt
 	}
 	if !h.read {
 		h.read = true
-		for i, e := range h.es {
+		for _, e := range h.es {
 			h.whole = h.whole || !e.partial
 			h.partly = h.partly || e.partial
-			if len(h.es) < 8 {
-				continue
-			}
-			if len(e.keys) == 1 {
-				h.single = append(h.single, int32(i))
-			} else {
-				h.more = append(h.more, int32(i))
-			}
 		}
-		slices.SortStableFunc(h.more, func(a, b int32) int { return strings.Compare(h.es[a].keys[1], h.es[b].keys[1]) })
+		h.by.index(len(h.es), func(i int32) string {
+			if ks := h.es[i].keys; len(ks) > 1 {
+				return ks[1]
+			}
+			return ""
+		})
 	}
 	if partial && !h.partly || !partial && !h.whole {
 		return
 	}
-	if len(h.es) < 8 {
-		for i := range h.es {
-			if h.es[i].partial == partial {
-				each(&h.es[i])
-			}
-		}
-		return
-	}
-	single, more := h.single, []int32(nil)
-	if hasNext {
-		// The entries whose second key is next, in order.
-		lo := sort.Search(len(h.more), func(i int) bool { return h.es[h.more[i]].keys[1] >= next })
-		hi := lo
-		for hi < len(h.more) && h.es[h.more[hi]].keys[1] == next {
-			hi++
-		}
-		more = h.more[lo:hi]
-	}
-	// Both in order.
-	for len(single) > 0 || len(more) > 0 {
-		var i int32
-		if len(more) == 0 || len(single) > 0 && single[0] < more[0] {
-			i, single = single[0], single[1:]
-		} else {
-			i, more = more[0], more[1:]
-		}
+	h.by.each(len(h.es), next, hasNext, func(i int32) {
 		if h.es[i].partial == partial {
 			each(&h.es[i])
 		}
-	}
+	})
 }
 
 // valuesAt returns the short string values whose first token is t; ok
 // reports whether there is any.
 func (ix *index) valuesAt(t string) ([]valEntry, bool) {
-	if h, ok := ix.cache.values[t]; ok {
-		return h.vs, h.ok
+	h := ix.valueHitAt(t)
+	return h.vs, h.ok
+}
+
+// valuesFrom gives each the values valuesAt(t) gives that may start at a
+// token t followed by next (hasNext: there is one), in their order.
+func (ix *index) valuesFrom(t, next string, hasNext bool, each func(*valEntry)) {
+	h := ix.valueHitAt(t)
+	if !h.read {
+		h.read = true
+		h.by.index(len(h.vs), func(i int32) string {
+			if ts := h.vs[i].toks; len(ts) > 1 {
+				return ts[1]
+			}
+			return ""
+		})
 	}
-	var h valueHit
+	h.by.each(len(h.vs), next, hasNext, func(i int32) { each(&h.vs[i]) })
+}
+
+// valueHitAt returns what valuesAt returns for t, kept for the claims
+// after.
+func (ix *index) valueHitAt(t string) *valueHit {
+	if h, ok := ix.cache.values[t]; ok {
+		return h
+	}
+	h := &valueHit{}
 	for i, p := range ix.parts {
 		vs, ok := p.values(t)
 		h.ok = h.ok || ok
@@ -197,10 +249,10 @@ func (ix *index) valuesAt(t string) ([]valEntry, bool) {
 		}
 	}
 	if ix.cache.values == nil {
-		ix.cache.values = map[string]valueHit{}
+		ix.cache.values = map[string]*valueHit{}
 	}
 	ix.cache.values[t] = h
-	return h.vs, h.ok
+	return h
 }
 
 // hasKey reports whether k is a key (or a column or row label) of the

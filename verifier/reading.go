@@ -283,27 +283,28 @@ func (rd *reading) findValues(ix *index) {
 		}
 		var best []int32
 		bestN := 0
-		vs, _ := ix.valuesAt(toks[i].s)
-		for _, ve := range vs {
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].s
+		}
+		ix.valuesFrom(toks[i].s, next, i+1 < len(toks), func(ve *valEntry) {
 			n := len(ve.toks)
 			if i+n > len(toks) || n < bestN {
-				continue
+				return
 			}
-			ok := true
 			for k := 0; k < n; k++ {
 				if toks[i+k].s != ve.toks[k] || rd.used[toks[i+k].start] {
-					ok = false
-					break
+					return
 				}
 			}
-			if !ok || !mentionable(&ix.leaves[ve.leaf]) {
-				continue
+			if !mentionable(&ix.leaves[ve.leaf]) {
+				return
 			}
 			if n > bestN {
 				best, bestN = nil, n
 			}
 			best = append(best, ve.leaf)
-		}
+		})
 		if bestN == 0 {
 			continue
 		}
