@@ -126,6 +126,7 @@ var RowNames = [][2]string{
 	{"erasure", "memory path, sealed"},
 	{"memory", "recall p50"},
 	{"memory", "recall p99"},
+	{"fairness", "another tenant's completion p50 during a flood"},
 	{"replay", "rebuild assembler view"},
 }
 
@@ -363,6 +364,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d recall, %d scan samples", len(res.Recall), len(res.Scan))})
 			return nil
 		}},
+		{"fairness", r.fairness},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {

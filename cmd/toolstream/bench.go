@@ -37,6 +37,8 @@ ratio, with the machine described. Ratios travel between machines; absolute numb
   erasure    the assembler and memory paths with personal data sealed vs the same events in
              the clear (each half on a fresh server, median of alternating pairs)
   memory     recall p50/p99 over 100,000 records vs a full scan
+  fairness   a tenant's call completion p50 (assembler and executor) while another tenant floods
+             at twice its default quota vs the same without the flood (target ≤ 3×)
   replay     events/s rebuilding the assembler view vs a raw ordered consumer
 
 --quick uses small sizes (well under twenty seconds); --runs N reports the median of N runs.
@@ -86,7 +88,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small sizes: finishes in well under twenty seconds")
 	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median of each row")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, replay)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay)")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")
 	cmd.Flags().MarkHidden("scale")
 	return cmd
