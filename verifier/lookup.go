@@ -43,12 +43,13 @@ type bySecond struct {
 	second       func(i int32) string
 }
 
-// index makes b for n entries; second returns entry i's second token, ""
-// for an entry of one token.
+// bySecondMin is the fewest entries bySecond indexes: fewer are all
+// given, which costs less than finding them.
+const bySecondMin = 8
+
+// index makes b for n entries, at least bySecondMin; second returns entry
+// i's second token, "" for an entry of one token.
 func (b *bySecond) index(n int, second func(i int32) string) {
-	if n < 8 {
-		return
-	}
 	b.second = second
 	for i := range int32(n) {
 		if second(i) == "" {
@@ -93,6 +94,10 @@ func (b *bySecond) each(n int, next string, hasNext bool, f func(i int32)) {
 // noSubjects are the hits of keys without entries, never indexed under
 // the key and indexed (all pruned). They are shared and never changed.
 var noSubjects = [2]subjectHit{{}, {ok: true}}
+
+// noValues are the hits of tokens starting no value, shared and never
+// changed.
+var noValues = [2]valueHit{{}, {ok: true}}
 
 type valueHit struct {
 	vs   []valEntry
@@ -140,34 +145,35 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 	if h, ok := ix.cache.subjects[k]; ok {
 		return h
 	}
-	h := &subjectHit{}
+	var es []subjEntry
+	found := false
 	for _, named := range []bool{false, true} {
 		for i, p := range ix.parts {
-			es, ok := p.subjects(k, named)
-			h.ok = h.ok || ok
-			if h.es == nil && ix.nodeBase[i] == 0 && p.sec != nil {
-				h.es = es // read for this index: its own to keep
+			pes, ok := p.subjects(k, named)
+			found = found || ok
+			if es == nil && ix.nodeBase[i] == 0 && p.sec != nil {
+				es = pes // read for this index: its own to keep
 				continue
 			}
-			for _, e := range es {
+			for _, e := range pes {
 				e.node += ix.nodeBase[i]
-				h.es = append(h.es, e)
+				es = append(es, e)
 			}
 		}
 	}
-	if es, ok := ix.toolNamed[k]; ok {
-		h.ok = true
-		h.es = append(h.es, es...)
+	if tes, ok := ix.toolNamed[k]; ok {
+		found = true
+		es = append(es, tes...)
 	}
-	h.es = pruned(h.es)
-	if len(h.es) == 0 {
-		// Most keys name no subject: they share one of two hits (from
-		// never changes a hit without entries).
-		ok := h.ok
-		h = &noSubjects[0]
-		if ok {
-			h = &noSubjects[1]
-		}
+	es = pruned(es)
+	// Most keys name no subject: they share one of two hits (from never
+	// changes a hit without entries).
+	h := &noSubjects[0]
+	switch {
+	case len(es) > 0:
+		h = &subjectHit{es: es, ok: found}
+	case found:
+		h = &noSubjects[1]
 	}
 	if ix.cache.subjects == nil {
 		ix.cache.subjects = map[string]*subjectHit{}
@@ -193,12 +199,14 @@ func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEnt
 			h.whole = h.whole || !e.partial
 			h.partly = h.partly || e.partial
 		}
-		h.by.index(len(h.es), func(i int32) string {
-			if ks := h.es[i].keys; len(ks) > 1 {
-				return ks[1]
-			}
-			return ""
-		})
+		if len(h.es) >= bySecondMin {
+			h.by.index(len(h.es), func(i int32) string {
+				if ks := h.es[i].keys; len(ks) > 1 {
+					return ks[1]
+				}
+				return ""
+			})
+		}
 	}
 	if partial && !h.partly || !partial && !h.whole {
 		return
@@ -221,14 +229,19 @@ func (ix *index) valuesAt(t string) ([]valEntry, bool) {
 // token t followed by next (hasNext: there is one), in their order.
 func (ix *index) valuesFrom(t, next string, hasNext bool, each func(*valEntry)) {
 	h := ix.valueHitAt(t)
+	if len(h.vs) == 0 {
+		return
+	}
 	if !h.read {
 		h.read = true
-		h.by.index(len(h.vs), func(i int32) string {
-			if ts := h.vs[i].toks; len(ts) > 1 {
-				return ts[1]
-			}
-			return ""
-		})
+		if len(h.vs) >= bySecondMin {
+			h.by.index(len(h.vs), func(i int32) string {
+				if ts := h.vs[i].toks; len(ts) > 1 {
+					return ts[1]
+				}
+				return ""
+			})
+		}
 	}
 	h.by.each(len(h.vs), next, hasNext, func(i int32) { each(&h.vs[i]) })
 }
@@ -239,14 +252,24 @@ func (ix *index) valueHitAt(t string) *valueHit {
 	if h, ok := ix.cache.values[t]; ok {
 		return h
 	}
-	h := &valueHit{}
+	var vs []valEntry
+	found := false
 	for i, p := range ix.parts {
-		vs, ok := p.values(t)
-		h.ok = h.ok || ok
-		for _, v := range vs {
+		pvs, ok := p.values(t)
+		found = found || ok
+		for _, v := range pvs {
 			v.leaf += ix.leafBase[i]
-			h.vs = append(h.vs, v)
+			vs = append(vs, v)
 		}
+	}
+	// Most tokens start no value: they share one of two hits (valuesFrom
+	// never changes a hit without entries).
+	h := &noValues[0]
+	switch {
+	case len(vs) > 0:
+		h = &valueHit{vs: vs, ok: found}
+	case found:
+		h = &noValues[1]
 	}
 	if ix.cache.values == nil {
 		ix.cache.values = map[string]*valueHit{}
