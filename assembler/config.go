@@ -51,6 +51,11 @@ type Config struct {
 	// DefaultQuotas unless told otherwise. A replay must be given the
 	// quotas the live view had.
 	Quotas *Quotas
+	// LenientTenants are the tenants whose calls' almost-JSON arguments
+	// are repaired (repair.go) instead of rejected invalid_json; the
+	// repaired call says so and is still validated. A replay must be given
+	// the same list.
+	LenientTenants []string
 	// Preview, when set, receives partial-argument previews.
 	Preview PreviewFunc
 	// Logger; nil discards.

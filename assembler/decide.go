@@ -28,7 +28,7 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		return err
 	}
 	raw, deps, depReason, depDetail := s.dependencies(c, raw)
-	out, coerced, reason, detail := s.a.validate(ev.Tenant, c, raw)
+	out, coerced, repaired, reason, detail := s.a.validate(ev.Tenant, c, raw)
 	if reason == "" && depReason != "" {
 		reason, detail = depReason, depDetail
 	}
@@ -49,7 +49,7 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		return err
 	}
 	return s.tx.Emit(subj, s.event(events.CompletedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
-		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, DependsOn: deps, Order: c.Order, From: c.From}))
+		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, Repaired: repaired, DependsOn: deps, Order: c.Order, From: c.From}))
 }
 
 // settle marks a call decided, gives back its tenant's open call and
@@ -92,40 +92,52 @@ func itemOf(key []byte) string {
 	return string(parts[3])
 }
 
-// validate applies the JSON-object rule, the size limit and the registry.
-func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []string, events.Reason, string) {
+// validate applies the JSON rules, the size limit and the registry. The
+// arguments must be JSON before anything else is judged: a call whose text
+// is not JSON is invalid_json with the byte where it stops, even when it
+// names no tool (a tagged call whose wrapper is not JSON), unless its
+// tenant opted in to repair (repair.go), which may also find the name.
+func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []string, []string, events.Reason, string) {
 	if c.Overflow || len(raw) > a.cfg.ArgsBytesMax {
-		return nil, nil, events.ReasonTooLarge, fmt.Sprintf("arguments exceed %d bytes", a.cfg.ArgsBytesMax)
-	}
-	if c.Name == "" {
-		return nil, nil, events.ReasonUnknownTool, "the call names no tool"
+		return nil, nil, nil, events.ReasonTooLarge, fmt.Sprintf("arguments exceed %d bytes", a.cfg.ArgsBytesMax)
 	}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}") // a no-argument tool streams "" (Anthropic, Responses)
 	}
+	var repaired []string
 	if !json.Valid(trimmed) {
-		return nil, nil, events.ReasonInvalidJSON, "arguments are not valid JSON"
+		if a.lenient(tenant) {
+			if name, fixed, changes, ok := repairCall(c.Name, trimmed); ok {
+				c.Name, trimmed, repaired = name, fixed, changes
+			}
+		}
+		if repaired == nil {
+			return nil, nil, nil, events.ReasonInvalidJSON, jsonErrorAt(trimmed)
+		}
+	}
+	if c.Name == "" {
+		return nil, nil, nil, events.ReasonUnknownTool, "the call names no tool"
 	}
 	if trimmed[0] != '{' {
-		return nil, nil, events.ReasonNotAnObject, "arguments must be one JSON object"
+		return nil, nil, nil, events.ReasonNotAnObject, "arguments must be one JSON object"
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, trimmed); err != nil {
-		return nil, nil, events.ReasonInvalidJSON, err.Error()
+		return nil, nil, nil, events.ReasonInvalidJSON, err.Error()
 	}
 	args := out.Bytes()
 	if a.validator == nil {
-		return args, nil, "", ""
+		return args, nil, repaired, "", ""
 	}
 	v, coerced, reason, detail := a.validator.Validate(tenant, c.Name, args)
 	if reason != "" {
-		return nil, nil, reason, detail
+		return nil, nil, nil, reason, detail
 	}
 	if v == nil {
 		v = args
 	}
-	return v, coerced, "", ""
+	return v, coerced, repaired, "", ""
 }
 
 func auditBytes(raw []byte, limit int) []byte {

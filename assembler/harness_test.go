@@ -138,9 +138,12 @@ func render(evs []*events.Event) string {
 			if len(x.DependsOn) > 0 {
 				fmt.Fprintf(&b, " depends=%s", strings.Join(x.DependsOn, ","))
 			}
+			if len(x.Repaired) > 0 {
+				fmt.Fprintf(&b, " repaired=%s", strings.Join(x.Repaired, ","))
+			}
 		case *events.CallRejected:
 			fmt.Fprintf(&b, " name=%s order=%d reason=%s", x.Name, x.Order, x.Reason)
-			if x.Reason == events.ReasonInvalidDependency {
+			if x.Reason == events.ReasonInvalidDependency || x.Reason == events.ReasonInvalidJSON {
 				fmt.Fprintf(&b, " detail=%q", x.Detail)
 			}
 		case *events.CallIncomplete:
