@@ -159,7 +159,6 @@ func repairJSON(raw []byte) ([]byte, []string, error) {
 	return out, changes, nil
 }
 
-
 // readString reads the string starting at in[i] (quoted by in[i]) and
 // returns the index of its closing quote and the string as JSON.
 func readString(in []byte, i int) (int, []byte, bool) {
