@@ -26,6 +26,7 @@ type deps struct {
 	bus         *bus.Bus
 	idleTimeout time.Duration
 	argsMax     int
+	lenient     []string          // tenants whose almost-JSON arguments are repaired (assembler.Config.LenientTenants)
 	quotaFlags  quotaFlags        // the assembler's quotas (quotas.go)
 	quota       *assembler.Quotas // what quotaFlags says, once read
 	trust       *registry.Trust   // registry keys whose changes take effect (registrykeys.go)
@@ -53,7 +54,7 @@ var projectionFactories = map[string]func(d *deps) (projector.Projection, error)
 // log, and each partition's (cluster.RunAssemblerPartitions) on a
 // partitioned one.
 func newAssembler(d *deps) *assembler.Assembler {
-	cfg := assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](d.trust), Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax, Quotas: d.quota}
+	cfg := assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](d.trust), Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax, Quotas: d.quota, LenientTenants: d.lenient}
 	if d.bus != nil {
 		nc := d.bus.Conn
 		cfg.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }

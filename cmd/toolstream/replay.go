@@ -122,6 +122,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 	cmd.Flags().StringVar(&progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines, none")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "the assembler's idle deadline: must be serve's")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")
+	cmd.Flags().StringSliceVar(&d.lenient, "lenient-tenants", nil, "tenants whose almost-JSON arguments the assembler repairs: must be serve's")
 	addQuotaFlags(cmd, &d.quotaFlags, true)
 	cmd.MarkFlagRequired("projection")
 	return cmd
