@@ -287,17 +287,39 @@ func (rd *reading) findValues(ix *index) {
 		if i+1 < len(toks) {
 			next = toks[i+1].s
 		}
+		// Values of the same words share their list of tokens (a part's
+		// lists are numbered once): the last few lists compared are kept.
+		var seen [4]struct {
+			toks *string
+			n    int
+			ok   bool
+		}
+		nseen := 0
 		ix.valuesFrom(toks[i].s, next, i+1 < len(toks), func(ve *valEntry) {
 			n := len(ve.toks)
 			if i+n > len(toks) || n < bestN {
 				return
 			}
-			for k := 0; k < n; k++ {
-				if toks[i+k].s != ve.toks[k] || rd.used[toks[i+k].start] {
-					return
+			ok, known := false, false
+			for _, s := range seen[:min(nseen, len(seen))] {
+				if s.toks == &ve.toks[0] && s.n == n {
+					ok, known = s.ok, true
+					break
 				}
 			}
-			if !mentionable(&ix.leaves[ve.leaf]) {
+			if !known {
+				ok = true
+				for k := 0; k < n; k++ {
+					if toks[i+k].s != ve.toks[k] || rd.used[toks[i+k].start] {
+						ok = false
+						break
+					}
+				}
+				s := &seen[nseen%len(seen)]
+				s.toks, s.n, s.ok = &ve.toks[0], n, ok
+				nseen++
+			}
+			if !ok || !mentionable(&ix.leaves[ve.leaf]) {
 				return
 			}
 			if n > bestN {
