@@ -133,6 +133,9 @@ type Hooks struct {
 	// AfterInvoke runs when the tool has returned, before its outcome is
 	// recorded.
 	AfterInvoke func(call Call)
+	// BeforePublish runs when a call's outcome is decided (and, for a
+	// record in the bucket, written there), just before it is published.
+	BeforePublish func(key string)
 	// BeforeAck runs when a call's outcome is recorded and published, just
 	// before its input is acknowledged.
 	BeforeAck func(key string)

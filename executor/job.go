@@ -394,7 +394,10 @@ func (j *job) settle(out *outcome) error { return j.settleAs(out, j.seq, j.cc.Na
 // inputSeq and that names its tool name (the record's, when another input
 // carries it).
 func (j *job) settleAs(out *outcome, inputSeq uint64, name string) error {
-	ack, err := j.e.cfg.JS.PublishMsg(j.e.hard, outcomeMsg(out, inputSeq, name, false))
+	if h := j.e.cfg.Hooks; h != nil && h.BeforePublish != nil {
+		h.BeforePublish(j.key)
+	}
+	ack, err := j.e.publish(j.e.hard, outcomeMsg(out, inputSeq, name, false))
 	if err != nil {
 		return fmt.Errorf("executor: publish outcome %s: %w", out.ID, err)
 	}

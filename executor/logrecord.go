@@ -93,7 +93,10 @@ func (j *job) recordInLog(out *outcome) error {
 		j.optimistic = false
 		return errConflict
 	}
-	ack, err := j.e.cfg.JS.PublishMsg(j.e.hard, outcomeMsg(out, j.seq, j.cc.Name, true))
+	if h := j.e.cfg.Hooks; h != nil && h.BeforePublish != nil {
+		h.BeforePublish(j.key)
+	}
+	ack, err := j.e.publish(j.e.hard, outcomeMsg(out, j.seq, j.cc.Name, true))
 	if wrongLastSeq(err) || err == nil && ack.Duplicate {
 		// Decided or refused by someone else meanwhile. Should the subject
 		// hold no outcome after all (only refusals), the next try records

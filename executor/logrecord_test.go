@@ -145,7 +145,7 @@ func TestLogRecordDefersToTheBucket(t *testing.T) {
 // tool again (before it; harmless by contract), and the call ends with
 // exactly one outcome and no record in the bucket.
 func TestCrashAtEachPointSideEffectFree(t *testing.T) {
-	for _, point := range []string{"before-invoke", "after-invoke", "before-ack"} {
+	for _, point := range []string{"before-invoke", "after-invoke", "before-publish", "before-ack"} {
 		t.Run(point, func(t *testing.T) {
 			b := bustest.Start(t)
 			dir := t.TempDir()

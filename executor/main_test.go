@@ -106,8 +106,9 @@ func appendKey(file, key string, dedupe bool) error {
 
 // childMain is an executor process: TS_NATS_URL, TS_TOOLS (a tools file),
 // TS_ID, TS_HEARTBEAT_MS, TS_PARALLEL, and TS_KILL_AT (before-invoke,
-// after-invoke, before-ack: SIGKILL itself there, the first time). It serves Go tools "noop" and
-// "noop.leased" besides the file's, and runs until SIGTERM (or SIGKILL).
+// after-invoke, before-publish, before-ack: SIGKILL itself there, the
+// first time). It serves Go tools "noop" and "noop.leased" besides the
+// file's, and runs until SIGTERM (or SIGKILL).
 func childMain() int {
 	nc, err := nats.Connect(os.Getenv("TS_NATS_URL"), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)
 	if err != nil {
@@ -128,6 +129,8 @@ func childMain() int {
 		hooks.BeforeInvoke = func(executor.Call) { kill() }
 	case "after-invoke":
 		hooks.AfterInvoke = func(executor.Call) { kill() }
+	case "before-publish":
+		hooks.BeforePublish = func(string) { kill() }
 	case "before-ack":
 		hooks.BeforeAck = func(string) { kill() }
 	}

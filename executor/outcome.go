@@ -2,9 +2,13 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -16,6 +20,44 @@ const objectPutAttempts = 3
 // CallFailed): one id per call, whatever the outcome, so the log keeps at
 // most one outcome per call even if two were ever published.
 func ResultID(key string) string { return events.ExecutionID("result", key, 0) }
+
+// publish sends an outcome message to the log and returns the log's
+// acknowledgement, as jetstream's PublishMsg does but without a context
+// per publish: a request on the connection, bounded by the API's default
+// timeout. Every call in flight published through PublishMsg(e.hard, …)
+// registered a context of its own with e.hard and took it out again, a
+// lock and two map writes on one shared context per call and the largest
+// part of what the publish cost the executor. A stream with no responder
+// (a leader change) goes through PublishMsg, which tries again.
+func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	resp, err := e.store.nc.RequestMsg(m, e.store.timeout)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return e.cfg.JS.PublishMsg(ctx, m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ack pubAck
+	if err := json.Unmarshal(resp.Data, &ack); err != nil {
+		return nil, jetstream.ErrInvalidJSAck
+	}
+	if ack.Error != nil {
+		return nil, ack.Error
+	}
+	if ack.Stream == "" {
+		return nil, jetstream.ErrInvalidJSAck
+	}
+	return &ack.PubAck, nil
+}
+
+// pubAck is the log's answer to a publish: an acknowledgement or an error.
+type pubAck struct {
+	jetstream.PubAck
+	Error *jetstream.APIError `json:"error,omitempty"`
+}
 
 // outcomeOf encodes the event announcing a call's outcome.
 func (j *job) outcomeOf(body events.Body, et events.ErrorType, msg string) *outcome {
