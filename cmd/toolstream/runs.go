@@ -73,7 +73,7 @@ then each round as one line, then left out, oldest first. Large results are refe
 				return err
 			}
 			ctx := cmd.Context()
-			b, err := g.connect(ctx, log)
+			b, err := g.connectAs(ctx, log, true) // requests only: a producer may ask its own tenant
 			if err != nil {
 				return err
 			}
@@ -116,7 +116,7 @@ func runsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			b, err := g.connect(ctx, log)
+			b, err := g.connectAs(ctx, log, true) // requests only: a producer may ask its own tenant
 			if err != nil {
 				return err
 			}
