@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/runs"
 )
 
 func TestEnsureCreatesOwnerOnlyMaterialAndLoadsItAgain(t *testing.T) {
@@ -143,6 +144,9 @@ func TestEveryRoleFitsTheServersControlLine(t *testing.T) {
 func TestNamesAgreeWithTheirOwners(t *testing.T) {
 	if keys.Bucket != auth.KeysBucket {
 		t.Fatalf("keys bucket %s, auth's %s", keys.Bucket, auth.KeysBucket)
+	}
+	if runs.LeasesBucket != auth.RunsBucket {
+		t.Fatalf("runs bucket %s, auth's %s", runs.LeasesBucket, auth.RunsBucket)
 	}
 	if executor.BucketDefault != auth.ExecBucket || executor.ObjectBucketDefault != auth.ResultsBucket {
 		t.Fatalf("executor buckets %s, %s; auth's %s, %s", executor.BucketDefault, executor.ObjectBucketDefault, auth.ExecBucket, auth.ResultsBucket)

@@ -40,13 +40,16 @@ const (
 	RoleVerifier Role = "verifier"
 	// RoleMemory keeps memory and answers the memory service.
 	RoleMemory Role = "memory"
+	// RoleRuns keeps the runs (package runs), answers the runs service and
+	// keeps the run leases.
+	RoleRuns Role = "runs"
 	// RoleSys is a user of the system account, for server monitoring
 	// (`nats server report`); it reaches none of the log's subjects.
 	RoleSys Role = "sys"
 )
 
 // Roles lists every role, in the order the README's table shows them.
-var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleSys}
+var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleRuns, RoleSys}
 
 // Names of what the log's account holds, as the processors create them.
 // The auth tests check them against the packages that own them. The log's
@@ -55,6 +58,7 @@ const (
 	ExecBucket     = "ts_exec"    // executor call records (KV)
 	ResultsBucket  = "ts_results" // raw results (object store)
 	LeasesBucket   = "ts_leases"  // partition leases (KV)
+	RunsBucket     = "ts_runs"    // run leases (KV, package runs)
 	KeysBucket     = "ts_keys"    // data keys (KV, package keys)
 	ServicePrefix  = "tsv"        // request/reply services: tsv.digest, tsv.dump, tsv.memory.…
 	durablePrefix  = "ts-"        // a projection's durable consumer is ts-<name>
@@ -72,6 +76,7 @@ var durables = map[Role][]durable{
 	RoleExecutor: {{events.StreamCalls, "ts-executor"}, {events.StreamCalls, "ts-executor-approvals"}},
 	RoleVerifier: {{events.StreamOut, "ts-verifier"}},
 	RoleMemory:   {{events.StreamMemory, "ts-memory"}},
+	RoleRuns:     {{events.StreamOut, "ts-runs"}, {events.StreamCalls, "ts-runs-calls"}},
 }
 
 // Identity is who a user is: a role and, for a producer, its tenant.
@@ -260,6 +265,11 @@ func permissions(id Identity) jwt.Permissions {
 		processor(durables[RoleMemory]...)
 		p.Pub.Allow.Add(logSubjects("mem")...)
 		p.Sub.Allow.Add(service("memory.>")...)
+	case RoleRuns:
+		processor(durables[RoleRuns]...)
+		p.Pub.Allow.Add(logSubjects("run")...)
+		p.Pub.Allow.Add("$KV." + RunsBucket + ".>")
+		p.Sub.Allow.Add(service("runs.>")...)
 	}
 	return p
 }

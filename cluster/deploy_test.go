@@ -233,6 +233,8 @@ func roleOf(command []string) auth.Role {
 		return auth.RoleVerifier
 	case "memory":
 		return auth.RoleMemory
+	case "runs":
+		return auth.RoleRuns
 	}
 	return auth.RoleAssembler
 }
@@ -257,7 +259,7 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if !ok || len(authService.Command) < 2 || authService.Command[0] != "auth" || authService.Command[1] != "init" {
 		t.Fatal("no auth service running toolstream auth init")
 	}
-	want := []string{"assembler", "auth", "executor-1", "executor-2", "memory", "setup", "verifier"}
+	want := []string{"assembler", "auth", "executor-1", "executor-2", "memory", "runs", "setup", "verifier"}
 	var got []string
 	running := map[string]bool{} // components some service runs
 	for name, s := range cf.Services {
@@ -328,7 +330,7 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Toolstream services %v, want %v", got, want)
 	}
-	for _, c := range []string{"ingest", "assembler", "responses", "clock", "executor", "verifier", "memory"} {
+	for _, c := range []string{"ingest", "assembler", "responses", "clock", "executor", "verifier", "memory", "runs", "runs-calls"} {
 		if !running[c] {
 			t.Errorf("no service runs %s", c)
 		}

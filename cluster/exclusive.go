@@ -20,6 +20,7 @@ import (
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/runs"
 )
 
 // ExclusiveConfig configures an Exclusive.
@@ -272,7 +273,7 @@ func NewAssemblerPartitions(b *bus.Bus, viewsDir string, newAssembler func() *as
 
 // Setup creates what the processors' roles may open but not create: the
 // executors' record bucket and raw-result store, the data keys (package
-// keys), and the lease bucket (the
+// keys), the run leases (package runs) and the lease bucket (the
 // log's stream is created by bus.Open as b's identity). It is what
 // `toolstream setup` runs as the admin identity, once per cluster; serve on
 // one machine creates them by itself.
@@ -281,6 +282,9 @@ func Setup(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
 		return err
 	}
 	if _, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: true, Replicas: b.Replicas(), Logger: log}); err != nil {
+		return err
+	}
+	if _, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()}); err != nil {
 		return err
 	}
 	return SetupLeases(ctx, b, log)
