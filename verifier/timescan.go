@@ -19,10 +19,10 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 // scanTimesIn is scanTimes over the text as a string, s.
 func scanTimesIn(s string, now time.Time, used []bool) []timeExpr {
 	ts := timeScan{s: s, now: now, d0: dayOf(now), used: used}
-	digits := strings.ContainsAny(ts.s, "0123456789")
+	g := timeGate{s: s, digits: strings.ContainsAny(s, "0123456789")}
 	for i := range timePatterns {
 		p := &timePatterns[i]
-		if !p.gate(ts.s, digits) {
+		if !p.gate(&g) {
 			continue
 		}
 		for _, m := range p.re.FindAllStringSubmatchIndex(ts.s, -1) {
@@ -33,12 +33,12 @@ func scanTimesIn(s string, now time.Time, used []bool) []timeExpr {
 }
 
 // timePattern is one way of writing a time. gate is a cheap test of the
-// text (and whether it has digits) that must pass before re runs; read
+// text that must pass before re runs; read
 // turns one match (re's submatch indexes) into a time expression.
 type timePattern struct {
 	name string
 	re   *regexp.Regexp
-	gate func(s string, digits bool) bool
+	gate func(g *timeGate) bool
 	read func(ts *timeScan, m []int)
 }
 
@@ -48,31 +48,53 @@ type timePattern struct {
 // gates, decide what is read; the gates only spare most texts the
 // regexps.
 var timePatterns = []timePattern{
-	{"iso date", reISO, func(s string, digits bool) bool { return digits && isoShaped(s) }, readISODate},
-	{"chinese date", reZhDate, func(s string, digits bool) bool {
-		return digits && strings.Contains(s, "月") && hasAnyRune(s, "日号")
+	{"iso date", reISO, func(g *timeGate) bool { return g.digits && isoShaped(g.s) }, readISODate},
+	{"chinese date", reZhDate, func(g *timeGate) bool {
+		return g.digits && strings.Contains(g.s, "月") && hasAnyRune(g.s, "日号")
 	}, readZhDate},
-	{"month day", reMonthDay, func(s string, digits bool) bool { return digits && hasMonthName(s) }, readMonthDay},
-	{"day month", reDayMonth, func(s string, digits bool) bool { return digits && hasMonthName(s) }, readDayMonth},
-	{"us date", reUSDate, func(s string, digits bool) bool { return digits && strings.Contains(s, "/") }, readUSDate},
+	{"month day", reMonthDay, func(g *timeGate) bool { return g.digits && g.monthName() }, readMonthDay},
+	{"day month", reDayMonth, func(g *timeGate) bool { return g.digits && g.monthName() }, readDayMonth},
+	{"us date", reUSDate, func(g *timeGate) bool { return g.digits && strings.Contains(g.s, "/") }, readUSDate},
 	// NB: like the dates, only in a text with a digit somewhere ("in two
 	// days" alone is not read).
-	{"in days", reInDays, func(s string, digits bool) bool {
-		return digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
+	{"in days", reInDays, func(g *timeGate) bool {
+		s := g.s
+		return g.digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
 			(inCountOfDays(s) || strings.Contains(s, "later") || strings.Contains(s, "from") || strings.Contains(s, "后"))
 	}, readInDays},
-	{"clock", reClock, func(s string, _ bool) bool {
+	{"clock", reClock, func(g *timeGate) bool {
+		s := g.s
 		return hasAnyRune(s, ":点时") || meridiemAfterDigit(s) ||
 			strings.Contains(s, "noon") || strings.Contains(s, "midnight") || strings.Contains(s, "midday")
 	}, readClock},
-	{"relative day", reRel, func(s string, _ bool) bool {
+	{"relative day", reRel, func(g *timeGate) bool {
+		s := g.s
 		return hasAnyRune(s, "明今后昨前") || strings.Contains(s, "today") || strings.Contains(s, "tonight") ||
 			strings.Contains(s, "tomorrow") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")
 	}, readRelativeDay},
-	{"weekday", reWeekday, func(s string, _ bool) bool {
+	{"weekday", reWeekday, func(g *timeGate) bool {
+		s := g.s
 		return strings.Contains(s, "周") || strings.Contains(s, "星期") || strings.Contains(s, "礼拜") || hasWeekdayName(s)
 	}, readWeekday},
-	{"weekend", reWeekend, func(s string, _ bool) bool { return strings.Contains(s, "weekend") || strings.Contains(s, "周末") }, readWeekend},
+	{"weekend", reWeekend, func(g *timeGate) bool { return strings.Contains(g.s, "weekend") || strings.Contains(g.s, "周末") }, readWeekend},
+}
+
+// timeGate is the text the gates test, with what more than one asks
+// found once.
+type timeGate struct {
+	s      string
+	digits bool // a digit somewhere
+	months int8 // 0 not looked for yet, 1 a month name, -1 none
+}
+
+func (g *timeGate) monthName() bool {
+	if g.months == 0 {
+		g.months = -1
+		if hasMonthName(g.s) {
+			g.months = 1
+		}
+	}
+	return g.months > 0
 }
 
 // isoShaped reports four digits, a '-', '/' or '.', and a digit in s: what
@@ -154,15 +176,19 @@ func hasAnyRune(s, set string) bool {
 
 // hasWeekdayName reports an English weekday name in s.
 func hasWeekdayName(s string) bool {
-	if !strings.Contains(s, "day") {
-		return false
-	}
-	for _, d := range []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"} {
-		if strings.Contains(s, d) {
-			return true
+	for i := 0; ; i += 3 {
+		k := strings.Index(s[i:], "day")
+		if k < 0 {
+			return false
+		}
+		i += k
+		before := s[:i]
+		for _, d := range []string{"mon", "tues", "wednes", "thurs", "fri", "satur", "sun"} {
+			if strings.HasSuffix(before, d) {
+				return true
+			}
 		}
 	}
-	return false
 }
 
 // timeScan is one scan of a text for time expressions.
@@ -432,11 +458,16 @@ var (
 	reZhBound  = regexp.MustCompile(`^\s*(之前|以前|前|之后|以后)`)
 )
 
-// hasMonthName reports an English month name or abbreviation in s.
+// hasMonthName reports an English month name or abbreviation in s (the
+// three letters every one starts with), in one pass over s.
 func hasMonthName(s string) bool {
-	for _, m := range []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"} {
-		if strings.Contains(s, m) {
-			return true
+	for i := 0; i+3 <= len(s); i++ {
+		switch s[i] {
+		case 'j', 'f', 'm', 'a', 's', 'o', 'n', 'd':
+			switch s[i : i+3] {
+			case "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec":
+				return true
+			}
 		}
 	}
 	return false
