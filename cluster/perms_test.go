@@ -55,10 +55,11 @@ var (
 	execRole  = auth.Identity{Role: auth.RoleExecutor}
 	verRole   = auth.Identity{Role: auth.RoleVerifier}
 	memRole   = auth.Identity{Role: auth.RoleMemory}
+	runsRole  = auth.Identity{Role: auth.RoleRuns}
 	acmeProd  = auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}
 	globeProd = auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}
 	// identities are those of the log's account, each tried below.
-	identities = []auth.Identity{reader, operator, asmRole, execRole, verRole, memRole, acmeProd, globeProd}
+	identities = []auth.Identity{reader, operator, asmRole, execRole, verRole, memRole, runsRole, acmeProd, globeProd}
 )
 
 // roleConn is a connection as an identity that records the server's
@@ -154,7 +155,7 @@ type action struct {
 	why     string
 }
 
-var processors = []auth.Identity{asmRole, execRole, verRole, memRole}
+var processors = []auth.Identity{asmRole, execRole, verRole, memRole, runsRole}
 
 var policy = []action{
 	// The log's subjects: each kind has its writers.
@@ -172,12 +173,16 @@ var policy = []action{
 	{false, "ts.answer.acme.r", []auth.Identity{verRole}, "verdicts"},
 	{false, "ts.mem.acme.u1", []auth.Identity{memRole, operator}, "memory writes"},
 	{false, "tsp.preview.acme.r.i", []auth.Identity{asmRole}, "previews"},
+	{false, "ts.run.acme.r", []auth.Identity{runsRole}, "run events (a forged RoundSettled)"},
 	// Services: who may ask.
 	{false, "tsv.memory.recall", []auth.Identity{operator}, "another tenant's memory"},
 	{false, "tsv.dump", []auth.Identity{operator, reader}, "every tenant's rows"},
+	{false, "tsv.runs.history.acme", []auth.Identity{operator, reader, acmeProd}, "acme's run history"},
+	{false, "tsv.runs.plan.globex", []auth.Identity{operator, globeProd}, "a plan write on a run of globex"},
 	// Buckets: each is written by its role only.
 	{false, "$KV.ts_leases.assembler-p0", []auth.Identity{asmRole}, "the assembler's leases"},
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},
+	{false, "$KV.ts_runs.acme.cnVu", []auth.Identity{runsRole}, "run leases"},
 	{false, "$O.ts_results.C.x", []auth.Identity{execRole}, "raw results"},
 	{false, "$KV.ts_keys.k.x", append([]auth.Identity{operator}, processors...), "a data key"},
 	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u", append([]auth.Identity{operator, acmeProd}, processors...), "acme's user ann's data key"},
@@ -230,6 +235,8 @@ var policy = []action{
 	{true, "ts.mem.acme.>", nil, "acme's memory, live"},
 	{true, "tsp.preview.globex.>", []auth.Identity{globeProd}, "globex's previews"},
 	{true, "tsv.memory.>", []auth.Identity{memRole}, "answering (capturing) memory requests"},
+	{true, "tsv.runs.>", []auth.Identity{runsRole}, "answering (capturing) runs requests"},
+	{true, "ts.run.acme.>", []auth.Identity{acmeProd}, "acme's runs, live"},
 	{true, "tsv.dump", processors, "answering view dumps"},
 }
 
