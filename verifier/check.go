@@ -124,7 +124,7 @@ func (c *Checker) check(answer string, ix *index, now time.Time) Report {
 		case events.VerdictContradicted, events.VerdictUnsupported:
 			checkable++
 		}
-		prev = cx.after(v.leaves)
+		prev = cx.after(&buf.afters[i%2], v.leaves) // NB: not the one cx was made with
 	}
 	rep.Faithfulness = faithfulness(supported, checkable)
 	return rep

@@ -43,7 +43,8 @@ type after struct {
 // claim before it, nil for the first).
 func (c *Checker) newClaim(ix *index, cl Claim, now time.Time, prev *after, buf *readBuffers) *claim {
 	rd := readClaim(ix, cl.Text, now, buf)
-	cx := &claim{reading: rd, scope: newScope(ix, rd, prev), ix: ix, c: c, now: now}
+	cx := &buf.cx // NB: nothing keeps a claim once decided (after copies what the next needs)
+	*cx = claim{reading: rd, scope: newScope(ix, rd, prev), ix: ix, c: c, now: now}
 	if prev != nil && !prev.endsSentence {
 		// "研发投入 14.3 亿元，占营收的约 11%": the sentence so far.
 		cx.context = append(slices.Clip(prev.context), prev.matched...)
@@ -52,9 +53,10 @@ func (c *Checker) newClaim(ix *index, cl Claim, now time.Time, prev *after, buf 
 }
 
 // after returns what the claim leaves the next one, given the fields that
-// supported it.
-func (cx *claim) after(matched []int32) *after {
-	return &after{scope: cx.scope, endsSentence: cx.endsSentence, context: cx.context, matched: matched}
+// supported it, made in a.
+func (cx *claim) after(a *after, matched []int32) *after {
+	*a = after{scope: cx.scope, endsSentence: cx.endsSentence, context: cx.context, matched: matched}
+	return a
 }
 
 // within returns the claim scoped to nodes instead.

@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	bits64 "math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ type lookupCache struct {
 	numIDs   []int32
 	numVals  []float64
 	numUnits []numUnit
+	bits     []uint64 // sortLeaves' bitmap, all zero between calls
 	concept  map[string][]int32
 	word     map[string][]int32
 	subjects map[string]*subjectHit
@@ -359,6 +361,35 @@ func (ix *index) numValues() ([]float64, []numUnit) {
 		}
 	}
 	return ix.cache.numVals, ix.cache.numUnits
+}
+
+// sortLeaves sorts a list of leaves and drops repeats, in place. A long
+// list (a claimed number's matches: up to numMatchesMax for each unit it
+// may be in) is sorted by marking its leaves in a bitmap of the index's
+// leaves, kept for the next.
+func (ix *index) sortLeaves(ls []int32) []int32 {
+	if len(ls) < 64 {
+		sortUnique(&ls)
+		return ls
+	}
+	words := (len(ix.leaves) + 63) / 64
+	if len(ix.cache.bits) < words {
+		ix.cache.bits = make([]uint64, words)
+	}
+	bits := ix.cache.bits[:words]
+	for _, l := range ls {
+		bits[l/64] |= 1 << (l % 64)
+	}
+	out := ls[:0]
+	for w, b := range bits {
+		for b != 0 {
+			k := bits64.TrailingZeros64(b)
+			out = append(out, int32(w*64+k))
+			b &= b - 1
+		}
+		bits[w] = 0
+	}
+	return out
 }
 
 // numsInOrder returns the numeric leaves in leaf order.

@@ -152,7 +152,9 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 			}
 		}
 	}
-	sortUnique(&out)
+	if len(ks) > 1 || !slices.IsSorted(out) {
+		out = ix.sortLeaves(out)
+	}
 	return out
 }
 

@@ -42,13 +42,19 @@ type reading struct {
 // claim is decided (what it leaves the next claim, after, holds none of
 // them), so the next reading may take them over.
 type readBuffers struct {
-	orig, norm []rune
-	used       []bool
-	toks       []token
-	words      []cword
-	keys       []string      // the tokens' subject keys
-	hits       []*subjectHit // the subjects at each key
-	rd         reading
+	orig, norm                     []rune
+	used                           []bool
+	toks                           []token
+	words                          []cword
+	keys                           []string      // the tokens' subject keys
+	hits                           []*subjectHit // the subjects at each key
+	concepts                       []string      // the reading's concepts (clipped: an append copies)
+	subjHits                       []subjectHitSpan
+	hitNodes, curNodes, namedNodes []int32
+	ts                             timeScan
+	rd                             reading
+	cx                             claim
+	afters                         [2]after // the claim before's (check alternates them)
 }
 
 // catMention is a closed-category word of a claim (shipped, 晴).
@@ -90,7 +96,7 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	rd.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
 	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question
 	rd.findSubjects(ix)
-	rd.times = scanTimesIn(nt.s, now, rd.used)
+	rd.times = buf.ts.scan(nt.s, now, rd.used)
 	rd.findValues(ix)
 	rd.nums = scanNumbersIn(nt.s, rd.norm, rd.used)
 	for _, m := range rd.nums {
@@ -106,6 +112,7 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 // readWords collects the claim's cues, negations, categories and content
 // concepts from the words outside subjects, dates and numbers.
 func (rd *reading) readWords(ix *index) {
+	rd.concepts = rd.buf.concepts[:0]
 	// The unknown ideographs in a row: runes [runS, runE) of the text
 	// while they follow one another, else (words apart) their runes.
 	var unknownRun []rune
@@ -211,8 +218,10 @@ func (rd *reading) readWords(ix *index) {
 		nums = append(nums, m)
 	}
 	rd.nums = nums
-	rd.concepts = dedupeOwn(rd.concepts) // NB: appended to from nil
+	rd.concepts = dedupeOwn(rd.concepts) // NB: appended to from the buffer, no one else's
 	slices.Sort(rd.concepts)
+	rd.buf.concepts = rd.concepts[:0]
+	rd.concepts = slices.Clip(rd.concepts)
 }
 
 // cjkConcepts returns the concepts of every lexicon word of two or more

@@ -17,13 +17,10 @@ func (rd *reading) findSubjects(ix *index) {
 	}
 	rd.buf.keys, rd.buf.hits = keys, at
 	orig := rd.orig
-	type hit struct {
-		s, e    int // token indexes
-		nodes   []int32
-		partial bool
-		name    string
-	}
-	var hits []hit
+	// The names found (hits, their nodes are hitNodes[lo:hi]) and the
+	// nodes of the best name at a token so far (cur), made in the buffers.
+	hits, hitNodes, cur := rd.buf.subjHits[:0], rd.buf.hitNodes[:0], rd.buf.curNodes[:0]
+	defer func() { rd.buf.subjHits, rd.buf.hitNodes, rd.buf.curNodes = hits[:0], hitNodes[:0], cur[:0] }()
 	for pass := 0; pass < 2; pass++ {
 		// Pass 0: whole names and codes; pass 1: distinctive parts of names
 		// where no whole name matched.
@@ -31,7 +28,8 @@ func (rd *reading) findSubjects(ix *index) {
 			if rd.used[toks[i].start] {
 				continue
 			}
-			var best hit
+			var best subjectHitSpan
+			cur = cur[:0]
 			next := ""
 			if i+1 < len(toks) {
 				next = keys[i+1]
@@ -51,31 +49,39 @@ func (rd *reading) findSubjects(ix *index) {
 					return
 				}
 				if n > best.e-best.s {
-					best = hit{s: i, e: i + n, partial: se.partial, name: se.exact}
+					best = subjectHitSpan{s: i, e: i + n, partial: se.partial, name: se.exact}
+					cur = cur[:0]
 				}
-				if !slices.Contains(best.nodes, se.node) {
-					best.nodes = append(best.nodes, se.node)
+				if !slices.Contains(cur, se.node) {
+					cur = append(cur, se.node)
 				}
 			})
 			if best.e > best.s {
 				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
 					rd.used[k] = true
 				}
+				best.lo = len(hitNodes)
+				hitNodes = append(hitNodes, cur...)
+				best.hi = len(hitNodes)
 				hits = append(hits, best)
 				i = best.e - 1
 			}
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return a.s - b.s })
+	slices.SortFunc(hits, func(a, b subjectHitSpan) int { return a.s - b.s })
 	sub := &rd.named
+	var all []int32 // the groups' nodes, in one array
 	if len(hits) > 0 {
 		sub.groups = make([][]int32, 0, len(hits))
 		sub.names = make([]string, 0, len(hits))
 		sub.spans = make([][2]int, 0, len(hits))
+		all = slices.Clone(hitNodes)
 	}
+	named := rd.buf.namedNodes[:0]
+	defer func() { rd.buf.namedNodes = named[:0] }()
 	for k, h := range hits {
 		s, e := toks[h.s].start, toks[h.e-1].end
-		nodes := append([]int32(nil), h.nodes...)
+		nodes := all[h.lo:h.hi:h.hi]
 		sortUnique(&nodes)
 		// "1月到3月", "from A to C": the members between two named ones.
 		if k > 0 && len(sub.groups) > 0 && isRangeJoin(rd.norm[sub.spans[len(sub.spans)-1][1]:s]) {
@@ -83,19 +89,27 @@ func (rd *reading) findSubjects(ix *index) {
 			for _, between := range ix.membersBetween(prev, nodes) {
 				sub.groups = append(sub.groups, []int32{between})
 				sub.names = append(sub.names, "")
-				rd.namedNodes = append(rd.namedNodes, between)
+				named = append(named, between)
 				sub.spans = append(sub.spans, [2]int{s, s})
 			}
 		}
 		sub.groups = append(sub.groups, nodes)
 		sub.names = append(sub.names, h.name)
 		sub.spans = append(sub.spans, [2]int{s, e})
-		rd.namedNodes = append(rd.namedNodes, nodes...)
+		named = append(named, nodes...)
 	}
 	if len(hits) > 0 {
-		rd.namedNodes = ix.mostSpecific(rd.namedNodes)
+		rd.namedNodes = ix.mostSpecific(named) // NB: a list of its own
 	}
 	rd.unknown = rd.unknownIdentifier(ix, toks, orig)
+}
+
+// subjectHitSpan is a name found in a claim: tokens [s, e), its nodes
+// (findSubjects' hitNodes[lo:hi]).
+type subjectHitSpan struct {
+	s, e, lo, hi int
+	partial      bool
+	name         string
 }
 
 // mostSpecific keeps the innermost of nested subjects: "order 123's item

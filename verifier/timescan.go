@@ -18,18 +18,27 @@ func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
 
 // scanTimesIn is scanTimes over the text as a string, s.
 func scanTimesIn(s string, now time.Time, used []bool) []timeExpr {
-	ts := timeScan{s: s, now: now, d0: dayOf(now), used: used}
-	g := timeGate{s: s, digits: strings.ContainsAny(s, "0123456789")}
+	var ts timeScan
+	return ts.scan(s, now, used)
+}
+
+// scan is scanTimesIn made in ts (a claim's is in its reading's buffers:
+// what it returns is its own).
+func (ts *timeScan) scan(s string, now time.Time, used []bool) []timeExpr {
+	*ts = timeScan{s: s, now: now, d0: dayOf(now), used: used}
+	ts.gate = timeGate{s: s, digits: strings.ContainsAny(s, "0123456789")}
 	for i := range timePatterns {
 		p := &timePatterns[i]
-		if !p.gate(&g) {
+		if !p.gate(&ts.gate) {
 			continue
 		}
 		for _, m := range p.re.FindAllStringSubmatchIndex(ts.s, -1) {
-			p.read(&ts, m)
+			p.read(ts, m)
 		}
 	}
-	return attachClocks(ts.out)
+	out := attachClocks(ts.out)
+	ts.out = nil
+	return out
 }
 
 // timePattern is one way of writing a time. gate is a cheap test of the
@@ -198,6 +207,7 @@ type timeScan struct {
 	d0   int32  // now's day
 	used []bool // runes taken (by this scan or before it)
 	out  []timeExpr
+	gate timeGate
 }
 
 // take records the expression at bytes [bs, be) meaning days, unless a
