@@ -102,10 +102,11 @@ var noSubjects = [2]subjectHit{{}, {ok: true}}
 var noValues = [2]valueHit{{}, {ok: true}}
 
 type valueHit struct {
-	vs   []valEntry
-	ok   bool
-	read bool
-	by   bySecond
+	vs     []valEntry
+	ok     bool
+	read   bool
+	groups []valGroup // made on first use, with by
+	by     bySecond
 }
 
 // concept returns the leaves whose keys name concept c, ascending.
@@ -228,24 +229,77 @@ func (ix *index) valuesAt(t string) ([]valEntry, bool) {
 }
 
 // valuesFrom gives each the values valuesAt(t) gives that may start at a
-// token t followed by next (hasNext: there is one), in their order.
-func (ix *index) valuesFrom(t, next string, hasNext bool, each func(*valEntry)) {
+// token t followed by next (hasNext: there is one), grouped by their
+// words: each group once, its leaves ascending, the groups in the order of
+// their first value.
+func (ix *index) valuesFrom(t, next string, hasNext bool, each func(*valGroup)) {
 	h := ix.valueHitAt(t)
 	if len(h.vs) == 0 {
 		return
 	}
 	if !h.read {
 		h.read = true
-		if len(h.vs) >= bySecondMin {
-			h.by.index(len(h.vs), func(i int32) string {
-				if ts := h.vs[i].toks; len(ts) > 1 {
+		h.groups = groupValues(h.vs)
+		if len(h.groups) >= bySecondMin {
+			h.by.index(len(h.groups), func(i int32) string {
+				if ts := h.groups[i].toks; len(ts) > 1 {
 					return ts[1]
 				}
 				return ""
 			})
 		}
 	}
-	h.by.each(len(h.vs), next, hasNext, func(i int32) { each(&h.vs[i]) })
+	h.by.each(len(h.groups), next, hasNext, func(i int32) { each(&h.groups[i]) })
+}
+
+// valGroup is the values of the same words: their leaves, ascending.
+type valGroup struct {
+	toks   []string
+	leaves []int32
+}
+
+// groupValues groups values (ascending leaves) whose words are one list of
+// a part's tables (a part read back numbers each list once: 340 products
+// described by three texts are three groups). Values with lists of their
+// own stay alone.
+func groupValues(vs []valEntry) []valGroup {
+	of := make([]int32, len(vs)) // each value's group
+	var first map[*string]int32  // NB: a list is known by its first string's address and length
+	var gs []valGroup
+	for i, v := range vs {
+		g := int32(len(gs))
+		if len(vs) >= bySecondMin {
+			if first == nil {
+				first = map[*string]int32{}
+			}
+			if k, ok := first[&v.toks[0]]; ok && len(gs[k].toks) == len(v.toks) {
+				g = k
+			} else {
+				first[&v.toks[0]] = g
+			}
+		}
+		if g == int32(len(gs)) {
+			gs = append(gs, valGroup{toks: v.toks})
+		}
+		of[i] = g
+	}
+	leaves := make([]int32, len(vs))
+	starts := make([]int32, len(gs)+1)
+	for _, g := range of {
+		starts[g+1]++
+	}
+	for g := range gs {
+		starts[g+1] += starts[g]
+	}
+	next := slices.Clone(starts[:len(gs)])
+	for i, g := range of {
+		leaves[next[g]] = vs[i].leaf
+		next[g]++
+	}
+	for g := range gs {
+		gs[g].leaves = leaves[starts[g]:starts[g+1]:starts[g+1]]
+	}
+	return gs
 }
 
 // valueHitAt returns what valuesAt returns for t, kept for the claims

@@ -296,48 +296,37 @@ func (rd *reading) findValues(ix *index) {
 		if i+1 < len(toks) {
 			next = toks[i+1].s
 		}
-		// Values of the same words share their list of tokens (a part's
-		// lists are numbered once): the last few lists compared are kept.
-		var seen [4]struct {
-			toks *string
-			n    int
-			ok   bool
-		}
-		nseen := 0
-		ix.valuesFrom(toks[i].s, next, i+1 < len(toks), func(ve *valEntry) {
-			n := len(ve.toks)
+		groups := 0 // that gave best its leaves
+		ix.valuesFrom(toks[i].s, next, i+1 < len(toks), func(g *valGroup) {
+			n := len(g.toks)
 			if i+n > len(toks) || n < bestN {
 				return
 			}
-			ok, known := false, false
-			for _, s := range seen[:min(nseen, len(seen))] {
-				if s.toks == &ve.toks[0] && s.n == n {
-					ok, known = s.ok, true
-					break
+			for k := 0; k < n; k++ {
+				if toks[i+k].s != g.toks[k] || rd.used[toks[i+k].start] {
+					return
 				}
 			}
-			if !known {
-				ok = true
-				for k := 0; k < n; k++ {
-					if toks[i+k].s != ve.toks[k] || rd.used[toks[i+k].start] {
-						ok = false
-						break
-					}
+			took := false
+			for _, l := range g.leaves {
+				if !mentionable(&ix.leaves[l]) {
+					continue
 				}
-				s := &seen[nseen%len(seen)]
-				s.toks, s.n, s.ok = &ve.toks[0], n, ok
-				nseen++
+				if n > bestN {
+					best, bestN, groups = nil, n, 0
+				}
+				best = append(best, l)
+				took = true
 			}
-			if !ok || !mentionable(&ix.leaves[ve.leaf]) {
-				return
+			if took {
+				groups++
 			}
-			if n > bestN {
-				best, bestN = nil, n
-			}
-			best = append(best, ve.leaf)
 		})
 		if bestN == 0 {
 			continue
+		}
+		if groups > 1 {
+			slices.Sort(best) // in leaf order, as the values are
 		}
 		for k := i; k < i+bestN; k++ {
 			for r := toks[k].start; r < toks[k].end; r++ {
