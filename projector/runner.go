@@ -479,11 +479,14 @@ func (r *Runner) Run(ctx context.Context) error {
 				if err := restart("no deliveries while the log is ahead"); err != nil {
 					return err
 				}
+			} else {
+				stallWait = min(2*stallWait, stallCheckIdle) // caught up: ask less often
 			}
 			stall.Reset(stallWait)
 			continue
 		case m := <-msgs:
 			batch = append(batch, m)
+			stallWait = stallCheck
 			stall.Reset(stallWait)
 		}
 	drain:
@@ -534,10 +537,12 @@ func (r *Runner) Run(ctx context.Context) error {
 // of its own pending, every delivery acknowledged) under a steady publish:
 // each such stall costs stallCheck, and a new consumer ends it. Time spent
 // applying a batch is not idleness: the check counts from the end of the
-// last batch.
+// last batch. A runner that found itself caught up asks less and less
+// often, up to every stallCheckIdle (each check is a stream info request).
 const (
-	stallCheck    = 250 * time.Millisecond
-	stallCheckMax = time.Minute
+	stallCheck     = 250 * time.Millisecond
+	stallCheckIdle = 2 * time.Second
+	stallCheckMax  = time.Minute
 )
 
 // behind reports whether the log holds messages after the checkpoint.
