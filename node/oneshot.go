@@ -19,6 +19,13 @@ import (
 // shorten it (measured: the "whole path" rows of toolstream bench).
 const OneShotGOGC = 400
 
+// OneShotMemoryLimit is the soft memory limit (debug.SetMemoryLimit) that
+// goes with OneShotGOGC unless GOMEMLIMIT says otherwise: the collector
+// works harder as the heap nears it, so a hostile input cannot turn the
+// fewer collections into hundreds of MiB (TestInputBudgets: 1 MiB of
+// input within 256 MiB).
+const OneShotMemoryLimit = 160 << 20
+
 // AssembleConfig is one one-shot assembly (toolstream assemble).
 type AssembleConfig struct {
 	// Bus is the log: one that holds nothing but what the one-shot writes

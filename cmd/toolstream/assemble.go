@@ -69,6 +69,9 @@ Exit 0 when the input was read, whatever the outcomes.`,
 			if os.Getenv("GOGC") == "" {
 				debug.SetGCPercent(node.OneShotGOGC)
 			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(node.OneShotMemoryLimit)
+			}
 			ctx := cmd.Context()
 			lines, err := assembleOnce(ctx, g, o, name, in)
 			if err != nil {
