@@ -26,10 +26,11 @@ func scanTimesIn(s string, now time.Time, used []bool) []timeExpr {
 // what it returns is its own).
 func (ts *timeScan) scan(s string, now time.Time, used []bool) []timeExpr {
 	*ts = timeScan{s: s, now: now, d0: dayOf(now), used: used}
-	ts.gate = timeGate{s: s, digits: strings.ContainsAny(s, "0123456789")}
+	mask := textMask(s)
+	ts.gate = timeGate{s: s, digits: mask&maskDigit != 0}
 	for i := range timePatterns {
 		p := &timePatterns[i]
-		if !p.gate(&ts.gate) {
+		if !maskHolds(mask, p.needs) || !p.gate(&ts.gate) {
 			continue
 		}
 		for _, m := range p.re.FindAllStringSubmatchIndex(ts.s, -1) {
@@ -42,13 +43,15 @@ func (ts *timeScan) scan(s string, now time.Time, used []bool) []timeExpr {
 }
 
 // timePattern is one way of writing a time. gate is a cheap test of the
-// text that must pass before re runs; read
+// text that must pass before re runs, and needs what gate needs of the
+// text's characters (tried first, on its textMask); read
 // turns one match (re's submatch indexes) into a time expression.
 type timePattern struct {
-	name string
-	re   *regexp.Regexp
-	gate func(g *timeGate) bool
-	read func(ts *timeScan, m []int)
+	name  string
+	re    *regexp.Regexp
+	needs []uint64 // what gate needs of the text (one of them: see needs)
+	gate  func(g *timeGate) bool
+	read  func(ts *timeScan, m []int)
 }
 
 // timePatterns in the order they take runes: dates written out first,
@@ -57,35 +60,127 @@ type timePattern struct {
 // gates, decide what is read; the gates only spare most texts the
 // regexps.
 var timePatterns = []timePattern{
-	{"iso date", reISO, func(g *timeGate) bool { return g.digits && isoShaped(g.s) }, readISODate},
-	{"chinese date", reZhDate, func(g *timeGate) bool {
+	{"iso date", reISO, needs("0-", "0/", "0."), func(g *timeGate) bool { return g.digits && isoShaped(g.s) }, readISODate},
+	{"chinese date", reZhDate, needs("0月日", "0月号"), func(g *timeGate) bool {
 		return g.digits && strings.Contains(g.s, "月") && hasAnyRune(g.s, "日号")
 	}, readZhDate},
-	{"month day", reMonthDay, func(g *timeGate) bool { return g.digits && g.monthName() }, readMonthDay},
-	{"day month", reDayMonth, func(g *timeGate) bool { return g.digits && g.monthName() }, readDayMonth},
-	{"us date", reUSDate, func(g *timeGate) bool { return g.digits && strings.Contains(g.s, "/") }, readUSDate},
+	{"month day", reMonthDay, monthNeeds, func(g *timeGate) bool { return g.digits && g.monthName() }, readMonthDay},
+	{"day month", reDayMonth, monthNeeds, func(g *timeGate) bool { return g.digits && g.monthName() }, readDayMonth},
+	{"us date", reUSDate, needs("0/"), func(g *timeGate) bool { return g.digits && strings.Contains(g.s, "/") }, readUSDate},
 	// NB: like the dates, only in a text with a digit somewhere ("in two
 	// days" alone is not read).
-	{"in days", reInDays, func(g *timeGate) bool {
+	{"in days", reInDays, needs("0in ", "0later", "0from now", "0后"), func(g *timeGate) bool {
 		s := g.s
 		return g.digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
 			(inCountOfDays(s) || strings.Contains(s, "later") || strings.Contains(s, "from") || strings.Contains(s, "后"))
 	}, readInDays},
-	{"clock", reClock, func(g *timeGate) bool {
+	{"clock", reClock, needs(":", "点", "时", "0am", "0a.", "0pm", "0p.", "noon", "midnight", "midday"), func(g *timeGate) bool {
 		s := g.s
 		return hasAnyRune(s, ":点时") || meridiemAfterDigit(s) ||
 			strings.Contains(s, "noon") || strings.Contains(s, "midnight") || strings.Contains(s, "midday")
 	}, readClock},
-	{"relative day", reRel, func(g *timeGate) bool {
+	{"relative day", reRel, needs("明", "今", "后", "昨", "前", "today", "tonight", "tomorrow", "yesterday", "this"), func(g *timeGate) bool {
 		s := g.s
 		return hasAnyRune(s, "明今后昨前") || strings.Contains(s, "today") || strings.Contains(s, "tonight") ||
 			strings.Contains(s, "tomorrow") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")
 	}, readRelativeDay},
-	{"weekday", reWeekday, func(g *timeGate) bool {
+	{"weekday", reWeekday, needs("周", "星期", "礼拜", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"), func(g *timeGate) bool {
 		s := g.s
 		return strings.Contains(s, "周") || strings.Contains(s, "星期") || strings.Contains(s, "礼拜") || hasWeekdayName(s)
 	}, readWeekday},
-	{"weekend", reWeekend, func(g *timeGate) bool { return strings.Contains(g.s, "weekend") || strings.Contains(g.s, "周末") }, readWeekend},
+	{"weekend", reWeekend, needs("weekend", "周末"), func(g *timeGate) bool { return strings.Contains(g.s, "weekend") || strings.Contains(g.s, "周末") }, readWeekend},
+}
+
+// A text's mask says which of some characters it has, one bit each: the
+// ASCII lowercase letters, a digit, ':', '/', '-', '.', ' ', and the
+// ideographs of gateRunes. A gate that needs a word needs each of its
+// characters: a pattern's needs are masks, one of which the text's must
+// hold for its gate to hold (textMask is one pass over the text; the gates
+// are several).
+const (
+	maskDigit = uint64(1) << (26 + iota)
+	maskColon
+	maskSlash
+	maskDash
+	maskDot
+	maskSpace
+	maskRunes // the first of gateRunes'
+)
+
+// gateRunes are the ideographs the gates look for.
+const gateRunes = "月日号点时明今后昨前周星期礼拜末"
+
+// maskOf is the bit of an ASCII byte in a mask (0: none).
+var maskOf = func() (m [utf8.RuneSelf]uint64) {
+	for c := 'a'; c <= 'z'; c++ {
+		m[c] = 1 << (c - 'a')
+	}
+	for c := '0'; c <= '9'; c++ {
+		m[c] = maskDigit
+	}
+	m[':'], m['/'], m['-'], m['.'], m[' '] = maskColon, maskSlash, maskDash, maskDot, maskSpace
+	return m
+}()
+
+// runeMask is the bit of an ideograph of gateRunes (0 for another rune).
+func runeMask(r rune) uint64 {
+	k := 0
+	for _, g := range gateRunes {
+		if g == r {
+			return maskRunes << k
+		}
+		k++
+	}
+	return 0
+}
+
+// textMask returns the mask of the characters of s.
+func textMask(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			m |= maskOf[c]
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		m |= runeMask(r)
+		i += n
+	}
+	return m
+}
+
+// needs returns the masks of words (a '0' in one stands for any digit):
+// a text holds one of them if it has every character of one word. It
+// panics on a character no mask has.
+func needs(words ...string) []uint64 {
+	out := make([]uint64, len(words))
+	for i, w := range words {
+		for _, c := range w {
+			b := runeMask(c)
+			if c < utf8.RuneSelf {
+				b = maskOf[c]
+			}
+			if b == 0 {
+				panic("verifier: a gate needs " + strconv.Quote(string(c)) + ", which no mask has")
+			}
+			out[i] |= b
+		}
+	}
+	return out
+}
+
+// monthNeeds are the month names' needs, with a digit.
+var monthNeeds = needs("0jan", "0feb", "0mar", "0apr", "0may", "0jun", "0jul", "0aug", "0sep", "0oct", "0nov", "0dec")
+
+// maskHolds reports whether text mask m holds one of needs.
+func maskHolds(m uint64, needs []uint64) bool {
+	for _, n := range needs {
+		if m&n == n {
+			return true
+		}
+	}
+	return false
 }
 
 // timeGate is the text the gates test, with what more than one asks
