@@ -279,10 +279,15 @@ func splitClauses(r []rune, s, e int, out []Claim) []Claim {
 	return appendClaim(r, start, e, out)
 }
 
-var (
-	enAnd = map[string]bool{"and": true}
-	enBut = map[string]bool{"but": true, "while": true, "whereas": true, "although": true, "though": true, "however": true}
-)
+// isBut reports the English conjunctions that join a contrast ("and" is
+// the other that joins clauses).
+func isBut(w string) bool {
+	switch w {
+	case "but", "while", "whereas", "although", "though", "however":
+		return true
+	}
+	return false
+}
 
 // clauseCandidates lists the split points of [s, e) in order.
 func clauseCandidates(r []rune, s, e int) []splitCand {
@@ -299,9 +304,9 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 		case c == ',' && !(i > s && i+1 < e && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1])):
 			next := skipSpace(r, i+1, e)
 			kind := splitComma
-			if w, n := wordAt(r, next, e); enAnd[w] || enBut[w] {
+			if w, n := wordAt(r, next, e); w == "and" || isBut(w) {
 				next = skipSpace(r, n, e)
-				if enBut[w] {
+				if isBut(w) {
 					kind = splitBut
 				}
 			}
@@ -312,9 +317,9 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 			if w == "but" && exceptBut(r, s, i) {
 				continue // "all but one", "nothing but": an exception, not a clause
 			}
-			if (enAnd[w] && !betweenGuard(r, s, i)) || enBut[w] {
+			if (w == "and" && !betweenGuard(r, s, i)) || isBut(w) {
 				kind := splitAnd
-				if enBut[w] {
+				if isBut(w) {
 					kind = splitBut
 				}
 				if n < e && unicode.IsSpace(r[n]) {
@@ -366,8 +371,8 @@ func zhExceptLead(r []rune, s, e int) bool {
 
 // wordAt returns the lower-case ASCII word starting at i and its end.
 //
-// Callers only ask whether the word is one of enAnd or enBut: any other
-// word comes back as "" (with its end), which no caller tells apart.
+// Callers only ask whether the word is "and" or one isBut reports: any
+// other word comes back as "" (with its end), which no caller tells apart.
 func wordAt(r []rune, i, e int) (string, int) {
 	j := i
 	for j < e && j-i < 12 && (r[j] < 128 && unicode.IsLetter(r[j])) {
@@ -384,20 +389,24 @@ func wordAt(r []rune, i, e int) (string, int) {
 		}
 		buf[k-i] = c
 	}
-	return conjunctionWords[string(buf[:j-i])], j
+	switch w := string(buf[:j-i]); w { // NB: compared without a string made
+	case "and":
+		return "and", j
+	case "but", "while", "whereas", "although", "though", "however":
+		return conjunctionOf(w), j
+	}
+	return "", j
 }
 
-// conjunctionWords are the words of enAnd and enBut, each its own key.
-var conjunctionWords = func() map[string]string {
-	m := map[string]string{}
-	for w := range enAnd {
-		m[w] = w
+// conjunctionOf returns isBut's word w as a constant (w is on the stack).
+func conjunctionOf(w string) string {
+	for _, c := range []string{"but", "while", "whereas", "although", "though", "however"} {
+		if w == c {
+			return c
+		}
 	}
-	for w := range enBut {
-		m[w] = w
-	}
-	return m
-}()
+	return ""
+}
 
 // betweenGuard reports a range in progress ("between 3 and 5").
 func betweenGuard(r []rune, s, i int) bool {
