@@ -19,6 +19,7 @@ type lookupCache struct {
 	numVals  []float64
 	numUnits []numUnit
 	bits     []uint64 // sortLeaves' bitmap, all zero between calls
+	matches  map[matchKey][]int32
 	concept  map[string][]int32
 	word     map[string][]int32
 	subjects map[string]*subjectHit

@@ -120,8 +120,34 @@ func unitFitsAs(nu numUnit, k cand, claimed *unit) bool {
 }
 
 // matches returns the numeric leaves equal to the claimed value v (any
-// candidate), in index order.
+// candidate), in index order. What it returns is shared: callers only
+// read it.
+//
+// The leaves depend on v, the tolerance and the unit claimed only (see
+// candidates and unitFitsAs): kept by them in the index for the claims
+// after ("ships in 2 to 4 days" said of every product).
 func (cx *claim) matches(m *numMention, v float64) []int32 {
+	ix := cx.ix
+	key := matchKey{v: v, tol: cx.c.tolerance(m, v), unit: m.unit}
+	if ls, ok := ix.cache.matches[key]; ok {
+		return ls
+	}
+	ls := cx.findMatches(m, v)
+	if ix.cache.matches == nil {
+		ix.cache.matches = map[matchKey][]int32{}
+	}
+	ix.cache.matches[key] = ls
+	return ls
+}
+
+// matchKey is what a claimed number's matches depend on.
+type matchKey struct {
+	v, tol float64
+	unit   *unit
+}
+
+// findMatches is matches without the cache.
+func (cx *claim) findMatches(m *numMention, v float64) []int32 {
 	ix := cx.ix
 	var out []int32
 	var room [8]cand
@@ -155,7 +181,7 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 	if len(ks) > 1 || !slices.IsSorted(out) {
 		out = ix.sortLeaves(out)
 	}
-	return out
+	return slices.Clip(out)
 }
 
 // numMatchesMax bounds the evidence numbers one reading of a claimed number
