@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
@@ -290,6 +291,16 @@ func liveDigest(ctx context.Context, b *bus.Bus, name string) (projector.Digest,
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	msg, err := b.Conn.RequestWithContext(ctx, DigestSubject, []byte(name))
+	// A serve starting adds its endpoints after its projections: ask again
+	// for a moment before concluding that none runs.
+	for until := time.Now().Add(2 * time.Second); errors.Is(err, nats.ErrNoResponders) && time.Now().Before(until); {
+		select {
+		case <-ctx.Done():
+			return projector.Digest{}, err
+		case <-time.After(100 * time.Millisecond):
+		}
+		msg, err = b.Conn.RequestWithContext(ctx, DigestSubject, []byte(name))
+	}
 	if err != nil {
 		return projector.Digest{}, err
 	}

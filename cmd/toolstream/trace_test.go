@@ -18,11 +18,8 @@ import (
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/responses"
-	"github.com/toolstream/toolstream/verifier"
 )
 
 const demoTenant = "shop"
@@ -66,7 +63,7 @@ func startDemoLog(t *testing.T) *demoLog {
 	}
 	d.n = node.New(d.b, filepath.Join(dir, "views"), nil)
 	t.Cleanup(func() { d.n.Stop() })
-	for _, name := range []string{assembler.IngestName, assembler.Name, responses.Name, verifier.Name, memory.Name} {
+	for _, name := range projectionNames() { // every projection serve runs
 		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, quota: assembler.DefaultQuotas(), trust: d.trust})
 		if err != nil {
 			t.Fatal(err)
