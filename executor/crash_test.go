@@ -106,9 +106,13 @@ grants:
     permissions: [idem.cmd, once.cmd]
 `, os.Args[0], idemFile, os.Args[0], onceFile)), 0o644)
 	const heartbeatMS, parallel = 50, 6
+	// Kills come every round whatever runs: on a loaded machine one slow
+	// call can be running at ten of them in a row, and TakeoversMax would
+	// then decide it outcome_unknown, which this test is not about.
+	const takeovers = "TS_TAKEOVERS_MAX=1000"
 	children := []*child{
-		startChild(t, b, toolsFile, "k0", heartbeatMS, parallel),
-		startChild(t, b, toolsFile, "k1", heartbeatMS, parallel),
+		startChild(t, b, toolsFile, "k0", heartbeatMS, parallel, takeovers),
+		startChild(t, b, toolsFile, "k1", heartbeatMS, parallel, takeovers),
 	}
 	defer func() {
 		for _, c := range children {
@@ -144,7 +148,7 @@ grants:
 		for _, v := range victims {
 			children[v].kill(t)
 			kills++
-			children[v] = startChild(t, b, toolsFile, fmt.Sprintf("k%d-%d", v, r), heartbeatMS, parallel)
+			children[v] = startChild(t, b, toolsFile, fmt.Sprintf("k%d-%d", v, r), heartbeatMS, parallel, takeovers)
 		}
 	}
 	// Every call ends with exactly one outcome.

@@ -105,7 +105,7 @@ func appendKey(file, key string, dedupe bool) error {
 }
 
 // childMain is an executor process: TS_NATS_URL, TS_TOOLS (a tools file),
-// TS_ID, TS_HEARTBEAT_MS, TS_PARALLEL, and TS_KILL_AT (before-invoke,
+// TS_ID, TS_HEARTBEAT_MS, TS_PARALLEL, TS_TAKEOVERS_MAX, and TS_KILL_AT (before-invoke,
 // after-invoke, before-publish, before-ack: SIGKILL itself there, the
 // first time). It serves Go tools "noop" and "noop.leased" besides the
 // file's, and runs until SIGTERM (or SIGKILL).
@@ -136,11 +136,12 @@ func childMain() int {
 	}
 	hb, _ := strconv.Atoi(os.Getenv("TS_HEARTBEAT_MS"))
 	par, _ := strconv.Atoi(os.Getenv("TS_PARALLEL"))
+	takeovers, _ := strconv.Atoi(os.Getenv("TS_TAKEOVERS_MAX")) // 0: the default
 	e, err := executor.New(executor.Config{
 		JS: js, Registry: func() *registry.Registry { return reg },
 		Tools:      map[string]executor.Tool{"noop": executor.ToolFunc(noop), "noop.leased": executor.ToolFunc(noop)},
 		ExecutorID: os.Getenv("TS_ID"), Heartbeat: time.Duration(hb) * time.Millisecond,
-		MaxParallelPerTenant: par, Hooks: hooks, Logger: childLogger(),
+		MaxParallelPerTenant: par, TakeoversMax: takeovers, Hooks: hooks, Logger: childLogger(),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
