@@ -299,3 +299,50 @@ grants:
 		})
 	}
 }
+
+// TestTakeoversMaxDecidesOutcomeUnknown: a call whose executors keep dying
+// while its invocation runs is not tried forever. With TakeoversMax 1, the
+// first takeover runs it again (the tool is idempotent); the executor after
+// the second death decides it outcome_unknown, says why, and runs nothing.
+func TestTakeoversMaxDecidesOutcomeUnknown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills executor processes")
+	}
+	b := bustest.Start(t)
+	dir := t.TempDir()
+	effects, toolsFile := filepath.Join(dir, "effects"), filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(toolsFile, []byte(fmt.Sprintf(`
+tools:
+  - name: idem.cmd
+    idempotency: required
+    side_effect: reversible
+    timeout: 60s
+    command: [%q, tstool, idem, %q]
+grants:
+  - tenant: acme
+    permissions: [idem.cmd]
+`, os.Args[0], effects)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const cap = "TS_TAKEOVERS_MAX=1"
+	key := publishCall(t, b, callSpec{tenant: "acme", tool: "idem.cmd", call: "slow", args: `{"sleep_ms":8000}`})
+	for i := range 2 { // an executor dies during each of the first two invocations
+		c := startChild(t, b, toolsFile, fmt.Sprint("k", i), 50, 1, cap)
+		waitFor(t, fmt.Sprint("invocation ", i+1), func() bool { return count(t, b, "ts.exec.>") >= i+1 })
+		c.kill(t)
+	}
+	last := startChild(t, b, toolsFile, "k2", 50, 1, cap)
+	defer last.kill(t)
+	waitFor(t, "the outcome", func() bool { return count(t, b, "ts.result.>") >= 1 })
+	evs := all(t, b, "ts.result.>")
+	if len(evs) != 1 || evs[0].ID != executor.ResultID(key) {
+		t.Fatalf("outcomes %v", evs)
+	}
+	o := decodeOutcome(t, mustEncode(t, evs[0]))
+	if o.err == nil || o.err.Error != events.ErrOutcomeUnknown || !strings.Contains(o.err.Message, "stopped 1 times") {
+		t.Fatalf("outcome %+v, want outcome_unknown after one takeover", o)
+	}
+	if n := count(t, b, "ts.exec.>"); n != 2 {
+		t.Errorf("%d invocations started, want 2: the third executor must run nothing", n)
+	}
+}
