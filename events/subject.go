@@ -110,6 +110,17 @@ func ModelSubject(tenant, response, item string) (string, error) {
 	return subject("model", tenant, response, item)
 }
 
+// ModelResponseFilter matches the model subjects of every item of one
+// response, e.g. ModelResponseFilter("acme", "r1") = "ts.model.acme.r1.>"
+// (partitioned subjects included: the partition is a further token).
+func ModelResponseFilter(tenant, response string) (string, error) {
+	s, err := subject("model", tenant, response)
+	if err != nil {
+		return "", err
+	}
+	return s + ".>", nil
+}
+
 // CallSubject is where call outcomes of one tool live.
 func CallSubject(tenant, tool string) (string, error) { return subject("call", tenant, tool) }
 

@@ -84,6 +84,7 @@ var allowed = map[string][]string{
 	"verifier":  {"events", "projector"},
 	"memory":    {"events", "projector"},
 	"runs":      {"events", "projector"},
+	"trace":     {"events", "bus", "executor", "logread"},
 }
 
 // projections are the packages that hold projection code.

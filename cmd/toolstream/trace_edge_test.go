@@ -13,6 +13,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/trace"
 )
 
 // TestTraceEdgeNormalisedCall: a call published normalised at the edge
@@ -62,7 +63,7 @@ func TestTraceEdgeNormalisedCall(t *testing.T) {
 	}
 	events := int64(bytes.Count(raw, []byte("\n")))
 	const call = "call_H5DxLSFnsGhiROnUiDHmgyc8"
-	edge, err := traceCall(ctx, b, "edge", call, "")
+	edge, err := trace.Call(ctx, b, "edge", call, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestTraceEdgeNormalisedCall(t *testing.T) {
 		edge.Built.RawPosFirst == nil || edge.Built.RawPosLast == nil || *edge.Built.RawPosFirst < 0 || *edge.Built.RawPosLast < *edge.Built.RawPosFirst || *edge.Built.RawPosLast >= events {
 		t.Fatalf("edge-normalised call: outcome %s, built %+v", edge.Outcome, edge.Built)
 	}
-	via, err := traceCall(ctx, b, "raw", call, "")
+	via, err := trace.Call(ctx, b, "raw", call, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/trace"
 )
 
 const demoTenant = "shop"
@@ -183,7 +184,7 @@ func TestTraceDemoCalls(t *testing.T) {
 
 	// The stock query: built from Anthropic deltas, run once, cited by the
 	// verified answer.
-	tr, err := traceCall(ctx, d.b, demoTenant, "toolu_demo_inv", "")
+	tr, err := trace.Call(ctx, d.b, demoTenant, "toolu_demo_inv", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestTraceDemoCalls(t *testing.T) {
 	}
 
 	// The refund: approval requested, granted, then run.
-	tr, err = traceCall(ctx, d.b, demoTenant, "call_demo_refund", "")
+	tr, err = trace.Call(ctx, d.b, demoTenant, "call_demo_refund", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func TestTraceDemoCalls(t *testing.T) {
 			item = ev.Item
 		}
 	}
-	tr, err = traceCall(ctx, d.b, demoTenant, item, "")
+	tr, err = trace.Call(ctx, d.b, demoTenant, item, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,10 +272,10 @@ func TestTraceDemoCalls(t *testing.T) {
 	}
 
 	// Unknown ids and tenants find nothing.
-	if _, err := traceCall(ctx, d.b, demoTenant, "nope", ""); !errors.Is(err, ErrTraceNotFound) {
+	if _, err := trace.Call(ctx, d.b, demoTenant, "nope", ""); !errors.Is(err, trace.ErrNotFound) {
 		t.Errorf("unknown call: %v", err)
 	}
-	if _, err := traceCall(ctx, d.b, "other", "toolu_demo_inv", ""); !errors.Is(err, ErrTraceNotFound) {
+	if _, err := trace.Call(ctx, d.b, "other", "toolu_demo_inv", ""); !errors.Is(err, trace.ErrNotFound) {
 		t.Errorf("another tenant's call: %v", err)
 	}
 
@@ -297,7 +298,7 @@ func TestTraceDemoCalls(t *testing.T) {
 	if err := root.ExecuteContext(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var back CallTrace
+	var back trace.Trace
 	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.CallID != "call_demo_sf" || len(back.Steps) == 0 {
 		t.Errorf("--json: %v %+v", err, back)
 	}
