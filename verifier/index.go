@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -517,9 +518,9 @@ func pruned(es []subjEntry) []subjEntry {
 		if !e.partial && !e.alias {
 			continue
 		}
-		if n := strings.ToLower(e.exact); !seen {
-			first, seen = n, true
-		} else if n != first {
+		if !seen {
+			first, seen = e.exact, true
+		} else if !sameLower(e.exact, first) {
 			several = true
 			break
 		}
@@ -534,6 +535,23 @@ func pruned(es []subjEntry) []subjEntry {
 		}
 	}
 	return out
+}
+
+// sameLower reports whether strings.ToLower(a) == strings.ToLower(b)
+// without making either: rune by rune, as ToLower maps them.
+func sameLower(a, b string) bool {
+	if a == b {
+		return true
+	}
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb && unicode.ToLower(ra) != unicode.ToLower(rb) {
+			return false
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return a == b
 }
 
 func tokenStrings(r []rune) []string {
