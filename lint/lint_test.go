@@ -85,6 +85,7 @@ var allowed = map[string][]string{
 	"memory":    {"events", "projector"},
 	"runs":      {"events", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
+	"viewdump":  {"projector"},
 }
 
 // projections are the packages that hold projection code.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nats-io/nuid"
 	"github.com/toolstream/toolstream/events"
 	"io"
 	"log/slog"
@@ -22,18 +21,18 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/viewdump"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// DumpSubject pages through a live view's rows (see viewDumps): what
+// DumpSubject pages through a live view's rows (package viewdump): what
 // `replay --diff` compares a rebuilt view with while serve runs.
-const DumpSubject = "tsv.dump"
+const DumpSubject = viewdump.Subject
 
 func replayCmd(g *globals) *cobra.Command {
 	var name, into, until, progress string
@@ -490,241 +489,9 @@ func jsonable(x any) any {
 	return x
 }
 
-// The live side of --diff. A running serve answers DumpSubject (see
-// viewDumps): the first request opens a snapshot of the view and names it
-// by a token; later requests page through it by the token, so every page
-// comes from the same checkpoint however fast the live view moves on.
-
-type dumpRequest struct {
-	Projection string `json:"projection"`
-	Token      string `json:"token,omitempty"`
-	After      []byte `json:"after,omitempty"` // the last key of the previous page
-	Limit      int    `json:"limit,omitempty"`
-}
-
-type dumpResponse struct {
-	Token string      `json:"token"`
-	Seq   uint64      `json:"seq"`
-	Rows  [][2][]byte `json:"rows"`
-	Done  bool        `json:"done"`
-}
-
-// dumpPageRows bounds the rows of a page (a variable: tests page small).
-var dumpPageRows = 2000
-
-const (
-	dumpPageBytes = 1 << 20 // key and value bytes per page at most (a message holds 8 MiB)
-	dumpIdleMax   = time.Minute
-	dumpOpenMax   = 16 // open snapshots at most; past it the least recently used is closed
-)
-
-// viewDumps serves DumpSubject for the runners of a serve: a micro.Handler.
-// Close it before the runners close (it holds Pebble snapshots).
-type viewDumps struct {
-	runners runnerLookup
-	id      string // this process's part of its session tokens
-
-	mu     sync.Mutex // guards next, open, closed
-	next   int
-	open   map[string]*dumpSession
-	closed bool
-}
-
-type dumpSession struct {
-	v    *projector.View
-	used time.Time
-}
-
-var _ micro.Handler = (*viewDumps)(nil)
-
-func newViewDumps(runners runnerLookup) *viewDumps {
-	return &viewDumps{runners: runners, open: map[string]*dumpSession{}, id: nuid.Next()}
-}
-
-// Handle implements micro.Handler.
-func (d *viewDumps) Handle(req micro.Request) {
-	var q dumpRequest
-	if err := json.Unmarshal(req.Data(), &q); err != nil {
-		req.Error("400", "bad dump request: "+err.Error(), nil)
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		req.Error("503", "stopping", nil)
-		return
-	}
-	now := time.Now()
-	d.expireLocked(now)
-	s, ok := d.open[q.Token]
-	switch {
-	case q.Token == "":
-		r, found := d.runners(q.Projection)
-		if !found {
-			return // another process's (see addViewEndpoints)
-		}
-		for len(d.open) >= dumpOpenMax {
-			d.evictOldestLocked()
-		}
-		d.next++
-		q.Token = fmt.Sprintf("%s-%s-%d", q.Projection, d.id, d.next)
-		s = &dumpSession{v: r.View()}
-		d.open[q.Token] = s
-	case !ok:
-		return // another process's session, or one that expired: the asker times out and starts again
-	}
-	s.used = now
-	limit := q.Limit
-	if limit <= 0 || limit > dumpPageRows {
-		limit = dumpPageRows
-	}
-	from := q.After
-	if from != nil {
-		from = append(bytes.Clone(from), 0) // the first key after it
-	}
-	resp := dumpResponse{Token: q.Token, Seq: s.v.Seq(), Done: true}
-	size := 0
-	err := s.v.Rows(from, func(k, v []byte) error {
-		if len(resp.Rows) >= limit || size >= dumpPageBytes {
-			resp.Done = false
-			return errPageFull
-		}
-		resp.Rows = append(resp.Rows, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
-		size += len(k) + len(v)
-		return nil
-	})
-	if err != nil && !errors.Is(err, errPageFull) {
-		req.Error("500", err.Error(), nil)
-		return
-	}
-	if resp.Done {
-		s.v.Close()
-		delete(d.open, q.Token)
-	}
-	req.RespondJSON(resp)
-}
-
-var errPageFull = errors.New("page full")
-
-func (d *viewDumps) expireLocked(now time.Time) {
-	for tok, s := range d.open {
-		if now.Sub(s.used) > dumpIdleMax {
-			s.v.Close()
-			delete(d.open, tok)
-		}
-	}
-}
-
-func (d *viewDumps) evictOldestLocked() {
-	var oldest string
-	for tok, s := range d.open {
-		if oldest == "" || s.used.Before(d.open[oldest].used) {
-			oldest = tok
-		}
-	}
-	d.open[oldest].v.Close()
-	delete(d.open, oldest)
-}
-
-// Close releases every snapshot; later requests are refused.
-func (d *viewDumps) Close() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.closed = true
-	for tok, s := range d.open {
-		s.v.Close()
-		delete(d.open, tok)
-	}
-}
-
-// rowPager returns a page of rows after a key (nil: from the first) and
-// whether it was the last page.
-type rowPager func(after []byte) (rows [][2][]byte, done bool, err error)
-
-// viewPager pages through a local view.
-func viewPager(v *projector.View) rowPager {
-	return func(after []byte) ([][2][]byte, bool, error) {
-		var from []byte
-		if after != nil {
-			from = append(bytes.Clone(after), 0)
-		}
-		var rows [][2][]byte
-		done := true
-		err := v.Rows(from, func(k, val []byte) error {
-			if len(rows) >= dumpPageRows {
-				done = false
-				return errPageFull
-			}
-			rows = append(rows, [2][]byte{bytes.Clone(k), bytes.Clone(val)})
-			return nil
-		})
-		if err != nil && !errors.Is(err, errPageFull) {
-			return nil, false, err
-		}
-		return rows, done, nil
-	}
-}
-
-// remoteDump opens a dump of a running serve's view: its checkpoint and a
-// pager over the snapshot. It returns nats.ErrNoResponders when no serve
-// answers DumpSubject.
-func remoteDump(ctx context.Context, b *bus.Bus, name string) (uint64, rowPager, error) {
-	ask := func(q dumpRequest) (dumpResponse, error) {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		data, _ := json.Marshal(q)
-		msg, err := b.Conn.RequestWithContext(ctx, DumpSubject, data)
-		if err != nil {
-			return dumpResponse{}, err
-		}
-		if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-			return dumpResponse{}, fmt.Errorf("dump of %s: %s %s", name, code, msg.Header.Get(micro.ErrorHeader))
-		}
-		var r dumpResponse
-		return r, json.Unmarshal(msg.Data, &r)
-	}
-	first, err := ask(dumpRequest{Projection: name})
-	if err != nil {
-		return 0, nil, err
-	}
-	token, pending := first.Token, &first
-	return first.Seq, func(after []byte) ([][2][]byte, bool, error) {
-		if pending != nil { // the first page came with the snapshot
-			r := pending
-			pending = nil
-			return r.Rows, r.Done, nil
-		}
-		r, err := ask(dumpRequest{Projection: name, Token: token, After: after})
-		return r.Rows, r.Done, err
-	}, nil
-}
-
-// rowIter walks a pager row by row.
-type rowIter struct {
-	page rowPager
-	buf  [][2][]byte
-	i    int
-	last []byte
-	done bool
-}
-
-func (it *rowIter) next() (k, v []byte, ok bool, err error) {
-	for it.i >= len(it.buf) {
-		if it.done {
-			return nil, nil, false, nil
-		}
-		if it.buf, it.done, err = it.page(it.last); err != nil {
-			return nil, nil, false, err
-		}
-		it.i = 0
-		if len(it.buf) > 0 {
-			it.last = it.buf[len(it.buf)-1][0]
-		}
-	}
-	r := it.buf[it.i]
-	it.i++
-	return r[0], r[1], true, nil
-}
+// dumpPageRows bounds the rows of a page of the dumps serve answers and
+// of the local pages --diff reads (a variable: tests page small).
+var dumpPageRows = viewdump.PageRows
 
 // diff rebuilds the view up to the live view's checkpoint and compares the
 // two key by key.
@@ -738,7 +505,7 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	}
 	// The live side: a snapshot of a running serve's view, else the view
 	// directory. The rebuild catches up with the snapshot's checkpoint.
-	seq, livePage, err := remoteDump(ctx, rp.b, rp.name)
+	seq, livePage, err := viewdump.Open(ctx, rp.b.Conn, rp.name)
 	source := "running serve"
 	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
 		source = rp.g.viewDir(rp.name)
@@ -749,7 +516,7 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 		defer db.Close()
 		v := projector.SnapshotView(db)
 		defer v.Close()
-		seq, livePage, err = v.Seq(), viewPager(v), nil
+		seq, livePage, err = v.Seq(), viewdump.ViewPager(v, dumpPageRows), nil
 	}
 	if err != nil {
 		return err
@@ -772,8 +539,8 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	w := rp.g.stdout
 	fmt.Fprintf(w, "diff of %s at seq %d: live view (%s) vs a rebuild by this binary\n", rp.name, seq, source)
 	fmt.Fprintf(w, "rebuilt %s: %v\n", rp.name, rebuilt)
-	live := &rowIter{page: livePage}
-	re := &rowIter{page: viewPager(rv)}
+	live := viewdump.NewIter(livePage)
+	re := viewdump.NewIter(viewdump.ViewPager(rv, dumpPageRows))
 	var added, removed, changed, same int
 	shown := 0
 	show := func(format string, args ...any) {
@@ -782,11 +549,11 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 		}
 		shown++
 	}
-	lk, lv, lok, err := live.next()
+	lk, lv, lok, err := live.Next()
 	if err != nil {
 		return err
 	}
-	rk, rvv, rok, err := re.next()
+	rk, rvv, rok, err := re.Next()
 	if err != nil {
 		return err
 	}
@@ -816,12 +583,12 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 			same++
 		}
 		if c <= 0 {
-			if lk, lv, lok, err = live.next(); err != nil {
+			if lk, lv, lok, err = live.Next(); err != nil {
 				return err
 			}
 		}
 		if c >= 0 {
-			if rk, rvv, rok, err = re.next(); err != nil {
+			if rk, rvv, rok, err = re.Next(); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/responses"
 	"github.com/toolstream/toolstream/verifier"
+	"github.com/toolstream/toolstream/viewdump"
 )
 
 // runCLI runs one command line against the demo log's server and data
@@ -209,9 +210,9 @@ func TestReplayDiff(t *testing.T) {
 		}
 		runners[name] = r
 	}
-	serveViews(t, d.b, runners)
 	defer func(n int) { dumpPageRows = n }(dumpPageRows)
-	dumpPageRows = 3
+	dumpPageRows = 3 // before serveViews: its dump service pages by it
+	serveViews(t, d.b, runners)
 	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
 		out, errOut, err = d.runCLI(t, "replay", "--projection", name, "--diff")
 		if err != nil || !strings.Contains(out, "(running serve)") || !strings.Contains(out, "equals the live view, key by key") {
@@ -231,11 +232,11 @@ func TestViewDumpsPaging(t *testing.T) {
 	d := startDemoLog(t)
 	runners := d.n.Runners()
 	d.settle(t, context.Background())
-	serveViews(t, d.b, runners)
 	defer func(n int) { dumpPageRows = n }(dumpPageRows)
-	dumpPageRows = 2
+	dumpPageRows = 2 // before serveViews: its dump service pages by it
+	serveViews(t, d.b, runners)
 	ctx := context.Background()
-	seq, page, err := remoteDump(ctx, d.b, assembler.Name)
+	seq, page, err := viewdump.Open(ctx, d.b.Conn, assembler.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,9 +248,9 @@ func TestViewDumpsPaging(t *testing.T) {
 	}
 	var want, got []string
 	v.Rows(nil, func(k, val []byte) error { want = append(want, fmt.Sprintf("%q=%x", k, val)); return nil })
-	it := &rowIter{page: page}
+	it := viewdump.NewIter(page)
 	for {
-		k, val, ok, err := it.next()
+		k, val, ok, err := it.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func TestViewDumpsPaging(t *testing.T) {
 	// for what it does not run), not an empty view.
 	sctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	if _, _, err := remoteDump(sctx, d.b, "nope"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := viewdump.Open(sctx, d.b.Conn, "nope"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("dump of an unknown projection: %v", err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/runs"
+	"github.com/toolstream/toolstream/viewdump"
 )
 
 // DigestSubject answers a projection name with its live view digest.
@@ -262,7 +263,7 @@ type runnerLookup func(name string) (*projector.Runner, bool)
 // processes run different projections, and a partition moves between them,
 // so only the one running the projection (or holding the dump session)
 // answers; the others stay silent.
-func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewDumps, error) {
+func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewdump.Service, error) {
 	err := svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
 		r, ok := runners(string(req.Data()))
 		if !ok {
@@ -278,7 +279,7 @@ func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewDumps, erro
 	if err != nil {
 		return nil, err
 	}
-	dumps := newViewDumps(runners)
+	dumps := viewdump.NewService(viewdump.Lookup(runners), dumpPageRows)
 	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject), micro.WithEndpointQueueGroupDisabled()); err != nil {
 		dumps.Close()
 		return nil, err
