@@ -319,6 +319,7 @@ func sortedKeys[V any](m map[string]V) []string {
 type partReader struct {
 	b   []byte
 	i   int
+	bad bool // a varint could not be read (failed makes it err)
 	err error
 	t   *tables
 }
@@ -336,26 +337,33 @@ func (r *partReader) fail(what string) {
 	r.i = len(r.b)
 }
 
+// uv reads an unsigned varint as binary.Uvarint does (one that does not
+// end or overflows sets bad). NB: it stays small enough to be inlined: a
+// part is read a number at a time.
 func (r *partReader) uv() uint64 {
-	if i := uint(r.i); i < uint(len(r.b)) {
-		if c := r.b[i]; c < 0x80 { // one byte: most numbers of a part
-			r.i++
-			return uint64(c)
+	var x uint64
+	b := r.b
+	for s, i := uint(0), r.i; i < len(b); s, i = s+7, i+1 {
+		c := b[i]
+		x |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			if s > 63 || s == 63 && c > 1 {
+				break
+			}
+			r.i = i + 1
+			return x
 		}
 	}
-	return r.uvLong()
+	r.bad = true
+	return 0
 }
 
-// uvLong reads a varint of more than one byte (uv stays small enough to
-// be inlined).
-func (r *partReader) uvLong() uint64 {
-	x, n := binary.Uvarint(r.b[r.i:])
-	if n <= 0 {
+// failed returns the first error met reading, nil if none.
+func (r *partReader) failed() error {
+	if r.bad && r.err == nil {
 		r.fail("varint")
-		return 0
 	}
-	r.i += n
-	return x
+	return r.err
 }
 
 func (r *partReader) v() int64 {
@@ -432,8 +440,8 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	for i := 1; i < len(t.offs); i++ {
 		t.offs[i] = t.offs[i-1] + uint32(r.n())
 	}
-	if r.err != nil || int(t.offs[len(t.offs)-1]) != size || len(t.offs) < 2 {
-		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: string table"))
+	if r.failed() != nil || int(t.offs[len(t.offs)-1]) != size || len(t.offs) < 2 {
+		return nil, errors.Join(r.failed(), errors.New("verifier: corrupt evidence index: string table"))
 	}
 	t.blob = string(r.bytes(size)) // every string of the part is a slice of this one
 	// The lists are slices of one array of their strings: counted first.
@@ -446,8 +454,8 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 		}
 		total += n
 	}
-	if r.err != nil { // NB: read whole, total is at most the bytes read
-		return nil, r.err
+	if r.failed() != nil { // NB: read whole, total is at most the bytes read
+		return nil, r.failed()
 	}
 	r.i = from
 	all := make([]string, 0, total)
@@ -470,8 +478,8 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 			t.cats[i] = cs
 		}
 	}
-	if r.err != nil || len(t.lists) == 0 || len(t.cats) == 0 {
-		return nil, errors.Join(r.err, errors.New("verifier: corrupt evidence index: tables"))
+	if r.failed() != nil || len(t.lists) == 0 || len(t.cats) == 0 {
+		return nil, errors.Join(r.failed(), errors.New("verifier: corrupt evidence index: tables"))
 	}
 	p := &part{result: result}
 	p.ev = Evidence{CallID: r.str(), Name: r.str(), Version: int(r.v())}
@@ -479,7 +487,7 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	if r.uv() == 1 {
 		p.bad = true
 		p.enc = &encoded{data: data}
-		return p, r.err
+		return p, r.failed()
 	}
 	e := &encoded{data: data, nn: r.n(), nl: r.n()}
 	e.nodes = r.bytes(r.n())
@@ -496,11 +504,11 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	for _, s := range []*section{&sec.byConcept, &sec.byValue, &sec.subjects, &sec.named, &sec.values, &sec.keys} {
 		r.section(s)
 	}
-	if r.err == nil && r.left() != 0 {
+	if r.failed() == nil && r.left() != 0 {
 		r.fail("trailing bytes")
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.failed() != nil {
+		return nil, r.failed()
 	}
 	p.enc, p.sec, p.t = e, sec, t
 	return p, nil
@@ -529,11 +537,11 @@ func (e *encoded) readInto(ix *index, t *tables) error {
 		}
 		ix.nodes = append(ix.nodes, nd)
 	}
-	if r.err == nil && r.left() != 0 {
+	if r.failed() == nil && r.left() != 0 {
 		r.fail("node bytes")
 	}
-	if r.err != nil {
-		return r.err
+	if r.failed() != nil {
+		return r.failed()
 	}
 	r.reset(e.leaves)
 	at := len(ix.leaves)
@@ -541,10 +549,10 @@ func (e *encoded) readInto(ix *index, t *tables) error {
 	for i := range e.nl {
 		r.leaf(&ix.leaves[at+i], nn, i)
 	}
-	if r.err == nil && r.left() != 0 {
+	if r.failed() == nil && r.left() != 0 {
 		r.fail("leaf bytes")
 	}
-	return r.err
+	return r.failed()
 }
 
 func (r *partReader) leaf(lf *leaf, nn, i int) {
@@ -651,7 +659,7 @@ func (sec *sections) postings(s *section, k string) []int32 {
 		}
 		ls[i] = int32(prev)
 	}
-	if r.err != nil {
+	if r.failed() != nil {
 		return nil
 	}
 	return ls
@@ -675,7 +683,7 @@ func (sec *sections) subjectEntries(s *section, k string) ([]subjEntry, bool) {
 			r.fail("subject")
 		}
 	}
-	if r.err != nil {
+	if r.failed() != nil {
 		return nil, true
 	}
 	return es, true
@@ -694,7 +702,7 @@ func (sec *sections) valueEntries(k string) ([]valEntry, bool) {
 			r.fail("value")
 		}
 	}
-	if r.err != nil {
+	if r.failed() != nil {
 		return nil, true
 	}
 	return vs, true
