@@ -22,6 +22,8 @@ type lookupCache struct {
 	matches  map[matchKey][]int32
 	concept  map[string][]int32
 	word     map[string][]int32
+	tokens   map[string]*tokenHit
+	tokSlab  []tokenHit // where tokenAt makes them, a few at a time
 	subjects map[string]*subjectHit
 	values   map[string]*valueHit
 }
@@ -108,6 +110,41 @@ type valueHit struct {
 	read   bool
 	groups []valGroup // made on first use, with by
 	by     bySecond
+}
+
+// tokenHit is what a claim's token is looked up by, kept for the claims
+// after: its subject key and the subjects there, and (made on first use)
+// the values it starts.
+type tokenHit struct {
+	key  string
+	subj *subjectHit
+	val  *valueHit
+}
+
+// tokenAt returns the lookups of token t.
+func (ix *index) tokenAt(t string) *tokenHit {
+	if th, ok := ix.cache.tokens[t]; ok {
+		return th
+	}
+	if len(ix.cache.tokSlab) == cap(ix.cache.tokSlab) {
+		ix.cache.tokSlab = make([]tokenHit, 0, 64) // NB: the full one stays where its hits are
+	}
+	k := subjectKey(t)
+	ix.cache.tokSlab = append(ix.cache.tokSlab, tokenHit{key: k, subj: ix.subjectHitAt(k)})
+	th := &ix.cache.tokSlab[len(ix.cache.tokSlab)-1]
+	if ix.cache.tokens == nil {
+		ix.cache.tokens = map[string]*tokenHit{}
+	}
+	ix.cache.tokens[t] = th
+	return th
+}
+
+// values returns the values token t (th's) starts.
+func (th *tokenHit) values(ix *index, t string) *valueHit {
+	if th.val == nil {
+		th.val = ix.valueHitAt(t)
+	}
+	return th.val
 }
 
 // concept returns the leaves whose keys name concept c, ascending.
@@ -229,12 +266,11 @@ func (ix *index) valuesAt(t string) ([]valEntry, bool) {
 	return h.vs, h.ok
 }
 
-// valuesFrom gives each the values valuesAt(t) gives that may start at a
-// token t followed by next (hasNext: there is one), grouped by their
-// words: each group once, its leaves ascending, the groups in the order of
-// their first value.
-func (ix *index) valuesFrom(t, next string, hasNext bool, each func(*valGroup)) {
-	h := ix.valueHitAt(t)
+// valuesFrom gives each the values of h (valueHitAt of a token) that may
+// start at the token followed by next (hasNext: there is one), grouped by
+// their words: each group once, its leaves ascending, the groups in the
+// order of their first value.
+func (ix *index) valuesFrom(h *valueHit, next string, hasNext bool, each func(*valGroup)) {
 	if len(h.vs) == 0 {
 		return
 	}

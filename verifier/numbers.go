@@ -387,7 +387,11 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 	} else if k+1 < len(r) && r[k] == '-' && isLatinLetter(r[k+1]) {
 		k++ // "14-day", "12-year"
 	}
+	lens := unitWordLens(r, k)
 	for n := min(maxUnitRunes, len(r)-k); n > 0; n-- {
+		if lens&(1<<n) == 0 {
+			continue // no unit word of n runes starts with r[k]
+		}
 		u, ok := unitWords[string(r[k:k+n])] // NB: no allocation: the key does not escape
 		if !ok {
 			continue

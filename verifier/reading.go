@@ -48,6 +48,7 @@ type readBuffers struct {
 	words                          []cword
 	keys                           []string      // the tokens' subject keys
 	hits                           []*subjectHit // the subjects at each key
+	tokHits                        []*tokenHit   // the lookups of each token
 	concepts                       []string      // the reading's concepts (clipped: an append copies)
 	subjHits                       []subjectHitSpan
 	hitNodes, curNodes, namedNodes []int32
@@ -297,7 +298,7 @@ func (rd *reading) findValues(ix *index) {
 			next = toks[i+1].s
 		}
 		groups := 0 // that gave best its leaves
-		ix.valuesFrom(toks[i].s, next, i+1 < len(toks), func(g *valGroup) {
+		ix.valuesFrom(rd.buf.tokHits[i].values(ix, toks[i].s), next, i+1 < len(toks), func(g *valGroup) {
 			n := len(g.toks)
 			if i+n > len(toks) || n < bestN {
 				return

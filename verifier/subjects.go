@@ -10,11 +10,14 @@ import (
 func (rd *reading) findSubjects(ix *index) {
 	toks := rd.toks
 	keys, at := rd.buf.keys[:0], rd.buf.hits[:0]
+	tokHits := rd.buf.tokHits[:0]
 	for _, t := range toks {
-		k := subjectKey(t.s)
-		keys = append(keys, k)
-		at = append(at, ix.subjectHitAt(k))
+		th := ix.tokenAt(t.s)
+		keys = append(keys, th.key)
+		at = append(at, th.subj)
+		tokHits = append(tokHits, th)
 	}
+	rd.buf.tokHits = tokHits
 	rd.buf.keys, rd.buf.hits = keys, at
 	orig := rd.orig
 	// The names found (hits, their nodes are hitNodes[lo:hi]) and the

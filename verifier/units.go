@@ -3,6 +3,7 @@ package verifier
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Units: what a number measures, and how to convert it.
@@ -172,6 +173,37 @@ var unitPrefix = map[string]*unit{
 
 // maxUnitRunes bounds the lookahead for a unit spelling after a number.
 const maxUnitRunes = 18
+
+// unitLens are, by their first rune, the lengths in runes of the unit
+// words (bit n: a word of n runes): a number is followed by a unit of the
+// lengths its next rune starts only. ASCII runes by index, others by key.
+var unitLensASCII, unitLensOther = func() (a [utf8.RuneSelf]uint32, m map[rune]uint32) {
+	m = map[rune]uint32{}
+	for w := range unitWords {
+		r := []rune(w)
+		if len(r) > maxUnitRunes {
+			panic("verifier: unit word " + w + " longer than maxUnitRunes")
+		}
+		if r[0] < utf8.RuneSelf {
+			a[r[0]] |= 1 << len(r)
+		} else {
+			m[r[0]] |= 1 << len(r)
+		}
+	}
+	return a, m
+}()
+
+// unitWordLens returns the lengths of the unit words starting with r[k]
+// (unitLens), none past the end of r.
+func unitWordLens(r []rune, k int) uint32 {
+	switch {
+	case k >= len(r):
+		return 0
+	case r[k] < utf8.RuneSelf:
+		return unitLensASCII[r[k]]
+	}
+	return unitLensOther[r[k]]
+}
 
 // keyUnits maps a token of a JSON key (weight_kg, temp_f, eta_minutes) to
 // the unit its values are in. Single letters only count as the last token
