@@ -510,31 +510,62 @@ func allCJK(r []rune) bool {
 	return true
 }
 
-// pruned drops the partial subject names of one key when they belong to
-// subjects with different names: "pro" of two phones names neither.
-func pruned(es []subjEntry) []subjEntry {
-	first, seen, several := "", false, false
+// nameSet is what pruning a key's subjects asks of the names of its
+// partial and alias ones: whether two differ in lower case. Partial names
+// of subjects with different names name none of them ("pro" of two
+// phones): subjectHitAt drops them.
+type nameSet struct {
+	first         string
+	seen, several bool
+	all, whole    int // the entries, and those neither partial nor alias
+}
+
+// kept is how many entries stay: all, or the whole ones when several.
+func (ns *nameSet) kept() int {
+	if ns.several {
+		return ns.whole
+	}
+	return ns.all
+}
+
+// add adds a partial or alias subject's name.
+func (ns *nameSet) add(exact string) {
+	switch {
+	case ns.several:
+	case !ns.seen:
+		ns.first, ns.seen = exact, true
+	case !sameLower(exact, ns.first):
+		ns.several = true
+	}
+}
+
+// addAll adds es's entries and the names of its partial and alias ones.
+func (ns *nameSet) addAll(es []subjEntry) {
 	for _, e := range es {
-		if !e.partial && !e.alias {
-			continue
-		}
-		if !seen {
-			first, seen = e.exact, true
-		} else if !sameLower(e.exact, first) {
-			several = true
-			break
-		}
+		ns.addEntry(e.partial || e.alias, e.exact)
 	}
-	if !several {
-		return es
+}
+
+// addEntry adds an entry, and its name if it is partial or an alias.
+func (ns *nameSet) addEntry(partial bool, exact string) {
+	ns.all++
+	if partial {
+		ns.add(exact)
+	} else {
+		ns.whole++
 	}
-	out := make([]subjEntry, 0, len(es))
-	for _, e := range es {
-		if !e.partial && !e.alias {
-			out = append(out, e)
-		}
+}
+
+// merge adds the entries and names of another set.
+func (ns *nameSet) merge(o nameSet) {
+	if o.several {
+		ns.several = true
 	}
-	return out
+	if o.seen {
+		ns.add(o.first)
+	}
+	ns.all += o.all
+	ns.whole += o.whole
 }
 
 // sameLower reports whether strings.ToLower(a) == strings.ToLower(b)

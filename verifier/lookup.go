@@ -174,7 +174,7 @@ func (ix *index) leavesOf(cache *map[string][]int32, k string, get func(*part, s
 // subjectsAt returns the subjects whose name starts with subject key k:
 // those the parts' walks found, then those their collections' members are
 // named by, then the tools' results, less partial names two subjects share
-// (pruned). ok reports whether any subject was ever indexed under k.
+// (nameSet). ok reports whether any subject was ever indexed under k.
 func (ix *index) subjectsAt(k string) ([]subjEntry, bool) {
 	h := ix.subjectHitAt(k)
 	return h.es, h.ok
@@ -186,27 +186,35 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 	if h, ok := ix.cache.subjects[k]; ok {
 		return h
 	}
-	var es []subjEntry
+	// Partial names that subjects with different names share name none of
+	// them (nameSet): whether they do is read first, from the names alone,
+	// so what is dropped is never made (340 widgets share "widget").
+	var names nameSet
 	found := false
 	for _, named := range []bool{false, true} {
-		for i, p := range ix.parts {
-			pes, ok := p.subjects(k, named)
-			found = found || ok
-			if es == nil && ix.nodeBase[i] == 0 && p.sec != nil {
-				es = pes // read for this index: its own to keep
-				continue
-			}
-			for _, e := range pes {
-				e.node += ix.nodeBase[i]
-				es = append(es, e)
-			}
+		for _, p := range ix.parts {
+			found = p.subjectNames(k, named, &names) || found
 		}
 	}
-	if tes, ok := ix.toolNamed[k]; ok {
+	tes, ok := ix.toolNamed[k]
+	if ok {
 		found = true
-		es = append(es, tes...)
+		names.addAll(tes)
 	}
-	es = pruned(es)
+	var es []subjEntry
+	if n := names.kept(); n > 0 {
+		es = make([]subjEntry, 0, n)
+	}
+	for _, named := range []bool{false, true} {
+		for i, p := range ix.parts {
+			es = p.appendSubjects(es, k, named, names.several, ix.nodeBase[i])
+		}
+	}
+	for _, e := range tes {
+		if !names.several || !e.partial && !e.alias {
+			es = append(es, e)
+		}
+	}
 	// Most keys name no subject: they share one of two hits (from never
 	// changes a hit without entries).
 	h := &noSubjects[0]
@@ -408,20 +416,39 @@ func (p *part) valueWord(c string) []int32 {
 	return p.sec.postings(&p.sec.byValue, c)
 }
 
-func (p *part) subjects(k string, named bool) ([]subjEntry, bool) {
+// subjectNames adds the names of the part's partial and alias subjects of
+// key k (its collections' members' when named) to names, and reports
+// whether any subject is indexed under k. A damaged entry adds none, as
+// it gives none (appendSubjects).
+func (p *part) subjectNames(k string, named bool, names *nameSet) bool {
 	if p.sec == nil {
-		m := p.ix.subjects
-		if named {
-			m = p.ix.named
+		es, ok := p.memSubjects(named)[k]
+		names.addAll(es)
+		return ok
+	}
+	return p.sec.subjectNames(p.sec.subjectSection(named), k, names)
+}
+
+// appendSubjects appends the part's subjects of key k to es, their nodes
+// plus base, all but the partial and alias ones when dropPartial.
+func (p *part) appendSubjects(es []subjEntry, k string, named, dropPartial bool, base int32) []subjEntry {
+	if p.sec == nil {
+		for _, e := range p.memSubjects(named)[k] {
+			if !dropPartial || !e.partial && !e.alias {
+				e.node += base
+				es = append(es, e)
+			}
 		}
-		es, ok := m[k]
-		return es, ok
+		return es
 	}
-	s := &p.sec.subjects
+	return p.sec.appendSubjectEntries(es, p.sec.subjectSection(named), k, dropPartial, base)
+}
+
+func (p *part) memSubjects(named bool) map[string][]subjEntry {
 	if named {
-		s = &p.sec.named
+		return p.ix.named
 	}
-	return p.sec.subjectEntries(s, k)
+	return p.ix.subjects
 }
 
 func (p *part) values(t string) ([]valEntry, bool) {

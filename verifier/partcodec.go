@@ -665,28 +665,68 @@ func (sec *sections) postings(s *section, k string) []int32 {
 	return ls
 }
 
-func (sec *sections) subjectEntries(s *section, k string) ([]subjEntry, bool) {
+func (sec *sections) subjectSection(named bool) *section {
+	if named {
+		return &sec.named
+	}
+	return &sec.subjects
+}
+
+// subjectEntry reads one subject entry.
+func (r *partReader) subjectEntry(e *subjEntry, nodes int) {
+	e.toks, e.keys = r.list(), r.list()
+	e.node = int32(r.below(nodes))
+	flags := r.uv()
+	e.alias, e.partial = flags&1 != 0, flags&2 != 0
+	e.exact = r.str()
+	if len(e.toks) == 0 || len(e.keys) != len(e.toks) {
+		r.fail("subject")
+	}
+}
+
+// subjectNames adds the names of key k's partial and alias subjects to
+// names (none when an entry is damaged) and reports whether k is a key.
+func (sec *sections) subjectNames(s *section, k string, names *nameSet) bool {
 	b, ok := s.find(k)
 	if !ok {
-		return nil, false
+		return false
 	}
 	r := &partReader{b: b, t: sec.t}
-	es := make([]subjEntry, r.n())
-	for i := range es {
-		e := &es[i]
-		e.toks, e.keys = r.list(), r.list()
-		e.node = int32(r.below(sec.nodes))
-		flags := r.uv()
-		e.alias, e.partial = flags&1 != 0, flags&2 != 0
-		e.exact = r.str()
-		if len(e.toks) == 0 || len(e.keys) != len(e.toks) {
-			r.fail("subject")
+	var mine nameSet
+	for range r.n() {
+		var e subjEntry
+		r.subjectEntry(&e, sec.nodes)
+		mine.addEntry(e.partial || e.alias, e.exact)
+	}
+	if r.failed() == nil {
+		names.merge(mine)
+	}
+	return true
+}
+
+// appendSubjectEntries appends key k's subjects to es, their nodes plus
+// base, all but the partial and alias ones when dropPartial; a damaged
+// entry appends none.
+func (sec *sections) appendSubjectEntries(es []subjEntry, s *section, k string, dropPartial bool, base int32) []subjEntry {
+	b, ok := s.find(k)
+	if !ok {
+		return es
+	}
+	r := &partReader{b: b, t: sec.t}
+	start := len(es)
+	for range r.n() {
+		var e subjEntry
+		r.subjectEntry(&e, sec.nodes)
+		if !dropPartial || !e.partial && !e.alias {
+			e.node += base
+			es = append(es, e)
 		}
 	}
 	if r.failed() != nil {
-		return nil, true
+		clear(es[start:])
+		return es[:start]
 	}
-	return es, true
+	return es
 }
 
 func (sec *sections) valueEntries(k string) ([]valEntry, bool) {
