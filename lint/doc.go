@@ -7,8 +7,9 @@
 //   - projection code is deterministic (DESIGN.md invariant 6, replay equals
 //     live): no wall clock, no randomness, no printing — time comes from the
 //     event and the log, output goes through the outbox and the logger;
-//   - no init() outside cmd/: a library's behaviour is what its
-//     constructor's config says, never what importing it did.
+//   - no init(): a library's behaviour is what its constructor's config
+//     says, never what importing it did, and the binary lists its commands
+//     in one place (newRoot).
 //
 // It has no code of its own.
 package lint

@@ -11,8 +11,6 @@ import (
 	"github.com/toolstream/toolstream/node"
 )
 
-func init() { extraCommands = append(extraCommands, approveCmd, denyCmd) }
-
 func approveCmd(g *globals) *cobra.Command { return decisionCmd(g, "approve") }
 func denyCmd(g *globals) *cobra.Command    { return decisionCmd(g, "deny") }
 

@@ -18,8 +18,6 @@ import (
 	"github.com/toolstream/toolstream/registry"
 )
 
-func init() { extraCommands = append(extraCommands, assembleCmd) }
-
 // assembleOptions are the inputs of one `toolstream assemble` run.
 type assembleOptions struct {
 	provider string

@@ -9,8 +9,6 @@ import (
 	"github.com/toolstream/toolstream/bench"
 )
 
-func init() { extraCommands = append(extraCommands, benchCmd) }
-
 func benchCmd(g *globals) *cobra.Command {
 	var quick, asJSON bool
 	var runs int

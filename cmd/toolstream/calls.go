@@ -13,8 +13,6 @@ import (
 	"github.com/toolstream/toolstream/logread"
 )
 
-func init() { extraCommands = append(extraCommands, callsCmd) }
-
 func callsCmd(g *globals) *cobra.Command {
 	var tenant string
 	var follow, asJSON bool

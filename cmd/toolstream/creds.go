@@ -12,10 +12,6 @@ import (
 	"github.com/toolstream/toolstream/cluster"
 )
 
-func init() {
-	extraCommands = append(extraCommands, credsCmd, authCmd, setupCmd)
-}
-
 func credsCmd(g *globals) *cobra.Command {
 	var tenant, out string
 	var ttl time.Duration

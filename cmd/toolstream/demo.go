@@ -5,8 +5,6 @@ import (
 	"github.com/toolstream/toolstream/demo"
 )
 
-func init() { extraCommands = append(extraCommands, demoCmd) }
-
 func demoCmd(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

@@ -13,8 +13,6 @@ import (
 	"github.com/toolstream/toolstream/keys"
 )
 
-func init() { extraCommands = append(extraCommands, forgetCmd) }
-
 func forgetCmd(g *globals) *cobra.Command {
 	var tenant, user string
 	var wait time.Duration

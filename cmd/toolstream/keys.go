@@ -10,8 +10,6 @@ import (
 	"github.com/toolstream/toolstream/node"
 )
 
-func init() { extraCommands = append(extraCommands, keysCmd) }
-
 func keysCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "keys",

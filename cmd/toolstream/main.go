@@ -122,9 +122,12 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.StringVar(&g.tlsKey, "tls-key", "", "serve: the embedded server's TLS private key (PEM)")
 	pf.StringVar(&g.tlsCA, "tls-ca", "", "CA certificate (PEM) that signed the server's TLS certificate")
 	pf.BoolVar(&g.plaintext, "allow-plaintext", false, "serve: let the embedded server listen on a non-loopback address without TLS")
-	root.AddCommand(serveCmd(g), replayCmd(g))
-	for _, add := range extraCommands {
-		root.AddCommand(add(g))
+	for _, cmd := range []func(*globals) *cobra.Command{ // every command, in one place
+		serveCmd, replayCmd, publishCmd, assembleCmd, traceCmd, callsCmd, approveCmd, denyCmd,
+		verifyCmd, verdictsCmd, memoryCmd, forgetCmd, keysCmd, historyCmd, runsCmd,
+		credsCmd, authCmd, setupCmd, benchCmd, demoCmd,
+	} {
+		root.AddCommand(cmd(g))
 	}
 	return root
 }
@@ -138,9 +141,6 @@ func oneShot(cmd *cobra.Command) bool {
 	}
 	return false
 }
-
-// extraCommands are registered by the files that define them.
-var extraCommands []func(*globals) *cobra.Command
 
 func (g *globals) logger() (*slog.Logger, error) {
 	var level slog.Level

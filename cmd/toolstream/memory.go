@@ -21,8 +21,6 @@ import (
 	"github.com/toolstream/toolstream/projector"
 )
 
-func init() { extraCommands = append(extraCommands, memoryCmd) }
-
 func memoryCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",

@@ -12,8 +12,6 @@ import (
 	"github.com/toolstream/toolstream/keys"
 )
 
-func init() { extraCommands = append(extraCommands, publishCmd) }
-
 func publishCmd(g *globals) *cobra.Command {
 	var s assembler.RawStream
 	var provider string

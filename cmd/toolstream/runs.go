@@ -17,8 +17,6 @@ import (
 	"github.com/toolstream/toolstream/runs"
 )
 
-func init() { extraCommands = append(extraCommands, historyCmd, runsCmd) }
-
 // addRunsService serves tsv.runs.* over the runner of the runs projection:
 // writes are sealed under the event's user's key; leases live in the
 // bucket ts_runs.

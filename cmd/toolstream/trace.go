@@ -9,8 +9,6 @@ import (
 	"github.com/toolstream/toolstream/trace"
 )
 
-func init() { extraCommands = append(extraCommands, traceCmd) }
-
 func traceCmd(g *globals) *cobra.Command {
 	var tenant, response string
 	var asJSON bool

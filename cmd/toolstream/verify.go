@@ -12,8 +12,6 @@ import (
 	"github.com/toolstream/toolstream/verifier"
 )
 
-func init() { extraCommands = append(extraCommands, verifyCmd, verdictsCmd) }
-
 // evidenceFile is one entry of --evidence.
 type evidenceFile struct {
 	CallID  string          `json:"call_id"`
