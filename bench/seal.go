@@ -86,7 +86,11 @@ func sealPairs(ctx context.Context, open Server, dir string, pairs, n int, run f
 func SealedAssembler(ctx context.Context, open Server, dir string, pairs, calls, deltas int) (SealResult, error) {
 	evs := CallEvents(calls, deltas, 1)
 	return sealPairs(ctx, open, dir, pairs, len(evs), func(b *bus.Bus, kr events.Keyring, dir string) (timing, error) {
-		return pathTime(ctx, b, dir, evs, kr, assembler.New(assembler.Config{}))
+		return pathTime(ctx, b, dir, len(evs), kr, assembler.New(assembler.Config{}), func(i int) (string, *events.Event, string, error) {
+			e := evs[i]
+			subj, err := events.ModelSubject("acme", e.Response, e.Item)
+			return subj, &events.Event{ID: fmt.Sprint("b", i), Tenant: "acme", User: "u1", Response: e.Response, Item: e.Item, At: int64(i), Body: e.Body}, "", err
+		})
 	})
 }
 
@@ -95,48 +99,30 @@ func SealedAssembler(ctx context.Context, open Server, dir string, pairs, calls,
 // record's key.
 func SealedMemory(ctx context.Context, open Server, dir string, pairs, n int) (SealResult, error) {
 	return sealPairs(ctx, open, dir, pairs, n, func(b *bus.Bus, kr events.Keyring, dir string) (timing, error) {
-		subj, _ := events.MemorySubject("acme", "u1")
+		subj, err := events.MemorySubject("acme", "u1")
 		at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
-		var last jetstream.PubAckFuture
-		for i := range n {
+		return pathTime(ctx, b, dir, n, kr, memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), func(i int) (string, *events.Event, string, error) {
 			id := fmt.Sprintf("t%d", i)
-			ev := &events.Event{ID: fmt.Sprintf("e%d", i), Tenant: "acme", User: "u1", At: at + int64(i)*int64(time.Minute),
-				Body: &events.MemoryObserved{Observation: events.Observation{ID: id, Kind: "episode", Text: fmt.Sprintf("episode %d of the benchmark's user, some words", i)}}}
-			var data []byte
-			var err error
-			if kr != nil {
-				data, err = events.EncodeSealed(ev, kr, events.RecordScope("u1", id))
-			} else {
-				data, err = events.Encode(ev)
-			}
-			if err != nil {
-				return timing{}, err
-			}
-			if last, err = publishAsync(ctx, b.JS, subj, data); err != nil {
-				return timing{}, err
-			}
-		}
-		seq, err := waitPublished(ctx, b.JS, last)
-		if err != nil {
-			return timing{}, err
-		}
-		return runWith(ctx, b, dir, memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), kr, seq)
+			return subj, &events.Event{ID: fmt.Sprintf("e%d", i), Tenant: "acme", User: "u1", At: at + int64(i)*int64(time.Minute),
+				Body: &events.MemoryObserved{Observation: events.Observation{ID: id, Kind: "episode", Text: fmt.Sprintf("episode %d of the benchmark's user, some words", i)}}}, events.RecordScope("u1", id), err
+		})
 	})
 }
 
-// pathTime publishes evs (user u1, sealed when kr is set) to b and times a
-// fresh projection over them.
-func pathTime(ctx context.Context, b *bus.Bus, dir string, evs []ModelEvent, kr events.Keyring, p projector.Projection) (timing, error) {
+// pathTime publishes the n events next makes (subject, event, sealing
+// scope: "" for the event's user's) to b, sealed when kr is set, and times
+// a fresh p over them.
+func pathTime(ctx context.Context, b *bus.Bus, dir string, n int, kr events.Keyring, p projector.Projection,
+	next func(i int) (subject string, ev *events.Event, scope string, err error)) (timing, error) {
 	var last jetstream.PubAckFuture
-	for i, e := range evs {
-		subj, err := events.ModelSubject("acme", e.Response, e.Item)
+	for i := range n {
+		subj, ev, scope, err := next(i)
 		if err != nil {
 			return timing{}, err
 		}
-		ev := &events.Event{ID: fmt.Sprint("b", i), Tenant: "acme", User: "u1", Response: e.Response, Item: e.Item, At: int64(i), Body: e.Body}
 		var data []byte
 		if kr != nil {
-			data, err = events.EncodeSealed(ev, kr, "")
+			data, err = events.EncodeSealed(ev, kr, scope)
 		} else {
 			data, err = events.Encode(ev)
 		}
