@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"text/tabwriter"
 	"time"
 
@@ -66,12 +67,8 @@ rounds stay verbatim and older ones are compacted deterministically: results as 
 then each round as one line, then left out, oldest first. Large results are referenced.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := g.logger()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			b, err := g.connectAs(ctx, log, true) // requests only: a producer may ask its own tenant
+			b, log, err := g.runsClient(ctx)
 			if err != nil {
 				return err
 			}
@@ -109,12 +106,8 @@ func runsCmd(g *globals) *cobra.Command {
 		Short: "List a tenant's runs and their state (--follow: again whenever one changes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := g.logger()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			b, err := g.connectAs(ctx, log, true) // requests only: a producer may ask its own tenant
+			b, _, err := g.runsClient(ctx)
 			if err != nil {
 				return err
 			}
@@ -180,4 +173,15 @@ func printRuns(w io.Writer, rs []runs.Run) error {
 			r.Format, time.Unix(0, r.LastAt).UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
+}
+
+// runsClient connects for the runs service's requests only, so that a
+// producer may ask about its own tenant's runs.
+func (g *globals) runsClient(ctx context.Context) (*bus.Bus, *slog.Logger, error) {
+	log, err := g.logger()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := g.connectAs(ctx, log, true)
+	return b, log, err
 }
