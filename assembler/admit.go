@@ -1,6 +1,7 @@
 package assembler
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/toolstream/toolstream/events"
@@ -39,6 +40,7 @@ func (a *Assembler) quota(r projector.Reader, tenant string) (*tenantQuota, erro
 		return nil, nil
 	}
 	if t := a.quotas[tenant]; t != nil {
+		a.before(tenant, t)
 		return t, nil
 	}
 	k, err := quotaKey(tenant)
@@ -57,14 +59,25 @@ func (a *Assembler) quota(r projector.Reader, tenant string) (*tenantQuota, erro
 		clear(a.quotas) // a cache: rebuilt from the view on demand
 	}
 	a.quotas[tenant] = t
+	a.before(tenant, t)
 	return t, nil
 }
 
-// touch marks a tenant's quota row changed by the message being applied.
+// before keeps the tenant's row as it was before the message being applied
+// first asked for it, so a message whose Tx is dropped can be undone.
+func (a *Assembler) before(tenant string, t *tenantQuota) {
+	if _, ok := a.undo[tenant]; !ok {
+		a.undo[tenant] = t.quotaRow
+	}
+}
+
+// touch marks a tenant's quota row changed since the batch's Flush.
 func (a *Assembler) touch(tenant string, t *tenantQuota) { a.touched[tenant] = t }
 
-// writeQuotas writes the quota rows the message changed.
-func (a *Assembler) writeQuotas(tx *projector.Tx) error {
+// Flush implements projector.Flusher: the quota rows the batch changed are
+// written once, when it ends (every model event changes its tenant's row:
+// writing it per event was a Pebble write and an encoding per delta).
+func (a *Assembler) Flush(_ context.Context, tx *projector.Tx) error {
 	for tenant, t := range a.touched { // distinct keys: the order changes nothing
 		k, err := quotaKey(tenant)
 		if err != nil {
@@ -79,12 +92,17 @@ func (a *Assembler) writeQuotas(tx *projector.Tx) error {
 	return nil
 }
 
-// dropQuotas forgets what the message changed: its Tx is dropped.
+// applied ends a message whose Tx is kept: its changes stay for Flush.
+func (a *Assembler) applied() { clear(a.undo) }
+
+// dropQuotas undoes what a message whose Tx is dropped changed.
 func (a *Assembler) dropQuotas() {
-	for tenant := range a.touched {
-		delete(a.quotas, tenant)
+	for tenant, row := range a.undo {
+		if t := a.quotas[tenant]; t != nil {
+			t.quotaRow = row
+		}
 	}
-	clear(a.touched)
+	clear(a.undo)
 }
 
 // admit charges ev (size bytes in the log) to its tenant and reports

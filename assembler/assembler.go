@@ -33,11 +33,13 @@ type Assembler struct {
 	decided   map[respID]struct{}   // responses known to be decided: their late events are ignored
 	scratch   []byte                // a delta's record, copied by Tx.Append
 
-	// Quotas (admit.go): the tenants' rows, those the message being
-	// applied changed, and the tenants refused since their last admitted
-	// event (for log lines only).
+	// Quotas (admit.go): the tenants' rows, those changed since the
+	// batch's Flush, the rows as they were before the message being
+	// applied (undone if its Tx is dropped), and the tenants refused since
+	// their last admitted event (for log lines only).
 	quotas  map[string]*tenantQuota
-	touched map[string]*tenantQuota
+	touched map[string]*tenantQuota // changed since the last Flush
+	undo    map[string]quotaRow     // as they were before the message being applied
 	over    map[string]uint64
 	qbuf    []byte
 }
@@ -63,14 +65,17 @@ type respEntry struct {
 // from the view on demand.
 const cacheMax = 100_000
 
-var _ projector.Projection = (*Assembler)(nil)
+var (
+	_ projector.Projection = (*Assembler)(nil)
+	_ projector.Flusher    = (*Assembler)(nil)
+)
 
 // New returns an assembler projection.
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
 		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{},
-		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, over: map[string]uint64{}}
+		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, undo: map[string]quotaRow{}, over: map[string]uint64{}}
 }
 
 // Name implements projector.Projection.
@@ -89,7 +94,8 @@ func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg)
 		clear(a.decided)
 		return err
 	}
-	return a.writeQuotas(tx)
+	a.applied()
+	return nil
 }
 
 func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
@@ -141,6 +147,7 @@ func (a *Assembler) Reset() {
 	clear(a.decided)
 	clear(a.quotas)
 	clear(a.touched)
+	clear(a.undo)
 	a.validator, a.loaded = nil, false
 }
 
