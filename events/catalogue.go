@@ -53,6 +53,8 @@ var catalogue = map[Kind]entry{
 	KindReplanSuggested: {1, func() Body { return new(ReplanSuggested) }},
 	KindPlanWritten:     {1, func() Body { return new(PlanWritten) }},
 	KindRunMessage:      {1, func() Body { return new(RunMessage) }},
+
+	KindStreamFrame: {1, func() Body { return new(StreamFrame) }},
 }
 
 func sortKinds(k []Kind) { sort.Slice(k, func(i, j int) bool { return k[i] < k[j] }) }

@@ -25,11 +25,12 @@ func (*Erased) Kind() Kind { return KindErased }
 // EraseSubjects are the tombstones' subjects, one in each stream of the
 // log, by stream. Only the system tenant writes them.
 var EraseSubjects = map[string]string{
-	StreamIn:     SubjectPrefix + ".in." + SystemTenant + ".erase",
-	StreamModel:  SubjectPrefix + ".ctl." + SystemTenant + ".erase",
-	StreamCalls:  SubjectPrefix + ".exec." + SystemTenant + ".erase",
-	StreamOut:    SubjectPrefix + ".resp." + SystemTenant + ".erase",
-	StreamMemory: SubjectPrefix + ".mem." + SystemTenant + ".erase",
+	StreamIn:      SubjectPrefix + ".in." + SystemTenant + ".erase",
+	StreamModel:   SubjectPrefix + ".ctl." + SystemTenant + ".erase",
+	StreamCalls:   SubjectPrefix + ".exec." + SystemTenant + ".erase",
+	StreamOut:     SubjectPrefix + ".resp." + SystemTenant + ".erase",
+	StreamMemory:  SubjectPrefix + ".mem." + SystemTenant + ".erase",
+	StreamGateway: SubjectPrefix + ".gw." + SystemTenant + ".erase",
 }
 
 // ErasedID is the id of the tombstone of an erasure made at (Unix ns):

@@ -20,6 +20,7 @@ import (
 //	                                        response outcomes, results, answers and verdicts,
 //	                                        runs (rounds settled, the calls they wait for)
 //	TS_MEM    ts.mem.>                      memory
+//	TS_GW     ts.gw.>                       the gateway's relayed stream frames (gateway.go)
 //
 // Each stream keeps its own sequence space: a projection's checkpoint is a
 // sequence of the one stream it reads, and replay reads that stream in the
@@ -37,14 +38,14 @@ var streamOfKind = map[string]string{
 	"in": StreamIn, "model": StreamModel, "ctl": StreamModel,
 	"call": StreamCalls, "approval": StreamCalls, "exec": StreamCalls,
 	"resp": StreamOut, "result": StreamOut, "answer": StreamOut, "run": StreamOut,
-	"mem": StreamMemory,
+	"mem": StreamMemory, "gw": StreamGateway,
 }
 
 // StreamSubjects are the subjects each stream holds, by stream, in the
 // order of Streams.
 var StreamSubjects = func() map[string][]string {
 	out := map[string][]string{}
-	for _, kind := range []string{"in", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "run", "mem"} {
+	for _, kind := range []string{"in", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "run", "mem", "gw"} {
 		s := streamOfKind[kind]
 		out[s] = append(out[s], SubjectPrefix+"."+kind+".>")
 	}
@@ -52,7 +53,7 @@ var StreamSubjects = func() map[string][]string {
 }()
 
 // Streams lists the log's streams.
-var Streams = []string{StreamIn, StreamModel, StreamCalls, StreamOut, StreamMemory}
+var Streams = []string{StreamIn, StreamModel, StreamCalls, StreamOut, StreamMemory, StreamGateway}
 
 // StreamOf returns the stream that holds subject, a subject of the log or
 // a filter of one kind (ts.call.>, ts.model.acme.>). A subject of no kind

@@ -21,6 +21,7 @@ import (
 //	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict
 //	ts.run.<tenant>.<run>                     run events: RunCall, RoundSettled, RunDegraded, …
 //	ts.mem.<tenant>.<user>                    memory events
+//	ts.gw.<tenant>.<api>.<stream>             the gateway's relayed stream frames
 //	ts.ctl.<tenant>.<what>                    control: registry changes, clock ticks (tenant _system)
 //
 // Ids that are not safe as a subject token are escaped by Token.

@@ -1,0 +1,49 @@
+package events
+
+import "strconv"
+
+// Gateway stream frames. The HTTP gateway (package gateway) keeps every
+// server-sent event it relays from a model provider, byte for byte, so a
+// client that lost its connection can read the stream again from the log
+// (Last-Event-ID, starting_after) and get exactly the events it missed.
+// They live in their own stream, TS_GW, which no projection reads, on
+//
+//	ts.gw.<tenant>.<api>.<stream>
+//
+// where api is the gateway's API (chat, responses, messages) and stream the
+// provider's response id (or the gateway's request id when the provider
+// named none). A frame's body is the provider's text: it is sealed under
+// the user's data key like every personal field (invariant 8), so erasing
+// the user makes the frames unreadable.
+
+// StreamGateway holds the gateway's stream frames.
+const StreamGateway = "TS_GW"
+
+// KindStreamFrame is one server-sent event of a provider stream as the
+// gateway relayed it, or the stream's end.
+const KindStreamFrame Kind = "gw.frame"
+
+// StreamFrame is one server-sent event: its event name (empty when the
+// provider sent none) and its data, as received. The last frame of a
+// stream has End set and no data. Pos is the frame's position in its
+// stream, 0, 1, 2…: the SSE id the gateway gives it, and part of its event
+// id (StreamFrameID).
+type StreamFrame struct {
+	Pos   int64  `msgpack:"p"`
+	Event string `msgpack:"e,omitempty"`
+	Data  string `msgpack:"d,omitempty"`
+	End   bool   `msgpack:"end,omitempty"`
+}
+
+func (*StreamFrame) Kind() Kind { return KindStreamFrame }
+
+// GatewaySubject is where the frames of one relayed stream live.
+func GatewaySubject(tenant, api, stream string) (string, error) {
+	return subject("gw", tenant, api, stream)
+}
+
+// StreamFrameID is the id of a stream's frame at pos: a frame published
+// twice is stored once.
+func StreamFrameID(tenant, api, stream string, pos int64) string {
+	return id("gw", tenant, api, stream, strconv.FormatInt(pos, 10))
+}
