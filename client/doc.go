@@ -1,0 +1,27 @@
+// Package client is Toolstream for Go programs: one connection, as one
+// identity, to the log and its services, with context-first methods,
+// functional options and errors to branch on.
+//
+// Connect takes the options the toolstream commands take (WithURL for
+// --nats-url, WithCredsFile for --creds, WithUserPassword for --nats-user
+// and --nats-password, WithTLSCA for --tls-ca); the commands themselves
+// are built on it.
+//
+//   - Producing (Writer, Publish): a provider's streaming events, one by
+//     one as an SSE proxy sees them or a whole reader, in any supported
+//     format, normalised here into canonical model events and sealed under
+//     the user's data key before they are published (DESIGN.md invariant
+//     8: personal data reaches the log only sealed), or published raw for
+//     the server's ingest to normalise. Writing a stream twice stores it
+//     once (message ids derive from the stream and the event's position).
+//
+// Errors: every method documents the sentinels of errors.go it returns;
+// ErrNotFound, ErrStaleVersion, ErrPermissionDenied and ErrBadInput are
+// the ones callers branch on. A permission the server refuses is
+// ErrPermissionDenied even where NATS only lets the operation time out
+// (the server's asynchronous permission violation is read back). Nothing
+// in this package panics on what the log or a service holds.
+//
+// A Client is safe for concurrent use; a Writer is one stream's and is
+// not.
+package client

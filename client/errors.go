@@ -1,0 +1,63 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors a caller branches on with errors.Is. Every error a method returns
+// wraps one of these when it is one of these cases; the others (a lost
+// connection, a cancelled context) wrap what nats.go or the context said.
+var (
+	// ErrInvalidOption is returned by Connect and the constructors for an
+	// option that cannot work (no address, both a connection and a URL, a
+	// window below one).
+	ErrInvalidOption = errors.New("client: invalid option")
+	// ErrNotFound: the call, run, record or user asked for does not exist,
+	// or not in this tenant.
+	ErrNotFound = errors.New("client: not found")
+	// ErrStaleVersion: a write carried a version that is no longer the
+	// current one; *StaleError says which is.
+	ErrStaleVersion = errors.New("client: stale version")
+	// ErrPermissionDenied: the server refused this identity the subject or
+	// the operation (a NATS permission violation, or a service's refusal).
+	ErrPermissionDenied = errors.New("client: permission denied")
+	// ErrBadInput: the request, or an event read from the log, is malformed
+	// (a bad tenant, format or argument; an event that does not decode:
+	// *MalformedError).
+	ErrBadInput = errors.New("client: bad input")
+	// ErrUnavailable: nobody answers the service (the server runs no such
+	// service, or it is starting).
+	ErrUnavailable = errors.New("client: service unavailable")
+)
+
+// MalformedError is an event of the log that could not be decoded into
+// the value asked for: a consumer gets it in place of the value, with the
+// message's place in the log, and the iteration goes on.
+type MalformedError struct {
+	Stream  string // the log's stream
+	Seq     uint64 // its sequence in Stream
+	Subject string
+	Err     error // what the decoder said
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("client: malformed event at %s seq %d (%s): %v", e.Stream, e.Seq, e.Subject, e.Err)
+}
+
+// Unwrap gives ErrBadInput and the decoder's error.
+func (e *MalformedError) Unwrap() []error { return []error{ErrBadInput, e.Err} }
+
+// StaleError is a write refused because the version it read is no longer
+// the current one.
+type StaleError struct {
+	Current uint64 // the version now
+	Reason  string
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("client: stale version (current %d): %s", e.Current, e.Reason)
+}
+
+// Unwrap gives ErrStaleVersion.
+func (e *StaleError) Unwrap() error { return ErrStaleVersion }

@@ -1,0 +1,439 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// The headers of the raw ingest protocol (ts.in.<tenant>.<format>.<stream>):
+// the envelope, the event's position and the end of the stream. The
+// ingest projection reads them (assembler.Header*; a test holds the two
+// spellings equal).
+const (
+	headerTagged  = "Ts-Tagged"
+	headerEnd     = "Ts-End"
+	headerUser    = "Ts-User"
+	headerSession = "Ts-Session"
+	headerRun     = "Ts-Run"
+	headerStep    = "Ts-Step"
+	headerSeq     = "Ts-Seq"
+)
+
+// StreamOption configures one provider stream a Writer publishes.
+type StreamOption func(*Stream) error
+
+// Stream names a provider stream and the envelope of its events. Writer
+// options fill it in; Publish and NewWriter take it whole too (a Stream
+// is a StreamOption of itself: WithStream).
+type Stream struct {
+	Tenant  string // required
+	ID      string // the producer's stream id (a request id); required
+	Format  string // an ingest format name or alias (ingest.ParseFormat); "" = auto
+	Tagged  bool   // read <tool_call>{…}</tool_call> blocks in the text
+	User    string // the end user: the data key that seals the events is theirs
+	Session string
+	Run     string // the agent run (part of the idempotency key)
+	Step    string // the run's step (part of the idempotency key)
+	// Raw publishes the provider's events verbatim to the ingest subject,
+	// numbered, for the server's ingest projection to normalise, instead of
+	// normalising here (they then stay in the clear in TS_IN for the raw
+	// retention): what a producer that cannot normalise does.
+	Raw bool
+}
+
+// WithStream sets every field of the stream at once.
+func WithStream(s Stream) StreamOption { return func(d *Stream) error { *d = s; return nil } }
+
+// WithFormat names the provider's format: openai-responses, openai-chat,
+// anthropic, gemini (or an alias); default auto.
+func WithFormat(f string) StreamOption {
+	return func(s *Stream) error {
+		if _, err := ingest.ParseFormat(f); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		s.Format = f
+		return nil
+	}
+}
+
+// WithTagged reads <tool_call>{…}</tool_call> blocks in the model's text.
+func WithTagged() StreamOption { return func(s *Stream) error { s.Tagged = true; return nil } }
+
+// WithUser is the end user the events are about, carried in every event.
+func WithUser(user string) StreamOption { return func(s *Stream) error { s.User = user; return nil } }
+
+// WithSession is the session, carried in every event.
+func WithSession(session string) StreamOption {
+	return func(s *Stream) error { s.Session = session; return nil }
+}
+
+// WithRun is the agent run and its step (both part of the idempotency key
+// of the calls).
+func WithRun(run, step string) StreamOption {
+	return func(s *Stream) error { s.Run, s.Step = run, step; return nil }
+}
+
+// WithRaw publishes the raw events for the server to normalise (Stream.Raw).
+func WithRaw() StreamOption { return func(s *Stream) error { s.Raw = true; return nil } }
+
+// Published is what a Writer published.
+type Published struct {
+	Raw   int    // raw provider events taken
+	Model int    // events stored in the log (canonical model events; raw ones and the end marker with Raw)
+	Last  uint64 // the log sequence of the last of them
+}
+
+// Writer publishes one provider stream, event by event (an SSE proxy
+// passes each event on as it goes by) or from a reader, then Close ends
+// it. By default it normalises at the edge: the provider's events become
+// canonical model events here, as the server's ingest would make them
+// (ingest.Stream decides for both), sealed under the user's data key and
+// published to ts.model.<tenant>.<response>.<item>; the raw events never
+// reach the log (docs/design.md, "Normalising at the edge"). Each event's
+// Nats-Msg-Id is its id, derived from the stream and the raw event's
+// position, so writing the same stream again within the log's duplicate
+// window stores nothing twice.
+//
+// Publishing is pipelined: up to the window's publishes are in flight,
+// and each acknowledgement lets one more go; on a clustered server the
+// events go in atomic batches instead, one after the other, so that a
+// publish retried across a leader change cannot land after later ones.
+// When Close returns without error, every event is stored in order.
+//
+// A raw event the provider's adapter refuses is not an error: it aborts
+// the open calls of its response and is published as an InputRejected
+// (its Seq is the event's position), and the stream goes on.
+//
+// A Writer is not safe for concurrent use; a Client makes any number.
+type Writer struct {
+	c     *Client
+	s     Stream
+	kr    events.Keyring
+	st    *ingest.Stream // nil with Raw
+	subj  string         // Raw: the ingest subject
+	pos   int64
+	out   modelOut
+	ended bool
+	mark  error // the connection's last error when the writer started
+	err   error // sticky: the first error ends the writer
+}
+
+// NewWriter starts a stream. It returns ErrBadInput for a stream without
+// a valid tenant or id, or an unknown format, and the key store's error.
+func (c *Client) NewWriter(ctx context.Context, opts ...StreamOption) (*Writer, error) {
+	var s Stream
+	for _, o := range opts {
+		if err := o(&s); err != nil {
+			return nil, err
+		}
+	}
+	if err := events.ValidTenant(s.Tenant); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	if s.ID == "" {
+		return nil, fmt.Errorf("%w: a stream needs an id", ErrBadInput)
+	}
+	format := s.Format
+	if format == "" {
+		format = string(ingest.FormatAuto)
+	}
+	f, err := ingest.ParseFormat(format)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	w := &Writer{c: c, s: s, mark: c.mark()}
+	w.out = modelOut{js: c.js, window: c.o.window, timeout: c.o.publishTimeout, retryMax: time.Minute,
+		batches: c.nc.ConnectedClusterName() != ""}
+	if c.o.batches != nil {
+		w.out.batches = *c.o.batches
+	}
+	if s.Raw {
+		if w.subj, err = events.IngestSubject(s.Tenant, format, s.ID); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		w.out.batches = false // ingest puts raw events in order by their Ts-Seq
+		return w, nil
+	}
+	if w.kr, err = c.keyring(ctx, s.Tenant); err != nil {
+		return nil, err
+	}
+	w.st = ingest.NewStream(ingest.Config{Format: f, Stream: s.ID, TaggedText: s.Tagged})
+	return w, nil
+}
+
+// Write takes one raw provider event: the JSON of one SSE event's data
+// (or one line of JSON lines), as the provider sent it. It returns
+// ErrBadInput after Close, the first publishing error (after which the
+// Writer takes nothing more), or the context's.
+func (w *Writer) Write(ctx context.Context, raw []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.ended {
+		return fmt.Errorf("%w: stream %q is closed", ErrBadInput, w.s.ID)
+	}
+	if w.s.Raw {
+		m := &nats.Msg{Subject: w.subj, Data: bytes.Clone(raw), Header: w.rawHeader()}
+		m.Header.Set(jetstream.MsgIDHeader, "raw:"+w.s.Tenant+"/"+w.s.ID+"/"+strconv.FormatInt(w.pos, 10))
+		m.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
+		w.pos++
+		return w.fail(w.out.add(ctx, m))
+	}
+	at := w.c.o.now().UnixNano()
+	outs, err := w.st.Feed(raw)
+	if err != nil {
+		outs = w.st.Refuse(uint64(w.pos), err)
+	}
+	err = w.emit(ctx, w.pos, at, outs)
+	w.pos++
+	return w.fail(err)
+}
+
+// WriteSSE takes one server-sent event by its fields: its event name
+// ("" when it has none) and its data. An Anthropic or Responses event
+// whose data lacks "type" takes it from the name, as ReadFrom does.
+func (w *Writer) WriteSSE(ctx context.Context, event string, data []byte) error {
+	var b bytes.Buffer
+	if event != "" {
+		b.WriteString("event: " + event + "\n")
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		b.WriteString("data: " + l + "\n")
+	}
+	b.WriteString("\n")
+	err := ingest.ReadEvents(&b, func(raw []byte) error { return w.Write(ctx, raw) })
+	if err != nil && !errors.Is(err, w.err) {
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return err
+}
+
+// ReadFrom takes every raw event of r: JSON lines or raw server-sent
+// events (ingest.ReadEvents; "data: [DONE]" ends them). It returns how
+// many it took and the reader's error (an event too large is
+// ErrBadInput), or Write's.
+func (w *Writer) ReadFrom(ctx context.Context, r io.Reader) (int, error) {
+	before := w.pos
+	err := ingest.ReadEvents(r, func(raw []byte) error { return w.Write(ctx, raw) })
+	if err != nil && w.err == nil && errors.Is(err, ingest.ErrTooLarge) {
+		err = fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return int(w.pos - before), err
+}
+
+// Close ends the stream: what its end implies is published (a response
+// still open ends incomplete, as the server's ingest would decide; with
+// Raw, the end-of-stream marker), and every event is waited for. It
+// returns what was published; closing twice returns the same.
+func (w *Writer) Close(ctx context.Context) (Published, error) {
+	if w.err != nil {
+		return w.published(), w.err
+	}
+	if !w.ended {
+		w.ended = true
+		var err error
+		if w.s.Raw {
+			end := &nats.Msg{Subject: w.subj, Header: w.rawHeader()}
+			end.Header.Set(headerEnd, "1")
+			end.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
+			end.Header.Set(jetstream.MsgIDHeader, "raw:"+w.s.Tenant+"/"+w.s.ID+"/end")
+			err = w.out.add(ctx, end)
+		} else {
+			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())
+		}
+		if err == nil {
+			err = w.out.flush(ctx)
+		}
+		if w.fail(err) != nil {
+			return w.published(), w.err
+		}
+	}
+	return w.published(), nil
+}
+
+func (w *Writer) published() Published {
+	return Published{Raw: int(w.pos), Model: w.out.stored, Last: w.out.last}
+}
+
+// fail makes err sticky, naming the stream.
+func (w *Writer) fail(err error) error {
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("client: publish stream %q of %s: %w", w.s.ID, w.s.Tenant, w.c.refused(w.mark, err))
+	}
+	if err != nil {
+		return w.err
+	}
+	return nil
+}
+
+func (w *Writer) rawHeader() nats.Header {
+	h := nats.Header{}
+	for k, v := range map[string]string{headerUser: w.s.User, headerSession: w.s.Session, headerRun: w.s.Run, headerStep: w.s.Step} {
+		if v != "" {
+			h.Set(k, v)
+		}
+	}
+	if w.s.Tagged {
+		h.Set(headerTagged, "1")
+	}
+	return h
+}
+
+// emit seals and publishes the canonical events one raw event (at pos)
+// made.
+func (w *Writer) emit(ctx context.Context, pos, at int64, outs []ingest.Out) error {
+	for n, o := range outs {
+		subj, err := events.ModelSubject(w.s.Tenant, o.Response, o.Item)
+		if err != nil {
+			return err
+		}
+		ev := &events.Event{
+			ID: events.EdgeEventID(w.s.Tenant, w.s.ID, pos, n), Tenant: w.s.Tenant,
+			User: w.s.User, Session: w.s.Session, Run: w.s.Run, Step: w.s.Step,
+			Response: o.Response, Item: o.Item, CallID: o.CallID, At: at, Body: o.Body,
+		}
+		data, err := events.EncodeSealed(ev, w.kr, "")
+		if err != nil {
+			return err
+		}
+		m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
+		if err := w.out.add(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Publish publishes one whole provider stream read from r (NewWriter,
+// ReadFrom, Close).
+func (c *Client) Publish(ctx context.Context, r io.Reader, opts ...StreamOption) (Published, error) {
+	w, err := c.NewWriter(ctx, opts...)
+	if err != nil {
+		return Published{}, err
+	}
+	if _, err := w.ReadFrom(ctx, r); err != nil {
+		return w.published(), err
+	}
+	return w.Close(ctx)
+}
+
+// modelOut publishes one stream's messages in order: a sliding window of
+// asynchronous publishes, or atomic batches one after another.
+type modelOut struct {
+	js       jetstream.JetStream
+	window   int
+	timeout  time.Duration
+	retryMax time.Duration
+	batches  bool
+
+	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
+	batch  []*nats.Msg              // batches: the next batch
+	bytes  int
+	stored int
+	last   uint64
+}
+
+func (o *modelOut) add(ctx context.Context, m *nats.Msg) error {
+	if o.batches {
+		o.batch = append(o.batch, m)
+		o.bytes += len(m.Data) + len(m.Subject)
+		if len(o.batch) >= projector.BatchMax || o.bytes >= projector.BatchBytesMax {
+			return o.flushBatch(ctx)
+		}
+		return nil
+	}
+	for len(o.futs) >= o.window {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	for {
+		// No retries inside nats.go: a publish sent again after later ones
+		// would store the stream out of order. On a single server a publish
+		// that finds no stream fails.
+		f, err := o.js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
+			// The connection's other publishers fill nats.go's window:
+			// wait for one of ours and try again.
+			if err := o.waitOldest(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		o.futs = append(o.futs, f)
+		return nil
+	}
+}
+
+func (o *modelOut) waitOldest(ctx context.Context) error {
+	f := o.futs[0]
+	select {
+	case ack := <-f.Ok():
+		o.stored++
+		o.last = max(o.last, ack.Sequence)
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	o.futs[0] = nil
+	o.futs = o.futs[1:]
+	return nil
+}
+
+// flush waits for everything sent.
+func (o *modelOut) flush(ctx context.Context) error {
+	if o.batches {
+		return o.flushBatch(ctx)
+	}
+	for len(o.futs) > 0 {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushBatch stores the pending batch, retrying it (the same message ids)
+// while the stream has no leader, up to retryMax.
+func (o *modelOut) flushBatch(ctx context.Context) error {
+	deadline := time.Now().Add(o.retryMax)
+	backoff := 50 * time.Millisecond
+	for len(o.batch) > 0 {
+		n, last, err := projector.PublishOrdered(ctx, o.js, o.batch, o.timeout)
+		o.stored += n
+		if n > 0 {
+			o.last = max(o.last, last)
+			o.batch = o.batch[n:]
+		}
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+	o.batch, o.bytes = o.batch[:0], 0
+	return nil
+}
