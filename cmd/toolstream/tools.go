@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/toolsel"
+)
+
+func toolsCmd(g *globals) *cobra.Command {
+	var file, tenant string
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "The registry's tools as a model is given them: export in a provider's format, search as run mode picks",
+		Long: `tools reads the registry in force in the log of a running server (as runs through the gateway see
+it: the tools file serve --tools follows), or a tools file with --tools FILE.
+
+  tools export --format openai|openai-responses|anthropic|gemini|mcp   the tools as a request's tools
+  tools search QUERY --k N                                             the N a run would pick for QUERY
+
+With --tenant T only the tools T may call; without, every tool.`,
+	}
+	load := func(ctx context.Context) (*registry.Registry, error) {
+		if file != "" {
+			return registry.Load(file)
+		}
+		log, err := g.logger()
+		if err != nil {
+			return nil, err
+		}
+		b, err := g.connect(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Close()
+		trust, err := g.registryTrust(log, nil)
+		if err != nil {
+			return nil, err
+		}
+		f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: trust, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		defer f.Stop()
+		if f.Current() == nil {
+			return nil, errors.New("tools: the log holds no registry this command trusts (give --tools FILE, or --registry-trust)")
+		}
+		return f.Current(), nil
+	}
+	var format string
+	export := &cobra.Command{
+		Use:   "export --format openai|openai-responses|anthropic|gemini|mcp",
+		Short: "Print the registry's tools in a provider's request format (one JSON array)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := toolsel.ParseFormat(format); err != nil {
+				return err
+			}
+			reg, err := load(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ex, err := toolsel.Export(format, toolsel.Allowed(reg, tenant))
+			if err != nil {
+				return err
+			}
+			for _, name := range ex.Skipped {
+				fmt.Fprintf(g.stderr, "tools: %s left out: %s does not take this name (letters, digits, _ and - only, at most 64)\n", name, ex.Format)
+			}
+			_, err = fmt.Fprintf(g.stdout, "%s\n", ex.Tools)
+			return err
+		},
+	}
+	export.Flags().StringVar(&format, "format", "openai", "openai (Chat Completions), openai-responses, anthropic, gemini or mcp")
+	var k int
+	search := &cobra.Command{
+		Use:   "search QUERY [--k N]",
+		Short: "Show the tools run mode would give the model for QUERY, best first, with their scores",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := load(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return printRanked(g.stdout, toolsel.Rank(toolsel.Allowed(reg, tenant), args[0]), k)
+		},
+	}
+	search.Flags().IntVar(&k, "k", toolsel.ToolsMax, "how many tools to show (run mode's tools_max)")
+	cmd.PersistentFlags().StringVar(&file, "tools", "", "a tools file to read instead of the running server's registry")
+	cmd.PersistentFlags().StringVar(&tenant, "tenant", "", "only the tools this tenant may call")
+	cmd.AddCommand(export, search)
+	return cmd
+}
+
+func printRanked(w io.Writer, ranked []toolsel.Scored, k int) error {
+	if k > 0 && len(ranked) > k {
+		ranked = ranked[:k]
+	}
+	for i, s := range ranked {
+		if _, err := fmt.Fprintf(w, "%2d  %6.3f  %s@%d  %s\n", i+1, s.Score, s.Tool.Name, s.Tool.Version, s.Tool.Description); err != nil {
+			return err
+		}
+	}
+	return nil
+}

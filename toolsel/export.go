@@ -1,0 +1,172 @@
+package toolsel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/toolstream/toolstream/registry"
+)
+
+// The formats tools are written in.
+const (
+	// FormatOpenAIChat: Chat Completions' tools,
+	// {"type":"function","function":{"name","description","parameters"}}.
+	FormatOpenAIChat = "openai-chat"
+	// FormatOpenAIResponses: the Responses API's tools,
+	// {"type":"function","name","description","parameters"}.
+	FormatOpenAIResponses = "openai-responses"
+	// FormatAnthropic: Messages' tools, {"name","description","input_schema"}.
+	FormatAnthropic = "anthropic"
+	// FormatGemini: one tool of functionDeclarations,
+	// [{"functionDeclarations":[{"name","description","parameters"}]}].
+	FormatGemini = "gemini"
+	// FormatMCP: MCP's tools/list result items, {"name","description","inputSchema"}.
+	FormatMCP = "mcp"
+)
+
+// Formats lists the formats; "openai" is accepted for openai-chat.
+var Formats = []string{FormatOpenAIChat, FormatOpenAIResponses, FormatAnthropic, FormatGemini, FormatMCP}
+
+// ParseFormat returns the format named s (openai is openai-chat).
+// ErrUnknownFormat for any other name.
+func ParseFormat(s string) (string, error) {
+	if s == "openai" {
+		return FormatOpenAIChat, nil
+	}
+	if slices.Contains(Formats, s) {
+		return s, nil
+	}
+	return "", fmt.Errorf("%w: %q (want one of openai, %v)", ErrUnknownFormat, s, Formats)
+}
+
+var (
+	providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	mcpName      = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`)
+)
+
+// NameFits reports whether format can carry a tool named name.
+func NameFits(format, name string) bool {
+	if format == FormatMCP {
+		return mcpName.MatchString(name)
+	}
+	return providerName.MatchString(name)
+}
+
+// Exported is a list of tools written in one format.
+type Exported struct {
+	Format string
+	// Tools is a JSON array: the request's tools (Gemini: one tool holding
+	// every function declaration; an empty array when there are none).
+	Tools json.RawMessage
+	// Names are the tools written, in order; Skipped those whose names the
+	// format cannot carry.
+	Names   []string
+	Skipped []string
+}
+
+// Allowed returns the tools of reg that tenant may call (the highest
+// version of each), sorted by name. An empty tenant gets every tool (what
+// `tools export` prints for the operator).
+func Allowed(reg *registry.Registry, tenant string) []*registry.Tool {
+	var out []*registry.Tool
+	for _, t := range reg.Tools() {
+		if tenant != "" && !reg.Allowed(tenant, t.Permission) {
+			continue
+		}
+		// Tools is sorted by name and version: a later version replaces.
+		if n := len(out); n > 0 && out[n-1].Name == t.Name {
+			out[n-1] = t
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Export writes tools in format. ErrUnknownFormat for another format.
+func Export(format string, tools []*registry.Tool) (*Exported, error) {
+	format, err := ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	ex := &Exported{Format: format}
+	var items []any
+	for _, t := range tools {
+		if !NameFits(format, t.Name) {
+			ex.Skipped = append(ex.Skipped, t.Name)
+			continue
+		}
+		ex.Names = append(ex.Names, t.Name)
+		schema := t.InputSchema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		switch format {
+		case FormatOpenAIChat:
+			items = append(items, chatTool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: schema}})
+		case FormatOpenAIResponses:
+			items = append(items, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema})
+		case FormatAnthropic:
+			items = append(items, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		case FormatGemini:
+			items = append(items, function{Name: t.Name, Description: t.Description, Parameters: schema})
+		case FormatMCP:
+			items = append(items, mcpTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		}
+	}
+	if items == nil {
+		items = []any{}
+	}
+	var v any = items
+	if format == FormatGemini && len(items) > 0 {
+		v = []any{map[string]any{"functionDeclarations": items}}
+	}
+	if ex.Tools, err = marshal(v); err != nil {
+		return nil, fmt.Errorf("toolsel: export: %w", err)
+	}
+	return ex, nil
+}
+
+type function struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type chatTool struct {
+	Type     string   `json:"type"`
+	Function function `json:"function"`
+}
+
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type anthropicTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type mcpTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// marshal writes v as JSON without HTML escapes (a model reads it).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
