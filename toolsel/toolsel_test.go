@@ -147,7 +147,7 @@ func TestRankFindsTheToolByNameDescriptionAndParameters(t *testing.T) {
 		{"look up order 42", "orders_lookup"},
 		{"how much to ship a 3 weight_kg parcel with a carrier", "shipping.quote"},
 		{"add a meeting that startsAt noon", "calendar_add"}, // a parameter's name, split at its case change
-		{"which city", "get_weather"},                         // a parameter's name only
+		{"which city", "get_weather"},                        // a parameter's name only
 	} {
 		r := toolsel.Rank(tools, tc.query)
 		if r[0].Tool.Name != tc.first || r[0].Score <= 0 {
