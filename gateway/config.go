@@ -1,0 +1,148 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"go.yaml.in/yaml/v3"
+)
+
+// File is the gateway's configuration file (YAML):
+//
+//	upstreams:
+//	  - name: openai
+//	    kind: openai            # openai | anthropic
+//	    base_url: https://api.openai.com/v1
+//	    api_key: ${env:OPENAI_API_KEY}
+//	keys:                        # the clients' keys, stored hashed
+//	  - key_sha256: 9f86d0…
+//	    tenant: acme
+//	    user: ""                 # optional: else the Toolstream-User header
+//	heartbeat: 10s               # optional: SSE comment interval
+type File struct {
+	Upstreams []Upstream    `yaml:"upstreams"`
+	Keys      []Key         `yaml:"keys"`
+	Heartbeat time.Duration `yaml:"heartbeat"`
+}
+
+// Upstream is a model provider requests are passed to.
+type Upstream struct {
+	Name    string `yaml:"name"`
+	Kind    Kind   `yaml:"kind"`
+	BaseURL string `yaml:"base_url"` // up to and including /v1
+	APIKey  string `yaml:"api_key"`
+}
+
+// Kind is an upstream's protocol family.
+type Kind string
+
+const (
+	KindOpenAI    Kind = "openai"    // Chat Completions and Responses
+	KindAnthropic Kind = "anthropic" // Messages
+)
+
+// Key is one client key: its SHA-256 (hex), the tenant it acts for and,
+// when set, the only user it acts for.
+type Key struct {
+	SHA256 string `yaml:"key_sha256"`
+	Tenant string `yaml:"tenant"`
+	User   string `yaml:"user"`
+}
+
+// HashKey returns the hex SHA-256 of a client key, as key_sha256 holds it.
+func HashKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:])
+}
+
+var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// ParseFile reads a configuration from YAML, replacing every ${env:NAME}
+// in an upstream's base_url or api_key with the variable's value (lookup
+// is os.LookupEnv when nil). It returns ErrConfig for a file it cannot
+// use.
+func ParseFile(data []byte, lookup func(string) (string, bool)) (*File, error) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	var f File
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	expand := func(s string) (string, error) {
+		var missing []string
+		out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
+			name := envRef.FindStringSubmatch(ref)[1]
+			v, ok := lookup(name)
+			if !ok {
+				missing = append(missing, name)
+			}
+			return v
+		})
+		if len(missing) > 0 {
+			return "", fmt.Errorf("%w: environment variable %s is not set", ErrConfig, strings.Join(missing, ", "))
+		}
+		return out, nil
+	}
+	for i := range f.Upstreams {
+		u := &f.Upstreams[i]
+		var err error
+		if u.BaseURL, err = expand(u.BaseURL); err != nil {
+			return nil, err
+		}
+		if u.APIKey, err = expand(u.APIKey); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// LoadFile reads the configuration file at path (ParseFile).
+func LoadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return ParseFile(data, nil)
+}
+
+// Validate returns ErrConfig for a configuration the gateway cannot use.
+func (f *File) Validate() error {
+	names := map[string]bool{}
+	for i, u := range f.Upstreams {
+		switch {
+		case u.Name == "" || strings.Contains(u.Name, "/"):
+			return fmt.Errorf("%w: upstream %d: a name without '/' is required", ErrConfig, i)
+		case names[u.Name]:
+			return fmt.Errorf("%w: two upstreams named %q", ErrConfig, u.Name)
+		case u.Kind != KindOpenAI && u.Kind != KindAnthropic:
+			return fmt.Errorf("%w: upstream %q: kind %q (want openai or anthropic)", ErrConfig, u.Name, u.Kind)
+		case !strings.HasPrefix(u.BaseURL, "http://") && !strings.HasPrefix(u.BaseURL, "https://"):
+			return fmt.Errorf("%w: upstream %q: base_url %q is not an http(s) URL", ErrConfig, u.Name, u.BaseURL)
+		}
+		names[u.Name] = true
+	}
+	for i, k := range f.Keys {
+		if b, err := hex.DecodeString(k.SHA256); err != nil || len(b) != sha256.Size {
+			return fmt.Errorf("%w: key %d: key_sha256 must be 64 hex digits", ErrConfig, i)
+		}
+		if err := events.ValidTenant(k.Tenant); err != nil || k.Tenant == events.SystemTenant {
+			return fmt.Errorf("%w: key %d: tenant %q is not a tenant name", ErrConfig, i, k.Tenant)
+		}
+	}
+	if f.Heartbeat < 0 {
+		return fmt.Errorf("%w: heartbeat %v", ErrConfig, f.Heartbeat)
+	}
+	return nil
+}

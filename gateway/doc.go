@@ -1,0 +1,60 @@
+// Package gateway is Toolstream's HTTP front door for the official model
+// SDKs: an endpoint an OpenAI or Anthropic client points its base URL at.
+// It serves OpenAI Chat Completions (POST /v1/chat/completions), OpenAI
+// Responses (POST /v1/responses) and Anthropic Messages (POST
+// /v1/messages), streaming and not, and passes each request through to a
+// configured upstream provider (issue 17 items 1, 2 and 4; issue 21 items
+// 2 and 3).
+//
+// # Passthrough
+//
+// A client authenticates with one of the configured keys (Authorization:
+// Bearer or x-api-key; only their SHA-256 is configured), which names its
+// tenant and optionally its user; an unknown key gets the provider's own
+// 401 error shape (ErrorBody). The request goes upstream unchanged but for
+// the credentials (the upstream's key) and, when the model is written
+// "upstream-name/model", the model's prefix, which picks the upstream.
+// Every upstream event is:
+//
+//  1. normalised at the edge and published as canonical model events,
+//     sealed, exactly as assembler.Producer publishes them (the calls are
+//     then assembled, executed, verified and remembered as for any
+//     producer);
+//  2. kept byte for byte as an events.StreamFrame on
+//     ts.gw.<tenant>.<api>.<stream> (stream TS_GW), sealed under the user's
+//     data key, so resumption can replay it and erasure reaches it;
+//  3. streamed back to the client unchanged, event for event, each with
+//     an SSE id: its position in the stream (0, 1, 2…).
+//
+// The upstream read does not depend on the client: a client that
+// disconnects does not stop it, and what arrived is logged to the end.
+//
+// # Resumption and heartbeats
+//
+// GET /v1/responses/{id}?stream=true&starting_after=N, and the same under
+// /toolstream/v1/chat/completions/{id} and /toolstream/v1/messages/{id},
+// read a stream's frames from the log after N (from the start without
+// it), then follow it live until it ends. A Last-Event-ID header is the
+// same as starting_after (what a browser's EventSource sends by itself);
+// so is a POST carrying Last-Event-ID and the Toolstream-Stream header the
+// gateway answered the first time: it resumes the stream instead of
+// calling the upstream again. While a streamed response is open an SSE
+// comment is sent every Config.Heartbeat (default 10 s); SDKs ignore
+// comments.
+//
+// # For run mode (package agent)
+//
+//   - Gateway.Stream sends one request upstream and publishes and keeps
+//     every event as passthrough does, handing each frame to a callback as
+//     it arrives (Call, Frame, Result).
+//   - A request carrying "Toolstream-Mode: run" is handed, after
+//     authentication, to Config.Runner (Runner.ServeRun) with the parsed
+//     Request; without a Runner it gets a 501 in the provider's shape.
+//   - SSEWriter is the writer every streamed response uses (ids,
+//     heartbeats, comments); run mode's stream uses it too.
+//
+// Gateway is safe for concurrent use; each request has its own state.
+// Invariants kept (DESIGN.md): 8 (what the gateway writes is sealed per
+// user), and bad input — a malformed body, an unknown API or upstream —
+// gets a typed error in the provider's shape and loses nothing.
+package gateway

@@ -1,0 +1,104 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// frameReader reads one stream's frames from the log, in order, and
+// follows it live (an ordered consumer filtered to the stream's one
+// subject: the cheap case of a filter, docs/design.md "The stream
+// layout").
+type frameReader struct {
+	g    *Gateway
+	env  Envelope
+	it   jetstream.MessagesContext
+	stop func() // call once, when done
+}
+
+// openFrames opens the frames of stream for env's tenant, followed until
+// ctx ends or stop is called; ErrNotFound when the log holds none (or
+// another user's, for a key of one user, or they were erased).
+func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream string) (*frameReader, error) {
+	subj, err := events.GatewaySubject(env.Tenant, string(api), stream)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	st, err := g.cfg.JS.Stream(ctx, events.StreamGateway)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: stream %s: %w", events.StreamGateway, err)
+	}
+	first, err := st.GetLastMsgForSubject(ctx, subj)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, stream)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gateway: read %s: %w", stream, err)
+	}
+	if err := g.mayRead(env, first.Data); err != nil {
+		return nil, err
+	}
+	c, err := g.cfg.JS.OrderedConsumer(ctx, events.StreamGateway, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: follow %s: %w", stream, err)
+	}
+	it, err := c.Messages()
+	if err != nil {
+		return nil, fmt.Errorf("gateway: follow %s: %w", stream, err)
+	}
+	done := make(chan struct{})
+	go func() { // a client that goes away unblocks Next
+		select {
+		case <-ctx.Done():
+		case <-done:
+		}
+		it.Stop()
+	}()
+	return &frameReader{g: g, env: env, it: it, stop: func() { close(done) }}, nil
+}
+
+// mayRead checks that a key of one user reads that user's stream, and
+// that the stream was not erased.
+func (g *Gateway) mayRead(env Envelope, data []byte) error {
+	ev, err := events.DecodeWith(data, g.cfg.Keys)
+	if errors.Is(err, events.ErrErased) {
+		return fmt.Errorf("%w: erased", ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("gateway: read frame: %w", err)
+	}
+	if env.User != "" && ev.User != env.User {
+		return fmt.Errorf("%w: not this user's", ErrNotFound)
+	}
+	return nil
+}
+
+// next returns the next frame, or end at the stream's end; ctx's error
+// once the reader's context ended.
+func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) {
+	for {
+		m, err := fr.it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return Frame{}, false, ctx.Err()
+			}
+			return Frame{}, false, fmt.Errorf("gateway: follow: %w", err)
+		}
+		ev, err := events.DecodeWith(m.Data(), fr.g.cfg.Keys)
+		if err != nil {
+			return Frame{}, false, fmt.Errorf("gateway: read frame: %w", err)
+		}
+		b, ok := events.As[*events.StreamFrame](ev)
+		if !ok {
+			continue // an erasure tombstone is not on a stream's subject; nothing else is
+		}
+		if b.End {
+			return Frame{}, true, nil
+		}
+		return Frame{Stream: ev.Response, Pos: b.Pos, Event: b.Event, Data: []byte(b.Data)}, false, nil
+	}
+}

@@ -1,0 +1,134 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Config configures a Gateway.
+type Config struct {
+	// File is the upstreams, the clients' keys and the heartbeat interval.
+	File File
+	// JS is the log; Keys seals what the gateway writes to it. Both are
+	// required.
+	JS   jetstream.JetStream
+	Keys events.Keyring
+	// Client sends the upstream requests; default a client with no overall
+	// timeout (a stream lasts as long as the model writes).
+	Client *http.Client
+	// Runner serves requests carrying "Toolstream-Mode: run"; without one
+	// they get a 501 in the provider's shape.
+	Runner Runner
+	// BodyMax bounds a client's request body; default 32 MiB.
+	BodyMax int64
+	// Logger; nil discards.
+	Logger *slog.Logger
+	// Now gives the events their time; default time.Now.
+	Now func() time.Time
+}
+
+// Runner serves run mode (issue 17 item 3): ServeRun is called for a
+// request carrying "Toolstream-Mode: run" once it is authenticated and
+// its body read; it writes the whole response.
+type Runner interface {
+	ServeRun(w http.ResponseWriter, r *http.Request, req *Request)
+}
+
+// Request is an authenticated request to one of the gateway's APIs.
+type Request struct {
+	API API
+	// Env is the envelope every event of the request carries: the key's
+	// tenant, the user (the key's or Toolstream-User), Toolstream-Session,
+	// -Run and -Step.
+	Env Envelope
+	// Body is the client's request body, unchanged.
+	Body []byte
+	// Stream reports whether the client asked for a stream ("stream": true).
+	Stream bool
+	// Model is the body's model, Upstream the upstream it routes to.
+	Model    string
+	Upstream string
+}
+
+// Envelope is the identity every event of a request carries.
+type Envelope struct {
+	Tenant, User, Session, Run, Step string
+}
+
+// Gateway serves the provider APIs over HTTP (ServeHTTP) and streams
+// upstream (Stream). Safe for concurrent use.
+type Gateway struct {
+	cfg      Config
+	log      *slog.Logger
+	producer *assembler.Producer
+	keys     map[string]Key // by SHA-256 hex
+	mux      *http.ServeMux
+	detached sync.WaitGroup // upstream reads that outlive their client
+}
+
+// New returns a gateway; ErrConfig for a configuration it cannot use.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.JS == nil || cfg.Keys == nil {
+		return nil, fmt.Errorf("%w: JS and Keys are required", ErrConfig)
+	}
+	if err := cfg.File.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{}
+	}
+	if cfg.BodyMax <= 0 {
+		cfg.BodyMax = 32 << 20
+	}
+	if cfg.File.Heartbeat <= 0 {
+		cfg.File.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p, err := assembler.NewProducer(assembler.ProducerConfig{JS: cfg.JS, Keys: cfg.Keys, Now: cfg.Now})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}}
+	for _, k := range cfg.File.Keys {
+		g.keys[k.SHA256] = k
+	}
+	g.mux = g.routes()
+	return g, nil
+}
+
+// Wait waits until every upstream read whose client went away has ended
+// and been logged, or ctx ends.
+func (g *Gateway) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { g.detached.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newStreamID names a request's stream until the provider names its
+// response.
+func newStreamID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "gw_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,241 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// DefaultHeartbeat is the interval of heartbeat comments when none is
+// configured.
+const DefaultHeartbeat = 10 * time.Second
+
+// FrameMax bounds one server-sent event read from an upstream (its data
+// lines together).
+const FrameMax = 8 << 20
+
+// SSEWriter writes one server-sent event stream to a client: events with
+// an id, and comments (heartbeats). Its methods are safe for concurrent
+// use (the heartbeat goroutine writes between events). A write error is
+// sticky: once the client is gone every later write returns it.
+type SSEWriter struct {
+	mu      sync.Mutex // guards everything below and every write to w
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	err     error
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// NewSSEWriter returns a writer on w. Nothing is written until Start, the
+// first Event or the first heartbeat.
+func NewSSEWriter(w http.ResponseWriter) *SSEWriter {
+	return &SSEWriter{w: w, rc: http.NewResponseController(w)}
+}
+
+// Start writes the response's status line and headers (status 200,
+// text/event-stream) unless they were written; set any other header on
+// the ResponseWriter before.
+func (s *SSEWriter) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.startLocked()
+}
+
+func (s *SSEWriter) startLocked() error {
+	if s.started {
+		return s.err
+	}
+	s.started = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	s.w.WriteHeader(http.StatusOK)
+	return s.flushLocked()
+}
+
+func (s *SSEWriter) flushLocked() error {
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.rc.Flush(); err != nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// Started reports whether the headers were written.
+func (s *SSEWriter) Started() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
+}
+
+// Event writes one event with its id (none when id is negative), its
+// event name (none when empty) and its data (one data: line per line of
+// data), and flushes it.
+func (s *SSEWriter) Event(id int64, event string, data []byte) error {
+	var b bytes.Buffer
+	b.Grow(len(data) + len(event) + 32)
+	if event != "" {
+		b.WriteString("event: ")
+		b.WriteString(event)
+		b.WriteByte('\n')
+	}
+	for {
+		line, rest, more := bytes.Cut(data, []byte("\n"))
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteByte('\n')
+		if !more {
+			break
+		}
+		data = rest
+	}
+	if id >= 0 {
+		b.WriteString("id: ")
+		b.WriteString(strconv.FormatInt(id, 10))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return s.write(b.Bytes())
+}
+
+// Comment writes an SSE comment line (": text"), which clients ignore.
+func (s *SSEWriter) Comment(text string) error {
+	return s.write([]byte(": " + text + "\n\n"))
+}
+
+func (s *SSEWriter) write(p []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.startLocked(); err != nil {
+		return err
+	}
+	if _, err := s.w.Write(p); err != nil {
+		s.err = err
+		return err
+	}
+	return s.flushLocked()
+}
+
+// Heartbeat writes a comment every interval (DefaultHeartbeat when not
+// positive) until StopHeartbeat; the first one starts the response if
+// nothing did. Calling it twice is a no-op.
+func (s *SSEWriter) Heartbeat(every time.Duration) {
+	if every <= 0 {
+		every = DefaultHeartbeat
+	}
+	s.mu.Lock()
+	if s.stop != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	stop, done := s.stop, s.done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if s.Comment("heartbeat") != nil {
+					return
+				}
+			}
+		}
+	}()
+}
+
+// StopHeartbeat stops the heartbeats and waits until none is being
+// written. Call it before the handler returns.
+func (s *SSEWriter) StopHeartbeat() {
+	s.mu.Lock()
+	stop, done := s.stop, s.done
+	s.stop = nil
+	s.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+// sseReader reads the events of an upstream's server-sent event stream.
+type sseReader struct {
+	br *bufio.Reader
+}
+
+func newSSEReader(r io.Reader) *sseReader { return &sseReader{br: bufio.NewReaderSize(r, 64<<10)} }
+
+// errFrameTooLarge is the error of an upstream event over FrameMax.
+var errFrameTooLarge = fmt.Errorf("%w: an event over %d bytes", ErrUpstream, FrameMax)
+
+// next returns the next event's name and data (data lines joined by
+// newlines, as the SSE specification dispatches them); comments, ids and
+// retry fields are dropped. At the end it returns io.EOF; an event cut
+// off by the end is returned first.
+func (r *sseReader) next() (event string, data []byte, err error) {
+	var hasData bool
+	for {
+		line, err := r.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				if len(long) > FrameMax {
+					return "", nil, errFrameTooLarge
+				}
+				line, err = r.br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", nil, err
+		}
+		eof := err != nil
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) == 0 {
+			if hasData {
+				return event, data, nil
+			}
+			if eof {
+				return "", nil, io.EOF
+			}
+			event = ""
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			event = string(value)
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+			if len(data) > FrameMax {
+				return "", nil, errFrameTooLarge
+			}
+		}
+		if eof {
+			if hasData {
+				return event, data, nil
+			}
+			return "", nil, io.EOF
+		}
+	}
+}

@@ -1,0 +1,462 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Call is one request sent upstream.
+type Call struct {
+	API API
+	// Upstream names the upstream; "" routes by the body's model
+	// ("upstream-name/model") or to the first upstream of the API's kind.
+	Upstream string
+	// Body is sent unchanged, but for the model's upstream prefix.
+	Body []byte
+	// Header holds the client's headers to pass on (anthropic-version,
+	// openai-beta…); credentials, hop-by-hop and Toolstream-* headers are
+	// never passed. Query is the URL's raw query.
+	Header http.Header
+	Query  string
+	// Env is the envelope of every event published.
+	Env Envelope
+	// Stream names the stream until the provider names its response (the
+	// first event's response id); "" draws a new id.
+	Stream string
+	// OnResponse, when set, is called once the upstream's status and
+	// headers arrived, before any frame.
+	OnResponse func(status int, header http.Header)
+}
+
+// Frame is one server-sent event of an upstream stream, as received.
+type Frame struct {
+	Stream string // the stream it belongs to (the provider's response id)
+	Pos    int64  // its position, 0, 1, 2…: its SSE id
+	Event  string // the event name, "" when none
+	Data   []byte
+}
+
+// Result is what one Stream did.
+type Result struct {
+	Stream string // the stream's id: the provider's response id, else Call.Stream
+	Status int
+	Header http.Header
+	// Body is a response that was not a stream (a non-streamed answer, an
+	// upstream error), whole, as received.
+	Body   []byte
+	Frames int                 // frames relayed and kept (a Body is one)
+	Model  assembler.Published // what the producer published
+}
+
+// responseBodyMax bounds a non-streamed upstream response.
+const responseBodyMax = 64 << 20
+
+// Stream sends c upstream and reads its answer to the end. A streamed
+// answer (text/event-stream with status 200) is read event by event: each
+// is kept in the log as a sealed events.StreamFrame, fed to the edge
+// normaliser (assembler.Producer: the model events, sealed, as any
+// producer publishes them), then handed to onFrame (nil: none) — in that
+// order, as it arrives. An onFrame error stops the calls to onFrame alone:
+// the upstream is still read to the end and logged. Any other answer is
+// read whole into Result.Body and kept as one frame.
+//
+// ctx bounds the whole upstream read: pass one that outlives the client
+// (context.WithoutCancel) for the read to survive it. It returns
+// ErrBadRequest for a call it cannot route, ErrUpstream wrapping the
+// transport's error when the upstream cannot be reached or read, and the
+// log's errors.
+func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error) (*Result, error) {
+	up, body, err := g.route(c.API, c.Upstream, c.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := events.ValidTenant(c.Env.Tenant); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	url := strings.TrimSuffix(up.BaseURL, "/") + c.API.path()
+	if c.Query != "" {
+		url += "?" + c.Query
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUpstream, err)
+	}
+	copyRequestHeader(req.Header, c.Header)
+	req.Header.Set("Content-Type", "application/json")
+	if up.Kind == KindAnthropic {
+		req.Header.Set("X-Api-Key", up.APIKey)
+		if req.Header.Get("Anthropic-Version") == "" {
+			req.Header.Set("Anthropic-Version", "2023-06-01")
+		}
+	} else if up.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+up.APIKey)
+	}
+	resp, err := g.cfg.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUpstream, up.Name, err)
+	}
+	defer resp.Body.Close()
+	if c.OnResponse != nil {
+		c.OnResponse(resp.StatusCode, resp.Header)
+	}
+	res := &Result{Stream: c.Stream, Status: resp.StatusCode, Header: resp.Header}
+	if res.Stream == "" {
+		res.Stream = newStreamID()
+	}
+	s := &relay{g: g, c: c, res: res, onFrame: onFrame}
+	if resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
+		err = s.stream(ctx, resp.Body)
+	} else {
+		err = s.whole(ctx, resp.Body)
+	}
+	return res, err
+}
+
+func isEventStream(h http.Header) bool {
+	return strings.HasPrefix(strings.ToLower(h.Get("Content-Type")), "text/event-stream")
+}
+
+// relay is one Stream's state.
+type relay struct {
+	g       *Gateway
+	c       Call
+	res     *Result
+	onFrame func(Frame) error
+	frames  frameOut
+}
+
+// stream relays an event stream: frames kept, model events published,
+// frames handed on.
+func (s *relay) stream(ctx context.Context, r io.Reader) error {
+	feed := newFeed()
+	raw := assembler.RawStream{Tenant: s.c.Env.Tenant, Format: s.c.API.format(), Stream: s.res.Stream,
+		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
+	type published struct {
+		p   assembler.Published
+		err error
+	}
+	pubc := make(chan published, 1)
+	go func() {
+		p, err := s.g.producer.Publish(ctx, raw, feed)
+		feed.close() // nothing more is read: later lines are dropped
+		pubc <- published{p, err}
+	}()
+	rd := newSSEReader(r)
+	var readErr error
+	for pos := int64(0); ; pos++ {
+		event, data, err := rd.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			readErr = fmt.Errorf("%w: read: %w", ErrUpstream, err)
+			break
+		}
+		if pos == 0 {
+			if id := responseID(data); id != "" {
+				s.res.Stream = id
+			}
+		}
+		if err := s.keep(ctx, pos, event, data, false); err != nil {
+			feed.end()
+			<-pubc
+			return err
+		}
+		if json.Valid(data) {
+			feed.send(compactLine(data))
+		}
+		s.hand(Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data})
+	}
+	feed.end()
+	pub := <-pubc
+	s.res.Model = pub.p
+	if err := s.keep(ctx, int64(s.res.Frames), "", nil, true); err != nil {
+		return err
+	}
+	if err := s.frames.flush(ctx); err != nil {
+		return fmt.Errorf("gateway: keep frames of %s: %w", s.res.Stream, err)
+	}
+	if pub.err != nil {
+		return pub.err
+	}
+	return readErr
+}
+
+// whole relays an answer that is not a stream: one frame.
+func (s *relay) whole(ctx context.Context, r io.Reader) error {
+	body, err := io.ReadAll(io.LimitReader(r, responseBodyMax+1))
+	if err != nil {
+		return fmt.Errorf("%w: read: %w", ErrUpstream, err)
+	}
+	if len(body) > responseBodyMax {
+		return fmt.Errorf("%w: an answer over %d bytes", ErrUpstream, responseBodyMax)
+	}
+	s.res.Body = body
+	if id := responseID(body); id != "" && s.res.Status == http.StatusOK {
+		s.res.Stream = id
+	}
+	if err := s.keep(ctx, 0, "", body, false); err != nil {
+		return err
+	}
+	if err := s.keep(ctx, 1, "", nil, true); err != nil {
+		return err
+	}
+	return s.frames.flush(ctx)
+}
+
+// hand gives f to onFrame until it fails once.
+func (s *relay) hand(f Frame) {
+	if s.onFrame == nil {
+		return
+	}
+	if err := s.onFrame(f); err != nil {
+		s.onFrame = nil
+	}
+}
+
+// keep publishes one frame, sealed, without waiting for its
+// acknowledgement (flush waits).
+func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, end bool) error {
+	env := s.c.Env
+	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), s.res.Stream)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	ev := &events.Event{
+		ID: events.StreamFrameID(env.Tenant, string(s.c.API), s.res.Stream, pos), Tenant: env.Tenant,
+		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
+		At: s.g.cfg.Now().UnixNano(), Body: &events.StreamFrame{Pos: pos, Event: event, Data: string(data), End: end},
+	}
+	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
+	if err != nil {
+		return fmt.Errorf("gateway: seal frame: %w", err)
+	}
+	if !end {
+		s.res.Frames++
+	}
+	return s.frames.add(ctx, s.g.cfg.JS, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
+}
+
+// frameOutWindow bounds the frames sent and not yet acknowledged.
+const frameOutWindow = 512
+
+// frameOut publishes a stream's frames in order, a window of asynchronous
+// publishes.
+type frameOut struct {
+	futs []jetstream.PubAckFuture
+}
+
+func (o *frameOut) add(ctx context.Context, js jetstream.JetStream, m *nats.Msg) error {
+	for len(o.futs) >= frameOutWindow {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	for {
+		f, err := js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
+			if err := o.waitOldest(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("gateway: keep frame: %w", err)
+		}
+		o.futs = append(o.futs, f)
+		return nil
+	}
+}
+
+func (o *frameOut) waitOldest(ctx context.Context) error {
+	f := o.futs[0]
+	select {
+	case <-f.Ok():
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	o.futs[0] = nil
+	o.futs = o.futs[1:]
+	return nil
+}
+
+func (o *frameOut) flush(ctx context.Context) error {
+	for len(o.futs) > 0 {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// responseID is the response id of a stream's first event or of a whole
+// answer: Chat's "id", Responses' response.id, Messages' message.id (and
+// a whole answer's "id").
+func responseID(data []byte) string {
+	var p struct {
+		ID       string `json:"id"`
+		Response struct {
+			ID string `json:"id"`
+		} `json:"response"`
+		Message struct {
+			ID string `json:"id"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return ""
+	}
+	for _, id := range []string{p.Response.ID, p.Message.ID, p.ID} {
+		if id != "" && len(id) <= 256 {
+			return id
+		}
+	}
+	return ""
+}
+
+// compactLine is data as one JSON line.
+func compactLine(data []byte) []byte {
+	if bytes.IndexByte(data, '\n') < 0 {
+		return append(append(make([]byte, 0, len(data)+1), data...), '\n')
+	}
+	var b bytes.Buffer
+	json.Compact(&b, data) // valid JSON: cannot fail
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// feed is the io.Reader the producer reads a stream's events from, as
+// JSON lines, while they arrive.
+type feed struct {
+	ch     chan []byte
+	done   chan struct{} // closed when the producer stopped reading
+	cur    []byte
+	ended  bool
+	closed bool
+}
+
+// feedQueueMax bounds the events queued for the producer.
+const feedQueueMax = 1024
+
+func newFeed() *feed { return &feed{ch: make(chan []byte, feedQueueMax), done: make(chan struct{})} }
+
+// send queues one line; dropped once the producer stopped reading.
+func (f *feed) send(line []byte) {
+	select {
+	case f.ch <- line:
+	case <-f.done:
+	}
+}
+
+// end says no more lines come.
+func (f *feed) end() {
+	if !f.ended {
+		f.ended = true
+		close(f.ch)
+	}
+}
+
+// close is the reader's: it stopped reading.
+func (f *feed) close() {
+	if !f.closed {
+		f.closed = true
+		close(f.done)
+	}
+}
+
+func (f *feed) Read(p []byte) (int, error) {
+	for len(f.cur) == 0 {
+		b, ok := <-f.ch
+		if !ok {
+			return 0, io.EOF
+		}
+		f.cur = b
+	}
+	n := copy(p, f.cur)
+	f.cur = f.cur[n:]
+	return n, nil
+}
+
+// copyRequestHeader copies the client's headers that go upstream.
+func copyRequestHeader(dst, src http.Header) {
+	for k, vs := range src {
+		switch strings.ToLower(k) {
+		case "authorization", "x-api-key", "host", "content-length", "connection", "keep-alive",
+			"proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+			"accept-encoding", "cookie", "last-event-id":
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(k), "toolstream-") {
+			continue
+		}
+		dst[k] = append([]string(nil), vs...)
+	}
+}
+
+// route picks the upstream of a call and the body sent to it: the model's
+// "upstream-name/" prefix, when it names an upstream of the API's kind,
+// picks it and is removed from the body.
+func (g *Gateway) route(api API, name string, body []byte) (*Upstream, []byte, error) {
+	switch api {
+	case APIChat, APIResponses, APIMessages:
+	default:
+		return nil, nil, fmt.Errorf("%w: unknown API %q", ErrBadRequest, api)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, nil, fmt.Errorf("%w: the body is not a JSON object: %v", ErrBadRequest, err)
+	}
+	var model string
+	if m, ok := fields["model"]; ok {
+		if err := json.Unmarshal(m, &model); err != nil {
+			return nil, nil, fmt.Errorf("%w: model is not a string", ErrBadRequest)
+		}
+	}
+	if prefix, rest, ok := strings.Cut(model, "/"); ok && name == "" {
+		if up := g.upstream(prefix); up != nil && up.Kind == api.Kind() {
+			fields["model"], _ = json.Marshal(rest)
+			b, err := json.Marshal(fields)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			}
+			return up, b, nil
+		}
+	}
+	if name != "" {
+		up := g.upstream(name)
+		if up == nil {
+			return nil, nil, fmt.Errorf("%w: no upstream named %q", ErrBadRequest, name)
+		}
+		if up.Kind != api.Kind() {
+			return nil, nil, fmt.Errorf("%w: upstream %q is %s, not %s", ErrBadRequest, name, up.Kind, api.Kind())
+		}
+		return up, body, nil
+	}
+	for i := range g.cfg.File.Upstreams {
+		if up := &g.cfg.File.Upstreams[i]; up.Kind == api.Kind() {
+			return up, body, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%w: no %s upstream is configured", ErrBadRequest, api.Kind())
+}
+
+func (g *Gateway) upstream(name string) *Upstream {
+	for i := range g.cfg.File.Upstreams {
+		if g.cfg.File.Upstreams[i].Name == name {
+			return &g.cfg.File.Upstreams[i]
+		}
+	}
+	return nil
+}
