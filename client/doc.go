@@ -14,6 +14,17 @@
 //     8: personal data reaches the log only sealed), or published raw for
 //     the server's ingest to normalise. Writing a stream twice stores it
 //     once (message ids derive from the stream and the event's position).
+//   - Consuming (Calls, Results, Verdicts): a tenant's calls as the
+//     assembler decided them, their results and the verifier's verdicts,
+//     as typed values of an iter.Seq2, in log order, resuming After a
+//     stream sequence, following the log as it grows (Follow), or live
+//     for an identity that may not read the log (Live). A read is the
+//     tenant's one subject filter on the one stream that holds it, read by
+//     direct gets (package logread): no consumer is made on the server, so
+//     nothing is acknowledged and a reader can take no one else's
+//     deliveries; the position is the caller's (Meta.Seq). An event that
+//     does not decode is a *MalformedError with its sequence, and the
+//     iteration goes on.
 //
 // Errors: every method documents the sentinels of errors.go it returns;
 // ErrNotFound, ErrStaleVersion, ErrPermissionDenied and ErrBadInput are

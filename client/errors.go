@@ -3,6 +3,8 @@ package client
 import (
 	"errors"
 	"fmt"
+
+	"github.com/toolstream/toolstream/events"
 )
 
 // Errors a caller branches on with errors.Is. Every error a method returns
@@ -26,6 +28,9 @@ var (
 	// (a bad tenant, format or argument; an event that does not decode:
 	// *MalformedError).
 	ErrBadInput = errors.New("client: bad input")
+	// ErrErased: the event's personal data was erased (its user or record
+	// was forgotten); what is left of it is its place in the log.
+	ErrErased = errors.New("client: erased")
 	// ErrUnavailable: nobody answers the service (the server runs no such
 	// service, or it is starting).
 	ErrUnavailable = errors.New("client: service unavailable")
@@ -33,7 +38,8 @@ var (
 
 // MalformedError is an event of the log that could not be decoded into
 // the value asked for: a consumer gets it in place of the value, with the
-// message's place in the log, and the iteration goes on.
+// message's place in the log, and the iteration goes on. It is
+// ErrBadInput, or ErrErased when the event's data key was destroyed.
 type MalformedError struct {
 	Stream  string // the log's stream
 	Seq     uint64 // its sequence in Stream
@@ -45,8 +51,14 @@ func (e *MalformedError) Error() string {
 	return fmt.Sprintf("client: malformed event at %s seq %d (%s): %v", e.Stream, e.Seq, e.Subject, e.Err)
 }
 
-// Unwrap gives ErrBadInput and the decoder's error.
-func (e *MalformedError) Unwrap() []error { return []error{ErrBadInput, e.Err} }
+// Unwrap gives ErrBadInput (ErrErased for erased data) and the decoder's
+// error.
+func (e *MalformedError) Unwrap() []error {
+	if errors.Is(e.Err, events.ErrErased) {
+		return []error{ErrErased, e.Err}
+	}
+	return []error{ErrBadInput, e.Err}
+}
 
 // StaleError is a write refused because the version it read is no longer
 // the current one.
