@@ -1,0 +1,139 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// ErrAlreadyDecided: a call's approval was already decided (the first
+// decision stands).
+var ErrAlreadyDecided = errors.New("client: already decided")
+
+// Approval is a call that asked for approval: a tool whose contract says
+// approval: required waits until someone approves or denies it.
+type Approval struct {
+	Meta
+	Tool      string
+	Arguments json.RawMessage
+	Key       string // the call's idempotency key, tenant/run/step/call
+}
+
+// Approvals iterates over the calls of tenant that asked for approval, in
+// log order (decided or not). Acknowledgement and errors as Calls.
+func (c *Client) Approvals(ctx context.Context, tenant string, opts ...ReadOption) iter.Seq2[Approval, error] {
+	return readKind(ctx, c, "exec", tenant, opts, func(ev *events.Event, m Meta) (Approval, bool) {
+		ar, ok := ev.Body.(*events.ApprovalRequested)
+		if !ok {
+			return Approval{}, false
+		}
+		return Approval{Meta: m, Tool: ar.Name, Arguments: ar.Arguments, Key: ar.Key}, true
+	})
+}
+
+// DecideOption configures Approve and Deny.
+type DecideOption func(*decision)
+
+type decision struct{ by, reason string }
+
+// By records who decided; default "client".
+func By(who string) DecideOption { return func(d *decision) { d.by = who } }
+
+// Because records why an approval was given (a denial's reason is Deny's
+// argument).
+func Because(reason string) DecideOption { return func(d *decision) { d.reason = reason } }
+
+// Approve lets a call of tenant that waits for approval run. call is its
+// provider call id (looked up among the tenant's approval requests) or
+// its idempotency key. The decision is an event in the log: it survives
+// restarts. It returns ErrNotFound when no call of tenant asked for
+// approval under call, ErrAlreadyDecided when it was decided already,
+// ErrPermissionDenied for an identity that may not decide (only the
+// operator and the admin may), ErrBadInput for a bad tenant.
+func (c *Client) Approve(ctx context.Context, tenant, call string, opts ...DecideOption) (key string, err error) {
+	d := decision{by: "client"}
+	for _, o := range opts {
+		o(&d)
+	}
+	return c.decide(ctx, tenant, call, &events.ApprovalGranted{By: d.by, Reason: d.reason})
+}
+
+// Deny ends a call that waits for approval with approval_denied; reason
+// tells the model why and is required (ErrBadInput without). Otherwise as
+// Approve.
+func (c *Client) Deny(ctx context.Context, tenant, call, reason string, opts ...DecideOption) (key string, err error) {
+	if reason == "" {
+		return "", fmt.Errorf("%w: a denial needs a reason", ErrBadInput)
+	}
+	d := decision{by: "client"}
+	for _, o := range opts {
+		o(&d)
+	}
+	return c.decide(ctx, tenant, call, &events.ApprovalDenied{By: d.by, Reason: reason})
+}
+
+// approvalID is the event id of the decision about a call: one per call,
+// so a second decision within the log's duplicate window is dropped (as
+// executor.ApprovalID; a test holds them equal).
+func approvalID(key string) string { return events.ExecutionID("approval", key, 0) }
+
+func (c *Client) decide(ctx context.Context, tenant, call string, body events.Body) (string, error) {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return "", fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
+	}
+	key := ""
+	for a, err := range c.Approvals(ctx, tenant) {
+		var me *MalformedError
+		if errors.As(err, &me) {
+			continue // not a request anyone can decide
+		}
+		if err != nil {
+			return "", err
+		}
+		if a.Key == call || a.CallID == call {
+			key = a.Key
+			break
+		}
+	}
+	if key == "" {
+		return "", fmt.Errorf("%w: no call of tenant %s asked for approval under %q", ErrNotFound, tenant, call)
+	}
+	_, run, step, callID, ok := events.SplitIdempotencyKey(key)
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not a call key", ErrBadInput, key)
+	}
+	subj, err := events.ApprovalSubject(tenant, key)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	ev := &events.Event{ID: approvalID(key), Tenant: tenant, Run: run, Step: step, CallID: callID, At: c.o.now().UnixNano(), Body: body}
+	data, err := events.Encode(ev)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	mark := c.mark()
+	ctx, cancel := c.requestContext(ctx)
+	defer cancel()
+	ack, err := c.js.Publish(ctx, subj, data, jetstream.WithMsgID(ev.ID))
+	if err != nil {
+		return "", fmt.Errorf("client: %s %s: %w", body.Kind(), key, c.refused(mark, err))
+	}
+	if ack.Duplicate {
+		return key, fmt.Errorf("%w: %s", ErrAlreadyDecided, key)
+	}
+	return key, nil
+}
+
+// requestContext bounds ctx by the request timeout unless it ends sooner.
+func (c *Client) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < c.o.requestTimeout {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.o.requestTimeout)
+}

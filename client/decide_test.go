@@ -1,0 +1,139 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/auth"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/registry"
+)
+
+const wireYAML = `
+tools:
+  - name: wire
+    side_effect: irreversible
+    idempotency: required
+    input_schema: {type: object, properties: {amount: {type: number}}, required: [amount]}
+grants:
+  - tenant: acme
+    permissions: [wire]
+`
+
+// startExecutor runs a real executor of the wire tool until the test ends.
+func startExecutor(t testing.TB, b *bus.Bus) {
+	t.Helper()
+	reg, err := registry.Parse([]byte(wireYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+		return json.RawMessage(`{"sent":true}`), nil
+	})
+	e, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: func() *registry.Registry { return reg },
+		Tools: map[string]executor.Tool{"wire": wire}, DrainTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// completeCall publishes a completed call of the wire tool, as the
+// assembler would.
+func completeCall(t testing.TB, b *bus.Bus, call, args string) {
+	t.Helper()
+	subj, _ := events.CallSubject("acme", "wire")
+	ev := &events.Event{ID: events.CompletedID("acme", "resp_1", "item_"+call), Tenant: "acme", User: "u1", Run: "run1", Step: "1",
+		Response: "resp_1", Item: "item_" + call, CallID: call, At: 1, Body: &events.CallCompleted{Name: "wire", Arguments: []byte(args)}}
+	if _, err := b.Publish(context.Background(), subj, ev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestApproveAndDeny drives a real executor: calls that wait for approval
+// are listed, one approved by its call id runs, one denied with a reason
+// fails with approval_denied and the reason; a second decision, an
+// unknown call, a denial without reason and an identity that may not
+// decide are refused with the errors to branch on.
+func TestApproveAndDeny(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	startExecutor(t, b)
+	completeCall(t, b, "call_ok", `{"amount":10}`)
+	completeCall(t, b, "call_no", `{"amount":20}`)
+	c := connect(t, b, auth.Identity{Role: auth.RoleOperator})
+	waiting := map[string]string{}
+	for a, err := range c.Approvals(ctx, "acme", client.Follow()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Tool != "wire" || a.Key != "acme/run1/1/"+a.CallID {
+			t.Fatalf("%+v", a)
+		}
+		if waiting[a.CallID] = string(a.Arguments); len(waiting) == 2 {
+			break
+		}
+	}
+	if waiting["call_ok"] != `{"amount":10}` {
+		t.Fatalf("waiting %v", waiting)
+	}
+	key, err := c.Approve(ctx, "acme", "call_ok", client.By("alice"), client.Because("checked"))
+	if err != nil || key != "acme/run1/1/call_ok" {
+		t.Fatal(key, err)
+	}
+	if _, err := c.Deny(ctx, "acme", "acme/run1/1/call_no", "amount looks wrong", client.By("bob")); err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]client.Result{}
+	for r, err := range c.Results(ctx, "acme", client.Follow()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if results[r.CallID] = r; len(results) == 2 {
+			break
+		}
+	}
+	if ok, no := results["call_ok"], results["call_no"]; !ok.OK || string(ok.Result) != `{"sent":true}` ||
+		no.OK || no.Error != events.ErrApprovalDenied || !contains(no.Message, "amount looks wrong") {
+		t.Fatalf("results %+v", results)
+	}
+	if _, err := c.Deny(ctx, "acme", "call_ok", "too late"); !errors.Is(err, client.ErrAlreadyDecided) {
+		t.Fatalf("a second decision: %v", err)
+	}
+	if _, err := c.Approve(ctx, "acme", "call_unknown"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an unknown call: %v", err)
+	}
+	if _, err := c.Deny(ctx, "acme", "call_ok", ""); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a denial without reason: %v", err)
+	}
+	if _, err := c.Approve(ctx, "a.b", "call_ok"); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a bad tenant: %v", err)
+	}
+	completeCall(t, b, "call_reader", `{"amount":30}`)
+	reader := connect(t, b, auth.Identity{Role: auth.RoleReader}, client.WithRequestTimeout(2*time.Second))
+	for a, err := range reader.Approvals(ctx, "acme", client.Follow()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.CallID == "call_reader" {
+			break
+		}
+	}
+	if _, err := reader.Approve(ctx, "acme", "call_reader"); !errors.Is(err, client.ErrPermissionDenied) {
+		t.Fatalf("a reader approving: %v", err)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
