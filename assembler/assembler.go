@@ -498,9 +498,11 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 		if err != nil {
 			return err
 		}
-		// A response that called no tool and said something is a final
-		// answer: its text goes with the outcome, for the verifier.
-		if status == events.StatusCompleted && s.re.row.Calls == 0 {
+		// The text goes with the outcome: a response that called no tool
+		// and completed is a final answer, for the verifier; the text a
+		// response wrote before its calls is the assistant's turn of the
+		// round, for the runs' history.
+		if status == events.StatusCompleted || s.re.row.Calls > 0 {
 			text, _, err := s.tx.Get(tk)
 			if err != nil {
 				return err

@@ -158,6 +158,9 @@ func render(evs []*events.Event) string {
 			if x.ErrorCode != "" {
 				fmt.Fprintf(&b, " error=%s", x.ErrorCode)
 			}
+			if x.Text != "" {
+				fmt.Fprintf(&b, " text=%q", x.Text)
+			}
 		}
 		b.WriteByte('\n')
 	}

@@ -74,7 +74,10 @@ type ResponseOutcome struct {
 	ErrorCode    string         `msgpack:"ec,omitempty"`
 	ErrorMessage string         `msgpack:"em,omitempty"`
 	Calls        int            `msgpack:"nc"`
-	Text         string         `msgpack:"x,omitempty"` // the display text, for the verifier
+	// Text is the response's display text: the final answer the verifier
+	// checks (completed, no calls), or what the model wrote before its
+	// calls (the assistant's turn in a run's history).
+	Text string `msgpack:"x,omitempty"`
 	// Provider is the format the response was normalised from
 	// (ResponseStarted.Provider), when known: the runs projection writes
 	// the round's tool results in its shape.
