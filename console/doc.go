@@ -1,0 +1,35 @@
+// Package console is the web page of the people who operate Toolstream:
+// the calls as they happen, one call's lineage, the approvals waiting for a
+// person, verified answers with their claims, a user's memory and the
+// health of the projections and executors. Server serves it on one HTTP
+// listener from assets embedded in the binary (no internet at run time).
+//
+// Who may see and do what. A session is a Grant: a role of package auth
+// (operator or reader) and, for a per-tenant viewer, one tenant. Sign-in is
+// a one-time token (Mint, made by `toolstream console-token` with the key
+// in <data>/auth/console.key) redeemed at /signin, which sets the session
+// cookie; without a session every page and API answers 401. A grant of one
+// tenant never sees another tenant's calls, traces, answers, memory or
+// breakers: every list is filtered and every request naming another tenant
+// is refused with 403. Acting is decided by the role's NATS permissions
+// (auth.Identity.MayPublish): an operator may approve, deny, correct and
+// forget; a reader may not. A decision is an event in the log like the
+// CLI's (executor.Approve, executor.Deny); a forget goes through the same
+// path as `toolstream memory forget` (Config.Forget).
+//
+// State-changing requests are POSTs that need the session cookie, the
+// session's CSRF token in the X-Console-CSRF header and, when the browser
+// sends them, an Origin of this host and Sec-Fetch-Site same-origin.
+//
+// Live updates. The console follows the log's call, execution, approval,
+// result, response and answer subjects from the start (not the model
+// deltas) into a bounded table of the latest calls and answers
+// (Config.CallsMax, Config.AnswersMax), and pushes each change to the open
+// pages as server-sent events (/api/events). The table is not a projection:
+// it is what `toolstream calls --follow` prints, kept in memory, and a
+// restart reads it again from the log.
+//
+// Tokens are one-time within a process: a redeemed token's nonce is
+// remembered until the token expires. Sessions live in the process's
+// memory; a restart signs everyone out.
+package console
