@@ -1,0 +1,61 @@
+package gateway
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFile(t *testing.T) {
+	env := map[string]string{"OPENAI_API_KEY": "sk-1", "HOST": "api.example.com"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	hash := HashKey("test")
+	good := `
+upstreams:
+  - name: openai
+    kind: openai
+    base_url: https://${env:HOST}/v1
+    api_key: ${env:OPENAI_API_KEY}
+  - name: claude
+    kind: anthropic
+    base_url: https://api.anthropic.com/v1
+    api_key: literal
+keys:
+  - key_sha256: ` + hash + `
+    tenant: acme
+    user: ann
+heartbeat: 2s
+`
+	f, err := ParseFile([]byte(good), lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Upstreams[0].BaseURL != "https://api.example.com/v1" || f.Upstreams[0].APIKey != "sk-1" || f.Upstreams[1].APIKey != "literal" ||
+		f.Keys[0] != (Key{SHA256: hash, Tenant: "acme", User: "ann"}) || f.Heartbeat != 2*time.Second {
+		t.Fatalf("%+v", f)
+	}
+	if hash != "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" {
+		t.Fatalf("HashKey(test) = %s, not sha256", hash)
+	}
+	for _, c := range []struct{ name, yaml, want string }{
+		{"unset variable", "upstreams: [{name: o, kind: openai, base_url: 'https://x/v1', api_key: '${env:NOPE}'}]", "NOPE is not set"},
+		{"unknown kind", "upstreams: [{name: o, kind: gemini, base_url: 'https://x/v1'}]", "kind"},
+		{"no name", "upstreams: [{kind: openai, base_url: 'https://x/v1'}]", "name"},
+		{"slash in name", "upstreams: [{name: a/b, kind: openai, base_url: 'https://x/v1'}]", "name"},
+		{"two names", "upstreams: [{name: o, kind: openai, base_url: 'https://x/v1'}, {name: o, kind: openai, base_url: 'https://y/v1'}]", "two upstreams"},
+		{"not a URL", "upstreams: [{name: o, kind: openai, base_url: 'x/v1'}]", "base_url"},
+		{"bad hash", "keys: [{key_sha256: abc, tenant: acme}]", "64 hex"},
+		{"no tenant", "keys: [{key_sha256: " + hash + "}]", "tenant"},
+		{"system tenant", "keys: [{key_sha256: " + hash + ", tenant: _system}]", "tenant"},
+		{"unknown field", "upstream: []", "not found"},
+		{"not yaml", "upstreams: [", "yaml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseFile([]byte(c.yaml), lookup)
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want ErrConfig saying %q", err, c.want)
+			}
+		})
+	}
+}
