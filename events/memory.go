@@ -28,6 +28,11 @@ type Observation struct {
 	TTL        int64   `msgpack:"ttl,omitempty" json:"-"` // nanoseconds; 0 = none
 	Confidence float64 `msgpack:"cf,omitempty" json:"confidence,omitempty"`
 	Permission string  `msgpack:"pm,omitempty" json:"permission,omitempty"`
+	// OpenEnded marks a temporary statement said without an end ("these
+	// days", 最近): it holds until the user says otherwise, and is to be
+	// confirmed again once the tenant's review time has passed since it
+	// was last said.
+	OpenEnded bool `msgpack:"oe,omitempty" json:"open_ended,omitempty"`
 	// Sentence groups the observations read from one sentence of a user's
 	// message (it names the first of them): they carry the same text, so
 	// forgetting one forgets them all. Empty for a statement of its own.

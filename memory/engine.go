@@ -43,6 +43,13 @@ type Config struct {
 	// K is how many records a recall returns when the query does not say.
 	// 0 means 10.
 	K int
+	// ReviewAfter is how long an open-ended statement ("I can't eat spicy
+	// food these days", 最近不能吃辣) holds after it was last said before
+	// recall marks it needs_confirmation; TenantReviewAfter overrides it
+	// per tenant (the tenant's policy). 0 means 30 days. Both are read at
+	// query time: changing them needs no replay.
+	ReviewAfter       time.Duration
+	TenantReviewAfter map[string]time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -64,6 +71,18 @@ func (c *Config) setDefaults() {
 	if c.K > KMax {
 		c.K = KMax
 	}
+	if c.ReviewAfter <= 0 {
+		c.ReviewAfter = 30 * 24 * time.Hour
+	}
+}
+
+// ReviewAfter is the review time of tenant's open-ended statements: its
+// policy, or Config.ReviewAfter.
+func (e *Engine) ReviewAfter(tenant string) time.Duration {
+	if d, ok := e.cfg.TenantReviewAfter[tenant]; ok && d > 0 {
+		return d
+	}
+	return e.cfg.ReviewAfter
 }
 
 // Engine applies memory events to state kept in a projector.Writer and
@@ -161,6 +180,7 @@ type stmt struct {
 	text                      string
 	validFrom, validUntil     int64
 	confidence                float64
+	openEnded                 bool
 }
 
 // statement validates and normalises an observation made at time at. With
@@ -188,7 +208,7 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 	s := stmt{id: o.ID, kind: Kind(o.Kind), subject: norm(o.Subject), attribute: norm(o.Attribute),
 		value: strings.TrimSpace(o.Value), polarity: Polarity(o.Polarity), scope: strings.TrimSpace(o.Scope),
 		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence,
-		sentence: strings.TrimSpace(o.Sentence)}
+		sentence: strings.TrimSpace(o.Sentence), openEnded: o.OpenEnded}
 	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
 		for _, x := range e.ex.Extract(o.Text, "") {
 			if x.Subject == "" || x.Attribute == "" {
@@ -320,7 +340,7 @@ func (x *tx) record(st stmt, version int) *Record {
 		Source: x.event, ObservedAt: x.at, LearnedAt: x.at, Kind: st.kind, Subject: st.subject,
 		Attribute: st.attribute, Value: st.value, Polarity: st.polarity, Scope: st.scope,
 		Permission: st.permission, ValidFrom: st.validFrom, ValidUntil: st.validUntil,
-		Confidence: st.confidence, Status: StatusActive, UseCount: 1, Text: st.text}
+		Confidence: st.confidence, Status: StatusActive, UseCount: 1, Text: st.text, OpenEnded: st.openEnded}
 }
 
 // --- observations and messages
@@ -453,6 +473,7 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	if newer {
 		h2.ObservedAt = n.ObservedAt
 		h2.ValidUntil = n.ValidUntil
+		h2.OpenEnded = n.OpenEnded // said again: reviewed from now, or no longer temporary
 	}
 	if h2.Status == StatusCold || h2.Status == StatusNeedsConfirmation && newer {
 		h2.Status = StatusActive
@@ -483,8 +504,15 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 // overrides reports whether a, said after b in the same slot, replaces b:
 // when they contradict (polarity or value differ), except that a
 // constraint stays in force over anything but another constraint (which
-// lifts it). Statements of different kinds that agree ("I like spicy
-// food", "I can eat spicy food again") stand side by side.
+// lifts it), and a constraint and a preference never replace each other:
+// what the user may do and what they like are two records, never one
+// boolean. "I can't eat
+// spicy food these days" after "I love spicy food" stands beside the
+// preference (and outranks it in recall while in force); "I can eat spicy
+// food again" — a constraint of the other polarity — lifts the constraint
+// and leaves the preference as it was. Statements of different kinds that
+// agree ("I like spicy food", "I can eat spicy food again") stand side by
+// side.
 //
 // A denial with a value ("I left Stripe", "I don't live in Paris") speaks
 // of that value only: it ends the statement of the same value and stands
@@ -497,6 +525,9 @@ func overrides(a, b *Record) bool {
 		return false
 	}
 	if a.Kind != b.Kind && a.Polarity == b.Polarity {
+		return false
+	}
+	if a.Kind == KindPreference && b.Kind == KindConstraint || a.Kind == KindConstraint && b.Kind == KindPreference {
 		return false
 	}
 	contradict := a.Polarity != b.Polarity || !sameValue

@@ -21,7 +21,8 @@ import (
 // The datadriven files in testdata/ are named for the behaviour they show.
 // Commands:
 //
-//	reset [quota=N] [budget=N] [halflife=D]    a fresh Pebble store and engine
+//	reset [quota=N] [budget=N] [halflife=D] [review=D] [tenant_review=(T:D,…)]
+//	                                           a fresh Pebble store and engine
 //	apply [tenant=T] [user=U]                  JSON lines of ops, each its own event and batch
 //	                                           (tenant or user "-" means none):
 //	  {"op":"observe|correct|forget|message","id":…,"at":RFC3339,"event":…,"tenant":…,"user":…,
@@ -174,6 +175,24 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 				t.Fatal(err)
 			}
 			cfg.HalfLife = hl
+		}
+		if s := strArg(d, "review", ""); s != "" {
+			r, err := time.ParseDuration(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.ReviewAfter = r
+		}
+		if a, ok := d.Arg("tenant_review"); ok {
+			cfg.TenantReviewAfter = map[string]time.Duration{}
+			for _, v := range a.Vals {
+				tn, ds, _ := strings.Cut(v, ":")
+				r, err := time.ParseDuration(ds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.TenantReviewAfter[tn] = r
+			}
 		}
 		*h = *newHarness(t, cfg)
 		return "ok"
@@ -836,21 +855,31 @@ func ExampleEngine() {
 	for _, ev := range []*events.Event{
 		{ID: "e1", Tenant: "acme", User: "ana", At: day(1), Body: &events.UserMessage{ID: "m1", Text: "I love spicy food"}},
 		{ID: "e2", Tenant: "acme", User: "ana", At: day(9), Body: &events.UserMessage{ID: "m2", Text: "I can't eat spicy food these days"}},
+		{ID: "e3", Tenant: "acme", User: "ana", At: day(20), Body: &events.UserMessage{ID: "m3", Text: "I can eat spicy food again"}},
 	} {
 		if err := store.apply(e, ev); err != nil {
 			fmt.Println(err)
 		}
 	}
-	res, _ := e.Recall(store, Query{Tenant: "acme", User: "ana", Text: "recommend a dish"})
+	// on the 10th the constraint is in force and ranks over the preference
+	res, _ := e.Recall(store, Query{Tenant: "acme", User: "ana", Text: "recommend a dish", AsOf: day(10)})
+	for _, h := range res.Records {
+		fmt.Println(h.Record.ID, h.Record.Kind, h.Record.Subject+"/"+h.Record.Attribute, h.Record.Polarity)
+	}
+	// now it is lifted, with the link, and the preference is current
+	res, _ = e.Recall(store, Query{Tenant: "acme", User: "ana", Text: "recommend a dish"})
 	for _, h := range res.Records {
 		fmt.Println(h.Record.ID, h.Record.Kind, h.Record.Subject+"/"+h.Record.Attribute, h.Record.Polarity, h.Record.Status)
 	}
-	old, _ := e.Get(store, "acme", "ana", "m1")
-	fmt.Println(old.ID, old.Status, "by", old.SupersededBy)
+	lifted, _ := e.Get(store, "acme", "ana", "m2")
+	fmt.Println(lifted.ID, lifted.Status, "by", lifted.SupersededBy)
 	_, err := e.Recall(store, Query{User: "ana", Text: "spicy"})
 	fmt.Println(errors.Is(err, ErrNoTenant))
 	// Output:
-	// m2 constraint food/spicy negative active
-	// m1 superseded by m2@1
+	// m2 constraint food/spicy negative
+	// m1 preference food/spicy positive
+	// m3 constraint food/spicy positive active
+	// m1 preference food/spicy positive active
+	// m2 superseded by m3@1
 	// true
 }

@@ -224,15 +224,37 @@ func extractEN(text string) []events.Observation {
 			}
 			add(o)
 		}
-		if ttl := boundEN(ws); ttl > 0 {
-			for j := start; j < len(out); j++ {
-				if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
-					out[j].TTL = ttl
-				}
+		ttl := boundEN(ws)
+		open := ttl == 0 && openEndedEN(ws)
+		for j := start; j < len(out); j++ {
+			if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
+				out[j].TTL, out[j].OpenEnded = ttl, open
 			}
 		}
 	}
 	return out
+}
+
+// openEndedEN are the time phrases that make a constraint temporary
+// without saying until when: "I can't eat spicy food these days" holds
+// until the user says otherwise, and is to be confirmed after the
+// tenant's review time. "now" and "anymore" are not among them: they mark
+// a change, not a passing state.
+var openEndedPhrasesEN = [][]string{
+	{"these", "days"}, {"lately"}, {"recently"}, {"nowadays"}, {"for", "now"}, {"right", "now"},
+	{"at", "the", "moment"}, {"for", "the", "time", "being"}, {"for", "a", "while"}, {"currently"},
+	{"at", "present"}, {"temporarily"}, {"these", "weeks"}, {"for", "the", "moment"}, {"at", "this", "point"},
+}
+
+func openEndedEN(ws []word) bool {
+	for i := range ws {
+		for _, p := range openEndedPhrasesEN {
+			if len(ws)-i >= len(p) && matches(ws[i:i+len(p)], p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // conditionals open a clause that states nothing: "if I moved to Tokyo".

@@ -30,6 +30,9 @@ func extractCmd(t *testing.T, d *datadriven.TestData) string {
 		if o.TTL != 0 {
 			fmt.Fprintf(&b, " ttl=%s", time.Duration(o.TTL))
 		}
+		if o.OpenEnded {
+			b.WriteString(" open_ended")
+		}
 		fmt.Fprintf(&b, " %q\n", o.Text)
 	}
 	return b.String()

@@ -144,18 +144,35 @@ func extractZH(text string) []events.Observation {
 				out = append(out, o)
 			}
 		}
+		var ttl int64
 		for _, b := range zhBounds {
 			if strings.Contains(sent, b.w) {
-				for j := start; j < len(out); j++ {
-					if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
-						out[j].TTL = b.ttl
-					}
-				}
+				ttl = b.ttl
 				break
+			}
+		}
+		open := ttl == 0 && containsAny(sent, zhOpenEnded)
+		for j := start; j < len(out); j++ {
+			if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
+				out[j].TTL, out[j].OpenEnded = ttl, open
 			}
 		}
 	}
 	return out
+}
+
+// zhOpenEnded are the time words that make a constraint temporary without
+// an end (我最近不能吃辣): it is to be confirmed after the tenant's review
+// time. 现在 (now) is not among them: 现在不喝了 is a change.
+var zhOpenEnded = []string{"最近", "这几天", "这些天", "这段时间", "这阵子", "近来", "近期", "目前", "暂时", "眼下", "这一阵"}
+
+func containsAny(s string, ws []string) bool {
+	for _, w := range ws {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // zhAsked reports a question without its mark: 要不要, 是不是, 能不能 …

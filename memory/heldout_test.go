@@ -236,7 +236,7 @@ func heldoutCheck(t *testing.T, e *Engine, store *pebbleStore, tenant, user stri
 			c = l.NotHolds
 		}
 		for _, rec := range recs {
-			d := display(&rec, at)
+			d := e.display(&rec, at)
 			if d.Status != StatusActive || d.ValidFrom > at {
 				continue
 			}

@@ -96,13 +96,20 @@ type RecallHit struct {
 	Status  string  `json:"status"`
 	Text    string  `json:"text"`
 	Score   float64 `json:"score"`
+	// ReviewAt (RFC 3339) is when an open-ended record ("these days")
+	// needs confirmation: from then on its status is needs_confirmation.
+	ReviewAt string `json:"review_at,omitempty"`
 }
 
 func hits(hs []Hit) []RecallHit {
 	out := make([]RecallHit, 0, len(hs))
 	for _, h := range hs {
-		out = append(out, RecallHit{ID: h.Record.ID, Version: h.Record.Version, Kind: string(h.Record.Kind),
-			Status: string(h.Record.Status), Text: h.Record.Text, Score: h.Score})
+		rh := RecallHit{ID: h.Record.ID, Version: h.Record.Version, Kind: string(h.Record.Kind),
+			Status: string(h.Record.Status), Text: h.Record.Text, Score: h.Score}
+		if h.Record.ReviewAt != 0 {
+			rh.ReviewAt = fmtTime(h.Record.ReviewAt)
+		}
+		out = append(out, rh)
 	}
 	return out
 }

@@ -97,7 +97,7 @@ func (e *Engine) Get(r projector.Reader, tenant, user, id string) (Record, error
 	if err != nil {
 		return Record{}, err
 	}
-	return display(vs[len(vs)-1], clock), nil
+	return e.display(vs[len(vs)-1], clock), nil
 }
 
 // History returns every version of record id, oldest first. It returns
@@ -109,7 +109,7 @@ func (e *Engine) History(r projector.Reader, tenant, user, id string) ([]Record,
 	}
 	out := make([]Record, len(vs))
 	for i, v := range vs {
-		out[i] = display(v, clock)
+		out[i] = e.display(v, clock)
 	}
 	return out, nil
 }
@@ -151,7 +151,7 @@ func (e *Engine) List(r projector.Reader, tenant, user string, includeInactive b
 	}
 	var out []Record
 	err = heads(r, k, func(h *Record) error {
-		d := display(h, m.Clock)
+		d := e.display(h, m.Clock)
 		if includeInactive || d.Status == StatusActive || d.Status == StatusNeedsConfirmation {
 			out = append(out, d)
 		}
@@ -206,12 +206,22 @@ func heads(r projector.Reader, k keys, fn func(*Record) error) error {
 }
 
 // display is the record as a reader sees it at now: a record whose validity
-// ended is expired even before an event swept it.
-func display(r *Record, now int64) Record {
+// ended is expired even before an event swept it, and an open-ended one
+// ("these days") last said a review time ago or more needs confirmation
+// (ReviewAt says since when). The review time is the tenant's policy, read
+// at the query: changing it needs no replay.
+func (e *Engine) display(r *Record, now int64) Record {
 	d := *r
-	if (d.Status == StatusActive || d.Status == StatusNeedsConfirmation || d.Status == StatusCold) &&
-		d.ValidUntil != 0 && d.ValidUntil <= now {
+	live := d.Status == StatusActive || d.Status == StatusNeedsConfirmation || d.Status == StatusCold
+	if live && d.ValidUntil != 0 && d.ValidUntil <= now {
 		d.Status = StatusExpired
+		return d
+	}
+	if d.OpenEnded {
+		d.ReviewAt = d.ObservedAt + int64(e.ReviewAfter(d.Tenant))
+		if d.Status == StatusActive && d.ReviewAt <= now {
+			d.Status = StatusNeedsConfirmation
+		}
 	}
 	return d
 }
@@ -258,7 +268,11 @@ func (rc *recall) classify(v *Record) int {
 // quality weighs a record by confidence, recency, use and, for a live
 // constraint, its precedence over preferences; it is in (0, 1.875].
 func (rc *recall) quality(v *Record) float64 {
-	return quality(v.Confidence, v.ObservedAt, v.UseCount, v.Kind == KindConstraint && v.Status == StatusActive,
+	live := v.Status == StatusActive
+	if rc.q.AsOf != 0 {
+		live = v.heldAt(rc.q.AsOf) // in force then, whatever lifted it since
+	}
+	return quality(v.Confidence, v.ObservedAt, v.UseCount, v.Kind == KindConstraint && live,
 		rc.now, rc.e.cfg.HalfLife)
 }
 
@@ -410,9 +424,9 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 		}
 		switch rc.classify(v) {
 		case toRecords:
-			records = append(records, Hit{Record: display(v, rc.now), Score: c.score})
+			records = append(records, Hit{Record: rc.e.display(v, rc.now), Score: c.score})
 		case toConflicts:
-			conflicts = append(conflicts, Hit{Record: display(v, rc.now), Score: c.score})
+			conflicts = append(conflicts, Hit{Record: rc.e.display(v, rc.now), Score: c.score})
 		}
 	}
 	if defaultMode {
@@ -443,7 +457,7 @@ func (rc *recall) searchAsOf(s *scorer, cands []*cand) (Result, error) {
 			if bm <= 0 {
 				continue
 			}
-			h := Hit{Record: display(v, rc.now), Score: bm * rc.quality(v)}
+			h := Hit{Record: rc.e.display(v, rc.now), Score: bm * rc.quality(v)}
 			if where == toConflicts {
 				res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
 			} else {
@@ -487,7 +501,7 @@ func (rc *recall) openConflicts(s *scorer) ([]Hit, error) {
 				continue
 			}
 		}
-		out = insertHit(out, Hit{Record: display(v, rc.now), Score: score * rc.quality(v)}, rc.limit)
+		out = insertHit(out, Hit{Record: rc.e.display(v, rc.now), Score: score * rc.quality(v)}, rc.limit)
 	}
 	return out, nil
 }
@@ -498,9 +512,9 @@ func (rc *recall) browse() (Result, error) {
 	add := func(v *Record) {
 		switch rc.classify(v) {
 		case toRecords:
-			res.Records = insertHit(res.Records, Hit{Record: display(v, rc.now), Score: rc.quality(v)}, rc.limit)
+			res.Records = insertHit(res.Records, Hit{Record: rc.e.display(v, rc.now), Score: rc.quality(v)}, rc.limit)
 		case toConflicts:
-			res.Conflicts = insertHit(res.Conflicts, Hit{Record: display(v, rc.now), Score: rc.quality(v)}, rc.limit)
+			res.Conflicts = insertHit(res.Conflicts, Hit{Record: rc.e.display(v, rc.now), Score: rc.quality(v)}, rc.limit)
 		}
 	}
 	if rc.q.AsOf == 0 && !rc.q.History {
@@ -655,7 +669,7 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 		if bm <= 0 {
 			continue
 		}
-		h := Hit{Record: display(d.r, rc.now), Score: bm * rc.quality(d.r)}
+		h := Hit{Record: rc.e.display(d.r, rc.now), Score: bm * rc.quality(d.r)}
 		if where == toConflicts {
 			res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
 		} else {

@@ -74,6 +74,12 @@ type Record struct {
 	SupersededBy string   `msgpack:"by,omitempty" json:"superseded_by,omitempty"`
 	UseCount     int      `msgpack:"use" json:"use_count"`
 	Text         string   `msgpack:"x" json:"text"`
+	// OpenEnded: temporary without an end ("these days", 最近); it holds
+	// until the user says otherwise and needs confirmation from ReviewAt
+	// on (ObservedAt plus the tenant's review time; set by reads, never
+	// stored).
+	OpenEnded bool  `msgpack:"oe,omitempty" json:"open_ended,omitempty"`
+	ReviewAt  int64 `msgpack:"-" json:"review_at,omitempty"`
 }
 
 // Slotted reports whether the record takes a slot (subject and attribute).
@@ -126,6 +132,9 @@ func (r *Record) String() string {
 		fmtTime(r.ValidFrom), fmtOpen(r.ValidUntil))
 	if r.EndedAt != 0 {
 		fmt.Fprintf(&b, " ended=%s", fmtTime(r.EndedAt))
+	}
+	if r.OpenEnded {
+		b.WriteString(" open_ended")
 	}
 	if r.Permission != "" {
 		fmt.Fprintf(&b, " perm=%s", r.Permission)
