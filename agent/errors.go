@@ -1,0 +1,17 @@
+package agent
+
+import "errors"
+
+var (
+	// ErrInvalidConfig: a configuration that cannot work.
+	ErrInvalidConfig = errors.New("agent: invalid config")
+	// ErrBadRequest: a client's request run mode cannot drive (not a JSON
+	// object, no messages or input, an unknown format).
+	ErrBadRequest = errors.New("agent: bad request")
+	// ErrCancelled: the run was cancelled (its client went away and asked
+	// for Toolstream-On-Disconnect: cancel); no further round starts.
+	ErrCancelled = errors.New("agent: run cancelled")
+	// ErrRunsService: the runs service did not answer, or answered with an
+	// error.
+	ErrRunsService = errors.New("agent: runs service")
+)

@@ -1,0 +1,181 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// SpecsBucket is the key-value bucket of the runs' requests: what a driver
+// that takes a run over needs to ask the model again.
+const SpecsBucket = "ts_agent"
+
+// Spec is what a run was asked: the client's request and how to drive it.
+// It is stored once, by the first request of the run; a later request of
+// the same run (a reconnect, a resume after approval) drives the stored
+// one.
+type Spec struct {
+	Tenant  string `json:"tenant"`
+	User    string `json:"user,omitempty"`
+	Session string `json:"session,omitempty"`
+	Run     string `json:"run"`
+	// Format is the provider shape: openai-chat, openai-responses or
+	// anthropic (runs.Format*).
+	Format string `json:"format"`
+	// Upstream names the upstream the rounds go to ("" routes by model).
+	Upstream string `json:"upstream,omitempty"`
+	// Body is the client's request body.
+	Body json.RawMessage `json:"body"`
+	// OnDisconnect is "cancel" when the client asked the run to end with
+	// its connection; "" or "continue" otherwise.
+	OnDisconnect string `json:"on_disconnect,omitempty"`
+}
+
+// stored is a bucket record: the spec and what ended the run, sealed
+// under the run's user's data key (the body is personal data: erasing the
+// user makes it unreadable, DESIGN.md invariant 8).
+type stored struct {
+	Spec   Spec   `json:"spec"`
+	Ended  string `json:"ended,omitempty"` // a Reason* when the run was ended by the driver
+	Detail string `json:"detail,omitempty"`
+}
+
+type sealedRecord struct {
+	User string `json:"u,omitempty"` // whose key sealed it (as in an event's envelope)
+	Key  string `json:"k"`           // the data key's id
+	Data []byte `json:"d"`           // nonce, then the sealed JSON of stored
+}
+
+const nonceSize = 12
+
+type specStore struct {
+	kv   jetstream.KeyValue
+	keys events.Keyring
+}
+
+func openStore(ctx context.Context, js jetstream.JetStream, keys events.Keyring, replicas int) (*specStore, error) {
+	kv, err := js.KeyValue(ctx, SpecsBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SpecsBucket, Description: "Toolstream run-mode requests (sealed)", History: 1, Replicas: max(replicas, 1)})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent: spec bucket: %w", err)
+	}
+	return &specStore{kv: kv, keys: keys}, nil
+}
+
+func specKey(tenant, run string) (string, error) {
+	if err := events.ValidTenant(tenant); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if run == "" {
+		return "", fmt.Errorf("%w: no run", ErrBadRequest)
+	}
+	return "spec." + tenant + "." + base64.RawURLEncoding.EncodeToString([]byte(run)), nil
+}
+
+// aad binds a sealed record to its key.
+func aad(key string) []byte { return []byte("ts_agent/" + key) }
+
+func (s *specStore) seal(key string, st *stored) ([]byte, error) {
+	plain, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	id, aead, err := s.keys.SealKey(st.Spec.Tenant, events.UserScope(st.Spec.User))
+	if err != nil {
+		return nil, fmt.Errorf("agent: seal the run's request: %w", err)
+	}
+	data := make([]byte, nonceSize, nonceSize+len(plain)+aead.Overhead())
+	if _, err := rand.Read(data); err != nil {
+		return nil, err
+	}
+	data = aead.Seal(data, data[:nonceSize], plain, aad(key))
+	return json.Marshal(sealedRecord{User: st.Spec.User, Key: id, Data: data})
+}
+
+func (s *specStore) open(key, tenant string, v []byte) (*stored, error) {
+	var r sealedRecord
+	if err := json.Unmarshal(v, &r); err != nil || len(r.Data) < nonceSize {
+		return nil, fmt.Errorf("agent: corrupt record %s", key)
+	}
+	aead, err := s.keys.OpenKey(tenant, events.UserScope(r.User), r.Key)
+	if err != nil {
+		return nil, fmt.Errorf("agent: open the run's request: %w", err)
+	}
+	plain, err := aead.Open(nil, r.Data[:nonceSize], r.Data[nonceSize:], aad(key))
+	if err != nil {
+		return nil, fmt.Errorf("agent: open the run's request %s: %w", key, err)
+	}
+	var st stored
+	if err := json.Unmarshal(plain, &st); err != nil {
+		return nil, fmt.Errorf("agent: corrupt record %s: %w", key, err)
+	}
+	return &st, nil
+}
+
+// claim stores spec as its run's unless the run has one; it returns the
+// run's record (the stored one when there was one).
+func (s *specStore) claim(ctx context.Context, spec Spec) (*stored, error) {
+	key, err := specKey(spec.Tenant, spec.Run)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.kv.Get(ctx, key)
+	if err == nil {
+		return s.open(key, spec.Tenant, e.Value())
+	}
+	if !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, fmt.Errorf("agent: read the run's request: %w", err)
+	}
+	st := &stored{Spec: spec}
+	b, err := s.seal(key, st)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.kv.Create(ctx, key, b); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) { // another request of the run was first
+			return s.claim(ctx, spec)
+		}
+		return nil, fmt.Errorf("agent: store the run's request: %w", err)
+	}
+	return st, nil
+}
+
+// end records why the driver ended the run.
+func (s *specStore) end(ctx context.Context, st *stored, reason, detail string) error {
+	key, err := specKey(st.Spec.Tenant, st.Spec.Run)
+	if err != nil {
+		return err
+	}
+	next := *st
+	next.Ended, next.Detail = reason, detail
+	b, err := s.seal(key, &next)
+	if err != nil {
+		return err
+	}
+	if _, err := s.kv.Put(ctx, key, b); err != nil {
+		return fmt.Errorf("agent: record the run's end: %w", err)
+	}
+	*st = next
+	return nil
+}
+
+// load reads a run's record. An error when there is none.
+func (s *specStore) load(ctx context.Context, tenant, run string) (*stored, error) {
+	key, err := specKey(tenant, run)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.kv.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("agent: read the run's request: %w", err)
+	}
+	return s.open(key, tenant, e.Value())
+}
