@@ -96,7 +96,8 @@ func itemOf(key []byte) string {
 // arguments must be JSON before anything else is judged: a call whose text
 // is not JSON is invalid_json with the byte where it stops, even when it
 // names no tool (a tagged call whose wrapper is not JSON), unless its
-// tenant opted in to repair (repair.go), which may also find the name.
+// tenant or the contract of the tool it names opted in to repair
+// (repair.go), which may also find the name.
 func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []string, []string, events.Reason, string) {
 	if c.Overflow || len(raw) > a.cfg.ArgsBytesMax {
 		return nil, nil, nil, events.ReasonTooLarge, fmt.Sprintf("arguments exceed %d bytes", a.cfg.ArgsBytesMax)
@@ -107,10 +108,8 @@ func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []stri
 	}
 	var repaired []string
 	if !json.Valid(trimmed) {
-		if a.lenient(tenant) {
-			if name, fixed, changes, ok := repairCall(c.Name, trimmed); ok {
-				c.Name, trimmed, repaired = name, fixed, changes
-			}
+		if name, fixed, changes, ok := repairCall(c.Name, trimmed); ok && a.lenient(tenant, name) {
+			c.Name, trimmed, repaired = name, fixed, changes
 		}
 		if repaired == nil {
 			return nil, nil, nil, events.ReasonInvalidJSON, jsonErrorAt(trimmed)

@@ -12,7 +12,8 @@ import (
 // Lenient JSON (issue 16 item 6). Some models write arguments that are
 // almost JSON: single quotes, trailing commas, unquoted keys, Python's
 // True/False/None, or a Markdown code fence around a tagged call. A tenant
-// that opts in (Config.LenientTenants) has them repaired; a repaired call
+// that opts in (Config.LenientTenants), or a tool whose contract does
+// (lenient_json: LenientContracts), has them repaired; a repaired call
 // says what was changed (CallCompleted.Repaired) and is still validated
 // like any other. Without the opt-in such a call is rejected invalid_json
 // with the byte where it stops being JSON.
@@ -231,8 +232,23 @@ func taggedWrapper(b []byte) (string, []byte, bool) {
 	return w.Name, a, true
 }
 
-// lenient reports whether tenant opted in to repair.
-func (a *Assembler) lenient(tenant string) bool { return slices.Contains(a.cfg.LenientTenants, tenant) }
+// LenientContracts is what a Validator may also say: whether a tool's
+// contract opted in to the repair of almost-JSON arguments
+// (registry.Registry does: the contract's lenient_json).
+type LenientContracts interface {
+	LenientJSON(name string) bool
+}
+
+// lenient reports whether a call of tool name by tenant may be repaired:
+// the tenant opted in (Config.LenientTenants), or the tool's contract did.
+// The registry is the one in force, so a replay decides as live did.
+func (a *Assembler) lenient(tenant, name string) bool {
+	if slices.Contains(a.cfg.LenientTenants, tenant) {
+		return true
+	}
+	lc, ok := a.validator.(LenientContracts)
+	return ok && name != "" && lc.LenientJSON(name)
+}
 
 // repairCall repairs a call's raw arguments for a tenant that opted in:
 // for a call without a name (a tagged call whose wrapper was not JSON),

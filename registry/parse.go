@@ -254,6 +254,7 @@ type specTool struct {
 	SideEffect   string            `json:"side_effect"`
 	Approval     string            `json:"approval"`
 	Coerce       bool              `json:"coerce"`
+	LenientJSON  bool              `json:"lenient_json,omitempty"` // omitempty: registries without it keep their bytes
 	HTTP         *specHTTP         `json:"http,omitempty"`
 	Command      []string          `json:"command,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
@@ -463,7 +464,8 @@ func (d *decoder) file(doc any) *spec {
 
 func (d *decoder) tool(path string, v any) specTool {
 	m := d.object(path, v, "name", "version", "description", "input_schema", "output_schema", "timeout",
-		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "env", "sandbox")
+		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "env", "sandbox",
+		"lenient_json")
 	t := specTool{path: path}
 	if m == nil {
 		return t
@@ -516,6 +518,7 @@ func (d *decoder) tool(path string, v any) specTool {
 		d.fail(join(path, "approval"), "an irreversible tool waits for an approval (DESIGN.md invariant 5): set approval: required, or side_effect: reversible")
 	}
 	t.Coerce = d.boolean(join(path, "coerce"), m["coerce"])
+	t.LenientJSON = d.boolean(join(path, "lenient_json"), m["lenient_json"])
 	atMostOnce := t.Idempotency != IdempotencyRequired && t.SideEffect != SideEffectNone
 	if atMostOnce && t.Retry.MaxAttempts > 1 {
 		for _, et := range t.Retry.On {

@@ -64,6 +64,7 @@ func build(s *spec) (*Registry, error) {
 			Approval: st.Approval, Coerce: st.Coerce, Command: st.Command,
 			Env: st.Env, Sandbox: st.Sandbox.sandbox(),
 		}
+		t.LenientJSON = st.LenientJSON
 		if st.HTTP != nil {
 			t.HTTP = &HTTPSpec{URL: st.HTTP.URL, Headers: st.HTTP.Headers, FollowRedirects: RedirectsNone}
 			if st.HTTP.FollowRedirects != "" {

@@ -80,6 +80,11 @@ type Tool struct {
 	Env map[string]string
 	// Sandbox confines a command tool; nil: it runs unconfined.
 	Sandbox *Sandbox
+	// LenientJSON: the tool's calls whose arguments are almost JSON
+	// (single quotes, trailing commas, unquoted keys, Python literals, a
+	// code fence) are repaired, said so and still validated, whatever
+	// the tenant (the assembler's LenientTenants opt in per tenant).
+	LenientJSON bool
 
 	input     *jsonschema.Schema
 	anyObject bool               // input accepts every object (anyObjectSchema): Validate does not ask it

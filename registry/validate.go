@@ -259,3 +259,11 @@ func coerceScalar(s *jsonschema.Schema, str string) (any, bool) {
 func escapePointer(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
+
+// LenientJSON reports whether the contract of tool name (the latest
+// version, or the one name pins) opted in to the repair of almost-JSON
+// arguments (lenient_json). An unknown tool never did.
+func (r *Registry) LenientJSON(name string) bool {
+	t, ok := r.Lookup(name)
+	return ok && t.LenientJSON
+}

@@ -30,6 +30,7 @@ type deps struct {
 	quotaFlags  quotaFlags        // the assembler's quotas (quotas.go)
 	quota       *assembler.Quotas // what quotaFlags says, once read
 	trust       *registry.Trust   // registry keys whose changes take effect (registrykeys.go)
+	gateway     gatewayFlags      // serve --gateway ADDR --gateway-config FILE (gateway.go)
 }
 
 // projectionFactories builds a fresh instance of each projection by name.

@@ -65,6 +65,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	cmd.Flags().StringSliceVar(&d.lenient, "lenient-tenants", nil, "tenants whose almost-JSON call arguments (single quotes, trailing commas, unquoted keys, Python literals, a code fence) are repaired, said so and validated, instead of rejected invalid_json")
 	addQuotaFlags(cmd, &d.quotaFlags, false)
 	metricsFlag(cmd, &metricsAddr)
+	gatewayFlag(cmd, &d.gateway)
 	return cmd
 }
 
@@ -196,6 +197,9 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		if err := addRunsService(ctx, b, r, svc); err != nil {
 			return err
 		}
+	}
+	if err := startGateway(ctx, &wg, errc, d.gateway, b, log); err != nil {
+		return err
 	}
 	log.Info("serving", "url", b.ClientURL(), "data", g.data, "projections", len(runners))
 	select {
