@@ -199,6 +199,9 @@ type Client struct {
 
 	mu      sync.Mutex
 	tenants map[string]*keys.Store // by tenant, opened on first use (o.keys nil)
+	// eraseKeys destroys keys (Forget, EraseUser): the whole store, as the
+	// operator reaches it, opened on first use.
+	eraseKeys *keys.Store
 }
 
 // Connect connects to the server the options name. It returns

@@ -25,6 +25,16 @@
 //     deliveries; the position is the caller's (Meta.Seq). An event that
 //     does not decode is a *MalformedError with its sequence, and the
 //     iteration goes on.
+//   - Deciding (Approvals, Approve, Deny): a call that waits for approval
+//     is approved, or denied with a reason, by its call id or key.
+//   - Runs (Run, Runs, Rounds, History, WritePlan, Say, Lease, Renew,
+//     Release): the runs service, tsv.runs.*: a run's state and its
+//     history in a provider's shape; plan writes carry the version they
+//     read, and a stale one is a *StaleError with the current version.
+//   - Memory (Message, Observe, Recall, Records, RecordHistory, Correct,
+//     Forget, EraseUser): the memory service, tsv.memory.*, and erasure
+//     (package erasure) that reaches the log: destroyed data keys and
+//     tombstones.
 //
 // Errors: every method documents the sentinels of errors.go it returns;
 // ErrNotFound, ErrStaleVersion, ErrPermissionDenied and ErrBadInput are

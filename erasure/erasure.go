@@ -94,8 +94,10 @@ func eraseRaw(ctx context.Context, b *bus.Bus, tenant, user string) (int, error)
 		return 0, err
 	}
 	st := b.Stream(events.StreamIn)
-	if st == nil {
-		return 0, fmt.Errorf("no stream %s", events.StreamIn)
+	if st == nil { // a Bus made of a connection alone (package client) looks the stream up
+		if st, err = b.JS.Stream(ctx, events.StreamIn); err != nil {
+			return 0, fmt.Errorf("stream %s: %w", events.StreamIn, err)
+		}
 	}
 	n := 0
 	for _, seq := range seqs {

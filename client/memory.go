@@ -1,0 +1,243 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/erasure"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/memory"
+)
+
+// The memory service (tsv.memory.<verb>, package memory): a user's
+// long-term memory, written and read through a running server, and
+// forgotten so that nothing Toolstream stores can read it again. Writes
+// are answered once the memory projection applied them. Writing,
+// forgetting and erasing are the operator's (and the admin's).
+
+// Observation is a typed memory record: what kind of statement it is,
+// the slot it fills (subject, attribute, value) and the text that says it.
+type Observation struct {
+	ID         string // the record's id; required
+	Kind       string // preference, constraint, fact or episode
+	Subject    string
+	Attribute  string
+	Value      string
+	Polarity   string // positive (default) or negative
+	Scope      string // the slot's scope (work, home…)
+	Text       string
+	TTL        time.Duration // how long it holds; 0 until it is said otherwise
+	ValidUntil time.Time     // or until when
+	Confidence float64
+	At         time.Time // when it was said; zero: now
+}
+
+func (o Observation) op(tenant, user string) memory.Op {
+	op := memory.Op{Tenant: tenant, User: user, ID: o.ID, Kind: o.Kind, Subject: o.Subject, Attribute: o.Attribute,
+		Value: o.Value, Polarity: o.Polarity, Scope: o.Scope, Text: o.Text, Confidence: o.Confidence, Time: rfc3339(o.At)}
+	if o.TTL > 0 {
+		op.TTL = o.TTL.String()
+	}
+	op.ValidUntil = rfc3339(o.ValidUntil)
+	return op
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// Message writes a user's message: the server's extractor reads its
+// statements, each a record under a key of its own. id names the message
+// so that a retry is stored once ("" makes one from the time); at is when
+// it was said (zero: now).
+func (c *Client) Message(ctx context.Context, tenant, user, id, text string, at time.Time) (memory.WriteReply, error) {
+	return c.memoryWrite(ctx, "message", memory.Op{Tenant: tenant, User: user, ID: id, Text: text, Time: rfc3339(at)})
+}
+
+// Observe writes a typed record. A record id reused with other content is
+// ErrBadInput: a record changes only by Correct.
+func (c *Client) Observe(ctx context.Context, tenant, user string, o Observation) (memory.WriteReply, error) {
+	if o.ID == "" {
+		return memory.WriteReply{}, fmt.Errorf("%w: an observation needs a record id", ErrBadInput)
+	}
+	return c.memoryWrite(ctx, "observe", o.op(tenant, user))
+}
+
+// Correct writes a new version of record o.ID that supersedes version
+// expected, the one the caller read. A correction of another version is
+// refused (ErrStaleVersion: read again, decide again); an unknown record
+// is ErrNotFound.
+func (c *Client) Correct(ctx context.Context, tenant, user string, expected int, o Observation) (memory.WriteReply, error) {
+	op := o.op(tenant, user)
+	op.ExpectedVersion = expected
+	return c.memoryWrite(ctx, "correct", op)
+}
+
+// RecallOptions narrow a recall.
+type RecallOptions struct {
+	K       int       // results at most; 0: the service's default
+	AsOf    time.Time // what held then, as known then
+	At      time.Time // the query's time; zero: now
+	History bool      // superseded and expired records too
+	Scopes  []string  // only these scopes
+}
+
+// Recall returns the user's memories for a query: hard constraints first,
+// then ranked, with the conflicts between them.
+func (c *Client) Recall(ctx context.Context, tenant, user, query string, opts RecallOptions) (memory.RecallOut, error) {
+	var out memory.RecallOut
+	err := c.memoryRequest(ctx, "recall", memory.Op{Op: "recall", Tenant: tenant, User: user, Query: query, K: opts.K,
+		AsOf: rfc3339(opts.AsOf), Time: rfc3339(opts.At), History: opts.History, Scopes: opts.Scopes}, &out)
+	if err == nil && out.Error != "" {
+		err = fmt.Errorf("%w: recall: %s", ErrBadInput, out.Error)
+	}
+	return out, err
+}
+
+// Records lists the user's records: the current version of each active
+// one, or with inactive, every one (superseded, expired, cold).
+func (c *Client) Records(ctx context.Context, tenant, user string, inactive bool) ([]memory.Record, error) {
+	var out []memory.Record
+	err := c.memoryRequest(ctx, "list", memory.Op{Tenant: tenant, User: user, History: inactive}, &out)
+	return out, err
+}
+
+// RecordHistory returns every version of a record, oldest first;
+// ErrNotFound for a record the user never had or that was forgotten.
+func (c *Client) RecordHistory(ctx context.Context, tenant, user, id string) ([]memory.Record, error) {
+	var out []memory.Record
+	err := c.memoryRequest(ctx, "history", memory.Op{Tenant: tenant, User: user, ID: id}, &out)
+	return out, err
+}
+
+// Forgotten is what Forget did.
+type Forgotten struct {
+	memory.WriteReply
+	Keys      int    `json:"keys_destroyed"`      // data keys destroyed
+	Tombstone uint64 `json:"tombstone,omitempty"` // the erasure's tombstone in TS_MEM
+}
+
+// Forget erases one record, every version of it: the memory service
+// tombstones it in the view, then the data keys of every id it names are
+// destroyed, so its text is unreadable in the log and every copy of it,
+// and the erasure's tombstone makes the memory projection rebuild its
+// view without it (when Tombstone is applied: the caller may wait for
+// it). It returns ErrNotFound for a record the user does not have.
+func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten, error) {
+	rep, err := c.memoryWrite(ctx, "forget", memory.Op{Tenant: tenant, User: user, ID: id})
+	out := Forgotten{WriteReply: rep}
+	if err != nil || len(rep.Erase) == 0 {
+		return out, err
+	}
+	ks, b, err := c.eraser(ctx)
+	if err != nil {
+		return out, err
+	}
+	// Every key but the record's own first; erasure.Record destroys that
+	// one and writes the tombstone, after which the view rebuilds.
+	for _, e := range rep.Erase {
+		if e == id {
+			continue
+		}
+		n, err := ks.EraseRecord(ctx, tenant, user, e)
+		if err != nil {
+			return out, fmt.Errorf("client: forget %s: erase %s: %w", id, e, c.refused(nil, err))
+		}
+		out.Keys += n
+	}
+	res, err := erasure.Record(ctx, b, ks, tenant, user, id)
+	out.Keys += res.Keys
+	out.Tombstone = res.Tombstones[events.StreamMemory]
+	if err != nil {
+		return out, fmt.Errorf("client: forget %s: %w", id, classify(err))
+	}
+	return out, nil
+}
+
+// EraseUser erases a user of a tenant from everything Toolstream stores:
+// the data keys of their events (their memory, messages, the model text,
+// arguments and results of their runs, the verdicts about them) are
+// destroyed, their raw events still in TS_IN deleted by overwriting, and
+// an erasure tombstone written into every stream, from which each
+// projection rebuilds its view without them (erasure.Result.Tombstones:
+// the caller may wait for each). Idempotent.
+func (c *Client) EraseUser(ctx context.Context, tenant, user string) (erasure.Result, error) {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return erasure.Result{}, fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
+	}
+	if user == "" {
+		return erasure.Result{}, fmt.Errorf("%w: no user to erase", ErrBadInput)
+	}
+	ks, b, err := c.eraser(ctx)
+	if err != nil {
+		return erasure.Result{}, err
+	}
+	mark := c.mark()
+	res, err := erasure.User(ctx, b, ks, tenant, user)
+	if err != nil {
+		return res, fmt.Errorf("client: erase %s of %s: %w", user, tenant, c.refused(mark, err))
+	}
+	return res, nil
+}
+
+// eraser is the key store that may destroy keys (the operator's, or the
+// one given WithKeys) and a Bus over the client's connection for package
+// erasure.
+func (c *Client) eraser(ctx context.Context) (*keys.Store, *bus.Bus, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.eraseKeys == nil {
+		if ks, ok := c.o.keys.(*keys.Store); ok {
+			c.eraseKeys = ks
+		} else {
+			ks, err := keys.Open(ctx, keys.Config{JS: c.js, Logger: c.o.log, SetupMax: c.o.requestTimeout})
+			if err != nil {
+				return nil, nil, fmt.Errorf("client: the key store: %w", c.refused(nil, err))
+			}
+			c.eraseKeys = ks
+		}
+	}
+	// The Bus is the client's connection (never closed through it).
+	return c.eraseKeys, &bus.Bus{Conn: c.nc, JS: c.js, Keys: c.eraseKeys}, nil
+}
+
+func (c *Client) memoryWrite(ctx context.Context, verb string, op memory.Op) (memory.WriteReply, error) {
+	var out memory.WriteReply
+	if err := c.memoryRequest(ctx, verb, op, &out); err != nil {
+		return out, err
+	}
+	if !out.Applied && verb != "message" {
+		var sentinel error = ErrBadInput
+		switch r := out.Rejected; {
+		case strings.Contains(r, "version conflict"):
+			sentinel = ErrStaleVersion
+		case strings.Contains(r, "not found"), strings.Contains(r, "forgotten"):
+			sentinel = ErrNotFound
+		}
+		return out, fmt.Errorf("%w: memory %s %s: %s", sentinel, verb, op.ID, out.Rejected)
+	}
+	return out, nil
+}
+
+func (c *Client) memoryRequest(ctx context.Context, verb string, op memory.Op, out any) error {
+	if err := events.ValidTenant(op.Tenant); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	if op.User == "" {
+		return fmt.Errorf("%w: memory belongs to a user: none given", ErrBadInput)
+	}
+	err := c.request(ctx, memory.ServicePrefix+"."+verb, op, out)
+	var se *ServiceError
+	if errors.As(err, &se) && strings.Contains(se.Message, "version conflict") {
+		return &StaleError{Reason: se.Message}
+	}
+	return err
+}

@@ -1,0 +1,81 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+)
+
+// ErrConflict: a run's lease is held by another driver, or was lost.
+var ErrConflict = errors.New("client: conflict")
+
+// ServiceError is a service's refusal: its code and message as the
+// service sent them (nats.go micro's error headers). It unwraps to the
+// sentinel the code stands for: 400 ErrBadInput, 403 ErrPermissionDenied,
+// 404 ErrNotFound, 409 ErrConflict.
+type ServiceError struct {
+	Subject string
+	Code    string
+	Message string
+}
+
+func (e *ServiceError) Error() string {
+	return fmt.Sprintf("client: %s: %s %s", e.Subject, e.Code, e.Message)
+}
+
+// Unwrap gives the sentinel of the code (nil for another code).
+func (e *ServiceError) Unwrap() error {
+	switch e.Code {
+	case "400":
+		// The memory service answers 400 for everything it refuses; a
+		// record it does not know is still not found.
+		if strings.Contains(e.Message, "not found") || strings.Contains(e.Message, "forgotten") {
+			return ErrNotFound
+		}
+		return ErrBadInput
+	case "403":
+		return ErrPermissionDenied
+	case "404":
+		return ErrNotFound
+	case "409":
+		return ErrConflict
+	}
+	return nil
+}
+
+// request sends req as JSON to a service's subject and decodes its JSON
+// answer into out. It returns a *ServiceError for the service's refusal,
+// ErrUnavailable when nobody serves the subject, ErrPermissionDenied when
+// this identity may not ask it.
+func (c *Client) request(ctx context.Context, subject string, req, out any) error {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	ctx, cancel := c.requestContext(ctx)
+	defer cancel()
+	mark := c.mark()
+	msg, err := c.nc.RequestWithContext(ctx, subject, data)
+	if err != nil {
+		err = c.refused(mark, err)
+		if errors.Is(err, nats.ErrNoResponders) {
+			return fmt.Errorf("client: %s: %w (does a running serve answer it?)", subject, err)
+		}
+		return fmt.Errorf("client: %s: %w", subject, err)
+	}
+	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+		return &ServiceError{Subject: subject, Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(msg.Data, out); err != nil {
+		return fmt.Errorf("client: %s answered %.200q: %w", subject, msg.Data, err)
+	}
+	return nil
+}

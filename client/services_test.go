@@ -1,0 +1,206 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/auth"
+	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/runs"
+)
+
+// startServices runs the memory and runs projections and their services
+// on b, as serve does, until the test ends.
+func startServices(t testing.TB, b *bus.Bus) {
+	t.Helper()
+	ctx := context.Background()
+	n := node.New(b, t.TempDir(), nil)
+	t.Cleanup(func() { n.Stop() })
+	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream-test", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Stop() })
+	publish := func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
+		ack, err := b.PublishSealed(ctx, subj, ev, scope)
+		if err != nil {
+			return 0, err
+		}
+		return ack.Sequence, nil
+	}
+	mr, err := n.Start(ctx, memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: mr, Publish: publish}
+	if err := ms.AddTo(svc); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := n.Start(ctx, runs.New(runs.Config{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := &runs.Service{Runner: rr, Leases: leases, Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
+		return publish(ctx, subj, ev, "")
+	}}
+	if err := rs.AddTo(svc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRuns: a producer's loop through the runs service: a user's message
+// starts a run, its state and history come back in a provider's shape, a
+// plan written against the version read applies and one written against
+// an older version is refused with the current version; leases exclude a
+// second driver; another tenant's runs are refused to a producer.
+func TestRuns(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, client.WithRequestTimeout(3*time.Second))
+	v, err := c.Say(ctx, "acme", "run1", "u1", "m1", "What is the weather in Paris?", "openai-chat")
+	if err != nil || v == 0 {
+		t.Fatal(v, err)
+	}
+	run, err := c.Run(ctx, "acme", "run1")
+	if err != nil || run.ID != "run1" || run.Version != v {
+		t.Fatalf("%+v %v", run, err)
+	}
+	h, err := c.History(ctx, "acme", "run1", runs.HistoryOptions{Format: "openai-chat"})
+	if err != nil || !strings.Contains(string(h.Messages), `"role":"user"`) || !strings.Contains(string(h.Messages), "Paris") {
+		t.Fatalf("%+v %v", h, err)
+	}
+	plan := json.RawMessage(`{"goal":"answer","steps":[{"id":"s1","do":"get_weather"}]}`)
+	v2, err := c.WritePlan(ctx, "acme", "run1", plan, run.Version, "loop")
+	if err != nil || v2 <= run.Version {
+		t.Fatal(v2, err)
+	}
+	var stale *client.StaleError
+	if again, err := c.WritePlan(ctx, "acme", "run1", plan, run.Version, "loop"); err != nil || again != v2 {
+		t.Fatalf("the same write again (a retry): %d, %v", again, err)
+	}
+	other := json.RawMessage(`{"goal":"answer otherwise"}`)
+	if _, err := c.WritePlan(ctx, "acme", "run1", other, run.Version, "late"); !errors.As(err, &stale) || !errors.Is(err, client.ErrStaleVersion) || stale.Current != v2 {
+		t.Fatalf("a stale plan: %v", err)
+	}
+	if _, err := c.WritePlan(ctx, "acme", "run1", json.RawMessage(`[1]`), v2, "bad"); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a plan that is not an object: %v", err)
+	}
+	if _, err := c.Run(ctx, "acme", "nope"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an unknown run: %v", err)
+	}
+	if _, err := c.History(ctx, "acme", "run1", runs.HistoryOptions{Format: "telepathy"}); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("an unknown format: %v", err)
+	}
+	if list, err := c.Runs(ctx, "acme"); err != nil || len(list) != 1 {
+		t.Fatalf("%+v %v", list, err)
+	}
+	if _, err := c.Runs(ctx, "other"); !errors.Is(err, client.ErrPermissionDenied) {
+		t.Fatalf("another tenant's runs: %v", err)
+	}
+	l, err := c.Lease(ctx, "acme", "run1", "d1")
+	if err != nil || l.Lease.Driver != "d1" || l.Run == nil {
+		t.Fatalf("%+v %v", l, err)
+	}
+	if _, err := c.Lease(ctx, "acme", "run1", "d2"); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("a second driver: %v", err)
+	}
+	renewed, err := c.Renew(ctx, l.Lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Release(ctx, renewed); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMemory: write, read, correct, forget and erase through the memory
+// service; a stale correction is ErrStaleVersion, an unknown record
+// ErrNotFound; a forgotten record's text and an erased user's events are
+// unreadable in the log.
+func TestMemory(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := connect(t, b, auth.Identity{Role: auth.RoleOperator})
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rep, err := c.Observe(ctx, "acme", "ann", client.Observation{ID: "car", Kind: "fact", Subject: "ann", Attribute: "car",
+		Value: "volvo", Text: "Ann drives a Volvo", At: at})
+	if err != nil || !rep.Applied {
+		t.Fatal(rep, err)
+	}
+	if _, err := c.Message(ctx, "acme", "ann", "m1", "I am vegetarian.", at.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := c.Records(ctx, "acme", "ann", false)
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%+v %v", recs, err)
+	}
+	out, err := c.Recall(ctx, "acme", "ann", "what does Ann drive", client.RecallOptions{K: 3, At: at.Add(time.Hour)})
+	if err != nil || len(out.Results) == 0 || out.Results[0].ID != "car" {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if _, err := c.Correct(ctx, "acme", "ann", 1, client.Observation{ID: "car", Kind: "fact", Subject: "ann", Attribute: "car",
+		Value: "saab", Text: "Ann drives a Saab", At: at.Add(2 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Correct(ctx, "acme", "ann", 1, client.Observation{ID: "car", Kind: "fact", Subject: "ann", Attribute: "car",
+		Value: "fiat", Text: "Ann drives a Fiat", At: at.Add(3 * time.Minute)}); !errors.Is(err, client.ErrStaleVersion) {
+		t.Fatalf("a stale correction: %v", err)
+	}
+	hist, err := c.RecordHistory(ctx, "acme", "ann", "car")
+	if err != nil || len(hist) != 2 {
+		t.Fatalf("%+v %v", hist, err)
+	}
+	if _, err := c.RecordHistory(ctx, "acme", "ann", "boat"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an unknown record: %v", err)
+	}
+	f, err := c.Forget(ctx, "acme", "ann", "car")
+	if err != nil || f.Keys == 0 || f.Tombstone == 0 {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if _, err := c.RecordHistory(ctx, "acme", "ann", "car"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("a forgotten record: %v", err)
+	}
+	res, err := c.EraseUser(ctx, "acme", "ann")
+	if err != nil || len(res.Tombstones) == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	// Nothing of Ann's reads back from the log.
+	err = b.Read(ctx, logread.Config{Stream: events.StreamMemory}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
+			if err == nil && ev.User == "ann" {
+				t.Errorf("%s of ann reads back: %+v", ev.ID, ev.Body)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := connect(t, b, auth.Identity{Role: auth.RoleReader}, client.WithRequestTimeout(2*time.Second))
+	if _, err := reader.Observe(ctx, "acme", "bob", client.Observation{ID: "x", Text: "x", Kind: "fact"}); !errors.Is(err, client.ErrPermissionDenied) {
+		t.Fatalf("a reader writing memory: %v", err)
+	}
+	if _, err := c.Records(ctx, "acme", "", false); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("no user: %v", err)
+	}
+}
