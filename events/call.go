@@ -27,7 +27,7 @@ type CallCompleted struct {
 	Index     int        `msgpack:"ix"`
 	Arguments []byte     `msgpack:"a"`            // canonical JSON object
 	Coerced   []string   `msgpack:"co,omitempty"` // JSON pointers coerced by the tool's contract
-	Repaired  []string   `msgpack:"rp,omitempty"` // repairs of almost-JSON arguments (a tenant that opted in)
+	Repaired  []string   `msgpack:"rp,omitempty"` // repairs of almost-JSON arguments (the tenant or the contract opted in)
 	DependsOn []string   `msgpack:"do,omitempty"` // call ids this call waits for
 	Order     int        `msgpack:"o"`            // position among the response's calls, in opening order
 	From      Provenance `msgpack:"pv"`
