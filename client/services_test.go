@@ -24,14 +24,24 @@ import (
 // on b, as serve does, until the test ends.
 func startServices(t testing.TB, b *bus.Bus) {
 	t.Helper()
-	ctx := context.Background()
-	n := node.New(b, t.TempDir(), nil)
-	t.Cleanup(func() { n.Stop() })
-	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream-test", Version: "0.1.0"})
+	stop, err := services(b, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { svc.Stop() })
+	t.Cleanup(stop)
+}
+
+// services runs the memory and runs projections (views in dir) and their
+// services on b, as serve does, until stop.
+func services(b *bus.Bus, dir string) (stop func(), err error) {
+	ctx := context.Background()
+	n := node.New(b, dir, nil)
+	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream-test", Version: "0.1.0"})
+	if err != nil {
+		n.Stop()
+		return nil, err
+	}
+	stop = func() { svc.Stop(); n.Stop() }
 	publish := func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
 		ack, err := b.PublishSealed(ctx, subj, ev, scope)
 		if err != nil {
@@ -39,28 +49,39 @@ func startServices(t testing.TB, b *bus.Bus) {
 		}
 		return ack.Sequence, nil
 	}
-	mr, err := n.Start(ctx, memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil)
+	engine := memory.NewEngine(memory.Config{}, nil)
+	mr, err := n.Start(ctx, memory.NewProjection(engine), nil)
 	if err != nil {
-		t.Fatal(err)
+		stop()
+		return nil, err
 	}
-	ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: mr, Publish: publish}
-	if err := ms.AddTo(svc); err != nil {
-		t.Fatal(err)
+	if err := (&memory.Service{Engine: engine, Runner: mr, Publish: publish}).AddTo(svc); err != nil {
+		stop()
+		return nil, err
 	}
 	rr, err := n.Start(ctx, runs.New(runs.Config{}), nil)
 	if err != nil {
-		t.Fatal(err)
+		stop()
+		return nil, err
 	}
 	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS})
 	if err != nil {
-		t.Fatal(err)
+		stop()
+		return nil, err
 	}
 	rs := &runs.Service{Runner: rr, Leases: leases, Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
 		return publish(ctx, subj, ev, "")
 	}}
 	if err := rs.AddTo(svc); err != nil {
-		t.Fatal(err)
+		stop()
+		return nil, err
 	}
+	// The endpoints' subscriptions reach the server before anyone asks.
+	if err := b.Conn.Flush(); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
 }
 
 // TestRuns: a producer's loop through the runs service: a user's message
