@@ -84,6 +84,11 @@ func errorType(api API, status int) (typ string, code any) {
 			return "api_error", nil
 		}
 		return "server_error", "not_implemented"
+	case http.StatusTooManyRequests:
+		if anthropic {
+			return "rate_limit_error", nil
+		}
+		return "rate_limit_error", "rate_limit_exceeded"
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusInternalServerError:
 		if anthropic {
 			return "api_error", nil
