@@ -245,13 +245,31 @@ func readForbid(m enMatch) (events.Observation, outcome) {
 }
 
 // readAllow reads "I can (once again) / am allowed to eat X": the
-// constraint against X is lifted.
+// constraint against X is lifted. Another verb lifts the constraint
+// against that activity only when the clause says so ("I can run again"):
+// "I can help" states nothing.
 func readAllow(m enMatch) (events.Observation, outcome) {
 	rest, prev := skip(m.rest, fillers), m.prev
 	if len(rest) > 0 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low]) {
 		return statedIf(constraint(rest[1:], verbHint(rest[0].low), Positive, prev))
 	}
+	if len(rest) > 0 && !cognition[rest[0].low] && (saysAgain(rest) || m.p.words[len(m.p.words)-1] == "again") {
+		return statedIf(activity(rest, KindConstraint, Positive))
+	}
 	return events.Observation{}, nothingStated
+}
+
+// saysAgain reports whether a clause says "again" before it ends.
+func saysAgain(w []word) bool {
+	for _, x := range w {
+		switch {
+		case x.low == "again":
+			return true
+		case clauseEnd[x.low]:
+			return false
+		}
+	}
+	return false
 }
 
 // readRefuse reads "I don't want (to eat) X", "I'd rather not have X": a

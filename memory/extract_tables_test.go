@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,6 +68,19 @@ func TestExtractPhraseTables(t *testing.T) {
 		lintOrdered(t, "connector", zhConnectors, strings.HasPrefix)
 		lintOrdered(t, "adverb", zhAdverbs, strings.HasPrefix)
 		lintOrdered(t, "period", zhPeriods, strings.HasPrefix)
+	})
+	t.Run("open-ended words are trimmed", func(t *testing.T) {
+		// a clause that opens with one must still be read
+		for _, w := range zhOpenEnded {
+			if !slices.Contains(zhAdverbs, w) {
+				t.Errorf("open-ended word %q is not in zhAdverbs: 我%s不能吃辣 states nothing", w, w)
+			}
+		}
+		var ps []string
+		for _, p := range openEndedPhrasesEN {
+			ps = append(ps, strings.Join(p, " "))
+		}
+		lintOrdered(t, "open-ended phrase", ps, func(later, earlier string) bool { return false })
 	})
 	t.Run("zh bounds", func(t *testing.T) {
 		var bs []string

@@ -98,7 +98,7 @@ var zhPeriods = []string{"每天早上", "每天晚上", "每天", "每周", "�
 var (
 	zhConnectors = []string{"但是", "不过", "可是", "而且", "并且", "所以", "其实", "然后", "还有", "但", "而", "可惜",
 		"幸好", "还好", "说实话", "老实说", "反正", "毕竟", "另外", "对了", "哎", "唉", "嗯", "好消息"}
-	zhAdverbs = []string{"最近", "这几天", "这些天", "这段时间", "近来", "目前", "现在", "暂时", "一直", "真的",
+	zhAdverbs = []string{"最近", "这几天", "这些天", "这段时间", "这阵子", "这一阵", "近期", "眼下", "近来", "目前", "现在", "暂时", "一直", "真的",
 		"非常", "特别", "超级", "比较", "也", "还是", "还", "很", "超", "都", "挺", "真", "已经", "最", "上个月", "上周",
 		"去年", "今年", "昨天", "前天", "刚刚", "刚", "终于", "更", "倒是", "自己", "平时", "通常", "一般",
 		"经常", "总是", "本来", "今天", "今晚", "这周", "本周", "这个月", "本月", "这个星期", "这礼拜", "从今天起",
@@ -125,6 +125,10 @@ func extractZH(text string) []events.Observation {
 				continue
 			}
 			body = trimAny(trimAny(body, zhConnectors), zhAdverbs)
+			if i := strings.Index(body, "说我"); i > 0 {
+				// reported speech about the user: 医生说我最近不能喝咖啡
+				body = trimAny(body[i+len("说"):], zhAdverbs)
+			}
 			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
 				body, sawWo = strings.TrimPrefix(body, "我"), true
 				if hasAnyPrefix(body, zhKin) {
