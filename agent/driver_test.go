@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/agent"
+	"github.com/toolstream/toolstream/agent/agenttest"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/runs"
@@ -51,7 +52,7 @@ func ctxT(t *testing.T) context.Context {
 // second request carries its result under the call's id, and the model's
 // answer comes back verified.
 func TestTwoRoundsWithAToolInBetween(t *testing.T) {
-	p := startPipeline(t)
+	p := agenttest.Start(t)
 	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		msgs, err := chatMessages(body)
 		if err != nil {
@@ -72,7 +73,7 @@ func TestTwoRoundsWithAToolInBetween(t *testing.T) {
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
 	})
-	d := p.driver(t, "gw-1", up)
+	d := driver(t, p, "gw-1", up)
 	out, err := d.Run(ctxT(t), chatSpec("trip-1", "What's the weather in San Francisco?"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestTwoRoundsWithAToolInBetween(t *testing.T) {
 	if out.Verdict == nil {
 		t.Error("no verdict on the answer")
 	}
-	if n := p.invoked["weather"].Load(); n != 1 {
+	if n := p.Invoked["weather"].Load(); n != 1 {
 		t.Errorf("weather ran %d times", n)
 	}
 	if n := len(up.Requests()); n != 2 {
@@ -103,7 +104,7 @@ func TestTwoRoundsWithAToolInBetween(t *testing.T) {
 // tells the model what to fix, under the call's id, and the model's
 // corrected call runs.
 func TestSchemaRejectionIsFedBackAndCorrected(t *testing.T) {
-	p := startPipeline(t)
+	p := agenttest.Start(t)
 	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		msgs, err := chatMessages(body)
 		if err != nil {
@@ -126,14 +127,14 @@ func TestSchemaRejectionIsFedBackAndCorrected(t *testing.T) {
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
 	})
-	out, err := p.driver(t, "gw-1", up).Run(ctxT(t), chatSpec("trip-2", "Weather in SF?"))
+	out, err := driver(t, p, "gw-1", up).Run(ctxT(t), chatSpec("trip-2", "Weather in SF?"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Status != agent.StatusAnswered || out.Rounds != 3 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if n := p.invoked["weather"].Load(); n != 1 {
+	if n := p.Invoked["weather"].Load(); n != 1 {
 		t.Errorf("weather ran %d times, want once (the rejected call never runs)", n)
 	}
 }
@@ -142,7 +143,7 @@ func TestSchemaRejectionIsFedBackAndCorrected(t *testing.T) {
 // the call's key; once approved, the client's next request resumes the
 // run, and the tool runs once.
 func TestApprovalEndsTheDriveAndTheClientResumes(t *testing.T) {
-	p := startPipeline(t)
+	p := agenttest.Start(t)
 	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		msgs, err := chatMessages(body)
 		if err != nil {
@@ -159,7 +160,7 @@ func TestApprovalEndsTheDriveAndTheClientResumes(t *testing.T) {
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
 	})
-	d := p.driver(t, "gw-1", up)
+	d := driver(t, p, "gw-1", up)
 	spec := chatSpec("refund-1", "Refund order A1")
 	out, err := d.Run(ctxT(t), spec)
 	if err != nil {
@@ -172,10 +173,10 @@ func TestApprovalEndsTheDriveAndTheClientResumes(t *testing.T) {
 	if again, err := d.Run(ctxT(t), spec); err != nil || again.Status != agent.StatusWaitingApproval {
 		t.Fatalf("before approval: %+v %v", again, err)
 	}
-	if p.invoked["refund"].Load() != 0 || len(up.Requests()) != 1 {
-		t.Fatalf("before approval: refund ran %d times, %d requests", p.invoked["refund"].Load(), len(up.Requests()))
+	if p.Invoked["refund"].Load() != 0 || len(up.Requests()) != 1 {
+		t.Fatalf("before approval: refund ran %d times, %d requests", p.Invoked["refund"].Load(), len(up.Requests()))
 	}
-	if err := executor.Approve(ctxT(t), p.b.JS, tenant, out.Waiting[0].Key, "ops@acme", "checked"); err != nil {
+	if err := executor.Approve(ctxT(t), p.B.JS, tenant, out.Waiting[0].Key, "ops@acme", "checked"); err != nil {
 		t.Fatal(err)
 	}
 	out, err = d.Run(ctxT(t), spec)
@@ -185,7 +186,7 @@ func TestApprovalEndsTheDriveAndTheClientResumes(t *testing.T) {
 	if out.Status != agent.StatusAnswered || out.Text != "Order A1 was refunded." {
 		t.Fatalf("after approval: %+v", out)
 	}
-	if n := p.invoked["refund"].Load(); n != 1 {
+	if n := p.Invoked["refund"].Load(); n != 1 {
 		t.Errorf("refund ran %d times", n)
 	}
 }
@@ -195,14 +196,14 @@ func TestApprovalEndsTheDriveAndTheClientResumes(t *testing.T) {
 // finishes, and no further round is asked, now or when the run is asked
 // again.
 func TestCancelOnDisconnectStartsNoFurtherRound(t *testing.T) {
-	p := startPipeline(t)
+	p := agenttest.Start(t)
 	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		if n == 1 {
 			return fakeup.Answer{File: stream("chat-slow-call.jsonl")}, nil
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d after the run was cancelled", n)
 	})
-	d := p.driver(t, "gw-1", up)
+	d := driver(t, p, "gw-1", up)
 	spec := chatSpec("cancel-1", "Do the slow thing")
 	spec.OnDisconnect = "cancel"
 	client, hangUp := context.WithCancel(ctxT(t))
@@ -214,13 +215,13 @@ func TestCancelOnDisconnectStartsNoFurtherRound(t *testing.T) {
 		}
 		done <- out
 	}()
-	<-p.slowIn // the tool runs
+	<-p.SlowIn // the tool runs
 	hangUp()
 	out := <-done
 	if out == nil || out.Status != agent.StatusCancelled || out.Reason != agent.ReasonClientDisconnected {
 		t.Fatalf("outcome %+v", out)
 	}
-	close(p.slow)
+	close(p.Slow)
 	waitRun(t, p, "cancel-1", func(r runs.Run) bool { return r.Settled == 1 })
 	again, err := d.Run(ctxT(t), spec)
 	if err != nil || again.Status != agent.StatusCancelled || again.Reason != agent.ReasonClientDisconnected {
@@ -229,7 +230,7 @@ func TestCancelOnDisconnectStartsNoFurtherRound(t *testing.T) {
 	if n := len(up.Requests()); n != 1 {
 		t.Errorf("%d requests upstream, want 1", n)
 	}
-	if n := p.invoked["slow"].Load(); n != 1 {
+	if n := p.Invoked["slow"].Load(); n != 1 {
 		t.Errorf("slow ran %d times", n)
 	}
 }
@@ -239,7 +240,7 @@ func TestCancelOnDisconnectStartsNoFurtherRound(t *testing.T) {
 // and gets the one answer; the tool ran once and the model was asked
 // twice.
 func TestAReconnectJoinsTheDrive(t *testing.T) {
-	p := startPipeline(t)
+	p := agenttest.Start(t)
 	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		switch n {
 		case 1:
@@ -249,25 +250,25 @@ func TestAReconnectJoinsTheDrive(t *testing.T) {
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
 	})
-	d := p.driver(t, "gw-1", up)
+	d := driver(t, p, "gw-1", up)
 	spec := chatSpec("detached-1", "Do the slow thing")
 	first := make(chan *agent.Outcome, 1)
 	go func() {
 		out, _ := d.Run(context.WithoutCancel(ctxT(t)), spec)
 		first <- out
 	}()
-	<-p.slowIn
+	<-p.SlowIn
 	second := make(chan *agent.Outcome, 1)
 	go func() {
 		out, _ := d.Run(ctxT(t), spec)
 		second <- out
 	}()
-	close(p.slow)
+	close(p.Slow)
 	a, b := <-first, <-second
 	if a == nil || b == nil || a.Status != agent.StatusAnswered || b.Status != agent.StatusAnswered || a.Text != b.Text {
 		t.Fatalf("outcomes %+v / %+v", a, b)
 	}
-	if n := p.invoked["slow"].Load(); n != 1 {
+	if n := p.Invoked["slow"].Load(); n != 1 {
 		t.Errorf("slow ran %d times", n)
 	}
 	if n := len(up.Requests()); n != 2 {
@@ -276,13 +277,13 @@ func TestAReconnectJoinsTheDrive(t *testing.T) {
 }
 
 // waitRun polls the runs service until the run satisfies ok.
-func waitRun(t *testing.T, p *pipeline, run string, ok func(runs.Run) bool) {
+func waitRun(t *testing.T, p *agenttest.Pipeline, run string, ok func(runs.Run) bool) {
 	t.Helper()
 	ctx := ctxT(t)
 	for {
 		var r runs.Run
 		data, _ := json.Marshal(runs.Request{Run: run})
-		m, err := p.b.Conn.RequestWithContext(ctx, runs.ServiceSubject("get", tenant), data)
+		m, err := p.B.Conn.RequestWithContext(ctx, runs.ServiceSubject("get", tenant), data)
 		if err != nil {
 			t.Fatal(err)
 		}

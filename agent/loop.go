@@ -60,8 +60,12 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 	cancelled := func() (*Outcome, error) {
 		return &Outcome{Run: spec.Run, Status: StatusCancelled, Reason: ReasonClientDisconnected}, nil
 	}
-	var lastStarted string // the response of the round this drive started, until the view shows it
+	// The round this drive started, until the view shows it: by its
+	// response id, or as a round more than the view had (an upstream may
+	// name its response otherwise than the ingest adapter reads it).
+	var lastStarted string
 	var startedAt time.Time
+	roundsBefore := 0
 	for {
 		if ctx.Err() != nil {
 			return cancelled()
@@ -76,7 +80,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 			}
 			return nil, err
 		}
-		if lastStarted != "" && !hasRound(st, lastStarted) {
+		if lastStarted != "" && !hasRound(st, lastStarted) && len(st.Rounds) <= roundsBefore {
 			if time.Since(startedAt) > d.cfg.RecordWait {
 				return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonNotRecorded, Rounds: len(st.Rounds),
 					Detail: "the model answered (response " + lastStarted + ") but the runs view did not show the round within " + d.cfg.RecordWait.String()}, nil
@@ -131,7 +135,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonUpstreamError, Rounds: n - 1, Upstream: res,
 				Detail: fmt.Sprintf("the upstream answered round %d with status %d", n, res.Status)}, nil
 		}
-		lastStarted, startedAt = res.Response, time.Now()
+		lastStarted, startedAt, roundsBefore = cmpOr(res.Response, "(unnamed)"), time.Now(), n-1
 	}
 }
 
@@ -245,4 +249,11 @@ func asBody[T events.Body](ev *events.Event) (T, bool) {
 		return zero, false
 	}
 	return events.As[T](ev)
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
