@@ -97,7 +97,7 @@ func TestSDKsSeeTheProvidersErrors(t *testing.T) {
 	res := runSDK(t, tg, []string{"wrong-key", "upstream-error"})
 	for _, c := range []struct {
 		scenario, sdk string
-		want      failure
+		want          failure
 	}{
 		{"wrong-key", "openai", failure{401, "AuthenticationError", "invalid_request_error", "Incorrect API key"}},
 		{"wrong-key", "anthropic", failure{401, "AuthenticationError", "authentication_error", "Incorrect API key"}},
