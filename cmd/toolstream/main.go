@@ -125,7 +125,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	for _, cmd := range []func(*globals) *cobra.Command{ // every command, in one place
 		serveCmd, replayCmd, publishCmd, assembleCmd, traceCmd, callsCmd, approveCmd, denyCmd,
 		verifyCmd, verdictsCmd, memoryCmd, forgetCmd, keysCmd, historyCmd, runsCmd,
-		credsCmd, authCmd, setupCmd, benchCmd, demoCmd, toolsCmd,
+		credsCmd, authCmd, setupCmd, benchCmd, demoCmd, consoleTokenCmd, toolsCmd,
 	} {
 		root.AddCommand(cmd(g))
 	}

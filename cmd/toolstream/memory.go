@@ -159,23 +159,39 @@ func memoryRequest(ctx context.Context, b *bus.Bus, verb string, op *memory.Op) 
 // from which the memory projection rebuilds its view without them and
 // deletes the old view's files; it waits for that rebuild.
 func memoryForget(ctx context.Context, g *globals, b *bus.Bus, op *memory.Op, data []byte, wait time.Duration) error {
+	out, err := forgetRecord(ctx, b, op, data, wait)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(g.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// forgotten is what a forget did: the service's reply, the data keys
+// destroyed, the tombstone's sequence and whether the rebuild was seen.
+type forgotten struct {
+	memory.WriteReply
+	Keys         int    `json:"keys_destroyed"`
+	Tombstone    uint64 `json:"tombstone,omitempty"`
+	NotConfirmed bool   `json:"not_confirmed,omitempty"`
+}
+
+// forgetRecord is memoryForget without the printing (the console's forget
+// button goes through it too).
+func forgetRecord(ctx context.Context, b *bus.Bus, op *memory.Op, data []byte, wait time.Duration) (*forgotten, error) {
 	var rep memory.WriteReply
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return fmt.Errorf("memory forget: the service answered %q: %w", data, err)
+		return nil, fmt.Errorf("memory forget: the service answered %q: %w", data, err)
 	}
 	if !rep.Applied {
-		return fmt.Errorf("memory forget %s: refused: %s", op.ID, rep.Rejected)
+		return nil, fmt.Errorf("memory forget %s: refused: %s", op.ID, rep.Rejected)
 	}
-	out := struct {
-		memory.WriteReply
-		Keys         int    `json:"keys_destroyed"`
-		Tombstone    uint64 `json:"tombstone,omitempty"`
-		NotConfirmed bool   `json:"not_confirmed,omitempty"`
-	}{WriteReply: rep}
+	out := &forgotten{WriteReply: rep}
 	if len(rep.Erase) > 0 {
 		ks, ok := b.Keys.(*keys.Store)
 		if !ok {
-			return fmt.Errorf("memory forget: no key store")
+			return nil, fmt.Errorf("memory forget: no key store")
 		}
 		// Every key but the record's own first; erasure.Record destroys
 		// that one and writes the tombstone, after which the view rebuilds.
@@ -185,21 +201,19 @@ func memoryForget(ctx context.Context, g *globals, b *bus.Bus, op *memory.Op, da
 			}
 			n, err := ks.EraseRecord(ctx, op.Tenant, op.User, id)
 			if err != nil {
-				return fmt.Errorf("memory forget %s: erase %s: %w", op.ID, id, err)
+				return nil, fmt.Errorf("memory forget %s: erase %s: %w", op.ID, id, err)
 			}
 			out.Keys += n
 		}
 		res, err := erasure.Record(ctx, b, ks, op.Tenant, op.User, op.ID)
 		if err != nil {
-			return fmt.Errorf("memory forget %s: %w", op.ID, err)
+			return nil, fmt.Errorf("memory forget %s: %w", op.ID, err)
 		}
 		out.Keys += res.Keys
 		out.Tombstone = res.Tombstones[events.StreamMemory]
 		out.NotConfirmed = !waitRebuilt(ctx, b, memory.Name, out.Tombstone, wait)
 	}
-	enc := json.NewEncoder(g.stdout)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return out, nil
 }
 
 // waitRebuilt waits until the running projection name has applied seq of

@@ -30,6 +30,7 @@ type deps struct {
 	quotaFlags  quotaFlags        // the assembler's quotas (quotas.go)
 	quota       *assembler.Quotas // what quotaFlags says, once read
 	trust       *registry.Trust   // registry keys whose changes take effect (registrykeys.go)
+	console     string            // serve --console ADDR (console.go)
 	gateway     gatewayFlags      // serve --gateway ADDR --gateway-config FILE (gateway.go)
 }
 

@@ -65,6 +65,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	cmd.Flags().StringSliceVar(&d.lenient, "lenient-tenants", nil, "tenants whose almost-JSON call arguments (single quotes, trailing commas, unquoted keys, Python literals, a code fence) are repaired, said so and validated, instead of rejected invalid_json")
 	addQuotaFlags(cmd, &d.quotaFlags, false)
 	metricsFlag(cmd, &metricsAddr)
+	consoleFlag(cmd, &d.console)
 	gatewayFlag(cmd, &d.gateway)
 	return cmd
 }
@@ -187,6 +188,9 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		return fmt.Errorf("service: %w", err)
 	}
 	defer dumps.Close()
+	if metricsAddr, err = startConsole(ctx, &wg, errc, d, b, runners, ex, metricsAddr); err != nil {
+		return err
+	}
 	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
 	if r, ok := runners[memory.Name]; ok {
 		if err := memoryService(b, r).AddTo(svc); err != nil {

@@ -132,7 +132,8 @@ function render(navigated) {
       if (el) { el.focus(); if (sel !== undefined && el.setSelectionRange) try { el.setSelectionRange(sel, sel); } catch {} }
     }
   }
-  if (navigated) main().focus({ preventScroll: true });
+  if (navigated && state.routed) main().focus({ preventScroll: true }); // after a page change, not on arrival: Tab starts at the top
+  state.routed = true;
 }
 
 // Calls: the live list, filters, counts by state.

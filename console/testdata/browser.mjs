@@ -1,0 +1,142 @@
+// The console in a real browser: run by TestConsoleInABrowser (cmd/toolstream)
+// with node's working directory in testdata/js (where puppeteer-core is).
+// It prints "STEP <name>" lines; the Go test answers some of them by doing
+// something in the log (publishing a stream). Each page's screenshot goes
+// to SHOTS/<page>.png. Any failed expectation throws: node exits non-zero
+// and the Go test fails with this script's stderr.
+import puppeteer from 'puppeteer-core';
+import { createInterface } from 'node:readline';
+
+const { URL: signinURL, CHROMIUM, SHOTS, LONG_CALL } = process.env;
+const lines = createInterface({ input: process.stdin });
+const pending = [];
+lines.on('line', l => { const w = pending.shift(); if (w) w(l); });
+const step = async name => { console.log('STEP ' + name); };
+const answer = () => new Promise(resolve => pending.push(resolve));
+const wait = { timeout: 60000 };
+
+function check(cond, what) { if (!cond) throw new Error('expected: ' + what); }
+
+const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--lang=en-US'] });
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  const errors = [];
+  page.on('pageerror', e => errors.push(String(e)));
+  let signedIn = false;
+  page.on('response', r => { if (signedIn && r.status() >= 400) errors.push(r.status() + ' ' + r.url()); });
+  page.on('dialog', d => d.accept());
+
+  // No session: the sign-in page, 401.
+  const origin = new URL(signinURL).origin;
+  let res = await page.goto(origin + '/');
+  check(res.status() === 401, 'the console without a session answers 401, got ' + res.status());
+  check((await page.content()).includes('console-token'), 'the sign-in page says how to sign in');
+  await page.screenshot({ path: SHOTS + '/signin.png' });
+
+  // Sign in with the one-time URL: the token leaves the address bar.
+  res = await page.goto(signinURL);
+  check(res.status() === 200, 'signed in, got ' + res.status());
+  check(!page.url().includes('token'), 'the token is not left in the address: ' + page.url());
+  signedIn = true;
+  await page.waitForSelector('#live.on', wait);
+  await page.waitForSelector('table#calls', wait);
+
+  // Keyboard: the first Tab reaches the skip link, the next ones the pages.
+  await page.keyboard.press('Tab');
+  check(await page.evaluate(() => document.activeElement.className === 'skip'), 'the first Tab reaches "Skip to content"');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  check(await page.evaluate(() => document.activeElement.getAttribute('data-page') === 'calls'), 'Tab reaches the Calls link');
+
+  // A call appears live, without reloading.
+  await step('calls-ready');
+  await answer(); // the Go test published the streams
+  await page.waitForFunction(id => [...document.querySelectorAll('#calls td a')].some(a => a.textContent === id), wait, LONG_CALL);
+  await page.waitForFunction(() => document.querySelector('#calls').textContent.includes('inventory.get'), wait);
+  const noReload = await page.evaluate(() => performance.getEntriesByType('navigation').length);
+  check(noReload === 1, 'the page was not reloaded');
+  await overflowCheck(page, 'calls');
+  await page.screenshot({ path: SHOTS + '/calls.png', fullPage: true });
+
+  // Approvals: approve the waiting refund by keyboard and see it run.
+  await page.click('a[data-page=approvals]');
+  await page.waitForSelector('#approvals article[aria-label="Approval of orders.refund"]', wait);
+  await page.waitForFunction(() => document.querySelector('#approvals').textContent.includes('irreversible'), wait);
+  await overflowCheck(page, 'approvals');
+  await page.screenshot({ path: SHOTS + '/approvals.png', fullPage: true });
+  await page.type('#reason-0', '客户已确认 — confirmed by phone');
+  await page.focus('#approvals [data-action=approve]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => {
+    const t = document.querySelector('#decided');
+    return t && [...t.querySelectorAll('tr')].some(r => r.textContent.includes('orders.refund') && r.textContent.includes('succeeded'));
+  }, wait);
+  await page.screenshot({ path: SHOTS + '/approved.png', fullPage: true });
+
+  // Its trace: open it from the decided list.
+  await page.click('#decided td a');
+  await page.waitForSelector('#timeline li', wait);
+  const stages = await page.$$eval('#timeline li', lis => lis.map(li => li.className));
+  for (const s of ['st-call', 'st-approval', 'st-result']) check(stages.includes(s), 'the timeline has a ' + s + ' step: ' + stages);
+  await overflowCheck(page, 'call');
+  await page.screenshot({ path: SHOTS + '/call.png', fullPage: true });
+
+  // Answers: claims marked by verdict.
+  await page.click('a[data-page=answers]');
+  await page.waitForSelector('article.answer mark', wait);
+  await overflowCheck(page, 'answers');
+  await page.screenshot({ path: SHOTS + '/answers.png', fullPage: true });
+
+  // Memory: a user's records; forget one.
+  await page.click('a[data-page=memory]');
+  await page.waitForSelector('#m-user', wait);
+  await page.$eval('#m-tenant', el => { el.value = ''; });
+  await page.type('#m-tenant', 'shop');
+  await page.type('#m-user', 'u1');
+  await page.click('form.filters button[type=submit]');
+  await page.waitForSelector('#memory tr[data-id=tea]', wait);
+  await page.click('#memory tr[data-id=tea] button[aria-expanded]'); // its versions
+  await page.waitForSelector('#memory tr.history-row', wait);
+  await overflowCheck(page, 'memory');
+  await page.screenshot({ path: SHOTS + '/memory.png', fullPage: true });
+  await page.click('#memory tr[data-id=tea] [data-action=forget]');
+  await page.waitForFunction(() => !document.querySelector('#memory tr[data-id=tea]'), wait);
+  await page.click('form.filters button[type=submit]'); // read again from the view
+  await page.waitForFunction(() => !document.querySelector('#memory tr[data-id=tea]') && (document.querySelector('#memory') || document.querySelector('.empty')), wait);
+  await page.screenshot({ path: SHOTS + '/memory-forgotten.png', fullPage: true });
+
+  // Health.
+  await page.click('a[data-page=health]');
+  await page.waitForSelector('#projections', wait);
+  await overflowCheck(page, 'health');
+  await page.screenshot({ path: SHOTS + '/health.png', fullPage: true });
+
+  // Laptop width and narrower: nothing overflows sideways.
+  for (const width of [1024, 800]) {
+    await page.setViewport({ width, height: 800 });
+    for (const p of ['calls', 'approvals', 'answers']) {
+      await page.click(`a[data-page=${p}]`);
+      await page.waitForSelector('main section', wait);
+      await overflowCheck(page, p + '@' + width);
+    }
+  }
+  await page.click('a[data-page=calls]');
+  await page.waitForSelector('table#calls', wait);
+  await page.screenshot({ path: SHOTS + '/calls-800.png', fullPage: true });
+
+  check(errors.length === 0, 'no script errors: ' + errors.join('; '));
+  await step('done');
+} finally {
+  await browser.close();
+  lines.close();
+}
+
+// overflowCheck fails when the page is wider than the window: a long id or
+// Chinese text that does not wrap.
+async function overflowCheck(page, what) {
+  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  check(scroll <= client, `${what}: the page is ${scroll}px wide in a ${client}px window`);
+  const wide = await page.$$eval('.tablewrap, .card, .panel', els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.className + ' ' + e.scrollWidth + '>' + e.clientWidth));
+  check(wide.length === 0, `${what}: boxes scroll sideways: ${wide}`);
+}
