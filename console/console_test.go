@@ -327,7 +327,8 @@ func TestATenantViewerNeverSeesAnotherTenant(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"/api/calls?tenant=beta", "/api/approvals?tenant=beta", "/api/answers?tenant=beta",
-		"/api/trace?tenant=beta&id=b1", "/api/memory?tenant=beta&user=u", "/api/memory/history?tenant=beta&user=u&id=x"} {
+		"/api/trace?tenant=beta&id=b1", "/api/memory?tenant=beta&user=u", "/api/memory/history?tenant=beta&user=u&id=x",
+		"/api/runs?tenant=beta", "/api/runs/rounds?tenant=beta&run=r"} {
 		h.getJSON(viewer, p, http.StatusForbidden, nil)
 	}
 	for _, p := range []string{"/api/decide", "/api/memory/forget", "/api/memory/correct"} {

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/runs"
 	"github.com/toolstream/toolstream/trace"
 )
 
@@ -47,6 +49,8 @@ func (s *Server) routes() {
 		"POST /api/memory/forget":  s.memoryForget,
 		"POST /api/memory/correct": s.memoryCorrect,
 		"GET /api/health":          s.health,
+		"GET /api/runs":            s.runsList,
+		"GET /api/runs/rounds":     s.runsRounds,
 	} {
 		mux.Handle(path, s.authed(h, strings.HasPrefix(path, "POST")))
 	}
@@ -383,7 +387,7 @@ func (s *Server) memoryAsk(ctx context.Context, verb string, op *memory.Op) (jso
 	if err != nil {
 		return nil, http.StatusServiceUnavailable, fmt.Errorf("memory service: %w", err)
 	}
-	if e := msg.Header.Get("Nats-Service-Error"); e != "" {
+	if e := msg.Header.Get(micro.ErrorHeader); e != "" {
 		return nil, http.StatusBadRequest, fmt.Errorf("memory %s: %s", verb, e)
 	}
 	return msg.Data, 0, nil
@@ -481,4 +485,39 @@ func (s *Server) memoryCorrect(w http.ResponseWriter, r *http.Request, g Grant) 
 		return
 	}
 	writeJSON(w, json.RawMessage(data))
+}
+
+// runsAsk asks the runs service's verb for tenant and answers with its
+// reply as it is.
+func (s *Server) runsAsk(w http.ResponseWriter, r *http.Request, g Grant, verb string) {
+	q := r.URL.Query()
+	tenant, ok := tenantParam(w, g, q.Get("tenant"), true)
+	if !ok {
+		return
+	}
+	req, _ := json.Marshal(runs.Request{Run: q.Get("run")})
+	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+	defer cancel()
+	msg, err := s.cfg.Bus.Conn.RequestWithContext(ctx, runs.ServiceSubject(verb, tenant), req)
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, "runs service: "+err.Error())
+		return
+	}
+	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+		httpError(w, http.StatusBadRequest, "runs "+verb+": "+msg.Header.Get(micro.ErrorHeader))
+		return
+	}
+	data := json.RawMessage(msg.Data)
+	if string(data) == "null" {
+		data = json.RawMessage("[]")
+	}
+	writeJSON(w, map[string]any{verb: data})
+}
+
+func (s *Server) runsList(w http.ResponseWriter, r *http.Request, g Grant) {
+	s.runsAsk(w, r, g, "list")
+}
+
+func (s *Server) runsRounds(w http.ResponseWriter, r *http.Request, g Grant) {
+	s.runsAsk(w, r, g, "rounds")
 }

@@ -107,7 +107,7 @@ function updateApprovalCount() {
 }
 
 // ---- pages ----
-const pages = { calls: callsPage, call: callPage, approvals: approvalsPage, answers: answersPage, memory: memoryPage, health: healthPage };
+const pages = { calls: callsPage, call: callPage, approvals: approvalsPage, answers: answersPage, memory: memoryPage, runs: runsPage, health: healthPage };
 
 function route() {
   const [path, query] = (location.hash.slice(2) || 'calls').split('?');
@@ -197,7 +197,11 @@ function traceView(tr) {
     if (b.raw_stream) from += `; normalised at the edge from ${b.raw_stream} positions ${b.raw_first_pos}–${b.raw_last_pos}`;
     kv.push(['Built from', from]);
   }
-  if (tr.record) kv.push(['Executor record', JSON.stringify(tr.record)]);
+  if (tr.record) {
+    const r = tr.record;
+    kv.push(['Executor record', [r.State, r.Approval && 'approval ' + r.Approval, r.Attempts && r.Attempts + ' attempt(s)', r.Takeovers && r.Takeovers + ' takeover(s)',
+      r.Owner && 'lease ' + r.Owner, r.Error && r.Error + ': ' + r.Message].filter(Boolean).join(' · ')]);
+  }
   const steps = tr.steps || [];
   let prev = null;
   const items = steps.map(s => {
@@ -380,6 +384,67 @@ function memoryTable() {
   return h('div', { class: 'tablewrap' }, h('table', { id: 'memory' },
     h('colgroup', {}, h('col', { width: '14%' }), h('col', { width: '12%' }), h('col', {}), h('col', { width: '9%' }), h('col', { width: '17%' }), h('col', { width: '12%' }), h('col', { width: '16%' })),
     h('thead', {}, h('tr', {}, ['Record', 'Kind', 'Text', 'Status', 'Valid', 'Supersession', ''].map(x => h('th', {}, x)))),
+    h('tbody', {}, rows)));
+}
+
+// Runs: each run's state and signals; a run's rounds, calls and outcomes.
+const rn = { tenant: '', list: null, error: null, open: {} };
+function runsPage() {
+  if (!rn.tenant) rn.tenant = state.me.tenant || filters.tenant || ([...state.calls.values()][0] || {}).tenant || '';
+  const load = async () => {
+    rn.tenant = document.getElementById('r-tenant').value.trim();
+    rn.error = null; rn.open = {};
+    try { rn.list = (await api('/api/runs?' + new URLSearchParams({ tenant: rn.tenant }))).list || []; } catch (err) { rn.error = err; rn.list = null; }
+    render();
+  };
+  if (rn.list === null && rn.tenant && !rn.error && !rn.loading) {
+    rn.loading = true;
+    api('/api/runs?' + new URLSearchParams({ tenant: rn.tenant })).then(d => { rn.list = d.list || []; }, err => { rn.error = err; })
+      .finally(() => { rn.loading = false; if (state.page === 'runs') render(); });
+  }
+  const form = h('form', { class: 'filters panel', onsubmit: e => { e.preventDefault(); load(); } },
+    h('label', {}, 'Tenant', h('input', { id: 'r-tenant', value: rn.tenant, required: true, readonly: !!state.me.tenant })),
+    h('button', { type: 'submit', class: 'primary' }, 'Show runs'));
+  let body = null;
+  if (rn.error) body = errorBox(rn.error);
+  else if (rn.list) body = rn.list.length ? runsTable() : h('p', { class: 'panel empty' }, 'No runs.');
+  return h('section', {}, h('h1', {}, 'Runs'), form, body);
+}
+
+function runsTable() {
+  const rows = [];
+  const sorted = [...rn.list].sort((a, b) => b.last_at - a.last_at);
+  for (const r of sorted) {
+    const toggle = async () => {
+      if (rn.open[r.run]) { delete rn.open[r.run]; render(); return; }
+      try { rn.open[r.run] = (await api('/api/runs/rounds?' + new URLSearchParams({ tenant: r.tenant, run: r.run }))).rounds || []; }
+      catch (err) { rn.open[r.run] = err; }
+      render();
+    };
+    const signals = [r.degraded ? badge('degraded', 's-failed') : null, r.rounds_without_new_evidence ? badge(r.rounds_without_new_evidence + ' rounds without new evidence', 's-awaiting_approval') : null,
+      r.waiting_approval ? badge(r.waiting_approval + ' waiting approval', 's-awaiting_approval') : null];
+    rows.push(h('tr', { 'data-run': r.run },
+      h('td', {}, h('button', { type: 'button', class: 'link-dark mono', onclick: toggle, 'aria-expanded': String(!!rn.open[r.run]) }, r.run)),
+      h('td', {}, stateBadge(r.status || 'open')),
+      h('td', {}, r.settled + ' / ' + r.rounds, r.open_rounds ? h('div', { class: 'sub' }, r.open_rounds + ' open') : null),
+      h('td', {}, r.calls, r.failures ? h('div', { class: 'sub' }, r.failures + ' failed (' + r.failures_in_row + ' in a row)') : null),
+      h('td', {}, r.last_round ? stateBadge(r.last_round) : ''),
+      h('td', {}, signals),
+      h('td', { class: 'when' }, nsDate(r.last_at))));
+    const open = rn.open[r.run];
+    if (open instanceof Error) rows.push(h('tr', {}, h('td', { colspan: 7 }, errorBox(open))));
+    else if (open) for (const rd of open) {
+      rows.push(h('tr', { class: 'history-row' },
+        h('td', { class: 'mono' }, '↳ round ' + rd.round), h('td', {}, stateBadge(rd.status || 'open')),
+        h('td', { class: 'mono', colspan: 2 }, rd.response, rd.response_status ? h('div', { class: 'sub' }, rd.response_status + (rd.response_reason ? ' (' + rd.response_reason + ')' : '')) : null),
+        h('td', { colspan: 3 }, (rd.calls || []).length ? h('ul', { class: 'plain' }, rd.calls.map(c => h('li', {},
+          stateBadge(c.state), ' ', h('a', { class: 'mono', href: '#/call?' + new URLSearchParams({ tenant: r.tenant, id: c.call_id || c.item, response: rd.response }) }, c.name || c.item),
+          c.summary || c.message ? h('span', { class: 'sub' }, ' ' + (c.summary || (c.error + ': ' + c.message))) : null))) : h('span', { class: 'sub' }, 'no calls'))));
+    }
+  }
+  return h('div', { class: 'tablewrap' }, h('table', { id: 'runs' },
+    h('colgroup', {}, h('col', { width: '22%' }), h('col', { width: '11%' }), h('col', { width: '9%' }), h('col', { width: '11%' }), h('col', { width: '11%' }), h('col', {}), h('col', { width: '15%' })),
+    h('thead', {}, h('tr', {}, ['Run', 'Status', 'Rounds settled', 'Calls', 'Last round', 'Signals', 'Last event'].map(x => h('th', {}, x)))),
     h('tbody', {}, rows)));
 }
 

@@ -88,6 +88,14 @@ try {
   await overflowCheck(page, 'answers');
   await page.screenshot({ path: SHOTS + '/answers.png', fullPage: true });
 
+  // Runs: the tenant's runs, one opened to its rounds and calls.
+  await page.click('a[data-page=runs]');
+  await page.waitForSelector('#runs tr[data-run]', wait);
+  await page.click('#runs tr[data-run="resp_demo_refund"] button');
+  await page.waitForFunction(() => [...document.querySelectorAll('#runs tr.history-row')].some(r => r.textContent.includes('orders.refund')), wait);
+  await overflowCheck(page, 'runs');
+  await page.screenshot({ path: SHOTS + '/runs.png', fullPage: true });
+
   // Memory: a user's records; forget one.
   await page.click('a[data-page=memory]');
   await page.waitForSelector('#m-user', wait);
@@ -115,7 +123,7 @@ try {
   // Laptop width and narrower: nothing overflows sideways.
   for (const width of [1024, 800]) {
     await page.setViewport({ width, height: 800 });
-    for (const p of ['calls', 'approvals', 'answers']) {
+    for (const p of ['calls', 'approvals', 'answers', 'runs', 'health']) {
       await page.click(`a[data-page=${p}]`);
       await page.waitForSelector('main section', wait);
       await overflowCheck(page, p + '@' + width);
