@@ -266,6 +266,13 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	return a.out, a.err
 }
 
+// Driving reports whether a drive of the run is under way in this process.
+func (d *Driver) Driving(tenant, run string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.active[tenant+"/"+run] != nil
+}
+
 func checkSpec(s *Spec) error {
 	if err := events.ValidTenant(s.Tenant); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)

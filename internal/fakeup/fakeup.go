@@ -99,7 +99,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
-	anthropic := strings.HasSuffix(r.URL.Path, "/messages")
+	named := strings.HasSuffix(r.URL.Path, "/messages") || strings.HasSuffix(r.URL.Path, "/responses") // event: lines, as those providers send
 	for i, line := range lines {
 		if a.Hold != nil && i == len(lines)/2 {
 			select {
@@ -108,7 +108,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if anthropic {
+		if named {
 			var ev struct{ Type string }
 			json.Unmarshal(line, &ev)
 			fmt.Fprintf(w, "event: %s\n", ev.Type)

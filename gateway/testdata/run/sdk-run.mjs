@@ -1,0 +1,70 @@
+// Drives the gateway's run mode with the official SDKs (openai 6,
+// @anthropic-ai/sdk 1) as a user's program would, and prints what each
+// saw as one JSON object: the answer's text, the run's status and id
+// (Toolstream-Run), and the "toolstream" field (status, verdicts).
+// Run with node's working directory at testdata/js (where node_modules is):
+//   node /abs/path/gateway/testdata/run/sdk-run.mjs CLIENT
+// CLIENT: chat-stream, chat-whole, responses-stream, responses-whole,
+// messages-stream, messages-whole. Environment: GATEWAY_URL, GATEWAY_KEY,
+// RUN (Toolstream-Run), QUESTION.
+import { createRequire } from 'node:module';
+
+const require = createRequire(process.cwd() + '/');
+const OpenAI = require('openai').default ?? require('openai');
+const AnthropicMod = require('@anthropic-ai/sdk');
+const Anthropic = AnthropicMod.default ?? AnthropicMod;
+
+const url = process.env.GATEWAY_URL;
+const apiKey = process.env.GATEWAY_KEY;
+const defaultHeaders = { 'Toolstream-Mode': 'run', 'Toolstream-Run': process.env.RUN };
+const openai = new OpenAI({ apiKey, baseURL: url + '/v1', maxRetries: 0, defaultHeaders });
+const anthropic = new Anthropic({ apiKey, baseURL: url, maxRetries: 0, defaultHeaders });
+const question = process.env.QUESTION;
+const messages = [{ role: 'user', content: question }];
+
+const clients = {
+  'chat-stream': async () => {
+    const { data: stream, response } = await openai.chat.completions.create({ model: 'fake-1', messages, stream: true }).withResponse();
+    let text = '', meta = null, chunks = 0;
+    for await (const c of stream) {
+      chunks++;
+      for (const ch of c.choices) text += ch.delta?.content ?? '';
+      if (c.toolstream) meta = c.toolstream;
+    }
+    return { text, meta, run: response.headers.get('toolstream-run'), chunks };
+  },
+  'chat-whole': async () => {
+    const { data, response } = await openai.chat.completions.create({ model: 'fake-1', messages }).withResponse();
+    return { text: data.choices[0].message.content, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+  },
+  'responses-stream': async () => {
+    const { data: stream, response } = await openai.responses.create({ model: 'fake-1', input: question, stream: true }).withResponse();
+    let text = '', meta = null;
+    for await (const ev of stream) {
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      if (ev.type === 'response.completed' || ev.type === 'response.incomplete') meta = ev.response.toolstream;
+    }
+    return { text, meta, run: response.headers.get('toolstream-run') };
+  },
+  'responses-whole': async () => {
+    const { data, response } = await openai.responses.create({ model: 'fake-1', input: question }).withResponse();
+    return { text: data.output_text, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+  },
+  'messages-stream': async () => {
+    const stream = anthropic.messages.stream({ model: 'fake-1', max_tokens: 256, messages });
+    const m = await stream.finalMessage();
+    const { response } = await stream.withResponse();
+    return { text: m.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: m.stop_reason, run: response.headers.get('toolstream-run') };
+  },
+  'messages-whole': async () => {
+    const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages }).withResponse();
+    return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+  },
+};
+
+const fn = clients[process.argv[2]];
+if (!fn) {
+  console.error('unknown client ' + process.argv[2]);
+  process.exit(2);
+}
+process.stdout.write(JSON.stringify(await fn()) + '\n');
