@@ -45,11 +45,15 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 			&events.CallRejected{Name: c.Name, Index: c.Index, Reason: reason, Detail: detail, Arguments: auditBytes(raw, s.a.cfg.ArgsBytesMax), Order: c.Order, From: c.From}))
 	}
 	c.Outcome = "completed"
+	after, err := s.serialAfter(c, deps)
+	if err != nil {
+		return err
+	}
 	if err := store(s.tx, key, c); err != nil {
 		return err
 	}
 	return s.tx.Emit(subj, s.event(events.CompletedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
-		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, Repaired: repaired, DependsOn: deps, Order: c.Order, From: c.From}))
+		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, Repaired: repaired, DependsOn: deps, Order: c.Order, From: c.From, After: after}))
 }
 
 // settle marks a call decided, gives back its tenant's open call and

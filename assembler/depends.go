@@ -2,6 +2,7 @@ package assembler
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -103,4 +104,50 @@ func (s *step) earlierCalls(c *call) (ids, named []string, err error) {
 		named = append(named, x.ids[0])
 	}
 	return ids, named, nil
+}
+
+// SideEffects is what a Validator may also say: whether a tool's contract
+// declares no side effect (side_effect: none). registry.Registry does.
+type SideEffects interface {
+	SideEffectFree(name string) bool
+}
+
+// serialAfter says which call a completed call c runs after (issue 16 item
+// 5): calls of one response without declared dependencies whose tools
+// have side effects run one after another, in the order the model gave
+// them; a read-only tool's call (side_effect none) and a call that
+// declares its dependencies do not wait for them. It returns the id of the
+// last such call decided before c in the response (nil when there is
+// none), and marks c as one of them. Without a registry that says side
+// effects (no registry at all) nothing is ordered.
+//
+// Calls are decided in the order the model gave them in every provider's
+// stream (Chat's at its finish, in order), so the last one decided before
+// c is the one the model gave before it; each waits for the one before,
+// which makes a chain.
+func (s *step) serialAfter(c *call, deps []string) ([]string, error) {
+	se, ok := s.a.validator.(SideEffects)
+	if !ok || len(deps) > 0 || se.SideEffectFree(c.Name) {
+		return nil, nil
+	}
+	c.Serial = true
+	prefix, err := callsPrefix(s.ev.Tenant, s.ev.Response)
+	if err != nil {
+		return nil, err
+	}
+	last, lastOrder := "", -1
+	err = s.tx.Scan(prefix, func(k, _ []byte) error {
+		var other call
+		if ok, err := load(s.tx, k, &other); err != nil || !ok {
+			return err
+		}
+		if other.Serial && other.Order < c.Order && other.Order > lastOrder {
+			last, lastOrder = cmp.Or(other.CallID, itemOf(k)), other.Order
+		}
+		return nil
+	})
+	if err != nil || last == "" {
+		return nil, err
+	}
+	return []string{last}, nil
 }

@@ -141,6 +141,9 @@ func render(evs []*events.Event) string {
 			if len(x.Repaired) > 0 {
 				fmt.Fprintf(&b, " repaired=%s", strings.Join(x.Repaired, ","))
 			}
+			if len(x.After) > 0 {
+				fmt.Fprintf(&b, " after=%s", strings.Join(x.After, ","))
+			}
 		case *events.CallRejected:
 			fmt.Fprintf(&b, " name=%s order=%d reason=%s", x.Name, x.Order, x.Reason)
 			if x.Reason == events.ReasonInvalidDependency || x.Reason == events.ReasonInvalidJSON {

@@ -44,6 +44,9 @@ type call struct {
 	Overflow bool      `msgpack:"of,omitempty"`
 	From     events.Provenance
 	Env      envelope `msgpack:"env"`
+	// Serial: completed with a side-effecting tool and no declared
+	// dependencies, so the next such call of the response runs after it.
+	Serial bool `msgpack:"sr,omitempty"`
 }
 
 // envelope is the context a call carries into the events it causes.

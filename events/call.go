@@ -31,6 +31,11 @@ type CallCompleted struct {
 	DependsOn []string   `msgpack:"do,omitempty"` // call ids this call waits for
 	Order     int        `msgpack:"o"`            // position among the response's calls, in opening order
 	From      Provenance `msgpack:"pv"`
+	// After names the call this one runs after, whatever that call's
+	// outcome: calls of one response without declared dependencies whose
+	// tools have side effects run one after another, in the order the
+	// model gave them (a read-only tool's, side_effect none, runs at once).
+	After []string `msgpack:"af,omitempty"`
 }
 
 // CallRejected is a call that completed but must not run. Reason is typed;

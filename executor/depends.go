@@ -17,19 +17,22 @@ const (
 )
 
 // waitDeps waits until every call this one depends on (DependsOn: call ids
-// of the same response, hence the same run and step) has succeeded. It
-// returns a failure when one of them failed or will never run, or when the
-// wait exceeds DependencyWaitMax; errHandBack when the executor stops. The
-// wait holds no tenant slot and no lease, so waiting calls never block the
+// of the same response, hence the same run and step) has succeeded, and
+// the call it runs after (After: the side-effecting call the model gave
+// before it, issue 16 item 5) has its outcome, whatever it is. It returns
+// a failure when a dependency failed or will never run, or when the wait
+// exceeds DependencyWaitMax; errHandBack when the executor stops. The wait
+// holds no tenant slot and no lease, so waiting calls never block the
 // calls they wait for.
 func (j *job) waitDeps() (*failure, error) {
 	self := j.ev.CallID
 	if self == "" {
 		self = j.ev.Item
 	}
-	pending := slices.Clone(j.cc.DependsOn)
+	pending := slices.Concat(j.cc.DependsOn, j.cc.After)
 	slices.Sort(pending)
 	pending = slices.Compact(pending)
+	onlyAfter := func(dep string) bool { return !slices.Contains(j.cc.DependsOn, dep) }
 	if slices.Contains(pending, self) {
 		return &failure{events.ErrValidation, fmt.Sprintf("call %s depends on itself; remove it from depends_on", self)}, nil
 	}
@@ -59,6 +62,8 @@ func (j *job) waitDeps() (*failure, error) {
 			switch {
 			case rec == nil || rec.State != stateDone && rec.State != stateSkipped:
 				keep = append(keep, dep)
+			case onlyAfter(dep):
+				// ran (or never will): its turn is over, whatever came of it
 			case rec.State == stateSkipped:
 				return &failure{events.ErrUnavailable, fmt.Sprintf(
 					"call %s, which this call depends on, was never run (it was rejected or incomplete); nothing was run — fix %s first", dep, dep)}, nil
@@ -72,6 +77,10 @@ func (j *job) waitDeps() (*failure, error) {
 			return nil, nil
 		}
 		if time.Now().After(deadline) {
+			if len(j.cc.DependsOn) == 0 {
+				return &failure{events.ErrUnavailable, fmt.Sprintf(
+					"waited %s for call %s, which the model gave before this one (calls with side effects run one after another), and it did not finish; nothing was run", j.e.cfg.DependencyWaitMax, strings.Join(pending, ", "))}, nil
+			}
 			return &failure{events.ErrUnavailable, fmt.Sprintf(
 				"waited %s for calls %s, which this call depends on, and they did not finish; nothing was run", j.e.cfg.DependencyWaitMax, strings.Join(pending, ", "))}, nil
 		}

@@ -436,7 +436,7 @@ func (e *Executor) handleCallMsg(m jetstream.Msg) {
 	switch body := ev.Body.(type) {
 	case *events.CallCompleted:
 		j := e.newJob(m, md.Sequence.Stream, ev, body, false)
-		j.optimistic = md.NumDelivered == 1 && len(body.DependsOn) == 0
+		j.optimistic = md.NumDelivered == 1 && len(body.DependsOn) == 0 && len(body.After) == 0
 		j.process()
 	case *events.CallRejected, *events.CallIncomplete:
 		e.recordSkipped(ev)

@@ -246,7 +246,7 @@ func (j *job) fresh(rec *record, rev uint64) error {
 	if f != nil {
 		return j.decide(next, rev, j.failed(tool, f.Type, f.Message, 0))
 	}
-	if len(j.cc.DependsOn) > 0 && !j.depsOK {
+	if len(j.cc.DependsOn)+len(j.cc.After) > 0 && !j.depsOK {
 		f, err := j.waitDeps()
 		if err != nil {
 			return err

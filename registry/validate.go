@@ -267,3 +267,12 @@ func (r *Registry) LenientJSON(name string) bool {
 	t, ok := r.Lookup(name)
 	return ok && t.LenientJSON
 }
+
+// SideEffectFree reports whether the contract of tool name declares no
+// side effect (side_effect: none): the assembler lets such calls run at
+// once, and orders the others of a response one after another. An unknown
+// tool is not side-effect free.
+func (r *Registry) SideEffectFree(name string) bool {
+	t, ok := r.Lookup(name)
+	return ok && t.SideEffect == SideEffectNone
+}
