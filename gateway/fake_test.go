@@ -71,9 +71,15 @@ func startFake(t testing.TB) *fakeUpstream {
 	return f
 }
 
+// bulkEvents is how many text deltas the "bulk-responses" model streams.
+const bulkEvents = 5000
+
 // frames returns the events the fake sends for model on api, as written.
 func frames(t testing.TB, api API, model string) []sseEvent {
 	t.Helper()
+	if model == "bulk-responses" {
+		return bulk()
+	}
 	data, err := os.ReadFile(recordings[model])
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +140,7 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, string(ErrorBody(api, http.StatusTooManyRequests, "fake: rate limited")))
 		return
 	}
-	if _, ok := recordings[model]; !ok {
+	if _, ok := recordings[model]; !ok && model != "bulk-responses" {
 		WriteError(w, api, http.StatusNotFound, "fake: no model "+strconv.Quote(model))
 		return
 	}
@@ -160,6 +166,22 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// bulk is a long synthetic Responses stream of text deltas, for measuring
+// throughput.
+func bulk() []sseEvent {
+	out := []sseEvent{{Event: "response.created", Data: `{"type":"response.created","sequence_number":0,"response":{"id":"resp_bulk","object":"response","status":"in_progress","model":"bulk","output":[]}}`}}
+	out = append(out, sseEvent{Event: "response.output_item.added", Data: `{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_bulk","type":"message","status":"in_progress","role":"assistant","content":[]}}`})
+	for i := range bulkEvents {
+		seq := strconv.Itoa(i + 2)
+		out = append(out, sseEvent{Event: "response.output_text.delta", Data: `{"type":"response.output_text.delta","sequence_number":` + seq + `,"item_id":"msg_bulk","output_index":0,"content_index":0,"delta":"word` + seq + ` "}`})
+	}
+	seq := strconv.Itoa(bulkEvents + 2)
+	out = append(out, sseEvent{Event: "response.output_item.done", Data: `{"type":"response.output_item.done","sequence_number":` + seq + `,"output_index":0,"item":{"id":"msg_bulk","type":"message","status":"completed","role":"assistant","content":[]}}`})
+	seq = strconv.Itoa(bulkEvents + 3)
+	out = append(out, sseEvent{Event: "response.completed", Data: `{"type":"response.completed","sequence_number":` + seq + `,"response":{"id":"resp_bulk","object":"response","status":"completed","model":"bulk","output":[]}}`})
+	return out
 }
 
 // wholeAnswer is a non-streamed answer of api.

@@ -129,12 +129,14 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 		err error
 	}
 	startc := make(chan started, 1)
+	upEnded := make(chan struct{}) // the upstream's stream ended: every frame is handed
 	frames := make(chan Frame, 64)
 	endc := make(chan ended, 1)
 	gone := make(chan struct{}) // closed when the handler stops reading frames
 	defer close(gone)
 	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env,
-		OnResponse: func(status int, h http.Header) { startc <- started{status, h} }}
+		OnResponse: func(status int, h http.Header) { startc <- started{status, h} },
+		OnEnd:      func(error) { close(upEnded) }}
 	g.detached.Add(1)
 	go func() {
 		defer g.detached.Done()
@@ -206,13 +208,17 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 			if !write(f) {
 				return // the client went away; the upstream read goes on
 			}
+		case <-upEnded:
+			e = &ended{}
 		case x := <-endc:
 			e = &x
 		case <-r.Context().Done():
 			return
 		}
 	}
-	// Every frame was handed before Stream returned: what is left is queued.
+	// Every frame was handed before the upstream's end was told (or Stream
+	// returned): what is left is queued. The log path may still be
+	// writing: Stream goes on without the client.
 	for {
 		select {
 		case f := <-frames:

@@ -37,6 +37,10 @@ type Call struct {
 	// OnResponse, when set, is called once the upstream's status and
 	// headers arrived, before any frame.
 	OnResponse func(status int, header http.Header)
+	// OnEnd, when set, is called once a streamed answer ended (nil) or
+	// could not be read further (ErrUpstream), after its last frame was
+	// handed on and before Stream waits for the log.
+	OnEnd func(error)
 }
 
 // Frame is one server-sent event of an upstream stream, as received.
@@ -64,12 +68,14 @@ const responseBodyMax = 64 << 20
 
 // Stream sends c upstream and reads its answer to the end. A streamed
 // answer (text/event-stream with status 200) is read event by event: each
-// is kept in the log as a sealed events.StreamFrame, fed to the edge
-// normaliser (assembler.Producer: the model events, sealed, as any
-// producer publishes them), then handed to onFrame (nil: none) — in that
-// order, as it arrives. An onFrame error stops the calls to onFrame alone:
-// the upstream is still read to the end and logged. Any other answer is
-// read whole into Result.Body and kept as one frame.
+// is handed to onFrame (nil: none) as it arrives, then kept in the log as
+// a sealed events.StreamFrame and fed to the edge normaliser
+// (assembler.Producer: the model events, sealed, as any producer
+// publishes them) on a path of its own, at most logQueueMax frames behind;
+// when Stream returns, every frame and model event is in the log. onFrame
+// is called from one goroutine, in order; its error stops the calls to
+// onFrame alone: the upstream is still read to the end and logged. Any
+// other answer is read whole into Result.Body and kept as one frame.
 //
 // ctx bounds the whole upstream read: pass one that outlives the client
 // (context.WithoutCancel) for the read to survive it. It returns
@@ -136,8 +142,16 @@ type relay struct {
 	frames  frameOut
 }
 
-// stream relays an event stream: frames kept, model events published,
-// frames handed on.
+// logQueueMax bounds the frames read from the upstream and handed on but
+// not yet kept and fed to the producer. When the log falls that far
+// behind, the upstream read waits for it.
+const logQueueMax = 1024
+
+// stream relays an event stream. Each frame is handed on first, then
+// queued for the log path (a goroutine of its own, which keeps it and
+// feeds it to the producer), so the client does not wait for the log
+// unless the log falls logQueueMax frames behind. It returns once
+// everything is in the log.
 func (s *relay) stream(ctx context.Context, r io.Reader) error {
 	feed := newFeed()
 	raw := assembler.RawStream{Tenant: s.c.Env.Tenant, Format: s.c.API.format(), Stream: s.res.Stream,
@@ -151,6 +165,22 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 		p, err := s.g.producer.Publish(ctx, raw, feed)
 		feed.close() // nothing more is read: later lines are dropped
 		pubc <- published{p, err}
+	}()
+	logq := make(chan Frame, logQueueMax)
+	keptc := make(chan error, 1)
+	go func() { // the log path
+		var err error
+		for f := range logq {
+			if err != nil {
+				continue // the log failed: drain, the client still gets the stream
+			}
+			err = s.keep(ctx, f.Pos, f.Event, f.Data, false)
+			if err == nil && json.Valid(f.Data) {
+				feed.send(compactLine(f.Data))
+			}
+		}
+		feed.end()
+		keptc <- err
 	}()
 	rd := newSSEReader(r)
 	var readErr error
@@ -168,24 +198,27 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 				s.res.Stream = id
 			}
 		}
-		if err := s.keep(ctx, pos, event, data, false); err != nil {
-			feed.end()
-			<-pubc
-			return err
-		}
-		if json.Valid(data) {
-			feed.send(compactLine(data))
-		}
-		s.hand(Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data})
+		f := Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data}
+		// Queued before it is handed: the goroutine readied last runs
+		// first, and that should be the one that writes to the client.
+		logq <- f
+		s.hand(f)
 	}
-	feed.end()
+	if s.c.OnEnd != nil {
+		s.c.OnEnd(readErr)
+	}
+	close(logq)
+	keepErr := <-keptc
 	pub := <-pubc
 	s.res.Model = pub.p
-	if err := s.keep(ctx, int64(s.res.Frames), "", nil, true); err != nil {
-		return err
+	if keepErr == nil {
+		keepErr = s.keep(ctx, int64(s.res.Frames), "", nil, true)
 	}
-	if err := s.frames.flush(ctx); err != nil {
-		return fmt.Errorf("gateway: keep frames of %s: %w", s.res.Stream, err)
+	if err := s.frames.flush(ctx); err != nil && keepErr == nil {
+		keepErr = err
+	}
+	if keepErr != nil {
+		return fmt.Errorf("gateway: keep frames of %s: %w", s.res.Stream, keepErr)
 	}
 	if pub.err != nil {
 		return pub.err
