@@ -16,15 +16,19 @@
 // "upstream-name/model", the model's prefix, which picks the upstream.
 // Every upstream event is:
 //
-//  1. normalised at the edge and published as canonical model events,
-//     sealed, exactly as assembler.Producer publishes them (the calls are
-//     then assembled, executed, verified and remembered as for any
-//     producer);
+//  1. streamed back to the client unchanged, event for event, with an SSE
+//     id: its position in the stream (0, 1, 2…);
 //  2. kept byte for byte as an events.StreamFrame on
 //     ts.gw.<tenant>.<api>.<stream> (stream TS_GW), sealed under the user's
 //     data key, so resumption can replay it and erasure reaches it;
-//  3. streamed back to the client unchanged, event for event, each with
-//     an SSE id: its position in the stream (0, 1, 2…).
+//  3. normalised at the edge and published as canonical model events,
+//     sealed, exactly as assembler.Producer publishes them (the calls are
+//     then assembled, executed, verified and remembered as for any
+//     producer).
+//
+// 2 and 3 run on a path of their own, at most logQueueMax frames behind 1
+// (then the upstream read waits for the log). A non-streamed answer is
+// kept as one frame and not normalised.
 //
 // The upstream read does not depend on the client: a client that
 // disconnects does not stop it, and what arrived is logged to the end.
