@@ -31,15 +31,26 @@ import (
 // edge's by the raw event's position in its stream (events.EdgeEventID),
 // which is also how trace tells where a call's bytes came from.
 
+// EdgeOptions says how EdgeEvents normalises.
+type EdgeOptions struct {
+	// Now gives the events their time, read once per raw event; default
+	// time.Now.
+	Now func() time.Time
+	// Merge joins consecutive argument deltas of a call into one model
+	// event (ingest.DeltaMerger): what a Producer does. Without it there
+	// is one model event per event the adapter emits, as through ingest.
+	Merge bool
+}
+
 // EdgeEvents reads a provider stream from r (JSON lines or raw SSE, see
 // ingest.ReadEvents), normalises it as the ingest projection would, and
 // calls fn with each canonical model event and its subject, in order:
 // the events of each raw event, then those the stream's end implies. A raw
 // event the adapter refuses aborts the open calls of its response and
 // becomes an InputRejected (its Seq is the event's position), and the
-// stream goes on. Event times come from now, read once per raw event. It
-// returns the number of raw events read, and the reader's or fn's error.
-func EdgeEvents(s RawStream, r io.Reader, now func() time.Time, fn func(subject string, ev *events.Event) error) (int, error) {
+// stream goes on. It returns the number of raw events read, and the
+// reader's or fn's error.
+func EdgeEvents(s RawStream, r io.Reader, o EdgeOptions, fn func(subject string, ev *events.Event) error) (int, error) {
 	format := s.Format
 	if format == "" {
 		format = string(ingest.FormatAuto)
@@ -51,19 +62,29 @@ func EdgeEvents(s RawStream, r io.Reader, now func() time.Time, fn func(subject 
 	if err := events.ValidTenant(s.Tenant); err != nil {
 		return 0, err
 	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
 	st := ingest.NewStream(ingest.Config{Format: f, Stream: s.Stream, TaggedText: s.Tagged})
+	put := func(p ingest.Placed) error {
+		subj, err := events.ModelSubject(s.Tenant, p.Response, p.Item)
+		if err != nil {
+			return err
+		}
+		return fn(subj, &events.Event{
+			ID: events.EdgeEventID(s.Tenant, s.Stream, p.Pos, p.N), Tenant: s.Tenant,
+			User: s.User, Session: s.Session, Run: s.Run, Step: s.Step,
+			Response: p.Response, Item: p.Item, CallID: p.CallID, At: p.At, Body: p.Body,
+		})
+	}
+	var merger ingest.DeltaMerger
 	emit := func(pos int64, at int64, outs []ingest.Out) error {
-		for n, o := range outs {
-			subj, err := events.ModelSubject(s.Tenant, o.Response, o.Item)
-			if err != nil {
-				return err
-			}
-			ev := &events.Event{
-				ID: events.EdgeEventID(s.Tenant, s.Stream, pos, n), Tenant: s.Tenant,
-				User: s.User, Session: s.Session, Run: s.Run, Step: s.Step,
-				Response: o.Response, Item: o.Item, CallID: o.CallID, At: at, Body: o.Body,
-			}
-			if err := fn(subj, ev); err != nil {
+		if o.Merge {
+			return merger.Add(pos, at, outs, put)
+		}
+		for n, out := range outs {
+			if err := put(ingest.Placed{Out: out, Pos: pos, N: n, At: at}); err != nil {
 				return err
 			}
 		}
@@ -83,7 +104,10 @@ func EdgeEvents(s RawStream, r io.Reader, now func() time.Time, fn func(subject 
 	if err != nil {
 		return int(pos), err
 	}
-	return int(pos), emit(pos, now().UnixNano(), st.End())
+	if err := emit(pos, now().UnixNano(), st.End()); err != nil {
+		return int(pos), err
+	}
+	return int(pos), merger.Flush(put)
 }
 
 // ProducerConfig configures a Producer.
@@ -110,6 +134,10 @@ type ProducerConfig struct {
 	RetryMax time.Duration
 	// Now gives the events their time; default time.Now.
 	Now func() time.Time
+	// PerChunk publishes one model event per event the adapter emits
+	// instead of merging a call's consecutive argument deltas
+	// (EdgeOptions.Merge).
+	PerChunk bool
 }
 
 // OrderMode says how a Producer keeps its events in order in the log.
@@ -182,7 +210,7 @@ type Published struct {
 // one is published as an InputRejected).
 func (p *Producer) Publish(ctx context.Context, s RawStream, r io.Reader) (Published, error) {
 	out := &modelOut{cfg: &p.cfg}
-	raw, err := EdgeEvents(s, r, p.cfg.Now, func(subject string, ev *events.Event) error {
+	raw, err := EdgeEvents(s, r, EdgeOptions{Now: p.cfg.Now, Merge: !p.cfg.PerChunk}, func(subject string, ev *events.Event) error {
 		data, err := events.EncodeSealed(ev, p.cfg.Keys, "")
 		if err != nil {
 			return err

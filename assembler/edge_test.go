@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -44,7 +46,7 @@ func TestEdgeEventsAreIngestsEvents(t *testing.T) {
 		for _, evs := range [][][]byte{rec.events, withGarbage(rec.events)} {
 			s := assembler.RawStream{Tenant: "acme", Format: rec.provider, Stream: "s1", User: "u1", Session: "se", Run: "r", Step: "2"}
 			var edge []string
-			n, err := assembler.EdgeEvents(s, bytes.NewReader(lines(evs)), func() time.Time { return time.Unix(0, 42) }, func(subj string, ev *events.Event) error {
+			n, err := assembler.EdgeEvents(s, bytes.NewReader(lines(evs)), assembler.EdgeOptions{Now: func() time.Time { return time.Unix(0, 42) }}, func(subj string, ev *events.Event) error {
 				if want := fmt.Sprintf("edge:acme/s1/%d/", posOf(t, ev.ID)); !strings.HasPrefix(ev.ID, want) || ev.At != 42 {
 					t.Fatalf("%s: event %s at %d", rec.file, ev.ID, ev.At)
 				}
@@ -88,6 +90,103 @@ func TestEdgeEventsAreIngestsEvents(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMergedEdgeEvents: with Merge, every recorded stream (intact and with
+// a refused line) gives the same events as without, except that each run
+// of one call's consecutive argument deltas is one delta holding their
+// bytes, named by the first; and reading the stream in any chunks (one byte
+// at a time, half reads) gives the same events with the same ids, so a
+// stream published again is deduplicated as before.
+func TestMergedEdgeEvents(t *testing.T) {
+	var per, merged int
+	for _, rec := range recordings(t) {
+		for _, evs := range [][][]byte{rec.events, withGarbage(rec.events)} {
+			s := assembler.RawStream{Tenant: "acme", Format: rec.provider, Stream: "s1", User: "u1"}
+			read := func(r io.Reader, merge bool) []*events.Event {
+				var out []*events.Event
+				n, err := assembler.EdgeEvents(s, r, assembler.EdgeOptions{Now: func() time.Time { return time.Unix(0, 42) }, Merge: merge},
+					func(_ string, ev *events.Event) error { out = append(out, ev); return nil })
+				if err != nil || n != len(evs) {
+					t.Fatalf("%s: EdgeEvents read %d of %d: %v", rec.file, n, len(evs), err)
+				}
+				return out
+			}
+			chunks := read(bytes.NewReader(lines(evs)), false)
+			runs := read(bytes.NewReader(lines(evs)), true)
+			per, merged = per+len(chunks), merged+len(runs)
+			// Merge the unmerged events by hand: the merged must be that.
+			var want []string
+			var held *events.Event
+			var heldBytes string
+			flush := func() {
+				if held != nil {
+					want = append(want, held.ID+" "+fmt.Sprintf("%s %s %s %s %q", deltaKey(held), held.Response, held.Item, held.CallID, heldBytes))
+					held = nil
+				}
+			}
+			for _, ev := range chunks {
+				if d, ok := deltaOf(ev); ok {
+					if held != nil && held.Response == ev.Response && held.Item == ev.Item && held.CallID == ev.CallID && deltaKey(held) == deltaKey(ev) {
+						heldBytes += d
+						continue
+					}
+					flush()
+					held, heldBytes = ev, d
+					continue
+				}
+				flush()
+				want = append(want, ev.ID+" "+canonical("", ev))
+			}
+			flush()
+			var got []string
+			for _, ev := range runs {
+				if d, ok := deltaOf(ev); ok {
+					got = append(got, ev.ID+" "+fmt.Sprintf("%s %s %s %s %q", deltaKey(ev), ev.Response, ev.Item, ev.CallID, d))
+					continue
+				}
+				got = append(got, ev.ID+" "+canonical("", ev))
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: merged\n%s\nwant\n%s", rec.file, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for name, r := range map[string]io.Reader{"one byte": iotest.OneByteReader(bytes.NewReader(lines(evs))), "halves": iotest.HalfReader(bytes.NewReader(lines(evs)))} {
+				again := read(r, true)
+				if len(again) != len(runs) {
+					t.Fatalf("%s: read %s, %d events, want %d", rec.file, name, len(again), len(runs))
+				}
+				for i := range again {
+					if again[i].ID != runs[i].ID || canonical("", again[i]) != canonical("", runs[i]) {
+						t.Fatalf("%s: read %s, event %d is %s %s, want %s %s", rec.file, name, i, again[i].ID, canonical("", again[i]), runs[i].ID, canonical("", runs[i]))
+					}
+				}
+			}
+		}
+	}
+	if merged >= per {
+		t.Fatalf("merging left %d events of %d", merged, per)
+	}
+	t.Logf("the recordings: %d model events per chunk, %d merged", per, merged)
+}
+
+// deltaOf is the bytes of a delta event.
+func deltaOf(ev *events.Event) (string, bool) {
+	switch d := ev.Body.(type) {
+	case *events.ArgumentsDelta:
+		return d.Delta, true
+	case *events.TextDelta:
+		return d.Text, true
+	}
+	return "", false
+}
+
+// deltaKey is what a delta must share with the next to be merged with it,
+// besides its call or item.
+func deltaKey(ev *events.Event) string {
+	if d, ok := ev.Body.(*events.TextDelta); ok {
+		return fmt.Sprintf("text#%d", d.Index)
+	}
+	return string(ev.Body.Kind())
 }
 
 func posOf(t *testing.T, id string) int {
