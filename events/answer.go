@@ -23,6 +23,9 @@ const (
 	VerdictContradicted Verdict = "contradicted"
 	VerdictUnsupported  Verdict = "unsupported"
 	VerdictNotCheckable Verdict = "not_checkable"
+	// VerdictStale: the evidence said it, but every result it rests on is
+	// older than its contract's fresh_for at the answer's time.
+	VerdictStale Verdict = "stale"
 )
 
 // EvidenceRef points at one field of one tool result.

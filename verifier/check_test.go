@@ -28,6 +28,13 @@ type regEvidence struct {
 	Name    string          `json:"name"`
 	Version int             `json:"version"`
 	Result  json.RawMessage `json:"result"`
+	// A call that failed or whose approval was denied: its typed error.
+	Failed *struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	} `json:"failed"`
+	At       string `json:"at"`        // RFC 3339; "" is the answer's time
+	FreshFor string `json:"fresh_for"` // a Go duration; "" is for ever
 }
 
 type regExpect struct {
@@ -50,13 +57,27 @@ func (rc *regCase) evidence() []Evidence {
 	out := make([]Evidence, len(rc.Evidence))
 	for i, e := range rc.Evidence {
 		out[i] = Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
+		if e.Failed != nil {
+			out[i].Failed = &Failure{Error: e.Failed.Error, Message: e.Failed.Message}
+		}
+		if e.At != "" {
+			out[i].At, _ = time.Parse(time.RFC3339, e.At) // NB: checked by loadCasesIn
+		}
+		if e.FreshFor != "" {
+			out[i].FreshFor, _ = time.ParseDuration(e.FreshFor)
+		}
 	}
 	return out
 }
 
-func loadCases(t testing.TB) []regCase {
+// loadCases loads the development half of the labelled set
+// (testdata/*.jsonl): the cases the checker is tuned on.
+func loadCases(t testing.TB) []regCase { return loadCasesIn(t, "testdata") }
+
+// loadCasesIn loads the cases of dir/*.jsonl.
+func loadCasesIn(t testing.TB, dir string) []regCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no regression files: %v", err)
 	}
@@ -77,6 +98,14 @@ func loadCases(t testing.TB) []regCase {
 			var rc regCase
 			if err := json.Unmarshal(sc.Bytes(), &rc); err != nil {
 				t.Fatalf("%s:%d: %v", f, line, err)
+			}
+			for _, e := range rc.Evidence {
+				if _, err := time.Parse(time.RFC3339, e.At); e.At != "" && err != nil {
+					t.Fatalf("%s:%d: at: %v", f, line, err)
+				}
+				if _, err := time.ParseDuration(e.FreshFor); e.FreshFor != "" && err != nil {
+					t.Fatalf("%s:%d: fresh_for: %v", f, line, err)
+				}
 			}
 			rc.file = filepath.Base(f)
 			out = append(out, rc)
@@ -104,8 +133,10 @@ func findClaim(r Report, answer, text string) (events.ClaimVerdict, bool) {
 	return events.ClaimVerdict{}, false
 }
 
+// flagged reports whether a verdict tells the reader not to trust the
+// claim: contradicted, unsupported, or resting on stale evidence.
 func flagged(v events.Verdict) bool {
-	return v == events.VerdictContradicted || v == events.VerdictUnsupported
+	return v == events.VerdictContradicted || v == events.VerdictUnsupported || v == events.VerdictStale
 }
 
 type regStats struct {
@@ -142,7 +173,7 @@ func (st *regStats) record(e regExpect, got events.ClaimVerdict) (string, error)
 	}
 	miss := ""
 	switch want {
-	case events.VerdictContradicted, events.VerdictUnsupported:
+	case events.VerdictContradicted, events.VerdictUnsupported, events.VerdictStale:
 		st.expFlagged++
 		if flagged(got.Verdict) {
 			st.truePos++

@@ -16,7 +16,8 @@ type fact struct {
 	weak    bool // decided without confidence: a judge may decide instead
 	soft    bool // dropped when the claim has other facts
 	leaves  []int32
-	negUsed bool // the fact read the claim's negation: no later check reads it again
+	negUsed bool   // the fact read the claim's negation: no later check reads it again
+	span    [2]int // runes of the claim the fact decided (an identifier), if any
 }
 
 // verdict is a claim's decided verdict.
@@ -41,6 +42,7 @@ type check struct {
 // text (the fields the facts before it were matched to).
 var checks = []check{
 	{"unknown identifier", (*claim).unknownFacts},
+	{"identifiers", (*claim).codeFacts},
 	{"polarity", (*claim).polarityFacts},
 	{"status", alone((*claim).categoryFacts)},
 	{"numbers", (*claim).numberFacts},
@@ -186,6 +188,9 @@ func (cx *claim) numberFacts(earlier []fact) []fact {
 	var out []fact
 	for i := range cx.nums {
 		m := &cx.nums[i]
+		if slices.ContainsFunc(earlier, func(f fact) bool { return f.span[1] > 0 && m.start >= f.span[0] && m.start < f.span[1] }) {
+			continue // an identifier (room 512), decided
+		}
 		f := cx.checkNumber(m)
 		if m.free && f.verdict == events.VerdictUnsupported && len(earlier) > 0 {
 			continue

@@ -129,6 +129,8 @@ type index struct {
 	nodeBase  []int32
 	toolNamed map[string][]subjEntry // subjects the tools' results are named by
 	cache     lookupCache
+	ids       *[]idLeaf        // identifier-like leaves (idLeaves), made when first asked
+	textCodes map[string]int32 // codes written in longer strings (codesInText), made when first asked
 }
 
 // dedupeEvidence keeps, per CallID, the highest Version (the later entry

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/toolstream/toolstream/events"
 )
@@ -329,6 +330,9 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 		if f, ok := cx.derived(m, targets, pairs); ok {
 			return f
 		}
+		if l, ok := cx.attributed(in, targets); ok {
+			return supported(ix, "value matches the result the claim names", l)
+		}
 		best := targets[0]
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)},
 			reason: "evidence says " + ix.leaves[best].raw() + " at " + ix.leaves[best].ptr()}
@@ -587,4 +591,42 @@ func rangeEnds(targets, lo, hi []int32) (loT, hiT int32) {
 		}
 	}
 	return loT, hiT
+}
+
+// attributed returns the field of another result holding the claimed
+// value (one of in) when the claim names a value beside it: a sentence
+// citing several results ("储蓄卡的余额为 18250.40 元" beside a transfer's
+// fee) takes each value from the result whose fields it names, not from
+// the field its attribute word found in another.
+func (cx *claim) attributed(in, targets []int32) (int32, bool) {
+	ix := cx.ix
+	for _, l := range in {
+		lf := &ix.leaves[l]
+		if lf.kind != kindNum || slices.ContainsFunc(targets, func(t int32) bool { return ix.leaves[t].ev == lf.ev }) {
+			continue
+		}
+		if lf.node >= 0 && cx.namesSibling(lf.node, l) {
+			return l, true
+		}
+	}
+	return -1, false
+}
+
+// namesSibling reports whether the claim's text holds a string value of
+// node n other than leaf l (a name, a type, a place of the same object).
+func (cx *claim) namesSibling(n, l int32) bool {
+	ix := cx.ix
+	nd := &ix.nodes[n]
+	text := strings.ToLower(cx.text)
+	for s := nd.leafLo; s < nd.leafHi; s++ {
+		sf := &ix.leaves[s]
+		if s == l || sf.kind != kindStr || sf.text || sf.node != n {
+			continue
+		}
+		v := sf.str()
+		if len([]rune(v)) >= 2 && strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
 }

@@ -30,6 +30,7 @@ type reading struct {
 	named        subjects
 	namedNodes   []int32 // the innermost of the objects named
 	unknown      string  // an identifier the evidence does not know
+	codes        []codeMention
 	times        []timeExpr
 	values       [][]int32 // evidence values named, one list per mention
 	nums         []numMention
@@ -97,6 +98,7 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	rd.question = strings.HasSuffix(last, "?") || strings.HasSuffix(last, "？") || strings.HasSuffix(last, "吗") || strings.HasSuffix(last, "吗。")
 	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question
 	rd.findSubjects(ix)
+	rd.findCodes(ix)
 	rd.times = buf.ts.scan(nt.s, now, rd.used)
 	rd.findValues(ix)
 	rd.nums = scanNumbersIn(nt.s, rd.norm, rd.used)
@@ -108,6 +110,56 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	rd.readWords(ix)
 	rd.attachNumberCues()
 	return rd
+}
+
+// findCodes finds the identifiers written outside the subjects named
+// (identifiers.go). One the evidence has nowhere (no value, key or word of
+// a text holds it) is not read as a date or number again, and the
+// identifier check decides it.
+func (rd *reading) findCodes(ix *index) {
+	rd.codes = scanCodes(rd.orig, rd.used)
+	if len(rd.codes) == 0 {
+		return
+	}
+	ids, inText := ix.idLeaves(), ix.codesInText()
+	for k := range rd.codes {
+		m := &rd.codes[k]
+		if _, ok := inText[m.canon]; ok || slices.ContainsFunc(ids, func(id idLeaf) bool { return id.canon == m.canon }) {
+			continue
+		}
+		// Unknown: read as an identifier when the evidence has one like it,
+		// or it is long (C3000); else ("SST-2", a column whose name the
+		// index keeps only in part) the other checks read it.
+		if !(digitCount(m.canon) >= 3 && len(m.canon) >= 4) && !slices.ContainsFunc(ids, func(id idLeaf) bool {
+			return similarCode(m.canon, id.canon) || rd.namesKeyWord(id.key)
+		}) {
+			continue
+		}
+		m.foreign = true
+		for i := m.start; i < m.end && i < len(rd.used); i++ {
+			rd.used[i] = true
+		}
+		if rd.unknown != "" && strings.Contains(string(rd.orig[m.start:m.end]), rd.unknown) {
+			rd.unknown = ""
+		}
+	}
+}
+
+// namesKeyWord reports whether a token of the claim is a word of key
+// (gate for "gate", confirmation for "confirmation_code"), other than the
+// words too general to name one field (id, no, number, code).
+func (rd *reading) namesKeyWord(key string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
+		if w == "id" || w == "no" || w == "number" || w == "code" || len(w) < 2 {
+			continue
+		}
+		for _, t := range rd.toks {
+			if t.s == w {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readWords collects the claim's cues, negations, categories and content
