@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/gateway"
+	"github.com/toolstream/toolstream/registry"
 )
 
 // gatewayFlags are serve's --gateway ADDR and --gateway-config FILE.
@@ -28,7 +29,7 @@ func gatewayFlag(cmd *cobra.Command, f *gatewayFlags) {
 // startGateway serves the gateway until ctx ends, when --gateway is set.
 // A shutdown lets the upstream reads of clients that went away end and be
 // logged, for up to 30 seconds.
-func startGateway(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, f gatewayFlags, b *bus.Bus, log *slog.Logger) error {
+func startGateway(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, f gatewayFlags, b *bus.Bus, trust *registry.Trust, log *slog.Logger) error {
 	if f.addr == "" {
 		if f.config != "" {
 			return errors.New("--gateway-config needs --gateway ADDR")
@@ -42,8 +43,17 @@ func startGateway(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, f 
 	if err != nil {
 		return err
 	}
-	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log})
+	rm, err := newRunMode(ctx, b, trust, log)
 	if err != nil {
+		return err
+	}
+	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server})
+	if err != nil {
+		rm.follower.Stop()
+		return err
+	}
+	if err := rm.attach(ctx, b, g, f.addr, log); err != nil {
+		rm.follower.Stop()
 		return err
 	}
 	ln, err := net.Listen("tcp", f.addr)
@@ -61,6 +71,7 @@ func startGateway(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, f 
 			defer cancel()
 			srv.Shutdown(stop)
 			g.Wait(stop)
+			rm.stop(stop)
 		}()
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			select {

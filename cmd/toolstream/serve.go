@@ -202,7 +202,7 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 			return err
 		}
 	}
-	if err := startGateway(ctx, &wg, errc, d.gateway, b, log); err != nil {
+	if err := startGateway(ctx, &wg, errc, d.gateway, b, d.trust, log); err != nil {
 		return err
 	}
 	log.Info("serving", "url", b.ClientURL(), "data", g.data, "projections", len(runners))
