@@ -82,10 +82,12 @@ var allowed = map[string][]string{
 	"assembler": {"events", "projector", "ingest"},
 	"executor":  {"events", "projector", "registry"},
 	"verifier":  {"events", "projector"},
-	"memory":    {"events", "projector"},
+	"memory":    {"events", "projector", "memory/lexical"},
 	"runs":      {"events", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
 	"viewdump":  {"projector"},
+
+	"memory/lexical": {}, // memory's stemmer: no state, no dependencies
 }
 
 // projections are the packages that hold projection code.

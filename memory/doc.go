@@ -18,7 +18,14 @@
 //   - A newer statement in the same slot (subject, attribute, scope) that
 //     contradicts the older one (other polarity or value) supersedes it,
 //     except that a constraint stays in force over anything but another
-//     constraint (which lifts it) until its validity ends. Statements that
+//     constraint (which lifts it) until its validity ends, and that a
+//     constraint and a preference never supersede each other: "I can't eat
+//     spicy food these days" stands beside "I love spicy food" (and ranks
+//     over it), and once "I can eat spicy food again" lifts it the
+//     preference is current as it was.
+//   - A constraint said without an end ("these days", 最近) is open-ended:
+//     once the tenant's review time (Config.ReviewAfter, default 30 days)
+//     has passed since it was last said, reads show it needs_confirmation. Statements that
 //     agree ("I like spicy food", "I can eat spicy food again") coexist, as
 //     do statements of different kinds with one polarity. A denial with a
 //     value ("I left Stripe") ends only the statement of that value.
@@ -44,8 +51,12 @@
 //
 // Recall (Engine.Recall) filters first — tenant, user, permission scope,
 // validity at the query time, status — and ranks second: BM25 over an
-// inverted index of text and slot, times confidence, recency, use and a
-// live constraint's precedence, bounded by K and a byte budget. It reads
+// inverted index of text and slot (English words stemmed by Porter's
+// algorithm, memory/lexical; CJK as characters and bigrams), times
+// confidence, recency, use, a live constraint's precedence and a lower
+// weight for a turn that asks the assistant something; ties go to the
+// newer record, an episode that repeats one already recalled word for word
+// is left out, and the answer is bounded by K and a byte budget. It reads
 // the posting lists of the query's terms — a posting carries what ranking
 // needs — and loads only the records it returns, never all of a user's
 // records. History and AsOf show superseded, expired and cold records and

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/memory/lexical"
 )
 
 // The inverted index: one posting "<t>/<u>/ix/<term>/<id>" per term of a
@@ -16,8 +18,8 @@ import (
 // what the default hard filters and BM25 need without loading the record:
 // status, version, term frequency, document length and validity window.
 //
-// Terms come from tokenize: lower-cased, English stop words dropped, light
-// English stemming, numbers kept (leading zeros dropped, "1,000" = "1000"),
+// Terms come from tokenize: lower-cased, English stop words dropped, Porter
+// stemming, numbers kept (leading zeros dropped, "1,000" = "1000"),
 // CJK as single characters and character bigrams. A record's slot (subject,
 // attribute, value) is indexed with its text at slotWeight times the
 // weight, which is how a slot match counts in the ranking.
@@ -41,6 +43,7 @@ type posting struct {
 	validUntil int64
 	constraint bool // the record is a constraint
 	permission bool // the record has a permission: load it to check the caller's scopes
+	question   bool // an episode that asks something (isQuestion): it weighs less
 	confidence float64
 	observedAt int64
 	useCount   int
@@ -49,6 +52,7 @@ type posting struct {
 func postingOf(r *Record, tf, dl int) posting {
 	return posting{status: r.Status, version: r.Version, tf: tf, dl: dl, validFrom: r.ValidFrom,
 		validUntil: r.ValidUntil, constraint: r.Kind == KindConstraint, permission: r.Permission != "",
+		question:   r.Kind == KindEpisode && isQuestion(r.Text),
 		confidence: r.Confidence, observedAt: r.ObservedAt, useCount: r.UseCount}
 }
 
@@ -71,6 +75,9 @@ func encodePosting(p posting) []byte {
 	if p.permission {
 		flags |= 2
 	}
+	if p.question {
+		flags |= 4
+	}
 	b := []byte{statusCode(p.status), flags}
 	b = putUvarint(b, uint64(p.version))
 	b = putUvarint(b, uint64(p.tf))
@@ -88,7 +95,7 @@ func decodePosting(b []byte) (posting, bool) {
 	if len(b) < 2 || int(b[0]) >= len(statusCodes) || b[0] == 0 {
 		return p, false
 	}
-	p.status, p.constraint, p.permission = statusCodes[b[0]], b[1]&1 != 0, b[1]&2 != 0
+	p.status, p.constraint, p.permission, p.question = statusCodes[b[0]], b[1]&1 != 0, b[1]&2 != 0, b[1]&4 != 0
 	b = b[2:]
 	uv := func() int {
 		v, n := binary.Uvarint(b)
@@ -119,6 +126,31 @@ func decodePosting(b []byte) (posting, bool) {
 	p.useCount = uv()
 	return p, b != nil && p.version >= 0 && p.tf >= 0 && p.dl >= 0 && p.useCount >= 0
 }
+
+// isQuestion reports whether a turn asks something of the assistant: it
+// ends with a question mark or 吗, or opens with a request ("give me",
+// "can you", "help me", 帮我, 给我 …). What the user asks an assistant is
+// seldom what the assistant must remember about them, so such an episode
+// weighs questionWeight in recall.
+func isQuestion(text string) bool {
+	t := strings.TrimRight(text, " \t\r\n\"')”」)）")
+	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || strings.HasSuffix(t, "吗") {
+		return true
+	}
+	t = strings.ToLower(strings.TrimLeft(t, " \t\r\n\"'“「(（"))
+	for _, p := range requestOpeners {
+		if strings.HasPrefix(t, p) && (len(t) == len(p) || !unicode.IsLetter(rune(t[len(p)])) || p[len(p)-1] >= 0x80) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestOpeners open a request to the assistant.
+var requestOpeners = []string{"can you", "could you", "would you", "will you", "please", "give me", "tell me",
+	"show me", "help me", "remind me", "let me know", "recommend", "suggest", "explain", "summarize",
+	"summarise", "translate", "write", "draft", "make me", "list", "find me",
+	"帮我", "给我", "请", "推荐", "提醒我", "告诉我", "解释", "总结", "翻译", "写一", "列一", "你能", "能不能"}
 
 // termFreq is one term of a document and how often it occurs.
 type termFreq struct {
@@ -178,7 +210,9 @@ func queryTerms(text string) []qterm {
 	}
 	for _, e := range zhLexicon {
 		if strings.Contains(text, e.zh) {
-			add(e.en, expandW)
+			for _, t := range tokenize(e.en) { // as the slot is indexed
+				add(t, expandW)
+			}
 		}
 	}
 	return out
@@ -309,54 +343,10 @@ func isCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 'ー'
 }
 
-// stem is a light English stemmer: plurals, -ing, -ed, doubled final
-// consonants and a final 'e' ("loves", "loved", "loving", "love" → "lov";
-// "dishes" → "dish"; "running" → "run"). It only has to map a word's forms
-// to one term, never to a dictionary word. Non-ASCII words are kept.
-func stem(w string) string {
-	if len(w) < 3 {
-		return w
-	}
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return w
-		}
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
-		!strings.HasSuffix(w, "is") && len(w) > 3:
-		w = w[:len(w)-1]
-	}
-	switch {
-	case strings.HasSuffix(w, "ing") && len(w) >= 6 && hasVowel(w[:len(w)-3]):
-		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ied") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "eed"):
-	case strings.HasSuffix(w, "ed") && len(w) >= 4 && hasVowel(w[:len(w)-2]):
-		w = undouble(w[:len(w)-2])
-	}
-	if len(w) >= 3 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-func hasVowel(s string) bool { return strings.ContainsAny(s, "aeiouy") }
-
-func undouble(s string) string {
-	n := len(s)
-	if n >= 3 && s[n-1] == s[n-2] && !strings.ContainsRune("aeiouylsz", rune(s[n-1])) {
-		return s[:n-1]
-	}
-	return s
-}
+// stem is the English stemmer of index terms (lexical.Stem, Porter's):
+// "loves", "loved", "loving", "love" → "love"; "adoption", "adopted" →
+// "adopt"; "recommendation" → "recommend". Non-ASCII words are kept.
+func stem(w string) string { return lexical.Stem(w) }
 
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}

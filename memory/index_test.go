@@ -9,13 +9,15 @@ import (
 
 func TestTokenize(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{"I love spicy food", "lov spicy food"},
-		{"Loves, loved, loving!", "lov lov lov"},
+		{"I love spicy food", "love spici food"},
+		{"Loves, loved, loving!", "love love love"},
 		{"The dishes were washed", "dish wash"},
+		{"We adopted a cat; the adoption", "adopt cat adopt"},
+		{"recommendations recommended", "recommend recommend"},
 		{"running swimming falling dressed", "run swim fall dress"},
-		{"Allergies to peanuts", "allergy peanut"},
-		{"I can't eat it; don't worry", "eat worry"},
-		{"Mom's birthday is on 2024-05-03", "mom birthday 2024 5 3"},
+		{"Allergies to peanuts", "allergi peanut"}, {"allergy allergic", "allergi allerg"},
+		{"I can't eat it; don't worry", "eat worri"},
+		{"Mom's birthday is on 2024-05-03", "mom birthdai 2024 5 3"},
 		{"It cost $1,000.50 in 007", "cost 1000.50 7"},
 		{"3pm on the 2nd", "3 pm 2"},
 		{"我喜欢吃辣", "喜 欢 吃 辣 我喜 喜欢 欢吃 吃辣"},
@@ -44,9 +46,9 @@ func TestQueryTermsExpand(t *testing.T) {
 	}
 	for _, c := range []struct{ q, must string }{
 		{"recommend a dish", "food"},
-		{"where do I live", "location"},
+		{"where do I live", "locat"},
 		{"推荐一道菜", "food"},
-		{"辣的菜", "spicy"},
+		{"辣的菜", "spici"},
 		{"what should I drink", "drink"},
 	} {
 		if !slices.Contains(terms(c.q), c.must) {

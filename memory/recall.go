@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/toolstream/toolstream/events"
@@ -273,10 +274,13 @@ func (rc *recall) quality(v *Record) float64 {
 		live = v.heldAt(rc.q.AsOf) // in force then, whatever lifted it since
 	}
 	return quality(v.Confidence, v.ObservedAt, v.UseCount, v.Kind == KindConstraint && live,
-		rc.now, rc.e.cfg.HalfLife)
+		v.Kind == KindEpisode && isQuestion(v.Text), rc.now, rc.e.cfg.HalfLife)
 }
 
-func quality(confidence float64, observedAt int64, useCount int, liveConstraint bool, now int64, halfLife time.Duration) float64 {
+// questionWeight is the weight of an episode that asks something.
+const questionWeight = 0.5
+
+func quality(confidence float64, observedAt int64, useCount int, liveConstraint, question bool, now int64, halfLife time.Duration) float64 {
 	age := max(now-observedAt, 0)
 	// relevance leads: age takes at most a quarter off, so an old turn that
 	// answers the question still beats a new one that merely shares a word
@@ -288,6 +292,9 @@ func quality(confidence float64, observedAt int64, useCount int, liveConstraint 
 		// in force until lifted or its validity ends: it does not fade with
 		// age, and it ranks over a preference of the same relevance
 		kind, recency = 1.25, 1
+	}
+	if question {
+		kind = questionWeight
 	}
 	return conf * recency * use * kind
 }
@@ -336,7 +343,25 @@ func (h candHeap) Less(i, j int) bool {
 	if h[i].score != h[j].score {
 		return h[i].score > h[j].score
 	}
+	if h[i].p.observedAt != h[j].p.observedAt {
+		return h[i].p.observedAt > h[j].p.observedAt // recency breaks ties
+	}
 	return h[i].id < h[j].id
+}
+
+// repeats reports whether v is an episode that says word for word what a
+// record already recalled says: the same turn said again adds nothing to
+// an answer and would push other records out of the top K.
+func repeats(hits []Hit, v *Record) bool {
+	if v.Kind != KindEpisode {
+		return false
+	}
+	for _, h := range hits {
+		if h.Record.Kind == KindEpisode && strings.EqualFold(strings.TrimSpace(h.Record.Text), strings.TrimSpace(v.Text)) {
+			return true
+		}
+	}
+	return false
 }
 func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *candHeap) Push(x any)   { *h = append(*h, x.(*cand)) }
@@ -404,7 +429,7 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 	}
 	for _, c := range cands {
 		c.score = c.bm * quality(c.p.confidence, c.p.observedAt, c.p.useCount,
-			c.p.constraint && c.p.status == StatusActive, rc.now, rc.e.cfg.HalfLife)
+			c.p.constraint && c.p.status == StatusActive, c.p.question, rc.now, rc.e.cfg.HalfLife)
 	}
 	h := candHeap(cands)
 	heap.Init(&h)
@@ -424,6 +449,9 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 		}
 		switch rc.classify(v) {
 		case toRecords:
+			if repeats(records, v) {
+				continue
+			}
 			records = append(records, Hit{Record: rc.e.display(v, rc.now), Score: c.score})
 		case toConflicts:
 			conflicts = append(conflicts, Hit{Record: rc.e.display(v, rc.now), Score: c.score})
@@ -579,6 +607,9 @@ func hitLess(a, b Hit) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
 	}
+	if a.Record.ObservedAt != b.Record.ObservedAt {
+		return a.Record.ObservedAt > b.Record.ObservedAt
+	}
 	if a.Record.ID != b.Record.ID {
 		return a.Record.ID < b.Record.ID
 	}
@@ -660,6 +691,7 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 		s.avgdl = 1
 	}
 	var res Result
+	var all []Hit
 	for _, d := range docs {
 		where := rc.classify(d.r)
 		if where == drop {
@@ -673,7 +705,12 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 		if where == toConflicts {
 			res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
 		} else {
-			res.Records = insertHit(res.Records, h, rc.limit)
+			all = insertHit(all, h, len(docs))
+		}
+	}
+	for _, h := range all {
+		if len(res.Records) < rc.limit && !repeats(res.Records, &h.Record) {
+			res.Records = append(res.Records, h)
 		}
 	}
 	res.Records = e.budget(res.Records)
