@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/node"
 )
 
 func approveCmd(g *globals) *cobra.Command { return decisionCmd(g, "approve") }
@@ -31,19 +28,19 @@ restarts, and a second decision on the same call is refused.`,
 			if verb == "deny" && reason == "" {
 				return fmt.Errorf("deny needs --reason")
 			}
-			b, err := g.connect(cmd.Context(), log)
+			if err := events.ValidTenant(tenant); err != nil {
+				return fmt.Errorf("--tenant: %w", err)
+			}
+			c, done, err := g.client(cmd.Context(), log)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			key, err := findApproval(cmd.Context(), b, tenant, args[0])
-			if err != nil {
-				return err
-			}
+			defer done()
+			var key string
 			if verb == "approve" {
-				err = executor.Approve(cmd.Context(), b.JS, tenant, key, by, reason)
+				key, err = c.Approve(cmd.Context(), tenant, args[0], client.By(by), client.Because(reason))
 			} else {
-				err = executor.Deny(cmd.Context(), b.JS, tenant, key, by, reason)
+				key, err = c.Deny(cmd.Context(), tenant, args[0], reason, client.By(by))
 			}
 			if err != nil {
 				return err
@@ -56,22 +53,4 @@ restarts, and a second decision on the same call is refused.`,
 	cmd.Flags().StringVar(&by, "by", "cli", "who decides (recorded)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required for deny)")
 	return cmd
-}
-
-// findApproval resolves a call id or a key to the key of a waiting call.
-func findApproval(ctx context.Context, b *bus.Bus, tenant, id string) (string, error) {
-	if err := events.ValidTenant(tenant); err != nil {
-		return "", fmt.Errorf("--tenant: %w", err)
-	}
-	subj, _ := events.TenantFilter("exec", tenant)
-	evs, err := node.ReadAll(ctx, b, []string{subj})
-	if err != nil {
-		return "", err
-	}
-	for _, ev := range evs {
-		if ar, ok := events.As[*events.ApprovalRequested](ev); ok && (ar.Key == id || ev.CallID == id) {
-			return ar.Key, nil
-		}
-	}
-	return "", fmt.Errorf("no call of tenant %s waits for approval under %q", tenant, id)
 }

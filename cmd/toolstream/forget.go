@@ -10,7 +10,6 @@ import (
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
 )
 
 func forgetCmd(g *globals) *cobra.Command {
@@ -39,20 +38,16 @@ from (one that is not running erases when it next catches up).`,
 				return err
 			}
 			ctx := cmd.Context()
-			b, err := g.connect(ctx, log)
+			c, done, err := g.client(ctx, log)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			ks, ok := b.Keys.(*keys.Store)
-			if !ok {
-				return fmt.Errorf("forget: no key store")
-			}
-			res, err := erasure.User(ctx, b, ks, tenant, user)
+			defer done()
+			res, err := c.EraseUser(ctx, tenant, user)
 			if err != nil {
 				return err
 			}
-			pending := waitErased(ctx, b, res.Tombstones, wait)
+			pending := waitErased(ctx, &bus.Bus{Conn: c.Conn()}, res.Tombstones, wait) // liveDigest asks over the connection only
 			out := struct {
 				erasure.Result
 				NotConfirmed []string `json:"not_confirmed,omitempty"`

@@ -7,15 +7,13 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/ingest"
-	"github.com/toolstream/toolstream/keys"
 )
 
 func publishCmd(g *globals) *cobra.Command {
-	var s assembler.RawStream
+	var s client.Stream
 	var provider string
-	var raw bool
 	cmd := &cobra.Command{
 		Use:     "publish [--raw] [--provider P] [--tenant T] [--stream ID] FILE|-",
 		Aliases: []string{"ingest"},
@@ -46,48 +44,34 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 				}
 				defer f.Close()
 				in = f
-				if s.Stream == "" {
-					s.Stream = filepath.Base(args[0])
+				if s.ID == "" {
+					s.ID = filepath.Base(args[0])
 				}
 			}
-			if s.Stream == "" {
-				s.Stream = "stdin"
+			if s.ID == "" {
+				s.ID = "stdin"
 			}
-			b, err := g.connectAs(cmd.Context(), log, true)
+			c, done, err := g.client(cmd.Context(), log)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			if raw {
-				n, seq, err := assembler.PublishRaw(cmd.Context(), b.JS, s, in)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", n, s.Stream, s.Tenant, seq)
+			defer done()
+			pub, err := c.Publish(cmd.Context(), in, client.WithStream(s))
+			if err != nil {
+				return err
+			}
+			if s.Raw {
+				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Last)
 				return nil
 			}
-			kr := b.Keys
-			if kr == nil { // a producer's identity: its tenant's keys only
-				if kr, err = keys.Open(cmd.Context(), keys.Config{JS: b.JS, Tenant: s.Tenant, Logger: log}); err != nil {
-					return err
-				}
-			}
-			p, err := assembler.NewProducer(assembler.ProducerConfig{JS: b.JS, Keys: kr})
-			if err != nil {
-				return err
-			}
-			pub, err := p.Publish(cmd.Context(), s, in)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s as %d model events (last at seq %d)\n", pub.Raw, s.Stream, s.Tenant, pub.Model, pub.Last)
+			fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s as %d model events (last at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Model, pub.Last)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&provider, "provider", "auto", "provider format: auto, openai-responses, openai-chat, anthropic, gemini, tagged")
 	cmd.Flags().StringVar(&s.Tenant, "tenant", "default", "tenant")
-	cmd.Flags().BoolVar(&raw, "raw", false, "publish the raw events verbatim to ts.in (the server's ingest normalises them) instead of normalising here")
-	cmd.Flags().StringVar(&s.Stream, "stream", "", "stream id (default: the file name)")
+	cmd.Flags().BoolVar(&s.Raw, "raw", false, "publish the raw events verbatim to ts.in (the server's ingest normalises them) instead of normalising here")
+	cmd.Flags().StringVar(&s.ID, "stream", "", "stream id (default: the file name)")
 	cmd.Flags().BoolVar(&s.Tagged, "tagged", false, "read <tool_call>{…}</tool_call> blocks in the text")
 	cmd.Flags().StringVar(&s.User, "user", "", "end user, carried in every event")
 	cmd.Flags().StringVar(&s.Session, "session", "", "session, carried in every event")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/runs"
@@ -36,24 +36,6 @@ func addRunsService(ctx context.Context, b *bus.Bus, r *projector.Runner, svc mi
 	return s.AddTo(svc)
 }
 
-// runsRequest asks a running serve's runs service.
-func runsRequest(ctx context.Context, nc *nats.Conn, verb, tenant string, req *runs.Request) ([]byte, error) {
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	msg, err := nc.RequestWithContext(ctx, runs.ServiceSubject(verb, tenant), data)
-	if err != nil {
-		return nil, fmt.Errorf("tsv.runs.%s: %w (is serve running the runs projection?)", verb, err)
-	}
-	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		return nil, fmt.Errorf("tsv.runs.%s: %s %s", verb, code, msg.Header.Get(micro.ErrorHeader))
-	}
-	return msg.Data, nil
-}
-
 func historyCmd(g *globals) *cobra.Command {
 	var tenant string
 	var req runs.Request
@@ -68,17 +50,13 @@ then each round as one line, then left out, oldest first. Large results are refe
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			b, log, err := g.runsClient(ctx)
+			c, done, log, err := g.runsClient(ctx)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			data, err := runsRequest(ctx, b.Conn, "history", tenant, &req)
+			defer done()
+			h, err := c.History(ctx, tenant, req.Run, req.HistoryOptions)
 			if err != nil {
-				return err
-			}
-			var h runs.History
-			if err := json.Unmarshal(data, &h); err != nil {
 				return err
 			}
 			if !h.Fits {
@@ -107,18 +85,14 @@ func runsCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			b, _, err := g.runsClient(ctx)
+			c, done, _, err := g.runsClient(ctx)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer done()
 			list := func() error {
-				data, err := runsRequest(ctx, b.Conn, "list", tenant, &runs.Request{})
+				rs, err := c.Runs(ctx, tenant)
 				if err != nil {
-					return err
-				}
-				var rs []runs.Run
-				if err := json.Unmarshal(data, &rs); err != nil {
 					return err
 				}
 				return printRuns(g.stdout, rs)
@@ -131,7 +105,7 @@ func runsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			changed := make(chan *nats.Msg, 64)
-			sub, err := b.Conn.ChanSubscribe(filter, changed)
+			sub, err := c.Conn().ChanSubscribe(filter, changed)
 			if err != nil {
 				return err
 			}
@@ -175,13 +149,13 @@ func printRuns(w io.Writer, rs []runs.Run) error {
 	return tw.Flush()
 }
 
-// runsClient connects for the runs service's requests only, so that a
-// producer may ask about its own tenant's runs.
-func (g *globals) runsClient(ctx context.Context) (*bus.Bus, *slog.Logger, error) {
+// runsClient connects the client for the runs service's requests (a
+// producer may ask about its own tenant's runs).
+func (g *globals) runsClient(ctx context.Context) (*client.Client, func(), *slog.Logger, error) {
 	log, err := g.logger()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	b, err := g.connectAs(ctx, log, true)
-	return b, log, err
+	c, done, err := g.client(ctx, log)
+	return c, done, log, err
 }
