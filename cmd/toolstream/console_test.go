@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	data := filepath.Join(dir, "serve")
 	root := newRoot(&bytes.Buffer{}, &serveErr)
 	root.SetArgs([]string{"serve", "--nats-url", admin.ClientURL(), "--creds", bustest.Creds(t, admin, bustest.Admin), "--data", data,
-		"--console", "127.0.0.1:0", "--tools", tools, "--log-level", "warn"})
+		"--console", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--tools", tools, "--log-level", "warn"})
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(sctx) }()
 	waitFor := func(what string, cond func() bool) {
@@ -103,6 +104,22 @@ func TestConsoleInABrowser(t *testing.T) {
 		}
 	}
 	waitFor("the console's address", func() bool { _, err := os.Stat(filepath.Join(data, consoleURLFile)); return err == nil })
+	base, err := os.ReadFile(filepath.Join(data, consoleURLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// --metrics at the console's address: one listener carries both, the
+	// metrics without a session as before, the console's API not.
+	for path, want := range map[string]int{"/metrics": http.StatusOK, "/api/calls": http.StatusUnauthorized} {
+		res, err := http.Get(strings.TrimSpace(string(base)) + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("GET %s: %s, want %d", path, res.Status, want)
+		}
+	}
 
 	// A user's memory: a preference, then its correction (two versions).
 	ask := func(verb string, op memory.Op) memory.WriteReply {

@@ -356,7 +356,11 @@ function memoryTable() {
       const text = prompt('Corrected statement for ' + r.id, r.text);
       if (text === null || !text.trim()) return;
       msg.textContent = 'Correcting…';
-      try { await api('/api/memory/correct', { tenant: mem.tenant, user: mem.user, id: r.id, text, expected_version: r.version }); document.querySelector('form.filters').requestSubmit(); }
+      try { // the text changes, the slot stays
+        await api('/api/memory/correct', { tenant: mem.tenant, user: mem.user, id: r.id, text, expected_version: r.version,
+          kind: r.kind, subject: r.subject || '', attribute: r.attribute || '', value: r.value || '', polarity: r.polarity || '' });
+        document.querySelector('form.filters').requestSubmit();
+      }
       catch (err) { msg.textContent = err.message; }
     };
     const history = async () => {
@@ -374,7 +378,7 @@ function memoryTable() {
       h('td', { class: 'mono' }, (r.supersedes || []).length ? ['replaces ', r.supersedes.join(', ')] : null, r.superseded_by ? h('div', {}, 'replaced by ', r.superseded_by) : null),
       h('td', {}, h('div', { class: 'actions' },
         h('button', { type: 'button', onclick: history, 'aria-expanded': String(!!mem.versions[r.id]) }, 'Versions'),
-        may && active ? h('button', { type: 'button', onclick: correct }, 'Correct') : null,
+        may && active ? h('button', { type: 'button', 'data-action': 'correct', onclick: correct }, 'Correct') : null,
         may ? h('button', { type: 'button', class: 'danger', 'data-action': 'forget', id: 'forget-' + i, onclick: e => forget(e.currentTarget) }, 'Forget') : null), msg)));
     for (const v of mem.versions[r.id] || []) {
       rows.push(h('tr', { class: 'history-row' }, h('td', { class: 'mono' }, '↳ v' + v.version), h('td', {}, v.kind), h('td', {}, v.text), h('td', {}, badge(v.status)), h('td', { class: 'when' }, validity(v)),

@@ -25,7 +25,7 @@ try {
   page.on('pageerror', e => errors.push(String(e)));
   let signedIn = false;
   page.on('response', r => { if (signedIn && r.status() >= 400) errors.push(r.status() + ' ' + r.url()); });
-  page.on('dialog', d => d.accept());
+  page.on('dialog', d => d.type() === 'prompt' ? d.accept('现在只喝白开水') : d.accept());
 
   // No session: the sign-in page, 401.
   const origin = new URL(signinURL).origin;
@@ -108,6 +108,10 @@ try {
   await page.waitForSelector('#memory tr.history-row', wait);
   await overflowCheck(page, 'memory');
   await page.screenshot({ path: SHOTS + '/memory.png', fullPage: true });
+  // Correct it: a third version that supersedes the second.
+  await page.click('#memory tr[data-id=tea] [data-action=correct]');
+  await page.waitForFunction(() => { const r = document.querySelector('#memory tr[data-id=tea]'); return r && r.textContent.includes('v3') && r.textContent.includes('白开水'); }, wait);
+  await page.screenshot({ path: SHOTS + '/memory-corrected.png', fullPage: true });
   await page.click('#memory tr[data-id=tea] [data-action=forget]');
   await page.waitForFunction(() => !document.querySelector('#memory tr[data-id=tea]'), wait);
   await page.click('form.filters button[type=submit]'); // read again from the view
