@@ -53,6 +53,8 @@ type Call struct {
 	Detail    string
 	DependsOn []string // completed: the call ids it waits for
 	Repaired  []string // completed: repairs of almost-JSON arguments
+	// From is what the call was built from (model events, deltas, bytes).
+	From events.Provenance
 }
 
 // Result is the outcome of a call's execution.
@@ -121,11 +123,11 @@ func (c *Client) Calls(ctx context.Context, tenant string, opts ...ReadOption) i
 		call := Call{Meta: m}
 		switch b := ev.Body.(type) {
 		case *events.CallCompleted:
-			call.Outcome, call.Tool, call.Arguments, call.DependsOn, call.Repaired = CallCompleted, b.Name, b.Arguments, b.DependsOn, b.Repaired
+			call.Outcome, call.Tool, call.Arguments, call.DependsOn, call.Repaired, call.From = CallCompleted, b.Name, b.Arguments, b.DependsOn, b.Repaired, b.From
 		case *events.CallRejected:
-			call.Outcome, call.Tool, call.Arguments, call.Reason, call.Detail = CallRejected, b.Name, b.Arguments, b.Reason, b.Detail
+			call.Outcome, call.Tool, call.Arguments, call.Reason, call.Detail, call.From = CallRejected, b.Name, b.Arguments, b.Reason, b.Detail, b.From
 		case *events.CallIncomplete:
-			call.Outcome, call.Tool, call.Arguments, call.Reason, call.Detail = CallIncomplete, b.Name, b.Partial, b.Reason, b.Detail
+			call.Outcome, call.Tool, call.Arguments, call.Reason, call.Detail, call.From = CallIncomplete, b.Name, b.Partial, b.Reason, b.Detail, b.From
 		default:
 			return call, false
 		}

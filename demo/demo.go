@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/keys"
@@ -66,6 +67,7 @@ type run struct {
 	start time.Time
 	steps []Step
 	b     *bus.Bus
+	c     *client.Client // the demo's own client of the log: publishing, reading, approving
 	n     *node.Node
 	key   *registry.SigningKey // a throwaway registry key: the demo is its own operator
 }
@@ -116,6 +118,10 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 	if r.b.Keys, err = keys.Open(ctx, keys.Config{JS: r.b.JS, Create: true, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
+	if r.c, err = client.Connect(ctx, client.WithConn(r.b.Conn), client.WithKeys(r.b.Keys), client.WithLogger(cfg.Logger)); err != nil {
+		return nil, err
+	}
+	defer r.c.Close()
 	r.say("log", "embedded NATS JetStream started", map[string]any{"url": r.b.ClientURL(), "data": tmp})
 	if err := r.story(ctx, tmp); err != nil {
 		r.say("error", err.Error(), nil)
@@ -178,21 +184,20 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := r.settle(ctx, assembler.IngestName, assembler.Name); err != nil {
 		return err
 	}
-	calls, err := node.ReadAll(ctx, r.b, []string{shopFilter("call")})
-	if err != nil {
-		return err
-	}
 	completed, rejected := 0, 0
-	for _, ev := range calls {
-		switch b := ev.Body.(type) {
-		case *events.CallCompleted:
+	for call, err := range r.c.Calls(ctx, tenant) {
+		if err != nil {
+			return err
+		}
+		switch call.Outcome {
+		case client.CallCompleted:
 			completed++
-			r.say("assemble", "CallCompleted "+b.Name, map[string]any{"call_id": ev.CallID, "arguments": string(b.Arguments), "built_from": fmt.Sprintf("%d deltas, %d bytes, seq %d–%d", b.From.Deltas, b.From.Bytes, b.From.FirstSeq, b.From.LastSeq)})
-		case *events.CallRejected:
+			r.say("assemble", "CallCompleted "+call.Tool, map[string]any{"call_id": call.CallID, "arguments": string(call.Arguments), "built_from": fmt.Sprintf("%d deltas, %d bytes, seq %d–%d", call.From.Deltas, call.From.Bytes, call.From.FirstSeq, call.From.LastSeq)})
+		case client.CallRejected:
 			rejected++
-			r.say("assemble", "CallRejected "+b.Name+": "+string(b.Reason), map[string]any{"detail": b.Detail, "arguments": string(b.Arguments)})
-		case *events.CallIncomplete:
-			return fmt.Errorf("demo: unexpected incomplete call %s: %s", b.Name, b.Reason)
+			r.say("assemble", "CallRejected "+call.Tool+": "+string(call.Reason), map[string]any{"detail": call.Detail, "arguments": string(call.Arguments)})
+		case client.CallIncomplete:
+			return fmt.Errorf("demo: unexpected incomplete call %s: %s", call.Tool, call.Reason)
 		}
 	}
 	if completed != 4 || rejected != 1 {
@@ -200,50 +205,55 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	}
 
 	// 2. The executor: three calls run, the refund waits for a person.
-	results, err := node.WaitEvents(ctx, r.b, []string{shopFilter("result"), shopFilter("exec")}, func(evs []*events.Event) bool {
-		ok, waiting := 0, 0
-		for _, ev := range evs {
-			switch ev.Body.(type) {
-			case *events.CallSucceeded:
-				ok++
-			case *events.ApprovalRequested:
-				waiting++
-			}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var refund client.Approval
+	for a, err := range r.c.Approvals(wctx, tenant, client.Follow()) {
+		if err != nil {
+			return fmt.Errorf("demo: waiting for the executor: %w", err)
 		}
-		return ok >= 3 && waiting >= 1
-	})
-	if err != nil {
-		return fmt.Errorf("demo: waiting for the executor: %w", err)
+		refund = a
+		break
 	}
-	var refundKey string
-	for _, ev := range results {
-		switch b := ev.Body.(type) {
-		case *events.CallSucceeded:
-			r.say("execute", "CallSucceeded "+b.Name, map[string]any{"summary": b.Summary})
-		case *events.ApprovalRequested:
-			refundKey = b.Key
-			r.say("execute", "ApprovalRequested "+b.Name+" (irreversible: waits durably for a person)", map[string]any{"key": b.Key, "arguments": string(b.Arguments)})
+	if refund.Key == "" {
+		return fmt.Errorf("demo: waiting for the executor: %w", wctx.Err())
+	}
+	r.say("execute", "ApprovalRequested "+refund.Tool+" (irreversible: waits durably for a person)", map[string]any{"key": refund.Key, "arguments": string(refund.Arguments)})
+	var seen uint64
+	ok := 0
+	for res, err := range r.c.Results(wctx, tenant, client.Follow()) {
+		if err != nil {
+			return fmt.Errorf("demo: waiting for the executor: %w", err)
+		}
+		seen = res.Seq
+		if res.OK {
+			ok++
+			r.say("execute", "CallSucceeded "+res.Tool, map[string]any{"summary": res.Summary})
+		}
+		if ok == 3 {
+			break
 		}
 	}
-	if err := executor.Approve(ctx, r.b.JS, tenant, refundKey, "agent@shop", "customer verified"); err != nil {
+	if ok < 3 {
+		return fmt.Errorf("demo: waiting for the executor: %w", wctx.Err())
+	}
+	if _, err := r.c.Approve(ctx, tenant, refund.Key, client.By("agent@shop"), client.Because("customer verified")); err != nil {
 		return err
 	}
 	r.say("approve", "toolstream approve: refund approved by agent@shop", nil)
-	refunded, err := node.WaitEvents(ctx, r.b, []string{shopFilter("result")}, func(evs []*events.Event) bool {
-		for _, ev := range evs {
-			if b, ok := events.As[*events.CallSucceeded](ev); ok && b.Name == "orders.refund" {
-				return true
-			}
+	refunded := false
+	for res, err := range r.c.Results(wctx, tenant, client.After(seen), client.Follow()) {
+		if err != nil {
+			return fmt.Errorf("demo: waiting for the refund: %w", err)
 		}
-		return false
-	})
-	if err != nil {
-		return fmt.Errorf("demo: waiting for the refund: %w", err)
+		if res.OK && res.Tool == "orders.refund" {
+			r.say("execute", "CallSucceeded orders.refund (once, under idempotency key "+res.Key+")", map[string]any{"summary": res.Summary})
+			refunded = true
+			break
+		}
 	}
-	for _, ev := range refunded {
-		if b, ok := events.As[*events.CallSucceeded](ev); ok && b.Name == "orders.refund" {
-			r.say("execute", "CallSucceeded orders.refund (once, under idempotency key "+b.Key+")", map[string]any{"summary": b.Summary})
-		}
+	if !refunded {
+		return fmt.Errorf("demo: waiting for the refund: %w", wctx.Err())
 	}
 
 	// 3. The final answer, verified against the evidence of the session.
@@ -253,14 +263,13 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if err := r.settle(ctx, assembler.IngestName, assembler.Name, verifier.Name); err != nil {
 		return err
 	}
-	answers, err := node.ReadAll(ctx, r.b, []string{shopFilter("answer")})
-	if err != nil {
-		return err
-	}
 	flagged := 0
-	for _, ev := range answers {
-		av, ok := events.As[*events.AnswerVerified](ev)
-		if !ok {
+	for v, err := range r.c.Verdicts(ctx, tenant) {
+		if err != nil {
+			return err
+		}
+		av := v.Verified
+		if av == nil {
 			continue
 		}
 		r.say("verify", fmt.Sprintf("AnswerVerified: faithfulness %.2f over %d claims", av.Faithfulness, len(av.Claims)), nil)
@@ -305,11 +314,13 @@ func (r *run) publish(ctx context.Context, file, format string) error {
 		return err
 	}
 	defer f.Close()
-	n, _, err := assembler.PublishRaw(ctx, r.b.JS, assembler.RawStream{Tenant: tenant, Format: format, Stream: strings.TrimSuffix(file, ".jsonl"), User: user, Session: session}, f)
+	// Published raw: the demo shows the server's ingest normalising them.
+	pub, err := r.c.Publish(ctx, f, client.WithStream(client.Stream{Tenant: tenant, Format: format, ID: strings.TrimSuffix(file, ".jsonl"),
+		User: user, Session: session, Raw: true}))
 	if err != nil {
 		return err
 	}
-	r.say("publish", fmt.Sprintf("%s stream %s: %d raw events", format, file, n), nil)
+	r.say("publish", fmt.Sprintf("%s stream %s: %d raw events", format, file, pub.Raw), nil)
 	return nil
 }
 
@@ -389,13 +400,4 @@ func (r *run) replay(ctx context.Context, tmp string) error {
 		r.say("replay", fmt.Sprintf("%-10s rebuilt from seq 1: digest equals live (%d keys, %s…)", p.Name(), live.Keys, live.Sum[:12]), nil)
 	}
 	return nil
-}
-
-// shopFilter is the filter of one family of the demo tenant's subjects.
-func shopFilter(kind string) string {
-	f, err := events.TenantFilter(kind, tenant)
-	if err != nil {
-		panic(err) // the demo's tenant is a valid name
-	}
-	return f
 }
