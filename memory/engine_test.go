@@ -28,7 +28,7 @@ import (
 //	  {"op":"observe|correct|forget|message","id":…,"at":RFC3339,"event":…,"tenant":…,"user":…,
 //	   "kind":…,"subject":…,"attribute":…,"value":…,"polarity":…,"scope":…,"permission":…,
 //	   "text":…,"ttl":"72h","valid_from":RFC3339,"valid_until":RFC3339,"confidence":…,"expected_version":…}
-//	recall [tenant=T] [user=U] [k=N] [at=RFC3339] [as_of=RFC3339] [history] [scopes=(a,b)]
+//	recall [tenant=T] [user=U] [k=N] [at=RFC3339] [as_of=RFC3339] [history] [scopes=(a,b)] [tokens=N]
 //	                                          the query text is the input
 //	list [tenant=T] [user=U] [inactive]
 //	history id=ID [tenant=T] [user=U]
@@ -218,7 +218,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return out.String()
 	case "recall":
 		q := Query{Tenant: tenant, User: user, Text: strings.TrimSpace(d.Input), K: intArg(t, d, "k", 0),
-			At: parseTime(t, strArg(d, "at", "")), AsOf: parseTime(t, strArg(d, "as_of", "")), History: d.HasArg("history")}
+			At: parseTime(t, strArg(d, "at", "")), AsOf: parseTime(t, strArg(d, "as_of", "")), History: d.HasArg("history"),
+			BudgetTokens: intArg(t, d, "tokens", 0)}
 		if a, ok := d.Arg("scopes"); ok {
 			q.Scopes = a.Vals
 		}

@@ -125,3 +125,21 @@ func TestBM25(t *testing.T) {
 		t.Error("length normalisation")
 	}
 }
+
+func TestEstimateTokens(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"The lake was cold.", 5},   // the lake was cold + "."
+		{"internationalization", 5}, // 20 bytes: a token per four begun
+		{"湖水很冷，但是风景很好。", 12},                      // a token per CJK character and per mark
+		{"I can't eat spicy food these days", 10}, // "can't" is one word of 5 bytes: 2
+		{"3.5 km", 4},
+	} {
+		if got := EstimateTokens(c.text); got != c.want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}

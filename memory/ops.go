@@ -33,6 +33,7 @@ type Op struct {
 	AsOf            string   `json:"as_of"`
 	History         bool     `json:"history"`
 	Scopes          []string `json:"scopes"`
+	BudgetTokens    int      `json:"budget_tokens,omitempty"`
 }
 
 func parseOpTime(s string) (int64, error) {
@@ -123,7 +124,11 @@ func (o *Op) ToQuery() (Query, error) {
 	if err != nil {
 		return Query{}, err
 	}
-	return Query{Tenant: o.Tenant, User: o.User, Text: o.Query, At: at, AsOf: asOf, K: o.K, History: o.History, Scopes: o.Scopes}, nil
+	if o.BudgetTokens < 0 {
+		return Query{}, fmt.Errorf("budget_tokens %d: want 0 or more: %w", o.BudgetTokens, ErrInvalid)
+	}
+	return Query{Tenant: o.Tenant, User: o.User, Text: o.Query, At: at, AsOf: asOf, K: o.K, History: o.History, Scopes: o.Scopes,
+		BudgetTokens: o.BudgetTokens}, nil
 }
 
 // Answer runs a recall op against a view.

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -23,6 +25,10 @@ type Query struct {
 	K            int      // records to return at most; 0 = Config.K; capped at KMax
 	History      bool     // also superseded, expired and cold records (the current version of each)
 	Scopes       []string // permission scopes the caller holds
+	// BudgetTokens bounds the estimated tokens (EstimateTokens) of the
+	// records' texts returned, best first; the first record is always
+	// returned. 0: Config.RecallBudgetBytes bounds them instead.
+	BudgetTokens int
 }
 
 // Result is what a recall found. Records are ranked best first. Conflicts
@@ -83,7 +89,11 @@ func (e *Engine) Recall(r projector.Reader, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res.Records = e.budget(res.Records)
+	if q.BudgetTokens > 0 {
+		res.Records = budgetTokens(res.Records, q.BudgetTokens)
+	} else {
+		res.Records = e.budget(res.Records)
+	}
 	return res, nil
 }
 
@@ -634,6 +644,54 @@ func (e *Engine) budget(hits []Hit) []Hit {
 		out = append(out, h)
 	}
 	return out
+}
+
+// budgetTokens keeps the hits, best first, whose texts' estimated tokens
+// fit in budget; the first always does.
+func budgetTokens(hits []Hit, budget int) []Hit {
+	var out []Hit
+	used := 0
+	for _, h := range hits {
+		n := EstimateTokens(h.Record.Text)
+		if len(out) > 0 && used+n > budget {
+			continue
+		}
+		used += n
+		out = append(out, h)
+	}
+	return out
+}
+
+// EstimateTokens estimates how many tokens a model's tokenizer makes of
+// text, without one (tokenizers differ by model): a CJK character is a
+// token, a word of other letters or digits a token per four bytes begun,
+// and any other visible character a token. It is deterministic and errs
+// high for English prose (about 1.3 tokens a word where GPT-style
+// tokenizers make 1.2–1.3).
+func EstimateTokens(text string) int {
+	n, word := 0, 0
+	flush := func() {
+		if word > 0 {
+			n += (word + 3) / 4
+			word = 0
+		}
+	}
+	for _, r := range text {
+		switch {
+		case isCJK(r):
+			flush()
+			n++
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':
+			word += utf8.RuneLen(r)
+		case unicode.IsSpace(r):
+			flush()
+		default:
+			flush()
+			n++
+		}
+	}
+	flush()
+	return n
 }
 
 // scanRecall is recall by a full scan of the user's records, without the

@@ -426,3 +426,13 @@ func TestEpisodeRetrieval(t *testing.T) {
 		}
 	}
 }
+
+func TestOpBudgetTokens(t *testing.T) {
+	q, err := (&Op{Tenant: "acme", User: "u", Query: "x", BudgetTokens: 64}).ToQuery()
+	if err != nil || q.BudgetTokens != 64 {
+		t.Fatalf("ToQuery: %+v, %v", q, err)
+	}
+	if _, err := (&Op{Tenant: "acme", User: "u", BudgetTokens: -1}).ToQuery(); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a negative budget: %v, want ErrInvalid", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/keys"
@@ -86,17 +87,23 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 			}
 			op.Op = verb
 			ctx := cmd.Context()
-			b, err := g.connect(ctx, log)
+			c, done, err := g.client(ctx, log)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			data, err := memoryRequest(ctx, b, verb, &op)
-			if err != nil {
-				return err
-			}
+			defer done()
 			if verb == "forget" {
-				return memoryForget(ctx, g, b, &op, data, wait)
+				out, err := forgetRecord(ctx, c, &op, wait)
+				if err != nil {
+					return err
+				}
+				enc := json.NewEncoder(g.stdout)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(out)
+			}
+			data, err := c.MemoryRequest(ctx, verb, op)
+			if err != nil {
+				return err
 			}
 			_, err = fmt.Fprintf(g.stdout, "%s\n", data)
 			return err
@@ -128,6 +135,7 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	case "recall":
 		f.StringVar(&op.Query, "query", "", "what the memories should be about")
 		f.IntVar(&op.K, "k", 0, "results at most")
+		f.IntVar(&op.BudgetTokens, "budget-tokens", 0, "the records' texts fit in this many tokens (estimated), best first; the first is always returned (default: the server's byte budget)")
 		f.StringVar(&op.AsOf, "as-of", "", "what held then, as known then (RFC 3339)")
 		f.BoolVar(&op.History, "history", false, "include superseded and expired records")
 	case "list":
@@ -139,79 +147,25 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	return cmd
 }
 
-// memoryRequest sends op to the memory service's endpoint verb and returns
-// its answer.
-func memoryRequest(ctx context.Context, b *bus.Bus, verb string, op *memory.Op) ([]byte, error) {
-	req, _ := json.Marshal(op)
-	msg, err := b.Conn.RequestWithContext(ctx, memory.ServicePrefix+"."+verb, req)
-	if err != nil {
-		return nil, fmt.Errorf("memory service (is toolstream serve running?): %w", err)
-	}
-	if e := msg.Header.Get("Nats-Service-Error"); e != "" {
-		return nil, fmt.Errorf("memory %s: %s", verb, e)
-	}
-	return msg.Data, nil
-}
-
-// memoryForget finishes a forget the service applied: it destroys the data
-// keys of every id the forgetting tombstoned (the record, every version of
-// it, what shared its text) and writes the erasure tombstone into TS_MEM,
-// from which the memory projection rebuilds its view without them and
-// deletes the old view's files; it waits for that rebuild.
-func memoryForget(ctx context.Context, g *globals, b *bus.Bus, op *memory.Op, data []byte, wait time.Duration) error {
-	out, err := forgetRecord(ctx, b, op, data, wait)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(g.stdout)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
-}
-
-// forgotten is what a forget did: the service's reply, the data keys
-// destroyed, the tombstone's sequence and whether the rebuild was seen.
+// forgotten is what a forget did: the record erased (client.Forget) and
+// whether the memory projection's rebuild was seen.
 type forgotten struct {
-	memory.WriteReply
-	Keys         int    `json:"keys_destroyed"`
-	Tombstone    uint64 `json:"tombstone,omitempty"`
-	NotConfirmed bool   `json:"not_confirmed,omitempty"`
+	client.Forgotten
+	NotConfirmed bool `json:"not_confirmed,omitempty"`
 }
 
-// forgetRecord is memoryForget without the printing (the console's forget
-// button goes through it too).
-func forgetRecord(ctx context.Context, b *bus.Bus, op *memory.Op, data []byte, wait time.Duration) (*forgotten, error) {
-	var rep memory.WriteReply
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("memory forget: the service answered %q: %w", data, err)
+// forgetRecord forgets a record (client.Forget: the service tombstones it,
+// its data keys are destroyed, the erasure's tombstone written into
+// TS_MEM) and waits for the memory projection to rebuild its view without
+// it (the console's forget button goes through it too).
+func forgetRecord(ctx context.Context, c *client.Client, op *memory.Op, wait time.Duration) (*forgotten, error) {
+	f, err := c.Forget(ctx, op.Tenant, op.User, op.ID)
+	if err != nil {
+		return nil, err
 	}
-	if !rep.Applied {
-		return nil, fmt.Errorf("memory forget %s: refused: %s", op.ID, rep.Rejected)
-	}
-	out := &forgotten{WriteReply: rep}
-	if len(rep.Erase) > 0 {
-		ks, ok := b.Keys.(*keys.Store)
-		if !ok {
-			return nil, fmt.Errorf("memory forget: no key store")
-		}
-		// Every key but the record's own first; erasure.Record destroys
-		// that one and writes the tombstone, after which the view rebuilds.
-		for _, id := range rep.Erase {
-			if id == op.ID {
-				continue
-			}
-			n, err := ks.EraseRecord(ctx, op.Tenant, op.User, id)
-			if err != nil {
-				return nil, fmt.Errorf("memory forget %s: erase %s: %w", op.ID, id, err)
-			}
-			out.Keys += n
-		}
-		res, err := erasure.Record(ctx, b, ks, op.Tenant, op.User, op.ID)
-		if err != nil {
-			return nil, fmt.Errorf("memory forget %s: %w", op.ID, err)
-		}
-		out.Keys += res.Keys
-		out.Tombstone = res.Tombstones[events.StreamMemory]
-		out.NotConfirmed = !waitRebuilt(ctx, b, memory.Name, out.Tombstone, wait)
+	out := &forgotten{Forgotten: f}
+	if f.Tombstone > 0 {
+		out.NotConfirmed = !waitRebuilt(ctx, &bus.Bus{Conn: c.Conn()}, memory.Name, f.Tombstone, wait) // liveDigest asks over the connection only
 	}
 	return out, nil
 }
