@@ -146,13 +146,17 @@ func TestConsoleInABrowser(t *testing.T) {
 	ask("observe", memory.Op{Tenant: "shop", User: "u1", ID: "address-" + strings.Repeat("0123456789", 8), Kind: "fact", Subject: "address", Attribute: "city",
 		Value: "上海", Text: "收货地址：上海市浦东新区世纪大道一千号国际金融中心大厦第八十八层东侧办公区"})
 
-	var tokOut, tokErr bytes.Buffer
-	tok := newRoot(&tokOut, &tokErr)
-	tok.SetArgs([]string{"console-token", "--data", data})
-	if err := tok.ExecuteContext(ctx); err != nil {
-		t.Fatalf("console-token: %v\n%s", err, tokErr.String())
+	token := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		tok := newRoot(&out, &errOut)
+		tok.SetArgs(append([]string{"console-token", "--data", data}, args...))
+		if err := tok.ExecuteContext(ctx); err != nil {
+			t.Fatalf("console-token %v: %v\n%s", args, err, errOut.String())
+		}
+		return strings.TrimSpace(out.String())
 	}
-	signin := strings.TrimSpace(tokOut.String())
+	signin, viewer := token(), token("--tenant", "shop")
 
 	// The streams the page sees arrive: a refund with a long call id and
 	// Chinese arguments (waits for approval), a stock lookup, an answer.
@@ -182,11 +186,20 @@ func TestConsoleInABrowser(t *testing.T) {
 				t.Fatalf("publish %s: %v", s.name, err)
 			}
 		}
+		// Another tenant's call (rejected: acme is granted nothing), which
+		// shop's viewer must never see.
+		in, err := os.ReadFile(filepath.Join("..", "..", "demo", "testdata", "1-anthropic-inventory.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Publish(ctx, assembler.RawStream{Tenant: "acme", Stream: "acme-inventory", User: "u9"}, bytes.NewReader(in)); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	node := exec.CommandContext(ctx, "node", "--input-type=module", "-e", string(script))
 	node.Dir = jsdir
-	node.Env = append(os.Environ(), "URL="+signin, "CHROMIUM="+chromium, "SHOTS="+shots, "LONG_CALL="+longCall)
+	node.Env = append(os.Environ(), "URL="+signin, "VIEWER_URL="+viewer, "CHROMIUM="+chromium, "SHOTS="+shots, "LONG_CALL="+longCall)
 	stdin, err := node.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

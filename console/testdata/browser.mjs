@@ -7,7 +7,7 @@
 import puppeteer from 'puppeteer-core';
 import { createInterface } from 'node:readline';
 
-const { URL: signinURL, CHROMIUM, SHOTS, LONG_CALL } = process.env;
+const { URL: signinURL, VIEWER_URL: viewerURL, CHROMIUM, SHOTS, LONG_CALL } = process.env;
 const lines = createInterface({ input: process.stdin });
 const pending = [];
 lines.on('line', l => { const w = pending.shift(); if (w) w(l); });
@@ -54,6 +54,14 @@ try {
   await answer(); // the Go test published the streams
   await page.waitForFunction(id => [...document.querySelectorAll('#calls td a')].some(a => a.textContent === id), wait, LONG_CALL);
   await page.waitForFunction(() => document.querySelector('#calls').textContent.includes('inventory.get'), wait);
+  await page.waitForFunction(() => document.querySelector('#calls').textContent.includes('acme'), wait);
+  // Filters: one tenant, then one outcome.
+  await page.select('#f-tenant', 'shop');
+  check(!(await page.$eval('#calls tbody', t => t.textContent.includes('acme'))), 'the tenant filter leaves acme out');
+  await page.select('#f-state', 'rejected');
+  check(await page.$eval('#calls tbody', t => t.textContent.includes('No calls')), 'shop has no rejected call');
+  await page.select('#f-state', '');
+  await page.select('#f-tenant', '');
   const noReload = await page.evaluate(() => performance.getEntriesByType('navigation').length);
   check(noReload === 1, 'the page was not reloaded');
   await overflowCheck(page, 'calls');
@@ -136,6 +144,21 @@ try {
   await page.click('a[data-page=calls]');
   await page.waitForSelector('table#calls', wait);
   await page.screenshot({ path: SHOTS + '/calls-800.png', fullPage: true });
+
+  // A viewer of shop, in a browser session of its own, never sees acme.
+  const viewerCtx = await browser.createBrowserContext();
+  const viewer = await viewerCtx.newPage();
+  await viewer.setViewport({ width: 1280, height: 800 });
+  await viewer.goto(viewerURL);
+  await viewer.waitForSelector('#live.on', wait);
+  await viewer.waitForFunction(() => document.querySelector('#calls tbody a'), wait);
+  check(!(await viewer.$('#f-tenant')), "a tenant's viewer gets no tenant filter");
+  check(!(await viewer.$eval('main', m => m.textContent.includes('acme'))), "the viewer of shop sees nothing of acme");
+  check((await viewer.$eval('#who', w => w.textContent)).includes('tenant shop'), 'the viewer is told its scope');
+  const refused = await viewer.evaluate(() => fetch('/api/calls?tenant=acme').then(r => r.status));
+  check(refused === 403, 'the viewer asking for acme gets 403, got ' + refused);
+  await viewer.screenshot({ path: SHOTS + '/calls-viewer.png', fullPage: true });
+  await viewerCtx.close();
 
   check(errors.length === 0, 'no script errors: ' + errors.join('; '));
   await step('done');
