@@ -88,6 +88,7 @@ var allowed = map[string][]string{
 	"viewdump":  {"projector"},
 
 	"memory/lexical": {}, // memory's stemmer: no state, no dependencies
+	"memory/embed":   {}, // texts to vectors over HTTP: none of ours
 }
 
 // projections are the packages that hold projection code.
