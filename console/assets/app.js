@@ -168,7 +168,7 @@ function callsPage() {
       h('td', {}, stateBadge(c.state), c.decision ? [' ', badge(c.decision, c.decision === 'denied' ? 's-denied' : 's-succeeded')] : null),
       h('td', {}, traceLink(c)),
       h('td', { class: 'mono hide-narrow' }, c.response_id),
-      h('td', { class: 'detail' }, h('div', { class: 'clip' }, [c.reason, c.detail].filter(Boolean).join(': '))));
+      h('td', { class: 'detail' }, h('div', { class: 'clip', title: [c.reason, c.detail].filter(Boolean).join(': ') || c.arguments }, [c.reason, c.detail].filter(Boolean).join(': ') || c.arguments)));
     return tr;
   });
   state.fresh.clear();
