@@ -122,7 +122,8 @@ type Writer struct {
 	s     Stream
 	kr    events.Keyring
 	st    *ingest.Stream // nil with Raw
-	subj  string         // Raw: the ingest subject
+	merge ingest.DeltaMerger
+	subj  string // Raw: the ingest subject
 	pos   int64
 	out   modelOut
 	ended bool
@@ -252,6 +253,9 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 			err = w.out.add(ctx, end)
 		} else {
 			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())
+			if err == nil {
+				err = w.merge.Flush(func(p ingest.Placed) error { return w.put(ctx, p) })
+			}
 		}
 		if err == nil {
 			err = w.out.flush(ctx)
@@ -292,28 +296,29 @@ func (w *Writer) rawHeader() nats.Header {
 }
 
 // emit seals and publishes the canonical events one raw event (at pos)
-// made.
+// made, a call's consecutive argument deltas (an item's text deltas)
+// merged into one event as the edge does (ingest.DeltaMerger): a trailing
+// delta waits for the next event or Close.
 func (w *Writer) emit(ctx context.Context, pos, at int64, outs []ingest.Out) error {
-	for n, o := range outs {
-		subj, err := events.ModelSubject(w.s.Tenant, o.Response, o.Item)
-		if err != nil {
-			return err
-		}
-		ev := &events.Event{
-			ID: events.EdgeEventID(w.s.Tenant, w.s.ID, pos, n), Tenant: w.s.Tenant,
-			User: w.s.User, Session: w.s.Session, Run: w.s.Run, Step: w.s.Step,
-			Response: o.Response, Item: o.Item, CallID: o.CallID, At: at, Body: o.Body,
-		}
-		data, err := events.EncodeSealed(ev, w.kr, "")
-		if err != nil {
-			return err
-		}
-		m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
-		if err := w.out.add(ctx, m); err != nil {
-			return err
-		}
+	return w.merge.Add(pos, at, outs, func(p ingest.Placed) error { return w.put(ctx, p) })
+}
+
+// put seals and publishes one canonical event.
+func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
+	subj, err := events.ModelSubject(w.s.Tenant, p.Response, p.Item)
+	if err != nil {
+		return err
 	}
-	return nil
+	ev := &events.Event{
+		ID: events.EdgeEventID(w.s.Tenant, w.s.ID, p.Pos, p.N), Tenant: w.s.Tenant,
+		User: w.s.User, Session: w.s.Session, Run: w.s.Run, Step: w.s.Step,
+		Response: p.Response, Item: p.Item, CallID: p.CallID, At: p.At, Body: p.Body,
+	}
+	data, err := events.EncodeSealed(ev, w.kr, "")
+	if err != nil {
+		return err
+	}
+	return w.out.add(ctx, &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
 }
 
 // Publish publishes one whole provider stream read from r (NewWriter,
