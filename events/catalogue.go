@@ -43,6 +43,7 @@ var catalogue = map[Kind]entry{
 	KindMemoryObserved:  {1, func() Body { return new(MemoryObserved) }},
 	KindMemoryCorrected: {1, func() Body { return new(MemoryCorrected) }},
 	KindMemoryForgotten: {1, func() Body { return new(MemoryForgotten) }},
+	KindMemoryEmbedded:  {1, func() Body { return new(MemoryEmbedded) }},
 	KindUserMessage:     {1, func() Body { return new(UserMessage) }},
 
 	KindErased: {1, func() Body { return new(Erased) }},

@@ -8,6 +8,7 @@ const (
 	KindMemoryObserved  Kind = "memory.observed"
 	KindMemoryCorrected Kind = "memory.corrected"
 	KindMemoryForgotten Kind = "memory.forgotten"
+	KindMemoryEmbedded  Kind = "memory.embedded"
 	KindUserMessage     Kind = "memory.user_message"
 )
 
@@ -56,6 +57,19 @@ type MemoryForgotten struct {
 	ID string `msgpack:"id"`
 }
 
+// MemoryEmbedded is the vector of one version of a memory record, made by
+// Model from that version's text at the writer (an embedding service's
+// answer is not a function of the log, so it is recorded). A vector of
+// another version than the record's current one is ignored: one that
+// arrives after a correction is late. It is sealed under the record's
+// key, like the text it comes from.
+type MemoryEmbedded struct {
+	ID      string    `msgpack:"id"`
+	Version int       `msgpack:"v"`
+	Model   string    `msgpack:"m"`
+	Vector  []float32 `msgpack:"vec"`
+}
+
 // UserMessage is a user's message, for the built-in extractor.
 type UserMessage struct {
 	ID   string `msgpack:"id"`
@@ -65,4 +79,5 @@ type UserMessage struct {
 func (*MemoryObserved) Kind() Kind  { return KindMemoryObserved }
 func (*MemoryCorrected) Kind() Kind { return KindMemoryCorrected }
 func (*MemoryForgotten) Kind() Kind { return KindMemoryForgotten }
+func (*MemoryEmbedded) Kind() Kind  { return KindMemoryEmbedded }
 func (*UserMessage) Kind() Kind     { return KindUserMessage }

@@ -82,7 +82,7 @@ var allowed = map[string][]string{
 	"assembler": {"events", "projector", "ingest"},
 	"executor":  {"events", "projector", "registry"},
 	"verifier":  {"events", "projector"},
-	"memory":    {"events", "projector", "memory/lexical"},
+	"memory":    {"events", "projector", "memory/lexical", "memory/embed"},
 	"runs":      {"events", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
 	"viewdump":  {"projector"},

@@ -137,6 +137,8 @@ func (e *Engine) Apply(w projector.Writer, ev *events.Event) error {
 		mutate, err = x.prepareForget(b)
 	case *events.UserMessage:
 		mutate, err = x.prepareMessage(b)
+	case *events.MemoryEmbedded:
+		mutate, err = x.prepareEmbedded(b)
 	default:
 		return fmt.Errorf("memory: apply %s %q: not a memory event: %w", ev.Kind, ev.ID, ErrInvalid)
 	}
@@ -641,6 +643,36 @@ func (x *tx) holders(n *Record) ([]*Record, error) {
 	return out, nil
 }
 
+// --- vectors
+
+// VectorDimMax bounds a vector's dimension.
+const VectorDimMax = 8192
+
+// prepareEmbedded files the vector of a record version: kept only while
+// that version is the record's current one. A vector of an older version
+// (it arrived after a correction: late), of an unknown or forgotten
+// record, is ignored; a new vector of the current version replaces the
+// old one (another model, say).
+func (x *tx) prepareEmbedded(b *events.MemoryEmbedded) (func() error, error) {
+	switch {
+	case b.ID == "" || len(b.ID) > IDBytesMax:
+		return nil, fmt.Errorf("memory: vector for tenant %s: record id missing or too long: %w", x.tenant, ErrInvalid)
+	case b.Version < 1 || b.Model == "" || len(b.Vector) == 0 || len(b.Vector) > VectorDimMax:
+		return nil, fmt.Errorf("memory: vector of %q: version, model or vector missing or too long: %w", b.ID, ErrInvalid)
+	}
+	for _, f := range b.Vector {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return nil, fmt.Errorf("memory: vector of %q: a component is not a number: %w", b.ID, ErrInvalid)
+		}
+	}
+	e, err := x.idEntry(b.ID)
+	if err != nil || e == nil || e.Version != b.Version {
+		return nil, err // unknown, forgotten, merged, or late
+	}
+	v := encode(&vector{Version: b.Version, Model: b.Model, Vector: b.Vector})
+	return func() error { return x.w.Set(x.k.vec(b.ID), v) }, nil
+}
+
 // --- corrections
 
 func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
@@ -681,6 +713,9 @@ func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
 func (x *tx) correct(st stmt) error {
 	head, err := x.head(st.id) // reloaded: the sweep may have changed it
 	if err != nil {
+		return err
+	}
+	if err := x.w.Delete(x.k.vec(st.id)); err != nil { // of the old version's text
 		return err
 	}
 	n := x.record(st, head.Version+1)
@@ -822,6 +857,9 @@ func (x *tx) forget(id string) error {
 					return err
 				}
 			}
+		}
+		if err := x.w.Delete(x.k.vec(fid)); err != nil {
+			return err
 		}
 		if err := x.tombstone(fid); err != nil {
 			return err

@@ -1,10 +1,13 @@
 package memory
 
 import (
+	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/memory/embed"
 )
 
 // MessageEvents returns the events that write a user's message into
@@ -98,6 +101,34 @@ func SealScope(ev *events.Event) string {
 		return events.RecordScope(ev.User, b.ID)
 	case *events.MemoryCorrected:
 		return events.RecordScope(ev.User, b.ID)
+	case *events.MemoryEmbedded:
+		return events.RecordScope(ev.User, b.ID) // made from the record's text
 	}
 	return ""
+}
+
+// EmbedEvents returns the events that record the vectors of recs — each
+// record's version as given, its text embedded by emb — made at the
+// writer at time at, each to be sealed under its record's key
+// (SealScope). The projection keeps a vector only while its version is
+// the record's current one. Episodes and statements alike are embedded.
+func EmbedEvents(ctx context.Context, emb embed.Embedder, tenant, user string, recs []Record, at int64) ([]*events.Event, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(recs))
+	for i, r := range recs {
+		texts[i] = r.Text
+	}
+	vs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("memory: embed %d records of tenant %s: %w", len(recs), tenant, err)
+	}
+	out := make([]*events.Event, len(recs))
+	for i, r := range recs {
+		op := "embed/" + strconv.Itoa(r.Version)
+		out[i] = &events.Event{ID: events.MemoryRequestID(tenant, user, op, r.ID, at), Tenant: tenant, User: user, At: at,
+			Body: &events.MemoryEmbedded{ID: r.ID, Version: r.Version, Model: emb.Model(), Vector: vs[i]}}
+	}
+	return out, nil
 }

@@ -25,6 +25,12 @@ type Query struct {
 	K            int      // records to return at most; 0 = Config.K; capped at KMax
 	History      bool     // also superseded, expired and cold records (the current version of each)
 	Scopes       []string // permission scopes the caller holds
+	// Vector, if set, is the query's embedding by Model (memory/embed):
+	// records with a vector of that model are ranked by it too, and the
+	// two rankings are fused (hybrid recall). Ignored with AsOf or
+	// History. Without it recall is lexical.
+	Vector []float32
+	Model  string
 	// BudgetTokens bounds the estimated tokens (EstimateTokens) of the
 	// records' texts returned, best first; the first record is always
 	// returned. 0: Config.RecallBudgetBytes bounds them instead.
@@ -81,9 +87,12 @@ func (e *Engine) Recall(r projector.Reader, q Query) (Result, error) {
 	rc.limit = min(rc.limit, KMax)
 	terms := queryTerms(q.Text)
 	var res Result
-	if len(terms) == 0 {
+	switch {
+	case len(q.Vector) > 0 && q.Model != "" && q.AsOf == 0 && !q.History:
+		res, err = rc.hybrid(terms)
+	case len(terms) == 0:
 		res, err = rc.browse()
-	} else {
+	default:
 		res, err = rc.search(terms)
 	}
 	if err != nil {
@@ -474,6 +483,110 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 		}
 	}
 	return Result{Records: records, Conflicts: conflicts}, nil
+}
+
+// rrfK is the constant of reciprocal rank fusion (Cormack, Clarke and
+// Büttcher, 2009): a record's fused score is the sum over the rankings it
+// is in of 1/(rrfK + its rank), so neither BM25's scale nor the cosine's
+// decides alone.
+const rrfK = 60
+
+// hybrid ranks by words and by vector, after the hard filters, and fuses
+// the two rankings. The vector ranking reads the user's vectors of the
+// query's model whose record version is current; each record it ranks is
+// loaded and filtered as a lexical candidate is, then weighed by the
+// cosine times quality.
+func (rc *recall) hybrid(terms []qterm) (Result, error) {
+	depth := min(max(3*rc.limit, 30), KMax)
+	var lex Result
+	if len(terms) > 0 {
+		sub := *rc
+		sub.limit = depth
+		var err error
+		if lex, err = sub.search(terms); err != nil {
+			return Result{}, err
+		}
+	} else {
+		var err error
+		if lex.Conflicts, err = rc.openConflicts(nil); err != nil {
+			return Result{}, err
+		}
+	}
+	type vref struct {
+		id  string
+		vec vector
+	}
+	var refs []vref
+	err := rc.r.Scan(rc.k.vecs(), func(key, value []byte) error {
+		var v vector
+		if err := decodeInto(value, &v); err != nil {
+			return err
+		}
+		if v.Model == rc.q.Model && len(v.Vector) == len(rc.q.Vector) {
+			refs = append(refs, vref{rc.k.lastComponent(key), v})
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	var sem []Hit
+	for _, f := range refs {
+		cos := cosine(rc.q.Vector, f.vec.Vector)
+		if cos <= 0 {
+			continue
+		}
+		v, err := load(rc.r, rc.k, f.id, f.vec.Version)
+		if err != nil {
+			return Result{}, err
+		}
+		if v == nil || rc.classify(v) != toRecords {
+			continue
+		}
+		sem = insertHit(sem, Hit{Record: rc.e.display(v, rc.now), Score: cos * rc.quality(v)}, depth)
+	}
+	fused := map[string]*Hit{}
+	var order []string
+	for _, list := range [][]Hit{lex.Records, sem} {
+		for rank, h := range list {
+			f := fused[h.Record.ID]
+			if f == nil {
+				c := h
+				c.Score = 0
+				f = &c
+				fused[h.Record.ID] = f
+				order = append(order, h.Record.ID)
+			}
+			f.Score += 1 / float64(rrfK+rank+1)
+		}
+	}
+	out := make([]Hit, 0, len(order))
+	for _, id := range order {
+		out = append(out, *fused[id])
+	}
+	sort.Slice(out, func(i, j int) bool { return hitLess(out[i], out[j]) })
+	var records []Hit
+	for _, h := range out {
+		if len(records) < rc.limit && !repeats(records, &h.Record) {
+			records = append(records, h)
+		}
+	}
+	return Result{Records: records, Conflicts: lex.Conflicts}, nil
+}
+
+// cosine is the cosine similarity of a and b (0 if either is zero).
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // searchAsOf ranks every version of the candidates that held at q.AsOf,

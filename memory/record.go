@@ -183,6 +183,8 @@ func fmtOpen(ns int64) string {
 //	<t>/<u>/alias/<record id>/<obs id>         observations merged into a record
 //	<t>/<u>/se/<sentence>/<id>                 records and merged observations that
 //	                                           share the text of one sentence of a message
+//	<t>/<u>/vec/<id>                           the vector of the record's current version
+//	                                           (events.MemoryEmbedded), if one came
 const (
 	nsMeta  = "meta"
 	nsRec   = "rec/"
@@ -194,6 +196,7 @@ const (
 	nsID    = "id/"
 	nsAlias = "alias/"
 	nsSe    = "se/"
+	nsVec   = "vec/"
 )
 
 // esc makes s safe as one key component: '/', '%' and control bytes become
@@ -258,6 +261,16 @@ func (k keys) sentence(label string) []byte { return []byte(k.prefix + nsSe + es
 func (k keys) se(label, id string) []byte {
 	return []byte(k.prefix + nsSe + esc(label) + "/" + esc(id))
 }
+func (k keys) vecs() []byte         { return []byte(k.prefix + nsVec) }
+func (k keys) vec(id string) []byte { return []byte(k.prefix + nsVec + esc(id)) }
+
+// vector is a record version's vector (the value of a vec key).
+type vector struct {
+	Version int       `msgpack:"v"`
+	Model   string    `msgpack:"m"`
+	Vector  []float32 `msgpack:"x"`
+}
+
 func (k keys) lastComponent(key []byte) string {
 	i := bytes.LastIndexByte(key, '/')
 	return unesc(string(key[i+1:]))
@@ -398,6 +411,11 @@ func FormatEntry(key, value []byte) string {
 			default:
 				return fmt.Sprintf("%s = v%d", k, e.Version)
 			}
+		}
+	case strings.HasPrefix(rest, nsVec):
+		var v vector
+		if msgpack.Unmarshal(value, &v) == nil {
+			return fmt.Sprintf("%s = v%d model=%s dim=%d", k, v.Version, v.Model, len(v.Vector))
 		}
 	case strings.HasPrefix(rest, nsAlias), strings.HasPrefix(rest, nsSe):
 		return k + " ="
