@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -225,6 +226,17 @@ func (c *Client) memoryWrite(ctx context.Context, verb string, op memory.Op) (me
 		return out, fmt.Errorf("%w: memory %s %s: %s", sentinel, verb, op.ID, out.Rejected)
 	}
 	return out, nil
+}
+
+// MemoryRequest sends op to the memory service's endpoint verb (recall,
+// list, history, message, observe, correct, forget) and returns its JSON
+// answer as it is: for tools that pass the service's requests through
+// (the CLI prints them). A forget made so does not erase the record's
+// keys: Forget does. Errors as the typed methods'.
+func (c *Client) MemoryRequest(ctx context.Context, verb string, op memory.Op) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := c.memoryRequest(ctx, verb, op, &out)
+	return out, err
 }
 
 func (c *Client) memoryRequest(ctx context.Context, verb string, op memory.Op, out any) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/console"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/memory"
@@ -54,12 +55,12 @@ func startConsole(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, d 
 	}
 	cfg := console.Config{Bus: b, Key: key, Runners: runners, Executor: ex, Logger: log,
 		Forget: func(ctx context.Context, tenant, user, id string) (any, error) {
-			op := &memory.Op{Op: "forget", Tenant: tenant, User: user, ID: id}
-			data, err := memoryRequest(ctx, b, "forget", op)
+			c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithLogger(log))
 			if err != nil {
 				return nil, err
 			}
-			return forgetRecord(ctx, b, op, data, 30*time.Second)
+			defer c.Close()
+			return forgetRecord(ctx, c, &memory.Op{Op: "forget", Tenant: tenant, User: user, ID: id}, 30*time.Second)
 		}}
 	follower, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: d.trust, Logger: log})
 	if err != nil {
