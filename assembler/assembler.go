@@ -223,6 +223,9 @@ type step struct {
 	seq   uint64
 	re    *respEntry
 	dirty bool // the response row changed
+	// usage is what the response's end event says of its tokens, for
+	// its outcome.
+	usage events.Usage
 }
 
 func (s *step) apply() error {
@@ -269,10 +272,13 @@ func (s *step) apply() error {
 		}
 		return s.incomplete(ce, key, b.Reason, b.Detail)
 	case *events.ResponseCompleted:
+		s.usage = b.Usage
 		return s.endResponse(events.StatusCompleted, events.ReasonStreamEnded, "the response completed before the call's completion signal", "", "")
 	case *events.ResponseIncomplete:
+		s.usage = b.Usage
 		return s.endResponse(events.StatusIncomplete, b.Reason, "response incomplete: "+string(b.Reason), "", "")
 	case *events.ResponseFailed:
+		s.usage = b.Usage
 		return s.endResponse(events.StatusFailed, events.ReasonStreamFailed, "response failed: "+b.Code+" "+b.Message, b.Code, b.Message)
 	default:
 		return fmt.Errorf("%w: assembler does not take %s", events.ErrBadInput, ev.Kind)
@@ -489,7 +495,7 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 	}
 	s.re.row.Status = string(status)
 	s.dirty = true
-	out := &events.ResponseOutcome{Status: status, Calls: s.re.row.Calls, ErrorCode: code, ErrorMessage: msg, Provider: s.re.row.Provider}
+	out := &events.ResponseOutcome{Status: status, Calls: s.re.row.Calls, ErrorCode: code, ErrorMessage: msg, Provider: s.re.row.Provider, Usage: s.usage}
 	if status != events.StatusCompleted {
 		out.Reason = reason
 	}

@@ -164,6 +164,9 @@ func render(evs []*events.Event) string {
 			if x.Text != "" {
 				fmt.Fprintf(&b, " text=%q", x.Text)
 			}
+			if x.Usage != (events.Usage{}) {
+				fmt.Fprintf(&b, " usage=%d/%d", x.Usage.Input, x.Usage.Output)
+			}
 		}
 		b.WriteByte('\n')
 	}

@@ -87,6 +87,9 @@ type ResponseOutcome struct {
 	// (ResponseStarted.Provider), when known: the runs projection writes
 	// the round's tool results in its shape.
 	Provider string `msgpack:"p,omitempty"`
+	// Usage is the tokens the provider reported for the response (its end
+	// event's); zero when it reported none.
+	Usage Usage `msgpack:"us,omitempty"`
 }
 
 func (*CallCompleted) Kind() Kind   { return KindCallCompleted }

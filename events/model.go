@@ -88,6 +88,18 @@ type TextDelta struct {
 // ResponseCompleted is the provider's normal end of a response.
 type ResponseCompleted struct {
 	StopReason string `msgpack:"sr,omitempty"` // provider's own word: tool_use, stop, end_turn…
+	Usage      Usage  `msgpack:"us,omitempty"` // the tokens the provider reported (zero: none)
+}
+
+// Usage is the tokens a provider reported for one response: OpenAI Chat's
+// usage chunk (prompt_tokens, completion_tokens), Responses'
+// response.usage (input_tokens, output_tokens), Anthropic's message_start
+// and message_delta usage (input_tokens with the cache's tokens,
+// output_tokens), Gemini's usageMetadata (promptTokenCount;
+// candidatesTokenCount with thoughtsTokenCount).
+type Usage struct {
+	Input  int64 `msgpack:"in,omitempty" json:"input_tokens"`
+	Output int64 `msgpack:"out,omitempty" json:"output_tokens"`
 }
 
 // ResponseIncomplete ends a response that was cut: truncation (max_tokens,
@@ -95,6 +107,7 @@ type ResponseCompleted struct {
 type ResponseIncomplete struct {
 	Reason     Reason `msgpack:"r"`
 	StopReason string `msgpack:"sr,omitempty"`
+	Usage      Usage  `msgpack:"us,omitempty"`
 }
 
 // ResponseFailed ends a response with a provider error, including in-band
@@ -102,6 +115,7 @@ type ResponseIncomplete struct {
 type ResponseFailed struct {
 	Code    string `msgpack:"co,omitempty"`
 	Message string `msgpack:"m,omitempty"`
+	Usage   Usage  `msgpack:"us,omitempty"`
 }
 
 // Tick carries the time into the log so that deadlines are decided by event

@@ -52,11 +52,28 @@ type anthEvent struct {
 	ContentBlock *anthBlock      `json:"content_block"`
 	Delta        *anthDelta      `json:"delta"`
 	Error        json.RawMessage `json:"error"`
+	Usage        *anthUsage      `json:"usage"` // message_delta's running totals
 }
 
 type anthMessage struct {
-	ID    string `json:"id"`
-	Model string `json:"model"`
+	ID    string     `json:"id"`
+	Model string     `json:"model"`
+	Usage *anthUsage `json:"usage"`
+}
+
+// anthUsage is an Anthropic usage object: the input is input_tokens and
+// the tokens written to and read from the prompt cache.
+type anthUsage struct {
+	Input       *int64 `json:"input_tokens"`
+	CacheCreate *int64 `json:"cache_creation_input_tokens"`
+	CacheRead   *int64 `json:"cache_read_input_tokens"`
+	Output      *int64 `json:"output_tokens"`
+}
+
+func (n *Normalizer) anthNoteUsage(u *anthUsage) {
+	if u != nil {
+		n.noteUsage(sum(u.Input, u.CacheCreate, u.CacheRead), u.Output)
+	}
 }
 
 type anthBlock struct {
@@ -131,6 +148,7 @@ func (n *Normalizer) applyAnthropic(ev *anthEvent) {
 		n.anthBlockStop(*ev.Index)
 	case "message_delta":
 		n.begin("", "")
+		n.anthNoteUsage(ev.Usage)
 		if ev.Delta != nil && ev.Delta.StopReason != nil && *ev.Delta.StopReason != "" {
 			n.anthStopReason(*ev.Delta.StopReason)
 		}
@@ -151,6 +169,7 @@ func (n *Normalizer) anthStart(m *anthMessage) {
 		n.abortOpen(events.ReasonDiscarded, "a new message started")
 	}
 	n.start(m.ID, m.Model)
+	n.anthNoteUsage(m.Usage)
 }
 
 func blockKey(idx int) string { return "block" + itoa(idx) }

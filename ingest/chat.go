@@ -53,6 +53,20 @@ type chatChunk struct {
 	Usage   json.RawMessage `json:"usage"`
 }
 
+// chatUsage is a Chat Completions usage object.
+type chatUsage struct {
+	Prompt     *int64 `json:"prompt_tokens"`
+	Completion *int64 `json:"completion_tokens"`
+}
+
+// chatNoteUsage notes a chunk's usage onto the open response.
+func (n *Normalizer) chatNoteUsage(raw json.RawMessage) {
+	var u chatUsage
+	if isObject(raw) && json.Unmarshal(raw, &u) == nil {
+		n.noteUsage(u.Prompt, u.Completion)
+	}
+}
+
 type chatChoice struct {
 	Index        *int       `json:"index"`
 	Delta        *chatDelta `json:"delta"`
@@ -101,6 +115,9 @@ func (n *Normalizer) decodeChat(raw []byte) (func(), error) {
 
 func (n *Normalizer) applyChat(c *chatChunk) {
 	hasErr := present(c.Error)
+	if present(c.Usage) {
+		n.chatNoteUsage(c.Usage) // usually the chunk after the finish reasons: the held response's
+	}
 	if !hasErr {
 		n.release() // the chunk after the finish reasons is no error
 	}
@@ -108,6 +125,9 @@ func (n *Normalizer) applyChat(c *chatChunk) {
 		return // usage-only chunk
 	}
 	n.restartImplicit(c.ID, c.Model)
+	if present(c.Usage) {
+		n.chatNoteUsage(c.Usage) // a whole completion, or a chunk with choices and usage
+	}
 	if c.Choices != nil {
 		for _, ch := range *c.Choices {
 			n.chatChoice(ch)

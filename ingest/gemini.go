@@ -101,12 +101,31 @@ func (n *Normalizer) decodeGemini(raw []byte) (func(), error) {
 	return func() { n.applyGemini(&c) }, nil
 }
 
+// gemNoteUsage notes a chunk's usageMetadata (running totals): the output
+// is the candidates' tokens and the thinking's.
+func (n *Normalizer) gemNoteUsage(raw json.RawMessage) {
+	var u struct {
+		Prompt     *int64 `json:"promptTokenCount"`
+		Candidates *int64 `json:"candidatesTokenCount"`
+		Thoughts   *int64 `json:"thoughtsTokenCount"`
+	}
+	if isObject(raw) && json.Unmarshal(raw, &u) == nil {
+		n.noteUsage(u.Prompt, sum(u.Candidates, u.Thoughts))
+	}
+}
+
 func (n *Normalizer) applyGemini(c *gemChunk) {
 	blocked := c.PromptFeedback != nil && c.PromptFeedback.BlockReason != ""
 	if len(c.Candidates) == 0 && !blocked && c.Error == nil {
+		if present(c.UsageMetadata) {
+			n.gemNoteUsage(c.UsageMetadata) // onto the open response, if any
+		}
 		return // usage-only chunk
 	}
 	n.restartImplicit(c.ResponseID, c.ModelVersion)
+	if present(c.UsageMetadata) {
+		n.gemNoteUsage(c.UsageMetadata)
+	}
 	for i := range c.Candidates {
 		n.gemCandidate(&c.Candidates[i])
 	}

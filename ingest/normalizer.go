@@ -273,7 +273,46 @@ func (n *Normalizer) finish(b events.Body) {
 	}
 	n.flushScans()
 	r.Ended = true
+	switch x := b.(type) {
+	case *events.ResponseCompleted:
+		x.Usage = r.Usage
+	case *events.ResponseIncomplete:
+		x.Usage = r.Usage
+	case *events.ResponseFailed:
+		x.Usage = r.Usage
+	}
 	n.emitResponse(b)
+}
+
+// noteUsage records the tokens a provider reported for the open response
+// (a count it did not report is nil and keeps what was noted): the
+// terminal event carries them. Providers report running totals, so the
+// last report wins.
+func (n *Normalizer) noteUsage(input, output *int64) {
+	r := &n.st.R
+	if !r.Started || r.Ended || input == nil && output == nil {
+		return
+	}
+	if input != nil {
+		r.Usage.Input = max(*input, 0)
+	}
+	if output != nil {
+		r.Usage.Output = max(*output, 0)
+	}
+}
+
+// sum adds counts of which some may be missing (nil when all are).
+func sum(xs ...*int64) *int64 {
+	var total *int64
+	for _, x := range xs {
+		if x != nil {
+			if total == nil {
+				total = new(int64)
+			}
+			*total += *x
+		}
+	}
+	return total
 }
 
 // abortOpen aborts every open client call of the current response.

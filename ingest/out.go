@@ -68,12 +68,22 @@ func (o Out) String() string {
 		b.WriteString(" index=" + strconv.Itoa(x.Index) + " text=" + strconv.Quote(x.Text))
 	case *events.ResponseCompleted:
 		f("stop", x.StopReason)
+		usage(&b, x.Usage)
 	case *events.ResponseIncomplete:
 		b.WriteString(" reason=" + string(x.Reason))
 		f("stop", x.StopReason)
+		usage(&b, x.Usage)
 	case *events.ResponseFailed:
 		f("code", x.Code)
 		f("message", x.Message)
+		usage(&b, x.Usage)
 	}
 	return b.String()
+}
+
+// usage writes the tokens a terminal event carries.
+func usage(b *strings.Builder, u events.Usage) {
+	if u != (events.Usage{}) {
+		b.WriteString(" usage=" + strconv.FormatInt(u.Input, 10) + "/" + strconv.FormatInt(u.Output, 10))
+	}
 }

@@ -47,6 +47,17 @@ type respObject struct {
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
+	Usage *struct {
+		Input  *int64 `json:"input_tokens"`
+		Output *int64 `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+// respNoteUsage notes a terminal response object's usage.
+func (n *Normalizer) respNoteUsage(r *respObject) {
+	if r.Usage != nil {
+		n.noteUsage(r.Usage.Input, r.Usage.Output)
+	}
 }
 
 type respItem struct {
@@ -207,6 +218,7 @@ func (n *Normalizer) applyResponses(typ string, ev *respEvent) {
 		n.respStart(ev.Response)
 	case "response.completed":
 		n.begin(ev.Response.ID, ev.Response.Model)
+		n.respNoteUsage(ev.Response)
 		stop := ev.Response.Status
 		if stop == "" {
 			stop = "completed"
@@ -214,6 +226,7 @@ func (n *Normalizer) applyResponses(typ string, ev *respEvent) {
 		n.finish(&events.ResponseCompleted{StopReason: stop})
 	case "response.incomplete":
 		n.begin(ev.Response.ID, ev.Response.Model)
+		n.respNoteUsage(ev.Response)
 		reason := ""
 		if d := ev.Response.IncompleteDetails; d != nil {
 			reason = d.Reason
@@ -221,6 +234,7 @@ func (n *Normalizer) applyResponses(typ string, ev *respEvent) {
 		n.finish(&events.ResponseIncomplete{Reason: incompleteReason(reason), StopReason: reason})
 	case "response.failed":
 		n.begin(ev.Response.ID, ev.Response.Model)
+		n.respNoteUsage(ev.Response)
 		code, msg := "failed", ""
 		if e := ev.Response.Error; e != nil {
 			if c := e.code(); c != "" {
@@ -231,6 +245,7 @@ func (n *Normalizer) applyResponses(typ string, ev *respEvent) {
 		n.finish(&events.ResponseFailed{Code: code, Message: msg})
 	case "response.cancelled":
 		n.begin(ev.Response.ID, ev.Response.Model)
+		n.respNoteUsage(ev.Response)
 		n.finish(&events.ResponseIncomplete{Reason: events.ReasonCancelled, StopReason: "cancelled"})
 	case "error":
 		code, msg := scalarText(ev.Code), ev.Message

@@ -30,6 +30,9 @@ type response struct {
 	Scans   []scan   `msgpack:"sc,omitempty"`
 	Tags    int      `msgpack:"tg,omitempty"` // tagged-text calls opened
 	Calls   int      `msgpack:"ca,omitempty"` // calls opened (synthetic item names)
+	// Usage is the tokens the provider reported so far, for the terminal
+	// event (noteUsage).
+	Usage events.Usage `msgpack:"us,omitempty"`
 }
 
 // item is one output item of the response that the adapter must remember.

@@ -168,8 +168,12 @@ func (p *pipeline) event(line string) {
 		p.call(subj(events.ApprovalSubject(tenant, key)), dec)
 	case "outcome":
 		ev.Item, ev.CallID = "", ""
-		ev.Body = &events.ResponseOutcome{Status: events.ResponseStatus(f["status"]), Calls: atoi(t, f["calls"]), Provider: f["provider"], Text: f["text"],
+		out := &events.ResponseOutcome{Status: events.ResponseStatus(f["status"]), Calls: atoi(t, f["calls"]), Provider: f["provider"], Text: f["text"],
 			Reason: events.Reason(f["reason"]), ErrorCode: f["code"]}
+		if in, o, ok := strings.Cut(f["usage"], "/"); ok {
+			out.Usage = events.Usage{Input: int64(atoi(t, in)), Output: int64(atoi(t, o))}
+		}
+		ev.Body = out
 		p.out(subj(events.ResponseSubject(tenant, ev.Response)), ev)
 	case "succeeded":
 		ev.Body = &events.CallSucceeded{Name: f["name"], Key: key, Result: []byte(f["result"]), Summary: f["summary"], RawRef: f["ref"]}
@@ -245,6 +249,9 @@ func runLine(r runs.Run) string {
 	}
 	if len(r.Accepted) > 0 {
 		s += " accepted=" + strings.Join(r.Accepted, ",")
+	}
+	if r.InputTokens+r.OutputTokens > 0 {
+		s += fmt.Sprintf(" tokens=%d/%d", r.InputTokens, r.OutputTokens)
 	}
 	return s
 }

@@ -246,6 +246,11 @@ func (a *apply) outcome(b *events.ResponseOutcome) bool {
 		rd.EndError += ": " + b.ErrorMessage
 	}
 	rd.Text = b.Text
+	if u := b.Usage; u != (events.Usage{}) {
+		rd.Usage = u
+		a.run.InputTokens += u.Input
+		a.run.OutputTokens += u.Output
+	}
 	if b.Provider != "" {
 		rd.Format = b.Provider
 		a.run.Format = b.Provider

@@ -83,6 +83,11 @@ type Run struct {
 	// NoNewEvidence counts settled rounds in a row whose calls and results
 	// were all seen before in the run.
 	NoNewEvidence int `msgpack:"ne" json:"rounds_without_new_evidence"`
+	// InputTokens and OutputTokens add up the tokens the provider reported
+	// for the run's responses (ResponseOutcome.Usage); a response whose
+	// provider reported none adds nothing.
+	InputTokens  int64 `msgpack:"ti,omitempty" json:"input_tokens,omitempty"`
+	OutputTokens int64 `msgpack:"to,omitempty" json:"output_tokens,omitempty"`
 	// Waiting counts calls of the open round waiting for approval.
 	Waiting  int  `msgpack:"w,omitempty" json:"waiting_approval,omitempty"`
 	Degraded bool `msgpack:"dg,omitempty" json:"degraded,omitempty"`
@@ -140,6 +145,8 @@ type Round struct {
 	// NewEvidence counts the round's calls (tool, arguments, result) the
 	// run had not seen before; set when it settles.
 	NewEvidence int `msgpack:"nn,omitempty" json:"new_evidence,omitempty"`
+	// Usage is the tokens the provider reported for the round's response.
+	Usage events.Usage `msgpack:"us,omitempty" json:"usage,omitzero"`
 }
 
 // Input is an input turn of a run (RunMessage).
