@@ -33,7 +33,7 @@ const consoleTools = `tools:
     idempotency: none
     permission: inventory.read
     side_effect: none
-    command: [/bin/cat]
+    command: [/bin/sh, -c, "cat >/dev/null; echo '{\"sku\":\"A1\",\"available\":12}'"]
   - name: orders.refund
     version: 1
     input_schema: {type: object, properties: {order_id: {type: string}, amount: {type: number}}, required: [order_id, amount]}
@@ -167,6 +167,20 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	refund = bytes.ReplaceAll(refund, []byte("call_demo_refund"), []byte(longCall))
 	refund = bytes.ReplaceAll(refund, []byte("O-7"), []byte("订单-2026-十二月-第0001号-加急处理"))
+	resultOf := func(tool string) bool {
+		found := false
+		err := admin.ReadAcross(ctx, logread.Config{Subjects: []string{events.AllResults}}, false, func(_ string, batch []*logread.Msg) error {
+			for _, m := range batch {
+				if ev, err := events.DecodeAtWith(m.Subject, m.Data, admin.Keys); err == nil {
+					if r, ok := events.As[*events.CallSucceeded](ev); ok && r.Name == tool {
+						found = true
+					}
+				}
+			}
+			return nil
+		})
+		return err == nil && found
+	}
 	publish := func() {
 		p, err := assembler.NewProducer(assembler.ProducerConfig{JS: admin.JS, Keys: admin.Keys})
 		if err != nil {
@@ -176,11 +190,15 @@ func TestConsoleInABrowser(t *testing.T) {
 			name string
 			data []byte
 		}{{"refund", refund}, {"1-anthropic-inventory.jsonl", nil}, {"5-anthropic-final-answer.jsonl", nil}} {
+			if s.name == "5-anthropic-final-answer.jsonl" {
+				waitFor("the stock lookup's result, the answer's evidence", func() bool { return resultOf("inventory.get") })
+			}
 			in := s.data
 			if in == nil {
 				if in, err = os.ReadFile(filepath.Join("..", "..", "demo", "testdata", s.name)); err != nil {
 					t.Fatal(err)
 				}
+				in = bytes.ReplaceAll(in, []byte("商品 A 可用"), []byte("商品 A1 可用")) // a claim the lookup supports
 			}
 			if _, err := p.Publish(ctx, assembler.RawStream{Tenant: "shop", Stream: s.name, User: "u1", Session: "s1"}, bytes.NewReader(in)); err != nil {
 				t.Fatalf("publish %s: %v", s.name, err)

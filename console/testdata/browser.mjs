@@ -92,7 +92,9 @@ try {
 
   // Answers: claims marked by verdict.
   await page.click('a[data-page=answers]');
-  await page.waitForSelector('article.answer mark', wait);
+  await page.waitForSelector('article.answer mark.v-supported', wait);
+  const ev = await page.$eval('article.answer .evidence', e => e.textContent);
+  check(ev.includes('/available') && ev.includes('12'), 'the supported claim shows its evidence pointer and value: ' + ev);
   await overflowCheck(page, 'answers');
   await page.screenshot({ path: SHOTS + '/answers.png', fullPage: true });
 
