@@ -132,9 +132,13 @@ func (o *Op) ToQuery() (Query, error) {
 }
 
 // Answer runs a recall op against a view.
-func (e *Engine) Answer(rd projector.Reader, o *Op) RecallOut {
+func (e *Engine) Answer(rd projector.Reader, o *Op) RecallOut { return e.answer(rd, o, nil, "") }
+
+// answer runs a recall op with the query's vector by model, if any.
+func (e *Engine) answer(rd projector.Reader, o *Op, vec []float32, model string) RecallOut {
 	out := RecallOut{Op: "recall", Query: o.Query, Results: []RecallHit{}, Conflicts: []RecallHit{}}
 	q, err := o.ToQuery()
+	q.Vector, q.Model = vec, model
 	if err == nil {
 		var res Result
 		res, err = e.Recall(rd, q)

@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -42,6 +44,13 @@ type Service struct {
 	Publish func(ctx context.Context, subject string, ev *events.Event, scope string) (seq uint64, err error)
 	// Timeout bounds a write's wait for the projection; default 10s.
 	Timeout time.Duration
+	// Embedder, if set, embeds what a write applied (its records' current
+	// versions, written as events.MemoryEmbedded under each record's key)
+	// and each recall's query, which then ranks by words and vectors
+	// (Query.Vector). A failing embedder fails neither: the write is
+	// applied (WriteReply.EmbedError says why it has no vector) and the
+	// recall is lexical. Nil: recall is lexical.
+	Embedder embed.Embedder
 }
 
 // WriteReply answers a write: message, observe, correct or forget.
@@ -58,6 +67,9 @@ type WriteReply struct {
 	// their data keys (erasure.Record) makes their text unreadable in the
 	// log.
 	Erase []string `json:"erase,omitempty"`
+	// EmbedError says why the records written have no vector (the
+	// embedder failed); they are written all the same.
+	EmbedError string `json:"embed_error,omitempty"`
 }
 
 // RecordReply is one record a message wrote.
@@ -109,10 +121,57 @@ func (s *Service) timeout() time.Duration {
 	return 10 * time.Second
 }
 
-func (s *Service) recall(_ context.Context, o *Op) (any, error) {
+func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
+	var vec []float32
+	if s.Embedder != nil && strings.TrimSpace(o.Query) != "" {
+		if vs, err := s.Embedder.Embed(ctx, []string{o.Query}); err == nil && len(vs) == 1 {
+			vec = vs[0] // on failure: lexical
+		}
+	}
 	v := s.Runner.View()
 	defer v.Close()
+	if vec != nil {
+		return s.Engine.answer(v, o, vec, s.Embedder.Model()), nil
+	}
 	return s.Engine.Answer(v, o), nil
+}
+
+// embed writes the vectors of the current versions of records ids (those
+// a write applied) and waits for the projection to apply them; it returns
+// why it could not, or "".
+func (s *Service) embed(ctx context.Context, tenant, user string, ids []string) string {
+	if s.Embedder == nil || len(ids) == 0 {
+		return ""
+	}
+	v := s.Runner.View()
+	var recs []Record
+	for _, id := range ids {
+		if r, err := s.Engine.Get(v, tenant, user, id); err == nil {
+			recs = append(recs, r)
+		}
+	}
+	v.Close()
+	at := time.Now().UnixNano()
+	evs, err := EmbedEvents(ctx, s.Embedder, tenant, user, recs, at)
+	if err != nil {
+		return err.Error()
+	}
+	subj, err := events.MemorySubject(tenant, user)
+	if err != nil {
+		return err.Error()
+	}
+	var last uint64
+	for _, ev := range evs {
+		if last, err = s.Publish(ctx, subj, ev, SealScope(ev)); err != nil {
+			return err.Error()
+		}
+	}
+	if last != 0 { // answered once the vectors are applied, as the write is
+		if err := s.Runner.WaitFor(ctx, last); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 func (s *Service) list(_ context.Context, o *Op) (any, error) {
@@ -150,8 +209,12 @@ func (s *Service) write(ctx context.Context, o *Op) (any, error) {
 		return nil, err
 	}
 	reply, err := s.applied(ctx, seq)
-	if err != nil || o.Op != "forget" || !reply.Applied {
+	if err != nil || !reply.Applied {
 		return reply, err
+	}
+	if o.Op != "forget" {
+		reply.EmbedError = s.embed(ctx, o.Tenant, o.User, []string{o.ID})
+		return reply, nil
 	}
 	v := s.Runner.View()
 	defer v.Close()
@@ -209,6 +272,13 @@ func (s *Service) message(ctx context.Context, o *Op) (any, error) {
 			out.Rejected = cmp.Or(out.Rejected, r.Rejected)
 		}
 	}
+	var ids []string
+	for _, r := range out.Records {
+		if r.Applied {
+			ids = append(ids, r.ID)
+		}
+	}
+	out.EmbedError = s.embed(ctx, o.Tenant, o.User, ids)
 	return out, nil
 }
 
