@@ -31,6 +31,7 @@ type options struct {
 	now            func() time.Time
 	window         int
 	batches        *bool
+	perChunk       bool
 }
 
 // WithURL is the server or cluster to connect to: one URL or several,
@@ -185,6 +186,16 @@ func WithPublishWindow(n int) Option {
 func WithAtomicBatches(on bool) Option {
 	return func(o *options) error {
 		o.batches = &on
+		return nil
+	}
+}
+
+// WithPerChunk makes a Writer publish one model event per event the
+// provider's adapter emits instead of merging a call's consecutive
+// argument deltas (what the server's ingest does for raw events).
+func WithPerChunk() Option {
+	return func(o *options) error {
+		o.perChunk = true
 		return nil
 	}
 }

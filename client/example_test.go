@@ -128,7 +128,7 @@ func ExampleWriter() {
 	}
 	pub, err := w.Close(ctx)
 	fmt.Println(pub.Raw, "raw events published as", pub.Model, "model events", err)
-	// Output: 4 raw events published as 6 model events <nil>
+	// Output: 4 raw events published as 5 model events <nil>
 }
 
 // Producing a whole stream (a file, a response body) in one call.

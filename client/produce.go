@@ -99,9 +99,14 @@ type Published struct {
 // passes each event on as it goes by) or from a reader, then Close ends
 // it. By default it normalises at the edge: the provider's events become
 // canonical model events here, as the server's ingest would make them
-// (ingest.Stream decides for both), sealed under the user's data key and
-// published to ts.model.<tenant>.<response>.<item>; the raw events never
-// reach the log (docs/design.md, "Normalising at the edge"). Each event's
+// (ingest.Stream decides for both), with a call's consecutive argument
+// deltas merged into one event (ingest.DeltaMerger; WithPerChunk keeps one
+// per chunk), sealed under the user's data key and published to
+// ts.model.<tenant>.<response>.<item>; the raw events never reach the log
+// (docs/design.md, "Normalising at the edge", "Merging deltas at the
+// edge"). A delta is held until the raw event after it shows whether the
+// run of deltas goes on, so the last one is published by the next Write
+// or by Close. Each event's
 // Nats-Msg-Id is its id, derived from the stream and the raw event's
 // position, so writing the same stream again within the log's duplicate
 // window stores nothing twice.
@@ -118,17 +123,18 @@ type Published struct {
 //
 // A Writer is not safe for concurrent use; a Client makes any number.
 type Writer struct {
-	c     *Client
-	s     Stream
-	kr    events.Keyring
-	st    *ingest.Stream // nil with Raw
-	merge ingest.DeltaMerger
-	subj  string // Raw: the ingest subject
-	pos   int64
-	out   modelOut
-	ended bool
-	mark  error // the connection's last error when the writer started
-	err   error // sticky: the first error ends the writer
+	c      *Client
+	s      Stream
+	kr     events.Keyring
+	st     *ingest.Stream // nil with Raw
+	merger ingest.DeltaMerger
+	merge  ingest.DeltaMerger
+	subj   string // Raw: the ingest subject
+	pos    int64
+	out    modelOut
+	ended  bool
+	mark   error // the connection's last error when the writer started
+	err    error // sticky: the first error ends the writer
 }
 
 // NewWriter starts a stream. It returns ErrBadInput for a stream without
@@ -296,11 +302,21 @@ func (w *Writer) rawHeader() nats.Header {
 }
 
 // emit seals and publishes the canonical events one raw event (at pos)
-// made, a call's consecutive argument deltas (an item's text deltas)
-// merged into one event as the edge does (ingest.DeltaMerger): a trailing
-// delta waits for the next event or Close.
+// made; consecutive deltas of a call's arguments (or an item's text) are
+// merged into one event unless the client publishes per chunk
+// (ingest.DeltaMerger: the boundaries depend on the content alone, so a
+// stream written again gets the same ids).
 func (w *Writer) emit(ctx context.Context, pos, at int64, outs []ingest.Out) error {
-	return w.merge.Add(pos, at, outs, func(p ingest.Placed) error { return w.put(ctx, p) })
+	put := func(p ingest.Placed) error { return w.put(ctx, p) }
+	if !w.c.o.perChunk {
+		return w.merger.Add(pos, at, outs, put)
+	}
+	for n, o := range outs {
+		if err := put(ingest.Placed{Out: o, Pos: pos, N: n, At: at}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // put seals and publishes one canonical event.
