@@ -10,9 +10,11 @@ import (
 
 	"github.com/toolstream/toolstream/agent"
 	"github.com/toolstream/toolstream/agent/agenttest"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/runs"
+	"github.com/toolstream/toolstream/verifier"
 )
 
 // chatMessages reads a Chat request's messages.
@@ -298,5 +300,57 @@ func waitRun(t *testing.T, p *agenttest.Pipeline, run string, ok func(runs.Run) 
 			t.Fatalf("run %s: %v", run, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// The tenant's policy applies before the answer leaves: a claim the tool's
+// result contradicts (25 °C where the tool said 18) is replaced under
+// redact and withholds the whole answer under block; the verdicts come
+// with it either way.
+func TestThePolicyAppliesBeforeTheAnswerLeaves(t *testing.T) {
+	for _, c := range []struct {
+		policy  verifier.Policy
+		text    string
+		blocked bool
+	}{
+		{verifier.PolicyAnnotate, "The temperature in San Francisco is 25 °C. Enjoy your day.", false},
+		{verifier.PolicyRedact, "", false}, // checked below: the claims are replaced by the marker
+		{verifier.PolicyBlock, "", true},
+	} {
+		t.Run(string(c.policy), func(t *testing.T) {
+			p := agenttest.StartWith(t, agenttest.Options{Policy: c.policy})
+			up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+				if n == 1 {
+					return fakeup.Answer{File: stream("chat-weather-call.jsonl")}, nil
+				}
+				return fakeup.Answer{File: stream("chat-weather-wrong-answer.jsonl")}, nil
+			})
+			out, err := driver(t, p, "gw-1", up).Run(ctxT(t), chatSpec("policy-1", "Weather in SF?"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status != agent.StatusAnswered || out.Verdict == nil || out.Verdict.Policy != string(c.policy) || out.Blocked != c.blocked {
+				t.Fatalf("outcome %+v verdict %+v", out, out.Verdict)
+			}
+			bad := 0
+			for _, cl := range out.Verdict.Claims {
+				if cl.Verdict == events.VerdictContradicted || cl.Verdict == events.VerdictUnsupported {
+					bad++
+				}
+			}
+			if bad == 0 {
+				t.Fatalf("no claim flagged: %+v", out.Verdict.Claims)
+			}
+			switch c.policy {
+			case verifier.PolicyRedact:
+				if strings.Contains(out.Text, "25") || !strings.Contains(out.Text, verifier.RedactMarker) {
+					t.Errorf("redacted answer %q", out.Text)
+				}
+			default:
+				if out.Text != c.text {
+					t.Errorf("answer %q, want %q", out.Text, c.text)
+				}
+			}
+		})
 	}
 }

@@ -66,7 +66,16 @@ type Pipeline struct {
 }
 
 // Start starts the pipeline; it stops when the test ends.
-func Start(t testing.TB) *Pipeline {
+func Start(t testing.TB) *Pipeline { return StartWith(t, Options{}) }
+
+// Options change the pipeline.
+type Options struct {
+	// Policy is the tenant's verifier policy; default annotate.
+	Policy verifier.Policy
+}
+
+// StartWith starts the pipeline with opts.
+func StartWith(t testing.TB, opts Options) *Pipeline {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b := bustest.Start(t)
@@ -92,7 +101,7 @@ func Start(t testing.TB) *Pipeline {
 	for _, pr := range []projector.Projection{
 		assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](p.Key.Trust())}),
 		runs.New(runs.Config{}), runs.Calls{},
-		verifier.NewProjection(verifier.ProjectionConfig{}),
+		verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: opts.Policy}),
 	} {
 		r, err := n.Start(ctx, pr, nil)
 		if err != nil {
