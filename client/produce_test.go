@@ -308,3 +308,59 @@ func TestWriterRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriterIsAssemblersProducer: for every recorded stream, with a
+// refused line, a Writer fed event by event stores the events
+// assembler.Producer stores for the whole stream: same ids, subjects,
+// envelopes and bodies (merged deltas included), but for the tenant.
+func TestWriterIsAssemblersProducer(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	at := func() time.Time { return time.Unix(0, 42) }
+	c := connect(t, b, bustest.Admin, client.WithKeys(b.Keys), client.WithClock(at))
+	p, err := assembler.NewProducer(assembler.ProducerConfig{JS: b.JS, Keys: b.Keys, Now: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range recordings(t) {
+		evs := withGarbage(rec.events)
+		s := assembler.RawStream{Tenant: "prod", Format: rec.provider, Stream: fmt.Sprint("s", i), User: "u1", Session: "se", Run: "r", Step: "2"}
+		if _, err := p.Publish(ctx, s, bytes.NewReader(lines(evs))); err != nil {
+			t.Fatal(err)
+		}
+		w, err := c.NewWriter(ctx, client.WithStream(client.Stream{Tenant: "cli", ID: s.Stream, Format: rec.provider, User: "u1", Session: "se", Run: "r", Step: "2"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if err := w.Write(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string][]string{}
+	err = b.Read(ctx, logread.Config{Stream: events.StreamModel}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
+			if err != nil {
+				return err
+			}
+			body, _ := json.Marshal(ev.Body)
+			tenant := ev.Tenant
+			line := fmt.Sprintf("%s %s %s u=%s se=%s run=%s st=%s r=%s i=%s c=%s at=%d %s", strings.Replace(m.Subject, "."+tenant+".", ".T.", 1),
+				strings.Replace(ev.ID, tenant+"/", "T/", 1), ev.Kind, ev.User, ev.Session, ev.Run, ev.Step, ev.Response, ev.Item, ev.CallID, ev.At, body)
+			got[tenant] = append(got[tenant], line)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got["prod"]) < len(recordings(t)) || !slices.Equal(got["prod"], got["cli"]) {
+		t.Fatalf("assembler.Producer\n%s\nclient.Writer\n%s", strings.Join(got["prod"], "\n"), strings.Join(got["cli"], "\n"))
+	}
+}
