@@ -84,18 +84,21 @@ func (c *Client) Correct(ctx context.Context, tenant, user string, expected int,
 
 // RecallOptions narrow a recall.
 type RecallOptions struct {
-	K       int       // results at most; 0: the service's default
-	AsOf    time.Time // what held then, as known then
-	At      time.Time // the query's time; zero: now
-	History bool      // superseded and expired records too
-	Scopes  []string  // only these scopes
+	K int // results at most; 0: the service's default
+	// BudgetTokens: the records whose texts fit in this many estimated
+	// tokens, best first (the first always); 0: the service's byte budget.
+	BudgetTokens int
+	AsOf         time.Time // what held then, as known then
+	At           time.Time // the query's time; zero: now
+	History      bool      // superseded and expired records too
+	Scopes       []string  // only these scopes
 }
 
 // Recall returns the user's memories for a query: hard constraints first,
 // then ranked, with the conflicts between them.
 func (c *Client) Recall(ctx context.Context, tenant, user, query string, opts RecallOptions) (memory.RecallOut, error) {
 	var out memory.RecallOut
-	err := c.memoryRequest(ctx, "recall", memory.Op{Op: "recall", Tenant: tenant, User: user, Query: query, K: opts.K,
+	err := c.memoryRequest(ctx, "recall", memory.Op{Op: "recall", Tenant: tenant, User: user, Query: query, K: opts.K, BudgetTokens: opts.BudgetTokens,
 		AsOf: rfc3339(opts.AsOf), Time: rfc3339(opts.At), History: opts.History, Scopes: opts.Scopes}, &out)
 	if err == nil && out.Error != "" {
 		err = fmt.Errorf("%w: recall: %s", ErrBadInput, out.Error)
