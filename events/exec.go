@@ -1,5 +1,7 @@
 package events
 
+import "time"
+
 // Execution events: what executors did with completed calls. They live on
 // ExecSubject / ResultSubject and carry the call's identity in the envelope.
 
@@ -32,6 +34,10 @@ type CallSucceeded struct {
 	Summary  string `msgpack:"sum"`
 	RawRef   string `msgpack:"ref,omitempty"` // object store name of the raw result
 	Attempts int    `msgpack:"na"`
+	// FreshFor is how long the result holds (the contract's fresh_for);
+	// 0 is for ever. The verifier calls a claim resting only on results
+	// past it stale.
+	FreshFor time.Duration `msgpack:"ff,omitempty"`
 }
 
 // CallFailed carries a typed error the model can act on.

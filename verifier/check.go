@@ -127,6 +127,11 @@ func (c *Checker) check(answer string, ix *index, now time.Time) Report {
 		}
 		cx := c.newClaim(ix, cl, now, prev, &buf)
 		v := cx.decide()
+		if v.verdict == events.VerdictSupported {
+			if why, ok := stale(ix, v.refs, now); ok {
+				v.verdict, v.reason = events.VerdictStale, why
+			}
+		}
 		if v.undecided {
 			rep.Undecided = append(rep.Undecided, i)
 		}
@@ -138,7 +143,7 @@ func (c *Checker) check(answer string, ix *index, now time.Time) Report {
 		case events.VerdictSupported:
 			supported++
 			checkable++
-		case events.VerdictContradicted, events.VerdictUnsupported:
+		case events.VerdictContradicted, events.VerdictUnsupported, events.VerdictStale:
 			checkable++
 		}
 		prev = cx.after(&buf.afters[i%2], v.leaves) // NB: not the one cx was made with

@@ -45,6 +45,7 @@ var checks = []check{
 	{"identifiers", (*claim).codeFacts},
 	{"polarity", (*claim).polarityFacts},
 	{"status", alone((*claim).categoryFacts)},
+	{"outcome", (*claim).failureFacts},
 	{"numbers", (*claim).numberFacts},
 	{"times", (*claim).timeFacts},
 	{"values", alone((*claim).valueFacts)},

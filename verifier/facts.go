@@ -119,11 +119,16 @@ func (cx *claim) categoryFacts() []fact {
 					continue
 				}
 				for _, e := range lf.cat() {
-					if c.class != e.class {
+					if c.class != e.class && !(c.class == "outcome" && c.value == "completed" && e.class != "weather") {
 						continue
 					}
 					same = true
-					if c.value == e.value || c.class == "order" && c.value == "shipped" && e.rank >= 3 && e.rank <= 6 ||
+					if c.class != e.class {
+						// "已完成" of an order, a payment, a booking: its end.
+						match = match || c.value == "completed" && terminalSuccess(e)
+						continue
+					}
+					if c.value == e.value || c.class == "outcome" && c.value != "failed" && e.value != "failed" || c.class == "order" && c.value == "shipped" && e.rank >= 3 && e.rank <= 6 ||
 						c.value == "rain" && e.value == "storm" || c.value == "dry" && (e.value == "clear" || e.value == "cloudy" || e.value == "fog") {
 						match = true
 					}
@@ -157,6 +162,17 @@ func (cx *claim) categoryFacts() []fact {
 		out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status in the evidence", weak: true, soft: true})
 	}
 	return out
+}
+
+// terminalSuccess reports a status that ends its process as asked: a
+// delivered order, a paid or refunded payment, a confirmed booking, an
+// approved request.
+func terminalSuccess(e catValue) bool {
+	switch e.class + "/" + e.value {
+	case "order/delivered", "payment/paid", "payment/refunded", "booking/confirmed", "approval/approved":
+		return true
+	}
+	return false
 }
 
 // statusFlag checks a status word against a true/false field named by it

@@ -129,6 +129,7 @@ type index struct {
 	nodeBase  []int32
 	toolNamed map[string][]subjEntry // subjects the tools' results are named by
 	cache     lookupCache
+	failed    []Evidence       // the calls that failed (outcome.go)
 	ids       *[]idLeaf        // identifier-like leaves (idLeaves), made when first asked
 	textCodes map[string]int32 // codes written in longer strings (codesInText), made when first asked
 }
@@ -159,11 +160,17 @@ func dedupeEvidence(in []Evidence) []Evidence {
 // in evidence text without a year or as weekdays ("on Thursday").
 func buildIndex(evidence []Evidence, now time.Time) *index {
 	evidence = dedupeEvidence(evidence)
-	parts := make([]*part, len(evidence))
-	for i, e := range evidence {
-		parts[i] = indexResult(e, leavesMax)
+	parts := make([]*part, 0, len(evidence))
+	var failed []Evidence
+	for _, e := range evidence {
+		if e.Failed != nil {
+			failed = append(failed, e)
+			continue
+		}
+		parts = append(parts, indexResult(e, leavesMax))
 	}
 	ix, _ := join(parts, now) // NB: parts made here re-index from memory without error
+	ix.failed = failed
 	return ix
 }
 

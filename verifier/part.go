@@ -44,7 +44,7 @@ var partNow = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // indexResult indexes one result with at most budget leaves.
 func indexResult(e Evidence, budget int) *part {
 	raw := e.Result
-	p := &part{ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version}, budget: budget,
+	p := &part{ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor}, budget: budget,
 		result: func() ([]byte, error) { return raw, nil }}
 	v, err := decodeJSON(raw)
 	if err != nil {
@@ -114,7 +114,7 @@ func join(parts []*part, now time.Time) (*index, error) {
 			if err != nil {
 				return nil, err
 			}
-			q := indexResult(Evidence{CallID: p.ev.CallID, Name: p.ev.Name, Version: p.ev.Version, Result: raw}, max(left, 0))
+			q := indexResult(Evidence{CallID: p.ev.CallID, Name: p.ev.Name, Version: p.ev.Version, At: p.ev.At, FreshFor: p.ev.FreshFor, Result: raw}, max(left, 0))
 			if q.bad {
 				continue
 			}

@@ -14,11 +14,11 @@ type Policy string
 const (
 	// PolicyAnnotate leaves the answer unchanged; verdicts ride along.
 	PolicyAnnotate Policy = "annotate"
-	// PolicyRedact replaces every unsupported or contradicted claim with
+	// PolicyRedact replaces every unsupported, contradicted or stale claim with
 	// RedactMarker and leaves the rest of the answer intact.
 	PolicyRedact Policy = "redact"
-	// PolicyBlock withholds the whole answer when any claim is unsupported
-	// or contradicted.
+	// PolicyBlock withholds the whole answer when any claim is unsupported,
+	// contradicted or stale.
 	PolicyBlock Policy = "block"
 )
 
@@ -43,7 +43,7 @@ func ParsePolicy(s string) (Policy, error) {
 // left alone.
 func ApplyPolicy(p Policy, answer string, r Report) (repaired string, blocked bool) {
 	bad := func(v events.Verdict) bool {
-		return v == events.VerdictContradicted || v == events.VerdictUnsupported
+		return v == events.VerdictContradicted || v == events.VerdictUnsupported || v == events.VerdictStale
 	}
 	switch p {
 	case PolicyAnnotate:

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -72,6 +73,23 @@ type evidenceRow struct {
 	Version int    `msgpack:"v,omitempty"`
 	Result  []byte `msgpack:"r"`
 	Index   []byte `msgpack:"x,omitempty"`
+	// A failed call (CallFailed): its error type and message, no result.
+	Error    string `msgpack:"e,omitempty"`
+	Message  string `msgpack:"m,omitempty"`
+	At       int64  `msgpack:"at,omitempty"` // the result's event time, Unix nanoseconds
+	FreshFor int64  `msgpack:"ff,omitempty"` // the contract's fresh_for, nanoseconds
+}
+
+// evidence returns the row as Evidence.
+func (r *evidenceRow) evidence() Evidence {
+	e := Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result, FreshFor: time.Duration(r.FreshFor)}
+	if r.At != 0 {
+		e.At = time.Unix(0, r.At).UTC()
+	}
+	if r.Error != "" {
+		e.Failed, e.Result = &Failure{Error: r.Error, Message: r.Message}, nil
+	}
+	return e
 }
 
 // Verified is the stored verdict on one answer.
@@ -120,7 +138,17 @@ func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg
 		if err != nil {
 			return err
 		}
-		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, Index: index})
+		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, Index: index,
+			At: ev.At, FreshFor: int64(b.FreshFor)})
+	case *events.CallFailed:
+		// A failed call (a denied approval included) is evidence that what
+		// it would have done did not happen.
+		prefix, err := projector.TenantKey(ev.Tenant, "ev", scopeOf(ev), "")
+		if err != nil {
+			return err
+		}
+		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: ev.CallID, Name: b.Name, Version: b.Version,
+			Error: string(b.Error), Message: b.Message, At: ev.At})
 	case *events.ResponseOutcome:
 		if b.Status != events.StatusCompleted || b.Calls > 0 || strings.TrimSpace(b.Text) == "" {
 			return nil // not a final answer
@@ -149,7 +177,7 @@ func Evidences(rd projector.Reader, tenant, scope string) ([]Evidence, error) {
 		if err := msgpack.Unmarshal(v, &r); err != nil {
 			return err
 		}
-		out = append(out, Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result})
+		out = append(out, r.evidence())
 		return nil
 	})
 	return out, err
@@ -164,33 +192,41 @@ func (p *Projection) policy(tenant string) Policy {
 
 // evidenceParts returns the indexes of the evidence in scope for an
 // answer, oldest first: each row's index as it was stored, or, for a row
-// whose index is of another format, the result indexed now.
-func evidenceParts(rd projector.Reader, tenant, scope string) ([]*part, error) {
+// whose index is of another format, the result indexed now; and the calls
+// that failed.
+func evidenceParts(rd projector.Reader, tenant, scope string) ([]*part, []Evidence, error) {
 	prefix, err := projector.TenantKey(tenant, "ev", scope, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*part
+	var failed []Evidence
 	err = rd.Scan(prefix, func(k, v []byte) error {
 		var r evidenceRow
 		if err := msgpack.Unmarshal(v, &r); err != nil {
 			return err
+		}
+		e := r.evidence()
+		if e.Failed != nil {
+			failed = append(failed, e)
+			return nil
 		}
 		result := func() ([]byte, error) { return r.Result, nil }
 		p, err := unmarshalPart(r.Index, result)
 		if err != nil {
 			// NB: an index of another format, or one damaged, costs a walk of
 			// the result; the verdicts are the same.
-			p = indexResult(Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result}, leavesMax)
+			p = indexResult(e, leavesMax)
 		}
+		p.ev.At, p.ev.FreshFor = e.At, e.FreshFor // NB: kept in the row, not the index
 		out = append(out, p)
 		return nil
 	})
-	return out, err
+	return out, failed, err
 }
 
 func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text string) error {
-	parts, err := evidenceParts(tx, ev.Tenant, scope)
+	parts, failed, err := evidenceParts(tx, ev.Tenant, scope)
 	if err != nil {
 		return err
 	}
@@ -202,15 +238,16 @@ func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text stri
 			if rerr != nil {
 				return rerr
 			}
-			parts[i] = indexResult(Evidence{CallID: q.ev.CallID, Name: q.ev.Name, Version: q.ev.Version, Result: raw}, leavesMax)
+			parts[i] = indexResult(Evidence{CallID: q.ev.CallID, Name: q.ev.Name, Version: q.ev.Version, At: q.ev.At, FreshFor: q.ev.FreshFor, Result: raw}, leavesMax)
 		}
 		if ix, err = join(parts, ev.Time()); err != nil {
 			return err
 		}
 	}
+	ix.failed = dedupeEvidence(failed)
 	r := p.cfg.Checker.check(text, ix, ev.Time())
 	ix.release()
-	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(parts)}
+	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(parts) + len(failed)}
 	v.Verified = p.verdict(ev.Tenant, text, r)
 	return p.store(tx, ev, v, events.VerifiedID(ev.Tenant, ev.Response))
 }

@@ -33,13 +33,20 @@ func projectionLog(t testing.TB, cases []checkedCase) []*projector.Msg {
 	for i, cc := range cases {
 		run := fmt.Sprintf("run%d", i)
 		now, _ := time.Parse(time.RFC3339, cc.rc.Now)
-		for k, e := range cc.rc.Evidence {
+		for k, e := range cc.rc.evidence() {
 			subj, err := events.ResultSubject("acme", fmt.Sprintf("c%d-%d", i, k))
 			if err != nil {
 				t.Fatal(err)
 			}
-			add(&events.Event{ID: fmt.Sprintf("r%d-%d", i, k), Tenant: "acme", Run: run, CallID: e.CallID, At: now.UnixNano(),
-				Body: &events.CallSucceeded{Name: e.Name, Version: e.Version, Key: run + "/" + e.CallID, Result: e.Result}}, subj)
+			at := now
+			if !e.At.IsZero() {
+				at = e.At
+			}
+			var body events.Body = &events.CallSucceeded{Name: e.Name, Version: e.Version, Key: run + "/" + e.CallID, Result: e.Result, FreshFor: e.FreshFor}
+			if e.Failed != nil {
+				body = &events.CallFailed{Name: e.Name, Version: e.Version, Key: run + "/" + e.CallID, Error: events.ErrorType(e.Failed.Error), Message: e.Failed.Message}
+			}
+			add(&events.Event{ID: fmt.Sprintf("r%d-%d", i, k), Tenant: "acme", Run: run, CallID: e.CallID, At: at.UnixNano(), Body: body}, subj)
 		}
 		subj, _ := events.AnswerSubject("acme", fmt.Sprintf("resp%d", i))
 		add(&events.Event{ID: fmt.Sprintf("a%d", i), Tenant: "acme", Run: run, Response: fmt.Sprintf("resp%d", i), At: now.UnixNano(),
@@ -114,7 +121,13 @@ func TestEvidenceRowWithoutIndex(t *testing.T) {
 	now, _ := time.Parse(time.RFC3339, cc.rc.Now)
 	rows := memRows{}
 	for i, e := range cc.rc.evidence() {
-		r := evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
+		r := evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, FreshFor: int64(e.FreshFor)}
+		if !e.At.IsZero() {
+			r.At = e.At.UnixNano()
+		}
+		if e.Failed != nil {
+			r.Error, r.Message = e.Failed.Error, e.Failed.Message
+		}
 		if i%2 == 1 {
 			r.Index = []byte{partFormat + 1}
 		}
@@ -122,7 +135,7 @@ func TestEvidenceRowWithoutIndex(t *testing.T) {
 		k, _ := projector.TenantKey("acme", "ev", "run:x", "")
 		rows[string(seqSuffix(k, uint64(i+1)))] = b
 	}
-	parts, err := evidenceParts(rows, "acme", "run:x")
+	parts, failed, err := evidenceParts(rows, "acme", "run:x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +143,7 @@ func TestEvidenceRowWithoutIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ix.failed = failed
 	got, _ := json.Marshal(NewChecker(CheckerConfig{}).check(cc.rc.Answer, ix, now))
 	want, _ := json.Marshal(cc.rep)
 	if !bytes.Equal(got, want) {
