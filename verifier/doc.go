@@ -14,7 +14,10 @@
 //     the tool returned only stock);
 //   - not_checkable: greetings, opinions, offers of help, questions.
 //
-// Faithfulness is supported ÷ (supported + contradicted + unsupported), and
+//   - stale: the evidence says it, but every result it rests on is older
+//     than its contract's fresh_for at the answer's time.
+//
+// Faithfulness is supported ÷ (supported + contradicted + unsupported + stale), and
 // 1 when no claim is checkable.
 //
 // # How a claim is checked
@@ -62,6 +65,12 @@
 //   - comparisons and superlatives between subjects (cheaper than, 比…贵,
 //     outperforms, the highest) and trends over year columns (rose in
 //     2023);
+//   - identifiers: a code of letters and digits (B44, SF1402238876541) is
+//     compared exactly with identifier-like fields, a wrong one
+//     contradicted by the field the claim names or the one shaped like it
+//     (identifiers.go);
+//   - outcome: a failed call or a denied approval contradicts a claim that
+//     what it would have done happened (outcome.go);
 //   - text: a claim matched to a sentence of evidence text that negates it
 //     or moves the other way ("did not pay a dividend", "fell to") is
 //     contradicted;
