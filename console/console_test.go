@@ -244,6 +244,19 @@ func TestStateChangesNeedCSRFAndSameOrigin(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.want)
 		}
 	}
+	// A denial needs a reason; with one it is the decision, once.
+	other := h.publish("acme", "c2")
+	deny := map[string]string{"tenant": "acme", "key": other, "decision": "deny"}
+	if code, body := h.post(c, "/api/decide", csrf, h.srv.URL, deny); code != http.StatusBadRequest {
+		t.Errorf("a denial without a reason: %d %s, want 400", code, body)
+	}
+	deny["reason"] = "not this order"
+	if code, body := h.post(c, "/api/decide", csrf, h.srv.URL, deny); code != http.StatusOK {
+		t.Errorf("a denial with a reason: %d %s", code, body)
+	}
+	if code, body := h.post(c, "/api/decide", csrf, h.srv.URL, map[string]string{"tenant": "acme", "key": "beta/-/r/c", "decision": "approve"}); code != http.StatusBadRequest {
+		t.Errorf("a key of another tenant: %d %s, want 400", code, body)
+	}
 	// The decision is an event in the log like the CLI's, saying who.
 	subj, _ := events.ApprovalSubject("acme", key)
 	var got []*events.Event
