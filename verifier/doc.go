@@ -8,15 +8,11 @@
 //   - supported: the evidence says it (the RFC 6901 pointers of the fields
 //     used, with their JSON values; a count or an empty list is cited as
 //     the array's pointer with its length as the value);
-//
 //   - contradicted: the evidence says otherwise (the conflicting field and
 //     its value);
-//
 //   - unsupported: nothing in the evidence says it (a delivery promise when
 //     the tool returned only stock);
-//
-//   - not_checkable: greetings, opinions, offers of help, questions.
-//
+//   - not_checkable: greetings, opinions, offers of help, questions;
 //   - stale: the evidence says it, but every result it rests on is older
 //     than its contract's fresh_for at the answer's time.
 //
