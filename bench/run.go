@@ -123,6 +123,7 @@ var RowNames = [][2]string{
 	{"verifier", "claims"},
 	{"verifier", "cost per answer"},
 	{"erasure", "assembler path, sealed"},
+	{"erasure", "assembler path, sealed, one event per chunk"},
 	{"erasure", "memory path, sealed"},
 	{"memory", "recall p50"},
 	{"memory", "recall p99"},
@@ -329,12 +330,18 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				}
 				return b, func() { _ = b.Close() }, nil
 			}
-			a, err := SealedAssembler(ctx, open, filepath.Join(dir, "asm"), sealPairsPerRun, s.AssemblerCalls, s.DeltasPerCall)
+			a, err := SealedAssembler(ctx, open, filepath.Join(dir, "asm"), sealPairsPerRun, s.AssemblerCalls, s.DeltasPerCall, true)
 			if err != nil {
 				return fmt.Errorf("sealing: %w", err)
 			}
 			r.add(sealRow("assembler path, sealed", "the same events in the clear", a,
-				"model events opened, calls and outcomes sealed under the user's key"))
+				"deltas merged as the edge publishes them; model events opened, calls and outcomes sealed under the user's key"))
+			a, err = SealedAssembler(ctx, open, filepath.Join(dir, "asm-chunks"), sealPairsPerRun, s.AssemblerCalls, s.DeltasPerCall, false)
+			if err != nil {
+				return fmt.Errorf("sealing: %w", err)
+			}
+			r.add(sealRow("assembler path, sealed, one event per chunk", "the same events in the clear", a,
+				"one model event per provider chunk, as ingest normalises a third party's raw stream"))
 			m, err := SealedMemory(ctx, open, filepath.Join(dir, "mem"), sealPairsPerRun, max(1000, s.MemoryRecords/10))
 			if err != nil {
 				return fmt.Errorf("sealing: %w", err)

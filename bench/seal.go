@@ -10,6 +10,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/ingest"
 	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
@@ -82,9 +83,15 @@ func sealPairs(ctx context.Context, open Server, dir string, pairs, n int, run f
 // SealedAssembler publishes CallEvents(calls, deltas, 1) of one user to
 // fresh servers — in the clear, or sealed under the user's data key — and
 // times the assembler (bus, Pebble, outbox, relay, the sealing of what it
-// emits) over each.
-func SealedAssembler(ctx context.Context, open Server, dir string, pairs, calls, deltas int) (SealResult, error) {
+// emits) over each. With merged, each call's consecutive deltas are one
+// event, as Toolstream's own producers publish them (ingest.DeltaMerger);
+// without, one event per chunk, as ingest normalises a third party's raw
+// stream.
+func SealedAssembler(ctx context.Context, open Server, dir string, pairs, calls, deltas int, merged bool) (SealResult, error) {
 	evs := CallEvents(calls, deltas, 1)
+	if merged {
+		evs = MergeDeltas(evs)
+	}
 	return sealPairs(ctx, open, dir, pairs, len(evs), func(b *bus.Bus, kr events.Keyring, dir string) (timing, error) {
 		return pathTime(ctx, b, dir, len(evs), kr, assembler.New(assembler.Config{}), func(i int) (string, *events.Event, string, error) {
 			e := evs[i]
@@ -92,6 +99,22 @@ func SealedAssembler(ctx context.Context, open Server, dir string, pairs, calls,
 			return subj, &events.Event{ID: fmt.Sprint("b", i), Tenant: "acme", User: "u1", Response: e.Response, Item: e.Item, At: int64(i), Body: e.Body}, "", err
 		})
 	})
+}
+
+// MergeDeltas is evs with each run of one call's consecutive deltas made
+// one event, as the edge merges them.
+func MergeDeltas(evs []ModelEvent) []ModelEvent {
+	var m ingest.DeltaMerger
+	var out []ModelEvent
+	emit := func(p ingest.Placed) error {
+		out = append(out, ModelEvent{p.Response, p.Item, p.Body})
+		return nil
+	}
+	for i, e := range evs {
+		_ = m.Add(int64(i), int64(i), []ingest.Out{{Response: e.Response, Item: e.Item, Body: e.Body}}, emit)
+	}
+	_ = m.Flush(emit)
+	return out
 }
 
 // SealedMemory does as SealedAssembler for the memory projection over n
