@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/projector"
 )
@@ -30,6 +31,38 @@ func memoryCmd(g *globals) *cobra.Command {
 		cmd.AddCommand(memoryRequestCmd(g, verb))
 	}
 	return cmd
+}
+
+// embedFlags are serve's embeddings service for memory's semantic recall.
+type embedFlags struct{ url, model, keyEnv string }
+
+func embedFlag(cmd *cobra.Command, e *embedFlags) {
+	f := cmd.Flags()
+	f.StringVar(&e.url, "embed-url", "", "an OpenAI-compatible embeddings service (POST /v1/embeddings) for memory's hybrid recall; without it recall is lexical")
+	f.StringVar(&e.model, "embed-model", "", "the embeddings model to ask for (with --embed-url)")
+	f.StringVar(&e.keyEnv, "embed-key-env", "", "the environment variable holding the embeddings service's API key (sent as a bearer token)")
+}
+
+// embedder is the embeddings client the flags name, nil without
+// --embed-url.
+func (e embedFlags) embedder() (embed.Embedder, error) {
+	if e.url == "" {
+		if e.model != "" || e.keyEnv != "" {
+			return nil, fmt.Errorf("--embed-model and --embed-key-env need --embed-url")
+		}
+		return nil, nil
+	}
+	cfg := embed.Config{URL: e.url, Model: e.model}
+	if e.keyEnv != "" {
+		if cfg.APIKey = os.Getenv(e.keyEnv); cfg.APIKey == "" {
+			return nil, fmt.Errorf("--embed-key-env: %s is empty", e.keyEnv)
+		}
+	}
+	h, err := embed.NewHTTP(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--embed-url: %w", err)
+	}
+	return h, nil
 }
 
 // memoryService is serve's memory service over the runner of the memory

@@ -32,6 +32,7 @@ type deps struct {
 	trust       *registry.Trust   // registry keys whose changes take effect (registrykeys.go)
 	console     string            // serve --console ADDR (console.go)
 	gateway     gatewayFlags      // serve --gateway ADDR --gateway-config FILE (gateway.go)
+	embed       embedFlags        // serve --embed-url URL --embed-model M (memory.go)
 }
 
 // projectionFactories builds a fresh instance of each projection by name.

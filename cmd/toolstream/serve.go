@@ -54,6 +54,9 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
 			}
+			if _, err := d.embed.embedder(); err != nil {
+				return err
+			}
 			return serve(cmd.Context(), d, splitList(components), tick, tools, metricsAddr)
 		},
 	}
@@ -67,6 +70,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	metricsFlag(cmd, &metricsAddr)
 	consoleFlag(cmd, &d.console)
 	gatewayFlag(cmd, &d.gateway)
+	embedFlag(cmd, &d.embed)
 	return cmd
 }
 
@@ -193,7 +197,11 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	}
 	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
 	if r, ok := runners[memory.Name]; ok {
-		if err := memoryService(b, r).AddTo(svc); err != nil {
+		ms := memoryService(b, r)
+		if ms.Embedder, err = d.embed.embedder(); err != nil {
+			return err
+		}
+		if err := ms.AddTo(svc); err != nil {
 			return err
 		}
 	}
