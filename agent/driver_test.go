@@ -354,3 +354,45 @@ func TestThePolicyAppliesBeforeTheAnswerLeaves(t *testing.T) {
 		})
 	}
 }
+
+// Three rejected calls in a row degrade the run (runs' default
+// DegradeAfter): the next request keeps the tools declared but tells the
+// model to answer without them (tool_choice none), and its answer ends
+// the run.
+func TestADegradedRunIsAskedToAnswerWithoutTools(t *testing.T) {
+	p := agenttest.Start(t)
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		var req struct {
+			ToolChoice any   `json:"tool_choice"`
+			Tools      []any `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			return fakeup.Answer{}, err
+		}
+		switch {
+		case n <= 3:
+			if req.ToolChoice != nil {
+				return fakeup.Answer{}, fmt.Errorf("round %d restricted tools: %s", n, body)
+			}
+			return fakeup.Answer{File: stream("chat-weather-bad-args.jsonl")}, nil
+		case n == 4:
+			if req.ToolChoice != "none" || len(req.Tools) == 0 {
+				return fakeup.Answer{}, fmt.Errorf("the degraded run's round does not ask for an answer without tools: %s", body)
+			}
+			return fakeup.Answer{File: stream("chat-weather-answer.jsonl")}, nil
+		}
+		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
+	})
+	out, err := driver(t, p, "gw-1", up).Run(ctxT(t), chatSpec("degrade-1", "Weather in SF?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered || !out.Degraded || out.Rounds != 4 {
+		data, _ := json.Marshal(runs.Request{Run: "degrade-1"})
+		m, _ := p.B.Conn.Request(runs.ServiceSubject("get", tenant), data, 10*time.Second)
+		t.Fatalf("outcome %+v; run %s", out, m.Data)
+	}
+	if n := p.Invoked["weather"].Load(); n != 0 {
+		t.Errorf("weather ran %d times; every call was rejected", n)
+	}
+}

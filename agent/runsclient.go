@@ -57,19 +57,34 @@ type state struct {
 }
 
 func (c *runsClient) state(ctx context.Context, tenant, run string) (*state, error) {
-	st := &state{}
-	err := c.ask(ctx, "get", tenant, runs.Request{Run: run}, &st.Run)
-	if errors.Is(err, errNoRun) {
-		return st, nil
+	// The run and its rounds are two requests: the rounds are taken as of
+	// the run's version only when the run reads the same before and after
+	// them (every change of a run raises its version), so a decision never
+	// pairs a settled round with the run as it was before it settled.
+	for {
+		st := &state{}
+		err := c.ask(ctx, "get", tenant, runs.Request{Run: run}, &st.Run)
+		if errors.Is(err, errNoRun) {
+			return st, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		st.Known = true
+		if err := c.ask(ctx, "rounds", tenant, runs.Request{Run: run}, &st.Rounds); err != nil && !errors.Is(err, errNoRun) {
+			return nil, err
+		}
+		var after runs.Run
+		if err := c.ask(ctx, "get", tenant, runs.Request{Run: run}, &after); err != nil {
+			return nil, err
+		}
+		if after.Version == st.Run.Version {
+			return st, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	st.Known = true
-	if err := c.ask(ctx, "rounds", tenant, runs.Request{Run: run}, &st.Rounds); err != nil && !errors.Is(err, errNoRun) {
-		return nil, err
-	}
-	return st, nil
 }
 
 func (c *runsClient) history(ctx context.Context, tenant, run string, o runs.HistoryOptions) (*runs.History, error) {
