@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
 )
 
 // TestRunsAndHistoryCommands drives `toolstream runs` and `toolstream
@@ -158,6 +159,16 @@ grants:
 		`{"type":"response.completed","sequence_number":2,"response":{"id":"r2","status":"completed","output":[]}}`)
 	if f := row("answered"); f[3] != "2" || f[4] != "2" || f[5] != "1" || f[6] != "0" {
 		t.Fatalf("runs after the answer: %v", f)
+	}
+	// The tokens the provider reported for r1 (r2 reported none) are in
+	// the run's state the runs service answers.
+	c, err := client.Connect(ctx, client.WithURL(url), client.WithCredsFile(producer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r, err := c.Run(ctx, "acme", "trip-7"); err != nil || r.InputTokens != 40 || r.OutputTokens != 12 {
+		t.Fatalf("run state: %+v, %v; want 40 input and 12 output tokens", r, err)
 	}
 	var chat []map[string]any
 	if err := json.Unmarshal([]byte(cli(operator, "history", "--tenant", "acme", "--run", "trip-7", "--format", "openai-chat")), &chat); err != nil {
