@@ -245,6 +245,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
+		if len(r.MergedFrom) > 0 {
+			return r.String() + "\nmerged from: " + strings.Join(r.MergedFrom, ", ")
+		}
 		return r.String()
 	case "dump":
 		return dumpReader(h.s.reader(), strArg(d, "prefix", ""))

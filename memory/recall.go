@@ -106,7 +106,8 @@ func (e *Engine) Recall(r projector.Reader, q Query) (Result, error) {
 	return res, nil
 }
 
-// Get returns the current version of record id. It returns ErrNotFound,
+// Get returns the current version of record id, with the observations
+// consolidated into it (MergedFrom). It returns ErrNotFound,
 // ErrNoTenant or ErrNoUser; for a forgotten id, ErrForgotten (which is also
 // ErrNotFound) and a record with only its id and status forgotten.
 func (e *Engine) Get(r projector.Reader, tenant, user, id string) (Record, error) {
@@ -117,7 +118,13 @@ func (e *Engine) Get(r projector.Reader, tenant, user, id string) (Record, error
 	if err != nil {
 		return Record{}, err
 	}
-	return e.display(vs[len(vs)-1], clock), nil
+	d := e.display(vs[len(vs)-1], clock)
+	k := keysFor(tenant, user)
+	err = r.Scan(k.aliases(id), func(key, _ []byte) error {
+		d.MergedFrom = append(d.MergedFrom, k.lastComponent(key))
+		return nil
+	})
+	return d, err
 }
 
 // History returns every version of record id, oldest first. It returns

@@ -80,6 +80,11 @@ type Record struct {
 	// stored).
 	OpenEnded bool  `msgpack:"oe,omitempty" json:"open_ended,omitempty"`
 	ReviewAt  int64 `msgpack:"-" json:"review_at,omitempty"`
+	// MergedFrom are the observations consolidated into this record: said
+	// again (another message, the same slot, kind, value and polarity),
+	// each reinforced it instead of becoming a record of its own. Its
+	// provenance, filled by Get; never stored here.
+	MergedFrom []string `msgpack:"-" json:"merged_from,omitempty"`
 }
 
 // Slotted reports whether the record takes a slot (subject and attribute).
