@@ -11,7 +11,6 @@ import (
 	"github.com/toolstream/toolstream/client"
 )
 
-
 // BenchmarkProduce publishes every recorded stream, once per iteration
 // under new stream ids, through the client's Writer (event by event, as a
 // proxy would, and from a reader) and through assembler.Producer, on one
