@@ -491,3 +491,39 @@ func TestCancelOnDisconnectStops(t *testing.T) {
 		t.Errorf("slow ran %d times", n)
 	}
 }
+
+// While a run's tool takes its time, a streamed answer's connection gets
+// SSE comments at the heartbeat interval (proxies keep it open; clients
+// ignore them), then the answer.
+func TestRunModeHeartbeatsWhileAToolRuns(t *testing.T) {
+	rg := startRunGateway(t)
+	resp, err := rg.post(context.Background(), t, "beat-1", "slow please", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	comments := make(chan struct{}, 1024)
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), ":") {
+				comments <- struct{}{}
+			}
+			lines <- sc.Text()
+		}
+	}()
+	<-rg.p.SlowIn
+	<-comments
+	<-comments // two heartbeats while the tool runs
+	close(rg.p.Slow)
+	var b strings.Builder
+	for l := range lines {
+		b.WriteString(l + "\n")
+	}
+	evs, _ := readAll(t, strings.NewReader(b.String()))
+	if text, meta := chatText(evs); text != answers["chat-weather-answer.jsonl"] || meta == nil || meta.Status != agent.StatusAnswered {
+		t.Errorf("answer %q %+v", text, meta)
+	}
+}

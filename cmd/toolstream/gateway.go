@@ -47,6 +47,7 @@ func startGateway(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, f 
 	if err != nil {
 		return err
 	}
+	rm.server.Heartbeat = file.Heartbeat
 	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server})
 	if err != nil {
 		rm.follower.Stop()
