@@ -113,7 +113,7 @@ func (j *job) unavailable(t *registry.Tool, until time.Time, attempts int) *outc
 // JSON). A result above ResultInlineMax is stored in the object store under
 // the call's key and referenced; the summary is always bounded.
 func (j *job) succeeded(t *registry.Tool, result []byte, attempts int) (*outcome, error) {
-	body := &events.CallSucceeded{Name: t.Name, Version: t.Version, Key: j.key, Attempts: attempts}
+	body := &events.CallSucceeded{Name: t.Name, Version: t.Version, Key: j.key, Attempts: attempts, FreshFor: t.FreshFor}
 	if len(result) > j.e.cfg.ResultInlineMax {
 		stored := result
 		if kr := j.e.cfg.Keys; kr != nil { // the raw result is the user's data too: sealed as the log is

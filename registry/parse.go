@@ -255,13 +255,14 @@ type specTool struct {
 	Approval     string            `json:"approval"`
 	Coerce       bool              `json:"coerce"`
 	LenientJSON  bool              `json:"lenient_json,omitempty"` // omitempty: registries without it keep their bytes
+	FreshFor     string            `json:"fresh_for,omitempty"`    // omitempty: as lenient_json
 	HTTP         *specHTTP         `json:"http,omitempty"`
 	Command      []string          `json:"command,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
 	Sandbox      *specSandbox      `json:"sandbox,omitempty"`
 
-	timeout, backoff time.Duration
-	path             string
+	timeout, backoff, freshFor time.Duration
+	path                       string
 }
 
 type specRetry struct {
@@ -465,7 +466,7 @@ func (d *decoder) file(doc any) *spec {
 func (d *decoder) tool(path string, v any) specTool {
 	m := d.object(path, v, "name", "version", "description", "input_schema", "output_schema", "timeout",
 		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "env", "sandbox",
-		"lenient_json")
+		"lenient_json", "fresh_for")
 	t := specTool{path: path}
 	if m == nil {
 		return t
@@ -519,6 +520,10 @@ func (d *decoder) tool(path string, v any) specTool {
 	}
 	t.Coerce = d.boolean(join(path, "coerce"), m["coerce"])
 	t.LenientJSON = d.boolean(join(path, "lenient_json"), m["lenient_json"])
+	if m["fresh_for"] != nil {
+		t.freshFor = d.duration(join(path, "fresh_for"), m["fresh_for"], 0, time.Second, FreshForMax)
+		t.FreshFor = t.freshFor.String()
+	}
 	atMostOnce := t.Idempotency != IdempotencyRequired && t.SideEffect != SideEffectNone
 	if atMostOnce && t.Retry.MaxAttempts > 1 {
 		for _, et := range t.Retry.On {

@@ -65,6 +65,7 @@ func build(s *spec) (*Registry, error) {
 			Env: st.Env, Sandbox: st.Sandbox.sandbox(),
 		}
 		t.LenientJSON = st.LenientJSON
+		t.FreshFor = st.freshFor
 		if st.HTTP != nil {
 			t.HTTP = &HTTPSpec{URL: st.HTTP.URL, Headers: st.HTTP.Headers, FollowRedirects: RedirectsNone}
 			if st.HTTP.FollowRedirects != "" {

@@ -48,6 +48,8 @@ const (
 	TimeoutDefault = 30 * time.Second
 	// TimeoutMax bounds a contract's timeout.
 	TimeoutMax = 24 * time.Hour
+	// FreshForMax bounds a contract's fresh_for.
+	FreshForMax = 365 * 24 * time.Hour
 	// AttemptsMax bounds retry.max_attempts.
 	AttemptsMax = 10
 	// BackoffMax bounds retry.backoff.
@@ -85,6 +87,10 @@ type Tool struct {
 	// code fence) are repaired, said so and still validated, whatever
 	// the tenant (the assembler's LenientTenants opt in per tenant).
 	LenientJSON bool
+	// FreshFor is how long a result of the tool holds (fresh_for: 10m); 0
+	// is for ever. The verifier calls a claim resting only on results
+	// older than that stale.
+	FreshFor time.Duration
 
 	input     *jsonschema.Schema
 	anyObject bool               // input accepts every object (anyObjectSchema): Validate does not ask it
