@@ -10,28 +10,33 @@ var (
 
 	// ErrMalformed is returned by Decode for bytes that are not an encoded
 	// event (garbage, truncation). It wraps ErrBadInput.
-	ErrMalformed = wrapBad("events: malformed event")
+	ErrMalformed = BadInput("events: malformed event")
 
 	// ErrUnknownKind is returned by Decode for a kind this reader does not
 	// know. It wraps ErrBadInput.
-	ErrUnknownKind = wrapBad("events: unknown event kind")
+	ErrUnknownKind = BadInput("events: unknown event kind")
 
 	// ErrUnknownVersion is returned by Decode for a schema version newer than
 	// this reader knows. It wraps ErrBadInput.
-	ErrUnknownVersion = wrapBad("events: unknown schema version")
+	ErrUnknownVersion = BadInput("events: unknown schema version")
 
 	// ErrInvalidTenant is returned for an empty tenant or one that is not a
 	// valid tenant name ([A-Za-z0-9_-], 1 to 64 bytes). It wraps ErrBadInput.
-	ErrInvalidTenant = wrapBad("events: invalid tenant")
+	ErrInvalidTenant = BadInput("events: invalid tenant")
 
 	// ErrMissingField is returned when an envelope lacks a field its kind
 	// requires (for example a model event without a response id). It wraps
 	// ErrBadInput.
-	ErrMissingField = wrapBad("events: missing field")
+	ErrMissingField = BadInput("events: missing field")
 )
+
+// BadInput returns a sentinel error with the message msg that wraps
+// ErrBadInput: how every package declares the bad-input errors its callers
+// branch on (errors.Is) while the projector still records them as
+// rejected.
+func BadInput(msg string) error { return &badInput{msg} }
 
 type badInput struct{ msg string }
 
-func wrapBad(msg string) error    { return &badInput{msg} }
 func (e *badInput) Error() string { return e.msg }
 func (e *badInput) Unwrap() error { return ErrBadInput }

@@ -13,7 +13,7 @@ const ReasonTenantMismatch Reason = "tenant_mismatch"
 
 // ErrTenantMismatch is DecodeAt's error for an event whose envelope tenant
 // is not its subject's tenant. It wraps ErrBadInput.
-var ErrTenantMismatch = wrapBad("events: tenant_mismatch")
+var ErrTenantMismatch = BadInput("events: tenant_mismatch")
 
 // DecodeAt decodes data stored on the log subject subject and checks that
 // the envelope's tenant is the subject's tenant token (invariant 10: a

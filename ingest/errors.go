@@ -9,31 +9,25 @@ import "github.com/toolstream/toolstream/events"
 var (
 	// ErrMalformedInput is returned by Feed and Detect for bytes that are not
 	// one JSON object: invalid JSON, an array, a string, trailing garbage.
-	ErrMalformedInput = wrapBad("ingest: malformed input")
+	ErrMalformedInput = events.BadInput("ingest: malformed input")
 
 	// ErrUnknownShape is returned by Feed for a JSON object that the stream's
 	// format does not recognise: an Anthropic event without a "type", a Chat
 	// Completions chunk without "choices", a field of the wrong JSON type.
 	// Unknown event *types* of a known shape are not errors: they are ignored,
 	// because providers add new types all the time.
-	ErrUnknownShape = wrapBad("ingest: unknown event shape")
+	ErrUnknownShape = events.BadInput("ingest: unknown event shape")
 
 	// ErrUnknownFormat is returned by ParseFormat for a name it does not know,
 	// by Detect for an object that belongs to no supported format, and by Feed
 	// when the configured format is not one of the Format constants.
-	ErrUnknownFormat = wrapBad("ingest: unknown format")
+	ErrUnknownFormat = events.BadInput("ingest: unknown format")
 
 	// ErrTooLarge is returned when one raw event exceeds EventMax bytes
 	// (Feed, ReadEvents).
-	ErrTooLarge = wrapBad("ingest: event too large")
+	ErrTooLarge = events.BadInput("ingest: event too large")
 
 	// ErrBadState is returned by Restore for bytes that are not a state written
 	// by MarshalState, or a state of another format than the Config names.
-	ErrBadState = wrapBad("ingest: bad adapter state")
+	ErrBadState = events.BadInput("ingest: bad adapter state")
 )
-
-type badInput struct{ msg string }
-
-func wrapBad(msg string) error    { return &badInput{msg} }
-func (e *badInput) Error() string { return e.msg }
-func (e *badInput) Unwrap() error { return events.ErrBadInput }
