@@ -44,6 +44,7 @@ var catalogue = map[Kind]entry{
 	KindMemoryCorrected: {1, func() Body { return new(MemoryCorrected) }},
 	KindMemoryForgotten: {1, func() Body { return new(MemoryForgotten) }},
 	KindMemoryEmbedded:  {1, func() Body { return new(MemoryEmbedded) }},
+	KindMemoryRecalled:  {1, func() Body { return new(MemoryRecalled) }},
 	KindUserMessage:     {1, func() Body { return new(UserMessage) }},
 
 	KindErased: {1, func() Body { return new(Erased) }},

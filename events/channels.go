@@ -113,8 +113,8 @@ func Channels() []Channel {
 			Kinds:       []Kind{KindStreamFrame}},
 		{Name: "memory", Address: "ts.mem.{tenant}.{user}", Stream: StreamMemory, Build: build2(MemorySubject),
 			Params:      []Param{{"user", "The end user." + tokenNote}},
-			Description: "Long-term memory: observations, corrections, forgetting, user messages, records' vectors.",
-			Kinds:       []Kind{KindMemoryObserved, KindMemoryCorrected, KindMemoryForgotten, KindUserMessage, KindMemoryEmbedded}},
+			Description: "Long-term memory: observations, corrections, forgetting, user messages, records' vectors, recall hits.",
+			Kinds:       []Kind{KindMemoryObserved, KindMemoryCorrected, KindMemoryForgotten, KindUserMessage, KindMemoryEmbedded, KindMemoryRecalled}},
 	}
 }
 

@@ -9,6 +9,7 @@ const (
 	KindMemoryCorrected Kind = "memory.corrected"
 	KindMemoryForgotten Kind = "memory.forgotten"
 	KindMemoryEmbedded  Kind = "memory.embedded"
+	KindMemoryRecalled  Kind = "memory.recalled"
 	KindUserMessage     Kind = "memory.user_message"
 )
 
@@ -70,6 +71,22 @@ type MemoryEmbedded struct {
 	Vector  []float32 `msgpack:"vec"`
 }
 
+// MemoryRecalled counts recall hits of one user, in a batch: each record
+// version a recall returned, as many times as it was returned. Recalls
+// read a snapshot and write nothing; the service records what they
+// returned as these events, so that use feeds decay and replay stays
+// exact. It carries ids only, never text.
+type MemoryRecalled struct {
+	Hits []MemoryHit `msgpack:"h"`
+}
+
+// MemoryHit is one record version a recall returned, N times.
+type MemoryHit struct {
+	ID      string `msgpack:"id"`
+	Version int    `msgpack:"v"`
+	N       int    `msgpack:"n"`
+}
+
 // UserMessage is a user's message, for the built-in extractor.
 type UserMessage struct {
 	ID   string `msgpack:"id"`
@@ -80,4 +97,5 @@ func (*MemoryObserved) Kind() Kind  { return KindMemoryObserved }
 func (*MemoryCorrected) Kind() Kind { return KindMemoryCorrected }
 func (*MemoryForgotten) Kind() Kind { return KindMemoryForgotten }
 func (*MemoryEmbedded) Kind() Kind  { return KindMemoryEmbedded }
+func (*MemoryRecalled) Kind() Kind  { return KindMemoryRecalled }
 func (*UserMessage) Kind() Kind     { return KindUserMessage }

@@ -139,6 +139,8 @@ func (e *Engine) Apply(w projector.Writer, ev *events.Event) error {
 		mutate, err = x.prepareMessage(b)
 	case *events.MemoryEmbedded:
 		mutate, err = x.prepareEmbedded(b)
+	case *events.MemoryRecalled:
+		mutate, err = x.prepareRecalled(b)
 	default:
 		return fmt.Errorf("memory: apply %s %q: not a memory event: %w", ev.Kind, ev.ID, ErrInvalid)
 	}
@@ -673,6 +675,45 @@ func (x *tx) prepareEmbedded(b *events.MemoryEmbedded) (func() error, error) {
 	return func() error { return x.w.Set(x.k.vec(b.ID), v) }, nil
 }
 
+// --- recall hits
+
+// HitsMax bounds the hits of one events.MemoryRecalled.
+const HitsMax = 1000
+
+// prepareRecalled counts recall hits: each hit version that is still its
+// record's current one gains N uses and was used at the event's time, so
+// that it ranks and keeps its place in the quota as a record in use does
+// (decay runs from its last use). Hits of versions no longer current, or
+// of forgotten records, are ignored.
+func (x *tx) prepareRecalled(b *events.MemoryRecalled) (func() error, error) {
+	if len(b.Hits) == 0 || len(b.Hits) > HitsMax {
+		return nil, fmt.Errorf("memory: recall hits of tenant %s: none or more than %d: %w", x.tenant, HitsMax, ErrInvalid)
+	}
+	for _, h := range b.Hits {
+		if h.ID == "" || len(h.ID) > IDBytesMax || h.Version < 1 || h.N < 1 || h.N > KMax*HitsMax {
+			return nil, fmt.Errorf("memory: recall hit %q v%d n=%d of tenant %s: %w", h.ID, h.Version, h.N, x.tenant, ErrInvalid)
+		}
+	}
+	return func() error {
+		for _, h := range b.Hits {
+			r, err := x.head(h.ID)
+			if err != nil {
+				return err
+			}
+			if r == nil || r.Version != h.Version {
+				continue
+			}
+			r2 := clone(r)
+			r2.UseCount += h.N
+			r2.UsedAt = max(r2.UsedAt, x.at)
+			if err := x.save(r, true, r2, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
 // --- corrections
 
 func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
@@ -1106,7 +1147,7 @@ func (x *tx) enforceQuota() error {
 func (e *Engine) valueOf(r *Record) float64 {
 	conf := math.Log(math.Max(r.Confidence, 0.01))
 	use := math.Log(kindWeight(r.Kind) * float64(1+math.Log1p(float64(r.UseCount))))
-	age := float64(float64(r.ObservedAt)/float64(e.cfg.HalfLife)) * math.Ln2
+	age := float64(float64(r.touched())/float64(e.cfg.HalfLife)) * math.Ln2
 	return float64(conf+use) + age
 }
 

@@ -45,7 +45,7 @@ type posting struct {
 	permission bool // the record has a permission: load it to check the caller's scopes
 	question   bool // an episode that asks something (isQuestion): it weighs less
 	confidence float64
-	observedAt int64
+	observedAt int64 // last said or recalled (Record.touched)
 	useCount   int
 }
 
@@ -53,7 +53,7 @@ func postingOf(r *Record, tf, dl int) posting {
 	return posting{status: r.Status, version: r.Version, tf: tf, dl: dl, validFrom: r.ValidFrom,
 		validUntil: r.ValidUntil, constraint: r.Kind == KindConstraint, permission: r.Permission != "",
 		question:   r.Kind == KindEpisode && isQuestion(r.Text),
-		confidence: r.Confidence, observedAt: r.ObservedAt, useCount: r.UseCount}
+		confidence: r.Confidence, observedAt: r.touched(), useCount: r.UseCount}
 }
 
 var statusCodes = []Status{"", StatusActive, StatusNeedsConfirmation, StatusCold, StatusSuperseded, StatusExpired}

@@ -299,7 +299,7 @@ func (rc *recall) quality(v *Record) float64 {
 	if rc.q.AsOf != 0 {
 		live = v.heldAt(rc.q.AsOf) // in force then, whatever lifted it since
 	}
-	return quality(v.Confidence, v.ObservedAt, v.UseCount, v.Kind == KindConstraint && live,
+	return quality(v.Confidence, v.touched(), v.UseCount, v.Kind == KindConstraint && live,
 		v.Kind == KindEpisode && isQuestion(v.Text), rc.now, rc.e.cfg.HalfLife)
 }
 

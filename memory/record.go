@@ -72,7 +72,8 @@ type Record struct {
 	Status       Status   `msgpack:"s" json:"status"`
 	Supersedes   []string `msgpack:"sup,omitempty" json:"supersedes,omitempty"` // refs "id@version" it replaced
 	SupersededBy string   `msgpack:"by,omitempty" json:"superseded_by,omitempty"`
-	UseCount     int      `msgpack:"use" json:"use_count"`
+	UseCount     int      `msgpack:"use" json:"use_count"`                  // statements of it and recall hits
+	UsedAt       int64    `msgpack:"ua,omitempty" json:"used_at,omitempty"` // the latest recall hit (events.MemoryRecalled)
 	Text         string   `msgpack:"x" json:"text"`
 	// OpenEnded: temporary without an end ("these days", 最近); it holds
 	// until the user says otherwise and needs confirmation from ReviewAt
@@ -95,6 +96,10 @@ func (r *Record) Slotted() bool {
 
 // Ref returns the record version's audit reference, "id@version".
 func (r *Record) Ref() string { return ref(r.ID, r.Version) }
+
+// touched is when the record was last said or recalled: recency and the
+// eviction value decay from it.
+func (r *Record) touched() int64 { return max(r.ObservedAt, r.UsedAt) }
 
 // heldAt reports whether the version was in force at t, as it was known at t:
 // learnt by then, inside its validity window and not yet ended.
@@ -135,6 +140,9 @@ func (r *Record) String() string {
 	fmt.Fprintf(&b, " %s %s conf=%.2f use=%d", r.Polarity, r.Status, r.Confidence, r.UseCount)
 	fmt.Fprintf(&b, " obs=%s learned=%s valid=[%s,%s)", fmtTime(r.ObservedAt), fmtTime(r.LearnedAt),
 		fmtTime(r.ValidFrom), fmtOpen(r.ValidUntil))
+	if r.UsedAt != 0 {
+		fmt.Fprintf(&b, " used=%s", fmtTime(r.UsedAt))
+	}
 	if r.EndedAt != 0 {
 		fmt.Fprintf(&b, " ended=%s", fmtTime(r.EndedAt))
 	}

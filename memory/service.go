@@ -6,8 +6,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -51,6 +54,20 @@ type Service struct {
 	// applied (WriteReply.EmbedError says why it has no vector) and the
 	// recall is lexical. Nil: recall is lexical.
 	Embedder embed.Embedder
+	// HitBatch is how many recall hits of one user the service gathers
+	// before it records them as one events.MemoryRecalled; FlushHits (and
+	// RunHits, every so often) records the rest. Hits feed decay: a record
+	// recalled is a record in use. 0 means 32; negative, hits are not
+	// recorded.
+	HitBatch int
+
+	mu      sync.Mutex
+	pending map[[2]string]map[hitRef]int // by tenant and user
+}
+
+type hitRef struct {
+	id string
+	v  int
 }
 
 // WriteReply answers a write: message, observe, correct or forget.
@@ -129,11 +146,123 @@ func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
 		}
 	}
 	v := s.Runner.View()
-	defer v.Close()
+	var out RecallOut
 	if vec != nil {
-		return s.Engine.answer(v, o, vec, s.Embedder.Model()), nil
+		out = s.Engine.answer(v, o, vec, s.Embedder.Model())
+	} else {
+		out = s.Engine.Answer(v, o)
 	}
-	return s.Engine.Answer(v, o), nil
+	v.Close()
+	if err := s.countHits(ctx, o.Tenant, o.User, out.Results); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Service) hitBatch() int {
+	if s.HitBatch == 0 {
+		return 32
+	}
+	return s.HitBatch
+}
+
+// countHits adds a recall's results to the user's pending hits, and
+// records them once there are HitBatch of them.
+func (s *Service) countHits(ctx context.Context, tenant, user string, rs []RecallHit) error {
+	if s.hitBatch() < 0 || len(rs) == 0 {
+		return nil
+	}
+	u := [2]string{tenant, user}
+	s.mu.Lock()
+	if s.pending == nil {
+		s.pending = map[[2]string]map[hitRef]int{}
+	}
+	p := s.pending[u]
+	if p == nil {
+		p = map[hitRef]int{}
+		s.pending[u] = p
+	}
+	for _, r := range rs {
+		p[hitRef{r.ID, r.Version}]++
+	}
+	n := 0
+	for _, c := range p {
+		n += c
+	}
+	var flush map[hitRef]int
+	if n >= s.hitBatch() {
+		flush = p
+		delete(s.pending, u)
+	}
+	s.mu.Unlock()
+	if flush == nil {
+		return nil
+	}
+	return s.publishHits(ctx, u, flush)
+}
+
+// FlushHits records every pending recall hit.
+func (s *Service) FlushHits(ctx context.Context) error {
+	s.mu.Lock()
+	all := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	users := make([][2]string, 0, len(all))
+	for u := range all {
+		users = append(users, u)
+	}
+	sort.Slice(users, func(i, j int) bool { return users[i][0]+"/"+users[i][1] < users[j][0]+"/"+users[j][1] })
+	var errs []error
+	for _, u := range users {
+		errs = append(errs, s.publishHits(ctx, u, all[u]))
+	}
+	return errors.Join(errs...)
+}
+
+// RunHits records the pending recall hits every period until ctx ends,
+// then once more.
+func (s *Service) RunHits(ctx context.Context, every time.Duration) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+			defer cancel()
+			return s.FlushHits(fctx)
+		case <-t.C:
+			if err := s.FlushHits(ctx); err != nil && ctx.Err() == nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *Service) publishHits(ctx context.Context, u [2]string, p map[hitRef]int) error {
+	hits := make([]events.MemoryHit, 0, len(p))
+	for h, n := range p {
+		hits = append(hits, events.MemoryHit{ID: h.id, Version: h.v, N: n})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].ID != hits[j].ID {
+			return hits[i].ID < hits[j].ID
+		}
+		return hits[i].Version < hits[j].Version
+	})
+	subj, err := events.MemorySubject(u[0], u[1])
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(hits); start += HitsMax {
+		batch := hits[start:min(start+HitsMax, len(hits))]
+		at := time.Now().UnixNano()
+		ev := &events.Event{ID: events.MemoryRequestID(u[0], u[1], "recalled", batch[0].ID, at), Tenant: u[0], User: u[1], At: at,
+			Body: &events.MemoryRecalled{Hits: batch}}
+		if _, err := s.Publish(ctx, subj, ev, SealScope(ev)); err != nil {
+			return fmt.Errorf("memory: record recall hits of tenant %s: %w", u[0], err)
+		}
+	}
+	return nil
 }
 
 // embed writes the vectors of the current versions of records ids (those

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,7 +36,7 @@ const (
 // consoleFlag adds serve's --console ADDR flag.
 func consoleFlag(cmd *cobra.Command, addr *string) {
 	cmd.Flags().StringVar(addr, "console", "", "serve the web console on ADDR (e.g. 127.0.0.1:8080); sign in with the URL `toolstream console-token` prints. "+
-		"With --metrics at the same ADDR one listener carries /metrics and /healthz too")
+		"With --metrics at the same ADDR one listener carries /metrics and /healthz too; off loopback it needs --tls-cert/--tls-key (or --allow-plaintext)")
 }
 
 // startConsole serves the console on d.console until ctx ends, in the
@@ -81,12 +82,11 @@ func startConsole(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, d 
 		follower.Stop()
 		return "", err
 	}
-	ln, err := net.Listen("tcp", d.console)
+	ln, u, err := consoleListen(g, d.console)
 	if err != nil {
 		follower.Stop()
-		return "", fmt.Errorf("--console: listen %s: %w", d.console, err)
+		return "", err
 	}
-	u := "http://" + ln.Addr().String()
 	if err := os.WriteFile(filepath.Join(g.data, consoleURLFile), []byte(u+"\n"), 0o644); err != nil {
 		ln.Close()
 		follower.Stop()
@@ -112,6 +112,39 @@ func startConsole(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, d 
 		}
 	}()
 	return metricsAddr, nil
+}
+
+// consoleListen listens on addr for the console and returns its URL: with
+// --tls-cert and --tls-key over TLS (https), else in the clear, which only
+// a loopback address or --allow-plaintext may (as for the embedded NATS
+// server: a sign-in token and a session cookie must not cross a network
+// unencrypted).
+func consoleListen(g *globals, addr string) (net.Listener, string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--console %q: %w", addr, err)
+	}
+	tlsOn := g.tlsCert != "" && g.tlsKey != ""
+	if !tlsOn && !g.plaintext && !bus.Loopback(host) {
+		return nil, "", fmt.Errorf("%w: --console %s: a non-loopback address needs TLS: give --tls-cert and --tls-key "+
+			"(PEM files), or --allow-plaintext to accept unencrypted sign-ins from the network", bus.ErrInvalidConfig, addr)
+	}
+	var cfg *tls.Config
+	if tlsOn {
+		cert, err := tls.LoadX509KeyPair(g.tlsCert, g.tlsKey)
+		if err != nil {
+			return nil, "", fmt.Errorf("--console: %w", err)
+		}
+		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--console: listen %s: %w", addr, err)
+	}
+	if cfg != nil {
+		return tls.NewListener(ln, cfg), "https://" + ln.Addr().String(), nil
+	}
+	return ln, "http://" + ln.Addr().String(), nil
 }
 
 func consoleTokenCmd(g *globals) *cobra.Command {
