@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -172,18 +173,19 @@ func readRequest(path string, body []byte) (question string, results []string, e
 
 // sdkResult is what sdk-run.mjs prints.
 type sdkResult struct {
+	Left string           `json:"left"` // chat-leave: how the aborted request ended
 	Text string           `json:"text"`
 	Meta *gateway.RunMeta `json:"meta"`
 	Run  string           `json:"run"`
 	Stop string           `json:"stop"`
 }
 
-func (rg *runGateway) sdk(t *testing.T, client, run, question string) sdkResult {
+func (rg *runGateway) sdk(t *testing.T, client, run, question string, env ...string) sdkResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	script, _ := filepath.Abs(filepath.Join("testdata", "run", "sdk-run.mjs"))
-	out := jstest.Node(ctx, t, []string{"GATEWAY_URL=" + rg.srv.URL, "GATEWAY_KEY=" + runKey, "RUN=" + run, "QUESTION=" + question}, script, client)
+	out := jstest.Node(ctx, t, append([]string{"GATEWAY_URL=" + rg.srv.URL, "GATEWAY_KEY=" + runKey, "RUN=" + run, "QUESTION=" + question}, env...), script, client)
 	var r sdkResult
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%s: %v: %s", client, err, out)
@@ -525,5 +527,34 @@ func TestRunModeHeartbeatsWhileAToolRuns(t *testing.T) {
 	evs, _ := readAll(t, strings.NewReader(b.String()))
 	if text, meta := chatText(evs); text != answers["chat-weather-answer.jsonl"] || meta == nil || meta.Status != agent.StatusAnswered {
 		t.Errorf("answer %q %+v", text, meta)
+	}
+}
+
+// The OpenAI SDK's program aborts its request while the run's tool runs:
+// the run goes on, and the same request again gets the answer; the tool
+// ran once and the model was asked twice.
+func TestRunModeSDKLeavesDuringATool(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	leave := filepath.Join(t.TempDir(), "leave")
+	left := make(chan sdkResult, 1)
+	go func() { left <- rg.sdk(t, "chat-leave", "leave-1", "slow please", "LEAVE_WHEN="+leave) }()
+	<-rg.p.SlowIn
+	if err := os.WriteFile(leave, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-left; r.Left != "ended after 0 chunks" && !strings.HasSuffix(r.Left, "Error") {
+		t.Fatalf("the aborted request ended with %q", r.Left)
+	}
+	close(rg.p.Slow)
+	r := rg.sdk(t, "chat-stream", "leave-1", "slow please")
+	if r.Text != answers["chat-weather-answer.jsonl"] || r.Meta == nil || r.Meta.Status != agent.StatusAnswered {
+		t.Fatalf("after coming back: %+v %+v", r, r.Meta)
+	}
+	if n := rg.p.Invoked["slow"].Load(); n != 1 {
+		t.Errorf("slow ran %d times", n)
+	}
+	if n := len(rg.up.Requests()); n != 2 {
+		t.Errorf("%d requests upstream, want 2", n)
 	}
 }

@@ -4,9 +4,9 @@
 // (Toolstream-Run), and the "toolstream" field (status, verdicts).
 // Run with node's working directory at testdata/js (where node_modules is):
 //   node /abs/path/gateway/testdata/run/sdk-run.mjs CLIENT
-// CLIENT: chat-stream, chat-whole, responses-stream, responses-whole,
+// CLIENT: chat-leave, chat-stream, chat-whole, responses-stream, responses-whole,
 // messages-stream, messages-whole. Environment: GATEWAY_URL, GATEWAY_KEY,
-// RUN (Toolstream-Run), QUESTION.
+// RUN (Toolstream-Run), QUESTION, LEAVE_WHEN (chat-leave).
 import { createRequire } from 'node:module';
 
 const require = createRequire(process.cwd() + '/');
@@ -23,6 +23,19 @@ const question = process.env.QUESTION;
 const messages = [{ role: 'user', content: question }];
 
 const clients = {
+  // Leaves mid-run: the request is aborted once the file LEAVE_WHEN exists
+  // (the test makes it while a tool runs). The SDK ends a stream the
+  // user aborted without an error.
+  'chat-leave': async () => {
+    const fs = await import('node:fs');
+    const controller = new AbortController();
+    const pending = openai.chat.completions.create({ model: 'fake-1', messages, stream: true }, { signal: controller.signal })
+      .then(async (stream) => { let n = 0; for await (const _ of stream) n++; return `ended after ${n} chunks`; })
+      .catch((err) => err.constructor.name);
+    while (!fs.existsSync(process.env.LEAVE_WHEN)) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    return { left: await pending };
+  },
   'chat-stream': async () => {
     const { data: stream, response } = await openai.chat.completions.create({ model: 'fake-1', messages, stream: true }).withResponse();
     let text = '', meta = null, chunks = 0;
