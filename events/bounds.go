@@ -1,6 +1,10 @@
 package events
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/toolstream/toolstream/internal/mpack"
+)
 
 // Decoding has a budget. The msgpack decoder allocates what a length
 // prefix declares before it reads the values (a 5-byte array header may
@@ -59,7 +63,7 @@ func checkBounds(d []byte) bool {
 			case 0xcb:
 				skip = 8
 			case 0xcc, 0xcd, 0xce, 0xcf, 0xd0, 0xd1, 0xd2, 0xd3:
-				skip = intSize(c)
+				skip = mpack.IntSize(c)
 			case 0xd4, 0xd5, 0xd6, 0xd7, 0xd8: // fixext 1, 2, 4, 8, 16 and the type byte
 				skip = 1 + 1<<(c-0xd4)
 			case 0xdc, 0xde:
@@ -113,20 +117,4 @@ func checkBounds(d []byte) bool {
 		}
 	}
 	return depth == 0
-}
-
-// intSize is the size of the integer after a msgpack uint or int code
-// (0xcc…0xd3), 0 for any other code.
-func intSize(c byte) int {
-	switch c {
-	case 0xcc, 0xd0:
-		return 1
-	case 0xcd, 0xd1:
-		return 2
-	case 0xce, 0xd2:
-		return 4
-	case 0xcf, 0xd3:
-		return 8
-	}
-	return 0
 }

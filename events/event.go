@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolstream/toolstream/internal/mpack"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -151,7 +152,7 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 		body = data[len(data)-rd.Len():]
 	}
 	if out.Sealed != "" {
-		sealed, off, ok := bin(body, 0)
+		sealed, off, ok := mpack.ReadBin(body, 0)
 		if !ok || off != len(body) {
 			return nil, fmt.Errorf("%w: %s: a sealed body is one bin", ErrMalformed, out.ID)
 		}
