@@ -204,6 +204,13 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 		if err := ms.AddTo(svc); err != nil {
 			return err
 		}
+		wg.Add(1)
+		go func() { // recall hits: recorded every ten seconds, and at shutdown
+			defer wg.Done()
+			if err := ms.RunHits(ctx, 10*time.Second); err != nil {
+				log.Warn("memory: recall hits not recorded", "err", err)
+			}
+		}()
 	}
 	if r, ok := runners[runs.Name]; ok {
 		if err := addRunsService(ctx, b, r, svc); err != nil {
