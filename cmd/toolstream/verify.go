@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/verifier"
 )
@@ -142,27 +144,47 @@ func verdictsCmd(g *globals) *cobra.Command {
 		Short: "Show the verifier's verdicts on final answers from a running server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := g.connectTenant(cmd.Context(), tenant)
+			if err := events.ValidTenant(tenant); err != nil {
+				return fmt.Errorf("--tenant: %w", err)
+			}
+			log, err := g.logger()
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			subj, _ := events.TenantFilter("answer", tenant)
-			return watch(cmd.Context(), b, []string{subj}, follow, func(ev *events.Event) error {
-				av, ok := events.As[*events.AnswerVerified](ev)
-				if !ok {
-					return nil
+			c, done, err := g.client(cmd.Context(), log)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var opts []client.ReadOption
+			if follow {
+				opts = append(opts, client.Follow())
+			}
+			for v, err := range c.Verdicts(cmd.Context(), tenant, opts...) {
+				var bad *client.MalformedError
+				if errors.As(err, &bad) {
+					continue // not ours to judge here; the projections record it
+				}
+				if err != nil {
+					return err
+				}
+				av := v.Verified
+				if av == nil {
+					continue
 				}
 				if asJSON {
-					return json.NewEncoder(g.stdout).Encode(map[string]any{"response_id": ev.Response, "faithfulness": av.Faithfulness,
-						"policy": av.Policy, "blocked": av.Blocked, "repaired": av.Repaired, "claims": claimsOut(av.Claims)})
+					if err := json.NewEncoder(g.stdout).Encode(map[string]any{"response_id": v.Response, "faithfulness": av.Faithfulness,
+						"policy": av.Policy, "blocked": av.Blocked, "repaired": av.Repaired, "claims": claimsOut(av.Claims)}); err != nil {
+						return err
+					}
+					continue
 				}
-				fmt.Fprintf(g.stdout, "answer %s faithfulness %.2f policy %s\n", ev.Response, av.Faithfulness, av.Policy)
+				fmt.Fprintf(g.stdout, "answer %s faithfulness %.2f policy %s\n", v.Response, av.Faithfulness, av.Policy)
 				for _, c := range av.Claims {
 					fmt.Fprintf(g.stdout, "  %-13s %q %s\n", c.Verdict, c.Text, c.Reason)
 				}
-				return nil
-			})
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant")
