@@ -1,10 +1,14 @@
 package verifier
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
+	"go.yaml.in/yaml/v3"
 )
 
 // Policy is what a tenant does with an answer that says more than its
@@ -75,4 +79,56 @@ func ApplyPolicy(p Policy, answer string, r Report) (repaired string, blocked bo
 		}
 		return answer, false
 	}
+}
+
+// Policies are the tenants' policies as a file gives them (serve and
+// replay --verify-policy FILE), YAML or JSON:
+//
+//	default: annotate
+//	tenants:
+//	  acme: redact
+//	  globex: block
+//
+// A tenant not listed has the default (annotate when none is given).
+type Policies struct {
+	Default Policy
+	Tenants map[string]Policy
+}
+
+// ParsePolicies reads a policy file. A name that is not a policy is
+// ErrUnknownPolicy, a tenant that is not valid events.ErrBadInput, and a
+// field it does not know an error: a typo never leaves a tenant on a
+// policy it did not ask for.
+func ParsePolicies(data []byte) (Policies, error) {
+	var f struct {
+		Default string            `yaml:"default"`
+		Tenants map[string]string `yaml:"tenants"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return Policies{}, fmt.Errorf("verifier: policy file: %w: %v", events.ErrBadInput, err)
+	}
+	out := Policies{Default: PolicyAnnotate}
+	if f.Default != "" {
+		p, err := ParsePolicy(f.Default)
+		if err != nil {
+			return Policies{}, fmt.Errorf("default: %w", err)
+		}
+		out.Default = p
+	}
+	for tenant, name := range f.Tenants {
+		if err := events.ValidTenant(tenant); err != nil {
+			return Policies{}, fmt.Errorf("verifier: policy file: tenant %q: %w: %v", tenant, events.ErrBadInput, err)
+		}
+		p, err := ParsePolicy(name)
+		if err != nil {
+			return Policies{}, fmt.Errorf("tenant %s: %w", tenant, err)
+		}
+		if out.Tenants == nil {
+			out.Tenants = map[string]Policy{}
+		}
+		out.Tenants[tenant] = p
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +80,34 @@ func TestParsePolicy(t *testing.T) {
 	}
 	if _, err := ParsePolicy("Block"); !errors.Is(err, ErrUnknownPolicy) || !strings.Contains(err.Error(), "Block") {
 		t.Errorf("ParsePolicy(Block) error = %v, want ErrUnknownPolicy", err)
+	}
+}
+
+func TestParsePolicies(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		want      Policies
+		err       error
+	}{
+		{"yaml", "default: redact\ntenants:\n  acme: block\n  globex: annotate\n",
+			Policies{Default: PolicyRedact, Tenants: map[string]Policy{"acme": PolicyBlock, "globex": PolicyAnnotate}}, nil},
+		{"json", `{"tenants": {"acme": "redact"}}`, Policies{Default: PolicyAnnotate, Tenants: map[string]Policy{"acme": PolicyRedact}}, nil},
+		{"empty", "", Policies{Default: PolicyAnnotate}, nil},
+		{"unknown policy", "tenants: {acme: hide}", Policies{}, ErrUnknownPolicy},
+		{"unknown default", "default: strict", Policies{}, ErrUnknownPolicy},
+		{"a typo of a field", "tenant: {acme: block}", Policies{}, events.ErrBadInput},
+		{"a bad tenant", "tenants: {\"a.b\": block}", Policies{}, events.ErrBadInput},
+		{"not a map", "- acme", Policies{}, events.ErrBadInput},
+	} {
+		got, err := ParsePolicies([]byte(tt.src))
+		if tt.err != nil {
+			if !errors.Is(err, tt.err) {
+				t.Errorf("%s: err %v, want %v", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got.Default != tt.want.Default || !maps.Equal(got.Tenants, tt.want.Tenants) {
+			t.Errorf("%s: %+v, %v; want %+v", tt.name, got, err, tt.want)
+		}
 	}
 }

@@ -33,6 +33,8 @@ type deps struct {
 	console     string            // serve --console ADDR (console.go)
 	gateway     gatewayFlags      // serve --gateway ADDR --gateway-config FILE (gateway.go)
 	embed       embedFlags        // serve --embed-url URL --embed-model M (memory.go)
+	verify      verifyFlags       // serve and replay --verify-policy FILE (verifypolicy.go)
+	policies    verifier.Policies // what verify says, once read
 }
 
 // projectionFactories builds a fresh instance of each projection by name.
@@ -42,8 +44,8 @@ var projectionFactories = map[string]func(d *deps) (projector.Projection, error)
 	assembler.IngestName: func(d *deps) (projector.Projection, error) {
 		return assembler.NewIngest(assembler.IngestConfig{Logger: d.log}), nil
 	},
-	verifier.Name: func(*deps) (projector.Projection, error) {
-		return verifier.NewProjection(verifier.ProjectionConfig{}), nil
+	verifier.Name: func(d *deps) (projector.Projection, error) {
+		return verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: d.policies.Default, Policies: d.policies.Tenants}), nil
 	},
 	memory.Name: func(*deps) (projector.Projection, error) {
 		return memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil

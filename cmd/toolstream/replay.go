@@ -73,6 +73,9 @@ is a terminal; otherwise a plain line is printed every second.`,
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
 			}
+			if d.policies, err = d.verify.policies(); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			b, err := g.connect(ctx, log)
 			if err != nil {
@@ -123,6 +126,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")
 	cmd.Flags().StringSliceVar(&d.lenient, "lenient-tenants", nil, "tenants whose almost-JSON arguments the assembler repairs: must be serve's")
 	addQuotaFlags(cmd, &d.quotaFlags, true)
+	verifyPolicyFlag(cmd, &d.verify, true)
 	cmd.MarkFlagRequired("projection")
 	return cmd
 }

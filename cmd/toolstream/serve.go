@@ -57,6 +57,9 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if _, err := d.embed.embedder(); err != nil {
 				return err
 			}
+			if d.policies, err = d.verify.policies(); err != nil {
+				return err
+			}
 			return serve(cmd.Context(), d, splitList(components), tick, tools, metricsAddr)
 		},
 	}
@@ -71,6 +74,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	consoleFlag(cmd, &d.console)
 	gatewayFlag(cmd, &d.gateway)
 	embedFlag(cmd, &d.embed)
+	verifyPolicyFlag(cmd, &d.verify, false)
 	return cmd
 }
 

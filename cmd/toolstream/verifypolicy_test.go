@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/verifier"
+)
+
+// serve and replay --verify-policy FILE: the file's policies reach the
+// verifier projection they build, a tenant's answer is redacted or
+// blocked as its policy says, and a file naming a policy that does not
+// exist refuses to start.
+func TestVerifyPolicyFlag(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(file, []byte("default: annotate\ntenants:\n  acme: redact\n  globex: block\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := &deps{verify: verifyFlags{policyFile: file}}
+	var err error
+	if d.policies, err = d.verify.policies(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newProjection(verifier.Name, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := projector.NewLocal(filepath.Join(dir, "v"), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	answer := "Item A has 30 in stock."
+	var msgs []*projector.Msg
+	for i, tenant := range []string{"acme", "globex", "initech"} {
+		rs, _ := events.ResultSubject(tenant, "c1")
+		as, _ := events.AnswerSubject(tenant, "r1")
+		for _, ev := range []struct {
+			subj string
+			ev   *events.Event
+		}{
+			{rs, &events.Event{ID: tenant + "-res", Tenant: tenant, Run: "run1", CallID: "c1", At: 1,
+				Body: &events.CallSucceeded{Name: "get_stock", Key: "k", Result: []byte(`{"items":[{"name":"A","stock":12}]}`)}}},
+			{as, &events.Event{ID: tenant + "-ans", Tenant: tenant, Run: "run1", Response: "r1", At: 2, Body: &events.AnswerSubmitted{Text: answer}}},
+		} {
+			data, err := events.Encode(ev.ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, &projector.Msg{Seq: uint64(len(msgs) + 1), Subject: ev.subj, Time: int64(i), Data: data})
+		}
+	}
+	if _, err := l.Apply(context.Background(), msgs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tenant, policy string
+		repaired       bool
+		blocked        bool
+	}{{"acme", "redact", true, false}, {"globex", "block", false, true}, {"initech", "annotate", false, false}} {
+		v, err := verifier.Get(l.Runner().View(), tt.tenant, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Verified.Policy != tt.policy || (v.Verified.Repaired != "") != tt.repaired || v.Verified.Blocked != tt.blocked {
+			t.Errorf("%s: policy %q repaired %q blocked %v; want %s", tt.tenant, v.Verified.Policy, v.Verified.Repaired, v.Verified.Blocked, tt.policy)
+		}
+	}
+
+	if err := os.WriteFile(file, []byte("tenants: {acme: hide}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.verify.policies(); !errors.Is(err, verifier.ErrUnknownPolicy) {
+		t.Fatalf("a policy that does not exist: %v, want ErrUnknownPolicy", err)
+	}
+}
