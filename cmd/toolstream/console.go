@@ -93,17 +93,19 @@ func startConsole(ctx context.Context, wg *sync.WaitGroup, errc chan<- error, d 
 		return "", fmt.Errorf("--console: %w", err)
 	}
 	log.Info("console", "url", u, "sign_in", "toolstream console-token --data "+g.data)
+	if m != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.Run(ctx); err != nil {
+				log.Warn("metrics observer stopped", "err", err)
+			}
+		}()
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer follower.Stop()
-		if m != nil {
-			go func() {
-				if err := m.Run(ctx); err != nil {
-					log.Warn("metrics observer stopped", "err", err)
-				}
-			}()
-		}
 		if err := srv.Serve(ctx, ln); err != nil {
 			select {
 			case errc <- fmt.Errorf("--console: %w", err):
