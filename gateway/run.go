@@ -49,7 +49,10 @@ type gatewayModel struct{ g *Gateway }
 
 func (m gatewayModel) Round(ctx context.Context, r agent.Round) (*agent.RoundResult, error) {
 	s := r.Spec
-	res, err := m.g.Stream(ctx, Call{API: apiOfFormat(s.Format), Upstream: s.Upstream, Body: r.Body,
+	// Routed as the client's request was: by the body's model
+	// ("upstream-name/model", the prefix taken off) or to the first
+	// upstream of the API's kind.
+	res, err := m.g.Stream(ctx, Call{API: apiOfFormat(s.Format), Body: r.Body,
 		Env: Envelope{Tenant: s.Tenant, User: s.User, Session: s.Session, Run: s.Run, Step: r.Step}}, nil)
 	if err != nil {
 		return nil, err
