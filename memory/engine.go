@@ -50,6 +50,13 @@ type Config struct {
 	// query time: changing them needs no replay.
 	ReviewAfter       time.Duration
 	TenantReviewAfter map[string]time.Duration
+	// ColdAfter, if positive, is how long a record other than a
+	// constraint stays active without being said again or recalled
+	// (events.MemoryRecalled); then reads show it cold and default recall
+	// leaves it out, as the quota's cold records. Saying it again or a
+	// recall with history that returns it warms it. Read at query time:
+	// changing it needs no replay.
+	ColdAfter time.Duration
 }
 
 func (c *Config) setDefaults() {

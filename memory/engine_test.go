@@ -21,7 +21,7 @@ import (
 // The datadriven files in testdata/ are named for the behaviour they show.
 // Commands:
 //
-//	reset [quota=N] [budget=N] [halflife=D] [review=D] [tenant_review=(T:D,…)]
+//	reset [quota=N] [budget=N] [halflife=D] [review=D] [tenant_review=(T:D,…)] [cold=D]
 //	                                           a fresh Pebble store and engine
 //	apply [tenant=T] [user=U]                  JSON lines of ops, each its own event and batch
 //	                                           (tenant or user "-" means none):
@@ -182,6 +182,13 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 				t.Fatal(err)
 			}
 			cfg.ReviewAfter = r
+		}
+		if s := strArg(d, "cold", ""); s != "" {
+			c, err := time.ParseDuration(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.ColdAfter = c
 		}
 		if a, ok := d.Arg("tenant_review"); ok {
 			cfg.TenantReviewAfter = map[string]time.Duration{}

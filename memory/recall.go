@@ -232,6 +232,14 @@ func heads(r projector.Reader, k keys, fn func(*Record) error) error {
 	return fn(last)
 }
 
+// coldAt reports whether a record last said or recalled at touched has
+// gone cold by now: Config.ColdAfter has passed without a statement or a
+// recall hit. A constraint never goes cold by time: it keeps the user
+// safe until lifted or ended.
+func (e *Engine) coldAt(constraint bool, touched, now int64) bool {
+	return e.cfg.ColdAfter > 0 && !constraint && touched <= now-int64(e.cfg.ColdAfter)
+}
+
 // display is the record as a reader sees it at now: a record whose validity
 // ended is expired even before an event swept it, and an open-ended one
 // ("these days") last said a review time ago or more needs confirmation
@@ -242,6 +250,10 @@ func (e *Engine) display(r *Record, now int64) Record {
 	live := d.Status == StatusActive || d.Status == StatusNeedsConfirmation || d.Status == StatusCold
 	if live && d.ValidUntil != 0 && d.ValidUntil <= now {
 		d.Status = StatusExpired
+		return d
+	}
+	if d.Status == StatusActive && e.coldAt(d.Kind == KindConstraint, d.touched(), now) {
+		d.Status = StatusCold
 		return d
 	}
 	if d.OpenEnded {
@@ -282,7 +294,8 @@ func (rc *recall) classify(v *Record) int {
 		}
 	case rc.q.History:
 	default:
-		if !v.validAt(rc.now) || v.Status != StatusActive && v.Status != StatusNeedsConfirmation {
+		if !v.validAt(rc.now) || v.Status != StatusActive && v.Status != StatusNeedsConfirmation ||
+			rc.e.coldAt(v.Kind == KindConstraint, v.touched(), rc.now) {
 			return drop
 		}
 	}
@@ -429,7 +442,7 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 				return fmt.Errorf("memory: bad posting %q", key)
 			}
 			if defaultMode && (p.status != StatusActive || p.validFrom > rc.now ||
-				p.validUntil != 0 && p.validUntil <= rc.now) {
+				p.validUntil != 0 && p.validUntil <= rc.now || rc.e.coldAt(p.constraint, p.observedAt, rc.now)) {
 				return nil
 			}
 			id := key[len(prefix):]
