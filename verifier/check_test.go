@@ -146,6 +146,9 @@ type regStats struct {
 	pointerWant, pointerOK       int
 	notCheckable, notCheckableOK int
 	exact                        int
+	// Per labelled verdict: claims, the checker's verdict the same, and
+	// (for wrong claims) flagged at all.
+	kinds map[events.Verdict]*[3]int
 }
 
 func isZH(s string) bool {
@@ -165,8 +168,21 @@ func (st *regStats) record(e regExpect, got events.ClaimVerdict) (string, error)
 		st.zh++
 	}
 	want := events.Verdict(e.Verdict)
+	if st.kinds == nil {
+		st.kinds = map[events.Verdict]*[3]int{}
+	}
+	k := st.kinds[want]
+	if k == nil {
+		k = &[3]int{}
+		st.kinds[want] = k
+	}
+	k[0]++
 	if got.Verdict == want {
 		st.exact++
+		k[1]++
+	}
+	if flagged(got.Verdict) {
+		k[2]++
 	}
 	if flagged(got.Verdict) && want != events.VerdictNotCheckable {
 		st.predPos++

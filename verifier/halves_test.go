@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/toolstream/toolstream/events"
 )
 
 // The labelled set has two halves (testdata/README.md):
@@ -18,7 +19,9 @@ import (
 //     it and never read while tuning. Only its figures are printed, never a
 //     claim, so that a change cannot be fitted to it case by case.
 //
-// TestHalves gives the figures of both in testdata/halves (regenerate with
+// TestHalves gives the figures of both, with the calibration of each kind
+// of label (how often the checker gives that verdict, and how often it
+// flags the claim), in testdata/halves (regenerate with
 // go test ./verifier -run TestHalves -rewrite): a change to the checker
 // shows how it moves each half. Command:
 //
@@ -81,5 +84,12 @@ func (st *regStats) figures() string {
 	fmt.Fprintf(&b, "false flags %.3f (%d/%d)\n", ratio(st.falseFlags, st.expSupported), st.falseFlags, st.expSupported)
 	fmt.Fprintf(&b, "pointer %.3f (%d/%d)\n", ratio(st.pointerOK, st.pointerWant), st.pointerOK, st.pointerWant)
 	fmt.Fprintf(&b, "exact %.3f (%d/%d)\n", ratio(st.exact, st.claims), st.exact, st.claims)
+	// Calibration: how far the checker's verdict agrees with each kind of
+	// label (the same verdict; flagged at all).
+	for _, k := range []events.Verdict{events.VerdictSupported, events.VerdictContradicted, events.VerdictUnsupported, events.VerdictStale, events.VerdictNotCheckable} {
+		if c := st.kinds[k]; c != nil {
+			fmt.Fprintf(&b, "labelled %-13s %4d: same verdict %.3f, flagged %.3f\n", k, c[0], ratio(c[1], c[0]), ratio(c[2], c[0]))
+		}
+	}
 	return b.String()
 }
