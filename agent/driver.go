@@ -190,10 +190,36 @@ type Driver struct {
 	runs  *runsClient
 	store *specStore
 
-	mu     sync.Mutex
-	active map[string]*drive // by tenant/run; guarded by mu
-	bg     sync.WaitGroup    // drives started by Resume
+	mu      sync.Mutex
+	active  map[string]*drive     // by tenant/run; guarded by mu
+	indexes map[string]toolsIndex // by tenant: the ranking of its tools; guarded by mu
+	bg      sync.WaitGroup        // drives started by Resume
 }
+
+// toolsIndex is a tenant's tools as of one registry, indexed for ranking.
+type toolsIndex struct {
+	reg *registry.Registry
+	ix  *toolsel.Index
+}
+
+// index returns the ranking index of the tenant's tools in reg, built once
+// per registry (a change of the registry is a new *Registry).
+func (d *Driver) index(reg *registry.Registry, tenant string) *toolsel.Index {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c, ok := d.indexes[tenant]; ok && c.reg == reg {
+		return c.ix
+	}
+	ix := toolsel.NewIndex(toolsel.Allowed(reg, tenant))
+	if len(d.indexes) >= indexesMax {
+		clear(d.indexes) // bounded: rebuilt on the next round of each tenant
+	}
+	d.indexes[tenant] = toolsIndex{reg: reg, ix: ix}
+	return ix
+}
+
+// indexesMax bounds the tenants whose tool index is kept.
+const indexesMax = 1024
 
 type drive struct {
 	done chan struct{}
@@ -211,7 +237,7 @@ func New(ctx context.Context, cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{cfg: cfg, log: cfg.Logger, runs: &runsClient{nc: cfg.Conn, timeout: cfg.ServiceTimeout}, store: st, active: map[string]*drive{}}, nil
+	return &Driver{cfg: cfg, log: cfg.Logger, runs: &runsClient{nc: cfg.Conn, timeout: cfg.ServiceTimeout}, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{}}, nil
 }
 
 // NewRunID draws a run id for a request that names none.

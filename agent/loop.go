@@ -175,8 +175,7 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]json
 	if err != nil {
 		return nil, err
 	}
-	tools := toolsel.Allowed(d.cfg.Registry(), spec.Tenant)
-	tools = toolsel.Select(tools, conversationText(conv), d.cfg.ToolsMax)
+	tools := d.index(d.cfg.Registry(), spec.Tenant).Select(conversationText(conv), d.cfg.ToolsMax)
 	ex, err := toolsel.Export(toolsFormat(spec.Format), tools)
 	if err != nil {
 		return nil, err

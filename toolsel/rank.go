@@ -34,26 +34,45 @@ const (
 	weightText  = 1
 )
 
+// Index is the part of a ranking that depends on the tools alone: each
+// tool's weighted words. Build one per registry (and tenant) and rank many
+// queries against it; it is read-only and safe for concurrent use.
+type Index struct {
+	tools   []*registry.Tool
+	docs    []map[string]int
+	lengths []int
+	df      map[string]int
+	avg     float64
+}
+
+// NewIndex indexes tools.
+func NewIndex(tools []*registry.Tool) *Index {
+	ix := &Index{tools: tools, docs: make([]map[string]int, len(tools)), lengths: make([]int, len(tools)), df: map[string]int{}, avg: 1}
+	total := 0
+	for i, t := range tools {
+		ix.docs[i] = toolTerms(t)
+		for term, n := range ix.docs[i] {
+			ix.df[term]++
+			ix.lengths[i] += n
+		}
+		total += ix.lengths[i]
+	}
+	if len(tools) > 0 && total > 0 {
+		ix.avg = float64(total) / float64(len(tools))
+	}
+	return ix
+}
+
+// Len is the number of tools indexed.
+func (ix *Index) Len() int { return len(ix.tools) }
+
 // Rank orders tools by relevance to query, best first: BM25 over each
 // tool's words (see the package doc), ties by name. Every tool is
 // returned; those no word of the query matches score 0 and come last.
-func Rank(tools []*registry.Tool, query string) []Scored {
-	docs := make([]map[string]int, len(tools))
-	lengths := make([]int, len(tools))
-	df := map[string]int{}
-	total := 0
-	for i, t := range tools {
-		docs[i] = toolTerms(t)
-		for term, n := range docs[i] {
-			df[term]++
-			lengths[i] += n
-		}
-		total += lengths[i]
-	}
-	avg := 1.0
-	if len(tools) > 0 && total > 0 {
-		avg = float64(total) / float64(len(tools))
-	}
+func Rank(tools []*registry.Tool, query string) []Scored { return NewIndex(tools).Rank(query) }
+
+// Rank is Rank over the indexed tools.
+func (ix *Index) Rank(query string) []Scored {
 	q := map[string]bool{}
 	for _, w := range words(query) {
 		q[w] = true
@@ -63,17 +82,17 @@ func Rank(tools []*registry.Tool, query string) []Scored {
 		terms = append(terms, w)
 	}
 	slices.Sort(terms) // a sum in a fixed order: the same score every time
-	out := make([]Scored, len(tools))
-	n := float64(len(tools))
-	for i, t := range tools {
+	out := make([]Scored, len(ix.tools))
+	n := float64(len(ix.tools))
+	for i, t := range ix.tools {
 		s := 0.0
 		for _, w := range terms {
-			tf := float64(docs[i][w])
+			tf := float64(ix.docs[i][w])
 			if tf == 0 {
 				continue
 			}
-			idf := math.Log(1 + (n-float64(df[w])+0.5)/(float64(df[w])+0.5))
-			s += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(lengths[i])/avg))
+			idf := math.Log(1 + (n-float64(ix.df[w])+0.5)/(float64(ix.df[w])+0.5))
+			s += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(ix.lengths[i])/ix.avg))
 		}
 		out[i] = Scored{Tool: t, Score: s}
 	}
@@ -99,8 +118,19 @@ func Select(tools []*registry.Tool, query string, max int) []*registry.Tool {
 	if len(tools) <= max {
 		return tools
 	}
+	return NewIndex(tools).Select(query, max)
+}
+
+// Select is Select over the indexed tools.
+func (ix *Index) Select(query string, max int) []*registry.Tool {
+	if max <= 0 {
+		max = ToolsMax
+	}
+	if len(ix.tools) <= max {
+		return ix.tools
+	}
 	out := make([]*registry.Tool, 0, max)
-	for _, s := range Rank(tools, query)[:max] {
+	for _, s := range ix.Rank(query)[:max] {
 		out = append(out, s.Tool)
 	}
 	return out
