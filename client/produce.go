@@ -126,10 +126,9 @@ type Writer struct {
 	c      *Client
 	s      Stream
 	kr     events.Keyring
-	st     *ingest.Stream // nil with Raw
-	merger ingest.DeltaMerger
-	merge  ingest.DeltaMerger
-	subj   string // Raw: the ingest subject
+	st     *ingest.Stream     // nil with Raw
+	merger ingest.DeltaMerger // the run of deltas held (unless the client publishes per chunk)
+	subj   string             // Raw: the ingest subject
 	pos    int64
 	out    modelOut
 	ended  bool
@@ -260,7 +259,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 		} else {
 			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())
 			if err == nil {
-				err = w.merge.Flush(func(p ingest.Placed) error { return w.put(ctx, p) })
+				err = w.merger.Flush(func(p ingest.Placed) error { return w.put(ctx, p) })
 			}
 		}
 		if err == nil {
