@@ -191,12 +191,14 @@ func TestConsoleInABrowser(t *testing.T) {
 		})
 		return err == nil && found
 	}
-	publish := func() {
+	// publish publishes the streams; once the first is in the log it
+	// calls published (the page then times the call's arrival).
+	publish := func(published func()) {
 		p, err := assembler.NewProducer(assembler.ProducerConfig{JS: admin.JS, Keys: admin.Keys})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range []struct {
+		for i, s := range []struct {
 			name string
 			data []byte
 		}{{"refund", refund}, {"1-anthropic-inventory.jsonl", nil}, {"5-anthropic-final-answer.jsonl", nil}} {
@@ -212,6 +214,9 @@ func TestConsoleInABrowser(t *testing.T) {
 			}
 			if _, err := p.Publish(ctx, assembler.RawStream{Tenant: "shop", Stream: s.name, User: "u1", Session: "s1"}, bytes.NewReader(in)); err != nil {
 				t.Fatalf("publish %s: %v", s.name, err)
+			}
+			if i == 0 {
+				published()
 			}
 		}
 		// Another tenant's call (rejected: acme is granted nothing), which
@@ -244,14 +249,16 @@ func TestConsoleInABrowser(t *testing.T) {
 	var steps []string
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
+		if m, ok := strings.CutPrefix(lines.Text(), "MEASURE "); ok {
+			t.Log(m)
+		}
 		step, ok := strings.CutPrefix(lines.Text(), "STEP ")
 		if !ok {
 			continue
 		}
 		steps = append(steps, step)
 		if step == "calls-ready" {
-			publish()
-			stdin.Write([]byte("go\n"))
+			publish(func() { stdin.Write([]byte("go\n")) })
 		}
 	}
 	if err := node.Wait(); err != nil || !strings.Contains(strings.Join(steps, " "), "done") {

@@ -51,8 +51,10 @@ try {
 
   // A call appears live, without reloading.
   await step('calls-ready');
-  await answer(); // the Go test published the streams
+  await answer(); // the Go test published the refund (and goes on with the others)
+  const published = performance.now();
   await page.waitForFunction(id => [...document.querySelectorAll('#calls td a')].some(a => a.textContent === id), wait, LONG_CALL);
+  console.log('MEASURE the refund stream published → its call on the page: ' + (performance.now() - published).toFixed(0) + ' ms'); // logged, never asserted
   await page.waitForFunction(() => document.querySelector('#calls').textContent.includes('inventory.get'), wait);
   await page.waitForFunction(() => document.querySelector('#calls').textContent.includes('acme'), wait);
   // Filters: one tenant, then one outcome.
