@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,7 +52,7 @@ type fakeUpstream struct {
 	t   testing.TB
 	srv *httptest.Server
 	// gate, when set, is called before each frame is written (pos 0, 1…);
-	// it may block.
+	// it may block. Set it before the first request.
 	gate func(model string, pos int)
 
 	mu       sync.Mutex
@@ -198,9 +199,16 @@ func wholeAnswer(api API, model string) string {
 // testGateway is a gateway on an embedded server in front of the fake.
 type testGateway struct {
 	*Gateway
-	bus  *bus.Bus
-	fake *fakeUpstream
-	srv  *httptest.Server
+	bus     *bus.Bus
+	fake    *fakeUpstream
+	srv     *httptest.Server
+	handler atomic.Pointer[http.Handler] // what srv serves: the gateway, or a test's wrapper of it
+}
+
+// wrap makes srv serve wrap(gateway) from now on.
+func (tg *testGateway) wrap(wrap func(http.Handler) http.Handler) {
+	h := wrap(tg.Gateway)
+	tg.handler.Store(&h)
 }
 
 func startGateway(t testing.TB, mut func(*Config)) *testGateway {
@@ -221,14 +229,18 @@ func startGateway(t testing.TB, mut func(*Config)) *testGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(g)
+	tg := &testGateway{Gateway: g, bus: b, fake: fake}
+	var h http.Handler = g
+	tg.handler.Store(&h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*tg.handler.Load()).ServeHTTP(w, r) }))
+	tg.srv = srv
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		g.Wait(ctx)
 	})
-	return &testGateway{Gateway: g, bus: b, fake: fake, srv: srv}
+	return tg
 }
 
 // request is one client request to the gateway.

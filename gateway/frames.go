@@ -32,15 +32,21 @@ func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream 
 	if err != nil {
 		return nil, fmt.Errorf("gateway: stream %s: %w", events.StreamGateway, err)
 	}
-	first, err := st.GetLastMsgForSubject(ctx, subj)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, stream)
-	}
-	if err != nil {
+	last, err := st.GetLastMsgForSubject(ctx, subj)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		// Not in the log yet, or not at all: a stream this gateway is
+		// relaying is followed from the start.
+		live, ok := g.liveEnv(subj)
+		if !ok || env.User != "" && live.User != env.User {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, stream)
+		}
+	case err != nil:
 		return nil, fmt.Errorf("gateway: read %s: %w", stream, err)
-	}
-	if err := g.mayRead(env, first.Data); err != nil {
-		return nil, err
+	default:
+		if err := g.mayRead(env, last.Data); err != nil {
+			return nil, err
+		}
 	}
 	c, err := g.cfg.JS.OrderedConsumer(ctx, events.StreamGateway, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 	if err != nil {

@@ -74,6 +74,31 @@ type Gateway struct {
 	keys     map[string]Key // by SHA-256 hex
 	mux      *http.ServeMux
 	detached sync.WaitGroup // upstream reads that outlive their client
+
+	mu   sync.Mutex          // guards live
+	live map[string]Envelope // streams being relayed, by subject, until all is in the log
+}
+
+// setLive records that the stream on subj is being relayed for env.
+func (g *Gateway) setLive(subj string, env Envelope) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.live[subj] = env
+}
+
+// dropLive forgets a stream once it is all in the log.
+func (g *Gateway) dropLive(subj string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.live, subj)
+}
+
+// liveEnv returns the envelope of a stream being relayed on subj.
+func (g *Gateway) liveEnv(subj string) (Envelope, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	env, ok := g.live[subj]
+	return env, ok
 }
 
 // New returns a gateway; ErrConfig for a configuration it cannot use.
@@ -104,7 +129,7 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}}
+	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}, live: map[string]Envelope{}}
 	for _, k := range cfg.File.Keys {
 		g.keys[k.SHA256] = k
 	}

@@ -184,15 +184,19 @@ func TestResumeReadsTheLog(t *testing.T) {
 // (on the GET, and on the POST with Toolstream-Stream) gets the rest, live,
 // with nothing repeated.
 func TestClientDisconnectMidStreamLosesNothing(t *testing.T) {
+	var mu sync.Mutex // guards release: one per subtest
 	release := make(chan struct{})
-	var once sync.Once
+	current := func() chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		return release
+	}
 	tg := startGateway(t, func(c *Config) { c.File.Heartbeat = time.Hour })
 	tg.fake.gate = func(model string, pos int) {
 		if pos == 5 {
-			<-release
+			<-current()
 		}
 	}
-	defer once.Do(func() { close(release) })
 	c := passthroughCases[0]
 	want := frames(t, c.api, c.model)
 	for i := range want {
@@ -220,7 +224,7 @@ func TestClientDisconnectMidStreamLosesNothing(t *testing.T) {
 				b, _ := io.ReadAll(resp.Body)
 				t.Fatalf("%d %s", resp.StatusCode, b)
 			}
-			once.Do(func() { close(release) })
+			close(current())
 			rest, _ := readSSE(t, resp.Body, 0)
 			sameEvents(t, append(first, rest...), want)
 			tg.fake.mu.Lock()
@@ -229,8 +233,9 @@ func TestClientDisconnectMidStreamLosesNothing(t *testing.T) {
 				t.Errorf("%d upstream requests, want 1: the resumption must not call the upstream", n)
 			}
 		})
+		mu.Lock()
 		release = make(chan struct{})
-		once = sync.Once{}
+		mu.Unlock()
 	}
 }
 

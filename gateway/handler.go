@@ -118,50 +118,52 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 }
 
 // passthrough relays one request: the upstream read runs apart from the
-// client, so a client that goes away does not stop it.
+// client, so a client that goes away does not stop it. A streamed answer
+// is written to the client from the upstream read's goroutine itself (no
+// hand-off between goroutines before the client has an event); the
+// handler waits for the upstream's end or the client's, then closes the
+// writer so nothing touches the ResponseWriter after it returns.
 func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, env Envelope, body []byte) {
-	type started struct {
-		status int
-		header http.Header
-	}
 	type ended struct {
 		res *Result
 		err error
 	}
-	startc := make(chan started, 1)
-	upEnded := make(chan struct{}) // the upstream's stream ended: every frame is handed
-	frames := make(chan Frame, 64)
+	var sse *SSEWriter             // set by OnResponse, before startc is closed
+	startc := make(chan struct{})  // the upstream answered
+	upEnded := make(chan struct{}) // its stream ended: every frame is written or dropped
 	endc := make(chan ended, 1)
-	gone := make(chan struct{}) // closed when the handler stops reading frames
-	defer close(gone)
 	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env,
-		OnResponse: func(status int, h http.Header) { startc <- started{status, h} },
-		OnEnd:      func(error) { close(upEnded) }}
+		OnResponse: func(status int, h http.Header) {
+			if status == http.StatusOK && isEventStream(h) {
+				copyResponseHeader(w.Header(), h)
+				sse = NewSSEWriter(w)
+				sse.Heartbeat(g.cfg.File.Heartbeat)
+			}
+			close(startc)
+		},
+		OnEnd: func(error) { close(upEnded) }}
+	onFrame := func(f Frame) error {
+		if !sse.Started() {
+			w.Header().Set(HeaderStream, f.Stream)
+		}
+		return sse.Event(f.Pos, f.Event, f.Data)
+	}
 	g.detached.Add(1)
 	go func() {
 		defer g.detached.Done()
-		res, err := g.Stream(context.WithoutCancel(r.Context()), call, func(f Frame) error {
-			select {
-			case frames <- f:
-				return nil
-			case <-gone:
-				return errClientGone
-			}
-		})
+		res, err := g.Stream(context.WithoutCancel(r.Context()), call, onFrame)
 		if err != nil {
 			g.log.Warn("gateway upstream", "tenant", env.Tenant, "api", string(api), "err", err)
 		}
 		endc <- ended{res, err}
 	}()
 	// The upstream's status and headers come first, when it answered.
-	var st started
-	var e *ended
 	select {
-	case st = <-startc:
-	case x := <-endc:
-		e = &x
+	case <-startc:
+	case e := <-endc:
 		select {
-		case st = <-startc:
+		case <-startc:
+			endc <- e
 		default: // the upstream never answered
 			status := http.StatusBadGateway
 			if errors.Is(e.err, ErrBadRequest) {
@@ -173,65 +175,30 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 	case <-r.Context().Done():
 		return
 	}
-	if st.status != http.StatusOK || !isEventStream(st.header) {
-		if e == nil {
-			select {
-			case x := <-endc:
-				e = &x
-			case <-r.Context().Done():
-				return
-			}
+	if sse != nil {
+		defer sse.Close()
+		select {
+		case <-upEnded:
+		case <-endc:
+		case <-r.Context().Done(): // the client went away; the upstream read goes on
 		}
-		if e.res.Body == nil && e.err != nil {
-			WriteError(w, api, http.StatusBadGateway, e.err.Error())
-			return
-		}
-		copyResponseHeader(w.Header(), e.res.Header)
-		w.Header().Set(HeaderStream, e.res.Stream)
-		w.WriteHeader(e.res.Status)
-		w.Write(e.res.Body)
 		return
 	}
-	copyResponseHeader(w.Header(), st.header)
-	sse := NewSSEWriter(w)
-	sse.Heartbeat(g.cfg.File.Heartbeat)
-	defer sse.StopHeartbeat()
-	write := func(f Frame) bool {
-		if !sse.Started() {
-			w.Header().Set(HeaderStream, f.Stream)
-		}
-		return sse.Event(f.Pos, f.Event, f.Data) == nil
+	var e ended
+	select {
+	case e = <-endc:
+	case <-r.Context().Done():
+		return
 	}
-	for e == nil {
-		select {
-		case f := <-frames:
-			if !write(f) {
-				return // the client went away; the upstream read goes on
-			}
-		case <-upEnded:
-			e = &ended{}
-		case x := <-endc:
-			e = &x
-		case <-r.Context().Done():
-			return
-		}
+	if e.res == nil || e.res.Body == nil && e.err != nil {
+		WriteError(w, api, http.StatusBadGateway, e.err.Error())
+		return
 	}
-	// Every frame was handed before the upstream's end was told (or Stream
-	// returned): what is left is queued. The log path may still be
-	// writing: Stream goes on without the client.
-	for {
-		select {
-		case f := <-frames:
-			if !write(f) {
-				return
-			}
-		default:
-			return
-		}
-	}
+	copyResponseHeader(w.Header(), e.res.Header)
+	w.Header().Set(HeaderStream, e.res.Stream)
+	w.WriteHeader(e.res.Status)
+	w.Write(e.res.Body)
 }
-
-var errClientGone = errors.New("gateway: the client went away")
 
 // copyResponseHeader copies the upstream's answer headers that reach the
 // client.

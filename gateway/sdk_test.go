@@ -158,10 +158,11 @@ func TestSDKsIgnoreHeartbeats(t *testing.T) {
 		}
 		return beats[model]
 	}
-	inner := tg.srv.Config.Handler
-	tg.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		model := map[string]string{"/v1/chat/completions": "weather-chat", "/v1/responses": "weather-responses", "/v1/messages": "weather-messages"}[r.URL.Path]
-		inner.ServeHTTP(heartbeatSpy{ResponseWriter: w, once: new(sync.Once), beat: beatOf(model)}, r)
+	tg.wrap(func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			model := map[string]string{"/v1/chat/completions": "weather-chat", "/v1/responses": "weather-responses", "/v1/messages": "weather-messages"}[r.URL.Path]
+			inner.ServeHTTP(heartbeatSpy{ResponseWriter: w, once: new(sync.Once), beat: beatOf(model)}, r)
+		})
 	})
 	tg.fake.gate = func(model string, pos int) {
 		if pos == 2 {

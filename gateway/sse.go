@@ -159,6 +159,23 @@ func (s *SSEWriter) Heartbeat(every time.Duration) {
 	}()
 }
 
+// ErrClosed is returned by an SSEWriter's writes after Close.
+var ErrClosed = errors.New("gateway: the event stream was closed")
+
+// Close stops the heartbeats and every later write (they return
+// ErrClosed), waiting for a write under way: after it the
+// ResponseWriter is no longer touched. Call it before the handler
+// returns when another goroutine may still write.
+func (s *SSEWriter) Close() {
+	s.StopHeartbeat()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started = true // never write the headers now
+	if s.err == nil {
+		s.err = ErrClosed
+	}
+}
+
 // StopHeartbeat stops the heartbeats and waits until none is being
 // written. Call it before the handler returns.
 func (s *SSEWriter) StopHeartbeat() {

@@ -197,6 +197,12 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 			if id := responseID(data); id != "" {
 				s.res.Stream = id
 			}
+			// Until it is all in the log, a resumption finds the stream
+			// here (its first frame may not be stored yet).
+			if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), s.res.Stream); err == nil {
+				s.g.setLive(subj, s.c.Env)
+				defer s.g.dropLive(subj)
+			}
 		}
 		f := Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data}
 		// Queued before it is handed: the goroutine readied last runs
