@@ -98,7 +98,16 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 		switch {
 		case last != nil && last.Status == "":
 			if st.Run.Status == runs.StatusWaitingApproval {
-				return waiting(spec.Run, st, last), nil
+				decided, err := d.decided(ctx, spec.Tenant, last)
+				if err != nil {
+					return nil, err
+				}
+				if !decided {
+					return waiting(spec.Run, st, last), nil
+				}
+				// A person decided and the runs view has not caught up: the
+				// client that resumes right after the approval is not told
+				// the run still waits.
 			}
 			if err := wait(); err != nil {
 				return cancelled()
@@ -255,4 +264,29 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// decided reports whether one of the round's waiting calls has a decision
+// in the log (ts.approval.<tenant>.<key>).
+func (d *Driver) decided(ctx context.Context, tenant string, rd *runs.Round) (bool, error) {
+	for _, c := range rd.Calls {
+		if c.State != runs.CallWaiting || c.Key == "" {
+			continue
+		}
+		subj, err := events.ApprovalSubject(tenant, c.Key)
+		if err != nil {
+			return false, err
+		}
+		ev, err := lastEvent(ctx, d.cfg.JS, d.cfg.Keys, subj)
+		if err != nil {
+			return false, err
+		}
+		if _, ok := asBody[*events.ApprovalGranted](ev); ok {
+			return true, nil
+		}
+		if _, ok := asBody[*events.ApprovalDenied](ev); ok {
+			return true, nil
+		}
+	}
+	return false, nil
 }
