@@ -42,7 +42,9 @@
 // same as starting_after (what a browser's EventSource sends by itself);
 // so is a POST carrying Last-Event-ID and the Toolstream-Stream header the
 // gateway answered the first time: it resumes the stream instead of
-// calling the upstream again. While a streamed response is open an SSE
+// calling the upstream again. A stream this gateway is still relaying is
+// found even before its first frame is stored (another gateway process
+// finds it once it is). While a streamed response is open an SSE
 // comment is sent every Config.Heartbeat (default 10 s); SDKs ignore
 // comments.
 //
