@@ -56,7 +56,7 @@ grants:
 	var mu sync.Mutex
 	var log []string // "start w1", "end w1", …
 	active, overlapped := 0, false
-	release := make(chan struct{})
+	release, w1Started := make(chan struct{}), make(chan struct{})
 	write := newCounter(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
 		mu.Lock()
 		active++
@@ -64,6 +64,7 @@ grants:
 		log = append(log, "start "+c.CallID)
 		mu.Unlock()
 		if c.CallID == "w1" {
+			close(w1Started)
 			<-release
 		}
 		mu.Lock()
@@ -92,6 +93,11 @@ grants:
 		if o := waitOutcome(t, b, "acme", k); o.ok == nil {
 			t.Fatalf("read %s: %v", k, o)
 		}
+	}
+	select { // w1 may start after both reads ended on a loaded machine
+	case <-w1Started:
+	case <-time.After(time.Minute):
+		t.Fatal("w1 never started")
 	}
 	mu.Lock()
 	started := len(log)
