@@ -27,8 +27,12 @@
 //     producer).
 //
 // 2 and 3 run on a path of their own, at most logQueueMax frames behind 1
-// (then the upstream read waits for the log). A non-streamed answer is
-// kept as one frame and not normalised.
+// (then the upstream read waits for the log). A non-streamed answer (status
+// 200) is kept as one frame and converted into the events its streamed form
+// would have sent (ingest.StreamEventsOf), which are normalised and
+// published as 3 with the request's envelope, before the client gets the
+// answer; one that cannot be converted is logged and publishes nothing,
+// and still reaches the client unchanged.
 //
 // The upstream read does not depend on the client: a client that
 // disconnects does not stop it, and what arrived is logged to the end.

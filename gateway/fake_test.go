@@ -141,6 +141,11 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, string(ErrorBody(api, http.StatusTooManyRequests, "fake: rate limited")))
 		return
 	}
+	if model == "unconvertible" { // a 200 answer that is no answer of the API
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, unconvertible)
+		return
+	}
 	if _, ok := recordings[model]; !ok && model != "bulk-responses" {
 		WriteError(w, api, http.StatusNotFound, "fake: no model "+strconv.Quote(model))
 		return
@@ -185,15 +190,31 @@ func bulk() []sseEvent {
 	return out
 }
 
-// wholeAnswer is a non-streamed answer of api.
+// wholeAnswer is a non-streamed answer of api: text and one call
+// (wholeCall).
 func wholeAnswer(api API, model string) string {
 	switch api {
 	case APIChat:
-		return `{"id":"chatcmpl-whole","object":"chat.completion","created":1,"model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`
+		return `{"id":"chatcmpl-whole","object":"chat.completion","created":1,"model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny.","tool_calls":[{"id":"call_whole_chat","type":"function","function":{"name":"weather","arguments":"{\"location\":\"SF\"}"}}]},"finish_reason":"tool_calls"}]}`
 	case APIResponses:
-		return `{"id":"resp_whole","object":"response","created_at":1,"status":"completed","model":"` + model + `","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Sunny.","annotations":[]}]}]}`
+		return `{"id":"resp_whole","object":"response","created_at":1,"status":"completed","model":"` + model + `","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Sunny.","annotations":[]}]},{"type":"function_call","id":"fc_whole","call_id":"call_whole_responses","name":"weather","arguments":"{\"location\":\"SF\"}","status":"completed"}]}`
 	}
-	return `{"id":"msg_whole","type":"message","role":"assistant","model":"` + model + `","content":[{"type":"text","text":"Sunny."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
+	return `{"id":"msg_whole","type":"message","role":"assistant","model":"` + model + `","content":[{"type":"text","text":"Sunny."},{"type":"tool_use","id":"toolu_whole","name":"weather","input":{"location":"SF"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
+}
+
+// unconvertible is the "unconvertible" model's answer: JSON, but no
+// answer of any API.
+const unconvertible = `{"answer":"not one"}`
+
+// wholeCall is the call id of api's wholeAnswer.
+func wholeCall(api API) string {
+	switch api {
+	case APIChat:
+		return "call_whole_chat"
+	case APIResponses:
+		return "call_whole_responses"
+	}
+	return "toolu_whole"
 }
 
 // testGateway is a gateway on an embedded server in front of the fake.

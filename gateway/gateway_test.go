@@ -81,29 +81,85 @@ func TestPassthroughRelaysEveryEventUnchanged(t *testing.T) {
 				t.Errorf("upstream got %v %v", last.Body, last.Header)
 			}
 
-			evs, err := node.WaitEvents(ctx, tg.bus, []string{events.AllCalls}, func(evs []*events.Event) bool {
-				for _, ev := range evs {
-					if ev.CallID == c.call {
-						return true
-					}
-				}
-				return false
-			})
-			if err != nil {
-				t.Fatalf("no call %s assembled: %v (%d call events)", c.call, err, len(evs))
-			}
-			for _, ev := range evs {
-				if ev.CallID != c.call {
-					continue
-				}
-				if _, ok := events.As[*events.CallCompleted](ev); !ok {
-					t.Errorf("call %s: %s, want a CallCompleted", c.call, ev.Kind)
-				}
-				if ev.Tenant != "acme" || ev.User != "bob" || ev.Session != "s1" || ev.Run != "run-"+string(c.api) || ev.Step != "3" {
-					t.Errorf("call %s envelope %+v", c.call, ev)
-				}
-			}
+			callCompleted(ctx, t, tg, c.call, "run-"+string(c.api))
 		})
+	}
+}
+
+// callCompleted waits for call in the log and checks it is a
+// CallCompleted with the envelope the tests' requests carry (tenant acme,
+// user bob, session s1, step 3) and run.
+func callCompleted(ctx context.Context, t *testing.T, tg *testGateway, call, run string) {
+	t.Helper()
+	evs, err := node.WaitEvents(ctx, tg.bus, []string{events.AllCalls}, func(evs []*events.Event) bool {
+		for _, ev := range evs {
+			if ev.CallID == call {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no call %s assembled: %v (%d call events)", call, err, len(evs))
+	}
+	for _, ev := range evs {
+		if ev.CallID != call {
+			continue
+		}
+		if _, ok := events.As[*events.CallCompleted](ev); !ok {
+			t.Errorf("call %s: %s, want a CallCompleted", call, ev.Kind)
+		}
+		if ev.Tenant != "acme" || ev.User != "bob" || ev.Session != "s1" || ev.Run != run || ev.Step != "3" {
+			t.Errorf("call %s envelope %+v", call, ev)
+		}
+	}
+}
+
+// TestNonStreamedAnswerAssemblesItsCalls: the call of each API's
+// non-streamed answer is assembled from the model events the gateway
+// published for it (the answer converted into its streamed form): a
+// CallCompleted in the log with the request's envelope; the client gets
+// the answer unchanged.
+func TestNonStreamedAnswerAssemblesItsCalls(t *testing.T) {
+	tg := startGateway(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	n := node.New(tg.bus, t.TempDir(), nil)
+	defer n.Stop()
+	if _, err := n.Start(ctx, assembler.New(assembler.Config{}), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range passthroughCases {
+		t.Run(string(c.api), func(t *testing.T) {
+			run := "run-whole-" + string(c.api)
+			h := map[string]string{"Authorization": "Bearer " + clientKey, HeaderUser: "bob", HeaderSession: "s1", HeaderRun: run, HeaderStep: "3"}
+			resp := tg.request(t, "POST", c.path, `{"model":"`+c.model+`","max_tokens":100}`, h)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(b) != wholeAnswer(c.api, c.model) {
+				t.Fatalf("%d %s", resp.StatusCode, b)
+			}
+			callCompleted(ctx, t, tg, wholeCall(c.api), run)
+		})
+	}
+}
+
+// TestUnconvertibleAnswerPassesThrough: a non-streamed answer that cannot
+// be converted into its streamed form publishes no model events, and the
+// client still gets it unchanged, kept in the log.
+func TestUnconvertibleAnswerPassesThrough(t *testing.T) {
+	tg := startGateway(t, nil)
+	for _, c := range passthroughCases {
+		resp := tg.request(t, "POST", c.path, `{"model":"unconvertible"}`, map[string]string{"x-api-key": clientKey})
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != unconvertible {
+			t.Errorf("%s: %d %s", c.api, resp.StatusCode, b)
+		}
+		got := resumeAll(t, tg, c.api, resp.Header.Get(HeaderStream), "")
+		if len(got) != 1 || got[0].Data != unconvertible {
+			t.Errorf("%s: the log holds %v", c.api, got)
+		}
 	}
 }
 

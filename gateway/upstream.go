@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/ingest"
 )
 
 // Call is one request sent upstream.
@@ -75,7 +76,9 @@ const responseBodyMax = 64 << 20
 // when Stream returns, every frame and model event is in the log. onFrame
 // is called from one goroutine, in order; its error stops the calls to
 // onFrame alone: the upstream is still read to the end and logged. Any
-// other answer is read whole into Result.Body and kept as one frame.
+// other answer is read whole into Result.Body and kept as one frame; a
+// 200 one is also converted into its streamed form's events
+// (ingest.StreamEventsOf) and fed to the producer, before Stream returns.
 //
 // ctx bounds the whole upstream read: pass one that outlives the client
 // (context.WithoutCancel) for the read to survive it. It returns
@@ -242,6 +245,7 @@ func (s *relay) whole(ctx context.Context, r io.Reader) error {
 		return fmt.Errorf("%w: an answer over %d bytes", ErrUpstream, responseBodyMax)
 	}
 	s.res.Body = body
+	producerStream := s.res.Stream // as a stream's: the id before the provider names it
 	if id := responseID(body); id != "" && s.res.Status == http.StatusOK {
 		s.res.Stream = id
 	}
@@ -251,7 +255,40 @@ func (s *relay) whole(ctx context.Context, r io.Reader) error {
 	if err := s.keep(ctx, 1, "", nil, true); err != nil {
 		return err
 	}
-	return s.frames.flush(ctx)
+	if err := s.frames.flush(ctx); err != nil {
+		return err
+	}
+	if s.res.Status == http.StatusOK {
+		return s.publishWhole(ctx, producerStream, body)
+	}
+	return nil
+}
+
+// publishWhole publishes the model events of a non-streamed answer: the
+// events its streamed form would have sent (ingest.StreamEventsOf), fed to
+// the producer as a stream's are. An answer that cannot be converted is
+// logged and publishes nothing: the client gets it all the same.
+func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) error {
+	format, err := ingest.ParseFormat(s.c.API.format())
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	evs, err := ingest.StreamEventsOf(format, body)
+	if err != nil {
+		s.g.log.Warn("gateway: a non-streamed answer publishes no model events", "api", s.c.API,
+			"tenant", s.c.Env.Tenant, "stream", s.res.Stream, "err", err)
+		return nil
+	}
+	var lines bytes.Buffer
+	for _, ev := range evs {
+		lines.Write(ev)
+		lines.WriteByte('\n')
+	}
+	raw := assembler.RawStream{Tenant: s.c.Env.Tenant, Format: s.c.API.format(), Stream: stream,
+		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
+	p, err := s.g.producer.Publish(ctx, raw, &lines)
+	s.res.Model = p
+	return err
 }
 
 // hand gives f to onFrame until it fails once.
