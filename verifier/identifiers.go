@@ -97,12 +97,24 @@ func isCode(s string) bool {
 	if letters == 0 || digits == 0 || len(s) < 2 {
 		return false
 	}
-	for _, seg := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || r == '/' || r == ' ' }) {
-		if len(seg) >= 2 && strings.ToLower(seg) == seg && !strings.ContainsAny(seg, "0123456789") {
-			return false // "12-year", "29/month": a number and its word
+	// "12-year", "29/month": a number and its word (a segment of two or
+	// more small letters only).
+	small, other := 0, false
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '-' || s[i] == '_' || s[i] == '/' || s[i] == ' ' {
+			if small >= 2 && !other {
+				return false
+			}
+			small, other = 0, false
+			continue
+		}
+		if c := s[i]; c >= 'a' && c <= 'z' {
+			small++
+		} else {
+			other = true
 		}
 	}
-	return !isNumberWithUnit(strings.ToLower(s))
+	return s[0] < '0' || s[0] > '9' || !isNumberWithUnit(strings.ToLower(s))
 }
 
 // canonCode is a code's canonical form: upper case, separators dropped.
@@ -161,16 +173,19 @@ func (ix *index) idLeaves() []idLeaf {
 		if lf.kind != kindStr || lf.text || lf.hasDay {
 			continue
 		}
-		var s string
-		if err := json.Unmarshal([]byte(lf.raw()), &s); err != nil {
-			continue
-		}
-		if c := idCanon(s); c != "" {
-			out = append(out, idLeaf{l: int32(l), canon: c, key: lastToken(lf.ptr())})
+		if s := rawString(lf.raw()); len(s) <= 40 && strings.ContainsAny(s, digitChars) {
+			if c := idCanon(s); c != "" {
+				out = append(out, idLeaf{l: int32(l), canon: c, words: keyWords(lastToken(lf.ptr())), digits: isAllDigits(c)})
+			}
 		}
 	}
 	ix.ids = &out
 	return out
+}
+
+// hasDigitIDs reports an identifier-like field of digits in the index.
+func (ix *index) hasDigitIDs() bool {
+	return slices.ContainsFunc(ix.idLeaves(), func(id idLeaf) bool { return id.digits })
 }
 
 // codesInText returns the codes written in the index's keys and inside its
@@ -183,18 +198,25 @@ func (ix *index) codesInText() map[string]int32 {
 	out := map[string]int32{}
 	add := func(s string, l int) {
 		for _, c := range scanCodes([]rune(s), nil) {
-			if _, ok := out[c.canon]; !ok {
+			if prev, ok := out[c.canon]; !ok || prev < 0 {
 				out[c.canon] = int32(l)
 			}
 		}
 	}
+	seen := map[string]bool{}
+	addKey := func(k string, l int) {
+		if !seen[k] && strings.ContainsAny(k, digitChars) {
+			add(k, l)
+		}
+		seen[k] = true
+	}
 	for l := range ix.leaves {
 		lf := &ix.leaves[l]
-		add(strings.ReplaceAll(lf.ptr(), "/", " "), l) // its keys ("F1", "SST-2")
+		addKey(lastToken(lf.ptr()), l) // its key ("F1", "SST-2")
 		for _, k := range lf.own() {
-			add(k, l) // … and a table's column names
+			addKey(k, l) // … and a table's column names
 		}
-		if lf.kind != kindStr || lf.text {
+		if lf.kind != kindStr || lf.text || !strings.ContainsAny(lf.raw(), digitChars) {
 			continue
 		}
 		var s string
@@ -202,15 +224,47 @@ func (ix *index) codesInText() map[string]int32 {
 			add(s, l)
 		}
 	}
+	for n := range ix.nodes {
+		addKey(lastToken(ix.nodes[n].ptr), -1) // an object's or a list's key
+	}
 	ix.textCodes = out
 	return out
 }
 
+const digitChars = "0123456789"
+
+// rawString returns the string a JSON string's text holds: its text
+// between the quotes when it escapes nothing.
+func rawString(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' && strings.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1]
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return ""
+	}
+	return s
+}
+
 // idLeaf is an identifier-like leaf.
 type idLeaf struct {
-	l     int32
-	canon string
-	key   string // the last token of its pointer
+	l      int32
+	canon  string
+	words  []string // the words of its key that may name it (keyWords)
+	digits bool     // its value is only digits (room "512")
+}
+
+// keyWords returns the words of a key that may name its field: all but
+// those too general to name one field (id, no, number, code) and single
+// letters.
+func keyWords(key string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
+		if w != "id" && w != "no" && w != "number" && w != "code" && len(w) >= 2 {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // codeFacts checks the claim's codes, and its bare numbers where the claim
@@ -233,6 +287,9 @@ func (cx *claim) codeFacts([]fact) []fact {
 		}
 	}
 	for i := range cx.nums {
+		if !cx.ix.hasDigitIDs() {
+			break
+		}
 		n := &cx.nums[i]
 		if n.unit != nil || n.decimals > 0 || n.isRange || n.end-n.start < 2 || !isAllDigits(string(cx.orig[n.start:n.end])) {
 			continue
@@ -273,7 +330,7 @@ func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
 	if m.digitsOnly {
 		// A bare number is an identifier only where the claim names an
 		// identifier field of digits.
-		named := cx.namedIDs(ids, func(id idLeaf) bool { return isAllDigits(id.canon) })
+		named := cx.namedIDs(ids, func(id idLeaf) bool { return id.digits })
 		if len(named) == 0 {
 			return fact{}
 		}
@@ -282,7 +339,7 @@ func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
 	if !m.foreign {
 		return fact{} // a key or a word of a text: the other checks read it
 	}
-	named := cx.namedIDs(ids, func(id idLeaf) bool { return !isAllDigits(id.canon) })
+	named := cx.namedIDs(ids, func(id idLeaf) bool { return !id.digits })
 	if len(named) == 0 {
 		for _, id := range ids {
 			if cx.idInScope(id.l) && similarCode(m.canon, id.canon) {
@@ -336,7 +393,7 @@ func (cx *claim) idInScope(l int32) bool { return !cx.scoped || cx.inScope(l) }
 // namesKey reports whether the claim names the field's key: a word of it
 // (gate, confirmation) or a concept of it (房间 for room).
 func (cx *claim) namesKey(id idLeaf) bool {
-	if cx.namesKeyWord(id.key) {
+	if cx.namesKeyWord(id.words) {
 		return true
 	}
 	for _, c := range cx.ix.leaves[id.l].own() {

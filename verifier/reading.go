@@ -131,7 +131,7 @@ func (rd *reading) findCodes(ix *index) {
 		// or it is long (C3000); else ("SST-2", a column whose name the
 		// index keeps only in part) the other checks read it.
 		if !(digitCount(m.canon) >= 3 && len(m.canon) >= 4) && !slices.ContainsFunc(ids, func(id idLeaf) bool {
-			return similarCode(m.canon, id.canon) || rd.namesKeyWord(id.key)
+			return similarCode(m.canon, id.canon) || rd.namesKeyWord(id.words)
 		}) {
 			continue
 		}
@@ -145,14 +145,10 @@ func (rd *reading) findCodes(ix *index) {
 	}
 }
 
-// namesKeyWord reports whether a token of the claim is a word of key
-// (gate for "gate", confirmation for "confirmation_code"), other than the
-// words too general to name one field (id, no, number, code).
-func (rd *reading) namesKeyWord(key string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
-		if w == "id" || w == "no" || w == "number" || w == "code" || len(w) < 2 {
-			continue
-		}
+// namesKeyWord reports whether a token of the claim is one of a key's
+// words (keyWords: gate for "gate", confirmation for "confirmation_code").
+func (rd *reading) namesKeyWord(words []string) bool {
+	for _, w := range words {
 		for _, t := range rd.toks {
 			if t.s == w {
 				return true
