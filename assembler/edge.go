@@ -2,7 +2,6 @@ package assembler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -209,124 +208,20 @@ type Published struct {
 // the log's (events.ErrBadInput never comes back for a raw event: a refused
 // one is published as an InputRejected).
 func (p *Producer) Publish(ctx context.Context, s RawStream, r io.Reader) (Published, error) {
-	out := &modelOut{cfg: &p.cfg}
+	out := &projector.OrderedOut{JS: p.cfg.JS, Window: p.cfg.Window, Timeout: p.cfg.PublishTimeout, RetryMax: p.cfg.RetryMax, Batches: p.cfg.Ordered == OrderBatches}
 	raw, err := EdgeEvents(s, r, EdgeOptions{Now: p.cfg.Now, Merge: !p.cfg.PerChunk}, func(subject string, ev *events.Event) error {
 		data, err := events.EncodeSealed(ev, p.cfg.Keys, "")
 		if err != nil {
 			return err
 		}
 		m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
-		return out.add(ctx, m)
+		return out.Add(ctx, m)
 	})
 	if err == nil {
-		err = out.flush(ctx)
+		err = out.Flush(ctx)
 	}
 	if err != nil {
-		return Published{Raw: raw, Model: out.stored, Last: out.last}, fmt.Errorf("assembler: publish stream %q of %s: %w", s.Stream, s.Tenant, err)
+		return Published{Raw: raw, Model: out.Stored(), Last: out.Last()}, fmt.Errorf("assembler: publish stream %q of %s: %w", s.Stream, s.Tenant, err)
 	}
-	return Published{Raw: raw, Model: out.stored, Last: out.last}, nil
-}
-
-// modelOut publishes one stream's events in order: a sliding window of
-// asynchronous publishes, or atomic batches one after another.
-type modelOut struct {
-	cfg    *ProducerConfig
-	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
-	batch  []*nats.Msg              // OrderBatches: the next batch
-	bytes  int
-	stored int
-	last   uint64
-}
-
-func (o *modelOut) add(ctx context.Context, m *nats.Msg) error {
-	if o.cfg.Ordered == OrderBatches {
-		o.batch = append(o.batch, m)
-		o.bytes += len(m.Data) + len(m.Subject)
-		if len(o.batch) >= projector.BatchMax || o.bytes >= projector.BatchBytesMax {
-			return o.flushBatch(ctx)
-		}
-		return nil
-	}
-	for len(o.futs) >= o.cfg.Window {
-		if err := o.waitOldest(ctx); err != nil {
-			return err
-		}
-	}
-	for {
-		// No retries inside nats.go: a publish sent again after later ones
-		// would store the stream out of order. On a single server a publish
-		// that finds no stream fails.
-		f, err := o.cfg.JS.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
-		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
-			// The connection's other publishers fill nats.go's window:
-			// wait for one of ours and try again.
-			if err := o.waitOldest(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		o.futs = append(o.futs, f)
-		return nil
-	}
-}
-
-func (o *modelOut) waitOldest(ctx context.Context) error {
-	f := o.futs[0]
-	select {
-	case ack := <-f.Ok():
-		o.stored++
-		o.last = max(o.last, ack.Sequence)
-	case err := <-f.Err():
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	o.futs[0] = nil
-	o.futs = o.futs[1:]
-	return nil
-}
-
-// flush waits for everything sent.
-func (o *modelOut) flush(ctx context.Context) error {
-	if o.cfg.Ordered == OrderBatches {
-		return o.flushBatch(ctx)
-	}
-	for len(o.futs) > 0 {
-		if err := o.waitOldest(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// flushBatch stores the pending batch, retrying it (the same message ids)
-// while the stream has no leader, up to RetryMax.
-func (o *modelOut) flushBatch(ctx context.Context) error {
-	deadline := time.Now().Add(o.cfg.RetryMax)
-	backoff := 50 * time.Millisecond
-	for len(o.batch) > 0 {
-		n, last, err := projector.PublishOrdered(ctx, o.cfg.JS, o.batch, o.cfg.PublishTimeout)
-		o.stored += n
-		if n > 0 {
-			o.last = max(o.last, last)
-			o.batch = o.batch[n:]
-		}
-		if err == nil {
-			continue
-		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 2*time.Second)
-	}
-	o.batch, o.bytes = o.batch[:0], 0
-	return nil
+	return Published{Raw: raw, Model: out.Stored(), Last: out.Last()}, nil
 }

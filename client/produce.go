@@ -130,7 +130,7 @@ type Writer struct {
 	merger ingest.DeltaMerger // the run of deltas held (unless the client publishes per chunk)
 	subj   string             // Raw: the ingest subject
 	pos    int64
-	out    modelOut
+	out    projector.OrderedOut
 	ended  bool
 	mark   error // the connection's last error when the writer started
 	err    error // sticky: the first error ends the writer
@@ -160,16 +160,16 @@ func (c *Client) NewWriter(ctx context.Context, opts ...StreamOption) (*Writer, 
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	w := &Writer{c: c, s: s, mark: c.mark()}
-	w.out = modelOut{js: c.js, window: c.o.window, timeout: c.o.publishTimeout, retryMax: time.Minute,
-		batches: c.nc.ConnectedClusterName() != ""}
+	w.out = projector.OrderedOut{JS: c.js, Window: c.o.window, Timeout: c.o.publishTimeout, RetryMax: time.Minute,
+		Batches: c.nc.ConnectedClusterName() != ""}
 	if c.o.batches != nil {
-		w.out.batches = *c.o.batches
+		w.out.Batches = *c.o.batches
 	}
 	if s.Raw {
 		if w.subj, err = events.IngestSubject(s.Tenant, format, s.ID); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
-		w.out.batches = false // ingest puts raw events in order by their Ts-Seq
+		w.out.Batches = false // ingest puts raw events in order by their Ts-Seq
 		return w, nil
 	}
 	if w.kr, err = c.keyring(ctx, s.Tenant); err != nil {
@@ -195,7 +195,7 @@ func (w *Writer) Write(ctx context.Context, raw []byte) error {
 		m.Header.Set(jetstream.MsgIDHeader, "raw:"+w.s.Tenant+"/"+w.s.ID+"/"+strconv.FormatInt(w.pos, 10))
 		m.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
 		w.pos++
-		return w.fail(w.out.add(ctx, m))
+		return w.fail(w.out.Add(ctx, m))
 	}
 	at := w.c.o.now().UnixNano()
 	outs, err := w.st.Feed(raw)
@@ -255,7 +255,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 			end.Header.Set(headerEnd, "1")
 			end.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
 			end.Header.Set(jetstream.MsgIDHeader, "raw:"+w.s.Tenant+"/"+w.s.ID+"/end")
-			err = w.out.add(ctx, end)
+			err = w.out.Add(ctx, end)
 		} else {
 			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())
 			if err == nil {
@@ -263,7 +263,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 			}
 		}
 		if err == nil {
-			err = w.out.flush(ctx)
+			err = w.out.Flush(ctx)
 		}
 		if w.fail(err) != nil {
 			return w.published(), w.err
@@ -273,7 +273,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 }
 
 func (w *Writer) published() Published {
-	return Published{Raw: int(w.pos), Model: w.out.stored, Last: w.out.last}
+	return Published{Raw: int(w.pos), Model: w.out.Stored(), Last: w.out.Last()}
 }
 
 // fail makes err sticky, naming the stream.
@@ -333,7 +333,7 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	if err != nil {
 		return err
 	}
-	return w.out.add(ctx, &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
+	return w.out.Add(ctx, &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
 }
 
 // Publish publishes one whole provider stream read from r (NewWriter,
@@ -347,113 +347,4 @@ func (c *Client) Publish(ctx context.Context, r io.Reader, opts ...StreamOption)
 		return w.published(), err
 	}
 	return w.Close(ctx)
-}
-
-// modelOut publishes one stream's messages in order: a sliding window of
-// asynchronous publishes, or atomic batches one after another.
-type modelOut struct {
-	js       jetstream.JetStream
-	window   int
-	timeout  time.Duration
-	retryMax time.Duration
-	batches  bool
-
-	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
-	batch  []*nats.Msg              // batches: the next batch
-	bytes  int
-	stored int
-	last   uint64
-}
-
-func (o *modelOut) add(ctx context.Context, m *nats.Msg) error {
-	if o.batches {
-		o.batch = append(o.batch, m)
-		o.bytes += len(m.Data) + len(m.Subject)
-		if len(o.batch) >= projector.BatchMax || o.bytes >= projector.BatchBytesMax {
-			return o.flushBatch(ctx)
-		}
-		return nil
-	}
-	for len(o.futs) >= o.window {
-		if err := o.waitOldest(ctx); err != nil {
-			return err
-		}
-	}
-	for {
-		// No retries inside nats.go: a publish sent again after later ones
-		// would store the stream out of order. On a single server a publish
-		// that finds no stream fails.
-		f, err := o.js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
-		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
-			// The connection's other publishers fill nats.go's window:
-			// wait for one of ours and try again.
-			if err := o.waitOldest(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		o.futs = append(o.futs, f)
-		return nil
-	}
-}
-
-func (o *modelOut) waitOldest(ctx context.Context) error {
-	f := o.futs[0]
-	select {
-	case ack := <-f.Ok():
-		o.stored++
-		o.last = max(o.last, ack.Sequence)
-	case err := <-f.Err():
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	o.futs[0] = nil
-	o.futs = o.futs[1:]
-	return nil
-}
-
-// flush waits for everything sent.
-func (o *modelOut) flush(ctx context.Context) error {
-	if o.batches {
-		return o.flushBatch(ctx)
-	}
-	for len(o.futs) > 0 {
-		if err := o.waitOldest(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// flushBatch stores the pending batch, retrying it (the same message ids)
-// while the stream has no leader, up to retryMax.
-func (o *modelOut) flushBatch(ctx context.Context) error {
-	deadline := time.Now().Add(o.retryMax)
-	backoff := 50 * time.Millisecond
-	for len(o.batch) > 0 {
-		n, last, err := projector.PublishOrdered(ctx, o.js, o.batch, o.timeout)
-		o.stored += n
-		if n > 0 {
-			o.last = max(o.last, last)
-			o.batch = o.batch[n:]
-		}
-		if err == nil {
-			continue
-		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 2*time.Second)
-	}
-	o.batch, o.bytes = o.batch[:0], 0
-	return nil
 }

@@ -1,0 +1,134 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// OrderedOut publishes one producer's messages in the order they are
+// added: a sliding window of asynchronous publishes (Window unacknowledged
+// at most, each acknowledgement letting one more go, never retried by
+// nats.go, since a publish sent again after later ones would be stored out
+// of order), or, with Batches, atomic batches one after another
+// (PublishOrdered), each retried with its message ids while the stream has
+// no leader, up to RetryMax — what a replicated stream needs. The edge's
+// producers (assembler.Producer, client.Writer) publish through it. Not
+// safe for concurrent use.
+type OrderedOut struct {
+	JS       jetstream.JetStream
+	Window   int           // window mode: unacknowledged publishes at most (default 512)
+	Timeout  time.Duration // batch mode: the wait for one batch's acknowledgement
+	RetryMax time.Duration // batch mode: how long a batch is retried
+	Batches  bool
+
+	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
+	batch  []*nats.Msg              // batch mode: the next batch
+	bytes  int
+	stored int
+	last   uint64
+}
+
+// Stored is how many messages the log has acknowledged; Last the highest
+// stream sequence among them.
+func (o *OrderedOut) Stored() int { return o.stored }
+
+// Last: see Stored.
+func (o *OrderedOut) Last() uint64 { return o.last }
+
+// Add publishes m after every message added before it.
+func (o *OrderedOut) Add(ctx context.Context, m *nats.Msg) error {
+	if o.Batches {
+		o.batch = append(o.batch, m)
+		o.bytes += len(m.Data) + len(m.Subject)
+		if len(o.batch) >= BatchMax || o.bytes >= BatchBytesMax {
+			return o.flushBatch(ctx)
+		}
+		return nil
+	}
+	for len(o.futs) >= max(1, o.Window) {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	for {
+		// No retries inside nats.go: a publish sent again after later ones
+		// would store the stream out of order. On a single server a publish
+		// that finds no stream fails.
+		f, err := o.JS.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
+			// The connection's other publishers fill nats.go's window:
+			// wait for one of ours and try again.
+			if err := o.waitOldest(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		o.futs = append(o.futs, f)
+		return nil
+	}
+}
+
+func (o *OrderedOut) waitOldest(ctx context.Context) error {
+	f := o.futs[0]
+	select {
+	case ack := <-f.Ok():
+		o.stored++
+		o.last = max(o.last, ack.Sequence)
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	o.futs[0] = nil
+	o.futs = o.futs[1:]
+	return nil
+}
+
+// Flush waits until everything added is stored.
+func (o *OrderedOut) Flush(ctx context.Context) error {
+	if o.Batches {
+		return o.flushBatch(ctx)
+	}
+	for len(o.futs) > 0 {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushBatch stores the pending batch, retrying it (the same message ids)
+// while the stream has no leader, up to RetryMax.
+func (o *OrderedOut) flushBatch(ctx context.Context) error {
+	deadline := time.Now().Add(o.RetryMax)
+	backoff := 50 * time.Millisecond
+	for len(o.batch) > 0 {
+		n, last, err := PublishOrdered(ctx, o.JS, o.batch, o.Timeout)
+		o.stored += n
+		if n > 0 {
+			o.last = max(o.last, last)
+			o.batch = o.batch[n:]
+		}
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+	o.batch, o.bytes = o.batch[:0], 0
+	return nil
+}
