@@ -151,10 +151,12 @@ func TestOneShotIsQuiet(t *testing.T) {
 	stream := "../../testdata/streams/anthropic-weather.jsonl"
 	for _, tc := range []struct {
 		args       []string
+		want       string // on stdout
 		wantStderr bool
 	}{
-		{[]string{"assemble", stream}, false},
-		{[]string{"--log-level", "info", "assemble", stream}, true},
+		{[]string{"assemble", stream}, `"type":"call"`, false},
+		{[]string{"--log-level", "info", "assemble", stream}, `"type":"call"`, true},
+		{[]string{"demo"}, "rebuilt from seq 1", false},
 	} {
 		var out, errOut bytes.Buffer
 		root := newRoot(&out, &errOut)
@@ -162,8 +164,8 @@ func TestOneShotIsQuiet(t *testing.T) {
 		if err := root.Execute(); err != nil {
 			t.Fatalf("%v: %v\n%s", tc.args, err, errOut.String())
 		}
-		if !bytes.Contains(out.Bytes(), []byte(`"type":"call"`)) {
-			t.Errorf("%v: stdout %q, want the call", tc.args, out.String())
+		if !bytes.Contains(out.Bytes(), []byte(tc.want)) {
+			t.Errorf("%v: stdout %q, want %q", tc.args, out.String(), tc.want)
 		}
 		if got := errOut.Len() > 0; got != tc.wantStderr {
 			t.Errorf("%v: stderr %q, want output: %v", tc.args, errOut.String(), tc.wantStderr)

@@ -112,7 +112,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	pf.IntVar(&g.replicas, "replicas", 0, "stream replicas (0: 1 embedded, 3 on a cluster of 3 or more)")
 	pf.IntVar(&g.partitions, "partitions", 0, fmt.Sprintf("model subject partitions, one active assembler each (0: keep the log's setting, none on a new log; at most %d)", bus.PartitionsMax))
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
-	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error (one-shot commands — assemble, verify, memory run — default to warn)")
+	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error (one-shot commands — assemble, verify, memory run, demo — default to warn)")
 	pf.StringVar(&g.creds, "creds", "", "NATS credentials file (toolstream creds); by default a command authenticates as the operator with the material in --data/auth")
 	pf.StringVar(&g.user, "nats-user", "", "NATS user name and password (--nats-password), for a server that takes them; --user is the end user of the commands that act on one")
 	pf.StringVar(&g.password, "nats-password", "", "NATS password (with --nats-user)")
@@ -136,7 +136,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 // embedded server in a temporary directory and prints its result.
 func oneShot(cmd *cobra.Command) bool {
 	switch cmd.CommandPath() {
-	case "toolstream assemble", "toolstream verify", "toolstream memory run":
+	case "toolstream assemble", "toolstream verify", "toolstream memory run", "toolstream demo":
 		return true
 	}
 	return false
