@@ -1,7 +1,6 @@
 package assembler
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"log/slog"
@@ -88,7 +87,7 @@ func (a *Assembler) Subjects() []string {
 }
 
 // Apply implements projector.Projection.
-func (a *Assembler) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (a *Assembler) Apply(tx *projector.Tx, m *projector.Msg) error {
 	if err := a.apply(tx, m); err != nil {
 		a.dropQuotas() // the Tx is dropped: so is what the caches learnt
 		clear(a.decided)

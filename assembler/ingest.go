@@ -228,7 +228,7 @@ func (e refusedError) Error() string { return e.err.Error() }
 func (e refusedError) Unwrap() error { return e.err }
 
 // Apply implements projector.Projection.
-func (in *Ingest) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (in *Ingest) Apply(tx *projector.Tx, m *projector.Msg) error {
 	clear(in.ids)
 	var err error
 	if m.Subject == events.InClockSubject {

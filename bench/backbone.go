@@ -39,7 +39,7 @@ func (n Noop) Subjects() []string {
 }
 
 // Apply implements projector.Projection.
-func (Noop) Apply(context.Context, *projector.Tx, *projector.Msg) error { return nil }
+func (Noop) Apply(*projector.Tx, *projector.Msg) error { return nil }
 
 // FillModel publishes n argument deltas of one call of tenant acme
 // (asynchronously) and returns the sequence of the last.

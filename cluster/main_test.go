@@ -61,7 +61,7 @@ type witness struct{}
 func (witness) Name() string       { return "witness" }
 func (witness) Subjects() []string { return []string{"ts.model.>", "ts.ctl.>"} }
 
-func (witness) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (witness) Apply(tx *projector.Tx, m *projector.Msg) error {
 	last, _ := projector.TenantKey(events.SystemTenant, "last")
 	var prev uint64
 	if b, ok, err := tx.Get(last); err != nil {

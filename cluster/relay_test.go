@@ -25,7 +25,7 @@ const fanOut = 50
 
 func (fan) Name() string       { return "fan" }
 func (fan) Subjects() []string { return []string{"ts.ctl.acme.src"} }
-func (fan) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (fan) Apply(tx *projector.Tx, m *projector.Msg) error {
 	for k := range fanOut {
 		ev := &events.Event{ID: fanID(m.Seq, k), Tenant: "acme", Body: &events.Tick{}}
 		if err := tx.Emit("ts.ctl.acme.fan", ev); err != nil {

@@ -21,9 +21,9 @@ import (
 
 type noopProjection struct{}
 
-func (noopProjection) Name() string                                               { return "noop-calls" }
-func (noopProjection) Subjects() []string                                         { return []string{"ts.call.>"} }
-func (noopProjection) Apply(context.Context, *projector.Tx, *projector.Msg) error { return nil }
+func (noopProjection) Name() string                              { return "noop-calls" }
+func (noopProjection) Subjects() []string                        { return []string{"ts.call.>"} }
+func (noopProjection) Apply(*projector.Tx, *projector.Msg) error { return nil }
 
 const benchTenants = 8
 

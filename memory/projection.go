@@ -2,7 +2,6 @@ package memory
 
 import (
 	"cmp"
-	"context"
 	"errors"
 
 	"github.com/toolstream/toolstream/events"
@@ -38,7 +37,7 @@ func (*Projection) Subjects() []string { return []string{events.AllMemory} }
 // An event whose key was destroyed (events.ErrErased) is read by its
 // envelope alone: an erased record's observation or correction leaves the
 // mark of an erased id (Engine.ApplyErased); any other is skipped.
-func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if errors.Is(err, events.ErrErased) {
 		env, eerr := events.Envelope(m.Data)

@@ -21,7 +21,7 @@ type script struct{}
 
 func (script) Name() string       { return "script" }
 func (script) Subjects() []string { return []string{">"} }
-func (script) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (script) Apply(tx *projector.Tx, m *projector.Msg) error {
 	for i, line := range strings.Split(string(m.Data), "\n") {
 		f := strings.Fields(line)
 		key := func(k string) []byte { return []byte("t\x00" + k) }

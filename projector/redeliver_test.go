@@ -16,7 +16,7 @@ type echo struct{}
 
 func (echo) Name() string       { return "echo" }
 func (echo) Subjects() []string { return []string{"ts.model.>"} }
-func (echo) Apply(_ context.Context, tx *Tx, m *Msg) error {
+func (echo) Apply(tx *Tx, m *Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err

@@ -55,7 +55,7 @@ type Projection interface {
 	// Subjects are the log subjects the projection reads.
 	Subjects() []string
 	// Apply applies one message.
-	Apply(ctx context.Context, tx *Tx, m *Msg) error
+	Apply(tx *Tx, m *Msg) error
 }
 
 // Rejecter is implemented by projections that emit a typed event for a
@@ -696,7 +696,7 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 		}
 		r.tx.reset(m)
 		m.keys = r.cfg.Keys
-		err := r.p.Apply(ctx, &r.tx, m)
+		err := r.p.Apply(&r.tx, m)
 		if errors.Is(err, events.ErrErased) {
 			// Its key was destroyed: what it said is gone, and it changes
 			// nothing (as in every replay after the erasure).

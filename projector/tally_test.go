@@ -18,7 +18,7 @@ type tally struct{}
 func (tally) Name() string       { return "tally" }
 func (tally) Subjects() []string { return []string{"ts.model.>"} }
 
-func (tally) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (tally) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err

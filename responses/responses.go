@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -43,7 +42,7 @@ func (Projection) Subjects() []string { return []string{events.AllModel} }
 func key(tenant, id string) ([]byte, error) { return projector.TenantKey(tenant, "r", id) }
 
 // Apply implements projector.Projection.
-func (Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err

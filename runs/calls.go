@@ -1,8 +1,6 @@
 package runs
 
 import (
-	"context"
-
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 )
@@ -47,7 +45,7 @@ type approval struct {
 func approvalKey(tenant, key string) ([]byte, error) { return projector.TenantKey(tenant, "ap", key) }
 
 // Apply implements projector.Projection.
-func (Calls) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (Calls) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err

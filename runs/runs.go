@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -63,7 +62,7 @@ func (*Projection) Subjects() []string {
 }
 
 // Apply implements projector.Projection.
-func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err

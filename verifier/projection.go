@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -119,7 +118,7 @@ func seqSuffix(prefix []byte, seq uint64) []byte {
 }
 
 // Apply implements projector.Projection.
-func (p *Projection) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ type texts struct{}
 func (texts) Name() string       { return "texts" }
 func (texts) Subjects() []string { return []string{events.AllModel} }
 
-func (texts) Apply(_ context.Context, tx *projector.Tx, m *projector.Msg) error {
+func (texts) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
 		return err
