@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/client"
 )
 
@@ -16,29 +15,11 @@ import (
 // takes them: --creds, else --nats-user/--nats-password, else the operator
 // of the material in --data/auth when there is one; and --tls-ca.
 func (g *globals) clientOptions(log *slog.Logger) ([]client.Option, error) {
-	opts := []client.Option{client.WithLogger(log), client.WithName("toolstream")}
-	switch {
-	case g.creds != "":
-		opts = append(opts, client.WithCredsFile(g.creds))
-	case g.user != "":
-		opts = append(opts, client.WithUserPassword(g.user, g.password))
-	default:
-		m, err := auth.Load(g.authDir())
-		if err != nil && !errors.Is(err, auth.ErrNoMaterial) {
-			return nil, err
-		}
-		if m != nil {
-			u, err := m.Issue(auth.Identity{Role: auth.RoleOperator}, 0)
-			if err != nil {
-				return nil, err
-			}
-			opts = append(opts, client.WithNATSOptions(u.Options()...))
-		}
+	nopts, err := g.natsOptions()
+	if err != nil {
+		return nil, err
 	}
-	if g.tlsCA != "" {
-		opts = append(opts, client.WithTLSCA(g.tlsCA))
-	}
-	return opts, nil
+	return []client.Option{client.WithLogger(log), client.WithName("toolstream"), client.WithNATSOptions(nopts...)}, nil
 }
 
 // client connects to a running server as connect does: --nats-url, else
