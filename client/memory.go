@@ -251,7 +251,7 @@ func (c *Client) memoryRequest(ctx context.Context, verb string, op memory.Op, o
 	}
 	err := c.request(ctx, memory.ServicePrefix+"."+verb, op, out)
 	var se *ServiceError
-	if errors.As(err, &se) && strings.Contains(se.Message, "version conflict") {
+	if errors.As(err, &se) && se.Code == "409" {
 		return &StaleError{Reason: se.Message}
 	}
 	return err

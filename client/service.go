@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
@@ -32,11 +31,6 @@ func (e *ServiceError) Error() string {
 func (e *ServiceError) Unwrap() error {
 	switch e.Code {
 	case "400":
-		// The memory service answers 400 for everything it refuses; a
-		// record it does not know is still not found.
-		if strings.Contains(e.Message, "not found") || strings.Contains(e.Message, "forgotten") {
-			return ErrNotFound
-		}
 		return ErrBadInput
 	case "403":
 		return ErrPermissionDenied

@@ -119,7 +119,7 @@ func (s *Service) AddTo(svc micro.Service) error {
 			defer cancel()
 			out, err := h(ctx, &op)
 			if err != nil {
-				req.Error("400", err.Error(), nil)
+				req.Error(errorCode(err), err.Error(), nil)
 				return
 			}
 			req.RespondJSON(out)
@@ -129,6 +129,19 @@ func (s *Service) AddTo(svc micro.Service) error {
 		}
 	}
 	return nil
+}
+
+// errorCode is the code a refusal is answered with: 404 for a record
+// the user never had or that was forgotten, 409 for a correction of a
+// version that is no longer the record's, 400 for anything else.
+func errorCode(err error) string {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return "404"
+	case errors.Is(err, ErrVersionConflict):
+		return "409"
+	}
+	return "400"
 }
 
 func (s *Service) timeout() time.Duration {
