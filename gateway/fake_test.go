@@ -30,7 +30,8 @@ const (
 	upOpenAIKey    = "sk-upstream-openai"
 	upAnthropicKey = "sk-upstream-anthropic"
 	clientKey      = "ts-client-key"
-	clientKeyAnn   = "ts-client-key-ann" // bound to user ann
+	clientKeyAnn   = "ts-client-key-ann"    // bound to user ann
+	clientKeyOther = "ts-client-key-globex" // another tenant's
 )
 
 // recordings by the model a request names.
@@ -241,7 +242,7 @@ func startGateway(t testing.TB, mut func(*Config)) *testGateway {
 			{Name: "openai", Kind: KindOpenAI, BaseURL: fake.srv.URL + "/v1", APIKey: upOpenAIKey},
 			{Name: "claude", Kind: KindAnthropic, BaseURL: fake.srv.URL + "/v1", APIKey: upAnthropicKey},
 		},
-		Keys: []Key{{SHA256: HashKey(clientKey), Tenant: "acme"}, {SHA256: HashKey(clientKeyAnn), Tenant: "acme", User: "ann"}},
+		Keys: []Key{{SHA256: HashKey(clientKey), Tenant: "acme"}, {SHA256: HashKey(clientKeyAnn), Tenant: "acme", User: "ann"}, {SHA256: HashKey(clientKeyOther), Tenant: "globex"}},
 	}}
 	if mut != nil {
 		mut(&cfg)

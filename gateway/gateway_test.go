@@ -234,6 +234,32 @@ func TestResumeReadsTheLog(t *testing.T) {
 	}
 }
 
+// TestResumeIsTheTenantsAndTheUsers: a stream is read again only with a
+// key of its tenant — another tenant's key, or a key bound to another user
+// of the tenant, finds nothing (404), by the stream's id and by
+// Last-Event-ID alike — and the owner still reads it whole.
+func TestResumeIsTheTenantsAndTheUsers(t *testing.T) {
+	tg := startGateway(t, nil)
+	c := passthroughCases[0]
+	resp := tg.request(t, "POST", c.path, streamBody(c.model), map[string]string{"Authorization": "Bearer " + clientKey, HeaderUser: "bob"})
+	all, _ := readSSE(t, resp.Body, 0)
+	resp.Body.Close()
+	path := map[API]string{APIResponses: "/v1/responses/", APIChat: "/toolstream/v1/chat/completions/", APIMessages: "/toolstream/v1/messages/"}[c.api]
+	for name, h := range map[string]map[string]string{
+		"another tenant":       bearer(clientKeyOther),
+		"another user":         bearer(clientKeyAnn),
+		"another tenant by id": {"x-api-key": clientKeyOther, "Last-Event-ID": "2"},
+	} {
+		resp := tg.request(t, "GET", path+c.stream+"?stream=true", "", h)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("%s: %d %s, want 404", name, resp.StatusCode, b)
+		}
+	}
+	sameEvents(t, resumeAll(t, tg, c.api, c.stream, ""), all)
+}
+
 // TestClientDisconnectMidStreamLosesNothing: the client reads three
 // events and goes away while the upstream is still writing; the upstream
 // is read to the end all the same, and a reconnect with Last-Event-ID
