@@ -66,16 +66,13 @@ func EdgeEvents(s RawStream, r io.Reader, o EdgeOptions, fn func(subject string,
 		now = time.Now
 	}
 	st := ingest.NewStream(ingest.Config{Format: f, Stream: s.Stream, TaggedText: s.Tagged})
+	env := &events.Event{Tenant: s.Tenant, User: s.User, Session: s.Session, Run: s.Run, Step: s.Step}
 	put := func(p ingest.Placed) error {
-		subj, err := events.ModelSubject(s.Tenant, p.Response, p.Item)
+		subj, ev, err := p.EdgeEvent(env, s.Stream)
 		if err != nil {
 			return err
 		}
-		return fn(subj, &events.Event{
-			ID: events.EdgeEventID(s.Tenant, s.Stream, p.Pos, p.N), Tenant: s.Tenant,
-			User: s.User, Session: s.Session, Run: s.Run, Step: s.Step,
-			Response: p.Response, Item: p.Item, CallID: p.CallID, At: p.At, Body: p.Body,
-		})
+		return fn(subj, ev)
 	}
 	var merger ingest.DeltaMerger
 	emit := func(pos int64, at int64, outs []ingest.Out) error {

@@ -320,14 +320,9 @@ func (w *Writer) emit(ctx context.Context, pos, at int64, outs []ingest.Out) err
 
 // put seals and publishes one canonical event.
 func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
-	subj, err := events.ModelSubject(w.s.Tenant, p.Response, p.Item)
+	subj, ev, err := p.EdgeEvent(&events.Event{Tenant: w.s.Tenant, User: w.s.User, Session: w.s.Session, Run: w.s.Run, Step: w.s.Step}, w.s.ID)
 	if err != nil {
 		return err
-	}
-	ev := &events.Event{
-		ID: events.EdgeEventID(w.s.Tenant, w.s.ID, p.Pos, p.N), Tenant: w.s.Tenant,
-		User: w.s.User, Session: w.s.Session, Run: w.s.Run, Step: w.s.Step,
-		Response: p.Response, Item: p.Item, CallID: p.CallID, At: p.At, Body: p.Body,
 	}
 	data, err := events.EncodeSealed(ev, w.kr, "")
 	if err != nil {

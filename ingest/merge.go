@@ -98,3 +98,18 @@ func deltaText(b events.Body) (string, bool) {
 	}
 	return "", false
 }
+
+// EdgeEvent is p as the model event a producer publishes at the edge for
+// its stream: env's envelope (tenant, user, session, run, step), named by
+// the raw event's position (events.EdgeEventID), on its model subject.
+func (p Placed) EdgeEvent(env *events.Event, stream string) (string, *events.Event, error) {
+	subj, err := events.ModelSubject(env.Tenant, p.Response, p.Item)
+	if err != nil {
+		return "", nil, err
+	}
+	return subj, &events.Event{
+		ID: events.EdgeEventID(env.Tenant, stream, p.Pos, p.N), Tenant: env.Tenant,
+		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step,
+		Response: p.Response, Item: p.Item, CallID: p.CallID, At: p.At, Body: p.Body,
+	}, nil
+}
