@@ -179,6 +179,13 @@ func JudgedID(tenant, response string, judged int) string {
 	return id("verified", tenant, response, "judged", strconv.Itoa(judged))
 }
 
+// JudgeVerdictID names the external judge's verdict on the claim-th claim
+// of a response's answer: one per claim, so a judge worker that asks again
+// after a restart or a redelivery publishes a duplicate the log drops.
+func JudgeVerdictID(tenant, response string, claim int) string {
+	return id("judge", tenant, response, strconv.Itoa(claim))
+}
+
 // MemoryOpID names the memory event of the line-th op of a file of memory
 // ops (memory.Op.Event) for tenant's user.
 func MemoryOpID(tenant, user string, line int) string {

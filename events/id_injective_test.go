@@ -71,6 +71,7 @@ func TestIDBuildersAreInjective(t *testing.T) {
 		{"ResponseOutcomeID", ResponseOutcomeID("acme", "r%2Fx"), ResponseOutcomeID("acme", "r/x")},
 		{"JudgedID", JudgedID("acme", "r/judged/1", 2), JudgedID("acme", "r", 12)},
 		{"MemoryOpID", MemoryOpID("acme", "u/1", 2), MemoryOpID("acme", "u", 12)},
+		{"JudgeVerdictID", JudgeVerdictID("acme", "r/1", 2), JudgeVerdictID("acme", "r", 12)},
 		{"empty and dash", CompletedID("acme", "", "i"), CompletedID("acme", "-", "i")},
 		{"empty and %2D", CompletedID("acme", "%2D", "i"), CompletedID("acme", "-", "i")},
 		{"ExecutionID", ExecutionID("started", "acme/-/s/c#1", 2), ExecutionID("started", "acme/-/s/c", 12)},
@@ -94,6 +95,7 @@ func TestIDBuildersAreInjective(t *testing.T) {
 		{VerifiedID("acme", "resp_1"), "verified:acme/resp_1"},
 		{JudgedID("acme", "resp_1", 3), "verified:acme/resp_1/judged/3"},
 		{MemoryOpID("acme", "u1", 4), "mem:acme/u1/4"},
+		{JudgeVerdictID("acme", "resp_1", 3), "judge:acme/resp_1/3"},
 		{MemoryRequestID("acme", "u1", "forget", "m2#2", 17), "mem-svc:acme/u1/forget/m2#2/17"},
 	}
 	for _, o := range ordinary {

@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/toolstream/toolstream/events"
@@ -14,7 +15,8 @@ import (
 // completed, one cut short, one that called tools); evidence and answers
 // scoped by session and by tenant only, and another tenant's, which a
 // tenant's answer never sees; a result kept by reference; judge verdicts,
-// one on a claim of a verified answer and one on an answer never verified;
+// on an undecided claim of a verified answer, again, on a decided claim,
+// and on an answer never verified;
 // an answer without a response id and a message that is not an event. The
 // view is made as serve makes it.
 func TestConformance(t *testing.T) {
@@ -73,11 +75,16 @@ func recordHistory(t testing.TB) []projectortest.Message {
 	add(answer, "sess-answer", &events.Event{ID: "a-globex", Tenant: "globex", Session: "sess1", Response: "sess-answer",
 		Body: &events.AnswerSubmitted{Text: "We have 40 Kettles in stock."}})
 
-	// Judge verdicts: on a claim of a verified answer (its verdicts are
-	// stored and emitted again under the judged id), and on an answer never
-	// verified (refused).
-	add(answer, "sess-answer", &events.Event{ID: "j-sess", Tenant: "acme", Session: "sess1", Response: "sess-answer",
-		Body: &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictUnsupported, Reason: "the judge disagrees"}})
+	// Judge verdicts: on an undecided claim of a verified answer (its
+	// verdicts are stored and emitted again under the judged id), the same
+	// verdict published again and one on a claim the checker decided
+	// (nothing changes), and on an answer never verified (refused).
+	add(answer, "sess-judged", &events.Event{ID: "a-judged", Tenant: "acme", Session: "sess1", Response: "sess-judged",
+		Body: &events.AnswerSubmitted{Text: "The Kettle costs 12 EUR. It is fully waterproof."}})
+	for i, claim := range []int{1, 1, 0} {
+		add(answer, "sess-judged", &events.Event{ID: fmt.Sprintf("j-sess-%d", i), Tenant: "acme", Session: "sess1", Response: "sess-judged",
+			Body: &events.JudgeVerdict{Claim: claim, Verdict: events.VerdictContradicted, Reason: "the judge disagrees"}})
+	}
 	add(answer, "nobody", &events.Event{ID: "j-nobody", Tenant: "acme", Response: "nobody",
 		Body: &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictSupported}})
 

@@ -3,6 +3,7 @@ package verifier
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,6 +165,13 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	return nil
 }
 
+// AnswerEvidence returns the evidence in scope for the answer of ev (an
+// answer's event, or the verdict on it: the same run, session or tenant),
+// oldest first: what a judge is shown.
+func AnswerEvidence(rd projector.Reader, ev *events.Event) ([]Evidence, error) {
+	return Evidences(rd, ev.Tenant, scopeOf(ev))
+}
+
 // Evidences returns the evidence in scope for an answer, oldest first.
 func Evidences(rd projector.Reader, tenant, scope string) ([]Evidence, error) {
 	prefix, err := projector.TenantKey(tenant, "ev", scope, "")
@@ -279,11 +287,17 @@ func (p *Projection) store(tx *projector.Tx, ev *events.Event, v *Verified, id s
 }
 
 // judged applies an external judge's recorded verdict: replay reads it from
-// the log and never calls the judge.
+// the log and never calls the judge. A verdict decides a claim the checker
+// left undecided, once: a verdict on a claim decided already (by the
+// checker, or by an earlier verdict a judge worker published again) changes
+// nothing and emits nothing.
 func (p *Projection) judged(tx *projector.Tx, ev *events.Event, jv *events.JudgeVerdict) error {
 	v, err := Get(tx, ev.Tenant, ev.Response)
 	if err != nil {
 		return fmt.Errorf("%w: judge verdict for an answer never verified: %v", events.ErrBadInput, err)
+	}
+	if !slices.Contains(v.Undecided, jv.Claim) {
+		return nil
 	}
 	r := ApplyJudgeVerdicts(Report{Faithfulness: v.Verified.Faithfulness, Claims: v.Verified.Claims, Undecided: v.Undecided}, []events.JudgeVerdict{*jv})
 	v.Undecided = r.Undecided

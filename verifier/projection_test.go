@@ -171,3 +171,60 @@ func (m memRows) Scan(prefix []byte, fn func(k, v []byte) error) error {
 	}
 	return nil
 }
+
+// A judge verdict decides a claim the checker left undecided, once: the
+// same verdict published again and a verdict on a claim the checker
+// decided change nothing and emit nothing.
+func TestJudgeVerdictDecidesAnUndecidedClaimOnce(t *testing.T) {
+	var msgs []*projector.Msg
+	add := func(ev *events.Event, subj string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := events.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, &projector.Msg{Seq: uint64(len(msgs) + 1), Subject: subj, Time: ev.At, Data: data})
+	}
+	at := time.Date(2024, 5, 3, 0, 0, 0, 0, time.UTC).UnixNano()
+	subj, err := events.ResultSubject("acme", "c1")
+	add(&events.Event{ID: "r1", Tenant: "acme", Run: "run1", CallID: "c1", At: at,
+		Body: &events.CallSucceeded{Name: "get_item", Key: "run1/c1", Result: []byte(`{"name":"Kettle","price":{"amount":12,"currency":"EUR"}}`)}}, subj, err)
+	subj, err = events.AnswerSubject("acme", "resp1")
+	add(&events.Event{ID: "a1", Tenant: "acme", Run: "run1", Response: "resp1", At: at,
+		Body: &events.AnswerSubmitted{Text: "The Kettle costs 12 EUR. It is fully waterproof."}}, subj, err)
+	for i, claim := range []int{1, 1, 0} {
+		add(&events.Event{ID: events.JudgeVerdictID("acme", "resp1", claim) + fmt.Sprint("#", i), Tenant: "acme", Run: "run1", Response: "resp1", At: at,
+			Body: &events.JudgeVerdict{Claim: claim, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"}}, subj, err)
+	}
+	l, err := projector.NewLocal(filepath.Join(t.TempDir(), "v"), NewProjection(ProjectionConfig{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var ids []string
+	for _, m := range msgs {
+		out, err := l.Apply(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range out {
+			ids = append(ids, e.Event.ID)
+		}
+	}
+	want := []string{events.VerifiedID("acme", "resp1"), events.JudgedID("acme", "resp1", 1)}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("emitted %v, want %v", ids, want)
+	}
+	v, err := Get(l.Runner().View(), "acme", "resp1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := v.Verified.Claims
+	if v.Judged != 1 || len(v.Undecided) != 0 || cl[0].Verdict != events.VerdictSupported || cl[1].Verdict != events.VerdictContradicted ||
+		cl[1].Reason != "judge: mesh is not waterproof" || v.Verified.Faithfulness != 0.5 {
+		t.Fatalf("after the judge: judged %d undecided %v faithfulness %v claims %+v", v.Judged, v.Undecided, v.Verified.Faithfulness, cl)
+	}
+}
