@@ -38,8 +38,11 @@
 //     event time: a record is expired once an event or a query at or past
 //     its valid_until sees it.
 //   - Past the per-user quota the least valuable active records (by
-//     confidence, age, use and kind; constraints last) turn cold. Nothing
-//     is deleted but by forgetting.
+//     confidence, age, use and kind; constraints last) turn cold. A tenant
+//     may have a quota too (Config.QuotaPerTenant, TenantQuota: its
+//     policy): past it the tenant's least valuable active records turn
+//     cold in the same order, whichever of its users they belong to (ties
+//     by user, then id). Nothing is deleted but by forgetting.
 //   - Forgetting deletes every version, posting, slot, quota, expiry and
 //     conflict entry of the record and of the records that carry its text
 //     (those read from the same sentence; for a record extracted from an
@@ -98,10 +101,12 @@
 //     values are msgpack with sorted map keys. The same events in the same
 //     order give byte-identical state. Config (quota, decay) is part of
 //     the projection: change it, then replay.
-//   - 7, tenants never meet: every key starts with "<tenant>/<user>/" (see
-//     the key layout in record.go), every scan is under one such prefix, and
-//     a query without a tenant (ErrNoTenant) or user (ErrNoUser) is an
-//     error, never "all tenants".
+//   - 7, tenants never meet: every key starts with "<tenant>/<user>/" or,
+//     for a tenant with a quota, "<tenant>/%tenant/" (see the key layout in
+//     record.go), every scan is under one such prefix, and a query without
+//     a tenant (ErrNoTenant) or user (ErrNoUser) is an error, never "all
+//     tenants". An event writes under its own user's prefix, and only a
+//     tenant's quota writes under its tenant's and its other users'.
 //   - 8, deletes reach everything, the log included: see forgetting above.
 //     The tombstone holds the forgetting event's time and id, never text.
 //     In the log a record's text is only in events sealed under its own

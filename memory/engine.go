@@ -31,6 +31,15 @@ type Config struct {
 	// keeps; beyond it the least valuable (confidence, age, use) turn cold.
 	// 0 means 1000; a negative value means no quota.
 	QuotaPerUser int
+	// QuotaPerTenant, if positive, is how many active records all the
+	// users of one tenant keep together; beyond it the tenant's least
+	// valuable turn cold, in the per-user quota's order, whichever user
+	// they belong to. TenantQuota overrides it per tenant (the tenant's
+	// policy): a positive value is the tenant's quota, a negative one
+	// exempts it. 0 means none. Like QuotaPerUser, both are part of the
+	// projection: change them, then replay.
+	QuotaPerTenant int
+	TenantQuota    map[string]int
 	// RecallBudgetBytes bounds the text bytes of Result.Records (the first
 	// record is always returned). 0 means 16 KiB; negative, no budget.
 	RecallBudgetBytes int
@@ -90,6 +99,16 @@ func (e *Engine) ReviewAfter(tenant string) time.Duration {
 		return d
 	}
 	return e.cfg.ReviewAfter
+}
+
+// TenantQuota is how many active records tenant's users keep together:
+// its policy (Config.TenantQuota) or Config.QuotaPerTenant; 0 is none.
+func (e *Engine) TenantQuota(tenant string) int {
+	q, ok := e.cfg.TenantQuota[tenant]
+	if !ok || q == 0 {
+		q = e.cfg.QuotaPerTenant
+	}
+	return max(q, 0)
 }
 
 // Engine applies memory events to state kept in a projector.Writer and
@@ -161,6 +180,9 @@ func (e *Engine) Apply(w projector.Writer, ev *events.Event) error {
 		return err
 	}
 	if err := x.enforceQuota(); err != nil {
+		return err
+	}
+	if err := x.enforceTenantQuota(); err != nil {
 		return err
 	}
 	return x.end()
@@ -324,6 +346,11 @@ type tx struct {
 	at           int64
 	event        string
 	meta         meta
+	// tenantDelta is how this tx changed the count of its user's active
+	// records (the tenant's counter follows it); others are the other
+	// users of the tenant whose records the tenant's quota turned cold.
+	tenantDelta int
+	others      []*tx
 }
 
 func (x *tx) begin() error {
@@ -1146,6 +1173,106 @@ func (x *tx) enforceQuota() error {
 		}
 	}
 	return nil
+}
+
+// enforceTenantQuota turns the tenant's least valuable active records
+// cold while its users together have more than its quota (TenantQuota),
+// in the order of enforceQuota across the tenant's users (ties by user,
+// then id): the tenant's index of values says which. A record of another
+// user changes as the quota of that user would change it; that user's
+// clock does not move. Nothing is deleted.
+func (x *tx) enforceTenantQuota() error {
+	q := x.e.TenantQuota(x.tenant)
+	if q <= 0 {
+		return nil
+	}
+	tk := tenantKeysFor(x.tenant)
+	var tm tenantMeta
+	if b, ok, err := x.w.Get(tk.meta()); err != nil {
+		return err
+	} else if ok {
+		if err := decodeInto(b, &tm); err != nil {
+			return err
+		}
+	}
+	delta := func() int {
+		d := x.tenantDelta
+		for _, o := range x.others {
+			d += o.tenantDelta
+		}
+		return d
+	}
+	stop := errors.New("stop")
+	prefix := tk.vals()
+	for tm.Active+delta() > q {
+		var user, id string
+		var v int
+		err := x.w.Scan(prefix, func(key, value []byte) error {
+			f := strings.Split(string(key[len(prefix):]), "/") // tier, value, user, id
+			if len(f) == 4 {
+				user, id = unesc(f[2]), unesc(f[3])
+				v, _ = uvarint(value)
+			}
+			return stop
+		})
+		if err != nil && err != stop {
+			return err
+		}
+		if id == "" {
+			return fmt.Errorf("memory: quota of tenant %s: %d active records counted, none in its index", x.tenant, tm.Active+delta())
+		}
+		o, err := x.userTx(user)
+		if err != nil {
+			return err
+		}
+		r, err := o.load(id, v)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			return fmt.Errorf("memory: quota of tenant %s: value entry %s/%q has no record", x.tenant, user, id)
+		}
+		if err := o.save(r, true, withStatus(r, StatusCold), true); err != nil {
+			return err
+		}
+	}
+	for _, o := range x.others {
+		if err := x.w.Set(o.k.meta(), encode(&o.meta)); err != nil {
+			return err
+		}
+	}
+	if d := delta(); d != 0 {
+		tm.Active += d
+		return x.w.Set(tk.meta(), encode(&tm))
+	}
+	return nil
+}
+
+// userTx is the tx through which the tenant's quota changes a record of
+// user: x for its own user, else one that reads the user's counters and
+// neither sweeps nor moves the user's clock.
+func (x *tx) userTx(user string) (*tx, error) {
+	if user == x.user {
+		return x, nil
+	}
+	for _, o := range x.others {
+		if o.user == user {
+			return o, nil
+		}
+	}
+	o := &tx{e: x.e, w: x.w, k: keysFor(x.tenant, user), tenant: x.tenant, user: user, at: x.at, event: x.event}
+	b, ok, err := x.w.Get(o.k.meta())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("memory: quota of tenant %s: user %q has records in its index but no counters", x.tenant, user)
+	}
+	if err := decodeInto(b, &o.meta); err != nil {
+		return nil, err
+	}
+	x.others = append(x.others, o)
+	return o, nil
 }
 
 // valueOf is a record's eviction value at time 0, in log space: with

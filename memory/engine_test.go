@@ -22,6 +22,7 @@ import (
 // Commands:
 //
 //	reset [quota=N] [budget=N] [halflife=D] [review=D] [tenant_review=(T:D,…)] [cold=D]
+//	      [tenant_quota=N] [tenant_quotas=(T:N,…)]
 //	                                           a fresh Pebble store and engine
 //	apply [tenant=T] [user=U]                  JSON lines of ops, each its own event and batch
 //	                                           (tenant or user "-" means none):
@@ -168,7 +169,19 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	tenant, user := strArg(d, "tenant", "acme"), strArg(d, "user", "u1")
 	switch d.Cmd {
 	case "reset":
-		cfg := Config{QuotaPerUser: intArg(t, d, "quota", 0), RecallBudgetBytes: intArg(t, d, "budget", 0)}
+		cfg := Config{QuotaPerUser: intArg(t, d, "quota", 0), RecallBudgetBytes: intArg(t, d, "budget", 0),
+			QuotaPerTenant: intArg(t, d, "tenant_quota", 0)}
+		if a, ok := d.Arg("tenant_quotas"); ok {
+			cfg.TenantQuota = map[string]int{}
+			for _, v := range a.Vals {
+				tn, ns, _ := strings.Cut(v, ":")
+				n, err := strconv.Atoi(ns)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.TenantQuota[tn] = n
+			}
+		}
 		if s := strArg(d, "halflife", ""); s != "" {
 			hl, err := time.ParseDuration(s)
 			if err != nil {
@@ -535,15 +548,25 @@ func TestRedeliveryIsNoop(t *testing.T) {
 }
 
 // TestWritesStayInTheirTenant checks invariant 7 on every write: each key an
-// event writes starts with its own tenant and user.
+// event writes starts with its own tenant and user; with a tenant quota,
+// with its own tenant (the tenant's keys, and a record of another user of
+// the tenant that its quota turns cold).
 func TestWritesStayInTheirTenant(t *testing.T) {
-	e := NewEngine(Config{QuotaPerUser: 20}, nil)
+	t.Run("user", func(t *testing.T) { writesStayIn(t, Config{QuotaPerUser: 20}, true) })
+	t.Run("tenant quota", func(t *testing.T) { writesStayIn(t, Config{QuotaPerUser: 20, QuotaPerTenant: 25}, false) })
+}
+
+func writesStayIn(t *testing.T, cfg Config, ownUser bool) {
+	e := NewEngine(cfg, nil)
 	s := newMapStore()
 	for _, ev := range genEvents(4, 500) {
 		tx := &mapTx{base: s, w: map[string][]byte{}, del: map[string]bool{}}
 		rec := &recorder{Writer: tx}
 		err := e.Apply(rec, ev)
 		prefix := keysFor(ev.Tenant, ev.User).prefix
+		if !ownUser {
+			prefix = ev.Tenant + "/"
+		}
 		for _, k := range rec.keys {
 			if !strings.HasPrefix(k, prefix) {
 				t.Fatalf("%s of %s/%s wrote %q", ev.ID, ev.Tenant, ev.User, k)
@@ -578,9 +601,18 @@ func checkConsistent(t *testing.T, e *Engine, s *mapStore) {
 		parts := strings.SplitN(k, "/", 3)
 		owners[parts[0]+"/"+parts[1]] = true
 	}
+	tenantWant := map[string]map[string]string{} // what each tenant's keys must be
+	tenantActive := map[string]int{}
 	for o := range owners {
 		tenant, user, _ := strings.Cut(o, "/")
-		x := &tx{e: e, k: keysFor(tenant, unesc(user))}
+		if tenantWant[tenant] == nil {
+			tenantWant[tenant] = map[string]string{}
+		}
+		if user == tenantComponent {
+			continue
+		}
+		x := &tx{e: e, k: keysFor(tenant, unesc(user)), tenant: tenant, user: unesc(user)}
+		tk := tenantKeysFor(tenant)
 		want := map[string]string{}
 		var m meta
 		var prev *Record
@@ -588,8 +620,13 @@ func checkConsistent(t *testing.T, e *Engine, s *mapStore) {
 		flush := func(head *Record) {
 			kvs, hc := x.derive(head, true)
 			for _, kv := range kvs {
+				if strings.HasPrefix(string(kv.k), tk.prefix) {
+					tenantWant[tenant][string(kv.k)] = string(kv.v)
+					continue
+				}
 				want[string(kv.k)] = string(kv.v)
 			}
+			tenantActive[tenant] += hc.active
 			c.docs, c.len, c.active = c.docs+hc.docs, c.len+hc.len, c.active+hc.active
 		}
 		_ = s.Scan(x.k.recAll(), func(_, v []byte) error {
@@ -679,6 +716,44 @@ func checkConsistent(t *testing.T, e *Engine, s *mapStore) {
 		}
 		if q := e.cfg.QuotaPerUser; q >= 0 && m.Active > q {
 			t.Errorf("%s: %d active records over the quota %d", o, m.Active, q)
+		}
+	}
+	for tenant, want := range tenantWant {
+		tk := tenantKeysFor(tenant)
+		got := map[string]string{}
+		var tm tenantMeta
+		_ = s.Scan([]byte(tk.prefix), func(k, v []byte) error {
+			if string(k) == string(tk.meta()) {
+				if err := decodeInto(v, &tm); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			}
+			got[string(k)] = string(v)
+			return nil
+		})
+		q := e.TenantQuota(tenant)
+		if q == 0 {
+			if len(got) > 0 || tm.Active != 0 {
+				t.Errorf("tenant %s has no quota but %d tenant entries, active=%d", tenant, len(got), tm.Active)
+			}
+			continue
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: missing or wrong", k)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: orphan entry %s", k, FormatEntry([]byte(k), []byte(got[k])))
+			}
+		}
+		if tm.Active != tenantActive[tenant] {
+			t.Errorf("tenant %s: counter active=%d, records say %d", tenant, tm.Active, tenantActive[tenant])
+		}
+		if tm.Active > q {
+			t.Errorf("tenant %s: %d active records over its quota %d", tenant, tm.Active, q)
 		}
 	}
 }

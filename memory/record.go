@@ -277,6 +277,31 @@ func (k keys) se(label, id string) []byte {
 func (k keys) vecs() []byte         { return []byte(k.prefix + nsVec) }
 func (k keys) vec(id string) []byte { return []byte(k.prefix + nsVec + esc(id)) }
 
+// Tenant keys. A tenant with a quota (Engine.TenantQuota) keeps, besides
+// its users' keys, the count and the eviction order of its users' active
+// records under "<tenant>/%tenant/". No user's keys start there: esc
+// writes every '%' of a user as %25, and "%te" is no escape. Nothing else
+// of a user is kept there, and no text.
+//
+//	<t>/%tenant/meta                                    active records of all its users (tenantMeta)
+//	<t>/%tenant/val/<tier>/<value:16 hex>/<user>/<id>   its users' active records by eviction value
+const tenantComponent = "%tenant"
+
+type tenantKeys struct{ prefix string } // "<tenant>/%tenant/"
+
+func tenantKeysFor(tenant string) tenantKeys { return tenantKeys{tenant + "/" + tenantComponent + "/"} }
+
+func (k tenantKeys) meta() []byte { return []byte(k.prefix + nsMeta) }
+func (k tenantKeys) vals() []byte { return []byte(k.prefix + nsVal) }
+func (k tenantKeys) val(tier int, score float64, user, id string) []byte {
+	return fmt.Appendf(nil, "%s%s%d/%016x/%s/%s", k.prefix, nsVal, tier, sortableFloat(score), esc(user), esc(id))
+}
+
+// tenantMeta is the per-tenant counter of a tenant with a quota.
+type tenantMeta struct {
+	Active int `msgpack:"a"` // active records of all its users
+}
+
 // vector is a record version's vector (the value of a vec key).
 type vector struct {
 	Version int       `msgpack:"v"`
@@ -381,6 +406,9 @@ func FormatEntry(key, value []byte) string {
 	rest := parts[2]
 	if len(parts) == 4 {
 		rest += "/" + parts[3]
+	}
+	if parts[1] == tenantComponent {
+		return formatTenantEntry(k, rest, value)
 	}
 	switch {
 	case rest == nsMeta:
@@ -491,6 +519,9 @@ func (x *tx) derive(r *Record, head bool) ([]kv, contrib) {
 			tier = 1
 		}
 		out = append(out, kv{x.k.val(tier, x.e.valueOf(r), r.ID), ver})
+		if x.e.TenantQuota(x.tenant) > 0 {
+			out = append(out, kv{tenantKeysFor(x.tenant).val(tier, x.e.valueOf(r), x.user, r.ID), ver})
+		}
 		c.active = 1
 	}
 	if r.ValidUntil != 0 && holder {
@@ -544,6 +575,7 @@ func (x *tx) save(old *Record, oldHead bool, nu *Record, nuHead bool) error {
 	x.meta.Docs += nc.docs - oc.docs
 	x.meta.Len += nc.len - oc.len
 	x.meta.Active += nc.active - oc.active
+	x.tenantDelta += nc.active - oc.active
 	return nil
 }
 
@@ -618,4 +650,24 @@ func withStatus(r *Record, s Status) *Record {
 	c := clone(r)
 	c.Status = s
 	return c
+}
+
+func formatTenantEntry(k, rest string, value []byte) string {
+	switch {
+	case rest == nsMeta:
+		var m tenantMeta
+		if msgpack.Unmarshal(value, &m) == nil {
+			return fmt.Sprintf("%s = tenant active=%d", k, m.Active)
+		}
+	case strings.HasPrefix(rest, nsVal):
+		f := strings.SplitN(strings.TrimPrefix(rest, nsVal), "/", 3)
+		if len(f) < 3 {
+			break
+		}
+		if u, err := strconv.ParseUint(f[1], 16, 64); err == nil {
+			v, _ := binary.Uvarint(value)
+			return fmt.Sprintf("%s = v%d value=%.4f", k, v, unsortableFloat(u))
+		}
+	}
+	return fmt.Sprintf("%s = %x", k, value)
 }
