@@ -22,9 +22,9 @@
 //     ts.gw.<tenant>.<api>.<stream> (stream TS_GW), sealed under the user's
 //     data key, so resumption can replay it and erasure reaches it;
 //  3. normalised at the edge and published as canonical model events,
-//     sealed, exactly as assembler.Producer publishes them (the calls are
-//     then assembled, executed, verified and remembered as for any
-//     producer).
+//     sealed, by a client.Writer as any Go producer publishes them (the
+//     calls are then assembled, executed, verified and remembered as for
+//     any producer).
 //
 // 2 and 3 run on a path of their own, at most logQueueMax frames behind 1
 // (then the upstream read waits for the log). A non-streamed answer (status

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 )
 
@@ -70,7 +70,7 @@ type Envelope struct {
 type Gateway struct {
 	cfg      Config
 	log      *slog.Logger
-	producer *assembler.Producer
+	producer *client.Client // publishes the model events, as any Go producer does
 	keys     map[string]Key // by SHA-256 hex
 	mux      *http.ServeMux
 	detached sync.WaitGroup // upstream reads that outlive their client
@@ -125,7 +125,8 @@ func New(cfg Config) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p, err := assembler.NewProducer(assembler.ProducerConfig{JS: cfg.JS, Keys: cfg.Keys, Now: cfg.Now})
+	p, err := client.Connect(context.Background(), client.WithConn(cfg.JS.Conn()), client.WithKeys(cfg.Keys),
+		client.WithClock(cfg.Now), client.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

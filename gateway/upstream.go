@@ -12,7 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/ingest"
 )
@@ -60,8 +60,8 @@ type Result struct {
 	// Body is a response that was not a stream (a non-streamed answer, an
 	// upstream error), whole, as received.
 	Body   []byte
-	Frames int                 // frames relayed and kept (a Body is one)
-	Model  assembler.Published // what the producer published
+	Frames int              // frames relayed and kept (a Body is one)
+	Model  client.Published // what the producer published
 }
 
 // responseBodyMax bounds a non-streamed upstream response.
@@ -70,15 +70,15 @@ const responseBodyMax = 64 << 20
 // Stream sends c upstream and reads its answer to the end. A streamed
 // answer (text/event-stream with status 200) is read event by event: each
 // is handed to onFrame (nil: none) as it arrives, then kept in the log as
-// a sealed events.StreamFrame and fed to the edge normaliser
-// (assembler.Producer: the model events, sealed, as any producer
-// publishes them) on a path of its own, at most logQueueMax frames behind;
+// a sealed events.StreamFrame and written to a client.Writer (the model
+// events, normalised at the edge and sealed, as any Go producer publishes
+// them) on a path of its own, at most logQueueMax frames behind;
 // when Stream returns, every frame and model event is in the log. onFrame
 // is called from one goroutine, in order; its error stops the calls to
 // onFrame alone: the upstream is still read to the end and logged. Any
 // other answer is read whole into Result.Body and kept as one frame; a
 // 200 one is also converted into its streamed form's events
-// (ingest.StreamEventsOf) and fed to the producer, before Stream returns.
+// (ingest.StreamEventsOf) and published by the client, before Stream returns.
 //
 // ctx bounds the whole upstream read: pass one that outlives the client
 // (context.WithoutCancel) for the read to survive it. It returns
@@ -146,29 +146,20 @@ type relay struct {
 }
 
 // logQueueMax bounds the frames read from the upstream and handed on but
-// not yet kept and fed to the producer. When the log falls that far
+// not yet kept and written to the producer. When the log falls that far
 // behind, the upstream read waits for it.
 const logQueueMax = 1024
 
 // stream relays an event stream. Each frame is handed on first, then
 // queued for the log path (a goroutine of its own, which keeps it and
-// feeds it to the producer), so the client does not wait for the log
-// unless the log falls logQueueMax frames behind. It returns once
-// everything is in the log.
+// writes it to the stream's client.Writer), so the client does not wait
+// for the log unless the log falls logQueueMax frames behind. It returns
+// once everything is in the log.
 func (s *relay) stream(ctx context.Context, r io.Reader) error {
-	feed := newFeed()
-	raw := assembler.RawStream{Tenant: s.c.Env.Tenant, Format: s.c.API.format(), Stream: s.res.Stream,
-		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
-	type published struct {
-		p   assembler.Published
-		err error
-	}
+	// The producer's stream is named by the id the request had before the
+	// provider named its response (as a non-streamed answer's).
+	w, werr := s.g.producer.NewWriter(ctx, client.WithStream(s.producerStream(s.res.Stream)))
 	pubc := make(chan published, 1)
-	go func() {
-		p, err := s.g.producer.Publish(ctx, raw, feed)
-		feed.close() // nothing more is read: later lines are dropped
-		pubc <- published{p, err}
-	}()
 	logq := make(chan Frame, logQueueMax)
 	keptc := make(chan error, 1)
 	go func() { // the log path
@@ -178,12 +169,16 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 				continue // the log failed: drain, the client still gets the stream
 			}
 			err = s.keep(ctx, f.Pos, f.Event, f.Data, false)
-			if err == nil && json.Valid(f.Data) {
-				feed.send(compactLine(f.Data))
+			if err == nil && werr == nil && json.Valid(f.Data) {
+				werr = w.Write(ctx, compactData(f.Data)) // sticky: after an error the writer takes nothing more
 			}
 		}
-		feed.end()
 		keptc <- err
+		var p client.Published
+		if w != nil {
+			p, werr = w.Close(ctx) // what the stream's end implies; every event waited for
+		}
+		pubc <- published{p, werr}
 	}()
 	rd := newSSEReader(r)
 	var readErr error
@@ -265,9 +260,9 @@ func (s *relay) whole(ctx context.Context, r io.Reader) error {
 }
 
 // publishWhole publishes the model events of a non-streamed answer: the
-// events its streamed form would have sent (ingest.StreamEventsOf), fed to
-// the producer as a stream's are. An answer that cannot be converted is
-// logged and publishes nothing: the client gets it all the same.
+// events its streamed form would have sent (ingest.StreamEventsOf),
+// published by the Go client as a stream's are. An answer that cannot be
+// converted is logged and publishes nothing: the caller gets it all the same.
 func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) error {
 	format, err := ingest.ParseFormat(s.c.API.format())
 	if err != nil {
@@ -284,11 +279,22 @@ func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) er
 		lines.Write(ev)
 		lines.WriteByte('\n')
 	}
-	raw := assembler.RawStream{Tenant: s.c.Env.Tenant, Format: s.c.API.format(), Stream: stream,
-		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
-	p, err := s.g.producer.Publish(ctx, raw, &lines)
+	p, err := s.g.producer.Publish(ctx, &lines, client.WithStream(s.producerStream(stream)))
 	s.res.Model = p
 	return err
+}
+
+// published is what the producer published of a stream.
+type published struct {
+	p   client.Published
+	err error
+}
+
+// producerStream is the producer's stream of the call: its id and the
+// call's envelope.
+func (s *relay) producerStream(id string) client.Stream {
+	return client.Stream{Tenant: s.c.Env.Tenant, ID: id, Format: s.c.API.format(),
+		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
 }
 
 // hand gives f to onFrame until it fails once.
@@ -402,67 +408,15 @@ func responseID(data []byte) string {
 	return ""
 }
 
-// compactLine is data as one JSON line.
-func compactLine(data []byte) []byte {
+// compactData is a frame's JSON data on one line, as a provider's event
+// is read from JSON lines.
+func compactData(data []byte) []byte {
 	if bytes.IndexByte(data, '\n') < 0 {
-		return append(append(make([]byte, 0, len(data)+1), data...), '\n')
+		return data
 	}
 	var b bytes.Buffer
 	json.Compact(&b, data) // valid JSON: cannot fail
-	b.WriteByte('\n')
 	return b.Bytes()
-}
-
-// feed is the io.Reader the producer reads a stream's events from, as
-// JSON lines, while they arrive.
-type feed struct {
-	ch     chan []byte
-	done   chan struct{} // closed when the producer stopped reading
-	cur    []byte
-	ended  bool
-	closed bool
-}
-
-// feedQueueMax bounds the events queued for the producer.
-const feedQueueMax = 1024
-
-func newFeed() *feed { return &feed{ch: make(chan []byte, feedQueueMax), done: make(chan struct{})} }
-
-// send queues one line; dropped once the producer stopped reading.
-func (f *feed) send(line []byte) {
-	select {
-	case f.ch <- line:
-	case <-f.done:
-	}
-}
-
-// end says no more lines come.
-func (f *feed) end() {
-	if !f.ended {
-		f.ended = true
-		close(f.ch)
-	}
-}
-
-// close is the reader's: it stopped reading.
-func (f *feed) close() {
-	if !f.closed {
-		f.closed = true
-		close(f.done)
-	}
-}
-
-func (f *feed) Read(p []byte) (int, error) {
-	for len(f.cur) == 0 {
-		b, ok := <-f.ch
-		if !ok {
-			return 0, io.EOF
-		}
-		f.cur = b
-	}
-	n := copy(p, f.cur)
-	f.cur = f.cur[n:]
-	return n, nil
 }
 
 // copyRequestHeader copies the client's headers that go upstream.
