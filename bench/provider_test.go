@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bench"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/node"
 )
 
@@ -26,7 +26,7 @@ func TestProviderStreamAssembles(t *testing.T) {
 		t.Fatalf("%d raw events", n)
 	}
 	lines, err := node.Assemble(ctx, node.AssembleConfig{Bus: b, Dir: filepath.Join(t.TempDir(), "views"),
-		Stream: assembler.RawStream{Tenant: "acme", Format: "openai-responses", Stream: "s"}}, bytes.NewReader(in))
+		Stream: client.Stream{Tenant: "acme", Format: "openai-responses", ID: "s"}}, bytes.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}

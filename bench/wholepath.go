@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/ingest"
@@ -102,7 +103,7 @@ func oneShot(ctx context.Context, dir string, input []byte, log *slog.Logger) (i
 	b.Keys = kr
 	lines, err := node.Assemble(ctx, node.AssembleConfig{Bus: b, Dir: filepath.Join(dir, "views"), Logger: log,
 		Assembler: assembler.Config{IdleTimeout: 2 * time.Minute, Logger: log},
-		Stream:    assembler.RawStream{Tenant: "acme", Format: "openai-responses", Stream: "bench"}}, bytes.NewReader(input))
+		Stream:    client.Stream{Tenant: "acme", Format: "openai-responses", ID: "bench"}}, bytes.NewReader(input))
 	return len(lines), err
 }
 
@@ -263,10 +264,11 @@ func Live(ctx context.Context, b *bus.Bus, dir string, streams [][]byte, log *sl
 	if err := waitConsumer(ctx, b, "ts-executor"); err != nil {
 		return res, err
 	}
-	p, err := assembler.NewProducer(assembler.ProducerConfig{JS: b.JS, Keys: b.Keys})
+	p, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys))
 	if err != nil {
 		return res, err
 	}
+	defer p.Close()
 	asm, _ := n.Runner(assembler.Name)
 	start := time.Now()
 	var (
@@ -279,7 +281,8 @@ func Live(ctx context.Context, b *bus.Bus, dir string, streams [][]byte, log *sl
 		pub.Add(1)
 		go func() {
 			defer pub.Done()
-			out, err := p.Publish(ctx, assembler.RawStream{Tenant: "acme", Format: "openai-responses", Stream: "s" + strconv.Itoa(i), User: "u" + strconv.Itoa(i)}, bytes.NewReader(s))
+			out, err := p.Publish(ctx, bytes.NewReader(s), client.WithStream(client.Stream{Tenant: "acme", Format: "openai-responses",
+				ID: "s" + strconv.Itoa(i), User: "u" + strconv.Itoa(i)}))
 			mu.Lock()
 			defer mu.Unlock()
 			last = max(last, out.Last)
@@ -303,7 +306,8 @@ func Live(ctx context.Context, b *bus.Bus, dir string, streams [][]byte, log *sl
 	// A third-party producer's stream, raw through ingest (a tenth of one
 	// stream's responses), and memory; then everything settles.
 	third := ProviderStream("raw", max(1, bytes.Count(streams[0], []byte("\n"))/10/(2+WholeCalls*(WholeDeltas+5)+11)), WholeCalls, WholeDeltas)
-	if _, _, err := assembler.PublishRaw(ctx, b.JS, assembler.RawStream{Tenant: "acme", Format: "openai-responses", Stream: "raw", User: "u-raw"}, bytes.NewReader(third)); err != nil {
+	if _, err := p.Publish(ctx, bytes.NewReader(third), client.WithStream(client.Stream{Tenant: "acme", Format: "openai-responses",
+		ID: "raw", User: "u-raw", Raw: true})); err != nil {
 		return res, err
 	}
 	// Memory written for the streams' users (as the memory service does),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/logread"
 )
@@ -36,15 +37,16 @@ type AssembleConfig struct {
 	Dir string
 	// Assembler configures the assembler projection.
 	Assembler assembler.Config
-	// Stream names the provider stream and its envelope.
-	Stream assembler.RawStream
+	// Stream names the provider stream and its envelope (Raw is ignored:
+	// the one-shot normalises here).
+	Stream client.Stream
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
 
 // Assemble runs the assembler over the provider stream read from r: the
 // stream is normalised here and published, sealed, as model events
-// (assembler.Producer), while the assembler applies them; once it has
+// (client.Writer), while the assembler applies them; once it has
 // decided everything, every call and response outcome of the log is read
 // back, whole streams unfiltered (a filtered read of a stream with many
 // subjects costs the server far more), and returned one line each, sorted
@@ -56,11 +58,14 @@ func Assemble(ctx context.Context, cfg AssembleConfig, r io.Reader) ([]assembler
 	if _, err := n.Start(ctx, assembler.New(cfg.Assembler), nil); err != nil {
 		return nil, err
 	}
-	p, err := assembler.NewProducer(assembler.ProducerConfig{JS: b.JS, Keys: b.Keys})
+	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithLogger(cfg.Logger))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.Publish(ctx, cfg.Stream, r); err != nil {
+	defer c.Close()
+	s := cfg.Stream
+	s.Raw = false
+	if _, err := c.Publish(ctx, r, client.WithStream(s)); err != nil {
 		return nil, err
 	}
 	if err := n.Settle(ctx, assembler.Name); err != nil {

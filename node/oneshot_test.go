@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/node"
 )
@@ -33,13 +34,19 @@ func copies(t testing.TB, n int) []byte {
 	return out.Bytes()
 }
 
-var stream = assembler.RawStream{Tenant: "acme", Format: "openai-responses", Stream: "s1"}
+var stream = client.Stream{Tenant: "acme", Format: "openai-responses", ID: "s1"}
 
 // viaIngest is the one-shot as it was before normalising at the edge:
 // the raw events published to ts.in, the ingest projection normalising
 // them, the assembler deciding.
 func viaIngest(ctx context.Context, b *bus.Bus, dir string, in []byte) ([]assembler.Line, error) {
-	if _, _, err := assembler.PublishRaw(ctx, b.JS, stream, bytes.NewReader(in)); err != nil {
+	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys))
+	if err != nil {
+		return nil, err
+	}
+	raw := stream
+	raw.Raw = true
+	if _, err := c.Publish(ctx, bytes.NewReader(in), client.WithStream(raw)); err != nil {
 		return nil, err
 	}
 	n := node.New(b, dir, nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/ingest"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
@@ -139,6 +140,6 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 	return node.Assemble(ctx, node.AssembleConfig{
 		Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log,
 		Assembler: assembler.Config{IdleTimeout: o.idle, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust()), Logger: log},
-		Stream:    assembler.RawStream{Tenant: o.tenant, Format: o.provider, Stream: name, Tagged: o.tagged},
+		Stream:    client.Stream{Tenant: o.tenant, Format: o.provider, ID: name, Tagged: o.tagged},
 	}, in)
 }
