@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/runs"
@@ -187,7 +188,7 @@ type WaitingCall struct {
 type Driver struct {
 	cfg   Config
 	log   *slog.Logger
-	runs  *runsClient
+	runs  *client.Client // the runs service's requests
 	store *specStore
 
 	mu      sync.Mutex
@@ -237,7 +238,12 @@ func New(ctx context.Context, cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{cfg: cfg, log: cfg.Logger, runs: &runsClient{nc: cfg.Conn, timeout: cfg.ServiceTimeout}, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{}}, nil
+	rc, err := client.Connect(ctx, client.WithConn(cfg.Conn), client.WithKeys(cfg.Keys),
+		client.WithRequestTimeout(cfg.ServiceTimeout), client.WithLogger(cfg.Logger))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return &Driver{cfg: cfg, log: cfg.Logger, runs: rc, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{}}, nil
 }
 
 // NewRunID draws a run id for a request that names none.

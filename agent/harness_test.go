@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolstream/toolstream/agent"
 	"github.com/toolstream/toolstream/agent/agenttest"
-	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/runs"
 )
@@ -24,7 +24,7 @@ const tenant = agenttest.Tenant
 // driver returns a driver whose rounds go to up through model.
 func driver(t testing.TB, p *agenttest.Pipeline, name string, up *fakeup.Server) *agent.Driver {
 	t.Helper()
-	prod, err := assembler.NewProducer(assembler.ProducerConfig{JS: p.B.JS, Keys: p.B.Keys})
+	prod, err := client.Connect(t.Context(), client.WithConn(p.B.Conn), client.WithKeys(p.B.Keys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func driver(t testing.TB, p *agenttest.Pipeline, name string, up *fakeup.Server)
 // published at the edge as a producer does.
 type model struct {
 	url      string
-	producer *assembler.Producer
+	producer *client.Client
 	n        atomic.Int32
 }
 
@@ -57,9 +57,9 @@ func (m *model) Round(ctx context.Context, r agent.Round) (*agent.RoundResult, e
 		return &agent.RoundResult{Status: resp.StatusCode, Body: body}, nil
 	}
 	var seen bytes.Buffer
-	s := assembler.RawStream{Tenant: r.Spec.Tenant, Format: r.Spec.Format, Stream: fmt.Sprintf("%s-%d", r.Spec.Run, m.n.Add(1)),
+	s := client.Stream{Tenant: r.Spec.Tenant, Format: r.Spec.Format, ID: fmt.Sprintf("%s-%d", r.Spec.Run, m.n.Add(1)),
 		User: r.Spec.User, Session: r.Spec.Session, Run: r.Spec.Run, Step: r.Step}
-	if _, err := m.producer.Publish(ctx, s, io.TeeReader(resp.Body, &seen)); err != nil {
+	if _, err := m.producer.Publish(ctx, io.TeeReader(resp.Body, &seen), client.WithStream(s)); err != nil {
 		return nil, err
 	}
 	return &agent.RoundResult{Status: http.StatusOK, Response: responseID(seen.Bytes())}, nil

@@ -73,7 +73,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 		if !held.Valid() {
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonLeaseLost, Detail: "another driver took the run over; it finishes it"}, nil
 		}
-		st, err := d.runs.state(ctx, spec.Tenant, spec.Run)
+		st, err := d.state(ctx, spec.Tenant, spec.Run)
 		if err != nil {
 			if ctx.Err() != nil {
 				return cancelled()
@@ -180,7 +180,7 @@ func waiting(run string, st *state, rd *runs.Round) *Outcome {
 // roundBody writes the next round's request: the client's conversation,
 // the run's tool rounds so far, and the tools the tenant may call now.
 func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]jsonRaw, conv []jsonRaw, answerOnly bool) ([]byte, error) {
-	h, err := d.runs.history(ctx, spec.Tenant, spec.Run, runs.HistoryOptions{Format: spec.Format, BudgetTokens: d.cfg.HistoryBudgetTokens})
+	h, err := d.history(ctx, spec.Tenant, spec.Run, runs.HistoryOptions{Format: spec.Format, BudgetTokens: d.cfg.HistoryBudgetTokens})
 	if err != nil {
 		return nil, err
 	}
