@@ -65,15 +65,11 @@ func Encode(ev *Event) ([]byte, error) {
 	if ev.V == 0 {
 		ev.V = Version(ev.Kind)
 	}
-	var buf bytes.Buffer
-	buf.Grow(128)
+	buf := bytes.NewBuffer(appendEnvelope(make([]byte, 0, 160), ev))
 	enc := msgpack.GetEncoder()
 	defer msgpack.PutEncoder(enc)
-	enc.Reset(&buf)
+	enc.Reset(buf)
 	enc.SetSortMapKeys(true) // canonical bytes: map order never decides output
-	if err := enc.Encode(ev); err != nil {
-		return nil, fmt.Errorf("events: encode %s: %w", ev.Kind, err)
-	}
 	var body any = ev.Body
 	if sb, ok := ev.Body.(sealedBody); ok {
 		body = []byte(sb)
