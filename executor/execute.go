@@ -210,11 +210,16 @@ type invokeResult struct {
 // does not count.
 // A tool that ignores its context is not waited for past the timeout: its
 // late result is dropped.
+//
+// The invocation's context is not derived from parent: every call in
+// flight would register in parent's set of children, one lock and one map
+// shared by a thousand invocations. It is cancelled here when parent ends
+// instead.
 func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call Call) (json.RawMessage, *ToolError, bool) {
-	ctx, cancel := context.WithTimeout(parent, t.Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), t.Timeout)
 	defer cancel()
 	ch := make(chan invokeResult, 1)
-	go func() {
+	j.e.invokers.run(func() {
 		defer func() {
 			if p := recover(); p != nil {
 				ch <- invokeResult{err: Errorf(events.ErrToolError, "%s panicked: %v", t.Name, p)}
@@ -222,11 +227,13 @@ func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call C
 		}()
 		out, err := impl.Invoke(ctx, call)
 		ch <- invokeResult{out, err}
-	}()
+	})
 	var r invokeResult
 	select {
 	case r = <-ch:
 	case <-ctx.Done():
+	case <-parent.Done():
+		cancel()
 	}
 	if parent.Err() != nil {
 		return nil, nil, true

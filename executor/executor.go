@@ -58,6 +58,7 @@ type Executor struct {
 	inflight  chan struct{} // completed calls held (InFlightMax)
 	decisions chan struct{} // approval decisions held (InFlightMax/8, at least 1)
 	wg        sync.WaitGroup
+	invokers  *invokers // the goroutines tools run on (invokers.go)
 
 	// soft ends when Run's context ends: waits stop and inputs are handed
 	// back. hard ends DrainTimeout later: running invocations stop.
@@ -150,6 +151,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	}
 	e.soft, e.softStop = context.WithCancel(context.Background())
 	e.hard, e.hardStop = context.WithCancel(context.Background())
+	e.invokers = newInvokers(cfg.InFlightMax, e.hard.Done())
 	return e, nil
 }
 
