@@ -304,7 +304,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				}
 				r.add(Row{Section: "executor", Measured: "no-op tool calls", Value: rate(s.ExecutorCalls, d),
 					Baseline: "no-op projection, same call events", BaseValue: rate(s.ExecutorCalls, base),
-					Unit: "calls/s", Better: "higher", Note: "CallCompleted published → CallSucceeded stored, 1 in-process executor"})
+					Unit: "calls/s", Better: "higher", Target: "≥ 0.3×", Note: "CallCompleted published → CallSucceeded stored, 1 in-process executor"})
 				return nil
 			})
 		}},
