@@ -210,8 +210,9 @@ type Client struct {
 
 	mu      sync.Mutex
 	tenants map[string]*keys.Store // by tenant, opened on first use (o.keys nil)
-	// eraseKeys destroys keys (Forget, EraseUser): the whole store, as the
-	// operator reaches it, opened on first use.
+	// eraseKeys destroys keys (Forget, EraseUser) and opens every tenant's
+	// data (Activity of AllTenants): the whole store, as the operator
+	// reaches it, opened on first use.
 	eraseKeys *keys.Store
 }
 

@@ -24,7 +24,10 @@
 //     nothing is acknowledged and a reader can take no one else's
 //     deliveries; the position is the caller's (Meta.Seq). An event that
 //     does not decode is a *MalformedError with its sequence, and the
-//     iteration goes on.
+//     iteration goes on. Activity reads the whole life of the calls and
+//     answers (decisions, responses, approvals, executions, results,
+//     answers, verdicts) as one iteration over several streams, each with
+//     its own position (AfterIn), of one tenant or of AllTenants.
 //   - Deciding (Approvals, Approve, Deny): a call that waits for approval
 //     is approved, or denied with a reason, by its call id or key.
 //   - Runs (Run, Runs, Rounds, History, WritePlan, Say, Lease, Renew,

@@ -196,6 +196,17 @@ func (c *Client) EraseUser(ctx context.Context, tenant, user string) (erasure.Re
 // one given WithKeys) and a Bus over the client's connection for package
 // erasure.
 func (c *Client) eraser(ctx context.Context) (*keys.Store, *bus.Bus, error) {
+	ks, err := c.wholeStore(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The Bus is the client's connection (never closed through it).
+	return ks, &bus.Bus{Conn: c.nc, JS: c.js, Keys: ks}, nil
+}
+
+// wholeStore is the key store of every tenant, as this identity reaches
+// it (the one WithKeys gave, when it is a store), opened on first use.
+func (c *Client) wholeStore(ctx context.Context) (*keys.Store, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.eraseKeys == nil {
@@ -204,13 +215,21 @@ func (c *Client) eraser(ctx context.Context) (*keys.Store, *bus.Bus, error) {
 		} else {
 			ks, err := keys.Open(ctx, keys.Config{JS: c.js, Logger: c.o.log, SetupMax: c.o.requestTimeout})
 			if err != nil {
-				return nil, nil, fmt.Errorf("client: the key store: %w", c.refused(nil, err))
+				return nil, fmt.Errorf("client: the key store: %w", c.refused(nil, err))
 			}
 			c.eraseKeys = ks
 		}
 	}
-	// The Bus is the client's connection (never closed through it).
-	return c.eraseKeys, &bus.Bus{Conn: c.nc, JS: c.js, Keys: c.eraseKeys}, nil
+	return c.eraseKeys, nil
+}
+
+// allKeys opens every tenant's personal data: the keys WithKeys gave, else
+// the whole store.
+func (c *Client) allKeys(ctx context.Context) (events.Keyring, error) {
+	if c.o.keys != nil {
+		return c.o.keys, nil
+	}
+	return c.wholeStore(ctx)
 }
 
 func (c *Client) memoryWrite(ctx context.Context, verb string, op memory.Op) (memory.WriteReply, error) {
