@@ -414,7 +414,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 
 	// Every projection's digest equals a replay's.
 	for _, p := range processorProjections() {
-		r, err := projector.New(projector.Config{JS: admin.JS, Dir: filepath.Join(viewDir, p.Name()), NoRelay: true}, p)
+		r, err := projector.New(projector.Config{JS: admin.JS, Dir: filepath.Join(viewDir, p.Name()), Mode: projector.ModeHold}, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -127,7 +127,7 @@ func TestCrashLosesNothingAndAppliesNothingTwice(t *testing.T) {
 			if runChild(t, b, dir, "", 0, last) {
 				t.Fatal("clean child was killed")
 			}
-			r, err := projector.New(projector.Config{JS: b.JS, Dir: dir, NoRelay: true, Keys: b.Keys}, tally{})
+			r, err := projector.New(projector.Config{JS: b.JS, Dir: dir, Mode: projector.ModeHold, Keys: b.Keys}, tally{})
 			if err != nil {
 				t.Fatal(err)
 			}

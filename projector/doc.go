@@ -38,6 +38,16 @@
 // rejection rows in key order, so a view rebuilt by Replay from sequence 1
 // has the live view's digest.
 //
+// Modes (Config.Mode): ModeLive reads through a durable consumer and relays
+// the outbox; ModeHold keeps emitted events in the outbox (tests);
+// ModeReplay reads by direct gets (nothing is created on the server) and
+// drops emitted events, which the live view already emitted. Replay
+// rebuilds a view from sequence 1 in ModeReplay; a Replayer takes a replay
+// to a sequence, reports its progress through a callback, and resumes from
+// its checkpoint, in a later process too, a directory only a Replayer of
+// the same projection made (a marker row under "m/"; ErrNotReplay for
+// anything else: a live view resumed as a replay would lose its outbox).
+//
 // Keys: a projection's keys live under "s/", rejections under "r/", the
 // outbox under "o/" and metadata under "m/". TenantKey builds state keys that
 // start with the tenant and refuses an empty one (invariant 7); it escapes

@@ -66,12 +66,12 @@ func (r *Runner) erase(ctx context.Context, m *Msg) error {
 	} else {
 		r.log.Warn("erasure tombstone unreadable; the view is rebuilt all the same", "seq", m.Seq, "err", err)
 	}
-	if r.cfg.DiscardEmits || r.cfg.local {
+	if r.cfg.Mode == ModeReplay || r.cfg.local {
 		// A replay (or a synchronous test runner) never opened what the
 		// tombstone erased: it only moves past it.
 		return r.checkpointAt(m.Seq)
 	}
-	if !r.cfg.NoRelay {
+	if r.cfg.Mode.relays() {
 		if err := r.WaitRelayed(ctx); err != nil { // what the old view emitted leaves first
 			return err
 		}
@@ -107,7 +107,7 @@ func (r *Runner) rebuild(ctx context.Context, seq uint64) error {
 		rs.Reset()
 	}
 	cfg := r.cfg
-	cfg.Dir, cfg.NoRelay, cfg.DiscardEmits, cfg.Ephemeral, cfg.UntilSeq = tmp, true, true, true, seq
+	cfg.Dir, cfg.Mode, cfg.UntilSeq = tmp, ModeReplay, seq
 	cfg.Hooks, cfg.Progress = nil, nil
 	rb, err := New(cfg, r.p)
 	if err != nil {

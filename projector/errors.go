@@ -14,6 +14,19 @@ var (
 	// ErrClosed is returned by a Runner used after Close.
 	ErrClosed = errors.New("projector: closed")
 
+	// ErrNotReplay is returned by NewReplayer for a directory that holds
+	// something other than a replay of the projection: resuming a live
+	// view as a replay would drop its outbox.
+	ErrNotReplay = errors.New("projector: not a replay of this projection")
+
+	// ErrPastLog is returned by a replay asked to reach a sequence past the
+	// end of the log.
+	ErrPastLog = errors.New("projector: past the end of the log")
+
+	// ErrReplayAhead is returned by Replayer.To for a sequence below the
+	// replay's checkpoint: a view is not rebuilt backwards.
+	ErrReplayAhead = errors.New("projector: replay is past the sequence asked for")
+
 	// ErrDigestMismatch is returned by Verify when a rebuilt view differs
 	// from the live one.
 	ErrDigestMismatch = errors.New("projector: replay digest differs from live view")

@@ -26,7 +26,7 @@ type Emitted struct {
 
 // NewLocal opens a projection's view in dir for synchronous application.
 func NewLocal(dir string, p Projection) (*Local, error) {
-	r, err := New(Config{Dir: dir, NoRelay: true, local: true}, p)
+	r, err := New(Config{Dir: dir, Mode: ModeHold, local: true}, p)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (r *Runner) emitted(v []byte) (Emitted, error) {
 }
 
 // Outbox returns the emitted events not yet relayed, in the order they
-// were emitted: with NoRelay, everything the view emitted since it was
+// were emitted: in ModeHold, everything the view emitted since it was
 // created. Crash and restart tests compare it with what a clean run
 // emits. It is safe to call concurrently with Run.
 func (r *Runner) Outbox() ([]Emitted, error) {

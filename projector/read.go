@@ -10,49 +10,31 @@ import (
 // errUntilReached ends an ephemeral read at UntilSeq.
 var errUntilReached = errors.New("projector: until reached")
 
-// read is Run for an ephemeral runner: it applies the log from the
-// checkpoint by direct gets, in batches of at most BatchMax, until
-// UntilSeq (or, without it, until ctx ends), relaying emitted events unless
-// NoRelay.
+// read is Run in ModeReplay: it applies the log from the checkpoint by
+// direct gets, in batches of at most BatchMax, until UntilSeq (or, without
+// it, until ctx ends). Nothing is relayed: the mode drops emitted events.
 func (r *Runner) read(ctx context.Context) error {
 	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	r.running.Store(true)
 	defer r.running.Store(false)
-	relayErr := make(chan error, 1)
-	if !r.cfg.NoRelay {
-		done := make(chan struct{})
-		go func() { defer close(done); relayErr <- r.relay(ctx) }()
-		defer func() { cancel(); <-done }()
-		r.kickRelay()
-	}
-	readErr := make(chan error, 1)
-	go func() {
-		readErr <- logread.Read(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: r.Checkpoint() + 1,
-			UpTo: r.cfg.UntilSeq, BatchMax: r.cfg.BatchMax, Follow: r.cfg.UntilSeq == 0}, func(batch []*logread.Msg) error {
-			msgs := make([]*Msg, len(batch))
-			for i, m := range batch {
-				msgs[i] = &Msg{Seq: m.Seq, Subject: m.Subject, Time: m.Time, Header: m.Header, Data: m.Data}
-			}
-			if err := r.applyMsgs(ctx, msgs); err != nil {
-				return err
-			}
-			if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
-				return errUntilReached
-			}
-			return nil
-		})
-	}()
-	select {
-	case err := <-relayErr:
-		return err
-	case err := <-readErr:
-		if errors.Is(err, errUntilReached) || ctx.Err() != nil {
-			return nil
+	err := logread.Read(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: r.Checkpoint() + 1,
+		UpTo: r.cfg.UntilSeq, BatchMax: r.cfg.BatchMax, Follow: r.cfg.UntilSeq == 0}, func(batch []*logread.Msg) error {
+		msgs := make([]*Msg, len(batch))
+		for i, m := range batch {
+			msgs[i] = &Msg{Seq: m.Seq, Subject: m.Subject, Time: m.Time, Header: m.Header, Data: m.Data}
 		}
-		return err
+		if err := r.applyMsgs(ctx, msgs); err != nil {
+			return err
+		}
+		if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
+			return errUntilReached
+		}
+		return nil
+	})
+	if errors.Is(err, errUntilReached) || ctx.Err() != nil {
+		return nil
 	}
+	return err
 }

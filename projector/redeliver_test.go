@@ -52,7 +52,7 @@ func TestRedeliveryChangesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := New(Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "v"), NoRelay: true}, echo{})
+	r, err := New(Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "v"), Mode: ModeHold}, echo{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,19 +102,13 @@ type Config struct {
 	// checkpoint, not the ack, decides where a restart resumes, so a commit
 	// lost to power failure is re-applied from the log.
 	Sync bool
-	// NoRelay keeps emitted events in the outbox (tests) and lifts the
-	// OutboxMax pause.
-	NoRelay bool
-	// DiscardEmits drops emitted events instead of writing outbox rows
-	// (replay: the live view already emitted them).
-	DiscardEmits bool
+	// Mode is how the log is read and what becomes of emitted events:
+	// ModeLive (the default) relays them, ModeHold keeps them in the
+	// outbox (tests), ModeReplay reads by direct gets and drops them.
+	Mode Mode
 	// UntilSeq stops the runner after the last message at or below it
-	// (replay); 0 runs until the context ends.
+	// (replay, tests); 0 runs until the context ends.
 	UntilSeq uint64
-	// Ephemeral reads the log by direct gets (package logread) instead of a
-	// durable consumer (replay): nothing is created on the server, so a
-	// reader's identity may replay.
-	Ephemeral bool
 	// PublishTimeout bounds one relay publish or batch commit; default 5 s.
 	PublishTimeout time.Duration
 	// Keys opens sealed event bodies and seals what the projection emits
@@ -149,6 +143,9 @@ func (c *Config) setDefaults(p Projection) error {
 	}
 	if c.Dir == "" || (!c.local && c.JS == nil) {
 		return fmt.Errorf("%w: JS and Dir are required", ErrInvalidConfig)
+	}
+	if !c.Mode.valid() {
+		return fmt.Errorf("%w: %v", ErrInvalidConfig, c.Mode)
 	}
 	if c.Durable == "" {
 		c.Durable = "ts-" + p.Name()
@@ -401,7 +398,7 @@ func (r *Runner) Rejections() ([]Rejection, error) {
 // Run consumes and applies until ctx ends (nil error), UntilSeq is reached
 // (nil error) or an infrastructure error occurs.
 func (r *Runner) Run(ctx context.Context) error {
-	if r.cfg.Ephemeral {
+	if !r.cfg.Mode.consumes() {
 		return r.read(ctx)
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -419,7 +416,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer r.running.Store(false)
 
 	relayErr := make(chan error, 1)
-	if !r.cfg.NoRelay {
+	if r.cfg.Mode.relays() {
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() { defer wg.Done(); relayErr <- r.relay(ctx) }()
@@ -498,7 +495,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				break drain
 			}
 		}
-		for !r.cfg.NoRelay && r.backlog.Load() > int64(r.cfg.OutboxMax) {
+		for r.cfg.Mode.relays() && r.backlog.Load() > int64(r.cfg.OutboxMax) {
 			select {
 			case <-ctx.Done():
 				return nil
@@ -720,7 +717,7 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 				return err
 			}
 		}
-		if r.cfg.DiscardEmits {
+		if !r.cfg.Mode.keepsEmits() {
 			r.tx.emitted = r.tx.emitted[:0]
 		}
 		for i, row := range r.tx.emitted {

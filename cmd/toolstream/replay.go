@@ -7,20 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/toolstream/toolstream/events"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
@@ -43,7 +39,9 @@ func replayCmd(g *globals) *cobra.Command {
 		Use:   "replay --projection NAME [--until SEQ|TIME] [--verify | --diff] [--dump]",
 		Short: "Rebuild a projection's view from the log: as it is, as it was (--until), or against the live one (--verify, --diff)",
 		Long: `replay rebuilds a projection from the log, from sequence 1, into a scratch directory (--into, or a
-temporary one removed after) with this binary's code, and prints the rebuilt view's digest.
+temporary one removed after) with this binary's code, and prints the rebuilt view's digest. An
+--into directory an earlier replay of the same projection left (stopped by --until, or interrupted)
+is resumed from its checkpoint: give it the same flags.
 
   --until SEQ|TIME  rebuild the view as it was: up to a stream sequence, or up to the last message
                     stored at or before an RFC 3339 time (e.g. 2026-11-30T15:00:00Z).
@@ -90,10 +88,6 @@ is a terminal; otherwise a plain line is printed every second.`,
 			if err != nil {
 				return err
 			}
-			stream, err := events.StreamOfAll(p.Subjects())
-			if err != nil {
-				return err
-			}
 			if into == "" {
 				tmp, err := os.MkdirTemp("", "toolstream-replay-")
 				if err != nil {
@@ -101,10 +95,16 @@ is a terminal; otherwise a plain line is printed every second.`,
 				}
 				defer os.RemoveAll(tmp)
 				into = filepath.Join(tmp, name)
-			} else if entries, err := os.ReadDir(into); err == nil && len(entries) > 0 {
-				return fmt.Errorf("--into %s: not empty", into)
 			}
-			rp := &replayer{g: g, d: d, b: b, name: name, stream: stream, dir: into, log: log, progress: progress}
+			// An --into that an earlier replay of this projection left is
+			// resumed from its checkpoint; any other used directory is
+			// refused (projector.ErrNotReplay).
+			rep, err := projector.NewReplayer(projector.Config{JS: b.JS, Dir: into, Logger: log, Keys: b.Keys}, p)
+			if err != nil {
+				return fmt.Errorf("--into %s: %w", into, err)
+			}
+			defer rep.Close()
+			rp := &replayer{g: g, b: b, name: name, rep: rep, progress: progress}
 			switch {
 			case diff:
 				return rp.diff(ctx, diffMax)
@@ -120,7 +120,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 	cmd.Flags().BoolVar(&dump, "dump", false, "print every row of the rebuilt view")
 	cmd.Flags().IntVar(&diffMax, "diff-max", 200, "print at most this many differing keys (all are counted)")
 	cmd.Flags().StringVar(&until, "until", "", "rebuild up to this stream sequence or RFC 3339 time (default: the live view's checkpoint)")
-	cmd.Flags().StringVar(&into, "into", "", "scratch directory for the rebuilt view (default: a temporary one, removed after)")
+	cmd.Flags().StringVar(&into, "into", "", "directory for the rebuilt view, empty or an earlier replay's to resume (default: a temporary one, removed after)")
 	cmd.Flags().StringVar(&progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines, none")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "the assembler's idle deadline: must be serve's")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")
@@ -133,12 +133,9 @@ is a terminal; otherwise a plain line is printed every second.`,
 
 type replayer struct {
 	g        *globals
-	d        *deps
 	b        *bus.Bus
-	log      *slog.Logger
 	name     string
-	stream   string // the stream of the log the projection reads
-	dir      string
+	rep      *projector.Replayer
 	progress string
 }
 
@@ -151,11 +148,11 @@ func (rp *replayer) asOf(ctx context.Context, until string, dump bool) error {
 		live, err := rp.liveDigest(ctx)
 		if err == nil {
 			target = live.Seq
-		} else if target, err = rp.b.LastSeq(ctx, rp.stream); err != nil {
+		} else if target, err = rp.rep.LastSeq(ctx); err != nil {
 			return err
 		}
 	default:
-		seq, err := parseUntil(ctx, rp.b, rp.stream, until)
+		seq, err := parseUntil(ctx, rp.rep, until)
 		if err != nil {
 			return err
 		}
@@ -172,12 +169,7 @@ func (rp *replayer) asOf(ctx context.Context, until string, dump bool) error {
 	if !dump {
 		return nil
 	}
-	db, err := projector.OpenPebble(rp.dir, nil)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	v := projector.SnapshotView(db)
+	v := rp.rep.View()
 	defer v.Close()
 	return v.Rows(nil, func(k, val []byte) error {
 		_, err := fmt.Fprintln(rp.g.stdout, formatRow(rp.name, k, val))
@@ -213,54 +205,20 @@ func (rp *replayer) liveDigest(ctx context.Context) (projector.Digest, error) {
 	return live, err
 }
 
-// rebuild applies the log to the view in rp.dir up to seq (continuing from
-// the view's checkpoint, so a rebuild may be extended) with the relay off,
-// and returns the view's digest at seq.
+// rebuild takes the replay up to seq, drawing its progress on stderr.
 func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, error) {
-	last, err := rp.b.LastSeq(ctx, rp.stream)
+	bar := newReplayProgress(rp.g.stderr, rp.progress, rp.name)
+	d, err := rp.rep.To(ctx, seq, bar.update)
+	bar.finish()
 	if err != nil {
-		return projector.Digest{}, err
+		return projector.Digest{}, fmt.Errorf("replay: %w", err)
 	}
-	if seq > last {
-		return projector.Digest{}, fmt.Errorf("replay: sequence %d is past the end of the log (%d)", seq, last)
-	}
-	p, err := newProjection(rp.name, rp.d)
-	if err != nil {
-		return projector.Digest{}, err
-	}
-	bar := newReplayProgress(rp.g.stderr, rp.progress, rp.name, seq)
-	r, err := projector.New(projector.Config{JS: rp.b.JS, Dir: rp.dir, Logger: rp.log, Keys: rp.b.Keys,
-		NoRelay: true, DiscardEmits: true, Ephemeral: true, UntilSeq: seq, Progress: bar.set}, p)
-	if err != nil {
-		return projector.Digest{}, err
-	}
-	defer r.Close()
-	if seq > r.Checkpoint() {
-		bar.start(r.Checkpoint())
-		err := r.Run(ctx)
-		bar.finish()
-		if err != nil {
-			return projector.Digest{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return projector.Digest{}, err
-		}
-	}
-	dg, err := r.Digest()
-	if err != nil {
-		return projector.Digest{}, err
-	}
-	if dg.Seq > seq {
-		return projector.Digest{}, fmt.Errorf("replay: overshot: %d > %d", dg.Seq, seq)
-	}
-	dg.Seq = seq
-	return dg, nil
+	return d, nil
 }
 
-// parseUntil resolves --until: a sequence of stream, or an RFC 3339 time
-// (the last sequence whose stream timestamp is at or before it; 0 when
-// none).
-func parseUntil(ctx context.Context, b *bus.Bus, stream, s string) (uint64, error) {
+// parseUntil resolves --until: a stream sequence, or an RFC 3339 time
+// (the last sequence stored at or before it; 0 when none).
+func parseUntil(ctx context.Context, rep *projector.Replayer, s string) (uint64, error) {
 	if seq, err := strconv.ParseUint(s, 10, 64); err == nil {
 		return seq, nil
 	}
@@ -268,66 +226,30 @@ func parseUntil(ctx context.Context, b *bus.Bus, stream, s string) (uint64, erro
 	if err != nil {
 		return 0, fmt.Errorf("--until %q: want a stream sequence or an RFC 3339 time", s)
 	}
-	return seqAtTime(ctx, b.Stream(stream), t)
+	return rep.SeqAtTime(ctx, t)
 }
 
-// seqAtTime binary-searches the log for the last message stored at or
-// before t. Stream timestamps grow with the sequence; gaps (deleted
-// messages) are stepped over by asking for the next stored message.
-func seqAtTime(ctx context.Context, s jetstream.Stream, t time.Time) (uint64, error) {
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, err
-	}
-	lo, hi := info.State.FirstSeq, info.State.LastSeq
-	var found uint64
-	for lo <= hi && hi > 0 {
-		mid := lo + (hi-lo)/2
-		m, err := s.GetMsg(ctx, mid, jetstream.WithGetMsgSubject(">"))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			hi = mid - 1
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("replay: message %d: %w", mid, err)
-		}
-		if m.Time.After(t) {
-			if mid == 0 {
-				break
-			}
-			hi = mid - 1
-			continue
-		}
-		found = m.Sequence
-		lo = m.Sequence + 1
-	}
-	return found, nil
-}
-
-// replayProgress shows a rebuild's progress on stderr: a bar with rate and
-// ETA on a terminal, a plain line a second otherwise.
+// replayProgress draws a replay's progress (projector.ReplayProgress) on
+// stderr: a bar with rate and ETA on a terminal, a plain line a second
+// otherwise.
 type replayProgress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	mode   string // bar, lines, none
-	name   string
-	total  uint64
-	from   uint64
-	seq    uint64
-	began  time.Time
-	last   time.Time
-	bar    *progressbar.ProgressBar
-	closed bool
+	w     io.Writer
+	mode  string // bar, lines, none
+	name  string
+	p     projector.ReplayProgress
+	began time.Time
+	last  time.Time
+	bar   *progressbar.ProgressBar
 }
 
-func newReplayProgress(w io.Writer, mode, name string, total uint64) *replayProgress {
+func newReplayProgress(w io.Writer, mode, name string) *replayProgress {
 	if mode == "auto" || mode == "" {
 		mode = "lines"
 		if isTerminal(w) {
 			mode = "bar"
 		}
 	}
-	return &replayProgress{w: w, mode: mode, name: name, total: total}
+	return &replayProgress{w: w, mode: mode, name: name}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -339,39 +261,33 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *replayProgress) start(from uint64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.from, p.seq, p.began, p.last = from, from, time.Now(), time.Now()
-	switch p.mode {
-	case "bar":
-		p.bar = progressbar.NewOptions64(int64(p.total),
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription("replay "+p.name),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("events"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-		p.bar.Set64(int64(from))
-	case "lines":
-		fmt.Fprintf(p.w, "replay %s: from seq %d to %d\n", p.name, from+1, p.total)
-	}
-}
-
-// set is the runner's Progress hook.
-func (p *replayProgress) set(seq uint64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.began.IsZero() || p.closed {
+// update is the replay's progress callback: its first call starts the
+// display.
+func (p *replayProgress) update(rp projector.ReplayProgress) {
+	p.p = rp
+	if p.began.IsZero() {
+		p.began, p.last = time.Now(), time.Now()
+		switch p.mode {
+		case "bar":
+			p.bar = progressbar.NewOptions64(int64(rp.Until),
+				progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetDescription("replay "+p.name),
+				progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(),
+				progressbar.OptionSetItsString("events"),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionClearOnFinish(),
+			)
+			p.bar.Set64(int64(rp.Seq))
+		case "lines":
+			fmt.Fprintf(p.w, "replay %s: from seq %d to %d\n", p.name, rp.From+1, rp.Until)
+		}
 		return
 	}
-	p.seq = seq
 	switch p.mode {
 	case "bar":
-		p.bar.Set64(int64(seq))
+		p.bar.Set64(int64(rp.Seq))
 	case "lines":
 		if time.Since(p.last) >= time.Second {
 			p.last = time.Now()
@@ -381,36 +297,29 @@ func (p *replayProgress) set(seq uint64) {
 }
 
 func (p *replayProgress) line() {
-	done := p.seq - p.from
-	elapsed := time.Since(p.began)
-	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+	done := p.p.Seq - p.p.From
+	rate := float64(done) / max(time.Since(p.began).Seconds(), 1e-9)
 	pct := 100.0
-	if p.total > p.from {
-		pct = 100 * float64(done) / float64(p.total-p.from)
+	if p.p.Until > p.p.From {
+		pct = 100 * float64(done) / float64(p.p.Until-p.p.From)
 	}
 	eta := "—"
-	if rate > 0 && p.total > p.seq {
-		eta = time.Duration(float64(p.total-p.seq) / rate * float64(time.Second)).Round(time.Second).String()
+	if rate > 0 && p.p.Until > p.p.Seq {
+		eta = time.Duration(float64(p.p.Until-p.p.Seq) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "replay %s: seq %d/%d (%.1f%%), %.0f events/s, eta %s\n", p.name, p.seq, p.total, pct, rate, eta)
+	fmt.Fprintf(p.w, "replay %s: seq %d/%d (%.1f%%), %.0f events/s, eta %s\n", p.name, p.p.Seq, p.p.Until, pct, rate, eta)
 }
 
+// finish ends a display that started.
 func (p *replayProgress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	if p.began.IsZero() {
 		return
 	}
-	p.closed = true
 	switch p.mode {
 	case "bar":
-		if p.bar != nil {
-			p.bar.Finish()
-		}
+		p.bar.Finish()
 	case "lines":
-		if !p.began.IsZero() {
-			p.line()
-		}
+		p.line()
 	}
 }
 
@@ -532,12 +441,7 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	if err != nil {
 		return err
 	}
-	db, err := projector.OpenPebble(rp.dir, nil)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	rv := projector.SnapshotView(db)
+	rv := rp.rep.View()
 	defer rv.Close()
 
 	w := rp.g.stdout

@@ -308,7 +308,7 @@ type conformance struct {
 func (c *conformance) run(t *testing.T, cfg projector.Config, until uint64) outcome {
 	t.Helper()
 	c.runs++
-	cfg.JS, cfg.Keys, cfg.NoRelay = c.b.JS, c.b.Keys, true
+	cfg.JS, cfg.Keys, cfg.Mode = c.b.JS, c.b.Keys, projector.ModeHold
 	cfg.Durable = fmt.Sprintf("ts-conformance-%d", c.runs)
 	r, err := projector.New(cfg, c.s.New())
 	if err != nil {
@@ -384,7 +384,7 @@ func (c *conformance) crash(t *testing.T, sync bool) {
 	}
 	lost := false
 	for _, cl := range clones {
-		r, err := projector.New(projector.Config{JS: c.b.JS, Keys: c.b.Keys, FS: cl.fs, Dir: dir, NoRelay: true}, c.s.New())
+		r, err := projector.New(projector.Config{JS: c.b.JS, Keys: c.b.Keys, FS: cl.fs, Dir: dir, Mode: projector.ModeHold}, c.s.New())
 		if err != nil {
 			t.Fatalf("reopen after a crash at seq %d (%s): %v", cl.at, cl.what, err)
 		}
