@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/logread"
 )
 
 func callsCmd(g *globals) *cobra.Command {
@@ -19,23 +18,24 @@ func callsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calls [--follow] [--tenant T] [--json]",
 		Short: "Show calls, their outcomes and results from a running server",
-		Long: `calls prints every call outcome (completed, rejected, incomplete), response outcome and execution
-result of a tenant, in log order. With --follow it keeps printing as they happen.`,
+		Long: `calls prints every call outcome (completed, rejected, incomplete), response outcome, approval
+request and decision, execution start and result of a tenant, in log order (one stream of the log
+after another). With --follow it keeps printing as they happen.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := g.connectTenant(cmd.Context(), tenant)
+			if err := events.ValidTenant(tenant); err != nil {
+				return fmt.Errorf("--tenant: %w", err)
+			}
+			log, err := g.logger()
 			if err != nil {
 				return err
 			}
-			defer b.Close()
-			var subjects []string
-			for _, kind := range []string{"call", "resp", "exec", "result", "approval"} {
-				s, _ := events.TenantFilter(kind, tenant)
-				subjects = append(subjects, s)
+			c, done, err := g.client(cmd.Context(), log)
+			if err != nil {
+				return err
 			}
-			return watch(cmd.Context(), b, subjects, follow, func(ev *events.Event) error {
-				return printOutcome(g.stdout, ev, asJSON)
-			})
+			defer done()
+			return printCalls(cmd.Context(), g.stdout, c, tenant, follow, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant (required: there is no all-tenants view)")
@@ -44,48 +44,127 @@ result of a tenant, in log order. With --follow it keeps printing as they happen
 	return cmd
 }
 
-func printOutcome(w io.Writer, ev *events.Event, asJSON bool) error {
-	if l, ok := assembler.LineOf(ev); ok {
+// callsKinds are what calls prints: never answers and their verdicts
+// (toolstream verdicts).
+var callsKinds = []client.Kind{client.KindCalls, client.KindResponses, client.KindExecutions, client.KindDecisions, client.KindResults}
+
+// printCalls prints tenant's activity (client.Activity); an event that
+// does not decode is skipped (the projections record it).
+func printCalls(ctx context.Context, w io.Writer, c *client.Client, tenant string, follow, asJSON bool) error {
+	var opts []client.ReadOption
+	if follow {
+		opts = append(opts, client.Follow())
+	}
+	for a, err := range c.Activity(ctx, tenant, callsKinds, opts...) {
+		var me *client.MalformedError
+		if errors.As(err, &me) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := printActivity(w, a, asJSON); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// responseLine and callLine are a response's and a call's outcome as
+// `calls --json` prints them: the lines of `toolstream assemble`
+// (assembler.Line).
+type responseLine struct {
+	Type     string `json:"type"` // response
+	Tenant   string `json:"tenant,omitempty"`
+	Response string `json:"response_id"`
+	Status   string `json:"status,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Calls    *int   `json:"calls,omitempty"`
+}
+
+// callLine has call_id and name always (null without a call id).
+type callLine struct {
+	Type      string          `json:"type"`
+	Outcome   string          `json:"outcome"`
+	Tenant    string          `json:"tenant,omitempty"`
+	Response  string          `json:"response_id"`
+	Item      string          `json:"item_id"`
+	CallID    *string         `json:"call_id"`
+	Name      *string         `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Detail    string          `json:"detail,omitempty"`
+}
+
+func printActivity(w io.Writer, a client.Activity, asJSON bool) error {
+	m := a.Meta()
+	switch {
+	case a.Call != nil:
+		l := callLine{Type: "call", Outcome: string(a.Call.Outcome), Tenant: m.Tenant, Response: m.Response, Item: m.Item,
+			Name: &a.Call.Tool, Reason: string(a.Call.Reason), Detail: a.Call.Detail}
+		if m.CallID != "" {
+			l.CallID = &m.CallID
+		}
+		if a.Call.Outcome == client.CallCompleted {
+			l.Arguments = a.Call.Arguments
+		}
 		if asJSON {
 			return json.NewEncoder(w).Encode(l)
 		}
-		switch l.Type {
-		case "call":
-			_, err := fmt.Fprintf(w, "call %-10s %s/%s %s %s%s\n", l.Outcome, l.Response, l.Item, deref(l.Name), l.Arguments, orReason(l.Reason))
-			return err
-		default:
-			_, err := fmt.Fprintf(w, "response %-10s %s%s\n", l.Status, l.Response, orReason(l.Reason))
-			return err
+		_, err := fmt.Fprintf(w, "call %-10s %s/%s %s %s%s\n", l.Outcome, l.Response, l.Item, a.Call.Tool, l.Arguments, orReason(l.Reason))
+		return err
+	case a.Response != nil:
+		r := a.Response
+		if asJSON {
+			return json.NewEncoder(w).Encode(responseLine{Type: "response", Tenant: m.Tenant, Response: m.Response, Status: string(r.Status),
+				Reason: string(r.Reason), Error: r.Error, Calls: &r.Calls})
 		}
+		_, err := fmt.Fprintf(w, "response %-10s %s%s\n", r.Status, m.Response, orReason(string(r.Reason)))
+		return err
 	}
 	if asJSON {
-		return json.NewEncoder(w).Encode(map[string]any{"type": string(ev.Kind), "tenant": ev.Tenant, "response_id": ev.Response, "call_id": ev.CallID, "id": ev.ID, "body": ev.Body})
+		return json.NewEncoder(w).Encode(map[string]any{"type": string(m.Kind), "tenant": m.Tenant, "response_id": m.Response,
+			"call_id": m.CallID, "id": m.ID, "body": activityBody(a)})
 	}
-	_, err := fmt.Fprintf(w, "%-24s %s call=%s %s\n", ev.Kind, ev.Response, ev.CallID, summary(ev))
+	_, err := fmt.Fprintf(w, "%-24s %s call=%s %s\n", m.Kind, m.Response, m.CallID, summary(a))
 	return err
 }
 
-func summary(ev *events.Event) string {
-	switch b := ev.Body.(type) {
-	case *events.CallSucceeded:
-		return b.Summary
-	case *events.CallFailed:
-		return string(b.Error) + ": " + b.Message
-	case *events.ApprovalRequested:
-		return "waiting for approval of " + b.Name
-	case *events.ApprovalDenied:
-		return "denied: " + b.Reason
-	case *events.ExecutionStarted:
-		return fmt.Sprintf("%s attempt %d on %s", b.Name, b.Attempt, b.Executor)
+// activityBody is what calls --json prints of an event that is not an
+// outcome.
+func activityBody(a client.Activity) map[string]any {
+	switch {
+	case a.Approval != nil:
+		return map[string]any{"name": a.Approval.Tool, "arguments": a.Approval.Arguments, "key": a.Approval.Key}
+	case a.Decision != nil:
+		return map[string]any{"approved": a.Decision.Approved, "by": a.Decision.By, "reason": a.Decision.Reason}
+	case a.Execution != nil:
+		return map[string]any{"name": a.Execution.Tool, "attempt": a.Execution.Attempt, "executor": a.Execution.Executor, "key": a.Execution.Key}
+	case a.Result != nil:
+		r := a.Result
+		if r.OK {
+			return map[string]any{"name": r.Tool, "ok": true, "result": r.Result, "summary": r.Summary, "raw_ref": r.RawRef, "attempts": r.Attempts, "key": r.Key}
+		}
+		return map[string]any{"name": r.Tool, "ok": false, "error": r.Error, "message": r.Message, "attempts": r.Attempts, "key": r.Key}
 	}
-	return ""
+	return nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+func summary(a client.Activity) string {
+	switch {
+	case a.Result != nil && a.Result.OK:
+		return a.Result.Summary
+	case a.Result != nil:
+		return string(a.Result.Error) + ": " + a.Result.Message
+	case a.Approval != nil:
+		return "waiting for approval of " + a.Approval.Tool
+	case a.Decision != nil && !a.Decision.Approved:
+		return "denied: " + a.Decision.Reason
+	case a.Execution != nil:
+		return fmt.Sprintf("%s attempt %d on %s", a.Execution.Tool, a.Execution.Attempt, a.Execution.Executor)
 	}
-	return *s
+	return ""
 }
 
 func orReason(r string) string {
@@ -93,22 +172,4 @@ func orReason(r string) string {
 		return ""
 	}
 	return " (" + r + ")"
-}
-
-// watch prints every event on subjects from the start of the log, stream by
-// stream; with follow it then follows every stream at once (each stream's
-// order holds, the streams interleave as events arrive).
-func watch(ctx context.Context, b *bus.Bus, subjects []string, follow bool, fn func(*events.Event) error) error {
-	return b.ReadAcross(ctx, logread.Config{Subjects: subjects, Follow: follow}, false, func(_ string, batch []*logread.Msg) error {
-		for _, m := range batch {
-			ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
-			if err != nil {
-				continue // not ours to judge here; the projections record it
-			}
-			if err := fn(ev); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
