@@ -59,7 +59,11 @@
 // confidence, recency, use, a live constraint's precedence and a lower
 // weight for a turn that asks the assistant something; ties go to the
 // newer record, an episode that repeats one already recalled word for word
-// is left out, and the answer is bounded by K and a byte budget. It reads
+// is left out, and the answer is bounded by K and a byte budget. The best
+// record of that ranking the caller may see (not a question) lends the
+// query its words that tell records apart (pseudo-relevance feedback, at
+// half weight), so that a later turn naming the same thing in other words
+// is found; a small memory has no such words and is ranked by the query's. It reads
 // the posting lists of the query's terms — a posting carries what ranking
 // needs — and loads only the records it returns, never all of a user's
 // records. History and AsOf show superseded, expired and cold records and

@@ -59,7 +59,9 @@ type Hit struct {
 // then ranking: BM25 over the text and slot (through the inverted index,
 // so only the posting lists of the query's terms are read), times quality
 // (confidence, recency with Config.HalfLife, use, and a live constraint
-// over a preference), bounded by K and Config.RecallBudgetBytes. With
+// over a preference), then again with the words the best record lends
+// (feedback: at most fbTerms more posting lists, each read only while
+// its word stays rare), bounded by K and Config.RecallBudgetBytes. With
 // History, superseded, expired and cold records are returned too; with
 // AsOf, the versions that held at AsOf as known then.
 //
@@ -428,47 +430,81 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 	var cands []*cand
 	byID := map[string]*cand{} // by escaped id
 	type hit struct {
-		c      *cand
-		tf, dl int
+		id string // escaped
+		p  posting
 	}
 	var hits []hit
-	for i, t := range terms {
-		hits = hits[:0]
-		prefix := rc.k.ixTerm(t.term)
-		err := rc.r.Scan(prefix, func(key, value []byte) error {
-			s.dfs[i]++
-			p, ok := decodePosting(value)
-			if !ok {
-				return fmt.Errorf("memory: bad posting %q", key)
-			}
-			if defaultMode && (p.status != StatusActive || p.validFrom > rc.now ||
-				p.validUntil != 0 && p.validUntil <= rc.now || rc.e.coldAt(p.constraint, p.observedAt, rc.now)) {
+	// accumulate adds the BM25 of s.terms[from:] to the candidates,
+	// reading the posting list of each term; a term lent by feedback
+	// (from nq on) counts only where it tells records apart (fbIdfMin).
+	nq := len(s.terms)
+	dfMax := fbDfMax(s.n)
+	tooCommon := errors.New("too common")
+	accumulate := func(from int) error {
+		for i := from; i < len(s.terms); i++ {
+			t := s.terms[i]
+			hits = hits[:0]
+			prefix := rc.k.ixTerm(t.term)
+			err := rc.r.Scan(prefix, func(key, value []byte) error {
+				s.dfs[i]++
+				if i >= nq && s.dfs[i] > dfMax {
+					return tooCommon // a lent word that does not tell records apart: read no further
+				}
+				p, ok := decodePosting(value)
+				if !ok {
+					return fmt.Errorf("memory: bad posting %q", key)
+				}
+				if defaultMode && (p.status != StatusActive || p.validFrom > rc.now ||
+					p.validUntil != 0 && p.validUntil <= rc.now || rc.e.coldAt(p.constraint, p.observedAt, rc.now)) {
+					return nil
+				}
+				hits = append(hits, hit{string(key[len(prefix):]), p})
 				return nil
+			})
+			if err == tooCommon {
+				continue
 			}
-			id := key[len(prefix):]
-			c := byID[string(id)]
-			if c == nil {
-				c = &cand{id: unesc(string(id)), p: p}
-				byID[string(id)] = c
-				cands = append(cands, c)
+			if err != nil {
+				return err
 			}
-			hits = append(hits, hit{c, p.tf, p.dl})
-			return nil
-		})
-		if err != nil {
-			return Result{}, err
+			w := idf(s.dfs[i], s.n)
+			for _, h := range hits {
+				c := byID[h.id]
+				if c == nil {
+					c = &cand{id: unesc(h.id), p: h.p}
+					byID[h.id] = c
+					cands = append(cands, c)
+				}
+				c.bm += t.w * bm25(h.p.tf, h.p.dl, w, s.avgdl)
+			}
 		}
-		w := idf(s.dfs[i], s.n)
-		for _, h := range hits {
-			h.c.bm += t.w * bm25(h.tf, h.dl, w, s.avgdl)
-		}
+		return nil
+	}
+	if err := accumulate(0); err != nil {
+		return Result{}, err
 	}
 	if rc.q.AsOf != 0 {
 		return rc.searchAsOf(s, cands)
 	}
-	for _, c := range cands {
-		c.score = c.bm * quality(c.p.confidence, c.p.observedAt, c.p.useCount,
-			c.p.constraint && c.p.status == StatusActive, c.p.question, rc.now, rc.e.cfg.HalfLife)
+	rescore := func() {
+		for _, c := range cands {
+			c.score = c.bm * quality(c.p.confidence, c.p.observedAt, c.p.useCount,
+				c.p.constraint && c.p.status == StatusActive, c.p.question, rc.now, rc.e.cfg.HalfLife)
+		}
+	}
+	rescore()
+	exp, err := rc.feedback(s, cands)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(exp) > 0 {
+		n := len(s.terms)
+		s.terms = append(s.terms, exp...)
+		s.dfs = append(s.dfs, make([]int, len(exp))...)
+		if err := accumulate(n); err != nil {
+			return Result{}, err
+		}
+		rescore()
 	}
 	h := candHeap(cands)
 	heap.Init(&h)
@@ -498,7 +534,8 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 	}
 	if defaultMode {
 		var err error
-		if conflicts, err = rc.openConflicts(s); err != nil {
+		q := &scorer{terms: s.terms[:nq], dfs: s.dfs[:nq], n: s.n, avgdl: s.avgdl} // the query's own words
+		if conflicts, err = rc.openConflicts(q); err != nil {
 			return Result{}, err
 		}
 	}
@@ -881,23 +918,49 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 	if s.avgdl == 0 {
 		s.avgdl = 1
 	}
-	var res Result
-	var all []Hit
-	for _, d := range docs {
-		where := rc.classify(d.r)
-		if where == drop {
-			continue
+	rank := func() (res Result, all []Hit) {
+		for _, d := range docs {
+			where := rc.classify(d.r)
+			if where == drop {
+				continue
+			}
+			bm := s.score(d.tf, d.dl)
+			if bm <= 0 {
+				continue
+			}
+			h := Hit{Record: rc.e.display(d.r, rc.now), Score: bm * rc.quality(d.r)}
+			if where == toConflicts {
+				res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
+			} else {
+				all = insertHit(all, h, len(docs))
+			}
 		}
-		bm := s.score(d.tf, d.dl)
-		if bm <= 0 {
-			continue
+		return res, all
+	}
+	res, all := rank()
+	var lenders []lender
+	for _, h := range all {
+		if len(lenders) == fbDocs {
+			break
 		}
-		h := Hit{Record: rc.e.display(d.r, rc.now), Score: bm * rc.quality(d.r)}
-		if where == toConflicts {
-			res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
-		} else {
-			all = insertHit(all, h, len(docs))
+		if h.Record.Kind != KindEpisode || !isQuestion(h.Record.Text) {
+			lenders = append(lenders, lender{h.Record.Text, h.Score})
 		}
+	}
+	if exp := lent(s.terms, lenders); len(exp) > 0 {
+		for _, t := range exp {
+			df := 0
+			for _, d := range docs {
+				if d.tf[t.term] > 0 {
+					df++
+				}
+			}
+			if df <= fbDfMax(s.n) {
+				s.terms = append(s.terms, t)
+				s.dfs = append(s.dfs, df)
+			}
+		}
+		_, all = rank() // conflicts stay those about the query's own words
 	}
 	for _, h := range all {
 		if len(res.Records) < rc.limit && !repeats(res.Records, &h.Record) {
@@ -906,4 +969,96 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 	}
 	res.Records = e.budget(res.Records)
 	return res, nil
+}
+
+// Pseudo-relevance feedback (relevance models, Lavrenko and Croft 2001;
+// RM3): the best records of a first ranking lend their other words to the
+// query at a lower weight, so that a turn which names the same thing in
+// other words — a later session's change of plans ("the Kyoto trip moved
+// to July" for "when are we flying to Kyoto?"), a dish named in one turn
+// and its recipe in another — is found. Only records the caller may see
+// (the hard filters) lend words.
+const (
+	fbDocs   = 1   // records that lend words
+	fbTerms  = 8   // words they lend at most
+	fbWeight = 0.5 // the weight of the words lent, at most (a query's own words weigh 1)
+	fbIdfMin = 4   // a word lent counts only if at most about one record in 55 has it
+)
+
+// fbDfMax is the most records of n a lent word may be in: its idf is
+// then at least fbIdfMin.
+func fbDfMax(n int) int {
+	e := math.Exp(fbIdfMin)
+	return int(math.Floor((float64(n) + 1 - e/2) / e))
+}
+
+// feedback returns the expansion terms of the first ranking of cands
+// (lent): the best fbDocs records the caller may see that do not ask the
+// assistant something lend their words.
+func (rc *recall) feedback(s *scorer, cands []*cand) ([]qterm, error) {
+	order := slices.Clone(cands)
+	h := candHeap(order)
+	sort.Slice(order, h.Less)
+	var lenders []lender
+	for _, c := range order {
+		if len(lenders) == fbDocs || c.score <= 0 {
+			break
+		}
+		if c.p.question {
+			continue // what the user asked the assistant says little about them
+		}
+		v, err := load(rc.r, rc.k, c.id, c.p.version)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil && rc.classify(v) == toRecords {
+			lenders = append(lenders, lender{v.Text, c.score})
+		}
+	}
+	return lent(s.terms, lenders), nil
+}
+
+// lender is a record of a first ranking that lends its words: its text
+// and score.
+type lender struct {
+	text  string
+	score float64
+}
+
+// lent returns the words the lenders (best first) lend a query of terms:
+// each word of a lender's text (not its slot) that is not the query's,
+// weighed by its share of the text and the lender's score relative to the
+// best; the fbTerms heaviest, the heaviest at fbWeight, ties by word.
+func lent(query []qterm, lenders []lender) []qterm {
+	inQuery := make(map[string]bool, len(query))
+	for _, t := range query {
+		inQuery[t.term] = true
+	}
+	weight := map[string]float64{}
+	for _, l := range lenders {
+		words := tokenize(l.text)
+		for _, w := range words {
+			if !inQuery[w] {
+				weight[w] += l.score / lenders[0].score / float64(len(words))
+			}
+		}
+	}
+	out := make([]qterm, 0, len(weight))
+	for t, w := range weight {
+		out = append(out, qterm{t, w})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].w != out[j].w {
+			return out[i].w > out[j].w
+		}
+		return out[i].term < out[j].term
+	})
+	out = out[:min(len(out), fbTerms)]
+	if len(out) > 0 {
+		top := out[0].w
+		for i := range out {
+			out[i].w = fbWeight * out[i].w / top
+		}
+	}
+	return out
 }
