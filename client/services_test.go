@@ -178,6 +178,22 @@ func TestMemory(t *testing.T) {
 	if err != nil || len(out.Results) == 0 || out.Results[0].ID != "car" {
 		t.Fatalf("%+v %v", out, err)
 	}
+	// the budget is the request's, in estimated tokens: the records, best
+	// first, whose texts fit, the first always
+	both, err := c.Recall(ctx, "acme", "ann", "Ann drives, vegetarian", client.RecallOptions{At: at.Add(time.Hour)})
+	if err != nil || len(both.Results) != 2 {
+		t.Fatalf("%+v %v", both, err)
+	}
+	for budget, want := range map[int]int{1: 1, memory.EstimateTokens(both.Results[0].Text): 1,
+		memory.EstimateTokens(both.Results[0].Text) + memory.EstimateTokens(both.Results[1].Text): 2} {
+		got, err := c.Recall(ctx, "acme", "ann", "Ann drives, vegetarian", client.RecallOptions{BudgetTokens: budget, At: at.Add(time.Hour)})
+		if err != nil || len(got.Results) != want || got.Results[0].ID != both.Results[0].ID {
+			t.Fatalf("budget %d tokens: %+v %v, want %d records", budget, got, err, want)
+		}
+	}
+	if _, err := c.Recall(ctx, "acme", "ann", "Ann", client.RecallOptions{BudgetTokens: -1}); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a negative budget: %v", err)
+	}
 	if _, err := c.Correct(ctx, "acme", "ann", 1, client.Observation{ID: "car", Kind: "fact", Subject: "ann", Attribute: "car",
 		Value: "saab", Text: "Ann drives a Saab", At: at.Add(2 * time.Minute)}); err != nil {
 		t.Fatal(err)
