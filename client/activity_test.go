@@ -12,6 +12,7 @@ import (
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
 )
 
 // describe is one line per activity: its kind, tenant, stream and the
@@ -160,5 +161,20 @@ func TestActivity(t *testing.T) {
 	}
 	if len(seen) != 2 {
 		t.Fatalf("followed %v", seen)
+	}
+}
+
+// TestCallKeyIsTheExecutors: Meta.CallKey derives a call's key from the
+// envelope as the executor does, with and without a step and a call id.
+func TestCallKeyIsTheExecutors(t *testing.T) {
+	for _, ev := range []*events.Event{
+		{Tenant: "acme", Run: "run1", Step: "2", Response: "resp_1", Item: "fc_1", CallID: "call_1"},
+		{Tenant: "acme", Response: "resp_1", Item: "fc_1", CallID: "call_1"},
+		{Tenant: "acme", Run: "run1", Response: "resp_1", Item: "fc_1"},
+	} {
+		m := client.Meta{Tenant: ev.Tenant, Run: ev.Run, Step: ev.Step, Response: ev.Response, Item: ev.Item, CallID: ev.CallID}
+		if got, want := m.CallKey(), executor.CallKey(ev); got != want {
+			t.Errorf("%+v: %q, the executor's %q", m, got, want)
+		}
 	}
 }

@@ -32,6 +32,21 @@ type Meta struct {
 	Stored                 time.Time // when the log stored it; zero for a value read Live
 }
 
+// CallKey is the idempotency key of the call the event is about,
+// tenant/run/step/call, as the executor derives it from the envelope
+// (executor.CallKey; a test holds them equal): without a step, the
+// response stands for it; without a call id, the item.
+func (m Meta) CallKey() string {
+	step, call := m.Step, m.CallID
+	if step == "" {
+		step = m.Response
+	}
+	if call == "" {
+		call = m.Item
+	}
+	return events.IdempotencyKey(m.Tenant, m.Run, step, call)
+}
+
 // CallOutcome is how the assembler decided a call.
 type CallOutcome string
 

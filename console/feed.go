@@ -3,15 +3,15 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/logread"
 )
 
 // Call states, as the Calls page shows them: the assembler's decision, then
@@ -83,108 +83,111 @@ type feed struct {
 	caught  bool
 }
 
-// feedSubjects are what the console reads: never the model deltas.
-var feedSubjects = []string{events.AllCalls, events.AllExec, events.AllApprovals, events.AllResults, events.AllResponses, events.AllAnswers}
+// feedKinds are what the console reads: never the model deltas.
+var feedKinds = []client.Kind{client.KindCalls, client.KindExecutions, client.KindDecisions, client.KindResults,
+	client.KindResponses, client.KindAnswers}
 
 func newFeed(callsMax, answersMax int) *feed {
 	return &feed{callsMax: callsMax, answersMax: answersMax, calls: map[string]*Call{}, answers: map[string]*Answer{},
 		texts: map[string]string{}, subs: map[chan update]Grant{}}
 }
 
-// run follows the log from its start until ctx ends.
+// run follows every tenant's activity (client.Activity) from the start of
+// the log until ctx ends.
 func (f *feed) run(ctx context.Context, b *bus.Bus) error {
-	err := b.ReadAcross(ctx, logread.Config{Subjects: feedSubjects, Follow: true}, false, func(_ string, batch []*logread.Msg) error {
-		for _, m := range batch {
-			ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
-			if err != nil {
-				continue // the projections record bad input
-			}
-			f.apply(ev, time.Unix(0, m.Time).UTC())
+	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys))
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	defer c.Close()
+	for a, err := range c.Activity(ctx, client.AllTenants, feedKinds, client.Follow()) {
+		var me *client.MalformedError
+		if errors.As(err, &me) {
+			continue // the projections record bad input
 		}
-		return nil
-	})
-	if err != nil && ctx.Err() == nil {
-		return fmt.Errorf("console: follow the log: %w", err)
+		if err != nil {
+			return fmt.Errorf("console: follow the log: %w", err)
+		}
+		f.apply(a)
 	}
 	return nil
 }
 
-func (f *feed) apply(ev *events.Event, at time.Time) {
+// apply takes one activity; its time is when the log stored it.
+func (f *feed) apply(a client.Activity) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	switch b := ev.Body.(type) {
-	case *events.CallCompleted:
-		c := f.call(executor.CallKey(ev), ev, b.Name, at)
-		c.Arguments = string(b.Arguments)
-		if c.State == "" {
-			c.State = StateCompleted
+	m := a.Meta()
+	at := m.Stored.UTC()
+	switch {
+	case a.Call != nil:
+		c := f.call(m.CallKey(), m, a.Call.Tool, at)
+		switch a.Call.Outcome {
+		case client.CallCompleted:
+			c.Arguments = string(a.Call.Arguments)
+			if c.State == "" {
+				c.State = StateCompleted
+			}
+		case client.CallRejected:
+			c.State, c.Reason, c.Detail, c.Arguments = StateRejected, string(a.Call.Reason), a.Call.Detail, string(a.Call.Arguments)
+		case client.CallIncomplete:
+			c.State, c.Reason, c.Detail, c.Arguments = StateIncomplete, string(a.Call.Reason), a.Call.Detail, string(a.Call.Arguments)
 		}
 		f.push(c)
-	case *events.CallRejected:
-		c := f.call(executor.CallKey(ev), ev, b.Name, at)
-		c.State, c.Reason, c.Detail, c.Arguments = StateRejected, string(b.Reason), b.Detail, string(b.Arguments)
-		f.push(c)
-	case *events.CallIncomplete:
-		c := f.call(executor.CallKey(ev), ev, b.Name, at)
-		c.State, c.Reason, c.Detail, c.Arguments = StateIncomplete, string(b.Reason), b.Detail, string(b.Partial)
-		f.push(c)
-	case *events.ApprovalRequested:
-		c := f.call(b.Key, ev, b.Name, at)
+	case a.Approval != nil:
+		c := f.call(a.Approval.Key, m, a.Approval.Tool, at)
 		if c.Arguments == "" {
-			c.Arguments = string(b.Arguments)
+			c.Arguments = string(a.Approval.Arguments)
 		}
 		if c.Decision == "" && !terminal(c.State) {
 			c.State = StateAwaiting
 		}
 		f.push(c)
-	case *events.ApprovalGranted:
-		c := f.call(executor.CallKey(ev), ev, "", at)
-		c.Decision, c.DecidedBy, c.Why = "approved", b.By, b.Reason
+	case a.Decision != nil:
+		c := f.call(m.CallKey(), m, "", at)
+		c.Decision, c.DecidedBy, c.Why = "denied", a.Decision.By, a.Decision.Reason
+		if a.Decision.Approved {
+			c.Decision = "approved"
+		}
 		if c.State == StateAwaiting {
 			c.State = StateCompleted
 		}
 		f.push(c)
-	case *events.ApprovalDenied:
-		c := f.call(executor.CallKey(ev), ev, "", at)
-		c.Decision, c.DecidedBy, c.Why = "denied", b.By, b.Reason
-		if c.State == StateAwaiting {
-			c.State = StateCompleted
-		}
-		f.push(c)
-	case *events.ExecutionStarted:
-		c := f.call(b.Key, ev, b.Name, at)
-		c.Attempts = max(c.Attempts, b.Attempt)
-		c.Executor = b.Executor
+	case a.Execution != nil:
+		c := f.call(a.Execution.Key, m, a.Execution.Tool, at)
+		c.Attempts = max(c.Attempts, a.Execution.Attempt)
+		c.Executor = a.Execution.Executor
 		if !terminal(c.State) {
 			c.State = StateRunning
 		}
 		f.push(c)
-	case *events.CallSucceeded:
-		c := f.call(b.Key, ev, b.Name, at)
-		c.State, c.Reason, c.Detail = StateSucceeded, "", b.Summary
-		c.Attempts = max(c.Attempts, b.Attempts)
-		f.push(c)
-	case *events.CallFailed:
-		c := f.call(b.Key, ev, b.Name, at)
-		c.State, c.Reason, c.Detail = StateFailed, string(b.Error), b.Message
-		c.Attempts = max(c.Attempts, b.Attempts)
-		f.push(c)
-	case *events.ResponseOutcome:
-		if b.Text != "" {
-			f.text(ev.Tenant, ev.Response, b.Text)
+	case a.Result != nil:
+		r := a.Result
+		c := f.call(r.Key, m, r.Tool, at)
+		if r.OK {
+			c.State, c.Reason, c.Detail = StateSucceeded, "", r.Summary
+		} else {
+			c.State, c.Reason, c.Detail = StateFailed, string(r.Error), r.Message
 		}
-	case *events.AnswerSubmitted:
-		f.text(ev.Tenant, ev.Response, b.Text)
-	case *events.AnswerVerified:
-		k := ev.Tenant + "/" + ev.Response
+		c.Attempts = max(c.Attempts, r.Attempts)
+		f.push(c)
+	case a.Response != nil:
+		if a.Response.Text != "" {
+			f.text(m.Tenant, m.Response, a.Response.Text)
+		}
+	case a.Answer != nil:
+		f.text(m.Tenant, m.Response, a.Answer.Text)
+	case a.Verdict != nil && a.Verdict.Verified != nil:
+		b := a.Verdict.Verified
+		k := m.Tenant + "/" + m.Response
 		f.order++
-		a := &Answer{Tenant: ev.Tenant, Response: ev.Response, Text: f.texts[k], Claims: b.Claims, Faithfulness: b.Faithfulness,
+		an := &Answer{Tenant: m.Tenant, Response: m.Response, Text: f.texts[k], Claims: b.Claims, Faithfulness: b.Faithfulness,
 			Policy: b.Policy, Repaired: b.Repaired, Blocked: b.Blocked, At: at, Order: f.order}
-		f.answers[k] = a
+		f.answers[k] = an
 		if len(f.answers) > f.answersMax {
 			evictOldest(f.answers, func(a *Answer) uint64 { return a.Order })
 		}
-		f.send(update{tenant: a.Tenant, kind: "answer", data: mustJSON(a)})
+		f.send(update{tenant: an.Tenant, kind: "answer", data: mustJSON(an)})
 	}
 }
 
@@ -192,11 +195,11 @@ func terminal(state string) bool {
 	return state == StateSucceeded || state == StateFailed || state == StateRejected || state == StateIncomplete
 }
 
-// call returns the call of key, made from ev when new.
-func (f *feed) call(key string, ev *events.Event, tool string, at time.Time) *Call {
+// call returns the call of key, made from m when new.
+func (f *feed) call(key string, m client.Meta, tool string, at time.Time) *Call {
 	c, ok := f.calls[key]
 	if !ok {
-		c = &Call{Key: key, Tenant: ev.Tenant, First: at}
+		c = &Call{Key: key, Tenant: m.Tenant, First: at}
 		f.calls[key] = c
 		if len(f.calls) > f.callsMax {
 			evictOldest(f.calls, func(c *Call) uint64 { return c.Order })
@@ -207,17 +210,17 @@ func (f *feed) call(key string, ev *events.Event, tool string, at time.Time) *Ca
 	if tool != "" {
 		c.Tool = tool
 	}
-	if ev.Response != "" && c.Response == "" {
-		c.Response = ev.Response
+	if m.Response != "" && c.Response == "" {
+		c.Response = m.Response
 	}
-	if ev.Item != "" {
-		c.Item = ev.Item
+	if m.Item != "" {
+		c.Item = m.Item
 	}
-	if ev.CallID != "" && c.CallID == "" {
-		c.CallID = ev.CallID
+	if m.CallID != "" && c.CallID == "" {
+		c.CallID = m.CallID
 	}
-	if c.Response == "" && ev.Step != "" {
-		c.Response = ev.Step // a call without a run: its step is its response
+	if c.Response == "" && m.Step != "" {
+		c.Response = m.Step // a call without a run: its step is its response
 	}
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 )
 
@@ -16,36 +17,35 @@ import (
 // furthest event, with its tool, arguments and decision.
 func TestACallsStateIsTheSameInAnyOrderOfStreams(t *testing.T) {
 	key := events.IdempotencyKey("acme", "", "r1", "c1")
-	ev := func(body events.Body) *events.Event {
-		return &events.Event{Tenant: "acme", Response: "r1", Step: "r1", CallID: "c1", Body: body}
-	}
-	completed := ev(&events.CallCompleted{Name: "refund", Arguments: []byte(`{"a":1}`)})
-	asked := ev(&events.ApprovalRequested{Name: "refund", Key: key, Arguments: []byte(`{"a":1}`)})
-	granted := ev(&events.ApprovalGranted{By: "console:operator", Reason: "ok"})
-	started := ev(&events.ExecutionStarted{Name: "refund", Key: key, Attempt: 1, Executor: "x#1"})
-	succeeded := ev(&events.CallSucceeded{Name: "refund", Key: key, Summary: "done", Attempts: 1})
-	denied := ev(&events.ApprovalDenied{By: "cli", Reason: "no"})
-	failed := ev(&events.CallFailed{Name: "refund", Key: key, Error: events.ErrApprovalDenied, Message: "no"})
+	m := client.Meta{Tenant: "acme", Response: "r1", Step: "r1", CallID: "c1"}
+	completed := client.Activity{Call: &client.Call{Meta: m, Outcome: client.CallCompleted, Tool: "refund", Arguments: []byte(`{"a":1}`)}}
+	asked := client.Activity{Approval: &client.Approval{Meta: m, Tool: "refund", Key: key, Arguments: []byte(`{"a":1}`)}}
+	granted := client.Activity{Decision: &client.Decision{Meta: m, Approved: true, By: "console:operator", Reason: "ok"}}
+	started := client.Activity{Execution: &client.Execution{Meta: m, Tool: "refund", Key: key, Attempt: 1, Executor: "x#1"}}
+	succeeded := client.Activity{Result: &client.Result{Meta: m, Tool: "refund", OK: true, Key: key, Summary: "done", Attempts: 1}}
+	denied := client.Activity{Decision: &client.Decision{Meta: m, By: "cli", Reason: "no"}}
+	failed := client.Activity{Result: &client.Result{Meta: m, Tool: "refund", Key: key, Error: events.ErrApprovalDenied, Message: "no"}}
 	for _, tc := range []struct {
 		name      string
-		order     []*events.Event
+		order     []client.Activity
 		state     string
 		decision  string
 		arguments string
 	}{
-		{"in log order", []*events.Event{completed, asked, granted, started, succeeded}, StateSucceeded, "approved", `{"a":1}`},
-		{"result first", []*events.Event{succeeded, completed, asked, granted, started}, StateSucceeded, "approved", `{"a":1}`},
-		{"result between", []*events.Event{completed, asked, succeeded, granted, started}, StateSucceeded, "approved", `{"a":1}`},
-		{"waiting", []*events.Event{completed, asked}, StateAwaiting, "", `{"a":1}`},
-		{"asked before decided", []*events.Event{asked, completed}, StateAwaiting, "", `{"a":1}`},
-		{"granted, not yet run", []*events.Event{completed, asked, granted}, StateCompleted, "approved", `{"a":1}`},
-		{"running", []*events.Event{completed, asked, granted, started}, StateRunning, "approved", `{"a":1}`},
-		{"denied", []*events.Event{completed, asked, denied, failed}, StateFailed, "denied", `{"a":1}`},
-		{"denial's result first", []*events.Event{failed, asked, completed, denied}, StateFailed, "denied", `{"a":1}`},
+		{"in log order", []client.Activity{completed, asked, granted, started, succeeded}, StateSucceeded, "approved", `{"a":1}`},
+		{"result first", []client.Activity{succeeded, completed, asked, granted, started}, StateSucceeded, "approved", `{"a":1}`},
+		{"result between", []client.Activity{completed, asked, succeeded, granted, started}, StateSucceeded, "approved", `{"a":1}`},
+		{"waiting", []client.Activity{completed, asked}, StateAwaiting, "", `{"a":1}`},
+		{"asked before decided", []client.Activity{asked, completed}, StateAwaiting, "", `{"a":1}`},
+		{"granted, not yet run", []client.Activity{completed, asked, granted}, StateCompleted, "approved", `{"a":1}`},
+		{"running", []client.Activity{completed, asked, granted, started}, StateRunning, "approved", `{"a":1}`},
+		{"denied", []client.Activity{completed, asked, denied, failed}, StateFailed, "denied", `{"a":1}`},
+		{"denial's result first", []client.Activity{failed, asked, completed, denied}, StateFailed, "denied", `{"a":1}`},
 	} {
 		f := newFeed(10, 10)
-		for i, e := range tc.order {
-			f.apply(e, time.Unix(int64(i), 0))
+		for i, a := range tc.order {
+			at(&a, time.Unix(int64(i), 0))
+			f.apply(a)
 		}
 		list, counts := f.list(Grant{Role: "operator"}, CallFilter{})
 		if len(list) != 1 || counts[tc.state] != 1 {
@@ -59,13 +59,35 @@ func TestACallsStateIsTheSameInAnyOrderOfStreams(t *testing.T) {
 	}
 }
 
+// at sets the time the log stored a's event (a copy of its value).
+func at(a *client.Activity, t time.Time) {
+	switch {
+	case a.Call != nil:
+		c := *a.Call
+		c.Stored, a.Call = t, &c
+	case a.Approval != nil:
+		c := *a.Approval
+		c.Stored, a.Approval = t, &c
+	case a.Decision != nil:
+		c := *a.Decision
+		c.Stored, a.Decision = t, &c
+	case a.Execution != nil:
+		c := *a.Execution
+		c.Stored, a.Execution = t, &c
+	case a.Result != nil:
+		c := *a.Result
+		c.Stored, a.Result = t, &c
+	}
+}
+
 // TestTheTablesAreBounded: past CallsMax the oldest calls are dropped, the
 // newest kept.
 func TestTheTablesAreBounded(t *testing.T) {
 	f := newFeed(50, 5)
 	for i := range 200 {
 		subjCall := fmt.Sprint("c", i)
-		f.apply(&events.Event{Tenant: "acme", Response: "r", Step: "r", CallID: subjCall, Body: &events.CallCompleted{Name: "t"}}, time.Unix(int64(i), 0))
+		f.apply(client.Activity{Call: &client.Call{Meta: client.Meta{Tenant: "acme", Response: "r", Step: "r", CallID: subjCall,
+			Stored: time.Unix(int64(i), 0)}, Outcome: client.CallCompleted, Tool: "t"}})
 	}
 	list, _ := f.list(Grant{Role: "operator"}, CallFilter{})
 	if len(list) > 50 || len(list) < 40 {
