@@ -447,9 +447,6 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	w := rp.g.stdout
 	fmt.Fprintf(w, "diff of %s at seq %d: live view (%s) vs a rebuild by this binary\n", rp.name, seq, source)
 	fmt.Fprintf(w, "rebuilt %s: %v\n", rp.name, rebuilt)
-	live := viewdump.NewIter(livePage)
-	re := viewdump.NewIter(viewdump.ViewPager(rv, dumpPageRows))
-	var added, removed, changed, same int
 	shown := 0
 	show := func(format string, args ...any) {
 		if shown < maxShown {
@@ -457,58 +454,30 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 		}
 		shown++
 	}
-	lk, lv, lok, err := live.Next()
-	if err != nil {
-		return err
-	}
-	rk, rvv, rok, err := re.Next()
-	if err != nil {
-		return err
-	}
-	for lok || rok {
-		c := 0
-		switch {
-		case !lok:
-			c = 1
-		case !rok:
-			c = -1
+	n, err := viewdump.Diff(livePage, viewdump.ViewPager(rv, dumpPageRows), func(c viewdump.Change) error {
+		switch c.Kind {
+		case viewdump.OnlyA:
+			show("- %s\n", formatRow(rp.name, c.Key, c.A))
+		case viewdump.OnlyB:
+			show("+ %s\n", formatRow(rp.name, c.Key, c.B))
 		default:
-			c = bytes.Compare(lk, rk)
-		}
-		switch {
-		case c < 0:
-			removed++
-			show("- %s\n", formatRow(rp.name, lk, lv))
-		case c > 0:
-			added++
-			show("+ %s\n", formatRow(rp.name, rk, rvv))
-		case !bytes.Equal(lv, rvv):
-			changed++
-			key, lval := splitRow(formatRow(rp.name, lk, lv))
-			_, rval := splitRow(formatRow(rp.name, rk, rvv))
+			key, lval := splitRow(formatRow(rp.name, c.Key, c.A))
+			_, rval := splitRow(formatRow(rp.name, c.Key, c.B))
 			show("~ %s\n    live:    %s\n    rebuilt: %s\n", key, lval, rval)
-		default:
-			same++
 		}
-		if c <= 0 {
-			if lk, lv, lok, err = live.Next(); err != nil {
-				return err
-			}
-		}
-		if c >= 0 {
-			if rk, rvv, rok, err = re.Next(); err != nil {
-				return err
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if shown > maxShown {
 		fmt.Fprintf(w, "… and %d more differences (--diff-max)\n", shown-maxShown)
 	}
-	if added+removed+changed == 0 {
-		fmt.Fprintf(w, "ok: the rebuilt %s view equals the live view, key by key (%d keys)\n", rp.name, same)
+	if n.Differ() == 0 {
+		fmt.Fprintf(w, "ok: the rebuilt %s view equals the live view, key by key (%d keys)\n", rp.name, n.Same)
 		return nil
 	}
-	summary := fmt.Sprintf("%d keys differ: %d only in the rebuild (+), %d only in the live view (-), %d changed (~); %d equal", added+removed+changed, added, removed, changed, same)
+	summary := fmt.Sprintf("%d keys differ: %d only in the rebuild (+), %d only in the live view (-), %d changed (~); %d equal", n.Differ(), n.OnlyB, n.OnlyA, n.Changed, n.Same)
 	fmt.Fprintln(w, summary)
 	return &exitError{2, fmt.Errorf("%w: %s: %s", projector.ErrDigestMismatch, rp.name, summary)}
 }
