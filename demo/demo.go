@@ -20,10 +20,10 @@ import (
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/memory"
-	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/verifier"
 )
 
@@ -68,7 +68,7 @@ type run struct {
 	steps []Step
 	b     *bus.Bus
 	c     *client.Client // the demo's own client of the log: publishing, reading, approving
-	n     *node.Node
+	s     *stack.Stack
 	key   *registry.SigningKey // a throwaway registry key: the demo is its own operator
 }
 
@@ -145,30 +145,17 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	}
 	r.say("registry", "tool contracts recorded in the log", map[string]any{"tools": "inventory.get, shipping.quote, orders.refund (approval required)", "digest": reg.Digest()[:12]})
 
-	r.n = node.New(r.b, filepath.Join(tmp, "views"), log)
-	defer r.n.Stop()
-	projections := r.fresh()
-	for _, p := range projections {
-		if _, err := r.n.Start(ctx, p, nil); err != nil {
-			return err
-		}
-	}
-	follower, err := registry.Follow(ctx, registry.FollowConfig{JS: r.b.JS, Trust: r.key.Trust(), Logger: log})
-	if err != nil {
+	// The projections and the executor as serve runs them (package
+	// stack), the executor with the demo's tools in this process.
+	if r.s, err = stack.Start(ctx, stack.Config{Bus: r.b, ViewsDir: filepath.Join(tmp, "views"), Logger: log,
+		Components: append(projections(), stack.Executor), Projections: stack.Projections{Trust: r.key.Trust()},
+		Executor: executor.Config{Tools: tools(), Heartbeat: 250 * time.Millisecond}}); err != nil {
 		return err
 	}
-	defer follower.Stop()
-	if err := follower.Wait(ctx, reg.Digest()); err != nil {
+	defer r.s.Stop()
+	if err := r.s.Registry().Wait(ctx, reg.Digest()); err != nil {
 		return err
 	}
-	ex, err := executor.New(executor.Config{JS: r.b.JS, Keys: r.b.Keys, Registry: follower.Current, Tools: tools(), Logger: log, Heartbeat: 250 * time.Millisecond})
-	if err != nil {
-		return err
-	}
-	exCtx, exStop := context.WithCancel(ctx)
-	exDone := make(chan error, 1)
-	go func() { exDone <- ex.Run(exCtx) }()
-	defer func() { exStop(); <-exDone }()
 
 	// 1. Four provider streams, four formats.
 	for _, f := range []struct{ file, format string }{
@@ -297,15 +284,9 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	return r.replay(ctx, tmp)
 }
 
-// fresh returns new instances of the projections the demo runs.
-func (r *run) fresh() []projector.Projection {
-	return []projector.Projection{
-		assembler.NewIngest(assembler.IngestConfig{}),
-		assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](r.key.Trust())}),
-		responses.Projection{},
-		verifier.NewProjection(verifier.ProjectionConfig{}),
-		memory.NewProjection(memory.NewEngine(memory.Config{}, nil)),
-	}
+// projections are the projections the demo runs, in data-flow order.
+func projections() []string {
+	return []string{assembler.IngestName, assembler.Name, responses.Name, verifier.Name, memory.Name}
 }
 
 func (r *run) publish(ctx context.Context, file, format string) error {
@@ -326,7 +307,7 @@ func (r *run) publish(ctx context.Context, file, format string) error {
 
 func (r *run) settle(ctx context.Context, names ...string) error {
 	for _, name := range names {
-		rn, ok := r.n.Runner(name)
+		rn, ok := r.s.Runner(name)
 		if !ok {
 			return fmt.Errorf("demo: %s not running", name)
 		}
@@ -358,7 +339,7 @@ func (r *run) memory(ctx context.Context) error {
 	if err := r.settle(ctx, memory.Name); err != nil {
 		return err
 	}
-	rn, _ := r.n.Runner(memory.Name)
+	rn, _ := r.s.Runner(memory.Name)
 	v := rn.View()
 	defer v.Close()
 	res, err := memory.NewEngine(memory.Config{}, nil).Recall(v, memory.Query{Tenant: tenant, User: user, Text: "recommend a spicy dish", K: 3})
@@ -377,8 +358,12 @@ func (r *run) memory(ctx context.Context) error {
 }
 
 func (r *run) replay(ctx context.Context, tmp string) error {
-	for _, p := range r.fresh() {
-		rn, _ := r.n.Runner(p.Name())
+	for _, name := range projections() {
+		p, err := stack.New(stack.Projections{Trust: r.key.Trust()}, name) // a fresh instance, as serve's
+		if err != nil {
+			return err
+		}
+		rn, _ := r.s.Runner(name)
 		last, err := r.b.LastSeq(ctx, rn.Stream())
 		if err != nil {
 			return err

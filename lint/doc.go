@@ -2,8 +2,9 @@
 // change that breaks one fails `go test ./...` rather than a review:
 //
 //   - dependencies point one way: events/ imports none of ours, the
-//     projections never import each other, nothing imports cmd/, and only
-//     cmd/ imports the bench and demo packages;
+//     projections never import each other, nothing imports cmd/, only
+//     cmd/ imports the bench and demo packages, and only cmd/, the demo and
+//     bench import stack (the composition of a process);
 //   - projection code is deterministic (DESIGN.md invariant 6, replay equals
 //     live): no wall clock, no randomness, no printing — time comes from the
 //     event and the log, output goes through the outbox and the logger;

@@ -86,6 +86,10 @@ var allowed = map[string][]string{
 	"runs":      {"events", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
 	"viewdump":  {"projector"},
+	// The composition of a process: above every library it wires, below
+	// only cmd/ and the demo.
+	"stack": {"events", "bus", "projector", "assembler", "registry", "responses", "runs", "verifier", "memory", "memory/embed",
+		"executor", "node", "cluster", "viewdump", "metrics", "console", "gateway", "agent"},
 
 	"memory/lexical": {}, // memory's stemmer: no state, no dependencies
 	"memory/embed":   {}, // texts to vectors over HTTP: none of ours
@@ -104,6 +108,8 @@ func TestDependenciesPointOneWay(t *testing.T) {
 				t.Errorf("%s imports %s: nothing imports a command", dir, dep)
 			case (depTop == "bench" || depTop == "demo") && top != "cmd" && top != depTop:
 				t.Errorf("%s imports %s: only cmd/ may (measurements and the demo are not libraries)", dir, dep)
+			case depTop == "stack" && top != "cmd" && top != "demo" && top != "bench" && top != depTop:
+				t.Errorf("%s imports %s: only cmd/, the demo and bench may (a library is composed, it does not compose)", dir, dep)
 			}
 			ok, core := allowed[dir]
 			if core && !slices.Contains(ok, dep) && dep != dir {

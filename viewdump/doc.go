@@ -1,7 +1,9 @@
 // Package viewdump pages through a live projection view over NATS: the
 // service a serve runs on Subject for every view it holds, and the client
 // (`toolstream replay --diff`) that reads a view page by page, and pages
-// through a local view the same way.
+// through a local view the same way; and the digest of a live view
+// (DigestSubject: AddEndpoints serves it with the dump, Digest asks it),
+// what `replay --verify` compares a rebuilt view with.
 //
 // Invariants:
 //   - Every page of one dump comes from the same checkpoint: the first

@@ -18,7 +18,6 @@ import (
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/node"
-	"github.com/toolstream/toolstream/projector"
 )
 
 func memoryCmd(g *globals) *cobra.Command {
@@ -63,19 +62,6 @@ func (e embedFlags) embedder() (embed.Embedder, error) {
 		return nil, fmt.Errorf("--embed-url: %w", err)
 	}
 	return h, nil
-}
-
-// memoryService is serve's memory service over the runner of the memory
-// projection: writes are sealed under their data keys (memory.SealScope).
-func memoryService(b *bus.Bus, r *projector.Runner) *memory.Service {
-	return &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
-		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
-			ack, err := b.PublishSealed(ctx, subj, ev, scope)
-			if err != nil {
-				return 0, err
-			}
-			return ack.Sequence, nil
-		}}
 }
 
 // memoryRequestCmd asks a running serve's memory service.

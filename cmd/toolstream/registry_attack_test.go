@@ -23,11 +23,12 @@ import (
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/stack"
 )
 
 // The attacks on the registry (issue "Trust boundaries", items 2 and 3),
 // each against serve's own wiring: the tools file recorded and followed by
-// followTools with the keys registryKeys makes in --data/auth, the
+// stack.FollowTools with the keys registryKeys makes in --data/auth, the
 // assembler newProjection builds, and an executor on a Follower of the
 // log. Each test fails if its attack works.
 
@@ -80,7 +81,7 @@ func startRegistryRig(t *testing.T) *registryRig {
 	if _, err := os.Stat(filepath.Join(dir, "auth", "registry.pub")); err != nil || r.d.trust.Len() != 1 {
 		t.Fatalf("keys not made in --data/auth: %v, %d trusted", err, r.d.trust.Len())
 	}
-	if err := followTools(ctx, r.b, log, r.tools, key, r.d.trust); err != nil {
+	if err := stack.FollowTools(ctx, r.b, log, r.tools, key, r.d.trust); err != nil {
 		t.Fatal(err)
 	}
 	n := node.New(r.b, filepath.Join(dir, "views"), log)

@@ -9,32 +9,11 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/runs"
 )
-
-// addRunsService serves tsv.runs.* over the runner of the runs projection:
-// writes are sealed under the event's user's key; leases live in the
-// bucket ts_runs.
-func addRunsService(ctx context.Context, b *bus.Bus, r *projector.Runner, svc micro.Service) error {
-	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()})
-	if err != nil {
-		return err
-	}
-	s := &runs.Service{Runner: r, Leases: leases, Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
-		ack, err := b.PublishSealed(ctx, subj, ev, "")
-		if err != nil {
-			return 0, err
-		}
-		return ack.Sequence, nil
-	}}
-	return s.AddTo(svc)
-}
 
 func historyCmd(g *globals) *cobra.Command {
 	var tenant string

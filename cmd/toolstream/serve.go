@@ -2,31 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/cluster"
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
-	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/runs"
+	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/viewdump"
 )
 
 // DigestSubject answers a projection name with its live view digest.
-const DigestSubject = "tsv.digest"
+const DigestSubject = viewdump.DigestSubject
 
 func serveCmd(g *globals) *cobra.Command {
 	var components, tools, metricsAddr string
@@ -54,13 +46,15 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
 			}
-			if _, err := d.embed.embedder(); err != nil {
+			embedder, err := d.embed.embedder()
+			if err != nil {
 				return err
 			}
 			if d.policies, err = d.verify.policies(); err != nil {
 				return err
 			}
-			return serve(cmd.Context(), d, splitList(components), tick, tools, metricsAddr)
+			return serve(cmd.Context(), d, stack.Config{Components: splitList(components), Tick: tick, ToolsFile: tools,
+				MetricsAddr: metricsAddr, Embedder: embedder})
 		},
 	}
 	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
@@ -78,9 +72,14 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	return cmd
 }
 
-func serve(ctx context.Context, d *deps, components []string, tick time.Duration, tools, metricsAddr string) error {
+// serve opens the log the flags name and runs the stack over it (package
+// stack) until ctx ends.
+func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	g, log := d.g, d.log
-	key, err := g.registryKeys(log, d, tools != "")
+	if _, err := stack.Components(cfg.Components); err != nil {
+		return fmt.Errorf("--components: %w", err)
+	}
+	key, err := g.registryKeys(log, d, cfg.ToolsFile != "")
 	if err != nil {
 		return err
 	}
@@ -90,251 +89,34 @@ func serve(ctx context.Context, d *deps, components []string, tick time.Duration
 	}
 	defer b.Close()
 	d.bus = b
-	if tools != "" {
-		if err := followTools(ctx, b, log, tools, key, d.trust); err != nil {
-			return err
-		}
-	}
-	want := map[string]bool{}
-	for _, c := range components {
-		if c == "all" {
-			for _, n := range projectionNames() {
-				want[n] = true
-			}
-			want["clock"], want["executor"] = true, true
-			continue
-		}
-		if _, ok := projectionFactories[c]; !ok && c != "clock" && c != "executor" {
-			return fmt.Errorf("--components: unknown component %q", c)
-		}
-		want[c] = true
-	}
-	runners := map[string]*projector.Runner{}
-	var partitions *cluster.Exclusive // the partition assemblers this process may hold
-	var wg sync.WaitGroup
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errc := make(chan error, len(want)+1)
-	for _, name := range projectionNames() {
-		if !want[name] {
-			continue
-		}
-		if n := b.Partitions(); name == assembler.Name && n > 0 {
-			// A partitioned log: the partitions' assemblers, each active in
-			// exactly one process of the assembler service (a lease each).
-			log.Info("assembler partitions", "partitions", n)
-			x, err := cluster.NewAssemblerPartitions(b, filepath.Join(g.data, "views"), func() *assembler.Assembler { return newAssembler(d) }, log)
-			if err != nil {
-				return err
-			}
-			partitions = x
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := x.Run(ctx); err != nil {
-					errc <- fmt.Errorf("assembler partitions: %w", err)
-				}
-			}()
-			continue
-		}
-		p, err := newProjection(name, d)
-		if err != nil {
-			return err
-		}
-		r, err := projector.New(projector.Config{JS: b.JS, Dir: g.viewDir(name), Logger: log, Keys: b.Keys}, p)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		runners[name] = r
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := r.Run(ctx); err != nil {
-				errc <- fmt.Errorf("projection %s: %w", name, err)
-			}
-		}()
-	}
-	var ex *executor.Executor
-	if want["executor"] {
-		follower, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: d.trust, Logger: log})
-		if err != nil {
-			return err
-		}
-		defer follower.Stop()
-		ex, err = executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: follower.Current, Logger: log, Replicas: b.Replicas()})
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := ex.Run(ctx); err != nil {
-				errc <- fmt.Errorf("executor: %w", err)
-			}
-		}()
-	}
-	if want["clock"] {
-		wg.Add(1)
-		go func() { defer wg.Done(); runClock(ctx, b, log, tick) }()
-	}
-	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream", Version: "0.1.0", Description: "Toolstream views"})
+	cfg.Bus, cfg.ViewsDir, cfg.Logger, cfg.Projections, cfg.SigningKey = b, filepath.Join(g.data, "views"), log, d.projections(), key
+	cfg.Console = stack.Console{Addr: d.console, KeyFile: filepath.Join(g.authDir(), consoleKeyFile), URLFile: filepath.Join(g.data, consoleURLFile),
+		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Forget: consoleForget(b, log)}
+	cfg.Gateway = stack.Gateway{Addr: d.gateway.addr, ConfigFile: d.gateway.config, Driver: os.Getenv("TOOLSTREAM_GATEWAY_DRIVER")}
+	s, err := stack.Start(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
-	defer svc.Stop()
-	dumps, err := addViewEndpoints(svc, func(name string) (*projector.Runner, bool) {
-		if r, ok := runners[name]; ok {
-			return r, true
-		}
-		if partitions != nil {
-			return partitions.Runner(name)
-		}
-		return nil, false
-	})
-	if err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
-	defer dumps.Close()
-	if metricsAddr, err = startConsole(ctx, &wg, errc, d, b, runners, ex, metricsAddr); err != nil {
 		return err
 	}
-	serveMetrics(ctx, &wg, errc, metricsAddr, b, runners, ex, log)
-	if r, ok := runners[memory.Name]; ok {
-		ms := memoryService(b, r)
-		if ms.Embedder, err = d.embed.embedder(); err != nil {
-			return err
-		}
-		if err := ms.AddTo(svc); err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() { // recall hits: recorded every ten seconds, and at shutdown
-			defer wg.Done()
-			if err := ms.RunHits(ctx, 10*time.Second); err != nil {
-				log.Warn("memory: recall hits not recorded", "err", err)
-			}
-		}()
+	if u := s.ConsoleURL(); u != "" {
+		log.Info("console", "url", u, "sign_in", "toolstream console-token --data "+g.data)
 	}
-	if r, ok := runners[runs.Name]; ok {
-		if err := addRunsService(ctx, b, r, svc); err != nil {
-			return err
-		}
-	}
-	if err := startGateway(ctx, &wg, errc, d.gateway, b, d.trust, log); err != nil {
-		return err
-	}
-	log.Info("serving", "url", b.ClientURL(), "data", g.data, "projections", len(runners))
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
-	}
-	cancel()
-	wg.Wait()
-	log.Info("stopped")
-	return err
+	return s.Wait()
 }
 
-// followTools records the tools file, signed by key, as the registry in
-// force (an event in the log) and keeps following the file: each change is
-// recorded too, and so is the file again whenever the registry in force in
-// the log differs (a forged or replayed change, a change that aged out);
-// every assembler and executor picks it up from the log without a restart.
-func followTools(ctx context.Context, b *bus.Bus, log *slog.Logger, path string, key *registry.SigningKey, trust *registry.Trust) error {
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, JS: b.JS, Key: key, Trust: trust})
-	if err != nil {
-		return err
-	}
-	if _, err := w.Record(ctx); err != nil {
-		return err
-	}
-	go func() {
-		if err := w.Run(ctx); err != nil && ctx.Err() == nil {
-			log.Error("tools file watcher stopped", "err", err)
-		}
-	}()
-	return nil
-}
-
-// runClock writes a Tick into the log every interval, so deadlines (idle
-// calls, TTLs) are decided by event time and replay identically. Tick ids are
-// the interval's start, so two servers' ticks deduplicate.
-func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Duration) {
-	if every <= 0 {
-		return
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			at := now.Truncate(every).UnixNano()
-			for _, subj := range events.ClockSubjects { // one tick in each stream that decides by time
-				_, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("tick:%d", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
-				if err != nil && !errors.Is(err, context.Canceled) {
-					log.Warn("tick not published", "subject", subj, "err", err)
-				}
-			}
-		}
-	}
-}
-
-// runnerLookup finds the runner of a projection this process runs now.
-type runnerLookup func(name string) (*projector.Runner, bool)
-
-// addViewEndpoints serves the digest and the paged dump of every running
-// view (replay --verify and --diff ask them). Close the dumps when done.
-// Every process that serves views receives every request (no queue group):
-// processes run different projections, and a partition moves between them,
-// so only the one running the projection (or holding the dump session)
-// answers; the others stay silent.
-func addViewEndpoints(svc micro.Service, runners runnerLookup) (*viewdump.Service, error) {
-	err := svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
-		r, ok := runners(string(req.Data()))
-		if !ok {
-			return // another process's
-		}
-		dg, err := r.Digest()
+// consoleForget is the console's forget button: the path of `toolstream
+// memory forget`.
+func consoleForget(b *bus.Bus, log *slog.Logger) func(ctx context.Context, tenant, user, id string) (any, error) {
+	return func(ctx context.Context, tenant, user, id string) (any, error) {
+		c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithLogger(log))
 		if err != nil {
-			req.Error("500", err.Error(), nil)
-			return
+			return nil, err
 		}
-		req.RespondJSON(dg)
-	}), micro.WithEndpointSubject(DigestSubject), micro.WithEndpointQueueGroupDisabled())
-	if err != nil {
-		return nil, err
+		defer c.Close()
+		return forgetRecord(ctx, c, &memory.Op{Op: "forget", Tenant: tenant, User: user, ID: id}, 30*time.Second)
 	}
-	dumps := viewdump.NewService(viewdump.Lookup(runners), dumpPageRows)
-	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(DumpSubject), micro.WithEndpointQueueGroupDisabled()); err != nil {
-		dumps.Close()
-		return nil, err
-	}
-	return dumps, nil
 }
 
 // liveDigest asks a running serve for a projection's digest.
 func liveDigest(ctx context.Context, b *bus.Bus, name string) (projector.Digest, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	msg, err := b.Conn.RequestWithContext(ctx, DigestSubject, []byte(name))
-	// A serve starting adds its endpoints after its projections: ask again
-	// for a moment before concluding that none runs.
-	for until := time.Now().Add(2 * time.Second); errors.Is(err, nats.ErrNoResponders) && time.Now().Before(until); {
-		select {
-		case <-ctx.Done():
-			return projector.Digest{}, err
-		case <-time.After(100 * time.Millisecond):
-		}
-		msg, err = b.Conn.RequestWithContext(ctx, DigestSubject, []byte(name))
-	}
-	if err != nil {
-		return projector.Digest{}, err
-	}
-	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		return projector.Digest{}, fmt.Errorf("digest of %s: %s %s", name, code, msg.Header.Get(micro.ErrorHeader))
-	}
-	var d projector.Digest
-	return d, json.Unmarshal(msg.Data, &d)
+	return viewdump.Digest(ctx, b.Conn, name)
 }

@@ -1,0 +1,25 @@
+// Package stack composes Toolstream in one process: the catalogue of
+// projections (every projection by name, the assembler's partitions
+// included) and the stack a serve runs over a bus (Start, Run): the
+// projections on a node.Node, the partition assemblers under their leases,
+// the executor, the clock, the services of the views (digest, dump, memory,
+// runs), metrics, the web console and the HTTP gateway. `toolstream serve`,
+// `toolstream replay`, the demo and the tests build their projections and
+// their servers here, so what they run is the same code.
+//
+// Invariants:
+//   - A projection is built only by the catalogue (New): the same name and
+//     the same Projections give the same projection in serve and in replay,
+//     so a rebuilt view equals the live one. Replay leaves Preview nil: a
+//     rebuild publishes nothing live.
+//   - The catalogue's names are the projections' own (Name()), and a
+//     partition assembler's name is assembler.PartitionName(p).
+//   - A Stack stops everything it started, once, whatever Start reached:
+//     the services before the views they read, the runners last (each lets
+//     its in-flight batch commit); it never closes the bus it was given.
+//   - A stack asked to stop (its context ended) stops with no error; a
+//     component that fails stops the whole stack with that error.
+//
+// The package owns no rules: it reads no flags and prints nothing; errors
+// name the setting that caused them in Config's terms.
+package stack

@@ -1,0 +1,118 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// freeAddr is a loopback address nothing listens on (the stack listens
+// itself).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestStackServesMetrics runs every component over a real embedded server
+// with MetricsAddr (serve --metrics), reads /healthz and /metrics over HTTP,
+// and sees a second stack on the same address stop with the error, while
+// the first stops with none when asked.
+func TestStackServesMetrics(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	addr := freeAddr(t)
+	sctx, stop := context.WithCancel(ctx)
+	s, err := Start(sctx, Config{Bus: b, ViewsDir: t.TempDir(), MetricsAddr: addr, Tick: time.Second,
+		Projections: Projections{Trust: registry.NewTrust()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	for _, name := range Names() {
+		if _, ok := s.Runner(name); !ok {
+			t.Errorf("%s is not running", name)
+		}
+	}
+	if s.Executor() == nil {
+		t.Error("no executor")
+	}
+
+	fetch := func(path string) (int, string, error) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+	for {
+		code, body, err := fetch("/healthz")
+		if err == nil && code == http.StatusOK {
+			if _, m, err := fetch("/metrics"); err == nil && strings.Contains(m, "toolstream_metrics_observer_running 1") {
+				break
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the stack stopped: %v", err)
+		case <-ctx.Done():
+			t.Fatalf("healthz: %d %q %v", code, body, err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	_, body, err := fetch("/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Names() {
+		for _, series := range []string{"toolstream_projection_lag_messages", "toolstream_projection_checkpoint", "toolstream_projection_outbox_backlog", "toolstream_projection_rejected_total"} {
+			if !strings.Contains(body, series+`{projection="`+name+`"}`) {
+				t.Errorf("/metrics lacks %s of %s", series, name)
+			}
+		}
+	}
+	for _, s := range []string{"toolstream_assembler_open_calls 0", "toolstream_bus_connected 1", "toolstream_metrics_observer_running 1", "toolstream_executor_"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("/metrics lacks %q", s)
+		}
+	}
+
+	// A second stack on the same address: its error stops it.
+	s2, err := Start(ctx, Config{Bus: b, ViewsDir: t.TempDir(), MetricsAddr: addr, Components: []string{Clock}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Wait(); err == nil || !strings.Contains(err.Error(), "--metrics") {
+		t.Errorf("a busy address: %v, want the --metrics error", err)
+	}
+
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("a stack asked to stop: %v, want nil", err)
+	}
+}
+
+func TestStartRefusesAnUnknownComponent(t *testing.T) {
+	b := bustest.Start(t)
+	for _, c := range [][]string{{"nope"}, {Clock, "assembler-p0"}} {
+		if _, err := Start(context.Background(), Config{Bus: b, ViewsDir: t.TempDir(), Components: c}); !errors.Is(err, ErrUnknownComponent) {
+			t.Errorf("Start(%v): %v, want ErrUnknownComponent", c, err)
+		}
+	}
+}
