@@ -114,6 +114,10 @@ func TestDegradedClusterNeverCreatesR1(t *testing.T) {
 	c := cluster.Start(t, cluster.Config{})
 	c.Stop(2)
 	ctx := context.Background()
+	// The two left elect a meta leader if the stopped one led (seconds on
+	// a loaded machine): without one, every open below only says that
+	// JetStream is unavailable.
+	waitReady(t, c)
 	b, err := bus.Open(ctx, bus.Config{NATSURL: c.URL(0), SetupMax: 2 * time.Second, Options: c.UserOptions(t, bustest.Admin)})
 	if err == nil {
 		r := b.Replicas()
@@ -128,6 +132,7 @@ func TestDegradedClusterNeverCreatesR1(t *testing.T) {
 	// leave the stream uncreated.
 	t.Logf("open on a degraded cluster: %v", err)
 	// An explicit --replicas 1 is the operator's decision.
+	waitReady(t, c)
 	b, err = bus.Open(ctx, bus.Config{NATSURL: c.URL(0), Replicas: 1, Options: c.UserOptions(t, bustest.Admin)})
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +150,15 @@ func TestTwoServerClusterNeedsExplicitReplicas(t *testing.T) {
 	_, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), SetupMax: time.Second, Options: c.UserOptions(t, bustest.Admin)})
 	if err == nil || !strings.Contains(err.Error(), "fewer than 3") || !strings.Contains(err.Error(), "--replicas") {
 		t.Fatalf("open on a 2-server cluster: %v, want the fewer-than-3 error", err)
+	}
+	// An explicit --replicas 1 is the operator's decision, and holds.
+	b, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), Replicas: 1, Options: c.UserOptions(t, bustest.Admin)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Replicas() != 1 {
+		t.Fatalf("replicas = %d", b.Replicas())
 	}
 }
 
@@ -178,5 +192,16 @@ func TestConcurrentOpensAgree(t *testing.T) {
 		if r := <-replicas; r != 3 {
 			t.Fatalf("a process saw %d replicas", r)
 		}
+	}
+}
+
+// waitReady waits up to a minute for the running servers to be routed
+// and current with a meta leader among them.
+func waitReady(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
