@@ -41,6 +41,9 @@ type Projections struct {
 	Trust *registry.Trust
 	// Policies are the verifier's tenant policies.
 	Policies verifier.Policies
+	// Memory configures memory's engine (its quotas are part of the view;
+	// the stack's memory service answers with the same engine settings).
+	Memory memory.Config
 }
 
 // Factory builds a fresh instance of one projection.
@@ -55,7 +58,7 @@ func Catalogue(cfg Projections) map[string]Factory {
 		verifier.Name: func() projector.Projection {
 			return verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: cfg.Policies.Default, Policies: cfg.Policies.Tenants})
 		},
-		memory.Name:    func() projector.Projection { return memory.NewProjection(memory.NewEngine(memory.Config{}, nil)) },
+		memory.Name:    func() projector.Projection { return memory.NewProjection(memory.NewEngine(cfg.Memory, nil)) },
 		assembler.Name: func() projector.Projection { return cfg.Assembler() },
 		runs.Name:      func() projector.Projection { return runs.New(runs.Config{}) },
 		runs.CallsName: func() projector.Projection { return runs.Calls{} },

@@ -65,8 +65,10 @@ type Config struct {
 	// Embedder gives memory's recall its embeddings (nil: lexical).
 	Embedder embed.Embedder
 	// HitsEvery is how often memory's recall hits are recorded (0: every
-	// ten seconds); they are recorded at shutdown too.
+	// ten seconds); they are recorded at shutdown too. HitBatch is
+	// memory.Service.HitBatch.
 	HitsEvery time.Duration
+	HitBatch  int
 	// DumpPageRows bounds a page of the view dumps (0: viewdump.PageRows).
 	DumpPageRows int
 	// MetricsAddr, when set, serves /metrics and /healthz.
@@ -231,8 +233,8 @@ func (s *Stack) services() error {
 	}
 	s.serveMetrics(metricsAddr, runners)
 	if r, ok := runners[memory.Name]; ok {
-		ms := memoryService(b, r)
-		ms.Embedder = cfg.Embedder
+		ms := memoryService(b, r, cfg.Projections.Memory)
+		ms.Embedder, ms.HitBatch = cfg.Embedder, cfg.HitBatch
 		if err := ms.AddTo(svc); err != nil {
 			return err
 		}
@@ -392,8 +394,8 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 
 // memoryService is the memory service over the runner of the memory
 // projection: writes are sealed under their data keys (memory.SealScope).
-func memoryService(b *bus.Bus, r *projector.Runner) *memory.Service {
-	return &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: r,
+func memoryService(b *bus.Bus, r *projector.Runner, cfg memory.Config) *memory.Service {
+	return &memory.Service{Engine: memory.NewEngine(cfg, nil), Runner: r,
 		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
 			ack, err := b.PublishSealed(ctx, subj, ev, scope)
 			if err != nil {
