@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/jstest"
 	"github.com/toolstream/toolstream/logread"
@@ -184,7 +184,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	// publish publishes the streams; once the first is in the log it
 	// calls published (the page then times the call's arrival).
 	publish := func(published func()) {
-		p, err := assembler.NewProducer(assembler.ProducerConfig{JS: admin.JS, Keys: admin.Keys})
+		p, err := client.Connect(ctx, client.WithConn(admin.Conn), client.WithKeys(admin.Keys))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestConsoleInABrowser(t *testing.T) {
 				}
 				in = bytes.ReplaceAll(in, []byte("商品 A 可用"), []byte("商品 A1 可用")) // a claim the lookup supports
 			}
-			if _, err := p.Publish(ctx, assembler.RawStream{Tenant: "shop", Stream: s.name, User: "u1", Session: "s1"}, bytes.NewReader(in)); err != nil {
+			if _, err := p.Publish(ctx, bytes.NewReader(in), client.WithStream(client.Stream{Tenant: "shop", ID: s.name, User: "u1", Session: "s1"})); err != nil {
 				t.Fatalf("publish %s: %v", s.name, err)
 			}
 			if i == 0 {
@@ -215,7 +215,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Publish(ctx, assembler.RawStream{Tenant: "acme", Stream: "acme-inventory", User: "u9"}, bytes.NewReader(in)); err != nil {
+		if _, err := p.Publish(ctx, bytes.NewReader(in), client.WithStream(client.Stream{Tenant: "acme", ID: "acme-inventory", User: "u9"})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/node"
@@ -151,8 +152,12 @@ func (d *demoLog) publish(t *testing.T, ctx context.Context, file, format string
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, _, err := assembler.PublishRaw(ctx, d.b.JS, assembler.RawStream{Tenant: demoTenant, Format: format,
-		Stream: strings.TrimSuffix(file, ".jsonl"), User: "u42", Session: "s1"}, f); err != nil {
+	c, err := client.Connect(ctx, client.WithConn(d.b.Conn), client.WithKeys(d.b.Keys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Publish(ctx, f, client.WithStream(client.Stream{Tenant: demoTenant, Format: format,
+		ID: strings.TrimSuffix(file, ".jsonl"), User: "u42", Session: "s1", Raw: true})); err != nil {
 		t.Fatal(err)
 	}
 }
