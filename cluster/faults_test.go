@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -27,7 +29,7 @@ var workloadTenants = []string{"acme", "globex", "initech", "umbrella"}
 
 // rawCall is call i of the workload as an OpenAI Responses stream: one
 // function call of the no-op tool whose arguments arrive in two deltas.
-func rawCall(i int) (assembler.RawStream, []byte) {
+func rawCall(i int) (client.Stream, []byte) {
 	resp, item, call := fmt.Sprintf("resp_%05d", i), fmt.Sprintf("fc_%05d", i), fmt.Sprintf("call_%05d", i)
 	args := fmt.Sprintf(`{"i":%d}`, i)
 	lines := []any{
@@ -47,7 +49,19 @@ func rawCall(i int) (assembler.RawStream, []byte) {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	return assembler.RawStream{Tenant: workloadTenants[i%len(workloadTenants)], Format: "openai-responses", Stream: fmt.Sprintf("s%05d", i)}, buf.Bytes()
+	return client.Stream{Tenant: workloadTenants[i%len(workloadTenants)], Format: "openai-responses", ID: fmt.Sprintf("s%05d", i), Raw: true}, buf.Bytes()
+}
+
+// publishRaw publishes a raw stream through the Go client on nc, verbatim
+// for the server's ingest to normalise, and returns how many raw events
+// it took and the log sequence of the last message (the end marker).
+func publishRaw(ctx context.Context, nc *nats.Conn, s client.Stream, raw []byte) (int, uint64, error) {
+	c, err := client.Connect(ctx, client.WithConn(nc))
+	if err != nil {
+		return 0, 0, err
+	}
+	pub, err := c.Publish(ctx, bytes.NewReader(raw), client.WithStream(s))
+	return pub.Raw, pub.Last, err
 }
 
 // phaseMax bounds each wait of the fault test.
@@ -112,7 +126,7 @@ func (p *producer) run(ctx context.Context, calls, parallel int) error {
 					// Each attempt has its own deadline: an acknowledgement
 					// lost with a dying leader is not waited for.
 					actx, cancel := context.WithTimeout(ctx, publishAttemptMax)
-					n, _, err := assembler.PublishRaw(actx, p.js, s, bytes.NewReader(data))
+					n, _, err := publishRaw(actx, p.js.Conn(), s, data)
 					cancel()
 					if err == nil {
 						p.published.Add(int64(n + 1))

@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"github.com/toolstream/toolstream/events"
@@ -27,7 +26,7 @@ func publishCalls(t *testing.T, ctx context.Context, b *bus.Bus, from, to int) {
 		s, raw := rawCall(i)
 		for attempt := 0; ; attempt++ {
 			actx, cancel := context.WithTimeout(ctx, publishAttemptMax)
-			_, _, err := assembler.PublishRaw(actx, b.JS, s, bytes.NewReader(raw))
+			_, _, err := publishRaw(actx, b.Conn, s, raw)
 			cancel()
 			if err == nil {
 				break

@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -332,7 +331,7 @@ func TestProducerPublishesItsTenantAndReadsItsOutcomes(t *testing.T) {
 	}
 	s, raw := rawCall(1)
 	s.Tenant = "acme"
-	if _, seq, err := assembler.PublishRaw(ctx, js, s, bytes.NewReader(raw)); err != nil || seq == 0 {
+	if _, seq, err := publishRaw(ctx, acme.Conn, s, raw); err != nil || seq == 0 {
 		t.Fatalf("producer acme publishing its own stream: seq %d, %v", seq, err)
 	}
 	if n := countSubjects(t, asm, "ts.in.acme.>"); n != rawEventsPerCall {
@@ -416,11 +415,10 @@ func TestRolesRunThePipeline(t *testing.T) {
 	const calls = 20
 	for _, id := range []auth.Identity{acmeProd, globeProd} {
 		pc := connectAs(t, c, id)
-		js, _ := jetstream.New(pc.Conn)
 		for i := 0; i < calls; i++ {
 			s, raw := rawCall(i)
 			s.Tenant = id.Tenant
-			if _, _, err := assembler.PublishRaw(ctx, js, s, bytes.NewReader(raw)); err != nil {
+			if _, _, err := publishRaw(ctx, pc.Conn, s, raw); err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}
 		}
