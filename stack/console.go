@@ -31,7 +31,7 @@ type Console struct {
 	TLSCert, TLSKey string
 	AllowPlaintext  bool
 	// Forget erases a memory record for the console's forget button (nil:
-	// the console offers none).
+	// Forget over the stack's connection).
 	Forget func(ctx context.Context, tenant, user, id string) (any, error)
 }
 
@@ -49,6 +49,9 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 		return "", err
 	}
 	cfg := console.Config{Bus: b, Key: key, Runners: runners, Executor: s.executor, Logger: log, Forget: c.Forget}
+	if cfg.Forget == nil {
+		cfg.Forget = s.consoleForget
+	}
 	follower, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: s.cfg.Projections.Trust, Logger: log})
 	if err != nil {
 		return "", fmt.Errorf("--console: %w", err)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -114,5 +116,41 @@ func TestStartRefusesAnUnknownComponent(t *testing.T) {
 		if _, err := Start(context.Background(), Config{Bus: b, ViewsDir: t.TempDir(), Components: c}); !errors.Is(err, ErrUnknownComponent) {
 			t.Errorf("Start(%v): %v, want ErrUnknownComponent", c, err)
 		}
+	}
+}
+
+// TestWaitApplied: a running stack answers its views' digests, so a
+// command knows when a projection has applied a sequence (the tombstone of
+// a forget), and says so when it has not within the wait; WaitErased names
+// the projections that did not reach their stream's tombstone.
+func TestWaitApplied(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	s, err := Start(ctx, Config{Bus: b, ViewsDir: t.TempDir(), Components: Names()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	subj, err := events.MemorySubject("acme", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := b.Publish(ctx, subj, &events.Event{ID: "m1", Tenant: "acme", User: "ann", At: 1, Body: &events.UserMessage{ID: "m1", Text: "I love tea"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !WaitApplied(ctx, b.Conn, memory.Name, ack.Sequence, 30*time.Second) {
+		t.Errorf("memory never applied seq %d", ack.Sequence)
+	}
+	if WaitApplied(ctx, b.Conn, memory.Name, ack.Sequence+1, 300*time.Millisecond) {
+		t.Errorf("memory applied seq %d, which is not in the log", ack.Sequence+1)
+	}
+	if pending := WaitErased(ctx, b.Conn, map[string]uint64{events.StreamMemory: ack.Sequence}, 30*time.Second); len(pending) > 0 {
+		t.Errorf("WaitErased: %v pending, want none", pending)
+	}
+	// The wait is spent on memory: it and those after it are pending.
+	if pending := WaitErased(ctx, b.Conn, map[string]uint64{events.StreamMemory: ack.Sequence + 1}, time.Second); len(pending) == 0 || pending[0] != memory.Name {
+		t.Errorf("WaitErased past memory's log: %v pending, want %s first", pending, memory.Name)
 	}
 }

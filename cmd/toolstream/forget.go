@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/stack"
 )
 
 func forgetCmd(g *globals) *cobra.Command {
@@ -47,7 +46,7 @@ from (one that is not running erases when it next catches up).`,
 			if err != nil {
 				return err
 			}
-			pending := waitErased(ctx, &bus.Bus{Conn: c.Conn()}, res.Tombstones, wait) // liveDigest asks over the connection only
+			pending := stack.WaitErased(ctx, c.Conn(), res.Tombstones, wait)
 			out := struct {
 				erasure.Result
 				NotConfirmed []string `json:"not_confirmed,omitempty"`
@@ -61,39 +60,4 @@ from (one that is not running erases when it next catches up).`,
 	cmd.Flags().StringVar(&user, "user", "", "the end user to erase")
 	cmd.Flags().DurationVar(&wait, "wait", 30*time.Second, "how long to wait for the running projections to rebuild their views")
 	return cmd
-}
-
-// waitErased waits until each projection a running serve answers for has
-// applied its stream's tombstone, and returns the projections it did not
-// see do so.
-func waitErased(ctx context.Context, b *bus.Bus, tombs map[string]uint64, wait time.Duration) []string {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	var pending []string
-	for _, name := range projectionNames() {
-		p, err := newProjection(name, &deps{})
-		if err != nil {
-			continue
-		}
-		stream, err := events.StreamOfAll(p.Subjects())
-		if err != nil {
-			continue
-		}
-		seq := tombs[stream]
-		for {
-			dg, err := liveDigest(ctx, b, name)
-			if err == nil && dg.Seq >= seq {
-				break
-			}
-			if ctx.Err() != nil {
-				pending = append(pending, name)
-				break
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
-	return pending
 }

@@ -13,11 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/stack"
 )
 
 func memoryCmd(g *globals) *cobra.Command {
@@ -110,7 +110,7 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 			}
 			defer done()
 			if verb == "forget" {
-				out, err := forgetRecord(ctx, c, &op, wait)
+				out, err := stack.Forget(ctx, c, op.Tenant, op.User, op.ID, wait)
 				if err != nil {
 					return err
 				}
@@ -162,47 +162,6 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 		f.IntVar(&op.ExpectedVersion, "expected-version", 0, "the version you read (a stale one is refused)")
 	}
 	return cmd
-}
-
-// forgotten is what a forget did: the record erased (client.Forget) and
-// whether the memory projection's rebuild was seen.
-type forgotten struct {
-	client.Forgotten
-	NotConfirmed bool `json:"not_confirmed,omitempty"`
-}
-
-// forgetRecord forgets a record (client.Forget: the service tombstones it,
-// its data keys are destroyed, the erasure's tombstone written into
-// TS_MEM) and waits for the memory projection to rebuild its view without
-// it (the console's forget button goes through it too).
-func forgetRecord(ctx context.Context, c *client.Client, op *memory.Op, wait time.Duration) (*forgotten, error) {
-	f, err := c.Forget(ctx, op.Tenant, op.User, op.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := &forgotten{Forgotten: f}
-	if f.Tombstone > 0 {
-		out.NotConfirmed = !waitRebuilt(ctx, &bus.Bus{Conn: c.Conn()}, memory.Name, f.Tombstone, wait) // liveDigest asks over the connection only
-	}
-	return out, nil
-}
-
-// waitRebuilt waits until the running projection name has applied seq of
-// its stream (an erasure tombstone: its view is rebuilt) and reports
-// whether it saw it do so within wait.
-func waitRebuilt(ctx context.Context, b *bus.Bus, name string, seq uint64, wait time.Duration) bool {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	for {
-		if dg, err := liveDigest(ctx, b, name); err == nil && dg.Seq >= seq {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 func memoryRunCmd(g *globals) *cobra.Command {

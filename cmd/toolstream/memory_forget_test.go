@@ -31,6 +31,7 @@ type memoryServer struct {
 	logDir, serveDir, cliDir string
 	stop                     func()
 	errOut                   *bytes.Buffer
+	serveArgs                []string // more flags for serve
 }
 
 // startMemoryServer starts serve and writes the records the tests erase
@@ -54,8 +55,8 @@ func (s *memoryServer) serve() {
 	sctx, stop := context.WithCancel(s.ctx)
 	s.errOut = &bytes.Buffer{}
 	cmd := newRoot(&bytes.Buffer{}, s.errOut)
-	cmd.SetArgs([]string{"serve", "--nats-url", s.admin.ClientURL(), "--data", s.serveDir, "--log-level", "warn",
-		"--creds", bustest.Creds(s.t, s.admin, bustest.Admin)})
+	cmd.SetArgs(append([]string{"serve", "--nats-url", s.admin.ClientURL(), "--data", s.serveDir, "--log-level", "warn",
+		"--creds", bustest.Creds(s.t, s.admin, bustest.Admin)}, s.serveArgs...))
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(sctx) }()
 	s.stop = func() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/stack"
@@ -30,12 +31,14 @@ type deps struct {
 	embed       embedFlags        // serve --embed-url URL --embed-model M (memory.go)
 	verify      verifyFlags       // serve and replay --verify-policy FILE (verifypolicy.go)
 	policies    verifier.Policies // what verify says, once read
+	memFlags    memoryFlags       // serve and replay --memory-* (memoryflags.go)
+	memory      memory.Config     // what memFlags say, once read
 }
 
 // projections is the catalogue's configuration the flags say.
 func (d *deps) projections() stack.Projections {
 	p := stack.Projections{Logger: d.log, IdleTimeout: d.idleTimeout, ArgsBytesMax: d.argsMax, LenientTenants: d.lenient,
-		Quotas: d.quota, Trust: d.trust, Policies: d.policies}
+		Quotas: d.quota, Trust: d.trust, Policies: d.policies, Memory: d.memory}
 	if d.bus != nil {
 		nc := d.bus.Conn
 		p.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }

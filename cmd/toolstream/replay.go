@@ -74,6 +74,9 @@ is a terminal; otherwise a plain line is printed every second.`,
 			if d.policies, err = d.verify.policies(); err != nil {
 				return err
 			}
+			if d.memory, err = d.memFlags.config(); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			b, err := g.connect(ctx, log)
 			if err != nil {
@@ -127,6 +130,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 	cmd.Flags().StringSliceVar(&d.lenient, "lenient-tenants", nil, "tenants whose almost-JSON arguments the assembler repairs: must be serve's")
 	addQuotaFlags(cmd, &d.quotaFlags, true)
 	verifyPolicyFlag(cmd, &d.verify, true)
+	memoryFlag(cmd, &d.memFlags, true)
 	cmd.MarkFlagRequired("projection")
 	return cmd
 }

@@ -53,8 +53,11 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if d.policies, err = d.verify.policies(); err != nil {
 				return err
 			}
+			if d.memory, err = d.memFlags.config(); err != nil {
+				return err
+			}
 			return serve(cmd.Context(), d, stack.Config{Components: splitList(components), Tick: tick, ToolsFile: tools,
-				MetricsAddr: metricsAddr, Embedder: embedder})
+				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch})
 		},
 	}
 	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
@@ -69,6 +72,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	gatewayFlag(cmd, &d.gateway)
 	embedFlag(cmd, &d.embed)
 	verifyPolicyFlag(cmd, &d.verify, false)
+	memoryFlag(cmd, &d.memFlags, false)
 	return cmd
 }
 
