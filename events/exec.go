@@ -27,17 +27,34 @@ type ExecutionStarted struct {
 // CallSucceeded carries a tool's result: the structured result, a bounded
 // model-facing summary and, for large results, a reference to the raw bytes.
 type CallSucceeded struct {
-	Name     string `msgpack:"n"`
-	Version  int    `msgpack:"ver,omitempty"`
-	Key      string `msgpack:"k"`
-	Result   []byte `msgpack:"res,omitempty"` // JSON; empty when only RawRef holds it
-	Summary  string `msgpack:"sum"`
-	RawRef   string `msgpack:"ref,omitempty"` // object store name of the raw result
-	Attempts int    `msgpack:"na"`
+	Name    string `msgpack:"n"`
+	Version int    `msgpack:"ver,omitempty"`
+	Key     string `msgpack:"k"`
+	Result  []byte `msgpack:"res,omitempty"` // JSON; empty when only RawRef holds it
+	Summary string `msgpack:"sum"`
+	RawRef  string `msgpack:"ref,omitempty"` // object store name of the raw result
+	// Excerpt is, for a result kept only in the object store (RawRef),
+	// what the verifier reads of it: the result's values in document
+	// order (keys sorted) as JSON, each at the pointer it has in the whole
+	// result, up to the inline bound. A value that does not fit is left
+	// out, and in an array so is every element after it; Cuts gives each
+	// array so shortened its length in the whole result. It is sealed
+	// with the event, as the raw result is.
+	Excerpt  []byte     `msgpack:"xc,omitempty"`
+	Cuts     []ArrayCut `msgpack:"cut,omitempty"`
+	Attempts int        `msgpack:"na"`
 	// FreshFor is how long the result holds (the contract's fresh_for);
 	// 0 is for ever. The verifier calls a claim resting only on results
 	// past it stale.
 	FreshFor time.Duration `msgpack:"ff,omitempty"`
+}
+
+// ArrayCut is an array an excerpt shortened: its RFC 6901 pointer, its
+// length in the whole result and the elements the excerpt kept.
+type ArrayCut struct {
+	Pointer string `msgpack:"p" json:"pointer"`
+	Len     int    `msgpack:"n" json:"len"`
+	Kept    int    `msgpack:"k" json:"kept"`
 }
 
 // CallFailed carries a typed error the model can act on.

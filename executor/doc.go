@@ -2,7 +2,8 @@
 // events, checks each call at a gateway, invokes the tool (http, command,
 // or a Go Tool) under a lease, and publishes a typed outcome —
 // CallSucceeded with a structured result, a bounded summary and, for large
-// results, a reference into a JetStream object store, or CallFailed with an
+// results, a reference into a JetStream object store with a bounded excerpt
+// the verifier reads (excerpt.go), or CallFailed with an
 // events.ErrorType and a message saying what to change.
 //
 // Executors are competing consumers of one durable pull consumer (explicit

@@ -178,6 +178,8 @@ func (j *job) succeeded(t *registry.Tool, result []byte, attempts int) (*outcome
 			return nil, fmt.Errorf("executor: store raw result: %w", err)
 		}
 		body.RawRef = j.e.cfg.ObjectBucket + "/" + j.key
+		// What the verifier reads of it, sealed with the event as the raw result is.
+		body.Excerpt, body.Cuts = excerpt(result, j.e.cfg.ResultInlineMax)
 	} else {
 		body.Result = result
 	}

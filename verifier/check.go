@@ -25,6 +25,11 @@ type Evidence struct {
 	// fresh_for); 0 is for ever. A claim resting only on results older
 	// than that is stale.
 	FreshFor time.Duration
+	// Cuts, when Result is an excerpt of a larger result
+	// (events.CallSucceeded.Excerpt), gives each array the excerpt
+	// shortened its length in the whole result: a count is checked
+	// against that length.
+	Cuts []events.ArrayCut
 }
 
 // Failure is a failed call's typed error (events.ErrorType) and message.

@@ -18,6 +18,7 @@ type fact struct {
 	leaves  []int32
 	negUsed bool   // the fact read the claim's negation: no later check reads it again
 	span    [2]int // runes of the claim the fact decided (an identifier), if any
+	unknown bool   // the claim names an identifier the evidence does not know
 }
 
 // verdict is a claim's decided verdict.
@@ -164,7 +165,7 @@ func (cx *claim) unknownFacts([]fact) []fact {
 	if cx.unknown == "" {
 		return nil
 	}
-	return []fact{{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(cx.unknown)}}
+	return []fact{{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(cx.unknown), unknown: true}}
 }
 
 // polarityFacts checks a state now (in stock, refundable, 没有预警); a
@@ -184,7 +185,10 @@ func (cx *claim) polarityFacts([]fact) []fact {
 
 // numberFacts checks each number; a "free" nothing supports is dropped
 // when a fact before it decided the claim ("free shipping" decided by a
-// free_shipping flag).
+// free_shipping flag), and so is a contradiction of a claim about an
+// identifier the evidence does not know: the number it differs from is
+// another's (an order past the excerpt of a large result, one never
+// returned).
 func (cx *claim) numberFacts(earlier []fact) []fact {
 	var out []fact
 	for i := range cx.nums {
@@ -195,6 +199,9 @@ func (cx *claim) numberFacts(earlier []fact) []fact {
 		f := cx.checkNumber(m)
 		if m.free && f.verdict == events.VerdictUnsupported && len(earlier) > 0 {
 			continue
+		}
+		if f.verdict == events.VerdictContradicted && slices.ContainsFunc(earlier, func(f fact) bool { return f.unknown }) {
+			continue // about what the evidence does not know: another's number says nothing of it
 		}
 		out = append(out, f)
 	}

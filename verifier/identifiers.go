@@ -349,7 +349,7 @@ func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
 	}
 	if len(named) == 0 {
 		if digitCount(m.canon) >= 3 && len(m.canon) >= 4 {
-			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text)}
+			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text), unknown: true}
 		}
 		return fact{}
 	}
@@ -364,7 +364,7 @@ func (cx *claim) otherCode(cands []idLeaf, text string) fact {
 	first := cands[0]
 	for _, id := range cands[1:] {
 		if id.canon != first.canon {
-			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text)}
+			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text), unknown: true}
 		}
 	}
 	lf := &ix.leaves[first.l]

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/toolstream/toolstream/events"
 )
 
 // A part is the index of one tool result, made once (indexResult, when the
@@ -44,7 +46,7 @@ var partNow = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // indexResult indexes one result with at most budget leaves.
 func indexResult(e Evidence, budget int) *part {
 	raw := e.Result
-	p := &part{ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor}, budget: budget,
+	p := &part{ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor, Cuts: e.Cuts}, budget: budget,
 		result: func() ([]byte, error) { return raw, nil }}
 	v, err := decodeJSON(raw)
 	if err != nil {
@@ -56,9 +58,29 @@ func indexResult(e Evidence, budget int) *part {
 	ix.leaves = make([]leaf, 0, len(raw)/12+16)
 	w := walker{ix: ix, now: partNow, budget: budget}
 	ix.roots = []int32{w.walk(v, "", frame{concepts: conceptsOf(e.Name)}, -1)}
+	if len(e.Cuts) > 0 {
+		cutArrays(ix, e.Cuts)
+	}
 	ix.finish()
 	p.ix = ix
 	return p
+}
+
+// cutArrays gives each array an excerpt shortened its length in the
+// whole result: a count of its members is checked against that. A cut
+// that names no array of the excerpt changes nothing.
+func cutArrays(ix *index, cuts []events.ArrayCut) {
+	more := make(map[string]int, len(cuts))
+	for _, c := range cuts {
+		if c.Len > c.Kept && c.Kept >= 0 {
+			more[c.Pointer] = c.Len - c.Kept
+		}
+	}
+	for i := range ix.nodes {
+		if n := &ix.nodes[i]; n.array {
+			n.length += more[n.ptr]
+		}
+	}
 }
 
 // dedupeParts keeps, per CallID, the highest Version (the later part on a
@@ -114,7 +136,9 @@ func join(parts []*part, now time.Time) (*index, error) {
 			if err != nil {
 				return nil, err
 			}
-			q := indexResult(Evidence{CallID: p.ev.CallID, Name: p.ev.Name, Version: p.ev.Version, At: p.ev.At, FreshFor: p.ev.FreshFor, Result: raw}, max(left, 0))
+			e := p.ev
+			e.Result = raw
+			q := indexResult(e, max(left, 0))
 			if q.bad {
 				continue
 			}

@@ -78,11 +78,14 @@ type evidenceRow struct {
 	Message  string `msgpack:"m,omitempty"`
 	At       int64  `msgpack:"at,omitempty"` // the result's event time, Unix nanoseconds
 	FreshFor int64  `msgpack:"ff,omitempty"` // the contract's fresh_for, nanoseconds
+	// Cuts: when Result is the excerpt of a result kept in the object
+	// store, the arrays it shortened.
+	Cuts []events.ArrayCut `msgpack:"cu,omitempty"`
 }
 
 // evidence returns the row as Evidence.
 func (r *evidenceRow) evidence() Evidence {
-	e := Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result, FreshFor: time.Duration(r.FreshFor)}
+	e := Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result, FreshFor: time.Duration(r.FreshFor), Cuts: r.Cuts}
 	if r.At != 0 {
 		e.At = time.Unix(0, r.At).UTC()
 	}
@@ -126,20 +129,24 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	}
 	switch b := ev.Body.(type) {
 	case *events.CallSucceeded:
+		e := Evidence{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result}
 		if len(b.Result) == 0 {
+			// A result kept in the object store: its excerpt in the event.
+			e.Result, e.Cuts = b.Excerpt, b.Cuts
+		}
+		if len(e.Result) == 0 {
 			return nil // kept by reference only: nothing to check against here
 		}
 		prefix, err := projector.TenantKey(ev.Tenant, "ev", scopeOf(ev), "")
 		if err != nil {
 			return err
 		}
-		e := Evidence{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result}
 		index, err := marshalPart(indexResult(e, leavesMax))
 		if err != nil {
 			return err
 		}
 		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, Index: index,
-			At: ev.At, FreshFor: int64(b.FreshFor)})
+			At: ev.At, FreshFor: int64(b.FreshFor), Cuts: e.Cuts})
 	case *events.CallFailed:
 		// A failed call (a denied approval included) is evidence that what
 		// it would have done did not happen.
@@ -225,7 +232,7 @@ func evidenceParts(rd projector.Reader, tenant, scope string) ([]*part, []Eviden
 			// the result; the verdicts are the same.
 			p = indexResult(e, leavesMax)
 		}
-		p.ev.At, p.ev.FreshFor = e.At, e.FreshFor // NB: kept in the row, not the index
+		p.ev.At, p.ev.FreshFor, p.ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept in the row, not the index
 		out = append(out, p)
 		return nil
 	})
@@ -245,7 +252,9 @@ func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text stri
 			if rerr != nil {
 				return rerr
 			}
-			parts[i] = indexResult(Evidence{CallID: q.ev.CallID, Name: q.ev.Name, Version: q.ev.Version, At: q.ev.At, FreshFor: q.ev.FreshFor, Result: raw}, leavesMax)
+			e := q.ev
+			e.Result = raw
+			parts[i] = indexResult(e, leavesMax)
 		}
 		if ix, err = join(parts, ev.Time()); err != nil {
 			return err
