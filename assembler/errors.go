@@ -12,7 +12,3 @@ var ErrInvalidRegistry = errors.New("assembler: registry change rejected")
 // ErrInvalidQuota is returned for quotas that cannot be enforced (a quota
 // for an empty tenant name).
 var ErrInvalidQuota = errors.New("assembler: invalid quota")
-
-// ErrInvalidProducer is returned by NewProducer for a configuration it
-// cannot use (no JetStream context, no data keys).
-var ErrInvalidProducer = errors.New("assembler: invalid producer config")

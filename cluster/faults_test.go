@@ -89,8 +89,8 @@ func (t *tally) tool() executor.Tool {
 }
 
 // producer publishes the workload with a bounded number of streams in
-// flight, republishing a stream whose publication failed (PublishRaw's
-// message ids make that safe).
+// flight, republishing a stream whose publication failed (the raw
+// events' message ids make that safe).
 type producer struct {
 	js        jetstream.JetStream
 	done      atomic.Int64 // streams published and acknowledged

@@ -45,7 +45,7 @@ func ModelEventID(tenant, response string, rawSeq uint64, n int) string {
 }
 
 // EdgeEventID names the n-th canonical model event that a producer
-// normalised at the edge (assembler.Producer) from the raw event at
+// normalised at the edge (client.Writer) from the raw event at
 // position pos (0, 1, …) of its stream: that raw event never reached the
 // log, so its place in its stream names it.
 func EdgeEventID(tenant, stream string, pos int64, n int) string {

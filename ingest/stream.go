@@ -13,7 +13,7 @@ import (
 // here, once, for the two places that normalise: the ingest projection
 // (raw events a third-party producer published to ts.in) and Toolstream's
 // own producers, which normalise at the edge and publish the canonical
-// events themselves (assembler.Producer). Both therefore emit the same
+// events themselves (client.Writer). Both therefore emit the same
 // canonical events for the same raw events.
 //
 // A Stream is not safe for concurrent use.

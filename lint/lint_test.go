@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,6 +239,47 @@ func TestSubjectsAreBuiltInEvents(t *testing.T) {
 				}
 				return true
 			})
+		}
+	}
+}
+
+// assemblerWiring are the packages that may import the assembler (tests
+// aside): those that run it as a projection or read its view. A program
+// that produces or consumes calls uses package client; the assembler is a
+// projection and carries no producer (issue 20).
+var assemblerWiring = map[string]string{
+	"node":            "runs projections (the one-shot assemble)",
+	"stack":           "composes serve's projections",
+	"cluster":         "runs the assembler's partitions, one active each",
+	"cmd/toolstream":  "the commands wire the projections (serve, assemble, replay)",
+	"bench":           "measures the projections",
+	"demo":            "runs the pipeline in-process",
+	"agent/agenttest": "a pipeline for the agent's tests",
+	"console":         "reads the assembler's view (open calls)",
+	"metrics":         "reads the assembler's view (open calls)",
+}
+
+// TestAssemblerIsImportedByItsWiringOnly: outside its tests, only the
+// packages of assemblerWiring import the assembler, and the assembler
+// imports nothing of NATS: it applies events, it does not publish them.
+func TestAssemblerIsImportedByItsWiringOnly(t *testing.T) {
+	for _, dir := range packages(t) {
+		if _, ok := assemblerWiring[dir]; ok || dir == "assembler" {
+			continue
+		}
+		for _, dep := range imports(t, dir) {
+			if dep == "assembler" {
+				t.Errorf("%s imports assembler: only its wiring may (%v); a producer or consumer uses package client", dir, slices.Sorted(maps.Keys(assemblerWiring)))
+			}
+		}
+	}
+	p, err := build.ImportDir(filepath.Join(root, "assembler"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		if strings.HasPrefix(imp, "github.com/nats-io/") {
+			t.Errorf("assembler imports %s: a projection does not publish (package client produces)", imp)
 		}
 	}
 }

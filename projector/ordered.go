@@ -16,8 +16,8 @@ import (
 // of order), or, with Batches, atomic batches one after another
 // (PublishOrdered), each retried with its message ids while the stream has
 // no leader, up to RetryMax — what a replicated stream needs. The edge's
-// producers (assembler.Producer, client.Writer) publish through it. Not
-// safe for concurrent use.
+// producer (client.Writer) publishes through it. Not safe for concurrent
+// use.
 type OrderedOut struct {
 	JS       jetstream.JetStream
 	Window   int           // window mode: unacknowledged publishes at most (default 512)
