@@ -9,6 +9,8 @@ import (
 
 	"github.com/toolstream/toolstream/bench"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
 )
 
 // BenchmarkNoopProjection reports events/s through a no-op projection
@@ -47,4 +49,42 @@ func BenchmarkNoopProjection(b *testing.B) {
 	b.ReportMetric(rawRate, "raw-events/s")
 	b.ReportMetric(projRate, "noop-events/s")
 	b.ReportMetric(projRate/rawRate, "ratio")
+}
+
+// BenchmarkReplay reports events/s of Replay (direct gets, apply, batch
+// commit; a no-op projection) and its ratio to reading the same messages
+// by direct gets and doing nothing with them (bench.RawRead), both in this
+// process on the same stream.
+func BenchmarkReplay(b *testing.B) {
+	if testing.Short() {
+		b.Skip("benchmark")
+	}
+	const n = 100_000
+	ctx := context.Background()
+	bs := bustest.Start(b)
+	last, err := bench.FillModel(ctx, bs.JS, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	var raw, rep time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := bench.RawRead(ctx, bs, events.StreamModel, last)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw += d
+		start := time.Now()
+		if _, err := projector.Replay(ctx, projector.Config{JS: bs.JS, Dir: filepath.Join(dir, fmt.Sprint(i))}, bench.Noop{}, last); err != nil {
+			b.Fatal(err)
+		}
+		rep += time.Since(start)
+	}
+	b.StopTimer()
+	rawRate := float64(n*b.N) / raw.Seconds()
+	repRate := float64(n*b.N) / rep.Seconds()
+	b.ReportMetric(rawRate, "raw-events/s")
+	b.ReportMetric(repRate, "replay-events/s")
+	b.ReportMetric(repRate/rawRate, "ratio")
 }
