@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/viewdump"
@@ -95,7 +92,7 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	d.bus = b
 	cfg.Bus, cfg.ViewsDir, cfg.Logger, cfg.Projections, cfg.SigningKey = b, filepath.Join(g.data, "views"), log, d.projections(), key
 	cfg.Console = stack.Console{Addr: d.console, KeyFile: filepath.Join(g.authDir(), consoleKeyFile), URLFile: filepath.Join(g.data, consoleURLFile),
-		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Forget: consoleForget(b, log)}
+		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
 	cfg.Gateway = stack.Gateway{Addr: d.gateway.addr, ConfigFile: d.gateway.config, Driver: os.Getenv("TOOLSTREAM_GATEWAY_DRIVER")}
 	s, err := stack.Start(ctx, cfg)
 	if err != nil {
@@ -105,19 +102,6 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 		log.Info("console", "url", u, "sign_in", "toolstream console-token --data "+g.data)
 	}
 	return s.Wait()
-}
-
-// consoleForget is the console's forget button: the path of `toolstream
-// memory forget`.
-func consoleForget(b *bus.Bus, log *slog.Logger) func(ctx context.Context, tenant, user, id string) (any, error) {
-	return func(ctx context.Context, tenant, user, id string) (any, error) {
-		c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithLogger(log))
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close()
-		return forgetRecord(ctx, c, &memory.Op{Op: "forget", Tenant: tenant, User: user, ID: id}, 30*time.Second)
-	}
 }
 
 // liveDigest asks a running serve for a projection's digest.
