@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/node"
@@ -207,81 +204,5 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 		return err
 	}
 	defer b.Close()
-	n := node.New(b, filepath.Join(tmp, "views"), log)
-	defer n.Stop()
-	engine := memory.NewEngine(memory.Config{}, nil)
-	r, err := n.Start(ctx, memory.NewProjection(engine), nil)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(g.stdout)
-	enc.SetEscapeHTML(false)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(nil, 16<<20)
-	var last uint64
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 || raw[0] == '#' {
-			continue
-		}
-		var op memory.Op
-		if err := json.Unmarshal(raw, &op); err != nil {
-			return fmt.Errorf("line %d: %w", line, err)
-		}
-		if op.Op != "recall" {
-			evs, err := memoryRunEvents(engine, &op, line)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", line, err)
-			}
-			subj, err := events.MemorySubject(op.Tenant, op.User)
-			if err != nil {
-				// Bad input loses nothing: it still goes to the log, where the
-				// projection rejects it with its reason.
-				log.Warn("memory op refused", "line", line, "err", err)
-				continue
-			}
-			for _, ev := range evs {
-				ack, err := b.PublishSealed(ctx, subj, ev, memory.SealScope(ev))
-				if err != nil {
-					log.Warn("memory op refused", "line", line, "err", err)
-					continue
-				}
-				last = ack.Sequence
-			}
-			continue
-		}
-		if err := r.WaitFor(ctx, last); err != nil {
-			return err
-		}
-		v := r.View()
-		out := engine.Answer(v, &op)
-		v.Close()
-		if err := enc.Encode(out); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	return nil
-}
-
-// memoryRunEvents are the events of a write op of `memory run`: a message
-// is written as the service writes it (Engine.MessageEvents), an
-// observation, correction or forgetting as one event (Op.Event).
-func memoryRunEvents(e *memory.Engine, op *memory.Op, line int) ([]*events.Event, error) {
-	if op.Op != "message" {
-		ev, err := op.Event(line)
-		return []*events.Event{ev}, err
-	}
-	at, err := time.Parse(time.RFC3339Nano, op.Time)
-	if op.Time == "" {
-		at, err = time.Unix(0, 0).UTC(), nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("time %q: want RFC 3339: %w", op.Time, err)
-	}
-	return e.MessageEvents(op.Tenant, op.User, op.ID, op.Text, at.UnixNano())
+	return node.MemoryRun(ctx, node.MemoryRunConfig{Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log}, in, g.stdout)
 }
