@@ -2,7 +2,8 @@
 // projections (every projection by name, the assembler's partitions
 // included) and the stack a serve runs over a bus (Start, Run): the
 // projections on a node.Node, the partition assemblers under their leases,
-// the executor, the clock, the services of the views (digest, dump, memory,
+// the executor, the clock, the judge worker (package judging, when
+// Config.Judge names a judge), the services of the views (digest, dump, memory,
 // runs), metrics, the web console and the HTTP gateway. `toolstream serve`,
 // `toolstream replay`, the demo and the tests build their projections and
 // their servers here, so what they run is the same code.

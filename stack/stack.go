@@ -15,12 +15,14 @@ import (
 	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/judging"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/runs"
+	"github.com/toolstream/toolstream/verifier"
 	"github.com/toolstream/toolstream/viewdump"
 )
 
@@ -77,6 +79,10 @@ type Config struct {
 	Console Console
 	// Gateway, when its Addr is set, serves the HTTP gateway.
 	Gateway Gateway
+	// Judge, when its Judge is set, puts the claims the verifier leaves
+	// undecided to that judge (package judging); the stack sets its log,
+	// keys, view and logger. It needs the verifier in this process.
+	Judge judging.Config
 }
 
 // Stack is a running stack. Its methods are safe for concurrent use.
@@ -205,11 +211,32 @@ func (s *Stack) start(want map[string]bool) error {
 		}
 		s.goRun("executor", s.executor.Run)
 	}
+	if cfg.Judge.Judge != nil {
+		if err := s.startJudge(); err != nil {
+			return err
+		}
+	}
 	if want[Clock] {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); runClock(ctx, b, log, cfg.Tick) }()
 	}
 	return s.services()
+}
+
+// startJudge runs the judge worker over the verifier's view.
+func (s *Stack) startJudge() error {
+	r, ok := s.node.Runner(verifier.Name)
+	if !ok {
+		return ErrJudgeWithoutVerifier
+	}
+	jc := s.cfg.Judge
+	jc.JS, jc.Keys, jc.View, jc.Logger = s.cfg.Bus.JS, s.cfg.Bus.Keys, r.View, s.log
+	w, err := judging.New(jc)
+	if err != nil {
+		return err
+	}
+	s.goRun("judge", w.Run)
+	return nil
 }
 
 // services starts what reads the views: their digests and dumps, the

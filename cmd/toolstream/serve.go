@@ -50,11 +50,15 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if d.policies, err = d.verify.policies(); err != nil {
 				return err
 			}
+			judge, err := d.verify.judge()
+			if err != nil {
+				return err
+			}
 			if d.memory, err = d.memFlags.config(); err != nil {
 				return err
 			}
 			return serve(cmd.Context(), d, stack.Config{Components: splitList(components), Tick: tick, ToolsFile: tools,
-				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch})
+				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch, Judge: judge})
 		},
 	}
 	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/verifier"
@@ -78,5 +80,47 @@ func TestVerifyPolicyFlag(t *testing.T) {
 	}
 	if _, err := d.verify.policies(); !errors.Is(err, verifier.ErrUnknownPolicy) {
 		t.Fatalf("a policy that does not exist: %v, want ErrUnknownPolicy", err)
+	}
+}
+
+// serve --judge URL [--judge-timeout D]: no flag is no judge, a URL is an
+// HTTP judge with the timeout, and what cannot be a judge's URL or a
+// timeout refuses to start; replay has no --judge (it never asks one).
+func TestJudgeFlag(t *testing.T) {
+	tests := []struct {
+		flags   []string
+		judge   bool
+		timeout time.Duration
+		bad     bool
+	}{
+		{flags: nil},
+		{flags: []string{"--judge", "http://127.0.0.1:9/judge"}, judge: true, timeout: 30 * time.Second},
+		{flags: []string{"--judge", "https://judge.example/v1", "--judge-timeout", "5s"}, judge: true, timeout: 5 * time.Second},
+		{flags: []string{"--judge", "judge.example"}, bad: true},
+		{flags: []string{"--judge", "ftp://judge.example/"}, bad: true},
+		{flags: []string{"--judge", "http://127.0.0.1:9/", "--judge-timeout", "0s"}, bad: true},
+	}
+	for _, tt := range tests {
+		cmd := &cobra.Command{}
+		var v verifyFlags
+		verifyPolicyFlag(cmd, &v, false)
+		if err := cmd.ParseFlags(tt.flags); err != nil {
+			t.Fatal(err)
+		}
+		jc, err := v.judge()
+		if tt.bad {
+			if err == nil {
+				t.Errorf("%v: no error", tt.flags)
+			}
+			continue
+		}
+		if err != nil || (jc.Judge != nil) != tt.judge || jc.Timeout != tt.timeout {
+			t.Errorf("%v: %+v %v", tt.flags, jc, err)
+		}
+	}
+	replay := &cobra.Command{}
+	verifyPolicyFlag(replay, &verifyFlags{}, true)
+	if replay.Flags().Lookup("judge") != nil {
+		t.Error("replay takes --judge")
 	}
 }
