@@ -119,8 +119,8 @@ type Config struct {
 	// Hooks for crash tests; nil in production.
 	Hooks *Hooks
 	// Progress, when set, is called with the new checkpoint after every
-	// committed batch (replay progress bars), on the runner's goroutine: it
-	// must return quickly.
+	// committed batch, on the runner's goroutine: it must return quickly.
+	// A Replayer ignores it: its To takes a callback of its own.
 	Progress func(checkpoint uint64)
 
 	local bool // NewLocal: no bus
