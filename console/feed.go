@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 )
@@ -94,12 +93,7 @@ func newFeed(callsMax, answersMax int) *feed {
 
 // run follows every tenant's activity (client.Activity) from the start of
 // the log until ctx ends.
-func (f *feed) run(ctx context.Context, b *bus.Bus) error {
-	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys))
-	if err != nil {
-		return fmt.Errorf("console: %w", err)
-	}
-	defer c.Close()
+func (f *feed) run(ctx context.Context, c *client.Client) error {
 	for a, err := range c.Activity(ctx, client.AllTenants, feedKinds, client.Follow()) {
 		var me *client.MalformedError
 		if errors.As(err, &me) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/memory"
@@ -487,31 +488,46 @@ func (s *Server) memoryCorrect(w http.ResponseWriter, r *http.Request, g Grant) 
 	writeJSON(w, json.RawMessage(data))
 }
 
-// runsAsk asks the runs service's verb for tenant and answers with its
-// reply as it is.
+// runsAsk asks the runs service (through the Go client) for tenant's
+// runs ("list") or a run's rounds ("rounds") and answers with them.
 func (s *Server) runsAsk(w http.ResponseWriter, r *http.Request, g Grant, verb string) {
 	q := r.URL.Query()
 	tenant, ok := tenantParam(w, g, q.Get("tenant"), true)
 	if !ok {
 		return
 	}
-	req, _ := json.Marshal(runs.Request{Run: q.Get("run")})
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
-	msg, err := s.cfg.Bus.Conn.RequestWithContext(ctx, runs.ServiceSubject(verb, tenant), req)
-	if err != nil {
+	var out any
+	var err error
+	switch verb {
+	case "list":
+		var rs []runs.Run
+		rs, err = s.client.Runs(ctx, tenant)
+		out = orEmpty(rs)
+	default:
+		var rs []runs.Round
+		rs, err = s.client.Rounds(ctx, tenant, q.Get("run"))
+		out = orEmpty(rs)
+	}
+	var refused *client.ServiceError
+	switch {
+	case errors.As(err, &refused):
+		httpError(w, http.StatusBadRequest, "runs "+verb+": "+refused.Message)
+		return
+	case err != nil:
 		httpError(w, http.StatusServiceUnavailable, "runs service: "+err.Error())
 		return
 	}
-	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		httpError(w, http.StatusBadRequest, "runs "+verb+": "+msg.Header.Get(micro.ErrorHeader))
-		return
+	writeJSON(w, map[string]any{verb: out})
+}
+
+// orEmpty is s, or an empty list for none (JSON [] rather than null).
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	data := json.RawMessage(msg.Data)
-	if string(data) == "null" {
-		data = json.RawMessage("[]")
-	}
-	writeJSON(w, map[string]any{verb: data})
+	return s
 }
 
 func (s *Server) runsList(w http.ResponseWriter, r *http.Request, g Grant) {

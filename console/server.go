@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
@@ -58,6 +59,7 @@ type Server struct {
 	log      *slog.Logger
 	sessions *sessions
 	feed     *feed
+	client   *client.Client // the log's services and activity, as the console's identity
 	static   http.Handler
 	mux      *http.ServeMux
 }
@@ -87,8 +89,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := client.Connect(context.Background(), client.WithConn(cfg.Bus.Conn), client.WithKeys(cfg.Bus.Keys),
+		client.WithLogger(cfg.Logger))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions(cfg.Key, cfg.SessionTTL, cfg.Now),
-		feed: newFeed(cfg.CallsMax, cfg.AnswersMax), static: http.FileServerFS(sub)}
+		feed: newFeed(cfg.CallsMax, cfg.AnswersMax), client: c, static: http.FileServerFS(sub)}
 	s.routes()
 	return s, nil
 }
@@ -101,7 +108,7 @@ func (s *Server) Handler() http.Handler { return s.mux }
 
 // Run follows the log for the pages until ctx ends. It returns nil then,
 // or the error that stopped the reading.
-func (s *Server) Run(ctx context.Context) error { return s.feed.run(ctx, s.cfg.Bus) }
+func (s *Server) Run(ctx context.Context) error { return s.feed.run(ctx, s.client) }
 
 // Serve runs the console on ln (closing it) and follows the log, until ctx
 // ends; it then shuts the server down and returns nil.
