@@ -60,7 +60,7 @@
 // weight for a turn that asks the assistant something; ties go to the
 // newer record, an episode that repeats one already recalled word for word
 // is left out, and the answer is bounded by K and a byte budget. The best
-// record of that ranking the caller may see (not a question) lends the
+// record of that ranking the caller may see lends the
 // query its words that tell records apart (pseudo-relevance feedback, at
 // half weight), so that a later turn naming the same thing in other words
 // is found; a small memory has no such words and is ranked by the query's. It reads

@@ -346,7 +346,7 @@ func runLongConversations(t *testing.T, e *Engine, lang string, seed uint64, con
 
 // longconvFloor is the share of questions below which the test fails, a
 // little under what the ranking scores (README, Memory).
-var longconvFloor = map[string]float64{"en dev": 0.85, "en sealed": 0.95, "zh dev": 0.9, "zh sealed": 0.95}
+var longconvFloor = map[string]float64{"en dev": 0.88, "en sealed": 0.95, "zh dev": 0.9, "zh sealed": 0.95}
 
 // TestLongConversationRecall measures lexical recall on generated long
 // conversations (see the top of this file) and fails below the floors.

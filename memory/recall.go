@@ -939,13 +939,8 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 	}
 	res, all := rank()
 	var lenders []lender
-	for _, h := range all {
-		if len(lenders) == fbDocs {
-			break
-		}
-		if h.Record.Kind != KindEpisode || !isQuestion(h.Record.Text) {
-			lenders = append(lenders, lender{h.Record.Text, h.Score})
-		}
+	for _, h := range all[:min(len(all), fbDocs)] {
+		lenders = append(lenders, lender{h.Record.Text, h.Score})
 	}
 	if exp := lent(s.terms, lenders); len(exp) > 0 {
 		for _, t := range exp {
@@ -993,8 +988,9 @@ func fbDfMax(n int) int {
 }
 
 // feedback returns the expansion terms of the first ranking of cands
-// (lent): the best fbDocs records the caller may see that do not ask the
-// assistant something lend their words.
+// (lent): the best fbDocs records the caller may see lend their words.
+// A question the user asked lends too: "give me a quick paella recipe"
+// names the dish their own turns are about.
 func (rc *recall) feedback(s *scorer, cands []*cand) ([]qterm, error) {
 	order := slices.Clone(cands)
 	h := candHeap(order)
@@ -1003,9 +999,6 @@ func (rc *recall) feedback(s *scorer, cands []*cand) ([]qterm, error) {
 	for _, c := range order {
 		if len(lenders) == fbDocs || c.score <= 0 {
 			break
-		}
-		if c.p.question {
-			continue // what the user asked the assistant says little about them
 		}
 		v, err := load(rc.r, rc.k, c.id, c.p.version)
 		if err != nil {
