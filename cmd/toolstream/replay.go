@@ -91,6 +91,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 			if err != nil {
 				return err
 			}
+			kept := into
 			if into == "" {
 				tmp, err := os.MkdirTemp("", "toolstream-replay-")
 				if err != nil {
@@ -107,7 +108,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 				return fmt.Errorf("--into %s: %w", into, err)
 			}
 			defer rep.Close()
-			rp := &replayer{g: g, b: b, name: name, rep: rep, progress: progress}
+			rp := &replayer{g: g, b: b, name: name, rep: rep, into: kept, progress: progress}
 			switch {
 			case diff:
 				return rp.diff(ctx, diffMax)
@@ -140,6 +141,7 @@ type replayer struct {
 	b        *bus.Bus
 	name     string
 	rep      *projector.Replayer
+	into     string // --into: the replay is kept there ("": a temporary one)
 	progress string
 }
 
@@ -215,6 +217,9 @@ func (rp *replayer) rebuild(ctx context.Context, seq uint64) (projector.Digest, 
 	d, err := rp.rep.To(ctx, seq, bar.update)
 	bar.finish()
 	if err != nil {
+		if ctx.Err() != nil && rp.into != "" {
+			fmt.Fprintf(rp.g.stderr, "replay %s: stopped at seq %d; the same command with --into %s resumes there\n", rp.name, rp.rep.Checkpoint(), rp.into)
+		}
 		return projector.Digest{}, fmt.Errorf("replay: %w", err)
 	}
 	return d, nil
