@@ -51,5 +51,3 @@ func projectionNames() []string { return stack.Names() }
 func newProjection(name string, d *deps) (projector.Projection, error) {
 	return stack.New(d.projections(), name)
 }
-
-func newAssembler(d *deps) *assembler.Assembler { return d.projections().Assembler() }
