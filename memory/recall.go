@@ -975,7 +975,7 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 // (the hard filters) lend words.
 const (
 	fbDocs   = 1   // records that lend words
-	fbTerms  = 8   // words they lend at most
+	fbTerms  = 16  // words they lend at most
 	fbWeight = 0.5 // the weight of the words lent, at most (a query's own words weigh 1)
 	fbIdfMin = 4   // a word lent counts only if at most about one record in 55 has it
 )
@@ -1021,7 +1021,8 @@ type lender struct {
 // lent returns the words the lenders (best first) lend a query of terms:
 // each word of a lender's text (not its slot) that is not the query's,
 // weighed by its share of the text and the lender's score relative to the
-// best; the fbTerms heaviest, the heaviest at fbWeight, ties by word.
+// best; the fbTerms heaviest, the heaviest at fbWeight, ties to the longer
+// word (a CJK bigram over a character: the more specific), then by word.
 func lent(query []qterm, lenders []lender) []qterm {
 	inQuery := make(map[string]bool, len(query))
 	for _, t := range query {
@@ -1043,6 +1044,9 @@ func lent(query []qterm, lenders []lender) []qterm {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].w != out[j].w {
 			return out[i].w > out[j].w
+		}
+		if len(out[i].term) != len(out[j].term) {
+			return len(out[i].term) > len(out[j].term)
 		}
 		return out[i].term < out[j].term
 	})
