@@ -46,7 +46,9 @@
 // to a sequence, reports its progress through a callback, and resumes from
 // its checkpoint, in a later process too, a directory only a Replayer of
 // the same projection made (a marker row under "m/"; ErrNotReplay for
-// anything else: a live view resumed as a replay would lose its outbox).
+// anything else: a live view resumed as a replay would lose its outbox; and
+// a live or held runner refuses a replay's directory, whose emits were
+// dropped).
 //
 // Keys: a projection's keys live under "s/", rejections under "r/", the
 // outbox under "o/" and metadata under "m/". TenantKey builds state keys that

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -74,7 +75,9 @@ func NewReplayer(cfg Config, p Projection) (*Replayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.db.Set(keyReplay, []byte(p.Name()), r.wo); err != nil {
+	// Synced: a crash that keeps any of the replay keeps the mark, so the
+	// directory is resumed, not refused.
+	if err := r.db.Set(keyReplay, []byte(p.Name()), pebble.Sync); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("projector: replay %s: %w", cfg.Dir, err)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
@@ -219,6 +221,12 @@ func TestReplayerRefuses(t *testing.T) {
 		t.Errorf("to below the checkpoint: %v, want ErrReplayAhead", err)
 	}
 	rp.Close()
+	// Nor is a replay a live view: what it emitted was dropped.
+	for _, mode := range []projector.Mode{projector.ModeLive, projector.ModeHold} {
+		if _, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: dir, Mode: mode}, tally{}); !errors.Is(err, projector.ErrInvalidConfig) {
+			t.Errorf("%v runner on a replay: %v, want ErrInvalidConfig", mode, err)
+		}
+	}
 	// Another projection's replay is not this one's.
 	if _, err := projector.NewReplayer(cfg(dir), otherTally{}); !errors.Is(err, projector.ErrNotReplay) {
 		t.Errorf("replayer of another projection: %v, want ErrNotReplay", err)
@@ -278,6 +286,46 @@ func TestSeqAtTime(t *testing.T) {
 		}
 		if want := expect(at); got != want {
 			t.Errorf("SeqAtTime(%s) = %d, want %d", at.Format(time.RFC3339Nano), got, want)
+		}
+	}
+}
+
+// TestReplayerResumesAfterACrash: a replay on a crash-simulating
+// filesystem, cloned as a power failure would leave it (only what was
+// fsynced, or some of the rest), resumes from the checkpoint that survived
+// and reaches the digest of a replay from sequence 1.
+func TestReplayerResumesAfterACrash(t *testing.T) {
+	b := bustest.Start(t)
+	last := publishTexts(t, b, 40)
+	ctx := context.Background()
+	whole, err := projector.Replay(ctx, projector.Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "whole")}, tally{}, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dir = "/replay"
+	fs := vfs.NewCrashableMem()
+	rp, err := projector.NewReplayer(projector.Config{JS: b.JS, Keys: b.Keys, FS: fs, Dir: dir, BatchMax: 4}, tally{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clones := map[string]*vfs.MemFS{"before any batch": fs.CrashClone(vfs.CrashCloneCfg{})}
+	if _, err := rp.To(ctx, last/2, nil); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	clones["only what was fsynced"] = fs.CrashClone(vfs.CrashCloneCfg{})
+	clones["half of what was not fsynced"] = fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 50, RNG: rng})
+	rp.Close()
+	for what, cl := range clones {
+		rp, err := projector.NewReplayer(projector.Config{JS: b.JS, Keys: b.Keys, FS: cl, Dir: dir, BatchMax: 4}, tally{})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		from := rp.Checkpoint()
+		d, err := rp.To(ctx, last, nil)
+		rp.Close()
+		if err != nil || d != whole {
+			t.Errorf("%s: resumed at %d: %v %v, want %v", what, from, d, err, whole)
 		}
 	}
 }

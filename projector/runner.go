@@ -208,7 +208,8 @@ type waiter struct {
 }
 
 // New opens the projection's Pebble directory. It returns ErrInvalidConfig
-// for a missing stream, directory or JetStream context.
+// for a missing stream, directory or JetStream context, an unknown Mode,
+// and a directory a Replayer made outside ModeReplay.
 func New(cfg Config, p Projection) (*Runner, error) {
 	if err := cfg.setDefaults(p); err != nil {
 		return nil, err
@@ -242,6 +243,14 @@ func New(cfg Config, p Projection) (*Runner, error) {
 	}
 	if len(cp) == 8 {
 		r.checkpoint.Store(binary.BigEndian.Uint64(cp))
+	}
+	if cfg.Mode != ModeReplay {
+		// A replay dropped what it emitted: run live from its checkpoint,
+		// it would never emit those events.
+		if _, ok, err := getClone(db, keyReplay); err != nil || ok {
+			db.Close()
+			return nil, fmt.Errorf("%w: %s holds a replay, not a %v view (%v)", ErrInvalidConfig, cfg.Dir, cfg.Mode, err)
+		}
 	}
 	if err := db.Set(keyProjection, []byte(p.Name()), pebble.NoSync); err != nil {
 		db.Close()
