@@ -162,7 +162,8 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 }
 
 func memoryRunCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var m memoryFlags
+	cmd := &cobra.Command{
 		Use:   "run FILE|-",
 		Short: "One-shot: publish a file of memory operations through the real path and print each recall",
 		Long: `memory run starts an embedded server in a temporary directory and reads JSON lines:
@@ -184,12 +185,18 @@ everything before it is applied and prints one JSON line with results and confli
 				defer f.Close()
 				in = f
 			}
-			return memoryRun(cmd.Context(), g, in)
+			cfg, err := m.config()
+			if err != nil {
+				return err
+			}
+			return memoryRun(cmd.Context(), g, in, cfg)
 		},
 	}
+	memoryFlag(cmd, &m, false)
+	return cmd
 }
 
-func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
+func memoryRun(ctx context.Context, g *globals, in io.Reader, cfg memory.Config) error {
 	log, err := g.logger()
 	if err != nil {
 		return err
@@ -204,5 +211,5 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader) error {
 		return err
 	}
 	defer b.Close()
-	return node.MemoryRun(ctx, node.MemoryRunConfig{Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log}, in, g.stdout)
+	return node.MemoryRun(ctx, node.MemoryRunConfig{Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log, Memory: cfg}, in, g.stdout)
 }

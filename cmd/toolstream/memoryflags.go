@@ -13,7 +13,8 @@ import (
 // process's defaults as flags, each tenant's values in a policy file
 // (memory.ParsePolicies). The quotas are part of the memory view, so a
 // replay must be given serve's; the review and cold times are read at
-// query time and the hit batch is the service's, so only serve takes them.
+// query time (serve and memory run take them) and the hit batch is the
+// service's (serve only).
 type memoryFlags struct {
 	quotaPerUser, quotaPerTenant int
 	policyFile                   string
@@ -35,7 +36,11 @@ func memoryFlag(cmd *cobra.Command, m *memoryFlags, replay bool) {
 	}
 	f.DurationVar(&m.reviewAfter, "memory-review-after", 0, "how long an open-ended constraint (\"these days\") holds before recall marks it needs_confirmation (0: 720h); per tenant in --memory-policy")
 	f.DurationVar(&m.coldAfter, "memory-cold-after", 0, "a memory record neither said again nor recalled for this long reads cold and default recall leaves it out (0: never; constraints never go cold by time)")
-	f.IntVar(&m.hitBatch, "memory-hit-batch", 0, "recall hits of one user gathered before they are recorded as one event (0: 32; negative: hits are not recorded)")
+}
+
+// memoryHitBatchFlag is the memory service's hit batch (serve only).
+func memoryHitBatchFlag(cmd *cobra.Command, m *memoryFlags) {
+	cmd.Flags().IntVar(&m.hitBatch, "memory-hit-batch", 0, "recall hits of one user gathered before they are recorded as one event (0: 32; negative: hits are not recorded)")
 }
 
 // config is the memory configuration the flags and the policy file say.

@@ -135,3 +135,38 @@ func TestServeMemoryPolicy(t *testing.T) {
 		t.Fatalf("recall %+v, with --budget-tokens 1 %+v", all.Results, one.Results)
 	}
 }
+
+// TestMemoryRunTakesMemoryFlags: memory run reads the same memory flags
+// as serve: with --memory-review-after 24h an open-ended constraint said
+// two days before the recall reads needs_confirmation; by default (30
+// days) it is active.
+func TestMemoryRunTakesMemoryFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an embedded server")
+	}
+	file := filepath.Join(t.TempDir(), "ops.jsonl")
+	ops := `{"op":"message","tenant":"acme","user":"ann","id":"m1","time":"2026-10-01T12:00:00Z","text":"I can't eat spicy food these days"}
+{"op":"recall","tenant":"acme","user":"ann","query":"spicy","time":"2026-10-03T12:00:00Z"}
+`
+	if err := os.WriteFile(file, []byte(ops), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "active"}, {[]string{"--memory-review-after", "24h"}, "needs_confirmation"}} {
+		var out, errOut strings.Builder
+		root := newRoot(&out, &errOut)
+		root.SetArgs(append([]string{"memory", "run", file, "--log-level", "error"}, c.args...))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, errOut.String())
+		}
+		var got memory.RecallOut
+		if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
+			t.Fatalf("%v: %q: %v", c.args, out.String(), err)
+		}
+		if len(got.Results) != 1 || got.Results[0].Status != c.want {
+			t.Errorf("%v: %+v, want one record %s", c.args, got.Results, c.want)
+		}
+	}
+}

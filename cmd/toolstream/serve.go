@@ -74,6 +74,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	embedFlag(cmd, &d.embed)
 	verifyPolicyFlag(cmd, &d.verify, false)
 	memoryFlag(cmd, &d.memFlags, false)
+	memoryHitBatchFlag(cmd, &d.memFlags)
 	return cmd
 }
 
