@@ -107,7 +107,13 @@ type readConfig struct {
 	afterIn map[string]uint64 // by stream
 	follow  bool
 	live    bool
+	only    string // one subject of the kind read instead of the tenant's (see onSubject)
 }
+
+// onSubject reads only subject, one subject of the tenant's of the kind
+// read (built by package events): the server's subject index finds its
+// messages, none of the others is sent.
+func onSubject(subject string) ReadOption { return func(r *readConfig) { r.only = subject } }
 
 // After starts the read after the stream sequence seq (a value's
 // Meta.Seq): what a consumer that stored its position resumes with. A
@@ -240,7 +246,9 @@ func readKinds[T any](ctx context.Context, c *Client, kinds []string, tenant str
 		var filters []string
 		for _, kind := range kinds {
 			filter, err := events.TenantFilter(kind, tenant)
-			if tenant == AllTenants {
+			if rc.only != "" && len(kinds) == 1 {
+				filter = rc.only
+			} else if tenant == AllTenants {
 				filter, err = allTenants[kind], nil
 				if filter == "" {
 					err = fmt.Errorf("no filter of every tenant for %q", kind)

@@ -50,12 +50,14 @@ func By(who string) DecideOption { return func(d *decision) { d.by = who } }
 func Because(reason string) DecideOption { return func(d *decision) { d.reason = reason } }
 
 // Approve lets a call of tenant that waits for approval run. call is its
-// provider call id (looked up among the tenant's approval requests) or
-// its idempotency key. The decision is an event in the log: it survives
-// restarts. It returns ErrNotFound when no call of tenant asked for
-// approval under call, ErrAlreadyDecided when it was decided already,
-// ErrPermissionDenied for an identity that may not decide (only the
-// operator and the admin may), ErrBadInput for a bad tenant.
+// idempotency key (Approval.Key: only that call's events are read, a
+// direct get by subject) or its provider call id (looked up among every
+// approval request of the tenant: slower as the log grows). The decision
+// is an event in the log: it survives restarts. It returns ErrNotFound
+// when no call of tenant asked for approval under call, ErrAlreadyDecided
+// when it was decided already, ErrPermissionDenied for an identity that
+// may not decide (only the operator and the admin may), ErrBadInput for a
+// bad tenant or a key of another tenant.
 func (c *Client) Approve(ctx context.Context, tenant, call string, opts ...DecideOption) (key string, err error) {
 	d := decision{by: "client"}
 	for _, o := range opts {
@@ -87,22 +89,9 @@ func (c *Client) decide(ctx context.Context, tenant, call string, body events.Bo
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return "", fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
 	}
-	key := ""
-	for a, err := range c.Approvals(ctx, tenant) {
-		var me *MalformedError
-		if errors.As(err, &me) {
-			continue // not a request anyone can decide
-		}
-		if err != nil {
-			return "", err
-		}
-		if a.Key == call || a.CallID == call {
-			key = a.Key
-			break
-		}
-	}
-	if key == "" {
-		return "", fmt.Errorf("%w: no call of tenant %s asked for approval under %q", ErrNotFound, tenant, call)
+	key, err := c.approvalKey(ctx, tenant, call)
+	if err != nil {
+		return "", err
 	}
 	_, run, step, callID, ok := events.SplitIdempotencyKey(key)
 	if !ok {
@@ -128,6 +117,38 @@ func (c *Client) decide(ctx context.Context, tenant, call string, body events.Bo
 		return key, fmt.Errorf("%w: %s", ErrAlreadyDecided, key)
 	}
 	return key, nil
+}
+
+// approvalKey finds the call of tenant that asked for approval under call
+// and returns its key. A call key names one call: only that call's
+// execution subject is read (a direct get by subject, whatever the size
+// of the tenant's log); a key of another tenant is ErrBadInput. A provider
+// call id is looked up among the tenant's approval requests, in log order.
+func (c *Client) approvalKey(ctx context.Context, tenant, call string) (string, error) {
+	var opts []ReadOption
+	if t, _, _, id, ok := events.SplitIdempotencyKey(call); ok {
+		if t != tenant || id == "" {
+			return "", fmt.Errorf("%w: %q is not a call key of tenant %s", ErrBadInput, call, tenant)
+		}
+		subj, err := events.ExecSubject(tenant, call)
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		opts = append(opts, onSubject(subj))
+	}
+	for a, err := range c.Approvals(ctx, tenant, opts...) {
+		var me *MalformedError
+		if errors.As(err, &me) {
+			continue // not a request anyone can decide
+		}
+		if err != nil {
+			return "", err
+		}
+		if a.Key == call || a.CallID == call {
+			return a.Key, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no call of tenant %s asked for approval under %q", ErrNotFound, tenant, call)
 }
 
 // requestContext bounds ctx by the request timeout unless it ends sooner.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -137,3 +138,86 @@ func TestApproveAndDeny(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// requestApprovals publishes n approval requests of tenant's calls
+// call_0…call_<n-1>, as an executor would, and returns their keys.
+func requestApprovals(t testing.TB, b *bus.Bus, tenant string, n int) []string {
+	t.Helper()
+	keys := make([]string, n)
+	for i := range keys {
+		call := fmt.Sprintf("call_%d", i)
+		keys[i] = events.IdempotencyKey(tenant, "run1", "1", call)
+		subj, err := events.ExecSubject(tenant, keys[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := &events.Event{ID: events.ExecutionID("approval_requested", keys[i], 0), Tenant: tenant, Run: "run1", Step: "1", CallID: call,
+			At: 1, Body: &events.ApprovalRequested{Name: "wire", Arguments: []byte(`{"amount":1}`), Key: keys[i]}}
+		if _, err := b.Publish(context.Background(), subj, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// TestDecideByKey: a decision named by its call key finds the request
+// among others of the tenant and of another tenant with the same call id;
+// a key of another tenant is bad input, a key no call asked under is not
+// found; by provider call id the tenant's own request is the one decided.
+func TestDecideByKey(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	acme := requestApprovals(t, b, "acme", 5)
+	globex := requestApprovals(t, b, "globex", 5)
+	c := connect(t, b, auth.Identity{Role: auth.RoleOperator})
+	for _, tc := range []struct {
+		name, tenant, call string
+		want               error
+		key                string
+	}{
+		{"the key of the third", "acme", acme[2], nil, acme[2]},
+		{"the same key again", "acme", acme[2], client.ErrAlreadyDecided, acme[2]},
+		{"by call id", "globex", "call_4", nil, globex[4]},
+		{"a key of another tenant", "acme", globex[1], client.ErrBadInput, ""},
+		{"a key nobody asked under", "acme", events.IdempotencyKey("acme", "run1", "1", "call_9"), client.ErrNotFound, ""},
+		{"a key without a call", "acme", events.IdempotencyKey("acme", "run1", "1", ""), client.ErrBadInput, ""},
+	} {
+		key, err := c.Approve(ctx, tc.tenant, tc.call)
+		if (tc.want == nil && err != nil) || (tc.want != nil && !errors.Is(err, tc.want)) || key != tc.key {
+			t.Errorf("%s: %q, %v; want %q, %v", tc.name, key, err, tc.key, tc.want)
+		}
+	}
+}
+
+// BenchmarkApprove decides one of 5,000 waiting calls of a tenant, the
+// latest asked first, named by its key (read from its own subject) or by
+// its provider call id (looked up among the tenant's requests).
+//
+//	go test -run '^$' -bench Approve -benchtime 200x ./client/
+func BenchmarkApprove(b *testing.B) {
+	bs := bustest.Start(b)
+	ctx := context.Background()
+	const n = 5000
+	keys := requestApprovals(b, bs, "acme", n)
+	c, err := client.Connect(ctx, client.WithConn(bs.Conn), client.WithKeys(bs.Keys))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, by := range []string{"key", "call-id"} {
+		b.Run(by, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				j := n - 1 - i%n
+				i++
+				call := keys[j]
+				if by == "call-id" {
+					call = fmt.Sprintf("call_%d", j)
+				}
+				if _, err := c.Approve(ctx, "acme", call); err != nil && !errors.Is(err, client.ErrAlreadyDecided) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
