@@ -14,9 +14,6 @@ import (
 	"github.com/toolstream/toolstream/viewdump"
 )
 
-// DigestSubject answers a projection name with its live view digest.
-const DigestSubject = viewdump.DigestSubject
-
 func serveCmd(g *globals) *cobra.Command {
 	var components, tools, metricsAddr string
 	var tick time.Duration
