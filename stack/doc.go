@@ -21,6 +21,12 @@
 //   - A stack asked to stop (its context ended) stops with no error; a
 //     component that fails stops the whole stack with that error.
 //
-// The package owns no rules: it reads no flags and prints nothing; errors
-// name the setting that caused them in Config's terms.
+// Forget, WaitApplied and WaitErased are the commands' side of the view
+// services: a forget or an erasure waits, through the digests a running
+// stack answers, until the projections have rebuilt their views.
+//
+// The package owns no rules: it reads no flags and prints nothing. Errors
+// wrap ErrUnknown and ErrUnknownComponent for names; those of the console,
+// the metrics and the gateway name serve's flags (--console, --metrics,
+// --gateway), as the bus's do, since that is what their user can change.
 package stack
