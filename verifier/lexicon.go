@@ -42,6 +42,7 @@ const (
 	cueUp     // rose, grew, 增长: a series went up
 	cueDown   // fell, dropped, 下降: a series went down
 	cueExcept // except, all but, 除了…都: every member but the named one(s)
+	cueDebt   // owe, debt, 欠款: an amount owed, a negative balance stated as positive
 )
 
 // catValue is a value of a closed category: an order status, a weather
@@ -78,7 +79,7 @@ var cueNames = map[string]cue{
 	"ge": cueGE, "lt": cueLT, "le": cueLE, "after_ge": cueAfterGE, "nonassert": cueNonAssert,
 	"offer": cueOffer, "hedge": cueHedge, "pronoun": cuePronoun, "stop": cueStop,
 	"free": cueFree, "future": cueFuture, "respectively": cueRespectively,
-	"up": cueUp, "down": cueDown, "except": cueExcept,
+	"up": cueUp, "down": cueDown, "except": cueExcept, "debt": cueDebt,
 }
 
 // stem strips English inflections so that "ships", "shipped" and

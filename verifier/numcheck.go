@@ -257,6 +257,14 @@ func (cx *claim) checkNumber(m *numMention) fact {
 			return g
 		}
 	}
+	if cx.cues&cueDebt != 0 && f.verdict != events.VerdictSupported && m.v > 0 && !m.isRange && m.bound == 0 {
+		// "owes 3,420", 欠款 3420 元: a balance of -3420.
+		neg := *m
+		neg.v, neg.hi = -m.v, -m.hi
+		if g := cx.checkNumberIn(&neg); g.verdict == events.VerdictSupported {
+			return g
+		}
+	}
 	if cx.soft && f.verdict != events.VerdictSupported {
 		if g := cx.widened().checkNumberIn(m); g.verdict == events.VerdictSupported {
 			return cx.checkDirection(g)
@@ -327,6 +335,18 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	}
 	pairs := cx.cues&(cueDerive|cueThan|cueMore|cueLess) != 0 || m.unit != nil && m.unit.dim == dimPercent || hasAny(m.head, "total")
 	if len(targets) > 0 {
+		// A field whose key the claim names wholly (each concept of the
+		// key is one of the claim's) holds the value, though another field
+		// named scored higher: 金额 names both an amount and a fee.
+		for _, l := range in {
+			k := lastToken(ix.leaves[l].ptr())
+			if isAllDigits(k) {
+				continue
+			}
+			if own := conceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
+				return supported(ix, "value matches", l)
+			}
+		}
 		if f, ok := cx.derived(m, targets, pairs); ok {
 			return f
 		}
