@@ -13,9 +13,13 @@
 // breakers: every list is filtered and every request naming another tenant
 // is refused with 403. Acting is decided by the role's NATS permissions
 // (auth.Identity.MayPublish): an operator may approve, deny, correct and
-// forget; a reader may not. A decision is an event in the log like the
-// CLI's (executor.Approve, executor.Deny); a forget goes through the same
-// path as `toolstream memory forget` (Config.Forget).
+// forget; a reader may not. The console acts as a client of the log
+// through package client, like the CLI: a decision is an event in the log
+// (client.Approve, client.Deny, the call named by its key), a user's
+// memory is read and corrected through the memory service
+// (client.Records, client.RecordHistory, client.Correct), and a forget
+// goes through the same path as `toolstream memory forget`
+// (Config.Forget).
 //
 // State-changing requests are POSTs that need the session cookie, the
 // session's CSRF token in the X-Console-CSRF header and, when the browser

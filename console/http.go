@@ -11,10 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/runs"
 	"github.com/toolstream/toolstream/trace"
@@ -341,26 +339,19 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, g Grant) {
 	var err error
 	switch req.Decision {
 	case "approve":
-		err = executor.Approve(r.Context(), s.cfg.Bus.JS, req.Tenant, req.Key, by, req.Reason)
+		_, err = s.client.Approve(r.Context(), req.Tenant, req.Key, client.By(by), client.Because(req.Reason))
 	case "deny":
 		if strings.TrimSpace(req.Reason) == "" {
 			httpError(w, http.StatusBadRequest, "deny needs a reason")
 			return
 		}
-		err = executor.Deny(r.Context(), s.cfg.Bus.JS, req.Tenant, req.Key, by, req.Reason)
+		_, err = s.client.Deny(r.Context(), req.Tenant, req.Key, req.Reason, client.By(by))
 	default:
 		httpError(w, http.StatusBadRequest, "decision: want approve or deny")
 		return
 	}
-	switch {
-	case errors.Is(err, executor.ErrInvalidKey):
-		httpError(w, http.StatusBadRequest, err.Error())
-		return
-	case errors.Is(err, executor.ErrAlreadyDecided):
-		httpError(w, http.StatusConflict, err.Error())
-		return
-	case err != nil:
-		httpError(w, http.StatusInternalServerError, err.Error())
+	if err != nil {
+		httpError(w, clientStatus(err, http.StatusInternalServerError), err.Error())
 		return
 	}
 	s.log.Info("console: decision", "decision", req.Decision, "tenant", req.Tenant, "key", req.Key, "by", by)
@@ -379,41 +370,57 @@ func (s *Server) answers(w http.ResponseWriter, r *http.Request, g Grant) {
 	writeJSON(w, map[string]any{"answers": list})
 }
 
-// memoryAsk sends op to the memory service's verb endpoint.
-func (s *Server) memoryAsk(ctx context.Context, verb string, op *memory.Op) (json.RawMessage, int, error) {
-	req, _ := json.Marshal(op)
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	msg, err := s.cfg.Bus.Conn.RequestWithContext(ctx, memory.ServicePrefix+"."+verb, req)
-	if err != nil {
-		return nil, http.StatusServiceUnavailable, fmt.Errorf("memory service: %w", err)
+// clientStatus is the HTTP status of an error of the Go client: the
+// sentinel it wraps, else other (a lost connection, a timeout).
+func clientStatus(err error, other int) int {
+	var se *client.ServiceError
+	switch {
+	case errors.Is(err, client.ErrBadInput):
+		return http.StatusBadRequest
+	case errors.Is(err, client.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, client.ErrAlreadyDecided), errors.Is(err, client.ErrStaleVersion), errors.Is(err, client.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, client.ErrPermissionDenied):
+		return http.StatusForbidden
+	case errors.Is(err, client.ErrUnavailable):
+		return http.StatusServiceUnavailable
+	case errors.As(err, &se):
+		return http.StatusBadRequest // the service refused it with another code
 	}
-	if e := msg.Header.Get(micro.ErrorHeader); e != "" {
-		return nil, http.StatusBadRequest, fmt.Errorf("memory %s: %s", verb, e)
-	}
-	return msg.Data, 0, nil
+	return other
 }
 
+// memoryRead lists a user's records ("list", with history the inactive
+// ones too) or a record's versions ("history") through the Go client.
 func (s *Server) memoryRead(w http.ResponseWriter, r *http.Request, g Grant, verb string) {
 	q := r.URL.Query()
 	tenant, ok := tenantParam(w, g, q.Get("tenant"), true)
 	if !ok {
 		return
 	}
-	op := &memory.Op{Tenant: tenant, User: q.Get("user"), ID: q.Get("id"), History: q.Get("history") != ""}
-	if op.User == "" {
+	user, id := q.Get("user"), q.Get("id")
+	if user == "" {
 		httpError(w, http.StatusBadRequest, "user is required")
 		return
 	}
-	data, code, err := s.memoryAsk(r.Context(), verb, op)
+	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+	defer cancel()
+	var recs []memory.Record
+	var err error
+	if verb == "history" {
+		recs, err = s.client.RecordHistory(ctx, tenant, user, id)
+	} else {
+		recs, err = s.client.Records(ctx, tenant, user, q.Get("history") != "")
+	}
 	if err != nil {
-		httpError(w, code, err.Error())
+		httpError(w, clientStatus(err, http.StatusServiceUnavailable), err.Error())
 		return
 	}
-	if string(data) == "null" {
-		data = json.RawMessage("[]")
+	if recs == nil {
+		recs = []memory.Record{}
 	}
-	writeJSON(w, map[string]any{"records": data})
+	writeJSON(w, map[string]any{"records": recs})
 }
 
 func (s *Server) memoryList(w http.ResponseWriter, r *http.Request, g Grant) {
@@ -473,19 +480,15 @@ func (s *Server) memoryCorrect(w http.ResponseWriter, r *http.Request, g Grant) 
 		httpError(w, http.StatusBadRequest, "the corrected text is required")
 		return
 	}
-	c := memory.Op{Op: "correct", Tenant: op.Tenant, User: op.User, ID: op.ID, Text: op.Text, ExpectedVersion: op.ExpectedVersion,
-		Kind: op.Kind, Subject: op.Subject, Attribute: op.Attribute, Value: op.Value, Polarity: op.Polarity}
-	data, code, err := s.memoryAsk(r.Context(), "correct", &c)
+	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+	defer cancel()
+	rep, err := s.client.Correct(ctx, op.Tenant, op.User, op.ExpectedVersion, client.Observation{ID: op.ID, Kind: op.Kind,
+		Subject: op.Subject, Attribute: op.Attribute, Value: op.Value, Polarity: op.Polarity, Text: op.Text})
 	if err != nil {
-		httpError(w, code, err.Error())
+		httpError(w, clientStatus(err, http.StatusServiceUnavailable), err.Error())
 		return
 	}
-	var rep memory.WriteReply
-	if err := json.Unmarshal(data, &rep); err == nil && !rep.Applied {
-		httpError(w, http.StatusConflict, "refused: "+rep.Rejected)
-		return
-	}
-	writeJSON(w, json.RawMessage(data))
+	writeJSON(w, rep)
 }
 
 // runsAsk asks the runs service (through the Go client) for tenant's
