@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,17 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/viewdump"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // DumpSubject pages through a live view's rows (package viewdump): what
@@ -178,7 +172,7 @@ func (rp *replayer) asOf(ctx context.Context, until string, dump bool) error {
 	v := rp.rep.View()
 	defer v.Close()
 	return v.Rows(nil, func(k, val []byte) error {
-		_, err := fmt.Fprintln(rp.g.stdout, formatRow(rp.name, k, val))
+		_, err := fmt.Fprintln(rp.g.stdout, stack.FormatRow(rp.name, k, val))
 		return err
 	})
 }
@@ -347,70 +341,6 @@ func offlineDigest(dir string) (projector.Digest, error) {
 	return v.Digest()
 }
 
-// formatRow renders one row of a view for people: rejections and memory
-// rows by their own formats, other values as msgpack decoded to JSON, as
-// text, or in hex.
-func formatRow(projection string, key, value []byte) string {
-	switch {
-	case bytes.HasPrefix(key, []byte("r/")):
-		var rj projector.Rejection
-		if msgpack.Unmarshal(value, &rj) == nil {
-			return fmt.Sprintf("rejected seq %d %s: %s", rj.Seq, rj.Subject, rj.Reason)
-		}
-	case bytes.HasPrefix(key, []byte("s/")) && projection == memory.Name:
-		return memory.FormatEntry(key[2:], value)
-	}
-	return fmt.Sprintf("%q = %s", bytes.TrimPrefix(key, []byte("s/")), formatValue(value))
-}
-
-func formatValue(v []byte) string {
-	if len(v) > 0 && utf8.Valid(v) && strings.IndexFunc(string(v), func(r rune) bool { return !unicode.IsPrint(r) && !unicode.IsSpace(r) }) < 0 {
-		return strconv.Quote(string(v))
-	}
-	dec := msgpack.NewDecoder(bytes.NewReader(v))
-	dec.SetMapDecoder(func(d *msgpack.Decoder) (any, error) { return d.DecodeUntypedMap() })
-	var x any
-	if err := dec.Decode(&x); err == nil && dec.Buffered().(*bytes.Reader).Len() == 0 {
-		if b, err := json.Marshal(jsonable(x)); err == nil {
-			return string(b)
-		}
-	}
-	if len(v) > 64 {
-		return hex.EncodeToString(v[:64]) + fmt.Sprintf("… (%d bytes)", len(v))
-	}
-	return hex.EncodeToString(v)
-}
-
-// jsonable turns decoded msgpack into something encoding/json takes: maps
-// with non-string keys get string keys; byte strings that are text become
-// strings.
-func jsonable(x any) any {
-	switch t := x.(type) {
-	case map[any]any:
-		m := make(map[string]any, len(t))
-		for k, v := range t {
-			m[fmt.Sprint(k)] = jsonable(v)
-		}
-		return m
-	case map[string]any:
-		for k, v := range t {
-			t[k] = jsonable(v)
-		}
-		return t
-	case []any:
-		for i := range t {
-			t[i] = jsonable(t[i])
-		}
-		return t
-	case []byte:
-		if utf8.Valid(t) {
-			return string(t)
-		}
-		return hex.EncodeToString(t)
-	}
-	return x
-}
-
 // dumpPageRows bounds the rows of a page of the dumps serve answers and
 // of the local pages --diff reads (a variable: tests page small).
 var dumpPageRows = viewdump.PageRows
@@ -466,12 +396,12 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	n, err := viewdump.Diff(livePage, viewdump.ViewPager(rv, dumpPageRows), func(c viewdump.Change) error {
 		switch c.Kind {
 		case viewdump.OnlyA:
-			show("- %s\n", formatRow(rp.name, c.Key, c.A))
+			show("- %s\n", stack.FormatRow(rp.name, c.Key, c.A))
 		case viewdump.OnlyB:
-			show("+ %s\n", formatRow(rp.name, c.Key, c.B))
+			show("+ %s\n", stack.FormatRow(rp.name, c.Key, c.B))
 		default:
-			key, lval := splitRow(formatRow(rp.name, c.Key, c.A))
-			_, rval := splitRow(formatRow(rp.name, c.Key, c.B))
+			key, lval := splitRow(stack.FormatRow(rp.name, c.Key, c.A))
+			_, rval := splitRow(stack.FormatRow(rp.name, c.Key, c.B))
 			show("~ %s\n    live:    %s\n    rebuilt: %s\n", key, lval, rval)
 		}
 		return nil
