@@ -21,6 +21,9 @@
 //   - A stack asked to stop (its context ended) stops with no error; a
 //     component that fails stops the whole stack with that error.
 //
+// FormatRow is how a row of any catalogued view reads for people (replay
+// --dump and --diff print through it).
+//
 // Forget, WaitApplied and WaitErased are the commands' side of the view
 // services: a forget or an erasure waits, through the digests a running
 // stack answers, until the projections have rebuilt their views.
