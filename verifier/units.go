@@ -215,7 +215,7 @@ var keyUnits = map[string]*unit{
 	"hours": uHour, "hrs": uHour, "hr": uHour, "h": uHour, "days": uDay, "day": uDay, "weeks": uWeek,
 	"c": uC, "celsius": uC, "f": uF, "fahrenheit": uF,
 	"usd": uUSD, "cny": uCNY, "rmb": uCNY, "eur": uEUR, "gbp": uGBP, "jpy": uJPY, "cents": nil,
-	"pct": uPercent, "percent": uPercent, "%": uPercent, "ml": uML, "l": uL, "kmh": uKMH,
+	"pct": uPercent, "percent": uPercent, "%": uPercent, "ml": uML, "l": uL, "kmh": uKMH, "kph": uKMH, "mps": uMPS,
 	"mph": uMPH, "gb": uGB, "mb": uMB,
 	"公斤": uKG, "千克": uKG, "克": uG, "公里": uKM, "米": uM, "天": uDay, "小时": uHour, "分钟": uMin,
 	"元": uCNY, "摄氏度": uC, "℃": uC,
