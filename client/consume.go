@@ -216,6 +216,18 @@ func verdictOf(ev *events.Event, m Meta) (Verdict, bool) {
 	return v, true
 }
 
+// metaOf is the Meta of ev, read from stream at seq on subject, stored at
+// stored (Unix ns; 0: not known, a value read live).
+func metaOf(stream string, seq uint64, subject string, stored int64, ev *events.Event) Meta {
+	m := Meta{Stream: stream, Seq: seq, Subject: subject, Kind: ev.Kind, ID: ev.ID, Tenant: ev.Tenant, User: ev.User,
+		Session: ev.Session, Run: ev.Run, Step: ev.Step, Response: ev.Response, Item: ev.Item, CallID: ev.CallID,
+		At: time.Unix(0, ev.At)}
+	if stored != 0 {
+		m.Stored = time.Unix(0, stored)
+	}
+	return m
+}
+
 // errStop ends a read the caller broke out of.
 var errStop = errors.New("client: stop")
 
@@ -291,13 +303,7 @@ func readKinds[T any](ctx context.Context, c *Client, kinds []string, tenant str
 			if err != nil {
 				return yield(zero, &MalformedError{Stream: stream, Seq: seq, Subject: subject, Err: err})
 			}
-			m := Meta{Stream: stream, Seq: seq, Subject: subject, Kind: ev.Kind, ID: ev.ID, Tenant: ev.Tenant, User: ev.User,
-				Session: ev.Session, Run: ev.Run, Step: ev.Step, Response: ev.Response, Item: ev.Item, CallID: ev.CallID,
-				At: time.Unix(0, ev.At)}
-			if stored != 0 {
-				m.Stored = time.Unix(0, stored)
-			}
-			v, ok := conv(ev, m)
+			v, ok := conv(ev, metaOf(stream, seq, subject, stored, ev))
 			if !ok {
 				return true // another kind on these subjects
 			}
@@ -400,15 +406,30 @@ const liveBufferMax = 4096
 // readLive subscribes to filters and takes what arrives until ctx ends or
 // take says stop.
 func (c *Client) readLive(ctx context.Context, filters []string, take func(string, uint64, string, int64, []byte) bool, fail func(error)) {
+	ch, stop, err := c.subscribeLive(ctx, filters)
+	if err != nil {
+		if ctx.Err() == nil {
+			fail(err)
+		}
+		return
+	}
+	defer stop()
+	takeLive(ctx, ch, take)
+}
+
+// subscribeLive subscribes to filters and returns once the server has the
+// subscriptions (a flush: the server answers it after it took them), so
+// whatever is published after it returns arrives on the channel; stop
+// unsubscribes. A subscription the server refused is ErrPermissionDenied.
+func (c *Client) subscribeLive(ctx context.Context, filters []string) (msgs <-chan *nats.Msg, stop func(), err error) {
 	ch := make(chan *nats.Msg, liveBufferMax)
 	mark := c.mark()
 	var subs []*nats.Subscription
-	defer func() {
+	stop = func() {
 		for _, sub := range subs {
 			sub.Unsubscribe()
 		}
-	}()
-	var err error
+	}
 	for _, filter := range filters {
 		var sub *nats.Subscription
 		if sub, err = c.nc.ChanSubscribe(filter, ch); err != nil {
@@ -423,11 +444,14 @@ func (c *Client) readLive(ctx context.Context, filters []string, take func(strin
 		err = fmt.Errorf("%w: %w", ErrPermissionDenied, last)
 	}
 	if err != nil {
-		if ctx.Err() == nil {
-			fail(fmt.Errorf("client: subscribe %v: %w", filters, c.refused(mark, err)))
-		}
-		return
+		stop()
+		return nil, nil, fmt.Errorf("client: subscribe %v: %w", filters, c.refused(mark, err))
 	}
+	return ch, stop, nil
+}
+
+// takeLive takes what arrives on ch until ctx ends or take says stop.
+func takeLive(ctx context.Context, ch <-chan *nats.Msg, take func(string, uint64, string, int64, []byte) bool) {
 	for {
 		select {
 		case <-ctx.Done():

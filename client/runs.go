@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"sync"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/runs"
@@ -110,4 +112,49 @@ func (c *Client) runsRequest(ctx context.Context, verb, tenant string, req *runs
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return c.request(ctx, runs.ServiceSubject(verb, tenant), req, out)
+}
+
+// RunChange is an event of one of a tenant's runs (ts.run), received live:
+// the run it belongs to changed.
+type RunChange struct {
+	Meta
+	Run string // the run (events.RunOf: its Run, else its Response)
+}
+
+// WatchRuns subscribes to the events of tenant's runs and returns once the
+// server has the subscription: every event written after WatchRuns
+// returns is received. A caller that lists the runs (Runs) after it
+// returns, then relists on each change, misses no change between its first
+// listing and the changes. The changes are received live (Meta.Seq is 0;
+// none is delivered twice; beyond 4096 not taken the server drops them);
+// an event that does not decode comes as a *MalformedError and the
+// iteration goes on. The subscription ends when ctx ends or the iteration
+// stops; iterate once. ErrPermissionDenied for an identity that may not
+// subscribe to the tenant's runs, ErrBadInput for a bad tenant.
+func (c *Client) WatchRuns(ctx context.Context, tenant string) (iter.Seq2[RunChange, error], error) {
+	filter, err := events.TenantFilter("run", tenant)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	kr, err := c.keyring(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	ch, unsubscribe, err := c.subscribeLive(ctx, []string{filter})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	stop := func() { once.Do(unsubscribe) }
+	context.AfterFunc(ctx, stop)
+	return func(yield func(RunChange, error) bool) {
+		defer stop()
+		takeLive(ctx, ch, func(stream string, seq uint64, subject string, stored int64, data []byte) bool {
+			ev, err := events.DecodeAtWith(subject, data, kr)
+			if err != nil {
+				return yield(RunChange{}, &MalformedError{Stream: stream, Seq: seq, Subject: subject, Err: err})
+			}
+			return yield(RunChange{Meta: metaOf(stream, seq, subject, stored, ev), Run: events.RunOf(ev)}, nil)
+		})
+	}, nil
 }

@@ -241,3 +241,45 @@ func TestMemory(t *testing.T) {
 		t.Fatalf("no user: %v", err)
 	}
 }
+
+// TestWatchRunsSeesWhatFollowsIt: WatchRuns returns once the server has
+// the subscription, so a run's change written right after it returns,
+// before the iteration starts, is received (an iterator that subscribed
+// only when iterated would miss it), and another tenant's is not; a
+// producer may watch its own tenant's runs only.
+func TestWatchRunsSeesWhatFollowsIt(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	globex := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "globex"})
+	changes, err := c.WatchRuns(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := globex.Say(ctx, "globex", "run0", "u1", "m0", "Not acme's", "openai-chat"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Say(ctx, "acme", "run1", "u1", "m1", "What is the weather in Paris?", "openai-chat"); err != nil {
+		t.Fatal(err)
+	}
+	for ch, err := range changes {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Run != "run1" || ch.Tenant != "acme" || ch.Kind != events.KindRunMessage {
+			t.Fatalf("the first change: %+v", ch)
+		}
+		break
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the change written after WatchRuns returned was not received")
+	}
+	if _, err := c.WatchRuns(ctx, "globex"); !errors.Is(err, client.ErrPermissionDenied) {
+		t.Fatalf("a producer of acme watching globex: %v", err)
+	}
+	if _, err := c.WatchRuns(ctx, "a.b"); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a bad tenant: %v", err)
+	}
+}

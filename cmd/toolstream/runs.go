@@ -8,10 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/runs"
 )
 
@@ -79,29 +77,41 @@ func runsCmd(g *globals) *cobra.Command {
 			if !follow {
 				return list()
 			}
-			filter, err := events.TenantFilter("run", tenant)
+			// The subscription exists when WatchRuns returns: no change
+			// between the first listing and the follow is missed.
+			ctx, stop := context.WithCancel(ctx)
+			defer stop() // ends the watch
+			watch, err := c.WatchRuns(ctx, tenant)
 			if err != nil {
 				return err
 			}
-			changed := make(chan *nats.Msg, 64)
-			sub, err := c.Conn().ChanSubscribe(filter, changed)
-			if err != nil {
-				return err
-			}
-			defer sub.Unsubscribe()
 			if err := list(); err != nil {
 				return err
 			}
+			changed := make(chan struct{}, 1)
+			go func() {
+				defer close(changed)
+				for range watch { // a change, or one that did not decode: list again
+					select {
+					case changed <- struct{}{}:
+					default: // a listing is due already
+					}
+				}
+			}()
 			for {
 				select {
 				case <-ctx.Done():
 					return nil
-				case <-changed:
+				case _, ok := <-changed:
+					if !ok {
+						return nil
+					}
 				}
 				// A burst of changes is one listing.
 				for drained := false; !drained; {
 					select {
-					case <-changed:
+					case _, ok := <-changed:
+						drained = !ok
 					case <-time.After(100 * time.Millisecond):
 						drained = true
 					}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,12 +154,39 @@ grants:
 		t.Fatalf("history (anthropic): %s", out)
 	}
 
+	// runs --follow lists the run, then again when the answer changes it.
+	follow := &lockedBuffer{}
+	fctx, stopFollow := context.WithCancel(ctx)
+	followed := make(chan error, 1)
+	go func() {
+		c := newRoot(follow, &bytes.Buffer{})
+		c.SetArgs([]string{"runs", "--follow", "--tenant", "acme", "--nats-url", url, "--data", filepath.Join(root, "cli"), "--log-level", "error", "--creds", producer})
+		followed <- c.ExecuteContext(fctx)
+	}()
+	followShows := func(status string) {
+		t.Helper()
+		waitUntil(t, ctx, "runs --follow shows trip-7 "+status, func() bool {
+			for _, l := range strings.Split(follow.String(), "\n") {
+				if f := strings.Fields(l); len(f) > 2 && f[0] == "trip-7" && f[1] == status {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	followShows("settled")
+
 	publish("r2",
 		`{"type":"response.created","sequence_number":0,"response":{"id":"r2","status":"in_progress","output":[]}}`,
 		`{"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_2","output_index":0,"content_index":0,"delta":"It is 4°C in Oslo."}`,
 		`{"type":"response.completed","sequence_number":2,"response":{"id":"r2","status":"completed","output":[]}}`)
 	if f := row("answered"); f[3] != "2" || f[4] != "2" || f[5] != "1" || f[6] != "0" {
 		t.Fatalf("runs after the answer: %v", f)
+	}
+	followShows("answered")
+	stopFollow()
+	if err := <-followed; err != nil {
+		t.Fatalf("runs --follow: %v\n%s", err, follow.String())
 	}
 	// The tokens the provider reported for r1 (r2 reported none) are in
 	// the run's state the runs service answers.
@@ -198,4 +226,22 @@ grants:
 	if out := cli(operator, "runs", "--tenant", "globex"); strings.Contains(out, "trip-7") || !strings.HasPrefix(out, "RUN") {
 		t.Fatalf("another tenant's runs: %q", out)
 	}
+}
+
+// lockedBuffer is a buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
