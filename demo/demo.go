@@ -18,7 +18,6 @@ import (
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
@@ -108,16 +107,13 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 	}
 	defer os.RemoveAll(tmp)
 	r := &run{cfg: cfg, start: time.Now()}
-	r.b, err = bus.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: cfg.Logger, Name: "demo"})
+	// Personal data goes into the log sealed, under keys that erasure
+	// destroys (stack.Open makes them on the embedded server).
+	r.b, err = stack.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: cfg.Logger, Name: "demo"})
 	if err != nil {
 		return nil, err
 	}
 	defer r.b.Close()
-	// Personal data goes into the log sealed, under keys that erasure
-	// destroys.
-	if r.b.Keys, err = keys.Open(ctx, keys.Config{JS: r.b.JS, Create: true, Logger: cfg.Logger}); err != nil {
-		return nil, err
-	}
 	if r.c, err = client.Connect(ctx, client.WithConn(r.b.Conn), client.WithKeys(r.b.Keys), client.WithLogger(cfg.Logger)); err != nil {
 		return nil, err
 	}

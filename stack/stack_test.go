@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory"
@@ -152,5 +153,21 @@ func TestWaitApplied(t *testing.T) {
 	// The wait is spent on memory: it and those after it are pending.
 	if pending := WaitErased(ctx, b.Conn, map[string]uint64{events.StreamMemory: ack.Sequence + 1}, time.Second); len(pending) == 0 || pending[0] != memory.Name {
 		t.Errorf("WaitErased past memory's log: %v pending, want %s first", pending, memory.Name)
+	}
+}
+
+// TestOpenMakesTheKeysOfAnEmbeddedServer: Open gives an embedded server's
+// bus its data keys, made on first use, so what the stack publishes is
+// sealed.
+func TestOpenMakesTheKeysOfAnEmbeddedServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := Open(ctx, bus.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1", Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Keys == nil {
+		t.Fatal("an embedded server's bus has no data keys")
 	}
 }

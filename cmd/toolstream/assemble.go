@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/ingest"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/stack"
 )
 
 // assembleOptions are the inputs of one `toolstream assemble` run.
@@ -119,7 +120,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	b, err := openWithKeys(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "assemble"})
+	b, err := stack.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "assemble"})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/stack"
 )
 
 // globals are the flags every command shares.
@@ -213,24 +213,7 @@ func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, l
 	if err != nil {
 		return nil, err
 	}
-	return openWithKeys(ctx, cfg)
-}
-
-// openWithKeys opens the bus and its data keys (package keys): the
-// embedded server's are made on first use; on an external server `setup`
-// made the bucket, and a producer's identity (ConnectOnly) needs none.
-func openWithKeys(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
-	b, err := bus.Open(ctx, cfg)
-	if err != nil || cfg.ConnectOnly {
-		return b, err
-	}
-	kr, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: b.Embedded(), Replicas: b.Replicas(), Logger: cfg.Logger, SetupMax: 10 * time.Second})
-	if err != nil {
-		b.Close()
-		return nil, fmt.Errorf("%w (toolstream setup makes it on a cluster)", err)
-	}
-	b.Keys = kr
-	return b, nil
+	return stack.Open(ctx, cfg)
 }
 
 // connect reaches a running server: --nats-url, else the embedded server of
@@ -269,7 +252,7 @@ func (g *globals) connectAs(ctx context.Context, log *slog.Logger, connectOnly b
 		return nil, err
 	}
 	cfg.ConnectOnly = connectOnly
-	return openWithKeys(ctx, cfg)
+	return stack.Open(ctx, cfg)
 }
 
 // connectTenant checks a --tenant flag and connects: every tenant-scoped

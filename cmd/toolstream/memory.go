@@ -206,7 +206,7 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader, cfg memory.Config)
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	b, err := openWithKeys(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "memory"})
+	b, err := stack.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "memory"})
 	if err != nil {
 		return err
 	}
