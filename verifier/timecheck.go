@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -288,6 +289,9 @@ func (cx *claim) checkTime(te *timeExpr) fact {
 		return fact{}
 	}
 	if len(targets) == 0 {
+		if cx.dayNamedByKey(te) {
+			return fact{} // {"today": {"max_c": 19}}: the field is the day's
+		}
 		return fact{verdict: events.VerdictUnsupported, reason: "no date in the evidence"}
 	}
 	best := targets[0].score
@@ -416,6 +420,33 @@ func (cx *claim) futureTime() bool {
 	d0 := dayOf(cx.now)
 	for _, te := range cx.times {
 		if len(te.days) > 0 && te.days[0] >= d0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dayKeys are the relative days a result may name by a key instead of a
+// date ({"today": {…}, "tomorrow": {…}}), each with the key words naming it.
+var dayKeys = map[string][]string{
+	"today": {"today"}, "today's": {"today"}, "tomorrow": {"tomorrow"}, "tomorrow's": {"tomorrow"},
+	"今天": {"今天", "今日"}, "今日": {"今天", "今日"}, "明天": {"明天", "明日"}, "明日": {"明天", "明日"},
+}
+
+// dayNamedByKey reports whether te is a relative day ("today", 明天) that
+// a key of the evidence in scope names: the values under it are that
+// day's, though no date says so.
+func (cx *claim) dayNamedByKey(te *timeExpr) bool {
+	if te.start < 0 || te.end > len(cx.orig) || te.start >= te.end {
+		return false
+	}
+	keys, ok := dayKeys[strings.ToLower(string(cx.orig[te.start:te.end]))]
+	if !ok {
+		return false
+	}
+	ix := cx.ix
+	for i := range ix.nodes {
+		if slices.Contains(keys, strings.ToLower(lastToken(ix.nodes[i].ptr))) && cx.nodeInScope(int32(i)) {
 			return true
 		}
 	}
