@@ -322,32 +322,25 @@ func (r *run) settle(ctx context.Context, names ...string) error {
 }
 
 func (r *run) memory(ctx context.Context) error {
-	subj, _ := events.MemorySubject(tenant, user)
+	// Through the memory service, as a client: each message is answered
+	// once the memory projection applied what was read from it.
 	day := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	for i, text := range []string{"I love spicy food", "I can't eat spicy food these days"} {
-		ev := &events.Event{ID: fmt.Sprintf("demo-mem-%d", i), Tenant: tenant, User: user, At: day.Add(time.Duration(i) * 30 * 24 * time.Hour).UnixNano(),
-			Body: &events.UserMessage{ID: fmt.Sprintf("m%d", i+1), Text: text}}
-		if _, err := r.b.Publish(ctx, subj, ev); err != nil {
+		if _, err := r.c.Message(ctx, tenant, user, fmt.Sprintf("m%d", i+1), text, day.Add(time.Duration(i)*30*24*time.Hour)); err != nil {
 			return err
 		}
 		r.say("memory", fmt.Sprintf("user message %q", text), nil)
 	}
-	if err := r.settle(ctx, memory.Name); err != nil {
-		return err
-	}
-	rn, _ := r.s.Runner(memory.Name)
-	v := rn.View()
-	defer v.Close()
-	res, err := memory.NewEngine(memory.Config{}, nil).Recall(v, memory.Query{Tenant: tenant, User: user, Text: "recommend a spicy dish", K: 3})
+	res, err := r.c.Recall(ctx, tenant, user, "recommend a spicy dish", client.RecallOptions{K: 3})
 	if err != nil {
 		return err
 	}
 	var got []string
-	for _, h := range res.Records {
-		got = append(got, fmt.Sprintf("%s %s %q", h.Record.Kind, h.Record.Status, h.Record.Text))
+	for _, h := range res.Results {
+		got = append(got, fmt.Sprintf("%s %s %q", h.Kind, h.Status, h.Text))
 	}
 	r.say("memory", "recall \"recommend a spicy dish\": the constraint first, over the old preference (two records: lifting the constraint leaves the preference)", map[string]any{"results": strings.Join(got, "; ")})
-	if len(res.Records) == 0 || res.Records[0].Record.Kind != memory.KindConstraint || res.Records[0].Record.Status != memory.StatusActive {
+	if len(res.Results) == 0 || res.Results[0].Kind != string(memory.KindConstraint) || res.Results[0].Status != string(memory.StatusActive) {
 		return fmt.Errorf("demo: recall did not put the constraint first: %v", got)
 	}
 	return nil
