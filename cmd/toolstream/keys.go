@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/keys"
 	"github.com/toolstream/toolstream/node"
@@ -74,26 +75,12 @@ restore puts back the keys the store lacks, except those of every erasure the lo
 			if err != nil {
 				return err
 			}
-			var erasures []*events.Erased
-			for _, ev := range tombs {
-				if er, ok := events.As[*events.Erased](ev); ok {
-					erasures = append(erasures, er)
-				}
-			}
-			erased := func(o keys.Owner) bool {
-				for _, er := range erasures {
-					if er.Tenant == o.Tenant && er.User == o.User && (er.Record == "" || er.Record == o.Record) {
-						return true
-					}
-				}
-				return false
-			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			restored, skipped, err := b.Keys.(*keys.Store).Restore(ctx, f, erased)
+			restored, skipped, err := b.Keys.(*keys.Store).Restore(ctx, f, erasure.Erased(tombs))
 			if err != nil {
 				return err
 			}
