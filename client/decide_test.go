@@ -221,3 +221,56 @@ func BenchmarkApprove(b *testing.B) {
 		})
 	}
 }
+
+// TestLatestWord: Decided, Closed and LastVerdict read the last event on
+// one call's or response's subject: not found before it is written (or
+// while the last is not one), the value after.
+func TestLatestWord(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	keys := requestApprovals(t, b, "acme", 2)
+	c := connect(t, b, auth.Identity{Role: auth.RoleOperator})
+	if _, err := c.Decided(ctx, "acme", keys[0]); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an undecided call: %v", err)
+	}
+	if _, err := c.Deny(ctx, "acme", keys[0], "not now", client.By("bob")); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.Decided(ctx, "acme", keys[0]); err != nil || d.Approved || d.By != "bob" || d.Reason != "not now" {
+		t.Fatalf("the denied call: %+v %v", d, err)
+	}
+	if _, err := c.Decided(ctx, "acme", keys[1]); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("the other call: %v", err)
+	}
+	pub := func(subj string, err error, ev *events.Event) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.Tenant, ev.Response, ev.At = "acme", "resp_1", 1
+		if _, err := b.Publish(ctx, subj, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Closed(ctx, "acme", "resp_1"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an open response: %v", err)
+	}
+	subj, err := events.ResponseSubject("acme", "resp_1")
+	pub(subj, err, &events.Event{ID: "out", Body: &events.ResponseOutcome{Status: events.StatusCompleted, Text: "It is 4°C."}})
+	if r, err := c.Closed(ctx, "acme", "resp_1"); err != nil || r.Status != events.StatusCompleted || r.Text != "It is 4°C." {
+		t.Fatalf("the closed response: %+v %v", r, err)
+	}
+	subj, err = events.AnswerSubject("acme", "resp_1")
+	pub(subj, err, &events.Event{ID: "ans", Body: &events.AnswerSubmitted{Text: "It is 4°C."}})
+	if _, err := c.LastVerdict(ctx, "acme", "resp_1"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an answer without a verdict: %v", err)
+	}
+	pub(subj, err, &events.Event{ID: "ver", Body: &events.AnswerVerified{Faithfulness: 1, Policy: "annotate"}})
+	if v, err := c.LastVerdict(ctx, "acme", "resp_1"); err != nil || v.Verified == nil || v.Verified.Faithfulness != 1 {
+		t.Fatalf("the verdict: %+v %v", v, err)
+	}
+	if _, err := c.Decided(ctx, "a.b", keys[0]); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a bad tenant: %v", err)
+	}
+}
