@@ -321,7 +321,8 @@ var keyMagnitudes = map[string]float64{
 
 // lastOnlyUnits are key tokens that are units only as the last token of a
 // key of several (temp_c, snowfall_in), never alone.
-var lastOnlyUnits = map[string]bool{"in": true, "m": true, "c": true, "f": true, "g": true, "h": true, "l": true, "s": true}
+var lastOnlyUnits = map[string]bool{"in": true, "m": true, "c": true, "f": true, "g": true, "h": true, "l": true, "s": true,
+	"day": true, "week": true} // day_high, 52_week_low: which day or week, not a duration
 
 // keyUnitOf reads the unit a key names (weight_kg, eta_minutes,
 // price_usd) and the dimension of its head word (first_weight_fee is a
