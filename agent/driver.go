@@ -188,7 +188,7 @@ type WaitingCall struct {
 type Driver struct {
 	cfg   Config
 	log   *slog.Logger
-	runs  *client.Client // the runs service's requests
+	runs  *client.Client // the runs service, decisions and verdicts, as a client
 	store *specStore
 
 	mu      sync.Mutex

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/runs"
 	"github.com/toolstream/toolstream/toolsel"
@@ -199,34 +201,26 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]json
 // applies the tenant's policy as the verifier decided it.
 func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Round) (*Outcome, error) {
 	out := &Outcome{Run: spec.Run, Status: StatusAnswered, Response: rd.Response, Rounds: len(st.Rounds), Degraded: st.Run.Degraded}
-	subj, err := events.ResponseSubject(spec.Tenant, rd.Response)
-	if err != nil {
-		return nil, err
-	}
-	ev, err := lastEvent(ctx, d.cfg.JS, d.cfg.Keys, subj)
-	if err != nil {
-		return nil, err
-	}
-	if ro, ok := asBody[*events.ResponseOutcome](ev); ok {
+	ro, err := d.runs.Closed(ctx, spec.Tenant, rd.Response)
+	switch {
+	case err == nil:
 		out.Text = ro.Text
+	case !errors.Is(err, client.ErrNotFound):
+		return nil, fmt.Errorf("agent: the response %s: %w", rd.Response, err)
 	}
 	if strings.TrimSpace(out.Text) == "" {
 		return out, nil // nothing to verify
-	}
-	asubj, err := events.AnswerSubject(spec.Tenant, rd.Response)
-	if err != nil {
-		return nil, err
 	}
 	deadline := time.NewTimer(d.cfg.VerifyWait)
 	defer deadline.Stop()
 	poll := time.NewTicker(d.cfg.Poll)
 	defer poll.Stop()
 	for {
-		ev, err := lastEvent(ctx, d.cfg.JS, d.cfg.Keys, asubj)
-		if err != nil {
-			return nil, err
+		v, err := d.runs.LastVerdict(ctx, spec.Tenant, rd.Response)
+		if err != nil && !errors.Is(err, client.ErrNotFound) {
+			return nil, fmt.Errorf("agent: the verdict on %s: %w", rd.Response, err)
 		}
-		if av, ok := asBody[*events.AnswerVerified](ev); ok {
+		if av := v.Verified; av != nil {
 			out.Verdict = av
 			switch {
 			case av.Blocked:
@@ -250,15 +244,6 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 	}
 }
 
-// asBody is events.As for an event that may be missing (nil).
-func asBody[T events.Body](ev *events.Event) (T, bool) {
-	if ev == nil {
-		var zero T
-		return zero, false
-	}
-	return events.As[T](ev)
-}
-
 func cmpOr(s, def string) string {
 	if s == "" {
 		return def
@@ -273,19 +258,12 @@ func (d *Driver) decided(ctx context.Context, tenant string, rd *runs.Round) (bo
 		if c.State != runs.CallWaiting || c.Key == "" {
 			continue
 		}
-		subj, err := events.ApprovalSubject(tenant, c.Key)
-		if err != nil {
-			return false, err
-		}
-		ev, err := lastEvent(ctx, d.cfg.JS, d.cfg.Keys, subj)
-		if err != nil {
-			return false, err
-		}
-		if _, ok := asBody[*events.ApprovalGranted](ev); ok {
+		_, err := d.runs.Decided(ctx, tenant, c.Key)
+		if err == nil {
 			return true, nil
 		}
-		if _, ok := asBody[*events.ApprovalDenied](ev); ok {
-			return true, nil
+		if !errors.Is(err, client.ErrNotFound) {
+			return false, fmt.Errorf("agent: the decision about %s: %w", c.Key, err)
 		}
 	}
 	return false, nil

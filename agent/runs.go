@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/runs"
 )
 
@@ -69,25 +67,4 @@ func (d *Driver) history(ctx context.Context, tenant, run string, o runs.History
 		return nil, runsErr("history", err)
 	}
 	return &h, nil
-}
-
-// lastEvent reads the last event on subject from the log, opened with
-// keys; nil when there is none.
-func lastEvent(ctx context.Context, js jetstream.JetStream, keys events.Keyring, subject string) (*events.Event, error) {
-	name, err := events.StreamOf(subject)
-	if err != nil {
-		return nil, err
-	}
-	s, err := js.Stream(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("agent: stream %s: %w", name, err)
-	}
-	m, err := s.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("agent: read %s: %w", subject, err)
-	}
-	return events.DecodeAtWith(m.Subject, m.Data, keys)
 }
