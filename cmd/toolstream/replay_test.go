@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
@@ -18,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/verifier"
 	"github.com/toolstream/toolstream/viewdump"
 )
@@ -64,7 +64,7 @@ func allMessages(t *testing.T, b *bus.Bus, stream string) []stored {
 }
 
 func TestReplayUntil(t *testing.T) {
-	d := startDemoLog(t)
+	d := startDemoLog(t, 0)
 	msgs := allMessages(t, d.b, events.StreamOut) // the verifier's stream
 
 	// The verifier's view as it was just before the final answer reached
@@ -132,30 +132,10 @@ func TestReplayUntil(t *testing.T) {
 	}
 }
 
-// serveViews answers tsv.digest and tsv.dump for runners as serve does.
-func serveViews(t *testing.T, b *bus.Bus, runners map[string]*projector.Runner) {
-	t.Helper()
-	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream-test", Version: "0.1.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumps, err := viewdump.AddEndpoints(svc, func(name string) (*projector.Runner, bool) { r, ok := runners[name]; return r, ok }, dumpPageRows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Stop(); dumps.Close() })
-	// the server has the subscriptions before another connection asks
-	if err := b.Conn.Flush(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestReplayDiff(t *testing.T) {
-	d := startDemoLog(t)
+	d := startDemoLog(t, 0)
 	// No serve: the live views are the view directories.
-	if err := d.n.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	d.s.Stop()
 	out, errOut, err := d.runCLI(t, "replay", "--projection", assembler.Name, "--diff")
 	if err != nil {
 		t.Fatalf("replay --diff: %v\n%s\n%s", err, out, errOut)
@@ -188,16 +168,17 @@ func TestReplayDiff(t *testing.T) {
 	// A running serve: the live views come from tsv.dump, page by page.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	runners := map[string]*projector.Runner{}
-	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
-		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, quota: assembler.DefaultQuotas(), trust: d.trust})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := d.n.Start(ctx, p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	defer func(n int) { dumpPageRows = n }(dumpPageRows)
+	dumpPageRows = 3 // the local pages too: both sides page alike
+	live := []string{assembler.Name, verifier.Name, responses.Name}
+	s, err := stack.Start(ctx, stack.Config{Bus: d.b, ViewsDir: d.dir + "/views", Components: live, DumpPageRows: dumpPageRows,
+		Projections: stack.Projections{IdleTimeout: 2 * time.Minute, ArgsBytesMax: 1 << 20, Quotas: assembler.DefaultQuotas(), Trust: d.trust}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	for _, name := range live {
+		r, _ := s.Runner(name)
 		last, err := d.b.LastSeq(ctx, r.Stream())
 		if err != nil {
 			t.Fatal(err)
@@ -205,11 +186,11 @@ func TestReplayDiff(t *testing.T) {
 		if err := r.WaitFor(ctx, last); err != nil {
 			t.Fatal(err)
 		}
-		runners[name] = r
 	}
-	defer func(n int) { dumpPageRows = n }(dumpPageRows)
-	dumpPageRows = 3 // before serveViews: its dump service pages by it
-	serveViews(t, d.b, runners)
+	// the server has the dump service's subscriptions before the CLI asks
+	if err := d.b.Conn.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{assembler.Name, verifier.Name, responses.Name} {
 		out, errOut, err = d.runCLI(t, "replay", "--projection", name, "--diff")
 		if err != nil || !strings.Contains(out, "(running serve)") || !strings.Contains(out, "equals the live view, key by key") {
@@ -226,12 +207,9 @@ func TestReplayDiff(t *testing.T) {
 }
 
 func TestViewDumpsPaging(t *testing.T) {
-	d := startDemoLog(t)
-	runners := d.n.Runners()
+	d := startDemoLog(t, 2) // the stack's dump service pages by 2 rows
+	runners := d.s.Node().Runners()
 	d.settle(t, context.Background())
-	defer func(n int) { dumpPageRows = n }(dumpPageRows)
-	dumpPageRows = 2 // before serveViews: its dump service pages by it
-	serveViews(t, d.b, runners)
 	ctx := context.Background()
 	seq, page, err := viewdump.Open(ctx, d.b.Conn, assembler.Name)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/trace"
 )
 
@@ -29,17 +30,18 @@ const demoTenant = "shop"
 // demoLog is a real embedded server whose log holds the demo's story —
 // the demo's recorded provider streams and registry (../../demo/testdata),
 // assembled, executed (the refund approved), the final answer verified —
-// and the node that ran the projections over it, views in dir/views.
+// and the stack that ran the projections and the executor over it as
+// serve does, views in dir/views.
 type demoLog struct {
 	b     *bus.Bus
-	n     *node.Node
+	s     *stack.Stack
 	dir   string
 	trust *registry.Trust // the registry keys of dir/auth
 }
 
-// startDemoLog runs the story; the projections keep running until the test
-// ends.
-func startDemoLog(t *testing.T) *demoLog {
+// startDemoLog runs the story; the stack keeps running until the test ends.
+// Its view dumps page by pageRows (0: viewdump.PageRows).
+func startDemoLog(t *testing.T, pageRows int) *demoLog {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -63,17 +65,6 @@ func startDemoLog(t *testing.T) *demoLog {
 	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: d.b.JS, Key: key, Source: "tools.yaml"}, reg); err != nil {
 		t.Fatal(err)
 	}
-	d.n = node.New(d.b, filepath.Join(dir, "views"), nil)
-	t.Cleanup(func() { d.n.Stop() })
-	for _, name := range projectionNames() { // every projection serve runs
-		p, err := newProjection(name, &deps{idleTimeout: 2 * time.Minute, argsMax: 1 << 20, quota: assembler.DefaultQuotas(), trust: d.trust})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := d.n.Start(context.Background(), p, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
 	tool := func(result string) executor.Tool {
 		return executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
 			if c.Name == "shipping.quote" {
@@ -84,19 +75,23 @@ func startDemoLog(t *testing.T) *demoLog {
 			return json.RawMessage(result), nil
 		})
 	}
-	ex, err := executor.New(executor.Config{JS: d.b.JS, Keys: d.b.Keys, Registry: func() *registry.Registry { return reg },
-		Heartbeat: 250 * time.Millisecond, ExecutorID: "test-executor", Tools: map[string]executor.Tool{
+	// Every projection serve runs, with serve's defaults, and the executor
+	// with the story's tools.
+	d.s, err = stack.Start(context.Background(), stack.Config{Bus: d.b, ViewsDir: filepath.Join(dir, "views"),
+		Components: append(stack.Names(), stack.Executor), DumpPageRows: pageRows,
+		Projections: stack.Projections{IdleTimeout: 2 * time.Minute, ArgsBytesMax: 1 << 20, Quotas: assembler.DefaultQuotas(), Trust: d.trust},
+		Executor: executor.Config{Heartbeat: 250 * time.Millisecond, ExecutorID: "test-executor", Tools: map[string]executor.Tool{
 			"inventory.get":  tool(`{"sku":"A1","name":"商品 A","available":12,"warehouse":"Shanghai"}`),
 			"shipping.quote": tool(""),
 			"orders.refund":  tool(`{"order_id":"O-7","refunded":59.9,"status":"refunded"}`),
-		}})
+		}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exCtx, exStop := context.WithCancel(context.Background())
-	exDone := make(chan error, 1)
-	go func() { exDone <- ex.Run(exCtx) }()
-	t.Cleanup(func() { exStop(); <-exDone })
+	t.Cleanup(d.s.Stop)
+	if err := d.s.Registry().Wait(ctx, reg.Digest()); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, f := range []struct{ file, format string }{
 		{"1-anthropic-inventory.jsonl", "anthropic"},
@@ -167,7 +162,7 @@ func (d *demoLog) publish(t *testing.T, ctx context.Context, file, format string
 func (d *demoLog) settle(t *testing.T, ctx context.Context) {
 	t.Helper()
 	for range 3 {
-		for _, r := range d.n.Runners() {
+		for _, r := range d.s.Node().Runners() {
 			last, err := d.b.LastSeq(ctx, r.Stream())
 			if err != nil {
 				t.Fatal(err)
@@ -183,7 +178,7 @@ func (d *demoLog) settle(t *testing.T, ctx context.Context) {
 }
 
 func TestTraceDemoCalls(t *testing.T) {
-	d := startDemoLog(t)
+	d := startDemoLog(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
