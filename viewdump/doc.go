@@ -3,7 +3,9 @@
 // (`toolstream replay --diff`) that reads a view page by page, and pages
 // through a local view the same way; and the digest of a live view
 // (DigestSubject: AddEndpoints serves it with the dump, Digest asks it),
-// what `replay --verify` compares a rebuilt view with.
+// what `replay --verify` compares a rebuilt view with. LiveDigest and
+// OpenLive read a projection's live view from a running serve, else from
+// its view directory when no serve answers (NotServed).
 //
 // Invariants:
 //   - Every page of one dump comes from the same checkpoint: the first

@@ -20,6 +20,7 @@ import (
 	"github.com/toolstream/toolstream/logread"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/viewdump"
 )
 
 // memoryServer is a serve over an admin-run log, driven by the operator's
@@ -365,7 +366,7 @@ func TestMemoryErasureWhileTheProjectionIsDown(t *testing.T) {
 
 	s.serve()
 	waitUntil(t, ctx, "the memory projection's rebuild", func() bool {
-		dg, err := liveDigest(ctx, s.admin, memory.Name)
+		dg, err := viewdump.Digest(ctx, s.admin.Conn, memory.Name)
 		return err == nil && dg.Seq >= res.Tombstones[events.StreamMemory]
 	})
 	if out, err := s.run("memory", "history", "car", "--tenant", "acme", "--user", "ann"); err == nil {

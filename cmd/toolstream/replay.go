@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/bus"
@@ -19,10 +18,6 @@ import (
 	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/viewdump"
 )
-
-// DumpSubject pages through a live view's rows (package viewdump): what
-// `replay --diff` compares a rebuilt view with while serve runs.
-const DumpSubject = viewdump.Subject
 
 func replayCmd(g *globals) *cobra.Command {
 	var name, into, until, progress string
@@ -198,11 +193,7 @@ func (rp *replayer) verify(ctx context.Context) error {
 
 // liveDigest asks a running serve, else reads --data/views/NAME.
 func (rp *replayer) liveDigest(ctx context.Context) (projector.Digest, error) {
-	live, err := liveDigest(ctx, rp.b, rp.name)
-	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-		return offlineDigest(rp.g.viewDir(rp.name))
-	}
-	return live, err
+	return viewdump.LiveDigest(ctx, rp.b.Conn, rp.name, rp.g.viewDir(rp.name))
 }
 
 // rebuild takes the replay up to seq, drawing its progress on stderr.
@@ -326,21 +317,6 @@ func (p *replayProgress) finish() {
 	}
 }
 
-// offlineDigest reads the digest of a view no process is serving.
-func offlineDigest(dir string) (projector.Digest, error) {
-	if _, err := os.Stat(dir); err != nil {
-		return projector.Digest{}, fmt.Errorf("no live view at %s and no running serve answered: %w", dir, err)
-	}
-	db, err := projector.OpenPebble(dir, nil)
-	if err != nil {
-		return projector.Digest{}, err
-	}
-	defer db.Close()
-	v := projector.SnapshotView(db)
-	defer v.Close()
-	return v.Digest()
-}
-
 // dumpPageRows bounds the rows of a page of the dumps serve answers and
 // of the local pages --diff reads (a variable: tests page small).
 var dumpPageRows = viewdump.PageRows
@@ -357,21 +333,17 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	}
 	// The live side: a snapshot of a running serve's view, else the view
 	// directory. The rebuild catches up with the snapshot's checkpoint.
-	seq, livePage, err := viewdump.Open(ctx, rp.b.Conn, rp.name)
-	source := "running serve"
-	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-		source = rp.g.viewDir(rp.name)
-		db, oerr := projector.OpenPebble(source, nil)
-		if oerr != nil {
-			return fmt.Errorf("replay --diff: no running serve offers %s and the view directory cannot be opened: %w", DumpSubject, oerr)
-		}
-		defer db.Close()
-		v := projector.SnapshotView(db)
-		defer v.Close()
-		seq, livePage, err = v.Seq(), viewdump.ViewPager(v, dumpPageRows), nil
+	live, err := viewdump.OpenLive(ctx, rp.b.Conn, rp.name, rp.g.viewDir(rp.name), dumpPageRows)
+	if errors.Is(err, viewdump.ErrNoLiveView) {
+		return fmt.Errorf("replay --diff: %w", err)
 	}
 	if err != nil {
 		return err
+	}
+	defer live.Close()
+	seq, source := live.Seq, live.Dir
+	if source == "" {
+		source = "running serve"
 	}
 	if seq < live0.Seq {
 		return fmt.Errorf("replay --diff: the live view went back from seq %d to %d", live0.Seq, seq)
@@ -393,7 +365,7 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 		}
 		shown++
 	}
-	n, err := viewdump.Diff(livePage, viewdump.ViewPager(rv, dumpPageRows), func(c viewdump.Change) error {
+	n, err := viewdump.Diff(live.Page, viewdump.ViewPager(rv, dumpPageRows), func(c viewdump.Change) error {
 		switch c.Kind {
 		case viewdump.OnlyA:
 			show("- %s\n", stack.FormatRow(rp.name, c.Key, c.A))

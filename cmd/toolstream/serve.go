@@ -8,10 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/stack"
-	"github.com/toolstream/toolstream/viewdump"
 )
 
 func serveCmd(g *globals) *cobra.Command {
@@ -104,9 +101,4 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 		log.Info("console", "url", u, "sign_in", "toolstream console-token --data "+g.data)
 	}
 	return s.Wait()
-}
-
-// liveDigest asks a running serve for a projection's digest.
-func liveDigest(ctx context.Context, b *bus.Bus, name string) (projector.Digest, error) {
-	return viewdump.Digest(ctx, b.Conn, name)
 }
