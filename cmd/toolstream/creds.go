@@ -105,15 +105,6 @@ producers/<tenant>/nats.creds per --tenants entry.`,
 			if credsDir == "" {
 				return nil
 			}
-			ids := []auth.Identity{}
-			for _, r := range auth.Roles {
-				if r != auth.RoleProducer {
-					ids = append(ids, auth.Identity{Role: r})
-				}
-			}
-			for _, t := range splitList(tenants) {
-				ids = append(ids, auth.Identity{Role: auth.RoleProducer, Tenant: t})
-			}
 			keyPath, _ := g.registryKeyPath()
 			priv, err := os.ReadFile(keyPath)
 			if err != nil {
@@ -123,32 +114,7 @@ producers/<tenant>/nats.creds per --tenants entry.`,
 			if err != nil {
 				return err
 			}
-			for _, id := range ids {
-				u, err := m.Issue(id, 0)
-				if err != nil {
-					return err
-				}
-				data, err := u.Creds()
-				if err != nil {
-					return err
-				}
-				dir := filepath.Join(credsDir, string(id.Role))
-				if id.Tenant != "" {
-					dir = filepath.Join(credsDir, "producers", id.Tenant)
-				}
-				if err := auth.WritePrivate(filepath.Join(dir, "nats.creds"), data); err != nil {
-					return err
-				}
-				if err := auth.WritePrivate(filepath.Join(dir, "registry.pub"), pub); err != nil {
-					return err
-				}
-				if id.Role == auth.RoleAssembler {
-					if err := auth.WritePrivate(filepath.Join(dir, "registry.key"), priv); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+			return m.WriteRoleDirs(credsDir, splitList(tenants), pub, priv)
 		},
 	}
 	initCmd.Flags().StringVar(&natsConfig, "nats-config", "", "write the nats-server configuration fragment here")
