@@ -44,8 +44,8 @@ const (
 )
 
 // TaggedSuffix on the subject's format token switches tagged-text parsing
-// on, e.g. ts.in.acme.openai-chat+tagged.s1.
-const TaggedSuffix = "+tagged"
+// on, e.g. ts.in.acme.openai-chat+tagged.s1 (ingest.TaggedSuffix).
+const TaggedSuffix = ingest.TaggedSuffix
 
 // Ingest is the projection from raw provider events to canonical model
 // events. Its state is one adapter state per (tenant, stream), and the raw

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,7 +61,7 @@ Exit 0 when the input was read, whatever the outcomes.`,
 				defer f.Close()
 				in, name = f, filepath.Base(args[0])
 			}
-			o.provider, o.tagged = normaliseProvider(o.provider, o.tagged)
+			o.provider, o.tagged = ingest.Provider(o.provider, o.tagged)
 			if _, err := ingest.ParseFormat(o.provider); err != nil {
 				return err
 			}
@@ -93,22 +92,6 @@ Exit 0 when the input was read, whatever the outcomes.`,
 	cmd.Flags().BoolVar(&o.tagged, "tagged", false, "read <tool_call>{…}</tool_call> blocks in the text stream")
 	cmd.Flags().DurationVar(&o.idle, "idle-timeout", 2*time.Minute, "event-time deadline for silent calls")
 	return cmd
-}
-
-// normaliseProvider maps the provider names users and manifests use onto
-// ingest formats: "tagged…" switches tagged text on; "other" and "" detect.
-func normaliseProvider(p string, tagged bool) (string, bool) {
-	p = strings.ToLower(strings.TrimSpace(p))
-	if rest, ok := strings.CutSuffix(p, assembler.TaggedSuffix); ok {
-		p, tagged = rest, true
-	}
-	switch p {
-	case "tagged", "tagged-text", "tagged_text", "text", "hermes", "qwen":
-		return string(ingest.FormatAuto), true
-	case "", "other", "unknown":
-		return string(ingest.FormatAuto), tagged
-	}
-	return p, tagged
 }
 
 // assembleOnce runs the one-shot (node.Assemble) on an embedded server in a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/ingest"
 )
 
 type manifestEntry struct {
@@ -51,7 +52,7 @@ func TestAssembleRecordings(t *testing.T) {
 				defer f.Close()
 				g := &globals{logLevel: "error", logFormat: "text", stderr: os.Stderr, stdout: os.Stdout}
 				o := assembleOptions{tenant: "t", idle: time.Minute}
-				o.provider, o.tagged = normaliseProvider(provider, false)
+				o.provider, o.tagged = ingest.Provider(provider, false)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				lines, err := assembleOnce(ctx, g, o, m.File, f)
@@ -132,7 +133,7 @@ func TestAssembleSSE(t *testing.T) {
 			sse.WriteString("data: [DONE]\r\n\r\n")
 			g := &globals{logLevel: "error", logFormat: "text", stderr: os.Stderr, stdout: os.Stdout}
 			o := assembleOptions{tenant: "t", idle: time.Minute}
-			o.provider, o.tagged = normaliseProvider("auto", false)
+			o.provider, o.tagged = ingest.Provider("auto", false)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			lines, err := assembleOnce(ctx, g, o, m.File, &sse)

@@ -32,7 +32,7 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			if err != nil {
 				return err
 			}
-			s.Format, s.Tagged = normaliseProvider(provider, s.Tagged)
+			s.Format, s.Tagged = ingest.Provider(provider, s.Tagged)
 			if _, err := ingest.ParseFormat(s.Format); err != nil {
 				return err
 			}
