@@ -22,7 +22,8 @@
 //     component that fails stops the whole stack with that error.
 //
 // FormatRow is how a row of any catalogued view reads for people (replay
-// --dump and --diff print through it).
+// --dump and --diff print through it; FormatRowParts, its key and value
+// apart).
 //
 // Forget, WaitApplied and WaitErased are the commands' side of the view
 // services: a forget or an erasure waits, through the digests a running

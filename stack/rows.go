@@ -31,6 +31,17 @@ func FormatRow(projection string, key, value []byte) string {
 	return fmt.Sprintf("%q = %s", bytes.TrimPrefix(key, []byte("s/")), formatValue(value))
 }
 
+// FormatRowParts is FormatRow's key and value apart, to show two values of
+// one key side by side (replay --diff's changed rows). A row FormatRow
+// reads as one phrase (a rejection, a memory entry) is all key.
+func FormatRowParts(projection string, key, value []byte) (k, v string) {
+	s := FormatRow(projection, key, value)
+	if k, v, ok := strings.Cut(s, " = "); ok {
+		return k, v
+	}
+	return s, ""
+}
+
 func formatValue(v []byte) string {
 	if len(v) > 0 && utf8.Valid(v) && strings.IndexFunc(string(v), func(r rune) bool { return !unicode.IsPrint(r) && !unicode.IsSpace(r) }) < 0 {
 		return strconv.Quote(string(v))

@@ -39,3 +39,17 @@ func TestFormatRow(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRowParts(t *testing.T) {
+	k, v := FormatRowParts(responses.Name, []byte("s/acme\x00r1"), []byte("a = b"))
+	if k != `"acme\x00r1"` || v != `"a = b"` {
+		t.Errorf("a text row: %s | %s", k, v)
+	}
+	rj, err := msgpack.Marshal(projector.Rejection{Seq: 7, Subject: "ts.model.acme.r1.i1", Reason: "bad input"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, v := FormatRowParts(responses.Name, []byte("r/\x00\x00\x00\x07"), rj); k != "rejected seq 7 ts.model.acme.r1.i1: bad input" || v != "" {
+		t.Errorf("a rejection: %s | %s", k, v)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -372,8 +371,8 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 		case viewdump.OnlyB:
 			show("+ %s\n", stack.FormatRow(rp.name, c.Key, c.B))
 		default:
-			key, lval := splitRow(stack.FormatRow(rp.name, c.Key, c.A))
-			_, rval := splitRow(stack.FormatRow(rp.name, c.Key, c.B))
+			key, lval := stack.FormatRowParts(rp.name, c.Key, c.A)
+			_, rval := stack.FormatRowParts(rp.name, c.Key, c.B)
 			show("~ %s\n    live:    %s\n    rebuilt: %s\n", key, lval, rval)
 		}
 		return nil
@@ -391,12 +390,4 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	summary := fmt.Sprintf("%d keys differ: %d only in the rebuild (+), %d only in the live view (-), %d changed (~); %d equal", n.Differ(), n.OnlyB, n.OnlyA, n.Changed, n.Same)
 	fmt.Fprintln(w, summary)
 	return &exitError{2, fmt.Errorf("%w: %s: %s", projector.ErrDigestMismatch, rp.name, summary)}
-}
-
-// splitRow separates a formatted row into its key and value parts.
-func splitRow(s string) (key, value string) {
-	if k, v, ok := strings.Cut(s, " = "); ok {
-		return k, v
-	}
-	return s, ""
 }
