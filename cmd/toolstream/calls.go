@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 )
@@ -70,38 +71,13 @@ func printCalls(ctx context.Context, w io.Writer, c *client.Client, tenant strin
 	return nil
 }
 
-// responseLine and callLine are a response's and a call's outcome as
-// `calls --json` prints them: the lines of `toolstream assemble`
-// (assembler.Line).
-type responseLine struct {
-	Type     string `json:"type"` // response
-	Tenant   string `json:"tenant,omitempty"`
-	Response string `json:"response_id"`
-	Status   string `json:"status,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Calls    *int   `json:"calls,omitempty"`
-}
-
-// callLine has call_id and name always (null without a call id).
-type callLine struct {
-	Type      string          `json:"type"`
-	Outcome   string          `json:"outcome"`
-	Tenant    string          `json:"tenant,omitempty"`
-	Response  string          `json:"response_id"`
-	Item      string          `json:"item_id"`
-	CallID    *string         `json:"call_id"`
-	Name      *string         `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Reason    string          `json:"reason,omitempty"`
-	Detail    string          `json:"detail,omitempty"`
-}
-
+// printActivity prints one activity: a call's or a response's outcome as
+// a line of `toolstream assemble` (assembler.Line), other events by kind.
 func printActivity(w io.Writer, a client.Activity, asJSON bool) error {
 	m := a.Meta()
 	switch {
 	case a.Call != nil:
-		l := callLine{Type: "call", Outcome: string(a.Call.Outcome), Tenant: m.Tenant, Response: m.Response, Item: m.Item,
+		l := assembler.Line{Type: "call", Outcome: string(a.Call.Outcome), Tenant: m.Tenant, Response: m.Response, Item: m.Item,
 			Name: &a.Call.Tool, Reason: string(a.Call.Reason), Detail: a.Call.Detail}
 		if m.CallID != "" {
 			l.CallID = &m.CallID
@@ -117,7 +93,7 @@ func printActivity(w io.Writer, a client.Activity, asJSON bool) error {
 	case a.Response != nil:
 		r := a.Response
 		if asJSON {
-			return json.NewEncoder(w).Encode(responseLine{Type: "response", Tenant: m.Tenant, Response: m.Response, Status: string(r.Status),
+			return json.NewEncoder(w).Encode(assembler.Line{Type: "response", Tenant: m.Tenant, Response: m.Response, Status: string(r.Status),
 				Reason: string(r.Reason), Error: r.Error, Calls: &r.Calls})
 		}
 		_, err := fmt.Fprintf(w, "response %-10s %s%s\n", r.Status, m.Response, orReason(string(r.Reason)))
