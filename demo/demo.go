@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -101,19 +100,16 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	tmp, err := os.MkdirTemp("", "toolstream-demo-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
 	r := &run{cfg: cfg, start: time.Now()}
 	// Personal data goes into the log sealed, under keys that erasure
 	// destroys (stack.Open makes them on the embedded server).
-	r.b, err = stack.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: cfg.Logger, Name: "demo"})
+	scratch, err := stack.OpenScratch(ctx, "demo", cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	defer r.b.Close()
+	defer scratch.Close()
+	r.b = scratch.Bus
+	tmp := scratch.Dir
 	if r.c, err = client.Connect(ctx, client.WithConn(r.b.Conn), client.WithKeys(r.b.Keys), client.WithLogger(cfg.Logger)); err != nil {
 		return nil, err
 	}

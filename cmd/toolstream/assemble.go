@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/ingest"
 	"github.com/toolstream/toolstream/node"
@@ -98,16 +97,12 @@ Exit 0 when the input was read, whatever the outcomes.`,
 // temporary directory over one input.
 func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name string, in io.Reader) ([]assembler.Line, error) {
 	log, _ := g.logger()
-	tmp, err := os.MkdirTemp("", "toolstream-assemble-")
+	s, err := stack.OpenScratch(ctx, "assemble", log)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	b, err := stack.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "assemble"})
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
+	defer s.Close()
+	b := s.Bus
 	key, err := registry.GenerateKey() // a throwaway registry: this run is its own operator
 	if err != nil {
 		return nil, err
@@ -122,7 +117,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 		}
 	}
 	return node.Assemble(ctx, node.AssembleConfig{
-		Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log,
+		Bus: b, Dir: filepath.Join(s.Dir, "views"), Logger: log,
 		Assembler: assembler.Config{IdleTimeout: o.idle, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust()), Logger: log},
 		Stream:    client.Stream{Tenant: o.tenant, Format: o.provider, ID: name, Tagged: o.tagged},
 	}, in)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/node"
@@ -201,15 +200,10 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader, cfg memory.Config)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "toolstream-memory-")
+	s, err := stack.OpenScratch(ctx, "memory", log)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	b, err := stack.Open(ctx, bus.Config{DataDir: tmp, Listen: "127.0.0.1:-1", Logger: log, Name: "memory"})
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	return node.MemoryRun(ctx, node.MemoryRunConfig{Bus: b, Dir: filepath.Join(tmp, "views"), Logger: log, Memory: cfg}, in, g.stdout)
+	defer s.Close()
+	return node.MemoryRun(ctx, node.MemoryRunConfig{Bus: s.Bus, Dir: filepath.Join(s.Dir, "views"), Logger: log, Memory: cfg}, in, g.stdout)
 }
