@@ -59,8 +59,20 @@ func (m *model) Round(ctx context.Context, r agent.Round) (*agent.RoundResult, e
 	var seen bytes.Buffer
 	s := client.Stream{Tenant: r.Spec.Tenant, Format: r.Spec.Format, ID: fmt.Sprintf("%s-%d", r.Spec.Run, m.n.Add(1)),
 		User: r.Spec.User, Session: r.Spec.Session, Run: r.Spec.Run, Step: r.Step}
-	if _, err := m.producer.Publish(ctx, io.TeeReader(resp.Body, &seen), client.WithStream(s)); err != nil {
+	// As the gateway does: ctx cuts the read, never the log, so what was
+	// read is published to its end (a cut read ends the response
+	// incomplete) even when the client went away meanwhile.
+	bg := context.WithoutCancel(ctx)
+	w, err := m.producer.NewWriter(bg, client.WithStream(s))
+	if err != nil {
 		return nil, err
+	}
+	_, rerr := w.ReadFrom(bg, io.TeeReader(resp.Body, &seen))
+	if _, err := w.Close(bg); err != nil {
+		return nil, err
+	}
+	if rerr != nil {
+		return nil, rerr
 	}
 	return &agent.RoundResult{Status: http.StatusOK, Response: responseID(seen.Bytes())}, nil
 }
