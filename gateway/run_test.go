@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/agent"
 	"github.com/toolstream/toolstream/agent/agenttest"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/gateway"
 	"github.com/toolstream/toolstream/internal/fakeup"
@@ -491,6 +493,46 @@ func TestCancelOnDisconnectStops(t *testing.T) {
 	}
 	if n := rg.p.Invoked["slow"].Load(); n != 1 {
 		t.Errorf("slow ran %d times", n)
+	}
+}
+
+// Toolstream-On-Disconnect: cancel, and the client goes away while the
+// model's answer is being read: the read is cut, but what was read is
+// logged to its end (the writer closed after the cut), so the response
+// ends incomplete at once and its round settles rather than staying open
+// until the assembler's silence deadline; the call it had begun never
+// runs and no further round is asked.
+func TestCancelMidAnswerEndsTheResponse(t *testing.T) {
+	rg := startRunGateway(t)
+	rg.hold["slow please"] = make(chan struct{}) // never closed: the model pauses mid-call
+	ctx, leave := context.WithCancel(context.Background())
+	resp, err := rg.post(ctx, t, "cut-1", "slow please", map[string]string{gateway.HeaderOnDisconnect: "cancel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave()
+	// The call's first events are in the log (the runs view shows a round
+	// only once a call or the response ends).
+	subj, err := events.ModelSubject(agenttest.Tenant, "chatcmpl-s1-1", "call_s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the answer's first half in the log", func() bool {
+		info, err := rg.p.B.Stream(events.StreamModel).Info(context.Background(), jetstream.WithSubjectFilter(subj))
+		return err == nil && info.State.Subjects[subj] > 0
+	})
+	leave()
+	resp.Body.Close()
+	waitFor(t, "the drive to end", func() bool { return !rg.d.Driving(agenttest.Tenant, "cut-1") })
+	waitFor(t, "the cut round to settle", func() bool { return rg.runState(t, "cut-1").Settled == 1 })
+	if r := rg.runState(t, "cut-1"); r.OpenRounds != 0 || r.Rounds != 1 {
+		t.Errorf("run %+v", r)
+	}
+	if n := rg.p.Invoked["slow"].Load(); n != 0 {
+		t.Errorf("slow ran %d times; its call was cut", n)
+	}
+	if n := len(rg.up.Requests()); n != 1 {
+		t.Errorf("%d requests upstream, want 1", n)
 	}
 }
 
