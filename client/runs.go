@@ -121,6 +121,18 @@ type RunChange struct {
 	Run string // the run (events.RunOf: its Run, else its Response)
 }
 
+// WatchOption narrows what WatchRuns yields.
+type WatchOption func(*watchConfig)
+
+type watchConfig struct {
+	run string // "": every run of the tenant
+}
+
+// WatchRun watches one run: the subscription is to that run's subject
+// alone, so the server sends no other run's changes (a caller that waits
+// on one run is not woken by the tenant's others).
+func WatchRun(run string) WatchOption { return func(w *watchConfig) { w.run = run } }
+
 // WatchRuns subscribes to the events of tenant's runs and returns once the
 // server has the subscription: every event written after WatchRuns
 // returns is received. A caller that lists the runs (Runs) after it
@@ -130,9 +142,16 @@ type RunChange struct {
 // an event that does not decode comes as a *MalformedError and the
 // iteration goes on. The subscription ends when ctx ends or the iteration
 // stops; iterate once. ErrPermissionDenied for an identity that may not
-// subscribe to the tenant's runs, ErrBadInput for a bad tenant.
-func (c *Client) WatchRuns(ctx context.Context, tenant string) (iter.Seq2[RunChange, error], error) {
+// subscribe to the tenant's runs, ErrBadInput for a bad tenant or run.
+func (c *Client) WatchRuns(ctx context.Context, tenant string, opts ...WatchOption) (iter.Seq2[RunChange, error], error) {
+	var w watchConfig
+	for _, o := range opts {
+		o(&w)
+	}
 	filter, err := events.TenantFilter("run", tenant)
+	if w.run != "" {
+		filter, err = events.RunSubject(tenant, w.run)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}

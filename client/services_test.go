@@ -242,6 +242,38 @@ func TestMemory(t *testing.T) {
 	}
 }
 
+// TestWatchRunOneRun: with WatchRun, a change to another run of the
+// tenant, written first, is not yielded; the watched run's is.
+func TestWatchRunOneRun(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	changes, err := c.WatchRuns(ctx, "acme", client.WatchRun("run1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Say(ctx, "acme", "run0", "u1", "m0", "Not the watched run", "openai-chat"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Say(ctx, "acme", "run1", "u1", "m1", "What is the weather in Paris?", "openai-chat"); err != nil {
+		t.Fatal(err)
+	}
+	for ch, err := range changes {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Run != "run1" || ch.Kind != events.KindRunMessage {
+			t.Fatalf("the first change: %+v", ch)
+		}
+		break
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the watched run's change was not received")
+	}
+}
+
 // TestWatchRunsSeesWhatFollowsIt: WatchRuns returns once the server has
 // the subscription, so a run's change written right after it returns,
 // before the iteration starts, is received (an iterator that subscribed
