@@ -261,7 +261,9 @@ func TestJudgeUnavailableLeavesClaimsUndecided(t *testing.T) {
 		{"unknown verdict", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"verdicts":[{"index":1,"verdict":"probably"}]}`)
 		}},
-		{"down", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "overloaded", http.StatusServiceUnavailable) }},
+		{"down", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
