@@ -213,8 +213,8 @@ type invokeResult struct {
 //
 // The invocation's context is not derived from parent: every call in
 // flight would register in parent's set of children, one lock and one map
-// shared by a thousand invocations. It is cancelled here when parent ends
-// instead.
+// shared by a thousand invocations. It ends when invoke returns, which it
+// does when parent ends (TestStoppingEndsARunningToolsContext).
 func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call Call) (json.RawMessage, *ToolError, bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), t.Timeout)
 	defer cancel()
@@ -232,8 +232,7 @@ func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call C
 	select {
 	case r = <-ch:
 	case <-ctx.Done():
-	case <-parent.Done():
-		cancel()
+	case <-parent.Done(): // the deferred cancel ends the tool's context
 	}
 	if parent.Err() != nil {
 		return nil, nil, true

@@ -4,8 +4,8 @@ import "sync/atomic"
 
 // invokers runs invocations on goroutines kept for the executor's life,
 // so a call costs neither a new goroutine nor the growth of a fresh
-// goroutine's stack under the tool (together a tenth of the executor's CPU
-// per no-op call). An invocation goes to an idle worker if there is one,
+// goroutine's stack under the tool (together about a tenth of the CPU the
+// executor's handler spent per no-op call). An invocation goes to an idle worker if there is one,
 // to a new worker while fewer than max live, and to a goroutine of its own
 // otherwise (a tool that ignores its timeout keeps its worker busy: the
 // pool never waits for one). Workers end when stop is closed.

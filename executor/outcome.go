@@ -61,8 +61,8 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 // plainPubAck reads the acknowledgement the log gives almost every
 // publish, {"stream":"S","seq":N} with an optional ,"duplicate": true
 // (the server writes that space),
-// without the JSON decoder (a tenth of the executor's CPU per no-op call
-// went to decoding it). Anything else (an error, a domain, another field,
+// without the JSON decoder (about 8% of the CPU the executor's handler
+// spent per no-op call went to decoding it). Anything else (an error, a domain, another field,
 // other spacing) is not ok, and publish decodes it in full.
 func plainPubAck(d []byte) (*jetstream.PubAck, bool) {
 	const head, seqKey = `{"stream":"`, `","seq":`
