@@ -73,3 +73,25 @@ func root(t testing.TB) string {
 	}
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
+
+// NatsCLI returns the path of the stock nats CLI (natscli), looked up on
+// PATH and then in $(go env GOPATH)/bin, where `go install
+// github.com/nats-io/natscli/nats@v0.5.0` puts it. It skips the test, or
+// fails it under TOOLSTREAM_REQUIRE_NATS=1 (.ci/run installs it and sets it).
+// The attack tests drive the server with it, as an attacker would.
+func NatsCLI(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("nats"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		for _, dir := range filepath.SplitList(string(bytes.TrimSpace(out))) {
+			p := filepath.Join(dir, "bin", "nats")
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	missing(t, "TOOLSTREAM_REQUIRE_NATS", "the nats CLI is not installed (go install github.com/nats-io/natscli/nats@v0.5.0)")
+	return ""
+}
