@@ -31,7 +31,7 @@ restarts, and a second decision on the same call is refused.`,
 			if err := events.ValidTenant(tenant); err != nil {
 				return fmt.Errorf("--tenant: %w", err)
 			}
-			c, done, err := g.client(cmd.Context(), log)
+			c, done, err := g.client(cmd.Context(), log, asOperator)
 			if err != nil {
 				return err
 			}

@@ -245,8 +245,8 @@ func TestInputBudgets(t *testing.T) {
 		{"args: a 1 MiB string", assemble(tools, file("strarg.jsonl", anthropicCall(repeatTo(`{"x": "`, `\u00e9`, `"}`, mib*8/10))))},
 		// Events: a log with events that declare more than they carry, and
 		// YAML and alias bombs as registry changes.
-		{"events: hostile log, replay of the assembler", []string{"replay", "--projection", "assembler", "--data", logDir, "--listen", "127.0.0.1:1", "--progress", "none"}},
-		{"events: hostile log, replay of the verifier", []string{"replay", "--projection", "verifier", "--data", logDir, "--listen", "127.0.0.1:1", "--progress", "none"}},
+		{"events: hostile log, replay of the assembler", []string{"replay", "--projection", "assembler", "--data", logDir, "--offline", "--progress", "none"}},
+		{"events: hostile log, replay of the verifier", []string{"replay", "--projection", "verifier", "--data", logDir, "--offline", "--progress", "none"}},
 		// Answers and evidence: verify.
 		{"verify: 1 MiB answer", []string{"verify", "--evidence", file("evidence.json", `[{"call_id":"c","name":"stock","result":{"sku":"A1","available":12,"days":2,"price":12}}]`), "--answer", answer}},
 		{"verify: 1 MiB of nested evidence", []string{"verify", "--evidence", file("deepev.json", nested(`[{"call_id":"c","name":"n","result":`, "[", "", "]", "}]", mib)), "--answer", file("short.txt", "12 units.")}},

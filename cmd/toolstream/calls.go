@@ -31,7 +31,7 @@ after another). With --follow it keeps printing as they happen.`,
 			if err != nil {
 				return err
 			}
-			c, done, err := g.client(cmd.Context(), log)
+			c, done, err := g.client(cmd.Context(), log, asReader)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
@@ -139,10 +140,17 @@ processors' roles only open them. serve on one machine does it by itself.`,
 				return err
 			}
 			ctx := cmd.Context()
-			cfg, err := g.busConfig(log, g.data, "127.0.0.1:-1", g.natsURL)
-			if err != nil {
+			var opts []nats.Option
+			if g.natsURL == "" { // the embedded server on --data: setup owns it meanwhile
+				release, err := lockData(g.data, "setup")
+				if err != nil {
+					return err
+				}
+				defer release()
+			} else if opts, err = g.natsOptions(asAdmin); err != nil {
 				return err
 			}
+			cfg := g.busConfig(log, g.data, "127.0.0.1:-1", g.natsURL, opts)
 			b, err := bus.Open(ctx, cfg) // without the data keys: Setup makes their bucket
 			if err != nil {
 				return err

@@ -37,7 +37,7 @@ from (one that is not running erases when it next catches up).`,
 				return err
 			}
 			ctx := cmd.Context()
-			c, done, err := g.client(ctx, log)
+			c, done, err := g.client(ctx, log, asOperator)
 			if err != nil {
 				return err
 			}

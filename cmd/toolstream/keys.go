@@ -34,7 +34,7 @@ restore puts back the keys the store lacks, except those of every erasure the lo
 			if err != nil {
 				return err
 			}
-			b, err := g.connect(cmd.Context(), log)
+			b, err := g.connect(cmd.Context(), log, asAdmin)
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ restore puts back the keys the store lacks, except those of every erasure the lo
 				return err
 			}
 			ctx := cmd.Context()
-			b, err := g.connect(ctx, log)
+			b, err := g.connect(ctx, log, asAdmin)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/stack"
 )
 
@@ -41,6 +40,7 @@ type globals struct {
 	tlsCA        string
 	plaintext    bool
 	rawRetention time.Duration
+	listenSet    bool // --listen was given
 	stderr       io.Writer
 	stdout       io.Writer
 
@@ -98,8 +98,20 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		SilenceErrors: true,
 	}
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		if !cmd.Flags().Changed("log-level") && oneShot(cmd) {
-			g.logLevel = "warn" // its own server's INFO lines are noise to a one-shot's user
+		g.listenSet = cmd.Flags().Changed("listen")
+		if oneShot(cmd) {
+			if !cmd.Flags().Changed("log-level") {
+				g.logLevel = "warn" // its own server's INFO lines are noise to a one-shot's user
+			}
+			// A one-shot runs on a scratch server of its own and never
+			// touches --data; one given the --data of a live process was
+			// most likely meant for that process: say so, and do nothing.
+			if cmd.Flags().Changed("data") {
+				if h, held := dataHeld(g.data); held {
+					return fmt.Errorf("--data %s is in use by %s; %s runs on a scratch server of its own and takes no --data",
+						g.data, h, cmd.CommandPath())
+				}
+			}
 		}
 		return undumpableHook(cmd, args) // every command: undumpable.go
 	}
@@ -157,13 +169,21 @@ func (g *globals) logger() (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", g.logFormat)
 }
 
-// natsOptions are the connection options of the identity the flags name:
-// --creds, else --nats-user/--nats-password, else the operator of the material in
-// --data/auth when there is one; and --tls-ca.
-func (g *globals) natsOptions() ([]nats.Option, error) {
+// natsOptions are the connection options of identity id as the flags
+// give it: --creds (the file must exist: a mistyped one is named, not
+// taken for no creds), else --nats-user/--nats-password, else id issued
+// with the security material in --data/auth when there is one (none: no
+// credentials, which a server of ours refuses); and --tls-ca.
+func (g *globals) natsOptions(id auth.Identity) ([]nats.Option, error) {
 	var opts []nats.Option
 	switch {
 	case g.creds != "":
+		if _, err := os.Stat(g.creds); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("--creds %s: no such file (toolstream creds ROLE --out FILE writes one; or leave --creds out to act with --data's material)", g.creds)
+			}
+			return nil, fmt.Errorf("--creds: %w", err)
+		}
 		opts = auth.CredsOptions(g.creds)
 	case g.user != "":
 		opts = append(opts, nats.UserInfo(g.user, g.password))
@@ -173,7 +193,7 @@ func (g *globals) natsOptions() ([]nats.Option, error) {
 			return nil, err
 		}
 		if m != nil {
-			u, err := m.Issue(auth.Identity{Role: auth.RoleOperator}, 0)
+			u, err := m.Issue(id, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -190,83 +210,105 @@ func (g *globals) natsOptions() ([]nats.Option, error) {
 func (g *globals) authDir() string { return filepath.Join(g.data, "auth") }
 
 // busConfig is the bus the flags describe: with url "" the embedded
-// server on dataDir at listen, else the server at url as the identity the
-// flags name.
-func (g *globals) busConfig(log *slog.Logger, dataDir, listen, url string) (bus.Config, error) {
-	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
+// server on dataDir at listen, else the server at url with opts.
+func (g *globals) busConfig(log *slog.Logger, dataDir, listen, url string, opts []nats.Option) bus.Config {
+	return bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
 		Partitions: g.partitions, RawRetention: g.rawRetention, Logger: log, Name: "toolstream",
-		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
-	if url != "" {
-		opts, err := g.natsOptions()
-		if err != nil {
-			return bus.Config{}, err
-		}
-		cfg.Options = opts
-	}
-	return cfg, nil
+		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Options: opts}
 }
 
-// openEmbedded starts the embedded server (serve, one-shot commands), or
-// with --nats-url connects to that server as the flags say.
-func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, listen string) (*bus.Bus, error) {
-	cfg, err := g.busConfig(log, dataDir, listen, g.natsURL)
-	if err != nil {
-		return nil, err
-	}
-	return stack.Open(ctx, cfg)
-}
-
-// connect reaches a running server: --nats-url, else the embedded server of
-// a running `toolstream serve` at --listen (as the operator of --data, or
-// the identity of --creds); if none answers, it starts the embedded server
-// on --data itself (so replay and friends work offline).
-func (g *globals) connect(ctx context.Context, log *slog.Logger) (*bus.Bus, error) {
-	return g.connectAs(ctx, log, false)
-}
-
-// connectAs is connect; with connectOnly it does not look at the log's
-// streams (a producer's identity may only publish).
-func (g *globals) connectAs(ctx context.Context, log *slog.Logger, connectOnly bool) (*bus.Bus, error) {
-	url := g.natsURL
-	if url == "" {
-		opts, err := g.natsOptions()
-		if err != nil {
+// openEmbedded starts the embedded server on dataDir (serve, setup,
+// replay --offline: each holds dataDir's lock first), or with --nats-url
+// connects to that server as id.
+func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, listen string, id auth.Identity) (*bus.Bus, error) {
+	var opts []nats.Option
+	if g.natsURL != "" {
+		var err error
+		if opts, err = g.natsOptions(id); err != nil {
 			return nil, err
 		}
-		url = "nats://" + g.listen
-		if g.tlsCA != "" {
-			url = "tls://" + g.listen
-		}
-		nc, err := nats.Connect(url, append(opts, nats.Timeout(500*time.Millisecond))...)
-		switch {
-		case errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked):
-			return nil, fmt.Errorf("the server at %s refused this command's identity (%w): run it with the --data of that serve, "+
-				"or give --creds (toolstream creds ROLE --out FILE)", g.listen, err)
-		case err != nil:
-			return g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1") // no server: work offline
-		}
-		nc.Close()
 	}
-	cfg, err := g.busConfig(log, "", "", url)
-	if err != nil {
-		return nil, err
-	}
-	cfg.ConnectOnly = connectOnly
-	return stack.Open(ctx, cfg)
+	return stack.Open(ctx, g.busConfig(log, dataDir, listen, g.natsURL, opts))
 }
 
-// connectTenant checks a --tenant flag and connects: every tenant-scoped
-// command refuses to run without a valid tenant (there is no all-tenants
-// view).
-func (g *globals) connectTenant(ctx context.Context, tenant string) (*bus.Bus, error) {
-	if err := events.ValidTenant(tenant); err != nil {
-		return nil, fmt.Errorf("--tenant: %w", err)
+// endpoint is the server a command reaches, and where that address came
+// from: --nats-url; else --listen when given; else the record of the serve
+// running on --data (serverFile); else the default --listen.
+func (g *globals) endpoint() (url, from string) {
+	if g.natsURL != "" {
+		return g.natsURL, "--nats-url"
 	}
-	log, err := g.logger()
+	scheme := "nats://"
+	if g.tlsCA != "" {
+		scheme = "tls://"
+	}
+	if !g.listenSet {
+		if r, ok := readServerRecord(g.data); ok {
+			url = r.URL
+			if rest, ok := strings.CutPrefix(url, "nats://"); ok && g.tlsCA != "" {
+				url = scheme + rest
+			}
+			return url, "from " + filepath.Join(g.data, serverFile)
+		}
+		return scheme + g.listen, "the default --listen; no serve has recorded its address in --data " + g.data
+	}
+	return scheme + g.listen, "--listen"
+}
+
+// errNoServer is what a command gets when no server answers where it
+// looked.
+var errNoServer = errors.New("no server")
+
+// connectTimeout bounds a command's wait for its server: a command whose
+// server is not there fails in seconds.
+const connectTimeout = 2 * time.Second
+
+// dial finds the server a command works against (endpoint) and checks that
+// it answers and takes identity id; it never starts one. The error says
+// where it looked and what to do: start serve, or give the right --data or
+// --creds.
+func (g *globals) dial(id auth.Identity) (url string, opts []nats.Option, err error) {
+	opts, err = g.natsOptions(id)
+	if err != nil {
+		return "", nil, err
+	}
+	url, from := g.endpoint()
+	nc, err := nats.Connect(url, append(opts, nats.Timeout(connectTimeout), nats.Name("toolstream"))...)
+	switch {
+	case err == nil:
+		nc.Close()
+		return url, opts, nil
+	case errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked):
+		who := "this command's identity (" + string(id.Role) + " of --data " + g.data + ")"
+		if g.creds != "" {
+			who = "--creds " + g.creds
+		} else if g.user != "" {
+			who = "--nats-user " + g.user
+		} else if _, lerr := auth.Load(g.authDir()); lerr != nil {
+			who = "a command without credentials (--data " + g.data + " holds no security material)"
+		}
+		return "", nil, fmt.Errorf("the server at %s (%s) refused %s: %w; give the --data of that serve, or --creds (toolstream creds ROLE --out FILE)",
+			url, from, who, err)
+	case g.natsURL != "":
+		return "", nil, fmt.Errorf("%w at %s (--nats-url): %v", errNoServer, url, err)
+	}
+	hint := "start one with: toolstream serve --data " + g.data
+	if h, held := dataHeld(g.data); held {
+		hint = fmt.Sprintf("--data %s is held by %s: is it listening elsewhere (--listen)?", g.data, h)
+	} else if r, ok := readServerRecord(g.data); ok && !g.listenSet {
+		from += fmt.Sprintf(", left by serve pid %d, which no longer runs", r.PID)
+	}
+	return "", nil, fmt.Errorf("%w at %s (%s); %s", errNoServer, url, from, hint)
+}
+
+// connect reaches the running server (dial) as identity id, the least
+// role the command needs, and opens the log over it.
+func (g *globals) connect(ctx context.Context, log *slog.Logger, id auth.Identity) (*bus.Bus, error) {
+	url, opts, err := g.dial(id)
 	if err != nil {
 		return nil, err
 	}
-	return g.connect(ctx, log)
+	return stack.Open(ctx, g.busConfig(log, "", "", url, opts))
 }
 
 func (g *globals) viewDir(name string) string { return filepath.Join(g.data, "views", name) }

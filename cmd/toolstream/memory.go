@@ -100,7 +100,7 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 			}
 			op.Op = verb
 			ctx := cmd.Context()
-			c, done, err := g.client(ctx, log)
+			c, done, err := g.client(ctx, log, asOperator)
 			if err != nil {
 				return err
 			}

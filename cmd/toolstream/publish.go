@@ -51,7 +51,7 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			if s.ID == "" {
 				s.ID = "stdin"
 			}
-			c, done, err := g.client(cmd.Context(), log)
+			c, done, err := g.client(cmd.Context(), log, asProducer(s.Tenant))
 			if err != nil {
 				return err
 			}

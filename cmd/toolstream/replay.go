@@ -21,7 +21,7 @@ import (
 func replayCmd(g *globals) *cobra.Command {
 	var name, into, until, progress string
 	d := &deps{g: g}
-	var verify, diff, dump bool
+	var verify, diff, dump, offline bool
 	var diffMax int
 	cmd := &cobra.Command{
 		Use:   "replay --projection NAME [--until SEQ|TIME] [--verify | --diff] [--dump]",
@@ -41,8 +41,9 @@ is resumed from its checkpoint: give it the same flags.
                     when they differ.
   --dump            print every row of the rebuilt view, decoded where possible.
 
-The live view is read from a running serve (its tsv.digest and tsv.dump endpoints), or from
---data/views/NAME when no serve runs. A progress bar with rate and ETA is drawn on stderr when it
+The live view is read from the running serve (its tsv.digest and tsv.dump endpoints). With
+--offline, when no serve runs on --data, replay reads the log from --data's files itself (holding
+--data meanwhile) and the live view from --data/views/NAME. A progress bar with rate and ETA is drawn on stderr when it
 is a terminal; otherwise a plain line is printed every second.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -66,8 +67,20 @@ is a terminal; otherwise a plain line is printed every second.`,
 				return err
 			}
 			ctx := cmd.Context()
-			b, err := g.connect(ctx, log)
-			if err != nil {
+			var b *bus.Bus
+			if offline {
+				// No serve runs on --data: replay owns it meanwhile and reads the
+				// log from its files on an embedded server of its own.
+				release, err := lockData(g.data, "replay --offline")
+				if err != nil {
+					return err
+				}
+				defer release()
+				b, err = g.openEmbedded(ctx, log, g.data, "127.0.0.1:-1", asReader)
+				if err != nil {
+					return err
+				}
+			} else if b, err = g.connect(ctx, log, asReader); err != nil {
 				return err
 			}
 			defer b.Close()
@@ -113,6 +126,7 @@ is a terminal; otherwise a plain line is printed every second.`,
 	cmd.Flags().IntVar(&diffMax, "diff-max", 200, "print at most this many differing keys (all are counted)")
 	cmd.Flags().StringVar(&until, "until", "", "rebuild up to this stream sequence or RFC 3339 time (default: the live view's checkpoint)")
 	cmd.Flags().StringVar(&into, "into", "", "directory for the rebuilt view, empty or an earlier replay's to resume (default: a temporary one, removed after)")
+	cmd.Flags().BoolVar(&offline, "offline", false, "read the log from --data's files with no serve running (replay then holds --data; the live view is --data/views/NAME)")
 	cmd.Flags().StringVar(&progress, "progress", "auto", "progress on stderr: auto (a bar on a terminal, lines otherwise), bar, lines, none")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "the assembler's idle deadline: must be serve's")
 	cmd.Flags().IntVar(&d.argsMax, "args-max", 1<<20, "the assembler's argument limit: must be serve's")

@@ -27,7 +27,7 @@ then each round as one line, then left out, oldest first. Large results are refe
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			c, done, log, err := g.runsClient(ctx)
+			c, done, log, err := g.runsClient(ctx, tenant)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func runsCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			c, done, _, err := g.runsClient(ctx)
+			c, done, _, err := g.runsClient(ctx, tenant)
 			if err != nil {
 				return err
 			}
@@ -138,13 +138,14 @@ func printRuns(w io.Writer, rs []runs.Run) error {
 	return tw.Flush()
 }
 
-// runsClient connects the client for the runs service's requests (a
-// producer may ask about its own tenant's runs).
-func (g *globals) runsClient(ctx context.Context) (*client.Client, func(), *slog.Logger, error) {
+// runsClient connects the client for the runs service's requests as
+// tenant's producer (a producer may ask about, and watch, its own tenant's
+// runs).
+func (g *globals) runsClient(ctx context.Context, tenant string) (*client.Client, func(), *slog.Logger, error) {
 	log, err := g.logger()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c, done, err := g.client(ctx, log)
+	c, done, err := g.client(ctx, log, asProducer(tenant))
 	return c, done, log, err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -72,6 +73,20 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	return cmd
 }
 
+// listenFree checks that the embedded server's client address is free, so
+// that a second serve on it fails at once instead of when the server gives
+// up starting.
+func listenFree(addr string) error {
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "-1" || port == "0" {
+		return nil // the server says what is wrong with it
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: the address is in use (another serve? give --listen HOST:PORT, or 127.0.0.1:-1 for any free port): %w", addr, err)
+	}
+	return l.Close()
+}
+
 // serve opens the log the flags name and runs the stack over it (package
 // stack) until ctx ends.
 func serve(ctx context.Context, d *deps, cfg stack.Config) error {
@@ -79,15 +94,34 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	if _, err := stack.Components(cfg.Components); err != nil {
 		return fmt.Errorf("--components: %w", err)
 	}
+	release, err := lockData(g.data, "serve")
+	if err != nil {
+		return err
+	}
+	defer release()
+	if g.natsURL == "" {
+		if err := listenFree(g.listen); err != nil {
+			return err
+		}
+	}
 	key, err := g.registryKeys(log, d, cfg.ToolsFile != "")
 	if err != nil {
 		return err
 	}
-	b, err := g.openEmbedded(ctx, log, g.data, g.listen)
+	b, err := g.openEmbedded(ctx, log, g.data, g.listen, asAdmin)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	if b.Embedded() {
+		// Commands given this --data find the server here (its --listen
+		// may have been a free port).
+		remove, err := writeServerRecord(g.data, b.ClientURL())
+		if err != nil {
+			return err
+		}
+		defer remove()
+	}
 	d.bus = b
 	cfg.Bus, cfg.ViewsDir, cfg.Logger, cfg.Projections, cfg.SigningKey = b, filepath.Join(g.data, "views"), log, d.projections(), key
 	cfg.Console = stack.Console{Addr: d.console, KeyFile: filepath.Join(g.authDir(), consoleKeyFile), URLFile: filepath.Join(g.data, consoleURLFile),

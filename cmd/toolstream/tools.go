@@ -32,7 +32,7 @@ With --tenant T only the tools T may call; without, every tool.`,
 		if err != nil {
 			return nil, err
 		}
-		b, err := g.connect(ctx, log)
+		b, err := g.connect(ctx, log, asReader)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ responses, --response picks one.`,
 			if err := events.ValidTenant(tenant); err != nil {
 				return fmt.Errorf("--tenant: %w", err)
 			}
-			b, err := g.connect(cmd.Context(), log)
+			b, err := g.connect(cmd.Context(), log, asReader)
 			if err != nil {
 				return err
 			}

@@ -151,7 +151,7 @@ func verdictsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, done, err := g.client(cmd.Context(), log)
+			c, done, err := g.client(cmd.Context(), log, asReader)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,29 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// flock takes f's exclusive lock without waiting: errDataInUse when
+// another open file holds it (in this process or another).
+func flock(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EWOULDBLOCK):
+			return errDataInUse
+		}
+		return err
+	}
+}
+
+func funlock(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The binary the process tests run: built once per test run (a build
+// takes a while on a shared machine), removed by TestMain.
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// toolstreamBinary builds the binary (once) and returns its path.
+func toolstreamBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "toolstream-bin-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "toolstream")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// ran is one run of the binary.
+type ran struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+// runBin runs the binary with args and waits at most a minute.
+func runBin(t *testing.T, args ...string) ran {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, toolstreamBinary(t), args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	r := ran{stdout: out.String(), stderr: errOut.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("%v did not end in a minute:\n%s", args, r.stderr)
+	}
+	return r
+}
+
+// mustRun runs the binary and fails the test unless it exits 0.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	r := runBin(t, args...)
+	if r.code != 0 {
+		t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// serveProc is a `toolstream serve` process.
+type serveProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *bytes.Buffer
+	mu     *sync.Mutex
+}
+
+// startServe starts serve on data with args and waits until it has
+// recorded its address there (serve.json), which it does once its server
+// answers.
+func startServe(t *testing.T, data string, args ...string) *serveProc {
+	t.Helper()
+	os.Remove(filepath.Join(data, serverFile)) // a record a killed serve left is not this one's
+	cmd := exec.Command(toolstreamBinary(t), append([]string{"serve", "--data", data, "--listen", "127.0.0.1:-1", "--log-level", "warn"}, args...)...)
+	s := &serveProc{cmd: cmd, exited: make(chan struct{}), log: &bytes.Buffer{}, mu: &sync.Mutex{}}
+	cmd.Stdout, cmd.Stderr = lockedWriter{s.mu, s.log}, lockedWriter{s.mu, s.log}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() { s.stop(t) })
+	deadline := time.After(2 * time.Minute)
+	for {
+		if r, ok := readServerRecord(data); ok && r.PID == cmd.Process.Pid {
+			return s
+		}
+		select {
+		case <-s.exited:
+			t.Fatalf("serve exited before it answered:\n%s", s.output())
+		case <-deadline:
+			t.Fatalf("serve did not record its address in two minutes:\n%s", s.output())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (s *serveProc) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+// stop ends serve with SIGTERM (SIGKILL after a minute).
+func (s *serveProc) stop(t *testing.T) {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(time.Minute):
+		s.cmd.Process.Kill()
+		<-s.exited
+		t.Errorf("serve did not stop in a minute:\n%s", s.output())
+	}
+}
+
+// kill ends serve as a crash does.
+func (s *serveProc) kill() {
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.exited
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// approvalTools is a tools file with one tool that waits for approval.
+const approvalTools = `tools:
+  - name: weather
+    input_schema: {type: object, properties: {location: {type: string}}, required: [location]}
+    command: ["/bin/sh", "-c", "echo '{\"temp_c\":14}'"]
+    side_effect: irreversible
+    approval: required
+grants:
+  - tenant: acme
+    permissions: [weather]
+`
+
+// pollCalls runs calls --json until one line has type kind, and returns
+// that line.
+func pollCalls(t *testing.T, data, kind string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		out := mustRun(t, "calls", "--tenant", "acme", "--data", data, "--json")
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["type"] == kind {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in calls after two minutes:\n%s", kind, out)
+		}
+		time.Sleep(200 * time.Millisecond) // a new process each time: poll gently
+	}
+}
+
+// TestCommandsWorkWithOnlyData walks the README's path as a newcomer does:
+// serve, then every command with nothing but the same --data, each taking
+// the least role it needs from --data/auth by itself: publish as acme's
+// producer (it was refused as the operator: "Publish to ts.model.acme"
+// denied), calls, trace, verdicts, tools and replay as the reader, approve,
+// memory and forget as the operator, runs as the producer, keys backup as
+// the admin. An explicit --creds still wins: the reader's creds may not
+// publish.
+func TestCommandsWorkWithOnlyData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs serve")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	tools := filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(tools, []byte(approvalTools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, data, "--tools", tools)
+	stream := filepath.Join("..", "..", "testdata", "streams", "anthropic-weather.jsonl")
+
+	out := mustRun(t, "publish", "--tenant", "acme", "--user", "u1", "--data", data, stream)
+	if !strings.Contains(out, "for tenant acme as") {
+		t.Fatalf("publish: %s", out)
+	}
+	req := pollCalls(t, data, "exec.approval_requested")
+	const callID = "toolu_019Zvehfe1XQWweT1pm7okyt"
+	if req["call_id"] != callID {
+		t.Fatalf("approval request: %v", req)
+	}
+	if out := mustRun(t, "approve", callID, "--tenant", "acme", "--data", data); !strings.HasPrefix(out, "approved acme/") {
+		t.Fatalf("approve: %s", out)
+	}
+	pollCalls(t, data, "exec.succeeded")
+	if out := mustRun(t, "trace", callID, "--tenant", "acme", "--data", data); !strings.Contains(out, callID) {
+		t.Fatalf("trace: %s", out)
+	}
+	mustRun(t, "verdicts", "--tenant", "acme", "--data", data)
+	mustRun(t, "runs", "--tenant", "acme", "--data", data)
+	if out := mustRun(t, "tools", "export", "--data", data); !strings.Contains(out, `"weather"`) {
+		t.Fatalf("tools export: %s", out)
+	}
+	mustRun(t, "memory", "observe", "--tenant", "acme", "--user", "u1", "--id", "diet", "--kind", "preference",
+		"--subject", "user", "--attribute", "diet", "--value", "vegetarian", "--data", data, "I am vegetarian")
+	if out := mustRun(t, "memory", "list", "--tenant", "acme", "--user", "u1", "--data", data); !strings.Contains(out, "vegetarian") {
+		t.Fatalf("memory list: %s", out)
+	}
+	mustRun(t, "replay", "--projection", "assembler", "--verify", "--progress", "none", "--data", data)
+	mustRun(t, "keys", "backup", "--out", filepath.Join(dir, "keys.backup"), "--data", data)
+	mustRun(t, "forget", "--tenant", "acme", "--user", "u1", "--data", data)
+
+	// An explicit --creds wins over --data's material.
+	reader := filepath.Join(dir, "reader.creds")
+	mustRun(t, "creds", "reader", "--out", reader, "--data", data)
+	r := runBin(t, "publish", "--tenant", "acme", "--data", data, "--creds", reader, stream)
+	if r.code == 0 || !strings.Contains(r.stderr, "ermission") {
+		t.Fatalf("publish with the reader's --creds: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestNoServerNoEmbeddedServer: a command whose server is not there never
+// starts one on --data (it did, and reported success on the live files): it
+// fails in seconds with one line saying where it looked: the address serve
+// recorded in --data (serve was killed), the --listen given, or a mistyped
+// --creds named. Nothing in --data is touched.
+func TestNoServerNoEmbeddedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs serve")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	s := startServe(t, data)
+	rec, _ := readServerRecord(data)
+	s.kill() // the record stays, the lock goes with the process
+	before := tree(t, data)
+	stream := filepath.Join("..", "..", "testdata", "streams", "anthropic-weather.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"publish", "--tenant", "acme", "--data", data, stream},
+			"toolstream: no server at " + rec.URL + " (from " + filepath.Join(data, "serve.json") + ", left by serve pid "},
+		{[]string{"calls", "--tenant", "acme", "--data", data}, "start one with: toolstream serve --data " + data},
+		{[]string{"replay", "--projection", "memory", "--data", data}, "no server at " + rec.URL},
+		{[]string{"keys", "backup", "--out", filepath.Join(dir, "k"), "--data", data}, "no server at " + rec.URL},
+		{[]string{"calls", "--tenant", "acme", "--data", data, "--listen", "127.0.0.1:1"}, "toolstream: no server at nats://127.0.0.1:1 (--listen); start one with"},
+		{[]string{"calls", "--tenant", "acme", "--data", data, "--creds", filepath.Join(dir, "acme.cerds")},
+			"toolstream: --creds " + filepath.Join(dir, "acme.cerds") + ": no such file"},
+	} {
+		r := runBin(t, tc.args...)
+		if r.code == 0 || !strings.HasPrefix(r.stderr, "toolstream: ") || !strings.Contains(r.stderr, tc.want) ||
+			strings.Count(r.stderr, "\n") != 1 || r.took > 10*time.Second {
+			t.Errorf("%v: exit %d after %v\n%s%s\nwant one line with %q", tc.args, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr, tc.want)
+		}
+	}
+	if after := tree(t, data); after != before {
+		t.Errorf("--data changed:\n%s\nwas\n%s", after, before)
+	}
+}
+
+// tree lists the files under dir with their sizes and times.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			b.WriteString(path + " " + fi.ModTime().String() + " " + string(rune('0'+fi.Size()%10)) + "\n")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestDataIsLockedByItsOwner: a second serve on the --data of a running
+// one is refused at once with a line naming the holder (it reopened the live
+// file store, then died on Pebble's lock or hung on the busy port), and so
+// are replay --offline and a one-shot given that --data; a serve killed
+// leaves no stale lock: the next one starts on the same --data.
+func TestDataIsLockedByItsOwner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs serve")
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	s := startServe(t, data)
+	pid := s.cmd.Process.Pid
+	holder := "--data " + data + " is in use by serve (pid " + itoa(pid) + ") since "
+	for _, args := range [][]string{
+		{"serve", "--data", data, "--listen", "127.0.0.1:-1"},
+		{"setup", "--data", data},
+		{"replay", "--offline", "--projection", "memory", "--data", data},
+		{"demo", "--data", data},
+	} {
+		r := runBin(t, args...)
+		if r.code == 0 || !strings.HasPrefix(r.stderr, "toolstream: "+holder) || strings.Count(r.stderr, "\n") != 1 || r.took > 10*time.Second {
+			t.Errorf("%v: exit %d after %v\n%s%s\nwant one line: toolstream: %s…", args, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr, holder)
+		}
+	}
+	s.kill()
+	s = startServe(t, data) // the lock went with the killed process
+	mustRun(t, "calls", "--tenant", "acme", "--data", data)
+	s.stop(t)
+	if _, ok := readServerRecord(data); ok {
+		t.Errorf("serve stopped and left its record")
+	}
+	if h, held := dataHeld(data); held {
+		t.Errorf("serve stopped and --data is still held by %s", h)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
