@@ -107,6 +107,13 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 			return err
 		}
 	}
+	// A tick or a registry change acts on every tenant: only the system
+	// tenant's control subjects (which only the assembler role may write)
+	// carry one. On a tenant's model subject it is refused
+	// (forged_control) and moves nobody's clock.
+	if err := events.CheckControl(m.Subject, ev); err != nil {
+		return err
+	}
 	switch ev.Body.(type) {
 	case *events.Tick:
 		return a.tick(tx, ev)

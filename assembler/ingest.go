@@ -234,7 +234,9 @@ func (in *Ingest) Apply(tx *projector.Tx, m *projector.Msg) error {
 	if m.Subject == events.InClockSubject {
 		var ev *events.Event
 		if ev, err = m.Event(); err == nil {
-			err = in.tick(tx, m, ev.At)
+			if err = events.CheckControl(m.Subject, ev); err == nil {
+				err = in.tick(tx, m, ev.At)
+			}
 		}
 	} else {
 		var ref rawRef
@@ -279,6 +281,9 @@ func (in *Ingest) applyIn(tx *projector.Tx, ref rawRef, m *projector.Msg) error 
 	}
 	if st.Ended {
 		return fmt.Errorf("%w: stream %q already ended", events.ErrBadInput, ref.stream)
+	}
+	if err := forgedControl(m); err != nil {
+		return err // refused (Reject takes its position): it moves no clock
 	}
 	raw := rawEvent{Seq: m.Seq, Time: m.Time, End: m.Header.Get(HeaderEnd) == "1", Data: m.Data}
 	h := m.Header.Get(HeaderSeq)
@@ -533,4 +538,23 @@ func (in *Ingest) emit(tx *projector.Tx, ref rawRef, st *streamState, seq uint64
 		}
 	}
 	return nil
+}
+
+// forgedControl returns events.ErrForgedControl for a raw event that is an
+// encoded control event (a tick, a registry change, a tombstone): a
+// producer wrote it on its tenant's ingest subject, where only provider
+// events go. Ingest takes ticks from events.InClockSubject alone, so such
+// an event would move no clock anyway; it is refused by its own reason
+// rather than as JSON that does not parse. Provider events are JSON (a
+// first byte of '{', '[' or white space), never a msgpack map, so only
+// those are decoded.
+func forgedControl(m *projector.Msg) error {
+	if len(m.Data) == 0 || !(m.Data[0]&0xf0 == 0x80 || m.Data[0] == 0xde || m.Data[0] == 0xdf) {
+		return nil
+	}
+	ev, err := events.Decode(m.Data)
+	if err != nil || !events.IsControl(ev.Kind) {
+		return nil
+	}
+	return events.CheckControl(m.Subject, ev)
 }

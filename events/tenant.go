@@ -53,6 +53,8 @@ func ReasonOf(err error) Reason {
 	switch {
 	case errors.Is(err, ErrTenantMismatch):
 		return ReasonTenantMismatch
+	case isForgedControl(err):
+		return ReasonForgedControl
 	case errors.Is(err, ErrBadInput):
 		return ReasonMalformedEvent
 	}

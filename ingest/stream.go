@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -89,7 +90,11 @@ func (s *Stream) End() []Out {
 func (s *Stream) Refuse(seq uint64, reason error) []Out {
 	outs := s.n.AbortOpen(events.ReasonStreamFailed, "a raw event of the stream was rejected: "+reason.Error())
 	s.track(outs)
-	return append(outs, Out{Response: s.Current(), Body: &events.InputRejected{Seq: seq, Reason: events.ReasonMalformedEvent, Detail: reason.Error()}})
+	code := events.ReasonMalformedEvent
+	if errors.Is(reason, events.ErrForgedControl) {
+		code = events.ReasonForgedControl
+	}
+	return append(outs, Out{Response: s.Current(), Body: &events.InputRejected{Seq: seq, Reason: code, Detail: reason.Error()}})
 }
 
 // Lost returns what losing the raw events at positions from to to of the
