@@ -1,0 +1,639 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// The README's walkthrough is executed as written: each of its sections
+// (## Two commands, and each ### of ## Walkthrough) has a script in
+// testdata/readme named after its heading, which runs the section's
+// commands against this binary, a real serve started in the background
+// on a free port. TestREADMEMatchesScripts fails when a command or a file
+// the README shows is not in its section's script; TestREADMEWalkthrough
+// runs the scripts.
+
+// TestMain makes the test binary double as the toolstream command inside
+// the scripts (testscript.Main): `exec toolstream serve …` runs main.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"toolstream": main})
+}
+
+// readmeAddrs are what the scripts write instead of the README's fixed
+// addresses: a free port each, so the walkthrough runs beside a real
+// serve and beside other tests. The README's commands take the default
+// --listen; the scripts add --listen $NATS to every toolstream command.
+var readmeAddrs = map[string]string{
+	"$CONSOLE": "127.0.0.1:8080",
+	"$GATEWAY": "127.0.0.1:8081",
+}
+
+// readmeExempt are the README's commands that the scripts cannot run:
+// the Go toolchain's own (the scripts are run by it, over the binary it
+// built).
+var readmeExempt = map[string]bool{
+	"go test ./...":               true,
+	"go install ./cmd/toolstream": true,
+}
+
+func TestREADMEWalkthrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the README's walkthrough starts a serve per section")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/readme",
+		RequireExplicitExec: true,
+		Deadline:            time.Now().Add(5 * time.Minute),
+		Setup: func(env *testscript.Env) error {
+			for _, v := range []string{"NATS", "CONSOLE", "GATEWAY"} {
+				addr, err := readmeFreeAddr()
+				if err != nil {
+					return err
+				}
+				env.Setenv(v, addr)
+			}
+			// The recordings the walkthrough publishes, where they are in
+			// a checkout: the scripts run in $WORK as the README does in
+			// the repository's root.
+			rec := filepath.Join(env.WorkDir, "testdata", "streams")
+			if err := os.MkdirAll(rec, 0o755); err != nil {
+				return err
+			}
+			data, err := os.ReadFile(filepath.Join(repo, "testdata", "streams", "anthropic-weather.jsonl"))
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(rec, "anthropic-weather.jsonl"), data, 0o644); err != nil {
+				return err
+			}
+			// The official SDKs, where .ci/run installed them (npm ci
+			// --prefix testdata/js), for the gateway's section.
+			if nm := filepath.Join(repo, "testdata", "js", "node_modules"); sdkInstalled(repo) {
+				return os.Symlink(nm, filepath.Join(env.WorkDir, "node_modules"))
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "sdk" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			if sdkInstalled(repo) {
+				return true, nil
+			}
+			if os.Getenv("TOOLSTREAM_REQUIRE_NODE") == "1" {
+				return false, fmt.Errorf("node or the openai package (npm ci --prefix testdata/js) is missing, and TOOLSTREAM_REQUIRE_NODE=1")
+			}
+			return false, nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"serving":  cmdServing,
+			"upstream": cmdUpstream,
+			"replace":  cmdReplace,
+			"browse":   cmdBrowse,
+			"waitfor":  cmdWaitfor,
+		},
+	})
+}
+
+// sdkInstalled reports whether node and the official openai package are
+// here.
+func sdkInstalled(repo string) bool {
+	if _, err := exec.LookPath("node"); err != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(repo, "testdata", "js", "node_modules", "openai", "package.json"))
+	return err == nil
+}
+
+func readmeFreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// cmdServing waits (up to a minute) until the serve started in the
+// background answers on NATS_ADDR: its port takes connections and
+// `toolstream runs` gets an answer from the runs service, which serve
+// starts after the projections, the executor and the other services
+// (only the gateway comes later). Each HTTP_ADDR given, the console's or
+// the gateway's, must then take connections too.
+//
+//	serving NATS_ADDR [HTTP_ADDR...]
+func cmdServing(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: serving NATS_ADDR [HTTP_ADDR...]")
+	}
+	deadline := time.Now().Add(time.Minute)
+	dial := func(addr string) {
+		for {
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				c.Close()
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("nothing listens on %s after a minute: %v", addr, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	dial(args[0])
+	for {
+		err := ts.Exec("toolstream", "runs", "--tenant", "readme-probe", "--listen", args[0])
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("serve on %s did not answer within a minute: %v", args[0], err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, a := range args[1:] {
+		dial(a)
+	}
+}
+
+// cmdWaitfor runs a command again until its standard output matches
+// REGEX (up to a minute): what a user does who runs `toolstream calls`
+// again until the executor has got round to a call. The last run's output
+// is the script's stdout and stderr.
+//
+//	waitfor REGEX toolstream ARGS...
+func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: waitfor REGEX COMMAND [ARGS...]")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := ts.Exec(args[1], args[2:]...)
+		if err == nil && re.MatchString(ts.ReadFile("stdout")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("after a minute, %s still does not print %q (last error: %v)", strings.Join(args[1:], " "), args[0], err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// cmdUpstream serves FILE, a recorded provider stream of JSON lines, as
+// an OpenAI-compatible upstream would stream it (each line an SSE data
+// frame, then [DONE]) to a POST on /v1/chat/completions carrying the
+// key in $OPENAI_API_KEY, and sets $UPSTREAM to its URL. It stops with
+// the script.
+//
+//	upstream FILE
+func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: upstream FILE")
+	}
+	rec := ts.ReadFile(args[0])
+	key := ts.Getenv("OPENAI_API_KEY")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, `{"error":{"message":"not the request the walkthrough sends"}}`, http.StatusUnauthorized)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		sc := bufio.NewScanner(strings.NewReader(rec))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if l := strings.TrimSpace(sc.Text()); l != "" {
+				fmt.Fprintf(w, "data: %s\n\n", l)
+			}
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	ts.Defer(up.Close)
+	ts.Setenv("UPSTREAM", up.URL)
+}
+
+// cmdReplace replaces OLD with NEW in FILE: the script's one change to a
+// file the README shows (an address the README cannot know).
+//
+//	replace FILE OLD NEW
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	data := ts.ReadFile(args[0])
+	if !strings.Contains(data, args[1]) {
+		ts.Fatalf("%s does not hold %q", args[0], args[1])
+	}
+	err := os.WriteFile(ts.MkAbs(args[0]), []byte(strings.ReplaceAll(data, args[1], args[2])), 0o644)
+	ts.Check(err)
+}
+
+// cmdBrowse does what a browser does with the sign-in URL that
+// toolstream console-token printed (in FILE: cp stdout FILE): opens it,
+// keeps the session cookie, then GETs each PATH of the console and prints
+// the bodies; PATH=REGEX GETs it again (up to a minute) until its body
+// matches, as a live page fills. It fails when a page does not answer
+// 200, and when PATH answers anything but 401 without the session.
+// ! browse: the sign-in must be refused (a token used before).
+//
+//	[!] browse FILE [PATH[=REGEX]...]
+func cmdBrowse(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: browse FILE [PATH...]")
+	}
+	signin := ""
+	for _, l := range strings.Fields(ts.ReadFile(args[0])) {
+		if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+			signin = l
+		}
+	}
+	if signin == "" {
+		ts.Fatalf("%s holds no URL", args[0])
+	}
+	args = args[1:]
+	base := signin[:strings.Index(signin, "/signin")]
+	jar, err := cookiejar.New(nil)
+	ts.Check(err)
+	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	resp, err := browser.Get(signin)
+	ts.Check(err)
+	resp.Body.Close()
+	if neg {
+		if resp.StatusCode != http.StatusUnauthorized || len(jar.Cookies(resp.Request.URL)) != 0 {
+			ts.Fatalf("sign-in with a used token: %s, %d cookies; want 401 and none", resp.Status, len(jar.Cookies(resp.Request.URL)))
+		}
+		return
+	}
+	if resp.StatusCode != http.StatusOK || len(jar.Cookies(resp.Request.URL)) == 0 {
+		ts.Fatalf("sign-in: %s, %d cookies", resp.Status, len(jar.Cookies(resp.Request.URL)))
+	}
+	var out bytes.Buffer
+	for _, a := range args {
+		p, want, _ := strings.Cut(a, "=")
+		re, err := regexp.Compile(want)
+		ts.Check(err)
+		resp, err := http.Get(base + p)
+		ts.Check(err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			ts.Fatalf("%s without a session: %s, want 401", p, resp.Status)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for {
+			resp, err = browser.Get(base + p)
+			ts.Check(err)
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			ts.Check(err)
+			if resp.StatusCode != http.StatusOK {
+				ts.Fatalf("%s: %s %s", p, resp.Status, body)
+			}
+			if re.Match(body) {
+				fmt.Fprintf(&out, "%s\n%s\n", p, body)
+				break
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("after a minute %s still does not show %q: %s", p, want, body)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	ts.Stdout().Write(out.Bytes())
+}
+
+// TestREADMEMatchesScripts fails when the README and its scripts drift
+// apart: every command of a section's ```sh blocks must be a command of
+// the section's script (testdata/readme/<heading>.txtar, compared word by
+// word after quoting), every file the README shows (```yaml tools.yaml:
+// a name after the language) must be in that section's script, and be
+// byte for byte the file of that name in every script that holds one, and
+// every script must belong to a section. The scripts may do
+// more (start what the section assumes, check what it promises); they
+// write --listen $NATS where the README takes the default, and $CONSOLE
+// and $GATEWAY for the README's addresses (readmeAddrs).
+func TestREADMEMatchesScripts(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := readmeSections(t, string(readme))
+	scripts, err := filepath.Glob("testdata/readme/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range sections {
+		name := "testdata/readme/" + s.slug + ".txtar"
+		seen[name] = true
+		if len(s.commands) == 0 && len(s.files) == 0 {
+			continue
+		}
+		ar, err := txtar.ParseFile(name)
+		if err != nil {
+			t.Errorf("README section %q has commands, and no script: %v", s.heading, err)
+			continue
+		}
+		have := scriptCommands(t, name, string(ar.Comment))
+		for _, c := range s.commands {
+			if !slices.ContainsFunc(have, func(h []string) bool { return slices.Equal(h, c.words) }) {
+				t.Errorf("README section %q, line %d: %s\nis not a command of %s", s.heading, c.line, c.text, name)
+			}
+		}
+		for fname := range s.files {
+			if !slices.ContainsFunc(ar.Files, func(f txtar.File) bool { return f.Name == fname }) {
+				t.Errorf("README section %q shows the file %s, which %s does not hold", s.heading, fname, name)
+			}
+		}
+	}
+	// A file the README shows is the same in every script that holds it.
+	files := map[string]string{}
+	for _, s := range sections {
+		for fname, content := range s.files {
+			files[fname] = content
+		}
+	}
+	for _, name := range scripts {
+		if !seen[name] {
+			t.Errorf("%s belongs to no section of the README", name)
+		}
+		ar, err := txtar.ParseFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if want, ok := files[f.Name]; ok && string(f.Data) != want {
+				t.Errorf("%s: the file %s differs from the README's:\nREADME:\n%s\nscript:\n%s", name, f.Name, want, f.Data)
+			}
+		}
+	}
+	if len(sections) < 10 {
+		t.Errorf("found %d walkthrough sections in the README, want the two commands and the walkthrough's", len(sections))
+	}
+}
+
+type readmeCommand struct {
+	line  int
+	text  string
+	words []string
+}
+
+type readmeSection struct {
+	heading, slug string
+	commands      []readmeCommand
+	files         map[string]string // name → content
+}
+
+var headingNumber = regexp.MustCompile(`^[0-9]+\.\s*`)
+
+// readmeSections reads the README's ## Two commands and the ### sections of
+// ## Walkthrough, each with the commands of its ```sh blocks and the files
+// of its named blocks.
+func readmeSections(t *testing.T, readme string) []*readmeSection {
+	var (
+		out     []*readmeSection
+		cur     *readmeSection
+		in      bool   // in ## Walkthrough
+		fence   string // the open block's info string, "" outside one
+		block   []string
+		blockAt int
+	)
+	lines := strings.Split(readme, "\n")
+	for i, l := range lines {
+		if fence != "" {
+			if strings.HasPrefix(l, "```") {
+				if cur != nil {
+					readmeBlock(t, cur, fence, blockAt, block)
+				}
+				fence, block = "", nil
+				continue
+			}
+			block = append(block, l)
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "```"):
+			fence, blockAt = strings.TrimPrefix(l, "```")+" ", i+2
+		case strings.HasPrefix(l, "## "):
+			h := strings.TrimPrefix(l, "## ")
+			in, cur = h == "Walkthrough", nil
+			if h == "Two commands" {
+				cur = newSection(h)
+				out = append(out, cur)
+			}
+		case strings.HasPrefix(l, "### "):
+			cur = nil
+			if in {
+				cur = newSection(strings.TrimPrefix(l, "### "))
+				out = append(out, cur)
+			}
+		}
+	}
+	return out
+}
+
+func newSection(heading string) *readmeSection {
+	slug := strings.ToLower(headingNumber.ReplaceAllString(heading, ""))
+	slug = strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(slug, "-"), "-")
+	return &readmeSection{heading: heading, slug: slug, files: map[string]string{}}
+}
+
+// readmeBlock adds a fenced block's commands (```sh) or file (```LANG NAME)
+// to s.
+func readmeBlock(t *testing.T, s *readmeSection, info string, at int, block []string) {
+	f := strings.Fields(info)
+	switch {
+	case len(f) >= 2:
+		s.files[f[1]] = strings.Join(block, "\n") + "\n"
+	case len(f) == 1 && f[0] == "sh":
+		for i := 0; i < len(block); i++ {
+			line, text := at+i, block[i]
+			for strings.HasSuffix(text, "\\") && i+1 < len(block) {
+				i++
+				text = strings.TrimSuffix(text, "\\") + " " + strings.TrimSpace(block[i])
+			}
+			words, err := shellWords(text)
+			if err != nil {
+				t.Errorf("README line %d: %v", line, err)
+				continue
+			}
+			if len(words) == 0 {
+				continue
+			}
+			text = strings.Join(words, " ")
+			if readmeExempt[text] {
+				continue
+			}
+			if len(words) > 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/toolstream" {
+				words = append([]string{"toolstream"}, words[3:]...)
+			}
+			if words[0] == "export" {
+				words[0] = "env"
+			}
+			s.commands = append(s.commands, readmeCommand{line: line, text: strings.TrimSpace(block[i]), words: words})
+		}
+	}
+}
+
+// shellWords splits a line as sh does, without expansion: words split at
+// blanks, '…' and "…" quoting (\" \\ \$ \` escaped within "…"), a
+// backslash escaping the next character, and a # starting a word begins a
+// comment.
+func shellWords(s string) ([]string, error) {
+	var (
+		words []string
+		w     strings.Builder
+		inW   bool
+	)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inW {
+				words, inW = append(words, w.String()), false
+				w.Reset()
+			}
+		case c == '#' && !inW:
+			return words, nil
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unterminated ' in %s", s)
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i, inW = i+1+j, true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, fmt.Errorf("unterminated \" in %s", s)
+			}
+			inW = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			inW = true
+		default:
+			w.WriteByte(c)
+			inW = true
+		}
+	}
+	if inW {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// scriptCommands reads a script's commands as the README would write
+// them: conditions, !, exec, waitfor REGEX and a trailing & dropped, --listen $NATS
+// dropped, the addresses of readmeAddrs put back.
+func scriptCommands(t *testing.T, name, script string) [][]string {
+	var out [][]string
+	for n, l := range strings.Split(script, "\n") {
+		words, err := scriptWords(l)
+		if err != nil {
+			t.Errorf("%s:%d: %v", name, n+1, err)
+			continue
+		}
+		for len(words) > 0 && (strings.HasPrefix(words[0], "[") || words[0] == "!" || words[0] == "exec") {
+			words = words[1:]
+		}
+		if len(words) > 2 && words[0] == "waitfor" {
+			words = words[2:]
+		}
+		if len(words) == 0 {
+			continue
+		}
+		if last := words[len(words)-1]; last == "&" || (len(last) > 2 && strings.HasPrefix(last, "&") && strings.HasSuffix(last, "&")) {
+			words = words[:len(words)-1]
+		}
+		var c []string
+		for i := 0; i < len(words); i++ {
+			if words[i] == "--listen" && i+1 < len(words) && words[i+1] == "$NATS" {
+				i++
+				continue
+			}
+			w := words[i]
+			for v, addr := range readmeAddrs {
+				w = strings.ReplaceAll(w, v, addr)
+			}
+			c = append(c, w)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// scriptWords splits a script line as testscript does, without
+// expansion: words split at blanks, '…' quoting with ” for a quote, a #
+// starting a word begins a comment.
+func scriptWords(s string) ([]string, error) {
+	var (
+		words []string
+		w     strings.Builder
+		inW   bool
+	)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inW {
+				words, inW = append(words, w.String()), false
+				w.Reset()
+			}
+		case c == '#' && !inW:
+			return words, nil
+		case c == '\'':
+			i++
+			for ; ; i++ {
+				if i >= len(s) {
+					return nil, fmt.Errorf("unterminated ' in %s", s)
+				}
+				if s[i] == '\'' {
+					if i+1 < len(s) && s[i+1] == '\'' {
+						w.WriteByte('\'')
+						i++
+						continue
+					}
+					break
+				}
+				w.WriteByte(s[i])
+			}
+			inW = true
+		default:
+			w.WriteByte(c)
+			inW = true
+		}
+	}
+	if inW {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
