@@ -48,7 +48,7 @@ const (
 	RoleSys Role = "sys"
 )
 
-// Roles lists every role, in the order the README's table shows them.
+// Roles lists every role, in the order the roles table of docs/operations.md shows them.
 var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleRuns, RoleSys}
 
 // Names of what the log's account holds, as the processors create them.

@@ -14,7 +14,7 @@
 //
 // Raw events are the user's when their Ts-User header names the user; a
 // raw event published without it cannot be told apart and is erased only
-// when TS_IN's retention removes it (the README says so).
+// when TS_IN's retention removes it (docs/operations.md, Erasure, says so).
 package erasure
 
 import (

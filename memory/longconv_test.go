@@ -345,7 +345,7 @@ func runLongConversations(t *testing.T, e *Engine, lang string, seed uint64, con
 }
 
 // longconvFloor is the share of questions below which the test fails, a
-// little under what the ranking scores (README, Memory).
+// little under what the ranking scores (docs/evaluation.md, Memory recall).
 var longconvFloor = map[string]float64{"en dev": 0.88, "en sealed": 0.95, "zh dev": 0.9, "zh sealed": 0.95}
 
 // TestLongConversationRecall measures lexical recall on generated long
