@@ -136,6 +136,12 @@ type Forgotten struct {
 // view without it (when Tombstone is applied: the caller may wait for
 // it). It returns ErrNotFound for a record the user does not have.
 func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten, error) {
+	// A record the user does not have (or no longer has) is ErrNotFound,
+	// and nothing is written: the service tombstones any id it is given and
+	// says applied.
+	if _, err := c.RecordHistory(ctx, tenant, user, id); err != nil {
+		return Forgotten{}, fmt.Errorf("client: forget %q of user %s in tenant %s: %w", id, user, tenant, err)
+	}
 	rep, err := c.memoryWrite(ctx, "forget", memory.Op{Tenant: tenant, User: user, ID: id})
 	out := Forgotten{WriteReply: rep}
 	if err != nil || len(rep.Erase) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/keys"
@@ -285,6 +286,24 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	res.Erase = nil
 	if err := json.Unmarshal([]byte(out), &res); err != nil || !slices.Equal(res.Erase, []string{"car"}) || res.Keys != 1 || res.NotConfirmed {
 		t.Fatalf("memory forget car: %s (%v)", out, err)
+	}
+	// A record the user does not have, or no longer has, is not found
+	// (exit 3), and nothing is written to the log: it said applied: true.
+	memSeq := func() uint64 {
+		st, err := s.admin.JS.Stream(s.ctx, events.StreamMemory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.CachedInfo().State.LastSeq
+	}
+	seq := memSeq()
+	for _, id := range []string{"nope", "car"} {
+		if out, err := s.run("memory", "forget", id, "--tenant", "acme", "--user", "ann"); !errors.Is(err, client.ErrNotFound) || exitCode(err) != exitNotFound {
+			t.Errorf("memory forget %s, which ann does not have: %q, %v (exit %d)", id, out, err, exitCode(err))
+		}
+	}
+	if after := memSeq(); after != seq {
+		t.Errorf("forgetting what is not there wrote %d events", after-seq)
 	}
 	// Once memory forget returns, the text is in no file: the view was
 	// rebuilt without it and its old files deleted. (Scanned with serve
