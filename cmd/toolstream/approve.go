@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/client"
@@ -17,7 +18,8 @@ func decisionCmd(g *globals, verb string) *cobra.Command {
 		Use:   verb + " CALL_ID|KEY [--tenant T]",
 		Short: map[string]string{"approve": "Let a call that waits for approval run", "deny": "End a call that waits for approval with approval_denied"}[verb],
 		Long: `The call is named by its provider call id (looked up among the tenant's ApprovalRequested events)
-or by its idempotency key tenant/run/step/call. The decision is an event in the log: it survives
+or by its idempotency key tenant/run/step/call (toolstream calls prints it on the call's approval
+request), whose tenant is the call's: --tenant is then not needed. The decision is an event in the log: it survives
 restarts, and a second decision on the same call is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -27,6 +29,10 @@ restarts, and a second decision on the same call is refused.`,
 			}
 			if verb == "deny" && reason == "" {
 				return fmt.Errorf("deny needs --reason")
+			}
+			// A key (tenant/run/step/call) names its tenant.
+			if t, _, isKey := strings.Cut(args[0], "/"); isKey && !cmd.Flags().Changed("tenant") {
+				tenant = t
 			}
 			if err := events.ValidTenant(tenant); err != nil {
 				return fmt.Errorf("--tenant: %w", err)
@@ -49,7 +55,7 @@ restarts, and a second decision on the same call is refused.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant")
+	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant (a KEY names its own)")
 	cmd.Flags().StringVar(&by, "by", "cli", "who decides (recorded)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required for deny)")
 	return cmd

@@ -88,7 +88,12 @@ func printActivity(w io.Writer, a client.Activity, asJSON bool) error {
 		if asJSON {
 			return json.NewEncoder(w).Encode(l)
 		}
-		_, err := fmt.Fprintf(w, "call %-10s %s/%s %s %s%s\n", l.Outcome, l.Response, l.Item, a.Call.Tool, l.Arguments, orReason(l.Reason))
+		// The call id is the one approve, deny and trace take.
+		id := ""
+		if m.CallID != "" {
+			id = " call=" + m.CallID
+		}
+		_, err := fmt.Fprintf(w, "call %-10s %s/%s%s %s %s%s\n", l.Outcome, l.Response, l.Item, id, a.Call.Tool, l.Arguments, orReason(l.Reason))
 		return err
 	case a.Response != nil:
 		r := a.Response
@@ -134,7 +139,7 @@ func summary(a client.Activity) string {
 	case a.Result != nil:
 		return string(a.Result.Error) + ": " + a.Result.Message
 	case a.Approval != nil:
-		return "waiting for approval of " + a.Approval.Tool
+		return "waiting for approval of " + a.Approval.Tool + ": toolstream approve " + a.Approval.Key
 	case a.Decision != nil && !a.Decision.Approved:
 		return "denied: " + a.Decision.Reason
 	case a.Execution != nil:

@@ -64,9 +64,9 @@ func TestCallsCommand(t *testing.T) {
 		}
 		return out.String()
 	}
-	want := `call completed  resp_1/fc_1 refund {"order":7}
-call rejected   resp_1/fc_1 refund  (schema_violation)
-exec.approval_requested  resp_1 call=call_1 waiting for approval of refund
+	want := `call completed  resp_1/fc_1 call=call_1 refund {"order":7}
+call rejected   resp_1/fc_1 call=call_1 refund  (schema_violation)
+exec.approval_requested  resp_1 call=call_1 waiting for approval of refund: toolstream approve acme/run1/1/call_1
 exec.started             resp_1 call=call_1 refund attempt 1 on ex1
 exec.approval_granted    resp_1 call=call_1 
 response failed     resp_1 (stream_failed)

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/stack"
 )
 
@@ -53,7 +54,7 @@ func main() {
 	root := newRoot(os.Stdout, os.Stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !stoppedAsAsked(ctx, cmd, err) {
-		fmt.Fprintln(os.Stderr, "toolstream:", err)
+		fmt.Fprintln(os.Stderr, "toolstream:", userMessage(err))
 		os.Exit(exitCode(err))
 	}
 }
@@ -74,12 +75,34 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// Exit codes, for scripts: 1 for any failure not listed here.
+const (
+	exitDiffers     = 2 // replay --verify, --diff: the rebuilt view differs from the live one
+	exitNotFound    = 3 // what was named is not there (a call, a record, a run)
+	exitBadInput    = 4 // the input or an argument cannot be used as given
+	exitUnavailable = 5 // no server where the command looked, or it refused the command's identity
+)
+
+// exitCode is err's exit code: an exitError's, else by the client's
+// sentinels and errNoServer, else 1.
 func exitCode(err error) int {
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &ee):
 		return ee.code
+	case errors.Is(err, client.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, client.ErrBadInput):
+		return exitBadInput
+	case errors.Is(err, errNoServer) || errors.Is(err, client.ErrPermissionDenied) || errors.Is(err, client.ErrUnavailable):
+		return exitUnavailable
 	}
 	return 1
+}
+
+// badInput is an error in the user's input: exit code 4.
+func badInput(format string, args ...any) error {
+	return &exitError{exitBadInput, fmt.Errorf(format, args...)}
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -97,6 +120,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		g.listenSet = cmd.Flags().Changed("listen")
 		if oneShot(cmd) {
@@ -268,6 +292,9 @@ const connectTimeout = 2 * time.Second
 // where it looked and what to do: start serve, or give the right --data or
 // --creds.
 func (g *globals) dial(id auth.Identity) (url string, opts []nats.Option, err error) {
+	if err := g.checkCreds(id); err != nil {
+		return "", nil, err
+	}
 	opts, err = g.natsOptions(id)
 	if err != nil {
 		return "", nil, err
@@ -299,6 +326,59 @@ func (g *globals) dial(id auth.Identity) (url string, opts []nats.Option, err er
 		from += fmt.Sprintf(", left by serve pid %d, which no longer runs", r.PID)
 	}
 	return "", nil, fmt.Errorf("%w at %s (%s); %s", errNoServer, url, from, hint)
+}
+
+// checkCreds refuses, before connecting, a --creds file of ours whose
+// identity cannot do what the command needs (id): a producer of another
+// tenant, a producer where the log is read, a reader where the operator
+// acts, anything but the admin where the admin does. The server refuses
+// them too, but as a permission violation on an internal subject (a data
+// key's, in base64) after a timeout.
+func (g *globals) checkCreds(id auth.Identity) error {
+	if g.creds == "" {
+		return nil
+	}
+	have, err := auth.CredsIdentity(g.creds)
+	if err != nil || have.Role == auth.RoleAdmin {
+		return nil // not a Toolstream identity: the server decides
+	}
+	refuse := func(why string) error {
+		return &exitError{exitUnavailable, fmt.Errorf("--creds %s holds %s: %s", g.creds, describe(have), why)}
+	}
+	switch {
+	case have.Role == auth.RoleProducer && id.Role == auth.RoleProducer && have.Tenant != id.Tenant:
+		return refuse(fmt.Sprintf("it acts for tenant %s only, not %s (give --tenant %s, or %s's: toolstream creds producer --tenant %s --out FILE)",
+			have.Tenant, id.Tenant, have.Tenant, id.Tenant, id.Tenant))
+	case have.Role == auth.RoleProducer && id.Role != auth.RoleProducer:
+		return refuse(fmt.Sprintf("this command needs %s, which a producer may not do (toolstream creds %s --out FILE, or leave --creds out to act with --data's material)",
+			need(id), id.Role))
+	case have.Role == auth.RoleReader && (id.Role == auth.RoleOperator || id.Role == auth.RoleAdmin),
+		have.Role == auth.RoleOperator && id.Role == auth.RoleAdmin:
+		return refuse(fmt.Sprintf("this command needs %s (toolstream creds %s --out FILE, or leave --creds out to act with --data's material)",
+			need(id), id.Role))
+	}
+	return nil
+}
+
+// describe names an identity for people.
+func describe(id auth.Identity) string {
+	if id.Role == auth.RoleProducer {
+		return "the producer of tenant " + id.Tenant
+	}
+	return "the " + string(id.Role) + " role"
+}
+
+// need says what a command's least identity is for.
+func need(id auth.Identity) string {
+	switch id.Role {
+	case auth.RoleReader:
+		return "the reader role (it reads the log)"
+	case auth.RoleOperator:
+		return "the operator role (it decides, writes memory or erases)"
+	case auth.RoleAdmin:
+		return "the admin role"
+	}
+	return describe(id)
 }
 
 // connect reaches the running server (dial) as identity id, the least

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -34,16 +36,17 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			}
 			s.Format, s.Tagged = ingest.Provider(provider, s.Tagged)
 			if _, err := ingest.ParseFormat(s.Format); err != nil {
-				return err
+				return badInput("--provider %q: want auto, openai-responses, openai-chat, anthropic, gemini or tagged", provider)
 			}
 			var in io.Reader = os.Stdin
+			name := "standard input"
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
-					return err
+					return badInput("%w", err)
 				}
 				defer f.Close()
-				in = f
+				in, name = f, args[0]
 				if s.ID == "" {
 					s.ID = filepath.Base(args[0])
 				}
@@ -51,6 +54,11 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			if s.ID == "" {
 				s.ID = "stdin"
 			}
+			br := bufio.NewReader(in)
+			if err := looksLikeEvents(br, name); err != nil {
+				return err
+			}
+			in = br
 			c, done, err := g.client(cmd.Context(), log, asProducer(s.Tenant))
 			if err != nil {
 				return err
@@ -59,6 +67,9 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			pub, err := c.Publish(cmd.Context(), in, client.WithStream(s))
 			if err != nil {
 				return err
+			}
+			if pub.Raw == 0 {
+				return badInput("%s holds no provider events (JSON lines or server-sent events): nothing was published", name)
 			}
 			if s.Raw {
 				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Last)
@@ -78,4 +89,37 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 	cmd.Flags().StringVar(&s.Run, "run", "", "agent run, carried in every event (part of the idempotency key)")
 	cmd.Flags().StringVar(&s.Step, "step", "", "step of the run (part of the idempotency key)")
 	return cmd
+}
+
+// looksLikeEvents checks, before anything is published, that the input
+// starts as a provider stream does: a JSON line, or a server-sent event's
+// field (data:, event:, id:, retry:) or comment. A tools file, a YAML or a
+// text file is refused naming what it starts with (it published nothing and
+// exited 0).
+func looksLikeEvents(br *bufio.Reader, name string) error {
+	head, _ := br.Peek(4096)
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	for line := range bytes.Lines(head) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == '{' || t[0] == '[' || t[0] == ':' {
+			return nil
+		}
+		for _, field := range []string{"data:", "event:", "id:", "retry:", "data", "event"} {
+			if bytes.HasPrefix(t, []byte(field)) && (len(field) > 0 && field[len(field)-1] == ':' || len(t) == len(field)) {
+				return nil
+			}
+		}
+		if len(t) > 40 {
+			t = append(t[:40:40], "…"...)
+		}
+		hint := ""
+		if bytes.HasPrefix(t, []byte("tools:")) || bytes.HasPrefix(t, []byte("grants:")) {
+			hint = " (a tools file is read by serve --tools FILE)"
+		}
+		return badInput("%s is not a provider stream (JSON lines or server-sent events): it starts with %q%s", name, t, hint)
+	}
+	return nil // empty: said after publishing nothing
 }

@@ -198,7 +198,7 @@ func (rp *replayer) verify(ctx context.Context) error {
 	fmt.Fprintf(rp.g.stdout, "replayed %s: %v\n", rp.name, rebuilt)
 	fmt.Fprintf(rp.g.stdout, "live     %s: %v\n", rp.name, live)
 	if rebuilt.Sum != live.Sum {
-		return &exitError{2, fmt.Errorf("%w: %s: live %v, rebuilt %v", projector.ErrDigestMismatch, rp.name, live, rebuilt)}
+		return &exitError{exitDiffers, fmt.Errorf("%w: %s: live %v, rebuilt %v", projector.ErrDigestMismatch, rp.name, live, rebuilt)}
 	}
 	fmt.Fprintf(rp.g.stdout, "ok: the rebuilt %s view equals the live view\n", rp.name)
 	return nil
@@ -403,5 +403,5 @@ func (rp *replayer) diff(ctx context.Context, maxShown int) error {
 	}
 	summary := fmt.Sprintf("%d keys differ: %d only in the rebuild (+), %d only in the live view (-), %d changed (~); %d equal", n.Differ(), n.OnlyB, n.OnlyA, n.Changed, n.Same)
 	fmt.Fprintln(w, summary)
-	return &exitError{2, fmt.Errorf("%w: %s: %s", projector.ErrDigestMismatch, rp.name, summary)}
+	return &exitError{exitDiffers, fmt.Errorf("%w: %s: %s", projector.ErrDigestMismatch, rp.name, summary)}
 }

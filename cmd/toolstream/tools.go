@@ -58,7 +58,7 @@ With --tenant T only the tools T may call; without, every tool.`,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := toolsel.ParseFormat(format); err != nil {
-				return err
+				return badInput("--format %q: want openai, openai-responses, anthropic, gemini or mcp", format)
 			}
 			reg, err := load(cmd.Context())
 			if err != nil {

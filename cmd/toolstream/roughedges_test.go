@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/auth"
+	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
+)
+
+// edgeRig runs commands in process against a log with --creds.
+type edgeRig struct {
+	t   *testing.T
+	ctx context.Context
+	url string
+}
+
+func (r edgeRig) run(creds string, args ...string) (string, error, time.Duration) {
+	var out, errOut bytes.Buffer
+	c := newRoot(&out, &errOut)
+	c.SetArgs(append(args, "--nats-url", r.url, "--data", r.t.TempDir(), "--log-level", "error", "--creds", creds))
+	start := time.Now()
+	err := c.ExecuteContext(r.ctx)
+	return out.String(), err, time.Since(start)
+}
+
+// TestPublishRefusesWhatIsNotAStream: publish of a tools file published
+// nothing and exited 0; it is refused before anything is published (exit
+// 4, naming what the file starts with), and so is a file with no event.
+func TestPublishRefusesWhatIsNotAStream(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := edgeRig{t, ctx, b.ClientURL()}
+	producer := bustest.Creds(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "tools.yaml")
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(tools, []byte(approvalTools), 0o644)
+	os.WriteFile(empty, []byte("\n\n"), 0o644)
+	for file, want := range map[string]string{
+		tools: `tools.yaml is not a provider stream (JSON lines or server-sent events): it starts with "tools:" (a tools file is read by serve --tools FILE)`,
+		empty: "empty.jsonl holds no provider events (JSON lines or server-sent events): nothing was published",
+	} {
+		out, err, _ := r.run(producer, "publish", "--tenant", "acme", file)
+		if err == nil || exitCode(err) != exitBadInput || !strings.Contains(err.Error(), want) {
+			t.Errorf("publish %s: %q, %v (exit %d); want exit 4 with %q", filepath.Base(file), out, err, exitCode(err), want)
+		}
+	}
+	info, err := b.JS.Stream(ctx, events.StreamModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.CachedInfo().State.Msgs; n != 0 {
+		t.Errorf("%d model events published", n)
+	}
+}
+
+// TestCredsOfAnotherRoleAreRefusedAtOnce: a producer's creds used for
+// another tenant were refused by the server on a data key's subject, in
+// base64, after a timeout of 5 to 10 s; now at once, naming both tenants,
+// and a producer's creds where the log is read name the role needed. Exit
+// code 5.
+func TestCredsOfAnotherRoleAreRefusedAtOnce(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := edgeRig{t, ctx, b.ClientURL()}
+	producer := bustest.Creds(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	reader := bustest.Creds(t, b, auth.Identity{Role: auth.RoleReader})
+	stream := filepath.Join("..", "..", "testdata", "streams", "anthropic-weather.jsonl")
+	for _, tc := range []struct {
+		creds string
+		args  []string
+		want  string
+	}{
+		{producer, []string{"publish", "--tenant", "globex", stream}, "holds the producer of tenant acme: it acts for tenant acme only, not globex (give --tenant acme, or globex's: toolstream creds producer --tenant globex --out FILE)"},
+		{producer, []string{"runs", "--tenant", "globex"}, "it acts for tenant acme only, not globex"},
+		{producer, []string{"calls", "--tenant", "acme"}, "this command needs the reader role (it reads the log), which a producer may not do"},
+		{reader, []string{"approve", "acme/run1/1/call_1"}, "holds the reader role: this command needs the operator role"},
+	} {
+		out, err, took := r.run(tc.creds, tc.args...)
+		if err == nil || exitCode(err) != exitUnavailable || !strings.Contains(err.Error(), tc.want) || took > 2*time.Second {
+			t.Errorf("%v: %q, %v (exit %d after %v); want exit 5 with %q", tc.args, out, err, exitCode(err), took, tc.want)
+		}
+	}
+}
+
+// TestApproveKeyNamesItsTenant: approve KEY needed --tenant although the
+// key names it (without, the key was another tenant's: bad input); the
+// key's tenant is taken, and a --tenant that disagrees is still refused.
+func TestApproveKeyNamesItsTenant(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := edgeRig{t, ctx, b.ClientURL()}
+	for _, call := range []string{"call_1", "call_2"} {
+		key := "acme/run1/1/" + call
+		subj, err := events.ExecSubject("acme", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := &events.Event{ID: "req-" + call, Tenant: "acme", User: "u1", Run: "run1", Step: "1", Response: "resp_1", Item: "fc_1", CallID: call, At: 1,
+			Body: &events.ApprovalRequested{Name: "refund", Arguments: []byte(`{"order":7}`), Key: key}}
+		if _, err := b.Publish(ctx, subj, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	operator := bustest.Creds(t, b, auth.Identity{Role: auth.RoleOperator})
+	if out, err, _ := r.run(operator, "approve", "acme/run1/1/call_1"); err != nil || out != "approved acme/run1/1/call_1\n" {
+		t.Fatalf("approve KEY: %q, %v", out, err)
+	}
+	if out, err, _ := r.run(operator, "approve", "acme/run1/1/call_2", "--tenant", "globex"); !errors.Is(err, client.ErrBadInput) || exitCode(err) != exitBadInput {
+		t.Fatalf("approve KEY --tenant of another tenant: %q, %v", out, err)
+	}
+	if out, err, _ := r.run(operator, "approve", "acme/run1/1/call_1"); err == nil {
+		t.Fatalf("approve twice: %q", out)
+	}
+}
+
+// TestErrorsSayWhatToDo: a flag's value the parser refuses says what the
+// flag wants (it said strconv.ParseBool: parsing "yes": invalid syntax),
+// an unknown flag points at --help, and package prefixes are gone from
+// the line a user reads; all exit 4.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calls", "--json=yes"}, `--json "yes": want true or false`},
+		{[]string{"tools", "search", "x", "--k", "ten"}, `--k "ten": want a whole number`},
+		{[]string{"memory", "forget", "x", "--wait", "3q"}, `--wait "3q": want a duration such as 30s, 2m or 72h`},
+		{[]string{"calls", "--bogus"}, "unknown flag: --bogus (toolstream calls --help lists its flags)"},
+		{[]string{"tools", "export", "--format", "cohere"}, `--format "cohere": want openai, openai-responses, anthropic, gemini or mcp`},
+		{[]string{"publish", "--provider", "cohere", "x"}, `--provider "cohere": want auto, openai-responses, openai-chat, anthropic, gemini or tagged`},
+	} {
+		c := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+		c.SetArgs(append(tc.args, "--data", t.TempDir()))
+		err := c.Execute()
+		if err == nil || exitCode(err) != exitBadInput || userMessage(err) != tc.want {
+			t.Errorf("%v: %v (exit %d); want exit 4 with %q", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+	for in, want := range map[string]string{
+		`client: forget "x" of user u1 in tenant acme: client: not found: memory: get "x" of tenant acme: memory: not found`: `forget "x" of user u1 in tenant acme: not found: get "x" of tenant acme: not found`,
+		`client: read [call] of acme: client: permission denied: nats: permissions violation: x`:                             `read [call] of acme: permission denied: permissions violation: x`,
+		`--tenant: events: tenant "A B": invalid`:                                                                            `--tenant: tenant "A B": invalid`,
+	} {
+		if got := userMessage(errors.New(in)); got != want {
+			t.Errorf("userMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// pkgPrefix matches the package prefixes our errors carry (client:,
+// toolsel:, nats:, …) where a message or a wrapped message starts: useful
+// to a programmer reading a log, noise to a user reading one line.
+var pkgPrefix = regexp.MustCompile(`(^|: |\()(?:client|bus|stack|toolsel|registry|ingest|keys|logread|auth|memory|events|erasure|trace|runs|viewdump|projector|node|nats|jetstream|strconv\.Parse[A-Za-z]+): `)
+
+// userMessage is err as the one line a user reads: without package
+// prefixes, and without a repeated segment the wrapping left
+// ("not found: not found").
+func userMessage(err error) string {
+	msg := err.Error()
+	for {
+		next := pkgPrefix.ReplaceAllString(msg, "$1")
+		if next == msg {
+			break
+		}
+		msg = next
+	}
+	parts := strings.Split(msg, ": ")
+	out := parts[:0]
+	for i, p := range parts {
+		if i > 0 && p == parts[i-1] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
+}
+
+// flagValue matches pflag's error for a value it cannot parse.
+var flagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
+// flagError says what a flag wants instead of the parser that refused
+// its value (strconv.ParseBool: parsing "yes": invalid syntax), and points
+// at --help for an unknown flag; exit code 4.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if m := flagValue.FindStringSubmatch(msg); m != nil {
+		value, flag, why := m[1], m[2], m[3]
+		if i := strings.LastIndex(flag, "--"); i >= 0 {
+			flag = flag[i:] // "-k, --k" → "--k"
+		}
+		switch {
+		case strings.Contains(why, "ParseBool"):
+			why = "want true or false"
+		case strings.Contains(why, "ParseInt"), strings.Contains(why, "ParseUint"):
+			why = "want a whole number"
+		case strings.Contains(why, "ParseFloat"):
+			why = "want a number"
+		case strings.HasPrefix(why, "time: "):
+			why = "want a duration such as 30s, 2m or 72h"
+		}
+		return &exitError{exitBadInput, fmt.Errorf("%s %q: %s", flag, value, why)}
+	}
+	if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		return &exitError{exitBadInput, fmt.Errorf("%s (%s --help lists its flags)", msg, cmd.CommandPath())}
+	}
+	return &exitError{exitBadInput, errors.New(msg)}
+}
