@@ -16,7 +16,8 @@ import (
 )
 
 // The binary the process tests run: built once per test run (a build
-// takes a while on a shared machine), removed by TestMain.
+// takes a while on a shared machine), removed by TestMain (readme_test.go)
+// through removeBinary.
 var (
 	binOnce sync.Once
 	binDir  string
@@ -24,12 +25,11 @@ var (
 	binErr  error
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
+// removeBinary removes the binary toolstreamBinary built, if it did.
+func removeBinary() {
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
-	os.Exit(code)
 }
 
 // toolstreamBinary builds the binary (once) and returns its path.

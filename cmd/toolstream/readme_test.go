@@ -31,15 +31,26 @@ import (
 // runs the scripts.
 
 // TestMain makes the test binary double as the toolstream command inside
-// the scripts (testscript.Main): `exec toolstream serve …` runs main.
+// the scripts (testscript.Main): `exec toolstream serve …` runs main. After
+// the tests it removes the binary the process tests built
+// (newcomer_test.go).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"toolstream": main})
+	testscript.Main(afterTests{m}, map[string]func(){"toolstream": main})
+}
+
+// afterTests runs the tests, then removes what they left.
+type afterTests struct{ m *testing.M }
+
+func (a afterTests) Run() int {
+	defer removeBinary()
+	return a.m.Run()
 }
 
 // readmeAddrs are what the scripts write instead of the README's fixed
 // addresses: a free port each, so the walkthrough runs beside a real
-// serve and beside other tests. The README's commands take the default
-// --listen; the scripts add --listen $NATS to every toolstream command.
+// serve and beside other tests. The README's serve takes the default
+// --listen; the scripts' serve listens on $NATS, and the other commands
+// find it through --data (serve.json), as the README's do.
 var readmeAddrs = map[string]string{
 	"$CONSOLE": "127.0.0.1:8080",
 	"$GATEWAY": "127.0.0.1:8081",
