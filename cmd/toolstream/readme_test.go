@@ -77,6 +77,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		RequireExplicitExec: true,
 		Deadline:            time.Now().Add(5 * time.Minute),
 		Setup: func(env *testscript.Env) error {
+			env.Setenv("README", filepath.Join(repo, "README.md"))
 			for _, v := range []string{"NATS", "CONSOLE", "GATEWAY"} {
 				addr, err := readmeFreeAddr()
 				if err != nil {
@@ -123,6 +124,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 			"replace":  cmdReplace,
 			"browse":   cmdBrowse,
 			"waitfor":  cmdWaitfor,
+			"output":   cmdOutput,
 		},
 	})
 }
@@ -211,6 +213,57 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// cmdOutput checks the last command's standard output against the N-th
+// output block (```text) of this script's README section: each line of
+// the block must match a line of the output, in any order (calls prints
+// the log's streams one after another, and which of two streams' events
+// comes first is a race), blanks matching any run of blanks and … any
+// text (a time, a sequence, an executor's id). A line that is only …
+// stands for lines the README leaves out.
+//
+//	output N
+func cmdOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: output N")
+	}
+	data, err := os.ReadFile(ts.Getenv("README"))
+	ts.Check(err)
+	var sec *readmeSection
+	for _, s := range readmeSections(string(data)) {
+		if s.slug == strings.TrimSuffix(ts.Name(), ".txtar") {
+			sec = s
+		}
+	}
+	var n int
+	if _, err := fmt.Sscan(args[0], &n); err != nil || sec == nil || n < 1 || n > len(sec.outputs) {
+		ts.Fatalf("the README has no output block %s in the section of %s", args[0], ts.Name())
+	}
+	got := strings.Split(ts.ReadFile("stdout"), "\n")
+	for _, want := range sec.outputs[n-1] {
+		if strings.TrimSpace(want) == "…" || strings.TrimSpace(want) == "" {
+			continue
+		}
+		re := outputLine(want)
+		if !slices.ContainsFunc(got, re.MatchString) {
+			ts.Fatalf("the README's output block %d of %q shows\n\t%s\nand no line of the output matches it", n, sec.heading, want)
+		}
+	}
+}
+
+// outputLine is a README output line as a regular expression for a
+// whole line: blanks match any run of blanks, … any text.
+func outputLine(l string) *regexp.Regexp {
+	parts := strings.Split(strings.TrimSpace(l), "…")
+	for i, p := range parts {
+		words := strings.Fields(p)
+		for j, w := range words {
+			words[j] = regexp.QuoteMeta(w)
+		}
+		parts[i] = strings.Join(words, `\s+`)
+	}
+	return regexp.MustCompile(`^\s*` + strings.Join(parts, `.*`) + `\s*$`)
 }
 
 // cmdUpstream serves FILE, a recorded provider stream of JSON lines, as
@@ -341,16 +394,17 @@ func cmdBrowse(ts *testscript.TestScript, neg bool, args []string) {
 // word after quoting), every file the README shows (```yaml tools.yaml:
 // a name after the language) must be in that section's script, and be
 // byte for byte the file of that name in every script that holds one, and
-// every script must belong to a section. The scripts may do
-// more (start what the section assumes, check what it promises); they
-// write --listen $NATS where the README takes the default, and $CONSOLE
-// and $GATEWAY for the README's addresses (readmeAddrs).
+// every script must belong to a section. The scripts may do more (start
+// what the section assumes, check what it promises). Every output block (```text) must be checked by the script (output N, which
+// matches it against what the binary printed). The scripts write
+// --listen $NATS on serve where the README takes the default, and
+// $CONSOLE and $GATEWAY for the README's addresses (readmeAddrs).
 func TestREADMEMatchesScripts(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sections := readmeSections(t, string(readme))
+	sections := readmeSections(string(readme))
 	scripts, err := filepath.Glob("testdata/readme/*.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -359,13 +413,21 @@ func TestREADMEMatchesScripts(t *testing.T) {
 	for _, s := range sections {
 		name := "testdata/readme/" + s.slug + ".txtar"
 		seen[name] = true
-		if len(s.commands) == 0 && len(s.files) == 0 {
+		if len(s.commands) == 0 && len(s.files) == 0 && len(s.outputs) == 0 {
 			continue
 		}
 		ar, err := txtar.ParseFile(name)
 		if err != nil {
 			t.Errorf("README section %q has commands, and no script: %v", s.heading, err)
 			continue
+		}
+		for _, e := range s.errs {
+			t.Error(e)
+		}
+		for n := range s.outputs {
+			if !regexp.MustCompile(fmt.Sprintf(`(?m)^output %d$`, n+1)).Match(ar.Comment) {
+				t.Errorf("README section %q shows output block %d, which %s never checks (output %d)", s.heading, n+1, name, n+1)
+			}
 		}
 		have := scriptCommands(t, name, string(ar.Comment))
 		for _, c := range s.commands {
@@ -415,6 +477,8 @@ type readmeSection struct {
 	heading, slug string
 	commands      []readmeCommand
 	files         map[string]string // name → content
+	outputs       [][]string        // the lines of each ```text block
+	errs          []string          // commands that do not parse
 }
 
 var headingNumber = regexp.MustCompile(`^[0-9]+\.\s*`)
@@ -422,7 +486,7 @@ var headingNumber = regexp.MustCompile(`^[0-9]+\.\s*`)
 // readmeSections reads the README's ## Two commands and the ### sections of
 // ## Walkthrough, each with the commands of its ```sh blocks and the files
 // of its named blocks.
-func readmeSections(t *testing.T, readme string) []*readmeSection {
+func readmeSections(readme string) []*readmeSection {
 	var (
 		out     []*readmeSection
 		cur     *readmeSection
@@ -436,7 +500,7 @@ func readmeSections(t *testing.T, readme string) []*readmeSection {
 		if fence != "" {
 			if strings.HasPrefix(l, "```") {
 				if cur != nil {
-					readmeBlock(t, cur, fence, blockAt, block)
+					readmeBlock(cur, fence, blockAt, block)
 				}
 				fence, block = "", nil
 				continue
@@ -473,11 +537,13 @@ func newSection(heading string) *readmeSection {
 
 // readmeBlock adds a fenced block's commands (```sh) or file (```LANG NAME)
 // to s.
-func readmeBlock(t *testing.T, s *readmeSection, info string, at int, block []string) {
+func readmeBlock(s *readmeSection, info string, at int, block []string) {
 	f := strings.Fields(info)
 	switch {
 	case len(f) >= 2:
 		s.files[f[1]] = strings.Join(block, "\n") + "\n"
+	case len(f) == 1 && f[0] == "text":
+		s.outputs = append(s.outputs, block)
 	case len(f) == 1 && f[0] == "sh":
 		for i := 0; i < len(block); i++ {
 			line, text := at+i, block[i]
@@ -487,7 +553,7 @@ func readmeBlock(t *testing.T, s *readmeSection, info string, at int, block []st
 			}
 			words, err := shellWords(text)
 			if err != nil {
-				t.Errorf("README line %d: %v", line, err)
+				s.errs = append(s.errs, fmt.Sprintf("README line %d: %v", line, err))
 				continue
 			}
 			if len(words) == 0 {
