@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 func forgetCmd(g *globals) *cobra.Command {
 	var tenant, user string
 	var wait time.Duration
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "forget --tenant T --user U",
 		Short: "Erase a user: their memory, messages, model text, arguments, results and verdicts, from every store",
@@ -47,6 +49,14 @@ from (one that is not running erases when it next catches up).`,
 				return err
 			}
 			pending := stack.WaitErased(ctx, c.Conn(), res.Tombstones, wait)
+			if !asJSON {
+				fmt.Fprintf(g.stdout, "erased user %s of tenant %s: %d data key(s) destroyed, %d raw event(s) deleted, a tombstone in %d stream(s)\n",
+					user, tenant, res.Keys, res.Raw, len(res.Tombstones))
+				if len(pending) > 0 {
+					fmt.Fprintf(g.stdout, "not yet confirmed by: %s (a projection that is not running erases when it next catches up)\n", strings.Join(pending, ", "))
+				}
+				return nil
+			}
 			out := struct {
 				erasure.Result
 				NotConfirmed []string `json:"not_confirmed,omitempty"`
@@ -59,5 +69,6 @@ from (one that is not running erases when it next catches up).`,
 	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant of the user")
 	cmd.Flags().StringVar(&user, "user", "", "the end user to erase")
 	cmd.Flags().DurationVar(&wait, "wait", 30*time.Second, "how long to wait for the running projections to rebuild their views")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was erased as JSON")
 	return cmd
 }

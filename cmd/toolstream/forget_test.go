@@ -173,7 +173,7 @@ grants:
 	})
 	before := time.Now()
 
-	out := cli(auth.Identity{Role: auth.RoleOperator}, "forget", "--tenant", "acme", "--user", "ann")
+	out := cli(auth.Identity{Role: auth.RoleOperator}, "forget", "--tenant", "acme", "--user", "ann", "--json")
 	var res struct {
 		Keys         int               `json:"keys_destroyed"`
 		Raw          int               `json:"raw_events_erased"`

@@ -64,6 +64,7 @@ func (e embedFlags) embedder() (embed.Embedder, error) {
 func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	var op memory.Op
 	var wait time.Duration
+	var asJSON bool
 	short := map[string]string{
 		"message": "Write a user's message: the extractor reads its statements, each a record under a key of its own",
 		"observe": "Write a typed record (--id, --kind, --subject, --attribute, --value) saying TEXT",
@@ -110,6 +111,9 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if !asJSON {
+					return printForgotten(g.stdout, op.ID, out)
+				}
 				enc := json.NewEncoder(g.stdout)
 				enc.SetEscapeHTML(false)
 				return enc.Encode(out)
@@ -117,6 +121,9 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 			data, err := c.MemoryRequest(ctx, verb, op)
 			if err != nil {
 				return err
+			}
+			if !asJSON {
+				return printMemory(g.stdout, verb, op.ID, data)
 			}
 			_, err = fmt.Fprintf(g.stdout, "%s\n", data)
 			return err
@@ -126,6 +133,7 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	f.StringVar(&op.Tenant, "tenant", "default", "tenant")
 	f.StringVar(&op.User, "user", "", "user")
 	f.StringVar(&op.Time, "time", "", "event or query time, RFC 3339 (default: now)")
+	f.BoolVar(&asJSON, "json", false, "print the memory service's answer as JSON (times in Unix nanoseconds, scores unrounded)")
 	switch verb {
 	case "message":
 		f.StringVar(&op.ID, "id", "", "the message's id: its records are ID, ID#2, … (default: made from the time; give one to retry safely)")
