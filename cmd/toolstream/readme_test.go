@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -713,4 +714,94 @@ func scriptWords(s string) ([]string, error) {
 		words = append(words, w.String())
 	}
 	return words, nil
+}
+
+// linksPending are documents the README and docs/ link to that another
+// piece of work is writing; TestDocLinks fails once one exists, so the
+// entry is removed then.
+var linksPending = map[string]string{
+	"docs/security.md": "the security document (issue 27's security engineer)",
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+)
+
+// TestDocLinks fails when a relative link of README.md or docs/*.md names
+// a file that is not there, or a #section that file does not have (GitHub's
+// anchors: the heading lowercased, punctuation dropped, blanks as -).
+func TestDocLinks(t *testing.T) {
+	root := "../.."
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, why := range linksPending {
+		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
+			t.Errorf("%s exists now: remove it from linksPending (%s)", p, why)
+		}
+	}
+	anchors := func(file string) (map[string]bool, error) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]bool{}
+		for _, m := range mdHeading.FindAllStringSubmatch(string(data), -1) {
+			out[githubAnchor(m[1])] = true
+		}
+		return out, nil
+	}
+	for _, file := range append([]string{filepath.Join(root, "README.md")}, docs...) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, file)
+		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
+			link := m[1]
+			if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(link, "#")
+			target := file
+			if path != "" {
+				target = filepath.Join(filepath.Dir(file), path)
+			}
+			trel, _ := filepath.Rel(root, target)
+			if _, ok := linksPending[filepath.ToSlash(trel)]; ok {
+				continue
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links to %s: %v", rel, link, err)
+				continue
+			}
+			if anchor == "" {
+				continue
+			}
+			have, err := anchors(target)
+			if err != nil {
+				t.Errorf("%s links to %s: %v", rel, link, err)
+				continue
+			}
+			if !have[anchor] {
+				t.Errorf("%s links to %s: %s has no section #%s", rel, link, trel, anchor)
+			}
+		}
+	}
+}
+
+// githubAnchor is the anchor GitHub gives a heading.
+func githubAnchor(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
