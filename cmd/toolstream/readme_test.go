@@ -805,3 +805,31 @@ func githubAnchor(h string) string {
 	}
 	return b.String()
 }
+
+// TestEveryCommandIsDocumented fails when a command of the binary is
+// missing from the README's list of commands or from the commands table of
+// docs/operations.md, each of which says it names them all.
+func TestEveryCommandIsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(readme), "\n## Commands\n")
+	list, _, _ = strings.Cut(list, "\n## ")
+	for _, c := range newRoot(io.Discard, io.Discard).Commands() {
+		name := c.Name()
+		if c.Hidden || name == "help" || name == "completion" {
+			continue
+		}
+		if !strings.Contains(list, "`"+name+"`") && !strings.Contains(list, "`"+name+" ") {
+			t.Errorf("README, Commands, does not name toolstream %s", name)
+		}
+		if !strings.Contains(string(ops), "`toolstream "+name+" ") && !strings.Contains(string(ops), "`toolstream "+name+"`") && !strings.Contains(string(ops), "/ `"+name+" ") {
+			t.Errorf("docs/operations.md's commands table has no row for toolstream %s", name)
+		}
+	}
+}
