@@ -717,8 +717,9 @@ func scriptWords(s string) ([]string, error) {
 }
 
 // linksPending are documents the README and docs/ link to that another
-// piece of work is writing; TestDocLinks fails once one exists, so the
-// entry is removed then.
+// piece of work is writing: a link to one is not an error while it does
+// not exist, and is checked as any other once it does (remove the entry
+// then).
 var linksPending = map[string]string{
 	"docs/security.md": "the security document (issue 27's security engineer)",
 }
@@ -738,8 +739,8 @@ func TestDocLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, why := range linksPending {
-		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
-			t.Errorf("%s exists now: remove it from linksPending (%s)", p, why)
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Logf("%s is not written yet (%s): links to it are not checked", p, why)
 		}
 	}
 	anchors := func(file string) (map[string]bool, error) {
@@ -771,7 +772,9 @@ func TestDocLinks(t *testing.T) {
 			}
 			trel, _ := filepath.Rel(root, target)
 			if _, ok := linksPending[filepath.ToSlash(trel)]; ok {
-				continue
+				if _, err := os.Stat(target); err != nil {
+					continue
+				}
 			}
 			if _, err := os.Stat(target); err != nil {
 				t.Errorf("%s links to %s: %v", rel, link, err)
