@@ -139,32 +139,35 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		}
 		return undumpableHook(cmd, args) // every command: undumpable.go
 	}
+	// Only the flags every command takes are the root's; the others are
+	// given to the commands they apply to (commandFlags).
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.data, "data", "./toolstream-data", "data directory: JetStream files (nats/) and projection views (views/)")
-	pf.StringVar(&g.listen, "listen", "127.0.0.1:4222", "client address of the embedded NATS server")
-	pf.StringVar(&g.natsURL, "nats-url", "", "use this NATS server or cluster (comma-separated URLs) instead of the embedded one")
-	pf.StringVar(&g.sync, "sync", "", `embedded server flush policy: "" (every 2 minutes, the server default), "always", or a duration`)
-	pf.DurationVar(&g.rawRetention, "raw-retention", 24*time.Hour, "how long the log keeps raw provider events (plaintext) in TS_IN, long enough for ingest to read them")
-	pf.IntVar(&g.replicas, "replicas", 0, "stream replicas (0: 1 embedded, 3 on a cluster of 3 or more)")
-	pf.IntVar(&g.partitions, "partitions", 0, fmt.Sprintf("model subject partitions, one active assembler each (0: keep the log's setting, none on a new log; at most %d)", bus.PartitionsMax))
+	pf.StringVar(&g.data, "data", "./toolstream-data", "data directory: JetStream files (nats/), projection views (views/), security material (auth/)")
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error (one-shot commands — assemble, verify, memory run, demo — default to warn)")
-	pf.StringVar(&g.creds, "creds", "", "NATS credentials file (toolstream creds); by default a command authenticates as the operator with the material in --data/auth")
-	pf.StringVar(&g.user, "nats-user", "", "NATS user name and password (--nats-password), for a server that takes them; --user is the end user of the commands that act on one")
-	pf.StringVar(&g.password, "nats-password", "", "NATS password (with --nats-user)")
-	pf.StringVar(&g.registryKeyFile, "registry-key", "", "key that signs registry changes (PEM PKCS #8 ed25519; default --data/auth/registry.key, made by serve --tools when missing)")
-	pf.StringVar(&g.registryTrustFiles, "registry-trust", "", "public keys whose registry changes take effect (PEM files, comma-separated; default --data/auth/registry.pub)")
-	pf.StringVar(&g.tlsCert, "tls-cert", "", "serve: the embedded server's TLS certificate (PEM); clients then need --tls-ca")
-	pf.StringVar(&g.tlsKey, "tls-key", "", "serve: the embedded server's TLS private key (PEM)")
-	pf.StringVar(&g.tlsCA, "tls-ca", "", "CA certificate (PEM) that signed the server's TLS certificate")
-	pf.BoolVar(&g.plaintext, "allow-plaintext", false, "serve: let the embedded server listen on a non-loopback address without TLS")
-	for _, cmd := range []func(*globals) *cobra.Command{ // every command, in one place
-		serveCmd, replayCmd, publishCmd, assembleCmd, traceCmd, callsCmd, approveCmd, denyCmd,
-		verifyCmd, verdictsCmd, memoryCmd, forgetCmd, keysCmd, historyCmd, runsCmd,
-		credsCmd, authCmd, setupCmd, benchCmd, demoCmd, consoleTokenCmd, toolsCmd,
+	root.AddGroup(
+		&cobra.Group{ID: "start", Title: "Start:"},
+		&cobra.Group{ID: "calls", Title: "Calls (against a running serve):"},
+		&cobra.Group{ID: "memory", Title: "Memory and erasure (against a running serve):"},
+		&cobra.Group{ID: "log", Title: "The log, its views and the registry:"},
+		&cobra.Group{ID: "oneshot", Title: "One-shot (a scratch server of their own):"},
+		&cobra.Group{ID: "admin", Title: "Security and clusters:"},
+	)
+	for group, cmds := range map[string][]func(*globals) *cobra.Command{ // every command, in one place
+		"start":   {serveCmd, demoCmd},
+		"calls":   {publishCmd, callsCmd, approveCmd, denyCmd, traceCmd, verdictsCmd, runsCmd, historyCmd},
+		"memory":  {memoryCmd, forgetCmd},
+		"log":     {replayCmd, toolsCmd, keysCmd},
+		"oneshot": {assembleCmd, verifyCmd, benchCmd},
+		"admin":   {credsCmd, authCmd, setupCmd, consoleTokenCmd},
 	} {
-		root.AddCommand(cmd(g))
+		for _, cmd := range cmds {
+			c := cmd(g)
+			c.GroupID = group
+			root.AddCommand(c)
+		}
 	}
+	g.commandFlags(root)
 	return root
 }
 
@@ -274,9 +277,9 @@ func (g *globals) endpoint() (url, from string) {
 			}
 			return url, "from " + filepath.Join(g.data, serverFile)
 		}
-		return scheme + g.listen, "the default --listen; no serve has recorded its address in --data " + g.data
+		return scheme + g.listenAddr(), "the default --listen; no serve has recorded its address in --data " + g.data
 	}
-	return scheme + g.listen, "--listen"
+	return scheme + g.listenAddr(), "--listen"
 }
 
 // errNoServer is what a command gets when no server answers where it

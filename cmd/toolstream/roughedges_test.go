@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
@@ -156,6 +158,59 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	} {
 		if got := userMessage(errors.New(in)); got != want {
 			t.Errorf("userMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFlagsWhereTheyApply: 19 flags were global, under every command
+// (--tls-cert under calls, --replicas under verify); the root keeps the
+// three every command takes, each other flag is on the commands it applies
+// to, and every command is in a group of the help.
+func TestFlagsWhereTheyApply(t *testing.T) {
+	root := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+	var global []string
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) { global = append(global, f.Name) })
+	if want := []string{"data", "log-format", "log-level"}; !slices.Equal(global, want) {
+		t.Errorf("global flags %v, want %v", global, want)
+	}
+	has := func(path, flag string) bool {
+		cmd, _, err := root.Find(strings.Fields(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cmd.Flags().Lookup(flag) != nil
+	}
+	for path, flags := range map[string][]string{
+		"serve":         {"listen", "nats-url", "creds", "sync", "tls-cert", "tls-key", "allow-plaintext", "replicas", "partitions", "registry-key", "registry-trust"},
+		"setup":         {"nats-url", "creds", "replicas", "partitions", "raw-retention"},
+		"publish":       {"listen", "nats-url", "creds", "nats-user", "tls-ca"},
+		"memory recall": {"listen", "creds"},
+		"tools export":  {"listen", "registry-trust"},
+		"replay":        {"creds", "registry-trust"},
+		"auth init":     {"registry-key"},
+	} {
+		for _, f := range flags {
+			if !has(path, f) {
+				t.Errorf("%s has no --%s", path, f)
+			}
+		}
+	}
+	for path, flags := range map[string][]string{
+		"demo":       {"listen", "creds", "sync", "replicas", "tls-cert"},
+		"verify":     {"listen", "nats-url", "replicas"},
+		"calls":      {"sync", "tls-cert", "replicas", "registry-key"},
+		"memory run": {"listen", "creds"},
+		"creds":      {"listen", "tls-cert"},
+	} {
+		for _, f := range flags {
+			if has(path, f) {
+				t.Errorf("%s has --%s, which does not apply to it", path, f)
+			}
+		}
+	}
+	for _, cmd := range root.Commands() {
+		if cmd.GroupID == "" && cmd.Name() != "help" && cmd.Name() != "completion" {
+			t.Errorf("%s is in no group of the help", cmd.Name())
 		}
 	}
 }

@@ -100,7 +100,7 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	}
 	defer release()
 	if g.natsURL == "" {
-		if err := listenFree(g.listen); err != nil {
+		if err := listenFree(g.listenAddr()); err != nil {
 			return err
 		}
 	}
@@ -108,7 +108,7 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	if err != nil {
 		return err
 	}
-	b, err := g.openEmbedded(ctx, log, g.data, g.listen, asAdmin)
+	b, err := g.openEmbedded(ctx, log, g.data, g.listenAddr(), asAdmin)
 	if err != nil {
 		return err
 	}
