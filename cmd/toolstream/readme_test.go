@@ -50,8 +50,9 @@ func (a afterTests) Run() int {
 // readmeAddrs are what the scripts write instead of the README's fixed
 // addresses: a free port each, so the walkthrough runs beside a real
 // serve and beside other tests. The README's serve takes the default
-// --listen; the scripts' serve listens on $NATS, and the other commands
-// find it through --data (serve.json), as the README's do.
+// --listen; the scripts' serve listens on any free port (--listen
+// 127.0.0.1:-1), and the other commands find it through --data
+// (serve.json), as the README's do.
 var readmeAddrs = map[string]string{
 	"$CONSOLE": "127.0.0.1:8080",
 	"$GATEWAY": "127.0.0.1:8081",
@@ -79,7 +80,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		Deadline:            time.Now().Add(5 * time.Minute),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("README", filepath.Join(repo, "README.md"))
-			for _, v := range []string{"NATS", "CONSOLE", "GATEWAY"} {
+			for _, v := range []string{"CONSOLE", "GATEWAY"} {
 				addr, err := readmeFreeAddr()
 				if err != nil {
 					return err
@@ -150,44 +151,46 @@ func readmeFreeAddr() (string, error) {
 }
 
 // cmdServing waits (up to a minute) until the serve started in the
-// background answers on NATS_ADDR: its port takes connections and
-// `toolstream runs` gets an answer from the runs service, which serve
-// starts after the projections, the executor and the other services
-// (only the gateway comes later). Each HTTP_ADDR given, the console's or
-// the gateway's, must then take connections too.
+// background on ./toolstream-data answers: it has recorded its address in
+// toolstream-data/serve.json, and `toolstream runs` gets an answer from
+// the runs service, which serve starts after the projections, the
+// executor and the other services (only the gateway comes later). Each
+// HTTP_ADDR given, the console's or the gateway's, must then take
+// connections too.
 //
-//	serving NATS_ADDR [HTTP_ADDR...]
+//	serving [HTTP_ADDR...]
 func cmdServing(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 {
-		ts.Fatalf("usage: serving NATS_ADDR [HTTP_ADDR...]")
+	if neg {
+		ts.Fatalf("usage: serving [HTTP_ADDR...]")
 	}
 	deadline := time.Now().Add(time.Minute)
-	dial := func(addr string) {
+	for {
+		_, recorded := readServerRecord(ts.MkAbs("toolstream-data"))
+		if recorded {
+			err := ts.Exec("toolstream", "runs", "--tenant", "readme-probe")
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("serve did not answer within a minute: %v", err)
+			}
+		} else if time.Now().After(deadline) {
+			ts.Fatalf("serve did not record its address in toolstream-data within a minute")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, addr := range args {
 		for {
 			c, err := net.DialTimeout("tcp", addr, time.Second)
 			if err == nil {
 				c.Close()
-				return
+				break
 			}
 			if time.Now().After(deadline) {
 				ts.Fatalf("nothing listens on %s after a minute: %v", addr, err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-	}
-	dial(args[0])
-	for {
-		err := ts.Exec("toolstream", "runs", "--tenant", "readme-probe", "--listen", args[0])
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("serve on %s did not answer within a minute: %v", args[0], err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for _, a := range args[1:] {
-		dial(a)
 	}
 }
 
@@ -397,9 +400,10 @@ func cmdBrowse(ts *testscript.TestScript, neg bool, args []string) {
 // byte for byte the file of that name in every script that holds one, and
 // every script must belong to a section. The scripts may do more (start
 // what the section assumes, check what it promises). Every output block (```text) must be checked by the script (output N, which
-// matches it against what the binary printed). The scripts write
-// --listen $NATS on serve where the README takes the default, and
-// $CONSOLE and $GATEWAY for the README's addresses (readmeAddrs).
+// matches it against what the binary printed). The scripts' serve listens
+// on any free port (--listen 127.0.0.1:-1) where the README's takes the
+// default, and they write $CONSOLE and $GATEWAY for the README's
+// addresses (readmeAddrs).
 func TestREADMEMatchesScripts(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -630,8 +634,8 @@ func shellWords(s string) ([]string, error) {
 }
 
 // scriptCommands reads a script's commands as the README would write
-// them: conditions, !, exec, waitfor REGEX and a trailing & dropped, --listen $NATS
-// dropped, the addresses of readmeAddrs put back.
+// them: conditions, !, exec, waitfor REGEX and a trailing & dropped,
+// --listen 127.0.0.1:-1 dropped, the addresses of readmeAddrs put back.
 func scriptCommands(t *testing.T, name, script string) [][]string {
 	var out [][]string
 	for n, l := range strings.Split(script, "\n") {
@@ -654,7 +658,7 @@ func scriptCommands(t *testing.T, name, script string) [][]string {
 		}
 		var c []string
 		for i := 0; i < len(words); i++ {
-			if words[i] == "--listen" && i+1 < len(words) && words[i+1] == "$NATS" {
+			if words[i] == "--listen" && i+1 < len(words) && words[i+1] == "127.0.0.1:-1" {
 				i++
 				continue
 			}
