@@ -30,6 +30,7 @@ import (
 //	connect ADDR    opens a TCP connection to ADDR
 //	write PATH      writes a file in its TMPDIR, then PATH
 //	alloc MIB       allocates and touches MIB MiB
+//	read PATH       prints {"content": …} of the file PATH, or {"entries": […]} of the directory
 func attackMain(mode, arg string) int {
 	fail := func(code int, format string, args ...any) int {
 		fmt.Fprintf(os.Stderr, format+"\n", args...)
@@ -71,6 +72,30 @@ func attackMain(mode, arg string) int {
 			return fail(5, "cannot write outside: %v", err)
 		}
 		fmt.Print(`{"wrote":true}`)
+	case "read":
+		fi, err := os.Stat(arg)
+		if err != nil {
+			return fail(6, "cannot read: %v", err)
+		}
+		if fi.IsDir() {
+			ents, err := os.ReadDir(arg)
+			if err != nil {
+				return fail(6, "cannot read: %v", err)
+			}
+			names := []string{}
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			out, _ := json.Marshal(map[string]any{"entries": names})
+			fmt.Printf("%s", out)
+			return 0
+		}
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return fail(6, "cannot read: %v", err)
+		}
+		out, _ := json.Marshal(map[string]string{"content": string(data)})
+		fmt.Printf("%s", out)
 	case "alloc":
 		mib, _ := strconv.Atoi(arg)
 		b := make([]byte, mib<<20)

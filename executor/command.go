@@ -82,7 +82,12 @@ func (t *commandTool) Invoke(ctx context.Context, call Call) (json.RawMessage, e
 		if err := t.host.sandboxReady(ctx, t.sandbox); err != nil {
 			return nil, Errorf(events.ErrUnavailable, "%s asks for a sandbox (%s), and %v; it was not run — an operator must make the sandbox work here, or change the contract", call.Name, t.sandbox, err)
 		}
-		argv = t.host.confine(argv, dir, t.sandbox)
+		if argv[0], err = filepath.Abs(prog); err == nil {
+			argv, err = t.host.confine(argv, dir, t.sandbox)
+		}
+		if err != nil {
+			return nil, Errorf(events.ErrUnavailable, "%s cannot be sandboxed: %v; it was not run — an operator must change the contract", call.Name, err)
+		}
 	}
 	r, err := runProgram(ctx, argv, env, call.Args, t.max)
 	if err != nil {

@@ -116,9 +116,13 @@
 //     read up to ResultBytesMax, then the connection is dropped.
 //   - A command tool with a sandbox runs under bubblewrap (BwrapPath) with
 //     rlimits set by prlimit (PrlimitPath): namespaces of its own (network
-//     none: loopback only), no capabilities, the filesystem read-only but
-//     its private directory, other invocations' directories hidden,
-//     memory as RLIMIT_DATA, cpu as RLIMIT_CPU. Each kind of sandbox is
+//     none: loopback only), no capabilities, a minimal root read-only —
+//     the system's programs and libraries, the few files of /etc a program
+//     needs (name resolution only with network host), the program, a
+//     private /dev, /proc and /tmp, its private directory writable, and
+//     exactly the paths its sandbox.read and sandbox.write name, never a
+//     Config.Hidden directory (serve's --data) — memory as RLIMIT_DATA,
+//     cpu as RLIMIT_CPU. Each kind of sandbox is
 //     tried once (`true` in it) before a tool first needs it; where that
 //     fails — no bubblewrap, no user namespaces — tools that ask for a
 //     sandbox are refused with unavailable, never run unconfined. Without

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,10 +34,14 @@ const (
 //
 // The sandbox is bubblewrap (Config.BwrapPath): new user, mount, pid, net,
 // ipc, uts and cgroup namespaces (the net namespace kept only for network:
-// host), no capabilities, the root filesystem bound read-only, a private
-// /dev (read-only) and /proc, root hidden under an empty read-only tmpfs
-// except the invocation's own directory, which stays writable; a new
-// session, and death with the executor. Limits are rlimits set by
+// host), no capabilities, a minimal root read-only (confine: the system's
+// programs and libraries, a few files of /etc, the program, a private
+// /dev, /proc and /tmp, the paths the contract names, never a Hidden
+// directory), the invocation's own directory writable and its working
+// directory; a new session, and death with the executor. The tool's
+// processes live in the sandbox's pid namespace, whose init is
+// bubblewrap: when the tool exits, bubblewrap does, and the kernel kills
+// whatever the tool left in the namespace. Limits are rlimits set by
 // prlimit (Config.PrlimitPath) on the sandbox and so on every process in
 // it: memory is RLIMIT_DATA (private writable memory: heap and anonymous
 // mappings; unlike RLIMIT_AS it leaves runtimes that reserve large address
@@ -45,6 +51,7 @@ const (
 // for it are refused (unavailable), never run unconfined.
 type commandHost struct {
 	tempDir, bwrap, prlimit string
+	hidden                  []string // Config.Hidden, absolute, each also with its links resolved
 
 	mu     sync.Mutex       // guards root and probes
 	root   string           // "" until the first invocation
@@ -57,7 +64,16 @@ type probe struct {
 }
 
 func newCommandHost(cfg *Config) *commandHost {
-	return &commandHost{tempDir: cfg.TempDir, bwrap: cfg.BwrapPath, prlimit: cfg.PrlimitPath, probes: map[string]probe{}}
+	h := &commandHost{tempDir: cfg.TempDir, bwrap: cfg.BwrapPath, prlimit: cfg.PrlimitPath, probes: map[string]probe{}}
+	for _, d := range cfg.Hidden {
+		if abs, err := filepath.Abs(d); err == nil {
+			h.hidden = append(h.hidden, abs)
+		}
+		if r := realPath(d); !slices.Contains(h.hidden, r) {
+			h.hidden = append(h.hidden, r)
+		}
+	}
+	return h
 }
 
 // rootDir returns root, making it at the first call.
@@ -119,9 +135,32 @@ func removeAll(dir string) {
 	os.RemoveAll(dir)
 }
 
-// confine returns the argv that runs argv in the sandbox s, with dir (a
-// privateDir) as the only place it may write.
-func (h *commandHost) confine(argv []string, dir string, s *registry.Sandbox) []string {
+// The minimal root of a sandbox: what a program needs to start and run,
+// read-only. Everything else of the host is absent unless the contract
+// names it (sandbox.read, sandbox.write).
+var (
+	// systemDirs are the programs and libraries: bound where they are
+	// directories on the host, made the same symlinks where they are
+	// symlinks (/bin -> usr/bin).
+	systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+	// etcFiles are the files of /etc every program may read: the dynamic
+	// linker's, Debian's alternatives (/usr/bin/awk points there), the
+	// time zone, the TLS certificates (certs only: /etc/ssl/private holds
+	// keys).
+	etcFiles = []string{"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+		"/etc/localtime", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates", "/etc/pki/tls/certs", "/etc/pki/ca-trust/extracted"}
+	// netFiles are what name resolution reads: only with network host.
+	netFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf", "/etc/services", "/etc/protocols"}
+)
+
+// confine returns the argv that runs argv (argv[0] an absolute path) in
+// the sandbox s, with dir (a privateDir) as its working directory and the
+// only place it may write besides s.Write. The root is a minimal one (see
+// systemDirs, etcFiles, netFiles), with the program itself, a fresh /tmp,
+// /dev and /proc, and the contract's paths; it is read-only. A contract
+// path that does not exist here or reaches a hidden directory is an error,
+// and nothing runs.
+func (h *commandHost) confine(argv []string, dir string, s *registry.Sandbox) ([]string, error) {
 	var a []string
 	if s.Memory > 0 || s.CPU > 0 {
 		a = append(a, h.prlimit)
@@ -138,10 +177,110 @@ func (h *commandHost) confine(argv []string, dir string, s *registry.Sandbox) []
 	if s.Network == registry.NetworkHost {
 		a = append(a, "--share-net")
 	}
-	a = append(a, "--cap-drop", "ALL", "--die-with-parent", "--new-session",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev", "--proc", "/proc",
-		"--tmpfs", h.root, "--bind", dir, dir, "--remount-ro", h.root, "--")
-	return append(a, argv...)
+	a = append(a, "--cap-drop", "ALL", "--die-with-parent", "--new-session")
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				a = append(a, "--symlink", target, d)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	etc := etcFiles
+	if s.Network == registry.NetworkHost {
+		etc = append(slices.Clip(etc), netFiles...)
+	}
+	for _, f := range etc {
+		if h.hiddenIn(f) == "" {
+			a = append(a, "--ro-bind-try", f, f) // a missing file is not needed here
+		}
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
+		"--bind", dir, dir)
+	if prog := argv[0]; !underSystemDir(prog) {
+		if hid := h.hiddenIn(prog); hid != "" {
+			return nil, fmt.Errorf("the program %s is in %s, which no sandboxed tool sees", prog, hid)
+		}
+		a = append(a, "--ro-bind", prog, prog)
+	}
+	// Parents before children (sorted), so a writable path inside a
+	// read-only one stays writable.
+	type bind struct {
+		path     string
+		writable bool
+	}
+	var binds []bind
+	for _, p := range s.Read {
+		binds = append(binds, bind{p, false})
+	}
+	for _, p := range s.Write {
+		binds = append(binds, bind{p, true})
+	}
+	slices.SortFunc(binds, func(x, y bind) int { return strings.Compare(x.path, y.path) })
+	for _, b := range binds {
+		if hid := h.hiddenIn(b.path); hid != "" {
+			return nil, fmt.Errorf("its sandbox names %s, which reaches %s: no sandboxed tool sees it", b.path, hid)
+		}
+		if _, err := os.Stat(b.path); err != nil {
+			return nil, fmt.Errorf("its sandbox names %s: %v", b.path, err)
+		}
+		if b.writable {
+			a = append(a, "--bind", b.path, b.path)
+		} else {
+			a = append(a, "--ro-bind", b.path, b.path)
+		}
+	}
+	a = append(a, "--remount-ro", "/", "--chdir", filepath.Join(dir, "home"), "--")
+	return append(a, argv...), nil
+}
+
+// underSystemDir reports whether p is inside one of systemDirs, which
+// the sandbox shows whole.
+func underSystemDir(p string) bool {
+	for _, d := range systemDirs {
+		if strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenIn returns the hidden directory p reaches (p is in it, or holds
+// it), after symbolic links, or "".
+func (h *commandHost) hiddenIn(p string) string {
+	if len(h.hidden) == 0 {
+		return ""
+	}
+	for _, q := range []string{filepath.Clean(p), realPath(p)} {
+		for _, hid := range h.hidden {
+			if within(q, hid) || within(hid, q) {
+				return hid
+			}
+		}
+	}
+	return ""
+}
+
+// within reports whether p is dir or inside it (both clean and absolute).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// realPath returns p absolute with its symbolic links resolved, as far as
+// they resolve.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
 }
 
 // probeKey names the kind of sandbox s is, as far as a check goes.
@@ -192,7 +331,11 @@ func (h *commandHost) try(ctx context.Context, s *registry.Sandbox) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	env := []string{"PATH=" + PathDefault, "LANG=" + langDefault}
-	r, err := runProgram(ctx, h.confine([]string{prog}, dir, s), env, nil, 1<<10)
+	argv, err := h.confine([]string{prog}, dir, &registry.Sandbox{Network: s.Network, Filesystem: s.Filesystem, Memory: s.Memory, CPU: s.CPU})
+	if err != nil {
+		return fmt.Errorf("this executor cannot sandbox: %v", err)
+	}
+	r, err := runProgram(ctx, argv, env, nil, 1<<10)
 	switch {
 	case err != nil:
 		return fmt.Errorf("this executor cannot sandbox: %v", err)

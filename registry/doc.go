@@ -25,7 +25,7 @@
 //	      follow_redirects: none     # none | same_origin
 //	    # command: ["/usr/local/bin/refund", "--json"]
 //	    # env: [AWS_REGION]          # or {NAME: value}, e.g. {DB_PASSWORD: "${file:/run/secrets/db}"}
-//	    # sandbox: {network: none, filesystem: readonly, memory: 256MiB, cpu: 10s}
+//	    # sandbox: {network: none, filesystem: readonly, read: [/srv/maps], write: [/srv/out], memory: 256MiB, cpu: 10s}
 //	grants:
 //	  - tenant: acme
 //	    permissions: [orders.refund, weather.read]
@@ -61,7 +61,12 @@
 // sandbox confines a command tool (the executor refuses to run it where
 // it cannot): network none (the default: a network namespace of its own,
 // loopback only) or host; filesystem readonly (the default and only mode:
-// everything read-only but its private HOME and TMPDIR); memory, a size
+// a minimal root, read-only — the system's programs and libraries, the
+// program itself, the files of /etc a program needs to start — with a
+// private /dev, /proc and /tmp, and its private HOME and TMPDIR
+// writable; nothing else of the host); read and write, host paths the
+// tool sees at the same place, read-only and writable (absolute, never
+// "/", /proc or /dev); memory, a size
 // in B, KiB, MiB or GiB (16MiB to 1024GiB) bounding each process's private
 // writable memory; cpu, whole seconds bounding each process's CPU time.
 // An empty sandbox: {} takes the defaults and no limits.

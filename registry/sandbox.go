@@ -3,6 +3,8 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +17,19 @@ const (
 	NetworkNone = "none"
 	// NetworkHost: the tool shares the executor's network.
 	NetworkHost = "host"
-	// FilesystemReadonly: the tool sees the executor's filesystem read-only,
-	// a private /dev and /proc, and may write only its private HOME and
-	// TMPDIR. The default, and the only mode.
+	// FilesystemReadonly: the tool sees a minimal root, read-only: the
+	// system's programs and libraries (/usr, /bin, /lib…), the few files of
+	// /etc a program needs to start (the dynamic linker's cache, TLS
+	// certificates; name resolution only with network host), the program
+	// itself, a private /dev, /proc and /tmp, its private HOME and TMPDIR
+	// (writable), and exactly the paths the contract's read and write
+	// name; nothing else of the host. The default, and the only mode.
 	FilesystemReadonly = "readonly"
 )
+
+// SandboxPathsMax bounds the paths a sandbox's read and write name
+// together.
+const SandboxPathsMax = 64
 
 // Bounds of a sandbox's limits.
 const (
@@ -40,11 +50,23 @@ type Sandbox struct {
 	// CPU bounds the CPU time of each process of the tool (RLIMIT_CPU),
 	// whole seconds; 0: no bound.
 	CPU time.Duration
+	// Read and Write are host paths the tool sees at the same place,
+	// read-only and writable: absolute, clean, sorted, never "/" nor under
+	// /proc or /dev. The executor refuses to run a tool whose paths reach
+	// its data directory (Config.Hidden).
+	Read, Write []string
 }
 
-// String describes the sandbox: "network none, filesystem readonly, memory 256MiB, cpu 10s".
+// String describes the sandbox: "network none, filesystem readonly, read
+// /srv/maps, write /srv/out, memory 256MiB, cpu 10s".
 func (s *Sandbox) String() string {
 	out := "network " + s.Network + ", filesystem " + s.Filesystem
+	if len(s.Read) > 0 {
+		out += ", read " + strings.Join(s.Read, " ")
+	}
+	if len(s.Write) > 0 {
+		out += ", write " + strings.Join(s.Write, " ")
+	}
 	if s.Memory > 0 {
 		out += ", memory " + formatSize(s.Memory)
 	}
@@ -59,6 +81,9 @@ type specSandbox struct {
 	Filesystem string `json:"filesystem"`
 	Memory     string `json:"memory,omitempty"`
 	CPU        string `json:"cpu,omitempty"`
+	// omitempty: sandboxes without them keep their bytes.
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
 
 	memory int64
 	cpu    time.Duration
@@ -68,12 +93,12 @@ func (s *specSandbox) sandbox() *Sandbox {
 	if s == nil {
 		return nil
 	}
-	return &Sandbox{Network: s.Network, Filesystem: s.Filesystem, Memory: s.memory, CPU: s.cpu}
+	return &Sandbox{Network: s.Network, Filesystem: s.Filesystem, Memory: s.memory, CPU: s.cpu, Read: s.Read, Write: s.Write}
 }
 
 // sandbox decodes a command tool's sandbox.
 func (d *decoder) sandbox(path string, v any) *specSandbox {
-	m := d.object(path, v, "network", "filesystem", "memory", "cpu")
+	m := d.object(path, v, "network", "filesystem", "memory", "cpu", "read", "write")
 	if m == nil {
 		return nil
 	}
@@ -104,7 +129,42 @@ func (d *decoder) sandbox(path string, v any) *specSandbox {
 			s.CPU = s.cpu.String()
 		}
 	}
+	s.Read = d.sandboxPaths(join(path, "read"), m["read"])
+	s.Write = d.sandboxPaths(join(path, "write"), m["write"])
+	for _, p := range s.Write {
+		if slices.Contains(s.Read, p) {
+			d.fail(join(path, "read"), "%s is also in write: name a path once (write is read-write)", p)
+		}
+	}
+	if n := len(s.Read) + len(s.Write); n > SandboxPathsMax {
+		d.fail(path, "read and write name %d paths; at most %d", n, SandboxPathsMax)
+	}
 	return s
+}
+
+// sandboxPaths decodes sandbox.read or sandbox.write: absolute, clean
+// paths, sorted and without repeats. "/" would show the whole host, and
+// /proc and /dev are the sandbox's own.
+func (d *decoder) sandboxPaths(path string, v any) []string {
+	var out []string
+	for i, e := range d.list(path, v) {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		s := d.str(p, e, "")
+		switch {
+		case !filepath.IsAbs(s):
+			d.fail(p, "%q: the path must be absolute", s)
+		case filepath.Clean(s) != s:
+			d.fail(p, "%q: write the path clean, as %s", s, filepath.Clean(s))
+		case s == "/":
+			d.fail(p, `"/" would show the tool the whole host; name the directories it needs`)
+		case s == "/proc" || strings.HasPrefix(s, "/proc/") || s == "/dev" || strings.HasPrefix(s, "/dev/"):
+			d.fail(p, "%s: the sandbox has a /proc and /dev of its own", s)
+		default:
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 var sizeUnits = []struct {

@@ -3,6 +3,8 @@ package registry_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +48,7 @@ func TestSecretsAreReferences(t *testing.T) {
 		t.Fatalf("env = %v", report.Env)
 	}
 	want := registry.Sandbox{Network: registry.NetworkNone, Filesystem: registry.FilesystemReadonly, Memory: 256 << 20, CPU: 10 * time.Second}
-	if report.Sandbox == nil || *report.Sandbox != want || report.Sandbox.String() != "network none, filesystem readonly, memory 256MiB, cpu 10s" {
+	if report.Sandbox == nil || !reflect.DeepEqual(*report.Sandbox, want) || report.Sandbox.String() != "network none, filesystem readonly, memory 256MiB, cpu 10s" {
 		t.Fatalf("sandbox = %+v", report.Sandbox)
 	}
 	plain, _ := r.Lookup("plain")
@@ -101,6 +103,26 @@ func TestLiteralSecretsAreRefused(t *testing.T) {
 	mustParse(t, `tools: [{name: a, http: {url: "http://x", headers: {X-Api: v1, Accept-Language: en, Idempotency-Strategy: x}}}]`)
 }
 
+// A sandbox's read and write paths are kept sorted and once each, and
+// a sandbox without them keeps its canonical bytes.
+func TestSandboxPaths(t *testing.T) {
+	r := mustParse(t, `tools: [{name: a, command: [x], sandbox: {read: [/srv/maps, /etc/passwd, /srv/maps], write: [/srv/out]}}]`)
+	a, _ := r.Lookup("a")
+	if !slices.Equal(a.Sandbox.Read, []string{"/etc/passwd", "/srv/maps"}) || !slices.Equal(a.Sandbox.Write, []string{"/srv/out"}) {
+		t.Fatalf("sandbox = %+v", a.Sandbox)
+	}
+	if s := a.Sandbox.String(); s != "network none, filesystem readonly, read /etc/passwd /srv/maps, write /srv/out" {
+		t.Fatalf("String() = %q", s)
+	}
+	if !strings.Contains(string(r.Spec()), `"read":["/etc/passwd","/srv/maps"],"write":["/srv/out"]`) {
+		t.Fatalf("spec: %s", r.Spec())
+	}
+	plain := mustParse(t, `tools: [{name: a, command: [x], sandbox: {}}]`)
+	if strings.Contains(string(plain.Spec()), `"read"`) || strings.Contains(string(plain.Spec()), `"write"`) {
+		t.Fatalf("a sandbox without paths gained fields: %s", plain.Spec())
+	}
+}
+
 func TestConfinementErrorsNameTheField(t *testing.T) {
 	cases := []struct{ name, src, path, msg string }{
 		{"url credentials", `tools: [{name: a, http: {url: "https://bob:hunter2@api.example/x"}}]`, "tools[0].http.url", "carries credentials"},
@@ -124,6 +146,12 @@ func TestConfinementErrorsNameTheField(t *testing.T) {
 		{"memory small", `tools: [{name: a, command: [x], sandbox: {memory: 1MiB}}]`, "tools[0].sandbox.memory", "out of range"},
 		{"cpu fraction", `tools: [{name: a, command: [x], sandbox: {cpu: 1500ms}}]`, "tools[0].sandbox.cpu", "whole seconds"},
 		{"cpu zero", `tools: [{name: a, command: [x], sandbox: {cpu: 0s}}]`, "tools[0].sandbox.cpu", "out of range"},
+		{"read relative", `tools: [{name: a, command: [x], sandbox: {read: [srv/maps]}}]`, "tools[0].sandbox.read[0]", "must be absolute"},
+		{"read unclean", `tools: [{name: a, command: [x], sandbox: {read: [/srv/../etc]}}]`, "tools[0].sandbox.read[0]", "write the path clean, as /etc"},
+		{"read root", `tools: [{name: a, command: [x], sandbox: {read: [/]}}]`, "tools[0].sandbox.read[0]", "whole host"},
+		{"write proc", `tools: [{name: a, command: [x], sandbox: {write: [/proc/1]}}]`, "tools[0].sandbox.write[0]", "of its own"},
+		{"read and write", `tools: [{name: a, command: [x], sandbox: {read: [/srv], write: [/srv]}}]`, "tools[0].sandbox.read", "name a path once"},
+		{"read kind", `tools: [{name: a, command: [x], sandbox: {read: /srv}}]`, "tools[0].sandbox.read", "want a list"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
