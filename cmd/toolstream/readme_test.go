@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -127,6 +128,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 			"browse":   cmdBrowse,
 			"waitfor":  cmdWaitfor,
 			"output":   cmdOutput,
+			"exits":    cmdExits,
 		},
 	})
 }
@@ -219,7 +221,26 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdOutput checks the last command's standard output against the N-th
+// cmdExits runs a command that must fail with exit code N, the code the
+// README promises for that kind of mistake.
+//
+//	exits N COMMAND [ARGS...]
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N COMMAND [ARGS...]")
+	}
+	err := ts.Exec(args[1], args[2:]...)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		ts.Fatalf("%s: %v, want exit code %s", strings.Join(args[1:], " "), err, args[0])
+	}
+	if got := fmt.Sprint(exit.ExitCode()); got != args[0] {
+		ts.Fatalf("%s: exit code %s, want %s", strings.Join(args[1:], " "), got, args[0])
+	}
+}
+
+// cmdOutput checks the last command's standard output (or, given stderr,
+// its standard error) against the N-th
 // output block (```text) of this script's README section: each line of
 // the block must match a line of the output, in any order (calls prints
 // the log's streams one after another, and which of two streams' events
@@ -227,10 +248,14 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 // text (a time, a sequence, an executor's id). A line that is only …
 // stands for lines the README leaves out.
 //
-//	output N
+//	output N [stderr]
 func cmdOutput(ts *testscript.TestScript, neg bool, args []string) {
+	stream := "stdout"
+	if len(args) == 2 && args[1] == "stderr" {
+		stream, args = "stderr", args[:1]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: output N")
+		ts.Fatalf("usage: output N [stderr]")
 	}
 	data, err := os.ReadFile(ts.Getenv("README"))
 	ts.Check(err)
@@ -244,7 +269,7 @@ func cmdOutput(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := fmt.Sscan(args[0], &n); err != nil || sec == nil || n < 1 || n > len(sec.outputs) {
 		ts.Fatalf("the README has no output block %s in the section of %s", args[0], ts.Name())
 	}
-	got := strings.Split(ts.ReadFile("stdout"), "\n")
+	got := strings.Split(ts.ReadFile(stream), "\n")
 	for _, want := range sec.outputs[n-1] {
 		if strings.TrimSpace(want) == "…" || strings.TrimSpace(want) == "" {
 			continue
@@ -430,7 +455,7 @@ func TestREADMEMatchesScripts(t *testing.T) {
 			t.Error(e)
 		}
 		for n := range s.outputs {
-			if !regexp.MustCompile(fmt.Sprintf(`(?m)^output %d$`, n+1)).Match(ar.Comment) {
+			if !regexp.MustCompile(fmt.Sprintf(`(?m)^output %d( stderr)?$`, n+1)).Match(ar.Comment) {
 				t.Errorf("README section %q shows output block %d, which %s never checks (output %d)", s.heading, n+1, name, n+1)
 			}
 		}
@@ -634,7 +659,7 @@ func shellWords(s string) ([]string, error) {
 }
 
 // scriptCommands reads a script's commands as the README would write
-// them: conditions, !, exec, waitfor REGEX and a trailing & dropped,
+// them: conditions, !, exec, waitfor REGEX, exits N, a trailing & and
 // --listen 127.0.0.1:-1 dropped, the addresses of readmeAddrs put back.
 func scriptCommands(t *testing.T, name, script string) [][]string {
 	var out [][]string
@@ -647,7 +672,7 @@ func scriptCommands(t *testing.T, name, script string) [][]string {
 		for len(words) > 0 && (strings.HasPrefix(words[0], "[") || words[0] == "!" || words[0] == "exec") {
 			words = words[1:]
 		}
-		if len(words) > 2 && words[0] == "waitfor" {
+		if len(words) > 2 && (words[0] == "waitfor" || words[0] == "exits") {
 			words = words[2:]
 		}
 		if len(words) == 0 {
