@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -14,6 +15,7 @@ func denyCmd(g *globals) *cobra.Command    { return decisionCmd(g, "deny") }
 
 func decisionCmd(g *globals, verb string) *cobra.Command {
 	var tenant, by, reason string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   verb + " CALL_ID|KEY [--tenant T]",
 		Short: map[string]string{"approve": "Let a call that waits for approval run", "deny": "End a call that waits for approval with approval_denied"}[verb],
@@ -51,12 +53,16 @@ restarts, and a second decision on the same call is refused.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return json.NewEncoder(g.stdout).Encode(map[string]string{"decision": map[string]string{"approve": "approved", "deny": "denied"}[verb], "key": key})
+			}
 			fmt.Fprintf(g.stdout, "%sd %s\n", map[string]string{"approve": "approve", "deny": "denie"}[verb], key)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant (a KEY names its own)")
 	cmd.Flags().StringVar(&by, "by", "cli", "who decides (recorded)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decision as JSON")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required for deny)")
 	return cmd
 }

@@ -225,12 +225,23 @@ func TestCommandsWorkWithOnlyData(t *testing.T) {
 	if !strings.Contains(out, "for tenant acme as") {
 		t.Fatalf("publish: %s", out)
 	}
+	var pub struct {
+		Events int    `json:"events"`
+		Last   uint64 `json:"last_seq"`
+	}
+	// --json on every command that prints: the same stream again (the log
+	// drops the repeats, so nothing runs twice).
+	if out := mustRun(t, "publish", "--tenant", "acme", "--user", "u1", "--data", data, "--json", stream); json.Unmarshal([]byte(out), &pub) != nil || pub.Events == 0 || pub.Last == 0 {
+		t.Fatalf("publish --json: %s", out)
+	}
 	req := pollCalls(t, data, "exec.approval_requested")
 	const callID = "toolu_019Zvehfe1XQWweT1pm7okyt"
 	if req["call_id"] != callID {
 		t.Fatalf("approval request: %v", req)
 	}
-	if out := mustRun(t, "approve", callID, "--tenant", "acme", "--data", data); !strings.HasPrefix(out, "approved acme/") {
+	var decided map[string]string
+	if out := mustRun(t, "approve", callID, "--tenant", "acme", "--data", data, "--json"); json.Unmarshal([]byte(out), &decided) != nil ||
+		decided["decision"] != "approved" || !strings.HasPrefix(decided["key"], "acme/") {
 		t.Fatalf("approve: %s", out)
 	}
 	pollCalls(t, data, "exec.succeeded")
@@ -238,7 +249,14 @@ func TestCommandsWorkWithOnlyData(t *testing.T) {
 		t.Fatalf("trace: %s", out)
 	}
 	mustRun(t, "verdicts", "--tenant", "acme", "--data", data)
-	mustRun(t, "runs", "--tenant", "acme", "--data", data)
+	var runsOut []any
+	if out := mustRun(t, "runs", "--tenant", "acme", "--data", data, "--json"); json.Unmarshal([]byte(out), &runsOut) != nil {
+		t.Fatalf("runs --json: %s", out)
+	}
+	var ranked []map[string]any
+	if out := mustRun(t, "tools", "search", "weather", "--data", data, "--json"); json.Unmarshal([]byte(out), &ranked) != nil || len(ranked) != 1 || ranked[0]["name"] != "weather" {
+		t.Fatalf("tools search --json: %s", out)
+	}
 	if out := mustRun(t, "tools", "export", "--data", data); !strings.Contains(out, `"weather"`) {
 		t.Fatalf("tools export: %s", out)
 	}

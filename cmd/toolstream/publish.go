@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 func publishCmd(g *globals) *cobra.Command {
 	var s client.Stream
 	var provider string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "publish [--raw] [--provider P] [--tenant T] [--stream ID] FILE|-",
 		Aliases: []string{"ingest"},
@@ -71,6 +73,10 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			if pub.Raw == 0 {
 				return badInput("%s holds no provider events (JSON lines or server-sent events): nothing was published", name)
 			}
+			if asJSON {
+				return json.NewEncoder(g.stdout).Encode(map[string]any{"tenant": s.Tenant, "stream": s.ID, "raw": s.Raw,
+					"raw_events": pub.Raw, "events": pub.Model, "last_seq": pub.Last})
+			}
 			if s.Raw {
 				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Last)
 				return nil
@@ -87,6 +93,7 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 	cmd.Flags().StringVar(&s.User, "user", "", "end user, carried in every event")
 	cmd.Flags().StringVar(&s.Session, "session", "", "session, carried in every event")
 	cmd.Flags().StringVar(&s.Run, "run", "", "agent run, carried in every event (part of the idempotency key)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was published as JSON")
 	cmd.Flags().StringVar(&s.Step, "step", "", "step of the run (part of the idempotency key)")
 	return cmd
 }

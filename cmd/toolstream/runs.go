@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -55,9 +56,9 @@ then each round as one line, then left out, oldest first. Large results are refe
 
 func runsCmd(g *globals) *cobra.Command {
 	var tenant string
-	var follow bool
+	var follow, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "runs [--tenant T] [--follow]",
+		Use:   "runs [--tenant T] [--follow] [--json]",
 		Short: "List a tenant's runs and their state (--follow: again whenever one changes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,6 +72,12 @@ func runsCmd(g *globals) *cobra.Command {
 				rs, err := c.Runs(ctx, tenant)
 				if err != nil {
 					return err
+				}
+				if asJSON { // one listing a line
+					if rs == nil {
+						rs = []runs.Run{}
+					}
+					return json.NewEncoder(g.stdout).Encode(rs)
 				}
 				return printRuns(g.stdout, rs)
 			}
@@ -116,7 +123,9 @@ func runsCmd(g *globals) *cobra.Command {
 						drained = true
 					}
 				}
-				fmt.Fprintln(g.stdout)
+				if !asJSON {
+					fmt.Fprintln(g.stdout)
+				}
 				if err := list(); err != nil {
 					return err
 				}
@@ -125,6 +134,7 @@ func runsCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&tenant, "tenant", "default", "tenant")
 	cmd.Flags().BoolVar(&follow, "follow", false, "list again whenever a run changes, until interrupted")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print each listing as one JSON array on a line (times in Unix nanoseconds)")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +78,7 @@ With --tenant T only the tools T may call; without, every tool.`,
 	}
 	export.Flags().StringVar(&format, "format", "openai", "openai (Chat Completions), openai-responses, anthropic, gemini or mcp")
 	var k int
+	var asJSON bool
 	search := &cobra.Command{
 		Use:   "search QUERY [--k N]",
 		Short: "Show the tools run mode would give the model for QUERY, best first, with their scores",
@@ -86,9 +88,21 @@ With --tenant T only the tools T may call; without, every tool.`,
 			if err != nil {
 				return err
 			}
-			return printRanked(g.stdout, toolsel.Rank(toolsel.Allowed(reg, tenant), args[0]), k)
+			ranked := toolsel.Rank(toolsel.Allowed(reg, tenant), args[0])
+			if asJSON {
+				if k > 0 && len(ranked) > k {
+					ranked = ranked[:k]
+				}
+				out := make([]map[string]any, len(ranked))
+				for i, s := range ranked {
+					out[i] = map[string]any{"rank": i + 1, "score": s.Score, "name": s.Tool.Name, "version": s.Tool.Version, "description": s.Tool.Description}
+				}
+				return json.NewEncoder(g.stdout).Encode(out)
+			}
+			return printRanked(g.stdout, ranked, k)
 		},
 	}
+	search.Flags().BoolVar(&asJSON, "json", false, "print the ranking as one JSON array")
 	search.Flags().IntVar(&k, "k", toolsel.ToolsMax, "how many tools to show (run mode's tools_max)")
 	cmd.PersistentFlags().StringVar(&file, "tools", "", "a tools file to read instead of the running server's registry")
 	cmd.PersistentFlags().StringVar(&tenant, "tenant", "", "only the tools this tenant may call")
