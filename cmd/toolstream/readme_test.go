@@ -245,7 +245,8 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 // the block must match a line of the output, in any order (calls prints
 // the log's streams one after another, and which of two streams' events
 // comes first is a race), blanks matching any run of blanks and … any
-// text (a time, a sequence, an executor's id). A line that is only …
+// text (a time, a sequence, an executor's id), the README's addresses
+// standing for the script's (readmeAddrs). A line that is only …
 // stands for lines the README leaves out.
 //
 //	output N [stderr]
@@ -273,6 +274,9 @@ func cmdOutput(ts *testscript.TestScript, neg bool, args []string) {
 	for _, want := range sec.outputs[n-1] {
 		if strings.TrimSpace(want) == "…" || strings.TrimSpace(want) == "" {
 			continue
+		}
+		for v, addr := range readmeAddrs {
+			want = strings.ReplaceAll(want, addr, ts.Getenv(strings.TrimPrefix(v, "$")))
 		}
 		re := outputLine(want)
 		if !slices.ContainsFunc(got, re.MatchString) {
