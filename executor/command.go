@@ -62,13 +62,21 @@ type commandTool struct {
 
 var _ Tool = (*commandTool)(nil)
 
+// Invoke runs the program; the secrets resolved for it are redacted from
+// all it returns (redactor).
 func (t *commandTool) Invoke(ctx context.Context, call Call) (json.RawMessage, error) {
+	red := &redactor{}
+	out, err := t.invoke(ctx, call, red)
+	return red.outcome(call.Name, out, err)
+}
+
+func (t *commandTool) invoke(ctx context.Context, call Call, red *redactor) (json.RawMessage, error) {
 	dir, err := t.host.privateDir()
 	if err != nil {
 		return nil, Errorf(events.ErrUnavailable, "cannot make a private directory for %s: %v; nothing was run", call.Name, err)
 	}
 	defer removeAll(dir)
-	env, err := t.environ(call, dir)
+	env, err := t.environ(call, dir, red)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +113,7 @@ func (t *commandTool) Invoke(ctx context.Context, call Call) (json.RawMessage, e
 		if te := typedError(r.stdout); te != nil {
 			return nil, te
 		}
-		return nil, Errorf(events.ErrToolError, "%s %s: %s%s", t.argv[0], t.how(r.state), tail(r.stderr, stderrMax), t.confinement(r.state))
+		return nil, Errorf(events.ErrToolError, "%s %s: %s%s", t.argv[0], t.how(r.state), red.tail(r.stderr, stderrMax, r.stderrCut), t.confinement(r.state))
 	case r.err != nil:
 		return nil, Errorf(events.ErrToolError, "%s: %v", t.argv[0], r.err)
 	}
@@ -114,7 +122,7 @@ func (t *commandTool) Invoke(ctx context.Context, call Call) (json.RawMessage, e
 		return json.RawMessage("null"), nil
 	}
 	if !json.Valid(out) {
-		return nil, Errorf(events.ErrToolError, "%s printed something that is not JSON: %s", t.argv[0], tail(out, 256))
+		return nil, Errorf(events.ErrToolError, "%s printed something that is not JSON: %s", t.argv[0], red.tail(out, 256, false))
 	}
 	return out, nil
 }
@@ -122,11 +130,12 @@ func (t *commandTool) Invoke(ctx context.Context, call Call) (json.RawMessage, e
 // environ is the program's whole environment, sorted: the minimal one,
 // the contract's env with its references resolved, then what the executor
 // sets itself. A reference that cannot be resolved is unavailable, named
-// in the message; its value never is.
-func (t *commandTool) environ(call Call, dir string) ([]string, error) {
+// in the message; its value never is. What references resolve to is
+// remembered in red.
+func (t *commandTool) environ(call Call, dir string, red *redactor) ([]string, error) {
 	vars := map[string]string{"PATH": PathDefault, "LANG": langDefault}
 	for name, v := range t.env {
-		val, err := registry.Expand(v, resolveSecret)
+		val, err := red.resolve(name, v)
 		if err != nil {
 			return nil, Errorf(events.ErrUnavailable, "%s needs %s, and %v; it was not run — an operator must provide it", call.Name, name, err)
 		}
@@ -226,9 +235,12 @@ func executable(p string) error {
 type ran struct {
 	stdout []byte // at most max bytes
 	stderr []byte // its last bytes
-	over   bool   // stdout passed max: the program was killed there
-	state  *os.ProcessState
-	err    error // from Wait
+	// stderrCut: stderr is the end of more (it may begin in the middle of
+	// a secret).
+	stderrCut bool
+	over      bool // stdout passed max: the program was killed there
+	state     *os.ProcessState
+	err       error // from Wait
 }
 
 // runProgram runs argv (argv[0] a path) with env, stdin on its standard
@@ -275,7 +287,7 @@ func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int) 
 		defer readers.Done()
 		tb := &tailBuffer{max: stderrMax}
 		io.Copy(tb, errR)
-		r.stderr = tb.Bytes()
+		r.stderr, r.stderrCut = tb.Bytes(), tb.cut
 	}()
 	waitExited(cmd)
 	g.killLast() // whatever the program left behind, finished or not
@@ -325,12 +337,14 @@ func readCapped(r io.Reader, limit int, stop func()) (out []byte, over bool) {
 type tailBuffer struct {
 	buf []byte
 	max int
+	cut bool // bytes were dropped from the front
 }
 
 func (b *tailBuffer) Write(p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	if len(b.buf) > 2*b.max {
 		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
+		b.cut = true
 	}
 	return len(p), nil
 }

@@ -102,6 +102,16 @@
 //     and the views hold only the reference. One that cannot be resolved
 //     fails the call with unavailable, naming the reference, never a value,
 //     and nothing runs or is sent.
+//   - What a secret resolved for a call is never leaves its tool
+//     (redactor): the value, its JSON-escaped, URL-escaped and base64
+//     forms become [redacted:NAME] (NAME its variable or header) in all a
+//     command or http tool returns — the result, a typed error's message,
+//     the end of stderr, an upstream's error body — before the executor
+//     records, publishes or logs it, so CallFailed, CallSucceeded, the
+//     console and serve's log hold the marker. A tail that cuts through a
+//     secret drops what is left of it; a result whose secret cannot be
+//     replaced within its JSON is withheld (tool_error). Values shorter
+//     than secretRedactMin bytes are not hidden.
 //   - A command tool's stdout is read by the executor itself and capped at
 //     ResultBytesMax while it is read: at the first byte past it the
 //     program's process group is killed and the call fails (tool_error).

@@ -39,13 +39,21 @@ type httpTool struct {
 
 var _ Tool = (*httpTool)(nil)
 
+// Invoke makes the request; the secrets resolved for it are redacted from
+// all it returns (redactor), an upstream's error body included.
 func (t *httpTool) Invoke(ctx context.Context, call Call) (json.RawMessage, error) {
+	red := &redactor{}
+	out, err := t.invoke(ctx, call, red)
+	return red.outcome(call.Name, out, err)
+}
+
+func (t *httpTool) invoke(ctx context.Context, call Call, red *redactor) (json.RawMessage, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.spec.URL, bytes.NewReader(call.Args))
 	if err != nil {
 		return nil, Errorf(events.ErrToolError, "cannot build the request to %s: %v", t.spec.URL, err)
 	}
 	for k, v := range t.spec.Headers {
-		val, err := registry.Expand(v, resolveSecret)
+		val, err := red.resolve(k, v)
 		if err != nil {
 			return nil, Errorf(events.ErrUnavailable, "%s needs the header %s, and %v; nothing was sent — an operator must provide it", call.Name, k, err)
 		}
@@ -96,7 +104,7 @@ func (t *httpTool) Invoke(ctx context.Context, call Call) (json.RawMessage, erro
 	if te := typedError(body); te != nil {
 		return nil, te
 	}
-	msg := fmt.Sprintf("%s answered HTTP %d: %s", t.spec.URL, resp.StatusCode, tail(body, 512))
+	msg := fmt.Sprintf("%s answered HTTP %d: %s", t.spec.URL, resp.StatusCode, red.tail(body, 512, false))
 	switch resp.StatusCode {
 	case 400, 409, 422:
 		return nil, Errorf(events.ErrBusinessRejected, "%s", msg)
