@@ -324,7 +324,11 @@ func (g *globals) dial(id auth.Identity) (url string, opts []nats.Option, err er
 	}
 	hint := "start one with: toolstream serve --data " + g.data
 	if h, held := dataHeld(g.data); held {
-		hint = fmt.Sprintf("--data %s is held by %s: is it listening elsewhere (--listen)?", g.data, h)
+		if _, recorded := readServerRecord(g.data); !recorded {
+			hint = fmt.Sprintf("%s holds --data %s and has not recorded its address yet: it may still be starting", h, g.data)
+		} else {
+			hint = fmt.Sprintf("--data %s is held by %s: is it listening elsewhere (--listen)?", g.data, h)
+		}
 	} else if r, ok := readServerRecord(g.data); ok && !g.listenSet {
 		from += fmt.Sprintf(", left by serve pid %d, which no longer runs", r.PID)
 	}

@@ -113,15 +113,6 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 		return err
 	}
 	defer b.Close()
-	if b.Embedded() {
-		// Commands given this --data find the server here (its --listen
-		// may have been a free port).
-		remove, err := writeServerRecord(g.data, b.ClientURL())
-		if err != nil {
-			return err
-		}
-		defer remove()
-	}
 	d.bus = b
 	cfg.Bus, cfg.ViewsDir, cfg.Logger, cfg.Projections, cfg.SigningKey = b, filepath.Join(g.data, "views"), log, d.projections(), key
 	// No sandboxed tool sees --data: the operator's seed, the signing and
@@ -134,8 +125,19 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	if err != nil {
 		return err
 	}
+	if b.Embedded() {
+		// Commands given this --data find the server here (its --listen
+		// may have been a free port), once everything answers.
+		remove, err := writeServerRecord(g.data, b.ClientURL())
+		if err != nil {
+			s.Stop()
+			return err
+		}
+		defer remove()
+	}
 	if u := s.ConsoleURL(); u != "" {
 		log.Info("console", "url", u, "sign_in", "toolstream console-token --data "+g.data)
 	}
+	log.Info("serving", "nats", b.ClientURL(), "data", g.data)
 	return s.Wait()
 }
