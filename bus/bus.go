@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +24,12 @@ import (
 
 // ErrInvalidConfig is returned by Open for a configuration it cannot use.
 var ErrInvalidConfig = errors.New("bus: invalid config")
+
+// ErrDuplicateNotOurs is returned by Publish when the server acknowledged
+// the event as a duplicate of a stored message that is not this event:
+// another subject, or another event under the same message id. The event
+// was not stored.
+var ErrDuplicateNotOurs = errors.New("bus: the log holds another message under this event's message id; the event was not stored")
 
 // ErrOldLayout is returned by Open when the server holds a log of the
 // single-stream layout (stream TOOLSTREAM over ts.>).
@@ -91,6 +98,13 @@ type Config struct {
 	AllowPlaintext bool
 	// Logger receives the server's and the bus's logs; nil discards.
 	Logger *slog.Logger
+	// MsgIDKey tags the message ids this bus publishes into the streams a
+	// tenant may write (events.MsgID), so no other identity can claim
+	// them ahead. Nil: the embedded server's material's key
+	// (auth.Material.MsgIDKey); on an external server, the key of the
+	// identity's creds (auth.CredsMsgIDKey) should be given, else a random
+	// one is used and a re-publish after a restart is stored again.
+	MsgIDKey []byte
 }
 
 func (c *Config) setDefaults() {
@@ -132,10 +146,11 @@ type Bus struct {
 	// bus read (package keys); nil: the clear. Set it once, before use.
 	Keys events.Keyring
 
-	cfg     Config
-	server  *server.Server
-	auth    *auth.Material              // the embedded server's material; nil for an external server
-	streams map[string]jetstream.Stream // by name, as Open read or wrote them
+	cfg      Config
+	msgIDKey []byte
+	server   *server.Server
+	auth     *auth.Material              // the embedded server's material; nil for an external server
+	streams  map[string]jetstream.Stream // by name, as Open read or wrote them
 }
 
 // Stream is the log's stream name (events.Streams) as Open read or wrote
@@ -152,7 +167,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	if cfg.Replicas < 0 || cfg.Partitions < 0 || cfg.Partitions > PartitionsMax {
 		return nil, fmt.Errorf("%w: replicas %d, partitions %d (0 to %d)", ErrInvalidConfig, cfg.Replicas, cfg.Partitions, PartitionsMax)
 	}
-	b := &Bus{cfg: cfg, streams: map[string]jetstream.Stream{}}
+	b := &Bus{cfg: cfg, streams: map[string]jetstream.Stream{}, msgIDKey: cfg.MsgIDKey}
 	url := cfg.NATSURL
 	connOpts := cfg.Options
 	if url == "" {
@@ -168,6 +183,9 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 			return nil, err
 		}
 		b.server, b.auth = srv, m
+		if b.msgIDKey == nil {
+			b.msgIDKey = m.MsgIDKey()
+		}
 		url = srv.ClientURL()
 		id := cfg.Identity
 		if id.Role == "" {
@@ -181,6 +199,13 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		connOpts = append(u.Options(), nats.InProcessServer(srv))
 	}
 	log := cfg.Logger
+	if b.msgIDKey == nil {
+		b.msgIDKey = make([]byte, events.MsgIDKeyBytes)
+		if _, err := rand.Read(b.msgIDKey); err != nil {
+			return nil, fmt.Errorf("bus: message-id key: %w", err)
+		}
+		log.Warn("no message-id key for this identity (give its creds): events published again after a restart are stored twice")
+	}
 	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
 		// Asynchronous errors (a permission violation, a write to a server
 		// that went away) go to the logger; nats.go would print them.
@@ -212,6 +237,11 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	}
 	return b, nil
 }
+
+// MsgIDKey is the key that tags the message ids this bus publishes
+// (events.MsgID): a process that publishes on the bus's connection by
+// other means (a client, a projection's relay) tags with it too.
+func (b *Bus) MsgIDKey() []byte { return b.msgIDKey }
 
 // ClientURL is the URL other processes use to reach this log.
 func (b *Bus) ClientURL() string {
@@ -331,9 +361,15 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 	return srv, nil
 }
 
-// Publish publishes one event to the log with its id as Nats-Msg-Id and
-// waits for the server's acknowledgement. With Keys set, a body with
-// personal data is sealed under the event's user (events.EncodeSealed).
+// Publish publishes one event to the log and waits for the server's
+// acknowledgement. Its Nats-Msg-Id is events.MsgID of its id under the
+// bus's MsgIDKey (the id, tagged in the streams a tenant writes), so a
+// repeat of the same event is dropped as a duplicate and nobody else's
+// message can take its place. An acknowledgement as a duplicate of a
+// stored message that is not this event (another subject, another id or
+// tenant), where this identity can read it, is ErrDuplicateNotOurs. With
+// Keys set, a body with personal data is sealed under the event's user
+// (events.EncodeSealed).
 func (b *Bus) Publish(ctx context.Context, subject string, ev *events.Event) (*jetstream.PubAck, error) {
 	return b.PublishSealed(ctx, subject, ev, "")
 }
@@ -351,11 +387,38 @@ func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Even
 	if err != nil {
 		return nil, err
 	}
-	ack, err := b.JS.Publish(ctx, subject, data, jetstream.WithMsgID(ev.ID))
+	ack, err := b.JS.Publish(ctx, subject, data, jetstream.WithMsgID(events.MsgID(b.msgIDKey, subject, ev.ID)))
 	if err != nil {
 		return nil, fmt.Errorf("bus: publish %s: %w", subject, err)
 	}
+	if ack.Duplicate {
+		if err := b.checkDuplicate(ctx, subject, ev, ack); err != nil {
+			return nil, err
+		}
+	}
 	return ack, nil
+}
+
+// checkDuplicate returns ErrDuplicateNotOurs unless the stored message a
+// duplicate acknowledgement names is ev on subject: the same subject (or
+// it with its partition token) and an envelope of the same id and tenant.
+// Its bytes may differ (a sealed body is sealed anew). What this
+// identity cannot read (a producer's, or a message gone since) is taken
+// as ours: its message id, tagged under our key, says so.
+func (b *Bus) checkDuplicate(ctx context.Context, subject string, ev *events.Event, ack *jetstream.PubAck) error {
+	s := b.streams[ack.Stream]
+	if s == nil {
+		return nil
+	}
+	raw, err := s.GetMsg(ctx, ack.Sequence)
+	if err != nil {
+		return nil
+	}
+	stored, err := events.Envelope(raw.Data)
+	if events.SameSubject(subject, raw.Subject) && err == nil && stored.ID == ev.ID && stored.Tenant == ev.Tenant {
+		return nil
+	}
+	return fmt.Errorf("%w: %s on %s: %s seq %d holds %s", ErrDuplicateNotOurs, ev.ID, subject, ack.Stream, ack.Sequence, raw.Subject)
 }
 
 // LastSeq returns the last sequence of one of the log's streams.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,6 +33,7 @@ type options struct {
 	window         int
 	batches        *bool
 	perChunk       bool
+	msgIDKey       []byte
 }
 
 // WithURL is the server or cluster to connect to: one URL or several,
@@ -55,6 +57,32 @@ func WithCredsFile(path string) Option {
 			return fmt.Errorf("%w: empty creds file", ErrInvalidOption)
 		}
 		o.nats = append(o.nats, auth.CredsOptions(path)...)
+		if o.msgIDKey == nil {
+			key, err := auth.CredsMsgIDKey(path)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrInvalidOption, err)
+			}
+			o.msgIDKey = key
+		}
+		return nil
+	}
+}
+
+// WithMsgIDKey tags the message ids this client publishes into the
+// streams a tenant writes (events.MsgID) with key: a secret of the
+// publishing identity, the same after a restart, so that a stream
+// written again is stored once and no other identity can claim its ids
+// ahead. WithCredsFile takes the key of the creds' seed
+// (auth.CredsMsgIDKey); a process that holds a bus passes its
+// (bus.Bus.MsgIDKey). Without either the client makes a random key: its
+// ids cannot be claimed, but a stream written again by another Client is
+// stored twice.
+func WithMsgIDKey(key []byte) Option {
+	return func(o *options) error {
+		if len(key) < 16 {
+			return fmt.Errorf("%w: a message-id key of %d bytes (16 at least)", ErrInvalidOption, len(key))
+		}
+		o.msgIDKey = key
 		return nil
 	}
 }
@@ -232,6 +260,12 @@ func Connect(ctx context.Context, opts ...Option) (*Client, error) {
 	}
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
+	}
+	if o.msgIDKey == nil {
+		o.msgIDKey = make([]byte, events.MsgIDKeyBytes)
+		if _, err := rand.Read(o.msgIDKey); err != nil {
+			return nil, fmt.Errorf("client: message-id key: %w", err)
+		}
 	}
 	c := &Client{o: o, tenants: map[string]*keys.Store{}}
 	if o.conn != nil {

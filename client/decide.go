@@ -109,7 +109,7 @@ func (c *Client) decide(ctx context.Context, tenant, call string, body events.Bo
 	mark := c.mark()
 	ctx, cancel := c.requestContext(ctx)
 	defer cancel()
-	ack, err := c.js.Publish(ctx, subj, data, jetstream.WithMsgID(ev.ID))
+	ack, err := c.js.Publish(ctx, subj, data, jetstream.WithMsgID(events.MsgID(c.o.msgIDKey, subj, ev.ID)))
 	if err != nil {
 		return "", fmt.Errorf("client: %s %s: %w", body.Kind(), key, c.refused(mark, err))
 	}

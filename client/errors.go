@@ -34,6 +34,13 @@ var (
 	// ErrUnavailable: nobody answers the service (the server runs no such
 	// service, or it is starting).
 	ErrUnavailable = errors.New("client: service unavailable")
+	// ErrDuplicateNotOurs: the log acknowledged an event as the duplicate
+	// of a stored message that is not that event (another subject or
+	// payload under its message id): the event was not stored. Message
+	// ids are tagged with the publisher's key (WithMsgIDKey), so another
+	// identity cannot cause it; the check is made where this identity may
+	// read the log (a producer may not, and relies on the tag).
+	ErrDuplicateNotOurs = errors.New("client: the log holds another message under this event's message id; the event was not stored")
 )
 
 // MalformedError is an event of the log that could not be decoded into

@@ -93,6 +93,10 @@ type Published struct {
 	Raw   int    // raw provider events taken
 	Model int    // events stored in the log (canonical model events; raw ones and the end marker with Raw)
 	Last  uint64 // the log sequence of the last of them
+	// Duplicates counts those of Model the log already held: this
+	// publisher (its message-id key) wrote them before, as when a stream
+	// is written again.
+	Duplicates int
 }
 
 // Writer publishes one provider stream, event by event (an SSE proxy
@@ -108,8 +112,12 @@ type Published struct {
 // run of deltas goes on, so the last one is published by the next Write
 // or by Close. Each event's
 // Nats-Msg-Id is its id, derived from the stream and the raw event's
-// position, so writing the same stream again within the log's duplicate
-// window stores nothing twice.
+// position, tagged with the client's message-id key (events.MsgID,
+// WithMsgIDKey), so writing the same stream again within the log's
+// duplicate window stores nothing twice, and no other identity can
+// publish under those ids first. A duplicate acknowledgement for a
+// message that is not the event (where this identity may read the log)
+// is ErrDuplicateNotOurs.
 //
 // Publishing is pipelined: up to the window's publishes are in flight,
 // and each acknowledgement lets one more go; on a clustered server the
@@ -161,7 +169,7 @@ func (c *Client) NewWriter(ctx context.Context, opts ...StreamOption) (*Writer, 
 	}
 	w := &Writer{c: c, s: s, mark: c.mark()}
 	w.out = projector.OrderedOut{JS: c.js, Window: c.o.window, Timeout: c.o.publishTimeout, RetryMax: time.Minute,
-		Batches: c.nc.ConnectedClusterName() != ""}
+		Batches: c.nc.ConnectedClusterName() != "", Duplicate: c.duplicateCheck()}
 	if c.o.batches != nil {
 		w.out.Batches = *c.o.batches
 	}
@@ -192,7 +200,7 @@ func (w *Writer) Write(ctx context.Context, raw []byte) error {
 	}
 	if w.s.Raw {
 		m := &nats.Msg{Subject: w.subj, Data: bytes.Clone(raw), Header: w.rawHeader()}
-		m.Header.Set(jetstream.MsgIDHeader, "raw:"+w.s.Tenant+"/"+w.s.ID+"/"+strconv.FormatInt(w.pos, 10))
+		m.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, "raw:"+w.s.Tenant+"/"+w.s.ID+"/"+strconv.FormatInt(w.pos, 10)))
 		m.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
 		w.pos++
 		return w.fail(w.out.Add(ctx, m))
@@ -254,7 +262,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 			end := &nats.Msg{Subject: w.subj, Header: w.rawHeader()}
 			end.Header.Set(headerEnd, "1")
 			end.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
-			end.Header.Set(jetstream.MsgIDHeader, "raw:"+w.s.Tenant+"/"+w.s.ID+"/end")
+			end.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, "raw:"+w.s.Tenant+"/"+w.s.ID+"/end"))
 			err = w.out.Add(ctx, end)
 		} else {
 			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())
@@ -273,7 +281,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 }
 
 func (w *Writer) published() Published {
-	return Published{Raw: int(w.pos), Model: w.out.Stored(), Last: w.out.Last()}
+	return Published{Raw: int(w.pos), Model: w.out.Stored(), Last: w.out.Last(), Duplicates: w.out.Duplicates()}
 }
 
 // fail makes err sticky, naming the stream.
@@ -328,7 +336,7 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	if err != nil {
 		return err
 	}
-	return w.out.Add(ctx, &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
+	return w.out.Add(ctx, &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{events.MsgID(w.c.o.msgIDKey, subj, ev.ID)}}})
 }
 
 // Publish publishes one whole provider stream read from r (NewWriter,
@@ -342,4 +350,45 @@ func (c *Client) Publish(ctx context.Context, r io.Reader, opts ...StreamOption)
 		return w.published(), err
 	}
 	return w.Close(ctx)
+}
+
+// duplicateCheck is what a Writer does with a duplicate acknowledgement:
+// where this identity may read the log, it reads the stored message and
+// returns ErrDuplicateNotOurs unless it is the one published (the same
+// subject, and the same bytes or, sealed anew, the same event id and
+// tenant). A producer may not read the log (its inbox prefix says so):
+// its message ids are tagged under its key, which nobody else holds, so
+// the stored message is its own.
+func (c *Client) duplicateCheck() func(*nats.Msg, *jetstream.PubAck) error {
+	if strings.HasPrefix(c.nc.Opts.InboxPrefix, "_INBOX.producer-") {
+		return nil
+	}
+	return func(m *nats.Msg, ack *jetstream.PubAck) error {
+		ctx, cancel := context.WithTimeout(context.Background(), c.o.publishTimeout)
+		defer cancel()
+		s, err := c.js.Stream(ctx, ack.Stream)
+		if err != nil {
+			return nil // not readable: the tag vouches for it
+		}
+		stored, err := s.GetMsg(ctx, ack.Sequence)
+		if err != nil {
+			return nil
+		}
+		if events.SameSubject(m.Subject, stored.Subject) && (bytes.Equal(stored.Data, m.Data) || sameEvent(stored.Data, m.Data)) {
+			return nil
+		}
+		return fmt.Errorf("%w: %s on %s: %s seq %d holds another message on %s", ErrDuplicateNotOurs,
+			m.Header.Get(jetstream.MsgIDHeader), m.Subject, ack.Stream, ack.Sequence, stored.Subject)
+	}
+}
+
+// sameEvent reports whether a and b are encoded events with the same id
+// and tenant.
+func sameEvent(a, b []byte) bool {
+	ea, err := events.Envelope(a)
+	if err != nil {
+		return false
+	}
+	eb, err := events.Envelope(b)
+	return err == nil && ea.ID == eb.ID && ea.Tenant == eb.Tenant
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/events"
 )
 
 // TB is the part of testing.TB a Cluster uses: the package does not
@@ -298,6 +299,9 @@ func (c *Cluster) WaitStreamLeader(ctx context.Context, stream string, not int) 
 func (c *Cluster) Open(t TB, cfg bus.Config) *bus.Bus {
 	t.Helper()
 	cfg.NATSURL = c.URLs()
+	if cfg.MsgIDKey == nil {
+		cfg.MsgIDKey = c.MsgIDKey()
+	}
 	if len(cfg.Options) == 0 {
 		cfg.Options = c.UserOptions(t, auth.Identity{Role: auth.RoleAdmin})
 	} else {
@@ -311,6 +315,16 @@ func (c *Cluster) Open(t TB, cfg bus.Config) *bus.Bus {
 	}
 	t.Cleanup(func() { b.Close() })
 	return b
+}
+
+// MsgIDKey is the message-id key every bus Open opens shares (as the
+// processes of one installation, which share its material, do), so a
+// publish repeated by another process is still a duplicate.
+func (c *Cluster) MsgIDKey() []byte {
+	if c.auth != nil {
+		return c.auth.MsgIDKey()
+	}
+	return events.DeriveMsgIDKey([]byte("cluster without an operator: " + c.account))
 }
 
 // UserOptions are ClientOptions plus the credentials and inbox prefix of a

@@ -230,7 +230,7 @@ func (x *Exclusive) runHeld(ctx context.Context, lease *projector.Lease, name st
 		case <-rctx.Done():
 		}
 	}()
-	r, err := projector.New(projector.Config{JS: x.cfg.Bus.JS, Dir: filepath.Join(x.cfg.Dir, name), Logger: x.cfg.Logger, Keys: x.cfg.Bus.Keys}, factory())
+	r, err := projector.New(projector.Config{JS: x.cfg.Bus.JS, Dir: filepath.Join(x.cfg.Dir, name), Logger: x.cfg.Logger, Keys: x.cfg.Bus.Keys, MsgIDKey: x.cfg.Bus.MsgIDKey()}, factory())
 	if err != nil {
 		return err
 	}

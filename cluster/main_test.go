@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -98,7 +99,8 @@ func processorChild() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "processor", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)})
+	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "processor", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...),
+		MsgIDKey: childMsgIDKey()})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "processor:", err)
@@ -148,7 +150,8 @@ func exclusiveChild() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "exclusive", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)})
+	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "exclusive", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...),
+		MsgIDKey: childMsgIDKey()})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "exclusive:", err)
@@ -183,7 +186,7 @@ func startChild(t testing.TB, c *cluster.Cluster, mode, dir string, env ...strin
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), "TS_CLUSTER_CHILD="+mode, "TS_NATS_URL="+c.URLs(),
-		"TS_NATS_CREDS="+c.Creds(t, bustest.Admin), "TS_DIR="+dir), env...)
+		"TS_NATS_CREDS="+c.Creds(t, bustest.Admin), "TS_DIR="+dir, "TS_MSGID_KEY="+hex.EncodeToString(c.MsgIDKey())), env...)
 	cmd.Stderr = &prefixWriter{w: os.Stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -192,6 +195,15 @@ func startChild(t testing.TB, c *cluster.Cluster, mode, dir string, env ...strin
 	go func() { ch.done <- cmd.Wait() }()
 	t.Cleanup(func() { ch.cmd.Process.Kill(); <-ch.done })
 	return ch
+}
+
+// childMsgIDKey is the message-id key the children share (TS_MSGID_KEY),
+// as a role's processes share their role's creds: each child is given
+// creds of its own, and a child that takes over from another, or is
+// restarted, must tag a repeat of the same event alike.
+func childMsgIDKey() []byte {
+	k, _ := hex.DecodeString(os.Getenv("TS_MSGID_KEY"))
+	return k
 }
 
 // kill SIGKILLs the processor and waits until it is gone.

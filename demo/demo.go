@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 	defer scratch.Close()
 	r.b = scratch.Bus
 	tmp := scratch.Dir
-	if r.c, err = client.Connect(ctx, client.WithConn(r.b.Conn), client.WithKeys(r.b.Keys), client.WithLogger(cfg.Logger)); err != nil {
+	if r.c, err = client.Connect(ctx, client.WithConn(r.b.Conn), client.WithKeys(r.b.Keys), client.WithMsgIDKey(r.b.MsgIDKey()), client.WithLogger(cfg.Logger)); err != nil {
 		return nil, err
 	}
 	defer r.c.Close()
@@ -132,7 +132,7 @@ func (r *run) story(ctx context.Context, tmp string) error {
 	if r.key, err = registry.GenerateKey(); err != nil {
 		return err
 	}
-	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: r.b.JS, Key: r.key, Source: "demo/tools.yaml"}, reg); err != nil {
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: r.b.JS, Key: r.key, Source: "demo/tools.yaml", MsgIDKey: r.b.MsgIDKey()}, reg); err != nil {
 		return err
 	}
 	r.say("registry", "tool contracts recorded in the log", map[string]any{"tools": "inventory.get, shipping.quote, orders.refund (approval required)", "digest": reg.Digest()[:12]})

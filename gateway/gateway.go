@@ -35,6 +35,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now gives the events their time; default time.Now.
 	Now func() time.Time
+	// MsgIDKey tags the message ids of the model events the gateway
+	// publishes (client.WithMsgIDKey): the bus's (bus.Bus.MsgIDKey). Nil:
+	// a random key.
+	MsgIDKey []byte
 }
 
 // Runner serves run mode (issue 17 item 3): ServeRun is called for a
@@ -125,8 +129,11 @@ func New(cfg Config) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p, err := client.Connect(context.Background(), client.WithConn(cfg.JS.Conn()), client.WithKeys(cfg.Keys),
-		client.WithClock(cfg.Now), client.WithLogger(log))
+	popts := []client.Option{client.WithConn(cfg.JS.Conn()), client.WithKeys(cfg.Keys), client.WithClock(cfg.Now), client.WithLogger(log)}
+	if cfg.MsgIDKey != nil {
+		popts = append(popts, client.WithMsgIDKey(cfg.MsgIDKey))
+	}
+	p, err := client.Connect(context.Background(), popts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -38,7 +38,7 @@ func New(b *bus.Bus, dir string, log *slog.Logger) *Node {
 
 // Start runs p until Stop. mut may adjust the runner's config.
 func (n *Node) Start(ctx context.Context, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, error) {
-	cfg := projector.Config{JS: n.Bus.JS, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log, Keys: n.Bus.Keys}
+	cfg := projector.Config{JS: n.Bus.JS, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log, Keys: n.Bus.Keys, MsgIDKey: n.Bus.MsgIDKey()}
 	if mut != nil {
 		mut(&cfg)
 	}

@@ -58,7 +58,7 @@ func Assemble(ctx context.Context, cfg AssembleConfig, r io.Reader) ([]assembler
 	if _, err := n.Start(ctx, assembler.New(cfg.Assembler), nil); err != nil {
 		return nil, err
 	}
-	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithLogger(cfg.Logger))
+	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithMsgIDKey(b.MsgIDKey()), client.WithLogger(cfg.Logger))
 	if err != nil {
 		return nil, err
 	}

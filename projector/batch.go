@@ -98,6 +98,13 @@ func PublishBatch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg,
 // duplicate), waiting up to timeout for each. It returns how many were
 // stored, a prefix of msgs, and the stream sequence of the last.
 func PublishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
+	return publishEach(ctx, js, msgs, timeout, nil)
+}
+
+// publishEach is PublishEach calling dup, when set, with each message
+// acknowledged as a duplicate; its error stops the publishing there (the
+// message does not count as stored).
+func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, uint64, error) {
 	var last uint64
 	for i, m := range msgs {
 		actx, cancel := context.WithTimeout(ctx, timeout)
@@ -105,6 +112,11 @@ func PublishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, 
 		cancel()
 		if err != nil {
 			return i, last, fmt.Errorf("projector: publish %s: %w", m.Header.Get(jetstream.MsgIDHeader), err)
+		}
+		if ack.Duplicate && dup != nil {
+			if err := dup(m, ack); err != nil {
+				return i, last, err
+			}
 		}
 		last = ack.Sequence
 	}
@@ -116,15 +128,19 @@ func PublishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, 
 // already stored message. It returns how many were stored (all, or a
 // prefix) and the sequence of the last.
 func PublishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
+	return publishOrdered(ctx, js, msgs, timeout, nil)
+}
+
+func publishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, uint64, error) {
 	if len(msgs) == 1 {
-		return PublishEach(ctx, js, msgs, timeout)
+		return publishEach(ctx, js, msgs, timeout, dup)
 	}
 	last, err := PublishBatch(ctx, js, msgs, timeout)
 	if err == nil {
 		return len(msgs), last, nil
 	}
 	if errors.Is(err, ErrBatchDuplicate) {
-		return PublishEach(ctx, js, msgs, timeout)
+		return publishEach(ctx, js, msgs, timeout, dup)
 	}
 	return 0, 0, err
 }

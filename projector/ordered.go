@@ -24,9 +24,15 @@ type OrderedOut struct {
 	Timeout  time.Duration // batch mode: the wait for one batch's acknowledgement
 	RetryMax time.Duration // batch mode: how long a batch is retried
 	Batches  bool
+	// Duplicate, when set, is called with each message the log
+	// acknowledged as a duplicate of a stored one; an error (the stored
+	// message is not this one) ends the publishing with it, and the
+	// message does not count as stored.
+	Duplicate func(m *nats.Msg, ack *jetstream.PubAck) error
 
 	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
-	batch  []*nats.Msg              // batch mode: the next batch
+	dups   int
+	batch  []*nats.Msg // batch mode: the next batch
 	bytes  int
 	stored int
 	last   uint64
@@ -38,6 +44,20 @@ func (o *OrderedOut) Stored() int { return o.stored }
 
 // Last: see Stored.
 func (o *OrderedOut) Last() uint64 { return o.last }
+
+// Duplicates is how many of the stored messages the log already held
+// (acknowledged as duplicates: published before, by this publisher).
+func (o *OrderedOut) Duplicates() int { return o.dups }
+
+func (o *OrderedOut) dup(m *nats.Msg, ack *jetstream.PubAck) error {
+	if o.Duplicate != nil {
+		if err := o.Duplicate(m, ack); err != nil {
+			return err
+		}
+	}
+	o.dups++
+	return nil
+}
 
 // Add publishes m after every message added before it.
 func (o *OrderedOut) Add(ctx context.Context, m *nats.Msg) error {
@@ -79,6 +99,11 @@ func (o *OrderedOut) waitOldest(ctx context.Context) error {
 	f := o.futs[0]
 	select {
 	case ack := <-f.Ok():
+		if ack.Duplicate {
+			if err := o.dup(f.Msg(), ack); err != nil {
+				return err
+			}
+		}
 		o.stored++
 		o.last = max(o.last, ack.Sequence)
 	case err := <-f.Err():
@@ -110,7 +135,7 @@ func (o *OrderedOut) flushBatch(ctx context.Context) error {
 	deadline := time.Now().Add(o.RetryMax)
 	backoff := 50 * time.Millisecond
 	for len(o.batch) > 0 {
-		n, last, err := PublishOrdered(ctx, o.JS, o.batch, o.Timeout)
+		n, last, err := publishOrdered(ctx, o.JS, o.batch, o.Timeout, o.dup)
 		o.stored += n
 		if n > 0 {
 			o.last = max(o.last, last)

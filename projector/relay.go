@@ -185,7 +185,7 @@ func (r *Runner) readOutbox() ([]relayRow, error) {
 func (r *Runner) relayMsg(row outboxRow) *nats.Msg {
 	m := nats.NewMsg(row.Subject)
 	m.Data = row.Data
-	m.Header.Set(jetstream.MsgIDHeader, row.ID)
+	m.Header.Set(jetstream.MsgIDHeader, events.MsgID(r.cfg.MsgIDKey, row.Subject, row.ID))
 	return m
 }
 

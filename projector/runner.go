@@ -85,6 +85,12 @@ type Config struct {
 	// projection reads one stream).
 	JS     jetstream.JetStream
 	Stream string
+	// MsgIDKey tags the message ids the relay publishes into the streams
+	// a tenant may write (events.MsgID), so that no other identity can
+	// claim them ahead; give the publishing identity's key
+	// (bus.Bus.MsgIDKey), the same across restarts so a re-relay is
+	// dropped as a duplicate. Nil publishes the ids as they are.
+	MsgIDKey []byte
 	// Dir is the projection's Pebble directory, on FS.
 	Dir string
 	// FS is the filesystem the view lives on; default the operating

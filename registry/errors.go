@@ -18,6 +18,10 @@ var (
 	// ErrNoSigningKey is returned by Sign, Publish and NewWatcher (with a
 	// log to record in) when no signing key is given.
 	ErrNoSigningKey = errors.New("registry: no signing key")
+	// ErrDuplicateNotOurs: Publish's change was acknowledged as the
+	// duplicate of a message that is not a registry change; it was not
+	// recorded.
+	ErrDuplicateNotOurs = errors.New("registry: message id taken by another message")
 
 	// The reasons a registry change is refused, each wrapped by a
 	// *ChangeError (with its events.Reason) that also wraps

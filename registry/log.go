@@ -74,6 +74,12 @@ type PublishConfig struct {
 	// Now is the clock of IssuedAt; nil: time.Now. A change is always
 	// issued after every signed change of the log, whatever the clock says.
 	Now func() time.Time
+	// MsgIDKey tags the change's message id (events.MsgID): the registry's
+	// subject lies in TS_MODEL, which producers write, so an untagged id
+	// (derived from the digest and the last sequence) could be claimed
+	// ahead and the change dropped as its duplicate. Give the publishing
+	// identity's key (bus.Bus.MsgIDKey).
+	MsgIDKey []byte
 }
 
 func (c *PublishConfig) trust() *Trust {
@@ -228,13 +234,19 @@ func (l *ledger) publish(ctx context.Context, cfg PublishConfig, r *Registry) (s
 		if err != nil {
 			return 0, false, fmt.Errorf("registry: publish: %w", err)
 		}
-		ack, err := cfg.JS.Publish(ctx, Subject, data, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(prev))
+		ack, err := cfg.JS.Publish(ctx, Subject, data, jetstream.WithMsgID(events.MsgID(cfg.MsgIDKey, Subject, id)), jetstream.WithExpectLastSequencePerSubject(prev))
 		var apiErr *jetstream.APIError
 		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
 			continue // someone published in between: look again
 		}
 		if err != nil {
 			return 0, false, fmt.Errorf("registry: publish: %w", err)
+		}
+		if ack.Duplicate {
+			// Ours only if what the log holds there is this change.
+			if m, err := s.GetMsg(ctx, ack.Sequence); err != nil || m.Subject != Subject {
+				return 0, false, fmt.Errorf("registry: publish: %w: the log holds another message (seq %d) under the change's message id", ErrDuplicateNotOurs, ack.Sequence)
+			}
 		}
 		return ack.Sequence, !ack.Duplicate, nil
 	}

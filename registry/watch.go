@@ -37,6 +37,8 @@ type WatcherConfig struct {
 	// is the latest change that verifies under it); nil: Key's public key
 	// alone.
 	Trust *Trust
+	// MsgIDKey tags the changes' message ids (PublishConfig.MsgIDKey).
+	MsgIDKey []byte
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -142,7 +144,7 @@ func (w *Watcher) Poll() (changed bool, err error) {
 }
 
 func (w *Watcher) publishConfig() PublishConfig {
-	return PublishConfig{JS: w.cfg.JS, Stream: w.cfg.Stream, Key: w.cfg.Key, Trust: w.cfg.Trust, Source: w.cfg.Path}
+	return PublishConfig{JS: w.cfg.JS, Stream: w.cfg.Stream, Key: w.cfg.Key, Trust: w.cfg.Trust, Source: w.cfg.Path, MsgIDKey: w.cfg.MsgIDKey}
 }
 
 // Record makes the file's registry (Current) the registry in force in the

@@ -56,7 +56,7 @@ func (s *Stack) startGateway() error {
 		return err
 	}
 	rm.server.Heartbeat = file.Heartbeat
-	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server})
+	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey()})
 	if err != nil {
 		rm.follower.Stop()
 		return err

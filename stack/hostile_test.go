@@ -202,3 +202,72 @@ func countOn(ctx context.Context, t *testing.T, b *bus.Bus, stream, filter strin
 	}
 	return n
 }
+
+// TestClaimedTickIDsStopNoTimeout: the clock's tick ids are the start of
+// each interval (tick:<ns>), which anyone can compute. acme's producer
+// publishes junk on its own model and ingest subjects under the ids of
+// the next minute of ticks, plain and with a made-up tag (a
+// forging nats.go client; the first with the stock nats CLI). Attacker:
+// its junk is stored on its subjects and claims nothing. Victim: the
+// clock's ticks are still stored in both streams and globex's silent call
+// times out (idle timeout 1s) well within that minute.
+func TestClaimedTickIDsStopNoTimeout(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	const every = 200 * time.Millisecond
+	js := forger(t, b, "acme")
+	acmeModel, _ := events.ModelSubject("acme", "junk", "i")
+	acmeIn, _ := events.IngestSubject("acme", "openai", "junk")
+	from := time.Now().Truncate(every)
+	var ids []string
+	for at := from; at.Before(from.Add(time.Minute)); at = at.Add(every) {
+		id := fmt.Sprintf("tick:%d", at.UnixNano())
+		ids = append(ids, id, id+events.MsgIDSep+"AAAAAAAAAAAAAAAAAAAAAA")
+	}
+	natsPub(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, acmeModel, []byte(`{"junk":true}`), "Nats-Msg-Id:"+ids[2])
+	for _, subj := range []string{acmeModel, acmeIn} {
+		for _, id := range ids {
+			if _, err := js.PublishAsync(subj, []byte(`{"junk":true}`), jetstream.WithMsgID(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	}
+	if n := countOn(ctx, t, b, events.StreamModel, "ts.model.acme.>"); n < uint64(len(ids)) {
+		t.Fatalf("acme's junk: %d stored on its model subject, %d published", n, len(ids))
+	}
+
+	s, err := Start(ctx, Config{Bus: b, ViewsDir: t.TempDir(), Components: []string{Clock, assembler.IngestName, assembler.Name},
+		Tick: every, Projections: Projections{IdleTimeout: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	subj, _ := events.ModelSubject("globex", "r1", "i1")
+	for i, body := range []events.Body{&events.ResponseStarted{}, &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "lookup"}} {
+		if _, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprint("globex-r1-", i), Tenant: "globex", Response: "r1", Item: "i1", CallID: "c1",
+			At: time.Now().UnixNano(), Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second) // the claimed ids last a minute
+	defer wcancel()
+	evs, err := node.WaitEvents(wctx, b, []string{"ts.resp.globex.>"}, func(evs []*events.Event) bool { return len(evs) > 0 })
+	if err != nil {
+		t.Fatalf("globex's silent call never timed out (%d ticks in TS_MODEL, %d in TS_IN): %v",
+			countOn(ctx, t, b, events.StreamModel, events.ModelClockSubject), countOn(ctx, t, b, events.StreamIn, events.InClockSubject), err)
+	}
+	if o, ok := events.As[*events.ResponseOutcome](evs[0]); !ok || o.Reason != events.ReasonTimedOut {
+		t.Fatalf("globex's response: %+v, want timed out", evs[0].Body)
+	}
+	for _, c := range []struct{ stream, subject string }{{events.StreamModel, events.ModelClockSubject}, {events.StreamIn, events.InClockSubject}} {
+		if n := countOn(ctx, t, b, c.stream, c.subject); n == 0 {
+			t.Errorf("no tick stored on %s", c.subject)
+		}
+	}
+}

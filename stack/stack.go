@@ -379,7 +379,7 @@ func (s *Stack) ConsoleURL() string { return s.consoleURL }
 // change, a change that aged out); every assembler and executor picks it
 // up from the log without a restart.
 func FollowTools(ctx context.Context, b *bus.Bus, log *slog.Logger, path string, key *registry.SigningKey, trust *registry.Trust) error {
-	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, JS: b.JS, Key: key, Trust: trust})
+	w, err := registry.NewWatcher(registry.WatcherConfig{Path: path, Logger: log, JS: b.JS, Key: key, Trust: trust, MsgIDKey: b.MsgIDKey()})
 	if err != nil {
 		return err
 	}

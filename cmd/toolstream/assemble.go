@@ -112,7 +112,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 		if err != nil {
 			return nil, err
 		}
-		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key, Source: o.tools}, reg); err != nil {
+		if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key, Source: o.tools, MsgIDKey: b.MsgIDKey()}, reg); err != nil {
 			return nil, err
 		}
 	}

@@ -17,7 +17,11 @@ func (g *globals) client(ctx context.Context, log *slog.Logger, id auth.Identity
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err = client.Connect(ctx, client.WithLogger(log), client.WithName("toolstream"), client.WithNATSOptions(nopts...), client.WithURL(url))
+	opts := []client.Option{client.WithLogger(log), client.WithName("toolstream"), client.WithNATSOptions(nopts...), client.WithURL(url)}
+	if k := g.msgIDKey(); k != nil {
+		opts = append(opts, client.WithMsgIDKey(k))
+	}
+	c, err = client.Connect(ctx, opts...)
 	if err != nil {
 		return nil, nil, err
 	}

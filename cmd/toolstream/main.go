@@ -239,9 +239,33 @@ func (g *globals) authDir() string { return filepath.Join(g.data, "auth") }
 // busConfig is the bus the flags describe: with url "" the embedded
 // server on dataDir at listen, else the server at url with opts.
 func (g *globals) busConfig(log *slog.Logger, dataDir, listen, url string, opts []nats.Option) bus.Config {
-	return bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
+	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
 		Partitions: g.partitions, RawRetention: g.rawRetention, Logger: log, Name: "toolstream",
 		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Options: opts}
+	if url != "" {
+		cfg.MsgIDKey = g.msgIDKey()
+	}
+	return cfg
+}
+
+// msgIDKey is the message-id key (events.MsgID) of the identity the flags
+// name: derived from --creds' seed, else from --data's material (the key
+// serve's own components use); nil for --nats-user or no material (the
+// bus or client then makes a random one).
+func (g *globals) msgIDKey() []byte {
+	switch {
+	case g.creds != "":
+		if k, err := auth.CredsMsgIDKey(g.creds); err == nil {
+			return k
+		}
+		return nil
+	case g.user != "":
+		return nil
+	}
+	if m, err := auth.Load(g.authDir()); err == nil {
+		return m.MsgIDKey()
+	}
+	return nil
 }
 
 // openEmbedded starts the embedded server on dataDir (serve, setup,

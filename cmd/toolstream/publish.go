@@ -75,7 +75,12 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			}
 			if asJSON {
 				return json.NewEncoder(g.stdout).Encode(map[string]any{"tenant": s.Tenant, "stream": s.ID, "raw": s.Raw,
-					"raw_events": pub.Raw, "events": pub.Model, "last_seq": pub.Last})
+					"raw_events": pub.Raw, "events": pub.Model, "last_seq": pub.Last, "duplicates": pub.Duplicates})
+			}
+			if pub.Duplicates > 0 {
+				// Written before by this identity (a stream published again):
+				// the log keeps the first copy.
+				defer fmt.Fprintf(g.stdout, "%d of them were already in the log (published before under this identity's message ids); stored once\n", pub.Duplicates)
 			}
 			if s.Raw {
 				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Last)

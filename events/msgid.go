@@ -1,0 +1,73 @@
+package events
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
+)
+
+// Message ids. JetStream's duplicate window is per stream and keyed by
+// the Nats-Msg-Id header alone, which any publisher sets as it likes: in a
+// stream a tenant's producer may write (TS_IN: ts.in.<tenant>.>, TS_MODEL:
+// ts.model.<tenant>.>), a plain event id there could be claimed ahead by
+// another tenant (ids are derived from their cause, so they are
+// predictable), and the real event would then be dropped as its
+// duplicate. So in those two streams the header is the event's id and a
+// tag only its publisher can make: an HMAC of the subject and the id under
+// a secret of the publishing identity (MsgIDKey), kept across restarts
+// (derived from its credential's seed, or from the installation's account
+// seed for serve's own components). The same publisher writing the same
+// event again (a relay retry, a producer resuming after a crash) sends
+// the same header, so the duplicate window still keeps one copy; nobody
+// else can write it first. The event's own ID (what views and digests
+// use) is unchanged.
+
+// MsgIDKeyBytes is the size of a message-id key.
+const MsgIDKeyBytes = 32
+
+// msgIDTagBytes is the tag's size: 128 bits of HMAC-SHA256.
+const msgIDTagBytes = 16
+
+// MsgIDSep separates an event id from its tag in a Nats-Msg-Id.
+const MsgIDSep = "~"
+
+// TaggedStream reports whether the message ids of stream are tagged: the
+// streams a tenant's producer may publish to.
+func TaggedStream(stream string) bool { return stream == StreamIn || stream == StreamModel }
+
+// MsgID is the Nats-Msg-Id under which the holder of key publishes the
+// event id on subject: in TS_IN and TS_MODEL, id + "~" + the base64url
+// HMAC-SHA256 of subject and id under key (128 bits); elsewhere, or with
+// an empty key, id itself.
+func MsgID(key []byte, subject, id string) string {
+	s, err := StreamOf(subject)
+	if len(key) == 0 || err != nil || !TaggedStream(s) {
+		return id
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(subject))
+	mac.Write([]byte{0})
+	mac.Write([]byte(id))
+	var sum [sha256.Size]byte
+	return id + MsgIDSep + base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0])[:msgIDTagBytes])
+}
+
+// DeriveMsgIDKey derives a message-id key from a secret the publisher
+// keeps (a credential's seed): the same secret gives the same key.
+func DeriveMsgIDKey(secret []byte) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("toolstream message-id key v1"))
+	return mac.Sum(nil)
+}
+
+// SameSubject reports whether stored, the subject a message was stored
+// under, is published, the subject it was published to: the same, or
+// published with the model partition's token the stream added.
+func SameSubject(published, stored string) bool {
+	if published == stored {
+		return true
+	}
+	rest, ok := strings.CutPrefix(stored, published+".")
+	return ok && !strings.Contains(rest, ".") && strings.HasPrefix(published, SubjectPrefix+".model.")
+}

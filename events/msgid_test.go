@@ -1,0 +1,49 @@
+package events_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestMsgID: in the streams a tenant writes the message id is the event
+// id tagged by the key, the same for the same key, subject and id and
+// different when any of them differs; elsewhere, and with no key, it is
+// the id.
+func TestMsgID(t *testing.T) {
+	k1, k2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+	model, in := "ts.model.globex.r1.i1", "ts.in.globex.openai.s1"
+	id := events.EdgeEventID("globex", "s1", 3, 0)
+	a := events.MsgID(k1, model, id)
+	if !strings.HasPrefix(a, id+events.MsgIDSep) || len(a) != len(id)+1+22 {
+		t.Fatalf("tagged id %q", a)
+	}
+	if events.MsgID(k1, model, id) != a {
+		t.Error("not stable")
+	}
+	for _, other := range []string{events.MsgID(k2, model, id), events.MsgID(k1, "ts.model.globex.r1.i2", id), events.MsgID(k1, model, id+"x")} {
+		if other == a {
+			t.Errorf("%q: another key, subject or id gives the same tag", other)
+		}
+	}
+	if got := events.MsgID(k1, in, "raw:globex/s1/0"); !strings.HasPrefix(got, "raw:globex/s1/0~") {
+		t.Errorf("TS_IN: %q", got)
+	}
+	if got := events.MsgID(k1, events.ModelClockSubject, "tick:1"); got == "tick:1" {
+		t.Errorf("the clock's ticks in TS_MODEL are not tagged")
+	}
+	for _, subj := range []string{"ts.call.globex.lookup", "ts.result.globex.c1", "ts.mem.globex.ann"} {
+		if got := events.MsgID(k1, subj, "x"); got != "x" {
+			t.Errorf("%s: %q, want the id as it is", subj, got)
+		}
+	}
+	if got := events.MsgID(nil, model, id); got != id {
+		t.Errorf("no key: %q", got)
+	}
+	if !events.SameSubject(model, model) || !events.SameSubject(model, model+".3") || events.SameSubject(model, model+".3.4") ||
+		events.SameSubject("ts.model.acme.r1.i1", model) || events.SameSubject("ts.in.a.b", "ts.in.a.b.c") {
+		t.Error("SameSubject")
+	}
+}
