@@ -21,6 +21,7 @@ import (
 	"github.com/toolstream/toolstream/internal/jstest"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
 )
 
 // The hostile tenant's attacks on the clock (issue 26, item 2), against
@@ -269,5 +270,46 @@ func TestClaimedTickIDsStopNoTimeout(t *testing.T) {
 		if n := countOn(ctx, t, b, c.stream, c.subject); n == 0 {
 			t.Errorf("no tick stored on %s", c.subject)
 		}
+	}
+}
+
+// TestClaimedRegistryIDRecordsTheRegistry: a registry change's id is
+// derived from the registry's digest and the last change's sequence
+// (registry.ChangedID), which anyone who knows the tools file can compute,
+// and its subject lies in TS_MODEL, which producers write. acme's producer
+// publishes junk on its model subject under the id of the operator's next
+// change, plain and with a made-up tag. Attacker: claims nothing. Victim:
+// the operator's Publish records the change and a follower takes it.
+func TestClaimedRegistryIDRecordsTheRegistry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	reg, err := registry.Parse([]byte("tools:\n  - name: lookup\n    input_schema: {type: object}\n    side_effect: none\ngrants:\n  - tenant: globex\n    permissions: [lookup]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := registry.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := forger(t, b, "acme")
+	acmeModel, _ := events.ModelSubject("acme", "junk", "i")
+	id := registry.ChangedID(reg.Digest(), 0)
+	for _, claim := range []string{id, id + events.MsgIDSep + "AAAAAAAAAAAAAAAAAAAAAA"} {
+		if _, err := js.Publish(ctx, acmeModel, []byte(`{"junk":true}`), jetstream.WithMsgID(claim)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	published, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: key, Source: "tools.yaml", MsgIDKey: b.MsgIDKey()}, reg)
+	if err != nil || !published {
+		t.Fatalf("the operator's registry change: published %v, %v", published, err)
+	}
+	f, err := registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: key.Trust()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	if err := f.Wait(ctx, reg.Digest()); err != nil {
+		t.Fatalf("the registry never took effect: %v", err)
 	}
 }
