@@ -109,7 +109,7 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		dump()
 		t.Fatalf("the executor answered no call:\n%s", execLog.String())
 	}
-	if out := run(auth.Identity{Role: auth.RoleReader}, "calls", "--tenant", "acme"); !strings.Contains(out, "call completed") || !strings.Contains(out, "resp_00007") {
+	if out := run(auth.Identity{Role: auth.RoleReader}, "calls", "--tenant", "acme"); !strings.Contains(out, "call.completed") || !strings.Contains(out, "resp_00007") {
 		dump()
 		t.Fatalf("calls does not show the call:\n%s", out)
 	}

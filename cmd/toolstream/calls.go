@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
@@ -49,13 +51,16 @@ after another). With --follow it keeps printing as they happen.`,
 // (toolstream verdicts).
 var callsKinds = []client.Kind{client.KindCalls, client.KindResponses, client.KindExecutions, client.KindDecisions, client.KindResults}
 
-// printCalls prints tenant's activity (client.Activity); an event that
+// printCalls prints tenant's activity (client.Activity) in the order the
+// log stored it across its streams (a read of the whole log is sorted by
+// store time; a followed one is printed as it arrives); an event that
 // does not decode is skipped (the projections record it).
 func printCalls(ctx context.Context, w io.Writer, c *client.Client, tenant string, follow, asJSON bool) error {
 	var opts []client.ReadOption
 	if follow {
 		opts = append(opts, client.Follow())
 	}
+	var all []client.Activity
 	for a, err := range c.Activity(ctx, tenant, callsKinds, opts...) {
 		var me *client.MalformedError
 		if errors.As(err, &me) {
@@ -64,6 +69,16 @@ func printCalls(ctx context.Context, w io.Writer, c *client.Client, tenant strin
 		if err != nil {
 			return err
 		}
+		if !follow {
+			all = append(all, a)
+			continue
+		}
+		if err := printActivity(w, a, asJSON); err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(all, func(a, b client.Activity) int { return a.Meta().Stored.Compare(b.Meta().Stored) })
+	for _, a := range all {
 		if err := printActivity(w, a, asJSON); err != nil {
 			return err
 		}
@@ -71,10 +86,19 @@ func printCalls(ctx context.Context, w io.Writer, c *client.Client, tenant strin
 	return nil
 }
 
-// printActivity prints one activity: a call's or a response's outcome as
-// a line of `toolstream assemble` (assembler.Line), other events by kind.
+// printActivity prints one activity: as JSON a call's or a response's
+// outcome as a line of `toolstream assemble` (assembler.Line), other
+// events by kind; as text one line each, the same columns for all: the
+// event's kind, the response, the call id (the one approve, deny and
+// trace take; the item for a call without one), what happened.
 func printActivity(w io.Writer, a client.Activity, asJSON bool) error {
 	m := a.Meta()
+	who := "call=" + m.CallID
+	if m.CallID == "" {
+		who = "item=" + m.Item
+	}
+	var kind string
+	var detail []string
 	switch {
 	case a.Call != nil:
 		l := assembler.Line{Type: "call", Outcome: string(a.Call.Outcome), Tenant: m.Tenant, Response: m.Response, Item: m.Item,
@@ -88,28 +112,43 @@ func printActivity(w io.Writer, a client.Activity, asJSON bool) error {
 		if asJSON {
 			return json.NewEncoder(w).Encode(l)
 		}
-		// The call id is the one approve, deny and trace take.
-		id := ""
-		if m.CallID != "" {
-			id = " call=" + m.CallID
+		kind, detail = string(m.Kind), []string{a.Call.Tool}
+		if len(l.Arguments) > 0 {
+			detail = append(detail, string(l.Arguments))
 		}
-		_, err := fmt.Fprintf(w, "call %-10s %s/%s%s %s %s%s\n", l.Outcome, l.Response, l.Item, id, a.Call.Tool, l.Arguments, orReason(l.Reason))
-		return err
+		if l.Reason != "" {
+			detail = append(detail, "("+l.Reason+")")
+		}
 	case a.Response != nil:
 		r := a.Response
 		if asJSON {
 			return json.NewEncoder(w).Encode(assembler.Line{Type: "response", Tenant: m.Tenant, Response: m.Response, Status: string(r.Status),
 				Reason: string(r.Reason), Error: r.Error, Calls: &r.Calls})
 		}
-		_, err := fmt.Fprintf(w, "response %-10s %s%s\n", r.Status, m.Response, orReason(string(r.Reason)))
-		return err
+		kind, who = "response."+string(r.Status), fmt.Sprintf("calls=%d", r.Calls)
+		if r.Reason != "" {
+			detail = append(detail, "("+string(r.Reason)+")")
+		}
+	default:
+		if asJSON {
+			return json.NewEncoder(w).Encode(map[string]any{"type": string(m.Kind), "tenant": m.Tenant, "response_id": m.Response,
+				"call_id": m.CallID, "id": m.ID, "body": activityBody(a)})
+		}
+		kind = string(m.Kind)
+		if s := summary(a); s != "" {
+			detail = append(detail, s)
+		}
 	}
-	if asJSON {
-		return json.NewEncoder(w).Encode(map[string]any{"type": string(m.Kind), "tenant": m.Tenant, "response_id": m.Response,
-			"call_id": m.CallID, "id": m.ID, "body": activityBody(a)})
-	}
-	_, err := fmt.Fprintf(w, "%-24s %s call=%s %s\n", m.Kind, m.Response, m.CallID, summary(a))
+	_, err := fmt.Fprintf(w, "%-24s %s %s%s\n", kind, m.Response, who, prefixed(strings.Join(detail, " ")))
 	return err
+}
+
+// prefixed is s after a space, or nothing.
+func prefixed(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
 }
 
 // activityBody is what calls --json prints of an event that is not an
@@ -146,11 +185,4 @@ func summary(a client.Activity) string {
 		return fmt.Sprintf("%s attempt %d on %s", a.Execution.Tool, a.Execution.Attempt, a.Execution.Executor)
 	}
 	return ""
-}
-
-func orReason(r string) string {
-	if r == "" {
-		return ""
-	}
-	return " (" + r + ")"
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // TestCallsCommand: calls prints a tenant's call and response outcomes,
-// approvals, decisions, executions and results, one stream of the log
-// after another, without another tenant's and skipping garbage on its
-// subjects; --json prints the assemble lines for outcomes and a typed
+// approvals, decisions, executions and results in the order the log
+// stored them across its streams (they were printed one stream after
+// another), one label per kind of event and the call id in one column,
+// without another tenant's and skipping garbage on its subjects; --json prints the assemble lines for outcomes and a typed
 // body for the rest.
 func TestCallsCommand(t *testing.T) {
 	b := bustest.Start(t)
@@ -64,12 +65,12 @@ func TestCallsCommand(t *testing.T) {
 		}
 		return out.String()
 	}
-	want := `call completed  resp_1/fc_1 call=call_1 refund {"order":7}
-call rejected   resp_1/fc_1 call=call_1 refund  (schema_violation)
+	want := `call.completed           resp_1 call=call_1 refund {"order":7}
+call.rejected            resp_1 call=call_1 refund (schema_violation)
+response.failed          resp_1 calls=2 (stream_failed)
 exec.approval_requested  resp_1 call=call_1 waiting for approval of refund: toolstream approve acme/run1/1/call_1
 exec.started             resp_1 call=call_1 refund attempt 1 on ex1
-exec.approval_granted    resp_1 call=call_1 
-response failed     resp_1 (stream_failed)
+exec.approval_granted    resp_1 call=call_1
 exec.succeeded           resp_1 call=call_1 refunded
 `
 	if out := cli("calls", "--tenant", "acme"); out != want {
@@ -84,7 +85,7 @@ exec.succeeded           resp_1 call=call_1 refunded
 		got = append(got, m)
 	}
 	if len(got) != 7 || got[0]["type"] != "call" || got[0]["call_id"] != "call_1" || got[1]["arguments"] != nil || got[1]["reason"] != "schema_violation" ||
-		got[5]["type"] != "response" || got[5]["error"] != "cut" || got[5]["calls"] != 2.0 {
+		got[2]["type"] != "response" || got[2]["error"] != "cut" || got[2]["calls"] != 2.0 {
 		t.Fatalf("calls --json: %v", got)
 	}
 	if body, _ := got[6]["body"].(map[string]any); got[6]["type"] != "exec.succeeded" || body["summary"] != "refunded" || body["result"].(map[string]any)["ok"] != true {

@@ -138,6 +138,5 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	if u := s.ConsoleURL(); u != "" {
 		log.Info("console", "url", u, "sign_in", "toolstream console-token --data "+g.data)
 	}
-	log.Info("serving", "nats", b.ClientURL(), "data", g.data)
 	return s.Wait()
 }
