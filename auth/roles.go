@@ -43,13 +43,17 @@ const (
 	// RoleRuns keeps the runs (package runs), answers the runs service and
 	// keeps the run leases.
 	RoleRuns Role = "runs"
+	// RoleKeyring runs the keys service (package keys): the one writer of
+	// the data keys. Only it and the admin may publish to the key bucket,
+	// delete its messages or read it; every other role asks it for keys.
+	RoleKeyring Role = "keys"
 	// RoleSys is a user of the system account, for server monitoring
 	// (`nats server report`); it reaches none of the log's subjects.
 	RoleSys Role = "sys"
 )
 
 // Roles lists every role, in the order the roles table of docs/operations.md shows them.
-var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleRuns, RoleSys}
+var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleRuns, RoleKeyring, RoleSys}
 
 // Names of what the log's account holds, as the processors create them.
 // The auth tests check them against the packages that own them. The log's
@@ -169,6 +173,24 @@ func logSubjects(kinds ...string) []string {
 	return out
 }
 
+// keysAPI is what of the JetStream API names the key bucket's stream:
+// every verb on it (info, message get and delete, direct gets, consumers).
+// Denied to every role but the keys role and the admin, so that reading
+// the whole account (readStream("*")) never reaches a key.
+func keysAPI() []string {
+	s := kvStream(KeysBucket)
+	return []string{api("*", s), api("*.*", s), api("*.*", s, ">"), api("*.*.*", s), api("*.*.*", s, ">")}
+}
+
+// keysService is the keys service's subjects of verbs, for any tenant.
+func keysService(verbs ...string) []string {
+	out := make([]string, len(verbs))
+	for i, v := range verbs {
+		out[i] = keys.ServiceSubject(v, "*")
+	}
+	return out
+}
+
 func service(names ...string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
@@ -195,8 +217,15 @@ func permissions(id Identity) jwt.Permissions {
 		for _, d := range own {
 			p.Pub.Allow.Add(ownConsumer(d.stream, d.name)...)
 		}
-		p.Pub.Allow.Add("$KV." + KeysBucket + ".>") // a new user's data key
+		// Data keys of any tenant, from the keys service: sealing and
+		// opening, never erasing.
+		p.Pub.Allow.Add(keysService(keys.VerbSeal, keys.VerbOpen)...)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1}
+	}
+	// The key bucket is the keys role's (and the admin's): no other role
+	// may publish to it, delete from it or read it, whatever else it may.
+	if id.Role != RoleKeyring {
+		p.Pub.Deny.Add(append(keysAPI(), "$KV."+KeysBucket+".>")...)
 	}
 	switch id.Role {
 	case RoleAdmin:
@@ -206,9 +235,9 @@ func permissions(id Identity) jwt.Permissions {
 		return jwt.Permissions{}
 	case RoleOperator:
 		p.Pub.Allow.Add(reads...)
-		// Memory writes seal under data keys; erasure destroys them (an
-		// erasing delete of the key's message).
-		p.Pub.Allow.Add("$KV."+KeysBucket+".>", api("STREAM.MSG.DELETE", kvStream(KeysBucket)))
+		// Memory writes seal under data keys; erasure destroys them: both
+		// asked of the keys service, which alone writes the bucket.
+		p.Pub.Allow.Add(keysService(keys.VerbSeal, keys.VerbOpen, keys.VerbErase)...)
 		// Erasure: the user's raw events (overwritten) and the tombstones.
 		p.Pub.Allow.Add(api("STREAM.MSG.DELETE", events.StreamIn))
 		for _, st := range events.Streams {
@@ -220,6 +249,7 @@ func permissions(id Identity) jwt.Permissions {
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleReader:
 		p.Pub.Allow.Add(reads...)
+		p.Pub.Allow.Add(keysService(keys.VerbOpen)...) // reading sealed events
 		p.Pub.Allow.Add(views...)
 		p.Pub.Allow.Add(service("runs.get.*", "runs.list.*", "runs.rounds.*", "runs.history.*")...)
 		p.Pub.Allow.Add("$SRV.>")
@@ -228,11 +258,10 @@ func permissions(id Identity) jwt.Permissions {
 		t := id.Tenant
 		p.Pub.Allow.Add(subjectLogRoot + ".in." + t + ".>")
 		// Normalising at the edge: the tenant's model events, sealed under
-		// its users' keys, which it reads and makes (a tenant's key store).
+		// its users' keys, which it asks the keys service for on its own
+		// tenant's subject (a tenant's key store); never the bucket.
 		p.Pub.Allow.Add(subjectLogRoot + ".model." + t + ".>")
-		if put, get, err := keys.UserKeySubjects(t); err == nil {
-			p.Pub.Allow.Add(put, get)
-		}
+		p.Pub.Allow.Add(keys.ServiceSubject(keys.VerbUser, t))
 		for _, k := range []string{"call", "resp", "result", "answer", "run"} {
 			p.Sub.Allow.Add(subjectLogRoot + "." + k + "." + t + ".>")
 		}
@@ -265,6 +294,15 @@ func permissions(id Identity) jwt.Permissions {
 		processor(durables[RoleMemory]...)
 		p.Pub.Allow.Add(logSubjects("mem")...)
 		p.Sub.Allow.Add(service("memory.>")...)
+	case RoleKeyring:
+		// The bucket: its info, reads and direct gets, new keys (a publish
+		// expecting none before: made by compare-and-set) and erasing
+		// deletes; answering the keys service.
+		s := kvStream(KeysBucket)
+		p.Pub.Allow.Add(readStream(s)...)
+		p.Pub.Allow.Add("$KV."+KeysBucket+".>", api("STREAM.MSG.DELETE", s))
+		p.Sub.Allow.Add(append([]string{"$SRV.>"}, keysService("*")...)...)
+		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1}
 	case RoleRuns:
 		processor(durables[RoleRuns]...)
 		p.Pub.Allow.Add(logSubjects("run")...)

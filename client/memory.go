@@ -211,7 +211,9 @@ func (c *Client) eraser(ctx context.Context) (*keys.Store, *bus.Bus, error) {
 }
 
 // wholeStore is the key store of every tenant, as this identity reaches
-// it (the one WithKeys gave, when it is a store), opened on first use.
+// it (the one WithKeys gave, when it is a store), opened on first use: it
+// asks the keys service (only the keys role and the admin reach the
+// bucket), which erases only for the operator.
 func (c *Client) wholeStore(ctx context.Context) (*keys.Store, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -219,7 +221,7 @@ func (c *Client) wholeStore(ctx context.Context) (*keys.Store, error) {
 		if ks, ok := c.o.keys.(*keys.Store); ok {
 			c.eraseKeys = ks
 		} else {
-			ks, err := keys.Open(ctx, keys.Config{JS: c.js, Logger: c.o.log, SetupMax: c.o.requestTimeout})
+			ks, err := keys.Open(ctx, keys.Config{JS: c.js, Remote: true, Logger: c.o.log, Timeout: c.o.requestTimeout})
 			if err != nil {
 				return nil, fmt.Errorf("client: the key store: %w", c.refused(nil, err))
 			}

@@ -28,6 +28,14 @@ var (
 	// requires (for example a model event without a response id). It wraps
 	// ErrBadInput.
 	ErrMissingField = BadInput("events: missing field")
+
+	// ErrBadKey is returned by a Keyring (package keys: keys.ErrBadKey
+	// wraps it) when the stored data key of a scope is not a key (the wrong
+	// length: corrupted, or written by something that should not have):
+	// nothing of that scope can be sealed or opened until an operator
+	// erases it. It wraps ErrBadInput, so a projection records that user's
+	// event as rejected (ReasonBadKey) and goes on with everyone else's.
+	ErrBadKey = BadInput("events: the stored data key is not a key")
 )
 
 // BadInput returns a sentinel error with the message msg that wraps

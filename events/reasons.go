@@ -27,6 +27,10 @@ const (
 	// ReasonInvalidDependency: the call's $depends_on names itself, a call
 	// not given before it in the same response, or is not a list of ids.
 	ReasonInvalidDependency Reason = "invalid_dependency"
+	// ReasonBadKey: the data key of the event's user (or memory record)
+	// as stored is not a key (ErrBadKey), so its body could not be sealed
+	// or opened; the user's other events get the same, other users' go on.
+	ReasonBadKey Reason = "bad_key"
 )
 
 // Reasons a registry change is refused (package registry): the registry in

@@ -128,6 +128,32 @@ func EncodeSealed(ev *Event, kr Keyring, scope string) ([]byte, error) {
 	return Encode(&out)
 }
 
+// WithheldKeyID is the key id of an event written with its body withheld
+// (EncodeWithheld): no key ever has it (a key's id is 12 characters), so
+// such an event reads as ErrErased, or ErrBadKey while its scope's stored
+// key is not a key.
+const WithheldKeyID = "-"
+
+// EncodeWithheld encodes ev's envelope with its body withheld: what a
+// writer does when its scope's data key is unusable (ErrBadKey from
+// EncodeSealed), so the event's ids, kind and tenant still reach the log,
+// and its readers learn of it as a typed outcome of that user alone,
+// instead of the writer stopping or writing personal data in the clear.
+// Kinds that are not sealed are encoded in the clear, as EncodeSealed does.
+func EncodeWithheld(ev *Event, scope string) ([]byte, error) {
+	if ev.Body == nil || !Sealed(ev.Body.Kind()) {
+		return Encode(ev)
+	}
+	if scope == "" {
+		scope = UserScope(ev.User)
+	}
+	ev.Kind = ev.Body.Kind()
+	out := *ev
+	out.Sealed = keyRef(ev, scope, WithheldKeyID)
+	out.Body = sealedBody(make([]byte, nonceSize))
+	return Encode(&out)
+}
+
 // keyRef is an event's reference to the key that sealed it: "scope#id",
 // or "#id" when the scope is the event's user's (most events: the scope is
 // then read from the envelope, and every sealed event is the shorter).

@@ -26,6 +26,13 @@ var (
 	ErrInvalidConfig = errors.New("keys: invalid config")
 	// ErrUnavailable: the key store did not answer in time.
 	ErrUnavailable = errors.New("keys: store unavailable")
+	// ErrBadKey: the bucket holds a value for the key that is not a key
+	// (the wrong length: corrupted, or written by what should never have
+	// written it). Nothing of its scope can be sealed or opened until an
+	// operator erases it; it is never overwritten. It wraps
+	// events.ErrBadKey (bad input), so a projection records that user's
+	// events as rejected (events.ReasonBadKey) and goes on.
+	ErrBadKey = fmt.Errorf("keys: a stored value that is not a data key: %w", events.ErrBadKey)
 )
 
 // Config configures a Store.
@@ -47,11 +54,18 @@ type Config struct {
 	CacheTTL time.Duration
 	// Timeout bounds one request to the bucket; default 5s.
 	Timeout time.Duration
+	// Remote makes the store ask the keys service (Service, on
+	// ServicePrefix) for its keys instead of reading the bucket: the store
+	// of every identity but the keys role's and the admin's, which may not
+	// reach the bucket. It erases through the service too (the operator's
+	// identity may) and cannot back up or restore. Open then does not wait
+	// for the bucket.
+	Remote bool
 	// Tenant, when set, makes the store a producer's (Toolstream's own
-	// producers seal at the edge): it seals and opens that tenant's user
-	// keys only, reaching the bucket by direct gets and publishes alone
-	// (what a producer's identity may do: auth.UserKeySubjects), and cannot
-	// erase, back up or restore. Open then does not wait for the bucket.
+	// producers seal at the edge): it is Remote, and seals and opens that
+	// tenant's user keys only, asking for them on the service's subject of
+	// its tenant alone (VerbUser: what a producer's identity may ask), and
+	// cannot erase, back up or restore.
 	Tenant string
 	// Logger; nil discards.
 	Logger *slog.Logger
@@ -136,6 +150,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Tenant != "" {
 		if err := events.ValidTenant(cfg.Tenant); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		cfg.Remote = true
+	}
+	if cfg.Remote {
+		if cfg.Create {
+			return nil, fmt.Errorf("%w: a remote store creates no bucket", ErrInvalidConfig)
 		}
 		return &Store{cfg: cfg, cache: map[string]*cached{}, names: map[scopeKey]string{}}, nil
 	}
@@ -224,10 +244,14 @@ func name(tenant, scope string) (string, error) {
 // ever replace it after erasures, and every sealed event carries them.
 const idLen = 9
 
-// value is a key as stored: a 16-byte id and a 32-byte AES key.
+// keyBytes is the length of a key as stored: a 16-byte id and a 32-byte
+// AES key.
+const keyBytes = 48
+
+// parse reads a key as stored; ErrBadKey for a value that is not one.
 func parse(v []byte) (id string, aead cipher.AEAD, err error) {
-	if len(v) != 48 {
-		return "", nil, fmt.Errorf("keys: a stored key of %d bytes", len(v))
+	if len(v) != keyBytes {
+		return "", nil, fmt.Errorf("%w (%d bytes, want %d)", ErrBadKey, len(v), keyBytes)
 	}
 	block, err := aes.NewCipher(v[16:])
 	if err != nil {
@@ -241,20 +265,37 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.cfg.Timeout)
 }
 
-// get returns the stored key name, from the cache while it is fresh;
-// errKeyGone when the bucket holds none.
-func (s *Store) get(name string, fresh bool) (*cached, error) {
+// ref is a key wanted: its bucket name and its scope.
+type ref struct {
+	name          string
+	tenant, scope string
+}
+
+// get returns the stored key r, from the cache while it is fresh;
+// errKeyGone when the bucket holds none. A remote store with make asks the
+// service for the key made on first use (then never errKeyGone).
+func (s *Store) get(r ref, fresh, make bool) (*cached, error) {
 	s.mu.Lock()
-	c := s.cache[name]
+	c := s.cache[r.name]
 	s.mu.Unlock()
 	if c != nil && !fresh && time.Since(c.at) < s.cfg.CacheTTL {
 		return c, nil
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	v, err := s.load(ctx, name)
+	var v []byte
+	var err error
+	if s.cfg.Remote {
+		v, err = s.askKey(ctx, r, make)
+	} else {
+		v, err = s.load(ctx, r.name)
+	}
 	if errors.Is(err, errKeyGone) {
-		s.drop(name)
+		s.drop(r.name)
+		return nil, err
+	}
+	if errors.Is(err, ErrBadKey) || errors.Is(err, ErrRefused) || errors.Is(err, ErrOutOfScope) {
+		s.drop(r.name)
 		return nil, err
 	}
 	if err != nil {
@@ -262,11 +303,12 @@ func (s *Store) get(name string, fresh bool) (*cached, error) {
 	}
 	id, aead, err := parse(v)
 	if err != nil {
-		return nil, err
+		s.drop(r.name)
+		return nil, fmt.Errorf("keys: %s of tenant %s: %w", r.scope, r.tenant, err)
 	}
 	c = &cached{id: id, aead: aead, at: time.Now()}
 	s.mu.Lock()
-	s.cache[name] = c
+	s.cache[r.name] = c
 	s.mu.Unlock()
 	return c, nil
 }
@@ -280,47 +322,63 @@ func (s *Store) drop(name string) {
 }
 
 // SealKey implements events.Keyring: the key of (tenant, scope), made on
-// first use.
+// first use. It returns ErrBadKey when the stored key is not one (it is
+// never replaced), ErrOutOfScope or ErrRefused for a scope the store or
+// the service will not give, ErrUnavailable when the store does not
+// answer.
 func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
 	n, err := s.nameOf(tenant, scope)
 	if err != nil {
 		return "", nil, err
 	}
-	c, err := s.get(n, false)
+	r := ref{n, tenant, scope}
+	c, err := s.get(r, false, true)
 	if err == nil {
 		return c.id, c.aead, nil
 	}
 	if !errors.Is(err, errKeyGone) {
 		return "", nil, err
 	}
-	v := make([]byte, 48)
-	if _, err := rand.Read(v); err != nil {
-		return "", nil, err
-	}
 	ctx, cancel := s.ctx()
-	err = s.create(ctx, n, v)
+	err = s.make(ctx, n)
 	cancel()
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return "", nil, err
 	}
 	// Ours, or another process's made at the same moment: read it back.
-	c, err = s.get(n, true)
+	c, err = s.get(r, true, false)
 	if err != nil {
 		return "", nil, err
 	}
 	return c.id, c.aead, nil
 }
 
+// make stores a new random key as name unless the bucket holds one.
+func (s *Store) make(ctx context.Context, name string) error {
+	v := make([]byte, keyBytes)
+	if _, err := rand.Read(v); err != nil {
+		return err
+	}
+	if err := s.create(ctx, name, v); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
 // OpenKey implements events.Keyring: the key id of (tenant, scope), or
-// events.ErrErased when it was destroyed (or replaced after an erasure).
+// events.ErrErased when it was destroyed (or replaced after an erasure);
+// ErrBadKey when the stored key is not one.
 func (s *Store) OpenKey(tenant, scope, id string) (cipher.AEAD, error) {
 	n, err := s.nameOf(tenant, scope)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.get(n, false)
+	r := ref{n, tenant, scope}
+	// A producer's store asks for its users' keys one way (VerbUser,
+	// made on first use); other remote stores ask for an existing key.
+	c, err := s.get(r, false, false)
 	if err == nil && c.id != id {
-		c, err = s.get(n, true) // rotated since it was cached?
+		c, err = s.get(r, true, false) // rotated since it was cached?
 	}
 	switch {
 	case errors.Is(err, errKeyGone):
@@ -338,6 +396,9 @@ func (s *Store) OpenKey(tenant, scope, id string) (cipher.AEAD, error) {
 // stored bytes are overwritten), and returns how many it destroyed. What
 // they sealed can no longer be read by anyone.
 func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
+	if s.cfg.Remote && s.cfg.Tenant == "" {
+		return s.askErase(ctx, tenant, user, "")
+	}
 	if err := s.whole("erasing"); err != nil {
 		return 0, err
 	}
@@ -350,6 +411,9 @@ func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
 
 // EraseRecord destroys the key of one memory record of a user.
 func (s *Store) EraseRecord(ctx context.Context, tenant, user, record string) (int, error) {
+	if s.cfg.Remote && s.cfg.Tenant == "" {
+		return s.askErase(ctx, tenant, user, record)
+	}
 	if err := s.whole("erasing"); err != nil {
 		return 0, err
 	}

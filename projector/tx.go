@@ -210,6 +210,13 @@ func (tx *Tx) Emit(subject string, ev *events.Event) error {
 	var err error
 	if tx.keys != nil {
 		data, err = events.EncodeSealed(ev, tx.keys, "")
+		if errors.Is(err, events.ErrBadKey) {
+			// The user's stored key is not a key: the event goes out with
+			// its body withheld, and its readers reject it (bad_key), so
+			// that user's events have a typed outcome and this projection
+			// goes on with everyone else's.
+			data, err = events.EncodeWithheld(ev, "")
+		}
 	} else {
 		data, err = events.Encode(ev)
 	}

@@ -7,27 +7,70 @@ import (
 	"os"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/keys"
 )
 
 // Open opens the bus cfg describes and its data keys (package keys), which
-// seal personal data in the log: an embedded server's are made on first
-// use; on an external server `toolstream setup` made the bucket (Open waits
-// up to ten seconds for it); a producer's identity (cfg.ConnectOnly) needs
-// none. The caller closes the bus.
+// seal personal data in the log. The admin and the keys role reach the key
+// bucket itself: an embedded server's is made on first use; on an external
+// server `toolstream setup` made it (Open waits up to ten seconds for it).
+// Every other identity (cfg.Identity: the embedded server's own
+// connection's, or on an external server the one its credentials hold,
+// when the caller says; unknown is taken as the bucket's) asks the keys
+// service for its keys (keys.Config.Remote). A producer's identity
+// (cfg.ConnectOnly) needs none. The caller closes the bus.
 func Open(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
 	b, err := bus.Open(ctx, cfg)
 	if err != nil || cfg.ConnectOnly {
 		return b, err
 	}
-	kr, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: b.Embedded(), Replicas: b.Replicas(), Logger: cfg.Logger, SetupMax: 10 * time.Second})
+	kc := keys.Config{JS: b.JS, Logger: cfg.Logger}
+	switch cfg.Identity.Role {
+	case "", auth.RoleAdmin, auth.RoleKeyring:
+		kc.Create, kc.Replicas, kc.SetupMax = b.Embedded(), b.Replicas(), 10*time.Second
+	default:
+		kc.Remote = true
+	}
+	kr, err := keys.Open(ctx, kc)
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("%w (toolstream setup makes it on a cluster)", err)
 	}
 	b.Keys = kr
 	return b, nil
+}
+
+// StartKeys serves the keys service (package keys), the one writer of the
+// data keys, under the keys role's identity: on an embedded server a
+// connection of its own as that role; on an external one b's connection,
+// which must be that role's (or the admin's). Stop the service, then
+// close the returned connection (nil when it is b's).
+func StartKeys(ctx context.Context, b *bus.Bus, log *slog.Logger) (micro.Service, *nats.Conn, error) {
+	if !b.Embedded() {
+		svc, err := keys.StartService(ctx, b.Conn, keys.Config{JS: b.JS, Logger: log, SetupMax: 10 * time.Second})
+		if err != nil {
+			return nil, nil, fmt.Errorf("the keys service (it needs the keys role's credentials, --creds): %w", err)
+		}
+		return svc, nil, nil
+	}
+	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleKeyring})
+	if err != nil {
+		return nil, nil, err
+	}
+	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("toolstream-keys"), nats.MaxReconnects(-1))...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the keys service: connect: %w", err)
+	}
+	svc, err := keys.StartService(ctx, nc, keys.Config{Logger: log, SetupMax: 10 * time.Second})
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return svc, nc, nil
 }
 
 // Scratch is an embedded server in a temporary directory, for a one-shot

@@ -30,11 +30,12 @@ import (
 const (
 	Clock    = "clock"    // ticks written into the log (Config.Tick)
 	Executor = "executor" // the executor, following the registry in force
-	All      = "all"      // every projection, the clock and the executor
+	Keys     = "keys"     // the keys service, the one writer of the data keys (StartKeys)
+	All      = "all"      // every projection, the clock, the executor and the keys service
 )
 
 // ErrUnknownComponent is a component name that is neither a projection nor
-// Clock, Executor or All.
+// Clock, Executor, Keys or All.
 var ErrUnknownComponent = errors.New("unknown component")
 
 // Config is one stack over a bus: what serve's flags set.
@@ -47,8 +48,8 @@ type Config struct {
 	ViewsDir string
 	// Logger; nil discards.
 	Logger *slog.Logger
-	// Components to run: All, Clock, Executor or projection names (Names);
-	// none is All.
+	// Components to run: All, Clock, Executor, Keys or projection names
+	// (Names); none is All.
 	Components []string
 	// Tick is the interval of the clock's ticks (0: none).
 	Tick time.Duration
@@ -155,8 +156,8 @@ func Components(names []string) (map[string]bool, error) {
 			for _, n := range Names() {
 				want[n] = true
 			}
-			want[Clock], want[Executor] = true, true
-		case c == Clock || c == Executor || slices.Contains(Names(), c):
+			want[Clock], want[Executor], want[Keys] = true, true, true
+		case c == Clock || c == Executor || c == Keys || slices.Contains(Names(), c):
 			want[c] = true
 		default:
 			return nil, fmt.Errorf("%w %q", ErrUnknownComponent, c)
@@ -167,6 +168,20 @@ func Components(names []string) (map[string]bool, error) {
 
 func (s *Stack) start(want map[string]bool) error {
 	cfg, b, ctx, log := s.cfg, s.cfg.Bus, s.ctx, s.log
+	if want[Keys] || b.Embedded() {
+		// First: the projections ask it for the keys they seal with. An
+		// embedded server's stack always serves it: no other process can.
+		svc, nc, err := StartKeys(ctx, b, log)
+		if err != nil {
+			return err
+		}
+		s.onStop(func() {
+			svc.Stop()
+			if nc != nil {
+				nc.Close()
+			}
+		})
+	}
 	if cfg.ToolsFile != "" {
 		if err := FollowTools(s.ctx, b, log, cfg.ToolsFile, cfg.SigningKey, cfg.Projections.Trust); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/keys"
@@ -26,13 +27,39 @@ func StartIn(t testing.TB, dir string) *bus.Bus {
 	if err != nil {
 		t.Fatalf("bustest: %v", err)
 	}
-	// As serve does: personal data is sealed under the data keys.
+	// As serve does: personal data is sealed under the data keys, and the
+	// keys service (under the keys role) answers the other identities.
 	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true}); err != nil {
 		b.Close()
 		t.Fatalf("bustest: %v", err)
 	}
-	t.Cleanup(func() { b.Close() })
+	stop, err := StartKeys(b)
+	if err != nil {
+		b.Close()
+		t.Fatalf("bustest: %v", err)
+	}
+	t.Cleanup(func() { stop(); b.Close() })
 	return b
+}
+
+// StartKeys serves the keys service on b's embedded server under the keys
+// role's identity (as serve does, stack.StartKeys) and returns what stops
+// it. The bucket must exist (b.Keys made it).
+func StartKeys(b *bus.Bus) (stop func(), err error) {
+	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleKeyring})
+	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("bustest-keys"))...)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := keys.StartService(context.Background(), nc, keys.Config{})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return func() { svc.Stop(); nc.Close() }, nil
 }
 
 // Creds writes a .creds file of a new user id of b's embedded server and

@@ -279,7 +279,32 @@ func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, l
 			return nil, err
 		}
 	}
-	return stack.Open(ctx, g.busConfig(log, dataDir, listen, g.natsURL, opts))
+	cfg := g.busConfig(log, dataDir, listen, g.natsURL, opts)
+	if g.natsURL != "" {
+		cfg.Identity = g.identityOf(id)
+	}
+	return stack.Open(ctx, cfg)
+}
+
+// identityOf is the identity a connection made with natsOptions(id) has,
+// when it is known: the one --creds holds, else id when --data holds the
+// material; the zero Identity for --nats-user or a server without
+// Toolstream's material. stack.Open opens the data keys by it.
+func (g *globals) identityOf(id auth.Identity) auth.Identity {
+	switch {
+	case g.creds != "":
+		cid, err := auth.CredsIdentity(g.creds)
+		if err != nil {
+			return auth.Identity{}
+		}
+		return cid
+	case g.user != "":
+		return auth.Identity{}
+	}
+	if _, err := auth.Load(g.authDir()); err != nil {
+		return auth.Identity{}
+	}
+	return id
 }
 
 // endpoint is the server a command reaches, and where that address came
@@ -419,7 +444,9 @@ func (g *globals) connect(ctx context.Context, log *slog.Logger, id auth.Identit
 	if err != nil {
 		return nil, err
 	}
-	return stack.Open(ctx, g.busConfig(log, "", "", url, opts))
+	cfg := g.busConfig(log, "", "", url, opts)
+	cfg.Identity = g.identityOf(id)
+	return stack.Open(ctx, cfg)
 }
 
 func (g *globals) viewDir(name string) string { return filepath.Join(g.data, "views", name) }
