@@ -299,9 +299,11 @@ the body's msgpack bytes, with additional data id + NUL + k + NUL + t (the envel
 and tenant). The key is in the key-value bucket ts_keys, under k.<T>.u.<U>, where T and U are
 '_' followed by the unpadded base64url of the tenant and the user (a memory record's key adds
 .r.<R>); the value is 48 bytes, a 16-byte id whose first 9 bytes in unpadded base64url are the
-key id, then the 32-byte AES key. A producer identity of a tenant may read its tenant's user
-keys by a direct get ($JS.API.DIRECT.GET.KV_ts_keys.$KV.ts_keys.k.<T>.u.<U>) and so open its
-tenant's events; other roles that may read the bucket open any. What a consumer in another
+key id, then the 32-byte AES key. Only the keys service (role keys) reads and writes the
+bucket; a producer identity of a tenant asks it for its tenant's user keys by a request on
+tsv.keys.user.<tenant> with the JSON {"user":"<U>"} (the reply is the 48 bytes, or an error in
+the Nats-Service-Error-Code header) and so opens its tenant's events; the processors ask
+tsv.keys.open.<tenant> with {"scope":"<scope>"} for any. What a consumer in another
 language sees of a sealed event without the key: the envelope only (ids, kind, tenant, user,
 times), never the body. After an erasure the key is gone (or replaced: the key id differs), and
 the body can never be opened again: treat it as erased, not as an error. Kinds without

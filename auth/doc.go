@@ -23,10 +23,21 @@
 // can read another identity's replies. Only the admin role may create,
 // update, purge, delete, snapshot or restore the log and the buckets.
 //
+// The data keys (bucket ts_keys) have one writer: the keys role
+// (RoleKeyring), which runs the keys service (package keys). Every other
+// role is denied the bucket's subjects and every JetStream API verb on its
+// stream (a deny that wins over reading the whole account), so no role but
+// keys and admin can write, delete, roll up or read a key, by subject or
+// by a wildcard direct get. They ask the service instead, authorised by
+// the subject they may publish: a producer tsv.keys.user.<its tenant>
+// only, processors tsv.keys.seal|open.*, the reader tsv.keys.open.*, the
+// operator tsv.keys.erase.* besides.
+//
 // Invariants kept here (numbers from DESIGN.md): 7, tenants never meet (a
 // producer publishes only its tenant's raw events and reads only its
-// tenant's outcomes); 10, only the operator decides what runs (no anonymous
-// client, every identity limited to what its role needs).
+// tenant's outcomes, and asks only for its tenant's users' keys); 10, only
+// the operator decides what runs (no anonymous client, every identity
+// limited to what its role needs, one writer of the data keys).
 //
 // Material is immutable after Ensure or Load and safe for concurrent use.
 package auth

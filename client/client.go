@@ -320,10 +320,17 @@ func (c *Client) Close() error {
 	return err
 }
 
-// keyring is what seals and opens tenant's personal data.
+// keyring is what seals and opens tenant's personal data: the keys
+// WithKeys gave; for tenant's producer (its inbox prefix says so) a
+// tenant's store, which asks the keys service for its users' keys on its
+// own tenant's subject; for any other identity the store of every tenant,
+// which asks the service as that identity's role may.
 func (c *Client) keyring(ctx context.Context, tenant string) (events.Keyring, error) {
 	if c.o.keys != nil {
 		return c.o.keys, nil
+	}
+	if p := (auth.Identity{Role: auth.RoleProducer, Tenant: tenant}).InboxPrefix(); c.nc.Opts.InboxPrefix != p {
+		return c.wholeStore(ctx)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

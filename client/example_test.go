@@ -12,6 +12,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/keys"
@@ -56,7 +57,12 @@ func startServer() *server {
 	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true}); err != nil {
 		panic(err)
 	}
-	s := &server{b: b, dir: dir}
+	// The keys service, as serve runs it: producers ask it for their keys.
+	stopKeys, err := bustest.StartKeys(b)
+	if err != nil {
+		panic(err)
+	}
+	s := &server{b: b, dir: dir, stop: []func(){stopKeys}}
 	n := node.New(b, dir+"/views", nil)
 	if _, err := n.Start(context.Background(), assembler.New(assembler.Config{}), nil); err != nil {
 		panic(err)

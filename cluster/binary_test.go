@@ -18,8 +18,8 @@ import (
 
 // TestBinaryWorksAgainstACluster runs the toolstream binary with --nats-url
 // listing the three servers of a cluster, each command with the .creds of
-// its role: setup (admin) creates the log, serve runs the processor
-// (assembler), publish sends a provider stream (producer of acme), calls
+// its role: setup (admin) creates the log, serve runs the keys service
+// (keys) and the processor (assembler), publish sends a provider stream (producer of acme), calls
 // shows the completed call (reader), replay --verify finds the live view
 // equal to a rebuilt one (operator).
 func TestBinaryWorksAgainstACluster(t *testing.T) {
@@ -41,6 +41,19 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		"--data", filepath.Join(dir, "setup")).CombinedOutput(); err != nil {
 		t.Fatalf("toolstream setup: %v\n%s", err, out)
 	}
+	// The keys service as its own role: the processors and the producer
+	// ask it for their users' data keys.
+	keysServe := exec.Command(bin, "serve", "--components", "keys", "--nats-url", urls, "--data", filepath.Join(dir, "keys"),
+		"--creds", creds(auth.Identity{Role: auth.RoleKeyring}))
+	var keysLog bytes.Buffer
+	keysServe.Stderr = &keysLog
+	if err := keysServe.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		keysServe.Process.Signal(os.Interrupt)
+		keysServe.Wait()
+	}()
 	serve := exec.Command(bin, "serve", "--components", "ingest,assembler,responses", "--nats-url", urls, "--data", filepath.Join(dir, "serve"),
 		"--creds", creds(auth.Identity{Role: auth.RoleAssembler}))
 	var serveLog bytes.Buffer
@@ -69,7 +82,7 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		cmd := exec.CommandContext(ctx, bin, append(args, "--nats-url", urls, "--data", filepath.Join(dir, "cli"), "--creds", creds(id))...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("toolstream %s: %v\n%s\nserve: %s", strings.Join(args, " "), err, out, serveLog.String())
+			t.Fatalf("toolstream %s: %v\n%s\nserve: %s", strings.Join(args, " "), err, out, serveLog.String()+"\nkeys: "+keysLog.String())
 		}
 		return string(out)
 	}
@@ -97,7 +110,7 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 				t.Logf("%s %d %s %v %.80q", stream, seq, m.Subject, m.Header, m.Data)
 			}
 		}
-		t.Logf("serve: %s", serveLog.String())
+		t.Logf("serve: %s\nkeys: %s", serveLog.String(), keysLog.String())
 	}
 	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.call.>") == 1 }) {
 		dump()

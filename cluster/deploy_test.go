@@ -235,6 +235,8 @@ func roleOf(command []string) auth.Role {
 		return auth.RoleMemory
 	case "runs":
 		return auth.RoleRuns
+	case "keys":
+		return auth.RoleKeyring
 	}
 	return auth.RoleAssembler
 }
@@ -259,7 +261,7 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if !ok || len(authService.Command) < 2 || authService.Command[0] != "auth" || authService.Command[1] != "init" {
 		t.Fatal("no auth service running toolstream auth init")
 	}
-	want := []string{"assembler", "auth", "executor-1", "executor-2", "memory", "runs", "setup", "verifier"}
+	want := []string{"assembler", "auth", "executor-1", "executor-2", "keys", "memory", "runs", "setup", "verifier"}
 	var got []string
 	running := map[string]bool{} // components some service runs
 	for name, s := range cf.Services {
@@ -330,7 +332,7 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Toolstream services %v, want %v", got, want)
 	}
-	for _, c := range []string{"ingest", "assembler", "responses", "clock", "executor", "verifier", "memory", "runs", "runs-calls"} {
+	for _, c := range []string{"ingest", "assembler", "responses", "clock", "executor", "verifier", "memory", "runs", "runs-calls", "keys"} {
 		if !running[c] {
 			t.Errorf("no service runs %s", c)
 		}

@@ -55,10 +55,11 @@ var (
 	verRole   = auth.Identity{Role: auth.RoleVerifier}
 	memRole   = auth.Identity{Role: auth.RoleMemory}
 	runsRole  = auth.Identity{Role: auth.RoleRuns}
+	keysRole  = auth.Identity{Role: auth.RoleKeyring}
 	acmeProd  = auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}
 	globeProd = auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}
 	// identities are those of the log's account, each tried below.
-	identities = []auth.Identity{reader, operator, asmRole, execRole, verRole, memRole, runsRole, acmeProd, globeProd}
+	identities = []auth.Identity{reader, operator, asmRole, execRole, verRole, memRole, runsRole, keysRole, acmeProd, globeProd}
 )
 
 // roleConn is a connection as an identity that records the server's
@@ -183,12 +184,19 @@ var policy = []action{
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},
 	{false, "$KV.ts_runs.acme.cnVu", []auth.Identity{runsRole}, "run leases"},
 	{false, "$O.ts_results.C.x", []auth.Identity{execRole}, "raw results"},
-	{false, "$KV.ts_keys.k.x", append([]auth.Identity{operator}, processors...), "a data key"},
-	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u", append([]auth.Identity{operator, acmeProd}, processors...), "acme's user ann's data key"},
-	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u.r._cjE", append([]auth.Identity{operator}, processors...), "a key of ann's memory record"},
-	{false, "$JS.API.DIRECT.GET.KV_ts_keys.$KV.ts_keys.k._Z2xvYmV4.u._YW5u", append([]auth.Identity{reader, operator, globeProd}, processors...), "reading globex's user ann's data key"},
-	{false, "$JS.API.STREAM.INFO.KV_ts_keys", append([]auth.Identity{reader, operator}, processors...), "the key bucket's info (it lists every key's name)"},
-	{false, "$JS.API.STREAM.MSG.DELETE.KV_ts_keys", []auth.Identity{operator}, "erasing a data key"},
+	// The data keys: the keys service's alone; everyone else asks it.
+	{false, "$KV.ts_keys.k.x", []auth.Identity{keysRole}, "a data key"},
+	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u", []auth.Identity{keysRole}, "acme's user ann's data key (a rollup there purged every key)"},
+	{false, "$KV.ts_keys.k._YWNtZQ.u._YW5u.r._cjE", []auth.Identity{keysRole}, "a key of ann's memory record"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_keys.$KV.ts_keys.k._Z2xvYmV4.u._YW5u", []auth.Identity{keysRole}, "reading globex's user ann's data key"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_keys.$KV.ts_keys.k._YWNtZQ.u.>", []auth.Identity{keysRole}, "acme's keys by a literal '>'"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_keys", []auth.Identity{keysRole}, "a direct get by a wildcard in its request"},
+	{false, "$JS.API.STREAM.INFO.KV_ts_keys", []auth.Identity{keysRole}, "the key bucket's info (it lists every key's name)"},
+	{false, "$JS.API.STREAM.MSG.DELETE.KV_ts_keys", []auth.Identity{keysRole}, "erasing a data key"},
+	{false, "tsv.keys.user.globex", []auth.Identity{globeProd}, "globex's users' keys"},
+	{false, "tsv.keys.seal.acme", append([]auth.Identity{operator}, processors...), "making any key of acme"},
+	{false, "tsv.keys.open.acme", append([]auth.Identity{operator, reader}, processors...), "reading any key of acme"},
+	{false, "tsv.keys.erase.acme", []auth.Identity{operator}, "erasing acme's keys"},
 	// The log and buckets themselves: the admin's alone.
 	{false, "$JS.API.STREAM.CREATE.CAPTURE", nil, "a stream capturing memory requests"},
 	{false, "$JS.API.STREAM.UPDATE.TS_IN", nil, "lengthening the raw events' retention"},
@@ -237,6 +245,7 @@ var policy = []action{
 	{true, "tsv.runs.>", []auth.Identity{runsRole}, "answering (capturing) runs requests"},
 	{true, "ts.run.acme.>", []auth.Identity{acmeProd}, "acme's runs, live"},
 	{true, "tsv.dump", processors, "answering view dumps"},
+	{true, "tsv.keys.>", []auth.Identity{keysRole}, "answering (capturing) key requests"},
 }
 
 // TestAttackRoleEscalation tries every action of the policy as every

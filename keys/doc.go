@@ -19,6 +19,25 @@
 // keys of erasures made after it, so erasures must be made again after a
 // restore (the log's Erased tombstones list them).
 //
+// One writer (DESIGN.md invariant 10). The bucket is written only by the
+// keys service (Service, on ServicePrefix), run under an identity of its
+// own role (auth.RoleKeyring) that alone, with the admin, may publish to
+// the bucket, delete its messages or read it. Every other identity's store
+// is Remote: it asks the service, which is authorised by subject
+// (tsv.keys.<verb>.<tenant>; a producer may ask only VerbUser on its own
+// tenant's subject, processors VerbSeal and VerbOpen of any tenant, the
+// reader VerbOpen, the operator VerbErase too) and validates every token
+// it is asked for, so a literal '*' or '>' is refused (ErrRefused), never
+// matched. A key is made by compare-and-set and never overwritten.
+//
+// A bad key is that user's outcome, never a crash. A stored value that is
+// not a key (the wrong length) is ErrBadKey, which wraps events.ErrBadKey
+// (bad input): a projection reading that user's events records them as
+// rejected (events.ReasonBadKey), one writing for that user writes the
+// event with its body withheld (events.EncodeWithheld), a producer sealing
+// at the edge gets the error; other users and tenants go on. The service
+// never replaces it; erasing the user removes it.
+//
 // What this package cannot reach: on a cluster, the servers' replication
 // logs (Raft) hold a key until they are compacted; the operating system's
 // free blocks hold what any deleted file held. Both are outside the files

@@ -24,8 +24,12 @@ import (
 // service for its keys (keys.Config.Remote). A producer's identity
 // (cfg.ConnectOnly) needs none. The caller closes the bus.
 func Open(ctx context.Context, cfg bus.Config) (*bus.Bus, error) {
+	keyring := cfg.Identity.Role == auth.RoleKeyring
+	if keyring {
+		cfg.ConnectOnly = true // it reads no stream of the log, only the key bucket
+	}
 	b, err := bus.Open(ctx, cfg)
-	if err != nil || cfg.ConnectOnly {
+	if err != nil || cfg.ConnectOnly && !keyring {
 		return b, err
 	}
 	kc := keys.Config{JS: b.JS, Logger: cfg.Logger}

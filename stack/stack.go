@@ -258,18 +258,24 @@ func (s *Stack) startJudge() error {
 // metrics, the console, memory's and runs' services, the gateway.
 func (s *Stack) services() error {
 	cfg, b, log := s.cfg, s.cfg.Bus, s.log
-	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream", Version: "0.1.0", Description: "Toolstream views"})
-	if err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
-	s.onStop(func() { svc.Stop() })
-	dumps, err := viewdump.AddEndpoints(svc, s.Runner, cfg.DumpPageRows)
-	if err != nil {
-		return fmt.Errorf("service: %w", err)
-	}
-	s.onStop(dumps.Close) // before the runners close
 	runners := s.node.Runners()
+	var svc micro.Service
+	// No view here (the executor alone, the keys service alone): the views'
+	// service would answer for none, and the keys role may not answer it.
+	if len(runners) > 0 || s.partitions != nil {
+		var err error
+		if svc, err = micro.AddService(b.Conn, micro.Config{Name: "toolstream", Version: "0.1.0", Description: "Toolstream views"}); err != nil {
+			return fmt.Errorf("service: %w", err)
+		}
+		s.onStop(func() { svc.Stop() })
+		dumps, err := viewdump.AddEndpoints(svc, s.Runner, cfg.DumpPageRows)
+		if err != nil {
+			return fmt.Errorf("service: %w", err)
+		}
+		s.onStop(dumps.Close) // before the runners close
+	}
 	metricsAddr := cfg.MetricsAddr
+	var err error
 	if metricsAddr, err = s.startConsole(runners, metricsAddr); err != nil {
 		return err
 	}

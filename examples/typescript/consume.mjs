@@ -70,17 +70,19 @@ const b64 = (/** @type {string} */ s) => "_" + Buffer.from(s, "utf8").toString("
 const keys = new Map();
 
 /**
- * The data key of a user of the tenant: 48 bytes in the bucket ts_keys
- * (a 16-byte id, then the AES-256 key), read by a direct get.
+ * The data key of a user of the tenant: 48 bytes (a 16-byte id, then the
+ * AES-256 key), asked of the keys service on the tenant's own subject
+ * (tsv.keys.user.<tenant>, all a producer may ask; it never reads the
+ * bucket ts_keys itself). A reply with an error header is no key.
  * @param {string} user
- * @returns {Promise<Buffer | null>} null when the key is gone (erased)
+ * @returns {Promise<Buffer | null>} null when there is no usable key
  */
 async function userKey(user) {
   const name = `k.${b64(tenant)}.u.${b64(user)}`;
   if (!keys.has(name)) {
-    const m = await nc.request(`$JS.API.DIRECT.GET.KV_ts_keys.$KV.ts_keys.${name}`, undefined, { timeout: 5000 });
-    const code = m.headers?.code ?? 0;
-    keys.set(name, code >= 400 || m.data.length !== 48 ? null : Buffer.from(m.data));
+    const m = await nc.request(`tsv.keys.user.${tenant}`, JSON.stringify({ user }), { timeout: 5000 });
+    const failed = m.headers?.get("Nats-Service-Error-Code");
+    keys.set(name, failed || m.data.length !== 48 ? null : Buffer.from(m.data));
   }
   return keys.get(name) ?? null;
 }
