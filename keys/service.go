@@ -33,8 +33,9 @@ const ServicePrefix = "tsv.keys"
 
 // The service's verbs (endpoints).
 const (
-	// VerbUser answers a user's key ({"user":…}), made on first use: a
-	// producer's only verb, on its own tenant's subject.
+	// VerbUser answers a user's key ({"user":…}, or its scope
+	// {"scope":"u/…"}; neither: the user without a name), made on first
+	// use: a producer's only verb, on its own tenant's subject.
 	VerbUser = "user"
 	// VerbOpen answers an existing key of a scope ({"scope":…},
 	// events.UserScope or events.RecordScope); 404 when there is none.
@@ -171,10 +172,14 @@ func (v *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 	}
 	switch verb {
 	case VerbUser:
-		if r.User == "" || r.Scope != "" || r.Record != "" {
-			return nil, fmt.Errorf("%w: %s takes a user alone", ErrRefused, verb)
+		scope := r.Scope
+		if scope == "" {
+			scope = events.UserScope(r.User) // none: the user without a name
 		}
-		return v.value(ctx, tenant, events.UserScope(r.User), true)
+		if err := validScope(scope); err != nil || !strings.HasPrefix(scope, "u/") || r.Record != "" {
+			return nil, fmt.Errorf("%w: %s takes a user's scope (u/<user>) or a user", ErrRefused, verb)
+		}
+		return v.value(ctx, tenant, scope, true)
 	case VerbOpen, VerbSeal:
 		if err := validScope(r.Scope); err != nil {
 			return nil, err
@@ -257,11 +262,7 @@ func (s *Store) askKey(ctx context.Context, r ref, make bool) ([]byte, error) {
 	verb, req := VerbOpen, Request{Scope: r.scope}
 	switch {
 	case s.cfg.Tenant != "":
-		user, err := events.ScopeUser(r.scope)
-		if err != nil {
-			return nil, err
-		}
-		verb, req = VerbUser, Request{User: user}
+		verb = VerbUser
 	case make:
 		verb = VerbSeal
 	}
