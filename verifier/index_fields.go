@@ -153,6 +153,9 @@ func cellName(header []string, j int) string {
 }
 
 // keyInfo is what a key says, worked out once per distinct key per Check.
+// minorUnitWords are key tokens naming a currency's minor unit.
+var minorUnitWords = map[string]bool{"cents": true, "cent": true, "pence": true, "minor": true}
+
 type keyInfo struct {
 	concepts    []string
 	generic     bool
@@ -167,6 +170,9 @@ type keyInfo struct {
 	magCurrency bool
 	magUnit     *unit
 	up, down    bool // the key names a rise or a fall
+	// minor: the key counts money in minor units (amount_cents,
+	// fee_pence): its values are read as hundredths of the currency.
+	minor bool
 }
 
 // concepts returns key k's concepts under a parent with concepts parent.
@@ -192,6 +198,14 @@ func (w *walker) keyInfo(k string) *keyInfo {
 		mag:      1,
 	}
 	ki.unit, ki.dim = keyUnitOf(parts)
+	for _, p := range parts {
+		if minorUnitWords[p] {
+			ki.minor = true
+			if ki.unit == nil {
+				ki.dim = dimCurrency
+			}
+		}
+	}
 	for _, p := range parts {
 		ws := []string{p}
 		if isCJK([]rune(p)[0]) {
@@ -309,6 +323,9 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 		x, err := strconv.ParseFloat(t.String(), 64)
 		if err != nil || math.IsInf(x, 0) {
 			return
+		}
+		if ki.minor {
+			x /= 100 // 510209 cents is 5,102.09 (the pointer keeps the JSON value)
 		}
 		lf.kind, lf.num, lf.hi = kindNum, x, x
 		lf.setRaw(t.String())
