@@ -28,9 +28,12 @@ import (
 // (## Two commands, and each ### of ## Walkthrough) has a script in
 // testdata/readme named after its heading, which runs the section's
 // commands against this binary, a real serve started in the background
-// on a free port. TestREADMEMatchesScripts fails when a command or a file
-// the README shows is not in its section's script; TestREADMEWalkthrough
-// runs the scripts.
+// on a free port, and matches what they print against the output blocks
+// the section shows. TestREADMEMatchesScripts fails when a command, a file
+// or an output block the README shows is not in (or not checked by) its
+// section's script; TestREADMEWalkthrough runs the scripts; TestDocLinks
+// and TestEveryCommandIsDocumented keep the README's and docs/' links and
+// command lists true.
 
 // TestMain makes the test binary double as the toolstream command inside
 // the scripts (testscript.Main): `exec toolstream serve …` runs main. After
