@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nats-io/nkeys"
 	"github.com/toolstream/toolstream/auth"
 )
 
@@ -41,6 +42,23 @@ func TestMsgIDKeys(t *testing.T) {
 	kb, _ := auth.CredsMsgIDKey(b)
 	if len(ka) != 32 || !bytes.Equal(ka, ka2) || bytes.Equal(ka, kb) {
 		t.Fatalf("creds keys: %x %x %x", ka, ka2, kb)
+	}
+	u, err := m.Issue(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := nkeys.FromSeed(u.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := u.Creds()
+	p := filepath.Join(dir, "u.creds")
+	if err := auth.WritePrivate(p, data); err != nil {
+		t.Fatal(err)
+	}
+	fromCreds, _ := auth.CredsMsgIDKey(p)
+	if fromSigner, err := auth.SignerMsgIDKey(kp.Sign); err != nil || !bytes.Equal(fromSigner, fromCreds) {
+		t.Fatalf("the user's signer and its creds file give other keys: %v", err)
 	}
 	again, err := auth.Load(filepath.Join(dir, "auth"))
 	if err != nil {

@@ -100,10 +100,11 @@ type Config struct {
 	Logger *slog.Logger
 	// MsgIDKey tags the message ids this bus publishes into the streams a
 	// tenant may write (events.MsgID), so no other identity can claim
-	// them ahead. Nil: the embedded server's material's key
-	// (auth.Material.MsgIDKey); on an external server, the key of the
-	// identity's creds (auth.CredsMsgIDKey) should be given, else a random
-	// one is used and a re-publish after a restart is stored again.
+	// them ahead. Empty: the embedded server's material's key
+	// (auth.Material.MsgIDKey); on an external server the key of the nkey
+	// the connection authenticated with (auth.ConnMsgIDKey: the same for
+	// the same creds), else a random one, and a re-publish after a restart
+	// is stored again.
 	MsgIDKey []byte
 }
 
@@ -183,7 +184,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 			return nil, err
 		}
 		b.server, b.auth = srv, m
-		if b.msgIDKey == nil {
+		if len(b.msgIDKey) == 0 {
 			b.msgIDKey = m.MsgIDKey()
 		}
 		url = srv.ClientURL()
@@ -199,13 +200,6 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		connOpts = append(u.Options(), nats.InProcessServer(srv))
 	}
 	log := cfg.Logger
-	if b.msgIDKey == nil {
-		b.msgIDKey = make([]byte, events.MsgIDKeyBytes)
-		if _, err := rand.Read(b.msgIDKey); err != nil {
-			return nil, fmt.Errorf("bus: message-id key: %w", err)
-		}
-		log.Warn("no message-id key for this identity (give its creds): events published again after a restart are stored twice")
-	}
 	opts := append([]nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
 		// Asynchronous errors (a permission violation, a write to a server
 		// that went away) go to the logger; nats.go would print them.
@@ -222,6 +216,18 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		return nil, fmt.Errorf("bus: connect %s: %w", url, err)
 	}
 	b.Conn = nc
+	if len(b.msgIDKey) == 0 {
+		if key, ok := auth.ConnMsgIDKey(nc); ok {
+			b.msgIDKey = key // the user's nkey: the same for the same creds
+		} else {
+			b.msgIDKey = make([]byte, events.MsgIDKeyBytes)
+			if _, err := rand.Read(b.msgIDKey); err != nil {
+				b.Close()
+				return nil, fmt.Errorf("bus: message-id key: %w", err)
+			}
+			log.Warn("this identity has no nkey to derive a message-id key from (a user name and password?): events published again after a restart are stored twice")
+		}
+	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout))
 	if err != nil {
 		b.Close()

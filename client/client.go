@@ -57,13 +57,6 @@ func WithCredsFile(path string) Option {
 			return fmt.Errorf("%w: empty creds file", ErrInvalidOption)
 		}
 		o.nats = append(o.nats, auth.CredsOptions(path)...)
-		if o.msgIDKey == nil {
-			key, err := auth.CredsMsgIDKey(path)
-			if err != nil {
-				return fmt.Errorf("%w: %w", ErrInvalidOption, err)
-			}
-			o.msgIDKey = key
-		}
 		return nil
 	}
 }
@@ -72,11 +65,12 @@ func WithCredsFile(path string) Option {
 // streams a tenant writes (events.MsgID) with key: a secret of the
 // publishing identity, the same after a restart, so that a stream
 // written again is stored once and no other identity can claim its ids
-// ahead. WithCredsFile takes the key of the creds' seed
-// (auth.CredsMsgIDKey); a process that holds a bus passes its
-// (bus.Bus.MsgIDKey). Without either the client makes a random key: its
-// ids cannot be claimed, but a stream written again by another Client is
-// stored twice.
+// ahead. By default the key is derived from the nkey the connection
+// authenticated with (auth.ConnMsgIDKey: a creds file, a JWT and seed),
+// the same for every client of the same creds; a process that holds a
+// bus passes the bus's (bus.Bus.MsgIDKey). A connection without an nkey
+// (a user name and password) gets a random key: its ids cannot be
+// claimed, but a stream written again by another Client is stored twice.
 func WithMsgIDKey(key []byte) Option {
 	return func(o *options) error {
 		if len(key) < 16 {
@@ -261,12 +255,6 @@ func Connect(ctx context.Context, opts ...Option) (*Client, error) {
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
 	}
-	if o.msgIDKey == nil {
-		o.msgIDKey = make([]byte, events.MsgIDKeyBytes)
-		if _, err := rand.Read(o.msgIDKey); err != nil {
-			return nil, fmt.Errorf("client: message-id key: %w", err)
-		}
-	}
 	c := &Client{o: o, tenants: map[string]*keys.Store{}}
 	if o.conn != nil {
 		if urlGiven || len(o.nats) > 0 {
@@ -291,6 +279,17 @@ func Connect(ctx context.Context, opts ...Option) (*Client, error) {
 			return nil, fmt.Errorf("client: connect %s: %w", o.url, classify(err))
 		}
 		c.nc, c.owned = nc, true
+	}
+	if c.o.msgIDKey == nil {
+		if key, ok := auth.ConnMsgIDKey(c.nc); ok {
+			c.o.msgIDKey = key // the user's nkey: the same for the same creds
+		} else {
+			c.o.msgIDKey = make([]byte, events.MsgIDKeyBytes)
+			if _, err := rand.Read(c.o.msgIDKey); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("client: message-id key: %w", err)
+			}
+		}
 	}
 	js, err := jetstream.New(c.nc, jetstream.WithPublishAsyncTimeout(o.publishTimeout))
 	if err != nil {
