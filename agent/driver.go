@@ -223,6 +223,7 @@ func (d *Driver) index(reg *registry.Registry, tenant string) *toolsel.Index {
 const indexesMax = 1024
 
 type drive struct {
+	user string // whose run it is
 	done chan struct{}
 	out  *Outcome
 	err  error
@@ -262,8 +263,10 @@ func NewRunID() string {
 // starts and the model's answer being read is cut, so none of its calls
 // runs); a caller that wants the run to outlive its client passes a
 // context that does not end with it (context.WithoutCancel). Errors:
-// ErrBadRequest for a spec that cannot be driven, and the log's or the
-// runs service's when they fail; every other ending is an Outcome.
+// ErrBadRequest for a spec that cannot be driven, ErrNotFound for a run
+// another user's request created (a run belongs to its first request's
+// user), and the log's or the runs service's when they fail; every other
+// ending is an Outcome.
 func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err := checkSpec(&spec); err != nil {
 		return nil, err
@@ -272,6 +275,9 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	d.mu.Lock()
 	if a := d.active[key]; a != nil {
 		d.mu.Unlock()
+		if a.user != spec.User {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, spec.Run)
+		}
 		select {
 		case <-a.done:
 			if a.err != nil {
@@ -285,7 +291,7 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 			return nil, ctx.Err()
 		}
 	}
-	a := &drive{done: make(chan struct{})}
+	a := &drive{done: make(chan struct{}), user: spec.User}
 	d.active[key] = a
 	d.mu.Unlock()
 	defer func() {
@@ -394,6 +400,11 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 	rec, err := d.store.claim(bg, spec)
 	if err != nil {
 		return nil, err
+	}
+	if rec.Spec.User != spec.User {
+		// Another user's run: nothing of it is read or driven, and the
+		// answer does not tell it exists.
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, spec.Run)
 	}
 	if rec.Ended != "" {
 		return &Outcome{Run: spec.Run, Status: StatusCancelled, Reason: rec.Ended, Detail: rec.Detail}, nil

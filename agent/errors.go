@@ -11,6 +11,10 @@ var (
 	// ErrCancelled: the run was cancelled (its client went away and asked
 	// for Toolstream-On-Disconnect: cancel); no further round starts.
 	ErrCancelled = errors.New("agent: run cancelled")
+	// ErrNotFound: the run is not the requesting user's (a run belongs to
+	// the user whose request created it; another user is told no such run
+	// exists, and the model is not asked).
+	ErrNotFound = errors.New("agent: no such run")
 	// ErrRunsService: the runs service did not answer, or answered with an
 	// error.
 	ErrRunsService = errors.New("agent: runs service")

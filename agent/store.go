@@ -25,6 +25,11 @@ type Spec struct {
 	User    string `json:"user,omitempty"`
 	Session string `json:"session,omitempty"`
 	Run     string `json:"run"`
+	// Name is the run as the client named it, when that is not Run (the
+	// gateway keeps a user's runs under names of that user's, RunID): a
+	// name is one run's in its tenant, so another user's request naming
+	// it is refused (ErrNotFound) instead of starting a run of its own.
+	Name string `json:"name,omitempty"`
 	// Format is the provider shape: openai-chat, openai-responses or
 	// anthropic (runs.Format*).
 	Format string `json:"format"`
@@ -121,10 +126,14 @@ func (s *specStore) open(key, tenant string, v []byte) (*stored, error) {
 }
 
 // claim stores spec as its run's unless the run has one; it returns the
-// run's record (the stored one when there was one).
+// run's record (the stored one when there was one). ErrNotFound when
+// spec's Name is another run's.
 func (s *specStore) claim(ctx context.Context, spec Spec) (*stored, error) {
 	key, err := specKey(spec.Tenant, spec.Run)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.claimName(ctx, spec); err != nil {
 		return nil, err
 	}
 	e, err := s.kv.Get(ctx, key)
@@ -146,6 +155,32 @@ func (s *specStore) claim(ctx context.Context, spec Spec) (*stored, error) {
 		return nil, fmt.Errorf("agent: store the run's request: %w", err)
 	}
 	return st, nil
+}
+
+// claimName records that spec's Name is its run's, unless it is already:
+// ErrNotFound when it names another run (another user's).
+func (s *specStore) claimName(ctx context.Context, spec Spec) error {
+	if spec.Name == "" {
+		return nil
+	}
+	key := "name." + spec.Tenant + "." + base64.RawURLEncoding.EncodeToString([]byte(spec.Name))
+	for {
+		e, err := s.kv.Get(ctx, key)
+		if err == nil {
+			if string(e.Value()) != spec.Run {
+				return fmt.Errorf("%w: %s", ErrNotFound, spec.Name)
+			}
+			return nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return fmt.Errorf("agent: read the run's name: %w", err)
+		}
+		if _, err := s.kv.Create(ctx, key, []byte(spec.Run)); err == nil {
+			return nil
+		} else if !errors.Is(err, jetstream.ErrKeyExists) { // else another request was first: look again
+			return fmt.Errorf("agent: claim the run's name: %w", err)
+		}
+	}
 }
 
 // end records why the driver ended the run.

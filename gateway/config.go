@@ -25,10 +25,34 @@ import (
 //	    tenant: acme
 //	    user: ""                 # optional: else the Toolstream-User header
 //	heartbeat: 10s               # optional: SSE comment interval
+//	limits:                      # optional: what clients may hold (0: the default)
+//	  conns_max: 0               # connections open at once (serve's listener)
+//	  requests_max: 4096         # requests under way, every key
+//	  key_requests_max: 64       # requests under way, one key
+//	  body_read_timeout: 30s     # reading a request's body
 type File struct {
 	Upstreams []Upstream    `yaml:"upstreams"`
 	Keys      []Key         `yaml:"keys"`
 	Heartbeat time.Duration `yaml:"heartbeat"`
+	Limits    Limits        `yaml:"limits"`
+}
+
+// Limits bounds what the gateway's clients may hold; zero is the default
+// of each.
+type Limits struct {
+	// ConnsMax bounds the connections open at once: serve's listener
+	// closes the ones over it at once. Default (stack): a share of the
+	// process's descriptor limit, so the log keeps descriptors of its own.
+	ConnsMax int `yaml:"conns_max"`
+	// RequestsMax bounds the requests under way (DefaultRequestsMax), and
+	// KeyRequestsMax those of one key (DefaultKeyRequestsMax), counting
+	// the upstream reads and runs that outlive their client until they end.
+	// Over them a request gets 503 or 429 with Retry-After.
+	RequestsMax    int `yaml:"requests_max"`
+	KeyRequestsMax int `yaml:"key_requests_max"`
+	// BodyReadTimeout bounds the reading of a request's body
+	// (DefaultBodyReadTimeout); a slower one gets 408.
+	BodyReadTimeout time.Duration `yaml:"body_read_timeout"`
 }
 
 // Upstream is a model provider requests are passed to.
@@ -140,6 +164,9 @@ func (f *File) Validate() error {
 		if err := events.ValidTenant(k.Tenant); err != nil || k.Tenant == events.SystemTenant {
 			return fmt.Errorf("%w: key %d: tenant %q is not a tenant name", ErrConfig, i, k.Tenant)
 		}
+	}
+	if l := f.Limits; l.ConnsMax < 0 || l.RequestsMax < 0 || l.KeyRequestsMax < 0 || l.BodyReadTimeout < 0 {
+		return fmt.Errorf("%w: limits %+v: none may be negative", ErrConfig, l)
 	}
 	if f.Heartbeat < 0 {
 		return fmt.Errorf("%w: heartbeat %v", ErrConfig, f.Heartbeat)

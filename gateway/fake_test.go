@@ -55,6 +55,9 @@ type fakeUpstream struct {
 	// gate, when set, is called before each frame is written (pos 0, 1…);
 	// it may block. Set it before the first request.
 	gate func(model string, pos int)
+	// headerGate, when set, is called before a stream's status and headers
+	// are written; it may block. Set it before the first request.
+	headerGate func(model string)
 
 	mu       sync.Mutex
 	requests []fakeRequest
@@ -155,6 +158,9 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, wholeAnswer(api, model))
 		return
+	}
+	if f.headerGate != nil {
+		f.headerGate(model)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Request-Id", "req_fake")

@@ -20,11 +20,14 @@ type frameReader struct {
 	stop func() // call once, when done
 }
 
-// openFrames opens the frames of stream for env's tenant, followed until
-// ctx ends or stop is called; ErrNotFound when the log holds none (or
-// another user's, for a key of one user, or they were erased).
+// openFrames opens the frames of stream for env's tenant and user,
+// followed until ctx ends or stop is called; ErrNotFound when the log
+// holds none of this user's (a tenant's key names the user with
+// Toolstream-User), or they were erased.
 func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream string) (*frameReader, error) {
-	subj, err := events.GatewaySubject(env.Tenant, string(api), stream)
+	// A user's streams are kept under their own name for the stream
+	// (scopedID): another user's of the same id is not even looked at.
+	subj, err := events.GatewaySubject(env.Tenant, string(api), scopedID(env.User, stream))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
@@ -38,7 +41,7 @@ func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream 
 		// Not in the log yet, or not at all: a stream this gateway is
 		// relaying is followed from the start.
 		live, ok := g.liveEnv(subj)
-		if !ok || env.User != "" && live.User != env.User {
+		if !ok || live.User != env.User {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, stream)
 		}
 	case err != nil:
@@ -77,7 +80,7 @@ func (g *Gateway) mayRead(env Envelope, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("gateway: read frame: %w", err)
 	}
-	if env.User != "" && ev.User != env.User {
+	if ev.User != env.User {
 		return fmt.Errorf("%w: not this user's", ErrNotFound)
 	}
 	return nil
@@ -101,6 +104,11 @@ func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) 
 		b, ok := events.As[*events.StreamFrame](ev)
 		if !ok {
 			continue // an erasure tombstone is not on a stream's subject; nothing else is
+		}
+		if ev.User != fr.env.User {
+			// The subject is the user's (scopedID), so this cannot be;
+			// never hand another user's frame on if it were.
+			return Frame{}, false, fmt.Errorf("%w: a frame of another user", ErrNotFound)
 		}
 		if b.End {
 			return Frame{}, true, nil

@@ -62,7 +62,18 @@ type Request struct {
 	// Model is the body's model, Upstream the upstream it routes to.
 	Model    string
 	Upstream string
+	// RunName is the run the client named (Toolstream-Run), "" for none;
+	// Env.Run is the run it is in the log (RunID: scoped by the user).
+	RunName string
+
+	slot *slot // the request's place in the gateway's limits
 }
+
+// Detach returns the release of the request's place in the gateway's
+// limits for work that outlives ServeRun (a drive whose client went
+// away): the place is held until both ServeRun returned and release was
+// called. release may be called more than once.
+func (r *Request) Detach() (release func()) { return r.slot.detach() }
 
 // Envelope is the identity every event of a request carries.
 type Envelope struct {
@@ -78,6 +89,7 @@ type Gateway struct {
 	keys     map[string]Key // by SHA-256 hex
 	mux      *http.ServeMux
 	detached sync.WaitGroup // upstream reads that outlive their client
+	limits   *limiter       // requests under way, per key and in all
 
 	mu   sync.Mutex          // guards live
 	live map[string]Envelope // streams being relayed, by subject, until all is in the log
@@ -119,6 +131,15 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.BodyMax <= 0 {
 		cfg.BodyMax = 32 << 20
 	}
+	if cfg.File.Limits.KeyRequestsMax <= 0 {
+		cfg.File.Limits.KeyRequestsMax = DefaultKeyRequestsMax
+	}
+	if cfg.File.Limits.RequestsMax <= 0 {
+		cfg.File.Limits.RequestsMax = DefaultRequestsMax
+	}
+	if cfg.File.Limits.BodyReadTimeout <= 0 {
+		cfg.File.Limits.BodyReadTimeout = DefaultBodyReadTimeout
+	}
 	if cfg.File.Heartbeat <= 0 {
 		cfg.File.Heartbeat = DefaultHeartbeat
 	}
@@ -137,7 +158,8 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}, live: map[string]Envelope{}}
+	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}, live: map[string]Envelope{},
+		limits: newLimiter(cfg.File.Limits.KeyRequestsMax, cfg.File.Limits.RequestsMax)}
 	for _, k := range cfg.File.Keys {
 		g.keys[k.SHA256] = k
 	}

@@ -109,7 +109,9 @@ func callCompleted(ctx context.Context, t *testing.T, tg *testGateway, call, run
 		if _, ok := events.As[*events.CallCompleted](ev); !ok {
 			t.Errorf("call %s: %s, want a CallCompleted", call, ev.Kind)
 		}
-		if ev.Tenant != "acme" || ev.User != "bob" || ev.Session != "s1" || ev.Run != run || ev.Step != "3" {
+		// The run is bob's (RunID): another user's run of the same name is
+		// another run.
+		if ev.Tenant != "acme" || ev.User != "bob" || ev.Session != "s1" || ev.Run != RunID("bob", run) || ev.Step != "3" {
 			t.Errorf("call %s envelope %+v", call, ev)
 		}
 	}
@@ -194,14 +196,21 @@ func TestNonStreamedAnswerPassesThrough(t *testing.T) {
 	}
 }
 
-// resumeAll reads a stream again from the log through the gateway.
+// resumeAll reads a stream again from the log through the gateway, with
+// the tenant's key and no user.
 func resumeAll(t *testing.T, tg *testGateway, api API, stream, query string) []sseEvent {
+	t.Helper()
+	return resumeAs(t, tg, api, stream, query, bearer(clientKey))
+}
+
+// resumeAs reads a stream again from the log with header's key and user.
+func resumeAs(t *testing.T, tg *testGateway, api API, stream, query string, header map[string]string) []sseEvent {
 	t.Helper()
 	path := map[API]string{APIResponses: "/v1/responses/", APIChat: "/toolstream/v1/chat/completions/", APIMessages: "/toolstream/v1/messages/"}[api]
 	if api == APIResponses {
 		query = "stream=true&" + query
 	}
-	resp := tg.request(t, "GET", path+stream+"?"+query, "", bearer(clientKey))
+	resp := tg.request(t, "GET", path+stream+"?"+query, "", header)
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
 		b, _ := io.ReadAll(resp.Body)
@@ -235,9 +244,10 @@ func TestResumeReadsTheLog(t *testing.T) {
 }
 
 // TestResumeIsTheTenantsAndTheUsers: a stream is read again only with a
-// key of its tenant — another tenant's key, or a key bound to another user
-// of the tenant, finds nothing (404), by the stream's id and by
-// Last-Event-ID alike — and the owner still reads it whole.
+// key of its tenant for its user — another tenant's key, a key bound to
+// another user of the tenant, or the tenant's key for no user or another
+// user, finds nothing (404), by the stream's id and by Last-Event-ID
+// alike — and the owner (the tenant's key naming bob) still reads it whole.
 func TestResumeIsTheTenantsAndTheUsers(t *testing.T) {
 	tg := startGateway(t, nil)
 	c := passthroughCases[0]
@@ -246,9 +256,11 @@ func TestResumeIsTheTenantsAndTheUsers(t *testing.T) {
 	resp.Body.Close()
 	path := map[API]string{APIResponses: "/v1/responses/", APIChat: "/toolstream/v1/chat/completions/", APIMessages: "/toolstream/v1/messages/"}[c.api]
 	for name, h := range map[string]map[string]string{
-		"another tenant":       bearer(clientKeyOther),
-		"another user":         bearer(clientKeyAnn),
-		"another tenant by id": {"x-api-key": clientKeyOther, "Last-Event-ID": "2"},
+		"another tenant":        bearer(clientKeyOther),
+		"another user":          bearer(clientKeyAnn),
+		"another tenant by id":  {"x-api-key": clientKeyOther, "Last-Event-ID": "2"},
+		"no user":               bearer(clientKey),
+		"the tenant's, for ann": {"x-api-key": clientKey, HeaderUser: "ann"},
 	} {
 		resp := tg.request(t, "GET", path+c.stream+"?stream=true", "", h)
 		b, _ := io.ReadAll(resp.Body)
@@ -257,7 +269,7 @@ func TestResumeIsTheTenantsAndTheUsers(t *testing.T) {
 			t.Errorf("%s: %d %s, want 404", name, resp.StatusCode, b)
 		}
 	}
-	sameEvents(t, resumeAll(t, tg, c.api, c.stream, ""), all)
+	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", map[string]string{"x-api-key": clientKey, HeaderUser: "bob"}), all)
 }
 
 // TestClientDisconnectMidStreamLosesNothing: the client reads three
@@ -459,8 +471,8 @@ func TestRunModeGoesToTheRunner(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted || got == nil {
 		t.Fatalf("%d %+v", resp.StatusCode, got)
 	}
-	want := Envelope{Tenant: "acme", User: "ann", Run: "r1"}
-	if got.Env != want || string(got.Body) != body || !got.Stream || got.API != APIMessages || got.Upstream != "claude" || got.Model != "weather-messages" {
+	want := Envelope{Tenant: "acme", User: "ann", Run: RunID("ann", "r1")}
+	if got.Env != want || got.RunName != "r1" || string(got.Body) != body || !got.Stream || got.API != APIMessages || got.Upstream != "claude" || got.Model != "weather-messages" {
 		t.Errorf("runner got %+v", got)
 	}
 }
@@ -473,7 +485,8 @@ func TestErasureReachesTheFrames(t *testing.T) {
 	resp := tg.request(t, "POST", c.path, streamBody(c.model), map[string]string{"Authorization": "Bearer " + clientKey, HeaderUser: "eve"})
 	readSSE(t, resp.Body, 0)
 	resp.Body.Close()
-	if got := resumeAll(t, tg, c.api, c.stream, ""); len(got) == 0 {
+	eve := map[string]string{"x-api-key": clientKey, HeaderUser: "eve"}
+	if got := resumeAs(t, tg, c.api, c.stream, "", eve); len(got) == 0 {
 		t.Fatal("nothing to read before the erasure")
 	}
 	ks, ok := tg.bus.Keys.(*keys.Store)
@@ -483,7 +496,7 @@ func TestErasureReachesTheFrames(t *testing.T) {
 	if _, err := erasure.User(context.Background(), tg.bus, ks, "acme", "eve"); err != nil {
 		t.Fatal(err)
 	}
-	resp = tg.request(t, "GET", "/v1/responses/"+c.stream+"?stream=true", "", bearer(clientKey))
+	resp = tg.request(t, "GET", "/v1/responses/"+c.stream+"?stream=true", "", eve)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 404 || !strings.Contains(string(b), "erased") {

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // Headers of the gateway's protocol.
@@ -24,8 +28,82 @@ const (
 	HeaderStream = "Toolstream-Stream"
 )
 
-// ServeHTTP serves the gateway's endpoints.
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the gateway's endpoints. A panic of one request is
+// recovered here, logged with its stack and counted (Panics): it ends
+// that request (a 500 when nothing was written yet) and nothing else.
+// Every handler returns only once nothing it started writes to w any more.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The body must arrive within BodyReadTimeout; a handler clears the
+	// deadline once it read it (a stream's response may last for minutes,
+	// and a read deadline left on the connection would end it).
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.cfg.File.Limits.BodyReadTimeout))
+	gw := &guardWriter{ResponseWriter: w}
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p == http.ErrAbortHandler { //nolint:errorlint // net/http's own sentinel, compared as net/http does
+			panic(p)
+		}
+		panics.Add(1)
+		g.log.Error("gateway panic recovered", "where", "handler", "method", r.Method, "path", r.URL.Path,
+			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		if !gw.wrote.Load() {
+			WriteError(w, apiOfPath(r.URL.Path), http.StatusInternalServerError, errInternal.Error())
+		}
+	}()
+	g.mux.ServeHTTP(gw, r)
+}
+
+// guardWriter records whether a response was begun, so a recovered panic
+// answers 500 only when nothing was written.
+type guardWriter struct {
+	http.ResponseWriter
+	wrote atomic.Bool
+}
+
+func (w *guardWriter) WriteHeader(status int) {
+	w.wrote.Store(true)
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *guardWriter) Write(p []byte) (int, error) {
+	w.wrote.Store(true)
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection (Flush, read
+// deadlines).
+func (w *guardWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// apiOfPath is the API whose error shape a path's answers take.
+func apiOfPath(path string) API {
+	switch {
+	case strings.HasSuffix(path, "/messages") || strings.Contains(path, "/messages/"):
+		return APIMessages
+	case strings.Contains(path, "/responses"):
+		return APIResponses
+	}
+	return APIChat
+}
+
+// admit authenticates r and takes its place in the limits. It writes the
+// error in api's shape and returns false when r may not go on; else the
+// caller releases the slot (slot.release) when it is done with it.
+func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, api API) (Envelope, *slot, bool) {
+	env, hash, ok := g.authenticate(w, r, api)
+	if !ok {
+		return Envelope{}, nil, false
+	}
+	sl, err := g.limits.acquire(hash)
+	if err != nil {
+		g.log.Warn("gateway request refused", "tenant", env.Tenant, "user", env.User, "err", err)
+		writeBusy(w, api, err)
+		return Envelope{}, nil, false
+	}
+	return env, sl, true
+}
 
 func (g *Gateway) routes() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -39,44 +117,61 @@ func (g *Gateway) routes() *http.ServeMux {
 	return mux
 }
 
-// authenticate returns the envelope of r's key and headers; it writes the
-// error in api's shape and returns false when there is none.
-func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request, api API) (Envelope, bool) {
+// authenticate returns the envelope of r's key and headers and the key's
+// hash; it writes the error in api's shape and returns false when there
+// is none. The envelope's run is scoped by its user (RunID).
+func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request, api API) (Envelope, string, bool) {
 	key := r.Header.Get("X-Api-Key")
 	if key == "" {
 		if auth := r.Header.Get("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
 			key = strings.TrimSpace(auth[7:])
 		}
 	}
-	k, ok := g.keys[HashKey(key)]
+	hash := HashKey(key)
+	k, ok := g.keys[hash]
 	if key == "" || !ok {
 		WriteError(w, api, http.StatusUnauthorized, "Incorrect API key provided (Toolstream gateway).")
-		return Envelope{}, false
+		return Envelope{}, "", false
 	}
 	env := Envelope{Tenant: k.Tenant, User: k.User, Session: r.Header.Get(HeaderSession),
 		Run: r.Header.Get(HeaderRun), Step: r.Header.Get(HeaderStep)}
 	if u := r.Header.Get(HeaderUser); u != "" {
 		if k.User != "" && u != k.User {
 			WriteError(w, api, http.StatusForbidden, "This API key may not act for user "+strconv.Quote(u)+".")
-			return Envelope{}, false
+			return Envelope{}, "", false
 		}
 		env.User = u
 	}
-	return env, true
+	if env.Run != "" {
+		env.Run = RunID(env.User, env.Run)
+	}
+	return env, hash, true
 }
 
 // post serves a POST to api: run mode, a resumption, or passthrough.
 func (g *Gateway) post(api API) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		env, ok := g.authenticate(w, r, api)
+		env, sl, ok := g.admit(w, r, api)
 		if !ok {
 			return
 		}
+		defer sl.release()
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.BodyMax))
 		if err != nil {
-			WriteError(w, api, http.StatusRequestEntityTooLarge, "The request body could not be read: "+err.Error())
+			var tooLarge *http.MaxBytesError
+			var ne net.Error
+			switch {
+			case errors.As(err, &tooLarge):
+				WriteError(w, api, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is over %d bytes.", g.cfg.BodyMax))
+			case errors.As(err, &ne) && ne.Timeout():
+				WriteError(w, api, http.StatusRequestTimeout, fmt.Sprintf("The request body did not arrive within %v.", g.cfg.File.Limits.BodyReadTimeout))
+			default:
+				WriteError(w, api, http.StatusBadRequest, "The request body could not be read: "+err.Error())
+			}
 			return
 		}
+		// Read: the response may take as long as the model (and the run).
+		http.NewResponseController(w).SetReadDeadline(time.Time{})
 		var probe struct {
 			Model  any  `json:"model"`
 			Stream bool `json:"stream"`
@@ -98,7 +193,8 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 				WriteError(w, api, http.StatusBadRequest, err.Error())
 				return
 			}
-			g.cfg.Runner.ServeRun(w, r, &Request{API: api, Env: env, Body: body, Stream: probe.Stream, Model: model, Upstream: up.Name})
+			g.cfg.Runner.ServeRun(w, r, &Request{API: api, Env: env, Body: body, Stream: probe.Stream, Model: model,
+				Upstream: up.Name, RunName: r.Header.Get(HeaderRun), slot: sl})
 			return
 		default:
 			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: %s %q (want passthrough or run)", ErrBadRequest, HeaderMode, mode))
@@ -113,49 +209,62 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			g.resume(w, r, api, env, r.Header.Get(HeaderStream), after)
 			return
 		}
-		g.passthrough(w, r, api, env, body)
+		g.passthrough(w, r, api, env, body, sl)
 	}
 }
 
 // passthrough relays one request: the upstream read runs apart from the
 // client, so a client that goes away does not stop it. A streamed answer
 // is written to the client from the upstream read's goroutine itself (no
-// hand-off between goroutines before the client has an event); the
-// handler waits for the upstream's end or the client's, then closes the
-// writer so nothing touches the ResponseWriter after it returns.
-func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, env Envelope, body []byte) {
+// hand-off between goroutines before the client has an event), but only
+// through sse, which the handler closes before it returns: after that the
+// goroutine's writes, headers and heartbeats do nothing. So nothing
+// touches w after the handler returned, whenever the client goes (before
+// the upstream's headers, mid-stream), which a write to a finished
+// ResponseWriter from the goroutine did and crashed serve (issue 26 item
+// 4). The goroutine holds a reference to the request's slot until the
+// upstream read ended.
+func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, env Envelope, body []byte, sl *slot) {
 	type ended struct {
 		res *Result
 		err error
 	}
-	var sse *SSEWriter             // set by OnResponse, before startc is closed
+	sse := NewSSEWriter(w)
+	defer sse.Close()
+	var streamed atomic.Bool       // set by OnResponse, before startc is closed
 	startc := make(chan struct{})  // the upstream answered
 	upEnded := make(chan struct{}) // its stream ended: every frame is written or dropped
 	endc := make(chan ended, 1)
 	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env,
 		OnResponse: func(status int, h http.Header) {
 			if status == http.StatusOK && isEventStream(h) {
-				copyResponseHeader(w.Header(), h)
-				sse = NewSSEWriter(w)
+				sse.CopyHeader(h)
 				sse.Heartbeat(g.cfg.File.Heartbeat)
+				streamed.Store(true)
 			}
 			close(startc)
 		},
 		OnEnd: func(error) { close(upEnded) }}
+	first := true // onFrame runs on one goroutine
 	onFrame := func(f Frame) error {
-		if !sse.Started() {
-			w.Header().Set(HeaderStream, f.Stream)
+		if first {
+			sse.SetHeader(HeaderStream, f.Stream)
+			first = false
 		}
 		return sse.Event(f.Pos, f.Event, f.Data)
 	}
+	release := sl.detach()
 	g.detached.Add(1)
 	go func() {
 		defer g.detached.Done()
-		res, err := g.Stream(context.WithoutCancel(r.Context()), call, onFrame)
-		if err != nil {
-			g.log.Warn("gateway upstream", "tenant", env.Tenant, "api", string(api), "err", err)
+		defer release()
+		e := ended{err: errInternal} // unless Stream returns
+		defer func() { endc <- e }()
+		defer recoverPanic(g.log, "upstream read", "tenant", env.Tenant, "api", string(api))
+		e.res, e.err = g.Stream(context.WithoutCancel(r.Context()), call, onFrame)
+		if e.err != nil {
+			g.log.Warn("gateway upstream", "tenant", env.Tenant, "api", string(api), "err", e.err)
 		}
-		endc <- ended{res, err}
 	}()
 	// The upstream's status and headers come first, when it answered.
 	select {
@@ -166,17 +275,19 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 			endc <- e
 		default: // the upstream never answered
 			status := http.StatusBadGateway
-			if errors.Is(e.err, ErrBadRequest) {
+			switch {
+			case errors.Is(e.err, ErrBadRequest):
 				status = http.StatusBadRequest
+			case errors.Is(e.err, errInternal):
+				status = http.StatusInternalServerError
 			}
 			WriteError(w, api, status, e.err.Error())
 			return
 		}
 	case <-r.Context().Done():
-		return
+		return // the client went away first; sse is closed before the upstream answers
 	}
-	if sse != nil {
-		defer sse.Close()
+	if streamed.Load() {
 		select {
 		case <-upEnded:
 		case <-endc:
@@ -191,7 +302,11 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 		return
 	}
 	if e.res == nil || e.res.Body == nil && e.err != nil {
-		WriteError(w, api, http.StatusBadGateway, e.err.Error())
+		status := http.StatusBadGateway
+		if errors.Is(e.err, errInternal) {
+			status = http.StatusInternalServerError
+		}
+		WriteError(w, api, status, e.err.Error())
 		return
 	}
 	copyResponseHeader(w.Header(), e.res.Header)
@@ -217,10 +332,12 @@ func copyResponseHeader(dst, src http.Header) {
 // Last-Event-ID.
 func (g *Gateway) get(api API) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		env, ok := g.authenticate(w, r, api)
+		http.NewResponseController(w).SetReadDeadline(time.Time{}) // no body: a resumption lasts as long as its stream
+		env, sl, ok := g.admit(w, r, api)
 		if !ok {
 			return
 		}
+		defer sl.release()
 		q := r.URL.Query()
 		if api == APIResponses && q.Get("stream") != "true" && !strings.HasPrefix(r.URL.Path, "/toolstream/") {
 			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: the gateway serves stored responses as streams only (stream=true)", ErrBadRequest))

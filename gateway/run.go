@@ -117,11 +117,19 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		WriteError(w, req.API, http.StatusNotImplemented, "Toolstream-Mode: run is not served by this gateway.")
 		return
 	}
-	run := req.Env.Run
-	if run == "" {
-		run = agent.NewRunID()
+	// The client names its run (Toolstream-Run) or gets a new one; in the
+	// log, the runs view and the leases it is the user's (RunID), and the
+	// name is its run's in the tenant: a key bound to bob that names
+	// alice's run is told no such run exists (404, agent.ErrNotFound) and
+	// the model is not asked; it never reaches her run.
+	name, run := req.RunName, req.Env.Run
+	if name == "" {
+		name = agent.NewRunID()
+		run = RunID(req.Env.User, name)
+	} else if run == "" {
+		run = RunID(req.Env.User, name)
 	}
-	spec := agent.Spec{Tenant: req.Env.Tenant, User: req.Env.User, Session: req.Env.Session, Run: run,
+	spec := agent.Spec{Tenant: req.Env.Tenant, User: req.Env.User, Session: req.Env.Session, Run: run, Name: req.RunName,
 		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect}
 	// The run outlives its client unless the client asked otherwise.
 	ctx := context.WithoutCancel(r.Context())
@@ -133,18 +141,22 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		err error
 	}
 	endc := make(chan ended, 1)
+	release := req.Detach() // the drive holds the request's place in the limits until it ends
 	s.detached.Add(1)
 	go func() {
 		defer s.detached.Done()
-		out, err := s.Driver.Run(ctx, spec)
-		if err != nil {
-			s.log().Warn("run failed", "tenant", spec.Tenant, "run", run, "err", err)
-		} else if out.Status != agent.StatusAnswered {
-			s.log().Info("run ended", "tenant", spec.Tenant, "run", run, "status", out.Status, "reason", out.Reason)
+		defer release()
+		e := ended{err: errInternal} // unless Run returns
+		defer func() { endc <- e }()
+		defer recoverPanic(s.log(), "run drive", "tenant", spec.Tenant, "run", run)
+		e.out, e.err = s.Driver.Run(ctx, spec)
+		if e.err != nil {
+			s.log().Warn("run failed", "tenant", spec.Tenant, "run", run, "err", e.err)
+		} else if e.out.Status != agent.StatusAnswered {
+			s.log().Info("run ended", "tenant", spec.Tenant, "run", run, "status", e.out.Status, "reason", e.out.Reason)
 		}
-		endc <- ended{out, err}
 	}()
-	w.Header().Set(HeaderRun, run)
+	w.Header().Set(HeaderRun, name)
 	var sse *SSEWriter
 	if req.Stream {
 		// Nothing is written before the first heartbeat: an answer that
@@ -163,14 +175,21 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		sse.StopHeartbeat()
 	}
 	if e.err != nil {
-		status := http.StatusInternalServerError
-		if errors.Is(e.err, agent.ErrBadRequest) {
+		status, msg := http.StatusInternalServerError, e.err.Error()
+		switch {
+		case errors.Is(e.err, agent.ErrBadRequest):
 			status = http.StatusBadRequest
+		case errors.Is(e.err, agent.ErrNotFound):
+			// Another user's run (a caller that did not scope it): told
+			// as a run that does not exist, which it does not, for this
+			// user.
+			status, msg = http.StatusNotFound, fmt.Sprintf("%v: no run %q", ErrNotFound, name)
 		}
-		s.fail(w, sse, req.API, status, e.err.Error())
+		s.fail(w, sse, req.API, status, msg)
 		return
 	}
-	out := e.out
+	out := *e.out  // a copy: a second request of the run shares the outcome
+	out.Run = name // as the client named it
 	if out.Reason == agent.ReasonUpstreamError && out.Upstream != nil && (sse == nil || !sse.Started()) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(out.Upstream.Status)
@@ -185,7 +204,7 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		s.fail(w, sse, req.API, http.StatusBadGateway, fmt.Sprintf("run %s failed (%s): %s", out.Run, out.Reason, out.Detail))
 		return
 	}
-	a := newAnswer(req, out, s.now())
+	a := newAnswer(req, &out, s.now())
 	if sse == nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set(HeaderRunStatus, string(out.Status))

@@ -26,7 +26,11 @@ import (
 	"github.com/toolstream/toolstream/runs"
 )
 
-const runKey = "sk-run-test"
+const (
+	runKey      = "sk-run-test"
+	runKeyAlice = "sk-run-alice" // bound to user alice
+	runKeyBob   = "sk-run-bob"   // bound to user bob
+)
 
 // runGateway is a gateway serving run mode on the real pipeline, its
 // upstream a fake serving recorded streams by flow (runScript).
@@ -36,11 +40,14 @@ type runGateway struct {
 	up   *fakeup.Server
 	srv  *httptest.Server
 	hold map[string]chan struct{} // by question: the first answer pauses mid-stream until closed
+	// headersHold, by question: the first answer's status and headers wait
+	// until it is closed.
+	headersHold map[string]chan struct{}
 }
 
 func startRunGateway(t *testing.T) *runGateway {
 	t.Helper()
-	rg := &runGateway{p: agenttest.Start(t), hold: map[string]chan struct{}{}}
+	rg := &runGateway{p: agenttest.Start(t), hold: map[string]chan struct{}{}, headersHold: map[string]chan struct{}{}}
 	rg.up = fakeup.Start(t, rg.script)
 	rs := &gateway.RunServer{Heartbeat: 50 * time.Millisecond}
 	g, err := gateway.New(gateway.Config{JS: rg.p.B.JS, Keys: rg.p.B.Keys, Runner: rs, File: gateway.File{
@@ -48,7 +55,9 @@ func startRunGateway(t *testing.T) *runGateway {
 			{Name: "openai", Kind: gateway.KindOpenAI, BaseURL: rg.up.URL + "/v1", APIKey: "up-openai"},
 			{Name: "claude", Kind: gateway.KindAnthropic, BaseURL: rg.up.URL + "/v1", APIKey: "up-anthropic"},
 		},
-		Keys: []gateway.Key{{SHA256: gateway.HashKey(runKey), Tenant: agenttest.Tenant}},
+		Keys: []gateway.Key{{SHA256: gateway.HashKey(runKey), Tenant: agenttest.Tenant},
+			{SHA256: gateway.HashKey(runKeyAlice), Tenant: agenttest.Tenant, User: "alice"},
+			{SHA256: gateway.HashKey(runKeyBob), Tenant: agenttest.Tenant, User: "bob"}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +128,7 @@ func (rg *runGateway) script(n int, path string, body []byte) (fakeup.Answer, er
 	a := fakeup.Answer{File: filepath.Join("testdata", "run", file)}
 	if len(results) == 0 {
 		a.Hold = rg.hold[question]
+		a.HeadersHold = rg.headersHold[question]
 	}
 	return a, nil
 }

@@ -29,6 +29,7 @@ type SSEWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	started bool
+	closed  bool // Close was called: w is never touched again
 	err     error
 	stop    chan struct{}
 	done    chan struct{}
@@ -70,6 +71,27 @@ func (s *SSEWriter) flushLocked() error {
 		s.err = err
 	}
 	return s.err
+}
+
+// SetHeader sets a header of the response unless the headers were
+// written or the writer closed: the way a goroutine other than the
+// handler's sets one (it never touches the ResponseWriter's map itself).
+func (s *SSEWriter) SetHeader(key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started && !s.closed {
+		s.w.Header().Set(key, value)
+	}
+}
+
+// CopyHeader sets the headers of h that reach a client (copyResponseHeader)
+// unless the headers were written or the writer closed.
+func (s *SSEWriter) CopyHeader(h http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started && !s.closed {
+		copyResponseHeader(s.w.Header(), h)
+	}
 }
 
 // Started reports whether the headers were written.
@@ -135,7 +157,7 @@ func (s *SSEWriter) Heartbeat(every time.Duration) {
 		every = DefaultHeartbeat
 	}
 	s.mu.Lock()
-	if s.stop != nil {
+	if s.stop != nil || s.closed {
 		s.mu.Unlock()
 		return
 	}
@@ -144,6 +166,7 @@ func (s *SSEWriter) Heartbeat(every time.Duration) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
+		defer recoverPanic(nil, "heartbeat")
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -163,10 +186,14 @@ func (s *SSEWriter) Heartbeat(every time.Duration) {
 var ErrClosed = errors.New("gateway: the event stream was closed")
 
 // Close stops the heartbeats and every later write (they return
-// ErrClosed), waiting for a write under way: after it the
-// ResponseWriter is no longer touched. Call it before the handler
-// returns when another goroutine may still write.
+// ErrClosed, SetHeader and Heartbeat do nothing), waiting for a write
+// under way: after it the ResponseWriter is no longer touched. Call it
+// before the handler returns when another goroutine may still write; it
+// may be called more than once.
 func (s *SSEWriter) Close() {
+	s.mu.Lock()
+	s.closed = true // no heartbeat starts now
+	s.mu.Unlock()
 	s.StopHeartbeat()
 	s.mu.Lock()
 	defer s.mu.Unlock()

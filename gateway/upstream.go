@@ -25,9 +25,10 @@ type Call struct {
 	Upstream string
 	// Body is sent unchanged, but for the model's upstream prefix.
 	Body []byte
-	// Header holds the client's headers to pass on (anthropic-version,
-	// openai-beta…); credentials, hop-by-hop and Toolstream-* headers are
-	// never passed. Query is the URL's raw query.
+	// Header holds the client's headers; only those of forwardedHeaders
+	// (anthropic-version, anthropic-beta, openai-beta, accept,
+	// idempotency-key, user-agent) go upstream. Query is the URL's raw
+	// query.
 	Header http.Header
 	Query  string
 	// Env is the envelope of every event published.
@@ -197,7 +198,7 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 			}
 			// Until it is all in the log, a resumption finds the stream
 			// here (its first frame may not be stored yet).
-			if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), s.res.Stream); err == nil {
+			if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), scopedID(s.c.Env.User, s.res.Stream)); err == nil {
 				s.g.setLive(subj, s.c.Env)
 				defer s.g.dropLive(subj)
 			}
@@ -308,15 +309,19 @@ func (s *relay) hand(f Frame) {
 }
 
 // keep publishes one frame, sealed, without waiting for its
-// acknowledgement (flush waits).
+// acknowledgement (flush waits), on the subject of the stream's id scoped
+// by its user (scopedID).
 func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, end bool) error {
 	env := s.c.Env
-	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), s.res.Stream)
+	// Kept under the user's name for it: an upstream that gives two users'
+	// answers one id never mixes their frames (issue 26 item 5).
+	stream := scopedID(env.User, s.res.Stream)
+	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	ev := &events.Event{
-		ID: events.StreamFrameID(env.Tenant, string(s.c.API), s.res.Stream, pos), Tenant: env.Tenant,
+		ID: events.StreamFrameID(env.Tenant, string(s.c.API), stream, pos), Tenant: env.Tenant,
 		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
 		At: s.g.cfg.Now().UnixNano(), Body: &events.StreamFrame{Pos: pos, Event: event, Data: string(data), End: end},
 	}
@@ -419,19 +424,30 @@ func compactData(data []byte) []byte {
 	return b.Bytes()
 }
 
-// copyRequestHeader copies the client's headers that go upstream.
+// forwardedHeaders are the client headers that go upstream: what a
+// provider's SDK sends to shape the request (API version and beta
+// features, the accepted type, retries' idempotency key, its user agent).
+// Nothing else is passed (issue 26 item 8): the request goes out under the
+// operator's key, so a client's OpenAI-Organization or OpenAI-Project
+// (billing another organisation or project of the operator's account),
+// its own credentials, cookies, forwarding and Toolstream-* headers never
+// reach the upstream.
+var forwardedHeaders = []string{
+	"Accept",
+	"Anthropic-Version",
+	"Anthropic-Beta",
+	"OpenAI-Beta",
+	"Idempotency-Key",
+	"User-Agent",
+}
+
+// copyRequestHeader copies the client's headers that go upstream
+// (forwardedHeaders).
 func copyRequestHeader(dst, src http.Header) {
-	for k, vs := range src {
-		switch strings.ToLower(k) {
-		case "authorization", "x-api-key", "host", "content-length", "connection", "keep-alive",
-			"proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-			"accept-encoding", "cookie", "last-event-id":
-			continue
+	for _, k := range forwardedHeaders {
+		if vs := src.Values(k); len(vs) > 0 {
+			dst[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 		}
-		if strings.HasPrefix(strings.ToLower(k), "toolstream-") {
-			continue
-		}
-		dst[k] = append([]string(nil), vs...)
 	}
 }
 

@@ -32,6 +32,9 @@ type Answer struct {
 	// Hold, when set, is waited on after the first half of the stream is
 	// sent and before the rest (a model that pauses mid-answer).
 	Hold <-chan struct{}
+	// HeadersHold, when set, is waited on before the status and headers
+	// are sent (an upstream slow to answer at all).
+	HeadersHold <-chan struct{}
 }
 
 // Script picks the answer to the n-th request (1, 2, …) of the server,
@@ -96,6 +99,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lines = Unique(lines, n)
+	if a.HeadersHold != nil {
+		select {
+		case <-a.HeadersHold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
