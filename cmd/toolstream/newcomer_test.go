@@ -340,7 +340,8 @@ func tree(t *testing.T, dir string) string {
 // TestDataIsLockedByItsOwner: a second serve on the --data of a running
 // one is refused at once with a line naming the holder (it reopened the live
 // file store, then died on Pebble's lock or hung on the busy port), and so
-// are replay --offline and a one-shot given that --data; a serve killed
+// are setup, replay --offline and a one-shot given that --data, and a serve
+// on another --data but the same address (it hung 30 s); a serve killed
 // leaves no stale lock: the next one starts on the same --data.
 func TestDataIsLockedByItsOwner(t *testing.T) {
 	if testing.Short() {
@@ -360,6 +361,13 @@ func TestDataIsLockedByItsOwner(t *testing.T) {
 		if r.code == 0 || !strings.HasPrefix(r.stderr, "toolstream: "+holder) || strings.Count(r.stderr, "\n") != 1 || r.took > 10*time.Second {
 			t.Errorf("%v: exit %d after %v\n%s%s\nwant one line: toolstream: %s…", args, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr, holder)
 		}
+	}
+	// Another --data on the same address: refused at once (it hung 30 s).
+	rec, _ := readServerRecord(data)
+	addr := strings.TrimPrefix(rec.URL, "nats://")
+	r := runBin(t, "serve", "--data", filepath.Join(t.TempDir(), "other"), "--listen", addr)
+	if want := "toolstream: --listen " + addr + ": the address is in use"; r.code == 0 || !strings.HasPrefix(r.stderr, want) || r.took > 10*time.Second {
+		t.Errorf("serve on the busy %s: exit %d after %v\n%s\nwant %s…", addr, r.code, r.took.Round(time.Millisecond), r.stderr, want)
 	}
 	s.kill()
 	s = startServe(t, data) // the lock went with the killed process
