@@ -81,3 +81,35 @@ func TestPercentile(t *testing.T) {
 		t.Error("empty percentile")
 	}
 }
+
+// TestRowMeets: a row's ratio against its target, both directions; a row
+// without a target or a ratio is not judged. The table marks a missed
+// target (it marked none).
+func TestRowMeets(t *testing.T) {
+	for _, tc := range []struct {
+		target     string
+		ratio      float64
+		met, known bool
+	}{
+		{"≥ 0.7", 0.8, true, true},
+		{"≥ 0.7", 0.5, false, true},
+		{"≥ 0.3×", 0.35, true, true},
+		{"≤ 3×", 3.5, false, true},
+		{"≤ 1.5", 1.2, true, true},
+		{"", 2, false, false},
+		{"≥ 0.5", 0, false, false},
+	} {
+		met, known := bench.Row{Target: tc.target, Ratio: tc.ratio}.Meets()
+		if met != tc.met || known != tc.known {
+			t.Errorf("%q at %v: met %v known %v, want %v %v", tc.target, tc.ratio, met, known, tc.met, tc.known)
+		}
+	}
+	var b strings.Builder
+	rep := &bench.Report{Runs: 1, Rows: []bench.Row{{Section: "executor", Measured: "calls/s", Ratio: 0.2, Target: "≥ 0.3×"}, {Section: "replay", Measured: "events/s", Ratio: 1, Target: "≥ 0.7"}}}
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "≥ 0.3× MISSED") || strings.Contains(out, "≥ 0.7 MISSED") || !strings.Contains(out, "targets missed (1): executor / calls/s") {
+		t.Errorf("table:\n%s", out)
+	}
+}

@@ -95,7 +95,31 @@ type Row struct {
 	Ratio     float64 `json:"ratio"`  // Value / BaseValue
 	Better    string  `json:"better"` // which way the ratio should go: "higher" or "lower"
 	Target    string  `json:"target,omitempty"`
+	Missed    bool    `json:"missed,omitempty"` // the ratio does not meet Target (Row.Meets)
 	Note      string  `json:"note,omitempty"`
+}
+
+// Meets reports whether the row's ratio meets its target ("≥ 0.7",
+// "≤ 3×"), and known false for a row without a target or a ratio.
+func (r Row) Meets() (met, known bool) {
+	t := strings.TrimSuffix(strings.TrimSpace(r.Target), "×")
+	var bound float64
+	var cmp string
+	switch {
+	case strings.HasPrefix(t, "≥"):
+		cmp, t = "≥", strings.TrimPrefix(t, "≥")
+	case strings.HasPrefix(t, "≤"):
+		cmp, t = "≤", strings.TrimPrefix(t, "≤")
+	default:
+		return false, false
+	}
+	if _, err := fmt.Sscan(strings.TrimSpace(t), &bound); err != nil || r.Ratio == 0 || math.IsNaN(r.Ratio) || math.IsInf(r.Ratio, 0) {
+		return false, false
+	}
+	if cmp == "≥" {
+		return r.Ratio >= bound, true
+	}
+	return r.Ratio <= bound, true
 }
 
 // Report is the result of Run.
@@ -160,7 +184,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		runs = append(runs, rows)
 	}
-	return &Report{Machine: DescribeMachine(), Sizes: cfg.Sizes, Runs: cfg.Runs, Elapsed: time.Since(start), Rows: medianRows(runs)}, nil
+	rows := medianRows(runs)
+	for i := range rows {
+		met, known := rows[i].Meets()
+		rows[i].Missed = known && !met
+	}
+	return &Report{Machine: DescribeMachine(), Sizes: cfg.Sizes, Runs: cfg.Runs, Elapsed: time.Since(start), Rows: rows}, nil
 }
 
 type runner struct {
@@ -435,10 +464,15 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
 	fmt.Fprintln(tw, "| section\t measured\t value\t baseline (same run)\t baseline value\t ratio\t better\t target\t")
 	fmt.Fprintln(tw, "|---\t---\t---:\t---\t---:\t---:\t---\t---\t")
+	var missed []string
 	for _, r := range rep.Rows {
 		target := r.Target
 		if target == "" {
 			target = "—"
+		}
+		if met, known := r.Meets(); known && !met {
+			target += " MISSED"
+			missed = append(missed, r.Section+" / "+r.Measured)
 		}
 		fmt.Fprintf(tw, "| %s\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t\n", r.Section, r.Measured, quantity(r.Value, r.Unit),
 			r.Baseline, quantity(r.BaseValue, r.Unit), ratio(r.Ratio), r.Better, target)
@@ -447,6 +481,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "targets missed (%d): %s\n\n", len(missed), strings.Join(missed, "; "))
+	}
 	for _, r := range rep.Rows {
 		if r.Note != "" {
 			fmt.Fprintf(w, "  %s / %s: %s\n", r.Section, r.Measured, r.Note)
