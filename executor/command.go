@@ -244,11 +244,13 @@ type ran struct {
 }
 
 // runProgram runs argv (argv[0] a path) with env, stdin on its standard
-// input, in a process group of its own, and reads its output itself: at
-// most max bytes of stdout are kept, and at the first byte past them the
-// group is killed. When the program exits (or ctx ends and it is killed)
-// the whole group is killed, so nothing it started outlives the run. It
-// returns an error only when the program could not be started.
+// input, in a process group (and, where it can, a cgroup) of its own, and
+// reads its output itself: at most max bytes of stdout are kept, and at
+// the first byte past them the group is killed. When the program exits
+// (or ctx ends and it is killed) the whole group is killed, then the
+// cgroup or the orphans reparented to the executor (command_linux.go),
+// so nothing it started outlives the run, whether it left the group or
+// not. It returns an error only when the program could not be started.
 func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int) (*ran, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -262,15 +264,22 @@ func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int) 
 	}
 	defer outR.Close()
 	defer errR.Close()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdin = bytes.NewReader(stdin)
-	// Files, not writers: the program writes into the pipes itself, and no
-	// copying goroutine of exec's waits for them to close.
-	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.WaitDelay = waitDelay // after a kill, how long Wait waits for the exit
-	g := newGroup(cmd)
-	err = cmd.Start()
+	build := func() (*exec.Cmd, *group) {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = env
+		cmd.Stdin = bytes.NewReader(stdin)
+		// Files, not writers: the program writes into the pipes itself, and no
+		// copying goroutine of exec's waits for them to close.
+		cmd.Stdout, cmd.Stderr = outW, errW
+		cmd.WaitDelay = waitDelay // after a kill, how long Wait waits for the exit
+		return cmd, newGroup(cmd)
+	}
+	cmd, g := build()
+	err = g.start()
+	if errors.Is(err, errCgroupStart) {
+		cmd, g = build()
+		err = g.start()
+	}
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -293,6 +302,7 @@ func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int) 
 	g.killLast() // whatever the program left behind, finished or not
 	r.err = cmd.Wait()
 	r.state = cmd.ProcessState
+	g.release() // and whatever left the group
 	// The group is gone, so its output is closed, unless something left the
 	// group (setsid) and holds it: that is not waited for long.
 	read := make(chan struct{})

@@ -117,8 +117,13 @@
 //     program's process group is killed and the call fails (tool_error).
 //     The group is killed after every run, finished or not (a background
 //     child never outlives its call), before the program is reaped, so the
-//     kill cannot reach a reused process id. A process that leaves the
-//     group (setsid) escapes that kill; a sandbox contains it.
+//     kill cannot reach a reused process id. What leaves the group
+//     (setsid, a double fork) is ended too (command_linux.go): each
+//     program runs in a cgroup v2 of its own where the executor can make
+//     one, killed whole (cgroup.kill) when the run ends; elsewhere the
+//     executor is a child subreaper and kills and reaps the orphans
+//     reparented to it. A sandboxed tool's processes also live in
+//     bubblewrap's pid namespace, which ends with the tool.
 //   - An http tool follows no redirect, unless its contract says
 //     follow_redirects: same_origin, and then only to the same scheme,
 //     host and port; any other redirect is a tool_error, decided before
