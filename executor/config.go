@@ -115,12 +115,13 @@ type Config struct {
 	// PrlimitPath is util-linux's prlimit, which sets a sandbox's memory and
 	// cpu limits; default "prlimit" found in PATH.
 	PrlimitPath string
-	// Hidden are directories a sandboxed tool never sees, whatever its
-	// contract names: serve gives its --data (the operator's seed, the
-	// registry's signing key, the console's key, the log, the views). A
+	// Hidden are directories and files a sandboxed tool never sees,
+	// whatever its contract names: serve gives its --data (the operator's
+	// seed, the registry's signing key, the console's key, the log, the
+	// views) and the .creds, TLS key and signing key files it was given. A
 	// tool whose sandbox.read or sandbox.write reaches one of them (names
-	// it, a path inside it, or a directory holding it) is refused
-	// (unavailable), never run.
+	// it, a path inside it, or a directory holding it, after symbolic
+	// links) is refused (unavailable), never run.
 	Hidden []string
 	// Logger; nil discards.
 	Logger *slog.Logger

@@ -103,9 +103,9 @@
 //     fails the call with unavailable, naming the reference, never a value,
 //     and nothing runs or is sent.
 //   - What a secret resolved for a call is never leaves its tool
-//     (redactor): the value, its JSON-escaped, URL-escaped and base64
-//     forms become [redacted:NAME] (NAME its variable or header) in all a
-//     command or http tool returns — the result, a typed error's message,
+//     (redactor): the value, its JSON-escaped, URL-escaped, base64 and
+//     hex forms become [redacted:NAME] (NAME its variable or header) in
+//     all a command or http tool returns — the result, a typed error's message,
 //     the end of stderr, an upstream's error body — before the executor
 //     records, publishes or logs it, so CallFailed, CallSucceeded, the
 //     console and serve's log hold the marker. A tail that cuts through a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -21,7 +22,7 @@ const secretRedactMin = 4
 
 // redactor hides the values of the secrets resolved for one invocation
 // in what the tool or its upstream says: each value, and its JSON-escaped,
-// URL-escaped and base64 forms, becomes [redacted:NAME], NAME the variable
+// URL-escaped, base64 and hex forms, becomes [redacted:NAME], NAME the variable
 // or header the contract gives it. A command tool's and an http tool's
 // Invoke pass everything they return through one (outcome), so no text
 // that leaves a tool — the result, a CallFailed's message (the end of
@@ -75,6 +76,7 @@ func (r *redactor) add(name, value string) {
 		url.QueryEscape(value), url.PathEscape(value),
 		base64.StdEncoding.EncodeToString([]byte(value)), base64.RawStdEncoding.EncodeToString([]byte(value)),
 		base64.URLEncoding.EncodeToString([]byte(value)), base64.RawURLEncoding.EncodeToString([]byte(value)),
+		hex.EncodeToString([]byte(value)), strings.ToUpper(hex.EncodeToString([]byte(value))),
 	} {
 		if len(f) >= secretRedactMin && !slices.ContainsFunc(r.forms, func(x redaction) bool { return x.value == f }) {
 			r.forms = append(r.forms, redaction{f, marker})

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -29,6 +30,7 @@ func TestRedactorForms(t *testing.T) {
 		testSecret, string(js[1 : len(js)-1]), `s3cr3t/\"v&l<ue\"+=`,
 		url.QueryEscape(testSecret), url.PathEscape(testSecret),
 		base64.StdEncoding.EncodeToString([]byte(testSecret)), base64.RawURLEncoding.EncodeToString([]byte(testSecret)),
+		hex.EncodeToString([]byte(testSecret)), strings.ToUpper(hex.EncodeToString([]byte(testSecret))),
 	} {
 		if got := r.String("a " + in + " b"); got != "a [redacted:API_TOKEN] b" {
 			t.Errorf("%q -> %q", in, got)

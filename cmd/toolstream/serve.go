@@ -115,9 +115,15 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	defer b.Close()
 	d.bus = b
 	cfg.Bus, cfg.ViewsDir, cfg.Logger, cfg.Projections, cfg.SigningKey = b, filepath.Join(g.data, "views"), log, d.projections(), key
-	// No sandboxed tool sees --data: the operator's seed, the signing and
-	// console keys, the log and the views (issue 26).
+	// No sandboxed tool sees --data (the operator's seed, the signing and
+	// console keys, the log and the views) nor the credentials and keys
+	// serve was given elsewhere (issue 26).
 	cfg.Executor.Hidden = append(cfg.Executor.Hidden, g.data)
+	for _, f := range []string{g.creds, g.tlsKey, g.registryKeyFile} {
+		if f != "" {
+			cfg.Executor.Hidden = append(cfg.Executor.Hidden, f)
+		}
+	}
 	cfg.Console = stack.Console{Addr: d.console, KeyFile: filepath.Join(g.authDir(), consoleKeyFile), URLFile: filepath.Join(g.data, consoleURLFile),
 		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
 	cfg.Gateway = stack.Gateway{Addr: d.gateway.addr, ConfigFile: d.gateway.config, Driver: os.Getenv("TOOLSTREAM_GATEWAY_DRIVER")}
