@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 
@@ -70,7 +71,7 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 	if err != nil {
 		return "", err
 	}
-	ln, u, err := consoleListen(c)
+	ln, u, err := consoleListen(c, log)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +96,7 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 // consoleListen listens on the console's address and returns its URL:
 // over TLS (https) with a certificate, else in the clear, which only a
 // loopback address or AllowPlaintext may (as for the embedded NATS server).
-func consoleListen(c Console) (net.Listener, string, error) {
+func consoleListen(c Console, log *slog.Logger) (net.Listener, string, error) {
 	host, _, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("--console %q: %w", c.Addr, err)
@@ -117,6 +118,9 @@ func consoleListen(c Console) (net.Listener, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("--console: listen %s: %w", c.Addr, err)
 	}
+	// A bounded share of the descriptors (listen.go); over TLS a refused
+	// connection is closed without an answer.
+	ln = limitListen(ln, ConsoleConnsMax(noFile()), cfg == nil, log, "console")
 	if cfg != nil {
 		return tls.NewListener(ln, cfg), "https://" + ln.Addr().String(), nil
 	}
@@ -131,5 +135,11 @@ func (s *Stack) serveMetrics(addr string, runners map[string]*projector.Runner) 
 		return
 	}
 	src := metrics.Sources{Bus: s.cfg.Bus, Runners: runners, Executor: s.executor, Logger: s.log}
-	s.goRun("--metrics", func(ctx context.Context) error { return metrics.Serve(ctx, addr, src) })
+	s.goRun("--metrics", func(ctx context.Context) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("metrics: listen %s: %w", addr, err)
+		}
+		return metrics.ServeListener(ctx, limitListen(ln, metricsConnsMax, true, s.log, "metrics"), src)
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -38,7 +39,7 @@ func TestConsoleOffLoopbackNeedsTLS(t *testing.T) {
 		{"every interface, plaintext allowed", Console{Addr: "0.0.0.0:0", AllowPlaintext: true}, "http://"},
 		{"every interface over TLS", Console{Addr: "0.0.0.0:0", TLSCert: cert, TLSKey: key}, "https://"},
 	} {
-		ln, u, err := consoleListen(tc.c)
+		ln, u, err := consoleListen(tc.c, slog.New(slog.DiscardHandler))
 		if tc.scheme == "" {
 			if !errors.Is(err, bus.ErrInvalidConfig) {
 				t.Errorf("%s: %v, want bus.ErrInvalidConfig", tc.name, err)

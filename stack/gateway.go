@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -56,6 +57,15 @@ func (s *Stack) startGateway() error {
 		return err
 	}
 	rm.server.Heartbeat = file.Heartbeat
+	// Connections, and requests under way (each may hold an upstream
+	// connection), are a share of the descriptors: the rest is the log's.
+	conns := file.Limits.ConnsMax
+	if conns == 0 {
+		conns = GatewayConnsMax(noFile())
+	}
+	if file.Limits.RequestsMax == 0 {
+		file.Limits.RequestsMax = conns
+	}
 	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey()})
 	if err != nil {
 		rm.follower.Stop()
@@ -70,8 +80,11 @@ func (s *Stack) startGateway() error {
 		rm.follower.Stop()
 		return fmt.Errorf("--gateway: %w", err)
 	}
-	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("gateway", "addr", ln.Addr().String(), "upstreams", len(file.Upstreams), "keys", len(file.Keys))
+	ln = limitListen(ln, conns, true, log, "gateway")
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("gateway", "addr", ln.Addr().String(), "upstreams", len(file.Upstreams), "keys", len(file.Keys),
+		"conns_max", conns, "requests_max", file.Limits.RequestsMax)
 	s.goRun("--gateway", func(ctx context.Context) error {
 		// Serve returns as the shutdown begins: the stack goes on stopping
 		// while the gateway's reads and drives end, as a process whose
