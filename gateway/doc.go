@@ -63,6 +63,26 @@
 //   - SSEWriter is the writer every streamed response uses (ids,
 //     heartbeats, comments); run mode's stream uses it too.
 //
+// # A hostile client (issue 26 items 4, 5, 8)
+//
+// Nothing a client does takes the process down: no goroutine touches a
+// ResponseWriter after its handler returned (the upstream read writes
+// through an SSEWriter the handler closes first), and a panic of one
+// request is recovered, logged and counted (Panics). A key holds at most
+// Limits.KeyRequestsMax requests under way and the gateway
+// Limits.RequestsMax, counting the upstream reads and runs that outlive
+// their client (429 / 503 with Retry-After); a body must arrive within
+// Limits.BodyReadTimeout (408) and fit BodyMax (413). Serve's listener
+// bounds the connections (package stack).
+//
+// A run and a stream belong to their user: a request's run is RunID(user,
+// Toolstream-Run) and a response's frames are kept under its id scoped the
+// same way, so a key bound to bob never reaches alice's run (a run's name
+// is its first user's: bob naming it gets 404 and the model is not asked)
+// nor, through an upstream that reuses response ids, her frames. A
+// tenant's key without a user acts for the user it names in
+// Toolstream-User. Only the headers of forwardedHeaders go upstream.
+//
 // Gateway is safe for concurrent use; each request has its own state.
 // Invariants kept (DESIGN.md): 8 (what the gateway writes is sealed per
 // user), and bad input — a malformed body, an unknown API or upstream —
