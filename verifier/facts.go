@@ -1,6 +1,7 @@
 package verifier
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ func (cx *claim) boolFacts() []fact {
 	ix := cx.ix
 	positive := cx.negs%2 == 0
 	ts := cx.targets(cx.concepts, func(lf *leaf) bool { return lf.kind == kindBool })
+	ts = slices.DeleteFunc(ts, cx.aboutOther)
 	if len(ts) > 0 {
 		var first int32 = -1
 		for _, t := range ts {
@@ -109,6 +111,13 @@ func (cx *claim) categoryFacts() []fact {
 		if len(cands) == 0 {
 			cands = append(cands, inScope...)
 		}
+		if n := len(cands); n > 0 {
+			cands = slices.DeleteFunc(cands, cx.aboutOther)
+			if len(cands) == 0 {
+				out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status field is about what the claim names", weak: true})
+				continue
+			}
+		}
 		var first int32 = -1
 		decided := false
 		for _, l := range cands {
@@ -182,6 +191,9 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 	var best int32 = -1
 	for _, l := range cx.inScopeOf(ix.bools) {
 		lf := &ix.leaves[l]
+		if cx.aboutOther(l) {
+			continue
+		}
 		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr())), " "))
 		named := false
 		for _, c := range cm.cats {
@@ -220,8 +232,11 @@ func (cx *claim) valueFacts() []fact {
 				outside = append(outside, l)
 			}
 		}
-		if len(in) > 0 {
-			out = append(out, supported(ix, "value named in the evidence", in[0]))
+		if i := slices.IndexFunc(in, func(l int32) bool { return !ix.stateField(l) || !cx.aboutOther(l) }); i >= 0 {
+			out = append(out, supported(ix, "value named in the evidence", in[i]))
+			continue
+		} else if len(in) > 0 {
+			out = append(out, fact{verdict: events.VerdictUnsupported, reason: "the value is of a field about something else", weak: true})
 			continue
 		}
 		f := fact{verdict: events.VerdictUnsupported, reason: "the value belongs to another subject"}

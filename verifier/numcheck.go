@@ -292,6 +292,11 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	// The words nearest the number name its field best: the noun after it
 	// ("30 in stock", "2,000 reviews"), the word before it (含税费共计
 	// 2713.6 元), the words since the previous number, then the claim.
+	// What only the unit says (kg: a weight) names no field: it agrees
+	// with one the words name ("the brubre is 51 kg" is about brubre's
+	// value in kg, not any weight), and binds alone only when the claim
+	// names nothing else (byUnit).
+	unitOnly := cx.unitConcepts(m)
 	var targets []int32
 	if len(m.head) > 0 {
 		targets = find(m.head)
@@ -309,15 +314,29 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	if len(targets) == 0 {
 		targets = find(concepts)
 	}
+	byUnit := false
+	named := slices.DeleteFunc(slices.Clone(concepts), func(c string) bool { return slices.Contains(unitOnly, c) })
+	if len(targets) > 0 && len(unitOnly) > 0 {
+		if !slices.ContainsFunc(targets, func(t int32) bool {
+			return overlap(named, ix.leaves[t].own()) > 0 || overlap(named, ix.leaves[t].ctx()) > 0
+		}) {
+			// Found by what the unit measures only; a field the claim's
+			// words name, in a unit that agrees, is what it is about.
+			byUnit = true
+			if alt := find(named); len(named) > 0 && len(alt) > 0 {
+				targets, byUnit = alt, false
+			}
+		}
+	}
 	if len(targets) == 0 && m.unit != nil && m.unit.dim != dimCount && m.unit.dim != dimNone && cx.scoped {
 		// "A: $25" — no attribute word, but the unit names the field.
-		targets = cx.scopeLeaves(func(lf *leaf) bool {
+		targets, byUnit = cx.scopeLeaves(func(lf *leaf) bool {
 			d := lf.dim
 			if lf.unit() != nil {
 				d = lf.unit().dim
 			}
 			return lf.kind == kindNum && d == m.unit.dim && dimFits(lf, m.unit)
-		})
+		}), true
 	}
 	if m.bound != 0 {
 		return cx.checkBound(m, targets)
@@ -354,6 +373,14 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 			return supported(ix, "value matches the result the claim names", l)
 		}
 		best := targets[0]
+		if byUnit && (cx.namesUnknown(named) || !oneValue(ix, targets)) {
+			// Bound by its unit alone while the claim names something no
+			// field is about ("the fitre is 42 kg" beside bezam_kg), or
+			// fields of that unit differ: the claim may be about any of
+			// them, or none. Undecided: a judge may know the paraphrase.
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "no field is about what the claim names; " + ix.leaves[best].ptr() + " only shares its unit"}
+		}
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)},
 			reason: "evidence says " + ix.leaves[best].raw() + " at " + ix.leaves[best].ptr()}
 	}
@@ -399,6 +426,41 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 			reason: "the value belongs to another subject at " + ix.leaves[l].ptr()}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+// unitConcepts returns the concepts only m's unit gives the claim: what
+// the unit measures and the unit word's own concepts, less those another
+// word of the claim says too ("weighs 5 kg": weight is the verb's).
+func (cx *claim) unitConcepts(m *numMention) []string {
+	if m.unit == nil || m.free {
+		return nil
+	}
+	cs := slices.Clone(unitConceptNames(m.unit))
+	if m.unitWord != "" {
+		us := m.end - len([]rune(m.unitWord))
+		if us >= m.start {
+			cs = append(cs, cx.conceptsIn(us, m.end)...)
+			if m.headWord == m.unitWord {
+				cs = append(cs, m.head...)
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	cs = dedupe(cs)
+	other := append(cx.conceptsIn(0, m.start), cx.conceptsIn(m.end, len(cx.norm))...)
+	return slices.DeleteFunc(cs, func(c string) bool { return slices.Contains(other, c) })
+}
+
+// oneValue reports whether the leaves hold one value.
+func oneValue(ix *index, ls []int32) bool {
+	for _, l := range ls[1:] {
+		if ix.leaves[l].num != ix.leaves[ls[0]].num {
+			return false
+		}
+	}
+	return true
 }
 
 func knownDim(lf *leaf) bool { return lf.unit() != nil || lf.dim != dimNone }

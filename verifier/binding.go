@@ -1,0 +1,130 @@
+package verifier
+
+import (
+	"slices"
+	"strings"
+)
+
+// Binding: a claim is checked only against fields about what it names.
+// A field's key says what it is about (its attribute words: zutru of
+// zutru_status, gruba of gruba_confirmed) besides the state it holds
+// (status, confirmed); a claim names an attribute with its content words.
+// A field whose key names an attribute the claim does not, while the claim
+// names one that another state field's key has, or a word (of Latin
+// letters: an ideograph pair the lexicon lacks is too often an ordinary
+// word) the evidence nowhere knows, is about something else: it neither supports nor contradicts
+// the claim ("the fitre is approved" beside {"tamogro_status":
+// "APPROVED"}). Nothing here names a domain: the rule reads the structure
+// of keys and the words of the claim.
+
+// stateKeyParts name a state, not what it is the state of.
+var stateKeyParts = map[string]bool{"status": true, "state": true, "is": true, "has": true, "flag": true, "状态": true}
+
+// keyAttrs returns the attribute concepts of leaf l's own key: the
+// concepts of its parts that are not states (status, confirmed, 已支付).
+func (ix *index) keyAttrs(l int32) []string {
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(ix.leaves[l].ptr()))
+	if isAllDigits(k) || genericKeys[strings.ToLower(k)] {
+		return nil
+	}
+	var out []string
+	for _, p := range keyParts(k) {
+		if stateKeyParts[p] || len(categoriesOf(p)) > 0 {
+			continue
+		}
+		if _, ok := keyUnits[p]; ok {
+			continue
+		}
+		if minorUnitWords[p] {
+			continue
+		}
+		out = append(out, conceptsOf(p)...)
+	}
+	return dedupe(out)
+}
+
+// claimAttrs returns the concepts of the claim's content words (not its
+// state, cue or unit words), and of those the ones no lexicon entry has
+// (a word the rules never saw: a made-up or rare name of an attribute).
+func (cx *claim) claimAttrs() (all, unknown []string) {
+	var lexical, stateful []string
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.start < len(cx.used) && cx.used[w.start] || w.info == nil {
+			continue
+		}
+		if len(w.info.cats) > 0 || w.info.cues != 0 {
+			stateful = append(stateful, w.info.concepts...)
+		} else {
+			lexical = append(lexical, w.info.concepts...)
+		}
+	}
+	for _, c := range cx.concepts {
+		switch {
+		case slices.Contains(stateful, c) && !slices.Contains(lexical, c):
+		case slices.Contains(lexical, c):
+			all = append(all, c)
+		default:
+			all = append(all, c)
+			unknown = append(unknown, c)
+		}
+	}
+	return all, unknown
+}
+
+// aboutOther reports whether field l is about something other than what
+// the claim names (see above).
+func (cx *claim) aboutOther(l int32) bool {
+	ix := cx.ix
+	ka := ix.keyAttrs(l)
+	if len(ka) == 0 || !ix.stateField(l) {
+		return false // "status", "confirmed": the state of what is in scope
+	}
+	all, _ := cx.claimAttrs()
+	if len(all) == 0 || overlap(cx.concepts, ka) > 0 || overlap(cx.concepts, ix.leaves[l].ctx()) > 0 {
+		return false
+	}
+	for _, c := range all {
+		for _, o := range cx.inScopeOf(ix.concept(c)) {
+			if o != l && ix.stateField(o) && slices.Contains(ix.keyAttrs(o), c) {
+				return true // another state's key names it
+			}
+		}
+	}
+	return cx.namesUnknown(all)
+}
+
+// namesUnknown reports whether one of concepts cs is a word of the claim
+// no lexicon entry has and the evidence nowhere holds (neither a key nor
+// a value word): the claim names something the evidence does not know.
+// Only words of Latin letters count: an ideograph pair the lexicon lacks
+// is too often an ordinary word.
+func (cx *claim) namesUnknown(cs []string) bool {
+	if len(cs) == 0 {
+		return false
+	}
+	_, unknown := cx.claimAttrs()
+	for _, c := range unknown {
+		if r := []rune(c); len(r) >= 3 && !isCJK(r[0]) && slices.Contains(cs, c) && len(cx.ix.concept(c)) == 0 && len(cx.ix.valueWords(c)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stateField reports whether l's key names a state (gruba_status,
+// tamogro_state, zidrakal_paid): a field holding the state of the thing
+// its other key words name.
+func (ix *index) stateField(l int32) bool {
+	lf := &ix.leaves[l]
+	if lf.kind == kindBool {
+		return true
+	}
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(lf.ptr()))
+	for _, p := range keyParts(k) {
+		if stateKeyParts[p] {
+			return true
+		}
+	}
+	return false
+}
