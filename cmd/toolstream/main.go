@@ -366,8 +366,8 @@ func (g *globals) dial(id auth.Identity) (url string, opts []nats.Option, err er
 		} else if _, lerr := auth.Load(g.authDir()); lerr != nil {
 			who = "a command without credentials (--data " + g.data + " holds no security material)"
 		}
-		return "", nil, fmt.Errorf("the server at %s (%s) refused %s: %w; give the --data of that serve, or --creds (toolstream creds ROLE --out FILE)",
-			url, from, who, err)
+		return "", nil, &exitError{exitUnavailable, fmt.Errorf("the server at %s (%s) refused %s: %w; give the --data of that serve, or --creds (toolstream creds ROLE --out FILE)",
+			url, from, who, err)}
 	case g.natsURL != "":
 		return "", nil, fmt.Errorf("%w at %s (--nats-url): %v", errNoServer, url, err)
 	}

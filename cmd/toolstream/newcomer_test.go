@@ -269,6 +269,21 @@ func TestCommandsWorkWithOnlyData(t *testing.T) {
 	mustRun(t, "keys", "backup", "--out", filepath.Join(dir, "keys.backup"), "--data", data)
 	mustRun(t, "forget", "--tenant", "acme", "--user", "u1", "--data", data)
 
+	// A --data whose material the server does not know (or none) is
+	// refused, saying where and what to give; exit 5.
+	rec, _ := readServerRecord(data)
+	addr := strings.TrimPrefix(rec.URL, "nats://")
+	other := filepath.Join(dir, "other")
+	mustRun(t, "auth", "init", "--data", other)
+	for d, who := range map[string]string{other: "this command's identity (reader of --data " + other + ")",
+		filepath.Join(dir, "none"): "a command without credentials (--data " + filepath.Join(dir, "none") + " holds no security material)"} {
+		r := runBin(t, "calls", "--tenant", "acme", "--data", d, "--listen", addr)
+		want := "toolstream: the server at " + rec.URL + " (--listen) refused " + who
+		if r.code != exitUnavailable || !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "give the --data of that serve, or --creds") {
+			t.Errorf("calls with --data %s: exit %d\n%s\nwant exit 5 and %s…", d, r.code, r.stderr, want)
+		}
+	}
+
 	// An explicit --creds wins over --data's material.
 	reader := filepath.Join(dir, "reader.creds")
 	mustRun(t, "creds", "reader", "--out", reader, "--data", data)
