@@ -199,6 +199,18 @@ func (h *commandHost) confine(argv []string, dir string, s *registry.Sandbox) ([
 			a = append(a, "--ro-bind-try", f, f) // a missing file is not needed here
 		}
 	}
+	// A hidden directory inside what the root shows (a --data under /usr)
+	// is covered: an empty tmpfs over a directory, /dev/null over a file.
+	for _, hid := range h.hidden {
+		if !underSystemDir(hid) {
+			continue
+		}
+		if fi, err := os.Stat(hid); err == nil && fi.IsDir() {
+			a = append(a, "--tmpfs", hid)
+		} else if err == nil {
+			a = append(a, "--ro-bind", "/dev/null", hid)
+		}
+	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
 		"--bind", dir, dir)
 	if prog := argv[0]; !underSystemDir(prog) {

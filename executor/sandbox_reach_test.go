@@ -133,3 +133,31 @@ func TestSandboxWritesOnlyWritablePaths(t *testing.T) {
 		t.Fatalf("the writable path holds %q, %v", got, err)
 	}
 }
+
+// A hidden directory inside what the minimal root shows (a --data kept
+// under /usr) is covered: the sandboxed tool finds it empty, while the
+// same tool unsandboxed lists it.
+func TestSandboxCoversHiddenInsideTheRoot(t *testing.T) {
+	needSandbox(t)
+	var hidden string
+	for _, d := range []string{"/usr/share/doc", "/usr/share/man", "/usr/share/zoneinfo", "/usr/include"} {
+		if ents, err := os.ReadDir(d); err == nil && len(ents) > 0 {
+			hidden = d
+			break
+		}
+	}
+	if hidden == "" {
+		t.Skip("no populated directory under /usr to hide here")
+	}
+	reg := parseRegistry(t, attackRegistry(t,
+		"list.confined", "read", hidden, "{}",
+		"list.free", "read", hidden, ""))
+	b := bustest.Start(t)
+	startExec(t, b, reg, nil, func(c *executor.Config) { c.Hidden = []string{hidden} })
+	if o := callAcme(t, b, "list.confined", "c1"); o.ok == nil || string(o.ok.Result) != `{"entries":[]}` {
+		t.Fatalf("sandboxed, %s: %v", hidden, o)
+	}
+	if o := callAcme(t, b, "list.free", "c2"); o.ok == nil || string(o.ok.Result) == `{"entries":[]}` {
+		t.Fatalf("unsandboxed, %s: %v", hidden, o)
+	}
+}
