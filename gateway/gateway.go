@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/logread"
 )
 
 // Config configures a Gateway.
@@ -100,6 +101,38 @@ func (g *Gateway) setLive(subj string, env Envelope) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.live[subj] = env
+}
+
+// claimStream names a stream of env's user by the provider's response id
+// when that id is new: not relayed now for the user (the subject is then
+// recorded as live) nor in the log. An upstream that gives two answers one
+// id would otherwise put two streams on one subject, the second's frames
+// dropped as duplicates of the first's (their ids are the same); the
+// second keeps the gateway's own id instead. A log that cannot be asked
+// does not stop the stream: the id is taken. It returns the subject.
+func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
+	subj, err := events.GatewaySubject(env.Tenant, string(api), scopedID(env.User, id))
+	if err != nil {
+		return "", false
+	}
+	g.mu.Lock()
+	if _, ok := g.live[subj]; ok {
+		g.mu.Unlock()
+		return "", false
+	}
+	g.live[subj] = env
+	g.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := logread.Last(lctx, g.cfg.JS.Conn(), events.StreamGateway, subj); err == nil {
+		g.dropLive(subj)
+		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
+		return "", false
+	}
+	return subj, true
 }
 
 // dropLive forgets a stream once it is all in the log.

@@ -359,7 +359,9 @@ func TestOnlyAllowedHeadersGoUpstream(t *testing.T) {
 // recording under its recorded id) keeps them apart: before bob has one,
 // resuming the id with bob's key finds nothing (404, not alice's frames);
 // bob's own stream is kept whole and is all he reads back; alice still
-// reads hers whole; the tenant's key without a user finds neither.
+// reads hers whole; the tenant's key without a user finds neither. A
+// second stream of alice's under the reused id is kept whole under the
+// gateway's own id.
 func TestReusedResponseIDStaysTheUsers(t *testing.T) {
 	tg := startGateway(t, withAliceAndBob)
 	c := passthroughCases[0]
@@ -391,4 +393,17 @@ func TestReusedResponseIDStaysTheUsers(t *testing.T) {
 	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKeyBob)), bob)
 	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKeyAlice)), alice)
 	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", map[string]string{"x-api-key": clientKey, HeaderUser: "alice"}), alice)
+
+	// Alice again, the id reused for her too: her second stream is kept
+	// whole under the gateway's own id (the Toolstream-Stream she is
+	// given), not dropped as a duplicate of her first.
+	resp = tg.request(t, "POST", c.path, streamBody(c.model), bearer(clientKeyAlice))
+	again, _ := readSSE(t, resp.Body, 0)
+	resp.Body.Close()
+	second := resp.Header.Get(HeaderStream)
+	if second == c.stream || !strings.HasPrefix(second, "gw_") {
+		t.Fatalf("alice's second stream of a reused id is named %q", second)
+	}
+	sameEvents(t, resumeAs(t, tg, c.api, second, "", bearer(clientKeyAlice)), again)
+	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKeyAlice)), alice)
 }

@@ -193,12 +193,12 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 			break
 		}
 		if pos == 0 {
-			if id := responseID(data); id != "" {
-				s.res.Stream = id
-			}
 			// Until it is all in the log, a resumption finds the stream
 			// here (its first frame may not be stored yet).
-			if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), scopedID(s.c.Env.User, s.res.Stream)); err == nil {
+			if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(data)); ok {
+				s.res.Stream = responseID(data)
+				defer s.g.dropLive(subj)
+			} else if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), scopedID(s.c.Env.User, s.res.Stream)); err == nil {
 				s.g.setLive(subj, s.c.Env)
 				defer s.g.dropLive(subj)
 			}
@@ -242,8 +242,11 @@ func (s *relay) whole(ctx context.Context, r io.Reader) error {
 	}
 	s.res.Body = body
 	producerStream := s.res.Stream // as a stream's: the id before the provider names it
-	if id := responseID(body); id != "" && s.res.Status == http.StatusOK {
-		s.res.Stream = id
+	if s.res.Status == http.StatusOK {
+		if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(body)); ok {
+			s.res.Stream = responseID(body)
+			defer s.g.dropLive(subj)
+		}
 	}
 	if err := s.keep(ctx, 0, "", body, false); err != nil {
 		return err
