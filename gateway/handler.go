@@ -377,7 +377,7 @@ func (g *Gateway) resume(w http.ResponseWriter, r *http.Request, api API, env En
 	w.Header().Set(HeaderStream, stream)
 	sse := NewSSEWriter(w)
 	sse.Heartbeat(g.cfg.File.Heartbeat)
-	defer sse.StopHeartbeat()
+	defer sse.Close() // nothing writes to w once the handler returns
 	if err := sse.Start(); err != nil {
 		return
 	}

@@ -163,7 +163,7 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		// comes sooner can still be an error with the provider's status.
 		sse = NewSSEWriter(w)
 		sse.Heartbeat(s.Heartbeat)
-		defer sse.StopHeartbeat()
+		defer sse.Close() // nothing writes to w once the handler returns
 	}
 	var e ended
 	select {
