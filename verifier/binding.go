@@ -80,18 +80,26 @@ func (cx *claim) aboutOther(l int32) bool {
 	if len(ka) == 0 || !ix.stateField(l) {
 		return false // "status", "confirmed": the state of what is in scope
 	}
-	all, _ := cx.claimAttrs()
-	if len(all) == 0 || overlap(cx.concepts, ka) > 0 || overlap(cx.concepts, ix.leaves[l].ctx()) > 0 {
-		return false
+	if !slices.ContainsFunc(ka, func(c string) bool { return !slices.Contains(cx.concepts, c) }) {
+		return false // the key says nothing the claim does not (包邮, free_shipping)
 	}
-	for _, c := range all {
+	all, _ := cx.claimAttrs()
+	ctx := ix.leaves[l].ctx()
+	own := slices.DeleteFunc(slices.Clone(all), func(c string) bool { return slices.Contains(ka, c) || slices.Contains(ctx, c) })
+	if len(own) < len(all) && overlap(all, ctx) > 0 {
+		return false // under a key the claim names
+	}
+	for _, c := range own {
 		for _, o := range cx.inScopeOf(ix.concept(c)) {
 			if o != l && ix.stateField(o) && slices.Contains(ix.keyAttrs(o), c) {
 				return true // another state's key names it
 			}
 		}
 	}
-	return cx.namesUnknown(all)
+	if len(own) < len(all) {
+		return false // the claim names this field's attribute too
+	}
+	return cx.namesUnknown(own)
 }
 
 // namesUnknown reports whether one of concepts cs is a word of the claim
@@ -127,4 +135,29 @@ func (ix *index) stateField(l int32) bool {
 		}
 	}
 	return false
+}
+
+// statedNegatively counts the claim's state words that are a negation of
+// another word by their form, though the lexicon files them as a state
+// of their own: 未支付 (未 + 支付), unpaid (un + paid). A true/false field
+// reads them as the negation (the field says paid or not).
+func (cx *claim) statedNegatively() int {
+	n := 0
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.info == nil || len(w.info.cats) == 0 || w.info.cues&(cueNeg|cueNegLex) != 0 {
+			continue
+		}
+		if w.cjk {
+			r := []rune(w.s)
+			if len(r) >= 2 && strings.ContainsRune("未没不", r[0]) && (zhLex[string(r[1:])] != nil) {
+				n++
+			}
+			continue
+		}
+		if negPrefixed(w.s) != "" {
+			n++
+		}
+	}
+	return n
 }

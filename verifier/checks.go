@@ -37,9 +37,10 @@ type check struct {
 	run  func(cx *claim, earlier []fact) []fact
 }
 
-// checks are run in this order. Three read the facts before them:
+// checks are run in this order. Four read the facts before them:
 // numbers (a "free" decided by a flag before it is not a price to find),
-// times (a negation a polarity or status fact read is not the date's) and
+// times and values (a negation a polarity or status fact read is not the
+// date's or the value's) and
 // text (the fields the facts before it were matched to).
 var checks = []check{
 	{"unknown identifier", (*claim).unknownFacts},
@@ -49,7 +50,7 @@ var checks = []check{
 	{"outcome", (*claim).failureFacts},
 	{"numbers", (*claim).numberFacts},
 	{"times", (*claim).timeFacts},
-	{"values", alone((*claim).valueFacts)},
+	{"values", (*claim).valueFacts},
 	{"comparison", one((*claim).comparison)},
 	{"superlative", one((*claim).superlative)},
 	{"trend", one((*claim).trend)},

@@ -13,7 +13,7 @@ import (
 // counts (in stock ⇔ stock > 0).
 func (cx *claim) boolFacts() []fact {
 	ix := cx.ix
-	positive := cx.negs%2 == 0
+	positive := (cx.negs+cx.statedNegatively())%2 == 0
 	ts := cx.targets(cx.concepts, func(lf *leaf) bool { return lf.kind == kindBool })
 	ts = slices.DeleteFunc(ts, cx.aboutOther)
 	if len(ts) > 0 {
@@ -220,8 +220,14 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 // valueFacts checks the evidence values the claim names (a carrier, a
 // colour, a city): in scope they support it; named for another subject
 // while this subject's field says otherwise they contradict it.
-func (cx *claim) valueFacts() []fact {
+//
+// A negated claim naming a state field's value ("the rigrevum is not
+// enabled" beside rigrevum_status: ENABLED) is contradicted by it: the
+// negation is read before the value is compared, unless a fact before it
+// read the negation.
+func (cx *claim) valueFacts(earlier []fact) []fact {
 	ix := cx.ix
+	negated := (cx.negs-cx.negLex)%2 == 1 && !slices.ContainsFunc(earlier, func(f fact) bool { return f.negUsed })
 	var out []fact
 	for _, vm := range cx.values {
 		var in, outside []int32
@@ -233,6 +239,11 @@ func (cx *claim) valueFacts() []fact {
 			}
 		}
 		if i := slices.IndexFunc(in, func(l int32) bool { return !ix.stateField(l) || !cx.aboutOther(l) }); i >= 0 {
+			if negated && ix.stateField(in[i]) {
+				out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(in[i])}, negUsed: true,
+					reason: "negated, but the evidence says " + ix.leaves[in[i]].raw() + " at " + ix.leaves[in[i]].ptr()})
+				continue
+			}
 			out = append(out, supported(ix, "value named in the evidence", in[i]))
 			continue
 		} else if len(in) > 0 {

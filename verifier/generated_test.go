@@ -211,18 +211,21 @@ var (
 var genMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 
 // genState is a two-valued state a flag or status holds, in both languages.
+// A status field holds the state's word in capitals or one of its
+// opposites (off).
 type genState struct {
 	en, enNot string
 	zh, zhNot string
+	off       []string
 }
 
 var genStates = []genState{
-	{"ready", "not ready yet", "已就绪", "还没有就绪"},
-	{"confirmed", "not confirmed", "已确认", "未确认"},
-	{"enabled", "not enabled", "已启用", "未启用"},
-	{"active", "not active", "有效", "无效"},
-	{"approved", "not approved yet", "已批准", "尚未批准"},
-	{"paid", "not paid yet", "已支付", "未支付"},
+	{"ready", "not ready yet", "已就绪", "还没有就绪", []string{"NOT_READY"}},
+	{"confirmed", "not confirmed", "已确认", "未确认", []string{"PENDING", "UNCONFIRMED"}},
+	{"enabled", "not enabled", "已启用", "未启用", []string{"DISABLED"}},
+	{"active", "not active", "有效", "无效", []string{"INACTIVE"}},
+	{"approved", "not approved yet", "已批准", "尚未批准", []string{"PENDING", "REJECTED"}},
+	{"paid", "not paid yet", "已支付", "未支付", []string{"UNPAID", "PENDING"}},
 }
 
 // record makes one entity's fields and the sentences about them.
@@ -397,7 +400,7 @@ func (g *gen) makeCase(lang string) genCase {
 			if k == "flag" {
 				rec[a.key+"_"+strings.Fields(st.en)[0]] = holds
 			} else {
-				s := "PENDING"
+				s := st.off[g.r.IntN(len(st.off))]
 				if holds {
 					s = strings.ToUpper(st.en)
 				}
