@@ -295,8 +295,11 @@ func (s *Store) askErase(ctx context.Context, tenant, user, record string) (int,
 const askRetry = 100 * time.Millisecond
 
 // ask sends one request to the service, asking again while nobody answers
-// (within ctx), and reads a refusal from the reply's error header.
+// (within ctx and Config.Timeout: a request the server refused is never
+// answered), and reads a refusal from the reply's error header.
 func (s *Store) ask(ctx context.Context, verb, tenant string, req Request) (*nats.Msg, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
 	data, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
