@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -20,7 +21,9 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/stack"
+	"github.com/toolstream/toolstream/trace"
 )
 
 // globals are the flags every command shares.
@@ -90,9 +93,10 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.Is(err, client.ErrNotFound):
+	case errors.Is(err, client.ErrNotFound) || errors.Is(err, trace.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, client.ErrBadInput):
+	case errors.Is(err, client.ErrBadInput) || errors.Is(err, events.ErrInvalidTenant) || errors.Is(err, stack.ErrUnknown) ||
+		errors.Is(err, fs.ErrNotExist): // a file the user named
 		return exitBadInput
 	case errors.Is(err, errNoServer) || errors.Is(err, client.ErrPermissionDenied) || errors.Is(err, client.ErrUnavailable):
 		return exitUnavailable

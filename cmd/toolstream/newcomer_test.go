@@ -269,6 +269,29 @@ func TestCommandsWorkWithOnlyData(t *testing.T) {
 	mustRun(t, "keys", "backup", "--out", filepath.Join(dir, "keys.backup"), "--data", data)
 	mustRun(t, "forget", "--tenant", "acme", "--user", "u1", "--data", data)
 
+	// Not found is exit 3, garbage in exit 4, each one line a user reads
+	// (no package prefix, no service subject).
+	for _, tc := range []struct {
+		code int
+		args []string
+	}{
+		{exitNotFound, []string{"trace", "nope", "--tenant", "acme"}},
+		{exitNotFound, []string{"approve", "nope", "--tenant", "acme"}},
+		{exitNotFound, []string{"memory", "history", "nope", "--tenant", "acme", "--user", "u1"}},
+		{exitNotFound, []string{"history", "--run", "nope", "--tenant", "acme"}},
+		{exitBadInput, []string{"replay", "--projection", "bogus"}},
+		{exitBadInput, []string{"runs", "--tenant", ""}},
+		{exitBadInput, []string{"calls", "--tenant", "a b"}},
+		{exitBadInput, []string{"publish", "--tenant", "acme", filepath.Join(dir, "nope.jsonl")}},
+		{exitBadInput, []string{"memory", "recall", "--tenant", "acme"}},
+	} {
+		r := runBin(t, append(tc.args, "--data", data, "--log-level", "error")...)
+		if r.code != tc.code || !strings.HasPrefix(r.stderr, "toolstream: ") || strings.Count(r.stderr, "\n") != 1 ||
+			strings.Contains(r.stderr, "client:") || strings.Contains(r.stderr, "tsv.") {
+			t.Errorf("%v: exit %d\n%s\nwant exit %d and one line", tc.args, r.code, r.stderr, tc.code)
+		}
+	}
+
 	// A --data whose material the server does not know (or none) is
 	// refused, saying where and what to give; exit 5.
 	rec, _ := readServerRecord(data)

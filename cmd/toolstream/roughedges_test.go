@@ -155,6 +155,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		`client: forget "x" of user u1 in tenant acme: client: not found: memory: get "x" of tenant acme: memory: not found`: `forget "x" of user u1 in tenant acme: not found: get "x" of tenant acme: not found`,
 		`client: read [call] of acme: client: permission denied: nats: permissions violation: x`:                             `read [call] of acme: permission denied: permissions violation: x`,
 		`--tenant: events: tenant "A B": invalid`:                                                                            `--tenant: tenant "A B": invalid`,
+		`client: tsv.memory.history: 404 memory: get "nope" of tenant acme: record not found`:                                `get "nope" of tenant acme: record not found`,
 	} {
 		if got := userMessage(errors.New(in)); got != want {
 			t.Errorf("userMessage(%q) = %q, want %q", in, got, want)

@@ -14,11 +14,16 @@ import (
 // to a programmer reading a log, noise to a user reading one line.
 var pkgPrefix = regexp.MustCompile(`(^|: |\()(?:client|bus|stack|toolsel|registry|ingest|keys|logread|auth|memory|events|erasure|trace|runs|viewdump|projector|node|nats|jetstream|strconv\.Parse[A-Za-z]+): `)
 
+// servicePrefix matches a service request's subject and status code in a
+// wrapped error ("tsv.memory.history: 404 "): what was asked is said by the
+// rest of the message.
+var servicePrefix = regexp.MustCompile(`(^|: )tsv\.[A-Za-z0-9_.-]+: \d{3} `)
+
 // userMessage is err as the one line a user reads: without package
-// prefixes, and without a repeated segment the wrapping left
-// ("not found: not found").
+// prefixes or a service's subject and code, and without a repeated segment
+// the wrapping left ("not found: not found").
 func userMessage(err error) string {
-	msg := err.Error()
+	msg := servicePrefix.ReplaceAllString(err.Error(), "$1")
 	for {
 		next := pkgPrefix.ReplaceAllString(msg, "$1")
 		if next == msg {
