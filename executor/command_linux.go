@@ -299,14 +299,23 @@ func (c *cgroup) remove() {
 	os.Remove(c.dir)
 }
 
-// subreaper makes the executor's process a child subreaper, once.
-var subreaper = sync.OnceFunc(func() {
-	if unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil {
+// subreaper makes the executor's process a child subreaper (once: it
+// stays one).
+func subreaper() {
+	if subreaperOn.Load() {
+		return
+	}
+	subreaperMu.Lock()
+	defer subreaperMu.Unlock()
+	if !subreaperOn.Load() && unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil {
 		subreaperOn.Store(true)
 	}
-})
+}
 
-var subreaperOn atomic.Bool
+var (
+	subreaperMu sync.Mutex
+	subreaperOn atomic.Bool
+)
 
 // running are the programs the executor runs (their pids, which are
 // their process groups' ids), from their start until they are reaped.

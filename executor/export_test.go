@@ -21,10 +21,3 @@ func FlakyRecordWrites(e *Executor, state string, n int, err error, applied bool
 }
 
 var _ jetstream.KeyValue = (*flakyKV)(nil)
-
-// WithoutCgroups makes the executors of the test contain their tools
-// without cgroups (as a child subreaper), as where none can be made.
-func WithoutCgroups(t interface{ Cleanup(func()) }) {
-	cgroupsOff.Store(true)
-	t.Cleanup(func() { cgroupsOff.Store(false) })
-}
