@@ -33,6 +33,9 @@ type numMention struct {
 	near       []string // concepts of the nearest word before
 	headEnd    int      // where the head noun ends
 	headWord   string   // the word after the number, as written
+	// maybeUnit is a one-letter unit word after a space ("5 m", "300 g"),
+	// too ambiguous to be the unit but enough to doubt the number has none.
+	maybeUnit *unit
 }
 
 var enNumberWords = map[string]float64{
@@ -402,6 +405,9 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 			continue // "12 inches" not "12 in"; "5 mins" not "5 min"+"s"
 		}
 		if isLatinLetter(r[k]) && n == 1 && space && s != "%" {
+			if m.unit == nil && (k+1 >= len(r) || !isLatinLetter(r[k+1])) {
+				m.maybeUnit = u
+			}
 			continue // "5 m" is too ambiguous; "5m" is metres
 		}
 		if s == "周" || s == "星期" {

@@ -249,6 +249,16 @@ func (cx *claim) numberConcepts(m *numMention) []string {
 // ¥3,600" after a sentence about the EU), the wider reading wins.
 func (cx *claim) checkNumber(m *numMention) fact {
 	f := cx.checkNumberIn(m)
+	if f.verdict == events.VerdictContradicted && m.unit == nil && m.maybeUnit != nil && !m.isRange && m.bound == 0 {
+		// "25,910 m": read with the letter as its unit, or not judged.
+		u := *m
+		u.unit = m.maybeUnit
+		switch g := cx.checkNumberIn(&u); g.verdict {
+		case events.VerdictSupported, events.VerdictContradicted:
+			return cx.checkDirection(g) // wrong either way, or right with it
+		}
+		return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the unit after the number is unclear; " + f.reason}
+	}
 	if d := cx.direction(); d < 0 && f.verdict != events.VerdictSupported && m.v > 0 && !m.isRange && m.bound == 0 {
 		// "fell 1.2%" is a change of -1.2.
 		neg := *m
