@@ -56,7 +56,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch, Judge: judge})
 		},
 	}
-	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
+	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, keys (the keys service: the one writer of the data keys; always on the embedded server), or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
 	cmd.Flags().DurationVar(&tick, "tick", time.Second, "interval of clock ticks written to the log (deadlines use event time)")
 	cmd.Flags().StringVar(&tools, "tools", "", "tool registry file (YAML or JSON); changes take effect without a restart and are recorded in the log")
 	cmd.Flags().DurationVar(&d.idleTimeout, "idle-timeout", 2*time.Minute, "event-time deadline after which a silent response's open calls are incomplete")
