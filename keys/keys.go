@@ -173,6 +173,15 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		if err == nil {
 			st, err = cfg.JS.Stream(actx, "KV_"+cfg.Bucket)
 		}
+		if err == nil && cfg.Create && st.CachedInfo().Config.AllowRollup {
+			// A bucket made before rollups were refused: refuse them now.
+			sc := st.CachedInfo().Config
+			sc.AllowRollup = false
+			if _, err = cfg.JS.UpdateStream(actx, sc); err == nil {
+				cfg.Logger.Info("key bucket refuses rollups now", "bucket", cfg.Bucket)
+				st, err = cfg.JS.Stream(actx, "KV_"+cfg.Bucket)
+			}
+		}
 		acancel()
 		if err == nil {
 			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}, names: map[scopeKey]string{}}, nil
@@ -189,14 +198,17 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 }
 
 // createBucket makes the bucket's stream as a key-value bucket's (one
-// value per key, rollups, direct gets), except that it allows deleting a
-// message: a bucket made by CreateKeyValue refuses it for good, and
-// erasure is exactly that.
+// value per key, direct gets), except that it allows deleting a message (a
+// bucket made by CreateKeyValue refuses it for good, and erasure is exactly
+// that) and refuses rollups: nothing here purges a key, and a
+// Nats-Rollup: all header on any key subject would purge every key of
+// every tenant (a bucket made before keeps its setting; only the keys role
+// and the admin may publish to it at all).
 func createBucket(ctx context.Context, cfg Config) error {
 	_, err := cfg.JS.CreateStream(ctx, jetstream.StreamConfig{
 		Name: "KV_" + cfg.Bucket, Description: "Toolstream data keys: erasing one makes what it sealed unreadable",
 		Subjects: []string{"$KV." + cfg.Bucket + ".>"}, MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew,
-		Storage: jetstream.FileStorage, Replicas: cfg.Replicas, AllowRollup: true, AllowDirect: true,
+		Storage: jetstream.FileStorage, Replicas: cfg.Replicas, AllowRollup: false, AllowDirect: true,
 		DenyDelete: false, MaxMsgSize: -1, MaxBytes: -1, MaxAge: 0, Duplicates: 2 * time.Minute,
 	})
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {

@@ -146,3 +146,43 @@ func TestRemoteStoresAskTheService(t *testing.T) {
 		t.Fatalf("a processor erasing: %v, want ErrUnavailable (refused by the server)", err)
 	}
 }
+
+// TestBucketRefusesRollups: a bucket Open creates (or opens with Create:
+// the admin's serve and setup) refuses a Nats-Rollup header even from the
+// admin, so no publish can purge every tenant's keys
+// at once; the keys stay.
+func TestBucketRefusesRollups(t *testing.T) {
+	ctx := context.Background()
+	b := bustest.Start(t)
+	// A bucket made before took them: the admin's Open with Create turns
+	// them off.
+	st, err := b.JS.Stream(ctx, "KV_"+keys.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := st.CachedInfo().Config
+	sc.AllowRollup = true
+	if _, err := b.JS.UpdateStream(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: true}); err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := b.Keys.SealKey("acme", events.UserScope("ann"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg("$KV." + keys.Bucket + ".k._YWNtZQ.u._YW5u")
+	m.Data = make([]byte, 48)
+	m.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupAll)
+	if _, err := b.JS.PublishMsg(ctx, m); err == nil {
+		t.Fatal("the bucket took a rollup")
+	}
+	check, err := keys.Open(ctx, keys.Config{JS: b.JS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := check.SealKey("acme", events.UserScope("ann")); err != nil || got != id {
+		t.Fatalf("ann's key after the rollup: %s (%v), was %s", got, err, id)
+	}
+}
