@@ -1,8 +1,13 @@
 package verifier
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/toolstream/toolstream/events"
 )
 
 // Binding: a claim is checked only against fields about what it names.
@@ -160,4 +165,51 @@ func (cx *claim) statedNegatively() int {
 		}
 	}
 	return n
+}
+
+// possessives are the verbs that state how many a thing has in all ("X has
+// 8 kidrexes", "X 有 8 个"): the count of the whole list, not of a part.
+var possessives = map[string]bool{"has": true, "have": true, "contains": true, "有": true, "共有": true, "包含": true, "含有": true}
+
+// wholeCount contradicts "X has 8 kidrexes" when the one list in scope the
+// noun after the number names has another length: the claim is about the
+// whole list (a possessive verb right before the number, nothing after the
+// noun), so a list of 5 says otherwise. A part of it ("has 3 items out of
+// stock") is not read this way.
+func (cx *claim) wholeCount(m *numMention) (fact, bool) {
+	ix := cx.ix
+	if len(m.head) == 0 || m.headEnd <= m.end || m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 || m.bound != 0 || m.approx || m.isRange {
+		return fact{}, false
+	}
+	before := ""
+	for i := range cx.words {
+		if w := &cx.words[i]; w.end <= m.start {
+			before = w.s
+		}
+	}
+	if !possessives[before] {
+		return fact{}, false
+	}
+	for _, r := range cx.norm[m.headEnd:] {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return fact{}, false
+		}
+	}
+	var list int32 = -1
+	for _, i := range ix.arrays {
+		n := &ix.nodes[i]
+		if !cx.nodeInScope(i) || overlap(m.head, n.concepts) == 0 {
+			continue
+		}
+		if list >= 0 && ix.nodes[list].length != n.length {
+			return fact{}, false // two lists it may mean
+		}
+		list = i
+	}
+	if list < 0 || float64(ix.nodes[list].length) == m.v {
+		return fact{}, false
+	}
+	n := &ix.nodes[list]
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(list, strconv.Itoa(n.length))},
+		reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
 }

@@ -402,6 +402,9 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 		if f, ok := cx.count(m, m.head); ok {
 			return f
 		}
+		if f, ok := cx.wholeCount(m); ok {
+			return f
+		}
 	}
 	if cx.cues&cueThan != 0 && cx.cues&(cueMore|cueLess) != 0 && len(cx.groups) >= 2 {
 		// "4 more points per game than Brown": a difference first.
