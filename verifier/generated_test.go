@@ -236,17 +236,18 @@ func (g *gen) makeCase(lang string) genCase {
 	rec := map[string]any{"name": ent}
 	otherRec := map[string]any{"name": other}
 	var ss []sentence
+	// The ways a sentence names an attribute of the entity and states it.
 	of := func(a genAttr) string {
 		if lang == "zh" {
-			return ent + "的" + a.say
+			return []string{ent + "的" + a.say, ent + "的" + a.say, ent + a.say}[g.r.IntN(3)]
 		}
-		return "The " + a.say + " of " + ent
+		return []string{"The " + a.say + " of " + ent, ent + "'s " + a.say, "For " + ent + ", the " + a.say}[g.r.IntN(3)]
 	}
 	is := func() string {
 		if lang == "zh" {
-			return "为"
+			return []string{"为", "是", "为 "}[g.r.IntN(3)]
 		}
-		return " is "
+		return []string{" is ", " is ", " stands at "}[g.r.IntN(3)]
 	}
 	end := "."
 	if lang == "zh" {

@@ -376,6 +376,13 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 				return supported(ix, "value matches", l)
 			}
 		}
+		if !byUnit && cx.cues&(cueDerive|cueThan|cueMore|cueLess) == 0 && !hasAny(m.head, "total") &&
+			(m.unit == nil || m.unit.dim != dimPercent || slices.ContainsFunc(targets, func(t int32) bool { return ix.leaves[t].dim == dimPercent || ix.leaves[t].unit() == uPercent })) {
+			// The field the claim names states the value (a percentage a
+			// percentage field): one found between two other numbers is
+			// a coincidence, not it.
+			pairs = false
+		}
 		if f, ok := cx.derived(m, targets, pairs); ok {
 			return f
 		}
