@@ -213,3 +213,69 @@ func (cx *claim) wholeCount(m *numMention) (fact, bool) {
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(list, strconv.Itoa(n.length))},
 		reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
 }
+
+// negatedState reads a state value written as the negation of a word
+// (NOT_READY, not-confirmed, INACTIVE, UNPAID, DISABLED): its base word and
+// true; else the value and false.
+func negatedState(v string) (string, bool) {
+	ts := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	if len(ts) == 2 && (ts[0] == "not" || ts[0] == "no" || ts[0] == "non") {
+		return ts[1], true
+	}
+	if len(ts) != 1 {
+		return "", false
+	}
+	for _, p := range []string{"un", "in", "dis", "non"} {
+		if rest, ok := strings.CutPrefix(ts[0], p); ok && len(rest) >= 4 {
+			return rest, true
+		}
+	}
+	return ts[0], false
+}
+
+// stateValueFacts checks a claim stating a state (ready, active, paid)
+// against a state field in scope holding its negation by form
+// (NOT_READY, INACTIVE, UNPAID): "the bustu is ready" is contradicted by
+// bustu_status: NOT_READY, "the bustu is not ready yet" supported. Only
+// when no fact before it decided the claim, and only a field about what
+// the claim names.
+func (cx *claim) stateValueFacts(earlier []fact) []fact {
+	ix := cx.ix
+	if slices.ContainsFunc(earlier, func(f fact) bool { return !f.soft }) {
+		return nil
+	}
+	positive := (cx.negs-cx.negLex)%2 == 0
+	for i := range ix.leaves {
+		l := int32(i)
+		lf := &ix.leaves[l]
+		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
+			continue
+		}
+		base, neg := negatedState(lf.str())
+		if !neg || !cx.inScope(l) || !ix.stateField(l) {
+			continue
+		}
+		if !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || stem(w.s) == stem(base)) }) || cx.aboutOther(l) {
+			continue
+		}
+		if positive {
+			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, negUsed: true,
+				reason: "the evidence says " + lf.raw() + " at " + lf.ptr()}}
+		}
+		f := supported(ix, "the evidence says "+lf.raw(), l)
+		f.negUsed = true
+		return []fact{f}
+	}
+	return nil
+}
+
+// negForm is a cheap test that v may be a negated state (negatedState).
+func negForm(v string) bool {
+	v = strings.ToLower(v)
+	for _, p := range []string{"not", "no", "un", "in", "dis"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}

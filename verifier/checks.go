@@ -37,10 +37,11 @@ type check struct {
 	run  func(cx *claim, earlier []fact) []fact
 }
 
-// checks are run in this order. Four read the facts before them:
+// checks are run in this order. Five read the facts before them:
 // numbers (a "free" decided by a flag before it is not a price to find),
 // times and values (a negation a polarity or status fact read is not the
-// date's or the value's) and
+// date's or the value's), negated states (only a claim nothing else
+// decided) and
 // text (the fields the facts before it were matched to).
 var checks = []check{
 	{"unknown identifier", (*claim).unknownFacts},
@@ -51,6 +52,7 @@ var checks = []check{
 	{"numbers", (*claim).numberFacts},
 	{"times", (*claim).timeFacts},
 	{"values", (*claim).valueFacts},
+	{"negated states", (*claim).stateValueFacts},
 	{"comparison", one((*claim).comparison)},
 	{"superlative", one((*claim).superlative)},
 	{"trend", one((*claim).trend)},
