@@ -107,18 +107,29 @@ func (cx *claim) aboutOther(l int32) bool {
 	return cx.namesUnknown(own)
 }
 
+// possessed reports whether ideographs c follow 的 in the claim (X的c): a
+// noun named as what X has, not any pair of ideographs.
+func (cx *claim) possessed(c string) bool {
+	return strings.Contains(string(cx.norm), "的"+c)
+}
+
 // namesUnknown reports whether one of concepts cs is a word of the claim
 // no lexicon entry has and the evidence nowhere holds (neither a key nor
 // a value word): the claim names something the evidence does not know.
-// Only words of Latin letters count: an ideograph pair the lexicon lacks
-// is too often an ordinary word.
+// Words of Latin letters count, and ideographs only right after 的 (X的y):
+// elsewhere an ideograph pair the lexicon lacks is too often an ordinary
+// word.
 func (cx *claim) namesUnknown(cs []string) bool {
 	if len(cs) == 0 {
 		return false
 	}
 	_, unknown := cx.claimAttrs()
 	for _, c := range unknown {
-		if r := []rune(c); len(r) >= 3 && !isCJK(r[0]) && slices.Contains(cs, c) && len(cx.ix.concept(c)) == 0 && len(cx.ix.valueWords(c)) == 0 {
+		r := []rune(c)
+		if len(r) < 2 || !slices.Contains(cs, c) || len(cx.ix.concept(c)) > 0 || len(cx.ix.valueWords(c)) > 0 {
+			continue
+		}
+		if !isCJK(r[0]) && len(r) >= 3 || isCJK(r[0]) && cx.possessed(c) {
 			return true
 		}
 	}
