@@ -157,10 +157,18 @@ func (ix *index) stateField(l int32) bool {
 // another word by their form, though the lexicon files them as a state
 // of their own: 未支付 (未 + 支付), unpaid (un + paid). A true/false field
 // reads them as the negation (the field says paid or not).
+//
+// A negation inside an evidence value the claim names ("not ready yet",
+// the words of a NOT_READY elsewhere) is the claim's too: the value's
+// runes are taken from the reading's words, its negation is counted here.
 func (cx *claim) statedNegatively() int {
 	n := 0
 	for i := range cx.words {
 		w := &cx.words[i]
+		if w.start < len(cx.used) && cx.used[w.start] && w.info != nil && w.info.cues&cueNeg != 0 && w.info.cues&cuePlain == 0 && cx.inValue(w.start) {
+			n++
+			continue
+		}
 		if w.info == nil || len(w.info.cats) == 0 || w.info.cues&(cueNeg|cueNegLex) != 0 {
 			continue
 		}
@@ -223,6 +231,16 @@ func (cx *claim) wholeCount(m *numMention) (fact, bool) {
 	n := &ix.nodes[list]
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(list, strconv.Itoa(n.length))},
 		reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
+}
+
+// inValue reports whether rune r is in an evidence value the claim names.
+func (cx *claim) inValue(r int) bool {
+	for _, sp := range cx.valueSpans {
+		if r >= sp[0] && r < sp[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // negatedState reads a state value written as the negation of a word

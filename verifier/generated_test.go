@@ -47,7 +47,7 @@ var (
 
 // genFalseContradictedMax bounds the share of true generated claims the
 // checker calls contradicted at -gen.n 400, seed 1 (0.111 before binding;
-// 0.000 after; 0.001 at -gen.n 3000 and seeds 2, 3).
+// 0.000 after, also at -gen.n 3000 and seeds 2, 3).
 const genFalseContradictedMax = 0.015
 
 // genLabel is what a generated claim is: true, a planted contradiction,
@@ -325,10 +325,15 @@ func (g *gen) makeCase(lang string) genCase {
 			rec[g.attr(lang).key+"_total"] = round(v*10, 1)
 			say, dec := v, 2
 			word := g.unitWord(lang, u)
-			switch g.r.IntN(4) {
+			about := ""
+			switch g.r.IntN(5) {
 			case 0: // rounded within what is written
 				dec = 1
 				say = round(v, 1)
+			case 4: // rounded to a whole number, hedged
+				dec = 0
+				say = round(v, 0)
+				about = map[string]string{"en": "about ", "zh": "约"}[lang]
 			case 1:
 				if u.alt != nil {
 					say, dec = round(v*u.altFactor, 0), 0
@@ -338,7 +343,7 @@ func (g *gen) makeCase(lang string) genCase {
 			if lb == genWrong {
 				say = round(g.off(say), dec)
 			}
-			ss = append(ss, sentence{k, lb, of(a) + is(), g.num(lang, say, dec) + word, end})
+			ss = append(ss, sentence{k, lb, of(a) + is() + about, g.num(lang, say, dec) + word, end})
 		case "date":
 			d := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
 			rec[a.key+"_date"] = d.Format("2006-01-02")

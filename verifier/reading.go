@@ -33,6 +33,7 @@ type reading struct {
 	codes        []codeMention
 	times        []timeExpr
 	values       [][]int32 // evidence values named, one list per mention
+	valueSpans   [][2]int  // the runes of each value mention
 	nums         []numMention
 	cats         []catMention
 	concepts     []string
@@ -382,6 +383,7 @@ func (rd *reading) findValues(ix *index) {
 				rd.used[r] = true
 			}
 		}
+		rd.valueSpans = append(rd.valueSpans, [2]int{toks[i].start, toks[i+bestN-1].end})
 		i += bestN - 1
 		rd.values = append(rd.values, best)
 	}
