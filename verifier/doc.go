@@ -49,12 +49,19 @@
 //     than", 不到, 以内), ranges, and simple derived values (sums,
 //     differences, products, ratios, percentage changes, counts, averages);
 //     the field a number is checked against is the one named by the words
-//     nearest to it;
+//     nearest to it, and its unit only agrees with it: what only the unit
+//     says (kg: a weight) binds a number when the claim names nothing
+//     else, and such a binding contradicts only when it is unambiguous
+//     (binding.go: a claim is judged only against evidence about it;
+//     amount_cents is read in hundredths; a count stated of a whole list
+//     is compared with its length);
 //   - time: dates, today/tomorrow/明天/后天, weekdays, "in 3 days", bounds
 //     ("by Friday", 周五之前) and durations against evidence dates, resolved
 //     against the answer's event time;
 //   - negation: true/false fields and stock counts against the claim's
-//     polarity (not, no, 不, 没有, out of stock, 缺货);
+//     polarity (not, no, 不, 没有, out of stock, 缺货; 未支付 and unpaid by
+//     their form), and a state value written as a negation (NOT_READY,
+//     INACTIVE) against the word the claim states;
 //   - status: order, payment, booking and weather words against status
 //     fields (a shipped claim holds for a delivered order);
 //   - scope: all/every/both/都/全部 and some/部分 check every member of the
