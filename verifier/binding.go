@@ -274,17 +274,10 @@ func (cx *claim) stateValueFacts(earlier []fact) []fact {
 		return nil
 	}
 	positive := (cx.negs-cx.negLex)%2 == 0
-	for i := range ix.leaves {
-		l := int32(i)
+	for _, ns := range ix.negatedStates() {
+		l, base := ns.leaf, ns.base
 		lf := &ix.leaves[l]
-		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
-			continue
-		}
-		base, neg := negatedState(lf.str())
-		if !neg || !cx.inScope(l) || !ix.stateField(l) {
-			continue
-		}
-		if !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || stem(w.s) == stem(base)) }) || cx.aboutOther(l) {
+		if !cx.inScope(l) || !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || stem(w.s) == stem(base)) }) || cx.aboutOther(l) {
 			continue
 		}
 		if positive {
@@ -298,9 +291,34 @@ func (cx *claim) stateValueFacts(earlier []fact) []fact {
 	return nil
 }
 
-// negForm is a cheap test that v may be a negated state (negatedState).
+// negState is a state field holding a negated state, and its base word.
+type negState struct {
+	leaf int32
+	base string
+}
+
+// negatedStates returns the evidence's state fields holding a negated
+// state, in leaf order; found once per index, read by every claim.
+func (ix *index) negatedStates() []negState {
+	if ix.cache.negStatesRead {
+		return ix.cache.negStates
+	}
+	ix.cache.negStatesRead = true
+	for i := range ix.leaves {
+		lf := &ix.leaves[i]
+		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
+			continue
+		}
+		if base, neg := negatedState(lf.str()); neg && ix.stateField(int32(i)) {
+			ix.cache.negStates = append(ix.cache.negStates, negState{int32(i), base})
+		}
+	}
+	return ix.cache.negStates
+}
+
+// negForm is a cheap test that v, lower case (a leaf's str), may be a
+// negated state (negatedState); it allocates nothing.
 func negForm(v string) bool {
-	v = strings.ToLower(v)
 	for _, p := range []string{"not", "no", "un", "in", "dis"} {
 		if strings.HasPrefix(v, p) {
 			return true

@@ -26,6 +26,10 @@ type lookupCache struct {
 	tokSlab  []tokenHit // where tokenAt makes them, a few at a time
 	subjects map[string]*subjectHit
 	values   map[string]*valueHit
+	// negStates: the state fields holding a negated state (NOT_READY),
+	// with each one's base word (negatedStates).
+	negStates     []negState
+	negStatesRead bool
 }
 
 type subjectHit struct {
