@@ -50,6 +50,14 @@ var (
 // 0.000 after, also at -gen.n 3000 and seeds 2, 3).
 const genFalseContradictedMax = 0.015
 
+// genPrecisionMin and genRecallMin bound the precision of contradicted and
+// the recall of planted errors as contradicted (0.72 and 0.83 before
+// binding; 0.99 and 0.97 after).
+const (
+	genPrecisionMin = 0.95
+	genRecallMin    = 0.92
+)
+
 // genLabel is what a generated claim is: true, a planted contradiction,
 // or a fact the evidence does not hold.
 type genLabel int
@@ -447,6 +455,16 @@ func (g *gen) makeCase(lang string) genCase {
 			ss = append(ss, sentence{k, lb, of(a) + is(), g.num(lang, say, 1) + g.unitWord(lang, u), end})
 		}
 	}
+	if g.r.IntN(3) == 0 {
+		// a made-up identifier beside the evidence's own (a seat, a code)
+		b := g.attr(lang)
+		code := fmt.Sprintf("%c%c-%05d", 'A'+g.r.IntN(26), 'A'+g.r.IntN(26), g.r.IntN(100000))
+		if lang == "zh" {
+			ss = append(ss, sentence{"made-up", genMadeUp, ent + "的" + b.say + "号码是", code, end})
+		} else {
+			ss = append(ss, sentence{"made-up", genMadeUp, "The " + b.say + " number of " + ent + " is ", code, end})
+		}
+	}
 	if g.r.IntN(2) == 0 {
 		// a made-up measurement: an attribute the evidence does not have
 		u := genUnits[g.r.IntN(len(genUnits))]
@@ -545,7 +563,7 @@ func TestGeneratedDomains(t *testing.T) {
 			}
 			miss := cl.label == genTrue && v != events.VerdictSupported ||
 				cl.label == genWrong && v != events.VerdictContradicted ||
-				cl.label == genMadeUp && v == events.VerdictSupported
+				cl.label == genMadeUp && v != events.VerdictUnsupported
 			if *genV && miss {
 				t.Logf("%s %s %s: %s (%s)\n\tclaim: %s\n\tevidence: %s", lb, cl.kind, lang, v, why, cl.text, gc.evidence)
 			}
@@ -573,5 +591,11 @@ func TestGeneratedDomains(t *testing.T) {
 	t.Log("\n" + b.String())
 	if r := ratio(tr.contradicted, tr.n); r > genFalseContradictedMax {
 		t.Errorf("%.3f of true claims called contradicted (bound %.3f)", r, genFalseContradictedMax)
+	}
+	if p := ratio(wr.contradicted, flagged); p < genPrecisionMin {
+		t.Errorf("precision of contradicted %.3f (bound %.3f)", p, genPrecisionMin)
+	}
+	if r := ratio(wr.contradicted, wr.n); r < genRecallMin {
+		t.Errorf("recall of planted errors as contradicted %.3f (bound %.3f)", r, genRecallMin)
 	}
 }

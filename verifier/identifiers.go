@@ -340,6 +340,7 @@ func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
 		return fact{} // a key or a word of a text: the other checks read it
 	}
 	named := cx.namedIDs(ids, func(id idLeaf) bool { return !id.digits })
+	named = slices.DeleteFunc(named, cx.idOfOther)
 	if len(named) == 0 {
 		for _, id := range ids {
 			if cx.idInScope(id.l) && similarCode(m.canon, id.canon) {
@@ -385,6 +386,27 @@ func (cx *claim) namedIDs(ids []idLeaf, keep func(idLeaf) bool) []idLeaf {
 		}
 	}
 	return out
+}
+
+// idWords are key words that say a field is an identifier, not of what.
+var idWords = map[string]bool{"number": true, "no": true, "num": true, "id": true, "code": true, "ref": true, "reference": true, "编号": true, "号码": true, "号": true}
+
+// idOfOther reports whether identifier field id, named by the claim only
+// through a word like "number", is another thing's: its key's other words
+// are not the claim's, and the claim names an attribute the evidence does
+// not know ("the gribruva number" beside zagra_number).
+func (cx *claim) idOfOther(id idLeaf) bool {
+	var other []string
+	for _, w := range id.words {
+		if !idWords[w] {
+			other = append(other, w)
+		}
+	}
+	if len(other) == 0 || cx.namesKeyWord(other) {
+		return false
+	}
+	all, _ := cx.claimAttrs()
+	return cx.namesUnknown(all)
 }
 
 // idInScope: a field in the claim's scope, or any when it has none.
