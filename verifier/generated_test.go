@@ -51,7 +51,7 @@ var (
 const genFalseContradictedMax = 0.015
 
 // genPrecisionMin and genRecallMin bound the precision of contradicted and
-// the recall of planted errors as contradicted (0.72 and 0.83 before
+// the recall of planted errors as contradicted (0.68 and 0.82 before
 // binding; 0.99 and 0.97 after).
 const (
 	genPrecisionMin = 0.95
