@@ -74,11 +74,12 @@ const (
 type durable struct{ stream, name string }
 
 // durables are the processors' durable consumers, by role. The assembler
-// role owns every consumer of TS_IN and TS_MODEL (its partitions are
-// ts-assembler-p<N> for any N); the other roles own exactly these.
+// role binds any consumer of TS_IN and TS_MODEL (its partitions are
+// ts-assembler-p<N> for any N); the other roles exactly these. Every one is
+// made by the admin identity: a role only binds, pulls and acknowledges.
 var durables = map[Role][]durable{
 	RoleExecutor: {{events.StreamCalls, "ts-executor"}, {events.StreamCalls, "ts-executor-approvals"}},
-	RoleVerifier: {{events.StreamOut, "ts-verifier"}},
+	RoleVerifier: {{events.StreamOut, "ts-verifier"}, {events.StreamOut, "ts-judge"}},
 	RoleMemory:   {{events.StreamMemory, "ts-memory"}},
 	RoleRuns:     {{events.StreamOut, "ts-runs"}, {events.StreamCalls, "ts-runs-calls"}},
 }
@@ -145,13 +146,20 @@ func readStream(s string) []string {
 	return []string{api("STREAM.INFO", s), api("STREAM.MSG.GET", s), api("DIRECT.GET", s), api("DIRECT.GET", s, ">")}
 }
 
-// ownConsumer lets an identity use the durable consumer name on stream s
-// (every consumer API verb naming it: create, info, delete, next, pause),
-// and acknowledge its messages; nothing else of the consumer API there.
+// ownConsumer lets an identity use the durable consumer name on stream s:
+// look it up (CONSUMER.INFO), pull from it (CONSUMER.MSG.NEXT) and
+// acknowledge its messages. Nothing else of the consumer API: only the
+// admin creates, updates (a create request's subject does not tell create
+// from update), deletes, pauses, resets or unpins a durable, so no
+// processor's credential can stop the others (issue 26).
 func ownConsumer(s, name string) []string {
-	return []string{api("CONSUMER.*", s, name), api("CONSUMER.*", s, name, ">"), api("CONSUMER.*.*", s, name),
-		"$JS.ACK." + s + "." + name + ".>"}
+	return []string{api("CONSUMER.INFO", s, name), api("CONSUMER.MSG.NEXT", s, name), "$JS.ACK." + s + "." + name + ".>"}
 }
+
+// ConsumerVerbsMutating are the consumer API verbs that create, change or
+// remove a consumer, or move its position: no processor role is given any
+// of them on a stream of the log.
+var ConsumerVerbsMutating = []string{"CREATE", "DURABLE.CREATE", "DELETE", "PAUSE", "RESET", "UNPIN", "LEADER.STEPDOWN"}
 
 // anyConsumer lets an identity create, read from and delete consumers of
 // any name on stream s (a bucket only its role uses), and answer their flow
@@ -275,7 +283,7 @@ func permissions(id Identity) jwt.Permissions {
 		p.Pub.Allow.Add(subjectLogRoot+".ctl."+events.SystemTenant+".>", subjectLogRoot+".in."+events.SystemTenant+".>")
 		p.Pub.Allow.Add(events.PreviewPrefix + ".>")
 		for _, st := range []string{events.StreamIn, events.StreamModel} {
-			p.Pub.Allow.Add(anyConsumer(st)...)
+			p.Pub.Allow.Add(ownConsumer(st, "*")...)
 		}
 		p.Pub.Allow.Add("$KV." + LeasesBucket + ".>")
 		p.Pub.Allow.Add(anyConsumer(kvStream(LeasesBucket))...)

@@ -24,6 +24,7 @@ import (
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/node"
 	"github.com/toolstream/toolstream/responses"
+	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/verifier"
 )
 
@@ -42,6 +43,9 @@ func startDeployCluster(t *testing.T) *cluster.Cluster {
 	defer cancel()
 	if err := cluster.Setup(ctx, admin, nil); err != nil {
 		t.Fatalf("setup as admin: %v", err)
+	}
+	if err := stack.CreateConsumers(ctx, admin, nil); err != nil {
+		t.Fatalf("durable consumers as admin: %v", err)
 	}
 	return c
 }
@@ -217,14 +221,21 @@ var policy = []action{
 	{false, "$JS.API.ACCOUNT.PURGE.TS", nil, "purging the account"},
 	// Other roles' durable consumers: only their owner.
 	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_CALLS.ts-executor", []auth.Identity{execRole}, "stealing the executor's deliveries"},
-	{false, "$JS.API.CONSUMER.DELETE.TS_CALLS.ts-executor-approvals", []auth.Identity{execRole}, "deleting the executor's consumer"},
-	{false, "$JS.API.CONSUMER.CREATE.TS_OUT.ts-verifier", []auth.Identity{verRole}, "taking the verifier's consumer"},
+	{false, "$JS.API.CONSUMER.DELETE.TS_CALLS.ts-executor-approvals", nil, "deleting the executor's consumer (issue 26: only the admin)"},
+	{false, "$JS.API.CONSUMER.INFO.TS_CALLS.ts-executor", []auth.Identity{execRole}, "binding the executor's consumer"},
+	{false, "$JS.API.CONSUMER.PAUSE.TS_CALLS.ts-executor", nil, "pausing the executor's consumer"},
+	{false, "$JS.API.CONSUMER.RESET.TS_OUT.ts-verifier", nil, "rewinding the verifier's consumer"},
+	{false, "$JS.API.CONSUMER.DURABLE.CREATE.TS_CALLS.ts-executor", nil, "reconfiguring the executor's consumer (legacy)"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_OUT.ts-verifier", nil, "reconfiguring the verifier's consumer"},
 	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_MEM.ts-memory", []auth.Identity{memRole}, "stealing memory's deliveries"},
 	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_MODEL.ts-assembler", []auth.Identity{asmRole}, "stealing the assembler's deliveries"},
-	{false, "$JS.API.CONSUMER.DELETE.TS_MODEL.ts-assembler-p3", []auth.Identity{asmRole}, "deleting a partition's consumer"},
-	{false, "$JS.API.CONSUMER.CREATE.TS_MODEL.mine", []auth.Identity{asmRole}, "a consumer on the model events"},
+	{false, "$JS.API.CONSUMER.DELETE.TS_MODEL.ts-assembler-p3", nil, "deleting a partition's consumer"},
+	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_MODEL.ts-assembler-p3", []auth.Identity{asmRole}, "pulling a partition's consumer"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_MODEL.mine", nil, "a consumer on the model events"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_IN.ts-ingest", nil, "reconfiguring ingest's consumer"},
 	{false, "$JS.API.CONSUMER.CREATE.TS_OUT.mine", nil, "a consumer on the outcomes"},
-	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor", []auth.Identity{execRole}, "taking the executor's consumer"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor", nil, "reconfiguring the executor's consumer (issue 26)"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor.ts.call.>", nil, "reconfiguring the executor's consumer with a filter"},
 	{false, "$JS.ACK.TS_CALLS.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", []auth.Identity{execRole}, "watching call records"},
 	// Reading the log.

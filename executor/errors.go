@@ -6,6 +6,11 @@ var (
 	// ErrInvalidConfig is returned by New for a configuration it cannot use.
 	ErrInvalidConfig = errors.New("executor: invalid config")
 
+	// ErrNoConsumer is returned by Run when a shared durable consumer
+	// (ts-executor, ts-executor-approvals) does not exist and the
+	// executor's identity may not create it: `toolstream setup` makes it.
+	ErrNoConsumer = errors.New("executor: durable consumer missing")
+
 	// ErrInvalidKey is returned by Approve and Deny for a call key that is
 	// not one of the tenant's idempotency keys (tenant/run/step/call):
 	// approvals never cross tenants (DESIGN.md invariant 7).

@@ -256,21 +256,71 @@ func (e *Executor) Run(ctx context.Context) error {
 	return nil
 }
 
+// consumer binds a shared durable. A missing one is created when the
+// executor's identity may (the admin: serve on one machine, tests); the
+// executor's role may not, and gets ErrNoConsumer naming the command that
+// makes it. An existing one is never changed: only the admin reconfigures
+// it (issue 26: an executor's credential deleted ts-executor and every
+// executor stopped).
 func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstream.Consumer, error) {
-	c, err := e.cfg.JS.CreateOrUpdateConsumer(ctx, e.cfg.Stream, jetstream.ConsumerConfig{
-		Durable:        durable,
-		Description:    "Toolstream executors (competing consumers)",
-		FilterSubjects: []string{filter},
-		AckPolicy:      jetstream.AckExplicitPolicy,
-		AckWait:        e.cfg.LeaseTTL,
-		MaxDeliver:     -1,
-		MaxAckPending:  4 * e.cfg.InFlightMax,
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-	})
+	c, err := e.cfg.JS.Consumer(ctx, e.cfg.Stream, durable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		if cerr := createConsumer(ctx, e.cfg.JS, e.cfg.Stream, e.cfg.consumerConfig(durable, filter)); cerr != nil {
+			return nil, fmt.Errorf("%w: %s on %s; run `toolstream setup` as the admin identity (serve on one machine makes it): %w",
+				ErrNoConsumer, durable, e.cfg.Stream, cerr)
+		}
+		c, err = e.cfg.JS.Consumer(ctx, e.cfg.Stream, durable)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("executor: consumer %s: %w", durable, err)
 	}
 	return c, nil
+}
+
+// consumerConfig is the shared durable of the messages on filter.
+func (c *Config) consumerConfig(durable, filter string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:        durable,
+		Description:    "Toolstream executors (competing consumers)",
+		FilterSubjects: []string{filter},
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        c.LeaseTTL,
+		MaxDeliver:     -1,
+		MaxAckPending:  4 * c.InFlightMax,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	}
+}
+
+func createConsumer(ctx context.Context, js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig) error {
+	_, err := js.CreateConsumer(ctx, stream, cfg)
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		return nil
+	}
+	return err
+}
+
+// CreateConsumers creates the executors' shared durables (completed calls
+// and approval decisions) as cfg's defaults make them, when they do not
+// exist; existing ones are left as they are. It needs the admin identity:
+// `toolstream setup` and serve on one machine run it before any executor.
+func CreateConsumers(ctx context.Context, cfg Config) error {
+	if cfg.JS == nil {
+		return fmt.Errorf("%w: JS is required", ErrInvalidConfig)
+	}
+	if err := cfg.setDefaults(); err != nil {
+		return err
+	}
+	for _, c := range []jetstream.ConsumerConfig{cfg.consumerConfig(cfg.Durable, CallFilter), cfg.consumerConfig(cfg.ApprovalDurable, ApprovalFilter)} {
+		if _, err := cfg.JS.Consumer(ctx, cfg.Stream, c.Durable); errors.Is(err, jetstream.ErrConsumerNotFound) {
+			err = createConsumer(ctx, cfg.JS, cfg.Stream, c)
+			if err != nil {
+				return fmt.Errorf("executor: create consumer %s: %w", c.Durable, err)
+			}
+		} else if err != nil {
+			return fmt.Errorf("executor: consumer %s: %w", c.Durable, err)
+		}
+	}
+	return nil
 }
 
 // consume pulls messages only for free in-flight slots, so the client

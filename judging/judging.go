@@ -50,6 +50,12 @@ func (c *Config) setDefaults() error {
 	if c.JS == nil || c.View == nil || c.Judge == nil {
 		return fmt.Errorf("%w: JS, View and Judge are required", ErrConfig)
 	}
+	c.fill()
+	return nil
+}
+
+// fill sets the defaults of the fields left zero.
+func (c *Config) fill() {
 	if c.Durable == "" {
 		c.Durable = "ts-judge"
 	}
@@ -71,13 +77,41 @@ func (c *Config) setDefaults() error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return nil
 }
 
 // Worker puts undecided claims to the judge and publishes its verdicts.
 type Worker struct {
 	cfg Config
 	log *slog.Logger
+}
+
+// consumerConfig is the judge's durable consumer of verdicts.
+func (c *Config) consumerConfig() jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:        c.Durable,
+		Description:    "Toolstream judge: undecided claims of verified answers",
+		FilterSubjects: []string{events.AllAnswers},
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        c.Timeout + 30*time.Second,
+		MaxDeliver:     -1, // the worker counts attempts and ends them (Term)
+		MaxAckPending:  4 * c.InFlight,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	}
+}
+
+// CreateConsumer creates the judge's durable consumer (ts-judge, the
+// defaults' settings) when it does not exist; an existing one is left as it
+// is. It needs the admin identity (`toolstream setup`).
+func CreateConsumer(ctx context.Context, js jetstream.JetStream) error {
+	var c Config
+	c.fill()
+	if _, err := js.Consumer(ctx, events.StreamOut, c.Durable); !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return err
+	}
+	if _, err := js.CreateConsumer(ctx, events.StreamOut, c.consumerConfig()); err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
+		return fmt.Errorf("judging: create consumer %s: %w", c.Durable, err)
+	}
+	return nil
 }
 
 // New returns a worker; it returns an error wrapping ErrConfig when JS,
@@ -93,16 +127,15 @@ func New(cfg Config) (*Worker, error) {
 // the answers in flight (an ask cut short is asked again after a
 // restart) and returns nil. It fails when the consumer cannot be made.
 func (w *Worker) Run(ctx context.Context) error {
-	cons, err := w.cfg.JS.CreateOrUpdateConsumer(ctx, events.StreamOut, jetstream.ConsumerConfig{
-		Durable:        w.cfg.Durable,
-		Description:    "Toolstream judge: undecided claims of verified answers",
-		FilterSubjects: []string{events.AllAnswers},
-		AckPolicy:      jetstream.AckExplicitPolicy,
-		AckWait:        w.cfg.Timeout + 30*time.Second,
-		MaxDeliver:     -1, // the worker counts attempts and ends them (Term)
-		MaxAckPending:  4 * w.cfg.InFlight,
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-	})
+	cons, err := w.cfg.JS.Consumer(ctx, events.StreamOut, w.cfg.Durable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		// Made here only by an identity that may (the admin: serve on one
+		// machine); a processor's role may not (issue 26).
+		if _, cerr := w.cfg.JS.CreateConsumer(ctx, events.StreamOut, w.cfg.consumerConfig()); cerr != nil && !errors.Is(cerr, jetstream.ErrConsumerExists) {
+			return fmt.Errorf("judging: durable consumer %s on %s is missing; run `toolstream setup` as the admin identity: %w", w.cfg.Durable, events.StreamOut, cerr)
+		}
+		cons, err = w.cfg.JS.Consumer(ctx, events.StreamOut, w.cfg.Durable)
+	}
 	if err != nil {
 		return fmt.Errorf("judging: consumer %s: %w", w.cfg.Durable, err)
 	}

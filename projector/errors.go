@@ -11,6 +11,11 @@ var (
 	// tenants".
 	ErrNoTenant = errors.New("projector: tenant required")
 
+	// ErrNoConsumer is returned by Runner.Run when the runner's durable
+	// consumer does not exist and its identity may not create it (a
+	// processor's role): `toolstream setup` makes it (*NoConsumerError).
+	ErrNoConsumer = errors.New("projector: durable consumer missing")
+
 	// ErrClosed is returned by a Runner used after Close.
 	ErrClosed = errors.New("projector: closed")
 

@@ -97,7 +97,8 @@ type Config struct {
 	// system's (vfs.Default). Crash tests give a vfs.NewCrashableMem and
 	// open its CrashClone: a machine that lost every write not fsynced.
 	FS vfs.FS
-	// Durable is the consumer name; default "ts-" + projection name.
+	// Durable is the consumer name; default "ts-" + projection name. The
+	// admin identity creates it (CreateConsumer); the runner only binds it.
 	Durable string
 	// BatchMax bounds the messages applied in one Pebble batch; default 512.
 	BatchMax int
@@ -160,7 +161,7 @@ func (c *Config) setDefaults(p Projection) error {
 		c.FS = vfs.Default
 	}
 	if c.BatchMax <= 0 {
-		c.BatchMax = 512
+		c.BatchMax = batchMaxDefault
 	}
 	if c.OutboxMax <= 0 {
 		c.OutboxMax = 100_000
@@ -441,27 +442,36 @@ func (r *Runner) Run(ctx context.Context) error {
 	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
 		return nil
 	}
-	restart := func(why string) error {
-		r.log.Warn(why+"; resuming from the checkpoint", "checkpoint", r.Checkpoint())
-		cc.Stop()
-		msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old consumer's stragglers go nowhere
-		for backoff := 50 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
-			next, err := r.consume(ctx, msgs)
-			if err == nil {
-				cc = next
-				return nil
-			}
-			r.log.Warn("new consumer failed; retrying", "err", err, "backoff", backoff)
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(backoff):
-			}
+	// A view behind its durable (new, or its directory restored) reads
+	// what it lacks from the log first.
+	if err := r.catchUp(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return err
+	}
+	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
+		return nil
+	}
+	// restart pulls afresh from the bound durable (a pull consumer of
+	// nats.go was seen to stop asking), binding it again if it went away;
+	// when that fails the runner goes on reading the log by direct gets
+	// (catchUp) and tries again at the next stall.
+	restart := func(why string) {
+		r.log.Warn(why+"; pulling afresh", "checkpoint", r.Checkpoint())
+		cc.Stop()
+		msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old pull's stragglers go nowhere
+		next, err := r.consume(ctx, msgs)
+		if err != nil {
+			r.log.Warn("durable consumer unavailable; reading the log directly meanwhile", "durable", r.cfg.Durable, "err", err)
+			return
+		}
+		cc = next
 	}
 	// A delivery lost at the tail of the log shows no gap (nothing comes
 	// after it) and would wait for AckWait: an idle runner behind the log
-	// starts a new consumer instead, backing off while that changes nothing.
+	// reads what it lacks from the log and pulls afresh, backing off while
+	// that changes nothing.
 	stallWait := stallCheck
 	stall := time.NewTimer(stallWait)
 	defer stall.Stop()
@@ -488,9 +498,10 @@ func (r *Runner) Run(ctx context.Context) error {
 					stallWait = min(2*stallWait, stallCheckMax)
 				}
 				stalledAt = r.Checkpoint()
-				if err := restart("no deliveries while the log is ahead"); err != nil {
+				if err := r.catchUp(ctx); err != nil && ctx.Err() == nil {
 					return err
 				}
+				restart("no deliveries while the log is ahead")
 			} else {
 				stallWait = min(2*stallWait, stallCheckIdle) // caught up: ask less often
 			}
@@ -523,15 +534,6 @@ func (r *Runner) Run(ctx context.Context) error {
 		if err != nil && ctx.Err() != nil {
 			return nil // stopping: the checkpoint keeps the position
 		}
-		if errors.Is(err, errDeliveryGap) {
-			// Messages were delivered but never arrived (a server or a
-			// consumer leader went away with them in flight). Acking past
-			// them would lose them: start a new consumer at the checkpoint.
-			if err := restart("delivery gap"); err != nil {
-				return err
-			}
-			continue
-		}
 		if err != nil {
 			return err
 		}
@@ -540,6 +542,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// batchMaxDefault is Config.BatchMax's default.
+const batchMaxDefault = 512
 
 // stallCheck is how long a runner waits without deliveries before it asks
 // whether the log is ahead of its checkpoint; stallCheckMax bounds the wait
@@ -572,55 +577,10 @@ func (r *Runner) behind(ctx context.Context) (bool, error) {
 	return last > r.Checkpoint(), nil
 }
 
-// errDeliveryGap is applyBatch's signal that the consumer skipped messages
-// that are in the stream.
-var errDeliveryGap = errors.New("projector: delivery gap")
-
-// gapChecksMax bounds the messages looked up to tell a delivery gap from
-// deleted messages; a longer gap is treated as a delivery gap.
-const gapChecksMax = 64
-
-// lost reports whether any message with a sequence in [from, to) is in the
-// stream: the consumer reads the whole stream, so a jump over a message
-// that exists is a lost delivery, and a jump over deleted ones is not.
-func (r *Runner) lost(ctx context.Context, from, to uint64) (bool, error) {
-	if to-from > gapChecksMax {
-		return true, nil
-	}
-	s, err := r.cfg.JS.Stream(ctx, r.cfg.Stream)
-	if err != nil {
-		return false, err
-	}
-	for seq := from; seq < to; seq++ {
-		_, err := s.GetMsg(ctx, seq)
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return false, err
-		}
-	}
-	return false, nil
-}
-
 func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstream.ConsumeContext, error) {
-	start := r.Checkpoint() + 1
-	cfg := jetstream.ConsumerConfig{
-		Durable:       r.cfg.Durable,
-		AckPolicy:     jetstream.AckAllPolicy,
-		AckWait:       30 * time.Second,
-		MaxAckPending: 8 * r.cfg.BatchMax,
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   start,
-	}
-	// No server-side filter: see subject.go. The checkpoint decides where
-	// to resume: recreate the consumer there.
-	if derr := r.cfg.JS.DeleteConsumer(ctx, r.cfg.Stream, r.cfg.Durable); derr != nil && !errors.Is(derr, jetstream.ErrConsumerNotFound) {
-		return nil, fmt.Errorf("projector: reset consumer %s: %w", r.cfg.Durable, derr)
-	}
-	cons, err := r.cfg.JS.CreateConsumer(ctx, r.cfg.Stream, cfg)
+	cons, err := r.bind(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("projector: consumer %s: %w", r.cfg.Durable, err)
+		return nil, err
 	}
 	var dropped atomic.Bool // once one message is dropped, so is every later one: no gap is made
 	cc, err := cons.Consume(func(m jetstream.Msg) {
@@ -642,10 +602,13 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 }
 
 // applyBatch applies, commits, then acks. done reports UntilSeq reached.
+// Messages the durable does not deliver in order (delivered to a process
+// that stopped, lost in flight, or acknowledged before this view existed)
+// are read from the log by direct gets (fill) before those after them: the
+// checkpoint, not the consumer, says what was applied.
 func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bool, err error) {
 	msgs := make([]*Msg, 0, len(batch))
 	var ack jetstream.Msg
-	var gap error
 	next := r.Checkpoint() + 1
 	for _, jm := range batch {
 		md, err := jm.Metadata()
@@ -653,14 +616,18 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 			return false, fmt.Errorf("projector: metadata: %w", err)
 		}
 		seq := md.Sequence.Stream
-		if seq > next {
-			lost, err := r.lost(ctx, next, seq)
-			if err != nil {
-				return false, fmt.Errorf("projector: delivery gap %d-%d: %w", next, seq-1, err)
+		if upTo := seq - 1; seq > next {
+			if r.cfg.UntilSeq > 0 {
+				upTo = min(upTo, r.cfg.UntilSeq)
 			}
-			if lost {
-				gap = errDeliveryGap
-				break
+			if upTo >= next {
+				if err := r.applyMsgs(ctx, msgs); err != nil {
+					return false, err
+				}
+				msgs = msgs[:0]
+				if err := r.fill(ctx, max(next, r.Checkpoint()+1), upTo); err != nil {
+					return false, err
+				}
 			}
 		}
 		next = max(next, seq+1)
@@ -683,7 +650,7 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 			r.log.Warn("ack failed; the checkpoint keeps the position", "err", err)
 		}
 	}
-	return done, gap
+	return done, nil
 }
 
 // applyRun applies msgs and commits state, checkpoint and outbox in one

@@ -11,6 +11,7 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/cluster"
+	"github.com/toolstream/toolstream/stack"
 )
 
 func credsCmd(g *globals) *cobra.Command {
@@ -131,7 +132,8 @@ func setupCmd(g *globals) *cobra.Command {
 		Short: "Create or update the log and the buckets (as the admin identity; once per cluster)",
 		Long: `setup creates the log's stream TOOLSTREAM (or updates its replicas and partitions when
 --replicas or --partitions say so), the executors' bucket ts_exec and object store
-ts_results, and the lease bucket ts_leases, then exits. Only the admin identity may; the
+ts_results, the lease bucket ts_leases, and every processor's durable consumer (ts-executor,
+ts-verifier, ts-assembler-p<N>…), then exits. Only the admin identity may; the
 processors' roles only open them. serve on one machine does it by itself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -156,7 +158,11 @@ processors' roles only open them. serve on one machine does it by itself.`,
 				return err
 			}
 			defer b.Close()
-			return cluster.Setup(ctx, b, log)
+			if err := cluster.Setup(ctx, b, log); err != nil {
+				return err
+			}
+			// Every processor's durable consumer: the roles only bind them.
+			return stack.CreateConsumers(ctx, b, log)
 		},
 	}
 }

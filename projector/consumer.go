@@ -1,0 +1,118 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/logread"
+)
+
+// ConsumerConfig is the durable consumer a live runner reads through: the
+// whole stream, acknowledged up to a position (AckAll). Only the admin
+// identity creates it (CreateConsumer: serve on one machine, `toolstream
+// setup` on a cluster); the processors' roles may only look it up, pull and
+// acknowledge (package auth), so no processor can delete or reconfigure
+// another's (issue 26).
+func ConsumerConfig(durable string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       durable,
+		Description:   "Toolstream projection (its view's checkpoint decides what is applied)",
+		AckPolicy:     jetstream.AckAllPolicy,
+		AckWait:       30 * time.Second,
+		MaxAckPending: 8 * batchMaxDefault,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+}
+
+// CreateConsumer creates the durable consumer of a projection on stream
+// when it does not exist (ConsumerConfig); an existing one is left as it
+// is. It needs the admin identity.
+func CreateConsumer(ctx context.Context, js jetstream.JetStream, stream, durable string) error {
+	if _, err := js.Consumer(ctx, stream, durable); err == nil {
+		return nil
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("projector: consumer %s on %s: %w", durable, stream, err)
+	}
+	_, err := js.CreateConsumer(ctx, stream, ConsumerConfig(durable))
+	if err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
+		return fmt.Errorf("projector: create consumer %s on %s: %w", durable, stream, err)
+	}
+	return nil
+}
+
+// bind looks the runner's durable consumer up. A missing one is created
+// when the runner's identity may (the admin: serve on one machine, tests);
+// a processor's role may not, and gets ErrNoConsumer naming the command
+// that makes it. An existing consumer is never changed.
+func (r *Runner) bind(ctx context.Context) (jetstream.Consumer, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+	defer cancel()
+	cons, err := r.cfg.JS.Consumer(ctx, r.cfg.Stream, r.cfg.Durable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		if cerr := CreateConsumer(ctx, r.cfg.JS, r.cfg.Stream, r.cfg.Durable); cerr != nil {
+			return nil, &NoConsumerError{Stream: r.cfg.Stream, Durable: r.cfg.Durable, Err: cerr}
+		}
+		cons, err = r.cfg.JS.Consumer(ctx, r.cfg.Stream, r.cfg.Durable)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("projector: consumer %s: %w", r.cfg.Durable, err)
+	}
+	return cons, nil
+}
+
+// NoConsumerError is a runner whose durable consumer does not exist and
+// cannot be made by its identity. It matches ErrNoConsumer.
+type NoConsumerError struct {
+	Stream, Durable string
+	Err             error // why it could not be made
+}
+
+func (e *NoConsumerError) Error() string {
+	return fmt.Sprintf("projector: durable consumer %s on %s is missing; run `toolstream setup` as the admin identity (serve on one machine makes it): %v",
+		e.Durable, e.Stream, e.Err)
+}
+
+// Is makes errors.Is(err, ErrNoConsumer) true.
+func (e *NoConsumerError) Is(target error) bool { return target == ErrNoConsumer }
+
+// Unwrap returns why the consumer could not be made.
+func (e *NoConsumerError) Unwrap() error { return e.Err }
+
+// catchUp applies what the log holds past the checkpoint, read by direct
+// gets: a fresh view behind its durable, or deliveries lost at the tail.
+func (r *Runner) catchUp(ctx context.Context) error {
+	sctx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+	s, err := r.cfg.JS.Stream(sctx, r.cfg.Stream)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("projector: stream %s: %w", r.cfg.Stream, err)
+	}
+	last := s.CachedInfo().State.LastSeq
+	if r.cfg.UntilSeq > 0 {
+		last = min(last, r.cfg.UntilSeq)
+	}
+	if from := r.Checkpoint() + 1; last >= from {
+		return r.fill(ctx, from, last)
+	}
+	return nil
+}
+
+// fill applies the log's messages with sequences in [from, upTo], read by
+// direct gets (package logread, which a processor's role may use).
+func (r *Runner) fill(ctx context.Context, from, upTo uint64) error {
+	err := logread.Read(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: from, UpTo: upTo, BatchMax: r.cfg.BatchMax},
+		func(batch []*logread.Msg) error {
+			msgs := make([]*Msg, len(batch))
+			for i, m := range batch {
+				msgs[i] = &Msg{Seq: m.Seq, Subject: m.Subject, Time: m.Time, Header: m.Header, Data: m.Data}
+			}
+			return r.applyMsgs(ctx, msgs)
+		})
+	if err != nil {
+		return fmt.Errorf("projector: read %s %d-%d: %w", r.cfg.Stream, from, upTo, err)
+	}
+	return nil
+}
