@@ -42,6 +42,10 @@ type Config struct {
 	// Extra serves paths the console does not (e.g. /metrics and /healthz
 	// on the same listener); nil: none.
 	Extra http.Handler
+	// UsedFile, when set, is where redeemed sign-in tokens are remembered
+	// (owner-only), so a token stays used across a restart; empty: in
+	// memory only. Sessions themselves end with the process.
+	UsedFile string
 	// SessionTTL bounds a session; default 12h.
 	SessionTTL time.Duration
 	// CallsMax and AnswersMax bound the tables kept in memory; default
@@ -94,7 +98,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions(cfg.Key, cfg.SessionTTL, cfg.Now),
+	ss := newSessions(cfg.Key, cfg.SessionTTL, cfg.Now)
+	if cfg.UsedFile != "" {
+		if ss.file, ss.used, err = openUsed(cfg.UsedFile, cfg.Now()); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: ss,
 		feed: newFeed(cfg.CallsMax, cfg.AnswersMax), client: c, static: http.FileServerFS(sub)}
 	s.routes()
 	return s, nil

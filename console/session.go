@@ -186,6 +186,7 @@ type sessions struct {
 
 	mu    sync.Mutex
 	used  map[string]time.Time // nonce → its token's expiry
+	file  *usedFile            // where used is kept across restarts; nil: memory only
 	byID  map[string]*session
 	count int // redemptions since the last sweep
 }
@@ -214,6 +215,13 @@ func (s *sessions) redeem(tok string) (string, *session, error) {
 	s.sweep(now)
 	if _, ok := s.used[t.Nonce]; ok {
 		return "", nil, fmt.Errorf("%w: already used", ErrInvalidToken)
+	}
+	if s.file != nil {
+		// Remembered on disk before the session exists: a crash after this
+		// leaves the token used, never redeemable twice.
+		if err := s.file.add(t.Nonce, time.Unix(t.Expires, 0)); err != nil {
+			return "", nil, err
+		}
 	}
 	s.used[t.Nonce] = time.Unix(t.Expires, 0)
 	id := randomID()
@@ -255,5 +263,10 @@ func (s *sessions) sweep(now time.Time) {
 		if !now.Before(ss.expires) {
 			delete(s.byID, id)
 		}
+	}
+	if s.file != nil {
+		// Compact what is kept on disk; on failure the file keeps growing
+		// by appends and the next sweep tries again.
+		s.file.rewrite(s.used)
 	}
 }

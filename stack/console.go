@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/console"
@@ -23,6 +24,9 @@ type Console struct {
 	Addr string
 	// KeyFile signs the sign-in tokens; made on first use.
 	KeyFile string
+	// UsedFile remembers the redeemed sign-in tokens across restarts
+	// (console.Config.UsedFile); default console-used beside KeyFile.
+	UsedFile string
 	// URLFile receives the console's URL (for whoever mints sign-ins).
 	URLFile string
 	// TLSCert and TLSKey (PEM files) serve it over TLS; without them only
@@ -49,7 +53,10 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 	if err != nil {
 		return "", err
 	}
-	cfg := console.Config{Bus: b, Key: key, Runners: runners, Executor: s.executor, Logger: log, Forget: c.Forget}
+	if c.UsedFile == "" {
+		c.UsedFile = filepath.Join(filepath.Dir(c.KeyFile), "console-used")
+	}
+	cfg := console.Config{Bus: b, Key: key, UsedFile: c.UsedFile, Runners: runners, Executor: s.executor, Logger: log, Forget: c.Forget}
 	if cfg.Forget == nil {
 		cfg.Forget = s.consoleForget
 	}
@@ -75,7 +82,7 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(c.URLFile, []byte(u+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(c.URLFile, []byte(u+"\n"), 0o600); err != nil {
 		ln.Close()
 		return "", fmt.Errorf("--console: %w", err)
 	}
