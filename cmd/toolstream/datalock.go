@@ -45,7 +45,8 @@ func (e *dataInUseError) Error() string {
 
 func (e *dataInUseError) Unwrap() error { return errDataInUse }
 
-// lockData makes dir (if missing) and takes its lock for command, or
+// lockData makes dir (if missing), takes its lock for command and makes
+// dir and everything in it owner-only (ownerOnly), or
 // returns a *dataInUseError naming the process that holds it. The lock is
 // an flock: it goes with the process, so a crash leaves no stale lock, and
 // release (or the end of the process) gives it back.
@@ -64,6 +65,12 @@ func lockData(dir, command string) (release func(), err error) {
 			return nil, &dataInUseError{dir: dir, holder: readHolder(dir)}
 		}
 		return nil, fmt.Errorf("--data %s: lock: %w", dir, err)
+	}
+	// The owner makes the directory owner-only, whatever it was made with.
+	if err := ownerOnly(dir); err != nil {
+		funlock(f)
+		f.Close()
+		return nil, err
 	}
 	data, _ := json.Marshal(holder{PID: os.Getpid(), Command: command, Since: time.Now().UTC().Truncate(time.Second)})
 	if err := f.Truncate(0); err == nil {

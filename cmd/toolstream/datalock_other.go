@@ -8,3 +8,6 @@ import "os"
 func flock(*os.File) error { return nil }
 
 func funlock(*os.File) {}
+
+// ownerOnlyUmask is a no-op where there is no umask.
+func ownerOnlyUmask() {}

@@ -27,3 +27,8 @@ func flock(f *os.File) error {
 }
 
 func funlock(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// ownerOnlyUmask makes every file and directory the process creates
+// owner-only (umask 077): Pebble's and the server's files in --data
+// included, which are created with modes of their own (issue 26).
+func ownerOnlyUmask() { unix.Umask(0o077) }

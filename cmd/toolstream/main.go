@@ -52,6 +52,7 @@ type globals struct {
 }
 
 func main() {
+	ownerOnlyUmask() // before anything is created: --data stays owner-only
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(os.Stdout, os.Stderr)
