@@ -156,6 +156,24 @@ func ownConsumer(s, name string) []string {
 	return []string{api("CONSUMER.INFO", s, name), api("CONSUMER.MSG.NEXT", s, name), "$JS.ACK." + s + "." + name + ".>"}
 }
 
+// consumerMutations are denied to every role but the admin, on any
+// stream: the consumer API verbs no role's work needs anywhere (pausing,
+// resetting, unpinning, stepping down a consumer, the legacy durable
+// create). CREATE and DELETE, which the buckets' ephemeral consumers need
+// (object gets, watchers), are kept off the log's streams by the allow
+// lists: a JWT's permissions must fit the server's control line, so they
+// are not denied stream by stream (TestNoRoleMutatesAConsumer checks
+// both).
+func consumerMutations() []string {
+	var out []string
+	for _, verb := range ConsumerVerbsMutating {
+		if verb != "CREATE" && verb != "DELETE" {
+			out = append(out, api("CONSUMER."+verb, ">"))
+		}
+	}
+	return out
+}
+
 // ConsumerVerbsMutating are the consumer API verbs that create, change or
 // remove a consumer, or move its position: no processor role is given any
 // of them on a stream of the log.
@@ -235,6 +253,11 @@ func permissions(id Identity) jwt.Permissions {
 	if id.Role != RoleKeyring {
 		p.Pub.Deny.Add(append(keysAPI(), "$KV."+KeysBucket+".>")...)
 	}
+	// No role but the admin creates, changes, deletes, pauses, resets or
+	// unpins a consumer of the log's streams (issue 26): the allow lists
+	// give none of these there, and the verbs no role needs anywhere are
+	// denied outright.
+	p.Pub.Deny.Add(consumerMutations()...)
 	switch id.Role {
 	case RoleAdmin:
 		p = jwt.Permissions{} // no limits
