@@ -265,7 +265,12 @@ func (e *Executor) Run(ctx context.Context) error {
 func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstream.Consumer, error) {
 	c, err := e.cfg.JS.Consumer(ctx, e.cfg.Stream, durable)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		if cerr := createConsumer(ctx, e.cfg.JS, e.cfg.Stream, e.cfg.consumerConfig(durable, filter)); cerr != nil {
+		// A role's create is refused by the server and goes unanswered: a
+		// short wait tells it, not the whole setup time.
+		cctx, cancel := context.WithTimeout(ctx, createTimeout)
+		cerr := createConsumer(cctx, e.cfg.JS, e.cfg.Stream, e.cfg.consumerConfig(durable, filter))
+		cancel()
+		if cerr != nil {
 			return nil, fmt.Errorf("%w: %s on %s; run `toolstream setup` as the admin identity (serve on one machine makes it): %w",
 				ErrNoConsumer, durable, e.cfg.Stream, cerr)
 		}
@@ -276,6 +281,9 @@ func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstr
 	}
 	return c, nil
 }
+
+// createTimeout bounds the wait for a missing durable's creation.
+const createTimeout = 5 * time.Second
 
 // consumerConfig is the shared durable of the messages on filter.
 func (c *Config) consumerConfig(durable, filter string) jetstream.ConsumerConfig {

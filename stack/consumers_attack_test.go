@@ -17,7 +17,9 @@ import (
 	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/cluster"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/jstest"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/stack"
@@ -120,9 +122,11 @@ func TestAttackProcessorsCannotTouchDurables(t *testing.T) {
 }
 
 // TestProcessorWithoutItsDurableSaysWhatToRun: the verifier's role starts
-// its projection while ts-verifier is missing (setup not run). It does not
-// make it (its role may not): Run fails with ErrNoConsumer naming
-// `toolstream setup`, and nothing was created.
+// its projection while ts-verifier is missing, and the executor's role its
+// executor while ts-executor is (the buckets made, the durables not: setup
+// half run). Neither makes it (its role may not): Run fails with
+// projector.ErrNoConsumer, executor.ErrNoConsumer, naming `toolstream
+// setup`, and nothing was created.
 func TestProcessorWithoutItsDurableSaysWhatToRun(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -143,6 +147,22 @@ func TestProcessorWithoutItsDurableSaysWhatToRun(t *testing.T) {
 	}
 	if _, err := b.JS.Consumer(ctx, events.StreamOut, "ts-verifier"); !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		t.Fatalf("ts-verifier after the role's start: %v, want not found", err)
+	}
+
+	if err := cluster.Setup(ctx, b, nil); err != nil { // the buckets, as the admin
+		t.Fatal(err)
+	}
+	ejs := roleJS(t, b, auth.Identity{Role: auth.RoleExecutor})
+	e, err := executor.New(executor.Config{JS: ejs, Keys: b.Keys, Tools: map[string]executor.Tool{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Run(ctx)
+	if !errors.Is(err, executor.ErrNoConsumer) || !strings.Contains(err.Error(), "toolstream setup") || !strings.Contains(err.Error(), "ts-executor") {
+		t.Fatalf("executor Run without its durable: %v, want ErrNoConsumer naming ts-executor and toolstream setup", err)
+	}
+	if _, err := b.JS.Consumer(ctx, events.StreamCalls, "ts-executor"); !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		t.Fatalf("ts-executor after the role's start: %v, want not found", err)
 	}
 }
 
