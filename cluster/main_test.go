@@ -114,10 +114,17 @@ func processorChild() int {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				r, err := projector.New(projector.Config{JS: b.JS, Dir: dir + "/" + p.Name()}, p)
+				cfg := projector.Config{JS: b.JS, Dir: dir + "/" + p.Name()}
+				if p.Name() == assembler.Name {
+					cfg.Progress = func(cp uint64) { writeCheckpoint(dir, cp) }
+				}
+				r, err := projector.New(cfg, p)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "processor:", err)
 					os.Exit(2)
+				}
+				if p.Name() == assembler.Name {
+					writeCheckpoint(dir, r.Checkpoint())
 				}
 				if err := r.Run(ctx); err != nil && ctx.Err() == nil {
 					fmt.Fprintf(os.Stderr, "processor: %s stopped (%v); restarting\n", p.Name(), err)
@@ -132,6 +139,34 @@ func processorChild() int {
 	}
 	wg.Wait()
 	return 0
+}
+
+// checkpointFile is where the processor child says how far its assembler
+// has applied TS_MODEL: "<pid> <checkpoint>", when it starts and after each
+// committed batch. The durable's ack floor does not say it: a restarted
+// runner reads what it lacks by direct gets, and the messages delivered to
+// the killed process are acknowledged only when delivered again.
+func checkpointFile(dir string) string { return filepath.Join(dir, "assembler.checkpoint") }
+
+func writeCheckpoint(dir string, cp uint64) {
+	tmp := checkpointFile(dir) + ".tmp"
+	if os.WriteFile(tmp, fmt.Appendf(nil, "%d %d", os.Getpid(), cp), 0o600) == nil {
+		os.Rename(tmp, checkpointFile(dir))
+	}
+}
+
+// readCheckpoint returns what the processor child pid wrote last.
+func readCheckpoint(dir string, pid int) (uint64, bool) {
+	data, err := os.ReadFile(checkpointFile(dir))
+	if err != nil {
+		return 0, false
+	}
+	var p int
+	var cp uint64
+	if _, err := fmt.Sscanf(string(data), "%d %d", &p, &cp); err != nil || p != pid {
+		return 0, false
+	}
+	return cp, true
 }
 
 // partitionedProjections are ingest and the assemblers of n partitions.
