@@ -91,7 +91,7 @@ var allowed = map[string][]string{
 	// The composition of a process: above every library it wires, below
 	// only cmd/ and the demo.
 	"stack": {"events", "bus", "projector", "assembler", "registry", "responses", "runs", "verifier", "memory", "memory/embed",
-		"executor", "node", "cluster", "viewdump", "metrics", "console", "gateway", "agent", "client", "judging", "keys"},
+		"executor", "node", "cluster", "viewdump", "metrics", "console", "gateway", "agent", "client", "judging", "keys", "auth"},
 
 	"memory/lexical": {}, // memory's stemmer: no state, no dependencies
 	"memory/embed":   {}, // texts to vectors over HTTP: none of ours
