@@ -23,6 +23,7 @@ const PermissionAll = "*"
 // everything and Validate accepts any tool with its arguments unchanged.
 type Registry struct {
 	tools  map[string][]*Tool // by name, versions ascending
+	wire   map[string]string  // a name's WireName, where it differs, to the name
 	grants map[string][]string
 	spec   []byte
 	digest string
@@ -41,7 +42,7 @@ func build(s *spec) (*Registry, error) {
 		a, b := s.Tools[i], s.Tools[j]
 		return a.Name < b.Name || a.Name == b.Name && a.Version < b.Version
 	})
-	r := &Registry{tools: map[string][]*Tool{}, grants: map[string][]string{}, fanOut: map[*Tool]int{}}
+	r := &Registry{tools: map[string][]*Tool{}, wire: map[string]string{}, grants: map[string][]string{}, fanOut: map[*Tool]int{}}
 	var errs []error
 	fail := func(path, format string, args ...any) {
 		if len(errs) < errorsMax {
@@ -87,6 +88,25 @@ func build(s *spec) (*Registry, error) {
 			}
 		}
 		r.tools[st.Name] = append(vs, t)
+		if len(vs) == 0 {
+			if w := WireName(st.Name); w != st.Name {
+				r.wire[w] = st.Name
+			}
+		}
+	}
+	// Two names one wire name would make a provider's call ambiguous.
+	for w, n := range r.wire {
+		if _, real := r.tools[w]; real {
+			fail("tools", "tools %s and %s are one name to a provider's API (%s): rename one", n, w, w)
+		}
+	}
+	seen := map[string]string{}
+	for _, n := range sortedNames(r.tools) {
+		w := WireName(n)
+		if other, ok := seen[w]; ok && other != n {
+			fail("tools", "tools %s and %s are one name to a provider's API (%s): rename one", other, n, w)
+		}
+		seen[w] = n
 	}
 	for _, g := range s.Grants {
 		r.grants[g.Tenant] = g.Permissions
@@ -186,13 +206,20 @@ func (r *Registry) KeyID() string {
 }
 
 // Lookup returns a tool's contract. name is "name" (the highest version) or
-// "name@version" (exactly that version).
+// "name@version" (exactly that version); name may also be the tool's
+// WireName, the name a provider's API carried (weather__get for
+// weather.get).
 func (r *Registry) Lookup(name string) (*Tool, bool) {
 	if r == nil {
 		return nil, false
 	}
 	base, ver, pinned := strings.Cut(name, "@")
 	vs := r.tools[base]
+	if len(vs) == 0 {
+		if n, ok := r.wire[base]; ok {
+			vs = r.tools[n]
+		}
+	}
 	if len(vs) == 0 {
 		return nil, false
 	}
@@ -209,6 +236,31 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// WireName is the name a provider's API carries for the tool named name.
+// OpenAI's, Anthropic's and Gemini's function names are made of
+// [A-Za-z0-9_-]; a registry name may also hold '.' and ':', written as "__"
+// and "_-" (weather.get is weather__get, crm:lookup is crm_-lookup). The
+// mapping is stable, and Lookup maps a wire name back: Parse refuses a
+// registry in which two names share one wire name. Other names are their
+// own wire name.
+func WireName(name string) string {
+	if !strings.ContainsAny(name, ".:") {
+		return name
+	}
+	return wireReplacer.Replace(name)
+}
+
+var wireReplacer = strings.NewReplacer(".", "__", ":", "_-")
+
+func sortedNames(m map[string][]*Tool) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Tools returns every contract, sorted by name and version.

@@ -61,9 +61,13 @@ type Exported struct {
 	// Tools is a JSON array: the request's tools (Gemini: one tool holding
 	// every function declaration; an empty array when there are none).
 	Tools json.RawMessage
-	// Names are the tools written, in order; Skipped those whose names the
-	// format cannot carry.
+	// Names are the tools written, in order, by their registry names;
+	// Wire the names the format carries for them (registry.WireName: a
+	// provider's format writes weather.get as weather__get, which the
+	// registry's Lookup maps back); Skipped those whose names the format
+	// cannot carry even so (too long).
 	Names   []string
+	Wire    []string
 	Skipped []string
 }
 
@@ -95,26 +99,31 @@ func Export(format string, tools []*registry.Tool) (*Exported, error) {
 	ex := &Exported{Format: format}
 	var items []any
 	for _, t := range tools {
-		if !NameFits(format, t.Name) {
+		name := t.Name
+		if format != FormatMCP {
+			name = registry.WireName(name)
+		}
+		if !NameFits(format, name) {
 			ex.Skipped = append(ex.Skipped, t.Name)
 			continue
 		}
 		ex.Names = append(ex.Names, t.Name)
+		ex.Wire = append(ex.Wire, name)
 		schema := t.InputSchema
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		switch format {
 		case FormatOpenAIChat:
-			items = append(items, chatTool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: schema}})
+			items = append(items, chatTool{Type: "function", Function: function{Name: name, Description: t.Description, Parameters: schema}})
 		case FormatOpenAIResponses:
-			items = append(items, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema})
+			items = append(items, responsesTool{Type: "function", Name: name, Description: t.Description, Parameters: schema})
 		case FormatAnthropic:
-			items = append(items, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+			items = append(items, anthropicTool{Name: name, Description: t.Description, InputSchema: schema})
 		case FormatGemini:
-			items = append(items, function{Name: t.Name, Description: t.Description, Parameters: schema})
+			items = append(items, function{Name: name, Description: t.Description, Parameters: schema})
 		case FormatMCP:
-			items = append(items, mcpTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+			items = append(items, mcpTool{Name: name, Description: t.Description, InputSchema: schema})
 		}
 	}
 	if items == nil {

@@ -78,10 +78,10 @@ func TestExportWritesEachFormatsShape(t *testing.T) {
 		path   func(v any) any // the first tool's name in the shape
 		skip   []string
 	}{
-		{"openai", func(v any) any { return at(v, 0, "function", "name") }, []string{"shipping.quote"}},
-		{"openai-responses", func(v any) any { return at(v, 0, "name") }, []string{"shipping.quote"}},
-		{"anthropic", func(v any) any { return at(v, 0, "name") }, []string{"shipping.quote"}},
-		{"gemini", func(v any) any { return at(v, 0, "functionDeclarations", 0, "name") }, []string{"shipping.quote"}},
+		{"openai", func(v any) any { return at(v, 0, "function", "name") }, nil},
+		{"openai-responses", func(v any) any { return at(v, 0, "name") }, nil},
+		{"anthropic", func(v any) any { return at(v, 0, "name") }, nil},
+		{"gemini", func(v any) any { return at(v, 0, "functionDeclarations", 0, "name") }, nil},
 		{"mcp", func(v any) any { return at(v, 0, "name") }, nil},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
@@ -116,6 +116,50 @@ func TestExportWritesEachFormatsShape(t *testing.T) {
 	ex, err := toolsel.Export("gemini", nil)
 	if err != nil || string(ex.Tools) != "[]" {
 		t.Errorf("no tools: %s %v", ex.Tools, err)
+	}
+}
+
+// A provider's format carries a dotted name as its wire name, which the
+// registry maps back to the tool: the project's own weather.get style of
+// name is exported, not left out, and a call the model makes by the
+// exported name runs that tool. A name too long for the format even so is
+// left out and named.
+func TestExportCarriesDottedNamesAndMapsThemBack(t *testing.T) {
+	r := reg(t)
+	tools := toolsel.Allowed(r, "acme")
+	for _, format := range []string{"openai", "openai-responses", "anthropic", "gemini", "mcp"} {
+		ex, err := toolsel.Export(format, tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(ex.Names, "shipping.quote")
+		if i < 0 {
+			t.Fatalf("%s: shipping.quote not exported: names %v, skipped %v", format, ex.Names, ex.Skipped)
+		}
+		want := "shipping__quote"
+		if format == "mcp" {
+			want = "shipping.quote" // MCP's names take dots
+		}
+		if ex.Wire[i] != want || !strings.Contains(string(ex.Tools), `"`+want+`"`) {
+			t.Errorf("%s: shipping.quote exported as %q in %s, want %q", format, ex.Wire[i], ex.Tools, want)
+		}
+		for j, w := range ex.Wire {
+			if !toolsel.NameFits(ex.Format, w) {
+				t.Errorf("%s: wire name %q does not fit the format", format, w)
+			}
+			got, ok := r.Lookup(w)
+			if !ok || got.Name != ex.Names[j] {
+				t.Errorf("%s: Lookup(%q) = %v, %v; want tool %s", format, w, got, ok, ex.Names[j])
+			}
+		}
+	}
+	long, err := registry.Parse([]byte("tools:\n  - name: " + strings.Repeat("a.", 40) + "b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := toolsel.Export("openai", toolsel.Allowed(long, ""))
+	if err != nil || len(ex.Skipped) != 1 || len(ex.Names) != 0 {
+		t.Errorf("a name too long once written for openai: names %v skipped %v, %v", ex.Names, ex.Skipped, err)
 	}
 }
 

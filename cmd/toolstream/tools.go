@@ -70,7 +70,7 @@ With --tenant T only the tools T may call; without, every tool.`,
 				return err
 			}
 			for _, name := range ex.Skipped {
-				fmt.Fprintf(g.stderr, "tools: %s left out: %s does not take this name (letters, digits, _ and - only, at most 64)\n", name, ex.Format)
+				fmt.Fprintf(g.stderr, "tools: %s left out: %s does not take this name even written as %s (at most 64 characters)\n", name, ex.Format, registry.WireName(name))
 			}
 			_, err = fmt.Fprintf(g.stdout, "%s\n", ex.Tools)
 			return err

@@ -49,9 +49,11 @@ func TestToolsExportAndSearch(t *testing.T) {
 		names       []string
 		skipped     string
 	}{
-		{"openai", "function", "", []string{"calendar_add", "get_weather"}, "orders.refund"},
-		{"anthropic", "name", "acme", []string{"get_weather"}, "orders.refund"},
-		{"openai-responses", "name", "", []string{"calendar_add", "get_weather"}, "orders.refund"},
+		// A provider's format writes orders.refund as orders__refund (the
+		// registry maps it back); none is left out.
+		{"openai", "function", "", []string{"calendar_add", "get_weather", "orders__refund"}, ""},
+		{"anthropic", "name", "acme", []string{"get_weather", "orders__refund"}, ""},
+		{"openai-responses", "name", "", []string{"calendar_add", "get_weather", "orders__refund"}, ""},
 		{"mcp", "name", "acme", []string{"get_weather", "orders.refund"}, ""},
 	} {
 		out, errOut := run("tools", "export", "--tools", file, "--format", tc.format, "--tenant", tc.tenant)
@@ -69,7 +71,7 @@ func TestToolsExportAndSearch(t *testing.T) {
 		if strings.Join(names, ",") != strings.Join(tc.names, ",") {
 			t.Errorf("%s --tenant %q: %v, want %v", tc.format, tc.tenant, names, tc.names)
 		}
-		if (tc.skipped != "") != strings.Contains(errOut, tc.skipped+" left out") {
+		if (tc.skipped != "") != strings.Contains(errOut, " left out") {
 			t.Errorf("%s: stderr %q, want %q named", tc.format, errOut, tc.skipped)
 		}
 	}
