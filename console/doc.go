@@ -33,7 +33,12 @@
 // it is what `toolstream calls --follow` prints, kept in memory, and a
 // restart reads it again from the log.
 //
-// Tokens are one-time within a process: a redeemed token's nonce is
-// remembered until the token expires. Sessions live in the process's
-// memory; a restart signs everyone out.
+// Tokens are one-time: a redeemed token's nonce is remembered (on disk,
+// Config.UsedFile) until the token expires. A session is its cookie,
+// signed with the console's key under another domain than tokens (one is
+// never taken for the other): it survives a restart of serve with the same
+// --data, and its CSRF token is derived from it with the key. Signing out
+// keeps the session's id among the used names until it would have expired,
+// so a signed-out session stays ended across restarts; a new console key
+// ends every session.
 package console

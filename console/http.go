@@ -167,7 +167,11 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 func (s *Server) signout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(CookieName); err == nil {
 		if ss, ok := s.sessions.lookup(c.Value); ok && r.Header.Get(CSRFHeader) == ss.csrf && sameOrigin(r) {
-			s.sessions.end(c.Value)
+			if err := s.sessions.end(ss); err != nil {
+				s.log.Warn("console: sign-out not kept", "err", err)
+				httpError(w, http.StatusInternalServerError, "sign-out could not be recorded; try again")
+				return
+			}
 		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})

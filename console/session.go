@@ -171,28 +171,47 @@ func parse(key []byte, tok string, now time.Time) (token, error) {
 	return t, nil
 }
 
-// session is one signed-in browser.
+// session is one signed-in browser. Its cookie is the session itself,
+// signed with the console's key (sessionCookie): nothing of it lives only
+// in this process, so a session survives a restart of serve, and one the
+// browser signed out of stays ended across restarts (its id is kept with
+// the used sign-in tokens).
 type session struct {
 	grant   Grant
+	id      string
 	csrf    string
 	expires time.Time
 }
 
-// sessions holds the redeemed nonces and the sessions of one server.
+// sessionCookie is what a session's cookie carries, signed.
+type sessionCookie struct {
+	Grant
+	ID      string `json:"sid"`
+	Expires int64  `json:"exp"` // Unix seconds
+}
+
+// sessionDomain keeps the two signed things apart: a sign-in token is never
+// a session cookie, nor a cookie a token.
+const sessionDomain = "session."
+
+// sessions holds the redeemed nonces and the ended sessions of one server.
 type sessions struct {
 	key []byte
 	ttl time.Duration
 	now func() time.Time
 
 	mu    sync.Mutex
-	used  map[string]time.Time // nonce → its token's expiry
+	used  map[string]time.Time // nonce, or endedPrefix+session id → when it may be forgotten
 	file  *usedFile            // where used is kept across restarts; nil: memory only
-	byID  map[string]*session
-	count int // redemptions since the last sweep
+	count int                  // redemptions since the last sweep
 }
 
+// endedPrefix marks a signed-out session's id among the used nonces
+// (nonces are hex, so they never start with it).
+const endedPrefix = "ended:"
+
 func newSessions(key []byte, ttl time.Duration, now func() time.Time) *sessions {
-	return &sessions{key: key, ttl: ttl, now: now, used: map[string]time.Time{}, byID: map[string]*session{}}
+	return &sessions{key: key, ttl: ttl, now: now, used: map[string]time.Time{}}
 }
 
 func randomID() string {
@@ -203,7 +222,8 @@ func randomID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// redeem turns a sign-in token into a new session, once.
+// redeem turns a sign-in token into a new session, once, and returns its
+// cookie's value.
 func (s *sessions) redeem(tok string) (string, *session, error) {
 	now := s.now()
 	t, err := parse(s.key, tok, now)
@@ -216,39 +236,74 @@ func (s *sessions) redeem(tok string) (string, *session, error) {
 	if _, ok := s.used[t.Nonce]; ok {
 		return "", nil, fmt.Errorf("%w: already used", ErrInvalidToken)
 	}
+	if err := s.remember(t.Nonce, time.Unix(t.Expires, 0)); err != nil {
+		return "", nil, err
+	}
+	ss := &session{grant: t.Grant, id: randomID(), expires: now.Add(s.ttl).Truncate(time.Second)}
+	ss.csrf = s.csrf(ss.id)
+	payload, err := json.Marshal(sessionCookie{Grant: ss.grant, ID: ss.id, Expires: ss.expires.Unix()})
+	if err != nil {
+		return "", nil, err
+	}
+	p := base64.RawURLEncoding.EncodeToString(payload)
+	return p + "." + base64.RawURLEncoding.EncodeToString(sign(s.key, sessionDomain+p)), ss, nil
+}
+
+// remember keeps name used until exp: on disk before anything relies on
+// it, so a crash after this leaves it used.
+func (s *sessions) remember(name string, exp time.Time) error {
 	if s.file != nil {
-		// Remembered on disk before the session exists: a crash after this
-		// leaves the token used, never redeemable twice.
-		if err := s.file.add(t.Nonce, time.Unix(t.Expires, 0)); err != nil {
-			return "", nil, err
+		if err := s.file.add(name, exp); err != nil {
+			return err
 		}
 	}
-	s.used[t.Nonce] = time.Unix(t.Expires, 0)
-	id := randomID()
-	ss := &session{grant: t.Grant, csrf: randomID(), expires: now.Add(s.ttl)}
-	s.byID[id] = ss
-	return id, ss, nil
+	s.used[name] = exp
+	return nil
 }
 
-// lookup returns the live session id names.
-func (s *sessions) lookup(id string) (*session, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ss, ok := s.byID[id]
-	if !ok || !s.now().Before(ss.expires) {
-		delete(s.byID, id)
+// csrf is a session's CSRF token: derived from its id with the key, so it
+// is the same after a restart and is not in the cookie.
+func (s *sessions) csrf(id string) string {
+	return base64.RawURLEncoding.EncodeToString(sign(s.key, "csrf."+id))
+}
+
+// lookup returns the live session a cookie's value is: signed by this
+// console's key as a session, not expired, not signed out.
+func (s *sessions) lookup(cookie string) (*session, bool) {
+	p, sig64, ok := strings.Cut(cookie, ".")
+	sig, err := base64.RawURLEncoding.DecodeString(sig64)
+	if !ok || err != nil || !hmac.Equal(sig, sign(s.key, sessionDomain+p)) {
 		return nil, false
 	}
-	return ss, true
+	payload, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return nil, false
+	}
+	var c sessionCookie
+	if err := json.Unmarshal(payload, &c); err != nil || c.ID == "" || c.Grant.Validate() != nil {
+		return nil, false
+	}
+	if s.now().Unix() >= c.Expires {
+		return nil, false
+	}
+	s.mu.Lock()
+	_, ended := s.used[endedPrefix+c.ID]
+	s.mu.Unlock()
+	if ended {
+		return nil, false
+	}
+	return &session{grant: c.Grant, id: c.ID, csrf: s.csrf(c.ID), expires: time.Unix(c.Expires, 0)}, true
 }
 
-func (s *sessions) end(id string) {
+// end signs a session out for good: its id is kept as used until the
+// session would have expired.
+func (s *sessions) end(ss *session) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.byID, id)
+	return s.remember(endedPrefix+ss.id, ss.expires)
 }
 
-// sweep forgets expired nonces and sessions every 64 redemptions.
+// sweep forgets expired nonces and ended sessions every 64 redemptions.
 func (s *sessions) sweep(now time.Time) {
 	if s.count++; s.count < 64 {
 		return
@@ -257,11 +312,6 @@ func (s *sessions) sweep(now time.Time) {
 	for n, exp := range s.used {
 		if !now.Before(exp) {
 			delete(s.used, n)
-		}
-	}
-	for id, ss := range s.byID {
-		if !now.Before(ss.expires) {
-			delete(s.byID, id)
 		}
 	}
 	if s.file != nil {
