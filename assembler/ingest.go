@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/internal/ingest"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/vmihailenco/msgpack/v5"
 )

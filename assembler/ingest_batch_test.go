@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/internal/ingest"
 	"github.com/toolstream/toolstream/projector"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // BenchmarkProduce publishes every recorded stream, once per iteration

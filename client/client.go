@@ -12,9 +12,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/keys"
 )
 
 // Option configures Connect.

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/registry"
 )
 

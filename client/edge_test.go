@@ -16,11 +16,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/projector"
 )
 

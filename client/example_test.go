@@ -10,15 +10,15 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/keys"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/runs"
 )
 
 // The examples run against an embedded server of their own (what

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/logread"
 )
 
 // The latest word on one call or response: one direct get of the last

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/erasure"
+	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/memory"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/runs"
+	"github.com/toolstream/toolstream/internal/runs"
 )
 
 // The runs service (tsv.runs.<verb>.<tenant>, package runs): a run's state

@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/logread"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/memory"
-	"github.com/toolstream/toolstream/node"
-	"github.com/toolstream/toolstream/runs"
 )
 
 // startServices runs the memory and runs projections and their services

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // Attacks by the command tools the executor runs: each test fails if its

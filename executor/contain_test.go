@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // Nothing a tool starts survives its call, however it detaches: a child

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // child is an executor process (this test binary, see childMain).

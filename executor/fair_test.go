@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // TestAFloodingTenantCannotStarveAnother: one tenant's calls, more than the

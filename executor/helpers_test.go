@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/registry"
 )
 

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 func TestHTTPTool(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // Two calls whose ids contain the key's separator never share a key, and

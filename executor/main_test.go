@@ -16,8 +16,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/registry"
 )
 

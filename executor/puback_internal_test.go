@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // TestPlainPubAck: the fast reading of a publish acknowledgement agrees

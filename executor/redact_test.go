@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // syncBuffer is a log destination safe for the executor's goroutines.

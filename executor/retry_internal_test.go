@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/vmihailenco/msgpack/v5"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // A sandboxed tool sees a minimal root and the paths its contract names:

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/keys"
 )
 
 // TestBadKeyWithholdsTheOutcome: the executor's outcome for a user whose

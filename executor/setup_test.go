@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // Executors starting at the same moment against a fresh server all create

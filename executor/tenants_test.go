@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 func TestTenantsNeverMeet(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/embed/embedtest"
 	"github.com/toolstream/toolstream/projector"

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bench"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bench"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/projector"
 )
 

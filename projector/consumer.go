@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/logread"
 )
 
 // ConsumerConfig is the durable consumer a live runner reads through: the

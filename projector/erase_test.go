@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/projector"
 )
 

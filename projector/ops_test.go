@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/projector"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/logread"
 )
 
 // errUntilReached ends an ephemeral read at UntilSeq.

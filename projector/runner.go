@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/vmihailenco/msgpack/v5"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bench"
+	"github.com/toolstream/toolstream/internal/bench"
 	"github.com/toolstream/toolstream/verifier"
 )
 

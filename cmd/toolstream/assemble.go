@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/ingest"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/ingest"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/stack"
 )
 
 // assembleOptions are the inputs of one `toolstream assemble` run.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/internal/ingest"
 )
 
 type manifestEntry struct {

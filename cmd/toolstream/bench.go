@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bench"
+	"github.com/toolstream/toolstream/internal/bench"
 )
 
 func benchCmd(g *globals) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bench"
+	"github.com/toolstream/toolstream/internal/bench"
 )
 
 // TestBenchCommand runs `toolstream bench --quick` with tiny sizes (the

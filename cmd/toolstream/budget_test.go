@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/vmihailenco/msgpack/v5"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // TestCallsCommand: calls prints a tenant's call and response outcomes,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/toolstream/toolstream/auth"
 	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/internal/auth"
 )
 
 // client connects to the running server as identity id, the least role

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // TestClientCommands: the client commands against a log, as an operator

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/console"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/console"
 )
 
 // consoleKeyFile signs the console's sign-in tokens; consoleURLFile says

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/jstest"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/memory"
 )
 

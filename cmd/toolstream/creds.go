@@ -8,10 +8,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/cluster"
-	"github.com/toolstream/toolstream/stack"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 func credsCmd(g *globals) *cobra.Command {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/demo"
+	"github.com/toolstream/toolstream/internal/demo"
 )
 
 func demoCmd(g *globals) *cobra.Command {

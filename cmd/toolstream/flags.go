@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/internal/bus"
 )
 
 // Which commands take which flags beyond the root's (--data, --log-*),

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/stack"
+	"github.com/toolstream/toolstream/internal/erasure"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 func forgetCmd(g *globals) *cobra.Command {

@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
-	"github.com/toolstream/toolstream/logread"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/logread"
+	"github.com/toolstream/toolstream/internal/node"
 )
 
 // answerStream is a Responses stream of one response that calls tool

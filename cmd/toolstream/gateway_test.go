@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/gateway"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/node"
 )
 
 // TestServeGateway runs `serve --gateway ADDR --gateway-config FILE`

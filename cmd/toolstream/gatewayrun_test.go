@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/gateway"
 	"github.com/toolstream/toolstream/internal/fakeup"
+	"github.com/toolstream/toolstream/internal/gateway"
 )
 
 // runServe is a serve process with the gateway, restartable on the same

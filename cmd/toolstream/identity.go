@@ -1,6 +1,6 @@
 package main
 
-import "github.com/toolstream/toolstream/auth"
+import "github.com/toolstream/toolstream/internal/auth"
 
 // The identities the commands take by themselves from the material in
 // --data/auth, each the least role the command needs (--creds or

@@ -5,10 +5,10 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/erasure"
+	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/node"
 )
 
 func keysCmd(g *globals) *cobra.Command {

@@ -18,12 +18,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/stack"
-	"github.com/toolstream/toolstream/trace"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/stack"
+	"github.com/toolstream/toolstream/internal/trace"
 )
 
 // globals are the flags every command shares.

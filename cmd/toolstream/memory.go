@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
-	"github.com/toolstream/toolstream/node"
-	"github.com/toolstream/toolstream/stack"
 )
 
 func memoryCmd(g *globals) *cobra.Command {

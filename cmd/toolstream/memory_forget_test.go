@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/erasure"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/keys"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/erasure"
+	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/logread"
+	"github.com/toolstream/toolstream/internal/viewdump"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
-	"github.com/toolstream/toolstream/viewdump"
 )
 
 // memoryServer is a serve over an admin-run log, driven by the operator's

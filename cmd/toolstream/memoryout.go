@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
-	"github.com/toolstream/toolstream/stack"
 )
 
 // The memory commands print for people by default: times in RFC 3339

@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/verifier"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/ingest"
+	"github.com/toolstream/toolstream/internal/ingest"
 )
 
 func publishCmd(g *globals) *cobra.Command {

@@ -12,12 +12,12 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/jstest"
-	"github.com/toolstream/toolstream/node"
-	"github.com/toolstream/toolstream/trace"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/trace"
 )
 
 // TestAttackClaimedIDsDoNotSwallowPublish (issue 26, item 3): acme's

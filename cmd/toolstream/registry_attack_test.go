@@ -16,14 +16,14 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/stack"
 )
 
 // The attacks on the registry (issue "Trust boundaries", items 2 and 3),

@@ -12,10 +12,10 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/bus"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/stack"
+	"github.com/toolstream/toolstream/internal/viewdump"
 	"github.com/toolstream/toolstream/projector"
-	"github.com/toolstream/toolstream/stack"
-	"github.com/toolstream/toolstream/viewdump"
 )
 
 func replayCmd(g *globals) *cobra.Command {

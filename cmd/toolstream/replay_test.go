@@ -5,21 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/logread"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/responses"
+	"github.com/toolstream/toolstream/internal/stack"
+	"github.com/toolstream/toolstream/internal/viewdump"
 	"github.com/toolstream/toolstream/projector"
-	"github.com/toolstream/toolstream/responses"
-	"github.com/toolstream/toolstream/stack"
 	"github.com/toolstream/toolstream/verifier"
-	"github.com/toolstream/toolstream/viewdump"
 )
 
 // runCLI runs one command line against the demo log's server and data

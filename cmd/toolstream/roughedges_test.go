@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // edgeRig runs commands in process against a log with --creds.

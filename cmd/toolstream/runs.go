@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/client"
-	"github.com/toolstream/toolstream/runs"
+	"github.com/toolstream/toolstream/internal/runs"
 )
 
 func historyCmd(g *globals) *cobra.Command {

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
 // TestRunsAndHistoryCommands drives `toolstream runs` and `toolstream

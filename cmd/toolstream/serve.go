@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/stack"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 func serveCmd(g *globals) *cobra.Command {

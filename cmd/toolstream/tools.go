@@ -8,8 +8,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/internal/toolsel"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/toolsel"
 )
 
 func toolsCmd(g *globals) *cobra.Command {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/trace"
+	"github.com/toolstream/toolstream/internal/trace"
 )
 
 func traceCmd(g *globals) *cobra.Command {

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus/bustest"
-	"github.com/toolstream/toolstream/node"
-	"github.com/toolstream/toolstream/trace"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/trace"
 )
 
 // TestTraceEdgeNormalisedCall: a call published normalised at the edge

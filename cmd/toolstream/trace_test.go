@@ -13,16 +13,16 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/auth"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
-	"github.com/toolstream/toolstream/node"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
+	"github.com/toolstream/toolstream/internal/trace"
 	"github.com/toolstream/toolstream/registry"
-	"github.com/toolstream/toolstream/stack"
-	"github.com/toolstream/toolstream/trace"
 )
 
 const demoTenant = "shop"

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/bus/bustest"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"golang.org/x/sys/unix"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/judging"
+	"github.com/toolstream/toolstream/internal/judging"
 	"github.com/toolstream/toolstream/verifier"
 )
 

@@ -47,10 +47,10 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/nats-io/nats.go"
-	"github.com/toolstream/toolstream/bus"
-	"github.com/toolstream/toolstream/bus/bustest"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/logread"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/projector"
 )
 

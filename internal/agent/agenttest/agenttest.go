@@ -1,0 +1,182 @@
+// Package agenttest runs the real path a run mode drives, for tests: an
+// embedded server, the registry in the log (weather, a refund that waits
+// for approval, a slow tool the test releases), the assembler, the runs
+// projections and service, the verifier and an executor with the tools
+// as Go functions. Only tests import it.
+package agenttest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/agent"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/verifier"
+)
+
+// Tenant is the tenant the registry grants the tools to.
+const Tenant = "acme"
+
+// ToolsYAML is the registry of the tests: weather (no side effect), a
+// refund that waits for a person, and a slow tool a test holds.
+const ToolsYAML = `
+tools:
+  - name: weather
+    description: Current weather for a location.
+    input_schema: {type: object, properties: {location: {type: string}}, required: [location], additionalProperties: false}
+  - name: refund
+    description: Refund an order.
+    input_schema: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
+    idempotency: required
+    side_effect: irreversible
+    approval: required
+  - name: slow
+    description: A tool that takes its time.
+    input_schema: {type: object, properties: {n: {type: integer}}}
+grants:
+  - tenant: acme
+    permissions: [weather, refund, slow]
+`
+
+// Pipeline is the real path on an embedded server, as serve runs it: the
+// assembler, the runs projections and service, the verifier, an executor
+// with the tests' tools, and the registry in the log.
+type Pipeline struct {
+	B        *bus.Bus
+	Follower *registry.Follower
+	Key      *registry.SigningKey
+	Leases   *runs.Leases
+	Invoked  map[string]*atomic.Int32 // by tool: how many times it ran
+	Slow     chan struct{}            // the slow tool returns when it is closed
+	SlowIn   chan struct{}            // the slow tool signals here when it starts
+}
+
+// Start starts the pipeline; it stops when the test ends.
+func Start(t testing.TB) *Pipeline { return StartWith(t, Options{}) }
+
+// Options change the pipeline.
+type Options struct {
+	// Policy is the tenant's verifier policy; default annotate.
+	Policy verifier.Policy
+}
+
+// StartWith starts the pipeline with opts.
+func StartWith(t testing.TB, opts Options) *Pipeline {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b := bustest.Start(t)
+	p := &Pipeline{B: b, Invoked: map[string]*atomic.Int32{"weather": {}, "refund": {}, "slow": {}}, Slow: make(chan struct{}), SlowIn: make(chan struct{}, 4)}
+	reg, err := registry.Parse([]byte(ToolsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Key, err = registry.GenerateKey(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: p.Key, Source: "agent_test"}, reg); err != nil {
+		t.Fatal(err)
+	}
+	n := node.New(b, t.TempDir(), nil)
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		n.Stop()
+	})
+	var runsRunner *projector.Runner
+	for _, pr := range []projector.Projection{
+		assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](p.Key.Trust())}),
+		runs.New(runs.Config{}), runs.Calls{},
+		verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: opts.Policy}),
+	} {
+		r, err := n.Start(ctx, pr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Name() == runs.Name {
+			runsRunner = r
+		}
+	}
+	if p.Follower, err = registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: p.Key.Trust()}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Follower.Stop)
+	if err := p.Follower.Wait(ctx, reg.Digest()); err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]executor.Tool{
+		"weather": executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+			p.Invoked["weather"].Add(1)
+			var a struct{ Location string }
+			json.Unmarshal(c.Args, &a)
+			return json.RawMessage(fmt.Sprintf(`{"location":%q,"temperature_c":18}`, a.Location)), nil
+		}),
+		"refund": executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+			p.Invoked["refund"].Add(1)
+			return json.RawMessage(`{"order_id":"A1","status":"refunded"}`), nil
+		}),
+		"slow": executor.ToolFunc(func(ctx context.Context, c executor.Call) (json.RawMessage, error) {
+			p.Invoked["slow"].Add(1)
+			p.SlowIn <- struct{}{}
+			select {
+			case <-p.Slow:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return json.RawMessage(`{"done":true}`), nil
+		}),
+	}
+	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: p.Follower.Current, Tools: tools, Heartbeat: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); ex.Run(ctx) }()
+	if p.Leases, err = runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Heartbeat: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := micro.AddService(b.Conn, micro.Config{Name: "runs-agent-test", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Stop() })
+	s := &runs.Service{Runner: runsRunner, Leases: p.Leases, Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
+		ack, err := b.PublishSealed(ctx, subj, ev, "")
+		if err != nil {
+			return 0, err
+		}
+		return ack.Sequence, nil
+	}}
+	if err := s.AddTo(svc); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Driver returns a driver named name whose rounds go through m, with a
+// short poll.
+func (p *Pipeline) Driver(t testing.TB, name string, m agent.Model) *agent.Driver {
+	t.Helper()
+	d, err := agent.New(context.Background(), agent.Config{
+		Model: m, Conn: p.B.Conn, JS: p.B.JS, Keys: p.B.Keys, Leases: p.Leases,
+		Registry: p.Follower.Current, Driver: name, Poll: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,270 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/toolsel"
+)
+
+// failedRoundsMax is how many model responses in a row may fail (or be cut
+// without calls) before the drive gives up: one retry covers a response
+// cut by a crash of the previous driver.
+const failedRoundsMax = 2
+
+// loop drives the run while this driver holds its lease.
+func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcome, error) {
+	body, err := parseBody(spec.Body)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := clientConversation(spec.Format, body)
+	if err != nil {
+		return nil, err
+	}
+	// Wake up on what the runs projection emits for the run (RoundSettled
+	// and the calls' copies); the poll covers what it does not announce.
+	subj, err := events.RunSubject(spec.Tenant, spec.Run)
+	if err != nil {
+		return nil, err
+	}
+	wake := make(chan *nats.Msg, 64)
+	sub, err := d.cfg.Conn.ChanSubscribe(subj, wake)
+	if err != nil {
+		return nil, fmt.Errorf("agent: hear the run: %w", err)
+	}
+	defer sub.Unsubscribe()
+	poll := time.NewTicker(d.cfg.Poll)
+	defer poll.Stop()
+	wait := func() error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-held.Lost():
+			return nil
+		case <-wake:
+		case <-poll.C:
+		}
+		for len(wake) > 0 {
+			<-wake
+		}
+		return nil
+	}
+	cancelled := func() (*Outcome, error) {
+		return &Outcome{Run: spec.Run, Status: StatusCancelled, Reason: ReasonClientDisconnected}, nil
+	}
+	// The round this drive started, until the view shows it: by its
+	// response id, or as a round more than the view had (an upstream may
+	// name its response otherwise than the ingest adapter reads it).
+	var lastStarted string
+	var startedAt time.Time
+	roundsBefore := 0
+	for {
+		if ctx.Err() != nil {
+			return cancelled()
+		}
+		if !held.Valid() {
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonLeaseLost, Detail: "another driver took the run over; it finishes it"}, nil
+		}
+		st, err := d.state(ctx, spec.Tenant, spec.Run)
+		if err != nil {
+			if ctx.Err() != nil {
+				return cancelled()
+			}
+			return nil, err
+		}
+		if lastStarted != "" && !hasRound(st, lastStarted) && len(st.Rounds) <= roundsBefore {
+			if time.Since(startedAt) > d.cfg.RecordWait {
+				return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonNotRecorded, Rounds: len(st.Rounds),
+					Detail: "the model answered (response " + lastStarted + ") but the runs view did not show the round within " + d.cfg.RecordWait.String()}, nil
+			}
+			if err := wait(); err != nil {
+				return cancelled()
+			}
+			continue
+		}
+		lastStarted = ""
+		var last *runs.Round
+		if n := len(st.Rounds); n > 0 {
+			last = &st.Rounds[n-1]
+		}
+		switch {
+		case last != nil && last.Status == "":
+			if st.Run.Status == runs.StatusWaitingApproval {
+				decided, err := d.decided(ctx, spec.Tenant, last)
+				if err != nil {
+					return nil, err
+				}
+				if !decided {
+					return waiting(spec.Run, st, last), nil
+				}
+				// A person decided and the runs view has not caught up: the
+				// client that resumes right after the approval is not told
+				// the run still waits.
+			}
+			if err := wait(); err != nil {
+				return cancelled()
+			}
+			continue
+		case last != nil && last.Status == events.RoundAnswered:
+			return d.answer(ctx, spec, st, last)
+		case failedInRow(st.Rounds) >= failedRoundsMax:
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonResponseFailed, Rounds: len(st.Rounds), Response: last.Response,
+				Detail: fmt.Sprintf("the model's last %d responses failed or were cut without calls: %s %s", failedRoundsMax, last.Ended, last.EndError)}, nil
+		case len(st.Rounds) >= d.cfg.RoundsMax:
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonRoundsExhausted, Rounds: len(st.Rounds), Response: last.Response,
+				Detail: fmt.Sprintf("%d rounds and the model still calls tools", len(st.Rounds))}, nil
+		}
+		n := len(st.Rounds) + 1
+		degraded := st.Run.Degraded || st.Run.Status == runs.StatusDegraded
+		answerOnly := degraded || n >= d.cfg.RoundsMax
+		req, err := d.roundBody(ctx, spec, body, conv, answerOnly)
+		if err != nil {
+			return nil, err
+		}
+		if !held.Valid() {
+			continue // said above
+		}
+		d.log.Debug("round", "tenant", spec.Tenant, "run", spec.Run, "round", n, "answer_only", answerOnly)
+		res, err := d.cfg.Model.Round(ctx, Round{Spec: spec, N: n, Step: "round-" + strconv.Itoa(n), Body: req})
+		if ctx.Err() != nil {
+			return cancelled()
+		}
+		if err != nil {
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonUpstreamError, Rounds: n - 1, Detail: err.Error()}, nil
+		}
+		if res.Status != http.StatusOK {
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonUpstreamError, Rounds: n - 1, Upstream: res,
+				Detail: fmt.Sprintf("the upstream answered round %d with status %d", n, res.Status)}, nil
+		}
+		lastStarted, startedAt, roundsBefore = cmpOr(res.Response, "(unnamed)"), time.Now(), n-1
+	}
+}
+
+// hasRound reports whether the view shows the round of response.
+func hasRound(st *state, response string) bool {
+	for _, r := range st.Rounds {
+		if r.Response == response {
+			return true
+		}
+	}
+	return false
+}
+
+// failedInRow counts the settled rounds at the end that failed.
+func failedInRow(rs []runs.Round) int {
+	n := 0
+	for i := len(rs) - 1; i >= 0 && rs[i].Status == events.RoundFailed; i-- {
+		n++
+	}
+	return n
+}
+
+func waiting(run string, st *state, rd *runs.Round) *Outcome {
+	out := &Outcome{Run: run, Status: StatusWaitingApproval, Response: rd.Response, Rounds: len(st.Rounds)}
+	for _, c := range rd.Calls {
+		if c.State == runs.CallWaiting {
+			out.Waiting = append(out.Waiting, WaitingCall{CallID: c.CallID, Name: c.Name, Key: c.Key})
+		}
+	}
+	return out
+}
+
+// roundBody writes the next round's request: the client's conversation,
+// the run's tool rounds so far, and the tools the tenant may call now.
+func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]jsonRaw, conv []jsonRaw, answerOnly bool) ([]byte, error) {
+	h, err := d.history(ctx, spec.Tenant, spec.Run, runs.HistoryOptions{Format: spec.Format, BudgetTokens: d.cfg.HistoryBudgetTokens})
+	if err != nil {
+		return nil, err
+	}
+	tools := d.index(d.cfg.Registry(), spec.Tenant).Select(conversationText(conv), d.cfg.ToolsMax)
+	ex, err := toolsel.Export(toolsFormat(spec.Format), tools)
+	if err != nil {
+		return nil, err
+	}
+	if len(ex.Skipped) > 0 {
+		d.log.Warn("tools left out: the provider does not take their names", "tenant", spec.Tenant, "tools", strings.Join(ex.Skipped, ","))
+	}
+	return roundBody(spec.Format, body, conv, h.Messages, ex.Tools, answerOnly)
+}
+
+// answer reads the model's answer and the verifier's verdict on it, and
+// applies the tenant's policy as the verifier decided it.
+func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Round) (*Outcome, error) {
+	out := &Outcome{Run: spec.Run, Status: StatusAnswered, Response: rd.Response, Rounds: len(st.Rounds), Degraded: st.Run.Degraded}
+	ro, err := d.runs.Closed(ctx, spec.Tenant, rd.Response)
+	switch {
+	case err == nil:
+		out.Text = ro.Text
+	case !errors.Is(err, client.ErrNotFound):
+		return nil, fmt.Errorf("agent: the response %s: %w", rd.Response, err)
+	}
+	if strings.TrimSpace(out.Text) == "" {
+		return out, nil // nothing to verify
+	}
+	deadline := time.NewTimer(d.cfg.VerifyWait)
+	defer deadline.Stop()
+	poll := time.NewTicker(d.cfg.Poll)
+	defer poll.Stop()
+	for {
+		v, err := d.runs.LastVerdict(ctx, spec.Tenant, rd.Response)
+		if err != nil && !errors.Is(err, client.ErrNotFound) {
+			return nil, fmt.Errorf("agent: the verdict on %s: %w", rd.Response, err)
+		}
+		if av := v.Verified; av != nil {
+			out.Verdict = av
+			switch {
+			case av.Blocked:
+				out.Text, out.Blocked = "", true
+			case av.Repaired != "":
+				out.Text = av.Repaired
+			}
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			// The run is answered: only this client's wait ends.
+			out.Text, out.Blocked, out.Reason = "", true, ReasonClientDisconnected
+			return out, nil
+		case <-deadline.C:
+			out.Text, out.Blocked, out.Reason = "", true, ReasonUnverified
+			out.Detail = "no verdict on the answer within " + d.cfg.VerifyWait.String() + ": withheld"
+			return out, nil
+		case <-poll.C:
+		}
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// decided reports whether one of the round's waiting calls has a decision
+// in the log (ts.approval.<tenant>.<key>).
+func (d *Driver) decided(ctx context.Context, tenant string, rd *runs.Round) (bool, error) {
+	for _, c := range rd.Calls {
+		if c.State != runs.CallWaiting || c.Key == "" {
+			continue
+		}
+		_, err := d.runs.Decided(ctx, tenant, c.Key)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, client.ErrNotFound) {
+			return false, fmt.Errorf("agent: the decision about %s: %w", c.Key, err)
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,86 @@
+package auth
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+const (
+	permsBegin = "<!-- permissions: begin (auth.Describe; TOOLSTREAM_REWRITE=1 go test ./auth -run TestSecurityDocShowsThePermissions rewrites it) -->\n```text\n"
+	permsEnd   = "```\n<!-- permissions: end -->"
+)
+
+// TestSecurityDocShowsThePermissions: docs/security.md's list of what
+// each role may publish and subscribe to is auth.Describe's output, the
+// permissions each role's NATS user is issued with, so the document cannot
+// drift from the code (checked: a subject added to a role fails it).
+func TestSecurityDocShowsThePermissions(t *testing.T) {
+	const path = "../../docs/security.md"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, permsBegin), strings.Index(doc, permsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no permissions block (%q … %q)", path, permsBegin, permsEnd)
+	}
+	have, want := doc[i+len(permsBegin):j], Describe()
+	if have == want {
+		return
+	}
+	if os.Getenv("TOOLSTREAM_REWRITE") == "1" {
+		if err := os.WriteFile(path, []byte(doc[:i+len(permsBegin)]+want+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("%s's permissions differ from auth.Describe; rerun with TOOLSTREAM_REWRITE=1 and review. Describe:\n%s", path, want)
+}
+
+// TestNoRoleMutatesAConsumer: no identity but the admin may create (or
+// update: the same request), delete, pause, reset, unpin or step down any
+// consumer of any stream of the log, named or not, the processors' own
+// durables included (issue 26, item 6); each processor may bind, pull and
+// acknowledge its own.
+func TestNoRoleMutatesAConsumer(t *testing.T) {
+	names := []string{"ts-executor", "ts-executor-approvals", "ts-verifier", "ts-judge", "ts-memory", "ts-runs", "ts-runs-calls",
+		"ts-assembler", "ts-assembler-p0", "ts-assembler-p17", "ts-ingest", "ts-responses", "mine"}
+	for _, r := range Roles {
+		if r == RoleAdmin {
+			continue
+		}
+		id := Identity{Role: r}
+		if r == RoleProducer {
+			id.Tenant = "acme"
+		}
+		for _, st := range events.Streams {
+			if id.MayPublish(api("CONSUMER.CREATE", st)) {
+				t.Errorf("%s may create an ephemeral consumer on %s", id, st)
+			}
+			for _, n := range names {
+				for _, verb := range ConsumerVerbsMutating {
+					for _, subj := range []string{api("CONSUMER."+verb, st, n), api("CONSUMER."+verb, st, n, "ts.call.>")} {
+						if id.MayPublish(subj) {
+							t.Errorf("%s may publish %s", id, subj)
+						}
+					}
+				}
+			}
+		}
+	}
+	for r, ds := range durables {
+		id := Identity{Role: r}
+		for _, d := range ds {
+			for _, subj := range []string{api("CONSUMER.INFO", d.stream, d.name), api("CONSUMER.MSG.NEXT", d.stream, d.name),
+				"$JS.ACK." + d.stream + "." + d.name + ".1.2.3.4.5.0"} {
+				if !id.MayPublish(subj) {
+					t.Errorf("%s may not %s", id, subj)
+				}
+			}
+		}
+	}
+}

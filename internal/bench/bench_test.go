@@ -1,0 +1,115 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/internal/bench"
+)
+
+// TestRunTiny runs the whole suite with tiny sizes on real embedded servers
+// and checks that every row is there with numbers in it. It asserts no
+// timing.
+func TestRunTiny(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var progress bytes.Buffer
+	rep, err := bench.Run(ctx, bench.Config{Sizes: bench.QuickSizes().Scale(0.02), Runs: 2, Dir: t.TempDir(), Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != len(bench.RowNames) {
+		t.Fatalf("%d rows, want %d: %+v", len(rep.Rows), len(bench.RowNames), rep.Rows)
+	}
+	for i, want := range bench.RowNames {
+		r := rep.Rows[i]
+		if r.Section != want[0] || r.Measured != want[1] {
+			t.Errorf("row %d is %s/%s, want %s/%s", i, r.Section, r.Measured, want[0], want[1])
+		}
+		if !(r.Value > 0) || !(r.BaseValue > 0) || !(r.Ratio > 0) {
+			t.Errorf("row %s/%s has no numbers: %+v", r.Section, r.Measured, r)
+		}
+	}
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append([]string{"median of 2 runs", rep.Machine.GOOS + "/" + rep.Machine.GOARCH, rep.Machine.GoVersion}, names()...) {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back bench.Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Rows) != len(rep.Rows) {
+		t.Fatalf("JSON does not round-trip: %v", err)
+	}
+	if !strings.Contains(progress.String(), "run 2/2") {
+		t.Errorf("no progress lines: %q", progress.String())
+	}
+}
+
+func names() []string {
+	var out []string
+	for _, n := range bench.RowNames {
+		out = append(out, n[1])
+	}
+	return out
+}
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i))
+	}
+	for _, c := range []struct {
+		p    float64
+		want time.Duration
+	}{{50, 50}, {99, 99}, {100, 100}, {1, 1}, {0, 1}} {
+		if got := bench.Percentile(ds, c.p); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.p, got, c.want)
+		}
+	}
+	if bench.Percentile(nil, 50) != 0 {
+		t.Error("empty percentile")
+	}
+}
+
+// TestRowMeets: a row's ratio against its target, both directions; a row
+// without a target or a ratio is not judged. The table marks a missed
+// target (it marked none).
+func TestRowMeets(t *testing.T) {
+	for _, tc := range []struct {
+		target     string
+		ratio      float64
+		met, known bool
+	}{
+		{"≥ 0.7", 0.8, true, true},
+		{"≥ 0.7", 0.5, false, true},
+		{"≥ 0.3×", 0.35, true, true},
+		{"≤ 3×", 3.5, false, true},
+		{"≤ 1.5", 1.2, true, true},
+		{"", 2, false, false},
+		{"≥ 0.5", 0, false, false},
+	} {
+		met, known := bench.Row{Target: tc.target, Ratio: tc.ratio}.Meets()
+		if met != tc.met || known != tc.known {
+			t.Errorf("%q at %v: met %v known %v, want %v %v", tc.target, tc.ratio, met, known, tc.met, tc.known)
+		}
+	}
+	var b strings.Builder
+	rep := &bench.Report{Runs: 1, Rows: []bench.Row{{Section: "executor", Measured: "calls/s", Ratio: 0.2, Target: "≥ 0.3×"}, {Section: "replay", Measured: "events/s", Ratio: 1, Target: "≥ 0.7"}}}
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "≥ 0.3× MISSED") || strings.Contains(out, "≥ 0.7 MISSED") || !strings.Contains(out, "targets missed (1): executor / calls/s") {
+		t.Errorf("table:\n%s", out)
+	}
+}

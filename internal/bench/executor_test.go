@@ -1,0 +1,80 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/internal/bench"
+	"github.com/toolstream/toolstream/internal/bus"
+)
+
+// BenchmarkExecutorRatio is the executor row of `toolstream bench` alone,
+// measured b.N times in one process: each iteration runs the no-op
+// projection and the executor on 10,000 call events, each on a fresh
+// embedded server, in alternating order, and the benchmark reports the
+// medians of their ratios. Besides the rate ratio (executor calls/s ÷
+// no-op projection events/s, wall clock) it reports the ratio of the
+// process CPU time each spent per event (no-op ÷ executor), which moves
+// less when other work shares the machine. Run it with -benchtime=Nx for
+// N pairs: go test ./bench -run '^$' -bench ExecutorRatio -benchtime 9x
+func BenchmarkExecutorRatio(b *testing.B) {
+	if testing.Short() {
+		b.Skip("benchmark")
+	}
+	const n = 10_000
+	ctx := context.Background()
+	dir := b.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	cpu := bench.ProcessCPU
+	measure := func(name string, fn func(b *bus.Bus, dir string) (time.Duration, error)) (wall, used time.Duration) {
+		d := filepath.Join(dir, name)
+		bs, err := bus.Open(ctx, bus.Config{DataDir: d, Listen: "127.0.0.1:-1", Logger: log, Name: name})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer bs.Close()
+		c0 := cpu()
+		wall, err = fn(bs, filepath.Join(d, "views"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return wall, cpu() - c0
+	}
+	var rates, cpus, execRates, execCPU []float64
+	b.ResetTimer()
+	for i := range b.N {
+		var nw, nc, ew, ec time.Duration
+		noop := func() {
+			nw, nc = measure(fmt.Sprint("noop", i), func(bs *bus.Bus, d string) (time.Duration, error) { return bench.NoopCalls(ctx, bs, d, n) })
+		}
+		exec := func() {
+			ew, ec = measure(fmt.Sprint("exec", i), func(bs *bus.Bus, _ string) (time.Duration, error) { return bench.ExecutorCalls(ctx, bs, n) })
+		}
+		if i%2 == 0 {
+			noop()
+			exec()
+		} else {
+			exec()
+			noop()
+		}
+		rates = append(rates, nw.Seconds()/ew.Seconds())
+		cpus = append(cpus, float64(nc)/float64(ec))
+		execRates = append(execRates, n/ew.Seconds())
+		execCPU = append(execCPU, float64(ec.Microseconds())/n)
+	}
+	b.StopTimer()
+	median := func(x []float64) float64 {
+		s := slices.Clone(x)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(median(rates), "ratio")
+	b.ReportMetric(median(cpus), "cpu-ratio")
+	b.ReportMetric(median(execRates), "calls/s")
+	b.ReportMetric(median(execCPU), "cpu-µs/call")
+}

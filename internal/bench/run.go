@@ -1,0 +1,531 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/internal/bus"
+)
+
+// Sizes are how much work each measurement does.
+type Sizes struct {
+	BackboneEvents int // events through the no-op projection and the raw consumer
+	AssemblerCalls int // calls of the assembler's throughput run (also what replay rebuilds)
+	DeltasPerCall  int // argument deltas per call
+	LatencySamples int // completion latency samples
+	ExecutorCalls  int // no-op calls through the executor
+	VerifierRounds int // checks of the verifier's answer
+	MemoryRecords  int // records of the recalled user
+	MemorySamples  int // recall latency samples
+}
+
+// DefaultSizes are the full run's sizes (the numbers of the issue: 100k
+// events, 100k memory records…).
+func DefaultSizes() Sizes {
+	return Sizes{BackboneEvents: 100_000, AssemblerCalls: 2000, DeltasPerCall: 40, LatencySamples: 300,
+		ExecutorCalls: 10_000, VerifierRounds: 100, MemoryRecords: 100_000, MemorySamples: 500}
+}
+
+// QuickSizes finish in well under twenty seconds on a laptop.
+func QuickSizes() Sizes {
+	return Sizes{BackboneEvents: 100_000, AssemblerCalls: 1000, DeltasPerCall: 40, LatencySamples: 200,
+		ExecutorCalls: 5000, VerifierRounds: 50, MemoryRecords: 30_000, MemorySamples: 300}
+}
+
+// Scale multiplies every size by f (at least 1 each): tests run tiny
+// suites with it.
+func (s Sizes) Scale(f float64) Sizes {
+	m := func(n int) int { return max(1, int(math.Round(float64(n)*f))) }
+	return Sizes{m(s.BackboneEvents), m(s.AssemblerCalls), m(s.DeltasPerCall), m(s.LatencySamples),
+		m(s.ExecutorCalls), m(s.VerifierRounds), m(s.MemoryRecords), m(s.MemorySamples)}
+}
+
+// Config configures Run.
+type Config struct {
+	Sizes Sizes
+	// Runs is how many times the suite runs; each row reports the run with
+	// the median ratio. Default 1.
+	Runs int
+	// Dir is the scratch directory (servers, views); default a temporary
+	// one, removed after.
+	Dir string
+	// Progress receives one line per measurement as it starts; nil: none.
+	Progress io.Writer
+	// Logger for the embedded servers; nil discards.
+	Logger *slog.Logger
+	// Only, when set, runs only the measurements whose progress name holds
+	// one of its words ("executor", "sealing"): a row being worked on is
+	// measured many times without the rest of the suite.
+	Only []string
+}
+
+// wanted reports whether the measurement named what runs under cfg.Only.
+func (cfg Config) wanted(what string) bool {
+	if len(cfg.Only) == 0 {
+		return true
+	}
+	for _, w := range cfg.Only {
+		if strings.Contains(what, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Row is one line of the table: a measured value, the raw-JetStream (or
+// simplest) baseline of the same work in the same run, and their ratio.
+type Row struct {
+	Section   string  `json:"section"`
+	Measured  string  `json:"measured"`
+	Value     float64 `json:"value"`
+	Baseline  string  `json:"baseline"`
+	BaseValue float64 `json:"baseline_value"`
+	Unit      string  `json:"unit"`
+	Ratio     float64 `json:"ratio"`  // Value / BaseValue
+	Better    string  `json:"better"` // which way the ratio should go: "higher" or "lower"
+	Target    string  `json:"target,omitempty"`
+	Missed    bool    `json:"missed,omitempty"` // the ratio does not meet Target (Row.Meets)
+	Note      string  `json:"note,omitempty"`
+}
+
+// Meets reports whether the row's ratio meets its target ("≥ 0.7",
+// "≤ 3×"), and known false for a row without a target or a ratio.
+func (r Row) Meets() (met, known bool) {
+	t := strings.TrimSuffix(strings.TrimSpace(r.Target), "×")
+	var bound float64
+	var cmp string
+	switch {
+	case strings.HasPrefix(t, "≥"):
+		cmp, t = "≥", strings.TrimPrefix(t, "≥")
+	case strings.HasPrefix(t, "≤"):
+		cmp, t = "≤", strings.TrimPrefix(t, "≤")
+	default:
+		return false, false
+	}
+	if _, err := fmt.Sscan(strings.TrimSpace(t), &bound); err != nil || r.Ratio == 0 || math.IsNaN(r.Ratio) || math.IsInf(r.Ratio, 0) {
+		return false, false
+	}
+	if cmp == "≥" {
+		return r.Ratio >= bound, true
+	}
+	return r.Ratio <= bound, true
+}
+
+// Report is the result of Run.
+type Report struct {
+	Machine Machine       `json:"machine"`
+	Sizes   Sizes         `json:"sizes"`
+	Runs    int           `json:"runs"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Rows    []Row         `json:"rows"`
+}
+
+// RowNames are the sections and measurements every report has, in order.
+var RowNames = [][2]string{
+	{"whole path", "one-shot assemble"},
+	{"whole path", "live, every component"},
+	{"read amplification", "ingest"},
+	{"read amplification", "assembler"},
+	{"read amplification", "responses"},
+	{"read amplification", "verifier"},
+	{"read amplification", "memory"},
+	{"backbone", "no-op projection"},
+	{"assembler", "argument deltas"},
+	{"assembler", "completion latency p50"},
+	{"executor", "no-op tool calls"},
+	{"verifier", "claims"},
+	{"verifier", "cost per answer"},
+	{"erasure", "assembler path, sealed"},
+	{"erasure", "assembler path, sealed, one event per chunk"},
+	{"erasure", "memory path, sealed"},
+	{"memory", "recall p50"},
+	{"memory", "recall p99"},
+	{"fairness", "another tenant's completion p50 during a flood"},
+	{"replay", "rebuild assembler view"},
+}
+
+// Run runs the suite cfg.Runs times and reports, for each row, the run
+// with the median ratio. Each measurement gets a fresh embedded server; the
+// memory fixture is built once and measured in every run.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	start := time.Now()
+	if cfg.Runs <= 0 {
+		cfg.Runs = 1
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Dir == "" {
+		tmp, err := os.MkdirTemp("", "toolstream-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		cfg.Dir = tmp
+	}
+	var runs [][]Row
+	sh := &shared{}
+	defer sh.close()
+	for i := range cfg.Runs {
+		rows, err := runOnce(ctx, cfg, i, sh)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, rows)
+	}
+	rows := medianRows(runs)
+	for i := range rows {
+		met, known := rows[i].Meets()
+		rows[i].Missed = known && !met
+	}
+	return &Report{Machine: DescribeMachine(), Sizes: cfg.Sizes, Runs: cfg.Runs, Elapsed: time.Since(start), Rows: rows}, nil
+}
+
+type runner struct {
+	ctx  context.Context
+	cfg  Config
+	dir  string
+	run  int
+	rows []Row
+	// deferred rows go last (replay is measured with the assembler's events)
+	deferred []Row
+}
+
+func (r *runner) progress(what string) {
+	if r.cfg.Progress != nil {
+		fmt.Fprintf(r.cfg.Progress, "bench: run %d/%d: %s\n", r.run+1, r.cfg.Runs, what)
+	}
+}
+
+// withBus runs fn on a fresh embedded server in its own directory.
+func (r *runner) withBus(name string, fn func(b *bus.Bus, dir string) error) error {
+	dir := filepath.Join(r.dir, name)
+	b, err := bus.Open(r.ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Logger: r.cfg.Logger, Name: "bench-" + name})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := fn(b, filepath.Join(dir, "views")); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func (r *runner) add(row Row) { r.rows = append(r.rows, withRatio(row)) }
+
+func withRatio(row Row) Row {
+	if row.BaseValue != 0 {
+		row.Ratio = row.Value / row.BaseValue
+	}
+	return row
+}
+
+func rate(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// Percentile returns the p-th percentile (nearest rank) of ds.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(float64(len(s))*p/100)) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// shared is what the runs of one Run share: the memory fixture, whose
+// building is not what is measured.
+type shared struct {
+	memory *MemoryFixture
+}
+
+func (sh *shared) close() {
+	if sh.memory != nil {
+		sh.memory.Close()
+	}
+}
+
+func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error) {
+	r := &runner{ctx: ctx, cfg: cfg, dir: filepath.Join(cfg.Dir, fmt.Sprint("run", run+1)), run: run}
+	s := cfg.Sizes
+	steps := []struct {
+		what string
+		fn   func() error
+	}{
+		{"whole path", r.wholePath},
+		{"backbone", func() error {
+			return r.withBus("backbone", func(b *bus.Bus, dir string) error {
+				res, err := Backbone(ctx, b, dir, s.BackboneEvents)
+				if err != nil {
+					return err
+				}
+				r.add(Row{Section: "backbone", Measured: "no-op projection", Value: rate(res.Events, res.Noop),
+					Baseline: "raw durable pull consumer, AckAll per batch", BaseValue: rate(res.Events, res.Raw),
+					Unit: "events/s", Better: "higher", Target: "≥ 0.7", Note: fmt.Sprintf("%d events", res.Events)})
+				return nil
+			})
+		}},
+		{"assembler throughput and replay", func() error {
+			return r.withBus("assembler", func(b *bus.Bus, dir string) error {
+				res, err := AssemblerThroughput(ctx, b, dir, s.AssemblerCalls, s.DeltasPerCall, 1)
+				if err != nil {
+					return err
+				}
+				r.add(Row{Section: "assembler", Measured: "argument deltas", Value: rate(res.Deltas, res.Assembler),
+					Baseline: "no-op projection, same events", BaseValue: rate(res.Deltas, res.Noop),
+					Unit: "deltas/s", Better: "higher", Target: "≥ 0.8", Note: fmt.Sprintf("%d calls × %d deltas, one call at a time", s.AssemblerCalls, s.DeltasPerCall+2)})
+				r.progress("replay")
+				rp, err := Replay(ctx, b, filepath.Join(dir, "replay"), assembler.New(assembler.Config{}), res.Last)
+				if err != nil {
+					return err
+				}
+				replayRow := Row{Section: "replay", Measured: "rebuild assembler view", Value: rate(rp.Events, rp.Replay),
+					Baseline: "raw ordered consumer, same events", BaseValue: rate(rp.Events, rp.Raw),
+					Unit: "events/s", Better: "higher", Note: fmt.Sprintf("%d events", rp.Events)}
+				r.deferred = append(r.deferred, withRatio(replayRow))
+				return nil
+			})
+		}},
+		{"completion latency", func() error {
+			return r.withBus("latency", func(b *bus.Bus, dir string) error {
+				lat, err := CompletionLatency(ctx, b, dir, s.LatencySamples)
+				if err != nil {
+					return err
+				}
+				r.add(Row{Section: "assembler", Measured: "completion latency p50", Value: micros(Percentile(lat.Measured, 50)),
+					Baseline: "raw publish → pull consume round trip p50", BaseValue: micros(Percentile(lat.Raw, 50)),
+					Unit: "µs", Better: "lower", Target: "≤ 3×", Note: fmt.Sprintf("%d samples; p99 %.0f µs", len(lat.Measured), micros(Percentile(lat.Measured, 99)))})
+				return nil
+			})
+		}},
+		{"executor", func() error {
+			var base time.Duration
+			err := r.withBus("executor-baseline", func(b *bus.Bus, dir string) error {
+				var err error
+				base, err = NoopCalls(ctx, b, dir, s.ExecutorCalls)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return r.withBus("executor", func(b *bus.Bus, dir string) error {
+				d, err := ExecutorCalls(ctx, b, s.ExecutorCalls)
+				if err != nil {
+					return err
+				}
+				r.add(Row{Section: "executor", Measured: "no-op tool calls", Value: rate(s.ExecutorCalls, d),
+					Baseline: "no-op projection, same call events", BaseValue: rate(s.ExecutorCalls, base),
+					Unit: "calls/s", Better: "higher", Target: "≥ 0.3×", Note: "CallCompleted published → CallSucceeded stored, 1 in-process executor"})
+				return nil
+			})
+		}},
+		{"verifier", func() error {
+			res, err := Verifier(s.VerifierRounds)
+			if err != nil {
+				return err
+			}
+			r.add(Row{Section: "verifier", Measured: "claims", Value: rate(res.Claims, res.Check),
+				Baseline: "claims/s if a check cost one JSON decode of the evidence", BaseValue: rate(res.Claims, res.Decode),
+				Unit: "claims/s", Better: "higher", Note: fmt.Sprintf("%d claims/answer", res.Claims)})
+			r.add(Row{Section: "verifier", Measured: "cost per answer", Value: micros(res.Check),
+				Baseline: "one JSON decode of its evidence", BaseValue: micros(res.Decode),
+				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d KiB evidence, %d claims", res.EvidenceBytes>>10, res.Claims)})
+			return nil
+		}},
+		{"sealing (erasure's cost)", func() error {
+			dir := filepath.Join(r.dir, "seal")
+			open := func(name string) (*bus.Bus, func(), error) {
+				b, err := bus.Open(r.ctx, bus.Config{DataDir: filepath.Join(dir, name), Listen: "127.0.0.1:-1", Logger: r.cfg.Logger, Name: "bench-seal-" + name})
+				if err != nil {
+					return nil, nil, err
+				}
+				return b, func() { _ = b.Close() }, nil
+			}
+			a, err := SealedAssembler(ctx, open, filepath.Join(dir, "asm"), sealPairsPerRun, s.AssemblerCalls, s.DeltasPerCall, true)
+			if err != nil {
+				return fmt.Errorf("sealing: %w", err)
+			}
+			r.add(sealRow("assembler path, sealed", "the same events in the clear", a,
+				"deltas merged as the edge publishes them; model events opened, calls and outcomes sealed under the user's key"))
+			a, err = SealedAssembler(ctx, open, filepath.Join(dir, "asm-chunks"), sealPairsPerRun, s.AssemblerCalls, s.DeltasPerCall, false)
+			if err != nil {
+				return fmt.Errorf("sealing: %w", err)
+			}
+			r.add(sealRow("assembler path, sealed, one event per chunk", "the same events in the clear", a,
+				"one model event per provider chunk, as ingest normalises a third party's raw stream"))
+			m, err := SealedMemory(ctx, open, filepath.Join(dir, "mem"), sealPairsPerRun, max(1000, s.MemoryRecords/10))
+			if err != nil {
+				return fmt.Errorf("sealing: %w", err)
+			}
+			r.add(sealRow("memory path, sealed", "the same observations in the clear", m,
+				"each record under a key of its own"))
+			return nil
+		}},
+		{"memory", func() error {
+			if sh.memory == nil {
+				f, err := NewMemoryFixture(ctx, filepath.Join(cfg.Dir, "memory"), s.MemoryRecords)
+				if err != nil {
+					return err
+				}
+				sh.memory = f
+			}
+			res, err := sh.memory.Measure(ctx, s.MemorySamples)
+			if err != nil {
+				return err
+			}
+			note := fmt.Sprintf("%d records, built once in %s", res.Records, res.Build.Round(time.Millisecond))
+			r.add(Row{Section: "memory", Measured: "recall p50", Value: micros(Percentile(res.Recall, 50)),
+				Baseline: "full scan p50 (read + decode every record)", BaseValue: micros(Percentile(res.Scan, 50)),
+				Unit: "µs", Better: "lower", Note: note})
+			r.add(Row{Section: "memory", Measured: "recall p99", Value: micros(Percentile(res.Recall, 99)),
+				Baseline: "full scan p99", BaseValue: micros(Percentile(res.Scan, 99)),
+				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d recall, %d scan samples", len(res.Recall), len(res.Scan))})
+			return nil
+		}},
+		{"fairness", r.fairness},
+	}
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !cfg.wanted(st.what) {
+			continue
+		}
+		r.progress(st.what)
+		if err := st.fn(); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+	}
+	r.rows = append(r.rows, r.deferred...)
+	return r.rows, nil
+}
+
+// medianRows reports, for each row, the run whose ratio is the median of
+// the runs (the lower middle one for an even count), so that a row's value,
+// baseline and ratio come from one run and agree.
+func medianRows(runs [][]Row) []Row {
+	if len(runs) == 0 {
+		return nil
+	}
+	out := slices.Clone(runs[0])
+	for i := range out {
+		rows := make([]Row, 0, len(runs))
+		for _, run := range runs {
+			rows = append(rows, run[i])
+		}
+		slices.SortStableFunc(rows, func(a, b Row) int { return cmpFloat(a.Ratio, b.Ratio) })
+		out[i] = rows[(len(rows)-1)/2]
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// WriteJSON writes the report as one JSON document.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// WriteTable writes the report as a text table (Markdown-compatible).
+func (rep *Report) WriteTable(w io.Writer) error {
+	runs := "1 run"
+	if rep.Runs > 1 {
+		runs = fmt.Sprintf("median of %d runs (each row: the run with the median ratio)", rep.Runs)
+	}
+	fmt.Fprintf(w, "toolstream bench: %s; %s in %s\n\n", rep.Machine, runs, rep.Elapsed.Round(time.Second))
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
+	fmt.Fprintln(tw, "| section\t measured\t value\t baseline (same run)\t baseline value\t ratio\t better\t target\t")
+	fmt.Fprintln(tw, "|---\t---\t---:\t---\t---:\t---:\t---\t---\t")
+	var missed []string
+	for _, r := range rep.Rows {
+		target := r.Target
+		if target == "" {
+			target = "—"
+		}
+		if met, known := r.Meets(); known && !met {
+			target += " MISSED"
+			missed = append(missed, r.Section+" / "+r.Measured)
+		}
+		fmt.Fprintf(tw, "| %s\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t\n", r.Section, r.Measured, quantity(r.Value, r.Unit),
+			r.Baseline, quantity(r.BaseValue, r.Unit), ratio(r.Ratio), r.Better, target)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "targets missed (%d): %s\n\n", len(missed), strings.Join(missed, "; "))
+	}
+	for _, r := range rep.Rows {
+		if r.Note != "" {
+			fmt.Fprintf(w, "  %s / %s: %s\n", r.Section, r.Measured, r.Note)
+		}
+	}
+	return nil
+}
+
+func ratio(q float64) string {
+	if q == 0 || math.IsNaN(q) || math.IsInf(q, 0) {
+		return "—"
+	}
+	switch {
+	case q >= 10:
+		return fmt.Sprintf("%.0f×", q)
+	case q < 0.1:
+		return fmt.Sprintf("%.3f×", q)
+	}
+	return fmt.Sprintf("%.2f×", q)
+}
+
+// quantity prints v with its unit, with thousands separators.
+func quantity(v float64, unit string) string {
+	var s string
+	switch {
+	case v >= 100:
+		s = group(fmt.Sprintf("%.0f", v))
+	case v >= 10:
+		s = fmt.Sprintf("%.1f", v)
+	default:
+		s = fmt.Sprintf("%.2f", v)
+	}
+	return s + " " + unit
+}
+
+func group(digits string) string {
+	var b strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,85 @@
+// Package bustest starts a real embedded nats-server with JetStream for
+// tests: file storage in a temporary directory, a free loopback port, so
+// child processes can connect too.
+package bustest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/keys"
+)
+
+// Start opens a Bus on an embedded server and closes it when t ends.
+func Start(t testing.TB) *bus.Bus {
+	t.Helper()
+	return StartIn(t, t.TempDir())
+}
+
+// StartIn is Start with a chosen data directory.
+func StartIn(t testing.TB, dir string) *bus.Bus {
+	t.Helper()
+	b, err := bus.Open(context.Background(), bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test"})
+	if err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	// As serve does: personal data is sealed under the data keys, and the
+	// keys service (under the keys role) answers the other identities.
+	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true}); err != nil {
+		b.Close()
+		t.Fatalf("bustest: %v", err)
+	}
+	stop, err := StartKeys(b)
+	if err != nil {
+		b.Close()
+		t.Fatalf("bustest: %v", err)
+	}
+	t.Cleanup(func() { stop(); b.Close() })
+	return b
+}
+
+// StartKeys serves the keys service on b's embedded server under the keys
+// role's identity (as serve does, stack.StartKeys) and returns what stops
+// it. The bucket must exist (b.Keys made it).
+func StartKeys(b *bus.Bus) (stop func(), err error) {
+	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleKeyring})
+	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("bustest-keys"))...)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := keys.StartService(context.Background(), nc, keys.Config{})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return func() { svc.Stop(); nc.Close() }, nil
+}
+
+// Creds writes a .creds file of a new user id of b's embedded server and
+// returns its path, for child processes (auth.CredsOptions reads it).
+func Creds(t testing.TB, b *bus.Bus, id auth.Identity) string {
+	t.Helper()
+	u, err := b.Auth().Issue(id, 0)
+	if err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	data, err := u.Creds()
+	if err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), id.String()+".creds")
+	if err := auth.WritePrivate(path, data); err != nil {
+		t.Fatalf("bustest: %v", err)
+	}
+	return path
+}
+
+// Admin is the identity of every bus Start opens.
+var Admin = auth.Identity{Role: auth.RoleAdmin}

@@ -1,0 +1,125 @@
+// Package erasure carries out an erasure across everything Toolstream
+// stores (DESIGN.md invariant 8; docs/design.md, "Erasure"): it destroys
+// the data keys that sealed a user's (or one memory record's) data in the
+// log (package keys), deletes with JetStream's erasing delete the user's raw
+// provider events still kept in TS_IN (the one store that holds them in
+// plaintext, for a bounded time), and writes an events.Erased tombstone
+// into every stream, from which each projection rebuilds its view without
+// what was erased (package projector).
+//
+// The order matters: keys first, so no view rebuilt after a tombstone can
+// open what it erases; raw events next; tombstones last. An erasure is
+// idempotent: run again, it destroys nothing more and its tombstones are
+// dropped by the streams' duplicate windows (same ids).
+//
+// Raw events are the user's when their Ts-User header names the user; a
+// raw event published without it cannot be told apart and is erased only
+// when TS_IN's retention removes it (docs/operations.md, Erasure, says so).
+package erasure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/logread"
+)
+
+// HeaderUser is the raw event header that names its end user (the
+// producers' Ts-User).
+const HeaderUser = "Ts-User"
+
+// Result says what an erasure did.
+type Result struct {
+	Keys       int               `json:"keys_destroyed"`
+	Raw        int               `json:"raw_events_erased"`
+	Tombstones map[string]uint64 `json:"tombstones"` // by stream: the tombstone's sequence
+}
+
+// User erases a user of a tenant: every key of the user (the user's and
+// each memory record's), the user's raw events in TS_IN, and every view.
+func User(ctx context.Context, b *bus.Bus, ks *keys.Store, tenant, user string) (Result, error) {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return Result{}, fmt.Errorf("erasure: %w: %q", events.ErrInvalidTenant, tenant)
+	}
+	var res Result
+	var err error
+	if res.Keys, err = ks.Erase(ctx, tenant, user); err != nil {
+		return res, fmt.Errorf("erasure: keys: %w", err)
+	}
+	if res.Raw, err = eraseRaw(ctx, b, tenant, user); err != nil {
+		return res, fmt.Errorf("erasure: raw events: %w", err)
+	}
+	res.Tombstones, err = tombstones(ctx, b, &events.Erased{Tenant: tenant, User: user}, events.Streams)
+	return res, err
+}
+
+// Record erases one memory record of a user: its key, and the memory view
+// (records live in TS_MEM only).
+func Record(ctx context.Context, b *bus.Bus, ks *keys.Store, tenant, user, record string) (Result, error) {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return Result{}, fmt.Errorf("erasure: %w: %q", events.ErrInvalidTenant, tenant)
+	}
+	var res Result
+	var err error
+	if res.Keys, err = ks.EraseRecord(ctx, tenant, user, record); err != nil {
+		return res, fmt.Errorf("erasure: keys: %w", err)
+	}
+	res.Tombstones, err = tombstones(ctx, b, &events.Erased{Tenant: tenant, User: user, Record: record}, []string{events.StreamMemory})
+	return res, err
+}
+
+// eraseRaw deletes, overwriting them, the raw events of tenant whose
+// Ts-User header is user.
+func eraseRaw(ctx context.Context, b *bus.Bus, tenant, user string) (int, error) {
+	filter, err := events.TenantFilter("in", tenant)
+	if err != nil {
+		return 0, err
+	}
+	var seqs []uint64
+	err = b.Read(ctx, logread.Config{Stream: events.StreamIn, Filter: filter}, func(batch []*logread.Msg) error {
+		for _, m := range batch {
+			if m.Header.Get(HeaderUser) == user {
+				seqs = append(seqs, m.Seq)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	st := b.Stream(events.StreamIn)
+	if st == nil { // a Bus made of a connection alone (package client) looks the stream up
+		if st, err = b.JS.Stream(ctx, events.StreamIn); err != nil {
+			return 0, fmt.Errorf("stream %s: %w", events.StreamIn, err)
+		}
+	}
+	n := 0
+	for _, seq := range seqs {
+		if err := st.SecureDeleteMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// tombstones writes the erasure's tombstone into each stream.
+func tombstones(ctx context.Context, b *bus.Bus, er *events.Erased, streams []string) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	at := time.Now().UnixNano()
+	for _, s := range streams {
+		ack, err := b.Publish(ctx, events.EraseSubjects[s], &events.Event{ID: events.ErasedID(er.Tenant, er.User, er.Record, at),
+			Tenant: events.SystemTenant, At: at, Body: er})
+		if err != nil {
+			return out, fmt.Errorf("erasure: tombstone in %s: %w", s, err)
+		}
+		out[s] = ack.Sequence
+	}
+	return out, nil
+}

@@ -1,0 +1,222 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/logread"
+)
+
+// Config configures a Gateway.
+type Config struct {
+	// File is the upstreams, the clients' keys and the heartbeat interval.
+	File File
+	// JS is the log; Keys seals what the gateway writes to it. Both are
+	// required.
+	JS   jetstream.JetStream
+	Keys events.Keyring
+	// Client sends the upstream requests; default a client with no overall
+	// timeout (a stream lasts as long as the model writes).
+	Client *http.Client
+	// Runner serves requests carrying "Toolstream-Mode: run"; without one
+	// they get a 501 in the provider's shape.
+	Runner Runner
+	// BodyMax bounds a client's request body; default 32 MiB.
+	BodyMax int64
+	// Logger; nil discards.
+	Logger *slog.Logger
+	// Now gives the events their time; default time.Now.
+	Now func() time.Time
+	// MsgIDKey tags the message ids of the model events the gateway
+	// publishes (client.WithMsgIDKey): the bus's (bus.Bus.MsgIDKey). Nil:
+	// a random key.
+	MsgIDKey []byte
+}
+
+// Runner serves run mode (issue 17 item 3): ServeRun is called for a
+// request carrying "Toolstream-Mode: run" once it is authenticated and
+// its body read; it writes the whole response.
+type Runner interface {
+	ServeRun(w http.ResponseWriter, r *http.Request, req *Request)
+}
+
+// Request is an authenticated request to one of the gateway's APIs.
+type Request struct {
+	API API
+	// Env is the envelope every event of the request carries: the key's
+	// tenant, the user (the key's or Toolstream-User), Toolstream-Session,
+	// -Run and -Step.
+	Env Envelope
+	// Body is the client's request body, unchanged.
+	Body []byte
+	// Stream reports whether the client asked for a stream ("stream": true).
+	Stream bool
+	// Model is the body's model, Upstream the upstream it routes to.
+	Model    string
+	Upstream string
+	// RunName is the run the client named (Toolstream-Run), "" for none;
+	// Env.Run is the run it is in the log (RunID: scoped by the user).
+	RunName string
+
+	slot *slot // the request's place in the gateway's limits
+}
+
+// Detach returns the release of the request's place in the gateway's
+// limits for work that outlives ServeRun (a drive whose client went
+// away): the place is held until both ServeRun returned and release was
+// called. release may be called more than once.
+func (r *Request) Detach() (release func()) { return r.slot.detach() }
+
+// Envelope is the identity every event of a request carries.
+type Envelope struct {
+	Tenant, User, Session, Run, Step string
+}
+
+// Gateway serves the provider APIs over HTTP (ServeHTTP) and streams
+// upstream (Stream). Safe for concurrent use.
+type Gateway struct {
+	cfg      Config
+	log      *slog.Logger
+	producer *client.Client // publishes the model events, as any Go producer does
+	keys     map[string]Key // by SHA-256 hex
+	mux      *http.ServeMux
+	detached sync.WaitGroup // upstream reads that outlive their client
+	limits   *limiter       // requests under way, per key and in all
+
+	mu   sync.Mutex          // guards live
+	live map[string]Envelope // streams being relayed, by subject, until all is in the log
+}
+
+// setLive records that the stream on subj is being relayed for env.
+func (g *Gateway) setLive(subj string, env Envelope) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.live[subj] = env
+}
+
+// claimStream names a stream of env's user by the provider's response id
+// when that id is new: not relayed now for the user (the subject is then
+// recorded as live) nor in the log. An upstream that gives two answers one
+// id would otherwise put two streams on one subject, the second's frames
+// dropped as duplicates of the first's (their ids are the same); the
+// second keeps the gateway's own id instead. A log that cannot be asked
+// does not stop the stream: the id is taken. It returns the subject.
+func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
+	subj, err := events.GatewaySubject(env.Tenant, string(api), scopedID(env.User, id))
+	if err != nil {
+		return "", false
+	}
+	g.mu.Lock()
+	if _, ok := g.live[subj]; ok {
+		g.mu.Unlock()
+		return "", false
+	}
+	g.live[subj] = env
+	g.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := logread.Last(lctx, g.cfg.JS.Conn(), events.StreamGateway, subj); err == nil {
+		g.dropLive(subj)
+		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
+		return "", false
+	}
+	return subj, true
+}
+
+// dropLive forgets a stream once it is all in the log.
+func (g *Gateway) dropLive(subj string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.live, subj)
+}
+
+// liveEnv returns the envelope of a stream being relayed on subj.
+func (g *Gateway) liveEnv(subj string) (Envelope, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	env, ok := g.live[subj]
+	return env, ok
+}
+
+// New returns a gateway; ErrConfig for a configuration it cannot use.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.JS == nil || cfg.Keys == nil {
+		return nil, fmt.Errorf("%w: JS and Keys are required", ErrConfig)
+	}
+	if err := cfg.File.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{}
+	}
+	if cfg.BodyMax <= 0 {
+		cfg.BodyMax = 32 << 20
+	}
+	if cfg.File.Limits.KeyRequestsMax <= 0 {
+		cfg.File.Limits.KeyRequestsMax = DefaultKeyRequestsMax
+	}
+	if cfg.File.Limits.RequestsMax <= 0 {
+		cfg.File.Limits.RequestsMax = DefaultRequestsMax
+	}
+	if cfg.File.Limits.BodyReadTimeout <= 0 {
+		cfg.File.Limits.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if cfg.File.Heartbeat <= 0 {
+		cfg.File.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	popts := []client.Option{client.WithConn(cfg.JS.Conn()), client.WithKeys(cfg.Keys), client.WithClock(cfg.Now), client.WithLogger(log)}
+	if cfg.MsgIDKey != nil {
+		popts = append(popts, client.WithMsgIDKey(cfg.MsgIDKey))
+	}
+	p, err := client.Connect(context.Background(), popts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}, live: map[string]Envelope{},
+		limits: newLimiter(cfg.File.Limits.KeyRequestsMax, cfg.File.Limits.RequestsMax)}
+	for _, k := range cfg.File.Keys {
+		g.keys[k.SHA256] = k
+	}
+	g.mux = g.routes()
+	return g, nil
+}
+
+// Wait waits until every upstream read whose client went away has ended
+// and been logged, or ctx ends.
+func (g *Gateway) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { g.detached.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newStreamID names a request's stream until the provider names its
+// response.
+func newStreamID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "gw_" + hex.EncodeToString(b[:])
+}

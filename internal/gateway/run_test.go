@@ -1,0 +1,612 @@
+package gateway_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/agent"
+	"github.com/toolstream/toolstream/internal/agent/agenttest"
+	"github.com/toolstream/toolstream/internal/fakeup"
+	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/jstest"
+	"github.com/toolstream/toolstream/internal/runs"
+)
+
+const (
+	runKey      = "sk-run-test"
+	runKeyAlice = "sk-run-alice" // bound to user alice
+	runKeyBob   = "sk-run-bob"   // bound to user bob
+)
+
+// runGateway is a gateway serving run mode on the real pipeline, its
+// upstream a fake serving recorded streams by flow (runScript).
+type runGateway struct {
+	p    *agenttest.Pipeline
+	d    *agent.Driver
+	up   *fakeup.Server
+	srv  *httptest.Server
+	hold map[string]chan struct{} // by question: the first answer pauses mid-stream until closed
+	// headersHold, by question: the first answer's status and headers wait
+	// until it is closed.
+	headersHold map[string]chan struct{}
+}
+
+func startRunGateway(t *testing.T) *runGateway {
+	t.Helper()
+	rg := &runGateway{p: agenttest.Start(t), hold: map[string]chan struct{}{}, headersHold: map[string]chan struct{}{}}
+	rg.up = fakeup.Start(t, rg.script)
+	rs := &gateway.RunServer{Heartbeat: 50 * time.Millisecond}
+	g, err := gateway.New(gateway.Config{JS: rg.p.B.JS, Keys: rg.p.B.Keys, Runner: rs, File: gateway.File{
+		Upstreams: []gateway.Upstream{
+			{Name: "openai", Kind: gateway.KindOpenAI, BaseURL: rg.up.URL + "/v1", APIKey: "up-openai"},
+			{Name: "claude", Kind: gateway.KindAnthropic, BaseURL: rg.up.URL + "/v1", APIKey: "up-anthropic"},
+		},
+		Keys: []gateway.Key{{SHA256: gateway.HashKey(runKey), Tenant: agenttest.Tenant},
+			{SHA256: gateway.HashKey(runKeyAlice), Tenant: agenttest.Tenant, User: "alice"},
+			{SHA256: gateway.HashKey(runKeyBob), Tenant: agenttest.Tenant, User: "bob"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Driver = rg.p.Driver(t, "gw-test", gateway.Model(g))
+	rg.d = rs.Driver
+	rg.srv = httptest.NewServer(g)
+	t.Cleanup(func() {
+		rg.srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		rs.Wait(ctx)
+		g.Wait(ctx)
+	})
+	return rg
+}
+
+// flow is a conversation the fake upstream plays: the calls, each with the
+// call id its result must come back under, then the answer.
+type flow struct {
+	calls  []string // recordings
+	ids    []string // their call ids
+	answer string
+}
+
+var flows = map[string]map[string]flow{ // by API path, then by the question's first word
+	"/v1/chat/completions": {
+		"weather": {[]string{"chat-weather-call.jsonl"}, []string{"call_w1"}, "chat-weather-answer.jsonl"},
+		"refund":  {[]string{"chat-refund-call.jsonl"}, []string{"call_r1"}, "chat-refund-answer.jsonl"},
+		"slow":    {[]string{"chat-slow-call.jsonl"}, []string{"call_s1"}, "chat-weather-answer.jsonl"},
+	},
+	"/v1/messages": {
+		"weather": {[]string{"anthropic-weather.jsonl"}, []string{"toolu_019Zvehfe1XQWweT1pm7okyt"}, "anthropic-text-only.jsonl"},
+	},
+	"/v1/responses": {
+		"weather": {[]string{"openai-responses-azure-weather.jsonl"}, []string{"call_H5DxLSFnsGhiROnUiDHmgyc8"}, "openai-responses-text-only.jsonl"},
+	},
+}
+
+// answers are the texts of the flows' answers, as the client must see them.
+var answers = map[string]string{
+	"chat-weather-answer.jsonl":        "The weather in San Francisco is 18 degrees.",
+	"chat-refund-answer.jsonl":         "Order A1 was refunded.",
+	"anthropic-text-only.jsonl":        "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
+	"openai-responses-text-only.jsonl": "Hello",
+}
+
+// script answers a request by its flow: round k (the tool results the
+// request carries) gets the k-th call, or the answer once every call's
+// result came back — each under its call's id, else the request fails.
+func (rg *runGateway) script(n int, path string, body []byte) (fakeup.Answer, error) {
+	question, results, err := readRequest(path, body)
+	if err != nil {
+		return fakeup.Answer{}, err
+	}
+	word, _, _ := strings.Cut(question, " ")
+	f, ok := flows[path][word]
+	if !ok {
+		return fakeup.Answer{}, fmt.Errorf("no flow for %q at %s", question, path)
+	}
+	if len(results) > len(f.ids) || !slices.Equal(results, f.ids[:len(results)]) {
+		return fakeup.Answer{}, fmt.Errorf("%s: tool results under %v, want the first %d of %v", word, results, len(results), f.ids)
+	}
+	file := f.answer
+	if len(results) < len(f.calls) {
+		file = f.calls[len(results)]
+	}
+	a := fakeup.Answer{File: filepath.Join("testdata", "run", file)}
+	if len(results) == 0 {
+		a.Hold = rg.hold[question]
+		a.HeadersHold = rg.headersHold[question]
+	}
+	return a, nil
+}
+
+// readRequest reads a round's request: the user's question and the call
+// ids of the tool results it carries, in the API's shape.
+func readRequest(path string, body []byte) (question string, results []string, err error) {
+	var req struct {
+		Stream   bool              `json:"stream"`
+		Messages []json.RawMessage `json:"messages"`
+		Input    []json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "", nil, err
+	}
+	if !req.Stream {
+		return "", nil, fmt.Errorf("a round's request must stream: %s", body)
+	}
+	items := append(req.Messages, req.Input...)
+	for _, raw := range items {
+		var m struct {
+			Role       string          `json:"role"`
+			Type       string          `json:"type"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			CallID     string          `json:"call_id"`
+		}
+		json.Unmarshal(raw, &m)
+		var text string
+		if question == "" && m.Role == "user" && json.Unmarshal(m.Content, &text) == nil {
+			question = text
+		}
+		switch {
+		case m.Role == "tool": // Chat
+			results = append(results, m.ToolCallID)
+		case m.Type == "function_call_output": // Responses
+			results = append(results, m.CallID)
+		case m.Role == "user": // Anthropic: tool_result blocks
+			var blocks []struct {
+				Type      string `json:"type"`
+				ToolUseID string `json:"tool_use_id"`
+			}
+			if json.Unmarshal(m.Content, &blocks) == nil {
+				for _, b := range blocks {
+					if b.Type == "tool_result" {
+						results = append(results, b.ToolUseID)
+					}
+				}
+			}
+		}
+	}
+	return question, results, nil
+}
+
+// sdkResult is what sdk-run.mjs prints.
+type sdkResult struct {
+	Left string           `json:"left"` // chat-leave: how the aborted request ended
+	Text string           `json:"text"`
+	Meta *gateway.RunMeta `json:"meta"`
+	Run  string           `json:"run"`
+	Stop string           `json:"stop"`
+}
+
+func (rg *runGateway) sdk(t *testing.T, client, run, question string, env ...string) sdkResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs(filepath.Join("testdata", "run", "sdk-run.mjs"))
+	out := jstest.Node(ctx, t, append([]string{"GATEWAY_URL=" + rg.srv.URL, "GATEWAY_KEY=" + runKey, "RUN=" + run, "QUESTION=" + question}, env...), script, client)
+	var r sdkResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%s: %v: %s", client, err, out)
+	}
+	return r
+}
+
+// The official SDKs drive a run of two rounds in each API, streamed and
+// not: the model calls weather, the tool runs once, the second request
+// carries its result under the call's id (the fake upstream checks it),
+// and the client gets the model's answer with the run's id and verdicts.
+func TestRunModeWithTheOfficialSDKs(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	cases := []struct{ client, answer string }{
+		{"chat-stream", "chat-weather-answer.jsonl"},
+		{"chat-whole", "chat-weather-answer.jsonl"},
+		{"responses-stream", "openai-responses-text-only.jsonl"},
+		{"responses-whole", "openai-responses-text-only.jsonl"},
+		{"messages-stream", "anthropic-text-only.jsonl"},
+		{"messages-whole", "anthropic-text-only.jsonl"},
+	}
+	for i, c := range cases {
+		run := fmt.Sprintf("sdk-%d-%s", i, c.client)
+		r := rg.sdk(t, c.client, run, "weather in San Francisco?")
+		if r.Text != answers[c.answer] || r.Run != run {
+			t.Errorf("%s: text %q run %q, want %q and %q", c.client, r.Text, r.Run, answers[c.answer], run)
+		}
+		if r.Meta != nil && (r.Meta.Status != agent.StatusAnswered || r.Meta.Run != run || r.Meta.Rounds != 2 || r.Meta.Verdict == nil) {
+			t.Errorf("%s: toolstream field %+v", c.client, r.Meta)
+		}
+		if strings.HasPrefix(c.client, "messages") && r.Stop != "end_turn" {
+			t.Errorf("%s: stop_reason %q", c.client, r.Stop)
+		}
+		if !strings.HasSuffix(c.client, "-stream") || strings.HasPrefix(c.client, "messages") {
+			continue
+		}
+		if r.Meta == nil {
+			t.Errorf("%s: no toolstream field in the stream", c.client)
+		}
+	}
+	if n, want := rg.p.Invoked["weather"].Load(), int32(len(cases)); n != want {
+		t.Errorf("weather ran %d times for %d runs", n, want)
+	}
+	if n, want := len(rg.up.Requests()), 2*len(cases); n != want {
+		t.Errorf("%d requests upstream, want %d", n, want)
+	}
+}
+
+// A call that waits for approval ends the SDK's response with the run's
+// status and the call's key; after the approval the client asks again
+// under the same run and gets the answer; the tool ran once.
+func TestRunModeApprovalWithTheSDK(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	r := rg.sdk(t, "chat-whole", "refund-1", "refund order A1")
+	if r.Meta == nil || r.Meta.Status != agent.StatusWaitingApproval || len(r.Meta.Waiting) != 1 || r.Meta.Waiting[0].Key == "" || r.Text != "" {
+		t.Fatalf("before approval: %+v %+v", r, r.Meta)
+	}
+	if n := rg.p.Invoked["refund"].Load(); n != 0 {
+		t.Fatalf("refund ran %d times before its approval", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := executor.Approve(ctx, rg.p.B.JS, agenttest.Tenant, r.Meta.Waiting[0].Key, "ops@acme", "checked"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the approval to reach the run", func() bool { return rg.runState(t, "refund-1").Status != runs.StatusWaitingApproval })
+	r = rg.sdk(t, "chat-stream", "refund-1", "refund order A1")
+	if r.Text != answers["chat-refund-answer.jsonl"] || r.Meta == nil || r.Meta.Status != agent.StatusAnswered {
+		t.Fatalf("after approval: %+v %+v", r, r.Meta)
+	}
+	if n := rg.p.Invoked["refund"].Load(); n != 1 {
+		t.Errorf("refund ran %d times", n)
+	}
+}
+
+// rawEvent is one SSE event as a raw client reads it.
+type rawEvent struct {
+	id, name, data string
+}
+
+// post sends a run-mode request as a raw EventSource-like client and
+// returns the response (the caller reads or abandons it).
+func (rg *runGateway) post(ctx context.Context, t *testing.T, run, question string, header map[string]string) (*http.Response, error) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": "fake-1", "stream": true, "messages": []any{map[string]string{"role": "user", "content": question}}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rg.srv.URL+"/v1/chat/completions", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+runKey)
+	req.Header.Set(gateway.HeaderMode, "run")
+	req.Header.Set(gateway.HeaderRun, run)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return http.DefaultClient.Do(req)
+}
+
+// readAll reads a stream's events to its end; comments are counted.
+func readAll(t *testing.T, r io.Reader) (evs []rawEvent, comments int) {
+	t.Helper()
+	sc := bufio.NewScanner(r)
+	var cur rawEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.data != "" {
+				evs = append(evs, cur)
+			}
+			cur = rawEvent{}
+		case strings.HasPrefix(line, ":"):
+			comments++
+		case strings.HasPrefix(line, "id: "):
+			cur.id = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			cur.name = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			cur.data += line[6:]
+		}
+	}
+	return evs, comments
+}
+
+// chatText is the text of a Chat stream's chunks and its trailing status.
+func chatText(evs []rawEvent) (text string, meta *gateway.RunMeta) {
+	for _, ev := range evs {
+		if ev.name == gateway.EventRun {
+			meta = &gateway.RunMeta{}
+			json.Unmarshal([]byte(ev.data), meta)
+			continue
+		}
+		var c struct {
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(ev.data), &c) == nil {
+			for _, ch := range c.Choices {
+				text += ch.Delta.Content
+			}
+		}
+	}
+	return text, meta
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (rg *runGateway) runState(t *testing.T, run string) runs.Run {
+	t.Helper()
+	data, _ := json.Marshal(runs.Request{Run: run})
+	m, err := rg.p.B.Conn.Request(runs.ServiceSubject("get", agenttest.Tenant), data, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r runs.Run
+	json.Unmarshal(m.Data, &r)
+	return r
+}
+
+// A client that goes away at any point of a run — while the model's first
+// answer streams (before any call), while a tool runs, while a call waits
+// for approval — does not stop it: reconnecting under the same run gives
+// the answer, every event once (Last-Event-ID resumes after the ones it
+// has), and the tool ran once.
+func TestDisconnectAtAnyPointTheRunFinishesOnce(t *testing.T) {
+	rg := startRunGateway(t)
+	rg.hold["weather in Oslo?"] = make(chan struct{})
+	for _, c := range []struct {
+		name, run, question, tool string
+		gone                      func() bool // the point to leave at
+		then                      func()      // what happens while the client is away
+		answer                    string
+	}{
+		{"before a call", "dc-1", "weather in Oslo?", "weather",
+			func() bool { return len(rg.up.Requests()) >= 1 },
+			func() { close(rg.hold["weather in Oslo?"]) }, "chat-weather-answer.jsonl"},
+		{"during a tool", "dc-2", "slow please", "slow",
+			func() bool { return rg.p.Invoked["slow"].Load() == 1 },
+			func() { <-rg.p.SlowIn; close(rg.p.Slow) }, "chat-weather-answer.jsonl"},
+		{"waiting for approval", "dc-3", "refund order A1", "refund",
+			func() bool { return rg.runState(t, "dc-3").Status == runs.StatusWaitingApproval },
+			func() {
+				rd := rg.rounds(t, "dc-3")
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				if err := executor.Approve(ctx, rg.p.B.JS, agenttest.Tenant, rd[0].Calls[0].Key, "ops@acme", "ok"); err != nil {
+					t.Fatal(err)
+				}
+			}, "chat-refund-answer.jsonl"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, leave := context.WithCancel(context.Background())
+			resp, err := rg.post(ctx, t, c.run, c.question, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, c.name, c.gone)
+			leave()
+			resp.Body.Close()
+			c.then()
+			// Back, as often as it takes: a reconnect while the run is under
+			// way waits for it; one while it waits for approval is told so.
+			var evs []rawEvent
+			for {
+				resp, err := rg.post(context.Background(), t, c.run, c.question, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				evs, _ = readAll(t, resp.Body)
+				resp.Body.Close()
+				if _, meta := chatText(evs); meta != nil && meta.Status == agent.StatusAnswered {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			text, meta := chatText(evs)
+			if text != answers[c.answer] || meta.Run != c.run {
+				t.Fatalf("answer %q %+v", text, meta)
+			}
+			for i, ev := range evs {
+				if ev.id != fmt.Sprint(i) {
+					t.Errorf("event %d has id %q", i, ev.id)
+				}
+			}
+			// Resuming after the events it has gives only the rest.
+			last := len(evs) - 3
+			resp, err = rg.post(context.Background(), t, c.run, c.question, map[string]string{"Last-Event-ID": fmt.Sprint(last)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := readAll(t, resp.Body)
+			resp.Body.Close()
+			if len(rest) != 2 || rest[0].id != fmt.Sprint(last+1) || rest[1].data != evs[len(evs)-1].data {
+				t.Errorf("after Last-Event-ID %d: %+v", last, rest)
+			}
+			if n := rg.p.Invoked[c.tool].Load(); n != 1 {
+				t.Errorf("%s ran %d times", c.tool, n)
+			}
+		})
+	}
+	if n := len(rg.up.Requests()); n != 6 {
+		t.Errorf("%d requests upstream for three runs of two rounds", n)
+	}
+}
+
+func (rg *runGateway) rounds(t *testing.T, run string) []runs.Round {
+	t.Helper()
+	data, _ := json.Marshal(runs.Request{Run: run})
+	m, err := rg.p.B.Conn.Request(runs.ServiceSubject("rounds", agenttest.Tenant), data, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rd []runs.Round
+	json.Unmarshal(m.Data, &rd)
+	return rd
+}
+
+// Toolstream-On-Disconnect: cancel — a client that goes away while a tool
+// runs ends the run: the tool finishes, no further round is asked, and a
+// later request of the run is told it was cancelled and why.
+func TestCancelOnDisconnectStops(t *testing.T) {
+	rg := startRunGateway(t)
+	ctx, leave := context.WithCancel(context.Background())
+	resp, err := rg.post(ctx, t, "cancel-1", "slow please", map[string]string{gateway.HeaderOnDisconnect: "cancel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-rg.p.SlowIn
+	leave()
+	resp.Body.Close()
+	// The tool finishes only once the gateway saw the client go: a run
+	// that ends before its client is gone has nothing to cancel.
+	waitFor(t, "the drive to end", func() bool { return !rg.d.Driving(agenttest.Tenant, "cancel-1") })
+	close(rg.p.Slow)
+	waitFor(t, "the round to settle", func() bool { return rg.runState(t, "cancel-1").Settled == 1 })
+	var body []byte
+	waitFor(t, "the cancellation", func() bool {
+		resp, err := rg.post(context.Background(), t, "cancel-1", "slow please", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ = io.ReadAll(resp.Body)
+		return resp.StatusCode == http.StatusConflict
+	})
+	if !strings.Contains(string(body), agent.ReasonClientDisconnected) {
+		t.Errorf("cancelled run's answer: %s", body)
+	}
+	if n := len(rg.up.Requests()); n != 1 {
+		t.Errorf("%d requests upstream, want 1", n)
+	}
+	if n := rg.p.Invoked["slow"].Load(); n != 1 {
+		t.Errorf("slow ran %d times", n)
+	}
+}
+
+// Toolstream-On-Disconnect: cancel, and the client goes away while the
+// model's answer is being read: the read is cut, but what was read is
+// logged to its end (the writer closed after the cut), so the response
+// ends incomplete at once and its round settles rather than staying open
+// until the assembler's silence deadline; the call it had begun never
+// runs and no further round is asked.
+func TestCancelMidAnswerEndsTheResponse(t *testing.T) {
+	rg := startRunGateway(t)
+	rg.hold["slow please"] = make(chan struct{}) // never closed: the model pauses mid-call
+	ctx, leave := context.WithCancel(context.Background())
+	resp, err := rg.post(ctx, t, "cut-1", "slow please", map[string]string{gateway.HeaderOnDisconnect: "cancel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave()
+	// The call's first events are in the log (the runs view shows a round
+	// only once a call or the response ends).
+	subj, err := events.ModelSubject(agenttest.Tenant, "chatcmpl-s1-1", "call_s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the answer's first half in the log", func() bool {
+		info, err := rg.p.B.Stream(events.StreamModel).Info(context.Background(), jetstream.WithSubjectFilter(subj))
+		return err == nil && info.State.Subjects[subj] > 0
+	})
+	leave()
+	resp.Body.Close()
+	waitFor(t, "the drive to end", func() bool { return !rg.d.Driving(agenttest.Tenant, "cut-1") })
+	waitFor(t, "the cut round to settle", func() bool { return rg.runState(t, "cut-1").Settled == 1 })
+	if r := rg.runState(t, "cut-1"); r.OpenRounds != 0 || r.Rounds != 1 {
+		t.Errorf("run %+v", r)
+	}
+	if n := rg.p.Invoked["slow"].Load(); n != 0 {
+		t.Errorf("slow ran %d times; its call was cut", n)
+	}
+	if n := len(rg.up.Requests()); n != 1 {
+		t.Errorf("%d requests upstream, want 1", n)
+	}
+}
+
+// While a run's tool takes its time, a streamed answer's connection gets
+// SSE comments at the heartbeat interval (proxies keep it open; clients
+// ignore them), then the answer.
+func TestRunModeHeartbeatsWhileAToolRuns(t *testing.T) {
+	rg := startRunGateway(t)
+	resp, err := rg.post(context.Background(), t, "beat-1", "slow please", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	comments := make(chan struct{}, 1024)
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), ":") {
+				comments <- struct{}{}
+			}
+			lines <- sc.Text()
+		}
+	}()
+	<-rg.p.SlowIn
+	<-comments
+	<-comments // two heartbeats while the tool runs
+	close(rg.p.Slow)
+	var b strings.Builder
+	for l := range lines {
+		b.WriteString(l + "\n")
+	}
+	evs, _ := readAll(t, strings.NewReader(b.String()))
+	if text, meta := chatText(evs); text != answers["chat-weather-answer.jsonl"] || meta == nil || meta.Status != agent.StatusAnswered {
+		t.Errorf("answer %q %+v", text, meta)
+	}
+}
+
+// The OpenAI SDK's program aborts its request while the run's tool runs:
+// the run goes on, and the same request again gets the answer; the tool
+// ran once and the model was asked twice.
+func TestRunModeSDKLeavesDuringATool(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	leave := filepath.Join(t.TempDir(), "leave")
+	left := make(chan sdkResult, 1)
+	go func() { left <- rg.sdk(t, "chat-leave", "leave-1", "slow please", "LEAVE_WHEN="+leave) }()
+	<-rg.p.SlowIn
+	if err := os.WriteFile(leave, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-left; r.Left != "ended after 0 chunks" && !strings.HasSuffix(r.Left, "Error") {
+		t.Fatalf("the aborted request ended with %q", r.Left)
+	}
+	close(rg.p.Slow)
+	r := rg.sdk(t, "chat-stream", "leave-1", "slow please")
+	if r.Text != answers["chat-weather-answer.jsonl"] || r.Meta == nil || r.Meta.Status != agent.StatusAnswered {
+		t.Fatalf("after coming back: %+v %+v", r, r.Meta)
+	}
+	if n := rg.p.Invoked["slow"].Load(); n != 1 {
+		t.Errorf("slow ran %d times", n)
+	}
+	if n := len(rg.up.Requests()); n != 2 {
+		t.Errorf("%d requests upstream, want 2", n)
+	}
+}

@@ -1,0 +1,511 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/ingest"
+)
+
+// Call is one request sent upstream.
+type Call struct {
+	API API
+	// Upstream names the upstream; "" routes by the body's model
+	// ("upstream-name/model") or to the first upstream of the API's kind.
+	Upstream string
+	// Body is sent unchanged, but for the model's upstream prefix.
+	Body []byte
+	// Header holds the client's headers; only those of forwardedHeaders
+	// (anthropic-version, anthropic-beta, openai-beta, accept,
+	// idempotency-key, user-agent) go upstream. Query is the URL's raw
+	// query.
+	Header http.Header
+	Query  string
+	// Env is the envelope of every event published.
+	Env Envelope
+	// Stream names the stream until the provider names its response (the
+	// first event's response id); "" draws a new id.
+	Stream string
+	// OnResponse, when set, is called once the upstream's status and
+	// headers arrived, before any frame.
+	OnResponse func(status int, header http.Header)
+	// OnEnd, when set, is called once a streamed answer ended (nil) or
+	// could not be read further (ErrUpstream), after its last frame was
+	// handed on and before Stream waits for the log.
+	OnEnd func(error)
+}
+
+// Frame is one server-sent event of an upstream stream, as received.
+type Frame struct {
+	Stream string // the stream it belongs to (the provider's response id)
+	Pos    int64  // its position, 0, 1, 2…: its SSE id
+	Event  string // the event name, "" when none
+	Data   []byte
+}
+
+// Result is what one Stream did.
+type Result struct {
+	Stream string // the stream's id: the provider's response id, else Call.Stream
+	Status int
+	Header http.Header
+	// Body is a response that was not a stream (a non-streamed answer, an
+	// upstream error), whole, as received.
+	Body   []byte
+	Frames int              // frames relayed and kept (a Body is one)
+	Model  client.Published // what the producer published
+}
+
+// responseBodyMax bounds a non-streamed upstream response.
+const responseBodyMax = 64 << 20
+
+// Stream sends c upstream and reads its answer to the end. A streamed
+// answer (text/event-stream with status 200) is read event by event: each
+// is handed to onFrame (nil: none) as it arrives, then kept in the log as
+// a sealed events.StreamFrame and written to a client.Writer (the model
+// events, normalised at the edge and sealed, as any Go producer publishes
+// them) on a path of its own, at most logQueueMax frames behind;
+// when Stream returns, every frame and model event is in the log. onFrame
+// is called from one goroutine, in order; its error stops the calls to
+// onFrame alone: the upstream is still read to the end and logged. Any
+// other answer is read whole into Result.Body and kept as one frame; a
+// 200 one is also converted into its streamed form's events
+// (ingest.StreamEventsOf) and published by the client, before Stream returns.
+//
+// ctx bounds the whole upstream read: pass one that outlives the client
+// (context.WithoutCancel) for the read to survive it. It returns
+// ErrBadRequest for a call it cannot route, ErrUpstream wrapping the
+// transport's error when the upstream cannot be reached or read, and the
+// log's errors.
+func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error) (*Result, error) {
+	up, body, err := g.route(c.API, c.Upstream, c.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := events.ValidTenant(c.Env.Tenant); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	url := strings.TrimSuffix(up.BaseURL, "/") + c.API.path()
+	if c.Query != "" {
+		url += "?" + c.Query
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUpstream, err)
+	}
+	copyRequestHeader(req.Header, c.Header)
+	req.Header.Set("Content-Type", "application/json")
+	if up.Kind == KindAnthropic {
+		req.Header.Set("X-Api-Key", up.APIKey)
+		if req.Header.Get("Anthropic-Version") == "" {
+			req.Header.Set("Anthropic-Version", "2023-06-01")
+		}
+	} else if up.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+up.APIKey)
+	}
+	resp, err := g.cfg.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUpstream, up.Name, err)
+	}
+	defer resp.Body.Close()
+	if c.OnResponse != nil {
+		c.OnResponse(resp.StatusCode, resp.Header)
+	}
+	res := &Result{Stream: c.Stream, Status: resp.StatusCode, Header: resp.Header}
+	if res.Stream == "" {
+		res.Stream = newStreamID()
+	}
+	s := &relay{g: g, c: c, res: res, onFrame: onFrame}
+	if resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
+		err = s.stream(ctx, resp.Body)
+	} else {
+		err = s.whole(ctx, resp.Body)
+	}
+	return res, err
+}
+
+func isEventStream(h http.Header) bool {
+	return strings.HasPrefix(strings.ToLower(h.Get("Content-Type")), "text/event-stream")
+}
+
+// relay is one Stream's state.
+type relay struct {
+	g       *Gateway
+	c       Call
+	res     *Result
+	onFrame func(Frame) error
+	frames  frameOut
+}
+
+// logQueueMax bounds the frames read from the upstream and handed on but
+// not yet kept and written to the producer. When the log falls that far
+// behind, the upstream read waits for it.
+const logQueueMax = 1024
+
+// stream relays an event stream. Each frame is handed on first, then
+// queued for the log path (a goroutine of its own, which keeps it and
+// writes it to the stream's client.Writer), so the client does not wait
+// for the log unless the log falls logQueueMax frames behind. It returns
+// once everything is in the log.
+func (s *relay) stream(ctx context.Context, r io.Reader) error {
+	// The producer's stream is named by the id the request had before the
+	// provider named its response (as a non-streamed answer's).
+	w, werr := s.g.producer.NewWriter(ctx, client.WithStream(s.producerStream(s.res.Stream)))
+	pubc := make(chan published, 1)
+	logq := make(chan Frame, logQueueMax)
+	keptc := make(chan error, 1)
+	go func() { // the log path
+		var err error
+		for f := range logq {
+			if err != nil {
+				continue // the log failed: drain, the client still gets the stream
+			}
+			err = s.keep(ctx, f.Pos, f.Event, f.Data, false)
+			if err == nil && werr == nil && json.Valid(f.Data) {
+				werr = w.Write(ctx, compactData(f.Data)) // sticky: after an error the writer takes nothing more
+			}
+		}
+		keptc <- err
+		var p client.Published
+		if w != nil {
+			p, werr = w.Close(ctx) // what the stream's end implies; every event waited for
+		}
+		pubc <- published{p, werr}
+	}()
+	rd := newSSEReader(r)
+	var readErr error
+	for pos := int64(0); ; pos++ {
+		event, data, err := rd.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			readErr = fmt.Errorf("%w: read: %w", ErrUpstream, err)
+			break
+		}
+		if pos == 0 {
+			// Until it is all in the log, a resumption finds the stream
+			// here (its first frame may not be stored yet).
+			if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(data)); ok {
+				s.res.Stream = responseID(data)
+				defer s.g.dropLive(subj)
+			} else if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), scopedID(s.c.Env.User, s.res.Stream)); err == nil {
+				s.g.setLive(subj, s.c.Env)
+				defer s.g.dropLive(subj)
+			}
+		}
+		f := Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data}
+		// Queued before it is handed: the goroutine readied last runs
+		// first, and that should be the one that writes to the client.
+		logq <- f
+		s.hand(f)
+	}
+	if s.c.OnEnd != nil {
+		s.c.OnEnd(readErr)
+	}
+	close(logq)
+	keepErr := <-keptc
+	pub := <-pubc
+	s.res.Model = pub.p
+	if keepErr == nil {
+		keepErr = s.keep(ctx, int64(s.res.Frames), "", nil, true)
+	}
+	if err := s.frames.flush(ctx); err != nil && keepErr == nil {
+		keepErr = err
+	}
+	if keepErr != nil {
+		return fmt.Errorf("gateway: keep frames of %s: %w", s.res.Stream, keepErr)
+	}
+	if pub.err != nil {
+		return pub.err
+	}
+	return readErr
+}
+
+// whole relays an answer that is not a stream: one frame.
+func (s *relay) whole(ctx context.Context, r io.Reader) error {
+	body, err := io.ReadAll(io.LimitReader(r, responseBodyMax+1))
+	if err != nil {
+		return fmt.Errorf("%w: read: %w", ErrUpstream, err)
+	}
+	if len(body) > responseBodyMax {
+		return fmt.Errorf("%w: an answer over %d bytes", ErrUpstream, responseBodyMax)
+	}
+	s.res.Body = body
+	producerStream := s.res.Stream // as a stream's: the id before the provider names it
+	if s.res.Status == http.StatusOK {
+		if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(body)); ok {
+			s.res.Stream = responseID(body)
+			defer s.g.dropLive(subj)
+		}
+	}
+	if err := s.keep(ctx, 0, "", body, false); err != nil {
+		return err
+	}
+	if err := s.keep(ctx, 1, "", nil, true); err != nil {
+		return err
+	}
+	if err := s.frames.flush(ctx); err != nil {
+		return err
+	}
+	if s.res.Status == http.StatusOK {
+		return s.publishWhole(ctx, producerStream, body)
+	}
+	return nil
+}
+
+// publishWhole publishes the model events of a non-streamed answer: the
+// events its streamed form would have sent (ingest.StreamEventsOf),
+// published by the Go client as a stream's are. An answer that cannot be
+// converted is logged and publishes nothing: the caller gets it all the same.
+func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) error {
+	format, err := ingest.ParseFormat(s.c.API.format())
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	evs, err := ingest.StreamEventsOf(format, body)
+	if err != nil {
+		s.g.log.Warn("gateway: a non-streamed answer publishes no model events", "api", s.c.API,
+			"tenant", s.c.Env.Tenant, "stream", s.res.Stream, "err", err)
+		return nil
+	}
+	var lines bytes.Buffer
+	for _, ev := range evs {
+		lines.Write(ev)
+		lines.WriteByte('\n')
+	}
+	p, err := s.g.producer.Publish(ctx, &lines, client.WithStream(s.producerStream(stream)))
+	s.res.Model = p
+	return err
+}
+
+// published is what the producer published of a stream.
+type published struct {
+	p   client.Published
+	err error
+}
+
+// producerStream is the producer's stream of the call: its id and the
+// call's envelope.
+func (s *relay) producerStream(id string) client.Stream {
+	return client.Stream{Tenant: s.c.Env.Tenant, ID: id, Format: s.c.API.format(),
+		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
+}
+
+// hand gives f to onFrame until it fails once.
+func (s *relay) hand(f Frame) {
+	if s.onFrame == nil {
+		return
+	}
+	if err := s.onFrame(f); err != nil {
+		s.onFrame = nil
+	}
+}
+
+// keep publishes one frame, sealed, without waiting for its
+// acknowledgement (flush waits), on the subject of the stream's id scoped
+// by its user (scopedID).
+func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, end bool) error {
+	env := s.c.Env
+	// Kept under the user's name for it: an upstream that gives two users'
+	// answers one id never mixes their frames (issue 26 item 5).
+	stream := scopedID(env.User, s.res.Stream)
+	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	ev := &events.Event{
+		ID: events.StreamFrameID(env.Tenant, string(s.c.API), stream, pos), Tenant: env.Tenant,
+		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
+		At: s.g.cfg.Now().UnixNano(), Body: &events.StreamFrame{Pos: pos, Event: event, Data: string(data), End: end},
+	}
+	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
+	if err != nil {
+		return fmt.Errorf("gateway: seal frame: %w", err)
+	}
+	if !end {
+		s.res.Frames++
+	}
+	return s.frames.add(ctx, s.g.cfg.JS, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
+}
+
+// frameOutWindow bounds the frames sent and not yet acknowledged.
+const frameOutWindow = 512
+
+// frameOut publishes a stream's frames in order, a window of asynchronous
+// publishes.
+type frameOut struct {
+	futs []jetstream.PubAckFuture
+}
+
+func (o *frameOut) add(ctx context.Context, js jetstream.JetStream, m *nats.Msg) error {
+	for len(o.futs) >= frameOutWindow {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	for {
+		f, err := js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
+			if err := o.waitOldest(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("gateway: keep frame: %w", err)
+		}
+		o.futs = append(o.futs, f)
+		return nil
+	}
+}
+
+func (o *frameOut) waitOldest(ctx context.Context) error {
+	f := o.futs[0]
+	select {
+	case <-f.Ok():
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	o.futs[0] = nil
+	o.futs = o.futs[1:]
+	return nil
+}
+
+func (o *frameOut) flush(ctx context.Context) error {
+	for len(o.futs) > 0 {
+		if err := o.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// responseID is the response id of a stream's first event or of a whole
+// answer: Chat's "id", Responses' response.id, Messages' message.id (and
+// a whole answer's "id").
+func responseID(data []byte) string {
+	var p struct {
+		ID       string `json:"id"`
+		Response struct {
+			ID string `json:"id"`
+		} `json:"response"`
+		Message struct {
+			ID string `json:"id"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return ""
+	}
+	for _, id := range []string{p.Response.ID, p.Message.ID, p.ID} {
+		if id != "" && len(id) <= 256 {
+			return id
+		}
+	}
+	return ""
+}
+
+// compactData is a frame's JSON data on one line, as a provider's event
+// is read from JSON lines.
+func compactData(data []byte) []byte {
+	if bytes.IndexByte(data, '\n') < 0 {
+		return data
+	}
+	var b bytes.Buffer
+	json.Compact(&b, data) // valid JSON: cannot fail
+	return b.Bytes()
+}
+
+// forwardedHeaders are the client headers that go upstream: what a
+// provider's SDK sends to shape the request (API version and beta
+// features, the accepted type, retries' idempotency key, its user agent).
+// Nothing else is passed (issue 26 item 8): the request goes out under the
+// operator's key, so a client's OpenAI-Organization or OpenAI-Project
+// (billing another organisation or project of the operator's account),
+// its own credentials, cookies, forwarding and Toolstream-* headers never
+// reach the upstream.
+var forwardedHeaders = []string{
+	"Accept",
+	"Anthropic-Version",
+	"Anthropic-Beta",
+	"OpenAI-Beta",
+	"Idempotency-Key",
+	"User-Agent",
+}
+
+// copyRequestHeader copies the client's headers that go upstream
+// (forwardedHeaders).
+func copyRequestHeader(dst, src http.Header) {
+	for _, k := range forwardedHeaders {
+		if vs := src.Values(k); len(vs) > 0 {
+			dst[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+	}
+}
+
+// route picks the upstream of a call and the body sent to it: the model's
+// "upstream-name/" prefix, when it names an upstream of the API's kind,
+// picks it and is removed from the body.
+func (g *Gateway) route(api API, name string, body []byte) (*Upstream, []byte, error) {
+	switch api {
+	case APIChat, APIResponses, APIMessages:
+	default:
+		return nil, nil, fmt.Errorf("%w: unknown API %q", ErrBadRequest, api)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, nil, fmt.Errorf("%w: the body is not a JSON object: %v", ErrBadRequest, err)
+	}
+	var model string
+	if m, ok := fields["model"]; ok {
+		if err := json.Unmarshal(m, &model); err != nil {
+			return nil, nil, fmt.Errorf("%w: model is not a string", ErrBadRequest)
+		}
+	}
+	if prefix, rest, ok := strings.Cut(model, "/"); ok && name == "" {
+		if up := g.upstream(prefix); up != nil && up.Kind == api.Kind() {
+			fields["model"], _ = json.Marshal(rest)
+			b, err := json.Marshal(fields)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			}
+			return up, b, nil
+		}
+	}
+	if name != "" {
+		up := g.upstream(name)
+		if up == nil {
+			return nil, nil, fmt.Errorf("%w: no upstream named %q", ErrBadRequest, name)
+		}
+		if up.Kind != api.Kind() {
+			return nil, nil, fmt.Errorf("%w: upstream %q is %s, not %s", ErrBadRequest, name, up.Kind, api.Kind())
+		}
+		return up, body, nil
+	}
+	for i := range g.cfg.File.Upstreams {
+		if up := &g.cfg.File.Upstreams[i]; up.Kind == api.Kind() {
+			return up, body, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%w: no %s upstream is configured", ErrBadRequest, api.Kind())
+}
+
+func (g *Gateway) upstream(name string) *Upstream {
+	for i := range g.cfg.File.Upstreams {
+		if g.cfg.File.Upstreams[i].Name == name {
+			return &g.cfg.File.Upstreams[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/logread"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// Node runs projections over one bus, each with its view in Dir/<name>.
+type Node struct {
+	Bus *bus.Bus
+	Dir string
+	Log *slog.Logger
+
+	mu      sync.Mutex
+	runners map[string]*projector.Runner
+	stops   []func() error
+	errs    chan error
+}
+
+// New returns a node over b with views under dir.
+func New(b *bus.Bus, dir string, log *slog.Logger) *Node {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Node{Bus: b, Dir: dir, Log: log, runners: map[string]*projector.Runner{}, errs: make(chan error, 16)}
+}
+
+// Start runs p until Stop. mut may adjust the runner's config.
+func (n *Node) Start(ctx context.Context, p projector.Projection, mut func(*projector.Config)) (*projector.Runner, error) {
+	cfg := projector.Config{JS: n.Bus.JS, Dir: filepath.Join(n.Dir, p.Name()), Logger: n.Log, Keys: n.Bus.Keys, MsgIDKey: n.Bus.MsgIDKey()}
+	if mut != nil {
+		mut(&cfg)
+	}
+	r, err := projector.New(cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := r.Run(ctx); err != nil {
+			n.Log.Error("projection stopped", "projection", p.Name(), "err", err)
+			select {
+			case n.errs <- fmt.Errorf("projection %s: %w", p.Name(), err):
+			default:
+			}
+		}
+	}()
+	n.mu.Lock()
+	n.runners[p.Name()] = r
+	n.stops = append(n.stops, func() error { cancel(); <-done; return r.Close() })
+	n.mu.Unlock()
+	return r, nil
+}
+
+// Errors delivers the first errors of projections that stopped.
+func (n *Node) Errors() <-chan error { return n.errs }
+
+// Runner returns a running projection by name.
+func (n *Node) Runner(name string) (*projector.Runner, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.runners[name]
+	return r, ok
+}
+
+// Runners returns every running projection by name.
+func (n *Node) Runners() map[string]*projector.Runner {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[string]*projector.Runner, len(n.runners))
+	for k, v := range n.runners {
+		out[k] = v
+	}
+	return out
+}
+
+// Stop stops every projection, last started first.
+func (n *Node) Stop() error {
+	n.mu.Lock()
+	stops := n.stops
+	n.stops = nil
+	n.mu.Unlock()
+	var errs []error
+	for i := len(stops) - 1; i >= 0; i-- {
+		errs = append(errs, stops[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Settle waits until the named projection has applied the last message now
+// in the stream it reads and relayed its outbox.
+func (n *Node) Settle(ctx context.Context, name string) error {
+	r, ok := n.Runner(name)
+	if !ok {
+		return fmt.Errorf("node: projection %s is not running", name)
+	}
+	last, err := n.Bus.LastSeq(ctx, r.Stream())
+	if err != nil {
+		return err
+	}
+	if err := r.WaitFor(ctx, last); err != nil {
+		return fmt.Errorf("node: settle %s at %d: %w", name, last, err)
+	}
+	return r.WaitRelayed(ctx)
+}
+
+// LastSeq is the sequence of the last message on any of subjects (0 when
+// there is none); the subjects lie in one stream of the log.
+func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error) {
+	stream, err := events.StreamOfAll(subjects)
+	if err != nil {
+		return 0, err
+	}
+	var last uint64
+	for _, s := range subjects {
+		m, err := b.Stream(stream).GetLastMsgForSubject(ctx, s)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("node: last message on %s: %w", s, err)
+		}
+		last = max(last, m.Sequence)
+	}
+	return last, nil
+}
+
+// ReadAll returns every event now on subjects, stream by stream of the log
+// (events.Streams order), each in its stream's order. Messages that do not
+// decode, or whose envelope names another tenant than their subject, are
+// skipped (the projections record them).
+func ReadAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
+	var out []*events.Event
+	err := b.ReadAcross(ctx, logread.Config{Subjects: subjects}, false, func(_ string, batch []*logread.Msg) error {
+		for _, m := range batch {
+			if ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys); err == nil {
+				out = append(out, ev)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// WaitEvents polls the log until ok accepts the events on subjects, or ctx
+// ends.
+func WaitEvents(ctx context.Context, b *bus.Bus, subjects []string, ok func([]*events.Event) bool) ([]*events.Event, error) {
+	for {
+		evs, err := ReadAll(ctx, b, subjects)
+		if err != nil {
+			return nil, err
+		}
+		if ok(evs) {
+			return evs, nil
+		}
+		select {
+		case <-ctx.Done():
+			return evs, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package stack
+
+import (
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/responses"
+	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/verifier"
+)
+
+// Projections is what the projections take from the process: the same in
+// serve and in a replay of its views (a replay must be given serve's
+// settings, or its rebuild differs).
+type Projections struct {
+	// Logger; nil discards.
+	Logger *slog.Logger
+	// Preview publishes the assembler's live previews (nil: none, as in
+	// replay).
+	Preview func(subject string, data []byte)
+	// IdleTimeout is the assembler's event-time deadline for silent
+	// responses (assembler.Config.IdleTimeout).
+	IdleTimeout time.Duration
+	// ArgsBytesMax bounds call arguments (assembler.Config.ArgsBytesMax).
+	ArgsBytesMax int
+	// LenientTenants have their almost-JSON arguments repaired.
+	LenientTenants []string
+	// Quotas are the assembler's per-tenant quotas (nil: none).
+	Quotas *assembler.Quotas
+	// Trust holds the keys whose registry changes the assembler accepts
+	// (nil: none is).
+	Trust *registry.Trust
+	// Policies are the verifier's tenant policies.
+	Policies verifier.Policies
+	// Memory configures memory's engine (its quotas are part of the view;
+	// the stack's memory service answers with the same engine settings).
+	Memory memory.Config
+}
+
+// Factory builds a fresh instance of one projection.
+type Factory func() projector.Projection
+
+// Catalogue is every projection by name, each built with cfg. A replay
+// needs fresh instances: call the factory once per run.
+func Catalogue(cfg Projections) map[string]Factory {
+	return map[string]Factory{
+		responses.Name:       func() projector.Projection { return responses.Projection{} },
+		assembler.IngestName: func() projector.Projection { return assembler.NewIngest(assembler.IngestConfig{Logger: cfg.Logger}) },
+		verifier.Name: func() projector.Projection {
+			return verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: cfg.Policies.Default, Policies: cfg.Policies.Tenants})
+		},
+		memory.Name:    func() projector.Projection { return memory.NewProjection(memory.NewEngine(cfg.Memory, nil)) },
+		assembler.Name: func() projector.Projection { return cfg.Assembler() },
+		runs.Name:      func() projector.Projection { return runs.New(runs.Config{}) },
+		runs.CallsName: func() projector.Projection { return runs.Calls{} },
+	}
+}
+
+// Names are the catalogue's projections, sorted (partitions not listed).
+func Names() []string {
+	var names []string
+	for n := range Catalogue(Projections{}) {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New builds the projection name: one of Names, or a partition assembler
+// (assembler.PartitionName). An unknown name is ErrUnknown.
+func New(cfg Projections, name string) (projector.Projection, error) {
+	if p, ok := PartitionNumber(name); ok {
+		return cfg.Assembler().Partition(p, bus.PartitionFilter(p)), nil
+	}
+	f, ok := Catalogue(cfg)[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	return f(), nil
+}
+
+// Assembler builds the assembler: the projection on an unpartitioned log,
+// and each partition's on a partitioned one.
+func (cfg Projections) Assembler() *assembler.Assembler {
+	return assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](cfg.Trust), Logger: cfg.Logger,
+		IdleTimeout: cfg.IdleTimeout, ArgsBytesMax: cfg.ArgsBytesMax, Quotas: cfg.Quotas, LenientTenants: cfg.LenientTenants, Preview: cfg.Preview})
+}
+
+// PartitionNumber reads p from a partition assembler's name
+// (assembler.PartitionName).
+func PartitionNumber(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, assembler.Name+"-p")
+	if !ok {
+		return 0, false
+	}
+	p, err := strconv.Atoi(rest)
+	if err != nil || p < 0 || assembler.PartitionName(p) != name {
+		return 0, false
+	}
+	return p, true
+}

@@ -1,0 +1,166 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/toolstream/toolstream/internal/agent"
+	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// Gateway is the HTTP gateway of a stack (OpenAI Chat Completions and
+// Responses, Anthropic Messages), with its run mode. Its errors name
+// serve's flags (--gateway, --gateway-config).
+type Gateway struct {
+	// Addr to listen on ("": no gateway).
+	Addr string
+	// ConfigFile is the gateway's YAML config (gateway.LoadFile): required
+	// with Addr.
+	ConfigFile string
+	// Driver names this gateway in the run leases: the same after a
+	// restart, so a restarted gateway takes its runs back at once (""
+	// gateway@<host>/<Addr>).
+	Driver string
+}
+
+// ShutdownMax is how long a stopping gateway lets the upstream reads of
+// clients that went away, and the runs it drives, end and be logged.
+const ShutdownMax = 30 * time.Second
+
+// startGateway serves the gateway until the stack stops, when its Addr is
+// set.
+func (s *Stack) startGateway() error {
+	f, b, log, ctx := s.cfg.Gateway, s.cfg.Bus, s.log, s.ctx
+	if f.Addr == "" {
+		if f.ConfigFile != "" {
+			return errors.New("--gateway-config needs --gateway ADDR")
+		}
+		return nil
+	}
+	if f.ConfigFile == "" {
+		return errors.New("--gateway needs --gateway-config FILE")
+	}
+	file, err := gateway.LoadFile(f.ConfigFile)
+	if err != nil {
+		return err
+	}
+	rm, err := s.newRunMode()
+	if err != nil {
+		return err
+	}
+	rm.server.Heartbeat = file.Heartbeat
+	// Connections, and requests under way (each may hold an upstream
+	// connection), are a share of the descriptors: the rest is the log's.
+	conns := file.Limits.ConnsMax
+	if conns == 0 {
+		conns = GatewayConnsMax(noFile())
+	}
+	if file.Limits.RequestsMax == 0 {
+		file.Limits.RequestsMax = conns
+	}
+	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey()})
+	if err != nil {
+		rm.follower.Stop()
+		return err
+	}
+	if err := rm.attach(ctx, s, g); err != nil {
+		rm.follower.Stop()
+		return err
+	}
+	ln, err := net.Listen("tcp", f.Addr)
+	if err != nil {
+		rm.follower.Stop()
+		return fmt.Errorf("--gateway: %w", err)
+	}
+	ln = limitListen(ln, conns, true, log, "gateway")
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("gateway", "addr", ln.Addr().String(), "upstreams", len(file.Upstreams), "keys", len(file.Keys),
+		"conns_max", conns, "requests_max", file.Limits.RequestsMax)
+	s.goRun("--gateway", func(ctx context.Context) error {
+		// Serve returns as the shutdown begins: the stack goes on stopping
+		// while the gateway's reads and drives end, as a process whose
+		// next start resumes what is cut.
+		go func() {
+			<-ctx.Done()
+			stop, cancel := context.WithTimeout(context.Background(), ShutdownMax)
+			defer cancel()
+			srv.Shutdown(stop)
+			g.Wait(stop)
+			rm.stop(stop)
+		}()
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	return nil
+}
+
+// runMode is the gateway's run mode: a RunServer whose driver sends the
+// rounds through the gateway, offers the registry in force (the tools file
+// the stack follows: a tool added there reaches the next round without a
+// restart), and, on start, resumes the runs it was driving when the process
+// ended.
+type runMode struct {
+	server   *gateway.RunServer
+	follower *registry.Follower
+	driver   *agent.Driver
+}
+
+func (s *Stack) newRunMode() (*runMode, error) {
+	f, err := registry.Follow(s.ctx, registry.FollowConfig{JS: s.cfg.Bus.JS, Trust: s.cfg.Projections.Trust, Logger: s.log})
+	if err != nil {
+		return nil, fmt.Errorf("--gateway run mode: %w", err)
+	}
+	return &runMode{server: &gateway.RunServer{Logger: s.log}, follower: f}, nil
+}
+
+// attach makes the driver over g and resumes the runs it was driving.
+func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway) error {
+	b, log := s.cfg.Bus, s.log
+	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()})
+	if err != nil {
+		return fmt.Errorf("--gateway run mode: %w", err)
+	}
+	name := s.cfg.Gateway.Driver
+	if name == "" {
+		host, _ := os.Hostname()
+		name = "gateway@" + host + "/" + s.cfg.Gateway.Addr
+	}
+	m.driver, err = agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, Leases: leases,
+		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log})
+	if err != nil {
+		return fmt.Errorf("--gateway run mode: %w", err)
+	}
+	m.server.Driver = m.driver
+	n, err := m.driver.Resume(ctx)
+	if err != nil {
+		return fmt.Errorf("--gateway run mode: %w", err)
+	}
+	log.Info("gateway run mode", "driver", name, "resumed", n)
+	return nil
+}
+
+// stop waits for the drives whose clients went away and the resumed ones,
+// until ctx ends; what is cut is resumed at the next start.
+func (m *runMode) stop(ctx context.Context) {
+	m.server.Wait(ctx)
+	if m.driver != nil {
+		done := make(chan struct{})
+		go func() { m.driver.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	m.follower.Stop()
+}
