@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"encoding/binary"
 	"math"
 	"sort"
@@ -257,9 +259,9 @@ func tokenize(text string) []string {
 	for i := 0; i < len(rs); {
 		r := rs[i]
 		switch {
-		case isCJK(r):
+		case lang.IsCJK(r):
 			j := i
-			for j < len(rs) && isCJK(rs[j]) {
+			for j < len(rs) && lang.IsCJK(rs[j]) {
 				j++
 			}
 			out = appendCJK(out, rs[i:j])
@@ -287,9 +289,9 @@ func tokenize(text string) []string {
 			j := i
 			for j < len(rs) {
 				c := rs[j]
-				if unicode.IsLetter(c) && !isCJK(c) || unicode.Is(unicode.Mn, c) {
+				if unicode.IsLetter(c) && !lang.IsCJK(c) || unicode.Is(unicode.Mn, c) {
 					b.WriteRune(c)
-				} else if (c == '\'' || c == '’') && j+1 < len(rs) && unicode.IsLetter(rs[j+1]) && !isCJK(rs[j+1]) {
+				} else if (c == '\'' || c == '’') && j+1 < len(rs) && unicode.IsLetter(rs[j+1]) && !lang.IsCJK(rs[j+1]) {
 					// "don't" = "dont", "mom's" = "moms" (stemmed to "mom")
 				} else {
 					break
@@ -336,11 +338,6 @@ func normNumber(s string) string {
 		i++
 	}
 	return cut(s[i:])
-}
-
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 'ー'
 }
 
 // stem is the English stemmer of index terms (lexical.Stem, Porter's):

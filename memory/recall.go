@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"container/heap"
 	"errors"
 	"fmt"
@@ -848,7 +850,7 @@ func EstimateTokens(text string) int {
 	}
 	for _, r := range text {
 		switch {
-		case isCJK(r):
+		case lang.IsCJK(r):
 			flush()
 			n++
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':

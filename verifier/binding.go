@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math"
 	"slices"
 	"strconv"
@@ -129,7 +131,7 @@ func (cx *claim) namesUnknown(cs []string) bool {
 		if len(r) < 2 || !slices.Contains(cs, c) || len(cx.ix.concept(c)) > 0 || len(cx.ix.valueWords(c)) > 0 {
 			continue
 		}
-		if !isCJK(r[0]) && len(r) >= 3 || isCJK(r[0]) && cx.possessed(c) {
+		if !lang.IsCJK(r[0]) && len(r) >= 3 || lang.IsCJK(r[0]) && cx.possessed(c) {
 			return true
 		}
 	}

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -153,7 +155,7 @@ type regStats struct {
 
 func isZH(s string) bool {
 	for _, r := range s {
-		if isCJK(r) {
+		if lang.IsCJK(r) {
 			return true
 		}
 	}

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"slices"
 	"strings"
 	"unicode"
@@ -159,7 +161,7 @@ func sentenceEnd(r []rune, i, e int) (int, bool) {
 		j++
 	}
 	if c == '!' || c == '?' || c == ';' || c == '…' {
-		if j < e && !unicode.IsSpace(r[j]) && !isCJK(r[j]) {
+		if j < e && !unicode.IsSpace(r[j]) && !lang.IsCJK(r[j]) {
 			return 0, false
 		}
 	}
@@ -180,7 +182,7 @@ func periodEnds(r []rune, i, e int) bool {
 	}
 	lowerNext := false
 	if j < e {
-		if !unicode.IsSpace(r[j]) && !isCJK(r[j]) {
+		if !unicode.IsSpace(r[j]) && !lang.IsCJK(r[j]) {
 			return false
 		}
 		k := skipSpace(r, j, e)
@@ -188,7 +190,7 @@ func periodEnds(r []rune, i, e int) bool {
 	}
 	// The word before the period.
 	w := i
-	for w > 0 && (unicode.IsLetter(r[w-1]) || r[w-1] == '.') && !isCJK(r[w-1]) {
+	for w > 0 && (unicode.IsLetter(r[w-1]) || r[w-1] == '.') && !lang.IsCJK(r[w-1]) {
 		w--
 	}
 	if lowerNext {
@@ -327,7 +329,7 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 					i = n - 1
 				}
 			}
-		case isCJK(c):
+		case lang.IsCJK(c):
 			if n, but, ok := zhConjunctionAt(r, i, e); ok && i > s {
 				if !but && (digitNear(r, i-1, s, -1) && digitNear(r, n, e, 1)) {
 					continue
@@ -458,7 +460,7 @@ func clauseLike(r []rune, s, e int) bool {
 			for i < e && (unicode.IsDigit(r[i]) || r[i] == '.' || r[i] == ',') {
 				i++
 			}
-		case isCJK(c):
+		case lang.IsCJK(c):
 			cjk++
 			if strings.ContainsRune(zhPredicateRunes, c) {
 				verb = true
@@ -469,7 +471,7 @@ func clauseLike(r []rune, s, e int) bool {
 			i++
 		case unicode.IsLetter(c) || c == '\'':
 			j := i
-			for j < e && (unicode.IsLetter(r[j]) || r[j] == '\'') && !isCJK(r[j]) {
+			for j < e && (unicode.IsLetter(r[j]) || r[j] == '\'') && !lang.IsCJK(r[j]) {
 				j++
 			}
 			w := strings.ToLower(string(r[i:j]))
@@ -510,14 +512,6 @@ func appendClaim(r []rune, s, e int, out []Claim) []Claim {
 		return out
 	}
 	return append(out, Claim{Start: s, End: e}) // Text: textsOfClaims
-}
-
-// isCJK reports an ideograph or kana (one token each).
-func isCJK(c rune) bool {
-	if c < 0x2E80 {
-		return false
-	}
-	return unicode.Is(unicode.Han, c) || unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c) || unicode.Is(unicode.Hangul, c)
 }
 
 // normRune folds full-width ASCII to ASCII and upper to lower case; it
@@ -596,14 +590,14 @@ func tokenizeInto(out []token, text runeText, r []rune) []token {
 	for i := 0; i < len(r); {
 		c := r[i]
 		switch {
-		case isCJK(c):
+		case lang.IsCJK(c):
 			out = append(out, token{s: text.sub(i, i+1), start: i, end: i + 1, cjk: true})
 			i++
 		case unicode.IsLetter(c) || unicode.IsDigit(c):
 			j := i + 1
 			for j < len(r) {
 				d := r[j]
-				if (unicode.IsLetter(d) || unicode.IsDigit(d)) && !isCJK(d) {
+				if (unicode.IsLetter(d) || unicode.IsDigit(d)) && !lang.IsCJK(d) {
 					j++
 					continue
 				}
@@ -611,7 +605,7 @@ func tokenizeInto(out []token, text runeText, r []rune) []token {
 					j++
 					continue
 				}
-				if d == '\'' && j+1 < len(r) && unicode.IsLetter(r[j+1]) && !isCJK(r[j+1]) {
+				if d == '\'' && j+1 < len(r) && unicode.IsLetter(r[j+1]) && !lang.IsCJK(r[j+1]) {
 					j++
 					continue
 				}

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"bytes"
 	"encoding/json"
 	"slices"
@@ -393,7 +395,7 @@ func hedgeWords(s string) bool {
 		if l := enLex[stem(p)]; l != nil && l.cues&cueHedge != 0 {
 			return true
 		}
-		if isCJK([]rune(p)[0]) {
+		if lang.IsCJK([]rune(p)[0]) {
 			for _, w := range segmentCJKKeep([]rune(p)) {
 				if l := zhLex[w]; l != nil && l.cues&cueHedge != 0 {
 					return true
@@ -447,7 +449,7 @@ func isIDKey(k string) bool {
 // subjectKey is the key a subject token is indexed under: Latin words by
 // their stem, so "notebooks" finds "Notebook".
 func subjectKey(t string) string {
-	if t == "" || isCJK([]rune(t)[0]) || t[0] >= '0' && t[0] <= '9' {
+	if t == "" || lang.IsCJK([]rune(t)[0]) || t[0] >= '0' && t[0] <= '9' {
 		return t
 	}
 	// "Microsoft's day high" is about Microsoft.
@@ -481,7 +483,7 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 			add(subjectKey(short[0]), subjEntry{toks: short, node: id, exact: v})
 		}
 	}
-	if r := []rune(v); isCJK(r[0]) {
+	if r := []rune(v); lang.IsCJK(r[0]) {
 		// A Chinese name: its first two or three ideographs (the brand, 蒙牛
 		// of 蒙牛纯牛奶) name it too, when no other subject shares them.
 		if len(r) >= 4 && allCJK(r[:3]) {
@@ -502,7 +504,7 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !isAllDigits(t) || len(t) >= 4 && isAllDigits(t):
 			// A code inside a longer name ("M185", "12345" in "ORD-12345").
 			add(t, subjEntry{toks: []string{t}, node: id, alias: true, exact: v})
-		case len(t) >= 3 && !isCJK([]rune(t)[0]) && enLex[t] == nil && enLex[stem(t)] == nil && !isAllDigits(t):
+		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && enLex[t] == nil && enLex[stem(t)] == nil && !isAllDigits(t):
 			// A distinctive word of the name ("keyboard" of "Mechanical
 			// Keyboard"), used when no other subject has it.
 			add(subjectKey(t), subjEntry{toks: []string{t}, node: id, alias: true, partial: true, exact: v})
@@ -512,7 +514,7 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 
 func allCJK(r []rune) bool {
 	for _, c := range r {
-		if !isCJK(c) {
+		if !lang.IsCJK(c) {
 			return false
 		}
 	}

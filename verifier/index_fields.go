@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"bytes"
 	"encoding/json"
 	"math"
@@ -208,7 +210,7 @@ func (w *walker) keyInfo(k string) *keyInfo {
 	}
 	for _, p := range parts {
 		ws := []string{p}
-		if isCJK([]rune(p)[0]) {
+		if lang.IsCJK([]rune(p)[0]) {
 			ws = segmentCJKKeep([]rune(p))
 		}
 		for _, w := range ws {

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"slices"
 	"strings"
 )
@@ -152,7 +154,7 @@ func wordConcepts(w string) []string {
 	if w == "" || w[0] >= '0' && w[0] <= '9' {
 		return nil
 	}
-	if isCJK([]rune(w)[0]) {
+	if lang.IsCJK([]rune(w)[0]) {
 		return []string{w}
 	}
 	s := stem(w)
@@ -202,7 +204,7 @@ func conceptsOf(key string) []string {
 			}
 		}
 		r := []rune(p)
-		if isCJK(r[0]) {
+		if lang.IsCJK(r[0]) {
 			for _, w := range segmentCJK(r) {
 				out = append(out, wordConcepts(w)...)
 			}

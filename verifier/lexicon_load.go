@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	_ "embed"
 	"fmt"
 	"slices"
@@ -116,7 +118,7 @@ func parseLexicon(text string) (*lexicon, error) {
 	}
 	// Chinese unit words name what they measure (每公斤 is about kg).
 	for w, u := range unitWords {
-		if r := []rune(w); len(r) >= 2 && isCJK(r[0]) {
+		if r := []rune(w); len(r) >= 2 && lang.IsCJK(r[0]) {
 			for _, c := range unitConceptNames(u) {
 				li := lx.add(w)
 				li.concepts = dedupe(append(li.concepts, c))
@@ -139,7 +141,7 @@ func parseLexicon(text string) (*lexicon, error) {
 // add returns the entry of word ("_" read as a space), made on first use.
 func (lx *lexicon) add(word string) *lexInfo {
 	word = strings.ReplaceAll(word, "_", " ")
-	if isCJK([]rune(word)[0]) {
+	if lang.IsCJK([]rune(word)[0]) {
 		l := lx.zh[word]
 		if l == nil {
 			l = &lexInfo{}

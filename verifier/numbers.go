@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"regexp"
 	"slices"
 	"strconv"
@@ -181,7 +183,7 @@ func fractionMentions(s string, r []rune, blocked []bool) []numMention {
 
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 
-func isLatinLetter(c rune) bool { return unicode.IsLetter(c) && !isCJK(c) }
+func isLatinLetter(c rune) bool { return unicode.IsLetter(c) && !lang.IsCJK(c) }
 
 // skipAlnum returns the index of the last rune of the identifier that
 // starts at i (at least i, so that a scan always advances).

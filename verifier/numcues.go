@@ -1,5 +1,7 @@
 package verifier
 
+import "github.com/toolstream/toolstream/internal/lang"
+
 // ---- the words around a claimed number -------------------------------------
 
 // attachNumberCues gives each number the cues written next to it: about
@@ -134,7 +136,7 @@ func (rd *reading) attachNumberCues() {
 			} else if w.info == nil && w.cjk && m.head == nil && nextWords <= 2 {
 				// 200 元违约金: the unknown words after the number, as bigrams.
 				e := w.end
-				for e < len(rd.norm) && isCJK(rd.norm[e]) && !rd.used[e] && e-w.start < 6 {
+				for e < len(rd.norm) && lang.IsCJK(rd.norm[e]) && !rd.used[e] && e-w.start < 6 {
 					if l := zhLex[string(rd.norm[e])]; l != nil && l.cues&cueStop != 0 {
 						break
 					}

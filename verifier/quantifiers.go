@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math"
 	"strconv"
 
@@ -283,7 +285,7 @@ func (cx *claim) coverage() verdict {
 		if l := enLex[c]; l != nil && l.cues&(cueStop|cueNonAssert) != 0 && len(l.concepts) == 0 {
 			continue
 		}
-		if r := []rune(c); len(r) == 1 && isCJK(r[0]) {
+		if r := []rune(c); len(r) == 1 && lang.IsCJK(r[0]) {
 			continue // a lone unknown ideograph says too little
 		}
 		content = append(content, c)

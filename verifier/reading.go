@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"slices"
 	"strconv"
 	"strings"
@@ -290,11 +292,11 @@ func (rd *reading) cjkConcepts(s, e int) []string {
 		return false
 	}
 	for i := s; i < e; i++ {
-		if !isCJK(r[i]) || rd.used[i] {
+		if !lang.IsCJK(r[i]) || rd.used[i] {
 			continue
 		}
 		for n := 2; n <= zhMaxLen && i+n <= e; n++ {
-			if rd.used[i+n-1] || !isCJK(r[i+n-1]) {
+			if rd.used[i+n-1] || !lang.IsCJK(r[i+n-1]) {
 				break
 			}
 			if l := zhLex[string(r[i:i+n])]; l != nil && !inWord(i, n) {
@@ -396,7 +398,7 @@ func mentionable(lf *leaf) bool {
 		return false
 	}
 	r := []rune(lf.str())
-	if len(r) < 2 || !isCJK(r[0]) && len(r) < 3 {
+	if len(r) < 2 || !lang.IsCJK(r[0]) && len(r) < 3 {
 		return false
 	}
 	if isAllDigits(lf.str()) && len(lf.str()) < 5 || unitOfValue(lf.str()) != nil {

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -430,7 +432,7 @@ func keyDim(parts []string) dimension {
 			continue // a room rate is money, a conversion rate a ratio: let the value say
 		}
 		var cs []string
-		if isCJK([]rune(parts[i])[0]) {
+		if lang.IsCJK([]rune(parts[i])[0]) {
 			for _, w := range segmentCJK([]rune(parts[i])) {
 				cs = append(cs, wordConcepts(w)...)
 			}
@@ -487,13 +489,13 @@ func keyParts(key string) []string {
 		case c == '%' || c == '℃' || c == '$' || c == '€' || c == '£' || c == '¥':
 			flush()
 			parts = append(parts, string(c))
-		case isCJK(c):
+		case lang.IsCJK(c):
 			cur = append(cur, c)
 		case c < 128 && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9'):
 			if i > 0 && r[i] >= 'A' && r[i] <= 'Z' && r[i-1] >= 'a' && r[i-1] <= 'z' {
 				flush()
 			}
-			if len(cur) > 0 && isCJK(cur[len(cur)-1]) {
+			if len(cur) > 0 && lang.IsCJK(cur[len(cur)-1]) {
 				flush()
 			}
 			cur = append(cur, c)

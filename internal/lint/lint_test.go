@@ -87,8 +87,9 @@ var allowed = map[string][]string{
 	"responses": {"events", "projector"},
 	"assembler": {"events", "projector", "ingest"},
 	"executor":  {"events", "projector", "registry", "mpack"},
-	"verifier":  {"events", "projector"},
-	"memory":    {"events", "projector", "memory/lexical", "memory/embed"},
+	"verifier":  {"events", "projector", "lang"},
+	"memory":    {"events", "projector", "lang", "memory/lexical", "memory/embed"},
+	"lang":      {}, // the language layer: text and data files, none of ours
 	"runs":      {"events", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
 	"viewdump":  {"projector"},
