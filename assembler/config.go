@@ -19,7 +19,7 @@ type Validator interface {
 // registry in force (nil: none), and returns the registry in force after
 // it: the one the event carries, or inForce itself when the event records
 // it again. A refused change (unsigned, signed by a key that is not
-// trusted, stale, not a registry: DESIGN.md invariant 10) is an error and
+// trusted, stale, not a registry: docs/design.md invariant 10) is an error and
 // inForce stays. It must decide from the events alone, so replay decides
 // the same way. registry.Accepter[Validator](trust) is the one to use.
 type RegistryAccepter func(inForce Validator, ev *events.Event) (Validator, error)

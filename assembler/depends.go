@@ -112,8 +112,8 @@ type SideEffects interface {
 	SideEffectFree(name string) bool
 }
 
-// serialAfter says which call a completed call c runs after (issue 16 item
-// 5): calls of one response without declared dependencies whose tools
+// serialAfter says which call a completed call c runs after:
+// calls of one response without declared dependencies whose tools
 // have side effects run one after another, in the order the model gave
 // them; a read-only tool's call (side_effect none) and a call that
 // declares its dependencies do not wait for them. It returns the id of the

@@ -8,7 +8,7 @@
 //     identity, and emits CallCompleted, CallRejected or CallIncomplete per
 //     call and one ResponseOutcome per response.
 //
-// Invariants (DESIGN.md; docs/design.md lists the tests of each):
+// Invariants (docs/design.md, which lists the tests of each):
 //
 //  1. Never an incomplete call. A call completes only on its protocol's
 //     completion signal, which the adapters translate into ArgumentsDone or

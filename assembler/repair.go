@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Lenient JSON (issue 16 item 6). Some models write arguments that are
+// Lenient JSON. Some models write arguments that are
 // almost JSON: single quotes, trailing commas, unquoted keys, Python's
 // True/False/None, or a Markdown code fence around a tagged call. A tenant
 // that opts in (Config.LenientTenants), or a tool whose contract does

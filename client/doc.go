@@ -10,7 +10,7 @@
 //   - Producing (Writer, Publish): a provider's streaming events, one by
 //     one as an SSE proxy sees them or a whole reader, in any supported
 //     format, normalised here into canonical model events and sealed under
-//     the user's data key before they are published (DESIGN.md invariant
+//     the user's data key before they are published (docs/design.md invariant
 //     8: personal data reaches the log only sealed), or published raw for
 //     the server's ingest to normalise. Writing a stream twice stores it
 //     once (message ids derive from the stream and the event's position).

@@ -25,7 +25,7 @@ import (
 	"github.com/toolstream/toolstream/projector"
 )
 
-// The hostile tenant's attack on message ids (issue 26, item 3): acme's
+// The hostile tenant's attack on message ids (docs/security.md): acme's
 // producer publishes junk on its own subjects under the message ids
 // another tenant's publish will use, so that the server would drop that
 // tenant's events as duplicates.

@@ -5,7 +5,7 @@
 // Only this package builds subjects and event ids, so that every producer,
 // projection and tool agrees on them.
 //
-// Invariants kept here (numbers from DESIGN.md):
+// Invariants kept here (numbers from docs/design.md):
 //
 //   - 7, tenants never meet: every subject carries the tenant as its third
 //     token and every constructor refuses an empty or malformed tenant with

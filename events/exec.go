@@ -90,7 +90,7 @@ type ApprovalDenied struct {
 // effect. Spec is the registry as canonical JSON; Digest is its SHA-256
 // (hex).
 //
-// A change takes effect only when the operator signed it (DESIGN.md
+// A change takes effect only when the operator signed it (docs/design.md
 // invariant 10): Sig is an ed25519 signature by the key KeyID over the
 // digest, IssuedAt, KeyID, Source and Spec (package registry says how), and
 // IssuedAt orders changes, so re-publishing an older signed change never

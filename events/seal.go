@@ -12,8 +12,8 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// Sealing keeps personal data out of the log in readable form (DESIGN.md
-// invariant 8; docs/design.md, "Erasure"): an event's body is encrypted
+// Sealing keeps personal data out of the log in readable form (docs/design.md,
+// invariant 8 and "Erasure"): an event's body is encrypted
 // with the data key of its scope — one key per (tenant, user), one per
 // memory record — and erasing a user or a record destroys its key. The
 // envelope (ids, tenant, kind, times) stays readable: routing needs it, and

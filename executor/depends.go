@@ -19,7 +19,7 @@ const (
 // waitDeps waits until every call this one depends on (DependsOn: call ids
 // of the same response, hence the same run and step) has succeeded, and
 // the call it runs after (After: the side-effecting call the model gave
-// before it, issue 16 item 5) has its outcome, whatever it is. It returns
+// before it) has its outcome, whatever it is. It returns
 // a failure when a dependency failed or will never run, or when the wait
 // exceeds DependencyWaitMax; errHandBack when the executor stops. The wait
 // holds no tenant slot and no lease, so waiting calls never block the

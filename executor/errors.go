@@ -13,7 +13,7 @@ var (
 
 	// ErrInvalidKey is returned by Approve and Deny for a call key that is
 	// not one of the tenant's idempotency keys (tenant/run/step/call):
-	// approvals never cross tenants (DESIGN.md invariant 7).
+	// approvals never cross tenants (docs/design.md invariant 7).
 	ErrInvalidKey = errors.New("executor: invalid call key")
 
 	// ErrAlreadyDecided is returned by Approve and Deny when a decision about

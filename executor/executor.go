@@ -260,8 +260,8 @@ func (e *Executor) Run(ctx context.Context) error {
 // executor's identity may (the admin: serve on one machine, tests); the
 // executor's role may not, and gets ErrNoConsumer naming the command that
 // makes it. An existing one is never changed: only the admin reconfigures
-// it (issue 26: an executor's credential deleted ts-executor and every
-// executor stopped).
+// it (an executor's credential once deleted ts-executor and every
+// executor stopped: docs/security.md).
 func (e *Executor) consumer(ctx context.Context, durable, filter string) (jetstream.Consumer, error) {
 	c, err := e.cfg.JS.Consumer(ctx, e.cfg.Stream, durable)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {

@@ -35,7 +35,7 @@ func publishAfter(t *testing.T, b *bus.Bus, tool, call string, after ...string) 
 	return executor.CallKey(ev)
 }
 
-// Calls of one round without declared dependencies (issue 16 item 5):
+// Calls of one round without declared dependencies:
 // read-only ones (side_effect none) run in parallel, and those with side
 // effects one after another in the order the model gave them — each after
 // the one before it (CallCompleted.After), whatever that one's outcome.

@@ -94,7 +94,7 @@
 // Forget takes a record id, or the id of such a message that names no
 // record.
 //
-// Invariants kept here (numbers from DESIGN.md):
+// Invariants kept here (numbers from docs/design.md):
 //
 //   - 3, exactly-once effect: Apply only reads and writes through the
 //     projector.Writer it is given, so the projector commits its state

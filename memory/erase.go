@@ -8,7 +8,7 @@ import (
 	"github.com/toolstream/toolstream/projector"
 )
 
-// Erasure (DESIGN.md invariant 8). A record's text is in the log only in
+// Erasure (docs/design.md invariant 8). A record's text is in the log only in
 // events sealed under the record's own key (SealScope). Forgetting a
 // record tombstones it in the view (Apply of an events.MemoryForgotten);
 // the operator then destroys the keys of the ids the forgetting tombstoned

@@ -26,8 +26,7 @@ type liftCase struct {
 // the rules were tuned on the dev half, and only its total is printed.
 var liftFloor = map[string]int{"dev": 40, "sealed": 40}
 
-// TestLiftingAConstraint runs heldout/lift.jsonl (issue 18, memory 1 and
-// 2): after the constraint, it is an active negative constraint marked
+// TestLiftingAConstraint runs heldout/lift.jsonl: after the constraint, it is an active negative constraint marked
 // open-ended and the preference is active beside it; after the lift, the
 // constraint is superseded by a record of the lifting message (the audit
 // link) and the preference is still current. Five checks a case.

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// The long-conversation recall benchmark (issue 18, memory 5): does lexical
+// The long-conversation recall benchmark: does lexical
 // recall find the turn that answers a question among hundreds of turns of
 // many sessions? Conversations are generated, never written case by case:
 // a frame is a kind of thing a user tells an assistant (a pet's name, a

@@ -15,7 +15,8 @@ import (
 // identity creates it (CreateConsumer: serve on one machine, `toolstream
 // setup` on a cluster); the processors' roles may only look it up, pull and
 // acknowledge (package auth), so no processor can delete or reconfigure
-// another's (issue 26).
+// another's (docs/security.md, "No processor role can delete or
+// reconfigure a durable consumer").
 func ConsumerConfig(durable string) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       durable,

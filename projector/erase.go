@@ -11,7 +11,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// Erasure (DESIGN.md invariant 8; docs/design.md, "Erasure"). An erasure
+// Erasure (docs/design.md, invariant 8 and "Erasure"). An erasure
 // destroys the keys that sealed a user's (or a memory record's) events,
 // then writes an events.Erased tombstone into every stream. A runner that
 // reads a tombstone rebuilds its view from the log up to it, into a new

@@ -58,7 +58,7 @@ func (tally) Apply(tx *projector.Tx, m *projector.Msg) error {
 		Body: &events.TextDelta{Index: int(n), Text: td.Text}})
 }
 
-// Reject emits a typed rejection for refused input, as DESIGN.md 9 wants.
+// Reject emits a typed rejection for refused input, as invariant 9 of docs/design.md wants.
 func (tally) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, reason error) error {
 	return tx.Emit("ts.ctl._system.rejected", &events.Event{
 		ID: fmt.Sprintf("rejected:%d", m.Seq), Tenant: events.SystemTenant,

@@ -39,7 +39,7 @@
 // retries on provider_timeout or tool_error (a retry could repeat the
 // effect).
 //
-// Secrets are references, never values (DESIGN.md invariant 10): a header
+// Secrets are references, never values (docs/design.md invariant 10): a header
 // or env value may hold ${env:NAME} (the executor's variable NAME) or
 // ${file:PATH} (an absolute path; one trailing newline is dropped), alone
 // or within text ("Bearer ${env:TOKEN}"; $${ is a literal ${). The
@@ -75,7 +75,7 @@
 // redirect fails the call, and nothing is sent to where it points.
 // same_origin follows redirects to the same scheme, host and port only.
 //
-// Invariants kept here (numbers from DESIGN.md):
+// Invariants kept here (numbers from docs/design.md):
 //
 //   - 1, never execute an invalid call: Validate is the one gate (tool
 //     exists, tenant holds its permission, arguments match the input

@@ -516,7 +516,7 @@ func (d *decoder) tool(path string, v any) specTool {
 	}
 	t.Approval = d.enum(join(path, "approval"), m["approval"], defApproval, ApprovalNone, ApprovalRequired)
 	if t.SideEffect == SideEffectIrreversible && t.Approval != ApprovalRequired {
-		d.fail(join(path, "approval"), "an irreversible tool waits for an approval (DESIGN.md invariant 5): set approval: required, or side_effect: reversible")
+		d.fail(join(path, "approval"), "an irreversible tool waits for an approval (docs/design.md invariant 5): set approval: required, or side_effect: reversible")
 	}
 	t.Coerce = d.boolean(join(path, "coerce"), m["coerce"])
 	t.LenientJSON = d.boolean(join(path, "lenient_json"), m["lenient_json"])

@@ -18,7 +18,7 @@ import (
 // A value may mix text and references ("Bearer ${env:API_TOKEN}"); "$${"
 // writes a literal "${". The registry keeps the value as written, so the
 // canonical spec (Spec, Digest), the RegistryChanged events in the log and
-// every view derived from them hold references, never secrets (DESIGN.md
+// every view derived from them hold references, never secrets (docs/design.md
 // invariant 10).
 
 // Sources a reference can name.

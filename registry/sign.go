@@ -13,7 +13,7 @@ import (
 )
 
 // A registry change is signed so that only the operator decides what runs
-// (DESIGN.md invariant 10). The signature is ed25519 over signedMessage: a
+// (docs/design.md invariant 10). The signature is ed25519 over signedMessage: a
 // domain-separation prefix, then the digest, the issue time, the key id,
 // the source and the spec, each length-prefixed (or fixed-size), so no two
 // different changes share the signed bytes and a signature made for

@@ -139,7 +139,7 @@ func (t *Tool) Impl() string {
 
 // AtMostOnce reports whether the executor must never invoke the tool twice
 // for one call: it has a side effect and does not de-duplicate by key
-// (DESIGN.md invariant 5).
+// (docs/design.md invariant 5).
 func (t *Tool) AtMostOnce() bool {
 	return t.Idempotency != IdempotencyRequired && t.SideEffect != SideEffectNone
 }

@@ -23,7 +23,7 @@ const (
 	coerceDepthMax = 64
 )
 
-// Validate is the gate a call passes before it may run (DESIGN.md
+// Validate is the gate a call passes before it may run (docs/design.md
 // invariant 1): the tool must exist (else events.ReasonUnknownTool), the
 // tenant must hold its permission (events.ReasonPermission), and the
 // arguments must validate against its input schema

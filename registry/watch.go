@@ -47,7 +47,7 @@ type WatcherConfig struct {
 // polls the file's modification time and size, and re-reads it when they
 // change; a file whose content hash is unchanged is not re-parsed. A file
 // that no longer parses is logged and the previous registry stays in effect
-// (bad input loses nothing, DESIGN.md invariant 9).
+// (bad input loses nothing, docs/design.md invariant 9).
 //
 // Current is safe for concurrent use; Run and Poll must not run at once.
 type Watcher struct {

@@ -88,7 +88,7 @@
 // verdicts are recorded as events so that replay applies them
 // (ApplyJudgeVerdicts) without calling the judge again.
 //
-// # Invariants (numbers from DESIGN.md)
+// # Invariants (numbers from docs/design.md)
 //
 //   - 6, replay equals live: Check is a pure function of the answer, the
 //     evidence and the answer's event time. It reads no clock and no

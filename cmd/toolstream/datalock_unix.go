@@ -30,5 +30,5 @@ func funlock(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
 // ownerOnlyUmask makes every file and directory the process creates
 // owner-only (umask 077): Pebble's and the server's files in --data
-// included, which are created with modes of their own (issue 26).
+// included, which are created with modes of their own.
 func ownerOnlyUmask() { unix.Umask(0o077) }

@@ -10,7 +10,7 @@ import (
 // ownerOnly makes dir and everything under it readable by its owner only:
 // directories 0700, files 0600, whatever modes they had (a --data made
 // beforehand by hand, or by a version that made its views world-readable:
-// issue 26). Symbolic links are not followed (their mode means nothing).
+// docs/security.md, "`--data` is its owner's alone"). Symbolic links are not followed (their mode means nothing).
 // Together with the umask main sets (077), what Toolstream creates later
 // (Pebble's and the server's files) is owner-only too.
 func ownerOnly(dir string) error {

@@ -33,8 +33,8 @@ func notOwnerOnly(t *testing.T, dir string) []string {
 }
 
 // TestDataIsOwnerOnlyWhateverItWas: --data made beforehand as a careless
-// admin would (0755 directories, a 0644 view file and note; issue 26:
-// "views are world-readable when --data was made beforehand"). Once serve
+// admin would (0755 directories, a 0644 view file and note: views
+// were world-readable when --data was made beforehand). Once serve
 // runs, and after it stopped, --data and everything under it is
 // owner-only: what was there (chmod'ed when serve takes --data) and what
 // serve made (the server's store, Pebble's views, the auth material, the

@@ -20,7 +20,7 @@ import (
 	"github.com/toolstream/toolstream/internal/trace"
 )
 
-// TestAttackClaimedIDsDoNotSwallowPublish (issue 26, item 3): acme's
+// TestAttackClaimedIDsDoNotSwallowPublish (docs/security.md): acme's
 // producer, with the stock nats CLI, publishes junk on its own model
 // subject under every edge id `toolstream publish --tenant globex
 // --stream s1` will use. Attacker: its junk is stored under its subject

@@ -10,7 +10,7 @@ import (
 	"github.com/toolstream/toolstream/registry"
 )
 
-// The registry keys (DESIGN.md invariant 10): the operator's signing key,
+// The registry keys (docs/design.md invariant 10): the operator's signing key,
 // with which serve --tools records the tools file in the log, and the
 // public keys whose registry changes the assembler and the executors
 // accept. By default both live in --data/auth, made by serve --tools on its

@@ -18,7 +18,7 @@ import (
 )
 
 // TestRunsAndHistoryCommands drives `toolstream runs` and `toolstream
-// history` against a real serve (issue 16 item 4): a run of two responses
+// history` against a real serve: a run of two responses
 // published by `toolstream publish --run` — a round whose model says
 // something, calls a command tool and reports its tokens, then the answer
 // — is listed with its state, and its history is printed as each

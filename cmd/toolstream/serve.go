@@ -117,7 +117,7 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	cfg.Bus, cfg.ViewsDir, cfg.Logger, cfg.Projections, cfg.SigningKey = b, filepath.Join(g.data, "views"), log, d.projections(), key
 	// No sandboxed tool sees --data (the operator's seed, the signing and
 	// console keys, the log and the views) nor the credentials and keys
-	// serve was given elsewhere (issue 26).
+	// serve was given elsewhere (docs/security.md).
 	cfg.Executor.Hidden = append(cfg.Executor.Hidden, g.data)
 	for _, f := range []string{g.creds, g.tlsKey, g.registryKeyFile} {
 		if f != "" {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// A sandboxed tool run by serve, the attacker of issue 26 item 7: it tries
+// A sandboxed tool run by serve, the attacker of docs/security.md's tools: it tries
 // to read every file of --data/auth (the operator's seed, the signing and
 // console keys: with them, anything) and prints the secret its contract
 // resolved for it to stderr, then fails. The call fails (tool_error) with

@@ -37,7 +37,7 @@
 // (ReasonClientDisconnected, recorded with the run's request so a later
 // request of the run gets the same answer) and no further round starts; a
 // round being read from the model is cut, so none of its calls runs
-// (DESIGN.md invariant 1). The gateway passes a context that outlives the
+// (docs/design.md invariant 1). The gateway passes a context that outlives the
 // client unless the request said Toolstream-On-Disconnect: cancel: then the
 // run goes on to its answer or its approval wait, and the result is in the
 // log and in the state a later request reads.
@@ -51,7 +51,7 @@
 // round on a lease it may no longer hold.
 //
 // What it keeps: the run's first request, sealed under its user's data key
-// (erasure makes it unreadable, DESIGN.md invariant 8), in the key-value
+// (erasure makes it unreadable, docs/design.md invariant 8), in the key-value
 // bucket ts_agent, with how the driver ended the run when it did; and a
 // marker per run under way, by driver name, which Resume reads after a
 // restart. Coordination state, like leases: not a view.

@@ -44,7 +44,7 @@ type Spec struct {
 
 // stored is a bucket record: the spec and what ended the run, sealed
 // under the run's user's data key (the body is personal data: erasing the
-// user makes it unreadable, DESIGN.md invariant 8).
+// user makes it unreadable, docs/design.md invariant 8).
 type stored struct {
 	Spec   Spec   `json:"spec"`
 	Ended  string `json:"ended,omitempty"` // a Reason* when the run was ended by the driver

@@ -24,7 +24,7 @@ func TestDocumentIsCurrent(t *testing.T) {
 	}
 	got, err := os.ReadFile(committed)
 	if err != nil {
-		t.Fatalf("%v: generate it with go generate ./asyncapi", err)
+		t.Fatalf("%v: generate it with go generate ./internal/asyncapi", err)
 	}
 	if !bytes.Equal(got, want) {
 		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
@@ -38,7 +38,7 @@ func TestDocumentIsCurrent(t *testing.T) {
 			}
 			return "(end)"
 		}
-		t.Fatalf("%s is not what the catalogue gives (first difference at line %d: %q, the catalogue gives %q): run go generate ./asyncapi and commit it",
+		t.Fatalf("%s is not what the catalogue gives (first difference at line %d: %q, the catalogue gives %q): run go generate ./internal/asyncapi and commit it",
 			committed, i+1, line(gl), line(wl))
 	}
 	again, err := asyncapi.Document("../../events")

@@ -9,10 +9,10 @@
 // (events.Channels, events.NewBody) by reflection and the doc comments
 // from the source of package events, so a field added to an event is in
 // the document the next time it is generated, and TestDocumentIsCurrent
-// fails until it is (go generate ./asyncapi).
+// fails until it is (go generate ./internal/asyncapi).
 //
 // Document is deterministic: the same catalogue and comments always give
 // the same bytes. It holds no state and is safe to call concurrently.
 package asyncapi
 
-//go:generate go run ./gen -o ../docs/asyncapi.yaml
+//go:generate go run ./gen -o ../../docs/asyncapi.yaml

@@ -44,7 +44,7 @@ func TestSecurityDocShowsThePermissions(t *testing.T) {
 // TestNoRoleMutatesAConsumer: no identity but the admin may create (or
 // update: the same request), delete, pause, reset, unpin or step down any
 // consumer of any stream of the log, named or not, the processors' own
-// durables included (issue 26, item 6); each processor may bind, pull and
+// durables included; each processor may bind, pull and
 // acknowledge its own.
 func TestNoRoleMutatesAConsumer(t *testing.T) {
 	names := []string{"ts-executor", "ts-executor-approvals", "ts-verifier", "ts-judge", "ts-memory", "ts-runs", "ts-runs-calls",

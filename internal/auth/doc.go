@@ -33,7 +33,7 @@
 // only, processors tsv.keys.seal|open.*, the reader tsv.keys.open.*, the
 // operator tsv.keys.erase.* besides.
 //
-// Invariants kept here (numbers from DESIGN.md): 7, tenants never meet (a
+// Invariants kept here (numbers from docs/design.md): 7, tenants never meet (a
 // producer publishes only its tenant's raw events and reads only its
 // tenant's outcomes, and asks only for its tenant's users' keys); 10, only
 // the operator decides what runs (no anonymous client, every identity

@@ -151,7 +151,7 @@ func readStream(s string) []string {
 // acknowledge its messages. Nothing else of the consumer API: only the
 // admin creates, updates (a create request's subject does not tell create
 // from update), deletes, pauses, resets or unpins a durable, so no
-// processor's credential can stop the others (issue 26).
+// processor's credential can stop the others (docs/security.md).
 func ownConsumer(s, name string) []string {
 	return []string{api("CONSUMER.INFO", s, name), api("CONSUMER.MSG.NEXT", s, name), "$JS.ACK." + s + "." + name + ".>"}
 }
@@ -254,7 +254,7 @@ func permissions(id Identity) jwt.Permissions {
 		p.Pub.Deny.Add(append(keysAPI(), "$KV."+KeysBucket+".>")...)
 	}
 	// No role but the admin creates, changes, deletes, pauses, resets or
-	// unpins a consumer of the log's streams (issue 26): the allow lists
+	// unpins a consumer of the log's streams (docs/security.md): the allow lists
 	// give none of these there, and the verbs no role needs anywhere are
 	// denied outright.
 	p.Pub.Deny.Add(consumerMutations()...)

@@ -30,7 +30,7 @@ import (
 	"github.com/toolstream/toolstream/verifier"
 )
 
-// The whole path, as a user sees it (issue 14): a recorded provider stream
+// The whole path, as a user sees it: a recorded provider stream
 // through `toolstream assemble`, and producers' streams through a running
 // server with every component on, each against the least a JetStream
 // pipeline must do with the same raw events in the same run.

@@ -13,8 +13,8 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// JetStream API error codes ensureStream branches on (nats-server's
-// jetstream_errors_generated.go).
+// JetStream API error codes ensureStream branches on (the error codes
+// nats-server generates for its JetStream API).
 const (
 	codeClusterNotAvail        = 10008 // no meta leader yet
 	codeInsufficientResources  = 10023 // fewer servers than replicas

@@ -260,7 +260,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 	//     messages still in flight to a dying server; the runner now
 	//     reads a delivery gap from the log by direct gets before acking
 	//     past it (it once restarted its consumer at the checkpoint; only
-	//     the admin may since issue 26).
+	//     the admin may now).
 	calls := 3000
 	if testing.Short() {
 		calls = 400

@@ -221,7 +221,7 @@ var policy = []action{
 	{false, "$JS.API.ACCOUNT.PURGE.TS", nil, "purging the account"},
 	// Other roles' durable consumers: only their owner.
 	{false, "$JS.API.CONSUMER.MSG.NEXT.TS_CALLS.ts-executor", []auth.Identity{execRole}, "stealing the executor's deliveries"},
-	{false, "$JS.API.CONSUMER.DELETE.TS_CALLS.ts-executor-approvals", nil, "deleting the executor's consumer (issue 26: only the admin)"},
+	{false, "$JS.API.CONSUMER.DELETE.TS_CALLS.ts-executor-approvals", nil, "deleting the executor's consumer (only the admin)"},
 	{false, "$JS.API.CONSUMER.INFO.TS_CALLS.ts-executor", []auth.Identity{execRole}, "binding the executor's consumer"},
 	{false, "$JS.API.CONSUMER.PAUSE.TS_CALLS.ts-executor", nil, "pausing the executor's consumer"},
 	{false, "$JS.API.CONSUMER.RESET.TS_OUT.ts-verifier", nil, "rewinding the verifier's consumer"},
@@ -234,7 +234,7 @@ var policy = []action{
 	{false, "$JS.API.CONSUMER.CREATE.TS_MODEL.mine", nil, "a consumer on the model events"},
 	{false, "$JS.API.CONSUMER.CREATE.TS_IN.ts-ingest", nil, "reconfiguring ingest's consumer"},
 	{false, "$JS.API.CONSUMER.CREATE.TS_OUT.mine", nil, "a consumer on the outcomes"},
-	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor", nil, "reconfiguring the executor's consumer (issue 26)"},
+	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor", nil, "reconfiguring the executor's consumer"},
 	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor.ts.call.>", nil, "reconfiguring the executor's consumer with a filter"},
 	{false, "$JS.ACK.TS_CALLS.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", []auth.Identity{execRole}, "watching call records"},

@@ -15,7 +15,7 @@ import (
 // usedFile remembers the redeemed sign-in tokens (their nonces, with their
 // expiry) and the signed-out sessions ("ended:<id>", until the session's
 // expiry) in a file, so a restart of the console does not let a used token
-// be redeemed again nor a signed-out session come back (issue 26). One line
+// be redeemed again nor a signed-out session come back. One line
 // a token or session: "<name> <expiry unix>".
 // The file is owner-only; it is compacted (expired tokens dropped) when
 // the console starts and at each sweep, so it holds at most the tokens

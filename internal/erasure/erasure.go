@@ -1,5 +1,5 @@
 // Package erasure carries out an erasure across everything Toolstream
-// stores (DESIGN.md invariant 8; docs/design.md, "Erasure"): it destroys
+// stores (docs/design.md, invariant 8 and "Erasure"): it destroys
 // the data keys that sealed a user's (or one memory record's) data in the
 // log (package keys), deletes with JetStream's erasing delete the user's raw
 // provider events still kept in TS_IN (the one store that holds them in

@@ -3,8 +3,7 @@
 // It serves OpenAI Chat Completions (POST /v1/chat/completions), OpenAI
 // Responses (POST /v1/responses) and Anthropic Messages (POST
 // /v1/messages), streaming and not, and passes each request through to a
-// configured upstream provider (issue 17 items 1, 2 and 4; issue 21 items
-// 2 and 3).
+// configured upstream provider.
 //
 // # Passthrough
 //
@@ -63,7 +62,7 @@
 //   - SSEWriter is the writer every streamed response uses (ids,
 //     heartbeats, comments); run mode's stream uses it too.
 //
-// # A hostile client (issue 26 items 4, 5, 8)
+// # A hostile client (docs/security.md)
 //
 // Nothing a client does takes the process down: no goroutine touches a
 // ResponseWriter after its handler returned (the upstream read writes
@@ -84,7 +83,7 @@
 // Toolstream-User. Only the headers of forwardedHeaders go upstream.
 //
 // Gateway is safe for concurrent use; each request has its own state.
-// Invariants kept (DESIGN.md): 8 (what the gateway writes is sealed per
+// Invariants kept (docs/design.md): 8 (what the gateway writes is sealed per
 // user), and bad input — a malformed body, an unknown API or upstream —
 // gets a typed error in the provider's shape and loses nothing.
 package gateway

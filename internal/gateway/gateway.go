@@ -42,7 +42,7 @@ type Config struct {
 	MsgIDKey []byte
 }
 
-// Runner serves run mode (issue 17 item 3): ServeRun is called for a
+// Runner serves run mode (docs/design.md, "Run mode"): ServeRun is called for a
 // request carrying "Toolstream-Mode: run" once it is authenticated and
 // its body read; it writes the whole response.
 type Runner interface {

@@ -221,8 +221,8 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 // goroutine's writes, headers and heartbeats do nothing. So nothing
 // touches w after the handler returned, whenever the client goes (before
 // the upstream's headers, mid-stream), which a write to a finished
-// ResponseWriter from the goroutine did and crashed serve (issue 26 item
-// 4). The goroutine holds a reference to the request's slot until the
+// ResponseWriter from the goroutine did and crashed serve.
+// The goroutine holds a reference to the request's slot until the
 // upstream read ended.
 func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, env Envelope, body []byte, sl *slot) {
 	type ended struct {

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// The attacks of issue 26 items 4, 5 and 8 on the gateway, through a real
+// The attacks of docs/security.md on the gateway, through a real
 // gateway (an embedded server, the fake upstream) with the client they came
 // from: raw HTTP over a connection of the test's own.
 
@@ -309,7 +309,7 @@ func TestSlowAndLargeBodiesAreRefused(t *testing.T) {
 	}
 }
 
-// TestOnlyAllowedHeadersGoUpstream (issue 26 item 8): the upstream gets
+// TestOnlyAllowedHeadersGoUpstream: the upstream gets
 // the provider headers an SDK shapes a request with, and none of the
 // client's others — not OpenAI-Organization or OpenAI-Project (which
 // would bill another organisation or project under the operator's key),
@@ -354,7 +354,7 @@ func TestOnlyAllowedHeadersGoUpstream(t *testing.T) {
 	}
 }
 
-// TestReusedResponseIDStaysTheUsers (issue 26 item 5): an upstream that
+// TestReusedResponseIDStaysTheUsers: an upstream that
 // gives alice's and bob's answers one response id (the fake serves each
 // recording under its recorded id) keeps them apart: before bob has one,
 // resuming the id with bob's key finds nothing (404, not alice's frames);

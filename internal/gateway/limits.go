@@ -14,7 +14,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// What one client may hold of a gateway (issue 26 item 4: a careless or
+// What one client may hold of a gateway (a careless or
 // hostile client must never take the process down).
 const (
 	// DefaultKeyRequestsMax bounds the requests of one key under way at
@@ -149,7 +149,7 @@ func recoverPanic(log *slog.Logger, where string, attrs ...any) {
 
 // scopedID is the name under which an id a client picks (a run) or an
 // upstream gives (a response) is kept for a user of a tenant: the same id
-// of two users never names one thing (issue 26 item 5). For a user it is
+// of two users never names one thing. For a user it is
 // the user's subject token, a '.', then the id; without a user the id
 // itself, or '.' and the id when it holds a '.'. The three forms never
 // meet (a token is never empty and holds no '.'), so the mapping is one

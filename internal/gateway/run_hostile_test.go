@@ -18,7 +18,7 @@ import (
 	"github.com/toolstream/toolstream/internal/runs"
 )
 
-// Run mode under the attacks of issue 26 items 4 and 5, through the real
+// Run mode under the attacks of docs/security.md, through the real
 // pipeline (agenttest) and the fake upstream, with raw HTTP clients.
 
 // rawRun sends a streamed run-mode request on a connection of its own and
@@ -107,7 +107,7 @@ func TestRunClientGoneAtAnyStageServeLives(t *testing.T) {
 	}
 }
 
-// TestRunsBelongToTheirUser (issue 26 item 5): a key bound to bob that
+// TestRunsBelongToTheirUser: a key bound to bob that
 // names alice's run — while it runs, and once it is answered; streamed,
 // whole, and resuming with Last-Event-ID — is told no such run exists
 // (404 in the provider's shape), gets nothing of alice's, and the model is

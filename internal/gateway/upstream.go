@@ -317,7 +317,7 @@ func (s *relay) hand(f Frame) {
 func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, end bool) error {
 	env := s.c.Env
 	// Kept under the user's name for it: an upstream that gives two users'
-	// answers one id never mixes their frames (issue 26 item 5).
+	// answers one id never mixes their frames.
 	stream := scopedID(env.User, s.res.Stream)
 	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
 	if err != nil {
@@ -430,7 +430,7 @@ func compactData(data []byte) []byte {
 // forwardedHeaders are the client headers that go upstream: what a
 // provider's SDK sends to shape the request (API version and beta
 // features, the accepted type, retries' idempotency key, its user agent).
-// Nothing else is passed (issue 26 item 8): the request goes out under the
+// Nothing else is passed: the request goes out under the
 // operator's key, so a client's OpenAI-Organization or OpenAI-Project
 // (billing another organisation or project of the operator's account),
 // its own credentials, cookies, forwarding and Toolstream-* headers never

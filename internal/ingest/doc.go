@@ -15,7 +15,7 @@
 // rules are documented next to each adapter (responses.go, chat.go,
 // anthropic.go, gemini.go, tagged.go).
 //
-// Invariants kept here (numbers from DESIGN.md):
+// Invariants kept here (numbers from docs/design.md):
 //
 //   - 1, never execute an incomplete call: a completion signal
 //     (ArgumentsDone, OutputItemDone for a function call) is emitted only when

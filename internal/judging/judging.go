@@ -130,7 +130,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	cons, err := w.cfg.JS.Consumer(ctx, events.StreamOut, w.cfg.Durable)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
 		// Made here only by an identity that may (the admin: serve on one
-		// machine); a processor's role may not (issue 26).
+		// machine); a processor's role may not (docs/security.md).
 		if _, cerr := w.cfg.JS.CreateConsumer(ctx, events.StreamOut, w.cfg.consumerConfig()); cerr != nil && !errors.Is(cerr, jetstream.ErrConsumerExists) {
 			return fmt.Errorf("judging: durable consumer %s on %s is missing; run `toolstream setup` as the admin identity: %w", w.cfg.Durable, events.StreamOut, cerr)
 		}

@@ -1,5 +1,5 @@
 // Package keys is the data-key store that makes erasure reach the log
-// (DESIGN.md invariant 8; docs/design.md, "Erasure"). Personal data is
+// (docs/design.md, invariant 8 and "Erasure"). Personal data is
 // written to the log sealed (events.EncodeSealed) with the key of its scope
 // — one key per (tenant, user), one per memory record — and this package
 // keeps those keys in a JetStream key-value bucket, ts_keys, replicated like
@@ -19,7 +19,7 @@
 // keys of erasures made after it, so erasures must be made again after a
 // restore (the log's Erased tombstones list them).
 //
-// One writer (DESIGN.md invariant 10). The bucket is written only by the
+// One writer (docs/design.md invariant 10). The bucket is written only by the
 // keys service (Service, on ServicePrefix), run under an identity of its
 // own role (auth.RoleKeyring) that alone, with the admin, may publish to
 // the bucket, delete its messages or read it. Every other identity's store

@@ -73,7 +73,7 @@ func imports(t *testing.T, dir string) []string {
 	return ours
 }
 
-// The layering of STYLE.md: each core package may import only these of
+// The layering of docs/architecture.md: each core package may import only these of
 // ours.
 var allowed = map[string][]string{
 	"events":    {"mpack"},
@@ -254,7 +254,7 @@ func TestSubjectsAreBuiltInEvents(t *testing.T) {
 // assemblerWiring are the packages that may import the assembler (tests
 // aside): those that run it as a projection or read its view. A program
 // that produces or consumes calls uses package client; the assembler is a
-// projection and carries no producer (issue 20).
+// projection and carries no producer.
 var assemblerWiring = map[string]string{
 	"node":            "runs projections (the one-shot assemble)",
 	"stack":           "composes serve's projections",

@@ -54,7 +54,7 @@
 // the subject's last token, so a producer's permission to its own tenant's
 // subjects is the whole check.
 //
-// Invariants (DESIGN.md): 3 and 4 (state, checkpoint and outbox in one
+// Invariants (docs/design.md): 3 and 4 (state, checkpoint and outbox in one
 // batch, by package projector; emitted ids derive from their cause:
 // events.RoundSettledID and friends), 6 (time from events; calls are
 // ordered by the assembler's Order, never by map order: the views and what

@@ -26,7 +26,7 @@ import (
 	"github.com/toolstream/toolstream/verifier"
 )
 
-// The attacks of issue 26, item 6: a processor's own credential deleted
+// The attacks on durables (docs/security.md): a processor's own credential deleted
 // the shared ts-executor consumer and every executor stopped. The
 // durables are the admin's (stack.CreateConsumers, as serve and setup run
 // it); a processor's role may look its own up, pull and acknowledge.

@@ -23,7 +23,7 @@ import (
 
 const chatAnswer = `{"id":"chatcmpl-cap","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`
 
-// TestGatewayConnectionsAreBounded (issue 26 item 4): a client opening
+// TestGatewayConnectionsAreBounded: a client opening
 // many connections that never finish their headers (a few hundred here,
 // on loopback, ten times the cap) holds at most the gateway's conns_max
 // of them; each one over is answered 503 and closed at once, so the

@@ -24,7 +24,7 @@ import (
 	"github.com/toolstream/toolstream/registry"
 )
 
-// The hostile tenant's attacks on the clock (issue 26, item 2), against
+// The hostile tenant's attacks on the clock (docs/security.md), against
 // serve's wiring (Start: ingest, the assembler and the clock) over a real
 // embedded server, from the clients an attacker holding acme's producer
 // credential has: nats.go with its creds, and the stock nats CLI.

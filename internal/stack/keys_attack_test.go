@@ -28,7 +28,7 @@ import (
 	"github.com/toolstream/toolstream/internal/logread"
 )
 
-// The hostile tenant's attacks on the data keys (issue 26, item 1), through
+// The hostile tenant's attacks on the data keys (docs/security.md), through
 // a real embedded server with the real auth material, from the clients the
 // attacks came from: the stock nats CLI with a producer's creds, and
 // forging nats.go clients of each role.

@@ -10,7 +10,7 @@ import (
 
 // The HTTP servers of a stack (gateway, console, metrics) hold at most a
 // bounded number of connections open at once, a share of the process's
-// descriptor limit (issue 26 item 4: 20,000 connections whose bodies never
+// descriptor limit (20,000 connections whose bodies never
 // arrived took every descriptor, and the embedded NATS server and
 // JetStream's file store, which need them too, stopped accepting and
 // writing until a restart). What they leave is the log's: its clients,

@@ -11,7 +11,7 @@ import (
 )
 
 // ToolsMax is how many tools a request carries unless configured:
-// issue 17's tools_max.
+// run mode's tools_max.
 const ToolsMax = 20
 
 // Scored is a tool and its relevance to a query.

@@ -1,6 +1,6 @@
 // Command gen writes the AsyncAPI document of the event catalogue
-// (go generate ./asyncapi): go run ./gen -o ../docs/asyncapi.yaml, run in
-// asyncapi/, reading the comments of ../events.
+// (go generate ./internal/asyncapi): go run ./gen -o ../../docs/asyncapi.yaml, run in
+// internal/asyncapi/, reading the comments of ../../events.
 package main
 
 import (
