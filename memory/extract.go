@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
 )
 
 // Extractor turns a user's message into observations. Implementations must
@@ -74,25 +75,17 @@ const (
 // word is one word of a sentence, lower-cased and as written.
 type word struct{ low, orig string }
 
-// sentences splits text at sentence ends; a question is flagged.
+// sentences splits text into sentences (lang.Sentences: it knows initials,
+// abbreviations and decimals), each without its end marks; a question is
+// flagged.
 func sentences(text string) (out []string, questions []bool) {
-	start := 0
-	for i, r := range text {
-		switch r {
-		case '.', '!', '?', ';', '\n', '。', '！', '？', '；':
-			if r == '.' && i+1 < len(text) && i > 0 && isDigitByte(text[i-1]) && isDigitByte(text[i+1]) {
-				continue // 3.5
-			}
-			if s := strings.TrimSpace(text[start:i]); s != "" {
-				out = append(out, s)
-				questions = append(questions, r == '?' || r == '？')
-			}
-			start = i + len(string(r))
+	for _, s := range lang.Sentences(text) {
+		t := strings.TrimRight(s.Text, ".!?;。！？；…\"'”’」』)）》] ")
+		if t == "" {
+			continue
 		}
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-		questions = append(questions, false)
+		out = append(out, t)
+		questions = append(questions, s.Question)
 	}
 	return out, questions
 }
@@ -138,6 +131,9 @@ func words(s string) []word {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-':
 			b.WriteRune(r)
+		case r == '.' && b.Len() == 1 && unicode.IsUpper([]rune(b.String())[0]):
+			b.WriteRune(r) // an initial keeps its dot: Ursula K. Le Guin
+			flush()
 		case r == ',' || r == '，' || r == ':' || r == '(' || r == ')' || r == '"':
 			flush()
 			out = append(out, word{",", ","})

@@ -1,0 +1,246 @@
+package lang
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sentence is one sentence of a text.
+type Sentence struct {
+	Text       string // trimmed of surrounding space, its closing marks included
+	Start, End int    // Text is text[Start:End]
+	Question   bool   // it ends with a question mark (? or ？)
+}
+
+// Sentences cuts text into sentences. A sentence ends at 。！？； (with the
+// closing quotes and brackets after them), at ! ? ; and a line break, and
+// at a full stop followed by space, the text's end or an ideograph — but
+// not at the full stop of:
+//
+//   - a number (3.5, v1.2) or a word with dots inside (example.com), which
+//     space does not follow;
+//   - a title or a Latin abbreviation (Dr. Li, e.g. apples, vs. them);
+//   - a numbering abbreviation before a number (No. 5, p. 12);
+//   - an initial (Ursula K. Le Guin, J. R. R. Tolkien), unless a lower-case
+//     word comes before it and a sentence opener after it ("vitamin C. It
+//     helps");
+//   - a terminal abbreviation (etc., Inc., a.m., U.S.) or an ellipsis,
+//     unless a sentence opener or an ideograph follows.
+//
+// The abbreviations and openers are data (sentences.txt). Empty sentences
+// are dropped; text without any end is one sentence. Pure and safe for
+// concurrent use.
+func Sentences(text string) []Sentence {
+	var out []Sentence
+	start := 0
+	emit := func(end int, question bool) {
+		s, e := start, end
+		for s < e {
+			r, n := utf8.DecodeRuneInString(text[s:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			s += n
+		}
+		for e > s {
+			r, n := utf8.DecodeLastRuneInString(text[:e])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			e -= n
+		}
+		if e > s {
+			out = append(out, Sentence{Text: text[s:e], Start: s, End: e, Question: question})
+		}
+		start = end
+	}
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n':
+			emit(i, false)
+			i += n
+			start = i
+			continue
+		case r == '。' || r == '！' || r == '？' || r == '；' || r == '!' || r == '?' || r == ';' || r == '…':
+			end, q := endRun(text, i)
+			if (r == '!' || r == '?' || r == ';' || r == '…') && !endsHere(text, end) {
+				i = end // "Yahoo!Mail", "1;2"
+				continue
+			}
+			if r == '…' && !opensSentence(text, end) {
+				i = end
+				continue
+			}
+			emit(end, q)
+			i = end
+			continue
+		case r == '.':
+			end, q := endRun(text, i)
+			if !endsHere(text, end) || !fullStop(text, i, end) {
+				i = end
+				continue
+			}
+			emit(end, q)
+			i = end
+			continue
+		}
+		i += n
+	}
+	emit(len(text), false)
+	return out
+}
+
+// endRun returns the end of the run of end marks and closing quotes that
+// starts at i, and whether a question mark is among them.
+func endRun(text string, i int) (int, bool) {
+	q := false
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch r {
+		case '?', '？':
+			q = true
+		case '.', '!', '！', '。', ';', '；', '…', '"', '\'', '”', '’', '」', '』', ')', '）', '》', ']':
+		default:
+			return i, q
+		}
+		i += n
+	}
+	return i, q
+}
+
+// endsHere reports whether an end mark whose run ends at end can end a
+// sentence: the text ends there, or space or an ideograph follows.
+func endsHere(text string, end int) bool {
+	if end >= len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[end:])
+	return unicode.IsSpace(r) || IsCJK(r)
+}
+
+// fullStop reports whether the full stop at i (its run ending at end, space
+// or the text's end after it) ends a sentence.
+func fullStop(text string, i, end int) bool {
+	if strings.HasPrefix(text[i:end], "..") {
+		return opensSentence(text, end) // an ellipsis
+	}
+	if strings.ContainsAny(text[i:end], "!?！？") {
+		return true
+	}
+	w, before := wordBefore(text, i)
+	if w == "" || unicode.IsDigit(rune(w[0])) {
+		return true // "it costs 3.5."
+	}
+	low := strings.ToLower(w)
+	switch {
+	case sentenceData.title[low]:
+		return false
+	case sentenceData.numbered[low]:
+		return !digitAfter(text, end)
+	case sentenceData.terminal[low] || strings.Contains(w, "."):
+		return opensSentence(text, end)
+	case utf8.RuneCountInString(w) == 1 && unicode.IsUpper(rune(w[0])) && w != "I":
+		// an initial: it ends a sentence only after a lower-case word and
+		// before an opener ("vitamin C. It helps")
+		if p, _ := wordBefore(text, len(strings.TrimRightFunc(text[:before], unicode.IsSpace))); p != "" && unicode.IsLower([]rune(p)[0]) {
+			return opensSentence(text, end)
+		}
+		return false
+	}
+	return true
+}
+
+// wordBefore returns the word that ends at i (letters, digits, apostrophes
+// and inner dots) and where it starts.
+func wordBefore(text string, i int) (string, int) {
+	j := i
+	for j > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:j])
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '.' && j-n > 0 && j != i) || IsCJK(r) {
+			break
+		}
+		j -= n
+	}
+	w := strings.TrimLeft(text[j:i], ".")
+	return w, i - len(w)
+}
+
+// digitAfter reports whether the first word after end starts with a digit.
+func digitAfter(text string, end int) bool {
+	rest := strings.TrimLeftFunc(text[end:], unicode.IsSpace)
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.IsDigit(r) || r == '#'
+}
+
+// opensSentence reports whether what follows end opens a sentence: an
+// ideograph, the text's end, or an opener written with a capital (or "i").
+func opensSentence(text string, end int) bool {
+	rest := strings.TrimLeftFunc(text[end:], func(r rune) bool {
+		return unicode.IsSpace(r) || r == '"' || r == '“' || r == '\'' || r == '‘' || r == '(' || r == '（'
+	})
+	if rest == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	if IsCJK(r) {
+		return true
+	}
+	k := strings.IndexFunc(rest, func(r rune) bool { return !(unicode.IsLetter(r) || r == '\'' || r == '’') })
+	if k < 0 {
+		k = len(rest)
+	}
+	w := rest[:k]
+	if w == "" || !unicode.IsUpper(r) && w != "i" && !strings.HasPrefix(w, "i'") {
+		return false
+	}
+	return sentenceData.opener[strings.ToLower(strings.ReplaceAll(w, "’", "'"))]
+}
+
+//go:embed sentences.txt
+var sentencesText string
+
+// sentenceTables are the word sets of sentences.txt.
+type sentenceTables struct {
+	title, numbered, terminal, opener map[string]bool
+}
+
+var sentenceData = mustSentenceTables(sentencesText)
+
+// mustSentenceTables parses sentences.txt; the file is embedded, so a
+// malformed one is a bug every test of the package catches.
+func mustSentenceTables(text string) sentenceTables {
+	t, err := parseSentenceTables(text)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func parseSentenceTables(text string) (sentenceTables, error) {
+	t := sentenceTables{title: map[string]bool{}, numbered: map[string]bool{}, terminal: map[string]bool{},
+		opener: map[string]bool{}}
+	byName := map[string]map[string]bool{"title": t.title, "numbered": t.numbered, "terminal": t.terminal,
+		"opener": t.opener}
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '[' {
+			continue
+		}
+		name, words, ok := strings.Cut(line, "=")
+		set := byName[strings.TrimSpace(name)]
+		if !ok || set == nil {
+			return t, fmt.Errorf("lang: sentences.txt:%d: want title, numbered, terminal or opener = words", n+1)
+		}
+		for _, w := range strings.Fields(words) {
+			if w != strings.ToLower(w) || strings.HasSuffix(w, ".") {
+				return t, fmt.Errorf("lang: sentences.txt:%d: %q is not lower case without its final dot", n+1, w)
+			}
+			set[w] = true
+		}
+	}
+	return t, nil
+}
