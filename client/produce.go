@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/ingest"
-	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/internal/publish"
 )
 
 // The headers of the raw ingest protocol (ts.in.<tenant>.<format>.<stream>):
@@ -138,7 +138,7 @@ type Writer struct {
 	merger ingest.DeltaMerger // the run of deltas held (unless the client publishes per chunk)
 	subj   string             // Raw: the ingest subject
 	pos    int64
-	out    projector.OrderedOut
+	out    publish.Ordered
 	ended  bool
 	mark   error // the connection's last error when the writer started
 	err    error // sticky: the first error ends the writer
@@ -168,7 +168,7 @@ func (c *Client) NewWriter(ctx context.Context, opts ...StreamOption) (*Writer, 
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	w := &Writer{c: c, s: s, mark: c.mark()}
-	w.out = projector.OrderedOut{JS: c.js, Window: c.o.window, Timeout: c.o.publishTimeout, RetryMax: time.Minute,
+	w.out = publish.Ordered{JS: c.js, Window: c.o.window, Timeout: c.o.publishTimeout, RetryMax: time.Minute,
 		Batches: c.nc.ConnectedClusterName() != "", Duplicate: c.duplicateCheck()}
 	if c.o.batches != nil {
 		w.out.Batches = *c.o.batches

@@ -10,20 +10,21 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/publish"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// A relay round is at most one atomic batch (batch.go).
+// A relay round is at most one atomic batch (package publish).
 const (
-	relayChunk      = BatchMax
-	relayChunkBytes = BatchBytesMax
+	relayChunk      = publish.BatchMax
+	relayChunkBytes = publish.BatchBytesMax
 )
 
 // relay publishes outbox rows in outbox order and deletes each only after
 // JetStream acknowledged it. Publication may repeat (a crash between publish
 // and delete); the deterministic Nats-Msg-Id makes the repeat a no-op.
 //
-// Order (batch.go): on a replicated stream (where leaders change) each
+// Order (package publish): on a replicated stream (where leaders change) each
 // round is one atomic batch, and the next round starts only after the batch
 // is acknowledged: the log holds the outbox's order whatever fails in
 // between. A single-server stream has no leader to change and is relayed
@@ -132,13 +133,13 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 }
 
 // publishAtomic stores rows, all bound for one stream, as one atomic batch
-// (PublishOrdered) and returns the indices of the stored ones.
+// (publish.InOrder) and returns the indices of the stored ones.
 func (r *Runner) publishAtomic(ctx context.Context, rows []relayRow) ([]int, error) {
 	msgs := make([]*nats.Msg, len(rows))
 	for i, x := range rows {
 		msgs[i] = r.relayMsg(x.row)
 	}
-	n, _, err := PublishOrdered(ctx, r.cfg.JS, msgs, r.cfg.PublishTimeout)
+	n, _, err := publish.InOrder(ctx, r.cfg.JS, msgs, r.cfg.PublishTimeout)
 	return allOf(n), err
 }
 

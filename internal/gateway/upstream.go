@@ -15,6 +15,7 @@ import (
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/ingest"
+	"github.com/toolstream/toolstream/internal/publish"
 )
 
 // Call is one request sent upstream.
@@ -124,7 +125,7 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	if res.Stream == "" {
 		res.Stream = newStreamID()
 	}
-	s := &relay{g: g, c: c, res: res, onFrame: onFrame}
+	s := &relay{g: g, c: c, res: res, onFrame: onFrame, frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}}
 	if resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
 		err = s.stream(ctx, resp.Body)
 	} else {
@@ -143,7 +144,7 @@ type relay struct {
 	c       Call
 	res     *Result
 	onFrame func(Frame) error
-	frames  frameOut
+	frames  publish.Ordered // the kept frames, in order (a window of asynchronous publishes)
 }
 
 // logQueueMax bounds the frames read from the upstream and handed on but
@@ -219,7 +220,7 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 	if keepErr == nil {
 		keepErr = s.keep(ctx, int64(s.res.Frames), "", nil, true)
 	}
-	if err := s.frames.flush(ctx); err != nil && keepErr == nil {
+	if err := s.frames.Flush(ctx); err != nil && keepErr == nil {
 		keepErr = err
 	}
 	if keepErr != nil {
@@ -254,7 +255,7 @@ func (s *relay) whole(ctx context.Context, r io.Reader) error {
 	if err := s.keep(ctx, 1, "", nil, true); err != nil {
 		return err
 	}
-	if err := s.frames.flush(ctx); err != nil {
+	if err := s.frames.Flush(ctx); err != nil {
 		return err
 	}
 	if s.res.Status == http.StatusOK {
@@ -335,62 +336,14 @@ func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, 
 	if !end {
 		s.res.Frames++
 	}
-	return s.frames.add(ctx, s.g.cfg.JS, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}})
+	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
+		return fmt.Errorf("gateway: keep frame: %w", err)
+	}
+	return nil
 }
 
 // frameOutWindow bounds the frames sent and not yet acknowledged.
 const frameOutWindow = 512
-
-// frameOut publishes a stream's frames in order, a window of asynchronous
-// publishes.
-type frameOut struct {
-	futs []jetstream.PubAckFuture
-}
-
-func (o *frameOut) add(ctx context.Context, js jetstream.JetStream, m *nats.Msg) error {
-	for len(o.futs) >= frameOutWindow {
-		if err := o.waitOldest(ctx); err != nil {
-			return err
-		}
-	}
-	for {
-		f, err := js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
-		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && len(o.futs) > 0 {
-			if err := o.waitOldest(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("gateway: keep frame: %w", err)
-		}
-		o.futs = append(o.futs, f)
-		return nil
-	}
-}
-
-func (o *frameOut) waitOldest(ctx context.Context) error {
-	f := o.futs[0]
-	select {
-	case <-f.Ok():
-	case err := <-f.Err():
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	o.futs[0] = nil
-	o.futs = o.futs[1:]
-	return nil
-}
-
-func (o *frameOut) flush(ctx context.Context) error {
-	for len(o.futs) > 0 {
-		if err := o.waitOldest(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // responseID is the response id of a stream's first event or of a whole
 // answer: Chat's "id", Responses' response.id, Messages' message.id (and

@@ -81,7 +81,8 @@ var allowed = map[string][]string{
 	"logread":   {},
 	"keys":      {"events", "logread"},
 	"bus":       {"events", "auth", "logread", "keys"},
-	"projector": {"events", "logread"},
+	"projector": {"events", "logread", "publish"},
+	"publish":   {}, // the ordered publisher: nats.go's jetstream, none of ours
 	"ingest":    {"events"},
 	"registry":  {"events", "logread"},
 	"responses": {"events", "projector"},

@@ -1,4 +1,4 @@
-package projector
+package publish
 
 import (
 	"context"
@@ -9,16 +9,16 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// OrderedOut publishes one producer's messages in the order they are
+// Ordered publishes one producer's messages in the order they are
 // added: a sliding window of asynchronous publishes (Window unacknowledged
 // at most, each acknowledgement letting one more go, never retried by
 // nats.go, since a publish sent again after later ones would be stored out
 // of order), or, with Batches, atomic batches one after another
-// (PublishOrdered), each retried with its message ids while the stream has
+// (InOrder), each retried with its message ids while the stream has
 // no leader, up to RetryMax — what a replicated stream needs. The edge's
-// producer (client.Writer) publishes through it. Not safe for concurrent
-// use.
-type OrderedOut struct {
+// producer (client.Writer) and the gateway's kept frames publish through
+// it. Not safe for concurrent use.
+type Ordered struct {
 	JS       jetstream.JetStream
 	Window   int           // window mode: unacknowledged publishes at most (default 512)
 	Timeout  time.Duration // batch mode: the wait for one batch's acknowledgement
@@ -40,16 +40,16 @@ type OrderedOut struct {
 
 // Stored is how many messages the log has acknowledged; Last the highest
 // stream sequence among them.
-func (o *OrderedOut) Stored() int { return o.stored }
+func (o *Ordered) Stored() int { return o.stored }
 
 // Last: see Stored.
-func (o *OrderedOut) Last() uint64 { return o.last }
+func (o *Ordered) Last() uint64 { return o.last }
 
 // Duplicates is how many of the stored messages the log already held
 // (acknowledged as duplicates: published before, by this publisher).
-func (o *OrderedOut) Duplicates() int { return o.dups }
+func (o *Ordered) Duplicates() int { return o.dups }
 
-func (o *OrderedOut) dup(m *nats.Msg, ack *jetstream.PubAck) error {
+func (o *Ordered) dup(m *nats.Msg, ack *jetstream.PubAck) error {
 	if o.Duplicate != nil {
 		if err := o.Duplicate(m, ack); err != nil {
 			return err
@@ -60,7 +60,7 @@ func (o *OrderedOut) dup(m *nats.Msg, ack *jetstream.PubAck) error {
 }
 
 // Add publishes m after every message added before it.
-func (o *OrderedOut) Add(ctx context.Context, m *nats.Msg) error {
+func (o *Ordered) Add(ctx context.Context, m *nats.Msg) error {
 	if o.Batches {
 		o.batch = append(o.batch, m)
 		o.bytes += len(m.Data) + len(m.Subject)
@@ -95,7 +95,7 @@ func (o *OrderedOut) Add(ctx context.Context, m *nats.Msg) error {
 	}
 }
 
-func (o *OrderedOut) waitOldest(ctx context.Context) error {
+func (o *Ordered) waitOldest(ctx context.Context) error {
 	f := o.futs[0]
 	select {
 	case ack := <-f.Ok():
@@ -117,7 +117,7 @@ func (o *OrderedOut) waitOldest(ctx context.Context) error {
 }
 
 // Flush waits until everything added is stored.
-func (o *OrderedOut) Flush(ctx context.Context) error {
+func (o *Ordered) Flush(ctx context.Context) error {
 	if o.Batches {
 		return o.flushBatch(ctx)
 	}
@@ -131,7 +131,7 @@ func (o *OrderedOut) Flush(ctx context.Context) error {
 
 // flushBatch stores the pending batch, retrying it (the same message ids)
 // while the stream has no leader, up to RetryMax.
-func (o *OrderedOut) flushBatch(ctx context.Context) error {
+func (o *Ordered) flushBatch(ctx context.Context) error {
 	deadline := time.Now().Add(o.RetryMax)
 	backoff := 50 * time.Millisecond
 	for len(o.batch) > 0 {

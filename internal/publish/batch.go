@@ -1,4 +1,4 @@
-package projector
+package publish
 
 import (
 	"context"
@@ -25,6 +25,8 @@ import (
 
 // Atomic batches. JetStream stores an atomic batch whole or not at all, in
 // its order; the server refuses batches above 1000 messages by default.
+// BatchMax and BatchBytesMax bound one batch of Ordered (and the
+// projector's relay rounds).
 const (
 	BatchMax      = 1000
 	BatchBytesMax = 8 << 20
@@ -39,17 +41,17 @@ const (
 	errCodeBatchDuplicate = 10201
 )
 
-// ErrBatchDuplicate is returned by PublishBatch for a batch that holds an
+// ErrBatchDuplicate is returned by Batch for a batch that holds an
 // already stored message id: an earlier attempt stored it (its ack was
-// lost) or a prefix of it. PublishEach stores the rest.
-var ErrBatchDuplicate = errors.New("projector: batch holds an already stored event")
+// lost) or a prefix of it. Each stores the rest.
+var ErrBatchDuplicate = errors.New("publish: batch holds an already stored event")
 
-// PublishBatch stores msgs, all bound for one stream, as one JetStream
+// Batch stores msgs, all bound for one stream, as one JetStream
 // atomic batch: all of them, in order, or none. It waits up to timeout for
 // the acknowledgement and returns the stream sequence of the last message.
 // It returns ErrBatchDuplicate, or the server's or the connection's error.
 // msgs are not changed.
-func PublishBatch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (uint64, error) {
+func Batch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (uint64, error) {
 	nc := js.Conn()
 	id := nuid.Next()
 	for i, m := range msgs {
@@ -61,7 +63,7 @@ func PublishBatch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg,
 		bm.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
 		if i < len(msgs)-1 {
 			if err := nc.PublishMsg(bm); err != nil {
-				return 0, fmt.Errorf("projector: batch: %w", err)
+				return 0, fmt.Errorf("publish: batch: %w", err)
 			}
 			continue
 		}
@@ -70,7 +72,7 @@ func PublishBatch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg,
 		resp, err := nc.RequestMsgWithContext(actx, bm)
 		cancel()
 		if err != nil {
-			return 0, fmt.Errorf("projector: batch of %d: %w", len(msgs), err)
+			return 0, fmt.Errorf("publish: batch of %d: %w", len(msgs), err)
 		}
 		var ack struct {
 			Error *jetstream.APIError `json:"error"`
@@ -78,30 +80,30 @@ func PublishBatch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg,
 			Count int                 `json:"count"`
 		}
 		if err := json.Unmarshal(resp.Data, &ack); err != nil {
-			return 0, fmt.Errorf("projector: batch ack %q: %w", resp.Data, err)
+			return 0, fmt.Errorf("publish: batch ack %q: %w", resp.Data, err)
 		}
 		switch {
 		case ack.Error != nil && ack.Error.ErrorCode == errCodeBatchDuplicate:
 			return 0, ErrBatchDuplicate
 		case ack.Error != nil:
-			return 0, fmt.Errorf("projector: batch of %d: %w", len(msgs), ack.Error)
+			return 0, fmt.Errorf("publish: batch of %d: %w", len(msgs), ack.Error)
 		case ack.Count != len(msgs):
-			return 0, fmt.Errorf("projector: batch of %d acknowledged %d", len(msgs), ack.Count)
+			return 0, fmt.Errorf("publish: batch of %d acknowledged %d", len(msgs), ack.Count)
 		}
 		return ack.Seq, nil
 	}
 	return 0, nil
 }
 
-// PublishEach publishes msgs one at a time, each after the previous one's
+// Each publishes msgs one at a time, each after the previous one's
 // acknowledgement (a repeat of a stored message id is acknowledged as a
 // duplicate), waiting up to timeout for each. It returns how many were
 // stored, a prefix of msgs, and the stream sequence of the last.
-func PublishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
+func Each(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
 	return publishEach(ctx, js, msgs, timeout, nil)
 }
 
-// publishEach is PublishEach calling dup, when set, with each message
+// publishEach is Each calling dup, when set, with each message
 // acknowledged as a duplicate; its error stops the publishing there (the
 // message does not count as stored).
 func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, uint64, error) {
@@ -111,7 +113,7 @@ func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, 
 		ack, err := js.PublishMsg(actx, m)
 		cancel()
 		if err != nil {
-			return i, last, fmt.Errorf("projector: publish %s: %w", m.Header.Get(jetstream.MsgIDHeader), err)
+			return i, last, fmt.Errorf("publish: publish %s: %w", m.Header.Get(jetstream.MsgIDHeader), err)
 		}
 		if ack.Duplicate && dup != nil {
 			if err := dup(m, ack); err != nil {
@@ -123,11 +125,11 @@ func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, 
 	return len(msgs), last, nil
 }
 
-// PublishOrdered stores msgs, all bound for one stream, in their order as
-// PublishBatch does, falling back to PublishEach for a batch that holds an
+// InOrder stores msgs, all bound for one stream, in their order as
+// Batch does, falling back to Each for a batch that holds an
 // already stored message. It returns how many were stored (all, or a
 // prefix) and the sequence of the last.
-func PublishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
+func InOrder(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
 	return publishOrdered(ctx, js, msgs, timeout, nil)
 }
 
@@ -135,7 +137,7 @@ func publishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Ms
 	if len(msgs) == 1 {
 		return publishEach(ctx, js, msgs, timeout, dup)
 	}
-	last, err := PublishBatch(ctx, js, msgs, timeout)
+	last, err := Batch(ctx, js, msgs, timeout)
 	if err == nil {
 		return len(msgs), last, nil
 	}
