@@ -42,9 +42,7 @@ func zhConjunctionAt(r []rune, i, e int) (end int, but, ok bool) {
 // zhPredicateRunes mark a Chinese clause (a verb or a predicate).
 const zhPredicateRunes = "有是为已会将可能要送发到剩卖售价重需含包提供支显示预计达购订退晴阴雨雪降升涨跌减增超低高贵便免缺"
 
-const zhNumerals = "零〇一二两三四五六七八九十百千万亿"
-
-func zhNumeralRune(c rune) bool { return strings.ContainsRune(zhNumerals, c) }
+func zhNumeralRune(c rune) bool { return langData.IsZhNumeral(c) }
 
 // zhMeasureRune reports a measure word or unit that may follow a numeral.
 func zhMeasureRune(c rune) bool {
@@ -53,46 +51,4 @@ func zhMeasureRune(c rune) bool {
 
 // parseZhNumber parses a Chinese numeral at r[i] (二十五, 两, 一百零五,
 // 三千). It returns the value and the end of the numeral.
-func parseZhNumber(r []rune, i int) (float64, int, bool) {
-	var total, section, num float64
-	j := i
-	seen := false
-	for ; j < len(r); j++ {
-		c := r[j]
-		if d := strings.IndexRune("零一二三四五六七八九", c); d >= 0 {
-			num = float64(len([]rune("零一二三四五六七八九"[:d])))
-			seen = true
-			continue
-		}
-		switch c {
-		case '〇':
-			num = 0
-		case '两':
-			num = 2
-		case '十', '百', '千':
-			m := map[rune]float64{'十': 10, '百': 100, '千': 1000}[c]
-			if num == 0 {
-				num = 1
-			}
-			section += num * m
-			num = 0
-		case '万', '亿':
-			if !seen && section == 0 {
-				return 0, i, false
-			}
-			m := map[rune]float64{'万': 1e4, '亿': 1e8}[c]
-			total += (section + num) * m
-			section, num = 0, 0
-		default:
-			if j == i {
-				return 0, i, false
-			}
-			return total + section + num, j, true
-		}
-		seen = true
-	}
-	if j == i {
-		return 0, i, false
-	}
-	return total + section + num, j, true
-}
+func parseZhNumber(r []rune, i int) (float64, int, bool) { return langData.ParseZhNumber(r, i) }

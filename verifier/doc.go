@@ -28,7 +28,7 @@
 // an answer is checked against the join of its evidence's indexes: each
 // JSON value becomes a leaf with its pointer; objects and arrays become
 // nodes whose leaves are contiguous ranges; keys are read as concepts
-// through a small bilingual lexicon (lexicon.txt: 库存 and "in stock" and
+// through a small bilingual lexicon (internal/lang/data/lexicon.txt: 库存 and "in stock" and
 // in_stock all mean stock) and as units (weight_kg,
 // price_usd, a sibling "currency"); names, ids and titles become subjects;
 // tables ({"columns": […], "rows": [[…]]} or a header row) become rows

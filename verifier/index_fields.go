@@ -156,7 +156,7 @@ func cellName(header []string, j int) string {
 
 // keyInfo is what a key says, worked out once per distinct key per Check.
 // minorUnitWords are key tokens naming a currency's minor unit.
-var minorUnitWords = map[string]bool{"cents": true, "cent": true, "pence": true, "minor": true}
+var minorUnitWords = langData.Set("minor units")
 
 type keyInfo struct {
 	concepts    []string

@@ -62,10 +62,10 @@ type lexInfo struct {
 	cats     []catValue
 }
 
-// The lexicon is lexicon.txt, embedded and read once when the package
+// The lexicon is internal/lang's lexicon.txt, read once when the package
 // loads; its words are looked up through these tables, never changed.
 var (
-	theLexicon  = mustLexicon(lexiconText)
+	theLexicon  = mustLexicon(lang.Default())
 	lexConcepts = theLexicon.concepts // every concept name
 	enLex       = theLexicon.en
 	enPhrases   = theLexicon.phrases // first word -> phrases (words), longest first

@@ -3,18 +3,14 @@ package verifier
 import (
 	"github.com/toolstream/toolstream/internal/lang"
 
-	_ "embed"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-//go:embed lexicon.txt
-var lexiconText string
-
-// lexicon is the vocabulary of lexicon.txt: what each English word or
-// phrase and each Chinese word means.
+// lexicon is the vocabulary of internal/lang's lexicon.txt: what each
+// English word or phrase and each Chinese word means.
 type lexicon struct {
 	concepts map[string]bool     // every concept name
 	en       map[string]*lexInfo // English words and phrases ("out of stock")
@@ -29,24 +25,20 @@ type phrase struct {
 	text  string // the words joined by spaces: its key in the lexicon
 }
 
-// mustLexicon reads the embedded lexicon; a malformed one is a bug caught
-// by any test of the package.
-func mustLexicon(text string) *lexicon {
-	lx, err := parseLexicon(text)
+// mustLexicon reads the lexicon of the language data; one the verifier
+// cannot read (a cue it does not know) is a bug caught by any test of the
+// package.
+func mustLexicon(d *lang.Data) *lexicon {
+	lx, err := parseLexicon(d)
 	if err != nil {
 		panic(err)
 	}
 	return lx
 }
 
-// lexiconSections are the sections of lexicon.txt in the order they are
-// applied.
-var lexiconSections = []string{"concepts", "cues", "categories", "unit concepts"}
-
-// parseLexicon reads a lexicon (see lexicon.txt for the format). It
-// refuses an unknown section or cue, a line without "=", a malformed
-// category head and a word repeated in one line.
-func parseLexicon(text string) (*lexicon, error) {
+// parseLexicon reads the lexicon sections of d (lang.Load has checked
+// them against the schema). It refuses a cue the verifier does not know.
+func parseLexicon(d *lang.Data) (*lexicon, error) {
 	lx := &lexicon{
 		concepts: map[string]bool{},
 		en:       map[string]*lexInfo{},
@@ -60,30 +52,10 @@ func parseLexicon(text string) (*lexicon, error) {
 		words []string
 	}
 	sections := map[string][]line{}
-	section := ""
-	for i, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case l == "" || strings.HasPrefix(l, "#"):
-			continue
-		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
-			section = l[1 : len(l)-1]
-			if !slices.Contains(lexiconSections, section) {
-				return nil, fmt.Errorf("verifier: lexicon line %d: unknown section %q", i+1, section)
-			}
-			continue
+	for _, sec := range []string{"concepts", "cues", "categories", "unit concepts"} {
+		for _, l := range d.Lines(sec) {
+			sections[sec] = append(sections[sec], line{no: l.No, name: l.Name, words: l.Words})
 		}
-		name, words, ok := strings.Cut(l, "=")
-		if !ok || section == "" {
-			return nil, fmt.Errorf("verifier: lexicon line %d: want name = words in a section", i+1)
-		}
-		ln := line{no: i + 1, name: strings.TrimSpace(name), words: strings.Fields(words)}
-		for k, w := range ln.words {
-			if slices.Contains(ln.words[:k], w) {
-				return nil, fmt.Errorf("verifier: lexicon line %d: %q twice", ln.no, w)
-			}
-		}
-		sections[section] = append(sections[section], ln)
 	}
 	for _, l := range sections["concepts"] {
 		lx.concepts[l.name] = true

@@ -40,18 +40,12 @@ type numMention struct {
 	maybeUnit *unit
 }
 
-var enNumberWords = map[string]float64{
-	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-	"fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-	"seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "a dozen": 12,
-}
-
-var magnitudeWords = map[string]float64{
-	"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6,
-	"k": 1e3, "m": 1e6, "b": 1e9,
-}
+// enNumberWords and magnitudeWords are number words and the words
+// multiplying a number (thousand, k, 万 is Chinese and read apart).
+var (
+	enNumberWords  = langData.Numbers("number words")
+	magnitudeWords = langData.Numbers("magnitude words")
+)
 
 // scanNumbers finds the numbers of normalised text r, skipping runes
 // marked in blocked (may be nil).

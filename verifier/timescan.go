@@ -412,7 +412,14 @@ func readUSDate(ts *timeScan, m []int) {
 	}
 }
 
-var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+// smallNumbers are the number words a duration's count is said in.
+var smallNumbers = func() map[string]int {
+	m := map[string]int{}
+	for w, v := range langData.Numbers("small numbers") {
+		m[w] = int(v)
+	}
+	return m
+}()
 
 // readInDays: in 3 days, two weeks from now, 3 天后, 两周后.
 func readInDays(ts *timeScan, m []int) {

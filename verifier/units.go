@@ -16,20 +16,20 @@ import (
 // into each other (no exchange rates are evidence); a currency unit carries
 // the set of ISO codes its symbol may mean ("¥" is CNY or JPY).
 
-type dimension uint8
+type dimension = lang.Dimension
 
 const (
-	dimNone dimension = iota
-	dimCount
-	dimMass
-	dimLength
-	dimTime
-	dimTemp
-	dimCurrency
-	dimPercent
-	dimVolume
-	dimSpeed
-	dimData
+	dimNone     = lang.DimNone
+	dimCount    = lang.DimCount
+	dimMass     = lang.DimMass
+	dimLength   = lang.DimLength
+	dimTime     = lang.DimTime
+	dimTemp     = lang.DimTemp
+	dimCurrency = lang.DimMoney
+	dimPercent  = lang.DimPercent
+	dimVolume   = lang.DimVolume
+	dimSpeed    = lang.DimSpeed
+	dimData     = lang.DimData
 )
 
 type unit struct {
@@ -41,137 +41,81 @@ type unit struct {
 	scale  bool     // temperature with an unknown scale ("degrees", "度")
 }
 
+// langData is the language data every table of the verifier is read
+// from (internal/lang's data files).
+var langData = lang.Default()
+
+// units are the verifier's units, one for each unit of the data; a money
+// unit is named by its first ISO code ("dollar" is USD).
+var units = func() map[*lang.Unit]*unit {
+	m := map[*lang.Unit]*unit{}
+	for _, lu := range langData.Units() {
+		u := &unit{name: lu.Name, dim: lu.Dim, factor: lu.Factor, offset: lu.Offset, codes: lu.Codes, scale: lu.Scale}
+		if len(lu.Codes) > 0 {
+			u.name = lu.Codes[0]
+		}
+		m[lu] = u
+	}
+	return m
+}()
+
+// unitNamed returns the unit the data names name.
+func unitNamed(name string) *unit { return units[langData.Unit(name)] }
+
+// unitRefs returns a unitref section of the data with the verifier's units.
+func unitRefs(section string) map[string]*unit {
+	out := map[string]*unit{}
+	for w, lu := range langData.UnitRefs(section) {
+		out[w] = units[lu]
+	}
+	return out
+}
+
 func (u *unit) toBase(v float64) float64   { return v*u.factor + u.offset }
 func (u *unit) fromBase(b float64) float64 { return (b - u.offset) / u.factor }
 
 var (
-	uCount   = &unit{name: "count", dim: dimCount, factor: 1}
-	uPercent = &unit{name: "%", dim: dimPercent, factor: 0.01}
-	uFrac    = &unit{name: "fraction", dim: dimPercent, factor: 1}
-	uDay     = &unit{name: "d", dim: dimTime, factor: 86400}
-	uDegree  = &unit{name: "deg", dim: dimTemp, factor: 1, scale: true}
-	uZhe     = &unit{name: "zhe", dim: dimPercent, factor: 0.1} // 折: tenths of the original price
+	uCount   = unitNamed("count")
+	uPercent = unitNamed("%")
+	uFrac    = unitNamed("fraction")
+	uDay     = unitNamed("d")
+	uDegree  = unitNamed("deg")
+	uZhe     = unitNamed("zhe") // 折: tenths of the original price
 )
-
-func cur(codes ...string) *unit {
-	return &unit{name: codes[0], dim: dimCurrency, factor: 1, codes: codes}
-}
 
 // canonicalUnits lists, per dimension, the units a claimed value is
 // converted into before it is looked up among evidence values.
-var canonicalUnits = map[dimension][]*unit{
-	dimMass:    {uG, uKG, uMG, uLB, uOZ, uT, uJin},
-	dimLength:  {uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD},
-	dimTime:    {uSec, uMin, uHour, uDay, uWeek, uMS},
-	dimTemp:    {uC, uF},
-	dimVolume:  {uML, uL, uGal},
-	dimSpeed:   {uMPS, uKMH, uMPH},
-	dimData:    {uKB, uMB, uGB, uTB},
-	dimPercent: {uPercent, uFrac},
-}
+var canonicalUnits = func() map[dimension][]*unit {
+	m := map[dimension][]*unit{}
+	for _, l := range langData.Lines("canonical units") {
+		d, _ := lang.DimensionNamed(l.Name)
+		for _, w := range l.Words {
+			m[d] = append(m[d], unitNamed(w))
+		}
+	}
+	return m
+}()
 
+// The units the rules (and the tests) name.
 var (
-	uG   = &unit{name: "g", dim: dimMass, factor: 1}
-	uKG  = &unit{name: "kg", dim: dimMass, factor: 1000}
-	uMG  = &unit{name: "mg", dim: dimMass, factor: 0.001}
-	uLB  = &unit{name: "lb", dim: dimMass, factor: 453.59237}
-	uOZ  = &unit{name: "oz", dim: dimMass, factor: 28.349523125}
-	uT   = &unit{name: "t", dim: dimMass, factor: 1e6}
-	uJin = &unit{name: "jin", dim: dimMass, factor: 500}
-
-	uM    = &unit{name: "m", dim: dimLength, factor: 1}
-	uKM   = &unit{name: "km", dim: dimLength, factor: 1000}
-	uCM   = &unit{name: "cm", dim: dimLength, factor: 0.01}
-	uMM   = &unit{name: "mm", dim: dimLength, factor: 0.001}
-	uMI   = &unit{name: "mi", dim: dimLength, factor: 1609.344}
-	uFT   = &unit{name: "ft", dim: dimLength, factor: 0.3048}
-	uInch = &unit{name: "in", dim: dimLength, factor: 0.0254}
-	uYD   = &unit{name: "yd", dim: dimLength, factor: 0.9144}
-
-	uMS    = &unit{name: "ms", dim: dimTime, factor: 0.001}
-	uSec   = &unit{name: "s", dim: dimTime, factor: 1}
-	uMin   = &unit{name: "min", dim: dimTime, factor: 60}
-	uHour  = &unit{name: "h", dim: dimTime, factor: 3600}
-	uWeek  = &unit{name: "wk", dim: dimTime, factor: 7 * 86400}
-	uMonth = &unit{name: "mo", dim: dimTime, factor: 30 * 86400}
-	uYear  = &unit{name: "yr", dim: dimTime, factor: 365 * 86400}
-
-	uC = &unit{name: "C", dim: dimTemp, factor: 1}
-	uF = &unit{name: "F", dim: dimTemp, factor: 5.0 / 9.0, offset: -32 * 5.0 / 9.0}
-
-	uML  = &unit{name: "ml", dim: dimVolume, factor: 1}
-	uL   = &unit{name: "l", dim: dimVolume, factor: 1000}
-	uGal = &unit{name: "gal", dim: dimVolume, factor: 3785.411784}
-
-	uMPS = &unit{name: "m/s", dim: dimSpeed, factor: 1}
-	uKMH = &unit{name: "km/h", dim: dimSpeed, factor: 1000.0 / 3600}
-	uMPH = &unit{name: "mph", dim: dimSpeed, factor: 1609.344 / 3600}
-
-	uKB = &unit{name: "KB", dim: dimData, factor: 1e3}
-	uMB = &unit{name: "MB", dim: dimData, factor: 1e6}
-	uGB = &unit{name: "GB", dim: dimData, factor: 1e9}
-	uTB = &unit{name: "TB", dim: dimData, factor: 1e12}
-
-	uUSD    = cur("USD")
-	uDollar = cur("USD", "CAD", "AUD", "HKD", "SGD", "NZD")
-	uCNY    = cur("CNY")
-	uYen    = cur("CNY", "JPY")
-	uJPY    = cur("JPY")
-	uEUR    = cur("EUR")
-	uGBP    = cur("GBP")
+	uG, uKG, uMG, uLB, uOZ, uT, uJin        = unitNamed("g"), unitNamed("kg"), unitNamed("mg"), unitNamed("lb"), unitNamed("oz"), unitNamed("t"), unitNamed("jin")
+	uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD = unitNamed("m"), unitNamed("km"), unitNamed("cm"), unitNamed("mm"), unitNamed("mi"), unitNamed("ft"), unitNamed("in"), unitNamed("yd")
+	uMS, uSec, uMin, uHour, uWeek           = unitNamed("ms"), unitNamed("s"), unitNamed("min"), unitNamed("h"), unitNamed("wk")
+	uMonth, uYear                           = unitNamed("mo"), unitNamed("yr")
+	uC, uF                                  = unitNamed("C"), unitNamed("F")
+	uML, uL, uGal                           = unitNamed("ml"), unitNamed("l"), unitNamed("gal")
+	uMPS, uKMH, uMPH                        = unitNamed("m/s"), unitNamed("km/h"), unitNamed("mph")
+	uKB, uMB, uGB, uTB                      = unitNamed("KB"), unitNamed("MB"), unitNamed("GB"), unitNamed("TB")
+	uUSD, uDollar, uCNY, uYen, uJPY         = unitNamed("USD"), unitNamed("dollar"), unitNamed("CNY"), unitNamed("yen"), unitNamed("JPY")
+	uEUR, uGBP                              = unitNamed("EUR"), unitNamed("GBP")
 )
 
 // unitWords maps the spelling of a unit after a number (lower case, half
 // width) to the unit. Single letters are only units directly after a number.
-var unitWords = map[string]*unit{
-	"kg": uKG, "kgs": uKG, "kilogram": uKG, "kilograms": uKG, "kilo": uKG, "kilos": uKG,
-	"g": uG, "gram": uG, "grams": uG, "gramme": uG, "grammes": uG, "mg": uMG,
-	"lb": uLB, "lbs": uLB, "pound": uLB, "pounds": uLB, "oz": uOZ, "ounce": uOZ, "ounces": uOZ,
-	"tonne": uT, "tonnes": uT, "ton": uT, "tons": uT,
-	"公斤": uKG, "千克": uKG, "克": uG, "毫克": uMG, "斤": uJin, "吨": uT, "磅": uLB, "盎司": uOZ,
-	"km": uKM, "kms": uKM, "kilometer": uKM, "kilometers": uKM, "kilometre": uKM, "kilometres": uKM,
-	"m": uM, "meter": uM, "meters": uM, "metre": uM, "metres": uM, "cm": uCM, "mm": uMM,
-	"mi": uMI, "mile": uMI, "miles": uMI, "ft": uFT, "feet": uFT, "foot": uFT,
-	"inch": uInch, "inches": uInch, "yd": uYD, "yard": uYD, "yards": uYD,
-	"公里": uKM, "千米": uKM, "米": uM, "厘米": uCM, "毫米": uMM, "英里": uMI, "英尺": uFT, "英寸": uInch,
-	"ms": uMS, "millisecond": uMS, "milliseconds": uMS,
-	"s": uSec, "sec": uSec, "secs": uSec, "second": uSec, "seconds": uSec,
-	"min": uMin, "mins": uMin, "minute": uMin, "minutes": uMin,
-	"h": uHour, "hr": uHour, "hrs": uHour, "hour": uHour, "hours": uHour,
-	"day": uDay, "days": uDay, "business day": uDay, "business days": uDay, "working day": uDay,
-	"working days": uDay, "calendar days": uDay,
-	"week": uWeek, "weeks": uWeek, "wk": uWeek, "wks": uWeek,
-	"month": uMonth, "months": uMonth, "year": uYear, "years": uYear, "yr": uYear, "yrs": uYear,
-	"秒": uSec, "秒钟": uSec, "毫秒": uMS, "分钟": uMin, "小时": uHour, "个小时": uHour, "钟头": uHour,
-	"天": uDay, "工作日": uDay, "个工作日": uDay, "周": uWeek, "个星期": uWeek, "星期": uWeek,
-	"个月": uMonth, "年": uYear,
-	"°c": uC, "℃": uC, "c": uC, "celsius": uC, "degrees celsius": uC, "degree celsius": uC,
-	"°f": uF, "℉": uF, "f": uF, "fahrenheit": uF, "degrees fahrenheit": uF, "degree fahrenheit": uF,
-	"°": uDegree, "degrees": uDegree, "degree": uDegree, "deg": uDegree,
-	"摄氏度": uC, "华氏度": uF, "度": uDegree,
-	"%": uPercent, "percent": uPercent, "per cent": uPercent, "pct": uPercent, "percentage points": uPercent,
-	"ml": uML, "milliliter": uML, "milliliters": uML, "millilitre": uML, "l": uL, "liter": uL,
-	"liters": uL, "litre": uL, "litres": uL, "gal": uGal, "gallon": uGal, "gallons": uGal,
-	"毫升": uML, "升": uL,
-	"km/h": uKMH, "kph": uKMH, "kmh": uKMH, "mph": uMPH, "m/s": uMPS, "公里/小时": uKMH, "米/秒": uMPS,
-	"kb": uKB, "mb": uMB, "gb": uGB, "tb": uTB,
-	"usd": uUSD, "dollar": uDollar, "dollars": uDollar, "us dollars": uUSD, "bucks": uDollar,
-	"cny": uCNY, "rmb": uCNY, "yuan": uCNY, "元": uCNY, "块": uCNY, "块钱": uCNY, "人民币": uCNY,
-	"美元": uUSD, "美金": uUSD, "jpy": uJPY, "yen": uJPY, "日元": uJPY, "円": uJPY,
-	"eur": uEUR, "euro": uEUR, "euros": uEUR, "欧元": uEUR, "gbp": uGBP, "英镑": uGBP,
-	"pcs": uCount, "pc": uCount, "piece": uCount, "pieces": uCount, "unit": uCount, "units": uCount,
-	"件": uCount, "个": uCount, "台": uCount, "箱": uCount, "份": uCount, "双": uCount, "套": uCount,
-	"瓶": uCount, "包": uCount, "盒": uCount, "张": uCount, "本": uCount, "支": uCount, "位": uCount,
-	"人": uCount, "间": uCount, "晚": uCount, "次": uCount, "只": uCount, "辆": uCount, "单": uCount,
-	"笔": uCount, "条": uCount, "家": uCount, "款": uCount, "种": uCount, "名": uCount, "张票": uCount,
-	"袋": uCount, "期": uCount, "折": uZhe,
-}
+var unitWords = unitRefs("unit words")
 
 // unitPrefix maps a currency sign written before a number.
-var unitPrefix = map[string]*unit{
-	"$": uDollar, "us$": uUSD, "usd": uUSD, "¥": uYen, "￥": uYen, "rmb": uCNY, "cny": uCNY,
-	"€": uEUR, "eur": uEUR, "£": uGBP, "gbp": uGBP, "jpy": uJPY,
-}
+var unitPrefix = unitRefs("unit prefixes")
 
 // maxUnitRunes bounds the lookahead for a unit spelling after a number.
 const maxUnitRunes = 18
@@ -210,18 +154,7 @@ func unitWordLens(r []rune, k int) uint32 {
 // keyUnits maps a token of a JSON key (weight_kg, temp_f, eta_minutes) to
 // the unit its values are in. Single letters only count as the last token
 // of a key of several tokens.
-var keyUnits = map[string]*unit{
-	"kg": uKG, "kgs": uKG, "g": uG, "grams": uG, "mg": uMG, "lb": uLB, "lbs": uLB, "oz": uOZ,
-	"km": uKM, "m": uM, "cm": uCM, "mm": uMM, "mi": uMI, "miles": uMI, "ft": uFT, "meters": uM,
-	"ms": uMS, "sec": uSec, "secs": uSec, "seconds": uSec, "mins": uMin, "minutes": uMin,
-	"hours": uHour, "hrs": uHour, "hr": uHour, "h": uHour, "days": uDay, "day": uDay, "weeks": uWeek,
-	"c": uC, "celsius": uC, "f": uF, "fahrenheit": uF,
-	"usd": uUSD, "cny": uCNY, "rmb": uCNY, "eur": uEUR, "gbp": uGBP, "jpy": uJPY, "cents": nil,
-	"pct": uPercent, "percent": uPercent, "%": uPercent, "ml": uML, "l": uL, "kmh": uKMH, "kph": uKMH, "mps": uMPS,
-	"mph": uMPH, "gb": uGB, "mb": uMB,
-	"公斤": uKG, "千克": uKG, "克": uG, "公里": uKM, "米": uM, "天": uDay, "小时": uHour, "分钟": uMin,
-	"元": uCNY, "摄氏度": uC, "℃": uC,
-}
+var keyUnits = unitRefs("key units")
 
 // unitOfValue parses a unit field's value ("kg", "USD", "°C", "pcs").
 func unitOfValue(s string) *unit {
@@ -313,11 +246,7 @@ func scaleRatio(from, to *unit) float64 {
 
 // keyMagnitudes scale a field by its key: 销售额(万元), revenue_millions,
 // "Params (M)".
-var keyMagnitudes = map[string]float64{
-	"万元": 1e4, "万": 1e4, "亿元": 1e8, "亿": 1e8, "千元": 1e3, "百万": 1e6,
-	"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6,
-	"billion": 1e9, "billions": 1e9, "bn": 1e9,
-}
+var keyMagnitudes = langData.Numbers("key magnitudes")
 
 // ---- units and dimensions named by JSON keys ------------------------------
 
@@ -401,7 +330,7 @@ func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]a
 }
 
 // moneyUnit is an amount of money in a currency the evidence does not say.
-var moneyUnit = &unit{name: "money", dim: dimCurrency, factor: 1}
+var moneyUnit = unitNamed("money")
 
 func moneyish(key string) bool {
 	l := strings.ToLower(key)

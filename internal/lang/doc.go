@@ -4,6 +4,22 @@
 // vocabularies, negation and modality cues, key aliases) that drive both,
 // loaded from data files with a schema rather than written as Go.
 //
+// The data files are data/*.txt, embedded and read once by Default (Load
+// reads another set, for tests). data/schema.txt lists every section a
+// file may hold and what its lines must be (words, numbers, units, unit
+// references, categories); Load refuses a file that breaks it, naming file
+// and line, and TestEveryFileObeysTheSchema loads the embedded set.
+//
+// To add a table: add a line "section = kind" to data/schema.txt (with
+// +phrases if "_" in its words is a space, and the names a line may have,
+// if they are closed), put the section in a data file (a new file of
+// data/ is read too), and read it with Data.Set, Words, List, Numbers or
+// UnitRefs. To add words to a table (a domain, a language) add lines:
+// no Go changes. Numbers: ParseNumber reads digits, English number words
+// ("twenty-one", "three hundred and five") and Chinese numerals (三千五百);
+// ParseZhNumber reads a numeral inside a text. Units: Unit, UnitWord and
+// MinorUnit (amount_cents is in hundredths).
+//
 // Invariants:
 //   - Adding a language's words or a domain's vocabulary is adding data:
 //     no table in Go code names a word of a domain.
