@@ -75,7 +75,7 @@ func (j *job) check(reg *registry.Registry, pinned int) (*registry.Tool, Tool, [
 	impl := j.e.implementation(tool)
 	if impl == nil {
 		return tool, nil, nil, &failure{events.ErrUnavailable, fmt.Sprintf(
-			"tool %s has no implementation in this executor: its contract gives neither http nor command, and no Go tool is registered as %q or %q",
+			"tool %s has no implementation in this executor: its contract gives none of http, command and mcp, and no Go tool is registered as %q or %q",
 			tool.Name, tool.Ref(), tool.Name)}
 	}
 	return tool, impl, args, nil
@@ -86,6 +86,8 @@ func (e *Executor) implementation(t *registry.Tool) Tool {
 	switch t.Impl() {
 	case registry.ImplHTTP:
 		return &httpTool{client: e.cfg.HTTPClient, spec: t.HTTP, max: e.cfg.ResultBytesMax}
+	case registry.ImplMCP:
+		return &mcpTool{client: e.cfg.HTTPClient, spec: t.MCP, max: e.cfg.ResultBytesMax}
 	case registry.ImplCommand:
 		return &commandTool{argv: t.Command, env: t.Env, sandbox: t.Sandbox, max: e.cfg.ResultBytesMax, host: e.cmds}
 	}

@@ -11,7 +11,7 @@ import (
 
 // Tool is a tool implemented in Go and registered with the executor by name
 // (Config.Tools). Its contract (timeout, retries, idempotency…) comes from
-// the registry; a registry tool with neither http nor command is looked up
+// the registry; a registry tool with none of http, command and mcp is looked up
 // here, first as "name@version", then as "name".
 //
 // Invoke carries out one call and returns its JSON result. It must honour

@@ -24,13 +24,20 @@
 //	      headers: {X-Api: v1, Authorization: "Bearer ${env:REFUND_TOKEN}"}
 //	      follow_redirects: none     # none | same_origin
 //	    # command: ["/usr/local/bin/refund", "--json"]
+//	    # mcp: {url: "https://tools.example/mcp", tool: refund, headers: {Authorization: "Bearer ${env:MCP_TOKEN}"}}
 //	    # env: [AWS_REGION]          # or {NAME: value}, e.g. {DB_PASSWORD: "${file:/run/secrets/db}"}
 //	    # sandbox: {network: none, filesystem: readonly, read: [/srv/maps], write: [/srv/out], memory: 256MiB, cpu: 10s}
 //	grants:
 //	  - tenant: acme
 //	    permissions: [orders.refund, weather.read]
 //
-// A tool with neither http nor command is implemented by a Go Tool
+// mcp names a tool of an MCP server (its Streamable HTTP endpoint; tool
+// defaults to the contract's name): the executor calls it with the
+// arguments, and the idempotency key in _meta and an Idempotency-Key
+// header. The contract (schemas, permission, side effect, approval,
+// timeout) is the operator's, as for any tool.
+//
+// A tool with none of http, command and mcp is implemented by a Go Tool
 // registered with the executor. Schemas are JSON Schema draft 2020-12 by
 // default and must be self-contained ($ref to files or URLs is refused).
 // Parse explains every problem by field path (tools[0].retry.on[1]) and

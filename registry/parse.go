@@ -258,6 +258,7 @@ type specTool struct {
 	FreshFor     string            `json:"fresh_for,omitempty"`    // omitempty: as lenient_json
 	HTTP         *specHTTP         `json:"http,omitempty"`
 	Command      []string          `json:"command,omitempty"`
+	MCP          *specMCP          `json:"mcp,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
 	Sandbox      *specSandbox      `json:"sandbox,omitempty"`
 
@@ -275,6 +276,12 @@ type specHTTP struct {
 	URL             string            `json:"url"`
 	Headers         map[string]string `json:"headers,omitempty"`
 	FollowRedirects string            `json:"follow_redirects,omitempty"` // "" is RedirectsNone
+}
+
+type specMCP struct {
+	URL     string            `json:"url"`
+	Tool    string            `json:"tool"`
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 type specGrant struct {
@@ -465,7 +472,7 @@ func (d *decoder) file(doc any) *spec {
 
 func (d *decoder) tool(path string, v any) specTool {
 	m := d.object(path, v, "name", "version", "description", "input_schema", "output_schema", "timeout",
-		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "env", "sandbox",
+		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "mcp", "env", "sandbox",
 		"lenient_json", "fresh_for")
 	t := specTool{path: path}
 	if m == nil {
@@ -559,11 +566,36 @@ func (d *decoder) tool(path string, v any) specTool {
 			d.fail(cp, "want the program and its arguments, e.g. [\"/usr/local/bin/refund\", \"--json\"]")
 		}
 	}
-	if t.HTTP != nil && t.Command != nil {
-		d.fail(path, "give http or command, not both")
+	if mv := m["mcp"]; mv != nil {
+		mp := join(path, "mcp")
+		mm := d.object(mp, mv, "url", "tool", "headers")
+		if mm != nil {
+			s := &specMCP{URL: d.str(join(mp, "url"), mm["url"], ""), Tool: d.str(join(mp, "tool"), mm["tool"], t.Name)}
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				d.fail(join(mp, "url"), "%q is not an http(s) URL (the server's Streamable HTTP endpoint, e.g. https://host/mcp)", s.URL)
+			}
+			d.urlCredentials(join(mp, "url"), s.URL)
+			if s.Tool == "" {
+				d.fail(join(mp, "tool"), "empty tool (omit it to call the server's tool of this tool's name)")
+			}
+			if hh := mm["headers"]; hh != nil {
+				s.Headers = d.headers(join(mp, "headers"), hh)
+			}
+			t.MCP = s
+		}
+	}
+	if n := btoi(t.HTTP != nil) + btoi(t.Command != nil) + btoi(t.MCP != nil); n > 1 {
+		d.fail(path, "give one of http, command and mcp, not both (or all three)")
 	}
 	d.confinement(path, m, &t)
 	return t
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // validName returns what is wrong with a tool name, or "".

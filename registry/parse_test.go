@@ -133,6 +133,12 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"http url", `tools: [{name: a, http: {url: "ftp://x"}}]`, "tools[0].http.url", "not an http(s) URL"},
 		{"http and command", `tools: [{name: a, http: {url: "http://x"}, command: [x]}]`, "tools[0]", "not both"},
 		{"command empty", `tools: [{name: a, command: []}]`, "tools[0].command", "want the program"},
+		{"mcp url", `tools: [{name: a, mcp: {url: "stdio:x", tool: t}}]`, "tools[0].mcp.url", "not an http(s) URL"},
+		{"mcp and http", `tools: [{name: a, http: {url: "http://x"}, mcp: {url: "http://x/mcp"}}]`, "tools[0]", "not both"},
+		{"mcp credentials in url", `tools: [{name: a, mcp: {url: "http://u:p@x/mcp"}}]`, "tools[0].mcp.url", "carries credentials"},
+		{"mcp literal secret", `tools: [{name: a, mcp: {url: "http://x/mcp", headers: {Authorization: "Bearer abc"}}}]`, "tools[0].mcp.headers.Authorization", "carries a credential"},
+		{"mcp unknown field", `tools: [{name: a, mcp: {url: "http://x/mcp", command: x}}]`, "tools[0].mcp.command", "unknown field"},
+		{"mcp env", `tools: [{name: a, mcp: {url: "http://x/mcp"}, env: [A]}]`, "tools[0].env", "command tools only"},
 		{"grant tenant", `grants: [{tenant: "a.b", permissions: [x]}]`, "grants[0].tenant", "not a tenant name"},
 		{"grant system", `grants: [{tenant: _system, permissions: [x]}]`, "grants[0].tenant", "not a tenant name"},
 		{"grant no perms", `grants: [{tenant: acme}]`, "grants[0].permissions", "required"},
@@ -219,5 +225,34 @@ func TestNilRegistryIsNoRegistry(t *testing.T) {
 	}
 	if r.Digest() != "" || r.Spec() != nil || r.Tools() != nil {
 		t.Fatal("nil registry has content")
+	}
+}
+
+// TestParseMCPTool: an mcp implementation keeps its url, tool (the
+// contract's name by default) and header references, and survives the
+// canonical spec the log carries.
+func TestParseMCPTool(t *testing.T) {
+	r, err := registry.Parse([]byte(`
+tools:
+  - name: orders.refund
+    mcp: {url: "https://tools.example/mcp", tool: refund, headers: {Authorization: "Bearer ${env:MCP_TOKEN}"}}
+  - name: lookup
+    mcp: {url: "http://127.0.0.1:9/mcp"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refund, _ := r.Lookup("orders.refund")
+	lookup, _ := r.Lookup("lookup")
+	if refund.Impl() != registry.ImplMCP || refund.MCP.URL != "https://tools.example/mcp" || refund.MCP.Tool != "refund" ||
+		refund.MCP.Headers["Authorization"] != "Bearer ${env:MCP_TOKEN}" || lookup.MCP.Tool != "lookup" {
+		t.Fatalf("refund %+v, lookup %+v", refund.MCP, lookup.MCP)
+	}
+	again, err := registry.Parse(r.Spec())
+	if err != nil || !again.Equal(r) {
+		t.Fatalf("the spec does not parse back to the registry: %v\n%s", err, r.Spec())
+	}
+	if got, _ := again.Lookup("orders.refund"); got.MCP == nil || got.MCP.Tool != "refund" {
+		t.Fatalf("parsed from the spec: %+v", got.MCP)
 	}
 }

@@ -73,6 +73,9 @@ func build(s *spec) (*Registry, error) {
 				t.HTTP.FollowRedirects = st.HTTP.FollowRedirects
 			}
 		}
+		if st.MCP != nil {
+			t.MCP = &MCPSpec{URL: st.MCP.URL, Tool: st.MCP.Tool, Headers: st.MCP.Headers}
+		}
 		var err error
 		if t.input, err = compileSchema(t.Ref(), "input_schema", st.InputSchema); err != nil {
 			fail(st.path+".input_schema", "%v", err)

@@ -39,7 +39,8 @@ const (
 const (
 	ImplHTTP    = "http"    // POST the arguments to HTTP.URL
 	ImplCommand = "command" // run Command, arguments on stdin
-	ImplGo      = "go"      // neither http nor command: a Go Tool registered with the executor
+	ImplMCP     = "mcp"     // call MCP.Tool on the MCP server at MCP.URL (Streamable HTTP)
+	ImplGo      = "go"      // none of http, command and mcp: a Go Tool registered with the executor
 )
 
 // Bounds of a contract. Parse refuses values outside them.
@@ -75,6 +76,8 @@ type Tool struct {
 	Coerce       bool   // allow "12" → 12 where the input schema wants a number
 	HTTP         *HTTPSpec
 	Command      []string
+	// MCP is an MCP server's tool implementing this one; nil for others.
+	MCP *MCPSpec
 	// Env are the variables a command tool gets besides its minimal
 	// environment (PATH, HOME, TMPDIR, LANG, TOOLSTREAM_*): name → value,
 	// where a value may hold references the executor resolves each call
@@ -123,14 +126,27 @@ type HTTPSpec struct {
 	FollowRedirects string // RedirectsNone | RedirectsSameOrigin
 }
 
+// MCPSpec is an mcp implementation: the tool named Tool of the MCP server
+// whose Streamable HTTP endpoint is URL, called with Headers added. A
+// header value may hold references the executor resolves each call (see
+// Ref, Expand).
+type MCPSpec struct {
+	URL     string
+	Tool    string
+	Headers map[string]string
+}
+
 // Ref is the tool's versioned name, "name@version": Lookup accepts it.
 func (t *Tool) Ref() string { return t.Name + "@" + strconv.Itoa(t.Version) }
 
-// Impl names the tool's implementation: ImplHTTP, ImplCommand or ImplGo.
+// Impl names the tool's implementation: ImplHTTP, ImplCommand, ImplMCP or
+// ImplGo.
 func (t *Tool) Impl() string {
 	switch {
 	case t.HTTP != nil:
 		return ImplHTTP
+	case t.MCP != nil:
+		return ImplMCP
 	case len(t.Command) > 0:
 		return ImplCommand
 	}
