@@ -44,6 +44,7 @@ type Data struct {
 type sectionSchema struct {
 	kind    string
 	phrases bool
+	lower   bool     // words are lower case without a final full stop
 	names   []string // the names a line may have; nil is any
 }
 
@@ -94,8 +95,16 @@ func Load(fsys fs.FS) (*Data, error) {
 		}
 		s := sectionSchema{kind: l.Words[0]}
 		rest := l.Words[1:]
-		if len(rest) > 0 && rest[0] == "+phrases" {
-			s.phrases, rest = true, rest[1:]
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "+") {
+			switch rest[0] {
+			case "+phrases":
+				s.phrases = true
+			case "+lower":
+				s.lower = true
+			default:
+				return nil, l.errorf("unknown flag %q", rest[0])
+			}
+			rest = rest[1:]
 		}
 		if len(rest) > 0 {
 			s.names = rest
@@ -211,6 +220,9 @@ func (d *Data) check(sec string, s sectionSchema) error {
 		for _, w := range l.Words {
 			if seen[l.Name][w] {
 				return l.errorf("%q twice under %q", w, l.Name)
+			}
+			if s.lower && (w != strings.ToLower(w) || strings.HasSuffix(w, ".")) {
+				return l.errorf("%q is not lower case without a final full stop", w)
 			}
 			seen[l.Name][w] = true
 		}

@@ -1,8 +1,6 @@
 package lang
 
 import (
-	_ "embed"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -200,47 +198,23 @@ func opensSentence(text string, end int) bool {
 	return sentenceData.opener[strings.ToLower(strings.ReplaceAll(w, "’", "'"))]
 }
 
-//go:embed sentences.txt
-var sentencesText string
-
-// sentenceTables are the word sets of sentences.txt.
+// sentenceTables are the word sets of data/sentences.txt.
 type sentenceTables struct {
 	title, numbered, terminal, opener map[string]bool
 }
 
-var sentenceData = mustSentenceTables(sentencesText)
+var sentenceData = newSentenceTables(Default())
 
-// mustSentenceTables parses sentences.txt; the file is embedded, so a
-// malformed one is a bug every test of the package catches.
-func mustSentenceTables(text string) sentenceTables {
-	t, err := parseSentenceTables(text)
-	if err != nil {
-		panic(err)
+// newSentenceTables reads the abbreviations and openers of d (Load has
+// checked them: lower case, no final full stop, known names).
+func newSentenceTables(d *Data) sentenceTables {
+	set := func(section, name string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range d.Words(section, name) {
+			m[w] = true
+		}
+		return m
 	}
-	return t
-}
-
-func parseSentenceTables(text string) (sentenceTables, error) {
-	t := sentenceTables{title: map[string]bool{}, numbered: map[string]bool{}, terminal: map[string]bool{},
-		opener: map[string]bool{}}
-	byName := map[string]map[string]bool{"title": t.title, "numbered": t.numbered, "terminal": t.terminal,
-		"opener": t.opener}
-	for n, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == '[' {
-			continue
-		}
-		name, words, ok := strings.Cut(line, "=")
-		set := byName[strings.TrimSpace(name)]
-		if !ok || set == nil {
-			return t, fmt.Errorf("lang: sentences.txt:%d: want title, numbered, terminal or opener = words", n+1)
-		}
-		for _, w := range strings.Fields(words) {
-			if w != strings.ToLower(w) || strings.HasSuffix(w, ".") {
-				return t, fmt.Errorf("lang: sentences.txt:%d: %q is not lower case without its final dot", n+1, w)
-			}
-			set[w] = true
-		}
-	}
-	return t, nil
+	return sentenceTables{title: set("abbreviations", "title"), numbered: set("abbreviations", "numbered"),
+		terminal: set("abbreviations", "terminal"), opener: set("openers", "opener")}
 }

@@ -3,6 +3,7 @@ package lang
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestSentences(t *testing.T) {
@@ -69,12 +70,14 @@ func TestSentences(t *testing.T) {
 }
 
 func TestSentenceTablesRefuseMalformedLines(t *testing.T) {
-	for _, bad := range []string{"title dr", "unknown = x", "title = Dr", "title = dr."} {
-		if _, err := parseSentenceTables(bad); err == nil {
-			t.Errorf("%q parsed", bad)
+	schema := "abbreviations = words +lower title numbered terminal\n"
+	for _, bad := range []string{"title dr", "unknown = x", "title = Dr", "title = dr.", "title = dr dr"} {
+		fsys := fstest.MapFS{"schema.txt": {Data: []byte(schema)}, "s.txt": {Data: []byte("[abbreviations]\n" + bad + "\n")}}
+		if _, err := Load(fsys); err == nil {
+			t.Errorf("%q loaded", bad)
 		}
 	}
-	if _, err := parseSentenceTables(sentencesText); err != nil {
-		t.Fatal(err)
+	if st := newSentenceTables(Default()); !st.title["dr"] || !st.numbered["no"] || !st.terminal["etc"] || !st.opener["it"] {
+		t.Fatalf("sentence tables: %v", st)
 	}
 }
