@@ -179,7 +179,7 @@ func assemblerHistory(t testing.TB) []projectortest.Message {
 		m.Time = ev.At
 		return m
 	}
-	out := []projectortest.Message{event(events.RegistrySubject, &events.Event{ID: registry.ChangedID(rc.Digest, uint64(first)), Tenant: events.SystemTenant, At: first, Body: rc})}
+	out := []projectortest.Message{event(events.RegistrySubject, &events.Event{ID: events.RegistryChangedID(rc.Digest, uint64(first)), Tenant: events.SystemTenant, At: first, Body: rc})}
 	out = append(out, model...)
 	at := model[len(model)-1].Time
 	// A change nobody signed: refused, the registry in force stays.

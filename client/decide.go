@@ -83,8 +83,6 @@ func (c *Client) Deny(ctx context.Context, tenant, call, reason string, opts ...
 // approvalID is the event id of the decision about a call: one per call,
 // so a second decision within the log's duplicate window is dropped (as
 // executor.ApprovalID; a test holds them equal).
-func approvalID(key string) string { return events.ExecutionID("approval", key, 0) }
-
 func (c *Client) decide(ctx context.Context, tenant, call string, body events.Body) (string, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return "", fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
@@ -101,7 +99,7 @@ func (c *Client) decide(ctx context.Context, tenant, call string, body events.Bo
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	ev := &events.Event{ID: approvalID(key), Tenant: tenant, Run: run, Step: step, CallID: callID, At: c.o.now().UnixNano(), Body: body}
+	ev := &events.Event{ID: events.ApprovalID(key), Tenant: tenant, Run: run, Step: step, CallID: callID, At: c.o.now().UnixNano(), Body: body}
 	data, err := events.Encode(ev)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)

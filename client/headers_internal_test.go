@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/toolstream/toolstream/assembler"
-	"github.com/toolstream/toolstream/executor"
 )
 
 // TestHeadersAreIngests: the raw protocol's headers are spelled as the
@@ -17,13 +16,5 @@ func TestHeadersAreIngests(t *testing.T) {
 		if ours != theirs {
 			t.Errorf("client's %s, ingest's %s", ours, theirs)
 		}
-	}
-}
-
-// TestApprovalIDIsTheExecutors: a decision's id is the one the executor
-// deduplicates decisions by.
-func TestApprovalIDIsTheExecutors(t *testing.T) {
-	if k := "acme/run/1/call"; approvalID(k) != executor.ApprovalID(k) {
-		t.Fatalf("%s ≠ %s", approvalID(k), executor.ApprovalID(k))
 	}
 }

@@ -200,7 +200,7 @@ func (w *Writer) Write(ctx context.Context, raw []byte) error {
 	}
 	if w.s.Raw {
 		m := &nats.Msg{Subject: w.subj, Data: bytes.Clone(raw), Header: w.rawHeader()}
-		m.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, "raw:"+w.s.Tenant+"/"+w.s.ID+"/"+strconv.FormatInt(w.pos, 10)))
+		m.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, events.RawEventID(w.s.Tenant, w.s.ID, w.pos)))
 		m.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
 		w.pos++
 		return w.fail(w.out.Add(ctx, m))
@@ -262,7 +262,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 			end := &nats.Msg{Subject: w.subj, Header: w.rawHeader()}
 			end.Header.Set(headerEnd, "1")
 			end.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
-			end.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, "raw:"+w.s.Tenant+"/"+w.s.ID+"/end"))
+			end.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, events.RawEndID(w.s.Tenant, w.s.ID)))
 			err = w.out.Add(ctx, end)
 		} else {
 			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())

@@ -21,10 +21,6 @@ import (
 // call's record wins, and the decision's message carries the call from
 // there (run, or fail with approval_denied).
 
-// ApprovalID is the event id of the decision about a call: one per call,
-// so a second decision within the log's duplicate window is dropped.
-func ApprovalID(key string) string { return events.ExecutionID("approval", key, 0) }
-
 // Approve lets the waiting call with idempotency key callKey (the Key of its
 // ApprovalRequested: tenant/run/step/call) run. by and reason are recorded.
 // It returns ErrInvalidKey when callKey is not one of tenant's keys and
@@ -52,7 +48,7 @@ func decide(ctx context.Context, js jetstream.JetStream, tenant, callKey string,
 	if err != nil {
 		return err
 	}
-	ev := &events.Event{ID: ApprovalID(callKey), Tenant: tenant, Run: run, Step: step, CallID: call, At: time.Now().UnixNano(), Body: body}
+	ev := &events.Event{ID: events.ApprovalID(callKey), Tenant: tenant, Run: run, Step: step, CallID: call, At: time.Now().UnixNano(), Body: body}
 	data, err := events.Encode(ev)
 	if err != nil {
 		return err

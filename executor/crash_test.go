@@ -166,7 +166,7 @@ grants:
 				seen[ev.ID] = true
 			}
 			for _, c := range calls {
-				if !seen[executor.ResultID(c.key)] {
+				if !seen[events.ResultID(c.key)] {
 					st, err := executor.CallStatus(context.Background(), b.JS, "", c.tenant, c.key)
 					t.Errorf("no outcome for %s: %+v %v", c.key, st, err)
 				}
@@ -195,7 +195,7 @@ grants:
 	}
 	unknown, takenOver := 0, 0
 	for _, c := range calls {
-		evs := byID[executor.ResultID(c.key)]
+		evs := byID[events.ResultID(c.key)]
 		if len(evs) != 1 {
 			t.Fatalf("%s: %d outcomes", c.key, len(evs))
 		}
@@ -288,7 +288,7 @@ grants:
 				}
 				n := 0
 				for _, ev := range all(t, b, "ts.result.acme.>") {
-					if ev.ID == executor.ResultID(key) {
+					if ev.ID == events.ResultID(key) {
 						n++
 					}
 				}
@@ -335,7 +335,7 @@ grants:
 	defer last.kill(t)
 	waitFor(t, "the outcome", func() bool { return count(t, b, "ts.result.>") >= 1 })
 	evs := all(t, b, "ts.result.>")
-	if len(evs) != 1 || evs[0].ID != executor.ResultID(key) {
+	if len(evs) != 1 || evs[0].ID != events.ResultID(key) {
 		t.Fatalf("outcomes %v", evs)
 	}
 	o := decodeOutcome(t, mustEncode(t, evs[0]))

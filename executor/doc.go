@@ -57,7 +57,7 @@
 //     sets it again by CAS.
 //  7. Outcome: the outcome event is encoded and stored in the record (CAS,
 //     so a late result of an executor that lost its lease never overwrites
-//     it), then published with the deterministic Nats-Msg-Id ResultID(key),
+//     it), then published with the deterministic Nats-Msg-Id events.ResultID(key),
 //     and only then is the input acknowledged. The two are not sent at
 //     once: the record write is the lease's fence, and a result published
 //     beside a write that then fails would be a late result in the log. A

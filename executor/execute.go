@@ -186,7 +186,7 @@ func (j *job) publishStarted(t *registry.Tool, attempt int) {
 	if err != nil {
 		return
 	}
-	ev := j.event(events.ExecutionID("started", j.key, attempt), &events.ExecutionStarted{
+	ev := j.event(events.StartedID(j.key, attempt), &events.ExecutionStarted{
 		Name: t.Name, Version: t.Version, Attempt: attempt, Executor: j.e.owner, Key: j.key,
 	})
 	data, err := events.Encode(ev)

@@ -132,7 +132,7 @@ func TestTypedOutcomes(t *testing.T) {
 			case c.want != "" && (o.err == nil || o.err.Error != c.want || !strings.Contains(o.err.Message, c.message)):
 				t.Fatalf("outcome %v, want %s saying %q", o, c.want, c.message)
 			}
-			if o.ev.ID != executor.ResultID(keys[i]) || o.ev.Tenant != "acme" || o.ev.CallID == "" {
+			if o.ev.ID != events.ResultID(keys[i]) || o.ev.Tenant != "acme" || o.ev.CallID == "" {
 				t.Fatalf("outcome envelope %+v", o.ev)
 			}
 			if tc := tools[c.tool]; tc != nil && tc.count(keys[i]) != c.invocations {
@@ -147,7 +147,7 @@ func TestTypedOutcomes(t *testing.T) {
 	waitFor(t, "the slow tool to return late", lateReturned.Load)
 	var n int
 	for _, ev := range all(t, b, "ts.result.acme.>") {
-		if ev.ID == executor.ResultID(keys[6]) {
+		if ev.ID == events.ResultID(keys[6]) {
 			n++
 		}
 	}

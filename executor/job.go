@@ -401,7 +401,7 @@ func (j *job) settleAs(out *outcome, inputSeq uint64, name string) error {
 	if err != nil {
 		return fmt.Errorf("executor: publish outcome %s: %w", out.ID, err)
 	}
-	if ack.Duplicate && out.ID == ResultID(j.key) {
+	if ack.Duplicate && out.ID == events.ResultID(j.key) {
 		other, err := j.settledByOther(out)
 		if err != nil {
 			return err
@@ -425,7 +425,7 @@ func (j *job) announceApproval() error {
 	if err != nil {
 		return err
 	}
-	ev := j.event(events.ExecutionID("approval_requested", j.key, 0),
+	ev := j.event(events.ApprovalRequestedID(j.key),
 		&events.ApprovalRequested{Name: j.cc.Name, Arguments: j.cc.Arguments, Key: j.key})
 	data, err := j.e.encode(ev)
 	if err != nil {

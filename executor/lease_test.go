@@ -81,7 +81,7 @@ func TestLeaseTakeover(t *testing.T) {
 	for _, k := range []string{kOnce, kIdem} {
 		n := 0
 		for _, ev := range all(t, b, "ts.result.acme.>") {
-			if ev.ID == executor.ResultID(k) {
+			if ev.ID == events.ResultID(k) {
 				n++
 			}
 		}

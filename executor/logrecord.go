@@ -16,7 +16,7 @@ import (
 // outcome of a tool with side_effect: none and no retries, or a failure
 // decided before anything runs (gateway, dependencies, circuit breaker) —
 // is not written to the record bucket when the call has no record there:
-// its outcome event, published with the deterministic id ResultID(key) and
+// its outcome event, published with the deterministic id events.ResultID(key) and
 // the condition that the key's result subject holds no message yet
 // (Nats-Expected-Last-Subject-Sequence: 0), is the record. The publish is
 // the compare-and-set: of two deciders, one lands, and the other finds the
@@ -25,7 +25,7 @@ import (
 //
 // What a record says is then read from either place: the bucket first, and
 // when it holds nothing, the first message on the result subject whose id
-// is ResultID(key) (loggedRecord). Refusals of other calls under the same
+// is events.ResultID(key) (loggedRecord). Refusals of other calls under the same
 // key (ConflictID) share the subject and are skipped. Every outcome
 // message carries in headers what its event does not: the stream sequence
 // of the CallCompleted decided (headerInputSeq) and the tool name as the
@@ -184,14 +184,14 @@ func (e *Executor) subjectTaken(ctx context.Context, subj string) (bool, error) 
 }
 
 // loggedRecord returns the record a call's outcome in the log stands for:
-// the first message on the key's result subject with the id ResultID(key),
+// the first message on the key's result subject with the id events.ResultID(key),
 // as a done record (logged set); nil when there is none.
 func (e *Executor) loggedRecord(ctx context.Context, tenant, key string) (*record, error) {
 	subj, err := events.ResultSubject(tenant, key)
 	if err != nil {
 		return nil, err
 	}
-	id := ResultID(key)
+	id := events.ResultID(key)
 	seq := uint64(1)
 	for range loggedScanMax {
 		var raw *jetstream.RawStreamMsg

@@ -93,7 +93,7 @@ func TestSideEffectFreeCallsAreRecordedInTheLog(t *testing.T) {
 
 	outcomes := 0
 	for _, ev := range all(t, b, subj) {
-		if ev.ID == executor.ResultID(key) {
+		if ev.ID == events.ResultID(key) {
 			outcomes++
 		}
 	}
@@ -128,7 +128,7 @@ func TestLogRecordDefersToTheBucket(t *testing.T) {
 	})
 	n := 0
 	for _, ev := range all(t, b, subj) {
-		if ev.ID == executor.ResultID(key) {
+		if ev.ID == events.ResultID(key) {
 			if _, ok := events.As[*events.CallSucceeded](ev); !ok || ev.Item != "item_w1" {
 				t.Fatalf("the key's outcome is %s of %s", ev.Kind, ev.Item)
 			}
@@ -280,7 +280,7 @@ func TestLogRecordDefersToTheBucketInABurst(t *testing.T) {
 		subj, _ := events.ResultSubject("acme", k)
 		outcomes := 0
 		for _, ev := range all(t, b, subj) {
-			if ev.ID != executor.ResultID(k) {
+			if ev.ID != events.ResultID(k) {
 				continue
 			}
 			outcomes++

@@ -18,11 +18,6 @@ import (
 // objectPutAttempts bounds the tries to store a large raw result.
 const objectPutAttempts = 3
 
-// ResultID is the event id of a call's outcome (CallSucceeded or
-// CallFailed): one id per call, whatever the outcome, so the log keeps at
-// most one outcome per call even if two were ever published.
-func ResultID(key string) string { return events.ExecutionID("result", key, 0) }
-
 // publish sends an outcome message to the log and returns the log's
 // acknowledgement, as jetstream's PublishMsg does but without a context
 // per publish: a request on the connection, bounded by the API's default
@@ -101,7 +96,7 @@ type pubAck struct {
 
 // outcomeOf encodes the event announcing a call's outcome.
 func (j *job) outcomeOf(body events.Body, et events.ErrorType, msg string) *outcome {
-	return j.outcomeWithID(ResultID(j.key), body, et, msg)
+	return j.outcomeWithID(events.ResultID(j.key), body, et, msg)
 }
 
 // outcomeWithID encodes an outcome event with the id id.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -383,7 +382,7 @@ func (s *Service) message(ctx context.Context, o *Op) (any, error) {
 		if _, err := rand.Read(r[:]); err != nil {
 			return nil, err
 		}
-		o.ID = fmt.Sprintf("msg-%d-%s", at.UnixNano(), hex.EncodeToString(r[:]))
+		o.ID = events.MessageID(at.UnixNano(), r)
 	}
 	subj, err := events.MemorySubject(o.Tenant, o.User)
 	if err != nil {

@@ -204,7 +204,7 @@ func (tx *Tx) Emit(subject string, ev *events.Event) error {
 		ev.At = tx.msg.Time
 	}
 	if ev.Causation == "" {
-		ev.Causation = fmt.Sprintf("seq:%d", tx.msg.Seq)
+		ev.Causation = events.SeqCausation(tx.msg.Seq)
 	}
 	var data []byte
 	var err error

@@ -107,7 +107,7 @@
 // Hot reload: a Watcher polls the file (modification time, size, then
 // content hash) and, given WatcherConfig.JS, keeps it the registry in force
 // in the log with Publish: a signed events.RegistryChanged on Subject, id
-// ChangedID, written by compare-and-set on the subject's last sequence so
+// events.RegistryChangedID, written by compare-and-set on the subject's last sequence so
 // concurrent publishers record a change once. A Follower keeps the registry
 // in force in the log for processes that do not read the file. A
 // projection that validates calls takes the registry from the

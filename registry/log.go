@@ -50,15 +50,6 @@ var SubjectStream = func() string {
 // publishAttemptsMax bounds Publish's compare-and-set retries.
 const publishAttemptsMax = 8
 
-// ChangedID is the event id of the registry with digest taking effect after
-// the registry change at stream sequence prev (0: the first). It is derived
-// from the cause, so two processes that publish the same change are
-// deduplicated by Nats-Msg-Id, and a return to an earlier registry
-// (A → B → A) is still recorded.
-func ChangedID(digest string, prev uint64) string {
-	return fmt.Sprintf("registry:%s/%d", digest, prev)
-}
-
 // PublishConfig says where Publish records a registry and with which key.
 type PublishConfig struct {
 	JS     jetstream.JetStream
@@ -93,7 +84,7 @@ func (c *PublishConfig) trust() *Trust {
 // registry in force in the log (the latest change that verifies under
 // cfg.Trust, not merely the last event on Subject) is r and nothing was
 // appended after it; otherwise it publishes a change signed by cfg.Key,
-// issued after every signed change of the log, with ChangedID as
+// issued after every signed change of the log, with events.RegistryChangedID as
 // Nats-Msg-Id, expecting the subject's last sequence to be the one it read
 // (compare-and-set), so concurrent publishers of the same file record it
 // once. A forged or replayed event after the registry in force is thus
@@ -229,7 +220,7 @@ func (l *ledger) publish(ctx context.Context, cfg PublishConfig, r *Registry) (s
 		if err != nil {
 			return 0, false, fmt.Errorf("registry: publish: %w", err)
 		}
-		id := ChangedID(r.Digest(), prev)
+		id := events.RegistryChangedID(r.Digest(), prev)
 		data, err := events.Encode(&events.Event{ID: id, Tenant: events.SystemTenant, At: rc.IssuedAt, Body: rc})
 		if err != nil {
 			return 0, false, fmt.Errorf("registry: publish: %w", err)

@@ -23,7 +23,7 @@ func signed(t testing.TB, k *registry.SigningKey, src string, issuedAt int64) *e
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &events.Event{ID: registry.ChangedID(rc.Digest, uint64(issuedAt)), Tenant: events.SystemTenant, Body: rc}
+	return &events.Event{ID: events.RegistryChangedID(rc.Digest, uint64(issuedAt)), Tenant: events.SystemTenant, Body: rc}
 }
 
 func TestSignedChangeIsAccepted(t *testing.T) {

@@ -320,7 +320,7 @@ func Live(ctx context.Context, b *bus.Bus, dir string, streams [][]byte, log *sl
 		}
 		for j := range 10 {
 			id := fmt.Sprintf("m%d", j)
-			ev := &events.Event{ID: fmt.Sprintf("mem:%s/%d", user, j), Tenant: "acme", User: user, At: time.Now().UnixNano(),
+			ev := &events.Event{ID: events.MemoryOpID("acme", user, j), Tenant: "acme", User: user, At: time.Now().UnixNano(),
 				Body: &events.MemoryObserved{Observation: events.Observation{ID: id, Kind: "episode", Text: "asked for the weather in San Francisco and Boston"}}}
 			data, err := events.EncodeSealed(ev, b.Keys, events.RecordScope(user, id))
 			if err != nil {
@@ -407,7 +407,7 @@ func tickEvery(ctx context.Context, b *bus.Bus, every time.Duration) {
 		case now := <-t.C:
 			at := now.Truncate(every).UnixNano()
 			for _, subj := range events.ClockSubjects {
-				_, _ = b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("tick:%d", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
+				_, _ = b.Publish(ctx, subj, &events.Event{ID: events.TickID(at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
 			}
 		}
 	}

@@ -241,7 +241,7 @@ func (s *Service) message(ctx context.Context, tenant string, r *Request) (*Writ
 		if _, err := rand.Read(b[:]); err != nil {
 			return nil, err
 		}
-		r.ID = fmt.Sprintf("msg-%d-%s", at.UnixNano(), hex.EncodeToString(b[:]))
+		r.ID = events.MessageID(at.UnixNano(), b)
 	}
 	ev := &events.Event{ID: events.RunMessageID(tenant, r.Run, r.ID), Tenant: tenant, User: r.User, Run: r.Run, At: at.UnixNano(),
 		Body: &events.RunMessage{Role: "user", Text: r.Text, Format: r.Format}}

@@ -275,7 +275,7 @@ func TestClaimedTickIDsStopNoTimeout(t *testing.T) {
 
 // TestClaimedRegistryIDRecordsTheRegistry: a registry change's id is
 // derived from the registry's digest and the last change's sequence
-// (registry.ChangedID), which anyone who knows the tools file can compute,
+// (events.RegistryChangedID), which anyone who knows the tools file can compute,
 // and its subject lies in TS_MODEL, which producers write. acme's producer
 // publishes junk on its model subject under the id of the operator's next
 // change, plain and with a made-up tag. Attacker: claims nothing. Victim:
@@ -294,7 +294,7 @@ func TestClaimedRegistryIDRecordsTheRegistry(t *testing.T) {
 	}
 	js := forger(t, b, "acme")
 	acmeModel, _ := events.ModelSubject("acme", "junk", "i")
-	id := registry.ChangedID(reg.Digest(), 0)
+	id := events.RegistryChangedID(reg.Digest(), 0)
 	for _, claim := range []string{id, id + events.MsgIDSep + "AAAAAAAAAAAAAAAAAAAAAA"} {
 		if _, err := js.Publish(ctx, acmeModel, []byte(`{"junk":true}`), jetstream.WithMsgID(claim)); err != nil {
 			t.Fatal(err)

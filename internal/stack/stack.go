@@ -431,7 +431,7 @@ func runClock(ctx context.Context, b *bus.Bus, log *slog.Logger, every time.Dura
 		case now := <-t.C:
 			at := now.Truncate(every).UnixNano()
 			for _, subj := range events.ClockSubjects { // one tick in each stream that decides by time
-				_, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("tick:%d", at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
+				_, err := b.Publish(ctx, subj, &events.Event{ID: events.TickID(at), Tenant: events.SystemTenant, At: at, Body: &events.Tick{}})
 				if err != nil && !errors.Is(err, context.Canceled) {
 					log.Warn("tick not published", "subject", subj, "err", err)
 				}

@@ -423,20 +423,13 @@ func modelStep(e logEntry) Step {
 }
 
 // rawSeqOf returns the raw event's sequence in an ingest-made model event
-// id (events.ModelEventID: model:<tenant>/<stream>/<rawSeq>/<n>), else 0.
+// id (events.ModelEventID), else 0.
 func rawSeqOf(id string) uint64 {
-	if !strings.HasPrefix(id, "model:") {
+	_, _, seq, _, ok := events.SplitModelEventID(id)
+	if !ok {
 		return 0
 	}
-	parts := strings.Split(id, "/")
-	if len(parts) < 4 {
-		return 0
-	}
-	n, err := strconv.ParseUint(parts[len(parts)-2], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
+	return seq
 }
 
 type verdictStep struct {
