@@ -49,7 +49,7 @@ grants:
 `
 
 // TestConsoleInABrowser drives the console of `serve --console` in headless
-// chromium (console/testdata/browser.mjs): the sign-in page without a
+// chromium (internal/console/testdata/browser.mjs): the sign-in page without a
 // session, sign-in with the URL console-token prints, a call appearing
 // live, a waiting refund approved by keyboard and seen to run, its trace,
 // an answer's claims, a user's memory and its forgetting, the health page;
@@ -61,7 +61,7 @@ grants:
 func TestConsoleInABrowser(t *testing.T) {
 	chromium := jstest.Chromium(t)
 	jsdir := jstest.Dir(t)
-	script, err := os.ReadFile(filepath.Join("..", "..", "console", "testdata", "browser.mjs"))
+	script, err := os.ReadFile(filepath.Join("..", "..", "internal", "console", "testdata", "browser.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	// The streams the page sees arrive: a refund with a long call id and
 	// Chinese arguments (waits for approval), a stock lookup, an answer.
 	longCall := "call_" + strings.Repeat("9f8e7d6c5b4a", 7)
-	refund, err := os.ReadFile(filepath.Join("..", "..", "demo", "testdata", "3-responses-refund.jsonl"))
+	refund, err := os.ReadFile(filepath.Join("..", "..", "internal", "demo", "testdata", "3-responses-refund.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestConsoleInABrowser(t *testing.T) {
 			}
 			in := s.data
 			if in == nil {
-				if in, err = os.ReadFile(filepath.Join("..", "..", "demo", "testdata", s.name)); err != nil {
+				if in, err = os.ReadFile(filepath.Join("..", "..", "internal", "demo", "testdata", s.name)); err != nil {
 					t.Fatal(err)
 				}
 				in = bytes.ReplaceAll(in, []byte("商品 A 可用"), []byte("商品 A1 可用")) // a claim the lookup supports
@@ -211,7 +211,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		}
 		// Another tenant's call (rejected: acme is granted nothing), which
 		// shop's viewer must never see.
-		in, err := os.ReadFile(filepath.Join("..", "..", "demo", "testdata", "1-anthropic-inventory.jsonl"))
+		in, err := os.ReadFile(filepath.Join("..", "..", "internal", "demo", "testdata", "1-anthropic-inventory.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}

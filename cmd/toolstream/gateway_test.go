@@ -26,7 +26,7 @@ import (
 // recording's events, and the call in it is assembled by serve's
 // assembler. The flags are refused one without the other.
 func TestServeGateway(t *testing.T) {
-	rec, err := os.ReadFile("../../gateway/testdata/openai-responses-azure-weather.jsonl")
+	rec, err := os.ReadFile("../../internal/gateway/testdata/openai-responses-azure-weather.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

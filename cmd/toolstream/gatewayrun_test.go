@@ -206,11 +206,11 @@ func TestGatewayRunSurvivesSIGKILL(t *testing.T) {
 			mu.Lock()
 			sawForecast = strings.Contains(string(body), `"name":"forecast"`)
 			mu.Unlock()
-			return fakeup.Answer{File: "../../agent/testdata/streams/chat-weather-answer.jsonl"}, nil
+			return fakeup.Answer{File: "../../internal/agent/testdata/streams/chat-weather-answer.jsonl"}, nil
 		}
 		switch n {
 		case 1:
-			return fakeup.Answer{File: "../../agent/testdata/streams/chat-weather-call.jsonl"}, nil
+			return fakeup.Answer{File: "../../internal/agent/testdata/streams/chat-weather-call.jsonl"}, nil
 		case 2:
 			// The second round reached the model: the gateway dies now.
 			srv.kill()
@@ -220,7 +220,7 @@ func TestGatewayRunSurvivesSIGKILL(t *testing.T) {
 			if last.Role != "tool" || last.ToolCallID != "call_w1" || !strings.Contains(fmt.Sprint(last.Content), "temperature_c") {
 				return fakeup.Answer{}, fmt.Errorf("the resumed round lacks the result of call_w1: %s", body)
 			}
-			return fakeup.Answer{File: "../../agent/testdata/streams/chat-weather-answer.jsonl"}, nil
+			return fakeup.Answer{File: "../../internal/agent/testdata/streams/chat-weather-answer.jsonl"}, nil
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
 	})

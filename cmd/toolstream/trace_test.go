@@ -47,7 +47,7 @@ func startDemoLog(t *testing.T, pageRows int) *demoLog {
 	defer cancel()
 	dir := t.TempDir()
 	d := &demoLog{b: bustest.StartIn(t, filepath.Join(dir, "log")), dir: dir}
-	spec, err := os.ReadFile("../../demo/testdata/tools.yaml")
+	spec, err := os.ReadFile("../../internal/demo/testdata/tools.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func startDemoLog(t *testing.T, pageRows int) *demoLog {
 
 func (d *demoLog) publish(t *testing.T, ctx context.Context, file, format string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("../../demo/testdata", file))
+	f, err := os.Open(filepath.Join("../../internal/demo/testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
