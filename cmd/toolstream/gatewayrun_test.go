@@ -116,33 +116,26 @@ func runRequest(ctx context.Context, gw, run, question string) (text string, sta
 		return "", "", false
 	}
 	sc := bufio.NewScanner(resp.Body)
-	event := ""
 	for sc.Scan() {
 		line := sc.Text()
-		if name, ok := strings.CutPrefix(line, "event: "); ok {
-			event = name
-			continue
-		}
 		data, ok := strings.CutPrefix(line, "data: ")
 		if !ok {
 			continue
-		}
-		if event == gateway.EventRun {
-			var m gateway.RunMeta
-			json.Unmarshal([]byte(data), &m)
-			status = string(m.Status)
 		}
 		var c struct {
 			Choices []struct {
 				Delta struct{ Content string } `json:"delta"`
 			} `json:"choices"`
+			Toolstream *gateway.RunMeta `json:"toolstream"`
 		}
 		if json.Unmarshal([]byte(data), &c) == nil {
 			for _, ch := range c.Choices {
 				text += ch.Delta.Content
 			}
+			if c.Toolstream != nil {
+				status = string(c.Toolstream.Status)
+			}
 		}
-		event = ""
 	}
 	return text, status, status != ""
 }

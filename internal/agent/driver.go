@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -172,6 +173,9 @@ type Outcome struct {
 	// Degraded reports that the answer was asked without tools after too
 	// many failed calls.
 	Degraded bool `json:"degraded,omitempty"`
+	// Usage adds up the tokens the provider reported for the rounds this
+	// request of the run asked (those since its last user message).
+	Usage events.Usage `json:"usage"`
 }
 
 // WaitingCall is a call waiting for a person's approval; Key is what
@@ -180,6 +184,9 @@ type WaitingCall struct {
 	CallID string `json:"call_id"`
 	Name   string `json:"name"`
 	Key    string `json:"key,omitempty"`
+	// Arguments are the call's arguments (a JSON object), as the model
+	// made them.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // Driver drives runs: see the package doc. Safe for concurrent use; one

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -150,6 +151,19 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 	}
 }
 
+// turnUsage adds up the tokens of the rounds asked since the run's last
+// user message: what the request that ends with them cost.
+func turnUsage(st *state) events.Usage {
+	var u events.Usage
+	for _, r := range st.Rounds {
+		if r.Turn > st.Run.LastInput {
+			u.Input += r.Usage.Input
+			u.Output += r.Usage.Output
+		}
+	}
+	return u
+}
+
 // hasRound reports whether the view shows the round of response.
 func hasRound(st *state, response string) bool {
 	for _, r := range st.Rounds {
@@ -170,10 +184,14 @@ func failedInRow(rs []runs.Round) int {
 }
 
 func waiting(run string, st *state, rd *runs.Round) *Outcome {
-	out := &Outcome{Run: run, Status: StatusWaitingApproval, Response: rd.Response, Rounds: len(st.Rounds)}
+	out := &Outcome{Run: run, Status: StatusWaitingApproval, Response: rd.Response, Rounds: len(st.Rounds), Usage: turnUsage(st)}
 	for _, c := range rd.Calls {
 		if c.State == runs.CallWaiting {
-			out.Waiting = append(out.Waiting, WaitingCall{CallID: c.CallID, Name: c.Name, Key: c.Key})
+			wc := WaitingCall{CallID: c.CallID, Name: c.Name, Key: c.Key}
+			if json.Valid(c.Arguments) {
+				wc.Arguments = json.RawMessage(c.Arguments)
+			}
+			out.Waiting = append(out.Waiting, wc)
 		}
 	}
 	return out
@@ -200,7 +218,7 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]json
 // answer reads the model's answer and the verifier's verdict on it, and
 // applies the tenant's policy as the verifier decided it.
 func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Round) (*Outcome, error) {
-	out := &Outcome{Run: spec.Run, Status: StatusAnswered, Response: rd.Response, Rounds: len(st.Rounds), Degraded: st.Run.Degraded}
+	out := &Outcome{Run: spec.Run, Status: StatusAnswered, Response: rd.Response, Rounds: len(st.Rounds), Degraded: st.Run.Degraded, Usage: turnUsage(st)}
 	ro, err := d.runs.Closed(ctx, spec.Tenant, rd.Response)
 	switch {
 	case err == nil:

@@ -20,8 +20,10 @@ import (
 // tool).
 const HeaderOnDisconnect = "Toolstream-On-Disconnect"
 
-// HeaderRunStatus is a run-mode answer's status (agent.Status) on a
-// response that is not a stream.
+// HeaderRunStatus is a run-mode answer's status (agent.Status): on every
+// answer that is not a stream, and on a stream whose headers were not
+// written before the outcome (a heartbeat writes them). The answer's
+// "toolstream" field always has it.
 const HeaderRunStatus = "Toolstream-Run-Status"
 
 // RunServer serves run mode (Toolstream-Mode: run) with an agent.Driver
@@ -211,6 +213,7 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		w.Write(a.whole())
 		return
 	}
+	sse.SetHeader(HeaderRunStatus, string(out.Status)) // when no heartbeat wrote the headers yet
 	after := int64(-1)
 	if last := r.Header.Get("Last-Event-ID"); last != "" {
 		if n, err := strconv.ParseInt(last, 10, 64); err == nil {

@@ -185,11 +185,17 @@ func readRequest(path string, body []byte) (question string, results []string, e
 
 // sdkResult is what sdk-run.mjs prints.
 type sdkResult struct {
-	Left string           `json:"left"` // chat-leave: how the aborted request ended
-	Text string           `json:"text"`
-	Meta *gateway.RunMeta `json:"meta"`
-	Run  string           `json:"run"`
-	Stop string           `json:"stop"`
+	Left        string           `json:"left"` // chat-leave: how the aborted request ended
+	Text        string           `json:"text"`
+	ContentNull bool             `json:"contentNull"`
+	Final       string           `json:"final"` // responses-helper: the final response's output_text
+	Meta        *gateway.RunMeta `json:"meta"`
+	Run         string           `json:"run"`
+	Stop        string           `json:"stop"`
+	Status      string           `json:"status"` // Toolstream-Run-Status
+	Usage       *struct{ Input, Output int64 }
+	ToolCalls   []struct{ ID, Name, Arguments string } `json:"toolCalls"`
+	Odd         []string                               `json:"odd"` // events the SDK yielded that are not the API's
 }
 
 func (rg *runGateway) sdk(t *testing.T, client, run, question string, env ...string) sdkResult {
@@ -206,25 +212,45 @@ func (rg *runGateway) sdk(t *testing.T, client, run, question string, env ...str
 }
 
 // The official SDKs drive a run of two rounds in each API, streamed and
-// not: the model calls weather, the tool runs once, the second request
-// carries its result under the call's id (the fake upstream checks it),
-// and the client gets the model's answer with the run's id and verdicts.
+// not, and through the SDKs' stream helpers (which refuse an event the API
+// does not have: a trailing toolstream.run event made responses.stream()
+// throw "Unhandled response stream event", issue 30): the model calls
+// weather, the tool runs once, the second request carries its result under
+// the call's id (the fake upstream checks it), and the client gets the
+// model's answer with the run's id and verdicts, and the tokens of both
+// rounds as the API's usage (Chat 50+80 in, 12+9 out; Responses 45+11,
+// 24+11; Anthropic 843+12, 28+30: the recordings').
 func TestRunModeWithTheOfficialSDKs(t *testing.T) {
 	jstest.Dir(t)
 	rg := startRunGateway(t)
-	cases := []struct{ client, answer string }{
-		{"chat-stream", "chat-weather-answer.jsonl"},
-		{"chat-whole", "chat-weather-answer.jsonl"},
-		{"responses-stream", "openai-responses-text-only.jsonl"},
-		{"responses-whole", "openai-responses-text-only.jsonl"},
-		{"messages-stream", "anthropic-text-only.jsonl"},
-		{"messages-whole", "anthropic-text-only.jsonl"},
+	type usage = struct{ Input, Output int64 }
+	cases := []struct {
+		client, answer string
+		usage          usage
+	}{
+		{"chat-stream", "chat-weather-answer.jsonl", usage{130, 21}},
+		{"chat-whole", "chat-weather-answer.jsonl", usage{130, 21}},
+		{"chat-helper", "chat-weather-answer.jsonl", usage{}},
+		{"responses-stream", "openai-responses-text-only.jsonl", usage{56, 35}},
+		{"responses-whole", "openai-responses-text-only.jsonl", usage{56, 35}},
+		{"responses-helper", "openai-responses-text-only.jsonl", usage{56, 35}},
+		{"messages-stream", "anthropic-text-only.jsonl", usage{855, 58}},
+		{"messages-whole", "anthropic-text-only.jsonl", usage{855, 58}},
 	}
 	for i, c := range cases {
 		run := fmt.Sprintf("sdk-%d-%s", i, c.client)
 		r := rg.sdk(t, c.client, run, "weather in San Francisco?")
-		if r.Text != answers[c.answer] || r.Run != run {
+		if r.Text != answers[c.answer] || (r.Run != run && !strings.HasSuffix(c.client, "-helper")) {
 			t.Errorf("%s: text %q run %q, want %q and %q", c.client, r.Text, r.Run, answers[c.answer], run)
+		}
+		if c.client == "responses-helper" && r.Final != answers[c.answer] {
+			t.Errorf("%s: finalResponse's output_text %q", c.client, r.Final)
+		}
+		if len(r.Odd) > 0 {
+			t.Errorf("%s: the SDK yielded events the API does not have: %v", c.client, r.Odd)
+		}
+		if c.usage != (usage{}) && (r.Usage == nil || *r.Usage != c.usage) {
+			t.Errorf("%s: usage %+v, want %+v", c.client, r.Usage, c.usage)
 		}
 		if r.Meta != nil && (r.Meta.Status != agent.StatusAnswered || r.Meta.Run != run || r.Meta.Rounds != 2 || r.Meta.Verdict == nil) {
 			t.Errorf("%s: toolstream field %+v", c.client, r.Meta)
@@ -232,11 +258,8 @@ func TestRunModeWithTheOfficialSDKs(t *testing.T) {
 		if strings.HasPrefix(c.client, "messages") && r.Stop != "end_turn" {
 			t.Errorf("%s: stop_reason %q", c.client, r.Stop)
 		}
-		if !strings.HasSuffix(c.client, "-stream") || strings.HasPrefix(c.client, "messages") {
-			continue
-		}
 		if r.Meta == nil {
-			t.Errorf("%s: no toolstream field in the stream", c.client)
+			t.Errorf("%s: no toolstream field in the answer", c.client)
 		}
 	}
 	if n, want := rg.p.Invoked["weather"].Load(), int32(len(cases)); n != want {
@@ -256,6 +279,18 @@ func TestRunModeApprovalWithTheSDK(t *testing.T) {
 	r := rg.sdk(t, "chat-whole", "refund-1", "refund order A1")
 	if r.Meta == nil || r.Meta.Status != agent.StatusWaitingApproval || len(r.Meta.Waiting) != 1 || r.Meta.Waiting[0].Key == "" || r.Text != "" {
 		t.Fatalf("before approval: %+v %+v", r, r.Meta)
+	}
+	// Not an empty answer (content "", finish_reason stop, as it was): the
+	// turn ended at the call waiting for a person, in Chat's terms.
+	if !r.ContentNull || r.Stop != "tool_calls" || len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "refund" ||
+		r.ToolCalls[0].ID != r.Meta.Waiting[0].CallID || !json.Valid([]byte(r.ToolCalls[0].Arguments)) || r.Status != string(agent.StatusWaitingApproval) {
+		t.Fatalf("waiting for approval, the SDK read content null %v, finish_reason %q, tool_calls %+v, %s %q",
+			r.ContentNull, r.Stop, r.ToolCalls, gateway.HeaderRunStatus, r.Status)
+	}
+	// The same, streamed.
+	if s := rg.sdk(t, "chat-stream", "refund-1", "refund order A1"); s.Stop != "tool_calls" || len(s.ToolCalls) != 1 ||
+		s.ToolCalls[0].Name != "refund" || s.Meta == nil || s.Meta.Status != agent.StatusWaitingApproval {
+		t.Fatalf("waiting for approval, streamed: %+v", s)
 	}
 	if n := rg.p.Invoked["refund"].Load(); n != 0 {
 		t.Fatalf("refund ran %d times before its approval", n)
@@ -324,23 +359,32 @@ func readAll(t *testing.T, r io.Reader) (evs []rawEvent, comments int) {
 	return evs, comments
 }
 
-// chatText is the text of a Chat stream's chunks and its trailing status.
+// chatText is the text of a Chat stream's chunks and the run's status
+// (the last chunk's toolstream field). A stream with an event that is not
+// Chat's (named, or not a chunk but [DONE]) has no status.
 func chatText(evs []rawEvent) (text string, meta *gateway.RunMeta) {
 	for _, ev := range evs {
-		if ev.name == gateway.EventRun {
-			meta = &gateway.RunMeta{}
-			json.Unmarshal([]byte(ev.data), meta)
+		if ev.name != "" {
+			return text, nil
+		}
+		if ev.data == "[DONE]" {
 			continue
 		}
 		var c struct {
+			Object  string `json:"object"`
 			Choices []struct {
 				Delta struct{ Content string } `json:"delta"`
 			} `json:"choices"`
+			Toolstream *gateway.RunMeta `json:"toolstream"`
 		}
-		if json.Unmarshal([]byte(ev.data), &c) == nil {
-			for _, ch := range c.Choices {
-				text += ch.Delta.Content
-			}
+		if json.Unmarshal([]byte(ev.data), &c) != nil || c.Object != "chat.completion.chunk" {
+			return text, nil
+		}
+		for _, ch := range c.Choices {
+			text += ch.Delta.Content
+		}
+		if c.Toolstream != nil {
+			meta = c.Toolstream
 		}
 	}
 	return text, meta

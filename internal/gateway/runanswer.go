@@ -10,16 +10,20 @@ import (
 
 // A run's answer in the client's API: the outcome of agent.Driver.Run as
 // a Chat completion, a Responses response or an Anthropic message, whole
-// or as a stream. The answer's text is what the tenant's policy lets
-// through; the run's status, the calls waiting for approval and the
+// or as a stream, in the API's own events only (an SDK's stream helpers
+// refuse any other: issue 30). The answer's text is what the tenant's
+// policy lets through; its usage adds up the tokens of the rounds the
+// request asked; the run's status, the calls waiting for approval and the
 // verifier's verdicts per claim ride along in a "toolstream" field (the
-// SDKs keep fields they do not know) and, on a stream, in a trailing
-// toolstream.run event, which the SDKs ignore: after Chat's [DONE], and
-// an event name the Anthropic SDK skips. The events are a function of the
-// outcome, so a client that asks again after Last-Event-ID gets the rest.
-
-// EventRun is the trailing event of a run-mode stream.
-const EventRun = "toolstream.run"
+// SDKs keep fields they do not know) of the answer: on a stream, of Chat's
+// last chunk (the one with the finish reason), of Responses'
+// response.completed (or .incomplete) response, and of Anthropic's
+// message_start message. A run that waits for approval ends in each API's
+// term for a turn that is not over: Chat's finish_reason tool_calls with
+// the waiting calls as tool_calls (content null), Responses' status
+// incomplete, Anthropic's stop_reason pause_turn. The events are a
+// function of the outcome, so a client that asks again after
+// Last-Event-ID gets the rest.
 
 // RunMeta is the "toolstream" field of a run-mode answer.
 type RunMeta struct {
@@ -59,10 +63,11 @@ type answer struct {
 	created int64
 	text    string
 	meta    RunMeta
+	usage   events.Usage
 }
 
 func newAnswer(req *Request, out *agent.Outcome, now time.Time) *answer {
-	a := &answer{api: req.API, model: req.Model, created: now.Unix(), text: out.Text,
+	a := &answer{api: req.API, model: req.Model, created: now.Unix(), text: out.Text, usage: out.Usage,
 		meta: RunMeta{Run: out.Run, Status: out.Status, Reason: out.Reason, Detail: out.Detail, Rounds: out.Rounds,
 			Response: out.Response, Blocked: out.Blocked, Degraded: out.Degraded, Waiting: out.Waiting}}
 	if v := out.Verdict; v != nil {
@@ -88,9 +93,47 @@ func newAnswer(req *Request, out *agent.Outcome, now time.Time) *answer {
 	return a
 }
 
-// finish is the answer's end reason in the API's terms: a run waiting for
-// approval is paused (Anthropic's pause_turn; Responses' incomplete).
+// waiting reports whether the run waits for approval: its answer ends as
+// a turn that is not over (Chat's tool_calls, Anthropic's pause_turn,
+// Responses' incomplete).
 func (a *answer) waiting() bool { return a.meta.Status == agent.StatusWaitingApproval }
+
+// chatFinish is the Chat answer's finish_reason.
+func (a *answer) chatFinish() string {
+	if a.waiting() {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+// chatToolCalls are the calls waiting for approval as Chat's tool_calls;
+// with index for a stream's delta.
+func (a *answer) chatToolCalls(indexed bool) []any {
+	var out []any
+	for i, c := range a.meta.Waiting {
+		args := string(c.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		tc := map[string]any{"id": c.CallID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": args}}
+		if indexed {
+			tc["index"] = i
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+// chatUsage is the answer's usage in Chat's terms.
+func (a *answer) chatUsage() map[string]any {
+	return map[string]any{"prompt_tokens": a.usage.Input, "completion_tokens": a.usage.Output, "total_tokens": a.usage.Input + a.usage.Output}
+}
+
+// responsesUsage is the answer's usage in Responses' terms.
+func (a *answer) responsesUsage() map[string]any {
+	return map[string]any{"input_tokens": a.usage.Input, "output_tokens": a.usage.Output, "total_tokens": a.usage.Input + a.usage.Output,
+		"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}
+}
 
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v) // maps, slices and strings: cannot fail
@@ -112,10 +155,15 @@ func (a *answer) whole() []byte {
 			content = append(content, map[string]any{"type": "text", "text": a.text})
 		}
 		return mustJSON(map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.model, "content": content,
-			"stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 0, "output_tokens": 0}, "toolstream": a.meta})
+			"stop_reason": stop, "stop_sequence": nil, "usage": map[string]int64{"input_tokens": a.usage.Input, "output_tokens": a.usage.Output}, "toolstream": a.meta})
+	}
+	msg := map[string]any{"role": "assistant", "content": a.text, "refusal": nil}
+	if a.waiting() {
+		msg["content"], msg["tool_calls"] = nil, a.chatToolCalls(false)
 	}
 	return mustJSON(map[string]any{"id": a.id, "object": "chat.completion", "created": a.created, "model": a.model,
-		"choices":    []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": a.text, "refusal": nil}, "logprobs": nil, "finish_reason": "stop"}},
+		"choices":    []any{map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": a.chatFinish()}},
+		"usage":      a.chatUsage(),
 		"toolstream": a.meta})
 }
 
@@ -132,8 +180,12 @@ func (a *answer) response(done bool) map[string]any {
 			output = append(output, a.message(true))
 		}
 	}
-	return map[string]any{"id": a.id, "object": "response", "created_at": a.created, "status": status, "model": a.model,
-		"output": output, "incomplete_details": incomplete, "error": nil, "toolstream": a.meta}
+	r := map[string]any{"id": a.id, "object": "response", "created_at": a.created, "status": status, "model": a.model,
+		"output": output, "incomplete_details": incomplete, "error": nil, "usage": nil, "toolstream": a.meta}
+	if done {
+		r["usage"] = a.responsesUsage()
+	}
+	return r
 }
 
 func (a *answer) message(done bool) map[string]any {
@@ -179,7 +231,8 @@ func (a *answer) events() []runEvent {
 		ev(typ, map[string]any{"response": a.response(true)})
 	case APIMessages:
 		add("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.model,
-			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 0, "output_tokens": 0}}})
+			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]int64{"input_tokens": a.usage.Input, "output_tokens": 0},
+			"toolstream": a.meta}})
 		if a.text != "" {
 			add("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 			add("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": a.text}})
@@ -189,24 +242,28 @@ func (a *answer) events() []runEvent {
 		if a.waiting() {
 			stop = "pause_turn"
 		}
-		add("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 0}})
+		add("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int64{"input_tokens": a.usage.Input, "output_tokens": a.usage.Output}})
 		add("message_stop", map[string]any{"type": "message_stop"})
 	default:
-		chunk := func(delta map[string]any, finish any, meta bool) map[string]any {
+		chunk := func(delta map[string]any, finish any, last bool) map[string]any {
 			c := map[string]any{"id": a.id, "object": "chat.completion.chunk", "created": a.created, "model": a.model,
 				"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
-			if meta {
-				c["toolstream"] = a.meta
+			if last {
+				c["usage"], c["toolstream"] = a.chatUsage(), a.meta
 			}
 			return c
 		}
-		add("", chunk(map[string]any{"role": "assistant", "content": ""}, nil, false))
-		if a.text != "" {
-			add("", chunk(map[string]any{"content": a.text}, nil, false))
+		if a.waiting() {
+			add("", chunk(map[string]any{"role": "assistant", "content": nil}, nil, false))
+			add("", chunk(map[string]any{"tool_calls": a.chatToolCalls(true)}, nil, false))
+		} else {
+			add("", chunk(map[string]any{"role": "assistant", "content": ""}, nil, false))
+			if a.text != "" {
+				add("", chunk(map[string]any{"content": a.text}, nil, false))
+			}
 		}
-		add("", chunk(map[string]any{}, "stop", true))
+		add("", chunk(map[string]any{}, a.chatFinish(), true))
 		out = append(out, runEvent{"", []byte("[DONE]")})
 	}
-	add(EventRun, a.meta)
 	return out
 }

@@ -488,6 +488,7 @@ func (a *apply) message(b *events.RunMessage) error {
 		a.run.Format = b.Format
 	}
 	a.run.Turns++
+	a.run.LastInput = a.run.Turns
 	k, err := turnKey(a.ev.Tenant, a.run.ID, a.run.Turns)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -97,13 +98,15 @@ type Run struct {
 	PlanVersion uint64          `msgpack:"pv,omitempty" json:"plan_version,omitempty"`
 	// Accepted are the plan's steps whose evidence arrived.
 	Accepted []string `msgpack:"acc,omitempty" json:"accepted_steps,omitempty"`
-	// Turns numbers the run's history entries: input messages and rounds.
-	Turns   int    `msgpack:"nt" json:"turns"`
-	User    string `msgpack:"u,omitempty" json:"user,omitempty"`
-	Session string `msgpack:"ss,omitempty" json:"session,omitempty"`
-	FirstAt int64  `msgpack:"fa0" json:"first_at"`
-	LastAt  int64  `msgpack:"la" json:"last_at"`
-	LastSeq uint64 `msgpack:"ls" json:"last_seq"`
+	// Turns numbers the run's history entries: input messages and rounds;
+	// LastInput is the turn of the last input message (0: none).
+	Turns     int    `msgpack:"nt" json:"turns"`
+	LastInput int    `msgpack:"li,omitempty" json:"last_input,omitempty"`
+	User      string `msgpack:"u,omitempty" json:"user,omitempty"`
+	Session   string `msgpack:"ss,omitempty" json:"session,omitempty"`
+	FirstAt   int64  `msgpack:"fa0" json:"first_at"`
+	LastAt    int64  `msgpack:"la" json:"last_at"`
+	LastSeq   uint64 `msgpack:"ls" json:"last_seq"`
 }
 
 // Call is one call of a round.
@@ -125,6 +128,36 @@ type Call struct {
 	RawRef    string           `msgpack:"ref,omitempty" json:"raw_ref,omitempty"`
 	Error     events.ErrorType `msgpack:"e,omitempty" json:"error,omitempty"`
 	Message   string           `msgpack:"m,omitempty" json:"message,omitempty"`
+}
+
+// callJSON is Call's JSON: its fields, with the arguments as the JSON they
+// are when they are a JSON object (a client reading a round sees what the
+// model called with, e.g. the calls waiting for approval).
+type callJSON struct {
+	callAlias
+	Args json.RawMessage `json:"arguments,omitempty"`
+}
+
+type callAlias Call
+
+// MarshalJSON writes the call with its arguments when they are JSON.
+func (c Call) MarshalJSON() ([]byte, error) {
+	out := callJSON{callAlias: callAlias(c)}
+	if t := bytes.TrimSpace(c.Arguments); len(t) > 0 && json.Valid(t) {
+		out.Args = t
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (c *Call) UnmarshalJSON(b []byte) error {
+	var in callJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*c = Call(in.callAlias)
+	c.Arguments = []byte(in.Args)
+	return nil
 }
 
 // Round is one model response of a run and the calls it made.

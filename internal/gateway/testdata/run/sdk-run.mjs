@@ -4,9 +4,13 @@
 // (Toolstream-Run), and the "toolstream" field (status, verdicts).
 // Run with node's working directory at testdata/js (where node_modules is):
 //   node /abs/path/gateway/testdata/run/sdk-run.mjs CLIENT
-// CLIENT: chat-leave, chat-stream, chat-whole, responses-stream, responses-whole,
-// messages-stream, messages-whole. Environment: GATEWAY_URL, GATEWAY_KEY,
-// RUN (Toolstream-Run), QUESTION, LEAVE_WHEN (chat-leave).
+// CLIENT: chat-leave, chat-stream, chat-whole, chat-helper, responses-stream,
+// responses-whole, responses-helper, messages-stream, messages-whole.
+// Environment: GATEWAY_URL, GATEWAY_KEY, RUN (Toolstream-Run), QUESTION,
+// LEAVE_WHEN (chat-leave). Besides the text, each reports the usage the
+// SDK read, the finish/stop reason and any tool calls; the stream clients
+// also the types of events the SDK yielded that are not the API's (none
+// is expected).
 import { createRequire } from 'node:module';
 
 const require = createRequire(process.cwd() + '/');
@@ -38,40 +42,74 @@ const clients = {
   },
   'chat-stream': async () => {
     const { data: stream, response } = await openai.chat.completions.create({ model: 'fake-1', messages, stream: true }).withResponse();
-    let text = '', meta = null, chunks = 0;
+    let text = '', meta = null, chunks = 0, stop = null, usage = null, odd = [];
+    const toolCalls = [];
     for await (const c of stream) {
       chunks++;
-      for (const ch of c.choices) text += ch.delta?.content ?? '';
+      if (c.object !== 'chat.completion.chunk') odd.push(String(c.object));
+      for (const ch of c.choices) {
+        text += ch.delta?.content ?? '';
+        for (const tc of ch.delta?.tool_calls ?? []) toolCalls.push({ id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments });
+        if (ch.finish_reason) stop = ch.finish_reason;
+      }
+      if (c.usage) usage = { input: c.usage.prompt_tokens, output: c.usage.completion_tokens };
       if (c.toolstream) meta = c.toolstream;
     }
-    return { text, meta, run: response.headers.get('toolstream-run'), chunks };
+    return { text, meta, run: response.headers.get('toolstream-run'), chunks, stop, usage, toolCalls, odd };
   },
   'chat-whole': async () => {
     const { data, response } = await openai.chat.completions.create({ model: 'fake-1', messages }).withResponse();
-    return { text: data.choices[0].message.content, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+    const m = data.choices[0].message;
+    return { text: m.content, contentNull: m.content === null, meta: data.toolstream, run: response.headers.get('toolstream-run'),
+      stop: data.choices[0].finish_reason, usage: { input: data.usage?.prompt_tokens, output: data.usage?.completion_tokens },
+      toolCalls: (m.tool_calls ?? []).map((tc) => ({ id: tc.id, name: tc.function.name, arguments: tc.function.arguments })),
+      status: response.headers.get('toolstream-run-status') };
+  },
+  // The SDK's stream helper, which accumulates the completion.
+  'chat-helper': async () => {
+    const stream = openai.chat.completions.stream({ model: 'fake-1', messages });
+    const c = await stream.finalChatCompletion();
+    return { text: c.choices[0].message.content, stop: c.choices[0].finish_reason, meta: c.toolstream ?? null };
   },
   'responses-stream': async () => {
     const { data: stream, response } = await openai.responses.create({ model: 'fake-1', input: question, stream: true }).withResponse();
-    let text = '', meta = null;
+    let text = '', meta = null, usage = null, odd = [];
     for await (const ev of stream) {
+      if (typeof ev.type !== 'string' || !ev.type.startsWith('response.')) odd.push(String(ev.type));
       if (ev.type === 'response.output_text.delta') text += ev.delta;
-      if (ev.type === 'response.completed' || ev.type === 'response.incomplete') meta = ev.response.toolstream;
+      if (ev.type === 'response.completed' || ev.type === 'response.incomplete') {
+        meta = ev.response.toolstream;
+        usage = { input: ev.response.usage?.input_tokens, output: ev.response.usage?.output_tokens };
+      }
     }
-    return { text, meta, run: response.headers.get('toolstream-run') };
+    return { text, meta, run: response.headers.get('toolstream-run'), usage, odd };
+  },
+  // The SDK's stream helper: it throws on an event it does not know.
+  'responses-helper': async () => {
+    const stream = openai.responses.stream({ model: 'fake-1', input: question });
+    let text = '';
+    for await (const ev of stream) if (ev.type === 'response.output_text.delta') text += ev.delta;
+    const r = await stream.finalResponse();
+    return { text, final: r.output_text, meta: r.toolstream, usage: { input: r.usage?.input_tokens, output: r.usage?.output_tokens } };
   },
   'responses-whole': async () => {
     const { data, response } = await openai.responses.create({ model: 'fake-1', input: question }).withResponse();
-    return { text: data.output_text, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+    return { text: data.output_text, meta: data.toolstream, run: response.headers.get('toolstream-run'),
+      usage: { input: data.usage?.input_tokens, output: data.usage?.output_tokens } };
   },
   'messages-stream': async () => {
     const stream = anthropic.messages.stream({ model: 'fake-1', max_tokens: 256, messages });
+    const odd = [];
+    stream.on('streamEvent', (ev) => { if (!['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'].includes(ev.type)) odd.push(String(ev.type)); });
     const m = await stream.finalMessage();
     const { response } = await stream.withResponse();
-    return { text: m.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: m.stop_reason, run: response.headers.get('toolstream-run') };
+    return { text: m.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: m.stop_reason, run: response.headers.get('toolstream-run'),
+      meta: m.toolstream ?? null, usage: { input: m.usage.input_tokens, output: m.usage.output_tokens }, odd };
   },
   'messages-whole': async () => {
     const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages }).withResponse();
-    return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+    return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run'),
+      usage: { input: data.usage.input_tokens, output: data.usage.output_tokens } };
   },
 };
 
