@@ -20,6 +20,7 @@ import (
 //	    kind: openai            # openai | anthropic
 //	    base_url: https://api.openai.com/v1
 //	    api_key: ${env:OPENAI_API_KEY}
+//	    models: [gpt-4.1]       # optional: what GET /v1/models lists
 //	keys:                        # the clients' keys, stored hashed
 //	  - key_sha256: 9f86d0…
 //	    tenant: acme
@@ -61,6 +62,9 @@ type Upstream struct {
 	Kind    Kind   `yaml:"kind"`
 	BaseURL string `yaml:"base_url"` // up to and including /v1
 	APIKey  string `yaml:"api_key"`
+	// Models are the models GET /v1/models lists for it (as
+	// "name/model", and bare on the first upstream of its kind).
+	Models []string `yaml:"models"`
 }
 
 // Kind is an upstream's protocol family.

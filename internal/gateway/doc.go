@@ -36,6 +36,15 @@
 // The upstream read does not depend on the client: a client that
 // disconnects does not stop it, and what arrived is logged to the end.
 //
+// # Models, embeddings, other paths
+//
+// GET /v1/models (and /v1/models/{id}) lists the models of the upstreams'
+// models lists, in the OpenAI shape or, to a client that sends
+// anthropic-version, Anthropic's; POST /v1/embeddings is passed to the
+// OpenAI upstream the model names (nothing of it is logged: it is no
+// model stream); every other path or method gets the provider's JSON
+// error (404, 405), never Go's plain text.
+//
 // # Resumption and heartbeats
 //
 // GET /v1/responses/{id}?stream=true&starting_after=N, and the same under

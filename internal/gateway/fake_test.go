@@ -120,6 +120,9 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		api = APIResponses
 	case "/v1/messages":
 		api = APIMessages
+	case "/v1/embeddings":
+		f.embed(w, r)
+		return
 	default:
 		http.NotFound(w, r)
 		return
@@ -179,6 +182,23 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// embed answers an embeddings request: the model it was asked for, one
+// vector.
+func (f *fakeUpstream) embed(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	json.Unmarshal(raw, &body)
+	f.mu.Lock()
+	f.requests = append(f.requests, fakeRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	f.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+upOpenAIKey {
+		WriteError(w, APIChat, http.StatusUnauthorized, "fake: wrong upstream key")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.25,-0.5]}],"model":%q,"usage":{"prompt_tokens":1,"total_tokens":1}}`, body["model"])
 }
 
 // bulk is a long synthetic Responses stream of text deltas, for measuring

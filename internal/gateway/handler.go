@@ -114,6 +114,10 @@ func (g *Gateway) routes() *http.ServeMux {
 	mux.HandleFunc("GET /toolstream/v1/responses/{id}", g.get(APIResponses))
 	mux.HandleFunc("GET /toolstream/v1/chat/completions/{id}", g.get(APIChat))
 	mux.HandleFunc("GET /toolstream/v1/messages/{id}", g.get(APIMessages))
+	mux.HandleFunc("GET /v1/models", g.models)
+	mux.HandleFunc("GET /v1/models/{id...}", g.model)
+	mux.HandleFunc("POST /v1/embeddings", g.embeddings)
+	mux.HandleFunc("/", g.notFound)
 	return mux
 }
 

@@ -176,3 +176,64 @@ func TestSDKsIgnoreHeartbeats(t *testing.T) {
 		})
 	}
 }
+
+// TestSDKsListModelsEmbedAndGetJSONErrors: the SDKs' models.list() gets
+// the configured models in their own shape (each as "upstream/model", and
+// bare on the first upstream of its kind), retrieve() one or the SDK's
+// NotFoundError; embeddings.create() is passed to the OpenAI upstream
+// with its key and the model's prefix taken off; a path the gateway does
+// not serve is the provider's JSON error, which the SDKs read as their own
+// error classes (it was Go's plain-text "404 page not found").
+func TestSDKsListModelsEmbedAndGetJSONErrors(t *testing.T) {
+	jstest.Dir(t)
+	tg := startGateway(t, func(c *Config) {
+		c.File.Upstreams[0].Models = []string{"gpt-test", "embed-test"}
+		c.File.Upstreams[1].Models = []string{"claude-test"}
+	})
+	res := runSDK(t, tg, []string{"models", "embeddings", "not-found"})
+	var models struct {
+		OpenAI, Anthropic []string
+		One               string
+		Missing           struct {
+			Status int
+			Name   string
+		}
+	}
+	json.Unmarshal(mustMarshal(res["models"]), &models)
+	want := []string{"gpt-test", "openai/gpt-test", "embed-test", "openai/embed-test", "claude-test", "claude/claude-test"}
+	if !reflect.DeepEqual(models.OpenAI, want) || !reflect.DeepEqual(models.Anthropic, want) || models.One != "openai/gpt-test" {
+		t.Errorf("models: %+v, want %v", models, want)
+	}
+	if models.Missing.Status != 404 || models.Missing.Name != "NotFoundError" {
+		t.Errorf("retrieve of a model not configured: %+v", models.Missing)
+	}
+	var emb struct {
+		Embedding []float64
+		Model     string
+	}
+	json.Unmarshal(mustMarshal(res["embeddings"]), &emb)
+	if !reflect.DeepEqual(emb.Embedding, []float64{0.25, -0.5}) || emb.Model != "embed-test" {
+		t.Errorf("embeddings: %+v", emb)
+	}
+	type failure struct {
+		Status int
+		Name   string
+		Type   string
+	}
+	for sdk, want := range map[string]failure{
+		"openai":    {404, "NotFoundError", "invalid_request_error"},
+		"anthropic": {404, "NotFoundError", "not_found_error"},
+		"method":    {405, "APIError", "invalid_request_error"},
+	} {
+		var f failure
+		json.Unmarshal(res["not-found"][sdk], &f)
+		if f != want {
+			t.Errorf("not served (%s): %+v, want %+v", sdk, f, want)
+		}
+	}
+}
+
+func mustMarshal(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -49,6 +49,25 @@ const scenarios = {
     openai: await failure(() => openai.responses.create({ model: 'overloaded', input: 'hi', stream: true })),
     anthropic: await failure(() => anthropic.messages.create({ model: 'overloaded', max_tokens: 10, messages, stream: true })),
   }),
+  // The models the gateway routes to, in each SDK's shape.
+  'models': async () => {
+    const ids = [];
+    for await (const m of openai.models.list()) ids.push(m.id);
+    const aids = [];
+    for await (const m of anthropic.models.list()) aids.push(m.id);
+    return { openai: ids, anthropic: aids, one: (await openai.models.retrieve('openai/gpt-test')).id,
+      missing: await failure(() => openai.models.retrieve('nope')) };
+  },
+  'embeddings': async () => {
+    const r = await openai.embeddings.create({ model: 'openai/embed-test', input: 'hi', encoding_format: 'float' });
+    return { embedding: r.data[0].embedding, model: r.model };
+  },
+  // Paths the gateway does not serve: the SDK's own error classes.
+  'not-found': async () => ({
+    openai: await failure(() => openai.get('/nothing/here')),
+    anthropic: await failure(() => anthropic.get('/v1/nothing')),
+    method: await failure(() => openai.get('/chat/completions')),
+  }),
   'resume': async () => ({
     events: await collect(await openai.responses.retrieve(process.env.STREAM_ID, { stream: true, starting_after: Number(process.env.STARTING_AFTER) })),
   }),
