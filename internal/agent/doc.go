@@ -50,6 +50,11 @@
 // and marks it lost at once when a renewal fails, so the driver starts no
 // round on a lease it may no longer hold.
 //
+// A run is a conversation: a request whose conversation the run has not
+// taken is a new question, which continues the run (its user messages
+// recorded in the run, RunMessage, and a new round asked); the same
+// request again is a retry, which drives the run as it is (turns.go).
+//
 // What it keeps: the run's first request, sealed under its user's data key
 // (erasure makes it unreadable, docs/design.md invariant 8), in the key-value
 // bucket ts_agent, with how the driver ended the run when it did; and a

@@ -230,10 +230,11 @@ func (d *Driver) index(reg *registry.Registry, tenant string) *toolsel.Index {
 const indexesMax = 1024
 
 type drive struct {
-	user string // whose run it is
-	done chan struct{}
-	out  *Outcome
-	err  error
+	user  string // whose run it is
+	asked string // the digest of the conversation its request asked
+	done  chan struct{}
+	out   *Outcome
+	err   error
 }
 
 // New returns a driver, creating the ts_agent bucket when it is missing.
@@ -263,8 +264,12 @@ func NewRunID() string {
 
 // Run drives spec's run until the model answers, a call waits for
 // approval, or the run cannot go on, and says how it ended. The run's
-// first request stores its spec; later ones (a reconnect, a resume after
-// approval) drive the stored spec and may send any body.
+// first request stores its spec and records its user messages in the run
+// (its history begins with them); a later request with a conversation the
+// run took (a reconnect, a retry, a resume after approval) drives the
+// stored spec, and one with a new conversation is a new question: its new
+// user messages are recorded and the run goes on with a new round (see
+// turns.go).
 //
 // ctx ending cancels the run (ReasonClientDisconnected: no further round
 // starts and the model's answer being read is cut, so none of its calls
@@ -290,15 +295,17 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 			if a.err != nil {
 				return nil, a.err
 			}
-			if a.out.Status == StatusWaitingApproval || a.out.Reason == ReasonLeaseLost {
-				return d.Run(ctx, spec) // it may have been decided since: look again
+			if a.out.Status == StatusWaitingApproval || a.out.Reason == ReasonLeaseLost || a.asked != specDigest(spec) {
+				// It may have been decided since, or this request asks a
+				// new question: look again.
+				return d.Run(ctx, spec)
 			}
 			return a.out, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	a := &drive{done: make(chan struct{}), user: spec.User}
+	a := &drive{done: make(chan struct{}), user: spec.User, asked: specDigest(spec)}
 	d.active[key] = a
 	d.mu.Unlock()
 	defer func() {
@@ -309,6 +316,19 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	}()
 	a.out, a.err = d.drive(ctx, spec)
 	return a.out, a.err
+}
+
+// specDigest is the digest of spec's conversation ("" when it has none).
+func specDigest(spec Spec) string {
+	body, err := parseBody(spec.Body)
+	if err != nil {
+		return ""
+	}
+	conv, err := clientConversation(spec.Format, body)
+	if err != nil {
+		return ""
+	}
+	return conversationDigest(conv)
 }
 
 // Driving reports whether a drive of the run is under way in this process.
@@ -404,7 +424,7 @@ func parseDriveKey(k string) (tenant, run string, ok bool) {
 // drive is one drive of a run.
 func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 	bg := context.WithoutCancel(ctx)
-	rec, err := d.store.claim(bg, spec)
+	rec, first, err := d.store.claim(bg, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -416,6 +436,7 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 	if rec.Ended != "" {
 		return &Outcome{Run: spec.Run, Status: StatusCancelled, Reason: rec.Ended, Detail: rec.Detail}, nil
 	}
+	asked := spec // this request, which may bring a new question
 	onDisconnect := spec.OnDisconnect
 	spec = rec.Spec
 	spec.OnDisconnect = onDisconnect
@@ -427,11 +448,14 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 		return nil, err
 	}
 	defer held.Release(bg)
+	if _, err := d.startTurn(bg, asked, rec, first); err != nil {
+		return nil, err
+	}
 	mark := driveKey(d.cfg.Driver, spec.Tenant, spec.Run)
 	if _, err := d.store.kv.Put(bg, mark, nil); err != nil {
 		return nil, fmt.Errorf("agent: mark the run: %w", err)
 	}
-	out, err := d.loop(ctx, &spec, held)
+	out, err := d.loop(ctx, &spec, held, rec.Inputs)
 	if err == nil && out.Status == StatusCancelled {
 		out, err = d.cancel(bg, rec)
 	}

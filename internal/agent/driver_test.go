@@ -92,8 +92,10 @@ func TestTwoRoundsWithAToolInBetween(t *testing.T) {
 	if n := len(up.Requests()); n != 2 {
 		t.Errorf("%d requests upstream, want 2", n)
 	}
-	// Asked again, the run is answered: the same answer, no model call.
-	again, err := d.Run(ctxT(t), chatSpec("trip-1", "ignored: the stored request drives"))
+	// Asked the same again (a retry), the run is answered: the same
+	// answer, no model call. (A new question would continue the run:
+	// gateway's TestRunModeNewQuestionContinuesTheRun.)
+	again, err := d.Run(ctxT(t), chatSpec("trip-1", "What's the weather in San Francisco?"))
 	if err != nil || again.Status != agent.StatusAnswered || again.Text != out.Text {
 		t.Errorf("again: %+v %v", again, err)
 	}

@@ -23,7 +23,10 @@ import (
 const failedRoundsMax = 2
 
 // loop drives the run while this driver holds its lease.
-func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcome, error) {
+//
+// lead is how many messages at the start of the run's history are the
+// user messages of spec's conversation (sent as they are instead).
+func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int) (*Outcome, error) {
 	body, err := parseBody(spec.Body)
 	if err != nil {
 		return nil, err
@@ -116,19 +119,19 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 				return cancelled()
 			}
 			continue
-		case last != nil && last.Status == events.RoundAnswered:
+		case last != nil && last.Status == events.RoundAnswered && last.Turn > st.Run.LastInput:
 			return d.answer(ctx, spec, st, last)
-		case failedInRow(st.Rounds) >= failedRoundsMax:
+		case failedInRow(turnRounds(st)) >= failedRoundsMax:
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonResponseFailed, Rounds: len(st.Rounds), Response: last.Response,
 				Detail: fmt.Sprintf("the model's last %d responses failed or were cut without calls: %s %s", failedRoundsMax, last.Ended, last.EndError)}, nil
-		case len(st.Rounds) >= d.cfg.RoundsMax:
+		case len(turnRounds(st)) >= d.cfg.RoundsMax:
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonRoundsExhausted, Rounds: len(st.Rounds), Response: last.Response,
-				Detail: fmt.Sprintf("%d rounds and the model still calls tools", len(st.Rounds))}, nil
+				Detail: fmt.Sprintf("%d rounds and the model still calls tools", len(turnRounds(st)))}, nil
 		}
 		n := len(st.Rounds) + 1
 		degraded := st.Run.Degraded || st.Run.Status == runs.StatusDegraded
-		answerOnly := degraded || n >= d.cfg.RoundsMax
-		req, err := d.roundBody(ctx, spec, body, conv, answerOnly)
+		answerOnly := degraded || len(turnRounds(st))+1 >= d.cfg.RoundsMax
+		req, err := d.roundBody(ctx, spec, body, conv, lead, answerOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -149,6 +152,16 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held) (*Outcom
 		}
 		lastStarted, startedAt, roundsBefore = cmpOr(res.Response, "(unnamed)"), time.Now(), n-1
 	}
+}
+
+// turnRounds are the rounds asked since the run's last user message.
+func turnRounds(st *state) []runs.Round {
+	for i, r := range st.Rounds {
+		if r.Turn > st.Run.LastInput {
+			return st.Rounds[i:]
+		}
+	}
+	return nil
 }
 
 // turnUsage adds up the tokens of the rounds asked since the run's last
@@ -199,10 +212,22 @@ func waiting(run string, st *state, rd *runs.Round) *Outcome {
 
 // roundBody writes the next round's request: the client's conversation,
 // the run's tool rounds so far, and the tools the tenant may call now.
-func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]jsonRaw, conv []jsonRaw, answerOnly bool) ([]byte, error) {
+func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]jsonRaw, conv []jsonRaw, lead int, answerOnly bool) ([]byte, error) {
 	h, err := d.history(ctx, spec.Tenant, spec.Run, runs.HistoryOptions{Format: spec.Format, BudgetTokens: d.cfg.HistoryBudgetTokens})
 	if err != nil {
 		return nil, err
+	}
+	if lead > 0 {
+		// The history begins with the client's first messages, which conv
+		// holds as the client sent them.
+		var msgs []jsonRaw
+		if err := json.Unmarshal(h.Messages, &msgs); err != nil {
+			return nil, fmt.Errorf("agent: history is not an array: %w", err)
+		}
+		msgs = msgs[min(lead, len(msgs)):]
+		if h.Messages, err = json.Marshal(msgs); err != nil {
+			return nil, err
+		}
 	}
 	tools := d.index(d.cfg.Registry(), spec.Tenant).Select(conversationText(conv), d.cfg.ToolsMax)
 	ex, err := toolsel.Export(toolsFormat(spec.Format), tools)

@@ -49,6 +49,13 @@ type stored struct {
 	Spec   Spec   `json:"spec"`
 	Ended  string `json:"ended,omitempty"` // a Reason* when the run was ended by the driver
 	Detail string `json:"detail,omitempty"`
+	// Turns are the digests of the conversations the run took (its first
+	// request's, then each new question's): a request whose conversation
+	// is one of them is a retry.
+	Turns []string `json:"turns,omitempty"`
+	// Inputs is how many user messages of the first request lead the run's
+	// history (the first request's conversation is sent as it is instead).
+	Inputs int `json:"inputs,omitempty"`
 }
 
 type sealedRecord struct {
@@ -126,35 +133,36 @@ func (s *specStore) open(key, tenant string, v []byte) (*stored, error) {
 }
 
 // claim stores spec as its run's unless the run has one; it returns the
-// run's record (the stored one when there was one). ErrNotFound when
-// spec's Name is another run's.
-func (s *specStore) claim(ctx context.Context, spec Spec) (*stored, error) {
+// run's record (the stored one when there was one) and whether spec is
+// the one stored now. ErrNotFound when spec's Name is another run's.
+func (s *specStore) claim(ctx context.Context, spec Spec) (*stored, bool, error) {
 	key, err := specKey(spec.Tenant, spec.Run)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := s.claimName(ctx, spec); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	e, err := s.kv.Get(ctx, key)
 	if err == nil {
-		return s.open(key, spec.Tenant, e.Value())
+		st, err := s.open(key, spec.Tenant, e.Value())
+		return st, false, err
 	}
 	if !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, fmt.Errorf("agent: read the run's request: %w", err)
+		return nil, false, fmt.Errorf("agent: read the run's request: %w", err)
 	}
 	st := &stored{Spec: spec}
 	b, err := s.seal(key, st)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if _, err := s.kv.Create(ctx, key, b); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) { // another request of the run was first
 			return s.claim(ctx, spec)
 		}
-		return nil, fmt.Errorf("agent: store the run's request: %w", err)
+		return nil, false, fmt.Errorf("agent: store the run's request: %w", err)
 	}
-	return st, nil
+	return st, true, nil
 }
 
 // claimName records that spec's Name is its run's, unless it is already:

@@ -654,3 +654,103 @@ func TestRunModeSDKLeavesDuringATool(t *testing.T) {
 		t.Errorf("%d requests upstream, want 2", n)
 	}
 }
+
+// A new question under a Toolstream-Run the client reuses (the README puts
+// it in defaultHeaders) continues the run: its new user message is
+// recorded, the model is asked again with the whole conversation (the
+// first question, the tool round, the answer, the new question), and the
+// client gets the new answer — it got the old run's answer without the
+// model being asked (issue 30). The same request again is a retry: its
+// answer, no new round. The run's history begins with the client's own
+// question, so its Anthropic shape starts with user and alternates (it
+// began with the assistant's tool call, which Anthropic refuses).
+func TestRunModeNewQuestionContinuesTheRun(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	const q1 = "weather in San Francisco?"
+	// Anthropic: the program sends the conversation so far and the new
+	// question.
+	first := rg.sdk(t, "messages-whole", "cont-1", q1)
+	if first.Text != answers["anthropic-text-only.jsonl"] || len(rg.up.Requests()) != 2 {
+		t.Fatalf("first question: %+v, %d requests upstream", first, len(rg.up.Requests()))
+	}
+	followup := []string{"PREVIOUS=" + first.Text, "FOLLOWUP=and what should I wear?"}
+	second := rg.sdk(t, "messages-followup", "cont-1", q1, followup...)
+	reqs := rg.up.Requests()
+	if len(reqs) != 3 || second.Text != answers["anthropic-text-only.jsonl"] || second.Meta == nil || second.Meta.Rounds != 3 {
+		t.Fatalf("follow-up: %+v %+v, %d requests upstream (want 3: the model asked again)", second, second.Meta, len(reqs))
+	}
+	roles, last := anthropicRoles(t, reqs[2].Body)
+	if want := []string{"user", "assistant", "user", "assistant", "user"}; !slices.Equal(roles, want) || last != "and what should I wear?" {
+		t.Errorf("the follow-up's request to the model: roles %v, last user text %q; want %v ending with the new question", roles, last, want)
+	}
+	if again := rg.sdk(t, "messages-followup", "cont-1", q1, followup...); again.Text != second.Text || len(rg.up.Requests()) != 3 {
+		t.Errorf("the same follow-up again: %+v, %d requests upstream (want 3: a retry asks nothing)", again, len(rg.up.Requests()))
+	}
+	if n := rg.p.Invoked["weather"].Load(); n != 1 {
+		t.Errorf("weather ran %d times", n)
+	}
+	data, _ := json.Marshal(runs.Request{Run: "cont-1", HistoryOptions: runs.HistoryOptions{Format: runs.FormatAnthropic}})
+	m, err := rg.p.B.Conn.Request(runs.ServiceSubject("history", agenttest.Tenant), data, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h runs.History
+	json.Unmarshal(m.Data, &h)
+	hroles, hlast := anthropicRoles(t, []byte(`{"stream":true,"messages":`+string(h.Messages)+`}`))
+	if want := []string{"user", "assistant", "user", "assistant", "user", "assistant"}; !slices.Equal(hroles, want) || hlast != "and what should I wear?" {
+		t.Errorf("history %s: roles %v, want %v", h.Messages, hroles, want)
+	}
+	var msgs []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	}
+	json.Unmarshal(h.Messages, &msgs)
+	if len(msgs) == 0 || msgs[0].Content != q1 {
+		t.Errorf("history begins with %+v, want the client's question", msgs)
+	}
+
+	// Chat: the program reuses the run with only the new question.
+	rg.sdk(t, "chat-whole", "cont-2", q1)
+	n := len(rg.up.Requests())
+	if r := rg.sdk(t, "chat-whole", "cont-2", "and tomorrow?"); r.Text != answers["chat-weather-answer.jsonl"] || len(rg.up.Requests()) != n+1 {
+		t.Fatalf("chat follow-up: %+v, %d requests upstream, want %d", r, len(rg.up.Requests()), n+1)
+	}
+	var chat struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(rg.up.Requests()[n].Body, &chat)
+	var roles2 []string
+	for _, m := range chat.Messages {
+		roles2 = append(roles2, m.Role)
+	}
+	if want := []string{"user", "assistant", "tool", "assistant", "user"}; !slices.Equal(roles2, want) || chat.Messages[len(chat.Messages)-1].Content != "and tomorrow?" {
+		t.Errorf("chat follow-up's request: roles %v, want %v ending with the new question", roles2, want)
+	}
+}
+
+// anthropicRoles reads an Anthropic request's roles and its last user
+// message's text.
+func anthropicRoles(t *testing.T, body []byte) (roles []string, lastUser string) {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	for _, m := range req.Messages {
+		roles = append(roles, m.Role)
+		var s string
+		if m.Role == "user" && json.Unmarshal(m.Content, &s) == nil {
+			lastUser = s
+		}
+	}
+	return roles, lastUser
+}

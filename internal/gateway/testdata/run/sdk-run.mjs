@@ -106,6 +106,14 @@ const clients = {
     return { text: m.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: m.stop_reason, run: response.headers.get('toolstream-run'),
       meta: m.toolstream ?? null, usage: { input: m.usage.input_tokens, output: m.usage.output_tokens }, odd };
   },
+  // A follow-up as a chat program sends it: the conversation so far (the
+  // question, the answer it got: PREVIOUS) and the new question
+  // (FOLLOWUP), under the same Toolstream-Run.
+  'messages-followup': async () => {
+    const conv = [...messages, { role: 'assistant', content: process.env.PREVIOUS }, { role: 'user', content: process.env.FOLLOWUP }];
+    const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages: conv }).withResponse();
+    return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run') };
+  },
   'messages-whole': async () => {
     const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages }).withResponse();
     return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run'),
