@@ -39,6 +39,10 @@ type Observation struct {
 	// message (it names the first of them): they carry the same text, so
 	// forgetting one forgets them all. Empty for a statement of its own.
 	Sentence string `msgpack:"se,omitempty" json:"sentence,omitempty"`
+	// Message names the user's message the statement was read from (its
+	// provenance) when memory's writer split one into statements. Records
+	// of one message are forgotten one by one: it does not tie them.
+	Message string `msgpack:"ms,omitempty" json:"message,omitempty"`
 }
 
 // MemoryObserved adds an observation.

@@ -27,8 +27,10 @@
 //     once the tenant's review time (Config.ReviewAfter, default 30 days)
 //     has passed since it was last said, reads show it needs_confirmation. Statements that
 //     agree ("I like spicy food", "I can eat spicy food again") coexist, as
-//     do statements of different kinds with one polarity. A denial with a
-//     value ("I left Stripe") ends only the statement of that value.
+//     do statements of different kinds with one polarity. A fact denied
+//     with a value ("I left Stripe") ends only the statement of that
+//     value; a constraint's value is its measure ("don't call me after
+//     7pm"), so a newer constraint of the slot replaces it.
 //   - A statement older than the slot's current holder (by event time) is
 //     late: it is stored superseded and never overrides.
 //   - Two contradicting statements of one slot at the same event time
@@ -73,10 +75,12 @@
 // Engine.MessageEvents), not in the projection: each statement it makes is
 // written as an observation of its own — record ids "<id>", "<id>#2",
 // "#3", … — whose text is its sentence, sealed in the log under the
-// record's own data key (SealScope). Statements read from one sentence
+// record's own data key (SealScope), and which names the message
+// (Record.Message: provenance only, it ties nothing). Statements read from one sentence
 // carry the same words, so they share a Sentence and are forgotten
 // together; the message's other records are not. A message that states
-// nothing is one episode with the message's id and whole text. The text
+// nothing is one episode per sentence that is no question (a message of
+// one sentence: its id and whole text), forgotten one by one. The text
 // of a message that states something is not kept beyond its statements'
 // sentences: an episode of the whole message would hold every statement's
 // words a second time, under another key, so forgetting one statement

@@ -206,6 +206,7 @@ func checkEnvelope(ev *events.Event) error {
 // stmt is a validated, normalised statement, ready to become a record.
 type stmt struct {
 	id, origin, sentence      string
+	message                   string
 	kind                      Kind
 	subject, attribute, value string
 	polarity                  Polarity
@@ -241,7 +242,10 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 	s := stmt{id: o.ID, kind: Kind(o.Kind), subject: norm(o.Subject), attribute: norm(o.Attribute),
 		value: strings.TrimSpace(o.Value), polarity: Polarity(o.Polarity), scope: strings.TrimSpace(o.Scope),
 		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence,
-		sentence: strings.TrimSpace(o.Sentence), openEnded: o.OpenEnded}
+		sentence: strings.TrimSpace(o.Sentence), openEnded: o.OpenEnded, message: strings.TrimSpace(o.Message)}
+	if len(s.message) > IDBytesMax {
+		return bad("message id too long")
+	}
 	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
 		for _, x := range e.ex.Extract(o.Text, "") {
 			if x.Subject == "" || x.Attribute == "" {
@@ -374,7 +378,7 @@ func (x *tx) end() error {
 }
 
 func (x *tx) record(st stmt, version int) *Record {
-	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence,
+	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence, Message: st.message,
 		Source: x.event, ObservedAt: x.at, LearnedAt: x.at, Kind: st.kind, Subject: st.subject,
 		Attribute: st.attribute, Value: st.value, Polarity: st.polarity, Scope: st.scope,
 		Permission: st.permission, ValidFrom: st.validFrom, ValidUntil: st.validUntil,
@@ -552,14 +556,17 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 // agree ("I like spicy food", "I can eat spicy food again") stand side by
 // side.
 //
-// A denial with a value ("I left Stripe", "I don't live in Paris") speaks
-// of that value only: it ends the statement of the same value and stands
-// beside one of another value ("I work at Figma"). Statements of different
+// A denial of a fact with a value ("I left Stripe", "I don't live in
+// Paris") speaks of that value only: it ends the statement of the same
+// value and stands beside one of another value ("I work at Figma"). A
+// constraint's value is its measure, not a denial: "don't call me after
+// 9pm" after "don't call me after 7pm" replaces it. Statements of different
 // kinds with the same polarity agree whatever their values ("I drink three
 // cups of coffee a day", "I love coffee").
 func overrides(a, b *Record) bool {
 	sameValue := strings.EqualFold(a.Value, b.Value)
-	if !sameValue && (a.Polarity == Negative && a.Value != "" || b.Polarity == Negative && b.Value != "") {
+	denial := func(r *Record) bool { return r.Kind == KindFact && r.Polarity == Negative && r.Value != "" }
+	if !sameValue && (denial(a) || denial(b)) {
 		return false
 	}
 	if a.Kind != b.Kind && a.Polarity == b.Polarity {
@@ -780,6 +787,9 @@ func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
 		return nil, err
 	}
 	st.origin, st.sentence = head.Origin, head.Sentence
+	if st.message == "" {
+		st.message = head.Message
+	}
 	return func() error { return x.correct(st) }, nil
 }
 

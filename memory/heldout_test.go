@@ -213,7 +213,7 @@ func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bo
 // heldoutCheck runs one check and says why it failed ("" if it passed).
 func heldoutCheck(t *testing.T, e *Engine, store *pebbleStore, tenant, user string, l heldoutLine) string {
 	r := store.reader()
-	from := func(rec Record, id string) bool { return rec.ID == id || rec.Origin == id }
+	from := func(rec Record, id string) bool { return rec.ID == id || rec.Origin == id || rec.Message == id }
 	switch {
 	case l.Ask != "":
 		top := l.Top

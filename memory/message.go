@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/memory/embed"
 )
 
@@ -14,8 +15,9 @@ import (
 // memory, made at the writer (the service) rather than in the projection:
 // one events.MemoryObserved per statement the extractor reads from text —
 // record ids message, message#2, … (messageRecordID), each with its
-// sentence as text — or, when it states nothing, one episode with the
-// message's id and whole text. Each is to be sealed under its record's
+// sentence as text — or, when it states nothing, one episode per sentence
+// that is no question (one sentence: the message's id and whole text).
+// Every observation names the message (events.Observation.Message). Each is to be sealed under its record's
 // own key (SealScope), so that forgetting one record makes exactly its
 // text unreadable in the log. Statements whose texts overlap (two read
 // from one sentence) share a Sentence: they carry the same words and are
@@ -42,6 +44,7 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 	for _, o := range obs {
 		o.ID = messageRecordID(message, len(out)+1)
 		o.Sentence = ""
+		o.Message = message
 		if strings.TrimSpace(o.Text) == "" {
 			o.Text = text
 		}
@@ -53,8 +56,16 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 		}
 		out = append(out, o)
 	}
+	for _, t := range unstated(text, out) {
+		if len(out) >= observationsMax {
+			break
+		}
+		out = append(out, events.Observation{ID: messageRecordID(message, len(out)+1), Kind: string(KindEpisode), Text: t,
+			Message: message})
+	}
 	if len(out) == 0 {
-		out = append(out, events.Observation{ID: messageRecordID(message, 1), Kind: string(KindEpisode), Text: text})
+		out = append(out, events.Observation{ID: messageRecordID(message, 1), Kind: string(KindEpisode), Text: text,
+			Message: message})
 	}
 	// Statements whose texts overlap form one sentence, named by its first.
 	root := make([]int, len(out))
@@ -88,6 +99,30 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 			Body: &events.MemoryObserved{Observation: o}}
 	}
 	return evs, nil
+}
+
+// unstated returns the sentences of a text that states nothing (sts is
+// empty) to keep as episodes of their own, so that forgetting one forgets
+// only its words: each that is no question. A text of one such sentence
+// (or of questions only) gives none: the caller keeps it whole. Beside
+// statements, the sentences that state nothing are not kept (see the
+// package doc).
+func unstated(text string, sts []events.Observation) []string {
+	if len(sts) > 0 {
+		return nil
+	}
+	var out []string
+	ss := lang.Sentences(text)
+	for _, s := range ss {
+		if s.Question {
+			continue
+		}
+		out = append(out, s.Text)
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
 }
 
 // SealScope is the data-key scope a memory event is sealed under: a

@@ -55,6 +55,7 @@ type Record struct {
 	Version      int      `msgpack:"v" json:"version"`
 	Origin       string   `msgpack:"o,omitempty" json:"origin,omitempty"`    // user message the record was extracted from
 	Sentence     string   `msgpack:"se,omitempty" json:"sentence,omitempty"` // first record of the sentence it shares (events.Observation.Sentence)
+	Message      string   `msgpack:"ms,omitempty" json:"message,omitempty"`  // user message the writer read the statement from (events.Observation.Message); provenance only
 	Source       string   `msgpack:"src" json:"source"`                      // event that wrote this version
 	ObservedAt   int64    `msgpack:"ob" json:"observed_at"`                  // latest statement of it (reinforcement moves it)
 	LearnedAt    int64    `msgpack:"ln" json:"learned_at"`                   // when this version was learnt
@@ -157,6 +158,9 @@ func (r *Record) String() string {
 	}
 	if r.Sentence != "" {
 		fmt.Fprintf(&b, " sentence=%s", r.Sentence)
+	}
+	if r.Message != "" && r.Message != r.ID {
+		fmt.Fprintf(&b, " message=%s", r.Message)
 	}
 	if len(r.Supersedes) > 0 {
 		fmt.Fprintf(&b, " supersedes=%s", strings.Join(r.Supersedes, ","))

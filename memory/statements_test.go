@@ -1,0 +1,117 @@
+package memory
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// applyMessage writes a user's message as the service does and returns the
+// records' ids.
+func applyMessage(t *testing.T, e *Engine, s *pebbleStore, user, id, text string, at time.Time) []string {
+	t.Helper()
+	evs, err := e.MessageEvents("acme", user, id, text, at.UnixNano())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, ev := range evs {
+		ev.Kind = ev.Body.Kind()
+		if err := s.apply(e, ev); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ev.Body.(*events.MemoryObserved).ID)
+	}
+	return ids
+}
+
+// A message that states nothing is one episode per sentence, each naming
+// the message it came from: forgetting one leaves the other, and no byte of
+// the forgotten one.
+func TestSentencesOfAMessageAreForgottenOneByOne(t *testing.T) {
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 1, 5, 8, 0, 0, 0, time.UTC)
+	ids := applyMessage(t, e, s, "u1", "m1", "The garage code is 4471. The plumber comes on Thursday. Is that ok?", at)
+	if fmt.Sprint(ids) != "[m1 m1#2]" {
+		t.Fatalf("records %v, want one per sentence that is no question", ids)
+	}
+	forget := &events.Event{ID: "f1", Tenant: "acme", User: "u1", At: at.Add(time.Hour).UnixNano(),
+		Body: &events.MemoryForgotten{ID: "m1"}}
+	forget.Kind = forget.Body.Kind()
+	if err := s.apply(e, forget); err != nil {
+		t.Fatal(err)
+	}
+	if where, ok := rawContains(s.reader(), []byte("4471")); ok {
+		t.Errorf("the forgotten sentence is still in %s", where)
+	}
+	r, err := e.Get(s.reader(), "acme", "u1", "m1#2")
+	if err != nil || r.Status != StatusActive || r.Message != "m1" || r.Text != "The plumber comes on Thursday." {
+		t.Errorf("the other sentence: %+v, %v", r, err)
+	}
+	// One sentence stays one record with the message's whole text.
+	if ids := applyMessage(t, e, s, "u1", "m2", "  see you tomorrow  ", at); fmt.Sprint(ids) != "[m2]" {
+		t.Errorf("records %v", ids)
+	} else if r, _ := e.Get(s.reader(), "acme", "u1", "m2"); r.Text != "  see you tomorrow  " {
+		t.Errorf("text %q", r.Text)
+	}
+}
+
+// Statements of one message are records of their own that name it.
+func TestStatementsNameTheirMessage(t *testing.T) {
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 1, 5, 8, 0, 0, 0, time.UTC)
+	ids := applyMessage(t, e, s, "u1", "m1", "I'm allergic to penicillin. My favorite composer is Arvo Pärt.", at)
+	if len(ids) != 2 {
+		t.Fatalf("records %v", ids)
+	}
+	for _, id := range ids {
+		if r, err := e.Get(s.reader(), "acme", "u1", id); err != nil || r.Message != "m1" || !r.Slotted() {
+			t.Errorf("%s: %+v, %v", id, r, err)
+		}
+	}
+}
+
+// A newer constraint of the same slot replaces the older whatever their
+// values and polarities; the old one stays, superseded by the new one and
+// shown in its history. A fact denied with a value still ends only that
+// value.
+func TestNewerConstraintOfTheSlotSupersedes(t *testing.T) {
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 1, 5, 8, 0, 0, 0, time.UTC)
+	obs := func(n int, o events.Observation) {
+		t.Helper()
+		ev := &events.Event{ID: fmt.Sprintf("e%d", n), Tenant: "acme", User: "u1", At: at.Add(time.Duration(n) * time.Hour).UnixNano(),
+			Body: &events.MemoryObserved{Observation: o}}
+		ev.Kind = ev.Body.Kind()
+		if err := s.apply(e, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs(1, events.Observation{ID: "c1", Kind: "constraint", Subject: "request", Attribute: "call", Value: "after 7pm",
+		Polarity: "negative", Text: "please don't call me after 7pm"})
+	obs(2, events.Observation{ID: "c2", Kind: "constraint", Subject: "request", Attribute: "call", Value: "after 9pm",
+		Polarity: "negative", Text: "please don't call me after 9pm"})
+	old, err := e.Get(s.reader(), "acme", "u1", "c1")
+	if err != nil || old.Status != StatusSuperseded || refID(old.SupersededBy) != "c2" {
+		t.Errorf("the older constraint: %s, %v", old.String(), err)
+	}
+	if cur, _ := e.Get(s.reader(), "acme", "u1", "c2"); cur.Status != StatusActive || len(cur.Supersedes) != 1 {
+		t.Errorf("the newer constraint: %s", cur.String())
+	}
+	obs(3, events.Observation{ID: "c3", Kind: "constraint", Subject: "request", Attribute: "call", Value: "in the evening",
+		Polarity: "positive", Text: "you can call me in the evening again"})
+	if cur, _ := e.Get(s.reader(), "acme", "u1", "c2"); cur.Status != StatusSuperseded || refID(cur.SupersededBy) != "c3" {
+		t.Errorf("the lift: %s", cur.String())
+	}
+	obs(4, events.Observation{ID: "f1", Kind: "fact", Subject: "work", Attribute: "employer", Value: "Figma", Text: "I work at Figma"})
+	obs(5, events.Observation{ID: "f2", Kind: "fact", Subject: "work", Attribute: "employer", Value: "Stripe", Polarity: "negative",
+		Text: "I left Stripe"})
+	if r, _ := e.Get(s.reader(), "acme", "u1", "f1"); r.Status != StatusActive {
+		t.Errorf("a denial of another value ended %s", r.String())
+	}
+}
