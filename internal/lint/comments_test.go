@@ -14,7 +14,7 @@ import (
 
 // citedFile matches what a comment names as a file: a word or path ending
 // in an extension of the files a repository holds (docs/design.md,
-// internal/publish/ordered.go, heldout/lift.jsonl).
+// events/id.go, heldout/lift.jsonl).
 var citedFile = regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_]\.(md|go|ya?ml|jsonl|json|txt|mjs|js|toml|sh|csv)\b`)
 
 // issueNumber matches a citation of an issue by its number: the word
