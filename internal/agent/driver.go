@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -43,9 +44,11 @@ type RoundResult struct {
 	// Response is the provider's response id (the runs view's round).
 	Response string
 	// Status is the upstream's HTTP status; Body its answer when it was not
-	// a stream (an error), whole.
+	// a stream (an error), whole; Header its headers (an error's
+	// Retry-After and X-Request-Id reach the client).
 	Status int
 	Body   []byte
+	Header http.Header
 }
 
 // Config configures a Driver.
@@ -437,9 +440,9 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 		return &Outcome{Run: spec.Run, Status: StatusCancelled, Reason: rec.Ended, Detail: rec.Detail}, nil
 	}
 	asked := spec // this request, which may bring a new question
-	onDisconnect := spec.OnDisconnect
+	onDisconnect, key := spec.OnDisconnect, spec.Key
 	spec = rec.Spec
-	spec.OnDisconnect = onDisconnect
+	spec.OnDisconnect, spec.Key = onDisconnect, key
 	held, err := d.hold(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {

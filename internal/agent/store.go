@@ -40,6 +40,10 @@ type Spec struct {
 	// OnDisconnect is "cancel" when the client asked the run to end with
 	// its connection; "" or "continue" otherwise.
 	OnDisconnect string `json:"on_disconnect,omitempty"`
+	// Key is the hash of the client key the request came with: the rounds
+	// it asks count against that key (the latest request's, like
+	// OnDisconnect).
+	Key string `json:"key,omitempty"`
 }
 
 // stored is a bucket record: the spec and what ended the run, sealed

@@ -35,6 +35,8 @@ type Answer struct {
 	// HeadersHold, when set, is waited on before the status and headers
 	// are sent (an upstream slow to answer at all).
 	HeadersHold <-chan struct{}
+	// Header is added to the answer's headers (Retry-After of a 429).
+	Header http.Header
 }
 
 // Script picks the answer to the n-th request (1, 2, …) of the server,
@@ -85,6 +87,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("fake upstream, request %d to %s: %v", n, r.URL.Path, err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	for k, vs := range a.Header {
+		w.Header()[k] = vs
 	}
 	if a.Status != 0 {
 		w.Header().Set("Content-Type", "application/json")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -54,12 +55,35 @@ func (m gatewayModel) Round(ctx context.Context, r agent.Round) (*agent.RoundRes
 	// Routed as the client's request was: by the body's model
 	// ("upstream-name/model", the prefix taken off) or to the first
 	// upstream of the API's kind.
-	res, err := m.g.Stream(ctx, Call{API: apiOfFormat(s.Format), Body: r.Body,
+	api := apiOfFormat(s.Format)
+	res, err := m.g.Stream(ctx, Call{API: api, Body: r.Body, Key: s.Key,
 		Env: Envelope{Tenant: s.Tenant, User: s.User, Session: s.Session, Run: s.Run, Step: r.Step}}, nil)
 	if err != nil {
-		return nil, err
+		if res != nil && res.Status != 0 && res.Status != http.StatusOK {
+			return &agent.RoundResult{Response: res.Stream, Status: res.Status, Body: res.Body, Header: res.Header}, nil
+		}
+		if ctx.Err() != nil || res != nil && res.Status == http.StatusOK {
+			return nil, err // the client's end, or a stream cut: the round's outcome is the log's
+		}
+		// No answer at all: the client gets the provider's error, as
+		// passthrough answers it (a timeout is a 504).
+		status := http.StatusBadGateway
+		switch {
+		case errors.Is(err, ErrBadRequest):
+			status = http.StatusBadRequest
+		case isTimeout(err):
+			status = http.StatusGatewayTimeout
+		}
+		return &agent.RoundResult{Status: status, Body: ErrorBody(api, status, err.Error()), Header: http.Header{}}, nil
 	}
-	return &agent.RoundResult{Response: res.Stream, Status: res.Status, Body: res.Body}, nil
+	return &agent.RoundResult{Response: res.Stream, Status: res.Status, Body: res.Body, Header: res.Header}, nil
+}
+
+// isTimeout reports whether err is a deadline passing (a transport's or a
+// context's).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 func apiOfFormat(f string) API {
@@ -132,7 +156,7 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		run = RunID(req.Env.User, name)
 	}
 	spec := agent.Spec{Tenant: req.Env.Tenant, User: req.Env.User, Session: req.Env.Session, Run: run, Name: req.RunName,
-		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect}
+		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect, Key: req.key()}
 	// The run outlives its client unless the client asked otherwise.
 	ctx := context.WithoutCancel(r.Context())
 	if onDisconnect == "cancel" {
@@ -193,7 +217,12 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 	out := *e.out  // a copy: a second request of the run shares the outcome
 	out.Run = name // as the client named it
 	if out.Reason == agent.ReasonUpstreamError && out.Upstream != nil && (sse == nil || !sse.Started()) {
+		// The upstream's error as it answered it, with its headers
+		// (Retry-After, X-Request-Id) for the SDK's retries and the
+		// provider's support.
+		copyResponseHeader(w.Header(), out.Upstream.Header)
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(HeaderRunStatus, string(out.Status))
 		w.WriteHeader(out.Upstream.Status)
 		w.Write(out.Upstream.Body)
 		return
@@ -249,4 +278,13 @@ func (s *RunServer) now() time.Time {
 		return s.Now()
 	}
 	return time.Now()
+}
+
+// key is the hash of the request's client key (its place in the limits is
+// taken under it); "" for a request without one.
+func (r *Request) key() string {
+	if r.slot == nil {
+		return ""
+	}
+	return r.slot.key
 }

@@ -114,6 +114,14 @@ func (rg *runGateway) script(n int, path string, body []byte) (fakeup.Answer, er
 		return fakeup.Answer{}, err
 	}
 	word, _, _ := strings.Cut(question, " ")
+	if word == "overloaded" { // the upstream refuses, with what a provider sends along
+		api := gateway.APIChat
+		if path == "/v1/messages" {
+			api = gateway.APIMessages
+		}
+		return fakeup.Answer{Status: http.StatusTooManyRequests, Body: string(gateway.ErrorBody(api, http.StatusTooManyRequests, "fake: rate limited")),
+			Header: http.Header{"Retry-After": {"7"}, "X-Request-Id": {"req_up_1"}, "Request-Id": {"req_up_1"}}}, nil
+	}
 	f, ok := flows[path][word]
 	if !ok {
 		return fakeup.Answer{}, fmt.Errorf("no flow for %q at %s", question, path)
@@ -196,6 +204,13 @@ type sdkResult struct {
 	Usage       *struct{ Input, Output int64 }
 	ToolCalls   []struct{ ID, Name, Arguments string } `json:"toolCalls"`
 	Odd         []string                               `json:"odd"` // events the SDK yielded that are not the API's
+	Error       *struct {
+		Status     int
+		Name       string
+		RetryAfter string
+		RequestID  string
+		Message    string
+	}
 }
 
 func (rg *runGateway) sdk(t *testing.T, client, run, question string, env ...string) sdkResult {
@@ -753,4 +768,20 @@ func anthropicRoles(t *testing.T, body []byte) (roles []string, lastUser string)
 		}
 	}
 	return roles, lastUser
+}
+
+// The upstream refuses a run's round (429): the SDK gets the provider's
+// error with the upstream's Retry-After and request id, so its retries
+// wait as the provider asked and the provider's support can find the
+// request (run mode dropped both; passthrough kept them), in both APIs.
+func TestRunModeKeepsTheUpstreamsErrorHeaders(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	for _, c := range []struct{ client, name string }{{"chat-error", "RateLimitError"}, {"messages-error", "RateLimitError"}} {
+		r := rg.sdk(t, c.client, "err-"+c.client, "overloaded please")
+		if r.Error == nil || r.Error.Status != http.StatusTooManyRequests || r.Error.Name != c.name || r.Error.RetryAfter != "7" ||
+			r.Error.RequestID != "req_up_1" || !strings.Contains(r.Error.Message, "fake: rate limited") {
+			t.Errorf("%s: the SDK's error %+v, want a 429 %s with Retry-After 7 and request id req_up_1", c.client, r.Error, c.name)
+		}
+	}
 }

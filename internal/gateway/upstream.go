@@ -44,6 +44,9 @@ type Call struct {
 	// could not be read further (ErrUpstream), after its last frame was
 	// handed on and before Stream waits for the log.
 	OnEnd func(error)
+	// Key is the hash of the client key the call is made for (HashKey):
+	// its usage counts against the key's budgets and rates. "" for none.
+	Key string
 }
 
 // Frame is one server-sent event of an upstream stream, as received.

@@ -114,6 +114,23 @@ const clients = {
     const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages: conv }).withResponse();
     return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run') };
   },
+  // A run whose upstream answers an error: what the SDK's error holds.
+  'chat-error': async () => {
+    try {
+      await openai.chat.completions.create({ model: 'fake-1', messages });
+      return { text: 'no error' };
+    } catch (err) {
+      return { error: { status: err.status, name: err.constructor.name, retryAfter: err.headers?.get?.('retry-after') ?? null, requestID: err.requestID ?? null, message: err.message } };
+    }
+  },
+  'messages-error': async () => {
+    try {
+      await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages });
+      return { text: 'no error' };
+    } catch (err) {
+      return { error: { status: err.status, name: err.constructor.name, retryAfter: err.headers?.get?.('retry-after') ?? null, requestID: err.requestID ?? null, message: err.message } };
+    }
+  },
   'messages-whole': async () => {
     const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages }).withResponse();
     return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run'),
