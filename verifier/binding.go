@@ -25,7 +25,7 @@ import (
 // of keys and the words of the claim.
 
 // stateKeyParts name a state, not what it is the state of.
-var stateKeyParts = map[string]bool{"status": true, "state": true, "is": true, "has": true, "flag": true, "状态": true}
+var stateKeyParts = langData.Set("state key words")
 
 // keyAttrs returns the attribute concepts of leaf l's own key: the
 // concepts of its parts that are not states (status, confirmed, 已支付).
@@ -42,7 +42,7 @@ func (ix *index) keyAttrs(l int32) []string {
 		if _, ok := keyUnits[p]; ok {
 			continue
 		}
-		if minorUnitWords[p] {
+		if _, ok := minorUnitWords[p]; ok {
 			continue
 		}
 		out = append(out, conceptsOf(p)...)
@@ -190,7 +190,7 @@ func (cx *claim) statedNegatively() int {
 
 // possessives are the verbs that state how many a thing has in all ("X has
 // 8 kidrexes", "X 有 8 个"): the count of the whole list, not of a part.
-var possessives = map[string]bool{"has": true, "have": true, "contains": true, "有": true, "共有": true, "包含": true, "含有": true}
+var possessives = langData.Set("possessives")
 
 // wholeCount contradicts "X has 8 kidrexes" when the one list in scope the
 // noun after the number names has another length: the claim is about the

@@ -130,15 +130,7 @@ func skipListMarker(r []rune, s, e int) int {
 }
 
 // abbreviations never end a sentence ("e.g.", "Dr.", "U.S.").
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "etc": true, "vs": true, "dr": true, "mr": true, "mrs": true,
-	"ms": true, "prof": true, "st": true, "inc": true, "ltd": true, "co": true, "no": true,
-	"approx": true, "est": true, "jan": true, "feb": true, "mar": true, "apr": true, "jun": true,
-	"jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
-	"u.s": true, "u.k": true, "a.m": true, "p.m": true, "fig": true, "eq": true, "al": true,
-	"corp": true, "jr": true, "sr": true, "mt": true, "cf": true, "ca": true, "nr": true,
-	"vol": true, "min": true, "hr": true, "hrs": true, "qty": true, "pcs": true, "dept": true,
-}
+var abbreviations = langData.Set("claim abbreviations")
 
 // sentenceEnd reports whether a sentence ends at r[i] and where the next
 // one starts (after trailing quotes and brackets).
@@ -430,20 +422,7 @@ func digitNear(r []rune, i, lim, dir int) bool {
 }
 
 // clauseVerbs mark an English clause.
-var clauseVerbs = map[string]bool{
-	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "has": true,
-	"have": true, "had": true, "will": true, "would": true, "can": true, "could": true,
-	"may": true, "might": true, "should": true, "must": true, "does": true, "do": true,
-	"did": true, "costs": true, "cost": true, "weighs": true, "ships": true, "arrives": true,
-	"includes": true, "contains": true, "offers": true, "remains": true, "comes": true,
-	"takes": true, "sells": true, "stays": true, "reaches": true, "gets": true, "holds": true,
-	"shows": true, "needs": true, "runs": true, "lasts": true, "leaves": true, "departs": true,
-	"goes": true, "starts": true, "ends": true, "expires": true, "totals": true, "equals": true,
-	"rises": true, "falls": true, "drops": true, "outperforms": true, "achieves": true,
-	"scores": true, "yields": true, "gives": true, "supports": true, "requires": true,
-	"isn't": true, "aren't": true, "won't": true, "can't": true, "doesn't": true, "don't": true,
-	"hasn't": true, "haven't": true, "wasn't": true, "didn't": true, "'s": true,
-}
+var clauseVerbs = langData.Set("clause verbs")
 
 // clauseLike reports whether [s, e) reads as a clause of its own: it has
 // a number, or a verb (English) or a predicate character (Chinese).

@@ -127,11 +127,7 @@ func (cx *claim) comparedToOther() fact {
 
 // fastWords and slowWords speak of time: faster is less time but more
 // speed.
-var fastWords = map[string]bool{
-	"fast": true, "faster": true, "fastest": true, "quick": true, "quicker": true, "quickest": true,
-	"slow": true, "slower": true, "slowest": true, "快": true, "更快": true, "最快": true,
-	"慢": true, "更慢": true, "最慢": true,
-}
+var fastWords = langData.Set("speed words")
 
 // speedSign returns -1 when the claim says fast/slow of a field that
 // measures speed (faster is then more), else 1.

@@ -10,7 +10,7 @@ import (
 // change (change, change_pct, delta, 涨跌, 变化) says which way a value
 // moved by its sign; a claim that names the movement must agree with it.
 
-var changeKeyParts = []string{"change", "chg", "delta", "diff", "涨跌", "变化", "变动", "增减", "升降"}
+var changeKeyParts = langData.List("change key words")
 
 // signedChange reports whether lf is a number whose key names a signed
 // change.

@@ -389,7 +389,7 @@ func (cx *claim) namedIDs(ids []idLeaf, keep func(idLeaf) bool) []idLeaf {
 }
 
 // idWords are key words that say a field is an identifier, not of what.
-var idWords = map[string]bool{"number": true, "no": true, "num": true, "id": true, "code": true, "ref": true, "reference": true, "编号": true, "号码": true, "号": true}
+var idWords = langData.Set("id words")
 
 // idOfOther reports whether identifier field id, named by the claim only
 // through a word like "number", is another thing's: its key's other words

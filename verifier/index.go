@@ -288,10 +288,18 @@ func (w *walker) child(cv any, p string, f frame, parent int32, siblings map[str
 
 // genericKeys name no attribute of their own: {"temperature": {"value": 18}}
 // is about temperature.
-var genericKeys = map[string]bool{
-	"value": true, "val": true, "v": true, "amount": true, "number": true, "num": true,
-	"data": true, "reading": true, "result": true, "数值": true, "值": true,
-}
+var genericKeys = langData.Set("generic keys")
+
+// dimConcepts are the concepts a unit in a key adds, by dimension (a key
+// in kg is about weight).
+var dimConcepts = func() map[dimension][]string {
+	m := map[dimension][]string{}
+	for _, l := range langData.Lines("dimension concepts") {
+		d, _ := lang.DimensionNamed(l.Name)
+		m[d] = append(m[d], l.Words...)
+	}
+	return m
+}()
 
 // keyConcepts returns a key's concepts; a generic key takes its parent's,
 // and a unit in the key adds what it measures (price_usd is a price).
@@ -308,16 +316,7 @@ func keyConcepts(k string, parent []string) []string {
 		if !ok || u == nil {
 			continue
 		}
-		switch u.dim {
-		case dimCurrency:
-			c = dedupe(append(c, "price"))
-		case dimMass:
-			c = dedupe(append(c, "weight"))
-		case dimTemp:
-			c = dedupe(append(c, "temperature"))
-		case dimTime:
-			c = dedupe(append(c, "duration")) // min_days, eta_hours: how long
-		}
+		c = dedupe(append(c, dimConcepts[u.dim]...)) // min_days, eta_hours: how long
 	}
 	return c
 }
@@ -406,28 +405,16 @@ func hedgeWords(s string) bool {
 	return false
 }
 
-// subjectKeys name the object they sit in.
-var subjectKeys = map[string]bool{
-	"name": true, "title": true, "id": true, "sku": true, "product": true, "item": true,
-	"label": true, "model": true, "code": true, "city": true, "location": true, "store": true,
-	"warehouse": true, "hotel": true, "flight": true, "room": true, "method": true,
-	"system": true, "country": true, "region": true, "airline": true, "brand": true,
-	"size": true, "service": true, "plan": true, "option": true, "tier": true, "class": true,
-	"restaurant": true, "venue": true, "month": true, "year": true, "variant": true,
-	"product_name": true, "item_name": true, "order_id": true, "order_no": true,
-	"order_number": true, "booking_id": true, "reservation_id": true, "display_name": true,
-	"full_name": true, "sku_id": true, "flight_no": true, "flight_number": true, "hotel_name": true,
-	"名称": true, "名字": true, "商品": true, "商品名称": true, "型号": true, "编号": true,
-	"城市": true, "订单号": true, "门店": true, "仓库": true, "品名": true, "航班": true, "酒店": true,
-	"月份": true, "年份": true, "地区": true, "货币": true, "币种": true, "球队": true, "医生": true, "车次": true, "座位": true, "座位类型": true, "房型": true,
-}
+// subjectKeys name the object they sit in (name, title, id); a key
+// ending in one of subjectSuffixes does too (product_name, order_id).
+var subjectKeys, subjectSuffixes = langData.Set("subject keys"), langData.List("subject key suffixes")
 
 func isSubjectKey(k string) bool {
 	l := strings.ToLower(k)
 	if subjectKeys[l] {
 		return true
 	}
-	for _, suf := range []string{"_name", "name", "_id", "id", "_no", "_number", "_code", "title", "sku", "号", "名称"} {
+	for _, suf := range subjectSuffixes {
 		if strings.HasSuffix(l, suf) && len(l) > len(suf) {
 			if suf == "id" && !strings.HasSuffix(k, "Id") && !strings.HasSuffix(k, "ID") && !strings.HasSuffix(l, "_id") {
 				continue // "paid", "valid"
@@ -443,8 +430,11 @@ func isSubjectKey(k string) bool {
 
 func isIDKey(k string) bool {
 	l := strings.ToLower(k)
-	return l == "id" || strings.HasSuffix(l, "id") || strings.HasSuffix(l, "_no") || strings.HasSuffix(l, "number") || strings.HasSuffix(l, "号") || l == "room" || l == "flight"
+	return l == "id" || strings.HasSuffix(l, "id") || strings.HasSuffix(l, "_no") || strings.HasSuffix(l, "number") || strings.HasSuffix(l, "号") || idKeys[l]
 }
+
+// idKeys are keys whose number names the object they sit in.
+var idKeys = langData.Set("id keys")
 
 // subjectKey is the key a subject token is indexed under: Latin words by
 // their stem, so "notebooks" finds "Notebook".

@@ -155,8 +155,15 @@ func cellName(header []string, j int) string {
 }
 
 // keyInfo is what a key says, worked out once per distinct key per Check.
-// minorUnitWords are key tokens naming a currency's minor unit.
-var minorUnitWords = langData.Set("minor units")
+// minorUnitWords are key tokens naming a currency's minor unit, with how
+// many of it make one of the currency (cents: 100).
+var minorUnitWords = func() map[string]float64 {
+	m := map[string]float64{}
+	for w, f := range langData.Numbers("minor units") {
+		m[w] = math.Round(1 / f)
+	}
+	return m
+}()
 
 type keyInfo struct {
 	concepts    []string
@@ -173,8 +180,9 @@ type keyInfo struct {
 	magUnit     *unit
 	up, down    bool // the key names a rise or a fall
 	// minor: the key counts money in minor units (amount_cents,
-	// fee_pence): its values are read as hundredths of the currency.
-	minor bool
+	// fee_pence): how many make one of the currency (its values are
+	// divided by it); 0 when it does not.
+	minor float64
 }
 
 // concepts returns key k's concepts under a parent with concepts parent.
@@ -201,8 +209,8 @@ func (w *walker) keyInfo(k string) *keyInfo {
 	}
 	ki.unit, ki.dim = keyUnitOf(parts)
 	for _, p := range parts {
-		if minorUnitWords[p] {
-			ki.minor = true
+		if n, ok := minorUnitWords[p]; ok {
+			ki.minor = n
 			if ki.unit == nil {
 				ki.dim = dimCurrency
 			}
@@ -326,8 +334,8 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 		if err != nil || math.IsInf(x, 0) {
 			return
 		}
-		if ki.minor {
-			x /= 100 // 510209 cents is 5,102.09 (the pointer keeps the JSON value)
+		if ki.minor > 0 {
+			x /= ki.minor // 510209 cents is 5,102.09 (the pointer keeps the JSON value)
 		}
 		lf.kind, lf.num, lf.hi = kindNum, x, x
 		lf.setRaw(t.String())

@@ -20,3 +20,22 @@ func TestLexiconFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The data that name concepts name the lexicon's: a concept misspelt in
+// keys.txt or words.txt would silently match nothing.
+func TestDataNameLexiconConcepts(t *testing.T) {
+	for _, sec := range []string{"concept dimensions", "dimension concepts"} {
+		for _, l := range lang.Default().Lines(sec) {
+			for _, c := range l.Words {
+				if !lexConcepts[c] {
+					t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, c)
+				}
+			}
+		}
+	}
+	for _, l := range lang.Default().Lines("measure concepts") {
+		if !lexConcepts[l.Name] {
+			t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, l.Name)
+		}
+	}
+}

@@ -160,14 +160,15 @@ func firstBound(b cue) cue {
 }
 
 // measureConcepts say what a Chinese measure word counts: 2 人 are guests.
-var measureConcepts = map[string][]string{
-	"人": {"guest"}, "位": {"guest"}, "名": {"guest"}, "晚": {"night"}, "间": {"room"},
-	"张": {"seat"}, "单": {"order"}, "笔": {"order"}, "款": {"item"}, "种": {"item"},
-}
+var measureConcepts = func() map[string][]string {
+	m := map[string][]string{}
+	for _, l := range langData.Lines("measure concepts") {
+		for _, w := range l.Words {
+			m[w] = append(m[w], l.Name)
+		}
+	}
+	return m
+}()
 
 // feeWords name a charge: "no fee", 不收手续费 state a price of zero.
-var feeWords = map[string]bool{
-	"fee": true, "fees": true, "charge": true, "charges": true, "cost": true, "costs": true,
-	"deposit": true, "surcharge": true, "费": true, "手续费": true, "运费": true, "邮费": true,
-	"费用": true, "收费": true, "定金": true, "押金": true, "附加费": true,
-}
+var feeWords = langData.Set("fee words")

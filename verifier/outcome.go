@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
 )
 
 // A call's own outcome is evidence. A call that failed, or whose approval
@@ -20,27 +21,24 @@ import (
 
 // doneWords say that something happened (English words, and Chinese
 // phrases looked for in the text).
-var doneWords = map[string]bool{
-	"approved": true, "issued": true, "booked": true, "created": true, "processed": true,
-	"refunded": true, "cancelled": true, "canceled": true, "completed": true, "escalated": true,
-	"succeeded": true, "successful": true, "successfully": true, "done": true, "upgraded": true,
-	"paid": true, "placed": true, "submitted": true, "applied": true, "credited": true,
-	"changed": true, "exchanged": true, "scheduled": true, "reserved": true, "transferred": true,
-	"sent": true, "granted": true, "confirmed": true, "through": true, // went through
-}
+var doneWords, doneZH = func() (map[string]bool, []string) {
+	en := map[string]bool{}
+	var zh []string
+	for _, w := range langData.List("done words") {
+		if lang.IsCJK([]rune(w)[0]) {
+			zh = append(zh, w)
+		} else {
+			en[w] = true
+		}
+	}
+	return en, zh
+}()
 
-var doneZH = []string{"成功", "已批准", "批准了", "已退款", "已取消", "已完成", "已创建", "已升级", "已发放",
-	"已处理", "已办理", "已提交", "已预订", "已支付", "已付款", "已转账", "已更换", "已变更", "已通过", "已经批准", "已经升级", "已经办理", "已经取消", "已经完成"}
-
-var approveWords = map[string]bool{"approved": true, "granted": true}
+var approveWords = langData.Set("approve words")
 
 // toolVerbs are words of tool names too general to say what a call was
 // about.
-var toolVerbs = map[string]bool{
-	"get": true, "list": true, "query": true, "check": true, "fetch": true, "search": true,
-	"request": true, "tool": true, "api": true, "do": true, "make": true, "run": true, "call": true,
-	"create": true, "update": true, "set": true, "new": true, "item": true, "by": true, "for": true,
-}
+var toolVerbs = langData.Set("tool verbs")
 
 // failureFacts checks a claim that something happened against the calls
 // that failed.

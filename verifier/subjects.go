@@ -192,12 +192,7 @@ func subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
 }
 
 // classNouns precede an identifier: item C, 商品 C, order 555.
-var classNouns = map[string]bool{
-	"item": true, "product": true, "option": true, "plan": true, "model": true, "sku": true,
-	"order": true, "booking": true, "reservation": true, "flight": true, "room": true,
-	"warehouse": true, "store": true, "variant": true, "package": true,
-	"商": true, "品": true, "号": true, "款": true, "单": true, "型": true,
-}
+var classNouns = langData.Set("class nouns")
 
 // unknownIdentifier returns an identifier the claim names that no evidence
 // value knows ("Item C" when only A and B were returned), or "".

@@ -80,10 +80,7 @@ func parseEvidenceDate(s string) (int32, int16, bool) {
 
 // weekdayNames are the weekday values a field may hold whole ("Mon",
 // "Tuesday", "周三", "星期四").
-var weekdayNames = map[string]time.Weekday{
-	"sun": 0, "mon": 1, "tue": 2, "tues": 2, "wed": 3, "thu": 4, "thur": 4, "thurs": 4, "fri": 5, "sat": 6,
-	"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6,
-}
+var weekdayNames = numberTable[time.Weekday]("weekday values")
 
 // weekdayOf reads a value that is only a weekday ("Mon", "周三").
 func weekdayOf(s string) (time.Weekday, bool) {
@@ -120,17 +117,9 @@ func parseClock(s string) int16 {
 	return -1
 }
 
-var months = map[string]time.Month{
-	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
-	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9,
-	"sept": 9, "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11,
-	"dec": 12, "december": 12,
-}
+var months = numberTable[time.Month]("months")
 
-var weekdays = map[string]time.Weekday{
-	"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6,
-	"日": 0, "天": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-}
+var weekdays = numberTable[time.Weekday]("weekdays")
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -428,10 +417,21 @@ func (cx *claim) futureTime() bool {
 
 // dayKeys are the relative days a result may name by a key instead of a
 // date ({"today": {…}, "tomorrow": {…}}), each with the key words naming it.
-var dayKeys = map[string][]string{
-	"today": {"today"}, "today's": {"today"}, "tomorrow": {"tomorrow"}, "tomorrow's": {"tomorrow"},
-	"今天": {"今天", "今日"}, "今日": {"今天", "今日"}, "明天": {"明天", "明日"}, "明日": {"明天", "明日"},
-}
+var dayKeys = func() map[string][]string {
+	m := map[string][]string{}
+	for _, l := range langData.Lines("day keys") {
+		var keys []string
+		for _, w := range l.Words {
+			if !strings.HasSuffix(w, "'s") {
+				keys = append(keys, w)
+			}
+		}
+		for _, w := range l.Words {
+			m[w] = keys
+		}
+	}
+	return m
+}()
 
 // dayNamedByKey reports whether te is a relative day ("today", 明天) that
 // a key of the evidence in scope names: the values under it are that

@@ -413,13 +413,7 @@ func readUSDate(ts *timeScan, m []int) {
 }
 
 // smallNumbers are the number words a duration's count is said in.
-var smallNumbers = func() map[string]int {
-	m := map[string]int{}
-	for w, v := range langData.Numbers("small numbers") {
-		m[w] = int(v)
-	}
-	return m
-}()
+var smallNumbers = numberTable[int]("small numbers")
 
 // readInDays: in 3 days, two weeks from now, 3 天后, 两周后.
 func readInDays(ts *timeScan, m []int) {
@@ -490,12 +484,7 @@ func readClock(ts *timeScan, m []int) {
 }
 
 // relativeDays are days named relative to today.
-var relativeDays = map[string]int32{
-	"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
-	"day after tomorrow": 2, "this morning": 0, "this afternoon": 0, "this evening": 0,
-	"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "今天": 0, "今日": 0,
-	"今晚": 0, "今早": 0, "昨天": -1, "昨日": -1, "前天": -2,
-}
+var relativeDays = numberTable[int32]("relative days")
 
 // readRelativeDay: today, tomorrow, the day after tomorrow, 明天, 后天.
 func readRelativeDay(ts *timeScan, m []int) {

@@ -59,6 +59,15 @@ var units = func() map[*lang.Unit]*unit {
 	return m
 }()
 
+// numberTable returns a number section of the data with its values as T.
+func numberTable[T ~int | ~int32](section string) map[string]T {
+	m := map[string]T{}
+	for w, v := range langData.Numbers(section) {
+		m[w] = T(v)
+	}
+	return m
+}
+
 // unitNamed returns the unit the data names name.
 func unitNamed(name string) *unit { return units[langData.Unit(name)] }
 
@@ -252,8 +261,7 @@ var keyMagnitudes = langData.Numbers("key magnitudes")
 
 // lastOnlyUnits are key tokens that are units only as the last token of a
 // key of several (temp_c, snowfall_in), never alone.
-var lastOnlyUnits = map[string]bool{"in": true, "m": true, "c": true, "f": true, "g": true, "h": true, "l": true, "s": true,
-	"day": true, "week": true} // day_high, 52_week_low: which day or week, not a duration
+var lastOnlyUnits = langData.Set("last only units")
 
 // keyUnitOf reads the unit a key names (weight_kg, eta_minutes,
 // price_usd) and the dimension of its head word (first_weight_fee is a
@@ -305,7 +313,7 @@ func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]a
 		dim = conceptDim(concepts)
 	}
 	if siblings != nil {
-		for _, uk := range []string{"currency", "currency_code", "unit", "units", "uom", "temp_unit", "temperature_unit", "weight_unit", "货币", "单位", "币种"} {
+		for _, uk := range unitKeys {
 			s, ok := siblings[uk].(string)
 			if !ok {
 				continue
@@ -332,9 +340,13 @@ func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]a
 // moneyUnit is an amount of money in a currency the evidence does not say.
 var moneyUnit = unitNamed("money")
 
+// unitKeys are the sibling keys holding a field's unit or currency, and
+// moneyKeyWords the words inside a key that make an amount money.
+var unitKeys, moneyKeyWords = langData.List("unit keys"), langData.List("money key words")
+
 func moneyish(key string) bool {
 	l := strings.ToLower(key)
-	for _, w := range []string{"amount", "value", "total", "price", "cost", "fee", "tax", "fare", "金额", "价", "费"} {
+	for _, w := range moneyKeyWords {
 		if strings.Contains(l, w) {
 			return true
 		}
@@ -343,11 +355,7 @@ func moneyish(key string) bool {
 }
 
 // durationWords before "min" make it minutes.
-var durationWords = map[string]bool{
-	"duration": true, "time": true, "eta": true, "travel": true, "wait": true, "drive": true,
-	"walk": true, "flight": true, "ride": true, "prep": true, "cook": true, "delay": true,
-	"trip": true, "journey": true, "runtime": true, "length": true,
-}
+var durationWords = langData.Set("duration words")
 
 // keyDim is the dimension named by a key's head word: keys are head-last
 // (first_weight_fee is a fee, total_qty a count) and what follows "per"
@@ -378,27 +386,30 @@ func keyDim(parts []string) dimension {
 // conceptDim maps key concepts to the dimension of their values.
 func conceptDim(concepts []string) dimension {
 	for _, c := range concepts {
-		switch c {
-		case "stock", "guest", "seat", "review", "count", "night", "sales", "user":
-			return dimCount
-		case "weight":
-			return dimMass
-		case "temperature":
-			return dimTemp
-		case "distance":
-			return dimLength
-		case "humidity", "chance", "percent", "ratio":
-			return dimPercent
+		if d, ok := conceptDims[c]; ok && d != dimCurrency {
+			return d
 		}
 	}
 	for _, c := range concepts {
-		switch c {
-		case "price", "subtotal", "shipping", "tax", "revenue", "balance", "profit", "original":
+		if conceptDims[c] == dimCurrency {
 			return dimCurrency
 		}
 	}
 	return dimNone
 }
+
+// conceptDims are the dimensions of the concepts that measure one (stock
+// is a count, weight a mass).
+var conceptDims = func() map[string]dimension {
+	m := map[string]dimension{}
+	for _, l := range langData.Lines("concept dimensions") {
+		d, _ := lang.DimensionNamed(l.Name)
+		for _, w := range l.Words {
+			m[w] = d
+		}
+	}
+	return m
+}()
 
 // keyParts splits a key into lower-case parts: snake, kebab, camel case,
 // digits, and the characters %, ℃.
