@@ -120,8 +120,9 @@ grants:
 		`{"type":"response.function_call_arguments.delta","sequence_number":3,"item_id":"fc_1","output_index":1,"delta":"{\"city\":\"Oslo\"}"}`,
 		`{"type":"response.output_item.done","sequence_number":4,"output_index":1,"item":{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"city\":\"Oslo\"}","call_id":"call_oslo","name":"lookup"}}`,
 		`{"type":"response.completed","sequence_number":5,"response":{"id":"r1","status":"completed","output":[],"usage":{"input_tokens":40,"output_tokens":12}}}`)
-	// RUN STATUS VERSION ROUNDS SETTLED CALLS FAILURES… FORMAT LAST
-	if f := row("settled"); f[3] != "1" || f[4] != "1" || f[5] != "1" || f[7] != "openai-responses" {
+	// RUN STATUS VERSION ROUNDS SETTLED CALLS FAILURES… TOKENS-IN TOKENS-OUT
+	// FORMAT LAST: the tokens are the response's usage.
+	if f := row("settled"); f[3] != "1" || f[4] != "1" || f[5] != "1" || f[7] != "40" || f[8] != "12" || f[9] != "openai-responses" {
 		t.Fatalf("runs after round 1: %v", f)
 	}
 
