@@ -95,3 +95,21 @@ func (c *Client) last(ctx context.Context, tenant, subject string) (Activity, er
 	a, _ := activityOf(ev, metaOf(stream, m.Seq, m.Subject, m.Time, ev))
 	return a, nil
 }
+
+// CallResult returns the outcome of the call with idempotency key key
+// (Meta.CallKey): its CallSucceeded or CallFailed; ErrNotFound while it
+// has none.
+func (c *Client) CallResult(ctx context.Context, tenant, key string) (Result, error) {
+	subj, err := events.ResultSubject(tenant, key)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	a, err := c.last(ctx, tenant, subj)
+	if err != nil {
+		return Result{}, err
+	}
+	if a.Result == nil {
+		return Result{}, fmt.Errorf("%w: no result of %s", ErrNotFound, key)
+	}
+	return *a.Result, nil
+}

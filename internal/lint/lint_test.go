@@ -94,11 +94,12 @@ var allowed = map[string][]string{
 	"runs":      {"events", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
 	"viewdump":  {"projector"},
-	"judging":   {"events", "projector", "verifier"}, // the judge worker: no bus of its own, the stack gives it the log
+	"judging":   {"events", "projector", "verifier"},      // the judge worker: no bus of its own, the stack gives it the log
+	"mcp":       {"events", "registry", "client", "runs"}, // the MCP server: publishes calls as a producer, reads their outcomes
 	// The composition of a process: above every library it wires, below
 	// only cmd/ and the demo.
 	"stack": {"events", "bus", "projector", "assembler", "registry", "responses", "runs", "verifier", "memory", "memory/embed",
-		"executor", "node", "cluster", "viewdump", "metrics", "console", "gateway", "agent", "client", "judging", "keys", "auth"},
+		"executor", "node", "cluster", "viewdump", "metrics", "console", "gateway", "agent", "client", "judging", "keys", "auth", "mcp"},
 
 	"memory/lexical": {}, // memory's stemmer: no state, no dependencies
 	"memory/embed":   {}, // texts to vectors over HTTP: none of ours
