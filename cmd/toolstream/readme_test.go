@@ -60,6 +60,7 @@ func (a afterTests) Run() int {
 var readmeAddrs = map[string]string{
 	"$CONSOLE": "127.0.0.1:8080",
 	"$GATEWAY": "127.0.0.1:8081",
+	"$MCP":     "127.0.0.1:8082",
 }
 
 // readmeExempt are the README's commands that the scripts cannot run:
@@ -84,7 +85,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		Deadline:            time.Now().Add(5 * time.Minute),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("README", filepath.Join(repo, "README.md"))
-			for _, v := range []string{"CONSOLE", "GATEWAY"} {
+			for _, v := range []string{"CONSOLE", "GATEWAY", "MCP"} {
 				addr, err := readmeFreeAddr()
 				if err != nil {
 					return err
@@ -113,7 +114,20 @@ func TestREADMEWalkthrough(t *testing.T) {
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond != "sdk" {
+			switch cond {
+			case "sdk":
+			case "mcpsdk": // the MCP section: the official MCP TypeScript SDK too
+				if !sdkInstalled(repo) {
+					break
+				}
+				if _, err := os.Stat(filepath.Join(repo, "testdata", "js", "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err == nil {
+					return true, nil
+				}
+				if os.Getenv("TOOLSTREAM_REQUIRE_NODE") == "1" {
+					return false, fmt.Errorf("@modelcontextprotocol/sdk (npm ci --prefix testdata/js) is missing, and TOOLSTREAM_REQUIRE_NODE=1")
+				}
+				return false, nil
+			default:
 				return false, fmt.Errorf("unknown condition %q", cond)
 			}
 			if sdkInstalled(repo) {

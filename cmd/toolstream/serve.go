@@ -127,6 +127,7 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	cfg.Console = stack.Console{Addr: d.console, KeyFile: filepath.Join(g.authDir(), consoleKeyFile), URLFile: filepath.Join(g.data, consoleURLFile),
 		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
 	cfg.Gateway = stack.Gateway{Addr: d.gateway.addr, ConfigFile: d.gateway.config, Driver: os.Getenv("TOOLSTREAM_GATEWAY_DRIVER")}
+	cfg.MCP = stack.MCP{Addr: d.gateway.mcp}
 	if b.Embedded() {
 		// serve on one machine is the admin: it makes every processor's
 		// durable consumer before they start (on a cluster, setup does).

@@ -40,8 +40,8 @@ const ShutdownMax = 30 * time.Second
 func (s *Stack) startGateway() error {
 	f, b, log, ctx := s.cfg.Gateway, s.cfg.Bus, s.log, s.ctx
 	if f.Addr == "" {
-		if f.ConfigFile != "" {
-			return errors.New("--gateway-config needs --gateway ADDR")
+		if f.ConfigFile != "" && s.cfg.MCP.Addr == "" {
+			return errors.New("--gateway-config needs --gateway ADDR or --mcp ADDR")
 		}
 		return nil
 	}

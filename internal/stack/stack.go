@@ -80,6 +80,9 @@ type Config struct {
 	Console Console
 	// Gateway, when its Addr is set, serves the HTTP gateway.
 	Gateway Gateway
+	// MCP, when its Addr is set, serves the MCP endpoint (with the keys of
+	// Gateway.ConfigFile).
+	MCP MCP
 	// Judge, when its Judge is set, puts the claims the verifier leaves
 	// undecided to that judge (package judging); the stack sets its log,
 	// keys, view and logger. It needs the verifier in this process.
@@ -303,7 +306,10 @@ func (s *Stack) services() error {
 			return err
 		}
 	}
-	return s.startGateway()
+	if err := s.startGateway(); err != nil {
+		return err
+	}
+	return s.startMCP()
 }
 
 // goRun runs f in the background until the stack stops; its error stops
