@@ -12,7 +12,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/erasure"
 	"github.com/toolstream/toolstream/internal/keys"
-	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/memory/memapi"
 )
 
 // The memory service (tsv.memory.<verb>, package memory): a user's
@@ -38,8 +38,8 @@ type Observation struct {
 	At         time.Time // when it was said; zero: now
 }
 
-func (o Observation) op(tenant, user string) memory.Op {
-	op := memory.Op{Tenant: tenant, User: user, ID: o.ID, Kind: o.Kind, Subject: o.Subject, Attribute: o.Attribute,
+func (o Observation) op(tenant, user string) memapi.Op {
+	op := memapi.Op{Tenant: tenant, User: user, ID: o.ID, Kind: o.Kind, Subject: o.Subject, Attribute: o.Attribute,
 		Value: o.Value, Polarity: o.Polarity, Scope: o.Scope, Text: o.Text, Confidence: o.Confidence, Time: rfc3339(o.At)}
 	if o.TTL > 0 {
 		op.TTL = o.TTL.String()
@@ -59,15 +59,15 @@ func rfc3339(t time.Time) string {
 // statements, each a record under a key of its own. id names the message
 // so that a retry is stored once ("" makes one from the time); at is when
 // it was said (zero: now).
-func (c *Client) Message(ctx context.Context, tenant, user, id, text string, at time.Time) (memory.WriteReply, error) {
-	return c.memoryWrite(ctx, "message", memory.Op{Tenant: tenant, User: user, ID: id, Text: text, Time: rfc3339(at)})
+func (c *Client) Message(ctx context.Context, tenant, user, id, text string, at time.Time) (memapi.WriteReply, error) {
+	return c.memoryWrite(ctx, "message", memapi.Op{Tenant: tenant, User: user, ID: id, Text: text, Time: rfc3339(at)})
 }
 
 // Observe writes a typed record. A record id reused with other content is
 // ErrBadInput: a record changes only by Correct.
-func (c *Client) Observe(ctx context.Context, tenant, user string, o Observation) (memory.WriteReply, error) {
+func (c *Client) Observe(ctx context.Context, tenant, user string, o Observation) (memapi.WriteReply, error) {
 	if o.ID == "" {
-		return memory.WriteReply{}, fmt.Errorf("%w: an observation needs a record id", ErrBadInput)
+		return memapi.WriteReply{}, fmt.Errorf("%w: an observation needs a record id", ErrBadInput)
 	}
 	return c.memoryWrite(ctx, "observe", o.op(tenant, user))
 }
@@ -76,7 +76,7 @@ func (c *Client) Observe(ctx context.Context, tenant, user string, o Observation
 // expected, the one the caller read. A correction of another version is
 // refused (ErrStaleVersion: read again, decide again); an unknown record
 // is ErrNotFound.
-func (c *Client) Correct(ctx context.Context, tenant, user string, expected int, o Observation) (memory.WriteReply, error) {
+func (c *Client) Correct(ctx context.Context, tenant, user string, expected int, o Observation) (memapi.WriteReply, error) {
 	op := o.op(tenant, user)
 	op.ExpectedVersion = expected
 	return c.memoryWrite(ctx, "correct", op)
@@ -96,9 +96,9 @@ type RecallOptions struct {
 
 // Recall returns the user's memories for a query: hard constraints first,
 // then ranked, with the conflicts between them.
-func (c *Client) Recall(ctx context.Context, tenant, user, query string, opts RecallOptions) (memory.RecallOut, error) {
-	var out memory.RecallOut
-	err := c.memoryRequest(ctx, "recall", memory.Op{Op: "recall", Tenant: tenant, User: user, Query: query, K: opts.K, BudgetTokens: opts.BudgetTokens,
+func (c *Client) Recall(ctx context.Context, tenant, user, query string, opts RecallOptions) (memapi.RecallOut, error) {
+	var out memapi.RecallOut
+	err := c.memoryRequest(ctx, "recall", memapi.Op{Op: "recall", Tenant: tenant, User: user, Query: query, K: opts.K, BudgetTokens: opts.BudgetTokens,
 		AsOf: rfc3339(opts.AsOf), Time: rfc3339(opts.At), History: opts.History, Scopes: opts.Scopes}, &out)
 	if err == nil && out.Error != "" {
 		err = fmt.Errorf("%w: recall: %s", ErrBadInput, out.Error)
@@ -108,23 +108,23 @@ func (c *Client) Recall(ctx context.Context, tenant, user, query string, opts Re
 
 // Records lists the user's records: the current version of each active
 // one, or with inactive, every one (superseded, expired, cold).
-func (c *Client) Records(ctx context.Context, tenant, user string, inactive bool) ([]memory.Record, error) {
-	var out []memory.Record
-	err := c.memoryRequest(ctx, "list", memory.Op{Tenant: tenant, User: user, History: inactive}, &out)
+func (c *Client) Records(ctx context.Context, tenant, user string, inactive bool) ([]memapi.Record, error) {
+	var out []memapi.Record
+	err := c.memoryRequest(ctx, "list", memapi.Op{Tenant: tenant, User: user, History: inactive}, &out)
 	return out, err
 }
 
 // RecordHistory returns every version of a record, oldest first;
 // ErrNotFound for a record the user never had or that was forgotten.
-func (c *Client) RecordHistory(ctx context.Context, tenant, user, id string) ([]memory.Record, error) {
-	var out []memory.Record
-	err := c.memoryRequest(ctx, "history", memory.Op{Tenant: tenant, User: user, ID: id}, &out)
+func (c *Client) RecordHistory(ctx context.Context, tenant, user, id string) ([]memapi.Record, error) {
+	var out []memapi.Record
+	err := c.memoryRequest(ctx, "history", memapi.Op{Tenant: tenant, User: user, ID: id}, &out)
 	return out, err
 }
 
 // Forgotten is what Forget did.
 type Forgotten struct {
-	memory.WriteReply
+	memapi.WriteReply
 	Keys      int    `json:"keys_destroyed"`      // data keys destroyed
 	Tombstone uint64 `json:"tombstone,omitempty"` // the erasure's tombstone in TS_MEM
 }
@@ -142,7 +142,7 @@ func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten
 	if _, err := c.RecordHistory(ctx, tenant, user, id); err != nil {
 		return Forgotten{}, fmt.Errorf("client: forget %q of user %s in tenant %s: %w", id, user, tenant, err)
 	}
-	rep, err := c.memoryWrite(ctx, "forget", memory.Op{Tenant: tenant, User: user, ID: id})
+	rep, err := c.memoryWrite(ctx, "forget", memapi.Op{Tenant: tenant, User: user, ID: id})
 	out := Forgotten{WriteReply: rep}
 	if err != nil || len(rep.Erase) == 0 {
 		return out, err
@@ -240,8 +240,8 @@ func (c *Client) allKeys(ctx context.Context) (events.Keyring, error) {
 	return c.wholeStore(ctx)
 }
 
-func (c *Client) memoryWrite(ctx context.Context, verb string, op memory.Op) (memory.WriteReply, error) {
-	var out memory.WriteReply
+func (c *Client) memoryWrite(ctx context.Context, verb string, op memapi.Op) (memapi.WriteReply, error) {
+	var out memapi.WriteReply
 	if err := c.memoryRequest(ctx, verb, op, &out); err != nil {
 		return out, err
 	}
@@ -263,20 +263,20 @@ func (c *Client) memoryWrite(ctx context.Context, verb string, op memory.Op) (me
 // answer as it is: for tools that pass the service's requests through
 // (the CLI prints them). A forget made so does not erase the record's
 // keys: Forget does. Errors as the typed methods'.
-func (c *Client) MemoryRequest(ctx context.Context, verb string, op memory.Op) (json.RawMessage, error) {
+func (c *Client) MemoryRequest(ctx context.Context, verb string, op memapi.Op) (json.RawMessage, error) {
 	var out json.RawMessage
 	err := c.memoryRequest(ctx, verb, op, &out)
 	return out, err
 }
 
-func (c *Client) memoryRequest(ctx context.Context, verb string, op memory.Op, out any) error {
+func (c *Client) memoryRequest(ctx context.Context, verb string, op memapi.Op, out any) error {
 	if err := events.ValidTenant(op.Tenant); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	if op.User == "" {
 		return fmt.Errorf("%w: memory belongs to a user: none given", ErrBadInput)
 	}
-	err := c.request(ctx, memory.ServicePrefix+"."+verb, op, out)
+	err := c.request(ctx, memapi.ServicePrefix+"."+verb, op, out)
 	var se *ServiceError
 	if errors.As(err, &se) && se.Code == "409" {
 		return &StaleError{Reason: se.Message}

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/events/runsapi"
 )
 
 // The runs service (tsv.runs.<verb>.<tenant>, package runs): a run's state
@@ -17,23 +17,23 @@ import (
 
 // Run returns the state of a run: status, version, counters, plan. It
 // returns ErrNotFound for a run the tenant does not have.
-func (c *Client) Run(ctx context.Context, tenant, run string) (runs.Run, error) {
-	var out runs.Run
-	err := c.runsRequest(ctx, "get", tenant, &runs.Request{Run: run}, &out)
+func (c *Client) Run(ctx context.Context, tenant, run string) (runsapi.Run, error) {
+	var out runsapi.Run
+	err := c.runsRequest(ctx, "get", tenant, &runsapi.Request{Run: run}, &out)
 	return out, err
 }
 
 // Runs lists the tenant's runs.
-func (c *Client) Runs(ctx context.Context, tenant string) ([]runs.Run, error) {
-	var out []runs.Run
-	err := c.runsRequest(ctx, "list", tenant, &runs.Request{}, &out)
+func (c *Client) Runs(ctx context.Context, tenant string) ([]runsapi.Run, error) {
+	var out []runsapi.Run
+	err := c.runsRequest(ctx, "list", tenant, &runsapi.Request{}, &out)
 	return out, err
 }
 
 // Rounds returns a run's rounds, oldest first.
-func (c *Client) Rounds(ctx context.Context, tenant, run string) ([]runs.Round, error) {
-	var out []runs.Round
-	err := c.runsRequest(ctx, "rounds", tenant, &runs.Request{Run: run}, &out)
+func (c *Client) Rounds(ctx context.Context, tenant, run string) ([]runsapi.Round, error) {
+	var out []runsapi.Round
+	err := c.runsRequest(ctx, "rounds", tenant, &runsapi.Request{Run: run}, &out)
 	return out, err
 }
 
@@ -41,9 +41,9 @@ func (c *Client) Rounds(ctx context.Context, tenant, run string) ([]runs.Round, 
 // request's messages, input or contents), within opts' token budget.
 // It returns ErrNotFound for an unknown run, ErrBadInput for an unknown
 // format.
-func (c *Client) History(ctx context.Context, tenant, run string, opts runs.HistoryOptions) (runs.History, error) {
-	var out runs.History
-	err := c.runsRequest(ctx, "history", tenant, &runs.Request{Run: run, HistoryOptions: opts}, &out)
+func (c *Client) History(ctx context.Context, tenant, run string, opts runsapi.HistoryOptions) (runsapi.History, error) {
+	var out runsapi.History
+	err := c.runsRequest(ctx, "history", tenant, &runsapi.Request{Run: run, HistoryOptions: opts}, &out)
 	return out, err
 }
 
@@ -54,14 +54,14 @@ func (c *Client) History(ctx context.Context, tenant, run string, opts runs.Hist
 // to read again from; an invalid plan is ErrBadInput. It returns the
 // run's version after the write.
 func (c *Client) WritePlan(ctx context.Context, tenant, run string, plan json.RawMessage, expected uint64, by string) (uint64, error) {
-	var out runs.WriteReply
-	if err := c.runsRequest(ctx, "plan", tenant, &runs.Request{Run: run, Plan: plan, ExpectedVersion: expected, By: by}, &out); err != nil {
+	var out runsapi.WriteReply
+	if err := c.runsRequest(ctx, "plan", tenant, &runsapi.Request{Run: run, Plan: plan, ExpectedVersion: expected, By: by}, &out); err != nil {
 		return 0, err
 	}
 	switch {
 	case out.Applied:
 		return out.Version, nil
-	case out.Reason == runs.RefusedStale:
+	case out.Reason == runsapi.RefusedStale:
 		return out.Version, &StaleError{Current: out.Version, Reason: out.Detail}
 	}
 	return out.Version, fmt.Errorf("%w: plan of %s/%s refused: %s %s", ErrBadInput, tenant, run, out.Reason, out.Detail)
@@ -72,8 +72,8 @@ func (c *Client) WritePlan(ctx context.Context, tenant, run string, plan json.Ra
 // the run's provider shape ("" keeps the run's). It returns the run's
 // version after it.
 func (c *Client) Say(ctx context.Context, tenant, run, user, id, text, format string) (uint64, error) {
-	var out runs.WriteReply
-	req := &runs.Request{Run: run, User: user, ID: id, Text: text}
+	var out runsapi.WriteReply
+	req := &runsapi.Request{Run: run, User: user, ID: id, Text: text}
 	req.Format = format
 	if err := c.runsRequest(ctx, "message", tenant, req, &out); err != nil {
 		return 0, err
@@ -88,30 +88,30 @@ func (c *Client) Say(ctx context.Context, tenant, run, user, id, text, format st
 // it, renews it before it expires, and stops starting rounds when a
 // renewal fails. It returns the run as the new driver takes it over, or
 // ErrConflict when another driver holds it.
-func (c *Client) Lease(ctx context.Context, tenant, run, driver string) (runs.LeaseReply, error) {
-	var out runs.LeaseReply
-	err := c.runsRequest(ctx, "lease", tenant, &runs.Request{Run: run, Driver: driver}, &out)
+func (c *Client) Lease(ctx context.Context, tenant, run, driver string) (runsapi.LeaseReply, error) {
+	var out runsapi.LeaseReply
+	err := c.runsRequest(ctx, "lease", tenant, &runsapi.Request{Run: run, Driver: driver}, &out)
 	return out, err
 }
 
 // Renew renews a lease Lease or Renew returned, and returns it renewed;
 // ErrConflict when it was lost.
-func (c *Client) Renew(ctx context.Context, l runs.Lease) (runs.Lease, error) {
-	var out runs.LeaseReply
-	err := c.runsRequest(ctx, "renew", l.Tenant, &runs.Request{Run: l.Run, Driver: l.Driver, Epoch: l.Epoch, Revision: l.Revision}, &out)
+func (c *Client) Renew(ctx context.Context, l runsapi.Lease) (runsapi.Lease, error) {
+	var out runsapi.LeaseReply
+	err := c.runsRequest(ctx, "renew", l.Tenant, &runsapi.Request{Run: l.Run, Driver: l.Driver, Epoch: l.Epoch, Revision: l.Revision}, &out)
 	return out.Lease, err
 }
 
 // Release gives a lease up.
-func (c *Client) Release(ctx context.Context, l runs.Lease) error {
-	return c.runsRequest(ctx, "release", l.Tenant, &runs.Request{Run: l.Run, Driver: l.Driver, Epoch: l.Epoch, Revision: l.Revision}, nil)
+func (c *Client) Release(ctx context.Context, l runsapi.Lease) error {
+	return c.runsRequest(ctx, "release", l.Tenant, &runsapi.Request{Run: l.Run, Driver: l.Driver, Epoch: l.Epoch, Revision: l.Revision}, nil)
 }
 
-func (c *Client) runsRequest(ctx context.Context, verb, tenant string, req *runs.Request, out any) error {
+func (c *Client) runsRequest(ctx context.Context, verb, tenant string, req *runsapi.Request, out any) error {
 	if err := events.ValidTenant(tenant); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	return c.request(ctx, runs.ServiceSubject(verb, tenant), req, out)
+	return c.request(ctx, runsapi.ServiceSubject(verb, tenant), req, out)
 }
 
 // RunChange is an event of one of a tenant's runs (ts.run), received live:

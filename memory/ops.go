@@ -5,36 +5,14 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
 // Op is one memory operation as JSON: a line of `toolstream memory run`,
-// or a request to the memory service.
-type Op struct {
-	Op              string   `json:"op"`
-	Tenant          string   `json:"tenant"`
-	User            string   `json:"user"`
-	ID              string   `json:"id"`
-	Time            string   `json:"time"`
-	Kind            string   `json:"kind"`
-	Subject         string   `json:"subject"`
-	Attribute       string   `json:"attribute"`
-	Value           string   `json:"value"`
-	Polarity        string   `json:"polarity"`
-	Scope           string   `json:"scope"`
-	Text            string   `json:"text"`
-	ValidUntil      string   `json:"valid_until"`
-	TTL             string   `json:"ttl"`
-	Confidence      float64  `json:"confidence"`
-	Permission      string   `json:"permission"`
-	ExpectedVersion int      `json:"expected_version"`
-	Query           string   `json:"query"`
-	K               int      `json:"k"`
-	AsOf            string   `json:"as_of"`
-	History         bool     `json:"history"`
-	Scopes          []string `json:"scopes"`
-	BudgetTokens    int      `json:"budget_tokens,omitempty"`
-}
+// or a request to the memory service (memapi.Op, whose fields it has),
+// with the methods that apply it.
+type Op memapi.Op
 
 func parseOpTime(s string) (int64, error) {
 	if s == "" {
@@ -81,26 +59,12 @@ func (o *Op) Event(n int) (*events.Event, error) {
 	return ev, nil
 }
 
-// RecallOut is a recall's answer as `memory run` and the service print it.
-type RecallOut struct {
-	Op        string      `json:"op"`
-	Query     string      `json:"query"`
-	Results   []RecallHit `json:"results"`
-	Conflicts []RecallHit `json:"conflicts"`
-	Error     string      `json:"error,omitempty"`
-}
-
-type RecallHit struct {
-	ID      string  `json:"id"`
-	Version int     `json:"version"`
-	Kind    string  `json:"kind"`
-	Status  string  `json:"status"`
-	Text    string  `json:"text"`
-	Score   float64 `json:"score"`
-	// ReviewAt (RFC 3339) is when an open-ended record ("these days")
-	// needs confirmation: from then on its status is needs_confirmation.
-	ReviewAt string `json:"review_at,omitempty"`
-}
+// RecallOut is a recall's answer as `memory run` and the service print it;
+// RecallHit one record it found.
+type (
+	RecallOut = memapi.RecallOut
+	RecallHit = memapi.RecallHit
+)
 
 func hits(hs []Hit) []RecallHit {
 	out := make([]RecallHit, 0, len(hs))

@@ -15,13 +15,15 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory/embed"
+	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
 // ServicePrefix is the subject prefix of the memory service's endpoints:
 // tsv.memory.recall | list | history | message | observe | correct |
-// forget. Requests and replies are JSON; requests are Ops.
-const ServicePrefix = "tsv.memory"
+// forget. Requests and replies are JSON (package memapi); requests are
+// Ops.
+const ServicePrefix = memapi.ServicePrefix
 
 // Service answers memory requests over NATS request/reply (nats.go micro).
 // Reads come from a snapshot of the live view; writes are published as
@@ -69,32 +71,12 @@ type hitRef struct {
 	v  int
 }
 
-// WriteReply answers a write: message, observe, correct or forget.
-type WriteReply struct {
-	Seq      uint64 `json:"seq"`
-	Applied  bool   `json:"applied"`
-	Rejected string `json:"rejected,omitempty"`
-	// ID is a message's id (given, or made by the service).
-	ID string `json:"id,omitempty"`
-	// Records are what a message wrote: a record per statement read from
-	// it, or its episode.
-	Records []RecordReply `json:"records,omitempty"`
-	// Erase are the ids a forget tombstoned (Engine.Forgotten): destroying
-	// their data keys (erasure.Record) makes their text unreadable in the
-	// log.
-	Erase []string `json:"erase,omitempty"`
-	// EmbedError says why the records written have no vector (the
-	// embedder failed); they are written all the same.
-	EmbedError string `json:"embed_error,omitempty"`
-}
-
-// RecordReply is one record a message wrote.
-type RecordReply struct {
-	ID       string `json:"id"`
-	Seq      uint64 `json:"seq"`
-	Applied  bool   `json:"applied"`
-	Rejected string `json:"rejected,omitempty"`
-}
+// WriteReply answers a write: message, observe, correct or forget;
+// RecordReply is one record a message wrote (package memapi).
+type (
+	WriteReply  = memapi.WriteReply
+	RecordReply = memapi.RecordReply
+)
 
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/memory/embed"
 )
 
@@ -62,7 +63,7 @@ func (e embedFlags) embedder() (embed.Embedder, error) {
 
 // memoryRequestCmd asks a running serve's memory service.
 func memoryRequestCmd(g *globals, verb string) *cobra.Command {
-	var op memory.Op
+	var op memapi.Op
 	var wait time.Duration
 	var asJSON bool
 	short := map[string]string{

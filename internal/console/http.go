@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/internal/trace"
 	"github.com/toolstream/toolstream/memory"
+	"github.com/toolstream/toolstream/memory/memapi"
 )
 
 // CookieName is the session cookie.
@@ -410,7 +411,7 @@ func (s *Server) memoryRead(w http.ResponseWriter, r *http.Request, g Grant, ver
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
-	var recs []memory.Record
+	var recs []memapi.Record
 	var err error
 	if verb == "history" {
 		recs, err = s.client.RecordHistory(ctx, tenant, user, id)
@@ -422,7 +423,7 @@ func (s *Server) memoryRead(w http.ResponseWriter, r *http.Request, g Grant, ver
 		return
 	}
 	if recs == nil {
-		recs = []memory.Record{}
+		recs = []memapi.Record{}
 	}
 	writeJSON(w, map[string]any{"records": recs})
 }

@@ -89,9 +89,9 @@ var allowed = map[string][]string{
 	"assembler": {"events", "projector", "ingest"},
 	"executor":  {"events", "projector", "registry", "mpack"},
 	"verifier":  {"events", "projector", "lang"},
-	"memory":    {"events", "projector", "lang", "memory/lexical", "memory/embed"},
+	"memory":    {"events", "projector", "lang", "memory/lexical", "memory/embed", "memory/memapi"},
 	"lang":      {}, // the language layer: text and data files, none of ours
-	"runs":      {"events", "projector"},
+	"runs":      {"events", "events/runsapi", "projector"},
 	"trace":     {"events", "bus", "executor", "logread"},
 	"viewdump":  {"projector"},
 	"judging":   {"events", "projector", "verifier"},      // the judge worker: no bus of its own, the stack gives it the log
@@ -101,8 +101,10 @@ var allowed = map[string][]string{
 	"stack": {"events", "bus", "projector", "assembler", "registry", "responses", "runs", "verifier", "memory", "memory/embed",
 		"executor", "node", "cluster", "viewdump", "metrics", "console", "gateway", "agent", "client", "judging", "keys", "auth", "mcp"},
 
-	"memory/lexical": {}, // memory's stemmer: no state, no dependencies
-	"memory/embed":   {}, // texts to vectors over HTTP: none of ours
+	"memory/lexical": {},         // memory's stemmer: no state, no dependencies
+	"memory/embed":   {},         // texts to vectors over HTTP: none of ours
+	"memory/memapi":  {},         // the memory service's messages: none of ours
+	"events/runsapi": {"events"}, // the runs service's messages
 }
 
 // projections are the packages that hold projection code.

@@ -1,41 +1,19 @@
 package runs
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/toolstream/toolstream/events/runsapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
-// HistoryOptions say how a run's history is written.
-type HistoryOptions struct {
-	// Format is the provider shape; default the run's.
-	Format string `json:"format,omitempty"`
-	// BudgetTokens bounds the history's estimated tokens (bytes of its JSON
-	// ÷ 4, rounded up); 0: no bound.
-	BudgetTokens int `json:"budget_tokens,omitempty"`
-	// Keep is the number of last rounds always written verbatim; default 2.
-	Keep int `json:"keep,omitempty"`
-	// InlineMax bounds a result written verbatim; default 16 KiB. A larger
-	// one is referenced: its summary and where the whole is stored.
-	InlineMax int `json:"inline_max,omitempty"`
-}
-
-// History is a run's conversation as one provider's messages.
-type History struct {
-	Format string `json:"format"`
-	// Messages is a JSON array: the request's messages (Chat, Anthropic),
-	// input (Responses) or contents (Gemini).
-	Messages  json.RawMessage `json:"messages"`
-	Tokens    int             `json:"tokens"`
-	Rounds    int             `json:"rounds"`
-	Verbatim  int             `json:"verbatim"`
-	Compacted int             `json:"compacted"` // results as summaries
-	Noted     int             `json:"noted"`     // rounds as one line of a note
-	Omitted   int             `json:"omitted"`   // rounds left out
-	Fits      bool            `json:"fits"`      // within the budget
-}
+// HistoryOptions say how a run's history is written; History is a run's
+// conversation as one provider's messages (package runsapi).
+type (
+	HistoryOptions = runsapi.HistoryOptions
+	History        = runsapi.History
+)
 
 // levels of a round in a history, from the most kept to the least.
 const (

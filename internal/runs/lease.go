@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events/runsapi"
 )
 
 // LeasesBucket is the key-value bucket of run leases.
@@ -76,15 +77,8 @@ func NewLeases(ctx context.Context, cfg LeaseConfig) (*Leases, error) {
 	return &Leases{kv: kv, cfg: cfg}, nil
 }
 
-// Lease is one driver's hold on a run.
-type Lease struct {
-	Tenant   string    `json:"tenant"`
-	Run      string    `json:"run"`
-	Driver   string    `json:"driver"`
-	Epoch    uint64    `json:"epoch"` // raised by every acquisition
-	Expires  time.Time `json:"expires"`
-	Revision uint64    `json:"revision"` // the record's revision: a renewal's compare-and-set
-}
+// Lease is one driver's hold on a run (package runsapi).
+type Lease = runsapi.Lease
 
 // record is the bucket's value.
 type record struct {

@@ -197,7 +197,7 @@ func (a *apply) loadRound() error {
 func (a *apply) save() error {
 	a.run.Version++
 	a.run.LastAt, a.run.LastSeq = a.ev.At, a.m.Seq
-	a.run.Status = a.run.status()
+	a.run.Status = statusOf(&a.run)
 	if a.round != nil {
 		if err := store(a.tx, a.roundK, &turn{Round: a.round}); err != nil {
 			return err
@@ -212,8 +212,8 @@ func (a *apply) save() error {
 	return nil
 }
 
-// status derives the run's status from its rounds.
-func (r *Run) status() Status {
+// statusOf derives the run's status from its rounds.
+func statusOf(r *Run) Status {
 	switch {
 	case r.OpenRounds > 0 && r.Waiting > 0:
 		return StatusWaitingApproval
@@ -323,7 +323,7 @@ func (a *apply) call(b *events.RunCall) bool {
 		c.Reason, c.Detail = b.Reason, b.Detail
 		a.sortCalls()
 		c = a.callByItem(c.Item)
-		if c.State.terminal() {
+		if terminal(c.State) {
 			return true // its result came first
 		}
 		switch b.Verdict {
@@ -338,7 +338,7 @@ func (a *apply) call(b *events.RunCall) bool {
 		}
 		return true
 	case events.CallVerdictApproval:
-		if c.State.terminal() || c.State == CallWaiting {
+		if terminal(c.State) || c.State == CallWaiting {
 			return b.Key != ""
 		}
 		a.setState(c, CallWaiting)
@@ -365,7 +365,7 @@ func (a *apply) callByItem(item string) *Call {
 // result applies a call's outcome from the executor. The first wins.
 func (a *apply) result(st CallState, name, key string, et events.ErrorType, msg string, ok *events.CallSucceeded) bool {
 	c := a.callOf()
-	if c.State.terminal() {
+	if terminal(c.State) {
 		return false
 	}
 	if c.Name == "" {
@@ -395,7 +395,7 @@ func (a *apply) maybeSettle() error {
 		if !c.Decided {
 			continue
 		}
-		if !c.State.terminal() {
+		if !terminal(c.State) {
 			return nil
 		}
 		decided++
@@ -425,7 +425,7 @@ func (a *apply) maybeSettle() error {
 			continue
 		}
 		a.run.Calls++
-		if c.State.failure() {
+		if failure(c.State) {
 			a.run.FailuresInRow++
 			a.run.Failures++
 		} else {

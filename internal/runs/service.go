@@ -13,59 +13,27 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/events/runsapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
-// ServicePrefix is the subject prefix of the runs service's endpoints:
-// tsv.runs.<verb>.<tenant>, verb one of get, list, rounds, history, plan,
-// message, lease, renew, release. The tenant is the subject's last token,
-// never the request's, so a producer allowed tsv.runs.*.<its tenant> asks
-// about its own runs only. Requests and replies are JSON (Request).
-const ServicePrefix = "tsv.runs"
+// ServicePrefix is the subject prefix of the runs service's endpoints
+// (tsv.runs.<verb>.<tenant>), Verbs its endpoints, ServiceSubject the
+// subject of one for a tenant; Request, WriteReply and LeaseReply its
+// messages (package runsapi).
+const ServicePrefix = runsapi.ServicePrefix
 
 // Verbs are the service's endpoints.
-var Verbs = []string{"get", "list", "rounds", "history", "plan", "message", "lease", "renew", "release"}
+var Verbs = runsapi.Verbs
 
 // ServiceSubject is the subject of verb for tenant.
-func ServiceSubject(verb, tenant string) string { return ServicePrefix + "." + verb + "." + tenant }
+func ServiceSubject(verb, tenant string) string { return runsapi.ServiceSubject(verb, tenant) }
 
-// Request is a request to the runs service; each verb reads the fields it
-// needs.
-type Request struct {
-	Run string `json:"run,omitempty"`
-	// history
-	HistoryOptions
-	// plan: the plan (a JSON object) and the run version it was made from.
-	Plan            json.RawMessage `json:"plan,omitempty"`
-	ExpectedVersion uint64          `json:"expected_version,omitempty"`
-	By              string          `json:"by,omitempty"`
-	// message: the user's text, its id (a retry gives the same) and format.
-	ID   string `json:"id,omitempty"`
-	Text string `json:"text,omitempty"`
-	// lease, renew, release
-	Driver   string `json:"driver,omitempty"`
-	Epoch    uint64 `json:"epoch,omitempty"`
-	Revision uint64 `json:"revision,omitempty"`
-	User     string `json:"user,omitempty"`
-}
-
-// WriteReply answers plan and message.
-type WriteReply struct {
-	Seq     uint64 `json:"seq"`
-	Applied bool   `json:"applied"`
-	// Reason is why a plan write was refused: stale_version (Version is
-	// the run's current version: read it again), invalid_plan.
-	Reason  string `json:"reason,omitempty"`
-	Detail  string `json:"detail,omitempty"`
-	Version uint64 `json:"version"`
-}
-
-// LeaseReply answers lease and renew: the lease and, for lease, the run
-// as the new driver takes it over (its last settled round).
-type LeaseReply struct {
-	Lease Lease `json:"lease"`
-	Run   *Run  `json:"run,omitempty"`
-}
+type (
+	Request    = runsapi.Request
+	WriteReply = runsapi.WriteReply
+	LeaseReply = runsapi.LeaseReply
+)
 
 // Service answers the runs service from the runs projection's live view;
 // writes are published as events to the log and answered once the

@@ -171,7 +171,7 @@ func (a *apply) emitSettled() error {
 		}
 	}
 	if dirty {
-		run.Status = run.status()
+		run.Status = statusOf(run)
 		return store(a.tx, a.runK, run)
 	}
 	return nil
