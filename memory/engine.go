@@ -247,7 +247,7 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 		return bad("message id too long")
 	}
 	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
-		for _, x := range e.ex.Extract(o.Text, "") {
+		for _, x := range e.extract(o.Text, at) {
 			if x.Subject == "" || x.Attribute == "" {
 				continue
 			}
@@ -434,7 +434,7 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 	case strings.TrimSpace(b.Text) == "" || len(b.Text) > TextBytesMax:
 		return nil, fmt.Errorf("memory: message %q: text missing or too long: %w", b.ID, ErrInvalid)
 	}
-	obs := x.e.ex.Extract(b.Text, "")
+	obs := x.e.extract(b.Text, x.at)
 	if len(obs) > observationsMax {
 		obs = obs[:observationsMax]
 	}

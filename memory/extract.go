@@ -41,6 +41,18 @@ type Extractor interface {
 // statements about someone else ("my wife is …", 我老婆…). lang is "en",
 // "zh" or "" (both).
 //
+// Statements in plain words are read by the cue words of
+// data/statements.txt (extract_cues.go): requests to the assistant and
+// their lifts ("please don't call me after 7pm", 别给我打电话; "you can call
+// me again", 又可以给我打电话了) are constraints of subject request; caps ("my
+// hotel budget is capped at 150 euros", 我的午餐预算最多50元) constraints of
+// subject limit; "I prefer X", 更喜欢X and 最喜欢的Y是X the favourite of X's
+// kind (favorite/tea = oolong), so a new one supersedes the old; an end said
+// by the calendar ("until March 20", "until the end of the year", 到月底,
+// 年底之前) is a constraint's ValidUntil, read against the time the text was
+// said (ExtractAt). A Chinese first clause without a subject (最近海鲜过敏) is
+// the speaker's constraint.
+//
 // The rules are data where they are phrases: the English verb phrases are
 // the table extract_en_phrases.txt (longest match first), the Chinese ones
 // zhPatterns and its neighbours in extract_zh.go; code keeps the structural
@@ -52,14 +64,40 @@ var _ Extractor = RuleExtractor{}
 // observationsMax bounds what one message can yield.
 const observationsMax = 16
 
-// Extract implements Extractor.
-func (RuleExtractor) Extract(text, lang string) []events.Observation {
+// TimedExtractor is an Extractor that reads an end said by the calendar
+// ("until March 20", 到月底) against the time the text was said (Unix ns of
+// event time): ExtractAt gives those statements their ValidUntil. The
+// engine calls it when its extractor is one; at is the event's time, so
+// replay equals live.
+type TimedExtractor interface {
+	Extractor
+	ExtractAt(text, lang string, at int64) []events.Observation
+}
+
+var _ TimedExtractor = RuleExtractor{}
+
+// extract runs the engine's extractor on text said at time at.
+func (e *Engine) extract(text string, at int64) []events.Observation {
+	if t, ok := e.ex.(TimedExtractor); ok {
+		return t.ExtractAt(text, "", at)
+	}
+	return e.ex.Extract(text, "")
+}
+
+// Extract implements Extractor: ExtractAt without a time, so no end said
+// by the calendar is read.
+func (r RuleExtractor) Extract(text, lang string) []events.Observation {
+	return r.ExtractAt(text, lang, 0)
+}
+
+// ExtractAt implements TimedExtractor.
+func (RuleExtractor) ExtractAt(text, lang string, at int64) []events.Observation {
 	var out []events.Observation
 	if lang == "" || lang == "en" {
-		out = append(out, extractEN(text)...)
+		out = append(out, extractEN(text, at)...)
 	}
 	if lang == "zh" || lang == "" && strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
-		out = append(out, extractZH(text)...)
+		out = append(out, extractZH(text, at)...)
 	}
 	if len(out) > observationsMax {
 		out = out[:observationsMax]
@@ -154,7 +192,7 @@ var clauseEnd = set(",", "but", "because", "since", "when", "if", "while", "alth
 // ("I love spicy food but can't eat it").
 var elidedAfter = set("but", "and", "yet", "though", "although")
 
-func extractEN(text string) []events.Observation {
+func extractEN(text string, at int64) []events.Observation {
 	var out []events.Observation
 	sents, questions := sentences(text)
 	for si, sent := range sents {
@@ -171,6 +209,11 @@ func extractEN(text string) []events.Observation {
 			o.Text = sent
 			out = append(out, o)
 			prev = &out[len(out)-1]
+		}
+		if o, ok := matchRequestEN(ws); ok {
+			add(o)
+		} else if o, ok := matchLimitEN(ws); ok {
+			add(o)
 		}
 		sawI := false
 		for i := 0; i < len(ws); i++ {
@@ -220,37 +263,28 @@ func extractEN(text string) []events.Observation {
 			}
 			add(o)
 		}
-		ttl := boundEN(ws)
-		open := ttl == 0 && openEndedEN(ws)
-		for j := start; j < len(out); j++ {
-			if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
-				out[j].TTL, out[j].OpenEnded = ttl, open
-			}
-		}
+		setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), openEndedEN(ws))
 	}
 	return out
 }
 
-// openEndedEN are the time phrases that make a constraint temporary
-// without saying until when: "I can't eat spicy food these days" holds
-// until the user says otherwise, and is to be confirmed after the
-// tenant's review time. "now" and "anymore" are not among them: they mark
-// a change, not a passing state.
-var openEndedPhrasesEN = [][]string{
-	{"these", "days"}, {"lately"}, {"recently"}, {"nowadays"}, {"for", "now"}, {"right", "now"},
-	{"at", "the", "moment"}, {"for", "the", "time", "being"}, {"for", "a", "while"}, {"currently"},
-	{"at", "present"}, {"temporarily"}, {"these", "weeks"}, {"for", "the", "moment"}, {"at", "this", "point"},
-}
-
-func openEndedEN(ws []word) bool {
-	for i := range ws {
-		for _, p := range openEndedPhrasesEN {
-			if len(ws)-i >= len(p) && matches(ws[i:i+len(p)], p) {
-				return true
-			}
+// setValidity gives the constraints read from one sentence its validity:
+// an end said by the calendar (until, Unix ns) to every constraint; else a
+// bound (ttl: "this week") or an open end ("these days") to a forbidding
+// constraint or a cap — a lift or a permission is no passing state.
+func setValidity(obs []events.Observation, ttl, until int64, open bool) {
+	for j := range obs {
+		o := &obs[j]
+		if o.Kind != string(KindConstraint) {
+			continue
+		}
+		switch {
+		case until > 0:
+			o.ValidUntil, o.TTL, o.OpenEnded = until, 0, false
+		case o.Polarity == string(Negative) || o.Subject == "limit":
+			o.TTL, o.OpenEnded = ttl, ttl == 0 && open
 		}
 	}
-	return false
 }
 
 // conditionals open a clause that states nothing: "if I moved to Tokyo".
@@ -594,7 +628,7 @@ func fact(obj []word, subject, attr string) (events.Observation, bool) {
 func object(w []word) []word {
 	end := len(w)
 	for i, x := range w {
-		if clauseEnd[x.low] || x.low == "and" && i+1 < len(w) && (w[i+1].low == "i" || w[i+1].low == "then" ||
+		if i > 0 && phraseAt(w, i, cues.until) > 0 || clauseEnd[x.low] || x.low == "and" && i+1 < len(w) && (w[i+1].low == "i" || w[i+1].low == "then" ||
 			subjectless[w[i+1].low] || auxiliaries[w[i+1].low] || strings.HasSuffix(w[i+1].low, "ed")) {
 			end = i
 			break

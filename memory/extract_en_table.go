@@ -72,7 +72,24 @@ var enReadings = map[string]enReading{
 	"fact": func(m enMatch) (events.Observation, outcome) {
 		return statedIf(fact(m.rest, m.p.subject, m.p.attr))
 	},
-	"value":  readValue,
+	"value": readValue,
+	"favorite": func(m enMatch) (events.Observation, outcome) {
+		rest := skip(m.rest, fillers)
+		if len(rest) == 0 || rest[0].low == "to" || rest[0].low == "not" {
+			return events.Observation{}, nothingStated // "I prefer to walk"
+		}
+		for i, x := range rest {
+			if x.low == "to" || x.low == "over" {
+				rest = rest[:i]
+				break
+			}
+		}
+		obj := object(rest)
+		if len(obj) == 0 || len(obj) > 4 || pronouns[obj[0].low] || people[obj[0].low] {
+			return events.Observation{}, nothingStated
+		}
+		return statedIf(favorite(joinOrig(obj)))
+	},
 	"forbid": readForbid,
 	"allow":  readAllow,
 	"refuse": readRefuse,

@@ -71,13 +71,13 @@ func TestExtractPhraseTables(t *testing.T) {
 	})
 	t.Run("open-ended words are trimmed", func(t *testing.T) {
 		// a clause that opens with one must still be read
-		for _, w := range zhOpenEnded {
+		for _, w := range cues.zhOpen {
 			if !slices.Contains(zhAdverbs, w) {
 				t.Errorf("open-ended word %q is not in zhAdverbs: 我%s不能吃辣 states nothing", w, w)
 			}
 		}
 		var ps []string
-		for _, p := range openEndedPhrasesEN {
+		for _, p := range cues.open {
 			ps = append(ps, strings.Join(p, " "))
 		}
 		lintOrdered(t, "open-ended phrase", ps, func(later, earlier string) bool { return false })

@@ -16,8 +16,19 @@ import (
 // it — kind slot[=value] polarity, confidence, TTL if bounded, the sentence
 // — or "nothing" (the message is kept as an episode). lang defaults to ""
 // (both languages), as the engine calls it.
+//
+// With at=<RFC 3339 time> the message is read as said then (ExtractAt), and
+// an end said by the calendar shows as until=<time>.
 func extractCmd(t *testing.T, d *datadriven.TestData) string {
-	obs := RuleExtractor{}.Extract(d.Input, strArg(d, "lang", ""))
+	var at int64
+	if s := strArg(d, "at", ""); s != "" {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			d.Fatalf(t, "at: %v", err)
+		}
+		at = tm.UnixNano()
+	}
+	obs := RuleExtractor{}.ExtractAt(d.Input, strArg(d, "lang", ""), at)
 	if len(obs) == 0 {
 		return "nothing"
 	}
@@ -29,6 +40,9 @@ func extractCmd(t *testing.T, d *datadriven.TestData) string {
 		fmt.Fprintf(&b, "%s conf=%g", obsString(o), o.Confidence)
 		if o.TTL != 0 {
 			fmt.Fprintf(&b, " ttl=%s", time.Duration(o.TTL))
+		}
+		if o.ValidUntil != 0 {
+			fmt.Fprintf(&b, " until=%s", time.Unix(0, o.ValidUntil).UTC().Format(time.RFC3339))
 		}
 		if o.OpenEnded {
 			b.WriteString(" open_ended")

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
 )
@@ -98,7 +99,7 @@ var zhPeriods = []string{"每天早上", "每天晚上", "每天", "每周", "�
 var (
 	zhConnectors = []string{"但是", "不过", "可是", "而且", "并且", "所以", "其实", "然后", "还有", "但", "而", "可惜",
 		"幸好", "还好", "说实话", "老实说", "反正", "毕竟", "另外", "对了", "哎", "唉", "嗯", "好消息"}
-	zhAdverbs = []string{"最近", "这几天", "这些天", "这段时间", "这阵子", "这一阵", "近期", "眼下", "近来", "目前", "现在", "暂时", "一直", "真的",
+	zhAdverbs = []string{"这一段时间", "近段时间", "最近", "这几天", "这些天", "这段时间", "这阵子", "这一阵", "近期", "眼下", "近来", "目前", "现在", "暂时", "一直", "真的",
 		"非常", "特别", "超级", "比较", "也", "还是", "还", "很", "超", "都", "挺", "真", "已经", "最", "上个月", "上周",
 		"去年", "今年", "昨天", "前天", "刚刚", "刚", "终于", "更", "倒是", "自己", "平时", "通常", "一般",
 		"经常", "总是", "本来", "今天", "今晚", "这周", "本周", "这个月", "本月", "这个星期", "这礼拜", "从今天起",
@@ -108,7 +109,7 @@ var (
 	zhPeople    = map[string]bool{"你": true, "你们": true, "他": true, "她": true, "他们": true, "她们": true, "大家": true}
 )
 
-func extractZH(text string) []events.Observation {
+func extractZH(text string, at int64) []events.Observation {
 	var out []events.Observation
 	sents, questions := sentences(text)
 	for si, sent := range sents {
@@ -117,18 +118,35 @@ func extractZH(text string) []events.Observation {
 		}
 		start := len(out)
 		sawWo := false
-		for _, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
-			body := strings.TrimSpace(clause)
-			body = zhUnwilling(body)
+		for ci, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
+			var prev *events.Observation
+			if len(out) > start {
+				prev = &out[len(out)-1]
+			}
+			add := func(o events.Observation) {
+				headSlot(&o)
+				o.Text = sent
+				out = append(out, o)
+			}
+			raw := strings.TrimSpace(clause)
+			body := zhUnwilling(raw)
 			if zhHypothetical(body) {
 				sawWo = false
 				continue
 			}
+			if o, ok := matchLimitZH(raw); ok {
+				add(o)
+				continue
+			}
 			body = trimAny(trimAny(body, zhConnectors), zhAdverbs)
+			if i := strings.Index(body, "我"); i > 0 && zhTimePrefix(body[:i]) {
+				body = body[i:] // 到月底我都不喝奶茶, 3月20号之前我…
+			}
 			if i := strings.Index(body, "说我"); i > 0 {
 				// reported speech about the user: 医生说我最近不能喝咖啡
 				body = trimAny(body[i+len("说"):], zhAdverbs)
 			}
+			dropped := false // the clause has no subject: in Chinese, the speaker's
 			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
 				body, sawWo = strings.TrimPrefix(body, "我"), true
 				if hasAnyPrefix(body, zhKin) {
@@ -136,16 +154,24 @@ func extractZH(text string) []events.Observation {
 					continue
 				}
 			} else if !sawWo {
+				if hasAnyPrefix(body, zhKin) || hasAnyPrefix(body, zhSubjects) || strings.Contains(raw, "我") && !strings.Contains(raw, "给我") && !strings.Contains(raw, "让我") && !strings.Contains(raw, "跟我") {
+					continue
+				}
+				dropped = true
+			}
+			if o, ok := matchFavoriteZH(body); ok {
+				add(o)
 				continue
 			}
-			var prev *events.Observation
-			if len(out) > start {
-				prev = &out[len(out)-1]
+			o, ok := matchZH(trimAny(body, zhAdverbs), prev)
+			if ok && dropped && (ci > 0 || o.Kind != string(KindConstraint)) {
+				ok = false // without a subject only a first clause's constraint is read as the user's (最近海鲜过敏)
 			}
-			if o, ok := matchZH(trimAny(body, zhAdverbs), prev); ok {
-				headSlot(&o)
-				o.Text = sent
-				out = append(out, o)
+			if !ok {
+				o, ok = matchRequestZH(raw, prev)
+			}
+			if ok {
+				add(o)
 			}
 		}
 		var ttl int64
@@ -155,20 +181,56 @@ func extractZH(text string) []events.Observation {
 				break
 			}
 		}
-		open := ttl == 0 && containsAny(sent, zhOpenEnded)
-		for j := start; j < len(out); j++ {
-			if out[j].Kind == string(KindConstraint) && out[j].Polarity == string(Negative) {
-				out[j].TTL, out[j].OpenEnded = ttl, open
-			}
-		}
+		setValidity(out[start:], ttl, validUntilZH(sent, at), containsAny(sent, cues.zhOpen))
 	}
 	return out
 }
 
-// zhOpenEnded are the time words that make a constraint temporary without
-// an end (我最近不能吃辣): it is to be confirmed after the tenant's review
-// time. 现在 (now) is not among them: 现在不喝了 is a change.
-var zhOpenEnded = []string{"最近", "这几天", "这些天", "这段时间", "这阵子", "近来", "近期", "目前", "暂时", "眼下", "这一阵"}
+// zhTimePrefix reports whether s, said before 我, is a time of validity:
+// 到月底, 年底之前, 到3月20号为止, 这段时间.
+func zhTimePrefix(s string) bool {
+	return containsAny(s, cues.zhUntil) || containsAny(s, cues.zhEndYear) || containsAny(s, cues.zhEndMonth) ||
+		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止"})
+}
+
+// zhSubjects open a clause about someone or something else than the
+// speaker: 他, 你, 这家店….
+var zhSubjects = []string{"你", "他", "她", "它", "我们", "大家", "别人", "这家", "那家", "这个", "那个", "医生", "老师"}
+
+// matchFavoriteZH reads a favourite: 更喜欢普洱 (a comparative preference:
+// the new favourite), 最喜欢的咖啡是拿铁 (the favourite of a kind). Adverbs
+// before them (现在, 其实) are dropped; 更 and 最 are what they say.
+func matchFavoriteZH(body string) (events.Observation, bool) {
+	b := body
+	for changed := true; changed; {
+		changed = false
+		for _, a := range zhAdverbs {
+			if a != "更" && a != "最" && a != "还是" && strings.HasPrefix(b, a) {
+				b, changed = strings.TrimPrefix(b, a), true
+			}
+		}
+	}
+	for _, p := range []string{"最喜欢的", "最爱的", "喜欢的"} {
+		if rest, ok := strings.CutPrefix(b, p); ok {
+			if x, y, ok := strings.Cut(rest, "是"); ok && x != "" && y != "" {
+				o, ok := favorite(zhObject(y))
+				o.Attribute = favoriteKind(x)
+				return o, ok
+			}
+		}
+	}
+	for _, p := range cues.zhPrefer {
+		if rest, ok := strings.CutPrefix(b, p); ok {
+			rest = strings.TrimPrefix(strings.TrimPrefix(rest, "喝"), "吃")
+			x := zhObject(rest)
+			if x == "" || zhPronouns[x] || zhPeople[x] || utf8.RuneCountInString(x) > 10 {
+				return events.Observation{}, false
+			}
+			return favorite(x)
+		}
+	}
+	return events.Observation{}, false
+}
 
 func containsAny(s string, ws []string) bool {
 	for _, w := range ws {

@@ -36,7 +36,7 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 	case strings.TrimSpace(text) == "" || len(text) > TextBytesMax:
 		return nil, fmt.Errorf("memory: message %q: text missing or too long: %w", message, ErrInvalid)
 	}
-	obs := e.ex.Extract(text, "")
+	obs := e.extract(text, at)
 	if len(obs) > observationsMax {
 		obs = obs[:observationsMax]
 	}

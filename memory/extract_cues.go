@@ -1,0 +1,691 @@
+package memory
+
+import (
+	"embed"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+)
+
+// The statements people make in plain words — requests to the assistant
+// ("please don't call me after 7pm these days", 晚上九点以后别给我打电话), caps
+// ("my hotel budget is capped at 150 euros", 我的午餐预算最多50元), comparative
+// favourites ("actually I prefer oolong now", 其实我现在更喜欢普洱) and their
+// validity ("until March 20", "until the end of the year", 到月底, 这段时间) —
+// are read by the cue words of data/statements.txt, loaded with lang.Load:
+// the code here knows the structure of such a statement, the data its words.
+
+//go:embed data/*.txt
+var cueFiles embed.FS
+
+// cueTables are data/statements.txt, split by language: English phrases as
+// word lists in the extractor's normal form, Chinese as strings.
+type cueTables struct {
+	open, until, endYear, endMonth, endWeek           [][]string
+	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek []string
+	forbid, allow, allowNeeds, condition              [][]string
+	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
+	capEN                                             [][]string
+	zhCap, zhPer                                      []string
+	prefer                                            [][]string
+	zhPrefer                                          []string
+	kindOf                                            map[string]string // a kind's member (lower case) → the kind
+	months                                            map[string]time.Month
+}
+
+var cues = mustCues()
+
+// mustCues loads the embedded tables; malformed ones are a bug every test
+// of the package catches, so it panics.
+func mustCues() *cueTables {
+	sub, err := fs.Sub(cueFiles, "data")
+	if err != nil {
+		panic(err)
+	}
+	d, err := lang.Load(sub)
+	if err != nil {
+		panic(err)
+	}
+	t := &cueTables{kindOf: map[string]string{}, months: map[string]time.Month{}}
+	split := func(section, name string) (en [][]string, zh []string) {
+		for _, w := range d.Words(section, name) {
+			if r, _ := utf8.DecodeRuneInString(w); lang.IsCJK(r) {
+				zh = append(zh, w)
+				continue
+			}
+			var ws []string
+			for _, x := range words(w) {
+				ws = append(ws, x.low)
+			}
+			en = append(en, ws)
+		}
+		return en, zh
+	}
+	t.open, t.zhOpen = split("validity", "open")
+	t.until, t.zhUntil = split("validity", "until")
+	t.endYear, t.zhEndYear = split("validity", "end_year")
+	t.endMonth, t.zhEndMonth = split("validity", "end_month")
+	t.endWeek, t.zhEndWeek = split("validity", "end_week")
+	t.forbid, t.zhForbid = split("requests", "forbid")
+	t.allow, t.zhAllow = split("requests", "allow")
+	t.allowNeeds, _ = split("requests", "allow_needs")
+	t.condition, _ = split("requests", "condition")
+	_, t.zhAddressee = split("requests", "addressee")
+	_, t.zhNotForbid = split("requests", "not_forbid")
+	t.capEN, t.zhCap = split("limits", "cap")
+	_, t.zhPer = split("limits", "per")
+	t.prefer, t.zhPrefer = split("favorites", "prefer")
+	for _, l := range d.Lines("kinds") {
+		for _, w := range l.Words {
+			t.kindOf[strings.ToLower(w)] = l.Name
+		}
+	}
+	for w, n := range d.Numbers("months") {
+		t.months[w] = time.Month(n)
+	}
+	return t
+}
+
+// phraseAt returns the length of the longest phrase of ps at w[i:], 0 if
+// none.
+func phraseAt(w []word, i int, ps [][]string) int {
+	n := 0
+	for _, p := range ps {
+		if len(p) > n && len(w)-i >= len(p) && matches(w[i:], p) {
+			n = len(p)
+		}
+	}
+	return n
+}
+
+// findPhrase returns where the first phrase of ps in w starts and its
+// length, or -1.
+func findPhrase(w []word, ps [][]string) (int, int) {
+	for i := range w {
+		if n := phraseAt(w, i, ps); n > 0 {
+			return i, n
+		}
+	}
+	return -1, 0
+}
+
+// --- validity
+
+// validUntilEN reads an end said by the calendar in an English sentence
+// said at time at (Unix ns, UTC): "until the end of the year" (the next
+// January 1), "until the end of the month", "for the rest of the week",
+// "until March 20" / "till 20 March" / "through 2025-03-20" (the day after
+// that date, in the next year if it has passed). 0 if none, or if at is 0
+// (the time is unknown).
+func validUntilEN(ws []word, at int64) int64 {
+	if at == 0 {
+		return 0
+	}
+	now := time.Unix(0, at).UTC()
+	for i := range ws {
+		n := phraseAt(ws, i, cues.until)
+		rest := i + n
+		rested := i > 0 && ws[i-1].low == "the" && ws[i].low == "rest"
+		if n == 0 && !rested {
+			continue
+		}
+		if n == 0 {
+			rest = i
+		}
+		if rest < len(ws) && ws[rest].low == "the" {
+			rest++
+		}
+		switch {
+		case phraseAt(ws, rest, cues.endYear) > 0:
+			return endOf(now, "year")
+		case phraseAt(ws, rest, cues.endMonth) > 0:
+			return endOf(now, "month")
+		case phraseAt(ws, rest, cues.endWeek) > 0:
+			return endOf(now, "week")
+		}
+		if n == 0 {
+			continue
+		}
+		if d, ok := dateEN(ws[rest:], now); ok {
+			return d
+		}
+	}
+	return 0
+}
+
+// endOf is the start of the next year, month or week (Monday) after now.
+func endOf(now time.Time, unit string) int64 {
+	y, m, d := now.Date()
+	switch unit {
+	case "year":
+		return time.Date(y+1, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	case "month":
+		return time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	}
+	days := (8 - int(now.Weekday())) % 7
+	if days == 0 {
+		days = 7
+	}
+	return time.Date(y, m, d+days, 0, 0, 0, 0, time.UTC).UnixNano()
+}
+
+var ordinal = regexp.MustCompile(`^([0-9]{1,2})(st|nd|rd|th)?$`)
+var isoDate = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})$`)
+
+// dateEN reads a date at the start of w: "March 20(th)", "20(th) (of) March",
+// "2025-03-20". It returns the start of the day after it.
+func dateEN(w []word, now time.Time) (int64, bool) {
+	if len(w) == 0 {
+		return 0, false
+	}
+	if m := isoDate.FindStringSubmatch(w[0].low); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		if mo < 1 || mo > 12 || d < 1 || d > 31 {
+			return 0, false
+		}
+		return time.Date(y, time.Month(mo), d+1, 0, 0, 0, 0, time.UTC).UnixNano(), true
+	}
+	day := func(s string) int {
+		if m := ordinal.FindStringSubmatch(s); m != nil {
+			d, _ := strconv.Atoi(m[1])
+			if d >= 1 && d <= 31 {
+				return d
+			}
+		}
+		return 0
+	}
+	if mo, ok := cues.months[w[0].low]; ok && len(w) > 1 {
+		if d := day(w[1].low); d > 0 {
+			return nextDate(now, mo, d), true
+		}
+	}
+	if d := day(w[0].low); d > 0 && len(w) > 1 {
+		k := 1
+		if w[k].low == "of" && len(w) > 2 {
+			k++
+		}
+		if mo, ok := cues.months[w[k].low]; ok {
+			return nextDate(now, mo, d), true
+		}
+	}
+	return 0, false
+}
+
+// nextDate is the start of the day after month/day in now's year, or in the
+// next year if that day has passed.
+func nextDate(now time.Time, mo time.Month, d int) int64 {
+	t := time.Date(now.Year(), mo, d+1, 0, 0, 0, 0, time.UTC)
+	if !t.After(now) {
+		t = time.Date(now.Year()+1, mo, d+1, 0, 0, 0, 0, time.UTC)
+	}
+	return t.UnixNano()
+}
+
+var zhDate = regexp.MustCompile(`([0-9]{1,2})月([0-9]{1,2})[日号]`)
+
+// validUntilZH reads an end said by the calendar in a Chinese sentence: 年底
+// (之前), 到月底, 到3月20号(为止), 3月20日之前.
+func validUntilZH(s string, at int64) int64 {
+	if at == 0 {
+		return 0
+	}
+	now := time.Unix(0, at).UTC()
+	switch {
+	case containsAny(s, cues.zhEndYear):
+		return endOf(now, "year")
+	case containsAny(s, cues.zhEndMonth):
+		return endOf(now, "month")
+	case containsAny(s, cues.zhEndWeek):
+		return endOf(now, "week")
+	}
+	if m := zhDate.FindStringSubmatchIndex(s); m != nil {
+		before, after := s[:m[0]], s[m[1]:]
+		bounded := hasAnySuffix(before, cues.zhUntil) || hasAnyPrefix(after, []string{"之前", "以前", "前", "为止"})
+		mo, _ := strconv.Atoi(s[m[2]:m[3]])
+		d, _ := strconv.Atoi(s[m[4]:m[5]])
+		if bounded && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
+			return nextDate(now, time.Month(mo), d)
+		}
+	}
+	return 0
+}
+
+func hasAnySuffix(s string, ws []string) bool {
+	for _, w := range ws {
+		if strings.HasSuffix(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// openEndedEN reports a time phrase that makes a statement temporary
+// without saying until when ("these days", "for now"); "now" and
+// "anymore" are not among them: they mark a change, not a passing state.
+func openEndedEN(ws []word) bool {
+	i, _ := findPhrase(ws, cues.open)
+	return i >= 0
+}
+
+// dropTimePhrases removes the validity phrases (open ones, "until …" with
+// what follows it up to a comma) from w.
+func dropTimePhrases(w []word) []word {
+	var out []word
+	for i := 0; i < len(w); i++ {
+		if n := phraseAt(w, i, cues.open); n > 0 {
+			i += n - 1
+			continue
+		}
+		if n := phraseAt(w, i, cues.until); n > 0 {
+			for i < len(w) && w[i].low != "," {
+				i++
+			}
+			continue
+		}
+		out = append(out, w[i])
+	}
+	return out
+}
+
+// --- requests
+
+// requestLead are the words a request may open with before its cue.
+var requestLead = set("please", "and", "also", "just", "so", "kindly", "but", "oh", "ok", "okay", "then")
+
+// matchRequestEN reads a sentence that asks the assistant not to do
+// something, or lets it again: "please don't call me after 7pm (these
+// days)", "no meetings before 10am on Mondays, please", "you can call me
+// in the evening again". A request is a constraint of subject "request"
+// whose attribute is the verb and its object ("call", "schedule meeting")
+// and whose value is its condition ("after 7pm"); a permission of the same
+// verb lifts it. Only a sentence that opens with the request (after
+// "please", a time phrase or a comma) is read: "I don't …" is the user's
+// own statement.
+func matchRequestEN(ws []word) (events.Observation, bool) {
+	w := ws
+	for changed := true; changed; {
+		changed = false
+		for len(w) > 0 && (requestLead[w[0].low] || w[0].low == ",") {
+			w, changed = w[1:], true
+		}
+		if n := phraseAt(w, 0, cues.open); n > 0 {
+			w, changed = w[n:], true
+		}
+		if n := phraseAt(w, 0, cues.until); n > 0 {
+			for len(w) > 0 && w[0].low != "," {
+				w = w[1:]
+			}
+			changed = true
+		}
+	}
+	if len(w) < 2 {
+		return events.Observation{}, false
+	}
+	pol := Negative
+	n := phraseAt(w, 0, cues.forbid)
+	if n == 0 {
+		if n = phraseAt(w, 0, cues.allow); n == 0 {
+			if w[0].low == "no" {
+				return noRequestEN(w[1:])
+			}
+			return events.Observation{}, false
+		}
+		pol = Positive
+		if i, _ := findPhrase(w[n:], cues.allowNeeds); i < 0 {
+			if j, _ := findPhrase(w[n+1:], cues.condition); j < 0 {
+				return events.Observation{}, false // "you can find me a hotel": a request, not a lift
+			}
+		}
+	}
+	rest := dropTimePhrases(w[n:])
+	if len(rest) == 0 || cognition[rest[0].low] && rest[0].low != "do" || pronouns[rest[0].low] || people[rest[0].low] {
+		return events.Observation{}, false
+	}
+	verb := baseVerb(rest[0].low)
+	var obj, cond []word
+	i := 1
+	for ; i < len(rest); i++ {
+		if rest[i].low == "," || clauseEnd[rest[i].low] && rest[i].low != "that" || phraseAt(rest, i, cues.allowNeeds) > 0 {
+			break
+		}
+		if phraseAt(rest, i, cues.condition) > 0 {
+			for j := i; j < len(rest) && rest[j].low != "," && !(clauseEnd[rest[j].low] && j > i) &&
+				phraseAt(rest, j, cues.allowNeeds) == 0 && rest[j].low != "please"; j++ {
+				cond = append(cond, rest[j])
+			}
+			break
+		}
+		if !pronouns[rest[i].low] && !people[rest[i].low] && !determiners[rest[i].low] {
+			obj = append(obj, rest[i])
+		}
+	}
+	attr := verb
+	if len(obj) > 0 && len(obj) <= 3 {
+		low := make([]string, len(obj))
+		for k, x := range obj {
+			low[k] = x.low
+		}
+		low[len(low)-1] = singular(low[len(low)-1])
+		attr += " " + strings.Join(low, " ")
+	}
+	if eatVerbs[verb] || drinkVerbs[verb] {
+		// "don't eat shellfish" said to the assistant is about the user's food
+		if o, ok := constraint(obj, verbHint(verb), pol, nil); ok {
+			return o, true
+		}
+	}
+	return events.Observation{Kind: string(KindConstraint), Subject: "request", Attribute: attr, Value: joinOrig(cond),
+		Polarity: string(pol), Confidence: confStrong}, true
+}
+
+// noRequestEN reads "no meetings before 10am (please)": a request against
+// the thing named, with its condition; without a condition nothing ("no
+// problem").
+func noRequestEN(w []word) (events.Observation, bool) {
+	var obj, cond []word
+	for i := 0; i < len(w); i++ {
+		if w[i].low == "," || w[i].low == "please" {
+			break
+		}
+		if phraseAt(w, i, cues.condition) > 0 && len(obj) > 0 {
+			for j := i; j < len(w) && w[j].low != "," && w[j].low != "please"; j++ {
+				cond = append(cond, w[j])
+			}
+			break
+		}
+		obj = append(obj, w[i])
+	}
+	if len(obj) == 0 || len(obj) > 3 || len(cond) == 0 || pronouns[obj[0].low] || people[obj[0].low] {
+		return events.Observation{}, false
+	}
+	low := make([]string, len(obj))
+	for k, x := range obj {
+		low[k] = x.low
+	}
+	low[len(low)-1] = singular(low[len(low)-1])
+	return events.Observation{Kind: string(KindConstraint), Subject: "request", Attribute: strings.Join(low, " "),
+		Value: joinOrig(cond), Polarity: string(Negative), Confidence: confStrong}, true
+}
+
+// baseVerb drops an -ing ("calling" → call, "texting" → text).
+func baseVerb(v string) string {
+	if len(v) > 5 && strings.HasSuffix(v, "ing") {
+		b := v[:len(v)-3]
+		if n := len(b); n > 2 && b[n-1] == b[n-2] && !strings.ContainsRune("aeiouls", rune(b[n-1])) {
+			b = b[:n-1] // stopping → stop
+		}
+		return b
+	}
+	return v
+}
+
+// matchRequestZH reads a Chinese request: 晚上九点以后别给我打电话, 不用再给我发邮件了,
+// 晚上又可以给我打电话了. The verb phrase after the cue (its addressee, 给我,
+// dropped) is the attribute, what comes before the cue (time words of
+// validity dropped) the condition. A bare 吃/喝/碰 takes the previous
+// statement's slot (医生让我先别碰). A permission is read only with an
+// addressee or 又 (可以 alone is the user's own ability).
+func matchRequestZH(clause string, prev *events.Observation) (events.Observation, bool) {
+	s := clause
+	for _, w := range cues.zhNotForbid {
+		s = strings.ReplaceAll(s, w, strings.Repeat("_", utf8.RuneCountInString(w)))
+	}
+	at, n, pol := -1, 0, Negative
+	for _, c := range cues.zhForbid {
+		if i := strings.Index(s, c); i >= 0 && (at < 0 || i < at || i == at && len(c) > n) {
+			at, n = i, len(c)
+		}
+	}
+	if at < 0 {
+		for _, c := range cues.zhAllow {
+			if i := strings.Index(s, c); i >= 0 && (at < 0 || i < at || i == at && len(c) > n) {
+				at, n = i, len(c)
+			}
+		}
+		if at < 0 {
+			return events.Observation{}, false
+		}
+		pol = Positive
+	}
+	before, after := clause[:at], clause[at+n:]
+	addressed := false
+	for _, a := range cues.zhAddressee {
+		if strings.HasPrefix(strings.TrimPrefix(after, "再"), a) {
+			after, addressed = strings.TrimPrefix(strings.TrimPrefix(after, "再"), a), true
+			break
+		}
+	}
+	if pol == Positive && !addressed && !strings.HasSuffix(before, "又") && !strings.HasPrefix(clause[at:], "又") {
+		return events.Observation{}, false
+	}
+	after = strings.TrimPrefix(after, "再")
+	verb := zhObject(strings.TrimSpace(after))
+	for changed := true; changed; {
+		changed = false
+		for _, p := range zhParticles {
+			if strings.HasSuffix(verb, p) && verb != p {
+				verb, changed = strings.TrimSuffix(verb, p), true
+			}
+		}
+	}
+	// the words before the cue: the request's condition, without who says it
+	// and without time words of validity
+	cond := before
+	if i := strings.LastIndex(cond, "让我"); i >= 0 {
+		cond = cond[i+len("让我"):]
+	}
+	for _, w := range append(append([]string{"请", "我", "你", "都", "也", "先", "又", "就", "千万"}, cues.zhOpen...), zhConnectors...) {
+		cond = strings.ReplaceAll(cond, w, "")
+	}
+	cond = strings.TrimSpace(cond)
+	if verb == "" || verb == "吃" || verb == "喝" || verb == "碰" {
+		if prev == nil || prev.Subject == "" {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: prev.Subject, Attribute: prev.Attribute,
+			Polarity: string(pol), Confidence: confStrong}, true
+	}
+	if utf8.RuneCountInString(verb) > 10 || zhPeople[verb] || zhPronouns[verb] {
+		return events.Observation{}, false
+	}
+	if !addressed {
+		// 不要辣, 别放香菜: a request about the user's food reads as one
+		if subject, attr := zhSlot(verb, ""); subject == "food" || subject == "drink" {
+			return events.Observation{Kind: string(KindConstraint), Subject: subject, Attribute: attr,
+				Polarity: string(pol), Confidence: confStrong}, true
+		}
+	}
+	if containsAny(cond, cues.zhUntil) || zhDate.MatchString(cond) || containsAny(cond, cues.zhEndYear) || containsAny(cond, cues.zhEndMonth) {
+		cond = "" // a validity, not a condition
+	}
+	return events.Observation{Kind: string(KindConstraint), Subject: "request", Attribute: verb, Value: cond,
+		Polarity: string(pol), Confidence: confStrong}, true
+}
+
+// --- limits
+
+// matchLimitEN reads a cap: "my hotel budget is (now) capped at 150 euros
+// a night", "our flight budget is limited to 400 dollars per trip". The
+// capped thing is the attribute of subject "limit", the amount its value,
+// so a new cap of the same thing supersedes the old one.
+func matchLimitEN(ws []word) (events.Observation, bool) {
+	for i := range ws {
+		if ws[i].low != "my" && ws[i].low != "our" {
+			continue
+		}
+		j := i + 1
+		for j < len(ws) && j-i <= 5 && ws[j].low != "is" && ws[j].low != "are" && ws[j].low != "," {
+			j++
+		}
+		if j >= len(ws) || j == i+1 || ws[j].low == "," {
+			continue
+		}
+		np := ws[i+1 : j]
+		k := j + 1
+		if k+1 < len(ws) && ws[k].low == "been" {
+			k++
+		}
+		for k < len(ws) && (fillers[ws[k].low] || ws[k].low == "strictly") {
+			k++
+		}
+		n := phraseAt(ws, k, cues.capEN)
+		if n == 0 {
+			continue
+		}
+		amount := dropTimePhrases(ws[k+n:])
+		for a, x := range amount {
+			if x.low == "," || clauseEnd[x.low] && x.low != "over" {
+				amount = amount[:a]
+				break
+			}
+		}
+		if !hasNumber(amount) {
+			continue
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: "limit", Attribute: joinLow(np),
+			Value: joinOrig(amount), Polarity: string(Positive), Confidence: confStrong}, true
+	}
+	return events.Observation{}, false
+}
+
+func hasNumber(w []word) bool {
+	for _, x := range w {
+		if strings.IndexFunc(x.low, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 || numberWords[x.low] && x.low != "a" {
+			return true
+		}
+	}
+	return false
+}
+
+// matchLimitZH reads a cap: 我的午餐预算最多50元, 年底之前我的打车预算每次不超过80元.
+// The capped thing (after 我的, time words dropped) is the attribute, the
+// amount (with its period, 每次) the value.
+func matchLimitZH(clause string) (events.Observation, bool) {
+	at, n := -1, 0
+	for _, c := range cues.zhCap {
+		if i := strings.Index(clause, c); i >= 0 && (at < 0 || i < at || i == at && len(c) > n) {
+			at, n = i, len(c)
+		}
+	}
+	if at <= 0 {
+		return events.Observation{}, false
+	}
+	np, amount := clause[:at], strings.TrimSpace(clause[at+n:])
+	if i := strings.LastIndex(np, "我的"); i >= 0 {
+		np = np[i+len("我的"):]
+	} else if i := strings.LastIndex(np, "我"); i >= 0 {
+		np = np[i+len("我"):]
+	}
+	for _, w := range cues.zhOpen {
+		np = strings.ReplaceAll(np, w, "")
+	}
+	per := ""
+	for changed := true; changed; {
+		changed = false
+		for _, p := range cues.zhPer {
+			if strings.HasSuffix(np, p) {
+				np, per, changed = strings.TrimSuffix(np, p), p, true
+			}
+		}
+		for _, a := range append(append([]string{}, zhAdverbs...), "是", "要", "得", "必须", "应该") {
+			if strings.HasSuffix(np, a) && np != a {
+				np, changed = strings.TrimSuffix(np, a), true
+			}
+		}
+	}
+	np = strings.TrimSpace(strings.TrimPrefix(np, "的"))
+	amount = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(amount, "为止"), "以内"), "以下")
+	amount = strings.TrimRight(amount, "了的啊吧呢")
+	if np == "" || utf8.RuneCountInString(np) > 8 || strings.IndexFunc(amount, func(r rune) bool {
+		return r >= '0' && r <= '9' || strings.ContainsRune(zhNumerals, r)
+	}) < 0 {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindConstraint), Subject: "limit", Attribute: np, Value: per + amount,
+		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// --- favourites
+
+// favorite is the preference "x is my favourite (of its kind)": the slot
+// favorite/<kind>, value x, so a new favourite of the kind supersedes the
+// old one. The kind is the table's (oolong → tea, 拿铁 → coffee), else what
+// the object is (food, drink), else "general".
+func favorite(value string) (events.Observation, bool) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return events.Observation{}, false
+	}
+	kind := kindOf(value)
+	return events.Observation{Kind: string(KindPreference), Subject: "favorite", Attribute: kind, Value: value,
+		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// kindOf names the kind of a favourite: the kinds table for the phrase or
+// its last word, the Chinese lexicon's English word, food or drink, or
+// "general".
+func kindOf(v string) string {
+	low := strings.ToLower(v)
+	if k, ok := cues.kindOf[low]; ok && !isKindName(low, k) {
+		return k
+	}
+	if i := strings.LastIndexByte(low, ' '); i >= 0 {
+		if k, ok := cues.kindOf[low[i+1:]]; ok {
+			return k
+		}
+	}
+	if r, _ := utf8.DecodeRuneInString(v); lang.IsCJK(r) {
+		for _, e := range zhLexicon {
+			if v == e.zh {
+				if k, ok := cues.kindOf[e.en]; ok {
+					return k
+				}
+				return e.en
+			}
+		}
+		if s, _ := zhSlot(v, ""); s != "general" {
+			return s
+		}
+		return "general"
+	}
+	ws := words(v)
+	if len(ws) == 0 {
+		return "general"
+	}
+	if s, _ := slotOf(ws, ""); s == "food" || s == "drink" {
+		return s
+	}
+	return "general"
+}
+
+// isKindName reports whether v names kind k itself ("tea", 茶): a favourite
+// that is a kind is one of what it is (drink, food), not of itself.
+func isKindName(v, k string) bool {
+	if v == k {
+		return true
+	}
+	for _, e := range zhLexicon {
+		if v == e.zh && e.en == k {
+			return true
+		}
+	}
+	return false
+}
+
+// favoriteKind names the kind a "my favourite X" names: X's kind in the
+// kinds table (咖啡 → coffee), or X.
+func favoriteKind(x string) string {
+	x = strings.TrimSpace(strings.ToLower(x))
+	if k, ok := cues.kindOf[x]; ok {
+		return k
+	}
+	return x
+}
