@@ -84,9 +84,10 @@
 //     in scope has; such verdicts are marked undecided.
 //
 // Claims the checker cannot decide with confidence are listed in
-// Report.Undecided; an external Judge may decide them (AskJudge), and its
-// verdicts are recorded as events so that replay applies them
-// (ApplyJudgeVerdicts) without calling the judge again.
+// Report.Undecided; an external judge may decide them (internal/judging
+// asks it: the projection calls no network), and its verdicts are recorded
+// as events so that replay applies them (ApplyJudgeVerdicts) without
+// calling the judge again.
 //
 // # Invariants (numbers from docs/design.md)
 //
@@ -119,14 +120,13 @@
 // most 256 evidence numbers of each value it may be read as (the first in
 // document order), a claimed date is compared with at most 4096 evidence
 // dates, a string value contributes at most 64 numbers and 256
-// words to the index, and an HTTPJudge sends at most
-// JudgeRequestBytesMax and reads at most JudgeResponseBytesMax bytes.
+// words to the index.
 //
 // # Concurrency
 //
 // A Checker holds only its configuration and may be used by any number of
 // goroutines at once; each Check and CheckIndexed joins its own index. An
 // EvidenceIndex is not changed by checks and may be shared. SplitClaims,
-// ApplyPolicy, ApplyJudgeVerdicts and ValidateEvidence are pure functions.
-// An HTTPJudge is safe for concurrent use.
+// ApplyPolicy, ApplyJudgeVerdicts, LatestEvidence and ValidateEvidence are
+// pure functions.
 package verifier

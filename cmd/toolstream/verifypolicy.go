@@ -34,7 +34,7 @@ func verifyPolicyFlag(cmd *cobra.Command, v *verifyFlags, replay bool) {
 		return // a replay reads the judge's verdicts from the log and never asks it
 	}
 	cmd.Flags().StringVar(&v.judgeURL, "judge", "",
-		"URL of an external judge (POST {claims, evidence} -> {verdicts}, see verifier.HTTPJudge) asked about the claims the verifier leaves undecided; its verdicts are recorded in the log; needs the verifier in this process")
+		"URL of an external judge (POST {claims, evidence} -> {verdicts}, see judging.HTTPJudge) asked about the claims the verifier leaves undecided; its verdicts are recorded in the log; needs the verifier in this process")
 	cmd.Flags().DurationVar(&v.judgeTimeout, "judge-timeout", 30*time.Second, "how long the judge may take over one answer before it is asked again later")
 }
 
@@ -51,7 +51,7 @@ func (v verifyFlags) judge() (judging.Config, error) {
 	if v.judgeTimeout <= 0 {
 		return judging.Config{}, fmt.Errorf("--judge-timeout %s: must be positive", v.judgeTimeout)
 	}
-	return judging.Config{Judge: verifier.NewHTTPJudge(v.judgeURL, nil), Timeout: v.judgeTimeout}, nil
+	return judging.Config{Judge: judging.NewHTTPJudge(v.judgeURL, nil), Timeout: v.judgeTimeout}, nil
 }
 
 // policies reads the policy file; no file is every tenant annotate.

@@ -6,7 +6,7 @@
 // projections in serve. It follows the verifier's first verdict on each
 // answer (AnswerVerified with id events.VerifiedID), reads the answer's
 // undecided claims and its evidence from the verifier's view, asks the
-// judge (verifier.AskJudge) and publishes each verdict as a JudgeVerdict
+// judge (AskJudge, through a Judge: HTTPJudge posts to a URL) and publishes each verdict as a JudgeVerdict
 // event on the answer's subject. The verifier projection applies them
 // (verifier.ApplyJudgeVerdicts), live and in a replay, which never calls
 // the judge again.
@@ -22,7 +22,7 @@
 //   - The verdict never waits. The verifier's verdict is in the log before
 //     the worker sees it. A judge that cannot be reached, answers too late
 //     (Config.Timeout) or answers outside the contract
-//     (verifier.ErrJudgeResponse) is asked again after a backoff
+//     (ErrResponse) is asked again after a backoff
 //     (Config.Backoff, doubling) up to Config.Attempts deliveries; then the
 //     claims stay undecided and the worker goes on. Retries are the
 //     consumer's redeliveries: one answer waiting for the judge holds up no
@@ -33,6 +33,10 @@
 //   - A verdict is sealed under the answer's user, as the answer is: an
 //     erasure of the user takes the judge's reasons with it.
 //
-// Concurrency: New once; Run once per Worker. At most Config.InFlight
+// The judge's contract (HTTPJudge) is bounded: a request of at most
+// RequestBytesMax, an answer of at most ResponseBytesMax bytes.
+//
+// Concurrency: New once; Run once per Worker; an HTTPJudge is safe for
+// concurrent use. At most Config.InFlight
 // answers are put to the judge at a time.
 package judging

@@ -15,8 +15,32 @@ import (
 	"github.com/toolstream/toolstream/verifier"
 )
 
-// ErrConfig is returned by New for a configuration that cannot work.
-var ErrConfig = errors.New("judging: invalid config")
+var (
+	// ErrConfig is returned by New for a configuration that cannot work.
+	ErrConfig = errors.New("judging: invalid config")
+
+	// ErrUnavailable is returned when an external judge cannot be reached
+	// or answers with a non-2xx status (see StatusError). The
+	// deterministic verdicts stand; the caller may retry later.
+	ErrUnavailable = errors.New("judging: judge unavailable")
+
+	// ErrResponse is returned when a judge's answer breaks the contract:
+	// not JSON, a verdict outside supported / contradicted / unsupported /
+	// not_checkable, or an index that was not asked about.
+	ErrResponse = errors.New("judging: malformed judge response")
+)
+
+// StatusError is a judge's non-2xx HTTP answer. It wraps ErrUnavailable.
+type StatusError struct {
+	StatusCode int
+	Body       string // at most the first 512 bytes
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("judging: judge answered %d: %s", e.StatusCode, e.Body)
+}
+
+func (e *StatusError) Unwrap() error { return ErrUnavailable }
 
 // Config configures a Worker.
 type Config struct {
@@ -27,9 +51,9 @@ type Config struct {
 	// View returns a snapshot of the verifier projection's view (the
 	// verifier's projector.Runner View method); the worker closes each.
 	View func() *projector.View
-	// Judge decides undecided claims (verifier.NewHTTPJudge for serve
-	// --judge URL).
-	Judge verifier.Judge
+	// Judge decides undecided claims (NewHTTPJudge for serve --judge
+	// URL).
+	Judge Judge
 	// Durable is the consumer's name; default "ts-judge".
 	Durable string
 	// Timeout bounds one question to the judge; default 30 s.
@@ -193,7 +217,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	}
 	rep := verifier.Report{Faithfulness: v.Verified.Faithfulness, Claims: v.Verified.Claims, Undecided: v.Undecided}
 	actx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-	_, vs, err := verifier.AskJudge(actx, w.cfg.Judge, rep, evidence)
+	_, vs, err := AskJudge(actx, w.cfg.Judge, rep, evidence)
 	cancel()
 	if err != nil {
 		w.retry(ctx, m, ev, err)

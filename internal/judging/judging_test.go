@@ -176,23 +176,23 @@ func (s *stack) settled(t *testing.T, durable string) {
 func TestJudgeVerdictsAreRecordedOnce(t *testing.T) {
 	s := startStack(t)
 	var asked atomic.Int32
-	var got []verifier.JudgeRequest
+	var got []judging.Request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req verifier.JudgeRequest
+		var req judging.Request
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		asked.Add(1)
 		got = append(got, req)
-		resp := verifier.JudgeResponse{}
+		resp := judging.Response{}
 		for _, c := range req.Claims {
-			resp.Verdicts = append(resp.Verdicts, verifier.JudgeVerdict{Index: c.Index, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"})
+			resp.Verdicts = append(resp.Verdicts, judging.Verdict{Index: c.Index, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"})
 		}
 		_ = json.NewEncoder(w).Encode(resp)
 	}))
 	defer srv.Close()
-	stop := s.runWorker(t, judging.Config{Judge: verifier.NewHTTPJudge(srv.URL, srv.Client()), Durable: "judge-1"})
+	stop := s.runWorker(t, judging.Config{Judge: judging.NewHTTPJudge(srv.URL, srv.Client()), Durable: "judge-1"})
 	s.answer(t, "resp1")
 	v := s.verified(t, "resp1", func(v verifier.Verified) bool { return v.Judged > 0 })
 	if cl := v.Verified.Claims; len(v.Undecided) != 0 || v.Judged != 1 || cl[0].Verdict != events.VerdictSupported ||
@@ -208,7 +208,7 @@ func TestJudgeVerdictsAreRecordedOnce(t *testing.T) {
 
 	// A worker reading the whole log again (a lost consumer) finds nothing
 	// undecided.
-	s.runWorker(t, judging.Config{Judge: verifier.NewHTTPJudge(srv.URL, srv.Client()), Durable: "judge-2"})
+	s.runWorker(t, judging.Config{Judge: judging.NewHTTPJudge(srv.URL, srv.Client()), Durable: "judge-2"})
 	s.settled(t, "judge-2")
 	if n := asked.Load(); n != 1 {
 		t.Fatalf("the judge was asked %d times, want 1", n)
@@ -289,7 +289,7 @@ func TestJudgeUnavailableLeavesClaimsUndecided(t *testing.T) {
 				t.Fatalf("undecided before the judge: %v", before.Undecided)
 			}
 			const attempts = 3
-			s.runWorker(t, judging.Config{Judge: verifier.NewHTTPJudge(srv.URL, srv.Client()), Durable: "judge",
+			s.runWorker(t, judging.Config{Judge: judging.NewHTTPJudge(srv.URL, srv.Client()), Durable: "judge",
 				Timeout: 200 * time.Millisecond, Attempts: attempts, Backoff: 10 * time.Millisecond})
 			s.settled(t, "judge")
 			if n := asked.Load(); n != attempts {

@@ -23,19 +23,19 @@ func TestStackAsksTheJudge(t *testing.T) {
 	defer cancel()
 	b := bustest.Start(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req verifier.JudgeRequest
+		var req judging.Request
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		var resp verifier.JudgeResponse
+		var resp judging.Response
 		for _, c := range req.Claims {
-			resp.Verdicts = append(resp.Verdicts, verifier.JudgeVerdict{Index: c.Index, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"})
+			resp.Verdicts = append(resp.Verdicts, judging.Verdict{Index: c.Index, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"})
 		}
 		_ = json.NewEncoder(w).Encode(resp)
 	}))
 	defer srv.Close()
-	judge := judging.Config{Judge: verifier.NewHTTPJudge(srv.URL, srv.Client())}
+	judge := judging.Config{Judge: judging.NewHTTPJudge(srv.URL, srv.Client())}
 
 	if _, err := Start(ctx, Config{Bus: b, ViewsDir: t.TempDir(), Components: []string{Clock}, Judge: judge}); !errors.Is(err, ErrJudgeWithoutVerifier) {
 		t.Fatalf("a judge without the verifier: %v", err)

@@ -1,4 +1,4 @@
-package verifier
+package judging
 
 import (
 	"context"
@@ -12,25 +12,26 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier"
 )
 
 // judgeServer is a real HTTP judge: it decides every claim it is sent with
 // the verdict its handler picks, and records the requests.
-func judgeServer(t *testing.T, decide func(JudgeClaim) JudgeVerdict) (*httptest.Server, *[]JudgeRequest) {
+func judgeServer(t *testing.T, decide func(Claim) Verdict) (*httptest.Server, *[]Request) {
 	t.Helper()
-	var got []JudgeRequest
+	var got []Request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
 			http.Error(w, "want POST application/json", http.StatusBadRequest)
 			return
 		}
-		var req JudgeRequest
+		var req Request
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		got = append(got, req)
-		var resp JudgeResponse
+		var resp Response
 		for _, c := range req.Claims {
 			resp.Verdicts = append(resp.Verdicts, decide(c))
 		}
@@ -42,14 +43,14 @@ func judgeServer(t *testing.T, decide func(JudgeClaim) JudgeVerdict) (*httptest.
 }
 
 func TestHTTPJudgeDecidesUndecidedClaims(t *testing.T) {
-	ev := []Evidence{{CallID: "c1", Name: "get_product", Version: 1, Result: json.RawMessage(`{"name":"Trail Shoe","stock":8,"material":"mesh upper"}`)}}
+	ev := []verifier.Evidence{{CallID: "c1", Name: "get_product", Version: 1, Result: json.RawMessage(`{"name":"Trail Shoe","stock":8,"material":"mesh upper"}`)}}
 	answer := "The Trail Shoe has 8 pairs in stock. It is fully waterproof."
-	r := NewChecker(CheckerConfig{}).Check(answer, ev, time.Date(2024, 5, 3, 0, 0, 0, 0, time.UTC))
+	r := verifier.NewChecker(verifier.CheckerConfig{}).Check(answer, ev, time.Date(2024, 5, 3, 0, 0, 0, 0, time.UTC))
 	if !slices.Equal(r.Undecided, []int{1}) {
 		t.Fatalf("undecided = %v, want [1] (claims %+v)", r.Undecided, r.Claims)
 	}
-	srv, reqs := judgeServer(t, func(c JudgeClaim) JudgeVerdict {
-		return JudgeVerdict{Index: c.Index, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"}
+	srv, reqs := judgeServer(t, func(c Claim) Verdict {
+		return Verdict{Index: c.Index, Verdict: events.VerdictContradicted, Reason: "mesh is not waterproof"}
 	})
 	j := NewHTTPJudge(srv.URL, srv.Client())
 	got, vs, err := AskJudge(context.Background(), j, r, ev)
@@ -71,7 +72,7 @@ func TestHTTPJudgeDecidesUndecidedClaims(t *testing.T) {
 		t.Fatalf("recorded verdicts %+v, want %+v", vs, want)
 	}
 	// Replay applies the recorded verdicts without a judge.
-	replayed := ApplyJudgeVerdicts(r, vs)
+	replayed := verifier.ApplyJudgeVerdicts(r, vs)
 	a, _ := json.Marshal(replayed)
 	b, _ := json.Marshal(got)
 	if string(a) != string(b) {
@@ -81,8 +82,8 @@ func TestHTTPJudgeDecidesUndecidedClaims(t *testing.T) {
 
 func TestAskJudgeNothingUndecided(t *testing.T) {
 	called := false
-	srv, _ := judgeServer(t, func(c JudgeClaim) JudgeVerdict { called = true; return JudgeVerdict{} })
-	r := Report{Faithfulness: 1, Claims: []events.ClaimVerdict{{Text: "Hi!", Verdict: events.VerdictNotCheckable}}}
+	srv, _ := judgeServer(t, func(c Claim) Verdict { called = true; return Verdict{} })
+	r := verifier.Report{Faithfulness: 1, Claims: []events.ClaimVerdict{{Text: "Hi!", Verdict: events.VerdictNotCheckable}}}
 	got, vs, err := AskJudge(context.Background(), NewHTTPJudge(srv.URL, nil), r, nil)
 	if err != nil || vs != nil || called || got.Faithfulness != 1 {
 		t.Fatalf("AskJudge with nothing undecided: %+v %v %v called=%v", got, vs, err, called)
@@ -90,7 +91,7 @@ func TestAskJudgeNothingUndecided(t *testing.T) {
 }
 
 func TestHTTPJudgeErrors(t *testing.T) {
-	req := JudgeRequest{Claims: []JudgeClaim{{Index: 2, Text: "x"}}}
+	req := Request{Claims: []Claim{{Index: 2, Text: "x"}}}
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -98,17 +99,17 @@ func TestHTTPJudgeErrors(t *testing.T) {
 	}{
 		{"status", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "overloaded", http.StatusServiceUnavailable)
-		}, ErrJudgeUnavailable},
-		{"not json", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }, ErrJudgeResponse},
+		}, ErrUnavailable},
+		{"not json", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }, ErrResponse},
 		{"bad verdict", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"verdicts":[{"index":2,"verdict":"maybe"}]}`)
-		}, ErrJudgeResponse},
+		}, ErrResponse},
 		{"unasked index", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"verdicts":[{"index":7,"verdict":"supported"}]}`)
-		}, ErrJudgeResponse},
+		}, ErrResponse},
 		{"twice", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"verdicts":[{"index":2,"verdict":"supported"},{"index":2,"verdict":"unsupported"}]}`)
-		}, ErrJudgeResponse},
+		}, ErrResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,21 +121,21 @@ func TestHTTPJudgeErrors(t *testing.T) {
 			}
 		})
 	}
-	var se *JudgeStatusError
+	var se *StatusError
 	srv := httptest.NewServer(tests[0].handler)
 	defer srv.Close()
 	_, err := NewHTTPJudge(srv.URL, nil).Judge(context.Background(), req)
 	if !errors.As(err, &se) || se.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("error %v, want *JudgeStatusError 503", err)
+		t.Fatalf("error %v, want *StatusError 503", err)
 	}
 	// Unreachable and cancelled.
 	srv.Close()
-	if _, err := NewHTTPJudge(srv.URL, nil).Judge(context.Background(), req); !errors.Is(err, ErrJudgeUnavailable) {
+	if _, err := NewHTTPJudge(srv.URL, nil).Judge(context.Background(), req); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("closed server: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewHTTPJudge("http://127.0.0.1:1", nil).Judge(ctx, req); !errors.Is(err, ErrJudgeUnavailable) {
+	if _, err := NewHTTPJudge("http://127.0.0.1:1", nil).Judge(ctx, req); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
@@ -142,28 +143,9 @@ func TestHTTPJudgeErrors(t *testing.T) {
 func TestAskJudgeErrorKeepsReport(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 500) }))
 	defer srv.Close()
-	r := Report{Faithfulness: 0, Claims: []events.ClaimVerdict{{Text: "x", Verdict: events.VerdictUnsupported}}, Undecided: []int{0}}
+	r := verifier.Report{Faithfulness: 0, Claims: []events.ClaimVerdict{{Text: "x", Verdict: events.VerdictUnsupported}}, Undecided: []int{0}}
 	got, vs, err := AskJudge(context.Background(), NewHTTPJudge(srv.URL, nil), r, nil)
-	if !errors.Is(err, ErrJudgeUnavailable) || vs != nil || got.Claims[0].Verdict != events.VerdictUnsupported {
+	if !errors.Is(err, ErrUnavailable) || vs != nil || got.Claims[0].Verdict != events.VerdictUnsupported {
 		t.Fatalf("got %+v %v %v", got, vs, err)
-	}
-}
-
-func TestApplyJudgeVerdictsIgnoresJunk(t *testing.T) {
-	r := Report{Claims: []events.ClaimVerdict{{Text: "x", Verdict: events.VerdictUnsupported}}, Undecided: []int{0}}
-	got := ApplyJudgeVerdicts(r, []events.JudgeVerdict{{Claim: 5, Verdict: events.VerdictSupported}, {Claim: 0, Verdict: "maybe"}})
-	if got.Claims[0].Verdict != events.VerdictUnsupported || !slices.Equal(got.Undecided, []int{0}) || got.Faithfulness != 0 {
-		t.Fatalf("got %+v", got)
-	}
-}
-
-func TestValidateEvidence(t *testing.T) {
-	if err := ValidateEvidence(Evidence{CallID: "c", Result: json.RawMessage(`{"a":1}`)}); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []Evidence{{CallID: "", Result: json.RawMessage(`{}`)}, {CallID: "c", Result: json.RawMessage(`{"a":`)}} {
-		if err := ValidateEvidence(e); !errors.Is(err, ErrBadEvidence) {
-			t.Errorf("ValidateEvidence(%+v) = %v", e, err)
-		}
 	}
 }
