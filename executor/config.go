@@ -97,7 +97,7 @@ type Config struct {
 	// SummaryMax bounds the model-facing summary; default 2 KiB.
 	SummaryMax int
 
-	// HTTPClient runs http tools; default a client without a global timeout
+	// HTTPClient runs http and mcp tools; default a client without a global timeout
 	// (the contract's timeout applies per call). Its CheckRedirect is
 	// replaced per tool by the contract's follow_redirects.
 	HTTPClient *http.Client

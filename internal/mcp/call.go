@@ -30,11 +30,21 @@ type callIDs struct {
 	call      string
 }
 
-// idsOf derives the call's identities from tenant, user and the client's
-// key: the same three, the same call (events written once, the outcome
-// read back); another user's or tenant's key never names it.
-func idsOf(tenant, user, clientKey string) callIDs {
-	h := sha256.Sum256([]byte(tenant + "\x00" + user + "\x00" + clientKey))
+// idsOf derives the call's identities from tenant, user, the client's key,
+// the tool and the arguments (canonical: keys sorted): the same five, the
+// same call (events written once, the outcome read back); another user's
+// or tenant's key never names it, and a key sent again with other
+// arguments is another call, never the outcome of the first.
+func idsOf(tenant, user, clientKey, tool string, args []byte) callIDs {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err == nil {
+		if c, err := json.Marshal(v); err == nil {
+			args = c
+		}
+	}
+	h := sha256.Sum256([]byte(tenant + "\x00" + user + "\x00" + clientKey + "\x00" + tool + "\x00" + string(args)))
 	id := hex.EncodeToString(h[:16])
 	return callIDs{clientKey: clientKey, response: "mcp_" + id, item: "fc_" + id, call: "call_" + id}
 }
@@ -63,7 +73,7 @@ func (s *Server) callHandler(tenant string, tool *registry.Tool) sdk.ToolHandler
 		if len(args) == 0 || string(args) == "null" {
 			args = []byte("{}")
 		}
-		ids := idsOf(tenant, user, clientKey)
+		ids := idsOf(tenant, user, clientKey, tool.Name, args)
 		if err := s.publish(ctx, tenant, user, tool.Name, args, ids); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -154,7 +164,7 @@ func (s *Server) follow(ctx context.Context, req *sdk.CallToolRequest, tenant st
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-give.C:
-			return errorResult("still waiting after %s (%s). The call goes on; call %s again with _meta {%q: %q} for its outcome",
+			return errorResult("still waiting after %s (%s). The call goes on; call %s again with the same arguments and _meta {%q: %q} for its outcome",
 				s.cfg.CallWait, waiting, registry.WireName(tool.Name), MetaCallKey, ids.clientKey), nil
 		case <-progress.C:
 			tell(waiting, true)

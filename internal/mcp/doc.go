@@ -52,9 +52,11 @@
 // (and on each change), saying what it waits for. The call belongs to the
 // log, not to the request: a client that goes away leaves it running. A
 // client that names the call — _meta["dev.toolstream/idempotency-key"]: K
-// — gets the same call again when it calls again with K (the response id
-// derives from tenant, user and K, so the events are written once and the
-// outcome is read back): the way to resume a call that waited longer than
+// — gets the same call again when it calls again with K, the same tool and
+// the same arguments (the response id derives from tenant, user, K, tool
+// and canonical arguments, so the events are written once and the outcome
+// is read back; K with other arguments is another call, never the first's
+// outcome): the way to resume a call that waited longer than
 // Config.CallWait, after which the handler answers isError saying the call
 // still waits and which K to call again with (one it made up when the
 // client named none).

@@ -100,8 +100,8 @@ func (s sniffer) Flush() {
 }
 
 // start runs the pipeline, the registry of toolsYAML and an MCP server
-// over it (pages of two tools, short waits).
-func start(t *testing.T, tsURL string) *testServer {
+// over it (pages of two tools, short waits), its Config changed by mut.
+func start(t *testing.T, tsURL string, mut ...func(*mcp.Config)) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -123,10 +123,14 @@ func start(t *testing.T, tsURL string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := mcp.New(mcp.Config{
+	cfg := mcp.Config{
 		Keys:     map[string]mcp.Key{mcp.HashKey(keyA): {Tenant: "acme", User: "alice"}, mcp.HashKey(keyB): {Tenant: "globex"}, mcp.HashKey(keyBob): {Tenant: "acme"}},
 		Registry: p.Follower.Current, Client: c, PageSize: 2, ProgressEvery: 200 * time.Millisecond, Poll: 50 * time.Millisecond,
-	})
+	}
+	for _, m := range mut {
+		m(&cfg)
+	}
+	s, err := mcp.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
