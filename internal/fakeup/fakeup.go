@@ -37,6 +37,10 @@ type Answer struct {
 	HeadersHold <-chan struct{}
 	// Header is added to the answer's headers (Retry-After of a 429).
 	Header http.Header
+	// CutAfter, when positive, cuts the connection after that many events
+	// of the recording were sent; negative cuts it right after the status
+	// and headers (a stream that breaks before its first event).
+	CutAfter int
 }
 
 // Script picks the answer to the n-th request (1, 2, …) of the server,
@@ -115,7 +119,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	named := strings.HasSuffix(r.URL.Path, "/messages") || strings.HasSuffix(r.URL.Path, "/responses") // event: lines, as those providers send
+	if a.CutAfter < 0 {
+		if fl != nil {
+			fl.Flush()
+		}
+		panic(http.ErrAbortHandler) // net/http cuts the connection
+	}
 	for i, line := range lines {
+		if a.CutAfter > 0 && i == a.CutAfter {
+			panic(http.ErrAbortHandler)
+		}
 		if a.Hold != nil && i == len(lines)/2 {
 			select {
 			case <-a.Hold:

@@ -20,11 +20,25 @@ import (
 //	    kind: openai            # openai | anthropic
 //	    base_url: https://api.openai.com/v1
 //	    api_key: ${env:OPENAI_API_KEY}
-//	    models: [gpt-4.1]       # optional: what GET /v1/models lists
+//	    models: [gpt-4.1]        # optional: the models it serves (default every model), what GET /v1/models lists
+//	    weight: 1                # optional: its share of a model's requests (pool.go)
+//	    first_byte_timeout: 60s  # optional: until a stream's first event
+//	    idle_timeout: 60s        # optional: between two events of a stream
+//	    timeout: 10m             # optional: a whole answer that is not a stream
+//	routing: {retries: 2}        # optional: retries, backoff, circuit breaking (Routing)
+//	prices:                      # optional: USD per million tokens, by model (Price)
+//	  gpt-4o: {input: 2.5, output: 10}
+//	keys_file: keys.yaml         # optional: more keys, in a file reloaded on change
 //	keys:                        # the clients' keys, stored hashed
 //	  - key_sha256: 9f86d0…
 //	    tenant: acme
 //	    user: ""                 # optional: else the Toolstream-User header
+//	    name: ci                 # optional: the key's name in metrics and logs
+//	    models: [gpt-4o-mini]    # optional: the models it may ask for (Policy)
+//	    expires: 2027-01-01T00:00:00Z
+//	    rpm: 60                  # optional: requests a minute
+//	    tpm: 100000              # optional: tokens a minute
+//	    budget: {tokens_per_day: 1000000, usd_per_month: 50}
 //	heartbeat: 10s               # optional: SSE comment interval
 //	limits:                      # optional: what clients may hold (0: the default)
 //	  conns_max: 0               # connections open at once (serve's listener)
@@ -36,6 +50,14 @@ type File struct {
 	Keys      []Key         `yaml:"keys"`
 	Heartbeat time.Duration `yaml:"heartbeat"`
 	Limits    Limits        `yaml:"limits"`
+	// Routing is how a request is retried and moved between upstreams.
+	Routing Routing `yaml:"routing"`
+	// Prices gives the cost of a model's tokens (budgets in USD).
+	Prices map[string]Price `yaml:"prices"`
+	// KeysFile names a YAML file of more keys (a list of Key, or
+	// {keys: [...]}), relative to the config file; read with it and again
+	// whenever it or the config changes (Gateway.Reload).
+	KeysFile string `yaml:"keys_file"`
 }
 
 // Limits bounds what the gateway's clients may hold; zero is the default
@@ -62,9 +84,12 @@ type Upstream struct {
 	Kind    Kind   `yaml:"kind"`
 	BaseURL string `yaml:"base_url"` // up to and including /v1
 	APIKey  string `yaml:"api_key"`
-	// Models are the models GET /v1/models lists for it (as
-	// "name/model", and bare on the first upstream of its kind).
+	// Models are the models it serves, as clients name them (a name
+	// ending in '*' is a prefix); none: every model of its kind. GET
+	// /v1/models lists them (as "name/model", and bare on the first
+	// upstream of its kind).
 	Models []string `yaml:"models"`
+	Pool   `yaml:",inline"`
 }
 
 // Kind is an upstream's protocol family.
@@ -81,6 +106,8 @@ type Key struct {
 	SHA256 string `yaml:"key_sha256"`
 	Tenant string `yaml:"tenant"`
 	User   string `yaml:"user"`
+	// Policy is what the key may do: models, expiry, rates, budgets.
+	Policy `yaml:",inline"`
 }
 
 // HashKey returns the hex SHA-256 of a client key, as key_sha256 holds it.
@@ -136,13 +163,21 @@ func ParseFile(data []byte, lookup func(string) (string, bool)) (*File, error) {
 	return &f, nil
 }
 
-// LoadFile reads the configuration file at path (ParseFile).
+// LoadFile reads the configuration file at path (ParseFile) and its
+// keys_file, if it names one.
 func LoadFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	return ParseFile(data, nil)
+	f, err := ParseFile(data, nil)
+	if err != nil || f.KeysFile == "" {
+		return f, err
+	}
+	if err := readKeysFile(f, keysFileOf(path, f)); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Validate returns ErrConfig for a configuration the gateway cannot use.
@@ -168,6 +203,12 @@ func (f *File) Validate() error {
 		if err := events.ValidTenant(k.Tenant); err != nil || k.Tenant == events.SystemTenant {
 			return fmt.Errorf("%w: key %d: tenant %q is not a tenant name", ErrConfig, i, k.Tenant)
 		}
+	}
+	if err := f.validatePool(); err != nil {
+		return err
+	}
+	if err := validateKeys(f.Keys, f.Prices); err != nil {
+		return err
 	}
 	if l := f.Limits; l.ConnsMax < 0 || l.RequestsMax < 0 || l.KeyRequestsMax < 0 || l.BodyReadTimeout < 0 {
 		return fmt.Errorf("%w: limits %+v: none may be negative", ErrConfig, l)

@@ -32,7 +32,7 @@ heartbeat: 2s
 		t.Fatal(err)
 	}
 	if f.Upstreams[0].BaseURL != "https://api.example.com/v1" || f.Upstreams[0].APIKey != "sk-1" || f.Upstreams[1].APIKey != "literal" ||
-		f.Keys[0] != (Key{SHA256: hash, Tenant: "acme", User: "ann"}) || f.Heartbeat != 2*time.Second {
+		f.Keys[0].SHA256 != hash || f.Keys[0].Tenant != "acme" || f.Keys[0].User != "ann" || f.Heartbeat != 2*time.Second {
 		t.Fatalf("%+v", f)
 	}
 	if hash != "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" {

@@ -25,16 +25,10 @@ type model struct {
 }
 
 // configuredModels lists the models of the configured upstreams
-// (Upstream.Models) as a request names them: "upstream/model" always, and
-// the bare name too where a bare name goes (the first upstream of its
-// kind: route).
+// (Upstream.Models) as a request names them: the bare name (it goes to
+// the pool of the upstreams listing it; Upstream is the first) and
+// "upstream/model".
 func (g *Gateway) configuredModels() []model {
-	first := map[Kind]string{}
-	for _, u := range g.cfg.File.Upstreams {
-		if _, ok := first[u.Kind]; !ok {
-			first[u.Kind] = u.Name
-		}
-	}
 	var out []model
 	seen := map[string]bool{}
 	add := func(id, up string) {
@@ -45,9 +39,7 @@ func (g *Gateway) configuredModels() []model {
 	}
 	for _, u := range g.cfg.File.Upstreams {
 		for _, m := range u.Models {
-			if first[u.Kind] == u.Name {
-				add(m, u.Name)
-			}
+			add(m, u.Name)
 			add(u.Name+"/"+m, u.Name)
 		}
 	}

@@ -23,3 +23,18 @@ var ErrNotFound = errors.New("gateway: no such stream")
 
 // ErrUpstream wraps a failure to reach the upstream or read its answer.
 var ErrUpstream = errors.New("gateway: upstream failed")
+
+// Errors of a request its key's policy refuses (keys.go); each is
+// answered in the provider's shape, and nothing goes upstream.
+var (
+	// ErrKeyExpired: the key's expires time has passed (401).
+	ErrKeyExpired = errors.New("gateway: the API key expired")
+	// ErrModelNotAllowed: the model is not in the key's models (403).
+	ErrModelNotAllowed = errors.New("gateway: the API key may not use this model")
+	// ErrBudgetExceeded: a budget of the key is spent for its window (429,
+	// insufficient_quota, Retry-After until the window ends).
+	ErrBudgetExceeded = errors.New("gateway: the API key's budget is spent")
+	// ErrRateLimited: the key is over its rpm or tpm (429 with
+	// Retry-After).
+	ErrRateLimited = errors.New("gateway: the API key is over its rate limit")
+)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -86,14 +87,18 @@ type Envelope struct {
 type Gateway struct {
 	cfg      Config
 	log      *slog.Logger
-	producer *client.Client // publishes the model events, as any Go producer does
-	keys     map[string]Key // by SHA-256 hex
+	producer *client.Client         // publishes the model events, as any Go producer does
+	keyset   atomic.Pointer[keySet] // the keys and prices in force (Reload)
+	pool     *pool                  // the upstreams' circuits (pool.go)
 	mux      *http.ServeMux
 	detached sync.WaitGroup // upstream reads that outlive their client
 	limits   *limiter       // requests under way, per key and in all
 
 	mu   sync.Mutex          // guards live
 	live map[string]Envelope // streams being relayed, by subject, until all is in the log
+
+	spendMu sync.Mutex        // guards spends
+	spends  map[string]*spend // what each key used, by hash; outlives reloads
 }
 
 // setLive records that the stream on subj is being relayed for env.
@@ -191,11 +196,10 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	g := &Gateway{cfg: cfg, log: log, producer: p, keys: map[string]Key{}, live: map[string]Envelope{},
+	g := &Gateway{cfg: cfg, log: log, producer: p, live: map[string]Envelope{}, spends: map[string]*spend{},
+		pool:   newPool(cfg.File.Routing, cfg.Now),
 		limits: newLimiter(cfg.File.Limits.KeyRequestsMax, cfg.File.Limits.RequestsMax)}
-	for _, k := range cfg.File.Keys {
-		g.keys[k.SHA256] = k
-	}
+	g.keyset.Store(newKeySet(&cfg.File))
 	g.mux = g.routes()
 	return g, nil
 }

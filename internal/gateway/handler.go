@@ -132,9 +132,13 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request, api API) 
 		}
 	}
 	hash := HashKey(key)
-	k, ok := g.keys[hash]
-	if key == "" || !ok {
+	k := g.key(hash)
+	if key == "" || k == nil {
 		WriteError(w, api, http.StatusUnauthorized, "Incorrect API key provided (Toolstream gateway).")
+		return Envelope{}, "", false
+	}
+	if !k.Expires.IsZero() && !g.cfg.Now().Before(k.Expires) {
+		g.refuse(w, api, k, g.police(k, ""))
 		return Envelope{}, "", false
 	}
 	env := Envelope{Tenant: k.Tenant, User: k.User, Session: r.Header.Get(HeaderSession),
@@ -183,6 +187,14 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 		if err := json.Unmarshal(body, &probe); err != nil {
 			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: the body is not a JSON object: %v", ErrBadRequest, err))
 			return
+		}
+		// The key's policy (keys.go): its models, budgets and rates.
+		if k := g.key(sl.key); k != nil {
+			model, _ := probe.Model.(string)
+			if no := g.police(k, model); no != nil {
+				g.refuse(w, api, k, no)
+				return
+			}
 		}
 		switch mode := r.Header.Get(HeaderMode); mode {
 		case "", "passthrough":
@@ -239,7 +251,7 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 	startc := make(chan struct{})  // the upstream answered
 	upEnded := make(chan struct{}) // its stream ended: every frame is written or dropped
 	endc := make(chan ended, 1)
-	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env,
+	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env, Key: sl.key,
 		OnResponse: func(status int, h http.Header) {
 			if status == http.StatusOK && isEventStream(h) {
 				sse.CopyHeader(h)

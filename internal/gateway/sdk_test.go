@@ -178,8 +178,8 @@ func TestSDKsIgnoreHeartbeats(t *testing.T) {
 }
 
 // TestSDKsListModelsEmbedAndGetJSONErrors: the SDKs' models.list() gets
-// the configured models in their own shape (each as "upstream/model", and
-// bare on the first upstream of its kind), retrieve() one or the SDK's
+// the configured models in their own shape (each bare, and as
+// "upstream/model"), retrieve() one or the SDK's
 // NotFoundError; embeddings.create() is passed to the OpenAI upstream
 // with its key and the model's prefix taken off; a path the gateway does
 // not serve is the provider's JSON error, which the SDKs read as their own

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -67,6 +68,13 @@ type Result struct {
 	Body   []byte
 	Frames int              // frames relayed and kept (a Body is one)
 	Model  client.Published // what the producer published
+	// Upstream is the upstream that served the answer, Attempts how many
+	// attempts it took (pool.go); Upstream is "" for an error the gateway
+	// answered for the pool (none available, none answered).
+	Upstream string
+	Attempts int
+	// Usage is the tokens the answer used, as the provider reported them.
+	Usage Usage
 }
 
 // responseBodyMax bounds a non-streamed upstream response.
@@ -91,48 +99,45 @@ const responseBodyMax = 64 << 20
 // transport's error when the upstream cannot be reached or read, and the
 // log's errors.
 func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error) (*Result, error) {
-	up, body, err := g.route(c.API, c.Upstream, c.Body)
+	t, err := g.targetOf(c.API, c.Upstream, c.Body)
 	if err != nil {
 		return nil, err
 	}
 	if err := events.ValidTenant(c.Env.Tenant); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	url := strings.TrimSuffix(up.BaseURL, "/") + c.API.path()
-	if c.Query != "" {
-		url += "?" + c.Query
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	// The pool's attempts (pool.go): nothing reaches onFrame or OnResponse
+	// before the one whose answer the client gets.
+	sv, err := g.send(ctx, c, t, streamedBody(t.body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUpstream, err)
 	}
-	copyRequestHeader(req.Header, c.Header)
-	req.Header.Set("Content-Type", "application/json")
-	if up.Kind == KindAnthropic {
-		req.Header.Set("X-Api-Key", up.APIKey)
-		if req.Header.Get("Anthropic-Version") == "" {
-			req.Header.Set("Anthropic-Version", "2023-06-01")
-		}
-	} else if up.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+up.APIKey)
+	g.counted(c, t.model)
+	defer sv.close()
+	header := sv.header.Clone()
+	if sv.up != nil {
+		header.Set(HeaderUpstream, sv.up.Name)
+		header.Set(HeaderAttempts, strconv.Itoa(sv.attempts))
 	}
-	resp, err := g.cfg.Client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrUpstream, up.Name, err)
-	}
-	defer resp.Body.Close()
 	if c.OnResponse != nil {
-		c.OnResponse(resp.StatusCode, resp.Header)
+		c.OnResponse(sv.status, header)
 	}
-	res := &Result{Stream: c.Stream, Status: resp.StatusCode, Header: resp.Header}
+	res := &Result{Stream: c.Stream, Status: sv.status, Header: header, Attempts: sv.attempts}
+	if sv.up != nil {
+		res.Upstream = sv.up.Name
+	}
 	if res.Stream == "" {
 		res.Stream = newStreamID()
 	}
-	s := &relay{g: g, c: c, res: res, onFrame: onFrame, frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}}
-	if resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
-		err = s.stream(ctx, resp.Body)
+	// Usage counts against the key as it is reported, before the client
+	// has the event that reports it: its next request sees it.
+	s := &relay{g: g, c: c, res: res, onFrame: onFrame, onUsage: func(u Usage) { g.account(c, t.model, u) },
+		frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}}
+	if sv.events != nil {
+		err = s.stream(ctx, sv.events)
+		g.done(sv, err)
 	} else {
-		err = s.whole(ctx, resp.Body)
+		err = s.whole(ctx, sv.body)
 	}
 	return res, err
 }
@@ -147,7 +152,17 @@ type relay struct {
 	c       Call
 	res     *Result
 	onFrame func(Frame) error
-	frames  publish.Ordered // the kept frames, in order (a window of asynchronous publishes)
+	onUsage func(delta Usage) // called as the answer reports more usage
+	frames  publish.Ordered   // the kept frames, in order (a window of asynchronous publishes)
+}
+
+// readUsage takes the usage data reports and hands on what it adds.
+func (s *relay) readUsage(data []byte) {
+	before := s.res.Usage
+	s.res.Usage.read(data)
+	if d := s.res.Usage.minus(before); d != (Usage{}) && s.onUsage != nil {
+		s.onUsage(d)
+	}
 }
 
 // logQueueMax bounds the frames read from the upstream and handed on but
@@ -160,7 +175,7 @@ const logQueueMax = 1024
 // writes it to the stream's client.Writer), so the client does not wait
 // for the log unless the log falls logQueueMax frames behind. It returns
 // once everything is in the log.
-func (s *relay) stream(ctx context.Context, r io.Reader) error {
+func (s *relay) stream(ctx context.Context, rd eventSource) error {
 	// The producer's stream is named by the id the request had before the
 	// provider named its response (as a non-streamed answer's).
 	w, werr := s.g.producer.NewWriter(ctx, client.WithStream(s.producerStream(s.res.Stream)))
@@ -185,7 +200,6 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 		}
 		pubc <- published{p, werr}
 	}()
-	rd := newSSEReader(r)
 	var readErr error
 	for pos := int64(0); ; pos++ {
 		event, data, err := rd.next()
@@ -207,6 +221,7 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 				defer s.g.dropLive(subj)
 			}
 		}
+		s.readUsage(data)
 		f := Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data}
 		// Queued before it is handed: the goroutine readied last runs
 		// first, and that should be the one that writes to the client.
@@ -235,16 +250,17 @@ func (s *relay) stream(ctx context.Context, r io.Reader) error {
 	return readErr
 }
 
+// eventSource gives a stream's events in order; io.EOF at its end.
+type eventSource interface {
+	next() (event string, data []byte, err error)
+}
+
 // whole relays an answer that is not a stream: one frame.
-func (s *relay) whole(ctx context.Context, r io.Reader) error {
-	body, err := io.ReadAll(io.LimitReader(r, responseBodyMax+1))
-	if err != nil {
-		return fmt.Errorf("%w: read: %w", ErrUpstream, err)
-	}
-	if len(body) > responseBodyMax {
-		return fmt.Errorf("%w: an answer over %d bytes", ErrUpstream, responseBodyMax)
-	}
+func (s *relay) whole(ctx context.Context, body []byte) error {
 	s.res.Body = body
+	if s.res.Status == http.StatusOK {
+		s.readUsage(body)
+	}
 	producerStream := s.res.Stream // as a stream's: the id before the provider names it
 	if s.res.Status == http.StatusOK {
 		if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(body)); ok {

@@ -31,6 +31,9 @@ type Sources struct {
 	Runners map[string]*projector.Runner
 	// Executor of this process, if any.
 	Executor *executor.Executor
+	// Collectors are more of this process's metrics (the gateway's:
+	// gateway.Collectors), registered as they are.
+	Collectors []prometheus.Collector
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -93,6 +96,9 @@ func New(src Sources) (*Metrics, error) {
 	m.observed = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "toolstream", Name: "observed_events_total", Help: "Events the metrics observer read from the log."})
 	m.own = append(m.own, m.observed, &scrape{m: m})
 	m.reg.MustRegister(m.own[len(m.own)-2:]...)
+	for _, c := range src.Collectors {
+		m.reg.MustRegister(c)
+	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "toolstream"}))
 	return m, nil
 }

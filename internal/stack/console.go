@@ -68,7 +68,7 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 	cfg.Registry = follower.Current
 	var m *metrics.Metrics
 	if metricsAddr == c.Addr {
-		if m, err = metrics.New(metrics.Sources{Bus: b, Runners: runners, Executor: s.executor, Logger: log}); err != nil {
+		if m, err = metrics.New(metrics.Sources{Bus: b, Runners: runners, Executor: s.executor, Logger: log, Collectors: s.collectors()}); err != nil {
 			return "", err
 		}
 		cfg.Extra = m.Handler()
@@ -141,7 +141,7 @@ func (s *Stack) serveMetrics(addr string, runners map[string]*projector.Runner) 
 	if addr == "" {
 		return
 	}
-	src := metrics.Sources{Bus: s.cfg.Bus, Runners: runners, Executor: s.executor, Logger: s.log}
+	src := metrics.Sources{Bus: s.cfg.Bus, Runners: runners, Executor: s.executor, Logger: s.log, Collectors: s.collectors()}
 	s.goRun("--metrics", func(ctx context.Context) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {

@@ -8,8 +8,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolstream/toolstream/internal/agent"
 	"github.com/toolstream/toolstream/internal/gateway"
 	"github.com/toolstream/toolstream/internal/runs"
@@ -80,6 +83,15 @@ func (s *Stack) startGateway() error {
 		rm.follower.Stop()
 		return fmt.Errorf("--gateway: %w", err)
 	}
+	// Keys and prices follow the config and its keys file without a
+	// restart: when they change, and on SIGHUP.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	s.goRun("--gateway-config", func(ctx context.Context) error {
+		defer signal.Stop(hup)
+		g.Watch(ctx, f.ConfigFile, 0, hup)
+		return nil
+	})
 	ln = limitListen(ln, conns, true, log, "gateway")
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -163,4 +175,13 @@ func (m *runMode) stop(ctx context.Context) {
 		}
 	}
 	m.follower.Stop()
+}
+
+// collectors are the metrics of the stack's parts beyond the projections
+// and the executor: the gateway's, when it serves one.
+func (s *Stack) collectors() []prometheus.Collector {
+	if s.cfg.Gateway.Addr == "" {
+		return nil
+	}
+	return gateway.Collectors()
 }

@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// keysFileOf is the path of f's keys file, read beside the config at
+// path.
+func keysFileOf(path string, f *File) string {
+	if f.KeysFile == "" || filepath.IsAbs(f.KeysFile) {
+		return f.KeysFile
+	}
+	return filepath.Join(filepath.Dir(path), f.KeysFile)
+}
+
+// readKeysFile adds the keys of the keys file at path to f: a YAML list
+// of keys, or a mapping whose keys: is one.
+func readKeysFile(f *File, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%w: keys_file: %v", ErrConfig, err)
+	}
+	var keys []Key
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '-' && t[0] != '[' {
+		var doc struct {
+			Keys []Key `yaml:"keys"`
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&doc); err != nil {
+			return fmt.Errorf("%w: keys_file %s: %v", ErrConfig, path, err)
+		}
+		keys = doc.Keys
+	} else if len(t) > 0 {
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&keys); err != nil {
+			return fmt.Errorf("%w: keys_file %s: %v", ErrConfig, path, err)
+		}
+	}
+	f.Keys = append(f.Keys, keys...)
+	return f.Validate()
+}
+
+// Reload puts the keys and prices of f in force for the requests that
+// come next (a request under way keeps the key it was admitted with);
+// what the keys used so far is kept. The upstreams, routing, limits and
+// heartbeat are read once, by New: a change to them needs a restart. It
+// returns ErrConfig, and changes nothing, for a file the gateway cannot
+// use.
+func (g *Gateway) Reload(f *File) error {
+	if err := f.Validate(); err != nil {
+		reloads.WithLabelValues("error").Inc()
+		return err
+	}
+	g.keyset.Store(newKeySet(f))
+	reloads.WithLabelValues("ok").Inc()
+	return nil
+}
+
+// Watch reloads the configuration at path (LoadFile) and its keys file
+// whenever their contents change, checked every every (default 2 s), and
+// whenever hup delivers (SIGHUP; nil: none), until ctx ends. A file that
+// cannot be used is logged and the keys in force stay.
+func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, hup <-chan os.Signal) {
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	read := func() []byte {
+		a, _ := os.ReadFile(path)
+		var b []byte
+		if f, err := ParseFile(a, nil); err == nil && f.KeysFile != "" {
+			b, _ = os.ReadFile(keysFileOf(path, f))
+		}
+		return append(append(a, 0), b...)
+	}
+	last := read()
+	reload := func(why string) {
+		f, err := LoadFile(path)
+		if err == nil {
+			err = g.Reload(f)
+		} else {
+			reloads.WithLabelValues("error").Inc()
+		}
+		if err != nil {
+			g.log.Error("gateway: keys not reloaded; the ones in force stay", "path", path, "why", why, "err", err)
+			return
+		}
+		g.log.Info("gateway: keys and prices reloaded", "path", path, "why", why, "keys", len(f.Keys))
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			last = read()
+			reload("signal")
+		case <-tick.C:
+			if now := read(); !bytes.Equal(now, last) {
+				last = now
+				reload("changed")
+			}
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Usage is the tokens an answer used, as its provider reported them.
+// Input counts every input token, cached ones included (Anthropic's
+// cache reads and writes are added to its input_tokens); CachedInput is
+// the part read from the provider's cache.
+type Usage struct {
+	Input, Output, CachedInput int64
+}
+
+// minus is u less o, count by count.
+func (u Usage) minus(o Usage) Usage {
+	return Usage{Input: u.Input - o.Input, Output: u.Output - o.Output, CachedInput: u.CachedInput - o.CachedInput}
+}
+
+// Total is the input and output tokens.
+func (u Usage) Total() int64 { return u.Input + u.Output }
+
+// read takes the usage an event or a whole answer reports: Chat's usage
+// (a stream's last chunk with stream_options.include_usage), Responses'
+// response.usage (response.completed, .incomplete, .failed), Anthropic's
+// message.usage (message_start) and usage (message_delta: running
+// totals). Each count keeps its largest value: the providers' counts in
+// one stream only grow. It is the one place usage is read from an
+// upstream's answer.
+func (u *Usage) read(data []byte) {
+	if !bytes.Contains(data, []byte(`"usage"`)) {
+		return
+	}
+	type counts struct {
+		PromptTokens        int64 `json:"prompt_tokens"`
+		CompletionTokens    int64 `json:"completion_tokens"`
+		InputTokens         int64 `json:"input_tokens"`
+		OutputTokens        int64 `json:"output_tokens"`
+		CacheRead           int64 `json:"cache_read_input_tokens"`
+		CacheWrite          int64 `json:"cache_creation_input_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		InputTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"input_tokens_details"`
+	}
+	var p struct {
+		Usage    *counts                 `json:"usage"`
+		Response struct{ Usage *counts } `json:"response"`
+		Message  struct{ Usage *counts } `json:"message"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return
+	}
+	for _, c := range []*counts{p.Usage, p.Response.Usage, p.Message.Usage} {
+		if c == nil {
+			continue
+		}
+		in := c.PromptTokens + c.InputTokens + c.CacheRead + c.CacheWrite
+		cached := c.PromptTokensDetails.CachedTokens + c.InputTokensDetails.CachedTokens + c.CacheRead
+		u.Input = max(u.Input, in)
+		u.Output = max(u.Output, c.CompletionTokens+c.OutputTokens)
+		u.CachedInput = max(u.CachedInput, cached)
+	}
+}
