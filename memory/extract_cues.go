@@ -643,6 +643,16 @@ func kindOf(v string) string {
 		}
 	}
 	if r, _ := utf8.DecodeRuneInString(v); lang.IsCJK(r) {
+		// a Chinese compound names its kind last: 璇柏咖啡 is a coffee
+		best := ""
+		for m := range cues.kindOf {
+			if len(m) > len(best) && len(m) < len(v) && strings.HasSuffix(v, m) {
+				best = m
+			}
+		}
+		if best != "" {
+			return cues.kindOf[best]
+		}
 		for _, e := range zhLexicon {
 			if v == e.zh {
 				if k, ok := cues.kindOf[e.en]; ok {

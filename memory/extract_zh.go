@@ -201,15 +201,17 @@ var zhSubjects = []string{"你", "他", "她", "它", "我们", "大家", "别�
 // the new favourite), 最喜欢的咖啡是拿铁 (the favourite of a kind). Adverbs
 // before them (现在, 其实) are dropped; 更 and 最 are what they say.
 func matchFavoriteZH(body string) (events.Observation, bool) {
-	b := body
-	for changed := true; changed; {
-		changed = false
-		for _, a := range zhAdverbs {
-			if a != "更" && a != "最" && a != "还是" && strings.HasPrefix(b, a) {
-				b, changed = strings.TrimPrefix(b, a), true
-			}
+	// the favourite's cue, after nothing but adverbs (现在, 其实, 还是)
+	b, at := body, -1
+	for _, p := range append(append([]string{}, cues.zhPrefer...), "最喜欢的", "最爱的", "喜欢的") {
+		if i := strings.Index(body, p); i >= 0 && (at < 0 || i < at) && trimAny(body[:i], zhAdverbs) == "" {
+			at = i
 		}
 	}
+	if at < 0 {
+		return events.Observation{}, false
+	}
+	b = body[at:]
 	for _, p := range []string{"最喜欢的", "最爱的", "喜欢的"} {
 		if rest, ok := strings.CutPrefix(b, p); ok {
 			if x, y, ok := strings.Cut(rest, "是"); ok && x != "" && y != "" {
