@@ -45,6 +45,19 @@
 // model stream); every other path or method gets the provider's JSON
 // error (404, 405), never Go's plain text.
 //
+// # Upstream pools and keys (issue 30)
+//
+// A model's upstreams are a pool (pool.go): drawn by weight, a failed
+// attempt (unreachable, 408/429/5xx, no first event in time) retried on
+// another or, after a backoff or its Retry-After, the same, behind a
+// circuit breaker; nothing of a failed attempt reaches the client, and
+// once it has a byte nothing is retried. A key's policy (keys.go) limits
+// its models, expiry, requests and tokens a minute and budgets of tokens
+// and USD per day and month, refusing in the provider's shape before
+// anything goes upstream; usage is read from the answers (usage.go) and
+// priced by the File's prices. Watch reloads keys and prices. The
+// metrics are Collectors.
+//
 // # Resumption and heartbeats
 //
 // GET /v1/responses/{id}?stream=true&starting_after=N, and the same under
