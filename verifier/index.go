@@ -364,7 +364,7 @@ func (w *walker) objectMeta(id int32, obj map[string]any, keys []string) {
 		}
 		switch v := obj[k].(type) {
 		case string:
-			if ki.subject && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
+			if (ki.subject || w.nameKey(k, ki, v)) && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
 				w.addSubject(id, v)
 				if n.subject == "" {
 					n.subject = v
@@ -430,11 +430,28 @@ func isSubjectKey(k string) bool {
 
 func isIDKey(k string) bool {
 	l := strings.ToLower(k)
-	return l == "id" || strings.HasSuffix(l, "id") || strings.HasSuffix(l, "_no") || strings.HasSuffix(l, "number") || strings.HasSuffix(l, "号") || idKeys[l]
+	return l == "id" || strings.HasSuffix(l, "id") || strings.HasSuffix(l, "_no") || strings.HasSuffix(l, "number") || strings.HasSuffix(l, "号")
 }
 
-// idKeys are keys whose number names the object they sit in.
-var idKeys = langData.Set("id keys")
+// nameKey reports a field that names its object by its value rather than
+// by its key: a key of one word that is no attribute (no unit, state,
+// negation or measured concept, not generic, not a closed category) and
+// either names what the tool is about (flight in get_flight_status, hotel
+// in hotel_lookup) or means what a subject key means (store and warehouse
+// are locations, as city is), holding a short value that is no date or
+// category. Nothing here names a domain: the words come from the tool's
+// name and the lexicon.
+func (w *walker) nameKey(k string, ki *keyInfo, s string) bool {
+	if !ki.bare || s == "" || utf8.RuneCountInString(s) > 80 {
+		return false
+	}
+	l := strings.ToLower(k)
+	if !ki.subjConcept && !slices.Contains(keyParts(w.ix.ev[w.ev].Name), l) {
+		return false
+	}
+	si := w.strInfo(s)
+	return !si.hasDay && len(si.cat) == 0
+}
 
 // subjectKey is the key a subject token is indexed under: Latin words by
 // their stem, so "notebooks" finds "Notebook".

@@ -179,6 +179,9 @@ type keyInfo struct {
 	magCurrency bool
 	magUnit     *unit
 	up, down    bool // the key names a rise or a fall
+	// bare: a key of one word that names no attribute (nameKey);
+	// subjConcept: one whose concept is a subject key (store: location).
+	bare, subjConcept bool
 	// minor: the key counts money in minor units (amount_cents,
 	// fee_pence): how many make one of the currency (its values are
 	// divided by it); 0 when it does not.
@@ -208,6 +211,10 @@ func (w *walker) keyInfo(k string) *keyInfo {
 		mag:      1,
 	}
 	ki.unit, ki.dim = keyUnitOf(parts)
+	ki.bare = len(parts) == 1 && !ki.generic && !ki.negates && !ki.subject && !ki.hedge && ki.unit == nil &&
+		ki.dim == dimNone && conceptDim(ki.concepts) == dimNone && !stateKeyParts[parts[0]] && !idWords[parts[0]] &&
+		len(categoriesOf(parts[0])) == 0 && !isAllDigits(parts[0])
+	ki.subjConcept = ki.bare && slices.ContainsFunc(ki.concepts, func(c string) bool { return subjectKeys[c] })
 	for _, p := range parts {
 		if n, ok := minorUnitWords[p]; ok {
 			ki.minor = n
@@ -327,6 +334,9 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 	lf.hedge = lf.hedge || ki.hedge
 	lf.negKey = ki.negates
 	lf.subjKey = ki.subject
+	if s, ok := v.(string); ok && !lf.subjKey && w.nameKey(f.key, ki, s) {
+		lf.subjKey = true
+	}
 	lf.keyUp, lf.keyDown = ki.up, ki.down
 	switch t := v.(type) {
 	case json.Number:
