@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/erasure"
 	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/memory/memapi"
 )
 
@@ -199,15 +200,49 @@ func (c *Client) EraseUser(ctx context.Context, tenant, user string) (erasure.Re
 }
 
 // eraser is the key store that may destroy keys (the operator's, or the
-// one given WithKeys) and a Bus over the client's connection for package
-// erasure.
-func (c *Client) eraser(ctx context.Context) (*keys.Store, *bus.Bus, error) {
+// one given WithKeys) and the log as package erasure reaches it through
+// the client's connection.
+func (c *Client) eraser(ctx context.Context) (*keys.Store, erasure.Log, error) {
 	ks, err := c.wholeStore(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The Bus is the client's connection (never closed through it).
-	return ks, &bus.Bus{Conn: c.nc, JS: c.js, Keys: ks}, nil
+	return ks, eraseLog{c: c, keys: ks}, nil
+}
+
+// eraseLog is the log through the client's connection (erasure.Log):
+// reads by direct gets, the stream looked up when asked for, events
+// sealed with keys and published under the client's message-id key.
+type eraseLog struct {
+	c    *Client
+	keys events.Keyring
+}
+
+func (l eraseLog) Read(ctx context.Context, cfg logread.Config, fn func([]*logread.Msg) error) error {
+	cfg.Conn = l.c.nc
+	return logread.Read(ctx, cfg, fn)
+}
+
+func (l eraseLog) Stream(name string) jetstream.Stream {
+	ctx, cancel := context.WithTimeout(context.Background(), l.c.o.requestTimeout)
+	defer cancel()
+	s, err := l.c.js.Stream(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+func (l eraseLog) Publish(ctx context.Context, subject string, ev *events.Event) (*jetstream.PubAck, error) {
+	data, err := events.EncodeSealed(ev, l.keys, "")
+	if err != nil {
+		return nil, err
+	}
+	ack, err := l.c.js.Publish(ctx, subject, data, jetstream.WithMsgID(events.MsgID(l.c.o.msgIDKey, subject, ev.ID)))
+	if err != nil {
+		return nil, fmt.Errorf("client: publish %s: %w", subject, err)
+	}
+	return ack, nil
 }
 
 // wholeStore is the key store of every tenant, as this identity reaches

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nats-io/jwt/v2"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 )
@@ -104,21 +103,18 @@ func CredsOptions(path string) []nats.Option {
 	return opts
 }
 
-// ConfigureServer makes an embedded server trust the material's operator:
-// it refuses every client without a user JWT signed by one of its
-// accounts.
-func (m *Material) ConfigureServer(opts *server.Options) {
-	opts.TrustedOperators = []*jwt.OperatorClaims{m.operatorClaims}
-	opts.SystemAccount = m.SystemPublicKey()
-	r := &server.MemAccResolver{}
-	_ = r.Store(m.SystemPublicKey(), m.systemJWT)
-	_ = r.Store(m.AccountPublicKey(), m.accountJWT)
-	opts.AccountResolver = r
-	opts.NoAuthUser = ""
+// ServerTrust is what a server needs to trust the material's operator
+// and refuse every client without a user JWT signed by one of its
+// accounts: the operator's claims, the system account's public key, and
+// each account's JWT by its public key (the system account's and the
+// log's). bus.ConfigureServer sets it on an embedded server; ServerConfig
+// writes it for an external one.
+func (m *Material) ServerTrust() (operator *jwt.OperatorClaims, system string, accounts map[string]string) {
+	return m.operatorClaims, m.SystemPublicKey(), map[string]string{m.SystemPublicKey(): m.systemJWT, m.AccountPublicKey(): m.accountJWT}
 }
 
 // ServerConfig is the fragment of a nats-server configuration file that
-// gives an external server or cluster the same trust as ConfigureServer:
+// gives an external server or cluster the same trust as ServerTrust:
 // include it from every server's file.
 func (m *Material) ServerConfig() string {
 	var b strings.Builder

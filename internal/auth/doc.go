@@ -11,9 +11,11 @@
 // nothing about users is stored on the server, so Creds can issue one for
 // any role and tenant without touching a running server.
 //
-// An embedded nats-server trusts the operator (ConfigureServer); an
-// external server or cluster is given the same trust with ServerConfig, a
-// fragment to include in its configuration. A server configured either way
+// An embedded nats-server trusts the operator (ServerTrust, which
+// bus.ConfigureServer sets); an external server or cluster is given the
+// same trust with ServerConfig, a fragment to include in its
+// configuration. The package links no server (a client takes its
+// identities from here). A server configured either way
 // refuses anonymous clients.
 //
 // Roles (roles.go) are data: the subjects each role may publish and

@@ -1,7 +1,5 @@
 package auth
 
-import "github.com/nats-io/nats-server/v2/server"
-
 // MayPublish reports whether an identity of id's role may publish on
 // subject: the same permissions its NATS user is issued with (roles.go).
 // Other front doors (the console) decide who may act by it, so a role
@@ -16,12 +14,12 @@ func (id Identity) MayPublish(subject string) bool {
 	}
 	p := permissions(id)
 	for _, deny := range p.Pub.Deny {
-		if server.SubjectsCollide(deny, subject) {
+		if subjectsCollide(deny, subject) {
 			return false
 		}
 	}
 	for _, allow := range p.Pub.Allow {
-		if server.SubjectsCollide(allow, subject) {
+		if subjectsCollide(allow, subject) {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -339,7 +340,7 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 		}
 		opts.TLSConfig, opts.TLS, opts.TLSTimeout = tc, true, 2
 	}
-	m.ConfigureServer(opts)
+	ConfigureServer(opts, m)
 	if err := adoptGlobalAccount(opts.StoreDir, m.AccountPublicKey()); err != nil {
 		return nil, err
 	}
@@ -460,6 +461,21 @@ func (s *serverLog) Debugf(format string, v ...any) {
 	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
 }
 func (s *serverLog) Tracef(format string, v ...any) {}
+
+// ConfigureServer makes a server trust m's operator (auth.Material's
+// ServerTrust): it refuses every client without a user JWT signed by one
+// of its accounts.
+func ConfigureServer(opts *server.Options, m *auth.Material) {
+	operator, system, accounts := m.ServerTrust()
+	opts.TrustedOperators = []*jwt.OperatorClaims{operator}
+	opts.SystemAccount = system
+	r := &server.MemAccResolver{}
+	for pk, account := range accounts {
+		_ = r.Store(pk, account)
+	}
+	opts.AccountResolver = r
+	opts.NoAuthUser = ""
+}
 
 // Loopback reports whether host (of a listen address) is reachable only
 // from this machine.

@@ -122,7 +122,7 @@ func Start(t TB, cfg Config) *Cluster {
 			o.NoSigs, o.NoLog = true, true
 			o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = Name, "127.0.0.1", ports[2*i+1]
 			if configure {
-				cfg.Auth.ConfigureServer(o)
+				bus.ConfigureServer(o, cfg.Auth)
 			}
 			o.Routes = nil
 			for j := 0; j < cfg.Servers; j++ {

@@ -25,7 +25,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/internal/logread"
 )
@@ -33,6 +32,20 @@ import (
 // HeaderUser is the raw event header that names its end user (the
 // producers' Ts-User).
 const HeaderUser = "Ts-User"
+
+// Log is the log as an erasure reaches it, as one identity: *bus.Bus is
+// one, and package client makes one of its connection.
+type Log interface {
+	// Read reads one stream of the log by direct gets (cfg.Stream names
+	// it).
+	Read(ctx context.Context, cfg logread.Config, fn func([]*logread.Msg) error) error
+	// Stream is one stream of the log, to delete messages from; nil when
+	// it cannot be had.
+	Stream(name string) jetstream.Stream
+	// Publish writes one event under its message id and waits for the
+	// log's acknowledgement.
+	Publish(ctx context.Context, subject string, ev *events.Event) (*jetstream.PubAck, error)
+}
 
 // Result says what an erasure did.
 type Result struct {
@@ -43,7 +56,7 @@ type Result struct {
 
 // User erases a user of a tenant: every key of the user (the user's and
 // each memory record's), the user's raw events in TS_IN, and every view.
-func User(ctx context.Context, b *bus.Bus, ks *keys.Store, tenant, user string) (Result, error) {
+func User(ctx context.Context, b Log, ks *keys.Store, tenant, user string) (Result, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return Result{}, fmt.Errorf("erasure: %w: %q", events.ErrInvalidTenant, tenant)
 	}
@@ -61,7 +74,7 @@ func User(ctx context.Context, b *bus.Bus, ks *keys.Store, tenant, user string) 
 
 // Record erases one memory record of a user: its key, and the memory view
 // (records live in TS_MEM only).
-func Record(ctx context.Context, b *bus.Bus, ks *keys.Store, tenant, user, record string) (Result, error) {
+func Record(ctx context.Context, b Log, ks *keys.Store, tenant, user, record string) (Result, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return Result{}, fmt.Errorf("erasure: %w: %q", events.ErrInvalidTenant, tenant)
 	}
@@ -76,7 +89,7 @@ func Record(ctx context.Context, b *bus.Bus, ks *keys.Store, tenant, user, recor
 
 // eraseRaw deletes, overwriting them, the raw events of tenant whose
 // Ts-User header is user.
-func eraseRaw(ctx context.Context, b *bus.Bus, tenant, user string) (int, error) {
+func eraseRaw(ctx context.Context, b Log, tenant, user string) (int, error) {
 	filter, err := events.TenantFilter("in", tenant)
 	if err != nil {
 		return 0, err
@@ -94,10 +107,8 @@ func eraseRaw(ctx context.Context, b *bus.Bus, tenant, user string) (int, error)
 		return 0, err
 	}
 	st := b.Stream(events.StreamIn)
-	if st == nil { // a Bus made of a connection alone (package client) looks the stream up
-		if st, err = b.JS.Stream(ctx, events.StreamIn); err != nil {
-			return 0, fmt.Errorf("stream %s: %w", events.StreamIn, err)
-		}
+	if st == nil {
+		return 0, fmt.Errorf("stream %s: not reachable", events.StreamIn)
 	}
 	n := 0
 	for _, seq := range seqs {
@@ -110,7 +121,7 @@ func eraseRaw(ctx context.Context, b *bus.Bus, tenant, user string) (int, error)
 }
 
 // tombstones writes the erasure's tombstone into each stream.
-func tombstones(ctx context.Context, b *bus.Bus, er *events.Erased, streams []string) (map[string]uint64, error) {
+func tombstones(ctx context.Context, b Log, er *events.Erased, streams []string) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	at := time.Now().UnixNano()
 	for _, s := range streams {

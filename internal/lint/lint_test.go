@@ -82,7 +82,12 @@ var allowed = map[string][]string{
 	"keys":      {"events", "logread"},
 	"bus":       {"events", "auth", "logread", "keys"},
 	"projector": {"events", "logread", "publish"},
-	"publish":   {}, // the ordered publisher: nats.go's jetstream, none of ours
+	"publish":   {},                            // the ordered publisher: nats.go's jetstream, none of ours
+	"erasure":   {"events", "keys", "logread"}, // the log as an erasure.Log: no bus, so the client links no server
+	// The SDK: the messages, the edge's normaliser and publisher, the key
+	// store as a client of the keys service; never a projection, the bus or
+	// a server (TestSDKLinksNoServer).
+	"client":    {"events", "events/runsapi", "memory/memapi", "auth", "erasure", "ingest", "keys", "logread", "publish"},
 	"ingest":    {"events"},
 	"registry":  {"events", "logread"},
 	"responses": {"events", "projector"},
