@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/toolstream/toolstream/internal/mcp"
 	"github.com/toolstream/toolstream/internal/toolsel"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -22,6 +24,7 @@ it: the tools file serve --tools follows), or a tools file with --tools FILE.
 
   tools export --format openai|openai-responses|anthropic|gemini|mcp   the tools as a request's tools
   tools search QUERY --k N                                             the N a run would pick for QUERY
+  tools import-mcp URL --prefix P                                      contracts for an MCP server's tools
 
 With --tenant T only the tools T may call; without, every tool.`,
 	}
@@ -106,7 +109,38 @@ With --tenant T only the tools T may call; without, every tool.`,
 	search.Flags().IntVar(&k, "k", toolsel.ToolsMax, "how many tools to show (run mode's tools_max)")
 	cmd.PersistentFlags().StringVar(&file, "tools", "", "a tools file to read instead of the running server's registry")
 	cmd.PersistentFlags().StringVar(&tenant, "tenant", "", "only the tools this tenant may call")
-	cmd.AddCommand(export, search)
+	var prefix string
+	var headers []string
+	importMCP := &cobra.Command{
+		Use:   "import-mcp URL --prefix P [--header 'Name: value']...",
+		Short: "Print contracts for every tool of an MCP server, P.NAME, for the operator to complete and add to the tools file",
+		Long: `import-mcp lists the tools of the MCP server at URL (Streamable HTTP) and prints a tools file with one
+contract each, named P.NAME and implemented by mcp: {url, tool, headers}, with the server's schemas.
+Each starts as the most careful contract (side_effect: irreversible, approval: required, idempotency:
+none, timeout: 30s) with the server's hints in a comment, and nothing is granted: the operator
+completes them and adds them to the tools file. A header value may hold ${env:NAME} or ${file:PATH}:
+resolved here to connect, written into the contracts as the reference.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			hs := map[string]string{}
+			for _, h := range headers {
+				k, v, ok := strings.Cut(h, ":")
+				if !ok || strings.TrimSpace(k) == "" {
+					return badInput("--header %q: want 'Name: value'", h)
+				}
+				hs[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			}
+			out, err := mcp.Import(cmd.Context(), mcp.ImportConfig{URL: args[0], Prefix: prefix, Headers: hs})
+			if err != nil {
+				return err
+			}
+			_, err = g.stdout.Write(out)
+			return err
+		},
+	}
+	importMCP.Flags().StringVar(&prefix, "prefix", "", "the imported tools' names are PREFIX.NAME (required)")
+	importMCP.Flags().StringArrayVar(&headers, "header", nil, "a header sent to the server and written into the contracts, 'Name: value'; secrets as ${env:NAME} or ${file:PATH}")
+	cmd.AddCommand(export, search, importMCP)
 	return cmd
 }
 

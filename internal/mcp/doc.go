@@ -2,9 +2,10 @@
 // clients (Claude Desktop, Cursor, the OpenAI Agents SDK, the official
 // SDKs) over the Streamable HTTP transport, with the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk) speaking the protocol: serve
-// --mcp ADDR mounts Server at /mcp. The other way round, a contract whose
-// mcp: names another server's tool, is the executor's; docs/mcp.md tells
-// both.
+// --mcp ADDR mounts Server at /mcp. Import writes contracts for a whole
+// MCP server's tools (toolstream tools import-mcp). The other way round, a
+// contract whose mcp: names another server's tool, is the executor's;
+// docs/mcp.md tells both.
 //
 // # Who sees what
 //

@@ -422,7 +422,8 @@ func TestTypeScriptClient(t *testing.T) {
 // the idempotency key in _meta and the Idempotency-Key header; calling
 // again with the client's same key answers the same outcome and the TS
 // server runs it once; the TS server's error result comes back an error
-// result with its text.
+// result with its text. Imported whole (tools import-mcp), its two tools
+// are contracts the registry takes.
 func TestTypeScriptServerBehindATool(t *testing.T) {
 	dir := needMCPSDK(t)
 	t.Setenv("TS_TOKEN", "ts-secret")
@@ -459,7 +460,17 @@ func TestTypeScriptServerBehindATool(t *testing.T) {
 		}
 		io.Copy(io.Discard, stdout)
 	}()
-	ts := start(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", first.Port))
+	tsURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", first.Port)
+	// The whole TS server imported under a prefix: its tools (zod's
+	// draft-07 schemas) are contracts the registry takes.
+	file, err := mcp.Import(ctx, mcp.ImportConfig{URL: tsURL, Prefix: "ts", Headers: map[string]string{"Authorization": "Bearer ${env:TS_TOKEN}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg, err := registry.Parse(file); err != nil || len(reg.Tools()) != 2 || reg.Tools()[0].Name != "ts.echo" || reg.Tools()[1].MCP.Tool != "fail" {
+		t.Errorf("the TS server imported: %v\n%s", err, file)
+	}
+	ts := start(t, tsURL)
 	res := runNode(t, ts, "proxied")
 	var proxied struct{ First, Again, Failed tsResult }
 	json.Unmarshal(res["proxied"], &proxied)
