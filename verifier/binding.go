@@ -31,11 +31,11 @@ var stateKeyParts = langData.Set("state key words")
 // concepts of its parts that are not states (status, confirmed, 已支付).
 func (ix *index) keyAttrs(l int32) []string {
 	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(ix.leaves[l].ptr()))
-	if isAllDigits(k) || genericKeys[strings.ToLower(k)] {
+	if lang.IsAllDigits(k) || genericKeys[strings.ToLower(k)] {
 		return nil
 	}
 	var out []string
-	for _, p := range keyParts(k) {
+	for _, p := range lang.KeyParts(k) {
 		if stateKeyParts[p] || len(categoriesOf(p)) > 0 {
 			continue
 		}
@@ -147,7 +147,7 @@ func (ix *index) stateField(l int32) bool {
 		return true
 	}
 	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(lf.ptr()))
-	for _, p := range keyParts(k) {
+	for _, p := range lang.KeyParts(k) {
 		if stateKeyParts[p] {
 			return true
 		}
@@ -279,7 +279,7 @@ func (cx *claim) stateValueFacts(earlier []fact) []fact {
 	for _, ns := range ix.negatedStates() {
 		l, base := ns.leaf, ns.base
 		lf := &ix.leaves[l]
-		if !cx.inScope(l) || !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || stem(w.s) == stem(base)) }) || cx.aboutOther(l) {
+		if !cx.inScope(l) || !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || lang.Stem(w.s) == lang.Stem(base)) }) || cx.aboutOther(l) {
 			continue
 		}
 		if positive {

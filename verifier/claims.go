@@ -493,22 +493,6 @@ func appendClaim(r []rune, s, e int, out []Claim) []Claim {
 	return append(out, Claim{Start: s, End: e}) // Text: textsOfClaims
 }
 
-// normRune folds full-width ASCII to ASCII and upper to lower case; it
-// never changes the number of runes, so offsets survive normalisation.
-func normRune(c rune) rune {
-	switch {
-	case c >= 0xFF01 && c <= 0xFF5E:
-		c -= 0xFEE0
-	case c == 0x3000:
-		c = ' '
-	case c == '−' || c == '–' || c == '—':
-		c = '-'
-	case c == '’' || c == '‘':
-		c = '\''
-	}
-	return unicode.ToLower(c)
-}
-
 // runeText is runes as a string too, so that a run of them is a slice of
 // the string: looked up or kept without converting runes again.
 type runeText struct {
@@ -540,15 +524,6 @@ func (t runeText) sub(i, j int) string {
 		return t.s[i:j]
 	}
 	return t.s[t.off[i]:t.off[j]]
-}
-
-// normalize returns the normalised runes of s (same length as []rune(s)).
-func normalize(s string) []rune {
-	r := []rune(s)
-	for i, c := range r {
-		r[i] = normRune(c)
-	}
-	return r
 }
 
 // token is one token of normalised text: a run of letters and digits (with

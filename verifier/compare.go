@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"cmp"
 	"slices"
 	"strconv"
@@ -205,11 +207,11 @@ func maybeNumber(s string) bool {
 // column name.
 func (cx *claim) keyOf(l int32) string {
 	lf := &cx.ix.leaves[l]
-	if len(lf.own()) == 1 && isAllDigits(lf.own()[0]) {
+	if len(lf.own()) == 1 && lang.IsAllDigits(lf.own()[0]) {
 		return lf.own()[0]
 	}
 	k := lastToken(lf.ptr())
-	if isAllDigits(k) && lf.node >= 0 && !cx.ix.nodes[lf.node].array {
+	if lang.IsAllDigits(k) && lf.node >= 0 && !cx.ix.nodes[lf.node].array {
 		return "" // a table cell under a column that is not a period
 	}
 	return k

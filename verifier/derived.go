@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math"
 	"strconv"
 	"strings"
@@ -229,7 +231,7 @@ func (ix *index) membersNamed(n int32, word string) bool {
 			return false
 		}
 		ok := strings.Contains(strings.ToLower(s), word)
-		for _, t := range tokenStrings(normalize(s)) {
+		for _, t := range tokenStrings(lang.Normalize(s)) {
 			ok = ok || subjectKey(t) == w
 		}
 		if !ok {
@@ -276,7 +278,7 @@ func isSignedDigits(s string) bool {
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		s = s[1:]
 	}
-	return isAllDigits(s)
+	return lang.IsAllDigits(s)
 }
 
 func atoiOK(s string) bool {

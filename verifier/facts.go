@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"slices"
 	"strconv"
 	"strings"
@@ -194,7 +196,7 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 		if cx.aboutOther(l) {
 			continue
 		}
-		kc := categoriesOf(strings.Join(keyParts(lastToken(lf.ptr())), " "))
+		kc := categoriesOf(strings.Join(lang.KeyParts(lastToken(lf.ptr())), " "))
 		named := false
 		for _, c := range cm.cats {
 			for _, k := range kc {

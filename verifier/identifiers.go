@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -175,7 +177,7 @@ func (ix *index) idLeaves() []idLeaf {
 		}
 		if s := rawString(lf.raw()); len(s) <= 40 && strings.ContainsAny(s, digitChars) {
 			if c := idCanon(s); c != "" {
-				out = append(out, idLeaf{l: int32(l), canon: c, words: keyWords(lastToken(lf.ptr())), digits: isAllDigits(c)})
+				out = append(out, idLeaf{l: int32(l), canon: c, words: keyWords(lastToken(lf.ptr())), digits: lang.IsAllDigits(c)})
 			}
 		}
 	}
@@ -291,7 +293,7 @@ func (cx *claim) codeFacts([]fact) []fact {
 			break
 		}
 		n := &cx.nums[i]
-		if n.unit != nil || n.decimals > 0 || n.isRange || n.end-n.start < 2 || !isAllDigits(string(cx.orig[n.start:n.end])) {
+		if n.unit != nil || n.decimals > 0 || n.isRange || n.end-n.start < 2 || !lang.IsAllDigits(string(cx.orig[n.start:n.end])) {
 			continue
 		}
 		m := codeMention{start: n.start, end: n.end, canon: string(cx.orig[n.start:n.end]), digitsOnly: true}

@@ -304,14 +304,14 @@ var dimConcepts = func() map[dimension][]string {
 // keyConcepts returns a key's concepts; a generic key takes its parent's,
 // and a unit in the key adds what it measures (price_usd is a price).
 func keyConcepts(k string, parent []string) []string {
-	if isAllDigits(k) {
+	if lang.IsAllDigits(k) {
 		return []string{k} // a year or period column: "2023"
 	}
 	c := conceptsOf(k)
 	if genericKeys[strings.ToLower(k)] {
 		c = dedupe(append(append([]string(nil), parent...), c...))
 	}
-	for _, p := range keyParts(k) {
+	for _, p := range lang.KeyParts(k) {
 		u, ok := keyUnits[p]
 		if !ok || u == nil {
 			continue
@@ -387,11 +387,11 @@ func (w *walker) objectMeta(id int32, obj map[string]any, keys []string) {
 // hedgeWords reports a key or short value that marks an estimate
 // (estimated_delivery, eta, forecast, 预计).
 func hedgeWords(s string) bool {
-	for _, p := range keyParts(s) {
+	for _, p := range lang.KeyParts(s) {
 		if l := enLex[p]; l != nil && l.cues&cueHedge != 0 {
 			return true
 		}
-		if l := enLex[stem(p)]; l != nil && l.cues&cueHedge != 0 {
+		if l := enLex[lang.Stem(p)]; l != nil && l.cues&cueHedge != 0 {
 			return true
 		}
 		if lang.IsCJK([]rune(p)[0]) {
@@ -446,7 +446,7 @@ func (w *walker) nameKey(k string, ki *keyInfo, s string) bool {
 		return false
 	}
 	l := strings.ToLower(k)
-	if !ki.subjConcept && !slices.Contains(keyParts(w.ix.ev[w.ev].Name), l) {
+	if !ki.subjConcept && !slices.Contains(lang.KeyParts(w.ix.ev[w.ev].Name), l) {
 		return false
 	}
 	si := w.strInfo(s)
@@ -465,14 +465,14 @@ func subjectKey(t string) string {
 	} else if b, ok := strings.CutSuffix(t, "’s"); ok && b != "" {
 		t = b
 	}
-	return stem(t)
+	return lang.Stem(t)
 }
 
 func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(w.ix.subjects, id, v) }
 
 // addSubject indexes v as a name of node id in subjects.
 func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string) {
-	toks := tokenStrings(normalize(v))
+	toks := tokenStrings(lang.Normalize(v))
 	if len(toks) == 0 {
 		return
 	}
@@ -486,7 +486,7 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 	add(subjectKey(toks[0]), subjEntry{toks: toks, node: id, exact: v})
 	// "Revenue ($M)", "Operating margin (%)": the name without the unit.
 	if i := strings.IndexAny(v, "(（["); i > 0 && strings.ContainsAny(v[i:], ")）]") {
-		if short := tokenStrings(normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
+		if short := tokenStrings(lang.Normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
 			add(subjectKey(short[0]), subjEntry{toks: short, node: id, exact: v})
 		}
 	}
@@ -495,7 +495,7 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 		// of 蒙牛纯牛奶) name it too, when no other subject shares them.
 		if len(r) >= 4 && allCJK(r[:3]) {
 			for _, n := range []int{2, 3} {
-				p := string(normalize(string(r[:n])))
+				p := string(lang.Normalize(string(r[:n])))
 				if _, lex := zhLex[p]; !lex {
 					add(toks[0], subjEntry{toks: tokenStrings([]rune(p)), node: id, alias: true, partial: true, exact: v})
 				}
@@ -508,10 +508,10 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 	}
 	for _, t := range toks {
 		switch {
-		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !isAllDigits(t) || len(t) >= 4 && isAllDigits(t):
+		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !lang.IsAllDigits(t) || len(t) >= 4 && lang.IsAllDigits(t):
 			// A code inside a longer name ("M185", "12345" in "ORD-12345").
 			add(t, subjEntry{toks: []string{t}, node: id, alias: true, exact: v})
-		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && enLex[t] == nil && enLex[stem(t)] == nil && !isAllDigits(t):
+		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && enLex[t] == nil && enLex[lang.Stem(t)] == nil && !lang.IsAllDigits(t):
 			// A distinctive word of the name ("keyboard" of "Mechanical
 			// Keyboard"), used when no other subject has it.
 			add(subjectKey(t), subjEntry{toks: []string{t}, node: id, alias: true, partial: true, exact: v})

@@ -201,7 +201,7 @@ func (w *walker) keyInfo(k string) *keyInfo {
 	if ki, ok := w.ix.keys[k]; ok {
 		return ki
 	}
-	parts := keyParts(k)
+	parts := lang.KeyParts(k)
 	ki := &keyInfo{
 		concepts: keyConcepts(k, nil),
 		generic:  genericKeys[strings.ToLower(k)],
@@ -213,7 +213,7 @@ func (w *walker) keyInfo(k string) *keyInfo {
 	ki.unit, ki.dim = keyUnitOf(parts)
 	ki.bare = len(parts) == 1 && !ki.generic && !ki.negates && !ki.subject && !ki.hedge && ki.unit == nil &&
 		ki.dim == dimNone && conceptDim(ki.concepts) == dimNone && !stateKeyParts[parts[0]] && !idWords[parts[0]] &&
-		len(categoriesOf(parts[0])) == 0 && !isAllDigits(parts[0])
+		len(categoriesOf(parts[0])) == 0 && !lang.IsAllDigits(parts[0])
 	ki.subjConcept = ki.bare && slices.ContainsFunc(ki.concepts, func(c string) bool { return subjectKeys[c] })
 	for _, p := range parts {
 		if n, ok := minorUnitWords[p]; ok {
@@ -300,7 +300,7 @@ func (w *walker) strInfo(s string) *strInfo {
 	if si, ok := w.ix.strs[s]; ok {
 		return si
 	}
-	si := &strInfo{norm: string(normalize(s)), raw: jsonText(s), minute: -1, clock: -1}
+	si := &strInfo{norm: string(lang.Normalize(s)), raw: jsonText(s), minute: -1, clock: -1}
 	if d, m, ok := parseEvidenceDate(s); ok {
 		si.day, si.hasDay, si.minute = d, true, m
 	} else if wd, ok := weekdayOf(si.norm); ok {

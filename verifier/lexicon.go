@@ -84,36 +84,6 @@ var cueNames = map[string]cue{
 	"up": cueUp, "down": cueDown, "except": cueExcept, "debt": cueDebt,
 }
 
-// stem strips English inflections so that "ships", "shipped" and
-// "shipping" meet "ship" (lexicon words are looked up first).
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		return w[:n-3] + "y"
-	case n > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes")):
-		return w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:n-1]
-	case w == "daily":
-		return "day"
-	case n > 5 && strings.HasSuffix(w, "ly") && !strings.HasSuffix(w, "ily"):
-		return w[:n-2]
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		return undouble(w[:n-3])
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		return undouble(w[:n-2])
-	}
-	return w
-}
-
-func undouble(w string) string {
-	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
-}
-
 // negPrefixed returns the positive word of un-/non-/in- words whose
 // positive is in the lexicon ("unpaid" → "paid"), or "".
 func negPrefixed(w string) string {
@@ -123,8 +93,8 @@ func negPrefixed(w string) string {
 			if l := enLex[rest]; l != nil && len(l.concepts) > 0 {
 				return rest
 			}
-			if l := enLex[stem(rest)]; l != nil && len(l.concepts) > 0 && p != "in" {
-				return stem(rest)
+			if l := enLex[lang.Stem(rest)]; l != nil && len(l.concepts) > 0 && p != "in" {
+				return lang.Stem(rest)
 			}
 		}
 	}
@@ -157,7 +127,7 @@ func wordConcepts(w string) []string {
 	if lang.IsCJK([]rune(w)[0]) {
 		return []string{w}
 	}
-	s := stem(w)
+	s := lang.Stem(w)
 	if l := enLex[s]; l != nil {
 		if len(l.concepts) > 0 {
 			return l.concepts
@@ -170,22 +140,13 @@ func wordConcepts(w string) []string {
 	if p := negPrefixed(w); p != "" {
 		return enLex[p].concepts
 	}
-	return []string{truncStem(s)}
-}
-
-// truncStem cuts an unknown word's stem to six letters, a crude lemma that
-// lets accurate meet accuracy and operating meet operation.
-func truncStem(s string) string {
-	if len(s) > 6 && s[0] < 128 {
-		return s[:6]
-	}
-	return s
+	return []string{lang.TruncStem(s)}
 }
 
 // conceptsOf returns the concepts of a JSON key or tool name.
 func conceptsOf(key string) []string {
 	var out []string
-	parts := keyParts(key)
+	parts := lang.KeyParts(key)
 	for i := 0; i < len(parts); i++ {
 		p := parts[i]
 		// Multi-word lexicon entries spelled as keys: out_of_stock, check_in.
@@ -383,7 +344,7 @@ func claimWordsInto(out []cword, text runeText, r []rune, toks []token) []cword 
 		}
 		info := enLex[tk.s]
 		if info == nil {
-			if s := stem(tk.s); enLex[s] != nil && len(enLex[s].concepts) > 0 {
+			if s := lang.Stem(tk.s); enLex[s] != nil && len(enLex[s].concepts) > 0 {
 				info = enLex[s]
 			}
 		}

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math"
 	"testing"
 )
@@ -39,7 +41,7 @@ func TestScanNumbers(t *testing.T) {
 		{"1.5k followers", 1500, 1500, "", false},
 	}
 	for _, tt := range tests {
-		ms := scanNumbers(normalize(tt.text), nil)
+		ms := scanNumbers(lang.Normalize(tt.text), nil)
 		if len(ms) != 1 {
 			t.Errorf("scanNumbers(%q) found %d numbers: %+v", tt.text, len(ms), ms)
 			continue
@@ -57,7 +59,7 @@ func TestScanNumbers(t *testing.T) {
 
 func TestScanNumbersSkips(t *testing.T) {
 	for _, text := range []string{"order ORD-88231", "SKU A12", "the 1st item", "一定送到", "一共", "第3名", "一箱牛奶", "十分满意"} {
-		if ms := scanNumbers(normalize(text), nil); len(ms) != 0 {
+		if ms := scanNumbers(lang.Normalize(text), nil); len(ms) != 0 {
 			t.Errorf("scanNumbers(%q) = %+v, want none", text, ms)
 		}
 	}
@@ -84,7 +86,7 @@ func TestTolerance(t *testing.T) {
 		{"3.2 billion", 3.3e9, false},
 	}
 	for _, tt := range tests {
-		r := normalize(tt.text)
+		r := lang.Normalize(tt.text)
 		ms := scanNumbers(r, nil)
 		if len(ms) != 1 {
 			t.Fatalf("%q: %d numbers", tt.text, len(ms))
@@ -112,7 +114,7 @@ func TestOneUnitArticle(t *testing.T) {
 		{"it takes an hour and a half", 90, 1},
 		{"$20 an hour", 20, 1},
 	} {
-		ms := scanNumbers(normalize(tc.s), nil)
+		ms := scanNumbers(lang.Normalize(tc.s), nil)
 		if len(ms) != tc.n || ms[0].v != tc.want {
 			t.Errorf("%q: got %+v", tc.s, ms)
 		}

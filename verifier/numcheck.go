@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math"
 	"slices"
 	"sort"
@@ -369,7 +371,7 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 		// named scored higher: 金额 names both an amount and a fee.
 		for _, l := range in {
 			k := lastToken(ix.leaves[l].ptr())
-			if isAllDigits(k) {
+			if lang.IsAllDigits(k) {
 				continue
 			}
 			if own := conceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {

@@ -73,7 +73,7 @@ func (cx *claim) aboutCall(f Evidence) bool {
 			return true
 		}
 	}
-	for _, w := range keyParts(f.Name) {
+	for _, w := range lang.KeyParts(f.Name) {
 		w = strings.ToLower(w)
 		if toolVerbs[w] || len(w) < 3 {
 			continue

@@ -251,7 +251,7 @@ func (cx *claim) hasCat(n int32) bool {
 // a mention names): the one holding the name it was named by, if known.
 func (ix *index) subjectLeaf(group []int32, name string) int32 {
 	if name != "" {
-		name = string(normalize(name))
+		name = string(lang.Normalize(name))
 	}
 	var first int32 = -1
 	for _, n := range group {

@@ -81,7 +81,7 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	}
 	rd.norm = buf.norm[:0]
 	for _, c := range buf.orig {
-		rd.norm = append(rd.norm, normRune(c))
+		rd.norm = append(rd.norm, lang.NormRune(c))
 	}
 	buf.norm = rd.norm
 	if cap(buf.used) < len(rd.norm) {
@@ -401,7 +401,7 @@ func mentionable(lf *leaf) bool {
 	if len(r) < 2 || !lang.IsCJK(r[0]) && len(r) < 3 {
 		return false
 	}
-	if isAllDigits(lf.str()) && len(lf.str()) < 5 || unitOfValue(lf.str()) != nil {
+	if lang.IsAllDigits(lf.str()) && len(lf.str()) < 5 || unitOfValue(lf.str()) != nil {
 		return false // "600519", a code, may be named; "12" is a number
 	}
 	if l := enLex[lf.str()]; l != nil && l.cues != 0 {

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"slices"
 	"strings"
 )
@@ -212,7 +214,7 @@ func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) strin
 			}
 		case len(t.s) >= 4 && digitCount(t.s) >= 3 && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.s, ".") && !isNumberWithUnit(t.s):
 			isID = true // C300, X2000: a code, not PM2.5
-		case len(t.s) >= 4 && isAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && rd.norm[t.start-1] == '#'):
+		case len(t.s) >= 4 && lang.IsAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && rd.norm[t.start-1] == '#'):
 			isID = true
 		}
 		if !isID {
@@ -240,15 +242,6 @@ func digitCount(s string) int {
 		}
 	}
 	return n
-}
-
-func isAllDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // isNumberWithUnit reports tokens such as "12kg" or "5pm".

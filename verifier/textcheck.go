@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"encoding/json"
 	"slices"
 
@@ -24,7 +26,7 @@ func (ix *index) sentences(l int32) []sentInfo {
 	var out []sentInfo
 	var orig string
 	_ = json.Unmarshal([]byte(ix.leaves[l].raw()), &orig) // sentences need the original case
-	r := normalize(orig)
+	r := lang.Normalize(orig)
 	for _, cl := range SplitClaims(orig) {
 		sr := r[cl.Start:cl.End]
 		si := sentInfo{start: cl.Start, end: cl.End, concepts: dedupe(textConcepts(sr, tokenize(sr)))}

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"strings"
 	"time"
 	"unicode"
@@ -66,7 +68,7 @@ func (w *walker) textItems(s string, dates bool) []textItem {
 		return items
 	}
 	var items []textItem
-	norm := normalize(s)
+	norm := lang.Normalize(s)
 	var toks []token
 	near := func(a, b int) []string {
 		if toks == nil {

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"slices"
 	"testing"
 	"time"
@@ -39,7 +41,7 @@ func TestScanTimes(t *testing.T) {
 		{"this weekend", []int32{d(5, 4), d(5, 5)}, 0},
 	}
 	for _, tt := range tests {
-		r := normalize(tt.text)
+		r := lang.Normalize(tt.text)
 		tes := scanTimes(r, now, make([]bool, len(r)))
 		if len(tes) != 1 {
 			t.Errorf("scanTimes(%q) = %+v, want one expression", tt.text, tes)
@@ -54,7 +56,7 @@ func TestScanTimes(t *testing.T) {
 func TestScanClock(t *testing.T) {
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
 	for text, want := range map[string]int{"at 7:30 pm": 19*60 + 30, "by 6 pm": 18 * 60, "11:29 到达": 11*60 + 29, "下午3点半": 15*60 + 30} {
-		r := normalize(text)
+		r := lang.Normalize(text)
 		tes := scanTimes(r, now, make([]bool, len(r)))
 		if len(tes) != 1 || tes[0].clock != want {
 			t.Errorf("scanTimes(%q) = %+v, want clock %d", text, tes, want)

@@ -1,6 +1,8 @@
 package verifier
 
 import (
+	"github.com/toolstream/toolstream/internal/lang"
+
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -28,7 +30,7 @@ func TestTimeGatesHoldWhereRegexpsMatch(t *testing.T) {
 		}
 	}
 	for _, text := range texts {
-		s := string(normalize(text))
+		s := string(lang.Normalize(text))
 		digits := strings.ContainsAny(s, "0123456789")
 		for _, p := range timePatterns {
 			if !p.re.MatchString(s) || p.name == "in days" && !digits {
@@ -48,7 +50,7 @@ func TestTimeGatesNeedWhatTheyLookFor(t *testing.T) {
 	var texts []string
 	for _, cc := range checkedSet(t) {
 		for _, c := range cc.rep.Claims {
-			texts = append(texts, string(normalize(c.Text)))
+			texts = append(texts, string(lang.Normalize(c.Text)))
 		}
 	}
 	pieces := []string{"0", "7", ":", "/", "-", ".", " ", "in ", "in", "a", "p", "m", "am", "p.m.", "day", "days", "later", "from now",

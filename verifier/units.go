@@ -298,7 +298,7 @@ func keyUnitOf(parts []string) (*unit, dimension) {
 // unit/currency field, and its dimension from its key's concepts (price →
 // currency, stock → count).
 func keyUnit(key string, concepts []string, siblings map[string]any) (*unit, dimension) {
-	u, d := keyUnitOf(keyParts(key))
+	u, d := keyUnitOf(lang.KeyParts(key))
 	ki := &keyInfo{unit: u, dim: d}
 	return fieldUnit(ki, key, concepts, siblings)
 }
@@ -411,46 +411,10 @@ var conceptDims = func() map[string]dimension {
 	return m
 }()
 
-// keyParts splits a key into lower-case parts: snake, kebab, camel case,
-// digits, and the characters %, ℃.
-func keyParts(key string) []string {
-	var parts []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, string(cur))
-			cur = cur[:0]
-		}
-	}
-	r := []rune(key)
-	for i, c := range r {
-		c = normRune(c)
-		switch {
-		case c == '%' || c == '℃' || c == '$' || c == '€' || c == '£' || c == '¥':
-			flush()
-			parts = append(parts, string(c))
-		case lang.IsCJK(c):
-			cur = append(cur, c)
-		case c < 128 && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9'):
-			if i > 0 && r[i] >= 'A' && r[i] <= 'Z' && r[i-1] >= 'a' && r[i-1] <= 'z' {
-				flush()
-			}
-			if len(cur) > 0 && lang.IsCJK(cur[len(cur)-1]) {
-				flush()
-			}
-			cur = append(cur, c)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return parts
-}
-
 // keyNegates reports a key that states the negative (out_of_stock,
 // non_refundable, is_unavailable, road_closures).
 func keyNegates(key string) bool {
-	parts := keyParts(key)
+	parts := lang.KeyParts(key)
 	j := " " + strings.Join(parts, " ") + " "
 	switch {
 	case strings.Contains(j, " out of stock "), strings.Contains(j, " sold out "), strings.Contains(j, " not "), strings.Contains(j, " no "), strings.Contains(j, " non "):
