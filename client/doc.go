@@ -39,6 +39,16 @@
 //     (package erasure) that reaches the log: destroyed data keys and
 //     tombstones.
 //
+// Each of these is a role, a small interface *Client implements
+// (roles.go): Producer, Consumer, Latest (the last word on one call or
+// response), Decider, RunReader and RunDriver, Memory and Eraser;
+// Toolstream is all of them. A part of a program takes the role it needs.
+//
+// The package links no server and no storage: it speaks the services'
+// messages (packages memapi and runsapi) and publishes through the one
+// ordered publisher, so a producer program stays small (internal/lint's
+// TestSDKLinksNoServer keeps it so).
+//
 // Errors: every method documents the sentinels of errors.go it returns;
 // ErrNotFound, ErrStaleVersion, ErrPermissionDenied and ErrBadInput are
 // the ones callers branch on. A permission the server refuses is
