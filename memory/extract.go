@@ -214,6 +214,8 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		} else if o, ok := matchLimitEN(ws); ok {
 			add(o)
+		} else if o, ok := matchHarmEN(ws); ok {
+			add(o)
 		}
 		sawI := false
 		for i := 0; i < len(ws); i++ {

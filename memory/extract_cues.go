@@ -31,8 +31,9 @@ type cueTables struct {
 	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek []string
 	forbid, allow, allowNeeds, condition              [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
-	capEN                                             [][]string
-	zhCap, zhPer                                      []string
+	zhAllowAfter                                      []string
+	capEN, changeEN, harm                             [][]string
+	zhCap, zhChange, zhPer                            []string
 	prefer                                            [][]string
 	zhPrefer                                          []string
 	kindOf                                            map[string]string // a kind's member (lower case) → the kind
@@ -79,6 +80,9 @@ func mustCues() *cueTables {
 	_, t.zhAddressee = split("requests", "addressee")
 	_, t.zhNotForbid = split("requests", "not_forbid")
 	t.capEN, t.zhCap = split("limits", "cap")
+	t.changeEN, t.zhChange = split("limits", "change")
+	_, t.zhAllowAfter = split("requests", "allow_after")
+	t.harm, _ = split("effects", "harm")
 	_, t.zhPer = split("limits", "per")
 	t.prefer, t.zhPrefer = split("favorites", "prefer")
 	for _, l := range d.Lines("kinds") {
@@ -395,6 +399,13 @@ func noRequestEN(w []word) (events.Observation, bool) {
 		if w[i].low == "," || w[i].low == "please" {
 			break
 		}
+		if w[i].low == "for" && i+1 < len(w) && w[i+1].low == "me" {
+			return events.Observation{}, false // "no X for me": matchNoForMe's
+		}
+		if len(obj) > 0 && (phraseAt(w, i, cues.open) > 0 || phraseAt(w, i, cues.until) > 0) {
+			// "no sugar for now", "no wine until May": the user's own abstention
+			return constraint(obj, "", Negative, nil)
+		}
 		if phraseAt(w, i, cues.condition) > 0 && len(obj) > 0 {
 			for j := i; j < len(w) && w[j].low != "," && w[j].low != "please"; j++ {
 				cond = append(cond, w[j])
@@ -445,6 +456,27 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		}
 	}
 	if at < 0 {
+		// 晚上给我打电话没问题了: the permission after the verb phrase
+		for _, c := range cues.zhAllowAfter {
+			i := strings.Index(clause, c)
+			if i <= 0 {
+				continue
+			}
+			for _, a := range cues.zhAddressee {
+				if j := strings.Index(clause[:i], a); j >= 0 {
+					verb := strings.TrimSpace(clause[j+len(a) : i])
+					cond := strings.TrimSpace(clause[:j])
+					for _, w := range append([]string{"请", "你", "都", "也", "就", "现在", "以后"}, cues.zhOpen...) {
+						cond = strings.ReplaceAll(cond, w, "")
+					}
+					if verb == "" || utf8.RuneCountInString(verb) > 10 {
+						return events.Observation{}, false
+					}
+					return events.Observation{Kind: string(KindConstraint), Subject: "request", Attribute: verb, Value: cond,
+						Polarity: string(Positive), Confidence: confStrong}, true
+				}
+			}
+		}
 		for _, c := range cues.zhAllow {
 			if i := strings.Index(s, c); i >= 0 && (at < 0 || i < at || i == at && len(c) > n) {
 				at, n = i, len(c)
@@ -467,6 +499,12 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		return events.Observation{}, false
 	}
 	after = strings.TrimPrefix(after, "再")
+	for _, v := range []struct{ verb, hint string }{{"吃", "eat"}, {"喝", "drink"}} {
+		if x, ok := strings.CutPrefix(after, v.verb); ok && x != "" {
+			// 别让我吃炸鸡: the user's food, not a request's verb
+			return zhSlotted(x, v.hint, KindConstraint, pol, prev)
+		}
+	}
 	verb := zhObject(strings.TrimSpace(after))
 	for changed := true; changed; {
 		changed = false
@@ -510,6 +548,30 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		Polarity: string(pol), Confidence: confStrong}, true
 }
 
+// matchHarmEN reads what a thing does to the user that forbids it: "lately
+// X makes me sick", "dairy doesn't agree with me" — a constraint against
+// X (the words before the effect, in its clause).
+func matchHarmEN(ws []word) (events.Observation, bool) {
+	for j := 1; j < len(ws); j++ {
+		if phraseAt(ws, j, cues.harm) == 0 {
+			continue
+		}
+		start := 0
+		for i := j - 1; i >= 0; i-- {
+			if ws[i].low == "," || clauseEnd[ws[i].low] {
+				start = i + 1
+				break
+			}
+		}
+		x := skip(dropTimePhrases(ws[start:j]), fillers)
+		if len(x) == 0 || pronouns[x[0].low] || people[x[0].low] || x[0].low == "i" {
+			return events.Observation{}, false
+		}
+		return constraint(x, "", Negative, nil)
+	}
+	return events.Observation{}, false
+}
+
 // --- limits
 
 // matchLimitEN reads a cap: "my hotel budget is (now) capped at 150 euros
@@ -522,23 +584,33 @@ func matchLimitEN(ws []word) (events.Observation, bool) {
 			continue
 		}
 		j := i + 1
-		for j < len(ws) && j-i <= 5 && ws[j].low != "is" && ws[j].low != "are" && ws[j].low != "," {
+		changed := i > 0 && phraseAt(ws, i-1, cues.changeEN) == 1 // "I've raised my hotel budget to 200 euros"
+		for j < len(ws) && j-i <= 5 && ws[j].low != "is" && ws[j].low != "are" && ws[j].low != "," &&
+			!(changed && ws[j].low == "to") && phraseAt(ws, j, cues.changeEN) == 0 {
 			j++
 		}
 		if j >= len(ws) || j == i+1 || ws[j].low == "," {
 			continue
 		}
 		np := ws[i+1 : j]
-		k := j + 1
-		if k+1 < len(ws) && ws[k].low == "been" {
-			k++
-		}
-		for k < len(ws) && (fillers[ws[k].low] || ws[k].low == "strictly") {
-			k++
-		}
-		n := phraseAt(ws, k, cues.capEN)
-		if n == 0 {
-			continue
+		k, n := j+1, 0
+		switch {
+		case changed && ws[j].low == "to":
+		case phraseAt(ws, j, cues.changeEN) > 0: // "my hotel budget went up to 200 euros"
+			k = j + phraseAt(ws, j, cues.changeEN)
+			if k < len(ws) && ws[k].low == "to" {
+				k++
+			}
+		default:
+			if k+1 < len(ws) && ws[k].low == "been" {
+				k++
+			}
+			for k < len(ws) && (fillers[ws[k].low] || ws[k].low == "strictly") {
+				k++
+			}
+			if n = phraseAt(ws, k, cues.capEN); n == 0 {
+				continue
+			}
 		}
 		amount := dropTimePhrases(ws[k+n:])
 		for a, x := range amount {
@@ -570,7 +642,7 @@ func hasNumber(w []word) bool {
 // amount (with its period, 每次) the value.
 func matchLimitZH(clause string) (events.Observation, bool) {
 	at, n := -1, 0
-	for _, c := range cues.zhCap {
+	for _, c := range append(append([]string{}, cues.zhCap...), cues.zhChange...) {
 		if i := strings.Index(clause, c); i >= 0 && (at < 0 || i < at || i == at && len(c) > n) {
 			at, n = i, len(c)
 		}
@@ -579,6 +651,7 @@ func matchLimitZH(clause string) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	np, amount := clause[:at], strings.TrimSpace(clause[at+n:])
+	amount = trimAny(amount, cues.zhChange) // 上限改成80元
 	if i := strings.LastIndex(np, "我的"); i >= 0 {
 		np = np[i+len("我的"):]
 	} else if i := strings.LastIndex(np, "我"); i >= 0 {
@@ -601,7 +674,7 @@ func matchLimitZH(clause string) (events.Observation, bool) {
 			}
 		}
 	}
-	np = strings.TrimSpace(strings.TrimPrefix(np, "的"))
+	np = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(np, "的"), "把"))
 	amount = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(amount, "为止"), "以内"), "以下")
 	amount = strings.TrimRight(amount, "了的啊吧呢")
 	if np == "" || utf8.RuneCountInString(np) > 8 || strings.IndexFunc(amount, func(r rune) bool {

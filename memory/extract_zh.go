@@ -189,8 +189,11 @@ func extractZH(text string, at int64) []events.Observation {
 // zhTimePrefix reports whether s, said before 我, is a time of validity:
 // 到月底, 年底之前, 到3月20号为止, 这段时间.
 func zhTimePrefix(s string) bool {
+	if containsAny(s, cues.zhForbid) || strings.Contains(s, "让") {
+		return false // 月底以前别让我…: a request, read as one
+	}
 	return containsAny(s, cues.zhUntil) || containsAny(s, cues.zhEndYear) || containsAny(s, cues.zhEndMonth) ||
-		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止"})
+		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止", "前"})
 }
 
 // zhSubjects open a clause about someone or something else than the
@@ -214,6 +217,9 @@ func matchFavoriteZH(body string) (events.Observation, bool) {
 	b = body[at:]
 	for _, p := range []string{"最喜欢的", "最爱的", "喜欢的"} {
 		if rest, ok := strings.CutPrefix(b, p); ok {
+			if y, ok := strings.CutPrefix(rest, "是"); ok {
+				return favorite(zhObject(y)) // 最喜欢的是普洱
+			}
 			if x, y, ok := strings.Cut(rest, "是"); ok && x != "" && y != "" {
 				o, ok := favorite(zhObject(y))
 				o.Attribute = favoriteKind(x)

@@ -180,12 +180,14 @@ var genProps = map[string]func(w *genWorld, g gen, lang string, at time.Time) st
 			w.say("m1", fmt.Sprintf(g.pick("My %s %s is capped at %d %s.", "My %s %s is limited to %d %s a week.",
 				"Just so you know, my %s %s is at most %d %s.", "our %s %s is no more than %d %s per trip"), x, noun, a1, cur), at)
 			w.say("m2", fmt.Sprintf(g.pick("Update: my %s %s is now capped at %d %s.", "My %s %s is limited to %d %s now.",
-				"Good news, our %s %s is now at most %d %s."), x, noun, a2, cur), at.Add(72*time.Hour))
+				"Good news, our %s %s is now at most %d %s.", "I've raised my %s %s to %d %s.", "My %s %s went up to %d %s."),
+				x, noun, a2, cur), at.Add(72*time.Hour))
 		} else {
 			x, noun := g.wordZH(), g.pick("预算", "开销", "花费")
 			w.say("m1", fmt.Sprintf(g.pick("我的%s%s最多%d元。", "我的%s%s每次不超过%d元。", "说一下，我的%s%s上限是%d元。", "%s%s控制在%d元以内。"),
 				x, noun, a1), at)
-			w.say("m2", fmt.Sprintf(g.pick("我的%s%s现在最多%d元。", "现在我的%s%s不超过%d元了。", "%s%s最多%d元。"), x, noun, a2),
+			w.say("m2", fmt.Sprintf(g.pick("我的%s%s现在最多%d元。", "现在我的%s%s不超过%d元了。", "%s%s最多%d元。", "我把%s%s提高到%d元了。",
+				"%s%s上限改成%d元。"), x, noun, a2),
 				at.Add(72*time.Hour))
 		}
 		return w.supersededBy("m1", "m2")
@@ -197,11 +199,13 @@ var genProps = map[string]func(w *genWorld, g gen, lang string, at time.Time) st
 			w.say("m1", fmt.Sprintf(g.pick("Please don't %s me after %dpm these days.", "Don't %s me after %dpm for now, please.",
 				"Lately, please do not %s me after %dpm.", "Please never %s me after %dpm."), v, h), at)
 			w.say("m2", fmt.Sprintf(g.pick("You can %s me after %dpm again.", "Feel free to %s me after %dpm again.",
-				"It's fine to %s me in the evening again."), v, h), at.Add(240*time.Hour))
+				"It's fine to %s me in the evening again.", "Go ahead and %s me after %dpm from now on.", "You may %s me late again, after %dpm."),
+				v, h), at.Add(240*time.Hour))
 		} else {
 			v := "发" + g.wordZH()
 			w.say("m1", fmt.Sprintf(g.pick("这段时间晚上%d点以后别给我%s。", "最近晚上%d点以后不要给我%s。", "晚上%d点以后请别给我%s了。"), h, v), at)
-			w.say("m2", []string{fmt.Sprintf("晚上又可以给我%s了。", v), fmt.Sprintf("现在晚上%d点以后又可以给我%s了。", h, v)}[g.r.IntN(2)],
+			w.say("m2", []string{fmt.Sprintf("晚上又可以给我%s了。", v), fmt.Sprintf("现在晚上%d点以后又可以给我%s了。", h, v),
+				fmt.Sprintf("以后晚上也可以给我%s。", v), fmt.Sprintf("晚上给我%s没问题了。", v)}[g.r.IntN(4)],
 				at.Add(240*time.Hour))
 		}
 		return w.supersededBy("m1", "m2")
@@ -211,13 +215,15 @@ var genProps = map[string]func(w *genWorld, g gen, lang string, at time.Time) st
 			kind := g.pick("tea", "coffee", "beer", "wine")
 			v1, v2 := g.wordEN(), g.wordEN()
 			w.say("m1", fmt.Sprintf(g.pick("My favorite %s is %s.", "My favourite %s is %s."), kind, v1), at)
-			w.say("m2", fmt.Sprintf(g.pick("Actually I prefer %s %s now.", "I prefer %s %s these days.", "Honestly, I now prefer %s %s."),
+			w.say("m2", fmt.Sprintf(g.pick("Actually I prefer %s %s now.", "I prefer %s %s these days.", "Honestly, I now prefer %s %s.",
+				"These days I'm more into %s %s.", "Lately I've been preferring %s %s."),
 				v2, kind), at.Add(480*time.Hour))
 		} else {
 			kind := g.pick("茶", "咖啡", "啤酒")
 			v1, v2 := g.wordZH(), g.wordZH()
 			w.say("m1", fmt.Sprintf(g.pick("我最喜欢的%s是%s。", "我最爱的%s是%s。"), kind, v1), at)
-			w.say("m2", fmt.Sprintf(g.pick("其实我现在更喜欢%s%s。", "我现在更喜欢%s%s了。", "不过我还是更喜欢%s%s。"), v2, kind), at.Add(480*time.Hour))
+			w.say("m2", fmt.Sprintf(g.pick("其实我现在更喜欢%s%s。", "我现在更喜欢%s%s了。", "不过我还是更喜欢%s%s。", "我现在比较喜欢%s%s。",
+				"最近我最喜欢的是%s%s。"), v2, kind), at.Add(480*time.Hour))
 		}
 		return w.supersededBy("m1", "m2")
 	},
@@ -229,11 +235,11 @@ var genProps = map[string]func(w *genWorld, g gen, lang string, at time.Time) st
 			x, y = g.wordEN(), g.wordEN()
 			w.say("m1", fmt.Sprintf(g.pick("I'm allergic to %s. My %s budget is capped at %d euros.",
 				"I can't eat %s these days. Also, my %s budget is limited to %d dollars.",
-				"I'm allergic to %s! Our %s budget is at most %d pounds."), x, y, a), at)
+				"I'm allergic to %s! Our %s budget is at most %d pounds.", "No %s for me, please. My %s budget is capped at %d euros."), x, y, a), at)
 		} else {
 			x, y = g.wordZH(), g.wordZH()
 			w.say("m1", fmt.Sprintf(g.pick("我对%s过敏。我的%s预算最多%d元。", "最近我不能吃%s。另外我的%s预算不超过%d元。",
-				"我对%s过敏！我的%s开销最多%d元。"), x, y, a), at)
+				"我对%s过敏！我的%s开销最多%d元。", "我吃不了%s。我的%s预算最多%d元。"), x, y, a), at)
 		}
 		before := w.records("m1", time.Time{})
 		if len(before) != 2 {
@@ -272,9 +278,10 @@ var genProps = map[string]func(w *genWorld, g gen, lang string, at time.Time) st
 		case 1: // the end of the month
 			end = time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
 			if lang == "en" {
-				w.say("m1", fmt.Sprintf(g.pick("I can't eat %s until the end of the month.", "Until the end of the month I'm not eating %s."), g.wordEN()), at)
+				w.say("m1", fmt.Sprintf(g.pick("I can't eat %s until the end of the month.", "Until the end of the month I'm not eating %s.",
+					"I'm off %s till the end of the month.", "No %s for me until the end of the month."), g.wordEN()), at)
 			} else {
-				w.say("m1", fmt.Sprintf(g.pick("到月底我都不吃%s。", "月底之前我不能吃%s。"), g.wordZH()), at)
+				w.say("m1", fmt.Sprintf(g.pick("到月底我都不吃%s。", "月底之前我不能吃%s。", "这个月底前我不吃%s。", "月底以前别让我吃%s。"), g.wordZH()), at)
 			}
 		default: // the end of the year, a cap
 			end = time.Date(y+1, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -303,12 +310,14 @@ var genProps = map[string]func(w *genWorld, g gen, lang string, at time.Time) st
 		if lang == "en" {
 			x = g.wordEN()
 			w.say("m1", fmt.Sprintf(g.pick("I love eating %s.", "I really like %s.", "%s is my weakness."), x), at)
-			w.say("m2", fmt.Sprintf(g.pick("I can't eat %s these days.", "I'm allergic to %s lately.", "I must avoid %s for now."), x), at.Add(48*time.Hour))
+			w.say("m2", []string{fmt.Sprintf("I can't eat %s these days.", x), fmt.Sprintf("I'm allergic to %s lately.", x),
+				fmt.Sprintf("I must avoid %s for now.", x), fmt.Sprintf("Lately %s makes me sick, so no %s for now.", x, x)}[g.r.IntN(4)],
+				at.Add(48*time.Hour))
 			q = fmt.Sprintf(g.pick("can I have %s tonight?", "should I order %s?", "%s for dinner?"), x)
 		} else {
 			x = g.wordZH()
 			w.say("m1", fmt.Sprintf(g.pick("我很喜欢吃%s。", "我超爱吃%s。"), x), at)
-			w.say("m2", fmt.Sprintf(g.pick("我最近不能吃%s。", "最近%s过敏。", "这段时间我对%s过敏。"), x), at.Add(48*time.Hour))
+			w.say("m2", fmt.Sprintf(g.pick("我最近不能吃%s。", "最近%s过敏。", "这段时间我对%s过敏。", "这阵子我吃不了%s。"), x), at.Add(48*time.Hour))
 			q = fmt.Sprintf(g.pick("晚饭吃%s可以吗", "给我点%s吧"), x)
 		}
 		res, err := w.e.Recall(w.s.reader(), Query{Tenant: "gen", User: w.user, Text: q, K: 5})
