@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,7 +58,13 @@ func newClientKey() string {
 
 // callHandler is the tools/call handler of tool for tenant's server.
 func (s *Server) callHandler(tenant string, tool *registry.Tool) sdk.ToolHandler {
-	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func() { // the SDK may run a handler off the request's goroutine: a panic must not end serve
+			if p := recover(); p != nil {
+				s.log.Error("mcp: panic in a tools/call recovered", "tenant", tenant, "tool", tool.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				res, err = nil, fmt.Errorf("mcp: internal error")
+			}
+		}()
 		tokTenant, user := identity(req.Extra.TokenInfo)
 		if tokTenant != tenant { // serverFor picked the server by this token: never
 			return nil, fmt.Errorf("mcp: the key's tenant is not this server's")
