@@ -33,6 +33,12 @@ type StreamFrame struct {
 	Event string `msgpack:"e,omitempty"`
 	Data  string `msgpack:"d,omitempty"`
 	End   bool   `msgpack:"end,omitempty"`
+	// Upstream and Attempts, on the end frame, name the upstream that
+	// served the stream and how many attempts the gateway made (its
+	// pool's retries and fallbacks); empty from a gateway before them, and
+	// Upstream empty for an answer the gateway gave for the pool.
+	Upstream string `msgpack:"u,omitempty"`
+	Attempts int    `msgpack:"n,omitempty"`
 }
 
 func (*StreamFrame) Kind() Kind { return KindStreamFrame }

@@ -28,7 +28,7 @@ import (
 //	routing: {retries: 2}        # optional: retries, backoff, circuit breaking (Routing)
 //	prices:                      # optional: USD per million tokens, by model (Price)
 //	  gpt-4o: {input: 2.5, output: 10}
-//	keys_file: keys.yaml         # optional: more keys, in a file reloaded on change
+//	keys_file: PATH              # optional: more keys, in a file reloaded on change
 //	keys:                        # the clients' keys, stored hashed
 //	  - key_sha256: 9f86d0…
 //	    tenant: acme

@@ -45,7 +45,7 @@
 // model stream); every other path or method gets the provider's JSON
 // error (404, 405), never Go's plain text.
 //
-// # Upstream pools and keys (issue 30)
+// # Upstream pools and keys
 //
 // A model's upstreams are a pool (pool.go): drawn by weight, a failed
 // attempt (unreachable, 408/429/5xx, no first event in time) retried on

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Keys that operators manage (issue 30). A key's Policy says which models
+// Keys that operators manage. A key's Policy says which models
 // it may ask for, until when it is valid, how many requests and tokens a
 // minute it may use, and its budgets of tokens and USD per day and per
 // month (UTC). A request the policy refuses gets its provider's error

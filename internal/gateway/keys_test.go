@@ -13,7 +13,7 @@ import (
 	"github.com/toolstream/toolstream/internal/jstest"
 )
 
-// Keys that operators manage (issue 30): what a key's policy refuses,
+// Keys that operators manage: what a key's policy refuses,
 // through the real gateway with the official SDKs as the attackers'
 // clients.
 

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// The upstream pool (issue 30): several upstreams serve one model, each
+// The upstream pool: several upstreams serve one model, each
 // with a weight; a request that fails before the client has a byte of
 // its answer is retried, on another upstream when there is one; an
 // upstream that keeps failing is left alone for a while (circuit

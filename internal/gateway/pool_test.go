@@ -16,9 +16,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/internal/jstest"
+	"github.com/toolstream/toolstream/internal/trace"
 )
 
-// The upstream pool (issue 30) through the real gateway, against fake
+// The upstream pool through the real gateway, against fake
 // upstreams (package fakeup) that fail in each way a provider does.
 
 // chatRecording is the recorded Chat stream every good upstream serves.
@@ -376,5 +377,37 @@ func eventually(t *testing.T, cond func() bool, msg string, args ...any) {
 			t.Fatalf(msg, args...)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTraceSaysWhichUpstreamServed: `toolstream trace` of a call the
+// model streamed through the gateway names the upstream that served it
+// and the attempts it took (kept on the stream's end frame), here the
+// second upstream after the first answered 503.
+func TestTraceSaysWhichUpstreamServed(t *testing.T) {
+	bad := fakeup.Start(t, func(int, string, []byte) (fakeup.Answer, error) {
+		return fakeup.Answer{Status: 503, Body: `{"error":{"message":"overloaded","type":"server_error"}}`}, nil
+	})
+	ok := good(t)
+	tg := poolGateway(t, Routing{}, Upstream{Name: "trace-bad", BaseURL: bad.URL + "/v1", Pool: Pool{Weight: 1_000_000}},
+		Upstream{Name: "trace-ok", BaseURL: ok.URL + "/v1"})
+	if resp, _ := chatStream(t, tg); resp.StatusCode != 200 {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var tr *trace.Trace
+	eventually(t, func() bool {
+		var err error
+		tr, err = trace.Call(ctx, tg.bus, "acme", "call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", "")
+		return err == nil && tr.Served != nil
+	}, "no trace with the gateway's record")
+	if *tr.Served != (trace.Served{API: "chat", Upstream: "trace-ok", Attempts: 2, Seq: tr.Served.Seq}) {
+		t.Fatalf("served: %+v", tr.Served)
+	}
+	var text strings.Builder
+	tr.WriteText(&text)
+	if !strings.Contains(text.String(), "served by upstream trace-ok, attempt 2") {
+		t.Fatalf("trace's text does not say who served:\n%s", text.String())
 	}
 }

@@ -348,6 +348,10 @@ func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, 
 		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
 		At: s.g.cfg.Now().UnixNano(), Body: &events.StreamFrame{Pos: pos, Event: event, Data: string(data), End: end},
 	}
+	if end { // which upstream served it, after how many attempts: for trace
+		f := ev.Body.(*events.StreamFrame)
+		f.Upstream, f.Attempts = s.res.Upstream, s.res.Attempts
+	}
 	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
 	if err != nil {
 		return fmt.Errorf("gateway: seal frame: %w", err)

@@ -144,6 +144,52 @@ type Trace struct {
 	Attempts []Attempt        `json:"attempts,omitempty"`
 	Verdicts []Verdict        `json:"verdicts,omitempty"`
 	Timings  []Timing         `json:"timings,omitempty"`
+	// Served says which upstream the gateway sent the response's request
+	// to, for a response that came through the gateway.
+	Served *Served `json:"served,omitempty"`
+}
+
+// Served is the gateway's record of a response's request: its API, the
+// upstream that answered and the attempts it took (the first is 1; more
+// are retries, on the same upstream or another).
+type Served struct {
+	API      string `json:"api"`
+	Upstream string `json:"upstream,omitempty"`
+	Attempts int    `json:"attempts,omitempty"`
+	Seq      uint64 `json:"seq"`
+}
+
+// servedBy reads the gateway's end frame of response, relayed for user:
+// nil when the gateway relayed no such stream (a producer's own, or the
+// frames are gone). The frames' stream is named as the gateway names it
+// (its scopedID: the user's token, '.', the id; without a user the id,
+// or '.' and the id when it holds a '.').
+func servedBy(ctx context.Context, b *bus.Bus, tenant, user, response string) *Served {
+	id := response
+	switch {
+	case user != "":
+		id = events.Token(user) + "." + response
+	case strings.Contains(response, "."):
+		id = "." + response
+	}
+	for _, api := range []string{"chat", "responses", "messages"} {
+		subj, err := events.GatewaySubject(tenant, api, id)
+		if err != nil {
+			return nil
+		}
+		m, err := logread.Last(ctx, b.Conn, events.StreamGateway, subj)
+		if err != nil {
+			continue
+		}
+		ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
+		if err != nil {
+			continue
+		}
+		if f, ok := events.As[*events.StreamFrame](ev); ok && f.End {
+			return &Served{API: api, Upstream: f.Upstream, Attempts: f.Attempts, Seq: m.Seq}
+		}
+	}
+	return nil
 }
 
 // Call assembles the lineage of the call named id (provider call id or
@@ -226,7 +272,12 @@ func Call(ctx context.Context, b *bus.Bus, tenant, id, response string) (*Trace,
 		return nil, err
 	}
 	var steps []Step
+	looked := false // for the gateway's record, once
 	for _, e := range model {
+		if !looked && e.Ev.Response == tr.Response {
+			looked = true
+			tr.Served = servedBy(ctx, b, tenant, e.Ev.User, tr.Response)
+		}
 		if e.Ev.Item != tr.Item && e.Ev.Item != "" {
 			continue
 		}
@@ -562,6 +613,9 @@ func (tr *Trace) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, ", normalised by the producer from raw events %d–%d of its stream %s", *tr.Built.RawPosFirst, *tr.Built.RawPosLast, tr.Built.RawStream)
 		}
 		fmt.Fprintln(w)
+	}
+	if sv := tr.Served; sv != nil && sv.Upstream != "" {
+		fmt.Fprintf(w, "  through the gateway (%s): served by upstream %s, attempt %d\n", sv.API, sv.Upstream, sv.Attempts)
 	}
 	if tr.Key != "" {
 		fmt.Fprintf(w, "  idempotency key %s\n", tr.Key)
