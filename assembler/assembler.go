@@ -243,6 +243,9 @@ func (s *step) apply() error {
 		if b.Provider != "" && s.re.row.Provider != b.Provider {
 			s.re.row.Provider, s.dirty = b.Provider, true
 		}
+		if b.ClientRuns && !s.re.row.ClientRuns {
+			s.re.row.ClientRuns, s.dirty = true, true
+		}
 		return nil
 	case *events.InputRejected:
 		return nil

@@ -53,7 +53,8 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		return err
 	}
 	return s.tx.Emit(subj, s.event(events.CompletedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
-		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, Repaired: repaired, DependsOn: deps, Order: c.Order, From: c.From, After: after}))
+		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, Repaired: repaired, DependsOn: deps, Order: c.Order, From: c.From, After: after,
+			ClientRuns: s.re.row.ClientRuns}))
 }
 
 // settle marks a call decided, gives back its tenant's open call and

@@ -65,6 +65,9 @@ type response struct {
 	Env       envelope `msgpack:"env"`
 	TextBytes int      `msgpack:"tb,omitempty"` // display text kept (textKey), at most Config.TextBytesMax
 	Provider  string   `msgpack:"p,omitempty"`  // ResponseStarted's, for the outcome (the runs' message shape)
+	// ClientRuns is ResponseStarted's: the client runs the calls itself,
+	// and each CallCompleted says so.
+	ClientRuns bool `msgpack:"cr,omitempty"`
 }
 
 func callKey(tenant, resp, item string) ([]byte, error) {

@@ -51,6 +51,10 @@ type Stream struct {
 	// normalising here (they then stay in the clear in TS_IN for the raw
 	// retention): what a producer that cannot normalise does.
 	Raw bool
+	// ClientRuns says the stream's client runs the calls itself: they are
+	// recorded and assembled, and no executor runs them
+	// (events.ResponseStarted.ClientRuns). Not with Raw.
+	ClientRuns bool
 }
 
 // WithStream sets every field of the stream at once.
@@ -331,6 +335,9 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	subj, ev, err := p.EdgeEvent(&events.Event{Tenant: w.s.Tenant, User: w.s.User, Session: w.s.Session, Run: w.s.Run, Step: w.s.Step}, w.s.ID)
 	if err != nil {
 		return err
+	}
+	if rs, ok := ev.Body.(*events.ResponseStarted); ok && w.s.ClientRuns {
+		rs.ClientRuns = true
 	}
 	data, err := events.EncodeSealed(ev, w.kr, "")
 	if err != nil {

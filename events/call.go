@@ -36,6 +36,10 @@ type CallCompleted struct {
 	// tools have side effects run one after another, in the order the
 	// model gave them (a read-only tool's, side_effect none, runs at once).
 	After []string `msgpack:"af,omitempty"`
+	// ClientRuns: the response's client runs its calls itself
+	// (ResponseStarted.ClientRuns); an executor records the call as
+	// skipped and runs nothing.
+	ClientRuns bool `msgpack:"cr,omitempty"`
 }
 
 // CallRejected is a call that completed but must not run. Reason is typed;

@@ -35,6 +35,10 @@ const (
 type ResponseStarted struct {
 	Provider string `msgpack:"p,omitempty"` // format the events were normalised from
 	Model    string `msgpack:"m,omitempty"`
+	// ClientRuns says the producer's client runs the response's calls
+	// itself (the gateway's passthrough): they are recorded and assembled,
+	// and their CallCompleted say so, so no executor runs them.
+	ClientRuns bool `msgpack:"cr,omitempty"`
 }
 
 // OutputItemAdded opens an output item. For a function call it names the

@@ -52,6 +52,9 @@ type RunCall struct {
 	Bytes     int         `msgpack:"nb,omitempty"` // argument bytes received (incomplete: where they were cut)
 	DependsOn []string    `msgpack:"do,omitempty"`
 	Key       string      `msgpack:"k,omitempty"`
+	// ClientRuns: a completed call its client runs itself
+	// (CallCompleted.ClientRuns): no result will come from an executor.
+	ClientRuns bool `msgpack:"cr,omitempty"`
 }
 
 // CallOutcome is a call's terminal outcome in a settled round.
@@ -64,6 +67,7 @@ const (
 	OutcomeIncomplete CallOutcome = "incomplete"
 	OutcomeDenied     CallOutcome = "denied"
 	OutcomeUnknown    CallOutcome = "outcome_unknown"
+	OutcomeClient     CallOutcome = "run_by_client" // the client ran it (RunCall.ClientRuns)
 )
 
 // SettledCall is one call of a settled round.

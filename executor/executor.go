@@ -495,6 +495,13 @@ func (e *Executor) handleCallMsg(m jetstream.Msg) {
 	}
 	switch body := ev.Body.(type) {
 	case *events.CallCompleted:
+		if body.ClientRuns {
+			// Its client runs it (the gateway's passthrough): recorded
+			// and assembled, never run here.
+			e.recordSkipped(ev)
+			m.Ack()
+			return
+		}
 		j := e.newJob(m, md.Sequence.Stream, ev, body, false)
 		j.optimistic = md.NumDelivered == 1 && len(body.DependsOn) == 0 && len(body.After) == 0
 		j.process()

@@ -103,6 +103,9 @@ const (
 	CallIncomplete CallState = "incomplete"
 	CallDenied     CallState = "denied"
 	CallUnknown    CallState = "outcome_unknown"
+	// CallClient: the client runs it itself (the gateway's passthrough);
+	// its result is the client's, not in the log.
+	CallClient CallState = "run_by_client"
 )
 
 // Run is one run of a tenant: its state, version and counters.

@@ -39,6 +39,7 @@ import (
 //	    rpm: 60                  # optional: requests a minute
 //	    tpm: 100000              # optional: tokens a minute
 //	    budget: {tokens_per_day: 1000000, usd_per_month: 50}
+//	    execute: false           # optional: run the registry's tools on passthrough calls
 //	heartbeat: 10s               # optional: SSE comment interval
 //	limits:                      # optional: what clients may hold (0: the default)
 //	  conns_max: 0               # connections open at once (serve's listener)
@@ -108,6 +109,11 @@ type Key struct {
 	User   string `yaml:"user"`
 	// Policy is what the key may do: models, expiry, rates, budgets.
 	Policy `yaml:",inline"`
+	// Execute: the registry's tools run on the calls of this key's
+	// passthrough answers, as for a producer (HeaderExecute "server" on
+	// every request). By default a passthrough client runs its calls
+	// itself: they are recorded and assembled, never run by Toolstream.
+	Execute bool `yaml:"execute"`
 }
 
 // HashKey returns the hex SHA-256 of a client key, as key_sha256 holds it.

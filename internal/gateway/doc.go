@@ -22,8 +22,10 @@
 //     data key, so resumption can replay it and erasure reaches it;
 //  3. normalised at the edge and published as canonical model events,
 //     sealed, by a client.Writer as any Go producer publishes them (the
-//     calls are then assembled, executed, verified and remembered as for
-//     any producer).
+//     calls are then assembled, verified and remembered as for any
+//     producer). The client runs its calls itself, so none is executed
+//     (client.Stream.ClientRuns: the executor skips them) unless the key
+//     says execute: true or the request Toolstream-Execute: server.
 //
 // 2 and 3 run on a path of their own, at most logQueueMax frames behind 1
 // (then the upstream read waits for the log). A non-streamed answer (status

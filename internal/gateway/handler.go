@@ -26,6 +26,11 @@ const (
 	// HeaderStream is the stream's id in the answer: what resuming names
 	// (with Last-Event-ID on a POST, or in a GET's path).
 	HeaderStream = "Toolstream-Stream"
+	// HeaderExecute says who runs a passthrough answer's calls: "client"
+	// (the default: recorded and assembled, never run by Toolstream) or
+	// "server" (the registry's tools run them, as for a producer; also a
+	// key's execute: true). Run mode always runs them.
+	HeaderExecute = "Toolstream-Execute"
 )
 
 // ServeHTTP serves the gateway's endpoints. A panic of one request is
@@ -225,7 +230,18 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			g.resume(w, r, api, env, r.Header.Get(HeaderStream), after)
 			return
 		}
-		g.passthrough(w, r, api, env, body, sl)
+		clientRuns := true
+		switch x := r.Header.Get(HeaderExecute); x {
+		case "":
+			clientRuns = !g.keyExecutes(sl.key)
+		case "client":
+		case "server":
+			clientRuns = false
+		default:
+			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: %s %q (want client or server)", ErrBadRequest, HeaderExecute, x))
+			return
+		}
+		g.passthrough(w, r, api, env, body, sl, clientRuns)
 	}
 }
 
@@ -240,7 +256,7 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 // ResponseWriter from the goroutine did and crashed serve.
 // The goroutine holds a reference to the request's slot until the
 // upstream read ended.
-func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, env Envelope, body []byte, sl *slot) {
+func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, env Envelope, body []byte, sl *slot, clientRuns bool) {
 	type ended struct {
 		res *Result
 		err error
@@ -251,7 +267,7 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 	startc := make(chan struct{})  // the upstream answered
 	upEnded := make(chan struct{}) // its stream ended: every frame is written or dropped
 	endc := make(chan ended, 1)
-	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env, Key: sl.key,
+	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env, Key: sl.key, ClientRuns: clientRuns,
 		OnResponse: func(status int, h http.Header) {
 			if status == http.StatusOK && isEventStream(h) {
 				sse.CopyHeader(h)

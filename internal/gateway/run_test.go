@@ -30,6 +30,7 @@ const (
 	runKey      = "sk-run-test"
 	runKeyAlice = "sk-run-alice" // bound to user alice
 	runKeyBob   = "sk-run-bob"   // bound to user bob
+	runKeyExec  = "sk-run-exec"  // execute: true (passthrough's calls run on the server)
 )
 
 // runGateway is a gateway serving run mode on the real pipeline, its
@@ -57,7 +58,8 @@ func startRunGateway(t *testing.T) *runGateway {
 		},
 		Keys: []gateway.Key{{SHA256: gateway.HashKey(runKey), Tenant: agenttest.Tenant},
 			{SHA256: gateway.HashKey(runKeyAlice), Tenant: agenttest.Tenant, User: "alice"},
-			{SHA256: gateway.HashKey(runKeyBob), Tenant: agenttest.Tenant, User: "bob"}},
+			{SHA256: gateway.HashKey(runKeyBob), Tenant: agenttest.Tenant, User: "bob"},
+			{SHA256: gateway.HashKey(runKeyExec), Tenant: agenttest.Tenant, Execute: true}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -783,5 +785,66 @@ func TestRunModeKeepsTheUpstreamsErrorHeaders(t *testing.T) {
 			r.Error.RequestID != "req_up_1" || !strings.Contains(r.Error.Message, "fake: rate limited") {
 			t.Errorf("%s: the SDK's error %+v, want a 429 %s with Retry-After 7 and request id req_up_1", c.client, r.Error, c.name)
 		}
+	}
+}
+
+// Passthrough records and assembles the calls of an answer but runs
+// nothing: the client that streams a tool call runs it itself (the
+// gateway ran the registry's tool as well, so a client that runs its own
+// tools ran them twice: issue 30). The official SDK streams a weather call
+// through passthrough: the call is assembled (the runs view shows it,
+// run_by_client) and the tool does not run. With Toolstream-Execute:
+// server it runs, once; a key with execute: true is the same for every
+// request of the key (TestPassthroughKeyExecutes). The executor takes
+// calls in the log's order, so once the second call ran the first was
+// seen and skipped.
+func TestPassthroughRunsNoToolUnlessAsked(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	r := rg.sdk(t, "chat-passthrough", "pt-1", "weather in Oslo?")
+	if len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "weather" || r.Stop != "tool_calls" {
+		t.Fatalf("the SDK read %+v", r)
+	}
+	run := gateway.RunID("", "pt-1")
+	waitFor(t, "the call assembled", func() bool {
+		rd := rg.rounds(t, run)
+		return len(rd) == 1 && len(rd[0].Calls) == 1 && rd[0].Calls[0].State == runs.CallClient
+	})
+	r = rg.sdk(t, "chat-passthrough", "pt-2", "weather in Oslo?", "EXECUTE=server")
+	if len(r.ToolCalls) != 1 {
+		t.Fatalf("the SDK read %+v", r)
+	}
+	waitFor(t, "the call run on the server", func() bool { return rg.p.Invoked["weather"].Load() == 1 })
+	waitFor(t, "its result in the run", func() bool {
+		rd := rg.rounds(t, gateway.RunID("", "pt-2"))
+		return len(rd) == 1 && len(rd[0].Calls) == 1 && rd[0].Calls[0].State == runs.CallSucceeded
+	})
+	if n := rg.p.Invoked["weather"].Load(); n != 1 {
+		t.Errorf("weather ran %d times: the passthrough call the client runs itself ran on the server too", n)
+	}
+	if st := rg.rounds(t, run)[0].Calls[0].State; st != runs.CallClient {
+		t.Errorf("the client's call is %s", st)
+	}
+}
+
+// A key with execute: true has its passthrough calls run on the server
+// without asking per request; Toolstream-Execute: client on a request of
+// it has the client run them.
+func TestPassthroughKeyExecutes(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	rg.sdk(t, "chat-passthrough", "pk-1", "weather in Oslo?", "GATEWAY_KEY="+runKeyExec, "EXECUTE=client")
+	waitFor(t, "the client's call assembled", func() bool {
+		rd := rg.rounds(t, gateway.RunID("", "pk-1"))
+		return len(rd) == 1 && len(rd[0].Calls) == 1 && rd[0].Calls[0].State == runs.CallClient
+	})
+	rg.sdk(t, "chat-passthrough", "pk-2", "weather in Oslo?", "GATEWAY_KEY="+runKeyExec)
+	waitFor(t, "the key's call run on the server", func() bool { return rg.p.Invoked["weather"].Load() == 1 })
+	waitFor(t, "its result in the run", func() bool {
+		rd := rg.rounds(t, gateway.RunID("", "pk-2"))
+		return len(rd) == 1 && len(rd[0].Calls) == 1 && rd[0].Calls[0].State == runs.CallSucceeded
+	})
+	if n := rg.p.Invoked["weather"].Load(); n != 1 {
+		t.Errorf("weather ran %d times, want once (the key's request, not the one that asked for the client)", n)
 	}
 }

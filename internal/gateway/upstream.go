@@ -48,6 +48,10 @@ type Call struct {
 	// Key is the hash of the client key the call is made for (HashKey):
 	// its usage counts against the key's budgets and rates. "" for none.
 	Key string
+	// ClientRuns says the client runs the answer's calls itself
+	// (passthrough, unless the key or request asks the server to): they
+	// are recorded and assembled, and no executor runs them.
+	ClientRuns bool
 }
 
 // Frame is one server-sent event of an upstream stream, as received.
@@ -318,7 +322,7 @@ type published struct {
 // call's envelope.
 func (s *relay) producerStream(id string) client.Stream {
 	return client.Stream{Tenant: s.c.Env.Tenant, ID: id, Format: s.c.API.format(),
-		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step}
+		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step, ClientRuns: s.c.ClientRuns}
 }
 
 // hand gives f to onFrame until it fails once.

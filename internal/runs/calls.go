@@ -53,7 +53,8 @@ func (Calls) Apply(tx *projector.Tx, m *projector.Msg) error {
 	var rc *events.RunCall
 	switch b := ev.Body.(type) {
 	case *events.CallCompleted:
-		rc = &events.RunCall{Verdict: events.CallVerdictCompleted, Name: b.Name, Order: b.Order, Arguments: b.Arguments, Bytes: b.From.Bytes, DependsOn: b.DependsOn}
+		rc = &events.RunCall{Verdict: events.CallVerdictCompleted, Name: b.Name, Order: b.Order, Arguments: b.Arguments, Bytes: b.From.Bytes, DependsOn: b.DependsOn,
+			ClientRuns: b.ClientRuns}
 	case *events.CallRejected:
 		rc = &events.RunCall{Verdict: events.CallVerdictRejected, Name: b.Name, Order: b.Order, Reason: b.Reason, Detail: b.Detail, Arguments: b.Arguments, Bytes: b.From.Bytes}
 	case *events.CallIncomplete:

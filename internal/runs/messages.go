@@ -116,6 +116,8 @@ func errorText(c *Call) string {
 		return fmt.Sprintf("error %s: the call to %s did not complete (%s) after %d bytes of arguments; nothing was run.", c.Reason, name, cmpOr(c.Detail, "no completion signal"), c.Bytes)
 	case CallDenied:
 		return fmt.Sprintf("error approval_denied: %s", cmpOr(c.Message, "a person denied this call; nothing was run"))
+	case CallClient:
+		return fmt.Sprintf("%s was run by the client, not by Toolstream: its result is the client's.", name)
 	case CallUnknown:
 		return fmt.Sprintf("error outcome_unknown: %s. It is not known whether %s took effect: do not call it again; tell the user to check.", cmpOr(c.Message, "the tool stopped mid-call"), name)
 	}

@@ -326,10 +326,12 @@ func (a *apply) call(b *events.RunCall) bool {
 		if terminal(c.State) {
 			return true // its result came first
 		}
-		switch b.Verdict {
-		case events.CallVerdictRejected:
+		switch {
+		case b.Verdict == events.CallVerdictCompleted && b.ClientRuns:
+			a.setState(c, CallClient)
+		case b.Verdict == events.CallVerdictRejected:
 			a.setState(c, CallRejected)
-		case events.CallVerdictIncomplete:
+		case b.Verdict == events.CallVerdictIncomplete:
 			a.setState(c, CallIncomplete)
 		default:
 			if c.State == CallPending {

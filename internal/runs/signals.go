@@ -189,6 +189,8 @@ func outcomeOf(s CallState) events.CallOutcome {
 		return events.OutcomeDenied
 	case CallUnknown:
 		return events.OutcomeUnknown
+	case CallClient:
+		return events.OutcomeClient
 	}
 	return events.OutcomeFailed
 }

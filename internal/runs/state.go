@@ -36,19 +36,20 @@ const (
 	CallIncomplete = runsapi.CallIncomplete
 	CallDenied     = runsapi.CallDenied
 	CallUnknown    = runsapi.CallUnknown
+	CallClient     = runsapi.CallClient
 )
 
 // terminal reports whether a call in state s has its outcome.
 func terminal(s CallState) bool {
 	switch s {
-	case CallSucceeded, CallFailed, CallRejected, CallIncomplete, CallDenied, CallUnknown:
+	case CallSucceeded, CallFailed, CallRejected, CallIncomplete, CallDenied, CallUnknown, CallClient:
 		return true
 	}
 	return false
 }
 
 // failure reports whether a call in state s counts as a failure in a row.
-func failure(s CallState) bool { return terminal(s) && s != CallSucceeded }
+func failure(s CallState) bool { return terminal(s) && s != CallSucceeded && s != CallClient }
 
 // Input is an input turn of a run (RunMessage).
 type Input struct {

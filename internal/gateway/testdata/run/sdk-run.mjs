@@ -131,6 +131,25 @@ const clients = {
       return { error: { status: err.status, name: err.constructor.name, retryAfter: err.headers?.get?.('retry-after') ?? null, requestID: err.requestID ?? null, message: err.message } };
     }
   },
+  // Passthrough (no Toolstream-Mode): the program offers its own weather
+  // tool and would run the call itself; EXECUTE, when set, is sent as
+  // Toolstream-Execute.
+  'chat-passthrough': async () => {
+    const headers = { 'Toolstream-Run': process.env.RUN };
+    if (process.env.EXECUTE) headers['Toolstream-Execute'] = process.env.EXECUTE;
+    const client = new OpenAI({ apiKey, baseURL: url + '/v1', maxRetries: 0, defaultHeaders: headers });
+    const tools = [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }];
+    const stream = await client.chat.completions.create({ model: 'fake-1', messages, tools, stream: true });
+    const toolCalls = [];
+    let stop = null;
+    for await (const c of stream) {
+      for (const ch of c.choices) {
+        for (const tc of ch.delta?.tool_calls ?? []) if (tc.function?.name) toolCalls.push({ id: tc.id, name: tc.function.name });
+        if (ch.finish_reason) stop = ch.finish_reason;
+      }
+    }
+    return { toolCalls, stop };
+  },
   'messages-whole': async () => {
     const { data, response } = await anthropic.messages.create({ model: 'fake-1', max_tokens: 256, messages }).withResponse();
     return { text: data.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), stop: data.stop_reason, meta: data.toolstream, run: response.headers.get('toolstream-run'),
