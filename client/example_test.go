@@ -221,15 +221,32 @@ func ExampleClient_Approve() {
 // startExampleExecutor runs an executor of the wire tool, which needs
 // approval (side_effect: irreversible).
 func startExampleExecutor(b *bus.Bus) (stop func()) {
-	reg, err := registry.Parse([]byte(wireYAML))
+	return startToolExecutor(b, wireYAML, "wire", `{"sent":true}`)
+}
+
+// weatherYAML is a tool that runs without approval.
+const weatherYAML = `
+tools:
+  - name: get_weather
+    side_effect: none
+    input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
+grants:
+  - tenant: acme
+    permissions: [get_weather]
+`
+
+// startToolExecutor runs an executor of the tools of registry yaml, the
+// tool named answering result.
+func startToolExecutor(b *bus.Bus, yaml, tool, result string) (stop func()) {
+	reg, err := registry.Parse([]byte(yaml))
 	if err != nil {
 		panic(err)
 	}
-	wire := executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
-		return json.RawMessage(`{"sent":true}`), nil
+	fn := executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
+		return json.RawMessage(result), nil
 	})
 	e, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: func() *registry.Registry { return reg },
-		Tools: map[string]executor.Tool{"wire": wire}, DrainTimeout: 5 * time.Second})
+		Tools: map[string]executor.Tool{tool: fn}, DrainTimeout: 5 * time.Second})
 	if err != nil {
 		panic(err)
 	}
