@@ -264,6 +264,11 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 			if s.confidence == 0 && x.Confidence > 0 && x.Confidence <= 1 {
 				s.confidence = x.Confidence
 			}
+			if o.ValidUntil == 0 && o.TTL == 0 && s.kind == Kind(x.Kind) {
+				// an end the text says ("until March 20"), unless the caller gave one
+				o.ValidUntil, o.TTL = x.ValidUntil, x.TTL
+				s.openEnded = s.openEnded || x.OpenEnded
+			}
 			break
 		}
 	}

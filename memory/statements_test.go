@@ -115,3 +115,30 @@ func TestNewerConstraintOfTheSlotSupersedes(t *testing.T) {
 		t.Errorf("a denial of another value ended %s", r.String())
 	}
 }
+
+// A typed observation without a slot takes its slot, and the end its text
+// says, from the extractor; one with a validity of its own keeps it.
+func TestTypedConstraintReadsItsText(t *testing.T) {
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 3, 1, 8, 0, 0, 0, time.UTC)
+	for i, o := range []events.Observation{
+		{ID: "c1", Kind: "constraint", Text: "Please don't call me after 7pm until March 20."},
+		{ID: "c2", Kind: "constraint", Text: "我的午餐预算最多50元，到月底为止。", TTL: int64(48 * time.Hour)},
+	} {
+		ev := &events.Event{ID: fmt.Sprintf("e%d", i), Tenant: "acme", User: "u1", At: at.UnixNano(), Body: &events.MemoryObserved{Observation: o}}
+		ev.Kind = ev.Body.Kind()
+		if err := s.apply(e, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c1, _ := e.Get(s.reader(), "acme", "u1", "c1")
+	if c1.Subject != "request" || c1.Attribute != "call" || c1.Value != "after 7pm" ||
+		c1.ValidUntil != time.Date(2025, 3, 21, 0, 0, 0, 0, time.UTC).UnixNano() {
+		t.Errorf("c1: %s", c1.String())
+	}
+	c2, _ := e.Get(s.reader(), "acme", "u1", "c2")
+	if c2.Subject != "limit" || c2.Value != "50元" || c2.ValidUntil != at.Add(48*time.Hour).UnixNano() {
+		t.Errorf("c2 (its own ttl wins): %s", c2.String())
+	}
+}
