@@ -15,7 +15,7 @@ import (
 	"github.com/toolstream/toolstream/internal/runs"
 )
 
-// Turns of a run (issue 30): a run's first request stores its spec and
+// Turns of a run: a run's first request stores its spec and
 // records the client's user messages in the run (RunMessage, through the
 // runs service), so the run's history begins with them, as every
 // provider's conversation must. A later request of the run is either the

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The endpoints besides the three model APIs (issue 30): the models the
+// The endpoints besides the three model APIs: the models the
 // gateway routes to (GET /v1/models, /v1/models/{id}), embeddings passed
 // through (POST /v1/embeddings), and every other path or method answered
 // with the provider's own error shape instead of Go's plain-text 404.

@@ -231,7 +231,7 @@ func (rg *runGateway) sdk(t *testing.T, client, run, question string, env ...str
 // The official SDKs drive a run of two rounds in each API, streamed and
 // not, and through the SDKs' stream helpers (which refuse an event the API
 // does not have: a trailing toolstream.run event made responses.stream()
-// throw "Unhandled response stream event", issue 30): the model calls
+// throw "Unhandled response stream event"): the model calls
 // weather, the tool runs once, the second request carries its result under
 // the call's id (the fake upstream checks it), and the client gets the
 // model's answer with the run's id and verdicts, and the tokens of both
@@ -677,7 +677,7 @@ func TestRunModeSDKLeavesDuringATool(t *testing.T) {
 // recorded, the model is asked again with the whole conversation (the
 // first question, the tool round, the answer, the new question), and the
 // client gets the new answer — it got the old run's answer without the
-// model being asked (issue 30). The same request again is a retry: its
+// model being asked. The same request again is a retry: its
 // answer, no new round. The run's history begins with the client's own
 // question, so its Anthropic shape starts with user and alternates (it
 // began with the assistant's tool call, which Anthropic refuses).
@@ -791,7 +791,7 @@ func TestRunModeKeepsTheUpstreamsErrorHeaders(t *testing.T) {
 // Passthrough records and assembles the calls of an answer but runs
 // nothing: the client that streams a tool call runs it itself (the
 // gateway ran the registry's tool as well, so a client that runs its own
-// tools ran them twice: issue 30). The official SDK streams a weather call
+// tools ran them twice). The official SDK streams a weather call
 // through passthrough: the call is assembled (the runs view shows it,
 // run_by_client) and the tool does not run. With Toolstream-Execute:
 // server it runs, once; a key with execute: true is the same for every

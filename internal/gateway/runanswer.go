@@ -11,7 +11,7 @@ import (
 // A run's answer in the client's API: the outcome of agent.Driver.Run as
 // a Chat completion, a Responses response or an Anthropic message, whole
 // or as a stream, in the API's own events only (an SDK's stream helpers
-// refuse any other: issue 30). The answer's text is what the tenant's
+// refuse any other). The answer's text is what the tenant's
 // policy lets through; its usage adds up the tokens of the rounds the
 // request asked; the run's status, the calls waiting for approval and the
 // verifier's verdicts per claim ride along in a "toolstream" field (the
