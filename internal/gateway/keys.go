@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -351,6 +352,7 @@ func (g *Gateway) account(c Call, model string, u Usage) {
 		cost = p.cost(u)
 	}
 	name := k.keyName()
+	model = g.modelLabel(model)
 	keyTokens.WithLabelValues(k.Tenant, name, k.User, model, "input").Add(float64(u.Input))
 	keyTokens.WithLabelValues(k.Tenant, name, k.User, model, "output").Add(float64(u.Output))
 	keyCost.WithLabelValues(k.Tenant, name, k.User, model).Add(cost)
@@ -376,8 +378,23 @@ func (g *Gateway) account(c Call, model string, u Usage) {
 // counted counts a call of a key that went upstream.
 func (g *Gateway) counted(c Call, model string) {
 	if k := g.key(c.Key); c.Key != "" && k != nil {
-		keyRequests.WithLabelValues(k.Tenant, k.keyName(), k.User, model).Inc()
+		keyRequests.WithLabelValues(k.Tenant, k.keyName(), k.User, g.modelLabel(model)).Inc()
 	}
+}
+
+// modelLabel is model as the metrics' model label: a model the prices
+// or an upstream's models name, else "other" (a client may write any
+// model, and a label must stay bounded).
+func (g *Gateway) modelLabel(model string) string {
+	if _, ok := priceOf(g.keyset.Load().prices, model); ok {
+		return model
+	}
+	for i := range g.cfg.File.Upstreams {
+		if slices.Contains(g.cfg.File.Upstreams[i].Models, model) {
+			return model
+		}
+	}
+	return "other"
 }
 
 // KeyUsage is what a key used in the current windows (UTC), as this
