@@ -38,6 +38,8 @@ ratio, with the machine described. Ratios travel between machines; absolute numb
   fairness   a tenant's call completion p50 (assembler and executor) while another tenant floods
              at twice its default quota vs the same without the flood (target ≤ 3×)
   replay     events/s rebuilding the assembler view vs a raw ordered consumer
+  gateway    a streamed Chat request through the gateway, sent to the end, p50 and p99 at 100
+             and 1,000 requests/s (open loop) vs the same requests straight to the upstream
 
 --quick uses small sizes (a minute or two on 2 cores: 2m03s measured on a 2-core machine at load
 average 13); --runs N reports the median of N runs and takes N times as long. A ratio that misses
@@ -88,13 +90,13 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small sizes: a minute or two on 2 cores")
 	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median of each row")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway)")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")
 	cmd.Flags().MarkHidden("scale")
 	return cmd
 }
 
 func describeSizes(s bench.Sizes) string {
-	return fmt.Sprintf("%d backbone events, %d calls × %d deltas, %d latency samples, %d executor calls, %d verifier rounds, %d memory records, %d recall samples",
-		s.BackboneEvents, s.AssemblerCalls, s.DeltasPerCall, s.LatencySamples, s.ExecutorCalls, s.VerifierRounds, s.MemoryRecords, s.MemorySamples)
+	return fmt.Sprintf("%d backbone events, %d calls × %d deltas, %d latency samples, %d executor calls, %d verifier rounds, %d memory records, %d recall samples, %d s of gateway load per rate",
+		s.BackboneEvents, s.AssemblerCalls, s.DeltasPerCall, s.LatencySamples, s.ExecutorCalls, s.VerifierRounds, s.MemoryRecords, s.MemorySamples, s.GatewaySeconds)
 }

@@ -28,19 +28,20 @@ type Sizes struct {
 	VerifierRounds int // checks of the verifier's answer
 	MemoryRecords  int // records of the recalled user
 	MemorySamples  int // recall latency samples
+	GatewaySeconds int // seconds of load at each rate, through the gateway and direct
 }
 
 // DefaultSizes are the full run's sizes (the numbers of the issue: 100k
 // events, 100k memory records…).
 func DefaultSizes() Sizes {
 	return Sizes{BackboneEvents: 100_000, AssemblerCalls: 2000, DeltasPerCall: 40, LatencySamples: 300,
-		ExecutorCalls: 10_000, VerifierRounds: 100, MemoryRecords: 100_000, MemorySamples: 500}
+		ExecutorCalls: 10_000, VerifierRounds: 100, MemoryRecords: 100_000, MemorySamples: 500, GatewaySeconds: 10}
 }
 
 // QuickSizes finish in well under twenty seconds on a laptop.
 func QuickSizes() Sizes {
 	return Sizes{BackboneEvents: 100_000, AssemblerCalls: 1000, DeltasPerCall: 40, LatencySamples: 200,
-		ExecutorCalls: 5000, VerifierRounds: 50, MemoryRecords: 30_000, MemorySamples: 300}
+		ExecutorCalls: 5000, VerifierRounds: 50, MemoryRecords: 30_000, MemorySamples: 300, GatewaySeconds: 3}
 }
 
 // Scale multiplies every size by f (at least 1 each): tests run tiny
@@ -48,7 +49,7 @@ func QuickSizes() Sizes {
 func (s Sizes) Scale(f float64) Sizes {
 	m := func(n int) int { return max(1, int(math.Round(float64(n)*f))) }
 	return Sizes{m(s.BackboneEvents), m(s.AssemblerCalls), m(s.DeltasPerCall), m(s.LatencySamples),
-		m(s.ExecutorCalls), m(s.VerifierRounds), m(s.MemoryRecords), m(s.MemorySamples)}
+		m(s.ExecutorCalls), m(s.VerifierRounds), m(s.MemoryRecords), m(s.MemorySamples), m(s.GatewaySeconds)}
 }
 
 // Config configures Run.
@@ -152,6 +153,10 @@ var RowNames = [][2]string{
 	{"memory", "recall p50"},
 	{"memory", "recall p99"},
 	{"fairness", "another tenant's completion p50 during a flood"},
+	{"gateway", "request p50 at 100 req/s"},
+	{"gateway", "request p99 at 100 req/s"},
+	{"gateway", "request p50 at 1,000 req/s"},
+	{"gateway", "request p99 at 1,000 req/s"},
 	{"replay", "rebuild assembler view"},
 }
 
@@ -401,6 +406,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 			return nil
 		}},
 		{"fairness", r.fairness},
+		{"gateway overhead", r.gateway},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
@@ -528,4 +534,37 @@ func group(digits string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// gateway measures the gateway's overhead per request at 100 and 1,000
+// requests a second (GatewayOverhead), each rate on a fresh server.
+func (r *runner) gateway() error {
+	for _, rate := range []int{100, 1000} {
+		err := r.withBus(fmt.Sprint("gateway-", rate), func(b *bus.Bus, _ string) error {
+			res, err := GatewayOverhead(r.ctx, b, rate, r.cfg.Sizes.GatewaySeconds)
+			if err != nil {
+				return err
+			}
+			at := fmt.Sprintf("%d req/s", rate)
+			if rate == 1000 {
+				at = "1,000 req/s"
+			}
+			for _, p := range []float64{50, 99} {
+				g, d := Percentile(res.Gateway, p), Percentile(res.Direct, p)
+				note := fmt.Sprintf("adds %.2f ms; %d requests each way, open loop, a 6-event Chat stream read whole; every frame kept and model event published",
+					float64(g-d)/float64(time.Millisecond), len(res.Gateway))
+				if res.Failures > 0 {
+					note += fmt.Sprintf("; %d failed", res.Failures)
+				}
+				r.add(Row{Section: "gateway", Measured: fmt.Sprintf("request p%.0f at %s", p, at), Value: micros(g),
+					Baseline: fmt.Sprintf("the same requests straight to the upstream, p%.0f", p), BaseValue: micros(d),
+					Unit: "µs", Better: "lower", Note: note})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
