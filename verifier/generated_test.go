@@ -18,7 +18,8 @@ import (
 // Evaluating as a stranger would: TestGeneratedDomains makes up domains the
 // checker has never seen — entity and attribute names are random
 // pronounceable words (or random ideographs), fields are typed (money in
-// major units and in *_cents, dates, counts and lists, identifiers,
+// major units and in minor units (*_cents, *_pence for pounds), dates,
+// counts and lists, identifiers,
 // measurements in a unit with a reference range beside them, flags and
 // statuses) — and answers in English and Chinese that state each field
 // truthfully (rounded within the precision written, in a paraphrased or
@@ -28,11 +29,16 @@ import (
 // Every field sits beside decoys of other types with values equal to the
 // claim's (a step count equal to a distance, a day count equal to the
 // date's day, a range's low bound equal to a wrong value), so a claim bound
-// to the wrong field shows.
+// to the wrong field shows. Half the results name their entity under a
+// made-up noun of its kind that the tool's name also says ({"netrex":
+// "Fedrosu"} from get_netrex), as real tools do (a hotel under "hotel"),
+// the other half under "name" from a tool called lookup.
 //
 // It prints, per kind and language, how true claims and planted errors are
 // judged, and fails when the rate of true claims called contradicted
-// exceeds genFalseContradictedMax. Seeded and deterministic; -gen.n sets
+// exceeds genFalseContradictedMax, the precision or recall of contradicted
+// falls under its bound, or the recall of one kind in one language under
+// genKindRecallMin. Seeded and deterministic; -gen.n sets
 // the number of answers (default 400), -gen.seed the seed, -gen.v lists
 // every miss.
 //
@@ -58,6 +64,14 @@ const (
 	genRecallMin    = 0.92
 )
 
+// genKindRecallMin bounds the recall of planted errors as contradicted for
+// each kind and language apart, so that a binding mistake confined to one
+// kind (another entity's value supported when the entity's name is under a
+// key no rule lists: 0.76 in Chinese without nameKey) fails the test
+// though the overall figure holds. Chinese status claims are the known
+// miss (about 0.35; docs/evaluation.md) and are not bounded.
+const genKindRecallMin = 0.85
+
 // genLabel is what a generated claim is: true, a planted contradiction,
 // or a fact the evidence does not hold.
 type genLabel int
@@ -77,6 +91,7 @@ type genClaim struct {
 
 type genCase struct {
 	lang     string
+	tool     string // the tool's name: lookup, or one naming the entity's kind
 	result   map[string]any
 	answer   string
 	claims   []genClaim
@@ -241,8 +256,19 @@ func (g *gen) makeCase(lang string) genCase {
 	g.used = map[string]bool{}
 	ent := title(g.word())
 	other := title(g.word())
-	rec := map[string]any{"name": ent}
-	otherRec := map[string]any{"name": other}
+	// The entity's name is under "name", or under a made-up noun of its
+	// kind that the tool's name also says (get_<kind>: {"<kind>": …}), as
+	// a hotel's is under "hotel" in get_hotel: no rule lists the noun.
+	tool, nameKey := "lookup", "name"
+	if g.r.IntN(2) == 0 {
+		kind := g.attr(lang).key
+		if lang == "zh" {
+			kind = g.word()
+		}
+		tool, nameKey = []string{"get_", "find_", "lookup_"}[g.r.IntN(3)]+kind, kind
+	}
+	rec := map[string]any{nameKey: ent}
+	otherRec := map[string]any{nameKey: other}
 	var ss []sentence
 	// The ways a sentence names an attribute of the entity and states it.
 	of := func(a genAttr) string {
@@ -268,7 +294,11 @@ func (g *gen) makeCase(lang string) genCase {
 		}
 		return genTrue
 	}
-	cur := []string{"USD", "EUR", "CNY"}[g.r.IntN(3)]
+	cur := []string{"USD", "EUR", "CNY", "GBP"}[g.r.IntN(4)]
+	minor := "_cents"
+	if cur == "GBP" {
+		minor = "_pence"
+	}
 	kinds := []string{"money_cents", "money", "measure", "range", "date", "count", "list", "identifier", "flag", "status", "entity"}
 	g.r.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 	kinds = kinds[:5+g.r.IntN(3)]
@@ -281,7 +311,7 @@ func (g *gen) makeCase(lang string) genCase {
 			v := float64(cents) / 100
 			rec["currency"] = cur
 			if k == "money_cents" {
-				rec[a.key+"_cents"] = cents
+				rec[a.key+minor] = cents
 			} else {
 				rec[a.key] = v
 			}
@@ -297,12 +327,16 @@ func (g *gen) makeCase(lang string) genCase {
 				val = g.num(lang, say, 2) + "元"
 			case lang == "zh" && cur == "USD":
 				val = g.num(lang, say, 2) + "美元"
+			case lang == "zh" && cur == "GBP":
+				val = g.num(lang, say, 2) + "英镑"
 			case lang == "zh":
 				val = g.num(lang, say, 2) + "欧元"
 			case cur == "USD":
 				val = "$" + g.num(lang, say, 2)
 			case cur == "EUR":
 				val = "€" + g.num(lang, say, 2)
+			case cur == "GBP":
+				val = "£" + g.num(lang, say, 2)
 			default:
 				val = g.num(lang, say, 2) + " CNY"
 			}
@@ -479,7 +513,7 @@ func (g *gen) makeCase(lang string) genCase {
 	} else {
 		result = rec
 	}
-	gc := genCase{lang: lang, result: result}
+	gc := genCase{lang: lang, tool: tool, result: result}
 	var ans strings.Builder
 	pos := 0
 	for i, s := range ss {
@@ -548,7 +582,7 @@ func TestGeneratedDomains(t *testing.T) {
 			lang = "zh"
 		}
 		gc := g.makeCase(lang)
-		rep := c.Check(gc.answer, []Evidence{{CallID: "c1", Name: "lookup", Version: 1, Result: json.RawMessage(gc.evidence)}}, now)
+		rep := c.Check(gc.answer, []Evidence{{CallID: "c1", Name: gc.tool, Version: 1, Result: json.RawMessage(gc.evidence)}}, now)
 		for _, cl := range gc.claims {
 			v, why := events.Verdict("missing"), ""
 			for _, rc := range rep.Claims {
@@ -597,5 +631,14 @@ func TestGeneratedDomains(t *testing.T) {
 	}
 	if r := ratio(wr.contradicted, wr.n); r < genRecallMin {
 		t.Errorf("recall of planted errors as contradicted %.3f (bound %.3f)", r, genRecallMin)
+	}
+	for _, k := range keys {
+		x := tallies[k]
+		if !strings.HasPrefix(k, "wrong/") || strings.Contains(k, "/all/") || k == "wrong/status/zh" || x.n < 15 {
+			continue
+		}
+		if r := ratio(x.contradicted, x.n); r < genKindRecallMin {
+			t.Errorf("%s: recall of planted errors as contradicted %.3f (bound %.3f)", k, r, genKindRecallMin)
+		}
 	}
 }
