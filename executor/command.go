@@ -70,33 +70,48 @@ func (t *commandTool) Invoke(ctx context.Context, call Call) (json.RawMessage, e
 	return red.outcome(call.Name, out, err)
 }
 
-func (t *commandTool) invoke(ctx context.Context, call Call, red *redactor) (json.RawMessage, error) {
-	dir, err := t.host.privateDir()
+// prepare makes what a run of the program needs: its private directory
+// (the caller removes it), its environment and its argv, confined when the
+// contract asks. Its errors are unavailable: nothing ran.
+func (t *commandTool) prepare(ctx context.Context, call Call, red *redactor) (argv, env []string, dir string, err error) {
+	dir, err = t.host.privateDir()
 	if err != nil {
-		return nil, Errorf(events.ErrUnavailable, "cannot make a private directory for %s: %v; nothing was run", call.Name, err)
+		return nil, nil, "", Errorf(events.ErrUnavailable, "cannot make a private directory for %s: %v; nothing was run", call.Name, err)
 	}
-	defer removeAll(dir)
-	env, err := t.environ(call, dir, red)
+	fail := func(e error) ([]string, []string, string, error) {
+		removeAll(dir)
+		return nil, nil, "", e
+	}
+	env, err = t.environ(call, dir, red)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	prog, err := lookPath(t.argv[0], envValue(env, "PATH"))
 	if err != nil {
 		// Nothing ran: safe to report as unavailable, even for at-most-once tools.
-		return nil, Errorf(events.ErrUnavailable, "cannot run %s: %v", t.argv[0], err)
+		return fail(Errorf(events.ErrUnavailable, "cannot run %s: %v", t.argv[0], err))
 	}
-	argv := append([]string{prog}, t.argv[1:]...)
+	argv = append([]string{prog}, t.argv[1:]...)
 	if t.sandbox != nil {
 		if err := t.host.sandboxReady(ctx, t.sandbox); err != nil {
-			return nil, Errorf(events.ErrUnavailable, "%s asks for a sandbox (%s), and %v; it was not run — an operator must make the sandbox work here, or change the contract", call.Name, t.sandbox, err)
+			return fail(Errorf(events.ErrUnavailable, "%s asks for a sandbox (%s), and %v; it was not run — an operator must make the sandbox work here, or change the contract", call.Name, t.sandbox, err))
 		}
 		if argv[0], err = filepath.Abs(prog); err == nil {
 			argv, err = t.host.confine(argv, dir, t.sandbox)
 		}
 		if err != nil {
-			return nil, Errorf(events.ErrUnavailable, "%s cannot be sandboxed: %v; it was not run — an operator must change the contract", call.Name, err)
+			return fail(Errorf(events.ErrUnavailable, "%s cannot be sandboxed: %v; it was not run — an operator must change the contract", call.Name, err))
 		}
 	}
+	return argv, env, dir, nil
+}
+
+func (t *commandTool) invoke(ctx context.Context, call Call, red *redactor) (json.RawMessage, error) {
+	argv, env, dir, err := t.prepare(ctx, call, red)
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(dir)
 	r, err := runProgram(ctx, argv, env, call.Args, t.max)
 	if err != nil {
 		return nil, Errorf(events.ErrUnavailable, "cannot run %s: %v", t.argv[0], err)

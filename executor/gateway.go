@@ -87,7 +87,7 @@ func (e *Executor) implementation(t *registry.Tool) Tool {
 	case registry.ImplHTTP:
 		return &httpTool{client: e.cfg.HTTPClient, spec: t.HTTP, max: e.cfg.ResultBytesMax}
 	case registry.ImplMCP:
-		return &mcpTool{client: e.cfg.HTTPClient, spec: t.MCP, max: e.cfg.ResultBytesMax}
+		return &mcpTool{client: e.cfg.HTTPClient, spec: t.MCP, max: e.cfg.ResultBytesMax, env: t.Env, sandbox: t.Sandbox, host: e.cmds}
 	case registry.ImplCommand:
 		return &commandTool{argv: t.Command, env: t.Env, sandbox: t.Sandbox, max: e.cfg.ResultBytesMax, host: e.cmds}
 	}

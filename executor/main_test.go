@@ -25,10 +25,14 @@ import (
 //
 //	exe tstool MODE FILE   a command tool (see toolMain)
 //	exe tsattack MODE ARG  a command tool that attacks its executor (see attackMain)
+//	exe tsmcp FILE          a stdio MCP server (see mcpStdioMain)
 //	TS_EXEC_CHILD=1 exe     an executor process for crash tests and benchmarks (see childMain)
 func TestMain(m *testing.M) {
 	if len(os.Args) >= 4 && os.Args[1] == "tstool" {
 		os.Exit(toolMain(os.Args[2], os.Args[3]))
+	}
+	if len(os.Args) >= 3 && os.Args[1] == "tsmcp" {
+		os.Exit(mcpStdioMain(os.Args[2]))
 	}
 	if len(os.Args) >= 4 && os.Args[1] == "tsattack" {
 		os.Exit(attackMain(os.Args[2], os.Args[3]))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -43,6 +44,10 @@ type mcpTool struct {
 	client *http.Client
 	spec   *registry.MCPSpec
 	max    int
+	// A stdio server's, as a command tool's.
+	env     map[string]string
+	sandbox *registry.Sandbox
+	host    *commandHost
 }
 
 var _ Tool = (*mcpTool)(nil)
@@ -70,6 +75,9 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func (t *mcpTool) invoke(ctx context.Context, call Call, red *redactor) (json.RawMessage, error) {
+	if len(t.spec.Command) > 0 {
+		return t.invokeStdio(ctx, call, red)
+	}
 	h := http.Header{}
 	for k, v := range t.spec.Headers {
 		val, err := red.resolve(k, v)
@@ -104,6 +112,12 @@ func (t *mcpTool) invoke(ctx context.Context, call Call, red *redactor) (json.Ra
 		return nil, Errorf(events.ErrUnavailable, "the MCP server %s did not take a session: %s; nothing was called", t.spec.URL, red.String(err.Error()))
 	}
 	defer sess.Close()
+	return t.call(ctx, sess, call)
+}
+
+// call makes the call on an open session and reads its answer.
+func (t *mcpTool) call(ctx context.Context, sess *mcp.ClientSession, call Call) (json.RawMessage, error) {
+	where := t.where()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{
 		Meta:      mcp.Meta{MetaIdempotencyKey: call.Key},
 		Name:      t.spec.Tool,
@@ -116,11 +130,11 @@ func (t *mcpTool) invoke(ctx context.Context, call Call, red *redactor) (json.Ra
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			if je.Code == jsonrpc.CodeInvalidParams {
-				return nil, Errorf(events.ErrToolError, "the MCP server %s refused the call of %s (JSON-RPC %d): %s; is the contract's mcp.tool a tool the server lists?", t.spec.URL, t.spec.Tool, je.Code, je.Message)
+				return nil, Errorf(events.ErrToolError, "%s refused the call of %s (JSON-RPC %d): %s; is the contract's mcp.tool a tool the server lists?", where, t.spec.Tool, je.Code, je.Message)
 			}
-			return nil, Errorf(events.ErrToolError, "the MCP server %s answered the call of %s with JSON-RPC error %d: %s", t.spec.URL, t.spec.Tool, je.Code, je.Message)
+			return nil, Errorf(events.ErrToolError, "%s answered the call of %s with JSON-RPC error %d: %s", where, t.spec.Tool, je.Code, je.Message)
 		}
-		return nil, Errorf(events.ErrToolError, "calling %s on the MCP server %s failed: %v", t.spec.Tool, t.spec.URL, err)
+		return nil, Errorf(events.ErrToolError, "calling %s on %s failed: %v", t.spec.Tool, where, err)
 	}
 	if res.IsError {
 		msg := contentText(res.Content)
@@ -130,7 +144,7 @@ func (t *mcpTool) invoke(ctx context.Context, call Call, red *redactor) (json.Ra
 		if len(msg) > 2048 {
 			msg = msg[:2048] + "…"
 		}
-		return nil, Errorf(events.ErrToolError, "%s (MCP server %s) answered with an error: %s", t.spec.Tool, t.spec.URL, msg)
+		return nil, Errorf(events.ErrToolError, "%s (%s) answered with an error: %s", t.spec.Tool, where, msg)
 	}
 	var out []byte
 	if res.StructuredContent != nil {
@@ -141,12 +155,58 @@ func (t *mcpTool) invoke(ctx context.Context, call Call, red *redactor) (json.Ra
 		}{nonNil(res.Content)})
 	}
 	if err != nil {
-		return nil, Errorf(events.ErrToolError, "the answer of %s (MCP server %s) cannot be kept as JSON: %v", t.spec.Tool, t.spec.URL, err)
+		return nil, Errorf(events.ErrToolError, "the answer of %s (%s) cannot be kept as JSON: %v", t.spec.Tool, where, err)
 	}
 	if len(out) > t.max {
-		return nil, Errorf(events.ErrToolError, "the answer of %s (MCP server %s) exceeds %d bytes; ask for less", t.spec.Tool, t.spec.URL, t.max)
+		return nil, Errorf(events.ErrToolError, "the answer of %s (%s) exceeds %d bytes; ask for less", t.spec.Tool, where, t.max)
 	}
 	return bytes.TrimSpace(out), nil
+}
+
+// where names the server in messages.
+func (t *mcpTool) where() string {
+	if len(t.spec.Command) > 0 {
+		return "the stdio MCP server " + t.spec.Command[0]
+	}
+	return "the MCP server " + t.spec.URL
+}
+
+// invokeStdio runs the contract's stdio server as a command tool runs its
+// program — a private HOME and TMPDIR, the minimal environment and the
+// contract's env, in the sandbox when the contract asks, its whole
+// process group killed at the end — and makes the call over its stdin and
+// stdout: one server process per invocation.
+func (t *mcpTool) invokeStdio(ctx context.Context, call Call, red *redactor) (json.RawMessage, error) {
+	ct := &commandTool{argv: t.spec.Command, env: t.env, sandbox: t.sandbox, max: t.max, host: t.host}
+	argv, env, dir, err := ct.prepare(ctx, call, red)
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(dir)
+	var out json.RawMessage
+	var callErr error
+	stderr, connErr, start := runSession(ctx, argv, env, func(r io.ReadCloser, w io.WriteCloser) error {
+		c := mcp.NewClient(&mcp.Implementation{Name: "toolstream", Version: "1"}, nil)
+		sess, err := c.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: t.max + 64<<10}, nil)
+		if err != nil {
+			r.Close()
+			w.Close()
+			return err
+		}
+		defer sess.Close()
+		out, callErr = t.call(ctx, sess, call)
+		return nil
+	})
+	if start != nil {
+		return nil, Errorf(events.ErrUnavailable, "cannot run %s: %v", t.spec.Command[0], start)
+	}
+	if connErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, Errorf(events.ErrUnavailable, "%s did not take a session: %s; nothing was called (its stderr: %s)", t.where(), red.String(connErr.Error()), red.tail(stderr, 512, true))
+	}
+	return out, callErr
 }
 
 func nonNil(c []mcp.Content) []mcp.Content {
@@ -168,4 +228,4 @@ func contentText(cs []mcp.Content) string {
 }
 
 // String is for the executor's log lines.
-func (t *mcpTool) String() string { return fmt.Sprintf("mcp %s %s", t.spec.URL, t.spec.Tool) }
+func (t *mcpTool) String() string { return fmt.Sprintf("mcp %s %s", t.where(), t.spec.Tool) }

@@ -25,6 +25,7 @@
 //	      follow_redirects: none     # none | same_origin
 //	    # command: ["/usr/local/bin/refund", "--json"]
 //	    # mcp: {url: "https://tools.example/mcp", tool: refund, headers: {Authorization: "Bearer ${env:MCP_TOKEN}"}}
+//	    # mcp: {command: [/usr/local/bin/orders-mcp, --stdio], tool: refund}
 //	    # env: [AWS_REGION]          # or {NAME: value}, e.g. {DB_PASSWORD: "${file:/run/secrets/db}"}
 //	    # sandbox: {network: none, filesystem: readonly, read: [/srv/maps], write: [/srv/out], memory: 256MiB, cpu: 10s}
 //	grants:
@@ -34,7 +35,9 @@
 // mcp names a tool of an MCP server (its Streamable HTTP endpoint; tool
 // defaults to the contract's name): the executor calls it with the
 // arguments, and the idempotency key in _meta and an Idempotency-Key
-// header. The contract (schemas, permission, side effect, approval,
+// header. mcp: {command: [...]} instead of url is a stdio server the
+// executor runs per call as a command tool's program (env and sandbox
+// apply). The contract (schemas, permission, side effect, approval,
 // timeout) is the operator's, as for any tool.
 //
 // A tool with none of http, command and mcp is implemented by a Go Tool

@@ -279,7 +279,8 @@ type specHTTP struct {
 }
 
 type specMCP struct {
-	URL     string            `json:"url"`
+	URL     string            `json:"url,omitempty"`
+	Command []string          `json:"command,omitempty"`
 	Tool    string            `json:"tool"`
 	Headers map[string]string `json:"headers,omitempty"`
 }
@@ -568,13 +569,31 @@ func (d *decoder) tool(path string, v any) specTool {
 	}
 	if mv := m["mcp"]; mv != nil {
 		mp := join(path, "mcp")
-		mm := d.object(mp, mv, "url", "tool", "headers")
+		mm := d.object(mp, mv, "url", "command", "tool", "headers")
 		if mm != nil {
 			s := &specMCP{URL: d.str(join(mp, "url"), mm["url"], ""), Tool: d.str(join(mp, "tool"), mm["tool"], t.Name)}
-			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				d.fail(join(mp, "url"), "%q is not an http(s) URL (the server's Streamable HTTP endpoint, e.g. https://host/mcp)", s.URL)
+			if cv := mm["command"]; cv != nil {
+				cp := join(mp, "command")
+				for i, a := range d.list(cp, cv) {
+					s.Command = append(s.Command, d.str(fmt.Sprintf("%s[%d]", cp, i), a, ""))
+				}
+				if len(s.Command) == 0 || s.Command[0] == "" {
+					d.fail(cp, "want the server's program and its arguments, e.g. [\"/usr/local/bin/orders-mcp\", \"--stdio\"]")
+				}
 			}
-			d.urlCredentials(join(mp, "url"), s.URL)
+			switch {
+			case mm["command"] != nil && mm["url"] != nil:
+				d.fail(mp, "give url (Streamable HTTP) or command (stdio), not both")
+			case mm["command"] != nil:
+				if mm["headers"] != nil {
+					d.fail(join(mp, "headers"), "headers apply to a url; a stdio server gets env")
+				}
+			default:
+				if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					d.fail(join(mp, "url"), "%q is not an http(s) URL (the server's Streamable HTTP endpoint, e.g. https://host/mcp; or give command: a stdio server)", s.URL)
+				}
+				d.urlCredentials(join(mp, "url"), s.URL)
+			}
 			if s.Tool == "" {
 				d.fail(join(mp, "tool"), "empty tool (omit it to call the server's tool of this tool's name)")
 			}

@@ -137,7 +137,10 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"mcp and http", `tools: [{name: a, http: {url: "http://x"}, mcp: {url: "http://x/mcp"}}]`, "tools[0]", "not both"},
 		{"mcp credentials in url", `tools: [{name: a, mcp: {url: "http://u:p@x/mcp"}}]`, "tools[0].mcp.url", "carries credentials"},
 		{"mcp literal secret", `tools: [{name: a, mcp: {url: "http://x/mcp", headers: {Authorization: "Bearer abc"}}}]`, "tools[0].mcp.headers.Authorization", "carries a credential"},
-		{"mcp unknown field", `tools: [{name: a, mcp: {url: "http://x/mcp", command: x}}]`, "tools[0].mcp.command", "unknown field"},
+		{"mcp unknown field", `tools: [{name: a, mcp: {url: "http://x/mcp", env: x}}]`, "tools[0].mcp.env", "unknown field"},
+		{"mcp url and command", `tools: [{name: a, mcp: {url: "http://x/mcp", command: [x]}}]`, "tools[0].mcp", "not both"},
+		{"mcp stdio headers", `tools: [{name: a, mcp: {command: [x], headers: {X-A: b}}}]`, "tools[0].mcp.headers", "a stdio server gets env"},
+		{"mcp command empty", `tools: [{name: a, mcp: {command: []}}]`, "tools[0].mcp.command", "want the server's program"},
 		{"mcp env", `tools: [{name: a, mcp: {url: "http://x/mcp"}, env: [A]}]`, "tools[0].env", "command tools only"},
 		{"grant tenant", `grants: [{tenant: "a.b", permissions: [x]}]`, "grants[0].tenant", "not a tenant name"},
 		{"grant system", `grants: [{tenant: _system, permissions: [x]}]`, "grants[0].tenant", "not a tenant name"},
@@ -247,6 +250,19 @@ tools:
 	if refund.Impl() != registry.ImplMCP || refund.MCP.URL != "https://tools.example/mcp" || refund.MCP.Tool != "refund" ||
 		refund.MCP.Headers["Authorization"] != "Bearer ${env:MCP_TOKEN}" || lookup.MCP.Tool != "lookup" {
 		t.Fatalf("refund %+v, lookup %+v", refund.MCP, lookup.MCP)
+	}
+	stdio, err := registry.Parse([]byte(`
+tools:
+  - name: files.read
+    mcp: {command: [/usr/local/bin/files-mcp, --stdio], tool: read}
+    env: {FILES_TOKEN: "${env:FILES_TOKEN}"}
+    sandbox: {network: none}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr, _ := stdio.Lookup("files.read"); fr.Impl() != registry.ImplMCP || len(fr.MCP.Command) != 2 || fr.MCP.URL != "" || fr.Sandbox == nil || fr.Env["FILES_TOKEN"] == "" {
+		t.Fatalf("a stdio server: %+v, sandbox %v, env %v", fr.MCP, fr.Sandbox, fr.Env)
 	}
 	again, err := registry.Parse(r.Spec())
 	if err != nil || !again.Equal(r) {

@@ -74,7 +74,7 @@ func build(s *spec) (*Registry, error) {
 			}
 		}
 		if st.MCP != nil {
-			t.MCP = &MCPSpec{URL: st.MCP.URL, Tool: st.MCP.Tool, Headers: st.MCP.Headers}
+			t.MCP = &MCPSpec{URL: st.MCP.URL, Command: st.MCP.Command, Tool: st.MCP.Tool, Headers: st.MCP.Headers}
 		}
 		var err error
 		if t.input, err = compileSchema(t.Ref(), "input_schema", st.InputSchema); err != nil {

@@ -209,9 +209,10 @@ func formatSize(n int64) string {
 
 // confinement decodes what a command tool may reach: env and sandbox.
 func (d *decoder) confinement(path string, m map[string]any, t *specTool) {
+	stdio := t.MCP != nil && t.MCP.Command != nil
 	for _, f := range []string{"env", "sandbox"} {
-		if m[f] != nil && t.Command == nil {
-			d.fail(join(path, f), "%s applies to command tools only", f)
+		if m[f] != nil && t.Command == nil && !stdio {
+			d.fail(join(path, f), "%s applies to command tools only (and stdio mcp servers)", f)
 		}
 	}
 	if ev := m["env"]; ev != nil {

@@ -127,11 +127,13 @@ type HTTPSpec struct {
 }
 
 // MCPSpec is an mcp implementation: the tool named Tool of the MCP server
-// whose Streamable HTTP endpoint is URL, called with Headers added. A
-// header value may hold references the executor resolves each call (see
-// Ref, Expand).
+// whose Streamable HTTP endpoint is URL, called with Headers added, or of
+// the stdio server the executor runs as Command (with the tool's Env and
+// Sandbox, as a command tool). A header value may hold references the
+// executor resolves each call (see Ref, Expand).
 type MCPSpec struct {
 	URL     string
+	Command []string // a stdio server: the program and its arguments; URL is then ""
 	Tool    string
 	Headers map[string]string
 }
