@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -225,6 +226,17 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		w.Header().Set(HeaderRunStatus, string(out.Status))
 		w.WriteHeader(out.Upstream.Status)
 		w.Write(out.Upstream.Body)
+		return
+	}
+	if out.Reason == agent.ReasonUpstreamError && out.Upstream != nil && json.Valid(out.Upstream.Body) {
+		// The stream began (heartbeats): the upstream's error, in its
+		// provider's shape, is the stream's error event, which the SDKs
+		// raise with its message.
+		name := ""
+		if req.API == APIMessages {
+			name = "error"
+		}
+		sse.Event(-1, name, out.Upstream.Body)
 		return
 	}
 	switch out.Status {

@@ -46,12 +46,16 @@ type runGateway struct {
 	headersHold map[string]chan struct{}
 }
 
-func startRunGateway(t *testing.T) *runGateway {
+func startRunGateway(t *testing.T) *runGateway { return startRunGatewayWith(t, nil) }
+
+// startRunGatewayWith starts a run gateway whose configuration mut may
+// change first.
+func startRunGatewayWith(t *testing.T, mut func(*gateway.File)) *runGateway {
 	t.Helper()
 	rg := &runGateway{p: agenttest.Start(t), hold: map[string]chan struct{}{}, headersHold: map[string]chan struct{}{}}
 	rg.up = fakeup.Start(t, rg.script)
 	rs := &gateway.RunServer{Heartbeat: 50 * time.Millisecond}
-	g, err := gateway.New(gateway.Config{JS: rg.p.B.JS, Keys: rg.p.B.Keys, Runner: rs, File: gateway.File{
+	file := gateway.File{
 		Upstreams: []gateway.Upstream{
 			{Name: "openai", Kind: gateway.KindOpenAI, BaseURL: rg.up.URL + "/v1", APIKey: "up-openai"},
 			{Name: "claude", Kind: gateway.KindAnthropic, BaseURL: rg.up.URL + "/v1", APIKey: "up-anthropic"},
@@ -60,7 +64,11 @@ func startRunGateway(t *testing.T) *runGateway {
 			{SHA256: gateway.HashKey(runKeyAlice), Tenant: agenttest.Tenant, User: "alice"},
 			{SHA256: gateway.HashKey(runKeyBob), Tenant: agenttest.Tenant, User: "bob"},
 			{SHA256: gateway.HashKey(runKeyExec), Tenant: agenttest.Tenant, Execute: true}},
-	}})
+	}
+	if mut != nil {
+		mut(&file)
+	}
+	g, err := gateway.New(gateway.Config{JS: rg.p.B.JS, Keys: rg.p.B.Keys, Runner: rs, File: file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +124,9 @@ func (rg *runGateway) script(n int, path string, body []byte) (fakeup.Answer, er
 		return fakeup.Answer{}, err
 	}
 	word, _, _ := strings.Cut(question, " ")
+	if word == "hang" { // an upstream that never answers
+		return fakeup.Answer{File: filepath.Join("testdata", "run", "chat-weather-answer.jsonl"), HeadersHold: make(chan struct{})}, nil
+	}
 	if word == "overloaded" { // the upstream refuses, with what a provider sends along
 		api := gateway.APIChat
 		if path == "/v1/messages" {
@@ -846,5 +857,34 @@ func TestPassthroughKeyExecutes(t *testing.T) {
 	})
 	if n := rg.p.Invoked["weather"].Load(); n != 1 {
 		t.Errorf("weather ran %d times, want once (the key's request, not the one that asked for the client)", n)
+	}
+}
+
+// An upstream that never answers a run's round: the gateway's
+// first_byte_timeout ends the wait and the SDK gets the provider's 504
+// well within its own timeout (a hanging upstream held a run-mode client
+// 40 s past its SDK's timeout, heartbeats keeping the connection open),
+// whole and streamed.
+func TestRunModeUpstreamTimeoutReachesTheSDK(t *testing.T) {
+	jstest.Dir(t)
+	zero := 0
+	rg := startRunGatewayWith(t, func(f *gateway.File) {
+		f.Routing.Retries = &zero
+		for i := range f.Upstreams {
+			f.Upstreams[i].FirstByteTimeout = 500 * time.Millisecond
+		}
+	})
+	for _, client := range []string{"chat-error", "chat-stream-error"} {
+		start := time.Now()
+		r := rg.sdk(t, client, "hang-"+client, "hang forever", "SDK_TIMEOUT_MS=20000")
+		took := time.Since(start)
+		// A stream the heartbeats began has no status left to give: the
+		// error is its error event, the provider's body.
+		if r.Error == nil || client == "chat-error" && r.Error.Status != http.StatusGatewayTimeout || !strings.Contains(r.Error.Message, "did not answer in time") {
+			t.Errorf("%s: the SDK's error %+v, want the provider's 504", client, r.Error)
+		}
+		if took > 15*time.Second {
+			t.Errorf("%s: the SDK waited %v for a 500 ms first-byte timeout", client, took)
+		}
 	}
 }

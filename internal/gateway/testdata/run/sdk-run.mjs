@@ -21,7 +21,8 @@ const Anthropic = AnthropicMod.default ?? AnthropicMod;
 const url = process.env.GATEWAY_URL;
 const apiKey = process.env.GATEWAY_KEY;
 const defaultHeaders = { 'Toolstream-Mode': 'run', 'Toolstream-Run': process.env.RUN };
-const openai = new OpenAI({ apiKey, baseURL: url + '/v1', maxRetries: 0, defaultHeaders });
+const timeout = Number(process.env.SDK_TIMEOUT_MS || 600000);
+const openai = new OpenAI({ apiKey, baseURL: url + '/v1', maxRetries: 0, defaultHeaders, timeout });
 const anthropic = new Anthropic({ apiKey, baseURL: url, maxRetries: 0, defaultHeaders });
 const question = process.env.QUESTION;
 const messages = [{ role: 'user', content: question }];
@@ -118,6 +119,15 @@ const clients = {
   'chat-error': async () => {
     try {
       await openai.chat.completions.create({ model: 'fake-1', messages });
+      return { text: 'no error' };
+    } catch (err) {
+      return { error: { status: err.status, name: err.constructor.name, retryAfter: err.headers?.get?.('retry-after') ?? null, requestID: err.requestID ?? null, message: err.message } };
+    }
+  },
+  'chat-stream-error': async () => {
+    try {
+      const stream = await openai.chat.completions.create({ model: 'fake-1', messages, stream: true });
+      for await (const _ of stream);
       return { text: 'no error' };
     } catch (err) {
       return { error: { status: err.status, name: err.constructor.name, retryAfter: err.headers?.get?.('retry-after') ?? null, requestID: err.requestID ?? null, message: err.message } };
