@@ -26,8 +26,8 @@ type Ordered struct {
 	Batches  bool
 	// Duplicate, when set, is called with each message the log
 	// acknowledged as a duplicate of a stored one; an error (the stored
-	// message is not this one) ends the publishing with it, and the
-	// message does not count as stored.
+	// message is not this one) ends the publishing with it at once (a
+	// batch is not retried), and the message does not count as stored.
 	Duplicate func(m *nats.Msg, ack *jetstream.PubAck) error
 
 	futs   []jetstream.PubAckFuture // sent, not yet acknowledged, oldest first
@@ -130,12 +130,19 @@ func (o *Ordered) Flush(ctx context.Context) error {
 }
 
 // flushBatch stores the pending batch, retrying it (the same message ids)
-// while the stream has no leader, up to RetryMax.
+// while the stream has no leader, up to RetryMax; a duplicate Duplicate
+// refuses is not retried.
 func (o *Ordered) flushBatch(ctx context.Context) error {
 	deadline := time.Now().Add(o.RetryMax)
 	backoff := 50 * time.Millisecond
 	for len(o.batch) > 0 {
-		n, last, err := publishOrdered(ctx, o.JS, o.batch, o.Timeout, o.dup)
+		// A duplicate Duplicate refuses is another message under this one's
+		// id: no retry makes it ours, so it ends the publishing at once.
+		var refused error
+		n, last, err := publishOrdered(ctx, o.JS, o.batch, o.Timeout, func(m *nats.Msg, ack *jetstream.PubAck) error {
+			refused = o.dup(m, ack)
+			return refused
+		})
 		o.stored += n
 		if n > 0 {
 			o.last = max(o.last, last)
@@ -144,7 +151,7 @@ func (o *Ordered) flushBatch(ctx context.Context) error {
 		if err == nil {
 			continue
 		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
+		if refused != nil || ctx.Err() != nil || time.Now().After(deadline) {
 			return err
 		}
 		select {
