@@ -32,13 +32,14 @@ import (
 // Usage is what the upstreams report in their answers (Usage.read); cost
 // is usage by the File's prices (USD per million tokens). A request is
 // admitted while the key's budget is not spent and its token bucket not
-// empty, and its usage is counted when its answer ended, so the request
-// that crosses a budget is served and the next is refused. A Chat stream
-// reports usage only when the client asks for it
-// (stream_options.include_usage); one that does not counts as a request,
-// not as tokens. The counts are this process's: a restart begins the
-// current windows anew, and several gateway processes each count their
-// own.
+// empty, and its usage is counted as the answer reports it, so the
+// request that crosses a budget is served and the next is refused. A
+// Chat stream reports usage only when asked
+// (stream_options.include_usage): for a key with a token or cost limit
+// the gateway asks, so no stream escapes the count (the client then gets
+// the usage chunk, choices empty, that asking gives). The counts are this
+// process's: a restart begins the current windows anew, and several
+// gateway processes each count their own.
 
 // Policy is what a key may do; zero values are no limit.
 type Policy struct {
@@ -217,6 +218,17 @@ func refill(level *float64, at *time.Time, inited *bool, limit int64, now time.T
 	}
 	*level = min(float64(limit), *level+now.Sub(*at).Seconds()*float64(limit)/60)
 	*at = now
+}
+
+// countsTokens reports whether the key of hash has a limit that counts
+// tokens or cost (a budget, tpm).
+func (g *Gateway) countsTokens(hash string) bool {
+	k := g.key(hash)
+	if hash == "" || k == nil {
+		return false
+	}
+	b := k.Budget
+	return k.TPM > 0 || b.TokensPerDay > 0 || b.TokensPerMonth > 0 || b.USDPerDay > 0 || b.USDPerMonth > 0
 }
 
 // refusal is why a key's request is refused, and the answer it gets.

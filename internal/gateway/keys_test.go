@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/internal/jstest"
 )
 
@@ -231,4 +233,70 @@ func TestKeysReloadWithoutRestart(t *testing.T) {
 	okBefore := value(reloads.WithLabelValues("ok"))
 	hup <- os.Interrupt
 	eventually(t, func() bool { return value(reloads.WithLabelValues("ok")) > okBefore }, "SIGHUP did not reload")
+}
+
+// TestAttackChatStreamWithoutUsage: a key with a token budget streams
+// Chat without asking for usage, as a client that wants to escape its
+// budget would (an upstream then reports none). The gateway asks for it
+// on the key's behalf: the tokens are counted, the next request is
+// refused, and the upstream saw include_usage. A key without a token
+// limit's request goes up unchanged.
+func TestAttackChatStreamWithoutUsage(t *testing.T) {
+	lines, err := fakeup.Lines(chatRecording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The recording as an upstream sends it to a client that did not ask
+	// for usage: the usage field of its last chunk gone.
+	var bare []string
+	for _, l := range lines {
+		var v map[string]any
+		json.Unmarshal(l, &v)
+		delete(v, "usage")
+		b, _ := json.Marshal(v)
+		bare = append(bare, string(b))
+	}
+	noUsage := filepath.Join(t.TempDir(), "no-usage.jsonl")
+	if err := os.WriteFile(noUsage, []byte(strings.Join(bare, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	up := fakeup.Start(t, func(_ int, _ string, body []byte) (fakeup.Answer, error) {
+		var req struct {
+			StreamOptions struct {
+				IncludeUsage bool `json:"include_usage"`
+			} `json:"stream_options"`
+		}
+		json.Unmarshal(body, &req)
+		if req.StreamOptions.IncludeUsage {
+			return fakeup.Answer{File: chatRecording}, nil
+		}
+		return fakeup.Answer{File: noUsage}, nil
+	})
+	tg := startGateway(t, func(c *Config) {
+		c.File.Upstreams = []Upstream{{Name: "usage", Kind: KindOpenAI, BaseURL: up.URL + "/v1", APIKey: upOpenAIKey}}
+		c.File.Keys = append(c.File.Keys, Key{SHA256: HashKey(keyTokenBudget), Tenant: "acme", Policy: Policy{Name: "sneaky", Budget: Budget{TokensPerDay: 100}}})
+	})
+	body := `{"model":"weather-chat","stream":true,"messages":[]}`
+	post := func(key string) int {
+		resp := tg.request(t, "POST", "/v1/chat/completions", body, bearer(key))
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := post(keyTokenBudget); st != 200 {
+		t.Fatalf("first: %d", st)
+	}
+	if st := post(keyTokenBudget); st != 429 {
+		t.Fatalf("after 422 tokens of a 100-token budget: %d, want 429", st)
+	}
+	if u := tg.Usage(HashKey(keyTokenBudget)); u.DayTokens != 422 {
+		t.Fatalf("counted %d tokens, want 422", u.DayTokens)
+	}
+	if st := post(clientKey); st != 200 {
+		t.Fatalf("victim: %d", st)
+	}
+	reqs := up.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), `"include_usage":true`) || strings.Contains(string(reqs[1].Body), "stream_options") {
+		t.Fatalf("the upstream got %d requests: %s / %s", len(reqs), reqs[0].Body, reqs[len(reqs)-1].Body)
+	}
 }

@@ -112,7 +112,11 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	}
 	// The pool's attempts (pool.go): nothing reaches onFrame or OnResponse
 	// before the one whose answer the client gets.
-	sv, err := g.send(ctx, c, t, streamedBody(t.body))
+	streamed := streamedBody(t.body)
+	if streamed && c.API == APIChat && g.countsTokens(c.Key) {
+		t.body = withIncludeUsage(t.body) // else a Chat stream's tokens escape the key's limits
+	}
+	sv, err := g.send(ctx, c, t, streamed)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUpstream, err)
 	}

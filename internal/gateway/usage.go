@@ -5,6 +5,37 @@ import (
 	"encoding/json"
 )
 
+// withIncludeUsage returns a streamed Chat request's body asking for the
+// stream's usage (stream_options.include_usage: true), which a Chat
+// stream reports only when asked: its last chunk then carries usage and
+// no choices, as the SDKs expect of a client that asks. A body that asks
+// already, or that cannot be read, is returned unchanged.
+func withIncludeUsage(body []byte) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return body
+	}
+	var opts map[string]json.RawMessage
+	if raw, ok := fields["stream_options"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &opts) != nil {
+			return body
+		}
+	}
+	if opts == nil {
+		opts = map[string]json.RawMessage{}
+	}
+	if string(opts["include_usage"]) == "true" {
+		return body
+	}
+	opts["include_usage"] = json.RawMessage("true")
+	fields["stream_options"], _ = json.Marshal(opts)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
 // Usage is the tokens an answer used, as its provider reported them.
 // Input counts every input token, cached ones included (Anthropic's
 // cache reads and writes are added to its input_tokens); CachedInput is
