@@ -53,10 +53,12 @@ type Extractor interface {
 // said (ExtractAt). A Chinese first clause without a subject (最近海鲜过敏) is
 // the speaker's constraint.
 //
-// The rules are data where they are phrases: the English verb phrases are
-// the table extract_en_phrases.txt (longest match first), the Chinese ones
-// zhPatterns and its neighbours in extract_zh.go; code keeps the structural
-// rules (sentences and clauses, subjects, objects, diets, habits, bounds).
+// The rules are data where they are words: the English verb phrases are
+// the table extract_en_phrases.txt (longest match first); the word sets,
+// bounds, the Chinese lexicon and verb phrases are data/words.txt, and the
+// cues of plain statements data/statements.txt, both read with lang.Load
+// (extract_words.go); code keeps the structural rules (sentences and
+// clauses, subjects, objects, diets, habits, bounds).
 type RuleExtractor struct{}
 
 var _ Extractor = RuleExtractor{}
@@ -131,11 +133,7 @@ func sentences(text string) (out []string, questions []bool) {
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // contractions expands what people write for "I am", "can't", … into words.
-var contractions = map[string][]string{
-	"i'm": {"i", "am"}, "im": {"i", "am"}, "i've": {"i", "have"}, "i'd": {"i", "would"}, "i'll": {"i", "will"},
-	"can't": {"can", "not"}, "cant": {"can", "not"}, "cannot": {"can", "not"}, "won't": {"will", "not"},
-	"don't": {"do", "not"}, "dont": {"do", "not"}, "ain't": {"am", "not"},
-}
+var contractions = wordMap("contractions")
 
 // words splits a sentence into words; commas become a "," word (a clause
 // boundary).
@@ -184,13 +182,11 @@ func words(s string) []word {
 }
 
 // clauseEnd are words that end an object phrase.
-var clauseEnd = set(",", "but", "because", "since", "when", "if", "while", "although", "though",
-	"unless", "so", "whenever", "cause", "except", "which", "who", "that", "i", "yet", "however", "whereas",
-	"over", "rather", "than", "instead")
+var clauseEnd = wordSet("en words", "clause_end")
 
 // elidedAfter are conjunctions after which a clause may drop its "I"
 // ("I love spicy food but can't eat it").
-var elidedAfter = set("but", "and", "yet", "though", "although")
+var elidedAfter = wordSet("en words", "elided_after")
 
 func extractEN(text string, at int64) []events.Observation {
 	var out []events.Observation
@@ -290,17 +286,15 @@ func setValidity(obs []events.Observation, ttl, until int64, open bool) {
 }
 
 // conditionals open a clause that states nothing: "if I moved to Tokyo".
-var conditionals = set("if", "unless", "whether", "suppose", "supposing", "imagine", "wonder", "maybe", "perhaps")
+var conditionals = wordSet("en words", "conditionals")
 
 // subjectless are the words a sentence may start with when the user drops
 // the "I": "Started my new job at Figma", "Switched to oat milk".
-var subjectless = set("started", "switched", "quit", "moved", "relocated", "just", "finally", "gave", "stopped",
-	"left", "joined", "got")
+var subjectless = wordSet("en words", "subjectless")
 
 // auxiliaries that open a question when "I" follows: "Would I like …",
 // "Should I try …", even without a question mark.
-var questionAux = set("would", "should", "could", "can", "do", "does", "did", "am", "will", "shall", "may",
-	"might", "is", "are", "was", "were", "have", "has")
+var questionAux = wordSet("en words", "question_aux")
 
 // askedEN reports whether a sentence is a question without its mark.
 func askedEN(ws []word) bool {
@@ -315,15 +309,7 @@ const (
 
 // boundsEN are the time phrases that bound a constraint: "this week I'm
 // avoiding sugar" holds for a week, then ends by itself.
-var boundsEN = []struct {
-	p   []string
-	ttl int64
-}{
-	{[]string{"this", "week"}, week}, {[]string{"for", "the", "week"}, week}, {[]string{"for", "a", "week"}, week},
-	{[]string{"this", "weekend"}, 3 * day}, {[]string{"this", "month"}, month}, {[]string{"for", "a", "month"}, month},
-	{[]string{"for", "the", "month"}, month}, {[]string{"today"}, day}, {[]string{"tonight"}, day},
-	{[]string{"for", "a", "few", "days"}, 4 * day}, {[]string{"next", "few", "days"}, 4 * day},
-}
+var boundsEN = boundsOf("bounds")
 
 func boundEN(ws []word) int64 {
 	for i := range ws {
@@ -357,7 +343,7 @@ func matchNoForMe(w []word, prev *events.Observation) (events.Observation, bool)
 }
 
 // favNouns: "X is my favorite / weakness / go-to".
-var favNouns = set("favorite", "favourite", "weakness", "go-to", "jam", "thing", "obsession")
+var favNouns = wordSet("en words", "fav_nouns")
 
 // matchIsMy reads "dark chocolate is my weakness": a preference for what
 // comes before "is", from the clause's start.
@@ -380,15 +366,11 @@ func matchIsMy(before, after []word) (events.Observation, bool) {
 }
 
 // leading words that do not change what a clause states.
-var fillers = set("really", "absolutely", "totally", "just", "also", "still", "actually", "truly",
-	"definitely", "now", "currently", "generally", "usually", "always", "honestly", "seriously",
-	"nowadays", "lately", "recently", "personally", "already", "simply", "even", "so", "kinda", "too",
-	"finally", "pretty", "mostly", "mainly", "basically", "officially", "completely", "sorta")
+var fillers = wordSet("en words", "fillers")
 
 // auxiliaries keep their place while dropAdverbs drops the fillers among
 // them: "I'm not actually allergic" reads as "I'm not allergic".
-var auxiliaries = set("am", "not", "do", "does", "can", "have", "has", "no", "longer", "never", "will", "would",
-	"must", "should", "is", "was", "been", "had")
+var auxiliaries = wordSet("en words", "auxiliaries")
 
 // dropAdverbs drops fillers, "kind of" and "sort of" from the auxiliaries
 // that open a clause, up to its first other word.
@@ -422,23 +404,19 @@ var qualifiers = [][]string{
 }
 
 // agoUnits: "two weeks ago" is dropped from an object with its number.
-var agoUnits = set("day", "days", "week", "weeks", "month", "months", "year", "years")
+var agoUnits = wordSet("en words", "ago_units")
 
 // people are objects that say nothing about the user's tastes ("I love you").
-var people = set("you", "him", "her", "us", "me", "yourself", "myself", "everyone", "everybody", "someone",
-	"somebody", "nobody", "what", "how", "where", "why", "who", "which", "when")
+var people = wordSet("en words", "people")
 
-var determiners = set("a", "an", "the", "some", "any", "my", "most", "all", "much", "many", "of", "to", "eating",
-	"drinking", "having", "anything", "something", "things")
+var determiners = wordSet("en words", "determiners")
 
 // cognition verbs: "I don't think …" states nothing about the user.
-var cognition = set("think", "know", "remember", "mean", "want", "need", "see", "understand", "get",
-	"feel", "believe", "guess", "say", "agree", "mind", "recall", "wish", "hope", "expect", "care",
-	"have", "like", "love", "enjoy", "go", "do", "be", "worry", "forget", "trust", "look", "sure")
+var cognition = wordSet("en words", "cognition")
 
 var (
-	eatVerbs   = set("eat", "have", "consume", "touch", "take", "digest", "tolerate", "handle")
-	drinkVerbs = set("drink")
+	eatVerbs   = wordSet("en words", "eat_verbs")
+	drinkVerbs = wordSet("en words", "drink_verbs")
 )
 
 // normalEN is the normal form of a clause after "I", which the phrase table
@@ -588,7 +566,7 @@ func slotted(obj []word, hint string, kind Kind, pol Polarity, prev *events.Obse
 	return o, o.Attribute != ""
 }
 
-var pronouns = set("it", "them", "that", "this", "those", "these", "one", "stuff")
+var pronouns = wordSet("en words", "pronouns")
 
 // activity builds "I don't smoke" (fact) or "I must take …" (constraint):
 // subject activity, attribute the verb and its object.
@@ -607,8 +585,7 @@ func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
 
 // factCut are the words after which a fact's value has ended: "Stripe at
 // the end of May", "Denver since March".
-var factCut = set("at", "in", "on", "since", "until", "last", "next", "this", "from", "during", "after", "before",
-	"with", "for", "as", "now", "today", "yesterday", "btw", "lol", "already")
+var factCut = wordSet("en words", "fact_cut")
 
 func fact(obj []word, subject, attr string) (events.Observation, bool) {
 	v := object(obj)
@@ -709,20 +686,11 @@ func singular(w string) string {
 	return w
 }
 
-var foodNouns = set("food", "dish", "cuisine", "meal", "stuff", "thing", "snack")
+var foodNouns = wordSet("en words", "food_nouns")
 
-var foodLex = set("spicy", "spice", "food", "sushi", "pizza", "pasta", "peanut", "nut", "tree nut", "shellfish",
-	"seafood", "fish", "shrimp", "prawn", "crab", "lobster", "meat", "red meat", "pork", "beef", "chicken", "lamb",
-	"mutton", "egg", "dairy", "cheese", "butter", "yogurt", "gluten", "wheat", "bread", "rice", "noodle", "sugar",
-	"sweet", "sweets", "dessert", "chocolate", "chili", "garlic", "onion", "cilantro", "coriander", "mushroom",
-	"tomato", "potato", "vegetable", "fruit", "salad", "curry", "tofu", "soy", "lactose", "hotpot", "hot pot",
-	"burger", "steak", "cake", "candy", "soup", "ramen", "bbq", "barbecue", "taco", "sandwich", "fried food",
-	"junk food", "fast food", "salt", "carb", "sashimi", "dumpling", "spaghetti", "cereal", "oat", "bean", "corn",
-	"apple", "banana", "orange", "strawberry", "mango", "avocado", "olive", "pepper", "jalapeno", "sesame",
-	"mustard", "honey", "ice cream", "pastry", "cookie", "biscuit", "animal product", "meat product")
+var foodLex = wordSet("en words", "food_lex")
 
-var drinkLex = set("coffee", "tea", "alcohol", "beer", "wine", "soda", "juice", "caffeine", "liquor", "whisky",
-	"whiskey", "cocktail", "milk tea", "latte", "espresso", "cola", "vodka", "sake", "drink", "milk", "water")
+var drinkLex = wordSet("en words", "drink_lex")
 
 func skip(w []word, s map[string]bool) []word {
 	for len(w) > 0 && s[w[0].low] {
@@ -805,19 +773,13 @@ func negFact(obj []word, subject, attr string) (events.Observation, bool) {
 }
 
 var (
-	habitVerbs = set("drink", "eat", "have", "take", "use", "put")
-	sportVerbs = map[string]string{"run": "running", "swim": "swimming", "bike": "cycling", "cycle": "cycling",
-		"walk": "walking", "jog": "jogging", "ride": "cycling", "lift": "lifting", "row": "rowing", "hike": "hiking"}
-	hedges      = set("like", "about", "around", "roughly", "maybe", "approximately", "almost", "nearly", "over", "up", "to", "at", "least", "most")
-	numberWords = set("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-		"a", "couple", "few", "several", "half", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred")
-	units = set("cup", "cups", "glass", "glasses", "mile", "miles", "km", "kilometers", "kilometres", "time", "times",
-		"shot", "shots", "bottle", "bottles", "can", "cans", "pint", "pints", "serving", "servings", "hour", "hours",
-		"minute", "minutes", "mug", "mugs", "liter", "liters", "litre", "litres", "piece", "pieces", "slice", "slices",
-		"laps", "lap", "sessions", "session", "days", "k")
-	periods  = set("day", "week", "month", "night", "morning", "evening", "weekend", "year")
-	habitCut = set("in", "with", "on", "during", "every", "each", "per", "before", "after", "for", "daily", "weekly",
-		"most", "when", "at", "a", "an")
+	habitVerbs = wordSet("en words", "habit_verbs")
+	sportVerbs = sportsOf()
+	hedges      = wordSet("en words", "hedges")
+	numberWords = wordSet("en words", "number_words")
+	units = wordSet("en words", "units")
+	periods  = wordSet("en words", "periods")
+	habitCut = wordSet("en words", "habit_cut")
 )
 
 // matchHabit reads a habit: "I (usually) drink three cups of coffee a day",

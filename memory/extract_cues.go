@@ -2,7 +2,6 @@ package memory
 
 import (
 	"embed"
-	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,14 +44,7 @@ var cues = mustCues()
 // mustCues loads the embedded tables; malformed ones are a bug every test
 // of the package catches, so it panics.
 func mustCues() *cueTables {
-	sub, err := fs.Sub(cueFiles, "data")
-	if err != nil {
-		panic(err)
-	}
-	d, err := lang.Load(sub)
-	if err != nil {
-		panic(err)
-	}
+	d := memData
 	t := &cueTables{kindOf: map[string]string{}, months: map[string]time.Month{}}
 	split := func(section, name string) (en [][]string, zh []string) {
 		for _, w := range d.Words(section, name) {
@@ -302,7 +294,7 @@ func dropTimePhrases(w []word) []word {
 // --- requests
 
 // requestLead are the words a request may open with before its cue.
-var requestLead = set("please", "and", "also", "just", "so", "kindly", "but", "oh", "ok", "okay", "then")
+var requestLead = wordSet("en words", "request_lead")
 
 // matchRequestEN reads a sentence that asks the assistant not to do
 // something, or lets it again: "please don't call me after 7pm (these

@@ -16,19 +16,9 @@ import (
 // zhEntry maps a Chinese object to its slot.
 type zhEntry struct{ zh, en, subject string }
 
-// zhLexicon is ordered: longer words first, so the longest match wins.
-var zhLexicon = []zhEntry{
-	{"乳制品", "dairy", "food"}, {"辣椒", "chili", "food"}, {"辛辣", "spicy", "food"}, {"海鲜", "seafood", "food"},
-	{"花生", "peanut", "food"}, {"坚果", "nut", "food"}, {"牛奶", "milk", "drink"}, {"鸡蛋", "egg", "food"},
-	{"猪肉", "pork", "food"}, {"牛肉", "beef", "food"}, {"羊肉", "lamb", "food"}, {"鸡肉", "chicken", "food"},
-	{"甜食", "sweets", "food"}, {"咖啡", "coffee", "drink"}, {"啤酒", "beer", "drink"}, {"香菜", "cilantro", "food"},
-	{"面条", "noodle", "food"}, {"米饭", "rice", "food"}, {"寿司", "sushi", "food"}, {"火锅", "hotpot", "food"},
-	{"麸质", "gluten", "food"}, {"巧克力", "chocolate", "food"}, {"酒精", "alcohol", "drink"},
-	{"奶茶", "milk tea", "drink"}, {"甜点", "dessert", "food"}, {"甜品", "dessert", "food"}, {"燕麦奶", "oat milk", "drink"},
-	{"绿茶", "green tea", "drink"}, {"红茶", "black tea", "drink"}, {"可乐", "cola", "drink"}, {"蛋糕", "cake", "food"},
-	{"辣", "spicy", "food"}, {"鱼", "fish", "food"}, {"虾", "shrimp", "food"},
-	{"糖", "sugar", "food"}, {"茶", "tea", "drink"}, {"酒", "alcohol", "drink"}, {"肉", "meat", "food"},
-}
+// zhLexicon is data/words.txt's [zh lexicon], in its order: longer words
+// first, so the longest match wins.
+var zhLexicon = zhLexiconOf()
 
 type zhPattern struct {
 	prefix   string
@@ -37,36 +27,9 @@ type zhPattern struct {
 	hint     string // "eat", "drink" or ""
 }
 
-// zhPatterns are tried in order: a negation before the word it negates.
-var zhPatterns = []zhPattern{
-	{"不能再吃", KindConstraint, Negative, "eat"}, {"不能吃", KindConstraint, Negative, "eat"},
-	{"不可以吃", KindConstraint, Negative, "eat"}, {"不敢吃", KindConstraint, Negative, "eat"},
-	{"吃不了", KindConstraint, Negative, "eat"}, {"不吃", KindConstraint, Negative, "eat"},
-	{"不能喝", KindConstraint, Negative, "drink"}, {"不可以喝", KindConstraint, Negative, "drink"},
-	{"喝不了", KindConstraint, Negative, "drink"}, {"不喝", KindConstraint, Negative, "drink"},
-	{"不能碰", KindConstraint, Negative, ""}, {"不碰", KindConstraint, Negative, ""},
-	{"忌口", KindConstraint, Negative, "eat"}, {"戒了", KindConstraint, Negative, ""}, {"戒掉了", KindConstraint, Negative, ""},
-	{"戒掉", KindConstraint, Negative, ""}, {"戒", KindConstraint, Negative, ""},
-	{"控", KindConstraint, Negative, "eat"}, {"少吃", KindConstraint, Negative, "eat"},
-	{"又能吃", KindConstraint, Positive, "eat"}, {"又可以吃", KindConstraint, Positive, "eat"},
-	{"能吃", KindConstraint, Positive, "eat"}, {"可以吃", KindConstraint, Positive, "eat"},
-	{"又能喝", KindConstraint, Positive, "drink"}, {"能喝", KindConstraint, Positive, "drink"},
-	{"可以喝", KindConstraint, Positive, "drink"},
-	{"不太喜欢吃", KindPreference, Negative, "eat"}, {"不喜欢吃", KindPreference, Negative, "eat"},
-	{"不喜欢喝", KindPreference, Negative, "drink"}, {"不太喜欢", KindPreference, Negative, ""},
-	{"不喜欢", KindPreference, Negative, ""}, {"不爱吃", KindPreference, Negative, "eat"},
-	{"不爱喝", KindPreference, Negative, "drink"}, {"不爱", KindPreference, Negative, ""},
-	{"讨厌吃", KindPreference, Negative, "eat"}, {"讨厌", KindPreference, Negative, ""},
-	{"受不了", KindPreference, Negative, ""},
-	{"最喜欢吃", KindPreference, Positive, "eat"}, {"喜欢吃", KindPreference, Positive, "eat"},
-	{"喜欢喝", KindPreference, Positive, "drink"}, {"爱吃", KindPreference, Positive, "eat"},
-	{"爱喝", KindPreference, Positive, "drink"}, {"最喜欢", KindPreference, Positive, ""},
-	{"喜欢", KindPreference, Positive, ""}, {"喜爱", KindPreference, Positive, ""},
-	{"热爱", KindPreference, Positive, ""}, {"偏爱", KindPreference, Positive, ""}, {"爱", KindPreference, Positive, ""},
-	// a change of habit: 改喝茶, 换成燕麦奶
-	{"改喝", KindFact, Positive, "drink"}, {"改吃", KindFact, Positive, "eat"}, {"换成", KindFact, Positive, ""},
-	{"改成", KindFact, Positive, ""}, {"换喝", KindFact, Positive, "drink"},
-}
+// zhPatterns are data/words.txt's [zh patterns], tried in order: a negation
+// before the word it negates.
+var zhPatterns = zhPatternsOf()
 
 // zhHabitVerbs: 喝 / 吃 / 去 with a frequency or amount is a habit (a fact);
 // 喝 and 吃 of a known food or drink are one without.
@@ -76,37 +39,26 @@ var zhHabitVerbs = []struct{ verb, hint, subject string }{
 
 // zhActivities are what 不 + activity denies as a fact (我不抽烟), as "I don't
 // smoke" does.
-var zhActivities = []string{"抽烟", "吸烟", "熬夜", "开车", "运动", "健身", "打游戏", "加班"}
+var zhActivities = memData.Words("zh words", "activities")
 
 // zhKin open a clause about someone else: 我老婆不吃辣 is the wife's.
-var zhKin = []string{"老婆", "老公", "妻子", "丈夫", "太太", "媳妇", "儿子", "女儿", "孩子", "小孩", "宝宝", "妈妈", "妈",
-	"爸爸", "爸", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "哥哥", "姐姐", "弟弟", "妹妹", "哥", "姐", "弟", "妹",
-	"朋友", "男朋友", "女朋友", "对象", "同事", "老板", "家人", "室友", "同学", "邻居", "闺蜜", "兄弟", "的"}
+var zhKin = memData.Words("zh words", "kin")
 
 // zhBounds are the time words that bound a constraint (这周在控糖 holds a week).
-var zhBounds = []struct {
-	w   string
-	ttl int64
-}{{"今天", day}, {"今晚", day}, {"这周", week}, {"本周", week}, {"这个星期", week}, {"这礼拜", week},
-	{"这一周", week}, {"这个周末", 3 * day}, {"这个月", month}, {"本月", month}}
+var zhBounds = zhBoundsOf()
 
 // zhQuantity reads a leading amount (一杯, 三次, 两瓶) and a period word
 // before it (一周, 每天) and returns both.
 var zhNumerals = "一二两三四五六七八九十几半0123456789"
 var zhMeasures = "杯瓶次碗个顿块片罐口趟回"
-var zhPeriods = []string{"每天早上", "每天晚上", "每天", "每周", "每星期", "每个月", "每月", "一周", "一星期", "一个月", "一天", "一年", "每年", "平时"}
+var zhPeriods = memData.Words("zh words", "periods")
 
 var (
-	zhConnectors = []string{"但是", "不过", "可是", "而且", "并且", "所以", "其实", "然后", "还有", "但", "而", "可惜",
-		"幸好", "还好", "说实话", "老实说", "反正", "毕竟", "另外", "对了", "哎", "唉", "嗯", "好消息"}
-	zhAdverbs = []string{"这一段时间", "近段时间", "最近", "这几天", "这些天", "这段时间", "这阵子", "这一阵", "近期", "眼下", "近来", "目前", "现在", "暂时", "一直", "真的",
-		"非常", "特别", "超级", "比较", "也", "还是", "还", "很", "超", "都", "挺", "真", "已经", "最", "上个月", "上周",
-		"去年", "今年", "昨天", "前天", "刚刚", "刚", "终于", "更", "倒是", "自己", "平时", "通常", "一般",
-		"经常", "总是", "本来", "今天", "今晚", "这周", "本周", "这个月", "本月", "这个星期", "这礼拜", "从今天起",
-		"以后", "从现在开始", "开始"}
-	zhParticles = []string{"了", "的", "啦", "呢", "吧", "啊", "呀", "哦", "喔"}
-	zhPronouns  = map[string]bool{"它": true, "这个": true, "那个": true, "这些": true, "那些": true, "这": true, "那": true}
-	zhPeople    = map[string]bool{"你": true, "你们": true, "他": true, "她": true, "他们": true, "她们": true, "大家": true}
+	zhConnectors = memData.Words("zh words", "connectors")
+	zhAdverbs = memData.Words("zh words", "adverbs")
+	zhParticles = memData.Words("zh words", "particles")
+	zhPronouns  = wordSet("zh words", "pronouns")
+	zhPeople    = wordSet("zh words", "people")
 )
 
 func extractZH(text string, at int64) []events.Observation {
@@ -198,7 +150,7 @@ func zhTimePrefix(s string) bool {
 
 // zhSubjects open a clause about someone or something else than the
 // speaker: 他, 你, 这家店….
-var zhSubjects = []string{"你", "他", "她", "它", "我们", "大家", "别人", "这家", "那家", "这个", "那个", "医生", "老师"}
+var zhSubjects = memData.Words("zh words", "subjects")
 
 // matchFavoriteZH reads a favourite: 更喜欢普洱 (a comparative preference:
 // the new favourite), 最喜欢的咖啡是拿铁 (the favourite of a kind). Adverbs
@@ -251,7 +203,7 @@ func containsAny(s string, ws []string) bool {
 
 // zhAsked reports a question without its mark: 要不要, 是不是, 能不能 …
 func zhAsked(s string) bool {
-	for _, m := range []string{"要不要", "是不是", "能不能", "可不可以", "会不会", "该不该", "应不应该", "有没有", "好不好"} {
+	for _, m := range memData.Words("zh words", "asked") {
 		if strings.Contains(s, m) {
 			return true
 		}
@@ -262,7 +214,7 @@ func zhAsked(s string) bool {
 // zhUnwilling reads 不想 / 不太想 / 不想再 (do not want to) as a dislike
 // (不喜欢): unlike 想 (a wish), a refusal states a taste.
 func zhUnwilling(s string) string {
-	for _, w := range []string{"不太想再", "不想再", "不太想", "不想"} {
+	for _, w := range memData.Words("zh words", "unwilling") {
 		if i := strings.Index(s, w); i >= 0 {
 			return s[:i] + "不喜欢" + s[i+len(w):]
 		}
@@ -273,7 +225,7 @@ func zhUnwilling(s string) string {
 // zhHypothetical reports a clause that states nothing: a condition, a
 // wish or a plan (如果…, 想尝尝, 打算, 考虑).
 func zhHypothetical(s string) bool {
-	for _, m := range []string{"如果", "假如", "要是", "万一", "假设", "想", "打算", "考虑", "准备", "可能", "也许", "或许", "听说"} {
+	for _, m := range memData.Words("zh words", "hypothetical") {
 		if strings.Contains(s, m) {
 			return true
 		}
