@@ -16,8 +16,8 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/keys"
-	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -63,7 +63,7 @@ func startServer() *server {
 		panic(err)
 	}
 	s := &server{b: b, dir: dir, stop: []func(){stopKeys}}
-	n := node.New(b, dir+"/views", nil)
+	n := stack.NewNode(b, dir+"/views", nil)
 	if _, err := n.Start(context.Background(), assembler.New(assembler.Config{}), nil); err != nil {
 		panic(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/jstest"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -99,7 +99,7 @@ func TestClaimedIDsSwallowNothing(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	n := node.New(b, t.TempDir(), nil)
+	n := stack.NewNode(b, t.TempDir(), nil)
 	t.Cleanup(func() { n.Stop() })
 	for _, p := range []projector.Projection{assembler.NewIngest(assembler.IngestConfig{}), assembler.New(assembler.Config{})} {
 		if _, err := n.Start(ctx, p, nil); err != nil {
@@ -219,7 +219,7 @@ func TestDuplicateNotOursIsAnError(t *testing.T) {
 	if _, err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	evs, err := node.ReadAll(ctx, b, []string{"ts.model.probe.>"})
+	evs, err := b.ReadEvents(ctx, []string{"ts.model.probe.>"})
 	if err != nil || len(evs) == 0 {
 		t.Fatalf("%d events, %v", len(evs), err)
 	}
@@ -257,7 +257,7 @@ func TestDuplicateNotOursIsAnError(t *testing.T) {
 // without the tenant, sorted.
 func decided(ctx context.Context, t *testing.T, b *bus.Bus) map[string][]string {
 	t.Helper()
-	evs, err := node.ReadAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
+	evs, err := b.ReadEvents(ctx, []string{"ts.call.>", "ts.resp.>"})
 	if err != nil {
 		t.Fatal(err)
 	}

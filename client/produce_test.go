@@ -21,7 +21,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/logread"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -98,7 +98,7 @@ func TestWriterPublishesWhatIngestWould(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	n := node.New(b, t.TempDir(), nil)
+	n := stack.NewNode(b, t.TempDir(), nil)
 	t.Cleanup(func() { n.Stop() })
 	for _, p := range []projector.Projection{assembler.NewIngest(assembler.IngestConfig{}), assembler.New(assembler.Config{})} {
 		if _, err := n.Start(ctx, p, nil); err != nil {
@@ -155,7 +155,7 @@ func TestWriterPublishesWhatIngestWould(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	evs, err := node.ReadAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
+	evs, err := b.ReadEvents(ctx, []string{"ts.call.>", "ts.resp.>"})
 	if err != nil {
 		t.Fatal(err)
 	}

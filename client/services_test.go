@@ -15,8 +15,8 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/logread"
-	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 )
 
@@ -35,7 +35,7 @@ func startServices(t testing.TB, b *bus.Bus) {
 // services on b, as serve does, until stop.
 func services(b *bus.Bus, dir string) (stop func(), err error) {
 	ctx := context.Background()
-	n := node.New(b, dir, nil)
+	n := stack.NewNode(b, dir, nil)
 	svc, err := micro.AddService(b.Conn, micro.Config{Name: "toolstream-test", Version: "0.1.0"})
 	if err != nil {
 		n.Stop()

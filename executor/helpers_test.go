@@ -14,7 +14,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/bus"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -200,7 +200,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // all returns every event on the subject filter, in stream order.
 func all(t testing.TB, b *bus.Bus, filter string) []*events.Event {
 	t.Helper()
-	evs, err := node.ReadAll(context.Background(), b, []string{filter})
+	evs, err := b.ReadEvents(context.Background(), []string{filter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/ingest"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -65,10 +65,10 @@ Exit 0 when the input was read, whatever the outcomes.`,
 				return err
 			}
 			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(node.OneShotGOGC)
+				debug.SetGCPercent(stack.OneShotGOGC)
 			}
 			if os.Getenv("GOMEMLIMIT") == "" {
-				debug.SetMemoryLimit(node.OneShotMemoryLimit)
+				debug.SetMemoryLimit(stack.OneShotMemoryLimit)
 			}
 			ctx := cmd.Context()
 			lines, err := assembleOnce(ctx, g, o, name, in)
@@ -93,7 +93,7 @@ Exit 0 when the input was read, whatever the outcomes.`,
 	return cmd
 }
 
-// assembleOnce runs the one-shot (node.Assemble) on an embedded server in a
+// assembleOnce runs the one-shot (stack.Assemble) on an embedded server in a
 // temporary directory over one input.
 func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name string, in io.Reader) ([]assembler.Line, error) {
 	log, _ := g.logger()
@@ -116,7 +116,7 @@ func assembleOnce(ctx context.Context, g *globals, o assembleOptions, name strin
 			return nil, err
 		}
 	}
-	return node.Assemble(ctx, node.AssembleConfig{
+	return stack.Assemble(ctx, stack.AssembleConfig{
 		Bus: b, Dir: filepath.Join(s.Dir, "views"), Logger: log,
 		Assembler: assembler.Config{IdleTimeout: o.idle, AcceptRegistry: registry.Accepter[assembler.Validator](key.Trust()), Logger: log},
 		Stream:    client.Stream{Tenant: o.tenant, Format: o.provider, ID: name, Tagged: o.tagged},

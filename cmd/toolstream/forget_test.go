@@ -21,7 +21,6 @@ import (
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/internal/logread"
-	"github.com/toolstream/toolstream/internal/node"
 )
 
 // answerStream is a Responses stream of one response that calls tool
@@ -148,7 +147,7 @@ grants:
 		cli(auth.Identity{Role: auth.RoleProducer, Tenant: p.tenant}, args...)
 	}
 	// Every call ran and every answer was verified.
-	if _, err := node.WaitEvents(ctx, admin, []string{"ts.result.>", "ts.answer.>"}, func(evs []*events.Event) bool {
+	if _, err := bustest.WaitEvents(ctx, admin, []string{"ts.result.>", "ts.answer.>"}, func(evs []*events.Event) bool {
 		var results, verdicts int
 		for _, ev := range evs {
 			switch ev.Kind {
@@ -190,7 +189,7 @@ grants:
 	// (This reader's keys were cached before the erasure: forget them, as
 	// a runner does at the tombstone, or as the cache's TTL would.)
 	admin.Keys.(*keys.Store).Forget("acme", "ann")
-	evs, err := node.ReadAll(ctx, admin, []string{"ts.call.acme.>"})
+	evs, err := admin.ReadEvents(ctx, []string{"ts.call.acme.>"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/gateway"
-	"github.com/toolstream/toolstream/internal/node"
 )
 
 // TestServeGateway runs `serve --gateway ADDR --gateway-config FILE`
@@ -115,7 +114,7 @@ func TestServeGateway(t *testing.T) {
 	if resp.StatusCode != 200 || strings.Join(got, "\n") != strings.Join(lines, "\n") {
 		t.Fatalf("%d: got %d events, want the recording's %d", resp.StatusCode, len(got), len(lines))
 	}
-	_, err = node.WaitEvents(ctx, admin, []string{events.AllCalls}, func(evs []*events.Event) bool {
+	_, err = bustest.WaitEvents(ctx, admin, []string{events.AllCalls}, func(evs []*events.Event) bool {
 		for _, ev := range evs {
 			if _, ok := events.As[*events.CallCompleted](ev); ok && ev.CallID == "call_H5DxLSFnsGhiROnUiDHmgyc8" && ev.User == "bob" {
 				return true

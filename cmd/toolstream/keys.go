@@ -8,7 +8,6 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/erasure"
 	"github.com/toolstream/toolstream/internal/keys"
-	"github.com/toolstream/toolstream/internal/node"
 )
 
 func keysCmd(g *globals) *cobra.Command {
@@ -71,7 +70,7 @@ restore puts back the keys the store lacks, except those of every erasure the lo
 				return err
 			}
 			defer b.Close()
-			tombs, err := node.ReadAll(ctx, b, []string{events.EraseSubjects[events.StreamMemory]})
+			tombs, err := b.ReadEvents(ctx, []string{events.EraseSubjects[events.StreamMemory]})
 			if err != nil {
 				return err
 			}

@@ -288,13 +288,13 @@ func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, l
 	if g.natsURL != "" {
 		cfg.Identity = g.identityOf(id)
 	}
-	return stack.Open(ctx, cfg)
+	return bus.OpenWithKeys(ctx, cfg)
 }
 
 // identityOf is the identity a connection made with natsOptions(id) has,
 // when it is known: the one --creds holds, else id when --data holds the
 // material; the zero Identity for --nats-user or a server without
-// Toolstream's material. stack.Open opens the data keys by it.
+// Toolstream's material. bus.OpenWithKeys opens the data keys by it.
 func (g *globals) identityOf(id auth.Identity) auth.Identity {
 	switch {
 	case g.creds != "":
@@ -451,7 +451,7 @@ func (g *globals) connect(ctx context.Context, log *slog.Logger, id auth.Identit
 	}
 	cfg := g.busConfig(log, "", "", url, opts)
 	cfg.Identity = g.identityOf(id)
-	return stack.Open(ctx, cfg)
+	return bus.OpenWithKeys(ctx, cfg)
 }
 
 func (g *globals) viewDir(name string) string { return filepath.Join(g.data, "views", name) }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/memapi"
@@ -214,5 +214,5 @@ func memoryRun(ctx context.Context, g *globals, in io.Reader, cfg memory.Config)
 		return err
 	}
 	defer s.Close()
-	return node.MemoryRun(ctx, node.MemoryRunConfig{Bus: s.Bus, Dir: filepath.Join(s.Dir, "views"), Logger: log, Memory: cfg}, in, g.stdout)
+	return stack.MemoryRun(ctx, stack.MemoryRunConfig{Bus: s.Bus, Dir: filepath.Join(s.Dir, "views"), Logger: log, Memory: cfg}, in, g.stdout)
 }

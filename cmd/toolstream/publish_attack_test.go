@@ -16,7 +16,7 @@ import (
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/jstest"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/internal/trace"
 )
 
@@ -31,7 +31,7 @@ func TestAttackClaimedIDsDoNotSwallowPublish(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := bustest.Start(t)
-	n := node.New(b, t.TempDir(), nil)
+	n := stack.NewNode(b, t.TempDir(), nil)
 	t.Cleanup(func() { n.Stop() })
 	if _, err := n.Start(ctx, assembler.New(assembler.Config{}), nil); err != nil {
 		t.Fatal(err)

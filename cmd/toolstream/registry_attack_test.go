@@ -20,7 +20,7 @@ import (
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
@@ -84,7 +84,7 @@ func startRegistryRig(t *testing.T) *registryRig {
 	if err := stack.FollowTools(ctx, r.b, log, r.tools, key, r.d.trust); err != nil {
 		t.Fatal(err)
 	}
-	n := node.New(r.b, filepath.Join(dir, "views"), log)
+	n := stack.NewNode(r.b, filepath.Join(dir, "views"), log)
 	t.Cleanup(func() { n.Stop() })
 	p, err := newProjection(assembler.Name, r.d)
 	if err != nil {
@@ -187,7 +187,7 @@ func (r *registryRig) call(tenant, resp, tool, args string) *events.Event {
 			r.t.Fatal(err)
 		}
 	}
-	evs, err := node.WaitEvents(r.ctx, r.b, []string{"ts.call." + tenant + ".>"}, func(evs []*events.Event) bool {
+	evs, err := bustest.WaitEvents(r.ctx, r.b, []string{"ts.call." + tenant + ".>"}, func(evs []*events.Event) bool {
 		return slices.ContainsFunc(evs, func(ev *events.Event) bool { return ev.Response == resp })
 	})
 	if err != nil {
@@ -214,7 +214,7 @@ func (r *registryRig) direct(tenant, tool string) *events.Event {
 	if _, err := r.b.Publish(r.ctx, subj, ev); err != nil {
 		r.t.Fatal(err)
 	}
-	evs, err := node.WaitEvents(r.ctx, r.b, []string{"ts.result." + tenant + ".>"}, func(evs []*events.Event) bool {
+	evs, err := bustest.WaitEvents(r.ctx, r.b, []string{"ts.result." + tenant + ".>"}, func(evs []*events.Event) bool {
 		return slices.ContainsFunc(evs, func(e *events.Event) bool { return e.CallID == ev.CallID })
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/internal/trace"
 )
 
@@ -27,7 +27,7 @@ func TestTraceEdgeNormalisedCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b := bustest.Start(t)
-	n := node.New(b, t.TempDir(), nil)
+	n := stack.NewNode(b, t.TempDir(), nil)
 	t.Cleanup(func() { n.Stop() })
 	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{}), nil); err != nil {
 		t.Fatal(err)

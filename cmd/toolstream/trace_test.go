@@ -19,7 +19,7 @@ import (
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/internal/trace"
 	"github.com/toolstream/toolstream/registry"
@@ -101,7 +101,7 @@ func startDemoLog(t *testing.T, pageRows int) *demoLog {
 	} {
 		d.publish(t, ctx, f.file, f.format)
 	}
-	_, err = node.WaitEvents(ctx, d.b, []string{"ts.result.shop.>", "ts.exec.shop.>"}, func(evs []*events.Event) bool {
+	_, err = bustest.WaitEvents(ctx, d.b, []string{"ts.result.shop.>", "ts.exec.shop.>"}, func(evs []*events.Event) bool {
 		ok, waiting := 0, 0
 		for _, ev := range evs {
 			switch ev.Body.(type) {
@@ -119,12 +119,12 @@ func startDemoLog(t *testing.T, pageRows int) *demoLog {
 	if err := executor.Approve(ctx, d.b.JS, demoTenant, events.IdempotencyKey(demoTenant, "", "resp_demo_refund", "call_demo_refund"), "agent@shop", "customer verified"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.WaitEvents(ctx, d.b, []string{"ts.result.shop.>"}, func(evs []*events.Event) bool { return len(evs) >= 4 }); err != nil {
+	if _, err := bustest.WaitEvents(ctx, d.b, []string{"ts.result.shop.>"}, func(evs []*events.Event) bool { return len(evs) >= 4 }); err != nil {
 		t.Fatalf("waiting for the refund: %v", err)
 	}
 	// ExecutionStarted (an attempt under a lease: the refund's) is
 	// published without waiting: it may reach the log after the result.
-	if _, err := node.WaitEvents(ctx, d.b, []string{"ts.exec.shop.>"}, func(evs []*events.Event) bool {
+	if _, err := bustest.WaitEvents(ctx, d.b, []string{"ts.exec.shop.>"}, func(evs []*events.Event) bool {
 		n := 0
 		for _, ev := range evs {
 			if _, ok := events.As[*events.ExecutionStarted](ev); ok {
@@ -253,7 +253,7 @@ func TestTraceDemoCalls(t *testing.T) {
 	}
 
 	// The rejected Gemini call, named by its item id.
-	calls, err := node.ReadAll(ctx, d.b, []string{"ts.call.shop.>"})
+	calls, err := d.b.ReadEvents(ctx, []string{"ts.call.shop.>"})
 	if err != nil {
 		t.Fatal(err)
 	}

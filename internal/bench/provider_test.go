@@ -11,7 +11,7 @@ import (
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/bench"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 // TestProviderStreamAssembles: the whole path's fixture is a stream the
@@ -25,7 +25,7 @@ func TestProviderStreamAssembles(t *testing.T) {
 	if n := bytes.Count(in, []byte("\n")); n != 3*(2+2*(11+5)+10+1) {
 		t.Fatalf("%d raw events", n)
 	}
-	lines, err := node.Assemble(ctx, node.AssembleConfig{Bus: b, Dir: filepath.Join(t.TempDir(), "views"),
+	lines, err := stack.Assemble(ctx, stack.AssembleConfig{Bus: b, Dir: filepath.Join(t.TempDir(), "views"),
 		Stream: client.Stream{Tenant: "acme", Format: "openai-responses", ID: "s"}}, bytes.NewReader(in))
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,8 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/ingest"
 	"github.com/toolstream/toolstream/internal/keys"
-	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/internal/responses"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
@@ -53,9 +53,9 @@ type OneShotResult struct {
 }
 
 // OneShot times what `toolstream assemble` does with input — an embedded
-// server in a fresh directory, its data keys, node.Assemble (normalised
+// server in a fresh directory, its data keys, stack.Assemble (normalised
 // and sealed at the edge, assembled, every outcome read back), the server
-// closed — under node.OneShotGOGC, and the least any JetStream pipeline does
+// closed — under stack.OneShotGOGC, and the least any JetStream pipeline does
 // with the same raw events: an embedded server in a fresh directory, every
 // line published (a window of asynchronous publishes), all of them read
 // back by an ordered consumer, the server closed. pipelineFirst says which
@@ -70,7 +70,7 @@ func OneShot(ctx context.Context, dir string, input []byte, log *slog.Logger, pi
 			return err
 		},
 		func() error {
-			old := debug.SetGCPercent(node.OneShotGOGC)
+			old := debug.SetGCPercent(stack.OneShotGOGC)
 			defer debug.SetGCPercent(old)
 			start := time.Now()
 			n, err := oneShot(ctx, filepath.Join(dir, "oneshot"), input, log)
@@ -101,7 +101,7 @@ func oneShot(ctx context.Context, dir string, input []byte, log *slog.Logger) (i
 		return 0, err
 	}
 	b.Keys = kr
-	lines, err := node.Assemble(ctx, node.AssembleConfig{Bus: b, Dir: filepath.Join(dir, "views"), Logger: log,
+	lines, err := stack.Assemble(ctx, stack.AssembleConfig{Bus: b, Dir: filepath.Join(dir, "views"), Logger: log,
 		Assembler: assembler.Config{IdleTimeout: 2 * time.Minute, Logger: log},
 		Stream:    client.Stream{Tenant: "acme", Format: "openai-responses", ID: "bench"}}, bytes.NewReader(input))
 	return len(lines), err
@@ -224,7 +224,7 @@ func Live(ctx context.Context, b *bus.Bus, dir string, streams [][]byte, log *sl
 		return res, err
 	}
 
-	n := node.New(b, dir, log)
+	n := stack.NewNode(b, dir, log)
 	defer n.Stop()
 	nc := b.Conn
 	for _, p := range []projector.Projection{
@@ -430,7 +430,7 @@ func (r *runner) wholePath() error {
 	r.add(Row{Section: "whole path", Measured: "one-shot assemble", Value: rate(one.Raw, one.OneShot),
 		Baseline: "fresh embedded server, publish every line, read all back", BaseValue: rate(one.Raw, one.Pipeline),
 		Unit: "raw events/s", Better: "higher", Target: "≥ 0.5",
-		Note: fmt.Sprintf("%d raw events (%d responses × %d calls), %d outcomes; each side starts and closes its server; GOGC=%d as toolstream assemble", one.Raw, responses, WholeCalls, one.Outcomes, node.OneShotGOGC)})
+		Note: fmt.Sprintf("%d raw events (%d responses × %d calls), %d outcomes; each side starts and closes its server; GOGC=%d as toolstream assemble", one.Raw, responses, WholeCalls, one.Outcomes, stack.OneShotGOGC)})
 	streams := make([][]byte, wholePathStreams)
 	for i := range streams {
 		streams[i] = ProviderStream("live"+strconv.Itoa(i), responses/wholePathStreams, WholeCalls, WholeDeltas)

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 )
 
 // benchCalls is the workload of one round of BenchmarkPipelineOnCluster.
@@ -22,7 +23,7 @@ const benchCalls = 2000
 // batch, as a projection does), concurrently, and returns messages per
 // second from the first publish to the last message consumed: raw
 // JetStream publish+consume on this cluster.
-func rawRate(b *testing.B, c *cluster.Cluster, n, size int) float64 {
+func rawRate(b *testing.B, c *clustertest.Cluster, n, size int) float64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	bs := c.Open(b, bus.Config{Name: "raw"})
@@ -74,7 +75,7 @@ func rawRate(b *testing.B, c *cluster.Cluster, n, size int) float64 {
 // in production) and two executors with a no-op tool, then publishes calls
 // provider streams and returns raw input events per second from the first
 // publish to the last CallSucceeded in the log.
-func pipelineRate(b *testing.B, c *cluster.Cluster, partitions, calls int) float64 {
+func pipelineRate(b *testing.B, c *clustertest.Cluster, partitions, calls int) float64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	admin := c.Open(b, bus.Config{Name: "admin", Partitions: partitions})
@@ -127,7 +128,7 @@ func BenchmarkPipelineOnCluster(b *testing.B) {
 			var raws, pipes, ratios []float64
 			for i := 0; i < b.N; i++ {
 				for round := 0; round < 3; round++ {
-					c := cluster.Start(b, cluster.Config{})
+					c := clustertest.Start(b, clustertest.Config{})
 					raw := rawRate(b, c, benchCalls*rawEventsPerCall, 200)
 					pipe := pipelineRate(b, c, partitions, benchCalls)
 					c.Shutdown()

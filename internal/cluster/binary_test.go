@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
-	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 )
 
 // TestBinaryWorksAgainstACluster runs the toolstream binary with --nats-url
@@ -30,7 +30,7 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	urls := c.URLs()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -9,13 +9,7 @@
 //     when its holder dies (projector.Lease; invariants 3, 4 and 6 make an
 //     overlap harmless).
 //
-// For tests (and anyone who wants a cluster in one process):
-//   - Start runs a JetStream cluster of embedded nats-servers on loopback
-//     ports; a test stops and restarts servers to kill a stream leader or
-//     pause a server. ServerOptions reads a nats-server configuration file
-//     (deploy/nats) so the cluster enforces its users and permissions.
-//
-// Its tests show: streams get 3 replicas on a cluster (asked of the
+// Its tests, on package clustertest's clusters of embedded servers, show: streams get 3 replicas on a cluster (asked of the
 // servers) and model subjects partition; a workload of thousands of calls
 // survives killing the stream leader, SIGKILLing the processor process and
 // pausing a server with no call lost, none run twice and every projection
@@ -26,7 +20,5 @@
 // binary; the binary works against a cluster. BenchmarkPipelineOnCluster
 // measures the whole path with 1 and 4 partitions against raw JetStream.
 //
-// Concurrency: a Cluster's and an Exclusive's methods are safe for
-// concurrent use. Everything waits by polling with a deadline; nothing
-// sleeps to wait.
+// Concurrency: an Exclusive's methods are safe for concurrent use.
 package cluster

@@ -19,8 +19,8 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/bus"
-	"github.com/toolstream/toolstream/internal/cluster"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/clustertest"
+
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -268,7 +268,7 @@ func TestFaultsLoseNothingAndRepeatNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := time.Now()
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	admin := c.Open(t, bus.Config{Name: "admin"})
 	if admin.Replicas() != 3 {
 		t.Fatalf("stream replicas = %d, want 3", admin.Replicas())
@@ -489,7 +489,7 @@ type executors struct {
 	once     sync.Once
 }
 
-func startExecutors(t testing.TB, c *cluster.Cluster, n int, tools *tally) *executors {
+func startExecutors(t testing.TB, c *clustertest.Cluster, n int, tools *tally) *executors {
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &executors{t: t, cancel: cancel}
 	t.Cleanup(x.stop)
@@ -612,7 +612,7 @@ func readAll(t testing.TB, b *bus.Bus, subject string) ([]*events.Event, error) 
 	poll(context.Background(), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		evs, err = node.ReadAll(ctx, b, []string{subject})
+		evs, err = b.ReadEvents(ctx, []string{subject})
 		return err == nil
 	})
 	return evs, err

@@ -10,7 +10,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
-	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 	"github.com/toolstream/toolstream/internal/keys"
 )
 
@@ -24,7 +24,7 @@ func TestKeysSurviveLeaderChange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster")
 	}
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*phaseMax)
 	defer cancel()
 	b := c.Open(t, bus.Config{})

@@ -23,6 +23,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 	"github.com/toolstream/toolstream/internal/responses"
 	"github.com/toolstream/toolstream/projector"
 )
@@ -99,7 +100,7 @@ func processorChild() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "processor", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...),
+	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "processor", Options: append(clustertest.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...),
 		MsgIDKey: childMsgIDKey()})
 	cancel()
 	if err != nil {
@@ -185,7 +186,7 @@ func exclusiveChild() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	octx, cancel := context.WithTimeout(ctx, time.Minute)
-	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "exclusive", Options: append(cluster.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...),
+	b, err := bus.Open(octx, bus.Config{NATSURL: os.Getenv("TS_NATS_URL"), Name: "exclusive", Options: append(clustertest.ClientOptions(), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...),
 		MsgIDKey: childMsgIDKey()})
 	cancel()
 	if err != nil {
@@ -212,12 +213,12 @@ type child struct {
 	done chan error
 }
 
-func startProcessor(t testing.TB, c *cluster.Cluster, dir string) *child {
+func startProcessor(t testing.TB, c *clustertest.Cluster, dir string) *child {
 	return startChild(t, c, "processor", dir)
 }
 
 // startChild runs a child process of mode on c, as the admin.
-func startChild(t testing.TB, c *cluster.Cluster, mode, dir string, env ...string) *child {
+func startChild(t testing.TB, c *clustertest.Cluster, mode, dir string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), "TS_CLUSTER_CHILD="+mode, "TS_NATS_URL="+c.URLs(),

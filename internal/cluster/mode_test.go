@@ -9,14 +9,14 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 )
 
 // TestClusterStreamHasThreeReplicas opens the bus with every URL of a
 // 3-server cluster: the log's stream gets 3 replicas without --replicas,
 // and a second process opening the bus keeps them.
 func TestClusterStreamHasThreeReplicas(t *testing.T) {
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	b := c.Open(t, bus.Config{Name: "first"})
 	if got := b.Replicas(); got != 3 {
 		t.Fatalf("replicas = %d, want 3", got)
@@ -111,7 +111,7 @@ func TestPartitionsMapModelSubjects(t *testing.T) {
 // Either JetStream still places three (the meta leader has not yet seen the
 // server go) or Open fails saying what to do.
 func TestDegradedClusterNeverCreatesR1(t *testing.T) {
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	c.Stop(2)
 	ctx := context.Background()
 	// The two left elect a meta leader if the stopped one led (seconds on
@@ -146,7 +146,7 @@ func TestDegradedClusterNeverCreatesR1(t *testing.T) {
 // TestTwoServerClusterNeedsExplicitReplicas: a cluster that cannot place 3
 // replicas gets a clear error, not a silent single replica.
 func TestTwoServerClusterNeedsExplicitReplicas(t *testing.T) {
-	c := cluster.Start(t, cluster.Config{Servers: 2})
+	c := clustertest.Start(t, clustertest.Config{Servers: 2})
 	_, err := bus.Open(context.Background(), bus.Config{NATSURL: c.URLs(), SetupMax: time.Second, Options: c.UserOptions(t, bustest.Admin)})
 	if err == nil || !strings.Contains(err.Error(), "fewer than 3") || !strings.Contains(err.Error(), "--replicas") {
 		t.Fatalf("open on a 2-server cluster: %v, want the fewer-than-3 error", err)
@@ -168,7 +168,7 @@ func TestTwoServerClusterNeedsExplicitReplicas(t *testing.T) {
 // replicated stream (and always none of a replicated key-value bucket's);
 // Open's per-attempt timeout and retry get every process through.
 func TestConcurrentOpensAgree(t *testing.T) {
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	const n = 4
 	errs := make(chan error, n)
 	replicas := make(chan int, n)
@@ -197,7 +197,7 @@ func TestConcurrentOpensAgree(t *testing.T) {
 
 // waitReady waits up to a minute for the running servers to be routed
 // and current with a meta leader among them.
-func waitReady(t *testing.T, c *cluster.Cluster) {
+func waitReady(t *testing.T, c *clustertest.Cluster) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

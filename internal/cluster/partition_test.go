@@ -15,6 +15,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -63,7 +64,7 @@ func completedOnce(t *testing.T, ctx context.Context, b *bus.Bus, n int) {
 // within the lease TTL, and calls published meanwhile complete once.
 func TestPartitionsHaveOneActiveAssemblerAndTakeOver(t *testing.T) {
 	const partitions, calls = 4, 200
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	admin := c.Open(t, bus.Config{Name: "admin", Partitions: partitions})
 	if admin.Partitions() != partitions {
 		t.Fatalf("partitions = %d", admin.Partitions())

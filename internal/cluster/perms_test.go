@@ -20,8 +20,9 @@ import (
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/cluster"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/clustertest"
 	"github.com/toolstream/toolstream/internal/responses"
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
@@ -32,10 +33,10 @@ import (
 // ports, trusting the operator of new material as the compose file's auth
 // service makes it, and sets up the log and the buckets as the admin
 // (toolstream setup).
-func startDeployCluster(t *testing.T) *cluster.Cluster {
+func startDeployCluster(t *testing.T) *clustertest.Cluster {
 	t.Helper()
 	dir, m := deployConfigs(t)
-	c := cluster.Start(t, cluster.Config{Auth: m, Account: m.AccountPublicKey(), Options: func(i int) (*server.Options, error) {
+	c := clustertest.Start(t, clustertest.Config{Auth: m, Account: m.AccountPublicKey(), Options: func(i int) (*server.Options, error) {
 		return server.ProcessConfigFile(filepath.Join(dir, fmt.Sprintf("nats-%d.conf", i+1)))
 	}})
 	admin := c.Open(t, bus.Config{Name: "setup"})
@@ -74,7 +75,7 @@ type roleConn struct {
 	errs []error
 }
 
-func connectAs(t *testing.T, c *cluster.Cluster, id auth.Identity) *roleConn {
+func connectAs(t *testing.T, c *clustertest.Cluster, id auth.Identity) *roleConn {
 	t.Helper()
 	rc := &roleConn{}
 	nc, err := nats.Connect(c.URLs(), append(c.UserOptions(t, id), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -143,7 +144,7 @@ func pollCtx(ctx context.Context, cond func() bool) error {
 }
 
 // openAs opens the bus over the cluster as an identity.
-func openAs(t *testing.T, c *cluster.Cluster, id auth.Identity) *bus.Bus {
+func openAs(t *testing.T, c *clustertest.Cluster, id auth.Identity) *bus.Bus {
 	t.Helper()
 	return c.Open(t, bus.Config{Name: id.String(), Options: c.UserOptions(t, id)})
 }
@@ -388,7 +389,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 
-	n := node.New(asmBus, filepath.Join(dir, "assembler"), nil)
+	n := stack.NewNode(asmBus, filepath.Join(dir, "assembler"), nil)
 	t.Cleanup(func() { n.Stop() })
 	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{}), nil); err != nil {
 		t.Fatal(err)
@@ -399,12 +400,12 @@ func TestRolesRunThePipeline(t *testing.T) {
 	if _, err := n.Start(ctx, responses.Projection{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	vn := node.New(openAs(t, c, verRole), filepath.Join(dir, "verifier"), nil)
+	vn := stack.NewNode(openAs(t, c, verRole), filepath.Join(dir, "verifier"), nil)
 	t.Cleanup(func() { vn.Stop() })
 	if _, err := vn.Start(ctx, verifier.NewProjection(verifier.ProjectionConfig{}), nil); err != nil {
 		t.Fatal(err)
 	}
-	mn := node.New(openAs(t, c, memRole), filepath.Join(dir, "memory"), nil)
+	mn := stack.NewNode(openAs(t, c, memRole), filepath.Join(dir, "memory"), nil)
 	t.Cleanup(func() { mn.Stop() })
 	if _, err := mn.Start(ctx, memory.NewProjection(memory.NewEngine(memory.Config{}, nil)), nil); err != nil {
 		t.Fatal(err)
@@ -444,7 +445,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 		}
 	}
 	rb := openAs(t, c, reader)
-	evs, err := node.WaitEvents(ctx, rb, []string{"ts.result.>"}, func(evs []*events.Event) bool { return len(evs) >= 2*calls })
+	evs, err := bustest.WaitEvents(ctx, rb, []string{"ts.result.>"}, func(evs []*events.Event) bool { return len(evs) >= 2*calls })
 	if err != nil {
 		t.Fatalf("reader saw %d results: %v", len(evs), err)
 	}
@@ -455,7 +456,7 @@ func TestRolesRunThePipeline(t *testing.T) {
 	}
 	// The views follow the log to its end under their own roles.
 	for _, x := range []struct {
-		n    *node.Node
+		n    *stack.Node
 		name string
 	}{{n, assembler.Name}, {vn, verifier.Name}, {mn, memory.Name}} {
 		if err := x.n.Settle(ctx, x.name); err != nil {

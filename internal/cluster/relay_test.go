@@ -13,7 +13,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/cluster"
+	"github.com/toolstream/toolstream/internal/clustertest"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -71,7 +71,7 @@ func TestRelayKeepsOrderThroughLeaderChange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster")
 	}
-	c := cluster.Start(t, cluster.Config{})
+	c := clustertest.Start(t, clustertest.Config{})
 	b := c.Open(t, bus.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*phaseMax)
 	defer cancel()

@@ -11,7 +11,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/console"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 )
 
@@ -27,7 +27,7 @@ func TestMemoryPagesAskTheMemoryService(t *testing.T) {
 	op, csrf := h.client(console.Grant{Role: auth.RoleOperator})
 	h.getJSON(op, "/api/memory?tenant=acme&user=ann", http.StatusServiceUnavailable, nil)
 
-	n := node.New(h.b, t.TempDir(), nil)
+	n := stack.NewNode(h.b, t.TempDir(), nil)
 	t.Cleanup(func() { n.Stop() })
 	engine := memory.NewEngine(memory.Config{}, nil)
 	mr, err := n.Start(ctx, memory.NewProjection(engine), nil)

@@ -10,8 +10,8 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/console"
-	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 // TestRunsPagesAskTheRunsService: /api/runs lists a tenant's runs and
@@ -21,7 +21,7 @@ import (
 func TestRunsPagesAskTheRunsService(t *testing.T) {
 	h := start(t)
 	ctx := h.ctx
-	n := node.New(h.b, t.TempDir(), nil)
+	n := stack.NewNode(h.b, t.TempDir(), nil)
 	t.Cleanup(func() { n.Stop() })
 	rr, err := n.Start(ctx, runs.New(runs.Config{}), nil)
 	if err != nil {

@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg Config) ([]Step, error) {
 	defer cancel()
 	r := &run{cfg: cfg, start: time.Now()}
 	// Personal data goes into the log sealed, under keys that erasure
-	// destroys (stack.Open makes them on the embedded server).
+	// destroys (bus.OpenWithKeys makes them on the embedded server).
 	scratch, err := stack.OpenScratch(ctx, "demo", cfg.Logger)
 	if err != nil {
 		return nil, err

@@ -13,9 +13,10 @@ import (
 
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/erasure"
 	"github.com/toolstream/toolstream/internal/keys"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/projector/projectortest"
 )
 
 // passthroughCases are the recorded streams, one per API, and the call
@@ -46,11 +47,7 @@ func TestPassthroughRelaysEveryEventUnchanged(t *testing.T) {
 	tg := startGateway(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	n := node.New(tg.bus, t.TempDir(), nil)
-	defer n.Stop()
-	if _, err := n.Start(ctx, assembler.New(assembler.Config{}), nil); err != nil {
-		t.Fatal(err)
-	}
+	projectortest.Start(ctx, t, tg.bus, assembler.New(assembler.Config{}))
 	for _, c := range passthroughCases {
 		t.Run(string(c.api), func(t *testing.T) {
 			h := map[string]string{"x-api-key": clientKey, HeaderUser: "bob", HeaderSession: "s1", HeaderRun: "run-" + string(c.api), HeaderStep: "3"}
@@ -91,7 +88,7 @@ func TestPassthroughRelaysEveryEventUnchanged(t *testing.T) {
 // user bob, session s1, step 3) and run.
 func callCompleted(ctx context.Context, t *testing.T, tg *testGateway, call, run string) {
 	t.Helper()
-	evs, err := node.WaitEvents(ctx, tg.bus, []string{events.AllCalls}, func(evs []*events.Event) bool {
+	evs, err := bustest.WaitEvents(ctx, tg.bus, []string{events.AllCalls}, func(evs []*events.Event) bool {
 		for _, ev := range evs {
 			if ev.CallID == call {
 				return true
@@ -126,11 +123,7 @@ func TestNonStreamedAnswerAssemblesItsCalls(t *testing.T) {
 	tg := startGateway(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	n := node.New(tg.bus, t.TempDir(), nil)
-	defer n.Stop()
-	if _, err := n.Start(ctx, assembler.New(assembler.Config{}), nil); err != nil {
-		t.Fatal(err)
-	}
+	projectortest.Start(ctx, t, tg.bus, assembler.New(assembler.Config{}))
 	for _, c := range passthroughCases {
 		t.Run(string(c.api), func(t *testing.T) {
 			run := "run-whole-" + string(c.api)

@@ -3,8 +3,8 @@
 //
 //   - dependencies point one way: events/ imports none of ours, the
 //     projections never import each other, nothing imports cmd/, only
-//     cmd/ imports the bench and demo packages, and only cmd/, the demo and
-//     bench import stack (the composition of a process);
+//     cmd/ imports the bench and demo packages, and only cmd/, the demo,
+//     bench and test harnesses import stack (the composition of a process);
 //   - projection code is deterministic (docs/design.md invariant 6, replay equals
 //     live): no wall clock, no randomness, no printing — time comes from the
 //     event and the log, output goes through the outbox and the logger;

@@ -1,7 +1,7 @@
 // Package stack composes Toolstream in one process: the catalogue of
 // projections (every projection by name, the assembler's partitions
 // included) and the stack a serve runs over a bus (Start, Run): the
-// projections on a node.Node, the partition assemblers under their leases,
+// projections on a Node, the partition assemblers under their leases,
 // the executor, the clock, the judge worker (package judging, when
 // Config.Judge names a judge), the services of the views (digest, dump, memory,
 // runs), metrics, the web console and the HTTP gateway. `toolstream serve`,
@@ -20,6 +20,17 @@
 //     its in-flight batch commit); it never closes the bus it was given.
 //   - A stack asked to stop (its context ended) stops with no error; a
 //     component that fails stops the whole stack with that error.
+//
+// A Node runs projections in one process over a bus, each with its view
+// under one directory: the part that serve's stack, the one-shot commands
+// (Assemble, MemoryRun: each a whole command over a fresh log on a Scratch
+// server), the demo and the tests share. Settle is how one-shot commands
+// know they are done without sleeping: it waits until a projection has
+// applied the last message in its stream and relayed everything it
+// emitted; settling projections in data-flow order (ingest, assembler,
+// executor…) drains the whole pipeline. A Node's methods are safe for
+// concurrent use. Opening the log and its data keys is package bus's
+// (bus.OpenWithKeys, bus.StartKeys); this package composes what runs on it.
 //
 // FormatRow is how a row of any catalogued view reads for people (replay
 // --dump and --diff print through it; FormatRowParts, its key and value

@@ -19,7 +19,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/jstest"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -185,7 +185,7 @@ func TestForgedTickMovesNoClock(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
-	if _, err := node.WaitEvents(wctx, b, []string{"ts.resp.globex.>"}, func(evs []*events.Event) bool { return len(evs) > 0 }); err != nil {
+	if _, err := bustest.WaitEvents(wctx, b, []string{"ts.resp.globex.>"}, func(evs []*events.Event) bool { return len(evs) > 0 }); err != nil {
 		t.Fatalf("the system's tick did not time globex's call out: %v", err)
 	}
 }
@@ -258,7 +258,7 @@ func TestClaimedTickIDsStopNoTimeout(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second) // the claimed ids last a minute
 	defer wcancel()
-	evs, err := node.WaitEvents(wctx, b, []string{"ts.resp.globex.>"}, func(evs []*events.Event) bool { return len(evs) > 0 })
+	evs, err := bustest.WaitEvents(wctx, b, []string{"ts.resp.globex.>"}, func(evs []*events.Event) bool { return len(evs) > 0 })
 	if err != nil {
 		t.Fatalf("globex's silent call never timed out (%d ticks in TS_MODEL, %d in TS_IN): %v",
 			countOn(ctx, t, b, events.StreamModel, events.ModelClockSubject), countOn(ctx, t, b, events.StreamIn, events.InClockSubject), err)

@@ -277,7 +277,7 @@ func TestBadStoredKeyIsThatUsersOutcome(t *testing.T) {
 	dir := t.TempDir()
 	views := filepath.Join(dir, "views")
 	start := func() (*bus.Bus, *Stack, chan error) {
-		b, err := Open(ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "keys-test"})
+		b, err := bus.OpenWithKeys(ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "keys-test"})
 		if err != nil {
 			t.Fatal(err)
 		}

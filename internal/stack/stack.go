@@ -16,7 +16,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/cluster"
 	"github.com/toolstream/toolstream/internal/judging"
-	"github.com/toolstream/toolstream/internal/node"
+
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/internal/viewdump"
 	"github.com/toolstream/toolstream/memory"
@@ -30,7 +30,7 @@ import (
 const (
 	Clock    = "clock"    // ticks written into the log (Config.Tick)
 	Executor = "executor" // the executor, following the registry in force
-	Keys     = "keys"     // the keys service, the one writer of the data keys (StartKeys)
+	Keys     = "keys"     // the keys service, the one writer of the data keys (bus.StartKeys)
 	All      = "all"      // every projection, the clock, the executor and the keys service
 )
 
@@ -93,7 +93,7 @@ type Config struct {
 type Stack struct {
 	cfg        Config
 	log        *slog.Logger
-	node       *node.Node
+	node       *Node
 	partitions *cluster.Exclusive // the partition assemblers this process may hold; nil on an unpartitioned log
 	executor   *executor.Executor
 	registry   *registry.Follower // the executor's
@@ -174,7 +174,7 @@ func (s *Stack) start(want map[string]bool) error {
 	if want[Keys] || b.Embedded() {
 		// First: the projections ask it for the keys they seal with. An
 		// embedded server's stack always serves it: no other process can.
-		svc, nc, err := StartKeys(ctx, b, log)
+		svc, nc, err := b.StartKeys(ctx, log)
 		if err != nil {
 			return err
 		}
@@ -190,7 +190,7 @@ func (s *Stack) start(want map[string]bool) error {
 			return err
 		}
 	}
-	s.node = node.New(b, cfg.ViewsDir, log)
+	s.node = NewNode(b, cfg.ViewsDir, log)
 	for _, name := range Names() {
 		if !want[name] {
 			continue
@@ -387,7 +387,7 @@ func (s *Stack) Runner(name string) (*projector.Runner, bool) {
 }
 
 // Node is the node running the projections (not the partition assemblers).
-func (s *Stack) Node() *node.Node { return s.node }
+func (s *Stack) Node() *Node { return s.node }
 
 // Executor is the stack's executor, nil when it runs none.
 func (s *Stack) Executor() *executor.Executor { return s.executor }

@@ -162,7 +162,7 @@ func TestWaitApplied(t *testing.T) {
 func TestOpenMakesTheKeysOfAnEmbeddedServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := Open(ctx, bus.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1", Name: "test"})
+	b, err := bus.OpenWithKeys(ctx, bus.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1", Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/toolstream/toolstream/internal/agent"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/node"
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/verifier"
@@ -90,7 +90,7 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 	if _, err := registry.Publish(ctx, registry.PublishConfig{JS: b.JS, Key: p.Key, Source: "agent_test"}, reg); err != nil {
 		t.Fatal(err)
 	}
-	n := node.New(b, t.TempDir(), nil)
+	n := stack.NewNode(b, t.TempDir(), nil)
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
 		cancel()

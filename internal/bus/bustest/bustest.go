@@ -7,8 +7,10 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/keys"
@@ -43,7 +45,7 @@ func StartIn(t testing.TB, dir string) *bus.Bus {
 }
 
 // StartKeys serves the keys service on b's embedded server under the keys
-// role's identity (as serve does, stack.StartKeys) and returns what stops
+// role's identity (as serve does, bus.StartKeys) and returns what stops
 // it. The bucket must exist (b.Keys made it).
 func StartKeys(b *bus.Bus) (stop func(), err error) {
 	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleKeyring})
@@ -83,3 +85,23 @@ func Creds(t testing.TB, b *bus.Bus, id auth.Identity) string {
 
 // Admin is the identity of every bus Start opens.
 var Admin = auth.Identity{Role: auth.RoleAdmin}
+
+// WaitEvents polls the log until ok accepts the events on subjects
+// (b.ReadEvents), or ctx ends; it returns the events ok accepted, or the
+// last read with ctx's error.
+func WaitEvents(ctx context.Context, b *bus.Bus, subjects []string, ok func([]*events.Event) bool) ([]*events.Event, error) {
+	for {
+		evs, err := b.ReadEvents(ctx, subjects)
+		if err != nil {
+			return nil, err
+		}
+		if ok(evs) {
+			return evs, nil
+		}
+		select {
+		case <-ctx.Done():
+			return evs, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

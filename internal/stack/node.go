@@ -1,4 +1,4 @@
-package node
+package stack
 
 import (
 	"context"
@@ -7,12 +7,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
-	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
-	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -28,8 +24,8 @@ type Node struct {
 	errs    chan error
 }
 
-// New returns a node over b with views under dir.
-func New(b *bus.Bus, dir string, log *slog.Logger) *Node {
+// NewNode returns a node over b with views under dir.
+func NewNode(b *bus.Bus, dir string, log *slog.Logger) *Node {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -105,71 +101,14 @@ func (n *Node) Stop() error {
 func (n *Node) Settle(ctx context.Context, name string) error {
 	r, ok := n.Runner(name)
 	if !ok {
-		return fmt.Errorf("node: projection %s is not running", name)
+		return fmt.Errorf("stack: projection %s is not running", name)
 	}
 	last, err := n.Bus.LastSeq(ctx, r.Stream())
 	if err != nil {
 		return err
 	}
 	if err := r.WaitFor(ctx, last); err != nil {
-		return fmt.Errorf("node: settle %s at %d: %w", name, last, err)
+		return fmt.Errorf("stack: settle %s at %d: %w", name, last, err)
 	}
 	return r.WaitRelayed(ctx)
-}
-
-// LastSeq is the sequence of the last message on any of subjects (0 when
-// there is none); the subjects lie in one stream of the log.
-func LastSeq(ctx context.Context, b *bus.Bus, subjects []string) (uint64, error) {
-	stream, err := events.StreamOfAll(subjects)
-	if err != nil {
-		return 0, err
-	}
-	var last uint64
-	for _, s := range subjects {
-		m, err := b.Stream(stream).GetLastMsgForSubject(ctx, s)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("node: last message on %s: %w", s, err)
-		}
-		last = max(last, m.Sequence)
-	}
-	return last, nil
-}
-
-// ReadAll returns every event now on subjects, stream by stream of the log
-// (events.Streams order), each in its stream's order. Messages that do not
-// decode, or whose envelope names another tenant than their subject, are
-// skipped (the projections record them).
-func ReadAll(ctx context.Context, b *bus.Bus, subjects []string) ([]*events.Event, error) {
-	var out []*events.Event
-	err := b.ReadAcross(ctx, logread.Config{Subjects: subjects}, false, func(_ string, batch []*logread.Msg) error {
-		for _, m := range batch {
-			if ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys); err == nil {
-				out = append(out, ev)
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
-// WaitEvents polls the log until ok accepts the events on subjects, or ctx
-// ends.
-func WaitEvents(ctx context.Context, b *bus.Bus, subjects []string, ok func([]*events.Event) bool) ([]*events.Event, error) {
-	for {
-		evs, err := ReadAll(ctx, b, subjects)
-		if err != nil {
-			return nil, err
-		}
-		if ok(evs) {
-			return evs, nil
-		}
-		select {
-		case <-ctx.Done():
-			return evs, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

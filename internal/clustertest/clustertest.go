@@ -1,4 +1,4 @@
-package cluster
+package clustertest
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 )
 
-// TB is the part of testing.TB a Cluster uses: the package does not
-// import testing, so the binary that runs Exclusive does not link it.
+// TB is the part of testing.TB a Cluster uses (the package does not
+// import testing, so a program that is no test may start a cluster too).
 type TB interface {
 	Helper()
 	Fatal(args ...any)

@@ -1,4 +1,4 @@
-package node_test
+package stack_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/keys"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 // copies is a recorded OpenAI Responses stream (four responses, three
@@ -49,7 +49,7 @@ func viaIngest(ctx context.Context, b *bus.Bus, dir string, in []byte) ([]assemb
 	if _, err := c.Publish(ctx, bytes.NewReader(in), client.WithStream(raw)); err != nil {
 		return nil, err
 	}
-	n := node.New(b, dir, nil)
+	n := stack.NewNode(b, dir, nil)
 	defer n.Stop()
 	if _, err := n.Start(ctx, assembler.NewIngest(assembler.IngestConfig{}), nil); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func viaIngest(ctx context.Context, b *bus.Bus, dir string, in []byte) ([]assemb
 			return nil, err
 		}
 	}
-	evs, err := node.ReadAll(ctx, b, []string{"ts.call.>", "ts.resp.>"})
+	evs, err := b.ReadEvents(ctx, []string{"ts.call.>", "ts.resp.>"})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func viaIngest(ctx context.Context, b *bus.Bus, dir string, in []byte) ([]assemb
 }
 
 func atEdge(ctx context.Context, b *bus.Bus, dir string, in []byte) ([]assembler.Line, error) {
-	return node.Assemble(ctx, node.AssembleConfig{Bus: b, Dir: dir,
+	return stack.Assemble(ctx, stack.AssembleConfig{Bus: b, Dir: dir,
 		Assembler: assembler.Config{IdleTimeout: 2 * time.Minute}, Stream: stream}, bytes.NewReader(in))
 }
 

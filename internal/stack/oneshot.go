@@ -1,4 +1,4 @@
-package node
+package stack
 
 import (
 	"context"
@@ -53,7 +53,7 @@ type AssembleConfig struct {
 // (assembler.SortLines).
 func Assemble(ctx context.Context, cfg AssembleConfig, r io.Reader) ([]assembler.Line, error) {
 	b := cfg.Bus
-	n := New(b, cfg.Dir, cfg.Logger)
+	n := NewNode(b, cfg.Dir, cfg.Logger)
 	defer n.Stop()
 	if _, err := n.Start(ctx, assembler.New(cfg.Assembler), nil); err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func Assemble(ctx context.Context, cfg AssembleConfig, r io.Reader) ([]assembler
 			for _, m := range batch {
 				ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
 				if err != nil {
-					return fmt.Errorf("node: one-shot outcome at %s seq %d: %w", stream, m.Seq, err)
+					return fmt.Errorf("stack: one-shot outcome at %s seq %d: %w", stream, m.Seq, err)
 				}
 				if l, ok := assembler.LineOf(ev); ok {
 					lines = append(lines, l)

@@ -1,4 +1,4 @@
-package node
+package stack
 
 import (
 	"bufio"
@@ -43,7 +43,7 @@ func MemoryRun(ctx context.Context, cfg MemoryRunConfig, in io.Reader, out io.Wr
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := cfg.Bus
-	n := New(b, cfg.Dir, log)
+	n := NewNode(b, cfg.Dir, log)
 	defer n.Stop()
 	engine := memory.NewEngine(cfg.Memory, nil)
 	r, err := n.Start(ctx, memory.NewProjection(engine), nil)

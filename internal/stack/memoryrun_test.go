@@ -1,4 +1,4 @@
-package node_test
+package stack_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/internal/node"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 )
 
@@ -31,7 +31,7 @@ func TestMemoryRun(t *testing.T) {
 		`{"op":"recall","tenant":"acme","user":"ann","query":"recommend a spicy dish","time":"2026-11-02T12:00:00Z"}`,
 	}, "\n")
 	var out bytes.Buffer
-	if err := node.MemoryRun(ctx, node.MemoryRunConfig{Bus: bustest.Start(t), Dir: t.TempDir()}, strings.NewReader(in), &out); err != nil {
+	if err := stack.MemoryRun(ctx, stack.MemoryRunConfig{Bus: bustest.Start(t), Dir: t.TempDir()}, strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
 	var answers []memory.RecallOut
@@ -53,7 +53,7 @@ func TestMemoryRun(t *testing.T) {
 		t.Errorf("second recall: %+v, want the constraint first", answers[1])
 	}
 
-	err := node.MemoryRun(ctx, node.MemoryRunConfig{Bus: bustest.Start(t), Dir: t.TempDir()}, strings.NewReader("# x\n{not json\n"), &out)
+	err := stack.MemoryRun(ctx, stack.MemoryRunConfig{Bus: bustest.Start(t), Dir: t.TempDir()}, strings.NewReader("# x\n{not json\n"), &out)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a line that is not JSON: %v, want an error naming line 2", err)
 	}
