@@ -4,7 +4,7 @@ import "strings"
 
 // subjectsCollide reports whether two subjects, either of which may hold
 // wildcards, can both match one literal subject: nats-server's
-// server.SubjectsCollide (v2.15, sublist.go), which a role's permissions
+// server.SubjectsCollide (v2.15, in its sublist), which a role's permissions
 // are checked with, written out here so that auth, and every client that
 // takes its identities from it, links no server. TestSubjectsCollideAsTheServer
 // holds the two equal.
