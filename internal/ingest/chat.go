@@ -38,7 +38,8 @@ import (
 // with an "error" object (in-band error of an HTTP 200 stream) fails the
 // response, also after every choice has finished: the response's verdict is
 // held until the next chunk (usually the usage chunk) or the stream's end, so
-// an error that follows the finish reason wins. The calls complete at the
+// an error that follows the finish reason wins; a chunk that only repeats
+// the finish reasons keeps it held. The calls complete at the
 // finish reason all the same. Reasoning (reasoning_content, reasoning) and refusal text are not
 // display text and are dropped. A usage-only chunk with no choices is normal
 // and produces nothing. A whole chat.completion (choices[].message instead of
@@ -118,6 +119,9 @@ func (n *Normalizer) applyChat(c *chatChunk) {
 	if present(c.Usage) {
 		n.chatNoteUsage(c.Usage) // usually the chunk after the finish reasons: the held response's
 	}
+	if !hasErr && n.repeatsFinish(c) {
+		return // the finish reasons said again: still held, an error may follow
+	}
 	if !hasErr {
 		n.release() // the chunk after the finish reasons is no error
 	}
@@ -143,6 +147,37 @@ func (n *Normalizer) applyChat(c *chatChunk) {
 		return
 	}
 	n.hold()
+}
+
+// repeatsFinish reports whether c only says again what the held
+// response's finished choices said (some servers repeat the finish reason
+// over several chunks before the stream ends, or before an in-band
+// error): every choice of it has finished already and it brings no text,
+// no call and no usage.
+func (n *Normalizer) repeatsFinish(c *chatChunk) bool {
+	r := &n.st.R
+	if !r.Held || r.Ended || c.Choices == nil || len(*c.Choices) == 0 || present(c.Usage) || c.ID != "" && c.ID != r.ID {
+		return false
+	}
+	for _, ch := range *c.Choices {
+		finished := false
+		for _, rc := range r.Choices {
+			if rc.Index == deref(ch.Index) {
+				finished = rc.Finished
+			}
+		}
+		if !finished {
+			return false
+		}
+		d := ch.Delta
+		if d == nil {
+			d = ch.Message
+		}
+		if d != nil && (contentText(d.Content) != "" || len(d.ToolCalls) > 0 || d.FunctionCall != nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // chatError reads an in-band error: an object, or (some servers) a string.
