@@ -25,6 +25,9 @@ func rpc(t *testing.T, url, auth, body string, hdr ...string) (int, http.Header,
 		req.Header.Set("Authorization", auth)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -123,5 +126,32 @@ func TestAttackOtherTenantsTools(t *testing.T) {
 		if want := []int32{1, 1, 2}[i]; ts.p.Invoked["weather"].Load() != want {
 			t.Errorf("after %s's call %d with key k1: weather ran %d times, want %d", who, i+1, ts.p.Invoked["weather"].Load(), want)
 		}
+	}
+}
+
+// TestBehindAProxy: a reverse proxy on the same host (a loopback arrival
+// whose Host is the public name) is served with a key, and still refused
+// without one; a browser page's preflight (OPTIONS) gets no CORS grant, so
+// a page cannot send a key cross-origin.
+func TestBehindAProxy(t *testing.T) {
+	ts := start(t, "")
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+	if code, _, got := rpc(t, ts.url, "Bearer "+keyA, list, "Host", "mcp.example.com"); code != http.StatusOK || !strings.Contains(got, `"refund"`) {
+		t.Errorf("through a proxy with a key: %d %.300s", code, got)
+	}
+	if code, _, _ := rpc(t, ts.url, "", list, "Host", "mcp.example.com"); code != http.StatusUnauthorized {
+		t.Errorf("through a proxy without a key: %d, want 401", code)
+	}
+	req, _ := http.NewRequest(http.MethodOptions, ts.url, nil)
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Access-Control-Allow-Headers") != "" {
+		t.Errorf("a preflight from another origin was granted: %v", resp.Header)
 	}
 }

@@ -211,7 +211,7 @@ func (s *Server) callOf(ctx context.Context, tenant string, ids callIDs) (*runs.
 func (s *Server) outcome(ctx context.Context, tenant string, tool *registry.Tool, call *runs.Call, ids callIDs) (*sdk.CallToolResult, bool, string) {
 	switch call.State {
 	case runs.CallRejected, runs.CallIncomplete:
-		return errorResult("%s (%s): %s", call.State, call.Reason, call.Detail), true, ""
+		return errorResult("%s (%s): %s%s", call.State, call.Reason, call.Detail, fix(call.Reason)), true, ""
 	case runs.CallWaiting:
 		return nil, false, fmt.Sprintf("waiting for a person to approve the call (toolstream approve %s)", call.Key)
 	case runs.CallRunning, runs.CallPending:
@@ -242,6 +242,19 @@ func (s *Server) outcome(ctx context.Context, tenant string, tool *registry.Tool
 		res.StructuredContent = json.RawMessage(t)
 	}
 	return res, true, ""
+}
+
+// fix says what to do about a call the assembler did not run.
+func fix(r events.Reason) string {
+	switch r {
+	case events.ReasonInvalidJSON, events.ReasonNotAnObject, events.ReasonSchemaViolation, events.ReasonTooLarge:
+		return "; fix the arguments and call again"
+	case events.ReasonPermission, events.ReasonQuotaExceeded:
+		return "; nothing ran — an operator must grant it, or call another tool"
+	case events.ReasonUnknownTool:
+		return "; call a tool tools/list shows"
+	}
+	return "; nothing ran"
 }
 
 // errorResult is a tool error the model reads: what went wrong and what

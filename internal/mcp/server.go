@@ -127,7 +127,13 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.sdkLog = slog.New(warnings{s.log.Handler()})
-	streamable := sdk.NewStreamableHTTPHandler(s.serverFor, &sdk.StreamableHTTPOptions{Stateless: true, Logger: s.sdkLog})
+	// DNS rebinding protection (a localhost arrival with another Host is
+	// 403) is off: it guards servers that take anonymous requests, and
+	// every request here carries a key a rebound page cannot know (nor
+	// send: a browser sets Authorization cross-origin only after a CORS
+	// preflight, which nothing here answers); it would refuse a reverse
+	// proxy on the same host.
+	streamable := sdk.NewStreamableHTTPHandler(s.serverFor, &sdk.StreamableHTTPOptions{Stateless: true, Logger: s.sdkLog, DisableLocalhostProtection: true})
 	bearer := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
 	mux := http.NewServeMux()
 	mux.Handle(Path, s.authenticate(bearer))
