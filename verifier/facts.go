@@ -91,10 +91,10 @@ func (cx *claim) categoryFacts() []fact {
 				neg = !neg
 			}
 		}
-		if cm.cats[0].class == "order" && (cm.cats[0].value == "shipped" || cm.cats[0].value == "delivered") && cx.futureTime() {
+		if catTrait("dated", cm.cats[0]) && cx.futureTime() {
 			continue // "ships today", "arrives tomorrow": a date, not a status
 		}
-		if cx.hasConcept("chance") && cm.cats[0].class == "weather" {
+		if cx.hasConcept("chance") && catTrait("chance", cm.cats[0]) {
 			continue // "a 30% chance of rain" does not say it rains
 		}
 		// A flag named by the status ("delivered": false) decides it.
@@ -126,21 +126,20 @@ func (cx *claim) categoryFacts() []fact {
 			lf := &ix.leaves[l]
 			match, same := false, false
 			for _, c := range cm.cats {
-				if future && c.class == "order" {
+				if future && catTrait("future", c) {
 					continue
 				}
 				for _, e := range lf.cat() {
-					if c.class != e.class && !(c.class == "outcome" && c.value == "completed" && e.class != "weather") {
+					if c.class != e.class && !(catTrait("ends", c) && classHasEnd[e.class]) {
 						continue
 					}
 					same = true
 					if c.class != e.class {
 						// "已完成" of an order, a payment, a booking: its end.
-						match = match || c.value == "completed" && terminalSuccess(e)
+						match = match || catTrait("ends", c) && catTrait("end", e)
 						continue
 					}
-					if c.value == e.value || c.class == "outcome" && c.value != "failed" && e.value != "failed" || c.class == "order" && c.value == "shipped" && e.rank >= 3 && e.rank <= 6 ||
-						c.value == "rain" && e.value == "storm" || c.value == "dry" && (e.value == "clear" || e.value == "cloudy" || e.value == "fog") {
+					if c.value == e.value || catCovers[c.class+"/"+c.value][e.class+"/"+e.value] {
 						match = true
 					}
 				}
@@ -167,7 +166,7 @@ func (cx *claim) categoryFacts() []fact {
 				reason: "status differs: evidence says " + ix.leaves[first].raw()})
 			continue
 		}
-		if future && cm.cats[0].class == "order" {
+		if future && catTrait("future", cm.cats[0]) {
 			continue
 		}
 		out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status in the evidence", weak: true, soft: true})
@@ -175,15 +174,44 @@ func (cx *claim) categoryFacts() []fact {
 	return out
 }
 
-// terminalSuccess reports a status that ends its process as asked: a
-// delivered order, a paid or refunded payment, a confirmed booking, an
-// approved request.
-func terminalSuccess(e catValue) bool {
-	switch e.class + "/" + e.value {
-	case "order/delivered", "payment/paid", "payment/refunded", "booking/confirmed", "approval/approved":
-		return true
+// catCovers and catTraits are the lexicon's [category covers] and
+// [category traits]: what a category claim holds for besides its own value,
+// and how some categories are read (lexicon.txt says each trait).
+var catCovers, catTraits = func() (map[string]map[string]bool, map[string]map[string]bool) {
+	covers := map[string]map[string]bool{}
+	for _, l := range langData.Lines("category covers") {
+		if covers[l.Name] == nil {
+			covers[l.Name] = map[string]bool{}
+		}
+		for _, w := range l.Words {
+			covers[l.Name][w] = true
+		}
 	}
-	return false
+	traits := map[string]map[string]bool{}
+	for _, l := range langData.Lines("category traits") {
+		if traits[l.Name] == nil {
+			traits[l.Name] = map[string]bool{}
+		}
+		for _, w := range l.Words {
+			traits[l.Name][w] = true
+		}
+	}
+	return covers, traits
+}()
+
+// classHasEnd are the classes with a value of trait end.
+var classHasEnd = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range catTraits["end"] {
+		class, _, _ := strings.Cut(w, "/")
+		m[class] = true
+	}
+	return m
+}()
+
+// catTrait reports whether category value c, or its class, has trait t.
+func catTrait(t string, c catValue) bool {
+	return catTraits[t][c.class] || catTraits[t][c.class+"/"+c.value]
 }
 
 // statusFlag checks a status word against a true/false field named by it

@@ -39,3 +39,27 @@ func TestDataNameLexiconConcepts(t *testing.T) {
 		}
 	}
 }
+
+// The category rules name categories of the lexicon: a class or value
+// misspelt there would silently never apply.
+func TestCategoryRulesNameLexiconCategories(t *testing.T) {
+	known := map[string]bool{}
+	for _, l := range lang.Default().Lines("categories") {
+		class, rest, _ := strings.Cut(l.Name, "/")
+		value, _, _ := strings.Cut(rest, "/")
+		known[class], known[class+"/"+value] = true, true
+	}
+	for _, sec := range []string{"category covers", "category traits"} {
+		for _, l := range lang.Default().Lines(sec) {
+			names := l.Words
+			if sec == "category covers" {
+				names = append([]string{l.Name}, l.Words...)
+			}
+			for _, n := range names {
+				if !known[n] {
+					t.Errorf("%s line %d: %q is no category of the lexicon", l.File, l.No, n)
+				}
+			}
+		}
+	}
+}
