@@ -123,6 +123,11 @@ func (c *Client) RecordHistory(ctx context.Context, tenant, user, id string) ([]
 	return out, err
 }
 
+// Erasure is what EraseUser did: the data keys destroyed, the raw events
+// erased, and the sequence of the erasure's tombstone in each stream of
+// the log (package erasure's Result, named here for the SDK's callers).
+type Erasure = erasure.Result
+
 // Forgotten is what Forget did.
 type Forgotten struct {
 	memapi.WriteReply
@@ -178,18 +183,18 @@ func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten
 // arguments and results of their runs, the verdicts about them) are
 // destroyed, their raw events still in TS_IN deleted by overwriting, and
 // an erasure tombstone written into every stream, from which each
-// projection rebuilds its view without them (erasure.Result.Tombstones:
+// projection rebuilds its view without them (Erasure.Tombstones:
 // the caller may wait for each). Idempotent.
-func (c *Client) EraseUser(ctx context.Context, tenant, user string) (erasure.Result, error) {
+func (c *Client) EraseUser(ctx context.Context, tenant, user string) (Erasure, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
-		return erasure.Result{}, fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
+		return Erasure{}, fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
 	}
 	if user == "" {
-		return erasure.Result{}, fmt.Errorf("%w: no user to erase", ErrBadInput)
+		return Erasure{}, fmt.Errorf("%w: no user to erase", ErrBadInput)
 	}
 	ks, b, err := c.eraser(ctx)
 	if err != nil {
-		return erasure.Result{}, err
+		return Erasure{}, err
 	}
 	mark := c.mark()
 	res, err := erasure.User(ctx, b, ks, tenant, user)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/events/runsapi"
-	"github.com/toolstream/toolstream/internal/erasure"
 	"github.com/toolstream/toolstream/memory/memapi"
 )
 
@@ -90,7 +89,7 @@ type Memory interface {
 
 // Eraser erases a user from everything Toolstream stores (memory.go).
 type Eraser interface {
-	EraseUser(ctx context.Context, tenant, user string) (erasure.Result, error)
+	EraseUser(ctx context.Context, tenant, user string) (Erasure, error)
 }
 
 // Toolstream is every role, and the connection they share: what *Client
