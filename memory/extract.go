@@ -773,13 +773,13 @@ func negFact(obj []word, subject, attr string) (events.Observation, bool) {
 }
 
 var (
-	habitVerbs = wordSet("en words", "habit_verbs")
-	sportVerbs = sportsOf()
+	habitVerbs  = wordSet("en words", "habit_verbs")
+	sportVerbs  = sportsOf()
 	hedges      = wordSet("en words", "hedges")
 	numberWords = wordSet("en words", "number_words")
-	units = wordSet("en words", "units")
-	periods  = wordSet("en words", "periods")
-	habitCut = wordSet("en words", "habit_cut")
+	units       = wordSet("en words", "units")
+	periods     = wordSet("en words", "periods")
+	habitCut    = wordSet("en words", "habit_cut")
 )
 
 // matchHabit reads a habit: "I (usually) drink three cups of coffee a day",

@@ -55,10 +55,10 @@ var zhPeriods = memData.Words("zh words", "periods")
 
 var (
 	zhConnectors = memData.Words("zh words", "connectors")
-	zhAdverbs = memData.Words("zh words", "adverbs")
-	zhParticles = memData.Words("zh words", "particles")
-	zhPronouns  = wordSet("zh words", "pronouns")
-	zhPeople    = wordSet("zh words", "people")
+	zhAdverbs    = memData.Words("zh words", "adverbs")
+	zhParticles  = memData.Words("zh words", "particles")
+	zhPronouns   = wordSet("zh words", "pronouns")
+	zhPeople     = wordSet("zh words", "people")
 )
 
 func extractZH(text string, at int64) []events.Observation {
