@@ -37,6 +37,7 @@ const (
 // upstream a fake serving recorded streams by flow (runScript).
 type runGateway struct {
 	p    *agenttest.Pipeline
+	g    *gateway.Gateway
 	d    *agent.Driver
 	up   *fakeup.Server
 	srv  *httptest.Server
@@ -72,6 +73,7 @@ func startRunGatewayWith(t *testing.T, mut func(*gateway.File)) *runGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rg.g = g
 	rs.Driver = rg.p.Driver(t, "gw-test", gateway.Model(g))
 	rg.d = rs.Driver
 	rg.srv = httptest.NewServer(g)
@@ -886,5 +888,24 @@ func TestRunModeUpstreamTimeoutReachesTheSDK(t *testing.T) {
 		if took > 15*time.Second {
 			t.Errorf("%s: the SDK waited %v for a 500 ms first-byte timeout", client, took)
 		}
+	}
+}
+
+// A run's rounds count against the key of the request that drives it, as
+// passthrough's answers do: the key's usage (what its budgets and rates
+// read) is the tokens of both rounds, the same the answer reports and the
+// runs view sums.
+func TestRunModeUsageCountsAgainstTheKey(t *testing.T) {
+	jstest.Dir(t)
+	rg := startRunGateway(t)
+	r := rg.sdk(t, "chat-whole", "use-1", "weather in San Francisco?")
+	if r.Usage == nil || r.Usage.Input != 130 || r.Usage.Output != 21 {
+		t.Fatalf("the answer's usage %+v", r.Usage)
+	}
+	if got := rg.g.Usage(gateway.HashKey(runKey)).DayTokens; got != 151 {
+		t.Errorf("the key used %d tokens, want 151 (50+12 and 80+9)", got)
+	}
+	if st := rg.runState(t, "use-1"); st.InputTokens != 130 || st.OutputTokens != 21 {
+		t.Errorf("the runs view sums %d in, %d out", st.InputTokens, st.OutputTokens)
 	}
 }
