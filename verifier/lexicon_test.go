@@ -24,7 +24,7 @@ func TestLexiconFile(t *testing.T) {
 // The data that name concepts name the lexicon's: a concept misspelt in
 // keys.txt or words.txt would silently match nothing.
 func TestDataNameLexiconConcepts(t *testing.T) {
-	for _, sec := range []string{"concept dimensions", "dimension concepts"} {
+	for _, sec := range []string{"concept dimensions", "dimension concepts", "concept roles"} {
 		for _, l := range lang.Default().Lines(sec) {
 			for _, c := range l.Words {
 				if !lexConcepts[c] {

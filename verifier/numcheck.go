@@ -507,8 +507,18 @@ func (cx *claim) freeApplies() bool {
 			return false
 		}
 	}
-	return hasAny(cx.concepts, "shipping", "price", "delivery")
+	return hasAny(cx.concepts, conceptRoles["free"]...)
 }
+
+// conceptRoles are the lexicon's [concept roles]: the concepts a rule
+// reads by their role (lexicon.txt says each).
+var conceptRoles = func() map[string][]string {
+	m := map[string][]string{}
+	for _, l := range langData.Lines("concept roles") {
+		m[l.Name] = append(m[l.Name], l.Words...)
+	}
+	return m
+}()
 
 func containsLeaf(s []int32, l int32) bool {
 	i := sort.Search(len(s), func(i int) bool { return s[i] >= l })

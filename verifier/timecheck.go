@@ -184,7 +184,7 @@ func (cx *claim) dateTargets(concepts []string) []dateTarget {
 		if lf.unit() == nil || lf.unit().dim != dimTime || lf.text || lf.num < 0 || lf.num > 3650 {
 			continue
 		}
-		if !hasAny(lf.own(), "delivery", "ship", "duration") && !hasAny(lf.ctx(), "delivery", "ship") {
+		if !hasAny(lf.own(), conceptRoles["arrival"]...) && !hasAny(lf.ctx(), conceptRoles["arrival-scope"]...) {
 			continue
 		}
 		days := lf.num * lf.unit().factor / 86400
