@@ -73,59 +73,27 @@ func imports(t *testing.T, dir string) []string {
 	return ours
 }
 
-// The layering of docs/architecture.md: each core package may import only these of
-// ours.
-var allowed = map[string][]string{
-	"events":    {"mpack"},
-	"auth":      {"events", "keys"},
-	"logread":   {},
-	"keys":      {"events", "logread"},
-	"bus":       {"events", "auth", "logread", "keys"},
-	"projector": {"events", "logread", "publish"},
-	"publish":   {},                            // the ordered publisher: nats.go's jetstream, none of ours
-	"erasure":   {"events", "keys", "logread"}, // the log as an erasure.Log: no bus, so the client links no server
-	// The SDK: the messages, the edge's normaliser and publisher, the key
-	// store as a client of the keys service; never a projection, the bus or
-	// a server (TestSDKLinksNoServer).
-	"client":    {"events", "events/runsapi", "memory/memapi", "auth", "erasure", "ingest", "keys", "logread", "publish"},
-	"ingest":    {"events"},
-	"registry":  {"events", "logread"},
-	"responses": {"events", "projector"},
-	"assembler": {"events", "projector", "ingest"},
-	"executor":  {"events", "projector", "registry", "mpack"},
-	"verifier":  {"events", "projector", "lang"},
-	"memory":    {"events", "projector", "lang", "memory/lexical", "memory/embed", "memory/memapi"},
-	"lang":      {}, // the language layer: text and data files, none of ours
-	"runs":      {"events", "events/runsapi", "projector"},
-	"trace":     {"events", "bus", "executor", "logread"},
-	"viewdump":  {"projector"},
-	"judging":   {"events", "projector", "verifier"},      // the judge worker: no bus of its own, the stack gives it the log
-	"mcp":       {"events", "registry", "client", "runs"}, // the MCP server: publishes calls as a producer, reads their outcomes
-	// The composition of a process: above every library it wires, below
-	// only cmd/ and the demo.
-	"stack": {"events", "bus", "projector", "assembler", "registry", "responses", "runs", "verifier", "memory", "memory/embed",
-		"executor", "cluster", "logread", "viewdump", "metrics", "console", "gateway", "agent", "client", "judging", "keys", "auth", "mcp"},
-
-	"memory/lexical":     {},                                 // memory's stemmer: no state, no dependencies
-	"memory/embed":       {},                                 // texts to vectors over HTTP: none of ours
-	"memory/memapi":      {},                                 // the memory service's messages: none of ours
-	"events/runsapi":     {"events"},                         // the runs service's messages
-	"memory/embed/local": {"memory/embed", "memory/lexical"}, // the shipped word vectors: an Embedder and a Matcher
-}
-
-// harness reports whether dir is a test harness (agent/agenttest, bus/bustest,
-// clustertest): packages that exist for tests and may compose a pipeline.
-func harness(dir string) bool {
-	return strings.HasSuffix(dir, "test")
-}
-
-// projections are the packages that hold projection code.
-var projections = []string{"ingest", "assembler", "responses", "verifier", "memory", "runs"}
-
+// TestDependenciesPointOneWay: every package has its row in the table of
+// docs/architecture.md and imports only what its row lists; the rules
+// about several packages (commands, the demo, bench, stack, projections)
+// hold.
 func TestDependenciesPointOneWay(t *testing.T) {
+	rules := architecture(t)
+	projections := rules.in("projection")
+	seen := map[string]bool{}
 	for _, path := range packages(t) {
 		dir := short(path)
+		if _, err := build.ImportDir(filepath.Join(root, path), 0); err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				continue // nothing builds here (a //go:build ignore generator)
+			}
+		}
+		seen[dir] = true
 		top, _, _ := strings.Cut(dir, "/")
+		r, listed := rules[dir]
+		if !listed {
+			t.Errorf("%s has no row in %s: add it (its layer, its job, what it may import)", dir, architectureDoc)
+		}
 		for _, dep := range imports(t, path) {
 			depTop, _, _ := strings.Cut(dep, "/")
 			switch {
@@ -133,17 +101,21 @@ func TestDependenciesPointOneWay(t *testing.T) {
 				t.Errorf("%s imports %s: nothing imports a command", dir, dep)
 			case (depTop == "bench" || depTop == "demo") && top != "cmd" && top != depTop:
 				t.Errorf("%s imports %s: only cmd/ may (measurements and the demo are not libraries)", dir, dep)
-			case depTop == "stack" && top != "cmd" && top != "demo" && top != "bench" && top != depTop && !harness(dir):
+			case depTop == "stack" && top != "cmd" && top != "demo" && top != "bench" && top != depTop && r.layer != "harness":
 				t.Errorf("%s imports %s: only cmd/, the demo, bench and test harnesses may (a library is composed, it does not compose)", dir, dep)
 			}
-			ok, core := allowed[dir]
-			if core && !slices.Contains(ok, dep) && dep != dir {
-				t.Errorf("%s imports %s: dependencies must point one way (allowed: %v)", dir, dep, ok)
+			if listed && !r.any && !slices.Contains(r.may, dep) && dep != dir {
+				t.Errorf("%s imports %s: dependencies must point one way (%s allows: %v)", dir, dep, architectureDoc, r.may)
 			}
 			if slices.Contains(projections, top) && slices.Contains(projections, depTop) && top != depTop &&
 				!(top == "assembler" && depTop == "ingest") {
 				t.Errorf("%s imports %s: a projection never imports another", dir, dep)
 			}
+		}
+	}
+	for name := range rules {
+		if !seen[name] {
+			t.Errorf("%s names %s, which is no package of the module", architectureDoc, name)
 		}
 	}
 }
@@ -165,6 +137,7 @@ func TestProjectionCodeIsDeterministic(t *testing.T) {
 		"fmt":  {"Print": "printing", "Printf": "printing", "Println": "printing"},
 		"os":   {"Stdout": "printing", "Stderr": "printing", "Getenv": "the environment (use the config)"},
 	}
+	projections := architecture(t).in("projection")
 	for _, dir := range packages(t) {
 		top, _, _ := strings.Cut(short(dir), "/")
 		if !slices.Contains(projections, top) {
