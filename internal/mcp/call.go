@@ -23,6 +23,9 @@ import (
 // ClientKeyMax bounds a client's call key (MetaCallKey).
 const ClientKeyMax = 256
 
+// PublishMax bounds the writing of one call to the log.
+const PublishMax = 30 * time.Second
+
 // callIDs are the identities of one MCP call in the log.
 type callIDs struct {
 	clientKey string // the client's name for it (MetaCallKey), or one made up
@@ -81,10 +84,13 @@ func (s *Server) callHandler(tenant string, tool *registry.Tool) sdk.ToolHandler
 			args = []byte("{}")
 		}
 		ids := idsOf(tenant, user, clientKey, tool.Name, args)
-		if err := s.publish(ctx, tenant, user, tool.Name, args, ids); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		// Once begun, the call is written whole whatever the client does:
+		// half a response would wait for its idle deadline, then be an
+		// incomplete call.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PublishMax)
+		err = s.publish(pctx, tenant, user, tool.Name, args, ids)
+		cancel()
+		if err != nil {
 			s.log.Warn("mcp: publish a call", "tenant", tenant, "tool", tool.Name, "err", err)
 			return nil, fmt.Errorf("the call could not be written to the log: %v; try again with _meta[%s] = %q", err, MetaCallKey, ids.clientKey)
 		}
