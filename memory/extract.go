@@ -348,8 +348,25 @@ var favNouns = wordSet("en words", "fav_nouns")
 // matchIsMy reads "dark chocolate is my weakness": a preference for what
 // comes before "is", from the clause's start.
 func matchIsMy(before, after []word) (events.Observation, bool) {
-	if len(after) < 2 || after[0].low != "my" || !favNouns[after[1].low] ||
-		len(after) > 2 && after[2].low != "," && !fillers[after[2].low] {
+	if len(after) >= 2 && after[0].low == "my" && (after[1].low == "new" || after[1].low == "current") {
+		after = append(after[:1:1], after[2:]...) // "oolong is my new favorite"
+	}
+	if len(after) < 2 || after[0].low != "my" || !favNouns[after[1].low] {
+		return events.Observation{}, false
+	}
+	kind := "" // "sencha is my favorite tea": the favourite of its kind
+	if fav := after[1].low == "favorite" || after[1].low == "favourite"; fav && len(after) > 2 && after[2].low != "," && !fillers[after[2].low] {
+		k := object(after[2:])
+		if len(k) == 0 || len(k) > 3 {
+			return events.Observation{}, false
+		}
+		low := make([]string, len(k))
+		for i, x := range k {
+			low[i] = x.low
+		}
+		low[len(low)-1] = singular(low[len(low)-1])
+		kind = favoriteKind(strings.Join(low, " "))
+	} else if len(after) > 2 && after[2].low != "," && !fillers[after[2].low] {
 		return events.Observation{}, false
 	}
 	start := 0
@@ -362,7 +379,18 @@ func matchIsMy(before, after []word) (events.Observation, bool) {
 	if len(np) == 0 || pronouns[np[0].low] || people[np[0].low] || np[0].low == "i" {
 		return events.Observation{}, false
 	}
-	return preference(np, Positive, nil)
+	if after[1].low != "favorite" && after[1].low != "favourite" {
+		return preference(np, Positive, nil) // a weakness, a go-to: liked, not the one favourite
+	}
+	np = object(np)
+	if len(np) == 0 || len(np) > 4 {
+		return events.Observation{}, false
+	}
+	o, ok := favorite(joinOrig(np))
+	if kind != "" {
+		o.Attribute = kind
+	}
+	return o, ok
 }
 
 // leading words that do not change what a clause states.

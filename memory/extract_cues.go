@@ -720,10 +720,10 @@ func kindOf(v string) string {
 		}
 		for _, e := range zhLexicon {
 			if v == e.zh {
-				if k, ok := cues.kindOf[e.en]; ok {
+				if k, ok := cues.kindOf[e.en]; ok && !isKindName(e.en, k) {
 					return k
 				}
-				return e.en
+				return e.subject // 火锅 is a food, as pizza is
 			}
 		}
 		if s, _ := zhSlot(v, ""); s != "general" {

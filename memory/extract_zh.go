@@ -158,7 +158,7 @@ var zhSubjects = memData.Words("zh words", "subjects")
 func matchFavoriteZH(body string) (events.Observation, bool) {
 	// the favourite's cue, after nothing but adverbs (现在, 其实, 还是)
 	b, at := body, -1
-	for _, p := range append(append([]string{}, cues.zhPrefer...), "最喜欢的", "最爱的", "喜欢的") {
+	for _, p := range append(append([]string{}, cues.zhPrefer...), "最喜欢", "最爱", "喜欢的") {
 		if i := strings.Index(body, p); i >= 0 && (at < 0 || i < at) && trimAny(body[:i], zhAdverbs) == "" {
 			at = i
 		}
@@ -179,8 +179,11 @@ func matchFavoriteZH(body string) (events.Observation, bool) {
 			}
 		}
 	}
-	for _, p := range cues.zhPrefer {
+	for _, p := range append(append([]string{}, cues.zhPrefer...), "最喜欢", "最爱") {
 		if rest, ok := strings.CutPrefix(b, p); ok {
+			if strings.HasPrefix(rest, "的") {
+				return events.Observation{}, false // 最喜欢的运动 without what it is
+			}
 			rest = strings.TrimPrefix(strings.TrimPrefix(rest, "喝"), "吃")
 			x := zhObject(rest)
 			if x == "" || zhPronouns[x] || zhPeople[x] || utf8.RuneCountInString(x) > 10 {

@@ -142,3 +142,29 @@ func TestTypedConstraintReadsItsText(t *testing.T) {
 		t.Errorf("c2 (its own ttl wins): %s", c2.String())
 	}
 }
+
+// "其实我现在更喜欢普洱" after the favourite of its kind puts 普洱 first: the
+// old favourite is superseded, in either language and either word order.
+func TestPreferNowSupersedesTheFavourite(t *testing.T) {
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 1, 5, 8, 0, 0, 0, time.UTC)
+	for i, c := range [][3]string{
+		{"我最喜欢喝龙井。", "其实我现在更喜欢普洱。", "我最喜欢喝什么茶"},
+		{"我最喜欢的茶是龙井。", "其实我现在更喜欢普洱。", "给我泡一杯我喜欢的茶"},
+		{"Sencha is my favorite tea.", "Actually I prefer oolong now.", "which tea is my favorite?"},
+		{"My favourite coffee is a flat white.", "These days I'm more into cortado.", "order my favourite coffee"},
+	} {
+		user := fmt.Sprintf("u%d", i)
+		old := applyMessage(t, e, s, user, "m1", c[0], at)
+		applyMessage(t, e, s, user, "m2", c[1], at.Add(24*time.Hour))
+		r, err := e.Get(s.reader(), "acme", user, old[0])
+		if err != nil || r.Status != StatusSuperseded || refID(r.SupersededBy) != "m2" {
+			t.Errorf("%q then %q: the old favourite is %s (%v)", c[0], c[1], r.String(), err)
+		}
+		res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: user, Text: c[2], K: 5})
+		if err != nil || len(res.Records) == 0 || res.Records[0].Record.ID != "m2" {
+			t.Errorf("%q then %q: recall %+v (%v)", c[0], c[1], res.Records, err)
+		}
+	}
+}
