@@ -33,6 +33,11 @@ type Query struct {
 	// History. Without it recall is lexical.
 	Vector []float32
 	Model  string
+	// Matcher, if set, scores each active record's text against Text by
+	// meaning (memory/embed/local: word vectors); that ranking is fused
+	// with the lexical one (matched). It takes the place of Vector.
+	// Ignored with AsOf or History.
+	Matcher Matcher
 	// BudgetTokens bounds the estimated tokens (EstimateTokens) of the
 	// records' texts returned, best first; the first record is always
 	// returned. 0: Config.RecallBudgetBytes bounds them instead.
@@ -92,6 +97,8 @@ func (e *Engine) Recall(r projector.Reader, q Query) (Result, error) {
 	terms := queryTerms(q.Text)
 	var res Result
 	switch {
+	case q.Matcher != nil && q.AsOf == 0 && !q.History:
+		res, err = rc.matched(terms)
 	case len(q.Vector) > 0 && q.Model != "" && q.AsOf == 0 && !q.History:
 		res, err = rc.hybrid(terms)
 	case len(terms) == 0:

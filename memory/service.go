@@ -53,7 +53,9 @@ type Service struct {
 	// and each recall's query, which then ranks by words and vectors
 	// (Query.Vector). A failing embedder fails neither: the write is
 	// applied (WriteReply.EmbedError says why it has no vector) and the
-	// recall is lexical. Nil: recall is lexical.
+	// recall is lexical. Nil: recall is lexical. An Embedder that is also a
+	// Matcher (memory/embed/local, the shipped word vectors) records no
+	// vectors: each recall scores the records' texts with it (Query.Matcher).
 	Embedder embed.Embedder
 	// HitBatch is how many recall hits of one user the service gathers
 	// before it records them as one events.MemoryRecalled; FlushHits (and
@@ -133,6 +135,15 @@ func (s *Service) timeout() time.Duration {
 }
 
 func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
+	if m, ok := s.Embedder.(Matcher); ok && strings.TrimSpace(o.Query) != "" {
+		v := s.Runner.View()
+		out := s.Engine.answer(v, o, nil, "", m)
+		v.Close()
+		if err := s.countHits(ctx, o.Tenant, o.User, out.Results); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	var vec []float32
 	if s.Embedder != nil && strings.TrimSpace(o.Query) != "" {
 		if vs, err := s.Embedder.Embed(ctx, []string{o.Query}); err == nil && len(vs) == 1 {
@@ -142,7 +153,7 @@ func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
 	v := s.Runner.View()
 	var out RecallOut
 	if vec != nil {
-		out = s.Engine.answer(v, o, vec, s.Embedder.Model())
+		out = s.Engine.answer(v, o, vec, s.Embedder.Model(), nil)
 	} else {
 		out = s.Engine.Answer(v, o)
 	}
@@ -263,8 +274,8 @@ func (s *Service) publishHits(ctx context.Context, u [2]string, p map[hitRef]int
 // a write applied) and waits for the projection to apply them; it returns
 // why it could not, or "".
 func (s *Service) embed(ctx context.Context, tenant, user string, ids []string) string {
-	if s.Embedder == nil || len(ids) == 0 {
-		return ""
+	if _, matcher := s.Embedder.(Matcher); s.Embedder == nil || matcher || len(ids) == 0 {
+		return "" // a Matcher reads the records' texts at the query: no vectors to record
 	}
 	v := s.Runner.View()
 	var recs []Record

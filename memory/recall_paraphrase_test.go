@@ -1,0 +1,136 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/memory/embed/local"
+)
+
+// paraphrase is a memory and a question about it in other words: the
+// question shares no index term with the memory (checked), so lexical
+// recall cannot find it by its words.
+type paraphrase struct {
+	said, asked string
+}
+
+// The paraphrase set was written for this test, before any
+// ranking was tuned on it; it is development data.
+var paraphrasesEN = []paraphrase{
+	{"I drive a Subaru.", "What vehicle do I own?"},
+	{"We adopted a beagle last spring.", "Which dog breed is our pet?"},
+	{"I started taking cello lessons.", "What musical instrument am I learning?"},
+	{"My daughter is studying medicine in Edinburgh.", "Which university city is my kid at?"},
+	{"I'm allergic to peanuts.", "Which nuts should food for me avoid?"},
+	{"My favourite drink is espresso.", "What coffee do I like?"},
+	{"I work as a nurse at the county hospital.", "What is my job?"},
+	{"We are flying to Tokyo in April.", "Where is our trip to Japan?"},
+	{"My husband plays golf every Sunday.", "What sport does my spouse do on weekends?"},
+	{"I bought a new laptop last week.", "Did I get a computer recently?"},
+	{"Our apartment has two bedrooms.", "How big is the flat we rent?"},
+	{"I ran a marathon in under four hours.", "What race did I finish?"},
+}
+
+// Chinese: the shipped word vectors know no Chinese, so these are found
+// by their words or not at all; the test holds that the meaning ranking
+// changes nothing for them (docs/evaluation.md counts them).
+var paraphrasesZH = []paraphrase{
+	{"我开的是斯巴鲁。", "我的车是什么牌子？"},
+	{"我们去年春天领养了一只小猎犬。", "我们家养的是什么狗？"},
+	{"我在学大提琴。", "我在学什么乐器？"},
+	{"我对花生过敏。", "我不能吃什么坚果？"},
+	{"我女儿在爱丁堡读医学。", "我孩子在哪个城市上大学？"},
+	{"我们四月飞东京。", "我们什么时候去日本？"},
+}
+
+// TestParaphraseRecall: each memory of the set is written as a message
+// of one user, beside the others, and each question recalled (K 3) with
+// and without the shipped word vectors (Query.Matcher). With them at
+// least 10 of the 12 English questions find their memory among the
+// first three, and more than without them; for the Chinese set the
+// ranking with them is the lexical one, record for record.
+func TestParaphraseRecall(t *testing.T) {
+	m, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []struct {
+		lang string
+		ps   []paraphrase
+	}{{"en", paraphrasesEN}, {"zh", paraphrasesZH}} {
+		e := NewEngine(Config{}, nil)
+		store := newMapStore()
+		const tenant, user = "acme", "u1"
+		at := time.Date(2025, 4, 1, 9, 0, 0, 0, time.UTC).UnixNano()
+		ids := map[string]string{} // said → message id
+		for i, p := range set.ps {
+			if set.lang == "en" {
+				for _, w := range tokenize(p.asked) {
+					if slices.Contains(tokenize(p.said), w) && !isStop(w) {
+						t.Errorf("%q shares %q with %q: not a paraphrase", p.asked, w, p.said)
+					}
+				}
+			}
+			id := set.lang + "-" + string(rune('a'+i))
+			ids[p.said] = id
+			at += int64(time.Minute)
+			evs, err := e.MessageEvents(tenant, user, id, p.said, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				ev.Kind = ev.Body.Kind()
+				if err := store.apply(e, ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		found := map[bool]int{}
+		for _, p := range set.ps {
+			var got [2][]string
+			for i, withMatcher := range []bool{false, true} {
+				q := Query{Tenant: tenant, User: user, Text: p.asked, K: 3}
+				if withMatcher {
+					q.Matcher = m
+				}
+				res, err := e.Recall(store, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range res.Records {
+					got[i] = append(got[i], h.Record.ID)
+				}
+				hit := false
+				for _, id := range got[i] {
+					if strings.Split(id, "#")[0] == ids[p.said] {
+						hit = true
+					}
+				}
+				if hit {
+					found[withMatcher]++
+				} else if withMatcher {
+					t.Logf("%s: %q did not find %q: %v", set.lang, p.asked, p.said, got[i])
+				}
+			}
+			if set.lang == "zh" && !slices.Equal(got[0], got[1]) {
+				t.Errorf("zh %q: with the word vectors %v, lexical %v: want the same", p.asked, got[1], got[0])
+			}
+		}
+		t.Logf("%s: %d of %d found in the first three lexically, %d with the word vectors", set.lang, found[false], len(set.ps), found[true])
+		if set.lang == "en" && (found[true] < 10 || found[true] <= found[false]) {
+			t.Errorf("en: %d of %d found with the word vectors (lexical %d): want at least 10 and more than lexical", found[true], len(set.ps), found[false])
+		}
+	}
+}
+
+// isStop: words a paraphrase may share with its memory (they carry no
+// content).
+func isStop(w string) bool {
+	switch w {
+	case "i", "my", "we", "our", "a", "the", "is", "do", "did", "what", "which", "in", "at", "to", "on", "for", "me", "am", "of", "are", "how", "where":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,102 @@
+package memory
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/memory/embed/local"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// TestServiceLocalEmbedderKeepsTenantsApart runs the memory service on a
+// real embedded server with the shipped word vectors as its embedder (as
+// serve does without --embed-url): a paraphrased question finds its
+// user's record by meaning, and never a record of another tenant or
+// another user of the same tenant, though those say the very thing asked
+// about and the asker's own records do not. The writes record no vectors
+// (a Matcher reads the texts at the query).
+func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	e := NewEngine(Config{}, nil)
+	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, NewProjection(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(rctx) }()
+	t.Cleanup(func() {
+		rcancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		r.Close()
+	})
+	emb, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{Engine: e, Runner: r, Embedder: emb,
+		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
+			ack, err := b.PublishSealed(ctx, subj, ev, scope)
+			if err != nil {
+				return 0, err
+			}
+			return ack.Sequence, nil
+		}}
+	for i, m := range []struct{ tenant, user, id, text string }{
+		{"acme", "u1", "acme-u1-car", "I drive a Subaru."},
+		{"acme", "u1", "acme-u1-sister", "My sister lives in Lisbon."},
+		{"acme", "u2", "acme-u2-car", "I drive a Volvo."},
+		{"globex", "u1", "globex-u1-tax", "The quarterly tax report is due on Friday."},
+		{"globex", "u1", "globex-u1-cello", "I started taking cello lessons."},
+	} {
+		out, err := s.message(ctx, &Op{Tenant: m.tenant, User: m.user, ID: m.id, Text: m.text,
+			Time: time.Date(2025, 4, 1, 9, i, 0, 0, time.UTC).Format(time.RFC3339)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := out.(WriteReply); !w.Applied || w.EmbedError != "" {
+			t.Fatalf("message %s: %+v", m.id, w)
+		}
+	}
+	recall := func(tenant, user, q string) []string {
+		t.Helper()
+		a, err := s.recall(ctx, &Op{Tenant: tenant, User: user, Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range a.(RecallOut).Results {
+			ids = append(ids, h.ID)
+		}
+		return ids
+	}
+	const q = "What vehicle do I own?"
+	if got := recall("acme", "u1", q); len(got) == 0 || got[0] != "acme-u1-car" {
+		t.Fatalf("acme/u1 %q: %v, want acme-u1-car first", q, got)
+	}
+	for _, c := range []struct{ tenant, user, own string }{{"acme", "u1", "acme-u1-"}, {"acme", "u2", "acme-u2-"}, {"globex", "u1", "globex-u1-"}} {
+		for _, ask := range []string{q, "I drive a Subaru.", "Which car does she drive?", "Volvo Subaru Lisbon tax cello"} {
+			for _, id := range recall(c.tenant, c.user, ask) {
+				if !strings.HasPrefix(id, c.own) {
+					t.Errorf("%s/%s asked %q and got %s, another owner's record", c.tenant, c.user, ask, id)
+				}
+			}
+		}
+	}
+	v := r.View()
+	defer v.Close()
+	if err := v.Scan(keysFor("acme", "u1").vecs(), func(key, _ []byte) error {
+		t.Errorf("a vector was recorded (%q): the word vectors need none", key)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
