@@ -18,7 +18,15 @@
 // no Go changes. Numbers: ParseNumber reads digits, English number words
 // ("twenty-one", "three hundred and five") and Chinese numerals (三千五百);
 // ParseZhNumber reads a numeral inside a text. Units: Unit, UnitWord and
-// MinorUnit (amount_cents is in hundredths).
+// MinorUnit (amount_cents is in hundredths). Words: Normalize and NormRune
+// (the folded form text is compared in, rune count kept), KeyParts (a JSON
+// key's words), Stem (the crude English lemma). Sentences cuts text into
+// sentences.
+//
+// The files: lexicon.txt (concepts, cues, closed categories and the rules
+// over them), units.txt, numbers.txt, keys.txt (the words keys are made
+// of), words.txt (claim words read beside the lexicon), time.txt,
+// sentences.txt.
 //
 // Invariants:
 //   - Adding a language's words or a domain's vocabulary is adding data:
