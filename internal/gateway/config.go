@@ -22,8 +22,8 @@ import (
 //	    api_key: ${env:OPENAI_API_KEY}
 //	    models: [gpt-4.1]        # optional: the models it serves (default every model), what GET /v1/models lists
 //	    weight: 1                # optional: its share of a model's requests (pool.go)
-//	    first_byte_timeout: 60s  # optional: until a stream's first event
-//	    idle_timeout: 60s        # optional: between two events of a stream
+//	    first_byte_timeout: 2m   # optional: until a stream's first event
+//	    idle_timeout: 5m         # optional: between two events of a stream
 //	    timeout: 10m             # optional: a whole answer that is not a stream
 //	routing: {retries: 2}        # optional: retries, backoff, circuit breaking (Routing)
 //	prices:                      # optional: USD per million tokens, by model (Price)

@@ -145,6 +145,12 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if k := g.key(sl.key); k != nil { // the key's models, budgets and rates (keys.go)
+		if no := g.police(k, modelOf(body)); no != nil {
+			g.refuse(w, APIChat, k, no)
+			return
+		}
+	}
 	up, out, err := g.route(APIChat, "", body)
 	if err != nil {
 		WriteError(w, APIChat, http.StatusBadRequest, err.Error())

@@ -300,3 +300,16 @@ func TestAttackChatStreamWithoutUsage(t *testing.T) {
 		t.Fatalf("the upstream got %d requests: %s / %s", len(reqs), reqs[0].Body, reqs[len(reqs)-1].Body)
 	}
 }
+
+// TestAttackEmbeddingsKeepTheKeysPolicy: /v1/embeddings is no way around
+// a key's models: a key limited to weather-chat asking for an embedding
+// model gets 403 in OpenAI's shape and nothing goes upstream.
+func TestAttackEmbeddingsKeepTheKeysPolicy(t *testing.T) {
+	tg := policyGateway(t)
+	resp := tg.request(t, "POST", "/v1/embeddings", `{"model":"embed-test","input":"hi"}`, bearer(keyNarrow))
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 403 || !strings.Contains(string(b), `"code":"model_not_allowed"`) || len(tg.fake.requestsSoFar()) != 0 {
+		t.Fatalf("%d %s; the upstream got %d requests", resp.StatusCode, b, len(tg.fake.requestsSoFar()))
+	}
+}

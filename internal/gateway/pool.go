@@ -86,8 +86,11 @@ type Routing struct {
 
 // Defaults of Pool and Routing.
 const (
-	DefaultFirstByteTimeout = 60 * time.Second
-	DefaultIdleTimeout      = 60 * time.Second
+	// A reasoning model may think for minutes before a Chat stream's
+	// first chunk, or between two events of a Responses stream: the
+	// defaults leave it that (a retry would pay for the thinking again).
+	DefaultFirstByteTimeout = 2 * time.Minute
+	DefaultIdleTimeout      = 5 * time.Minute
 	DefaultTimeout          = 10 * time.Minute
 	DefaultRetries          = 2
 	DefaultBackoff          = 250 * time.Millisecond
