@@ -348,12 +348,13 @@ func (r tsResult) text() string {
 // the output schema) and text; wrong arguments are an error result
 // naming the field; globex's tool is McpError -32602 to acme; a refund
 // waits for its approval with progress notifications, then answers; no
-// key gets 401 (the SDK's error carries it).
+// key gets 401 (the SDK's error carries it); globex's key lists its one
+// tool and gets McpError -32602 for acme's weather, which never runs for it.
 func TestTypeScriptClient(t *testing.T) {
 	needMCPSDK(t)
 	ts := start(t, "")
 	ts.approveAll(t)
-	res := runNode(t, ts, "list", "call", "invalid", "unknown", "approval", "noKey")
+	res := runNode(t, ts, "list", "call", "invalid", "unknown", "approval", "noKey", "otherTenant")
 
 	var list struct {
 		Pages           int
@@ -412,6 +413,22 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	if !strings.Contains(string(res["noKey"]), "401") {
 		t.Errorf("no key: %s, want a 401", res["noKey"])
+	}
+	// globex's key with the same SDK: its one tool, and acme's weather is
+	// an unknown tool.
+	var other struct {
+		Tools []struct{ Name string }
+		Call  struct {
+			Name string
+			Code int
+		}
+	}
+	json.Unmarshal(res["otherTenant"], &other)
+	if len(other.Tools) != 1 || other.Tools[0].Name != "payroll" || other.Call.Name != "McpError" || other.Call.Code != -32602 {
+		t.Errorf("globex's key: %s, want payroll only and McpError -32602 for weather", res["otherTenant"])
+	}
+	if n := ts.p.Invoked["weather"].Load(); n != 1 {
+		t.Errorf("weather ran %d times, want once (acme's call; never globex's)", n)
 	}
 }
 
