@@ -212,6 +212,8 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		} else if o, ok := matchHarmEN(ws); ok {
 			add(o)
+		} else if o, ok := matchFineAgainEN(ws); ok {
+			add(o)
 		}
 		sawI := false
 		for i := 0; i < len(ws); i++ {

@@ -30,8 +30,8 @@ type cueTables struct {
 	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek []string
 	forbid, allow, allowNeeds, condition              [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
-	zhAllowAfter                                      []string
-	capEN, changeEN, harm                             [][]string
+	zhAllowAfter, zhForbidAddressed                   []string
+	capEN, changeEN, harm, fine                       [][]string
 	zhCap, zhChange, zhPer                            []string
 	prefer                                            [][]string
 	zhPrefer                                          []string
@@ -75,6 +75,8 @@ func mustCues() *cueTables {
 	t.changeEN, t.zhChange = split("limits", "change")
 	_, t.zhAllowAfter = split("requests", "allow_after")
 	t.harm, _ = split("effects", "harm")
+	t.fine, _ = split("effects", "fine")
+	_, t.zhForbidAddressed = split("requests", "forbid_addressed")
 	_, t.zhPer = split("limits", "per")
 	t.prefer, t.zhPrefer = split("favorites", "prefer")
 	for _, l := range d.Lines("kinds") {
@@ -442,7 +444,7 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		s = strings.ReplaceAll(s, w, strings.Repeat("_", utf8.RuneCountInString(w)))
 	}
 	at, n, pol := -1, 0, Negative
-	for _, c := range cues.zhForbid {
+	for _, c := range append(append([]string{}, cues.zhForbid...), cues.zhForbidAddressed...) {
 		if i := strings.Index(s, c); i >= 0 && (at < 0 || i < at || i == at && len(c) > n) {
 			at, n = i, len(c)
 		}
@@ -489,6 +491,9 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 	}
 	if pol == Positive && !addressed && !strings.HasSuffix(before, "又") && !strings.HasPrefix(clause[at:], "又") {
 		return events.Observation{}, false
+	}
+	if pol == Negative && !addressed && hasAnyPrefix(clause[at:], cues.zhForbidAddressed) {
+		return events.Observation{}, false // 我不用忌口了: no request
 	}
 	after = strings.TrimPrefix(after, "再")
 	for _, v := range []struct{ verb, hint string }{{"吃", "eat"}, {"喝", "drink"}} {
@@ -560,6 +565,45 @@ func matchHarmEN(ws []word) (events.Observation, bool) {
 			return events.Observation{}, false
 		}
 		return constraint(x, "", Negative, nil)
+	}
+	return events.Observation{}, false
+}
+
+// matchFineAgainEN reads "dairy is fine for me again", "shellfish is ok
+// now": a constraint for the thing, which lifts one against it. Only with
+// "again" or "now": "the hotel is fine" states nothing about the user.
+func matchFineAgainEN(ws []word) (events.Observation, bool) {
+	for j := 1; j+1 < len(ws); j++ {
+		if ws[j].low != "is" && ws[j].low != "are" {
+			continue
+		}
+		k := j + 1
+		for k < len(ws) && fillers[ws[k].low] && ws[k].low != "now" {
+			k++
+		}
+		n := phraseAt(ws, k, cues.fine)
+		if n == 0 {
+			return events.Observation{}, false
+		}
+		rest := ws[k+n:]
+		if len(rest) >= 2 && rest[0].low == "for" && rest[1].low == "me" {
+			rest = rest[2:]
+		}
+		if len(rest) == 0 || rest[0].low != "again" && rest[0].low != "now" {
+			return events.Observation{}, false
+		}
+		start := 0
+		for i := j - 1; i >= 0; i-- {
+			if ws[i].low == "," || clauseEnd[ws[i].low] {
+				start = i + 1
+				break
+			}
+		}
+		x := skip(dropTimePhrases(ws[start:j]), fillers)
+		if len(x) == 0 || pronouns[x[0].low] || people[x[0].low] || x[0].low == "i" || x[0].low == "my" {
+			return events.Observation{}, false
+		}
+		return constraint(x, "", Positive, nil)
 	}
 	return events.Observation{}, false
 }
