@@ -2,7 +2,8 @@ package main
 
 import "testing"
 
-// serve's embeddings flags: none is lexical recall; a model or key
+// serve's embeddings flags: none is lexical recall, --embed-local (on
+// by default) the shipped word vectors; a model or key
 // without a URL, a URL without a model, or an empty key variable refuse
 // to start.
 func TestEmbedFlags(t *testing.T) {
@@ -14,6 +15,8 @@ func TestEmbedFlags(t *testing.T) {
 		wantErr bool
 	}{
 		{embedFlags{}, false, false},
+		{embedFlags{local: true}, true, false},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", local: true}, true, false},
 		{embedFlags{model: "m"}, false, true},
 		{embedFlags{keyEnv: "TS_TEST_EMBED_KEY"}, false, true},
 		{embedFlags{url: "http://127.0.0.1:1"}, false, true},

@@ -13,8 +13,9 @@ import (
 
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
-	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/memory/embed"
+	"github.com/toolstream/toolstream/memory/embed/local"
+	"github.com/toolstream/toolstream/memory/memapi"
 )
 
 func memoryCmd(g *globals) *cobra.Command {
@@ -30,21 +31,28 @@ func memoryCmd(g *globals) *cobra.Command {
 }
 
 // embedFlags are serve's embeddings service for memory's semantic recall.
-type embedFlags struct{ url, model, keyEnv string }
+type embedFlags struct {
+	url, model, keyEnv string
+	local              bool
+}
 
 func embedFlag(cmd *cobra.Command, e *embedFlags) {
 	f := cmd.Flags()
-	f.StringVar(&e.url, "embed-url", "", "an OpenAI-compatible embeddings service (POST /v1/embeddings) for memory's hybrid recall; without it recall is lexical")
+	f.StringVar(&e.url, "embed-url", "", "an OpenAI-compatible embeddings service (POST /v1/embeddings) for memory's hybrid recall (without it, see --embed-local)")
 	f.StringVar(&e.model, "embed-model", "", "the embeddings model to ask for (with --embed-url)")
 	f.StringVar(&e.keyEnv, "embed-key-env", "", "the environment variable holding the embeddings service's API key (sent as a bearer token)")
+	f.BoolVar(&e.local, "embed-local", true, "without --embed-url, rank memory's recall also by the English word vectors shipped in the binary (memory/embed/local); false: lexical only")
 }
 
-// embedder is the embeddings client the flags name, nil without
-// --embed-url.
+// embedder is the embeddings client the flags name: without --embed-url
+// the shipped word vectors (--embed-local), or nil.
 func (e embedFlags) embedder() (embed.Embedder, error) {
 	if e.url == "" {
 		if e.model != "" || e.keyEnv != "" {
 			return nil, fmt.Errorf("--embed-model and --embed-key-env need --embed-url")
+		}
+		if e.local {
+			return local.New()
 		}
 		return nil, nil
 	}
