@@ -9,12 +9,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/gateway"
 	"github.com/toolstream/toolstream/internal/metrics"
 )
 
 // TestDashboardNames checks that every series the sample Grafana dashboard
 // queries is one this package exports, and that every Toolstream metric is
-// on the dashboard or knowingly left off.
+// on the dashboard or knowingly left off (the gateway's too, as serve
+// registers them with a gateway).
 func TestDashboardNames(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/grafana/toolstream.json")
 	if err != nil {
@@ -30,7 +32,7 @@ func TestDashboardNames(t *testing.T) {
 	if err := json.Unmarshal(data, &dash); err != nil {
 		t.Fatalf("dashboard JSON: %v", err)
 	}
-	m, err := metrics.New(metrics.Sources{Bus: bustest.Start(t)})
+	m, err := metrics.New(metrics.Sources{Bus: bustest.Start(t), Collectors: gateway.Collectors()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,16 @@
 //     are used, so the numbers hold for executors in other processes too.
 //   - From an Executor of this process, if given: its counters.
 //
+//   - Any Sources.Collectors: serve passes the gateway's (upstream
+//     attempts, retries, circuits, keys' usage and refusals), when it
+//     serves one.
+//
 // Every name starts with toolstream_; labels are bounded by the registry
 // (tool), the typed reasons and error types, and the projection names. No
 // tenant label: tenants are unbounded, and the log, not a metric, is where
-// a tenant's history is read (toolstream calls, toolstream trace).
+// a tenant's history is read (toolstream calls, toolstream trace). The
+// gateway's key metrics are the exception the configuration bounds: a
+// key names one tenant, so tenant and key labels are as many as the keys.
 //
 // /healthz answers 200 when the bus connection is up and every projection
 // runner is running, else 503; the body says which check failed.

@@ -98,6 +98,7 @@ func New(src Sources) (*Metrics, error) {
 	m.reg.MustRegister(m.own[len(m.own)-2:]...)
 	for _, c := range src.Collectors {
 		m.reg.MustRegister(c)
+		m.own = append(m.own, c)
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "toolstream"}))
 	return m, nil
