@@ -361,9 +361,9 @@ func (c *Client) Publish(ctx context.Context, r io.Reader, opts ...StreamOption)
 
 // duplicateCheck is what a Writer does with a duplicate acknowledgement:
 // where this identity may read the log, it reads the stored message and
-// returns ErrDuplicateNotOurs unless it is the one published (the same
-// subject, and the same bytes or, sealed anew, the same event id and
-// tenant). A producer may not read the log (its inbox prefix says so):
+// returns ErrDuplicateNotOurs unless it is the one published
+// (publish.SameMessage: the same subject, and the same bytes or, sealed
+// anew, the same event id and tenant). A producer may not read the log (its inbox prefix says so):
 // its message ids are tagged under its key, which nobody else holds, so
 // the stored message is its own.
 func (c *Client) duplicateCheck() func(*nats.Msg, *jetstream.PubAck) error {
@@ -381,21 +381,10 @@ func (c *Client) duplicateCheck() func(*nats.Msg, *jetstream.PubAck) error {
 		if err != nil {
 			return nil
 		}
-		if events.SameSubject(m.Subject, stored.Subject) && (bytes.Equal(stored.Data, m.Data) || sameEvent(stored.Data, m.Data)) {
+		if publish.SameMessage(m.Subject, m.Data, stored) {
 			return nil
 		}
 		return fmt.Errorf("%w: %s on %s: %s seq %d holds another message on %s", ErrDuplicateNotOurs,
 			m.Header.Get(jetstream.MsgIDHeader), m.Subject, ack.Stream, ack.Sequence, stored.Subject)
 	}
-}
-
-// sameEvent reports whether a and b are encoded events with the same id
-// and tenant.
-func sameEvent(a, b []byte) bool {
-	ea, err := events.Envelope(a)
-	if err != nil {
-		return false
-	}
-	eb, err := events.Envelope(b)
-	return err == nil && ea.ID == eb.ID && ea.Tenant == eb.Tenant
 }

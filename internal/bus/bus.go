@@ -21,6 +21,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/logread"
+	"github.com/toolstream/toolstream/internal/publish"
 )
 
 // ErrInvalidConfig is returned by Open for a configuration it cannot use.
@@ -399,7 +400,7 @@ func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Even
 		return nil, fmt.Errorf("bus: publish %s: %w", subject, err)
 	}
 	if ack.Duplicate {
-		if err := b.checkDuplicate(ctx, subject, ev, ack); err != nil {
+		if err := b.checkDuplicate(ctx, subject, ev, data, ack); err != nil {
 			return nil, err
 		}
 	}
@@ -407,12 +408,13 @@ func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Even
 }
 
 // checkDuplicate returns ErrDuplicateNotOurs unless the stored message a
-// duplicate acknowledgement names is ev on subject: the same subject (or
-// it with its partition token) and an envelope of the same id and tenant.
-// Its bytes may differ (a sealed body is sealed anew). What this
+// duplicate acknowledgement names is ev (encoded as data) on subject
+// (publish.SameMessage): the same subject (or it with its partition
+// token) and the same bytes or an envelope of the same id and tenant (a
+// sealed body is sealed anew). What this
 // identity cannot read (a producer's, or a message gone since) is taken
 // as ours: its message id, tagged under our key, says so.
-func (b *Bus) checkDuplicate(ctx context.Context, subject string, ev *events.Event, ack *jetstream.PubAck) error {
+func (b *Bus) checkDuplicate(ctx context.Context, subject string, ev *events.Event, data []byte, ack *jetstream.PubAck) error {
 	s := b.streams[ack.Stream]
 	if s == nil {
 		return nil
@@ -421,8 +423,7 @@ func (b *Bus) checkDuplicate(ctx context.Context, subject string, ev *events.Eve
 	if err != nil {
 		return nil
 	}
-	stored, err := events.Envelope(raw.Data)
-	if events.SameSubject(subject, raw.Subject) && err == nil && stored.ID == ev.ID && stored.Tenant == ev.Tenant {
+	if publish.SameMessage(subject, data, raw) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s on %s: %s seq %d holds %s", ErrDuplicateNotOurs, ev.ID, subject, ack.Stream, ack.Sequence, raw.Subject)
