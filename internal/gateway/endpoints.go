@@ -46,6 +46,23 @@ func (g *Gateway) configuredModels() []model {
 	return out
 }
 
+// modelsFor is configuredModels less those the key of hash may not use
+// (its policy's models, keys.go).
+func (g *Gateway) modelsFor(hash string) []model {
+	ms := g.configuredModels()
+	k := g.key(hash)
+	if k == nil || len(k.Models) == 0 {
+		return ms
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if k.allows(m.ID) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // anthropicShape reports whether a request that names no API came from
 // an Anthropic client: the Anthropic SDK always sends anthropic-version.
 func anthropicShape(r *http.Request) API {
@@ -72,7 +89,7 @@ func (g *Gateway) models(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sl.release()
-	ms := g.configuredModels()
+	ms := g.modelsFor(sl.key)
 	data := make([]any, 0, len(ms))
 	for _, m := range ms {
 		if api == APIMessages {
@@ -103,7 +120,7 @@ func (g *Gateway) model(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sl.release()
 	id := r.PathValue("id")
-	for _, m := range g.configuredModels() {
+	for _, m := range g.modelsFor(sl.key) {
 		if m.ID == id {
 			w.Header().Set("Content-Type", "application/json")
 			if api == APIMessages {

@@ -313,3 +313,36 @@ func TestAttackEmbeddingsKeepTheKeysPolicy(t *testing.T) {
 		t.Fatalf("%d %s; the upstream got %d requests", resp.StatusCode, b, len(tg.fake.requestsSoFar()))
 	}
 }
+
+// TestModelsListWhatTheKeyMayUse: GET /v1/models lists, to a key limited
+// to some models, only those (bare and with their upstream's prefix), and
+// GET /v1/models/{id} of another is the provider's 404, as LiteLLM's
+// model access does.
+func TestModelsListWhatTheKeyMayUse(t *testing.T) {
+	tg := startGateway(t, func(c *Config) {
+		c.File.Upstreams[0].Models = []string{"weather-chat", "weather-responses"}
+		c.File.Keys = append(c.File.Keys, Key{SHA256: HashKey(keyNarrow), Tenant: "acme", Policy: Policy{Models: []string{"weather-chat"}}})
+	})
+	list := func(key string) []string {
+		resp := tg.request(t, "GET", "/v1/models", "", bearer(key))
+		defer resp.Body.Close()
+		var v struct{ Data []struct{ ID string } }
+		json.NewDecoder(resp.Body).Decode(&v)
+		var ids []string
+		for _, m := range v.Data {
+			ids = append(ids, m.ID)
+		}
+		return ids
+	}
+	if got := strings.Join(list(keyNarrow), ","); got != "weather-chat,openai/weather-chat" {
+		t.Fatalf("the narrow key sees %s", got)
+	}
+	if got := len(list(clientKey)); got != 4 {
+		t.Fatalf("an unlimited key sees %d models, want 4", got)
+	}
+	resp := tg.request(t, "GET", "/v1/models/weather-responses", "", bearer(keyNarrow))
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("a model the key may not use: %d", resp.StatusCode)
+	}
+}
