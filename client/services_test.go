@@ -315,3 +315,47 @@ func TestWatchRunsSeesWhatFollowsIt(t *testing.T) {
 		t.Fatalf("a bad tenant: %v", err)
 	}
 }
+
+// TestWritesAtOneTimeAreEachStored: two corrections of one record stamped
+// with the same time, and an observation reusing a record id with other
+// content at the same time, are different requests: each is stored and
+// judged (the second correction is version 3; the reused id is
+// ErrBadInput), none is taken for a retry of the other and reported
+// applied while the log dropped it. A true retry (the same request again)
+// is still stored once.
+func TestWritesAtOneTimeAreEachStored(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := connect(t, b, auth.Identity{Role: auth.RoleOperator})
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	obs := func(v string) client.Observation {
+		return client.Observation{ID: "car", Kind: "fact", Subject: "ann", Attribute: "car", Value: v, Text: "Ann drives a " + v, At: at}
+	}
+	first, err := c.Observe(ctx, "acme", "ann", obs("Volvo"))
+	if err != nil || !first.Applied {
+		t.Fatal(first, err)
+	}
+	again, err := c.Observe(ctx, "acme", "ann", obs("Volvo"))
+	if err != nil || again.Seq != first.Seq {
+		t.Fatalf("a retried observation: %+v %v, want the first's seq %d", again, err, first.Seq)
+	}
+	if rep, err := c.Observe(ctx, "acme", "ann", obs("Audi")); !errors.Is(err, client.ErrBadInput) {
+		t.Fatalf("a reused record id with other content at the same time: %+v %v, want ErrBadInput", rep, err)
+	}
+	for i, v := range []string{"Saab", "Fiat"} {
+		rep, err := c.Correct(ctx, "acme", "ann", i+1, obs(v))
+		if err != nil || !rep.Applied {
+			t.Fatalf("correction %d (%s): %+v %v", i+1, v, rep, err)
+		}
+	}
+	hist, err := c.RecordHistory(ctx, "acme", "ann", "car")
+	if err != nil || len(hist) != 3 {
+		t.Fatalf("history %+v %v, want three versions", hist, err)
+	}
+	recs, err := c.Records(ctx, "acme", "ann", false)
+	if err != nil || len(recs) != 1 || recs[0].Value != "Fiat" {
+		t.Fatalf("records %+v %v, want the Fiat", recs, err)
+	}
+}

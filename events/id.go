@@ -1,6 +1,8 @@
 package events
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 )
@@ -197,4 +199,15 @@ func MemoryOpID(tenant, user string, line int) string {
 // (Unix ns).
 func MemoryRequestID(tenant, user, op, record string, at int64) string {
 	return id("mem-svc", tenant, user, op, record, strconv.FormatInt(at, 10))
+}
+
+// MemoryWriteID names the memory event of a write to the memory service
+// (observe, correct, forget of record for tenant's user at its time, Unix
+// ns) by its content too: a retry of the same request has the same id and
+// is stored once, but two requests that differ only in what they say (two
+// corrections stamped with one time) are two events, never one taken for a
+// retry of the other.
+func MemoryWriteID(tenant, user, op, record string, at int64, content []byte) string {
+	sum := sha256.Sum256(content)
+	return id("mem-svc", tenant, user, op, record, strconv.FormatInt(at, 10), hex.EncodeToString(sum[:12]))
 }

@@ -331,9 +331,13 @@ func (s *Service) write(ctx context.Context, o *Op) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The id names the request's content and time, so a retried request is
-	// deduplicated by the log.
-	ev.ID = events.MemoryRequestID(o.Tenant, o.User, o.Op, o.ID, ev.At)
+	// The id names the request's time and content, so a retried request is
+	// deduplicated by the log and a different one at the same time is not.
+	content, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	ev.ID = events.MemoryWriteID(o.Tenant, o.User, o.Op, o.ID, ev.At, content)
 	subj, err := events.MemorySubject(o.Tenant, o.User)
 	if err != nil {
 		return nil, err
