@@ -67,7 +67,8 @@ func (g *Gateway) Reload(f *File) error {
 }
 
 // Watch reloads the configuration at path (LoadFile) and its keys file
-// whenever their contents change, checked every every (default 2 s), and
+// whenever their contents change, checked every every (default 2 s; a
+// change is taken when two checks in a row see it), and
 // whenever hup delivers (SIGHUP; nil: none), until ctx ends. A file that
 // cannot be used is logged and the keys in force stay.
 func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, hup <-chan os.Signal) {
@@ -83,6 +84,7 @@ func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, h
 		return append(append(a, 0), b...)
 	}
 	last := read()
+	var pending []byte // a change seen once, reloaded when seen again
 	reload := func(why string) {
 		f, err := LoadFile(path)
 		if err == nil {
@@ -106,9 +108,18 @@ func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, h
 			last = read()
 			reload("signal")
 		case <-tick.C:
-			if now := read(); !bytes.Equal(now, last) {
-				last = now
+			// A change is read once it holds still for a tick: a file
+			// being written (truncated, then filled) is not taken half
+			// written, which would drop the keys it had not reached.
+			now := read()
+			switch {
+			case bytes.Equal(now, last):
+				pending = nil
+			case bytes.Equal(now, pending):
+				last, pending = now, nil
 				reload("changed")
+			default:
+				pending = now
 			}
 		}
 	}
