@@ -31,6 +31,11 @@ const (
 	headerSeq     = "Ts-Seq"
 )
 
+// headerTraceParent is the W3C Trace Context header (Stream.TraceParent),
+// on raw and canonical events alike; projections carry it to the events
+// they emit (projector.Tx.Emit).
+const headerTraceParent = "traceparent"
+
 // StreamOption configures one provider stream a Writer publishes.
 type StreamOption func(*Stream) error
 
@@ -55,6 +60,11 @@ type Stream struct {
 	// recorded and assembled, and no executor runs them
 	// (events.ResponseStarted.ClientRuns). Not with Raw.
 	ClientRuns bool
+	// TraceParent is a W3C traceparent (the producer's span, as
+	// 00-<trace id>-<span id>-<flags>), carried in the "traceparent" header
+	// of every message published, so the calls assembled from the stream
+	// and their executions join that trace; "" for none.
+	TraceParent string
 }
 
 // WithStream sets every field of the stream at once.
@@ -309,6 +319,9 @@ func (w *Writer) rawHeader() nats.Header {
 	if w.s.Tagged {
 		h.Set(headerTagged, "1")
 	}
+	if w.s.TraceParent != "" {
+		h[headerTraceParent] = []string{w.s.TraceParent}
+	}
 	return h
 }
 
@@ -343,7 +356,11 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	if err != nil {
 		return err
 	}
-	return w.out.Add(ctx, &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{events.MsgID(w.c.o.msgIDKey, subj, ev.ID)}}})
+	h := nats.Header{jetstream.MsgIDHeader: []string{events.MsgID(w.c.o.msgIDKey, subj, ev.ID)}}
+	if w.s.TraceParent != "" {
+		h[headerTraceParent] = []string{w.s.TraceParent}
+	}
+	return w.out.Add(ctx, &nats.Msg{Subject: subj, Data: data, Header: h})
 }
 
 // Publish publishes one whole provider stream read from r (NewWriter,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/telemetry"
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -130,6 +131,10 @@ type Config struct {
 	Clock func() time.Time
 	// Hooks for tests; nil in production.
 	Hooks *Hooks
+	// Telemetry traces each attempt ("execute_tool {name}", otel.go), a
+	// child of the model request whose trace context the call carries; nil
+	// traces nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Hooks let tests observe and disturb an executor at exact points. Each

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // attempt makes one invocation under ctx: hooks, counters, the
@@ -24,11 +25,13 @@ func (j *job) attempt(ctx context.Context, tool *registry.Tool, impl Tool, args 
 		h.BeforeInvoke(call)
 	}
 	j.e.stats.invoked.Add(1)
+	j.span = j.startAttempt(tool, args, attempt)
 	result, terr, abandoned := j.invoke(ctx, impl, tool, call)
 	if h := j.e.cfg.Hooks; h != nil && h.AfterInvoke != nil {
 		h.AfterInvoke(call)
 	}
 	if abandoned {
+		j.endAttempt(j.span, nil, nil, true)
 		j.e.stats.dropped.Add(1)
 		return nil, nil, true
 	}
@@ -37,6 +40,7 @@ func (j *job) attempt(ctx context.Context, tool *registry.Tool, impl Tool, args 
 			terr = Errorf(events.ErrToolError, "%s returned a result that does not match its output_schema: %s", tool.Name, d)
 		}
 	}
+	j.endAttempt(j.span, result, terr, false)
 	return result, terr, false
 }
 
@@ -218,6 +222,9 @@ type invokeResult struct {
 func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call Call) (json.RawMessage, *ToolError, bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), t.Timeout)
 	defer cancel()
+	if j.span != nil { // the tool's context carries its attempt's span
+		ctx = trace.ContextWithSpan(ctx, j.span)
+	}
 	ch := make(chan invokeResult, 1)
 	j.e.invokers.run(func() {
 		defer func() {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // conflictsMax bounds how often one input re-reads a record that keeps
@@ -36,6 +37,7 @@ type job struct {
 	tenant      string
 	log         *slog.Logger // made at first use: most calls log nothing
 	settled     bool         // the carrier was acked or handed back
+	span        trace.Span   // the attempt under way's span (otel.go); nil when not traced
 }
 
 func (e *Executor) newJob(m jetstream.Msg, seq uint64, ev *events.Event, cc *events.CallCompleted, viaApproval bool) *job {

@@ -50,6 +50,32 @@ type outboxRow struct {
 	Subject string `msgpack:"s"`
 	ID      string `msgpack:"id"`
 	Data    []byte `msgpack:"d"`
+	// Trace is the W3C trace context (traceparent, tracestate) of the
+	// message that caused the event, relayed as its headers: a call
+	// assembled from a traced model request joins its trace. Not part of
+	// any view: replay and digests never read it.
+	Trace map[string]string `msgpack:"t,omitempty"`
+}
+
+// traceHeaders are the W3C Trace Context headers an emitted event takes
+// from the message that caused it.
+var traceHeaders = []string{"traceparent", "tracestate"}
+
+// traceOf is the trace context m carries, nil for none.
+func traceOf(m *Msg) map[string]string {
+	if m == nil || m.Header == nil {
+		return nil
+	}
+	var t map[string]string
+	for _, k := range traceHeaders {
+		if v := m.Header.Get(k); v != "" {
+			if t == nil {
+				t = map[string]string{}
+			}
+			t[k] = v
+		}
+	}
+	return t
 }
 
 var _ Writer = (*Tx)(nil)
@@ -223,7 +249,7 @@ func (tx *Tx) Emit(subject string, ev *events.Event) error {
 	if err != nil {
 		return fmt.Errorf("projector: emit %s: %w", subject, err)
 	}
-	tx.emitted = append(tx.emitted, outboxRow{Subject: subject, ID: ev.ID, Data: data})
+	tx.emitted = append(tx.emitted, outboxRow{Subject: subject, ID: ev.ID, Data: data, Trace: traceOf(tx.msg)})
 	return nil
 }
 

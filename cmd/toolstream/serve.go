@@ -10,11 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/internal/stack"
+	"github.com/toolstream/toolstream/internal/telemetry"
 )
 
 func serveCmd(g *globals) *cobra.Command {
 	var components, tools, metricsAddr string
 	var tick time.Duration
+	var tracing telemetry.Config
 	d := &deps{g: g}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -53,7 +55,8 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 				return err
 			}
 			return serve(cmd.Context(), d, stack.Config{Components: splitList(components), Tick: tick, ToolsFile: tools,
-				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch, Judge: judge})
+				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch, Judge: judge,
+				Tracing: tracing})
 		},
 	}
 	cmd.Flags().StringVar(&components, "components", "all", "comma-separated components to run: all, clock, executor, keys (the keys service: the one writer of the data keys; always on the embedded server), or projection names ("+fmt.Sprint(projectionNames())+"); executors may run as separate processes")
@@ -64,6 +67,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 	cmd.Flags().StringSliceVar(&d.lenient, "lenient-tenants", nil, "tenants whose almost-JSON call arguments (single quotes, trailing commas, unquoted keys, Python literals, a code fence) are repaired, said so and validated, instead of rejected invalid_json")
 	addQuotaFlags(cmd, &d.quotaFlags, false)
 	metricsFlag(cmd, &metricsAddr)
+	tracingFlags(cmd, &tracing)
 	consoleFlag(cmd, &d.console)
 	gatewayFlag(cmd, &d.gateway)
 	embedFlag(cmd, &d.embed)

@@ -15,6 +15,7 @@ import (
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/logread"
+	"github.com/toolstream/toolstream/internal/telemetry"
 )
 
 // Config configures a Gateway.
@@ -41,6 +42,10 @@ type Config struct {
 	// publishes (client.WithMsgIDKey): the bus's (bus.Bus.MsgIDKey). Nil:
 	// a random key.
 	MsgIDKey []byte
+	// Telemetry traces each model request (a "chat {model}" span, otel.go)
+	// and carries its trace context on the model events it publishes; nil
+	// traces nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Runner serves run mode (docs/design.md, "Run mode"): ServeRun is called for a

@@ -169,6 +169,7 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			return
 		}
 		defer sl.release()
+		r = g.traced(r) // a client's traceparent: its trace goes on here (otel.go)
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.BodyMax))
 		if err != nil {
 			var tooLarge *http.MaxBytesError
@@ -214,7 +215,9 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 				WriteError(w, api, http.StatusBadRequest, err.Error())
 				return
 			}
-			g.cfg.Runner.ServeRun(w, r, &Request{API: api, Env: env, Body: body, Stream: probe.Stream, Model: model,
+			ctx, end := g.startRunSpan(r.Context(), env, model)
+			defer end()
+			g.cfg.Runner.ServeRun(w, r.WithContext(ctx), &Request{API: api, Env: env, Body: body, Stream: probe.Stream, Model: model,
 				Upstream: up.Name, RunName: r.Header.Get(HeaderRun), slot: sl})
 			return
 		default:

@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/ingest"
 	"github.com/toolstream/toolstream/internal/publish"
+	"github.com/toolstream/toolstream/internal/telemetry"
 )
 
 // Call is one request sent upstream.
@@ -102,11 +103,13 @@ const responseBodyMax = 64 << 20
 // ErrBadRequest for a call it cannot route, ErrUpstream wrapping the
 // transport's error when the upstream cannot be reached or read, and the
 // log's errors.
-func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error) (*Result, error) {
+func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error) (res *Result, err error) {
 	t, err := g.targetOf(c.API, c.Upstream, c.Body)
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := g.startModelSpan(ctx, c, t.model)
+	defer func() { span.end(res, err) }()
 	if err := events.ValidTenant(c.Env.Tenant); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
@@ -130,7 +133,7 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	if c.OnResponse != nil {
 		c.OnResponse(sv.status, header)
 	}
-	res := &Result{Stream: c.Stream, Status: sv.status, Header: header, Attempts: sv.attempts}
+	res = &Result{Stream: c.Stream, Status: sv.status, Header: header, Attempts: sv.attempts}
 	if sv.up != nil {
 		res.Upstream = sv.up.Name
 	}
@@ -139,7 +142,7 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	}
 	// Usage counts against the key as it is reported, before the client
 	// has the event that reports it: its next request sees it.
-	s := &relay{g: g, c: c, res: res, onFrame: onFrame, onUsage: func(u Usage) { g.account(c, t.model, u) },
+	s := &relay{g: g, c: c, res: res, onFrame: onFrame, span: span, traceParent: telemetry.TraceParent(ctx), onUsage: func(u Usage) { g.account(c, t.model, u) },
 		frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}}
 	if sv.events != nil {
 		err = s.stream(ctx, sv.events)
@@ -162,6 +165,11 @@ type relay struct {
 	onFrame func(Frame) error
 	onUsage func(delta Usage) // called as the answer reports more usage
 	frames  publish.Ordered   // the kept frames, in order (a window of asynchronous publishes)
+	span    *modelSpan        // the request's span (otel.go); nil: none
+	// traceParent is the W3C traceparent of the request's span, carried
+	// on the model events published, so the calls assembled from them and
+	// their executions join its trace; "" when not traced.
+	traceParent string
 }
 
 // readUsage takes the usage data reports and hands on what it adds.
@@ -219,6 +227,7 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 			break
 		}
 		if pos == 0 {
+			s.span.firstChunk()
 			// Until it is all in the log, a resumption finds the stream
 			// here (its first frame may not be stored yet).
 			if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(data)); ok {
@@ -326,7 +335,8 @@ type published struct {
 // call's envelope.
 func (s *relay) producerStream(id string) client.Stream {
 	return client.Stream{Tenant: s.c.Env.Tenant, ID: id, Format: s.c.API.format(),
-		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step, ClientRuns: s.c.ClientRuns}
+		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step, ClientRuns: s.c.ClientRuns,
+		TraceParent: s.traceParent}
 }
 
 // hand gives f to onFrame until it fails once.

@@ -69,7 +69,8 @@ func (s *Stack) startGateway() error {
 	if file.Limits.RequestsMax == 0 {
 		file.Limits.RequestsMax = conns
 	}
-	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey()})
+	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
+		Telemetry: s.telemetry})
 	if err != nil {
 		rm.follower.Stop()
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/toolstream/toolstream/internal/judging"
 
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/telemetry"
 	"github.com/toolstream/toolstream/internal/viewdump"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
@@ -87,7 +88,15 @@ type Config struct {
 	// undecided to that judge (package judging); the stack sets its log,
 	// keys, view and logger. It needs the verifier in this process.
 	Judge judging.Config
+	// Tracing, when its Endpoint is set, exports OpenTelemetry spans over
+	// OTLP/HTTP (serve --otlp-endpoint): the gateway's model requests and
+	// the executor's attempts. Flushed when the stack stops.
+	Tracing telemetry.Config
 }
+
+// TracingShutdownMax bounds the export of the last spans when a stack
+// stops.
+const TracingShutdownMax = 10 * time.Second
 
 // Stack is a running stack. Its methods are safe for concurrent use.
 type Stack struct {
@@ -98,6 +107,7 @@ type Stack struct {
 	executor   *executor.Executor
 	registry   *registry.Follower // the executor's
 	consoleURL string
+	telemetry  *telemetry.Telemetry // nil: not traced
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -136,7 +146,11 @@ func Start(ctx context.Context, cfg Config) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{cfg: cfg, log: cfg.Logger, errc: make(chan error, len(want)+4)}
+	tel, err := telemetry.New(cfg.Tracing)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{cfg: cfg, log: cfg.Logger, errc: make(chan error, len(want)+4), telemetry: tel}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	if err := s.start(want); err != nil {
 		s.Stop()
@@ -224,6 +238,7 @@ func (s *Stack) start(want map[string]bool) error {
 		s.registry = follower
 		ec := cfg.Executor
 		ec.JS, ec.Keys, ec.Registry, ec.Logger, ec.Replicas = b.JS, b.Keys, follower.Current, log, b.Replicas()
+		ec.Telemetry = s.telemetry
 		if s.executor, err = executor.New(ec); err != nil {
 			return err
 		}
@@ -370,6 +385,12 @@ func (s *Stack) Stop() {
 			if err := s.node.Stop(); err != nil {
 				s.log.Warn("projections closed with an error", "err", err)
 			}
+		}
+		// Last: every span ended by now goes out.
+		ctx, cancel := context.WithTimeout(context.Background(), TracingShutdownMax)
+		defer cancel()
+		if err := s.telemetry.Shutdown(ctx); err != nil {
+			s.log.Warn("tracing: the last spans were not exported", "err", err)
 		}
 	})
 }

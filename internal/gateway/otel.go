@@ -1,0 +1,147 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolstream/toolstream/internal/telemetry"
+)
+
+// modelSpan is the span of one model request (Stream), following the
+// GenAI semantic conventions: "chat {model}", with the provider, the
+// model, the response id, the usage and the time to the first chunk. A
+// no-op without Config.Telemetry.
+type modelSpan struct {
+	span  trace.Span
+	start time.Time
+	first bool // the first chunk was seen
+}
+
+// startModelSpan starts the span of c's request to model, a child of the
+// span ctx carries (a run's, or the client's own traceparent).
+func (g *Gateway) startModelSpan(ctx context.Context, c Call, model string) (context.Context, *modelSpan) {
+	if !g.cfg.Telemetry.Enabled() {
+		return ctx, nil
+	}
+	attrs := []attribute.KeyValue{
+		telemetry.OperationName.String(telemetry.OpChat),
+		telemetry.ProviderName.String(string(c.API.Kind())),
+		telemetry.RequestModel.String(model),
+		attribute.String("toolstream.tenant", c.Env.Tenant),
+		attribute.String("toolstream.api", string(c.API)),
+	}
+	if c.Env.Run != "" {
+		attrs = append(attrs, attribute.String("toolstream.run", c.Env.Run))
+	}
+	if c.Env.Session != "" {
+		attrs = append(attrs, telemetry.ConversationID.String(c.Env.Session))
+	}
+	name := telemetry.OpChat
+	if model != "" {
+		name += " " + model
+	}
+	ctx, sp := g.cfg.Telemetry.Tracer("github.com/toolstream/toolstream/internal/gateway").Start(ctx, name,
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return ctx, &modelSpan{span: sp, start: time.Now()}
+}
+
+// firstChunk records the time to the first chunk of a streamed answer:
+// an event and an attribute (seconds).
+func (s *modelSpan) firstChunk() {
+	if s == nil || s.first {
+		return
+	}
+	s.first = true
+	d := time.Since(s.start)
+	s.span.AddEvent("gen_ai.first_chunk")
+	s.span.SetAttributes(telemetry.TimeToFirstChunk.Float64(d.Seconds()))
+}
+
+// end ends the span with what the request came to: res (nil when it
+// never had an answer) and err.
+func (s *modelSpan) end(res *Result, err error) {
+	if s == nil {
+		return
+	}
+	defer s.span.End()
+	if res != nil {
+		if res.Status == http.StatusOK && res.Stream != "" {
+			s.span.SetAttributes(telemetry.ResponseID.String(res.Stream))
+		}
+		if res.Usage.Input > 0 || res.Usage.Output > 0 {
+			s.span.SetAttributes(telemetry.InputTokens.Int64(res.Usage.Input), telemetry.OutputTokens.Int64(res.Usage.Output))
+		}
+		if res.Upstream != "" {
+			s.span.SetAttributes(attribute.String("toolstream.upstream", res.Upstream), attribute.Int("toolstream.attempts", res.Attempts))
+		}
+		if res.Status != 0 {
+			s.span.SetAttributes(attribute.Int("http.response.status_code", res.Status))
+		}
+		if res.Status != 0 && res.Status != http.StatusOK {
+			s.span.SetAttributes(telemetry.ErrorType.String(strconv.Itoa(res.Status)))
+			s.span.SetStatus(codes.Error, http.StatusText(res.Status))
+			return
+		}
+	}
+	if err != nil {
+		s.span.SetAttributes(telemetry.ErrorType.String(spanErrorType(err)))
+		s.span.SetStatus(codes.Error, err.Error())
+	}
+}
+
+// spanErrorType is the error.type of a request that failed without an
+// answer's status: a timeout, an upstream that could not be reached or
+// read, a request the gateway could not route.
+func spanErrorType(err error) string {
+	switch {
+	case isTimeout(err):
+		return "timeout"
+	case errors.Is(err, ErrBadRequest):
+		return "bad_request"
+	case errors.Is(err, ErrUpstream):
+		return "upstream_error"
+	}
+	return "_OTHER"
+}
+
+// traced returns r with the span context its headers carry (a client that
+// traces itself sends its traceparent), so the gateway's spans join the
+// client's trace; r itself when tracing is off.
+func (g *Gateway) traced(r *http.Request) *http.Request {
+	if !g.cfg.Telemetry.Enabled() || r.Header.Get("Traceparent") == "" {
+		return r
+	}
+	return r.WithContext(telemetry.ExtractHTTP(r.Context(), propagation.HeaderCarrier(r.Header)))
+}
+
+// startRunSpan starts the span of a run-mode request, "invoke_agent"
+// (the GenAI semantic conventions): its rounds' model requests and
+// their calls' executions are its descendants, one trace for the run's
+// drive. end ends it.
+func (g *Gateway) startRunSpan(ctx context.Context, env Envelope, model string) (context.Context, func()) {
+	if !g.cfg.Telemetry.Enabled() {
+		return ctx, func() {}
+	}
+	attrs := []attribute.KeyValue{
+		telemetry.OperationName.String(telemetry.OpInvokeAgent),
+		telemetry.RequestModel.String(model),
+		attribute.String("toolstream.tenant", env.Tenant),
+	}
+	if env.Run != "" {
+		attrs = append(attrs, attribute.String("toolstream.run", env.Run))
+	}
+	if env.Session != "" {
+		attrs = append(attrs, telemetry.ConversationID.String(env.Session))
+	}
+	ctx, sp := g.cfg.Telemetry.Tracer("github.com/toolstream/toolstream/internal/gateway").Start(ctx, telemetry.OpInvokeAgent,
+		trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	return ctx, func() { sp.End() }
+}

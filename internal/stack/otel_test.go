@@ -1,0 +1,327 @@
+package stack
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/fakeup"
+	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/telemetry"
+	"github.com/toolstream/toolstream/registry"
+)
+
+// otlpReceiver is an OTLP/HTTP trace receiver: it decodes each export
+// (POST /v1/traces, application/x-protobuf) with the protocol's own types
+// and keeps the spans.
+type otlpReceiver struct {
+	*httptest.Server
+	mu      sync.Mutex
+	spans   []*tracepb.Span
+	service []string // service.name of each export's resource
+}
+
+func startOTLPReceiver(t *testing.T) *otlpReceiver {
+	rcv := &otlpReceiver{}
+	rcv.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/traces" || r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/x-protobuf" {
+			t.Errorf("OTLP receiver: %s %s (%s)", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+			http.Error(w, "not OTLP/HTTP protobuf traces", http.StatusBadRequest)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var req coltracepb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(body, &req); err != nil {
+			t.Errorf("OTLP receiver: %v", err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		rcv.mu.Lock()
+		for _, rs := range req.ResourceSpans {
+			for _, a := range rs.GetResource().GetAttributes() {
+				if a.Key == "service.name" {
+					rcv.service = append(rcv.service, a.Value.GetStringValue())
+				}
+			}
+			for _, ss := range rs.ScopeSpans {
+				rcv.spans = append(rcv.spans, ss.Spans...)
+			}
+		}
+		rcv.mu.Unlock()
+		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(out)
+	}))
+	t.Cleanup(rcv.Close)
+	return rcv
+}
+
+// Spans returns the spans received so far.
+func (r *otlpReceiver) Spans() []*tracepb.Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*tracepb.Span(nil), r.spans...)
+}
+
+func (r *otlpReceiver) named(name string) []*tracepb.Span {
+	var out []*tracepb.Span
+	for _, s := range r.Spans() {
+		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// attrs is a span's attributes as text.
+func attrs(s *tracepb.Span) map[string]string {
+	m := map[string]string{}
+	for _, a := range s.Attributes {
+		m[a.Key] = anyValue(a.Value)
+	}
+	return m
+}
+
+func anyValue(v *commonpb.AnyValue) string {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return x.StringValue
+	case *commonpb.AnyValue_IntValue:
+		return fmt.Sprint(x.IntValue)
+	case *commonpb.AnyValue_DoubleValue:
+		return fmt.Sprint(x.DoubleValue)
+	case *commonpb.AnyValue_BoolValue:
+		return fmt.Sprint(x.BoolValue)
+	}
+	return v.String()
+}
+
+const otelTools = `
+tools:
+  - name: weather
+    description: Current weather for a location.
+    input_schema: {type: object, properties: {location: {type: string}}, required: [location], additionalProperties: false}
+grants:
+  - tenant: acme
+    permissions: [weather]
+`
+
+// TestTracesCrossTheLog runs serve's stack with --otlp-endpoint at an
+// OTLP/HTTP receiver (the protocol's official protobuf types decode
+// what the SDK's exporter sends): the gateway (a key that runs its calls
+// on the server), the assembler and the executor on an embedded server,
+// and a client that traces itself (its traceparent on the request). A
+// streamed Chat answer with a weather call (a recording of DeepSeek's)
+// makes two spans:
+//
+//   - "chat deepseek-reasoner", a child of the client's span, with the
+//     GenAI attributes (operation chat, provider openai, the request's
+//     model, the response id, the usage 339/83) and the time to the
+//     first chunk (an event and an attribute);
+//   - "execute_tool weather" (operation execute_tool, the tool's name,
+//     the call's id), a child of the chat span, in its trace: the
+//     executor knows it only from the traceparent the gateway's model
+//     events carried in their NATS headers and the assembler relayed on
+//     the CallCompleted. No arguments or result in it (content is off).
+//
+// Then the stack is served again from the same log with every view
+// rebuilt from sequence 1 (a replay of every projection, the assembler
+// emitting the call again, which the log drops as a duplicate): it emits
+// no span, and the tool ran once.
+func TestTracesCrossTheLog(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	rcv := startOTLPReceiver(t)
+	recording, err := filepath.Abs("../gateway/testdata/openai-chat-deepseek-weather.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		return fakeup.Answer{File: recording}, nil
+	})
+	dir := t.TempDir()
+	gwFile := filepath.Join(dir, "gateway.yaml")
+	yaml := fmt.Sprintf("upstreams:\n  - {name: openai, kind: openai, base_url: %q, api_key: up}\nkeys:\n  - {key_sha256: %s, tenant: acme, execute: true}\n",
+		up.URL+"/v1", gateway.HashKey("client-key"))
+	if err := os.WriteFile(gwFile, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toolsFile := filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(toolsFile, []byte(otelTools), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, err := registry.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	ran := 0
+	weather := executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+		mu.Lock()
+		ran++
+		mu.Unlock()
+		return json.RawMessage(`{"temperature_c":18}`), nil
+	})
+	config := func(views, gwAddr string) Config {
+		gw := Gateway{}
+		if gwAddr != "" {
+			gw = Gateway{Addr: gwAddr, ConfigFile: gwFile}
+		}
+		return Config{Bus: b, ViewsDir: views, ToolsFile: toolsFile, SigningKey: key,
+			Projections: Projections{Trust: key.Trust()},
+			Executor:    executor.Config{Tools: map[string]executor.Tool{"weather": weather}, Heartbeat: 100 * time.Millisecond},
+			Gateway:     gw,
+			Tracing:     telemetry.Config{Endpoint: rcv.URL, BatchTimeout: 50 * time.Millisecond}}
+	}
+	addr := freeAddr(t)
+	s, err := Start(ctx, config(t.TempDir(), addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+
+	const clientTrace, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	body := `{"model":"deepseek-reasoner","stream":true,"messages":[{"role":"user","content":"weather in San Francisco?"}]}`
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer client-key")
+		req.Header.Set("traceparent", "00-"+clientTrace+"-"+clientSpan+"-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("the gateway answered %d", resp.StatusCode)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the gateway never answered: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for len(rcv.named("execute_tool weather")) == 0 || len(rcv.named("chat deepseek-reasoner")) == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("spans received: %v", spanNames(rcv.Spans()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	chats, execs := rcv.named("chat deepseek-reasoner"), rcv.named("execute_tool weather")
+	if len(chats) != 1 || len(execs) != 1 {
+		t.Fatalf("%d chat spans and %d execute_tool spans, want one each", len(chats), len(execs))
+	}
+	chat, exec := chats[0], execs[0]
+	if got := hex.EncodeToString(chat.TraceId); got != clientTrace {
+		t.Errorf("the chat span's trace is %s, want the client's %s", got, clientTrace)
+	}
+	if got := hex.EncodeToString(chat.ParentSpanId); got != clientSpan {
+		t.Errorf("the chat span's parent is %s, want the client's span %s", got, clientSpan)
+	}
+	if chat.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+		t.Errorf("the chat span is %v, want a client span", chat.Kind)
+	}
+	ca := attrs(chat)
+	for k, want := range map[string]string{
+		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "deepseek-reasoner",
+		"gen_ai.response.id": "cca85624-4056-401f-b220-d77601d1f70d-1", "gen_ai.usage.input_tokens": "339", "gen_ai.usage.output_tokens": "83",
+	} {
+		if ca[k] != want {
+			t.Errorf("chat span: %s = %q, want %q", k, ca[k], want)
+		}
+	}
+	if _, ok := ca["gen_ai.response.time_to_first_chunk"]; !ok || len(chat.Events) != 1 || chat.Events[0].Name != "gen_ai.first_chunk" {
+		t.Errorf("chat span: no time to first chunk (attributes %v, events %v)", ca, chat.Events)
+	}
+	if _, ok := ca["error.type"]; ok {
+		t.Errorf("chat span: error.type %q on a good answer", ca["error.type"])
+	}
+	if string(exec.TraceId) != string(chat.TraceId) || string(exec.ParentSpanId) != string(chat.SpanId) {
+		t.Errorf("execute_tool span: trace %x parent %x, want the chat span's trace %x and the chat span %x as parent",
+			exec.TraceId, exec.ParentSpanId, chat.TraceId, chat.SpanId)
+	}
+	ea := attrs(exec)
+	for k, want := range map[string]string{
+		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.call.id": "call_00_ioIn7yN9p1ZOMNpDLwd4MgAF",
+	} {
+		if ea[k] != want {
+			t.Errorf("execute_tool span: %s = %q, want %q", k, ea[k], want)
+		}
+	}
+	for _, k := range []string{"gen_ai.tool.call.arguments", "gen_ai.tool.call.result"} {
+		if v, ok := ea[k]; ok {
+			t.Errorf("execute_tool span: %s = %q without content opted in", k, v)
+		}
+	}
+	if len(rcv.service) == 0 || rcv.service[0] != "toolstream" {
+		t.Errorf("service.name %v, want toolstream", rcv.service)
+	}
+	// Everything is in the log and every span out: stop, and count.
+	asm, ok := s.Runner(assembler.Name)
+	if !ok {
+		t.Fatal("no assembler")
+	}
+	if err := asm.WaitRelayed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop() // flushes
+	before := len(rcv.Spans())
+
+	// The replay: every view rebuilt from sequence 1 by a stack with
+	// tracing on; no gateway request.
+	s2, err := Start(ctx, config(t.TempDir(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Stop()
+	last, err := b.LastSeq(ctx, events.StreamModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asm2, ok := s2.Runner(assembler.Name)
+	if !ok {
+		t.Fatal("no assembler in the replay")
+	}
+	if err := asm2.WaitFor(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	if err := asm2.WaitRelayed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s2.Stop() // flushes whatever the replay emitted
+	if after := rcv.Spans(); len(after) != before {
+		t.Errorf("the replay emitted %d spans: %v", len(after)-before, spanNames(after[before:]))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ran != 1 {
+		t.Errorf("weather ran %d times, want once", ran)
+	}
+}
+
+func spanNames(spans []*tracepb.Span) []string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, s.Name)
+	}
+	return out
+}
