@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/invariants"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -320,6 +321,9 @@ func (s *step) finish() error {
 }
 
 func (s *step) storeResponse() error {
+	if invariants.Enabled {
+		s.checkResponse()
+	}
 	rk, err := respKey(s.ev.Tenant, s.ev.Response)
 	if err != nil {
 		return err

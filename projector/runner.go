@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/invariants"
 	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -731,6 +732,9 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 	}
 	if err := r.tx.mergeAppends(); err != nil {
 		return err
+	}
+	if invariants.Enabled {
+		r.checkCheckpoint(cp, last)
 	}
 	if err := b.Set(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last), nil); err != nil {
 		return err

@@ -1,0 +1,6 @@
+//go:build invariants
+
+package invariants
+
+// Enabled: this binary was built with the invariants tag.
+const Enabled = true
