@@ -56,20 +56,24 @@ func TestLoCoMoRecall(t *testing.T) {
 	}
 	type tally struct{ found, n int }
 	modes := []string{"lexical", "hybrid"}
-	for _, write := range []string{"episode", "message"} {
+	for _, write := range []string{"episode", "message", "message without quota"} {
 		byCat := map[string]map[int]*tally{}
 		for _, m := range modes {
 			byCat[m] = map[int]*tally{}
 		}
 		for _, c := range convs {
-			e := NewEngine(Config{}, nil)
+			cfg := Config{}
+			if write == "message without quota" {
+				cfg.QuotaPerUser = -1
+			}
+			e := NewEngine(cfg, nil)
 			store := newMapStore()
 			const tenant = "locomo"
 			user := c.id
 			var last int64
 			for _, turn := range c.turns {
 				var evs []*events.Event
-				if write == "message" {
+				if write != "episode" {
 					if evs, err = e.MessageEvents(tenant, user, turn.id, turn.text, turn.at); err != nil {
 						t.Fatalf("%s %s: %v", c.id, turn.id, err)
 					}
@@ -137,11 +141,11 @@ func TestLoCoMoRecall(t *testing.T) {
 				}
 			}
 			overall[m] = float64(all.found) / float64(all.n)
-			t.Logf("turns as %ss, %-7s recall_any@10 %.3f of %d questions (%.3f without category 5); %s", write, m, overall[m], all.n,
+			t.Logf("turns as %s, %-7s recall_any@10 %.3f of %d questions (%.3f without category 5); %s", write, m, overall[m], all.n,
 				float64(no5.found)/float64(no5.n), strings.Join(line, ", "))
 		}
 		if overall["hybrid"] < overall["lexical"] {
-			t.Errorf("turns as %ss: hybrid recall %.3f is under lexical recall %.3f", write, overall["hybrid"], overall["lexical"])
+			t.Errorf("turns as %s: hybrid recall %.3f is under lexical recall %.3f", write, overall["hybrid"], overall["lexical"])
 		}
 		if s := os.Getenv("TOOLSTREAM_LOCOMO_MIN"); s != "" && write == "episode" {
 			var min float64
