@@ -22,27 +22,31 @@ temporary directory, and prints one table: every measurement next to the simples
 the same work in the same run (a raw JetStream consumer, a full scan, one JSON decode), and their
 ratio, with the machine described. Ratios travel between machines; absolute numbers do not.
 
-  whole path the user's view: toolstream assemble vs a fresh embedded server that publishes every
-             line and reads all back; the live path (every component on, producers publishing
-             normalised at the edge) vs raw publish + consume on the same server, first publish →
-             last CallCompleted stored
-  read amplification  messages each projection read vs those on its subjects, in the live run
+Every row states what both sides do (messages stored, acknowledgements waited for, bytes parsed,
+fsync policy, GOGC) under the table, and which way is better; both sides of a row run under the
+same GOGC. With --runs N every row printed comes from one run, the median run (the run whose
+ratios rank nearest the middle over all rows), and each row's ratios in all runs are listed.
+
+  whole path toolstream assemble, and the live path (every component on, timed to the last
+             component's output), each against a plain JetStream program that merges a call's
+             deltas at the edge too (like with like) and against storing every chunk undecoded
   backbone   no-op projection events/s vs a raw durable pull consumer (AckAll per batch)
-  assembler  argument deltas/s vs the no-op projection; completion latency p50 vs a raw
-             publish → consume round trip
-  executor   no-op tool calls/s end to end vs the no-op projection on the same call events
-  verifier   claims/s and cost per answer vs one JSON decode of its evidence
+  assembler  argument deltas/s vs Toolstream's own no-op projection; completion latency p50 vs a
+             raw publish → consume round trip
+  executor   no-op tool calls/s vs the no-op projection on the same call events (the two sides
+             stop at different points on two servers: the row says so)
+  verifier   warm check, cold check (toolstream verify) and index building vs one JSON decode
   erasure    the assembler and memory paths with personal data sealed vs the same events in
              the clear (each half on a fresh server, median of alternating pairs)
   memory     recall p50/p99 over 100,000 records vs a full scan
   fairness   a tenant's call completion p50 (assembler and executor) while another tenant floods
              at twice its default quota vs the same without the flood (target ≤ 3×)
-  replay     events/s rebuilding the assembler view vs a raw ordered consumer
+  replay     events/s rebuilding the assembler view vs direct-get batch reads of the same events
   gateway    a streamed Chat request through the gateway, sent to the end, p50 and p99 at 100
              and 1,000 requests/s (open loop) vs the same requests straight to the upstream
 
 --quick uses small sizes (a minute or two on 2 cores: 2m03s measured on a 2-core machine at load
-average 13); --runs N reports the median of N runs and takes N times as long. A ratio that misses
+average 13); --runs N reports the median run of N and takes N times as long. A ratio that misses
 its target is marked MISSED, and the missed rows are listed under the table.
 Progress goes to stderr, the table (or --json) to stdout.`,
 		Args: cobra.NoArgs,
@@ -88,7 +92,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 		},
 	}
 	cmd.Flags().BoolVar(&quick, "quick", false, "small sizes: a minute or two on 2 cores")
-	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median of each row")
+	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median run (every row from that one run)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway)")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")

@@ -33,12 +33,29 @@ func TestRunTiny(t *testing.T) {
 		if !(r.Value > 0) || !(r.BaseValue > 0) || !(r.Ratio > 0) {
 			t.Errorf("row %s/%s has no numbers: %+v", r.Section, r.Measured, r)
 		}
+		// Issue 33: every row states both sides' work and its direction,
+		// both sides under one GOGC, every row from the one reported run.
+		if r.Better != "higher" && r.Better != "lower" {
+			t.Errorf("row %s/%s: better is %q", r.Section, r.Measured, r.Better)
+		}
+		if !r.Work.Complete() || !r.BaseWork.Complete() {
+			t.Errorf("row %s/%s does not state both sides' work: %+v / %+v", r.Section, r.Measured, r.Work, r.BaseWork)
+		}
+		if r.Work.GOGC != r.BaseWork.GOGC {
+			t.Errorf("row %s/%s: GOGC %d against %d", r.Section, r.Measured, r.Work.GOGC, r.BaseWork.GOGC)
+		}
+		if r.Run != rep.Run || rep.Run < 1 || rep.Run > 2 || len(r.AllRatios) != 2 || r.AllRatios[r.Run-1] != r.Ratio {
+			t.Errorf("row %s/%s: run %d of report run %d, all ratios %v, ratio %v", r.Section, r.Measured, r.Run, rep.Run, r.AllRatios, r.Ratio)
+		}
+		if strings.Contains(r.Measured+r.Baseline, "claims/s") || strings.Contains(r.Baseline, "raw ordered consumer") {
+			t.Errorf("row %s/%s: a dropped figure or a mislabelled baseline: %s", r.Section, r.Measured, r.Baseline)
+		}
 	}
 	var table bytes.Buffer
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range append([]string{"median of 2 runs", rep.Machine.GOOS + "/" + rep.Machine.GOARCH, rep.Machine.GoVersion}, names()...) {
+	for _, want := range append([]string{"median of 2 runs", "measured: ", "baseline: ", "is better", "GOGC=", rep.Machine.GOOS + "/" + rep.Machine.GOARCH, rep.Machine.GoVersion}, names()...) {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -111,5 +128,49 @@ func TestRowMeets(t *testing.T) {
 	}
 	if out := b.String(); !strings.Contains(out, "≥ 0.3× MISSED") || strings.Contains(out, "≥ 0.7 MISSED") || !strings.Contains(out, "targets missed (1): executor / calls/s") {
 		t.Errorf("table:\n%s", out)
+	}
+}
+
+// TestMedianRun: the report's run is the one whose ratios rank nearest the
+// middle over all rows, not each row's own median.
+func TestMedianRun(t *testing.T) {
+	runs := func(ratios ...[]float64) [][]bench.Row {
+		out := make([][]bench.Row, len(ratios[0]))
+		for _, row := range ratios {
+			for k, q := range row {
+				out[k] = append(out[k], bench.Row{Ratio: q})
+			}
+		}
+		return out
+	}
+	// Three runs, three rows: run 2 (index 1) is the middle one in two
+	// rows and the highest in the third; run 1 is the lowest twice.
+	if got := bench.MedianRun(runs([]float64{1, 2, 3}, []float64{1, 2, 3}, []float64{2, 3, 1})); got != 1 {
+		t.Errorf("median run %d, want 1", got)
+	}
+	if got := bench.MedianRun(runs([]float64{5})); got != 0 {
+		t.Errorf("one run: %d", got)
+	}
+	// Two runs: both equally far from the middle, the earlier is taken.
+	if got := bench.MedianRun(runs([]float64{2, 1}, []float64{1, 2})); got != 0 {
+		t.Errorf("tie: %d", got)
+	}
+}
+
+// TestPlainEdgeMerges: the plain program stores one message per run of
+// deltas and per event an assembler needs, and assembles every call.
+func TestPlainEdgeMerges(t *testing.T) {
+	in := bench.ProviderStream("p", 3, bench.WholeCalls, bench.WholeDeltas)
+	msgs, outcomes, err := bench.PlainOffline(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a response: started, per call (call, merged arguments, arguments
+	// done), merged text, text done, completed
+	if want := 3 * (1 + 3*bench.WholeCalls + 3); msgs != want {
+		t.Errorf("%d messages stored, want %d", msgs, want)
+	}
+	if want := 3 * (bench.WholeCalls + 1); outcomes != want {
+		t.Errorf("%d outcomes, want %d", outcomes, want)
 	}
 }

@@ -358,7 +358,11 @@ func (r *runner) fairness() error {
 		r.add(Row{Section: "fairness", Measured: "another tenant's completion p50 during a flood", Value: micros(Percentile(res.Flood, 50)),
 			Baseline: "the same, no flood", BaseValue: micros(Percentile(res.Quiet, 50)), Unit: "µs", Better: "lower", Target: "≤ 3×",
 			Note: fmt.Sprintf("completion signal → CallSucceeded through the assembler and an executor, %d samples each (%d during the flood took %v or more, counted as that); the flood: %.0f model events/s, %.0f%% refused by the default quotas; p99 %.0f µs during, %.0f µs without",
-				samples, res.Late, sampleMax, rate(res.Flooded, res.Elapsed), refused, micros(Percentile(res.Flood, 99)), micros(Percentile(res.Quiet, 99)))})
+				samples, res.Late, sampleMax, rate(res.Flooded, res.Elapsed), refused, micros(Percentile(res.Flood, 99)), micros(Percentile(res.Quiet, 99))),
+			Work: Work{Does: "one tenant's call completed through the assembler and an executor while another tenant floods model events", Stored: fmt.Sprintf("the samples' events and outcomes, and %d flood events", res.Flooded),
+				Acks: "each publish's ack", Parsed: "every stored event by the assembler"},
+			BaseWork: Work{Does: "the same tenant's calls on the same server with no flood", Stored: "the samples' events and outcomes",
+				Acks: "each publish's ack", Parsed: "every stored event by the assembler"}})
 		return nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -55,8 +56,8 @@ func (s Sizes) Scale(f float64) Sizes {
 // Config configures Run.
 type Config struct {
 	Sizes Sizes
-	// Runs is how many times the suite runs; each row reports the run with
-	// the median ratio. Default 1.
+	// Runs is how many times the suite runs; every row reports the same
+	// run, the median run (MedianRun). Default 1.
 	Runs int
 	// Dir is the scratch directory (servers, views); default a temporary
 	// one, removed after.
@@ -98,6 +99,46 @@ type Row struct {
 	Target    string  `json:"target,omitempty"`
 	Missed    bool    `json:"missed,omitempty"` // the ratio does not meet Target (Row.Meets)
 	Note      string  `json:"note,omitempty"`
+	// Work is what the measured side does, BaseWork what the baseline
+	// does: a reader judges from them whether the comparison is fair.
+	Work     Work `json:"work"`
+	BaseWork Work `json:"baseline_work"`
+	// Run is the run (1-based) the row's value, baseline and ratio come
+	// from: the same run for every row of a report (Report.Run).
+	Run int `json:"run"`
+	// AllRatios are this row's ratios in every run, in run order, for the
+	// spread; they are not what the row reports.
+	AllRatios []float64 `json:"ratios_all_runs,omitempty"`
+}
+
+// Work is what one side of a row does.
+type Work struct {
+	Does   string `json:"does"`            // in words
+	Stored string `json:"messages_stored"` // messages stored in JetStream ("none" for none)
+	Acks   string `json:"acks_waited"`     // acknowledgements waited for
+	Parsed string `json:"bytes_parsed"`    // bytes decoded (JSON or binary)
+	Fsync  string `json:"fsync"`           // the server's flush policy, or that nothing is stored
+	GOGC   int    `json:"gogc"`            // the collector's target while the side ran
+}
+
+// Complete reports whether every field of w is filled.
+func (w Work) Complete() bool {
+	return w.Does != "" && w.Stored != "" && w.Acks != "" && w.Parsed != "" && w.Fsync != "" && w.GOGC != 0
+}
+
+// FsyncDefault is the flush policy of every embedded server of the suite
+// (bus.Config.Sync left empty): nats-server's default, data written to the
+// file store at once and flushed to disk every 2 minutes, not per message.
+const FsyncDefault = "server default: written at once, fsync every 2 min (not per message)"
+
+// FsyncNone is the policy of a side that stores nothing.
+const FsyncNone = "none: nothing stored"
+
+// gogc is the collector's target now (debug.SetGCPercent's current value).
+func gogc() int {
+	old := debug.SetGCPercent(100)
+	debug.SetGCPercent(old)
+	return old
 }
 
 // Meets reports whether the row's ratio meets its target ("≥ 0.7",
@@ -125,28 +166,28 @@ func (r Row) Meets() (met, known bool) {
 
 // Report is the result of Run.
 type Report struct {
-	Machine Machine       `json:"machine"`
-	Sizes   Sizes         `json:"sizes"`
-	Runs    int           `json:"runs"`
+	Machine Machine `json:"machine"`
+	Sizes   Sizes   `json:"sizes"`
+	Runs    int     `json:"runs"`
+	// Run is the run (1-based) every row comes from (MedianRun).
+	Run     int           `json:"run"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	Rows    []Row         `json:"rows"`
 }
 
 // RowNames are the sections and measurements every report has, in order.
 var RowNames = [][2]string{
-	{"whole path", "one-shot assemble"},
-	{"whole path", "live, every component"},
-	{"read amplification", "ingest"},
-	{"read amplification", "assembler"},
-	{"read amplification", "responses"},
-	{"read amplification", "verifier"},
-	{"read amplification", "memory"},
+	{"whole path", "one-shot assemble vs a plain program that merges at the edge"},
+	{"whole path", "one-shot assemble vs storing every chunk"},
+	{"whole path", "live, every component vs a plain program that merges at the edge"},
+	{"whole path", "live, every component vs storing every chunk"},
 	{"backbone", "no-op projection"},
 	{"assembler", "argument deltas"},
 	{"assembler", "completion latency p50"},
 	{"executor", "no-op tool calls"},
-	{"verifier", "claims"},
-	{"verifier", "cost per answer"},
+	{"verifier", "warm check (evidence indexes kept)"},
+	{"verifier", "cold check (toolstream verify: indexing included)"},
+	{"verifier", "index building"},
 	{"erasure", "assembler path, sealed"},
 	{"erasure", "assembler path, sealed, one event per chunk"},
 	{"erasure", "memory path, sealed"},
@@ -160,8 +201,9 @@ var RowNames = [][2]string{
 	{"replay", "rebuild assembler view"},
 }
 
-// Run runs the suite cfg.Runs times and reports, for each row, the run
-// with the median ratio. Each measurement gets a fresh embedded server; the
+// Run runs the suite cfg.Runs times and reports every row from one run,
+// the median run (MedianRun), with each row's ratios in all runs beside
+// it. Each measurement gets a fresh embedded server; the
 // memory fixture is built once and measured in every run.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	start := time.Now()
@@ -189,12 +231,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		runs = append(runs, rows)
 	}
-	rows := medianRows(runs)
+	pick := MedianRun(runs)
+	rows := slices.Clone(runs[pick])
 	for i := range rows {
+		rows[i].Run = pick + 1
+		for _, run := range runs {
+			rows[i].AllRatios = append(rows[i].AllRatios, run[i].Ratio)
+		}
 		met, known := rows[i].Meets()
 		rows[i].Missed = known && !met
 	}
-	return &Report{Machine: DescribeMachine(), Sizes: cfg.Sizes, Runs: cfg.Runs, Elapsed: time.Since(start), Rows: rows}, nil
+	return &Report{Machine: DescribeMachine(), Sizes: cfg.Sizes, Runs: cfg.Runs, Run: pick + 1, Elapsed: time.Since(start), Rows: rows}, nil
 }
 
 type runner struct {
@@ -229,9 +276,21 @@ func (r *runner) withBus(name string, fn func(b *bus.Bus, dir string) error) err
 
 func (r *runner) add(row Row) { r.rows = append(r.rows, withRatio(row)) }
 
+// withRatio sets the ratio, and the fsync policy and GOGC of a side that
+// does not name them: the suite's embedded servers' policy and the
+// process's collector target now (both sides of a row run in this process
+// under the same one unless the row sets both).
 func withRatio(row Row) Row {
 	if row.BaseValue != 0 {
 		row.Ratio = row.Value / row.BaseValue
+	}
+	for _, w := range []*Work{&row.Work, &row.BaseWork} {
+		if w.Fsync == "" {
+			w.Fsync = FsyncDefault
+		}
+		if w.GOGC == 0 {
+			w.GOGC = gogc()
+		}
 	}
 	return row
 }
@@ -284,7 +343,12 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				}
 				r.add(Row{Section: "backbone", Measured: "no-op projection", Value: rate(res.Events, res.Noop),
 					Baseline: "raw durable pull consumer, AckAll per batch", BaseValue: rate(res.Events, res.Raw),
-					Unit: "events/s", Better: "higher", Target: "≥ 0.7", Note: fmt.Sprintf("%d events", res.Events)})
+					Unit: "events/s", Better: "higher", Target: "≥ 0.7", Note: fmt.Sprintf("%d events", res.Events),
+					Work: Work{Does: "projector.Runner with a projection whose Apply does nothing: durable pull consumer, fetch, Pebble batch commit of the checkpoint, AckAll per batch",
+						Stored: "none (the events were stored before timing)", Acks: "one AckAll per batch (not waited for), one Pebble commit per batch",
+						Parsed: "what the runner reads of each message before Apply", Fsync: FsyncDefault + "; Pebble without fsync per batch"},
+					BaseWork: Work{Does: "durable pull consumer, fetch, AckAll on each batch's last message, nothing applied, no Pebble",
+						Stored: "none", Acks: "one AckAll per batch (not waited for)", Parsed: "none"}})
 				return nil
 			})
 		}},
@@ -295,16 +359,25 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 					return err
 				}
 				r.add(Row{Section: "assembler", Measured: "argument deltas", Value: rate(res.Deltas, res.Assembler),
-					Baseline: "no-op projection, same events", BaseValue: rate(res.Deltas, res.Noop),
-					Unit: "deltas/s", Better: "higher", Target: "≥ 0.8", Note: fmt.Sprintf("%d calls × %d deltas, one call at a time", s.AssemblerCalls, s.DeltasPerCall+2)})
+					Baseline: "Toolstream's own no-op projection (projector.Runner, Apply does nothing), same events", BaseValue: rate(res.Deltas, res.Noop),
+					Unit: "deltas/s", Better: "higher", Target: "≥ 0.8", Note: fmt.Sprintf("%d calls × %d deltas, one call at a time; the baseline is Toolstream's own machinery, not raw JetStream (the backbone row compares that)", s.AssemblerCalls, s.DeltasPerCall+2),
+					Work: Work{Does: "the assembler projection: each event decoded, calls assembled, Pebble writes, CallCompleted per call through the outbox and relay",
+						Stored: fmt.Sprintf("%d CallCompleted (one a call)", s.AssemblerCalls), Acks: "its relay's publishes; AckAll per batch",
+						Parsed: fmt.Sprintf("%d model events decoded", res.Events)},
+					BaseWork: Work{Does: "projector.Runner with a no-op Apply over the same stored events",
+						Stored: "none", Acks: "AckAll per batch", Parsed: "what the runner reads of each message before Apply"}})
 				r.progress("replay")
 				rp, err := Replay(ctx, b, filepath.Join(dir, "replay"), assembler.New(assembler.Config{}), res.Last)
 				if err != nil {
 					return err
 				}
 				replayRow := Row{Section: "replay", Measured: "rebuild assembler view", Value: rate(rp.Events, rp.Replay),
-					Baseline: "raw ordered consumer, same events", BaseValue: rate(rp.Events, rp.Raw),
-					Unit: "events/s", Better: "higher", Note: fmt.Sprintf("%d events", rp.Events)}
+					Baseline: "direct-get batch reads of the same sequences, nothing done with them", BaseValue: rate(rp.Events, rp.Raw),
+					Unit: "events/s", Better: "higher", Note: fmt.Sprintf("%d events; the baseline reads the way replay reads (direct gets in batches of %d), it is not an ordered consumer", rp.Events, BatchMax),
+					Work: Work{Does: "projector.Replay of the assembler into an empty directory: direct-get batches, every event decoded and applied, Pebble writes, relay off, digest at the end",
+						Stored: "none (relay off)", Acks: "none", Parsed: fmt.Sprintf("%d events decoded", rp.Events), Fsync: "none on the log; Pebble view written"},
+					BaseWork: Work{Does: "the same direct-get batches, messages dropped",
+						Stored: "none", Acks: "none", Parsed: "none", Fsync: FsyncNone}}
 				r.deferred = append(r.deferred, withRatio(replayRow))
 				return nil
 			})
@@ -317,7 +390,11 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				}
 				r.add(Row{Section: "assembler", Measured: "completion latency p50", Value: micros(Percentile(lat.Measured, 50)),
 					Baseline: "raw publish → pull consume round trip p50", BaseValue: micros(Percentile(lat.Raw, 50)),
-					Unit: "µs", Better: "lower", Target: "≤ 3×", Note: fmt.Sprintf("%d samples; p99 %.0f µs", len(lat.Measured), micros(Percentile(lat.Measured, 99)))})
+					Unit: "µs", Better: "lower", Target: "≤ 3×", Note: fmt.Sprintf("%d samples; p99 %.0f µs", len(lat.Measured), micros(Percentile(lat.Measured, 99))),
+					Work: Work{Does: "a completion event published (ack waited for), the assembler assembles the call and relays CallCompleted, a core subscriber sees it",
+						Stored: "2 a sample (the event, the CallCompleted)", Acks: "the publish's ack, the relay's ack", Parsed: "the event decoded, CallCompleted encoded"},
+					BaseWork: Work{Does: "one event published (ack waited for) and pulled by a consumer that does nothing",
+						Stored: "1 a sample", Acks: "the publish's ack", Parsed: "none"}})
 				return nil
 			})
 		}},
@@ -337,8 +414,14 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 					return err
 				}
 				r.add(Row{Section: "executor", Measured: "no-op tool calls", Value: rate(s.ExecutorCalls, d),
-					Baseline: "no-op projection, same call events", BaseValue: rate(s.ExecutorCalls, base),
-					Unit: "calls/s", Better: "higher", Target: "≥ 0.3×", Note: "CallCompleted published → CallSucceeded stored, 1 in-process executor"})
+					Baseline: "no-op projection, same call events (another server; see note)", BaseValue: rate(s.ExecutorCalls, base),
+					Unit: "calls/s", Better: "higher", Target: "≥ 0.3×",
+					Note: "the two sides do not stop at the same point and run on two fresh servers: the executor is timed from the first publish to its last CallSucceeded stored, the no-op projection to its applying the last call event; 1 in-process executor",
+					Work: Work{Does: "the executor: durable consumer on call events, grant check, the noop tool run, its outcome published",
+						Stored: fmt.Sprintf("%d call events + %d CallSucceeded", s.ExecutorCalls, s.ExecutorCalls), Acks: "each call event's publish ack, each outcome's publish ack, a consumer ack per call",
+						Parsed: fmt.Sprintf("%d call events decoded", s.ExecutorCalls)},
+					BaseWork: Work{Does: "projector.Runner with a no-op Apply on the same call events",
+						Stored: fmt.Sprintf("%d call events", s.ExecutorCalls), Acks: "each call event's publish ack, AckAll per batch", Parsed: "what the runner reads of each message before Apply"}})
 				return nil
 			})
 		}},
@@ -347,12 +430,21 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 			if err != nil {
 				return err
 			}
-			r.add(Row{Section: "verifier", Measured: "claims", Value: rate(res.Claims, res.Check),
-				Baseline: "claims/s if a check cost one JSON decode of the evidence", BaseValue: rate(res.Claims, res.Decode),
-				Unit: "claims/s", Better: "higher", Note: fmt.Sprintf("%d claims/answer", res.Claims)})
-			r.add(Row{Section: "verifier", Measured: "cost per answer", Value: micros(res.Check),
-				Baseline: "one JSON decode of its evidence", BaseValue: micros(res.Decode),
-				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d KiB evidence, %d claims", res.EvidenceBytes>>10, res.Claims)})
+			decode := Work{Does: "one encoding/json decode of the answer's evidence into any", Stored: "none", Acks: "none",
+				Parsed: fmt.Sprintf("%d bytes of evidence JSON", res.EvidenceBytes), Fsync: FsyncNone}
+			note := fmt.Sprintf("%d KiB evidence, a %d-claim answer; medians of %d rounds", res.EvidenceBytes>>10, res.Claims, res.Rounds)
+			r.add(Row{Section: "verifier", Measured: "warm check (evidence indexes kept)", Value: micros(res.Check),
+				Baseline: "one JSON decode of its evidence", BaseValue: micros(res.Decode), Unit: "µs", Better: "lower", Target: "≤ 5×", Note: note,
+				Work: Work{Does: "the verifier projection's check: the kept evidence indexes read back (unmarshalled) and every claim checked", Stored: "none", Acks: "none",
+					Parsed: fmt.Sprintf("%d bytes of kept index (binary), the answer's text", res.IndexBytes), Fsync: FsyncNone}, BaseWork: decode})
+			r.add(Row{Section: "verifier", Measured: "cold check (toolstream verify: indexing included)", Value: micros(res.Cold),
+				Baseline: "one JSON decode of its evidence", BaseValue: micros(res.Decode), Unit: "µs", Better: "lower", Target: "≤ 5×", Note: note,
+				Work: Work{Does: "Checker.Check as toolstream verify runs it: the evidence indexed, then every claim checked", Stored: "none", Acks: "none",
+					Parsed: fmt.Sprintf("%d bytes of evidence JSON, the answer's text", res.EvidenceBytes), Fsync: FsyncNone}, BaseWork: decode})
+			r.add(Row{Section: "verifier", Measured: "index building", Value: micros(res.Index),
+				Baseline: "one JSON decode of its evidence", BaseValue: micros(res.Decode), Unit: "µs", Better: "lower", Note: note + "; paid once when each result arrives",
+				Work: Work{Does: "verifier.IndexEvidence of each result of the evidence", Stored: "none", Acks: "none",
+					Parsed: fmt.Sprintf("%d bytes of evidence JSON", res.EvidenceBytes), Fsync: FsyncNone}, BaseWork: decode})
 			return nil
 		}},
 		{"sealing (erasure's cost)", func() error {
@@ -397,12 +489,16 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 				return err
 			}
 			note := fmt.Sprintf("%d records, built once in %s", res.Records, res.Build.Round(time.Millisecond))
+			recall := Work{Does: "memory.Engine recall of one question over one user's records (Pebble view, index lookups, scoring)", Stored: "none", Acks: "none",
+				Parsed: "the index entries and records it looks up", Fsync: FsyncNone}
+			scan := Work{Does: "read and decode every record of the user from the same Pebble view", Stored: "none", Acks: "none",
+				Parsed: fmt.Sprintf("all %d records", res.Records), Fsync: FsyncNone}
 			r.add(Row{Section: "memory", Measured: "recall p50", Value: micros(Percentile(res.Recall, 50)),
 				Baseline: "full scan p50 (read + decode every record)", BaseValue: micros(Percentile(res.Scan, 50)),
-				Unit: "µs", Better: "lower", Note: note})
+				Unit: "µs", Better: "lower", Note: note, Work: recall, BaseWork: scan})
 			r.add(Row{Section: "memory", Measured: "recall p99", Value: micros(Percentile(res.Recall, 99)),
 				Baseline: "full scan p99", BaseValue: micros(Percentile(res.Scan, 99)),
-				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d recall, %d scan samples", len(res.Recall), len(res.Scan))})
+				Unit: "µs", Better: "lower", Note: fmt.Sprintf("%d recall, %d scan samples", len(res.Recall), len(res.Scan)), Work: recall, BaseWork: scan})
 			return nil
 		}},
 		{"fairness", r.fairness},
@@ -424,23 +520,35 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 	return r.rows, nil
 }
 
-// medianRows reports, for each row, the run whose ratio is the median of
-// the runs (the lower middle one for an even count), so that a row's value,
-// baseline and ratio come from one run and agree.
-func medianRows(runs [][]Row) []Row {
-	if len(runs) == 0 {
-		return nil
+// MedianRun picks the run a report prints, whole: for each row the runs
+// are ranked by ratio (0 the lowest), and the run whose ranks are in total
+// nearest the middle rank — Σ|rank − (runs−1)/2| the least — is the median
+// run; a tie goes to the earlier run. Every row printed then comes from that
+// one run (issue 33: rows each picked from a different run mixed machines'
+// moments).
+func MedianRun(runs [][]Row) int {
+	if len(runs) <= 1 {
+		return 0
 	}
-	out := slices.Clone(runs[0])
-	for i := range out {
-		rows := make([]Row, 0, len(runs))
-		for _, run := range runs {
-			rows = append(rows, run[i])
+	mid := float64(len(runs)-1) / 2
+	dist := make([]float64, len(runs))
+	for i := range runs[0] {
+		order := make([]int, len(runs))
+		for k := range order {
+			order[k] = k
 		}
-		slices.SortStableFunc(rows, func(a, b Row) int { return cmpFloat(a.Ratio, b.Ratio) })
-		out[i] = rows[(len(rows)-1)/2]
+		slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(runs[a][i].Ratio, runs[b][i].Ratio) })
+		for rank, k := range order {
+			dist[k] += math.Abs(float64(rank) - mid)
+		}
 	}
-	return out
+	best := 0
+	for k := range dist {
+		if dist[k] < dist[best] {
+			best = k
+		}
+	}
+	return best
 }
 
 func cmpFloat(a, b float64) int {
@@ -464,7 +572,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 func (rep *Report) WriteTable(w io.Writer) error {
 	runs := "1 run"
 	if rep.Runs > 1 {
-		runs = fmt.Sprintf("median of %d runs (each row: the run with the median ratio)", rep.Runs)
+		runs = fmt.Sprintf("median of %d runs: every row from run %d, the median run (the run whose ratios rank nearest the middle over all rows); each row's ratios in all runs are listed below", rep.Runs, rep.Run)
 	}
 	fmt.Fprintf(w, "toolstream bench: %s; %s in %s\n\n", rep.Machine, runs, rep.Elapsed.Round(time.Second))
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
@@ -491,11 +599,26 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "targets missed (%d): %s\n\n", len(missed), strings.Join(missed, "; "))
 	}
 	for _, r := range rep.Rows {
-		if r.Note != "" {
-			fmt.Fprintf(w, "  %s / %s: %s\n", r.Section, r.Measured, r.Note)
+		fmt.Fprintf(w, "  %s / %s (%s is better)", r.Section, r.Measured, r.Better)
+		if len(r.AllRatios) > 1 {
+			all := make([]string, len(r.AllRatios))
+			for i, q := range r.AllRatios {
+				all[i] = ratio(q)
+			}
+			fmt.Fprintf(w, "; ratios of all runs: %s", strings.Join(all, ", "))
 		}
+		fmt.Fprintln(w)
+		if r.Note != "" {
+			fmt.Fprintf(w, "    %s\n", r.Note)
+		}
+		fmt.Fprintf(w, "    measured: %s\n    baseline: %s\n", r.Work, r.BaseWork)
 	}
 	return nil
+}
+
+// String is the work in one line: what, stored, acks, parsed, fsync, GOGC.
+func (w Work) String() string {
+	return fmt.Sprintf("%s; stores %s; waits for %s; parses %s; fsync %s; GOGC=%d", w.Does, w.Stored, w.Acks, w.Parsed, w.Fsync, w.GOGC)
 }
 
 func ratio(q float64) string {
@@ -558,7 +681,11 @@ func (r *runner) gateway() error {
 				}
 				r.add(Row{Section: "gateway", Measured: fmt.Sprintf("request p%.0f at %s", p, at), Value: micros(g),
 					Baseline: fmt.Sprintf("the same requests straight to the upstream, p%.0f", p), BaseValue: micros(d),
-					Unit: "µs", Better: "lower", Note: note})
+					Unit: "µs", Better: "lower", Note: note,
+					Work: Work{Does: "the gateway: key check, pool, upstream request, every frame kept sealed, model events published, the answer streamed back",
+						Stored: "about 10 messages a request (frames and model events)", Acks: "each of those publishes' acks", Parsed: "each upstream frame (6 a request), the request body"},
+					BaseWork: Work{Does: "the same HTTP request straight to the in-process upstream", Stored: "none", Acks: "none",
+						Parsed: "the client reads the answer, decodes nothing", Fsync: FsyncNone}})
 			}
 			return nil
 		})
