@@ -350,3 +350,59 @@ func TestOnlyKnownIdentitiesConnect(t *testing.T) {
 		t.Fatalf("the log changed: %d → %d (%v)", before, after, err)
 	}
 }
+
+// TestOpenWithKeysByIdentity: the admin's bus makes the key bucket of an
+// embedded server and reads it; a processor's (the executor's, over the
+// network with its own credentials) reaches no bucket and asks the keys
+// service, so what one seals the other opens; a producer's bus that only
+// connects opens no keys.
+func TestOpenWithKeysByIdentity(t *testing.T) {
+	ctx := ctxT(t)
+	admin, err := bus.OpenWithKeys(ctx, bus.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	svc, nc, err := admin.StartKeys(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { svc.Stop(); nc.Close() }()
+
+	as := func(id auth.Identity, connectOnly bool) (*bus.Bus, error) {
+		opts, err := admin.UserOptions(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bus.OpenWithKeys(ctx, bus.Config{NATSURL: admin.ClientURL(), Options: opts, Identity: id, ConnectOnly: connectOnly})
+	}
+	exec, err := as(auth.Identity{Role: auth.RoleExecutor}, false)
+	if err != nil {
+		t.Fatalf("the executor's bus: %v", err)
+	}
+	defer exec.Close()
+	if exec.Keys == nil {
+		t.Fatal("the executor's bus has no keys")
+	}
+	subj, _ := events.MemorySubject("acme", "bob")
+	body := &events.UserMessage{ID: "m1", Text: "call me on 0612345678"}
+	if _, err := admin.Publish(ctx, subj, &events.Event{ID: "mem:acme/bob/1", Tenant: "acme", User: "bob", At: 1, Body: body}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := exec.ReadEvents(ctx, []string{subj})
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("the executor read %d events: %v", len(evs), err)
+	}
+	if got, ok := evs[0].Body.(*events.UserMessage); !ok || got.Text != body.Text {
+		t.Fatalf("the executor read %#v: the keys service did not open it", evs[0].Body)
+	}
+
+	prod, err := as(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, true)
+	if err != nil {
+		t.Fatalf("acme's producer: %v", err)
+	}
+	defer prod.Close()
+	if prod.Keys != nil {
+		t.Fatal("a producer's connect-only bus opened keys")
+	}
+}
