@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -85,15 +86,57 @@ func (s *modelSpan) end(res *Result, err error) {
 		if res.Status != 0 {
 			s.span.SetAttributes(attribute.Int("http.response.status_code", res.Status))
 		}
-		if res.Status != 0 && res.Status != http.StatusOK {
-			s.span.SetAttributes(telemetry.ErrorType.String(strconv.Itoa(res.Status)))
-			s.span.SetStatus(codes.Error, http.StatusText(res.Status))
-			return
+	}
+	if et := operationError(res, err); et != "" {
+		s.span.SetAttributes(telemetry.ErrorType.String(et))
+		msg := et
+		if err != nil {
+			msg = err.Error()
+		} else if res != nil {
+			msg = http.StatusText(res.Status)
 		}
+		s.span.SetStatus(codes.Error, msg)
+	}
+}
+
+// operationError is the error.type of a model request: "" when it
+// succeeded, else the upstream's status (an answer that is an error), or
+// timeout, bad_request, upstream_error for one without an answer.
+func operationError(res *Result, err error) string {
+	if res != nil && res.Status != 0 && res.Status != http.StatusOK {
+		return strconv.Itoa(res.Status)
 	}
 	if err != nil {
-		s.span.SetAttributes(telemetry.ErrorType.String(spanErrorType(err)))
-		s.span.SetStatus(codes.Error, err.Error())
+		return spanErrorType(err)
+	}
+	return ""
+}
+
+// operationDuration and tokenUsage are the GenAI semantic conventions'
+// client metrics, gen_ai.client.operation.duration and
+// gen_ai.client.token.usage, as Prometheus names them (dots to
+// underscores, the unit's suffix), beside the gateway's own. Buckets are
+// the conventions' advice. The model label is modelLabel's (bounded).
+var (
+	operationDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "gen_ai_client_operation_duration_seconds",
+		Help:    "GenAI operation duration (gen_ai.client.operation.duration): a model request through the gateway, from its routing to the end of its answer, by operation, provider, request model and error type (\"\" when it succeeded).",
+		Buckets: []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}},
+		[]string{"gen_ai_operation_name", "gen_ai_provider_name", "gen_ai_request_model", "error_type"})
+	tokenUsage = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "gen_ai_client_token_usage",
+		Help:    "Tokens used by a model request (gen_ai.client.token.usage) as the answer reported them, by operation, provider, request model and token type (input, output).",
+		Buckets: []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}},
+		[]string{"gen_ai_operation_name", "gen_ai_provider_name", "gen_ai_request_model", "gen_ai_token_type"})
+)
+
+// observeOperation records a model request's duration and usage.
+func (g *Gateway) observeOperation(c Call, model string, d time.Duration, res *Result, err error) {
+	provider, label := string(c.API.Kind()), g.modelLabel(model)
+	operationDuration.WithLabelValues(telemetry.OpChat, provider, label, operationError(res, err)).Observe(d.Seconds())
+	if res != nil && (res.Usage.Input > 0 || res.Usage.Output > 0) {
+		tokenUsage.WithLabelValues(telemetry.OpChat, provider, label, "input").Observe(float64(res.Usage.Input))
+		tokenUsage.WithLabelValues(telemetry.OpChat, provider, label, "output").Observe(float64(res.Usage.Output))
 	}
 }
 

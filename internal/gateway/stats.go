@@ -72,5 +72,5 @@ var (
 // registry (metrics.Sources.Collectors).
 func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{attempts, retries, fallbacks, streamEnds, circuitState, circuitOpened, unavailable, firstByte,
-		keyRequests, keyTokens, keyCost, keyRefused, keySpend, reloads}
+		keyRequests, keyTokens, keyCost, keyRefused, keySpend, reloads, operationDuration, tokenUsage}
 }

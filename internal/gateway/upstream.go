@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -108,8 +109,12 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	if err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	ctx, span := g.startModelSpan(ctx, c, t.model)
-	defer func() { span.end(res, err) }()
+	defer func() {
+		span.end(res, err)
+		g.observeOperation(c, t.model, time.Since(began), res, err)
+	}()
 	if err := events.ValidTenant(c.Env.Tenant); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}

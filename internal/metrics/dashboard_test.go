@@ -50,7 +50,7 @@ func TestDashboardNames(t *testing.T) {
 		t.Fatalf("only %d metrics described: %v", len(exported), exported)
 	}
 	used := map[string]bool{}
-	name := regexp.MustCompile(`toolstream_[a-z_]+`)
+	name := regexp.MustCompile(`(?:toolstream|gen_ai_client)_[a-z_]+`) // and the GenAI conventions' client metrics
 	for _, p := range dash.Panels {
 		for _, tg := range p.Targets {
 			for _, n := range name.FindAllString(tg.Expr, -1) {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -125,6 +126,116 @@ grants:
     permissions: [weather]
 `
 
+// tracedStack is serve's stack exporting to an OTLP receiver, with the
+// gateway (a key, client-key, that runs its calls on the server), the
+// weather tool and an upstream answering by script.
+type tracedStack struct {
+	addr   string
+	rcv    *otlpReceiver
+	s      *Stack
+	config func(views, gwAddr string) Config
+	mu     sync.Mutex
+	ran    int // weather's invocations
+}
+
+// weatherRecording is a streamed Chat answer with a weather call
+// (DeepSeek's, recorded).
+func weatherRecording(t *testing.T) string {
+	recording, err := filepath.Abs("../gateway/testdata/openai-chat-deepseek-weather.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recording
+}
+
+func startTracedStack(t *testing.T, ctx context.Context, script fakeup.Script) *tracedStack {
+	ts := &tracedStack{rcv: startOTLPReceiver(t)}
+	b := bustest.Start(t)
+	up := fakeup.Start(t, script)
+	dir := t.TempDir()
+	gwFile := filepath.Join(dir, "gateway.yaml")
+	yaml := fmt.Sprintf("upstreams:\n  - {name: openai, kind: openai, base_url: %q, api_key: up}\nkeys:\n  - {key_sha256: %s, tenant: acme, execute: true}\n",
+		up.URL+"/v1", gateway.HashKey("client-key"))
+	if err := os.WriteFile(gwFile, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toolsFile := filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(toolsFile, []byte(otelTools), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, err := registry.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	weather := executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+		ts.mu.Lock()
+		ts.ran++
+		ts.mu.Unlock()
+		return json.RawMessage(`{"temperature_c":18}`), nil
+	})
+	ts.config = func(views, gwAddr string) Config {
+		gw := Gateway{}
+		if gwAddr != "" {
+			gw = Gateway{Addr: gwAddr, ConfigFile: gwFile}
+		}
+		return Config{Bus: b, ViewsDir: views, ToolsFile: toolsFile, SigningKey: key,
+			Projections: Projections{Trust: key.Trust()},
+			Executor:    executor.Config{Tools: map[string]executor.Tool{"weather": weather}, Heartbeat: 100 * time.Millisecond},
+			Gateway:     gw,
+			Tracing:     telemetry.Config{Endpoint: ts.rcv.URL, BatchTimeout: 50 * time.Millisecond}}
+	}
+	ts.addr = freeAddr(t)
+	if ts.s, err = Start(ctx, ts.config(t.TempDir(), ts.addr)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ts.s.Stop)
+	return ts
+}
+
+// post sends body to the gateway's Chat endpoint with client-key and
+// header (name, value pairs) until it answers, and returns the answer.
+func (ts *tracedStack) post(t *testing.T, ctx context.Context, body string, header ...string) string {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+ts.addr+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer client-key")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("the gateway answered %d: %s", resp.StatusCode, out)
+			}
+			return string(out)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the gateway never answered: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitSpans waits until the receiver holds n spans of each name.
+func (ts *tracedStack) waitSpans(t *testing.T, ctx context.Context, want map[string]int) {
+	for {
+		ok := true
+		for name, n := range want {
+			if len(ts.rcv.named(name)) < n {
+				ok = false
+			}
+		}
+		if ok {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("spans received: %v, want %v", spanNames(ts.rcv.Spans()), want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestTracesCrossTheLog runs serve's stack with --otlp-endpoint at an
 // OTLP/HTTP receiver (the protocol's official protobuf types decode
 // what the SDK's exporter sends): the gateway (a key that runs its calls
@@ -150,82 +261,16 @@ grants:
 func TestTracesCrossTheLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b := bustest.Start(t)
-	rcv := startOTLPReceiver(t)
-	recording, err := filepath.Abs("../gateway/testdata/openai-chat-deepseek-weather.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+	recording := weatherRecording(t)
+	ts := startTracedStack(t, ctx, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		return fakeup.Answer{File: recording}, nil
 	})
-	dir := t.TempDir()
-	gwFile := filepath.Join(dir, "gateway.yaml")
-	yaml := fmt.Sprintf("upstreams:\n  - {name: openai, kind: openai, base_url: %q, api_key: up}\nkeys:\n  - {key_sha256: %s, tenant: acme, execute: true}\n",
-		up.URL+"/v1", gateway.HashKey("client-key"))
-	if err := os.WriteFile(gwFile, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	toolsFile := filepath.Join(dir, "tools.yaml")
-	if err := os.WriteFile(toolsFile, []byte(otelTools), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	key, err := registry.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	ran := 0
-	weather := executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
-		mu.Lock()
-		ran++
-		mu.Unlock()
-		return json.RawMessage(`{"temperature_c":18}`), nil
-	})
-	config := func(views, gwAddr string) Config {
-		gw := Gateway{}
-		if gwAddr != "" {
-			gw = Gateway{Addr: gwAddr, ConfigFile: gwFile}
-		}
-		return Config{Bus: b, ViewsDir: views, ToolsFile: toolsFile, SigningKey: key,
-			Projections: Projections{Trust: key.Trust()},
-			Executor:    executor.Config{Tools: map[string]executor.Tool{"weather": weather}, Heartbeat: 100 * time.Millisecond},
-			Gateway:     gw,
-			Tracing:     telemetry.Config{Endpoint: rcv.URL, BatchTimeout: 50 * time.Millisecond}}
-	}
-	addr := freeAddr(t)
-	s, err := Start(ctx, config(t.TempDir(), addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
-
+	rcv, s, b := ts.rcv, ts.s, ts.config("", "").Bus
+	durations := operationCount(t)
 	const clientTrace, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	body := `{"model":"deepseek-reasoner","stream":true,"messages":[{"role":"user","content":"weather in San Francisco?"}]}`
-	for {
-		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/v1/chat/completions", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer client-key")
-		req.Header.Set("traceparent", "00-"+clientTrace+"-"+clientSpan+"-01")
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("the gateway answered %d", resp.StatusCode)
-			}
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the gateway never answered: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for len(rcv.named("execute_tool weather")) == 0 || len(rcv.named("chat deepseek-reasoner")) == 0 {
-		if ctx.Err() != nil {
-			t.Fatalf("spans received: %v", spanNames(rcv.Spans()))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ts.post(t, ctx, body, "traceparent", "00-"+clientTrace+"-"+clientSpan+"-01")
+	ts.waitSpans(t, ctx, map[string]int{"execute_tool weather": 1, "chat deepseek-reasoner": 1})
 	chats, execs := rcv.named("chat deepseek-reasoner"), rcv.named("execute_tool weather")
 	if len(chats) != 1 || len(execs) != 1 {
 		t.Fatalf("%d chat spans and %d execute_tool spans, want one each", len(chats), len(execs))
@@ -272,6 +317,9 @@ func TestTracesCrossTheLog(t *testing.T) {
 			t.Errorf("execute_tool span: %s = %q without content opted in", k, v)
 		}
 	}
+	if n := operationCount(t) - durations; n != 1 {
+		t.Errorf("gen_ai_client_operation_duration_seconds{chat,openai,other,\"\"} counted %d requests, want 1", n)
+	}
 	if len(rcv.service) == 0 || rcv.service[0] != "toolstream" {
 		t.Errorf("service.name %v, want toolstream", rcv.service)
 	}
@@ -288,7 +336,7 @@ func TestTracesCrossTheLog(t *testing.T) {
 
 	// The replay: every view rebuilt from sequence 1 by a stack with
 	// tracing on; no gateway request.
-	s2, err := Start(ctx, config(t.TempDir(), ""))
+	s2, err := Start(ctx, ts.config(t.TempDir(), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,10 +359,10 @@ func TestTracesCrossTheLog(t *testing.T) {
 	if after := rcv.Spans(); len(after) != before {
 		t.Errorf("the replay emitted %d spans: %v", len(after)-before, spanNames(after[before:]))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if ran != 1 {
-		t.Errorf("weather ran %d times, want once", ran)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.ran != 1 {
+		t.Errorf("weather ran %d times, want once", ts.ran)
 	}
 }
 
@@ -324,4 +372,73 @@ func spanNames(spans []*tracepb.Span) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// operationCount is how many model requests the gateway's
+// gen_ai_client_operation_duration_seconds histogram counted for chat to
+// openai, model other (no price or pool names it), without error.
+func operationCount(t *testing.T) uint64 {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(gateway.Collectors()...)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "gen_ai_client_operation_duration_seconds" {
+			continue
+		}
+		for _, m := range mf.Metric {
+			l := map[string]string{}
+			for _, p := range m.Label {
+				l[p.GetName()] = p.GetValue()
+			}
+			if l["gen_ai_operation_name"] == "chat" && l["gen_ai_provider_name"] == "openai" && l["gen_ai_request_model"] == "other" && l["error_type"] == "" {
+				return m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return 0
+}
+
+// TestRunIsOneTrace: a run-mode request (Toolstream-Mode: run) is one
+// trace: an invoke_agent span, its two rounds' chat spans its children
+// (the first asks for the weather, the second answers), and the weather
+// call's execute_tool span the child of the round that produced it.
+func TestRunIsOneTrace(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	recording := weatherRecording(t)
+	ts := startTracedStack(t, ctx, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		if n == 1 {
+			return fakeup.Answer{File: recording}, nil
+		}
+		return fakeup.Answer{Status: http.StatusOK, Body: chatAnswer}, nil
+	})
+	ts.post(t, ctx, `{"model":"deepseek-reasoner","messages":[{"role":"user","content":"weather in San Francisco?"}]}`,
+		gateway.HeaderMode, "run", gateway.HeaderRun, "trace-1")
+	ts.waitSpans(t, ctx, map[string]int{"invoke_agent": 1, "chat deepseek-reasoner": 2, "execute_tool weather": 1})
+	root := ts.rcv.named("invoke_agent")[0]
+	if len(root.ParentSpanId) != 0 {
+		t.Errorf("invoke_agent has a parent %x", root.ParentSpanId)
+	}
+	if a := attrs(root); a["gen_ai.operation.name"] != "invoke_agent" || a["toolstream.run"] == "" {
+		t.Errorf("invoke_agent's attributes %v", a)
+	}
+	rounds := ts.rcv.named("chat deepseek-reasoner")
+	for _, r := range rounds {
+		if string(r.TraceId) != string(root.TraceId) || string(r.ParentSpanId) != string(root.SpanId) {
+			t.Errorf("a round's span: trace %x parent %x, want invoke_agent's trace %x and it as parent", r.TraceId, r.ParentSpanId, root.TraceId)
+		}
+	}
+	exec := ts.rcv.named("execute_tool weather")[0]
+	var producer *tracepb.Span
+	for _, r := range rounds {
+		if attrs(r)["gen_ai.response.id"] == attrs(exec)["gen_ai.response.id"] {
+			producer = r
+		}
+	}
+	if producer == nil || string(exec.ParentSpanId) != string(producer.SpanId) || string(exec.TraceId) != string(root.TraceId) {
+		t.Errorf("execute_tool's parent %x (response %s) is not the round that produced the call", exec.ParentSpanId, attrs(exec)["gen_ai.response.id"])
+	}
 }
