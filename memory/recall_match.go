@@ -8,7 +8,8 @@ import "sort"
 // Embedder that is also a Matcher needs no vectors recorded: recall
 // scores the record texts themselves at the query.
 type Matcher interface {
-	Match(query, text string) float64
+	// Prepare reads query once and returns its scorer of texts.
+	Prepare(query string) func(text string) float64
 }
 
 // matchWeight is the weight of the meaning ranking against the lexical
@@ -52,6 +53,7 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 		return Result{}, err
 	}
 	var sem []Hit
+	match := rc.q.Matcher.Prepare(rc.q.Text)
 	for _, f := range refs {
 		v, err := load(rc.r, rc.k, f.id, f.v)
 		if err != nil {
@@ -60,7 +62,7 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 		if v == nil || rc.classify(v) != toRecords {
 			continue
 		}
-		m := rc.q.Matcher.Match(rc.q.Text, v.Text)
+		m := match(v.Text)
 		if m <= 0 {
 			continue
 		}

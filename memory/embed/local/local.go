@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -247,56 +248,68 @@ func decode(b []byte) (*wordTable, error) {
 // word. Chosen on LoCoMo and the paraphrase set (docs/evaluation.md).
 const matchFloor = 0.4
 
-// Match is how well the words of doc answer those of query, in [0, 1]
-// (memory.Matcher): each query word in the table weighs its SIF weight
-// and scores its best cosine with a word of doc (1 for the same word or
-// stem), counted from matchFloor up; the weighted mean. Words of rank
-// under matchRankMin take no part. 0 when query has no other word in the
-// table. It costs a dot product per query word and word
-// of doc.
-func (w *Words) Match(query, doc string) float64 {
+// Match is how well the words of doc answer those of query, in [0, 1]:
+// Prepare(query) applied to doc.
+func (w *Words) Match(query, doc string) float64 { return w.Prepare(query)(doc) }
+
+// Prepare returns the scorer of texts against query (memory.Matcher):
+// each query word in the table weighs its SIF weight and scores its best
+// cosine with a word of the text (1 for the same word or stem), counted
+// from matchFloor up; the weighted mean, in [0, 1]. Words of rank under
+// matchRankMin take no part; 0 when query has no other word in the
+// table. The query is read once; each text costs a table look-up per
+// word and a dot product per query word and word of the text. The
+// scorer is safe for concurrent use.
+func (w *Words) Prepare(query string) func(doc string) float64 {
 	t := w.t
 	unit := t.unitVectors()
-	var dv []int
-	seen := map[int]bool{}
-	for _, tok := range tokens(doc) {
-		if i, ok := t.lookup(tok); ok && i >= matchRankMin && !seen[i] {
-			seen[i] = true
-			dv = append(dv, i)
-		}
+	type qword struct {
+		i  int
+		wt float64
 	}
-	var sum, tot float64
-	qs := map[int]bool{}
+	var qws []qword
+	var tot float64
 	for _, tok := range tokens(query) {
 		i, ok := t.lookup(tok)
-		if !ok || i < matchRankMin || qs[i] {
+		if !ok || i < matchRankMin || slices.ContainsFunc(qws, func(q qword) bool { return q.i == i }) {
 			continue
 		}
-		qs[i] = true
 		wt := sifA / (sifA + t.prob(i))
+		qws = append(qws, qword{i, wt})
 		tot += wt
-		if seen[i] {
-			sum += wt
-			continue
+	}
+	return func(doc string) float64 {
+		if tot == 0 {
+			return 0
 		}
-		qv := unit[i*t.dim : (i+1)*t.dim]
-		var best float32
-		for _, d := range dv {
-			row := unit[d*t.dim : (d+1)*t.dim]
-			var c float32
-			for j, x := range qv {
-				c += x * row[j]
+		var dv []int
+		for _, tok := range tokens(doc) {
+			if i, ok := t.lookup(tok); ok && i >= matchRankMin && !slices.Contains(dv, i) {
+				dv = append(dv, i)
 			}
-			best = max(best, c)
 		}
-		if float64(best) > matchFloor {
-			sum += wt * (float64(best) - matchFloor) / (1 - matchFloor)
+		var sum float64
+		for _, q := range qws {
+			if slices.Contains(dv, q.i) {
+				sum += q.wt
+				continue
+			}
+			qv := unit[q.i*t.dim : (q.i+1)*t.dim]
+			var best float32
+			for _, d := range dv {
+				row := unit[d*t.dim : (d+1)*t.dim]
+				var c float32
+				for j, x := range qv {
+					c += x * row[j]
+				}
+				best = max(best, c)
+			}
+			if float64(best) > matchFloor {
+				sum += q.wt * (float64(best) - matchFloor) / (1 - matchFloor)
+			}
 		}
+		return sum / tot
 	}
-	if tot == 0 {
-		return 0
-	}
-	return sum / tot
 }
 
 // unitVectors are the table's vectors at unit length, made on first use.
