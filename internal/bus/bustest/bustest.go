@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -45,20 +44,11 @@ func StartIn(t testing.TB, dir string) *bus.Bus {
 }
 
 // StartKeys serves the keys service on b's embedded server under the keys
-// role's identity (as serve does, bus.StartKeys) and returns what stops
+// role's identity, as serve does (bus.StartKeys), and returns what stops
 // it. The bucket must exist (b.Keys made it).
 func StartKeys(b *bus.Bus) (stop func(), err error) {
-	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleKeyring})
+	svc, nc, err := b.StartKeys(context.Background(), nil)
 	if err != nil {
-		return nil, err
-	}
-	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("bustest-keys"))...)
-	if err != nil {
-		return nil, err
-	}
-	svc, err := keys.StartService(context.Background(), nc, keys.Config{})
-	if err != nil {
-		nc.Close()
 		return nil, err
 	}
 	return func() { svc.Stop(); nc.Close() }, nil
