@@ -28,6 +28,12 @@ import (
 //     ArgumentsDone for each stopped tool_use block, then ResponseCompleted.
 //     A block still open at that point gets nothing.
 //
+// The terminal event itself waits for message_stop: an error event after
+// message_delta's stop_reason and before message_stop fails the response
+// (the error decides, as in Chat), whatever the stop_reason said. A stream
+// that ends, or a new message_start, without message_stop releases the held
+// verdict as message_stop would.
+//
 // The arguments are the concatenated input_json_delta fragments. The input of
 // content_block_start is a placeholder ({}): it is used as the arguments only
 // when no non-empty fragment ever arrived (a call without arguments).
@@ -153,6 +159,7 @@ func (n *Normalizer) applyAnthropic(ev *anthEvent) {
 			n.anthStopReason(*ev.Delta.StopReason)
 		}
 	case "message_stop":
+		n.release() // the stop_reason's verdict, held for an error that may come first
 		n.finish(&events.ResponseIncomplete{Reason: events.ReasonStreamEnded})
 	case "error":
 		code, msg := chatError(ev.Error)
@@ -165,6 +172,7 @@ func (n *Normalizer) anthStart(m *anthMessage) {
 	if r.Started && m.ID != "" && m.ID == r.ID {
 		return // the same message announced again
 	}
+	n.release() // a new message without message_stop: the old one ended at its stop_reason
 	if r.Started && !r.Ended {
 		n.abortOpen(events.ReasonDiscarded, "a new message started")
 	}
@@ -272,15 +280,15 @@ func (n *Normalizer) anthBlockStop(idx int) {
 }
 
 func (n *Normalizer) anthStopReason(stop string) {
+	if n.st.R.Ended || n.st.R.Held {
+		return // the first stop_reason decides
+	}
 	switch stop {
 	case "max_tokens", "model_context_window_exceeded":
-		n.finish(&events.ResponseIncomplete{Reason: events.ReasonTruncated, StopReason: stop})
+		n.anthHold(incomplete(events.ReasonTruncated, stop))
 		return
 	case "refusal":
-		n.finish(&events.ResponseIncomplete{Reason: events.ReasonContentFilter, StopReason: stop})
-		return
-	}
-	if n.st.R.Ended {
+		n.anthHold(incomplete(events.ReasonContentFilter, stop))
 		return
 	}
 	for i := range n.st.R.Items {
@@ -298,5 +306,15 @@ func (n *Normalizer) anthStopReason(stop string) {
 		}
 		n.emitItem(it, done)
 	}
-	n.finish(&events.ResponseCompleted{StopReason: stop})
+	n.anthHold(completed(stop))
+}
+
+// anthHold notes the verdict of the stop_reason without ending the
+// response: message_stop (or a new message_start, or the stream's end)
+// releases it, and an error event before that fails the response instead.
+// The message is one choice, index 0, for the shared hold (choice.go).
+func (n *Normalizer) anthHold(v verdict) {
+	r := &n.st.R
+	r.Choices = append(r.Choices[:0], choice{Index: 0, Finished: true, V: v})
+	n.hold()
 }

@@ -178,7 +178,9 @@ func ExampleReadEvents() {
 		"data: {\"message\":{\"id\":\"msg_1\",\"model\":\"claude\"}}\n\n" +
 		": keep-alive\n\n" +
 		"event: message_delta\n" +
-		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n" +
+		"event: message_stop\n" +
+		"data: {\"type\":\"message_stop\"}\n\n"
 	n := ingest.New(ingest.Config{})
 	err := ingest.ReadEvents(strings.NewReader(sse), func(raw []byte) error {
 		out, err := n.Feed(raw)
