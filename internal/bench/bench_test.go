@@ -33,7 +33,7 @@ func TestRunTiny(t *testing.T) {
 		if !(r.Value > 0) || !(r.BaseValue > 0) || !(r.Ratio > 0) {
 			t.Errorf("row %s/%s has no numbers: %+v", r.Section, r.Measured, r)
 		}
-		// Issue 33: every row states both sides' work and its direction,
+		// Every row states both sides' work and its direction,
 		// both sides under one GOGC, every row from the one reported run.
 		if r.Better != "higher" && r.Better != "lower" {
 			t.Errorf("row %s/%s: better is %q", r.Section, r.Measured, r.Better)

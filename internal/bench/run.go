@@ -524,7 +524,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 // are ranked by ratio (0 the lowest), and the run whose ranks are in total
 // nearest the middle rank — Σ|rank − (runs−1)/2| the least — is the median
 // run; a tie goes to the earlier run. Every row printed then comes from that
-// one run (issue 33: rows each picked from a different run mixed machines'
+// one run (rows each picked from a different run mixed machines'
 // moments).
 func MedianRun(runs [][]Row) int {
 	if len(runs) <= 1 {

@@ -221,7 +221,7 @@ type LiveResult struct {
 	Plain    PlainResult   // the plain program, merging at the edge
 	Stored   int           // messages the server gained during the timed live part
 	// Relayed is when the assembler had relayed the last CallCompleted
-	// (where the live row stopped before issue 33), Executed when the
+	// (where the live row used to stop), Executed when the
 	// executor's last outcome was stored; Live goes on until every
 	// projection settled.
 	Relayed, Executed time.Duration
@@ -525,7 +525,7 @@ const wholePathStreams = 4
 // comparison). The responses are AssemblerCalls ÷ 2 (1,000 in the full
 // run: 111,000 raw events).
 //
-// The read amplification rows are gone (issue 33): read ÷ (read −
+// The read amplification rows are gone: read ÷ (read −
 // skipped) is 1.00 by construction on streams that hold only what the
 // reader subscribes to, and what a projection reads but does not need
 // (responses reads every delta) is not counted as skipped.
