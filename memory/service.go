@@ -63,6 +63,13 @@ type Service struct {
 	// recalled is a record in use. 0 means 32; negative, hits are not
 	// recorded.
 	HitBatch int
+	// Trace, when set, is called as each request begins with its verb
+	// (recall, list, history, message, observe, correct, forget), its
+	// headers and op: it returns the context the request runs under (its
+	// span's, a child of a traceparent the headers carry) and the function
+	// that ends the span with the answer. Nil: not traced. The stack sets
+	// it when tracing is on (search_memory, delete_memory spans).
+	Trace func(ctx context.Context, verb string, header micro.Headers, op *Op) (context.Context, func(out any, err error))
 
 	mu      sync.Mutex
 	pending map[[2]string]map[hitRef]int // by tenant and user
@@ -100,6 +107,18 @@ func (s *Service) AddTo(svc micro.Service) error {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
 			defer cancel()
+			if s.Trace != nil {
+				var end func(any, error)
+				ctx, end = s.Trace(ctx, verb, req.Headers(), &op)
+				out, err := h(ctx, &op)
+				end(out, err)
+				if err != nil {
+					req.Error(errorCode(err), err.Error(), nil)
+					return
+				}
+				req.RespondJSON(out)
+				return
+			}
 			out, err := h(ctx, &op)
 			if err != nil {
 				req.Error(errorCode(err), err.Error(), nil)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -28,6 +29,7 @@ import (
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/internal/gateway"
 	"github.com/toolstream/toolstream/internal/telemetry"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -440,5 +442,52 @@ func TestRunIsOneTrace(t *testing.T) {
 	}
 	if producer == nil || string(exec.ParentSpanId) != string(producer.SpanId) || string(exec.TraceId) != string(root.TraceId) {
 		t.Errorf("execute_tool's parent %x (response %s) is not the round that produced the call", exec.ParentSpanId, attrs(exec)["gen_ai.response.id"])
+	}
+}
+
+// TestMemorySpans: with tracing on, a recall through the memory service
+// is a search_memory span and a forget a delete_memory span, each a
+// child of the traceparent its request carried in its NATS headers (a
+// forget is a tombstone, applied even for a record the user never had);
+// an observe without a record id is an update_memory span with
+// error.type bad_request.
+func TestMemorySpans(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ts := startTracedStack(t, ctx, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		return fakeup.Answer{Status: http.StatusOK, Body: chatAnswer}, nil
+	})
+	nc := ts.config("", "").Bus.Conn
+	const parentTrace, parentSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	ask := func(verb, op string) {
+		m := nats.NewMsg(memory.ServicePrefix + "." + verb)
+		m.Data = []byte(op)
+		m.Header.Set("traceparent", "00-"+parentTrace+"-"+parentSpan+"-01")
+		for {
+			if _, err := nc.RequestMsgWithContext(ctx, m); err == nil || ctx.Err() != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond) // the service may not be up yet
+		}
+	}
+	ask("recall", `{"tenant":"acme","user":"u1","query":"what is my favourite tea?","k":5}`)
+	ask("forget", `{"tenant":"acme","user":"u1","id":"mem_never"}`)
+	ask("observe", `{"tenant":"acme","user":"u1","kind":"preference","subject":"tea","value":"sencha"}`)
+	ts.waitSpans(t, ctx, map[string]int{"search_memory": 1, "delete_memory": 1, "update_memory": 1})
+	for _, name := range []string{"search_memory", "delete_memory", "update_memory"} {
+		sp := ts.rcv.named(name)[0]
+		if hex.EncodeToString(sp.TraceId) != parentTrace || hex.EncodeToString(sp.ParentSpanId) != parentSpan {
+			t.Errorf("%s: trace %x parent %x, want the request's %s %s", name, sp.TraceId, sp.ParentSpanId, parentTrace, parentSpan)
+		}
+		a := attrs(sp)
+		if a["gen_ai.operation.name"] != name || a["toolstream.tenant"] != "acme" {
+			t.Errorf("%s: attributes %v", name, a)
+		}
+		if name == "search_memory" && a["toolstream.memory.results"] != "0" {
+			t.Errorf("search_memory: results %q, want 0", a["toolstream.memory.results"])
+		}
+		if want := map[string]string{"update_memory": "bad_request"}[name]; a["error.type"] != want {
+			t.Errorf("%s: error.type %q, want %q", name, a["error.type"], want)
+		}
 	}
 }

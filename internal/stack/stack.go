@@ -301,6 +301,7 @@ func (s *Stack) services() error {
 	if r, ok := runners[memory.Name]; ok {
 		ms := memoryService(b, r, cfg.Projections.Memory)
 		ms.Embedder, ms.HitBatch = cfg.Embedder, cfg.HitBatch
+		ms.Trace = memoryTrace(s.telemetry)
 		if err := ms.AddTo(svc); err != nil {
 			return err
 		}
