@@ -90,6 +90,9 @@ type Config struct {
 	Poll time.Duration
 	// ServiceTimeout bounds one request to the runs service; default 10s.
 	ServiceTimeout time.Duration
+	// Memory is the runs' use of their users' memory (memory.go): on by
+	// default where the memory service runs.
+	Memory MemoryConfig
 	// Replicas of the ts_agent bucket when it is created; default 1.
 	Replicas int
 	// Logger; nil discards.
@@ -169,6 +172,9 @@ type Outcome struct {
 	Blocked bool   `json:"blocked,omitempty"`
 	// Verdict is the verifier's verdict on the answer (per claim).
 	Verdict *events.AnswerVerified `json:"-"`
+	// Recalled are the user's memories the last round's recall put into
+	// the model's context (ids and versions, no text).
+	Recalled []RecalledMemory `json:"recalled,omitempty"`
 	// Waiting are the calls waiting for approval.
 	Waiting []WaitingCall `json:"waiting,omitempty"`
 	// Upstream is the upstream's error answer (ReasonUpstreamError).
@@ -440,9 +446,9 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 		return &Outcome{Run: spec.Run, Status: StatusCancelled, Reason: rec.Ended, Detail: rec.Detail}, nil
 	}
 	asked := spec // this request, which may bring a new question
-	onDisconnect, key := spec.OnDisconnect, spec.Key
+	onDisconnect, key, mem := spec.OnDisconnect, spec.Key, spec.Memory
 	spec = rec.Spec
-	spec.OnDisconnect, spec.Key = onDisconnect, key
+	spec.OnDisconnect, spec.Key, spec.Memory = onDisconnect, key, mem
 	held, err := d.hold(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -458,7 +464,7 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 	if _, err := d.store.kv.Put(bg, mark, nil); err != nil {
 		return nil, fmt.Errorf("agent: mark the run: %w", err)
 	}
-	out, err := d.loop(ctx, &spec, held, rec.Inputs)
+	out, err := d.loop(ctx, &spec, held, rec.Inputs, latestUserText(rec))
 	if err == nil && out.Status == StatusCancelled {
 		out, err = d.cancel(bg, rec)
 	}

@@ -18,4 +18,7 @@ var (
 	// ErrRunsService: the runs service did not answer, or answered with an
 	// error.
 	ErrRunsService = errors.New("agent: runs service")
+	// ErrMemory: the memory service failed a write of the user's message
+	// or a recall (a server that serves none is a run without memory).
+	ErrMemory = errors.New("agent: memory service")
 )

@@ -26,7 +26,10 @@ const failedRoundsMax = 2
 //
 // lead is how many messages at the start of the run's history are the
 // user messages of spec's conversation (sent as they are instead).
-func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int) (*Outcome, error) {
+//
+// query is the run's latest user message, what each round recalls the
+// user's memory for.
+func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int, query string) (*Outcome, error) {
 	body, err := parseBody(spec.Body)
 	if err != nil {
 		return nil, err
@@ -71,6 +74,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	// name its response otherwise than the ingest adapter reads it).
 	var lastStarted string
 	var startedAt time.Time
+	var recalled []RecalledMemory // what the latest round this drive asked was given
 	roundsBefore := 0
 	for {
 		if ctx.Err() != nil {
@@ -120,7 +124,11 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 			}
 			continue
 		case last != nil && last.Status == events.RoundAnswered && last.Turn > st.Run.LastInput:
-			return d.answer(ctx, spec, st, last)
+			out, err := d.answer(ctx, spec, st, last)
+			if out != nil {
+				out.Recalled = recalled
+			}
+			return out, err
 		case failedInRow(turnRounds(st)) >= failedRoundsMax:
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonResponseFailed, Rounds: len(st.Rounds), Response: last.Response,
 				Detail: fmt.Sprintf("the model's last %d responses failed or were cut without calls: %s %s", failedRoundsMax, last.Ended, last.EndError)}, nil
@@ -131,9 +139,26 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		n := len(st.Rounds) + 1
 		degraded := st.Run.Degraded || st.Run.Status == runs.StatusDegraded
 		answerOnly := degraded || len(turnRounds(st))+1 >= d.cfg.RoundsMax
-		req, err := d.roundBody(ctx, spec, body, conv, lead, answerOnly)
+		// The user's memory for the latest user message, recalled before
+		// each round (what the user said in the rounds between is in it).
+		memText, recs, err := d.recall(ctx, *spec, query)
+		if err != nil {
+			if ctx.Err() != nil {
+				return cancelled()
+			}
+			return nil, err
+		}
+		recalled = recs
+		mbody, mconv, err := withMemory(spec.Format, body, conv, memText)
 		if err != nil {
 			return nil, err
+		}
+		req, err := d.roundBody(ctx, spec, mbody, mconv, lead, answerOnly)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) > 0 {
+			d.log.Info("memory recalled into the round", "tenant", spec.Tenant, "run", spec.Run, "round", n, "records", len(recs))
 		}
 		if !held.Valid() {
 			continue // said above

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
@@ -44,6 +45,9 @@ type Spec struct {
 	// it asks count against that key (the latest request's, like
 	// OnDisconnect).
 	Key string `json:"key,omitempty"`
+	// Memory is MemoryOff when the key or the request leaves the user's
+	// memory out of the run (the latest request's, like Key).
+	Memory string `json:"memory,omitempty"`
 }
 
 // stored is a bucket record: the spec and what ended the run, sealed
@@ -60,6 +64,14 @@ type stored struct {
 	// Inputs is how many user messages of the first request lead the run's
 	// history (the first request's conversation is sent as it is instead).
 	Inputs int `json:"inputs,omitempty"`
+	// Last is the run's latest user message: what each round recalls the
+	// user's memory for.
+	Last string `json:"last,omitempty"`
+	// Pending is the digest of the turn being recorded and PendingAt when
+	// it was said: a retry of it writes its messages to memory with the
+	// same time, so the memory service stores them once.
+	Pending   string    `json:"pending,omitempty"`
+	PendingAt time.Time `json:"pending_at,omitzero"`
 }
 
 type sealedRecord struct {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
@@ -138,6 +139,19 @@ func (d *Driver) startTurn(ctx context.Context, spec Spec, rec *stored, first bo
 			return false, nil // nothing new to ask: drive the run as it is
 		}
 	}
+	if d.memoryOn(spec) {
+		// The messages' time is the turn's first attempt's: a retry writes
+		// the same messages to memory (stored once).
+		if rec.Pending != digest || rec.PendingAt.IsZero() {
+			rec.Pending, rec.PendingAt = digest, time.Now().UTC()
+			if err := d.store.put(ctx, rec); err != nil {
+				return false, err
+			}
+		}
+		if err := d.remember(ctx, spec, digest, texts, rec.PendingAt); err != nil {
+			return false, err
+		}
+	}
 	for i, text := range texts {
 		if err := d.message(ctx, spec, fmt.Sprintf("turn-%s-%d", digest, i), text); err != nil {
 			return false, err
@@ -146,6 +160,10 @@ func (d *Driver) startTurn(ctx context.Context, spec Spec, rec *stored, first bo
 	if first {
 		rec.Inputs = len(texts)
 	}
+	if len(texts) > 0 {
+		rec.Last = texts[len(texts)-1]
+	}
+	rec.Pending, rec.PendingAt = "", time.Time{}
 	rec.Turns = append(rec.Turns, digest)
 	if err := d.store.put(ctx, rec); err != nil {
 		return false, err
@@ -194,4 +212,25 @@ func (s *specStore) put(ctx context.Context, st *stored) error {
 		return fmt.Errorf("agent: record the run's turn: %w", err)
 	}
 	return nil
+}
+
+// latestUserText is the run's latest user message: the last one a turn
+// recorded, or, for a run stored before it was kept, its first request's
+// last.
+func latestUserText(rec *stored) string {
+	if rec.Last != "" {
+		return rec.Last
+	}
+	body, err := parseBody(rec.Spec.Body)
+	if err != nil {
+		return ""
+	}
+	conv, err := clientConversation(rec.Spec.Format, body)
+	if err != nil {
+		return ""
+	}
+	if t := userTexts(conv); len(t) > 0 {
+		return t[len(t)-1]
+	}
+	return ""
 }

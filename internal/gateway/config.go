@@ -40,6 +40,10 @@ import (
 //	    tpm: 100000              # optional: tokens a minute
 //	    budget: {tokens_per_day: 1000000, usd_per_month: 50}
 //	    execute: false           # optional: run the registry's tools on passthrough calls
+//	    memory: true             # optional: false: run mode neither recalls nor writes its users' memory
+//	memory:                      # optional: run mode and the users' memory (MemoryConfig)
+//	  off: false                 # true: no run recalls or writes memory
+//	  recall_budget_tokens: 300  # what a round's recall adds to the model's context
 //	heartbeat: 10s               # optional: SSE comment interval
 //	limits:                      # optional: what clients may hold (0: the default)
 //	  conns_max: 0               # connections open at once (serve's listener)
@@ -51,6 +55,8 @@ type File struct {
 	Keys      []Key         `yaml:"keys"`
 	Heartbeat time.Duration `yaml:"heartbeat"`
 	Limits    Limits        `yaml:"limits"`
+	// Memory is run mode's use of the users' memory (agent.MemoryConfig).
+	Memory MemoryConfig `yaml:"memory"`
 	// Routing is how a request is retried and moved between upstreams.
 	Routing Routing `yaml:"routing"`
 	// Prices gives the cost of a model's tokens (budgets in USD).
@@ -114,6 +120,22 @@ type Key struct {
 	// every request). By default a passthrough client runs its calls
 	// itself: they are recorded and assembled, never run by Toolstream.
 	Execute bool `yaml:"execute"`
+	// Memory false: run mode neither recalls this key's users' memory nor
+	// writes their messages to it (nil or true: as the gateway's Memory
+	// says).
+	Memory *bool `yaml:"memory"`
+}
+
+// MemoryConfig is run mode's use of the users' memory: a run of a user
+// writes the user's messages to the memory service and recalls the user's
+// memory into each round's context (package agent, memory.go). On by
+// default where the memory service runs.
+type MemoryConfig struct {
+	// Off: no run recalls or writes memory.
+	Off bool `yaml:"off"`
+	// RecallBudgetTokens bounds what a round's recall adds to the model's
+	// context; 0: 300.
+	RecallBudgetTokens int `yaml:"recall_budget_tokens"`
 }
 
 // HashKey returns the hex SHA-256 of a client key, as key_sha256 holds it.

@@ -213,6 +213,13 @@ func (g *Gateway) notFound(w http.ResponseWriter, r *http.Request) {
 	WriteError(w, api, http.StatusNotFound, fmt.Sprintf("%s %s is not served by the Toolstream gateway (it serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings and /v1/models).", r.Method, r.URL.Path))
 }
 
+// keyNoMemory reports whether the key of hash leaves its users' memory
+// out of run mode (Key.Memory false).
+func (g *Gateway) keyNoMemory(hash string) bool {
+	k := g.key(hash)
+	return k != nil && k.Memory != nil && !*k.Memory
+}
+
 // keyExecutes reports whether the key of hash asks for passthrough's
 // calls to run on the server (Key.Execute).
 func (g *Gateway) keyExecutes(hash string) bool {

@@ -72,6 +72,9 @@ type Request struct {
 	// RunName is the run the client named (Toolstream-Run), "" for none;
 	// Env.Run is the run it is in the log (RunID: scoped by the user).
 	RunName string
+	// NoMemory: the key says memory: false (run mode neither recalls nor
+	// writes its user's memory).
+	NoMemory bool
 
 	slot *slot // the request's place in the gateway's limits
 }

@@ -218,7 +218,7 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			ctx, end := g.startRunSpan(r.Context(), env, model)
 			defer end()
 			g.cfg.Runner.ServeRun(w, r.WithContext(ctx), &Request{API: api, Env: env, Body: body, Stream: probe.Stream, Model: model,
-				Upstream: up.Name, RunName: r.Header.Get(HeaderRun), slot: sl})
+				Upstream: up.Name, RunName: r.Header.Get(HeaderRun), NoMemory: g.keyNoMemory(sl.key), slot: sl})
 			return
 		default:
 			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: %s %q (want passthrough or run)", ErrBadRequest, HeaderMode, mode))

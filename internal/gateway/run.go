@@ -28,6 +28,12 @@ const HeaderOnDisconnect = "Toolstream-On-Disconnect"
 // "toolstream" field always has it.
 const HeaderRunStatus = "Toolstream-Run-Status"
 
+// HeaderMemory "off" leaves the user's memory out of a run-mode request:
+// nothing recalled into its rounds, its user messages not written. A
+// request cannot turn on what the key (memory: false) or the gateway
+// (memory: {off: true}) turned off.
+const HeaderMemory = "Toolstream-Memory"
+
 // RunServer serves run mode (Toolstream-Mode: run) with an agent.Driver
 // whose rounds go upstream through the gateway (Model). Set Driver before
 // serving. Safe for concurrent use.
@@ -144,6 +150,14 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		WriteError(w, req.API, http.StatusNotImplemented, "Toolstream-Mode: run is not served by this gateway.")
 		return
 	}
+	mem := ""
+	switch m := r.Header.Get(HeaderMemory); {
+	case m != "" && m != "on" && m != agent.MemoryOff:
+		WriteError(w, req.API, http.StatusBadRequest, fmt.Sprintf("%v: %s %q (want on or off)", ErrBadRequest, HeaderMemory, m))
+		return
+	case m == agent.MemoryOff || req.NoMemory:
+		mem = agent.MemoryOff
+	}
 	// The client names its run (Toolstream-Run) or gets a new one; in the
 	// log, the runs view and the leases it is the user's (RunID), and the
 	// name is its run's in the tenant: a key bound to bob that names
@@ -157,7 +171,7 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		run = RunID(req.Env.User, name)
 	}
 	spec := agent.Spec{Tenant: req.Env.Tenant, User: req.Env.User, Session: req.Env.Session, Run: run, Name: req.RunName,
-		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect, Key: req.key()}
+		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect, Key: req.key(), Memory: mem}
 	// The run outlives its client unless the client asked otherwise.
 	ctx := context.WithoutCancel(r.Context())
 	if onDisconnect == "cancel" {

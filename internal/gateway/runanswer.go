@@ -37,6 +37,9 @@ type RunMeta struct {
 	Degraded bool                `json:"degraded,omitempty"`
 	Waiting  []agent.WaitingCall `json:"waiting,omitempty"`
 	Verdict  *Verdict            `json:"verdict,omitempty"`
+	// Recalled are the user's memories the last round was given (ids,
+	// versions and kinds; the texts are the user's, in memory).
+	Recalled []agent.RecalledMemory `json:"recalled,omitempty"`
 }
 
 // Verdict is the verifier's verdict on the answer.
@@ -69,7 +72,7 @@ type answer struct {
 func newAnswer(req *Request, out *agent.Outcome, now time.Time) *answer {
 	a := &answer{api: req.API, model: req.Model, created: now.Unix(), text: out.Text, usage: out.Usage,
 		meta: RunMeta{Run: out.Run, Status: out.Status, Reason: out.Reason, Detail: out.Detail, Rounds: out.Rounds,
-			Response: out.Response, Blocked: out.Blocked, Degraded: out.Degraded, Waiting: out.Waiting}}
+			Response: out.Response, Blocked: out.Blocked, Degraded: out.Degraded, Waiting: out.Waiting, Recalled: out.Recalled}}
 	if v := out.Verdict; v != nil {
 		a.meta.Verdict = &Verdict{Faithfulness: v.Faithfulness, Policy: v.Policy, Claims: []Claim{}}
 		for _, c := range v.Claims {

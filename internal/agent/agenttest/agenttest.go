@@ -23,6 +23,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/internal/stack"
+	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/toolstream/toolstream/verifier"
@@ -72,6 +73,9 @@ func Start(t testing.TB) *Pipeline { return StartWith(t, Options{}) }
 type Options struct {
 	// Policy is the tenant's verifier policy; default annotate.
 	Policy verifier.Policy
+	// Memory runs the memory projection and serves the memory service
+	// (tsv.memory.*), as serve does.
+	Memory bool
 }
 
 // StartWith starts the pipeline with opts.
@@ -97,18 +101,25 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 		wg.Wait()
 		n.Stop()
 	})
-	var runsRunner *projector.Runner
-	for _, pr := range []projector.Projection{
+	var runsRunner, memRunner *projector.Runner
+	prs := []projector.Projection{
 		assembler.New(assembler.Config{AcceptRegistry: registry.Accepter[assembler.Validator](p.Key.Trust())}),
 		runs.New(runs.Config{}), runs.Calls{},
 		verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: opts.Policy}),
-	} {
+	}
+	if opts.Memory {
+		prs = append(prs, memory.NewProjection(memory.NewEngine(memory.Config{}, nil)))
+	}
+	for _, pr := range prs {
 		r, err := n.Start(ctx, pr, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pr.Name() == runs.Name {
+		switch pr.Name() {
+		case runs.Name:
 			runsRunner = r
+		case memory.Name:
+			memRunner = r
 		}
 	}
 	if p.Follower, err = registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: p.Key.Trust()}); err != nil {
@@ -164,17 +175,34 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 	if err := s.AddTo(svc); err != nil {
 		t.Fatal(err)
 	}
+	if memRunner != nil {
+		ms := &memory.Service{Engine: memory.NewEngine(memory.Config{}, nil), Runner: memRunner,
+			Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
+				ack, err := b.PublishSealed(ctx, subj, ev, scope)
+				if err != nil {
+					return 0, err
+				}
+				return ack.Sequence, nil
+			}}
+		if err := ms.AddTo(svc); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return p
 }
 
 // Driver returns a driver named name whose rounds go through m, with a
-// short poll.
-func (p *Pipeline) Driver(t testing.TB, name string, m agent.Model) *agent.Driver {
+// short poll; mut, when given, changes its config first.
+func (p *Pipeline) Driver(t testing.TB, name string, m agent.Model, mut ...func(*agent.Config)) *agent.Driver {
 	t.Helper()
-	d, err := agent.New(context.Background(), agent.Config{
+	cfg := agent.Config{
 		Model: m, Conn: p.B.Conn, JS: p.B.JS, Keys: p.B.Keys, Leases: p.Leases,
 		Registry: p.Follower.Current, Driver: name, Poll: 50 * time.Millisecond,
-	})
+	}
+	for _, f := range mut {
+		f(&cfg)
+	}
+	d, err := agent.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
