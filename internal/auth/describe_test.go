@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	permsBegin = "<!-- permissions: begin (auth.Describe; TOOLSTREAM_REWRITE=1 go test ./auth -run TestSecurityDocShowsThePermissions rewrites it) -->\n```text\n"
+	permsBegin = "<!-- permissions: begin (auth.Describe; TOOLSTREAM_REWRITE=1 go test ./internal/auth -run TestSecurityDocShowsThePermissions rewrites it) -->\n```text\n"
 	permsEnd   = "```\n<!-- permissions: end -->"
 )
 

@@ -21,7 +21,7 @@ import (
 // no-op projection events/s, wall clock) it reports the ratio of the
 // process CPU time each spent per event (no-op ÷ executor), which moves
 // less when other work shares the machine. Run it with -benchtime=Nx for
-// N pairs: go test ./bench -run '^$' -bench ExecutorRatio -benchtime 9x
+// N pairs: go test ./internal/bench -run '^$' -bench ExecutorRatio -benchtime 9x
 func BenchmarkExecutorRatio(b *testing.B) {
 	if testing.Short() {
 		b.Skip("benchmark")
