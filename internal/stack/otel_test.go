@@ -151,6 +151,12 @@ func weatherRecording(t *testing.T) string {
 }
 
 func startTracedStack(t *testing.T, ctx context.Context, script fakeup.Script) *tracedStack {
+	return startTracedStackWith(t, ctx, script, false)
+}
+
+// startTracedStackWith is startTracedStack, recording content
+// (--otlp-content) when content is set.
+func startTracedStackWith(t *testing.T, ctx context.Context, script fakeup.Script, content bool) *tracedStack {
 	ts := &tracedStack{rcv: startOTLPReceiver(t)}
 	b := bustest.Start(t)
 	up := fakeup.Start(t, script)
@@ -184,7 +190,7 @@ func startTracedStack(t *testing.T, ctx context.Context, script fakeup.Script) *
 			Projections: Projections{Trust: key.Trust()},
 			Executor:    executor.Config{Tools: map[string]executor.Tool{"weather": weather}, Heartbeat: 100 * time.Millisecond},
 			Gateway:     gw,
-			Tracing:     telemetry.Config{Endpoint: ts.rcv.URL, BatchTimeout: 50 * time.Millisecond}}
+			Tracing:     telemetry.Config{Endpoint: ts.rcv.URL, BatchTimeout: 50 * time.Millisecond, Content: content}}
 	}
 	ts.addr = freeAddr(t)
 	if ts.s, err = Start(ctx, ts.config(t.TempDir(), ts.addr)); err != nil {
@@ -411,12 +417,12 @@ func TestRunIsOneTrace(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	recording := weatherRecording(t)
-	ts := startTracedStack(t, ctx, func(n int, path string, body []byte) (fakeup.Answer, error) {
+	ts := startTracedStackWith(t, ctx, func(n int, path string, body []byte) (fakeup.Answer, error) {
 		if n == 1 {
 			return fakeup.Answer{File: recording}, nil
 		}
 		return fakeup.Answer{Status: http.StatusOK, Body: chatAnswer}, nil
-	})
+	}, true)
 	ts.post(t, ctx, `{"model":"deepseek-reasoner","messages":[{"role":"user","content":"weather in San Francisco?"}]}`,
 		gateway.HeaderMode, "run", gateway.HeaderRun, "trace-1")
 	ts.waitSpans(t, ctx, map[string]int{"invoke_agent": 1, "chat deepseek-reasoner": 2, "execute_tool weather": 1})
@@ -442,6 +448,50 @@ func TestRunIsOneTrace(t *testing.T) {
 	}
 	if producer == nil || string(exec.ParentSpanId) != string(producer.SpanId) || string(exec.TraceId) != string(root.TraceId) {
 		t.Errorf("execute_tool's parent %x (response %s) is not the round that produced the call", exec.ParentSpanId, attrs(exec)["gen_ai.response.id"])
+	}
+	// Content is opted in here (--otlp-content): the call's arguments and
+	// result are on its span.
+	var args map[string]string
+	if err := json.Unmarshal([]byte(attrs(exec)["gen_ai.tool.call.arguments"]), &args); err != nil || args["location"] != "San Francisco" {
+		t.Errorf("execute_tool's arguments %q (%v), want the call's", attrs(exec)["gen_ai.tool.call.arguments"], err)
+	}
+	if got := attrs(exec)["gen_ai.tool.call.result"]; got != `{"temperature_c":18}` {
+		t.Errorf("execute_tool's result %q", got)
+	}
+}
+
+// TestFailedModelRequestSpan: an upstream that answers an error (400, not
+// retried) makes a chat span with error.type "400" and an error status,
+// and the operation histogram counts it under that error type.
+func TestFailedModelRequestSpan(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ts := startTracedStack(t, ctx, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		return fakeup.Answer{Status: http.StatusBadRequest, Body: `{"error":{"message":"bad","type":"invalid_request_error"}}`}, nil
+	})
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+ts.addr+"/v1/chat/completions", strings.NewReader(`{"model":"gpt-4o","messages":[]}`))
+		req.Header.Set("Authorization", "Bearer client-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("the gateway answered %d, want the upstream's 400", resp.StatusCode)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.waitSpans(t, ctx, map[string]int{"chat gpt-4o": 1})
+	sp := ts.rcv.named("chat gpt-4o")[0]
+	if a := attrs(sp); a["error.type"] != "400" || a["http.response.status_code"] != "400" || sp.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("the failed request's span: %v, status %v", a, sp.Status)
+	}
+	if _, ok := attrs(sp)["gen_ai.response.id"]; ok {
+		t.Errorf("a failed request's span has a response id")
 	}
 }
 
