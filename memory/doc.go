@@ -11,7 +11,11 @@
 //
 //   - The same slot, kind, value and polarity said again reinforces the
 //     record (confidence and use up, observed time moved), never duplicates
-//     it; the same observation id applied again is a no-op.
+//     it, whatever the record's status: a superseded or expired record said
+//     again after its end is current again (so that which record a
+//     statement merges into never depends on a status that a record erased
+//     later gave it, and a rebuild after erasure merges as live did); the
+//     same observation id applied again is a no-op.
 //   - A correction (naming the record and the version it read) writes a new
 //     version; the old one stays, superseded, linked both ways. A stale
 //     version is ErrVersionConflict: no lost updates.

@@ -490,8 +490,18 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 	}, nil
 }
 
-// observe files a new statement: it reinforces the slot's holder that says
-// the same, or becomes a record of its own.
+// observe files a new statement: it reinforces the record of its slot
+// that says the same, or becomes a record of its own.
+//
+// Which record says the same is decided whatever that record's status (the
+// first in key order of the slot's holders and its superseded and expired
+// records): a status may come from a record that erasure later takes out
+// of the log, so a choice among holders only would differ between the live
+// view and its rebuild. "I hate coffee" said again after "I love coffee"
+// superseded it merges into the first "I hate coffee" live; once "I love
+// coffee" is forgotten and erased, the rebuild, where the first was never
+// superseded, merges it there too, and a later forgetting of the first
+// takes the same statements in both (TestForgottenKeysEraseExactlyTheText).
 func (x *tx) observe(st stmt) error {
 	n := x.record(st, 1)
 	if n.Slotted() {
@@ -499,24 +509,72 @@ func (x *tx) observe(st stmt) error {
 		if err != nil {
 			return err
 		}
-		for _, h := range holders {
-			if h.Kind == n.Kind && h.Polarity == n.Polarity && strings.EqualFold(h.Value, n.Value) {
-				return x.reinforce(h, n, holders)
-			}
+		same, err := x.saysTheSame(n, holders)
+		if err != nil {
+			return err
+		}
+		if same != nil {
+			return x.reinforce(same, n, holders)
 		}
 	}
 	return x.place(n, nil)
 }
 
+// saysTheSame returns the first record of n's slot in key order, holder
+// (of holders) or not, whose current version says what n says (kind,
+// polarity, value), or nil.
+func (x *tx) saysTheSame(n *Record, holders []*Record) (*Record, error) {
+	cands := slices.Clone(holders)
+	type hv struct {
+		id string
+		v  int
+	}
+	var refs []hv
+	err := x.w.Scan(x.k.pastOf(n), func(key, value []byte) error {
+		v, _ := uvarint(value)
+		refs = append(refs, hv{x.k.lastComponent(key), v})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		if r.id == n.ID {
+			continue
+		}
+		h, err := x.load(r.id, r.v)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			cands = append(cands, h)
+		}
+	}
+	slices.SortFunc(cands, func(a, b *Record) int { return strings.Compare(esc(a.ID), esc(b.ID)) })
+	for _, h := range cands {
+		if h.Kind == n.Kind && h.Polarity == n.Polarity && strings.EqualFold(h.Value, n.Value) {
+			return h, nil
+		}
+	}
+	return nil, nil
+}
+
+func holding(s Status) bool {
+	return s == StatusActive || s == StatusNeedsConfirmation || s == StatusCold
+}
+
 // reinforce counts n as one more statement of h: more confidence and use,
 // and, if n is newer, a later observed time and n's validity. A newer
 // affirmation confirms h if it was in conflict and supersedes what h
-// overrides.
+// overrides. A record no longer held (superseded, expired) said again
+// after its end is current again: it is filed among the slot's holders as
+// said at n's time (place), superseding what it overrides.
 func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	h2 := clone(h)
 	h2.UseCount++
 	h2.Confidence = math.Min(0.99, 1-float64((1-h.Confidence)*float64(1-0.5*n.Confidence)))
 	newer := n.ObservedAt > h.ObservedAt
+	revive := !holding(h.Status) && newer && (h.Status != StatusSuperseded || n.ObservedAt > h.EndedAt)
 	if newer {
 		h2.ObservedAt = n.ObservedAt
 		h2.ValidUntil = n.ValidUntil
@@ -525,7 +583,10 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	if h2.Status == StatusCold || h2.Status == StatusNeedsConfirmation && newer {
 		h2.Status = StatusActive
 	}
-	if newer {
+	if revive {
+		h2.Status, h2.SupersededBy, h2.EndedAt = StatusActive, "", 0
+	}
+	if newer && !revive && holding(h.Status) {
 		for _, o := range holders {
 			if o.ID != h.ID && o.ObservedAt < h2.ObservedAt && overrides(h2, o) {
 				if err := x.supersede(o, h2); err != nil {
@@ -544,6 +605,9 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	}
 	if err := x.w.Set(x.k.alias(h.ID, n.ID), nil); err != nil {
 		return err
+	}
+	if revive {
+		return x.place(h2, h)
 	}
 	return x.save(h, true, h2, true)
 }

@@ -151,6 +151,9 @@ func fmtOpen(ns int64) string {
 //	<t>/<u>/rec/<id>/<version:%08d>            Record (msgpack), every version
 //	<t>/<u>/ix/<term>/<id>                     posting of the current version
 //	<t>/<u>/slot/<scope>/<subject>/<attr>/<id> the slot's current holders
+//	<t>/<u>/past/<scope>/<subject>/<attr>/<id> the slot's other records (superseded, expired):
+//	                                           a statement that says what one says again
+//	                                           merges into it (observe)
 //	<t>/<u>/val/<tier>/<value:16 hex>/<id>     active records by eviction value (tier 1: constraints)
 //	<t>/<u>/exp/<valid_until:%020d>/<id>       records that will expire
 //	<t>/<u>/cf/<id>                            records that need confirmation
@@ -167,6 +170,7 @@ const (
 	nsRec   = "rec/"
 	nsIx    = "ix/"
 	nsSlot  = "slot/"
+	nsPast  = "past/"
 	nsVal   = "val/"
 	nsExp   = "exp/"
 	nsCf    = "cf/"
@@ -218,6 +222,10 @@ func (k keys) slotOf(r *Record) []byte {
 	return []byte(k.prefix + nsSlot + esc(r.Scope) + "/" + esc(r.Subject) + "/" + esc(r.Attribute) + "/")
 }
 func (k keys) slot(r *Record) []byte { return append(k.slotOf(r), esc(r.ID)...) }
+func (k keys) pastOf(r *Record) []byte {
+	return []byte(k.prefix + nsPast + esc(r.Scope) + "/" + esc(r.Subject) + "/" + esc(r.Attribute) + "/")
+}
+func (k keys) past(r *Record) []byte { return append(k.pastOf(r), esc(r.ID)...) }
 func (k keys) vals() []byte          { return []byte(k.prefix + nsVal) }
 func (k keys) val(tier int, score float64, id string) []byte {
 	return fmt.Appendf(nil, "%s%s%d/%016x/%s", k.prefix, nsVal, tier, sortableFloat(score), esc(id))
@@ -424,7 +432,7 @@ func FormatEntry(key, value []byte) string {
 		}
 	case strings.HasPrefix(rest, nsAlias), strings.HasPrefix(rest, nsSe):
 		return k + " ="
-	case strings.HasPrefix(rest, nsSlot), strings.HasPrefix(rest, nsExp), strings.HasPrefix(rest, nsCf):
+	case strings.HasPrefix(rest, nsSlot), strings.HasPrefix(rest, nsPast), strings.HasPrefix(rest, nsExp), strings.HasPrefix(rest, nsCf):
 		if v, n := binary.Uvarint(value); n > 0 {
 			return fmt.Sprintf("%s = v%d", k, v)
 		}
@@ -476,6 +484,8 @@ func (x *tx) derive(r *Record, head bool) ([]kv, contrib) {
 	holder := r.Status == StatusActive || r.Status == StatusNeedsConfirmation || r.Status == StatusCold
 	if r.Slotted() && holder {
 		out = append(out, kv{x.k.slot(r), ver})
+	} else if r.Slotted() {
+		out = append(out, kv{x.k.past(r), ver})
 	}
 	if r.Status == StatusActive {
 		tier := 0 // constraints in force go cold last: they are what keeps the user safe
