@@ -55,6 +55,12 @@
 // recorded in the run, RunMessage, and a new round asked); the same
 // request again is a retry, which drives the run as it is (turns.go).
 //
+// A run of a user remembers (memory.go): the user messages of each turn
+// are written to the user's memory (the memory service), and each round
+// is given what the user's memory recalls for the run's latest user
+// message, within MemoryConfig.RecallBudgetTokens, in the provider's
+// shape (a system message, instructions, system), constraints first.
+//
 // What it keeps: the run's first request, sealed under its user's data key
 // (erasure makes it unreadable, docs/design.md invariant 8), in the key-value
 // bucket ts_agent, with how the driver ended the run when it did; and a

@@ -85,6 +85,10 @@
 //     Request; without a Runner it gets a 501 in the provider's shape.
 //   - SSEWriter is the writer every streamed response uses (ids,
 //     heartbeats, comments); run mode's stream uses it too.
+//   - A run of a user writes the user's messages to memory and is given
+//     the user's recalled memory each round (agent.MemoryConfig, the
+//     File's memory section); a key's memory: false (Request.NoMemory) or
+//     the request's Toolstream-Memory: off leaves it out.
 //
 // # A hostile client (docs/security.md)
 //

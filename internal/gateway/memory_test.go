@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/internal/agent/agenttest"
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/jstest"
 )
 
 // memGateway is a run gateway on the real pipeline with the memory
@@ -256,5 +257,36 @@ func TestRunModeMemoryInTheLoop(t *testing.T) {
 	}
 	if bobs := mg.versions(t, "bob"); bobs == 0 {
 		t.Errorf("bob's own message was not written to his memory")
+	}
+}
+
+// The official OpenAI SDK, under alice's key: what she said in one run
+// (streamed) is recalled into the next (whole), and the answer's
+// toolstream field names the record given.
+func TestRunModeMemoryWithTheSDK(t *testing.T) {
+	jstest.Dir(t)
+	mg := startMemGateway(t)
+	sdk := func(client, run, question string) sdkResult {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		script, _ := filepath.Abs(filepath.Join("testdata", "run", "sdk-run.mjs"))
+		out := jstest.Node(ctx, t, []string{"GATEWAY_URL=" + mg.srv.URL, "GATEWAY_KEY=" + runKeyAlice, "RUN=" + run, "QUESTION=" + question}, script, client)
+		var r sdkResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("%s: %v: %s", client, err, out)
+		}
+		return r
+	}
+	if r := sdk("chat-stream", "sdk-mem-1", "I'm allergic to peanuts."); r.Text != answers["chat-weather-answer.jsonl"] {
+		t.Fatalf("run 1: %+v", r)
+	}
+	r := sdk("chat-whole", "sdk-mem-2", "What should I cook tonight?")
+	if r.Text != answers["chat-weather-answer.jsonl"] || r.Meta == nil || len(r.Meta.Recalled) == 0 || r.Meta.Recalled[0].Kind != "constraint" ||
+		!strings.Contains(r.Meta.Recalled[0].ID, "sdk-mem-1") {
+		t.Fatalf("run 2: %+v %+v, want the constraint from run sdk-mem-1 recalled", r, r.Meta)
+	}
+	if b := mg.lastRequest(t); !strings.Contains(b, `"role":"system"`) || !strings.Contains(strings.ToLower(b), "peanut") {
+		t.Errorf("run 2's request upstream: %s, want the recalled constraint", b)
 	}
 }
