@@ -28,6 +28,8 @@
 //	    # mcp: {command: [/usr/local/bin/orders-mcp, --stdio], tool: refund}
 //	    # env: [AWS_REGION]          # or {NAME: value}, e.g. {DB_PASSWORD: "${file:/run/secrets/db}"}
 //	    # sandbox: {network: none, filesystem: readonly, read: [/srv/maps], write: [/srv/out], memory: 256MiB, cpu: 10s}
+//	    object: "order:{order_id}"   # the business object a call changes
+//	    authorize: {http: "http://127.0.0.1:8081/may-act", headers: {Authorization: "Bearer ${env:AUTHZ_TOKEN}"}}
 //	grants:
 //	  - tenant: acme
 //	    permissions: [orders.refund, weather.read]
@@ -48,6 +50,22 @@
 // without approval, or a tool that has a side effect and no idempotency but
 // retries on provider_timeout or tool_error (a retry could repeat the
 // effect).
+//
+// object names the business object a call changes, from its arguments:
+// text with {field} placeholders, each a top-level argument the input
+// schema declares and requires ("order:{order_id}",
+// "account:{bank}/{number}"; {{ and }} write a literal brace). The key is
+// the text with each placeholder replaced by the argument (a string,
+// number or boolean, not empty), at most ObjectKeyBytesMax bytes. A tool
+// with side_effect: none cannot name one. The executor serialises the
+// changes of one object of a tenant, whichever run or user makes them, and
+// keeps its version; a call may say which version its change is based on
+// in the reserved argument $object_version (ObjectVersionField), which
+// Validate takes out of the arguments before the schema sees them.
+//
+// authorize names a service the executor asks, before the call runs,
+// whether the call's user may act on its object (executor package doc:
+// Authorisation); a refusal is permission_denied and nothing runs.
 //
 // Secrets are references, never values (docs/design.md invariant 10): a header
 // or env value may hold ${env:NAME} (the executor's variable NAME) or

@@ -261,6 +261,8 @@ type specTool struct {
 	MCP          *specMCP          `json:"mcp,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
 	Sandbox      *specSandbox      `json:"sandbox,omitempty"`
+	Object       string            `json:"object,omitempty"`    // omitempty: as lenient_json
+	Authorize    *specAuthorize    `json:"authorize,omitempty"` // omitempty: as lenient_json
 
 	timeout, backoff, freshFor time.Duration
 	path                       string
@@ -282,6 +284,11 @@ type specMCP struct {
 	URL     string            `json:"url,omitempty"`
 	Command []string          `json:"command,omitempty"`
 	Tool    string            `json:"tool"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+type specAuthorize struct {
+	HTTP    string            `json:"http"`
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
@@ -474,7 +481,7 @@ func (d *decoder) file(doc any) *spec {
 func (d *decoder) tool(path string, v any) specTool {
 	m := d.object(path, v, "name", "version", "description", "input_schema", "output_schema", "timeout",
 		"retry", "idempotency", "permission", "side_effect", "approval", "coerce", "http", "command", "mcp", "env", "sandbox",
-		"lenient_json", "fresh_for")
+		"lenient_json", "fresh_for", "object", "authorize")
 	t := specTool{path: path}
 	if m == nil {
 		return t
@@ -607,6 +614,29 @@ func (d *decoder) tool(path string, v any) specTool {
 		d.fail(path, "give one of http, command and mcp, not both (or all three)")
 	}
 	d.confinement(path, m, &t)
+	if ov := m["object"]; ov != nil {
+		t.Object = d.str(join(path, "object"), ov, "")
+		if _, err := parseObject(t.Object); err != nil {
+			d.fail(join(path, "object"), "%v", err)
+		} else if t.SideEffect == SideEffectNone {
+			d.fail(join(path, "object"), "object names what a call changes, and a tool with side_effect: none changes nothing: drop object, or set side_effect")
+		}
+	}
+	if av := m["authorize"]; av != nil {
+		ap := join(path, "authorize")
+		am := d.object(ap, av, "http", "headers")
+		if am != nil {
+			a := &specAuthorize{HTTP: d.str(join(ap, "http"), am["http"], "")}
+			if u, err := url.Parse(a.HTTP); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				d.fail(join(ap, "http"), "%q is not an http(s) URL (the service that answers whether the user may act on the object)", a.HTTP)
+			}
+			d.urlCredentials(join(ap, "http"), a.HTTP)
+			if hh := am["headers"]; hh != nil {
+				a.Headers = d.headers(join(ap, "headers"), hh)
+			}
+			t.Authorize = a
+		}
+	}
 	return t
 }
 

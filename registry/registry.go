@@ -66,6 +66,18 @@ func build(s *spec) (*Registry, error) {
 			Env: st.Env, Sandbox: st.Sandbox.sandbox(),
 		}
 		t.LenientJSON = st.LenientJSON
+		if st.Object != "" {
+			t.Object = st.Object
+			t.object, _ = parseObject(st.Object) // checked by the decoder
+			if t.object != nil {
+				if err := t.object.checkSchema(st.InputSchema); err != nil {
+					fail(st.path+".object", "%v", err)
+				}
+			}
+		}
+		if st.Authorize != nil {
+			t.Authorize = &AuthorizeSpec{URL: st.Authorize.HTTP, Headers: st.Authorize.Headers}
+		}
 		t.FreshFor = st.freshFor
 		if st.HTTP != nil {
 			t.HTTP = &HTTPSpec{URL: st.HTTP.URL, Headers: st.HTTP.Headers, FollowRedirects: RedirectsNone}

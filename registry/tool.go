@@ -94,7 +94,16 @@ type Tool struct {
 	// is for ever. The verifier calls a claim resting only on results
 	// older than that stale.
 	FreshFor time.Duration
+	// Object is the business object a call changes, a template over the
+	// call's top-level arguments ("order:{order_id}"; see ObjectKey). ""
+	// when the tool changes none. The executor serialises changes of one
+	// object (per tenant) and keeps its version.
+	Object string
+	// Authorize asks a service whether the call's user may act on the
+	// call's object before the call runs; nil: no such check.
+	Authorize *AuthorizeSpec
 
+	object    *objectTemplate
 	input     *jsonschema.Schema
 	anyObject bool               // input accepts every object (anyObjectSchema): Validate does not ask it
 	output    *jsonschema.Schema // nil: any result
@@ -135,6 +144,17 @@ type MCPSpec struct {
 	URL     string
 	Command []string // a stdio server: the program and its arguments; URL is then ""
 	Tool    string
+	Headers map[string]string
+}
+
+// AuthorizeSpec is an authorisation check (authorize.http): the executor
+// POSTs who asks (tenant, user, run, step), the tool, the object and the
+// arguments as JSON to URL with Headers added, before the call runs; an
+// answer {"allow": true} lets it run, anything else refuses it. A header
+// value may hold references the executor resolves each call (see Ref,
+// Expand).
+type AuthorizeSpec struct {
+	URL     string
 	Headers map[string]string
 }
 

@@ -68,6 +68,14 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 	if _, isObj := v.(map[string]any); !isObj {
 		return nil, nil, events.ReasonNotAnObject, fmt.Sprintf("the arguments must be one JSON object, got %s", strings.TrimPrefix(typeName(v), "a "))
 	}
+	if t.object != nil {
+		if obj := v.(map[string]any); obj[ObjectVersionField] != nil {
+			if _, _, err := ObjectVersion(args); err != nil {
+				return nil, nil, events.ReasonSchemaViolation, err.Error()
+			}
+			delete(obj, ObjectVersionField) // the executor reads it from the call's arguments; the schema and the tool never see it
+		}
+	}
 	values, err := checkValue(v, 0)
 	if err != nil {
 		return nil, nil, events.ReasonInvalidJSON, "the arguments are not JSON this tool accepts: " + err.Error()
@@ -82,6 +90,11 @@ func (r *Registry) Validate(tenant, name string, args []byte) (out []byte, coerc
 		// v is an object, and the schema asks nothing more of it.
 	} else if err := t.input.Validate(v); err != nil {
 		return nil, nil, events.ReasonSchemaViolation, bound(fmt.Sprintf("the arguments do not match the input schema of %s: %s", t.Name, schemaDetail(err)))
+	}
+	if t.object != nil {
+		if _, err := t.object.key(v.(map[string]any)); err != nil {
+			return nil, nil, events.ReasonSchemaViolation, bound(strings.TrimPrefix(err.Error(), "registry: "))
+		}
 	}
 	if out, ok := appendCanonical(make([]byte, 0, len(args)), v); ok {
 		return out, coerced, "", ""
