@@ -62,4 +62,11 @@ const (
 	// item, tool or arguments), so it is not run: send it under a call id
 	// of its own.
 	ErrIdempotencyConflict ErrorType = "idempotency_conflict"
+	// ErrObjectConflict: the call changes a business object (its
+	// contract's object) that changed since the version the call is based
+	// on ($object_version, or, without one, since the last change its own
+	// run made), so it is not run: read the object again and, if the
+	// change still applies, call again with $object_version set to the
+	// version the message names.
+	ErrObjectConflict ErrorType = "object_conflict"
 )

@@ -204,7 +204,7 @@ grants:
 	}
 	slices.Sort(names)
 	want := []string{"API_TOKEN", "HOME", "LANG", "MODE", "PATH", "REGION", "TMPDIR",
-		"TOOLSTREAM_ATTEMPT", "TOOLSTREAM_IDEMPOTENCY_KEY", "TOOLSTREAM_TENANT", "TOOLSTREAM_TOOL"}
+		"TOOLSTREAM_ATTEMPT", "TOOLSTREAM_CALL_ID", "TOOLSTREAM_IDEMPOTENCY_KEY", "TOOLSTREAM_TENANT", "TOOLSTREAM_TOOL"} // and the identity the call has (identity.go): here its call id
 	if !slices.Equal(names, want) {
 		t.Fatalf("the tool sees %v, want exactly %v", names, want)
 	}

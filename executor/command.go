@@ -162,6 +162,9 @@ func (t *commandTool) environ(call Call, dir string, red *redactor) ([]string, e
 	vars["TOOLSTREAM_TENANT"] = call.Tenant
 	vars["TOOLSTREAM_TOOL"] = call.Name
 	vars["TOOLSTREAM_ATTEMPT"] = strconv.Itoa(call.Attempt)
+	for k, v := range identity(call) {
+		vars["TOOLSTREAM_"+k] = v
+	}
 	env := make([]string, 0, len(vars))
 	for k, v := range vars {
 		env = append(env, k+"="+v)

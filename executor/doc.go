@@ -34,6 +34,9 @@
 //     holds its permission (else permission_denied), the arguments validate
 //     (else validation_error naming the field), there is an implementation.
 //     A failure here is recorded and published; nothing runs.
+//     A contract with authorize asks its service whether the call's user
+//     may act on its object (authorize.go): a refusal is
+//     permission_denied, no answer unavailable; nothing runs.
 //  2. Dependencies: calls listed in depends_on (same response) must have
 //     succeeded; the wait holds no slot and no lease.
 //  3. Approval (invariant 5): a tool with approval: required records
@@ -42,6 +45,10 @@
 //     or Deny publishes the decision; the first recorded one wins.
 //  4. Circuit breaker per (tenant, tool), then a per-tenant slot
 //     (MaxParallelPerTenant).
+//     A contract with an object then holds it (object.go): another
+//     call holding it hands the input back until it ends or its hold
+//     runs out; a change based on another version than the object's is
+//     object_conflict, and nothing runs.
 //  5. Lease: the record is written, by compare-and-set, as running, owned by
 //     this executor until now + LeaseTTL, with Invoked set. This write is
 //     the re-check of the lease just before the side effect: it fails if

@@ -165,17 +165,25 @@ func (j *job) finish(l *lease, out *outcome) error {
 		}
 		return j.lostOr(err)
 	}
+	if j.hold != nil {
+		j.hold.release(j.key, out)
+		j.hold = nil
+	}
 	j.count(out)
 	return j.settle(out)
 }
 
 func (j *job) call(t *registry.Tool, args []byte, attempt int) Call {
-	return Call{
+	c := Call{
 		Tenant: j.tenant, Name: t.Name, Version: t.Version, Args: args, Key: j.key, Attempt: attempt,
 		Deadline: j.e.cfg.Clock().Add(t.Timeout),
 		User:     j.ev.User, Session: j.ev.Session, Run: j.ev.Run, Step: j.ev.Step,
 		Response: j.ev.Response, Item: j.ev.Item, CallID: j.ev.CallID,
 	}
+	if j.hold != nil {
+		c.Object, c.ObjectVersion = j.hold.object, j.hold.rec.Version
+	}
+	return c
 }
 
 // publishStarted announces an attempt taken under a lease. It is

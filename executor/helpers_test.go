@@ -69,6 +69,7 @@ type callSpec struct {
 	tenant, tool, call string
 	args               string
 	run, step          string
+	user               string
 	response, item     string
 	dependsOn          []string
 	msgID              string // default: the assembler's CompletedID
@@ -85,7 +86,7 @@ func (c callSpec) event() *events.Event {
 		c.args = "{}"
 	}
 	return &events.Event{
-		ID: events.CompletedID(c.tenant, c.response, c.item), Tenant: c.tenant, Run: c.run, Step: c.step,
+		ID: events.CompletedID(c.tenant, c.response, c.item), Tenant: c.tenant, User: c.user, Run: c.run, Step: c.step,
 		Response: c.response, Item: c.item, CallID: c.call, At: time.Now().UnixNano(),
 		Body: &events.CallCompleted{Name: c.tool, Arguments: []byte(c.args), DependsOn: c.dependsOn},
 	}

@@ -64,6 +64,7 @@ func (t *httpTool) invoke(ctx context.Context, call Call, red *redactor) (json.R
 	req.Header.Set("Idempotency-Key", call.Key)
 	req.Header.Set("Toolstream-Tenant", call.Tenant)
 	req.Header.Set("Toolstream-Attempt", strconv.Itoa(call.Attempt))
+	identityHeaders(req.Header, call)
 	client := *t.client
 	client.CheckRedirect = t.checkRedirect
 	resp, err := client.Do(req)

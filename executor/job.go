@@ -38,6 +38,8 @@ type job struct {
 	log         *slog.Logger // made at first use: most calls log nothing
 	settled     bool         // the carrier was acked or handed back
 	span        trace.Span   // the attempt under way's span (otel.go); nil when not traced
+	hold        *objectHold  // the object the call changes, while held (object.go)
+	authorized  bool         // the contract's authorize service allowed the call (authorize.go)
 }
 
 func (e *Executor) newJob(m jetstream.Msg, seq uint64, ev *events.Event, cc *events.CallCompleted, viaApproval bool) *job {
@@ -248,6 +250,12 @@ func (j *job) fresh(rec *record, rev uint64) error {
 	if f != nil {
 		return j.decide(next, rev, j.failed(tool, f.Type, f.Message, 0))
 	}
+	if tool.Authorize != nil && !j.authorized {
+		if f := j.authorize(tool, args); f != nil {
+			return j.decide(next, rev, j.failed(tool, f.Type, f.Message, 0))
+		}
+		j.authorized = true
+	}
 	if len(j.cc.DependsOn)+len(j.cc.After) > 0 && !j.depsOK {
 		f, err := j.waitDeps()
 		if err != nil {
@@ -340,6 +348,29 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	defer release()
 	if tool.SideEffect == registry.SideEffectNone && tool.Retry.MaxAttempts <= 1 {
 		return j.runFree(next, rev, tool, impl, args)
+	}
+	if tool.Object != "" {
+		object, err := tool.ObjectKey(args)
+		if err != nil { // Validate refuses such arguments: only a registry changed under the call gets here
+			return j.decide(next, rev, j.failed(tool, events.ErrValidation, err.Error()+"; fix the arguments and call again", 0))
+		}
+		h, out, err := j.holdObject(tool, object)
+		switch {
+		case errors.Is(err, errObjectBusy):
+			j.nak(j.e.cfg.Heartbeat) // wait for the holder: read again then
+			return nil
+		case err != nil:
+			return err
+		case out != nil:
+			return j.decide(next, rev, out)
+		}
+		j.hold = h
+		defer func() {
+			if j.hold != nil { // not released: the hold runs out, or a takeover of this call takes it again
+				j.hold.halt()
+				j.hold = nil
+			}
+		}()
 	}
 	if rev == 0 {
 		if err := j.checkLog(); err != nil {

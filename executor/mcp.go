@@ -89,6 +89,7 @@ func (t *mcpTool) invoke(ctx context.Context, call Call, red *redactor) (json.Ra
 	h.Set("Idempotency-Key", call.Key)
 	h.Set("Toolstream-Tenant", call.Tenant)
 	h.Set("Toolstream-Attempt", strconv.Itoa(call.Attempt))
+	identityHeaders(h, call)
 	hc := *t.client
 	base := hc.Transport
 	if base == nil {

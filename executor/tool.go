@@ -43,6 +43,12 @@ type Call struct {
 	Deadline time.Time       // by the executor's clock
 
 	User, Session, Run, Step, Response, Item, CallID string
+
+	// Object is the business object the call changes (the contract's
+	// object rendered from Args), "" when it names none; ObjectVersion is
+	// the object's version the change is made over (identity.go).
+	Object        string
+	ObjectVersion uint64
 }
 
 // ToolError is a typed failure a tool reports: the model gets Type and
