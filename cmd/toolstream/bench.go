@@ -44,6 +44,9 @@ ratios rank nearest the middle over all rows), and each row's ratios in all runs
   replay     events/s rebuilding the assembler view vs direct-get batch reads of the same events
   gateway    a streamed Chat request through the gateway, sent to the end, p50 and p99 at 100
              and 1,000 requests/s (open loop) vs the same requests straight to the upstream
+  run round  the time a run's round adds (upstream's answer → its next request) in gateway run
+             mode with an upstream answering at once and a no-op tool, p50 and p99, vs the same
+             loop in one process with no log; and round 50 vs round 1
 
 --quick uses small sizes (a minute or two on 2 cores: 2m03s measured on a 2-core machine at load
 average 13); --runs N reports the median run of N and takes N times as long. A ratio that misses
@@ -94,13 +97,13 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small sizes: a minute or two on 2 cores")
 	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median run (every row from that one run)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway, round)")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")
 	cmd.Flags().MarkHidden("scale")
 	return cmd
 }
 
 func describeSizes(s bench.Sizes) string {
-	return fmt.Sprintf("%d backbone events, %d calls × %d deltas, %d latency samples, %d executor calls, %d verifier rounds, %d memory records, %d recall samples, %d s of gateway load per rate",
-		s.BackboneEvents, s.AssemblerCalls, s.DeltasPerCall, s.LatencySamples, s.ExecutorCalls, s.VerifierRounds, s.MemoryRecords, s.MemorySamples, s.GatewaySeconds)
+	return fmt.Sprintf("%d backbone events, %d calls × %d deltas, %d latency samples, %d executor calls, %d verifier rounds, %d memory records, %d recall samples, %d s of gateway load per rate, %d runs of %d rounds",
+		s.BackboneEvents, s.AssemblerCalls, s.DeltasPerCall, s.LatencySamples, s.ExecutorCalls, s.VerifierRounds, s.MemoryRecords, s.MemorySamples, s.GatewaySeconds, s.RoundRuns, s.RoundRounds)
 }

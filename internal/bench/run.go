@@ -30,19 +30,23 @@ type Sizes struct {
 	MemoryRecords  int // records of the recalled user
 	MemorySamples  int // recall latency samples
 	GatewaySeconds int // seconds of load at each rate, through the gateway and direct
+	RoundRounds    int // tool rounds of each run of the round row (50: a long run)
+	RoundRuns      int // runs of the round row, each way
 }
 
 // DefaultSizes are the full run's sizes (the numbers of the issue: 100k
 // events, 100k memory records…).
 func DefaultSizes() Sizes {
 	return Sizes{BackboneEvents: 100_000, AssemblerCalls: 2000, DeltasPerCall: 40, LatencySamples: 300,
-		ExecutorCalls: 10_000, VerifierRounds: 100, MemoryRecords: 100_000, MemorySamples: 500, GatewaySeconds: 10}
+		ExecutorCalls: 10_000, VerifierRounds: 100, MemoryRecords: 100_000, MemorySamples: 500, GatewaySeconds: 10,
+		RoundRounds: 50, RoundRuns: 10}
 }
 
 // QuickSizes finish in well under twenty seconds on a laptop.
 func QuickSizes() Sizes {
 	return Sizes{BackboneEvents: 100_000, AssemblerCalls: 1000, DeltasPerCall: 40, LatencySamples: 200,
-		ExecutorCalls: 5000, VerifierRounds: 50, MemoryRecords: 30_000, MemorySamples: 300, GatewaySeconds: 3}
+		ExecutorCalls: 5000, VerifierRounds: 50, MemoryRecords: 30_000, MemorySamples: 300, GatewaySeconds: 3,
+		RoundRounds: 50, RoundRuns: 3}
 }
 
 // Scale multiplies every size by f (at least 1 each): tests run tiny
@@ -50,7 +54,8 @@ func QuickSizes() Sizes {
 func (s Sizes) Scale(f float64) Sizes {
 	m := func(n int) int { return max(1, int(math.Round(float64(n)*f))) }
 	return Sizes{m(s.BackboneEvents), m(s.AssemblerCalls), m(s.DeltasPerCall), m(s.LatencySamples),
-		m(s.ExecutorCalls), m(s.VerifierRounds), m(s.MemoryRecords), m(s.MemorySamples), m(s.GatewaySeconds)}
+		m(s.ExecutorCalls), m(s.VerifierRounds), m(s.MemoryRecords), m(s.MemorySamples), m(s.GatewaySeconds),
+		max(2, m(s.RoundRounds)), m(s.RoundRuns)}
 }
 
 // Config configures Run.
@@ -194,6 +199,9 @@ var RowNames = [][2]string{
 	{"memory", "recall p50"},
 	{"memory", "recall p99"},
 	{"fairness", "another tenant's completion p50 during a flood"},
+	{"run round", "time a round adds p50"},
+	{"run round", "time a round adds p99"},
+	{"run round", "last round ÷ first round"},
 	{"gateway", "request p50 at 100 req/s"},
 	{"gateway", "request p99 at 100 req/s"},
 	{"gateway", "request p50 at 1,000 req/s"},
@@ -502,6 +510,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 			return nil
 		}},
 		{"fairness", r.fairness},
+		{"run round", r.round},
 		{"gateway overhead", r.gateway},
 	}
 	for _, st := range steps {
