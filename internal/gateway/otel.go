@@ -167,8 +167,9 @@ func (g *Gateway) traced(r *http.Request) *http.Request {
 
 // startRunSpan starts the span of a run-mode request, "invoke_agent"
 // (the GenAI semantic conventions): its rounds' model requests and
-// their calls' executions are its descendants, one trace for the run's
-// drive. end ends it.
+// their calls' executions are its descendants. Its trace id is the run's
+// (telemetry.WithTraceOf), so all the requests of one run are one trace.
+// end ends it.
 func (g *Gateway) startRunSpan(ctx context.Context, env Envelope, model string) (context.Context, func()) {
 	if !g.cfg.Telemetry.Enabled() {
 		return ctx, func() {}
@@ -183,6 +184,11 @@ func (g *Gateway) startRunSpan(ctx context.Context, env Envelope, model string) 
 	}
 	if env.Session != "" {
 		attrs = append(attrs, telemetry.ConversationID.String(env.Session))
+	}
+	if env.Run != "" {
+		// Every request of the run (its first, a new turn, a resume after
+		// an approval) is one trace, unless the client's own trace holds it.
+		ctx = telemetry.WithTraceOf(ctx, "run", env.Tenant, env.Run)
 	}
 	ctx, sp := g.cfg.Telemetry.Tracer("github.com/toolstream/toolstream/internal/gateway").Start(ctx, telemetry.OpInvokeAgent,
 		trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))

@@ -412,7 +412,9 @@ func operationCount(t *testing.T) uint64 {
 // TestRunIsOneTrace: a run-mode request (Toolstream-Mode: run) is one
 // trace: an invoke_agent span, its two rounds' chat spans its children
 // (the first asks for the weather, the second answers), and the weather
-// call's execute_tool span the child of the round that produced it.
+// call's execute_tool span the child of the round that produced it. The
+// run's next turn, another request, is another invoke_agent root in the
+// same trace.
 func TestRunIsOneTrace(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -421,7 +423,7 @@ func TestRunIsOneTrace(t *testing.T) {
 		if n == 1 {
 			return fakeup.Answer{File: recording}, nil
 		}
-		return fakeup.Answer{Status: http.StatusOK, Body: chatAnswer}, nil
+		return fakeup.Answer{Status: http.StatusOK, Body: strings.Replace(chatAnswer, "chatcmpl-cap", fmt.Sprintf("chatcmpl-%d", n), 1)}, nil
 	}, true)
 	ts.post(t, ctx, `{"model":"deepseek-reasoner","messages":[{"role":"user","content":"weather in San Francisco?"}]}`,
 		gateway.HeaderMode, "run", gateway.HeaderRun, "trace-1")
@@ -457,6 +459,16 @@ func TestRunIsOneTrace(t *testing.T) {
 	}
 	if got := attrs(exec)["gen_ai.tool.call.result"]; got != `{"temperature_c":18}` {
 		t.Errorf("execute_tool's result %q", got)
+	}
+	// A new turn of the run is another request: its invoke_agent span is
+	// in the run's trace too (the trace id is the run's).
+	ts.post(t, ctx, `{"model":"deepseek-reasoner","messages":[{"role":"user","content":"weather in San Francisco?"},{"role":"assistant","content":"Sunny."},{"role":"user","content":"thanks"}]}`,
+		gateway.HeaderMode, "run", gateway.HeaderRun, "trace-1")
+	ts.waitSpans(t, ctx, map[string]int{"invoke_agent": 2})
+	for _, r := range ts.rcv.named("invoke_agent") {
+		if string(r.TraceId) != string(root.TraceId) || len(r.ParentSpanId) != 0 {
+			t.Errorf("the run's requests: invoke_agent spans in traces %x and %x", root.TraceId, r.TraceId)
+		}
 	}
 }
 

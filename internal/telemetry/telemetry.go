@@ -78,6 +78,7 @@ func New(cfg Config) (*Telemetry, error) {
 	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp, bopts...),
+		sdktrace.WithIDGenerator(ids{}),
 		sdktrace.WithResource(resource.NewSchemaless(semconv.ServiceName(name))),
 	)
 	return &Telemetry{tp: tp, content: cfg.Content}, nil
