@@ -374,6 +374,7 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	}
 	if rev == 0 {
 		if err := j.checkLog(); err != nil {
+			j.letObjectGo()
 			return err
 		}
 	}
@@ -382,6 +383,7 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	next.Invoked = true // durable before the side effect: a crash from here on is an invocation that may have happened
 	l, err := j.e.acquire(j.e.hard, j.tenant, next, rev)
 	if err != nil {
+		j.letObjectGo()
 		return err
 	}
 	defer l.release()

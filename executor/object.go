@@ -217,8 +217,22 @@ func (h *objectHold) halt() {
 	<-h.done
 }
 
-// release ends the hold after the call's outcome is recorded: the version
-// moves on when the change happened or may have.
+// letObjectGo releases the object the job holds, unchanged, when the call
+// did not get its lease (nothing was invoked): the loop reads the call
+// again and, if it still runs here, takes the object again. Without it
+// the hold would run out, and the next holder would count a change that
+// never began.
+func (j *job) letObjectGo() {
+	if j.hold != nil {
+		j.hold.release(j.key, nil)
+		j.hold = nil
+	}
+}
+
+// release ends the hold after the call's outcome is recorded (out), or
+// when nothing was invoked (nil): the version moves on when the change
+// happened or may have. A hold another executor took meanwhile (the same
+// call taken over) is left alone: the compare-and-set fails.
 func (h *objectHold) release(key string, out *outcome) {
 	h.halt()
 	h.mu.Lock()
@@ -227,8 +241,9 @@ func (h *objectHold) release(key string, out *outcome) {
 	if next.Holder != key {
 		return
 	}
-	switch out.Error {
-	case "", events.ErrProviderTimeout, events.ErrOutcomeUnknown:
+	switch {
+	case out == nil: // nothing was invoked
+	case out.Error == "", out.Error == events.ErrProviderTimeout, out.Error == events.ErrOutcomeUnknown:
 		next.Version++
 		next.LastKey, next.LastRun, next.LastUser, next.LastTool = next.Holder, next.HolderRun, next.HolderUser, next.HolderTool
 		next.Unknown = out.Error != ""
