@@ -6,12 +6,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -96,6 +98,33 @@ func attackMain(mode, arg string) int {
 		}
 		out, _ := json.Marshal(map[string]string{"content": string(data)})
 		fmt.Printf("%s", out)
+	case "reserve":
+		// What escapes RLIMIT_DATA: reserve the range with no access, then
+		// map it writable over the reservation (MAP_FIXED), which Linux
+		// counts as no growth, and touch every page.
+		// The runtime allocates nothing meanwhile (no collection), so that
+		// it does not die of the limit itself once the range counts.
+		debug.SetGCPercent(-1)
+		mib, _ := strconv.Atoi(arg)
+		said := fmt.Appendf(nil, `{"allocated_mib":%d}`, mib)
+		n := mib << 20
+		r, err := syscall.Mmap(-1, 0, n, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			return fail(7, "cannot reserve: %v", err)
+		}
+		addr := uintptr(unsafe.Pointer(&r[0]))
+		if _, _, e := syscall.Syscall6(syscall.SYS_MMAP, addr, uintptr(n), syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_FIXED, ^uintptr(0), 0); e != 0 {
+			return fail(7, "cannot map over the reservation: %v", e)
+		}
+		for i := 0; i < n; i += 4096 {
+			r[i] = 1
+		}
+		// Hold it a second, then say so, allocating nothing (the runtime
+		// would die of the limit now that the range counts).
+		for start := time.Now(); time.Since(start) < time.Second; {
+		}
+		syscall.Write(1, said)
 	case "alloc":
 		mib, _ := strconv.Atoi(arg)
 		b := make([]byte, mib<<20)

@@ -112,12 +112,19 @@ func (t *commandTool) invoke(ctx context.Context, call Call, red *redactor) (jso
 		return nil, err
 	}
 	defer removeAll(dir)
-	r, err := runProgram(ctx, argv, env, call.Args, t.max)
+	var memMax int64
+	if t.sandbox != nil {
+		memMax = t.sandbox.Memory
+	}
+	r, err := runProgram(ctx, argv, env, call.Args, t.max, memMax)
 	if err != nil {
 		return nil, Errorf(events.ErrUnavailable, "cannot run %s: %v", t.argv[0], err)
 	}
 	if r.over {
 		return nil, Errorf(events.ErrToolError, "%s printed more than %d bytes, so it was stopped there; ask for less", t.argv[0], t.max)
+	}
+	if r.overMemory {
+		return nil, Errorf(events.ErrToolError, "%s was stopped at its memory limit: its processes' resident memory passed it (sandbox: %s); ask for less, or an operator raises the limit", t.argv[0], t.sandbox)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -257,8 +264,11 @@ type ran struct {
 	// a secret).
 	stderrCut bool
 	over      bool // stdout passed max: the program was killed there
-	state     *os.ProcessState
-	err       error // from Wait
+	// overMemory: the resident memory of the program and its descendants
+	// passed the sandbox's memory limit, and it was killed there.
+	overMemory bool
+	state      *os.ProcessState
+	err        error // from Wait
 }
 
 // runProgram runs argv (argv[0] a path) with env, stdin on its standard
@@ -269,7 +279,7 @@ type ran struct {
 // cgroup or the orphans reparented to the executor (command_linux.go),
 // so nothing it started outlives the run, whether it left the group or
 // not. It returns an error only when the program could not be started.
-func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int) (*ran, error) {
+func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int, memMax int64) (*ran, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -316,7 +326,15 @@ func runProgram(ctx context.Context, argv, env []string, stdin []byte, max int) 
 		io.Copy(tb, errR)
 		r.stderr, r.stderrCut = tb.Bytes(), tb.cut
 	}()
+	stopWatch := func() {}
+	if memMax > 0 {
+		stopWatch = watchMemory(cmd.Process.Pid, memMax, func() {
+			r.overMemory = true
+			g.kill()
+		})
+	}
 	waitExited(cmd)
+	stopWatch()
 	g.killLast() // whatever the program left behind, finished or not
 	r.err = cmd.Wait()
 	r.state = cmd.ProcessState

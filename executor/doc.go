@@ -143,8 +143,10 @@
 //     needs (name resolution only with network host), the program, a
 //     private /dev, /proc and /tmp, its private directory writable, and
 //     exactly the paths its sandbox.read and sandbox.write name, never a
-//     Config.Hidden directory (serve's --data) — memory as RLIMIT_DATA,
-//     cpu as RLIMIT_CPU. Each kind of sandbox is
+//     Config.Hidden directory (serve's --data) — memory as RLIMIT_DATA and
+//     a watch of the processes' resident memory (watchMemory: the rlimit
+//     alone is escaped by mapping over a reservation), cpu as RLIMIT_CPU.
+//     Each kind of sandbox is
 //     tried once (`true` in it) before a tool first needs it; where that
 //     fails — no bubblewrap, no user namespaces — tools that ask for a
 //     sandbox are refused with unavailable, never run unconfined. Without

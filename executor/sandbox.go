@@ -347,7 +347,7 @@ func (h *commandHost) try(ctx context.Context, s *registry.Sandbox) error {
 	if err != nil {
 		return fmt.Errorf("this executor cannot sandbox: %v", err)
 	}
-	r, err := runProgram(ctx, argv, env, nil, 1<<10)
+	r, err := runProgram(ctx, argv, env, nil, 1<<10, 0)
 	switch {
 	case err != nil:
 		return fmt.Errorf("this executor cannot sandbox: %v", err)

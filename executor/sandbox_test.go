@@ -120,6 +120,24 @@ func TestSandboxMemoryLimit(t *testing.T) {
 	}
 }
 
+// A sandboxed tool that maps its memory where RLIMIT_DATA does not see it
+// (writable over a reservation) is still stopped at its memory limit: the
+// executor watches its resident memory. Unwatched, it allocated the whole
+// GiB under a limit of 256 MiB in three runs of four (prlimit --data alone).
+func TestSandboxMemoryLimitHoldsAgainstMappingTricks(t *testing.T) {
+	needSandbox(t)
+	reg := parseRegistry(t, attackRegistry(t, "reserve.big", "reserve", "1024", "{memory: 256MiB}"))
+	b := bustest.Start(t)
+	startExec(t, b, reg, nil, nil)
+	for _, call := range []string{"c1", "c2", "c3"} {
+		// Stopped by the watch, or dead of the limit in its runtime's next
+		// allocation (the range counts once mapped): never a success.
+		if o := callAcme(t, b, "reserve.big", call); !o.failedWith(events.ErrToolError, "memory 256MiB") {
+			t.Fatalf("%s: 1 GiB mapped over a reservation under 256 MiB: %v", call, o)
+		}
+	}
+}
+
 // A sandboxed tool is stopped at its CPU limit, and the message says so.
 func TestSandboxCPULimit(t *testing.T) {
 	needSandbox(t)
