@@ -211,6 +211,7 @@ type Driver struct {
 	active  map[string]*drive     // by tenant/run; guarded by mu
 	indexes map[string]toolsIndex // by tenant: the ranking of its tools; guarded by mu
 	bg      sync.WaitGroup        // drives started by Resume
+	memOnce sync.Once             // says once that memory is out of reach
 }
 
 // toolsIndex is a tenant's tools as of one registry, indexed for ranking.

@@ -30,7 +30,9 @@ import (
 // gateway (MemoryConfig.Off), a key (its memory: false) or a request
 // (Toolstream-Memory: off, Spec.Memory); it is on by default where the
 // memory service runs, and a server that serves no memory service
-// (client.ErrUnavailable) is a run without memory, not an error. Any other
+// (client.ErrUnavailable), or a driver whose identity may not ask it
+// (client.ErrPermissionDenied), is a run without memory (said once in
+// the log), not an error. Any other
 // failure of a write or a recall fails the request: a retry writes the
 // same message under the same id and time (stored once) and recalls
 // again, where a run that went on without the user's constraints might
@@ -81,6 +83,24 @@ func memoryRunPrefix(run string) string {
 	return "run:" + run + ":"
 }
 
+// memoryUnreachable reports whether err says the memory service is not
+// there for this driver: nobody serves it (a server without memory), or
+// the driver's identity may not ask it (a gateway whose role has no
+// memory). Such a run goes on without memory, said once in the log.
+func (d *Driver) memoryUnreachable(err error) bool {
+	switch {
+	case errors.Is(err, client.ErrUnavailable):
+		d.memOnce.Do(func() { d.log.Info("run mode: no memory service answers; runs go on without memory") })
+	case errors.Is(err, client.ErrPermissionDenied):
+		d.memOnce.Do(func() {
+			d.log.Warn("run mode: this identity may not ask the memory service; runs go on without memory", "err", err)
+		})
+	default:
+		return false
+	}
+	return true
+}
+
 // remember writes a turn's user messages to the user's memory, said at at.
 func (d *Driver) remember(ctx context.Context, spec Spec, digest string, texts []string, at time.Time) error {
 	if !d.memoryOn(spec) {
@@ -88,8 +108,7 @@ func (d *Driver) remember(ctx context.Context, spec Spec, digest string, texts [
 	}
 	for i, text := range texts {
 		rep, err := d.runs.Message(ctx, spec.Tenant, spec.User, memoryMessageID(spec.Run, digest, i), text, at)
-		if errors.Is(err, client.ErrUnavailable) {
-			d.log.Debug("memory not served: the message is not remembered", "tenant", spec.Tenant, "run", spec.Run)
+		if d.memoryUnreachable(err) {
 			return nil
 		}
 		if err != nil {
@@ -117,7 +136,7 @@ func (d *Driver) recall(ctx context.Context, spec Spec, query string) (string, [
 		budget = 300
 	}
 	out, err := d.runs.Recall(ctx, spec.Tenant, spec.User, query, client.RecallOptions{BudgetTokens: budget})
-	if errors.Is(err, client.ErrUnavailable) {
+	if d.memoryUnreachable(err) {
 		return "", nil, nil
 	}
 	if err != nil {
