@@ -75,6 +75,11 @@
 // comment is sent every Config.Heartbeat (default 10 s); SDKs ignore
 // comments.
 //
+// In run mode a Responses request with "background": true is OpenAI's
+// background mode (background.go): answered at once (queued), polled with
+// GET /v1/responses/{id}, cancelled with POST /v1/responses/{id}/cancel,
+// its answer streamed (and resumed with starting_after) once the run ended.
+//
 // # For run mode (package agent)
 //
 //   - Gateway.Stream sends one request upstream and publishes and keeps

@@ -395,7 +395,7 @@ func TestErrorsComeInTheProvidersShape(t *testing.T) {
 		{"run without runner", tg, APIMessages, "POST", "/v1/messages", streamBody("weather-messages"), map[string]string{"x-api-key": clientKey, HeaderMode: "run"}, 501, "not served"},
 		{"no such stream", tg, APIResponses, "GET", "/v1/responses/resp_nope?stream=true", "", bearer(clientKey), 404, "no such stream"},
 		{"bad starting_after", tg, APIChat, "GET", "/toolstream/v1/chat/completions/x?starting_after=abc", "", bearer(clientKey), 400, "not a number"},
-		{"not a stream", tg, APIResponses, "GET", "/v1/responses/resp_x", "", bearer(clientKey), 400, "stream=true"},
+		{"not a stream", tg, APIResponses, "GET", "/v1/responses/resp_x", "", bearer(clientKey), 404, "stream=true"}, // no background response of this gateway
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := c.tg.request(t, c.method, c.path, c.body, c.header)

@@ -116,6 +116,7 @@ func (g *Gateway) routes() *http.ServeMux {
 	mux.HandleFunc("POST /v1/responses", g.post(APIResponses))
 	mux.HandleFunc("POST /v1/messages", g.post(APIMessages))
 	mux.HandleFunc("GET /v1/responses/{id}", g.get(APIResponses))
+	mux.HandleFunc("POST /v1/responses/{id}/cancel", g.cancelResponse)
 	mux.HandleFunc("GET /toolstream/v1/responses/{id}", g.get(APIResponses))
 	mux.HandleFunc("GET /toolstream/v1/chat/completions/{id}", g.get(APIChat))
 	mux.HandleFunc("GET /toolstream/v1/messages/{id}", g.get(APIMessages))
@@ -374,10 +375,6 @@ func (g *Gateway) get(api API) http.HandlerFunc {
 		}
 		defer sl.release()
 		q := r.URL.Query()
-		if api == APIResponses && q.Get("stream") != "true" && !strings.HasPrefix(r.URL.Path, "/toolstream/") {
-			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: the gateway serves stored responses as streams only (stream=true)", ErrBadRequest))
-			return
-		}
 		after := int64(-1)
 		for _, v := range []string{q.Get("starting_after"), r.Header.Get("Last-Event-ID")} {
 			if v == "" {
@@ -389,6 +386,16 @@ func (g *Gateway) get(api API) http.HandlerFunc {
 				return
 			}
 			after = max(after, n)
+		}
+		if api == APIResponses && !strings.HasPrefix(r.URL.Path, "/toolstream/") {
+			// A background response (background.go), polled or streamed.
+			if b, ok := g.cfg.Runner.(backgrounder); ok && b.serveBackgroundGet(w, r, env, r.PathValue("id"), q.Get("stream") == "true", after) {
+				return
+			}
+			if q.Get("stream") != "true" {
+				WriteError(w, api, http.StatusNotFound, fmt.Sprintf("No background response with id %q (the gateway serves other stored responses as streams only, stream=true).", r.PathValue("id")))
+				return
+			}
 		}
 		g.resume(w, r, api, env, r.PathValue("id"), after)
 	}

@@ -47,6 +47,7 @@ type RunServer struct {
 	Now func() time.Time
 
 	detached sync.WaitGroup // drives whose client went away
+	bg       bgTable        // background responses (background.go)
 }
 
 var _ Runner = (*RunServer)(nil)
@@ -172,6 +173,10 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 	}
 	spec := agent.Spec{Tenant: req.Env.Tenant, User: req.Env.User, Session: req.Env.Session, Run: run, Name: req.RunName,
 		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect, Key: req.key(), Memory: mem}
+	if req.API == APIResponses && wantsBackground(req.Body) {
+		s.serveBackground(w, r, req, name, spec) // background.go
+		return
+	}
 	// The run outlives its client unless the client asked otherwise.
 	ctx := context.WithoutCancel(r.Context())
 	if onDisconnect == "cancel" {

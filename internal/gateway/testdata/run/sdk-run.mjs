@@ -5,7 +5,9 @@
 // Run with node's working directory at testdata/js (where node_modules is):
 //   node /abs/path/gateway/testdata/run/sdk-run.mjs CLIENT
 // CLIENT: chat-leave, chat-stream, chat-whole, chat-helper, responses-stream,
-// responses-whole, responses-helper, messages-stream, messages-whole.
+// responses-whole, responses-helper, responses-background,
+// responses-background-cancel, responses-background-other, messages-stream,
+// messages-whole.
 // Environment: GATEWAY_URL, GATEWAY_KEY, RUN (Toolstream-Run), QUESTION,
 // LEAVE_WHEN (chat-leave). Besides the text, each reports the usage the
 // SDK read, the finish/stop reason and any tool calls; the stream clients
@@ -97,6 +99,45 @@ const clients = {
     const { data, response } = await openai.responses.create({ model: 'fake-1', input: question }).withResponse();
     return { text: data.output_text, meta: data.toolstream, run: response.headers.get('toolstream-run'),
       usage: { input: data.usage?.input_tokens, output: data.usage?.output_tokens } };
+  },
+  // Background mode (responses.create background:true): the answer comes
+  // at once, queued; retrieve polls until the run ended; retrieve with
+  // stream:true, starting_after resumes the answer's events.
+  'responses-background': async () => {
+    const created = await openai.responses.create({ model: 'fake-1', input: question, background: true });
+    let r = created, polls = 0;
+    const deadline = Date.now() + 60000;
+    while ((r.status === 'queued' || r.status === 'in_progress') && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 20));
+      r = await openai.responses.retrieve(created.id);
+      polls++;
+    }
+    const resumed = [];
+    const stream = await openai.responses.retrieve(created.id, { stream: true, starting_after: 2 });
+    for await (const ev of stream) resumed.push(`${ev.sequence_number}:${ev.type}`);
+    return { id: created.id, created: created.status, background: created.background, status: r.status, text: r.output_text, meta: r.toolstream,
+      usage: { input: r.usage?.input_tokens, output: r.usage?.output_tokens }, polls, resumed };
+  },
+  // Cancels a background response whose model never answers.
+  'responses-background-cancel': async () => {
+    const created = await openai.responses.create({ model: 'fake-1', input: question, background: true });
+    const cancelled = await openai.responses.cancel(created.id);
+    const r = await openai.responses.retrieve(created.id);
+    return { id: created.id, created: created.status, cancelled: cancelled.status, status: r.status };
+  },
+  // Another key polls and cancels BG_ID: the errors it gets.
+  'responses-background-other': async () => {
+    const other = new OpenAI({ apiKey: process.env.OTHER_KEY, baseURL: url + '/v1', maxRetries: 0, timeout });
+    const errs = [];
+    for (const f of [() => other.responses.retrieve(process.env.BG_ID), () => other.responses.cancel(process.env.BG_ID)]) {
+      try {
+        const r = await f();
+        errs.push({ status: 200, name: 'none', message: r.status });
+      } catch (err) {
+        errs.push({ status: err.status, name: err.constructor.name, message: err.message, type: err.type ?? null });
+      }
+    }
+    return { errors: errs };
   },
   'messages-stream': async () => {
     const stream = anthropic.messages.stream({ model: 'fake-1', max_tokens: 256, messages });
