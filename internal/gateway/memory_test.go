@@ -258,6 +258,11 @@ func TestRunModeMemoryInTheLoop(t *testing.T) {
 	if bobs := mg.versions(t, "bob"); bobs == 0 {
 		t.Errorf("bob's own message was not written to his memory")
 	}
+	asked = len(mg.up.Requests())
+	if st, body := mg.ask(t, runKeyAlice, "/v1/chat/completions", "mem-9", chatBody("hi"), map[string]string{gateway.HeaderMemory: "maybe"}); st != http.StatusBadRequest ||
+		len(mg.up.Requests()) != asked {
+		t.Errorf("Toolstream-Memory: maybe: %d %s, %d upstream requests; want 400 and none", st, body, len(mg.up.Requests())-asked)
+	}
 }
 
 // The official OpenAI SDK, under alice's key: what she said in one run
@@ -288,5 +293,29 @@ func TestRunModeMemoryWithTheSDK(t *testing.T) {
 	}
 	if b := mg.lastRequest(t); !strings.Contains(b, `"role":"system"`) || !strings.Contains(strings.ToLower(b), "peanut") {
 		t.Errorf("run 2's request upstream: %s, want the recalled constraint", b)
+	}
+}
+
+// gateway.yaml's memory section and a key's memory: false are read.
+func TestMemoryConfigReads(t *testing.T) {
+	f, err := gateway.ParseFile([]byte(`
+upstreams:
+  - {name: openai, kind: openai, base_url: http://127.0.0.1:1/v1}
+memory: {off: true, recall_budget_tokens: 120}
+keys:
+  - {key_sha256: `+gateway.HashKey("a")+`, tenant: acme, memory: false}
+  - {key_sha256: `+gateway.HashKey("b")+`, tenant: acme}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Memory.Off || f.Memory.RecallBudgetTokens != 120 {
+		t.Errorf("memory section: %+v", f.Memory)
+	}
+	if k := f.Keys[0]; k.Memory == nil || *k.Memory {
+		t.Errorf("key with memory: false: %v", k.Memory)
+	}
+	if k := f.Keys[1]; k.Memory != nil {
+		t.Errorf("key without memory: %v, want nil (the gateway's setting)", *k.Memory)
 	}
 }
