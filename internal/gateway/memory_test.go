@@ -296,7 +296,7 @@ func TestRunModeMemoryWithTheSDK(t *testing.T) {
 	}
 }
 
-// gateway.yaml's memory section and a key's memory: false are read.
+// The gateway file's memory section and a key's memory: false are read.
 func TestMemoryConfigReads(t *testing.T) {
 	f, err := gateway.ParseFile([]byte(`
 upstreams:
