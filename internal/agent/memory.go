@@ -111,6 +111,12 @@ func (d *Driver) remember(ctx context.Context, spec Spec, digest string, texts [
 		if d.memoryUnreachable(err) {
 			return nil
 		}
+		if errors.Is(err, client.ErrBadInput) {
+			// The memory service will not take this message (over its
+			// TextBytesMax): the run goes on, the message unremembered.
+			d.log.Info("memory refused a user message", "tenant", spec.Tenant, "run", spec.Run, "err", err)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("%w: write the user's message to memory: %w", ErrMemory, err)
 		}

@@ -258,6 +258,15 @@ func TestRunModeMemoryInTheLoop(t *testing.T) {
 	if bobs := mg.versions(t, "bob"); bobs == 0 {
 		t.Errorf("bob's own message was not written to his memory")
 	}
+	// A message memory will not take (over its 64 KiB) is not
+	// remembered, and the run goes on.
+	n = mg.versions(t, "alice")
+	if st, body := mg.ask(t, runKeyAlice, "/v1/chat/completions", "mem-10", chatBody(strings.Repeat("peanut butter ", 6000)), nil); st != http.StatusOK {
+		t.Errorf("a message too long for memory: %d %s, want the run's answer", st, body)
+	}
+	if got := mg.versions(t, "alice"); got != n {
+		t.Errorf("a message too long for memory wrote %d record versions", got-n)
+	}
 	asked = len(mg.up.Requests())
 	if st, body := mg.ask(t, runKeyAlice, "/v1/chat/completions", "mem-9", chatBody("hi"), map[string]string{gateway.HeaderMemory: "maybe"}); st != http.StatusBadRequest ||
 		len(mg.up.Requests()) != asked {
