@@ -35,8 +35,12 @@ import (
 // content_filter; MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL and anything
 // else fail the response with the reason as code. A prompt blocked before any
 // candidate (promptFeedback.blockReason) is content_filter; an in-band error
-// object fails the response. Text parts are display text; parts with
-// thought:true are reasoning and dropped.
+// object fails the response, also after every candidate finished: as in
+// Chat, the verdict is held until the next chunk (a usage-only one, a new
+// response's) or the stream's end, so an error chunk that follows the
+// finishReason wins, and a chunk that only says finishReason again keeps
+// it held. Text parts are display text; parts with thought:true are
+// reasoning and dropped.
 
 type gemChunk struct {
 	Candidates     []gemCandidate `json:"candidates"`
@@ -120,7 +124,14 @@ func (n *Normalizer) applyGemini(c *gemChunk) {
 		if present(c.UsageMetadata) {
 			n.gemNoteUsage(c.UsageMetadata) // onto the open response, if any
 		}
-		return // usage-only chunk
+		n.release() // the chunk after the finish reasons is no error
+		return      // usage-only chunk
+	}
+	if c.Error == nil && !n.gemRepeatsFinish(c) {
+		if present(c.UsageMetadata) {
+			n.gemNoteUsage(c.UsageMetadata) // the held response's
+		}
+		n.release()
 	}
 	n.restartImplicit(c.ResponseID, c.ModelVersion)
 	if present(c.UsageMetadata) {
@@ -139,8 +150,30 @@ func (n *Normalizer) applyGemini(c *gemChunk) {
 	case blocked:
 		n.finish(&events.ResponseIncomplete{Reason: events.ReasonContentFilter, StopReason: c.PromptFeedback.BlockReason})
 	default:
-		n.settle()
+		n.hold() // every candidate finished: ended by the next chunk, unless it is an error
 	}
+}
+
+// gemRepeatsFinish reports whether c only says again what the held
+// response's finished candidates said: every candidate of it has finished
+// already and it brings no part.
+func (n *Normalizer) gemRepeatsFinish(c *gemChunk) bool {
+	r := &n.st.R
+	if !r.Held || r.Ended || len(c.Candidates) == 0 || c.ResponseID != "" && c.ResponseID != r.ID {
+		return false
+	}
+	for _, cand := range c.Candidates {
+		finished := false
+		for _, rc := range r.Choices {
+			if rc.Index == deref(cand.Index) {
+				finished = rc.Finished
+			}
+		}
+		if !finished || cand.Content != nil && len(cand.Content.Parts) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func gemTextKey(ci int) string { return "cand" + itoa(ci) + ".text" }
