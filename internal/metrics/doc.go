@@ -8,6 +8,7 @@
 //     applied and rejected, outbox rows relayed and the relay backlog,
 //     whether it is running. For the assembler, the responses and calls
 //     still open (assembler.OpenCalls on a snapshot of its view).
+//
 //   - From the log, by an ordered consumer of the call, response, execution,
 //     approval, result and answer subjects that starts at the end of the log
 //     when Run starts (counters count what happened since): call outcomes
@@ -17,6 +18,7 @@
 //     CallCompleted → result (what a caller waits, approvals included) and
 //     last ExecutionStarted → result (the invocation). The log's timestamps
 //     are used, so the numbers hold for executors in other processes too.
+//
 //   - From an Executor of this process, if given: its counters.
 //
 //   - Any Sources.Collectors: serve passes the gateway's (upstream
