@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -153,15 +156,35 @@ func Start(t TB, cfg Config) *Cluster {
 	return c
 }
 
-// freePorts returns n distinct free loopback ports. They are free when
-// returned; a server restarted later binds the same one again.
+// freePorts returns n distinct free loopback ports, below the kernel's
+// ephemeral range (ip_local_port_range): a server restarted later binds the
+// same port again, and a port the kernel hands to some other listener of
+// port 0 meanwhile (another test's server, in a full parallel run) would
+// leave it unable to; below that range only a listener that names the
+// port takes it. They are free when returned.
 func freePorts(t TB, n int) []int {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil {
+				low = v
+			}
+		}
+	}
+	const floor = 10000
 	var ls []net.Listener
 	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		port := 0 // the kernel's choice, where the range below is too small or taken
+		if low-floor > 1000 && tries < 1000 {
+			port = floor + rand.IntN(low-floor)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
-			t.Fatal(err)
+			if port == 0 {
+				t.Fatal(err)
+			}
+			continue
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
