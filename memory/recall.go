@@ -611,33 +611,53 @@ func (rc *recall) hybrid(terms []qterm) (Result, error) {
 		}
 		sem = insertHit(sem, Hit{Record: rc.e.display(v, rc.now), Score: cos * rc.quality(v)}, depth)
 	}
-	fused := map[string]*Hit{}
-	var order []string
+	var f fusion
 	for _, list := range [][]Hit{lex.Records, sem} {
 		for rank, h := range list {
-			f := fused[h.Record.ID]
-			if f == nil {
-				c := h
-				c.Score = 0
-				f = &c
-				fused[h.Record.ID] = f
-				order = append(order, h.Record.ID)
-			}
-			f.Score += 1 / float64(rrfK+rank+1)
+			f.add(h, 1/float64(rrfK+rank+1))
 		}
 	}
-	out := make([]Hit, 0, len(order))
-	for _, id := range order {
-		out = append(out, *fused[id])
+	return Result{Records: f.top(rc.limit), Conflicts: lex.Conflicts}, nil
+}
+
+// fusion sums the scores several rankings give each record, keeping the
+// order records were first seen in for ties.
+type fusion struct {
+	byID  map[string]*Hit
+	order []string
+}
+
+// add adds s to h's record's fused score.
+func (f *fusion) add(h Hit, s float64) {
+	if f.byID == nil {
+		f.byID = map[string]*Hit{}
+	}
+	got := f.byID[h.Record.ID]
+	if got == nil {
+		c := h
+		c.Score = 0
+		got = &c
+		f.byID[h.Record.ID] = got
+		f.order = append(f.order, h.Record.ID)
+	}
+	got.Score += s
+}
+
+// top returns the best limit records by fused score, a record that
+// repeats one already taken left out.
+func (f *fusion) top(limit int) []Hit {
+	out := make([]Hit, 0, len(f.order))
+	for _, id := range f.order {
+		out = append(out, *f.byID[id])
 	}
 	sort.Slice(out, func(i, j int) bool { return hitLess(out[i], out[j]) })
 	var records []Hit
 	for _, h := range out {
-		if len(records) < rc.limit && !repeats(records, &h.Record) {
+		if len(records) < limit && !repeats(records, &h.Record) {
 			records = append(records, h)
 		}
 	}
-	return Result{Records: records, Conflicts: lex.Conflicts}, nil
+	return records
 }
 
 // cosine is the cosine similarity of a and b (0 if either is zero).

@@ -1,7 +1,5 @@
 package memory
 
-import "sort"
-
 // Matcher scores how well a record's text answers a query by meaning, in
 // [0, 1], the same for the same texts (memory/embed/local.Words: each
 // query word's nearest word of the text by the shipped word vectors). An
@@ -72,35 +70,12 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	for _, h := range lex.Records {
 		maxLex = max(maxLex, h.Score)
 	}
-	fused := map[string]*Hit{}
-	var order []string
-	add := func(h Hit, s float64) {
-		f := fused[h.Record.ID]
-		if f == nil {
-			c := h
-			c.Score = 0
-			f = &c
-			fused[h.Record.ID] = f
-			order = append(order, h.Record.ID)
-		}
-		f.Score += s
-	}
+	var f fusion
 	for _, h := range lex.Records {
-		add(h, h.Score/maxLex)
+		f.add(h, h.Score/maxLex)
 	}
 	for _, h := range sem {
-		add(h, matchWeight*h.Score)
+		f.add(h, matchWeight*h.Score)
 	}
-	out := make([]Hit, 0, len(order))
-	for _, id := range order {
-		out = append(out, *fused[id])
-	}
-	sort.Slice(out, func(i, j int) bool { return hitLess(out[i], out[j]) })
-	var records []Hit
-	for _, h := range out {
-		if len(records) < rc.limit && !repeats(records, &h.Record) {
-			records = append(records, h)
-		}
-	}
-	return Result{Records: records, Conflicts: lex.Conflicts}, nil
+	return Result{Records: f.top(rc.limit), Conflicts: lex.Conflicts}, nil
 }
