@@ -3,10 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -147,21 +145,10 @@ func (g *Gateway) embeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sl.release()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.BodyMax))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		var ne net.Error
-		switch {
-		case errors.As(err, &tooLarge):
-			WriteError(w, APIChat, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is over %d bytes.", g.cfg.BodyMax))
-		case errors.As(err, &ne) && ne.Timeout():
-			WriteError(w, APIChat, http.StatusRequestTimeout, fmt.Sprintf("The request body did not arrive within %v.", g.cfg.File.Limits.BodyReadTimeout))
-		default:
-			WriteError(w, APIChat, http.StatusBadRequest, "The request body could not be read: "+err.Error())
-		}
+	body, ok := g.readBody(w, r, APIChat)
+	if !ok {
 		return
 	}
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	if k := g.key(sl.key); k != nil { // the key's models, budgets and rates (keys.go)
 		if no := g.police(k, modelOf(body)); no != nil {
 			g.refuse(w, APIChat, k, no)

@@ -162,6 +162,29 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request, api API) 
 	return env, hash, true
 }
 
+// readBody reads a request's body within the body limit and deadline and
+// lifts the read deadline (the response may take as long as the model, and
+// the run); a body over the limit, late or unreadable is answered in api's
+// shape (413, 408, 400) and ok is false.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, api API) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.BodyMax))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &tooLarge):
+			WriteError(w, api, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is over %d bytes.", g.cfg.BodyMax))
+		case errors.As(err, &ne) && ne.Timeout():
+			WriteError(w, api, http.StatusRequestTimeout, fmt.Sprintf("The request body did not arrive within %v.", g.cfg.File.Limits.BodyReadTimeout))
+		default:
+			WriteError(w, api, http.StatusBadRequest, "The request body could not be read: "+err.Error())
+		}
+		return nil, false
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	return body, true
+}
+
 // post serves a POST to api: run mode, a resumption, or passthrough.
 func (g *Gateway) post(api API) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -171,22 +194,10 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 		}
 		defer sl.release()
 		r = g.traced(r) // a client's traceparent: its trace goes on here (otel.go)
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.BodyMax))
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			var ne net.Error
-			switch {
-			case errors.As(err, &tooLarge):
-				WriteError(w, api, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is over %d bytes.", g.cfg.BodyMax))
-			case errors.As(err, &ne) && ne.Timeout():
-				WriteError(w, api, http.StatusRequestTimeout, fmt.Sprintf("The request body did not arrive within %v.", g.cfg.File.Limits.BodyReadTimeout))
-			default:
-				WriteError(w, api, http.StatusBadRequest, "The request body could not be read: "+err.Error())
-			}
+		body, ok := g.readBody(w, r, api)
+		if !ok {
 			return
 		}
-		// Read: the response may take as long as the model (and the run).
-		http.NewResponseController(w).SetReadDeadline(time.Time{})
 		var probe struct {
 			Model  any  `json:"model"`
 			Stream bool `json:"stream"`
