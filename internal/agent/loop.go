@@ -27,8 +27,8 @@ const failedRoundsMax = 2
 // lead is how many messages at the start of the run's history are the
 // user messages of spec's conversation (sent as they are instead).
 //
-// query is the run's latest user message, what each round recalls the
-// user's memory for.
+// query is the run's latest user message, what the user's memory is
+// recalled for, once for this drive's rounds.
 func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int, query string) (*Outcome, error) {
 	body, err := parseBody(spec.Body)
 	if err != nil {
@@ -75,6 +75,8 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	var lastStarted string
 	var startedAt time.Time
 	var recalled []RecalledMemory // what the latest round this drive asked was given
+	var memText string            // recalled for query, once (memRecalled)
+	memRecalled := false
 	roundsBefore := 0
 	for {
 		if ctx.Err() != nil {
@@ -139,16 +141,20 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		n := len(st.Rounds) + 1
 		degraded := st.Run.Degraded || st.Run.Status == runs.StatusDegraded
 		answerOnly := degraded || len(turnRounds(st))+1 >= d.cfg.RoundsMax
-		// The user's memory for the latest user message, recalled before
-		// each round (what the user said in the rounds between is in it).
-		memText, recs, err := d.recall(ctx, *spec, query)
-		if err != nil {
-			if ctx.Err() != nil {
-				return cancelled()
+		// The user's memory for the latest user message, recalled once for
+		// it: the tool rounds that follow ask the same question, and a
+		// recall reads every active record of the user.
+		if !memRecalled {
+			memText, recalled, err = d.recall(ctx, *spec, query)
+			if err != nil {
+				if ctx.Err() != nil {
+					return cancelled()
+				}
+				return nil, err
 			}
-			return nil, err
+			memRecalled = true
 		}
-		recalled = recs
+		recs := recalled
 		mbody, mconv, err := withMemory(spec.Format, body, conv, memText)
 		if err != nil {
 			return nil, err
