@@ -27,8 +27,11 @@ import (
 // the view's digest does not depend on when or how often a part was made.
 
 // partFormat is the version of the encoding; a part of another version is
-// not read (errPartFormat) and the result is indexed again.
-const partFormat = 2
+// not read (errPartFormat) and the result is indexed again. NB: a part
+// stores the lexicon's words as read (concepts, category classes), so a
+// rename in internal/lang's data changes it too (3: the status classes
+// became kinds of state, order -> progress …).
+const partFormat = 3
 
 var errPartFormat = errors.New("verifier: evidence index of another format")
 
