@@ -124,6 +124,7 @@ type index struct {
 	keys      map[string]*keyInfo
 	strs      map[string]*strInfo
 	texts     map[textKey][]textItem
+	valWords  map[uint32]valueWords // by string number (indexValue)
 
 	// An answer's index.
 	parts     []*part
@@ -209,6 +210,10 @@ type walker struct {
 	ev     int32
 	now    time.Time
 	budget int // leaves at most (see leavesMax)
+	// toolParts are the key parts of the tool's name (nameKey asks them
+	// of every string field), made when first asked.
+	toolParts []string
+	toolSplit bool
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -446,7 +451,10 @@ func (w *walker) nameKey(k string, ki *keyInfo, s string) bool {
 		return false
 	}
 	l := strings.ToLower(k)
-	if !ki.subjConcept && !slices.Contains(lang.KeyParts(w.ix.ev[w.ev].Name), l) {
+	if !w.toolSplit {
+		w.toolParts, w.toolSplit = lang.KeyParts(w.ix.ev[w.ev].Name), true
+	}
+	if !ki.subjConcept && !slices.Contains(w.toolParts, l) {
 		return false
 	}
 	si := w.strInfo(s)

@@ -294,6 +294,10 @@ type strInfo struct {
 	wday   int8 // a weekday value's weekday + 1
 	cat    []catValue
 	hedge  bool
+	// The numbers of norm, raw and cat in the part's tables, once a leaf
+	// took them (interned: what a value says is numbered once).
+	strID, rawID, catID uint32
+	interned            bool
 }
 
 func (w *walker) strInfo(s string) *strInfo {
@@ -369,13 +373,17 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 	case string:
 		si := w.strInfo(t)
 		lf.kind = kindStr
-		lf.setStr(si.norm)
-		lf.setRaw(si.raw)
+		if !si.interned {
+			lf.setStr(si.norm)
+			lf.setRaw(si.raw)
+			lf.setCat(si.cat)
+			si.strID, si.rawID, si.catID, si.interned = lf.strID, lf.rawID, lf.catID, true
+		}
+		lf.strID, lf.rawID, lf.catID = si.strID, si.rawID, si.catID
 		lf.day, lf.hasDay, lf.minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
 			lf.minute = si.clock
 		}
-		lf.setCat(si.cat)
 		lf.hedge = lf.hedge || si.hedge
 	case bool:
 		lf.kind, lf.b = kindBool, t
@@ -398,7 +406,20 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 	}
 }
 
+// jsonText is s as encoding/json writes it without HTML escaping. A
+// string of printable ASCII with no quote or backslash is written as it
+// is, between quotes, without an encoder.
 func jsonText(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return `"` + s + `"`
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -519,24 +540,48 @@ const valueTokensMax = 256
 
 // indexValue indexes a string value's words (for coverage) and, for short
 // values, the whole value (for mentions in claims).
+// The words of a value are worked out once per distinct value (valueWords)
+// and shared by its leaves, which never change them.
 func (ix *index) indexValue(id int32, lf *leaf) {
-	r := []rune(lf.str())
-	toks := tokenize(r)
-	if len(toks) > valueTokensMax {
-		toks = toks[:valueTokensMax]
+	vw, ok := ix.valWords[lf.strID]
+	if !ok {
+		vw = valueWordsOf(lf.str())
+		if ix.valWords == nil {
+			ix.valWords = map[uint32]valueWords{}
+		}
+		ix.valWords[lf.strID] = vw
 	}
-	for _, c := range textConcepts(r, toks) {
+	for _, c := range vw.concepts {
 		if vs := ix.byValue[c]; len(vs) == 0 || vs[len(vs)-1] != id {
 			ix.byValue[c] = append(vs, id)
 		}
 	}
-	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
-		ts := make([]string, len(toks))
-		for i, t := range toks {
-			ts[i] = t.s
-		}
-		ix.values[ts[0]] = append(ix.values[ts[0]], valEntry{toks: ts, leaf: id})
+	if vw.toks != nil {
+		ix.values[vw.toks[0]] = append(ix.values[vw.toks[0]], valEntry{toks: vw.toks, leaf: id})
 	}
+}
+
+// valueWords is what indexValue indexes a string value by: the concepts
+// of its words and, for a short value, its tokens (nil otherwise).
+type valueWords struct {
+	concepts []string
+	toks     []string
+}
+
+func valueWordsOf(s string) valueWords {
+	r := []rune(s)
+	toks := tokenize(r)
+	if len(toks) > valueTokensMax {
+		toks = toks[:valueTokensMax]
+	}
+	vw := valueWords{concepts: textConcepts(r, toks)}
+	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
+		vw.toks = make([]string, len(toks))
+		for i, t := range toks {
+			vw.toks[i] = t.s
+		}
+	}
+	return vw
 }
 
 // coll is a collection of comparable objects: the object children of an
