@@ -37,6 +37,26 @@ func (c *Client) Rounds(ctx context.Context, tenant, run string) ([]runsapi.Roun
 	return out, err
 }
 
+// RoundsFrom returns a run's rounds at turn from and after (a round's
+// Turn), oldest first: a reader that keeps the rounds it read asks only for
+// the ones that may have changed, and the service reads only those.
+func (c *Client) RoundsFrom(ctx context.Context, tenant, run string, from int) ([]runsapi.Round, error) {
+	var out []runsapi.Round
+	err := c.runsRequest(ctx, "rounds", tenant, &runsapi.Request{Run: run, From: from}, &out)
+	return out, err
+}
+
+// HistoryFrom returns the messages of a run's history entries at turn from
+// and after, every one verbatim, up to the first round still open; the
+// reply's Through is the last turn they cover, to ask from Through+1 next
+// and append. opts may not set a budget (ErrBadInput): compacting older
+// rounds needs the whole run (History).
+func (c *Client) HistoryFrom(ctx context.Context, tenant, run string, from int, opts runsapi.HistoryOptions) (runsapi.History, error) {
+	var out runsapi.History
+	err := c.runsRequest(ctx, "history", tenant, &runsapi.Request{Run: run, From: from, HistoryOptions: opts}, &out)
+	return out, err
+}
+
 // History returns a run's conversation so far in a provider's shape (the
 // request's messages, input or contents), within opts' token budget.
 // It returns ErrNotFound for an unknown run, ErrBadInput for an unknown

@@ -34,6 +34,12 @@ func ServiceSubject(verb, tenant string) string { return ServicePrefix + "." + v
 // needs.
 type Request struct {
 	Run string `json:"run,omitempty"`
+	// rounds and history: only the run's entries at turn From and after
+	// (0: all). A history from a turn is every entry verbatim (a budget is
+	// refused: compaction needs the whole run); its Through says where the
+	// next one begins. A driver that keeps what it read asks from there, so
+	// a round costs the same at the run's 50th round as at its first.
+	From int `json:"from,omitempty"`
 	// history
 	HistoryOptions
 	// plan: the plan (a JSON object) and the run version it was made from.
@@ -264,6 +270,10 @@ type History struct {
 	Noted     int             `json:"noted"`     // rounds as one line of a note
 	Omitted   int             `json:"omitted"`   // rounds left out
 	Fits      bool            `json:"fits"`      // within the budget
+	// Through is the last turn whose entries the messages hold with every
+	// entry before it (the turn before the first round still open, else
+	// the run's last turn): a history asked From Through+1 goes on from it.
+	Through int `json:"through,omitempty"`
 }
 
 // Lease is one driver's hold on a run.

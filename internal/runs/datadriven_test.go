@@ -1,8 +1,10 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -349,6 +351,9 @@ func TestDataDriven(t *testing.T) {
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
+				if arg("budget") == "" {
+					checkHistoryFrom(t, v, tenant, arg("run"), arg("format"), h)
+				}
 				return fmt.Sprintf("history %s tokens=%d rounds=%d verbatim=%d compacted=%d noted=%d omitted=%d fits=%v\n%s\n",
 					h.Format, h.Tokens, h.Rounds, h.Verbatim, h.Compacted, h.Noted, h.Omitted, h.Fits, indent(h.Messages))
 			case "plan-verdict":
@@ -395,4 +400,78 @@ func TestDataDriven(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// checkHistoryFrom checks a history read from each turn against the whole
+// one (h, no budget): from turn k it is the whole history's last messages,
+// those of the entries at k and after up to the first round still open,
+// and Through says where that is; a driver appends them to what it kept.
+func checkHistoryFrom(t *testing.T, v projector.Reader, tenant, run, format string, h *runs.History) {
+	t.Helper()
+	r, err := runs.Get(v, tenant, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []json.RawMessage
+	if err := json.Unmarshal(h.Messages, &whole); err != nil {
+		t.Fatal(err)
+	}
+	rounds, err := runs.Rounds(v, tenant, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := 0 // the turn of the first round still open
+	for _, rd := range rounds {
+		if rd.Status == "" {
+			open = rd.Turn
+			break
+		}
+	}
+	var kept []json.RawMessage
+	through := 0
+	for k := 1; k <= r.Turns+1; k++ {
+		hf, err := runs.BuildHistoryFrom(v, tenant, run, k, runs.HistoryOptions{Format: format})
+		if err != nil {
+			t.Fatalf("history from turn %d: %v", k, err)
+		}
+		var part []json.RawMessage
+		if err := json.Unmarshal(hf.Messages, &part); err != nil {
+			t.Fatal(err)
+		}
+		if k == through+1 {
+			kept = append(kept, part...)
+			through = hf.Through
+		}
+		wantThrough := r.Turns
+		if open > 0 && k <= open {
+			wantThrough = open - 1
+		}
+		if hf.Through != max(wantThrough, k-1) {
+			t.Errorf("history from turn %d: through %d, want %d", k, hf.Through, max(wantThrough, k-1))
+		}
+		if open == 0 && (len(part) > len(whole) || !equalMessages(part, whole[len(whole)-len(part):])) {
+			t.Errorf("history from turn %d is not the whole history's tail:\n%s\nwhole:\n%s", k, hf.Messages, h.Messages)
+		}
+	}
+	if open == 0 && !equalMessages(kept, whole) {
+		t.Errorf("the history kept and read on from its Through differs from the whole:\n%s\nwhole:\n%s", kept, h.Messages)
+	}
+	if h.Through != through {
+		t.Errorf("the whole history's Through is %d, the one read on %d", h.Through, through)
+	}
+	if _, err := runs.BuildHistoryFrom(v, tenant, run, 1, runs.HistoryOptions{Format: format, BudgetTokens: 10}); !errors.Is(err, runs.ErrInvalidRequest) {
+		t.Errorf("a history from a turn with a budget: %v, want ErrInvalidRequest", err)
+	}
+}
+
+func equalMessages(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

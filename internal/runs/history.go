@@ -48,6 +48,45 @@ func BuildHistory(rd projector.Reader, tenant, run string, o HistoryOptions) (*H
 	return buildHistory(r, ts, o)
 }
 
+// BuildHistoryFrom writes the run's entries at turn from and after, every
+// one verbatim, up to the first round still open (Through is the turn
+// before it, else the run's last turn): the messages a reader that kept
+// the history through turn from-1 appends to it. A budget is refused
+// (ErrInvalidRequest): compacting older rounds needs the whole run.
+// Errors otherwise as BuildHistory.
+func BuildHistoryFrom(rd projector.Reader, tenant, run string, from int, o HistoryOptions) (*History, error) {
+	if o.BudgetTokens > 0 {
+		return nil, fmt.Errorf("%w: a history from a turn has no budget (compaction reads the whole run)", ErrInvalidRequest)
+	}
+	r, ts, err := TurnsFrom(rd, tenant, run, from)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		if t.Round != nil && t.Round.Status == "" {
+			ts = ts[:i]
+			break
+		}
+	}
+	h, err := buildHistory(r, ts, o)
+	if err != nil {
+		return nil, err
+	}
+	h.Through = max(from, 1) - 1
+	if n := len(ts); n > 0 {
+		h.Through = turnOf(ts[n-1])
+	}
+	return h, nil
+}
+
+// turnOf is an entry's turn.
+func turnOf(t Turn) int {
+	if t.Input != nil {
+		return t.Input.Turn
+	}
+	return t.Round.Turn
+}
+
 func buildHistory(r Run, ts []Turn, o HistoryOptions) (*History, error) {
 	if o.Format == "" {
 		o.Format = r.Format
@@ -78,6 +117,12 @@ func buildHistory(r Run, ts []Turn, o HistoryOptions) (*History, error) {
 	}
 	level := make([]int, len(entries))
 	h := &History{Format: o.Format, Rounds: len(rounds)}
+	for _, t := range ts {
+		if t.Round != nil && t.Round.Status == "" {
+			break
+		}
+		h.Through = turnOf(t)
+	}
 	render := func() error {
 		msgs, err := renderHistory(entries, level, o)
 		if err != nil {

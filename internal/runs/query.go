@@ -85,6 +85,49 @@ func Turns(rd projector.Reader, tenant, run string) ([]Turn, error) {
 	return out, err
 }
 
+// TurnsFrom returns the run and its history entries at turn from and
+// after, in order, reading only those (a point read each): what a reader
+// that keeps the earlier ones asks, at a cost that does not grow with the
+// run. Errors as Get.
+func TurnsFrom(rd projector.Reader, tenant, run string, from int) (Run, []Turn, error) {
+	r, err := Get(rd, tenant, run)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	var out []Turn
+	for n := max(from, 1); n <= r.Turns; n++ {
+		k, err := turnKey(tenant, run, n)
+		if err != nil {
+			return Run{}, nil, err
+		}
+		var t turn
+		found, err := load(rd, k, &t)
+		if err != nil {
+			return Run{}, nil, err
+		}
+		if found {
+			out = append(out, Turn{Input: t.Input, Round: t.Round})
+		}
+	}
+	return r, out, nil
+}
+
+// RoundsFrom returns a run's rounds at turn from and after, in order.
+// Errors as Get.
+func RoundsFrom(rd projector.Reader, tenant, run string, from int) ([]Round, error) {
+	_, ts, err := TurnsFrom(rd, tenant, run, from)
+	if err != nil {
+		return nil, err
+	}
+	var out []Round
+	for _, t := range ts {
+		if t.Round != nil {
+			out = append(out, *t.Round)
+		}
+	}
+	return out, nil
+}
+
 // Rounds returns a run's rounds in order. Errors as Get.
 func Rounds(rd projector.Reader, tenant, run string) ([]Round, error) {
 	ts, err := Turns(rd, tenant, run)

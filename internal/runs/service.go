@@ -134,8 +134,14 @@ func (s *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		case "list":
 			return List(v, tenant)
 		case "rounds":
+			if r.From > 0 {
+				return RoundsFrom(v, tenant, r.Run, r.From)
+			}
 			return Rounds(v, tenant, r.Run)
 		default:
+			if r.From > 0 {
+				return BuildHistoryFrom(v, tenant, r.Run, r.From, r.HistoryOptions)
+			}
 			return BuildHistory(v, tenant, r.Run, r.HistoryOptions)
 		}
 	case "plan":
