@@ -74,6 +74,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	// name its response otherwise than the ingest adapter reads it).
 	var lastStarted string
 	var startedAt time.Time
+	var cache runCache            // what this drive read of the run (runs.go)
 	var recalled []RecalledMemory // what the latest round this drive asked was given
 	var memText string            // recalled for query, once (memRecalled)
 	memRecalled := false
@@ -85,7 +86,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		if !held.Valid() {
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonLeaseLost, Detail: "another driver took the run over; it finishes it"}, nil
 		}
-		st, err := d.state(ctx, spec.Tenant, spec.Run)
+		st, err := d.state(ctx, spec.Tenant, spec.Run, &cache)
 		if err != nil {
 			if ctx.Err() != nil {
 				return cancelled()
@@ -159,7 +160,7 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		if err != nil {
 			return nil, err
 		}
-		req, err := d.roundBody(ctx, spec, mbody, mconv, lead, answerOnly)
+		req, err := d.roundBody(ctx, spec, st, &cache, mbody, mconv, lead, answerOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -243,20 +244,16 @@ func waiting(run string, st *state, rd *runs.Round) *Outcome {
 
 // roundBody writes the next round's request: the client's conversation,
 // the run's tool rounds so far, and the tools the tenant may call now.
-func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]jsonRaw, conv []jsonRaw, lead int, answerOnly bool) ([]byte, error) {
-	h, err := d.history(ctx, spec.Tenant, spec.Run, runs.HistoryOptions{Format: spec.Format, BudgetTokens: d.cfg.HistoryBudgetTokens})
+func (d *Driver) roundBody(ctx context.Context, spec *Spec, st *state, c *runCache, body map[string]jsonRaw, conv []jsonRaw, lead int, answerOnly bool) ([]byte, error) {
+	msgs, err := d.historyMessages(ctx, spec.Tenant, spec.Run, spec.Format, st, c)
 	if err != nil {
 		return nil, err
 	}
-	if lead > 0 {
-		// The history begins with the client's first messages, which conv
-		// holds as the client sent them.
-		var msgs []jsonRaw
-		if err := json.Unmarshal(h.Messages, &msgs); err != nil {
-			return nil, fmt.Errorf("agent: history is not an array: %w", err)
-		}
-		msgs = msgs[min(lead, len(msgs)):]
-		if h.Messages, err = json.Marshal(msgs); err != nil {
+	// The history begins with the client's first messages, which conv
+	// holds as the client sent them.
+	hist := jsonRaw("[]")
+	if len(msgs) > lead {
+		if hist, err = json.Marshal(msgs[lead:]); err != nil {
 			return nil, err
 		}
 	}
@@ -268,7 +265,7 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, body map[string]json
 	if len(ex.Skipped) > 0 {
 		d.log.Warn("tools left out: the provider does not take their names", "tenant", spec.Tenant, "tools", strings.Join(ex.Skipped, ","))
 	}
-	return roundBody(spec.Format, body, conv, h.Messages, ex.Tools, answerOnly)
+	return roundBody(spec.Format, body, conv, hist, ex.Tools, answerOnly)
 }
 
 // answer reads the model's answer and the verifier's verdict on it, and

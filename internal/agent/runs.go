@@ -26,36 +26,120 @@ type state struct {
 	Known  bool
 }
 
-func (d *Driver) state(ctx context.Context, tenant, run string) (*state, error) {
+func (d *Driver) state(ctx context.Context, tenant, run string, c *runCache) (*state, error) {
 	// The run and its rounds are two requests: the rounds are taken as of
 	// the run's version only when the run reads the same before and after
 	// them (every change of a run raises its version), so a decision never
 	// pairs a settled round with the run as it was before it settled.
+	//
+	// A drive keeps what it read (c): a run whose version did not move is
+	// the state it had, and otherwise only the rounds from the first one
+	// still open (else the last, which its answer's late events may still
+	// change) are read again, so a read costs the same in the run's 50th
+	// round as in its first. Settled rounds before them are taken as read.
 	for {
-		st := &state{}
-		var err error
-		st.Run, err = d.runs.Run(ctx, tenant, run)
+		r, err := d.runs.Run(ctx, tenant, run)
 		if errors.Is(err, client.ErrNotFound) {
 			return &state{}, nil
 		}
 		if err != nil {
 			return nil, runsErr("get", err)
 		}
-		st.Known = true
-		if st.Rounds, err = d.runs.Rounds(ctx, tenant, run); err != nil && !errors.Is(err, client.ErrNotFound) {
+		if c.st != nil && r.Version == c.st.Run.Version {
+			return c.st, nil
+		}
+		from := c.rereadFrom()
+		var rounds []runs.Round
+		if from > 0 {
+			rounds, err = d.runs.RoundsFrom(ctx, tenant, run, from)
+		} else {
+			rounds, err = d.runs.Rounds(ctx, tenant, run)
+		}
+		if err != nil && !errors.Is(err, client.ErrNotFound) {
 			return nil, runsErr("rounds", err)
 		}
 		after, err := d.runs.Run(ctx, tenant, run)
 		if err != nil {
 			return nil, runsErr("get", err)
 		}
-		if after.Version == st.Run.Version {
+		if after.Version == r.Version {
+			st := &state{Run: r, Known: true, Rounds: rounds}
+			if from > 0 {
+				kept := c.st.Rounds
+				i := len(kept)
+				for i > 0 && kept[i-1].Turn >= from {
+					i--
+				}
+				st.Rounds = append(kept[:i:i], rounds...)
+			}
+			c.st = st
 			return st, nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// runCache is what one drive read of its run: the last state, and the
+// history's messages through a turn. It lives as long as the drive (a
+// restarted or another driver reads the run whole once).
+type runCache struct {
+	st     *state
+	hist   []jsonRaw // the history's messages through turn histTo
+	histTo int
+}
+
+// rereadFrom is the turn from which the rounds are read again: the first
+// round still open, else the last round; 0 (all) when none was read.
+func (c *runCache) rereadFrom() int {
+	if c.st == nil || len(c.st.Rounds) == 0 {
+		return 0
+	}
+	for _, r := range c.st.Rounds {
+		if r.Status == "" {
+			return r.Turn
+		}
+	}
+	return c.st.Rounds[len(c.st.Rounds)-1].Turn
+}
+
+// historyMessages returns the run's history messages (all of them, the
+// client's leading ones included). Without a budget and with every round
+// of st settled, only the entries after those kept in c are read and
+// appended; otherwise the whole history is read (and c forgets its own).
+func (d *Driver) historyMessages(ctx context.Context, tenant, run, format string, st *state, c *runCache) ([]jsonRaw, error) {
+	o := runs.HistoryOptions{Format: format, BudgetTokens: d.cfg.HistoryBudgetTokens}
+	open := false
+	for _, r := range st.Rounds {
+		if r.Status == "" {
+			open = true
+			break
+		}
+	}
+	if o.BudgetTokens > 0 || open || !st.Known {
+		c.hist, c.histTo = nil, 0
+		h, err := d.history(ctx, tenant, run, o)
+		if err != nil {
+			return nil, err
+		}
+		var msgs []jsonRaw
+		if err := json.Unmarshal(h.Messages, &msgs); err != nil {
+			return nil, fmt.Errorf("agent: history is not an array: %w", err)
+		}
+		return msgs, nil
+	}
+	h, err := d.runs.HistoryFrom(ctx, tenant, run, c.histTo+1, o)
+	if err != nil {
+		return nil, runsErr("history", err)
+	}
+	var msgs []jsonRaw
+	if err := json.Unmarshal(h.Messages, &msgs); err != nil {
+		return nil, fmt.Errorf("agent: history is not an array: %w", err)
+	}
+	c.hist = append(c.hist, msgs...)
+	c.histTo = max(h.Through, c.histTo)
+	return c.hist, nil
 }
 
 func (d *Driver) history(ctx context.Context, tenant, run string, o runs.HistoryOptions) (*runs.History, error) {
