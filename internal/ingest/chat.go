@@ -97,6 +97,11 @@ func (n *Normalizer) decodeChat(raw []byte) (func(), error) {
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, fmt.Errorf("%w: chat chunk: %v", ErrUnknownShape, err)
 	}
+	return n.chatChecked(&c)
+}
+
+// chatChecked checks a decoded chunk and returns what applies it.
+func (n *Normalizer) chatChecked(c *chatChunk) (func(), error) {
 	if c.Choices == nil && !present(c.Error) && !present(c.Usage) && c.Object != "chat.completion.chunk" {
 		return nil, fmt.Errorf("%w: chat chunk without choices", ErrUnknownShape)
 	}
@@ -111,7 +116,7 @@ func (n *Normalizer) decodeChat(raw []byte) (func(), error) {
 			return nil, fmt.Errorf("%w: more than %d choices", ErrTooLarge, ChoicesMax)
 		}
 	}
-	return func() { n.applyChat(&c) }, nil
+	return func() { n.applyChat(c) }, nil
 }
 
 func (n *Normalizer) applyChat(c *chatChunk) {

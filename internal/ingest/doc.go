@@ -15,6 +15,14 @@
 // rules are documented next to each adapter (responses.go, chat.go,
 // anthropic.go, gemini.go, tagged.go).
 //
+// Decoding: a stream whose format is known has its raw events read once by
+// a scanner (jsonscan.go) that checks the JSON and pulls the few fields the
+// adapter reads, without reflection or a second validation pass. It
+// decides only what it is sure encoding/json would decide the same way;
+// anything else (malformed bytes, duplicate or case-folded keys, a value of
+// an unexpected type…) goes to the encoding/json path, which gives the
+// typed errors. FuzzScanMatchesEncodingJSON checks the two agree.
+//
 // Invariants kept here (numbers from docs/design.md):
 //
 //   - 1, never execute an incomplete call: a completion signal

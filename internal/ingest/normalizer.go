@@ -142,8 +142,27 @@ func Restore(cfg Config, data []byte) (n *Normalizer, err error) {
 // event is decoded and checked before anything is applied, and applying
 // cannot fail. Event types a format does not know are ignored (no events, no
 // error).
-func (n *Normalizer) Feed(raw []byte) ([]Out, error) {
-	if err := checkObject(raw); err != nil {
+func (n *Normalizer) Feed(raw []byte) ([]Out, error) { return n.feed(raw, true) }
+
+// feed is Feed; fast false decodes with encoding/json alone (the scanner's
+// tests compare the two).
+func (n *Normalizer) feed(raw []byte, fast bool) ([]Out, error) {
+	var apply func()
+	var err error
+	if fast {
+		apply, err = n.decodeFast(raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if apply != nil {
+		n.out = nil
+		apply()
+		out := n.out
+		n.out = nil
+		return out, nil
+	}
+	if err = checkObject(raw); err != nil {
 		return nil, err
 	}
 	f := n.st.Format
@@ -160,8 +179,6 @@ func (n *Normalizer) Feed(raw []byte) ([]Out, error) {
 		}
 		f = d
 	}
-	var apply func()
-	var err error
 	switch f {
 	case FormatOpenAIResponses:
 		apply, err = n.decodeResponses(raw)
@@ -181,6 +198,27 @@ func (n *Normalizer) Feed(raw []byte) ([]Out, error) {
 	out := n.out
 	n.out = nil
 	return out, nil
+}
+
+// decodeFast decodes raw with the scanner (jsonscan.go) when the stream's
+// format is known and has a scanner's decoder: one pass that checks the
+// event and reads its fields. A nil apply and error leave the event to
+// the encoding/json path, which decides what the scanner does not.
+func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
+	if len(raw) > EventMax {
+		return nil, nil
+	}
+	switch n.st.Format {
+	case FormatOpenAIResponses:
+		if typ, ev, ok := scanResponses(raw); ok {
+			return n.typedResponses(typ, ev)
+		}
+	case FormatOpenAIChat:
+		if c, ok := scanChat(raw); ok {
+			return n.chatChecked(c)
+		}
+	}
+	return nil, nil
 }
 
 // Flush returns the events implied by the end of the input: text held back

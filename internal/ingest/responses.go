@@ -138,18 +138,7 @@ func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 		respEvent
 	}
 	if json.Unmarshal(raw, &typed) == nil {
-		ev := &typed.respEvent
-		typ, inferred := "", false
-		switch {
-		case typed.Type != nil:
-			typ = *typed.Type
-		case ev.Response != nil:
-			inferred = true
-		default:
-			return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
-		}
-		ev.Type = typ
-		return n.responsesEvent(typ, inferred, ev)
+		return n.typedResponses(typed.Type, &typed.respEvent)
 	}
 	var env struct {
 		Type     *string         `json:"type"`
@@ -175,6 +164,22 @@ func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnknownShape, typ, err)
 	}
 	return n.responsesEvent(typ, inferred, &ev)
+}
+
+// typedResponses takes an event decoded in one go: its "type" (nil when
+// absent or null) and the rest.
+func (n *Normalizer) typedResponses(t *string, ev *respEvent) (func(), error) {
+	typ, inferred := "", false
+	switch {
+	case t != nil:
+		typ = *t
+	case ev.Response != nil:
+		inferred = true
+	default:
+		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+	}
+	ev.Type = typ
+	return n.responsesEvent(typ, inferred, ev)
 }
 
 // responsesEvent checks a decoded event of type typ (inferred: from its
