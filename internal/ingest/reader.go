@@ -30,7 +30,9 @@ import (
 // unchanged, for Feed to reject.
 //
 // A line or an event larger than EventMax returns ErrTooLarge. An error from
-// fn stops reading and is returned as it is; a read error is wrapped.
+// fn stops reading and is returned as it is; a read error is wrapped. The
+// bytes fn is given are valid only until it returns (they may be the
+// reader's buffer): fn copies what it keeps.
 func ReadEvents(r io.Reader, fn func(raw []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first := true
@@ -58,11 +60,18 @@ func ReadEvents(r io.Reader, fn func(raw []byte) error) error {
 }
 
 // readLine returns the next line without its LF or CRLF, nil at the end of
-// the input.
+// the input. A line that fits the reader's buffer is the buffer's bytes,
+// not a copy: valid until the next read.
 func readLine(br *bufio.Reader) ([]byte, error) {
+	frag, err := br.ReadSlice('\n')
+	if err == nil {
+		return bytes.TrimSuffix(frag[:len(frag)-1], []byte("\r")), nil
+	}
 	var line []byte
-	for {
-		frag, err := br.ReadSlice('\n')
+	for first := true; ; first = false {
+		if !first {
+			frag, err = br.ReadSlice('\n')
+		}
 		if len(line)+len(frag) > EventMax+2 {
 			return nil, fmt.Errorf("%w: line longer than %d bytes", ErrTooLarge, EventMax)
 		}
