@@ -13,10 +13,19 @@ import (
 
 // DependsOnField is the reserved top-level field of a call's arguments in
 // which a producer that plans calls names the calls this one waits for (a
-// list of call ids of the same response). It is taken out of the
+// list of calls of the same response, each by its call id or by its
+// position: 1 is the response's first call). It is taken out of the
 // arguments before validation, so a tool's strict schema never sees it, and
-// travels as CallCompleted.DependsOn.
+// travels as CallCompleted.DependsOn (call ids: a position is resolved to
+// the id of the call at it).
+//
+// A position is what a model can write: the provider gives a call its id
+// after the model wrote the call, so a model naming a call of the same
+// response knows its place, not its id.
 const DependsOnField = "$depends_on"
+
+// DependsOnMax bounds how many calls one call may name in DependsOnField.
+const DependsOnMax = 64
 
 // dependencies takes DependsOnField out of a call's raw arguments and
 // checks it: a list of call ids, each of a call the model gave before this
@@ -41,14 +50,34 @@ func (s *step) dependencies(c *call, raw []byte) ([]byte, []string, events.Reaso
 	if err != nil {
 		return raw, nil, "", ""
 	}
-	var deps []string
-	if json.Unmarshal(field, &deps) != nil {
-		return stripped, nil, events.ReasonInvalidDependency, DependsOnField + " must be a list of call ids"
+	var list []json.RawMessage
+	if json.Unmarshal(field, &list) != nil || len(list) > DependsOnMax {
+		return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("%s must be a list of at most %d calls, each a call id or a position (1 is this response's first call)", DependsOnField, DependsOnMax)
 	}
 	self := c.CallID
 	earlier, named, err := s.earlierCalls(c)
 	if err != nil {
 		return stripped, nil, events.ReasonInvalidDependency, err.Error()
+	}
+	deps := make([]string, 0, len(list))
+	for _, e := range list {
+		var id string
+		if json.Unmarshal(e, &id) == nil {
+			deps = append(deps, id)
+			continue
+		}
+		var pos int
+		if json.Unmarshal(e, &pos) != nil {
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("%s names %s, which is neither a call id nor a position (1 is this response's first call)", DependsOnField, bound(e))
+		}
+		switch {
+		case pos == len(named)+1:
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call depends on itself (position %d); remove it from %s", pos, DependsOnField)
+		case pos < 1 || pos > len(named):
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf(
+				"the call depends on position %d, and it is call %d of this response; a call may wait only for calls given before it", pos, len(named)+1)
+		}
+		deps = append(deps, named[pos-1])
 	}
 	for _, d := range deps {
 		switch {
@@ -68,9 +97,9 @@ func (s *step) dependencies(c *call, raw []byte) ([]byte, []string, events.Reaso
 }
 
 // earlierCalls lists the ids a dependency may name — the call ids and
-// item ids of the calls of the response opened before c — and, for
-// messages, each of those calls once (its call id, else its item), in
-// order.
+// item ids of the calls of the response opened before c — and each of
+// those calls once (its call id, else its item), in order: named[p-1] is
+// the call at position p.
 func (s *step) earlierCalls(c *call) (ids, named []string, err error) {
 	prefix, err := callsPrefix(s.ev.Tenant, s.ev.Response)
 	if err != nil {
@@ -150,4 +179,12 @@ func (s *step) serialAfter(c *call, deps []string) ([]string, error) {
 		return nil, err
 	}
 	return []string{last}, nil
+}
+
+// bound is a JSON value as a rejection quotes it: at most 40 bytes.
+func bound(v json.RawMessage) string {
+	if len(v) > 40 {
+		return string(v[:40]) + "…"
+	}
+	return string(v)
 }

@@ -113,6 +113,11 @@ func Export(format string, tools []*registry.Tool) (*Exported, error) {
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
+		if offersDependsOn(format) {
+			if schema, err = withDependsOn(schema); err != nil {
+				return nil, fmt.Errorf("toolsel: export %s: %w", t.Name, err)
+			}
+		}
 		switch format {
 		case FormatOpenAIChat:
 			items = append(items, chatTool{Type: "function", Function: function{Name: name, Description: t.Description, Parameters: schema}})
@@ -137,6 +142,63 @@ func Export(format string, tools []*registry.Tool) (*Exported, error) {
 		return nil, fmt.Errorf("toolsel: export: %w", err)
 	}
 	return ex, nil
+}
+
+// DependsOnField is the reserved argument in which a model names the calls
+// of its response a call waits for (the assembler's DependsOnField, which
+// takes it out of the arguments before the tool's schema or the tool sees
+// them). Export offers it, by position, in the formats whose rules allow
+// its name.
+const DependsOnField = "$depends_on"
+
+// dependsOnSchema is the property Export offers. Only positions: a model
+// knows where it put a call in its response, not the id its provider will
+// give it (the assembler also takes call ids, which a producer knows).
+var dependsOnSchema = map[string]any{
+	"type":        "array",
+	"items":       map[string]any{"type": "integer", "minimum": 1},
+	"maxItems":    64,
+	"uniqueItems": true,
+	"description": "Optional, reserved by the tool runtime (the tool never sees it): the calls you make in this same response that must succeed before this one runs, by their position among your calls in this response (1 is your first call). Leave it out when this call needs no other call's result; calls that name none run without waiting.",
+}
+
+// offersDependsOn reports whether format's schemas may carry
+// DependsOnField. Anthropic's Messages API takes property names of
+// ^[a-zA-Z0-9_.-]{1,64}$ only and refuses the whole request for one
+// other; Gemini's parameter names are letters, digits and underscores; an
+// MCP tools/call is a response of its own, so there is no earlier call of
+// it to wait for (and MCP clients pass schemas on to such providers).
+func offersDependsOn(format string) bool {
+	return format == FormatOpenAIChat || format == FormatOpenAIResponses
+}
+
+// withDependsOn adds DependsOnField to an object schema's properties. A
+// schema that is no object schema, or that declares the field itself, is
+// returned unchanged (the tool's own meaning wins; the assembler still
+// takes the field out).
+func withDependsOn(schema json.RawMessage) (json.RawMessage, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber() // bounds keep their digits
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return schema, nil // true, or not an object: carried as it is
+	}
+	if typ, ok := m["type"]; ok && typ != "object" {
+		return schema, nil
+	}
+	props, _ := m["properties"].(map[string]any)
+	if _, has := props[DependsOnField]; has {
+		return schema, nil
+	}
+	if props == nil {
+		if _, ok := m["properties"]; ok {
+			return schema, nil // properties of another shape: leave it to the schema's author
+		}
+		props = map[string]any{}
+	}
+	props[DependsOnField] = dependsOnSchema
+	m["properties"] = props
+	return marshal(m)
 }
 
 type function struct {

@@ -236,3 +236,70 @@ func TestSelectKeepsTheMostRelevantWhenThereAreTooMany(t *testing.T) {
 		t.Errorf("k=3: %v", names(k))
 	}
 }
+
+// A model may declare what a call waits for: the OpenAI formats offer
+// $depends_on (positions of the response's calls) beside each tool's own
+// properties, whose schema is otherwise carried as it is; Anthropic's and
+// Gemini's rules refuse the name (and Anthropic the whole request for it),
+// and an MCP call is a response of its own, so those formats carry the
+// schema unchanged.
+func TestExportOffersDependsOnWhereTheFormatAllows(t *testing.T) {
+	tools := toolsel.Allowed(reg(t), "acme")
+	schemaKey := map[string][]any{"openai-chat": {"function", "parameters"}, "openai-responses": {"parameters"},
+		"anthropic": {"input_schema"}, "gemini": {"parameters"}, "mcp": {"inputSchema"}}
+	for _, format := range toolsel.Formats {
+		ex, err := toolsel.Export(format, tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v []any
+		if err := json.Unmarshal(ex.Tools, &v); err != nil {
+			t.Fatal(err)
+		}
+		if format == toolsel.FormatGemini {
+			v = at(v, 0, "functionDeclarations").([]any)
+		}
+		offered := format == toolsel.FormatOpenAIChat || format == toolsel.FormatOpenAIResponses
+		for i, name := range ex.Names {
+			schema := at(v, append([]any{i}, schemaKey[format]...)...)
+			dep := at(schema, "properties", toolsel.DependsOnField)
+			if (dep != nil) != offered {
+				t.Errorf("%s %s: $depends_on offered %v, want %v: %v", format, name, dep != nil, offered, schema)
+				continue
+			}
+			want := tools[slices.IndexFunc(tools, func(x *registry.Tool) bool { return x.Name == name })].InputSchema
+			var own map[string]any
+			json.Unmarshal(want, &own)
+			got := schema.(map[string]any)
+			if offered {
+				if at(dep, "type") != "array" || at(dep, "items", "type") != "integer" || !strings.Contains(fmt.Sprint(at(dep, "description")), "position") {
+					t.Errorf("%s %s: $depends_on is %v", format, name, dep)
+				}
+				props := got["properties"].(map[string]any)
+				delete(props, toolsel.DependsOnField)
+				if len(props) == 0 && own["properties"] == nil {
+					delete(got, "properties")
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(own) {
+				t.Errorf("%s %s: schema %v, want the tool's own %v (besides $depends_on)", format, name, got, own)
+			}
+		}
+	}
+	// A tool that declares $depends_on itself keeps its own meaning.
+	r, err := registry.Parse([]byte(`
+tools:
+  - name: plan_step
+    input_schema: {type: object, properties: {$depends_on: {type: string}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := toolsel.Export("openai", toolsel.Allowed(r, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ex.Tools), `"$depends_on":{"type":"string"}`) {
+		t.Errorf("the tool's own $depends_on was replaced: %s", ex.Tools)
+	}
+}
