@@ -100,6 +100,7 @@ var flows = map[string]map[string]flow{ // by API path, then by the question's f
 		"weather": {[]string{"chat-weather-call.jsonl"}, []string{"call_w1"}, "chat-weather-answer.jsonl"},
 		"refund":  {[]string{"chat-refund-call.jsonl"}, []string{"call_r1"}, "chat-refund-answer.jsonl"},
 		"slow":    {[]string{"chat-slow-call.jsonl"}, []string{"call_s1"}, "chat-weather-answer.jsonl"},
+		"ordered": {[]string{"chat-ordered-calls.jsonl"}, []string{"call_s1", "call_l2"}, "chat-weather-answer.jsonl"},
 	},
 	"/v1/messages": {
 		"weather": {[]string{"anthropic-weather.jsonl"}, []string{"toolu_019Zvehfe1XQWweT1pm7okyt"}, "anthropic-text-only.jsonl"},

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,8 +33,9 @@ import (
 // Tenant is the tenant the registry grants the tools to.
 const Tenant = "acme"
 
-// ToolsYAML is the registry of the tests: weather (no side effect), a
-// refund that waits for a person, and a slow tool a test holds.
+// ToolsYAML is the registry of the tests: weather, a refund that waits
+// for a person, a slow tool a test holds, and lookup (side_effect none: a
+// call of it waits for no other unless it says so in $depends_on).
 const ToolsYAML = `
 tools:
   - name: weather
@@ -48,9 +50,13 @@ tools:
   - name: slow
     description: A tool that takes its time.
     input_schema: {type: object, properties: {n: {type: integer}}}
+  - name: lookup
+    description: Look a word up.
+    input_schema: {type: object, properties: {word: {type: string}}, required: [word], additionalProperties: false}
+    side_effect: none
 grants:
   - tenant: acme
-    permissions: [weather, refund, slow]
+    permissions: [weather, refund, slow, lookup]
 `
 
 // Pipeline is the real path on an embedded server, as serve runs it: the
@@ -64,6 +70,23 @@ type Pipeline struct {
 	Invoked  map[string]*atomic.Int32 // by tool: how many times it ran
 	Slow     chan struct{}            // the slow tool returns when it is closed
 	SlowIn   chan struct{}            // the slow tool signals here when it starts
+
+	mu  sync.Mutex
+	ran []string // guarded by mu: "slow" when the slow tool returned, "lookup <args>" when lookup ran
+}
+
+// Ran lists, in order, each return of the slow tool ("slow") and each run
+// of lookup ("lookup " and the arguments it was given).
+func (p *Pipeline) Ran() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.ran)
+}
+
+func (p *Pipeline) record(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ran = append(p.ran, s)
 }
 
 // Start starts the pipeline; it stops when the test ends.
@@ -83,7 +106,7 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b := bustest.Start(t)
-	p := &Pipeline{B: b, Invoked: map[string]*atomic.Int32{"weather": {}, "refund": {}, "slow": {}}, Slow: make(chan struct{}), SlowIn: make(chan struct{}, 4)}
+	p := &Pipeline{B: b, Invoked: map[string]*atomic.Int32{"weather": {}, "refund": {}, "slow": {}, "lookup": {}}, Slow: make(chan struct{}), SlowIn: make(chan struct{}, 4)}
 	reg, err := registry.Parse([]byte(ToolsYAML))
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +171,13 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
+			p.record("slow")
 			return json.RawMessage(`{"done":true}`), nil
+		}),
+		"lookup": executor.ToolFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+			p.Invoked["lookup"].Add(1)
+			p.record("lookup " + string(c.Args))
+			return json.RawMessage(`{"found":true}`), nil
 		}),
 	}
 	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: p.Follower.Current, Tools: tools, Heartbeat: 100 * time.Millisecond})

@@ -1,0 +1,92 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/runs"
+)
+
+// A model declares what a call waits for through run mode: the tools the
+// gateway gives it offer $depends_on (by position), the model's second
+// call — a lookup, side_effect none, which would run at once — names its
+// first (a slow call) by position 1, and the lookup runs only after the
+// slow call returned, without $depends_on in the arguments it is given.
+func TestRunModeModelDeclaresADependency(t *testing.T) {
+	rg := startRunGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	resp, err := rg.post(ctx, t, "dep-1", "ordered kettle", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	select {
+	case <-rg.p.SlowIn:
+	case <-ctx.Done():
+		t.Fatal("the slow call never ran")
+	}
+	// The lookup's call is decided, with its dependency, while the slow
+	// call is held: it is the executor that holds it back.
+	run := gateway.RunID("", "dep-1")
+	var lookup runs.Call
+	waitFor(t, "the lookup decided", func() bool {
+		rd := rg.rounds(t, run)
+		if len(rd) != 1 || len(rd[0].Calls) != 2 {
+			return false
+		}
+		lookup = rd[0].Calls[1]
+		return lookup.State != runs.CallPending
+	})
+	if lookup.Name != "lookup" || lookup.State != runs.CallRunning || !slices.Equal(lookup.DependsOn, []string{"call_s1"}) {
+		t.Errorf("the lookup while the slow call is held: %+v, want running, depending on call_s1", lookup)
+	}
+	if ran := rg.p.Ran(); len(ran) != 0 {
+		t.Fatalf("ran while the slow call was held: %v", ran)
+	}
+	close(rg.p.Slow)
+	evs, _ := readAll(t, resp.Body)
+	if text, meta := chatText(evs); text != answers["chat-weather-answer.jsonl"] || meta == nil {
+		t.Errorf("answer %q, meta %v", text, meta)
+	}
+	if got, want := rg.p.Ran(), []string{"slow", `lookup {"word":"kettle"}`}; !slices.Equal(got, want) {
+		t.Errorf("ran %q, want %q (the lookup after the slow call, without $depends_on)", got, want)
+	}
+	// The model was offered the field, on every tool, by position.
+	reqs := rg.up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests upstream, want 2", len(reqs))
+	}
+	var body struct {
+		Tools []struct {
+			Function struct {
+				Name       string
+				Parameters struct {
+					Properties map[string]struct {
+						Type  string
+						Items struct{ Type string }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Tools) != len(rg.p.Invoked) {
+		t.Errorf("%d tools offered, want %d", len(body.Tools), len(rg.p.Invoked))
+	}
+	for _, tool := range body.Tools {
+		if p := tool.Function.Parameters.Properties["$depends_on"]; p.Type != "array" || p.Items.Type != "integer" {
+			t.Errorf("tool %s offers $depends_on as %+v", tool.Function.Name, p)
+		}
+	}
+}
