@@ -1,7 +1,9 @@
 // Package executor carries out completed calls: it consumes CallCompleted
 // events, checks each call at a gateway, invokes the tool (http, command,
 // or a Go Tool) under a lease, and publishes a typed outcome —
-// CallSucceeded with a structured result, a bounded summary and, for large
+// CallSucceeded with a structured result, a bounded summary (summary.go:
+// a large array's count, fields, numeric statistics, value counts, first
+// rows and extreme rows) and, for large
 // results, a reference into a JetStream object store with a bounded excerpt
 // the verifier reads (excerpt.go), or CallFailed with an
 // events.ErrorType and a message saying what to change.

@@ -44,6 +44,7 @@ grants:
 			Fields []string         `json:"fields"`
 			Sample []map[string]any `json:"sample"`
 			Ref    string           `json:"ref"`
+			Stats  map[string]map[string]json.Number
 		} `json:"orders"`
 		Page int `json:"page"`
 	}
@@ -51,7 +52,7 @@ grants:
 		t.Fatalf("summary %s: %v", o.ok.Summary, err)
 	}
 	if sum.Orders.Count != 1000 || strings.Join(sum.Orders.Fields, ",") != "amount,id,note" || len(sum.Orders.Sample) == 0 ||
-		sum.Orders.Ref != o.ok.RawRef || sum.Page != 1 {
+		sum.Orders.Ref != o.ok.RawRef || sum.Page != 1 || sum.Orders.Stats["amount"]["max"] != "999" || sum.Orders.Stats["amount"]["n"] != "1000" {
 		t.Fatalf("summary %s", o.ok.Summary)
 	}
 	obs, err := b.JS.ObjectStore(context.Background(), "ts_results")

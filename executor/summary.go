@@ -10,16 +10,33 @@ import (
 
 // The model-facing summary of a result is bounded (Config.SummaryMax): a
 // result that fits is its own summary; a large array becomes its count, its
-// fields, a few sample rows and a reference to the whole; long strings are
-// cut. Shrinking goes level by level until the summary fits; the last resort
-// names only the size and the reference.
+// fields, statistics of its numeric fields (n, min, max, mean and the
+// quartiles p25, p50, p75: nearest-rank values of the data, so every one but
+// the mean is a value of the result), the counts of each value of its
+// low-cardinality string fields, its first rows, the rows holding each
+// numeric field's extremes (outliers, by index, beside the first rows) and a
+// reference to the whole; long strings are cut. Shrinking goes level by
+// level until the summary fits — fewer rows, shorter strings, fewer fields
+// described; the last resort names only the size and the reference. The
+// summary is a pure function of the result: fields are taken in name order,
+// ties by the first row, so the same result always gives the same bytes.
 
 // arrayRowsMax is the longest array a summary keeps whole.
 const arrayRowsMax = 10
 
-type shrinkLevel struct{ rows, runes int }
+// shrinkLevel is how much of a large array one attempt keeps: sample rows,
+// runes of a string, numeric fields whose extreme rows are shown, fields
+// described by statistics or value counts, and values counted per string
+// field (a field with more distinct values is not counted).
+type shrinkLevel struct{ rows, runes, outliers, described, distinct int }
 
-var shrinkLevels = []shrinkLevel{{3, 200}, {2, 80}, {1, 40}, {0, 16}}
+var shrinkLevels = []shrinkLevel{
+	{3, 200, 4, 16, 10},
+	{2, 80, 2, 8, 6},
+	{1, 40, 1, 4, 4},
+	{1, 24, 0, 2, 0},
+	{0, 16, 0, 0, 0},
+}
 
 // summarize returns the summary of a JSON result; ref names where the whole
 // result is ("" when it is inline in the event).
@@ -170,7 +187,9 @@ func shrink(v any, lv shrinkLevel, ref string, depth int) any {
 		for i := 0; i < lv.rows && i < len(x); i++ {
 			sample = append(sample, shrink(x[i], lv, ref, depth+1))
 		}
-		return map[string]any{"count": len(x), "fields": fields(x), "sample": sample, "ref": ref}
+		out := map[string]any{"count": len(x), "fields": fields(x), "sample": sample, "ref": ref}
+		describe(out, x, lv, ref, depth)
+		return out
 	}
 	return v
 }

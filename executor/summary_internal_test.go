@@ -27,7 +27,7 @@ func TestSummarize(t *testing.T) {
 	}{
 		{"small stays whole", `{"a":1,"b":[1,2,3]}`, "", `{"a":1,"b":[1,2,3]}`},
 		{"ten rows stay whole", `[1,2,3,4,5,6,7,8,9,10]`, "", `[1,2,3,4,5,6,7,8,9,10]`},
-		{"large array", `{"rows":` + table + `}`, "", `{"rows":{"count":50,"fields":["id","name"],"ref":"the result field of this event","sample":[{"id":0,"name":"n0"},{"id":1,"name":"n1"},{"id":2,"name":"n2"}]}}`},
+		{"large array", `{"rows":` + table + `}`, "", `{"rows":{"count":50,"fields":["id","name"],"outliers":[{"index":49,"is":"max id","row":{"id":49,"name":"n49"}}],"ref":"the result field of this event","sample":[{"id":0,"name":"n0"},{"id":1,"name":"n1"},{"id":2,"name":"n2"}],"stats":{"id":{"max":49,"mean":24.5,"min":0,"n":50,"p25":12,"p50":24,"p75":37}}}}`},
 		{"large array by reference", table, "ts_results/k", `~"ref":"ts_results/k"`},
 		{"long string cut", `{"text":"` + long + `","more":"` + long + `"}`, "", `~…(1000 chars)`},
 		{"nested arrays", `[` + table + `,` + table + `]`, "", `~"count":50`},
