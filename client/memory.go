@@ -85,7 +85,7 @@ func (c *Client) Correct(ctx context.Context, tenant, user string, expected int,
 
 // RecallOptions narrow a recall.
 type RecallOptions struct {
-	K int // results at most; 0: the service's default
+	K int // messages whose records to return at most (a message's other statements do not count); 0: the service's default
 	// BudgetTokens: the records whose texts fit in this many estimated
 	// tokens, best first (the first always); 0: the service's byte budget.
 	BudgetTokens int

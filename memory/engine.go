@@ -22,6 +22,18 @@ const (
 	KMax         = 100       // records one recall returns at most
 )
 
+// QuotaPerUserDefault is the quota of a user's active records when the
+// configuration names none. The quota protects the store and recall from
+// one user's flood (recall by meaning reads each active record of the
+// user), not a user's ordinary memory from itself: the writer splits a
+// message into statements, and a long conversation at ordinary length —
+// LoCoMo's, up to 35 sessions over months and about 700 turns — writes up
+// to 1,928 records, which the earlier 1,000 turned cold oldest first.
+// 5,000 holds more than two such conversations and keeps the cost of a
+// recall within five times that of the old default. Changing it changes
+// the view of a user past 1,000 records: rebuild by replay.
+const QuotaPerUserDefault = 5000
+
 // Config tunes an Engine. The zero value is usable. The quota and the decay
 // half-life are part of the projection's definition: changing them changes
 // what Apply writes, so a projection that changes them must be rebuilt by
@@ -29,7 +41,7 @@ const (
 type Config struct {
 	// QuotaPerUser is how many active records one user of one tenant
 	// keeps; beyond it the least valuable (confidence, age, use) turn cold.
-	// 0 means 1000; a negative value means no quota.
+	// 0 means QuotaPerUserDefault; a negative value means no quota.
 	QuotaPerUser int
 	// QuotaPerTenant, if positive, is how many active records all the
 	// users of one tenant keep together; beyond it the tenant's least
@@ -70,7 +82,7 @@ type Config struct {
 
 func (c *Config) setDefaults() {
 	if c.QuotaPerUser == 0 {
-		c.QuotaPerUser = 1000
+		c.QuotaPerUser = QuotaPerUserDefault
 	}
 	if c.RecallBudgetBytes == 0 {
 		c.RecallBudgetBytes = 16 * 1024

@@ -28,8 +28,8 @@ import (
 // Each conversation is one user's memory, written twice: each turn an
 // episode of its own (recall alone is measured), then each turn that
 // user's message (Engine.MessageEvents, the product's write path: the
-// extractor splits it into statements, and the default quota of 1,000
-// active records per user applies). A turn's text is "Speaker: text",
+// extractor splits it into statements, and the default quota
+// (QuotaPerUserDefault) applies), and once so without a quota. A turn's text is "Speaker: text",
 // with "[shares a photo of …]" when it shares an image, at its session's
 // time. Each question is a recall (K 10) at the time of the
 // conversation's last turn; it counts as found when any of its evidence
@@ -58,6 +58,8 @@ func TestLoCoMoRecall(t *testing.T) {
 	modes := []string{"lexical", "hybrid"}
 	for _, write := range []string{"episode", "message", "message without quota"} {
 		byCat := map[string]map[int]*tally{}
+		took := map[string][]time.Duration{}
+		activeMax := 0
 		for _, m := range modes {
 			byCat[m] = map[int]*tally{}
 		}
@@ -89,6 +91,11 @@ func TestLoCoMoRecall(t *testing.T) {
 				}
 				last = turn.at
 			}
+			if k, err := owner(tenant, user); err == nil {
+				if m, err := readMeta(store, k); err == nil {
+					activeMax = max(activeMax, m.Active)
+				}
+			}
 			for _, qa := range c.qa {
 				if len(qa.evidence) == 0 {
 					continue
@@ -98,10 +105,12 @@ func TestLoCoMoRecall(t *testing.T) {
 					if m == "hybrid" {
 						q.Matcher = emb
 					}
+					t0 := time.Now()
 					res, err := e.Recall(store, q)
 					if err != nil {
 						t.Fatal(err)
 					}
+					took[m] = append(took[m], time.Since(t0))
 					found := false
 					for _, h := range res.Records {
 						msg, _, _ := strings.Cut(h.Record.ID, "#")
@@ -141,8 +150,8 @@ func TestLoCoMoRecall(t *testing.T) {
 				}
 			}
 			overall[m] = float64(all.found) / float64(all.n)
-			t.Logf("turns as %s, %-7s recall_any@10 %.3f of %d questions (%.3f without category 5); %s", write, m, overall[m], all.n,
-				float64(no5.found)/float64(no5.n), strings.Join(line, ", "))
+			t.Logf("turns as %s, %-7s recall_any@10 %.3f of %d questions (%.3f without category 5); %s; recall p50 %v (up to %d active records)", write, m, overall[m], all.n,
+				float64(no5.found)/float64(no5.n), strings.Join(line, ", "), percentile(took[m], 50).Round(10*time.Microsecond), activeMax)
 		}
 		if overall["hybrid"] < overall["lexical"] {
 			t.Errorf("turns as %s: hybrid recall %.3f is under lexical recall %.3f", write, overall["hybrid"], overall["lexical"])

@@ -24,7 +24,7 @@ type Query struct {
 	Text         string   // what the memories should be about; empty: the most valuable ones
 	At           int64    // query time, Unix ns: validity and recency are judged then; 0 = the user's latest event time
 	AsOf         int64    // if set: what held at AsOf, as it was known then (learnt by then, valid then, not yet superseded)
-	K            int      // records to return at most; 0 = Config.K; capped at KMax
+	K            int      // messages whose records to return at most (a record of a message already returned does not count; KMax records in all); 0 = Config.K; capped at KMax
 	History      bool     // also superseded, expired and cold records (the current version of each)
 	Scopes       []string // permission scopes the caller holds
 	// Vector, if set, is the query's embedding by Model (memory/embed):
@@ -518,10 +518,11 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 	h := candHeap(cands)
 	heap.Init(&h)
 	var records, conflicts []Hit
-	for h.Len() > 0 && (len(records) < rc.limit || !defaultMode && len(conflicts) < rc.limit) {
+	pick := newPicker(rc.limit)
+	for h.Len() > 0 && (!pick.done || !defaultMode && len(conflicts) < rc.limit) {
 		c := heap.Pop(&h).(*cand)
 		conflict := c.p.status == StatusNeedsConfirmation
-		if conflict && len(conflicts) >= rc.limit || !conflict && len(records) >= rc.limit {
+		if conflict && len(conflicts) >= rc.limit || !conflict && pick.done {
 			continue // its list is full: no need to load it
 		}
 		v, err := load(rc.r, rc.k, c.id, c.p.version)
@@ -533,7 +534,7 @@ func (rc *recall) search(terms []qterm) (Result, error) {
 		}
 		switch rc.classify(v) {
 		case toRecords:
-			if repeats(records, v) {
+			if pick.done || repeats(records, v) || !pick.take(v) {
 				continue
 			}
 			records = append(records, Hit{Record: rc.e.display(v, rc.now), Score: c.score})
@@ -652,8 +653,9 @@ func (f *fusion) top(limit int) []Hit {
 	}
 	sort.Slice(out, func(i, j int) bool { return hitLess(out[i], out[j]) })
 	var records []Hit
+	pick := newPicker(limit)
 	for _, h := range out {
-		if len(records) < limit && !repeats(records, &h.Record) {
+		if !repeats(records, &h.Record) && pick.take(&h.Record) {
 			records = append(records, h)
 		}
 	}
@@ -698,10 +700,11 @@ func (rc *recall) searchAsOf(s *scorer, cands []*cand) (Result, error) {
 			if where == toConflicts {
 				res.Conflicts = insertHit(res.Conflicts, h, rc.limit)
 			} else {
-				res.Records = insertHit(res.Records, h, rc.limit)
+				res.Records = insertHit(res.Records, h, KMax)
 			}
 		}
 	}
+	res.Records = rc.pick(res.Records)
 	return res, nil
 }
 
@@ -749,7 +752,7 @@ func (rc *recall) browse() (Result, error) {
 	add := func(v *Record) {
 		switch rc.classify(v) {
 		case toRecords:
-			res.Records = insertHit(res.Records, Hit{Record: rc.e.display(v, rc.now), Score: rc.quality(v)}, rc.limit)
+			res.Records = insertHit(res.Records, Hit{Record: rc.e.display(v, rc.now), Score: rc.quality(v)}, KMax)
 		case toConflicts:
 			res.Conflicts = insertHit(res.Conflicts, Hit{Record: rc.e.display(v, rc.now), Score: rc.quality(v)}, rc.limit)
 		}
@@ -779,6 +782,7 @@ func (rc *recall) browse() (Result, error) {
 		}
 		var err error
 		res.Conflicts, err = rc.openConflicts(nil)
+		res.Records = rc.pick(res.Records)
 		return res, err
 	}
 	err := rc.r.Scan(rc.k.recAll(), func(_, value []byte) error {
@@ -792,10 +796,24 @@ func (rc *recall) browse() (Result, error) {
 		return nil
 	})
 	if err != nil || rc.q.AsOf != 0 {
+		res.Records = rc.pick(res.Records)
 		return res, err
 	}
 	err = heads(rc.r, rc.k, func(h *Record) error { add(h); return nil })
+	res.Records = rc.pick(res.Records)
 	return res, err
+}
+
+// pick keeps the ranked hits of the first rc.limit sources (picker).
+func (rc *recall) pick(hits []Hit) []Hit {
+	p := newPicker(rc.limit)
+	out := hits[:0]
+	for _, h := range hits {
+		if p.take(&h.Record) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // insertHit inserts h into hits, ranked by score then id, keeping at most
@@ -986,8 +1004,9 @@ func (e *Engine) scanRecall(r projector.Reader, q Query) (Result, error) {
 		}
 		_, all = rank() // conflicts stay those about the query's own words
 	}
+	pick := newPicker(rc.limit)
 	for _, h := range all {
-		if len(res.Records) < rc.limit && !repeats(res.Records, &h.Record) {
+		if !repeats(res.Records, &h.Record) && pick.take(&h.Record) {
 			res.Records = append(res.Records, h)
 		}
 	}

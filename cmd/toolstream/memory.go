@@ -164,7 +164,7 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	switch verb {
 	case "recall":
 		f.StringVar(&op.Query, "query", "", "what the memories should be about")
-		f.IntVar(&op.K, "k", 0, "results at most")
+		f.IntVar(&op.K, "k", 0, "messages whose records to return at most (their other statements do not count)")
 		f.IntVar(&op.BudgetTokens, "budget-tokens", 0, "the records' texts fit in this many tokens (estimated), best first; the first is always returned (default: the server's byte budget)")
 		f.StringVar(&op.AsOf, "as-of", "", "what held then, as known then (RFC 3339)")
 		f.BoolVar(&op.History, "history", false, "include superseded and expired records")

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ func memoryFlag(cmd *cobra.Command, m *memoryFlags, replay bool) {
 	if replay {
 		must = " (must be serve's)"
 	}
-	f.IntVar(&m.quotaPerUser, "memory-quota-per-user", 0, "active memory records one user keeps"+must+"; beyond it the least valuable go cold (0: 1000; negative: no quota)")
+	f.IntVar(&m.quotaPerUser, "memory-quota-per-user", 0, "active memory records one user keeps"+must+"; beyond it the least valuable go cold (0: "+strconv.Itoa(memory.QuotaPerUserDefault)+"; negative: no quota)")
 	f.IntVar(&m.quotaPerTenant, "memory-quota-per-tenant", 0, "active memory records all the users of one tenant keep together"+must+"; beyond it the tenant's least valuable go cold (0: none)")
 	f.StringVar(&m.policyFile, "memory-policy", "", "memory's policy per tenant"+must+", a YAML or JSON file: tenants: {TENANT: {quota: N, review_after: DURATION}} (a negative quota exempts a tenant from --memory-quota-per-tenant)")
 	if replay {

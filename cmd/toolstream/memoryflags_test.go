@@ -35,7 +35,7 @@ func TestMemoryFlags(t *testing.T) {
 	}{
 		{nil, func(e *memory.Engine) bool {
 			cfg := e.Config()
-			return cfg.QuotaPerUser == 1000 && e.TenantQuota("acme") == 0 && cfg.ReviewAfter == 30*24*time.Hour && cfg.ColdAfter == 0
+			return cfg.QuotaPerUser == memory.QuotaPerUserDefault && e.TenantQuota("acme") == 0 && cfg.ReviewAfter == 30*24*time.Hour && cfg.ColdAfter == 0
 		}, false},
 		{[]string{"--memory-quota-per-user", "7", "--memory-quota-per-tenant", "50", "--memory-review-after", "48h", "--memory-cold-after", "2160h",
 			"--memory-policy", good}, func(e *memory.Engine) bool {
