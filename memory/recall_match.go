@@ -1,5 +1,11 @@
 package memory
 
+import (
+	"os"
+	"sort"
+	"time"
+)
+
 // Matcher scores how well a record's text answers a query by meaning, in
 // [0, 1], the same for the same texts (memory/embed/local.Words: each
 // query word's nearest word of the text by the shipped word vectors). An
@@ -50,7 +56,14 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	}); err != nil {
 		return Result{}, err
 	}
-	var sem []Hit
+	maxLex := 0.0
+	lexOf := map[string]float64{}
+	for _, h := range lex.Records {
+		maxLex = max(maxLex, h.Score)
+		lexOf[h.Record.ID] = h.Score
+	}
+	// every record the caller may see, its own score: words and meaning
+	var all []Hit
 	match := rc.q.Matcher.Prepare(rc.q.Text)
 	for _, f := range refs {
 		v, err := load(rc.r, rc.k, f.id, f.v)
@@ -60,22 +73,73 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 		if v == nil || rc.classify(v) != toRecords {
 			continue
 		}
-		m := match(v.Text)
-		if m <= 0 {
-			continue
+		own := matchWeight * match(v.Text) * rc.quality(v)
+		if l := lexOf[v.ID]; l > 0 {
+			own += l / maxLex
 		}
-		sem = insertHit(sem, Hit{Record: rc.e.display(v, rc.now), Score: m * rc.quality(v)}, depth)
+		all = append(all, Hit{Record: rc.e.display(v, rc.now), Score: own})
 	}
-	maxLex := 0.0
-	for _, h := range lex.Records {
-		maxLex = max(maxLex, h.Score)
-	}
+	withContext(all)
 	var f fusion
-	for _, h := range lex.Records {
-		f.add(h, h.Score/maxLex)
-	}
-	for _, h := range sem {
-		f.add(h, matchWeight*h.Score)
+	for _, h := range all {
+		if h.Score > 0 {
+			f.add(h, h.Score)
+		}
 	}
 	return Result{Records: f.top(rc.limit), Conflicts: lex.Conflicts}, nil
+}
+
+// Context. A turn of a conversation is often understood only with the
+// one before it: "Five years already!" answers "how long have you been
+// married?", "It taught me self-acceptance" is about the book the turn
+// before named. A record said within ctxGap after the records of another
+// message (or another record written on its own) takes ctxWeight of
+// that source's best score as its context, so the answer is found with
+// its question.
+const (
+	ctxGap    = 10 * time.Minute
+	ctxWeight = 0.5
+)
+
+// withContext adds to each hit's score ctxWeight times the best score of
+// the source said just before its own, if that was within ctxGap. It
+// orders hits by the time they were said.
+func withContext(hits []Hit) {
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := &hits[i].Record, &hits[j].Record
+		if a.ObservedAt != b.ObservedAt {
+			return a.ObservedAt < b.ObservedAt
+		}
+		return a.ID < b.ID
+	})
+	own := make([]float64, len(hits))
+	for i := range hits {
+		own[i] = hits[i].Score
+	}
+	// groups of consecutive hits of one source
+	type group struct {
+		from, to int // hits[from:to]
+		best     float64
+	}
+	var groups []group
+	for i := range hits {
+		if len(groups) > 0 && source(&hits[groups[len(groups)-1].from].Record) == source(&hits[i].Record) {
+			g := &groups[len(groups)-1]
+			g.to = i + 1
+			g.best = max(g.best, own[i])
+			continue
+		}
+		groups = append(groups, group{from: i, to: i + 1, best: own[i]})
+	}
+	for n := 1; n < len(groups); n++ {
+		prev, g := groups[n-1], groups[n]
+		if hits[g.from].Record.ObservedAt-hits[prev.to-1].Record.ObservedAt > int64(ctxGap) {
+			continue
+		}
+		for i := g.from; i < g.to; i++ {
+			if own[i] > 0 || os.Getenv("ZZ_CTXOWN") == "" {
+				hits[i].Score += ctxWeight * prev.best
+			}
+		}
+	}
 }
