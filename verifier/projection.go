@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/verifier/check"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -141,7 +142,7 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 		if err != nil {
 			return err
 		}
-		index, err := marshalPart(indexResult(e, leavesMax))
+		index, err := check.IndexEvidence(e).MarshalBinary()
 		if err != nil {
 			return err
 		}
@@ -208,12 +209,12 @@ func (p *Projection) policy(tenant string) Policy {
 // answer, oldest first: each row's index as it was stored, or, for a row
 // whose index is of another format, the result indexed now; and the calls
 // that failed.
-func evidenceParts(rd projector.Reader, tenant, scope string) ([]*part, []Evidence, error) {
+func evidenceParts(rd projector.Reader, tenant, scope string) ([]*EvidenceIndex, []Evidence, error) {
 	prefix, err := projector.TenantKey(tenant, "ev", scope, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []*part
+	var out []*EvidenceIndex
 	var failed []Evidence
 	err = rd.Scan(prefix, func(k, v []byte) error {
 		var r evidenceRow
@@ -225,15 +226,13 @@ func evidenceParts(rd projector.Reader, tenant, scope string) ([]*part, []Eviden
 			failed = append(failed, e)
 			return nil
 		}
-		result := func() ([]byte, error) { return r.Result, nil }
-		p, err := unmarshalPart(r.Index, result)
+		x, err := check.ReadEvidenceIndex(r.Index, e)
 		if err != nil {
 			// NB: an index of another format, or one damaged, costs a walk of
 			// the result; the verdicts are the same.
-			p = indexResult(e, leavesMax)
+			x = check.IndexEvidence(e)
 		}
-		p.ev.At, p.ev.FreshFor, p.ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept in the row, not the index
-		out = append(out, p)
+		out = append(out, x)
 		return nil
 	})
 	return out, failed, err
@@ -244,25 +243,10 @@ func (p *Projection) verify(tx *projector.Tx, ev *events.Event, scope, text stri
 	if err != nil {
 		return err
 	}
-	ix, err := join(parts, ev.Time())
+	r, err := p.cfg.Checker.CheckKept(text, parts, failed, ev.Time())
 	if err != nil {
-		// NB: a damaged index that read back whole; the results decide.
-		for i, q := range parts {
-			raw, rerr := q.result()
-			if rerr != nil {
-				return rerr
-			}
-			e := q.ev
-			e.Result = raw
-			parts[i] = indexResult(e, leavesMax)
-		}
-		if ix, err = join(parts, ev.Time()); err != nil {
-			return err
-		}
+		return err
 	}
-	ix.failed = dedupeEvidence(failed)
-	r := p.cfg.Checker.check(text, ix, ev.Time())
-	ix.release()
 	v := &Verified{Tenant: ev.Tenant, Response: ev.Response, Answer: text, Undecided: r.Undecided, At: ev.At, Evidence: len(parts) + len(failed)}
 	v.Verified = p.verdict(ev.Tenant, text, r)
 	return p.store(tx, ev, v, events.VerifiedID(ev.Tenant, ev.Response))

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/check"
 )
 
 // An external judge (internal/judging) may decide the claims Check leaves
@@ -22,7 +23,7 @@ func validVerdict(v events.Verdict) bool {
 
 // LatestEvidence returns each call's newest version of in, in the order
 // the calls first appear: the evidence Check reads.
-func LatestEvidence(in []Evidence) []Evidence { return dedupeEvidence(in) }
+func LatestEvidence(in []Evidence) []Evidence { return check.LatestEvidence(in) }
 
 // ApplyJudgeVerdicts returns a copy of r with recorded judge verdicts in
 // place of the deterministic ones, those claims no longer undecided and
@@ -58,7 +59,7 @@ func ApplyJudgeVerdicts(r Report, vs []events.JudgeVerdict) Report {
 			checkable++
 		}
 	}
-	out.Faithfulness = faithfulness(supported, checkable)
+	out.Faithfulness = check.Faithfulness(supported, checkable)
 	return out
 }
 

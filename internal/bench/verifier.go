@@ -12,7 +12,7 @@ import (
 // VerifierFixture returns a large evidence set (an inventory of 340 items
 // and a customer's 120 orders) and a 10 KiB answer about it, in English
 // and Chinese, with supported, contradicted and unsupported claims.
-// verifier's BenchmarkCheck uses it too.
+// verifier/check's BenchmarkCheck uses it too.
 func VerifierFixture() ([]verifier.Evidence, string) {
 	type item struct {
 		SKU      string  `json:"sku"`

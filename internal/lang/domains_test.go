@@ -6,7 +6,7 @@ import (
 )
 
 // domainsOfOurSets are the domains the verifier's and memory's own labelled
-// sets are written in (verifier/testdata/README.md lists them): orders and
+// sets are written in (verifier/check/testdata/README.md lists them): orders and
 // shops, shipping and parcels, flights and travel, hotels and bookings,
 // weather, inventory, clinics and appointments, meetings, stock quotes,
 // baseball, support tickets, rentals. A class of the language data named

@@ -1,0 +1,330 @@
+package check
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// Binding: a claim is checked only against fields about what it names.
+// A field's key says what it is about (its attribute words: zutru of
+// zutru_status, gruba of gruba_confirmed) besides the state it holds
+// (status, confirmed); a claim names an attribute with its content words.
+// A field whose key names an attribute the claim does not, while the claim
+// names one that another state field's key has, or a word (of Latin
+// letters: an ideograph pair the lexicon lacks is too often an ordinary
+// word) the evidence nowhere knows, is about something else: it neither supports nor contradicts
+// the claim ("the fitre is approved" beside {"tamogro_status":
+// "APPROVED"}). Nothing here names a domain: the rule reads the structure
+// of keys and the words of the claim.
+
+// stateKeyParts name a state, not what it is the state of.
+var stateKeyParts = langData.Set("state key words")
+
+// keyAttrs returns the attribute concepts of leaf l's own key: the
+// concepts of its parts that are not states (status, confirmed, 已支付).
+func (ix *index) keyAttrs(l int32) []string {
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(ix.leaves[l].ptr()))
+	if lang.IsAllDigits(k) || genericKeys[strings.ToLower(k)] {
+		return nil
+	}
+	var out []string
+	for _, p := range lang.KeyParts(k) {
+		if stateKeyParts[p] || len(categoriesOf(p)) > 0 {
+			continue
+		}
+		if _, ok := keyUnits[p]; ok {
+			continue
+		}
+		if _, ok := minorUnitWords[p]; ok {
+			continue
+		}
+		out = append(out, conceptsOf(p)...)
+	}
+	return dedupe(out)
+}
+
+// claimAttrs returns the concepts of the claim's content words (not its
+// state, cue or unit words), and of those the ones no lexicon entry has
+// (a word the rules never saw: a made-up or rare name of an attribute).
+func (cx *claim) claimAttrs() (all, unknown []string) {
+	var lexical, stateful []string
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.start < len(cx.used) && cx.used[w.start] || w.info == nil {
+			continue
+		}
+		if len(w.info.cats) > 0 || w.info.cues != 0 {
+			stateful = append(stateful, w.info.concepts...)
+		} else {
+			lexical = append(lexical, w.info.concepts...)
+		}
+	}
+	for _, c := range cx.concepts {
+		switch {
+		case slices.Contains(stateful, c) && !slices.Contains(lexical, c):
+		case slices.Contains(lexical, c):
+			all = append(all, c)
+		default:
+			all = append(all, c)
+			unknown = append(unknown, c)
+		}
+	}
+	return all, unknown
+}
+
+// aboutOther reports whether field l is about something other than what
+// the claim names (see above).
+func (cx *claim) aboutOther(l int32) bool {
+	ix := cx.ix
+	ka := ix.keyAttrs(l)
+	if len(ka) == 0 || !ix.stateField(l) {
+		return false // "status", "confirmed": the state of what is in scope
+	}
+	if !slices.ContainsFunc(ka, func(c string) bool { return !slices.Contains(cx.concepts, c) }) {
+		return false // the key says nothing the claim does not (包邮, free_shipping)
+	}
+	all, _ := cx.claimAttrs()
+	ctx := ix.leaves[l].ctx()
+	own := slices.DeleteFunc(slices.Clone(all), func(c string) bool { return slices.Contains(ka, c) || slices.Contains(ctx, c) })
+	if len(own) < len(all) && overlap(all, ctx) > 0 {
+		return false // under a key the claim names
+	}
+	for _, c := range own {
+		for _, o := range cx.inScopeOf(ix.concept(c)) {
+			if o != l && ix.stateField(o) && slices.Contains(ix.keyAttrs(o), c) {
+				return true // another state's key names it
+			}
+		}
+	}
+	if len(own) < len(all) {
+		return false // the claim names this field's attribute too
+	}
+	return cx.namesUnknown(own)
+}
+
+// possessed reports whether ideographs c follow 的 in the claim (X的c): a
+// noun named as what X has, not any pair of ideographs.
+func (cx *claim) possessed(c string) bool {
+	return strings.Contains(string(cx.norm), "的"+c)
+}
+
+// namesUnknown reports whether one of concepts cs is a word of the claim
+// no lexicon entry has and the evidence nowhere holds (neither a key nor
+// a value word): the claim names something the evidence does not know.
+// Words of Latin letters count, and ideographs only right after 的 (X的y):
+// elsewhere an ideograph pair the lexicon lacks is too often an ordinary
+// word.
+func (cx *claim) namesUnknown(cs []string) bool {
+	if len(cs) == 0 {
+		return false
+	}
+	_, unknown := cx.claimAttrs()
+	for _, c := range unknown {
+		r := []rune(c)
+		if len(r) < 2 || !slices.Contains(cs, c) || len(cx.ix.concept(c)) > 0 || len(cx.ix.valueWords(c)) > 0 {
+			continue
+		}
+		if !lang.IsCJK(r[0]) && len(r) >= 3 || lang.IsCJK(r[0]) && cx.possessed(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// stateField reports whether l's key names a state (gruba_status,
+// tamogro_state, zidrakal_paid): a field holding the state of the thing
+// its other key words name.
+func (ix *index) stateField(l int32) bool {
+	lf := &ix.leaves[l]
+	if lf.kind == kindBool {
+		return true
+	}
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(lf.ptr()))
+	for _, p := range lang.KeyParts(k) {
+		if stateKeyParts[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// statedNegatively counts the claim's state words that are a negation of
+// another word by their form, though the lexicon files them as a state
+// of their own: 未支付 (未 + 支付), unpaid (un + paid). A true/false field
+// reads them as the negation (the field says paid or not).
+//
+// A negation inside an evidence value the claim names ("not ready yet",
+// the words of a NOT_READY elsewhere) is the claim's too: the value's
+// runes are taken from the reading's words, its negation is counted here.
+func (cx *claim) statedNegatively() int {
+	n := 0
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.start < len(cx.used) && cx.used[w.start] && w.info != nil && w.info.cues&cueNeg != 0 && w.info.cues&cuePlain == 0 && cx.inValue(w.start) {
+			n++
+			continue
+		}
+		if w.info == nil || len(w.info.cats) == 0 || w.info.cues&(cueNeg|cueNegLex) != 0 {
+			continue
+		}
+		if w.cjk {
+			r := []rune(w.s)
+			if len(r) >= 2 && strings.ContainsRune("未没不", r[0]) && (zhLex[string(r[1:])] != nil) {
+				n++
+			}
+			continue
+		}
+		if negPrefixed(w.s) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// possessives are the verbs that state how many a thing has in all ("X has
+// 8 kidrexes", "X 有 8 个"): the count of the whole list, not of a part.
+var possessives = langData.Set("possessives")
+
+// wholeCount contradicts "X has 8 kidrexes" when the one list in scope the
+// noun after the number names has another length: the claim is about the
+// whole list (a possessive verb right before the number, nothing after the
+// noun), so a list of 5 says otherwise. A part of it ("has 3 items out of
+// stock") is not read this way.
+func (cx *claim) wholeCount(m *numMention) (fact, bool) {
+	ix := cx.ix
+	if len(m.head) == 0 || m.headEnd <= m.end || m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 || m.bound != 0 || m.approx || m.isRange {
+		return fact{}, false
+	}
+	before := ""
+	for i := range cx.words {
+		if w := &cx.words[i]; w.end <= m.start {
+			before = w.s
+		}
+	}
+	if !possessives[before] {
+		return fact{}, false
+	}
+	for _, r := range cx.norm[m.headEnd:] {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return fact{}, false
+		}
+	}
+	var list int32 = -1
+	for _, i := range ix.arrays {
+		n := &ix.nodes[i]
+		if !cx.nodeInScope(i) || overlap(m.head, n.concepts) == 0 {
+			continue
+		}
+		if list >= 0 && ix.nodes[list].length != n.length {
+			return fact{}, false // two lists it may mean
+		}
+		list = i
+	}
+	if list < 0 || float64(ix.nodes[list].length) == m.v {
+		return fact{}, false
+	}
+	n := &ix.nodes[list]
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(list, strconv.Itoa(n.length))},
+		reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
+}
+
+// inValue reports whether rune r is in an evidence value the claim names.
+func (cx *claim) inValue(r int) bool {
+	for _, sp := range cx.valueSpans {
+		if r >= sp[0] && r < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// negatedState reads a state value written as the negation of a word
+// (NOT_READY, not-confirmed, INACTIVE, UNPAID, DISABLED): its base word and
+// true; else the value and false.
+func negatedState(v string) (string, bool) {
+	ts := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	if len(ts) == 2 && (ts[0] == "not" || ts[0] == "no" || ts[0] == "non") {
+		return ts[1], true
+	}
+	if len(ts) != 1 {
+		return "", false
+	}
+	for _, p := range []string{"un", "in", "dis", "non"} {
+		if rest, ok := strings.CutPrefix(ts[0], p); ok && len(rest) >= 4 {
+			return rest, true
+		}
+	}
+	return ts[0], false
+}
+
+// stateValueFacts checks a claim stating a state (ready, active, paid)
+// against a state field in scope holding its negation by form
+// (NOT_READY, INACTIVE, UNPAID): "the bustu is ready" is contradicted by
+// bustu_status: NOT_READY, "the bustu is not ready yet" supported. Only
+// when no fact before it decided the claim, and only a field about what
+// the claim names.
+func (cx *claim) stateValueFacts(earlier []fact) []fact {
+	ix := cx.ix
+	if slices.ContainsFunc(earlier, func(f fact) bool { return !f.soft }) {
+		return nil
+	}
+	positive := (cx.negs-cx.negLex)%2 == 0
+	for _, ns := range ix.negatedStates() {
+		l, base := ns.leaf, ns.base
+		lf := &ix.leaves[l]
+		if !cx.inScope(l) || !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || lang.Stem(w.s) == lang.Stem(base)) }) || cx.aboutOther(l) {
+			continue
+		}
+		if positive {
+			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, negUsed: true,
+				reason: "the evidence says " + lf.raw() + " at " + lf.ptr()}}
+		}
+		f := supported(ix, "the evidence says "+lf.raw(), l)
+		f.negUsed = true
+		return []fact{f}
+	}
+	return nil
+}
+
+// negState is a state field holding a negated state, and its base word.
+type negState struct {
+	leaf int32
+	base string
+}
+
+// negatedStates returns the evidence's state fields holding a negated
+// state, in leaf order; found once per index, read by every claim.
+func (ix *index) negatedStates() []negState {
+	if ix.cache.negStatesRead {
+		return ix.cache.negStates
+	}
+	ix.cache.negStatesRead = true
+	for i := range ix.leaves {
+		lf := &ix.leaves[i]
+		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
+			continue
+		}
+		if base, neg := negatedState(lf.str()); neg && ix.stateField(int32(i)) {
+			ix.cache.negStates = append(ix.cache.negStates, negState{int32(i), base})
+		}
+	}
+	return ix.cache.negStates
+}
+
+// negForm is a cheap test that v, lower case (a leaf's str), may be a
+// negated state (negatedState); it allocates nothing.
+func negForm(v string) bool {
+	for _, p := range []string{"not", "no", "un", "in", "dis"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}

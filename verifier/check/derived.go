@@ -1,0 +1,328 @@
+package check
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// derived looks for the claimed value as a value computed from evidence
+// numbers: aggregates (sum, mean, min, max) of the targets or of a field
+// across a collection, a count of elements, and — when the claim says so
+// (total, difference, more, 一共, 平均 …) — pairwise sums, differences,
+// products, ratios and percentage changes.
+func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool) {
+	ix := cx.ix
+	var room [8]cand
+	ks := cx.c.candidates(room[:0], m, m.v)
+	pool := cx.derivedPool(m, targets)
+	// Aggregates over the targets (or the pool) grouped by field name.
+	groups := groupByField(ix, pool)
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		var sum, lo, hi float64
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, l := range g {
+			x := ix.leaves[l].num
+			sum += x
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		if cx.near(m, sum, ks) {
+			return supported(ix, "sum of "+strconv.Itoa(len(g))+" fields", g...), true
+		}
+		if cx.near(m, sum/float64(len(g)), ks) && cx.hasConcept("average") {
+			return supported(ix, "average of "+strconv.Itoa(len(g))+" fields", g...), true
+		}
+		_ = lo
+		_ = hi
+	}
+	if f, ok := cx.count(m, append(append([]string(nil), cx.concepts...), m.head...)); ok {
+		return f, true
+	}
+	if !pairs || len(pool) < 2 {
+		return fact{}, false
+	}
+	frac := []cand{}
+	for _, k := range ks {
+		if k.u == uFrac {
+			frac = append(frac, k)
+		}
+	}
+	pct := m.unit != nil && m.unit.dim == dimPercent
+	ratio := cx.hasWord("times", "twice", "double", "half", "倍", "x")
+	// Products and ratios need the claim to say it computes; a sum or a
+	// difference of the subject's own fields is plain arithmetic.
+	mult := cx.cues&(cueDerive|cueThan|cueMore|cueLess|cueUp|cueDown) != 0
+	// Numbers the claim itself states may be factors: "两晚共需 1360 元"
+	// is 2 × 680.
+	var factors []float64
+	for _, o := range cx.nums {
+		if o.v != m.v && !o.free && o.v == math.Trunc(o.v) && o.v >= 2 && o.v <= 100 {
+			factors = append(factors, o.v)
+		}
+	}
+	for _, a := range pool {
+		for _, k := range factors {
+			if x := ix.leaves[a].num; cx.near(m, x*k, ks) && mult {
+				return supported(ix, "product with a number the claim states", a), true
+			}
+		}
+	}
+	for i, a := range pool {
+		x := ix.leaves[a].num
+		for _, b := range pool[i+1:] {
+			y := ix.leaves[b].num
+			if !cx.scoped && len(targets) > 0 && !containsInt32(targets, a) && !containsInt32(targets, b) && lastToken(ix.leaves[a].ptr()) != lastToken(ix.leaves[b].ptr()) {
+				continue // combine what the claim names, or one field across subjects
+			}
+			if ix.leaves[a].ptr() == ix.leaves[b].ptr() && !(ix.leaves[a].text && ix.leaves[b].text) {
+				continue // a value and its scaled copy
+			}
+			if !pct || m.unit == nil {
+				if cx.near(m, x+y, ks) {
+					return supported(ix, "sum", a, b), true
+				}
+				if cx.near(m, math.Abs(x-y), ks) {
+					return supported(ix, "difference", a, b), true
+				}
+				if mult && cx.near(m, x*y, ks) && (x != 1 && y != 1) {
+					return supported(ix, "product", a, b), true
+				}
+				if ratio && (y != 0 && cx.near(m, x/y, ks) || x != 0 && cx.near(m, y/x, ks)) {
+					return supported(ix, "ratio", a, b), true
+				}
+			}
+			if pct {
+				for _, p := range [][2]float64{{x, y}, {y, x}} {
+					if p[1] == 0 {
+						continue
+					}
+					if cx.near(m, p[0]/p[1], frac) || cx.near(m, math.Abs(p[0]-p[1])/p[1], frac) {
+						return supported(ix, "percentage", a, b), true
+					}
+				}
+				if cx.near(m, math.Abs(x-y), ks[:1]) {
+					return supported(ix, "difference", a, b), true
+				}
+			}
+		}
+	}
+	return fact{}, false
+}
+
+// count finds the claimed number as the number of elements of a list the
+// claim names: "3 orders", "two shipments", "三个班".
+func (cx *claim) count(m *numMention, concepts []string) (fact, bool) {
+	ix := cx.ix
+	if m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 {
+		return fact{}, false
+	}
+	for _, i := range ix.arrays {
+		n := &ix.nodes[i]
+		if n.length == 0 || float64(n.length) != m.v || !cx.nodeInScope(i) {
+			continue
+		}
+		nc := n.concepts
+		if n.parent >= 0 {
+			nc = append(append([]string(nil), nc...), ix.nodes[n.parent].concepts...)
+		}
+		if overlap(concepts, nc) > 0 || ix.membersNamed(i, m.headWord) {
+			return fact{verdict: events.VerdictSupported, reason: "count of elements",
+				refs: []events.EvidenceRef{ix.nodeRef(i, strconv.Itoa(n.length))}}, true
+		}
+	}
+	return fact{}, false
+}
+
+// derivedPool returns the evidence numbers a derived value may be built
+// from: the targets, then numbers in scope whose keys share a concept with
+// the claim, then (when a subject is named) the other numbers in scope.
+func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
+	ix := cx.ix
+	limit := cx.c.cfg.DerivedLeavesMax
+	pool := make([]int32, 0, limit)
+	add := func(l int32) {
+		if len(pool) < limit && !containsInt32(pool, l) {
+			pool = append(pool, l)
+		}
+	}
+	for _, t := range targets {
+		if len(pool) >= limit/2 {
+			break
+		}
+		add(t)
+	}
+	for _, l := range cx.context {
+		if ix.leaves[l].kind == kindNum {
+			add(l)
+		}
+		for _, t := range ix.textOf(l) { // "14.3亿元" named whole
+			if ix.leaves[t].kind == kindNum {
+				add(t)
+			}
+		}
+	}
+	// The same field of the other members: "removing the CRF reduces test
+	// F1 by 0.9" compares the CRF row with the full model's.
+	if len(targets) > 0 && len(targets) <= 4 && (cx.cues&(cueDerive|cueThan|cueMore|cueLess|cueUp|cueDown) != 0 || m.unit != nil && m.unit.dim == dimPercent) {
+		for _, t := range targets {
+			for _, l := range cx.siblingsOf(t) {
+				add(l)
+			}
+		}
+	}
+	concepts := cx.numberConcepts(m)
+	ratio := m.unit != nil && m.unit.dim == dimPercent
+	for _, c := range concepts {
+		for _, l := range cx.inScopeOf(ix.concept(c)) {
+			if len(pool) >= limit {
+				break
+			}
+			// A percentage is a ratio of two numbers of any unit.
+			if lf := &ix.leaves[l]; lf.kind == kindNum && (ratio || dimFits(lf, m.unit)) {
+				add(l)
+			}
+		}
+	}
+	if cx.scoped {
+		for _, n := range cx.nodes {
+			nd := &ix.nodes[n]
+			for l := nd.leafLo; l < nd.leafHi && len(pool) < limit; l++ {
+				if lf := &ix.leaves[l]; lf.kind == kindNum {
+					add(l) // any unit: 3 × $4.50
+				}
+			}
+			// Fields of the enclosing objects (an msrp beside the offers).
+			for p := nd.parent; p >= 0; p = ix.nodes[p].parent {
+				for _, l := range ix.directLeaves().of(p) {
+					if len(pool) >= limit {
+						break
+					}
+					if lf := &ix.leaves[l]; lf.kind == kindNum && dimFits(lf, m.unit) {
+						add(l)
+					}
+				}
+			}
+		}
+	}
+	sortUnique(&pool)
+	return pool
+}
+
+// membersNamed reports whether every object of array n has a name
+// containing word: "3 warehouses" counts {"Denver warehouse", …}, "三个班"
+// counts {一班, 二班, 三班}.
+func (ix *index) membersNamed(n int32, word string) bool {
+	if word == "" {
+		return false
+	}
+	w := subjectKey(word)
+	nd := &ix.nodes[n]
+	count := 0
+	for j := n + 1; j < nd.nodeHi; j = ix.nodes[j].nodeHi {
+		s := ix.nodes[j].subject
+		if s == "" {
+			return false
+		}
+		ok := strings.Contains(strings.ToLower(s), word)
+		for _, t := range tokenStrings(lang.Normalize(s)) {
+			ok = ok || subjectKey(t) == w
+		}
+		if !ok {
+			return false
+		}
+		count++
+	}
+	return count > 0
+}
+
+// siblingsOf returns the fields with leaf t's key in the other members of
+// the collection t's object belongs to.
+func (cx *claim) siblingsOf(t int32) []int32 {
+	ix := cx.ix
+	lf := &ix.leaves[t]
+	key := lastToken(lf.ptr())
+	var out []int32
+	for _, cl := range ix.colls {
+		in := false
+		for _, mb := range cl.members {
+			if ix.inNode(t, mb) {
+				in = true
+			}
+		}
+		if !in {
+			continue
+		}
+		for _, mb := range cl.members {
+			nd := &ix.nodes[mb]
+			for l := nd.leafLo; l < nd.leafHi; l++ {
+				if o := &ix.leaves[l]; l != t && o.kind == kindNum && !o.text && o.scaled == lf.scaled && lastToken(o.ptr()) == key {
+					out = append(out, l)
+				}
+			}
+		}
+		break
+	}
+	return out
+}
+
+// isSignedDigits reports digits after an optional sign: the only keys
+// strconv.Atoi may read.
+func isSignedDigits(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return lang.IsAllDigits(s)
+}
+
+func atoiOK(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+func containsInt32(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// groupByField groups leaves by their key (the last pointer token) so that
+// a field is summed across the elements of a collection.
+func groupByField(ix *index, pool []int32) [][]int32 {
+	var keys []string
+	by := map[string][]int32{}
+	for _, l := range pool {
+		p := ix.leaves[l].ptr()
+		k := p[strings.LastIndexByte(p, '/')+1:]
+		if isSignedDigits(k) && atoiOK(k) { // NB: Atoi's error is an allocation; most keys are words
+			k = "#" // array elements
+		}
+		if ix.leaves[l].scaled {
+			k += "|scaled"
+		}
+		if ix.leaves[l].text {
+			k += "|text"
+		}
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], l)
+	}
+	out := make([][]int32, 0, len(keys)+1)
+	for _, k := range keys {
+		out = append(out, by[k])
+	}
+	if len(keys) > 1 && len(pool) <= 8 {
+		out = append(out, pool) // "in total" across different fields
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package check
+
+import (
+	"errors"
+	"time"
+)
+
+// EvidenceIndex is one tool result indexed for checking: its values with
+// their pointers, the concepts its keys name, its subjects, the numbers
+// and dates written in its text. Indexing costs a walk of the result's
+// JSON; an index does not depend on the answers it is later checked with,
+// so it can be made once, when the result arrives, kept
+// (MarshalBinary), and read back for every answer
+// (UnmarshalEvidenceIndex), which costs a fraction of decoding the JSON.
+// The verifier projection keeps one per result in its view.
+//
+// An EvidenceIndex is not changed by checks: any number of goroutines may
+// check answers against one at once.
+type EvidenceIndex struct {
+	p *part
+}
+
+// IndexEvidence indexes one result. A result that is not JSON gives an
+// index that checks skip, as Check skips the result.
+func IndexEvidence(e Evidence) *EvidenceIndex {
+	return &EvidenceIndex{p: indexResult(e, leavesMax)}
+}
+
+// MarshalBinary encodes the index; the same index always gives the same
+// bytes.
+func (x *EvidenceIndex) MarshalBinary() ([]byte, error) { return marshalPart(x.p) }
+
+// ErrIndexFormat is returned by UnmarshalEvidenceIndex for an index encoded
+// by another version of the verifier: index the result again.
+var ErrIndexFormat = errPartFormat
+
+// UnmarshalEvidenceIndex reads an index MarshalBinary encoded. result is
+// the result's JSON, which a check needs only when the answer's evidence
+// is larger than a check reads (the result is then indexed again, in
+// part); it may be nil, and CheckIndexed then fails for such evidence. It
+// returns ErrIndexFormat for another format and an error for damaged
+// bytes. The index reads data as it is used (no copy is made): the caller
+// must not change data afterwards.
+func UnmarshalEvidenceIndex(data, result []byte) (*EvidenceIndex, error) {
+	p, err := unmarshalPart(data, func() ([]byte, error) {
+		if result == nil {
+			return nil, errors.New("verifier: the result of an evidence index is needed and was not given")
+		}
+		return result, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &EvidenceIndex{p: p}, nil
+}
+
+// CheckIndexed is Check against evidence indexed beforehand: the same
+// Report for the same results. It fails only when an index must be
+// indexed again from its result and that was not given, or an index read
+// back is damaged.
+func (c *Checker) CheckIndexed(answer string, evidence []*EvidenceIndex, now time.Time) (Report, error) {
+	parts := make([]*part, len(evidence))
+	for i, x := range evidence {
+		parts[i] = x.p
+	}
+	ix, err := join(parts, now)
+	if err != nil {
+		return Report{}, err
+	}
+	defer ix.release()
+	return c.check(answer, ix, now), nil
+}
+
+// ReadEvidenceIndex reads the index of e that MarshalBinary encoded as
+// data, as a projection keeps it beside e: e's Result indexes it again when
+// a check needs more of it, and e's At, FreshFor and Cuts, which the index
+// does not keep, are the index's. It returns ErrIndexFormat for another
+// format and an error for damaged bytes; the caller then indexes e again
+// (IndexEvidence), which gives the same verdicts. data must not change
+// afterwards.
+func ReadEvidenceIndex(data []byte, e Evidence) (*EvidenceIndex, error) {
+	result := e.Result
+	p, err := unmarshalPart(data, func() ([]byte, error) { return result, nil })
+	if err != nil {
+		return nil, err
+	}
+	p.ev.At, p.ev.FreshFor, p.ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept beside the index, not in it
+	return &EvidenceIndex{p: p}, nil
+}
+
+// CheckKept is CheckIndexed for the evidence a projection keeps: the
+// indexes of the results, and the calls that failed (Evidence with
+// Failed, of which the highest version of each call counts). An index
+// that reads back whole but is damaged makes every index be made again
+// from its result, which gives the same verdicts; it fails only when a
+// result cannot be read.
+func (c *Checker) CheckKept(answer string, evidence []*EvidenceIndex, failed []Evidence, now time.Time) (Report, error) {
+	parts := make([]*part, len(evidence))
+	for i, x := range evidence {
+		parts[i] = x.p
+	}
+	ix, err := join(parts, now)
+	if err != nil {
+		for i, q := range parts {
+			raw, rerr := q.result()
+			if rerr != nil {
+				return Report{}, rerr
+			}
+			e := q.ev
+			e.Result = raw
+			parts[i] = indexResult(e, leavesMax)
+		}
+		if ix, err = join(parts, now); err != nil {
+			return Report{}, err
+		}
+	}
+	ix.failed = dedupeEvidence(failed)
+	defer ix.release()
+	return c.check(answer, ix, now), nil
+}
+
+// LatestEvidence keeps, of several results with one call id, the one with
+// the highest version (the later one on a tie), in the order the calls
+// first appear: the evidence Check counts.
+func LatestEvidence(in []Evidence) []Evidence { return dedupeEvidence(in) }

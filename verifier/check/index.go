@@ -1,0 +1,621 @@
+package check
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ---- evidence index ------------------------------------------------------
+
+// Every JSON value of every result becomes a leaf with its RFC 6901
+// pointer, objects and arrays become nodes whose leaves and descendants are
+// contiguous ranges (so "is this leaf under that subject" is two
+// comparisons), and lookups go through maps keyed by concept, subject token
+// and value token, and a sorted slice of numbers. Each result is indexed on
+// its own, once (a part, part.go); the index an answer is checked against
+// joins the parts of its evidence.
+
+type leafKind uint8
+
+const (
+	kindNum leafKind = iota
+	kindStr
+	kindBool
+	kindNull
+)
+
+type node struct {
+	ev, parent     int32
+	ptr            string
+	array          bool
+	leafLo, leafHi int32 // leaves of the subtree
+	nodeHi         int32 // descendants are (id, nodeHi)
+	concepts       []string
+	subject        string
+	hedge          bool
+	objKids        int // children that are objects (collections)
+	length         int
+}
+
+// leaf is one value. Its strings, concept lists and categories are
+// numbers in its part's tables (t), so that a leaf holds one pointer and
+// a part's leaves are cheap to read back and to copy into an answer's
+// index; the methods ptr, raw, str, own, ctx, cat and unit read them.
+type leaf struct {
+	t         *tables
+	num, hi   float64 // hi > num for a range written in a string ("3-5 days")
+	ev, node  int32
+	ptrID     uint32 // RFC 6901 pointer
+	rawID     uint32 // JSON text of the value
+	strID     uint32 // normalised string value
+	ownID     uint32 // concepts of the leaf's own key
+	ctxID     uint32 // concepts of the enclosing keys and, for numbers in text, nearby words
+	catID     uint32
+	src       int32 // for a value found in a string: the string's leaf
+	textPos   int32 // … and where in it (runes)
+	day       int32 // days since 1970-01-01 for dates
+	minute    int16 // minute of day, -1 if none
+	kind      leafKind
+	unitID    uint8 // in unitTable
+	dim       dimension
+	b         bool
+	negKey    bool // the key negates ("out_of_stock", "non_refundable")
+	hedge     bool // an estimate: eta, forecast, expected, 预计
+	text      bool // a number found inside a string value (or a key)
+	textShort bool // … a string that is little more than the number
+	keyUp     bool // the key says the value is a rise (增长, growth)
+	keyDown   bool // … or a fall (下降, decline)
+	scaled    bool // a copy scaled by its key's magnitude (万元, millions)
+	subjKey   bool // the field names its object (name, id, sku)
+	hasDay    bool
+	// A day that depends on the answer's time is fixed when parts are
+	// joined (join): wday is a weekday value's weekday + 1 ({"day": "Mon"}),
+	// rel the rel-th date in the text of src (a date without a year).
+	wday, rel int8
+}
+
+type subjEntry struct {
+	toks    []string
+	keys    []string // subjectKey of each token
+	node    int32
+	alias   bool // a code inside the subject's name
+	partial bool // a distinctive word of the name, valid while unique
+	exact   string
+}
+
+type valEntry struct {
+	toks []string
+	leaf int32
+}
+
+// index is the evidence an answer is checked against (made by join), or
+// one part while it is built (indexResult). Both have the nodes, leaves and
+// lists; a part being built also has its lookups as maps and its builder's
+// caches, an answer's index looks its parts up (lookup.go).
+type index struct {
+	ev     []Evidence
+	nodes  []node
+	leaves []leaf
+	nums   []int32 // numeric leaves sorted by value
+	dates  []int32
+	bools  []int32
+	cats   []int32
+	colls  []coll
+	roots  []int32
+	arrays []int32
+	clocks []int32 // times of day without a date ("15:00")
+	sents  map[int32][]sentInfo
+
+	// A part being built.
+	t         *tables
+	byConcept map[string][]int32
+	byValue   map[string][]int32 // value-token concept -> string leaves
+	subjects  map[string][]subjEntry
+	named     map[string][]subjEntry // subjects its collections' members are named by (nameMembers)
+	values    map[string][]valEntry
+	keys      map[string]*keyInfo
+	strs      map[string]*strInfo
+	texts     map[textKey][]textItem
+	valWords  map[uint32]valueWords // by string number (indexValue)
+
+	// An answer's index.
+	parts     []*part
+	leafBase  []int32 // where each part's leaves start
+	nodeBase  []int32
+	toolNamed map[string][]subjEntry // subjects the tools' results are named by
+	cache     lookupCache
+	failed    []Evidence       // the calls that failed (outcome.go)
+	ids       *[]idLeaf        // identifier-like leaves (idLeaves), made when first asked
+	textCodes map[string]int32 // codes written in longer strings (codesInText), made when first asked
+}
+
+// dedupeEvidence keeps, per CallID, the highest Version (the later entry
+// on a tie), in the order the calls first appear.
+func dedupeEvidence(in []Evidence) []Evidence {
+	best := make(map[string]int, len(in))
+	for i, e := range in {
+		j, ok := best[e.CallID]
+		if !ok || e.Version >= in[j].Version {
+			best[e.CallID] = i
+		}
+	}
+	out := make([]Evidence, 0, len(best))
+	seen := make(map[string]bool, len(best))
+	for _, e := range in {
+		if seen[e.CallID] {
+			continue
+		}
+		seen[e.CallID] = true
+		out = append(out, in[best[e.CallID]])
+	}
+	return out
+}
+
+// buildIndex decodes and indexes the evidence. now resolves dates written
+// in evidence text without a year or as weekdays ("on Thursday").
+func buildIndex(evidence []Evidence, now time.Time) *index {
+	evidence = dedupeEvidence(evidence)
+	parts := make([]*part, 0, len(evidence))
+	var failed []Evidence
+	for _, e := range evidence {
+		if e.Failed != nil {
+			failed = append(failed, e)
+			continue
+		}
+		parts = append(parts, indexResult(e, leavesMax))
+	}
+	ix, _ := join(parts, now) // NB: parts made here re-index from memory without error
+	ix.failed = failed
+	return ix
+}
+
+// newIndex returns an empty part to build for a result of size bytes.
+func newIndex(size int) *index {
+	return &index{
+		t:         newTables(size/24 + 16),
+		byConcept: map[string][]int32{},
+		byValue:   map[string][]int32{},
+		subjects:  map[string][]subjEntry{},
+		named:     map[string][]subjEntry{},
+		values:    map[string][]valEntry{},
+		keys:      map[string]*keyInfo{},
+		strs:      map[string]*strInfo{},
+		sents:     map[int32][]sentInfo{},
+		texts:     map[textKey][]textItem{},
+	}
+}
+
+func decodeJSON(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+type walker struct {
+	ix     *index
+	ev     int32
+	now    time.Time
+	budget int // leaves at most (see leavesMax)
+	// toolParts are the key parts of the tool's name (nameKey asks them
+	// of every string field), made when first asked.
+	toolParts []string
+	toolSplit bool
+}
+
+// frame is where a value sits: the key it is under (for an array element,
+// the array's key), that key's concepts, the enclosing keys' concepts and
+// the enclosing object's key.
+type frame struct {
+	key       string
+	concepts  []string
+	ctx       []string
+	parentKey string
+	rowKey    string // a table row's label
+}
+
+// walk indexes v at ptr and returns its node id (or -1 for a scalar).
+func (w *walker) walk(v any, ptr string, f frame, parent int32) int32 {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		id := w.newNode(ptr, parent, f.concepts, false)
+		w.objectMeta(id, t, keys)
+		header := tableHeader(t)
+		inner := appendCtx(f.ctx, f.concepts)
+		if ptr == "" {
+			inner = f.ctx // a tool's name is too weak a context for its fields
+		}
+		for _, k := range keys {
+			cv := t[k]
+			p := ptr + "/" + ptrEscaper.Replace(k)
+			kf := frame{key: k, concepts: w.concepts(k, f.concepts), ctx: inner, parentKey: f.key}
+			if header != nil && isRowsKey(k) {
+				w.walkTable(cv, p, kf, id, header)
+				continue
+			}
+			if header != nil && isHeaderKey(k) {
+				continue // column names name fields; they are not values
+			}
+			w.child(cv, p, kf, id, t)
+		}
+		w.closeNode(id)
+		return id
+	case []any:
+		id := w.newNode(ptr, parent, f.concepts, true)
+		w.ix.nodes[id].length = len(t)
+		if hdr := headerRow(t); hdr != nil {
+			w.walkTable(t[1:], ptr, f, id, hdr)
+			w.closeNode(id)
+			return id
+		}
+		for i, cv := range t {
+			p := ptr + "/" + strconv.Itoa(i)
+			w.child(cv, p, f, id, nil)
+		}
+		w.closeNode(id)
+		return id
+	default:
+		w.scalar(v, ptr, f, parent, nil)
+		return -1
+	}
+}
+
+// child indexes one field of an object or element of an array.
+func (w *walker) child(cv any, p string, f frame, parent int32, siblings map[string]any) {
+	switch cv.(type) {
+	case map[string]any, []any:
+		w.walk(cv, p, f, parent)
+		if _, ok := cv.(map[string]any); ok {
+			w.ix.nodes[parent].objKids++
+		}
+	default:
+		w.scalar(cv, p, f, parent, siblings)
+	}
+}
+
+// genericKeys name no attribute of their own: {"temperature": {"value": 18}}
+// is about temperature.
+var genericKeys = langData.Set("generic keys")
+
+// dimConcepts are the concepts a unit in a key adds, by dimension (a key
+// in kg is about weight).
+var dimConcepts = func() map[dimension][]string {
+	m := map[dimension][]string{}
+	for _, l := range langData.Lines("dimension concepts") {
+		d, _ := lang.DimensionNamed(l.Name)
+		m[d] = append(m[d], l.Words...)
+	}
+	return m
+}()
+
+// keyConcepts returns a key's concepts; a generic key takes its parent's,
+// and a unit in the key adds what it measures (price_usd is a price).
+func keyConcepts(k string, parent []string) []string {
+	if lang.IsAllDigits(k) {
+		return []string{k} // a year or period column: "2023"
+	}
+	c := conceptsOf(k)
+	if genericKeys[strings.ToLower(k)] {
+		c = dedupe(append(append([]string(nil), parent...), c...))
+	}
+	for _, p := range lang.KeyParts(k) {
+		u, ok := keyUnits[p]
+		if !ok || u == nil {
+			continue
+		}
+		c = dedupe(append(c, dimConcepts[u.dim]...)) // min_days, eta_hours: how long
+	}
+	return c
+}
+
+func appendCtx(ctx, more []string) []string {
+	if len(more) == 0 {
+		return ctx
+	}
+	out := make([]string, 0, len(ctx)+len(more))
+	out = append(out, more...)
+	out = append(out, ctx...)
+	if len(out) > 6 {
+		out = out[:6]
+	}
+	return out
+}
+
+func (w *walker) newNode(ptr string, parent int32, concepts []string, array bool) int32 {
+	ix := w.ix
+	id := int32(len(ix.nodes))
+	ix.nodes = append(ix.nodes, node{
+		ev: w.ev, parent: parent, ptr: ptr, array: array, concepts: concepts,
+		leafLo: int32(len(ix.leaves)),
+	})
+	if parent >= 0 && ix.nodes[parent].hedge {
+		ix.nodes[id].hedge = true
+	}
+	return id
+}
+
+func (w *walker) closeNode(id int32) {
+	ix := w.ix
+	ix.nodes[id].leafHi = int32(len(ix.leaves))
+	ix.nodes[id].nodeHi = int32(len(ix.nodes))
+}
+
+// objectMeta records an object's subject (its name, id, title …) and
+// whether it describes an estimate.
+func (w *walker) objectMeta(id int32, obj map[string]any, keys []string) {
+	n := &w.ix.nodes[id]
+	for _, k := range keys {
+		ki := w.keyInfo(k)
+		if ki.hedge {
+			n.hedge = true
+		}
+		switch v := obj[k].(type) {
+		case string:
+			if (ki.subject || w.nameKey(k, ki, v)) && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
+				w.addSubject(id, v)
+				if n.subject == "" {
+					n.subject = v
+				}
+			}
+			if len(v) < 40 && w.strInfo(v).hedge {
+				n.hedge = true
+			}
+		case json.Number:
+			if ki.subject && isIDKey(k) {
+				w.addSubject(id, v.String())
+				if n.subject == "" {
+					n.subject = v.String()
+				}
+			}
+		}
+	}
+}
+
+// hedgeWords reports a key or short value that marks an estimate
+// (estimated_delivery, eta, forecast, 预计).
+func hedgeWords(s string) bool {
+	for _, p := range lang.KeyParts(s) {
+		if l := enLex[p]; l != nil && l.cues&cueHedge != 0 {
+			return true
+		}
+		if l := enLex[lang.Stem(p)]; l != nil && l.cues&cueHedge != 0 {
+			return true
+		}
+		if lang.IsCJK([]rune(p)[0]) {
+			for _, w := range segmentCJKKeep([]rune(p)) {
+				if l := zhLex[w]; l != nil && l.cues&cueHedge != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// subjectKeys name the object they sit in (name, title, id); a key
+// ending in one of subjectSuffixes does too (product_name, order_id).
+var subjectKeys, subjectSuffixes = langData.Set("subject keys"), langData.List("subject key suffixes")
+
+func isSubjectKey(k string) bool {
+	l := strings.ToLower(k)
+	if subjectKeys[l] {
+		return true
+	}
+	for _, suf := range subjectSuffixes {
+		if strings.HasSuffix(l, suf) && len(l) > len(suf) {
+			if suf == "id" && !strings.HasSuffix(k, "Id") && !strings.HasSuffix(k, "ID") && !strings.HasSuffix(l, "_id") {
+				continue // "paid", "valid"
+			}
+			if suf == "name" && !strings.HasSuffix(k, "Name") && !strings.HasSuffix(l, "_name") {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func isIDKey(k string) bool {
+	l := strings.ToLower(k)
+	return l == "id" || strings.HasSuffix(l, "id") || strings.HasSuffix(l, "_no") || strings.HasSuffix(l, "number") || strings.HasSuffix(l, "号")
+}
+
+// nameKey reports a field that names its object by its value rather than
+// by its key: a key of one word that is no attribute (no unit, state,
+// negation or measured concept, not generic, not a closed category) and
+// either names what the tool is about (flight in get_flight_status, hotel
+// in hotel_lookup) or means what a subject key means (store and warehouse
+// are locations, as city is), holding a short value that is no date or
+// category. Nothing here names a domain: the words come from the tool's
+// name and the lexicon.
+func (w *walker) nameKey(k string, ki *keyInfo, s string) bool {
+	if !ki.bare || s == "" || utf8.RuneCountInString(s) > 80 {
+		return false
+	}
+	l := strings.ToLower(k)
+	if !w.toolSplit {
+		w.toolParts, w.toolSplit = lang.KeyParts(w.ix.ev[w.ev].Name), true
+	}
+	if !ki.subjConcept && !slices.Contains(w.toolParts, l) {
+		return false
+	}
+	si := w.strInfo(s)
+	return !si.hasDay && len(si.cat) == 0
+}
+
+// subjectKey is the key a subject token is indexed under: Latin words by
+// their stem, so "notebooks" finds "Notebook".
+func subjectKey(t string) string {
+	if t == "" || lang.IsCJK([]rune(t)[0]) || t[0] >= '0' && t[0] <= '9' {
+		return t
+	}
+	// "Microsoft's day high" is about Microsoft.
+	if b, ok := strings.CutSuffix(t, "'s"); ok && b != "" {
+		t = b
+	} else if b, ok := strings.CutSuffix(t, "’s"); ok && b != "" {
+		t = b
+	}
+	return lang.Stem(t)
+}
+
+func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(w.ix.subjects, id, v) }
+
+// addSubject indexes v as a name of node id in subjects.
+func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string) {
+	toks := tokenStrings(lang.Normalize(v))
+	if len(toks) == 0 {
+		return
+	}
+	add := func(k string, se subjEntry) {
+		se.keys = make([]string, len(se.toks))
+		for i, t := range se.toks {
+			se.keys[i] = subjectKey(t)
+		}
+		subjects[k] = append(subjects[k], se)
+	}
+	add(subjectKey(toks[0]), subjEntry{toks: toks, node: id, exact: v})
+	// "Revenue ($M)", "Operating margin (%)": the name without the unit.
+	if i := strings.IndexAny(v, "(（["); i > 0 && strings.ContainsAny(v[i:], ")）]") {
+		if short := tokenStrings(lang.Normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
+			add(subjectKey(short[0]), subjEntry{toks: short, node: id, exact: v})
+		}
+	}
+	if r := []rune(v); lang.IsCJK(r[0]) {
+		// A Chinese name: its first two or three ideographs (the brand, 蒙牛
+		// of 蒙牛纯牛奶) name it too, when no other subject shares them.
+		if len(r) >= 4 && allCJK(r[:3]) {
+			for _, n := range []int{2, 3} {
+				p := string(lang.Normalize(string(r[:n])))
+				if _, lex := zhLex[p]; !lex {
+					add(toks[0], subjEntry{toks: tokenStrings([]rune(p)), node: id, alias: true, partial: true, exact: v})
+				}
+			}
+		}
+		return
+	}
+	if len(toks) < 2 {
+		return
+	}
+	for _, t := range toks {
+		switch {
+		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !lang.IsAllDigits(t) || len(t) >= 4 && lang.IsAllDigits(t):
+			// A code inside a longer name ("M185", "12345" in "ORD-12345").
+			add(t, subjEntry{toks: []string{t}, node: id, alias: true, exact: v})
+		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && enLex[t] == nil && enLex[lang.Stem(t)] == nil && !lang.IsAllDigits(t):
+			// A distinctive word of the name ("keyboard" of "Mechanical
+			// Keyboard"), used when no other subject has it.
+			add(subjectKey(t), subjEntry{toks: []string{t}, node: id, alias: true, partial: true, exact: v})
+		}
+	}
+}
+
+func allCJK(r []rune) bool {
+	for _, c := range r {
+		if !lang.IsCJK(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// nameSet is what pruning a key's subjects asks of the names of its
+// partial and alias ones: whether two differ in lower case. Partial names
+// of subjects with different names name none of them ("pro" of two
+// phones): subjectHitAt drops them.
+type nameSet struct {
+	first         string
+	seen, several bool
+	all, whole    int // the entries, and those neither partial nor alias
+}
+
+// kept is how many entries stay: all, or the whole ones when several.
+func (ns *nameSet) kept() int {
+	if ns.several {
+		return ns.whole
+	}
+	return ns.all
+}
+
+// add adds a partial or alias subject's name.
+func (ns *nameSet) add(exact string) {
+	switch {
+	case ns.several:
+	case !ns.seen:
+		ns.first, ns.seen = exact, true
+	case !sameLower(exact, ns.first):
+		ns.several = true
+	}
+}
+
+// addAll adds es's entries and the names of its partial and alias ones.
+func (ns *nameSet) addAll(es []subjEntry) {
+	for _, e := range es {
+		ns.addEntry(e.partial || e.alias, e.exact)
+	}
+}
+
+// addEntry adds an entry, and its name if it is partial or an alias.
+func (ns *nameSet) addEntry(partial bool, exact string) {
+	ns.all++
+	if partial {
+		ns.add(exact)
+	} else {
+		ns.whole++
+	}
+}
+
+// merge adds the entries and names of another set.
+func (ns *nameSet) merge(o nameSet) {
+	if o.several {
+		ns.several = true
+	}
+	if o.seen {
+		ns.add(o.first)
+	}
+	ns.all += o.all
+	ns.whole += o.whole
+}
+
+// sameLower reports whether strings.ToLower(a) == strings.ToLower(b)
+// without making either: rune by rune, as ToLower maps them.
+func sameLower(a, b string) bool {
+	if a == b {
+		return true
+	}
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb && unicode.ToLower(ra) != unicode.ToLower(rb) {
+			return false
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return a == b
+}
+
+func tokenStrings(r []rune) []string {
+	ts := tokenize(r)
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.s
+	}
+	return out
+}

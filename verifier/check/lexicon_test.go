@@ -1,0 +1,65 @@
+package check
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"strings"
+	"testing"
+)
+
+// The lexicon of the language data loads and holds what the rules need;
+// internal/lang's tests refuse a malformed file.
+func TestLexiconFile(t *testing.T) {
+	if len(enLex) < 500 || len(zhLex) < 500 || !lexConcepts["stock"] {
+		t.Fatalf("lexicon too small: %d English, %d Chinese words", len(enLex), len(zhLex))
+	}
+	if l := enLex["out of stock"]; l == nil || l.cues&cueNegLex == 0 || !strings.Contains(strings.Join(l.concepts, " "), "stock") {
+		t.Fatalf("out_of_stock: %+v", l)
+	}
+	if _, err := parseLexicon(lang.Default()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The data that name concepts name the lexicon's: a concept misspelt in
+// keys.txt or words.txt would silently match nothing.
+func TestDataNameLexiconConcepts(t *testing.T) {
+	for _, sec := range []string{"concept dimensions", "dimension concepts", "concept roles"} {
+		for _, l := range lang.Default().Lines(sec) {
+			for _, c := range l.Words {
+				if !lexConcepts[c] {
+					t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, c)
+				}
+			}
+		}
+	}
+	for _, l := range lang.Default().Lines("measure concepts") {
+		if !lexConcepts[l.Name] {
+			t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, l.Name)
+		}
+	}
+}
+
+// The category rules name categories of the lexicon: a class or value
+// misspelt there would silently never apply.
+func TestCategoryRulesNameLexiconCategories(t *testing.T) {
+	known := map[string]bool{}
+	for _, l := range lang.Default().Lines("categories") {
+		class, rest, _ := strings.Cut(l.Name, "/")
+		value, _, _ := strings.Cut(rest, "/")
+		known[class], known[class+"/"+value] = true, true
+	}
+	for _, sec := range []string{"category covers", "category traits"} {
+		for _, l := range lang.Default().Lines(sec) {
+			names := l.Words
+			if sec == "category covers" {
+				names = append([]string{l.Name}, l.Words...)
+			}
+			for _, n := range names {
+				if !known[n] {
+					t.Errorf("%s line %d: %q is no category of the lexicon", l.File, l.No, n)
+				}
+			}
+		}
+	}
+}

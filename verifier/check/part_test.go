@@ -1,0 +1,84 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// Every result of the labelled set, indexed on its own, encoded and read
+// back, encodes to the same bytes, and the answer checked against the
+// parts read back gets the report Check gives.
+func TestPartRoundTrip(t *testing.T) {
+	c := NewChecker(CheckerConfig{})
+	for _, cc := range checkedSet(t) {
+		now, _ := time.Parse(time.RFC3339, cc.rc.Now)
+		var parts []*part
+		var failed []Evidence
+		for _, e := range cc.rc.evidence() {
+			if e.Failed != nil {
+				failed = append(failed, e)
+				continue
+			}
+			b, err := marshalPart(indexResult(e, leavesMax))
+			if err != nil {
+				t.Fatalf("%s: %v", cc.rc.Name, err)
+			}
+			p, err := unmarshalPart(b, func() ([]byte, error) { return e.Result, nil })
+			if err != nil {
+				t.Fatalf("%s: %v", cc.rc.Name, err)
+			}
+			b2, err := marshalPart(p)
+			if err != nil || !bytes.Equal(b, b2) {
+				t.Fatalf("%s %s: read back, the part encodes to other bytes (%v)", cc.rc.Name, e.CallID, err)
+			}
+			p.ev.At, p.ev.FreshFor = e.At, e.FreshFor // kept beside the index, not in it
+			parts = append(parts, p)
+		}
+		ix, err := join(parts, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.failed = failed
+		got, _ := json.Marshal(c.check(cc.rc.Answer, ix, now))
+		want, _ := json.Marshal(cc.rep)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: report from decoded parts differs:\n%s\n%s", cc.rc.Name, got, want)
+		}
+	}
+}
+
+// A damaged encoding is an error, never a panic or a part that reads past
+// its data.
+func TestPartCorrupt(t *testing.T) {
+	e := Evidence{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"Alpha","stock":12,"price":5.5,"eta":"Friday","note":"ships on June 3, 3-5 days"},{"name":"Bravo","stock":0,"in_stock":false,"status":"shipped"}]}`)}
+	b, err := marshalPart(indexResult(e, leavesMax))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(b) {
+		if _, err := unmarshalPart(b[:n], nil); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: no error", n, len(b))
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		d := bytes.Clone(b)
+		for range 1 + rng.IntN(3) {
+			d[rng.IntN(len(d))] = byte(rng.IntN(256))
+		}
+		p, err := unmarshalPart(d, nil)
+		if err == nil {
+			// Bytes that still read as a part must be one Check can use.
+			ix, err := join([]*part{p}, time.Now())
+			if err == nil {
+				NewChecker(CheckerConfig{}).check("Alpha has 12 in stock and ships Friday. Bravo is out of stock.", ix, time.Now())
+			}
+		}
+	}
+	if _, err := unmarshalPart(append([]byte{partFormat + 1}, b[1:]...), nil); err != errPartFormat {
+		t.Fatalf("another format: %v", err)
+	}
+}

@@ -1,0 +1,134 @@
+package check
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// tables hold the strings, concept lists and category lists of one part's
+// leaves, each numbered once: a leaf refers to them by number.
+type tables struct {
+	strs  []string // a part built; read back, they are blob[offs[i]:offs[i+1]]
+	blob  string
+	offs  []uint32
+	lists [][]string   // 0 is the empty list
+	cats  [][]catValue // 0 is no category
+	// While a part is built: the number of each string and list, and of
+	// each list by where it is in memory (the walk passes the same slice
+	// for every field under one key).
+	strIDs  map[string]uint32
+	listIDs map[string]uint32
+	listAt  map[listAddr]uint32
+	catIDs  map[string]uint32
+}
+
+type listAddr struct {
+	p *string
+	n int
+}
+
+// newTables returns tables where number 0 is "", the empty list and no
+// category: what a zero leaf holds.
+func newTables(size int) *tables {
+	t := &tables{strs: make([]string, 1, max(size, 1)), lists: [][]string{nil}, cats: [][]catValue{nil},
+		strIDs: make(map[string]uint32, size), listIDs: map[string]uint32{tableKey(): 0}, listAt: map[listAddr]uint32{},
+		catIDs: map[string]uint32{tableKey(): 0}}
+	t.strIDs[""] = 0
+	return t
+}
+
+// at returns string number id.
+func (t *tables) at(id uint32) string {
+	if t.offs != nil {
+		return t.blob[t.offs[id]:t.offs[id+1]]
+	}
+	return t.strs[id]
+}
+
+// nstrs is how many strings there are.
+func (t *tables) nstrs() int {
+	if t.offs != nil {
+		return len(t.offs) - 1
+	}
+	return len(t.strs)
+}
+
+// intern returns the number of s, numbering it if new.
+func (t *tables) intern(s string) uint32 { return numbered(t.strIDs, s, &t.strs, s) }
+
+// numbered returns the number of key k in ids, numbering v, at the end of
+// items, if k is new.
+func numbered[T any](ids map[string]uint32, k string, items *[]T, v T) uint32 {
+	id, ok := ids[k]
+	if !ok {
+		id = uint32(len(*items))
+		ids[k] = id
+		*items = append(*items, v)
+	}
+	return id
+}
+
+// list returns the number of concept list l.
+func (t *tables) list(l []string) uint32 {
+	if len(l) == 0 {
+		return 0
+	}
+	// NB: the walk never changes a list once made, so a list at the same
+	// place is the same list.
+	at := listAddr{&l[0], len(l)}
+	if id, ok := t.listAt[at]; ok {
+		return id
+	}
+	id := numbered(t.listIDs, tableKey(l...), &t.lists, l)
+	t.listAt[at] = id
+	return id
+}
+
+// catList returns the number of category list cs.
+func (t *tables) catList(cs []catValue) uint32 {
+	parts := make([]string, 0, 3*len(cs))
+	for _, c := range cs {
+		parts = append(parts, c.class, c.value, fmt.Sprint(c.rank, c.neg))
+	}
+	return numbered(t.catIDs, tableKey(parts...), &t.cats, cs)
+}
+
+// tableKey writes strings as one map key, each prefixed by its length.
+func tableKey(ss ...string) string {
+	var b []byte
+	for _, s := range ss {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func (lf *leaf) ptr() string       { return lf.t.at(lf.ptrID) }
+func (lf *leaf) raw() string       { return lf.t.at(lf.rawID) }
+func (lf *leaf) str() string       { return lf.t.at(lf.strID) }
+func (lf *leaf) own() []string     { return lf.t.lists[lf.ownID] }
+func (lf *leaf) ctx() []string     { return lf.t.lists[lf.ctxID] }
+func (lf *leaf) cat() []catValue   { return lf.t.cats[lf.catID] }
+func (lf *leaf) unit() *unit       { return unitTable[lf.unitID] }
+func (lf *leaf) setUnit(u *unit)   { lf.unitID = unitID(u) }
+func (lf *leaf) setPtr(s string)   { lf.ptrID = lf.t.intern(s) }
+func (lf *leaf) setRaw(s string)   { lf.rawID = lf.t.intern(s) }
+func (lf *leaf) setStr(s string)   { lf.strID = lf.t.intern(s) }
+func (lf *leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
+func (lf *leaf) setCtx(l []string) { lf.ctxID = lf.t.list(l) }
+func (lf *leaf) setCat(cs []catValue) {
+	lf.catID = 0
+	if len(cs) > 0 {
+		lf.catID = lf.t.catList(cs)
+	}
+}
+
+// unitID returns u's number in unitTable. Every unit a value may be in is
+// there (a unit made anywhere else is a bug).
+func unitID(u *unit) uint8 {
+	id, ok := unitIDs[u]
+	if !ok {
+		panic(fmt.Sprintf("verifier: unit %q is not in unitTable", u.name))
+	}
+	return uint8(id)
+}

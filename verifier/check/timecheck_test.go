@@ -1,0 +1,91 @@
+package check
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestScanTimes(t *testing.T) {
+	// Friday 3 May 2024, 10:00 in Shanghai.
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.FixedZone("CST", 8*3600))
+	d := func(m time.Month, day int) int32 { return dayNumber(2024, m, day) }
+	tests := []struct {
+		text  string
+		days  []int32
+		bound cue
+	}{
+		{"arrives tomorrow", []int32{d(5, 4)}, 0},
+		{"明天送达", []int32{d(5, 4)}, 0},
+		{"后天", []int32{d(5, 5)}, 0},
+		{"大后天", []int32{d(5, 6)}, 0},
+		{"昨天下午发货", []int32{d(5, 2)}, 0},
+		{"the day after tomorrow", []int32{d(5, 5)}, 0},
+		{"on 2024-05-06", []int32{d(5, 6)}, 0},
+		{"on May 10", []int32{d(5, 10)}, 0},
+		{"on 10 May 2024", []int32{d(5, 10)}, 0},
+		{"5月8日", []int32{d(5, 8)}, 0},
+		{"2024年5月8号", []int32{d(5, 8)}, 0},
+		{"on Sunday", []int32{d(5, 5)}, 0},
+		{"周日", []int32{d(5, 5)}, 0},
+		{"下周一", []int32{d(5, 6)}, 0},
+		{"下周三", []int32{d(5, 8)}, 0},
+		{"本周日", []int32{d(5, 5), d(5, 5)}, 0},
+		{"in 3 days", []int32{d(5, 6)}, 0},
+		{"3天后", []int32{d(5, 6)}, 0},
+		{"by Friday", []int32{d(5, 3), d(5, 10)}, cueLE},
+		{"5月8日前", []int32{d(5, 8)}, cueLE},
+		{"after May 6", []int32{d(5, 6)}, cueGE},
+		{"this weekend", []int32{d(5, 4), d(5, 5)}, 0},
+	}
+	for _, tt := range tests {
+		r := lang.Normalize(tt.text)
+		tes := scanTimes(r, now, make([]bool, len(r)))
+		if len(tes) != 1 {
+			t.Errorf("scanTimes(%q) = %+v, want one expression", tt.text, tes)
+			continue
+		}
+		if !slices.Equal(tes[0].days, tt.days) || tes[0].bound != tt.bound {
+			t.Errorf("scanTimes(%q) days %v bound %d; want %v bound %d", tt.text, tes[0].days, tes[0].bound, tt.days, tt.bound)
+		}
+	}
+}
+
+func TestScanClock(t *testing.T) {
+	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
+	for text, want := range map[string]int{"at 7:30 pm": 19*60 + 30, "by 6 pm": 18 * 60, "11:29 到达": 11*60 + 29, "下午3点半": 15*60 + 30} {
+		r := lang.Normalize(text)
+		tes := scanTimes(r, now, make([]bool, len(r)))
+		if len(tes) != 1 || tes[0].clock != want {
+			t.Errorf("scanTimes(%q) = %+v, want clock %d", text, tes, want)
+		}
+	}
+}
+
+func TestParseEvidenceDate(t *testing.T) {
+	tests := []struct {
+		s      string
+		day    int32
+		minute int16
+	}{
+		{"2024-05-04", dayNumber(2024, 5, 4), -1},
+		{"2024-05-07T15:35:00+08:00", dayNumber(2024, 5, 7), 15*60 + 35},
+		{"2024-05-06T11:05:00-07:00", dayNumber(2024, 5, 6), 11*60 + 5},
+		{"2024-05-02 09:15:00", dayNumber(2024, 5, 2), 9*60 + 15},
+		{"2024/05/04", dayNumber(2024, 5, 4), -1},
+		{"2024年5月4日", dayNumber(2024, 5, 4), -1},
+	}
+	for _, tt := range tests {
+		d, m, ok := parseEvidenceDate(tt.s)
+		if !ok || d != tt.day || m != tt.minute {
+			t.Errorf("parseEvidenceDate(%q) = %d, %d, %v; want %d, %d", tt.s, d, m, ok, tt.day, tt.minute)
+		}
+	}
+	for _, s := range []string{"shipped", "12", "A-1001", "Q1 2024"} {
+		if _, _, ok := parseEvidenceDate(s); ok {
+			t.Errorf("parseEvidenceDate(%q) parsed", s)
+		}
+	}
+}

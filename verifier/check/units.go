@@ -1,0 +1,462 @@
+package check
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Units: what a number measures, and how to convert it.
+//
+// Every unit belongs to one dimension and converts to that dimension's base
+// (grams, metres, seconds, degrees Celsius, fractions, millilitres, metres per
+// second, bytes) by base = value*factor + offset. Currencies never convert
+// into each other (no exchange rates are evidence); a currency unit carries
+// the set of ISO codes its symbol may mean ("¥" is CNY or JPY).
+
+type dimension = lang.Dimension
+
+const (
+	dimNone     = lang.DimNone
+	dimCount    = lang.DimCount
+	dimMass     = lang.DimMass
+	dimLength   = lang.DimLength
+	dimTime     = lang.DimTime
+	dimTemp     = lang.DimTemp
+	dimCurrency = lang.DimMoney
+	dimPercent  = lang.DimPercent
+	dimVolume   = lang.DimVolume
+	dimSpeed    = lang.DimSpeed
+	dimData     = lang.DimData
+)
+
+type unit struct {
+	name   string // canonical, e.g. "kg", "USD", "%"
+	dim    dimension
+	factor float64
+	offset float64
+	codes  []string // currencies: the ISO codes this unit may mean
+	scale  bool     // temperature with an unknown scale ("degrees", "度")
+}
+
+// langData is the language data every table of the verifier is read
+// from (internal/lang's data files).
+var langData = lang.Default()
+
+// units are the verifier's units, one for each unit of the data; a money
+// unit is named by its first ISO code ("dollar" is USD).
+var units = func() map[*lang.Unit]*unit {
+	m := map[*lang.Unit]*unit{}
+	for _, lu := range langData.Units() {
+		u := &unit{name: lu.Name, dim: lu.Dim, factor: lu.Factor, offset: lu.Offset, codes: lu.Codes, scale: lu.Scale}
+		if len(lu.Codes) > 0 {
+			u.name = lu.Codes[0]
+		}
+		m[lu] = u
+	}
+	return m
+}()
+
+// numberTable returns a number section of the data with its values as T.
+func numberTable[T ~int | ~int32](section string) map[string]T {
+	m := map[string]T{}
+	for w, v := range langData.Numbers(section) {
+		m[w] = T(v)
+	}
+	return m
+}
+
+// unitNamed returns the unit the data names name.
+func unitNamed(name string) *unit { return units[langData.Unit(name)] }
+
+// unitRefs returns a unitref section of the data with the verifier's units.
+func unitRefs(section string) map[string]*unit {
+	out := map[string]*unit{}
+	for w, lu := range langData.UnitRefs(section) {
+		out[w] = units[lu]
+	}
+	return out
+}
+
+func (u *unit) toBase(v float64) float64   { return v*u.factor + u.offset }
+func (u *unit) fromBase(b float64) float64 { return (b - u.offset) / u.factor }
+
+var (
+	uCount   = unitNamed("count")
+	uPercent = unitNamed("%")
+	uFrac    = unitNamed("fraction")
+	uDay     = unitNamed("d")
+	uDegree  = unitNamed("deg")
+	uZhe     = unitNamed("zhe") // 折: tenths of the original price
+)
+
+// canonicalUnits lists, per dimension, the units a claimed value is
+// converted into before it is looked up among evidence values.
+var canonicalUnits = func() map[dimension][]*unit {
+	m := map[dimension][]*unit{}
+	for _, l := range langData.Lines("canonical units") {
+		d, _ := lang.DimensionNamed(l.Name)
+		for _, w := range l.Words {
+			m[d] = append(m[d], unitNamed(w))
+		}
+	}
+	return m
+}()
+
+// The units the rules (and the tests) name.
+var (
+	uG, uKG, uMG, uLB, uOZ, uT, uJin        = unitNamed("g"), unitNamed("kg"), unitNamed("mg"), unitNamed("lb"), unitNamed("oz"), unitNamed("t"), unitNamed("jin")
+	uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD = unitNamed("m"), unitNamed("km"), unitNamed("cm"), unitNamed("mm"), unitNamed("mi"), unitNamed("ft"), unitNamed("in"), unitNamed("yd")
+	uMS, uSec, uMin, uHour, uWeek           = unitNamed("ms"), unitNamed("s"), unitNamed("min"), unitNamed("h"), unitNamed("wk")
+	uMonth, uYear                           = unitNamed("mo"), unitNamed("yr")
+	uC, uF                                  = unitNamed("C"), unitNamed("F")
+	uML, uL, uGal                           = unitNamed("ml"), unitNamed("l"), unitNamed("gal")
+	uMPS, uKMH, uMPH                        = unitNamed("m/s"), unitNamed("km/h"), unitNamed("mph")
+	uKB, uMB, uGB, uTB                      = unitNamed("KB"), unitNamed("MB"), unitNamed("GB"), unitNamed("TB")
+	uUSD, uDollar, uCNY, uYen, uJPY         = unitNamed("USD"), unitNamed("dollar"), unitNamed("CNY"), unitNamed("yen"), unitNamed("JPY")
+	uEUR, uGBP                              = unitNamed("EUR"), unitNamed("GBP")
+)
+
+// unitWords maps the spelling of a unit after a number (lower case, half
+// width) to the unit. Single letters are only units directly after a number.
+var unitWords = unitRefs("unit words")
+
+// unitPrefix maps a currency sign written before a number.
+var unitPrefix = unitRefs("unit prefixes")
+
+// maxUnitRunes bounds the lookahead for a unit spelling after a number.
+const maxUnitRunes = 18
+
+// unitLens are, by their first rune, the lengths in runes of the unit
+// words (bit n: a word of n runes): a number is followed by a unit of the
+// lengths its next rune starts only. ASCII runes by index, others by key.
+var unitLensASCII, unitLensOther = func() (a [utf8.RuneSelf]uint32, m map[rune]uint32) {
+	m = map[rune]uint32{}
+	for w := range unitWords {
+		r := []rune(w)
+		if len(r) > maxUnitRunes {
+			panic("verifier: unit word " + w + " longer than maxUnitRunes")
+		}
+		if r[0] < utf8.RuneSelf {
+			a[r[0]] |= 1 << len(r)
+		} else {
+			m[r[0]] |= 1 << len(r)
+		}
+	}
+	return a, m
+}()
+
+// unitWordLens returns the lengths of the unit words starting with r[k]
+// (unitLens), none past the end of r.
+func unitWordLens(r []rune, k int) uint32 {
+	switch {
+	case k >= len(r):
+		return 0
+	case r[k] < utf8.RuneSelf:
+		return unitLensASCII[r[k]]
+	}
+	return unitLensOther[r[k]]
+}
+
+// keyUnits maps a token of a JSON key (weight_kg, temp_f, eta_minutes) to
+// the unit its values are in. Single letters only count as the last token
+// of a key of several tokens.
+var keyUnits = unitRefs("key units")
+
+// unitOfValue parses a unit field's value ("kg", "USD", "°C", "pcs").
+func unitOfValue(s string) *unit {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if u, ok := unitWords[s]; ok {
+		return u
+	}
+	if u, ok := unitPrefix[s]; ok {
+		return u
+	}
+	return nil
+}
+
+// compatible reports whether a claimed unit and an evidence unit can
+// describe the same quantity. A missing unit is compatible with anything.
+func compatible(a, b *unit) bool {
+	if a == nil || b == nil {
+		return true
+	}
+	if a.dim != b.dim {
+		// A bare count ("12 units") fits any unit-less quantity.
+		return a.dim == dimCount && b.dim == dimCount
+	}
+	if a.dim == dimCurrency {
+		if len(a.codes) == 0 || len(b.codes) == 0 {
+			return true // an amount of money in an unknown currency
+		}
+		for _, x := range a.codes {
+			for _, y := range b.codes {
+				if x == y {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// sameUnit reports whether an evidence value in unit e is directly
+// comparable to a candidate expressed in unit c (after conversion).
+func sameUnit(c, e *unit) bool {
+	if c == nil || e == nil {
+		return true
+	}
+	if c.dim != e.dim {
+		return false
+	}
+	switch c.dim {
+	case dimCurrency:
+		return compatible(c, e)
+	case dimTemp:
+		if c.scale || e.scale {
+			return true
+		}
+	case dimCount:
+		return true
+	}
+	return c.factor == e.factor && c.offset == e.offset
+}
+
+// convert expresses v (in unit from) in unit to. Both must share a
+// dimension; currencies and unknown temperature scales do not convert.
+func convert(v float64, from, to *unit) (float64, bool) {
+	if from == to {
+		return v, true
+	}
+	if from == nil || to == nil || from.dim != to.dim {
+		return 0, false
+	}
+	if from.dim == dimCurrency || from.scale || to.scale {
+		return 0, false
+	}
+	out := to.fromBase(from.toBase(v))
+	if math.IsNaN(out) || math.IsInf(out, 0) {
+		return 0, false
+	}
+	return out, true
+}
+
+// scaleRatio is how much one unit of from is in units of to (for
+// converting a rounding tolerance).
+func scaleRatio(from, to *unit) float64 {
+	if from == nil || to == nil || from.dim != to.dim || from.scale || to.scale || to.factor == 0 {
+		return 1
+	}
+	return from.factor / to.factor
+}
+
+// keyMagnitudes scale a field by its key: 销售额(万元), revenue_millions,
+// "Params (M)".
+var keyMagnitudes = langData.Numbers("key magnitudes")
+
+// ---- units and dimensions named by JSON keys ------------------------------
+
+// lastOnlyUnits are key tokens that are units only as the last token of a
+// key of several (temp_c, snowfall_in), never alone.
+var lastOnlyUnits = langData.Set("last only units")
+
+// keyUnitOf reads the unit a key names (weight_kg, eta_minutes,
+// price_usd) and the dimension of its head word (first_weight_fee is a
+// fee).
+func keyUnitOf(parts []string) (*unit, dimension) {
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		if lastOnlyUnits[p] && (len(parts) == 1 || i != len(parts)-1) {
+			continue
+		}
+		if i > 0 && parts[i-1] == "$" && (p == "m" || p == "k" || p == "b" || p == "bn") {
+			return uUSD, dimCurrency // "Revenue ($M)": millions of dollars
+		}
+		if u, ok := unitPrefix[p]; ok && len(p) <= 3 && !isLatinLetter([]rune(p)[0]) {
+			return u, dimCurrency // a column "Price ($)", "价格(¥)"
+		}
+		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
+			continue // fee_per_kg is money, not kilograms
+		}
+		if p == "min" && i == len(parts)-1 && i > 0 && durationWords[parts[i-1]] {
+			return uMin, dimTime // duration_min, eta_min: minutes, not a minimum
+		}
+		if p == "in" {
+			return uInch, dimLength
+		}
+		if u, ok := keyUnits[p]; ok && u != nil {
+			return u, u.dim
+		}
+	}
+	return nil, keyDim(parts)
+}
+
+// keyUnit infers the unit of a numeric field from its key or a sibling
+// unit/currency field, and its dimension from its key's concepts (price →
+// currency, stock → count).
+func keyUnit(key string, concepts []string, siblings map[string]any) (*unit, dimension) {
+	u, d := keyUnitOf(lang.KeyParts(key))
+	ki := &keyInfo{unit: u, dim: d}
+	return fieldUnit(ki, key, concepts, siblings)
+}
+
+// fieldUnit completes a key's unit with its concepts and siblings.
+func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]any) (*unit, dimension) {
+	if ki.unit != nil {
+		return ki.unit, ki.dim
+	}
+	dim := ki.dim
+	if dim == dimNone {
+		dim = conceptDim(concepts)
+	}
+	if siblings != nil {
+		for _, uk := range unitKeys {
+			s, ok := siblings[uk].(string)
+			if !ok {
+				continue
+			}
+			u := unitOfValue(s)
+			if u == nil {
+				continue
+			}
+			if u.dim == dimCurrency && dim != dimCurrency && !(dim == dimNone && moneyish(key)) {
+				continue
+			}
+			if u.dim != dimCurrency && dim != dimNone && dim != u.dim {
+				continue
+			}
+			return u, u.dim
+		}
+	}
+	if dim == dimCurrency {
+		return moneyUnit, dim
+	}
+	return nil, dim
+}
+
+// moneyUnit is an amount of money in a currency the evidence does not say.
+var moneyUnit = unitNamed("money")
+
+// unitKeys are the sibling keys holding a field's unit or currency, and
+// moneyKeyWords the words inside a key that make an amount money.
+var unitKeys, moneyKeyWords = langData.List("unit keys"), langData.List("money key words")
+
+func moneyish(key string) bool {
+	l := strings.ToLower(key)
+	for _, w := range moneyKeyWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// durationWords before "min" make it minutes.
+var durationWords = langData.Set("duration words")
+
+// keyDim is the dimension named by a key's head word: keys are head-last
+// (first_weight_fee is a fee, total_qty a count) and what follows "per"
+// is a denominator (price_per_night is a price).
+func keyDim(parts []string) dimension {
+	for i := len(parts) - 1; i >= 0; i-- {
+		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
+			continue
+		}
+		if parts[i] == "rate" || parts[i] == "rates" {
+			continue // a room rate is money, a conversion rate a ratio: let the value say
+		}
+		var cs []string
+		if lang.IsCJK([]rune(parts[i])[0]) {
+			for _, w := range segmentCJK([]rune(parts[i])) {
+				cs = append(cs, wordConcepts(w)...)
+			}
+		} else {
+			cs = wordConcepts(parts[i])
+		}
+		if d := conceptDim(cs); d != dimNone {
+			return d
+		}
+	}
+	return dimNone
+}
+
+// conceptDim maps key concepts to the dimension of their values.
+func conceptDim(concepts []string) dimension {
+	for _, c := range concepts {
+		if d, ok := conceptDims[c]; ok && d != dimCurrency {
+			return d
+		}
+	}
+	for _, c := range concepts {
+		if conceptDims[c] == dimCurrency {
+			return dimCurrency
+		}
+	}
+	return dimNone
+}
+
+// conceptDims are the dimensions of the concepts that measure one (stock
+// is a count, weight a mass).
+var conceptDims = func() map[string]dimension {
+	m := map[string]dimension{}
+	for _, l := range langData.Lines("concept dimensions") {
+		d, _ := lang.DimensionNamed(l.Name)
+		for _, w := range l.Words {
+			m[w] = d
+		}
+	}
+	return m
+}()
+
+// keyNegates reports a key that states the negative (out_of_stock,
+// non_refundable, is_unavailable, road_closures).
+func keyNegates(key string) bool {
+	parts := lang.KeyParts(key)
+	j := " " + strings.Join(parts, " ") + " "
+	switch {
+	case strings.Contains(j, " out of stock "), strings.Contains(j, " sold out "), strings.Contains(j, " not "), strings.Contains(j, " no "), strings.Contains(j, " non "):
+		return true
+	}
+	for _, p := range parts {
+		if l := enLex[p]; l != nil && l.cues&cueNegLex != 0 {
+			return true
+		}
+		if negPrefixed(p) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// unitConcepts are key words that name a unit, not an attribute: they do
+// not count against a field the claim does not name them for.
+var unitConcepts = map[string]bool{
+	"usd": true, "cny": true, "eur": true, "gbp": true, "jpy": true, "rmb": true, "kg": true, "lb": true,
+	"g": true, "km": true, "mi": true, "cm": true, "mm": true, "day": true, "hour": true,
+	"minute": true, "min": true, "hr": true, "second": true, "sec": true, "week": true, "c": true, "f": true,
+	"pct": true, "percent": true, "%": true, "mph": true, "ml": true, "in": true, "m": true, "id": true,
+}
+
+func unitConceptNames(u *unit) []string {
+	switch u.dim {
+	case dimCurrency:
+		return []string{"price"}
+	case dimMass:
+		return []string{"weight", u.name}
+	case dimTemp:
+		return []string{"temperature"}
+	case dimPercent:
+		return []string{"percent"}
+	case dimLength:
+		return []string{u.name}
+	case dimSpeed:
+		return []string{"speed"}
+	case dimTime:
+		n := map[string]string{"d": "day", "h": "hour", "min": "minute", "s": "second", "wk": "week", "mo": "month", "yr": "year"}[u.name]
+		return []string{"duration", n}
+	}
+	return nil
+}
