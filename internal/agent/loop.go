@@ -44,8 +44,17 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	if err != nil {
 		return nil, err
 	}
-	wake := make(chan *nats.Msg, 64)
-	sub, err := d.cfg.Conn.ChanSubscribe(subj, wake)
+	// Wake-ups are coalesced: one pending is as good as many (any of them
+	// has the run read again), so the subscription never falls behind,
+	// where a channel of messages filled up while a round was asked and
+	// the client dropped the rest as a slow consumer.
+	wake := make(chan struct{}, 1)
+	sub, err := d.cfg.Conn.Subscribe(subj, func(*nats.Msg) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: hear the run: %w", err)
 	}
@@ -60,9 +69,6 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 			return nil
 		case <-wake:
 		case <-poll.C:
-		}
-		for len(wake) > 0 {
-			<-wake
 		}
 		return nil
 	}
