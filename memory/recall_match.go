@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"os"
 	"sort"
 	"time"
 )
@@ -95,7 +94,10 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 // before named. A record said within ctxGap after the records of another
 // message (or another record written on its own) takes ctxWeight of
 // that source's best score as its context, so the answer is found with
-// its question.
+// its question. Only a record that is about the query itself (a word or
+// a meaning in common) takes context: nearness in time alone ranks
+// nothing. Only records the caller may see lend it (the hard filters
+// come first).
 const (
 	ctxGap    = 10 * time.Minute
 	ctxWeight = 0.5
@@ -137,7 +139,7 @@ func withContext(hits []Hit) {
 			continue
 		}
 		for i := g.from; i < g.to; i++ {
-			if own[i] > 0 || os.Getenv("ZZ_CTXOWN") == "" {
+			if own[i] > 0 {
 				hits[i].Score += ctxWeight * prev.best
 			}
 		}
