@@ -126,6 +126,15 @@ func (cx *claim) facts() []fact {
 	if cx.cues&cueCertain != 0 {
 		fs = cx.certainty(fs)
 	}
+	if cx.cues&cueModal != 0 {
+		// "may be approved", 可能已批准: modality is read before comparing;
+		// a possibility the evidence does not bear out is unsupported.
+		for i := range fs {
+			if fs[i].verdict == events.VerdictContradicted {
+				fs[i].verdict, fs[i].reason, fs[i].weak = events.VerdictUnsupported, "said as a possibility; "+fs[i].reason, true
+			}
+		}
+	}
 	if hard := slices.ContainsFunc(fs, func(f fact) bool { return !f.soft }); hard {
 		fs = slices.DeleteFunc(fs, func(f fact) bool { return f.soft })
 	}
@@ -182,6 +191,11 @@ func (cx *claim) polarityFacts([]fact) []fact {
 	}
 	if len(cx.times) > 0 || cx.cues&cueFuture != 0 {
 		return nil
+	}
+	for _, cm := range cx.cats {
+		if _, ok := cx.statusFlag(cm, false); ok {
+			return nil // a flag the claim's state names (无效 of active): the status check reads it
+		}
 	}
 	return cx.boolFacts()
 }

@@ -84,7 +84,9 @@ func (cx *claim) categoryFacts() []fact {
 	ix := cx.ix
 	var out []fact
 	for _, cm := range cx.cats {
-		neg := cx.negs%2 == 1
+		// A one-word negative state that is itself a value ("disabled",
+		// 已满) is compared as that value, not as a negation of it.
+		neg := (cx.negs-cx.negLexCat)%2 == 1
 		future := cx.cues&cueFuture != 0
 		for _, c := range cm.cats {
 			if c.neg {
@@ -139,7 +141,9 @@ func (cx *claim) categoryFacts() []fact {
 						match = match || catTrait("ends", c) && catTrait("end", e)
 						continue
 					}
-					if c.value == e.value || catCovers[c.class+"/"+c.value][e.class+"/"+e.value] {
+					// An evidence value that states a negation (NOT_READY)
+					// holds for no claim of its value.
+					if !e.neg && (c.value == e.value || catCovers[c.class+"/"+c.value][e.class+"/"+e.value]) {
 						match = true
 					}
 				}
@@ -209,6 +213,21 @@ var classHasEnd = func() map[string]bool {
 	return m
 }()
 
+// classValues is the number of values of each category class.
+var classValues = func() map[string]int {
+	seen := map[string]bool{}
+	m := map[string]int{}
+	for _, l := range langData.Lines("categories") {
+		class, rest, _ := strings.Cut(l.Name, "/")
+		value, _, _ := strings.Cut(rest, "/")
+		if !seen[class+"/"+value] {
+			seen[class+"/"+value] = true
+			m[class]++
+		}
+	}
+	return m
+}()
+
 // catTrait reports whether category value c, or its class, has trait t.
 func catTrait(t string, c catValue) bool {
 	return catTraits[t][c.class] || catTraits[t][c.class+"/"+c.value]
@@ -219,26 +238,33 @@ func catTrait(t string, c catValue) bool {
 func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 	ix := cx.ix
 	var best int32 = -1
+	bestOther := false
 	for _, l := range cx.inScopeOf(ix.bools) {
 		lf := &ix.leaves[l]
 		if cx.aboutOther(l) {
 			continue
 		}
 		kc := categoriesOf(strings.Join(lang.KeyParts(lastToken(lf.ptr())), " "))
-		named := false
+		named, other := false, false
 		for _, c := range cm.cats {
 			for _, k := range kc {
 				named = named || c.class == k.class && c.value == k.value
+				// The other state of a class of two ("disabled" of
+				// is_enabled, 无效 of active) is the flag's negation.
+				other = other || c.class == k.class && c.value != k.value && classValues[c.class] == 2
 			}
 		}
-		if named && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
-			best = l
+		if (named || other) && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
+			best, bestOther = l, other && !named
 		}
 	}
 	if best < 0 {
 		return fact{}, false
 	}
 	lf := &ix.leaves[best]
+	if bestOther {
+		neg = !neg
+	}
 	if (lf.b != lf.negKey) != neg {
 		f := supported(ix, "status flag matches", best)
 		f.negUsed = true

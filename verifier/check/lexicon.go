@@ -45,11 +45,13 @@ const (
 	cueDown   // fell, dropped, 下降: a series went down
 	cueExcept // except, all but, 除了…都: every member but the named one(s)
 	cueDebt   // owe, debt, 欠款: an amount owed, a negative balance stated as positive
+	cueModal  // may be, might, could, 可能, 也许: a possibility, not a statement
 )
 
-// catValue is a value of a closed category: an order status, a weather
-// condition. Within a class values exclude each other; rank orders an
-// order's progress (a shipped claim holds for a delivered order).
+// catValue is a value of a closed category: a state of progress, of
+// settlement, of approval, the sky's condition. Within a class values
+// exclude each other; rank orders the steps of a class (a shipped claim
+// holds for a thing delivered).
 type catValue struct {
 	class, value string
 	rank         int
@@ -77,7 +79,7 @@ var cueNames = map[string]cue{
 	"neg": cueNeg, "neglex": cueNegLex, "plain": cuePlain, "approx": cueApprox,
 	"universal": cueUniversal, "existential": cueExistential, "exclusive": cueExclusive,
 	"always": cueAlways, "certain": cueCertain, "derive": cueDerive, "more": cueMore,
-	"less": cueLess, "most": cueMost, "least": cueLeast, "than": cueThan, "gt": cueGT,
+	"modal": cueModal, "less": cueLess, "most": cueMost, "least": cueLeast, "than": cueThan, "gt": cueGT,
 	"ge": cueGE, "lt": cueLT, "le": cueLE, "after_ge": cueAfterGE, "nonassert": cueNonAssert,
 	"offer": cueOffer, "hedge": cueHedge, "pronoun": cuePronoun, "stop": cueStop,
 	"free": cueFree, "future": cueFuture, "respectively": cueRespectively,
@@ -399,16 +401,27 @@ func categoriesOf(s string) []catValue {
 	if l := zhLex[s]; l != nil && len(l.cats) > 0 {
 		return l.cats
 	}
-	// "多云转小雨": cloudy turning to rain — both hold.
+	// "多云转小雨": cloudy turning to rain — both hold. A negation before
+	// a value states its negation (NOT_READY, 未就绪).
 	var out []catValue
+	negated := false
 	for _, w := range claimWords([]rune(s)) {
-		if w.info != nil {
-			for _, c := range w.info.cats {
-				if !slices.Contains(out, c) {
-					out = append(out, c)
-				}
+		if w.info == nil {
+			continue
+		}
+		if w.info.cues&cueNeg != 0 && w.info.cues&cuePlain == 0 {
+			negated = !negated
+			continue
+		}
+		for _, c := range w.info.cats {
+			if negated {
+				c.neg = !c.neg
+			}
+			if !slices.Contains(out, c) {
+				out = append(out, c)
 			}
 		}
+		negated = false
 	}
 	return out
 }

@@ -303,6 +303,7 @@ func (cx *claim) coverage() verdict {
 	if len(cx.groups) > 0 {
 		value = ix.subjectLeaf(cx.groups[0], cx.firstName())
 	}
+	named := value >= 0 // the value is the subject's name, not a state
 	for _, c := range content {
 		hit := false
 		if in := cx.inScopeOf(ix.valueWords(c)); len(in) > 0 {
@@ -318,8 +319,25 @@ func (cx *claim) coverage() verdict {
 			found++
 		}
 	}
+	if value >= 0 && !named && found*3 >= len(content)*2 && (cx.negs-cx.negLex)%2 == 1 && !saysNot(ix.leaves[value].raw()) {
+		// 报告还没出来 beside 报告状态: 已出报告: the same words, negated
+		// where the evidence's are not, are no support; what they say is
+		// left to the judge.
+		return verdict{verdict: events.VerdictUnsupported, refs: []events.EvidenceRef{ix.ref(value)}, reason: "the evidence says the same words; the claim negates them", undecided: true}
+	}
 	if value >= 0 && found*3 >= len(content)*2 {
 		return verdict{verdict: events.VerdictSupported, refs: []events.EvidenceRef{ix.ref(value)}, reason: "the evidence says the same words", undecided: true}
 	}
 	return verdict{verdict: events.VerdictUnsupported, reason: "nothing in the evidence says this", undecided: true}
+}
+
+// saysNot reports whether an evidence text holds a negation ("no
+// injuries", 没有人员伤亡): a negated claim may repeat it.
+func saysNot(s string) bool {
+	for _, w := range claimWords([]rune(s)) {
+		if w.info != nil && w.info.cues&cueNeg != 0 && w.info.cues&cuePlain == 0 {
+			return true
+		}
+	}
+	return false
 }

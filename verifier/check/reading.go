@@ -28,6 +28,7 @@ type reading struct {
 	cues         cue
 	negs         int
 	negLex       int    // of negs, the one-word negative states (sold out, 约满)
+	negLexCat    int    // of negLex, those that are a category's value (disabled, 已满)
 	used         []bool // runes taken by subjects, dates, values and numbers
 	named        subjects
 	namedNodes   []int32 // the innermost of the objects named
@@ -232,6 +233,9 @@ func (rd *reading) readWords(ix *index) {
 		if info.cues&cueNegLex != 0 {
 			rd.negs++
 			rd.negLex++
+			if len(info.cats) > 0 {
+				rd.negLexCat++
+			}
 		}
 		if len(info.cats) > 0 {
 			rd.cats = append(rd.cats, catMention{cats: info.cats, start: w.start})
