@@ -68,8 +68,8 @@ const (
 // each kind and language apart, so that a binding mistake confined to one
 // kind (another entity's value supported when the entity's name is under a
 // key no rule lists: 0.76 in Chinese without nameKey) fails the test
-// though the overall figure holds. Chinese status claims are the known
-// miss (about 0.35; docs/evaluation.md) and are not bounded.
+// though the overall figure holds. Chinese status claims are bounded too
+// since the status classes are generic (0.32 before, 1.00 after).
 const genKindRecallMin = 0.85
 
 // genLabel is what a generated claim is: true, a planted contradiction,
@@ -80,6 +80,7 @@ const (
 	genTrue genLabel = iota
 	genWrong
 	genMadeUp
+	genModal_ // a possibility the evidence does not bear out: never contradicted
 )
 
 type genClaim struct {
@@ -238,18 +239,27 @@ var genMonths = []string{"January", "February", "March", "April", "May", "June",
 // opposites (off).
 type genState struct {
 	en, enNot string
-	zh, zhNot string
+	// Chinese ways to say it holds and that it does not: the first is
+	// the canonical word; the others are paraphrases a claim may use
+	// (还没准备好, 审批通过), negations by 未, 没, 还没, 尚未.
+	zh, zhNot []string
 	off       []string
 }
 
 var genStates = []genState{
-	{"ready", "not ready yet", "已就绪", "还没有就绪", []string{"NOT_READY"}},
-	{"confirmed", "not confirmed", "已确认", "未确认", []string{"PENDING", "UNCONFIRMED"}},
-	{"enabled", "not enabled", "已启用", "未启用", []string{"DISABLED"}},
-	{"active", "not active", "有效", "无效", []string{"INACTIVE"}},
-	{"approved", "not approved yet", "已批准", "尚未批准", []string{"PENDING", "REJECTED"}},
-	{"paid", "not paid yet", "已支付", "未支付", []string{"UNPAID", "PENDING"}},
+	{"ready", "not ready yet", []string{"已就绪", "准备好了", "已经准备好"}, []string{"还没有就绪", "还没准备好", "未就绪", "没有准备好"}, []string{"NOT_READY"}},
+	{"confirmed", "not confirmed", []string{"已确认"}, []string{"未确认", "还没确认", "尚未确认"}, []string{"PENDING", "UNCONFIRMED"}},
+	{"enabled", "not enabled", []string{"已启用", "已开启"}, []string{"未启用", "还没启用", "已停用"}, []string{"DISABLED"}},
+	{"active", "not active", []string{"有效"}, []string{"无效", "已失效"}, []string{"INACTIVE"}},
+	{"approved", "not approved yet", []string{"已批准", "审批通过", "已经批准了"}, []string{"尚未批准", "还没批准", "未通过审批", "审批中"}, []string{"PENDING", "REJECTED"}},
+	{"paid", "not paid yet", []string{"已支付", "已付款"}, []string{"未支付", "还没付款", "尚未支付"}, []string{"UNPAID", "PENDING"}},
+	{"running", "not running", []string{"运行中", "正在运行"}, []string{"已停止", "停机", "没有运行"}, []string{"STOPPED", "OFFLINE"}},
 }
+
+// genModal are the words that make a claim a possibility, not a statement
+// ("may be approved", 可能已批准): a planted state behind one must not be
+// called contradicted.
+var genModal = map[string][]string{"en": {"may be ", "might be ", "could be "}, "zh": {"可能", "也许", "或许"}}
 
 // record makes one entity's fields and the sentences about them.
 func (g *gen) makeCase(lang string) genCase {
@@ -460,7 +470,8 @@ func (g *gen) makeCase(lang string) genCase {
 			}
 			w := map[bool]string{true: st.en, false: st.enNot}[says]
 			if lang == "zh" {
-				w = map[bool]string{true: st.zh, false: st.zhNot}[says]
+				ws := map[bool][]string{true: st.zh, false: st.zhNot}[says]
+				w = ws[g.r.IntN(len(ws))]
 				ss = append(ss, sentence{k, lb, ent + "的" + a.say, w, end})
 			} else {
 				ss = append(ss, sentence{k, lb, "The " + a.say + " of " + ent + " is ", w, end})
@@ -469,9 +480,33 @@ func (g *gen) makeCase(lang string) genCase {
 				// a made-up claim the unrelated status must not support
 				b := g.attr(lang)
 				if lang == "zh" {
-					ss = append(ss, sentence{"made-up", genMadeUp, ent + "的" + b.say, st.zh, end})
+					ss = append(ss, sentence{"made-up", genMadeUp, ent + "的" + b.say, st.zh[0], end})
 				} else {
 					ss = append(ss, sentence{"made-up", genMadeUp, "The " + b.say + " of " + ent + " is ", st.en, end})
+				}
+			}
+			if g.r.IntN(3) == 0 {
+				// the opposite state said as a possibility: modality is
+				// read before comparing, so it is no contradiction
+				b := g.attr(lang)
+				key := b.key + "_status"
+				if k == "flag" {
+					key = b.key + "_" + strings.Fields(st.en)[0]
+					rec[key] = holds
+				} else {
+					rec[key] = rec[a.key+"_status"]
+				}
+				m := genModal[lang][g.r.IntN(len(genModal[lang]))]
+				if lang == "zh" {
+					ws := map[bool][]string{true: st.zh, false: st.zhNot}[!holds]
+					ss = append(ss, sentence{"modal", genModal_, ent + "的" + b.say + m, ws[g.r.IntN(len(ws))], end})
+				} else {
+					w := map[bool]string{true: st.en, false: strings.TrimPrefix(st.enNot, "not ")}[!holds]
+					if !holds {
+						ss = append(ss, sentence{"modal", genModal_, "The " + b.say + " of " + ent + " " + m, w, end})
+					} else {
+						ss = append(ss, sentence{"modal", genModal_, "The " + b.say + " of " + ent + " " + m + "not ", w, end})
+					}
 				}
 			}
 		case "entity":
@@ -575,7 +610,7 @@ func TestGeneratedDomains(t *testing.T) {
 		}
 		return tallies[k]
 	}
-	labels := []string{"true", "wrong", "made-up"}
+	labels := []string{"true", "wrong", "made-up", "modal"}
 	for i := range *genN {
 		lang := "en"
 		if i%3 == 2 {
@@ -597,7 +632,8 @@ func TestGeneratedDomains(t *testing.T) {
 			}
 			miss := cl.label == genTrue && v != events.VerdictSupported ||
 				cl.label == genWrong && v != events.VerdictContradicted ||
-				cl.label == genMadeUp && v != events.VerdictUnsupported
+				cl.label == genMadeUp && v != events.VerdictUnsupported ||
+				cl.label == genModal_ && v == events.VerdictContradicted
 			if *genV && miss {
 				t.Logf("%s %s %s: %s (%s)\n\tclaim: %s\n\tevidence: %s", lb, cl.kind, lang, v, why, cl.text, gc.evidence)
 			}
@@ -614,15 +650,19 @@ func TestGeneratedDomains(t *testing.T) {
 		x := tallies[k]
 		fmt.Fprintf(&b, "%-30s %5d %9.3f %12.3f %11.3f\n", k, x.n, ratio(x.supported, x.n), ratio(x.contradicted, x.n), ratio(x.unsupported, x.n))
 	}
-	tr, wr, mu := tally("true/all/all"), tally("wrong/all/all"), tally("made-up/all/all")
-	flagged := tr.contradicted + wr.contradicted + mu.contradicted
+	tr, wr, mu, md := tally("true/all/all"), tally("wrong/all/all"), tally("made-up/all/all"), tally("modal/all/all")
+	flagged := tr.contradicted + wr.contradicted + mu.contradicted + md.contradicted
 	fmt.Fprintf(&b, "true claims called contradicted: %.3f (%d/%d)\n", ratio(tr.contradicted, tr.n), tr.contradicted, tr.n)
 	fmt.Fprintf(&b, "precision of contradicted: %.3f (%d/%d)\n", ratio(wr.contradicted, flagged), wr.contradicted, flagged)
 	fmt.Fprintf(&b, "recall of planted errors as contradicted: %.3f (%d/%d); as contradicted or unsupported: %.3f\n",
 		ratio(wr.contradicted, wr.n), wr.contradicted, wr.n, ratio(wr.contradicted+wr.unsupported, wr.n))
 	fmt.Fprintf(&b, "made-up facts called supported: %.3f (%d/%d)\n", ratio(mu.supported, mu.n), mu.supported, mu.n)
 	fmt.Fprintf(&b, "true claims called supported: %.3f (%d/%d)\n", ratio(tr.supported, tr.n), tr.supported, tr.n)
+	fmt.Fprintf(&b, "possibilities (modal states) called contradicted: %.3f (%d/%d)\n", ratio(md.contradicted, md.n), md.contradicted, md.n)
 	t.Log("\n" + b.String())
+	if r := ratio(md.contradicted, md.n); r > genFalseContradictedMax {
+		t.Errorf("%.3f of possibilities called contradicted (bound %.3f)", r, genFalseContradictedMax)
+	}
 	if r := ratio(tr.contradicted, tr.n); r > genFalseContradictedMax {
 		t.Errorf("%.3f of true claims called contradicted (bound %.3f)", r, genFalseContradictedMax)
 	}
@@ -634,7 +674,7 @@ func TestGeneratedDomains(t *testing.T) {
 	}
 	for _, k := range keys {
 		x := tallies[k]
-		if !strings.HasPrefix(k, "wrong/") || strings.Contains(k, "/all/") || k == "wrong/status/zh" || x.n < 15 {
+		if !strings.HasPrefix(k, "wrong/") || strings.Contains(k, "/all/") || x.n < 15 {
 			continue
 		}
 		if r := ratio(x.contradicted, x.n); r < genKindRecallMin {
