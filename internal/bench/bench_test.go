@@ -121,6 +121,16 @@ func TestRowMeets(t *testing.T) {
 			t.Errorf("%q at %v: met %v known %v, want %v %v", tc.target, tc.ratio, met, known, tc.met, tc.known)
 		}
 	}
+	// A latency's target with an allowance: 1.2 times the baseline plus 2 ms.
+	for _, tc := range []struct {
+		value, base float64
+		met         bool
+	}{{3000, 1000, true}, {3300, 1000, false}, {2000, 10, true}, {14000, 10000, true}, {14100, 10000, false}} {
+		met, known := bench.Row{Target: "≤ 1.2× + 2 ms", Unit: "µs", Value: tc.value, BaseValue: tc.base, Ratio: tc.value / tc.base}.Meets()
+		if met != tc.met || !known {
+			t.Errorf("%v µs against %v µs: met %v known %v, want %v", tc.value, tc.base, met, known, tc.met)
+		}
+	}
 	var b strings.Builder
 	rep := &bench.Report{Runs: 1, Rows: []bench.Row{{Section: "executor", Measured: "calls/s", Ratio: 0.2, Target: "≥ 0.3×"}, {Section: "replay", Measured: "events/s", Ratio: 1, Target: "≥ 0.7"}}}
 	if err := rep.WriteTable(&b); err != nil {

@@ -160,8 +160,19 @@ func (r Row) Meets() (met, known bool) {
 	default:
 		return false, false
 	}
+	// "≤ 1.2× + 2 ms": a ratio and an allowance in the row's unit (µs).
+	var allowMs float64
+	if f, allow, ok := strings.Cut(t, "+"); ok && cmp == "≤" && r.Unit == "µs" {
+		if _, err := fmt.Sscanf(strings.TrimSpace(allow), "%g ms", &allowMs); err != nil {
+			return false, false
+		}
+		t = strings.TrimSuffix(strings.TrimSpace(f), "×")
+	}
 	if _, err := fmt.Sscan(strings.TrimSpace(t), &bound); err != nil || r.Ratio == 0 || math.IsNaN(r.Ratio) || math.IsInf(r.Ratio, 0) {
 		return false, false
+	}
+	if allowMs > 0 {
+		return r.Value <= bound*r.BaseValue+allowMs*1000, true
 	}
 	if cmp == "≥" {
 		return r.Ratio >= bound, true
@@ -206,6 +217,18 @@ var RowNames = [][2]string{
 	{"gateway", "request p99 at 100 req/s"},
 	{"gateway", "request p50 at 1,000 req/s"},
 	{"gateway", "request p99 at 1,000 req/s"},
+	{"gateway streaming", "events/s, streamed, 1 stream"},
+	{"gateway streaming", "first byte p50, streamed, 1 stream"},
+	{"gateway streaming", "first byte p99, streamed, 1 stream"},
+	{"gateway streaming", "events/s, streamed, 64 streams"},
+	{"gateway streaming", "first byte p50, streamed, 64 streams"},
+	{"gateway streaming", "first byte p99, streamed, 64 streams"},
+	{"gateway streaming", "events/s, whole, 1 stream"},
+	{"gateway streaming", "first byte p50, whole, 1 stream"},
+	{"gateway streaming", "first byte p99, whole, 1 stream"},
+	{"gateway streaming", "events/s, whole, 64 streams"},
+	{"gateway streaming", "first byte p50, whole, 64 streams"},
+	{"gateway streaming", "first byte p99, whole, 64 streams"},
 	{"replay", "rebuild assembler view"},
 }
 
@@ -503,6 +526,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 		{"fairness", r.fairness},
 		{"run round", r.round},
 		{"gateway overhead", r.gateway},
+		{"gateway streaming", r.gatewayStreaming},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {

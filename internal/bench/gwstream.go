@@ -1,0 +1,349 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/keys"
+)
+
+// StreamEvents is how many Chat chunks the streaming rows' upstream sends
+// an answer (a role chunk, content chunks of a word or two, the finish
+// chunk with usage; [DONE] is not counted): an answer of a few hundred
+// tokens, as a model's usual one.
+const StreamEvents = 256
+
+// GatewayStreamingResult is one side pair of a streaming row: clients
+// reading answers through the gateway and straight from the same upstream,
+// concurrently, each in a closed loop, for the same time.
+type GatewayStreamingResult struct {
+	Streams  int  // concurrent clients
+	Whole    bool // non-streamed answers (one JSON body) instead of streams
+	Gateway  StreamingSide
+	Direct   StreamingSide
+	Failures int // answers that were not 200 or could not be read
+	// WarmAnswers are the answers read through the gateway before the
+	// timing (warming connections and the first publishes).
+	WarmAnswers int
+}
+
+// StreamingSide is what the clients of one side got.
+type StreamingSide struct {
+	Events    int             // events read (a whole answer counts the chunks its stream would have had)
+	Answers   int             // answers read to their end
+	Elapsed   time.Duration   // the first request sent → the last answer read
+	FirstByte []time.Duration // request sent → the answer's first body byte, one per answer
+}
+
+// EventsPerSecond is the side's throughput.
+func (s StreamingSide) EventsPerSecond() float64 { return rate(s.Events, s.Elapsed) }
+
+// streamingUpstream is an in-process Chat upstream that answers every
+// request with StreamEvents chunks as fast as it can write them, each
+// flushed as a provider flushes its events (or the same answer whole).
+type streamingUpstream struct {
+	n atomic.Int64
+}
+
+// chunk is a Chat chunk of realistic size (~230 bytes: the fields OpenAI
+// sends, a word or two of content).
+func chatChunk(id int64, delta, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return fmt.Sprintf(`{"id":"chatcmpl-bench-s-%d","object":"chat.completion.chunk","created":1764950400,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}`, id, delta, f)
+}
+
+var benchWords = strings.Fields("The forecast for Paris shows light rain in the morning, clearing by noon with highs near fourteen degrees and a gentle westerly breeze.")
+
+func (u *streamingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &req) // a body that is none asks for a whole answer
+	id := u.n.Add(1)
+	if !req.Stream {
+		var text strings.Builder
+		for i := range StreamEvents - 2 {
+			text.WriteString(" " + benchWords[i%len(benchWords)])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"chatcmpl-bench-w-%d","object":"chat.completion","created":1764950400,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"message":{"role":"assistant","content":%q,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":%d,"total_tokens":%d}}`,
+			id, strings.TrimSpace(text.String()), StreamEvents-2, StreamEvents+10)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl, _ := w.(http.Flusher)
+	bw := bufio.NewWriterSize(w, 4096)
+	event := func(data string) {
+		bw.WriteString("data: ")
+		bw.WriteString(data)
+		bw.WriteString("\n\n")
+		bw.Flush()
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	event(chatChunk(id, `{"role":"assistant","content":"","refusal":null}`, ""))
+	for i := range StreamEvents - 2 {
+		event(chatChunk(id, fmt.Sprintf(`{"content":" %s"}`, benchWords[i%len(benchWords)]), ""))
+	}
+	event(strings.TrimSuffix(chatChunk(id, `{}`, "stop"), "}") + fmt.Sprintf(`,"usage":{"prompt_tokens":12,"completion_tokens":%d,"total_tokens":%d}}`, StreamEvents-2, StreamEvents+10))
+	event("[DONE]")
+}
+
+// GatewayStreaming measures the gateway's streaming path: streams clients
+// each read answers of StreamEvents chunks in a closed loop for d, through
+// a gateway on b (every frame kept sealed, every model event published, as
+// in production), then straight from the same in-process upstream for as
+// long. whole asks for non-streamed answers (the same content in one JSON
+// body). Events/s count the chunks read (a whole answer counts its
+// stream's); the first byte is the time from sending a request to reading
+// the first byte of its answer's body.
+func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, d time.Duration) (GatewayStreamingResult, error) {
+	res := GatewayStreamingResult{Streams: streams, Whole: whole}
+	up := &http.Server{Handler: &streamingUpstream{}}
+	upLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, err
+	}
+	go up.Serve(upLn)
+	defer up.Close()
+	upURL := "http://" + upLn.Addr().String()
+	kr := b.Keys
+	if kr == nil { // sealed as serve seals: the user's frames under their key
+		if kr, err = keys.Open(ctx, keys.Config{JS: b.JS, Create: true}); err != nil {
+			return res, err
+		}
+	}
+	g, err := gateway.New(gateway.Config{JS: b.JS, Keys: kr, File: gateway.File{
+		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
+		Keys:      []gateway.Key{{SHA256: gateway.HashKey(gatewayBenchKey), Tenant: "bench", User: "alice"}},
+		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},
+		Heartbeat: time.Hour,
+	}})
+	if err != nil {
+		return res, err
+	}
+	gwLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, err
+	}
+	gw := &http.Server{Handler: g}
+	go gw.Serve(gwLn)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		gw.Shutdown(sctx)
+		g.Wait(sctx)
+	}()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, DisableCompression: true}, Timeout: 2 * time.Minute}
+	defer client.CloseIdleConnections()
+	body := fmt.Sprintf(`{"model":"gpt-4o-mini","stream":%t,"messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"What is the weather in Paris today?"}]}`, !whole)
+	// one reads an answer: its events (data lines but [DONE]; a whole
+	// answer counts StreamEvents) and its first body byte's time.
+	one := func(url, key string) (events int, first time.Duration, err error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/chat/completions", strings.NewReader(body))
+		if err != nil {
+			return 0, 0, err
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			io.Copy(io.Discard, resp.Body)
+			return 0, 0, fmt.Errorf("status %d", resp.StatusCode)
+		}
+		br := bufio.NewReaderSize(resp.Body, 64<<10)
+		if _, err := br.Peek(1); err != nil {
+			return 0, 0, err
+		}
+		first = time.Since(start)
+		if whole {
+			b, err := io.ReadAll(br)
+			if err != nil {
+				return 0, 0, err
+			}
+			if !bytes.Contains(b, []byte(`"finish_reason":"stop"`)) {
+				return 0, 0, errors.New("a whole answer without its end")
+			}
+			return StreamEvents, first, nil
+		}
+		done := false
+		for {
+			line, err := br.ReadSlice('\n')
+			if bytes.HasPrefix(line, []byte("data: ")) {
+				if bytes.HasPrefix(line, []byte("data: [DONE]")) {
+					done = true
+				} else {
+					events++
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return 0, 0, err
+			}
+		}
+		if !done || events != StreamEvents {
+			return 0, 0, fmt.Errorf("a stream of %d events, [DONE] %t", events, done)
+		}
+		return events, first, nil
+	}
+	// side runs streams clients, each sending its next request as soon as
+	// it read an answer, until d passed.
+	side := func(url, key string, d time.Duration) (StreamingSide, int, error) {
+		var s StreamingSide
+		var mu sync.Mutex
+		var fails int
+		var wg sync.WaitGroup
+		start := time.Now()
+		stop := start.Add(d)
+		for range streams {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(stop) && ctx.Err() == nil {
+					n, first, err := one(url, key)
+					mu.Lock()
+					if err != nil {
+						fails++
+					} else {
+						s.Events += n
+						s.Answers++
+						s.FirstByte = append(s.FirstByte, first)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		s.Elapsed = time.Since(start)
+		return s, fails, ctx.Err()
+	}
+	gwURL := "http://" + gwLn.Addr().String()
+	// Warm both paths (connections, the gateway's first publishes).
+	for _, p := range [][2]string{{gwURL, gatewayBenchKey}, {upURL, "sk-up"}} {
+		warm, _, err := side(p[0], p[1], min(d/4, 500*time.Millisecond))
+		if err != nil {
+			return res, err
+		}
+		if p[0] == gwURL {
+			res.WarmAnswers = warm.Answers
+		}
+	}
+	var fails int
+	if res.Gateway, fails, err = side(gwURL, gatewayBenchKey, d); err != nil {
+		return res, err
+	}
+	res.Failures += fails
+	if res.Direct, fails, err = side(upURL, "sk-up", d); err != nil {
+		return res, err
+	}
+	res.Failures += fails
+	if res.Gateway.Answers == 0 || res.Direct.Answers == 0 {
+		return res, fmt.Errorf("gateway streaming: no answer read (%d failed)", res.Failures)
+	}
+	return res, nil
+}
+
+// gatewayStreaming measures the streaming rows (GatewayStreaming): streamed
+// and whole answers, 1 and 64 concurrent streams, each pair on a fresh
+// server; events/s and first-byte p50 and p99, each against the same
+// clients reading straight from the upstream.
+func (r *runner) gatewayStreaming() error {
+	d := time.Duration(r.cfg.Sizes.GatewaySeconds) * time.Second
+	for _, whole := range []bool{false, true} {
+		for _, streams := range []int{1, 64} {
+			mode := "streamed"
+			if whole {
+				mode = "whole"
+			}
+			name := fmt.Sprintf("gwstream-%s-%d", mode, streams)
+			err := r.withBus(name, func(b *bus.Bus, _ string) error {
+				before, err := storedMessages(r.ctx, b)
+				if err != nil {
+					return err
+				}
+				res, err := GatewayStreaming(r.ctx, b, streams, whole, d)
+				if err != nil {
+					return err
+				}
+				after, err := storedMessages(r.ctx, b)
+				if err != nil {
+					return err
+				}
+				// The warm-up's answers are stored too: per answer over both.
+				perAnswer := float64(after-before) / float64(max(1, res.Gateway.Answers+res.WarmAnswers))
+				at := fmt.Sprintf("%s, %d stream", mode, streams)
+				if streams > 1 {
+					at += "s"
+				}
+				gw, direct := gatewayStreamingWork(whole, perAnswer)
+				note := fmt.Sprintf("%d clients in a closed loop for %s each way, answers of %d Chat chunks (~230 bytes each); %d answers through the gateway, %d direct",
+					streams, d, StreamEvents, res.Gateway.Answers, res.Direct.Answers)
+				if res.Failures > 0 {
+					note += fmt.Sprintf("; %d failed", res.Failures)
+				}
+				r.add(Row{Section: "gateway streaming", Measured: "events/s, " + at, Value: res.Gateway.EventsPerSecond(),
+					Baseline: "the same clients straight to the upstream", BaseValue: res.Direct.EventsPerSecond(),
+					Unit: "events/s", Better: "higher", Target: "≥ 0.5", Note: note, Work: gw, BaseWork: direct})
+				for _, p := range []float64{50, 99} {
+					g, dr := Percentile(res.Gateway.FirstByte, p), Percentile(res.Direct.FirstByte, p)
+					row := Row{Section: "gateway streaming", Measured: fmt.Sprintf("first byte p%.0f, %s", p, at), Value: micros(g),
+						Baseline: fmt.Sprintf("the same clients straight to the upstream, p%.0f", p), BaseValue: micros(dr),
+						Unit: "µs", Better: "lower", Work: gw, BaseWork: direct,
+						Note: fmt.Sprintf("adds %.2f ms; request sent → the answer's first body byte; %d samples through the gateway, %d direct",
+							float64(g-dr)/float64(time.Millisecond), len(res.Gateway.FirstByte), len(res.Direct.FirstByte))}
+					if p == 99 {
+						row.Target = "≤ 1.2× + 2 ms"
+					}
+					r.add(row)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gatewayStreamingWork is what both sides of a streaming row do.
+func gatewayStreamingWork(whole bool, storedPerAnswer float64) (gw, direct Work) {
+	gw = Work{Does: "the gateway: key check, pool, upstream request; each upstream event written and flushed to the client as it arrives, then kept (sealed under the user's key) and normalised into model events (sealed, published) on a path of its own",
+		Stored: fmt.Sprintf("%.1f messages an answer (frames and model events, counted in the streams)", storedPerAnswer),
+		Acks:   "none before the client's last event; every publish's ack before the upstream read ends (a window of asynchronous publishes)",
+		Parsed: fmt.Sprintf("each upstream event (%d an answer) split and decoded by the edge's normaliser, the request body", StreamEvents+1)}
+	direct = Work{Does: "the same HTTP request straight to the in-process upstream", Stored: "none", Acks: "none",
+		Parsed: "the client splits the stream's lines, decodes nothing", Fsync: FsyncNone}
+	if whole {
+		gw.Does = "the gateway: key check, pool, upstream request; the whole answer kept as one frame (sealed) and converted to its stream's model events (sealed, published) before the client gets it"
+		gw.Acks = "every publish's ack, before the client gets the answer"
+		gw.Parsed = "the answer decoded and converted to its stream's events, each normalised; the request body"
+		direct.Parsed = "the client reads the body, decodes nothing"
+	}
+	return gw, direct
+}

@@ -1,0 +1,56 @@
+package bench_test
+
+import (
+	"context"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bench"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+)
+
+// gwstreamFor is how long each side of TestGatewayStreaming reads: longer
+// to profile the gateway's streaming path (go test -cpuprofile).
+var gwstreamFor = flag.Duration("gwstream.for", 300*time.Millisecond, "how long each side of TestGatewayStreaming reads")
+
+// TestGatewayStreaming: the streaming rows' clients read whole answers
+// through the gateway and directly, streamed and whole, one client and
+// several; every answer read is complete (its StreamEvents chunks and
+// [DONE], or a whole answer with its finish), none failed, and the gateway
+// kept the frames in TS_GW. It asserts no timing.
+func TestGatewayStreaming(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	streams := []int{1, 8}
+	if *gwstreamFor > time.Second {
+		streams = []int{64}
+	}
+	for _, whole := range []bool{false, true} {
+		for _, n := range streams {
+			b := bustest.Start(t)
+			res, err := bench.GatewayStreaming(ctx, b, n, whole, *gwstreamFor)
+			if err != nil {
+				t.Fatalf("whole %t, %d streams: %v", whole, n, err)
+			}
+			if res.Failures != 0 || res.Gateway.Answers == 0 || res.Direct.Answers == 0 ||
+				res.Gateway.Events != res.Gateway.Answers*bench.StreamEvents || len(res.Gateway.FirstByte) != res.Gateway.Answers {
+				t.Errorf("whole %t, %d streams: %+v", whole, n, res)
+			}
+			st, err := b.JS.Stream(ctx, events.StreamGateway)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := st.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.State.Msgs == 0 {
+				t.Errorf("whole %t, %d streams: no frame kept", whole, n)
+			}
+			t.Logf("whole %t, %d streams: %d answers through the gateway (%.0f events/s), %d direct (%.0f events/s); %d messages in %s",
+				whole, n, res.Gateway.Answers, res.Gateway.EventsPerSecond(), res.Direct.Answers, res.Direct.EventsPerSecond(), info.State.Msgs, events.StreamGateway)
+		}
+	}
+}
