@@ -56,7 +56,8 @@ var catalogue = map[Kind]entry{
 	KindPlanWritten:     {1, func() Body { return new(PlanWritten) }},
 	KindRunMessage:      {1, func() Body { return new(RunMessage) }},
 
-	KindStreamFrame: {1, func() Body { return new(StreamFrame) }},
+	KindStreamFrame:  {1, func() Body { return new(StreamFrame) }},
+	KindStreamFrames: {1, func() Body { return new(StreamFrames) }},
 }
 
 func sortKinds(k []Kind) { sort.Slice(k, func(i, j int) bool { return k[i] < k[j] }) }

@@ -43,6 +43,30 @@ type StreamFrame struct {
 
 func (*StreamFrame) Kind() Kind { return KindStreamFrame }
 
+// KindStreamFrames is a run of consecutive frames of one stream kept as
+// one message: what the gateway writes since it keeps a stream's frames
+// per flush window instead of one message each (StreamFrame is still read
+// from older logs, and is still the stream's end).
+const KindStreamFrames Kind = "gw.frames"
+
+// StreamFrames is the frames at Pos, Pos+1, … of a stream, in order, each
+// as received. Its event id is StreamFrameID of Pos, the first frame's:
+// the same run published twice is stored once. Like StreamFrame it is
+// sealed under the user's data key.
+type StreamFrames struct {
+	Pos    int64       `msgpack:"p"`
+	Frames []FrameData `msgpack:"f"`
+}
+
+// FrameData is one server-sent event of a StreamFrames: its event name
+// (empty when the provider sent none) and its data.
+type FrameData struct {
+	Event string `msgpack:"e,omitempty"`
+	Data  string `msgpack:"d,omitempty"`
+}
+
+func (*StreamFrames) Kind() Kind { return KindStreamFrames }
+
 // GatewaySubject is where the frames of one relayed stream live.
 func GatewaySubject(tenant, api, stream string) (string, error) {
 	return subject("gw", tenant, api, stream)
