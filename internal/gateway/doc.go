@@ -16,10 +16,16 @@
 // Every upstream event is:
 //
 //  1. streamed back to the client unchanged, event for event, with an SSE
-//     id: its position in the stream (0, 1, 2…);
-//  2. kept byte for byte as an events.StreamFrame on
-//     ts.gw.<tenant>.<api>.<stream> (stream TS_GW), sealed under the user's
-//     data key, so resumption can replay it and erasure reaches it;
+//     id: its position in the stream (0, 1, 2…); events the upstream sent
+//     together are written together and flushed before the upstream read
+//     waits for more (never held back while the upstream is quiet);
+//  2. kept byte for byte on ts.gw.<tenant>.<api>.<stream> (stream TS_GW),
+//     sealed under the user's data key, so resumption can replay it and
+//     erasure reaches it: per flush window, the frames queued for the log
+//     when it gets to them (at most 256 or 256 KiB) are one
+//     events.StreamFrames, sealed once; the stream's end is an
+//     events.StreamFrame with End (one message a frame, as older logs
+//     hold them, is still read);
 //  3. normalised at the edge and published as canonical model events,
 //     sealed, by a client.Writer as any Go producer publishes them (the
 //     calls are then assembled, verified and remembered as for any
@@ -28,7 +34,10 @@
 //     says execute: true or the request Toolstream-Execute: server.
 //
 // 2 and 3 run on a path of their own, at most logQueueMax frames behind 1
-// (then the upstream read waits for the log). A non-streamed answer (status
+// (then the upstream read waits for the log); nothing of theirs sits
+// between the upstream's first event and the client's. The upstream's
+// connection is given back once its stream is read, before the log has
+// it all. A non-streamed answer (status
 // 200) is kept as one frame and converted into the events its streamed form
 // would have sent (ingest.StreamEventsOf), which are normalised and
 // published as 3 with the request's envelope, before the client gets the

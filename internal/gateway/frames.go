@@ -14,10 +14,11 @@ import (
 // subject: the cheap case of a filter, docs/design.md "The stream
 // layout").
 type frameReader struct {
-	g    *Gateway
-	env  Envelope
-	it   jetstream.MessagesContext
-	stop func() // call once, when done
+	g       *Gateway
+	env     Envelope
+	it      jetstream.MessagesContext
+	stop    func()  // call once, when done
+	pending []Frame // the rest of a message of several frames
 }
 
 // openFrames opens the frames of stream for env's tenant and user,
@@ -90,6 +91,10 @@ func (g *Gateway) mayRead(env Envelope, data []byte) error {
 // once the reader's context ended.
 func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) {
 	for {
+		if len(fr.pending) > 0 {
+			f, fr.pending = fr.pending[0], fr.pending[1:]
+			return f, false, nil
+		}
 		m, err := fr.it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -101,14 +106,20 @@ func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) 
 		if err != nil {
 			return Frame{}, false, fmt.Errorf("gateway: read frame: %w", err)
 		}
-		b, ok := events.As[*events.StreamFrame](ev)
-		if !ok {
-			continue // an erasure tombstone is not on a stream's subject; nothing else is
-		}
 		if ev.User != fr.env.User {
 			// The subject is the user's (scopedID), so this cannot be;
 			// never hand another user's frame on if it were.
 			return Frame{}, false, fmt.Errorf("%w: a frame of another user", ErrNotFound)
+		}
+		if run, ok := events.As[*events.StreamFrames](ev); ok { // a flush window's frames
+			for i, d := range run.Frames {
+				fr.pending = append(fr.pending, Frame{Stream: ev.Response, Pos: run.Pos + int64(i), Event: d.Event, Data: []byte(d.Data)})
+			}
+			continue
+		}
+		b, ok := events.As[*events.StreamFrame](ev) // one frame, as a gateway before flush windows kept them; the end
+		if !ok {
+			continue // an erasure tombstone is not on a stream's subject; nothing else is
 		}
 		if b.End {
 			return Frame{}, true, nil

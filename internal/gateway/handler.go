@@ -291,14 +291,18 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 			}
 			close(startc)
 		},
-		OnEnd: func(error) { close(upEnded) }}
+		// Events that came from the upstream together are written
+		// together, flushed once the relay has none more in hand.
+		OnWait: func() { sse.Flush() },
+		OnEnd:  func(error) { close(upEnded) }}
 	first := true // onFrame runs on one goroutine
 	onFrame := func(f Frame) error {
-		if first {
+		if first { // the first byte goes out at once
 			sse.SetHeader(HeaderStream, f.Stream)
 			first = false
+			return sse.Event(f.Pos, f.Event, f.Data)
 		}
-		return sse.Event(f.Pos, f.Event, f.Data)
+		return sse.Buffer(f.Pos, f.Event, f.Data)
 	}
 	release := sl.detach()
 	g.detached.Add(1)

@@ -460,7 +460,8 @@ type served struct {
 // one within the upstream's idle timeout.
 type timedEvents struct {
 	rd        *sseReader
-	first     *[2][]byte // the first event's name and data, until next returns it
+	wait      *beforeWait // its body: what runs before the read waits for the upstream
+	first     *[2][]byte  // the first event's name and data, until next returns it
 	idle      time.Duration
 	timer     *time.Timer
 	cause     func() error // the attempt's context's cause
@@ -657,7 +658,8 @@ func (g *Gateway) try(ctx context.Context, c Call, up *Upstream, body []byte, st
 		s.outcome = outcomeClientError
 	}
 	if resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
-		rd := newSSEReader(resp.Body)
+		wait := &beforeWait{r: resp.Body}
+		rd := newSSEReader(wait)
 		ev, data, err := rd.next()
 		if err != nil {
 			resp.Body.Close()
@@ -667,7 +669,7 @@ func (g *Gateway) try(ctx context.Context, c Call, up *Upstream, body []byte, st
 		timer.Stop() // from here each event has its idle timeout
 		timer = time.AfterFunc(pl.IdleTimeout, func() { cancel(errIdleTimeout) })
 		timer.Stop()
-		s.events = &timedEvents{rd: rd, first: &[2][]byte{[]byte(ev), data}, idle: pl.IdleTimeout, timer: timer,
+		s.events = &timedEvents{rd: rd, wait: wait, first: &[2][]byte{[]byte(ev), data}, idle: pl.IdleTimeout, timer: timer,
 			cause: func() error { return context.Cause(actx) }}
 		return s, nil
 	}

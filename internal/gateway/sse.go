@@ -105,6 +105,10 @@ func (s *SSEWriter) Started() bool {
 // event name (none when empty) and its data (one data: line per line of
 // data), and flushes it.
 func (s *SSEWriter) Event(id int64, event string, data []byte) error {
+	return s.writeEvent(id, event, data, true)
+}
+
+func (s *SSEWriter) writeEvent(id int64, event string, data []byte, flush bool) error {
 	var b bytes.Buffer
 	b.Grow(len(data) + len(event) + 32)
 	if event != "" {
@@ -128,7 +132,36 @@ func (s *SSEWriter) Event(id int64, event string, data []byte) error {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
+	if !flush {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err := s.startLocked(); err != nil {
+			return err
+		}
+		if _, err := s.w.Write(b.Bytes()); err != nil {
+			s.err = err
+			return err
+		}
+		return nil
+	}
 	return s.write(b.Bytes())
+}
+
+// Buffer writes one event as Event does but leaves it in the response's
+// buffer: the next Event, Flush or heartbeat sends it. A relay that has
+// more events in hand writes them together and flushes once.
+func (s *SSEWriter) Buffer(id int64, event string, data []byte) error {
+	return s.writeEvent(id, event, data, false)
+}
+
+// Flush sends what Buffer left in the response's buffer.
+func (s *SSEWriter) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.startLocked(); err != nil {
+		return err
+	}
+	return s.flushLocked()
 }
 
 // Comment writes an SSE comment line (": text"), which clients ignore.
@@ -214,6 +247,23 @@ func (s *SSEWriter) StopHeartbeat() {
 		close(stop)
 		<-done
 	}
+}
+
+// beforeWait is an upstream's body that calls fn (when set) before each
+// read of it: the moment the relay has nothing more of the upstream's in
+// hand and may wait for it, so a writer that left events in its buffer
+// (SSEWriter.Buffer) sends them then, and never holds one back while the
+// upstream is quiet.
+type beforeWait struct {
+	r  io.Reader
+	fn func()
+}
+
+func (b *beforeWait) Read(p []byte) (int, error) {
+	if b.fn != nil {
+		b.fn()
+	}
+	return b.r.Read(p)
 }
 
 // sseReader reads the events of an upstream's server-sent event stream.

@@ -43,6 +43,12 @@ type Call struct {
 	// OnResponse, when set, is called once the upstream's status and
 	// headers arrived, before any frame.
 	OnResponse func(status int, header http.Header)
+	// OnWait, when set, is called from onFrame's goroutine whenever the
+	// upstream read has handed on every event it holds and is about to
+	// read (and may wait for) the upstream: an onFrame that buffers its
+	// writes flushes them then. It is not called for the first frame,
+	// which the caller should send at once.
+	OnWait func()
 	// OnEnd, when set, is called once a streamed answer ended (nil) or
 	// could not be read further (ErrUpstream), after its last frame was
 	// handed on and before Stream waits for the log.
@@ -150,6 +156,8 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	s := &relay{g: g, c: c, res: res, onFrame: onFrame, span: span, traceParent: telemetry.TraceParent(ctx), onUsage: func(u Usage) { g.account(c, t.model, u) },
 		frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}}
 	if sv.events != nil {
+		sv.events.wait.fn = c.OnWait
+		s.release = sv.close
 		err = s.stream(ctx, sv.events)
 		g.done(sv, err)
 	} else {
@@ -171,6 +179,7 @@ type relay struct {
 	onUsage func(delta Usage) // called as the answer reports more usage
 	frames  publish.Ordered   // the kept frames, in order (a window of asynchronous publishes)
 	span    *modelSpan        // the request's span (otel.go); nil: none
+	release func()            // gives the upstream's connection back once its stream is read; nil: none
 	// traceParent is the W3C traceparent of the request's span, carried
 	// on the model events published, so the calls assembled from them and
 	// their executions join its trace; "" when not traced.
@@ -199,19 +208,42 @@ const logQueueMax = 1024
 func (s *relay) stream(ctx context.Context, rd eventSource) error {
 	// The producer's stream is named by the id the request had before the
 	// provider named its response (as a non-streamed answer's).
-	w, werr := s.g.producer.NewWriter(ctx, client.WithStream(s.producerStream(s.res.Stream)))
+	// It is made on the log path: nothing of the model events' is between
+	// the upstream's first event and the client's.
+	producer := s.producerStream(s.res.Stream)
 	pubc := make(chan published, 1)
 	logq := make(chan Frame, logQueueMax)
 	keptc := make(chan error, 1)
 	go func() { // the log path
+		w, werr := s.g.producer.NewWriter(ctx, client.WithStream(producer))
 		var err error
+		batch := make([]Frame, 0, 64)
 		for f := range logq {
+			// A flush window: the frame and whatever queued up behind it
+			// while the last window was kept, one message (keepFrames).
+			batch = append(batch[:0], f)
+			size := len(f.Data)
+		window:
+			for len(batch) < frameBatchMax && size < frameBatchBytes {
+				select {
+				case f, ok := <-logq:
+					if !ok {
+						break window
+					}
+					batch = append(batch, f)
+					size += len(f.Data)
+				default:
+					break window
+				}
+			}
 			if err != nil {
 				continue // the log failed: drain, the client still gets the stream
 			}
-			err = s.keep(ctx, f.Pos, f.Event, f.Data, false)
-			if err == nil && werr == nil && json.Valid(f.Data) {
-				werr = w.Write(ctx, compactData(f.Data)) // sticky: after an error the writer takes nothing more
+			err = s.keepFrames(ctx, batch)
+			for _, f := range batch {
+				if err == nil && werr == nil && json.Valid(f.Data) {
+					werr = w.Write(ctx, compactData(f.Data)) // sticky: after an error the writer takes nothing more
+				}
 			}
 		}
 		keptc <- err
@@ -249,6 +281,11 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 		// first, and that should be the one that writes to the client.
 		logq <- f
 		s.hand(f)
+	}
+	// The upstream's answer is read: its connection goes back to the
+	// pool now, not once the log has it all (the next request reuses it).
+	if s.release != nil {
+		s.release()
 	}
 	if s.c.OnEnd != nil {
 		s.c.OnEnd(readErr)
@@ -388,8 +425,51 @@ func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, 
 	return nil
 }
 
-// frameOutWindow bounds the frames sent and not yet acknowledged.
+// keepFrames publishes a run of consecutive frames as one sealed
+// events.StreamFrames, without waiting for its acknowledgement (flush
+// waits), on the subject of the stream's id scoped by its user (scopedID):
+// one seal and one message for the run instead of one a frame.
+func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	env := s.c.Env
+	stream := scopedID(env.User, s.res.Stream)
+	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	body := &events.StreamFrames{Pos: batch[0].Pos, Frames: make([]events.FrameData, len(batch))}
+	for i, f := range batch {
+		body.Frames[i] = events.FrameData{Event: f.Event, Data: string(f.Data)}
+	}
+	ev := &events.Event{
+		ID: events.StreamFrameID(env.Tenant, string(s.c.API), stream, body.Pos), Tenant: env.Tenant,
+		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
+		At: s.g.cfg.Now().UnixNano(), Body: body,
+	}
+	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
+	if err != nil {
+		return fmt.Errorf("gateway: seal frames: %w", err)
+	}
+	s.res.Frames += len(batch)
+	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
+		return fmt.Errorf("gateway: keep frames: %w", err)
+	}
+	return nil
+}
+
+// frameOutWindow bounds the messages of frames sent and not yet
+// acknowledged.
 const frameOutWindow = 512
+
+// frameBatchMax and frameBatchBytes bound one message of frames
+// (keepFrames): a flush window is the frames queued for the log when it
+// is kept, at most these. Far under the server's payload limit.
+const (
+	frameBatchMax   = 256
+	frameBatchBytes = 256 << 10
+)
 
 // responseID is the response id of a stream's first event or of a whole
 // answer: Chat's "id", Responses' response.id, Messages' message.id (and
