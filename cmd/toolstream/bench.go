@@ -44,6 +44,10 @@ ratios rank nearest the middle over all rows), and each row's ratios in all runs
   replay     events/s rebuilding the assembler view vs direct-get batch reads of the same events
   gateway    a streamed Chat request through the gateway, sent to the end, p50 and p99 at 100
              and 1,000 requests/s (open loop) vs the same requests straight to the upstream
+  gateway streaming
+             answers of 256 Chat chunks read by 1 and 64 clients in a closed loop, streamed and
+             whole, through the gateway vs straight from the same upstream: events/s (target ≥ 0.5)
+             and first byte p50/p99 (p99 target ≤ 1.2× direct + 2 ms)
   run round  the time a run's round adds (upstream's answer → its next request) in gateway run
              mode with an upstream answering at once and a no-op tool, p50 and p99, vs the same
              loop in one process with no log; and round 50 vs round 1
@@ -97,7 +101,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small sizes: a minute or two on 2 cores")
 	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median run (every row from that one run)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway, round)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway, streaming, round)")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")
 	cmd.Flags().MarkHidden("scale")
 	return cmd
