@@ -247,6 +247,9 @@ func (s *step) apply() error {
 		if b.ClientRuns && !s.re.row.ClientRuns {
 			s.re.row.ClientRuns, s.dirty = true, true
 		}
+		if b.ToolsOnly && !s.re.row.ToolsOnly {
+			s.re.row.ToolsOnly, s.re.row.Tools, s.dirty = true, b.Tools, true
+		}
 		return nil
 	case *events.InputRejected:
 		return nil

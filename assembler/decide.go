@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/projector"
@@ -28,9 +30,17 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 		return err
 	}
 	raw, deps, depReason, depDetail := s.dependencies(c, raw)
-	out, coerced, repaired, reason, detail := s.a.validate(ev.Tenant, c, raw)
+	// A built-in tool of the run driver (events.IsBuiltinTool) is not the
+	// registry's: its arguments must be one JSON object, the driver checks
+	// the rest and publishes the outcome. Not in a response whose client
+	// runs its calls (passthrough): there the name is any other name.
+	builtin := events.IsBuiltinTool(c.Name) && !s.re.row.ClientRuns
+	out, coerced, repaired, reason, detail := s.a.validate(ev.Tenant, c, raw, builtin)
 	if reason == "" && depReason != "" {
 		reason, detail = depReason, depDetail
+	}
+	if reason == "" && s.re.row.ToolsOnly && !builtin && !slices.Contains(s.re.row.Tools, c.Name) {
+		reason, detail = events.ReasonPermission, fmt.Sprintf("tool %s was not given to this run (it may call: %s)", c.Name, strings.Join(s.re.row.Tools, ", "))
 	}
 	subj, err := events.CallSubject(ev.Tenant, c.Name)
 	if err != nil {
@@ -54,7 +64,7 @@ func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) erro
 	}
 	return s.tx.Emit(subj, s.event(events.CompletedID(ev.Tenant, ev.Response, ev.Item), ev.Item, c.CallID, c.Env,
 		&events.CallCompleted{Name: c.Name, Index: c.Index, Arguments: out, Coerced: coerced, Repaired: repaired, DependsOn: deps, Order: c.Order, From: c.From, After: after,
-			ClientRuns: s.re.row.ClientRuns}))
+			ClientRuns: s.re.row.ClientRuns || builtin, Builtin: builtin}))
 }
 
 // settle marks a call decided, gives back its tenant's open call and
@@ -103,7 +113,9 @@ func itemOf(key []byte) string {
 // names no tool (a tagged call whose wrapper is not JSON), unless its
 // tenant or the contract of the tool it names opted in to repair
 // (repair.go), which may also find the name.
-func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []string, []string, events.Reason, string) {
+//
+// builtin skips the registry (a built-in tool's call).
+func (a *Assembler) validate(tenant string, c *call, raw []byte, builtin bool) ([]byte, []string, []string, events.Reason, string) {
 	if c.Overflow || len(raw) > a.cfg.ArgsBytesMax {
 		return nil, nil, nil, events.ReasonTooLarge, fmt.Sprintf("arguments exceed %d bytes", a.cfg.ArgsBytesMax)
 	}
@@ -131,7 +143,7 @@ func (a *Assembler) validate(tenant string, c *call, raw []byte) ([]byte, []stri
 		return nil, nil, nil, events.ReasonInvalidJSON, err.Error()
 	}
 	args := out.Bytes()
-	if a.validator == nil {
+	if a.validator == nil || builtin {
 		return args, nil, repaired, "", ""
 	}
 	v, coerced, reason, detail := a.validator.Validate(tenant, c.Name, args)

@@ -68,6 +68,10 @@ type response struct {
 	// ClientRuns is ResponseStarted's: the client runs the calls itself,
 	// and each CallCompleted says so.
 	ClientRuns bool `msgpack:"cr,omitempty"`
+	// ToolsOnly and Tools are ResponseStarted's: the only tools the
+	// response's calls may name (a child run's).
+	ToolsOnly bool     `msgpack:"to,omitempty"`
+	Tools     []string `msgpack:"tl,omitempty"`
 }
 
 func callKey(tenant, resp, item string) ([]byte, error) {

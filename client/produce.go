@@ -60,6 +60,11 @@ type Stream struct {
 	// recorded and assembled, and no executor runs them
 	// (events.ResponseStarted.ClientRuns). Not with Raw.
 	ClientRuns bool
+	// ToolsOnly and Tools narrow the tools the stream's calls may name
+	// (events.ResponseStarted.ToolsOnly): a call naming another is
+	// rejected permission_denied. Not with Raw.
+	ToolsOnly bool
+	Tools     []string
 	// TraceParent is a W3C traceparent (the producer's span, as
 	// 00-<trace id>-<span id>-<flags>), carried in the "traceparent" header
 	// of every message published, so the calls assembled from the stream
@@ -349,8 +354,13 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	if err != nil {
 		return err
 	}
-	if rs, ok := ev.Body.(*events.ResponseStarted); ok && w.s.ClientRuns {
-		rs.ClientRuns = true
+	if rs, ok := ev.Body.(*events.ResponseStarted); ok {
+		if w.s.ClientRuns {
+			rs.ClientRuns = true
+		}
+		if w.s.ToolsOnly {
+			rs.ToolsOnly, rs.Tools = true, w.s.Tools
+		}
 	}
 	data, err := events.EncodeSealed(ev, w.kr, "")
 	if err != nil {

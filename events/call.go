@@ -40,6 +40,10 @@ type CallCompleted struct {
 	// (ResponseStarted.ClientRuns); an executor records the call as
 	// skipped and runs nothing.
 	ClientRuns bool `msgpack:"cr,omitempty"`
+	// Builtin: the call names one of the run driver's built-in tools
+	// (IsBuiltinTool); ClientRuns is set with it, so no executor runs it,
+	// and the driver of the call's run publishes its outcome.
+	Builtin bool `msgpack:"bi,omitempty"`
 }
 
 // CallRejected is a call that completed but must not run. Reason is typed;

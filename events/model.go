@@ -39,6 +39,13 @@ type ResponseStarted struct {
 	// itself (the gateway's passthrough): they are recorded and assembled,
 	// and their CallCompleted say so, so no executor runs them.
 	ClientRuns bool `msgpack:"cr,omitempty"`
+	// ToolsOnly says the response's calls may name only Tools (and the
+	// run driver's built-in tools): a child run's response, whose parent
+	// gave it these tools. A call naming another is rejected
+	// permission_denied, so it never runs. It only narrows what the
+	// registry allows.
+	ToolsOnly bool     `msgpack:"to,omitempty"`
+	Tools     []string `msgpack:"tl,omitempty"`
 }
 
 // OutputItemAdded opens an output item. For a function call it names the

@@ -55,6 +55,9 @@ type RunCall struct {
 	// ClientRuns: a completed call its client runs itself
 	// (CallCompleted.ClientRuns): no result will come from an executor.
 	ClientRuns bool `msgpack:"cr,omitempty"`
+	// Builtin: a completed call of a built-in tool (CallCompleted.Builtin):
+	// its outcome comes from the run's driver, under Key.
+	Builtin bool `msgpack:"bi,omitempty"`
 }
 
 // CallOutcome is a call's terminal outcome in a settled round.
@@ -144,6 +147,9 @@ type RunMessage struct {
 	Role   string `msgpack:"ro"`
 	Text   string `msgpack:"x"`
 	Format string `msgpack:"f,omitempty"`
+	// Parent is the run whose delegate call started this one (a child
+	// run's first message names it).
+	Parent string `msgpack:"pa,omitempty"`
 }
 
 func (*RunCall) Kind() Kind         { return KindRunCall }

@@ -54,6 +54,9 @@ type Request struct {
 	Epoch    uint64 `json:"epoch,omitempty"`
 	Revision uint64 `json:"revision,omitempty"`
 	User     string `json:"user,omitempty"`
+	// message: the run whose delegate call started this one (its first
+	// message names it; the view links both runs).
+	Parent string `json:"parent,omitempty"`
 }
 
 // WriteReply answers plan and message.
@@ -153,6 +156,10 @@ type Run struct {
 	PlanVersion uint64          `msgpack:"pv,omitempty" json:"plan_version,omitempty"`
 	// Accepted are the plan's steps whose evidence arrived.
 	Accepted []string `msgpack:"acc,omitempty" json:"accepted_steps,omitempty"`
+	// Parent is the run whose delegate call started this one; Children
+	// the runs this one's delegate calls started, in order.
+	Parent   string   `msgpack:"pa,omitempty" json:"parent,omitempty"`
+	Children []string `msgpack:"ch,omitempty" json:"children,omitempty"`
 	// Turns numbers the run's history entries: input messages and rounds;
 	// LastInput is the turn of the last input message (0: none).
 	Turns     int    `msgpack:"nt" json:"turns"`
@@ -166,23 +173,29 @@ type Run struct {
 
 // Call is one call of a round.
 type Call struct {
-	Item      string           `msgpack:"i" json:"item"`
-	CallID    string           `msgpack:"c,omitempty" json:"call_id,omitempty"`
-	Name      string           `msgpack:"n,omitempty" json:"name"`
-	Order     int              `msgpack:"o" json:"order"`
-	State     CallState        `msgpack:"s" json:"state"`
-	Reason    events.Reason    `msgpack:"r,omitempty" json:"reason,omitempty"`
-	Detail    string           `msgpack:"d,omitempty" json:"detail,omitempty"`
-	Arguments []byte           `msgpack:"a,omitempty" json:"-"`
-	Bytes     int              `msgpack:"nb,omitempty" json:"bytes,omitempty"`
-	DependsOn []string         `msgpack:"do,omitempty" json:"depends_on,omitempty"`
-	Key       string           `msgpack:"k,omitempty" json:"key,omitempty"`
-	Decided   bool             `msgpack:"dc,omitempty" json:"-"` // the assembler's decision arrived
-	Result    []byte           `msgpack:"res,omitempty" json:"-"`
-	Summary   string           `msgpack:"sum,omitempty" json:"summary,omitempty"`
-	RawRef    string           `msgpack:"ref,omitempty" json:"raw_ref,omitempty"`
-	Error     events.ErrorType `msgpack:"e,omitempty" json:"error,omitempty"`
-	Message   string           `msgpack:"m,omitempty" json:"message,omitempty"`
+	Item      string        `msgpack:"i" json:"item"`
+	CallID    string        `msgpack:"c,omitempty" json:"call_id,omitempty"`
+	Name      string        `msgpack:"n,omitempty" json:"name"`
+	Order     int           `msgpack:"o" json:"order"`
+	State     CallState     `msgpack:"s" json:"state"`
+	Reason    events.Reason `msgpack:"r,omitempty" json:"reason,omitempty"`
+	Detail    string        `msgpack:"d,omitempty" json:"detail,omitempty"`
+	Arguments []byte        `msgpack:"a,omitempty" json:"-"`
+	Bytes     int           `msgpack:"nb,omitempty" json:"bytes,omitempty"`
+	DependsOn []string      `msgpack:"do,omitempty" json:"depends_on,omitempty"`
+	Key       string        `msgpack:"k,omitempty" json:"key,omitempty"`
+	// Step is the envelope's step of a built-in tool's call (its driver
+	// publishes the outcome under it).
+	Step    string `msgpack:"sp,omitempty" json:"step,omitempty"`
+	Decided bool   `msgpack:"dc,omitempty" json:"-"` // the assembler's decision arrived
+	Result  []byte `msgpack:"res,omitempty" json:"-"`
+	Summary string `msgpack:"sum,omitempty" json:"summary,omitempty"`
+	// Digest is the SHA-256 of Result (hex, 128 bits): what the call
+	// brought, named without its content.
+	Digest  string           `msgpack:"dg,omitempty" json:"digest,omitempty"`
+	RawRef  string           `msgpack:"ref,omitempty" json:"raw_ref,omitempty"`
+	Error   events.ErrorType `msgpack:"e,omitempty" json:"error,omitempty"`
+	Message string           `msgpack:"m,omitempty" json:"message,omitempty"`
 }
 
 // callJSON is Call's JSON: its fields, with the arguments as the JSON they
@@ -235,7 +248,26 @@ type Round struct {
 	NewEvidence int `msgpack:"nn,omitempty" json:"new_evidence,omitempty"`
 	// Usage is the tokens the provider reported for the round's response.
 	Usage events.Usage `msgpack:"us,omitempty" json:"usage,omitzero"`
+	// Signals are what the round raised when it settled (RunDegraded,
+	// ReplanSuggested), in the order emitted: the driver acts on them in
+	// the next request.
+	Signals []Signal `msgpack:"sg,omitempty" json:"signals,omitempty"`
 }
+
+// Signal is one signal a settled round raised.
+type Signal struct {
+	// Kind is SignalReplan or SignalDegraded.
+	Kind string `msgpack:"k" json:"kind"`
+	// Reason is a replan's reason (events.ReplanReason).
+	Reason string `msgpack:"r,omitempty" json:"reason,omitempty"`
+	Detail string `msgpack:"d,omitempty" json:"detail,omitempty"`
+}
+
+// Kinds of Signal.
+const (
+	SignalReplan   = "replan_suggested"
+	SignalDegraded = "degraded"
+)
 
 // Reasons a plan write is refused.
 const (

@@ -60,6 +60,10 @@ type Call struct {
 	// (passthrough, unless the key or request asks the server to): they
 	// are recorded and assembled, and no executor runs them.
 	ClientRuns bool
+	// ToolsOnly and Tools narrow the tools the answer's calls may name
+	// (client.Stream.ToolsOnly): a child run's round.
+	ToolsOnly bool
+	Tools     []string
 }
 
 // Frame is one server-sent event of an upstream stream, as received.
@@ -378,7 +382,7 @@ type published struct {
 func (s *relay) producerStream(id string) client.Stream {
 	return client.Stream{Tenant: s.c.Env.Tenant, ID: id, Format: s.c.API.format(),
 		User: s.c.Env.User, Session: s.c.Env.Session, Run: s.c.Env.Run, Step: s.c.Env.Step, ClientRuns: s.c.ClientRuns,
-		TraceParent: s.traceParent}
+		ToolsOnly: s.c.ToolsOnly, Tools: s.c.Tools, TraceParent: s.traceParent}
 }
 
 // hand gives f to onFrame until it fails once.

@@ -54,7 +54,19 @@ func (Calls) Apply(tx *projector.Tx, m *projector.Msg) error {
 	switch b := ev.Body.(type) {
 	case *events.CallCompleted:
 		rc = &events.RunCall{Verdict: events.CallVerdictCompleted, Name: b.Name, Order: b.Order, Arguments: b.Arguments, Bytes: b.From.Bytes, DependsOn: b.DependsOn,
-			ClientRuns: b.ClientRuns}
+			ClientRuns: b.ClientRuns, Builtin: b.Builtin}
+		if b.Builtin {
+			// Its outcome comes from the run's driver under the key an
+			// executor would use (executor.CallKey).
+			step, call := ev.Step, ev.CallID
+			if step == "" {
+				step = ev.Response
+			}
+			if call == "" {
+				call = ev.Item
+			}
+			rc.Key = events.IdempotencyKey(ev.Tenant, ev.Run, step, call)
+		}
 	case *events.CallRejected:
 		rc = &events.RunCall{Verdict: events.CallVerdictRejected, Name: b.Name, Order: b.Order, Reason: b.Reason, Detail: b.Detail, Arguments: b.Arguments, Bytes: b.From.Bytes}
 	case *events.CallIncomplete:

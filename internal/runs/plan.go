@@ -12,14 +12,24 @@ import (
 // reads the steps' evidence (Accept) and the budget; the rest is the
 // driver's own and kept as written.
 type Plan struct {
-	Goal     string   `json:"goal,omitempty"`
-	Steps    []Step   `json:"steps,omitempty"`
-	Blockers []string `json:"blockers,omitempty"`
-	Recovery string   `json:"recovery,omitempty"`
-	Budget   struct {
-		Rounds int `json:"rounds,omitempty"`
-	} `json:"budget,omitempty"`
+	Goal     string     `json:"goal,omitempty"`
+	Steps    []Step     `json:"steps,omitempty"`
+	Blockers []string   `json:"blockers,omitempty"`
+	Recovery string     `json:"recovery,omitempty"`
+	Budget   PlanBudget `json:"budget,omitempty"`
 }
+
+// PlanBudget is what a plan may spend: Rounds of the run (0: the
+// projection's RoundsMax) and Replans, the replan triggers the driver acts
+// on before it ends the run (0: the driver's default).
+type PlanBudget struct {
+	Rounds  int `json:"rounds,omitempty"`
+	Replans int `json:"replans,omitempty"`
+}
+
+// ParsePlan reads and checks a plan as the projection does (see
+// parsePlan); an error says what is wrong, for the model to fix.
+func ParsePlan(b []byte) (*Plan, error) { return parsePlan(b) }
 
 // Step is one step of a plan.
 type Step struct {
@@ -56,6 +66,9 @@ func parsePlan(b []byte) (*Plan, error) {
 	var p Plan
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("the plan is not a plan: %v", err)
+	}
+	if p.Budget.Rounds < 0 || p.Budget.Replans < 0 {
+		return nil, fmt.Errorf("a budget is a whole number >= 0")
 	}
 	index := map[string]int{}
 	for i, s := range p.Steps {

@@ -1,6 +1,8 @@
 package runs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -327,6 +329,12 @@ func (a *apply) call(b *events.RunCall) bool {
 			return true // its result came first
 		}
 		switch {
+		case b.Verdict == events.CallVerdictCompleted && b.Builtin:
+			// The run's driver runs it and publishes its outcome.
+			c.Step = a.ev.Step
+			if c.State == CallPending {
+				a.setState(c, CallRunning)
+			}
 		case b.Verdict == events.CallVerdictCompleted && b.ClientRuns:
 			a.setState(c, CallClient)
 		case b.Verdict == events.CallVerdictRejected:
@@ -381,6 +389,10 @@ func (a *apply) result(st CallState, name, key string, et events.ErrorType, msg 
 	c.Error, c.Message = et, msg
 	if ok != nil {
 		c.Result, c.Summary, c.RawRef = ok.Result, ok.Summary, ok.RawRef
+		if len(ok.Result) > 0 {
+			sum := sha256.Sum256(ok.Result)
+			c.Digest = hex.EncodeToString(sum[:16])
+		}
 	}
 	return true
 }
@@ -489,6 +501,11 @@ func (a *apply) message(b *events.RunMessage) error {
 		}
 		a.run.Format = b.Format
 	}
+	if b.Parent != "" && a.run.Parent == "" && b.Parent != a.run.ID {
+		if err := a.link(b.Parent); err != nil {
+			return err
+		}
+	}
 	a.run.Turns++
 	a.run.LastInput = a.run.Turns
 	k, err := turnKey(a.ev.Tenant, a.run.ID, a.run.Turns)
@@ -499,4 +516,25 @@ func (a *apply) message(b *events.RunMessage) error {
 		return err
 	}
 	return a.save()
+}
+
+// link records that the run is a child of parent: in the run and in the
+// parent's children (a change of the parent, so a new version of it).
+func (a *apply) link(parent string) error {
+	a.run.Parent = parent
+	pk, err := runKey(a.ev.Tenant, parent)
+	if err != nil {
+		return err
+	}
+	var p Run
+	found, err := load(a.tx, pk, &p)
+	if err != nil {
+		return err
+	}
+	if !found || slices.Contains(p.Children, a.run.ID) {
+		return nil // a parent the view does not know is named in the child only
+	}
+	p.Children = append(p.Children, a.run.ID)
+	p.Version++
+	return store(a.tx, pk, &p)
 }

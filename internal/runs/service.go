@@ -218,7 +218,7 @@ func (s *Service) message(ctx context.Context, tenant string, r *Request) (*Writ
 		r.ID = events.MessageID(at.UnixNano(), b)
 	}
 	ev := &events.Event{ID: events.RunMessageID(tenant, r.Run, r.ID), Tenant: tenant, User: r.User, Run: r.Run, At: at.UnixNano(),
-		Body: &events.RunMessage{Role: "user", Text: r.Text, Format: r.Format}}
+		Body: &events.RunMessage{Role: "user", Text: r.Text, Format: r.Format, Parent: r.Parent}}
 	seq, err := s.publish(ctx, tenant, r.Run, ev)
 	if err != nil {
 		return nil, err

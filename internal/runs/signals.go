@@ -100,8 +100,10 @@ func (a *apply) emitSettled() error {
 		if err := a.tx.Emit(subj, a.event(events.RunDegradedID(run.Tenant, run.ID, rd.N), d)); err != nil {
 			return err
 		}
+		rd.Signals = append(rd.Signals, Signal{Kind: SignalDegraded, Detail: d.Detail})
 	}
 	replan := func(reason events.ReplanReason, detail string) error {
+		rd.Signals = append(rd.Signals, Signal{Kind: SignalReplan, Reason: string(reason), Detail: detail})
 		return a.tx.Emit(subj, a.event(events.ReplanID(run.Tenant, run.ID, rd.N, reason), &events.ReplanSuggested{Round: rd.N, Reason: reason, Detail: detail}))
 	}
 	// A dependency unavailable: a circuit open, a tool missing.
@@ -168,6 +170,12 @@ func (a *apply) emitSettled() error {
 			if err := replan(events.ReplanContradiction, strings.Join(contra, "; ")); err != nil {
 				return err
 			}
+		}
+	}
+	if len(rd.Signals) > 0 {
+		// The driver reads them with the round.
+		if err := store(a.tx, a.roundK, &turn{Round: rd}); err != nil {
+			return err
 		}
 	}
 	if dirty {

@@ -17,6 +17,7 @@ type (
 	Run       = runsapi.Run
 	Call      = runsapi.Call
 	Round     = runsapi.Round
+	Signal    = runsapi.Signal
 )
 
 const (
@@ -69,6 +70,8 @@ type PlanVerdict struct {
 
 // Reasons a plan write is refused.
 const (
+	SignalReplan       = runsapi.SignalReplan
+	SignalDegraded     = runsapi.SignalDegraded
 	RefusedStale       = runsapi.RefusedStale
 	RefusedInvalidPlan = runsapi.RefusedInvalidPlan
 )
