@@ -140,10 +140,15 @@ func runsCmd(g *globals) *cobra.Command {
 
 func printRuns(w io.Writer, rs []runs.Run) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATUS\tVERSION\tROUNDS\tSETTLED\tCALLS\tFAILURES IN A ROW\tTOKENS IN\tTOKENS OUT\tFORMAT\tLAST")
+	fmt.Fprintln(tw, "RUN\tSTATUS\tVERSION\tROUNDS\tSETTLED\tCALLS\tFAILURES IN A ROW\tTOKENS IN\tTOKENS OUT\tFORMAT\tPARENT\tLAST")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.Status, r.Version, r.Rounds, r.Settled, r.Calls, r.FailuresInRow,
-			r.InputTokens, r.OutputTokens, r.Format, time.Unix(0, r.LastAt).UTC().Format(time.RFC3339))
+		// PARENT: the run whose delegate call started this one.
+		parent := r.Parent
+		if parent == "" {
+			parent = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Status, r.Version, r.Rounds, r.Settled, r.Calls, r.FailuresInRow,
+			r.InputTokens, r.OutputTokens, r.Format, parent, time.Unix(0, r.LastAt).UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
 }

@@ -61,6 +61,21 @@
 // message, within MemoryConfig.RecallBudgetTokens, in the provider's
 // shape (a system message, instructions, system), constraints first.
 //
+// A run plans and delegates (plan.go, delegate.go; docs/design.md,
+// "Plans and delegation"): rounds with tools also offer the built-in
+// tools toolstream_plan and toolstream_delegate, whose calls the driver
+// holding the lease performs and answers in the log as an executor
+// would. A plan call is a versioned plan write (a stale write is written
+// again on the current version); the plan, its accepted steps and the
+// last round's replan triggers are given to the next round, and a run
+// past its plan's budget of replans ends (ReasonReplansExhausted). A
+// delegate call starts a child run (events.ChildRunID) with some of the
+// parent's tools, enforced in the log (ResponseStarted.ToolsOnly), and
+// a budget carved from the parent's, drives it to its end and answers
+// with the child's answer and evidence; the child's spec is stored with
+// its first request, so a restarted driver resumes it, never starts it
+// twice.
+//
 // What it keeps: the run's first request, sealed under its user's data key
 // (erasure makes it unreadable, docs/design.md invariant 8), in the key-value
 // bucket ts_agent, with how the driver ended the run when it did; and a

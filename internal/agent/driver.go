@@ -76,6 +76,14 @@ type Config struct {
 	// RoundsMax is a run's budget of rounds: the last is asked without
 	// tools; default 8.
 	RoundsMax int
+	// ReplansMax is how many replan triggers a run acts on when its plan
+	// names no budget.replans; one more ends the run
+	// (ReasonReplansExhausted). Default 3.
+	ReplansMax int
+	// DelegateDepthMax bounds the chain of sub-agents: a run at this depth
+	// (a client's run is at 0) is not offered toolstream_delegate.
+	// Default 1: a client's run may delegate, its children may not.
+	DelegateDepthMax int
 	// HistoryBudgetTokens bounds the history of the tool rounds sent back
 	// (runs.HistoryOptions.BudgetTokens); 0: no bound.
 	HistoryBudgetTokens int
@@ -108,6 +116,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.RoundsMax <= 0 {
 		c.RoundsMax = 8
+	}
+	if c.ReplansMax <= 0 {
+		c.ReplansMax = 3
+	}
+	if c.DelegateDepthMax <= 0 {
+		c.DelegateDepthMax = 1
 	}
 	if c.VerifyWait <= 0 {
 		c.VerifyWait = 30 * time.Second
@@ -155,6 +169,8 @@ const (
 	ReasonNotRecorded        = "round_not_recorded"   // the model answered but the runs view never showed the round
 	ReasonLeaseLost          = "lease_lost"           // another driver took the run over
 	ReasonUnverified         = "verification_timeout" // no verdict on the answer in time: withheld
+	ReasonReplansExhausted   = "replans_exhausted"    // a replan trigger past the plan's budget.replans
+	ReasonTokensExhausted    = "tokens_exhausted"     // a child run used the tokens its parent gave it
 )
 
 // Outcome is how a drive of a run ended.

@@ -58,7 +58,8 @@ func (m *model) Round(ctx context.Context, r agent.Round) (*agent.RoundResult, e
 	}
 	var seen bytes.Buffer
 	s := client.Stream{Tenant: r.Spec.Tenant, Format: r.Spec.Format, ID: fmt.Sprintf("%s-%d", r.Spec.Run, m.n.Add(1)),
-		User: r.Spec.User, Session: r.Spec.Session, Run: r.Spec.Run, Step: r.Step}
+		User: r.Spec.User, Session: r.Spec.Session, Run: r.Spec.Run, Step: r.Step,
+		ToolsOnly: r.Spec.Parent != "", Tools: r.Spec.Tools}
 	// As the gateway does: ctx cuts the read, never the log, so what was
 	// read is published to its end (a cut read ends the response
 	// incomplete) even when the client went away meanwhile.

@@ -15,6 +15,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/internal/toolsel"
+	"github.com/toolstream/toolstream/registry"
 )
 
 // failedRoundsMax is how many model responses in a row may fail (or be cut
@@ -85,6 +86,11 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	var memText string            // recalled for query, once (memRecalled)
 	memRecalled := false
 	roundsBefore := 0
+	acted := map[string]bool{} // built-in calls whose outcome this drive published
+	roundsMax := d.cfg.RoundsMax
+	if spec.RoundsMax > 0 {
+		roundsMax = spec.RoundsMax
+	}
 	for {
 		if ctx.Err() != nil {
 			return cancelled()
@@ -116,6 +122,12 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		}
 		switch {
 		case last != nil && last.Status == "":
+			if err := d.builtins(ctx, spec, st, last, acted); err != nil {
+				if ctx.Err() != nil {
+					return cancelled()
+				}
+				return nil, err
+			}
 			if st.Run.Status == runs.StatusWaitingApproval {
 				decided, err := d.decided(ctx, spec.Tenant, last)
 				if err != nil {
@@ -141,13 +153,23 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		case failedInRow(turnRounds(st)) >= failedRoundsMax:
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonResponseFailed, Rounds: len(st.Rounds), Response: last.Response,
 				Detail: fmt.Sprintf("the model's last %d responses failed or were cut without calls: %s %s", failedRoundsMax, last.Ended, last.EndError)}, nil
-		case len(turnRounds(st)) >= d.cfg.RoundsMax:
+		case len(turnRounds(st)) >= budgetRounds(roundsMax, planOf(st)):
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonRoundsExhausted, Rounds: len(st.Rounds), Response: last.Response,
 				Detail: fmt.Sprintf("%d rounds and the model still calls tools", len(turnRounds(st)))}, nil
+		case spec.TokensMax > 0 && st.Run.InputTokens+st.Run.OutputTokens >= spec.TokensMax:
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonTokensExhausted, Rounds: len(st.Rounds), Response: last.Response, Usage: turnUsage(st),
+				Detail: fmt.Sprintf("%d tokens used of the %d its parent gave it", st.Run.InputTokens+st.Run.OutputTokens, spec.TokensMax)}, nil
+		}
+		// The plan and the replan triggers of the last round.
+		pl := planOf(st)
+		trig, used, budget := triggers(st), replansUsed(st), d.replanBudget(pl)
+		if len(trig) > 0 && used > budget {
+			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonReplansExhausted, Rounds: len(st.Rounds), Response: last.Response, Usage: turnUsage(st),
+				Detail: fmt.Sprintf("replan trigger %d (%s) past the plan's budget of %d replans", used, signalName(trig[0]), budget)}, nil
 		}
 		n := len(st.Rounds) + 1
 		degraded := st.Run.Degraded || st.Run.Status == runs.StatusDegraded
-		answerOnly := degraded || len(turnRounds(st))+1 >= d.cfg.RoundsMax
+		answerOnly := degraded || len(turnRounds(st))+1 >= budgetRounds(roundsMax, pl)
 		// The user's memory for the latest user message, recalled once for
 		// it: the tool rounds that follow ask the same question, and a
 		// recall reads every active record of the user.
@@ -166,7 +188,11 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		if err != nil {
 			return nil, err
 		}
-		req, err := d.roundBody(ctx, spec, st, &cache, mbody, mconv, lead, answerOnly)
+		note := planNote(st, pl, trig, used, budget, answerOnly)
+		if mbody, mconv, err = withMemory(spec.Format, mbody, mconv, note); err != nil {
+			return nil, err
+		}
+		req, err := d.roundBody(ctx, spec, st, &cache, mbody, mconv, lead, answerOnly, (len(note)+3)/4)
 		if err != nil {
 			return nil, err
 		}
@@ -250,8 +276,14 @@ func waiting(run string, st *state, rd *runs.Round) *Outcome {
 
 // roundBody writes the next round's request: the client's conversation,
 // the run's tool rounds so far, and the tools the tenant may call now.
-func (d *Driver) roundBody(ctx context.Context, spec *Spec, st *state, c *runCache, body map[string]jsonRaw, conv []jsonRaw, lead int, answerOnly bool) ([]byte, error) {
-	msgs, err := d.historyMessages(ctx, spec.Tenant, spec.Run, spec.Format, st, c)
+//
+// noteTokens is what the plan note costs: the history's budget less it.
+func (d *Driver) roundBody(ctx context.Context, spec *Spec, st *state, c *runCache, body map[string]jsonRaw, conv []jsonRaw, lead int, answerOnly bool, noteTokens int) ([]byte, error) {
+	budget := d.cfg.HistoryBudgetTokens
+	if budget > 0 {
+		budget = max(budget-noteTokens, 1)
+	}
+	msgs, err := d.historyMessages(ctx, spec.Tenant, spec.Run, spec.Format, st, c, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -263,9 +295,19 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, st *state, c *runCac
 			return nil, err
 		}
 	}
-	tools := d.index(d.cfg.Registry(), spec.Tenant).Select(conversationText(conv), d.cfg.ToolsMax)
+	reg := d.cfg.Registry()
+	var tools []*registry.Tool
+	if spec.Parent != "" {
+		// A child run: the tools its parent gave it, and no others.
+		tools = toolsel.NewIndex(givenTools(reg, spec)).Select(conversationText(conv), d.cfg.ToolsMax)
+	} else {
+		tools = d.index(reg, spec.Tenant).Select(conversationText(conv), d.cfg.ToolsMax)
+	}
 	ex, err := toolsel.Export(toolsFormat(spec.Format), tools)
 	if err != nil {
+		return nil, err
+	}
+	if ex.Tools, err = withBuiltins(ex.Tools, spec.Format, spec.Depth < d.cfg.DelegateDepthMax); err != nil {
 		return nil, err
 	}
 	if len(ex.Skipped) > 0 {

@@ -108,8 +108,10 @@ func (c *runCache) rereadFrom() int {
 // client's leading ones included). Without a budget and with every round
 // of st settled, only the entries after those kept in c are read and
 // appended; otherwise the whole history is read (and c forgets its own).
-func (d *Driver) historyMessages(ctx context.Context, tenant, run, format string, st *state, c *runCache) ([]jsonRaw, error) {
-	o := runs.HistoryOptions{Format: format, BudgetTokens: d.cfg.HistoryBudgetTokens}
+//
+// budget bounds the history's tokens (0: none).
+func (d *Driver) historyMessages(ctx context.Context, tenant, run, format string, st *state, c *runCache, budget int) ([]jsonRaw, error) {
+	o := runs.HistoryOptions{Format: format, BudgetTokens: budget}
 	open := false
 	for _, r := range st.Rounds {
 		if r.Status == "" {

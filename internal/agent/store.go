@@ -48,6 +48,17 @@ type Spec struct {
 	// Memory is MemoryOff when the key or the request leaves the user's
 	// memory out of the run (the latest request's, like Key).
 	Memory string `json:"memory,omitempty"`
+	// Parent is the run whose toolstream_delegate call started this one
+	// ("" for a client's run); Depth counts the parents. A child run's
+	// Tools are the only tools its rounds offer (some of its parent's),
+	// and RoundsMax and TokensMax its budget, carved from its parent's
+	// (0: the driver's RoundsMax, no token bound). Stored with the run's
+	// first request: a later request of the run cannot change them.
+	Parent    string   `json:"parent,omitempty"`
+	Depth     int      `json:"depth,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
+	RoundsMax int      `json:"rounds_max,omitempty"`
+	TokensMax int64    `json:"tokens_max,omitempty"`
 }
 
 // stored is a bucket record: the spec and what ended the run, sealed

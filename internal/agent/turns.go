@@ -175,7 +175,7 @@ func (d *Driver) startTurn(ctx context.Context, spec Spec, rec *stored, first bo
 // (sealed under the user's key; the service answers once the runs view
 // applied it). The id makes a repeat of the same message the same event.
 func (d *Driver) message(ctx context.Context, spec Spec, id, text string) error {
-	data, err := json.Marshal(runs.Request{Run: spec.Run, ID: id, Text: text, User: spec.User, HistoryOptions: runs.HistoryOptions{Format: spec.Format}})
+	data, err := json.Marshal(runs.Request{Run: spec.Run, ID: id, Text: text, User: spec.User, Parent: spec.Parent, HistoryOptions: runs.HistoryOptions{Format: spec.Format}})
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,8 @@ func (m gatewayModel) Round(ctx context.Context, r agent.Round) (*agent.RoundRes
 	// upstream of the API's kind.
 	api := apiOfFormat(s.Format)
 	res, err := m.g.Stream(ctx, Call{API: api, Body: r.Body, Key: s.Key,
-		Env: Envelope{Tenant: s.Tenant, User: s.User, Session: s.Session, Run: s.Run, Step: r.Step}}, nil)
+		Env:       Envelope{Tenant: s.Tenant, User: s.User, Session: s.Session, Run: s.Run, Step: r.Step},
+		ToolsOnly: s.Parent != "", Tools: s.Tools}, nil)
 	if err != nil {
 		if res != nil && res.Status != 0 && res.Status != http.StatusOK {
 			return &agent.RoundResult{Response: res.Stream, Status: res.Status, Body: res.Body, Header: res.Header}, nil

@@ -147,6 +147,10 @@ type Trace struct {
 	// Served says which upstream the gateway sent the response's request
 	// to, for a response that came through the gateway.
 	Served *Served `json:"served,omitempty"`
+	// Run and ChildRun: a toolstream_delegate call's run, and the child
+	// run the call starts (events.ChildRunID).
+	Run      string `json:"run,omitempty"`
+	ChildRun string `json:"child_run,omitempty"`
 }
 
 // Served is the gateway's record of a response's request: its API, the
@@ -305,6 +309,14 @@ func Call(ctx context.Context, b *bus.Bus, tenant, id, response string) (*Trace,
 				st.What += "; depends on " + strings.Join(body.DependsOn, ", ")
 			}
 			tr.Key = executor.CallKey(ev)
+			if body.Builtin {
+				st.What += "; a built-in tool: the run's driver performs it"
+			}
+			if body.Builtin && body.Name == events.ToolDelegate && ev.Run != "" {
+				// The child run it starts: runs and trace of its calls
+				// go on there.
+				tr.Run, tr.ChildRun = ev.Run, events.ChildRunID(ev.Run, ev.CallID)
+			}
 		case *events.CallRejected:
 			tr.Outcome, tr.Tool, tr.Reason, from = "rejected", body.Name, string(body.Reason), body.From
 			st.What = fmt.Sprintf("rejected %s: %s", body.Name, body.Reason)
@@ -619,6 +631,9 @@ func (tr *Trace) WriteText(w io.Writer) error {
 	}
 	if tr.Key != "" {
 		fmt.Fprintf(w, "  idempotency key %s\n", tr.Key)
+	}
+	if tr.ChildRun != "" {
+		fmt.Fprintf(w, "  delegates: run %s starts child run %s\n", tr.Run, tr.ChildRun)
 	}
 	if len(tr.Attempts) > 0 {
 		var hs []string
