@@ -162,7 +162,11 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		}
 		// The plan and the replan triggers of the last round.
 		pl := planOf(st)
-		trig, used, budget := triggers(st), replansUsed(st), d.replanBudget(pl)
+		var trig []runs.Signal
+		used, budget := 0, d.replanBudget(pl)
+		if pl != nil {
+			trig, used = triggers(st), replansUsed(st)
+		}
 		if len(trig) > 0 && used > budget {
 			return &Outcome{Run: spec.Run, Status: StatusFailed, Reason: ReasonReplansExhausted, Rounds: len(st.Rounds), Response: last.Response, Usage: turnUsage(st),
 				Detail: fmt.Sprintf("replan trigger %d (%s) past the plan's budget of %d replans", used, signalName(trig[0]), budget)}, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -271,10 +272,19 @@ func triggers(st *state) []runs.Signal {
 	return out
 }
 
-// replansUsed counts the run's rounds that raised a trigger acted on.
+// replansUsed counts the rounds that raised a trigger acted on since the
+// model first wrote the run's plan (all of them for a plan written
+// otherwise).
 func replansUsed(st *state) int {
+	from := 0
+	for i, r := range st.Rounds {
+		if slices.ContainsFunc(r.Calls, func(c runs.Call) bool { return c.Name == events.ToolPlan && c.State == runs.CallSucceeded }) {
+			from = i
+			break
+		}
+	}
 	n := 0
-	for _, r := range st.Rounds {
+	for _, r := range st.Rounds[from:] {
 		for _, s := range r.Signals {
 			if actedOn(s) {
 				n++
@@ -294,12 +304,14 @@ func (d *Driver) replanBudget(p *runs.Plan) int {
 }
 
 // planNote is what the model is told of the plan: the plan with its
-// accepted steps, and the triggers to act on. "" when there is neither.
+// accepted steps, and the triggers to act on. "" for a run without a
+// plan: one that does not plan has nothing to replan (its triggers are
+// in the log and the view all the same).
 //
 // answerOnly: the round is asked without tools (the run degraded, or its
 // last round), so the model is told to answer, not to call.
 func planNote(st *state, p *runs.Plan, trig []runs.Signal, used, budget int, answerOnly bool) string {
-	if p == nil && len(trig) == 0 {
+	if p == nil {
 		return ""
 	}
 	var b strings.Builder
@@ -343,8 +355,6 @@ func planNote(st *state, p *runs.Plan, trig []runs.Signal, used, budget int, ans
 		switch {
 		case answerOnly:
 			b.WriteString("Tools are not offered now: answer with what the evidence so far shows, and say what is blocked and why.")
-		case p == nil:
-			fmt.Fprintf(&b, "Write a plan that takes this into account with %s, then go on.", events.ToolPlan)
 		default:
 			fmt.Fprintf(&b, "Call %s with a revised plan that takes this into account (keep the accepted steps), then go on.", events.ToolPlan)
 		}

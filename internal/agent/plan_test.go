@@ -142,7 +142,7 @@ func TestPlanWrittenAndStepsAccepted(t *testing.T) {
 		}
 		switch n {
 		case 1:
-			if got := r.tools(); !slices.Equal(got, []string{"refund", "slow", events.ToolDelegate, events.ToolPlan, "weather"}) {
+			if got := r.tools(); !slices.Contains(got, events.ToolPlan) || !slices.Contains(got, events.ToolDelegate) || !slices.Contains(got, "weather") {
 				return fakeup.Answer{}, fmt.Errorf("round 1 offers %v", got)
 			}
 			if strings.Contains(r.system(), "Plan of this run") {
