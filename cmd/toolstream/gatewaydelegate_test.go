@@ -49,7 +49,8 @@ func chatAnswerFile(t *testing.T, dir, id, text, callID, tool, args string) stri
 // gateway resumes the child from its last settled round — its first
 // round is not asked again, no second child starts, weather ran once —
 // the delegate call gets the child's answer and evidence, and the parent
-// answers the client. `runs` shows the child with its parent.
+// answers the client. `runs` shows the child with its parent, `trace` of
+// the delegate call the child run.
 func TestGatewayDelegateSurvivesSIGKILLMidChild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve twice")
@@ -188,5 +189,10 @@ func TestGatewayDelegateSurvivesSIGKILLMidChild(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("runs does not show %s with its parent trip-d:\n%s", child, out)
+	}
+	// trace of the delegate call names the child run.
+	out, err = exec.CommandContext(ctx, bin, "--data", data, "trace", "call_d1", "--tenant", "acme").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "delegates: run trip-d starts child run "+child) {
+		t.Errorf("trace call_d1: %v\n%s", err, out)
 	}
 }
