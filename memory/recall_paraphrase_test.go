@@ -33,9 +33,9 @@ var paraphrasesEN = []paraphrase{
 	{"I ran a marathon in under four hours.", "What race did I finish?"},
 }
 
-// Chinese: the shipped word vectors know no Chinese, so these are found
-// by their words or not at all; the test holds that the meaning ranking
-// changes nothing for them (docs/evaluation.md counts them).
+// Chinese: the shipped word vectors know no Chinese; these are found by
+// their words or by the word classes of memory/embed/local
+// (docs/evaluation.md counts them). Written before the classes were.
 var paraphrasesZH = []paraphrase{
 	{"我开的是斯巴鲁。", "我的车是什么牌子？"},
 	{"我们去年春天领养了一只小猎犬。", "我们家养的是什么狗？"},
@@ -45,12 +45,24 @@ var paraphrasesZH = []paraphrase{
 	{"我们四月飞东京。", "我们什么时候去日本？"},
 }
 
+// A second Chinese set, written with the class table
+// (memory/embed/local/zh_classes.txt) but after it, of other members of
+// its classes: the table names kinds of things, not these sentences.
+var paraphrasesZH2 = []paraphrase{
+	{"我搬到杭州了。", "我住在哪个城市？"},
+	{"我养了一只金毛。", "我家有什么宠物？"},
+	{"我每个周末打羽毛球。", "我平时做什么运动？"},
+	{"我老公是一名律师。", "我丈夫做什么工作？"},
+	{"我早上只喝拿铁。", "我喜欢什么饮料？"},
+	{"我女儿在剑桥读书。", "我孩子在哪里上学？"},
+}
+
 // TestParaphraseRecall: each memory of the set is written as a message
 // of one user, beside the others, and each question recalled (K 3) with
 // and without the shipped word vectors (Query.Matcher). With them at
 // least 10 of the 12 English questions find their memory among the
-// first three, and more than without them; for the Chinese set the
-// ranking with them is the lexical one, record for record.
+// first three, and more than without them; of each Chinese set, all but
+// one at least, and no fewer than lexically.
 func TestParaphraseRecall(t *testing.T) {
 	m, err := local.New()
 	if err != nil {
@@ -59,7 +71,7 @@ func TestParaphraseRecall(t *testing.T) {
 	for _, set := range []struct {
 		lang string
 		ps   []paraphrase
-	}{{"en", paraphrasesEN}, {"zh", paraphrasesZH}} {
+	}{{"en", paraphrasesEN}, {"zh", paraphrasesZH}, {"zh2", paraphrasesZH2}} {
 		e := NewEngine(Config{}, nil)
 		store := newMapStore()
 		const tenant, user = "acme", "u1"
@@ -114,13 +126,13 @@ func TestParaphraseRecall(t *testing.T) {
 					t.Logf("%s: %q did not find %q: %v", set.lang, p.asked, p.said, got[i])
 				}
 			}
-			if set.lang == "zh" && !slices.Equal(got[0], got[1]) {
-				t.Errorf("zh %q: with the word vectors %v, lexical %v: want the same", p.asked, got[1], got[0])
-			}
 		}
 		t.Logf("%s: %d of %d found in the first three lexically, %d with the word vectors", set.lang, found[false], len(set.ps), found[true])
 		if set.lang == "en" && (found[true] < 10 || found[true] <= found[false]) {
 			t.Errorf("en: %d of %d found with the word vectors (lexical %d): want at least 10 and more than lexical", found[true], len(set.ps), found[false])
+		}
+		if set.lang != "en" && (found[true] < len(set.ps)-1 || found[true] < found[false]) {
+			t.Errorf("%s: %d of %d found with the word classes (lexical %d): want all but one at least, and no fewer than lexical", set.lang, found[true], len(set.ps), found[false])
 		}
 	}
 }

@@ -17,7 +17,8 @@ import (
 // serve does without --embed-url): a paraphrased question finds its
 // user's record by meaning, and never a record of another tenant or
 // another user of the same tenant, though those say the very thing asked
-// about and the asker's own records do not. The writes record no vectors
+// about and the asker's own records do not; so too a Chinese question,
+// found by the word classes. The writes record no vectors
 // (a Matcher reads the texts at the query).
 func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -56,6 +57,8 @@ func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
 		{"acme", "u2", "acme-u2-car", "I drive a Volvo."},
 		{"globex", "u1", "globex-u1-tax", "The quarterly tax report is due on Friday."},
 		{"globex", "u1", "globex-u1-cello", "I started taking cello lessons."},
+		{"globex", "u1", "globex-u1-zh-car", "我开的是斯巴鲁。"},
+		{"acme", "u2", "acme-u2-zh-city", "我搬到杭州了。"},
 	} {
 		out, err := s.message(ctx, &Op{Tenant: m.tenant, User: m.user, ID: m.id, Text: m.text,
 			Time: time.Date(2025, 4, 1, 9, i, 0, 0, time.UTC).Format(time.RFC3339)})
@@ -82,8 +85,13 @@ func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
 	if got := recall("acme", "u1", q); len(got) == 0 || got[0] != "acme-u1-car" {
 		t.Fatalf("acme/u1 %q: %v, want acme-u1-car first", q, got)
 	}
+	// Chinese by the word classes: the asker's own record, never another's
+	if got := recall("globex", "u1", "我的车是什么牌子？"); len(got) == 0 || got[0] != "globex-u1-zh-car" {
+		t.Fatalf("globex/u1 我的车是什么牌子？: %v, want globex-u1-zh-car first", got)
+	}
 	for _, c := range []struct{ tenant, user, own string }{{"acme", "u1", "acme-u1-"}, {"acme", "u2", "acme-u2-"}, {"globex", "u1", "globex-u1-"}} {
-		for _, ask := range []string{q, "I drive a Subaru.", "Which car does she drive?", "Volvo Subaru Lisbon tax cello"} {
+		for _, ask := range []string{q, "I drive a Subaru.", "Which car does she drive?", "Volvo Subaru Lisbon tax cello",
+			"我的车是什么牌子？", "我住在哪个城市？", "我开的是斯巴鲁。"} {
 			for _, id := range recall(c.tenant, c.user, ask) {
 				if !strings.HasPrefix(id, c.own) {
 					t.Errorf("%s/%s asked %q and got %s, another owner's record", c.tenant, c.user, ask, id)

@@ -24,9 +24,16 @@
 // from its rank (Zipf's law): the package keeps GloVe's order but not
 // its counts.
 //
-// What it cannot do: it knows no Chinese, nor any language but English:
-// a text without English words matches nothing and gets the zero
-// vector, and its recall is lexical alone. It knows words, not
+// Chinese: the vectors know none, so Match reads a Chinese query by word
+// classes (zh_classes.txt, go:embed: a class is a kind of thing a person
+// tells about themselves, vehicle, pet, instrument, city, job, …, with
+// its general words and common members): each class a word of the query
+// names counts when the record holds a word of it, so "我的车是什么牌子？"
+// meets "我开的是斯巴鲁。". A Chinese word outside the table adds nothing,
+// and a Chinese text gets the zero vector (Embed).
+//
+// What it cannot do: it knows no language but English and the classes'
+// Chinese words. It knows words, not
 // sentences: negation and word order are lost, and a word outside the
 // table (most names) adds nothing, which lexical recall makes up for.
 // Words related by topic only (drive, car: 0.48) count little. A

@@ -278,7 +278,16 @@ func (w *Words) Prepare(query string) func(doc string) float64 {
 		qws = append(qws, qword{i, wt})
 		tot += wt
 	}
-	return func(doc string) float64 {
+	// Chinese: each class the query names weighs 1 and counts when the
+	// record holds a word of it.
+	var zc []int
+	var zt *zhClasses
+	if hasHan(query) {
+		if t, err := loadZH(); err == nil {
+			zt, zc = t, t.queryClasses(query)
+		}
+	}
+	en := func(doc string) float64 {
 		if tot == 0 {
 			return 0
 		}
@@ -309,6 +318,21 @@ func (w *Words) Prepare(query string) func(doc string) float64 {
 			}
 		}
 		return sum / tot
+	}
+	if len(zc) == 0 {
+		return func(doc string) float64 { return en(doc) }
+	}
+	return func(doc string) float64 {
+		var zh float64
+		if hasHan(doc) {
+			dc := zt.docClasses(doc)
+			for _, c := range zc {
+				if dc[c] {
+					zh++
+				}
+			}
+		}
+		return (en(doc)*tot + zh) / (tot + float64(len(zc)))
 	}
 }
 
