@@ -239,6 +239,9 @@ func (s *scanner) str(i int) (int, bool) {
 	plain := true
 	for i++; i < len(b); i++ {
 		c := b[i]
+		if strPlain[c] {
+			continue
+		}
 		switch {
 		case c == '"':
 			return i + 1, plain
@@ -266,6 +269,15 @@ func (s *scanner) str(i int) (int, bool) {
 	}
 	return s.giveUp(), false
 }
+
+// strPlain marks the bytes a string's body holds as they are: ASCII, not
+// a control character, quote or backslash. Only read.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // hex4 is the value of four hex digits, or -1.
 func hex4(h []byte) rune {
@@ -314,6 +326,33 @@ func (s *scanner) stringPtr(i int, dst **string) int {
 	}
 	v := new(string)
 	end := s.stringValue(i, v)
+	*dst = v
+	return end
+}
+
+// stringInto is stringPtr with the string kept in *v (no allocation for
+// the pointer): *dst becomes v, or nil for null.
+func (s *scanner) stringInto(i int, dst **string, v *string) int {
+	if s.b[i] == 'n' {
+		*dst = nil
+		return s.literal(i, "null")
+	}
+	end := s.stringValue(i, v)
+	*dst = v
+	return end
+}
+
+// intInto is intPtr with the int kept in *v.
+func (s *scanner) intInto(i int, dst **int, v *int) int {
+	if s.b[i] == 'n' {
+		*dst = nil
+		return s.literal(i, "null")
+	}
+	x, end := s.integer(i)
+	if end < 0 {
+		return -1
+	}
+	*v = int(x)
 	*dst = v
 	return end
 }

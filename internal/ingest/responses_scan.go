@@ -13,18 +13,45 @@ var (
 	respUsageNames  = []string{"input_tokens", "output_tokens"}
 )
 
+// respTypeNames maps each event type the adapter knows to itself: a known
+// type is not allocated again for every event. Only read.
+var respTypeNames = func() map[string]string {
+	m := make(map[string]string, len(respNeeds))
+	for k := range respNeeds {
+		m[k] = k
+	}
+	return m
+}()
+
+// scannedResp holds an event the scanner read and the values its
+// pointers point at, in one allocation.
+type scannedResp struct {
+	ev                           respEvent
+	typ, delta, arguments, input string
+	index                        int
+}
+
 // scanResponses decodes raw as decodeResponses's typed decode does: the
 // event's "type" (nil when absent or null) and the rest into ev. ok false
 // leaves the event to encoding/json.
 func scanResponses(raw []byte) (typ *string, ev *respEvent, ok bool) {
 	s := &scanner{b: raw}
-	ev = new(respEvent)
+	h := new(scannedResp)
+	ev = &h.ev
 	var m seen
 	ok = s.top(func(key []byte, i int) int {
 		switch string(key) {
 		case "type":
 			if !s.once(&m, 0) {
 				return -1
+			}
+			if s.b[i] == '"' {
+				if end, plain := s.str(i); end > 0 && plain {
+					if t, known := respTypeNames[string(s.b[i+1:end-1])]; known {
+						h.typ, typ = t, &h.typ
+						return end
+					}
+				}
 			}
 			return s.stringPtr(i, &typ)
 		case "response":
@@ -39,7 +66,7 @@ func scanResponses(raw []byte) (typ *string, ev *respEvent, ok bool) {
 			if !s.once(&m, 2) {
 				return -1
 			}
-			return s.intPtr(i, &ev.OutputIndex)
+			return s.intInto(i, &ev.OutputIndex, &h.index)
 		case "item_id":
 			if !s.once(&m, 3) {
 				return -1
@@ -57,17 +84,17 @@ func scanResponses(raw []byte) (typ *string, ev *respEvent, ok bool) {
 			if !s.once(&m, 5) {
 				return -1
 			}
-			return s.stringPtr(i, &ev.Delta)
+			return s.stringInto(i, &ev.Delta, &h.delta)
 		case "arguments":
 			if !s.once(&m, 6) {
 				return -1
 			}
-			return s.stringPtr(i, &ev.Arguments)
+			return s.stringInto(i, &ev.Arguments, &h.arguments)
 		case "input":
 			if !s.once(&m, 7) {
 				return -1
 			}
-			return s.stringPtr(i, &ev.Input)
+			return s.stringInto(i, &ev.Input, &h.input)
 		case "name":
 			if !s.once(&m, 8) {
 				return -1
