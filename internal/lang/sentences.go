@@ -22,9 +22,10 @@ type Sentence struct {
 //     space does not follow;
 //   - a title or a Latin abbreviation (Dr. Li, e.g. apples, vs. them);
 //   - a numbering abbreviation before a number (No. 5, p. 12);
-//   - an initial (Ursula K. Le Guin, J. R. R. Tolkien), unless a lower-case
-//     word comes before it and a sentence opener after it ("vitamin C. It
-//     helps");
+//   - an initial (Ursula K. Le Guin, J. R. R. Tolkien, E. coli), unless a
+//     lower-case word comes before it and a sentence opener after it
+//     ("vitamin C. It helps"); a letter joined to what is before it is no
+//     initial ("8.7 mg/L. E. coli was found" is two sentences);
 //   - a terminal abbreviation (etc., Inc., a.m., U.S.) or an ellipsis,
 //     unless a sentence opener or an ideograph follows.
 //
@@ -142,6 +143,11 @@ func fullStop(text string, i, end int) bool {
 	case sentenceData.terminal[low] || strings.Contains(w, "."):
 		return opensSentence(text, end)
 	case utf8.RuneCountInString(w) == 1 && unicode.IsUpper(rune(w[0])) && w != "I":
+		// A letter joined to what is before it ("8.7 mg/L.", "Plan-B.") is
+		// the end of a unit or a code, not an initial.
+		if r, _ := utf8.DecodeLastRuneInString(text[:before]); before > 0 && !unicode.IsSpace(r) && r != '.' && r != '(' && r != '"' {
+			return true
+		}
 		// an initial: it ends a sentence only after a lower-case word and
 		// before an opener ("vitamin C. It helps")
 		if p, _ := wordBefore(text, len(strings.TrimRightFunc(text[:before], unicode.IsSpace))); p != "" && unicode.IsLower([]rune(p)[0]) {

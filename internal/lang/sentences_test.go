@@ -18,6 +18,8 @@ func TestSentences(t *testing.T) {
 			[]string{"My favourite author is Ursula K. Le Guin.", "I reread her every year."}},
 		{"several initials", "I grew up reading J. R. R. Tolkien and loved it.", []string{"I grew up reading J. R. R. Tolkien and loved it."}},
 		{"a letter that ends a sentence", "I take vitamin C. It helps.", []string{"I take vitamin C.", "It helps."}},
+		{"a unit that ends in a capital", "Nitrate was 8.7 mg/L. E. coli was not found.", []string{"Nitrate was 8.7 mg/L.", "E. coli was not found."}},
+		{"a code that ends in a capital", "Pick Plan-B. It is cheaper.", []string{"Pick Plan-B.", "It is cheaper."}},
 		{"title", "Dr. Chen said I should rest. Mrs. Li agreed.", []string{"Dr. Chen said I should rest.", "Mrs. Li agreed."}},
 		{"latin abbreviation", "I avoid nuts, e.g. almonds and cashews. Also dairy.",
 			[]string{"I avoid nuts, e.g. almonds and cashews.", "Also dairy."}},
