@@ -213,21 +213,6 @@ var classHasEnd = func() map[string]bool {
 	return m
 }()
 
-// classValues is the number of values of each category class.
-var classValues = func() map[string]int {
-	seen := map[string]bool{}
-	m := map[string]int{}
-	for _, l := range langData.Lines("categories") {
-		class, rest, _ := strings.Cut(l.Name, "/")
-		value, _, _ := strings.Cut(rest, "/")
-		if !seen[class+"/"+value] {
-			seen[class+"/"+value] = true
-			m[class]++
-		}
-	}
-	return m
-}()
-
 // catTrait reports whether category value c, or its class, has trait t.
 func catTrait(t string, c catValue) bool {
 	return catTraits[t][c.class] || catTraits[t][c.class+"/"+c.value]
@@ -249,9 +234,12 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 		for _, c := range cm.cats {
 			for _, k := range kc {
 				named = named || c.class == k.class && c.value == k.value
-				// The other state of a class of two ("disabled" of
-				// is_enabled, 无效 of active) is the flag's negation.
-				other = other || c.class == k.class && c.value != k.value && classValues[c.class] == 2
+				// Another state of the class, one that does not cover the
+				// flag's or is covered by it ("disabled" of is_enabled,
+				// 无效 of active, 审批中 of approved), is the flag's
+				// negation: a class's values exclude each other.
+				other = other || c.class == k.class && c.value != k.value &&
+					!catCovers[c.class+"/"+c.value][k.class+"/"+k.value] && !catCovers[k.class+"/"+k.value][c.class+"/"+c.value]
 			}
 		}
 		if (named || other) && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
