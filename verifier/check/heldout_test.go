@@ -41,7 +41,7 @@ var heldOutKinds = []struct{ kind, verdict string }{
 
 // heldOutFloors are the least the held-out set must score: precision and
 // recall of contradicted, overall and per language. They were set from the
-// first run (docs/verifier.md has its table), a little below it so that a
+// first run (docs/evaluation.md has its table), a little below it so that a
 // change of one claim's verdict does not fail the test, and are not a
 // target to tune the checker to the set.
 var heldOutFloors = map[string][2]float64{
@@ -136,7 +136,7 @@ func TestHeldOutSet(t *testing.T) {
 	}
 }
 
-// heldOutTable is the report docs/verifier.md copies: per kind and
+// heldOutTable is the report docs/evaluation.md copies: per kind and
 // language the verdicts given, then precision and recall of contradicted.
 func heldOutTable(byKind map[string]map[string]*heldOutCount, byLang map[string]*heldOutCount) string {
 	var b strings.Builder
