@@ -242,3 +242,42 @@ func TestDelegateChildCannotCallAToolNotGiven(t *testing.T) {
 		t.Errorf("refund ran %d times", n)
 	}
 }
+
+// A child given 100 tokens whose first round used 120 is stopped
+// (tokens_exhausted) before it asks the model again; the delegate call
+// fails with what it found, and the parent goes on.
+func TestDelegateChildOverTokensIsStopped(t *testing.T) {
+	p := agenttest.Start(t)
+	s := newScripted(t)
+	var childN atomic.Int32
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		r, err := readReq(body)
+		if err != nil {
+			return fakeup.Answer{}, err
+		}
+		if r.isChild() {
+			if childN.Add(1) > 1 {
+				return fakeup.Answer{}, fmt.Errorf("the child asked again past its tokens")
+			}
+			return s.answerUsage(80, 40, "", call{"call_c1", "weather", `{"location":"Lisbon"}`}), nil
+		}
+		if _, ok := r.result("call_d1"); !ok {
+			return s.answer("", call{"call_d1", events.ToolDelegate, `{"goal":"the weather in Lisbon","tools":["weather"],"budget":{"tokens":100}}`}), nil
+		}
+		res, _ := r.result("call_d1")
+		if !strings.Contains(res, "error tool_error") || !strings.Contains(res, "tokens_exhausted") || !strings.Contains(res, "120 tokens used of the 100") {
+			return fakeup.Answer{}, fmt.Errorf("the delegate result: %q", res)
+		}
+		return s.answer("The sub-agent ran out of tokens."), nil
+	})
+	out, err := driver(t, p, "gw-1", up).Run(ctxT(t), chatSpec("deleg-5", "Weather in Lisbon?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered {
+		t.Fatalf("outcome %+v", out)
+	}
+	if n := childN.Load(); n != 1 {
+		t.Errorf("the child asked %d times, want 1", n)
+	}
+}

@@ -228,6 +228,9 @@ type Driver struct {
 	indexes map[string]toolsIndex // by tenant: the ranking of its tools; guarded by mu
 	bg      sync.WaitGroup        // drives started by Resume
 	memOnce sync.Once             // says once that memory is out of reach
+	// beforePlanWrite, when set (tests), runs between a plan call's read
+	// of the run and its write.
+	beforePlanWrite func()
 }
 
 // toolsIndex is a tenant's tools as of one registry, indexed for ranking.

@@ -164,6 +164,9 @@ func (d *Driver) planCall(ctx context.Context, spec *Spec, args []byte) builtinO
 		if len(run.Plan) > 0 && sameJSON(run.Plan, args) {
 			return planWritten(run.PlanVersion, p) // written before a restart
 		}
+		if d.beforePlanWrite != nil {
+			d.beforePlanWrite()
+		}
 		v, err := d.runs.WritePlan(ctx, spec.Tenant, spec.Run, json.RawMessage(args), run.Version, d.cfg.Driver)
 		var stale *client.StaleError
 		switch {

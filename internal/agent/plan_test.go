@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolstream/toolstream/client"
@@ -32,6 +33,12 @@ type call struct{ id, name, args string }
 
 // answer is a stream of one response: text, or calls.
 func (s *scripted) answer(text string, calls ...call) fakeup.Answer {
+	return s.answerUsage(0, 0, text, calls...)
+}
+
+// answerUsage is answer whose last chunk reports usage (in, out tokens)
+// when in+out > 0.
+func (s *scripted) answerUsage(in, out int, text string, calls ...call) fakeup.Answer {
 	s.mu.Lock()
 	s.n++
 	id := fmt.Sprintf("chatcmpl-s%d", s.n)
@@ -53,7 +60,15 @@ func (s *scripted) answer(text string, calls ...call) fakeup.Answer {
 	} else {
 		b.WriteString(chunk(map[string]any{"content": text}, nil))
 	}
-	b.WriteString(chunk(map[string]any{}, finish))
+	last := chunk(map[string]any{}, finish)
+	if in+out > 0 {
+		var m map[string]any
+		json.Unmarshal([]byte(last), &m)
+		m["usage"] = map[string]int{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}
+		bb, _ := json.Marshal(m)
+		last = string(bb) + "\n"
+	}
+	b.WriteString(last)
 	f := filepath.Join(s.dir, id+".jsonl")
 	if err := os.WriteFile(f, []byte(b.String()), 0o600); err != nil {
 		s.t.Fatal(err)
@@ -284,5 +299,63 @@ func TestReplanBudgetExhausted(t *testing.T) {
 	}
 	if n := len(up.Requests()); n != 3 {
 		t.Errorf("%d requests upstream, want 3", n)
+	}
+}
+
+// Another writer moves the run between the plan call's read and its
+// write: the write is refused stale_version and written again on the
+// version the run is at, so the model's plan is the run's and the call
+// succeeded.
+func TestStalePlanWriteIsWrittenAgain(t *testing.T) {
+	p := agenttest.Start(t)
+	s := newScripted(t)
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		r, err := readReq(body)
+		if err != nil {
+			return fakeup.Answer{}, err
+		}
+		switch n {
+		case 1:
+			return s.answer("", call{"call_p1", events.ToolPlan, weatherPlan}), nil
+		case 2:
+			if res, _ := r.result("call_p1"); !strings.Contains(res, `"written":true`) {
+				return fakeup.Answer{}, fmt.Errorf("the plan call's result: %q", res)
+			}
+			return s.answer("Planned."), nil
+		}
+		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
+	})
+	d := driver(t, p, "gw-1", up)
+	vc := viewClient(t, p)
+	var moved atomic.Int32
+	agent.SetBeforePlanWrite(d, func() {
+		if moved.Add(1) > 1 {
+			return
+		}
+		run, err := vc.Run(t.Context(), tenant, "stale-1")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if _, err := vc.WritePlan(t.Context(), tenant, "stale-1", json.RawMessage(`{"goal":"another writer's"}`), run.Version, "other"); err != nil {
+			t.Errorf("the other writer: %v", err)
+		}
+	})
+	out, err := d.Run(ctxT(t), chatSpec("stale-1", "Plan the weather."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered {
+		t.Fatalf("outcome %+v", out)
+	}
+	if n := moved.Load(); n != 2 {
+		t.Errorf("the plan call read the run %d times, want 2 (stale, then again)", n)
+	}
+	run, err := vc.Run(ctxT(t), tenant, "stale-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(run.Plan), "the weather in San Francisco") {
+		t.Errorf("the run's plan %s, want the model's", run.Plan)
 	}
 }
