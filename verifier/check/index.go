@@ -214,6 +214,7 @@ type walker struct {
 	// of every string field), made when first asked.
 	toolParts []string
 	toolSplit bool
+	nearCtx   map[nearKey]uint32 // contexts of values found in text (setTextCtx)
 }
 
 // frame is where a value sits: the key it is under (for an array element,

@@ -144,7 +144,7 @@ func (w *walker) textLeaves(id int32, s string, dates bool) {
 		nth++
 		lf := base
 		lf.text, lf.catID, lf.src, lf.textPos = true, 0, id, it.pos
-		lf.setCtx(appendCtx(base.ctx(), it.near))
+		w.setTextCtx(&lf, base.ctxID, it.near)
 		if dates {
 			lf.hasDay, lf.day, lf.minute = true, it.day, it.clock
 			if it.rel {
@@ -160,6 +160,36 @@ func (w *walker) textLeaves(id int32, s string, dates bool) {
 		}
 		ix.leaves = append(ix.leaves, lf)
 	}
+}
+
+// nearKey is a value found in text's context: its string leaf's context
+// (a list number) and the words near it (a textItem's, which the cache of
+// textItems keeps, so its first element's address names it).
+type nearKey struct {
+	ctx  uint32
+	near *string
+	n    int
+}
+
+// setTextCtx gives lf the context base followed by near, numbered once
+// for each pair: a text repeated across a result ("Ships in 3-5 business
+// days" in every item) would otherwise build and look up the same list
+// for every value in it.
+func (w *walker) setTextCtx(lf *leaf, base uint32, near []string) {
+	if len(near) == 0 {
+		lf.setCtx(appendCtx(lf.t.lists[base], near))
+		return
+	}
+	k := nearKey{base, &near[0], len(near)}
+	if id, ok := w.nearCtx[k]; ok {
+		lf.ctxID = id
+		return
+	}
+	lf.setCtx(appendCtx(lf.t.lists[base], near))
+	if w.nearCtx == nil {
+		w.nearCtx = map[nearKey]uint32{}
+	}
+	w.nearCtx[k] = lf.ctxID
 }
 
 // textHedged reports whether a value found in text sits in a sentence
