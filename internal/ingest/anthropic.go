@@ -104,16 +104,41 @@ func (n *Normalizer) decodeAnthropic(raw []byte) (func(), error) {
 	if err := json.Unmarshal(raw, &env); err != nil || env.Type == nil {
 		return nil, fmt.Errorf("%w: anthropic event without \"type\"", ErrUnknownShape)
 	}
-	switch *env.Type {
-	case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-		"message_delta", "message_stop", "error":
-	default:
+	if !anthKnown(*env.Type) {
 		return func() {}, nil // ping, and types added after this was written
 	}
 	var ev anthEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnknownShape, *env.Type, err)
 	}
+	return n.anthChecked(&ev)
+}
+
+// anthKnown reports whether the adapter reads events of type typ.
+func anthKnown(typ string) bool {
+	switch typ {
+	case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+		"message_delta", "message_stop", "error":
+		return true
+	}
+	return false
+}
+
+// anthTyped takes an event the scanner decoded whole: its "type" (nil when
+// absent or null) and the event.
+func (n *Normalizer) anthTyped(typ *string, ev *anthEvent) (func(), error) {
+	if typ == nil {
+		return nil, fmt.Errorf("%w: anthropic event without \"type\"", ErrUnknownShape)
+	}
+	if !anthKnown(*typ) {
+		return func() {}, nil
+	}
+	return n.anthChecked(ev)
+}
+
+// anthChecked checks a decoded event of a known type and returns what
+// applies it.
+func (n *Normalizer) anthChecked(ev *anthEvent) (func(), error) {
 	bad := ""
 	switch ev.Type {
 	case "message_start":
@@ -136,7 +161,7 @@ func (n *Normalizer) decodeAnthropic(raw []byte) (func(), error) {
 	if bad != "" {
 		return nil, fmt.Errorf("%w: %s without %s", ErrUnknownShape, ev.Type, bad)
 	}
-	return func() { n.applyAnthropic(&ev) }, nil
+	return func() { n.applyAnthropic(ev) }, nil
 }
 
 func (n *Normalizer) applyAnthropic(ev *anthEvent) {

@@ -131,6 +131,7 @@ func errKind(err error) string {
 func checkScanAgrees(t testing.TB, raw []byte) {
 	t.Helper()
 	checkChatScanAgrees(t, raw)
+	checkAnthScanAgrees(t, raw)
 	typ, ev, ok := scanResponses(raw)
 	if !ok {
 		return
@@ -248,6 +249,9 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 	for _, c := range chatScanCases {
 		f.Add([]byte(c.raw))
 	}
+	for _, c := range anthScanCases {
+		f.Add([]byte(c.raw))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkScanAgrees(t, raw)
 		checkUnquote(t, raw)
@@ -262,6 +266,10 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 		chat := [][]byte{[]byte(`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}}]}`), raw}
 		if got, want := feedBoth(t, FormatOpenAIChat, chat); got != want {
 			t.Fatalf("%q: Feed (chat):\n%s\nencoding/json's path:\n%s", raw, got, want)
+		}
+		anth := [][]byte{[]byte(anthOpen), []byte(anthBlockOpen), raw}
+		if got, want := feedBoth(t, FormatAnthropic, anth); got != want {
+			t.Fatalf("%q: Feed (anthropic):\n%s\nencoding/json's path:\n%s", raw, got, want)
 		}
 	})
 }
@@ -361,5 +369,105 @@ func TestScanDecidesRecordedChat(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no Chat recordings")
+	}
+}
+
+const (
+	anthOpen      = `{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":5,"output_tokens":1}}}`
+	anthBlockOpen = `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}`
+)
+
+// anthScanCases are scanCases for Anthropic events.
+var anthScanCases = []struct {
+	name, raw string
+	fast      bool
+}{
+	{"message start", anthOpen, true},
+	{"block start", anthBlockOpen, true},
+	{"input json delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Par"}}`, true},
+	{"text delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hé \u00e9"}}`, true},
+	{"block stop", `{"type":"content_block_stop","index":0}`, true},
+	{"message delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":42,"cache_read_input_tokens":null}}`, true},
+	{"message stop", `{"type":"message_stop"}`, true},
+	{"ping", `{"type":"ping"}`, true},
+	{"error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, true},
+	{"unknown type", `{"type":"content_block_thinking","index":"x"}`, false},
+	{"no type", `{"index":0}`, true},
+	{"null type", `{"type":null,"index":0}`, true},
+	{"start without block", `{"type":"content_block_start","index":0,"content_block":null}`, true},
+	{"index not a number", `{"type":"content_block_stop","index":"0"}`, false},
+	{"huge index", `{"type":"content_block_stop","index":1e3}`, false},
+	{"delta not an object", `{"type":"content_block_delta","index":0,"delta":"x"}`, false},
+	{"duplicate partial json", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a","partial_json":"b"}}`, false},
+	{"case-folded key", `{"type":"content_block_delta","Index":0,"delta":{}}`, false},
+	{"truncated", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"ci`, false},
+	{"type not a string", `{"type":1}`, false},
+}
+
+// TestAnthScanEdges is TestScanEdges for Anthropic.
+func TestAnthScanEdges(t *testing.T) {
+	for _, c := range anthScanCases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, _, ok := scanAnthropic([]byte(c.raw)); ok != c.fast {
+				t.Errorf("scanner decides: %v, want %v", ok, c.fast)
+			}
+			checkAnthScanAgrees(t, []byte(c.raw))
+			got, want := feedBoth(t, FormatAnthropic, [][]byte{[]byte(anthOpen), []byte(anthBlockOpen), []byte(c.raw)})
+			if got != want {
+				t.Errorf("Feed:\n%s\nencoding/json's path:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// checkAnthScanAgrees is checkScanAgrees for scanAnthropic: the event's
+// type as decodeAnthropic's first decode reads it, the event as its
+// second.
+func checkAnthScanAgrees(t testing.TB, raw []byte) {
+	t.Helper()
+	typ, ev, ok := scanAnthropic(raw)
+	if !ok {
+		return
+	}
+	if !json.Valid(raw) {
+		t.Fatalf("anthropic scanner took %q, which is not valid JSON", raw)
+	}
+	var env struct {
+		Type *string `json:"type"`
+	}
+	var ref anthEvent
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatalf("anthropic scanner took %q, encoding/json refuses it: %v", raw, err)
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatalf("anthropic scanner took %q, encoding/json refuses it: %v", raw, err)
+	}
+	if !reflect.DeepEqual(typ, env.Type) || !reflect.DeepEqual(*ev, ref) {
+		t.Fatalf("%q:\nscanner       %s %s\nencoding/json %s %s", raw, show(typ), dump(*ev), show(env.Type), dump(ref))
+	}
+}
+
+// TestScanDecidesRecordedAnthropic: every event of the recorded Anthropic
+// streams is decided by the scanner as encoding/json decodes it, and each
+// stream normalises to the same events both ways.
+func TestScanDecidesRecordedAnthropic(t *testing.T) {
+	n := 0
+	for file, lines := range recordedLines(t) {
+		if !strings.HasPrefix(file, "anthropic") {
+			continue
+		}
+		for _, l := range lines {
+			if _, _, ok := scanAnthropic(l); !ok {
+				t.Errorf("%s: scanner left %s to encoding/json", file, l)
+			}
+			checkAnthScanAgrees(t, l)
+			n++
+		}
+		if got, want := feedBoth(t, FormatAnthropic, lines); got != want {
+			t.Errorf("%s: Feed:\n%s\nencoding/json's path:\n%s", file, got, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Anthropic recordings")
 	}
 }

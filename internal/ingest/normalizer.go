@@ -217,6 +217,10 @@ func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
 		if c, ok := scanChat(raw); ok {
 			return n.chatChecked(c)
 		}
+	case FormatAnthropic:
+		if typ, ev, ok := scanAnthropic(raw); ok {
+			return n.anthTyped(typ, ev)
+		}
 	}
 	return nil, nil
 }
