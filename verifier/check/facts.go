@@ -223,17 +223,21 @@ func catTrait(t string, c catValue) bool {
 func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 	ix := cx.ix
 	var best int32 = -1
-	bestOther := false
+	bestOther, bestKeyNeg := false, false
 	for _, l := range cx.inScopeOf(ix.bools) {
 		lf := &ix.leaves[l]
 		if cx.aboutOther(l) {
 			continue
 		}
 		kc := categoriesOf(strings.Join(lang.KeyParts(lastToken(lf.ptr())), " "))
-		named, other := false, false
+		named, other, keyNeg := false, false, false
 		for _, c := range cm.cats {
 			for _, k := range kc {
-				named = named || c.class == k.class && c.value == k.value
+				if c.class == k.class && c.value == k.value {
+					// a key stating the negation (is_overdue of paid) is
+					// true when the value does not hold
+					named, keyNeg = true, k.neg
+				}
 				// Another state of the class, one that does not cover the
 				// flag's or is covered by it ("disabled" of is_enabled,
 				// 无效 of active, 审批中 of approved), is the flag's
@@ -243,14 +247,14 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 			}
 		}
 		if (named || other) && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
-			best, bestOther = l, other && !named
+			best, bestOther, bestKeyNeg = l, other && !named, keyNeg && named
 		}
 	}
 	if best < 0 {
 		return fact{}, false
 	}
 	lf := &ix.leaves[best]
-	if bestOther {
+	if bestOther != bestKeyNeg {
 		neg = !neg
 	}
 	if (lf.b != lf.negKey) != neg {
