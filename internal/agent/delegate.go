@@ -85,19 +85,20 @@ func givenTools(reg *registry.Registry, spec *Spec) []*registry.Tool {
 // delegateCall starts (or resumes) the child run a toolstream_delegate
 // call asks for, drives it to its end and says what it found. An error
 // is the driver's own failure (the call stays open for the next drive);
-// a refusal or a child that did not answer is the call's outcome.
-func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs.Call) (builtinOutcome, error) {
+// a refusal or a child that did not answer is the call's outcome. A
+// child waiting for approval is returned as waiting: no outcome yet.
+func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs.Call) (o builtinOutcome, waiting *Outcome, err error) {
 	var a delegateArgs
 	dec := json.NewDecoder(bytes.NewReader(c.Arguments))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return failed(events.ErrValidation, "the arguments of %s are not {goal, tools, budget}: %v; no sub-agent started", events.ToolDelegate, err), nil
+		return failed(events.ErrValidation, "the arguments of %s are not {goal, tools, budget}: %v; no sub-agent started", events.ToolDelegate, err), nil, nil
 	}
 	if strings.TrimSpace(a.Goal) == "" {
-		return failed(events.ErrValidation, "%s needs a goal; no sub-agent started", events.ToolDelegate), nil
+		return failed(events.ErrValidation, "%s needs a goal; no sub-agent started", events.ToolDelegate), nil, nil
 	}
 	if spec.Depth >= d.cfg.DelegateDepthMax {
-		return failed(events.ErrPermissionDenied, "a run at depth %d may not delegate (at most %d levels of sub-agents); no sub-agent started", spec.Depth, d.cfg.DelegateDepthMax), nil
+		return failed(events.ErrPermissionDenied, "a run at depth %d may not delegate (at most %d levels of sub-agents); no sub-agent started", spec.Depth, d.cfg.DelegateDepthMax), nil, nil
 	}
 	// Tools: some of the parent's, never more.
 	var mine []string
@@ -111,7 +112,7 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	for _, t := range tools {
 		if !slices.Contains(mine, t) {
 			return failed(events.ErrPermissionDenied, "tool %s is not one this run may use, so it cannot give it to a sub-agent (it may give: %s); no sub-agent started",
-				t, strings.Join(mine, ", ")), nil
+				t, strings.Join(mine, ", ")), nil, nil
 		}
 	}
 	tools = slices.Compact(slices.Sorted(slices.Values(tools)))
@@ -123,35 +124,35 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	}
 	left := budgetRounds(parentMax, planOf(st)) - len(turnRounds(st)) - 1
 	if left < 1 {
-		return failed(events.ErrValidation, "this run has no rounds left to give a sub-agent; answer with what you have"), nil
+		return failed(events.ErrValidation, "this run has no rounds left to give a sub-agent; answer with what you have"), nil, nil
 	}
 	rounds := a.Budget.Rounds
 	switch {
 	case rounds < 0:
-		return failed(events.ErrValidation, "budget.rounds must be at least 1; no sub-agent started"), nil
+		return failed(events.ErrValidation, "budget.rounds must be at least 1; no sub-agent started"), nil, nil
 	case rounds == 0:
 		rounds = min(childRoundsDefault, left)
 	case rounds > left:
-		return failed(events.ErrValidation, "budget.rounds %d is more than the %d rounds this run has left to give; no sub-agent started", rounds, left), nil
+		return failed(events.ErrValidation, "budget.rounds %d is more than the %d rounds this run has left to give; no sub-agent started", rounds, left), nil, nil
 	}
 	tokens := a.Budget.Tokens
 	if spec.TokensMax > 0 {
 		tleft := spec.TokensMax - st.Run.InputTokens - st.Run.OutputTokens
 		switch {
 		case tleft < 1:
-			return failed(events.ErrValidation, "this run has no tokens left to give a sub-agent"), nil
+			return failed(events.ErrValidation, "this run has no tokens left to give a sub-agent"), nil, nil
 		case tokens == 0:
 			tokens = tleft
 		case tokens > tleft:
-			return failed(events.ErrValidation, "budget.tokens %d is more than the %d tokens this run has left to give; no sub-agent started", tokens, tleft), nil
+			return failed(events.ErrValidation, "budget.tokens %d is more than the %d tokens this run has left to give; no sub-agent started", tokens, tleft), nil, nil
 		}
 	}
 	if tokens < 0 {
-		return failed(events.ErrValidation, "budget.tokens must be at least 1; no sub-agent started"), nil
+		return failed(events.ErrValidation, "budget.tokens must be at least 1; no sub-agent started"), nil, nil
 	}
 	body, err := childBody(spec, a.Goal)
 	if err != nil {
-		return builtinOutcome{}, err
+		return builtinOutcome{}, nil, err
 	}
 	child := Spec{Tenant: spec.Tenant, User: spec.User, Session: spec.Session, Run: events.ChildRunID(spec.Run, c.CallID), Format: spec.Format,
 		Upstream: spec.Upstream, Body: body, Key: spec.Key, Memory: spec.Memory,
@@ -162,11 +163,14 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	d.log.Info("sub-agent", "tenant", spec.Tenant, "run", spec.Run, "child", child.Run, "rounds", rounds, "tokens", tokens, "tools", len(tools))
 	out, err := d.Run(ctx, child)
 	if err != nil {
-		return builtinOutcome{}, fmt.Errorf("agent: the sub-agent %s: %w", child.Run, err)
+		return builtinOutcome{}, nil, fmt.Errorf("agent: the sub-agent %s: %w", child.Run, err)
+	}
+	if out.Status == StatusWaitingApproval {
+		return builtinOutcome{}, out, nil
 	}
 	cst, err := d.state(ctx, spec.Tenant, child.Run, &runCache{})
 	if err != nil {
-		return builtinOutcome{}, err
+		return builtinOutcome{}, nil, err
 	}
 	res := delegateResult{Run: child.Run, Status: out.Status, Reason: out.Reason, Answer: out.Text, Rounds: len(cst.Rounds),
 		Tokens: cst.Run.InputTokens + cst.Run.OutputTokens, Evidence: evidenceOf(cst)}
@@ -175,12 +179,12 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
-		return builtinOutcome{}, err
+		return builtinOutcome{}, nil, err
 	}
 	if out.Status != StatusAnswered {
-		return failed(events.ErrToolError, "the sub-agent's run %s ended %s (%s): %s; what it found: %s", child.Run, out.Status, out.Reason, out.Detail, b), nil
+		return failed(events.ErrToolError, "the sub-agent's run %s ended %s (%s): %s; what it found: %s", child.Run, out.Status, out.Reason, out.Detail, b), nil, nil
 	}
-	return builtinOutcome{Result: b}, nil
+	return builtinOutcome{Result: b}, nil, nil
 }
 
 // evidenceOf lists the calls of a run's rounds with their outcomes.

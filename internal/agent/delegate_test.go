@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/agent"
 	"github.com/toolstream/toolstream/internal/agent/agenttest"
 	"github.com/toolstream/toolstream/internal/fakeup"
@@ -279,5 +280,70 @@ func TestDelegateChildOverTokensIsStopped(t *testing.T) {
 	}
 	if n := childN.Load(); n != 1 {
 		t.Errorf("the child asked %d times, want 1", n)
+	}
+}
+
+// A child whose call waits for a person's approval makes its parent wait
+// too: the parent's drive ends waiting_approval naming the child's call
+// and key, nothing ran; once a person approved it, the client's next
+// request of the parent resumes the child (its first round is not asked
+// again), the refund runs once, and the parent answers with the child's
+// answer.
+func TestDelegateChildWaitingForApprovalMakesTheParentWait(t *testing.T) {
+	p := agenttest.Start(t)
+	s := newScripted(t)
+	var childN atomic.Int32
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		r, err := readReq(body)
+		if err != nil {
+			return fakeup.Answer{}, err
+		}
+		if r.isChild() {
+			switch childN.Add(1) {
+			case 1:
+				return s.answer("", call{"call_cr", "refund", `{"order_id":"A1"}`}), nil
+			case 2:
+				if res, _ := r.result("call_cr"); !strings.Contains(res, "refunded") {
+					return fakeup.Answer{}, fmt.Errorf("the child's round 2 lacks the refund: %q", res)
+				}
+				return s.answer("Order A1 was refunded."), nil
+			}
+			return fakeup.Answer{}, fmt.Errorf("the child asked a third time")
+		}
+		if _, ok := r.result("call_d1"); !ok {
+			return s.answer("", call{"call_d1", events.ToolDelegate, `{"goal":"refund order A1","tools":["refund"]}`}), nil
+		}
+		if res, _ := r.result("call_d1"); !strings.Contains(res, `"answer":"Order A1 was refunded."`) {
+			return fakeup.Answer{}, fmt.Errorf("the delegate result: %q", res)
+		}
+		return s.answer("Done: A1 refunded."), nil
+	})
+	d := driver(t, p, "gw-1", up)
+	spec := chatSpec("deleg-6", "Refund A1 through a sub-agent.")
+	out, err := d.Run(ctxT(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusWaitingApproval || len(out.Waiting) != 1 || out.Waiting[0].Name != "refund" || out.Waiting[0].Key == "" {
+		t.Fatalf("outcome %+v, want the parent waiting for the child's refund", out)
+	}
+	if n := p.Invoked["refund"].Load(); n != 0 {
+		t.Fatalf("refund ran %d times before approval", n)
+	}
+	if err := executor.Approve(ctxT(t), p.B.JS, tenant, out.Waiting[0].Key, "ops@acme", "checked"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = d.Run(ctxT(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered || out.Text != "Done: A1 refunded." {
+		t.Fatalf("after approval: %+v", out)
+	}
+	if n := p.Invoked["refund"].Load(); n != 1 {
+		t.Errorf("refund ran %d times", n)
+	}
+	if n := childN.Load(); n != 2 {
+		t.Errorf("the child asked %d times, want 2", n)
 	}
 }

@@ -122,11 +122,11 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 		}
 		switch {
 		case last != nil && last.Status == "":
-			if err := d.builtins(ctx, spec, st, last, acted); err != nil {
+			if out, err := d.builtins(ctx, spec, st, last, acted); err != nil || out != nil {
 				if ctx.Err() != nil {
 					return cancelled()
 				}
-				return nil, err
+				return out, err
 			}
 			if st.Run.Status == runs.StatusWaitingApproval {
 				decided, err := d.decided(ctx, spec.Tenant, last)

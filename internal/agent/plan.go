@@ -113,7 +113,12 @@ func withBuiltins(tools json.RawMessage, format string, delegate bool) (json.Raw
 //
 // acted holds the keys whose outcome this drive published already (the
 // view shows it a moment later).
-func (d *Driver) builtins(ctx context.Context, spec *Spec, st *state, rd *runs.Round, acted map[string]bool) error {
+//
+// A child run that waits for a person's approval has no outcome yet: the
+// parent's drive ends waiting too (the Outcome returned, naming the
+// child's waiting calls, whose keys `toolstream approve` takes), and the
+// client's next request of the parent resumes the child.
+func (d *Driver) builtins(ctx context.Context, spec *Spec, st *state, rd *runs.Round, acted map[string]bool) (*Outcome, error) {
 	for _, c := range rd.Calls {
 		if c.State != runs.CallRunning || c.Key == "" || !events.IsBuiltinTool(c.Name) || acted[c.Key] {
 			continue
@@ -123,20 +128,25 @@ func (d *Driver) builtins(ctx context.Context, spec *Spec, st *state, rd *runs.R
 		case events.ToolPlan:
 			o = d.planCall(ctx, spec, c.Arguments)
 		case events.ToolDelegate:
+			var waiting *Outcome
 			var err error
-			if o, err = d.delegateCall(ctx, spec, st, c); err != nil {
-				return err
+			if o, waiting, err = d.delegateCall(ctx, spec, st, c); err != nil {
+				return nil, err
+			}
+			if waiting != nil {
+				return &Outcome{Run: spec.Run, Status: StatusWaitingApproval, Response: rd.Response, Rounds: len(st.Rounds), Usage: turnUsage(st),
+					Waiting: waiting.Waiting, Detail: "the sub-agent's run " + waiting.Run + " waits for approval of its calls"}, nil
 			}
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		if err := d.publishOutcome(ctx, spec, rd, c, o); err != nil {
-			return err
+			return nil, err
 		}
 		acted[c.Key] = true
 	}
-	return nil
+	return nil, nil
 }
 
 // builtinOutcome is a built-in call's outcome: Result (JSON) or Error.
