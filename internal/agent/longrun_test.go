@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/agent"
 	"github.com/toolstream/toolstream/internal/agent/agenttest"
 	"github.com/toolstream/toolstream/internal/fakeup"
@@ -77,5 +79,40 @@ func TestEveryRoundCarriesTheWholeHistory(t *testing.T) {
 	}
 	if n := len(up.Requests()); n != calls+1 {
 		t.Errorf("%d requests upstream, want %d", n, calls+1)
+	}
+}
+
+// A drive waits for nothing on a clock: with the poll set to an hour, a
+// run of two rounds still gets its tool's result to the model and its
+// answer verified, hearing the runs projection on the run's subject (it
+// fails, lease lost, when those wake-ups are not heard: tried). The
+// verdict is mostly in the log before the answered round is seen; when it
+// is not, its publish on the answer's subject wakes the drive.
+func TestADriveIsWokenByTheLogNotAPoll(t *testing.T) {
+	p := agenttest.Start(t)
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		switch n {
+		case 1:
+			return fakeup.Answer{File: stream("chat-weather-call.jsonl")}, nil
+		case 2:
+			return fakeup.Answer{File: stream("chat-weather-answer.jsonl")}, nil
+		}
+		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
+	})
+	prod, err := client.Connect(t.Context(), client.WithConn(p.B.Conn), client.WithKeys(p.B.Keys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Driver(t, "gw-1", &model{url: up.URL, producer: prod}, func(c *agent.Config) {
+		c.Poll = time.Hour
+		c.VerifyWait = time.Minute
+		c.RecordWait = time.Minute
+	})
+	out, err := d.Run(ctxT(t), chatSpec("woken-1", "What's the weather in San Francisco?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered || out.Reason != "" || out.Verdict == nil || out.Rounds != 2 {
+		t.Fatalf("outcome %+v (a verdict: %v)", out, out.Verdict != nil)
 	}
 }

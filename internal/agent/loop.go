@@ -336,6 +336,22 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 	}
 	deadline := time.NewTimer(d.cfg.VerifyWait)
 	defer deadline.Stop()
+	// Wake up when the verifier publishes on the response's answer subject
+	// (heard before the first read, so a verdict published meanwhile is
+	// either read or heard); the poll covers an identity that may not hear
+	// it.
+	verdict := make(chan struct{}, 1)
+	if subj, err := events.AnswerSubject(spec.Tenant, rd.Response); err == nil {
+		sub, err := d.cfg.Conn.Subscribe(subj, func(*nats.Msg) {
+			select {
+			case verdict <- struct{}{}:
+			default:
+			}
+		})
+		if err == nil {
+			defer sub.Unsubscribe()
+		}
+	}
 	poll := time.NewTicker(d.cfg.Poll)
 	defer poll.Stop()
 	for {
@@ -362,6 +378,7 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 			out.Text, out.Blocked, out.Reason = "", true, ReasonUnverified
 			out.Detail = "no verdict on the answer within " + d.cfg.VerifyWait.String() + ": withheld"
 			return out, nil
+		case <-verdict:
 		case <-poll.C:
 		}
 	}
