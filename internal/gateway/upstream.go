@@ -325,50 +325,57 @@ func (s *relay) whole(ctx context.Context, body []byte) error {
 		s.readUsage(body)
 	}
 	producerStream := s.res.Stream // as a stream's: the id before the provider names it
+	// The model events are converted and published while the frame is
+	// kept: the client waits for the slower of the two, not their sum.
+	pubc := make(chan published, 1)
 	if s.res.Status == http.StatusOK {
+		go func() {
+			p, err := s.publishWhole(ctx, producerStream, body)
+			pubc <- published{p, err}
+		}()
 		if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(body)); ok {
 			s.res.Stream = responseID(body)
 			defer s.g.dropLive(subj)
 		}
+	} else {
+		pubc <- published{}
 	}
-	if err := s.keep(ctx, 0, "", body, false); err != nil {
+	err := s.keep(ctx, 0, "", body, false)
+	if err == nil {
+		err = s.keep(ctx, 1, "", nil, true)
+	}
+	if err == nil {
+		err = s.frames.Flush(ctx)
+	}
+	pub := <-pubc
+	s.res.Model = pub.p
+	if err != nil {
 		return err
 	}
-	if err := s.keep(ctx, 1, "", nil, true); err != nil {
-		return err
-	}
-	if err := s.frames.Flush(ctx); err != nil {
-		return err
-	}
-	if s.res.Status == http.StatusOK {
-		return s.publishWhole(ctx, producerStream, body)
-	}
-	return nil
+	return pub.err
 }
 
 // publishWhole publishes the model events of a non-streamed answer: the
 // events its streamed form would have sent (ingest.StreamEventsOf),
 // published by the Go client as a stream's are. An answer that cannot be
 // converted is logged and publishes nothing: the caller gets it all the same.
-func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) error {
+func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) (client.Published, error) {
 	format, err := ingest.ParseFormat(s.c.API.format())
 	if err != nil {
-		return fmt.Errorf("gateway: %w", err)
+		return client.Published{}, fmt.Errorf("gateway: %w", err)
 	}
 	evs, err := ingest.StreamEventsOf(format, body)
 	if err != nil {
 		s.g.log.Warn("gateway: a non-streamed answer publishes no model events", "api", s.c.API,
-			"tenant", s.c.Env.Tenant, "stream", s.res.Stream, "err", err)
-		return nil
+			"tenant", s.c.Env.Tenant, "stream", stream, "err", err)
+		return client.Published{}, nil
 	}
 	var lines bytes.Buffer
 	for _, ev := range evs {
 		lines.Write(ev)
 		lines.WriteByte('\n')
 	}
-	p, err := s.g.producer.Publish(ctx, &lines, client.WithStream(s.producerStream(stream)))
-	s.res.Model = p
-	return err
+	return s.g.producer.Publish(ctx, &lines, client.WithStream(s.producerStream(stream)))
 }
 
 // published is what the producer published of a stream.
