@@ -13,8 +13,9 @@ import (
 
 var updateSummaries = flag.Bool("update-summaries", false, "rewrite testdata/summary/*.golden")
 
-// The summaries of large results, golden: testdata/summary/X.json is a
-// tool's result, X.golden its summary under SummaryMax 2048 and 512 (the
+// The summaries of large results, golden: each .json file under
+// executor/testdata/summary is a tool's result, the .golden file of its
+// name its summary under SummaryMax 2048 and 512 (the
 // levels shrink: fewer rows, fewer fields described, shorter strings).
 // Reviewed like code; rewritten with -update-summaries.
 func TestSummaryGolden(t *testing.T) {
