@@ -58,6 +58,7 @@ var catalogue = map[Kind]entry{
 
 	KindStreamFrame:  {1, func() Body { return new(StreamFrame) }},
 	KindStreamFrames: {1, func() Body { return new(StreamFrames) }},
+	KindStreamPrompt: {1, func() Body { return new(StreamPrompt) }},
 }
 
 func sortKinds(k []Kind) { sort.Slice(k, func(i, j int) bool { return k[i] < k[j] }) }

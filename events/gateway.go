@@ -14,7 +14,9 @@ import "strconv"
 // provider's response id (or the gateway's request id when the provider
 // named none). A frame's body is the provider's text: it is sealed under
 // the user's data key like every personal field (invariant 8), so erasing
-// the user makes the frames unreadable.
+// the user makes the frames unreadable. A passthrough stream's subject
+// also holds, before its first frame, the prompt the client sent for it
+// (StreamPrompt), sealed the same way.
 
 // StreamGateway holds the gateway's stream frames.
 const StreamGateway = "TS_GW"
@@ -66,6 +68,32 @@ type FrameData struct {
 }
 
 func (*StreamFrames) Kind() Kind { return KindStreamFrames }
+
+// KindStreamPrompt is the prompt a relayed stream answers.
+const KindStreamPrompt Kind = "gw.prompt"
+
+// PromptBytesMax bounds StreamPrompt.Prompt.
+const PromptBytesMax = 256 << 10
+
+// StreamPrompt is the prompt of the request a relayed stream answers, as
+// the client sent it: the request body's members that make the prompt
+// (model, messages, input, instructions, system, tools, tool_choice), as
+// one JSON object of at most PromptBytesMax bytes. Bytes is that object's
+// whole size; a larger one is Truncated: its members are kept whole in
+// that order while they fit, the others named in Left.
+type StreamPrompt struct {
+	Prompt    string   `msgpack:"p"`
+	Bytes     int      `msgpack:"b"`
+	Truncated bool     `msgpack:"t,omitempty"`
+	Left      []string `msgpack:"l,omitempty"`
+}
+
+func (*StreamPrompt) Kind() Kind { return KindStreamPrompt }
+
+// StreamPromptID is the id of a stream's prompt: kept twice, stored once.
+func StreamPromptID(tenant, api, stream string) string {
+	return id("gw", tenant, api, stream, "prompt")
+}
 
 // GatewaySubject is where the frames of one relayed stream live.
 func GatewaySubject(tenant, api, stream string) (string, error) {
