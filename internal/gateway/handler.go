@@ -282,7 +282,7 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 	startc := make(chan struct{})  // the upstream answered
 	upEnded := make(chan struct{}) // its stream ended: every frame is written or dropped
 	endc := make(chan ended, 1)
-	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env, Key: sl.key, ClientRuns: clientRuns,
+	call := Call{API: api, Body: body, Header: r.Header, Query: r.URL.RawQuery, Env: env, Key: sl.key, ClientRuns: clientRuns, RecordPrompt: true,
 		OnResponse: func(status int, h http.Header) {
 			if status == http.StatusOK && isEventStream(h) {
 				sse.CopyHeader(h)

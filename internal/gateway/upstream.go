@@ -64,6 +64,12 @@ type Call struct {
 	// (client.Stream.ToolsOnly): a child run's round.
 	ToolsOnly bool
 	Tools     []string
+	// RecordPrompt keeps the request's prompt (promptOf Body: its
+	// messages or input, instructions or system, tools, model) in the log
+	// before the stream's first frame, sealed like the frames
+	// (events.StreamPrompt): passthrough's, whose conversation the log
+	// holds nowhere else.
+	RecordPrompt bool
 }
 
 // Frame is one server-sent event of an upstream stream, as received.
@@ -188,6 +194,7 @@ type relay struct {
 	// on the model events published, so the calls assembled from them and
 	// their executions join its trace; "" when not traced.
 	traceParent string
+	promptKept  bool // the prompt is queued before the first frame (Call.RecordPrompt); written on the log path, read after it ended
 }
 
 // readUsage takes the usage data reports and hands on what it adds.
@@ -414,6 +421,12 @@ func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, 
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	if s.c.RecordPrompt && !s.promptKept {
+		s.promptKept = true
+		if err := s.keepPrompt(ctx, subj, stream); err != nil {
+			return err
+		}
+	}
 	ev := &events.Event{
 		ID: events.StreamFrameID(env.Tenant, string(s.c.API), stream, pos), Tenant: env.Tenant,
 		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
@@ -450,6 +463,12 @@ func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	if s.c.RecordPrompt && !s.promptKept {
+		s.promptKept = true
+		if err := s.keepPrompt(ctx, subj, stream); err != nil {
+			return err
+		}
+	}
 	body := &events.StreamFrames{Pos: batch[0].Pos, Frames: make([]events.FrameData, len(batch))}
 	for i, f := range batch {
 		body.Frames[i] = events.FrameData{Event: f.Event, Data: string(f.Data)}
@@ -466,6 +485,25 @@ func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
 	s.res.Frames += len(batch)
 	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
 		return fmt.Errorf("gateway: keep frames: %w", err)
+	}
+	return nil
+}
+
+// keepPrompt queues the request's prompt on the stream's subject, ahead
+// of its first frame, sealed as the frames are.
+func (s *relay) keepPrompt(ctx context.Context, subj, stream string) error {
+	env := s.c.Env
+	ev := &events.Event{
+		ID: events.StreamPromptID(env.Tenant, string(s.c.API), stream), Tenant: env.Tenant,
+		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
+		At: s.g.cfg.Now().UnixNano(), Body: promptOf(s.c.Body, events.PromptBytesMax),
+	}
+	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
+	if err != nil {
+		return fmt.Errorf("gateway: seal prompt: %w", err)
+	}
+	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
+		return fmt.Errorf("gateway: keep prompt: %w", err)
 	}
 	return nil
 }

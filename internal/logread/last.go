@@ -19,12 +19,27 @@ var ErrNoMessage = errors.New("logread: no message")
 // its subject index whatever the stream's size. ErrNoMessage when there is
 // none.
 func Last(ctx context.Context, nc *nats.Conn, stream, subject string) (*Msg, error) {
-	if nc == nil || stream == "" || subject == "" {
-		return nil, fmt.Errorf("%w: a connection, a stream and a subject are needed", ErrInvalidConfig)
-	}
 	body, _ := json.Marshal(struct {
 		Last string `json:"last_by_subj"`
 	}{subject})
+	return directGet(ctx, nc, stream, subject, body)
+}
+
+// First returns the first message of stream on subject (an exact
+// subject), by one direct get (next_by_subj from sequence 1). ErrNoMessage
+// when there is none.
+func First(ctx context.Context, nc *nats.Conn, stream, subject string) (*Msg, error) {
+	body, _ := json.Marshal(struct {
+		Seq  uint64 `json:"seq"`
+		Next string `json:"next_by_subj"`
+	}{1, subject})
+	return directGet(ctx, nc, stream, subject, body)
+}
+
+func directGet(ctx context.Context, nc *nats.Conn, stream, subject string, body []byte) (*Msg, error) {
+	if nc == nil || stream == "" || subject == "" {
+		return nil, fmt.Errorf("%w: a connection, a stream and a subject are needed", ErrInvalidConfig)
+	}
 	m, err := nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET."+stream, body)
 	if err != nil {
 		return nil, fmt.Errorf("logread: direct get: %w", err)

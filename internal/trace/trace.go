@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -153,6 +154,9 @@ type Trace struct {
 	ChildRun string `json:"child_run,omitempty"`
 }
 
+// promptTextMax bounds the prompt WriteText prints.
+const promptTextMax = 2000
+
 // Served is the gateway's record of a response's request: its API, the
 // upstream that answered and the attempts it took (the first is 1; more
 // are retries, on the same upstream or another).
@@ -161,6 +165,22 @@ type Served struct {
 	Upstream string `json:"upstream,omitempty"`
 	Attempts int    `json:"attempts,omitempty"`
 	Seq      uint64 `json:"seq"`
+	// Prompt is the prompt the request sent (a passthrough request's:
+	// events.StreamPrompt), nil when the gateway kept none or it was
+	// erased.
+	Prompt *Prompt `json:"prompt,omitempty"`
+}
+
+// Prompt is a request's prompt as the gateway kept it: the request body's
+// prompt members (model, instructions, system, messages, input, tools,
+// tool_choice) as one JSON object, bounded (events.PromptBytesMax): Bytes
+// is the whole prompt's size, Left the members a truncated one leaves out.
+type Prompt struct {
+	JSON      json.RawMessage `json:"json"`
+	Bytes     int             `json:"bytes"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Left      []string        `json:"left,omitempty"`
+	Seq       uint64          `json:"seq"`
 }
 
 // servedBy reads the gateway's end frame of response, relayed for user:
@@ -190,7 +210,15 @@ func servedBy(ctx context.Context, b *bus.Bus, tenant, user, response string) *S
 			continue
 		}
 		if f, ok := events.As[*events.StreamFrame](ev); ok && f.End {
-			return &Served{API: api, Upstream: f.Upstream, Attempts: f.Attempts, Seq: m.Seq}
+			sv := &Served{API: api, Upstream: f.Upstream, Attempts: f.Attempts, Seq: m.Seq}
+			if m, err := logread.First(ctx, b.Conn, events.StreamGateway, subj); err == nil {
+				if ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys); err == nil {
+					if p, ok := events.As[*events.StreamPrompt](ev); ok && json.Valid([]byte(p.Prompt)) {
+						sv.Prompt = &Prompt{JSON: json.RawMessage(p.Prompt), Bytes: p.Bytes, Truncated: p.Truncated, Left: p.Left, Seq: m.Seq}
+					}
+				}
+			}
+			return sv
 		}
 	}
 	return nil
@@ -628,6 +656,18 @@ func (tr *Trace) WriteText(w io.Writer) error {
 	}
 	if sv := tr.Served; sv != nil && sv.Upstream != "" {
 		fmt.Fprintf(w, "  through the gateway (%s): served by upstream %s, attempt %d\n", sv.API, sv.Upstream, sv.Attempts)
+	}
+	if sv := tr.Served; sv != nil && sv.Prompt != nil {
+		p := sv.Prompt
+		text := string(p.JSON)
+		if len(text) > promptTextMax {
+			text = strings.ToValidUTF8(text[:promptTextMax], "") + "… (--json has it whole)"
+		}
+		note := ""
+		if p.Truncated {
+			note = ", kept without " + strings.Join(p.Left, ", ")
+		}
+		fmt.Fprintf(w, "  prompt (gateway seq %d, %d bytes%s): %s\n", p.Seq, p.Bytes, note, text)
 	}
 	if tr.Key != "" {
 		fmt.Fprintf(w, "  idempotency key %s\n", tr.Key)

@@ -216,6 +216,10 @@ function traceView(tr) {
     h('div', { class: 'panel' }, h('dl', { class: 'kv' }, kv.filter(([, v]) => v).map(([k, v]) => [h('dt', {}, k), h('dd', { class: 'mono' }, v)]))),
     h('h2', {}, 'Timeline'),
     h('div', { class: 'panel' }, items.length ? h('ol', { class: 'timeline', id: 'timeline' }, items) : h('p', { class: 'empty' }, 'No steps.')),
+    tr.served && tr.served.prompt ? [h('h2', {}, 'Prompt'), h('div', { class: 'panel' },
+      h('p', {}, `Sent through the gateway (${tr.served.api}${tr.served.upstream ? ', upstream ' + tr.served.upstream : ''}), ${tr.served.prompt.bytes} bytes, gateway seq ${tr.served.prompt.seq}` +
+        (tr.served.prompt.truncated ? `; kept without ${(tr.served.prompt.left || []).join(', ')}` : '')),
+      h('pre', { class: 'mono', id: 'prompt' }, JSON.stringify(tr.served.prompt.json, null, 2)))] : null,
     tr.attempts && tr.attempts.length ? [h('h2', {}, 'Attempts and lease holders'), table(['Attempt', 'Executor', 'Seq', 'Stored'], tr.attempts.map(a => [a.attempt, a.executor, a.seq, when(a.stored)]))] : null,
     tr.verdicts && tr.verdicts.length ? [h('h2', {}, 'Verdicts citing this call'), table(['Response', 'Claim', 'Verdict', 'Pointer', 'Value'], tr.verdicts.map(v => [v.response_id, v.claim, badge(v.verdict, 'v-' + v.verdict), v.pointer, v.value]))] : null,
     tr.timings && tr.timings.length ? [h('h2', {}, 'Timings'), table(['From', 'To', 'Stream time', 'Event time'], tr.timings.map(t => [t.from, t.to, ms(t.stream_ns), ms(t.event_ns)]))] : null);
