@@ -119,7 +119,7 @@ func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) 
 		}
 		b, ok := events.As[*events.StreamFrame](ev) // one frame, as a gateway before flush windows kept them; the end
 		if !ok {
-			continue // an erasure tombstone is not on a stream's subject; nothing else is
+			continue // the request's prompt (events.StreamPrompt) is no frame; an erasure tombstone is not on a stream's subject
 		}
 		if b.End {
 			return Frame{}, true, nil
