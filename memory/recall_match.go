@@ -24,12 +24,14 @@ type Matcher interface {
 // rather than vote as its equal.
 const matchWeight = 0.3
 
-// matched ranks by words and by meaning, after the hard filters, and
-// adds the two scores: the lexical score over the best lexical one, and
-// matchWeight times the match score (times quality). The meaning ranking
-// reads every active record of the user (the value index: at most
-// Config.QuotaPerUser), each loaded and filtered as a lexical candidate
-// is. Conflicts are the lexical recall's.
+// matched ranks by words and by meaning, after the hard filters: each
+// record's own score is the lexical score over the best lexical one plus
+// matchWeight times the match score (times quality), times 1+timeWeight
+// for a record that says a time when the query asks when (recall_time.go);
+// then a record about the query takes context from the source said just
+// before it (withContext). It reads every active record of the user (the
+// value index: at most Config.QuotaPerUser), each loaded and filtered as
+// a lexical candidate is. Conflicts are the lexical recall's.
 func (rc *recall) matched(terms []qterm) (Result, error) {
 	depth := min(max(3*rc.limit, 30), KMax)
 	var lex Result
@@ -64,6 +66,7 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	// every record the caller may see, its own score: words and meaning
 	var all []Hit
 	match := rc.q.Matcher.Prepare(rc.q.Text)
+	when := timeWeight > 0 && asksWhen(rc.q.Text)
 	for _, f := range refs {
 		v, err := load(rc.r, rc.k, f.id, f.v)
 		if err != nil {
@@ -75,6 +78,9 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 		own := matchWeight * match(v.Text) * rc.quality(v)
 		if l := lexOf[v.ID]; l > 0 {
 			own += l / maxLex
+		}
+		if when && own > 0 && saysWhen(v.Text) {
+			own *= 1 + timeWeight
 		}
 		all = append(all, Hit{Record: rc.e.display(v, rc.now), Score: own})
 	}

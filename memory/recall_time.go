@@ -1,0 +1,68 @@
+package memory
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Questions about time. "When did she go camping?" is answered by the
+// turn that says when — "two weekends ago", "last Friday", "in May" —
+// which shares the question's words no more than a turn that only
+// mentions camping. In recall by meaning (Query.Matcher), a query that
+// asks when (asksWhen) weighs a record that is about it and whose text
+// says a time (saysWhen) timeWeight more. On LoCoMo (turns as episodes,
+// development data) 0.3 and 0.6 were tried: recall_any@10 0.735 -> 0.740
+// and 0.742, temporal questions 235 -> 245 and 246 of 321.
+const timeWeight = 0.6
+
+// askWhen are the openers of a question about time.
+var askWhen = []string{"when ", "how long", "what time", "what date", "what year", "which year", "what month",
+	"which month", "what day", "which day", "how many years", "how many months", "how many weeks", "how many days",
+	"什么时候", "多久", "哪天", "哪年", "几月", "何时", "几点", "多长时间"}
+
+// asksWhen reports whether query asks about time.
+func asksWhen(query string) bool {
+	q := strings.ToLower(query)
+	for _, w := range askWhen {
+		if strings.Contains(q, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// timeWords are words that say a time, relative or absolute.
+var timeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`yesterday today tonight tomorrow ago last next recently recent lately
+		week weeks weekend weekends month months year years day days morning evening night afternoon
+		monday tuesday wednesday thursday friday saturday sunday
+		january february march april may june july august september october november december
+		spring summer autumn fall winter since until before after earlier later soon`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// zhTimeWords say a time in Chinese.
+var zhTimeWords = []string{"昨天", "今天", "明天", "前天", "后天", "上周", "下周", "这周", "周末", "上个月", "下个月",
+	"去年", "今年", "明年", "前年", "月", "年", "星期", "礼拜", "早上", "晚上", "下午", "上午", "之前", "以后", "最近", "刚才", "那天"}
+
+// saysWhen reports whether text says a time: a time word, or a number of
+// four digits (a year).
+func saysWhen(text string) bool {
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if timeWords[f] {
+			return true
+		}
+		if len(f) == 4 && strings.IndexFunc(f, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
+			return true
+		}
+	}
+	for _, w := range zhTimeWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}

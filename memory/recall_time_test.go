@@ -1,0 +1,48 @@
+package memory
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/memory/embed/local"
+)
+
+// A question about time ranks first the record that says when; the same
+// records asked about otherwise rank as before.
+func TestRecallWhenFindsTheTime(t *testing.T) {
+	words, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 6, 2, 18, 0, 0, 0, time.UTC)
+	applyMessage(t, e, s, "u1", "when", "We went camping by the lake two weekends ago.", at)
+	applyMessage(t, e, s, "u1", "love", "We love camping by the lake with the kids.", at.Add(24*time.Hour))
+	first := func(q string) string {
+		t.Helper()
+		res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", Text: q, K: 2, Matcher: words})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Records) != 2 {
+			t.Fatalf("%q: %d records, want both", q, len(res.Records))
+		}
+		return res.Records[0].Record.ID
+	}
+	for q, want := range map[string]string{
+		"When did we go camping by the lake?": "when",
+		"我们什么时候去 camping by the lake?":        "when",
+		"Do we like camping by the lake?":     "love",
+		"Tell me about camping by the lake.":  "love",
+	} {
+		if got := first(q); got != want {
+			t.Errorf("%q: %s first, want %s", q, got, want)
+		}
+	}
+	for text, want := range map[string]bool{"last Friday": true, "in 2022": true, "上周去的": true, "by the lake": false, "12345": false} {
+		if saysWhen(text) != want {
+			t.Errorf("saysWhen(%q) = %v", text, !want)
+		}
+	}
+}
