@@ -17,8 +17,8 @@
 //
 // Decoding: a stream whose format is known has its raw events read once by
 // a scanner (jsonscan.go) that checks the JSON and pulls the few fields the
-// adapter reads, without reflection or a second validation pass (Responses,
-// Chat Completions and Anthropic; Gemini decodes with encoding/json). It
+// adapter reads, without reflection or a second validation pass (every
+// format: Responses, Chat Completions, Anthropic, Gemini). It
 // decides only what it is sure encoding/json would decide the same way;
 // anything else (malformed bytes, duplicate or case-folded keys, a value of
 // an unexpected type…) goes to the encoding/json path, which gives the

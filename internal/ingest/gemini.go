@@ -89,6 +89,11 @@ func (n *Normalizer) decodeGemini(raw []byte) (func(), error) {
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, fmt.Errorf("%w: gemini chunk: %v", ErrUnknownShape, err)
 	}
+	return n.gemChecked(&c)
+}
+
+// gemChecked checks a decoded chunk and returns what applies it.
+func (n *Normalizer) gemChecked(c *gemChunk) (func(), error) {
 	if c.Candidates == nil && c.PromptFeedback == nil && c.Error == nil && !present(c.UsageMetadata) &&
 		c.ModelVersion == "" && c.ResponseID == "" {
 		return nil, fmt.Errorf("%w: gemini chunk without candidates", ErrUnknownShape)
@@ -102,7 +107,7 @@ func (n *Normalizer) decodeGemini(raw []byte) (func(), error) {
 	if len(r.Choices)*boolInt(!fresh)+n.newChoices(idxs, fresh) > ChoicesMax {
 		return nil, fmt.Errorf("%w: more than %d candidates", ErrTooLarge, ChoicesMax)
 	}
-	return func() { n.applyGemini(&c) }, nil
+	return func() { n.applyGemini(c) }, nil
 }
 
 // gemNoteUsage notes a chunk's usageMetadata (running totals): the output

@@ -132,6 +132,7 @@ func checkScanAgrees(t testing.TB, raw []byte) {
 	t.Helper()
 	checkChatScanAgrees(t, raw)
 	checkAnthScanAgrees(t, raw)
+	checkGemScanAgrees(t, raw)
 	typ, ev, ok := scanResponses(raw)
 	if !ok {
 		return
@@ -252,6 +253,9 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 	for _, c := range anthScanCases {
 		f.Add([]byte(c.raw))
 	}
+	for _, c := range gemScanCases {
+		f.Add([]byte(c.raw))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkScanAgrees(t, raw)
 		checkUnquote(t, raw)
@@ -270,6 +274,10 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 		anth := [][]byte{[]byte(anthOpen), []byte(anthBlockOpen), raw}
 		if got, want := feedBoth(t, FormatAnthropic, anth); got != want {
 			t.Fatalf("%q: Feed (anthropic):\n%s\nencoding/json's path:\n%s", raw, got, want)
+		}
+		gem := [][]byte{[]byte(gemOpen), raw}
+		if got, want := feedBoth(t, FormatGemini, gem); got != want {
+			t.Fatalf("%q: Feed (gemini):\n%s\nencoding/json's path:\n%s", raw, got, want)
 		}
 	})
 }
@@ -469,5 +477,93 @@ func TestScanDecidesRecordedAnthropic(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no Anthropic recordings")
+	}
+}
+
+const gemOpen = `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.city","stringValue":"Par","willContinue":true}],"willContinue":true}}]},"index":0}],"responseId":"r1","modelVersion":"gemini-3"}`
+
+// gemScanCases are scanCases for Gemini chunks.
+var gemScanCases = []struct {
+	name, raw string
+	fast      bool
+}{
+	{"streamed args", gemOpen, true},
+	{"partial values", `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.n","numberValue":1.5e3},{"jsonPath":"$.b","boolValue":false},{"jsonPath":"$.z","nullValue":null},{"jsonPath":"$.s","stringValue":"is \"x\""}],"willContinue":true}}]},"index":0}],"responseId":"r1"}`, true},
+	{"closing call and finish", `{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4},"responseId":"r1"}`, true},
+	{"whole call", `{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c1","name":"f","args":{"a":[1,{"b":null}]}}}]},"index":0}]}`, true},
+	{"text and thought", `{"candidates":[{"content":{"parts":[{"text":"hmm","thought":true},{"text":"Hé"}]}}]}`, true},
+	{"blocked prompt", `{"promptFeedback":{"blockReason":"SAFETY"},"responseId":"r1"}`, true},
+	{"error", `{"error":{"code":429,"message":"slow","status":"RESOURCE_EXHAUSTED"}}`, true},
+	{"empty and null lists", `{"candidates":[{"content":{"parts":[]},"index":0},null],"responseId":"r1"}`, true},
+	{"null candidates", `{"candidates":null,"modelVersion":"m"}`, true},
+	{"nothing known", `{"foo":1}`, true},
+
+	{"candidates not a list", `{"candidates":{"index":0}}`, false},
+	{"thought not a bool", `{"candidates":[{"content":{"parts":[{"text":"x","thought":"yes"}]}}]}`, false},
+	{"bool value a string", `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.b","boolValue":"true"}]}}]}}]}`, false},
+	{"fractional index", `{"candidates":[{"index":0.5}]}`, false},
+	{"case-folded key", `{"responseid":"r1","candidates":[]}`, false},
+	{"duplicate parts", `{"candidates":[{"content":{"parts":[],"parts":[{"text":"x"}]}}]}`, false},
+	{"truncated", `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Pa`, false},
+	{"error not an object", `{"error":"boom"}`, false},
+}
+
+// TestGemScanEdges is TestScanEdges for Gemini.
+func TestGemScanEdges(t *testing.T) {
+	for _, c := range gemScanCases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, ok := scanGemini([]byte(c.raw)); ok != c.fast {
+				t.Errorf("scanner decides: %v, want %v", ok, c.fast)
+			}
+			checkGemScanAgrees(t, []byte(c.raw))
+			got, want := feedBoth(t, FormatGemini, [][]byte{[]byte(gemOpen), []byte(c.raw)})
+			if got != want {
+				t.Errorf("Feed:\n%s\nencoding/json's path:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// checkGemScanAgrees is checkScanAgrees for scanGemini.
+func checkGemScanAgrees(t testing.TB, raw []byte) {
+	t.Helper()
+	c, ok := scanGemini(raw)
+	if !ok {
+		return
+	}
+	if !json.Valid(raw) {
+		t.Fatalf("gemini scanner took %q, which is not valid JSON", raw)
+	}
+	var ref gemChunk
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatalf("gemini scanner took %q, encoding/json refuses it: %v", raw, err)
+	}
+	if !reflect.DeepEqual(*c, ref) {
+		t.Fatalf("%q:\nscanner       %s\nencoding/json %s", raw, dump(*c), dump(ref))
+	}
+}
+
+// TestScanDecidesRecordedGemini: every event of the recorded Gemini
+// stream is decided by the scanner as encoding/json decodes it, and the
+// stream normalises to the same events both ways.
+func TestScanDecidesRecordedGemini(t *testing.T) {
+	n := 0
+	for file, lines := range recordedLines(t) {
+		if !strings.Contains(file, "gemini") {
+			continue
+		}
+		for _, l := range lines {
+			if _, ok := scanGemini(l); !ok {
+				t.Errorf("%s: scanner left %s to encoding/json", file, l)
+			}
+			checkGemScanAgrees(t, l)
+			n++
+		}
+		if got, want := feedBoth(t, FormatGemini, lines); got != want {
+			t.Errorf("%s: Feed:\n%s\nencoding/json's path:\n%s", file, got, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Gemini recordings")
 	}
 }

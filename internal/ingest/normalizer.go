@@ -221,6 +221,10 @@ func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
 		if typ, ev, ok := scanAnthropic(raw); ok {
 			return n.anthTyped(typ, ev)
 		}
+	case FormatGemini:
+		if c, ok := scanGemini(raw); ok {
+			return n.gemChecked(c)
+		}
 	}
 	return nil, nil
 }
