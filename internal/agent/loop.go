@@ -293,12 +293,7 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, st *state, c *runCac
 	}
 	// The history begins with the client's first messages, which conv
 	// holds as the client sent them.
-	hist := jsonRaw("[]")
-	if len(msgs) > lead {
-		if hist, err = json.Marshal(msgs[lead:]); err != nil {
-			return nil, err
-		}
-	}
+	hist := msgs[min(lead, len(msgs)):]
 	reg := d.cfg.Registry()
 	var tools []*registry.Tool
 	if spec.Parent != "" {

@@ -67,22 +67,15 @@ func parseBody(body []byte) (map[string]json.RawMessage, error) {
 // answerOnly the model is told to answer without tools (tool_choice none:
 // the tools stay declared, as Anthropic requires when the history holds
 // tool blocks). A client's own tools are replaced by the registry's.
-func roundBody(format string, body map[string]json.RawMessage, conv []json.RawMessage, history json.RawMessage, tools json.RawMessage, answerOnly bool) ([]byte, error) {
+//
+// hist are the history's messages, each a JSON value: they are joined as
+// they are, and checked and compacted once, with the whole body.
+func roundBody(format string, body map[string]json.RawMessage, conv []json.RawMessage, hist []json.RawMessage, tools json.RawMessage, answerOnly bool) ([]byte, error) {
 	out := make(map[string]json.RawMessage, len(body)+2)
 	for k, v := range body {
 		out[k] = v
 	}
-	var hist []json.RawMessage
-	if len(history) > 0 {
-		if err := json.Unmarshal(history, &hist); err != nil {
-			return nil, fmt.Errorf("agent: history is not an array: %w", err)
-		}
-	}
-	all := append(append(make([]json.RawMessage, 0, len(conv)+len(hist)), conv...), hist...)
-	var err error
-	if out[conversationKey(format)], err = json.Marshal(all); err != nil {
-		return nil, err
-	}
+	out[conversationKey(format)] = joinArray(conv, hist)
 	out["stream"] = json.RawMessage("true")
 	delete(out, "tool_choice")
 	delete(out, "parallel_tool_calls")
@@ -102,6 +95,29 @@ func roundBody(format string, body map[string]json.RawMessage, conv []json.RawMe
 		delete(out, "n") // one choice: a round is one response
 	}
 	return marshalSorted(out)
+}
+
+// joinArray writes a JSON array of the values of a, then of b, as they
+// are (the encoder of the whole body checks and compacts them).
+func joinArray(a, b []json.RawMessage) json.RawMessage {
+	n := 2
+	for _, v := range a {
+		n += len(v) + 1
+	}
+	for _, v := range b {
+		n += len(v) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for _, part := range [][]json.RawMessage{a, b} {
+		for _, v := range part {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, v...)
+		}
+	}
+	return append(out, ']')
 }
 
 // marshalSorted writes an object with its keys sorted (encoding/json
