@@ -359,3 +359,92 @@ func TestStalePlanWriteIsWrittenAgain(t *testing.T) {
 		t.Errorf("the run's plan %s, want the model's", run.Plan)
 	}
 }
+
+// anthropicAnswer writes an Anthropic Messages stream: one tool_use, or
+// text.
+func (s *scripted) anthropicAnswer(text string, c *call) fakeup.Answer {
+	s.mu.Lock()
+	s.n++
+	id := fmt.Sprintf("msg_s%d", s.n)
+	s.mu.Unlock()
+	line := func(v any) string { b, _ := json.Marshal(v); return string(b) + "\n" }
+	var b strings.Builder
+	b.WriteString(line(map[string]any{"type": "message_start", "message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": "claude-fake",
+		"content": []any{}, "usage": map[string]int{"input_tokens": 10, "output_tokens": 1}}}))
+	stop := "end_turn"
+	if c != nil {
+		stop = "tool_use"
+		b.WriteString(line(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": map[string]any{}}}))
+		b.WriteString(line(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": c.args}}))
+	} else {
+		b.WriteString(line(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}))
+		b.WriteString(line(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}}))
+	}
+	b.WriteString(line(map[string]any{"type": "content_block_stop", "index": 0}))
+	b.WriteString(line(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop}, "usage": map[string]int{"output_tokens": 5}}))
+	b.WriteString(line(map[string]any{"type": "message_stop"}))
+	f := filepath.Join(s.dir, id+".jsonl")
+	if err := os.WriteFile(f, []byte(b.String()), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	return fakeup.Answer{File: f}
+}
+
+// The same through Anthropic Messages: toolstream_plan is offered in
+// Anthropic's tool shape (input_schema), the model's tool_use of it is
+// written as the run's plan, its tool_result says so under the
+// tool_use's id, and the plan is appended to the system prompt.
+func TestPlanThroughAnthropic(t *testing.T) {
+	p := agenttest.Start(t)
+	s := newScripted(t)
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		var req struct {
+			System   string `json:"system"`
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"input_schema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			return fakeup.Answer{}, err
+		}
+		switch n {
+		case 1:
+			offered := false
+			for _, tl := range req.Tools {
+				offered = offered || tl.Name == events.ToolPlan && strings.Contains(string(tl.InputSchema), `"steps"`)
+			}
+			if !offered {
+				return fakeup.Answer{}, fmt.Errorf("round 1 does not offer toolstream_plan in Anthropic's shape: %s", body)
+			}
+			return s.anthropicAnswer("", &call{"toolu_p1", events.ToolPlan, weatherPlan}), nil
+		case 2:
+			last := req.Messages[len(req.Messages)-1]
+			if !strings.Contains(string(last.Content), `"tool_use_id":"toolu_p1"`) || !strings.Contains(string(last.Content), `written`) {
+				return fakeup.Answer{}, fmt.Errorf("round 2 lacks the plan's tool_result: %s", last.Content)
+			}
+			if !strings.HasPrefix(req.System, "Be brief.\n\nPlan of this run") {
+				return fakeup.Answer{}, fmt.Errorf("round 2's system: %q", req.System)
+			}
+			return s.anthropicAnswer("Planned.", nil), nil
+		}
+		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
+	})
+	body, _ := json.Marshal(map[string]any{"model": "claude-fake", "max_tokens": 100, "system": "Be brief.",
+		"messages": []any{map[string]string{"role": "user", "content": "Plan the weather."}}})
+	out, err := driver(t, p, "gw-1", up).Run(ctxT(t), agent.Spec{Tenant: tenant, User: "u1", Run: "plan-a", Format: runs.FormatAnthropic, Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered || out.Text != "Planned." {
+		t.Fatalf("outcome %+v", out)
+	}
+	run, err := viewClient(t, p).Run(ctxT(t), tenant, "plan-a")
+	if err != nil || !strings.Contains(string(run.Plan), "the weather in San Francisco") {
+		t.Errorf("the run's plan %s (%v)", run.Plan, err)
+	}
+}
