@@ -24,6 +24,20 @@ import (
 // response knows its place, not its id.
 const DependsOnField = "$depends_on"
 
+// DependsOnAlias is DependsOnField under a name the providers that refuse
+// '$' in a property name take (Anthropic: ^[a-zA-Z0-9_.-]{1,64}$; Gemini:
+// letters, digits and underscores): the tools given to those models offer
+// it. It is read as DependsOnField, unless the call's tool declares a
+// property of that name itself (ArgumentDeclarer), whose arguments are
+// then the tool's. A call naming both is refused.
+const DependsOnAlias = "ts_depends_on"
+
+// ArgumentDeclarer is what a Validator may also say: whether a tool's input
+// schema declares a top-level property. registry.Registry does.
+type ArgumentDeclarer interface {
+	DeclaresArgument(tool, field string) bool
+}
+
 // DependsOnMax bounds how many calls one call may name in DependsOnField.
 const DependsOnMax = 64
 
@@ -34,25 +48,37 @@ const DependsOnMax = 64
 // arguments without the field, the dependencies, and a reason and detail
 // when the list is refused (invalid_dependency).
 func (s *step) dependencies(c *call, raw []byte) ([]byte, []string, events.Reason, string) {
-	if !bytes.Contains(raw, []byte(`"`+DependsOnField+`"`)) {
+	if !bytes.Contains(raw, []byte(`"`+DependsOnField+`"`)) && !bytes.Contains(raw, []byte(`"`+DependsOnAlias+`"`)) {
 		return raw, nil, "", ""
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(bytes.TrimSpace(raw), &obj) != nil {
 		return raw, nil, "", "" // not one JSON object: validation says why
 	}
+	name := DependsOnField
 	field, ok := obj[DependsOnField]
+	if alias, has := obj[DependsOnAlias]; has {
+		if d, isD := s.a.validator.(ArgumentDeclarer); !isD || !d.DeclaresArgument(c.Name, DependsOnAlias) {
+			if ok {
+				delete(obj, DependsOnField)
+				delete(obj, DependsOnAlias)
+				stripped, _ := json.Marshal(obj)
+				return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call names its dependencies twice, in %s and %s; keep one", DependsOnField, DependsOnAlias)
+			}
+			name, field, ok = DependsOnAlias, alias, true
+		}
+	}
 	if !ok {
 		return raw, nil, "", ""
 	}
-	delete(obj, DependsOnField)
+	delete(obj, name)
 	stripped, err := json.Marshal(obj)
 	if err != nil {
 		return raw, nil, "", ""
 	}
 	var list []json.RawMessage
 	if json.Unmarshal(field, &list) != nil || len(list) > DependsOnMax {
-		return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("%s must be a list of at most %d calls, each a call id or a position (1 is this response's first call)", DependsOnField, DependsOnMax)
+		return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("%s must be a list of at most %d calls, each a call id or a position (1 is this response's first call)", name, DependsOnMax)
 	}
 	self := c.CallID
 	earlier, named, err := s.earlierCalls(c)
@@ -68,11 +94,11 @@ func (s *step) dependencies(c *call, raw []byte) ([]byte, []string, events.Reaso
 		}
 		var pos int
 		if json.Unmarshal(e, &pos) != nil {
-			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("%s names %s, which is neither a call id nor a position (1 is this response's first call)", DependsOnField, bound(e))
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("%s names %s, which is neither a call id nor a position (1 is this response's first call)", name, bound(e))
 		}
 		switch {
 		case pos == len(named)+1:
-			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call depends on itself (position %d); remove it from %s", pos, DependsOnField)
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call depends on itself (position %d); remove it from %s", pos, name)
 		case pos < 1 || pos > len(named):
 			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf(
 				"the call depends on position %d, and it is call %d of this response; a call may wait only for calls given before it", pos, len(named)+1)
@@ -82,7 +108,7 @@ func (s *step) dependencies(c *call, raw []byte) ([]byte, []string, events.Reaso
 	for _, d := range deps {
 		switch {
 		case d == self || d == s.ev.Item:
-			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call depends on itself (%s); remove it from %s", d, DependsOnField)
+			return stripped, nil, events.ReasonInvalidDependency, fmt.Sprintf("the call depends on itself (%s); remove it from %s", d, name)
 		case !slices.Contains(earlier, d):
 			known := "none"
 			if len(named) > 0 {

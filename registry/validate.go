@@ -289,3 +289,22 @@ func (r *Registry) SideEffectFree(name string) bool {
 	t, ok := r.Lookup(name)
 	return ok && t.SideEffect == SideEffectNone
 }
+
+// DeclaresArgument reports whether the input schema of tool name declares
+// field as a top-level property: the assembler leaves such a field to the
+// tool instead of reading it as one of its reserved arguments. An unknown
+// tool declares nothing.
+func (r *Registry) DeclaresArgument(name, field string) bool {
+	t, ok := r.Lookup(name)
+	if !ok {
+		return false
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(t.InputSchema, &s) != nil {
+		return false
+	}
+	_, declared := s.Properties[field]
+	return declared
+}

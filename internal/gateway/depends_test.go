@@ -3,8 +3,10 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +104,71 @@ func TestRunModeModelDeclaresADependency(t *testing.T) {
 		if p := tool.Function.Parameters.Properties["$depends_on"]; p.Type != "array" || p.Items.Type != "integer" {
 			t.Errorf("tool %s offers $depends_on as %+v", tool.Function.Name, p)
 		}
+	}
+}
+
+// Run mode with an Anthropic upstream offers the field as ts_depends_on
+// (Anthropic refuses a property name with '$', and the whole request with
+// it), on every registry tool's input_schema, and no property with '$'.
+func TestRunModeOffersDependsOnToAnthropic(t *testing.T) {
+	rg := startRunGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	body := `{"model":"fake-1","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"weather in Paris?"}]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rg.srv.URL+"/v1/messages", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", runKey)
+	req.Header.Set(gateway.HeaderMode, "run")
+	req.Header.Set(gateway.HeaderRun, "dep-anthropic")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	reqs := rg.up.Requests()
+	if len(reqs) == 0 || reqs[0].Path != "/v1/messages" {
+		t.Fatalf("upstream requests %d", len(reqs))
+	}
+	var sent struct {
+		Tools []struct {
+			Name        string
+			InputSchema struct {
+				Properties map[string]struct {
+					Type  string
+					Items struct{ Type string }
+				}
+			} `json:"input_schema"`
+		}
+	}
+	if err := json.Unmarshal(reqs[0].Body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent.Tools) == 0 {
+		t.Fatalf("no tools offered: %s", reqs[0].Body)
+	}
+	registryTools := 0
+	for _, tool := range sent.Tools {
+		props := tool.InputSchema.Properties
+		for name := range props {
+			if strings.ContainsAny(name, "$") {
+				t.Errorf("tool %s has property %q, which Anthropic refuses", tool.Name, name)
+			}
+		}
+		if strings.HasPrefix(tool.Name, "toolstream_") {
+			continue // the driver's own tools (plans, delegation), which no executor runs
+		}
+		registryTools++
+		if p := props["ts_depends_on"]; p.Type != "array" || p.Items.Type != "integer" {
+			t.Errorf("tool %s offers ts_depends_on as %+v", tool.Name, p)
+		}
+	}
+	if registryTools != 4 {
+		t.Errorf("%d of the registry's tools offered, want 4", registryTools)
 	}
 }

@@ -113,11 +113,12 @@ func Export(format string, tools []*registry.Tool) (*Exported, error) {
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		if offersDependsOn(format) {
-			if schema, err = withDependsOn(schema); err != nil {
+		if field := DependsOnFieldOf(format); field != "" {
+			if schema, err = withDependsOn(schema, field); err != nil {
 				return nil, fmt.Errorf("toolsel: export %s: %w", t.Name, err)
 			}
 		}
+
 		switch format {
 		case FormatOpenAIChat:
 			items = append(items, chatTool{Type: "function", Function: function{Name: name, Description: t.Description, Parameters: schema}})
@@ -147,9 +148,12 @@ func Export(format string, tools []*registry.Tool) (*Exported, error) {
 // DependsOnField is the reserved argument in which a model names the calls
 // of its response a call waits for (the assembler's DependsOnField, which
 // takes it out of the arguments before the tool's schema or the tool sees
-// them). Export offers it, by position, in the formats whose rules allow
-// its name.
-const DependsOnField = "$depends_on"
+// them); DependsOnAlias is its name where a provider's rules refuse '$'
+// (the assembler's DependsOnAlias). Export offers it, by position.
+const (
+	DependsOnField = "$depends_on"
+	DependsOnAlias = "ts_depends_on"
+)
 
 // dependsOnSchema is the property Export offers. Only positions: a model
 // knows where it put a call in its response, not the id its provider will
@@ -162,21 +166,27 @@ var dependsOnSchema = map[string]any{
 	"description": "Optional, reserved by the tool runtime (the tool never sees it): the calls you make in this same response that must succeed before this one runs, by their position among your calls in this response (1 is your first call). Leave it out when this call needs no other call's result; calls that name none run without waiting.",
 }
 
-// offersDependsOn reports whether format's schemas may carry
-// DependsOnField. Anthropic's Messages API takes property names of
-// ^[a-zA-Z0-9_.-]{1,64}$ only and refuses the whole request for one
-// other; Gemini's parameter names are letters, digits and underscores; an
-// MCP tools/call is a response of its own, so there is no earlier call of
-// it to wait for (and MCP clients pass schemas on to such providers).
-func offersDependsOn(format string) bool {
-	return format == FormatOpenAIChat || format == FormatOpenAIResponses
+// DependsOnFieldOf is the name under which format's schemas offer the
+// dependency field: DependsOnField in the OpenAI formats; DependsOnAlias in
+// Anthropic's (property names ^[a-zA-Z0-9_.-]{1,64}$, and one other
+// refuses the whole request) and Gemini's (letters, digits and
+// underscores); "" for MCP, whose tools/call is a response of its own, so
+// there is no earlier call of it to wait for.
+func DependsOnFieldOf(format string) string {
+	switch format {
+	case FormatOpenAIChat, FormatOpenAIResponses:
+		return DependsOnField
+	case FormatAnthropic, FormatGemini:
+		return DependsOnAlias
+	}
+	return ""
 }
 
-// withDependsOn adds DependsOnField to an object schema's properties. A
-// schema that is no object schema, or that declares the field itself, is
-// returned unchanged (the tool's own meaning wins; the assembler still
-// takes the field out).
-func withDependsOn(schema json.RawMessage) (json.RawMessage, error) {
+// withDependsOn adds field (DependsOnFieldOf) to an object schema's
+// properties. A schema that is no object schema, or that declares the field
+// itself, is returned unchanged (the tool's own meaning wins: the
+// assembler leaves a declared ts_depends_on to the tool).
+func withDependsOn(schema json.RawMessage, field string) (json.RawMessage, error) {
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber() // bounds keep their digits
@@ -187,7 +197,7 @@ func withDependsOn(schema json.RawMessage) (json.RawMessage, error) {
 		return schema, nil
 	}
 	props, _ := m["properties"].(map[string]any)
-	if _, has := props[DependsOnField]; has {
+	if _, has := props[field]; has {
 		return schema, nil
 	}
 	if props == nil {
@@ -196,7 +206,7 @@ func withDependsOn(schema json.RawMessage) (json.RawMessage, error) {
 		}
 		props = map[string]any{}
 	}
-	props[DependsOnField] = dependsOnSchema
+	props[field] = dependsOnSchema
 	m["properties"] = props
 	return marshal(m)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -240,10 +241,11 @@ func TestSelectKeepsTheMostRelevantWhenThereAreTooMany(t *testing.T) {
 // A model may declare what a call waits for: the OpenAI formats offer
 // $depends_on (positions of the response's calls) beside each tool's own
 // properties, whose schema is otherwise carried as it is; Anthropic's and
-// Gemini's rules refuse the name (and Anthropic the whole request for it),
-// and an MCP call is a response of its own, so those formats carry the
-// schema unchanged.
+// Gemini's rules refuse '$' in a property name (Anthropic the whole request
+// for it), so theirs offer it as ts_depends_on, a name both take; an MCP
+// call is a response of its own, so MCP carries the schema unchanged.
 func TestExportOffersDependsOnWhereTheFormatAllows(t *testing.T) {
+	propName := regexp.MustCompile(`^[a-zA-Z0-9_]{1,64}$`) // Gemini's, within Anthropic's
 	tools := toolsel.Allowed(reg(t), "acme")
 	schemaKey := map[string][]any{"openai-chat": {"function", "parameters"}, "openai-responses": {"parameters"},
 		"anthropic": {"input_schema"}, "gemini": {"parameters"}, "mcp": {"inputSchema"}}
@@ -259,10 +261,17 @@ func TestExportOffersDependsOnWhereTheFormatAllows(t *testing.T) {
 		if format == toolsel.FormatGemini {
 			v = at(v, 0, "functionDeclarations").([]any)
 		}
-		offered := format == toolsel.FormatOpenAIChat || format == toolsel.FormatOpenAIResponses
+		field := map[string]string{"openai-chat": "$depends_on", "openai-responses": "$depends_on", "anthropic": "ts_depends_on", "gemini": "ts_depends_on"}[format]
+		if got := toolsel.DependsOnFieldOf(format); got != field {
+			t.Errorf("%s: field %q, want %q", format, got, field)
+		}
+		if field == "ts_depends_on" && !propName.MatchString(field) {
+			t.Errorf("%s: %s is no property name the format takes", format, field)
+		}
+		offered := field != ""
 		for i, name := range ex.Names {
 			schema := at(v, append([]any{i}, schemaKey[format]...)...)
-			dep := at(schema, "properties", toolsel.DependsOnField)
+			dep := at(schema, "properties", field)
 			if (dep != nil) != offered {
 				t.Errorf("%s %s: $depends_on offered %v, want %v: %v", format, name, dep != nil, offered, schema)
 				continue
@@ -276,7 +285,7 @@ func TestExportOffersDependsOnWhereTheFormatAllows(t *testing.T) {
 					t.Errorf("%s %s: $depends_on is %v", format, name, dep)
 				}
 				props := got["properties"].(map[string]any)
-				delete(props, toolsel.DependsOnField)
+				delete(props, field)
 				if len(props) == 0 && own["properties"] == nil {
 					delete(got, "properties")
 				}
