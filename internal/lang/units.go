@@ -21,12 +21,15 @@ const (
 	DimVolume            // millilitres
 	DimSpeed             // metres per second
 	DimData              // bytes
+	DimEnergy            // joules
+	DimPower             // watts
 )
 
 // dimNames are the dimensions as the data files write them.
 var dimNames = map[string]Dimension{
 	"count": DimCount, "mass": DimMass, "length": DimLength, "time": DimTime, "temp": DimTemp,
 	"money": DimMoney, "percent": DimPercent, "volume": DimVolume, "speed": DimSpeed, "data": DimData,
+	"energy": DimEnergy, "power": DimPower,
 }
 
 // DimensionNamed returns the dimension a data file calls name.

@@ -342,8 +342,10 @@ func (m *numMention) magnitude(r []rune, j int) int {
 	if j < len(r) {
 		switch r[j] {
 		case '万', '亿', '千', '百':
-			if j+1 < len(r) && r[j] == '千' && (r[j+1] == '克' || r[j+1] == '米') {
-				return j // 千克, 千米 are units
+			for n := min(len(r)-j, 4); n >= 2; n-- {
+				if _, ok := unitWords[string(r[j:j+n])]; ok {
+					return j // 千克, 千米, 千瓦时, 千卡: a unit, not a magnitude
+				}
 			}
 			f := map[rune]float64{'万': 1e4, '亿': 1e8, '千': 1e3, '百': 1e2}[r[j]]
 			j++

@@ -30,8 +30,8 @@ import (
 // not read (errPartFormat) and the result is indexed again. NB: a part
 // stores the lexicon's words as read (concepts, category classes), so a
 // rename in internal/lang's data changes it too (3: the status classes
-// became kinds of state, order -> progress …).
-const partFormat = 3
+// became kinds of state, order -> progress …; 4: energy and power units).
+const partFormat = 4
 
 var errPartFormat = errors.New("verifier: evidence index of another format")
 
@@ -763,7 +763,7 @@ var unitTable, unitIDs = makeUnitTable()
 
 func makeUnitTable() ([]*unit, map[*unit]uint8) {
 	table := []*unit{nil, uCount, uPercent, uFrac, uDay, uDegree, uZhe, moneyUnit, uUSD, uDollar, uCNY, uYen, uJPY, uEUR, uGBP}
-	for _, d := range []dimension{dimMass, dimLength, dimTime, dimTemp, dimVolume, dimSpeed, dimData, dimPercent} {
+	for _, d := range []dimension{dimMass, dimLength, dimTime, dimTemp, dimVolume, dimSpeed, dimData, dimEnergy, dimPower, dimPercent} {
 		table = append(table, canonicalUnits[d]...)
 	}
 	for _, m := range []map[string]*unit{unitWords, unitPrefix, keyUnits} {

@@ -30,6 +30,8 @@ const (
 	dimVolume   = lang.DimVolume
 	dimSpeed    = lang.DimSpeed
 	dimData     = lang.DimData
+	dimEnergy   = lang.DimEnergy
+	dimPower    = lang.DimPower
 )
 
 type unit struct {
