@@ -155,6 +155,7 @@ type Writer struct {
 	kr     events.Keyring
 	st     *ingest.Stream     // nil with Raw
 	merger ingest.DeltaMerger // the run of deltas held (unless the client publishes per chunk)
+	ids    *events.MsgIDs     // message ids under the client's key
 	subj   string             // Raw: the ingest subject
 	pos    int64
 	out    publish.Ordered
@@ -186,7 +187,7 @@ func (c *Client) NewWriter(ctx context.Context, opts ...StreamOption) (*Writer, 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	w := &Writer{c: c, s: s, mark: c.mark()}
+	w := &Writer{c: c, s: s, mark: c.mark(), ids: events.NewMsgIDs(c.o.msgIDKey)}
 	w.out = publish.Ordered{JS: c.js, Window: c.o.window, Timeout: c.o.publishTimeout, RetryMax: time.Minute,
 		Batches: c.nc.ConnectedClusterName() != "", Duplicate: c.duplicateCheck()}
 	if c.o.batches != nil {
@@ -219,7 +220,7 @@ func (w *Writer) Write(ctx context.Context, raw []byte) error {
 	}
 	if w.s.Raw {
 		m := &nats.Msg{Subject: w.subj, Data: bytes.Clone(raw), Header: w.rawHeader()}
-		m.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, events.RawEventID(w.s.Tenant, w.s.ID, w.pos)))
+		m.Header.Set(jetstream.MsgIDHeader, w.ids.MsgID(w.subj, events.RawEventID(w.s.Tenant, w.s.ID, w.pos)))
 		m.Header.Set(headerSeq, strconv.FormatInt(w.pos, 10))
 		w.pos++
 		return w.fail(w.out.Add(ctx, m))
@@ -366,7 +367,7 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	if err != nil {
 		return err
 	}
-	h := nats.Header{jetstream.MsgIDHeader: []string{events.MsgID(w.c.o.msgIDKey, subj, ev.ID)}}
+	h := nats.Header{jetstream.MsgIDHeader: []string{w.ids.MsgID(subj, ev.ID)}}
 	if w.s.TraceParent != "" {
 		h[headerTraceParent] = []string{w.s.TraceParent}
 	}

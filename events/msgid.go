@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
 	"strings"
 )
 
@@ -51,6 +52,34 @@ func MsgID(key []byte, subject, id string) string {
 	mac.Write([]byte(id))
 	var sum [sha256.Size]byte
 	return id + MsgIDSep + base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0])[:msgIDTagBytes])
+}
+
+// MsgIDs makes MsgID's ids under one key with one HMAC, reset for each id
+// (MsgID makes a new one per call: on a producer's path, one per message).
+// A MsgIDs is not safe for concurrent use.
+type MsgIDs struct {
+	key []byte
+	mac hash.Hash
+	buf []byte
+}
+
+// NewMsgIDs returns a MsgIDs for key.
+func NewMsgIDs(key []byte) *MsgIDs { return &MsgIDs{key: key} }
+
+// MsgID is MsgID(key, subject, id).
+func (m *MsgIDs) MsgID(subject, id string) string {
+	s, err := StreamOf(subject)
+	if len(m.key) == 0 || err != nil || !TaggedStream(s) {
+		return id
+	}
+	if m.mac == nil {
+		m.mac = hmac.New(sha256.New, m.key)
+	}
+	m.mac.Reset()
+	m.buf = append(append(append(m.buf[:0], subject...), 0), id...)
+	m.mac.Write(m.buf)
+	var sum [sha256.Size]byte
+	return id + MsgIDSep + base64.RawURLEncoding.EncodeToString(m.mac.Sum(sum[:0])[:msgIDTagBytes])
 }
 
 // DeriveMsgIDKey derives a message-id key from a secret the publisher

@@ -47,3 +47,20 @@ func TestMsgID(t *testing.T) {
 		t.Error("SameSubject")
 	}
 }
+
+// TestMsgIDsIsMsgID: a MsgIDs gives MsgID's id for every key, subject and
+// id, called one after the other (its HMAC is reset between ids).
+func TestMsgIDsIsMsgID(t *testing.T) {
+	subjects := []string{"ts.model.globex.r1.i1", "ts.in.globex.openai.s1", "ts.call.globex.c1", "not a subject"}
+	for _, key := range [][]byte{nil, bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{7}, 32)} {
+		ids := events.NewMsgIDs(key)
+		for n := range 3 {
+			for _, subj := range subjects {
+				id := events.EdgeEventID("globex", "s1", int64(n), n)
+				if got, want := ids.MsgID(subj, id), events.MsgID(key, subj, id); got != want {
+					t.Errorf("key %x, %s, %s: MsgIDs %q, MsgID %q", key, subj, id, got, want)
+				}
+			}
+		}
+	}
+}
