@@ -333,7 +333,7 @@ func (r *runner) gatewayStreaming() error {
 
 // gatewayStreamingWork is what both sides of a streaming row do.
 func gatewayStreamingWork(whole bool, storedPerAnswer float64) (gw, direct Work) {
-	gw = Work{Does: "the gateway: key check, pool, upstream request; each upstream event written and flushed to the client as it arrives, then kept (sealed under the user's key) and normalised into model events (sealed, published) on a path of its own",
+	gw = Work{Does: "the gateway: key check, pool, upstream request; each upstream event written to the client as it arrives (those of one upstream read flushed together, before the next read), then kept (a flush window's frames in one message, sealed under the user's key) and normalised into model events (sealed, published) on a path of its own",
 		Stored: fmt.Sprintf("%.1f messages an answer (frames and model events, counted in the streams)", storedPerAnswer),
 		Acks:   "none before the client's last event; every publish's ack before the upstream read ends (a window of asynchronous publishes)",
 		Parsed: fmt.Sprintf("each upstream event (%d an answer) split and decoded by the edge's normaliser, the request body", StreamEvents+1)}
