@@ -65,7 +65,9 @@
 // "Plans and delegation"): rounds with tools also offer the built-in
 // tools toolstream_plan and toolstream_delegate, whose calls the driver
 // holding the lease performs and answers in the log as an executor
-// would. A plan call is a versioned plan write (a stale write is written
+// would (unless Config.PlansOff or DelegateOff turned the tool off: then
+// it is offered on no round and its call fails unknown_tool, nothing
+// done). A plan call is a versioned plan write (a stale write is written
 // again on the current version); the plan, its accepted steps and the
 // last round's replan triggers are given to the next round, and a run
 // past its plan's budget of replans ends (ReasonReplansExhausted). A

@@ -84,6 +84,15 @@ type Config struct {
 	// (a client's run is at 0) is not offered toolstream_delegate.
 	// Default 1: a client's run may delegate, its children may not.
 	DelegateDepthMax int
+	// PlansOff: no round offers toolstream_plan, and a model's call of it
+	// (offered or not) fails unknown_tool with nothing written. The
+	// default (false) offers it on every round with tools.
+	PlansOff bool
+	// DelegateOff: no round offers toolstream_delegate, and a model's
+	// call of it fails unknown_tool with no sub-agent started, whatever
+	// DelegateDepthMax says. The default (false) offers it to the runs
+	// below DelegateDepthMax.
+	DelegateOff bool
 	// HistoryBudgetTokens bounds the history of the tool rounds sent back
 	// (runs.HistoryOptions.BudgetTokens); 0: no bound.
 	HistoryBudgetTokens int

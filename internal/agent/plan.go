@@ -65,12 +65,15 @@ const delegateDescription = "Hand a sub-task to a sub-agent: a child run with it
 	"(rounds, tokens: carved from yours). The answer is the child's answer and the evidence it gathered (its tool calls' outcomes)."
 
 // builtinTools are the built-in tools' definitions in format's shape.
-func builtinTools(format string, delegate bool) []json.RawMessage {
+func builtinTools(format string, plan, delegate bool) []json.RawMessage {
 	type def struct {
 		name, desc string
 		schema     json.RawMessage
 	}
-	defs := []def{{events.ToolPlan, planDescription, planSchema}}
+	var defs []def
+	if plan {
+		defs = append(defs, def{events.ToolPlan, planDescription, planSchema})
+	}
 	if delegate {
 		defs = append(defs, def{events.ToolDelegate, delegateDescription, delegateSchema})
 	}
@@ -91,8 +94,12 @@ func builtinTools(format string, delegate bool) []json.RawMessage {
 	return out
 }
 
-// withBuiltins appends the built-in tools to an exported tools array.
-func withBuiltins(tools json.RawMessage, format string, delegate bool) (json.RawMessage, error) {
+// withBuiltins appends the built-in tools offered (plan, delegate) to an
+// exported tools array.
+func withBuiltins(tools json.RawMessage, format string, plan, delegate bool) (json.RawMessage, error) {
+	if !plan && !delegate {
+		return tools, nil
+	}
 	var list []json.RawMessage
 	if len(tools) > 0 {
 		if err := json.Unmarshal(tools, &list); err != nil {
@@ -102,7 +109,19 @@ func withBuiltins(tools json.RawMessage, format string, delegate bool) (json.Raw
 	if len(list) == 0 {
 		return tools, nil // a run without tools plans nothing
 	}
-	return json.Marshal(append(list, builtinTools(format, delegate)...))
+	return json.Marshal(append(list, builtinTools(format, plan, delegate)...))
+}
+
+// delegates reports whether spec's rounds offer toolstream_delegate.
+func (d *Driver) delegates(spec *Spec) bool {
+	return !d.cfg.DelegateOff && spec.Depth < d.cfg.DelegateDepthMax
+}
+
+// builtinOff is the outcome of a call of a built-in tool the gateway's
+// configuration turned off: the tool is unknown, as one the registry does
+// not have, and nothing is done.
+func builtinOff(name string) builtinOutcome {
+	return failed(events.ErrUnknownTool, "unknown tool %s: run mode's %s is turned off on this gateway; nothing was done", name, name)
 }
 
 // builtins performs the open round's calls of built-in tools that have no
@@ -124,10 +143,12 @@ func (d *Driver) builtins(ctx context.Context, spec *Spec, st *state, rd *runs.R
 			continue
 		}
 		var o builtinOutcome
-		switch c.Name {
-		case events.ToolPlan:
+		switch {
+		case c.Name == events.ToolPlan && d.cfg.PlansOff, c.Name == events.ToolDelegate && d.cfg.DelegateOff:
+			o = builtinOff(c.Name)
+		case c.Name == events.ToolPlan:
 			o = d.planCall(ctx, spec, c.Arguments)
-		case events.ToolDelegate:
+		case c.Name == events.ToolDelegate:
 			var waiting *Outcome
 			var err error
 			if o, waiting, err = d.delegateCall(ctx, spec, st, c); err != nil {
