@@ -57,6 +57,9 @@ type File struct {
 	Limits    Limits        `yaml:"limits"`
 	// Memory is run mode's use of the users' memory (agent.MemoryConfig).
 	Memory MemoryConfig `yaml:"memory"`
+	// Run is run mode's built-in tools (agent.Config): plans and
+	// sub-agents, on by default.
+	Run RunConfig `yaml:"run"`
 	// Routing is how a request is retried and moved between upstreams.
 	Routing Routing `yaml:"routing"`
 	// Prices gives the cost of a model's tokens (budgets in USD).
@@ -136,6 +139,48 @@ type MemoryConfig struct {
 	// RecallBudgetTokens bounds what a round's recall adds to the model's
 	// context; 0: 300.
 	RecallBudgetTokens int `yaml:"recall_budget_tokens"`
+}
+
+// RunConfig is run mode's built-in tools (docs/design.md, "Plans and
+// delegation"), read when serve starts. Absent settings keep the defaults:
+// both tools offered, 3 replans, one level of sub-agents.
+type RunConfig struct {
+	// Plans false: no round offers toolstream_plan and a model's call of
+	// it fails unknown_tool, nothing written (nil or true: offered).
+	Plans *bool `yaml:"plans"`
+	// Delegate false: no round offers toolstream_delegate and a model's
+	// call of it fails unknown_tool, no sub-agent started (nil or true:
+	// offered to the runs above delegate_depth_max).
+	Delegate *bool `yaml:"delegate"`
+	// ReplansMax is how many replan triggers a run with a plan acts on
+	// when its plan names no budget.replans; 0: 3. At most RunReplansMax.
+	ReplansMax int `yaml:"replans_max"`
+	// DelegateDepthMax is how many levels of sub-agents a client's run
+	// may start (1: its children may not delegate); 0: 1. At most
+	// RunDelegateDepthMax.
+	DelegateDepthMax int `yaml:"delegate_depth_max"`
+}
+
+// The largest values RunConfig takes: more replans than this is a run
+// that will not converge, deeper sub-agents split a budget of rounds into
+// nothing.
+const (
+	RunReplansMax       = 20
+	RunDelegateDepthMax = 4
+)
+
+// PlansOn and DelegateOn say whether the built-in tools are offered.
+func (c RunConfig) PlansOn() bool    { return c.Plans == nil || *c.Plans }
+func (c RunConfig) DelegateOn() bool { return c.Delegate == nil || *c.Delegate }
+
+func (c RunConfig) validate() error {
+	if c.ReplansMax < 0 || c.ReplansMax > RunReplansMax {
+		return fmt.Errorf("%w: run: replans_max %d (want 0, the default 3, to %d)", ErrConfig, c.ReplansMax, RunReplansMax)
+	}
+	if c.DelegateDepthMax < 0 || c.DelegateDepthMax > RunDelegateDepthMax {
+		return fmt.Errorf("%w: run: delegate_depth_max %d (want 0, the default 1, to %d)", ErrConfig, c.DelegateDepthMax, RunDelegateDepthMax)
+	}
+	return nil
 }
 
 // HashKey returns the hex SHA-256 of a client key, as key_sha256 holds it.
@@ -243,6 +288,9 @@ func (f *File) Validate() error {
 	}
 	if f.Heartbeat < 0 {
 		return fmt.Errorf("%w: heartbeat %v", ErrConfig, f.Heartbeat)
+	}
+	if err := f.Run.validate(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -59,3 +59,42 @@ heartbeat: 2s
 		})
 	}
 }
+
+// run: is read with its defaults when absent, as written when set, and a
+// value out of range or of the wrong type is refused at load with
+// ErrConfig naming it.
+func TestParseRunConfig(t *testing.T) {
+	f, err := ParseFile([]byte("heartbeat: 1s\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.Run; !r.PlansOn() || !r.DelegateOn() || r.ReplansMax != 0 || r.DelegateDepthMax != 0 {
+		t.Fatalf("defaults: %+v", r)
+	}
+	f, err = ParseFile([]byte("run: {plans: false, delegate: false, replans_max: 5, delegate_depth_max: 2}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.Run; r.PlansOn() || r.DelegateOn() || r.ReplansMax != 5 || r.DelegateDepthMax != 2 {
+		t.Fatalf("set: %+v", r)
+	}
+	if f, err = ParseFile([]byte("run: {plans: true}\n"), nil); err != nil || !f.Run.PlansOn() || !f.Run.DelegateOn() {
+		t.Fatalf("plans: true: %+v %v", f, err)
+	}
+	for _, c := range []struct{ name, yaml, want string }{
+		{"negative replans", "run: {replans_max: -1}", "replans_max -1"},
+		{"too many replans", "run: {replans_max: 21}", "replans_max 21"},
+		{"negative depth", "run: {delegate_depth_max: -1}", "delegate_depth_max -1"},
+		{"too deep", "run: {delegate_depth_max: 5}", "delegate_depth_max 5"},
+		{"plans not a bool", "run: {plans: maybe}", "maybe"},
+		{"replans not a number", "run: {replans_max: many}", "many"},
+		{"unknown setting", "run: {plan: false}", "not found"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseFile([]byte(c.yaml), nil)
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want ErrConfig saying %q", err, c.want)
+			}
+		})
+	}
+}

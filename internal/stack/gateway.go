@@ -75,7 +75,7 @@ func (s *Stack) startGateway() error {
 		rm.follower.Stop()
 		return err
 	}
-	if err := rm.attach(ctx, s, g, agent.MemoryConfig{Off: file.Memory.Off, RecallBudgetTokens: file.Memory.RecallBudgetTokens}); err != nil {
+	if err := rm.attach(ctx, s, g, agent.MemoryConfig{Off: file.Memory.Off, RecallBudgetTokens: file.Memory.RecallBudgetTokens}, file.Run); err != nil {
 		rm.follower.Stop()
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Stack) newRunMode() (*runMode, error) {
 }
 
 // attach makes the driver over g and resumes the runs it was driving.
-func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem agent.MemoryConfig) error {
+func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem agent.MemoryConfig, run gateway.RunConfig) error {
 	b, log := s.cfg.Bus, s.log
 	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()})
 	if err != nil {
@@ -150,7 +150,8 @@ func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem 
 		name = "gateway@" + host + "/" + s.cfg.Gateway.Addr
 	}
 	m.driver, err = agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, Leases: leases,
-		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log, Memory: mem})
+		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log, Memory: mem,
+		PlansOff: !run.PlansOn(), DelegateOff: !run.DelegateOn(), ReplansMax: run.ReplansMax, DelegateDepthMax: run.DelegateDepthMax})
 	if err != nil {
 		return fmt.Errorf("--gateway run mode: %w", err)
 	}
