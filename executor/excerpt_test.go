@@ -21,7 +21,9 @@ import (
 // the outcome event, sealed as the raw result is: a claim citing a value
 // of it is supported with its pointer, one citing it wrongly is
 // contradicted, a count of a shortened list is checked against the whole
-// list's length, and a value past the excerpt is not contradicted.
+// list's length, and a value past the excerpt is not contradicted, nor is
+// a claim about the largest total (which the first rows cannot bear out or
+// refute).
 func TestLargeResultIsEvidence(t *testing.T) {
 	b := bustest.Start(t)
 	reg := parseRegistry(t, `
@@ -70,7 +72,8 @@ grants:
 	asubj, _ := events.AnswerSubject("acme", "resp1")
 	answer, err := events.Encode(&events.Event{ID: "a1", Tenant: "acme", Run: "run1", Response: "resp1", At: time.Now().UnixNano(),
 		Body: &events.AnswerSubmitted{Text: "Order ORD-00012 totals 4084 EUR. Order ORD-00013 totals 5200 EUR. Order ORD-00013 is shipped. " +
-			"There are 1000 orders. Order ORD-00900 totals 10300 EUR."}})
+			"There are 1000 orders. Order ORD-00900 totals 10300 EUR. " +
+			"The largest total is 10993 EUR. The largest total is 12000 EUR."}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +94,10 @@ grants:
 		{events.VerdictContradicted, "/orders/13/total_eur"},
 		{events.VerdictContradicted, "/orders/13/status"},
 		{events.VerdictSupported, "/orders"},
+		{events.VerdictUnsupported, ""},
+		// The max, true or above it: about rows the excerpt may have
+		// left out, so no first row contradicts it.
+		{events.VerdictUnsupported, ""},
 		{events.VerdictUnsupported, ""},
 	}
 	cl := v.Verified.Claims

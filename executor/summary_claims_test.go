@@ -20,10 +20,13 @@ import (
 // whole result when it is inline (larger than SummaryMax, within
 // ResultInlineMax): the count and the max are supported, a wrong max is
 // contradicted. When the result went to the object store the verifier
-// reads the excerpt and its cuts: the count binds (the cut keeps the
-// array's length); the excerpt holds the first rows only, so a claim about
-// a row past them (the max here) is not checked here — the verifier does
-// not read the summary's statistics.
+// reads the excerpt and its cuts, as its projection does: the count binds
+// (the cut keeps the array's length); the excerpt holds the first rows
+// only, so a claim about the max — true or false — is about rows it may
+// have left out and is unsupported, never contradicted by a first row (it
+// was, before the verifier knew); a row past the excerpt is unknown, one
+// in it is checked as it is. The verifier does not read the summary's
+// statistics.
 func TestSummarisedResultClaimsBind(t *testing.T) {
 	b := bustest.Start(t)
 	reg := parseRegistry(t, `
@@ -86,8 +89,16 @@ grants:
 			answer := fmt.Sprintf("There are %d orders. The largest amount is 912 EUR. The largest amount is 950 EUR.", tc.count)
 			want := []events.Verdict{events.VerdictSupported, events.VerdictSupported, events.VerdictContradicted}
 			if tc.which == "stored" {
-				answer = fmt.Sprintf("There are %d orders. There are %d orders.", tc.count, tc.count+40)
-				want = []events.Verdict{events.VerdictSupported, events.VerdictContradicted}
+				// The count binds to the whole length; a max, true (912) or
+				// false (950 above it, 500 below it), is about rows the
+				// excerpt may have left out: never contradicted by its first
+				// rows. A row the excerpt does not hold (A450) is unknown; a
+				// row it holds (A001, amount 21) is checked as it is, and a
+				// superlative of it over the kept rows alone is not borne out.
+				answer = fmt.Sprintf("There are %d orders. There are %d orders. The largest amount is 912 EUR. The largest amount is 950 EUR. The largest amount is 500 EUR. "+
+					"Order A450 has an amount of 20 EUR. Order A001 has an amount of 21 EUR. Order A001 has an amount of 30 EUR.", tc.count, tc.count+40)
+				want = []events.Verdict{events.VerdictSupported, events.VerdictContradicted, events.VerdictUnsupported, events.VerdictUnsupported, events.VerdictUnsupported,
+					events.VerdictUnsupported, events.VerdictSupported, events.VerdictContradicted}
 			}
 			rep := checker.Check(answer, []verifier.Evidence{ev}, time.Unix(0, 0))
 			if len(rep.Claims) != len(want) {

@@ -135,6 +135,7 @@ func (cx *claim) facts() []fact {
 			}
 		}
 	}
+	cx.excerptFacts(fs)
 	if hard := slices.ContainsFunc(fs, func(f fact) bool { return !f.soft }); hard {
 		fs = slices.DeleteFunc(fs, func(f fact) bool { return f.soft })
 	}

@@ -217,6 +217,10 @@ func (cx *claim) keyOf(l int32) string {
 	return k
 }
 
+// reasonSuperlativeHolds is a superlative's reason when the other members
+// bear it out (excerptFacts reads it).
+const reasonSuperlativeHolds = "superlative holds"
+
 // superlative checks "B has the most stock", "A 最便宜" against the other
 // members of the subject's collection.
 func (cx *claim) superlative() fact {
@@ -277,7 +281,7 @@ func (cx *claim) superlative() fact {
 				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(a), ix.ref(b)}, reason: "another member is more extreme"}
 			}
 		}
-		return supported(ix, "superlative holds", a)
+		return supported(ix, reasonSuperlativeHolds, a)
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "nothing to compare with"}
 }

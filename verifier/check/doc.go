@@ -54,7 +54,11 @@
 //     else, and such a binding contradicts only when it is unambiguous
 //     (binding.go: a claim is judged only against evidence about it;
 //     amount_cents is read in hundredths; a count stated of a whole list
-//     is compared with its length);
+//     is compared with its length); against an excerpt (Evidence.Cuts)
+//     a claim that names no row of its own ("the largest amount is 912")
+//     is never contradicted by a row it holds, since the rows it left out
+//     may hold the value: it is unsupported, and so is a superlative the
+//     kept rows bear out (excerpt.go);
 //   - time: dates, today/tomorrow/明天/后天, weekdays, "in 3 days", bounds
 //     ("by Friday", 周五之前) and durations against evidence dates, resolved
 //     against the answer's event time;

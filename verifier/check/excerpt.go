@@ -1,0 +1,92 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// An excerpt (Evidence.Cuts) holds the first rows of each array it cut,
+// not the rest: a claim that names no row of its own ("the largest amount
+// is 912") may be about a row left out, so a row of the excerpt never
+// contradicts it — it is unsupported, unless it counts the array, whose
+// whole length the cut gives (cutCount). A claim naming its row (an order's
+// id the excerpt holds) is checked against that row as against a whole
+// result; a count is checked against the whole length (cutArrays).
+
+// cutAt returns the cut of the array whose element holds the pointer ptr
+// of callID's result, if an excerpt left rows of it out.
+func (ix *index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
+	for i := range ix.ev {
+		if ix.ev[i].CallID != callID {
+			continue
+		}
+		for _, c := range ix.ev[i].Cuts {
+			if c.Len > c.Kept && strings.HasPrefix(ptr, c.Pointer+"/") {
+				return c, true
+			}
+		}
+	}
+	return events.ArrayCut{}, false
+}
+
+// cutOf returns the cut of an array an excerpt shortened that holds one of
+// refs, if any, and the call of its result.
+func (ix *index) cutOf(refs []events.EvidenceRef) (events.ArrayCut, string, bool) {
+	for _, r := range refs {
+		if c, ok := ix.cutAt(r.CallID, r.Pointer); ok {
+			return c, r.CallID, true
+		}
+	}
+	return events.ArrayCut{}, "", false
+}
+
+// cutCount contradicts a count of the cut array ("there are 640 orders"
+// when /orders has 600): its whole length is known though its rows are not.
+func (cx *claim) cutCount(c events.ArrayCut, callID string) (fact, bool) {
+	ix := cx.ix
+	for _, i := range ix.arrays {
+		n := &ix.nodes[i]
+		if n.ptr != c.Pointer || ix.ev[n.ev].CallID != callID {
+			continue
+		}
+		for _, m := range cx.nums {
+			if len(m.head) == 0 || m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 || m.bound != 0 || m.approx || m.isRange ||
+				overlap(m.head, n.concepts) == 0 || float64(n.length) == m.v {
+				continue
+			}
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(i, strconv.Itoa(n.length))},
+				reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
+		}
+	}
+	return fact{}, false
+}
+
+// excerptFacts makes unsupported each contradiction of a claim that names
+// no row of its own by a row of an excerpt, and each superlative the
+// excerpt's rows bear out: the rows it left out may hold the value, or a
+// more extreme one.
+func (cx *claim) excerptFacts(fs []fact) {
+	for i := range fs {
+		f := &fs[i]
+		switch {
+		case f.verdict == events.VerdictContradicted && !cx.scoped,
+			f.verdict == events.VerdictSupported && f.reason == reasonSuperlativeHolds:
+		default:
+			continue
+		}
+		if c, callID, ok := cx.ix.cutOf(f.refs); ok {
+			if f.verdict == events.VerdictContradicted {
+				if cf, ok := cx.cutCount(c, callID); ok {
+					*f = cf
+					continue
+				}
+			}
+			f.verdict, f.weak = events.VerdictUnsupported, true
+			f.reason = fmt.Sprintf("the excerpt holds %d of the %d rows of %s; the claim may be about one it left out (%s)", c.Kept, c.Len, c.Pointer, f.reason)
+		}
+	}
+}
