@@ -60,7 +60,9 @@ type RunReader interface {
 	Run(ctx context.Context, tenant, run string) (runsapi.Run, error)
 	Runs(ctx context.Context, tenant string) ([]runsapi.Run, error)
 	Rounds(ctx context.Context, tenant, run string) ([]runsapi.Round, error)
+	RoundsFrom(ctx context.Context, tenant, run string, from int) ([]runsapi.Round, error)
 	History(ctx context.Context, tenant, run string, opts runsapi.HistoryOptions) (runsapi.History, error)
+	HistoryFrom(ctx context.Context, tenant, run string, from int, opts runsapi.HistoryOptions) (runsapi.History, error)
 	WatchRuns(ctx context.Context, tenant string, opts ...WatchOption) (iter.Seq2[RunChange, error], error)
 }
 
