@@ -24,32 +24,6 @@ import (
 // "APPROVED"}). Nothing here names a domain: the rule reads the structure
 // of keys and the words of the claim.
 
-// stateKeyParts name a state, not what it is the state of.
-var stateKeyParts = langData.Set("state key words")
-
-// keyAttrs returns the attribute concepts of leaf l's own key: the
-// concepts of its parts that are not states (status, confirmed, 已支付).
-func (ix *index) keyAttrs(l int32) []string {
-	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(ix.leaves[l].ptr()))
-	if lang.IsAllDigits(k) || genericKeys[strings.ToLower(k)] {
-		return nil
-	}
-	var out []string
-	for _, p := range lang.KeyParts(k) {
-		if stateKeyParts[p] || len(categoriesOf(p)) > 0 {
-			continue
-		}
-		if _, ok := keyUnits[p]; ok {
-			continue
-		}
-		if _, ok := minorUnitWords[p]; ok {
-			continue
-		}
-		out = append(out, conceptsOf(p)...)
-	}
-	return dedupe(out)
-}
-
 // claimAttrs returns the concepts of the claim's content words (not its
 // state, cue or unit words), and of those the ones no lexicon entry has
 // (a word the rules never saw: a made-up or rare name of an attribute).
@@ -132,23 +106,6 @@ func (cx *claim) namesUnknown(cs []string) bool {
 			continue
 		}
 		if !lang.IsCJK(r[0]) && len(r) >= 3 || lang.IsCJK(r[0]) && cx.possessed(c) {
-			return true
-		}
-	}
-	return false
-}
-
-// stateField reports whether l's key names a state (gruba_status,
-// tamogro_state, zidrakal_paid): a field holding the state of the thing
-// its other key words name.
-func (ix *index) stateField(l int32) bool {
-	lf := &ix.leaves[l]
-	if lf.kind == kindBool {
-		return true
-	}
-	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(lf.ptr()))
-	for _, p := range lang.KeyParts(k) {
-		if stateKeyParts[p] {
 			return true
 		}
 	}
@@ -245,25 +202,6 @@ func (cx *claim) inValue(r int) bool {
 	return false
 }
 
-// negatedState reads a state value written as the negation of a word
-// (NOT_READY, not-confirmed, INACTIVE, UNPAID, DISABLED): its base word and
-// true; else the value and false.
-func negatedState(v string) (string, bool) {
-	ts := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
-	if len(ts) == 2 && (ts[0] == "not" || ts[0] == "no" || ts[0] == "non") {
-		return ts[1], true
-	}
-	if len(ts) != 1 {
-		return "", false
-	}
-	for _, p := range []string{"un", "in", "dis", "non"} {
-		if rest, ok := strings.CutPrefix(ts[0], p); ok && len(rest) >= 4 {
-			return rest, true
-		}
-	}
-	return ts[0], false
-}
-
 // stateValueFacts checks a claim stating a state (ready, active, paid)
 // against a state field in scope holding its negation by form
 // (NOT_READY, INACTIVE, UNPAID): "the bustu is ready" is contradicted by
@@ -291,40 +229,4 @@ func (cx *claim) stateValueFacts(earlier []fact) []fact {
 		return []fact{f}
 	}
 	return nil
-}
-
-// negState is a state field holding a negated state, and its base word.
-type negState struct {
-	leaf int32
-	base string
-}
-
-// negatedStates returns the evidence's state fields holding a negated
-// state, in leaf order; found once per index, read by every claim.
-func (ix *index) negatedStates() []negState {
-	if ix.cache.negStatesRead {
-		return ix.cache.negStates
-	}
-	ix.cache.negStatesRead = true
-	for i := range ix.leaves {
-		lf := &ix.leaves[i]
-		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
-			continue
-		}
-		if base, neg := negatedState(lf.str()); neg && ix.stateField(int32(i)) {
-			ix.cache.negStates = append(ix.cache.negStates, negState{int32(i), base})
-		}
-	}
-	return ix.cache.negStates
-}
-
-// negForm is a cheap test that v, lower case (a leaf's str), may be a
-// negated state (negatedState); it allocates nothing.
-func negForm(v string) bool {
-	for _, p := range []string{"not", "no", "un", "in", "dis"} {
-		if strings.HasPrefix(v, p) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,42 +1,10 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
-	"time"
-
 	"github.com/toolstream/toolstream/events"
+	"time"
 )
-
-// Evidence is one tool call's outcome with its call identity: a result,
-// or the typed failure of a call that did not happen as asked.
-type Evidence struct {
-	CallID  string
-	Name    string // tool name
-	Version int
-	Result  json.RawMessage // the tool's JSON result; empty when Failed
-	// Failed is the failure of a call that failed or whose approval was
-	// denied (CallFailed): evidence that what it would have done did not
-	// happen. nil for a result.
-	Failed *Failure
-	// At is when the result was produced; zero is the answer's time.
-	At time.Time
-	// FreshFor is how long the result holds after At (the contract's
-	// fresh_for); 0 is for ever. A claim resting only on results older
-	// than that is stale.
-	FreshFor time.Duration
-	// Cuts, when Result is an excerpt of a larger result
-	// (events.CallSucceeded.Excerpt), gives each array the excerpt
-	// shortened its length in the whole result: a count is checked
-	// against that length.
-	Cuts []events.ArrayCut
-}
-
-// Failure is a failed call's typed error (events.ErrorType) and message.
-type Failure struct {
-	Error   string
-	Message string
-}
 
 // CheckerConfig configures a Checker. The zero value is usable.
 type CheckerConfig struct {

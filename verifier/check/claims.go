@@ -2,8 +2,6 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -491,89 +489,4 @@ func appendClaim(r []rune, s, e int, out []Claim) []Claim {
 		return out
 	}
 	return append(out, Claim{Start: s, End: e}) // Text: textsOfClaims
-}
-
-// runeText is runes as a string too, so that a run of them is a slice of
-// the string: looked up or kept without converting runes again.
-type runeText struct {
-	s   string
-	off []int32 // where rune i starts in s; nil when every rune is one byte
-}
-
-func newRuneText(r []rune) runeText {
-	t := runeText{s: string(r)}
-	if len(t.s) != len(r) {
-		t.off = make([]int32, len(r)+1)
-		b := 0
-		for i, c := range r {
-			t.off[i] = int32(b)
-			n := utf8.RuneLen(c)
-			if n < 0 {
-				n = utf8.RuneLen(utf8.RuneError) // what string(r) writes for it
-			}
-			b += n
-		}
-		t.off[len(r)] = int32(b)
-	}
-	return t
-}
-
-// sub returns runes [i, j) as a string.
-func (t runeText) sub(i, j int) string {
-	if t.off == nil {
-		return t.s[i:j]
-	}
-	return t.s[t.off[i]:t.off[j]]
-}
-
-// token is one token of normalised text: a run of letters and digits (with
-// inner decimal points and apostrophes), or one ideograph.
-type token struct {
-	s          string
-	start, end int // rune offsets
-	cjk        bool
-}
-
-// tokenize splits normalised runes into tokens.
-func tokenize(r []rune) []token { return tokenizeInto(nil, newRuneText(r), r) }
-
-// tokenizeInto is tokenize with the runes as text too, appending to out:
-// the tokens' strings are slices of text's, not one allocation each.
-func tokenizeInto(out []token, text runeText, r []rune) []token {
-	out = slices.Grow(out, len(r)/5+1)
-	for i := 0; i < len(r); {
-		c := r[i]
-		switch {
-		case lang.IsCJK(c):
-			out = append(out, token{s: text.sub(i, i+1), start: i, end: i + 1, cjk: true})
-			i++
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			j := i + 1
-			for j < len(r) {
-				d := r[j]
-				if (unicode.IsLetter(d) || unicode.IsDigit(d)) && !lang.IsCJK(d) {
-					j++
-					continue
-				}
-				if (d == '.' || d == ',') && j+1 < len(r) && unicode.IsDigit(r[j-1]) && unicode.IsDigit(r[j+1]) {
-					j++
-					continue
-				}
-				if d == '\'' && j+1 < len(r) && unicode.IsLetter(r[j+1]) && !lang.IsCJK(r[j+1]) {
-					j++
-					continue
-				}
-				if d == '+' && (j+1 == len(r) || !unicode.IsLetter(r[j+1]) && !unicode.IsDigit(r[j+1])) {
-					j++ // "S24+", "C++": the plus is part of the name
-					continue
-				}
-				break
-			}
-			out = append(out, token{s: text.sub(i, j), start: i, end: j})
-			i = j
-		default:
-			i++
-		}
-	}
-	return out
 }

@@ -41,14 +41,3 @@ func zhConjunctionAt(r []rune, i, e int) (end int, but, ok bool) {
 
 // zhPredicateRunes mark a Chinese clause (a verb or a predicate).
 const zhPredicateRunes = "有是为已会将可能要送发到剩卖售价重需含包提供支显示预计达购订退晴阴雨雪降升涨跌减增超低高贵便免缺"
-
-func zhNumeralRune(c rune) bool { return langData.IsZhNumeral(c) }
-
-// zhMeasureRune reports a measure word or unit that may follow a numeral.
-func zhMeasureRune(c rune) bool {
-	return strings.ContainsRune("件个天台箱份双套瓶包盒张本支位人间晚次只辆元块小分周年斤克米度单笔条家款种名倍折成", c)
-}
-
-// parseZhNumber parses a Chinese numeral at r[i] (二十五, 两, 一百零五,
-// 三千). It returns the value and the end of the numeral.
-func parseZhNumber(r []rune, i int) (float64, int, bool) { return langData.ParseZhNumber(r, i) }

@@ -215,33 +215,6 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 	return pool
 }
 
-// membersNamed reports whether every object of array n has a name
-// containing word: "3 warehouses" counts {"Denver warehouse", …}, "三个班"
-// counts {一班, 二班, 三班}.
-func (ix *index) membersNamed(n int32, word string) bool {
-	if word == "" {
-		return false
-	}
-	w := subjectKey(word)
-	nd := &ix.nodes[n]
-	count := 0
-	for j := n + 1; j < nd.nodeHi; j = ix.nodes[j].nodeHi {
-		s := ix.nodes[j].subject
-		if s == "" {
-			return false
-		}
-		ok := strings.Contains(strings.ToLower(s), word)
-		for _, t := range tokenStrings(lang.Normalize(s)) {
-			ok = ok || subjectKey(t) == w
-		}
-		if !ok {
-			return false
-		}
-		count++
-	}
-	return count > 0
-}
-
 // siblingsOf returns the fields with leaf t's key in the other members of
 // the collection t's object belongs to.
 func (cx *claim) siblingsOf(t int32) []int32 {

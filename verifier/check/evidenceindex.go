@@ -2,7 +2,6 @@ package check
 
 import (
 	"errors"
-	"time"
 )
 
 // EvidenceIndex is one tool result indexed for checking: its values with
@@ -54,23 +53,6 @@ func UnmarshalEvidenceIndex(data, result []byte) (*EvidenceIndex, error) {
 	return &EvidenceIndex{p: p}, nil
 }
 
-// CheckIndexed is Check against evidence indexed beforehand: the same
-// Report for the same results. It fails only when an index must be
-// indexed again from its result and that was not given, or an index read
-// back is damaged.
-func (c *Checker) CheckIndexed(answer string, evidence []*EvidenceIndex, now time.Time) (Report, error) {
-	parts := make([]*part, len(evidence))
-	for i, x := range evidence {
-		parts[i] = x.p
-	}
-	ix, err := join(parts, now)
-	if err != nil {
-		return Report{}, err
-	}
-	defer ix.release()
-	return c.check(answer, ix, now), nil
-}
-
 // ReadEvidenceIndex reads the index of e that MarshalBinary encoded as
 // data, as a projection keeps it beside e: e's Result indexes it again when
 // a check needs more of it, and e's At, FreshFor and Cuts, which the index
@@ -86,37 +68,6 @@ func ReadEvidenceIndex(data []byte, e Evidence) (*EvidenceIndex, error) {
 	}
 	p.ev.At, p.ev.FreshFor, p.ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept beside the index, not in it
 	return &EvidenceIndex{p: p}, nil
-}
-
-// CheckKept is CheckIndexed for the evidence a projection keeps: the
-// indexes of the results, and the calls that failed (Evidence with
-// Failed, of which the highest version of each call counts). An index
-// that reads back whole but is damaged makes every index be made again
-// from its result, which gives the same verdicts; it fails only when a
-// result cannot be read.
-func (c *Checker) CheckKept(answer string, evidence []*EvidenceIndex, failed []Evidence, now time.Time) (Report, error) {
-	parts := make([]*part, len(evidence))
-	for i, x := range evidence {
-		parts[i] = x.p
-	}
-	ix, err := join(parts, now)
-	if err != nil {
-		for i, q := range parts {
-			raw, rerr := q.result()
-			if rerr != nil {
-				return Report{}, rerr
-			}
-			e := q.ev
-			e.Result = raw
-			parts[i] = indexResult(e, leavesMax)
-		}
-		if ix, err = join(parts, now); err != nil {
-			return Report{}, err
-		}
-	}
-	ix.failed = dedupeEvidence(failed)
-	defer ix.release()
-	return c.check(answer, ix, now), nil
 }
 
 // LatestEvidence keeps, of several results with one call id, the one with

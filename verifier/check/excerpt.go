@@ -2,11 +2,9 @@ package check
 
 import (
 	"fmt"
+	"github.com/toolstream/toolstream/events"
 	"math"
 	"strconv"
-	"strings"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // An excerpt (Evidence.Cuts) holds the first rows of each array it cut,
@@ -16,33 +14,6 @@ import (
 // whole length the cut gives (cutCount). A claim naming its row (an order's
 // id the excerpt holds) is checked against that row as against a whole
 // result; a count is checked against the whole length (cutArrays).
-
-// cutAt returns the cut of the array whose element holds the pointer ptr
-// of callID's result, if an excerpt left rows of it out.
-func (ix *index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
-	for i := range ix.ev {
-		if ix.ev[i].CallID != callID {
-			continue
-		}
-		for _, c := range ix.ev[i].Cuts {
-			if c.Len > c.Kept && strings.HasPrefix(ptr, c.Pointer+"/") {
-				return c, true
-			}
-		}
-	}
-	return events.ArrayCut{}, false
-}
-
-// cutOf returns the cut of an array an excerpt shortened that holds one of
-// refs, if any, and the call of its result.
-func (ix *index) cutOf(refs []events.EvidenceRef) (events.ArrayCut, string, bool) {
-	for _, r := range refs {
-		if c, ok := ix.cutAt(r.CallID, r.Pointer); ok {
-			return c, r.CallID, true
-		}
-	}
-	return events.ArrayCut{}, "", false
-}
 
 // cutCount contradicts a count of the cut array ("there are 640 orders"
 // when /orders has 600): its whole length is known though its rows are not.

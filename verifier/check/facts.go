@@ -316,5 +316,3 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 	}
 	return out
 }
-
-func lastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }

@@ -57,13 +57,6 @@ func (c *Checker) tolerance(m *numMention, v float64) float64 {
 	return math.Max(math.Max(rel*math.Abs(v), half), 1e-9)
 }
 
-// yearLike reports whether m is written as a calendar year: a plain
-// four-digit integer from 1900 to 2099, with no unit, magnitude or hedge.
-func (m *numMention) yearLike() bool {
-	return m.unit == nil && m.mag == 1 && m.decimals == 0 && !m.approx && !m.isRange &&
-		m.v >= 1900 && m.v < 2100 && m.v == math.Trunc(m.v) && m.end-m.start == 4
-}
-
 // candidates expresses claimed value v in every unit it may appear in,
 // appended to out (room for eight spares the caller an allocation).
 func (c *Checker) candidates(out []cand, m *numMention, v float64) []cand {
@@ -93,13 +86,6 @@ func (c *Checker) candidates(out []cand, m *numMention, v float64) []cand {
 // number claimed in unit claimed.
 func unitFits(lf *leaf, k cand, claimed *unit) bool {
 	return unitFitsAs(numUnit{lf.unitID, lf.dim}, k, claimed)
-}
-
-// numUnit is the unit and dimension of a numeric leaf (what unitFits
-// reads of it).
-type numUnit struct {
-	unitID uint8
-	dim    dimension
 }
 
 // unitFitsAs is unitFits of a leaf in unit nu.
@@ -141,12 +127,6 @@ func (cx *claim) matches(m *numMention, v float64) []int32 {
 	}
 	ix.cache.matches[key] = ls
 	return ls
-}
-
-// matchKey is what a claimed number's matches depend on.
-type matchKey struct {
-	v, tol float64
-	unit   *unit
 }
 
 // findMatches is matches without the cache.
@@ -191,13 +171,6 @@ func (cx *claim) findMatches(m *numMention, v float64) []int32 {
 // is matched against: an answer of thirty thousand claims against a result
 // of a quarter million equal numbers stays linear.
 const numMatchesMax = 256
-
-func sortUnique(s *[]int32) {
-	if !slices.IsSorted(*s) { // often they come in order
-		slices.Sort(*s)
-	}
-	*s = slices.Compact(*s)
-}
 
 // dimFits reports whether a leaf may measure what a number claimed in unit
 // u measures.

@@ -247,31 +247,6 @@ func (cx *claim) hasCat(n int32) bool {
 	return false
 }
 
-// subjectLeaf returns the field that names a subject (group, the objects
-// a mention names): the one holding the name it was named by, if known.
-func (ix *index) subjectLeaf(group []int32, name string) int32 {
-	if name != "" {
-		name = string(lang.Normalize(name))
-	}
-	var first int32 = -1
-	for _, n := range group {
-		nd := &ix.nodes[n]
-		for l := nd.leafLo; l < nd.leafHi; l++ {
-			lf := &ix.leaves[l]
-			if lf.node != n || !lf.subjKey || lf.text {
-				continue
-			}
-			if name == "" || lf.str() == name || lf.raw() == name {
-				return l
-			}
-			if first < 0 {
-				first = l
-			}
-		}
-	}
-	return first
-}
-
 // coverage decides a claim with no number, date, polarity or status: by
 // how many of its content words the evidence in scope has. Such verdicts
 // are weak and left to a judge when one is configured.

@@ -6,15 +6,6 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// subjects are the evidence objects a claim's subjects name: one group of
-// nodes per mention, the value it was named by, and where the claim
-// mentions it (rune offsets; -1 for a subject named by an earlier claim).
-type subjects struct {
-	groups [][]int32
-	names  []string
-	spans  [][2]int
-}
-
 // scope is what a claim is about.
 type scope struct {
 	scoped bool    // false: all the evidence

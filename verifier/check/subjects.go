@@ -117,24 +117,6 @@ type subjectHitSpan struct {
 	name         string
 }
 
-// mostSpecific keeps the innermost of nested subjects: "order 123's item
-// A" is about A.
-//
-// Nodes are numbered in document order and a node's descendants follow it
-// below its nodeHi, so of the sorted scope a node encloses another exactly
-// when the one after it does not pass its nodeHi.
-func (ix *index) mostSpecific(scope []int32) []int32 {
-	sortUnique(&scope)
-	var keep []int32
-	for i, a := range scope {
-		if i+1 < len(scope) && ix.ancestorOf(a, scope[i+1]) {
-			continue
-		}
-		keep = append(keep, a)
-	}
-	return keep
-}
-
 // isRangeJoin reports the text between two subjects of a range.
 func isRangeJoin(r []rune) bool {
 	switch strings.TrimSpace(string(r)) {
@@ -142,31 +124,6 @@ func isRangeJoin(r []rune) bool {
 		return true
 	}
 	return false
-}
-
-// membersBetween returns the collection members strictly between the
-// members holding a and b.
-func (ix *index) membersBetween(a, b []int32) []int32 {
-	for _, cl := range ix.colls {
-		ia, ib := -1, -1
-		for i, m := range cl.members {
-			for _, x := range a {
-				if ix.ancestorOf(m, x) {
-					ia = i
-				}
-			}
-			for _, x := range b {
-				if ix.ancestorOf(m, x) {
-					ib = i
-				}
-			}
-		}
-		if ia >= 0 && ib >= 0 {
-			lo, hi := min(ia, ib), max(ia, ib)
-			return slices.Clone(cl.members[lo+1 : hi])
-		}
-	}
-	return nil
 }
 
 // subjectCase guards one-letter and common-word subjects: "A" must be
@@ -232,28 +189,4 @@ func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) strin
 		return string(orig[t.start:t.end])
 	}
 	return ""
-}
-
-func digitCount(s string) int {
-	n := 0
-	for _, c := range s {
-		if c >= '0' && c <= '9' {
-			n++
-		}
-	}
-	return n
-}
-
-// isNumberWithUnit reports tokens such as "12kg" or "5pm".
-func isNumberWithUnit(s string) bool {
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	if i == 0 {
-		return false
-	}
-	rest := s[i:]
-	_, ok := unitWords[rest]
-	return ok || rest == "am" || rest == "pm" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "x" || rest == "k"
 }

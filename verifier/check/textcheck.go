@@ -1,53 +1,9 @@
 package check
 
 import (
-	"github.com/toolstream/toolstream/internal/lang"
-
-	"encoding/json"
-	"slices"
-
 	"github.com/toolstream/toolstream/events"
+	"slices"
 )
-
-// sentInfo is one sentence of a text value: its concepts, whether it is
-// negated, and which way it says things moved.
-type sentInfo struct {
-	start, end int
-	concepts   []string
-	neg        bool
-	up, down   bool
-}
-
-// sentences splits a long string value into sentences, once per Check.
-func (ix *index) sentences(l int32) []sentInfo {
-	if s, ok := ix.sents[l]; ok {
-		return s
-	}
-	var out []sentInfo
-	var orig string
-	_ = json.Unmarshal([]byte(ix.leaves[l].raw()), &orig) // sentences need the original case
-	r := lang.Normalize(orig)
-	for _, cl := range SplitClaims(orig) {
-		sr := r[cl.Start:cl.End]
-		si := sentInfo{start: cl.Start, end: cl.End, concepts: dedupe(textConcepts(sr, tokenize(sr)))}
-		negs := 0
-		for _, w := range claimWords(sr) {
-			c := w.cues()
-			if c&cueNeg != 0 && c&cuePlain == 0 || c&cueNegLex != 0 {
-				negs++
-			}
-			si.up = si.up || c&cueUp != 0
-			si.down = si.down || c&cueDown != 0
-		}
-		si.neg = negs%2 == 1
-		out = append(out, si)
-		if len(out) >= textSentencesMax {
-			break
-		}
-	}
-	ix.sents[l] = out
-	return out
-}
 
 // textSentencesMax bounds the sentences read from one string value.
 const textSentencesMax = 64
@@ -85,7 +41,7 @@ func (cx *claim) textPolarity(fs []fact) fact {
 			if !lf.text || lf.src < 0 || len(ix.leaves[lf.src].str()) < 40 {
 				continue
 			}
-			for _, s := range ix.sentences(lf.src) {
+			for _, s := range sentences(ix, lf.src) {
 				if int(lf.textPos) >= s.start && int(lf.textPos) < s.end {
 					if why := opposite(s); why != "" && (up || down || overlap(cx.concepts, s.concepts) > 0) {
 						return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(lf.src)}, reason: why}
@@ -116,7 +72,7 @@ func (cx *claim) textPolarity(fs []fact) fact {
 			continue
 		}
 		best, bestN := -1, 0
-		ss := ix.sentences(l)
+		ss := sentences(ix, l)
 		for i, s := range ss {
 			if n := overlap(cx.concepts, s.concepts); n > bestN {
 				best, bestN = i, n

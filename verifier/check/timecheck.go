@@ -1,11 +1,9 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // Time: dates in claims (2024-05-03, May 3, 5月3日), relative days resolved
@@ -14,137 +12,6 @@ import (
 // checked against evidence dates ("3-5 days" against an eta). Dates are day
 // numbers since 1970-01-01; the answer's "today" is now's date in now's
 // location, and an evidence timestamp's date is taken in its own offset.
-
-// timeExpr is one time expression of a claim.
-type timeExpr struct {
-	start, end int     // rune offsets
-	days       []int32 // the days it may mean (a weekday: one; "next Friday": two)
-	lo, hi     int32   // a range of days (lo == hi for one day)
-	bound      cue     // cueLE (by, before, 之前) or cueGE (after, 之后)
-	clock      int     // minute of day, -1 if none
-	onlyClock  bool
-	rel        bool // its days depend on the time it is read at (tomorrow, May 3, Friday)
-}
-
-func dayNumber(y int, m time.Month, d int) int32 {
-	return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
-}
-
-func dayOf(t time.Time) int32 {
-	y, m, d := t.Date()
-	return dayNumber(y, m, d)
-}
-
-var evidenceDateLayouts = []string{
-	time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05",
-	"2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006/1/2", "2006-1-2", "2006年1月2日",
-	"2006年01月02日", "Jan 2, 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006",
-	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00",
-}
-
-// parseEvidenceDate parses a date or timestamp value; minute is the minute
-// of day when the value has a time, else -1.
-func parseEvidenceDate(s string) (int32, int16, bool) {
-	s = strings.TrimSpace(s)
-	if len(s) < 8 || len(s) > 40 {
-		return 0, -1, false
-	}
-	// Cheap shape test before trying layouts: "2024-05-04…", "2024/5/4",
-	// "2024年…", "May 4, 2024", "4 May 2024".
-	switch c := s[0]; {
-	case c >= '0' && c <= '9':
-		if !(len(s) > 4 && isDigitByte(s[1]) && isDigitByte(s[2]) && isDigitByte(s[3]) && strings.ContainsRune("-/年", rune(s[4]))) &&
-			!(strings.IndexByte(s, ' ') > 0 && strings.IndexByte(s, ' ') <= 2) && !strings.HasPrefix(s[4:], "年") {
-			return 0, -1, false
-		}
-	case c >= 'A' && c <= 'Z':
-		if _, ok := months[strings.ToLower(s[:3])]; !ok {
-			return 0, -1, false
-		}
-	default:
-		return 0, -1, false
-	}
-	for _, l := range evidenceDateLayouts {
-		t, err := time.Parse(l, s)
-		if err != nil {
-			continue
-		}
-		minute := int16(-1)
-		if strings.Contains(l, "15") {
-			minute = int16(t.Hour()*60 + t.Minute())
-		}
-		return dayOf(t), minute, true
-	}
-	return 0, -1, false
-}
-
-// weekdayNames are the weekday values a field may hold whole ("Mon",
-// "Tuesday", "周三", "星期四").
-var weekdayNames = numberTable[time.Weekday]("weekday values")
-
-// weekdayOf reads a value that is only a weekday ("Mon", "周三").
-func weekdayOf(s string) (time.Weekday, bool) {
-	if wd, ok := weekdayNames[strings.TrimSuffix(s, ".")]; ok {
-		return wd, true
-	}
-	for _, p := range []string{"周", "星期", "礼拜"} {
-		if rest, found := strings.CutPrefix(s, p); found && len([]rune(rest)) == 1 {
-			if d, ok := weekdays[rest]; ok {
-				return d, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// nextWeekday is the day of weekday wd on or after now.
-func nextWeekday(wd time.Weekday, now time.Time) int32 {
-	return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7)
-}
-
-// parseClock parses a time of day value ("15:00", "3:30 PM", "18:30:00");
-// it returns the minute of day or -1.
-func parseClock(s string) int16 {
-	s = strings.TrimSpace(s)
-	if len(s) < 4 || len(s) > 11 || !isDigitByte(s[0]) {
-		return -1
-	}
-	for _, l := range []string{"15:04", "15:04:05", "3:04 PM", "3:04PM", "3:04 pm", "3:04pm"} {
-		if t, err := time.Parse(l, s); err == nil {
-			return int16(t.Hour()*60 + t.Minute())
-		}
-	}
-	return -1
-}
-
-var months = numberTable[time.Month]("months")
-
-var weekdays = numberTable[time.Weekday]("weekdays")
-
-func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
-
-func abs32(x int32) int32 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// dateTarget is an evidence date (or day window) a time claim is checked
-// against.
-type dateTarget struct {
-	leaves []int32
-	lo, hi int32
-	score  int
-	clock  int
-}
 
 // dateTargetsMax bounds the evidence dates one claim is compared with (a
 // year of days, ten times over).
@@ -312,41 +179,6 @@ func (cx *claim) checkTime(te *timeExpr) fact {
 	return fact{verdict: events.VerdictContradicted, refs: refs, reason: "evidence date differs at " + ix.leaves[first.leaves[0]].ptr()}
 }
 
-// dayHolds decides a time expression against one evidence date or window.
-func dayHolds(te *timeExpr, t *dateTarget) (events.Verdict, bool) {
-	switch te.bound {
-	case cueLE:
-		if t.hi <= te.hi {
-			return events.VerdictSupported, true
-		}
-		return "", false
-	case cueGE:
-		if t.lo >= te.lo {
-			return events.VerdictSupported, true
-		}
-		return "", false
-	}
-	if te.lo != te.hi && len(te.days) == 2 && te.days[1] == te.days[0]+1 {
-		// A weekend: any day of it.
-		if t.lo >= te.lo && t.hi <= te.hi {
-			return events.VerdictSupported, true
-		}
-		return "", false
-	}
-	for _, d := range te.days {
-		if t.lo == t.hi && t.lo == d {
-			return events.VerdictSupported, true
-		}
-		if t.lo != t.hi && (d == t.lo || d == t.hi) && t.hi-t.lo <= 1 {
-			return events.VerdictSupported, true
-		}
-		if t.lo != t.hi && d >= t.lo && d <= t.hi {
-			return events.VerdictUnsupported, true
-		}
-	}
-	return "", false
-}
-
 // durationAsDates checks a claimed duration ("3 days", "within 2 days",
 // "3-5 business days") against evidence dates: the days from now to each.
 func (cx *claim) durationAsDates(m *numMention) (fact, bool) {
@@ -382,26 +214,6 @@ func (cx *claim) durationAsDates(m *numMention) (fact, bool) {
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(t.leaves[0])}, reason: "evidence date differs"}, true
 	}
 	return fact{}, false
-}
-
-// mightHaveDate is a cheap test for a date inside text: a month or weekday
-// name, a relative day, a Chinese date, or digits joined by - or /.
-func mightHaveDate(r []rune) bool {
-	s := string(r)
-	if hasAnyRune(s, "月周星今明昨后") || hasMonthName(s) {
-		return true
-	}
-	for _, w := range []string{"day", "tomorrow", "tonight", "weekend"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	for i := 1; i+1 < len(r); i++ {
-		if (r[i] == '-' || r[i] == '/') && isDigit(r[i-1]) && isDigit(r[i+1]) {
-			return true
-		}
-	}
-	return false
 }
 
 // futureTime reports a time expression on or after the answer's day.

@@ -1,0 +1,1691 @@
+package check
+
+import (
+	"encoding/json"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// stateKeyParts name a state, not what it is the state of.
+var stateKeyParts = langData.Set("state key words")
+
+// keyAttrs returns the attribute concepts of leaf l's own key: the
+// concepts of its parts that are not states (status, confirmed, 已支付).
+func (ix *index) keyAttrs(l int32) []string {
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(ix.leaves[l].ptr()))
+	if lang.IsAllDigits(k) || genericKeys[strings.ToLower(k)] {
+		return nil
+	}
+	var out []string
+	for _, p := range lang.KeyParts(k) {
+		if stateKeyParts[p] || len(categoriesOf(p)) > 0 {
+			continue
+		}
+		if _, ok := keyUnits[p]; ok {
+			continue
+		}
+		if _, ok := minorUnitWords[p]; ok {
+			continue
+		}
+		out = append(out, conceptsOf(p)...)
+	}
+	return dedupe(out)
+}
+
+// stateField reports whether l's key names a state (gruba_status,
+// tamogro_state, zidrakal_paid): a field holding the state of the thing
+// its other key words name.
+func (ix *index) stateField(l int32) bool {
+	lf := &ix.leaves[l]
+	if lf.kind == kindBool {
+		return true
+	}
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(lf.ptr()))
+	for _, p := range lang.KeyParts(k) {
+		if stateKeyParts[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// negatedState reads a state value written as the negation of a word
+// (NOT_READY, not-confirmed, INACTIVE, UNPAID, DISABLED): its base word and
+// true; else the value and false.
+func negatedState(v string) (string, bool) {
+	ts := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	if len(ts) == 2 && (ts[0] == "not" || ts[0] == "no" || ts[0] == "non") {
+		return ts[1], true
+	}
+	if len(ts) != 1 {
+		return "", false
+	}
+	for _, p := range []string{"un", "in", "dis", "non"} {
+		if rest, ok := strings.CutPrefix(ts[0], p); ok && len(rest) >= 4 {
+			return rest, true
+		}
+	}
+	return ts[0], false
+}
+
+// negState is a state field holding a negated state, and its base word.
+type negState struct {
+	leaf int32
+	base string
+}
+
+// negatedStates returns the evidence's state fields holding a negated
+// state, in leaf order; found once per index, read by every claim.
+func (ix *index) negatedStates() []negState {
+	if ix.cache.negStatesRead {
+		return ix.cache.negStates
+	}
+	ix.cache.negStatesRead = true
+	for i := range ix.leaves {
+		lf := &ix.leaves[i]
+		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
+			continue
+		}
+		if base, neg := negatedState(lf.str()); neg && ix.stateField(int32(i)) {
+			ix.cache.negStates = append(ix.cache.negStates, negState{int32(i), base})
+		}
+	}
+	return ix.cache.negStates
+}
+
+// negForm is a cheap test that v, lower case (a leaf's str), may be a
+// negated state (negatedState); it allocates nothing.
+func negForm(v string) bool {
+	for _, p := range []string{"not", "no", "un", "in", "dis"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Evidence is one tool call's outcome with its call identity: a result,
+// or the typed failure of a call that did not happen as asked.
+type Evidence struct {
+	CallID  string
+	Name    string // tool name
+	Version int
+	Result  json.RawMessage // the tool's JSON result; empty when Failed
+	// Failed is the failure of a call that failed or whose approval was
+	// denied (CallFailed): evidence that what it would have done did not
+	// happen. nil for a result.
+	Failed *Failure
+	// At is when the result was produced; zero is the answer's time.
+	At time.Time
+	// FreshFor is how long the result holds after At (the contract's
+	// fresh_for); 0 is for ever. A claim resting only on results older
+	// than that is stale.
+	FreshFor time.Duration
+	// Cuts, when Result is an excerpt of a larger result
+	// (events.CallSucceeded.Excerpt), gives each array the excerpt
+	// shortened its length in the whole result: a count is checked
+	// against that length.
+	Cuts []events.ArrayCut
+}
+
+// Failure is a failed call's typed error (events.ErrorType) and message.
+type Failure struct {
+	Error   string
+	Message string
+}
+
+// runeText is runes as a string too, so that a run of them is a slice of
+// the string: looked up or kept without converting runes again.
+type runeText struct {
+	s   string
+	off []int32 // where rune i starts in s; nil when every rune is one byte
+}
+
+func newRuneText(r []rune) runeText {
+	t := runeText{s: string(r)}
+	if len(t.s) != len(r) {
+		t.off = make([]int32, len(r)+1)
+		b := 0
+		for i, c := range r {
+			t.off[i] = int32(b)
+			n := utf8.RuneLen(c)
+			if n < 0 {
+				n = utf8.RuneLen(utf8.RuneError) // what string(r) writes for it
+			}
+			b += n
+		}
+		t.off[len(r)] = int32(b)
+	}
+	return t
+}
+
+// token is one token of normalised text: a run of letters and digits (with
+// inner decimal points and apostrophes), or one ideograph.
+type token struct {
+	s          string
+	start, end int // rune offsets
+	cjk        bool
+}
+
+// tokenize splits normalised runes into tokens.
+func tokenize(r []rune) []token { return tokenizeInto(nil, newRuneText(r), r) }
+
+// tokenizeInto is tokenize with the runes as text too, appending to out:
+// the tokens' strings are slices of text's, not one allocation each.
+func tokenizeInto(out []token, text runeText, r []rune) []token {
+	out = slices.Grow(out, len(r)/5+1)
+	for i := 0; i < len(r); {
+		c := r[i]
+		switch {
+		case lang.IsCJK(c):
+			out = append(out, token{s: text.sub(i, i+1), start: i, end: i + 1, cjk: true})
+			i++
+		case unicode.IsLetter(c) || unicode.IsDigit(c):
+			j := i + 1
+			for j < len(r) {
+				d := r[j]
+				if (unicode.IsLetter(d) || unicode.IsDigit(d)) && !lang.IsCJK(d) {
+					j++
+					continue
+				}
+				if (d == '.' || d == ',') && j+1 < len(r) && unicode.IsDigit(r[j-1]) && unicode.IsDigit(r[j+1]) {
+					j++
+					continue
+				}
+				if d == '\'' && j+1 < len(r) && unicode.IsLetter(r[j+1]) && !lang.IsCJK(r[j+1]) {
+					j++
+					continue
+				}
+				if d == '+' && (j+1 == len(r) || !unicode.IsLetter(r[j+1]) && !unicode.IsDigit(r[j+1])) {
+					j++ // "S24+", "C++": the plus is part of the name
+					continue
+				}
+				break
+			}
+			out = append(out, token{s: text.sub(i, j), start: i, end: j})
+			i = j
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// parseZhNumber parses a Chinese numeral at r[i] (二十五, 两, 一百零五,
+// 三千). It returns the value and the end of the numeral.
+func parseZhNumber(r []rune, i int) (float64, int, bool) { return langData.ParseZhNumber(r, i) }
+
+// membersNamed reports whether every object of array n has a name
+// containing word: "3 warehouses" counts {"Denver warehouse", …}, "三个班"
+// counts {一班, 二班, 三班}.
+func (ix *index) membersNamed(n int32, word string) bool {
+	if word == "" {
+		return false
+	}
+	w := subjectKey(word)
+	nd := &ix.nodes[n]
+	count := 0
+	for j := n + 1; j < nd.nodeHi; j = ix.nodes[j].nodeHi {
+		s := ix.nodes[j].subject
+		if s == "" {
+			return false
+		}
+		ok := strings.Contains(strings.ToLower(s), word)
+		for _, t := range tokenStrings(lang.Normalize(s)) {
+			ok = ok || subjectKey(t) == w
+		}
+		if !ok {
+			return false
+		}
+		count++
+	}
+	return count > 0
+}
+
+func lastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
+
+// codeMention is a code written in a claim.
+type codeMention struct {
+	start, end int // rune offsets
+	canon      string
+	digitsOnly bool // a bare number read as an identifier (room 512)
+	foreign    bool // the evidence has it nowhere: no value, key or word of a text
+}
+
+// scanCodes finds the codes of a claim's runes as written, skipping runes
+// used by subjects.
+func scanCodes(orig []rune, used []bool) []codeMention {
+	var out []codeMention
+	n := len(orig)
+	for i := 0; i < n; i++ {
+		if !isASCIIAlnum(orig[i]) || i > 0 && (isASCIIAlnum(orig[i-1]) || orig[i-1] == '.' || orig[i-1] == '-' && i > 1 && isASCIIAlnum(orig[i-2])) {
+			continue
+		}
+		end, ok := codeEnd(orig, i)
+		if s := string(orig[i:end]); ok && isCode(s) && !usedAny(used, i, end) {
+			out = append(out, codeMention{start: i, end: end, canon: canonCode(s)})
+		}
+		i = end - 1
+	}
+	return out
+}
+
+// codeEnd returns where the code-like run starting at i ends (after i),
+// and false when it is a decimal (PM2.5, v1.2), not a code.
+func codeEnd(r []rune, i int) (int, bool) {
+	j := i
+	for j < len(r) && isASCIIAlnum(r[j]) {
+		j++
+	}
+	// "LH 2041", "UA 1234": one to three capitals, a space, digits.
+	if j-i <= 3 && j+1 < len(r) && r[j] == ' ' && isDigit(r[j+1]) && allUpper(r[i:j]) {
+		k := j + 1
+		for k < len(r) && isASCIIAlnum(r[k]) {
+			k++
+		}
+		j = k
+	}
+	for j+1 < len(r) && (r[j] == '-' || r[j] == '_' || r[j] == '/') && isASCIIAlnum(r[j+1]) {
+		k := j + 1
+		for k < len(r) && isASCIIAlnum(r[k]) {
+			k++
+		}
+		j = k
+	}
+	if j < len(r) && r[j] == '.' && j+1 < len(r) && isDigit(r[j+1]) {
+		return j, false
+	}
+	return max(j, i+1), true
+}
+
+// isCode reports a run of letters and digits mixing both that is not a
+// number with its unit (12kg, 5pm, 3rd).
+func isCode(s string) bool {
+	letters, digits := 0, 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+		}
+	}
+	if letters == 0 || digits == 0 || len(s) < 2 {
+		return false
+	}
+	// "12-year", "29/month": a number and its word (a segment of two or
+	// more small letters only).
+	small, other := 0, false
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '-' || s[i] == '_' || s[i] == '/' || s[i] == ' ' {
+			if small >= 2 && !other {
+				return false
+			}
+			small, other = 0, false
+			continue
+		}
+		if c := s[i]; c >= 'a' && c <= 'z' {
+			small++
+		} else {
+			other = true
+		}
+	}
+	return s[0] < '0' || s[0] > '9' || !isNumberWithUnit(strings.ToLower(s))
+}
+
+// canonCode is a code's canonical form: upper case, separators dropped.
+func canonCode(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b.WriteRune(c - 'a' + 'A')
+		case isASCIIAlnum(c):
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// idCanon returns the canonical form of an identifier-like string value,
+// or "" when the value is not one.
+func idCanon(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 40 {
+		return ""
+	}
+	digits := 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '/' || c == ' ':
+		default:
+			return ""
+		}
+	}
+	if digits == 0 || strings.Count(s, " ") > 3 {
+		return ""
+	}
+	c := canonCode(s)
+	if c == "" || strings.Contains(s, " ") && !isCode(strings.ReplaceAll(s, " ", "")) && digits != len(c) {
+		return ""
+	}
+	if !isCode(s) && digits != len(c) {
+		return "" // a word with a number in it ("size 34")
+	}
+	return c
+}
+
+// idLeaves returns the identifier-like leaves of the index with their
+// canonical values, made once per index.
+func (ix *index) idLeaves() []idLeaf {
+	if ix.ids != nil {
+		return *ix.ids
+	}
+	var out []idLeaf
+	for l := range ix.leaves {
+		lf := &ix.leaves[l]
+		if lf.kind != kindStr || lf.text || lf.hasDay {
+			continue
+		}
+		if s := rawString(lf.raw()); len(s) <= 40 && strings.ContainsAny(s, digitChars) {
+			if c := idCanon(s); c != "" {
+				out = append(out, idLeaf{l: int32(l), canon: c, words: keyWords(lastToken(lf.ptr())), digits: lang.IsAllDigits(c)})
+			}
+		}
+	}
+	ix.ids = &out
+	return out
+}
+
+// hasDigitIDs reports an identifier-like field of digits in the index.
+func (ix *index) hasDigitIDs() bool {
+	return slices.ContainsFunc(ix.idLeaves(), func(id idLeaf) bool { return id.digits })
+}
+
+// codesInText returns the codes written in the index's keys and inside its
+// longer string values, each with the first leaf writing it, made once
+// per index.
+func (ix *index) codesInText() map[string]int32 {
+	if ix.textCodes != nil {
+		return ix.textCodes
+	}
+	out := map[string]int32{}
+	add := func(s string, l int) {
+		for _, c := range scanCodes([]rune(s), nil) {
+			if prev, ok := out[c.canon]; !ok || prev < 0 {
+				out[c.canon] = int32(l)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	addKey := func(k string, l int) {
+		if !seen[k] && strings.ContainsAny(k, digitChars) {
+			add(k, l)
+		}
+		seen[k] = true
+	}
+	for l := range ix.leaves {
+		lf := &ix.leaves[l]
+		addKey(lastToken(lf.ptr()), l) // its key ("F1", "SST-2")
+		for _, k := range lf.own() {
+			addKey(k, l) // … and a table's column names
+		}
+		if lf.kind != kindStr || lf.text || !strings.ContainsAny(lf.raw(), digitChars) {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(lf.raw()), &s) == nil && idCanon(s) == "" {
+			add(s, l)
+		}
+	}
+	for n := range ix.nodes {
+		addKey(lastToken(ix.nodes[n].ptr), -1) // an object's or a list's key
+	}
+	ix.textCodes = out
+	return out
+}
+
+const digitChars = "0123456789"
+
+// rawString returns the string a JSON string's text holds: its text
+// between the quotes when it escapes nothing.
+func rawString(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' && strings.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1]
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// idLeaf is an identifier-like leaf.
+type idLeaf struct {
+	l      int32
+	canon  string
+	words  []string // the words of its key that may name it (keyWords)
+	digits bool     // its value is only digits (room "512")
+}
+
+// keyWords returns the words of a key that may name its field: all but
+// those too general to name one field (id, no, number, code) and single
+// letters.
+func keyWords(key string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
+		if w != "id" && w != "no" && w != "number" && w != "code" && len(w) >= 2 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// idWords are key words that say a field is an identifier, not of what.
+var idWords = langData.Set("id words")
+
+func isASCIIAlnum(r rune) bool {
+	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}
+
+func allUpper(r []rune) bool {
+	return !slices.ContainsFunc(r, func(c rune) bool { return c < 'A' || c > 'Z' })
+}
+
+func usedAny(used []bool, s, e int) bool {
+	for i := s; i < e && i < len(used); i++ {
+		if used[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// numMention is one number written in a text.
+type numMention struct {
+	start, end int // rune offsets
+	v, hi      float64
+	isRange    bool
+	unit       *unit
+	decimals   int     // digits written after the decimal point
+	mag        float64 // magnitude word applied (k, million, 万)
+	approx     bool
+	bound      cue // cueGT, cueGE, cueLT, cueLE or 0
+	head       []string
+	free       bool
+	unitWord   string   // the unit as written after the number
+	local      []string // concepts of the words right before and after
+	near       []string // concepts of the nearest word before
+	headEnd    int      // where the head noun ends
+	headWord   string   // the word after the number, as written
+	// maybeUnit is a one-letter unit word after a space ("5 m", "300 g"),
+	// too ambiguous to be the unit but enough to doubt the number has none.
+	maybeUnit *unit
+}
+
+func isDigit(c rune) bool { return c >= '0' && c <= '9' }
+
+func isLatinLetter(c rune) bool { return unicode.IsLetter(c) && !lang.IsCJK(c) }
+
+// numUnit is the unit and dimension of a numeric leaf (what unitFits
+// reads of it).
+type numUnit struct {
+	unitID uint8
+	dim    dimension
+}
+
+// matchKey is what a claimed number's matches depend on.
+type matchKey struct {
+	v, tol float64
+	unit   *unit
+}
+
+func sortUnique(s *[]int32) {
+	if !slices.IsSorted(*s) { // often they come in order
+		slices.Sort(*s)
+	}
+	*s = slices.Compact(*s)
+}
+
+// subjectLeaf returns the field that names a subject (group, the objects
+// a mention names): the one holding the name it was named by, if known.
+func (ix *index) subjectLeaf(group []int32, name string) int32 {
+	if name != "" {
+		name = string(lang.Normalize(name))
+	}
+	var first int32 = -1
+	for _, n := range group {
+		nd := &ix.nodes[n]
+		for l := nd.leafLo; l < nd.leafHi; l++ {
+			lf := &ix.leaves[l]
+			if lf.node != n || !lf.subjKey || lf.text {
+				continue
+			}
+			if name == "" || lf.str() == name || lf.raw() == name {
+				return l
+			}
+			if first < 0 {
+				first = l
+			}
+		}
+	}
+	return first
+}
+
+// subjects are the evidence objects a claim's subjects name: one group of
+// nodes per mention, the value it was named by, and where the claim
+// mentions it (rune offsets; -1 for a subject named by an earlier claim).
+type subjects struct {
+	groups [][]int32
+	names  []string
+	spans  [][2]int
+}
+
+// mostSpecific keeps the innermost of nested subjects: "order 123's item
+// A" is about A.
+//
+// Nodes are numbered in document order and a node's descendants follow it
+// below its nodeHi, so of the sorted scope a node encloses another exactly
+// when the one after it does not pass its nodeHi.
+func (ix *index) mostSpecific(scope []int32) []int32 {
+	sortUnique(&scope)
+	var keep []int32
+	for i, a := range scope {
+		if i+1 < len(scope) && ix.ancestorOf(a, scope[i+1]) {
+			continue
+		}
+		keep = append(keep, a)
+	}
+	return keep
+}
+
+// membersBetween returns the collection members strictly between the
+// members holding a and b.
+func (ix *index) membersBetween(a, b []int32) []int32 {
+	for _, cl := range ix.colls {
+		ia, ib := -1, -1
+		for i, m := range cl.members {
+			for _, x := range a {
+				if ix.ancestorOf(m, x) {
+					ia = i
+				}
+			}
+			for _, x := range b {
+				if ix.ancestorOf(m, x) {
+					ib = i
+				}
+			}
+		}
+		if ia >= 0 && ib >= 0 {
+			lo, hi := min(ia, ib), max(ia, ib)
+			return slices.Clone(cl.members[lo+1 : hi])
+		}
+	}
+	return nil
+}
+
+func digitCount(s string) int {
+	n := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// isNumberWithUnit reports tokens such as "12kg" or "5pm".
+func isNumberWithUnit(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	rest := s[i:]
+	_, ok := unitWords[rest]
+	return ok || rest == "am" || rest == "pm" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "x" || rest == "k"
+}
+
+// sentInfo is one sentence of a text value: its concepts, whether it is
+// negated, and which way it says things moved.
+type sentInfo struct {
+	start, end int
+	concepts   []string
+	neg        bool
+	up, down   bool
+}
+
+// textItem is a number or a date written inside a string value, with the
+// concepts of the words around it; worked out once per distinct string.
+type textItem struct {
+	date    bool
+	bare    bool // nothing but the number and its unit in the string
+	num, hi float64
+	unit    *unit
+	day     int32
+	clock   int16
+	pos     int32
+	near    []string
+	rel     bool // a date read against the time of reading (June 3, Thursday)
+}
+
+// textKey is a text's key in the index's cache of textItems: a struct, not
+// a string with a marker byte, so a text that starts with the marker
+// cannot take another's items.
+type textKey struct {
+	s     string
+	dates bool
+}
+
+// textDates returns the dates (with a day) of a string value's
+// normalised runes, read at now.
+func textDates(norm []rune, now time.Time) []timeExpr {
+	var out []timeExpr
+	for k, te := range scanTimes(norm, now, make([]bool, len(norm))) {
+		if k >= textDatesMax || len(te.days) == 0 {
+			continue
+		}
+		out = append(out, te)
+	}
+	return out
+}
+
+// nearKey is a value found in text's context: its string leaf's context
+// (a list number) and the words near it (a textItem's, which the cache of
+// textItems keeps, so its first element's address names it).
+type nearKey struct {
+	ctx  uint32
+	near *string
+	n    int
+}
+
+// textHedged reports whether a value found in text sits in a sentence
+// that calls it an estimate (expected, possible, 预计).
+func (ix *index) textHedged(l int32) bool {
+	lf := &ix.leaves[l]
+	if !lf.text || lf.src < 0 {
+		return false
+	}
+	r := []rune(ix.leaves[lf.src].str())
+	if int(lf.textPos) >= len(r) {
+		return false
+	}
+	return nearbyHedge(r, tokenize(r), int(lf.textPos), int(lf.textPos)+1)
+}
+
+// nearbyHedge reports an estimate word (expected, possible, 预计) in the
+// sentence of the text around [s, e).
+func nearbyHedge(r []rune, toks []token, s, e int) bool {
+	lo, hi := s, e
+	for lo > 0 && !strings.ContainsRune(".!?。！？\n", r[lo-1]) {
+		lo--
+	}
+	for hi < len(r) && !strings.ContainsRune(".!?。！？\n", r[hi]) {
+		hi++
+	}
+	for _, tk := range toks {
+		if tk.start < lo || tk.end > hi {
+			continue
+		}
+		if l := enLex[tk.s]; l != nil && l.cues&cueHedge != 0 {
+			return true
+		}
+	}
+	for _, w := range segmentCJKKeep(r[lo:hi]) {
+		if l := zhLex[w]; l != nil && l.cues&cueHedge != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// textNumbersMax and textDatesMax bound the numbers and dates taken from
+// one string value.
+const (
+	textNumbersMax = 64
+	textDatesMax   = 16
+)
+
+// timeExpr is one time expression of a claim.
+type timeExpr struct {
+	start, end int     // rune offsets
+	days       []int32 // the days it may mean (a weekday: one; "next Friday": two)
+	lo, hi     int32   // a range of days (lo == hi for one day)
+	bound      cue     // cueLE (by, before, 之前) or cueGE (after, 之后)
+	clock      int     // minute of day, -1 if none
+	onlyClock  bool
+	rel        bool // its days depend on the time it is read at (tomorrow, May 3, Friday)
+}
+
+func dayNumber(y int, m time.Month, d int) int32 {
+	return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+}
+
+func dayOf(t time.Time) int32 {
+	y, m, d := t.Date()
+	return dayNumber(y, m, d)
+}
+
+var evidenceDateLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05",
+	"2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006/1/2", "2006-1-2", "2006年1月2日",
+	"2006年01月02日", "Jan 2, 2006", "January 2, 2006", "2 Jan 2006", "2 January 2006",
+	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00",
+}
+
+// parseEvidenceDate parses a date or timestamp value; minute is the minute
+// of day when the value has a time, else -1.
+func parseEvidenceDate(s string) (int32, int16, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 8 || len(s) > 40 {
+		return 0, -1, false
+	}
+	// Cheap shape test before trying layouts: "2024-05-04…", "2024/5/4",
+	// "2024年…", "May 4, 2024", "4 May 2024".
+	switch c := s[0]; {
+	case c >= '0' && c <= '9':
+		if !(len(s) > 4 && isDigitByte(s[1]) && isDigitByte(s[2]) && isDigitByte(s[3]) && strings.ContainsRune("-/年", rune(s[4]))) &&
+			!(strings.IndexByte(s, ' ') > 0 && strings.IndexByte(s, ' ') <= 2) && !strings.HasPrefix(s[4:], "年") {
+			return 0, -1, false
+		}
+	case c >= 'A' && c <= 'Z':
+		if _, ok := months[strings.ToLower(s[:3])]; !ok {
+			return 0, -1, false
+		}
+	default:
+		return 0, -1, false
+	}
+	for _, l := range evidenceDateLayouts {
+		t, err := time.Parse(l, s)
+		if err != nil {
+			continue
+		}
+		minute := int16(-1)
+		if strings.Contains(l, "15") {
+			minute = int16(t.Hour()*60 + t.Minute())
+		}
+		return dayOf(t), minute, true
+	}
+	return 0, -1, false
+}
+
+// weekdayNames are the weekday values a field may hold whole ("Mon",
+// "Tuesday", "周三", "星期四").
+var weekdayNames = numberTable[time.Weekday]("weekday values")
+
+// weekdayOf reads a value that is only a weekday ("Mon", "周三").
+func weekdayOf(s string) (time.Weekday, bool) {
+	if wd, ok := weekdayNames[strings.TrimSuffix(s, ".")]; ok {
+		return wd, true
+	}
+	for _, p := range []string{"周", "星期", "礼拜"} {
+		if rest, found := strings.CutPrefix(s, p); found && len([]rune(rest)) == 1 {
+			if d, ok := weekdays[rest]; ok {
+				return d, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// nextWeekday is the day of weekday wd on or after now.
+func nextWeekday(wd time.Weekday, now time.Time) int32 {
+	return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7)
+}
+
+// parseClock parses a time of day value ("15:00", "3:30 PM", "18:30:00");
+// it returns the minute of day or -1.
+func parseClock(s string) int16 {
+	s = strings.TrimSpace(s)
+	if len(s) < 4 || len(s) > 11 || !isDigitByte(s[0]) {
+		return -1
+	}
+	for _, l := range []string{"15:04", "15:04:05", "3:04 PM", "3:04PM", "3:04 pm", "3:04pm"} {
+		if t, err := time.Parse(l, s); err == nil {
+			return int16(t.Hour()*60 + t.Minute())
+		}
+	}
+	return -1
+}
+
+var months = numberTable[time.Month]("months")
+
+var weekdays = numberTable[time.Weekday]("weekdays")
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// sub returns runes [i, j) as a string.
+func (t runeText) sub(i, j int) string {
+	if t.off == nil {
+		return t.s[i:j]
+	}
+	return t.s[t.off[i]:t.off[j]]
+}
+
+func zhNumeralRune(c rune) bool { return langData.IsZhNumeral(c) }
+
+// zhMeasureRune reports a measure word or unit that may follow a numeral.
+func zhMeasureRune(c rune) bool {
+	return strings.ContainsRune("件个天台箱份双套瓶包盒张本支位人间晚次只辆元块小分周年斤克米度单笔条家款种名倍折成", c)
+}
+
+// enNumberWords and magnitudeWords are number words and the words
+// multiplying a number (thousand, k, 万 is Chinese and read apart).
+var (
+	enNumberWords  = langData.Numbers("number words")
+	magnitudeWords = langData.Numbers("magnitude words")
+)
+
+// scanNumbers finds the numbers of normalised text r, skipping runes
+// marked in blocked (may be nil).
+func scanNumbers(r []rune, blocked []bool) []numMention {
+	return scanNumbersIn(string(r), r, blocked)
+}
+
+// scanNumbersIn is scanNumbers with the text also as a string, s.
+func scanNumbersIn(s string, r []rune, blocked []bool) []numMention {
+	out := fractionMentions(s, r, blocked)
+	if len(out) > 0 {
+		// Keep the main scan off the fractions' words.
+		b := make([]bool, len(r))
+		copy(b, blocked)
+		for _, m := range out {
+			for i := m.start; i < m.end; i++ {
+				b[i] = true
+			}
+		}
+		blocked = b
+	}
+	isBlocked := func(i int) bool { return blocked != nil && i < len(blocked) && blocked[i] }
+	for i := 0; i < len(r); i++ {
+		if isBlocked(i) {
+			continue
+		}
+		c := r[i]
+		switch {
+		case isDigit(c) || (c == '.' && i+1 < len(r) && isDigit(r[i+1]) && (i == 0 || !isDigit(r[i-1]))):
+			if i > 0 && (isLatinLetter(r[i-1]) || r[i-1] == '#' || r[i-1] == '_') && !currencyBefore(r, i) {
+				i = skipAlnum(r, i)
+				continue
+			}
+			if i > 1 && r[i-1] == '-' && isLatinLetter(r[i-2]) {
+				i = skipAlnum(r, i) // ORD-88231, SKU-123: an identifier
+				continue
+			}
+			if i > 0 && r[i-1] == '第' {
+				i = skipAlnum(r, i)
+				continue
+			}
+			m, end, ok := parseMention(r, i, isBlocked)
+			if !ok {
+				i = max(i, end-1)
+				continue
+			}
+			out = append(out, m)
+			i = m.end - 1
+		case zhNumeralRune(c) || c == '半':
+			m, ok := parseZhMention(r, i)
+			if !ok {
+				continue
+			}
+			out = append(out, m)
+			i = m.end - 1
+		case isLatinLetter(c) && (i == 0 || !isLatinLetter(r[i-1]) && !isDigit(r[i-1])):
+			e := latinEnd(r, i)
+			if v, ok := enNumberWords[string(r[i:e])]; ok {
+				if m, ok := numberWordMention(r, i, e, v); ok {
+					out = append(out, m)
+				}
+			}
+			i = e - 1
+		}
+	}
+	return out
+}
+
+// reFraction finds durations said in words: "three quarters of an hour",
+// "half an hour", "an hour and a half", "two and a half days".
+var reFraction = regexp.MustCompile(`\b(?:(a|one|two|three) quarters? of an hour|(half an hour|half a day|an hour and a half|a day and a half)|(one|two|three|four|five|six|\d+) and a half (hours?|days?|years?|weeks?))\b`)
+
+// reOneUnit finds "an hour", "a day" after a bound or duration word
+// ("under an hour", "within a day", "takes a week"), where the article is
+// the number one; elsewhere ("$20 an hour", "twice a day") it is a rate.
+var reOneUnit = regexp.MustCompile(`\b(?:under|within|over|about|around|nearly|almost|than|least|most|up to|in|takes|took|lasts|lasted) (an hour|a day|a week|a minute)\b`)
+
+func fractionMentions(s string, r []rune, blocked []bool) []numMention {
+	var out []numMention
+	if !strings.Contains(s, " an hour") && !strings.Contains(s, " a day") && !strings.Contains(s, " a week") && !strings.Contains(s, " a minute") &&
+		!strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
+		return nil // neither regexp can match
+	}
+	for _, m := range reOneUnit.FindAllStringSubmatchIndex(s, -1) {
+		start, end := utf8.RuneCountInString(s[:m[2]]), utf8.RuneCountInString(s[:m[3]])
+		if blocked != nil && slices.Contains(blocked[start:end], true) {
+			continue
+		}
+		if strings.HasPrefix(s[m[1]:], " and a half") {
+			continue // "an hour and a half" is read below
+		}
+		w := s[m[2]:m[3]]
+		u := unitWords[w[strings.IndexByte(w, ' ')+1:]]
+		if u == nil {
+			continue
+		}
+		out = append(out, numMention{start: start, end: end, mag: 1, v: 1, hi: 1, unit: u})
+	}
+	if !strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
+		return out
+	}
+	for _, m := range reFraction.FindAllStringSubmatchIndex(s, -1) {
+		start, end := utf8.RuneCountInString(s[:m[0]]), utf8.RuneCountInString(s[:m[1]])
+		if blocked != nil && slices.Contains(blocked[start:end], true) {
+			continue
+		}
+		mm := numMention{start: start, end: end, mag: 1, decimals: 2}
+		switch {
+		case m[2] >= 0:
+			k := map[string]float64{"a": 1, "one": 1, "two": 2, "three": 3}[s[m[2]:m[3]]]
+			mm.v, mm.unit = 15*k, uMin
+		case m[4] >= 0:
+			mm.v, mm.unit = map[string]float64{"half an hour": 30, "half a day": 12, "an hour and a half": 90, "a day and a half": 36}[s[m[4]:m[5]]], uMin
+			if strings.Contains(s[m[4]:m[5]], "day") {
+				mm.unit = uHour
+			}
+		default:
+			n, ok := enNumberWords[s[m[6]:m[7]]]
+			if !ok {
+				n, _ = strconv.ParseFloat(s[m[6]:m[7]], 64)
+			}
+			mm.v, mm.unit = n+0.5, unitWords[strings.TrimSuffix(s[m[8]:m[9]], "s")]
+		}
+		mm.hi = mm.v
+		out = append(out, mm)
+	}
+	return out
+}
+
+// skipAlnum returns the index of the last rune of the identifier that
+// starts at i (at least i, so that a scan always advances).
+func skipAlnum(r []rune, i int) int {
+	j := i + 1
+	for j < len(r) && (isDigit(r[j]) || isLatinLetter(r[j]) || r[j] == '-' || r[j] == '_' || r[j] == '.' && j+1 < len(r) && isDigit(r[j+1])) {
+		j++
+	}
+	return j - 1
+}
+
+// latinEnd returns the end of the Latin word at r[i] (i when there is
+// none). Callers convert r[i:end] to a string where they use it, so that
+// a word only looked up costs no allocation.
+func latinEnd(r []rune, i int) int {
+	j := i
+	for j < len(r) && isLatinLetter(r[j]) {
+		j++
+	}
+	return j
+}
+
+// currencyBefore reports a currency sign or code just before r[i].
+func currencyBefore(r []rune, i int) bool {
+	_, _, ok := prefixUnit(r, i)
+	return ok
+}
+
+// prefixUnit finds a currency sign or code ending at i (allowing one
+// space): "$12", "US$ 12", "¥12", "RMB 12", "EUR12".
+func prefixUnit(r []rune, i int) (*unit, int, bool) {
+	if i > len(r) {
+		return nil, i, false
+	}
+	j := i
+	if j > 0 && r[j-1] == ' ' {
+		j--
+	}
+	for n := 3; n >= 1; n-- {
+		if j-n < 0 {
+			continue
+		}
+		s := string(r[j-n : j])
+		u, ok := unitPrefix[s]
+		if !ok {
+			continue
+		}
+		if isLatinLetter(r[j-n]) && j-n > 0 && isLatinLetter(r[j-n-1]) {
+			continue // "plus12" is not "us 12"
+		}
+		if n == 1 && j != i && !strings.ContainsAny(s, "$¥￥€£") {
+			continue
+		}
+		return u, j - n, true
+	}
+	return nil, i, false
+}
+
+// parseNumber parses digits with thousands separators and a decimal part
+// at r[i]; it returns the value, the digits after the point and the end.
+func parseNumber(r []rune, i int) (float64, int, int, bool) {
+	j := i
+	var b strings.Builder
+	dec := -1
+	for j < len(r) {
+		c := r[j]
+		switch {
+		case isDigit(c):
+			b.WriteRune(c)
+			if dec >= 0 {
+				dec++
+			}
+		case c == ',' && dec < 0 && j+3 < len(r)+0 && j+3 <= len(r)-1+1 && groupOf3(r, j+1):
+			// thousands separator
+		case c == '.' && dec < 0 && j+1 < len(r) && isDigit(r[j+1]):
+			b.WriteRune('.')
+			dec = 0
+		default:
+			goto done
+		}
+		j++
+	}
+done:
+	if b.Len() == 0 {
+		return 0, 0, j, false
+	}
+	v, err := strconv.ParseFloat(b.String(), 64)
+	if err != nil {
+		return 0, 0, j, false
+	}
+	return v, max(dec, 0), j, true
+}
+
+func groupOf3(r []rune, i int) bool {
+	if i+3 > len(r) {
+		return false
+	}
+	for k := i; k < i+3; k++ {
+		if !isDigit(r[k]) {
+			return false
+		}
+	}
+	return i+3 == len(r) || !isDigit(r[i+3])
+}
+
+// parseMention parses a number at r[i] with its prefix currency, magnitude,
+// unit and an optional second number of a range.
+func parseMention(r []rune, i int, blocked func(int) bool) (numMention, int, bool) {
+	m := numMention{start: i, mag: 1}
+	if u, s, ok := prefixUnit(r, i); ok {
+		m.unit, m.start = u, s
+	}
+	if i > 0 && r[i-1] == '-' && (i < 2 || r[i-2] == ' ' || r[i-2] == '(') && m.unit == nil {
+		m.start = i - 1
+	}
+	v, dec, j, ok := parseNumber(r, i)
+	if !ok {
+		return m, j, false
+	}
+	if m.start == i-1 && r[i-1] == '-' {
+		v = -v
+	}
+	if i >= 2 && string(r[i-2:i]) == "零下" {
+		v = -v
+	}
+	// Ordinals and identifiers: 1st, 2nd, 3rd, 4th, 12abc.
+	if j < len(r) && isLatinLetter(r[j]) {
+		e := latinEnd(r, j)
+		w := string(r[j:e])
+		switch {
+		case w == "st" || w == "nd" || w == "rd" || w == "th":
+			return m, e, false
+		case magnitudeWords[w] > 0 && len(w) == 1 && (w == "k" || m.unit != nil && m.unit.dim == dimCurrency):
+			v *= magnitudeWords[w]
+			m.mag = magnitudeWords[w]
+			j = e
+		case unitWords[w] != nil:
+		default:
+			if e-j <= 3 && unitWords[w] == nil && (e >= len(r) || !isDigit(r[e])) {
+				// e.g. "5x" — not a unit we know; keep the number alone.
+				if w != "x" && w != "pm" && w != "am" {
+					return m, e, false
+				}
+			}
+		}
+	}
+	m.v, m.hi, m.decimals = v, v, dec
+	j = m.magnitude(r, j)
+	j = m.unitAfter(r, j)
+	m.end = j
+	m.rangeAfter(r, blocked)
+	m.hi = max(m.hi, m.v)
+	return m, m.end, true
+}
+
+// magnitude applies a magnitude word after the number ("3.2 billion",
+// "1.5万", "12 thousand").
+func (m *numMention) magnitude(r []rune, j int) int {
+	if j+1 < len(r) && r[j] == ' ' && strings.ContainsRune("万亿", r[j+1]) {
+		j++ // "1.2 万件"
+	}
+	if j < len(r) {
+		switch r[j] {
+		case '万', '亿', '千', '百':
+			for n := min(len(r)-j, 4); n >= 2; n-- {
+				if _, ok := unitWords[string(r[j:j+n])]; ok {
+					return j // 千克, 千米, 千瓦时, 千卡: a unit, not a magnitude
+				}
+			}
+			f := map[rune]float64{'万': 1e4, '亿': 1e8, '千': 1e3, '百': 1e2}[r[j]]
+			j++
+			if j < len(r) && (r[j] == '万' || r[j] == '亿') {
+				f *= map[rune]float64{'万': 1e4, '亿': 1e8}[r[j]]
+				j++
+			}
+			m.v *= f
+			m.hi *= f
+			m.mag *= f
+			return j
+		}
+	}
+	k := j
+	if k < len(r) && r[k] == ' ' {
+		k++
+	}
+	e := latinEnd(r, k)
+	w := string(r[k:e])
+	if f, ok := magnitudeWords[w]; ok && len(w) > 1 {
+		m.v *= f
+		m.hi *= f
+		m.mag *= f
+		return e
+	}
+	return j
+}
+
+// unitAfter reads a unit after the number, longest spelling first.
+func (m *numMention) unitAfter(r []rune, j int) int {
+	if j < len(r) && (r[j] == '%' || r[j] == '‰') {
+		m.unit = uPercent
+		return j + 1
+	}
+	k := j
+	space := false
+	if k < len(r) && r[k] == ' ' {
+		k++
+		space = true
+	} else if k+1 < len(r) && r[k] == '-' && isLatinLetter(r[k+1]) {
+		k++ // "14-day", "12-year"
+	}
+	lens := unitWordLens(r, k)
+	for n := min(maxUnitRunes, len(r)-k); n > 0; n-- {
+		if lens&(1<<n) == 0 {
+			continue // no unit word of n runes starts with r[k]
+		}
+		u, ok := unitWords[string(r[k:k+n])] // NB: no allocation: the key does not escape
+		if !ok {
+			continue
+		}
+		s := string(r[k : k+n])
+		last := r[k+n-1]
+		if isLatinLetter(last) && k+n < len(r) && (isLatinLetter(r[k+n]) || isDigit(r[k+n])) {
+			continue // "12 inches" not "12 in"; "5 mins" not "5 min"+"s"
+		}
+		if isLatinLetter(r[k]) && n == 1 && space && s != "%" {
+			if m.unit == nil && (k+1 >= len(r) || !isLatinLetter(r[k+1])) {
+				m.maybeUnit = u
+			}
+			continue // "5 m" is too ambiguous; "5m" is metres
+		}
+		if s == "周" || s == "星期" {
+			if k+n < len(r) && strings.ContainsRune("一二三四五六日天末", r[k+n]) {
+				continue // 周五 is a weekday
+			}
+		}
+		if s == "年" && m.v >= 1900 {
+			continue // 2024年 is a year
+		}
+		if m.unit != nil && m.unit.dim == dimCurrency && u.dim == dimCurrency {
+			return k + n // "$12 USD"
+		}
+		if m.unit != nil && u.dim != dimCurrency {
+			continue
+		}
+		m.unit = u
+		m.unitWord = s
+		if u == uZhe {
+			// 8.5 折 / 85 折 / 八折: that share of the original price.
+			if m.v < 10 {
+				m.v, m.hi = m.v*10, m.hi*10
+			}
+			m.unit = uPercent
+		}
+		return k + n
+	}
+	return j
+}
+
+// rangeAfter extends m with a second number: "3-5", "3 to 5", "3~5",
+// "3至5", "3到5天", "$10-$15", "between 3 and 5".
+func (m *numMention) rangeAfter(r []rune, blocked func(int) bool) {
+	j := m.end
+	k := j
+	for k < len(r) && r[k] == ' ' {
+		k++
+	}
+	sepEnd := -1
+	switch {
+	case k < len(r) && strings.ContainsRune("-~～至到", r[k]):
+		sepEnd = k + 1
+	case k+2 <= len(r) && string(r[k:k+2]) == "to" && (k+2 == len(r) || r[k+2] == ' ') && !precededBy(r, m.start, "by"):
+		sepEnd = k + 2 // not "fell by $0.5 billion to $1.1 billion"
+	case k+3 <= len(r) && string(r[k:k+3]) == "and" && m.start >= 8 && strings.HasSuffix(strings.TrimRight(string(r[max(0, m.start-9):m.start]), " "), "between"):
+		sepEnd = k + 3
+	}
+	if sepEnd < 0 {
+		return
+	}
+	n := sepEnd
+	for n < len(r) && r[n] == ' ' {
+		n++
+	}
+	if n < len(r) && !isDigit(r[n]) {
+		if _, _, ok := prefixUnit(r, n+1); ok {
+			n++ // "$10-$15"
+		}
+	}
+	if n >= len(r) || !isDigit(r[n]) || blocked(n) {
+		return
+	}
+	v2, dec, e, ok := parseNumber(r, n)
+	if !ok {
+		return
+	}
+	second := numMention{v: v2, hi: v2, mag: 1, decimals: dec}
+	e = second.magnitude(r, e)
+	if m.mag != 1 && second.mag == 1 {
+		second.v *= m.mag
+	}
+	e = second.unitAfter(r, e)
+	if second.unit != nil && m.unit != nil && second.unit.dim != m.unit.dim {
+		return
+	}
+	if second.v < m.v {
+		return
+	}
+	if m.unit == nil {
+		m.unit = second.unit
+	}
+	if second.mag != 1 && m.mag == 1 {
+		m.v *= second.mag
+		m.mag = second.mag
+	}
+	m.hi = second.v
+	m.isRange = true
+	m.decimals = max(m.decimals, dec)
+	m.end = e
+}
+
+// precededBy reports whether the word before position i is w.
+func precededBy(r []rune, i int, w string) bool {
+	j := i
+	for j > 0 && (r[j-1] == ' ' || strings.ContainsRune("$¥€£", r[j-1])) {
+		j--
+	}
+	k := j
+	for k > 0 && isLatinLetter(r[k-1]) {
+		k--
+	}
+	return string(r[k:j]) == w
+}
+
+// parseZhMention parses a Chinese numeral followed by a unit or measure
+// word (两件, 三天, 二十五度, 百分之二十, 半小时).
+func parseZhMention(r []rune, i int) (numMention, bool) {
+	m := numMention{start: i, mag: 1}
+	pct := false
+	if i >= 3 && string(r[i-3:i]) == "百分之" {
+		m.start, pct = i-3, true
+	}
+	var v float64
+	var j int
+	if r[i] == '半' {
+		v, j = 0.5, i+1
+	} else {
+		var ok bool
+		v, j, ok = parseZhNumber(r, i)
+		if !ok {
+			return m, false
+		}
+	}
+	if i > 0 && r[i-1] == '第' {
+		return m, false
+	}
+	if r[i] == '一' && j == i+1 && (i == 0 || !strings.ContainsRune("剩有共只仅还买订购余是为了", r[i-1])) {
+		// 一箱, 一个: an article, not a count; but 一周, 一天 are durations.
+		if u := (&numMention{mag: 1}); u.unitAfter(r, j) == j || u.unit == nil || u.unit.dim != dimTime {
+			return m, false
+		}
+	}
+	if j < len(r) && r[j] == '半' {
+		j++
+		v += 0.5
+	}
+	m.v, m.hi = v, v
+	if pct {
+		m.unit, m.end = uPercent, j
+		return m, true
+	}
+	// "一个半小时": a measure word before the unit.
+	end := m.unitAfter(r, j)
+	if end == j {
+		if j < len(r) && zhMeasureRune(r[j]) && r[j] != '分' && r[j] != '成' {
+			end = j + 1
+			m.unit = uCount
+		} else {
+			return m, false
+		}
+	}
+	if m.unit == uCount && end < len(r) && r[end] == '半' {
+		end++
+		m.v += 0.5
+	}
+	m.hi = m.v
+	m.end = end
+	return m, true
+}
+
+// numberWordMention accepts an English number word when a unit or noun
+// follows ("two days", "three items"); "one" needs a unit.
+func numberWordMention(r []rune, s, e int, v float64) (numMention, bool) {
+	m := numMention{start: s, end: e, v: v, hi: v, mag: 1}
+	end := m.unitAfter(r, e)
+	if end == e {
+		if v == 1 || v == 0 {
+			return m, false
+		}
+		k := e
+		if k < len(r) && r[k] == ' ' {
+			k++
+		}
+		w := string(r[k:latinEnd(r, k)])
+		if w == "" || enLex[w] != nil && enLex[w].cues&cueStop != 0 && enLex[w].concepts == nil {
+			return m, false
+		}
+	}
+	m.end = end
+	return m, true
+}
+
+// yearLike reports whether m is written as a calendar year: a plain
+// four-digit integer from 1900 to 2099, with no unit, magnitude or hedge.
+func (m *numMention) yearLike() bool {
+	return m.unit == nil && m.mag == 1 && m.decimals == 0 && !m.approx && !m.isRange &&
+		m.v >= 1900 && m.v < 2100 && m.v == math.Trunc(m.v) && m.end-m.start == 4
+}
+
+// keyNumbers indexes what a numeric field's key says about its value: a
+// magnitude (the value in 万元 is also indexed in 元) and a number in the
+// key itself (sales_30d is about 30 days).
+func (w *walker) keyNumbers(id int32, ki *keyInfo) {
+	ix := w.ix
+	base := ix.leaves[id]
+	if ki.mag != 1 {
+		lf := base
+		lf.num, lf.hi, lf.scaled = base.num*ki.mag, base.hi*ki.mag, true
+		if ki.magCurrency {
+			lf.setUnit(uCNY)
+			lf.dim = dimCurrency
+		}
+		if ki.magUnit != nil {
+			lf.setUnit(ki.magUnit)
+			lf.dim = ki.magUnit.dim
+		}
+		ix.leaves = append(ix.leaves, lf)
+	}
+	for _, m := range ki.numbers {
+		lf := base
+		lf.num, lf.hi, lf.dim, lf.text = m.v, m.v, m.unit.dim, true
+		lf.setUnit(m.unit)
+		ix.leaves = append(ix.leaves, lf)
+	}
+}
+
+// textItems finds the numbers ("3-5 business days", "$25.00", "revenue
+// rose 12% to 3.2 billion") and dates ("launches on June 3", "landfall on
+// Thursday evening", resolved against the answer's time) in s.
+func (w *walker) textItems(s string, dates bool) []textItem {
+	key := textKey{s, dates}
+	if items, ok := w.ix.texts[key]; ok {
+		return items
+	}
+	var items []textItem
+	norm := lang.Normalize(s)
+	var toks []token
+	near := func(a, b int) []string {
+		if toks == nil {
+			toks = tokenize(norm)
+		}
+		return nearbyConcepts(toks, a, b, 6)
+	}
+	if strings.ContainsAny(s, "0123456789０１２３４５６７８９") {
+		for k, m := range scanNumbers(norm, nil) {
+			if k >= textNumbersMax {
+				break
+			}
+			bare := true
+			for i, c := range norm {
+				if (i < m.start || i >= m.end) && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
+					bare = false
+					break
+				}
+			}
+			items = append(items, textItem{num: m.v, hi: m.hi, unit: m.unit, pos: int32(m.start), near: near(m.start, m.end), bare: bare})
+		}
+	}
+	if dates && len(s) >= 5 && mightHaveDate(norm) {
+		for _, te := range textDates(norm, w.now) {
+			items = append(items, textItem{date: true, day: te.days[0], clock: int16(te.clock), pos: int32(te.start), near: near(te.start, te.end), rel: te.rel})
+		}
+	}
+	w.ix.texts[key] = items
+	return items
+}
+
+// textNumbers and textDates index the items of a string value as leaves
+// pointing at the string.
+func (w *walker) textNumbers(id int32, s string) {
+	if s == "" || len(s) > 20000 {
+		return
+	}
+	w.textLeaves(id, s, false)
+}
+
+func (w *walker) textDates(id int32, s string) {
+	if s == "" || len(s) > 20000 {
+		return
+	}
+	w.textLeaves(id, s, true)
+}
+
+func (w *walker) textLeaves(id int32, s string, dates bool) {
+	ix := w.ix
+	base := ix.leaves[id]
+	items := w.textItems(s, true)
+	// The string is the value itself when nothing but one number and its
+	// unit is written in it.
+	short := !dates && len(items) == 1 && !items[0].date && items[0].bare
+	nth := 0 // of the dates
+	for _, it := range items {
+		if it.date != dates {
+			continue
+		}
+		nth++
+		lf := base
+		lf.text, lf.catID, lf.src, lf.textPos = true, 0, id, it.pos
+		w.setTextCtx(&lf, base.ctxID, it.near)
+		if dates {
+			lf.hasDay, lf.day, lf.minute = true, it.day, it.clock
+			if it.rel {
+				lf.rel = int8(nth)
+			}
+		} else {
+			lf.kind, lf.strID, lf.textShort = kindNum, 0, short
+			lf.num, lf.hi, lf.dim = it.num, it.hi, dimNone
+			lf.setUnit(it.unit)
+			if it.unit != nil {
+				lf.dim = it.unit.dim
+			}
+		}
+		ix.leaves = append(ix.leaves, lf)
+	}
+}
+
+// setTextCtx gives lf the context base followed by near, numbered once
+// for each pair: a text repeated across a result ("Ships in 3-5 business
+// days" in every item) would otherwise build and look up the same list
+// for every value in it.
+func (w *walker) setTextCtx(lf *leaf, base uint32, near []string) {
+	if len(near) == 0 {
+		lf.setCtx(appendCtx(lf.t.lists[base], near))
+		return
+	}
+	k := nearKey{base, &near[0], len(near)}
+	if id, ok := w.nearCtx[k]; ok {
+		lf.ctxID = id
+		return
+	}
+	lf.setCtx(appendCtx(lf.t.lists[base], near))
+	if w.nearCtx == nil {
+		w.nearCtx = map[nearKey]uint32{}
+	}
+	w.nearCtx[k] = lf.ctxID
+}
+
+// nearbyConcepts returns the concepts of up to n tokens around [s, e).
+func nearbyConcepts(toks []token, s, e, n int) []string {
+	var out []string
+	for _, tk := range toks {
+		if tk.end <= s && tk.end > s-40 || tk.start >= e && tk.start < e+40 {
+			for _, c := range wordConcepts(tk.s) {
+				if len(out) < n {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// dateTarget is an evidence date (or day window) a time claim is checked
+// against.
+type dateTarget struct {
+	leaves []int32
+	lo, hi int32
+	score  int
+	clock  int
+}
+
+// dayHolds decides a time expression against one evidence date or window.
+func dayHolds(te *timeExpr, t *dateTarget) (events.Verdict, bool) {
+	switch te.bound {
+	case cueLE:
+		if t.hi <= te.hi {
+			return events.VerdictSupported, true
+		}
+		return "", false
+	case cueGE:
+		if t.lo >= te.lo {
+			return events.VerdictSupported, true
+		}
+		return "", false
+	}
+	if te.lo != te.hi && len(te.days) == 2 && te.days[1] == te.days[0]+1 {
+		// A weekend: any day of it.
+		if t.lo >= te.lo && t.hi <= te.hi {
+			return events.VerdictSupported, true
+		}
+		return "", false
+	}
+	for _, d := range te.days {
+		if t.lo == t.hi && t.lo == d {
+			return events.VerdictSupported, true
+		}
+		if t.lo != t.hi && (d == t.lo || d == t.hi) && t.hi-t.lo <= 1 {
+			return events.VerdictSupported, true
+		}
+		if t.lo != t.hi && d >= t.lo && d <= t.hi {
+			return events.VerdictUnsupported, true
+		}
+	}
+	return "", false
+}
+
+// mightHaveDate is a cheap test for a date inside text: a month or weekday
+// name, a relative day, a Chinese date, or digits joined by - or /.
+func mightHaveDate(r []rune) bool {
+	s := string(r)
+	if hasAnyRune(s, "月周星今明昨后") || hasMonthName(s) {
+		return true
+	}
+	for _, w := range []string{"day", "tomorrow", "tonight", "weekend"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	for i := 1; i+1 < len(r); i++ {
+		if (r[i] == '-' || r[i] == '/') && isDigit(r[i-1]) && isDigit(r[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutAt returns the cut of the array whose element holds the pointer ptr
+// of callID's result, if an excerpt left rows of it out.
+func (ix *index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
+	for i := range ix.ev {
+		if ix.ev[i].CallID != callID {
+			continue
+		}
+		for _, c := range ix.ev[i].Cuts {
+			if c.Len > c.Kept && strings.HasPrefix(ptr, c.Pointer+"/") {
+				return c, true
+			}
+		}
+	}
+	return events.ArrayCut{}, false
+}
+
+// cutOf returns the cut of an array an excerpt shortened that holds one of
+// refs, if any, and the call of its result.
+func (ix *index) cutOf(refs []events.EvidenceRef) (events.ArrayCut, string, bool) {
+	for _, r := range refs {
+		if c, ok := ix.cutAt(r.CallID, r.Pointer); ok {
+			return c, r.CallID, true
+		}
+	}
+	return events.ArrayCut{}, "", false
+}
