@@ -9,15 +9,17 @@
 //
 // The checking itself is package verifier/check: a pure function of the
 // answer, the evidence and the answer's time, whose doc says how a claim is
-// read, bound to the evidence and judged, and what bounds its work. This
-// package names check's types and functions as its own (Evidence, Report,
-// Checker, EvidenceIndex, SplitClaims, IndexEvidence, …: aliases, not
-// copies), so that memory, the gateway, the judge and the commands import
-// verifier only.
+// read, bound to the evidence and judged, and what bounds its work; the
+// evidence index it checks against is package verifier/evidence (a result
+// indexed once, its stored encoding, its lookups). This package names
+// their types and functions as its own (Evidence, Report, Checker,
+// EvidenceIndex, SplitClaims, IndexEvidence, …: aliases, not copies), so
+// that memory, the gateway, the judge and the commands import verifier
+// only.
 //
 // # The projection
 //
-// A result is indexed once, when it arrives (check.IndexEvidence), and its
+// A result is indexed once, when it arrives (evidence.IndexEvidence), and its
 // index is kept in the view beside the result, its time, freshness and
 // array cuts; a failed call is kept as its typed error. An answer is
 // checked against the kept indexes of the evidence in its scope (the

@@ -3,14 +3,13 @@ package verifier
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/projector"
+	"github.com/toolstream/toolstream/verifier/evidence"
+	"github.com/vmihailenco/msgpack/v5"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/projector"
-	"github.com/toolstream/toolstream/verifier/check"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Name is the verifier projection's name.
@@ -142,7 +141,7 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 		if err != nil {
 			return err
 		}
-		index, err := check.IndexEvidence(e).MarshalBinary()
+		index, err := IndexEvidence(e).MarshalBinary()
 		if err != nil {
 			return err
 		}
@@ -226,11 +225,11 @@ func evidenceParts(rd projector.Reader, tenant, scope string) ([]*EvidenceIndex,
 			failed = append(failed, e)
 			return nil
 		}
-		x, err := check.ReadEvidenceIndex(r.Index, e)
+		x, err := evidence.ReadEvidenceIndex(r.Index, e)
 		if err != nil {
 			// NB: an index of another format, or one damaged, costs a walk of
 			// the result; the verdicts are the same.
-			x = check.IndexEvidence(e)
+			x = IndexEvidence(e)
 		}
 		out = append(out, x)
 		return nil

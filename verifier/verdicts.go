@@ -3,10 +3,10 @@ package verifier
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/verifier/check"
+	"github.com/toolstream/toolstream/verifier/evidence"
+	"slices"
 )
 
 // An external judge (internal/judging) may decide the claims Check leaves
@@ -23,7 +23,7 @@ func validVerdict(v events.Verdict) bool {
 
 // LatestEvidence returns each call's newest version of in, in the order
 // the calls first appear: the evidence Check reads.
-func LatestEvidence(in []Evidence) []Evidence { return check.LatestEvidence(in) }
+func LatestEvidence(in []Evidence) []Evidence { return evidence.LatestEvidence(in) }
 
 // ApplyJudgeVerdicts returns a copy of r with recorded judge verdicts in
 // place of the deterministic ones, those claims no longer undecided and

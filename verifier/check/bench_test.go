@@ -2,11 +2,11 @@ package check_test
 
 import (
 	"encoding/json"
-	"testing"
-	"time"
-
 	"github.com/toolstream/toolstream/internal/bench"
 	"github.com/toolstream/toolstream/verifier/check"
+	"github.com/toolstream/toolstream/verifier/evidence"
+	"testing"
+	"time"
 )
 
 // The fixture (≈85 KB of evidence, a 10 KB answer) is bench's, shared
@@ -25,7 +25,7 @@ func BenchmarkCheck(b *testing.B) {
 	stored := make([][]byte, len(ev))
 	for i, e := range ev {
 		size += len(e.Result)
-		stored[i], _ = check.IndexEvidence(e).MarshalBinary()
+		stored[i], _ = evidence.IndexEvidence(e).MarshalBinary()
 	}
 	c := check.NewChecker(check.CheckerConfig{})
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
@@ -33,9 +33,9 @@ func BenchmarkCheck(b *testing.B) {
 	b.SetBytes(int64(size + len(answer)))
 	b.ResetTimer()
 	for b.Loop() {
-		idx := make([]*check.EvidenceIndex, len(stored))
+		idx := make([]*evidence.EvidenceIndex, len(stored))
 		for k, data := range stored {
-			x, err := check.UnmarshalEvidenceIndex(data, ev[k].Result)
+			x, err := evidence.UnmarshalEvidenceIndex(data, ev[k].Result)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -74,13 +74,13 @@ func BenchmarkIndexEvidence(b *testing.B) {
 	size, kept := 0, 0
 	for _, e := range ev {
 		size += len(e.Result)
-		data, _ := check.IndexEvidence(e).MarshalBinary()
+		data, _ := evidence.IndexEvidence(e).MarshalBinary()
 		kept += len(data)
 	}
 	b.SetBytes(int64(size))
 	for b.Loop() {
 		for _, e := range ev {
-			check.IndexEvidence(e)
+			evidence.IndexEvidence(e)
 		}
 	}
 	b.ReportMetric(float64(kept), "index-bytes")
@@ -102,7 +102,7 @@ func BenchmarkDecodeEvidence(b *testing.B) {
 	}
 }
 
-func decodeEvidence(b *testing.B, ev []check.Evidence) {
+func decodeEvidence(b *testing.B, ev []evidence.Evidence) {
 	for _, e := range ev {
 		var v any
 		if err := json.Unmarshal(e.Result, &v); err != nil {

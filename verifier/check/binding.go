@@ -1,15 +1,14 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // Binding: a claim is checked only against fields about what it names.
@@ -31,13 +30,13 @@ func (cx *claim) claimAttrs() (all, unknown []string) {
 	var lexical, stateful []string
 	for i := range cx.words {
 		w := &cx.words[i]
-		if w.start < len(cx.used) && cx.used[w.start] || w.info == nil {
+		if w.Start < len(cx.used) && cx.used[w.Start] || w.Info == nil {
 			continue
 		}
-		if len(w.info.cats) > 0 || w.info.cues != 0 {
-			stateful = append(stateful, w.info.concepts...)
+		if len(w.Info.Cats) > 0 || w.Info.Cues != 0 {
+			stateful = append(stateful, w.Info.Concepts...)
 		} else {
-			lexical = append(lexical, w.info.concepts...)
+			lexical = append(lexical, w.Info.Concepts...)
 		}
 	}
 	for _, c := range cx.concepts {
@@ -57,22 +56,22 @@ func (cx *claim) claimAttrs() (all, unknown []string) {
 // the claim names (see above).
 func (cx *claim) aboutOther(l int32) bool {
 	ix := cx.ix
-	ka := ix.keyAttrs(l)
-	if len(ka) == 0 || !ix.stateField(l) {
+	ka := ix.KeyAttrs(l)
+	if len(ka) == 0 || !ix.StateField(l) {
 		return false // "status", "confirmed": the state of what is in scope
 	}
 	if !slices.ContainsFunc(ka, func(c string) bool { return !slices.Contains(cx.concepts, c) }) {
 		return false // the key says nothing the claim does not (包邮, free_shipping)
 	}
 	all, _ := cx.claimAttrs()
-	ctx := ix.leaves[l].ctx()
+	ctx := ix.Leaves[l].Ctx()
 	own := slices.DeleteFunc(slices.Clone(all), func(c string) bool { return slices.Contains(ka, c) || slices.Contains(ctx, c) })
 	if len(own) < len(all) && overlap(all, ctx) > 0 {
 		return false // under a key the claim names
 	}
 	for _, c := range own {
-		for _, o := range cx.inScopeOf(ix.concept(c)) {
-			if o != l && ix.stateField(o) && slices.Contains(ix.keyAttrs(o), c) {
+		for _, o := range cx.inScopeOf(ix.Concept(c)) {
+			if o != l && ix.StateField(o) && slices.Contains(ix.KeyAttrs(o), c) {
 				return true // another state's key names it
 			}
 		}
@@ -102,7 +101,7 @@ func (cx *claim) namesUnknown(cs []string) bool {
 	_, unknown := cx.claimAttrs()
 	for _, c := range unknown {
 		r := []rune(c)
-		if len(r) < 2 || !slices.Contains(cs, c) || len(cx.ix.concept(c)) > 0 || len(cx.ix.valueWords(c)) > 0 {
+		if len(r) < 2 || !slices.Contains(cs, c) || len(cx.ix.Concept(c)) > 0 || len(cx.ix.ValueWords(c)) > 0 {
 			continue
 		}
 		if !lang.IsCJK(r[0]) && len(r) >= 3 || lang.IsCJK(r[0]) && cx.possessed(c) {
@@ -124,21 +123,21 @@ func (cx *claim) statedNegatively() int {
 	n := 0
 	for i := range cx.words {
 		w := &cx.words[i]
-		if w.start < len(cx.used) && cx.used[w.start] && w.info != nil && w.info.cues&cueNeg != 0 && w.info.cues&cuePlain == 0 && cx.inValue(w.start) {
+		if w.Start < len(cx.used) && cx.used[w.Start] && w.Info != nil && w.Info.Cues&evidence.CueNeg != 0 && w.Info.Cues&evidence.CuePlain == 0 && cx.inValue(w.Start) {
 			n++
 			continue
 		}
-		if w.info == nil || len(w.info.cats) == 0 || w.info.cues&(cueNeg|cueNegLex) != 0 {
+		if w.Info == nil || len(w.Info.Cats) == 0 || w.Info.Cues&(evidence.CueNeg|evidence.CueNegLex) != 0 {
 			continue
 		}
-		if w.cjk {
-			r := []rune(w.s)
-			if len(r) >= 2 && strings.ContainsRune("未没不", r[0]) && (zhLex[string(r[1:])] != nil) {
+		if w.Cjk {
+			r := []rune(w.S)
+			if len(r) >= 2 && strings.ContainsRune("未没不", r[0]) && (evidence.ZhLex[string(r[1:])] != nil) {
 				n++
 			}
 			continue
 		}
-		if negPrefixed(w.s) != "" {
+		if evidence.NegPrefixed(w.S) != "" {
 			n++
 		}
 	}
@@ -147,49 +146,49 @@ func (cx *claim) statedNegatively() int {
 
 // possessives are the verbs that state how many a thing has in all ("X has
 // 8 kidrexes", "X 有 8 个"): the count of the whole list, not of a part.
-var possessives = langData.Set("possessives")
+var possessives = evidence.LangData.Set("possessives")
 
 // wholeCount contradicts "X has 8 kidrexes" when the one list in scope the
 // noun after the number names has another length: the claim is about the
 // whole list (a possessive verb right before the number, nothing after the
 // noun), so a list of 5 says otherwise. A part of it ("has 3 items out of
 // stock") is not read this way.
-func (cx *claim) wholeCount(m *numMention) (fact, bool) {
+func (cx *claim) wholeCount(m *evidence.NumMention) (fact, bool) {
 	ix := cx.ix
-	if len(m.head) == 0 || m.headEnd <= m.end || m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 || m.bound != 0 || m.approx || m.isRange {
+	if len(m.Head) == 0 || m.HeadEnd <= m.End || m.Unit != nil && m.Unit.Dim != evidence.DimCount || m.V != math.Trunc(m.V) || m.V < 0 || m.Bound != 0 || m.Approx || m.IsRange {
 		return fact{}, false
 	}
 	before := ""
 	for i := range cx.words {
-		if w := &cx.words[i]; w.end <= m.start {
-			before = w.s
+		if w := &cx.words[i]; w.End <= m.Start {
+			before = w.S
 		}
 	}
 	if !possessives[before] {
 		return fact{}, false
 	}
-	for _, r := range cx.norm[m.headEnd:] {
+	for _, r := range cx.norm[m.HeadEnd:] {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return fact{}, false
 		}
 	}
 	var list int32 = -1
-	for _, i := range ix.arrays {
-		n := &ix.nodes[i]
-		if !cx.nodeInScope(i) || overlap(m.head, n.concepts) == 0 {
+	for _, i := range ix.Arrays {
+		n := &ix.Nodes[i]
+		if !cx.nodeInScope(i) || overlap(m.Head, n.Concepts) == 0 {
 			continue
 		}
-		if list >= 0 && ix.nodes[list].length != n.length {
+		if list >= 0 && ix.Nodes[list].Length != n.Length {
 			return fact{}, false // two lists it may mean
 		}
 		list = i
 	}
-	if list < 0 || float64(ix.nodes[list].length) == m.v {
+	if list < 0 || float64(ix.Nodes[list].Length) == m.V {
 		return fact{}, false
 	}
-	n := &ix.nodes[list]
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(list, strconv.Itoa(n.length))},
-		reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
+	n := &ix.Nodes[list]
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.NodeRef(list, strconv.Itoa(n.Length))},
+		reason: "the list has " + strconv.Itoa(n.Length) + " elements"}, true
 }
 
 // inValue reports whether rune r is in an evidence value the claim names.
@@ -214,17 +213,17 @@ func (cx *claim) stateValueFacts(earlier []fact) []fact {
 		return nil
 	}
 	positive := (cx.negs-cx.negLex)%2 == 0
-	for _, ns := range ix.negatedStates() {
-		l, base := ns.leaf, ns.base
-		lf := &ix.leaves[l]
-		if !cx.inScope(l) || !slices.ContainsFunc(cx.words, func(w cword) bool { return !w.cjk && (w.s == base || lang.Stem(w.s) == lang.Stem(base)) }) || cx.aboutOther(l) {
+	for _, ns := range ix.NegatedStates() {
+		l, base := ns.Leaf, ns.Base
+		lf := &ix.Leaves[l]
+		if !cx.inScope(l) || !slices.ContainsFunc(cx.words, func(w evidence.Cword) bool { return !w.Cjk && (w.S == base || lang.Stem(w.S) == lang.Stem(base)) }) || cx.aboutOther(l) {
 			continue
 		}
 		if positive {
-			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, negUsed: true,
-				reason: "the evidence says " + lf.raw() + " at " + lf.ptr()}}
+			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)}, negUsed: true,
+				reason: "the evidence says " + lf.Raw() + " at " + lf.Ptr()}}
 		}
-		f := supported(ix, "the evidence says "+lf.raw(), l)
+		f := supported(ix, "the evidence says "+lf.Raw(), l)
 		f.negUsed = true
 		return []fact{f}
 	}

@@ -2,18 +2,18 @@ package check_test
 
 import (
 	"encoding/json"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/check"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/verifier/check"
 )
 
 // An answer longer than ClaimsMax claims: the first ones are checked, the
 // rest are not_checkable and say why.
 func TestClaimsMax(t *testing.T) {
-	ev := []check.Evidence{{CallID: "c", Name: "stock", Result: json.RawMessage(`{"sku":"A1","available":12}`)}}
+	ev := []evidence.Evidence{{CallID: "c", Name: "stock", Result: json.RawMessage(`{"sku":"A1","available":12}`)}}
 	answer := strings.Repeat("A1 has 12 available. ", 3)
 	r := check.NewChecker(check.CheckerConfig{ClaimsMax: 2}).Check(answer, ev, time.Unix(1_800_000_000, 0))
 	if len(r.Claims) != 3 {

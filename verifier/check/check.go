@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"time"
 )
 
@@ -79,14 +80,14 @@ type Report struct {
 // against it in its location. Evidence whose Result is not JSON is skipped;
 // of several results with one CallID only the highest Version counts.
 // Check is deterministic: identical input gives an identical Report.
-func (c *Checker) Check(answer string, evidence []Evidence, now time.Time) Report {
-	ix := buildIndex(evidence, now)
-	defer ix.release()
+func (c *Checker) Check(answer string, evs []evidence.Evidence, now time.Time) Report {
+	ix := evidence.BuildIndex(evs, now)
+	defer ix.Release()
 	return c.check(answer, ix, now)
 }
 
 // check checks every claim of answer against the index of its evidence.
-func (c *Checker) check(answer string, ix *index, now time.Time) Report {
+func (c *Checker) check(answer string, ix *evidence.Index, now time.Time) Report {
 	claims := SplitClaims(answer)
 	rep := Report{Claims: make([]events.ClaimVerdict, 0, len(claims))}
 	var prev *after

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 )
 
 // The labelled regression set: testdata/*.jsonl, one case a line — tool
@@ -55,12 +55,12 @@ type regCase struct {
 	file     string
 }
 
-func (rc *regCase) evidence() []Evidence {
-	out := make([]Evidence, len(rc.Evidence))
+func (rc *regCase) evs() []evidence.Evidence {
+	out := make([]evidence.Evidence, len(rc.Evidence))
 	for i, e := range rc.Evidence {
-		out[i] = Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
+		out[i] = evidence.Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
 		if e.Failed != nil {
-			out[i].Failed = &Failure{Error: e.Failed.Error, Message: e.Failed.Message}
+			out[i].Failed = &evidence.Failure{Error: e.Failed.Error, Message: e.Failed.Message}
 		}
 		if e.At != "" {
 			out[i].At, _ = time.Parse(time.RFC3339, e.At) // NB: checked by loadCasesIn
@@ -304,7 +304,7 @@ func TestDeterminism(t *testing.T) {
 		rc := cc.rc
 		now, _ := time.Parse(time.RFC3339, rc.Now)
 		a, _ := json.Marshal(cc.rep)
-		b, _ := json.Marshal(c.Check(rc.Answer, rc.evidence(), now))
+		b, _ := json.Marshal(c.Check(rc.Answer, rc.evs(), now))
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%s: reports differ:\n%s\n%s", rc.Name, a, b)
 		}
@@ -322,7 +322,7 @@ func TestDebugCase(t *testing.T) {
 			continue
 		}
 		now, _ := time.Parse(time.RFC3339, rc.Now)
-		rep := NewChecker(CheckerConfig{}).Check(rc.Answer, rc.evidence(), now)
+		rep := NewChecker(CheckerConfig{}).Check(rc.Answer, rc.evs(), now)
 		for _, c := range rep.Claims {
 			t.Logf("%-14s %q %v %s", c.Verdict, c.Text, c.Evidence, c.Reason)
 		}
@@ -330,14 +330,14 @@ func TestDebugCase(t *testing.T) {
 }
 
 func ExampleChecker_Check() {
-	evidence := []Evidence{{
+	evs := []evidence.Evidence{{
 		CallID: "call_1",
 		Name:   "get_inventory",
 		Result: json.RawMessage(`{"items":[{"name":"A","stock":12,"in_stock":true},{"name":"B","stock":30,"in_stock":true}]}`),
 	}}
 	answer := "商品 A 可用库存 12 件。Item A has 30 in stock. It will arrive tomorrow. Anything else?"
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
-	r := NewChecker(CheckerConfig{}).Check(answer, evidence, now)
+	r := NewChecker(CheckerConfig{}).Check(answer, evs, now)
 	for _, c := range r.Claims {
 		fmt.Printf("%-13s %q", c.Verdict, c.Text)
 		for _, e := range c.Evidence {
@@ -357,7 +357,7 @@ func ExampleChecker_Check() {
 // FuzzCheck checks that no answer makes Check panic or break its own
 // invariants (offsets, determinism).
 func FuzzCheck(f *testing.F) {
-	ev := []Evidence{{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"A","stock":12,"price":5,"eta":"2024-05-04"},{"name":"B","stock":0}],"status":"shipped"}`)}}
+	ev := []evidence.Evidence{{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"A","stock":12,"price":5,"eta":"2024-05-04"},{"name":"B","stock":0}],"status":"shipped"}`)}}
 	for _, s := range []string{"A has 12. B is out of stock.", "商品 A 库存 12 件，明天送到。", "All items cost under $10.", "23rn.0k日2b0", "$10-$", "A 比 B 多 12 件"} {
 		f.Add(s)
 	}
@@ -405,7 +405,7 @@ func TestCheckArbitraryInput(t *testing.T) {
 			a := rng.IntN(len(ar))
 			ans = string(ar[a:a+rng.IntN(len(ar)-a)]) + ans
 		}
-		rep := c.Check(ans, rc.evidence(), now)
+		rep := c.Check(ans, rc.evs(), now)
 		checkOffsets(t, ans, claimsOf(rep))
 	}
 }
@@ -423,7 +423,7 @@ func claimsOf(r Report) []Claim {
 // nothing about them; it made Check index past the subjects' mentions
 // and panic.
 func TestComparisonWithInheritedSubjects(t *testing.T) {
-	ev := []Evidence{{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"Alpha","stock":12,"price":5},{"name":"Bravo","stock":3,"price":9}]}`)}}
+	ev := []evidence.Evidence{{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"Alpha","stock":12,"price":5},{"name":"Bravo","stock":3,"price":9}]}`)}}
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
 	r := NewChecker(CheckerConfig{}).Check("Alpha and Bravo cost $5 and $9, and the price is higher than before.", ev, now)
 	if len(r.Claims) != 2 {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"time"
 )
 
@@ -8,16 +9,16 @@ import (
 // Report for the same results. It fails only when an index must be
 // indexed again from its result and that was not given, or an index read
 // back is damaged.
-func (c *Checker) CheckIndexed(answer string, evidence []*EvidenceIndex, now time.Time) (Report, error) {
-	parts := make([]*part, len(evidence))
-	for i, x := range evidence {
-		parts[i] = x.p
+func (c *Checker) CheckIndexed(answer string, evs []*evidence.EvidenceIndex, now time.Time) (Report, error) {
+	parts := make([]*evidence.Part, len(evs))
+	for i, x := range evs {
+		parts[i] = x.P
 	}
-	ix, err := join(parts, now)
+	ix, err := evidence.Join(parts, now)
 	if err != nil {
 		return Report{}, err
 	}
-	defer ix.release()
+	defer ix.Release()
 	return c.check(answer, ix, now), nil
 }
 
@@ -27,27 +28,27 @@ func (c *Checker) CheckIndexed(answer string, evidence []*EvidenceIndex, now tim
 // that reads back whole but is damaged makes every index be made again
 // from its result, which gives the same verdicts; it fails only when a
 // result cannot be read.
-func (c *Checker) CheckKept(answer string, evidence []*EvidenceIndex, failed []Evidence, now time.Time) (Report, error) {
-	parts := make([]*part, len(evidence))
-	for i, x := range evidence {
-		parts[i] = x.p
+func (c *Checker) CheckKept(answer string, evs []*evidence.EvidenceIndex, failed []evidence.Evidence, now time.Time) (Report, error) {
+	parts := make([]*evidence.Part, len(evs))
+	for i, x := range evs {
+		parts[i] = x.P
 	}
-	ix, err := join(parts, now)
+	ix, err := evidence.Join(parts, now)
 	if err != nil {
 		for i, q := range parts {
-			raw, rerr := q.result()
+			raw, rerr := q.Result()
 			if rerr != nil {
 				return Report{}, rerr
 			}
-			e := q.ev
+			e := q.Ev
 			e.Result = raw
-			parts[i] = indexResult(e, leavesMax)
+			parts[i] = evidence.IndexResult(e, evidence.LeavesMax)
 		}
-		if ix, err = join(parts, now); err != nil {
+		if ix, err = evidence.Join(parts, now); err != nil {
 			return Report{}, err
 		}
 	}
-	ix.failed = dedupeEvidence(failed)
-	defer ix.release()
+	ix.Failed = evidence.DedupeEvidence(failed)
+	defer ix.Release()
 	return c.check(answer, ix, now), nil
 }

@@ -1,10 +1,10 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // fact is the verdict on one checkable part of a claim: a number, a date, a
@@ -84,9 +84,9 @@ func (cx *claim) decide() verdict {
 	switch {
 	case cx.question:
 		return verdict{verdict: events.VerdictNotCheckable, reason: "a question"}
-	case cx.cues&cueOffer != 0:
+	case cx.cues&evidence.CueOffer != 0:
 		return verdict{verdict: events.VerdictNotCheckable, reason: "an offer of help"}
-	case cx.cues&cueNonAssert != 0 && len(cx.times) == 0 && !slices.ContainsFunc(cx.nums, func(m numMention) bool { return !m.free }):
+	case cx.cues&evidence.CueNonAssert != 0 && len(cx.times) == 0 && !slices.ContainsFunc(cx.nums, func(m evidence.NumMention) bool { return !m.Free }):
 		return verdict{verdict: events.VerdictNotCheckable, reason: "a greeting, opinion or remark"}
 	}
 	var facts []fact
@@ -101,9 +101,9 @@ func (cx *claim) decide() verdict {
 	v := cx.combine(facts)
 	if v.verdict == events.VerdictSupported && cx.own {
 		// The fields naming what the claim is about belong to its evidence.
-		for i := range cx.groups {
-			if l := cx.ix.subjectLeaf(cx.groups[i], cx.names[i]); l >= 0 && len(v.refs) < cx.c.cfg.EvidenceRefsMax {
-				if r := cx.ix.ref(l); !slices.Contains(v.refs, r) {
+		for i := range cx.Groups {
+			if l := cx.ix.SubjectLeaf(cx.Groups[i], cx.Names[i]); l >= 0 && len(v.refs) < cx.c.cfg.EvidenceRefsMax {
+				if r := cx.ix.Ref(l); !slices.Contains(v.refs, r) {
 					v.refs = append(v.refs, r)
 				}
 			}
@@ -123,10 +123,10 @@ func (cx *claim) facts() []fact {
 			}
 		}
 	}
-	if cx.cues&cueCertain != 0 {
+	if cx.cues&evidence.CueCertain != 0 {
 		fs = cx.certainty(fs)
 	}
-	if cx.cues&cueModal != 0 {
+	if cx.cues&evidence.CueModal != 0 {
 		// "may be approved", 可能已批准: modality is read before comparing;
 		// a possibility the evidence does not bear out is unsupported.
 		for i := range fs {
@@ -186,11 +186,11 @@ func (cx *claim) unknownFacts([]fact) []fact {
 // on May 10").
 func (cx *claim) polarityFacts([]fact) []fact {
 	for i := range cx.nums {
-		if !cx.nums[i].free {
+		if !cx.nums[i].Free {
 			return nil
 		}
 	}
-	if len(cx.times) > 0 || cx.cues&cueFuture != 0 {
+	if len(cx.times) > 0 || cx.cues&evidence.CueFuture != 0 {
 		return nil
 	}
 	for _, cm := range cx.cats {
@@ -211,11 +211,11 @@ func (cx *claim) numberFacts(earlier []fact) []fact {
 	var out []fact
 	for i := range cx.nums {
 		m := &cx.nums[i]
-		if slices.ContainsFunc(earlier, func(f fact) bool { return f.span[1] > 0 && m.start >= f.span[0] && m.start < f.span[1] }) {
+		if slices.ContainsFunc(earlier, func(f fact) bool { return f.span[1] > 0 && m.Start >= f.span[0] && m.Start < f.span[1] }) {
 			continue // an identifier (room 512), decided
 		}
 		f := cx.checkNumber(m)
-		if m.free && f.verdict == events.VerdictUnsupported && len(earlier) > 0 {
+		if m.Free && f.verdict == events.VerdictUnsupported && len(earlier) > 0 {
 			continue
 		}
 		if f.verdict == events.VerdictContradicted && slices.ContainsFunc(earlier, func(f fact) bool { return f.unknown }) {
@@ -258,7 +258,7 @@ func (cx *claim) textFacts(earlier []fact) []fact {
 // alwaysFacts: a generalisation (always, never, 总是) goes beyond what
 // any evidence can say.
 func (cx *claim) alwaysFacts([]fact) []fact {
-	if cx.cues&cueAlways == 0 {
+	if cx.cues&evidence.CueAlways == 0 {
 		return nil
 	}
 	return []fact{{verdict: events.VerdictUnsupported, reason: "a generalisation (always/never) beyond the evidence"}}
@@ -275,7 +275,7 @@ func (cx *claim) certainty(fs []fact) []fact {
 			continue
 		}
 		for _, l := range f.leaves {
-			if cx.ix.leaves[l].hedge || cx.ix.textHedged(l) {
+			if cx.ix.Leaves[l].Hedge || cx.ix.TextHedged(l) {
 				fs[i] = fact{verdict: events.VerdictUnsupported, refs: f.refs, reason: "the evidence gives an estimate; the claim promises it"}
 				break
 			}

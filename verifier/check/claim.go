@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"time"
 )
@@ -25,7 +26,7 @@ import (
 type claim struct {
 	*reading
 	scope
-	ix      *index
+	ix      *evidence.Index
 	c       *Checker
 	now     time.Time
 	context []int32 // fields that supported the claims before it in its sentence
@@ -41,7 +42,7 @@ type after struct {
 
 // newClaim reads cl against the index and scopes it, continuing prev (the
 // claim before it, nil for the first).
-func (c *Checker) newClaim(ix *index, cl Claim, now time.Time, prev *after, buf *readBuffers) *claim {
+func (c *Checker) newClaim(ix *evidence.Index, cl Claim, now time.Time, prev *after, buf *readBuffers) *claim {
 	rd := readClaim(ix, cl.Text, now, buf)
 	cx := &buf.cx // NB: nothing keeps a claim once decided (after copies what the next needs)
 	*cx = claim{reading: rd, scope: newScope(ix, rd, prev), ix: ix, c: c, now: now}
@@ -77,12 +78,12 @@ func (cx *claim) widened() *claim {
 // quantifier ranges over ("all items ship free": this item ships free),
 // with nums as its numbers (those counting the members taken out) and no
 // subject of its own.
-func (cx *claim) member(nodes []int32, nums []numMention) *claim {
+func (cx *claim) member(nodes []int32, nums []evidence.NumMention) *claim {
 	rd := *cx.reading
 	rd.nums, rd.unknown = nums, ""
 	sub := *cx
 	sub.reading = &rd
-	sub.scoped, sub.nodes, sub.subjects = true, nodes, subjects{}
+	sub.scoped, sub.nodes, sub.Subjects = true, nodes, evidence.Subjects{}
 	return &sub
 }
 
@@ -91,8 +92,8 @@ func (cx *claim) nodeInScope(n int32) bool { return cx.scope.holdsNode(cx.ix, n)
 func (cx *claim) inSubject(l int32) bool   { return cx.scope.inSubject(cx.ix, l) }
 func (cx *claim) hasConcept(c string) bool { return slices.Contains(cx.concepts, c) }
 func (cx *claim) firstName() string {
-	if len(cx.names) > 0 {
-		return cx.names[0]
+	if len(cx.Names) > 0 {
+		return cx.Names[0]
 	}
 	return ""
 }

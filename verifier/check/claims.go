@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -128,7 +129,7 @@ func skipListMarker(r []rune, s, e int) int {
 }
 
 // abbreviations never end a sentence ("e.g.", "Dr.", "U.S.").
-var abbreviations = langData.Set("claim abbreviations")
+var abbreviations = evidence.LangData.Set("claim abbreviations")
 
 // sentenceEnd reports whether a sentence ends at r[i] and where the next
 // one starts (after trailing quotes and brackets).
@@ -200,7 +201,7 @@ func periodEnds(r []rune, i, e int) bool {
 		// "12 ms. Ours …", "5 min. Then …": a unit after a number ends
 		// the sentence; "Ms. Lee" does not.
 		if b := w - 1; b > 0 && r[b] == ' ' && unicode.IsDigit(r[b-1]) || w > 0 && unicode.IsDigit(r[w-1]) {
-			if _, ok := unitWords[word]; ok {
+			if _, ok := evidence.UnitWords[word]; ok {
 				return true
 			}
 		}
@@ -420,7 +421,7 @@ func digitNear(r []rune, i, lim, dir int) bool {
 }
 
 // clauseVerbs mark an English clause.
-var clauseVerbs = langData.Set("clause verbs")
+var clauseVerbs = evidence.LangData.Set("clause verbs")
 
 // clauseLike reports whether [s, e) reads as a clause of its own: it has
 // a number, or a verb (English) or a predicate character (Chinese).
@@ -442,7 +443,7 @@ func clauseLike(r []rune, s, e int) bool {
 			if strings.ContainsRune(zhPredicateRunes, c) {
 				verb = true
 			}
-			if zhNumeralRune(c) && i+1 < e && zhMeasureRune(r[i+1]) {
+			if evidence.ZhNumeralRune(c) && i+1 < e && evidence.ZhMeasureRune(r[i+1]) {
 				return true
 			}
 			i++

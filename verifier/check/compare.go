@@ -1,21 +1,22 @@
 package check
 
 import (
-	"github.com/toolstream/toolstream/internal/lang"
-
 	"cmp"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // ---- comparisons between subjects, superlatives, trends -------------------
 
 // numberOf returns the best numeric field for concepts within nodes.
 func (cx *claim) numberOf(nodes []int32, concepts []string) int32 {
-	ts := cx.within(nodes).targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && (!lf.text || lf.textShort) && !lf.scaled })
+	ts := cx.within(nodes).targets(concepts, func(lf *evidence.Leaf) bool {
+		return lf.Kind == evidence.KindNum && (!lf.Text || lf.TextShort) && !lf.Scaled
+	})
 	if len(ts) == 0 {
 		return -1
 	}
@@ -24,23 +25,23 @@ func (cx *claim) numberOf(nodes []int32, concepts []string) int32 {
 
 // comparison checks "A is cheaper than B", "A 比 B 贵".
 func (cx *claim) comparison() fact {
-	if cx.cues&(cueMore|cueLess) == 0 {
+	if cx.cues&(evidence.CueMore|evidence.CueLess) == 0 {
 		return fact{}
 	}
-	if cx.cues&cueThan == 0 || len(cx.groups) < 2 {
+	if cx.cues&evidence.CueThan == 0 || len(cx.Groups) < 2 {
 		return cx.comparedToOther()
 	}
 	ix := cx.ix
 	dir, thanAt := 0, -1
 	for _, w := range cx.words {
-		c := w.cues()
-		if c&cueThan != 0 && thanAt < 0 {
-			thanAt = w.start
+		c := w.Cues()
+		if c&evidence.CueThan != 0 && thanAt < 0 {
+			thanAt = w.Start
 		}
-		if dir == 0 && c&(cueGT|cueGE|cueLT|cueLE) == 0 {
-			if c&cueMore != 0 {
+		if dir == 0 && c&(evidence.CueGT|evidence.CueGE|evidence.CueLT|evidence.CueLE) == 0 {
+			if c&evidence.CueMore != 0 {
 				dir = 1
-			} else if c&cueLess != 0 {
+			} else if c&evidence.CueLess != 0 {
 				dir = -1
 			}
 		}
@@ -48,15 +49,15 @@ func (cx *claim) comparison() fact {
 	if dir == 0 {
 		return fact{}
 	}
-	left, right := cx.groups[0], cx.groups[1]
-	if slices.Equal(left, right) || cx.spans[0][0] < 0 && cx.spans[1][0] < 0 {
+	left, right := cx.Groups[0], cx.Groups[1]
+	if slices.Equal(left, right) || cx.Spans[0][0] < 0 && cx.Spans[1][0] < 0 {
 		// "…, and the price is higher than before": the subjects of the
 		// clause before are not what this one compares.
 		return fact{}
 	}
-	if thanAt >= 0 && cx.spans[0][0] > thanAt && cx.spans[1][0] < thanAt {
+	if thanAt >= 0 && cx.Spans[0][0] > thanAt && cx.Spans[1][0] < thanAt {
 		left, right = right, left
-	} else if thanAt >= 0 && cx.spans[0][0] > thanAt && cx.spans[1][0] > thanAt {
+	} else if thanAt >= 0 && cx.Spans[0][0] > thanAt && cx.Spans[1][0] > thanAt {
 		// "Compared with B, A is cheaper": the reference comes first.
 		left, right = right, left
 	}
@@ -67,31 +68,31 @@ func (cx *claim) comparison() fact {
 		return fact{}
 	}
 	dir *= cx.speedSign(a)
-	x, y := ix.leaves[a].num, ix.leaves[b].num
+	x, y := ix.Leaves[a].Num, ix.Leaves[b].Num
 	if (dir > 0 && x > y) || (dir < 0 && x < y) {
 		return supported(ix, "comparison holds", a, b)
 	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(a), ix.ref(b)}, reason: "comparison fails"}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(a), ix.Ref(b)}, reason: "comparison fails"}
 }
 
 // comparedToOther checks "B's rating is higher", 钱塘江景酒店评分更高 with
 // no "than": of two members of a collection, against the other one.
 func (cx *claim) comparedToOther() fact {
-	if len(cx.groups) != 1 || len(cx.nums) > 0 {
+	if len(cx.Groups) != 1 || len(cx.nums) > 0 {
 		return fact{}
 	}
 	ix := cx.ix
 	dir := 0
 	for _, w := range cx.words {
-		c := w.cues()
-		if c&(cueGT|cueGE|cueLT|cueLE|cueMost|cueLeast) != 0 || w.s == "多" || w.s == "少" || w.s == "高" || w.s == "低" || w.s == "大" || w.s == "小" {
+		c := w.Cues()
+		if c&(evidence.CueGT|evidence.CueGE|evidence.CueLT|evidence.CueLE|evidence.CueMost|evidence.CueLeast) != 0 || w.S == "多" || w.S == "少" || w.S == "高" || w.S == "低" || w.S == "大" || w.S == "小" {
 			continue // bare 多/高 are not comparatives without 更 or 比
 		}
-		if c&cueMore != 0 {
+		if c&evidence.CueMore != 0 {
 			dir = 1
 			break
 		}
-		if c&cueLess != 0 {
+		if c&evidence.CueLess != 0 {
 			dir = -1
 			break
 		}
@@ -99,13 +100,13 @@ func (cx *claim) comparedToOther() fact {
 	if dir == 0 {
 		return fact{}
 	}
-	for _, cl := range ix.colls {
-		if len(cl.members) != 2 {
+	for _, cl := range ix.Colls {
+		if len(cl.Members) != 2 {
 			continue
 		}
 		own, other := int32(-1), int32(-1)
-		for _, mb := range cl.members {
-			if slices.ContainsFunc(cx.groups[0], func(s int32) bool { return ix.ancestorOf(mb, s) }) {
+		for _, mb := range cl.Members {
+			if slices.ContainsFunc(cx.Groups[0], func(s int32) bool { return ix.AncestorOf(mb, s) }) {
 				own = mb
 			} else {
 				other = mb
@@ -119,26 +120,26 @@ func (cx *claim) comparedToOther() fact {
 			return fact{}
 		}
 		dir *= cx.speedSign(a)
-		if x, y := ix.leaves[a].num, ix.leaves[b].num; dir > 0 && x > y || dir < 0 && x < y {
+		if x, y := ix.Leaves[a].Num, ix.Leaves[b].Num; dir > 0 && x > y || dir < 0 && x < y {
 			return supported(ix, "comparison with the other holds", a, b)
 		}
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(a), ix.ref(b)}, reason: "comparison with the other fails"}
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(a), ix.Ref(b)}, reason: "comparison with the other fails"}
 	}
 	return fact{}
 }
 
 // fastWords and slowWords speak of time: faster is less time but more
 // speed.
-var fastWords = langData.Set("speed words")
+var fastWords = evidence.LangData.Set("speed words")
 
 // speedSign returns -1 when the claim says fast/slow of a field that
 // measures speed (faster is then more), else 1.
 func (cx *claim) speedSign(l int32) int {
-	if !slices.Contains(cx.ix.leaves[l].own(), "speed") && !slices.Contains(cx.ix.leaves[l].ctx(), "speed") {
+	if !slices.Contains(cx.ix.Leaves[l].Own(), "speed") && !slices.Contains(cx.ix.Leaves[l].Ctx(), "speed") {
 		return 1
 	}
 	for _, w := range cx.words {
-		if fastWords[w.s] {
+		if fastWords[w.S] {
 			return -1
 		}
 	}
@@ -150,7 +151,7 @@ func (cx *claim) speedSign(l int32) int {
 // row with 2022 and 2023 columns), compared in key order — the year the
 // claim names against the one before it, else the last against the first.
 func (cx *claim) trend() fact {
-	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0
+	up, down := cx.cues&evidence.CueUp != 0, cx.cues&evidence.CueDown != 0
 	if up == down || !cx.scoped || len(cx.nodes) != 1 {
 		return fact{}
 	}
@@ -161,10 +162,10 @@ func (cx *claim) trend() fact {
 		l   int32
 	}
 	var series []point
-	nd := &ix.nodes[n]
-	for l := nd.leafLo; l < nd.leafHi; l++ {
-		lf := &ix.leaves[l]
-		if lf.node != n || lf.kind != kindNum || lf.text || lf.scaled {
+	nd := &ix.Nodes[n]
+	for l := nd.LeafLo; l < nd.LeafHi; l++ {
+		lf := &ix.Leaves[l]
+		if lf.Node != n || lf.Kind != evidence.KindNum || lf.Text || lf.Scaled {
 			continue
 		}
 		key := cx.keyOf(l)
@@ -187,11 +188,11 @@ func (cx *claim) trend() fact {
 			from, to = series[i-1], p
 		}
 	}
-	x, y := ix.leaves[from.l].num, ix.leaves[to.l].num
+	x, y := ix.Leaves[from.l].Num, ix.Leaves[to.l].Num
 	if up && y > x || down && y < x {
 		return supported(ix, "the series moves that way", from.l, to.l)
 	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(from.l), ix.ref(to.l)}, reason: "the series moves the other way"}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(from.l), ix.Ref(to.l)}, reason: "the series moves the other way"}
 }
 
 // maybeNumber reports whether s may be a number strconv.ParseFloat reads:
@@ -200,18 +201,18 @@ func maybeNumber(s string) bool {
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		s = s[1:]
 	}
-	return s != "" && (isDigitByte(s[0]) || strings.IndexByte(".iInN", s[0]) >= 0)
+	return s != "" && (evidence.IsDigitByte(s[0]) || strings.IndexByte(".iInN", s[0]) >= 0)
 }
 
 // keyOf returns the field name of leaf l: its key, or for a table cell its
 // column name.
 func (cx *claim) keyOf(l int32) string {
-	lf := &cx.ix.leaves[l]
-	if len(lf.own()) == 1 && lang.IsAllDigits(lf.own()[0]) {
-		return lf.own()[0]
+	lf := &cx.ix.Leaves[l]
+	if len(lf.Own()) == 1 && lang.IsAllDigits(lf.Own()[0]) {
+		return lf.Own()[0]
 	}
-	k := lastToken(lf.ptr())
-	if lang.IsAllDigits(k) && lf.node >= 0 && !cx.ix.nodes[lf.node].array {
+	k := evidence.LastToken(lf.Ptr())
+	if lang.IsAllDigits(k) && lf.Node >= 0 && !cx.ix.Nodes[lf.Node].Array {
 		return "" // a table cell under a column that is not a period
 	}
 	return k
@@ -224,38 +225,38 @@ const reasonSuperlativeHolds = "superlative holds"
 // superlative checks "B has the most stock", "A 最便宜" against the other
 // members of the subject's collection.
 func (cx *claim) superlative() fact {
-	if cx.cues&(cueMost|cueLeast) == 0 {
+	if cx.cues&(evidence.CueMost|evidence.CueLeast) == 0 {
 		return fact{}
 	}
 	subj := []int32(nil)
 	switch {
-	case len(cx.groups) == 1:
-		subj = cx.groups[0]
-	case len(cx.groups) == 0 && cx.scoped && len(cx.nodes) == 1:
+	case len(cx.Groups) == 1:
+		subj = cx.Groups[0]
+	case len(cx.Groups) == 0 && cx.scoped && len(cx.nodes) == 1:
 		subj = cx.nodes // "Wednesday will be the coldest day": the day named
 	default:
 		return fact{}
 	}
 	for _, m := range cx.nums {
-		if !m.free {
+		if !m.Free {
 			return fact{}
 		}
 	}
 	ix := cx.ix
 	dir := 1
 	for _, w := range cx.words {
-		if c := w.cues(); c&cueLeast != 0 {
+		if c := w.Cues(); c&evidence.CueLeast != 0 {
 			dir = -1
 			break
-		} else if c&cueMost != 0 {
+		} else if c&evidence.CueMost != 0 {
 			break
 		}
 	}
-	for _, cl := range ix.colls {
+	for _, cl := range ix.Colls {
 		var own int32 = -1
-		for _, mb := range cl.members {
+		for _, mb := range cl.Members {
 			for _, s := range subj {
-				if ix.ancestorOf(mb, s) {
+				if ix.AncestorOf(mb, s) {
 					own = mb
 				}
 			}
@@ -268,7 +269,7 @@ func (cx *claim) superlative() fact {
 			continue
 		}
 		dir := dir * cx.speedSign(a)
-		for _, mb := range cl.members {
+		for _, mb := range cl.Members {
 			if mb == own {
 				continue
 			}
@@ -276,9 +277,9 @@ func (cx *claim) superlative() fact {
 			if b < 0 {
 				continue
 			}
-			x, y := ix.leaves[a].num, ix.leaves[b].num
+			x, y := ix.Leaves[a].Num, ix.Leaves[b].Num
 			if dir > 0 && y > x || dir < 0 && y < x {
-				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(a), ix.ref(b)}, reason: "another member is more extreme"}
+				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(a), ix.Ref(b)}, reason: "another member is more extreme"}
 			}
 		}
 		return supported(ix, reasonSuperlativeHolds, a)
@@ -288,10 +289,10 @@ func (cx *claim) superlative() fact {
 
 // countsMembers reports a number written next to the quantifier ("all 3
 // items", "these 3 days", 三款牛奶都, 两天都).
-func (cx *claim) countsMembers(m numMention) bool {
+func (cx *claim) countsMembers(m evidence.NumMention) bool {
 	at := -1
 	for i, w := range cx.words {
-		if w.end > m.start {
+		if w.End > m.Start {
 			at = i
 			break
 		}
@@ -300,7 +301,7 @@ func (cx *claim) countsMembers(m numMention) bool {
 		return false
 	}
 	for i, w := range cx.words {
-		if w.cues()&cueUniversal != 0 && (i < at && at-i <= 3 || i > at && i-at <= 3) {
+		if w.Cues()&evidence.CueUniversal != 0 && (i < at && at-i <= 3 || i > at && i-at <= 3) {
 			return true
 		}
 	}

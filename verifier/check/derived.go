@@ -1,13 +1,12 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // derived looks for the claimed value as a value computed from evidence
@@ -15,10 +14,10 @@ import (
 // across a collection, a count of elements, and — when the claim says so
 // (total, difference, more, 一共, 平均 …) — pairwise sums, differences,
 // products, ratios and percentage changes.
-func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool) {
+func (cx *claim) derived(m *evidence.NumMention, targets []int32, pairs bool) (fact, bool) {
 	ix := cx.ix
 	var room [8]cand
-	ks := cx.c.candidates(room[:0], m, m.v)
+	ks := cx.c.candidates(room[:0], m, m.V)
 	pool := cx.derivedPool(m, targets)
 	// Aggregates over the targets (or the pool) grouped by field name.
 	groups := groupByField(ix, pool)
@@ -29,7 +28,7 @@ func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool
 		var sum, lo, hi float64
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for _, l := range g {
-			x := ix.leaves[l].num
+			x := ix.Leaves[l].Num
 			sum += x
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
@@ -42,7 +41,7 @@ func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool
 		_ = lo
 		_ = hi
 	}
-	if f, ok := cx.count(m, append(append([]string(nil), cx.concepts...), m.head...)); ok {
+	if f, ok := cx.count(m, append(append([]string(nil), cx.concepts...), m.Head...)); ok {
 		return f, true
 	}
 	if !pairs || len(pool) < 2 {
@@ -50,41 +49,41 @@ func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool
 	}
 	frac := []cand{}
 	for _, k := range ks {
-		if k.u == uFrac {
+		if k.u == evidence.UFrac {
 			frac = append(frac, k)
 		}
 	}
-	pct := m.unit != nil && m.unit.dim == dimPercent
+	pct := m.Unit != nil && m.Unit.Dim == evidence.DimPercent
 	ratio := cx.hasWord("times", "twice", "double", "half", "倍", "x")
 	// Products and ratios need the claim to say it computes; a sum or a
 	// difference of the subject's own fields is plain arithmetic.
-	mult := cx.cues&(cueDerive|cueThan|cueMore|cueLess|cueUp|cueDown) != 0
+	mult := cx.cues&(evidence.CueDerive|evidence.CueThan|evidence.CueMore|evidence.CueLess|evidence.CueUp|evidence.CueDown) != 0
 	// Numbers the claim itself states may be factors: "两晚共需 1360 元"
 	// is 2 × 680.
 	var factors []float64
 	for _, o := range cx.nums {
-		if o.v != m.v && !o.free && o.v == math.Trunc(o.v) && o.v >= 2 && o.v <= 100 {
-			factors = append(factors, o.v)
+		if o.V != m.V && !o.Free && o.V == math.Trunc(o.V) && o.V >= 2 && o.V <= 100 {
+			factors = append(factors, o.V)
 		}
 	}
 	for _, a := range pool {
 		for _, k := range factors {
-			if x := ix.leaves[a].num; cx.near(m, x*k, ks) && mult {
+			if x := ix.Leaves[a].Num; cx.near(m, x*k, ks) && mult {
 				return supported(ix, "product with a number the claim states", a), true
 			}
 		}
 	}
 	for i, a := range pool {
-		x := ix.leaves[a].num
+		x := ix.Leaves[a].Num
 		for _, b := range pool[i+1:] {
-			y := ix.leaves[b].num
-			if !cx.scoped && len(targets) > 0 && !containsInt32(targets, a) && !containsInt32(targets, b) && lastToken(ix.leaves[a].ptr()) != lastToken(ix.leaves[b].ptr()) {
+			y := ix.Leaves[b].Num
+			if !cx.scoped && len(targets) > 0 && !containsInt32(targets, a) && !containsInt32(targets, b) && evidence.LastToken(ix.Leaves[a].Ptr()) != evidence.LastToken(ix.Leaves[b].Ptr()) {
 				continue // combine what the claim names, or one field across subjects
 			}
-			if ix.leaves[a].ptr() == ix.leaves[b].ptr() && !(ix.leaves[a].text && ix.leaves[b].text) {
+			if ix.Leaves[a].Ptr() == ix.Leaves[b].Ptr() && !(ix.Leaves[a].Text && ix.Leaves[b].Text) {
 				continue // a value and its scaled copy
 			}
-			if !pct || m.unit == nil {
+			if !pct || m.Unit == nil {
 				if cx.near(m, x+y, ks) {
 					return supported(ix, "sum", a, b), true
 				}
@@ -118,23 +117,23 @@ func (cx *claim) derived(m *numMention, targets []int32, pairs bool) (fact, bool
 
 // count finds the claimed number as the number of elements of a list the
 // claim names: "3 orders", "two shipments", "三个班".
-func (cx *claim) count(m *numMention, concepts []string) (fact, bool) {
+func (cx *claim) count(m *evidence.NumMention, concepts []string) (fact, bool) {
 	ix := cx.ix
-	if m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 {
+	if m.Unit != nil && m.Unit.Dim != evidence.DimCount || m.V != math.Trunc(m.V) || m.V < 0 {
 		return fact{}, false
 	}
-	for _, i := range ix.arrays {
-		n := &ix.nodes[i]
-		if n.length == 0 || float64(n.length) != m.v || !cx.nodeInScope(i) {
+	for _, i := range ix.Arrays {
+		n := &ix.Nodes[i]
+		if n.Length == 0 || float64(n.Length) != m.V || !cx.nodeInScope(i) {
 			continue
 		}
-		nc := n.concepts
-		if n.parent >= 0 {
-			nc = append(append([]string(nil), nc...), ix.nodes[n.parent].concepts...)
+		nc := n.Concepts
+		if n.Parent >= 0 {
+			nc = append(append([]string(nil), nc...), ix.Nodes[n.Parent].Concepts...)
 		}
-		if overlap(concepts, nc) > 0 || ix.membersNamed(i, m.headWord) {
+		if overlap(concepts, nc) > 0 || ix.MembersNamed(i, m.HeadWord) {
 			return fact{verdict: events.VerdictSupported, reason: "count of elements",
-				refs: []events.EvidenceRef{ix.nodeRef(i, strconv.Itoa(n.length))}}, true
+				refs: []events.EvidenceRef{ix.NodeRef(i, strconv.Itoa(n.Length))}}, true
 		}
 	}
 	return fact{}, false
@@ -143,7 +142,7 @@ func (cx *claim) count(m *numMention, concepts []string) (fact, bool) {
 // derivedPool returns the evidence numbers a derived value may be built
 // from: the targets, then numbers in scope whose keys share a concept with
 // the claim, then (when a subject is named) the other numbers in scope.
-func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
+func (cx *claim) derivedPool(m *evidence.NumMention, targets []int32) []int32 {
 	ix := cx.ix
 	limit := cx.c.cfg.DerivedLeavesMax
 	pool := make([]int32, 0, limit)
@@ -159,18 +158,18 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 		add(t)
 	}
 	for _, l := range cx.context {
-		if ix.leaves[l].kind == kindNum {
+		if ix.Leaves[l].Kind == evidence.KindNum {
 			add(l)
 		}
-		for _, t := range ix.textOf(l) { // "14.3亿元" named whole
-			if ix.leaves[t].kind == kindNum {
+		for _, t := range ix.TextOf(l) { // "14.3亿元" named whole
+			if ix.Leaves[t].Kind == evidence.KindNum {
 				add(t)
 			}
 		}
 	}
 	// The same field of the other members: "removing the CRF reduces test
 	// F1 by 0.9" compares the CRF row with the full model's.
-	if len(targets) > 0 && len(targets) <= 4 && (cx.cues&(cueDerive|cueThan|cueMore|cueLess|cueUp|cueDown) != 0 || m.unit != nil && m.unit.dim == dimPercent) {
+	if len(targets) > 0 && len(targets) <= 4 && (cx.cues&(evidence.CueDerive|evidence.CueThan|evidence.CueMore|evidence.CueLess|evidence.CueUp|evidence.CueDown) != 0 || m.Unit != nil && m.Unit.Dim == evidence.DimPercent) {
 		for _, t := range targets {
 			for _, l := range cx.siblingsOf(t) {
 				add(l)
@@ -178,40 +177,40 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 		}
 	}
 	concepts := cx.numberConcepts(m)
-	ratio := m.unit != nil && m.unit.dim == dimPercent
+	ratio := m.Unit != nil && m.Unit.Dim == evidence.DimPercent
 	for _, c := range concepts {
-		for _, l := range cx.inScopeOf(ix.concept(c)) {
+		for _, l := range cx.inScopeOf(ix.Concept(c)) {
 			if len(pool) >= limit {
 				break
 			}
 			// A percentage is a ratio of two numbers of any unit.
-			if lf := &ix.leaves[l]; lf.kind == kindNum && (ratio || dimFits(lf, m.unit)) {
+			if lf := &ix.Leaves[l]; lf.Kind == evidence.KindNum && (ratio || dimFits(lf, m.Unit)) {
 				add(l)
 			}
 		}
 	}
 	if cx.scoped {
 		for _, n := range cx.nodes {
-			nd := &ix.nodes[n]
-			for l := nd.leafLo; l < nd.leafHi && len(pool) < limit; l++ {
-				if lf := &ix.leaves[l]; lf.kind == kindNum {
+			nd := &ix.Nodes[n]
+			for l := nd.LeafLo; l < nd.LeafHi && len(pool) < limit; l++ {
+				if lf := &ix.Leaves[l]; lf.Kind == evidence.KindNum {
 					add(l) // any unit: 3 × $4.50
 				}
 			}
 			// Fields of the enclosing objects (an msrp beside the offers).
-			for p := nd.parent; p >= 0; p = ix.nodes[p].parent {
-				for _, l := range ix.directLeaves().of(p) {
+			for p := nd.Parent; p >= 0; p = ix.Nodes[p].Parent {
+				for _, l := range ix.DirectLeaves().Of(p) {
 					if len(pool) >= limit {
 						break
 					}
-					if lf := &ix.leaves[l]; lf.kind == kindNum && dimFits(lf, m.unit) {
+					if lf := &ix.Leaves[l]; lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) {
 						add(l)
 					}
 				}
 			}
 		}
 	}
-	sortUnique(&pool)
+	evidence.SortUnique(&pool)
 	return pool
 }
 
@@ -219,23 +218,23 @@ func (cx *claim) derivedPool(m *numMention, targets []int32) []int32 {
 // the collection t's object belongs to.
 func (cx *claim) siblingsOf(t int32) []int32 {
 	ix := cx.ix
-	lf := &ix.leaves[t]
-	key := lastToken(lf.ptr())
+	lf := &ix.Leaves[t]
+	key := evidence.LastToken(lf.Ptr())
 	var out []int32
-	for _, cl := range ix.colls {
+	for _, cl := range ix.Colls {
 		in := false
-		for _, mb := range cl.members {
-			if ix.inNode(t, mb) {
+		for _, mb := range cl.Members {
+			if ix.InNode(t, mb) {
 				in = true
 			}
 		}
 		if !in {
 			continue
 		}
-		for _, mb := range cl.members {
-			nd := &ix.nodes[mb]
-			for l := nd.leafLo; l < nd.leafHi; l++ {
-				if o := &ix.leaves[l]; l != t && o.kind == kindNum && !o.text && o.scaled == lf.scaled && lastToken(o.ptr()) == key {
+		for _, mb := range cl.Members {
+			nd := &ix.Nodes[mb]
+			for l := nd.LeafLo; l < nd.LeafHi; l++ {
+				if o := &ix.Leaves[l]; l != t && o.Kind == evidence.KindNum && !o.Text && o.Scaled == lf.Scaled && evidence.LastToken(o.Ptr()) == key {
 					out = append(out, l)
 				}
 			}
@@ -270,19 +269,19 @@ func containsInt32(s []int32, v int32) bool {
 
 // groupByField groups leaves by their key (the last pointer token) so that
 // a field is summed across the elements of a collection.
-func groupByField(ix *index, pool []int32) [][]int32 {
+func groupByField(ix *evidence.Index, pool []int32) [][]int32 {
 	var keys []string
 	by := map[string][]int32{}
 	for _, l := range pool {
-		p := ix.leaves[l].ptr()
+		p := ix.Leaves[l].Ptr()
 		k := p[strings.LastIndexByte(p, '/')+1:]
 		if isSignedDigits(k) && atoiOK(k) { // NB: Atoi's error is an allocation; most keys are words
 			k = "#" // array elements
 		}
-		if ix.leaves[l].scaled {
+		if ix.Leaves[l].Scaled {
 			k += "|scaled"
 		}
-		if ix.leaves[l].text {
+		if ix.Leaves[l].Text {
 			k += "|text"
 		}
 		if _, ok := by[k]; !ok {

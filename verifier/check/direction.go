@@ -1,24 +1,24 @@
 package check
 
 import (
-	"strings"
-
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
+	"strings"
 )
 
 // Direction: "Apple fell 2.86%", 美元中间价小幅上涨. A field holding a signed
 // change (change, change_pct, delta, 涨跌, 变化) says which way a value
 // moved by its sign; a claim that names the movement must agree with it.
 
-var changeKeyParts = langData.List("change key words")
+var changeKeyParts = evidence.LangData.List("change key words")
 
 // signedChange reports whether lf is a number whose key names a signed
 // change.
-func signedChange(lf *leaf) bool {
-	if lf.kind != kindNum || lf.text {
+func signedChange(lf *evidence.Leaf) bool {
+	if lf.Kind != evidence.KindNum || lf.Text {
 		return false
 	}
-	k := strings.ToLower(lastToken(lf.ptr()))
+	k := strings.ToLower(evidence.LastToken(lf.Ptr()))
 	for _, p := range changeKeyParts {
 		if strings.Contains(k, p) {
 			return true
@@ -30,7 +30,7 @@ func signedChange(lf *leaf) bool {
 // direction returns +1 when the claim says a value rose, -1 when it fell,
 // and 0 when it says neither or both.
 func (cx *claim) direction() int {
-	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0
+	up, down := cx.cues&evidence.CueUp != 0, cx.cues&evidence.CueDown != 0
 	switch {
 	case up && !down:
 		return 1
@@ -49,12 +49,12 @@ func (cx *claim) checkDirection(f fact) fact {
 		return f
 	}
 	l := f.leaves[0]
-	lf := &cx.ix.leaves[l]
-	if !signedChange(lf) || lf.num == 0 || (lf.num > 0) == (d > 0) {
+	lf := &cx.ix.Leaves[l]
+	if !signedChange(lf) || lf.Num == 0 || (lf.Num > 0) == (d > 0) {
 		return f
 	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(l)}, leaves: []int32{l},
-		reason: "the evidence moves the other way: " + lf.raw() + " at " + lf.ptr()}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.Ref(l)}, leaves: []int32{l},
+		reason: "the evidence moves the other way: " + lf.Raw() + " at " + lf.Ptr()}
 }
 
 // directionFact checks a movement claimed without a number (美元中间价小幅
@@ -66,9 +66,9 @@ func (cx *claim) directionFact() fact {
 	}
 	found := int32(-1)
 	for _, n := range cx.nodes {
-		nd := &cx.ix.nodes[n]
-		for l := nd.leafLo; l < nd.leafHi; l++ {
-			if signedChange(&cx.ix.leaves[l]) && cx.inScope(l) {
+		nd := &cx.ix.Nodes[n]
+		for l := nd.LeafLo; l < nd.LeafHi; l++ {
+			if signedChange(&cx.ix.Leaves[l]) && cx.inScope(l) {
 				if found >= 0 {
 					return fact{} // several change fields: which one is meant is unclear
 				}
@@ -79,14 +79,14 @@ func (cx *claim) directionFact() fact {
 	if found < 0 {
 		return fact{}
 	}
-	lf := &cx.ix.leaves[found]
-	if lf.num == 0 {
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(found)}, leaves: []int32{found},
-			reason: "the evidence has no change at " + lf.ptr()}
+	lf := &cx.ix.Leaves[found]
+	if lf.Num == 0 {
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.Ref(found)}, leaves: []int32{found},
+			reason: "the evidence has no change at " + lf.Ptr()}
 	}
-	if (lf.num > 0) == (d > 0) {
+	if (lf.Num > 0) == (d > 0) {
 		return supported(cx.ix, "moves the way the evidence does", found)
 	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(found)}, leaves: []int32{found},
-		reason: "the evidence moves the other way: " + lf.raw() + " at " + lf.ptr()}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.Ref(found)}, leaves: []int32{found},
+		reason: "the evidence moves the other way: " + lf.Raw() + " at " + lf.Ptr()}
 }

@@ -2,10 +2,10 @@ package check
 
 import (
 	"encoding/json"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // TestBlind6Classes checks the failure classes blind round 6 showed, on
@@ -30,7 +30,7 @@ func TestBlind6Classes(t *testing.T) {
 	}
 	c := NewChecker(CheckerConfig{})
 	for _, tc := range cases {
-		r := c.Check(tc.answer, []Evidence{{CallID: "c", Name: "t", Result: json.RawMessage(tc.ev)}}, now)
+		r := c.Check(tc.answer, []evidence.Evidence{{CallID: "c", Name: "t", Result: json.RawMessage(tc.ev)}}, now)
 		if len(r.Claims) != 1 {
 			t.Errorf("%q: %d claims", tc.answer, len(r.Claims))
 			continue

@@ -23,9 +23,11 @@
 //
 // SplitClaims cuts the answer into claims (lines and list items, sentences,
 // clauses; English and Chinese) with rune offsets. Each result is indexed
-// on its own, once (IndexEvidence; the projection does it when the result
-// arrives and keeps the index in its view, part.go and partcodec.go), and
-// an answer is checked against the join of its evidence's indexes: each
+// on its own, once (package verifier/evidence's IndexEvidence; the
+// projection does it when the result arrives and keeps the index in its
+// view), and an answer is checked against the join of its evidence's
+// indexes (the index is evidence's; this package reads it through
+// evidence's API and holds the claims and their judging only): each
 // JSON value becomes a leaf with its pointer; objects and arrays become
 // nodes whose leaves are contiguous ranges; keys are read as concepts
 // through a small bilingual lexicon (internal/lang/data/lexicon.txt: 库存 and "in stock" and
@@ -96,7 +98,9 @@
 // # What is here and what is not
 //
 // This package is the checker alone: it reads no log, keeps no view and
-// calls no one. Package verifier is the projection over it (results
+// calls no one. The evidence index, its stored encoding and the readers of
+// words, numbers, units and dates that claims and evidence share are
+// package verifier/evidence, which this package imports. Package verifier is the projection over it (results
 // indexed when they arrive and kept, answers checked with CheckKept,
 // verdicts recorded), the policies applied to a Report and the judges'
 // verdicts; it names this package's types as its own, so callers import

@@ -2,10 +2,10 @@ package check
 
 import (
 	"encoding/json"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // TestEnergyAndPowerUnits: energy (kWh, 千瓦时, kcal, 千卡) and power (kW,
@@ -31,7 +31,7 @@ func TestEnergyAndPowerUnits(t *testing.T) {
 		{"峰值功率为5.2兆瓦。", `{"峰值功率_千瓦":5.2}`, events.VerdictContradicted},
 		{"峰值功率为5.2千瓦。", `{"峰值功率_千瓦":5.2}`, events.VerdictSupported},
 	} {
-		r := c.Check(tc.answer, []Evidence{{CallID: "c1", Name: "t", Version: 1, Result: json.RawMessage(tc.result)}}, now)
+		r := c.Check(tc.answer, []evidence.Evidence{{CallID: "c1", Name: "t", Version: 1, Result: json.RawMessage(tc.result)}}, now)
 		if len(r.Claims) != 1 || r.Claims[0].Verdict != tc.want {
 			t.Errorf("%s beside %s: got %+v, want one claim %s", tc.answer, tc.result, r.Claims, tc.want)
 		}

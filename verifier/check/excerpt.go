@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"strconv"
 )
@@ -19,18 +20,18 @@ import (
 // when /orders has 600): its whole length is known though its rows are not.
 func (cx *claim) cutCount(c events.ArrayCut, callID string) (fact, bool) {
 	ix := cx.ix
-	for _, i := range ix.arrays {
-		n := &ix.nodes[i]
-		if n.ptr != c.Pointer || ix.ev[n.ev].CallID != callID {
+	for _, i := range ix.Arrays {
+		n := &ix.Nodes[i]
+		if n.Ptr != c.Pointer || ix.Ev[n.Ev].CallID != callID {
 			continue
 		}
 		for _, m := range cx.nums {
-			if len(m.head) == 0 || m.unit != nil && m.unit.dim != dimCount || m.v != math.Trunc(m.v) || m.v < 0 || m.bound != 0 || m.approx || m.isRange ||
-				overlap(m.head, n.concepts) == 0 || float64(n.length) == m.v {
+			if len(m.Head) == 0 || m.Unit != nil && m.Unit.Dim != evidence.DimCount || m.V != math.Trunc(m.V) || m.V < 0 || m.Bound != 0 || m.Approx || m.IsRange ||
+				overlap(m.Head, n.Concepts) == 0 || float64(n.Length) == m.V {
 				continue
 			}
-			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.nodeRef(i, strconv.Itoa(n.length))},
-				reason: "the list has " + strconv.Itoa(n.length) + " elements"}, true
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.NodeRef(i, strconv.Itoa(n.Length))},
+				reason: "the list has " + strconv.Itoa(n.Length) + " elements"}, true
 		}
 	}
 	return fact{}, false
@@ -49,7 +50,7 @@ func (cx *claim) excerptFacts(fs []fact) {
 		default:
 			continue
 		}
-		if c, callID, ok := cx.ix.cutOf(f.refs); ok {
+		if c, callID, ok := cx.ix.CutOf(f.refs); ok {
 			if f.verdict == events.VerdictContradicted {
 				if cf, ok := cx.cutCount(c, callID); ok {
 					*f = cf

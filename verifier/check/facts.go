@@ -1,13 +1,12 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // boolFacts checks the claim's polarity against true/false fields named by
@@ -16,13 +15,13 @@ import (
 func (cx *claim) boolFacts() []fact {
 	ix := cx.ix
 	positive := (cx.negs+cx.statedNegatively())%2 == 0
-	ts := cx.targets(cx.concepts, func(lf *leaf) bool { return lf.kind == kindBool })
+	ts := cx.targets(cx.concepts, func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindBool })
 	ts = slices.DeleteFunc(ts, cx.aboutOther)
 	if len(ts) > 0 {
 		var first int32 = -1
 		for _, t := range ts {
-			lf := &ix.leaves[t]
-			val := lf.b != lf.negKey
+			lf := &ix.Leaves[t]
+			val := lf.B != lf.NegKey
 			if val == positive {
 				f := supported(ix, "polarity matches", t)
 				f.negUsed = true
@@ -32,25 +31,25 @@ func (cx *claim) boolFacts() []fact {
 				first = t
 			}
 		}
-		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first)}, negUsed: true,
-			reason: "polarity differs: evidence says " + ix.leaves[first].raw() + " at " + ix.leaves[first].ptr()}}
+		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first)}, negUsed: true,
+			reason: "polarity differs: evidence says " + ix.Leaves[first].Raw() + " at " + ix.Leaves[first].Ptr()}}
 	}
 	if !cx.hasConcept("stock") {
 		return cx.emptiness(positive)
 	}
-	ts = cx.targets([]string{"stock"}, func(lf *leaf) bool {
-		return lf.kind == kindNum && !lf.text && (lf.dim == dimCount || lf.dim == dimNone)
+	ts = cx.targets([]string{"stock"}, func(lf *evidence.Leaf) bool {
+		return lf.Kind == evidence.KindNum && !lf.Text && (lf.Dim == evidence.DimCount || lf.Dim == evidence.DimNone)
 	})
 	for _, t := range ts {
-		if (ix.leaves[t].num > 0) == positive {
+		if (ix.Leaves[t].Num > 0) == positive {
 			f := supported(ix, "availability matches the stock count", t)
 			f.negUsed = true
 			return []fact{f}
 		}
 	}
 	if len(ts) > 0 {
-		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(ts[0])}, negUsed: true,
-			reason: "availability differs: stock is " + ix.leaves[ts[0]].raw()}}
+		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(ts[0])}, negUsed: true,
+			reason: "availability differs: stock is " + ix.Leaves[ts[0]].Raw()}}
 	}
 	return cx.emptiness(positive)
 }
@@ -60,18 +59,18 @@ func (cx *claim) boolFacts() []fact {
 // contradicts it; an empty list contradicts a claim that there are some.
 func (cx *claim) emptiness(positive bool) []fact {
 	ix := cx.ix
-	for _, n := range ix.arrays {
-		nd := &ix.nodes[n]
-		if overlap(cx.concepts, nd.concepts) == 0 || !cx.nodeInScope(n) {
+	for _, n := range ix.Arrays {
+		nd := &ix.Nodes[n]
+		if overlap(cx.concepts, nd.Concepts) == 0 || !cx.nodeInScope(n) {
 			continue
 		}
-		ref := ix.nodeRef(n, strconv.Itoa(nd.length))
+		ref := ix.NodeRef(n, strconv.Itoa(nd.Length))
 		switch {
-		case !positive && nd.length == 0:
+		case !positive && nd.Length == 0:
 			return []fact{{verdict: events.VerdictSupported, refs: []events.EvidenceRef{ref}, negUsed: true, reason: "the list is empty"}}
 		case !positive:
 			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ref}, negUsed: true, reason: "the list is not empty"}}
-		case nd.length == 0:
+		case nd.Length == 0:
 			return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ref}, negUsed: true, reason: "the list is empty"}}
 		}
 	}
@@ -87,9 +86,9 @@ func (cx *claim) categoryFacts() []fact {
 		// A one-word negative state that is itself a value ("disabled",
 		// 已满) is compared as that value, not as a negation of it.
 		neg := (cx.negs-cx.negLexCat)%2 == 1
-		future := cx.cues&cueFuture != 0
+		future := cx.cues&evidence.CueFuture != 0
 		for _, c := range cm.cats {
-			if c.neg {
+			if c.Neg {
 				neg = !neg
 			}
 		}
@@ -106,7 +105,7 @@ func (cx *claim) categoryFacts() []fact {
 		}
 		// The subject's own status fields come before an enclosing one's.
 		cands := make([]int32, 0, 4)
-		inScope := cx.inScopeOf(ix.cats)
+		inScope := cx.inScopeOf(ix.Cats)
 		for _, l := range inScope {
 			if cx.inSubject(l) {
 				cands = append(cands, l)
@@ -125,25 +124,25 @@ func (cx *claim) categoryFacts() []fact {
 		var first int32 = -1
 		decided := false
 		for _, l := range cands {
-			lf := &ix.leaves[l]
+			lf := &ix.Leaves[l]
 			match, same := false, false
 			for _, c := range cm.cats {
 				if future && catTrait("future", c) {
 					continue
 				}
-				for _, e := range lf.cat() {
-					if c.class != e.class && !(catTrait("ends", c) && classHasEnd[e.class]) {
+				for _, e := range lf.Cat() {
+					if c.Class != e.Class && !(catTrait("ends", c) && classHasEnd[e.Class]) {
 						continue
 					}
 					same = true
-					if c.class != e.class {
+					if c.Class != e.Class {
 						// "已完成" of an order, a payment, a booking: its end.
 						match = match || catTrait("ends", c) && catTrait("end", e)
 						continue
 					}
 					// An evidence value that states a negation (NOT_READY)
 					// holds for no claim of its value.
-					if !e.neg && (c.value == e.value || catCovers[c.class+"/"+c.value][e.class+"/"+e.value]) {
+					if !e.Neg && (c.Value == e.Value || catCovers[c.Class+"/"+c.Value][e.Class+"/"+e.Value]) {
 						match = true
 					}
 				}
@@ -166,8 +165,8 @@ func (cx *claim) categoryFacts() []fact {
 			continue
 		}
 		if first >= 0 {
-			out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first)}, negUsed: true,
-				reason: "status differs: evidence says " + ix.leaves[first].raw()})
+			out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first)}, negUsed: true,
+				reason: "status differs: evidence says " + ix.Leaves[first].Raw()})
 			continue
 		}
 		if future && catTrait("future", cm.cats[0]) {
@@ -183,7 +182,7 @@ func (cx *claim) categoryFacts() []fact {
 // and how some categories are read (lexicon.txt says each trait).
 var catCovers, catTraits = func() (map[string]map[string]bool, map[string]map[string]bool) {
 	covers := map[string]map[string]bool{}
-	for _, l := range langData.Lines("category covers") {
+	for _, l := range evidence.LangData.Lines("category covers") {
 		if covers[l.Name] == nil {
 			covers[l.Name] = map[string]bool{}
 		}
@@ -192,7 +191,7 @@ var catCovers, catTraits = func() (map[string]map[string]bool, map[string]map[st
 		}
 	}
 	traits := map[string]map[string]bool{}
-	for _, l := range langData.Lines("category traits") {
+	for _, l := range evidence.LangData.Lines("category traits") {
 		if traits[l.Name] == nil {
 			traits[l.Name] = map[string]bool{}
 		}
@@ -214,8 +213,8 @@ var classHasEnd = func() map[string]bool {
 }()
 
 // catTrait reports whether category value c, or its class, has trait t.
-func catTrait(t string, c catValue) bool {
-	return catTraits[t][c.class] || catTraits[t][c.class+"/"+c.value]
+func catTrait(t string, c evidence.CatValue) bool {
+	return catTraits[t][c.Class] || catTraits[t][c.Class+"/"+c.Value]
 }
 
 // statusFlag checks a status word against a true/false field named by it
@@ -224,45 +223,45 @@ func (cx *claim) statusFlag(cm catMention, neg bool) (fact, bool) {
 	ix := cx.ix
 	var best int32 = -1
 	bestOther, bestKeyNeg := false, false
-	for _, l := range cx.inScopeOf(ix.bools) {
-		lf := &ix.leaves[l]
+	for _, l := range cx.inScopeOf(ix.Bools) {
+		lf := &ix.Leaves[l]
 		if cx.aboutOther(l) {
 			continue
 		}
-		kc := categoriesOf(strings.Join(lang.KeyParts(lastToken(lf.ptr())), " "))
+		kc := evidence.CategoriesOf(strings.Join(lang.KeyParts(evidence.LastToken(lf.Ptr())), " "))
 		named, other, keyNeg := false, false, false
 		for _, c := range cm.cats {
 			for _, k := range kc {
-				if c.class == k.class && c.value == k.value {
+				if c.Class == k.Class && c.Value == k.Value {
 					// a key stating the negation (is_overdue of paid) is
 					// true when the value does not hold
-					named, keyNeg = true, k.neg
+					named, keyNeg = true, k.Neg
 				}
 				// Another state of the class, one that does not cover the
 				// flag's or is covered by it ("disabled" of is_enabled,
 				// 无效 of active, 审批中 of approved), is the flag's
 				// negation: a class's values exclude each other.
-				other = other || c.class == k.class && c.value != k.value &&
-					!catCovers[c.class+"/"+c.value][k.class+"/"+k.value] && !catCovers[k.class+"/"+k.value][c.class+"/"+c.value]
+				other = other || c.Class == k.Class && c.Value != k.Value &&
+					!catCovers[c.Class+"/"+c.Value][k.Class+"/"+k.Value] && !catCovers[k.Class+"/"+k.Value][c.Class+"/"+c.Value]
 			}
 		}
-		if (named || other) && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.leaves[best].node < lf.node && cx.inSubject(l) == cx.inSubject(best)) {
+		if (named || other) && (best < 0 || cx.inSubject(l) && !cx.inSubject(best) || ix.Leaves[best].Node < lf.Node && cx.inSubject(l) == cx.inSubject(best)) {
 			best, bestOther, bestKeyNeg = l, other && !named, keyNeg && named
 		}
 	}
 	if best < 0 {
 		return fact{}, false
 	}
-	lf := &ix.leaves[best]
+	lf := &ix.Leaves[best]
 	if bestOther != bestKeyNeg {
 		neg = !neg
 	}
-	if (lf.b != lf.negKey) != neg {
+	if (lf.B != lf.NegKey) != neg {
 		f := supported(ix, "status flag matches", best)
 		f.negUsed = true
 		return f, true
 	}
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)}, negUsed: true, reason: "status flag says " + lf.raw()}, true
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)}, negUsed: true, reason: "status flag says " + lf.Raw()}, true
 }
 
 // valueFacts checks the evidence values the claim names (a carrier, a
@@ -286,10 +285,10 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 				outside = append(outside, l)
 			}
 		}
-		if i := slices.IndexFunc(in, func(l int32) bool { return !ix.stateField(l) || !cx.aboutOther(l) }); i >= 0 {
-			if negated && ix.stateField(in[i]) {
-				out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(in[i])}, negUsed: true,
-					reason: "negated, but the evidence says " + ix.leaves[in[i]].raw() + " at " + ix.leaves[in[i]].ptr()})
+		if i := slices.IndexFunc(in, func(l int32) bool { return !ix.StateField(l) || !cx.aboutOther(l) }); i >= 0 {
+			if negated && ix.StateField(in[i]) {
+				out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(in[i])}, negUsed: true,
+					reason: "negated, but the evidence says " + ix.Leaves[in[i]].Raw() + " at " + ix.Leaves[in[i]].Ptr()})
 				continue
 			}
 			out = append(out, supported(ix, "value named in the evidence", in[i]))
@@ -300,11 +299,11 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 		}
 		f := fact{verdict: events.VerdictUnsupported, reason: "the value belongs to another subject"}
 		for _, l := range outside {
-			key := lastToken(ix.leaves[l].ptr())
-			for _, s := range cx.scopeLeaves(func(lf *leaf) bool { return lf.kind == kindStr && !lf.subjKey }) {
-				if lastToken(ix.leaves[s].ptr()) == key {
-					f = fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(s)},
-						reason: "evidence says " + ix.leaves[s].raw() + " at " + ix.leaves[s].ptr()}
+			key := evidence.LastToken(ix.Leaves[l].Ptr())
+			for _, s := range cx.scopeLeaves(func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindStr && !lf.SubjKey }) {
+				if evidence.LastToken(ix.Leaves[s].Ptr()) == key {
+					f = fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(s)},
+						reason: "evidence says " + ix.Leaves[s].Raw() + " at " + ix.Leaves[s].Ptr()}
 					break
 				}
 			}

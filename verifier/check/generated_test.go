@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -11,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // Evaluating as a stranger would: TestGeneratedDomains makes up domains the
@@ -91,12 +91,12 @@ type genClaim struct {
 }
 
 type genCase struct {
-	lang     string
-	tool     string // the tool's name: lookup, or one naming the entity's kind
-	result   map[string]any
-	answer   string
-	claims   []genClaim
-	evidence string
+	lang   string
+	tool   string // the tool's name: lookup, or one naming the entity's kind
+	result map[string]any
+	answer string
+	claims []genClaim
+	evs    string
 }
 
 type gen struct {
@@ -566,7 +566,7 @@ func (g *gen) makeCase(lang string) genCase {
 	}
 	gc.answer = ans.String()
 	b, _ := json.Marshal(result)
-	gc.evidence = string(b)
+	gc.evs = string(b)
 	return gc
 }
 
@@ -617,7 +617,7 @@ func TestGeneratedDomains(t *testing.T) {
 			lang = "zh"
 		}
 		gc := g.makeCase(lang)
-		rep := c.Check(gc.answer, []Evidence{{CallID: "c1", Name: gc.tool, Version: 1, Result: json.RawMessage(gc.evidence)}}, now)
+		rep := c.Check(gc.answer, []evidence.Evidence{{CallID: "c1", Name: gc.tool, Version: 1, Result: json.RawMessage(gc.evs)}}, now)
 		for _, cl := range gc.claims {
 			v, why := events.Verdict("missing"), ""
 			for _, rc := range rep.Claims {
@@ -635,7 +635,7 @@ func TestGeneratedDomains(t *testing.T) {
 				cl.label == genMadeUp && v != events.VerdictUnsupported ||
 				cl.label == genModal_ && v == events.VerdictContradicted
 			if *genV && miss {
-				t.Logf("%s %s %s: %s (%s)\n\tclaim: %s\n\tevidence: %s", lb, cl.kind, lang, v, why, cl.text, gc.evidence)
+				t.Logf("%s %s %s: %s (%s)\n\tclaim: %s\n\tevidence: %s", lb, cl.kind, lang, v, why, cl.text, gc.evs)
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func TestHalves(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: now: %v", rc.Name, err)
 				}
-				st.recordCase(t, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.evidence(), now)}, true)
+				st.recordCase(t, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.evs(), now)}, true)
 			}
 		default:
 			d.Fatalf(t, "unknown half %q", half)

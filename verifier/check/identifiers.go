@@ -3,6 +3,7 @@ package check
 import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,28 +36,28 @@ func (cx *claim) codeFacts([]fact) []fact {
 	if len(cx.codes) == 0 && len(cx.nums) == 0 || cx.negs%2 == 1 {
 		return nil
 	}
-	ids := cx.ix.idLeaves()
+	ids := cx.ix.IdLeaves()
 	if len(ids) == 0 && len(cx.codes) == 0 {
 		return nil
 	}
 	var out []fact
 	for _, m := range cx.codes {
 		if f := cx.codeVerdict(ids, m); f.verdict != "" {
-			f.span = [2]int{m.start, m.end}
+			f.span = [2]int{m.Start, m.End}
 			out = append(out, f)
 		}
 	}
 	for i := range cx.nums {
-		if !cx.ix.hasDigitIDs() {
+		if !cx.ix.HasDigitIDs() {
 			break
 		}
 		n := &cx.nums[i]
-		if n.unit != nil || n.decimals > 0 || n.isRange || n.end-n.start < 2 || !lang.IsAllDigits(string(cx.orig[n.start:n.end])) {
+		if n.Unit != nil || n.Decimals > 0 || n.IsRange || n.End-n.Start < 2 || !lang.IsAllDigits(string(cx.orig[n.Start:n.End])) {
 			continue
 		}
-		m := codeMention{start: n.start, end: n.end, canon: string(cx.orig[n.start:n.end]), digitsOnly: true}
+		m := evidence.CodeMention{Start: n.Start, End: n.End, Canon: string(cx.orig[n.Start:n.End]), DigitsOnly: true}
 		if f := cx.codeVerdict(ids, m); f.verdict != "" {
-			f.span = [2]int{m.start, m.end}
+			f.span = [2]int{m.Start, m.End}
 			out = append(out, f)
 		}
 	}
@@ -66,13 +67,13 @@ func (cx *claim) codeFacts([]fact) []fact {
 // codeVerdict checks one code against the identifier-like fields. A code
 // the evidence holds is a soft fact: the claim's other facts say what it
 // says about it.
-func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
+func (cx *claim) codeVerdict(ids []evidence.IdLeaf, m evidence.CodeMention) fact {
 	ix := cx.ix
-	text := string(cx.orig[m.start:m.end])
+	text := string(cx.orig[m.Start:m.End])
 	var held []int32
 	for _, id := range ids {
-		if id.canon == m.canon {
-			held = append(held, id.l)
+		if id.Canon == m.Canon {
+			held = append(held, id.L)
 		}
 	}
 	if len(held) > 0 {
@@ -87,29 +88,29 @@ func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
 		f.soft = true
 		return f
 	}
-	if m.digitsOnly {
+	if m.DigitsOnly {
 		// A bare number is an identifier only where the claim names an
 		// identifier field of digits.
-		named := cx.namedIDs(ids, func(id idLeaf) bool { return id.digits })
+		named := cx.namedIDs(ids, func(id evidence.IdLeaf) bool { return id.Digits })
 		if len(named) == 0 {
 			return fact{}
 		}
 		return cx.otherCode(named, text)
 	}
-	if !m.foreign {
+	if !m.Foreign {
 		return fact{} // a key or a word of a text: the other checks read it
 	}
-	named := cx.namedIDs(ids, func(id idLeaf) bool { return !id.digits })
+	named := cx.namedIDs(ids, func(id evidence.IdLeaf) bool { return !id.Digits })
 	named = slices.DeleteFunc(named, cx.idOfOther)
 	if len(named) == 0 {
 		for _, id := range ids {
-			if cx.idInScope(id.l) && similarCode(m.canon, id.canon) {
+			if cx.idInScope(id.L) && similarCode(m.Canon, id.Canon) {
 				named = append(named, id)
 			}
 		}
 	}
 	if len(named) == 0 {
-		if digitCount(m.canon) >= 3 && len(m.canon) >= 4 {
+		if evidence.DigitCount(m.Canon) >= 3 && len(m.Canon) >= 4 {
 			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text), unknown: true}
 		}
 		return fact{}
@@ -120,25 +121,25 @@ func (cx *claim) codeVerdict(ids []idLeaf, m codeMention) fact {
 // otherCode: the claim's code is not the evidence's. One value among the
 // fields it is about contradicts it; several (a list's ids) leave a code
 // nothing knows.
-func (cx *claim) otherCode(cands []idLeaf, text string) fact {
+func (cx *claim) otherCode(cands []evidence.IdLeaf, text string) fact {
 	ix := cx.ix
 	first := cands[0]
 	for _, id := range cands[1:] {
-		if id.canon != first.canon {
+		if id.Canon != first.Canon {
 			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text), unknown: true}
 		}
 	}
-	lf := &ix.leaves[first.l]
-	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first.l)},
-		reason: "identifier differs: evidence says " + lf.raw() + " at " + lf.ptr()}
+	lf := &ix.Leaves[first.L]
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first.L)},
+		reason: "identifier differs: evidence says " + lf.Raw() + " at " + lf.Ptr()}
 }
 
 // namedIDs returns the identifier-like fields in scope whose key the claim
 // names (by a word of the key, or a concept of it), that keep says fit.
-func (cx *claim) namedIDs(ids []idLeaf, keep func(idLeaf) bool) []idLeaf {
-	var out []idLeaf
+func (cx *claim) namedIDs(ids []evidence.IdLeaf, keep func(evidence.IdLeaf) bool) []evidence.IdLeaf {
+	var out []evidence.IdLeaf
 	for _, id := range ids {
-		if !keep(id) || !cx.idInScope(id.l) {
+		if !keep(id) || !cx.idInScope(id.L) {
 			continue
 		}
 		if cx.namesKey(id) {
@@ -152,10 +153,10 @@ func (cx *claim) namedIDs(ids []idLeaf, keep func(idLeaf) bool) []idLeaf {
 // through a word like "number", is another thing's: its key's other words
 // are not the claim's, and the claim names an attribute the evidence does
 // not know ("the gribruva number" beside zagra_number).
-func (cx *claim) idOfOther(id idLeaf) bool {
+func (cx *claim) idOfOther(id evidence.IdLeaf) bool {
 	var other []string
-	for _, w := range id.words {
-		if !idWords[w] {
+	for _, w := range id.Words {
+		if !evidence.IdWords[w] {
 			other = append(other, w)
 		}
 	}
@@ -171,11 +172,11 @@ func (cx *claim) idInScope(l int32) bool { return !cx.scoped || cx.inScope(l) }
 
 // namesKey reports whether the claim names the field's key: a word of it
 // (gate, confirmation) or a concept of it (房间 for room).
-func (cx *claim) namesKey(id idLeaf) bool {
-	if cx.namesKeyWord(id.words) {
+func (cx *claim) namesKey(id evidence.IdLeaf) bool {
+	if cx.namesKeyWord(id.Words) {
 		return true
 	}
-	for _, c := range cx.ix.leaves[id.l].own() {
+	for _, c := range cx.ix.Leaves[id.L].Own() {
 		if cx.hasConcept(c) {
 			return true
 		}

@@ -2,7 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"testing"
 )
@@ -41,25 +41,25 @@ func TestScanNumbers(t *testing.T) {
 		{"1.5k followers", 1500, 1500, "", false},
 	}
 	for _, tt := range tests {
-		ms := scanNumbers(lang.Normalize(tt.text), nil)
+		ms := evidence.ScanNumbers(lang.Normalize(tt.text), nil)
 		if len(ms) != 1 {
 			t.Errorf("scanNumbers(%q) found %d numbers: %+v", tt.text, len(ms), ms)
 			continue
 		}
 		m := ms[0]
 		name := ""
-		if m.unit != nil {
-			name = m.unit.name
+		if m.Unit != nil {
+			name = m.Unit.Name
 		}
-		if math.Abs(m.v-tt.v) > 1e-6*math.Max(1, tt.v) || math.Abs(m.hi-tt.hi) > 1e-6*math.Max(1, tt.hi) || name != tt.unit {
-			t.Errorf("scanNumbers(%q) = %v–%v %q; want %v–%v %q", tt.text, m.v, m.hi, name, tt.v, tt.hi, tt.unit)
+		if math.Abs(m.V-tt.v) > 1e-6*math.Max(1, tt.v) || math.Abs(m.Hi-tt.hi) > 1e-6*math.Max(1, tt.hi) || name != tt.unit {
+			t.Errorf("scanNumbers(%q) = %v–%v %q; want %v–%v %q", tt.text, m.V, m.Hi, name, tt.v, tt.hi, tt.unit)
 		}
 	}
 }
 
 func TestScanNumbersSkips(t *testing.T) {
 	for _, text := range []string{"order ORD-88231", "SKU A12", "the 1st item", "一定送到", "一共", "第3名", "一箱牛奶", "十分满意"} {
-		if ms := scanNumbers(lang.Normalize(text), nil); len(ms) != 0 {
+		if ms := evidence.ScanNumbers(lang.Normalize(text), nil); len(ms) != 0 {
 			t.Errorf("scanNumbers(%q) = %+v, want none", text, ms)
 		}
 	}
@@ -87,18 +87,18 @@ func TestTolerance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := lang.Normalize(tt.text)
-		ms := scanNumbers(r, nil)
+		ms := evidence.ScanNumbers(r, nil)
 		if len(ms) != 1 {
 			t.Fatalf("%q: %d numbers", tt.text, len(ms))
 		}
 		m := ms[0]
-		for _, w := range claimWords(r) {
-			if w.cues()&cueApprox != 0 {
-				m.approx = true
+		for _, w := range evidence.ClaimWords(r) {
+			if w.Cues()&evidence.CueApprox != 0 {
+				m.Approx = true
 			}
 		}
-		tol := c.tolerance(&m, m.v)
-		if got := math.Abs(m.v-tt.value) <= tol; got != tt.want {
+		tol := c.tolerance(&m, m.V)
+		if got := math.Abs(m.V-tt.value) <= tol; got != tt.want {
 			t.Errorf("%q vs %v: within tolerance %v = %v, want %v", tt.text, tt.value, tol, got, tt.want)
 		}
 	}
@@ -114,8 +114,8 @@ func TestOneUnitArticle(t *testing.T) {
 		{"it takes an hour and a half", 90, 1},
 		{"$20 an hour", 20, 1},
 	} {
-		ms := scanNumbers(lang.Normalize(tc.s), nil)
-		if len(ms) != tc.n || ms[0].v != tc.want {
+		ms := evidence.ScanNumbers(lang.Normalize(tc.s), nil)
+		if len(ms) != tc.n || ms[0].V != tc.want {
 			t.Errorf("%q: got %+v", tc.s, ms)
 		}
 	}

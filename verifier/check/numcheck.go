@@ -1,14 +1,13 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // ---- checking a number ------------------------------------------------------
@@ -16,42 +15,42 @@ import (
 // cand is a claimed value expressed in one unit, with its tolerance.
 type cand struct {
 	v, tol float64
-	u      *unit
+	u      *evidence.Unit
 }
 
 // tolerance returns the absolute tolerance of a claimed value v written
 // with m's precision.
-func (c *Checker) tolerance(m *numMention, v float64) float64 {
+func (c *Checker) tolerance(m *evidence.NumMention, v float64) float64 {
 	rel := c.cfg.Tolerance
-	half := 0.5 * math.Pow(10, -float64(m.decimals)) * m.mag
-	if m.yearLike() {
+	half := 0.5 * math.Pow(10, -float64(m.Decimals)) * m.Mag
+	if m.YearLike() {
 		return 0.5 // "2016" is not 2018 within 1%: a year is written exactly
 	}
-	if m.unit != nil && m.unit.dim == dimCurrency && m.decimals == 0 && m.mag == 1 && !m.approx {
+	if m.Unit != nil && m.Unit.Dim == evidence.DimCurrency && m.Decimals == 0 && m.Mag == 1 && !m.Approx {
 		half = 0 // "$5" is not a rounded "$4.50": prices are written exactly
 	}
-	if !m.approx {
+	if !m.Approx {
 		// "2 万" is not 18,600: rounding stays within 2.5%.
-		half = math.Min(half, math.Max(0.025*math.Abs(v), 0.5*math.Pow(10, -float64(m.decimals))))
+		half = math.Min(half, math.Max(0.025*math.Abs(v), 0.5*math.Pow(10, -float64(m.Decimals))))
 	}
-	if m.approx && m.unit != nil && m.unit.dim == dimPercent {
+	if m.Approx && m.Unit != nil && m.Unit.Dim == evidence.DimPercent {
 		// "about 13%": a point either way, not 5% of the value.
 		return math.Max(math.Max(half, 1), c.cfg.Tolerance*math.Abs(v))
 	}
-	if !m.approx && m.decimals > 0 && m.unit != uPercent {
+	if !m.Approx && m.Decimals > 0 && m.Unit != evidence.UPercent {
 		// "93.4" says 93.35–93.45: the digits written are the precision.
 		// (Unit conversions and percentages keep the relative tolerance.)
 		return math.Max(half*(1+1e-9), 1e-9)
 	}
-	if m.approx {
+	if m.Approx {
 		rel = c.cfg.ApproxTolerance
-		if m.decimals == 0 && v != 0 {
+		if m.Decimals == 0 && v != 0 {
 			// "about 20": rounding at the last non-zero digit, at most 10%.
 			p := 1.0
-			for x := math.Abs(v) / m.mag; x >= 10 && math.Mod(x, 10) == 0; x /= 10 {
+			for x := math.Abs(v) / m.Mag; x >= 10 && math.Mod(x, 10) == 0; x /= 10 {
 				p *= 10
 			}
-			half = math.Max(half, math.Min(0.5*p*m.mag, 0.1*math.Abs(v)))
+			half = math.Max(half, math.Min(0.5*p*m.Mag, 0.1*math.Abs(v)))
 		}
 	}
 	return math.Max(math.Max(rel*math.Abs(v), half), 1e-9)
@@ -59,24 +58,24 @@ func (c *Checker) tolerance(m *numMention, v float64) float64 {
 
 // candidates expresses claimed value v in every unit it may appear in,
 // appended to out (room for eight spares the caller an allocation).
-func (c *Checker) candidates(out []cand, m *numMention, v float64) []cand {
+func (c *Checker) candidates(out []cand, m *evidence.NumMention, v float64) []cand {
 	tol := c.tolerance(m, v)
-	u := m.unit
+	u := m.Unit
 	switch {
-	case u == nil || u.dim == dimCurrency || u.dim == dimCount:
+	case u == nil || u.Dim == evidence.DimCurrency || u.Dim == evidence.DimCount:
 		return append(out, cand{v, tol, u})
-	case u.dim == dimPercent:
-		return append(out, cand{v, tol, uPercent}, cand{v / 100, tol / 100, uFrac})
-	case u.scale:
-		return append(out, cand{v, tol, uC}, cand{v, tol, uF}, cand{v, tol, u})
+	case u.Dim == evidence.DimPercent:
+		return append(out, cand{v, tol, evidence.UPercent}, cand{v / 100, tol / 100, evidence.UFrac})
+	case u.Scale:
+		return append(out, cand{v, tol, evidence.UC}, cand{v, tol, evidence.UF}, cand{v, tol, u})
 	}
 	out = append(out, cand{v, tol, u})
-	for _, cu := range canonicalUnits[u.dim] {
+	for _, cu := range evidence.CanonicalUnits[u.Dim] {
 		if cu == u {
 			continue
 		}
-		if x, ok := convert(v, u, cu); ok {
-			out = append(out, cand{x, math.Max(tol*scaleRatio(u, cu), c.cfg.Tolerance*math.Abs(x)), cu})
+		if x, ok := evidence.Convert(v, u, cu); ok {
+			out = append(out, cand{x, math.Max(tol*evidence.ScaleRatio(u, cu), c.cfg.Tolerance*math.Abs(x)), cu})
 		}
 	}
 	return out
@@ -84,27 +83,27 @@ func (c *Checker) candidates(out []cand, m *numMention, v float64) []cand {
 
 // unitFits reports whether evidence leaf lf may hold candidate k of a
 // number claimed in unit claimed.
-func unitFits(lf *leaf, k cand, claimed *unit) bool {
-	return unitFitsAs(numUnit{lf.unitID, lf.dim}, k, claimed)
+func unitFits(lf *evidence.Leaf, k cand, claimed *evidence.Unit) bool {
+	return unitFitsAs(evidence.NumUnit{UnitID: lf.UnitID, Dim: lf.Dim}, k, claimed)
 }
 
 // unitFitsAs is unitFits of a leaf in unit nu.
-func unitFitsAs(nu numUnit, k cand, claimed *unit) bool {
-	switch u := unitTable[nu.unitID]; {
+func unitFitsAs(nu evidence.NumUnit, k cand, claimed *evidence.Unit) bool {
+	switch u := evidence.UnitTable[nu.UnitID]; {
 	case claimed == nil:
 		return true
 	case u != nil:
-		if k.u == uFrac {
-			return u.dim == dimPercent && u != uPercent
+		if k.u == evidence.UFrac {
+			return u.Dim == evidence.DimPercent && u != evidence.UPercent
 		}
-		return sameUnit(k.u, u) && compatible(claimed, u)
-	case nu.dim != dimNone:
-		if claimed.dim == dimPercent {
-			return nu.dim == dimPercent
+		return evidence.SameUnit(k.u, u) && evidence.Compatible(claimed, u)
+	case nu.Dim != evidence.DimNone:
+		if claimed.Dim == evidence.DimPercent {
+			return nu.Dim == evidence.DimPercent
 		}
-		return (nu.dim == claimed.dim || claimed.dim == dimCount && nu.dim == dimCount) && (k.u == claimed || claimed.scale)
+		return (nu.Dim == claimed.Dim || claimed.Dim == evidence.DimCount && nu.Dim == evidence.DimCount) && (k.u == claimed || claimed.Scale)
 	default:
-		return k.u == claimed || k.u == uFrac || claimed.scale && k.u != claimed || claimed.dim == dimCount
+		return k.u == claimed || k.u == evidence.UFrac || claimed.Scale && k.u != claimed || claimed.Dim == evidence.DimCount
 	}
 }
 
@@ -115,28 +114,28 @@ func unitFitsAs(nu numUnit, k cand, claimed *unit) bool {
 // The leaves depend on v, the tolerance and the unit claimed only (see
 // candidates and unitFitsAs): kept by them in the index for the claims
 // after ("ships in 2 to 4 days" said of every product).
-func (cx *claim) matches(m *numMention, v float64) []int32 {
+func (cx *claim) matches(m *evidence.NumMention, v float64) []int32 {
 	ix := cx.ix
-	key := matchKey{v: v, tol: cx.c.tolerance(m, v), unit: m.unit}
-	if ls, ok := ix.cache.matches[key]; ok {
+	key := evidence.MatchKey{V: v, Tol: cx.c.tolerance(m, v), Unit: m.Unit}
+	if ls, ok := ix.Cache.Matches[key]; ok {
 		return ls
 	}
 	ls := cx.findMatches(m, v)
-	if ix.cache.matches == nil {
-		ix.cache.matches = map[matchKey][]int32{}
+	if ix.Cache.Matches == nil {
+		ix.Cache.Matches = map[evidence.MatchKey][]int32{}
 	}
-	ix.cache.matches[key] = ls
+	ix.Cache.Matches[key] = ls
 	return ls
 }
 
 // findMatches is matches without the cache.
-func (cx *claim) findMatches(m *numMention, v float64) []int32 {
+func (cx *claim) findMatches(m *evidence.NumMention, v float64) []int32 {
 	ix := cx.ix
 	var out []int32
 	var room [8]cand
 	var spanRoom [8][2]int
 	spans := spanRoom[:0]
-	vals, units := ix.numValues()
+	vals, units := ix.NumValues()
 	ks := cx.c.candidates(room[:0], m, v)
 	size := 0
 	for _, k := range ks {
@@ -156,13 +155,13 @@ func (cx *claim) findMatches(m *numMention, v float64) []int32 {
 	out = make([]int32, 0, size)
 	for j, k := range ks {
 		for i := spans[j][0]; i < spans[j][1]; i++ {
-			if unitFitsAs(units[i], k, m.unit) {
-				out = append(out, ix.nums[i])
+			if unitFitsAs(units[i], k, m.Unit) {
+				out = append(out, ix.Nums[i])
 			}
 		}
 	}
 	if len(ks) > 1 || !slices.IsSorted(out) {
-		out = ix.sortLeaves(out)
+		out = ix.SortLeaves(out)
 	}
 	return slices.Clip(out)
 }
@@ -174,36 +173,36 @@ const numMatchesMax = 256
 
 // dimFits reports whether a leaf may measure what a number claimed in unit
 // u measures.
-func dimFits(lf *leaf, u *unit) bool {
+func dimFits(lf *evidence.Leaf, u *evidence.Unit) bool {
 	if u == nil {
 		return true
 	}
-	d := lf.dim
-	if lf.unit() != nil {
-		d = lf.unit().dim
+	d := lf.Dim
+	if lf.Unit() != nil {
+		d = lf.Unit().Dim
 	}
-	if d == dimNone {
+	if d == evidence.DimNone {
 		return true
 	}
-	if u.dim == dimCount {
-		return d == dimCount
+	if u.Dim == evidence.DimCount {
+		return d == evidence.DimCount
 	}
-	if d != u.dim {
+	if d != u.Dim {
 		return false
 	}
-	return lf.unit() == nil || compatible(u, lf.unit())
+	return lf.Unit() == nil || evidence.Compatible(u, lf.Unit())
 }
 
 // numberConcepts returns the concepts a claimed number is looked up
 // by: the claim's, the noun after the number, and what its unit measures.
-func (cx *claim) numberConcepts(m *numMention) []string {
+func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 	// The claim's words, less those naming another number ("$348 … with
 	// free shipping": shipping is what is free, not what costs $348).
 	var c []string
 	for _, x := range cx.concepts {
 		other := false
 		for i := range cx.nums {
-			if o := &cx.nums[i]; o != m && slices.Contains(o.head, x) && !slices.Contains(m.local, x) {
+			if o := &cx.nums[i]; o != m && slices.Contains(o.Head, x) && !slices.Contains(m.Local, x) {
 				other = true
 			}
 		}
@@ -211,41 +210,41 @@ func (cx *claim) numberConcepts(m *numMention) []string {
 			c = append(c, x)
 		}
 	}
-	c = append(c, m.head...)
-	if m.unit != nil {
-		c = append(c, unitConceptNames(m.unit)...)
+	c = append(c, m.Head...)
+	if m.Unit != nil {
+		c = append(c, evidence.UnitConceptNames(m.Unit)...)
 	}
-	return dedupeOwn(c) // NB: c is a new array (appended to from nil)
+	return evidence.DedupeOwn(c) // NB: c is a new array (appended to from nil)
 }
 
 // checkNumber checks one claimed number. A scope inherited through a
 // pronoun from an earlier sentence is a guess: when the number fails
 // there but holds in the evidence at large ("In Japan it sells for
 // ¥3,600" after a sentence about the EU), the wider reading wins.
-func (cx *claim) checkNumber(m *numMention) fact {
+func (cx *claim) checkNumber(m *evidence.NumMention) fact {
 	f := cx.checkNumberIn(m)
-	if f.verdict == events.VerdictContradicted && m.unit == nil && m.maybeUnit != nil && !m.isRange && m.bound == 0 {
+	if f.verdict == events.VerdictContradicted && m.Unit == nil && m.MaybeUnit != nil && !m.IsRange && m.Bound == 0 {
 		// "25,910 m": read with the letter as its unit, or not judged.
 		u := *m
-		u.unit = m.maybeUnit
+		u.Unit = m.MaybeUnit
 		switch g := cx.checkNumberIn(&u); g.verdict {
 		case events.VerdictSupported, events.VerdictContradicted:
 			return cx.checkDirection(g) // wrong either way, or right with it
 		}
 		return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the unit after the number is unclear; " + f.reason}
 	}
-	if d := cx.direction(); d < 0 && f.verdict != events.VerdictSupported && m.v > 0 && !m.isRange && m.bound == 0 {
+	if d := cx.direction(); d < 0 && f.verdict != events.VerdictSupported && m.V > 0 && !m.IsRange && m.Bound == 0 {
 		// "fell 1.2%" is a change of -1.2.
 		neg := *m
-		neg.v, neg.hi = -m.v, -m.hi
-		if g := cx.checkNumberIn(&neg); g.verdict == events.VerdictSupported && len(g.leaves) == 1 && signedChange(&cx.ix.leaves[g.leaves[0]]) {
+		neg.V, neg.Hi = -m.V, -m.Hi
+		if g := cx.checkNumberIn(&neg); g.verdict == events.VerdictSupported && len(g.leaves) == 1 && signedChange(&cx.ix.Leaves[g.leaves[0]]) {
 			return g
 		}
 	}
-	if cx.cues&cueDebt != 0 && f.verdict != events.VerdictSupported && m.v > 0 && !m.isRange && m.bound == 0 {
+	if cx.cues&evidence.CueDebt != 0 && f.verdict != events.VerdictSupported && m.V > 0 && !m.IsRange && m.Bound == 0 {
 		// "owes 3,420", 欠款 3420 元: a balance of -3420.
 		neg := *m
-		neg.v, neg.hi = -m.v, -m.hi
+		neg.V, neg.Hi = -m.V, -m.Hi
 		if g := cx.checkNumberIn(&neg); g.verdict == events.VerdictSupported {
 			return g
 		}
@@ -258,19 +257,19 @@ func (cx *claim) checkNumber(m *numMention) fact {
 	return cx.checkDirection(f)
 }
 
-func (cx *claim) checkNumberIn(m *numMention) fact {
+func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	ix := cx.ix
-	if m.free && !cx.freeApplies() {
+	if m.Free && !cx.freeApplies() {
 		return fact{}
 	}
 	concepts := cx.numberConcepts(m)
-	keep := func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) }
+	keep := func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) }
 	find := func(cs []string) []int32 {
 		ts := cx.targets(cs, keep)
-		if m.unit != nil && m.unit.dim != dimCount && slices.ContainsFunc(ts, func(l int32) bool { return knownDim(&ix.leaves[l]) }) {
+		if m.Unit != nil && m.Unit.Dim != evidence.DimCount && slices.ContainsFunc(ts, func(l int32) bool { return knownDim(&ix.Leaves[l]) }) {
 			// A field known to measure what the unit measures beats one of
 			// unknown kind: "1 bag up to 23 kg" is about weight_limit_kg.
-			ts = slices.DeleteFunc(ts, func(l int32) bool { return !knownDim(&ix.leaves[l]) })
+			ts = slices.DeleteFunc(ts, func(l int32) bool { return !knownDim(&ix.Leaves[l]) })
 		}
 		return ts
 	}
@@ -283,16 +282,16 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	// names nothing else (byUnit).
 	unitOnly := cx.unitConcepts(m)
 	var targets []int32
-	if len(m.head) > 0 {
-		targets = find(m.head)
+	if len(m.Head) > 0 {
+		targets = find(m.Head)
 	}
-	if len(targets) == 0 && len(m.near) > 0 {
-		targets = find(m.near)
+	if len(targets) == 0 && len(m.Near) > 0 {
+		targets = find(m.Near)
 	}
-	if len(targets) == 0 && len(m.local) > 0 {
-		local := m.local
-		if m.unit != nil {
-			local = dedupe(append(append([]string(nil), local...), unitConceptNames(m.unit)...))
+	if len(targets) == 0 && len(m.Local) > 0 {
+		local := m.Local
+		if m.Unit != nil {
+			local = evidence.Dedupe(append(append([]string(nil), local...), evidence.UnitConceptNames(m.Unit)...))
 		}
 		targets = find(local)
 	}
@@ -303,7 +302,7 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 	named := slices.DeleteFunc(slices.Clone(concepts), func(c string) bool { return slices.Contains(unitOnly, c) })
 	if len(targets) > 0 && len(unitOnly) > 0 {
 		if !slices.ContainsFunc(targets, func(t int32) bool {
-			return overlap(named, ix.leaves[t].own()) > 0 || overlap(named, ix.leaves[t].ctx()) > 0
+			return overlap(named, ix.Leaves[t].Own()) > 0 || overlap(named, ix.Leaves[t].Ctx()) > 0
 		}) {
 			// Found by what the unit measures only; a field the claim's
 			// words name, in a unit that agrees, is what it is about.
@@ -313,23 +312,23 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 			}
 		}
 	}
-	if len(targets) == 0 && m.unit != nil && m.unit.dim != dimCount && m.unit.dim != dimNone && cx.scoped {
+	if len(targets) == 0 && m.Unit != nil && m.Unit.Dim != evidence.DimCount && m.Unit.Dim != evidence.DimNone && cx.scoped {
 		// "A: $25" — no attribute word, but the unit names the field.
-		targets, byUnit = cx.scopeLeaves(func(lf *leaf) bool {
-			d := lf.dim
-			if lf.unit() != nil {
-				d = lf.unit().dim
+		targets, byUnit = cx.scopeLeaves(func(lf *evidence.Leaf) bool {
+			d := lf.Dim
+			if lf.Unit() != nil {
+				d = lf.Unit().Dim
 			}
-			return lf.kind == kindNum && d == m.unit.dim && dimFits(lf, m.unit)
+			return lf.Kind == evidence.KindNum && d == m.Unit.Dim && dimFits(lf, m.Unit)
 		}), true
 	}
-	if m.bound != 0 {
+	if m.Bound != 0 {
 		return cx.checkBound(m, targets)
 	}
-	if m.isRange {
+	if m.IsRange {
 		return cx.checkRange(m, targets, concepts)
 	}
-	all := cx.matches(m, m.v)
+	all := cx.matches(m, m.V)
 	in := cx.inScopeOf(all)
 	// 1. A matching field for this subject and attribute.
 	for _, t := range targets {
@@ -337,22 +336,24 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 			return supported(ix, "value matches", t)
 		}
 	}
-	pairs := cx.cues&(cueDerive|cueThan|cueMore|cueLess) != 0 || m.unit != nil && m.unit.dim == dimPercent || hasAny(m.head, "total")
+	pairs := cx.cues&(evidence.CueDerive|evidence.CueThan|evidence.CueMore|evidence.CueLess) != 0 || m.Unit != nil && m.Unit.Dim == evidence.DimPercent || hasAny(m.Head, "total")
 	if len(targets) > 0 {
 		// A field whose key the claim names wholly (each concept of the
 		// key is one of the claim's) holds the value, though another field
 		// named scored higher: 金额 names both an amount and a fee.
 		for _, l := range in {
-			k := lastToken(ix.leaves[l].ptr())
+			k := evidence.LastToken(ix.Leaves[l].Ptr())
 			if lang.IsAllDigits(k) {
 				continue
 			}
-			if own := conceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
+			if own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
 				return supported(ix, "value matches", l)
 			}
 		}
-		if !byUnit && cx.cues&(cueDerive|cueThan|cueMore|cueLess) == 0 && !hasAny(m.head, "total") &&
-			(m.unit == nil || m.unit.dim != dimPercent || slices.ContainsFunc(targets, func(t int32) bool { return ix.leaves[t].dim == dimPercent || ix.leaves[t].unit() == uPercent })) {
+		if !byUnit && cx.cues&(evidence.CueDerive|evidence.CueThan|evidence.CueMore|evidence.CueLess) == 0 && !hasAny(m.Head, "total") &&
+			(m.Unit == nil || m.Unit.Dim != evidence.DimPercent || slices.ContainsFunc(targets, func(t int32) bool {
+				return ix.Leaves[t].Dim == evidence.DimPercent || ix.Leaves[t].Unit() == evidence.UPercent
+			})) {
 			// The field the claim names states the value (a percentage a
 			// percentage field): one found between two other numbers is
 			// a coincidence, not it.
@@ -371,54 +372,54 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 			// fields of that unit differ: the claim may be about any of
 			// them, or none. Undecided: a judge may know the paraphrase.
 			return fact{verdict: events.VerdictUnsupported, weak: true,
-				reason: "no field is about what the claim names; " + ix.leaves[best].ptr() + " only shares its unit"}
+				reason: "no field is about what the claim names; " + ix.Leaves[best].Ptr() + " only shares its unit"}
 		}
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(best)},
-			reason: "evidence says " + ix.leaves[best].raw() + " at " + ix.leaves[best].ptr()}
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
+			reason: "evidence says " + ix.Leaves[best].Raw() + " at " + ix.Leaves[best].Ptr()}
 	}
 	// 2. No field named by the claim. A count of the list the noun after
 	// the number names ("two shipments") comes first; then a match the
 	// claim can own — its keys share a word with the claim, its unit is
 	// the claim's, or it is the only field with that value.
-	if len(m.head) > 0 || m.headWord != "" {
-		if f, ok := cx.count(m, m.head); ok {
+	if len(m.Head) > 0 || m.HeadWord != "" {
+		if f, ok := cx.count(m, m.Head); ok {
 			return f
 		}
 		if f, ok := cx.wholeCount(m); ok {
 			return f
 		}
 	}
-	if cx.cues&cueThan != 0 && cx.cues&(cueMore|cueLess) != 0 && len(cx.groups) >= 2 {
+	if cx.cues&evidence.CueThan != 0 && cx.cues&(evidence.CueMore|evidence.CueLess) != 0 && len(cx.Groups) >= 2 {
 		// "4 more points per game than Brown": a difference first.
 		if f, ok := cx.derived(m, nil, true); ok {
 			return f
 		}
 	}
 	for _, l := range in {
-		lf := &ix.leaves[l]
-		if m.unit != nil && m.unit.dim == dimPercent && lf.unit() == nil && lf.dim != dimPercent && overlap(concepts, lf.own()) == 0 {
+		lf := &ix.Leaves[l]
+		if m.Unit != nil && m.Unit.Dim == evidence.DimPercent && lf.Unit() == nil && lf.Dim != evidence.DimPercent && overlap(concepts, lf.Own()) == 0 {
 			continue // "14%" is not the 15 of "iPhone 15"
 		}
-		if len(cx.concepts) == 0 || overlap(concepts, lf.own()) > 0 || overlap(concepts, lf.ctx()) > 0 ||
-			m.unit != nil && m.unit.dim != dimCount && (lf.unit() != nil || lf.dim == m.unit.dim) || oneField(ix, in) {
+		if len(cx.concepts) == 0 || overlap(concepts, lf.Own()) > 0 || overlap(concepts, lf.Ctx()) > 0 ||
+			m.Unit != nil && m.Unit.Dim != evidence.DimCount && (lf.Unit() != nil || lf.Dim == m.Unit.Dim) || oneField(ix, in) {
 			return supported(ix, "value matches", l)
 		}
 	}
 	if f, ok := cx.derived(m, nil, pairs || cx.scoped); ok {
 		return f
 	}
-	if m.unit != nil && m.unit.dim == dimTime {
+	if m.Unit != nil && m.Unit.Dim == evidence.DimTime {
 		if f, ok := cx.durationAsDates(m); ok {
 			return f
 		}
 	}
 	if len(in) > 0 {
 		return fact{verdict: events.VerdictUnsupported, weak: true,
-			reason: "the value appears at " + ix.leaves[in[0]].ptr() + " but not as what the claim says"}
+			reason: "the value appears at " + ix.Leaves[in[0]].Ptr() + " but not as what the claim says"}
 	}
 	for _, l := range all {
 		return fact{verdict: events.VerdictUnsupported,
-			reason: "the value belongs to another subject at " + ix.leaves[l].ptr()}
+			reason: "the value belongs to another subject at " + ix.Leaves[l].Ptr()}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
 }
@@ -426,45 +427,45 @@ func (cx *claim) checkNumberIn(m *numMention) fact {
 // unitConcepts returns the concepts only m's unit gives the claim: what
 // the unit measures and the unit word's own concepts, less those another
 // word of the claim says too ("weighs 5 kg": weight is the verb's).
-func (cx *claim) unitConcepts(m *numMention) []string {
-	if m.unit == nil || m.free {
+func (cx *claim) unitConcepts(m *evidence.NumMention) []string {
+	if m.Unit == nil || m.Free {
 		return nil
 	}
-	cs := slices.Clone(unitConceptNames(m.unit))
-	if m.unitWord != "" {
-		us := m.end - len([]rune(m.unitWord))
-		if us >= m.start {
-			cs = append(cs, cx.conceptsIn(us, m.end)...)
-			if m.headWord == m.unitWord {
-				cs = append(cs, m.head...)
+	cs := slices.Clone(evidence.UnitConceptNames(m.Unit))
+	if m.UnitWord != "" {
+		us := m.End - len([]rune(m.UnitWord))
+		if us >= m.Start {
+			cs = append(cs, cx.conceptsIn(us, m.End)...)
+			if m.HeadWord == m.UnitWord {
+				cs = append(cs, m.Head...)
 			}
 		}
 	}
 	if len(cs) == 0 {
 		return nil
 	}
-	cs = dedupe(cs)
-	other := append(cx.conceptsIn(0, m.start), cx.conceptsIn(m.end, len(cx.norm))...)
+	cs = evidence.Dedupe(cs)
+	other := append(cx.conceptsIn(0, m.Start), cx.conceptsIn(m.End, len(cx.norm))...)
 	return slices.DeleteFunc(cs, func(c string) bool { return slices.Contains(other, c) })
 }
 
 // oneValue reports whether the leaves hold one value.
-func oneValue(ix *index, ls []int32) bool {
+func oneValue(ix *evidence.Index, ls []int32) bool {
 	for _, l := range ls[1:] {
-		if ix.leaves[l].num != ix.leaves[ls[0]].num {
+		if ix.Leaves[l].Num != ix.Leaves[ls[0]].Num {
 			return false
 		}
 	}
 	return true
 }
 
-func knownDim(lf *leaf) bool { return lf.unit() != nil || lf.dim != dimNone }
+func knownDim(lf *evidence.Leaf) bool { return lf.Unit() != nil || lf.Dim != evidence.DimNone }
 
 // oneField reports whether the leaves are one field (one pointer, or one
 // key across the copies of a value).
-func oneField(ix *index, ls []int32) bool {
+func oneField(ix *evidence.Index, ls []int32) bool {
 	for _, l := range ls[1:] {
-		if ix.leaves[l].ptr() != ix.leaves[ls[0]].ptr() {
+		if ix.Leaves[l].Ptr() != ix.Leaves[ls[0]].Ptr() {
 			return false
 		}
 	}
@@ -476,7 +477,7 @@ func oneField(ix *index, ls []int32) bool {
 // and not "free over $50" (a condition, checked by its number).
 func (cx *claim) freeApplies() bool {
 	for _, m := range cx.nums {
-		if !m.free {
+		if !m.Free {
 			return false
 		}
 	}
@@ -487,7 +488,7 @@ func (cx *claim) freeApplies() bool {
 // reads by their role (lexicon.txt says each).
 var conceptRoles = func() map[string][]string {
 	m := map[string][]string{}
-	for _, l := range langData.Lines("concept roles") {
+	for _, l := range evidence.LangData.Lines("concept roles") {
 		m[l.Name] = append(m[l.Name], l.Words...)
 	}
 	return m
@@ -509,17 +510,17 @@ func hasAny(s []string, xs ...string) bool {
 	return false
 }
 
-func supported(ix *index, reason string, ls ...int32) fact {
+func supported(ix *evidence.Index, reason string, ls ...int32) fact {
 	f := fact{verdict: events.VerdictSupported, reason: reason, leaves: ls}
 	for _, l := range ls {
-		f.refs = append(f.refs, ix.ref(l))
+		f.refs = append(f.refs, ix.Ref(l))
 	}
 	return f
 }
 
 // near reports whether evidence value x equals claimed value v within the
 // tolerance of any of v's candidates (ignoring units: derived values).
-func (cx *claim) near(m *numMention, x float64, ks []cand) bool {
+func (cx *claim) near(m *evidence.NumMention, x float64, ks []cand) bool {
 	for _, k := range ks {
 		if math.Abs(x-k.v) <= k.tol {
 			return true
@@ -531,48 +532,48 @@ func (cx *claim) near(m *numMention, x float64, ks []cand) bool {
 // checkBound checks "more than 10", "within 3 days", "不超过 5 件": every
 // field the claim names must satisfy it; with no such field, the evidence
 // stating the same number (a limit of "up to 300 lbs") supports it.
-func (cx *claim) checkBound(m *numMention, targets []int32) fact {
+func (cx *claim) checkBound(m *evidence.NumMention, targets []int32) fact {
 	ix := cx.ix
 	if len(targets) == 0 {
-		for _, l := range cx.matches(m, m.v) {
+		for _, l := range cx.matches(m, m.V) {
 			// The same number stated as a limit ("up to 300 lbs"), strictly:
 			// "超过 10 亿" is not "9.8 亿" rounded.
-			x, ok := cx.inClaimUnit(m, &ix.leaves[l])
-			if cx.inScope(l) && ok && math.Abs(x-m.v) <= cx.c.cfg.Tolerance*math.Abs(m.v) {
+			x, ok := cx.inClaimUnit(m, &ix.Leaves[l])
+			if cx.inScope(l) && ok && math.Abs(x-m.V) <= cx.c.cfg.Tolerance*math.Abs(m.V) {
 				return supported(ix, "the evidence states the same bound", l)
 			}
 		}
-		if m.unit != nil && m.unit.dim == dimTime {
+		if m.Unit != nil && m.Unit.Dim == evidence.DimTime {
 			if f, ok := cx.durationAsDates(m); ok {
 				return f
 			}
 		}
 		return fact{verdict: events.VerdictUnsupported, reason: "no evidence field for the bound"}
 	}
-	tol := cx.c.tolerance(m, m.v)
+	tol := cx.c.tolerance(m, m.V)
 	var held []int32
 	for _, t := range targets {
-		lf := &ix.leaves[t]
+		lf := &ix.Leaves[t]
 		x, ok := cx.inClaimUnit(m, lf)
 		if !ok {
 			continue
 		}
 		// A range in the evidence ("3-5 days") must hold at both ends.
-		y := x + (lf.hi - lf.num)
+		y := x + (lf.Hi - lf.Num)
 		hold := false
-		switch m.bound {
-		case cueGT:
-			hold = x > m.v
-		case cueGE:
-			hold = x >= m.v-tol
-		case cueLT:
-			hold = y < m.v
-		case cueLE:
-			hold = y <= m.v+tol
+		switch m.Bound {
+		case evidence.CueGT:
+			hold = x > m.V
+		case evidence.CueGE:
+			hold = x >= m.V-tol
+		case evidence.CueLT:
+			hold = y < m.V
+		case evidence.CueLE:
+			hold = y <= m.V+tol
 		}
 		if !hold {
-			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(t)},
-				reason: "bound fails: evidence says " + lf.raw() + " at " + lf.ptr()}
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(t)},
+				reason: "bound fails: evidence says " + lf.Raw() + " at " + lf.Ptr()}
 		}
 		held = append(held, t)
 	}
@@ -583,37 +584,37 @@ func (cx *claim) checkBound(m *numMention, targets []int32) fact {
 }
 
 // inClaimUnit expresses an evidence value in the claim's unit.
-func (cx *claim) inClaimUnit(m *numMention, lf *leaf) (float64, bool) {
-	if m.unit == nil || lf.unit() == nil {
-		if m.unit != nil && m.unit.dim == dimPercent && lf.num <= 1 && lf.unit() == nil {
-			return lf.num * 100, true
+func (cx *claim) inClaimUnit(m *evidence.NumMention, lf *evidence.Leaf) (float64, bool) {
+	if m.Unit == nil || lf.Unit() == nil {
+		if m.Unit != nil && m.Unit.Dim == evidence.DimPercent && lf.Num <= 1 && lf.Unit() == nil {
+			return lf.Num * 100, true
 		}
-		return lf.num, true
+		return lf.Num, true
 	}
-	if m.unit.dim == dimPercent && lf.unit().dim == dimPercent {
-		return lf.num * lf.unit().factor * 100, true
+	if m.Unit.Dim == evidence.DimPercent && lf.Unit().Dim == evidence.DimPercent {
+		return lf.Num * lf.Unit().Factor * 100, true
 	}
-	if !compatible(m.unit, lf.unit()) {
+	if !evidence.Compatible(m.Unit, lf.Unit()) {
 		return 0, false
 	}
-	if x, ok := convert(lf.num, lf.unit(), m.unit); ok {
+	if x, ok := evidence.Convert(lf.Num, lf.Unit(), m.Unit); ok {
 		return x, true
 	}
-	return lf.num, m.unit.dim == lf.unit().dim
+	return lf.Num, m.Unit.Dim == lf.Unit().Dim
 }
 
 // checkRange checks "between 3 and 5 days", "3-5 个工作日".
-func (cx *claim) checkRange(m *numMention, targets []int32, concepts []string) fact {
+func (cx *claim) checkRange(m *evidence.NumMention, targets []int32, concepts []string) fact {
 	ix := cx.ix
-	lo := cx.matches(m, m.v)
-	hi := cx.matches(&numMention{unit: m.unit, decimals: m.decimals, mag: m.mag, approx: m.approx}, m.hi)
+	lo := cx.matches(m, m.V)
+	hi := cx.matches(&evidence.NumMention{Unit: m.Unit, Decimals: m.Decimals, Mag: m.Mag, Approx: m.Approx}, m.Hi)
 	for _, t := range targets {
-		lf := &ix.leaves[t]
-		if lf.hi != lf.num && containsLeaf(lo, t) {
+		lf := &ix.Leaves[t]
+		if lf.Hi != lf.Num && containsLeaf(lo, t) {
 			// A range in a string: both ends must match.
 			x, _ := cx.inClaimUnit(m, lf)
-			y := x + (lf.hi - lf.num)
-			if math.Abs(y-m.hi) <= cx.c.tolerance(m, m.hi) {
+			y := x + (lf.Hi - lf.Num)
+			if math.Abs(y-m.Hi) <= cx.c.tolerance(m, m.Hi) {
 				return supported(ix, "range matches", t)
 			}
 		}
@@ -622,22 +623,22 @@ func (cx *claim) checkRange(m *numMention, targets []int32, concepts []string) f
 		return supported(ix, "range matches", loT, hiT)
 	}
 	for _, t := range targets {
-		x, ok := cx.inClaimUnit(m, &ix.leaves[t])
-		if ok && ix.leaves[t].hi == ix.leaves[t].num && x >= m.v-cx.c.tolerance(m, m.v) && x <= m.hi+cx.c.tolerance(m, m.hi) && len(targets) == 1 {
+		x, ok := cx.inClaimUnit(m, &ix.Leaves[t])
+		if ok && ix.Leaves[t].Hi == ix.Leaves[t].Num && x >= m.V-cx.c.tolerance(m, m.V) && x <= m.Hi+cx.c.tolerance(m, m.Hi) && len(targets) == 1 {
 			return supported(ix, "value within the range", t)
 		}
 	}
 	if len(targets) > 0 && cx.scoped {
 		// "raises ROUGE-L from 41.2 to 43.5": the ends may belong to two
 		// subjects; look for both in the same field of any subject.
-		all := cx.widened().targets(concepts, func(lf *leaf) bool { return lf.kind == kindNum && dimFits(lf, m.unit) })
+		all := cx.widened().targets(concepts, func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) })
 		if a, b := rangeEnds(all, lo, hi); a >= 0 && b >= 0 {
 			return supported(ix, "range ends match", a, b)
 		}
 	}
 	if len(targets) > 0 {
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(targets[0])},
-			reason: "range differs: evidence says " + ix.leaves[targets[0]].raw() + " at " + ix.leaves[targets[0]].ptr()}
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(targets[0])},
+			reason: "range differs: evidence says " + ix.Leaves[targets[0]].Raw() + " at " + ix.Leaves[targets[0]].Ptr()}
 	}
 	var a, b int32 = -1, -1
 	for _, l := range lo {
@@ -655,10 +656,10 @@ func (cx *claim) checkRange(m *numMention, targets []int32, concepts []string) f
 	if a >= 0 && b >= 0 {
 		return supported(ix, "range matches", a, b)
 	}
-	if a >= 0 && ix.leaves[a].hi != ix.leaves[a].num {
+	if a >= 0 && ix.Leaves[a].Hi != ix.Leaves[a].Num {
 		return supported(ix, "range matches", a)
 	}
-	if m.unit != nil && m.unit.dim == dimTime {
+	if m.Unit != nil && m.Unit.Dim == evidence.DimTime {
 		if f, ok := cx.durationAsDates(m); ok {
 			return f
 		}
@@ -688,11 +689,11 @@ func rangeEnds(targets, lo, hi []int32) (loT, hiT int32) {
 func (cx *claim) attributed(in, targets []int32) (int32, bool) {
 	ix := cx.ix
 	for _, l := range in {
-		lf := &ix.leaves[l]
-		if lf.kind != kindNum || slices.ContainsFunc(targets, func(t int32) bool { return ix.leaves[t].ev == lf.ev }) {
+		lf := &ix.Leaves[l]
+		if lf.Kind != evidence.KindNum || slices.ContainsFunc(targets, func(t int32) bool { return ix.Leaves[t].Ev == lf.Ev }) {
 			continue
 		}
-		if lf.node >= 0 && cx.namesSibling(lf.node, l) {
+		if lf.Node >= 0 && cx.namesSibling(lf.Node, l) {
 			return l, true
 		}
 	}
@@ -703,14 +704,14 @@ func (cx *claim) attributed(in, targets []int32) (int32, bool) {
 // node n other than leaf l (a name, a type, a place of the same object).
 func (cx *claim) namesSibling(n, l int32) bool {
 	ix := cx.ix
-	nd := &ix.nodes[n]
+	nd := &ix.Nodes[n]
 	text := strings.ToLower(cx.text)
-	for s := nd.leafLo; s < nd.leafHi; s++ {
-		sf := &ix.leaves[s]
-		if s == l || sf.kind != kindStr || sf.text || sf.node != n {
+	for s := nd.LeafLo; s < nd.LeafHi; s++ {
+		sf := &ix.Leaves[s]
+		if s == l || sf.Kind != evidence.KindStr || sf.Text || sf.Node != n {
 			continue
 		}
-		v := sf.str()
+		v := sf.Str()
 		if len([]rune(v)) >= 2 && strings.Contains(text, v) {
 			return true
 		}

@@ -1,6 +1,9 @@
 package check
 
-import "github.com/toolstream/toolstream/internal/lang"
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
+)
 
 // ---- the words around a claimed number -------------------------------------
 
@@ -9,11 +12,11 @@ import "github.com/toolstream/toolstream/internal/lang"
 func (rd *reading) attachNumberCues() {
 	for k := range rd.nums {
 		m := &rd.nums[k]
-		if m.free {
+		if m.Free {
 			// "free shipping": the word after names what is free.
 			for i := range rd.words {
-				if w := &rd.words[i]; w.start >= m.end && w.info != nil && len(w.info.concepts) > 0 {
-					m.head, m.headEnd = w.info.concepts, w.end
+				if w := &rd.words[i]; w.Start >= m.End && w.Info != nil && len(w.Info.Concepts) > 0 {
+					m.Head, m.HeadEnd = w.Info.Concepts, w.End
 					break
 				}
 			}
@@ -22,73 +25,73 @@ func (rd *reading) attachNumberCues() {
 		prevWords, nextWords := 0, 0
 		for i := len(rd.words) - 1; i >= 0 && prevWords < 3; i-- {
 			w := &rd.words[i]
-			if w.end > m.start {
+			if w.End > m.Start {
 				continue
 			}
 			prevWords++
-			c := w.cues()
-			if c&cueApprox != 0 {
-				m.approx = true
+			c := w.Cues()
+			if c&evidence.CueApprox != 0 {
+				m.Approx = true
 			}
-			if b := c & (cueGT | cueGE | cueLT | cueLE); b != 0 && m.bound == 0 {
-				m.bound = firstBound(b)
+			if b := c & (evidence.CueGT | evidence.CueGE | evidence.CueLT | evidence.CueLE); b != 0 && m.Bound == 0 {
+				m.Bound = firstBound(b)
 			}
-			if c&cueStop == 0 && w.info != nil && len(w.info.concepts) > 0 && prevWords > 1 {
+			if c&evidence.CueStop == 0 && w.Info != nil && len(w.Info.Concepts) > 0 && prevWords > 1 {
 				break
 			}
 		}
-		if m.start > 0 {
-			switch rd.norm[m.start-1] {
+		if m.Start > 0 {
+			switch rd.norm[m.Start-1] {
 			case '~', '≈':
-				m.approx = true
+				m.Approx = true
 			case '>':
-				m.bound = cueGT
+				m.Bound = evidence.CueGT
 			case '<':
-				m.bound = cueLT
+				m.Bound = evidence.CueLT
 			case '≥':
-				m.bound = cueGE
+				m.Bound = evidence.CueGE
 			case '≤':
-				m.bound = cueLE
+				m.Bound = evidence.CueLE
 			}
 		}
-		if m.end < len(rd.norm) && rd.norm[m.end] == '+' {
-			m.bound = cueGE
+		if m.End < len(rd.norm) && rd.norm[m.End] == '+' {
+			m.Bound = evidence.CueGE
 		}
-		if c, ok := measureConcepts[m.unitWord]; ok {
-			m.head = c
+		if c, ok := measureConcepts[m.UnitWord]; ok {
+			m.Head = c
 		}
-		if m.unitWord == "折" {
-			m.head = []string{"price", "discount"}
+		if m.UnitWord == "折" {
+			m.Head = []string{"price", "discount"}
 		}
 		// The words just before the number, back to the previous number or
 		// subject: "商品 A 可用库存 12 件", "weighs about 4.4 lb".
-		from := max(0, m.start-16)
+		from := max(0, m.Start-16)
 		for _, o := range rd.nums {
-			if o.end <= m.start && o.headEnd > from {
-				from = min(o.headEnd, m.start) // "1 bag up to 23 kg": bag is 1's
+			if o.End <= m.Start && o.HeadEnd > from {
+				from = min(o.HeadEnd, m.Start) // "1 bag up to 23 kg": bag is 1's
 			}
 		}
-		for _, sp := range rd.named.spans {
-			if sp[1] <= m.start && sp[1] > from {
+		for _, sp := range rd.named.Spans {
+			if sp[1] <= m.Start && sp[1] > from {
 				from = sp[1]
 			}
 		}
-		m.local = dedupe(append(rd.conceptsIn(from, m.start), m.head...))
+		m.Local = evidence.Dedupe(append(rd.conceptsIn(from, m.Start), m.Head...))
 		for i := len(rd.words) - 1; i >= 0; i-- {
 			w := &rd.words[i]
-			if w.end > m.start || w.start < from {
+			if w.End > m.Start || w.Start < from {
 				continue
 			}
-			c := rd.conceptsIn(w.start, w.end)
+			c := rd.conceptsIn(w.Start, w.End)
 			if len(c) == 0 {
 				continue
 			}
-			m.near = c
+			m.Near = c
 			// A compound: 促销价 (a one-ideograph head), "sale price".
 			if i > 0 {
 				p := &rd.words[i-1]
-				if p.start >= from && (w.cjk && w.end-w.start == 1 && p.cjk || !w.cjk && !p.cjk && p.info != nil && len(p.info.concepts) > 0 && p.end+1 == w.start) {
-					m.near = dedupe(append(c, rd.conceptsIn(p.start, p.end)...))
+				if p.Start >= from && (w.Cjk && w.End-w.Start == 1 && p.Cjk || !w.Cjk && !p.Cjk && p.Info != nil && len(p.Info.Concepts) > 0 && p.End+1 == w.Start) {
+					m.Near = evidence.Dedupe(append(c, rd.conceptsIn(p.Start, p.End)...))
 				}
 			}
 			break
@@ -96,62 +99,62 @@ func (rd *reading) attachNumberCues() {
 		headDone := false
 		for i := range rd.words {
 			w := &rd.words[i]
-			if w.start < m.end || nextWords >= 4 {
+			if w.Start < m.End || nextWords >= 4 {
 				continue
 			}
-			if w.info == nil || w.info.cues&cueStop == 0 || nextWords == 0 {
+			if w.Info == nil || w.Info.Cues&evidence.CueStop == 0 || nextWords == 0 {
 				nextWords++ // stop words ("的", "of") do not count
 			}
-			c := w.cues()
+			c := w.Cues()
 			switch {
-			case c&cueAfterGE != 0:
-				m.bound = cueGE
-			case w.s == "左右" || w.s == "上下" || w.s == "or so":
-				m.approx = true
-			case w.s == "多" && nextWords == 1 && w.start <= m.end+1:
-				m.bound = cueGT // "3000多条": more than 3000
-			case c&cueLE != 0 && (w.cjk || w.s == "or less"):
-				m.bound = cueLE
+			case c&evidence.CueAfterGE != 0:
+				m.Bound = evidence.CueGE
+			case w.S == "左右" || w.S == "上下" || w.S == "or so":
+				m.Approx = true
+			case w.S == "多" && nextWords == 1 && w.Start <= m.End+1:
+				m.Bound = evidence.CueGT // "3000多条": more than 3000
+			case c&evidence.CueLE != 0 && (w.Cjk || w.S == "or less"):
+				m.Bound = evidence.CueLE
 			}
-			if w.start < len(rd.used) && rd.used[w.start] || headDone {
+			if w.Start < len(rd.used) && rd.used[w.Start] || headDone {
 				continue
 			}
-			if w.info != nil && w.info.cues&cueStop != 0 && len(w.info.concepts) == 0 {
+			if w.Info != nil && w.Info.Cues&evidence.CueStop != 0 && len(w.Info.Concepts) == 0 {
 				continue
 			}
 			// The first word after the number that is not a stop word is its
 			// noun, if anything is: "30 in stock", "$348 … with free
 			// shipping" has none.
 			headDone = true
-			if m.headWord == "" {
-				m.headWord = w.s // "三个班", "3 warehouses": what is counted
+			if m.HeadWord == "" {
+				m.HeadWord = w.S // "三个班", "3 warehouses": what is counted
 			}
-			if w.info != nil && len(w.info.concepts) > 0 && m.head == nil {
-				m.head, m.headEnd = w.info.concepts, w.end
-			} else if w.info == nil && !w.cjk && m.head == nil && nextWords <= 2 {
-				m.head = wordConcepts(w.s)
-				if m.head != nil {
-					m.headEnd = w.end
+			if w.Info != nil && len(w.Info.Concepts) > 0 && m.Head == nil {
+				m.Head, m.HeadEnd = w.Info.Concepts, w.End
+			} else if w.Info == nil && !w.Cjk && m.Head == nil && nextWords <= 2 {
+				m.Head = evidence.WordConcepts(w.S)
+				if m.Head != nil {
+					m.HeadEnd = w.End
 				}
-			} else if w.info == nil && w.cjk && m.head == nil && nextWords <= 2 {
+			} else if w.Info == nil && w.Cjk && m.Head == nil && nextWords <= 2 {
 				// 200 元违约金: the unknown words after the number, as bigrams.
-				e := w.end
-				for e < len(rd.norm) && lang.IsCJK(rd.norm[e]) && !rd.used[e] && e-w.start < 6 {
-					if l := zhLex[string(rd.norm[e])]; l != nil && l.cues&cueStop != 0 {
+				e := w.End
+				for e < len(rd.norm) && lang.IsCJK(rd.norm[e]) && !rd.used[e] && e-w.Start < 6 {
+					if l := evidence.ZhLex[string(rd.norm[e])]; l != nil && l.Cues&evidence.CueStop != 0 {
 						break
 					}
 					e++
 				}
-				if c := segmentCJK(rd.norm[w.start:e]); e-w.start >= 2 {
-					m.head, m.headEnd = c, e
+				if c := evidence.SegmentCJK(rd.norm[w.Start:e]); e-w.Start >= 2 {
+					m.Head, m.HeadEnd = c, e
 				}
 			}
 		}
 	}
 }
 
-func firstBound(b cue) cue {
-	for _, c := range []cue{cueGT, cueGE, cueLT, cueLE} {
+func firstBound(b evidence.Cue) evidence.Cue {
+	for _, c := range []evidence.Cue{evidence.CueGT, evidence.CueGE, evidence.CueLT, evidence.CueLE} {
 		if b&c != 0 {
 			return c
 		}
@@ -162,7 +165,7 @@ func firstBound(b cue) cue {
 // measureConcepts say what a Chinese measure word counts: 2 人 are guests.
 var measureConcepts = func() map[string][]string {
 	m := map[string][]string{}
-	for _, l := range langData.Lines("measure concepts") {
+	for _, l := range evidence.LangData.Lines("measure concepts") {
 		for _, w := range l.Words {
 			m[w] = append(m[w], l.Name)
 		}
@@ -171,4 +174,4 @@ var measureConcepts = func() map[string][]string {
 }()
 
 // feeWords name a charge: "no fee", 不收手续费 state a price of zero.
-var feeWords = langData.Set("fee words")
+var feeWords = evidence.LangData.Set("fee words")

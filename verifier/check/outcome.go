@@ -1,13 +1,13 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/lang"
 )
 
 // A call's own outcome is evidence. A call that failed, or whose approval
@@ -24,7 +24,7 @@ import (
 var doneWords, doneZH = func() (map[string]bool, []string) {
 	en := map[string]bool{}
 	var zh []string
-	for _, w := range langData.List("done words") {
+	for _, w := range evidence.LangData.List("done words") {
 		if lang.IsCJK([]rune(w)[0]) {
 			zh = append(zh, w)
 		} else {
@@ -34,19 +34,19 @@ var doneWords, doneZH = func() (map[string]bool, []string) {
 	return en, zh
 }()
 
-var approveWords = langData.Set("approve words")
+var approveWords = evidence.LangData.Set("approve words")
 
 // toolVerbs are words of tool names too general to say what a call was
 // about.
-var toolVerbs = langData.Set("tool verbs")
+var toolVerbs = evidence.LangData.Set("tool verbs")
 
 // failureFacts checks a claim that something happened against the calls
 // that failed.
 func (cx *claim) failureFacts([]fact) []fact {
-	if len(cx.ix.failed) == 0 || cx.negs%2 == 1 || cx.cues&cueFuture != 0 || !cx.saysDone() {
+	if len(cx.ix.Failed) == 0 || cx.negs%2 == 1 || cx.cues&evidence.CueFuture != 0 || !cx.saysDone() {
 		return nil
 	}
-	for _, f := range cx.ix.failed {
+	for _, f := range cx.ix.Failed {
 		if cx.aboutCall(f) {
 			return []fact{{verdict: events.VerdictContradicted,
 				refs:   []events.EvidenceRef{{CallID: f.CallID, Pointer: "/error", Value: strconv.Quote(f.Failed.Error)}},
@@ -59,7 +59,7 @@ func (cx *claim) failureFacts([]fact) []fact {
 // saysDone reports a claim stating that something happened.
 func (cx *claim) saysDone() bool {
 	for _, t := range cx.toks {
-		if doneWords[t.s] {
+		if doneWords[t.S] {
 			return true
 		}
 	}
@@ -67,9 +67,9 @@ func (cx *claim) saysDone() bool {
 }
 
 // aboutCall reports whether the claim is about the failed call f.
-func (cx *claim) aboutCall(f Evidence) bool {
+func (cx *claim) aboutCall(f evidence.Evidence) bool {
 	if f.Failed.Error == string(events.ErrApprovalDenied) {
-		if slices.ContainsFunc(cx.toks, func(t token) bool { return approveWords[t.s] }) || strings.Contains(cx.text, "批准") {
+		if slices.ContainsFunc(cx.toks, func(t evidence.Token) bool { return approveWords[t.S] }) || strings.Contains(cx.text, "批准") {
 			return true
 		}
 	}
@@ -79,19 +79,19 @@ func (cx *claim) aboutCall(f Evidence) bool {
 			continue
 		}
 		for _, t := range cx.toks {
-			if t.s == w || len(w) >= 4 && len(t.s) >= 4 && (strings.HasPrefix(t.s, w) || strings.HasPrefix(w, t.s)) {
+			if t.S == w || len(w) >= 4 && len(t.S) >= 4 && (strings.HasPrefix(t.S, w) || strings.HasPrefix(w, t.S)) {
 				return true // book / booked, exchange
 			}
 		}
-		for _, c := range wordConcepts(w) {
+		for _, c := range evidence.WordConcepts(w) {
 			if cx.hasConcept(c) {
 				return true // refund / 退款
 			}
 		}
 	}
-	msgCodes := scanCodes([]rune(f.Failed.Message), nil)
+	msgCodes := evidence.ScanCodes([]rune(f.Failed.Message), nil)
 	for _, m := range cx.codes {
-		if slices.ContainsFunc(msgCodes, func(c codeMention) bool { return c.canon == m.canon }) {
+		if slices.ContainsFunc(msgCodes, func(c evidence.CodeMention) bool { return c.Canon == m.Canon }) {
 			return true
 		}
 	}
@@ -101,17 +101,17 @@ func (cx *claim) aboutCall(f Evidence) bool {
 // stale returns the verdict of a claim the evidence supports when every
 // result it rests on is past its fresh_for at now: stale, saying since
 // when. ok is false when one of them is fresh.
-func stale(ix *index, refs []events.EvidenceRef, now time.Time) (reason string, ok bool) {
+func stale(ix *evidence.Index, refs []events.EvidenceRef, now time.Time) (reason string, ok bool) {
 	if len(refs) == 0 {
 		return "", false
 	}
 	var oldest time.Time
 	for _, r := range refs {
-		i := slices.IndexFunc(ix.ev, func(e Evidence) bool { return e.CallID == r.CallID })
+		i := slices.IndexFunc(ix.Ev, func(e evidence.Evidence) bool { return e.CallID == r.CallID })
 		if i < 0 {
 			return "", false
 		}
-		e := ix.ev[i]
+		e := ix.Ev[i]
 		if e.FreshFor <= 0 || e.At.IsZero() || !now.After(e.At.Add(e.FreshFor)) {
 			return "", false
 		}

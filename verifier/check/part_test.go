@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -15,33 +16,33 @@ func TestPartRoundTrip(t *testing.T) {
 	c := NewChecker(CheckerConfig{})
 	for _, cc := range checkedSet(t) {
 		now, _ := time.Parse(time.RFC3339, cc.rc.Now)
-		var parts []*part
-		var failed []Evidence
-		for _, e := range cc.rc.evidence() {
+		var parts []*evidence.Part
+		var failed []evidence.Evidence
+		for _, e := range cc.rc.evs() {
 			if e.Failed != nil {
 				failed = append(failed, e)
 				continue
 			}
-			b, err := marshalPart(indexResult(e, leavesMax))
+			b, err := evidence.MarshalPart(evidence.IndexResult(e, evidence.LeavesMax))
 			if err != nil {
 				t.Fatalf("%s: %v", cc.rc.Name, err)
 			}
-			p, err := unmarshalPart(b, func() ([]byte, error) { return e.Result, nil })
+			p, err := evidence.UnmarshalPart(b, func() ([]byte, error) { return e.Result, nil })
 			if err != nil {
 				t.Fatalf("%s: %v", cc.rc.Name, err)
 			}
-			b2, err := marshalPart(p)
+			b2, err := evidence.MarshalPart(p)
 			if err != nil || !bytes.Equal(b, b2) {
 				t.Fatalf("%s %s: read back, the part encodes to other bytes (%v)", cc.rc.Name, e.CallID, err)
 			}
-			p.ev.At, p.ev.FreshFor = e.At, e.FreshFor // kept beside the index, not in it
+			p.Ev.At, p.Ev.FreshFor = e.At, e.FreshFor // kept beside the index, not in it
 			parts = append(parts, p)
 		}
-		ix, err := join(parts, now)
+		ix, err := evidence.Join(parts, now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix.failed = failed
+		ix.Failed = failed
 		got, _ := json.Marshal(c.check(cc.rc.Answer, ix, now))
 		want, _ := json.Marshal(cc.rep)
 		if !bytes.Equal(got, want) {
@@ -53,13 +54,13 @@ func TestPartRoundTrip(t *testing.T) {
 // A damaged encoding is an error, never a panic or a part that reads past
 // its data.
 func TestPartCorrupt(t *testing.T) {
-	e := Evidence{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"Alpha","stock":12,"price":5.5,"eta":"Friday","note":"ships on June 3, 3-5 days"},{"name":"Bravo","stock":0,"in_stock":false,"status":"shipped"}]}`)}
-	b, err := marshalPart(indexResult(e, leavesMax))
+	e := evidence.Evidence{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"items":[{"name":"Alpha","stock":12,"price":5.5,"eta":"Friday","note":"ships on June 3, 3-5 days"},{"name":"Bravo","stock":0,"in_stock":false,"status":"shipped"}]}`)}
+	b, err := evidence.MarshalPart(evidence.IndexResult(e, evidence.LeavesMax))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := range len(b) {
-		if _, err := unmarshalPart(b[:n], nil); err == nil {
+		if _, err := evidence.UnmarshalPart(b[:n], nil); err == nil {
 			t.Fatalf("truncated to %d of %d bytes: no error", n, len(b))
 		}
 	}
@@ -69,16 +70,16 @@ func TestPartCorrupt(t *testing.T) {
 		for range 1 + rng.IntN(3) {
 			d[rng.IntN(len(d))] = byte(rng.IntN(256))
 		}
-		p, err := unmarshalPart(d, nil)
+		p, err := evidence.UnmarshalPart(d, nil)
 		if err == nil {
 			// Bytes that still read as a part must be one Check can use.
-			ix, err := join([]*part{p}, time.Now())
+			ix, err := evidence.Join([]*evidence.Part{p}, time.Now())
 			if err == nil {
 				NewChecker(CheckerConfig{}).check("Alpha has 12 in stock and ships Friday. Bravo is out of stock.", ix, time.Now())
 			}
 		}
 	}
-	if _, err := unmarshalPart(append([]byte{partFormat + 1}, b[1:]...), nil); err != errPartFormat {
+	if _, err := evidence.UnmarshalPart(append([]byte{evidence.PartFormat + 1}, b[1:]...), nil); err != evidence.ErrPartFormat {
 		t.Fatalf("another format: %v", err)
 	}
 }

@@ -1,57 +1,56 @@
 package check
 
 import (
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"strconv"
-
-	"github.com/toolstream/toolstream/events"
 )
 
 // quantified checks all / every / 都 / 全部, some / 部分 and only / 只 over
 // the members of a collection (or the subjects named), checking the claim
 // for each member on its own.
 func (cx *claim) quantified() (fact, bool) {
-	q := cx.cues & (cueUniversal | cueExistential | cueExclusive)
+	q := cx.cues & (evidence.CueUniversal | evidence.CueExistential | evidence.CueExclusive)
 	if q == 0 {
 		return fact{}, false
 	}
 	ix := cx.ix
 	// "除了 HZ-302，其他房源都…", "all but one": every member but the
 	// named one (or but one) holds, and the exception does not.
-	except := cx.cues&cueExcept != 0 && q&cueUniversal != 0 && q&cueExclusive == 0
+	except := cx.cues&evidence.CueExcept != 0 && q&evidence.CueUniversal != 0 && q&evidence.CueExclusive == 0
 	plainNums := 0
 	for _, m := range cx.nums {
-		if !m.free {
+		if !m.Free {
 			plainNums++
 		}
 	}
-	if q&cueExclusive != 0 && (plainNums > 0 || len(cx.groups) != 1) && q&^cueExclusive == 0 {
+	if q&evidence.CueExclusive != 0 && (plainNums > 0 || len(cx.Groups) != 1) && q&^evidence.CueExclusive == 0 {
 		return fact{}, false // "only 3 left" is emphasis
 	}
 	var members [][]int32
 	var own = -1
 	switch {
-	case len(cx.groups) >= 2 && q&cueExclusive == 0 && !except:
-		members = cx.groups
-	case len(cx.groups) == 0 && cx.scoped && len(cx.nodes) >= 2 && q&cueExclusive == 0:
+	case len(cx.Groups) >= 2 && q&evidence.CueExclusive == 0 && !except:
+		members = cx.Groups
+	case len(cx.Groups) == 0 && cx.scoped && len(cx.nodes) >= 2 && q&evidence.CueExclusive == 0:
 		for _, n := range cx.nodes { // narrowed by date: the weekend's two days
 			members = append(members, []int32{n})
 		}
 	default:
 		cl, ok := cx.collection()
 		if !ok {
-			if q&cueUniversal != 0 && len(cx.groups) < 2 {
+			if q&evidence.CueUniversal != 0 && len(cx.Groups) < 2 {
 				return fact{verdict: events.VerdictUnsupported, reason: "the evidence covers only part of what the claim quantifies"}, true
 			}
 			return fact{}, false
 		}
-		for i, mb := range cl.members {
+		for i, mb := range cl.Members {
 			members = append(members, []int32{mb})
-			if len(cx.groups) == 1 && (q&cueExclusive != 0 || except) {
-				for _, s := range cx.groups[0] {
-					if ix.ancestorOf(mb, s) {
+			if len(cx.Groups) == 1 && (q&evidence.CueExclusive != 0 || except) {
+				for _, s := range cx.Groups[0] {
+					if ix.AncestorOf(mb, s) {
 						own = i
 					}
 				}
@@ -60,16 +59,16 @@ func (cx *claim) quantified() (fact, bool) {
 	}
 	// A number counting the members ("all 3 items", 两天都) is checked as
 	// their count, not for each member.
-	var nums []numMention
+	var nums []evidence.NumMention
 	var countFact fact
 	exceptions := 1
 	for _, m := range cx.nums {
-		if except && len(cx.groups) == 0 && m.unit == nil && m.bound == 0 && !m.isRange && m.v >= 1 && m.v <= 9 && m.v == math.Trunc(m.v) {
-			exceptions = int(m.v) // "all but two"
+		if except && len(cx.Groups) == 0 && m.Unit == nil && m.Bound == 0 && !m.IsRange && m.V >= 1 && m.V <= 9 && m.V == math.Trunc(m.V) {
+			exceptions = int(m.V) // "all but two"
 			continue
 		}
-		if !m.free && !m.isRange && m.bound == 0 && m.v == math.Trunc(m.v) && (m.unit == nil || m.unit.dim == dimCount || m.unit == uDay) && m.v >= 2 && m.v <= 20 && cx.countsMembers(m) {
-			if int(m.v) == len(members) {
+		if !m.Free && !m.IsRange && m.Bound == 0 && m.V == math.Trunc(m.V) && (m.Unit == nil || m.Unit.Dim == evidence.DimCount || m.Unit == evidence.UDay) && m.V >= 2 && m.V <= 20 && cx.countsMembers(m) {
+			if int(m.V) == len(members) {
 				countFact = fact{verdict: events.VerdictSupported, reason: "count of members"}
 			} else {
 				countFact = fact{verdict: events.VerdictContradicted, reason: "the evidence has " + strconv.Itoa(len(members))}
@@ -85,10 +84,10 @@ func (cx *claim) quantified() (fact, bool) {
 	for i, mb := range members {
 		sub := cx.member(mb, nums)
 		fs := sub.facts()
-		if q&cueExclusive == 0 && len(cx.groups) == 1 && own < 0 {
+		if q&evidence.CueExclusive == 0 && len(cx.Groups) == 1 && own < 0 {
 			// "Both items ship from Denver": each member must have the
 			// value the claim named.
-			fs = append(fs, cx.memberHas(mb[0], cx.groups[0]))
+			fs = append(fs, cx.memberHas(mb[0], cx.Groups[0]))
 		}
 		if len(fs) == 0 {
 			verdicts[i] = verdict{verdict: events.VerdictUnsupported}
@@ -129,7 +128,7 @@ func (cx *claim) quantified() (fact, bool) {
 		f := all()
 		f.reason = "holds for every member but the exception"
 		return f, true
-	case except && len(cx.groups) == 0:
+	case except && len(cx.Groups) == 0:
 		fails := 0
 		for _, v := range verdicts {
 			switch v.verdict {
@@ -145,7 +144,7 @@ func (cx *claim) quantified() (fact, bool) {
 		f := all()
 		f.reason = "holds for all but " + strconv.Itoa(exceptions)
 		return f, true
-	case q&cueExclusive != 0 && own >= 0:
+	case q&evidence.CueExclusive != 0 && own >= 0:
 		if verdicts[own].verdict != events.VerdictSupported {
 			v := verdicts[own]
 			return fact{verdict: v.verdict, refs: v.refs, reason: v.reason}, true
@@ -156,7 +155,7 @@ func (cx *claim) quantified() (fact, bool) {
 			}
 		}
 		return fact{verdict: events.VerdictSupported, refs: verdicts[own].refs, reason: "holds for it alone"}, true
-	case q&cueUniversal != 0:
+	case q&evidence.CueUniversal != 0:
 		if i := firstOf(events.VerdictContradicted); i >= 0 {
 			return fact{verdict: events.VerdictContradicted, refs: verdicts[i].refs, reason: "fails for a member: " + verdicts[i].reason}, true
 		}
@@ -180,19 +179,19 @@ func (cx *claim) quantified() (fact, bool) {
 func (cx *claim) memberHas(member int32, group []int32) fact {
 	ix := cx.ix
 	for _, n := range group {
-		if ix.ancestorOf(member, n) {
-			if l := ix.subjectLeaf([]int32{n}, cx.firstName()); l >= 0 {
+		if ix.AncestorOf(member, n) {
+			if l := ix.SubjectLeaf([]int32{n}, cx.firstName()); l >= 0 {
 				return supported(ix, "has the named value", l)
 			}
 			return fact{verdict: events.VerdictSupported, reason: "has the named value"}
 		}
 	}
-	if l := ix.subjectLeaf(group, cx.firstName()); l >= 0 {
-		key := lastToken(ix.leaves[l].ptr())
-		nd := &ix.nodes[member]
-		for m := nd.leafLo; m < nd.leafHi; m++ {
-			if lastToken(ix.leaves[m].ptr()) == key && ix.leaves[m].node == member {
-				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(m)}, reason: "a member has another value"}
+	if l := ix.SubjectLeaf(group, cx.firstName()); l >= 0 {
+		key := evidence.LastToken(ix.Leaves[l].Ptr())
+		nd := &ix.Nodes[member]
+		for m := nd.LeafLo; m < nd.LeafHi; m++ {
+			if evidence.LastToken(ix.Leaves[m].Ptr()) == key && ix.Leaves[m].Node == member {
+				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(m)}, reason: "a member has another value"}
 			}
 		}
 	}
@@ -202,23 +201,23 @@ func (cx *claim) memberHas(member int32, group []int32) fact {
 // collection finds the collection the quantifier ranges over: the one
 // holding the named subject (only A …), else the first in scope whose
 // members have fields the claim talks about.
-func (cx *claim) collection() (coll, bool) {
+func (cx *claim) collection() (evidence.Coll, bool) {
 	ix := cx.ix
-	for _, cl := range ix.colls {
-		if len(cx.groups) == 1 {
-			for _, mb := range cl.members {
-				for _, s := range cx.groups[0] {
-					if ix.ancestorOf(mb, s) {
+	for _, cl := range ix.Colls {
+		if len(cx.Groups) == 1 {
+			for _, mb := range cl.Members {
+				for _, s := range cx.Groups[0] {
+					if ix.AncestorOf(mb, s) {
 						return cl, true
 					}
 				}
 			}
 			continue
 		}
-		if cl.node >= 0 && !cx.nodeInScope(cl.node) {
+		if cl.Node >= 0 && !cx.nodeInScope(cl.Node) {
 			continue
 		}
-		if cl.node >= 0 && overlap(cx.concepts, ix.nodes[cl.node].concepts) > 0 {
+		if cl.Node >= 0 && overlap(cx.concepts, ix.Nodes[cl.Node].Concepts) > 0 {
 			return cl, true // "all options", "所有座位": the list the claim names
 		}
 		concepts := cx.concepts
@@ -226,21 +225,21 @@ func (cx *claim) collection() (coll, bool) {
 			concepts = append(concepts, cx.numberConcepts(&cx.nums[i])...)
 		}
 		hits := 0
-		for _, mb := range cl.members {
-			if len(cx.within([]int32{mb}).targets(concepts, func(*leaf) bool { return true })) > 0 || len(cx.cats) > 0 && cx.hasCat(mb) {
+		for _, mb := range cl.Members {
+			if len(cx.within([]int32{mb}).targets(concepts, func(*evidence.Leaf) bool { return true })) > 0 || len(cx.cats) > 0 && cx.hasCat(mb) {
 				hits++
 			}
 		}
-		if hits*2 >= len(cl.members) && hits > 0 {
+		if hits*2 >= len(cl.Members) && hits > 0 {
 			return cl, true
 		}
 	}
-	return coll{}, false
+	return evidence.Coll{}, false
 }
 
 func (cx *claim) hasCat(n int32) bool {
-	for _, l := range cx.ix.cats {
-		if cx.ix.inNode(l, n) {
+	for _, l := range cx.ix.Cats {
+		if cx.ix.InNode(l, n) {
 			return true
 		}
 	}
@@ -257,7 +256,7 @@ func (cx *claim) coverage() verdict {
 	}
 	var content []string
 	for _, c := range cx.concepts {
-		if l := enLex[c]; l != nil && l.cues&(cueStop|cueNonAssert) != 0 && len(l.concepts) == 0 {
+		if l := evidence.EnLex[c]; l != nil && l.Cues&(evidence.CueStop|evidence.CueNonAssert) != 0 && len(l.Concepts) == 0 {
 			continue
 		}
 		if r := []rune(c); len(r) == 1 && lang.IsCJK(r[0]) {
@@ -266,42 +265,42 @@ func (cx *claim) coverage() verdict {
 		content = append(content, c)
 	}
 	if len(content) == 0 {
-		if cx.cues&cueNonAssert != 0 || len(cx.groups) == 0 {
-			return verdict{verdict: events.VerdictNotCheckable, reason: "states nothing checkable", undecided: cx.cues&cueNonAssert == 0 && len(cx.words) > 3}
+		if cx.cues&evidence.CueNonAssert != 0 || len(cx.Groups) == 0 {
+			return verdict{verdict: events.VerdictNotCheckable, reason: "states nothing checkable", undecided: cx.cues&evidence.CueNonAssert == 0 && len(cx.words) > 3}
 		}
 		return verdict{verdict: events.VerdictNotCheckable, reason: "names a subject only"}
 	}
-	if cx.cues&cueNonAssert != 0 {
+	if cx.cues&evidence.CueNonAssert != 0 {
 		return verdict{verdict: events.VerdictNotCheckable, reason: "an opinion or remark"}
 	}
 	found, value := 0, int32(-1)
-	if len(cx.groups) > 0 {
-		value = ix.subjectLeaf(cx.groups[0], cx.firstName())
+	if len(cx.Groups) > 0 {
+		value = ix.SubjectLeaf(cx.Groups[0], cx.firstName())
 	}
 	named := value >= 0 // the value is the subject's name, not a state
 	for _, c := range content {
 		hit := false
-		if in := cx.inScopeOf(ix.valueWords(c)); len(in) > 0 {
+		if in := cx.inScopeOf(ix.ValueWords(c)); len(in) > 0 {
 			hit = true
 			if value < 0 {
 				value = in[0]
 			}
 		}
 		if !hit {
-			hit = len(cx.inScopeOf(ix.concept(c))) > 0
+			hit = len(cx.inScopeOf(ix.Concept(c))) > 0
 		}
 		if hit {
 			found++
 		}
 	}
-	if value >= 0 && !named && found*3 >= len(content)*2 && (cx.negs-cx.negLex)%2 == 1 && !saysNot(ix.leaves[value].raw()) {
+	if value >= 0 && !named && found*3 >= len(content)*2 && (cx.negs-cx.negLex)%2 == 1 && !saysNot(ix.Leaves[value].Raw()) {
 		// 报告还没出来 beside 报告状态: 已出报告: the same words, negated
 		// where the evidence's are not, are no support; what they say is
 		// left to the judge.
-		return verdict{verdict: events.VerdictUnsupported, refs: []events.EvidenceRef{ix.ref(value)}, reason: "the evidence says the same words; the claim negates them", undecided: true}
+		return verdict{verdict: events.VerdictUnsupported, refs: []events.EvidenceRef{ix.Ref(value)}, reason: "the evidence says the same words; the claim negates them", undecided: true}
 	}
 	if value >= 0 && found*3 >= len(content)*2 {
-		return verdict{verdict: events.VerdictSupported, refs: []events.EvidenceRef{ix.ref(value)}, reason: "the evidence says the same words", undecided: true}
+		return verdict{verdict: events.VerdictSupported, refs: []events.EvidenceRef{ix.Ref(value)}, reason: "the evidence says the same words", undecided: true}
 	}
 	return verdict{verdict: events.VerdictUnsupported, reason: "nothing in the evidence says this", undecided: true}
 }
@@ -309,8 +308,8 @@ func (cx *claim) coverage() verdict {
 // saysNot reports whether an evidence text holds a negation ("no
 // injuries", 没有人员伤亡): a negated claim may repeat it.
 func saysNot(s string) bool {
-	for _, w := range claimWords([]rune(s)) {
-		if w.info != nil && w.info.cues&cueNeg != 0 && w.info.cues&cuePlain == 0 {
+	for _, w := range evidence.ClaimWords([]rune(s)) {
+		if w.Info != nil && w.Info.Cues&evidence.CueNeg != 0 && w.Info.Cues&evidence.CuePlain == 0 {
 			return true
 		}
 	}

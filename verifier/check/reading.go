@@ -2,7 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,24 +20,24 @@ type reading struct {
 	buf          *readBuffers // what it is made in (while it is read)
 	orig         []rune       // the text's runes as written
 	norm         []rune
-	nt           runeText // norm as a string
-	toks         []token
-	words        []cword
+	nt           evidence.RuneText // norm as a string
+	toks         []evidence.Token
+	words        []evidence.Cword
 	question     bool
 	endsSentence bool
-	cues         cue
+	cues         evidence.Cue
 	negs         int
 	negLex       int    // of negs, the one-word negative states (sold out, 约满)
 	negLexCat    int    // of negLex, those that are a category's value (disabled, 已满)
 	used         []bool // runes taken by subjects, dates, values and numbers
-	named        subjects
+	named        evidence.Subjects
 	namedNodes   []int32 // the innermost of the objects named
 	unknown      string  // an identifier the evidence does not know
-	codes        []codeMention
-	times        []timeExpr
+	codes        []evidence.CodeMention
+	times        []evidence.TimeExpr
 	values       [][]int32 // evidence values named, one list per mention
 	valueSpans   [][2]int  // the runes of each value mention
-	nums         []numMention
+	nums         []evidence.NumMention
 	cats         []catMention
 	concepts     []string
 }
@@ -49,15 +49,15 @@ type reading struct {
 type readBuffers struct {
 	orig, norm                     []rune
 	used                           []bool
-	toks                           []token
-	words                          []cword
-	keys                           []string      // the tokens' subject keys
-	hits                           []*subjectHit // the subjects at each key
-	tokHits                        []*tokenHit   // the lookups of each token
-	concepts                       []string      // the reading's concepts (clipped: an append copies)
+	toks                           []evidence.Token
+	words                          []evidence.Cword
+	keys                           []string               // the tokens' subject keys
+	hits                           []*evidence.SubjectHit // the subjects at each key
+	tokHits                        []*evidence.TokenHit   // the lookups of each token
+	concepts                       []string               // the reading's concepts (clipped: an append copies)
 	subjHits                       []subjectHitSpan
 	hitNodes, curNodes, namedNodes []int32
-	ts                             timeScan
+	ts                             evidence.TimeScan
 	rd                             reading
 	cx                             claim
 	afters                         [2]after // the claim before's (check alternates them)
@@ -65,7 +65,7 @@ type readBuffers struct {
 
 // catMention is a closed-category word of a claim (shipped, 晴).
 type catMention struct {
-	cats  []catValue
+	cats  []evidence.CatValue
 	start int
 }
 
@@ -73,7 +73,7 @@ type catMention struct {
 // relative dates. Subjects are read first, then dates, evidence values
 // and numbers, each taking its runes from those after it; the words left
 // give the cues and concepts, and the words around each number its cues.
-func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading {
+func readClaim(ix *evidence.Index, text string, now time.Time, buf *readBuffers) *reading {
 	rd := &buf.rd
 	*rd = reading{text: text}
 	buf.orig = buf.orig[:0]
@@ -90,11 +90,11 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	}
 	rd.used = buf.used[:len(rd.norm)]
 	clear(rd.used)
-	nt := newRuneText(rd.norm)
+	nt := evidence.NewRuneText(rd.norm)
 	rd.nt = nt
-	rd.toks = tokenizeInto(buf.toks[:0], nt, rd.norm)
+	rd.toks = evidence.TokenizeInto(buf.toks[:0], nt, rd.norm)
 	buf.toks = rd.toks
-	rd.words = claimWordsInto(buf.words[:0], nt, rd.norm, rd.toks)
+	rd.words = evidence.ClaimWordsInto(buf.words[:0], nt, rd.norm, rd.toks)
 	buf.words = rd.words
 	rd.orig = buf.orig
 	rd.buf = buf
@@ -103,11 +103,11 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 	rd.endsSentence = strings.HasSuffix(last, ".") || strings.HasSuffix(last, "!") || strings.HasSuffix(last, "。") || strings.HasSuffix(last, "！") || rd.question
 	rd.findSubjects(ix)
 	rd.findCodes(ix)
-	rd.times = buf.ts.scan(nt.s, now, rd.used)
+	rd.times = buf.ts.Scan(nt.S, now, rd.used)
 	rd.findValues(ix)
-	rd.nums = scanNumbersIn(nt.s, rd.norm, rd.used)
+	rd.nums = evidence.ScanNumbersIn(nt.S, rd.norm, rd.used)
 	for _, m := range rd.nums {
-		for i := m.start; i < m.end && i < len(rd.used); i++ {
+		for i := m.Start; i < m.End && i < len(rd.used); i++ {
 			rd.used[i] = true
 		}
 	}
@@ -120,30 +120,30 @@ func readClaim(ix *index, text string, now time.Time, buf *readBuffers) *reading
 // (identifiers.go). One the evidence has nowhere (no value, key or word of
 // a text holds it) is not read as a date or number again, and the
 // identifier check decides it.
-func (rd *reading) findCodes(ix *index) {
-	rd.codes = scanCodes(rd.orig, rd.used)
+func (rd *reading) findCodes(ix *evidence.Index) {
+	rd.codes = evidence.ScanCodes(rd.orig, rd.used)
 	if len(rd.codes) == 0 {
 		return
 	}
-	ids, inText := ix.idLeaves(), ix.codesInText()
+	ids, inText := ix.IdLeaves(), ix.CodesInText()
 	for k := range rd.codes {
 		m := &rd.codes[k]
-		if _, ok := inText[m.canon]; ok || slices.ContainsFunc(ids, func(id idLeaf) bool { return id.canon == m.canon }) {
+		if _, ok := inText[m.Canon]; ok || slices.ContainsFunc(ids, func(id evidence.IdLeaf) bool { return id.Canon == m.Canon }) {
 			continue
 		}
 		// Unknown: read as an identifier when the evidence has one like it,
 		// or it is long (C3000); else ("SST-2", a column whose name the
 		// index keeps only in part) the other checks read it.
-		if !(digitCount(m.canon) >= 3 && len(m.canon) >= 4) && !slices.ContainsFunc(ids, func(id idLeaf) bool {
-			return similarCode(m.canon, id.canon) || rd.namesKeyWord(id.words)
+		if !(evidence.DigitCount(m.Canon) >= 3 && len(m.Canon) >= 4) && !slices.ContainsFunc(ids, func(id evidence.IdLeaf) bool {
+			return similarCode(m.Canon, id.Canon) || rd.namesKeyWord(id.Words)
 		}) {
 			continue
 		}
-		m.foreign = true
-		for i := m.start; i < m.end && i < len(rd.used); i++ {
+		m.Foreign = true
+		for i := m.Start; i < m.End && i < len(rd.used); i++ {
 			rd.used[i] = true
 		}
-		if rd.unknown != "" && strings.Contains(string(rd.orig[m.start:m.end]), rd.unknown) {
+		if rd.unknown != "" && strings.Contains(string(rd.orig[m.Start:m.End]), rd.unknown) {
 			rd.unknown = ""
 		}
 	}
@@ -154,7 +154,7 @@ func (rd *reading) findCodes(ix *index) {
 func (rd *reading) namesKeyWord(words []string) bool {
 	for _, w := range words {
 		for _, t := range rd.toks {
-			if t.s == w {
+			if t.S == w {
 				return true
 			}
 		}
@@ -164,85 +164,85 @@ func (rd *reading) namesKeyWord(words []string) bool {
 
 // readWords collects the claim's cues, negations, categories and content
 // concepts from the words outside subjects, dates and numbers.
-func (rd *reading) readWords(ix *index) {
+func (rd *reading) readWords(ix *evidence.Index) {
 	rd.concepts = rd.buf.concepts[:0]
 	// The unknown ideographs in a row: runes [runS, runE) of the text
 	// while they follow one another, else (words apart) their runes.
 	var unknownRun []rune
 	runS, runE := -1, -1
-	unknown := func(w *cword) {
+	unknown := func(w *evidence.Cword) {
 		switch {
 		case runS < 0 && len(unknownRun) == 0:
-			runS, runE = w.start, w.end
-		case runS >= 0 && w.start == runE:
-			runE = w.end
+			runS, runE = w.Start, w.End
+		case runS >= 0 && w.Start == runE:
+			runE = w.End
 		default:
 			if runS >= 0 {
 				unknownRun = append(unknownRun, rd.norm[runS:runE]...)
 				runS = -1
 			}
-			unknownRun = append(unknownRun, rd.norm[w.start:w.end]...)
+			unknownRun = append(unknownRun, rd.norm[w.Start:w.End]...)
 		}
 	}
 	flush := func() {
 		if runS >= 0 {
-			rd.concepts = appendCJK(rd.concepts, rd.nt, runS, runE)
+			rd.concepts = evidence.AppendCJK(rd.concepts, rd.nt, runS, runE)
 		} else if len(unknownRun) > 0 {
-			rd.concepts = append(rd.concepts, segmentCJK(unknownRun)...)
+			rd.concepts = append(rd.concepts, evidence.SegmentCJK(unknownRun)...)
 		}
 		unknownRun, runS = unknownRun[:0], -1
 	}
 	for i := range rd.words {
 		w := &rd.words[i]
-		if w.start < len(rd.used) && rd.used[w.start] {
+		if w.Start < len(rd.used) && rd.used[w.Start] {
 			flush()
 			continue
 		}
-		if i > 0 && rd.words[i-1].s == "per" {
+		if i > 0 && rd.words[i-1].S == "per" {
 			continue // "points per game": a rate's denominator names no field
 		}
-		info := w.info
-		if w.cjk && len(w.s) <= 3 && info != nil && len(info.concepts) == 0 && info.cues&(cueStop|cueNeg) == 0 && len(info.cats) == 0 {
+		info := w.Info
+		if w.Cjk && len(w.S) <= 3 && info != nil && len(info.Concepts) == 0 && info.Cues&(evidence.CueStop|evidence.CueNeg) == 0 && len(info.Cats) == 0 {
 			// A one-ideograph cue word (小, 高) is still part of the words
 			// around it: 小桌 is a small table.
 			unknown(w)
-			rd.cues |= info.cues
+			rd.cues |= info.Cues
 			continue
 		}
-		if info == nil && !w.cjk {
-			if p := negPrefixed(w.s); p != "" {
+		if info == nil && !w.Cjk {
+			if p := evidence.NegPrefixed(w.S); p != "" {
 				rd.negs++
-				rd.concepts = append(rd.concepts, enLex[p].concepts...)
+				rd.concepts = append(rd.concepts, evidence.EnLex[p].Concepts...)
 				continue
 			}
 		}
 		if info == nil {
-			if w.cjk {
+			if w.Cjk {
 				unknown(w)
 				continue
 			}
 			flush()
-			rd.concepts = append(rd.concepts, wordConcepts(w.s)...)
+			rd.concepts = append(rd.concepts, evidence.WordConcepts(w.S)...)
 			continue
 		}
 		flush()
-		rd.cues |= info.cues
-		if info.cues&cueNeg != 0 && info.cues&cuePlain == 0 {
+		rd.cues |= info.Cues
+		if info.Cues&evidence.CueNeg != 0 && info.Cues&evidence.CuePlain == 0 {
 			rd.negs++
 		}
-		if info.cues&cueNegLex != 0 {
+		if info.Cues&evidence.CueNegLex != 0 {
 			rd.negs++
 			rd.negLex++
-			if len(info.cats) > 0 {
+			if len(info.Cats) > 0 {
 				rd.negLexCat++
 			}
 		}
-		if len(info.cats) > 0 {
-			rd.cats = append(rd.cats, catMention{cats: info.cats, start: w.start})
+		if len(info.Cats) > 0 {
+			rd.cats = append(rd.cats, catMention{cats: info.Cats, start: w.Start})
 		}
-		rd.concepts = append(rd.concepts, info.concepts...)
-		if info.cues&cueFree != 0 {
-			rd.nums = append(rd.nums, numMention{start: w.start, end: w.end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
+		rd.concepts = append(rd.concepts, info.Concepts...)
+		if info.Cues&evidence.CueFree != 0 {
+			rd.nums = append(rd.nums, evidence.NumMention{Start: w.Start, End: w.End, Unit: &evidence.Unit{Name: "money", Dim: evidence.DimCurrency, Factor: 1}, Mag: 1, Free: true})
 		}
 	}
 	flush()
@@ -252,13 +252,13 @@ func (rd *reading) readWords(ix *index) {
 	// "no restocking fee", 退货不收取手续费: the negation is of the fee.
 	for i := range rd.words {
 		w := &rd.words[i]
-		if c := w.cues(); c&cueNeg == 0 || c&cuePlain != 0 {
+		if c := w.Cues(); c&evidence.CueNeg == 0 || c&evidence.CuePlain != 0 {
 			continue
 		}
 		for j := i + 1; j < len(rd.words) && j <= i+3; j++ {
-			if feeWords[rd.words[j].s] {
+			if feeWords[rd.words[j].S] {
 				rd.negs--
-				rd.nums = append(rd.nums, numMention{start: rd.words[j].start, end: rd.words[j].end, unit: &unit{name: "money", dim: dimCurrency, factor: 1}, mag: 1, free: true})
+				rd.nums = append(rd.nums, evidence.NumMention{Start: rd.words[j].Start, End: rd.words[j].End, Unit: &evidence.Unit{Name: "money", Dim: evidence.DimCurrency, Factor: 1}, Mag: 1, Free: true})
 				break
 			}
 		}
@@ -267,14 +267,14 @@ func (rd *reading) readWords(ix *index) {
 	// 2023 column) names the field; it is not a value to find.
 	nums := rd.nums[:0]
 	for _, m := range rd.nums {
-		if k := strconv.Itoa(int(m.v)); !m.free && m.unit == nil && m.decimals == 0 && m.v >= 1900 && m.v <= 2100 && !m.isRange && ix.hasKey(k) {
+		if k := strconv.Itoa(int(m.V)); !m.Free && m.Unit == nil && m.Decimals == 0 && m.V >= 1900 && m.V <= 2100 && !m.IsRange && ix.HasKey(k) {
 			rd.concepts = append(rd.concepts, k)
 			continue
 		}
 		nums = append(nums, m)
 	}
 	rd.nums = nums
-	rd.concepts = dedupeOwn(rd.concepts) // NB: appended to from the buffer, no one else's
+	rd.concepts = evidence.DedupeOwn(rd.concepts) // NB: appended to from the buffer, no one else's
 	slices.Sort(rd.concepts)
 	rd.buf.concepts = rd.concepts[:0]
 	rd.concepts = slices.Clip(rd.concepts)
@@ -289,7 +289,7 @@ func (rd *reading) cjkConcepts(s, e int) []string {
 	r := rd.norm
 	inWord := func(i, n int) bool {
 		for _, w := range rd.words {
-			if w.cjk && w.info != nil && w.start <= i && i+n <= w.end {
+			if w.Cjk && w.Info != nil && w.Start <= i && i+n <= w.End {
 				return true
 			}
 		}
@@ -299,12 +299,12 @@ func (rd *reading) cjkConcepts(s, e int) []string {
 		if !lang.IsCJK(r[i]) || rd.used[i] {
 			continue
 		}
-		for n := 2; n <= zhMaxLen && i+n <= e; n++ {
+		for n := 2; n <= evidence.ZhMaxLen && i+n <= e; n++ {
 			if rd.used[i+n-1] || !lang.IsCJK(r[i+n-1]) {
 				break
 			}
-			if l := zhLex[string(r[i:i+n])]; l != nil && !inWord(i, n) {
-				out = append(out, l.concepts...)
+			if l := evidence.ZhLex[string(r[i:i+n])]; l != nil && !inWord(i, n) {
+				out = append(out, l.Concepts...)
 			}
 		}
 	}
@@ -315,23 +315,23 @@ func (rd *reading) cjkConcepts(s, e int) []string {
 func (rd *reading) conceptsIn(s, e int) []string {
 	var out []string
 	for _, w := range rd.words {
-		if w.start < s || w.end > e || w.start < len(rd.used) && rd.used[w.start] {
+		if w.Start < s || w.End > e || w.Start < len(rd.used) && rd.used[w.Start] {
 			continue
 		}
-		if w.info != nil {
-			out = append(out, w.info.concepts...)
-		} else if !w.cjk {
-			out = append(out, wordConcepts(w.s)...)
+		if w.Info != nil {
+			out = append(out, w.Info.Concepts...)
+		} else if !w.Cjk {
+			out = append(out, evidence.WordConcepts(w.S)...)
 		}
 	}
 	out = append(out, rd.cjkConcepts(s, e)...)
-	return dedupe(out)
+	return evidence.Dedupe(out)
 }
 
 // hasWord reports whether the claim has one of the words ws.
 func (rd *reading) hasWord(ws ...string) bool {
 	for _, w := range rd.words {
-		if slices.Contains(ws, w.s) {
+		if slices.Contains(ws, w.S) {
 			return true
 		}
 	}
@@ -340,32 +340,32 @@ func (rd *reading) hasWord(ws ...string) bool {
 
 // findValues finds the evidence string values the claim names (longest
 // first, outside subjects) and takes their runes.
-func (rd *reading) findValues(ix *index) {
+func (rd *reading) findValues(ix *evidence.Index) {
 	toks := rd.toks
 	for i := 0; i < len(toks); i++ {
-		if rd.used[toks[i].start] {
+		if rd.used[toks[i].Start] {
 			continue
 		}
 		var best []int32
 		bestN := 0
 		next := ""
 		if i+1 < len(toks) {
-			next = toks[i+1].s
+			next = toks[i+1].S
 		}
 		groups := 0 // that gave best its leaves
-		ix.valuesFrom(rd.buf.tokHits[i].values(ix, toks[i].s), next, i+1 < len(toks), func(g *valGroup) {
-			n := len(g.toks)
+		ix.ValuesFrom(rd.buf.tokHits[i].Values(ix, toks[i].S), next, i+1 < len(toks), func(g *evidence.ValGroup) {
+			n := len(g.Toks)
 			if i+n > len(toks) || n < bestN {
 				return
 			}
 			for k := 0; k < n; k++ {
-				if toks[i+k].s != g.toks[k] || rd.used[toks[i+k].start] {
+				if toks[i+k].S != g.Toks[k] || rd.used[toks[i+k].Start] {
 					return
 				}
 			}
 			took := false
-			for _, l := range g.leaves {
-				if !mentionable(&ix.leaves[l]) {
+			for _, l := range g.Leaves {
+				if !mentionable(&ix.Leaves[l]) {
 					continue
 				}
 				if n > bestN {
@@ -385,11 +385,11 @@ func (rd *reading) findValues(ix *index) {
 			slices.Sort(best) // in leaf order, as the values are
 		}
 		for k := i; k < i+bestN; k++ {
-			for r := toks[k].start; r < toks[k].end; r++ {
+			for r := toks[k].Start; r < toks[k].End; r++ {
 				rd.used[r] = true
 			}
 		}
-		rd.valueSpans = append(rd.valueSpans, [2]int{toks[i].start, toks[i+bestN-1].end})
+		rd.valueSpans = append(rd.valueSpans, [2]int{toks[i].Start, toks[i+bestN-1].End})
 		i += bestN - 1
 		rd.values = append(rd.values, best)
 	}
@@ -397,24 +397,24 @@ func (rd *reading) findValues(ix *index) {
 
 // mentionable reports string values distinctive enough to count as named
 // when they appear in a claim.
-func mentionable(lf *leaf) bool {
-	if lf.subjKey || len(lf.cat()) > 0 || lf.hasDay {
+func mentionable(lf *evidence.Leaf) bool {
+	if lf.SubjKey || len(lf.Cat()) > 0 || lf.HasDay {
 		return false
 	}
-	r := []rune(lf.str())
+	r := []rune(lf.Str())
 	if len(r) < 2 || !lang.IsCJK(r[0]) && len(r) < 3 {
 		return false
 	}
-	if lang.IsAllDigits(lf.str()) && len(lf.str()) < 5 || unitOfValue(lf.str()) != nil {
+	if lang.IsAllDigits(lf.Str()) && len(lf.Str()) < 5 || evidence.UnitOfValue(lf.Str()) != nil {
 		return false // "600519", a code, may be named; "12" is a number
 	}
-	if l := enLex[lf.str()]; l != nil && l.cues != 0 {
+	if l := evidence.EnLex[lf.Str()]; l != nil && l.Cues != 0 {
 		return false
 	}
-	if l := zhLex[lf.str()]; l != nil && l.cues != 0 {
+	if l := evidence.ZhLex[lf.Str()]; l != nil && l.Cues != 0 {
 		return false
 	}
-	switch lf.str() {
+	switch lf.Str() {
 	case "true", "false", "yes", "no", "none", "null", "n/a", "ok":
 		return false
 	}

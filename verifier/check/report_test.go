@@ -79,7 +79,7 @@ func checkedSet(t testing.TB) []checkedCase {
 				checkedErr = fmt.Errorf("%s: now: %v", rc.Name, err)
 				return
 			}
-			checked = append(checked, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.evidence(), now)})
+			checked = append(checked, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.evs(), now)})
 		}
 	})
 	if checkedErr != nil {

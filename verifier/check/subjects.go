@@ -2,21 +2,21 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strings"
 )
 
 // findSubjects finds the evidence subjects (names, ids, titles) the claim
 // mentions, longest first, and makes them the claim's scope.
-func (rd *reading) findSubjects(ix *index) {
+func (rd *reading) findSubjects(ix *evidence.Index) {
 	toks := rd.toks
 	keys, at := rd.buf.keys[:0], rd.buf.hits[:0]
 	tokHits := rd.buf.tokHits[:0]
 	for _, t := range toks {
-		th := ix.tokenAt(t.s)
-		keys = append(keys, th.key)
-		at = append(at, th.subj)
+		th := ix.TokenAt(t.S)
+		keys = append(keys, th.Key)
+		at = append(at, th.Subj)
 		tokHits = append(tokHits, th)
 	}
 	rd.buf.tokHits = tokHits
@@ -30,7 +30,7 @@ func (rd *reading) findSubjects(ix *index) {
 		// Pass 0: whole names and codes; pass 1: distinctive parts of names
 		// where no whole name matched.
 		for i := 0; i < len(toks); i++ {
-			if rd.used[toks[i].start] {
+			if rd.used[toks[i].Start] {
 				continue
 			}
 			var best subjectHitSpan
@@ -39,14 +39,14 @@ func (rd *reading) findSubjects(ix *index) {
 			if i+1 < len(toks) {
 				next = keys[i+1]
 			}
-			at[i].from(next, i+1 < len(toks), pass == 1, func(se *subjEntry) {
-				n := len(se.toks)
+			at[i].From(next, i+1 < len(toks), pass == 1, func(se *evidence.SubjEntry) {
+				n := len(se.Toks)
 				if i+n > len(toks) || n < best.e-best.s {
 					return
 				}
 				for k := 0; k < n; k++ {
-					if toks[i+k].s != se.toks[k] && keys[i+k] != se.keys[k] || rd.used[toks[i+k].start] ||
-						k > 0 && !toks[i+k].cjk && toks[i+k].start > toks[i+k-1].end+3 {
+					if toks[i+k].S != se.Toks[k] && keys[i+k] != se.Keys[k] || rd.used[toks[i+k].Start] ||
+						k > 0 && !toks[i+k].Cjk && toks[i+k].Start > toks[i+k-1].End+3 {
 						return
 					}
 				}
@@ -54,15 +54,15 @@ func (rd *reading) findSubjects(ix *index) {
 					return
 				}
 				if n > best.e-best.s {
-					best = subjectHitSpan{s: i, e: i + n, partial: se.partial, name: se.exact}
+					best = subjectHitSpan{s: i, e: i + n, partial: se.Partial, name: se.Exact}
 					cur = cur[:0]
 				}
-				if !slices.Contains(cur, se.node) {
-					cur = append(cur, se.node)
+				if !slices.Contains(cur, se.Node) {
+					cur = append(cur, se.Node)
 				}
 			})
 			if best.e > best.s {
-				for k := toks[best.s].start; k < toks[best.e-1].end; k++ {
+				for k := toks[best.s].Start; k < toks[best.e-1].End; k++ {
 					rd.used[k] = true
 				}
 				best.lo = len(hitNodes)
@@ -77,34 +77,34 @@ func (rd *reading) findSubjects(ix *index) {
 	sub := &rd.named
 	var all []int32 // the groups' nodes, in one array
 	if len(hits) > 0 {
-		sub.groups = make([][]int32, 0, len(hits))
-		sub.names = make([]string, 0, len(hits))
-		sub.spans = make([][2]int, 0, len(hits))
+		sub.Groups = make([][]int32, 0, len(hits))
+		sub.Names = make([]string, 0, len(hits))
+		sub.Spans = make([][2]int, 0, len(hits))
 		all = slices.Clone(hitNodes)
 	}
 	named := rd.buf.namedNodes[:0]
 	defer func() { rd.buf.namedNodes = named[:0] }()
 	for k, h := range hits {
-		s, e := toks[h.s].start, toks[h.e-1].end
+		s, e := toks[h.s].Start, toks[h.e-1].End
 		nodes := all[h.lo:h.hi:h.hi]
-		sortUnique(&nodes)
+		evidence.SortUnique(&nodes)
 		// "1月到3月", "from A to C": the members between two named ones.
-		if k > 0 && len(sub.groups) > 0 && isRangeJoin(rd.norm[sub.spans[len(sub.spans)-1][1]:s]) {
-			prev := sub.groups[len(sub.groups)-1]
-			for _, between := range ix.membersBetween(prev, nodes) {
-				sub.groups = append(sub.groups, []int32{between})
-				sub.names = append(sub.names, "")
+		if k > 0 && len(sub.Groups) > 0 && isRangeJoin(rd.norm[sub.Spans[len(sub.Spans)-1][1]:s]) {
+			prev := sub.Groups[len(sub.Groups)-1]
+			for _, between := range ix.MembersBetween(prev, nodes) {
+				sub.Groups = append(sub.Groups, []int32{between})
+				sub.Names = append(sub.Names, "")
 				named = append(named, between)
-				sub.spans = append(sub.spans, [2]int{s, s})
+				sub.Spans = append(sub.Spans, [2]int{s, s})
 			}
 		}
-		sub.groups = append(sub.groups, nodes)
-		sub.names = append(sub.names, h.name)
-		sub.spans = append(sub.spans, [2]int{s, e})
+		sub.Groups = append(sub.Groups, nodes)
+		sub.Names = append(sub.Names, h.name)
+		sub.Spans = append(sub.Spans, [2]int{s, e})
 		named = append(named, nodes...)
 	}
 	if len(hits) > 0 {
-		rd.namedNodes = ix.mostSpecific(named) // NB: a list of its own
+		rd.namedNodes = ix.MostSpecific(named) // NB: a list of its own
 	}
 	rd.unknown = rd.unknownIdentifier(ix, toks, orig)
 }
@@ -128,13 +128,13 @@ func isRangeJoin(r []rune) bool {
 
 // subjectCase guards one-letter and common-word subjects: "A" must be
 // written in capitals, and not be the article starting a sentence.
-func subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
-	if n != 1 || len([]rune(toks[i].s)) > 2 || toks[i].cjk {
+func subjectCase(toks []evidence.Token, i, n int, orig []rune, se evidence.SubjEntry) bool {
+	if n != 1 || len([]rune(toks[i].S)) > 2 || toks[i].Cjk {
 		return true
 	}
 	t := toks[i]
-	w := string(orig[t.start:t.end])
-	if strings.ToLower(w) == w && strings.ToUpper(se.exact) != se.exact {
+	w := string(orig[t.Start:t.End])
+	if strings.ToLower(w) == w && strings.ToUpper(se.Exact) != se.Exact {
 		return true
 	}
 	if strings.ToUpper(w) != w {
@@ -143,7 +143,7 @@ func subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
 	if w == "A" || w == "I" {
 		// "A customer …": the article. "A has 12", "Item A" name the item.
 		if i == 0 && i+1 < len(toks) {
-			next := toks[i+1].s
+			next := toks[i+1].S
 			return clauseVerbs[next] || next == "costs" || next == "is" || next == "and" || next == "or"
 		}
 	}
@@ -151,42 +151,42 @@ func subjectCase(toks []token, i, n int, orig []rune, se subjEntry) bool {
 }
 
 // classNouns precede an identifier: item C, 商品 C, order 555.
-var classNouns = langData.Set("class nouns")
+var classNouns = evidence.LangData.Set("class nouns")
 
 // unknownIdentifier returns an identifier the claim names that no evidence
 // value knows ("Item C" when only A and B were returned), or "".
-func (rd *reading) unknownIdentifier(ix *index, toks []token, orig []rune) string {
+func (rd *reading) unknownIdentifier(ix *evidence.Index, toks []evidence.Token, orig []rune) string {
 	for i, t := range toks {
-		if rd.used[t.start] {
+		if rd.used[t.Start] {
 			continue
 		}
 		// The token as written is one capital letter (as a string, "A").
-		capital := t.end-t.start == 1 && orig[t.start] >= 'A' && orig[t.start] <= 'Z'
+		capital := t.End-t.Start == 1 && orig[t.Start] >= 'A' && orig[t.Start] <= 'Z'
 		isID := false
 		switch {
-		case capital && i > 0 && classNouns[toks[i-1].s]:
-			isID = orig[t.start] != 'A' || toks[i-1].s != "品" && toks[i-1].s != "item"
-			if orig[t.start] == 'A' {
+		case capital && i > 0 && classNouns[toks[i-1].S]:
+			isID = orig[t.Start] != 'A' || toks[i-1].S != "品" && toks[i-1].S != "item"
+			if orig[t.Start] == 'A' {
 				isID = true
 			}
-		case len(t.s) >= 4 && digitCount(t.s) >= 3 && strings.ContainsAny(t.s, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.s, ".") && !isNumberWithUnit(t.s):
+		case len(t.S) >= 4 && evidence.DigitCount(t.S) >= 3 && strings.ContainsAny(t.S, "abcdefghijklmnopqrstuvwxyz") && !strings.Contains(t.S, ".") && !evidence.IsNumberWithUnit(t.S):
 			isID = true // C300, X2000: a code, not PM2.5
-		case len(t.s) >= 4 && lang.IsAllDigits(t.s) && i > 0 && (classNouns[toks[i-1].s] || t.start > 0 && rd.norm[t.start-1] == '#'):
+		case len(t.S) >= 4 && lang.IsAllDigits(t.S) && i > 0 && (classNouns[toks[i-1].S] || t.Start > 0 && rd.norm[t.Start-1] == '#'):
 			isID = true
 		}
 		if !isID {
 			continue
 		}
-		if _, ok := ix.valuesAt(t.s); ok {
+		if _, ok := ix.ValuesAt(t.S); ok {
 			continue
 		}
-		if _, ok := ix.subjectsAt(t.s); ok {
+		if _, ok := ix.SubjectsAt(t.S); ok {
 			continue
 		}
-		if len(ix.valueWords(t.s)) > 0 {
+		if len(ix.ValueWords(t.S)) > 0 {
 			continue
 		}
-		return string(orig[t.start:t.end])
+		return string(orig[t.Start:t.End])
 	}
 	return ""
 }

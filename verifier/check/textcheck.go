@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 )
 
@@ -16,12 +17,12 @@ const textSentencesMax = 64
 func (cx *claim) textPolarity(fs []fact) fact {
 	ix := cx.ix
 	claimNeg := cx.negs%2 == 1
-	up, down := cx.cues&cueUp != 0, cx.cues&cueDown != 0
-	opposite := func(s sentInfo) string {
+	up, down := cx.cues&evidence.CueUp != 0, cx.cues&evidence.CueDown != 0
+	opposite := func(s evidence.SentInfo) string {
 		switch {
-		case s.neg != claimNeg:
+		case s.Neg != claimNeg:
 			return "the evidence says the opposite"
-		case up && !down && s.down && !s.up, down && !up && s.up && !s.down:
+		case up && !down && s.Down && !s.Up, down && !up && s.Up && !s.Down:
 			return "the evidence says it moved the other way"
 		}
 		return ""
@@ -34,17 +35,17 @@ func (cx *claim) textPolarity(fs []fact) fact {
 			continue
 		}
 		for _, l := range f.leaves {
-			lf := &ix.leaves[l]
-			if up != down && (up && lf.keyDown && !lf.keyUp || down && lf.keyUp && !lf.keyDown) {
-				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, reason: "the field says it moved the other way"}
+			lf := &ix.Leaves[l]
+			if up != down && (up && lf.KeyDown && !lf.KeyUp || down && lf.KeyUp && !lf.KeyDown) {
+				return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)}, reason: "the field says it moved the other way"}
 			}
-			if !lf.text || lf.src < 0 || len(ix.leaves[lf.src].str()) < 40 {
+			if !lf.Text || lf.Src < 0 || len(ix.Leaves[lf.Src].Str()) < 40 {
 				continue
 			}
-			for _, s := range sentences(ix, lf.src) {
-				if int(lf.textPos) >= s.start && int(lf.textPos) < s.end {
-					if why := opposite(s); why != "" && (up || down || overlap(cx.concepts, s.concepts) > 0) {
-						return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(lf.src)}, reason: why}
+			for _, s := range sentences(ix, lf.Src) {
+				if int(lf.TextPos) >= s.Start && int(lf.TextPos) < s.End {
+					if why := opposite(s); why != "" && (up || down || overlap(cx.concepts, s.Concepts) > 0) {
+						return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(lf.Src)}, reason: why}
 					}
 				}
 			}
@@ -56,8 +57,8 @@ func (cx *claim) textPolarity(fs []fact) fact {
 	counts := map[int32]int{}
 	var cands []int32
 	for _, c := range cx.concepts {
-		for _, l := range cx.inScopeOf(ix.valueWords(c)) {
-			if len(ix.leaves[l].str()) < 40 {
+		for _, l := range cx.inScopeOf(ix.ValueWords(c)) {
+			if len(ix.Leaves[l].Str()) < 40 {
 				continue
 			}
 			if counts[l] == 0 {
@@ -74,7 +75,7 @@ func (cx *claim) textPolarity(fs []fact) fact {
 		best, bestN := -1, 0
 		ss := sentences(ix, l)
 		for i, s := range ss {
-			if n := overlap(cx.concepts, s.concepts); n > bestN {
+			if n := overlap(cx.concepts, s.Concepts); n > bestN {
 				best, bestN = i, n
 			}
 		}
@@ -82,7 +83,7 @@ func (cx *claim) textPolarity(fs []fact) fact {
 			continue
 		}
 		if why := opposite(ss[best]); why != "" {
-			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(l)}, reason: why}
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)}, reason: why}
 		}
 	}
 	return fact{}

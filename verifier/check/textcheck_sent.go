@@ -3,35 +3,36 @@ package check
 import (
 	"encoding/json"
 	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
 )
 
 // sentences splits a long string value into sentences, once per Check.
-func sentences(ix *index, l int32) []sentInfo {
-	if s, ok := ix.sents[l]; ok {
+func sentences(ix *evidence.Index, l int32) []evidence.SentInfo {
+	if s, ok := ix.Sents[l]; ok {
 		return s
 	}
-	var out []sentInfo
+	var out []evidence.SentInfo
 	var orig string
-	_ = json.Unmarshal([]byte(ix.leaves[l].raw()), &orig) // sentences need the original case
+	_ = json.Unmarshal([]byte(ix.Leaves[l].Raw()), &orig) // sentences need the original case
 	r := lang.Normalize(orig)
 	for _, cl := range SplitClaims(orig) {
 		sr := r[cl.Start:cl.End]
-		si := sentInfo{start: cl.Start, end: cl.End, concepts: dedupe(textConcepts(sr, tokenize(sr)))}
+		si := evidence.SentInfo{Start: cl.Start, End: cl.End, Concepts: evidence.Dedupe(evidence.TextConcepts(sr, evidence.Tokenize(sr)))}
 		negs := 0
-		for _, w := range claimWords(sr) {
-			c := w.cues()
-			if c&cueNeg != 0 && c&cuePlain == 0 || c&cueNegLex != 0 {
+		for _, w := range evidence.ClaimWords(sr) {
+			c := w.Cues()
+			if c&evidence.CueNeg != 0 && c&evidence.CuePlain == 0 || c&evidence.CueNegLex != 0 {
 				negs++
 			}
-			si.up = si.up || c&cueUp != 0
-			si.down = si.down || c&cueDown != 0
+			si.Up = si.Up || c&evidence.CueUp != 0
+			si.Down = si.Down || c&evidence.CueDown != 0
 		}
-		si.neg = negs%2 == 1
+		si.Neg = negs%2 == 1
 		out = append(out, si)
 		if len(out) >= textSentencesMax {
 			break
 		}
 	}
-	ix.sents[l] = out
+	ix.Sents[l] = out
 	return out
 }

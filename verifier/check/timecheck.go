@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strings"
 )
@@ -20,52 +21,52 @@ const dateTargetsMax = 4096
 // dateTargets returns the evidence dates in scope, best match for concepts
 // first: date fields, windows of two date fields (earliest/latest) and day
 // counts relative to now (eta_days: 2).
-func (cx *claim) dateTargets(concepts []string) []dateTarget {
+func (cx *claim) dateTargets(concepts []string) []evidence.DateTarget {
 	ix := cx.ix
-	d0 := dayOf(cx.now)
-	var out []dateTarget
+	d0 := evidence.DayOf(cx.now)
+	var out []evidence.DateTarget
 	windows := map[int32][]int32{} // node -> date leaves
-	for _, l := range cx.inScopeOf(ix.dates) {
+	for _, l := range cx.inScopeOf(ix.Dates) {
 		if len(out) == dateTargetsMax {
 			break // NB: the first dates of the evidence, in document order
 		}
-		lf := &ix.leaves[l]
-		windows[lf.node] = append(windows[lf.node], l)
-		out = append(out, dateTarget{leaves: []int32{l}, lo: lf.day, hi: lf.day, score: attrScore(concepts, lf), clock: int(lf.minute)})
+		lf := &ix.Leaves[l]
+		windows[lf.Node] = append(windows[lf.Node], l)
+		out = append(out, evidence.DateTarget{Leaves: []int32{l}, Lo: lf.Day, Hi: lf.Day, Score: attrScore(concepts, lf), Clock: int(lf.Minute)})
 	}
 	// Two dates of one object that bound a window (earliest/latest, from/to).
 	for _, ls := range windows {
 		if len(ls) != 2 {
 			continue
 		}
-		a, b := &ix.leaves[ls[0]], &ix.leaves[ls[1]]
-		if isWindowPair(a.ptr(), b.ptr()) {
-			lo, hi := min(a.day, b.day), max(a.day, b.day)
-			out = append(out, dateTarget{leaves: ls, lo: lo, hi: hi, score: max(attrScore(concepts, a), attrScore(concepts, b)) - 1, clock: -1})
+		a, b := &ix.Leaves[ls[0]], &ix.Leaves[ls[1]]
+		if isWindowPair(a.Ptr(), b.Ptr()) {
+			lo, hi := min(a.Day, b.Day), max(a.Day, b.Day)
+			out = append(out, evidence.DateTarget{Leaves: ls, Lo: lo, Hi: hi, Score: max(attrScore(concepts, a), attrScore(concepts, b)) - 1, Clock: -1})
 		}
 	}
 	// Day counts: {"eta_days": 2} or {"delivery_days_min": 3, "delivery_days_max": 5}.
 	// (In leaf order; the sort below orders them.)
-	for _, l := range cx.inScopeOf(ix.numsInOrder()) {
-		lf := &ix.leaves[l]
-		if lf.unit() == nil || lf.unit().dim != dimTime || lf.text || lf.num < 0 || lf.num > 3650 {
+	for _, l := range cx.inScopeOf(ix.NumsInOrder()) {
+		lf := &ix.Leaves[l]
+		if lf.Unit() == nil || lf.Unit().Dim != evidence.DimTime || lf.Text || lf.Num < 0 || lf.Num > 3650 {
 			continue
 		}
-		if !hasAny(lf.own(), conceptRoles["arrival"]...) && !hasAny(lf.ctx(), conceptRoles["arrival-scope"]...) {
+		if !hasAny(lf.Own(), conceptRoles["arrival"]...) && !hasAny(lf.Ctx(), conceptRoles["arrival-scope"]...) {
 			continue
 		}
-		days := lf.num * lf.unit().factor / 86400
+		days := lf.Num * lf.Unit().Factor / 86400
 		if days != float64(int32(days)) {
 			continue
 		}
-		out = append(out, dateTarget{leaves: []int32{l}, lo: d0 + int32(days), hi: d0 + int32(days), score: attrScore(concepts, lf), clock: -1})
+		out = append(out, evidence.DateTarget{Leaves: []int32{l}, Lo: d0 + int32(days), Hi: d0 + int32(days), Score: attrScore(concepts, lf), Clock: -1})
 	}
 	// Best attribute score first; ties by evidence order.
-	sortStable(out, func(a, b dateTarget) bool {
-		if a.score != b.score {
-			return a.score > b.score
+	sortStable(out, func(a, b evidence.DateTarget) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
-		return a.leaves[0] < b.leaves[0]
+		return a.Leaves[0] < b.Leaves[0]
 	})
 	return out
 }
@@ -84,63 +85,63 @@ func isWindowPair(p, q string) bool {
 // localConcepts returns the concepts of the words between the previous
 // time expression (or the claim's start) and te: "departs … on May 6 and
 // lands … on May 7" checks May 7 against the landing time.
-func (cx *claim) localConcepts(te *timeExpr) []string {
+func (cx *claim) localConcepts(te *evidence.TimeExpr) []string {
 	from := 0
 	for i := range cx.times {
-		if o := &cx.times[i]; o.end <= te.start && o.end > from {
-			from = o.end
+		if o := &cx.times[i]; o.End <= te.Start && o.End > from {
+			from = o.End
 		}
 	}
 	var out []string
 	for _, w := range cx.words {
-		if w.start >= from && w.end <= te.start && w.info != nil {
-			out = append(out, w.info.concepts...)
-		} else if w.start >= from && w.end <= te.start && !w.cjk {
-			out = append(out, wordConcepts(w.s)...)
+		if w.Start >= from && w.End <= te.Start && w.Info != nil {
+			out = append(out, w.Info.Concepts...)
+		} else if w.Start >= from && w.End <= te.Start && !w.Cjk {
+			out = append(out, evidence.WordConcepts(w.S)...)
 		}
 	}
-	return dedupe(out)
+	return evidence.Dedupe(out)
 }
 
 // checkTime checks one time expression.
-func (cx *claim) checkTime(te *timeExpr) fact {
+func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 	ix := cx.ix
 	concepts := cx.concepts
 	if local := cx.localConcepts(te); len(local) > 0 && len(cx.times) > 1 {
 		for _, t := range cx.dateTargets(local) {
-			if t.score > 0 {
+			if t.Score > 0 {
 				concepts = local
 			}
 			break
 		}
 	}
 	targets := cx.dateTargets(concepts)
-	if te.onlyClock && len(te.days) == 0 {
+	if te.OnlyClock && len(te.Days) == 0 {
 		// "11:29 到达", "check-out is at 11 am": a time of day against the
 		// times in the evidence, timestamps and times alike.
-		for _, l := range cx.inScopeOf(ix.clocks) {
-			lf := &ix.leaves[l]
-			targets = append(targets, dateTarget{leaves: []int32{l}, score: attrScore(concepts, lf), clock: int(lf.minute)})
+		for _, l := range cx.inScopeOf(ix.Clocks) {
+			lf := &ix.Leaves[l]
+			targets = append(targets, evidence.DateTarget{Leaves: []int32{l}, Score: attrScore(concepts, lf), Clock: int(lf.Minute)})
 		}
-		sortStable(targets, func(a, b dateTarget) bool { return a.score > b.score })
-		var first *dateTarget
+		sortStable(targets, func(a, b evidence.DateTarget) bool { return a.Score > b.Score })
+		var first *evidence.DateTarget
 		for i := range targets {
 			t := &targets[i]
-			if t.clock < 0 {
+			if t.Clock < 0 {
 				continue
 			}
-			if first != nil && t.score < first.score {
+			if first != nil && t.Score < first.Score {
 				break
 			}
 			if first == nil {
 				first = t
 			}
-			if t.clock == te.clock {
-				return supported(ix, "time matches", t.leaves...)
+			if t.Clock == te.Clock {
+				return supported(ix, "time matches", t.Leaves...)
 			}
 		}
-		if first != nil && first.score > 0 {
-			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.ref(first.leaves[0])}, reason: "evidence time differs"}
+		if first != nil && first.Score > 0 {
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first.Leaves[0])}, reason: "evidence time differs"}
 		}
 		return fact{}
 	}
@@ -150,21 +151,21 @@ func (cx *claim) checkTime(te *timeExpr) fact {
 		}
 		return fact{verdict: events.VerdictUnsupported, reason: "no date in the evidence"}
 	}
-	best := targets[0].score
-	var first *dateTarget
+	best := targets[0].Score
+	var first *evidence.DateTarget
 	for i := range targets {
 		t := &targets[i]
-		if t.score < best && best > 0 {
+		if t.Score < best && best > 0 {
 			break
 		}
 		if first == nil {
 			first = t
 		}
-		if v, ok := dayHolds(te, t); ok {
-			if v == events.VerdictSupported && te.clock >= 0 && t.clock >= 0 && te.bound == 0 && te.clock != t.clock {
+		if v, ok := evidence.DayHolds(te, t); ok {
+			if v == events.VerdictSupported && te.Clock >= 0 && t.Clock >= 0 && te.Bound == 0 && te.Clock != t.Clock {
 				continue
 			}
-			f := supported(ix, "date matches", t.leaves...)
+			f := supported(ix, "date matches", t.Leaves...)
 			f.verdict = v
 			if v == events.VerdictUnsupported {
 				f.reason, f.refs = "the evidence gives a window, not a day", nil
@@ -173,54 +174,54 @@ func (cx *claim) checkTime(te *timeExpr) fact {
 		}
 	}
 	refs := []events.EvidenceRef{}
-	for _, l := range first.leaves {
-		refs = append(refs, ix.ref(l))
+	for _, l := range first.Leaves {
+		refs = append(refs, ix.Ref(l))
 	}
-	return fact{verdict: events.VerdictContradicted, refs: refs, reason: "evidence date differs at " + ix.leaves[first.leaves[0]].ptr()}
+	return fact{verdict: events.VerdictContradicted, refs: refs, reason: "evidence date differs at " + ix.Leaves[first.Leaves[0]].Ptr()}
 }
 
 // durationAsDates checks a claimed duration ("3 days", "within 2 days",
 // "3-5 business days") against evidence dates: the days from now to each.
-func (cx *claim) durationAsDates(m *numMention) (fact, bool) {
-	if m.unit == nil || m.unit.dim != dimTime || m.unit.factor < 86400 {
+func (cx *claim) durationAsDates(m *evidence.NumMention) (fact, bool) {
+	if m.Unit == nil || m.Unit.Dim != evidence.DimTime || m.Unit.Factor < 86400 {
 		return fact{}, false
 	}
-	d0 := dayOf(cx.now)
-	per := m.unit.factor / 86400
-	lo, hi := int32(m.v*per+0.5), int32(m.hi*per+0.5)
-	te := &timeExpr{days: []int32{d0 + lo}, lo: d0 + lo, hi: d0 + hi, bound: m.bound}
-	if m.bound == cueLT {
-		te.bound, te.hi = cueLE, d0+hi-1
+	d0 := evidence.DayOf(cx.now)
+	per := m.Unit.Factor / 86400
+	lo, hi := int32(m.V*per+0.5), int32(m.Hi*per+0.5)
+	te := &evidence.TimeExpr{Days: []int32{d0 + lo}, Lo: d0 + lo, Hi: d0 + hi, Bound: m.Bound}
+	if m.Bound == evidence.CueLT {
+		te.Bound, te.Hi = evidence.CueLE, d0+hi-1
 	}
-	if m.isRange {
+	if m.IsRange {
 		for _, t := range cx.dateTargets(cx.concepts) {
-			if t.score == 0 && len(cx.concepts) > 0 {
+			if t.Score == 0 && len(cx.concepts) > 0 {
 				continue
 			}
-			if t.lo >= te.lo && t.hi <= te.hi {
-				return supported(cx.ix, "dates fall in the range", t.leaves...), true
+			if t.Lo >= te.Lo && t.Hi <= te.Hi {
+				return supported(cx.ix, "dates fall in the range", t.Leaves...), true
 			}
-			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(t.leaves[0])}, reason: "evidence date outside the range"}, true
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.Ref(t.Leaves[0])}, reason: "evidence date outside the range"}, true
 		}
 		return fact{}, false
 	}
 	for _, t := range cx.dateTargets(cx.concepts) {
-		if t.score == 0 && len(cx.concepts) > 0 {
+		if t.Score == 0 && len(cx.concepts) > 0 {
 			continue
 		}
-		if v, ok := dayHolds(te, &t); ok && v == events.VerdictSupported {
-			return supported(cx.ix, "date matches", t.leaves...), true
+		if v, ok := evidence.DayHolds(te, &t); ok && v == events.VerdictSupported {
+			return supported(cx.ix, "date matches", t.Leaves...), true
 		}
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.ref(t.leaves[0])}, reason: "evidence date differs"}, true
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.Ref(t.Leaves[0])}, reason: "evidence date differs"}, true
 	}
 	return fact{}, false
 }
 
 // futureTime reports a time expression on or after the answer's day.
 func (cx *claim) futureTime() bool {
-	d0 := dayOf(cx.now)
+	d0 := evidence.DayOf(cx.now)
 	for _, te := range cx.times {
-		if len(te.days) > 0 && te.days[0] >= d0 {
+		if len(te.Days) > 0 && te.Days[0] >= d0 {
 			return true
 		}
 	}
@@ -231,7 +232,7 @@ func (cx *claim) futureTime() bool {
 // date ({"today": {…}, "tomorrow": {…}}), each with the key words naming it.
 var dayKeys = func() map[string][]string {
 	m := map[string][]string{}
-	for _, l := range langData.Lines("day keys") {
+	for _, l := range evidence.LangData.Lines("day keys") {
 		var keys []string
 		for _, w := range l.Words {
 			if !strings.HasSuffix(w, "'s") {
@@ -248,17 +249,17 @@ var dayKeys = func() map[string][]string {
 // dayNamedByKey reports whether te is a relative day ("today", 明天) that
 // a key of the evidence in scope names: the values under it are that
 // day's, though no date says so.
-func (cx *claim) dayNamedByKey(te *timeExpr) bool {
-	if te.start < 0 || te.end > len(cx.orig) || te.start >= te.end {
+func (cx *claim) dayNamedByKey(te *evidence.TimeExpr) bool {
+	if te.Start < 0 || te.End > len(cx.orig) || te.Start >= te.End {
 		return false
 	}
-	keys, ok := dayKeys[strings.ToLower(string(cx.orig[te.start:te.end]))]
+	keys, ok := dayKeys[strings.ToLower(string(cx.orig[te.Start:te.End]))]
 	if !ok {
 		return false
 	}
 	ix := cx.ix
-	for i := range ix.nodes {
-		if slices.Contains(keys, strings.ToLower(lastToken(ix.nodes[i].ptr))) && cx.nodeInScope(int32(i)) {
+	for i := range ix.Nodes {
+		if slices.Contains(keys, strings.ToLower(evidence.LastToken(ix.Nodes[i].Ptr))) && cx.nodeInScope(int32(i)) {
 			return true
 		}
 	}

@@ -2,7 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
+	"github.com/toolstream/toolstream/verifier/evidence"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -25,19 +25,19 @@ func TestTimeGatesHoldWhereRegexpsMatch(t *testing.T) {
 		for _, c := range cc.rep.Claims {
 			texts = append(texts, c.Text)
 		}
-		for _, e := range cc.rc.evidence() {
+		for _, e := range cc.rc.evs() {
 			texts = append(texts, string(e.Result))
 		}
 	}
 	for _, text := range texts {
 		s := string(lang.Normalize(text))
 		digits := strings.ContainsAny(s, "0123456789")
-		for _, p := range timePatterns {
-			if !p.re.MatchString(s) || p.name == "in days" && !digits {
+		for _, p := range evidence.TimePatterns {
+			if !p.Re.MatchString(s) || p.Name == "in days" && !digits {
 				continue // NB: "in days" is read only in a text with a digit (三天后 alone is not)
 			}
-			if !p.gate(&timeGate{s: s, digits: digits}) {
-				t.Errorf("%s: the gate refuses %q, which its regexp matches", p.name, s)
+			if !p.Gate(&evidence.TimeGate{S: s, Digits: digits}) {
+				t.Errorf("%s: the gate refuses %q, which its regexp matches", p.Name, s)
 			}
 		}
 	}
@@ -65,10 +65,10 @@ func TestTimeGatesNeedWhatTheyLookFor(t *testing.T) {
 		texts = append(texts, b.String())
 	}
 	for _, s := range texts {
-		m := textMask(s)
-		for _, p := range timePatterns {
-			if p.gate(&timeGate{s: s, digits: strings.ContainsAny(s, "0123456789")}) && !maskHolds(m, p.needs) {
-				t.Fatalf("%s: the gate holds for %q, whose mask %#x holds none of its needs", p.name, s, m)
+		m := evidence.TextMask(s)
+		for _, p := range evidence.TimePatterns {
+			if p.Gate(&evidence.TimeGate{S: s, Digits: strings.ContainsAny(s, "0123456789")}) && !evidence.MaskHolds(m, p.Needs) {
+				t.Fatalf("%s: the gate holds for %q, whose mask %#x holds none of its needs", p.Name, s, m)
 			}
 		}
 	}
@@ -95,10 +95,10 @@ func TestNameScansSayWhatContainsSays(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		s := b.String()
-		if got, want := hasMonthName(s), any(s, months); got != want {
+		if got, want := evidence.HasMonthName(s), any(s, months); got != want {
 			t.Fatalf("hasMonthName(%q) = %v, want %v", s, got, want)
 		}
-		if got, want := hasWeekdayName(s), any(s, weekdays); got != want {
+		if got, want := evidence.HasWeekdayName(s), any(s, weekdays); got != want {
 			t.Fatalf("hasWeekdayName(%q) = %v, want %v", s, got, want)
 		}
 	}

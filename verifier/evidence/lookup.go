@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	bits64 "math/bits"
@@ -17,14 +17,14 @@ type lookupCache struct {
 	direct   *directs
 	numIDs   []int32
 	numVals  []float64
-	numUnits []numUnit
+	numUnits []NumUnit
 	bits     []uint64 // sortLeaves' bitmap, all zero between calls
-	matches  map[matchKey][]int32
+	Matches  map[MatchKey][]int32
 	concept  map[string][]int32
 	word     map[string][]int32
-	tokens   map[string]*tokenHit
-	tokSlab  []tokenHit // where tokenAt makes them, a few at a time
-	subjects map[string]*subjectHit
+	tokens   map[string]*TokenHit
+	tokSlab  []TokenHit // where tokenAt makes them, a few at a time
+	subjects map[string]*SubjectHit
 	values   map[string]*valueHit
 	// negStates: the state fields holding a negated state (NOT_READY),
 	// with each one's base word (negatedStates).
@@ -32,8 +32,8 @@ type lookupCache struct {
 	negStatesRead bool
 }
 
-type subjectHit struct {
-	es []subjEntry
+type SubjectHit struct {
+	es []SubjEntry
 	ok bool
 	// Whether any entry is a whole name, and any a partial one (made on
 	// first use, with by).
@@ -56,7 +56,7 @@ type bySecond struct {
 // given, which costs less than finding them.
 const bySecondMin = 8
 
-// index makes b for n entries, at least bySecondMin; second returns entry
+// Index makes b for n entries, at least bySecondMin; second returns entry
 // i's second token, "" for an entry of one token.
 func (b *bySecond) index(n int, second func(i int32) string) {
 	b.second = second
@@ -102,7 +102,7 @@ func (b *bySecond) each(n int, next string, hasNext bool, f func(i int32)) {
 
 // noSubjects are the hits of keys without entries, never indexed under
 // the key and indexed (all pruned). They are shared and never changed.
-var noSubjects = [2]subjectHit{{}, {ok: true}}
+var noSubjects = [2]SubjectHit{{}, {ok: true}}
 
 // noValues are the hits of tokens starting no value, shared and never
 // changed.
@@ -112,55 +112,55 @@ type valueHit struct {
 	vs     []valEntry
 	ok     bool
 	read   bool
-	groups []valGroup // made on first use, with by
+	groups []ValGroup // made on first use, with by
 	by     bySecond
 }
 
-// tokenHit is what a claim's token is looked up by, kept for the claims
+// TokenHit is what a claim's token is looked up by, kept for the claims
 // after: its subject key and the subjects there, and (made on first use)
 // the values it starts.
-type tokenHit struct {
-	key  string
-	subj *subjectHit
+type TokenHit struct {
+	Key  string
+	Subj *SubjectHit
 	val  *valueHit
 }
 
-// tokenAt returns the lookups of token t.
-func (ix *index) tokenAt(t string) *tokenHit {
-	if th, ok := ix.cache.tokens[t]; ok {
+// TokenAt returns the lookups of token t.
+func (ix *Index) TokenAt(t string) *TokenHit {
+	if th, ok := ix.Cache.tokens[t]; ok {
 		return th
 	}
-	if len(ix.cache.tokSlab) == cap(ix.cache.tokSlab) {
-		ix.cache.tokSlab = make([]tokenHit, 0, 64) // NB: the full one stays where its hits are
+	if len(ix.Cache.tokSlab) == cap(ix.Cache.tokSlab) {
+		ix.Cache.tokSlab = make([]TokenHit, 0, 64) // NB: the full one stays where its hits are
 	}
 	k := subjectKey(t)
-	ix.cache.tokSlab = append(ix.cache.tokSlab, tokenHit{key: k, subj: ix.subjectHitAt(k)})
-	th := &ix.cache.tokSlab[len(ix.cache.tokSlab)-1]
-	if ix.cache.tokens == nil {
-		ix.cache.tokens = map[string]*tokenHit{}
+	ix.Cache.tokSlab = append(ix.Cache.tokSlab, TokenHit{Key: k, Subj: ix.subjectHitAt(k)})
+	th := &ix.Cache.tokSlab[len(ix.Cache.tokSlab)-1]
+	if ix.Cache.tokens == nil {
+		ix.Cache.tokens = map[string]*TokenHit{}
 	}
-	ix.cache.tokens[t] = th
+	ix.Cache.tokens[t] = th
 	return th
 }
 
-// values returns the values token t (th's) starts.
-func (th *tokenHit) values(ix *index, t string) *valueHit {
+// Values returns the values token t (th's) starts.
+func (th *TokenHit) Values(ix *Index, t string) *valueHit {
 	if th.val == nil {
 		th.val = ix.valueHitAt(t)
 	}
 	return th.val
 }
 
-// concept returns the leaves whose keys name concept c, ascending.
-func (ix *index) concept(c string) []int32 { return ix.leavesOf(&ix.cache.concept, c, (*part).concept) }
+// Concept returns the leaves whose keys name concept c, ascending.
+func (ix *Index) Concept(c string) []int32 { return ix.leavesOf(&ix.Cache.concept, c, (*Part).concept) }
 
-// valueWords returns the string leaves whose words name concept c.
-func (ix *index) valueWords(c string) []int32 {
-	return ix.leavesOf(&ix.cache.word, c, (*part).valueWord)
+// ValueWords returns the string leaves whose words name concept c.
+func (ix *Index) ValueWords(c string) []int32 {
+	return ix.leavesOf(&ix.Cache.word, c, (*Part).valueWord)
 }
 
 // leavesOf returns the leaves of key k in every part (get), kept in cache.
-func (ix *index) leavesOf(cache *map[string][]int32, k string, get func(*part, string) []int32) []int32 {
+func (ix *Index) leavesOf(cache *map[string][]int32, k string, get func(*Part, string) []int32) []int32 {
 	if ls, ok := (*cache)[k]; ok {
 		return ls
 	}
@@ -175,19 +175,19 @@ func (ix *index) leavesOf(cache *map[string][]int32, k string, get func(*part, s
 	return out
 }
 
-// subjectsAt returns the subjects whose name starts with subject key k:
+// SubjectsAt returns the subjects whose name starts with subject key k:
 // those the parts' walks found, then those their collections' members are
 // named by, then the tools' results, less partial names two subjects share
 // (nameSet). ok reports whether any subject was ever indexed under k.
-func (ix *index) subjectsAt(k string) ([]subjEntry, bool) {
+func (ix *Index) SubjectsAt(k string) ([]SubjEntry, bool) {
 	h := ix.subjectHitAt(k)
 	return h.es, h.ok
 }
 
 // subjectHitAt returns what subjectsAt returns for k, kept for the claims
 // after.
-func (ix *index) subjectHitAt(k string) *subjectHit {
-	if h, ok := ix.cache.subjects[k]; ok {
+func (ix *Index) subjectHitAt(k string) *SubjectHit {
+	if h, ok := ix.Cache.subjects[k]; ok {
 		return h
 	}
 	// Partial names that subjects with different names share name none of
@@ -205,9 +205,9 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 		found = true
 		names.addAll(tes)
 	}
-	var es []subjEntry
+	var es []SubjEntry
 	if n := names.kept(); n > 0 {
-		es = make([]subjEntry, 0, n)
+		es = make([]SubjEntry, 0, n)
 	}
 	for _, named := range []bool{false, true} {
 		for i, p := range ix.parts {
@@ -215,7 +215,7 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 		}
 	}
 	for _, e := range tes {
-		if !names.several || !e.partial && !e.alias {
+		if !names.several || !e.Partial && !e.alias {
 			es = append(es, e)
 		}
 	}
@@ -224,37 +224,37 @@ func (ix *index) subjectHitAt(k string) *subjectHit {
 	h := &noSubjects[0]
 	switch {
 	case len(es) > 0:
-		h = &subjectHit{es: es, ok: found}
+		h = &SubjectHit{es: es, ok: found}
 	case found:
 		h = &noSubjects[1]
 	}
-	if ix.cache.subjects == nil {
-		ix.cache.subjects = map[string]*subjectHit{}
+	if ix.Cache.subjects == nil {
+		ix.Cache.subjects = map[string]*SubjectHit{}
 	}
-	ix.cache.subjects[k] = h
+	ix.Cache.subjects[k] = h
 	return h
 }
 
-// from gives each the subjects a name starting at its key may be: those
+// From gives each the subjects a name starting at its key may be: those
 // of one token, and those of more whose second token's key is next (when
 // there is a token after), in the order subjectsAt gives them. The others
 // cannot match.
 //
 // Only entries whose partial is partial are given (a whole name, or a
 // distinctive word of one).
-func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEntry)) {
+func (h *SubjectHit) From(next string, hasNext, partial bool, each func(*SubjEntry)) {
 	if len(h.es) == 0 {
 		return
 	}
 	if !h.read {
 		h.read = true
 		for _, e := range h.es {
-			h.whole = h.whole || !e.partial
-			h.partly = h.partly || e.partial
+			h.whole = h.whole || !e.Partial
+			h.partly = h.partly || e.Partial
 		}
 		if len(h.es) >= bySecondMin {
 			h.by.index(len(h.es), func(i int32) string {
-				if ks := h.es[i].keys; len(ks) > 1 {
+				if ks := h.es[i].Keys; len(ks) > 1 {
 					return ks[1]
 				}
 				return ""
@@ -265,24 +265,24 @@ func (h *subjectHit) from(next string, hasNext, partial bool, each func(*subjEnt
 		return
 	}
 	h.by.each(len(h.es), next, hasNext, func(i int32) {
-		if h.es[i].partial == partial {
+		if h.es[i].Partial == partial {
 			each(&h.es[i])
 		}
 	})
 }
 
-// valuesAt returns the short string values whose first token is t; ok
+// ValuesAt returns the short string values whose first token is t; ok
 // reports whether there is any.
-func (ix *index) valuesAt(t string) ([]valEntry, bool) {
+func (ix *Index) ValuesAt(t string) ([]valEntry, bool) {
 	h := ix.valueHitAt(t)
 	return h.vs, h.ok
 }
 
-// valuesFrom gives each the values of h (valueHitAt of a token) that may
+// ValuesFrom gives each the values of h (valueHitAt of a token) that may
 // start at the token followed by next (hasNext: there is one), grouped by
 // their words: each group once, its leaves ascending, the groups in the
 // order of their first value.
-func (ix *index) valuesFrom(h *valueHit, next string, hasNext bool, each func(*valGroup)) {
+func (ix *Index) ValuesFrom(h *valueHit, next string, hasNext bool, each func(*ValGroup)) {
 	if len(h.vs) == 0 {
 		return
 	}
@@ -291,7 +291,7 @@ func (ix *index) valuesFrom(h *valueHit, next string, hasNext bool, each func(*v
 		h.groups = groupValues(h.vs)
 		if len(h.groups) >= bySecondMin {
 			h.by.index(len(h.groups), func(i int32) string {
-				if ts := h.groups[i].toks; len(ts) > 1 {
+				if ts := h.groups[i].Toks; len(ts) > 1 {
 					return ts[1]
 				}
 				return ""
@@ -301,34 +301,34 @@ func (ix *index) valuesFrom(h *valueHit, next string, hasNext bool, each func(*v
 	h.by.each(len(h.groups), next, hasNext, func(i int32) { each(&h.groups[i]) })
 }
 
-// valGroup is the values of the same words: their leaves, ascending.
-type valGroup struct {
-	toks   []string
-	leaves []int32
+// ValGroup is the values of the same words: their leaves, ascending.
+type ValGroup struct {
+	Toks   []string
+	Leaves []int32
 }
 
 // groupValues groups values (ascending leaves) whose words are one list of
 // a part's tables (a part read back numbers each list once: 340 products
 // described by three texts are three groups). Values with lists of their
 // own stay alone.
-func groupValues(vs []valEntry) []valGroup {
+func groupValues(vs []valEntry) []ValGroup {
 	of := make([]int32, len(vs)) // each value's group
 	var first map[*string]int32  // NB: a list is known by its first string's address and length
-	var gs []valGroup
+	var gs []ValGroup
 	for i, v := range vs {
 		g := int32(len(gs))
 		if len(vs) >= bySecondMin {
 			if first == nil {
 				first = map[*string]int32{}
 			}
-			if k, ok := first[&v.toks[0]]; ok && len(gs[k].toks) == len(v.toks) {
+			if k, ok := first[&v.toks[0]]; ok && len(gs[k].Toks) == len(v.toks) {
 				g = k
 			} else {
 				first[&v.toks[0]] = g
 			}
 		}
 		if g == int32(len(gs)) {
-			gs = append(gs, valGroup{toks: v.toks})
+			gs = append(gs, ValGroup{Toks: v.toks})
 		}
 		of[i] = g
 	}
@@ -346,15 +346,15 @@ func groupValues(vs []valEntry) []valGroup {
 		next[g]++
 	}
 	for g := range gs {
-		gs[g].leaves = leaves[starts[g]:starts[g+1]:starts[g+1]]
+		gs[g].Leaves = leaves[starts[g]:starts[g+1]:starts[g+1]]
 	}
 	return gs
 }
 
 // valueHitAt returns what valuesAt returns for t, kept for the claims
 // after.
-func (ix *index) valueHitAt(t string) *valueHit {
-	if h, ok := ix.cache.values[t]; ok {
+func (ix *Index) valueHitAt(t string) *valueHit {
+	if h, ok := ix.Cache.values[t]; ok {
 		return h
 	}
 	var vs []valEntry
@@ -376,16 +376,16 @@ func (ix *index) valueHitAt(t string) *valueHit {
 	case found:
 		h = &noValues[1]
 	}
-	if ix.cache.values == nil {
-		ix.cache.values = map[string]*valueHit{}
+	if ix.Cache.values == nil {
+		ix.Cache.values = map[string]*valueHit{}
 	}
-	ix.cache.values[t] = h
+	ix.Cache.values[t] = h
 	return h
 }
 
-// hasKey reports whether k is a key (or a column or row label) of the
+// HasKey reports whether k is a key (or a column or row label) of the
 // evidence.
-func (ix *index) hasKey(k string) bool {
+func (ix *Index) HasKey(k string) bool {
 	for _, p := range ix.parts {
 		if p.hasKey(k) {
 			return true
@@ -394,11 +394,11 @@ func (ix *index) hasKey(k string) bool {
 	return false
 }
 
-// textOf returns the numbers and dates found in string leaf l: the text
+// TextOf returns the numbers and dates found in string leaf l: the text
 // leaves that follow it.
-func (ix *index) textOf(l int32) []int32 {
+func (ix *Index) TextOf(l int32) []int32 {
 	var out []int32
-	for t := l + 1; int(t) < len(ix.leaves) && ix.leaves[t].text && ix.leaves[t].src == l; t++ {
+	for t := l + 1; int(t) < len(ix.Leaves) && ix.Leaves[t].Text && ix.Leaves[t].Src == l; t++ {
 		out = append(out, t)
 	}
 	return out
@@ -406,14 +406,14 @@ func (ix *index) textOf(l int32) []int32 {
 
 // A part's own lookups: its maps while built, its sections once read back.
 
-func (p *part) concept(c string) []int32 {
+func (p *Part) concept(c string) []int32 {
 	if p.sec == nil {
 		return p.ix.byConcept[c]
 	}
 	return p.sec.postings(&p.sec.byConcept, c)
 }
 
-func (p *part) valueWord(c string) []int32 {
+func (p *Part) valueWord(c string) []int32 {
 	if p.sec == nil {
 		return p.ix.byValue[c]
 	}
@@ -424,7 +424,7 @@ func (p *part) valueWord(c string) []int32 {
 // key k (its collections' members' when named) to names, and reports
 // whether any subject is indexed under k. A damaged entry adds none, as
 // it gives none (appendSubjects).
-func (p *part) subjectNames(k string, named bool, names *nameSet) bool {
+func (p *Part) subjectNames(k string, named bool, names *nameSet) bool {
 	if p.sec == nil {
 		es, ok := p.memSubjects(named)[k]
 		names.addAll(es)
@@ -435,11 +435,11 @@ func (p *part) subjectNames(k string, named bool, names *nameSet) bool {
 
 // appendSubjects appends the part's subjects of key k to es, their nodes
 // plus base, all but the partial and alias ones when dropPartial.
-func (p *part) appendSubjects(es []subjEntry, k string, named, dropPartial bool, base int32) []subjEntry {
+func (p *Part) appendSubjects(es []SubjEntry, k string, named, dropPartial bool, base int32) []SubjEntry {
 	if p.sec == nil {
 		for _, e := range p.memSubjects(named)[k] {
-			if !dropPartial || !e.partial && !e.alias {
-				e.node += base
+			if !dropPartial || !e.Partial && !e.alias {
+				e.Node += base
 				es = append(es, e)
 			}
 		}
@@ -448,14 +448,14 @@ func (p *part) appendSubjects(es []subjEntry, k string, named, dropPartial bool,
 	return p.sec.appendSubjectEntries(es, p.sec.subjectSection(named), k, dropPartial, base)
 }
 
-func (p *part) memSubjects(named bool) map[string][]subjEntry {
+func (p *Part) memSubjects(named bool) map[string][]SubjEntry {
 	if named {
 		return p.ix.named
 	}
 	return p.ix.subjects
 }
 
-func (p *part) values(t string) ([]valEntry, bool) {
+func (p *Part) values(t string) ([]valEntry, bool) {
 	if p.sec == nil {
 		vs, ok := p.ix.values[t]
 		return vs, ok
@@ -463,42 +463,42 @@ func (p *part) values(t string) ([]valEntry, bool) {
 	return p.sec.valueEntries(t)
 }
 
-func (p *part) hasKey(k string) bool {
+func (p *Part) hasKey(k string) bool {
 	if p.sec == nil {
 		return p.ix.keys[k] != nil
 	}
 	return p.sec.hasKey(k)
 }
 
-// numValues returns the values and units of the numeric leaves in the
+// NumValues returns the values and units of the numeric leaves in the
 // order of ix.nums (ascending values), made on first use: a claimed number
 // is looked for in them without reading a leaf for every comparison.
-func (ix *index) numValues() ([]float64, []numUnit) {
-	if ix.cache.numVals == nil && len(ix.nums) > 0 {
-		ix.cache.numVals = make([]float64, len(ix.nums))
-		ix.cache.numUnits = make([]numUnit, len(ix.nums))
-		for i, l := range ix.nums {
-			lf := &ix.leaves[l]
-			ix.cache.numVals[i], ix.cache.numUnits[i] = lf.num, numUnit{lf.unitID, lf.dim}
+func (ix *Index) NumValues() ([]float64, []NumUnit) {
+	if ix.Cache.numVals == nil && len(ix.Nums) > 0 {
+		ix.Cache.numVals = make([]float64, len(ix.Nums))
+		ix.Cache.numUnits = make([]NumUnit, len(ix.Nums))
+		for i, l := range ix.Nums {
+			lf := &ix.Leaves[l]
+			ix.Cache.numVals[i], ix.Cache.numUnits[i] = lf.Num, NumUnit{lf.UnitID, lf.Dim}
 		}
 	}
-	return ix.cache.numVals, ix.cache.numUnits
+	return ix.Cache.numVals, ix.Cache.numUnits
 }
 
-// sortLeaves sorts a list of leaves and drops repeats, in place. A long
+// SortLeaves sorts a list of leaves and drops repeats, in place. A long
 // list (a claimed number's matches: up to numMatchesMax for each unit it
 // may be in) is sorted by marking its leaves in a bitmap of the index's
 // leaves, kept for the next.
-func (ix *index) sortLeaves(ls []int32) []int32 {
+func (ix *Index) SortLeaves(ls []int32) []int32 {
 	if len(ls) < 64 {
-		sortUnique(&ls)
+		SortUnique(&ls)
 		return ls
 	}
-	words := (len(ix.leaves) + 63) / 64
-	if len(ix.cache.bits) < words {
-		ix.cache.bits = make([]uint64, words)
+	words := (len(ix.Leaves) + 63) / 64
+	if len(ix.Cache.bits) < words {
+		ix.Cache.bits = make([]uint64, words)
 	}
-	bits := ix.cache.bits[:words]
+	bits := ix.Cache.bits[:words]
 	for _, l := range ls {
 		bits[l/64] |= 1 << (l % 64)
 	}
@@ -514,13 +514,13 @@ func (ix *index) sortLeaves(ls []int32) []int32 {
 	return out
 }
 
-// numsInOrder returns the numeric leaves in leaf order.
-func (ix *index) numsInOrder() []int32 {
-	if ix.cache.numIDs == nil {
-		ix.cache.numIDs = slices.Clone(ix.nums)
-		slices.Sort(ix.cache.numIDs)
+// NumsInOrder returns the numeric leaves in leaf order.
+func (ix *Index) NumsInOrder() []int32 {
+	if ix.Cache.numIDs == nil {
+		ix.Cache.numIDs = slices.Clone(ix.Nums)
+		slices.Sort(ix.Cache.numIDs)
 	}
-	return ix.cache.numIDs
+	return ix.Cache.numIDs
 }
 
 // directs lists each node's direct fields (leaves whose node it is), in
@@ -530,30 +530,30 @@ type directs struct {
 	leaves []int32
 }
 
-func (d *directs) of(n int32) []int32 { return d.leaves[d.start[n]:d.start[n+1]] }
+func (d *directs) Of(n int32) []int32 { return d.leaves[d.start[n]:d.start[n+1]] }
 
-// directLeaves returns the direct fields of every node, made on first use.
-func (ix *index) directLeaves() *directs {
-	if ix.cache.direct != nil {
-		return ix.cache.direct
+// DirectLeaves returns the direct fields of every node, made on first use.
+func (ix *Index) DirectLeaves() *directs {
+	if ix.Cache.direct != nil {
+		return ix.Cache.direct
 	}
-	d := &directs{start: make([]int32, len(ix.nodes)+1)}
-	for i := range ix.leaves {
-		if n := ix.leaves[i].node; n >= 0 {
+	d := &directs{start: make([]int32, len(ix.Nodes)+1)}
+	for i := range ix.Leaves {
+		if n := ix.Leaves[i].Node; n >= 0 {
 			d.start[n+1]++
 		}
 	}
-	for n := range ix.nodes {
+	for n := range ix.Nodes {
 		d.start[n+1] += d.start[n]
 	}
-	d.leaves = make([]int32, d.start[len(ix.nodes)])
-	next := slices.Clone(d.start[:len(ix.nodes)])
-	for i := range ix.leaves {
-		if n := ix.leaves[i].node; n >= 0 {
+	d.leaves = make([]int32, d.start[len(ix.Nodes)])
+	next := slices.Clone(d.start[:len(ix.Nodes)])
+	for i := range ix.Leaves {
+		if n := ix.Leaves[i].Node; n >= 0 {
 			d.leaves[next[n]] = int32(i)
 			next[n]++
 		}
 	}
-	ix.cache.direct = d
+	ix.Cache.direct = d
 	return d
 }

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"testing"
@@ -11,13 +11,13 @@ import (
 // tail read for numbers shared one entry.
 func TestTextItemsCacheKeepsModesApart(t *testing.T) {
 	now := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
-	w := walker{ix: newIndex(0), now: now}
+	w := Walker{Ix: NewIndex(0), Now: now}
 	const tail = "ships on June 3, 2024 for 25 dollars"
-	withDates := w.textItems("\x00"+tail, true)
-	numbers := w.textItems(tail, false)
-	hasDate := func(items []textItem) bool {
+	withDates := w.TextItems("\x00"+tail, true)
+	numbers := w.TextItems(tail, false)
+	hasDate := func(items []TextItem) bool {
 		for _, it := range items {
-			if it.date {
+			if it.Date {
 				return true
 			}
 		}

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"encoding/json"
@@ -14,19 +14,25 @@ import (
 	"unicode/utf8"
 )
 
-// stateKeyParts name a state, not what it is the state of.
-var stateKeyParts = langData.Set("state key words")
+// The index's queries a check asks of a joined Index (attributes and
+// states of a key, identifier codes, the members of a collection, the
+// most specific of a scope), and the readers of text that claims and
+// evidence share: the tokenizer, numbers and their units in text, dates,
+// times of day and codes.
 
-// keyAttrs returns the attribute concepts of leaf l's own key: the
+// stateKeyParts name a state, not what it is the state of.
+var stateKeyParts = LangData.Set("state key words")
+
+// KeyAttrs returns the attribute concepts of leaf l's own key: the
 // concepts of its parts that are not states (status, confirmed, 已支付).
-func (ix *index) keyAttrs(l int32) []string {
-	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(ix.leaves[l].ptr()))
+func (ix *Index) KeyAttrs(l int32) []string {
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(LastToken(ix.Leaves[l].Ptr()))
 	if lang.IsAllDigits(k) || genericKeys[strings.ToLower(k)] {
 		return nil
 	}
 	var out []string
 	for _, p := range lang.KeyParts(k) {
-		if stateKeyParts[p] || len(categoriesOf(p)) > 0 {
+		if stateKeyParts[p] || len(CategoriesOf(p)) > 0 {
 			continue
 		}
 		if _, ok := keyUnits[p]; ok {
@@ -35,20 +41,20 @@ func (ix *index) keyAttrs(l int32) []string {
 		if _, ok := minorUnitWords[p]; ok {
 			continue
 		}
-		out = append(out, conceptsOf(p)...)
+		out = append(out, ConceptsOf(p)...)
 	}
-	return dedupe(out)
+	return Dedupe(out)
 }
 
-// stateField reports whether l's key names a state (gruba_status,
+// StateField reports whether l's key names a state (gruba_status,
 // tamogro_state, zidrakal_paid): a field holding the state of the thing
 // its other key words name.
-func (ix *index) stateField(l int32) bool {
-	lf := &ix.leaves[l]
-	if lf.kind == kindBool {
+func (ix *Index) StateField(l int32) bool {
+	lf := &ix.Leaves[l]
+	if lf.Kind == KindBool {
 		return true
 	}
-	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(lastToken(lf.ptr()))
+	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(LastToken(lf.Ptr()))
 	for _, p := range lang.KeyParts(k) {
 		if stateKeyParts[p] {
 			return true
@@ -78,27 +84,27 @@ func negatedState(v string) (string, bool) {
 
 // negState is a state field holding a negated state, and its base word.
 type negState struct {
-	leaf int32
-	base string
+	Leaf int32
+	Base string
 }
 
-// negatedStates returns the evidence's state fields holding a negated
+// NegatedStates returns the evidence's state fields holding a negated
 // state, in leaf order; found once per index, read by every claim.
-func (ix *index) negatedStates() []negState {
-	if ix.cache.negStatesRead {
-		return ix.cache.negStates
+func (ix *Index) NegatedStates() []negState {
+	if ix.Cache.negStatesRead {
+		return ix.Cache.negStates
 	}
-	ix.cache.negStatesRead = true
-	for i := range ix.leaves {
-		lf := &ix.leaves[i]
-		if lf.kind != kindStr || lf.text || len(lf.str()) > 24 || !negForm(lf.str()) {
+	ix.Cache.negStatesRead = true
+	for i := range ix.Leaves {
+		lf := &ix.Leaves[i]
+		if lf.Kind != KindStr || lf.Text || len(lf.Str()) > 24 || !negForm(lf.Str()) {
 			continue
 		}
-		if base, neg := negatedState(lf.str()); neg && ix.stateField(int32(i)) {
-			ix.cache.negStates = append(ix.cache.negStates, negState{int32(i), base})
+		if base, neg := negatedState(lf.Str()); neg && ix.StateField(int32(i)) {
+			ix.Cache.negStates = append(ix.Cache.negStates, negState{int32(i), base})
 		}
 	}
-	return ix.cache.negStates
+	return ix.Cache.negStates
 }
 
 // negForm is a cheap test that v, lower case (a leaf's str), may be a
@@ -142,16 +148,16 @@ type Failure struct {
 	Message string
 }
 
-// runeText is runes as a string too, so that a run of them is a slice of
+// RuneText is runes as a string too, so that a run of them is a slice of
 // the string: looked up or kept without converting runes again.
-type runeText struct {
-	s   string
+type RuneText struct {
+	S   string
 	off []int32 // where rune i starts in s; nil when every rune is one byte
 }
 
-func newRuneText(r []rune) runeText {
-	t := runeText{s: string(r)}
-	if len(t.s) != len(r) {
+func NewRuneText(r []rune) RuneText {
+	t := RuneText{S: string(r)}
+	if len(t.S) != len(r) {
 		t.off = make([]int32, len(r)+1)
 		b := 0
 		for i, c := range r {
@@ -167,26 +173,26 @@ func newRuneText(r []rune) runeText {
 	return t
 }
 
-// token is one token of normalised text: a run of letters and digits (with
+// Token is one token of normalised text: a run of letters and digits (with
 // inner decimal points and apostrophes), or one ideograph.
-type token struct {
-	s          string
-	start, end int // rune offsets
-	cjk        bool
+type Token struct {
+	S          string
+	Start, End int // rune offsets
+	Cjk        bool
 }
 
-// tokenize splits normalised runes into tokens.
-func tokenize(r []rune) []token { return tokenizeInto(nil, newRuneText(r), r) }
+// Tokenize splits normalised runes into tokens.
+func Tokenize(r []rune) []Token { return TokenizeInto(nil, NewRuneText(r), r) }
 
-// tokenizeInto is tokenize with the runes as text too, appending to out:
+// TokenizeInto is tokenize with the runes as text too, appending to out:
 // the tokens' strings are slices of text's, not one allocation each.
-func tokenizeInto(out []token, text runeText, r []rune) []token {
+func TokenizeInto(out []Token, text RuneText, r []rune) []Token {
 	out = slices.Grow(out, len(r)/5+1)
 	for i := 0; i < len(r); {
 		c := r[i]
 		switch {
 		case lang.IsCJK(c):
-			out = append(out, token{s: text.sub(i, i+1), start: i, end: i + 1, cjk: true})
+			out = append(out, Token{S: text.sub(i, i+1), Start: i, End: i + 1, Cjk: true})
 			i++
 		case unicode.IsLetter(c) || unicode.IsDigit(c):
 			j := i + 1
@@ -210,7 +216,7 @@ func tokenizeInto(out []token, text runeText, r []rune) []token {
 				}
 				break
 			}
-			out = append(out, token{s: text.sub(i, j), start: i, end: j})
+			out = append(out, Token{S: text.sub(i, j), Start: i, End: j})
 			i = j
 		default:
 			i++
@@ -221,20 +227,20 @@ func tokenizeInto(out []token, text runeText, r []rune) []token {
 
 // parseZhNumber parses a Chinese numeral at r[i] (二十五, 两, 一百零五,
 // 三千). It returns the value and the end of the numeral.
-func parseZhNumber(r []rune, i int) (float64, int, bool) { return langData.ParseZhNumber(r, i) }
+func parseZhNumber(r []rune, i int) (float64, int, bool) { return LangData.ParseZhNumber(r, i) }
 
-// membersNamed reports whether every object of array n has a name
+// MembersNamed reports whether every object of array n has a name
 // containing word: "3 warehouses" counts {"Denver warehouse", …}, "三个班"
 // counts {一班, 二班, 三班}.
-func (ix *index) membersNamed(n int32, word string) bool {
+func (ix *Index) MembersNamed(n int32, word string) bool {
 	if word == "" {
 		return false
 	}
 	w := subjectKey(word)
-	nd := &ix.nodes[n]
+	nd := &ix.Nodes[n]
 	count := 0
-	for j := n + 1; j < nd.nodeHi; j = ix.nodes[j].nodeHi {
-		s := ix.nodes[j].subject
+	for j := n + 1; j < nd.nodeHi; j = ix.Nodes[j].nodeHi {
+		s := ix.Nodes[j].subject
 		if s == "" {
 			return false
 		}
@@ -250,20 +256,20 @@ func (ix *index) membersNamed(n int32, word string) bool {
 	return count > 0
 }
 
-func lastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
+func LastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
 
-// codeMention is a code written in a claim.
-type codeMention struct {
-	start, end int // rune offsets
-	canon      string
-	digitsOnly bool // a bare number read as an identifier (room 512)
-	foreign    bool // the evidence has it nowhere: no value, key or word of a text
+// CodeMention is a code written in a claim.
+type CodeMention struct {
+	Start, End int // rune offsets
+	Canon      string
+	DigitsOnly bool // a bare number read as an identifier (room 512)
+	Foreign    bool // the evidence has it nowhere: no value, key or word of a text
 }
 
-// scanCodes finds the codes of a claim's runes as written, skipping runes
+// ScanCodes finds the codes of a claim's runes as written, skipping runes
 // used by subjects.
-func scanCodes(orig []rune, used []bool) []codeMention {
-	var out []codeMention
+func ScanCodes(orig []rune, used []bool) []CodeMention {
+	var out []CodeMention
 	n := len(orig)
 	for i := 0; i < n; i++ {
 		if !isASCIIAlnum(orig[i]) || i > 0 && (isASCIIAlnum(orig[i-1]) || orig[i-1] == '.' || orig[i-1] == '-' && i > 1 && isASCIIAlnum(orig[i-2])) {
@@ -271,7 +277,7 @@ func scanCodes(orig []rune, used []bool) []codeMention {
 		}
 		end, ok := codeEnd(orig, i)
 		if s := string(orig[i:end]); ok && isCode(s) && !usedAny(used, i, end) {
-			out = append(out, codeMention{start: i, end: end, canon: canonCode(s)})
+			out = append(out, CodeMention{Start: i, End: end, Canon: canonCode(s)})
 		}
 		i = end - 1
 	}
@@ -338,7 +344,7 @@ func isCode(s string) bool {
 			other = true
 		}
 	}
-	return s[0] < '0' || s[0] > '9' || !isNumberWithUnit(strings.ToLower(s))
+	return s[0] < '0' || s[0] > '9' || !IsNumberWithUnit(strings.ToLower(s))
 }
 
 // canonCode is a code's canonical form: upper case, separators dropped.
@@ -385,21 +391,21 @@ func idCanon(s string) string {
 	return c
 }
 
-// idLeaves returns the identifier-like leaves of the index with their
+// IdLeaves returns the identifier-like leaves of the index with their
 // canonical values, made once per index.
-func (ix *index) idLeaves() []idLeaf {
+func (ix *Index) IdLeaves() []IdLeaf {
 	if ix.ids != nil {
 		return *ix.ids
 	}
-	var out []idLeaf
-	for l := range ix.leaves {
-		lf := &ix.leaves[l]
-		if lf.kind != kindStr || lf.text || lf.hasDay {
+	var out []IdLeaf
+	for l := range ix.Leaves {
+		lf := &ix.Leaves[l]
+		if lf.Kind != KindStr || lf.Text || lf.HasDay {
 			continue
 		}
-		if s := rawString(lf.raw()); len(s) <= 40 && strings.ContainsAny(s, digitChars) {
+		if s := rawString(lf.Raw()); len(s) <= 40 && strings.ContainsAny(s, digitChars) {
 			if c := idCanon(s); c != "" {
-				out = append(out, idLeaf{l: int32(l), canon: c, words: keyWords(lastToken(lf.ptr())), digits: lang.IsAllDigits(c)})
+				out = append(out, IdLeaf{L: int32(l), Canon: c, Words: keyWords(LastToken(lf.Ptr())), Digits: lang.IsAllDigits(c)})
 			}
 		}
 	}
@@ -407,23 +413,23 @@ func (ix *index) idLeaves() []idLeaf {
 	return out
 }
 
-// hasDigitIDs reports an identifier-like field of digits in the index.
-func (ix *index) hasDigitIDs() bool {
-	return slices.ContainsFunc(ix.idLeaves(), func(id idLeaf) bool { return id.digits })
+// HasDigitIDs reports an identifier-like field of digits in the index.
+func (ix *Index) HasDigitIDs() bool {
+	return slices.ContainsFunc(ix.IdLeaves(), func(id IdLeaf) bool { return id.Digits })
 }
 
-// codesInText returns the codes written in the index's keys and inside its
+// CodesInText returns the codes written in the index's keys and inside its
 // longer string values, each with the first leaf writing it, made once
 // per index.
-func (ix *index) codesInText() map[string]int32 {
+func (ix *Index) CodesInText() map[string]int32 {
 	if ix.textCodes != nil {
 		return ix.textCodes
 	}
 	out := map[string]int32{}
 	add := func(s string, l int) {
-		for _, c := range scanCodes([]rune(s), nil) {
-			if prev, ok := out[c.canon]; !ok || prev < 0 {
-				out[c.canon] = int32(l)
+		for _, c := range ScanCodes([]rune(s), nil) {
+			if prev, ok := out[c.Canon]; !ok || prev < 0 {
+				out[c.Canon] = int32(l)
 			}
 		}
 	}
@@ -434,22 +440,22 @@ func (ix *index) codesInText() map[string]int32 {
 		}
 		seen[k] = true
 	}
-	for l := range ix.leaves {
-		lf := &ix.leaves[l]
-		addKey(lastToken(lf.ptr()), l) // its key ("F1", "SST-2")
-		for _, k := range lf.own() {
+	for l := range ix.Leaves {
+		lf := &ix.Leaves[l]
+		addKey(LastToken(lf.Ptr()), l) // its key ("F1", "SST-2")
+		for _, k := range lf.Own() {
 			addKey(k, l) // … and a table's column names
 		}
-		if lf.kind != kindStr || lf.text || !strings.ContainsAny(lf.raw(), digitChars) {
+		if lf.Kind != KindStr || lf.Text || !strings.ContainsAny(lf.Raw(), digitChars) {
 			continue
 		}
 		var s string
-		if json.Unmarshal([]byte(lf.raw()), &s) == nil && idCanon(s) == "" {
+		if json.Unmarshal([]byte(lf.Raw()), &s) == nil && idCanon(s) == "" {
 			add(s, l)
 		}
 	}
-	for n := range ix.nodes {
-		addKey(lastToken(ix.nodes[n].ptr), -1) // an object's or a list's key
+	for n := range ix.Nodes {
+		addKey(LastToken(ix.Nodes[n].Ptr), -1) // an object's or a list's key
 	}
 	ix.textCodes = out
 	return out
@@ -470,12 +476,12 @@ func rawString(raw string) string {
 	return s
 }
 
-// idLeaf is an identifier-like leaf.
-type idLeaf struct {
-	l      int32
-	canon  string
-	words  []string // the words of its key that may name it (keyWords)
-	digits bool     // its value is only digits (room "512")
+// IdLeaf is an identifier-like leaf.
+type IdLeaf struct {
+	L      int32
+	Canon  string
+	Words  []string // the words of its key that may name it (keyWords)
+	Digits bool     // its value is only digits (room "512")
 }
 
 // keyWords returns the words of a key that may name its field: all but
@@ -491,8 +497,8 @@ func keyWords(key string) []string {
 	return out
 }
 
-// idWords are key words that say a field is an identifier, not of what.
-var idWords = langData.Set("id words")
+// IdWords are key words that say a field is an identifier, not of what.
+var IdWords = LangData.Set("id words")
 
 func isASCIIAlnum(r rune) bool {
 	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
@@ -511,67 +517,67 @@ func usedAny(used []bool, s, e int) bool {
 	return false
 }
 
-// numMention is one number written in a text.
-type numMention struct {
-	start, end int // rune offsets
-	v, hi      float64
-	isRange    bool
-	unit       *unit
-	decimals   int     // digits written after the decimal point
-	mag        float64 // magnitude word applied (k, million, 万)
-	approx     bool
-	bound      cue // cueGT, cueGE, cueLT, cueLE or 0
-	head       []string
-	free       bool
-	unitWord   string   // the unit as written after the number
-	local      []string // concepts of the words right before and after
-	near       []string // concepts of the nearest word before
-	headEnd    int      // where the head noun ends
-	headWord   string   // the word after the number, as written
+// NumMention is one number written in a text.
+type NumMention struct {
+	Start, End int // rune offsets
+	V, Hi      float64
+	IsRange    bool
+	Unit       *Unit
+	Decimals   int     // digits written after the decimal point
+	Mag        float64 // magnitude word applied (k, million, 万)
+	Approx     bool
+	Bound      Cue // cueGT, cueGE, cueLT, cueLE or 0
+	Head       []string
+	Free       bool
+	UnitWord   string   // the unit as written after the number
+	Local      []string // concepts of the words right before and after
+	Near       []string // concepts of the nearest word before
+	HeadEnd    int      // where the head noun ends
+	HeadWord   string   // the word after the number, as written
 	// maybeUnit is a one-letter unit word after a space ("5 m", "300 g"),
 	// too ambiguous to be the unit but enough to doubt the number has none.
-	maybeUnit *unit
+	MaybeUnit *Unit
 }
 
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 
 func isLatinLetter(c rune) bool { return unicode.IsLetter(c) && !lang.IsCJK(c) }
 
-// numUnit is the unit and dimension of a numeric leaf (what unitFits
+// NumUnit is the unit and dimension of a numeric leaf (what unitFits
 // reads of it).
-type numUnit struct {
-	unitID uint8
-	dim    dimension
+type NumUnit struct {
+	UnitID uint8
+	Dim    Dimension
 }
 
-// matchKey is what a claimed number's matches depend on.
-type matchKey struct {
-	v, tol float64
-	unit   *unit
+// MatchKey is what a claimed number's matches depend on.
+type MatchKey struct {
+	V, Tol float64
+	Unit   *Unit
 }
 
-func sortUnique(s *[]int32) {
+func SortUnique(s *[]int32) {
 	if !slices.IsSorted(*s) { // often they come in order
 		slices.Sort(*s)
 	}
 	*s = slices.Compact(*s)
 }
 
-// subjectLeaf returns the field that names a subject (group, the objects
+// SubjectLeaf returns the field that names a subject (group, the objects
 // a mention names): the one holding the name it was named by, if known.
-func (ix *index) subjectLeaf(group []int32, name string) int32 {
+func (ix *Index) SubjectLeaf(group []int32, name string) int32 {
 	if name != "" {
 		name = string(lang.Normalize(name))
 	}
 	var first int32 = -1
 	for _, n := range group {
-		nd := &ix.nodes[n]
-		for l := nd.leafLo; l < nd.leafHi; l++ {
-			lf := &ix.leaves[l]
-			if lf.node != n || !lf.subjKey || lf.text {
+		nd := &ix.Nodes[n]
+		for l := nd.LeafLo; l < nd.LeafHi; l++ {
+			lf := &ix.Leaves[l]
+			if lf.Node != n || !lf.SubjKey || lf.Text {
 				continue
 			}
-			if name == "" || lf.str() == name || lf.raw() == name {
+			if name == "" || lf.Str() == name || lf.Raw() == name {
 				return l
 			}
 			if first < 0 {
@@ -582,26 +588,26 @@ func (ix *index) subjectLeaf(group []int32, name string) int32 {
 	return first
 }
 
-// subjects are the evidence objects a claim's subjects name: one group of
+// Subjects are the evidence objects a claim's subjects name: one group of
 // nodes per mention, the value it was named by, and where the claim
 // mentions it (rune offsets; -1 for a subject named by an earlier claim).
-type subjects struct {
-	groups [][]int32
-	names  []string
-	spans  [][2]int
+type Subjects struct {
+	Groups [][]int32
+	Names  []string
+	Spans  [][2]int
 }
 
-// mostSpecific keeps the innermost of nested subjects: "order 123's item
+// MostSpecific keeps the innermost of nested subjects: "order 123's item
 // A" is about A.
 //
 // Nodes are numbered in document order and a node's descendants follow it
 // below its nodeHi, so of the sorted scope a node encloses another exactly
 // when the one after it does not pass its nodeHi.
-func (ix *index) mostSpecific(scope []int32) []int32 {
-	sortUnique(&scope)
+func (ix *Index) MostSpecific(scope []int32) []int32 {
+	SortUnique(&scope)
 	var keep []int32
 	for i, a := range scope {
-		if i+1 < len(scope) && ix.ancestorOf(a, scope[i+1]) {
+		if i+1 < len(scope) && ix.AncestorOf(a, scope[i+1]) {
 			continue
 		}
 		keep = append(keep, a)
@@ -609,32 +615,32 @@ func (ix *index) mostSpecific(scope []int32) []int32 {
 	return keep
 }
 
-// membersBetween returns the collection members strictly between the
+// MembersBetween returns the collection members strictly between the
 // members holding a and b.
-func (ix *index) membersBetween(a, b []int32) []int32 {
-	for _, cl := range ix.colls {
+func (ix *Index) MembersBetween(a, b []int32) []int32 {
+	for _, cl := range ix.Colls {
 		ia, ib := -1, -1
-		for i, m := range cl.members {
+		for i, m := range cl.Members {
 			for _, x := range a {
-				if ix.ancestorOf(m, x) {
+				if ix.AncestorOf(m, x) {
 					ia = i
 				}
 			}
 			for _, x := range b {
-				if ix.ancestorOf(m, x) {
+				if ix.AncestorOf(m, x) {
 					ib = i
 				}
 			}
 		}
 		if ia >= 0 && ib >= 0 {
 			lo, hi := min(ia, ib), max(ia, ib)
-			return slices.Clone(cl.members[lo+1 : hi])
+			return slices.Clone(cl.Members[lo+1 : hi])
 		}
 	}
 	return nil
 }
 
-func digitCount(s string) int {
+func DigitCount(s string) int {
 	n := 0
 	for _, c := range s {
 		if c >= '0' && c <= '9' {
@@ -644,8 +650,8 @@ func digitCount(s string) int {
 	return n
 }
 
-// isNumberWithUnit reports tokens such as "12kg" or "5pm".
-func isNumberWithUnit(s string) bool {
+// IsNumberWithUnit reports tokens such as "12kg" or "5pm".
+func IsNumberWithUnit(s string) bool {
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
 		i++
@@ -654,26 +660,26 @@ func isNumberWithUnit(s string) bool {
 		return false
 	}
 	rest := s[i:]
-	_, ok := unitWords[rest]
+	_, ok := UnitWords[rest]
 	return ok || rest == "am" || rest == "pm" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "x" || rest == "k"
 }
 
-// sentInfo is one sentence of a text value: its concepts, whether it is
+// SentInfo is one sentence of a text value: its concepts, whether it is
 // negated, and which way it says things moved.
-type sentInfo struct {
-	start, end int
-	concepts   []string
-	neg        bool
-	up, down   bool
+type SentInfo struct {
+	Start, End int
+	Concepts   []string
+	Neg        bool
+	Up, Down   bool
 }
 
-// textItem is a number or a date written inside a string value, with the
+// TextItem is a number or a date written inside a string value, with the
 // concepts of the words around it; worked out once per distinct string.
-type textItem struct {
-	date    bool
+type TextItem struct {
+	Date    bool
 	bare    bool // nothing but the number and its unit in the string
 	num, hi float64
-	unit    *unit
+	unit    *Unit
 	day     int32
 	clock   int16
 	pos     int32
@@ -691,10 +697,10 @@ type textKey struct {
 
 // textDates returns the dates (with a day) of a string value's
 // normalised runes, read at now.
-func textDates(norm []rune, now time.Time) []timeExpr {
-	var out []timeExpr
-	for k, te := range scanTimes(norm, now, make([]bool, len(norm))) {
-		if k >= textDatesMax || len(te.days) == 0 {
+func textDates(norm []rune, now time.Time) []TimeExpr {
+	var out []TimeExpr
+	for k, te := range ScanTimes(norm, now, make([]bool, len(norm))) {
+		if k >= textDatesMax || len(te.Days) == 0 {
 			continue
 		}
 		out = append(out, te)
@@ -711,23 +717,23 @@ type nearKey struct {
 	n    int
 }
 
-// textHedged reports whether a value found in text sits in a sentence
+// TextHedged reports whether a value found in text sits in a sentence
 // that calls it an estimate (expected, possible, 预计).
-func (ix *index) textHedged(l int32) bool {
-	lf := &ix.leaves[l]
-	if !lf.text || lf.src < 0 {
+func (ix *Index) TextHedged(l int32) bool {
+	lf := &ix.Leaves[l]
+	if !lf.Text || lf.Src < 0 {
 		return false
 	}
-	r := []rune(ix.leaves[lf.src].str())
-	if int(lf.textPos) >= len(r) {
+	r := []rune(ix.Leaves[lf.Src].Str())
+	if int(lf.TextPos) >= len(r) {
 		return false
 	}
-	return nearbyHedge(r, tokenize(r), int(lf.textPos), int(lf.textPos)+1)
+	return nearbyHedge(r, Tokenize(r), int(lf.TextPos), int(lf.TextPos)+1)
 }
 
 // nearbyHedge reports an estimate word (expected, possible, 预计) in the
 // sentence of the text around [s, e).
-func nearbyHedge(r []rune, toks []token, s, e int) bool {
+func nearbyHedge(r []rune, toks []Token, s, e int) bool {
 	lo, hi := s, e
 	for lo > 0 && !strings.ContainsRune(".!?。！？\n", r[lo-1]) {
 		lo--
@@ -736,15 +742,15 @@ func nearbyHedge(r []rune, toks []token, s, e int) bool {
 		hi++
 	}
 	for _, tk := range toks {
-		if tk.start < lo || tk.end > hi {
+		if tk.Start < lo || tk.End > hi {
 			continue
 		}
-		if l := enLex[tk.s]; l != nil && l.cues&cueHedge != 0 {
+		if l := EnLex[tk.S]; l != nil && l.Cues&cueHedge != 0 {
 			return true
 		}
 	}
 	for _, w := range segmentCJKKeep(r[lo:hi]) {
-		if l := zhLex[w]; l != nil && l.cues&cueHedge != 0 {
+		if l := ZhLex[w]; l != nil && l.Cues&cueHedge != 0 {
 			return true
 		}
 	}
@@ -758,24 +764,24 @@ const (
 	textDatesMax   = 16
 )
 
-// timeExpr is one time expression of a claim.
-type timeExpr struct {
-	start, end int     // rune offsets
-	days       []int32 // the days it may mean (a weekday: one; "next Friday": two)
-	lo, hi     int32   // a range of days (lo == hi for one day)
-	bound      cue     // cueLE (by, before, 之前) or cueGE (after, 之后)
-	clock      int     // minute of day, -1 if none
-	onlyClock  bool
+// TimeExpr is one time expression of a claim.
+type TimeExpr struct {
+	Start, End int     // rune offsets
+	Days       []int32 // the days it may mean (a weekday: one; "next Friday": two)
+	Lo, Hi     int32   // a range of days (lo == hi for one day)
+	Bound      Cue     // cueLE (by, before, 之前) or cueGE (after, 之后)
+	Clock      int     // minute of day, -1 if none
+	OnlyClock  bool
 	rel        bool // its days depend on the time it is read at (tomorrow, May 3, Friday)
 }
 
-func dayNumber(y int, m time.Month, d int) int32 {
+func DayNumber(y int, m time.Month, d int) int32 {
 	return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
 }
 
-func dayOf(t time.Time) int32 {
+func DayOf(t time.Time) int32 {
 	y, m, d := t.Date()
-	return dayNumber(y, m, d)
+	return DayNumber(y, m, d)
 }
 
 var evidenceDateLayouts = []string{
@@ -785,9 +791,9 @@ var evidenceDateLayouts = []string{
 	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00",
 }
 
-// parseEvidenceDate parses a date or timestamp value; minute is the minute
+// ParseEvidenceDate parses a date or timestamp value; minute is the minute
 // of day when the value has a time, else -1.
-func parseEvidenceDate(s string) (int32, int16, bool) {
+func ParseEvidenceDate(s string) (int32, int16, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) < 8 || len(s) > 40 {
 		return 0, -1, false
@@ -796,7 +802,7 @@ func parseEvidenceDate(s string) (int32, int16, bool) {
 	// "2024年…", "May 4, 2024", "4 May 2024".
 	switch c := s[0]; {
 	case c >= '0' && c <= '9':
-		if !(len(s) > 4 && isDigitByte(s[1]) && isDigitByte(s[2]) && isDigitByte(s[3]) && strings.ContainsRune("-/年", rune(s[4]))) &&
+		if !(len(s) > 4 && IsDigitByte(s[1]) && IsDigitByte(s[2]) && IsDigitByte(s[3]) && strings.ContainsRune("-/年", rune(s[4]))) &&
 			!(strings.IndexByte(s, ' ') > 0 && strings.IndexByte(s, ' ') <= 2) && !strings.HasPrefix(s[4:], "年") {
 			return 0, -1, false
 		}
@@ -816,7 +822,7 @@ func parseEvidenceDate(s string) (int32, int16, bool) {
 		if strings.Contains(l, "15") {
 			minute = int16(t.Hour()*60 + t.Minute())
 		}
-		return dayOf(t), minute, true
+		return DayOf(t), minute, true
 	}
 	return 0, -1, false
 }
@@ -842,14 +848,14 @@ func weekdayOf(s string) (time.Weekday, bool) {
 
 // nextWeekday is the day of weekday wd on or after now.
 func nextWeekday(wd time.Weekday, now time.Time) int32 {
-	return dayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7)
+	return DayOf(now) + int32((int(wd)-int(now.Weekday())+7)%7)
 }
 
 // parseClock parses a time of day value ("15:00", "3:30 PM", "18:30:00");
 // it returns the minute of day or -1.
 func parseClock(s string) int16 {
 	s = strings.TrimSpace(s)
-	if len(s) < 4 || len(s) > 11 || !isDigitByte(s[0]) {
+	if len(s) < 4 || len(s) > 11 || !IsDigitByte(s[0]) {
 		return -1
 	}
 	for _, l := range []string{"15:04", "15:04:05", "3:04 PM", "3:04PM", "3:04 pm", "3:04pm"} {
@@ -864,7 +870,7 @@ var months = numberTable[time.Month]("months")
 
 var weekdays = numberTable[time.Weekday]("weekdays")
 
-func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+func IsDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 func abs32(x int32) int32 {
 	if x < 0 {
@@ -881,42 +887,42 @@ func abs(x int) int {
 }
 
 // sub returns runes [i, j) as a string.
-func (t runeText) sub(i, j int) string {
+func (t RuneText) sub(i, j int) string {
 	if t.off == nil {
-		return t.s[i:j]
+		return t.S[i:j]
 	}
-	return t.s[t.off[i]:t.off[j]]
+	return t.S[t.off[i]:t.off[j]]
 }
 
-func zhNumeralRune(c rune) bool { return langData.IsZhNumeral(c) }
+func ZhNumeralRune(c rune) bool { return LangData.IsZhNumeral(c) }
 
-// zhMeasureRune reports a measure word or unit that may follow a numeral.
-func zhMeasureRune(c rune) bool {
+// ZhMeasureRune reports a measure word or unit that may follow a numeral.
+func ZhMeasureRune(c rune) bool {
 	return strings.ContainsRune("件个天台箱份双套瓶包盒张本支位人间晚次只辆元块小分周年斤克米度单笔条家款种名倍折成", c)
 }
 
 // enNumberWords and magnitudeWords are number words and the words
 // multiplying a number (thousand, k, 万 is Chinese and read apart).
 var (
-	enNumberWords  = langData.Numbers("number words")
-	magnitudeWords = langData.Numbers("magnitude words")
+	enNumberWords  = LangData.Numbers("number words")
+	magnitudeWords = LangData.Numbers("magnitude words")
 )
 
-// scanNumbers finds the numbers of normalised text r, skipping runes
+// ScanNumbers finds the numbers of normalised text r, skipping runes
 // marked in blocked (may be nil).
-func scanNumbers(r []rune, blocked []bool) []numMention {
-	return scanNumbersIn(string(r), r, blocked)
+func ScanNumbers(r []rune, blocked []bool) []NumMention {
+	return ScanNumbersIn(string(r), r, blocked)
 }
 
-// scanNumbersIn is scanNumbers with the text also as a string, s.
-func scanNumbersIn(s string, r []rune, blocked []bool) []numMention {
+// ScanNumbersIn is scanNumbers with the text also as a string, s.
+func ScanNumbersIn(s string, r []rune, blocked []bool) []NumMention {
 	out := fractionMentions(s, r, blocked)
 	if len(out) > 0 {
 		// Keep the main scan off the fractions' words.
 		b := make([]bool, len(r))
 		copy(b, blocked)
 		for _, m := range out {
-			for i := m.start; i < m.end; i++ {
+			for i := m.Start; i < m.End; i++ {
 				b[i] = true
 			}
 		}
@@ -948,14 +954,14 @@ func scanNumbersIn(s string, r []rune, blocked []bool) []numMention {
 				continue
 			}
 			out = append(out, m)
-			i = m.end - 1
-		case zhNumeralRune(c) || c == '半':
+			i = m.End - 1
+		case ZhNumeralRune(c) || c == '半':
 			m, ok := parseZhMention(r, i)
 			if !ok {
 				continue
 			}
 			out = append(out, m)
-			i = m.end - 1
+			i = m.End - 1
 		case isLatinLetter(c) && (i == 0 || !isLatinLetter(r[i-1]) && !isDigit(r[i-1])):
 			e := latinEnd(r, i)
 			if v, ok := enNumberWords[string(r[i:e])]; ok {
@@ -978,8 +984,8 @@ var reFraction = regexp.MustCompile(`\b(?:(a|one|two|three) quarters? of an hour
 // the number one; elsewhere ("$20 an hour", "twice a day") it is a rate.
 var reOneUnit = regexp.MustCompile(`\b(?:under|within|over|about|around|nearly|almost|than|least|most|up to|in|takes|took|lasts|lasted) (an hour|a day|a week|a minute)\b`)
 
-func fractionMentions(s string, r []rune, blocked []bool) []numMention {
-	var out []numMention
+func fractionMentions(s string, r []rune, blocked []bool) []NumMention {
+	var out []NumMention
 	if !strings.Contains(s, " an hour") && !strings.Contains(s, " a day") && !strings.Contains(s, " a week") && !strings.Contains(s, " a minute") &&
 		!strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
 		return nil // neither regexp can match
@@ -993,11 +999,11 @@ func fractionMentions(s string, r []rune, blocked []bool) []numMention {
 			continue // "an hour and a half" is read below
 		}
 		w := s[m[2]:m[3]]
-		u := unitWords[w[strings.IndexByte(w, ' ')+1:]]
+		u := UnitWords[w[strings.IndexByte(w, ' ')+1:]]
 		if u == nil {
 			continue
 		}
-		out = append(out, numMention{start: start, end: end, mag: 1, v: 1, hi: 1, unit: u})
+		out = append(out, NumMention{Start: start, End: end, Mag: 1, V: 1, Hi: 1, Unit: u})
 	}
 	if !strings.Contains(s, "half") && !strings.Contains(s, "quarter") {
 		return out
@@ -1007,24 +1013,24 @@ func fractionMentions(s string, r []rune, blocked []bool) []numMention {
 		if blocked != nil && slices.Contains(blocked[start:end], true) {
 			continue
 		}
-		mm := numMention{start: start, end: end, mag: 1, decimals: 2}
+		mm := NumMention{Start: start, End: end, Mag: 1, Decimals: 2}
 		switch {
 		case m[2] >= 0:
 			k := map[string]float64{"a": 1, "one": 1, "two": 2, "three": 3}[s[m[2]:m[3]]]
-			mm.v, mm.unit = 15*k, uMin
+			mm.V, mm.Unit = 15*k, UMin
 		case m[4] >= 0:
-			mm.v, mm.unit = map[string]float64{"half an hour": 30, "half a day": 12, "an hour and a half": 90, "a day and a half": 36}[s[m[4]:m[5]]], uMin
+			mm.V, mm.Unit = map[string]float64{"half an hour": 30, "half a day": 12, "an hour and a half": 90, "a day and a half": 36}[s[m[4]:m[5]]], UMin
 			if strings.Contains(s[m[4]:m[5]], "day") {
-				mm.unit = uHour
+				mm.Unit = UHour
 			}
 		default:
 			n, ok := enNumberWords[s[m[6]:m[7]]]
 			if !ok {
 				n, _ = strconv.ParseFloat(s[m[6]:m[7]], 64)
 			}
-			mm.v, mm.unit = n+0.5, unitWords[strings.TrimSuffix(s[m[8]:m[9]], "s")]
+			mm.V, mm.Unit = n+0.5, UnitWords[strings.TrimSuffix(s[m[8]:m[9]], "s")]
 		}
-		mm.hi = mm.v
+		mm.Hi = mm.V
 		out = append(out, mm)
 	}
 	return out
@@ -1059,7 +1065,7 @@ func currencyBefore(r []rune, i int) bool {
 
 // prefixUnit finds a currency sign or code ending at i (allowing one
 // space): "$12", "US$ 12", "¥12", "RMB 12", "EUR12".
-func prefixUnit(r []rune, i int) (*unit, int, bool) {
+func prefixUnit(r []rune, i int) (*Unit, int, bool) {
 	if i > len(r) {
 		return nil, i, false
 	}
@@ -1136,19 +1142,19 @@ func groupOf3(r []rune, i int) bool {
 
 // parseMention parses a number at r[i] with its prefix currency, magnitude,
 // unit and an optional second number of a range.
-func parseMention(r []rune, i int, blocked func(int) bool) (numMention, int, bool) {
-	m := numMention{start: i, mag: 1}
+func parseMention(r []rune, i int, blocked func(int) bool) (NumMention, int, bool) {
+	m := NumMention{Start: i, Mag: 1}
 	if u, s, ok := prefixUnit(r, i); ok {
-		m.unit, m.start = u, s
+		m.Unit, m.Start = u, s
 	}
-	if i > 0 && r[i-1] == '-' && (i < 2 || r[i-2] == ' ' || r[i-2] == '(') && m.unit == nil {
-		m.start = i - 1
+	if i > 0 && r[i-1] == '-' && (i < 2 || r[i-2] == ' ' || r[i-2] == '(') && m.Unit == nil {
+		m.Start = i - 1
 	}
 	v, dec, j, ok := parseNumber(r, i)
 	if !ok {
 		return m, j, false
 	}
-	if m.start == i-1 && r[i-1] == '-' {
+	if m.Start == i-1 && r[i-1] == '-' {
 		v = -v
 	}
 	if i >= 2 && string(r[i-2:i]) == "零下" {
@@ -1161,13 +1167,13 @@ func parseMention(r []rune, i int, blocked func(int) bool) (numMention, int, boo
 		switch {
 		case w == "st" || w == "nd" || w == "rd" || w == "th":
 			return m, e, false
-		case magnitudeWords[w] > 0 && len(w) == 1 && (w == "k" || m.unit != nil && m.unit.dim == dimCurrency):
+		case magnitudeWords[w] > 0 && len(w) == 1 && (w == "k" || m.Unit != nil && m.Unit.Dim == DimCurrency):
 			v *= magnitudeWords[w]
-			m.mag = magnitudeWords[w]
+			m.Mag = magnitudeWords[w]
 			j = e
-		case unitWords[w] != nil:
+		case UnitWords[w] != nil:
 		default:
-			if e-j <= 3 && unitWords[w] == nil && (e >= len(r) || !isDigit(r[e])) {
+			if e-j <= 3 && UnitWords[w] == nil && (e >= len(r) || !isDigit(r[e])) {
 				// e.g. "5x" — not a unit we know; keep the number alone.
 				if w != "x" && w != "pm" && w != "am" {
 					return m, e, false
@@ -1175,18 +1181,18 @@ func parseMention(r []rune, i int, blocked func(int) bool) (numMention, int, boo
 			}
 		}
 	}
-	m.v, m.hi, m.decimals = v, v, dec
+	m.V, m.Hi, m.Decimals = v, v, dec
 	j = m.magnitude(r, j)
 	j = m.unitAfter(r, j)
-	m.end = j
+	m.End = j
 	m.rangeAfter(r, blocked)
-	m.hi = max(m.hi, m.v)
-	return m, m.end, true
+	m.Hi = max(m.Hi, m.V)
+	return m, m.End, true
 }
 
 // magnitude applies a magnitude word after the number ("3.2 billion",
 // "1.5万", "12 thousand").
-func (m *numMention) magnitude(r []rune, j int) int {
+func (m *NumMention) magnitude(r []rune, j int) int {
 	if j+1 < len(r) && r[j] == ' ' && strings.ContainsRune("万亿", r[j+1]) {
 		j++ // "1.2 万件"
 	}
@@ -1194,7 +1200,7 @@ func (m *numMention) magnitude(r []rune, j int) int {
 		switch r[j] {
 		case '万', '亿', '千', '百':
 			for n := min(len(r)-j, 4); n >= 2; n-- {
-				if _, ok := unitWords[string(r[j:j+n])]; ok {
+				if _, ok := UnitWords[string(r[j:j+n])]; ok {
 					return j // 千克, 千米, 千瓦时, 千卡: a unit, not a magnitude
 				}
 			}
@@ -1204,9 +1210,9 @@ func (m *numMention) magnitude(r []rune, j int) int {
 				f *= map[rune]float64{'万': 1e4, '亿': 1e8}[r[j]]
 				j++
 			}
-			m.v *= f
-			m.hi *= f
-			m.mag *= f
+			m.V *= f
+			m.Hi *= f
+			m.Mag *= f
 			return j
 		}
 	}
@@ -1217,18 +1223,18 @@ func (m *numMention) magnitude(r []rune, j int) int {
 	e := latinEnd(r, k)
 	w := string(r[k:e])
 	if f, ok := magnitudeWords[w]; ok && len(w) > 1 {
-		m.v *= f
-		m.hi *= f
-		m.mag *= f
+		m.V *= f
+		m.Hi *= f
+		m.Mag *= f
 		return e
 	}
 	return j
 }
 
 // unitAfter reads a unit after the number, longest spelling first.
-func (m *numMention) unitAfter(r []rune, j int) int {
+func (m *NumMention) unitAfter(r []rune, j int) int {
 	if j < len(r) && (r[j] == '%' || r[j] == '‰') {
-		m.unit = uPercent
+		m.Unit = UPercent
 		return j + 1
 	}
 	k := j
@@ -1244,7 +1250,7 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 		if lens&(1<<n) == 0 {
 			continue // no unit word of n runes starts with r[k]
 		}
-		u, ok := unitWords[string(r[k:k+n])] // NB: no allocation: the key does not escape
+		u, ok := UnitWords[string(r[k:k+n])] // NB: no allocation: the key does not escape
 		if !ok {
 			continue
 		}
@@ -1254,8 +1260,8 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 			continue // "12 inches" not "12 in"; "5 mins" not "5 min"+"s"
 		}
 		if isLatinLetter(r[k]) && n == 1 && space && s != "%" {
-			if m.unit == nil && (k+1 >= len(r) || !isLatinLetter(r[k+1])) {
-				m.maybeUnit = u
+			if m.Unit == nil && (k+1 >= len(r) || !isLatinLetter(r[k+1])) {
+				m.MaybeUnit = u
 			}
 			continue // "5 m" is too ambiguous; "5m" is metres
 		}
@@ -1264,23 +1270,23 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 				continue // 周五 is a weekday
 			}
 		}
-		if s == "年" && m.v >= 1900 {
+		if s == "年" && m.V >= 1900 {
 			continue // 2024年 is a year
 		}
-		if m.unit != nil && m.unit.dim == dimCurrency && u.dim == dimCurrency {
+		if m.Unit != nil && m.Unit.Dim == DimCurrency && u.Dim == DimCurrency {
 			return k + n // "$12 USD"
 		}
-		if m.unit != nil && u.dim != dimCurrency {
+		if m.Unit != nil && u.Dim != DimCurrency {
 			continue
 		}
-		m.unit = u
-		m.unitWord = s
+		m.Unit = u
+		m.UnitWord = s
 		if u == uZhe {
 			// 8.5 折 / 85 折 / 八折: that share of the original price.
-			if m.v < 10 {
-				m.v, m.hi = m.v*10, m.hi*10
+			if m.V < 10 {
+				m.V, m.Hi = m.V*10, m.Hi*10
 			}
-			m.unit = uPercent
+			m.Unit = UPercent
 		}
 		return k + n
 	}
@@ -1289,8 +1295,8 @@ func (m *numMention) unitAfter(r []rune, j int) int {
 
 // rangeAfter extends m with a second number: "3-5", "3 to 5", "3~5",
 // "3至5", "3到5天", "$10-$15", "between 3 and 5".
-func (m *numMention) rangeAfter(r []rune, blocked func(int) bool) {
-	j := m.end
+func (m *NumMention) rangeAfter(r []rune, blocked func(int) bool) {
+	j := m.End
 	k := j
 	for k < len(r) && r[k] == ' ' {
 		k++
@@ -1299,9 +1305,9 @@ func (m *numMention) rangeAfter(r []rune, blocked func(int) bool) {
 	switch {
 	case k < len(r) && strings.ContainsRune("-~～至到", r[k]):
 		sepEnd = k + 1
-	case k+2 <= len(r) && string(r[k:k+2]) == "to" && (k+2 == len(r) || r[k+2] == ' ') && !precededBy(r, m.start, "by"):
+	case k+2 <= len(r) && string(r[k:k+2]) == "to" && (k+2 == len(r) || r[k+2] == ' ') && !precededBy(r, m.Start, "by"):
 		sepEnd = k + 2 // not "fell by $0.5 billion to $1.1 billion"
-	case k+3 <= len(r) && string(r[k:k+3]) == "and" && m.start >= 8 && strings.HasSuffix(strings.TrimRight(string(r[max(0, m.start-9):m.start]), " "), "between"):
+	case k+3 <= len(r) && string(r[k:k+3]) == "and" && m.Start >= 8 && strings.HasSuffix(strings.TrimRight(string(r[max(0, m.Start-9):m.Start]), " "), "between"):
 		sepEnd = k + 3
 	}
 	if sepEnd < 0 {
@@ -1323,29 +1329,29 @@ func (m *numMention) rangeAfter(r []rune, blocked func(int) bool) {
 	if !ok {
 		return
 	}
-	second := numMention{v: v2, hi: v2, mag: 1, decimals: dec}
+	second := NumMention{V: v2, Hi: v2, Mag: 1, Decimals: dec}
 	e = second.magnitude(r, e)
-	if m.mag != 1 && second.mag == 1 {
-		second.v *= m.mag
+	if m.Mag != 1 && second.Mag == 1 {
+		second.V *= m.Mag
 	}
 	e = second.unitAfter(r, e)
-	if second.unit != nil && m.unit != nil && second.unit.dim != m.unit.dim {
+	if second.Unit != nil && m.Unit != nil && second.Unit.Dim != m.Unit.Dim {
 		return
 	}
-	if second.v < m.v {
+	if second.V < m.V {
 		return
 	}
-	if m.unit == nil {
-		m.unit = second.unit
+	if m.Unit == nil {
+		m.Unit = second.Unit
 	}
-	if second.mag != 1 && m.mag == 1 {
-		m.v *= second.mag
-		m.mag = second.mag
+	if second.Mag != 1 && m.Mag == 1 {
+		m.V *= second.Mag
+		m.Mag = second.Mag
 	}
-	m.hi = second.v
-	m.isRange = true
-	m.decimals = max(m.decimals, dec)
-	m.end = e
+	m.Hi = second.V
+	m.IsRange = true
+	m.Decimals = max(m.Decimals, dec)
+	m.End = e
 }
 
 // precededBy reports whether the word before position i is w.
@@ -1363,11 +1369,11 @@ func precededBy(r []rune, i int, w string) bool {
 
 // parseZhMention parses a Chinese numeral followed by a unit or measure
 // word (两件, 三天, 二十五度, 百分之二十, 半小时).
-func parseZhMention(r []rune, i int) (numMention, bool) {
-	m := numMention{start: i, mag: 1}
+func parseZhMention(r []rune, i int) (NumMention, bool) {
+	m := NumMention{Start: i, Mag: 1}
 	pct := false
 	if i >= 3 && string(r[i-3:i]) == "百分之" {
-		m.start, pct = i-3, true
+		m.Start, pct = i-3, true
 	}
 	var v float64
 	var j int
@@ -1385,7 +1391,7 @@ func parseZhMention(r []rune, i int) (numMention, bool) {
 	}
 	if r[i] == '一' && j == i+1 && (i == 0 || !strings.ContainsRune("剩有共只仅还买订购余是为了", r[i-1])) {
 		// 一箱, 一个: an article, not a count; but 一周, 一天 are durations.
-		if u := (&numMention{mag: 1}); u.unitAfter(r, j) == j || u.unit == nil || u.unit.dim != dimTime {
+		if u := (&NumMention{Mag: 1}); u.unitAfter(r, j) == j || u.Unit == nil || u.Unit.Dim != DimTime {
 			return m, false
 		}
 	}
@@ -1393,34 +1399,34 @@ func parseZhMention(r []rune, i int) (numMention, bool) {
 		j++
 		v += 0.5
 	}
-	m.v, m.hi = v, v
+	m.V, m.Hi = v, v
 	if pct {
-		m.unit, m.end = uPercent, j
+		m.Unit, m.End = UPercent, j
 		return m, true
 	}
 	// "一个半小时": a measure word before the unit.
 	end := m.unitAfter(r, j)
 	if end == j {
-		if j < len(r) && zhMeasureRune(r[j]) && r[j] != '分' && r[j] != '成' {
+		if j < len(r) && ZhMeasureRune(r[j]) && r[j] != '分' && r[j] != '成' {
 			end = j + 1
-			m.unit = uCount
+			m.Unit = uCount
 		} else {
 			return m, false
 		}
 	}
-	if m.unit == uCount && end < len(r) && r[end] == '半' {
+	if m.Unit == uCount && end < len(r) && r[end] == '半' {
 		end++
-		m.v += 0.5
+		m.V += 0.5
 	}
-	m.hi = m.v
-	m.end = end
+	m.Hi = m.V
+	m.End = end
 	return m, true
 }
 
 // numberWordMention accepts an English number word when a unit or noun
 // follows ("two days", "three items"); "one" needs a unit.
-func numberWordMention(r []rune, s, e int, v float64) (numMention, bool) {
-	m := numMention{start: s, end: e, v: v, hi: v, mag: 1}
+func numberWordMention(r []rune, s, e int, v float64) (NumMention, bool) {
+	m := NumMention{Start: s, End: e, V: v, Hi: v, Mag: 1}
 	end := m.unitAfter(r, e)
 	if end == e {
 		if v == 1 || v == 0 {
@@ -1431,135 +1437,135 @@ func numberWordMention(r []rune, s, e int, v float64) (numMention, bool) {
 			k++
 		}
 		w := string(r[k:latinEnd(r, k)])
-		if w == "" || enLex[w] != nil && enLex[w].cues&cueStop != 0 && enLex[w].concepts == nil {
+		if w == "" || EnLex[w] != nil && EnLex[w].Cues&CueStop != 0 && EnLex[w].Concepts == nil {
 			return m, false
 		}
 	}
-	m.end = end
+	m.End = end
 	return m, true
 }
 
-// yearLike reports whether m is written as a calendar year: a plain
+// YearLike reports whether m is written as a calendar year: a plain
 // four-digit integer from 1900 to 2099, with no unit, magnitude or hedge.
-func (m *numMention) yearLike() bool {
-	return m.unit == nil && m.mag == 1 && m.decimals == 0 && !m.approx && !m.isRange &&
-		m.v >= 1900 && m.v < 2100 && m.v == math.Trunc(m.v) && m.end-m.start == 4
+func (m *NumMention) YearLike() bool {
+	return m.Unit == nil && m.Mag == 1 && m.Decimals == 0 && !m.Approx && !m.IsRange &&
+		m.V >= 1900 && m.V < 2100 && m.V == math.Trunc(m.V) && m.End-m.Start == 4
 }
 
 // keyNumbers indexes what a numeric field's key says about its value: a
 // magnitude (the value in 万元 is also indexed in 元) and a number in the
 // key itself (sales_30d is about 30 days).
-func (w *walker) keyNumbers(id int32, ki *keyInfo) {
-	ix := w.ix
-	base := ix.leaves[id]
+func (w *Walker) keyNumbers(id int32, ki *keyInfo) {
+	ix := w.Ix
+	base := ix.Leaves[id]
 	if ki.mag != 1 {
 		lf := base
-		lf.num, lf.hi, lf.scaled = base.num*ki.mag, base.hi*ki.mag, true
+		lf.Num, lf.Hi, lf.Scaled = base.Num*ki.mag, base.Hi*ki.mag, true
 		if ki.magCurrency {
-			lf.setUnit(uCNY)
-			lf.dim = dimCurrency
+			lf.setUnit(UCNY)
+			lf.Dim = DimCurrency
 		}
 		if ki.magUnit != nil {
 			lf.setUnit(ki.magUnit)
-			lf.dim = ki.magUnit.dim
+			lf.Dim = ki.magUnit.Dim
 		}
-		ix.leaves = append(ix.leaves, lf)
+		ix.Leaves = append(ix.Leaves, lf)
 	}
 	for _, m := range ki.numbers {
 		lf := base
-		lf.num, lf.hi, lf.dim, lf.text = m.v, m.v, m.unit.dim, true
-		lf.setUnit(m.unit)
-		ix.leaves = append(ix.leaves, lf)
+		lf.Num, lf.Hi, lf.Dim, lf.Text = m.V, m.V, m.Unit.Dim, true
+		lf.setUnit(m.Unit)
+		ix.Leaves = append(ix.Leaves, lf)
 	}
 }
 
-// textItems finds the numbers ("3-5 business days", "$25.00", "revenue
+// TextItems finds the numbers ("3-5 business days", "$25.00", "revenue
 // rose 12% to 3.2 billion") and dates ("launches on June 3", "landfall on
 // Thursday evening", resolved against the answer's time) in s.
-func (w *walker) textItems(s string, dates bool) []textItem {
+func (w *Walker) TextItems(s string, dates bool) []TextItem {
 	key := textKey{s, dates}
-	if items, ok := w.ix.texts[key]; ok {
+	if items, ok := w.Ix.texts[key]; ok {
 		return items
 	}
-	var items []textItem
+	var items []TextItem
 	norm := lang.Normalize(s)
-	var toks []token
+	var toks []Token
 	near := func(a, b int) []string {
 		if toks == nil {
-			toks = tokenize(norm)
+			toks = Tokenize(norm)
 		}
 		return nearbyConcepts(toks, a, b, 6)
 	}
 	if strings.ContainsAny(s, "0123456789０１２３４５６７８９") {
-		for k, m := range scanNumbers(norm, nil) {
+		for k, m := range ScanNumbers(norm, nil) {
 			if k >= textNumbersMax {
 				break
 			}
 			bare := true
 			for i, c := range norm {
-				if (i < m.start || i >= m.end) && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
+				if (i < m.Start || i >= m.End) && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
 					bare = false
 					break
 				}
 			}
-			items = append(items, textItem{num: m.v, hi: m.hi, unit: m.unit, pos: int32(m.start), near: near(m.start, m.end), bare: bare})
+			items = append(items, TextItem{num: m.V, hi: m.Hi, unit: m.Unit, pos: int32(m.Start), near: near(m.Start, m.End), bare: bare})
 		}
 	}
 	if dates && len(s) >= 5 && mightHaveDate(norm) {
-		for _, te := range textDates(norm, w.now) {
-			items = append(items, textItem{date: true, day: te.days[0], clock: int16(te.clock), pos: int32(te.start), near: near(te.start, te.end), rel: te.rel})
+		for _, te := range textDates(norm, w.Now) {
+			items = append(items, TextItem{Date: true, day: te.Days[0], clock: int16(te.Clock), pos: int32(te.Start), near: near(te.Start, te.End), rel: te.rel})
 		}
 	}
-	w.ix.texts[key] = items
+	w.Ix.texts[key] = items
 	return items
 }
 
 // textNumbers and textDates index the items of a string value as leaves
 // pointing at the string.
-func (w *walker) textNumbers(id int32, s string) {
+func (w *Walker) textNumbers(id int32, s string) {
 	if s == "" || len(s) > 20000 {
 		return
 	}
 	w.textLeaves(id, s, false)
 }
 
-func (w *walker) textDates(id int32, s string) {
+func (w *Walker) textDates(id int32, s string) {
 	if s == "" || len(s) > 20000 {
 		return
 	}
 	w.textLeaves(id, s, true)
 }
 
-func (w *walker) textLeaves(id int32, s string, dates bool) {
-	ix := w.ix
-	base := ix.leaves[id]
-	items := w.textItems(s, true)
+func (w *Walker) textLeaves(id int32, s string, dates bool) {
+	ix := w.Ix
+	base := ix.Leaves[id]
+	items := w.TextItems(s, true)
 	// The string is the value itself when nothing but one number and its
 	// unit is written in it.
-	short := !dates && len(items) == 1 && !items[0].date && items[0].bare
+	short := !dates && len(items) == 1 && !items[0].Date && items[0].bare
 	nth := 0 // of the dates
 	for _, it := range items {
-		if it.date != dates {
+		if it.Date != dates {
 			continue
 		}
 		nth++
 		lf := base
-		lf.text, lf.catID, lf.src, lf.textPos = true, 0, id, it.pos
+		lf.Text, lf.catID, lf.Src, lf.TextPos = true, 0, id, it.pos
 		w.setTextCtx(&lf, base.ctxID, it.near)
 		if dates {
-			lf.hasDay, lf.day, lf.minute = true, it.day, it.clock
+			lf.HasDay, lf.Day, lf.Minute = true, it.day, it.clock
 			if it.rel {
 				lf.rel = int8(nth)
 			}
 		} else {
-			lf.kind, lf.strID, lf.textShort = kindNum, 0, short
-			lf.num, lf.hi, lf.dim = it.num, it.hi, dimNone
+			lf.Kind, lf.strID, lf.TextShort = KindNum, 0, short
+			lf.Num, lf.Hi, lf.Dim = it.num, it.hi, DimNone
 			lf.setUnit(it.unit)
 			if it.unit != nil {
-				lf.dim = it.unit.dim
+				lf.Dim = it.unit.Dim
 			}
 		}
-		ix.leaves = append(ix.leaves, lf)
+		ix.Leaves = append(ix.Leaves, lf)
 	}
 }
 
@@ -1567,7 +1573,7 @@ func (w *walker) textLeaves(id int32, s string, dates bool) {
 // for each pair: a text repeated across a result ("Ships in 3-5 business
 // days" in every item) would otherwise build and look up the same list
 // for every value in it.
-func (w *walker) setTextCtx(lf *leaf, base uint32, near []string) {
+func (w *Walker) setTextCtx(lf *Leaf, base uint32, near []string) {
 	if len(near) == 0 {
 		lf.setCtx(appendCtx(lf.t.lists[base], near))
 		return
@@ -1585,11 +1591,11 @@ func (w *walker) setTextCtx(lf *leaf, base uint32, near []string) {
 }
 
 // nearbyConcepts returns the concepts of up to n tokens around [s, e).
-func nearbyConcepts(toks []token, s, e, n int) []string {
+func nearbyConcepts(toks []Token, s, e, n int) []string {
 	var out []string
 	for _, tk := range toks {
-		if tk.end <= s && tk.end > s-40 || tk.start >= e && tk.start < e+40 {
-			for _, c := range wordConcepts(tk.s) {
+		if tk.End <= s && tk.End > s-40 || tk.Start >= e && tk.Start < e+40 {
+			for _, c := range WordConcepts(tk.S) {
 				if len(out) < n {
 					out = append(out, c)
 				}
@@ -1599,44 +1605,44 @@ func nearbyConcepts(toks []token, s, e, n int) []string {
 	return out
 }
 
-// dateTarget is an evidence date (or day window) a time claim is checked
+// DateTarget is an evidence date (or day window) a time claim is checked
 // against.
-type dateTarget struct {
-	leaves []int32
-	lo, hi int32
-	score  int
-	clock  int
+type DateTarget struct {
+	Leaves []int32
+	Lo, Hi int32
+	Score  int
+	Clock  int
 }
 
-// dayHolds decides a time expression against one evidence date or window.
-func dayHolds(te *timeExpr, t *dateTarget) (events.Verdict, bool) {
-	switch te.bound {
-	case cueLE:
-		if t.hi <= te.hi {
+// DayHolds decides a time expression against one evidence date or window.
+func DayHolds(te *TimeExpr, t *DateTarget) (events.Verdict, bool) {
+	switch te.Bound {
+	case CueLE:
+		if t.Hi <= te.Hi {
 			return events.VerdictSupported, true
 		}
 		return "", false
-	case cueGE:
-		if t.lo >= te.lo {
+	case CueGE:
+		if t.Lo >= te.Lo {
 			return events.VerdictSupported, true
 		}
 		return "", false
 	}
-	if te.lo != te.hi && len(te.days) == 2 && te.days[1] == te.days[0]+1 {
+	if te.Lo != te.Hi && len(te.Days) == 2 && te.Days[1] == te.Days[0]+1 {
 		// A weekend: any day of it.
-		if t.lo >= te.lo && t.hi <= te.hi {
+		if t.Lo >= te.Lo && t.Hi <= te.Hi {
 			return events.VerdictSupported, true
 		}
 		return "", false
 	}
-	for _, d := range te.days {
-		if t.lo == t.hi && t.lo == d {
+	for _, d := range te.Days {
+		if t.Lo == t.Hi && t.Lo == d {
 			return events.VerdictSupported, true
 		}
-		if t.lo != t.hi && (d == t.lo || d == t.hi) && t.hi-t.lo <= 1 {
+		if t.Lo != t.Hi && (d == t.Lo || d == t.Hi) && t.Hi-t.Lo <= 1 {
 			return events.VerdictSupported, true
 		}
-		if t.lo != t.hi && d >= t.lo && d <= t.hi {
+		if t.Lo != t.Hi && d >= t.Lo && d <= t.Hi {
 			return events.VerdictUnsupported, true
 		}
 	}
@@ -1647,7 +1653,7 @@ func dayHolds(te *timeExpr, t *dateTarget) (events.Verdict, bool) {
 // name, a relative day, a Chinese date, or digits joined by - or /.
 func mightHaveDate(r []rune) bool {
 	s := string(r)
-	if hasAnyRune(s, "月周星今明昨后") || hasMonthName(s) {
+	if hasAnyRune(s, "月周星今明昨后") || HasMonthName(s) {
 		return true
 	}
 	for _, w := range []string{"day", "tomorrow", "tonight", "weekend"} {
@@ -1665,12 +1671,12 @@ func mightHaveDate(r []rune) bool {
 
 // cutAt returns the cut of the array whose element holds the pointer ptr
 // of callID's result, if an excerpt left rows of it out.
-func (ix *index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
-	for i := range ix.ev {
-		if ix.ev[i].CallID != callID {
+func (ix *Index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
+	for i := range ix.Ev {
+		if ix.Ev[i].CallID != callID {
 			continue
 		}
-		for _, c := range ix.ev[i].Cuts {
+		for _, c := range ix.Ev[i].Cuts {
 			if c.Len > c.Kept && strings.HasPrefix(ptr, c.Pointer+"/") {
 				return c, true
 			}
@@ -1679,9 +1685,9 @@ func (ix *index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
 	return events.ArrayCut{}, false
 }
 
-// cutOf returns the cut of an array an excerpt shortened that holds one of
+// CutOf returns the cut of an array an excerpt shortened that holds one of
 // refs, if any, and the call of its result.
-func (ix *index) cutOf(refs []events.EvidenceRef) (events.ArrayCut, string, bool) {
+func (ix *Index) CutOf(refs []events.EvidenceRef) (events.ArrayCut, string, bool) {
 	for _, r := range refs {
 		if c, ok := ix.cutAt(r.CallID, r.Pointer); ok {
 			return c, r.CallID, true

@@ -1,8 +1,7 @@
-package check
+package evidence
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
 	"strings"
 	"testing"
 )
@@ -10,13 +9,13 @@ import (
 // The lexicon of the language data loads and holds what the rules need;
 // internal/lang's tests refuse a malformed file.
 func TestLexiconFile(t *testing.T) {
-	if len(enLex) < 500 || len(zhLex) < 500 || !lexConcepts["stock"] {
-		t.Fatalf("lexicon too small: %d English, %d Chinese words", len(enLex), len(zhLex))
+	if len(EnLex) < 500 || len(ZhLex) < 500 || !LexConcepts["stock"] {
+		t.Fatalf("lexicon too small: %d English, %d Chinese words", len(EnLex), len(ZhLex))
 	}
-	if l := enLex["out of stock"]; l == nil || l.cues&cueNegLex == 0 || !strings.Contains(strings.Join(l.concepts, " "), "stock") {
+	if l := EnLex["out of stock"]; l == nil || l.Cues&CueNegLex == 0 || !strings.Contains(strings.Join(l.Concepts, " "), "stock") {
 		t.Fatalf("out_of_stock: %+v", l)
 	}
-	if _, err := parseLexicon(lang.Default()); err != nil {
+	if _, err := ParseLexicon(lang.Default()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -27,14 +26,14 @@ func TestDataNameLexiconConcepts(t *testing.T) {
 	for _, sec := range []string{"concept dimensions", "dimension concepts", "concept roles"} {
 		for _, l := range lang.Default().Lines(sec) {
 			for _, c := range l.Words {
-				if !lexConcepts[c] {
+				if !LexConcepts[c] {
 					t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, c)
 				}
 			}
 		}
 	}
 	for _, l := range lang.Default().Lines("measure concepts") {
-		if !lexConcepts[l.Name] {
+		if !LexConcepts[l.Name] {
 			t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, l.Name)
 		}
 	}

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestJSONTextIsTheEncoders(t *testing.T) {
 		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := jsonText(s), strings.TrimSuffix(b.String(), "\n"); got != want {
+		if got, want := JsonText(s), strings.TrimSuffix(b.String(), "\n"); got != want {
 			t.Errorf("jsonText(%q) = %s, the encoder writes %s", s, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// sameLower says what comparing strings.ToLower of both says, for mixed
+// SameLower says what comparing strings.ToLower of both says, for mixed
 // case, non-ASCII and invalid UTF-8.
 func TestSameLowerIsToLowerEquality(t *testing.T) {
 	pieces := []string{"a", "A", "é", "É", "Σ", "σ", "ς", "K", "\u212a", "k", "ǅ", "ǆ", "İ", "i", "\xff", "\ufffd", "商", " ", ""}
@@ -20,7 +20,7 @@ func TestSameLowerIsToLowerEquality(t *testing.T) {
 	}
 	for range 50000 {
 		a, b := word(), word()
-		if got, want := sameLower(a, b), strings.ToLower(a) == strings.ToLower(b); got != want {
+		if got, want := SameLower(a, b), strings.ToLower(a) == strings.ToLower(b); got != want {
 			t.Fatalf("sameLower(%q, %q) = %v, want %v", a, b, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
@@ -29,16 +29,16 @@ type phrase struct {
 // cannot read (a cue it does not know) is a bug caught by any test of the
 // package.
 func mustLexicon(d *lang.Data) *lexicon {
-	lx, err := parseLexicon(d)
+	lx, err := ParseLexicon(d)
 	if err != nil {
 		panic(err)
 	}
 	return lx
 }
 
-// parseLexicon reads the lexicon sections of d (lang.Load has checked
+// ParseLexicon reads the lexicon sections of d (lang.Load has checked
 // them against the schema). It refuses a cue the verifier does not know.
-func parseLexicon(d *lang.Data) (*lexicon, error) {
+func ParseLexicon(d *lang.Data) (*lexicon, error) {
 	lx := &lexicon{
 		concepts: map[string]bool{},
 		en:       map[string]*lexInfo{},
@@ -61,7 +61,7 @@ func parseLexicon(d *lang.Data) (*lexicon, error) {
 		lx.concepts[l.name] = true
 		for _, w := range l.words {
 			li := lx.add(w)
-			li.concepts = append(li.concepts, l.name)
+			li.Concepts = append(li.Concepts, l.name)
 		}
 	}
 	for _, l := range sections["cues"] {
@@ -70,7 +70,7 @@ func parseLexicon(d *lang.Data) (*lexicon, error) {
 			return nil, fmt.Errorf("verifier: lexicon line %d: unknown cue %q", l.no, l.name)
 		}
 		for _, w := range l.words {
-			lx.add(w).cues |= c
+			lx.add(w).Cues |= c
 		}
 	}
 	for _, l := range sections["categories"] {
@@ -85,22 +85,22 @@ func parseLexicon(d *lang.Data) (*lexicon, error) {
 		for _, w := range l.words {
 			neg := strings.HasPrefix(w, "!")
 			li := lx.add(strings.TrimPrefix(w, "!"))
-			li.cats = append(li.cats, catValue{class: parts[0], value: parts[1], rank: rank, neg: neg})
+			li.Cats = append(li.Cats, CatValue{Class: parts[0], Value: parts[1], rank: rank, Neg: neg})
 		}
 	}
 	// Chinese unit words name what they measure (每公斤 is about kg).
-	for w, u := range unitWords {
+	for w, u := range UnitWords {
 		if r := []rune(w); len(r) >= 2 && lang.IsCJK(r[0]) {
-			for _, c := range unitConceptNames(u) {
+			for _, c := range UnitConceptNames(u) {
 				li := lx.add(w)
-				li.concepts = dedupe(append(li.concepts, c))
+				li.Concepts = Dedupe(append(li.Concepts, c))
 			}
 		}
 	}
 	for _, l := range sections["unit concepts"] {
 		for _, w := range l.words {
 			li := lx.add(w)
-			li.concepts = append(li.concepts, l.name)
+			li.Concepts = append(li.Concepts, l.name)
 		}
 	}
 	for k, ps := range lx.phrases {

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
@@ -26,69 +26,69 @@ import (
 type leafKind uint8
 
 const (
-	kindNum leafKind = iota
-	kindStr
-	kindBool
+	KindNum leafKind = iota
+	KindStr
+	KindBool
 	kindNull
 )
 
 type node struct {
-	ev, parent     int32
-	ptr            string
-	array          bool
-	leafLo, leafHi int32 // leaves of the subtree
+	Ev, Parent     int32
+	Ptr            string
+	Array          bool
+	LeafLo, LeafHi int32 // leaves of the subtree
 	nodeHi         int32 // descendants are (id, nodeHi)
-	concepts       []string
+	Concepts       []string
 	subject        string
 	hedge          bool
-	objKids        int // children that are objects (collections)
-	length         int
+	ObjKids        int // children that are objects (collections)
+	Length         int
 }
 
-// leaf is one value. Its strings, concept lists and categories are
+// Leaf is one value. Its strings, concept lists and categories are
 // numbers in its part's tables (t), so that a leaf holds one pointer and
 // a part's leaves are cheap to read back and to copy into an answer's
 // index; the methods ptr, raw, str, own, ctx, cat and unit read them.
-type leaf struct {
+type Leaf struct {
 	t         *tables
-	num, hi   float64 // hi > num for a range written in a string ("3-5 days")
-	ev, node  int32
+	Num, Hi   float64 // hi > num for a range written in a string ("3-5 days")
+	Ev, Node  int32
 	ptrID     uint32 // RFC 6901 pointer
 	rawID     uint32 // JSON text of the value
 	strID     uint32 // normalised string value
 	ownID     uint32 // concepts of the leaf's own key
 	ctxID     uint32 // concepts of the enclosing keys and, for numbers in text, nearby words
 	catID     uint32
-	src       int32 // for a value found in a string: the string's leaf
-	textPos   int32 // … and where in it (runes)
-	day       int32 // days since 1970-01-01 for dates
-	minute    int16 // minute of day, -1 if none
-	kind      leafKind
-	unitID    uint8 // in unitTable
-	dim       dimension
-	b         bool
-	negKey    bool // the key negates ("out_of_stock", "non_refundable")
-	hedge     bool // an estimate: eta, forecast, expected, 预计
-	text      bool // a number found inside a string value (or a key)
-	textShort bool // … a string that is little more than the number
-	keyUp     bool // the key says the value is a rise (增长, growth)
-	keyDown   bool // … or a fall (下降, decline)
-	scaled    bool // a copy scaled by its key's magnitude (万元, millions)
-	subjKey   bool // the field names its object (name, id, sku)
-	hasDay    bool
+	Src       int32 // for a value found in a string: the string's leaf
+	TextPos   int32 // … and where in it (runes)
+	Day       int32 // days since 1970-01-01 for dates
+	Minute    int16 // minute of day, -1 if none
+	Kind      leafKind
+	UnitID    uint8 // in unitTable
+	Dim       Dimension
+	B         bool
+	NegKey    bool // the key negates ("out_of_stock", "non_refundable")
+	Hedge     bool // an estimate: eta, forecast, expected, 预计
+	Text      bool // a number found inside a string value (or a key)
+	TextShort bool // … a string that is little more than the number
+	KeyUp     bool // the key says the value is a rise (增长, growth)
+	KeyDown   bool // … or a fall (下降, decline)
+	Scaled    bool // a copy scaled by its key's magnitude (万元, millions)
+	SubjKey   bool // the field names its object (name, id, sku)
+	HasDay    bool
 	// A day that depends on the answer's time is fixed when parts are
 	// joined (join): wday is a weekday value's weekday + 1 ({"day": "Mon"}),
 	// rel the rel-th date in the text of src (a date without a year).
 	wday, rel int8
 }
 
-type subjEntry struct {
-	toks    []string
-	keys    []string // subjectKey of each token
-	node    int32
+type SubjEntry struct {
+	Toks    []string
+	Keys    []string // subjectKey of each token
+	Node    int32
 	alias   bool // a code inside the subject's name
-	partial bool // a distinctive word of the name, valid while unique
-	exact   string
+	Partial bool // a distinctive word of the name, valid while unique
+	Exact   string
 }
 
 type valEntry struct {
@@ -96,50 +96,50 @@ type valEntry struct {
 	leaf int32
 }
 
-// index is the evidence an answer is checked against (made by join), or
+// Index is the evidence an answer is checked against (made by join), or
 // one part while it is built (indexResult). Both have the nodes, leaves and
 // lists; a part being built also has its lookups as maps and its builder's
 // caches, an answer's index looks its parts up (lookup.go).
-type index struct {
-	ev     []Evidence
-	nodes  []node
-	leaves []leaf
-	nums   []int32 // numeric leaves sorted by value
-	dates  []int32
-	bools  []int32
-	cats   []int32
-	colls  []coll
+type Index struct {
+	Ev     []Evidence
+	Nodes  []node
+	Leaves []Leaf
+	Nums   []int32 // numeric leaves sorted by value
+	Dates  []int32
+	Bools  []int32
+	Cats   []int32
+	Colls  []Coll
 	roots  []int32
-	arrays []int32
-	clocks []int32 // times of day without a date ("15:00")
-	sents  map[int32][]sentInfo
+	Arrays []int32
+	Clocks []int32 // times of day without a date ("15:00")
+	Sents  map[int32][]SentInfo
 
 	// A part being built.
 	t         *tables
 	byConcept map[string][]int32
 	byValue   map[string][]int32 // value-token concept -> string leaves
-	subjects  map[string][]subjEntry
-	named     map[string][]subjEntry // subjects its collections' members are named by (nameMembers)
+	subjects  map[string][]SubjEntry
+	named     map[string][]SubjEntry // subjects its collections' members are named by (nameMembers)
 	values    map[string][]valEntry
 	keys      map[string]*keyInfo
 	strs      map[string]*strInfo
-	texts     map[textKey][]textItem
+	texts     map[textKey][]TextItem
 	valWords  map[uint32]valueWords // by string number (indexValue)
 
 	// An answer's index.
-	parts     []*part
+	parts     []*Part
 	leafBase  []int32 // where each part's leaves start
 	nodeBase  []int32
-	toolNamed map[string][]subjEntry // subjects the tools' results are named by
-	cache     lookupCache
-	failed    []Evidence       // the calls that failed (outcome.go)
-	ids       *[]idLeaf        // identifier-like leaves (idLeaves), made when first asked
+	toolNamed map[string][]SubjEntry // subjects the tools' results are named by
+	Cache     lookupCache
+	Failed    []Evidence       // the calls that failed (outcome.go)
+	ids       *[]IdLeaf        // identifier-like leaves (idLeaves), made when first asked
 	textCodes map[string]int32 // codes written in longer strings (codesInText), made when first asked
 }
 
-// dedupeEvidence keeps, per CallID, the highest Version (the later entry
+// DedupeEvidence keeps, per CallID, the highest Version (the later entry
 // on a tie), in the order the calls first appear.
-func dedupeEvidence(in []Evidence) []Evidence {
+func DedupeEvidence(in []Evidence) []Evidence {
 	best := make(map[string]int, len(in))
 	for i, e := range in {
 		j, ok := best[e.CallID]
@@ -159,37 +159,37 @@ func dedupeEvidence(in []Evidence) []Evidence {
 	return out
 }
 
-// buildIndex decodes and indexes the evidence. now resolves dates written
+// BuildIndex decodes and indexes the evidence. now resolves dates written
 // in evidence text without a year or as weekdays ("on Thursday").
-func buildIndex(evidence []Evidence, now time.Time) *index {
-	evidence = dedupeEvidence(evidence)
-	parts := make([]*part, 0, len(evidence))
+func BuildIndex(evidence []Evidence, now time.Time) *Index {
+	evidence = DedupeEvidence(evidence)
+	parts := make([]*Part, 0, len(evidence))
 	var failed []Evidence
 	for _, e := range evidence {
 		if e.Failed != nil {
 			failed = append(failed, e)
 			continue
 		}
-		parts = append(parts, indexResult(e, leavesMax))
+		parts = append(parts, IndexResult(e, LeavesMax))
 	}
-	ix, _ := join(parts, now) // NB: parts made here re-index from memory without error
-	ix.failed = failed
+	ix, _ := Join(parts, now) // NB: parts made here re-index from memory without error
+	ix.Failed = failed
 	return ix
 }
 
-// newIndex returns an empty part to build for a result of size bytes.
-func newIndex(size int) *index {
-	return &index{
+// NewIndex returns an empty part to build for a result of size bytes.
+func NewIndex(size int) *Index {
+	return &Index{
 		t:         newTables(size/24 + 16),
 		byConcept: map[string][]int32{},
 		byValue:   map[string][]int32{},
-		subjects:  map[string][]subjEntry{},
-		named:     map[string][]subjEntry{},
+		subjects:  map[string][]SubjEntry{},
+		named:     map[string][]SubjEntry{},
 		values:    map[string][]valEntry{},
 		keys:      map[string]*keyInfo{},
 		strs:      map[string]*strInfo{},
-		sents:     map[int32][]sentInfo{},
-		texts:     map[textKey][]textItem{},
+		Sents:     map[int32][]SentInfo{},
+		texts:     map[textKey][]TextItem{},
 	}
 }
 
@@ -205,10 +205,10 @@ func decodeJSON(raw []byte) (any, error) {
 
 var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
-type walker struct {
-	ix     *index
+type Walker struct {
+	Ix     *Index
 	ev     int32
-	now    time.Time
+	Now    time.Time
 	budget int // leaves at most (see leavesMax)
 	// toolParts are the key parts of the tool's name (nameKey asks them
 	// of every string field), made when first asked.
@@ -229,7 +229,7 @@ type frame struct {
 }
 
 // walk indexes v at ptr and returns its node id (or -1 for a scalar).
-func (w *walker) walk(v any, ptr string, f frame, parent int32) int32 {
+func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 	switch t := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(t))
@@ -261,7 +261,7 @@ func (w *walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		return id
 	case []any:
 		id := w.newNode(ptr, parent, f.concepts, true)
-		w.ix.nodes[id].length = len(t)
+		w.Ix.Nodes[id].Length = len(t)
 		if hdr := headerRow(t); hdr != nil {
 			w.walkTable(t[1:], ptr, f, id, hdr)
 			w.closeNode(id)
@@ -280,12 +280,12 @@ func (w *walker) walk(v any, ptr string, f frame, parent int32) int32 {
 }
 
 // child indexes one field of an object or element of an array.
-func (w *walker) child(cv any, p string, f frame, parent int32, siblings map[string]any) {
+func (w *Walker) child(cv any, p string, f frame, parent int32, siblings map[string]any) {
 	switch cv.(type) {
 	case map[string]any, []any:
 		w.walk(cv, p, f, parent)
 		if _, ok := cv.(map[string]any); ok {
-			w.ix.nodes[parent].objKids++
+			w.Ix.Nodes[parent].ObjKids++
 		}
 	default:
 		w.scalar(cv, p, f, parent, siblings)
@@ -294,13 +294,13 @@ func (w *walker) child(cv any, p string, f frame, parent int32, siblings map[str
 
 // genericKeys name no attribute of their own: {"temperature": {"value": 18}}
 // is about temperature.
-var genericKeys = langData.Set("generic keys")
+var genericKeys = LangData.Set("generic keys")
 
 // dimConcepts are the concepts a unit in a key adds, by dimension (a key
 // in kg is about weight).
-var dimConcepts = func() map[dimension][]string {
-	m := map[dimension][]string{}
-	for _, l := range langData.Lines("dimension concepts") {
+var dimConcepts = func() map[Dimension][]string {
+	m := map[Dimension][]string{}
+	for _, l := range LangData.Lines("dimension concepts") {
 		d, _ := lang.DimensionNamed(l.Name)
 		m[d] = append(m[d], l.Words...)
 	}
@@ -313,16 +313,16 @@ func keyConcepts(k string, parent []string) []string {
 	if lang.IsAllDigits(k) {
 		return []string{k} // a year or period column: "2023"
 	}
-	c := conceptsOf(k)
+	c := ConceptsOf(k)
 	if genericKeys[strings.ToLower(k)] {
-		c = dedupe(append(append([]string(nil), parent...), c...))
+		c = Dedupe(append(append([]string(nil), parent...), c...))
 	}
 	for _, p := range lang.KeyParts(k) {
 		u, ok := keyUnits[p]
 		if !ok || u == nil {
 			continue
 		}
-		c = dedupe(append(c, dimConcepts[u.dim]...)) // min_days, eta_hours: how long
+		c = Dedupe(append(c, dimConcepts[u.Dim]...)) // min_days, eta_hours: how long
 	}
 	return c
 }
@@ -340,29 +340,29 @@ func appendCtx(ctx, more []string) []string {
 	return out
 }
 
-func (w *walker) newNode(ptr string, parent int32, concepts []string, array bool) int32 {
-	ix := w.ix
-	id := int32(len(ix.nodes))
-	ix.nodes = append(ix.nodes, node{
-		ev: w.ev, parent: parent, ptr: ptr, array: array, concepts: concepts,
-		leafLo: int32(len(ix.leaves)),
+func (w *Walker) newNode(ptr string, parent int32, concepts []string, array bool) int32 {
+	ix := w.Ix
+	id := int32(len(ix.Nodes))
+	ix.Nodes = append(ix.Nodes, node{
+		Ev: w.ev, Parent: parent, Ptr: ptr, Array: array, Concepts: concepts,
+		LeafLo: int32(len(ix.Leaves)),
 	})
-	if parent >= 0 && ix.nodes[parent].hedge {
-		ix.nodes[id].hedge = true
+	if parent >= 0 && ix.Nodes[parent].hedge {
+		ix.Nodes[id].hedge = true
 	}
 	return id
 }
 
-func (w *walker) closeNode(id int32) {
-	ix := w.ix
-	ix.nodes[id].leafHi = int32(len(ix.leaves))
-	ix.nodes[id].nodeHi = int32(len(ix.nodes))
+func (w *Walker) closeNode(id int32) {
+	ix := w.Ix
+	ix.Nodes[id].LeafHi = int32(len(ix.Leaves))
+	ix.Nodes[id].nodeHi = int32(len(ix.Nodes))
 }
 
 // objectMeta records an object's subject (its name, id, title …) and
 // whether it describes an estimate.
-func (w *walker) objectMeta(id int32, obj map[string]any, keys []string) {
-	n := &w.ix.nodes[id]
+func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) {
+	n := &w.Ix.Nodes[id]
 	for _, k := range keys {
 		ki := w.keyInfo(k)
 		if ki.hedge {
@@ -394,15 +394,15 @@ func (w *walker) objectMeta(id int32, obj map[string]any, keys []string) {
 // (estimated_delivery, eta, forecast, 预计).
 func hedgeWords(s string) bool {
 	for _, p := range lang.KeyParts(s) {
-		if l := enLex[p]; l != nil && l.cues&cueHedge != 0 {
+		if l := EnLex[p]; l != nil && l.Cues&cueHedge != 0 {
 			return true
 		}
-		if l := enLex[lang.Stem(p)]; l != nil && l.cues&cueHedge != 0 {
+		if l := EnLex[lang.Stem(p)]; l != nil && l.Cues&cueHedge != 0 {
 			return true
 		}
 		if lang.IsCJK([]rune(p)[0]) {
 			for _, w := range segmentCJKKeep([]rune(p)) {
-				if l := zhLex[w]; l != nil && l.cues&cueHedge != 0 {
+				if l := ZhLex[w]; l != nil && l.Cues&cueHedge != 0 {
 					return true
 				}
 			}
@@ -413,7 +413,7 @@ func hedgeWords(s string) bool {
 
 // subjectKeys name the object they sit in (name, title, id); a key
 // ending in one of subjectSuffixes does too (product_name, order_id).
-var subjectKeys, subjectSuffixes = langData.Set("subject keys"), langData.List("subject key suffixes")
+var subjectKeys, subjectSuffixes = LangData.Set("subject keys"), LangData.List("subject key suffixes")
 
 func isSubjectKey(k string) bool {
 	l := strings.ToLower(k)
@@ -447,13 +447,13 @@ func isIDKey(k string) bool {
 // are locations, as city is), holding a short value that is no date or
 // category. Nothing here names a domain: the words come from the tool's
 // name and the lexicon.
-func (w *walker) nameKey(k string, ki *keyInfo, s string) bool {
+func (w *Walker) nameKey(k string, ki *keyInfo, s string) bool {
 	if !ki.bare || s == "" || utf8.RuneCountInString(s) > 80 {
 		return false
 	}
 	l := strings.ToLower(k)
 	if !w.toolSplit {
-		w.toolParts, w.toolSplit = lang.KeyParts(w.ix.ev[w.ev].Name), true
+		w.toolParts, w.toolSplit = lang.KeyParts(w.Ix.Ev[w.ev].Name), true
 	}
 	if !ki.subjConcept && !slices.Contains(w.toolParts, l) {
 		return false
@@ -477,26 +477,26 @@ func subjectKey(t string) string {
 	return lang.Stem(t)
 }
 
-func (w *walker) addSubject(id int32, v string) { w.ix.addSubject(w.ix.subjects, id, v) }
+func (w *Walker) addSubject(id int32, v string) { w.Ix.addSubject(w.Ix.subjects, id, v) }
 
 // addSubject indexes v as a name of node id in subjects.
-func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string) {
+func (ix *Index) addSubject(subjects map[string][]SubjEntry, id int32, v string) {
 	toks := tokenStrings(lang.Normalize(v))
 	if len(toks) == 0 {
 		return
 	}
-	add := func(k string, se subjEntry) {
-		se.keys = make([]string, len(se.toks))
-		for i, t := range se.toks {
-			se.keys[i] = subjectKey(t)
+	add := func(k string, se SubjEntry) {
+		se.Keys = make([]string, len(se.Toks))
+		for i, t := range se.Toks {
+			se.Keys[i] = subjectKey(t)
 		}
 		subjects[k] = append(subjects[k], se)
 	}
-	add(subjectKey(toks[0]), subjEntry{toks: toks, node: id, exact: v})
+	add(subjectKey(toks[0]), SubjEntry{Toks: toks, Node: id, Exact: v})
 	// "Revenue ($M)", "Operating margin (%)": the name without the unit.
 	if i := strings.IndexAny(v, "(（["); i > 0 && strings.ContainsAny(v[i:], ")）]") {
 		if short := tokenStrings(lang.Normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
-			add(subjectKey(short[0]), subjEntry{toks: short, node: id, exact: v})
+			add(subjectKey(short[0]), SubjEntry{Toks: short, Node: id, Exact: v})
 		}
 	}
 	if r := []rune(v); lang.IsCJK(r[0]) {
@@ -505,8 +505,8 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 		if len(r) >= 4 && allCJK(r[:3]) {
 			for _, n := range []int{2, 3} {
 				p := string(lang.Normalize(string(r[:n])))
-				if _, lex := zhLex[p]; !lex {
-					add(toks[0], subjEntry{toks: tokenStrings([]rune(p)), node: id, alias: true, partial: true, exact: v})
+				if _, lex := ZhLex[p]; !lex {
+					add(toks[0], SubjEntry{Toks: tokenStrings([]rune(p)), Node: id, alias: true, Partial: true, Exact: v})
 				}
 			}
 		}
@@ -519,11 +519,11 @@ func (ix *index) addSubject(subjects map[string][]subjEntry, id int32, v string)
 		switch {
 		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !lang.IsAllDigits(t) || len(t) >= 4 && lang.IsAllDigits(t):
 			// A code inside a longer name ("M185", "12345" in "ORD-12345").
-			add(t, subjEntry{toks: []string{t}, node: id, alias: true, exact: v})
-		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && enLex[t] == nil && enLex[lang.Stem(t)] == nil && !lang.IsAllDigits(t):
+			add(t, SubjEntry{Toks: []string{t}, Node: id, alias: true, Exact: v})
+		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && EnLex[t] == nil && EnLex[lang.Stem(t)] == nil && !lang.IsAllDigits(t):
 			// A distinctive word of the name ("keyboard" of "Mechanical
 			// Keyboard"), used when no other subject has it.
-			add(subjectKey(t), subjEntry{toks: []string{t}, node: id, alias: true, partial: true, exact: v})
+			add(subjectKey(t), SubjEntry{Toks: []string{t}, Node: id, alias: true, Partial: true, Exact: v})
 		}
 	}
 }
@@ -561,15 +561,15 @@ func (ns *nameSet) add(exact string) {
 	case ns.several:
 	case !ns.seen:
 		ns.first, ns.seen = exact, true
-	case !sameLower(exact, ns.first):
+	case !SameLower(exact, ns.first):
 		ns.several = true
 	}
 }
 
 // addAll adds es's entries and the names of its partial and alias ones.
-func (ns *nameSet) addAll(es []subjEntry) {
+func (ns *nameSet) addAll(es []SubjEntry) {
 	for _, e := range es {
-		ns.addEntry(e.partial || e.alias, e.exact)
+		ns.addEntry(e.Partial || e.alias, e.Exact)
 	}
 }
 
@@ -595,9 +595,9 @@ func (ns *nameSet) merge(o nameSet) {
 	ns.whole += o.whole
 }
 
-// sameLower reports whether strings.ToLower(a) == strings.ToLower(b)
+// SameLower reports whether strings.ToLower(a) == strings.ToLower(b)
 // without making either: rune by rune, as ToLower maps them.
-func sameLower(a, b string) bool {
+func SameLower(a, b string) bool {
 	if a == b {
 		return true
 	}
@@ -613,10 +613,10 @@ func sameLower(a, b string) bool {
 }
 
 func tokenStrings(r []rune) []string {
-	ts := tokenize(r)
+	ts := Tokenize(r)
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		out[i] = t.s
+		out[i] = t.S
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
@@ -16,17 +16,17 @@ import (
 // into each other (no exchange rates are evidence); a currency unit carries
 // the set of ISO codes its symbol may mean ("¥" is CNY or JPY).
 
-type dimension = lang.Dimension
+type Dimension = lang.Dimension
 
 const (
-	dimNone     = lang.DimNone
-	dimCount    = lang.DimCount
-	dimMass     = lang.DimMass
-	dimLength   = lang.DimLength
-	dimTime     = lang.DimTime
-	dimTemp     = lang.DimTemp
-	dimCurrency = lang.DimMoney
-	dimPercent  = lang.DimPercent
+	DimNone     = lang.DimNone
+	DimCount    = lang.DimCount
+	DimMass     = lang.DimMass
+	DimLength   = lang.DimLength
+	DimTime     = lang.DimTime
+	DimTemp     = lang.DimTemp
+	DimCurrency = lang.DimMoney
+	DimPercent  = lang.DimPercent
 	dimVolume   = lang.DimVolume
 	dimSpeed    = lang.DimSpeed
 	dimData     = lang.DimData
@@ -34,27 +34,27 @@ const (
 	dimPower    = lang.DimPower
 )
 
-type unit struct {
-	name   string // canonical, e.g. "kg", "USD", "%"
-	dim    dimension
-	factor float64
+type Unit struct {
+	Name   string // canonical, e.g. "kg", "USD", "%"
+	Dim    Dimension
+	Factor float64
 	offset float64
 	codes  []string // currencies: the ISO codes this unit may mean
-	scale  bool     // temperature with an unknown scale ("degrees", "度")
+	Scale  bool     // temperature with an unknown scale ("degrees", "度")
 }
 
-// langData is the language data every table of the verifier is read
+// LangData is the language data every table of the verifier is read
 // from (internal/lang's data files).
-var langData = lang.Default()
+var LangData = lang.Default()
 
 // units are the verifier's units, one for each unit of the data; a money
 // unit is named by its first ISO code ("dollar" is USD).
-var units = func() map[*lang.Unit]*unit {
-	m := map[*lang.Unit]*unit{}
-	for _, lu := range langData.Units() {
-		u := &unit{name: lu.Name, dim: lu.Dim, factor: lu.Factor, offset: lu.Offset, codes: lu.Codes, scale: lu.Scale}
+var units = func() map[*lang.Unit]*Unit {
+	m := map[*lang.Unit]*Unit{}
+	for _, lu := range LangData.Units() {
+		u := &Unit{Name: lu.Name, Dim: lu.Dim, Factor: lu.Factor, offset: lu.Offset, codes: lu.Codes, Scale: lu.Scale}
 		if len(lu.Codes) > 0 {
-			u.name = lu.Codes[0]
+			u.Name = lu.Codes[0]
 		}
 		m[lu] = u
 	}
@@ -64,41 +64,41 @@ var units = func() map[*lang.Unit]*unit {
 // numberTable returns a number section of the data with its values as T.
 func numberTable[T ~int | ~int32](section string) map[string]T {
 	m := map[string]T{}
-	for w, v := range langData.Numbers(section) {
+	for w, v := range LangData.Numbers(section) {
 		m[w] = T(v)
 	}
 	return m
 }
 
 // unitNamed returns the unit the data names name.
-func unitNamed(name string) *unit { return units[langData.Unit(name)] }
+func unitNamed(name string) *Unit { return units[LangData.Unit(name)] }
 
 // unitRefs returns a unitref section of the data with the verifier's units.
-func unitRefs(section string) map[string]*unit {
-	out := map[string]*unit{}
-	for w, lu := range langData.UnitRefs(section) {
+func unitRefs(section string) map[string]*Unit {
+	out := map[string]*Unit{}
+	for w, lu := range LangData.UnitRefs(section) {
 		out[w] = units[lu]
 	}
 	return out
 }
 
-func (u *unit) toBase(v float64) float64   { return v*u.factor + u.offset }
-func (u *unit) fromBase(b float64) float64 { return (b - u.offset) / u.factor }
+func (u *Unit) toBase(v float64) float64   { return v*u.Factor + u.offset }
+func (u *Unit) fromBase(b float64) float64 { return (b - u.offset) / u.Factor }
 
 var (
 	uCount   = unitNamed("count")
-	uPercent = unitNamed("%")
-	uFrac    = unitNamed("fraction")
-	uDay     = unitNamed("d")
+	UPercent = unitNamed("%")
+	UFrac    = unitNamed("fraction")
+	UDay     = unitNamed("d")
 	uDegree  = unitNamed("deg")
 	uZhe     = unitNamed("zhe") // 折: tenths of the original price
 )
 
-// canonicalUnits lists, per dimension, the units a claimed value is
+// CanonicalUnits lists, per dimension, the units a claimed value is
 // converted into before it is looked up among evidence values.
-var canonicalUnits = func() map[dimension][]*unit {
-	m := map[dimension][]*unit{}
-	for _, l := range langData.Lines("canonical units") {
+var CanonicalUnits = func() map[Dimension][]*Unit {
+	m := map[Dimension][]*Unit{}
+	for _, l := range LangData.Lines("canonical units") {
 		d, _ := lang.DimensionNamed(l.Name)
 		for _, w := range l.Words {
 			m[d] = append(m[d], unitNamed(w))
@@ -109,21 +109,21 @@ var canonicalUnits = func() map[dimension][]*unit {
 
 // The units the rules (and the tests) name.
 var (
-	uG, uKG, uMG, uLB, uOZ, uT, uJin        = unitNamed("g"), unitNamed("kg"), unitNamed("mg"), unitNamed("lb"), unitNamed("oz"), unitNamed("t"), unitNamed("jin")
-	uM, uKM, uCM, uMM, uMI, uFT, uInch, uYD = unitNamed("m"), unitNamed("km"), unitNamed("cm"), unitNamed("mm"), unitNamed("mi"), unitNamed("ft"), unitNamed("in"), unitNamed("yd")
-	uMS, uSec, uMin, uHour, uWeek           = unitNamed("ms"), unitNamed("s"), unitNamed("min"), unitNamed("h"), unitNamed("wk")
+	UG, UKG, uMG, ULB, uOZ, uT, UJin        = unitNamed("g"), unitNamed("kg"), unitNamed("mg"), unitNamed("lb"), unitNamed("oz"), unitNamed("t"), unitNamed("jin")
+	uM, UKM, uCM, uMM, UMI, uFT, UInch, uYD = unitNamed("m"), unitNamed("km"), unitNamed("cm"), unitNamed("mm"), unitNamed("mi"), unitNamed("ft"), unitNamed("in"), unitNamed("yd")
+	uMS, uSec, UMin, UHour, uWeek           = unitNamed("ms"), unitNamed("s"), unitNamed("min"), unitNamed("h"), unitNamed("wk")
 	uMonth, uYear                           = unitNamed("mo"), unitNamed("yr")
-	uC, uF                                  = unitNamed("C"), unitNamed("F")
+	UC, UF                                  = unitNamed("C"), unitNamed("F")
 	uML, uL, uGal                           = unitNamed("ml"), unitNamed("l"), unitNamed("gal")
-	uMPS, uKMH, uMPH                        = unitNamed("m/s"), unitNamed("km/h"), unitNamed("mph")
+	UMPS, UKMH, uMPH                        = unitNamed("m/s"), unitNamed("km/h"), unitNamed("mph")
 	uKB, uMB, uGB, uTB                      = unitNamed("KB"), unitNamed("MB"), unitNamed("GB"), unitNamed("TB")
-	uUSD, uDollar, uCNY, uYen, uJPY         = unitNamed("USD"), unitNamed("dollar"), unitNamed("CNY"), unitNamed("yen"), unitNamed("JPY")
-	uEUR, uGBP                              = unitNamed("EUR"), unitNamed("GBP")
+	UUSD, UDollar, UCNY, UYen, UJPY         = unitNamed("USD"), unitNamed("dollar"), unitNamed("CNY"), unitNamed("yen"), unitNamed("JPY")
+	UEUR, uGBP                              = unitNamed("EUR"), unitNamed("GBP")
 )
 
-// unitWords maps the spelling of a unit after a number (lower case, half
+// UnitWords maps the spelling of a unit after a number (lower case, half
 // width) to the unit. Single letters are only units directly after a number.
-var unitWords = unitRefs("unit words")
+var UnitWords = unitRefs("unit words")
 
 // unitPrefix maps a currency sign written before a number.
 var unitPrefix = unitRefs("unit prefixes")
@@ -136,7 +136,7 @@ const maxUnitRunes = 18
 // lengths its next rune starts only. ASCII runes by index, others by key.
 var unitLensASCII, unitLensOther = func() (a [utf8.RuneSelf]uint32, m map[rune]uint32) {
 	m = map[rune]uint32{}
-	for w := range unitWords {
+	for w := range UnitWords {
 		r := []rune(w)
 		if len(r) > maxUnitRunes {
 			panic("verifier: unit word " + w + " longer than maxUnitRunes")
@@ -167,10 +167,10 @@ func unitWordLens(r []rune, k int) uint32 {
 // of a key of several tokens.
 var keyUnits = unitRefs("key units")
 
-// unitOfValue parses a unit field's value ("kg", "USD", "°C", "pcs").
-func unitOfValue(s string) *unit {
+// UnitOfValue parses a unit field's value ("kg", "USD", "°C", "pcs").
+func UnitOfValue(s string) *Unit {
 	s = strings.ToLower(strings.TrimSpace(s))
-	if u, ok := unitWords[s]; ok {
+	if u, ok := UnitWords[s]; ok {
 		return u
 	}
 	if u, ok := unitPrefix[s]; ok {
@@ -179,17 +179,17 @@ func unitOfValue(s string) *unit {
 	return nil
 }
 
-// compatible reports whether a claimed unit and an evidence unit can
+// Compatible reports whether a claimed unit and an evidence unit can
 // describe the same quantity. A missing unit is compatible with anything.
-func compatible(a, b *unit) bool {
+func Compatible(a, b *Unit) bool {
 	if a == nil || b == nil {
 		return true
 	}
-	if a.dim != b.dim {
+	if a.Dim != b.Dim {
 		// A bare count ("12 units") fits any unit-less quantity.
-		return a.dim == dimCount && b.dim == dimCount
+		return a.Dim == DimCount && b.Dim == DimCount
 	}
-	if a.dim == dimCurrency {
+	if a.Dim == DimCurrency {
 		if len(a.codes) == 0 || len(b.codes) == 0 {
 			return true // an amount of money in an unknown currency
 		}
@@ -205,38 +205,38 @@ func compatible(a, b *unit) bool {
 	return true
 }
 
-// sameUnit reports whether an evidence value in unit e is directly
+// SameUnit reports whether an evidence value in unit e is directly
 // comparable to a candidate expressed in unit c (after conversion).
-func sameUnit(c, e *unit) bool {
+func SameUnit(c, e *Unit) bool {
 	if c == nil || e == nil {
 		return true
 	}
-	if c.dim != e.dim {
+	if c.Dim != e.Dim {
 		return false
 	}
-	switch c.dim {
-	case dimCurrency:
-		return compatible(c, e)
-	case dimTemp:
-		if c.scale || e.scale {
+	switch c.Dim {
+	case DimCurrency:
+		return Compatible(c, e)
+	case DimTemp:
+		if c.Scale || e.Scale {
 			return true
 		}
-	case dimCount:
+	case DimCount:
 		return true
 	}
-	return c.factor == e.factor && c.offset == e.offset
+	return c.Factor == e.Factor && c.offset == e.offset
 }
 
-// convert expresses v (in unit from) in unit to. Both must share a
+// Convert expresses v (in unit from) in unit to. Both must share a
 // dimension; currencies and unknown temperature scales do not convert.
-func convert(v float64, from, to *unit) (float64, bool) {
+func Convert(v float64, from, to *Unit) (float64, bool) {
 	if from == to {
 		return v, true
 	}
-	if from == nil || to == nil || from.dim != to.dim {
+	if from == nil || to == nil || from.Dim != to.Dim {
 		return 0, false
 	}
-	if from.dim == dimCurrency || from.scale || to.scale {
+	if from.Dim == DimCurrency || from.Scale || to.Scale {
 		return 0, false
 	}
 	out := to.fromBase(from.toBase(v))
@@ -246,72 +246,72 @@ func convert(v float64, from, to *unit) (float64, bool) {
 	return out, true
 }
 
-// scaleRatio is how much one unit of from is in units of to (for
+// ScaleRatio is how much one unit of from is in units of to (for
 // converting a rounding tolerance).
-func scaleRatio(from, to *unit) float64 {
-	if from == nil || to == nil || from.dim != to.dim || from.scale || to.scale || to.factor == 0 {
+func ScaleRatio(from, to *Unit) float64 {
+	if from == nil || to == nil || from.Dim != to.Dim || from.Scale || to.Scale || to.Factor == 0 {
 		return 1
 	}
-	return from.factor / to.factor
+	return from.Factor / to.Factor
 }
 
 // keyMagnitudes scale a field by its key: 销售额(万元), revenue_millions,
 // "Params (M)".
-var keyMagnitudes = langData.Numbers("key magnitudes")
+var keyMagnitudes = LangData.Numbers("key magnitudes")
 
 // ---- units and dimensions named by JSON keys ------------------------------
 
 // lastOnlyUnits are key tokens that are units only as the last token of a
 // key of several (temp_c, snowfall_in), never alone.
-var lastOnlyUnits = langData.Set("last only units")
+var lastOnlyUnits = LangData.Set("last only units")
 
 // keyUnitOf reads the unit a key names (weight_kg, eta_minutes,
 // price_usd) and the dimension of its head word (first_weight_fee is a
 // fee).
-func keyUnitOf(parts []string) (*unit, dimension) {
+func keyUnitOf(parts []string) (*Unit, Dimension) {
 	for i := len(parts) - 1; i >= 0; i-- {
 		p := parts[i]
 		if lastOnlyUnits[p] && (len(parts) == 1 || i != len(parts)-1) {
 			continue
 		}
 		if i > 0 && parts[i-1] == "$" && (p == "m" || p == "k" || p == "b" || p == "bn") {
-			return uUSD, dimCurrency // "Revenue ($M)": millions of dollars
+			return UUSD, DimCurrency // "Revenue ($M)": millions of dollars
 		}
 		if u, ok := unitPrefix[p]; ok && len(p) <= 3 && !isLatinLetter([]rune(p)[0]) {
-			return u, dimCurrency // a column "Price ($)", "价格(¥)"
+			return u, DimCurrency // a column "Price ($)", "价格(¥)"
 		}
 		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
 			continue // fee_per_kg is money, not kilograms
 		}
 		if p == "min" && i == len(parts)-1 && i > 0 && durationWords[parts[i-1]] {
-			return uMin, dimTime // duration_min, eta_min: minutes, not a minimum
+			return UMin, DimTime // duration_min, eta_min: minutes, not a minimum
 		}
 		if p == "in" {
-			return uInch, dimLength
+			return UInch, DimLength
 		}
 		if u, ok := keyUnits[p]; ok && u != nil {
-			return u, u.dim
+			return u, u.Dim
 		}
 	}
 	return nil, keyDim(parts)
 }
 
-// keyUnit infers the unit of a numeric field from its key or a sibling
+// KeyUnit infers the unit of a numeric field from its key or a sibling
 // unit/currency field, and its dimension from its key's concepts (price →
 // currency, stock → count).
-func keyUnit(key string, concepts []string, siblings map[string]any) (*unit, dimension) {
+func KeyUnit(key string, concepts []string, siblings map[string]any) (*Unit, Dimension) {
 	u, d := keyUnitOf(lang.KeyParts(key))
 	ki := &keyInfo{unit: u, dim: d}
 	return fieldUnit(ki, key, concepts, siblings)
 }
 
 // fieldUnit completes a key's unit with its concepts and siblings.
-func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]any) (*unit, dimension) {
+func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]any) (*Unit, Dimension) {
 	if ki.unit != nil {
 		return ki.unit, ki.dim
 	}
 	dim := ki.dim
-	if dim == dimNone {
+	if dim == DimNone {
 		dim = conceptDim(concepts)
 	}
 	if siblings != nil {
@@ -320,20 +320,20 @@ func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]a
 			if !ok {
 				continue
 			}
-			u := unitOfValue(s)
+			u := UnitOfValue(s)
 			if u == nil {
 				continue
 			}
-			if u.dim == dimCurrency && dim != dimCurrency && !(dim == dimNone && moneyish(key)) {
+			if u.Dim == DimCurrency && dim != DimCurrency && !(dim == DimNone && moneyish(key)) {
 				continue
 			}
-			if u.dim != dimCurrency && dim != dimNone && dim != u.dim {
+			if u.Dim != DimCurrency && dim != DimNone && dim != u.Dim {
 				continue
 			}
-			return u, u.dim
+			return u, u.Dim
 		}
 	}
-	if dim == dimCurrency {
+	if dim == DimCurrency {
 		return moneyUnit, dim
 	}
 	return nil, dim
@@ -344,7 +344,7 @@ var moneyUnit = unitNamed("money")
 
 // unitKeys are the sibling keys holding a field's unit or currency, and
 // moneyKeyWords the words inside a key that make an amount money.
-var unitKeys, moneyKeyWords = langData.List("unit keys"), langData.List("money key words")
+var unitKeys, moneyKeyWords = LangData.List("unit keys"), LangData.List("money key words")
 
 func moneyish(key string) bool {
 	l := strings.ToLower(key)
@@ -357,12 +357,12 @@ func moneyish(key string) bool {
 }
 
 // durationWords before "min" make it minutes.
-var durationWords = langData.Set("duration words")
+var durationWords = LangData.Set("duration words")
 
 // keyDim is the dimension named by a key's head word: keys are head-last
 // (first_weight_fee is a fee, total_qty a count) and what follows "per"
 // is a denominator (price_per_night is a price).
-func keyDim(parts []string) dimension {
+func keyDim(parts []string) Dimension {
 	for i := len(parts) - 1; i >= 0; i-- {
 		if i > 0 && (parts[i-1] == "per" || parts[i-1] == "每") {
 			continue
@@ -372,39 +372,39 @@ func keyDim(parts []string) dimension {
 		}
 		var cs []string
 		if lang.IsCJK([]rune(parts[i])[0]) {
-			for _, w := range segmentCJK([]rune(parts[i])) {
-				cs = append(cs, wordConcepts(w)...)
+			for _, w := range SegmentCJK([]rune(parts[i])) {
+				cs = append(cs, WordConcepts(w)...)
 			}
 		} else {
-			cs = wordConcepts(parts[i])
+			cs = WordConcepts(parts[i])
 		}
-		if d := conceptDim(cs); d != dimNone {
+		if d := conceptDim(cs); d != DimNone {
 			return d
 		}
 	}
-	return dimNone
+	return DimNone
 }
 
 // conceptDim maps key concepts to the dimension of their values.
-func conceptDim(concepts []string) dimension {
+func conceptDim(concepts []string) Dimension {
 	for _, c := range concepts {
-		if d, ok := conceptDims[c]; ok && d != dimCurrency {
+		if d, ok := conceptDims[c]; ok && d != DimCurrency {
 			return d
 		}
 	}
 	for _, c := range concepts {
-		if conceptDims[c] == dimCurrency {
-			return dimCurrency
+		if conceptDims[c] == DimCurrency {
+			return DimCurrency
 		}
 	}
-	return dimNone
+	return DimNone
 }
 
 // conceptDims are the dimensions of the concepts that measure one (stock
 // is a count, weight a mass).
-var conceptDims = func() map[string]dimension {
-	m := map[string]dimension{}
-	for _, l := range langData.Lines("concept dimensions") {
+var conceptDims = func() map[string]Dimension {
+	m := map[string]Dimension{}
+	for _, l := range LangData.Lines("concept dimensions") {
 		d, _ := lang.DimensionNamed(l.Name)
 		for _, w := range l.Words {
 			m[w] = d
@@ -423,41 +423,41 @@ func keyNegates(key string) bool {
 		return true
 	}
 	for _, p := range parts {
-		if l := enLex[p]; l != nil && l.cues&cueNegLex != 0 {
+		if l := EnLex[p]; l != nil && l.Cues&CueNegLex != 0 {
 			return true
 		}
-		if negPrefixed(p) != "" {
+		if NegPrefixed(p) != "" {
 			return true
 		}
 	}
 	return false
 }
 
-// unitConcepts are key words that name a unit, not an attribute: they do
+// UnitConcepts are key words that name a unit, not an attribute: they do
 // not count against a field the claim does not name them for.
-var unitConcepts = map[string]bool{
+var UnitConcepts = map[string]bool{
 	"usd": true, "cny": true, "eur": true, "gbp": true, "jpy": true, "rmb": true, "kg": true, "lb": true,
 	"g": true, "km": true, "mi": true, "cm": true, "mm": true, "day": true, "hour": true,
 	"minute": true, "min": true, "hr": true, "second": true, "sec": true, "week": true, "c": true, "f": true,
 	"pct": true, "percent": true, "%": true, "mph": true, "ml": true, "in": true, "m": true, "id": true,
 }
 
-func unitConceptNames(u *unit) []string {
-	switch u.dim {
-	case dimCurrency:
+func UnitConceptNames(u *Unit) []string {
+	switch u.Dim {
+	case DimCurrency:
 		return []string{"price"}
-	case dimMass:
-		return []string{"weight", u.name}
-	case dimTemp:
+	case DimMass:
+		return []string{"weight", u.Name}
+	case DimTemp:
 		return []string{"temperature"}
-	case dimPercent:
+	case DimPercent:
 		return []string{"percent"}
-	case dimLength:
-		return []string{u.name}
+	case DimLength:
+		return []string{u.Name}
 	case dimSpeed:
 		return []string{"speed"}
-	case dimTime:
-		n := map[string]string{"d": "day", "h": "hour", "min": "minute", "s": "second", "wk": "week", "mo": "month", "yr": "year"}[u.name]
+	case DimTime:
+		n := map[string]string{"d": "day", "h": "hour", "min": "minute", "s": "second", "wk": "week", "mo": "month", "yr": "year"}[u.Name]
 		return []string{"duration", n}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"encoding/binary"
@@ -12,7 +12,7 @@ type tables struct {
 	blob  string
 	offs  []uint32
 	lists [][]string   // 0 is the empty list
-	cats  [][]catValue // 0 is no category
+	cats  [][]CatValue // 0 is no category
 	// While a part is built: the number of each string and list, and of
 	// each list by where it is in memory (the walk passes the same slice
 	// for every field under one key).
@@ -30,7 +30,7 @@ type listAddr struct {
 // newTables returns tables where number 0 is "", the empty list and no
 // category: what a zero leaf holds.
 func newTables(size int) *tables {
-	t := &tables{strs: make([]string, 1, max(size, 1)), lists: [][]string{nil}, cats: [][]catValue{nil},
+	t := &tables{strs: make([]string, 1, max(size, 1)), lists: [][]string{nil}, cats: [][]CatValue{nil},
 		strIDs: make(map[string]uint32, size), listIDs: map[string]uint32{tableKey(): 0}, listAt: map[listAddr]uint32{},
 		catIDs: map[string]uint32{tableKey(): 0}}
 	t.strIDs[""] = 0
@@ -85,10 +85,10 @@ func (t *tables) list(l []string) uint32 {
 }
 
 // catList returns the number of category list cs.
-func (t *tables) catList(cs []catValue) uint32 {
+func (t *tables) catList(cs []CatValue) uint32 {
 	parts := make([]string, 0, 3*len(cs))
 	for _, c := range cs {
-		parts = append(parts, c.class, c.value, fmt.Sprint(c.rank, c.neg))
+		parts = append(parts, c.Class, c.Value, fmt.Sprint(c.rank, c.Neg))
 	}
 	return numbered(t.catIDs, tableKey(parts...), &t.cats, cs)
 }
@@ -103,20 +103,20 @@ func tableKey(ss ...string) string {
 	return string(b)
 }
 
-func (lf *leaf) ptr() string       { return lf.t.at(lf.ptrID) }
-func (lf *leaf) raw() string       { return lf.t.at(lf.rawID) }
-func (lf *leaf) str() string       { return lf.t.at(lf.strID) }
-func (lf *leaf) own() []string     { return lf.t.lists[lf.ownID] }
-func (lf *leaf) ctx() []string     { return lf.t.lists[lf.ctxID] }
-func (lf *leaf) cat() []catValue   { return lf.t.cats[lf.catID] }
-func (lf *leaf) unit() *unit       { return unitTable[lf.unitID] }
-func (lf *leaf) setUnit(u *unit)   { lf.unitID = unitID(u) }
-func (lf *leaf) setPtr(s string)   { lf.ptrID = lf.t.intern(s) }
-func (lf *leaf) setRaw(s string)   { lf.rawID = lf.t.intern(s) }
-func (lf *leaf) setStr(s string)   { lf.strID = lf.t.intern(s) }
-func (lf *leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
-func (lf *leaf) setCtx(l []string) { lf.ctxID = lf.t.list(l) }
-func (lf *leaf) setCat(cs []catValue) {
+func (lf *Leaf) Ptr() string       { return lf.t.at(lf.ptrID) }
+func (lf *Leaf) Raw() string       { return lf.t.at(lf.rawID) }
+func (lf *Leaf) Str() string       { return lf.t.at(lf.strID) }
+func (lf *Leaf) Own() []string     { return lf.t.lists[lf.ownID] }
+func (lf *Leaf) Ctx() []string     { return lf.t.lists[lf.ctxID] }
+func (lf *Leaf) Cat() []CatValue   { return lf.t.cats[lf.catID] }
+func (lf *Leaf) Unit() *Unit       { return UnitTable[lf.UnitID] }
+func (lf *Leaf) setUnit(u *Unit)   { lf.UnitID = unitID(u) }
+func (lf *Leaf) setPtr(s string)   { lf.ptrID = lf.t.intern(s) }
+func (lf *Leaf) setRaw(s string)   { lf.rawID = lf.t.intern(s) }
+func (lf *Leaf) setStr(s string)   { lf.strID = lf.t.intern(s) }
+func (lf *Leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
+func (lf *Leaf) setCtx(l []string) { lf.ctxID = lf.t.list(l) }
+func (lf *Leaf) setCat(cs []CatValue) {
 	lf.catID = 0
 	if len(cs) > 0 {
 		lf.catID = lf.t.catList(cs)
@@ -125,10 +125,10 @@ func (lf *leaf) setCat(cs []catValue) {
 
 // unitID returns u's number in unitTable. Every unit a value may be in is
 // there (a unit made anywhere else is a bug).
-func unitID(u *unit) uint8 {
+func unitID(u *Unit) uint8 {
 	id, ok := unitIDs[u]
 	if !ok {
-		panic(fmt.Sprintf("verifier: unit %q is not in unitTable", u.name))
+		panic(fmt.Sprintf("verifier: unit %q is not in unitTable", u.Name))
 	}
 	return uint8(id)
 }

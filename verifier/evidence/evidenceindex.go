@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"errors"
@@ -16,22 +16,22 @@ import (
 // An EvidenceIndex is not changed by checks: any number of goroutines may
 // check answers against one at once.
 type EvidenceIndex struct {
-	p *part
+	P *Part
 }
 
 // IndexEvidence indexes one result. A result that is not JSON gives an
 // index that checks skip, as Check skips the result.
 func IndexEvidence(e Evidence) *EvidenceIndex {
-	return &EvidenceIndex{p: indexResult(e, leavesMax)}
+	return &EvidenceIndex{P: IndexResult(e, LeavesMax)}
 }
 
 // MarshalBinary encodes the index; the same index always gives the same
 // bytes.
-func (x *EvidenceIndex) MarshalBinary() ([]byte, error) { return marshalPart(x.p) }
+func (x *EvidenceIndex) MarshalBinary() ([]byte, error) { return MarshalPart(x.P) }
 
 // ErrIndexFormat is returned by UnmarshalEvidenceIndex for an index encoded
 // by another version of the verifier: index the result again.
-var ErrIndexFormat = errPartFormat
+var ErrIndexFormat = ErrPartFormat
 
 // UnmarshalEvidenceIndex reads an index MarshalBinary encoded. result is
 // the result's JSON, which a check needs only when the answer's evidence
@@ -41,7 +41,7 @@ var ErrIndexFormat = errPartFormat
 // bytes. The index reads data as it is used (no copy is made): the caller
 // must not change data afterwards.
 func UnmarshalEvidenceIndex(data, result []byte) (*EvidenceIndex, error) {
-	p, err := unmarshalPart(data, func() ([]byte, error) {
+	p, err := UnmarshalPart(data, func() ([]byte, error) {
 		if result == nil {
 			return nil, errors.New("verifier: the result of an evidence index is needed and was not given")
 		}
@@ -50,7 +50,7 @@ func UnmarshalEvidenceIndex(data, result []byte) (*EvidenceIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &EvidenceIndex{p: p}, nil
+	return &EvidenceIndex{P: p}, nil
 }
 
 // ReadEvidenceIndex reads the index of e that MarshalBinary encoded as
@@ -62,15 +62,15 @@ func UnmarshalEvidenceIndex(data, result []byte) (*EvidenceIndex, error) {
 // afterwards.
 func ReadEvidenceIndex(data []byte, e Evidence) (*EvidenceIndex, error) {
 	result := e.Result
-	p, err := unmarshalPart(data, func() ([]byte, error) { return result, nil })
+	p, err := UnmarshalPart(data, func() ([]byte, error) { return result, nil })
 	if err != nil {
 		return nil, err
 	}
-	p.ev.At, p.ev.FreshFor, p.ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept beside the index, not in it
-	return &EvidenceIndex{p: p}, nil
+	p.Ev.At, p.Ev.FreshFor, p.Ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept beside the index, not in it
+	return &EvidenceIndex{P: p}, nil
 }
 
 // LatestEvidence keeps, of several results with one call id, the one with
 // the highest version (the later one on a tie), in the order the calls
 // first appear: the evidence Check counts.
-func LatestEvidence(in []Evidence) []Evidence { return dedupeEvidence(in) }
+func LatestEvidence(in []Evidence) []Evidence { return DedupeEvidence(in) }

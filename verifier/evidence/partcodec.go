@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"encoding/binary"
@@ -26,14 +26,14 @@ import (
 // tables in the order the walk numbered them, sections in key order), so
 // the view's digest does not depend on when or how often a part was made.
 
-// partFormat is the version of the encoding; a part of another version is
+// PartFormat is the version of the encoding; a part of another version is
 // not read (errPartFormat) and the result is indexed again. NB: a part
 // stores the lexicon's words as read (concepts, category classes), so a
 // rename in internal/lang's data changes it too (3: the status classes
 // became kinds of state, order -> progress …; 4: energy and power units).
-const partFormat = 4
+const PartFormat = 4
 
-var errPartFormat = errors.New("verifier: evidence index of another format")
+var ErrPartFormat = errors.New("verifier: evidence index of another format")
 
 // Flags of a leaf.
 const (
@@ -58,7 +58,7 @@ const (
 type partWriter struct {
 	b    []byte
 	t    *tables // what is written: the part's tables, then the rest
-	cats [][]catValue
+	cats [][]CatValue
 }
 
 func (w *partWriter) uv(x uint64)            { w.b = binary.AppendUvarint(w.b, x) }
@@ -66,9 +66,9 @@ func (w *partWriter) v(x int64)              { w.b = binary.AppendVarint(w.b, x)
 func (w *partWriter) str(s string) uint64    { return uint64(w.t.intern(s)) }
 func (w *partWriter) list(l []string) uint64 { return uint64(w.t.list(l)) }
 
-// marshalPart encodes a part. A part read back gives the bytes it was
+// MarshalPart encodes a part. A part read back gives the bytes it was
 // read from.
-func marshalPart(p *part) ([]byte, error) {
+func MarshalPart(p *Part) ([]byte, error) {
 	if p.enc != nil {
 		return slices.Clone(p.enc.data), nil
 	}
@@ -91,7 +91,7 @@ func marshalPart(p *part) ([]byte, error) {
 	}
 	// The tables go first; body used their numbers.
 	strs, lists := w.t.strs, w.t.lists
-	w.b = []byte{partFormat}
+	w.b = []byte{PartFormat}
 	w.uv(uint64(len(strs)))
 	n := 0
 	for _, s := range strs {
@@ -115,10 +115,10 @@ func marshalPart(p *part) ([]byte, error) {
 	for _, cs := range w.cats {
 		w.uv(uint64(len(cs)))
 		for _, c := range cs {
-			w.uv(uint64(w.t.strIDs[c.class]))
-			w.uv(uint64(w.t.strIDs[c.value]))
+			w.uv(uint64(w.t.strIDs[c.Class]))
+			w.uv(uint64(w.t.strIDs[c.Value]))
 			w.v(int64(c.rank))
-			if c.neg {
+			if c.Neg {
 				w.uv(1)
 			} else {
 				w.uv(0)
@@ -130,16 +130,16 @@ func marshalPart(p *part) ([]byte, error) {
 
 // body encodes everything but the tables, numbering new strings and lists
 // (their own strings too) as it goes.
-func (w *partWriter) body(p *part) ([]byte, error) {
+func (w *partWriter) body(p *Part) ([]byte, error) {
 	for _, cs := range w.cats {
 		for _, c := range cs {
-			w.str(c.class)
-			w.str(c.value)
+			w.str(c.Class)
+			w.str(c.Value)
 		}
 	}
-	w.uv(w.str(p.ev.CallID))
-	w.uv(w.str(p.ev.Name))
-	w.v(int64(p.ev.Version))
+	w.uv(w.str(p.Ev.CallID))
+	w.uv(w.str(p.Ev.Name))
+	w.v(int64(p.Ev.Version))
 	w.uv(uint64(p.budget))
 	if p.bad {
 		w.uv(1)
@@ -147,27 +147,27 @@ func (w *partWriter) body(p *part) ([]byte, error) {
 	}
 	w.uv(0)
 	ix := p.ix
-	w.uv(uint64(len(ix.nodes)))
-	w.uv(uint64(len(ix.leaves)))
+	w.uv(uint64(len(ix.Nodes)))
+	w.uv(uint64(len(ix.Leaves)))
 	head := w.b
 	w.b = nil
-	for i := range ix.nodes {
-		nd := &ix.nodes[i]
-		w.v(int64(nd.parent))
-		w.uv(w.str(nd.ptr))
-		w.uv(flagBits(nd.array, nd.hedge))
-		w.uv(uint64(nd.leafLo))
-		w.uv(uint64(nd.leafHi - nd.leafLo))
+	for i := range ix.Nodes {
+		nd := &ix.Nodes[i]
+		w.v(int64(nd.Parent))
+		w.uv(w.str(nd.Ptr))
+		w.uv(flagBits(nd.Array, nd.hedge))
+		w.uv(uint64(nd.LeafLo))
+		w.uv(uint64(nd.LeafHi - nd.LeafLo))
 		w.uv(uint64(nd.nodeHi - int32(i)))
-		w.uv(w.list(nd.concepts))
+		w.uv(w.list(nd.Concepts))
 		w.uv(w.str(nd.subject))
-		w.uv(uint64(nd.objKids))
-		w.uv(uint64(nd.length))
+		w.uv(uint64(nd.ObjKids))
+		w.uv(uint64(nd.Length))
 	}
 	nodes := w.b
 	w.b = nil
-	for i := range ix.leaves {
-		w.leaf(&ix.leaves[i])
+	for i := range ix.Leaves {
+		w.leaf(&ix.Leaves[i])
 	}
 	leaves := w.b
 	w.b = binary.AppendUvarint(head, uint64(len(nodes)))
@@ -175,8 +175,8 @@ func (w *partWriter) body(p *part) ([]byte, error) {
 	w.uv(uint64(len(leaves)))
 	w.b = append(w.b, leaves...)
 	w.v(int64(ix.roots[0]))
-	w.uv(uint64(len(ix.nums)))
-	for _, l := range ix.nums {
+	w.uv(uint64(len(ix.Nums)))
+	for _, l := range ix.Nums {
 		w.uv(uint64(l))
 	}
 	if p.sec != nil {
@@ -213,44 +213,44 @@ func (w *partWriter) finishBody() []byte {
 	return b
 }
 
-func (w *partWriter) leaf(lf *leaf) {
-	w.v(int64(lf.node))
+func (w *partWriter) leaf(lf *Leaf) {
+	w.v(int64(lf.Node))
 	w.uv(uint64(lf.ptrID))
 	w.uv(uint64(lf.rawID))
-	w.b = append(w.b, byte(lf.kind), byte(lf.dim), lf.unitID, byte(lf.wday), byte(lf.rel))
+	w.b = append(w.b, byte(lf.Kind), byte(lf.Dim), lf.UnitID, byte(lf.wday), byte(lf.rel))
 	// In the order of the lf constants.
-	flags := flagBits(lf.b, lf.negKey, lf.hedge, lf.text, lf.textShort, lf.keyUp, lf.keyDown, lf.scaled, lf.subjKey, lf.hasDay)
-	intNum := lf.num == math.Trunc(lf.num) && math.Abs(lf.num) < 1<<53 && !(lf.num == 0 && math.Signbit(lf.num))
+	flags := flagBits(lf.B, lf.NegKey, lf.Hedge, lf.Text, lf.TextShort, lf.KeyUp, lf.KeyDown, lf.Scaled, lf.SubjKey, lf.HasDay)
+	intNum := lf.Num == math.Trunc(lf.Num) && math.Abs(lf.Num) < 1<<53 && !(lf.Num == 0 && math.Signbit(lf.Num))
 	if intNum {
 		flags |= lfIntNum
 	}
-	if lf.hi != lf.num {
+	if lf.Hi != lf.Num {
 		flags |= lfRange
 	}
-	if lf.src >= 0 {
+	if lf.Src >= 0 {
 		flags |= lfSrc
 	}
 	w.uv(flags)
 	if intNum {
-		w.v(int64(lf.num))
+		w.v(int64(lf.Num))
 	} else {
-		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(lf.num))
+		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(lf.Num))
 	}
-	if lf.hi != lf.num {
-		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(lf.hi))
+	if lf.Hi != lf.Num {
+		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(lf.Hi))
 	}
 	w.uv(uint64(lf.strID))
 	w.uv(uint64(lf.ownID))
 	w.uv(uint64(lf.ctxID))
 	w.uv(uint64(lf.catID))
-	if lf.src >= 0 {
-		w.uv(uint64(lf.src))
-		w.uv(uint64(lf.textPos))
+	if lf.Src >= 0 {
+		w.uv(uint64(lf.Src))
+		w.uv(uint64(lf.TextPos))
 	}
-	if lf.hasDay {
-		w.v(int64(lf.day))
+	if lf.HasDay {
+		w.v(int64(lf.Day))
 	}
-	w.v(int64(lf.minute))
+	w.v(int64(lf.Minute))
 }
 
 // flagBits returns bit i set for each on[i] that holds.
@@ -296,14 +296,14 @@ func (w *partWriter) postings(ls []int32) {
 	}
 }
 
-func (w *partWriter) subjects(es []subjEntry) {
+func (w *partWriter) subjects(es []SubjEntry) {
 	w.uv(uint64(len(es)))
 	for _, e := range es {
-		w.uv(w.list(e.toks))
-		w.uv(w.list(e.keys))
-		w.uv(uint64(e.node))
-		w.uv(flagBits(e.alias, e.partial))
-		w.uv(w.str(e.exact))
+		w.uv(w.list(e.Toks))
+		w.uv(w.list(e.Keys))
+		w.uv(uint64(e.Node))
+		w.uv(flagBits(e.alias, e.Partial))
+		w.uv(w.str(e.Exact))
 	}
 }
 
@@ -428,13 +428,13 @@ type encoded struct {
 	nn, nl        int
 }
 
-// unmarshalPart reads a part made by marshalPart: its tables, its numbers
+// UnmarshalPart reads a part made by marshalPart: its tables, its numbers
 // and the keys of its sections; result returns the result's JSON should
 // the part need indexing again (see join). It returns errPartFormat for
 // another version of the format. The part keeps slices of data.
-func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
-	if len(data) == 0 || data[0] != partFormat {
-		return nil, errPartFormat
+func UnmarshalPart(data []byte, result func() ([]byte, error)) (*Part, error) {
+	if len(data) == 0 || data[0] != PartFormat {
+		return nil, ErrPartFormat
 	}
 	r := &partReader{b: data[1:], t: &tables{}}
 	t := r.t
@@ -471,12 +471,12 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 			t.lists[i] = all[start:len(all):len(all)]
 		}
 	}
-	t.cats = make([][]catValue, r.n())
+	t.cats = make([][]CatValue, r.n())
 	for i := range t.cats {
 		if n := r.n(); n > 0 {
-			cs := make([]catValue, n)
+			cs := make([]CatValue, n)
 			for k := range cs {
-				cs[k] = catValue{class: r.str(), value: r.str(), rank: int(r.v()), neg: r.uv() == 1}
+				cs[k] = CatValue{Class: r.str(), Value: r.str(), rank: int(r.v()), Neg: r.uv() == 1}
 			}
 			t.cats[i] = cs
 		}
@@ -484,8 +484,8 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 	if r.failed() != nil || len(t.lists) == 0 || len(t.cats) == 0 {
 		return nil, errors.Join(r.failed(), errors.New("verifier: corrupt evidence index: tables"))
 	}
-	p := &part{result: result}
-	p.ev = Evidence{CallID: r.str(), Name: r.str(), Version: int(r.v())}
+	p := &Part{Result: result}
+	p.Ev = Evidence{CallID: r.str(), Name: r.str(), Version: int(r.v())}
 	p.budget = int(r.uv())
 	if r.uv() == 1 {
 		p.bad = true
@@ -518,27 +518,27 @@ func unmarshalPart(data []byte, result func() ([]byte, error)) (*part, error) {
 }
 
 // readInto appends the part's nodes and leaves to ix with their own ids.
-func (e *encoded) readInto(ix *index, t *tables) error {
+func (e *encoded) readInto(ix *Index, t *tables) error {
 	r := &partReader{b: e.nodes, t: t}
 	nn := e.nn
 	for i := range nn {
 		var nd node
-		nd.parent = int32(r.v())
-		nd.ptr = r.str()
+		nd.Parent = int32(r.v())
+		nd.Ptr = r.str()
 		flags := r.uv()
-		nd.array, nd.hedge = flags&1 != 0, flags&2 != 0
-		nd.leafLo = int32(r.uv())
-		nd.leafHi = nd.leafLo + int32(r.uv())
+		nd.Array, nd.hedge = flags&1 != 0, flags&2 != 0
+		nd.LeafLo = int32(r.uv())
+		nd.LeafHi = nd.LeafLo + int32(r.uv())
 		nd.nodeHi = int32(i) + int32(r.uv())
-		nd.concepts = r.list()
+		nd.Concepts = r.list()
 		nd.subject = r.str()
-		nd.objKids = int(r.uv())
-		nd.length = int(r.uv())
-		if nd.parent < -1 || nd.parent >= int32(i) || nd.nodeHi <= int32(i) || nd.nodeHi > int32(nn) ||
-			nd.leafLo < 0 || nd.leafHi < nd.leafLo || nd.leafHi > int32(e.nl) {
+		nd.ObjKids = int(r.uv())
+		nd.Length = int(r.uv())
+		if nd.Parent < -1 || nd.Parent >= int32(i) || nd.nodeHi <= int32(i) || nd.nodeHi > int32(nn) ||
+			nd.LeafLo < 0 || nd.LeafHi < nd.LeafLo || nd.LeafHi > int32(e.nl) {
 			r.fail("node")
 		}
-		ix.nodes = append(ix.nodes, nd)
+		ix.Nodes = append(ix.Nodes, nd)
 	}
 	if r.failed() == nil && r.left() != 0 {
 		r.fail("node bytes")
@@ -547,10 +547,10 @@ func (e *encoded) readInto(ix *index, t *tables) error {
 		return r.failed()
 	}
 	r.reset(e.leaves)
-	at := len(ix.leaves)
-	ix.leaves = slices.Grow(ix.leaves, e.nl)[:at+e.nl]
+	at := len(ix.Leaves)
+	ix.Leaves = slices.Grow(ix.Leaves, e.nl)[:at+e.nl]
 	for i := range e.nl {
-		r.leaf(&ix.leaves[at+i], nn, i)
+		r.leaf(&ix.Leaves[at+i], nn, i)
 	}
 	if r.failed() == nil && r.left() != 0 {
 		r.fail("leaf bytes")
@@ -558,51 +558,51 @@ func (e *encoded) readInto(ix *index, t *tables) error {
 	return r.failed()
 }
 
-func (r *partReader) leaf(lf *leaf, nn, i int) {
+func (r *partReader) leaf(lf *Leaf, nn, i int) {
 	lf.t = r.t
-	lf.node = int32(r.v())
+	lf.Node = int32(r.v())
 	lf.ptrID = r.below(r.t.nstrs())
 	lf.rawID = r.below(r.t.nstrs())
 	b := r.bytes(5)
 	if b == nil {
 		return
 	}
-	lf.kind, lf.dim, lf.unitID, lf.wday, lf.rel = leafKind(b[0]), dimension(b[1]), b[2], int8(b[3]), int8(b[4])
+	lf.Kind, lf.Dim, lf.UnitID, lf.wday, lf.rel = leafKind(b[0]), Dimension(b[1]), b[2], int8(b[3]), int8(b[4])
 	flags := r.uv()
-	lf.b = flags&lfBool != 0
-	lf.negKey = flags&lfNegKey != 0
-	lf.hedge = flags&lfHedge != 0
-	lf.text = flags&lfText != 0
-	lf.textShort = flags&lfTextShort != 0
-	lf.keyUp = flags&lfKeyUp != 0
-	lf.keyDown = flags&lfKeyDown != 0
-	lf.scaled = flags&lfScaled != 0
-	lf.subjKey = flags&lfSubjKey != 0
-	lf.hasDay = flags&lfHasDay != 0
+	lf.B = flags&lfBool != 0
+	lf.NegKey = flags&lfNegKey != 0
+	lf.Hedge = flags&lfHedge != 0
+	lf.Text = flags&lfText != 0
+	lf.TextShort = flags&lfTextShort != 0
+	lf.KeyUp = flags&lfKeyUp != 0
+	lf.KeyDown = flags&lfKeyDown != 0
+	lf.Scaled = flags&lfScaled != 0
+	lf.SubjKey = flags&lfSubjKey != 0
+	lf.HasDay = flags&lfHasDay != 0
 	if flags&lfIntNum != 0 {
-		lf.num = float64(r.v())
+		lf.Num = float64(r.v())
 	} else {
-		lf.num = r.f64()
+		lf.Num = r.f64()
 	}
-	lf.hi = lf.num
+	lf.Hi = lf.Num
 	if flags&lfRange != 0 {
-		lf.hi = r.f64()
+		lf.Hi = r.f64()
 	}
 	lf.strID = r.below(r.t.nstrs())
 	lf.ownID = r.below(len(r.t.lists))
 	lf.ctxID = r.below(len(r.t.lists))
 	lf.catID = r.below(len(r.t.cats))
-	lf.src = -1
+	lf.Src = -1
 	if flags&lfSrc != 0 {
-		lf.src = int32(r.below(i))
-		lf.textPos = int32(r.uv())
+		lf.Src = int32(r.below(i))
+		lf.TextPos = int32(r.uv())
 	}
-	if lf.hasDay {
-		lf.day = int32(r.v())
+	if lf.HasDay {
+		lf.Day = int32(r.v())
 	}
-	lf.minute = int16(r.v())
-	if lf.node < -1 || lf.node >= int32(nn) || int(lf.unitID) >= len(unitTable) || lf.kind > kindNull ||
-		lf.wday < 0 || lf.wday > 7 || lf.rel < 0 || lf.rel > 0 && lf.src < 0 {
+	lf.Minute = int16(r.v())
+	if lf.Node < -1 || lf.Node >= int32(nn) || int(lf.UnitID) >= len(UnitTable) || lf.Kind > kindNull ||
+		lf.wday < 0 || lf.wday > 7 || lf.rel < 0 || lf.rel > 0 && lf.Src < 0 {
 		r.fail("leaf")
 	}
 }
@@ -676,13 +676,13 @@ func (sec *sections) subjectSection(named bool) *section {
 }
 
 // subjectEntry reads one subject entry.
-func (r *partReader) subjectEntry(e *subjEntry, nodes int) {
-	e.toks, e.keys = r.list(), r.list()
-	e.node = int32(r.below(nodes))
+func (r *partReader) subjectEntry(e *SubjEntry, nodes int) {
+	e.Toks, e.Keys = r.list(), r.list()
+	e.Node = int32(r.below(nodes))
 	flags := r.uv()
-	e.alias, e.partial = flags&1 != 0, flags&2 != 0
-	e.exact = r.str()
-	if len(e.toks) == 0 || len(e.keys) != len(e.toks) {
+	e.alias, e.Partial = flags&1 != 0, flags&2 != 0
+	e.Exact = r.str()
+	if len(e.Toks) == 0 || len(e.Keys) != len(e.Toks) {
 		r.fail("subject")
 	}
 }
@@ -697,9 +697,9 @@ func (sec *sections) subjectNames(s *section, k string, names *nameSet) bool {
 	r := &partReader{b: b, t: sec.t}
 	var mine nameSet
 	for range r.n() {
-		var e subjEntry
+		var e SubjEntry
 		r.subjectEntry(&e, sec.nodes)
-		mine.addEntry(e.partial || e.alias, e.exact)
+		mine.addEntry(e.Partial || e.alias, e.Exact)
 	}
 	if r.failed() == nil {
 		names.merge(mine)
@@ -710,7 +710,7 @@ func (sec *sections) subjectNames(s *section, k string, names *nameSet) bool {
 // appendSubjectEntries appends key k's subjects to es, their nodes plus
 // base, all but the partial and alias ones when dropPartial; a damaged
 // entry appends none.
-func (sec *sections) appendSubjectEntries(es []subjEntry, s *section, k string, dropPartial bool, base int32) []subjEntry {
+func (sec *sections) appendSubjectEntries(es []SubjEntry, s *section, k string, dropPartial bool, base int32) []SubjEntry {
 	b, ok := s.find(k)
 	if !ok {
 		return es
@@ -718,10 +718,10 @@ func (sec *sections) appendSubjectEntries(es []subjEntry, s *section, k string, 
 	r := &partReader{b: b, t: sec.t}
 	start := len(es)
 	for range r.n() {
-		var e subjEntry
+		var e SubjEntry
 		r.subjectEntry(&e, sec.nodes)
-		if !dropPartial || !e.partial && !e.alias {
-			e.node += base
+		if !dropPartial || !e.Partial && !e.alias {
+			e.Node += base
 			es = append(es, e)
 		}
 	}
@@ -756,23 +756,23 @@ func (sec *sections) hasKey(k string) bool {
 	return ok
 }
 
-// unitTable numbers every unit an evidence value may be in: nil first,
+// UnitTable numbers every unit an evidence value may be in: nil first,
 // then the named units, then those of the unit words, signs and key words
 // in sorted order. NB: a change to the table changes partFormat.
-var unitTable, unitIDs = makeUnitTable()
+var UnitTable, unitIDs = makeUnitTable()
 
-func makeUnitTable() ([]*unit, map[*unit]uint8) {
-	table := []*unit{nil, uCount, uPercent, uFrac, uDay, uDegree, uZhe, moneyUnit, uUSD, uDollar, uCNY, uYen, uJPY, uEUR, uGBP}
-	for _, d := range []dimension{dimMass, dimLength, dimTime, dimTemp, dimVolume, dimSpeed, dimData, dimEnergy, dimPower, dimPercent} {
-		table = append(table, canonicalUnits[d]...)
+func makeUnitTable() ([]*Unit, map[*Unit]uint8) {
+	table := []*Unit{nil, uCount, UPercent, UFrac, UDay, uDegree, uZhe, moneyUnit, UUSD, UDollar, UCNY, UYen, UJPY, UEUR, uGBP}
+	for _, d := range []Dimension{DimMass, DimLength, DimTime, DimTemp, dimVolume, dimSpeed, dimData, dimEnergy, dimPower, DimPercent} {
+		table = append(table, CanonicalUnits[d]...)
 	}
-	for _, m := range []map[string]*unit{unitWords, unitPrefix, keyUnits} {
+	for _, m := range []map[string]*Unit{UnitWords, unitPrefix, keyUnits} {
 		for _, k := range sortedKeys(m) {
 			table = append(table, m[k])
 		}
 	}
-	ids := map[*unit]uint8{}
-	var out []*unit
+	ids := map[*Unit]uint8{}
+	var out []*Unit
 	for _, u := range table {
 		if _, ok := ids[u]; !ok {
 			ids[u] = uint8(len(out))

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"regexp"
@@ -8,32 +8,32 @@ import (
 	"unicode/utf8"
 )
 
-// scanTimes finds the time expressions of a claim's normalised runes r,
+// ScanTimes finds the time expressions of a claim's normalised runes r,
 // resolving relative ones against now. It marks their runes in used.
 // Each pattern of timePatterns is tried in order over the whole text; a
 // match overlapping one taken before it is skipped.
-func scanTimes(r []rune, now time.Time, used []bool) []timeExpr {
+func ScanTimes(r []rune, now time.Time, used []bool) []TimeExpr {
 	return scanTimesIn(string(r), now, used)
 }
 
 // scanTimesIn is scanTimes over the text as a string, s.
-func scanTimesIn(s string, now time.Time, used []bool) []timeExpr {
-	var ts timeScan
-	return ts.scan(s, now, used)
+func scanTimesIn(s string, now time.Time, used []bool) []TimeExpr {
+	var ts TimeScan
+	return ts.Scan(s, now, used)
 }
 
-// scan is scanTimesIn made in ts (a claim's is in its reading's buffers:
+// Scan is scanTimesIn made in ts (a claim's is in its reading's buffers:
 // what it returns is its own).
-func (ts *timeScan) scan(s string, now time.Time, used []bool) []timeExpr {
-	*ts = timeScan{s: s, now: now, d0: dayOf(now), used: used}
-	mask := textMask(s)
-	ts.gate = timeGate{s: s, digits: mask&maskDigit != 0}
-	for i := range timePatterns {
-		p := &timePatterns[i]
-		if !maskHolds(mask, p.needs) || !p.gate(&ts.gate) {
+func (ts *TimeScan) Scan(s string, now time.Time, used []bool) []TimeExpr {
+	*ts = TimeScan{s: s, now: now, d0: DayOf(now), used: used}
+	mask := TextMask(s)
+	ts.gate = TimeGate{S: s, Digits: mask&maskDigit != 0}
+	for i := range TimePatterns {
+		p := &TimePatterns[i]
+		if !MaskHolds(mask, p.Needs) || !p.Gate(&ts.gate) {
 			continue
 		}
-		for _, m := range p.re.FindAllStringSubmatchIndex(ts.s, -1) {
+		for _, m := range p.Re.FindAllStringSubmatchIndex(ts.s, -1) {
 			p.read(ts, m)
 		}
 	}
@@ -47,48 +47,48 @@ func (ts *timeScan) scan(s string, now time.Time, used []bool) []timeExpr {
 // text's characters (tried first, on its textMask); read
 // turns one match (re's submatch indexes) into a time expression.
 type timePattern struct {
-	name  string
-	re    *regexp.Regexp
-	needs []uint64 // what gate needs of the text (one of them: see needs)
-	gate  func(g *timeGate) bool
-	read  func(ts *timeScan, m []int)
+	Name  string
+	Re    *regexp.Regexp
+	Needs []uint64 // what gate needs of the text (one of them: see needs)
+	Gate  func(g *TimeGate) bool
+	read  func(ts *TimeScan, m []int)
 }
 
-// timePatterns in the order they take runes: dates written out first,
+// TimePatterns in the order they take runes: dates written out first,
 // then durations from now, times of day, relative days and weekdays. A
 // gate holds for every text its regexp matches in: the regexps, not the
 // gates, decide what is read; the gates only spare most texts the
 // regexps.
-var timePatterns = []timePattern{
-	{"iso date", reISO, needs("0-", "0/", "0."), func(g *timeGate) bool { return g.digits && isoShaped(g.s) }, readISODate},
-	{"chinese date", reZhDate, needs("0月日", "0月号"), func(g *timeGate) bool {
-		return g.digits && strings.Contains(g.s, "月") && hasAnyRune(g.s, "日号")
+var TimePatterns = []timePattern{
+	{"iso date", reISO, needs("0-", "0/", "0."), func(g *TimeGate) bool { return g.Digits && isoShaped(g.S) }, readISODate},
+	{"chinese date", reZhDate, needs("0月日", "0月号"), func(g *TimeGate) bool {
+		return g.Digits && strings.Contains(g.S, "月") && hasAnyRune(g.S, "日号")
 	}, readZhDate},
-	{"month day", reMonthDay, monthNeeds, func(g *timeGate) bool { return g.digits && g.monthName() }, readMonthDay},
-	{"day month", reDayMonth, monthNeeds, func(g *timeGate) bool { return g.digits && g.monthName() }, readDayMonth},
-	{"us date", reUSDate, needs("0/"), func(g *timeGate) bool { return g.digits && strings.Contains(g.s, "/") }, readUSDate},
+	{"month day", reMonthDay, monthNeeds, func(g *TimeGate) bool { return g.Digits && g.monthName() }, readMonthDay},
+	{"day month", reDayMonth, monthNeeds, func(g *TimeGate) bool { return g.Digits && g.monthName() }, readDayMonth},
+	{"us date", reUSDate, needs("0/"), func(g *TimeGate) bool { return g.Digits && strings.Contains(g.S, "/") }, readUSDate},
 	// NB: like the dates, only in a text with a digit somewhere ("in two
 	// days" alone is not read).
-	{"in days", reInDays, needs("0in ", "0later", "0from now", "0后"), func(g *timeGate) bool {
-		s := g.s
-		return g.digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
+	{"in days", reInDays, needs("0in ", "0later", "0from now", "0后"), func(g *TimeGate) bool {
+		s := g.S
+		return g.Digits && (strings.Contains(s, "in ") || strings.Contains(s, "later") || strings.Contains(s, "from now") || strings.Contains(s, "后")) &&
 			(inCountOfDays(s) || strings.Contains(s, "later") || strings.Contains(s, "from") || strings.Contains(s, "后"))
 	}, readInDays},
-	{"clock", reClock, needs(":", "点", "时", "0am", "0a.", "0pm", "0p.", "noon", "midnight", "midday"), func(g *timeGate) bool {
-		s := g.s
+	{"clock", reClock, needs(":", "点", "时", "0am", "0a.", "0pm", "0p.", "noon", "midnight", "midday"), func(g *TimeGate) bool {
+		s := g.S
 		return hasAnyRune(s, ":点时") || meridiemAfterDigit(s) ||
 			strings.Contains(s, "noon") || strings.Contains(s, "midnight") || strings.Contains(s, "midday")
 	}, readClock},
-	{"relative day", reRel, needs("明", "今", "后", "昨", "前", "today", "tonight", "tomorrow", "yesterday", "this"), func(g *timeGate) bool {
-		s := g.s
+	{"relative day", reRel, needs("明", "今", "后", "昨", "前", "today", "tonight", "tomorrow", "yesterday", "this"), func(g *TimeGate) bool {
+		s := g.S
 		return hasAnyRune(s, "明今后昨前") || strings.Contains(s, "today") || strings.Contains(s, "tonight") ||
 			strings.Contains(s, "tomorrow") || strings.Contains(s, "yesterday") || strings.Contains(s, "this")
 	}, readRelativeDay},
-	{"weekday", reWeekday, needs("周", "星期", "礼拜", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"), func(g *timeGate) bool {
-		s := g.s
-		return strings.Contains(s, "周") || strings.Contains(s, "星期") || strings.Contains(s, "礼拜") || hasWeekdayName(s)
+	{"weekday", reWeekday, needs("周", "星期", "礼拜", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"), func(g *TimeGate) bool {
+		s := g.S
+		return strings.Contains(s, "周") || strings.Contains(s, "星期") || strings.Contains(s, "礼拜") || HasWeekdayName(s)
 	}, readWeekday},
-	{"weekend", reWeekend, needs("weekend", "周末"), func(g *timeGate) bool { return strings.Contains(g.s, "weekend") || strings.Contains(g.s, "周末") }, readWeekend},
+	{"weekend", reWeekend, needs("weekend", "周末"), func(g *TimeGate) bool { return strings.Contains(g.S, "weekend") || strings.Contains(g.S, "周末") }, readWeekend},
 }
 
 // A text's mask says which of some characters it has, one bit each: the
@@ -134,8 +134,8 @@ func runeMask(r rune) uint64 {
 	return 0
 }
 
-// textMask returns the mask of the characters of s.
-func textMask(s string) uint64 {
+// TextMask returns the mask of the characters of s.
+func TextMask(s string) uint64 {
 	var m uint64
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -173,8 +173,8 @@ func needs(words ...string) []uint64 {
 // monthNeeds are the month names' needs, with a digit.
 var monthNeeds = needs("0jan", "0feb", "0mar", "0apr", "0may", "0jun", "0jul", "0aug", "0sep", "0oct", "0nov", "0dec")
 
-// maskHolds reports whether text mask m holds one of needs.
-func maskHolds(m uint64, needs []uint64) bool {
+// MaskHolds reports whether text mask m holds one of needs.
+func MaskHolds(m uint64, needs []uint64) bool {
 	for _, n := range needs {
 		if m&n == n {
 			return true
@@ -183,18 +183,18 @@ func maskHolds(m uint64, needs []uint64) bool {
 	return false
 }
 
-// timeGate is the text the gates test, with what more than one asks
+// TimeGate is the text the gates test, with what more than one asks
 // found once.
-type timeGate struct {
-	s      string
-	digits bool // a digit somewhere
+type TimeGate struct {
+	S      string
+	Digits bool // a digit somewhere
 	months int8 // 0 not looked for yet, 1 a month name, -1 none
 }
 
-func (g *timeGate) monthName() bool {
+func (g *TimeGate) monthName() bool {
 	if g.months == 0 {
 		g.months = -1
-		if hasMonthName(g.s) {
+		if HasMonthName(g.S) {
 			g.months = 1
 		}
 	}
@@ -205,8 +205,8 @@ func (g *timeGate) monthName() bool {
 // every ISO date starts with.
 func isoShaped(s string) bool {
 	for i := 0; i+5 < len(s); i++ {
-		if strings.IndexByte("-/.", s[i+4]) >= 0 && isDigitByte(s[i+5]) &&
-			isDigitByte(s[i]) && isDigitByte(s[i+1]) && isDigitByte(s[i+2]) && isDigitByte(s[i+3]) {
+		if strings.IndexByte("-/.", s[i+4]) >= 0 && IsDigitByte(s[i+5]) &&
+			IsDigitByte(s[i]) && IsDigitByte(s[i+1]) && IsDigitByte(s[i+2]) && IsDigitByte(s[i+3]) {
 			return true
 		}
 	}
@@ -224,7 +224,7 @@ func meridiemAfterDigit(s string) bool {
 		for j > 0 && strings.IndexByte(" \t\n\f\r", s[j]) >= 0 {
 			j--
 		}
-		if isDigitByte(s[j]) {
+		if IsDigitByte(s[j]) {
 			return true
 		}
 	}
@@ -250,7 +250,7 @@ func inCountOfDays(s string) bool {
 			j++
 		}
 		w := j
-		for j < n && (isDigitByte(s[j]) || 'a' <= s[j] && s[j] <= 'z') {
+		for j < n && (IsDigitByte(s[j]) || 'a' <= s[j] && s[j] <= 'z') {
 			j++
 		}
 		if j == w || j >= n || strings.IndexByte(" \t\n\f\r", s[j]) < 0 {
@@ -278,8 +278,8 @@ func hasAnyRune(s, set string) bool {
 	return false
 }
 
-// hasWeekdayName reports an English weekday name in s.
-func hasWeekdayName(s string) bool {
+// HasWeekdayName reports an English weekday name in s.
+func HasWeekdayName(s string) bool {
 	for i := 0; ; i += 3 {
 		k := strings.Index(s[i:], "day")
 		if k < 0 {
@@ -295,19 +295,19 @@ func hasWeekdayName(s string) bool {
 	}
 }
 
-// timeScan is one scan of a text for time expressions.
-type timeScan struct {
+// TimeScan is one scan of a text for time expressions.
+type TimeScan struct {
 	s    string
 	now  time.Time
 	d0   int32  // now's day
 	used []bool // runes taken (by this scan or before it)
-	out  []timeExpr
-	gate timeGate
+	out  []TimeExpr
+	gate TimeGate
 }
 
 // take records the expression at bytes [bs, be) meaning days, unless a
 // rune of it is taken; it returns the expression or nil.
-func (ts *timeScan) take(bs, be int, days ...int32) *timeExpr {
+func (ts *TimeScan) take(bs, be int, days ...int32) *TimeExpr {
 	s := ts.s
 	rs, re := utf8.RuneCountInString(s[:bs]), utf8.RuneCountInString(s[:be])
 	for i := rs; i < re; i++ {
@@ -318,25 +318,25 @@ func (ts *timeScan) take(bs, be int, days ...int32) *timeExpr {
 	for i := rs; i < re; i++ {
 		ts.used[i] = true
 	}
-	te := timeExpr{start: rs, end: re, days: days, clock: -1}
+	te := TimeExpr{Start: rs, End: re, Days: days, Clock: -1}
 	if len(days) > 0 {
-		te.lo, te.hi = days[0], days[0]
+		te.Lo, te.Hi = days[0], days[0]
 	}
-	te.bound = boundAround(s, bs, be)
+	te.Bound = boundAround(s, bs, be)
 	ts.out = append(ts.out, te)
 	return &ts.out[len(ts.out)-1]
 }
 
 // relative marks te, if any, as resolved against the time of reading
 // when rel.
-func (te *timeExpr) relative(rel bool) {
+func (te *TimeExpr) relative(rel bool) {
 	if te != nil {
 		te.rel = rel
 	}
 }
 
 // group returns submatch k of m, or "" when it did not take part.
-func (ts *timeScan) group(m []int, k int) string {
+func (ts *TimeScan) group(m []int, k int) string {
 	if m[2*k] < 0 {
 		return ""
 	}
@@ -345,18 +345,18 @@ func (ts *timeScan) group(m []int, k int) string {
 
 // day returns the day of month m and day d in year y (two digits are
 // 20yy); with no year, the year that puts the date nearest to now.
-func (ts *timeScan) day(y string, m time.Month, d int) int32 {
+func (ts *TimeScan) day(y string, m time.Month, d int) int32 {
 	if y != "" {
 		yy := atoi(y)
 		if yy < 100 {
 			yy += 2000
 		}
-		return dayNumber(yy, m, d)
+		return DayNumber(yy, m, d)
 	}
 	y0 := ts.now.Year()
-	best := dayNumber(y0, m, d)
+	best := DayNumber(y0, m, d)
 	for _, yy := range []int{y0 - 1, y0 + 1} {
-		if c := dayNumber(yy, m, d); abs32(c-ts.d0) < abs32(best-ts.d0) {
+		if c := DayNumber(yy, m, d); abs32(c-ts.d0) < abs32(best-ts.d0) {
 			best = c
 		}
 	}
@@ -368,18 +368,18 @@ func atoi(x string) int { n, _ := strconv.Atoi(x); return n }
 func validDate(mo, d int) bool { return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 }
 
 // readISODate: 2024-05-03, 2024/5/3, 2024-05-03 14:00.
-func readISODate(ts *timeScan, m []int) {
+func readISODate(ts *TimeScan, m []int) {
 	mo, d := atoi(ts.group(m, 2)), atoi(ts.group(m, 3))
 	if !validDate(mo, d) {
 		return
 	}
-	if te := ts.take(m[0], m[1], dayNumber(atoi(ts.group(m, 1)), time.Month(mo), d)); te != nil && m[8] >= 0 {
-		te.clock = atoi(ts.group(m, 4))*60 + atoi(ts.group(m, 5))
+	if te := ts.take(m[0], m[1], DayNumber(atoi(ts.group(m, 1)), time.Month(mo), d)); te != nil && m[8] >= 0 {
+		te.Clock = atoi(ts.group(m, 4))*60 + atoi(ts.group(m, 5))
 	}
 }
 
 // readZhDate: 5月3日, 2024年5月3号.
-func readZhDate(ts *timeScan, m []int) {
+func readZhDate(ts *TimeScan, m []int) {
 	mo, d := atoi(ts.group(m, 2)), atoi(ts.group(m, 3))
 	if validDate(mo, d) {
 		ts.take(m[0], m[1], ts.day(ts.group(m, 1), time.Month(mo), d)).relative(m[2] < 0)
@@ -387,7 +387,7 @@ func readZhDate(ts *timeScan, m []int) {
 }
 
 // readMonthDay: May 3, May 3rd, 2024.
-func readMonthDay(ts *timeScan, m []int) {
+func readMonthDay(ts *TimeScan, m []int) {
 	mo, d := months[ts.group(m, 1)], atoi(ts.group(m, 2))
 	if d >= 1 && d <= 31 {
 		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d)).relative(m[6] < 0)
@@ -396,7 +396,7 @@ func readMonthDay(ts *timeScan, m []int) {
 
 // readDayMonth: 3 May 2024, the 3rd of June. NB: "3 may" without a year
 // is never a date, whatever precedes it ("3 may ship").
-func readDayMonth(ts *timeScan, m []int) {
+func readDayMonth(ts *TimeScan, m []int) {
 	d, mo := atoi(ts.group(m, 1)), months[ts.group(m, 2)]
 	if d >= 1 && d <= 31 && !(ts.group(m, 2) == "may" && m[6] < 0) {
 		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d)).relative(m[6] < 0)
@@ -405,7 +405,7 @@ func readDayMonth(ts *timeScan, m []int) {
 
 // readUSDate: on 5/3, by 5/3/24 (month first, after a word that takes a
 // date; the word is not part of the expression).
-func readUSDate(ts *timeScan, m []int) {
+func readUSDate(ts *TimeScan, m []int) {
 	mo, d := atoi(ts.group(m, 1)), atoi(ts.group(m, 2))
 	if validDate(mo, d) {
 		ts.take(m[2], m[1], ts.day(ts.group(m, 3), time.Month(mo), d)).relative(m[6] < 0)
@@ -416,7 +416,7 @@ func readUSDate(ts *timeScan, m []int) {
 var smallNumbers = numberTable[int]("small numbers")
 
 // readInDays: in 3 days, two weeks from now, 3 天后, 两周后.
-func readInDays(ts *timeScan, m []int) {
+func readInDays(ts *TimeScan, m []int) {
 	var n int
 	var u string
 	switch {
@@ -447,7 +447,7 @@ func readInDays(ts *timeScan, m []int) {
 
 // readClock: 3pm, 3:30 p.m., 15:00, 下午3点半, noon. A time of day names
 // no day of its own; attachClocks gives it to the day next to it.
-func readClock(ts *timeScan, m []int) {
+func readClock(ts *TimeScan, m []int) {
 	var h, mi int
 	switch {
 	case m[2] >= 0:
@@ -479,7 +479,7 @@ func readClock(ts *timeScan, m []int) {
 		return
 	}
 	if te := ts.take(m[0], m[1]); te != nil {
-		te.clock, te.onlyClock = h*60+mi, true
+		te.Clock, te.OnlyClock = h*60+mi, true
 	}
 }
 
@@ -487,14 +487,14 @@ func readClock(ts *timeScan, m []int) {
 var relativeDays = numberTable[int32]("relative days")
 
 // readRelativeDay: today, tomorrow, the day after tomorrow, 明天, 后天.
-func readRelativeDay(ts *timeScan, m []int) {
+func readRelativeDay(ts *TimeScan, m []int) {
 	w := strings.Join(strings.Fields(ts.s[m[0]:m[1]]), " ")
 	ts.take(m[0], m[1], ts.d0+relativeDays[w]).relative(true)
 }
 
 // readWeekday: Friday, next Friday (the coming one or the one after), this
 // Friday, 周五, 下周五 (Friday of next week), 本周五.
-func readWeekday(ts *timeScan, m []int) {
+func readWeekday(ts *TimeScan, m []int) {
 	var mod, name string
 	if m[4] >= 0 {
 		name, mod = ts.group(m, 2), ts.group(m, 1)
@@ -527,7 +527,7 @@ func readWeekday(ts *timeScan, m []int) {
 
 // readWeekend: this weekend, next weekend, 周末, 下周末: its Saturday and
 // Sunday (on a Sunday, this weekend is the one under way).
-func readWeekend(ts *timeScan, m []int) {
+func readWeekend(ts *TimeScan, m []int) {
 	d0, wd0 := ts.d0, int32(ts.now.Weekday())
 	sat := d0 + (6-wd0+7)%7
 	if wd0 == 0 {
@@ -537,7 +537,7 @@ func readWeekend(ts *timeScan, m []int) {
 		sat += 7
 	}
 	if te := ts.take(m[0], m[1], sat, sat+1); te != nil {
-		te.lo, te.hi, te.rel = sat, sat+1, true
+		te.Lo, te.Hi, te.rel = sat, sat+1, true
 	}
 }
 
@@ -559,9 +559,9 @@ var (
 	reZhBound  = regexp.MustCompile(`^\s*(之前|以前|前|之后|以后)`)
 )
 
-// hasMonthName reports an English month name or abbreviation in s (the
+// HasMonthName reports an English month name or abbreviation in s (the
 // three letters every one starts with), in one pass over s.
-func hasMonthName(s string) bool {
+func HasMonthName(s string) bool {
 	for i := 0; i+3 <= len(s); i++ {
 		switch s[i] {
 		case 'j', 'f', 'm', 'a', 's', 'o', 'n', 'd':
@@ -576,15 +576,15 @@ func hasMonthName(s string) bool {
 
 // attachClocks gives a clock time to the day next to it ("tomorrow at
 // 3pm").
-func attachClocks(out []timeExpr) []timeExpr {
+func attachClocks(out []TimeExpr) []TimeExpr {
 	for i := range out {
-		if !out[i].onlyClock {
+		if !out[i].OnlyClock {
 			continue
 		}
 		for j := range out {
-			if !out[j].onlyClock && out[j].clock < 0 && abs(out[j].start-out[i].end) <= 4 || abs(out[i].start-out[j].end) <= 4 && !out[j].onlyClock && out[j].clock < 0 {
-				out[j].clock = out[i].clock
-				out[i].days = nil
+			if !out[j].OnlyClock && out[j].Clock < 0 && abs(out[j].Start-out[i].End) <= 4 || abs(out[i].Start-out[j].End) <= 4 && !out[j].OnlyClock && out[j].Clock < 0 {
+				out[j].Clock = out[i].Clock
+				out[i].Days = nil
 			}
 		}
 	}
@@ -593,18 +593,18 @@ func attachClocks(out []timeExpr) []timeExpr {
 
 // boundAround reads "by"/"before"/之前 around a time expression at
 // [bs, be) of s.
-func boundAround(s string, bs, be int) cue {
+func boundAround(s string, bs, be int) Cue {
 	if reBefore.MatchString(s[:bs]) {
-		return cueLE
+		return CueLE
 	}
 	if reAfter.MatchString(s[:bs]) {
-		return cueGE
+		return CueGE
 	}
 	if m := reZhBound.FindStringSubmatch(s[be:]); m != nil {
 		if strings.Contains(m[1], "后") {
-			return cueGE
+			return CueGE
 		}
-		return cueLE
+		return CueLE
 	}
 	return 0
 }

@@ -1,4 +1,4 @@
-package check
+package evidence
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
@@ -102,7 +102,7 @@ func headerRow(rows []any) []string {
 // walkTable indexes rows (arrays of cells) as objects keyed by header; the
 // first string cell names the row. For a header row inside the array
 // (headerRow) rows is the rest and pointers keep their real positions.
-func (w *walker) walkTable(v any, ptr string, f frame, parent int32, header []string) {
+func (w *Walker) walkTable(v any, ptr string, f frame, parent int32, header []string) {
 	rows, ok := v.([]any)
 	if !ok {
 		w.child(v, ptr, f, parent, nil)
@@ -110,11 +110,11 @@ func (w *walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 	}
 	offset := 0
 	arr := parent
-	if w.ix.nodes[parent].array && ptr == w.ix.nodes[parent].ptr {
+	if w.Ix.Nodes[parent].Array && ptr == w.Ix.Nodes[parent].Ptr {
 		offset = 1 // header row inside the array
 	} else {
 		arr = w.newNode(ptr, parent, f.concepts, true)
-		w.ix.nodes[arr].length = len(rows)
+		w.Ix.Nodes[arr].Length = len(rows)
 		defer w.closeNode(arr)
 	}
 	for i, r := range rows {
@@ -125,14 +125,14 @@ func (w *walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 			continue
 		}
 		row := w.newNode(p, arr, f.concepts, false)
-		w.ix.nodes[arr].objKids++
+		w.Ix.Nodes[arr].ObjKids++
 		for j, c := range cells {
-			if s, ok := c.(string); ok && w.ix.nodes[row].subject == "" && (j == 0 || isSubjectKey(cellName(header, j))) {
+			if s, ok := c.(string); ok && w.Ix.Nodes[row].subject == "" && (j == 0 || isSubjectKey(cellName(header, j))) {
 				w.addSubject(row, s)
-				w.ix.nodes[row].subject = s
+				w.Ix.Nodes[row].subject = s
 			}
 		}
-		label := w.ix.nodes[row].subject
+		label := w.Ix.Nodes[row].subject
 		ctx := appendCtx(f.ctx, f.concepts)
 		if label != "" {
 			// The row's label describes its cells too: "Revenue ($M)".
@@ -159,7 +159,7 @@ func cellName(header []string, j int) string {
 // many of it make one of the currency (cents: 100).
 var minorUnitWords = func() map[string]float64 {
 	m := map[string]float64{}
-	for w, f := range langData.Numbers("minor units") {
+	for w, f := range LangData.Numbers("minor units") {
 		m[w] = math.Round(1 / f)
 	}
 	return m
@@ -171,13 +171,13 @@ type keyInfo struct {
 	negates     bool
 	subject     bool
 	hedge       bool
-	unit        *unit // named by the key's own words (weight_kg)
-	dim         dimension
-	childUnit   *unit // given to the fields under it (dimensions_cm)
+	unit        *Unit // named by the key's own words (weight_kg)
+	dim         Dimension
+	childUnit   *Unit // given to the fields under it (dimensions_cm)
 	mag         float64
-	numbers     []numMention // numbers inside the key (sales_30d)
+	numbers     []NumMention // numbers inside the key (sales_30d)
 	magCurrency bool
-	magUnit     *unit
+	magUnit     *Unit
 	up, down    bool // the key names a rise or a fall
 	// bare: a key of one word that names no attribute (nameKey);
 	// subjConcept: one whose concept is a subject key (store: location).
@@ -189,16 +189,16 @@ type keyInfo struct {
 }
 
 // concepts returns key k's concepts under a parent with concepts parent.
-func (w *walker) concepts(k string, parent []string) []string {
+func (w *Walker) concepts(k string, parent []string) []string {
 	ki := w.keyInfo(k)
 	if ki.generic && len(parent) > 0 {
-		return dedupe(append(append([]string(nil), parent...), ki.concepts...))
+		return Dedupe(append(append([]string(nil), parent...), ki.concepts...))
 	}
 	return ki.concepts
 }
 
-func (w *walker) keyInfo(k string) *keyInfo {
-	if ki, ok := w.ix.keys[k]; ok {
+func (w *Walker) keyInfo(k string) *keyInfo {
+	if ki, ok := w.Ix.keys[k]; ok {
 		return ki
 	}
 	parts := lang.KeyParts(k)
@@ -212,14 +212,14 @@ func (w *walker) keyInfo(k string) *keyInfo {
 	}
 	ki.unit, ki.dim = keyUnitOf(parts)
 	ki.bare = len(parts) == 1 && !ki.generic && !ki.negates && !ki.subject && !ki.hedge && ki.unit == nil &&
-		ki.dim == dimNone && conceptDim(ki.concepts) == dimNone && !stateKeyParts[parts[0]] && !idWords[parts[0]] &&
-		len(categoriesOf(parts[0])) == 0 && !lang.IsAllDigits(parts[0])
+		ki.dim == DimNone && conceptDim(ki.concepts) == DimNone && !stateKeyParts[parts[0]] && !IdWords[parts[0]] &&
+		len(CategoriesOf(parts[0])) == 0 && !lang.IsAllDigits(parts[0])
 	ki.subjConcept = ki.bare && slices.ContainsFunc(ki.concepts, func(c string) bool { return subjectKeys[c] })
 	for _, p := range parts {
 		if n, ok := minorUnitWords[p]; ok {
 			ki.minor = n
 			if ki.unit == nil {
-				ki.dim = dimCurrency
+				ki.dim = DimCurrency
 			}
 		}
 	}
@@ -229,13 +229,13 @@ func (w *walker) keyInfo(k string) *keyInfo {
 			ws = segmentCJKKeep([]rune(p))
 		}
 		for _, w := range ws {
-			l := enLex[w]
+			l := EnLex[w]
 			if l == nil {
-				l = zhLex[w]
+				l = ZhLex[w]
 			}
 			if l != nil {
-				ki.up = ki.up || l.cues&cueUp != 0
-				ki.down = ki.down || l.cues&cueDown != 0
+				ki.up = ki.up || l.Cues&CueUp != 0
+				ki.down = ki.down || l.Cues&CueDown != 0
 			}
 		}
 	}
@@ -262,7 +262,7 @@ func (w *walker) keyInfo(k string) *keyInfo {
 	}
 	ki.magCurrency = strings.Contains(k, "元")
 	if strings.Contains(k, "$") {
-		ki.magUnit = uUSD
+		ki.magUnit = UUSD
 	}
 	for _, p := range parts {
 		i := 0
@@ -272,14 +272,14 @@ func (w *walker) keyInfo(k string) *keyInfo {
 		if i == 0 || i == len(p) {
 			continue
 		}
-		u := map[string]*unit{"d": uDay, "day": uDay, "days": uDay, "h": uHour, "hr": uHour, "w": uWeek, "wk": uWeek, "min": uMin, "m": uMonth, "mo": uMonth, "y": uYear, "yr": uYear}[p[i:]]
+		u := map[string]*Unit{"d": UDay, "day": UDay, "days": UDay, "h": UHour, "hr": UHour, "w": uWeek, "wk": uWeek, "min": UMin, "m": uMonth, "mo": uMonth, "y": uYear, "yr": uYear}[p[i:]]
 		if u == nil {
 			continue
 		}
 		n, _ := strconv.ParseFloat(p[:i], 64)
-		ki.numbers = append(ki.numbers, numMention{v: n, hi: n, unit: u})
+		ki.numbers = append(ki.numbers, NumMention{V: n, Hi: n, Unit: u})
 	}
-	w.ix.keys[k] = ki
+	w.Ix.keys[k] = ki
 	return ki
 }
 
@@ -292,7 +292,7 @@ type strInfo struct {
 	minute int16
 	hasDay bool
 	wday   int8 // a weekday value's weekday + 1
-	cat    []catValue
+	cat    []CatValue
 	hedge  bool
 	// The numbers of norm, raw and cat in the part's tables, once a leaf
 	// took them (interned: what a value says is numbered once).
@@ -300,48 +300,48 @@ type strInfo struct {
 	interned            bool
 }
 
-func (w *walker) strInfo(s string) *strInfo {
-	if si, ok := w.ix.strs[s]; ok {
+func (w *Walker) strInfo(s string) *strInfo {
+	if si, ok := w.Ix.strs[s]; ok {
 		return si
 	}
-	si := &strInfo{norm: string(lang.Normalize(s)), raw: jsonText(s), minute: -1, clock: -1}
-	if d, m, ok := parseEvidenceDate(s); ok {
+	si := &strInfo{norm: string(lang.Normalize(s)), raw: JsonText(s), minute: -1, clock: -1}
+	if d, m, ok := ParseEvidenceDate(s); ok {
 		si.day, si.hasDay, si.minute = d, true, m
 	} else if wd, ok := weekdayOf(si.norm); ok {
-		si.day, si.hasDay, si.wday = nextWeekday(wd, w.now), true, int8(wd)+1 // {"day": "Mon"}: the coming Monday
+		si.day, si.hasDay, si.wday = nextWeekday(wd, w.Now), true, int8(wd)+1 // {"day": "Mon"}: the coming Monday
 	} else {
 		si.clock = parseClock(s)
 	}
-	si.cat = categoriesOf(si.norm)
+	si.cat = CategoriesOf(si.norm)
 	si.hedge = len(s) < 40 && hedgeWords(s)
 	if len(s) <= 80 {
-		w.ix.strs[s] = si
+		w.Ix.strs[s] = si
 	}
 	return si
 }
 
 // scalar indexes one scalar value; siblings (the enclosing object) give a
 // unit or currency field.
-func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
-	ix := w.ix
-	if len(ix.leaves) >= w.budget {
+func (w *Walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
+	ix := w.Ix
+	if len(ix.Leaves) >= w.budget {
 		return // NB: the rest of a huge result is not evidence (see leavesMax)
 	}
 	ki := w.keyInfo(f.key)
-	lf := leaf{t: ix.t, ev: w.ev, node: obj, minute: -1, src: -1}
+	lf := Leaf{t: ix.t, Ev: w.ev, Node: obj, Minute: -1, Src: -1}
 	lf.setPtr(ptr)
 	lf.setOwn(f.concepts)
 	lf.setCtx(f.ctx)
 	if obj >= 0 {
-		lf.hedge = ix.nodes[obj].hedge
+		lf.Hedge = ix.Nodes[obj].hedge
 	}
-	lf.hedge = lf.hedge || ki.hedge
-	lf.negKey = ki.negates
-	lf.subjKey = ki.subject
-	if s, ok := v.(string); ok && !lf.subjKey && w.nameKey(f.key, ki, s) {
-		lf.subjKey = true
+	lf.Hedge = lf.Hedge || ki.hedge
+	lf.NegKey = ki.negates
+	lf.SubjKey = ki.subject
+	if s, ok := v.(string); ok && !lf.SubjKey && w.nameKey(f.key, ki, s) {
+		lf.SubjKey = true
 	}
-	lf.keyUp, lf.keyDown = ki.up, ki.down
+	lf.KeyUp, lf.KeyDown = ki.up, ki.down
 	switch t := v.(type) {
 	case json.Number:
 		x, err := strconv.ParseFloat(t.String(), 64)
@@ -351,28 +351,28 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 		if ki.minor > 0 {
 			x /= ki.minor // 510209 cents is 5,102.09 (the pointer keeps the JSON value)
 		}
-		lf.kind, lf.num, lf.hi = kindNum, x, x
+		lf.Kind, lf.Num, lf.Hi = KindNum, x, x
 		lf.setRaw(t.String())
 		u, dim := fieldUnit(ki, f.key, f.concepts, siblings)
-		if u == nil && dim == dimNone && f.parentKey != "" {
+		if u == nil && dim == DimNone && f.parentKey != "" {
 			// {"dimensions_cm": {"l": 60}}: the unit is on the parent key.
 			if cu := w.keyInfo(f.parentKey).childUnit; cu != nil {
-				u, dim = cu, cu.dim
+				u, dim = cu, cu.Dim
 			}
 		}
-		if u == nil && dim == dimNone && f.rowKey != "" {
+		if u == nil && dim == DimNone && f.rowKey != "" {
 			// A table row labelled "Operating margin (%)".
 			if rk := w.keyInfo(f.rowKey); rk.unit != nil {
-				u, dim = rk.unit, rk.unit.dim
+				u, dim = rk.unit, rk.unit.Dim
 			} else {
 				dim = rk.dim
 			}
 		}
 		lf.setUnit(u)
-		lf.dim = dim
+		lf.Dim = dim
 	case string:
 		si := w.strInfo(t)
-		lf.kind = kindStr
+		lf.Kind = KindStr
 		if !si.interned {
 			lf.setStr(si.norm)
 			lf.setRaw(si.raw)
@@ -380,25 +380,25 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 			si.strID, si.rawID, si.catID, si.interned = lf.strID, lf.rawID, lf.catID, true
 		}
 		lf.strID, lf.rawID, lf.catID = si.strID, si.rawID, si.catID
-		lf.day, lf.hasDay, lf.minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
+		lf.Day, lf.HasDay, lf.Minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
-			lf.minute = si.clock
+			lf.Minute = si.clock
 		}
-		lf.hedge = lf.hedge || si.hedge
+		lf.Hedge = lf.Hedge || si.hedge
 	case bool:
-		lf.kind, lf.b = kindBool, t
+		lf.Kind, lf.B = KindBool, t
 		lf.setRaw(strconv.FormatBool(t))
 	default:
-		lf.kind = kindNull
+		lf.Kind = kindNull
 		lf.setRaw("null")
 	}
-	id := int32(len(ix.leaves))
-	ix.leaves = append(ix.leaves, lf)
-	if s, ok := v.(string); ok && !lf.hasDay && !(lf.subjKey && !strings.ContainsRune(s, ' ')) {
+	id := int32(len(ix.Leaves))
+	ix.Leaves = append(ix.Leaves, lf)
+	if s, ok := v.(string); ok && !lf.HasDay && !(lf.SubjKey && !strings.ContainsRune(s, ' ')) {
 		w.textNumbers(id, s) // not inside identifiers: ORD-88231, 20240501-7731
 		w.textDates(id, s)
 	}
-	if lf.kind == kindNum {
+	if lf.Kind == KindNum {
 		if ki.mag == 1 && f.rowKey != "" {
 			ki = w.keyInfo(f.rowKey)
 		}
@@ -406,10 +406,10 @@ func (w *walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 	}
 }
 
-// jsonText is s as encoding/json writes it without HTML escaping. A
+// JsonText is s as encoding/json writes it without HTML escaping. A
 // string of printable ASCII with no quote or backslash is written as it
 // is, between quotes, without an encoder.
-func jsonText(s string) string {
+func JsonText(s string) string {
 	plain := true
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
@@ -429,43 +429,43 @@ func jsonText(s string) string {
 
 // finish builds a part's lookup structures once every leaf of its result
 // is known, and names the members of its collections.
-func (ix *index) finish() {
+func (ix *Index) finish() {
 	ix.derive()
-	for i := range ix.leaves {
-		lf := &ix.leaves[i]
+	for i := range ix.Leaves {
+		lf := &ix.Leaves[i]
 		id := int32(i)
-		switch lf.kind {
-		case kindNum:
-			ix.nums = append(ix.nums, id)
-		case kindStr:
-			if !lf.text {
+		switch lf.Kind {
+		case KindNum:
+			ix.Nums = append(ix.Nums, id)
+		case KindStr:
+			if !lf.Text {
 				ix.indexValue(id, lf)
 			}
 		}
-		if lf.text {
+		if lf.Text {
 			continue
 		}
-		for i, c := range lf.own() {
-			if !slices.Contains(lf.own()[:i], c) {
+		for i, c := range lf.Own() {
+			if !slices.Contains(lf.Own()[:i], c) {
 				ix.byConcept[c] = append(ix.byConcept[c], id)
 			}
 		}
-		for i, c := range lf.ctx() {
-			if !slices.Contains(lf.ctx()[:i], c) && !slices.Contains(lf.own(), c) {
+		for i, c := range lf.Ctx() {
+			if !slices.Contains(lf.Ctx()[:i], c) && !slices.Contains(lf.Own(), c) {
 				ix.byConcept[c] = append(ix.byConcept[c], id)
 			}
 		}
 	}
-	for i := range ix.leaves {
-		if lf := &ix.leaves[i]; lf.text {
+	for i := range ix.Leaves {
+		if lf := &ix.Leaves[i]; lf.Text {
 			// A value written as text ("18℃", "128.6亿元") is the field's
 			// value; a number inside a label ("Q1 2024") is not.
-			if lf.textShort || lf.src >= 0 && len(ix.leaves[lf.src].str()) >= 40 {
-				for _, c := range lf.own() {
+			if lf.TextShort || lf.Src >= 0 && len(ix.Leaves[lf.Src].Str()) >= 40 {
+				for _, c := range lf.Own() {
 					ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
 				}
 			}
-			for _, c := range lf.ctx() {
+			for _, c := range lf.Ctx() {
 				ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
 			}
 		}
@@ -478,8 +478,8 @@ func (ix *index) finish() {
 		slices.Sort(v)
 		ix.byValue[k] = slices.Compact(v)
 	}
-	slices.SortStableFunc(ix.nums, func(a, b int32) int {
-		x, y := ix.leaves[a].num, ix.leaves[b].num
+	slices.SortStableFunc(ix.Nums, func(a, b int32) int {
+		x, y := ix.Leaves[a].Num, ix.Leaves[b].Num
 		switch {
 		case x < y:
 			return -1
@@ -488,8 +488,8 @@ func (ix *index) finish() {
 		}
 		return int(a - b)
 	})
-	ix.named = map[string][]subjEntry{}
-	for _, c := range ix.colls {
+	ix.named = map[string][]SubjEntry{}
+	for _, c := range ix.Colls {
 		ix.nameMembers(c, ix.named)
 	}
 }
@@ -497,30 +497,30 @@ func (ix *index) finish() {
 // derive makes the lists a part's leaves and nodes determine: the leaves
 // by kind, the numbers and dates found in each string, the arrays and the
 // collections of objects. A decoded part derives them again.
-func (ix *index) derive() {
-	for i := range ix.leaves {
-		lf := &ix.leaves[i]
+func (ix *Index) derive() {
+	for i := range ix.Leaves {
+		lf := &ix.Leaves[i]
 		id := int32(i)
-		switch lf.kind {
-		case kindBool:
-			ix.bools = append(ix.bools, id)
-		case kindStr:
-			if lf.hasDay {
-				ix.dates = append(ix.dates, id)
-			} else if lf.minute >= 0 {
-				ix.clocks = append(ix.clocks, id)
+		switch lf.Kind {
+		case KindBool:
+			ix.Bools = append(ix.Bools, id)
+		case KindStr:
+			if lf.HasDay {
+				ix.Dates = append(ix.Dates, id)
+			} else if lf.Minute >= 0 {
+				ix.Clocks = append(ix.Clocks, id)
 			}
-			if !lf.text && len(lf.cat()) > 0 {
-				ix.cats = append(ix.cats, id)
+			if !lf.Text && len(lf.Cat()) > 0 {
+				ix.Cats = append(ix.Cats, id)
 			}
 		}
 	}
-	for i := range ix.nodes {
-		if ix.nodes[i].array {
-			ix.arrays = append(ix.arrays, int32(i))
+	for i := range ix.Nodes {
+		if ix.Nodes[i].Array {
+			ix.Arrays = append(ix.Arrays, int32(i))
 		}
 	}
-	ix.colls = ix.nodeCollections()
+	ix.Colls = ix.nodeCollections()
 }
 
 func appendUnique(s []int32, v int32) []int32 {
@@ -530,10 +530,10 @@ func appendUnique(s []int32, v int32) []int32 {
 	return append(s, v)
 }
 
-// leavesMax bounds the scalar values of the evidence of one answer that
+// LeavesMax bounds the scalar values of the evidence of one answer that
 // are indexed, in document order: a megabyte of numbers would otherwise
 // cost hundreds of megabytes of index and seconds per claim.
-const leavesMax = 1 << 16
+const LeavesMax = 1 << 16
 
 // valueTokensMax bounds the tokens indexed per string value.
 const valueTokensMax = 256
@@ -542,10 +542,10 @@ const valueTokensMax = 256
 // values, the whole value (for mentions in claims).
 // The words of a value are worked out once per distinct value (valueWords)
 // and shared by its leaves, which never change them.
-func (ix *index) indexValue(id int32, lf *leaf) {
+func (ix *Index) indexValue(id int32, lf *Leaf) {
 	vw, ok := ix.valWords[lf.strID]
 	if !ok {
-		vw = valueWordsOf(lf.str())
+		vw = valueWordsOf(lf.Str())
 		if ix.valWords == nil {
 			ix.valWords = map[uint32]valueWords{}
 		}
@@ -561,7 +561,7 @@ func (ix *index) indexValue(id int32, lf *leaf) {
 	}
 }
 
-// valueWords is what indexValue indexes a string value by: the concepts
+// ValueWords is what indexValue indexes a string value by: the concepts
 // of its words and, for a short value, its tokens (nil otherwise).
 type valueWords struct {
 	concepts []string
@@ -570,44 +570,44 @@ type valueWords struct {
 
 func valueWordsOf(s string) valueWords {
 	r := []rune(s)
-	toks := tokenize(r)
+	toks := Tokenize(r)
 	if len(toks) > valueTokensMax {
 		toks = toks[:valueTokensMax]
 	}
-	vw := valueWords{concepts: textConcepts(r, toks)}
+	vw := valueWords{concepts: TextConcepts(r, toks)}
 	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
 		vw.toks = make([]string, len(toks))
 		for i, t := range toks {
-			vw.toks[i] = t.s
+			vw.toks[i] = t.S
 		}
 	}
 	return vw
 }
 
-// coll is a collection of comparable objects: the object children of an
+// Coll is a collection of comparable objects: the object children of an
 // array or object (node >= 0), or the results of several calls to one tool
 // (node < 0).
-type coll struct {
-	node    int32
-	members []int32
+type Coll struct {
+	Node    int32
+	Members []int32
 }
 
 // nodeCollections returns every node with two or more object children as
 // a collection of them (join adds the tools called two or more times).
-func (ix *index) nodeCollections() []coll {
-	var out []coll
-	for i := range ix.nodes {
-		n := &ix.nodes[i]
-		if n.objKids < 2 {
+func (ix *Index) nodeCollections() []Coll {
+	var out []Coll
+	for i := range ix.Nodes {
+		n := &ix.Nodes[i]
+		if n.ObjKids < 2 {
 			continue
 		}
-		c := coll{node: int32(i)}
-		for j := int32(i) + 1; j < n.nodeHi; j = ix.nodes[j].nodeHi {
-			if !ix.nodes[j].array {
-				c.members = append(c.members, j)
+		c := Coll{Node: int32(i)}
+		for j := int32(i) + 1; j < n.nodeHi; j = ix.Nodes[j].nodeHi {
+			if !ix.Nodes[j].Array {
+				c.Members = append(c.Members, j)
 			}
 		}
-		if len(c.members) >= 2 {
+		if len(c.Members) >= 2 {
 			out = append(out, c)
 		}
 	}
@@ -616,51 +616,51 @@ func (ix *index) nodeCollections() []coll {
 
 // toolCollections returns the tools called two or more times, each a
 // collection of its results.
-func (ix *index) toolCollections() []coll {
-	var out []coll
+func (ix *Index) toolCollections() []Coll {
+	var out []Coll
 	byName := map[string]int{}
 	for _, r := range ix.roots {
-		if r < 0 || ix.nodes[r].array {
+		if r < 0 || ix.Nodes[r].Array {
 			continue
 		}
-		name := ix.ev[ix.nodes[r].ev].Name
+		name := ix.Ev[ix.Nodes[r].Ev].Name
 		k, ok := byName[name]
 		if !ok {
 			k = len(out)
 			byName[name] = k
-			out = append(out, coll{node: -1})
+			out = append(out, Coll{Node: -1})
 		}
-		out[k].members = append(out[k].members, r)
+		out[k].Members = append(out[k].Members, r)
 	}
-	return slices.DeleteFunc(out, func(c coll) bool { return len(c.members) < 2 })
+	return slices.DeleteFunc(out, func(c Coll) bool { return len(c.Members) < 2 })
 }
 
 // nameMembers gives the members of a collection that have no name field a
 // name, indexed in subjects: the first short string field (in key order)
 // whose values differ from member to member — {"dish": "Quinoa Bowl"} in a
 // menu.
-func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
-	for _, mb := range c.members {
-		if ix.nodes[mb].subject != "" {
+func (ix *Index) nameMembers(c Coll, subjects map[string][]SubjEntry) {
+	for _, mb := range c.Members {
+		if ix.Nodes[mb].subject != "" {
 			return
 		}
 	}
 	direct := func(mb int32) map[string]int32 {
 		out := map[string]int32{}
-		nd := &ix.nodes[mb]
-		for l := nd.leafLo; l < nd.leafHi; l++ {
-			if lf := &ix.leaves[l]; lf.node == mb && lf.kind == kindStr && !lf.text && !lf.hasDay && len(lf.cat()) == 0 && utf8.RuneCountInString(lf.str()) <= 40 {
-				out[lastToken(lf.ptr())] = l
+		nd := &ix.Nodes[mb]
+		for l := nd.LeafLo; l < nd.LeafHi; l++ {
+			if lf := &ix.Leaves[l]; lf.Node == mb && lf.Kind == KindStr && !lf.Text && !lf.HasDay && len(lf.Cat()) == 0 && utf8.RuneCountInString(lf.Str()) <= 40 {
+				out[LastToken(lf.Ptr())] = l
 			}
 		}
 		return out
 	}
-	first := direct(c.members[0])
+	first := direct(c.Members[0])
 	var keys []string
 	for k, l := range first {
 		// A name-like key: not an attribute the lexicon knows (carrier,
 		// status, color), holding words rather than codes.
-		if !slices.ContainsFunc(ix.leaves[l].own(), func(c string) bool { return enLex[c] != nil || zhLex[c] != nil || lexConcepts[c] }) {
+		if !slices.ContainsFunc(ix.Leaves[l].Own(), func(c string) bool { return EnLex[c] != nil || ZhLex[c] != nil || LexConcepts[c] }) {
 			keys = append(keys, k)
 		}
 	}
@@ -668,48 +668,48 @@ func (ix *index) nameMembers(c coll, subjects map[string][]subjEntry) {
 	for _, k := range keys {
 		seen := map[string]bool{}
 		ok := true
-		for _, mb := range c.members {
+		for _, mb := range c.Members {
 			l, has := direct(mb)[k]
-			if !has || seen[ix.leaves[l].str()] || digitCount(ix.leaves[l].str())*3 > len(ix.leaves[l].str()) {
+			if !has || seen[ix.Leaves[l].Str()] || DigitCount(ix.Leaves[l].Str())*3 > len(ix.Leaves[l].Str()) {
 				ok = false
 				break
 			}
-			seen[ix.leaves[l].str()] = true
+			seen[ix.Leaves[l].Str()] = true
 		}
 		if !ok {
 			continue
 		}
-		for _, mb := range c.members {
+		for _, mb := range c.Members {
 			l := direct(mb)[k]
 			var orig string
-			_ = json.Unmarshal([]byte(ix.leaves[l].raw()), &orig)
+			_ = json.Unmarshal([]byte(ix.Leaves[l].Raw()), &orig)
 			ix.addSubject(subjects, mb, orig)
-			ix.nodes[mb].subject = orig
-			ix.leaves[l].subjKey = true
+			ix.Nodes[mb].subject = orig
+			ix.Leaves[l].SubjKey = true
 		}
 		return
 	}
 }
 
-// inNode reports whether leaf l lies in node n's subtree.
-func (ix *index) inNode(l, n int32) bool {
-	nd := &ix.nodes[n]
-	return l >= nd.leafLo && l < nd.leafHi
+// InNode reports whether leaf l lies in node n's subtree.
+func (ix *Index) InNode(l, n int32) bool {
+	nd := &ix.Nodes[n]
+	return l >= nd.LeafLo && l < nd.LeafHi
 }
 
-// ancestorOf reports whether node a is node b or one of its ancestors.
-func (ix *index) ancestorOf(a, b int32) bool {
-	return b >= a && b < ix.nodes[a].nodeHi
+// AncestorOf reports whether node a is node b or one of its ancestors.
+func (ix *Index) AncestorOf(a, b int32) bool {
+	return b >= a && b < ix.Nodes[a].nodeHi
 }
 
-// ref builds an evidence reference to leaf l.
-func (ix *index) ref(l int32) events.EvidenceRef {
-	lf := &ix.leaves[l]
-	return events.EvidenceRef{CallID: ix.ev[lf.ev].CallID, Pointer: lf.ptr(), Value: lf.raw()}
+// Ref builds an evidence reference to leaf l.
+func (ix *Index) Ref(l int32) events.EvidenceRef {
+	lf := &ix.Leaves[l]
+	return events.EvidenceRef{CallID: ix.Ev[lf.Ev].CallID, Pointer: lf.Ptr(), Value: lf.Raw()}
 }
 
-// nodeRef builds a reference to a node with a value of our own (a count).
-func (ix *index) nodeRef(n int32, value string) events.EvidenceRef {
-	nd := &ix.nodes[n]
-	return events.EvidenceRef{CallID: ix.ev[nd.ev].CallID, Pointer: nd.ptr, Value: value}
+// NodeRef builds a reference to a node with a value of our own (a count).
+func (ix *Index) NodeRef(n int32, value string) events.EvidenceRef {
+	nd := &ix.Nodes[n]
+	return events.EvidenceRef{CallID: ix.Ev[nd.Ev].CallID, Pointer: nd.Ptr, Value: value}
 }

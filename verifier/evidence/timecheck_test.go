@@ -1,8 +1,7 @@
-package check
+package evidence
 
 import (
 	"github.com/toolstream/toolstream/internal/lang"
-
 	"slices"
 	"testing"
 	"time"
@@ -11,11 +10,11 @@ import (
 func TestScanTimes(t *testing.T) {
 	// Friday 3 May 2024, 10:00 in Shanghai.
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.FixedZone("CST", 8*3600))
-	d := func(m time.Month, day int) int32 { return dayNumber(2024, m, day) }
+	d := func(m time.Month, day int) int32 { return DayNumber(2024, m, day) }
 	tests := []struct {
 		text  string
 		days  []int32
-		bound cue
+		bound Cue
 	}{
 		{"arrives tomorrow", []int32{d(5, 4)}, 0},
 		{"明天送达", []int32{d(5, 4)}, 0},
@@ -35,20 +34,20 @@ func TestScanTimes(t *testing.T) {
 		{"本周日", []int32{d(5, 5), d(5, 5)}, 0},
 		{"in 3 days", []int32{d(5, 6)}, 0},
 		{"3天后", []int32{d(5, 6)}, 0},
-		{"by Friday", []int32{d(5, 3), d(5, 10)}, cueLE},
-		{"5月8日前", []int32{d(5, 8)}, cueLE},
-		{"after May 6", []int32{d(5, 6)}, cueGE},
+		{"by Friday", []int32{d(5, 3), d(5, 10)}, CueLE},
+		{"5月8日前", []int32{d(5, 8)}, CueLE},
+		{"after May 6", []int32{d(5, 6)}, CueGE},
 		{"this weekend", []int32{d(5, 4), d(5, 5)}, 0},
 	}
 	for _, tt := range tests {
 		r := lang.Normalize(tt.text)
-		tes := scanTimes(r, now, make([]bool, len(r)))
+		tes := ScanTimes(r, now, make([]bool, len(r)))
 		if len(tes) != 1 {
 			t.Errorf("scanTimes(%q) = %+v, want one expression", tt.text, tes)
 			continue
 		}
-		if !slices.Equal(tes[0].days, tt.days) || tes[0].bound != tt.bound {
-			t.Errorf("scanTimes(%q) days %v bound %d; want %v bound %d", tt.text, tes[0].days, tes[0].bound, tt.days, tt.bound)
+		if !slices.Equal(tes[0].Days, tt.days) || tes[0].Bound != tt.bound {
+			t.Errorf("scanTimes(%q) days %v bound %d; want %v bound %d", tt.text, tes[0].Days, tes[0].Bound, tt.days, tt.bound)
 		}
 	}
 }
@@ -57,8 +56,8 @@ func TestScanClock(t *testing.T) {
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
 	for text, want := range map[string]int{"at 7:30 pm": 19*60 + 30, "by 6 pm": 18 * 60, "11:29 到达": 11*60 + 29, "下午3点半": 15*60 + 30} {
 		r := lang.Normalize(text)
-		tes := scanTimes(r, now, make([]bool, len(r)))
-		if len(tes) != 1 || tes[0].clock != want {
+		tes := ScanTimes(r, now, make([]bool, len(r)))
+		if len(tes) != 1 || tes[0].Clock != want {
 			t.Errorf("scanTimes(%q) = %+v, want clock %d", text, tes, want)
 		}
 	}
@@ -70,21 +69,21 @@ func TestParseEvidenceDate(t *testing.T) {
 		day    int32
 		minute int16
 	}{
-		{"2024-05-04", dayNumber(2024, 5, 4), -1},
-		{"2024-05-07T15:35:00+08:00", dayNumber(2024, 5, 7), 15*60 + 35},
-		{"2024-05-06T11:05:00-07:00", dayNumber(2024, 5, 6), 11*60 + 5},
-		{"2024-05-02 09:15:00", dayNumber(2024, 5, 2), 9*60 + 15},
-		{"2024/05/04", dayNumber(2024, 5, 4), -1},
-		{"2024年5月4日", dayNumber(2024, 5, 4), -1},
+		{"2024-05-04", DayNumber(2024, 5, 4), -1},
+		{"2024-05-07T15:35:00+08:00", DayNumber(2024, 5, 7), 15*60 + 35},
+		{"2024-05-06T11:05:00-07:00", DayNumber(2024, 5, 6), 11*60 + 5},
+		{"2024-05-02 09:15:00", DayNumber(2024, 5, 2), 9*60 + 15},
+		{"2024/05/04", DayNumber(2024, 5, 4), -1},
+		{"2024年5月4日", DayNumber(2024, 5, 4), -1},
 	}
 	for _, tt := range tests {
-		d, m, ok := parseEvidenceDate(tt.s)
+		d, m, ok := ParseEvidenceDate(tt.s)
 		if !ok || d != tt.day || m != tt.minute {
 			t.Errorf("parseEvidenceDate(%q) = %d, %d, %v; want %d, %d", tt.s, d, m, ok, tt.day, tt.minute)
 		}
 	}
 	for _, s := range []string{"shipped", "12", "A-1001", "Q1 2024"} {
-		if _, _, ok := parseEvidenceDate(s); ok {
+		if _, _, ok := ParseEvidenceDate(s); ok {
 			t.Errorf("parseEvidenceDate(%q) parsed", s)
 		}
 	}

@@ -1,0 +1,427 @@
+package evidence
+
+import (
+	"github.com/toolstream/toolstream/internal/lang"
+
+	"slices"
+	"strings"
+)
+
+// ---- reading a claim: the lexicon --------------------------------------
+
+// Cue is what a word signals about the claim around it.
+type Cue uint64
+
+const (
+	CueNeg         Cue = 1 << iota // not, 不, 没有
+	CueNegLex                      // a negative state in one word: out of stock, 缺货
+	CuePlain                       // contains a negation character but does not negate (非常)
+	CueApprox                      // about, 约, 左右
+	CueUniversal                   // all, every, 全部, 都
+	CueExistential                 // some, 部分
+	CueExclusive                   // only, 只, 仅
+	CueAlways                      // always, never, 总是
+	CueCertain                     // definitely, guaranteed, 一定
+	CueDerive                      // total, difference, 一共, 平均
+	CueMore                        // more, higher, 贵 (with 比)
+	CueLess                        // less, cheaper, 便宜
+	CueMost                        // most, highest, 最贵
+	CueLeast                       // least, cheapest, 最便宜
+	CueThan                        // than, 比
+	CueGT                          // more than, 超过 (before a number)
+	CueGE                          // at least, 至少
+	CueLT                          // less than, 不到
+	CueLE                          // up to, within, 以内 (after a number too)
+	CueAfterGE                     // 以上, "or more" (after a number)
+	CueNonAssert                   // greetings, opinions, discourse (only if nothing is checkable)
+	CueOffer                       // offers of help: never checkable
+	cueHedge                       // estimated, expected, 预计
+	CuePronoun                     // it, they, 它, 该
+	CueStop                        // no content
+	CueFree                        // free, 免费: a price of zero
+	CueFuture                      // will, 将
+	cueRespectively
+	CueUp     // rose, grew, 增长: a series went up
+	CueDown   // fell, dropped, 下降: a series went down
+	CueExcept // except, all but, 除了…都: every member but the named one(s)
+	CueDebt   // owe, debt, 欠款: an amount owed, a negative balance stated as positive
+	CueModal  // may be, might, could, 可能, 也许: a possibility, not a statement
+)
+
+// CatValue is a value of a closed category: a state of progress, of
+// settlement, of approval, the sky's condition. Within a class values
+// exclude each other; rank orders the steps of a class (a shipped claim
+// holds for a thing delivered).
+type CatValue struct {
+	Class, Value string
+	rank         int
+	Neg          bool // the word states the negation (未发货)
+}
+
+type lexInfo struct {
+	Concepts []string
+	Cues     Cue
+	Cats     []CatValue
+}
+
+// The lexicon is internal/lang's lexicon.txt, read once when the package
+// loads; its words are looked up through these tables, never changed.
+var (
+	theLexicon  = mustLexicon(lang.Default())
+	LexConcepts = theLexicon.concepts // every concept name
+	EnLex       = theLexicon.en
+	enPhrases   = theLexicon.phrases // first word -> phrases (words), longest first
+	ZhLex       = theLexicon.zh
+	ZhMaxLen    = theLexicon.zhMaxLen // runes of the longest Chinese word
+)
+
+var cueNames = map[string]Cue{
+	"neg": CueNeg, "neglex": CueNegLex, "plain": CuePlain, "approx": CueApprox,
+	"universal": CueUniversal, "existential": CueExistential, "exclusive": CueExclusive,
+	"always": CueAlways, "certain": CueCertain, "derive": CueDerive, "more": CueMore,
+	"modal": CueModal, "less": CueLess, "most": CueMost, "least": CueLeast, "than": CueThan, "gt": CueGT,
+	"ge": CueGE, "lt": CueLT, "le": CueLE, "after_ge": CueAfterGE, "nonassert": CueNonAssert,
+	"offer": CueOffer, "hedge": cueHedge, "pronoun": CuePronoun, "stop": CueStop,
+	"free": CueFree, "future": CueFuture, "respectively": cueRespectively,
+	"up": CueUp, "down": CueDown, "except": CueExcept, "debt": CueDebt,
+}
+
+// NegPrefixed returns the positive word of un-/non-/in- words whose
+// positive is in the lexicon ("unpaid" → "paid"), or "".
+func NegPrefixed(w string) string {
+	for _, p := range []string{"non", "un", "in"} {
+		if rest, ok := strings.CutPrefix(w, p); ok && len(rest) > 3 {
+			rest = strings.TrimPrefix(rest, "-")
+			if l := EnLex[rest]; l != nil && len(l.Concepts) > 0 {
+				return rest
+			}
+			if l := EnLex[lang.Stem(rest)]; l != nil && len(l.Concepts) > 0 && p != "in" {
+				return lang.Stem(rest)
+			}
+		}
+	}
+	return ""
+}
+
+// WordConcepts returns the concepts of one English word or lexicon word:
+// its lexicon concepts, else its stem; nothing for numbers and stop words.
+func WordConcepts(w string) []string {
+	if l := EnLex[w]; l != nil {
+		if len(l.Concepts) > 0 {
+			return l.Concepts
+		}
+		if l.Cues&(CueStop|CueNeg) != 0 {
+			return nil
+		}
+	}
+	if l := ZhLex[w]; l != nil {
+		if len(l.Concepts) > 0 {
+			return l.Concepts
+		}
+		if l.Cues != 0 {
+			return nil
+		}
+		return []string{w}
+	}
+	if w == "" || w[0] >= '0' && w[0] <= '9' {
+		return nil
+	}
+	if lang.IsCJK([]rune(w)[0]) {
+		return []string{w}
+	}
+	s := lang.Stem(w)
+	if l := EnLex[s]; l != nil {
+		if len(l.Concepts) > 0 {
+			return l.Concepts
+		}
+		if len(l.Cats) > 0 {
+			return []string{s} // "cleared" is a word to cover, not a stop word
+		}
+		return nil
+	}
+	if p := NegPrefixed(w); p != "" {
+		return EnLex[p].Concepts
+	}
+	return []string{lang.TruncStem(s)}
+}
+
+// ConceptsOf returns the concepts of a JSON key or tool name.
+func ConceptsOf(key string) []string {
+	var out []string
+	parts := lang.KeyParts(key)
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		// Multi-word lexicon entries spelled as keys: out_of_stock, check_in.
+		if ps, ok := enPhrases[p]; ok {
+			matched := false
+			for _, ph := range ps {
+				if i+len(ph.words) <= len(parts) && slices.Equal(parts[i:i+len(ph.words)], ph.words) {
+					out = append(out, EnLex[ph.text].Concepts...)
+					i += len(ph.words) - 1
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+		}
+		r := []rune(p)
+		if lang.IsCJK(r[0]) {
+			for _, w := range SegmentCJK(r) {
+				out = append(out, WordConcepts(w)...)
+			}
+			continue
+		}
+		out = append(out, WordConcepts(p)...)
+	}
+	return Dedupe(out)
+}
+
+// DedupeOwn is dedupe in s's own memory, for a slice its caller made and
+// no one else holds.
+func DedupeOwn(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, s[i])
+		}
+	}
+	clear(s[len(out):])
+	return out
+}
+
+// Dedupe returns the strings of s, each once, in order of first
+// appearance; s is not changed.
+func Dedupe(s []string) []string {
+	if len(s) < 2 {
+		return s
+	}
+	out := s[:0:0]
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// SegmentCJK splits a run of ideographs into lexicon words by longest
+// match; unknown ideographs pair up as bigrams (or stand alone).
+func SegmentCJK(r []rune) []string { return AppendCJK(nil, NewRuneText(r), 0, len(r)) }
+
+// AppendCJK appends the words segmentCJK makes of runes [s, e) of text.
+func AppendCJK(out []string, text RuneText, s, e int) []string {
+	u := -1 // where the unknown runes before i start
+	flush := func(i int) {
+		switch {
+		case u < 0:
+		case i-u == 1:
+			out = append(out, text.sub(u, i))
+		default:
+			for k := u; k+1 < i; k++ {
+				out = append(out, text.sub(k, k+2))
+			}
+		}
+		u = -1
+	}
+	for i := s; i < e; {
+		n := min(ZhMaxLen, e-i)
+		for ; n > 0; n-- {
+			if _, ok := ZhLex[text.sub(i, i+n)]; ok {
+				break
+			}
+		}
+		if n == 1 {
+			// A one-ideograph cue word (小, 大) with no concept pairs up with
+			// its neighbours like an unknown one: 大桌 and 小桌 differ.
+			if l := ZhLex[text.sub(i, i+1)]; len(l.Concepts) == 0 && len(l.Cats) == 0 && l.Cues&(CueStop|CueNeg) == 0 {
+				n = 0
+			}
+		}
+		if n == 0 {
+			if u < 0 {
+				u = i
+			}
+			i++
+			continue
+		}
+		flush(i)
+		out = append(out, text.sub(i, i+n))
+		i += n
+	}
+	flush(e)
+	return out
+}
+
+// TextConcepts returns the concepts of a text's words (string values).
+func TextConcepts(r []rune, toks []Token) []string {
+	var out []string
+	for i := 0; i < len(toks); i++ {
+		tk := toks[i]
+		if !tk.Cjk {
+			out = append(out, WordConcepts(tk.S)...)
+			continue
+		}
+		j := i
+		for j < len(toks) && toks[j].Cjk && (j == i || toks[j].Start == toks[j-1].End) {
+			j++
+		}
+		for _, w := range SegmentCJK(r[tk.Start:toks[j-1].End]) {
+			out = append(out, WordConcepts(w)...)
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// Cword is one word of a claim: an English word or phrase, a number, or a
+// Chinese lexicon word (or unknown ideograph).
+type Cword struct {
+	S          string
+	Start, End int
+	Info       *lexInfo
+	Cjk        bool
+}
+
+func (w *Cword) Cues() Cue {
+	if w.Info == nil {
+		return 0
+	}
+	return w.Info.Cues
+}
+
+// ClaimWords splits a claim's normalised runes into words, matching
+// English phrases and Chinese lexicon words longest first.
+func ClaimWords(r []rune) []Cword { return claimWordsOf(r, Tokenize(r)) }
+
+// claimWordsOf is claimWords over tokens already made.
+func claimWordsOf(r []rune, toks []Token) []Cword {
+	return ClaimWordsInto(nil, NewRuneText(r), r, toks)
+}
+
+// ClaimWordsInto is claimWordsOf appending to out; text is r as a
+// runeText.
+func ClaimWordsInto(out []Cword, text RuneText, r []rune, toks []Token) []Cword {
+	out = slices.Grow(out, len(toks))
+	for i := 0; i < len(toks); i++ {
+		tk := toks[i]
+		if tk.Cjk {
+			j := i
+			for j < len(toks) && toks[j].Cjk && (j == i || toks[j].Start == toks[j-1].End) {
+				j++
+			}
+			for pos, e := tk.Start, toks[j-1].End; pos < e; {
+				n := cjkKeepLen(text, pos, e)
+				w := text.sub(pos, pos+n)
+				out = append(out, Cword{S: w, Start: pos, End: pos + n, Info: ZhLex[w], Cjk: true})
+				pos += n
+			}
+			i = j - 1
+			continue
+		}
+		if ps, ok := enPhrases[tk.S]; ok {
+			matched := false
+			for _, ph := range ps {
+				if i+len(ph.words) > len(toks) {
+					continue
+				}
+				ok := true
+				for k, w := range ph.words {
+					if toks[i+k].S != w {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					out = append(out, Cword{S: ph.text, Start: tk.Start, End: toks[i+len(ph.words)-1].End, Info: EnLex[ph.text]})
+					i += len(ph.words) - 1
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+		}
+		info := EnLex[tk.S]
+		if info == nil {
+			if s := lang.Stem(tk.S); EnLex[s] != nil && len(EnLex[s].Concepts) > 0 {
+				info = EnLex[s]
+			}
+		}
+		out = append(out, Cword{S: tk.S, Start: tk.Start, End: tk.End, Info: info})
+	}
+	return out
+}
+
+// segmentCJKKeep is segmentCJK without bigrams: unknown ideographs stay
+// single, so words tile the run and keep their offsets.
+func segmentCJKKeep(r []rune) []string {
+	var out []string
+	text := NewRuneText(r)
+	for i := 0; i < len(r); {
+		n := cjkKeepLen(text, i, len(r))
+		out = append(out, text.sub(i, i+n))
+		i += n
+	}
+	return out
+}
+
+// cjkKeepLen returns the length in runes of the word segmentCJKKeep reads
+// at rune i of text, in a run ending at e: the longest lexicon word, or
+// one ideograph.
+func cjkKeepLen(text RuneText, i, e int) int {
+	n := min(ZhMaxLen, e-i)
+	for ; n > 1; n-- {
+		if _, ok := ZhLex[text.sub(i, i+n)]; ok {
+			break
+		}
+	}
+	return n
+}
+
+// CategoriesOf returns the closed-category values an evidence string
+// states ("in_transit", "Light rain", "已发货"): the whole value if it is a
+// category word, else every category word inside it.
+func CategoriesOf(s string) []CatValue {
+	if len(s) > 60 || s == "" {
+		return nil
+	}
+	s = strings.Map(func(c rune) rune {
+		if c == '_' || c == '-' {
+			return ' '
+		}
+		return c
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if l := EnLex[s]; l != nil && len(l.Cats) > 0 {
+		return l.Cats
+	}
+	if l := ZhLex[s]; l != nil && len(l.Cats) > 0 {
+		return l.Cats
+	}
+	// "多云转小雨": cloudy turning to rain — both hold. A negation before
+	// a value states its negation (NOT_READY, 未就绪).
+	var out []CatValue
+	negated := false
+	for _, w := range ClaimWords([]rune(s)) {
+		if w.Info == nil {
+			continue
+		}
+		if w.Info.Cues&CueNeg != 0 && w.Info.Cues&CuePlain == 0 {
+			negated = !negated
+			continue
+		}
+		for _, c := range w.Info.Cats {
+			if negated {
+				c.Neg = !c.Neg
+			}
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+		negated = false
+	}
+	return out
+}
