@@ -21,9 +21,9 @@ import (
 // the outcome event, sealed as the raw result is: a claim citing a value
 // of it is supported with its pointer, one citing it wrongly is
 // contradicted, a count of a shortened list is checked against the whole
-// list's length, and a value past the excerpt is not contradicted, nor is
-// a claim about the largest total (which the first rows cannot bear out or
-// refute).
+// list's length, a value past the excerpt is not contradicted, and a
+// claim about the largest total is checked against the summary's
+// statistics, not the excerpt's first rows.
 func TestLargeResultIsEvidence(t *testing.T) {
 	b := bustest.Start(t)
 	reg := parseRegistry(t, `
@@ -95,10 +95,10 @@ grants:
 		{events.VerdictContradicted, "/orders/13/status"},
 		{events.VerdictSupported, "/orders"},
 		{events.VerdictUnsupported, ""},
-		// The max, true or above it: about rows the excerpt may have
-		// left out, so no first row contradicts it.
-		{events.VerdictUnsupported, ""},
-		{events.VerdictUnsupported, ""},
+		// The max, true or above it: bound to the summary's statistics
+		// of total_eur over all the rows, not to the excerpt's first rows.
+		{events.VerdictSupported, "/orders"},
+		{events.VerdictContradicted, "/orders"},
 	}
 	cl := v.Verified.Claims
 	if len(cl) != len(want) {

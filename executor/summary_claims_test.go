@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/verifier"
 )
 
@@ -19,14 +22,11 @@ import (
 // verifier binds it to the call's result as the executor wrote it: the
 // whole result when it is inline (larger than SummaryMax, within
 // ResultInlineMax): the count and the max are supported, a wrong max is
-// contradicted. When the result went to the object store the verifier
-// reads the excerpt and its cuts, as its projection does: the count binds
-// (the cut keeps the array's length); the excerpt holds the first rows
-// only, so a claim about the max — true or false — is about rows it may
-// have left out and is unsupported, never contradicted by a first row (it
-// was, before the verifier knew); a row past the excerpt is unknown, one
-// in it is checked as it is. The verifier does not read the summary's
-// statistics.
+// contradicted. When the result went to the object store the verifier's
+// projection reads the excerpt, its cuts and the summary's statistics: the
+// count binds to the whole length, the max to the statistics (it was
+// contradicted by the excerpt's first row before), a row past the excerpt
+// is unknown, one in it is checked as it is.
 func TestSummarisedResultClaimsBind(t *testing.T) {
 	b := bustest.Start(t)
 	reg := parseRegistry(t, `
@@ -82,24 +82,32 @@ grants:
 			if sum.Orders.Count != tc.count || sum.Orders.Stats["amount"]["max"] != "912" {
 				t.Fatalf("summary %s", o.ok.Summary)
 			}
-			ev := verifier.Evidence{CallID: tc.which, Name: "orders.list", Version: 1, Result: o.ok.Result, At: time.Unix(0, 0)}
-			if o.ok.RawRef != "" {
-				ev.Result, ev.Cuts = o.ok.Excerpt, o.ok.Cuts
-			}
 			answer := fmt.Sprintf("There are %d orders. The largest amount is 912 EUR. The largest amount is 950 EUR.", tc.count)
 			want := []events.Verdict{events.VerdictSupported, events.VerdictSupported, events.VerdictContradicted}
 			if tc.which == "stored" {
-				// The count binds to the whole length; a max, true (912) or
-				// false (950 above it, 500 below it), is about rows the
-				// excerpt may have left out: never contradicted by its first
-				// rows. A row the excerpt does not hold (A450) is unknown; a
-				// row it holds (A001, amount 21) is checked as it is, and a
-				// superlative of it over the kept rows alone is not borne out.
+				// Through the verifier's projection, which reads the
+				// excerpt, its cuts and the summary's statistics. The count
+				// binds to the whole length; a max, true (912) or false
+				// (950 above it, 500 below it), to the summary's max of the
+				// field, not to the excerpt's first rows. A row the excerpt
+				// does not hold (A450) is unknown; a row it holds (A001,
+				// amount 21) is checked as it is.
 				answer = fmt.Sprintf("There are %d orders. There are %d orders. The largest amount is 912 EUR. The largest amount is 950 EUR. The largest amount is 500 EUR. "+
-					"Order A450 has an amount of 20 EUR. Order A001 has an amount of 21 EUR. Order A001 has an amount of 30 EUR.", tc.count, tc.count+40)
-				want = []events.Verdict{events.VerdictSupported, events.VerdictContradicted, events.VerdictUnsupported, events.VerdictUnsupported, events.VerdictUnsupported,
-					events.VerdictUnsupported, events.VerdictSupported, events.VerdictContradicted}
+					"Order A450 has an amount of 20 EUR. Order A001 has an amount of 21 EUR. Order A001 has an amount of 30 EUR. 最大金额是 912 欧元。最大金额是 950 欧元。", tc.count, tc.count+40)
+				want = []events.Verdict{events.VerdictSupported, events.VerdictContradicted, events.VerdictSupported, events.VerdictContradicted, events.VerdictContradicted,
+					events.VerdictUnsupported, events.VerdictSupported, events.VerdictContradicted, events.VerdictSupported, events.VerdictContradicted}
+				claims := verifyStored(t, b, key, answer)
+				if len(claims) != len(want) {
+					t.Fatalf("claims %+v", claims)
+				}
+				for i, c := range claims {
+					if c.Verdict != want[i] {
+						t.Errorf("%q: %s (%s), want %s", c.Text, c.Verdict, c.Reason, want[i])
+					}
+				}
+				return
 			}
+			ev := verifier.Evidence{CallID: tc.which, Name: "orders.list", Version: 1, Result: o.ok.Result, At: time.Unix(0, 0)}
 			rep := checker.Check(answer, []verifier.Evidence{ev}, time.Unix(0, 0))
 			if len(rep.Claims) != len(want) {
 				t.Fatalf("claims %+v", rep.Claims)
@@ -111,4 +119,37 @@ grants:
 			}
 		})
 	}
+}
+
+// verifyStored applies the call's outcome event as the executor published
+// it and an answer to a verifier projection and returns its claims.
+func verifyStored(t *testing.T, b *bus.Bus, key, answer string) []events.ClaimVerdict {
+	t.Helper()
+	subj, _ := events.ResultSubject("acme", key)
+	raw := lastOn(t, b, subj)
+	l, err := projector.NewLocal(filepath.Join(t.TempDir(), "v"), verifier.NewProjection(verifier.ProjectionConfig{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ev, err := events.Decode(raw.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asubj, _ := events.AnswerSubject("acme", "resp1")
+	data, err := events.Encode(&events.Event{ID: "a1", Tenant: "acme", Run: ev.Run, Session: ev.Session, Response: "resp1", At: time.Now().UnixNano(),
+		Body: &events.AnswerSubmitted{Text: answer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Apply(context.Background(), &projector.Msg{Seq: 1, Subject: subj, Data: raw.Data}, &projector.Msg{Seq: 2, Subject: asubj, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	view := l.Runner().View()
+	defer view.Close()
+	v, err := verifier.Get(view, "acme", "resp1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Verified.Claims
 }

@@ -81,11 +81,13 @@ type evidenceRow struct {
 	// Cuts: when Result is the excerpt of a result kept in the object
 	// store, the arrays it shortened.
 	Cuts []events.ArrayCut `msgpack:"cu,omitempty"`
+	// Stats: beside an excerpt, the statistics its summary states.
+	Stats []evidence.FieldStats `msgpack:"st,omitempty"`
 }
 
 // evidence returns the row as Evidence.
 func (r *evidenceRow) evidence() Evidence {
-	e := Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result, FreshFor: time.Duration(r.FreshFor), Cuts: r.Cuts}
+	e := Evidence{CallID: r.CallID, Name: r.Name, Version: r.Version, Result: r.Result, FreshFor: time.Duration(r.FreshFor), Cuts: r.Cuts, Stats: r.Stats}
 	if r.At != 0 {
 		e.At = time.Unix(0, r.At).UTC()
 	}
@@ -132,7 +134,7 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 		e := Evidence{CallID: ev.CallID, Name: b.Name, Version: b.Version, Result: b.Result}
 		if len(b.Result) == 0 {
 			// A result kept in the object store: its excerpt in the event.
-			e.Result, e.Cuts = b.Excerpt, b.Cuts
+			e.Result, e.Cuts, e.Stats = b.Excerpt, b.Cuts, summaryStats(b.Summary)
 		}
 		if len(e.Result) == 0 {
 			return nil // kept by reference only: nothing to check against here
@@ -146,7 +148,7 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 			return err
 		}
 		return put(tx, seqSuffix(prefix, m.Seq), &evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, Index: index,
-			At: ev.At, FreshFor: int64(b.FreshFor), Cuts: e.Cuts})
+			At: ev.At, FreshFor: int64(b.FreshFor), Cuts: e.Cuts, Stats: e.Stats})
 	case *events.CallFailed:
 		// A failed call (a denied approval included) is evidence that what
 		// it would have done did not happen.

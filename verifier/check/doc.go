@@ -60,7 +60,9 @@
 //     a claim that names no row of its own ("the largest amount is 912")
 //     is never contradicted by a row it holds, since the rows it left out
 //     may hold the value: it is unsupported, and so is a superlative the
-//     kept rows bear out (excerpt.go);
+//     kept rows bear out; a claim of the field's max, min or mean is
+//     checked against the statistics of the result's summary
+//     (Evidence.Stats) instead (excerpt.go);
 //   - time: dates, today/tomorrow/明天/后天, weekdays, "in 3 days", bounds
 //     ("by Friday", 周五之前) and durations against evidence dates, resolved
 //     against the answer's event time;

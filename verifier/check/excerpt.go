@@ -2,17 +2,20 @@ package check
 
 import (
 	"fmt"
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
 	"strconv"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 )
 
 // An excerpt (Evidence.Cuts) holds the first rows of each array it cut,
 // not the rest: a claim that names no row of its own ("the largest amount
 // is 912") may be about a row left out, so a row of the excerpt never
 // contradicts it — it is unsupported, unless it counts the array, whose
-// whole length the cut gives (cutCount). A claim naming its row (an order's
+// whole length the cut gives (cutCount), or states the field's max, min
+// or mean, which the summary's statistics give (statFact). A claim naming its row (an order's
 // id the excerpt holds) is checked against that row as against a whole
 // result; a count is checked against the whole length (cutArrays).
 
@@ -56,9 +59,60 @@ func (cx *claim) excerptFacts(fs []fact) {
 					*f = cf
 					continue
 				}
+				if sf, ok := cx.statFact(c, callID, f.refs); ok {
+					*f = sf
+					continue
+				}
 			}
 			f.verdict, f.weak = events.VerdictUnsupported, true
 			f.reason = fmt.Sprintf("the excerpt holds %d of the %d rows of %s; the claim may be about one it left out (%s)", c.Kept, c.Len, c.Pointer, f.reason)
 		}
 	}
+}
+
+// statFact checks a claim of a field's max, min or mean ("the largest
+// amount is 912", 平均金额) over the rows of a cut array against the
+// statistics its summary states (Evidence.Stats): the aggregate word is a
+// cue or concept of the lexicon (most, least, average), the field the row
+// field the claim was bound to.
+func (cx *claim) statFact(c events.ArrayCut, callID string, refs []events.EvidenceRef) (fact, bool) {
+	agg := ""
+	switch {
+	case cx.cues&evidence.CueMost != 0:
+		agg = "max"
+	case cx.cues&evidence.CueLeast != 0:
+		agg = "min"
+	case cx.hasConcept("average"):
+		agg = "mean"
+	default:
+		return fact{}, false
+	}
+	for _, r := range refs {
+		rest, ok := strings.CutPrefix(r.Pointer, c.Pointer+"/")
+		if !ok || r.CallID != callID {
+			continue
+		}
+		_, field, ok := strings.Cut(rest, "/")
+		if !ok || strings.Contains(field, "/") {
+			continue
+		}
+		st, ok := cx.ix.StatsOf(callID, c.Pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(field))
+		if !ok {
+			continue
+		}
+		x := map[string]float64{"max": st.Max, "min": st.Min, "mean": st.Mean}[agg]
+		ref := events.EvidenceRef{CallID: callID, Pointer: c.Pointer, Value: strconv.FormatFloat(x, 'g', -1, 64)}
+		why := fmt.Sprintf("the summary's %s of %s over the %d rows of %s is %s", agg, field, st.N, c.Pointer, ref.Value)
+		for i := range cx.nums {
+			m := &cx.nums[i]
+			if m.Unit != nil && m.Unit.Dim == evidence.DimPercent || m.Bound != 0 || m.IsRange {
+				continue
+			}
+			if math.Abs(x-m.V) <= cx.c.tolerance(m, m.V) {
+				return fact{verdict: events.VerdictSupported, refs: []events.EvidenceRef{ref}, reason: why}, true
+			}
+		}
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ref}, reason: why}, true
+	}
+	return fact{}, false
 }

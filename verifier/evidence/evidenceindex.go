@@ -66,7 +66,7 @@ func ReadEvidenceIndex(data []byte, e Evidence) (*EvidenceIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Ev.At, p.Ev.FreshFor, p.Ev.Cuts = e.At, e.FreshFor, e.Cuts // NB: kept beside the index, not in it
+	p.Ev.At, p.Ev.FreshFor, p.Ev.Cuts, p.Ev.Stats = e.At, e.FreshFor, e.Cuts, e.Stats // NB: kept beside the index, not in it
 	return &EvidenceIndex{P: p}, nil
 }
 

@@ -46,7 +46,7 @@ var partNow = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // IndexResult indexes one result with at most budget leaves.
 func IndexResult(e Evidence, budget int) *Part {
 	raw := e.Result
-	p := &Part{Ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor, Cuts: e.Cuts}, budget: budget,
+	p := &Part{Ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor, Cuts: e.Cuts, Stats: e.Stats}, budget: budget,
 		Result: func() ([]byte, error) { return raw, nil }}
 	v, err := decodeJSON(raw)
 	if err != nil {

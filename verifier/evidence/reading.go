@@ -140,6 +140,22 @@ type Evidence struct {
 	// shortened its length in the whole result: a count is checked
 	// against that length.
 	Cuts []events.ArrayCut
+	// Stats, beside an excerpt, are the statistics of the numeric fields
+	// of the arrays it cut over their whole length, as the result's
+	// summary states them (events.CallSucceeded.Summary): a claim of a
+	// field's max, min or mean binds to them.
+	Stats []FieldStats
+}
+
+// FieldStats are the statistics of one numeric field of an array's rows:
+// Array is the array's pointer in the whole result, Field the rows' key.
+type FieldStats struct {
+	Array string  `msgpack:"a"`
+	Field string  `msgpack:"f"`
+	N     int     `msgpack:"n"`
+	Min   float64 `msgpack:"lo"`
+	Max   float64 `msgpack:"hi"`
+	Mean  float64 `msgpack:"m"`
 }
 
 // Failure is a failed call's typed error (events.ErrorType) and message.
@@ -1683,6 +1699,22 @@ func (ix *Index) cutAt(callID, ptr string) (events.ArrayCut, bool) {
 		}
 	}
 	return events.ArrayCut{}, false
+}
+
+// StatsOf returns the statistics of field over the rows of callID's array
+// at the pointer array, if its summary states them.
+func (ix *Index) StatsOf(callID, array, field string) (FieldStats, bool) {
+	for i := range ix.Ev {
+		if ix.Ev[i].CallID != callID {
+			continue
+		}
+		for _, st := range ix.Ev[i].Stats {
+			if st.Array == array && st.Field == field {
+				return st, true
+			}
+		}
+	}
+	return FieldStats{}, false
 }
 
 // CutOf returns the cut of an array an excerpt shortened that holds one of
