@@ -16,18 +16,22 @@ import (
 )
 
 // A gateway that turned a built-in tool off (Config.PlansOff,
-// Config.DelegateOff) offers it on no round, and a model that calls it
+// Config.DelegateOff), or whose run's key did (Spec.PlansOff,
+// Spec.DelegateOff), offers it on no round, and a model that calls it
 // anyway gets unknown_tool: no plan is written, no sub-agent starts, the
 // run goes on with its other tools. The other built-in stays as it was.
 func TestBuiltinsTurnedOff(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		mut       func(*agent.Config)
+		spec      func(*agent.Spec)
 		off, kept string
 		args      string
 	}{
-		{"plans", func(c *agent.Config) { c.PlansOff = true }, events.ToolPlan, events.ToolDelegate, weatherPlan},
-		{"delegate", func(c *agent.Config) { c.DelegateOff = true }, events.ToolDelegate, events.ToolPlan, `{"goal":"read the weather","tools":["weather"]}`},
+		{"plans", func(c *agent.Config) { c.PlansOff = true }, nil, events.ToolPlan, events.ToolDelegate, weatherPlan},
+		{"delegate", func(c *agent.Config) { c.DelegateOff = true }, nil, events.ToolDelegate, events.ToolPlan, `{"goal":"read the weather","tools":["weather"]}`},
+		{"plans-by-key", func(*agent.Config) {}, func(s *agent.Spec) { s.PlansOff = true }, events.ToolPlan, events.ToolDelegate, weatherPlan},
+		{"delegate-by-key", func(*agent.Config) {}, func(s *agent.Spec) { s.DelegateOff = true }, events.ToolDelegate, events.ToolPlan, `{"goal":"read the weather","tools":["weather"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := agenttest.Start(t)
@@ -50,7 +54,7 @@ func TestBuiltinsTurnedOff(t *testing.T) {
 					return s.answer("", call{"call_x1", tc.off, tc.args}), nil
 				case 2:
 					res, _ := r.result("call_x1")
-					if !strings.Contains(res, "error unknown_tool") || !strings.Contains(res, "turned off") {
+					if !strings.Contains(res, "error unknown_tool") || !strings.Contains(res, "turned off for this run") {
 						return fakeup.Answer{}, fmt.Errorf("the call's result: %q", res)
 					}
 					if strings.Contains(r.system(), "Plan of this run") {
@@ -65,7 +69,11 @@ func TestBuiltinsTurnedOff(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := p.Driver(t, "gw-1", &model{url: up.URL, producer: prod}, tc.mut)
-			out, err := d.Run(ctxT(t), chatSpec(run, "What's the weather in San Francisco?"))
+			spec := chatSpec(run, "What's the weather in San Francisco?")
+			if tc.spec != nil {
+				tc.spec(&spec)
+			}
+			out, err := d.Run(ctxT(t), spec)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -155,7 +155,7 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 		return builtinOutcome{}, nil, err
 	}
 	child := Spec{Tenant: spec.Tenant, User: spec.User, Session: spec.Session, Run: events.ChildRunID(spec.Run, c.CallID), Format: spec.Format,
-		Upstream: spec.Upstream, Body: body, Key: spec.Key, Memory: spec.Memory,
+		Upstream: spec.Upstream, Body: body, Key: spec.Key, Memory: spec.Memory, PlansOff: spec.PlansOff, DelegateOff: spec.DelegateOff,
 		Parent: spec.Run, Depth: spec.Depth + 1, Tools: tools, RoundsMax: rounds, TokensMax: tokens}
 	if child.Tools == nil {
 		child.Tools = []string{} // a child given no tools has none, not all

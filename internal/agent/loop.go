@@ -306,7 +306,7 @@ func (d *Driver) roundBody(ctx context.Context, spec *Spec, st *state, c *runCac
 	if err != nil {
 		return nil, err
 	}
-	if ex.Tools, err = withBuiltins(ex.Tools, spec.Format, !d.cfg.PlansOff, d.delegates(spec)); err != nil {
+	if ex.Tools, err = withBuiltins(ex.Tools, spec.Format, d.plans(spec), d.delegates(spec)); err != nil {
 		return nil, err
 	}
 	if len(ex.Skipped) > 0 {

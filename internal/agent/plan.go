@@ -112,16 +112,20 @@ func withBuiltins(tools json.RawMessage, format string, plan, delegate bool) (js
 	return json.Marshal(append(list, builtinTools(format, plan, delegate)...))
 }
 
+// plans reports whether spec's rounds offer toolstream_plan: neither the
+// gateway (Config) nor the run's key (Spec) turned it off.
+func (d *Driver) plans(spec *Spec) bool { return !d.cfg.PlansOff && !spec.PlansOff }
+
 // delegates reports whether spec's rounds offer toolstream_delegate.
 func (d *Driver) delegates(spec *Spec) bool {
-	return !d.cfg.DelegateOff && spec.Depth < d.cfg.DelegateDepthMax
+	return !d.cfg.DelegateOff && !spec.DelegateOff && spec.Depth < d.cfg.DelegateDepthMax
 }
 
 // builtinOff is the outcome of a call of a built-in tool the gateway's
-// configuration turned off: the tool is unknown, as one the registry does
+// configuration or the run's key turned off: the tool is unknown, as one the registry does
 // not have, and nothing is done.
 func builtinOff(name string) builtinOutcome {
-	return failed(events.ErrUnknownTool, "unknown tool %s: run mode's %s is turned off on this gateway; nothing was done", name, name)
+	return failed(events.ErrUnknownTool, "unknown tool %s: run mode's %s is turned off for this run; nothing was done", name, name)
 }
 
 // builtins performs the open round's calls of built-in tools that have no
@@ -144,7 +148,7 @@ func (d *Driver) builtins(ctx context.Context, spec *Spec, st *state, rd *runs.R
 		}
 		var o builtinOutcome
 		switch {
-		case c.Name == events.ToolPlan && d.cfg.PlansOff, c.Name == events.ToolDelegate && d.cfg.DelegateOff:
+		case c.Name == events.ToolPlan && !d.plans(spec), c.Name == events.ToolDelegate && (d.cfg.DelegateOff || spec.DelegateOff):
 			o = builtinOff(c.Name)
 		case c.Name == events.ToolPlan:
 			o = d.planCall(ctx, spec, c.Arguments)

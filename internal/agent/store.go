@@ -48,6 +48,11 @@ type Spec struct {
 	// Memory is MemoryOff when the key or the request leaves the user's
 	// memory out of the run (the latest request's, like Key).
 	Memory string `json:"memory,omitempty"`
+	// PlansOff and DelegateOff: the key turned run mode's built-in tool
+	// off for its runs (the latest request's, like Key; a key cannot turn
+	// on what Config turned off). A child run inherits them.
+	PlansOff    bool `json:"plans_off,omitempty"`
+	DelegateOff bool `json:"delegate_off,omitempty"`
 	// Parent is the run whose toolstream_delegate call started this one
 	// ("" for a client's run); Depth counts the parents. A child run's
 	// Tools are the only tools its rounds offer (some of its parent's),

@@ -127,6 +127,12 @@ type Key struct {
 	// writes their messages to it (nil or true: as the gateway's Memory
 	// says).
 	Memory *bool `yaml:"memory"`
+	// Plans and Delegate false: run mode offers this key's runs no
+	// toolstream_plan (toolstream_delegate), and a call of it fails
+	// unknown_tool (nil or true: as the gateway's run section says; a key
+	// cannot turn on what the gateway turned off).
+	Plans    *bool `yaml:"plans"`
+	Delegate *bool `yaml:"delegate"`
 }
 
 // MemoryConfig is run mode's use of the users' memory: a run of a user

@@ -81,6 +81,13 @@ func TestParseRunConfig(t *testing.T) {
 	if f, err = ParseFile([]byte("run: {plans: true}\n"), nil); err != nil || !f.Run.PlansOn() || !f.Run.DelegateOn() {
 		t.Fatalf("plans: true: %+v %v", f, err)
 	}
+	f, err = ParseFile([]byte("keys: [{key_sha256: "+HashKey("a")+", tenant: acme, plans: false, delegate: false}, {key_sha256: "+HashKey("b")+", tenant: acme}]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := f.Keys[0]; k.Plans == nil || *k.Plans || k.Delegate == nil || *k.Delegate || f.Keys[1].Plans != nil || f.Keys[1].Delegate != nil {
+		t.Fatalf("keys' plans and delegate: %+v", f.Keys)
+	}
 	for _, c := range []struct{ name, yaml, want string }{
 		{"negative replans", "run: {replans_max: -1}", "replans_max -1"},
 		{"too many replans", "run: {replans_max: 21}", "replans_max 21"},

@@ -103,6 +103,11 @@
 //     the user's recalled memory each round (agent.MemoryConfig, the
 //     File's memory section); a key's memory: false (Request.NoMemory) or
 //     the request's Toolstream-Memory: off leaves it out.
+//   - Run mode offers the built-in tools toolstream_plan and
+//     toolstream_delegate unless the File's run section
+//     (RunConfig: plans, delegate, replans_max, delegate_depth_max,
+//     validated at load) or the key (Key.Plans, Key.Delegate false:
+//     Request.NoPlans, NoDelegate) turns one off.
 //
 // # A hostile client (docs/security.md)
 //

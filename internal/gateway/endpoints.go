@@ -207,6 +207,17 @@ func (g *Gateway) keyNoMemory(hash string) bool {
 	return k != nil && k.Memory != nil && !*k.Memory
 }
 
+// keyBuiltinsOff reports whether the key of hash turns run mode's
+// toolstream_plan and toolstream_delegate off (Key.Plans, Key.Delegate
+// false).
+func (g *Gateway) keyBuiltinsOff(hash string) (plans, delegate bool) {
+	k := g.key(hash)
+	if k == nil {
+		return false, false
+	}
+	return k.Plans != nil && !*k.Plans, k.Delegate != nil && !*k.Delegate
+}
+
 // keyExecutes reports whether the key of hash asks for passthrough's
 // calls to run on the server (Key.Execute).
 func (g *Gateway) keyExecutes(hash string) bool {

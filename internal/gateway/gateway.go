@@ -75,6 +75,9 @@ type Request struct {
 	// NoMemory: the key says memory: false (run mode neither recalls nor
 	// writes its user's memory).
 	NoMemory bool
+	// NoPlans, NoDelegate: the key says plans: false, delegate: false
+	// (run mode offers its runs no toolstream_plan, toolstream_delegate).
+	NoPlans, NoDelegate bool
 
 	slot *slot // the request's place in the gateway's limits
 }

@@ -229,8 +229,9 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			}
 			ctx, end := g.startRunSpan(r.Context(), env, model)
 			defer end()
+			noPlans, noDelegate := g.keyBuiltinsOff(sl.key)
 			g.cfg.Runner.ServeRun(w, r.WithContext(ctx), &Request{API: api, Env: env, Body: body, Stream: probe.Stream, Model: model,
-				Upstream: up.Name, RunName: r.Header.Get(HeaderRun), NoMemory: g.keyNoMemory(sl.key), slot: sl})
+				Upstream: up.Name, RunName: r.Header.Get(HeaderRun), NoMemory: g.keyNoMemory(sl.key), NoPlans: noPlans, NoDelegate: noDelegate, slot: sl})
 			return
 		default:
 			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: %s %q (want passthrough or run)", ErrBadRequest, HeaderMode, mode))

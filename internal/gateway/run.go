@@ -173,7 +173,8 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		run = RunID(req.Env.User, name)
 	}
 	spec := agent.Spec{Tenant: req.Env.Tenant, User: req.Env.User, Session: req.Env.Session, Run: run, Name: req.RunName,
-		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect, Key: req.key(), Memory: mem}
+		Format: formatOfAPI(req.API), Upstream: req.Upstream, Body: req.Body, OnDisconnect: onDisconnect, Key: req.key(), Memory: mem,
+		PlansOff: req.NoPlans, DelegateOff: req.NoDelegate}
 	if req.API == APIResponses && wantsBackground(req.Body) {
 		s.serveBackground(w, r, req, name, spec) // background.go
 		return
