@@ -65,30 +65,17 @@ func (s *scanner) arrayOf(i int, elem func(i int) int) int {
 		return s.giveUp()
 	}
 	defer func() { s.depth-- }()
-	i = s.ws(i + 1)
-	if i < len(s.b) && s.b[i] == ']' {
-		return i + 1
-	}
-	for {
+	i, done := s.first(i, ']')
+	for !done {
 		if i >= len(s.b) {
 			return s.giveUp()
 		}
 		if i = elem(i); i < 0 || s.fail {
 			return s.giveUp()
 		}
-		i = s.ws(i)
-		if i >= len(s.b) {
-			return s.giveUp()
-		}
-		switch s.b[i] {
-		case ',':
-			i = s.ws(i + 1)
-		case ']':
-			return i + 1
-		default:
-			return s.giveUp()
-		}
+		i, done = s.next(i, ']')
 	}
+	return i
 }
 
 // structElem reads an array element of struct type: null leaves it as it

@@ -89,11 +89,8 @@ func (s *scanner) object(i int, field func(key []byte, i int) int) int {
 		return s.giveUp()
 	}
 	defer func() { s.depth-- }()
-	i = s.ws(i + 1)
-	if i < len(s.b) && s.b[i] == '}' {
-		return i + 1
-	}
-	for {
+	i, done := s.first(i, '}')
+	for !done {
 		if i >= len(s.b) || s.b[i] != '"' {
 			return s.giveUp()
 		}
@@ -116,19 +113,37 @@ func (s *scanner) object(i int, field func(key []byte, i int) int) int {
 		if i = field(key, i); i < 0 || s.fail {
 			return s.giveUp()
 		}
-		i = s.ws(i)
-		if i >= len(s.b) {
-			return s.giveUp()
-		}
-		switch s.b[i] {
-		case ',':
-			i = s.ws(i + 1)
-		case '}':
-			return i + 1
-		default:
-			return s.giveUp()
-		}
+		i, done = s.next(i, '}')
 	}
+	return i
+}
+
+// first steps into the object or array whose opening byte is at i: it
+// returns the index of its first member, or, done, the index after it
+// when close follows at once (an empty one).
+func (s *scanner) first(i int, close byte) (int, bool) {
+	i = s.ws(i + 1)
+	if i < len(s.b) && s.b[i] == close {
+		return i + 1, true
+	}
+	return i, false
+}
+
+// next steps past the member that ends at i: after a comma it returns the
+// index of the next member; after close it returns, done, the index after
+// the object or array; anything else gives up (-1, done).
+func (s *scanner) next(i int, close byte) (int, bool) {
+	i = s.ws(i)
+	if i >= len(s.b) {
+		return s.giveUp(), true
+	}
+	switch s.b[i] {
+	case ',':
+		return s.ws(i + 1), false
+	case close:
+		return i + 1, true
+	}
+	return s.giveUp(), true
 }
 
 // skip scans the value at i and returns the index after it, or -1.
@@ -143,7 +158,7 @@ func (s *scanner) skip(i int) int {
 	case c == '{':
 		return s.object(i, func(_ []byte, j int) int { return s.skip(j) })
 	case c == '[':
-		return s.array(i)
+		return s.arrayOf(i, s.skip)
 	case c == 't':
 		return s.literal(i, "true")
 	case c == 'f':
@@ -154,34 +169,6 @@ func (s *scanner) skip(i int) int {
 		return s.number(i)
 	}
 	return s.giveUp()
-}
-
-func (s *scanner) array(i int) int {
-	if s.depth++; s.depth > scanDepthMax {
-		return s.giveUp()
-	}
-	defer func() { s.depth-- }()
-	i = s.ws(i + 1)
-	if i < len(s.b) && s.b[i] == ']' {
-		return i + 1
-	}
-	for {
-		if i = s.skip(i); i < 0 {
-			return -1
-		}
-		i = s.ws(i)
-		if i >= len(s.b) {
-			return s.giveUp()
-		}
-		switch s.b[i] {
-		case ',':
-			i = s.ws(i + 1)
-		case ']':
-			return i + 1
-		default:
-			return s.giveUp()
-		}
-	}
 }
 
 func (s *scanner) literal(i int, lit string) int {
@@ -319,23 +306,18 @@ func (s *scanner) stringValue(i int, dst *string) int {
 }
 
 // stringPtr reads a *string field: null makes it nil.
-func (s *scanner) stringPtr(i int, dst **string) int {
-	if s.b[i] == 'n' {
-		*dst = nil
-		return s.literal(i, "null")
-	}
-	v := new(string)
-	end := s.stringValue(i, v)
-	*dst = v
-	return end
-}
+func (s *scanner) stringPtr(i int, dst **string) int { return s.stringInto(i, dst, nil) }
 
 // stringInto is stringPtr with the string kept in *v (no allocation for
-// the pointer): *dst becomes v, or nil for null.
+// the pointer), or in a new string where v is nil: *dst becomes v, or nil
+// for null.
 func (s *scanner) stringInto(i int, dst **string, v *string) int {
 	if s.b[i] == 'n' {
 		*dst = nil
 		return s.literal(i, "null")
+	}
+	if v == nil {
+		v = new(string)
 	}
 	end := s.stringValue(i, v)
 	*dst = v
@@ -343,7 +325,19 @@ func (s *scanner) stringInto(i int, dst **string, v *string) int {
 }
 
 // intInto is intPtr with the int kept in *v.
-func (s *scanner) intInto(i int, dst **int, v *int) int {
+func (s *scanner) intInto(i int, dst **int, v *int) int { return intField(s, i, dst, v) }
+
+// intPtr reads a *int field: null makes it nil; a number that is not an
+// integer in range gives up.
+func (s *scanner) intPtr(i int, dst **int) int { return intField(s, i, dst, nil) }
+
+// int64Ptr is intPtr for *int64.
+func (s *scanner) int64Ptr(i int, dst **int64) int { return intField(s, i, dst, nil) }
+
+// intField reads an integer pointer field: null makes *dst nil, an integer
+// (in int's range) is kept in *v, or in a new T where v is nil, and *dst
+// points to it; anything else gives up and leaves *dst as it was.
+func intField[T int | int64](s *scanner, i int, dst **T, v *T) int {
 	if s.b[i] == 'n' {
 		*dst = nil
 		return s.literal(i, "null")
@@ -352,38 +346,11 @@ func (s *scanner) intInto(i int, dst **int, v *int) int {
 	if end < 0 {
 		return -1
 	}
-	*v = int(x)
+	if v == nil {
+		v = new(T)
+	}
+	*v = T(x)
 	*dst = v
-	return end
-}
-
-// intPtr reads a *int field: null makes it nil; a number that is not an
-// integer in range gives up.
-func (s *scanner) intPtr(i int, dst **int) int {
-	if s.b[i] == 'n' {
-		*dst = nil
-		return s.literal(i, "null")
-	}
-	v, end := s.integer(i)
-	if end < 0 {
-		return -1
-	}
-	x := int(v)
-	*dst = &x
-	return end
-}
-
-// int64Ptr is intPtr for *int64.
-func (s *scanner) int64Ptr(i int, dst **int64) int {
-	if s.b[i] == 'n' {
-		*dst = nil
-		return s.literal(i, "null")
-	}
-	v, end := s.integer(i)
-	if end < 0 {
-		return -1
-	}
-	*dst = &v
 	return end
 }
 
