@@ -165,6 +165,11 @@ var minorUnitWords = func() map[string]float64 {
 	return m
 }()
 
+// yuanMinorUnits are key tokens naming the yuan's minor unit where the
+// context is money (个税_分), with the factor to the yuan; such a key's
+// value is indexed as it is and, scaled, in yuan (keyNumbers).
+var yuanMinorUnits = LangData.Numbers("yuan minor units")
+
 type keyInfo struct {
 	concepts    []string
 	generic     bool
@@ -261,6 +266,20 @@ func (w *Walker) keyInfo(k string) *keyInfo {
 		}
 	}
 	ki.magCurrency = strings.Contains(k, "元")
+	for _, p := range parts[min(1, len(parts)):] {
+		f, ok := yuanMinorUnits[p]
+		if !ok || ki.unit != nil {
+			continue
+		}
+		switch dim := ki.dim; {
+		case dim == DimCurrency || (dim == DimNone && (conceptDim(ki.concepts) == DimCurrency || moneyish(k))):
+			// 押金_分: the key names money, so it counts fen as amount_cents counts cents.
+			ki.minor, ki.dim = math.Round(1/f), DimCurrency
+		case dim == DimNone && conceptDim(ki.concepts) == DimNone:
+			// 个税_分: money only if the claim says so; a copy in yuan beside the value.
+			ki.mag, ki.magCurrency = f, true
+		}
+	}
 	if strings.Contains(k, "$") {
 		ki.magUnit = UUSD
 	}
