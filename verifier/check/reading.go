@@ -105,6 +105,7 @@ func readClaim(ix *evidence.Index, text string, now time.Time, buf *readBuffers)
 	rd.findCodes(ix)
 	rd.times = buf.ts.Scan(nt.S, now, rd.used)
 	rd.findValues(ix)
+	rd.monthsOfYear()
 	rd.nums = evidence.ScanNumbersIn(nt.S, rd.norm, rd.used)
 	for _, m := range rd.nums {
 		for i := m.Start; i < m.End && i < len(rd.used); i++ {
@@ -419,4 +420,61 @@ func mentionable(lf *evidence.Leaf) bool {
 		return false
 	}
 	return true
+}
+
+// monthsOfYear takes the runes of a Chinese month of the year (10月,
+// 十月份, 2026年10月) that the time scanner left: a month qualifies what
+// the claim is about (10月账单应付金额为3256.8元, 陈晨10月的应发工资), it is
+// not a number the claim states, as "October" is none in English. A
+// duration (10个月) does not end in 月 right after its numeral, a date
+// (10月5日) is the time scanner's, and a numeral outside 1-12 or inside a
+// longer number is no month.
+func (rd *reading) monthsOfYear() {
+	r := rd.norm
+	numeral := func(c rune) bool { return c >= '0' && c <= '9' || evidence.LangData.IsZhNumeral(c) }
+	for i := 0; i < len(r); i++ {
+		if rd.used[i] || (i > 0 && numeral(r[i-1])) {
+			continue
+		}
+		var v float64
+		j := i
+		switch {
+		case r[i] >= '0' && r[i] <= '9':
+			for j < len(r) && r[j] >= '0' && r[j] <= '9' {
+				j++
+			}
+			v, _ = strconv.ParseFloat(string(r[i:j]), 64)
+		case evidence.LangData.IsZhNumeral(r[i]):
+			x, e, ok := evidence.LangData.ParseZhNumber(r, i)
+			if !ok {
+				continue
+			}
+			v, j = x, e
+		default:
+			continue
+		}
+		if j >= len(r) || r[j] != '月' || v < 1 || v > 12 || j-i > 2 || slices.Contains(rd.used[i:j+1], true) {
+			continue
+		}
+		end := j + 1
+		if k := end; k < len(r) && numeral(r[k]) {
+			for k < len(r) && (numeral(r[k]) || r[k] == ' ') {
+				k++
+			}
+			if k < len(r) && (r[k] == '日' || r[k] == '号') {
+				continue // a date the time scanner did not take
+			}
+		}
+		if end < len(r) && r[end] == '份' {
+			end++
+		}
+		start := i
+		if i >= 5 && r[i-1] == '年' && lang.IsAllDigits(string(r[i-5:i-1])) && !slices.Contains(rd.used[i-5:i-1], true) {
+			start = i - 5 // 2026年10月
+		}
+		for k := start; k < end; k++ {
+			rd.used[k] = true
+		}
+		i = end - 1
+	}
 }
