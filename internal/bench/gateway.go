@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/gateway"
 	"github.com/toolstream/toolstream/internal/keys"
@@ -38,7 +39,7 @@ const gatewayBenchKey = "ts-bench-key"
 func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (GatewayResult, error) {
 	res := GatewayResult{Rate: rate}
 	var id atomic.Int64
-	up := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		n := id.Add(1)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -51,41 +52,25 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 		}
 		fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-bench-%d\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"bench\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":5,\"total_tokens\":14}}\n\n", n)
 		fmt.Fprint(w, "data: [DONE]\n\n")
-	})}
-	upLn, err := net.Listen("tcp", "127.0.0.1:0")
+	})
+	upURL, upSrv, err := serveLoopback(up)
 	if err != nil {
 		return res, err
 	}
-	go up.Serve(upLn)
-	defer up.Close()
-	upURL := "http://" + upLn.Addr().String()
-	kr := b.Keys
-	if kr == nil { // sealed as serve seals: the user's frames under their key
-		if kr, err = keys.Open(ctx, keys.Config{JS: b.JS, Create: true}); err != nil {
-			return res, err
-		}
-	}
-	g, err := gateway.New(gateway.Config{JS: b.JS, Keys: kr, File: gateway.File{
-		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
-		Keys:      []gateway.Key{{SHA256: gateway.HashKey(gatewayBenchKey), Tenant: "bench"}},
-		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},
-		Heartbeat: time.Hour,
-	}})
+	defer upSrv.Close()
+	kr, err := benchKeys(ctx, b)
 	if err != nil {
 		return res, err
 	}
-	gwLn, err := net.Listen("tcp", "127.0.0.1:0")
+	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench"}, nil)
 	if err != nil {
 		return res, err
 	}
-	gw := &http.Server{Handler: g}
-	go gw.Serve(gwLn)
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		gw.Shutdown(sctx)
-		g.Wait(sctx)
-	}()
+	gwURL, gw, err := serveLoopback(g)
+	if err != nil {
+		return res, err
+	}
+	defer shutdown(gw, g.Wait)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096}, Timeout: time.Minute}
 	defer client.CloseIdleConnections()
 	body := `{"model":"bench","stream":true,"messages":[{"role":"user","content":"weather in Paris?"}]}`
@@ -143,7 +128,7 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 	}
 	n := rate * seconds
 	// Warm both paths (connections, the gateway's first publishes).
-	for _, url := range []string{"http://" + gwLn.Addr().String(), upURL} {
+	for _, url := range []string{gwURL, upURL} {
 		key := gatewayBenchKey
 		if url == upURL {
 			key = "sk-up"
@@ -153,7 +138,7 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 		}
 	}
 	var fails int
-	if res.Gateway, fails, err = load("http://"+gwLn.Addr().String(), gatewayBenchKey, n); err != nil {
+	if res.Gateway, fails, err = load(gwURL, gatewayBenchKey, n); err != nil {
 		return res, err
 	}
 	res.Failures += fails
@@ -165,4 +150,55 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 		return res, errors.New("gateway overhead: no request was answered")
 	}
 	return res, nil
+}
+
+// serveLoopback serves h on a loopback port of its own and returns its URL
+// and the server (Close or shutdown ends it).
+func serveLoopback(h http.Handler) (string, *http.Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), srv, nil
+}
+
+// shutdown shuts srv down and then waits for each of waits, all within 30
+// seconds.
+func shutdown(srv *http.Server, waits ...func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv.Shutdown(ctx)
+	for _, wait := range waits {
+		wait(ctx)
+	}
+}
+
+// benchKeys is b's key ring, or one opened in b's log where b has none:
+// the measured gateway seals as serve seals, the user's frames under
+// their key.
+func benchKeys(ctx context.Context, b *bus.Bus) (events.Keyring, error) {
+	if b.Keys != nil {
+		return b.Keys, nil
+	}
+	kr, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: true})
+	if err != nil {
+		return nil, err
+	}
+	return kr, nil
+}
+
+// benchGateway is the measured gateway on b's log, sealing with kr: one
+// OpenAI upstream at upURL (its key sk-up), the client key gatewayBenchKey
+// for key's tenant and user, limits far above any load the bench makes,
+// heartbeats an hour apart; runner serves run mode (nil: none).
+func benchGateway(b *bus.Bus, kr events.Keyring, upURL string, key gateway.Key, runner gateway.Runner) (*gateway.Gateway, error) {
+	key.SHA256 = gateway.HashKey(gatewayBenchKey)
+	return gateway.New(gateway.Config{JS: b.JS, Keys: kr, Runner: runner, File: gateway.File{
+		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
+		Keys:      []gateway.Key{key},
+		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},
+		Heartbeat: time.Hour,
+	}})
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/gateway"
-	"github.com/toolstream/toolstream/internal/keys"
 )
 
 // StreamEvents is how many Chat chunks the streaming rows' upstream sends
@@ -117,41 +115,24 @@ func (u *streamingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the first byte of its answer's body.
 func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, d time.Duration) (GatewayStreamingResult, error) {
 	res := GatewayStreamingResult{Streams: streams, Whole: whole}
-	up := &http.Server{Handler: &streamingUpstream{}}
-	upLn, err := net.Listen("tcp", "127.0.0.1:0")
+	upURL, up, err := serveLoopback(&streamingUpstream{})
 	if err != nil {
 		return res, err
 	}
-	go up.Serve(upLn)
 	defer up.Close()
-	upURL := "http://" + upLn.Addr().String()
-	kr := b.Keys
-	if kr == nil { // sealed as serve seals: the user's frames under their key
-		if kr, err = keys.Open(ctx, keys.Config{JS: b.JS, Create: true}); err != nil {
-			return res, err
-		}
-	}
-	g, err := gateway.New(gateway.Config{JS: b.JS, Keys: kr, File: gateway.File{
-		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
-		Keys:      []gateway.Key{{SHA256: gateway.HashKey(gatewayBenchKey), Tenant: "bench", User: "alice"}},
-		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},
-		Heartbeat: time.Hour,
-	}})
+	kr, err := benchKeys(ctx, b)
 	if err != nil {
 		return res, err
 	}
-	gwLn, err := net.Listen("tcp", "127.0.0.1:0")
+	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench", User: "alice"}, nil)
 	if err != nil {
 		return res, err
 	}
-	gw := &http.Server{Handler: g}
-	go gw.Serve(gwLn)
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		gw.Shutdown(sctx)
-		g.Wait(sctx)
-	}()
+	gwURL, gw, err := serveLoopback(g)
+	if err != nil {
+		return res, err
+	}
+	defer shutdown(gw, g.Wait)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, DisableCompression: true}, Timeout: 2 * time.Minute}
 	defer client.CloseIdleConnections()
 	body := fmt.Sprintf(`{"model":"gpt-4o-mini","stream":%t,"messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"What is the weather in Paris today?"}]}`, !whole)
@@ -242,7 +223,6 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 		s.Elapsed = time.Since(start)
 		return s, fails, ctx.Err()
 	}
-	gwURL := "http://" + gwLn.Addr().String()
 	// Warm both paths (connections, the gateway's first publishes).
 	for _, p := range [][2]string{{gwURL, gatewayBenchKey}, {upURL, "sk-up"}} {
 		warm, _, err := side(p[0], p[1], min(d/4, 500*time.Millisecond))

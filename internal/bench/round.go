@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -131,14 +130,11 @@ func Round(ctx context.Context, b *bus.Bus, dir string, rounds, nRuns int) (Roun
 	defer cancel()
 	res := RoundResult{Rounds: rounds, Runs: nRuns}
 	up := &roundUpstream{calls: rounds, ends: map[string]time.Time{}, added: map[string][]time.Duration{}}
-	upLn, err := net.Listen("tcp", "127.0.0.1:0")
+	upURL, upSrv, err := serveLoopback(up)
 	if err != nil {
 		return res, err
 	}
-	upSrv := &http.Server{Handler: up}
-	go upSrv.Serve(upLn)
 	defer upSrv.Close()
-	upURL := "http://" + upLn.Addr().String()
 
 	// The pipeline run mode drives, as serve runs it: the registry in the
 	// log, the assembler, the runs projections and service, the verifier,
@@ -207,12 +203,7 @@ func Round(ctx context.Context, b *bus.Bus, dir string, rounds, nRuns int) (Roun
 		return res, err
 	}
 	runSrv := &gateway.RunServer{Heartbeat: time.Hour}
-	g, err := gateway.New(gateway.Config{JS: b.JS, Keys: b.Keys, Runner: runSrv, File: gateway.File{
-		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
-		Keys:      []gateway.Key{{SHA256: gateway.HashKey(gatewayBenchKey), Tenant: roundTenant}},
-		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},
-		Heartbeat: time.Hour,
-	}})
+	g, err := benchGateway(b, b.Keys, upURL, gateway.Key{Tenant: roundTenant}, runSrv)
 	if err != nil {
 		return res, err
 	}
@@ -222,20 +213,11 @@ func Round(ctx context.Context, b *bus.Bus, dir string, rounds, nRuns int) (Roun
 		return res, err
 	}
 	runSrv.Driver = d
-	gwLn, err := net.Listen("tcp", "127.0.0.1:0")
+	gwURL, gw, err := serveLoopback(g)
 	if err != nil {
 		return res, err
 	}
-	gw := &http.Server{Handler: g}
-	go gw.Serve(gwLn)
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		gw.Shutdown(sctx)
-		runSrv.Wait(sctx)
-		g.Wait(sctx)
-	}()
-	gwURL := "http://" + gwLn.Addr().String()
+	defer shutdown(gw, runSrv.Wait, g.Wait)
 	client := &http.Client{Timeout: waitMax}
 	defer client.CloseIdleConnections()
 
