@@ -215,7 +215,7 @@ func (w *Walker) keyInfo(k string) *keyInfo {
 		hedge:    hedgeWords(k),
 		mag:      1,
 	}
-	ki.unit, ki.dim = keyUnitOf(parts)
+	ki.unit, ki.dim = keyUnitOfKey(k, parts)
 	ki.bare = len(parts) == 1 && !ki.generic && !ki.negates && !ki.subject && !ki.hedge && ki.unit == nil &&
 		ki.dim == DimNone && conceptDim(ki.concepts) == DimNone && !stateKeyParts[parts[0]] && !IdWords[parts[0]] &&
 		len(CategoriesOf(parts[0])) == 0 && !lang.IsAllDigits(parts[0])

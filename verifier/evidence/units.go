@@ -296,11 +296,27 @@ func keyUnitOf(parts []string) (*Unit, Dimension) {
 	return nil, keyDim(parts)
 }
 
+// keyUnitOfKey is keyUnitOf of key k's parts, but for a rate: a key
+// ending in a unit after a slash ("推理速度(词/秒)", "speed (tokens/s)")
+// counts something per that unit, and the unit is not the value's (nor
+// is the key's magnitude: keyDim of its parts decides).
+func keyUnitOfKey(k string, parts []string) (*Unit, Dimension) {
+	if n := len(parts); n >= 2 {
+		t := strings.TrimRight(k, " )）]】")
+		if last := parts[n-1]; strings.HasSuffix(t, "/"+last) || strings.HasSuffix(t, "/ "+last) {
+			if u, ok := keyUnits[last]; ok && u != nil && u.Dim == DimTime {
+				return nil, keyDim(parts)
+			}
+		}
+	}
+	return keyUnitOf(parts)
+}
+
 // KeyUnit infers the unit of a numeric field from its key or a sibling
 // unit/currency field, and its dimension from its key's concepts (price →
 // currency, stock → count).
 func KeyUnit(key string, concepts []string, siblings map[string]any) (*Unit, Dimension) {
-	u, d := keyUnitOf(lang.KeyParts(key))
+	u, d := keyUnitOfKey(key, lang.KeyParts(key))
 	ki := &keyInfo{unit: u, dim: d}
 	return fieldUnit(ki, key, concepts, siblings)
 }
