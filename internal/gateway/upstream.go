@@ -413,25 +413,13 @@ func (s *relay) hand(f Frame) {
 // acknowledgement (flush waits), on the subject of the stream's id scoped
 // by its user (scopedID).
 func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, end bool) error {
-	env := s.c.Env
-	// Kept under the user's name for it: an upstream that gives two users'
-	// answers one id never mixes their frames.
-	stream := scopedID(env.User, s.res.Stream)
-	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
+	subj, stream, err := s.streamSubject(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return err
 	}
-	if s.c.RecordPrompt && !s.promptKept {
-		s.promptKept = true
-		if err := s.keepPrompt(ctx, subj, stream); err != nil {
-			return err
-		}
-	}
-	ev := &events.Event{
-		ID: events.StreamFrameID(env.Tenant, string(s.c.API), stream, pos), Tenant: env.Tenant,
-		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
-		At: s.g.cfg.Now().UnixNano(), Body: &events.StreamFrame{Pos: pos, Event: event, Data: string(data), End: end},
-	}
+	env := s.c.Env
+	ev := s.event(events.StreamFrameID(env.Tenant, string(s.c.API), stream, pos),
+		&events.StreamFrame{Pos: pos, Event: event, Data: string(data), End: end})
 	if end { // which upstream served it, after how many attempts: for trace
 		f := ev.Body.(*events.StreamFrame)
 		f.Upstream, f.Attempts = s.res.Upstream, s.res.Attempts
@@ -457,27 +445,16 @@ func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	env := s.c.Env
-	stream := scopedID(env.User, s.res.Stream)
-	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
+	subj, stream, err := s.streamSubject(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return err
 	}
-	if s.c.RecordPrompt && !s.promptKept {
-		s.promptKept = true
-		if err := s.keepPrompt(ctx, subj, stream); err != nil {
-			return err
-		}
-	}
+	env := s.c.Env
 	body := &events.StreamFrames{Pos: batch[0].Pos, Frames: make([]events.FrameData, len(batch))}
 	for i, f := range batch {
 		body.Frames[i] = events.FrameData{Event: f.Event, Data: string(f.Data)}
 	}
-	ev := &events.Event{
-		ID: events.StreamFrameID(env.Tenant, string(s.c.API), stream, body.Pos), Tenant: env.Tenant,
-		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
-		At: s.g.cfg.Now().UnixNano(), Body: body,
-	}
+	ev := s.event(events.StreamFrameID(env.Tenant, string(s.c.API), stream, body.Pos), body)
 	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
 	if err != nil {
 		return fmt.Errorf("gateway: seal frames: %w", err)
@@ -489,15 +466,44 @@ func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
 	return nil
 }
 
+// streamSubject is the subject the stream's frames are kept on, that of
+// its id scoped by its user (scopedID), and that scoped id; the first time,
+// where the request's prompt is recorded, it queues the prompt there ahead
+// of the first frame.
+func (s *relay) streamSubject(ctx context.Context) (subj, stream string, err error) {
+	env := s.c.Env
+	// Kept under the user's name for it: an upstream that gives two users'
+	// answers one id never mixes their frames.
+	stream = scopedID(env.User, s.res.Stream)
+	subj, err = events.GatewaySubject(env.Tenant, string(s.c.API), stream)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if s.c.RecordPrompt && !s.promptKept {
+		s.promptKept = true
+		if err := s.keepPrompt(ctx, subj, stream); err != nil {
+			return "", "", err
+		}
+	}
+	return subj, stream, nil
+}
+
+// event is an event of the stream with id and body: the request's
+// envelope (tenant, user, session, run, step), the stream's upstream id,
+// now.
+func (s *relay) event(id string, body events.Body) *events.Event {
+	env := s.c.Env
+	return &events.Event{
+		ID: id, Tenant: env.Tenant, User: env.User, Session: env.Session, Run: env.Run, Step: env.Step,
+		Response: s.res.Stream, At: s.g.cfg.Now().UnixNano(), Body: body,
+	}
+}
+
 // keepPrompt queues the request's prompt on the stream's subject, ahead
 // of its first frame, sealed as the frames are.
 func (s *relay) keepPrompt(ctx context.Context, subj, stream string) error {
 	env := s.c.Env
-	ev := &events.Event{
-		ID: events.StreamPromptID(env.Tenant, string(s.c.API), stream), Tenant: env.Tenant,
-		User: env.User, Session: env.Session, Run: env.Run, Step: env.Step, Response: s.res.Stream,
-		At: s.g.cfg.Now().UnixNano(), Body: promptOf(s.c.Body, events.PromptBytesMax),
-	}
+	ev := s.event(events.StreamPromptID(env.Tenant, string(s.c.API), stream), promptOf(s.c.Body, events.PromptBytesMax))
 	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
 	if err != nil {
 		return fmt.Errorf("gateway: seal prompt: %w", err)
