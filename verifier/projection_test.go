@@ -33,7 +33,7 @@ func projectionLog(t testing.TB, cases []checkedCase) []*projector.Msg {
 	for i, cc := range cases {
 		run := fmt.Sprintf("run%d", i)
 		now, _ := time.Parse(time.RFC3339, cc.rc.Now)
-		for k, e := range cc.rc.evidence() {
+		for k, e := range cc.rc.Evidences() {
 			subj, err := events.ResultSubject("acme", fmt.Sprintf("c%d-%d", i, k))
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +120,7 @@ func TestEvidenceRowWithoutIndex(t *testing.T) {
 	cc := set[slices.IndexFunc(set, func(cc checkedCase) bool { return len(cc.rc.Evidence) >= 2 })]
 	now, _ := time.Parse(time.RFC3339, cc.rc.Now)
 	rows := memRows{}
-	for i, e := range cc.rc.evidence() {
+	for i, e := range cc.rc.Evidences() {
 		r := evidenceRow{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result, FreshFor: int64(e.FreshFor)}
 		if !e.At.IsZero() {
 			r.At = e.At.UnixNano()

@@ -3,118 +3,32 @@ package check
 import (
 	"github.com/toolstream/toolstream/internal/lang"
 
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/check/checktest"
 	"github.com/toolstream/toolstream/verifier/evidence"
 )
 
-// The labelled regression set: testdata/*.jsonl, one case a line — tool
-// results, an answer, the answer's time, and the expected verdict of its
-// claims (found by a substring of the claim) with, for supported claims,
-// the evidence pointer a reviewer would cite. The labels were written by
-// hand from the evidence, not from the checker's output.
+// The labelled regression set: testdata/*.jsonl, read by checktest (whose
+// doc states its format).
 
-type regEvidence struct {
-	CallID  string          `json:"call_id"`
-	Name    string          `json:"name"`
-	Version int             `json:"version"`
-	Result  json.RawMessage `json:"result"`
-	// A call that failed or whose approval was denied: its typed error.
-	Failed *struct {
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	} `json:"failed"`
-	At       string `json:"at"`        // RFC 3339; "" is the answer's time
-	FreshFor string `json:"fresh_for"` // a Go duration; "" is for ever
-}
-
-type regExpect struct {
-	Text    string `json:"text"`
-	Verdict string `json:"verdict"`
-	Pointer string `json:"pointer"`
-	CallID  string `json:"call_id"`
-}
-
-type regCase struct {
-	Name     string        `json:"name"`
-	Now      string        `json:"now"`
-	Evidence []regEvidence `json:"evidence"`
-	Answer   string        `json:"answer"`
-	Expected []regExpect   `json:"expected"`
-	file     string
-}
-
-func (rc *regCase) evs() []evidence.Evidence {
-	out := make([]evidence.Evidence, len(rc.Evidence))
-	for i, e := range rc.Evidence {
-		out[i] = evidence.Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, Result: e.Result}
-		if e.Failed != nil {
-			out[i].Failed = &evidence.Failure{Error: e.Failed.Error, Message: e.Failed.Message}
-		}
-		if e.At != "" {
-			out[i].At, _ = time.Parse(time.RFC3339, e.At) // NB: checked by loadCasesIn
-		}
-		if e.FreshFor != "" {
-			out[i].FreshFor, _ = time.ParseDuration(e.FreshFor)
-		}
-	}
-	return out
-}
+type (
+	regCase   = checktest.Case
+	regExpect = checktest.Expect
+)
 
 // loadCases loads the development half of the labelled set
 // (testdata/*.jsonl): the cases the checker is tuned on.
-func loadCases(t testing.TB) []regCase { return loadCasesIn(t, "testdata") }
-
-// loadCasesIn loads the cases of dir/*.jsonl.
-func loadCasesIn(t testing.TB, dir string) []regCase {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no regression files: %v", err)
-	}
-	var out []regCase
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		line := 0
-		for sc.Scan() {
-			line++
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
-			var rc regCase
-			if err := json.Unmarshal(sc.Bytes(), &rc); err != nil {
-				t.Fatalf("%s:%d: %v", f, line, err)
-			}
-			for _, e := range rc.Evidence {
-				if _, err := time.Parse(time.RFC3339, e.At); e.At != "" && err != nil {
-					t.Fatalf("%s:%d: at: %v", f, line, err)
-				}
-				if _, err := time.ParseDuration(e.FreshFor); e.FreshFor != "" && err != nil {
-					t.Fatalf("%s:%d: fresh_for: %v", f, line, err)
-				}
-			}
-			rc.file = filepath.Base(f)
-			out = append(out, rc)
-		}
-	}
-	return out
-}
+func loadCases(t testing.TB) []regCase { return checktest.Load(t, "testdata") }
 
 // findClaim returns the claim holding the expected text.
 func findClaim(r Report, answer, text string) (events.ClaimVerdict, bool) {
@@ -238,11 +152,11 @@ func TestRegressionSet(t *testing.T) {
 	var files []string
 	for _, cc := range checkedSet(t) {
 		rc, rep := cc.rc, cc.rep
-		fs := perFile[rc.file]
+		fs := perFile[rc.File]
 		if fs == nil {
 			fs = &regStats{}
-			perFile[rc.file] = fs
-			files = append(files, rc.file)
+			perFile[rc.File] = fs
+			files = append(files, rc.File)
 		}
 		for _, e := range rc.Expected {
 			got, ok := findClaim(rep, rc.Answer, e.Text)
@@ -256,7 +170,7 @@ func TestRegressionSet(t *testing.T) {
 			}
 			fs.record(e, got)
 			if miss != "" && (testing.Verbose() || os.Getenv("VERIFIER_DEBUG") != "") {
-				t.Logf("%s [%s] %s: %q want %s got %s %v (%s)", rc.file, rc.Name, miss, got.Text, e.Verdict, got.Verdict, got.Evidence, got.Reason)
+				t.Logf("%s [%s] %s: %q want %s got %s %v (%s)", rc.File, rc.Name, miss, got.Text, e.Verdict, got.Verdict, got.Evidence, got.Reason)
 			}
 		}
 	}
@@ -304,7 +218,7 @@ func TestDeterminism(t *testing.T) {
 		rc := cc.rc
 		now, _ := time.Parse(time.RFC3339, rc.Now)
 		a, _ := json.Marshal(cc.rep)
-		b, _ := json.Marshal(c.Check(rc.Answer, rc.evs(), now))
+		b, _ := json.Marshal(c.Check(rc.Answer, rc.Evidences(), now))
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%s: reports differ:\n%s\n%s", rc.Name, a, b)
 		}
@@ -322,7 +236,7 @@ func TestDebugCase(t *testing.T) {
 			continue
 		}
 		now, _ := time.Parse(time.RFC3339, rc.Now)
-		rep := NewChecker(CheckerConfig{}).Check(rc.Answer, rc.evs(), now)
+		rep := NewChecker(CheckerConfig{}).Check(rc.Answer, rc.Evidences(), now)
 		for _, c := range rep.Claims {
 			t.Logf("%-14s %q %v %s", c.Verdict, c.Text, c.Evidence, c.Reason)
 		}
@@ -405,7 +319,7 @@ func TestCheckArbitraryInput(t *testing.T) {
 			a := rng.IntN(len(ar))
 			ans = string(ar[a:a+rng.IntN(len(ar)-a)]) + ans
 		}
-		rep := c.Check(ans, rc.evs(), now)
+		rep := c.Check(ans, rc.Evidences(), now)
 		checkOffsets(t, ans, claimsOf(rep))
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/check/checktest"
 )
 
 // The labelled set has two halves (testdata/README.md):
@@ -41,12 +42,12 @@ func TestHalves(t *testing.T) {
 			}
 		case "sealed":
 			c := NewChecker(CheckerConfig{})
-			for _, rc := range loadCasesIn(t, filepath.Join("testdata", "sealed")) {
+			for _, rc := range checktest.Load(t, filepath.Join("testdata", "sealed")) {
 				now, err := time.Parse(time.RFC3339, rc.Now)
 				if err != nil {
 					t.Fatalf("%s: now: %v", rc.Name, err)
 				}
-				st.recordCase(t, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.evs(), now)}, true)
+				st.recordCase(t, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.Evidences(), now)}, true)
 			}
 		default:
 			d.Fatalf(t, "unknown half %q", half)

@@ -96,7 +96,7 @@ func TestHeldOutSet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: now: %v", hc.Name, err)
 		}
-		rep := c.Check(hc.Answer, hc.evs(), now)
+		rep := c.Check(hc.Answer, hc.Evidences(), now)
 		if byLang[hc.Lang] == nil {
 			byLang[hc.Lang] = &heldOutCount{}
 		}

@@ -18,7 +18,7 @@ func TestPartRoundTrip(t *testing.T) {
 		now, _ := time.Parse(time.RFC3339, cc.rc.Now)
 		var parts []*evidence.Part
 		var failed []evidence.Evidence
-		for _, e := range cc.rc.evs() {
+		for _, e := range cc.rc.Evidences() {
 			if e.Failed != nil {
 				failed = append(failed, e)
 				continue

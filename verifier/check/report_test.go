@@ -41,7 +41,7 @@ func TestReport(t *testing.T) {
 			var b strings.Builder
 			n := 0
 			for _, cc := range set {
-				if cc.rc.file != file {
+				if cc.rc.File != file {
 					continue
 				}
 				n++
@@ -79,7 +79,7 @@ func checkedSet(t testing.TB) []checkedCase {
 				checkedErr = fmt.Errorf("%s: now: %v", rc.Name, err)
 				return
 			}
-			checked = append(checked, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.evs(), now)})
+			checked = append(checked, checkedCase{rc: rc, rep: c.Check(rc.Answer, rc.Evidences(), now)})
 		}
 	})
 	if checkedErr != nil {

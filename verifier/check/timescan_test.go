@@ -25,7 +25,7 @@ func TestTimeGatesHoldWhereRegexpsMatch(t *testing.T) {
 		for _, c := range cc.rep.Claims {
 			texts = append(texts, c.Text)
 		}
-		for _, e := range cc.rc.evs() {
+		for _, e := range cc.rc.Evidences() {
 			texts = append(texts, string(e.Result))
 		}
 	}
