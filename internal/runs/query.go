@@ -119,13 +119,7 @@ func RoundsFrom(rd projector.Reader, tenant, run string, from int) ([]Round, err
 	if err != nil {
 		return nil, err
 	}
-	var out []Round
-	for _, t := range ts {
-		if t.Round != nil {
-			out = append(out, *t.Round)
-		}
-	}
-	return out, nil
+	return roundsOf(ts), nil
 }
 
 // Rounds returns a run's rounds in order. Errors as Get.
@@ -134,13 +128,19 @@ func Rounds(rd projector.Reader, tenant, run string) ([]Round, error) {
 	if err != nil {
 		return nil, err
 	}
+	return roundsOf(ts), nil
+}
+
+// roundsOf is the rounds of history entries ts, in their order (nil for
+// none).
+func roundsOf(ts []Turn) []Round {
 	var out []Round
 	for _, t := range ts {
 		if t.Round != nil {
 			out = append(out, *t.Round)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // PlanWrite returns the verdict on the plan write at stream sequence seq;
