@@ -421,7 +421,54 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		return fact{verdict: events.VerdictUnsupported,
 			reason: "the value belongs to another subject at " + ix.Leaves[l].Ptr()}
 	}
+	if l, ok := cx.onlyFieldOfDim(m); ok {
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)},
+			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
+	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+// unitBoundDims are the dimensions whose unit alone binds a claim to the
+// one field measured in them ("That covered 8.2 miles" beside distance_km
+// alone): quantities converted by a factor. Money, counts, percentages,
+// time (dates and durations are read elsewhere) and temperature are not.
+var unitBoundDims = map[evidence.Dimension]bool{
+	evidence.DimMass: true, evidence.DimLength: true, lang.DimVolume: true, lang.DimSpeed: true,
+	lang.DimData: true, lang.DimEnergy: true, lang.DimPower: true,
+}
+
+// onlyFieldOfDim returns the one field of the evidence measured in a unit
+// of m's dimension, when the claim names no field, no value of any field
+// is m's in any unit (matches found none), and the claim names nothing
+// the evidence does not know: the binding is unambiguous, so the number
+// in the other magnitude (8.2 miles for 8.2 km) contradicts it. Two such
+// fields, one out of the claim's scope, or a field of unknown unit: none.
+func (cx *claim) onlyFieldOfDim(m *evidence.NumMention) (int32, bool) {
+	if m.Unit == nil || m.Free || m.IsRange || m.Bound != 0 || !unitBoundDims[m.Unit.Dim] {
+		return -1, false
+	}
+	ix := cx.ix
+	_, units := ix.NumValues()
+	found := int32(-1)
+	for i, nu := range units {
+		u := evidence.UnitTable[nu.UnitID]
+		if nu.Dim != m.Unit.Dim && (u == nil || u.Dim != m.Unit.Dim) {
+			continue
+		}
+		l := ix.Nums[i]
+		lf := &ix.Leaves[l]
+		if lf.Text || lf.Scaled || lf.Unit() == nil {
+			return -1, false // a number in a text, or of unknown unit: not sure
+		}
+		if found >= 0 && ix.Leaves[found].Ptr() != lf.Ptr() {
+			return -1, false
+		}
+		found = l
+	}
+	if found < 0 || len(cx.inScopeOf([]int32{found})) == 0 || cx.namesUnknown(cx.concepts) {
+		return -1, false
+	}
+	return found, true
 }
 
 // unitConcepts returns the concepts only m's unit gives the claim: what
