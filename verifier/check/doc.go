@@ -62,7 +62,8 @@
 //     may hold the value: it is unsupported, and so is a superlative the
 //     kept rows bear out; a claim of the field's max, min or mean is
 //     checked against the statistics of the result's summary
-//     (Evidence.Stats) instead (excerpt.go);
+//     (Evidence.Stats) instead, even when a kept row holds its number
+//     (excerpt.go);
 //   - time: dates, today/tomorrow/明天/后天, weekdays, "in 3 days", bounds
 //     ("by Friday", 周五之前) and durations against evidence dates, resolved
 //     against the answer's event time;

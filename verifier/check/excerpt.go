@@ -43,31 +43,57 @@ func (cx *claim) cutCount(c events.ArrayCut, callID string) (fact, bool) {
 // excerptFacts makes unsupported each contradiction of a claim that names
 // no row of its own by a row of an excerpt, and each superlative the
 // excerpt's rows bear out: the rows it left out may hold the value, or a
-// more extreme one.
+// more extreme one. A claim of a max, min or mean (an aggregate word) is
+// decided by the summary's statistics when they are given, whatever a
+// row said: "the largest total is 5000" is not borne out by a row of 5000
+// when the statistics say the max is 5210.
 func (cx *claim) excerptFacts(fs []fact) {
 	for i := range fs {
 		f := &fs[i]
+		agg := f.verdict == events.VerdictSupported && !cx.scoped && cx.aggregate() != ""
 		switch {
 		case f.verdict == events.VerdictContradicted && !cx.scoped,
-			f.verdict == events.VerdictSupported && f.reason == reasonSuperlativeHolds:
+			f.verdict == events.VerdictSupported && f.reason == reasonSuperlativeHolds,
+			agg:
 		default:
 			continue
 		}
-		if c, callID, ok := cx.ix.CutOf(f.refs); ok {
-			if f.verdict == events.VerdictContradicted {
-				if cf, ok := cx.cutCount(c, callID); ok {
-					*f = cf
-					continue
-				}
-				if sf, ok := cx.statFact(c, callID, f.refs); ok {
-					*f = sf
-					continue
-				}
-			}
-			f.verdict, f.weak = events.VerdictUnsupported, true
-			f.reason = fmt.Sprintf("the excerpt holds %d of the %d rows of %s; the claim may be about one it left out (%s)", c.Kept, c.Len, c.Pointer, f.reason)
+		c, callID, ok := cx.ix.CutOf(f.refs)
+		if !ok {
+			continue
 		}
+		if f.verdict == events.VerdictContradicted {
+			if cf, ok := cx.cutCount(c, callID); ok {
+				*f = cf
+				continue
+			}
+		}
+		if f.verdict == events.VerdictContradicted || agg {
+			if sf, ok := cx.statFact(c, callID, f.refs); ok {
+				*f = sf
+				continue
+			}
+		}
+		if f.verdict == events.VerdictSupported && f.reason != reasonSuperlativeHolds {
+			continue // a row holds the value and no statistics say otherwise
+		}
+		f.verdict, f.weak = events.VerdictUnsupported, true
+		f.reason = fmt.Sprintf("the excerpt holds %d of the %d rows of %s; the claim may be about one it left out (%s)", c.Kept, c.Len, c.Pointer, f.reason)
 	}
+}
+
+// aggregate returns the statistic a claim's aggregate word names ("max"
+// for most, "min" for least, "mean" for the average concept), or "".
+func (cx *claim) aggregate() string {
+	switch {
+	case cx.cues&evidence.CueMost != 0:
+		return "max"
+	case cx.cues&evidence.CueLeast != 0:
+		return "min"
+	case cx.hasConcept("average"):
+		return "mean"
+	}
+	return ""
 }
 
 // statFact checks a claim of a field's max, min or mean ("the largest
@@ -76,15 +102,8 @@ func (cx *claim) excerptFacts(fs []fact) {
 // cue or concept of the lexicon (most, least, average), the field the row
 // field the claim was bound to.
 func (cx *claim) statFact(c events.ArrayCut, callID string, refs []events.EvidenceRef) (fact, bool) {
-	agg := ""
-	switch {
-	case cx.cues&evidence.CueMost != 0:
-		agg = "max"
-	case cx.cues&evidence.CueLeast != 0:
-		agg = "min"
-	case cx.hasConcept("average"):
-		agg = "mean"
-	default:
+	agg := cx.aggregate()
+	if agg == "" {
 		return fact{}, false
 	}
 	for _, r := range refs {
