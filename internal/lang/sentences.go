@@ -144,8 +144,11 @@ func fullStop(text string, i, end int) bool {
 		return opensSentence(text, end)
 	case utf8.RuneCountInString(w) == 1 && unicode.IsUpper(rune(w[0])) && w != "I":
 		// A letter joined to what is before it ("8.7 mg/L.", "Plan-B.") is
-		// the end of a unit or a code, not an initial.
-		if r, _ := utf8.DecodeLastRuneInString(text[:before]); before > 0 && !unicode.IsSpace(r) && r != '.' && r != '(' && r != '"' {
+		// the end of a unit or a code, not an initial. An ideograph, an
+		// opening bracket or quote before it joins nothing: Chinese puts
+		// no space before a Latin name ("作家是J. K. Rowling").
+		if r, _ := utf8.DecodeLastRuneInString(text[:before]); before > 0 && !unicode.IsSpace(r) && !IsCJK(r) &&
+			!unicode.In(r, unicode.Ps, unicode.Pi) && r != '.' && r != '"' {
 			return true
 		}
 		// an initial: it ends a sentence only after a lower-case word and

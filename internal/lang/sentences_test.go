@@ -19,6 +19,8 @@ func TestSentences(t *testing.T) {
 		{"several initials", "I grew up reading J. R. R. Tolkien and loved it.", []string{"I grew up reading J. R. R. Tolkien and loved it."}},
 		{"a letter that ends a sentence", "I take vitamin C. It helps.", []string{"I take vitamin C.", "It helps."}},
 		{"a unit that ends in a capital", "Nitrate was 8.7 mg/L. E. coli was not found.", []string{"Nitrate was 8.7 mg/L.", "E. coli was not found."}},
+		{"a Latin name after an ideograph", "我最喜欢的作家是J. K. Rowling。我对花生过敏。", []string{"我最喜欢的作家是J. K. Rowling。", "我对花生过敏。"}},
+		{"an initial after an opening bracket", "The author (J. K. Rowling) wrote it.", []string{"The author (J. K. Rowling) wrote it."}},
 		{"a code that ends in a capital", "Pick Plan-B. It is cheaper.", []string{"Pick Plan-B.", "It is cheaper."}},
 		{"title", "Dr. Chen said I should rest. Mrs. Li agreed.", []string{"Dr. Chen said I should rest.", "Mrs. Li agreed."}},
 		{"latin abbreviation", "I avoid nuts, e.g. almonds and cashews. Also dairy.",
