@@ -747,6 +747,34 @@ func (rc *recall) openConflicts(s *scorer) ([]Hit, error) {
 }
 
 // browse answers a query without terms: the most valuable records.
+// eachActive calls fn with each active record of the user, loaded at its
+// current version: the active records are exactly the quota's value
+// index. Browsing and recall by meaning both read them so.
+func (rc *recall) eachActive(fn func(v *Record)) error {
+	type ref struct {
+		id string
+		v  int
+	}
+	var refs []ref
+	if err := rc.r.Scan(rc.k.vals(), func(key, value []byte) error {
+		v, _ := uvarint(value)
+		refs = append(refs, ref{rc.k.lastComponent(key), v})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, f := range refs {
+		v, err := load(rc.r, rc.k, f.id, f.v)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			fn(v)
+		}
+	}
+	return nil
+}
+
 func (rc *recall) browse() (Result, error) {
 	var res Result
 	add := func(v *Record) {
@@ -758,27 +786,8 @@ func (rc *recall) browse() (Result, error) {
 		}
 	}
 	if rc.q.AsOf == 0 && !rc.q.History {
-		// the active records are exactly the quota's value index
-		type ref struct {
-			id string
-			v  int
-		}
-		var refs []ref
-		if err := rc.r.Scan(rc.k.vals(), func(key, value []byte) error {
-			v, _ := uvarint(value)
-			refs = append(refs, ref{rc.k.lastComponent(key), v})
-			return nil
-		}); err != nil {
+		if err := rc.eachActive(add); err != nil {
 			return Result{}, err
-		}
-		for _, f := range refs {
-			v, err := load(rc.r, rc.k, f.id, f.v)
-			if err != nil {
-				return Result{}, err
-			}
-			if v != nil {
-				add(v)
-			}
 		}
 		var err error
 		res.Conflicts, err = rc.openConflicts(nil)

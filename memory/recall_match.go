@@ -45,18 +45,6 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	} else if lex.Conflicts, err = rc.openConflicts(nil); err != nil {
 		return Result{}, err
 	}
-	type ref struct {
-		id string
-		v  int
-	}
-	var refs []ref
-	if err := rc.r.Scan(rc.k.vals(), func(key, value []byte) error {
-		v, _ := uvarint(value)
-		refs = append(refs, ref{rc.k.lastComponent(key), v})
-		return nil
-	}); err != nil {
-		return Result{}, err
-	}
 	maxLex := 0.0
 	lexOf := map[string]float64{}
 	for _, h := range lex.Records {
@@ -67,13 +55,9 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	var all []Hit
 	match := rc.q.Matcher.Prepare(rc.q.Text)
 	when := timeWeight > 0 && asksWhen(rc.q.Text)
-	for _, f := range refs {
-		v, err := load(rc.r, rc.k, f.id, f.v)
-		if err != nil {
-			return Result{}, err
-		}
-		if v == nil || rc.classify(v) != toRecords {
-			continue
+	if err := rc.eachActive(func(v *Record) {
+		if rc.classify(v) != toRecords {
+			return
 		}
 		own := matchWeight * match(v.Text) * rc.quality(v)
 		if l := lexOf[v.ID]; l > 0 {
@@ -83,6 +67,8 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 			own *= 1 + timeWeight
 		}
 		all = append(all, Hit{Record: rc.e.display(v, rc.now), Score: own})
+	}); err != nil {
+		return Result{}, err
 	}
 	withContext(all)
 	var f fusion
