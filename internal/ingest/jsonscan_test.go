@@ -259,6 +259,7 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkScanAgrees(t, raw)
 		checkUnquote(t, raw)
+		checkStringText(t, raw)
 		lines := [][]byte{
 			[]byte(`{"type":"response.created","response":{"id":"r"}}`),
 			[]byte(`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_1","type":"function_call","call_id":"c","name":"f"}}`),
@@ -565,5 +566,37 @@ func TestScanDecidesRecordedGemini(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no Gemini recordings")
+	}
+}
+
+// checkStringText checks stringText against json.Unmarshal into a string
+// for raw as a string value: the same value, or "" where encoding/json
+// refuses it.
+func checkStringText(t *testing.T, raw []byte) {
+	t.Helper()
+	if len(raw) == 0 || raw[0] != '"' {
+		return
+	}
+	var want string
+	if json.Unmarshal(raw, &want) != nil {
+		want = ""
+	}
+	if got := stringText(raw); got != want {
+		t.Fatalf("%q: stringText %q, encoding/json %q", raw, got, want)
+	}
+}
+
+// TestStringTextMatchesEncodingJSON: the text deltas and argument
+// fragments the adapters read from raw values (fragmentText, scalarText)
+// are unquoted by the scanner, not json.Unmarshal; each case is one where
+// an unquoter could differ from encoding/json.
+func TestStringTextMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`""`, `"plain"`, `"a\"b"`, `"\u00e9\n\t\/"`, `"caf\u00e9 é"`,
+		`"\ud83d\ude00"`, `"\ud83d"`, `"\ude00x"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`,
+		"\"\xff\xfe\"", "\"\xe2\x82\"", "\"a\x00b\"", `"tail" `, `"tail" x`, `"a""b"`,
+		`"unterminated`, `"bad \x escape"`, `"\u12"`, `"\u12g4"`, `"`, `"\"`,
+	} {
+		checkStringText(t, []byte(raw))
 	}
 }

@@ -48,11 +48,7 @@ func scalarText(r json.RawMessage) string {
 	}
 	switch r[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(r, &s) == nil {
-			return s
-		}
-		return ""
+		return stringText(r)
 	case '{', '[', 'n':
 		return ""
 	}
@@ -68,11 +64,7 @@ func fragmentText(r json.RawMessage) string {
 		return ""
 	}
 	if r[0] == '"' {
-		var s string
-		if json.Unmarshal(r, &s) == nil {
-			return s
-		}
-		return ""
+		return stringText(r)
 	}
 	return compactJSON(r)
 }
@@ -137,3 +129,17 @@ func quoteJSON(s string) string { return string(appendQuoted(nil, s)) }
 
 // itoa is strconv.Itoa, short for id building.
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// stringText returns the value of the JSON string r (r[0] == '"', white
+// space may follow), or "" when r is not one string. The scanner's pass and unquoting (jsonscan.go,
+// encoding/json's result) stand in for json.Unmarshal, which checked and
+// decoded again, through reflection, each text delta and argument fragment
+// the scanner had just read.
+func stringText(r json.RawMessage) string {
+	s := &scanner{b: r}
+	end, plain := s.str(0)
+	if end < 0 || s.ws(end) != len(r) {
+		return ""
+	}
+	return unquoteBody(r[1:end-1], plain)
+}
