@@ -260,6 +260,7 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 		checkScanAgrees(t, raw)
 		checkUnquote(t, raw)
 		checkStringText(t, raw)
+		checkTopHasType(t, raw)
 		lines := [][]byte{
 			[]byte(`{"type":"response.created","response":{"id":"r"}}`),
 			[]byte(`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_1","type":"function_call","call_id":"c","name":"f"}}`),
@@ -598,5 +599,31 @@ func TestStringTextMatchesEncodingJSON(t *testing.T) {
 		`"unterminated`, `"bad \x escape"`, `"\u12"`, `"\u12g4"`, `"`, `"\"`,
 	} {
 		checkStringText(t, []byte(raw))
+	}
+}
+
+// checkTopHasType checks topHasType against decoding raw into a map with
+// encoding/json (what injectType did for every named event).
+func checkTopHasType(t *testing.T, raw []byte) {
+	t.Helper()
+	var top map[string]json.RawMessage
+	wantOK := json.Unmarshal(raw, &top) == nil
+	_, wantType := top["type"]
+	if gotType, gotOK := topHasType(raw); gotOK != wantOK || gotOK && gotType != wantType {
+		t.Fatalf("%q: topHasType %v, %v; encoding/json %v, %v", raw, gotType, gotOK, wantType, wantOK)
+	}
+}
+
+// TestTopHasTypeMatchesEncodingJSON: a named server-sent event gets its
+// name as "type" exactly when encoding/json finds no top-level "type" key.
+func TestTopHasTypeMatchesEncodingJSON(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat("}", 300)
+	for _, raw := range []string{
+		`{}`, `{"type":"x"}`, `{"a":{"type":"x"}}`, `{"Type":"x"}`, `{"\u0074ype":"x"}`,
+		`{"a":1,"type":null}`, `{"type":1,"type":2}`, ` {"type":"x"} `, `{"a":[{"type":1}]}`,
+		`{"a":`, `{"a":1}x`, `[1]`, `null`, `{"a":1,}`, `{"typ\u00e9":1}`, deep,
+		`{"b":1,` + deep[1:],
+	} {
+		checkTopHasType(t, []byte(raw))
 	}
 }

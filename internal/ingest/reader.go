@@ -177,11 +177,7 @@ func injectType(data []byte, name string) []byte {
 	if len(t) == 0 || t[0] != '{' {
 		return data
 	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(t, &top) != nil {
-		return data
-	}
-	if _, ok := top["type"]; ok {
+	if hasType, ok := topHasType(t); !ok || hasType {
 		return data
 	}
 	out := make([]byte, 0, len(t)+len(name)+12)
@@ -192,4 +188,24 @@ func injectType(data []byte, name string) []byte {
 		out = append(out, ',')
 	}
 	return append(out, rest...)
+}
+
+// topHasType reports whether the JSON object t has a top-level "type" key
+// (ok false: t is no JSON object). The scanner answers in one pass with no
+// allocation; where it gives up (an escaped key, deep nesting, bad input)
+// encoding/json decides, as it did for every named event before.
+func topHasType(t []byte) (hasType, ok bool) {
+	s := &scanner{b: t}
+	if s.top(func(key []byte, i int) int {
+		hasType = hasType || string(key) == "type"
+		return s.skip(i)
+	}) {
+		return hasType, true
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(t, &top) != nil {
+		return false, false
+	}
+	_, hasType = top["type"]
+	return hasType, true
 }
