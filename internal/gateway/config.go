@@ -298,5 +298,8 @@ func (f *File) Validate() error {
 	if err := f.Run.validate(); err != nil {
 		return err
 	}
+	if f.Memory.RecallBudgetTokens < 0 {
+		return fmt.Errorf("%w: memory: recall_budget_tokens %d (want 0, the default 300, or more)", ErrConfig, f.Memory.RecallBudgetTokens)
+	}
 	return nil
 }

@@ -105,3 +105,17 @@ func TestParseRunConfig(t *testing.T) {
 		})
 	}
 }
+
+// memory: a negative recall budget is refused at load with ErrConfig
+// naming it (it was taken as the default 300 without a word); 0 is the
+// default, a positive one is kept.
+func TestParseMemoryConfig(t *testing.T) {
+	f, err := ParseFile([]byte("memory: {off: true, recall_budget_tokens: 120}\n"), nil)
+	if err != nil || !f.Memory.Off || f.Memory.RecallBudgetTokens != 120 {
+		t.Fatalf("set: %+v %v", f, err)
+	}
+	_, err = ParseFile([]byte("memory: {recall_budget_tokens: -5}\n"), nil)
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "recall_budget_tokens -5") {
+		t.Fatalf("got %v, want ErrConfig saying recall_budget_tokens -5", err)
+	}
+}
