@@ -155,3 +155,34 @@ func TestHasLargeArrayParity(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryCountsOfCutValues: two string values that read the same once
+// cut to the level's length are one key of the counts; its count is both
+// values' rows, every time (the map's order once decided which count won).
+func TestSummaryCountsOfCutValues(t *testing.T) {
+	prefix := strings.Repeat("p", 300)
+	rows := make([]any, 40)
+	for i := range rows {
+		rows[i] = map[string]any{"k": prefix + string(rune('a'+i%4))}
+	}
+	lv := shrinkLevels[0]
+	var first []byte
+	for range 50 {
+		out := map[string]any{}
+		describe(out, rows, lv, "ref", 0)
+		counts, _ := out["counts"].(map[string]any)
+		k, _ := counts["k"].(map[string]any)
+		if len(k) != 1 || k[cut(prefix, lv.runes)] != 40 {
+			t.Fatalf("counts of k: %v, want the cut value counted 40 times", k)
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = b
+		} else if string(b) != string(first) {
+			t.Fatalf("describe gave\n%s\nthen\n%s", first, b)
+		}
+	}
+}

@@ -55,9 +55,15 @@ func describe(out map[string]any, rows []any, lv shrinkLevel, ref string, depth 
 		case c.strs != nil && len(c.strs) > 0 && len(c.strs) < c.strRows:
 			// Counted only when some value repeats: a column of distinct
 			// names says nothing a sample does not.
-			m := make(map[string]any, len(c.strs))
+			// Values that read the same once cut are counted together:
+			// one key each, whatever order the map gives them in.
+			cuts := make(map[string]int, len(c.strs))
 			for v, n := range c.strs {
-				m[cut(v, lv.runes)] = n
+				cuts[cut(v, lv.runes)] += n
+			}
+			m := make(map[string]any, len(cuts))
+			for v, n := range cuts {
+				m[v] = n
 			}
 			counts[name] = m
 		}
