@@ -3,6 +3,8 @@ package memory
 import (
 	"strings"
 	"unicode"
+
+	"github.com/toolstream/toolstream/internal/lang"
 )
 
 // Questions about time. "When did she go camping?" is answered by the
@@ -31,15 +33,35 @@ func asksWhen(query string) bool {
 	return false
 }
 
-// timeWords are words that say a time, relative or absolute.
+// timeWords are words that say a time, relative or absolute: the months
+// (full names: "mar", "sat", "wed" are words of their own too), weekdays
+// and relative days of the shared language data (internal/lang
+// data/time.txt), and the words of a span or an order in time.
 var timeWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`yesterday today tonight tomorrow ago last next recently recent lately
+	for _, w := range strings.Fields(`ago last next recently recent lately
 		week weeks weekend weekends month months year years day days morning evening night afternoon
-		monday tuesday wednesday thursday friday saturday sunday
-		january february march april may june july august september october november december
 		spring summer autumn fall winter since until before after earlier later soon`) {
 		m[w] = true
+	}
+	d := lang.Default()
+	for _, l := range d.Lines("months") {
+		full := ""
+		for _, w := range l.Words {
+			if len(w) > len(full) {
+				full = w
+			}
+		}
+		m[full] = true
+	}
+	for _, sec := range []string{"weekdays", "relative days"} {
+		for _, l := range d.Lines(sec) {
+			for _, w := range l.Words {
+				if !lang.IsCJK([]rune(w)[0]) && !strings.ContainsAny(w, "_ ") {
+					m[w] = true
+				}
+			}
+		}
 	}
 	return m
 }()

@@ -46,3 +46,20 @@ func TestRecallWhenFindsTheTime(t *testing.T) {
 		}
 	}
 }
+
+// The time words read from the shared language data are the words the
+// list held before it was data: every month and weekday by its full name
+// and the days named from today, and no abbreviation that is a word of
+// its own.
+func TestTimeWordsFromLanguageData(t *testing.T) {
+	for _, w := range []string{"january", "may", "september", "december", "monday", "sunday", "yesterday", "today", "tonight", "tomorrow"} {
+		if !timeWords[w] {
+			t.Errorf("%q is not a time word", w)
+		}
+	}
+	for _, w := range []string{"mar", "sat", "sun", "wed", "jan", "day after tomorrow", "日"} {
+		if timeWords[w] {
+			t.Errorf("%q is a time word", w)
+		}
+	}
+}
