@@ -41,18 +41,7 @@ func TaggedStream(stream string) bool { return stream == StreamIn || stream == S
 // event id on subject: in TS_IN and TS_MODEL, id + "~" + the base64url
 // HMAC-SHA256 of subject and id under key (128 bits); elsewhere, or with
 // an empty key, id itself.
-func MsgID(key []byte, subject, id string) string {
-	s, err := StreamOf(subject)
-	if len(key) == 0 || err != nil || !TaggedStream(s) {
-		return id
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(subject))
-	mac.Write([]byte{0})
-	mac.Write([]byte(id))
-	var sum [sha256.Size]byte
-	return id + MsgIDSep + base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0])[:msgIDTagBytes])
-}
+func MsgID(key []byte, subject, id string) string { return NewMsgIDs(key).MsgID(subject, id) }
 
 // MsgIDs makes MsgID's ids under one key with one HMAC, reset for each id
 // (MsgID makes a new one per call: on a producer's path, one per message).

@@ -2,6 +2,9 @@ package events_test
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -59,6 +62,14 @@ func TestMsgIDsIsMsgID(t *testing.T) {
 				id := events.EdgeEventID("globex", "s1", int64(n), n)
 				if got, want := ids.MsgID(subj, id), events.MsgID(key, subj, id); got != want {
 					t.Errorf("key %x, %s, %s: MsgIDs %q, MsgID %q", key, subj, id, got, want)
+				}
+				if key != nil && strings.HasPrefix(subj, "ts.in.") {
+					mac := hmac.New(sha256.New, key)
+					mac.Write([]byte(subj + "\x00" + id))
+					want := id + events.MsgIDSep + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
+					if got := ids.MsgID(subj, id); got != want {
+						t.Errorf("key %x, %s, %s: %q, want the HMAC tag %q", key, subj, id, got, want)
+					}
 				}
 			}
 		}
