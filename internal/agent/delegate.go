@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -162,6 +163,9 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	}
 	d.log.Info("sub-agent", "tenant", spec.Tenant, "run", spec.Run, "child", child.Run, "rounds", rounds, "tokens", tokens, "tools", len(tools))
 	out, err := d.Run(ctx, child)
+	if errors.Is(err, ErrRunTaken) || errors.Is(err, ErrNotFound) { // ErrNotFound: another user's run, being driven
+		return failed(events.ErrPermissionDenied, "the sub-agent's run id %s is already another run's; no sub-agent started", child.Run), nil, nil
+	}
 	if err != nil {
 		return builtinOutcome{}, nil, fmt.Errorf("agent: the sub-agent %s: %w", child.Run, err)
 	}

@@ -347,3 +347,69 @@ func TestDelegateChildWaitingForApprovalMakesTheParentWait(t *testing.T) {
 		t.Errorf("the child asked %d times, want 2", n)
 	}
 }
+
+// A run whose id is the one a delegate call's child would get, made
+// beforehand by a client (the parent's own user, or another user of the
+// tenant), is not taken for the child: its stored spec (every tool, no
+// budget, depth 0) would escalate what the parent carved. The delegate call
+// fails permission_denied, the squatting run is neither driven nor read
+// (its turns stay as they were), and the parent answers.
+func TestDelegateChildIDTakenIsRefused(t *testing.T) {
+	p := agenttest.Start(t)
+	s := newScripted(t)
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		r, err := readReq(body)
+		if err != nil {
+			return fakeup.Answer{}, err
+		}
+		if r.isChild() {
+			return fakeup.Answer{}, fmt.Errorf("the squatting run was driven as a child: %s", body)
+		}
+		if strings.Contains(string(body), "squat here") {
+			return s.answer("squatted"), nil
+		}
+		if res, ok := r.result("call_d1"); ok {
+			if !strings.Contains(res, "error permission_denied") || !strings.Contains(res, "is already another run's") {
+				return fakeup.Answer{}, fmt.Errorf("the refusal: %q", res)
+			}
+			return s.answer("I could not delegate."), nil
+		}
+		return s.answer("", call{"call_d1", events.ToolDelegate, `{"goal":"the weather","tools":["weather"],"budget":{"rounds":2}}`}), nil
+	})
+	d := driver(t, p, "gw-1", up)
+	vc := viewClient(t, p)
+	for _, user := range []string{"u1", "u2"} {
+		parent := "deleg-sq-" + user
+		child := events.ChildRunID(parent, "call_d1")
+		sq := chatSpec(child, "squat here")
+		sq.User = user
+		if out, err := d.Run(ctxT(t), sq); err != nil || out.Status != agent.StatusAnswered {
+			t.Fatalf("%s: the squatting run: %+v %v", user, out, err)
+		}
+		before, err := vc.Run(ctxT(t), tenant, child)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := d.Run(ctxT(t), chatSpec(parent, "What's the weather?"))
+		if err != nil {
+			t.Fatalf("%s: the parent: %v", user, err)
+		}
+		if out.Status != agent.StatusAnswered {
+			t.Fatalf("%s: the parent's outcome %+v", user, out)
+		}
+		after, err := vc.Run(ctxT(t), tenant, child)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Turns != before.Turns || after.Parent != "" || after.User != user {
+			t.Errorf("%s: the squatting run changed: turns %d -> %d, parent %q, user %q", user, before.Turns, after.Turns, after.Parent, after.User)
+		}
+		rounds, err := vc.Rounds(ctxT(t), tenant, parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rounds[0].Calls[0]; c.State != runs.CallFailed || c.Error != events.ErrPermissionDenied {
+			t.Errorf("%s: the delegate call: %+v", user, c)
+		}
+	}
+}

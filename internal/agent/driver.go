@@ -466,6 +466,12 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.Parent != "" && (rec.Spec.Parent != spec.Parent || rec.Spec.User != spec.User) {
+		// A sub-agent's id that a client's run (or another parent's
+		// child) already has: its stored spec (tools, budget, depth) is
+		// not the one the parent carved, so it is neither driven nor read.
+		return nil, fmt.Errorf("%w: %s", ErrRunTaken, spec.Run)
+	}
 	if rec.Spec.User != spec.User {
 		// Another user's run: nothing of it is read or driven, and the
 		// answer does not tell it exists.

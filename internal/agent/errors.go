@@ -15,6 +15,10 @@ var (
 	// the user whose request created it; another user is told no such run
 	// exists, and the model is not asked).
 	ErrNotFound = errors.New("agent: no such run")
+	// ErrRunTaken: a sub-agent's run id (events.ChildRunID) is already a
+	// run that is not that parent's child; the delegate call fails and no
+	// sub-agent starts.
+	ErrRunTaken = errors.New("agent: run id taken")
 	// ErrRunsService: the runs service did not answer, or answered with an
 	// error.
 	ErrRunsService = errors.New("agent: runs service")
