@@ -112,16 +112,29 @@ func (n *Normalizer) gemChecked(c *gemChunk) (func(), error) {
 
 // gemNoteUsage notes a chunk's usageMetadata (running totals): the output
 // is the candidates' tokens and the thinking's.
+// Most Gemini chunks carry one, so the scanner reads it (scanInts) and
+// encoding/json decides only where the scanner gives up.
 func (n *Normalizer) gemNoteUsage(raw json.RawMessage) {
-	var u struct {
-		Prompt     *int64 `json:"promptTokenCount"`
-		Candidates *int64 `json:"candidatesTokenCount"`
-		Thoughts   *int64 `json:"thoughtsTokenCount"`
+	if !isObject(raw) {
+		return
 	}
-	if isObject(raw) && json.Unmarshal(raw, &u) == nil {
-		n.noteUsage(u.Prompt, sum(u.Candidates, u.Thoughts))
+	var prompt, cands, thoughts *int64
+	if !scanInts(raw, gemUsageNames, []**int64{&prompt, &cands, &thoughts}) {
+		var u struct {
+			Prompt     *int64 `json:"promptTokenCount"`
+			Candidates *int64 `json:"candidatesTokenCount"`
+			Thoughts   *int64 `json:"thoughtsTokenCount"`
+		}
+		if json.Unmarshal(raw, &u) != nil {
+			return
+		}
+		prompt, cands, thoughts = u.Prompt, u.Candidates, u.Thoughts
 	}
+	n.noteUsage(prompt, sum(cands, thoughts))
 }
+
+// gemUsageNames are the usageMetadata fields gemNoteUsage reads.
+var gemUsageNames = []string{"promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount"}
 
 func (n *Normalizer) applyGemini(c *gemChunk) {
 	blocked := c.PromptFeedback != nil && c.PromptFeedback.BlockReason != ""

@@ -529,3 +529,21 @@ func index(names []string, key []byte) int {
 	}
 	return -1
 }
+
+// scanInts reads the integer fields names of the JSON object raw into dst
+// (in the same order) as encoding/json decodes them into *int64 fields,
+// skipping the others; false leaves raw to encoding/json.
+func scanInts(raw []byte, names []string, dst []**int64) bool {
+	s := &scanner{b: raw}
+	var m seen
+	return s.top(func(key []byte, i int) int {
+		b := index(names, key)
+		if b < 0 {
+			return s.other(key, i, names)
+		}
+		if !s.once(&m, b) {
+			return -1
+		}
+		return s.int64Ptr(i, dst[b])
+	}) && !s.fail
+}

@@ -261,6 +261,7 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 		checkUnquote(t, raw)
 		checkStringText(t, raw)
 		checkTopHasType(t, raw)
+		checkScanInts(t, raw)
 		lines := [][]byte{
 			[]byte(`{"type":"response.created","response":{"id":"r"}}`),
 			[]byte(`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_1","type":"function_call","call_id":"c","name":"f"}}`),
@@ -625,5 +626,53 @@ func TestTopHasTypeMatchesEncodingJSON(t *testing.T) {
 		`{"b":1,` + deep[1:],
 	} {
 		checkTopHasType(t, []byte(raw))
+	}
+}
+
+// checkScanInts checks scanInts, where it answers, against encoding/json
+// decoding raw into Gemini's usage fields.
+func checkScanInts(t *testing.T, raw []byte) {
+	t.Helper()
+	var got [3]*int64
+	if !scanInts(raw, gemUsageNames, []**int64{&got[0], &got[1], &got[2]}) {
+		return
+	}
+	var want struct {
+		Prompt     *int64 `json:"promptTokenCount"`
+		Candidates *int64 `json:"candidatesTokenCount"`
+		Thoughts   *int64 `json:"thoughtsTokenCount"`
+	}
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatalf("%q: scanInts took it, encoding/json refuses it: %v", raw, err)
+	}
+	for i, w := range []*int64{want.Prompt, want.Candidates, want.Thoughts} {
+		if (got[i] == nil) != (w == nil) || w != nil && *got[i] != *w {
+			t.Fatalf("%q: field %s: scanInts %v, encoding/json %v", raw, gemUsageNames[i], got[i], w)
+		}
+	}
+}
+
+// TestScanIntsMatchesEncodingJSON: Gemini's usageMetadata, on most
+// chunks, is read by the scanner as encoding/json reads it, or left to it.
+func TestScanIntsMatchesEncodingJSON(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		fast bool
+	}{
+		{`{"promptTokenCount":3,"candidatesTokenCount":4,"totalTokenCount":7}`, true},
+		{`{"promptTokenCount":null,"thoughtsTokenCount":-2,"promptTokensDetails":[{"modality":"TEXT","tokenCount":3}]}`, true},
+		{`{}`, true},
+		{`{"promptTokenCount":3.5}`, false},
+		{`{"promptTokenCount":"3"}`, false},
+		{`{"PromptTokenCount":3}`, false},
+		{`{"promptTokenCount":1,"promptTokenCount":2}`, false},
+		{`{"promptTokenCount":99999999999999999999}`, false},
+		{`{"promptTokenCount":1`, false},
+	} {
+		var d [3]*int64
+		if ok := scanInts([]byte(c.raw), gemUsageNames, []**int64{&d[0], &d[1], &d[2]}); ok != c.fast {
+			t.Errorf("%s: scanner decides %v, want %v", c.raw, ok, c.fast)
+		}
+		checkScanInts(t, []byte(c.raw))
 	}
 }
