@@ -429,7 +429,7 @@ func checkHistoryFrom(t *testing.T, v projector.Reader, tenant, run, format stri
 	}
 	var kept []json.RawMessage
 	through := 0
-	for k := 1; k <= r.Turns+1; k++ {
+	for k := -1; k <= r.Turns+3; k++ {
 		hf, err := runs.BuildHistoryFrom(v, tenant, run, k, runs.HistoryOptions{Format: format})
 		if err != nil {
 			t.Fatalf("history from turn %d: %v", k, err)
@@ -446,8 +446,14 @@ func checkHistoryFrom(t *testing.T, v projector.Reader, tenant, run, format stri
 		if open > 0 && k <= open {
 			wantThrough = open - 1
 		}
-		if hf.Through != max(wantThrough, k-1) {
-			t.Errorf("history from turn %d: through %d, want %d", k, hf.Through, max(wantThrough, k-1))
+		// From before the first turn is from the first; from beyond the
+		// end is nothing new, through the run's last turn (never a turn the
+		// run lacks, which a reader would skip when it comes).
+		if want := max(wantThrough, min(max(k, 1)-1, r.Turns)); hf.Through != want {
+			t.Errorf("history from turn %d: through %d, want %d", k, hf.Through, want)
+		}
+		if k > r.Turns && len(part) != 0 {
+			t.Errorf("history from turn %d, beyond the run's %d: %s", k, r.Turns, hf.Messages)
 		}
 		if open == 0 && (len(part) > len(whole) || !equalMessages(part, whole[len(whole)-len(part):])) {
 			t.Errorf("history from turn %d is not the whole history's tail:\n%s\nwhole:\n%s", k, hf.Messages, h.Messages)

@@ -72,7 +72,7 @@ func BuildHistoryFrom(rd projector.Reader, tenant, run string, from int, o Histo
 	if err != nil {
 		return nil, err
 	}
-	h.Through = max(from, 1) - 1
+	h.Through = min(max(from, 1)-1, r.Turns) // from beyond the end: the run's last turn, never one it lacks
 	if n := len(ts); n > 0 {
 		h.Through = turnOf(ts[n-1])
 	}
