@@ -15,8 +15,7 @@ import (
 	"github.com/toolstream/toolstream/internal/ingest"
 )
 
-// The plain program: the like-with-like baseline of the whole path (issue
-// 33). What a competent engineer would write with JetStream alone to do the
+// The plain program: the like-with-like baseline of the whole path. What a competent engineer would write with JetStream alone to do the
 // work Toolstream's edge and assembler do: parse each provider chunk once,
 // merge a call's (or a text's) consecutive deltas at the edge, store one
 // message per run of deltas and one per event an assembler needs (the
