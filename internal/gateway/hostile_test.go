@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolstream/toolstream/events"
 )
 
 // The attacks of docs/security.md on the gateway, through a real
@@ -167,6 +169,14 @@ func TestClientGoneAtAnyStageServeLives(t *testing.T) {
 			}
 			if got, want := resumeAll(t, tg, pc.api, pc.stream, ""), frames(t, pc.api, pc.model); len(got) != len(want) {
 				t.Errorf("the log holds %d frames of the stream, want %d", len(got), len(want))
+			}
+			// The request's prompt was kept all the same, first on the subject.
+			if msgs := streamMessages(t, tg, pc.api, "", pc.stream); len(msgs) == 0 {
+				t.Errorf("nothing kept on the stream's subject")
+			} else if ev, err := events.DecodeWith(msgs[0].Data, tg.bus.Keys); err != nil {
+				t.Errorf("the subject's first message: %v", err)
+			} else if _, ok := events.As[*events.StreamPrompt](ev); !ok {
+				t.Errorf("the subject's first message is %s, want the request's prompt", ev.Kind)
 			}
 			normalStream(t, tg)
 		})
