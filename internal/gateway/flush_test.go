@@ -88,6 +88,13 @@ func TestFramesKeptPerFlushWindow(t *testing.T) {
 		if !ok || run.Pos != next || len(run.Frames) == 0 {
 			t.Fatalf("message %d is %s, want frames from %d", i, ev.Kind, next)
 		}
+		bytes := 0
+		for _, f := range run.Frames {
+			bytes += len(f.Data)
+		}
+		if len(run.Frames) > 1 && bytes > frameBatchBytes { // a window is one frame or fits the bound
+			t.Fatalf("message %d keeps %d frames of %d bytes, over %d", i, len(run.Frames), bytes, frameBatchBytes)
+		}
 		for k, f := range run.Frames {
 			if w := all[next+int64(k)]; f.Event != w.Event || f.Data != w.Data {
 				t.Fatalf("frame %d is %.80s, the client read %.80s", next+int64(k), f.Data, w.Data)

@@ -229,16 +229,31 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 		w, werr := s.g.producer.NewWriter(ctx, client.WithStream(producer))
 		var err error
 		batch := make([]Frame, 0, 64)
-		for f := range logq {
+		var next []Frame // a frame that did not fit the last window opens the next
+		for {
 			// A flush window: the frame and whatever queued up behind it
-			// while the last window was kept, one message (keepFrames).
-			batch = append(batch[:0], f)
-			size := len(f.Data)
+			// while the last window was kept, one message (keepFrames). A
+			// frame that would take the window past frameBatchBytes waits
+			// for the next, so a window is one frame or fits the bound.
+			batch = append(batch[:0], next...)
+			next = next[:0]
+			if len(batch) == 0 {
+				f, ok := <-logq
+				if !ok {
+					break
+				}
+				batch = append(batch, f)
+			}
+			size := len(batch[0].Data)
 		window:
 			for len(batch) < frameBatchMax && size < frameBatchBytes {
 				select {
 				case f, ok := <-logq:
 					if !ok {
+						break window
+					}
+					if size+len(f.Data) > frameBatchBytes {
+						next = append(next, f)
 						break window
 					}
 					batch = append(batch, f)
