@@ -123,7 +123,14 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	if spec.RoundsMax > 0 {
 		parentMax = spec.RoundsMax
 	}
-	left := budgetRounds(parentMax, planOf(st)) - len(turnRounds(st)) - 1
+	// The sub-agents this turn already started spent some of it too: their
+	// rounds and tokens come off what is left, so two delegate calls
+	// cannot each be given the whole remainder.
+	spentRounds, spentTokens, err := d.childrenSpent(ctx, spec, st, c.CallID)
+	if err != nil {
+		return builtinOutcome{}, nil, err
+	}
+	left := budgetRounds(parentMax, planOf(st)) - len(turnRounds(st)) - spentRounds - 1
 	if left < 1 {
 		return failed(events.ErrValidation, "this run has no rounds left to give a sub-agent; answer with what you have"), nil, nil
 	}
@@ -138,7 +145,7 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	}
 	tokens := a.Budget.Tokens
 	if spec.TokensMax > 0 {
-		tleft := spec.TokensMax - st.Run.InputTokens - st.Run.OutputTokens
+		tleft := spec.TokensMax - st.Run.InputTokens - st.Run.OutputTokens - spentTokens
 		switch {
 		case tleft < 1:
 			return failed(events.ErrValidation, "this run has no tokens left to give a sub-agent"), nil, nil
@@ -189,6 +196,26 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 		return failed(events.ErrToolError, "the sub-agent's run %s ended %s (%s): %s; what it found: %s", child.Run, out.Status, out.Reason, out.Detail, b), nil, nil
 	}
 	return builtinOutcome{Result: b}, nil, nil
+}
+
+// childrenSpent adds up the rounds and tokens of the sub-agents that the
+// delegate calls of the run's current turn started, but for the call
+// being performed (a resumed call's own child is not spent against it).
+func (d *Driver) childrenSpent(ctx context.Context, spec *Spec, st *state, callID string) (rounds int, tokens int64, err error) {
+	for _, r := range turnRounds(st) {
+		for _, dc := range r.Calls {
+			if dc.Name != events.ToolDelegate || dc.CallID == callID {
+				continue
+			}
+			cst, err := d.state(ctx, spec.Tenant, events.ChildRunID(spec.Run, dc.CallID), &runCache{})
+			if err != nil {
+				return 0, 0, err
+			}
+			rounds += len(cst.Rounds)
+			tokens += cst.Run.InputTokens + cst.Run.OutputTokens
+		}
+	}
+	return rounds, tokens, nil
 }
 
 // evidenceOf lists the calls of a run's rounds with their outcomes.

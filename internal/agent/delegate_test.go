@@ -413,3 +413,57 @@ func TestDelegateChildIDTakenIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoDelegatesShareOneBudget: the second delegate call of a turn is
+// carved from what the parent has left after the first sub-agent's
+// rounds, not from the whole remainder again. The parent has 4 rounds;
+// its first child spends 2 of them, so a second child asking for 2 is
+// refused (validation_error) and never starts.
+func TestTwoDelegatesShareOneBudget(t *testing.T) {
+	p := agenttest.Start(t)
+	s := newScripted(t)
+	var childN, parentN atomic.Int32
+	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
+		r, err := readReq(body)
+		if err != nil {
+			return fakeup.Answer{}, err
+		}
+		if r.isChild() {
+			switch childN.Add(1) {
+			case 1:
+				return s.answer("", call{"call_cw", "weather", `{"location":"Oslo"}`}), nil
+			case 2:
+				return s.answer("Oslo: 3 degrees."), nil
+			}
+			return fakeup.Answer{}, fmt.Errorf("a second sub-agent was started")
+		}
+		switch parentN.Add(1) {
+		case 1:
+			return s.answer("",
+				call{"call_d1", events.ToolDelegate, `{"goal":"the weather in Oslo","tools":["weather"],"budget":{"rounds":2}}`},
+				call{"call_d2", events.ToolDelegate, `{"goal":"the weather in Bergen","tools":["weather"],"budget":{"rounds":2}}`}), nil
+		case 2:
+			res, ok := r.result("call_d2")
+			if !ok || !strings.Contains(res, "left to give") && !strings.Contains(res, "no rounds left") {
+				return fakeup.Answer{}, fmt.Errorf("the second delegate call's result %q, want its budget refused", res)
+			}
+			return s.answer("Oslo has 3 degrees; Bergen was not looked up."), nil
+		}
+		return fakeup.Answer{}, fmt.Errorf("the parent asked a third time")
+	})
+	spec := chatSpec("deleg-share", "The weather in Oslo and Bergen?")
+	spec.RoundsMax = 4
+	out, err := driver(t, p, "gw-1", up).Run(ctxT(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != agent.StatusAnswered {
+		t.Fatalf("outcome %+v", out)
+	}
+	if n := childN.Load(); n != 2 {
+		t.Errorf("the sub-agents asked %d times, want the first child's 2", n)
+	}
+	if n := p.Invoked["weather"].Load(); n != 1 {
+		t.Errorf("weather ran %d times", n)
+	}
+}
