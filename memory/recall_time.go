@@ -66,18 +66,35 @@ var timeWords = func() map[string]bool {
 	return m
 }()
 
+// ambiguousTimeWords are time words that are words of their own too.
+var ambiguousTimeWords = map[string]bool{"may": true}
+
+// placers are the words before a month's name that make it one.
+var placers = map[string]bool{"in": true, "on": true, "last": true, "next": true, "this": true, "since": true,
+	"until": true, "early": true, "late": true, "mid": true, "of": true, "by": true}
+
+// placed reports whether fs[i] stands beside a number or after a placer.
+func placed(fs []string, i int) bool {
+	digit := func(s string) bool { return s != "" && unicode.IsDigit(rune(s[0])) }
+	return i > 0 && (placers[fs[i-1]] || digit(fs[i-1])) || i+1 < len(fs) && digit(fs[i+1])
+}
+
 // zhTimeWords say a time in Chinese.
 var zhTimeWords = []string{"昨天", "今天", "明天", "前天", "后天", "上周", "下周", "这周", "周末", "上个月", "下个月",
 	"去年", "今年", "明年", "前年", "月", "年", "星期", "礼拜", "早上", "晚上", "下午", "上午", "之前", "以后", "最近", "刚才", "那天"}
 
-// saysWhen reports whether text says a time: a time word, or a number of
-// four digits (a year).
+// saysWhen reports whether text says a time: a time word, or a year (a
+// number of four digits from 1900 to 2099: "5000 steps" says none). A
+// month's name that is also a word of its own ("may") says a time only
+// beside a number or after a word that places it ("in May", "May 5",
+// "last May"): "I may go" says none.
 func saysWhen(text string) bool {
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if timeWords[f] {
+	fs := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i, f := range fs {
+		if timeWords[f] && (!ambiguousTimeWords[f] || placed(fs, i)) {
 			return true
 		}
-		if len(f) == 4 && strings.IndexFunc(f, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
+		if len(f) == 4 && strings.IndexFunc(f, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 && f >= "1900" && f <= "2099" {
 			return true
 		}
 	}

@@ -40,7 +40,8 @@ func TestRecallWhenFindsTheTime(t *testing.T) {
 			t.Errorf("%q: %s first, want %s", q, got, want)
 		}
 	}
-	for text, want := range map[string]bool{"last Friday": true, "in 2022": true, "上周去的": true, "by the lake": false, "12345": false} {
+	for text, want := range map[string]bool{"last Friday": true, "in 2022": true, "上周去的": true, "by the lake": false, "12345": false,
+		"I walked 5000 steps": false, "I may go hiking": false, "in May": true, "May 5": true, "last may we moved": true} {
 		if saysWhen(text) != want {
 			t.Errorf("saysWhen(%q) = %v", text, !want)
 		}
