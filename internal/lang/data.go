@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"crypto/sha256"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -38,6 +39,7 @@ type Data struct {
 	numbers map[string]map[string]float64
 	refs    map[string]map[string]*Unit
 	zh      zhNumerals
+	digest  [sha256.Size]byte // of every file read (Digest)
 }
 
 // sectionSchema is one line of schema.txt.
@@ -82,6 +84,14 @@ func Load(fsys fs.FS) (*Data, error) {
 		return nil, fmt.Errorf("lang: %w", err)
 	}
 	d := &Data{schema: map[string]sectionSchema{}, sections: map[string][]Line{}, units: map[string]*Unit{}}
+	// The digest is over every file read, name and bytes, schema first
+	// and the rest in the sorted order fs.Glob gives.
+	sum := sha256.New()
+	addFile := func(name string, b []byte) {
+		fmt.Fprintf(sum, "%s\x00%d\x00", name, len(b))
+		sum.Write(b)
+	}
+	addFile("schema.txt", schemaText)
 	lines, err := parseFile("schema.txt", string(schemaText), false)
 	if err != nil {
 		return nil, err
@@ -123,6 +133,7 @@ func Load(fsys fs.FS) (*Data, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lang: %w", err)
 		}
+		addFile(name, b)
 		ls, err := parseFile(path.Base(name), string(b), true)
 		if err != nil {
 			return nil, err
@@ -189,8 +200,16 @@ func Load(fsys fs.FS) (*Data, error) {
 		}
 	}
 	d.zh = d.makeZhNumerals()
+	sum.Sum(d.digest[:0])
 	return d, nil
 }
+
+// Digest is a SHA-256 of the data as read: every file's name and bytes.
+// Two loads of the same files have the same digest, and a change to any
+// word, line or file changes it, so a store of what was derived from the
+// data (the verifier's evidence indexes) can tell it was derived from
+// other data.
+func (d *Data) Digest() [sha256.Size]byte { return d.digest }
 
 func (d *Data) sectionsOfKind(kind string) []string {
 	var out []string

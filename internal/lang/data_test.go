@@ -126,3 +126,61 @@ func TestUnits(t *testing.T) {
 		t.Errorf("km/h factor %v", u.Factor)
 	}
 }
+
+// TestDigestFollowsTheData: the same files give the same digest; a word
+// added to a line, a comment, or another file changes it.
+func TestDigestFollowsTheData(t *testing.T) {
+	sub, err := fs.Sub(dataFS, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fstest.MapFS{}
+	names, err := fs.Glob(sub, "*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		b, err := fs.ReadFile(sub, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[n] = &fstest.MapFile{Data: b}
+	}
+	load := func(fsys fs.FS) [32]byte {
+		t.Helper()
+		d, err := Load(fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Digest()
+	}
+	base := load(files)
+	if base != Default().Digest() || base == ([32]byte{}) {
+		t.Fatalf("the embedded files loaded again: digest %x, Default's %x", base, Default().Digest())
+	}
+	keys := string(files["keys.txt"].Data)
+	const line = "[generic keys]\nen = value "
+	if !strings.Contains(keys, line) {
+		t.Fatalf("keys.txt has no line %q to add a word to", line)
+	}
+	for name, edit := range map[string]func(fstest.MapFS){
+		"a generic key added": func(m fstest.MapFS) {
+			m["keys.txt"] = &fstest.MapFile{Data: []byte(strings.Replace(keys, line, line+"quux ", 1))}
+		},
+		"a comment": func(m fstest.MapFS) {
+			m["keys.txt"] = &fstest.MapFile{Data: []byte(keys + "\n# one more line\n")}
+		},
+		"another file": func(m fstest.MapFS) {
+			m["zz.txt"] = &fstest.MapFile{Data: []byte("# nothing but a comment\n")}
+		},
+	} {
+		m := fstest.MapFS{}
+		for n, f := range files {
+			m[n] = f
+		}
+		edit(m)
+		if got := load(m); got == base {
+			t.Errorf("%s: digest unchanged", name)
+		}
+	}
+}

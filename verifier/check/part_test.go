@@ -83,3 +83,30 @@ func TestPartCorrupt(t *testing.T) {
 		t.Fatalf("another format: %v", err)
 	}
 }
+
+// TestPartStampNamesTheLanguageData: a part's bytes begin with the
+// format's version and the language data's digest, and a part stamped
+// with other data (the same bytes, one bit of the digest flipped) is of
+// another format: its result is indexed again.
+func TestPartStampNamesTheLanguageData(t *testing.T) {
+	e := evidence.Evidence{CallID: "c", Name: "get_stock", Result: json.RawMessage(`{"name":"Alpha","stock":12}`)}
+	b, err := evidence.MarshalPart(evidence.IndexResult(e, evidence.LeavesMax))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := evidence.LangData.Digest()
+	stamp := evidence.PartStamp()
+	if want := append([]byte{evidence.PartFormat}, d[:len(stamp)-1]...); !bytes.Equal(stamp, want) || !bytes.HasPrefix(b, stamp) {
+		t.Fatalf("stamp %x, part begins %x; want %x", stamp, b[:min(len(b), len(want))], want)
+	}
+	if _, err := evidence.UnmarshalPart(b, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(stamp); i++ {
+		other := bytes.Clone(b)
+		other[i] ^= 1
+		if _, err := evidence.UnmarshalPart(other, nil); err != evidence.ErrPartFormat {
+			t.Fatalf("data digest byte %d changed: %v, want ErrPartFormat", i, err)
+		}
+	}
+}

@@ -33,9 +33,11 @@
 //     the answer's event time), and the same result gives the same index.
 //   - The stored bytes are the view's: MarshalBinary encodes the same index
 //     to the same bytes every time, and they stay byte-identical across
-//     versions of this package unless the format's version changes
-//     (ErrIndexFormat then tells the reader to index the result again); the
-//     verifier view's digest rests on it.
+//     versions of this package unless the format's version or the
+//     language data changes: the bytes begin with a stamp of both
+//     (PartFormat and internal/lang's Data.Digest), and ErrIndexFormat
+//     then tells the reader to index the result again; the verifier view's
+//     digest rests on it.
 //   - Bad input loses nothing: a result that is not JSON gives an index a
 //     check skips; damaged stored bytes are an error, not a panic.
 //   - Bounded: the evidence of one answer is indexed up to its first

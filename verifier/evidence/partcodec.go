@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,11 +28,28 @@ import (
 // the view's digest does not depend on when or how often a part was made.
 
 // PartFormat is the version of the encoding; a part of another version is
-// not read (errPartFormat) and the result is indexed again. NB: a part
-// stores the lexicon's words as read (concepts, category classes), so a
-// rename in internal/lang's data changes it too (3: the status classes
-// became kinds of state, order -> progress …; 4: energy and power units).
-const PartFormat = 4
+// not read (errPartFormat) and the result is indexed again. A part also
+// stores the lexicon's words as read (concepts, category classes) and what
+// the language data made of the result, so its bytes begin with a stamp:
+// PartFormat, then the first partDataBytes of the language data's digest
+// (lang.Data.Digest). A change to internal/lang's data changes the stamp
+// by itself, and parts made with the old data are indexed again; only a
+// change to this encoding raises PartFormat (5: the stamp).
+const PartFormat = 5
+
+// partDataBytes is how much of the language data's digest a part's stamp
+// holds: a chance of 2^-64 that other data reads as the same.
+const partDataBytes = 8
+
+// partStamp is what every part's bytes begin with.
+var partStamp = func() []byte {
+	d := LangData.Digest()
+	return append([]byte{PartFormat}, d[:partDataBytes]...)
+}()
+
+// PartStamp returns the bytes every encoded part begins with: PartFormat
+// and the language data's digest (a copy).
+func PartStamp() []byte { return slices.Clone(partStamp) }
 
 var ErrPartFormat = errors.New("verifier: evidence index of another format")
 
@@ -91,7 +109,7 @@ func MarshalPart(p *Part) ([]byte, error) {
 	}
 	// The tables go first; body used their numbers.
 	strs, lists := w.t.strs, w.t.lists
-	w.b = []byte{PartFormat}
+	w.b = slices.Clone(partStamp)
 	w.uv(uint64(len(strs)))
 	n := 0
 	for _, s := range strs {
@@ -433,10 +451,10 @@ type encoded struct {
 // the part need indexing again (see join). It returns errPartFormat for
 // another version of the format. The part keeps slices of data.
 func UnmarshalPart(data []byte, result func() ([]byte, error)) (*Part, error) {
-	if len(data) == 0 || data[0] != PartFormat {
+	if !bytes.HasPrefix(data, partStamp) {
 		return nil, ErrPartFormat
 	}
-	r := &partReader{b: data[1:], t: &tables{}}
+	r := &partReader{b: data[len(partStamp):], t: &tables{}}
 	t := r.t
 	t.offs = make([]uint32, r.n()+1)
 	size := r.n()
