@@ -95,3 +95,17 @@ func NatsCLI(t testing.TB) string {
 	missing(t, "TOOLSTREAM_REQUIRE_NATS", "the nats CLI is not installed (go install github.com/nats-io/natscli/nats@v0.5.0)")
 	return ""
 }
+
+// Package skips the test (fails it under TOOLSTREAM_REQUIRE_NODE=1)
+// unless each npm package named is installed in Dir's node_modules: a
+// node_modules installed before the package was added to package.json
+// lacks it.
+func Package(t testing.TB, names ...string) {
+	t.Helper()
+	dir := Dir(t)
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", name, "package.json")); err != nil {
+			missing(t, "TOOLSTREAM_REQUIRE_NODE", "the npm package "+name+" is not installed (npm ci --prefix testdata/js)")
+		}
+	}
+}
