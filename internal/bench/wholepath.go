@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -97,6 +98,10 @@ func OneShot(ctx context.Context, dir string, input []byte, log *slog.Logger, ru
 			if res.Plain, err = plainRun(ctx, b, [][]byte{input}); err != nil {
 				return err
 			}
+			// Closed as toolstream assemble closes its scratch server
+			// (stack.Scratch.Close): its stream deleted (plainRun), the
+			// connection closed without a drain, the server shut down.
+			b.Conn.Close()
 			b.Close()
 			res.PlainAll = time.Since(start)
 			return nil
@@ -117,16 +122,15 @@ func OneShot(ctx context.Context, dir string, input []byte, log *slog.Logger, ru
 // (counted after the work, before the close: the count is not timed work
 // of a plain program, a few stream infos).
 func oneShot(ctx context.Context, dir string, input []byte, log *slog.Logger) (int, int, error) {
-	b, err := bus.Open(ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Logger: log, Name: "bench-oneshot"})
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, 0, err
+	}
+	s, err := stack.OpenScratchIn(ctx, dir, "bench-oneshot", log)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer b.Close()
-	kr, err := keys.Open(ctx, keys.Config{JS: b.JS, Create: true, Logger: log})
-	if err != nil {
-		return 0, 0, err
-	}
-	b.Keys = kr
+	defer s.Close()
+	b := s.Bus
 	lines, err := stack.Assemble(ctx, stack.AssembleConfig{Bus: b, Dir: filepath.Join(dir, "views"), Logger: log,
 		Assembler: assembler.Config{IdleTimeout: 2 * time.Minute, Logger: log},
 		Stream:    client.Stream{Tenant: "acme", Format: "openai-responses", ID: "bench"}}, bytes.NewReader(input))

@@ -35,9 +35,17 @@ func TestOpenScratch(t *testing.T) {
 	if err != nil || len(entries) == 0 {
 		t.Errorf("the server keeps nothing in %s: %v", s.Dir, err)
 	}
+	// A stream that holds something: Close deletes it with the others
+	// before the server stops.
+	if _, err := s.Bus.JS.Publish(ctx, "ts.in.acme.openai-responses.s1", []byte(`{"type":"response.created"}`)); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	closed = true
 	if _, err := os.Stat(s.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s after Close: %v", s.Dir, err)
+	}
+	if !s.Bus.Conn.IsClosed() {
+		t.Error("the connection is open after Close")
 	}
 }
