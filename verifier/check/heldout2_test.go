@@ -1,0 +1,172 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/check/checktest"
+)
+
+// heldOut2Kinds are the kinds of label of testdata/heldout2, in the order
+// the report lists them, with the verdict each must have.
+var heldOut2Kinds = []struct{ kind, verdict string }{
+	{"true", "supported"},
+	{"minor_units", "supported"},
+	{"rounding_within", "supported"},
+	{"unit_converted", "supported"},
+	{"wrong_number", "contradicted"},
+	{"wrong_date", "contradicted"},
+	{"wrong_entity", "contradicted"},
+	{"wrong_status", "contradicted"},
+	{"negation", "contradicted"},
+	{"rounding_beyond", "contradicted"},
+	{"unit_mismatch", "contradicted"},
+	{"made_up", "unsupported"},
+}
+
+// heldOut2Floors are the least testdata/heldout2 must score: precision and
+// recall of contradicted, overall and per language. They sit a little
+// below the figures docs/evaluation.md records, so that one claim's verdict
+// moving does not fail the test; they are not a target to tune to.
+var heldOut2Floors = map[string][2]float64{
+	"all": {0.58, 0.50}, // blind first run 0.621, 0.539
+	"en":  {0.62, 0.52}, // 0.659, 0.569
+	"zh":  {0.50, 0.44}, // 0.545, 0.480
+}
+
+// TestHeldOutSet2 checks testdata/heldout2, the second set written and
+// committed before the checker ran on it (its README says how), and
+// reports the verdicts per kind and language, precision and recall of
+// contradicted, and how many supported claims cite the labelled pointer
+// (go test ./verifier/check -run TestHeldOutSet2 -v prints the table;
+// VERIFIER_DEBUG=1 names every miss). The language of a case is zh when
+// its answer holds a Han character. It fails below heldOut2Floors.
+func TestHeldOutSet2(t *testing.T) {
+	dir := filepath.Join("testdata", "heldout2")
+	cases := checktest.Load(t, dir)
+	kinds := loadHeldOut2Kinds(t, filepath.Join(dir, "heldout2.jsonl"))
+	if len(kinds) != len(cases) {
+		t.Fatalf("%d cases, %d lines of kinds", len(cases), len(kinds))
+	}
+	c := NewChecker(CheckerConfig{})
+	byKind := map[string]map[string]*heldOutCount{}
+	byLang := map[string]*heldOutCount{"all": {}, "en": {}, "zh": {}}
+	cited, supportedRight := map[string]int{}, map[string]int{}
+	for i, hc := range cases {
+		now, _ := time.Parse(time.RFC3339, hc.Now) // NB: checked by Load
+		rep := c.Check(hc.Answer, hc.Evidences(), now)
+		lang := "en"
+		if strings.IndexFunc(hc.Answer, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+			lang = "zh"
+		}
+		for j, e := range hc.Expected {
+			kind := kinds[i][j]
+			got, ok := findClaim(rep, hc.Answer, e.Text)
+			if !ok {
+				t.Errorf("%s: no claim holds %q", hc.Name, e.Text)
+				continue
+			}
+			want := events.Verdict(e.Verdict)
+			for _, l := range []string{lang, "all"} {
+				if byKind[kind] == nil {
+					byKind[kind] = map[string]*heldOutCount{}
+				}
+				k := byKind[kind][l]
+				if k == nil {
+					k = &heldOutCount{}
+					byKind[kind][l] = k
+				}
+				k.add(want, got.Verdict)
+				byLang[l].add(want, got.Verdict)
+				if want == events.VerdictSupported && got.Verdict == want {
+					supportedRight[l]++
+					if hasPointer(got.Evidence, e.CallID, e.Pointer) {
+						cited[l]++
+					}
+				}
+			}
+			if got.Verdict != want && os.Getenv("VERIFIER_DEBUG") != "" {
+				t.Logf("%s [%s] %s: %q want %s got %s (%s)", hc.Name, lang, kind, got.Text, want, got.Verdict, got.Reason)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| kind | want | lang | claims | supported | contradicted | unsupported/other | right |\n|---|---|---|---|---|---|---|---|\n")
+	for _, k := range heldOut2Kinds {
+		for _, l := range []string{"en", "zh"} {
+			c := byKind[k.kind][l]
+			if c == nil {
+				continue
+			}
+			right := c.supported
+			switch k.verdict {
+			case "contradicted":
+				right = c.contra
+			case "unsupported":
+				right = c.unsupp
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d/%d |\n", k.kind, k.verdict, l, c.claims, c.supported, c.contra, c.unsupp, right, c.claims)
+		}
+	}
+	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall | supported kept, citing the labelled field |\n|---|---|---|---|---|\n")
+	for _, l := range []string{"en", "zh", "all"} {
+		c := byLang[l]
+		fmt.Fprintf(&b, "| %s | %d | %.3f (%d/%d) | %.3f (%d/%d) | %d, %d |\n", l, c.claims, c.precision(), c.truePos, c.flags, c.recall(), c.truePos, c.wantContra, supportedRight[l], cited[l])
+	}
+	t.Log("\n" + b.String())
+	for _, l := range []string{"all", "en", "zh"} {
+		floor, st := heldOut2Floors[l], byLang[l]
+		if st.claims == 0 {
+			t.Fatalf("no %s claims", l)
+		}
+		if st.precision() < floor[0] || st.recall() < floor[1] {
+			t.Errorf("%s: contradicted precision %.3f recall %.3f, floors %.3f %.3f", l, st.precision(), st.recall(), floor[0], floor[1])
+		}
+	}
+}
+
+// loadHeldOut2Kinds reads the kind of every label of path, a line of kinds
+// per case, and checks each kind names the verdict its label has.
+func loadHeldOut2Kinds(t *testing.T, path string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var c struct {
+			Expected []struct{ Text, Verdict, Kind string }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		var ks []string
+		for _, e := range c.Expected {
+			ok := false
+			for _, k := range heldOut2Kinds {
+				ok = ok || (k.kind == e.Kind && k.verdict == e.Verdict)
+			}
+			if !ok {
+				t.Fatalf("%s:%d: label %q: kind %q verdict %q", path, line, e.Text, e.Kind, e.Verdict)
+			}
+			ks = append(ks, e.Kind)
+		}
+		out = append(out, ks)
+	}
+	return out
+}
