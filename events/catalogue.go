@@ -58,6 +58,7 @@ var catalogue = map[Kind]entry{
 
 	KindStreamFrame:  {1, func() Body { return new(StreamFrame) }},
 	KindStreamFrames: {1, func() Body { return new(StreamFrames) }},
+	KindStreamAnswer: {1, func() Body { return new(StreamAnswer) }},
 	KindStreamPrompt: {1, func() Body { return new(StreamPrompt) }},
 }
 

@@ -110,7 +110,7 @@ func Channels() []Channel {
 			Params: []Param{{"api", "The gateway's API: chat, responses or messages."},
 				{"stream", "The provider's response id (or the gateway's request id when the provider named none)." + tokenNote}},
 			Description: "The server-sent events the HTTP gateway relayed from a provider, byte for byte, so a client can read a stream again, and before them the prompt a passthrough request sent. Read by no projection.",
-			Kinds:       []Kind{KindStreamPrompt, KindStreamFrames, KindStreamFrame}},
+			Kinds:       []Kind{KindStreamPrompt, KindStreamFrames, KindStreamFrame, KindStreamAnswer}},
 		{Name: "memory", Address: "ts.mem.{tenant}.{user}", Stream: StreamMemory, Build: build2(MemorySubject),
 			Params:      []Param{{"user", "The end user." + tokenNote}},
 			Description: "Long-term memory: observations, corrections, forgetting, user messages, records' vectors, recall hits.",

@@ -16,7 +16,8 @@ import "strconv"
 // the user's data key like every personal field (invariant 8), so erasing
 // the user makes the frames unreadable. A passthrough stream's subject
 // also holds, before its first frame, the prompt the client sent for it
-// (StreamPrompt), sealed the same way.
+// (StreamPrompt), sealed the same way. A non-streamed answer is one
+// message (StreamAnswer): its prompt, its one frame and its end together.
 
 // StreamGateway holds the gateway's stream frames.
 const StreamGateway = "TS_GW"
@@ -68,6 +69,28 @@ type FrameData struct {
 }
 
 func (*StreamFrames) Kind() Kind { return KindStreamFrames }
+
+// KindStreamAnswer is a non-streamed answer the gateway relayed, kept as
+// one message: its prompt, its one frame and its end. A gateway before it
+// kept the three as a StreamPrompt and two StreamFrames, which are still
+// read.
+const KindStreamAnswer Kind = "gw.answer"
+
+// StreamAnswer is a whole (non-streamed) answer as received (Data): the
+// frame at position 0 of its stream, which ends after it. Prompt is the
+// request's prompt when the gateway records it (nil when not), Upstream and
+// Attempts what a stream's end frame says (StreamFrame). Its event id is
+// StreamFrameID of position 0, and it is the only message on its subject
+// (the gateway stores it only where none is). Sealed under the user's data
+// key like the frames.
+type StreamAnswer struct {
+	Data     string        `msgpack:"d"`
+	Prompt   *StreamPrompt `msgpack:"q,omitempty"`
+	Upstream string        `msgpack:"u,omitempty"`
+	Attempts int           `msgpack:"n,omitempty"`
+}
+
+func (*StreamAnswer) Kind() Kind { return KindStreamAnswer }
 
 // KindStreamPrompt is the prompt a relayed stream answers.
 const KindStreamPrompt Kind = "gw.prompt"
