@@ -37,12 +37,17 @@
 // (then the upstream read waits for the log); nothing of theirs sits
 // between the upstream's first event and the client's. The upstream's
 // connection is given back once its stream is read, before the log has
-// it all. A non-streamed answer (status
-// 200) is kept as one frame and converted into the events its streamed form
-// would have sent (ingest.StreamEventsOf), which are normalised and
-// published as 3 with the request's envelope, before the client gets the
-// answer; one that cannot be converted is logged and publishes nothing,
-// and still reaches the client unchanged.
+// it all. A non-streamed answer is kept as one sealed message
+// (events.StreamAnswer: the answer, the request's prompt, the upstream
+// that served it; a gateway before it kept three, still read). A 200 one
+// is kept under the provider's response id on the condition that its
+// subject holds nothing (Nats-Expected-Last-Subject-Sequence 0: no lookup
+// before the store; taken, it keeps the gateway's id), and converted
+// into the events its streamed form would have sent
+// (ingest.StreamEventsOf), which are normalised and published as 3 with
+// the request's envelope while it is stored; the client gets the answer
+// once both are in the log. One that cannot be converted is logged and
+// publishes nothing, and still reaches the client unchanged.
 //
 // The upstream read does not depend on the client: a client that
 // disconnects does not stop it, and what arrived is logged to the end.

@@ -19,6 +19,7 @@ type frameReader struct {
 	it      jetstream.MessagesContext
 	stop    func()  // call once, when done
 	pending []Frame // the rest of a message of several frames
+	ended   bool    // the stream ends after pending (a whole answer's message)
 }
 
 // openFrames opens the frames of stream for env's tenant and user,
@@ -95,6 +96,9 @@ func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) 
 			f, fr.pending = fr.pending[0], fr.pending[1:]
 			return f, false, nil
 		}
+		if fr.ended {
+			return Frame{}, true, nil
+		}
 		m, err := fr.it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -115,6 +119,11 @@ func (fr *frameReader) next(ctx context.Context) (f Frame, end bool, err error) 
 			for i, d := range run.Frames {
 				fr.pending = append(fr.pending, Frame{Stream: ev.Response, Pos: run.Pos + int64(i), Event: d.Event, Data: []byte(d.Data)})
 			}
+			continue
+		}
+		if a, ok := events.As[*events.StreamAnswer](ev); ok { // a whole answer: its frame and its end
+			fr.pending = append(fr.pending, Frame{Stream: ev.Response, Pos: 0, Data: []byte(a.Data)})
+			fr.ended = true
 			continue
 		}
 		b, ok := events.As[*events.StreamFrame](ev) // one frame, as a gateway before flush windows kept them; the end

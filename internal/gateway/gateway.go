@@ -120,13 +120,33 @@ func (g *Gateway) setLive(subj string, env Envelope) {
 }
 
 // claimStream names a stream of env's user by the provider's response id
-// when that id is new: not relayed now for the user (the subject is then
-// recorded as live) nor in the log. An upstream that gives two answers one
-// id would otherwise put two streams on one subject, the second's frames
-// dropped as duplicates of the first's (their ids are the same); the
-// second keeps the gateway's own id instead. A log that cannot be asked
-// does not stop the stream: the id is taken. It returns the subject.
+// when that id is new: not relayed now for the user (claimLive: the
+// subject is then recorded as live) nor in the log. An upstream that gives
+// two answers one id would otherwise put two streams on one subject, the
+// second's frames dropped as duplicates of the first's (their ids are the
+// same); the second keeps the gateway's own id instead. A log that cannot
+// be asked does not stop the stream: the id is taken. It returns the
+// subject.
 func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id string) (string, bool) {
+	subj, ok := g.claimLive(env, api, id)
+	if !ok {
+		return "", false
+	}
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := logread.Last(lctx, g.cfg.JS.Conn(), events.StreamGateway, subj); err == nil {
+		g.dropLive(subj)
+		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
+		return "", false
+	}
+	return subj, true
+}
+
+// claimLive records the subject of env's user's stream named id as live
+// unless this gateway relays one there now; it returns the subject. The
+// log is not asked: the caller does that (claimStream), or stores on the
+// condition that the subject is empty (relay.keepWhole).
+func (g *Gateway) claimLive(env Envelope, api API, id string) (string, bool) {
 	if id == "" {
 		return "", false
 	}
@@ -135,19 +155,11 @@ func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id str
 		return "", false
 	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if _, ok := g.live[subj]; ok {
-		g.mu.Unlock()
 		return "", false
 	}
 	g.live[subj] = env
-	g.mu.Unlock()
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, err := logread.Last(lctx, g.cfg.JS.Conn(), events.StreamGateway, subj); err == nil {
-		g.dropLive(subj)
-		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
-		return "", false
-	}
 	return subj, true
 }
 

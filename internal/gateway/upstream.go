@@ -67,7 +67,8 @@ type Call struct {
 	// RecordPrompt keeps the request's prompt (promptOf Body: its
 	// messages or input, instructions or system, tools, model) in the log
 	// before the stream's first frame, sealed like the frames
-	// (events.StreamPrompt): passthrough's, whose conversation the log
+	// (events.StreamPrompt; a whole answer's is in its one message,
+	// events.StreamAnswer): passthrough's, whose conversation the log
 	// holds nowhere else.
 	RecordPrompt bool
 }
@@ -111,9 +112,10 @@ const responseBodyMax = 64 << 20
 // when Stream returns, every frame and model event is in the log. onFrame
 // is called from one goroutine, in order; its error stops the calls to
 // onFrame alone: the upstream is still read to the end and logged. Any
-// other answer is read whole into Result.Body and kept as one frame; a
-// 200 one is also converted into its streamed form's events
-// (ingest.StreamEventsOf) and published by the client, before Stream returns.
+// other answer is read whole into Result.Body and kept as one message (a
+// frame and the end: events.StreamAnswer); a 200 one is also converted
+// into its streamed form's events (ingest.StreamEventsOf) and published
+// by the client, both before Stream returns.
 //
 // ctx bounds the whole upstream read: pass one that outlives the client
 // (context.WithoutCancel) for the read to survive it. It returns
@@ -340,41 +342,104 @@ type eventSource interface {
 	next() (event string, data []byte, err error)
 }
 
-// whole relays an answer that is not a stream: one frame.
+// whole relays an answer that is not a stream: one message (keepWhole),
+// stored while its model events are converted and published; the client
+// waits for the slower of the two, not their sum.
 func (s *relay) whole(ctx context.Context, body []byte) error {
 	s.res.Body = body
-	if s.res.Status == http.StatusOK {
+	ok := s.res.Status == http.StatusOK
+	if ok {
 		s.readUsage(body)
 	}
 	producerStream := s.res.Stream // as a stream's: the id before the provider names it
-	// The model events are converted and published while the frame is
-	// kept: the client waits for the slower of the two, not their sum.
 	pubc := make(chan published, 1)
-	if s.res.Status == http.StatusOK {
+	if ok {
 		go func() {
 			p, err := s.publishWhole(ctx, producerStream, body)
 			pubc <- published{p, err}
 		}()
-		if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(body)); ok {
-			s.res.Stream = responseID(body)
-			defer s.g.dropLive(subj)
-		}
 	} else {
 		pubc <- published{}
 	}
-	err := s.keep(ctx, 0, "", body, false)
-	if err == nil {
-		err = s.keep(ctx, 1, "", nil, true)
-	}
-	if err == nil {
-		err = s.frames.Flush(ctx)
-	}
+	err := s.keepWhole(ctx, body, ok)
 	pub := <-pubc
 	s.res.Model = pub.p
 	if err != nil {
 		return err
 	}
 	return pub.err
+}
+
+// errTaken says a whole answer's subject already holds a message.
+var errTaken = errors.New("gateway: the response id is taken")
+
+// keepWhole keeps a whole answer (claimed: a 200 one) as one sealed
+// events.StreamAnswer: its prompt (Call.RecordPrompt), its one frame and
+// its end. A claimed answer is kept under the provider's response id when
+// the id is new to its user: not relayed now by this gateway (claimLive)
+// and nothing on its subject in the log, which is the publish's own
+// condition (Nats-Expected-Last-Subject-Sequence 0), not a lookup before
+// it: no round trip more than the store, and two gateways cannot both
+// take the id. Taken, the answer is kept under the gateway's own id, as
+// claimStream does for a stream (an upstream that reuses ids).
+func (s *relay) keepWhole(ctx context.Context, body []byte, claim bool) error {
+	s.res.Frames = 1
+	if id := responseID(body); claim && id != "" {
+		if subj, ok := s.g.claimLive(s.c.Env, s.c.API, id); ok {
+			own := s.res.Stream
+			s.res.Stream = id
+			err := s.keepAnswer(ctx, body, true)
+			s.g.dropLive(subj)
+			if !errors.Is(err, errTaken) {
+				return err
+			}
+			s.g.log.Warn("gateway: the upstream reused a response id; the answer keeps the gateway's", "tenant", s.c.Env.Tenant, "api", string(s.c.API), "response", id)
+			s.res.Stream = own
+		}
+	}
+	return s.keepAnswer(ctx, body, false)
+}
+
+// keepAnswer stores a whole answer as one sealed events.StreamAnswer on
+// the subject of its stream's id scoped by its user (scopedID) and waits
+// for the log's acknowledgement. Claimed, the subject must hold nothing:
+// errTaken when it does (or the log knows the message's id).
+func (s *relay) keepAnswer(ctx context.Context, body []byte, claim bool) error {
+	env := s.c.Env
+	stream := scopedID(env.User, s.res.Stream)
+	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	a := &events.StreamAnswer{Data: string(body), Upstream: s.res.Upstream, Attempts: s.res.Attempts}
+	if s.c.RecordPrompt {
+		a.Prompt = promptOf(s.c.Body, events.PromptBytesMax)
+	}
+	ev := s.event(events.StreamFrameID(env.Tenant, string(s.c.API), stream, 0), a)
+	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
+	if err != nil {
+		return fmt.Errorf("gateway: seal answer: %w", err)
+	}
+	m := &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
+	if claim {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	}
+	ack, err := s.g.cfg.JS.PublishMsg(ctx, m)
+	if claim && (wrongLastSequence(err) || err == nil && ack.Duplicate) {
+		return errTaken
+	}
+	if err != nil {
+		return fmt.Errorf("gateway: keep answer: %w", err)
+	}
+	return nil
+}
+
+// wrongLastSequence reports whether err is the log's refusal of a
+// publish whose subject's last sequence is not the one expected.
+func wrongLastSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
 
 // publishWhole publishes the model events of a non-streamed answer: the

@@ -183,7 +183,8 @@ type Prompt struct {
 	Seq       uint64          `json:"seq"`
 }
 
-// servedBy reads the gateway's end frame of response, relayed for user:
+// servedBy reads the gateway's end frame of response (a whole answer's one
+// message, events.StreamAnswer, holds it and the prompt), relayed for user:
 // nil when the gateway relayed no such stream (a producer's own, or the
 // frames are gone). The frames' stream is named as the gateway names it
 // (its scopedID: the user's token, '.', the id; without a user the id,
@@ -208,6 +209,13 @@ func servedBy(ctx context.Context, b *bus.Bus, tenant, user, response string) *S
 		ev, err := events.DecodeAtWith(m.Subject, m.Data, b.Keys)
 		if err != nil {
 			continue
+		}
+		if a, ok := events.As[*events.StreamAnswer](ev); ok { // a whole answer: its prompt and end in one message
+			sv := &Served{API: api, Upstream: a.Upstream, Attempts: a.Attempts, Seq: m.Seq}
+			if p := a.Prompt; p != nil && json.Valid([]byte(p.Prompt)) {
+				sv.Prompt = &Prompt{JSON: json.RawMessage(p.Prompt), Bytes: p.Bytes, Truncated: p.Truncated, Left: p.Left, Seq: m.Seq}
+			}
+			return sv
 		}
 		if f, ok := events.As[*events.StreamFrame](ev); ok && f.End {
 			sv := &Served{API: api, Upstream: f.Upstream, Attempts: f.Attempts, Seq: m.Seq}
