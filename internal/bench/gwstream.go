@@ -320,7 +320,7 @@ func gatewayStreamingWork(whole bool, storedPerAnswer float64) (gw, direct Work)
 	direct = Work{Does: "the same HTTP request straight to the in-process upstream", Stored: "none", Acks: "none",
 		Parsed: "the client splits the stream's lines, decodes nothing", Fsync: FsyncNone}
 	if whole {
-		gw.Does = "the gateway: key check, pool, upstream request; the whole answer kept as one frame (sealed) and converted to its stream's model events (sealed, published) before the client gets it"
+		gw.Does = "the gateway: key check, pool, upstream request; the whole answer kept as one message (its prompt, frame and end, sealed; stored on the condition that its subject is empty) and converted to its stream's model events (sealed, published) before the client gets it"
 		gw.Acks = "every publish's ack, before the client gets the answer"
 		gw.Parsed = "the answer decoded and converted to its stream's events, each normalised; the request body"
 		direct.Parsed = "the client reads the body, decodes nothing"

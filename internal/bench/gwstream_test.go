@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,11 @@ import (
 // gwstreamFor is how long each side of TestGatewayStreaming reads: longer
 // to profile the gateway's streaming path (go test -cpuprofile).
 var gwstreamFor = flag.Duration("gwstream.for", 300*time.Millisecond, "how long each side of TestGatewayStreaming reads")
+
+// gwstreamOnly narrows TestGatewayStreaming to one kind of answer and one
+// number of streams, to profile that path alone: "whole-1",
+// "streamed-64"; "" runs them all.
+var gwstreamOnly = flag.String("gwstream.only", "", "one pair of TestGatewayStreaming to run: streamed-N or whole-N")
 
 // TestGatewayStreaming: the streaming rows' clients read whole answers
 // through the gateway and directly, streamed and whole, one client and
@@ -27,8 +33,14 @@ func TestGatewayStreaming(t *testing.T) {
 	if *gwstreamFor > time.Second {
 		streams = []int{64}
 	}
+	if *gwstreamOnly != "" {
+		streams = []int{1, 8, 64}
+	}
 	for _, whole := range []bool{false, true} {
 		for _, n := range streams {
+			if *gwstreamOnly != "" && *gwstreamOnly != pairName(whole, n) {
+				continue
+			}
 			b := bustest.Start(t)
 			res, err := bench.GatewayStreaming(ctx, b, n, whole, *gwstreamFor)
 			if err != nil {
@@ -53,4 +65,12 @@ func TestGatewayStreaming(t *testing.T) {
 				whole, n, res.Gateway.Answers, res.Gateway.EventsPerSecond(), res.Direct.Answers, res.Direct.EventsPerSecond(), info.State.Msgs, events.StreamGateway)
 		}
 	}
+}
+
+// pairName is a pair's name for -gwstream.only.
+func pairName(whole bool, streams int) string {
+	if whole {
+		return fmt.Sprintf("whole-%d", streams)
+	}
+	return fmt.Sprintf("streamed-%d", streams)
 }
