@@ -62,10 +62,16 @@ func (j *job) outcomeOfAttempt(tool *registry.Tool, result json.RawMessage, terr
 // with no lease: invoking it twice is harmless, so only the outcome needs
 // the compare-and-set (first recorded wins, as always). It saves the lease
 // write, its renewals and ExecutionStarted (which records an attempt taken
-// under a lease) for read-only tools.
-func (j *job) runFree(next *record, rev uint64, tool *registry.Tool, impl Tool, args []byte) error {
+// under a lease) for read-only tools. The tenant slot is given back
+// (release) as soon as the tool has returned: the slot bounds the tenant's
+// invocations at once, and recording the outcome (a look at the bucket and
+// a publish waited for) invokes nothing, so the tenant's next call runs
+// meanwhile. Held across those round trips, the slots of a tenant's burst
+// of quick calls were mostly waits for the log.
+func (j *job) runFree(next *record, rev uint64, tool *registry.Tool, impl Tool, args []byte, release func()) error {
 	next.Attempt++
 	result, terr, abandoned := j.attempt(j.e.hard, tool, impl, args, next.Attempt)
+	release()
 	if abandoned {
 		return errHandBack
 	}

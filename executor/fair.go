@@ -1,11 +1,12 @@
 package executor
 
 import (
-	"github.com/toolstream/toolstream/events"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
 )
 
 // Fair to every tenant (docs/design.md). The executor's inputs come from
@@ -17,10 +18,21 @@ import (
 // ended. So each tenant holds at most heldMax inputs being handled and
 // waitMax more waiting for their dependencies: past the first, an input is
 // handed back at once, unread; past the second, a call that would wait is
-// handed back. Both go back with NakWithDelay(Heartbeat), and the consumer
+// handed back. Both go back with NakWithDelay(busyDelay), and the consumer
 // goes on delivering the inputs behind them, other tenants' among them. A
 // call waiting for its dependencies is not counted among those handled, so
 // the calls it waits for, the tenant's own, can still come in.
+//
+// How long a handed-back input waits (busyDelay) doubles with each of its
+// deliveries: Heartbeat/64 on its first, Heartbeat from its seventh on. A
+// tenant's burst of quick calls (a response's calls, a run's fan-out) is
+// held up for a few milliseconds past its bound, not a whole Heartbeat
+// each time it comes back while the burst drains — a burst of 1,000
+// calls of one tenant took seconds of such waits. What the quick waits
+// cost is bounded: an input comes back at most busyBackoffSteps times
+// sooner than Heartbeat, then once per Heartbeat, as every hand-back did
+// before; so a backlog of slow calls costs the consumer busyBackoffSteps
+// more deliveries per input, once.
 //
 // What the handing back can reach is the consumer's window
 // (MaxAckPending, 4 × InFlightMax inputs delivered and not acknowledged):
@@ -114,7 +126,7 @@ func subjectTenant(subject string) string {
 func (e *Executor) fairly(m jetstream.Msg, handle func(jetstream.Msg)) {
 	tenant := subjectTenant(m.Subject())
 	if !e.held.take(tenant) {
-		m.NakWithDelay(e.cfg.Heartbeat)
+		m.NakWithDelay(e.busyDelay(m))
 		return
 	}
 	defer e.held.give(tenant)
@@ -123,12 +135,35 @@ func (e *Executor) fairly(m jetstream.Msg, handle func(jetstream.Msg)) {
 
 // park counts the call among its tenant's calls waiting for their
 // dependencies while it waits; when waitMax wait already, the input is
-// handed back (errHandBack, the nak already sent with Heartbeat's delay).
+// handed back (errHandBack, the nak already sent with busyDelay's delay).
 // The returned func ends the wait.
 func (j *job) park() (func(), error) {
 	if !j.e.held.park(j.tenant) {
-		j.nak(j.e.cfg.Heartbeat)
+		j.nak(j.e.busyDelay(j.carrier))
 		return nil, errHandBack
 	}
 	return func() { j.e.held.unpark(j.tenant) }, nil
+}
+
+// busyBackoffSteps is how many deliveries of an input handed back for its
+// tenant's bounds wait less than Heartbeat (busyDelay).
+const busyBackoffSteps = 6
+
+// busyDelay is the delay of an input m handed back because its tenant is
+// at a bound: Heartbeat >> busyBackoffSteps at its first delivery, doubled
+// at each delivery after, at most Heartbeat (also when m has no metadata).
+func (e *Executor) busyDelay(m jetstream.Msg) time.Duration {
+	md, err := m.Metadata()
+	if err != nil {
+		return e.cfg.Heartbeat
+	}
+	return busyDelayAt(e.cfg.Heartbeat, md.NumDelivered)
+}
+
+// busyDelayAt is busyDelay at an input's delivered-th delivery.
+func busyDelayAt(heartbeat time.Duration, delivered uint64) time.Duration {
+	if delivered > busyBackoffSteps {
+		return heartbeat
+	}
+	return heartbeat >> (busyBackoffSteps + 1 - max(delivered, 1))
 }

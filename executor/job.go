@@ -339,15 +339,15 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	}
 	release, err := j.e.limiter.acquire(j.e.soft, j.tenant)
 	if errors.Is(err, errTenantBusy) {
-		j.nak(j.e.cfg.Heartbeat)
+		j.nak(j.e.busyDelay(j.carrier))
 		return nil
 	}
 	if err != nil {
 		return errHandBack
 	}
-	defer release()
+	defer release() // at most once: runFree gives the slot back sooner
 	if tool.SideEffect == registry.SideEffectNone && tool.Retry.MaxAttempts <= 1 {
-		return j.runFree(next, rev, tool, impl, args)
+		return j.runFree(next, rev, tool, impl, args, release)
 	}
 	if tool.Object != "" {
 		object, err := tool.ObjectKey(args)

@@ -30,7 +30,7 @@ const waitersPerSlot = 4
 func newLimiter(n int) *limiter { return &limiter{n: n, m: map[string]*tenantSlots{}} }
 
 // acquire waits for a slot of tenant. The returned func releases it; it
-// must be called exactly once. It returns errTenantBusy when too many of
+// must be called at least once (calls after the first do nothing). It returns errTenantBusy when too many of
 // the tenant's calls wait already, and ctx's error if ctx ends first.
 func (l *limiter) acquire(ctx context.Context, tenant string) (func(), error) {
 	l.mu.Lock()
