@@ -3,7 +3,6 @@ package evidence
 import (
 	"github.com/toolstream/toolstream/internal/lang"
 
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -191,16 +190,6 @@ func NewIndex(size int) *Index {
 		Sents:     map[int32][]SentInfo{},
 		texts:     map[textKey][]TextItem{},
 	}
-}
-
-func decodeJSON(raw []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")

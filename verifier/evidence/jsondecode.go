@@ -1,0 +1,328 @@
+package evidence
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A result is decoded into the tree the walk reads (map[string]any,
+// []any, json.Number, string, bool, nil) by decodeJSON: the value
+// json.NewDecoder with UseNumber gives, and the same inputs refused (what
+// FuzzDecodeJSON checks). It reads the result once, where encoding/json
+// scans it twice (once to find where the value ends, once to decode it):
+// the result is copied into one string, and every string, key and number
+// without an escape is a slice of it, not a copy of its own. Like
+// json.Decoder it reads the first value and ignores what follows it; a
+// literal at the top ends at the first byte that cannot continue it
+// ("12ab" is 12, as json.Decoder reads it).
+//
+// NB: the tree's strings keep the result's copy alive while any of them
+// is held (a part's tables hold some); a part is short-lived or encoded.
+
+// jsonDepthMax is encoding/json's bound on nested objects and arrays.
+const jsonDepthMax = 10000
+
+var errJSON = errors.New("verifier: evidence is not JSON")
+
+type jsonDecoder struct {
+	s     string
+	i     int
+	depth int
+}
+
+func decodeJSON(raw []byte) (any, error) {
+	d := &jsonDecoder{s: string(raw)}
+	d.space()
+	if d.i == len(d.s) {
+		return nil, errJSON
+	}
+	return d.value()
+}
+
+func (d *jsonDecoder) space() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *jsonDecoder) value() (any, error) {
+	if d.i >= len(d.s) {
+		return nil, errJSON
+	}
+	switch c := d.s[d.i]; {
+	case c == '{':
+		return d.object()
+	case c == '[':
+		return d.array()
+	case c == '"':
+		return d.str()
+	case c == '-' || c >= '0' && c <= '9':
+		n, err := d.number()
+		return n, err
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	}
+	return nil, errJSON
+}
+
+func (d *jsonDecoder) literal(lit string) error {
+	if len(d.s)-d.i < len(lit) || d.s[d.i:d.i+len(lit)] != lit {
+		return errJSON
+	}
+	d.i += len(lit)
+	return nil
+}
+
+func (d *jsonDecoder) object() (any, error) {
+	if d.depth++; d.depth > jsonDepthMax {
+		return nil, errJSON
+	}
+	d.i++ // {
+	m := map[string]any{}
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == '}' {
+		d.i++
+		d.depth--
+		return m, nil
+	}
+	for {
+		if d.i >= len(d.s) || d.s[d.i] != '"' {
+			return nil, errJSON
+		}
+		k, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		d.space()
+		if d.i >= len(d.s) || d.s[d.i] != ':' {
+			return nil, errJSON
+		}
+		d.i++
+		d.space()
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		d.space()
+		if d.i >= len(d.s) {
+			return nil, errJSON
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+			d.space()
+		case '}':
+			d.i++
+			d.depth--
+			return m, nil
+		default:
+			return nil, errJSON
+		}
+	}
+}
+
+func (d *jsonDecoder) array() (any, error) {
+	if d.depth++; d.depth > jsonDepthMax {
+		return nil, errJSON
+	}
+	d.i++ // [
+	a := []any{}
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == ']' {
+		d.i++
+		d.depth--
+		return a, nil
+	}
+	for {
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		d.space()
+		if d.i >= len(d.s) {
+			return nil, errJSON
+		}
+		switch d.s[d.i] {
+		case ',':
+			d.i++
+			d.space()
+		case ']':
+			d.i++
+			d.depth--
+			return a, nil
+		default:
+			return nil, errJSON
+		}
+	}
+}
+
+// number reads a number as JSON writes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (d *jsonDecoder) number() (json.Number, error) {
+	s, start := d.s, d.i
+	i := d.i
+	if s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return "", errJSON
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return "", errJSON
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return "", errJSON
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return json.Number(s[start:i]), nil
+}
+
+// str reads a string. One without escapes or bytes that are not UTF-8 is
+// a slice of the result; the others are unquoted as encoding/json does
+// (a byte that is not UTF-8, or a lone surrogate, reads as U+FFFD).
+func (d *jsonDecoder) str() (string, error) {
+	s := d.s
+	d.i++ // "
+	start := d.i
+	for i := start; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return s[start:i], nil
+		case c == '\\':
+			return d.unquote(start, i)
+		case c < 0x20:
+			return "", errJSON
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return d.unquote(start, i)
+			}
+			i += n
+		}
+	}
+	return "", errJSON
+}
+
+// unquote reads the rest of a string from i, where its first escape or
+// byte that is not UTF-8 is; s[start:i] is plain.
+func (d *jsonDecoder) unquote(start, i int) (string, error) {
+	s := d.s
+	b := make([]byte, 0, i-start+16)
+	b = append(b, s[start:i]...)
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return string(b), nil
+		case c < 0x20:
+			return "", errJSON
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", errJSON
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+				i += 2
+			case 'b':
+				b, i = append(b, '\b'), i+2
+			case 'f':
+				b, i = append(b, '\f'), i+2
+			case 'n':
+				b, i = append(b, '\n'), i+2
+			case 'r':
+				b, i = append(b, '\r'), i+2
+			case 't':
+				b, i = append(b, '\t'), i+2
+			case 'u':
+				r := hex4(s, i+2)
+				if r < 0 {
+					return "", errJSON
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A pair, or the replacement rune for a lone half.
+					if r2 := hex4u(s, i); r2 >= 0 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							b = utf8.AppendRune(b, dec)
+							i += 6
+							break
+						}
+					}
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", errJSON
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			b = utf8.AppendRune(b, r)
+			i += n
+		}
+	}
+	return "", errJSON
+}
+
+// hex4 reads the four hex digits at s[i:], or returns -1.
+func hex4(s string, i int) rune {
+	if i+4 > len(s) {
+		return -1
+	}
+	r, err := strconv.ParseUint(s[i:i+4], 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(r)
+}
+
+// hex4u reads "\uXXXX" at s[i:], or returns -1.
+func hex4u(s string, i int) rune {
+	if i+6 > len(s) || s[i] != '\\' || s[i+1] != 'u' {
+		return -1
+	}
+	return hex4(s, i+2)
+}

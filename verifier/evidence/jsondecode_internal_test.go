@@ -1,0 +1,64 @@
+package evidence
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// stdDecode is what decodeJSON must agree with: json.Decoder with
+// UseNumber, reading the first value.
+func stdDecode(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+var decodeSeeds = []string{
+	``, ` `, `{}`, `[]`, `null`, `true`, `false`, `nul`, `tru`, `truex`, `0`, `-0`, `01`, `-`, `-x`, `1.`, `1.x`, `1.5`, `1e5`, `1E+5`, `1e-`, `1ex`,
+	`12ab`, `"ab"cd`, `{}x`, `[1,]`, `[,1]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `{"a":1 "b":2}`, `{"a":1,"a":2}`, `[1 2]`, `[01]`, `[-]`,
+	`"\u00e9\n\t\"\\\/\b\f\r"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ude00"`, `"\ud83dx"`, `"\ud83d\u0041"`, `"\ud83d\uZZZZ"`, `"\u12"`, `"\x"`,
+	"\"a\x01b\"", "\"\xff\xfe\"", "\"ok\xffok\"", "\"\xed\xa0\x80\"", "{\"\xff\":1}", `"unterminated`, `{"a":`, `[`, `{`, "\ufeff{}",
+	` {"items":[{"name":"Alpha","stock":12,"price":5.5,"tags":["a","b"],"n":null,"ok":true}], "total": -1.25e3 } `,
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat("}", 10000), strings.Repeat(`{"a":`, 10001) + `1` + strings.Repeat("}", 10001),
+}
+
+// TestDecodeJSONAsEncodingJSON: every seed decodes to what json.Decoder
+// gives, or both refuse it.
+func TestDecodeJSONAsEncodingJSON(t *testing.T) {
+	for _, s := range decodeSeeds {
+		sameAsStd(t, []byte(s))
+	}
+}
+
+// FuzzDecodeJSON: decodeJSON and json.Decoder (UseNumber) agree on every
+// input: the same tree, or both refuse it.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range decodeSeeds {
+		if len(s) < 1000 {
+			f.Add([]byte(s))
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameAsStd(t, raw) })
+}
+
+func sameAsStd(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := stdDecode(raw)
+	got, gerr := decodeJSON(raw)
+	short := string(raw)
+	if len(short) > 80 {
+		short = short[:80] + "…"
+	}
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%q: encoding/json error %v, decodeJSON error %v", short, werr, gerr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decodeJSON %#v, encoding/json %#v", short, got, want)
+	}
+}
