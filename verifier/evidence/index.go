@@ -211,6 +211,7 @@ type Walker struct {
 // the enclosing object's key.
 type frame struct {
 	key       string
+	ki        *keyInfo // key's, or nil: keyInfo(key)
 	concepts  []string
 	ctx       []string
 	parentKey string
@@ -227,16 +228,17 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		}
 		slices.Sort(keys)
 		id := w.newNode(ptr, parent, f.concepts, false)
-		w.objectMeta(id, t, keys)
+		kis := w.objectMeta(id, t, keys)
 		header := tableHeader(t)
 		inner := appendCtx(f.ctx, f.concepts)
 		if ptr == "" {
 			inner = f.ctx // a tool's name is too weak a context for its fields
 		}
-		for _, k := range keys {
+		sib := siblings{obj: t}
+		for i, k := range keys {
 			cv := t[k]
 			p := ptr + "/" + ptrEscaper.Replace(k)
-			kf := frame{key: k, concepts: w.concepts(k, f.concepts), ctx: inner, parentKey: f.key}
+			kf := frame{key: k, ki: kis[i], concepts: w.conceptsOf(kis[i], f.concepts), ctx: inner, parentKey: f.key}
 			if header != nil && isRowsKey(k) {
 				w.walkTable(cv, p, kf, id, header)
 				continue
@@ -244,7 +246,7 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 			if header != nil && isHeaderKey(k) {
 				continue // column names name fields; they are not values
 			}
-			w.child(cv, p, kf, id, t)
+			w.child(cv, p, kf, id, &sib)
 		}
 		w.closeNode(id)
 		return id
@@ -268,8 +270,9 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 	}
 }
 
-// child indexes one field of an object or element of an array.
-func (w *Walker) child(cv any, p string, f frame, parent int32, siblings map[string]any) {
+// child indexes one field of an object (its fields sib) or element of an
+// array (sib nil).
+func (w *Walker) child(cv any, p string, f frame, parent int32, sib *siblings) {
 	switch cv.(type) {
 	case map[string]any, []any:
 		w.walk(cv, p, f, parent)
@@ -277,7 +280,7 @@ func (w *Walker) child(cv any, p string, f frame, parent int32, siblings map[str
 			w.Ix.Nodes[parent].ObjKids++
 		}
 	default:
-		w.scalar(cv, p, f, parent, siblings)
+		w.scalar(cv, p, f, parent, sib)
 	}
 }
 
@@ -349,11 +352,13 @@ func (w *Walker) closeNode(id int32) {
 }
 
 // objectMeta records an object's subject (its name, id, title …) and
-// whether it describes an estimate.
-func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) {
+// whether it describes an estimate, and returns what each of keys says.
+func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) []*keyInfo {
 	n := &w.Ix.Nodes[id]
-	for _, k := range keys {
+	kis := make([]*keyInfo, len(keys))
+	for i, k := range keys {
 		ki := w.keyInfo(k)
+		kis[i] = ki
 		if ki.hedge {
 			n.hedge = true
 		}
@@ -377,6 +382,7 @@ func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) {
 			}
 		}
 	}
+	return kis
 }
 
 // hedgeWords reports a key or short value that marks an estimate

@@ -140,7 +140,8 @@ func (w *Walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 		}
 		for j, c := range cells {
 			name := cellName(header, j)
-			cf := frame{key: name, concepts: w.concepts(name, nil), ctx: ctx, parentKey: f.key, rowKey: label}
+			ki := w.keyInfo(name)
+			cf := frame{key: name, ki: ki, concepts: w.conceptsOf(ki, nil), ctx: ctx, parentKey: f.key, rowKey: label}
 			w.child(c, p+"/"+strconv.Itoa(j), cf, row, nil)
 		}
 		w.closeNode(row)
@@ -195,7 +196,12 @@ type keyInfo struct {
 
 // concepts returns key k's concepts under a parent with concepts parent.
 func (w *Walker) concepts(k string, parent []string) []string {
-	ki := w.keyInfo(k)
+	return w.conceptsOf(w.keyInfo(k), parent)
+}
+
+// conceptsOf returns the concepts of a key (ki's) under a parent with
+// concepts parent.
+func (w *Walker) conceptsOf(ki *keyInfo, parent []string) []string {
 	if ki.generic && len(parent) > 0 {
 		return Dedupe(append(append([]string(nil), parent...), ki.concepts...))
 	}
@@ -339,14 +345,17 @@ func (w *Walker) strInfo(s string) *strInfo {
 	return si
 }
 
-// scalar indexes one scalar value; siblings (the enclosing object) give a
-// unit or currency field.
-func (w *Walker) scalar(v any, ptr string, f frame, obj int32, siblings map[string]any) {
+// scalar indexes one scalar value; sib (the enclosing object's fields)
+// gives a unit or currency field.
+func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 	ix := w.Ix
 	if len(ix.Leaves) >= w.budget {
 		return // NB: the rest of a huge result is not evidence (see leavesMax)
 	}
-	ki := w.keyInfo(f.key)
+	ki := f.ki
+	if ki == nil {
+		ki = w.keyInfo(f.key)
+	}
 	lf := Leaf{t: ix.t, Ev: w.ev, Node: obj, Minute: -1, Src: -1}
 	lf.setPtr(ptr)
 	lf.setOwn(f.concepts)
@@ -372,7 +381,7 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, siblings map[stri
 		}
 		lf.Kind, lf.Num, lf.Hi = KindNum, x, x
 		lf.setRaw(t.String())
-		u, dim := fieldUnit(ki, f.key, f.concepts, siblings)
+		u, dim := fieldUnit(ki, f.key, f.concepts, sib)
 		if u == nil && dim == DimNone && f.parentKey != "" {
 			// {"dimensions_cm": {"l": 60}}: the unit is on the parent key.
 			if cu := w.keyInfo(f.parentKey).childUnit; cu != nil {

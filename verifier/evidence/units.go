@@ -315,14 +315,41 @@ func keyUnitOfKey(k string, parts []string) (*Unit, Dimension) {
 // KeyUnit infers the unit of a numeric field from its key or a sibling
 // unit/currency field, and its dimension from its key's concepts (price →
 // currency, stock → count).
-func KeyUnit(key string, concepts []string, siblings map[string]any) (*Unit, Dimension) {
+func KeyUnit(key string, concepts []string, fields map[string]any) (*Unit, Dimension) {
 	u, d := keyUnitOfKey(key, lang.KeyParts(key))
 	ki := &keyInfo{unit: u, dim: d}
-	return fieldUnit(ki, key, concepts, siblings)
+	var sib *siblings
+	if fields != nil {
+		sib = &siblings{obj: fields}
+	}
+	return fieldUnit(ki, key, concepts, sib)
+}
+
+// siblings are the fields of an object, and the units its unit and
+// currency fields name (unitKeys), read when a field first asks.
+type siblings struct {
+	obj   map[string]any
+	read  bool
+	units []*Unit // in the order of unitKeys
+}
+
+// of returns the units the object's unit and currency fields name.
+func (s *siblings) of() []*Unit {
+	if !s.read {
+		s.read = true
+		for _, uk := range unitKeys {
+			if v, ok := s.obj[uk].(string); ok {
+				if u := UnitOfValue(v); u != nil {
+					s.units = append(s.units, u)
+				}
+			}
+		}
+	}
+	return s.units
 }
 
 // fieldUnit completes a key's unit with its concepts and siblings.
-func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]any) (*Unit, Dimension) {
+func fieldUnit(ki *keyInfo, key string, concepts []string, sib *siblings) (*Unit, Dimension) {
 	if ki.unit != nil {
 		return ki.unit, ki.dim
 	}
@@ -330,16 +357,8 @@ func fieldUnit(ki *keyInfo, key string, concepts []string, siblings map[string]a
 	if dim == DimNone {
 		dim = conceptDim(concepts)
 	}
-	if siblings != nil {
-		for _, uk := range unitKeys {
-			s, ok := siblings[uk].(string)
-			if !ok {
-				continue
-			}
-			u := UnitOfValue(s)
-			if u == nil {
-				continue
-			}
+	if sib != nil {
+		for _, u := range sib.of() {
 			if u.Dim == DimCurrency && dim != DimCurrency && !(dim == DimNone && moneyish(key)) {
 				continue
 			}
