@@ -474,34 +474,33 @@ func subjectKey(t string) string {
 
 func (w *Walker) addSubject(id int32, v string) { w.Ix.addSubject(w.Ix.subjects, id, v) }
 
-// addSubject indexes v as a name of node id in subjects.
+// addSubject indexes v as a name of node id in subjects. The entries of
+// one name share its tokens and their keys: a code or a distinctive word
+// of the name is a slice of them (they are never changed).
 func (ix *Index) addSubject(subjects map[string][]SubjEntry, id int32, v string) {
 	toks := tokenStrings(lang.Normalize(v))
 	if len(toks) == 0 {
 		return
 	}
-	add := func(k string, se SubjEntry) {
-		se.Keys = make([]string, len(se.Toks))
-		for i, t := range se.Toks {
-			se.Keys[i] = subjectKey(t)
-		}
-		subjects[k] = append(subjects[k], se)
-	}
-	add(subjectKey(toks[0]), SubjEntry{Toks: toks, Node: id, Exact: v})
+	keys := keysOfTokens(toks)
+	put := func(k string, se SubjEntry) { subjects[k] = append(subjects[k], se) }
+	put(keys[0], SubjEntry{Toks: toks, Keys: keys, Node: id, Exact: v})
 	// "Revenue ($M)", "Operating margin (%)": the name without the unit.
 	if i := strings.IndexAny(v, "(（["); i > 0 && strings.ContainsAny(v[i:], ")）]") {
 		if short := tokenStrings(lang.Normalize(strings.TrimSpace(v[:i]))); len(short) > 0 && len(short) < len(toks) {
-			add(subjectKey(short[0]), SubjEntry{Toks: short, Node: id, Exact: v})
+			sk := keysOfTokens(short)
+			put(sk[0], SubjEntry{Toks: short, Keys: sk, Node: id, Exact: v})
 		}
 	}
-	if r := []rune(v); lang.IsCJK(r[0]) {
+	if r0, _ := utf8.DecodeRuneInString(v); lang.IsCJK(r0) {
 		// A Chinese name: its first two or three ideographs (the brand, 蒙牛
 		// of 蒙牛纯牛奶) name it too, when no other subject shares them.
-		if len(r) >= 4 && allCJK(r[:3]) {
+		if r := []rune(v); len(r) >= 4 && allCJK(r[:3]) {
 			for _, n := range []int{2, 3} {
 				p := string(lang.Normalize(string(r[:n])))
 				if _, lex := ZhLex[p]; !lex {
-					add(toks[0], SubjEntry{Toks: tokenStrings([]rune(p)), Node: id, alias: true, Partial: true, Exact: v})
+					pt := tokenStrings([]rune(p))
+					put(toks[0], SubjEntry{Toks: pt, Keys: keysOfTokens(pt), Node: id, alias: true, Partial: true, Exact: v})
 				}
 			}
 		}
@@ -510,17 +509,33 @@ func (ix *Index) addSubject(subjects map[string][]SubjEntry, id int32, v string)
 	if len(toks) < 2 {
 		return
 	}
-	for _, t := range toks {
+	for i, t := range toks {
+		one, oneKey := toks[i:i+1:i+1], keys[i:i+1:i+1]
 		switch {
 		case len(t) >= 3 && strings.ContainsAny(t, "0123456789") && !lang.IsAllDigits(t) || len(t) >= 4 && lang.IsAllDigits(t):
 			// A code inside a longer name ("M185", "12345" in "ORD-12345").
-			add(t, SubjEntry{Toks: []string{t}, Node: id, alias: true, Exact: v})
-		case len(t) >= 3 && !lang.IsCJK([]rune(t)[0]) && EnLex[t] == nil && EnLex[lang.Stem(t)] == nil && !lang.IsAllDigits(t):
+			put(t, SubjEntry{Toks: one, Keys: oneKey, Node: id, alias: true, Exact: v})
+		case len(t) >= 3 && !startsCJK(t) && EnLex[t] == nil && EnLex[lang.Stem(t)] == nil && !lang.IsAllDigits(t):
 			// A distinctive word of the name ("keyboard" of "Mechanical
 			// Keyboard"), used when no other subject has it.
-			add(subjectKey(t), SubjEntry{Toks: []string{t}, Node: id, alias: true, Partial: true, Exact: v})
+			put(keys[i], SubjEntry{Toks: one, Keys: oneKey, Node: id, alias: true, Partial: true, Exact: v})
 		}
 	}
+}
+
+// keysOfTokens returns the subject key of each token.
+func keysOfTokens(toks []string) []string {
+	keys := make([]string, len(toks))
+	for i, t := range toks {
+		keys[i] = subjectKey(t)
+	}
+	return keys
+}
+
+// startsCJK reports whether s begins with an ideograph.
+func startsCJK(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return lang.IsCJK(r)
 }
 
 func allCJK(r []rune) bool {
