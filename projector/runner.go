@@ -194,6 +194,7 @@ type Runner struct {
 	skipped    atomic.Uint64 // of them, not on the projection's subjects
 	rejected   atomic.Uint64
 	relayed    atomic.Uint64
+	delivered  atomic.Uint64 // the durable's highest delivery number that reached the handler (pullLost)
 	filter     logread.Filter
 	relayKick  chan struct{}
 	outboxLow  []byte // relay goroutine only: every outbox key below it is deleted
@@ -458,8 +459,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	// nats.go was seen to stop asking), binding it again if it went away;
 	// when that fails the runner goes on reading the log by direct gets
 	// (catchUp) and tries again at the next stall.
-	restart := func(why string) {
-		r.log.Warn(why+"; pulling afresh", "checkpoint", r.Checkpoint())
+	restart := func(level slog.Level, why string) {
+		r.log.Log(ctx, level, why+"; pulling afresh", "checkpoint", r.Checkpoint())
 		cc.Stop()
 		msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old pull's stragglers go nowhere
 		next, err := r.consume(ctx, msgs)
@@ -473,7 +474,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	// after it) and would wait for AckWait: an idle runner behind the log
 	// reads what it lacks from the log and pulls afresh, backing off while
 	// that changes nothing.
-	stallWait := stallCheck
+	stallWait := stallProbe
 	stall := time.NewTimer(stallWait)
 	defer stall.Stop()
 	var stalledAt uint64
@@ -487,8 +488,26 @@ func (r *Runner) Run(ctx context.Context) error {
 		case err := <-relayErr:
 			return err
 		case <-stall.C:
-			if idle := time.Since(lastBatch); len(msgs) > 0 || idle < stallWait {
+			idle := time.Since(lastBatch)
+			if len(msgs) > 0 || idle < stallWait {
 				// Deliveries came while a batch was applied: no stall.
+				stall.Reset(stallWait - min(idle, stallWait) + time.Millisecond)
+				continue
+			}
+			if stallWait < stallCheck {
+				// The first look: is the pull lost? Else the old check
+				// comes at stallCheck.
+				if lost, err := r.pullLost(ctx); err != nil {
+					r.log.Debug("stall probe", "err", err)
+				} else if lost {
+					if err := r.catchUp(ctx); err != nil && ctx.Err() == nil {
+						return err
+					}
+					restart(slog.LevelInfo, "no pull request waiting while the consumer has messages")
+				}
+				// One probe per spell without deliveries: the next look
+				// is the check, with its backoff.
+				stallWait = stallCheck
 				stall.Reset(stallWait - min(idle, stallWait) + time.Millisecond)
 				continue
 			}
@@ -502,7 +521,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				if err := r.catchUp(ctx); err != nil && ctx.Err() == nil {
 					return err
 				}
-				restart("no deliveries while the log is ahead")
+				restart(slog.LevelWarn, "no deliveries while the log is ahead")
 			} else {
 				stallWait = min(2*stallWait, stallCheckIdle) // caught up: ask less often
 			}
@@ -510,7 +529,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			continue
 		case m := <-msgs:
 			batch = append(batch, m)
-			stallWait = stallCheck
+			stallWait = stallProbe
 			stall.Reset(stallWait)
 		}
 	drain:
@@ -557,11 +576,47 @@ const batchMaxDefault = 512
 // applying a batch is not idleness: the check counts from the end of the
 // last batch. A runner that found itself caught up asks less and less
 // often, up to every stallCheckIdle (each check is a stream info request).
+//
+// Before that, after stallProbe without deliveries, the runner asks its
+// durable whether a pull of ours is waiting on the server
+// (pullLost): the stalls seen in toolstream assemble were all of one
+// kind, no pull request waiting on the server while the durable had
+// messages to deliver, and under load (2 cores, three runs at once) one
+// run in eight lost stallCheck to one. A probe that finds a pull waiting,
+// or nothing to deliver, leaves it to the check at stallCheck as before.
 const (
+	stallProbe     = 50 * time.Millisecond
 	stallCheck     = 250 * time.Millisecond
 	stallCheckIdle = 2 * time.Second
 	stallCheckMax  = time.Minute
 )
+
+// noteDelivered records the durable's delivery number of a message that
+// reached the runner's handler (the highest seen).
+func (r *Runner) noteDelivered(n uint64) {
+	for {
+		old := r.delivered.Load()
+		if n <= old || r.delivered.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// pullLost reports whether the runner's durable has messages to deliver,
+// no pull request waiting on the server and nothing it delivered still on
+// its way to the runner (every delivery the server counts has reached the
+// handler): nothing more comes until a new pull. One consumer info
+// request.
+func (r *Runner) pullLost(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+	defer cancel()
+	c, err := r.cfg.JS.Consumer(ctx, r.cfg.Stream, r.cfg.Durable)
+	if err != nil {
+		return false, err
+	}
+	ci := c.CachedInfo()
+	return ci.NumWaiting == 0 && ci.NumPending > 0 && r.delivered.Load() >= ci.Delivered.Consumer, nil
+}
 
 // behind reports whether the log holds messages after the checkpoint.
 func (r *Runner) behind(ctx context.Context) (bool, error) {
@@ -585,6 +640,9 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 	}
 	var dropped atomic.Bool // once one message is dropped, so is every later one: no gap is made
 	cc, err := cons.Consume(func(m jetstream.Msg) {
+		if md, err := m.Metadata(); err == nil {
+			r.noteDelivered(md.Sequence.Consumer)
+		}
 		if dropped.Load() {
 			return
 		}
