@@ -3,6 +3,7 @@ package assembler
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -64,6 +65,16 @@ type Ingest struct {
 	cache map[string]*streamState // derived from the view; rebuilt lazily after a restart
 	dirty map[string]*streamState // changed in this batch, written by Flush
 	ids   map[uint64]int          // per Apply: model events emitted so far per raw event
+
+	// sealed is the TS_IN sequence of the last raw event normalised from
+	// its sealed copy (the view's keyRawSealed, read once: loaded), so a
+	// copy relayed again is a no-op; changed by the batch when dirty.
+	sealed                    uint64
+	sealedLoaded, sealedDirty bool
+	// deletes are the clear raw events whose sealed copies the batch
+	// read, deleted when the batch ends (Flush); those whose delete failed
+	// are tried again at the next batch's end (at most deletesMax kept).
+	deletes []uint64
 }
 
 var (
@@ -82,7 +93,32 @@ type IngestConfig struct {
 	// HoldMax bounds the events held per stream; one more declares the
 	// oldest gap lost. Default 1024.
 	HoldMax int
+	// SealRaw keeps no raw event in the clear (docs/design.md, "Raw
+	// events at rest"): a raw event a producer published verbatim is not
+	// normalised as it is read but copied, sealed under its user's data
+	// key, into an events.RawSealed on ts.raw.<tenant>.<stream>; the copy
+	// is normalised when it is read back, as the raw event would have been
+	// (the same model events, the same ids), and the clear message is then
+	// deleted (DeleteRaw). Every process that runs or replays the log's
+	// ingest must agree on it: serve and replay set it (package stack).
+	// Off, raw events are normalised as they come (the adapters' tests).
+	// A sealed copy is normalised either way.
+	SealRaw bool
+	// DeleteRaw deletes, overwriting it, the clear raw event at a TS_IN
+	// sequence whose sealed copy ingest has read: called when the batch
+	// that read the copy ends, before it commits. A message already gone
+	// must not be an error. Nil deletes nothing (a replay), and retention
+	// (bus.Config.RawRetention) removes the clear messages.
+	DeleteRaw func(ctx context.Context, seq uint64) error
 }
+
+// deletesMax bounds the clear raw events whose failed deletes are kept to
+// be tried again; past it the oldest are left to TS_IN's retention.
+const deletesMax = 100_000
+
+// keyRawSealed is the view's row of the last raw event normalised from its
+// sealed copy (Ingest.sealed).
+var keyRawSealed = []byte("~raw")
 
 // Reset implements projector.Resetter: the cache goes, and with it what
 // the batch had not written yet (the batch is dropped).
@@ -90,6 +126,7 @@ func (in *Ingest) Reset() {
 	clear(in.cache)
 	clear(in.dirty)
 	clear(in.ids)
+	in.sealedLoaded, in.sealedDirty = false, false
 }
 
 // NewIngest returns the ingest projection.
@@ -109,9 +146,9 @@ func NewIngest(cfg IngestConfig) *Ingest {
 // Name implements projector.Projection.
 func (*Ingest) Name() string { return IngestName }
 
-// Subjects implements projector.Projection: raw events, and clock ticks that
-// end the wait for missing positions.
-func (*Ingest) Subjects() []string { return []string{events.AllIn} }
+// Subjects implements projector.Projection: raw events, their sealed
+// copies, and clock ticks that end the wait for missing positions.
+func (*Ingest) Subjects() []string { return []string{events.AllIn, events.AllRaw} }
 
 // Ingest's clock ticks come on events.InClockSubject, in the stream it
 // reads (TS_IN), among the raw events.
@@ -238,6 +275,16 @@ func (in *Ingest) Apply(tx *projector.Tx, m *projector.Msg) error {
 				err = in.tick(tx, m, ev.At)
 			}
 		}
+	} else if strings.HasPrefix(m.Subject, rawPrefix) {
+		var raw *projector.Msg
+		if raw, err = in.unseal(tx, m); err == nil && raw != nil {
+			var ref rawRef
+			if ref, err = parseIngestSubject(raw); err == nil {
+				err = in.applyIn(tx, ref, raw)
+			}
+		}
+	} else if in.cfg.SealRaw && m.Subject != events.EraseSubjects[events.StreamIn] {
+		err = in.seal(tx, m)
 	} else {
 		var ref rawRef
 		if ref, err = parseIngestSubject(m); err == nil {
@@ -252,7 +299,14 @@ func (in *Ingest) Apply(tx *projector.Tx, m *projector.Msg) error {
 
 // Flush implements projector.Flusher: the states of the streams the batch
 // changed are written to the view, once each.
-func (in *Ingest) Flush(_ context.Context, tx *projector.Tx) error {
+func (in *Ingest) Flush(ctx context.Context, tx *projector.Tx) error {
+	if in.sealedDirty {
+		if err := tx.Set(keyRawSealed, binary.BigEndian.AppendUint64(nil, in.sealed)); err != nil {
+			return err
+		}
+		in.sealedDirty = false
+	}
+	in.deleteClear(ctx)
 	for k, st := range in.dirty {
 		row := &streamState{Open: st.Open, Ended: true} // later events of an ended stream are refused
 		if !st.Ended {
@@ -484,6 +538,21 @@ func (in *Ingest) applyRaw(tx *projector.Tx, ref rawRef, st *streamState, raw ra
 // Its position counts as taken: held events after it go on.
 func (in *Ingest) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, reason error) error {
 	clear(in.ids)
+	if strings.HasPrefix(m.Subject, rawPrefix) {
+		raw, err := openCopy(m)
+		if err != nil {
+			return nil // not a copy ingest can read: the projector's rejection row is all there is
+		}
+		// Its raw event is refused, as it would have been read in the
+		// clear; the copy counts as normalised (Apply's writes were
+		// dropped, the in-memory mark was not).
+		if in.sealedLoaded && raw.Seq > in.sealed {
+			in.sealed, in.sealedDirty = raw.Seq, true
+		}
+		m = raw
+	} else if in.cfg.SealRaw && m.Subject != events.EraseSubjects[events.StreamIn] {
+		return nil // a clear raw event is refused only for its subject: no tenant to tell
+	}
 	ref, err := parseIngestSubject(m)
 	if err != nil {
 		return nil // no tenant to tell: the projector's rejection row is all there is
@@ -557,4 +626,121 @@ func forgedControl(m *projector.Msg) error {
 		return nil
 	}
 	return events.CheckControl(m.Subject, ev)
+}
+
+// rawPrefix starts the subjects of sealed raw events (events.RawSubject).
+const rawPrefix = events.SubjectPrefix + ".raw."
+
+// seal copies a raw event a producer published in the clear into an
+// events.RawSealed on its stream's ts.raw subject, sealed (by the runner's
+// keyring, at Emit) under the key of the user its Ts-User header names. The
+// copy is what ingest normalises, when it reads it back; nothing of the
+// view changes here, so a view is the same whether it read the clear
+// message (live) or found it deleted (a replay).
+func (in *Ingest) seal(tx *projector.Tx, m *projector.Msg) error {
+	tenant, err := events.SubjectTenant(m.Subject)
+	if err != nil {
+		return err
+	}
+	stream := ""
+	if parts := strings.Split(m.Subject, "."); len(parts) == 5 {
+		stream, _ = events.Untoken(parts[4]) // a bad token is refused when the copy is read
+	}
+	subj, err := events.RawSubject(tenant, stream)
+	if err != nil {
+		return err
+	}
+	body := &events.RawSealed{Subject: m.Subject, Seq: m.Seq, Time: m.Time, Headers: rawHeaders(m.Header), Data: m.Data}
+	return tx.Emit(subj, &events.Event{ID: events.RawSealedID(tenant, m.Seq), Tenant: tenant, User: m.Header.Get(HeaderUser), At: m.Time, Body: body})
+}
+
+// rawHeaders are a raw message's Ts-* headers as sorted name, value pairs
+// (events.RawSealed.Headers).
+func rawHeaders(h map[string][]string) []string {
+	var names []string
+	for k := range h {
+		if strings.HasPrefix(k, "Ts-") && len(h[k]) > 0 {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	out := make([]string, 0, 2*len(names))
+	for _, k := range names {
+		out = append(out, k, h[k][0])
+	}
+	return out
+}
+
+// openCopy reads a sealed raw event back as the raw message it copies:
+// its subject, TS_IN sequence, time, headers and bytes. A copy ingest did
+// not make (its id is not its raw event's, its raw subject names another
+// tenant) is refused; one whose key was destroyed is events.ErrErased.
+func openCopy(m *projector.Msg) (*projector.Msg, error) {
+	ev, err := m.Event()
+	if err != nil {
+		return nil, err
+	}
+	body, ok := ev.Body.(*events.RawSealed)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s on %s is no sealed raw event", events.ErrMalformed, ev.Kind, m.Subject)
+	}
+	if t, err := events.SubjectTenant(body.Subject); err != nil || t != ev.Tenant {
+		return nil, fmt.Errorf("%w: sealed raw event %s of tenant %q copies %q", events.ErrTenantMismatch, ev.ID, ev.Tenant, body.Subject)
+	}
+	if ev.ID != events.RawSealedID(ev.Tenant, body.Seq) || len(body.Headers)%2 != 0 {
+		return nil, fmt.Errorf("%w: sealed raw event %s does not name its raw event %d", events.ErrMalformed, ev.ID, body.Seq)
+	}
+	h := make(map[string][]string, len(body.Headers)/2) // a nats.Header
+	for i := 0; i < len(body.Headers); i += 2 {
+		h[body.Headers[i]] = []string{body.Headers[i+1]}
+	}
+	return &projector.Msg{Seq: body.Seq, Subject: body.Subject, Time: body.Time, Header: h, Data: body.Data}, nil
+}
+
+// unseal returns the raw message a sealed copy holds, or nil when a copy of
+// it was normalised already (a relay published it again after its
+// duplicate window). The clear message is due for deletion either way: its
+// copy is stored.
+func (in *Ingest) unseal(tx *projector.Tx, m *projector.Msg) (*projector.Msg, error) {
+	raw, err := openCopy(m)
+	if err != nil {
+		return nil, err
+	}
+	if in.cfg.DeleteRaw != nil && len(in.deletes) < deletesMax {
+		in.deletes = append(in.deletes, raw.Seq)
+	}
+	if !in.sealedLoaded {
+		b, ok, err := tx.Get(keyRawSealed)
+		if err != nil {
+			return nil, err
+		}
+		in.sealed = 0
+		if ok && len(b) == 8 {
+			in.sealed = binary.BigEndian.Uint64(b)
+		}
+		in.sealedLoaded = true
+	}
+	if raw.Seq <= in.sealed {
+		return nil, nil
+	}
+	in.sealed, in.sealedDirty = raw.Seq, true
+	return raw, nil
+}
+
+// deleteClear deletes the clear raw events whose sealed copies were read.
+// A delete that fails is tried again at the next batch's end, and the
+// rest of this batch's with it; meanwhile TS_IN's retention bounds how long
+// the clear message stays.
+func (in *Ingest) deleteClear(ctx context.Context) {
+	if in.cfg.DeleteRaw == nil || len(in.deletes) == 0 {
+		return
+	}
+	for i, seq := range in.deletes {
+		if err := in.cfg.DeleteRaw(ctx, seq); err != nil {
+			in.log.Warn("ingest: clear raw events not deleted yet", "from_seq", seq, "count", len(in.deletes)-i, "err", err)
+			in.deletes = append(in.deletes[:0], in.deletes[i:]...)
+			return
+		}
+	}
+	in.deletes = in.deletes[:0]
 }

@@ -22,6 +22,7 @@ var catalogue = map[Kind]entry{
 	KindResponseFailed:     {1, func() Body { return new(ResponseFailed) }},
 	KindTick:               {1, func() Body { return new(Tick) }},
 	KindInputRejected:      {1, func() Body { return new(InputRejected) }},
+	KindRawSealed:          {1, func() Body { return new(RawSealed) }},
 
 	KindCallCompleted:   {1, func() Body { return new(CallCompleted) }},
 	KindCallRejected:    {1, func() Body { return new(CallRejected) }},

@@ -60,12 +60,17 @@ func Channels() []Channel {
 			Params: []Param{{"format", "The provider format: openai-responses, openai-chat, anthropic, gemini (+tagged to scan text for <tool_call> tags)."},
 				{"stream", "The producer's stream: one model response." + tokenNote}},
 			Description: "Raw provider events, published verbatim by producers that do not normalise (any language): each message is one provider " +
-				"streaming event as JSON, not a msgpack event. Kept for a bounded time (24 h by default). Ticks (" + InClockSubject + ") and erasure " +
+				"streaming event as JSON, not a msgpack event. Ingest copies it sealed (ts.raw) and deletes it; what ingest has not read yet is kept for a bounded time (24 h by default). Ticks (" + InClockSubject + ") and erasure " +
 				"tombstones are written here on the system tenant's subjects.",
 			Headers: []Header{{"Ts-Format", "Overrides the subject's format token."}, {"Ts-Tagged", "\"1\": scan text for <tool_call> tags."},
 				{"Ts-End", "\"1\": the stream ended (empty body)."}, {"Ts-User", "The envelope's user."}, {"Ts-Session", "The envelope's session."},
 				{"Ts-Run", "The envelope's run."}, {"Ts-Step", "The envelope's step."},
 				{"Ts-Seq", "The event's position in its stream (0, 1, 2…): ingest puts events in order and sees what went missing."}}},
+		{Name: "raw sealed", Address: "ts.raw.{tenant}.{stream}", Stream: StreamIn, Build: build2(RawSubject),
+			Params: []Param{{"stream", "The producer's stream, as on the raw subject." + tokenNote}},
+			Description: "Raw provider events at rest: ingest's sealed copy of each raw event (under the key of the user its Ts-User header names, " +
+				"else of the tenant's user-less scope), made before it normalises it; the clear message is then deleted. Only the assembler role writes here.",
+			Kinds: []Kind{KindRawSealed}},
 		{Name: "model", Address: "ts.model.{tenant}.{response}.{item}", Stream: StreamModel, Build: build3(ModelSubject),
 			Params:      []Param{{"response", "The model response id." + tokenNote}, {"item", "The output item (a call's item id, or \"\" for response-level events)." + tokenNote}},
 			Description: "Canonical model events: every provider stream normalised (by ingest, or at the edge by Toolstream's own producers).",

@@ -12,7 +12,8 @@ import (
 // one: docs/design.md, "The stream layout".) A family groups the kinds of
 // subject that are read together:
 //
-//	TS_IN     ts.in.>                       raw provider events, verbatim (bounded retention)
+//	TS_IN     ts.in.>  ts.raw.>             raw provider events: verbatim until ingest seals them
+//	                                        (ts.raw), then deleted; bounded retention
 //	TS_MODEL  ts.model.>  ts.ctl.>          canonical model events; the registry, clock ticks
 //	TS_CALLS  ts.call.>  ts.approval.>  ts.exec.>
 //	                                        calls decided, approvals, execution progress
@@ -35,7 +36,7 @@ const (
 
 // streamOfKind maps a subject's kind token to its stream.
 var streamOfKind = map[string]string{
-	"in": StreamIn, "model": StreamModel, "ctl": StreamModel,
+	"in": StreamIn, "raw": StreamIn, "model": StreamModel, "ctl": StreamModel,
 	"call": StreamCalls, "approval": StreamCalls, "exec": StreamCalls,
 	"resp": StreamOut, "result": StreamOut, "answer": StreamOut, "run": StreamOut,
 	"mem": StreamMemory, "gw": StreamGateway,
@@ -45,7 +46,7 @@ var streamOfKind = map[string]string{
 // order of Streams.
 var StreamSubjects = func() map[string][]string {
 	out := map[string][]string{}
-	for _, kind := range []string{"in", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "run", "mem", "gw"} {
+	for _, kind := range []string{"in", "raw", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "run", "mem", "gw"} {
 		s := streamOfKind[kind]
 		out[s] = append(out[s], SubjectPrefix+"."+kind+".>")
 	}

@@ -302,7 +302,10 @@ func permissions(id Identity) jwt.Permissions {
 		p.Sub.Allow.Add(events.PreviewPrefix + "." + t + ".>")
 	case RoleAssembler:
 		processor()
-		p.Pub.Allow.Add(logSubjects("model", "call", "resp")...)
+		// Ingest seals raw events (ts.raw, which no tenant may write) and
+		// deletes the clear ones it sealed.
+		p.Pub.Allow.Add(logSubjects("model", "call", "resp", "raw")...)
+		p.Pub.Allow.Add(api("STREAM.MSG.DELETE", events.StreamIn))
 		p.Pub.Allow.Add(subjectLogRoot+".ctl."+events.SystemTenant+".>", subjectLogRoot+".in."+events.SystemTenant+".>")
 		p.Pub.Allow.Add(events.PreviewPrefix + ".>")
 		for _, st := range []string{events.StreamIn, events.StreamModel} {

@@ -166,6 +166,8 @@ var policy = []action{
 	// The log's subjects: each kind has its writers.
 	{false, "ts.in.acme.openai-responses.s1", []auth.Identity{acmeProd}, "raw events of acme"},
 	{false, "ts.in.globex.openai-responses.s1", []auth.Identity{globeProd}, "raw events of globex"},
+	{false, "ts.raw.acme.s1", []auth.Identity{asmRole}, "a sealed raw event of acme (only ingest copies one)"},
+	{false, "$JS.API.STREAM.MSG.DELETE.TS_IN", []auth.Identity{asmRole, operator}, "deleting a raw event (ingest once sealed, erasure)"},
 	{false, "ts.model.acme.r.i", []auth.Identity{asmRole, acmeProd}, "acme's model events (its producer normalises at the edge)"},
 	{false, "ts.model.globex.r.i", []auth.Identity{asmRole, globeProd}, "globex's model events"},
 	{false, "ts.call.acme.orders_refund", []auth.Identity{asmRole}, "a forged CallCompleted"},
@@ -247,6 +249,7 @@ var policy = []action{
 	{true, "_INBOX.ts-operator.x", []auth.Identity{operator}, "the operator's replies"},
 	{true, "ts.>", nil, "the whole log, live"},
 	{true, "ts.in.globex.>", nil, "another producer's raw events"},
+	{true, "ts.raw.acme.>", nil, "acme's sealed raw events, live"},
 	{true, "ts.call.acme.>", []auth.Identity{acmeProd}, "acme's calls, live"},
 	{true, "ts.result.acme.>", []auth.Identity{acmeProd}, "acme's results, live"},
 	{true, "ts.answer.acme.>", []auth.Identity{acmeProd}, "acme's verdicts, live"},

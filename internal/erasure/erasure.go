@@ -2,8 +2,9 @@
 // stores (docs/design.md, invariant 8 and "Erasure"): it destroys
 // the data keys that sealed a user's (or one memory record's) data in the
 // log (package keys), deletes with JetStream's erasing delete the user's raw
-// provider events still kept in TS_IN (the one store that holds them in
-// plaintext, for a bounded time), and writes an events.Erased tombstone
+// provider events still in the clear in TS_IN (those ingest has not sealed
+// yet: it copies each under its user's key and deletes the clear message),
+// and writes an events.Erased tombstone
 // into every stream, from which each projection rebuilds its view without
 // what was erased (package projector).
 //
@@ -12,9 +13,9 @@
 // idempotent: run again, it destroys nothing more and its tombstones are
 // dropped by the streams' duplicate windows (same ids).
 //
-// Raw events are the user's when their Ts-User header names the user; a
-// raw event published without it cannot be told apart and is erased only
-// when TS_IN's retention removes it (docs/operations.md, Erasure, says so).
+// Raw events are the user's when their Ts-User header names the user; one
+// published without it is sealed under the tenant's user-less scope (user
+// ""), which User with an empty user erases.
 package erasure
 
 import (

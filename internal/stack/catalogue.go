@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -8,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/responses"
 	"github.com/toolstream/toolstream/internal/runs"
@@ -44,6 +48,10 @@ type Projections struct {
 	// Memory configures memory's engine (its quotas are part of the view;
 	// the stack's memory service answers with the same engine settings).
 	Memory memory.Config
+	// DeleteRaw deletes a clear raw event from TS_IN once ingest has read
+	// its sealed copy (assembler.IngestConfig.DeleteRaw; Start sets it to
+	// the bus's, a replay leaves it nil). Ingest always seals raw events.
+	DeleteRaw func(ctx context.Context, seq uint64) error
 }
 
 // Factory builds a fresh instance of one projection.
@@ -53,8 +61,10 @@ type Factory func() projector.Projection
 // needs fresh instances: call the factory once per run.
 func Catalogue(cfg Projections) map[string]Factory {
 	return map[string]Factory{
-		responses.Name:       func() projector.Projection { return responses.Projection{} },
-		assembler.IngestName: func() projector.Projection { return assembler.NewIngest(assembler.IngestConfig{Logger: cfg.Logger}) },
+		responses.Name: func() projector.Projection { return responses.Projection{} },
+		assembler.IngestName: func() projector.Projection {
+			return assembler.NewIngest(assembler.IngestConfig{Logger: cfg.Logger, SealRaw: true, DeleteRaw: cfg.DeleteRaw})
+		},
 		verifier.Name: func() projector.Projection {
 			return verifier.NewProjection(verifier.ProjectionConfig{DefaultPolicy: cfg.Policies.Default, Policies: cfg.Policies.Tenants})
 		},
@@ -107,4 +117,23 @@ func PartitionNumber(name string) (int, bool) {
 		return 0, false
 	}
 	return p, true
+}
+
+// DeleteRaw deletes, overwriting it, the clear raw event at seq in TS_IN
+// (Projections.DeleteRaw): ingest's, once the event's sealed copy is
+// stored. One already gone (deleted before, or past retention) is no
+// error.
+func DeleteRaw(b *bus.Bus) func(ctx context.Context, seq uint64) error {
+	return func(ctx context.Context, seq uint64) error {
+		st := b.Stream(events.StreamIn)
+		if st == nil {
+			return fmt.Errorf("stack: stream %s not reachable", events.StreamIn)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := st.SecureDeleteMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return fmt.Errorf("stack: delete clear raw event %d: %w", seq, err)
+		}
+		return nil
+	}
 }

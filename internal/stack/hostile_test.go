@@ -151,11 +151,11 @@ func TestForgedTickMovesNoClock(t *testing.T) {
 			t.Errorf("assembler on acme's tick (tenant %s) on %s: rejection %q, want %q", c.tenant, acmeModel, code, c.want)
 		}
 	}
-	// The stock CLI, on acme's ingest subject: ingest refuses it as a
-	// forged control event, not as a tick.
+	// The stock CLI, on acme's ingest subject: ingest refuses it (when it
+	// reads its sealed copy) as a forged control event, not as a tick.
 	acmeIn, _ := events.IngestSubject("acme", "openai", "s1")
 	seq := natsPub(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, acmeIn, tickAt("acme", ahead))
-	if code := rejectionCode(ctx, t, ing, seq); code != events.ReasonForgedControl {
+	if code := rejectionCode(ctx, t, ing, copySeq(ctx, t, b, "acme", seq)); code != events.ReasonForgedControl {
 		t.Errorf("ingest on acme's tick on %s: rejection %q, want %q", acmeIn, code, events.ReasonForgedControl)
 	}
 	// The system's clock subjects are not acme's to write.

@@ -266,8 +266,8 @@ func TestAttackKeysBucketIsTheKeysServices(t *testing.T) {
 
 // TestBadStoredKeyIsThatUsersOutcome: ann's key as stored is one byte (the
 // admin writes it, as corruption would). Attacker's effect: ann's raw
-// events are ingested with their bodies withheld and the assembler records
-// each as rejected bad_key; a producer sealing at the edge for ann gets
+// events are copied with their bodies withheld and ingest records each
+// copy as rejected bad_key; a producer sealing at the edge for ann gets
 // keys.ErrBadKey. Victims: bob's events of the same tenant are decided as
 // ever, serve's stack keeps running, stops cleanly and starts again over
 // the same data (it crashed on every restart), and goes on deciding.
@@ -331,7 +331,8 @@ func TestBadStoredKeyIsThatUsersOutcome(t *testing.T) {
 	raw(pc, "s-bob", "bob", "openai-chat-deepseek-weather.jsonl", "openai-chat")
 
 	// bob's call is decided (sealed under bob's key, readable); ann's
-	// model events are each rejected bad_key by the assembler.
+	// raw events cannot be sealed: ingest refuses each copy bad_key (and
+	// keeps her clear raw events, for TS_IN's retention to remove).
 	decided := func(b *bus.Bus, user string, n int) {
 		t.Helper()
 		var got int
@@ -354,9 +355,9 @@ func TestBadStoredKeyIsThatUsersOutcome(t *testing.T) {
 		}
 	}
 	decided(b, "bob", 1)
-	asm, _ := s.Runner(assembler.Name)
+	ing, _ := s.Runner(assembler.IngestName)
 	var annSeqs []uint64
-	err = b.Read(ctx, logread.Config{Stream: events.StreamModel, Filter: "ts.model.acme.>"}, func(batch []*logread.Msg) error {
+	err = b.Read(ctx, logread.Config{Stream: events.StreamIn, Filter: "ts.raw.acme.>"}, func(batch []*logread.Msg) error {
 		for _, m := range batch {
 			if env, err := events.Envelope(m.Data); err == nil && env.User == "ann" {
 				annSeqs = append(annSeqs, m.Seq)
@@ -365,11 +366,11 @@ func TestBadStoredKeyIsThatUsersOutcome(t *testing.T) {
 		return nil
 	})
 	if err != nil || len(annSeqs) == 0 {
-		t.Fatalf("ann's model events: %d, %v", len(annSeqs), err)
+		t.Fatalf("ann's sealed raw events: %d, %v", len(annSeqs), err)
 	}
 	for _, seq := range annSeqs {
-		if code := rejectionCode(ctx, t, asm, seq); code != events.ReasonBadKey {
-			t.Fatalf("the assembler on ann's model event %d: rejection %q, want %q", seq, code, events.ReasonBadKey)
+		if code := rejectionCode(ctx, t, ing, seq); code != events.ReasonBadKey {
+			t.Fatalf("ingest on ann's sealed raw event %d: rejection %q, want %q", seq, code, events.ReasonBadKey)
 		}
 	}
 	select {

@@ -138,6 +138,9 @@ func Start(ctx context.Context, cfg Config) (*Stack, error) {
 	if cfg.Projections.Logger == nil {
 		cfg.Projections.Logger = cfg.Logger
 	}
+	if cfg.Projections.DeleteRaw == nil {
+		cfg.Projections.DeleteRaw = DeleteRaw(cfg.Bus)
+	}
 	if cfg.Projections.Preview == nil {
 		nc := cfg.Bus.Conn
 		cfg.Projections.Preview = func(subject string, data []byte) { nc.Publish(subject, data) }
