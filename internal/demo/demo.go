@@ -303,15 +303,23 @@ func (r *run) settle(ctx context.Context, names ...string) error {
 		if !ok {
 			return fmt.Errorf("demo: %s not running", name)
 		}
-		last, err := r.b.LastSeq(ctx, rn.Stream())
-		if err != nil {
-			return err
-		}
-		if err := rn.WaitFor(ctx, last); err != nil {
-			return err
-		}
-		if err := rn.WaitRelayed(ctx); err != nil {
-			return err
+		// Until what it relayed adds nothing to the stream it reads
+		// (ingest reads back the sealed copies of raw events it made).
+		for prev := uint64(0); ; {
+			last, err := r.b.LastSeq(ctx, rn.Stream())
+			if err != nil {
+				return err
+			}
+			if last == prev {
+				break
+			}
+			if err := rn.WaitFor(ctx, last); err != nil {
+				return err
+			}
+			if err := rn.WaitRelayed(ctx); err != nil {
+				return err
+			}
+			prev = last
 		}
 	}
 	return nil

@@ -97,18 +97,31 @@ func (n *Node) Stop() error {
 }
 
 // Settle waits until the named projection has applied the last message now
-// in the stream it reads and relayed its outbox.
+// in the stream it reads and relayed its outbox. A projection that emits
+// into the stream it reads (ingest's sealed copies of raw events) has then
+// more to apply: Settle waits again until what it relayed adds nothing.
 func (n *Node) Settle(ctx context.Context, name string) error {
 	r, ok := n.Runner(name)
 	if !ok {
 		return fmt.Errorf("stack: projection %s is not running", name)
 	}
-	last, err := n.Bus.LastSeq(ctx, r.Stream())
-	if err != nil {
-		return err
+	return settle(ctx, n.Bus, name, r)
+}
+
+func settle(ctx context.Context, b *bus.Bus, name string, r *projector.Runner) error {
+	last, err := b.LastSeq(ctx, r.Stream())
+	for err == nil {
+		if err := r.WaitFor(ctx, last); err != nil {
+			return fmt.Errorf("stack: settle %s at %d: %w", name, last, err)
+		}
+		if err := r.WaitRelayed(ctx); err != nil {
+			return err
+		}
+		var now uint64
+		if now, err = b.LastSeq(ctx, r.Stream()); err == nil && now == last {
+			return nil
+		}
+		last = now
 	}
-	if err := r.WaitFor(ctx, last); err != nil {
-		return fmt.Errorf("stack: settle %s at %d: %w", name, last, err)
-	}
-	return r.WaitRelayed(ctx)
+	return err
 }
