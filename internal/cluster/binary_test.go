@@ -21,7 +21,8 @@ import (
 // its role: setup (admin) creates the log, serve runs the keys service
 // (keys) and the processor (assembler), publish sends a provider stream (producer of acme), calls
 // shows the completed call (reader), replay --verify finds the live view
-// equal to a rebuilt one (operator).
+// equal to a rebuilt one (operator). A stream published --raw is sealed by
+// ingest under the assembler's role and its clear messages deleted.
 func TestBinaryWorksAgainstACluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -92,6 +93,14 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("publish: %s", run(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, "publish", "--provider", "openai-responses", "--tenant", "acme", "--stream", "s7", file))
+	// A second stream verbatim (--raw, as a third-party producer): ingest,
+	// as the assembler's role, seals it and deletes the clear messages.
+	_, raw8 := rawCall(8)
+	file8 := filepath.Join(dir, "stream8.jsonl")
+	if err := os.WriteFile(file8, raw8, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("publish --raw: %s", run(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, "publish", "--raw", "--provider", "openai-responses", "--tenant", "acme", "--stream", "s8", file8))
 
 	admin := c.Open(t, bus.Config{Name: "admin"})
 	if admin.Replicas() != 3 {
@@ -112,13 +121,19 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		}
 		t.Logf("serve: %s\nkeys: %s", serveLog.String(), keysLog.String())
 	}
-	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.call.>") == 1 }) {
+	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.call.>") == 2 }) {
 		dump()
-		t.Fatal("serve completed no call")
+		t.Fatal("serve did not complete both calls")
+	}
+	if !poll(ctx, func() bool {
+		return countSubjects(t, admin, "ts.in.acme.>") == 0 && countSubjects(t, admin, "ts.raw.acme.>") == rawEventsPerCall
+	}) {
+		dump()
+		t.Fatal("the raw stream is not all sealed, its clear messages not all deleted")
 	}
 	// No tool implements the call here: the executor, as its role, answers
 	// it with a typed failure.
-	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.result.>") == 1 }) {
+	if !poll(ctx, func() bool { return countSubjects(t, admin, "ts.result.>") == 2 }) {
 		dump()
 		t.Fatalf("the executor answered no call:\n%s", execLog.String())
 	}
@@ -127,4 +142,6 @@ func TestBinaryWorksAgainstACluster(t *testing.T) {
 		t.Fatalf("calls does not show the call:\n%s", out)
 	}
 	run(auth.Identity{Role: auth.RoleOperator}, "replay", "--projection", "assembler", "--verify")
+	// Ingest's view rebuilt from the copies alone equals the live one.
+	run(auth.Identity{Role: auth.RoleOperator}, "replay", "--projection", "ingest", "--verify")
 }
