@@ -33,6 +33,7 @@ type SSEWriter struct {
 	err     error
 	stop    chan struct{}
 	done    chan struct{}
+	buf     []byte // the event being written (writeEvent), reused
 }
 
 // NewSSEWriter returns a writer on w. Nothing is written until Start, the
@@ -47,10 +48,17 @@ func NewSSEWriter(w http.ResponseWriter) *SSEWriter {
 func (s *SSEWriter) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.startLocked()
+	if err := s.headLocked(); err != nil {
+		return err
+	}
+	return s.flushLocked()
 }
 
-func (s *SSEWriter) startLocked() error {
+// headLocked writes the status line and headers into the response's
+// buffer unless they were written: a write that follows and flushes
+// sends them in the same write as its bytes (one system call, not two,
+// before the client's first byte).
+func (s *SSEWriter) headLocked() error {
 	if s.started {
 		return s.err
 	}
@@ -60,7 +68,7 @@ func (s *SSEWriter) startLocked() error {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	s.w.WriteHeader(http.StatusOK)
-	return s.flushLocked()
+	return nil
 }
 
 func (s *SSEWriter) flushLocked() error {
@@ -109,43 +117,51 @@ func (s *SSEWriter) Event(id int64, event string, data []byte) error {
 }
 
 func (s *SSEWriter) writeEvent(id int64, event string, data []byte, flush bool) error {
-	var b bytes.Buffer
-	b.Grow(len(data) + len(event) + 32)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.headLocked(); err != nil {
+		return err
+	}
+	// The event is put together in the writer's own buffer, kept from one
+	// event to the next: no allocation an event.
+	b := s.buf[:0]
 	if event != "" {
-		b.WriteString("event: ")
-		b.WriteString(event)
-		b.WriteByte('\n')
+		b = append(b, "event: "...)
+		b = append(b, event...)
+		b = append(b, '\n')
 	}
 	for {
 		line, rest, more := bytes.Cut(data, []byte("\n"))
-		b.WriteString("data: ")
-		b.Write(line)
-		b.WriteByte('\n')
+		b = append(b, "data: "...)
+		b = append(b, line...)
+		b = append(b, '\n')
 		if !more {
 			break
 		}
 		data = rest
 	}
 	if id >= 0 {
-		b.WriteString("id: ")
-		b.WriteString(strconv.FormatInt(id, 10))
-		b.WriteByte('\n')
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, '\n')
 	}
-	b.WriteByte('\n')
-	if !flush {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err := s.startLocked(); err != nil {
-			return err
-		}
-		if _, err := s.w.Write(b.Bytes()); err != nil {
-			s.err = err
-			return err
-		}
-		return nil
+	b = append(b, '\n')
+	if cap(b) <= eventBufMax {
+		s.buf = b
 	}
-	return s.write(b.Bytes())
+	if _, err := s.w.Write(b); err != nil {
+		s.err = err
+		return err
+	}
+	if flush {
+		return s.flushLocked()
+	}
+	return nil
 }
+
+// eventBufMax bounds the buffer an SSEWriter keeps between events; a
+// larger event's is let go.
+const eventBufMax = 64 << 10
 
 // Buffer writes one event as Event does but leaves it in the response's
 // buffer: the next Event, Flush or heartbeat sends it. A relay that has
@@ -158,7 +174,7 @@ func (s *SSEWriter) Buffer(id int64, event string, data []byte) error {
 func (s *SSEWriter) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.startLocked(); err != nil {
+	if err := s.headLocked(); err != nil {
 		return err
 	}
 	return s.flushLocked()
@@ -172,7 +188,7 @@ func (s *SSEWriter) Comment(text string) error {
 func (s *SSEWriter) write(p []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.startLocked(); err != nil {
+	if err := s.headLocked(); err != nil {
 		return err
 	}
 	if _, err := s.w.Write(p); err != nil {
