@@ -16,7 +16,14 @@ type tables struct {
 	// While a part is built: the number of each string and list, and of
 	// each list by where it is in memory (the walk passes the same slice
 	// for every field under one key).
-	strIDs  map[string]uint32
+	strIDs map[string]uint32
+	// Pointers are numbered apart (internPtr): every value's pointer is
+	// its own, so only a string value written like a pointer may be one.
+	// ptrIDs are their numbers until such a value comes (slashed), and
+	// ptrs then maps them.
+	ptrIDs  []uint32
+	ptrs    map[string]uint32
+	slashed bool // strIDs holds a string starting with "/"
 	listIDs map[string]uint32
 	listAt  map[listAddr]uint32
 	catIDs  map[string]uint32
@@ -54,7 +61,46 @@ func (t *tables) nstrs() int {
 }
 
 // intern returns the number of s, numbering it if new.
-func (t *tables) intern(s string) uint32 { return numbered(t.strIDs, s, &t.strs, s) }
+func (t *tables) intern(s string) uint32 {
+	if len(s) > 0 && s[0] == '/' && t.strIDs != nil {
+		// NB: it may be a pointer numbered by internPtr.
+		if t.ptrs == nil {
+			t.ptrs = make(map[string]uint32, len(t.ptrIDs))
+			for _, id := range t.ptrIDs {
+				t.ptrs[t.strs[id]] = id
+			}
+			t.ptrIDs = nil
+		}
+		if id, ok := t.ptrs[s]; ok {
+			return id
+		}
+		t.slashed = true
+	}
+	return numbered(t.strIDs, s, &t.strs, s)
+}
+
+// internPtr returns the number of a leaf's pointer, numbering it if new,
+// as intern does: the walk gives every leaf a pointer no other leaf has,
+// so a pointer is looked up only among the strings that could be one
+// (those starting with "/"), and only once there are any.
+func (t *tables) internPtr(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if t.slashed {
+		if id, ok := t.strIDs[s]; ok {
+			return id
+		}
+	}
+	id := uint32(len(t.strs))
+	t.strs = append(t.strs, s)
+	if t.ptrs != nil {
+		t.ptrs[s] = id
+	} else {
+		t.ptrIDs = append(t.ptrIDs, id)
+	}
+	return id
+}
 
 // numbered returns the number of key k in ids, numbering v, at the end of
 // items, if k is new.
@@ -111,7 +157,7 @@ func (lf *Leaf) Ctx() []string     { return lf.t.lists[lf.ctxID] }
 func (lf *Leaf) Cat() []CatValue   { return lf.t.cats[lf.catID] }
 func (lf *Leaf) Unit() *Unit       { return UnitTable[lf.UnitID] }
 func (lf *Leaf) setUnit(u *Unit)   { lf.UnitID = unitID(u) }
-func (lf *Leaf) setPtr(s string)   { lf.ptrID = lf.t.intern(s) }
+func (lf *Leaf) setPtr(s string)   { lf.ptrID = lf.t.internPtr(s) }
 func (lf *Leaf) setRaw(s string)   { lf.rawID = lf.t.intern(s) }
 func (lf *Leaf) setStr(s string)   { lf.strID = lf.t.intern(s) }
 func (lf *Leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
