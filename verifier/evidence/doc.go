@@ -11,7 +11,9 @@
 // strings ("Ships in 5-7 business days", "launches on June 3"), are kept
 // with their type, unit and the words around them, numbers sorted by value.
 //
-// A result is indexed on its own, once (IndexEvidence; a part, part.go);
+// A result is decoded in one pass (decodeJSON, jsondecode.go: the tree
+// json.Decoder with UseNumber gives, and the same inputs refused) and
+// indexed on its own, once (IndexEvidence; a part, part.go);
 // the verifier projection keeps the part's encoding in its view
 // (MarshalBinary, partcodec.go) and reads it back for every answer
 // (UnmarshalEvidenceIndex, ReadEvidenceIndex). The index an answer is

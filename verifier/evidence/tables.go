@@ -26,7 +26,11 @@ type tables struct {
 	slashed bool // strIDs holds a string starting with "/"
 	listIDs map[string]uint32
 	listAt  map[listAddr]uint32
-	catIDs  map[string]uint32
+	// lastCtx is the context list a leaf last took (setCtx) and its
+	// number: the fields of an object share one.
+	lastCtx   listAddr
+	lastCtxID uint32
+	catIDs    map[string]uint32
 }
 
 type listAddr struct {
@@ -130,6 +134,19 @@ func (t *tables) list(l []string) uint32 {
 	return id
 }
 
+// ctxList is list for a leaf's context, remembering the last one.
+func (t *tables) ctxList(l []string) uint32 {
+	if len(l) == 0 {
+		return 0
+	}
+	if at := (listAddr{&l[0], len(l)}); at == t.lastCtx {
+		return t.lastCtxID
+	}
+	id := t.list(l)
+	t.lastCtx, t.lastCtxID = listAddr{&l[0], len(l)}, id
+	return id
+}
+
 // catList returns the number of category list cs.
 func (t *tables) catList(cs []CatValue) uint32 {
 	parts := make([]string, 0, 3*len(cs))
@@ -161,7 +178,7 @@ func (lf *Leaf) setPtr(s string)   { lf.ptrID = lf.t.internPtr(s) }
 func (lf *Leaf) setRaw(s string)   { lf.rawID = lf.t.intern(s) }
 func (lf *Leaf) setStr(s string)   { lf.strID = lf.t.intern(s) }
 func (lf *Leaf) setOwn(l []string) { lf.ownID = lf.t.list(l) }
-func (lf *Leaf) setCtx(l []string) { lf.ctxID = lf.t.list(l) }
+func (lf *Leaf) setCtx(l []string) { lf.ctxID = lf.t.ctxList(l) }
 func (lf *Leaf) setCat(cs []CatValue) {
 	lf.catID = 0
 	if len(cs) > 0 {
