@@ -98,8 +98,8 @@ func (d *Driver) delegateCall(ctx context.Context, spec *Spec, st *state, c runs
 	if strings.TrimSpace(a.Goal) == "" {
 		return failed(events.ErrValidation, "%s needs a goal; no sub-agent started", events.ToolDelegate), nil, nil
 	}
-	if spec.Depth >= d.cfg.DelegateDepthMax {
-		return failed(events.ErrPermissionDenied, "a run at depth %d may not delegate (at most %d levels of sub-agents); no sub-agent started", spec.Depth, d.cfg.DelegateDepthMax), nil, nil
+	if depthMax := d.set().DelegateDepthMax; spec.Depth >= depthMax {
+		return failed(events.ErrPermissionDenied, "a run at depth %d may not delegate (at most %d levels of sub-agents); no sub-agent started", spec.Depth, depthMax), nil, nil
 	}
 	// Tools: some of the parent's, never more.
 	var mine []string

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -76,6 +77,9 @@ type Config struct {
 	// RoundsMax is a run's budget of rounds: the last is asked without
 	// tools; default 8.
 	RoundsMax int
+	// ReplansMax, DelegateDepthMax, PlansOff, DelegateOff and Memory are
+	// the first Settings: SetSettings changes them while the driver runs.
+	//
 	// ReplansMax is how many replan triggers a run acts on when its plan
 	// names no budget.replans; one more ends the run
 	// (ReasonReplansExhausted). Default 3.
@@ -237,6 +241,8 @@ type Driver struct {
 	indexes map[string]toolsIndex // by tenant: the ranking of its tools; guarded by mu
 	bg      sync.WaitGroup        // drives started by Resume
 	memOnce sync.Once             // says once that memory is out of reach
+	// settings are the Settings in force (SetSettings), never nil.
+	settings atomic.Pointer[Settings]
 	// beforePlanWrite, when set (tests), runs between a plan call's read
 	// of the run and its write.
 	beforePlanWrite func()
@@ -290,7 +296,11 @@ func New(ctx context.Context, cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	return &Driver{cfg: cfg, log: cfg.Logger, runs: rc, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{}}, nil
+	d := &Driver{cfg: cfg, log: cfg.Logger, runs: rc, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{}}
+	first := Settings{PlansOff: cfg.PlansOff, DelegateOff: cfg.DelegateOff, ReplansMax: cfg.ReplansMax, DelegateDepthMax: cfg.DelegateDepthMax, Memory: cfg.Memory}
+	first.setDefaults()
+	d.settings.Store(&first)
+	return d, nil
 }
 
 // NewRunID draws a run id for a request that names none.

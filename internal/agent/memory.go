@@ -62,7 +62,7 @@ type RecalledMemory struct {
 
 // memoryOn reports whether spec's run uses its user's memory.
 func (d *Driver) memoryOn(spec Spec) bool {
-	return !d.cfg.Memory.Off && spec.User != "" && spec.Memory != MemoryOff
+	return !d.set().Memory.Off && spec.User != "" && spec.Memory != MemoryOff
 }
 
 // memoryMessageID names the i-th user message of the turn whose
@@ -137,7 +137,7 @@ func (d *Driver) recall(ctx context.Context, spec Spec, query string) (string, [
 	if !d.memoryOn(spec) || strings.TrimSpace(query) == "" {
 		return "", nil, nil
 	}
-	budget := d.cfg.Memory.RecallBudgetTokens
+	budget := d.set().Memory.RecallBudgetTokens
 	if budget <= 0 {
 		budget = 300
 	}

@@ -114,11 +114,12 @@ func withBuiltins(tools json.RawMessage, format string, plan, delegate bool) (js
 
 // plans reports whether spec's rounds offer toolstream_plan: neither the
 // gateway (Config) nor the run's key (Spec) turned it off.
-func (d *Driver) plans(spec *Spec) bool { return !d.cfg.PlansOff && !spec.PlansOff }
+func (d *Driver) plans(spec *Spec) bool { return !d.set().PlansOff && !spec.PlansOff }
 
 // delegates reports whether spec's rounds offer toolstream_delegate.
 func (d *Driver) delegates(spec *Spec) bool {
-	return !d.cfg.DelegateOff && !spec.DelegateOff && spec.Depth < d.cfg.DelegateDepthMax
+	set := d.set()
+	return !set.DelegateOff && !spec.DelegateOff && spec.Depth < set.DelegateDepthMax
 }
 
 // builtinOff is the outcome of a call of a built-in tool the gateway's
@@ -148,7 +149,7 @@ func (d *Driver) builtins(ctx context.Context, spec *Spec, st *state, rd *runs.R
 		}
 		var o builtinOutcome
 		switch {
-		case c.Name == events.ToolPlan && !d.plans(spec), c.Name == events.ToolDelegate && (d.cfg.DelegateOff || spec.DelegateOff):
+		case c.Name == events.ToolPlan && !d.plans(spec), c.Name == events.ToolDelegate && (d.set().DelegateOff || spec.DelegateOff):
 			o = builtinOff(c.Name)
 		case c.Name == events.ToolPlan:
 			o = d.planCall(ctx, spec, c.Arguments)
@@ -338,7 +339,7 @@ func (d *Driver) replanBudget(p *runs.Plan) int {
 	if p != nil && p.Budget.Replans > 0 {
 		return p.Budget.Replans
 	}
-	return d.cfg.ReplansMax
+	return d.set().ReplansMax
 }
 
 // planNote is what the model is told of the plan: the plan with its

@@ -46,6 +46,11 @@ type Config struct {
 	// and carries its trace context on the model events it publishes; nil
 	// traces nothing.
 	Telemetry *telemetry.Telemetry
+	// OnReload, when set, is given every file Reload puts in force, once
+	// its keys and prices are: what reads the rest of it while running
+	// (run mode's run: and memory: settings, agent.Driver.SetSettings)
+	// takes it from there.
+	OnReload func(f *File)
 }
 
 // Runner serves run mode (docs/design.md, "Run mode"): ServeRun is called for a

@@ -52,7 +52,8 @@ func readKeysFile(f *File, path string) error {
 
 // Reload puts the keys and prices of f in force for the requests that
 // come next (a request under way keeps the key it was admitted with);
-// what the keys used so far is kept. The upstreams, routing, limits and
+// what the keys used so far is kept; and gives f to Config.OnReload (run
+// mode's run: and memory: settings). The upstreams, routing, limits and
 // heartbeat are read once, by New: a change to them needs a restart. It
 // returns ErrConfig, and changes nothing, for a file the gateway cannot
 // use.
@@ -62,6 +63,9 @@ func (g *Gateway) Reload(f *File) error {
 		return err
 	}
 	g.keyset.Store(newKeySet(f))
+	if g.cfg.OnReload != nil {
+		g.cfg.OnReload(f)
+	}
 	reloads.WithLabelValues("ok").Inc()
 	return nil
 }
@@ -96,7 +100,7 @@ func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, h
 			g.log.Error("gateway: keys not reloaded; the ones in force stay", "path", path, "why", why, "err", err)
 			return
 		}
-		g.log.Info("gateway: keys and prices reloaded", "path", path, "why", why, "keys", len(f.Keys))
+		g.log.Info("gateway: keys, prices and run settings reloaded", "path", path, "why", why, "keys", len(f.Keys))
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()

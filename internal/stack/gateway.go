@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,7 +71,7 @@ func (s *Stack) startGateway() error {
 		file.Limits.RequestsMax = conns
 	}
 	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
-		Telemetry: s.telemetry})
+		Telemetry: s.telemetry, OnReload: rm.reload})
 	if err != nil {
 		rm.follower.Stop()
 		return err
@@ -84,8 +85,9 @@ func (s *Stack) startGateway() error {
 		rm.follower.Stop()
 		return fmt.Errorf("--gateway: %w", err)
 	}
-	// Keys and prices follow the config and its keys file without a
-	// restart: when they change, and on SIGHUP.
+	// Keys, prices and run mode's run: and memory: settings follow the
+	// config and its keys file without a restart: when they change, and
+	// on SIGHUP.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	s.goRun("--gateway-config", func(ctx context.Context) error {
@@ -127,6 +129,26 @@ type runMode struct {
 	server   *gateway.RunServer
 	follower *registry.Follower
 	driver   *agent.Driver
+
+	mu sync.Mutex
+	d  *agent.Driver // the driver once attached, for reload; guarded by mu
+}
+
+// settingsOf are the driver's settings gateway.yaml's memory: and run: say.
+func settingsOf(mem agent.MemoryConfig, run gateway.RunConfig) agent.Settings {
+	return agent.Settings{PlansOff: !run.PlansOn(), DelegateOff: !run.DelegateOn(), ReplansMax: run.ReplansMax,
+		DelegateDepthMax: run.DelegateDepthMax, Memory: mem}
+}
+
+// reload puts a reloaded gateway.yaml's run: and memory: settings in force
+// (gateway.Config.OnReload).
+func (m *runMode) reload(f *gateway.File) {
+	m.mu.Lock()
+	d := m.d
+	m.mu.Unlock()
+	if d != nil {
+		d.SetSettings(settingsOf(agent.MemoryConfig{Off: f.Memory.Off, RecallBudgetTokens: f.Memory.RecallBudgetTokens}, f.Run))
+	}
 }
 
 func (s *Stack) newRunMode() (*runMode, error) {
@@ -149,12 +171,17 @@ func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem 
 		host, _ := os.Hostname()
 		name = "gateway@" + host + "/" + s.cfg.Gateway.Addr
 	}
-	m.driver, err = agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, Leases: leases,
-		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log, Memory: mem,
-		PlansOff: !run.PlansOn(), DelegateOff: !run.DelegateOn(), ReplansMax: run.ReplansMax, DelegateDepthMax: run.DelegateDepthMax})
+	set := settingsOf(mem, run)
+	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, Leases: leases,
+		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log, Memory: set.Memory,
+		PlansOff: set.PlansOff, DelegateOff: set.DelegateOff, ReplansMax: set.ReplansMax, DelegateDepthMax: set.DelegateDepthMax})
 	if err != nil {
 		return fmt.Errorf("--gateway run mode: %w", err)
 	}
+	m.driver = d
+	m.mu.Lock()
+	m.d = d
+	m.mu.Unlock()
 	m.server.Driver = m.driver
 	n, err := m.driver.Resume(ctx)
 	if err != nil {
