@@ -33,18 +33,21 @@ func asksWhen(query string) bool {
 	return false
 }
 
-// timeWords are words that say a time, relative or absolute: the months
-// (full names: "mar", "sat", "wed" are words of their own too), weekdays
-// and relative days of the shared language data (internal/lang
-// data/time.txt), and the words of a span or an order in time.
+// timeWords are the English words that say a time, relative or absolute,
+// all from the shared language data (internal/lang data/time.txt): the
+// months (full names: "mar", "sat", "wed" are words of their own too),
+// weekdays, relative days, and the section of time words (a span, an order
+// in time, a part of the day, a season).
 var timeWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`ago last next recently recent lately
-		week weeks weekend weekends month months year years day days morning evening night afternoon
-		spring summer autumn fall winter since until before after earlier later soon`) {
-		m[w] = true
-	}
 	d := lang.Default()
+	for _, l := range d.Lines("time words") {
+		for _, w := range l.Words {
+			if !lang.IsCJK([]rune(w)[0]) {
+				m[w] = true
+			}
+		}
+	}
 	for _, l := range d.Lines("months") {
 		full := ""
 		for _, w := range l.Words {
@@ -79,9 +82,19 @@ func placed(fs []string, i int) bool {
 	return i > 0 && (placers[fs[i-1]] || digit(fs[i-1])) || i+1 < len(fs) && digit(fs[i+1])
 }
 
-// zhTimeWords say a time in Chinese.
-var zhTimeWords = []string{"昨天", "今天", "明天", "前天", "后天", "上周", "下周", "这周", "周末", "上个月", "下个月",
-	"去年", "今年", "明年", "前年", "月", "年", "星期", "礼拜", "早上", "晚上", "下午", "上午", "之前", "以后", "最近", "刚才", "那天"}
+// zhTimeWords say a time in Chinese: the Chinese words of the language
+// data's time words, found inside a text.
+var zhTimeWords = func() []string {
+	var out []string
+	for _, l := range lang.Default().Lines("time words") {
+		for _, w := range l.Words {
+			if lang.IsCJK([]rune(w)[0]) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}()
 
 // saysWhen reports whether text says a time: a time word, or a year (a
 // number of four digits from 1900 to 2099: "5000 steps" says none). A

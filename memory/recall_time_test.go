@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -53,14 +54,20 @@ func TestRecallWhenFindsTheTime(t *testing.T) {
 // and the days named from today, and no abbreviation that is a word of
 // its own.
 func TestTimeWordsFromLanguageData(t *testing.T) {
-	for _, w := range []string{"january", "may", "september", "december", "monday", "sunday", "yesterday", "today", "tonight", "tomorrow"} {
+	for _, w := range []string{"january", "may", "september", "december", "monday", "sunday", "yesterday", "today", "tonight", "tomorrow",
+		"ago", "weekends", "lately", "autumn", "until", "evening"} {
 		if !timeWords[w] {
 			t.Errorf("%q is not a time word", w)
 		}
 	}
-	for _, w := range []string{"mar", "sat", "sun", "wed", "jan", "day after tomorrow", "日"} {
+	for _, w := range []string{"mar", "sat", "sun", "wed", "jan", "day after tomorrow", "日", "上周"} {
 		if timeWords[w] {
 			t.Errorf("%q is a time word", w)
+		}
+	}
+	for _, w := range []string{"上周", "去年", "晚上", "之前", "最近"} {
+		if !slices.Contains(zhTimeWords, w) {
+			t.Errorf("%q is not a Chinese time word", w)
 		}
 	}
 }
