@@ -183,6 +183,12 @@ func digitAfter(text string, end int) bool {
 	return unicode.IsDigit(r) || r == '#'
 }
 
+// OpensSentence reports whether what follows byte offset end of text opens
+// a sentence: an ideograph, the text's end, or an opener of
+// data/sentences.txt written with a capital (or "i"). Splitters that read a
+// full stop after an initial or an abbreviation ask it, as Sentences does.
+func OpensSentence(text string, end int) bool { return opensSentence(text, end) }
+
 // opensSentence reports whether what follows end opens a sentence: an
 // ideograph, the text's end, or an opener written with a capital (or "i").
 func opensSentence(text string, end int) bool {

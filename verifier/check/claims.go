@@ -221,8 +221,37 @@ func periodEnds(r []rune, i, e int) bool {
 		if k+1 < e && unicode.IsUpper(r[k]) && r[k+1] == '.' {
 			return false
 		}
+		return initialEnds(r, w, i, k, e)
 	}
 	return true
+}
+
+// initialEnds decides the full stop at r[i] after the capital letter r[w]
+// with the next word at r[k], as lang.Sentences reads an initial: a letter
+// joined to what is before it ("8.7 mg/L.") ends the sentence; so does
+// one before a sentence opener ("in Terminal C. The gate", "blood type O.
+// She"), or, after a lower-case word, before a number ("grade B. 28
+// students"); otherwise the letter is an initial of the name that follows
+// ("written by J. Lind.", "Ursula K. Le Guin").
+func initialEnds(r []rune, w, i, k, e int) bool {
+	if k >= e {
+		return true
+	}
+	if w > 0 && !unicode.IsSpace(r[w-1]) && !lang.IsCJK(r[w-1]) && !unicode.In(r[w-1], unicode.Ps, unicode.Pi) && r[w-1] != '"' {
+		return true
+	}
+	p := w
+	for p > 0 && unicode.IsSpace(r[p-1]) {
+		p--
+	}
+	q := p
+	for q > 0 && unicode.IsLetter(r[q-1]) && !lang.IsCJK(r[q-1]) {
+		q--
+	}
+	if lang.OpensSentence(string(r[i+1:e]), 0) {
+		return true
+	}
+	return q < p && unicode.IsLower(r[q]) && unicode.IsDigit(r[k])
 }
 
 // splitCand is a place where a sentence may split into two clauses.
@@ -294,7 +323,7 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 				next = skipSpace(r, n, e)
 			}
 			out = append(out, splitCand{i, next, splitHard})
-		case c == ',' && !(i > s && i+1 < e && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1])):
+		case c == ',' && !(i > s && i+1 < e && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1])) && !yearAfterDay(r, s, i, e):
 			next := skipSpace(r, i+1, e)
 			kind := splitComma
 			if w, n := wordAt(r, next, e); w == "and" || isBut(w) {
@@ -335,6 +364,22 @@ func clauseCandidates(r []rune, s, e int) []splitCand {
 		}
 	}
 	return out
+}
+
+// yearAfterDay reports whether the comma at r[i] is the one of a date
+// between its day and its year ("February 12, 2026 rates …"): a digit
+// before it and a year of four digits after it, which is no clause of its
+// own.
+func yearAfterDay(r []rune, s, i, e int) bool {
+	if i == s || !unicode.IsDigit(r[i-1]) {
+		return false
+	}
+	k := skipSpace(r, i+1, e)
+	n := 0
+	for k+n < e && unicode.IsDigit(r[k+n]) {
+		n++
+	}
+	return n == 4 && (r[k] == '1' || r[k] == '2')
 }
 
 // exceptBut reports whether the "but" after r[i] follows a quantifier

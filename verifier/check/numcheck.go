@@ -374,6 +374,10 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "no field is about what the claim names; " + ix.Leaves[best].Ptr() + " only shares its unit"}
 		}
+		if l, ok := cx.boundElsewhere(m, concepts, in, best); ok {
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "the value is at " + ix.Leaves[l].Ptr() + ", a field the claim may be about as well as " + ix.Leaves[best].Ptr()}
+		}
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
 			reason: "evidence says " + ix.Leaves[best].Raw() + " at " + ix.Leaves[best].Ptr()}
 	}
@@ -426,6 +430,37 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+// boundElsewhere returns a field in the claim's scope holding m's value
+// that the claim may be about as well as best, the field its words chose:
+// one whose own words the claim shares. A field sharing only the unit is
+// not one: a value that is its reference range's bound ("BUN was 27"
+// beside value 32 and ref_high 27) is still contradicted. Then the binding is not unambiguous and the claim is not
+// contradicted: "yielded 64.9 bushels per acre" beside bushels 2584 and
+// bu_per_acre 64.9, "7.4 t/ha in 2024" beside a five-year average and the
+// year's row. Unless the claim names best's key wholly ("total
+// outstanding is $65" beside total_outstanding_minor and another row's
+// amount of 6500): that binding is the claim's own.
+func (cx *claim) boundElsewhere(m *evidence.NumMention, concepts []string, in []int32, best int32) (int32, bool) {
+	ix := cx.ix
+	k := evidence.LastToken(ix.Leaves[best].Ptr())
+	if own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
+		return 0, false
+	}
+	for _, l := range in {
+		if l == best {
+			continue
+		}
+		lf := &ix.Leaves[l]
+		if lang.IsAllDigits(evidence.LastToken(lf.Ptr())) {
+			continue
+		}
+		if overlap(concepts, lf.Own()) > 0 {
+			return l, true
+		}
+	}
+	return 0, false
 }
 
 // unitBoundDims are the dimensions whose unit alone binds a claim to the

@@ -1,0 +1,75 @@
+package check
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
+)
+
+// TestClaimsKeepInitialsAndDates: a full stop after an initial ends no
+// claim before a name, one before a sentence opener does, and a date's
+// comma between its day and year splits nothing.
+func TestClaimsKeepInitialsAndDates(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		want   []string
+	}{
+		{"The certificate was signed by K. Osei. It expires in May.", []string{"The certificate was signed by K. Osei.", "It expires in May."}},
+		{"It docks at Pier B. The crossing takes an hour.", []string{"It docks at Pier B.", "The crossing takes an hour."}},
+		{"Her blood type is O. She can donate.", []string{"Her blood type is O.", "She can donate."}},
+		{"The audit of March 3, 2025 lists four findings.", []string{"The audit of March 3, 2025 lists four findings."}},
+		{"我最喜欢的作家是J. K. Rowling。", []string{"我最喜欢的作家是J. K. Rowling。"}},
+	} {
+		var got []string
+		for _, c := range SplitClaims(tc.answer) {
+			got = append(got, c.Text)
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.answer, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%q: got %q, want %q", tc.answer, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// TestBindingIsNotAmbiguous: a number the claim's words bind to one field
+// is not contradicted by it while another field in scope, whose words the
+// claim shares, holds the number; and fen keys count the yuan's minor unit.
+func TestBindingIsNotAmbiguous(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		// the yuan's minor unit as keys write it in pinyin
+		{`{"deposit_fen": 125000, "status": "held"}`, "押金是1250元。", events.VerdictSupported},
+		{`{"deposit_fen": 125000, "status": "held"}`, "押金是125000元。", events.VerdictContradicted},
+		{`{"item": {"unit_price_fen": 2350, "qty": 4}}`, "单价为23.5元。", events.VerdictSupported},
+		// a field the claim shares words with holds the value: not contradicted
+		{`{"meter": {"odometer_km": 48210, "previous_odometer_km": 47390}}`, "The previous odometer reading was 47,390 km.", events.VerdictSupported},
+		{`{"meter": {"odometer_km": 48210, "previous_odometer_km": 47390}}`, "The odometer reads 48,210 km.", events.VerdictSupported},
+		{`{"meter": {"odometer_km": 48210, "previous_odometer_km": 47390}}`, "The odometer reads 49,210 km.", events.VerdictContradicted},
+		{`{"sales": {"total_cny": 52000000, "first_week_cny": 18000000}}`, "首周销售额1800万元。", events.VerdictSupported},
+		{`{"level_litres": 1820, "previous_level_litres": 1375}`, "The previous level was 1,375 litres.", events.VerdictUnsupported},
+		{`{"票房": {"累计_元": 952000000, "首日_元": 61000000}}`, "首日票房6100万元。", events.VerdictSupported},
+	} {
+		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}
+		rep := c.Check(tc.claim, ev, now)
+		if len(rep.Claims) == 0 {
+			t.Errorf("%q: no claim", tc.claim)
+			continue
+		}
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}
