@@ -269,7 +269,7 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 			}
 			err = s.keepFrames(ctx, batch)
 			for _, f := range batch {
-				if err == nil && werr == nil && json.Valid(f.Data) {
+				if err == nil && werr == nil && modelEvent(f.Data) {
 					werr = w.Write(ctx, compactData(f.Data)) // sticky: after an error the writer takes nothing more
 				}
 			}
@@ -630,6 +630,19 @@ func responseID(data []byte) string {
 	return ""
 }
 
+// modelEvent reports whether a frame's data goes to the normaliser: all
+// but the frames that carry no event (empty, Chat's [DONE]), as the edge's
+// reader (ingest.ReadEvents) hands on a producer's. A frame that is not
+// the JSON object it should be is normalised too, and refused there as it
+// is at the edge (events.InputRejected, malformed_event; the calls open
+// then are aborted, never assembled without it): a json.Valid before it
+// skipped it silently, and scanned every frame once more (a third of the
+// log path's time).
+func modelEvent(data []byte) bool {
+	d := bytes.TrimSpace(data)
+	return len(d) > 0 && !bytes.Equal(d, []byte("[DONE]"))
+}
+
 // compactData is a frame's JSON data on one line, as a provider's event
 // is read from JSON lines.
 func compactData(data []byte) []byte {
@@ -637,7 +650,9 @@ func compactData(data []byte) []byte {
 		return data
 	}
 	var b bytes.Buffer
-	json.Compact(&b, data) // valid JSON: cannot fail
+	if json.Compact(&b, data) != nil {
+		return data // not JSON: the normaliser refuses it as it is
+	}
 	return b.Bytes()
 }
 

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,11 +15,14 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/erasure"
 	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/internal/trace"
+	"github.com/toolstream/toolstream/projector/projectortest"
 )
 
 // postWhole sends a non-streamed Chat request with header and returns the
@@ -199,4 +205,80 @@ func TestWholeAnswerOfAnOlderGatewayReads(t *testing.T) {
 	if len(got) != 1 || got[0].Data != answer || got[0].ID != "0" {
 		t.Errorf("resumed %+v", got)
 	}
+}
+
+// TestMalformedFrameIsRefusedNotSkipped: an upstream stream with one
+// frame that is not the JSON object it should be (a tool call's argument
+// delta cut short) reaches the client unchanged, frame for frame, and is
+// kept; the model events refuse it as the edge refuses a producer's
+// (InputRejected, malformed_event), and the call it was part of is not
+// completed from the other deltas (it ends incomplete). The log path
+// skipped such a frame silently before, and the call was assembled
+// without it.
+func TestMalformedFrameIsRefusedNotSkipped(t *testing.T) {
+	data, err := os.ReadFile(recordings["weather-chat"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	cut := -1
+	for i, l := range lines {
+		if strings.Contains(l, `"arguments":"location"`) {
+			cut = i
+			lines[i] = l[:len(l)/2]
+			break
+		}
+	}
+	if cut < 0 {
+		t.Fatal("no argument delta to cut in the recording")
+	}
+	path := filepath.Join(t.TempDir(), "malformed.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const model = "weather-chat-malformed"
+	recordings[model] = path
+	t.Cleanup(func() { delete(recordings, model) })
+
+	tg := startGateway(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	projectortest.Start(ctx, t, tg.bus, assembler.New(assembler.Config{}))
+	c := passthroughCases[1] // Chat
+	resp := tg.request(t, "POST", c.path, streamBody(model), bearer(clientKey))
+	got, _ := readSSE(t, resp.Body, 0)
+	resp.Body.Close()
+	want := frames(t, c.api, model)
+	for i := range want {
+		want[i].ID = strconv.Itoa(i)
+	}
+	sameEvents(t, got, want)
+	sameEvents(t, resumeAll(t, tg, c.api, c.stream, ""), want)
+
+	evs, err := bustest.WaitEvents(ctx, tg.bus, []string{events.AllModel, events.AllCalls}, func(evs []*events.Event) bool {
+		rejected, decided := false, false
+		for _, ev := range evs {
+			if r, ok := events.As[*events.InputRejected](ev); ok && r.Reason == events.ReasonMalformedEvent {
+				rejected = true
+			}
+			if ev.CallID == c.call && (isKind[*events.CallCompleted](ev) || isKind[*events.CallIncomplete](ev)) {
+				decided = true
+			}
+		}
+		return rejected && decided
+	})
+	if err != nil {
+		t.Fatalf("no refusal and decision of the call: %v", err)
+	}
+	for _, ev := range evs {
+		if ev.CallID == c.call && isKind[*events.CallCompleted](ev) {
+			t.Errorf("the call was completed without its cut delta: %+v", ev.Body)
+		}
+	}
+}
+
+// isKind reports whether ev's body is a T.
+func isKind[T events.Body](ev *events.Event) bool {
+	_, ok := events.As[T](ev)
+	return ok
 }
