@@ -1,7 +1,7 @@
 package agent
 
 // Settings are the driver's settings that may change while it runs
-// (gateway.yaml's run: and memory:, reloaded on SIGHUP or when the file
+// (the gateway config's run: and memory:, reloaded on SIGHUP or when the file
 // changes): Config's fields of the same names give the first ones. A
 // change reaches what each run decides next — the next round's tools, the
 // next delegate or plan call, the next recall — never a round under way.

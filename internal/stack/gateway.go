@@ -134,13 +134,13 @@ type runMode struct {
 	d  *agent.Driver // the driver once attached, for reload; guarded by mu
 }
 
-// settingsOf are the driver's settings gateway.yaml's memory: and run: say.
+// settingsOf are the driver's settings the gateway config's memory: and run: say.
 func settingsOf(mem agent.MemoryConfig, run gateway.RunConfig) agent.Settings {
 	return agent.Settings{PlansOff: !run.PlansOn(), DelegateOff: !run.DelegateOn(), ReplansMax: run.ReplansMax,
 		DelegateDepthMax: run.DelegateDepthMax, Memory: mem}
 }
 
-// reload puts a reloaded gateway.yaml's run: and memory: settings in force
+// reload puts a reloaded gateway config's run: and memory: settings in force
 // (gateway.Config.OnReload).
 func (m *runMode) reload(f *gateway.File) {
 	m.mu.Lock()
