@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -558,6 +559,51 @@ func matchMy(w []word) (events.Observation, bool) {
 					Value: joinOrig(v), Polarity: string(Positive), Confidence: confStrong}, true
 			}
 		}
+	}
+	return matchMyIs(w)
+}
+
+// contactWords name contact details and secrets, which matchMyIs and
+// matchMyIsZH do not read as facts.
+var contactWords = wordSet("en words", "contact")
+
+// matchMyIs reads "my <thing> is <a thing or a name>" as a fact of the
+// thing the user has: "my car is a white Subaru" (my/car = white Subaru),
+// "my gym is the one on Elm Street", "my partner is called Dana". The
+// thing is one to three words; what it is starts with a determiner, a
+// capital or a number, or follows "called" or "named" — "my stomach is
+// acting up", "my plan is to …" state no such fact, nor do contact
+// details ("my address is …": contactWords).
+func matchMyIs(w []word) (events.Observation, bool) {
+	for i := 1; i < len(w) && i <= 3; i++ {
+		if w[i].low != "is" {
+			if clauseEnd[w[i].low] || w[i].low == "," {
+				return events.Observation{}, false
+			}
+			continue
+		}
+		thing, rest := w[:i], w[i+1:]
+		if pronouns[thing[0].low] || fillers[thing[0].low] || slices.ContainsFunc(thing, func(x word) bool { return contactWords[x.low] }) {
+			return events.Observation{}, false
+		}
+		named := len(rest) > 1 && (rest[0].low == "called" || rest[0].low == "named")
+		if named {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 {
+			return events.Observation{}, false
+		}
+		switch r := rest[0]; {
+		case named, r.low == "a", r.low == "an", r.low == "the", isCapital(r.orig), isNumber(r.low):
+		default:
+			return events.Observation{}, false
+		}
+		low := make([]string, len(thing))
+		for j, x := range thing {
+			low[j] = x.low
+		}
+		low[len(low)-1] = singular(low[len(low)-1])
+		return fact(rest, "my", strings.Join(low, " "))
 	}
 	return events.Observation{}, false
 }

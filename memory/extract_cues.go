@@ -28,6 +28,8 @@ var cueFiles embed.FS
 type cueTables struct {
 	open, until, endYear, endMonth, endWeek           [][]string
 	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek []string
+	thisMonth, thisYear                               [][]string
+	zhThisMonth, zhThisYear                           []string
 	forbid, allow, allowNeeds, condition              [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
 	zhAllowAfter, zhForbidAddressed                   []string
@@ -65,6 +67,8 @@ func mustCues() *cueTables {
 	t.endYear, t.zhEndYear = split("validity", "end_year")
 	t.endMonth, t.zhEndMonth = split("validity", "end_month")
 	t.endWeek, t.zhEndWeek = split("validity", "end_week")
+	t.thisMonth, t.zhThisMonth = split("validity", "this_month")
+	t.thisYear, t.zhThisYear = split("validity", "this_year")
 	t.forbid, t.zhForbid = split("requests", "forbid")
 	t.allow, t.zhAllow = split("requests", "allow")
 	t.allowNeeds, _ = split("requests", "allow_needs")
@@ -120,7 +124,8 @@ func findPhrase(w []word, ps [][]string) (int, int) {
 // January 1), "until the end of the month", "for the rest of the week",
 // "until March 20" / "till 20 March" / "through 2025-03-20" (the day after
 // that date, in the next year if it has passed). 0 if none, or if at is 0
-// (the time is unknown).
+// (the time is unknown). A calendar period said without "until" ("this
+// month", "this year") ends with the period.
 func validUntilEN(ws []word, at int64) int64 {
 	if at == 0 {
 		return 0
@@ -152,6 +157,14 @@ func validUntilEN(ws []word, at int64) int64 {
 		}
 		if d, ok := dateEN(ws[rest:], now); ok {
 			return d
+		}
+	}
+	for i := range ws {
+		switch {
+		case phraseAt(ws, i, cues.thisYear) > 0:
+			return endOf(now, "year")
+		case phraseAt(ws, i, cues.thisMonth) > 0:
+			return endOf(now, "month")
 		}
 	}
 	return 0
@@ -252,6 +265,12 @@ func validUntilZH(s string, at int64) int64 {
 		if bounded && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
 			return nextDate(now, time.Month(mo), d)
 		}
+	}
+	switch {
+	case containsAny(s, cues.zhThisYear):
+		return endOf(now, "year")
+	case containsAny(s, cues.zhThisMonth):
+		return endOf(now, "month")
 	}
 	return 0
 }

@@ -44,6 +44,9 @@ var zhActivities = memData.Words("zh words", "activities")
 // zhKin open a clause about someone else: 我老婆不吃辣 is the wife's.
 var zhKin = memData.Words("zh words", "kin")
 
+// zhContact name contact details and secrets (手机号, 地址).
+var zhContact = memData.Words("zh words", "contact")
+
 // zhBounds are the time words that bound a constraint (这周在控糖 holds a week).
 var zhBounds = zhBoundsOf()
 
@@ -101,6 +104,10 @@ func extractZH(text string, at int64) []events.Observation {
 			dropped := false // the clause has no subject: in Chinese, the speaker's
 			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
 				body, sawWo = strings.TrimPrefix(body, "我"), true
+				if o, ok := matchMyIsZH(body); ok {
+					add(o)
+					continue
+				}
 				if hasAnyPrefix(body, zhKin) {
 					sawWo = false // 我老婆…, 我的手机号…: not a statement about the user's tastes
 					continue
@@ -487,4 +494,30 @@ func headSlot(o *events.Observation) {
 		o.Value = o.Attribute + ", " + o.Value
 	}
 	o.Attribute = head
+}
+
+// matchMyIsZH reads 的X是Y after 我 (我的车是一辆白色的比亚迪) as the fact
+// my/X = Y, as "my car is a white Subaru" is read: X of one to six
+// characters with no 是 of its own and no negation (我的腿不是很舒服); Y, the thing or the name, without a
+// measure word before it (一辆, 一个). A kin's word as X (我的老婆是…) or a
+// favourite (我的最爱是…) is read elsewhere or not at all, and contact
+// details (我的手机号是…: zhContact) are no fact memory slots.
+func matchMyIsZH(body string) (events.Observation, bool) {
+	rest, ok := strings.CutPrefix(body, "的")
+	if !ok {
+		return events.Observation{}, false
+	}
+	x, y, ok := strings.Cut(rest, "是")
+	if !ok || x == "" || len([]rune(x)) > 6 || hasAnyPrefix(x, zhKin) || strings.Contains(x, "最") || strings.Contains(x, "喜欢") ||
+		containsAny(x, zhContact) || strings.ContainsAny(x, "不没") {
+		return events.Observation{}, false
+	}
+	y = strings.TrimRight(y, "。！. ")
+	for _, m := range []string{"一辆", "一个", "一只", "一条", "一台", "一位", "一家", "一部", "一座", "一所", "一名"} {
+		y = strings.TrimPrefix(y, m)
+	}
+	if y == "" || strings.HasPrefix(y, "不") {
+		return events.Observation{}, false
+	}
+	return zhFact(y, "my", x)
 }

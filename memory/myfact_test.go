@@ -1,0 +1,63 @@
+package memory
+
+import (
+	"testing"
+	"time"
+)
+
+// TestMyThingIsAFact: "my <thing> is <a thing or a name>" and 我的X是Y are
+// facts of the thing the user has; a state ("my knee is sore"), a plan, a
+// favourite, a kin's diet and contact details are not read so.
+func TestMyThingIsAFact(t *testing.T) {
+	for _, tc := range []struct {
+		text, lang, want string // want: subject/attribute=value, or "" for no such fact
+	}{
+		{"My bike is a blue Trek.", "en", "my/bike=blue Trek"},
+		{"My dentist is Dr. Alvarez.", "en", "my/dentist=Dr Alvarez"},
+		{"My dog is called Pepper.", "en", "my/dog=Pepper"},
+		{"My laptops are a Dell and a Mac.", "en", ""},
+		{"My knee is sore today.", "en", ""},
+		{"My plan is to run a marathon.", "en", ""},
+		{"My email is sam@example.com.", "en", ""},
+		{"My phone number is 555 0100.", "en", ""},
+		{"我的自行车是捷安特。", "zh", "my/自行车=捷安特"},
+		{"我的狗是一只柯基。", "zh", "my/狗=柯基"},
+		{"我的邮箱是sam@example.com。", "zh", ""},
+		{"我的腿不是很舒服。", "zh", ""},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, tc.lang) {
+			if o.Subject == "my" {
+				got = o.Subject + "/" + o.Attribute + "=" + o.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestThisMonthEndsWithTheMonth: a constraint said for this month (这个月,
+// 本月) or this year holds to the calendar period's end, not for 30 days
+// from the day it was said.
+func TestThisMonthEndsWithTheMonth(t *testing.T) {
+	at := time.Date(2026, 2, 10, 9, 0, 0, 0, time.UTC).UnixNano()
+	for _, tc := range []struct {
+		text, lang string
+		want       time.Time
+	}{
+		{"No dairy for me this month.", "en", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{"I'm not drinking wine this year.", "en", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"这个月我不吃甜食。", "zh", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{"本月我不喝奶茶。", "zh", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		obs := (RuleExtractor{}).ExtractAt(tc.text, tc.lang, at)
+		if len(obs) == 0 {
+			t.Errorf("%q: nothing read", tc.text)
+			continue
+		}
+		if got := time.Unix(0, obs[0].ValidUntil).UTC(); !got.Equal(tc.want) {
+			t.Errorf("%q: valid until %s, want %s", tc.text, got, tc.want)
+		}
+	}
+}
