@@ -211,6 +211,8 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		} else if o, ok := matchLimitEN(ws); ok {
 			add(o)
+		} else if o, ok := matchSpendCapEN(ws); ok {
+			add(o)
 		} else if o, ok := matchHarmEN(ws); ok {
 			add(o)
 		} else if o, ok := matchFineAgainEN(ws); ok {

@@ -34,6 +34,7 @@ type cueTables struct {
 	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
 	zhAllowAfter, zhForbidAddressed                   []string
 	capEN, changeEN, harm, fine                       [][]string
+	spend, spendModal                                 [][]string
 	zhCap, zhChange, zhPer                            []string
 	prefer                                            [][]string
 	zhPrefer                                          []string
@@ -76,6 +77,8 @@ func mustCues() *cueTables {
 	_, t.zhAddressee = split("requests", "addressee")
 	_, t.zhNotForbid = split("requests", "not_forbid")
 	t.capEN, t.zhCap = split("limits", "cap")
+	t.spend, _ = split("limits", "spend")
+	t.spendModal, _ = split("limits", "spend_modal")
 	t.changeEN, t.zhChange = split("limits", "change")
 	_, t.zhAllowAfter = split("requests", "allow_after")
 	t.harm, _ = split("effects", "harm")
@@ -679,6 +682,59 @@ func matchLimitEN(ws []word) (events.Observation, bool) {
 		}
 		return events.Observation{Kind: string(KindConstraint), Subject: "limit", Attribute: joinLow(np),
 			Value: joinOrig(amount), Polarity: string(Positive), Confidence: confStrong}, true
+	}
+	return events.Observation{}, false
+}
+
+// matchSpendCapEN reads a cap said of spending: "I can spend at most 60
+// pounds on a dinner out", "I can now spend up to 90 pounds on a dinner
+// out" — the cap of the thing spent on, as "my dinner out budget is at most
+// 60 pounds" is (limit/<thing> budget). The verb needs a modal before it
+// (fillers between: "can now"), a cap after it and a number in the amount;
+// "I spend about 60 pounds on dinner" is a habit, not a cap.
+func matchSpendCapEN(ws []word) (events.Observation, bool) {
+	for i := 1; i < len(ws); i++ {
+		if phraseAt(ws, i, cues.spend) == 0 {
+			continue
+		}
+		m := i - 1
+		for m > 0 && fillers[ws[m].low] {
+			m--
+		}
+		modal := false
+		for s := max(0, m-2); s <= m; s++ {
+			if n := phraseAt(ws, s, cues.spendModal); n > 0 && s+n == m+1 {
+				modal = true
+			}
+		}
+		k := i + 1
+		for k < len(ws) && fillers[ws[k].low] {
+			k++
+		}
+		n := phraseAt(ws, k, cues.capEN)
+		if !modal || n == 0 {
+			continue
+		}
+		rest := ws[k+n:]
+		on := -1
+		for a, x := range rest {
+			if x.low == "on" || x.low == "for" {
+				on = a
+				break
+			}
+			if x.low == "," || clauseEnd[x.low] && x.low != "over" {
+				break
+			}
+		}
+		if on <= 0 || !hasNumber(rest[:on]) {
+			continue
+		}
+		thing := object(dropTimePhrases(rest[on+1:]))
+		if len(thing) == 0 || len(thing) > 4 || pronouns[thing[0].low] {
+			continue
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: "limit", Attribute: joinLow(thing) + " budget",
+			Value: joinOrig(rest[:on]), Polarity: string(Positive), Confidence: confStrong}, true
 	}
 	return events.Observation{}, false
 }

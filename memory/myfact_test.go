@@ -61,3 +61,25 @@ func TestThisMonthEndsWithTheMonth(t *testing.T) {
 		}
 	}
 }
+
+// TestSpendingCapIsACap: a cap said of spending is the cap of the thing
+// spent on, and a newer one is the same slot.
+func TestSpendingCapIsACap(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"I can spend at most 40 dollars on a haircut.", "limit/haircut budget=40 dollars"},
+		{"I can now spend up to 55 dollars on a haircut.", "limit/haircut budget=55 dollars"},
+		{"I'm allowed to spend no more than 300 euros for a phone.", "limit/phone budget=300 euros"},
+		{"I spend about 60 pounds on dinner.", ""},
+		{"I can spend hours on a puzzle.", ""},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "en") {
+			if o.Subject == "limit" {
+				got = o.Subject + "/" + o.Attribute + "=" + o.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
