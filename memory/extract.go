@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -324,8 +326,58 @@ func boundEN(ws []word) int64 {
 			}
 		}
 	}
+	return countedBoundEN(ws)
+}
+
+// countedBoundEN reads a bound of a number of days, weeks or months: "for
+// the next two weeks", "for 3 days", "next 10 days" (the number a numeral
+// or a number word of the shared language data), 0 if none. "for the next
+// few weeks" is an open end (data/statements.txt), not a count.
+func countedBoundEN(ws []word) int64 {
+	for i := 0; i+1 < len(ws); i++ {
+		j := i
+		switch ws[i].low {
+		case "for":
+			j++
+			if j < len(ws) && ws[j].low == "the" {
+				j++
+			}
+			if j < len(ws) && (ws[j].low == "next" || ws[j].low == "coming" || ws[j].low == "following") {
+				j++
+			}
+		case "next":
+			j++
+		default:
+			continue
+		}
+		if j+1 >= len(ws) {
+			continue
+		}
+		n, ok := enNumbers[ws[j].low]
+		if !ok {
+			v, err := strconv.Atoi(ws[j].low)
+			if err != nil {
+				continue
+			}
+			n = float64(v)
+		}
+		if n < 1 || n > 366 || n != math.Trunc(n) {
+			continue
+		}
+		switch singular(ws[j+1].low) {
+		case "day":
+			return int64(n) * day
+		case "week":
+			return int64(n) * week
+		case "month":
+			return int64(n) * month
+		}
+	}
 	return 0
 }
+
+// enNumbers are the number words of the shared language data (two: 2).
+var enNumbers = lang.Default().Numbers("number words")
 
 // matchWe reads "we moved to Denver", "we live in Austin": where the user
 // lives, said of the household (the table's [we] phrases).

@@ -83,3 +83,26 @@ func TestSpendingCapIsACap(t *testing.T) {
 		}
 	}
 }
+
+// TestCountedBound: a constraint for a number of days, weeks or months
+// ends after them.
+func TestCountedBound(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+	}{
+		{"For the next three weeks I can't eat gluten.", 3 * 7 * 24 * time.Hour},
+		{"I'm not drinking coffee for 10 days.", 10 * 24 * time.Hour},
+		{"No sugar for me for the next 2 months.", 2 * 30 * 24 * time.Hour},
+		{"I can't eat gluten.", 0},
+	} {
+		obs := (RuleExtractor{}).Extract(tc.text, "en")
+		if len(obs) == 0 {
+			t.Errorf("%q: nothing read", tc.text)
+			continue
+		}
+		if got := time.Duration(obs[0].TTL); got != tc.want {
+			t.Errorf("%q: ttl %s, want %s", tc.text, got, tc.want)
+		}
+	}
+}
