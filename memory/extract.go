@@ -477,16 +477,15 @@ func dropAdverbs(w []word) []word {
 	return out
 }
 
-// trailing qualifiers dropped from an object ("these days", "anymore").
-var qualifiers = [][]string{
-	{"for", "the", "time", "being"}, {"at", "the", "moment"}, {"these", "days"}, {"right", "now"},
-	{"for", "now"}, {"any", "more"}, {"for", "a", "while"}, {"this", "week"}, {"this", "month"},
-	{"this", "year"}, {"very", "much"}, {"so", "much"}, {"a", "lot"}, {"as", "well"}, {"at", "all"},
-	{"anymore"}, {"again"}, {"now"}, {"today"}, {"lately"}, {"recently"}, {"nowadays"}, {"too"},
-	{"either"}, {"though"}, {"currently"}, {"still"}, {"anyway"}, {"please"}, {"last", "year"},
-	{"last", "month"}, {"last", "week"}, {"these", "weeks"}, {"since", "then"},
-	{"this", "weekend"}, {"tonight"}, {"lol"}, {"sadly"}, {"honestly"}, {"yesterday"},
-}
+// trailing qualifiers dropped from an object ("these days", "anymore",
+// "after all"): the phrases of data/words.txt's qualifiers.
+var qualifiers = func() [][]string {
+	var out [][]string
+	for _, q := range memData.Words("en words", "qualifiers") {
+		out = append(out, strings.Fields(strings.ReplaceAll(q, "_", " ")))
+	}
+	return out
+}()
 
 // agoUnits: "two weeks ago" is dropped from an object with its number.
 var agoUnits = wordSet("en words", "ago_units")

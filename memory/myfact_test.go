@@ -106,3 +106,14 @@ func TestCountedBound(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterAllIsNoPartOfTheThing: "after all" and "in the end" qualify a
+// statement, so its object, and the slot a retraction lifts, is the thing.
+func TestAfterAllIsNoPartOfTheThing(t *testing.T) {
+	for _, text := range []string{"Turns out I'm not allergic to sesame after all.", "I can eat sesame in the end."} {
+		obs := (RuleExtractor{}).Extract(text, "en")
+		if len(obs) == 0 || obs[0].Attribute != "sesame" {
+			t.Errorf("%q: %+v, want the attribute sesame", text, obs)
+		}
+	}
+}
