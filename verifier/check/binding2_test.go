@@ -73,3 +73,25 @@ func TestBindingIsNotAmbiguous(t *testing.T) {
 		}
 	}
 }
+
+// TestAYearIsNoPartOfACode: a year in a date is the date's, though a code
+// of the evidence starts with the same digits.
+func TestAYearIsNoPartOfACode(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1,
+		Result: json.RawMessage(`{"permit": {"permit_no": "2024-881-03", "issued": "2024-06-02"}}`)}}
+	for _, tc := range []struct {
+		claim string
+		want  events.Verdict
+	}{
+		{"It was issued on June 2, 2024.", events.VerdictSupported},
+		{"Permit 2024-881-03 was issued on June 2, 2024.", events.VerdictSupported},
+		{"It was issued on June 9, 2024.", events.VerdictContradicted},
+	} {
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.claim, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

@@ -44,6 +44,13 @@ func (rd *reading) findSubjects(ix *evidence.Index) {
 				if i+n > len(toks) || n < best.e-best.s {
 					return
 				}
+				if n == 1 && se.Exact != se.Toks[0] && yearLike(se.Toks[0]) {
+					// A year alone names no subject whose name is more than
+					// it: the year of "October 15, 2025" is not the code
+					// 2025-19-07 (its first part), and stays a date's. Other
+					// numbers do ("尾号 7721" of an account number).
+					return
+				}
 				for k := 0; k < n; k++ {
 					if toks[i+k].S != se.Toks[k] && keys[i+k] != se.Keys[k] || rd.used[toks[i+k].Start] ||
 						k > 0 && !toks[i+k].Cjk && toks[i+k].Start > toks[i+k-1].End+3 {
@@ -189,4 +196,9 @@ func (rd *reading) unknownIdentifier(ix *evidence.Index, toks []evidence.Token, 
 		return string(orig[t.Start:t.End])
 	}
 	return ""
+}
+
+// yearLike reports whether s is four digits from 1900 to 2099.
+func yearLike(s string) bool {
+	return len(s) == 4 && lang.IsAllDigits(s) && s >= "1900" && s <= "2099"
 }
