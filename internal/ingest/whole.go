@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // A non-streamed answer (a whole chat.completion, message or response
@@ -22,6 +24,14 @@ func StreamEventsOf(f Format, body []byte) ([][]byte, error) {
 	if err := checkObject(body); err != nil {
 		return nil, err
 	}
+	// Compact once: every value taken from the body is then compact, and
+	// marshalJSON copies it as it is (no scan of it again per event).
+	var cb bytes.Buffer
+	cb.Grow(len(body))
+	if err := json.Compact(&cb, body); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedInput, err)
+	}
+	body = cb.Bytes()
 	switch f {
 	case FormatOpenAIChat:
 		return chatEventsOf(body)
@@ -46,12 +56,90 @@ func (l *eventList) add(v any) {
 	if l.err != nil {
 		return
 	}
-	b, err := json.Marshal(v)
+	b, err := marshalJSON(nil, v)
 	if err != nil {
 		l.err = fmt.Errorf("%w: %w", ErrUnknownShape, err)
 		return
 	}
 	l.out = append(l.out, b)
+}
+
+// marshalJSON appends v's JSON to dst. Objects of raw JSON (object,
+// *object, []object) and raw values are written here, the raw values as
+// they are (compact: StreamEventsOf compacts the body they come from, and
+// what it makes is compact), members in key order as json.Marshal writes
+// a map; json.Marshal would scan every raw value again, once per level it
+// is nested in (an answer's text three times an event). Anything else
+// is json.Marshal's.
+func marshalJSON(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case json.RawMessage:
+		if len(v) == 0 {
+			return append(dst, "null"...), nil
+		}
+		return append(dst, v...), nil
+	case object:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, k)
+			dst = append(dst, ':')
+			dst, _ = marshalJSON(dst, v[k])
+		}
+		return append(dst, '}'), nil
+	case *object:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		return marshalJSON(dst, *v)
+	case []object:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i, o := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst, _ = marshalJSON(dst, o)
+		}
+		return append(dst, ']'), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped (s is a key decoded from JSON, so valid
+// UTF-8).
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
 }
 
 func (l *eventList) result() ([][]byte, error) {
@@ -182,7 +270,7 @@ func chatEventsOf(body []byte) ([][]byte, error) {
 
 // mustRaw marshals values that always marshal (objects of raw JSON, ints).
 func mustRaw(v any) json.RawMessage {
-	b, err := json.Marshal(v)
+	b, err := marshalJSON(nil, v)
 	if err != nil {
 		return jsonNull()
 	}

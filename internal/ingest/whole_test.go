@@ -247,7 +247,9 @@ func compactQuoted(s string) string {
 
 // TestStreamEventsOfRecordings: for every recorded stream of a format with a
 // conversion, the non-streamed object it corresponds to, converted, yields
-// the same model events as the stream.
+// the same model events as the stream, and so does the object indented
+// over lines (a provider's pretty-printed answer): each event it becomes
+// is one line of valid JSON.
 func TestStreamEventsOfRecordings(t *testing.T) {
 	tested, wholes := map[ingest.Format]int{}, wholeOf()
 	for _, e := range loadManifest(t) {
@@ -269,6 +271,26 @@ func TestStreamEventsOfRecordings(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("model events of the converted answer:\n%s\nwant (streamed):\n%s\nconverted:\n%s",
 					strings.Join(got, "\n"), strings.Join(want, "\n"), joinLines(conv))
+			}
+			var indented [][]byte
+			for _, body := range wholes[f](t, lines) {
+				var b bytes.Buffer
+				if err := json.Indent(&b, body, "", "  "); err != nil {
+					t.Fatal(err)
+				}
+				evs, err := ingest.StreamEventsOf(f, b.Bytes())
+				if err != nil {
+					t.Fatalf("StreamEventsOf of the indented answer: %v", err)
+				}
+				for _, ev := range evs {
+					if bytes.IndexByte(ev, '\n') >= 0 || !json.Valid(ev) {
+						t.Fatalf("an event of the indented answer is not one line of JSON: %q", ev)
+					}
+				}
+				indented = append(indented, evs...)
+			}
+			if got := modelEvents(t, f, indented); !reflect.DeepEqual(got, want) {
+				t.Errorf("model events of the indented answer:\n%s\nwant (streamed):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
 		tested[f]++
