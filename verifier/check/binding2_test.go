@@ -95,3 +95,29 @@ func TestAYearIsNoPartOfACode(t *testing.T) {
 		}
 	}
 }
+
+// TestRowLabelsAndKeyWordsAreNoValues: a year the scope holds labels a
+// row, and a number written as a word of a key ("five-year") names the
+// field; neither is a value to contradict.
+func TestRowLabelsAndKeyWordsAreNoValues(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"seasons": [{"year": 2022, "goals": 14}, {"year": 2023, "goals": 19}], "ten_year_avg_goals": 16.5}`, "The ten-year average is 16.5 goals.", events.VerdictSupported},
+		{`{"seasons": [{"year": 2022, "goals": 14}, {"year": 2023, "goals": 19}], "ten_year_avg_goals": 16.5}`, "The ten-year average is 18.5 goals.", events.VerdictContradicted},
+		{`{"seasons": [{"year": 2022, "goals": 14}, {"year": 2023, "goals": 19}], "ten_year_avg_goals": 16.5}`, "In 2023 she scored 19 goals.", events.VerdictSupported},
+		{`{"readings": [{"year": 2021, "rain_mm": 612}, {"year": 2022, "rain_mm": 540}], "normal_rain_mm": 580}`, "The 2022 rainfall was 540 mm.", events.VerdictSupported},
+		// a true value of the year's row: not contradicted by the first row or the mean
+		{`{"crop": "oats", "harvests": [{"year": 2021, "yield_t_ha": 3.1}, {"year": 2022, "yield_t_ha": 3.4}], "decade_mean_t_ha": 3.3}`, "The 2022 yield was 3.4 t/ha.", events.VerdictUnsupported},
+		{`{"crop": "oats", "harvests": [{"year": 2021, "yield_t_ha": 3.1}, {"year": 2022, "yield_t_ha": 3.4}], "decade_mean_t_ha": 3.3}`, "The 2021 yield was 3.9 t/ha.", events.VerdictContradicted},
+	} {
+		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

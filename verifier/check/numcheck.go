@@ -374,6 +374,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "no field is about what the claim names; " + ix.Leaves[best].Ptr() + " only shares its unit"}
 		}
+		if cx.numberNamesKey(m, best) {
+			return fact{} // "the five-year average" beside five_year_avg: a word of the key, no value
+		}
 		if l, ok := cx.boundElsewhere(m, concepts, in, best); ok {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "the value is at " + ix.Leaves[l].Ptr() + ", a field the claim may be about as well as " + ix.Leaves[best].Ptr()}
@@ -432,6 +435,25 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
 }
 
+// numberNamesKey reports whether the number m is written as one of the
+// words of best's key ("five-year average" beside five_year_avg_t_ha,
+// "30-day sales" beside sales_30_day): it names the field, it states no
+// value of it.
+func (cx *claim) numberNamesKey(m *evidence.NumMention, best int32) bool {
+	if m.Start < 0 || m.End > len(cx.orig) || m.Start >= m.End {
+		return false
+	}
+	w := strings.ToLower(string(cx.orig[m.Start:m.End]))
+	joined := m.End < len(cx.orig) && cx.orig[m.End] == '-'
+	if i := strings.IndexByte(w, '-'); i > 0 {
+		w, joined = w[:i], true
+	}
+	if !joined {
+		return false // only a word joined to the next by a hyphen, as keys join theirs
+	}
+	return slices.Contains(lang.KeyParts(evidence.LastToken(cx.ix.Leaves[best].Ptr())), w)
+}
+
 // boundElsewhere returns a field in the claim's scope holding m's value
 // that the claim may be about as well as best, the field its words chose:
 // one whose own words the claim shares. A field sharing only the unit is
@@ -441,7 +463,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 // bu_per_acre 64.9, "7.4 t/ha in 2024" beside a five-year average and the
 // year's row. Unless the claim names best's key wholly ("total
 // outstanding is $65" beside total_outstanding_minor and another row's
-// amount of 6500): that binding is the claim's own.
+// amount of 6500): that binding is the claim's own. A year the scope holds
+// is a row's label ("the 2025 yield" beside {"year": 2025, …}), whatever
+// words its field has.
 func (cx *claim) boundElsewhere(m *evidence.NumMention, concepts []string, in []int32, best int32) (int32, bool) {
 	ix := cx.ix
 	k := evidence.LastToken(ix.Leaves[best].Ptr())
@@ -457,6 +481,11 @@ func (cx *claim) boundElsewhere(m *evidence.NumMention, concepts []string, in []
 			continue
 		}
 		if overlap(concepts, lf.Own()) > 0 {
+			return l, true
+		}
+		if m.Unit == nil && m.Decimals == 0 && m.V >= 1900 && m.V <= 2099 && m.V == math.Trunc(m.V) {
+			// A year the scope holds ("the 2025 yield", "in 2024" beside
+			// a row's year: 2025) labels the row, no quantity of best's.
 			return l, true
 		}
 	}
