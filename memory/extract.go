@@ -252,6 +252,14 @@ func extractEN(text string, at int64) []events.Observation {
 					add(o)
 				}
 				continue
+			case phraseAt(ws, i, cues.less) > 0:
+				// "go easy on the chilli for me": less of it, as "no chilli for me"
+				n := phraseAt(ws, i, cues.less)
+				if o, ok := matchNoForMe(ws[i+n:], prev); ok {
+					add(o)
+				}
+				i += n - 1
+				continue
 			case ws[i].low == "is" && i > 0:
 				if o, ok := matchIsMy(ws[:i], ws[i+1:]); ok {
 					add(o)

@@ -31,6 +31,7 @@ type cueTables struct {
 	thisMonth, thisYear                               [][]string
 	zhThisMonth, zhThisYear                           []string
 	forbid, allow, allowNeeds, condition              [][]string
+	less                                              [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
 	zhAllowAfter, zhForbidAddressed                   []string
 	capEN, changeEN, harm, fine                       [][]string
@@ -72,6 +73,7 @@ func mustCues() *cueTables {
 	t.thisYear, t.zhThisYear = split("validity", "this_year")
 	t.forbid, t.zhForbid = split("requests", "forbid")
 	t.allow, t.zhAllow = split("requests", "allow")
+	t.less, _ = split("requests", "less")
 	t.allowNeeds, _ = split("requests", "allow_needs")
 	t.condition, _ = split("requests", "condition")
 	_, t.zhAddressee = split("requests", "addressee")

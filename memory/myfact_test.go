@@ -117,3 +117,24 @@ func TestAfterAllIsNoPartOfTheThing(t *testing.T) {
 		}
 	}
 }
+
+// TestAskingForLessIsAConstraint: "go easy on X for me" is read as "no X
+// for me"; without "for me" it says nothing about the user.
+func TestAskingForLessIsAConstraint(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"Go easy on the garlic for me this week.", "food/garlic"},
+		{"Please hold the onions for me.", "food/onion"},
+		{"Cut back on the salt for me for a while.", "food/salt"},
+		{"Go easy on him, he is new.", ""},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "en") {
+			if o.Kind == string(KindConstraint) && o.Polarity == string(Negative) {
+				got = o.Subject + "/" + o.Attribute
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
