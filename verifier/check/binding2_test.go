@@ -121,3 +121,25 @@ func TestRowLabelsAndKeyWordsAreNoValues(t *testing.T) {
 		}
 	}
 }
+
+// TestAStatusVerbOfAnAmountIsNoState: "paid €320", "charged $40" state an
+// amount, not the state of a status field beside it.
+func TestAStatusVerbOfAnAmountIsNoState(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1,
+		Result: json.RawMessage(`{"claim": {"status": "pending", "allowance_minor": 4500, "currency": "GBP"}}`)}}
+	for _, tc := range []struct {
+		claim string
+		want  events.Verdict
+	}{
+		{"The nurse is paid £45 a night.", events.VerdictSupported},
+		{"The nurse is paid £54 a night.", events.VerdictUnsupported}, // no field is named: not decided, and no status
+		{"The claim has been paid.", events.VerdictContradicted},
+	} {
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.claim, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // boolFacts checks the claim's polarity against true/false fields named by
@@ -97,6 +98,9 @@ func (cx *claim) categoryFacts() []fact {
 		}
 		if cx.hasConcept("chance") && catTrait("chance", cm.cats[0]) {
 			continue // "a 30% chance of rain" does not say it rains
+		}
+		if cx.amountFollows(cm.start) {
+			continue // "is paid €320 a day", "was charged $40": the verb of an amount, no state
 		}
 		// A flag named by the status ("delivered": false) decides it.
 		if f, ok := cx.statusFlag(cm, neg); ok {
@@ -314,4 +318,28 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// amountFollows reports whether the word at rune start is followed, after
+// spaces, by an amount of money the claim states ("paid €320", "refunded
+// 20 元"): the word is then the verb of that amount, not a state of
+// anything ("the courier is paid €320 a day" says nothing of a decision).
+func (cx *claim) amountFollows(start int) bool {
+	e := start
+	for e < len(cx.orig) && unicode.IsLetter(cx.orig[e]) && !lang.IsCJK(cx.orig[e]) {
+		e++
+	}
+	if e == start {
+		return false
+	}
+	for e < len(cx.orig) && cx.orig[e] == ' ' {
+		e++
+	}
+	for i := range cx.nums {
+		n := &cx.nums[i]
+		if n.Unit != nil && n.Unit.Dim == evidence.DimCurrency && n.Start >= e && n.Start <= e+4 {
+			return true
+		}
+	}
+	return false
 }
