@@ -80,19 +80,6 @@ func Encode(ev *Event) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// encodeBody is the canonical msgpack encoding of a body alone.
-func encodeBody(b Body) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := msgpack.GetEncoder()
-	defer msgpack.PutEncoder(enc)
-	enc.Reset(&buf)
-	enc.SetSortMapKeys(true)
-	if err := enc.Encode(b); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 var readers = sync.Pool{New: func() any { return new(bytes.Reader) }}
 
 // opening are the buffers sealed bodies are opened with (openBuf): a body

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
+	"github.com/toolstream/toolstream/internal/mpack"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -105,7 +107,12 @@ func EncodeSealed(ev *Event, kr Keyring, scope string) ([]byte, error) {
 	if ev.Body == nil || !Sealed(ev.Body.Kind()) {
 		return Encode(ev)
 	}
-	body, err := encodeBody(ev.Body)
+	if err := ValidTenant(ev.Tenant); err != nil {
+		return nil, fmt.Errorf("events: encode %q: %w", ev.ID, err)
+	}
+	sb := sealing.Get().(*sealBuf)
+	defer sb.put()
+	body, err := sb.encodeBody(ev.Body)
 	if err != nil {
 		return nil, fmt.Errorf("events: encode %s body: %w", ev.Body.Kind(), err)
 	}
@@ -116,16 +123,57 @@ func EncodeSealed(ev *Event, kr Keyring, scope string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events: seal %s: %w", ev.ID, err)
 	}
-	sealed := make([]byte, nonceSize, nonceSize+len(body)+aead.Overhead())
-	if _, err := rand.Read(sealed); err != nil {
-		return nil, fmt.Errorf("events: seal %s: %w", ev.ID, err)
-	}
 	ev.Kind = ev.Body.Kind()
-	sealed = aead.Seal(sealed, sealed[:nonceSize], body, aad(ev))
 	out := *ev
 	out.Sealed = keyRef(ev, scope, id)
-	out.Body = sealedBody(sealed)
-	return Encode(&out)
+	if out.V == 0 {
+		out.V = Version(out.Kind)
+	}
+	// What Encode writes for out with the sealed bytes as its body (the
+	// envelope, then a msgpack bin: nonce, ciphertext), made in one
+	// allocation of its exact size and sealed in place.
+	n := nonceSize + len(body) + aead.Overhead()
+	sb.env = mpack.AppendBinLen(appendEnvelope(sb.env[:0], &out), n)
+	data := make([]byte, len(sb.env)+nonceSize, len(sb.env)+n)
+	copy(data, sb.env)
+	nonce := data[len(sb.env):]
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("events: seal %s: %w", ev.ID, err)
+	}
+	sb.aad = appendAAD(sb.aad[:0], ev)
+	return aead.Seal(data, nonce, body, sb.aad), nil
+}
+
+// sealing are the buffers EncodeSealed works in: the body's plaintext,
+// the envelope and the additional data, each copied into the sealed
+// event, so free once it returns. Buffers grown past plainPooledMax are
+// not kept.
+var sealing = sync.Pool{New: func() any { return new(sealBuf) }}
+
+type sealBuf struct {
+	plain    bytes.Buffer
+	env, aad []byte
+}
+
+// encodeBody is the canonical msgpack encoding of a body alone, in the
+// pooled buffer.
+func (sb *sealBuf) encodeBody(b Body) ([]byte, error) {
+	sb.plain.Reset()
+	enc := msgpack.GetEncoder()
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(&sb.plain)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(b); err != nil {
+		return nil, err
+	}
+	return sb.plain.Bytes(), nil
+}
+
+func (sb *sealBuf) put() {
+	if sb.plain.Cap() > plainPooledMax || cap(sb.env) > plainPooledMax {
+		return
+	}
+	sealing.Put(sb)
 }
 
 // WithheldKeyID is the key id of an event written with its body withheld
@@ -182,9 +230,8 @@ type sealedBody []byte
 
 func (sealedBody) Kind() Kind { return "" }
 
-// aad binds a sealed body to its event.
-func aad(ev *Event) []byte { return appendAAD(nil, ev) }
-
+// appendAAD appends the additional data that binds a sealed body to its
+// event.
 func appendAAD(b []byte, ev *Event) []byte {
 	b = append(append(b, ev.ID...), 0)
 	b = append(append(b, ev.Kind...), 0)
