@@ -143,3 +143,24 @@ func TestAStatusVerbOfAnAmountIsNoState(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfIsAScale: the number after "out of" is the scale of the one
+// before it, not a value of that one's field.
+func TestOutOfIsAScale(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1,
+		Result: json.RawMessage(`{"test": {"max_marks": 80}, "result": {"final_marks": 61.5, "raw_marks": 66, "late": true}}`)}}
+	for _, tc := range []struct {
+		claim string
+		want  events.Verdict
+	}{
+		{"Her final mark was 61.5 out of 80.", events.VerdictSupported},
+		{"Her final mark was 63.5 out of 80.", events.VerdictContradicted},
+	} {
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.claim, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

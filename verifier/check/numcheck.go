@@ -374,6 +374,14 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "no field is about what the claim names; " + ix.Leaves[best].Ptr() + " only shares its unit"}
 		}
+		if cx.outOf(m) {
+			// "39.6 out of 50": the scale of another number, not a value
+			// of the field that number is about.
+			if len(in) > 0 {
+				return supported(ix, "value matches", in[0])
+			}
+			return fact{}
+		}
 		if cx.numberNamesKey(m, best) {
 			return fact{} // "the five-year average" beside five_year_avg: a word of the key, no value
 		}
@@ -433,6 +441,16 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+// outOf reports whether m follows "out of" (a score's scale: "39.6 out of
+// 50") or 满分.
+func (cx *claim) outOf(m *evidence.NumMention) bool {
+	if m.Start <= 0 || m.Start > len(cx.orig) {
+		return false
+	}
+	before := strings.ToLower(strings.TrimRight(string(cx.orig[max(0, m.Start-12):m.Start]), " "))
+	return strings.HasSuffix(before, "out of") || strings.HasSuffix(before, "满分")
 }
 
 // numberNamesKey reports whether the number m is written as one of the
