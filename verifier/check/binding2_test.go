@@ -164,3 +164,26 @@ func TestOutOfIsAScale(t *testing.T) {
 		}
 	}
 }
+
+// TestOverBetweenTwoNumbersIsAcross: "212.7 hours over 188 cycles" is the
+// hours across the cycles, not more than 188 of them; "over" before the
+// only number is a bound still.
+func TestOverBetweenTwoNumbersIsAcross(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"boats": [{"name": "Kestrel", "engine_hours": 310.2, "trips": 244}]}`, "Kestrel ran 310.2 engine hours over 244 trips.", events.VerdictSupported},
+		{`{"boats": [{"name": "Kestrel", "engine_hours": 310.2, "trips": 244}]}`, "Kestrel ran 310.2 engine hours over 260 trips.", events.VerdictContradicted},
+		{`{"delay_min": 150}`, "The delay is over 2 hours.", events.VerdictSupported},
+		{`{"delay_min": 90}`, "The delay is over 2 hours.", events.VerdictContradicted},
+	} {
+		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

@@ -322,6 +322,11 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return lf.Kind == evidence.KindNum && d == m.Unit.Dim && dimFits(lf, m.Unit)
 		}), true
 	}
+	if m.Bound != 0 && cx.acrossOver(m) {
+		plain := *m
+		plain.Bound = 0
+		m = &plain
+	}
 	if m.Bound != 0 {
 		return cx.checkBound(m, targets)
 	}
@@ -441,6 +446,27 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+// acrossOver reports whether m follows "over" that comes after another
+// number and its noun ("flew 212.7 hours over 188 cycles", "5 goals over
+// 3 games"): over is across, not more than, and m is a plain value.
+func (cx *claim) acrossOver(m *evidence.NumMention) bool {
+	if m.Start <= 0 || m.Start > len(cx.orig) {
+		return false
+	}
+	before := strings.TrimRight(string(cx.orig[:m.Start]), " ")
+	if !strings.HasSuffix(strings.ToLower(before), " over") {
+		return false
+	}
+	at := len([]rune(before)) - len("over") // the rune where over starts
+	for i := range cx.nums {
+		n := &cx.nums[i]
+		if n.End <= at && at-n.End <= 16 && !strings.ContainsAny(string(cx.orig[n.End:at]), ",;") {
+			return true
+		}
+	}
+	return false
 }
 
 // outOf reports whether m follows "out of" (a score's scale: "39.6 out of
