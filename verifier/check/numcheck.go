@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // ---- checking a number ------------------------------------------------------
@@ -449,7 +450,8 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 }
 
 // acrossOver reports whether m follows "over" that comes after another
-// number and its noun ("flew 212.7 hours over 188 cycles", "5 goals over
+// number written in digits and its noun ("free on orders over $50" has
+// none) ("flew 212.7 hours over 188 cycles", "5 goals over
 // 3 games"): over is across, not more than, and m is a plain value.
 func (cx *claim) acrossOver(m *evidence.NumMention) bool {
 	if m.Start <= 0 || m.Start > len(cx.orig) {
@@ -462,7 +464,8 @@ func (cx *claim) acrossOver(m *evidence.NumMention) bool {
 	at := len([]rune(before)) - len("over") // the rune where over starts
 	for i := range cx.nums {
 		n := &cx.nums[i]
-		if n.End <= at && at-n.End <= 16 && !strings.ContainsAny(string(cx.orig[n.End:at]), ",;") {
+		if n.End <= at && at-n.End <= 16 && n.Start < len(cx.orig) && unicode.IsDigit(cx.orig[n.Start]) &&
+			!strings.ContainsAny(string(cx.orig[n.End:at]), ",;") {
 			return true
 		}
 	}
