@@ -47,6 +47,9 @@ var zhKin = memData.Words("zh words", "kin")
 // zhContact name contact details and secrets (手机号, 地址).
 var zhContact = memData.Words("zh words", "contact")
 
+// zhEnded are the words after a restraint that say it is over (控糖结束了).
+var zhEnded = memData.Words("zh words", "ended")
+
 // zhBounds are the time words that bound a constraint (这周在控糖 holds a week).
 var zhBounds = zhBoundsOf()
 
@@ -119,6 +122,10 @@ func extractZH(text string, at int64) []events.Observation {
 				dropped = true
 			}
 			if o, ok := matchFavoriteZH(body); ok {
+				add(o)
+				continue
+			}
+			if o, ok := matchEndedZH(body, prev); ok {
 				add(o)
 				continue
 			}
@@ -520,4 +527,26 @@ func matchMyIsZH(body string) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	return zhFact(y, "my", x)
+}
+
+// matchEndedZH reads "<a restraint> is over" (控糖结束了, 戒酒告一段落了) as
+// the lift of the constraint the restraint states: the clause without its
+// ending, read as 我在<restraint>, must be a constraint against something,
+// and the lift is that constraint with the other polarity (it supersedes
+// the restraint's record of the same slot).
+func matchEndedZH(body string, prev *events.Observation) (events.Observation, bool) {
+	b := strings.TrimRight(body, "。！!. ")
+	for _, e := range zhEnded {
+		x, ok := strings.CutSuffix(b, e)
+		if !ok || x == "" {
+			continue
+		}
+		o, ok := matchZH("在"+x, prev)
+		if !ok || o.Kind != string(KindConstraint) || o.Polarity != string(Negative) {
+			return events.Observation{}, false
+		}
+		o.Polarity = string(Positive)
+		return o, true
+	}
+	return events.Observation{}, false
 }

@@ -138,3 +138,21 @@ func TestAskingForLessIsAConstraint(t *testing.T) {
 		}
 	}
 }
+
+// TestARestraintOverIsALift: 控糖结束了 lifts what 我在控糖 states; an
+// ending of something that is no restraint (会议结束了) states nothing.
+func TestARestraintOverIsALift(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"戒酒告一段落了。", "constraint drink/alcohol positive"},
+		{"控糖结束了。", "constraint food/sugar positive"},
+		{"会议结束了。", ""},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "zh") {
+			got = o.Kind + " " + o.Subject + "/" + o.Attribute + " " + o.Polarity
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
