@@ -187,3 +187,29 @@ func TestOverBetweenTwoNumbersIsAcross(t *testing.T) {
 		}
 	}
 }
+
+// TestAnIntegerIsWrittenToTheUnit: an integer whose last digit is not zero
+// states its value to the unit (a unit either way: it may be cut); a round
+// one or an "about" keeps the relative tolerance.
+func TestAnIntegerIsWrittenToTheUnit(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1,
+		Result: json.RawMessage(`{"player": {"name": "Okafor", "rating": 2311, "games": 412}, "engine_hours": 212.7}`)}}
+	for _, tc := range []struct {
+		claim string
+		want  events.Verdict
+	}{
+		{"Okafor is rated 2311.", events.VerdictSupported},
+		{"Okafor is rated 2318.", events.VerdictContradicted},
+		{"Okafor is rated about 2300.", events.VerdictSupported},
+		{"Okafor has played 413 games.", events.VerdictSupported},
+		{"Okafor has played 417 games.", events.VerdictContradicted},
+		{"The engine has run 212 hours.", events.VerdictSupported},
+	} {
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.claim, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

@@ -43,6 +43,12 @@ func (c *Checker) tolerance(m *evidence.NumMention, v float64) float64 {
 		// (Unit conversions and percentages keep the relative tolerance.)
 		return math.Max(half*(1+1e-9), 1e-9)
 	}
+	if !m.Approx && m.Decimals == 0 && m.Mag == 1 && math.Abs(v) >= 100 && v == math.Trunc(v) && math.Mod(math.Abs(v), 10) != 0 {
+		// "rated 2795" is not 2802: an integer whose last digit is not
+		// zero is written to the unit, so a unit either way (it may be
+		// cut, 212 for 212.7), not a share of the value.
+		return 1
+	}
 	if m.Approx {
 		rel = c.cfg.ApproxTolerance
 		if m.Decimals == 0 && v != 0 {
