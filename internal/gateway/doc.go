@@ -29,7 +29,9 @@
 //  3. normalised at the edge and published as canonical model events,
 //     sealed, by a client.Writer as any Go producer publishes them (the
 //     calls are then assembled, verified and remembered as for any
-//     producer). The client runs its calls itself, so none is executed
+//     producer): every frame but an empty one and Chat's [DONE], so one
+//     that is not the JSON object it should be is refused as the edge
+//     refuses a producer's (events.InputRejected, its open calls aborted). The client runs its calls itself, so none is executed
 //     (client.Stream.ClientRuns: the executor skips them) unless the key
 //     says execute: true or the request Toolstream-Execute: server.
 //
