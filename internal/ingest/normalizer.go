@@ -79,6 +79,8 @@ type Normalizer struct {
 	cfg Config
 	st  state
 	out []Out // events of the Feed in progress; not state
+
+	resp *scannedResp // the Responses scanner's event, reused (scanResponsesInto); not state
 }
 
 // New returns a Normalizer for one stream.
@@ -210,7 +212,10 @@ func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
 	}
 	switch n.st.Format {
 	case FormatOpenAIResponses:
-		if typ, ev, ok := scanResponses(raw); ok {
+		if n.resp == nil {
+			n.resp = new(scannedResp)
+		}
+		if typ, ev, ok := scanResponsesInto(raw, n.resp); ok {
 			return n.typedResponses(typ, ev)
 		}
 	case FormatOpenAIChat:

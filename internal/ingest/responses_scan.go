@@ -35,8 +35,16 @@ type scannedResp struct {
 // event's "type" (nil when absent or null) and the rest into ev. ok false
 // leaves the event to encoding/json.
 func scanResponses(raw []byte) (typ *string, ev *respEvent, ok bool) {
+	return scanResponsesInto(raw, new(scannedResp))
+}
+
+// scanResponsesInto is scanResponses into h, zeroed first: a Normalizer
+// reuses one for every event (Normalizer.resp), since what it applies
+// copies the values out and keeps no pointer into h (the objects an
+// event holds, its response and item, are allocated afresh).
+func scanResponsesInto(raw []byte, h *scannedResp) (typ *string, ev *respEvent, ok bool) {
 	s := &scanner{b: raw}
-	h := new(scannedResp)
+	*h = scannedResp{}
 	ev = &h.ev
 	var m seen
 	ok = s.top(func(key []byte, i int) int {
