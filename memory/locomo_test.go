@@ -1,18 +1,23 @@
 package memory
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/embed/local"
+	"github.com/toolstream/toolstream/memory/embed/use"
 )
 
 // TestLoCoMoRecall measures recall on LoCoMo (Maharana et al., 2024:
@@ -56,6 +61,33 @@ func TestLoCoMoRecall(t *testing.T) {
 	}
 	type tally struct{ found, n int }
 	modes := []string{"lexical", "hybrid"}
+	var sent *cachedEmbedder
+	if os.Getenv("TOOLSTREAM_LOCOMO_SENTENCES") == "1" {
+		enc, err := use.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent = &cachedEmbedder{Embedder: enc, cache: map[string][]float32{}}
+		modes = append(modes, "sentences")
+		// TOOLSTREAM_LOCOMO_VECTORS names a file that keeps the vectors
+		// between runs (the encoder takes minutes over LoCoMo's texts)
+		if f := os.Getenv("TOOLSTREAM_LOCOMO_VECTORS"); f != "" {
+			if b, err := os.ReadFile(f); err == nil {
+				if err := json.Unmarshal(b, &sent.cache); err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+			}
+			defer func() {
+				b, err := json.Marshal(sent.cache)
+				if err == nil {
+					err = os.WriteFile(f, b, 0o644)
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+	}
 	for _, write := range []string{"episode", "message", "message without quota"} {
 		byCat := map[string]map[int]*tally{}
 		took := map[string][]time.Duration{}
@@ -91,6 +123,22 @@ func TestLoCoMoRecall(t *testing.T) {
 				}
 				last = turn.at
 			}
+			if sent != nil { // the vectors a service with the encoder records at each write
+				recs, err := e.List(store, tenant, user, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				evs, err := EmbedEvents(context.Background(), sent, tenant, user, recs, last)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ev := range evs {
+					ev.Kind = ev.Body.Kind()
+					if err := store.apply(e, ev); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			if k, err := owner(tenant, user); err == nil {
 				if m, err := readMeta(store, k); err == nil {
 					activeMax = max(activeMax, m.Active)
@@ -102,8 +150,15 @@ func TestLoCoMoRecall(t *testing.T) {
 				}
 				for _, m := range modes {
 					q := Query{Tenant: tenant, User: user, Text: qa.question, K: 10, At: last}
-					if m == "hybrid" {
+					if m != "lexical" {
 						q.Matcher = emb
+					}
+					if m == "sentences" {
+						vs, err := sent.Embed(context.Background(), []string{qa.question})
+						if err != nil {
+							t.Fatal(err)
+						}
+						q.Vector, q.Model = vs[0], sent.Model()
 					}
 					t0 := time.Now()
 					res, err := e.Recall(store, q)
@@ -166,6 +221,45 @@ func TestLoCoMoRecall(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cachedEmbedder embeds each text once (LoCoMo writes the same turns
+// three ways), the misses of a call on two goroutines.
+type cachedEmbedder struct {
+	embed.Embedder
+	cache map[string][]float32
+}
+
+func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	var miss []string
+	for _, s := range texts {
+		if _, ok := c.cache[s]; !ok && !slices.Contains(miss, s) {
+			miss = append(miss, s)
+		}
+	}
+	half := len(miss) / 2
+	var wg sync.WaitGroup
+	var errs [2]error
+	var got [2][][]float32
+	for i, part := range [][]string{miss[:half], miss[half:]} {
+		wg.Go(func() { got[i], errs[i] = c.Embedder.Embed(ctx, part) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
+	for i, s := range miss {
+		if i < half {
+			c.cache[s] = got[0][i]
+		} else {
+			c.cache[s] = got[1][i-half]
+		}
+	}
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		out[i] = c.cache[s]
+	}
+	return out, nil
 }
 
 type locomoConv struct {

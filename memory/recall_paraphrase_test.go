@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/memory/embed/local"
+	"github.com/toolstream/toolstream/memory/embed/use"
 )
 
 // paraphrase is a memory and a question about it in other words: the
@@ -59,12 +61,19 @@ var paraphrasesZH2 = []paraphrase{
 
 // TestParaphraseRecall: each memory of the set is written as a message
 // of one user, beside the others, and each question recalled (K 3) with
-// and without the shipped word vectors (Query.Matcher). With them at
-// least 10 of the 12 English questions find their memory among the
-// first three, and more than without them; of each Chinese set, all but
-// one at least, and no fewer than lexically.
+// and without the shipped word vectors (Query.Matcher), and with them
+// and the shipped sentence encoder's vectors (memory/embed/use, recorded
+// for each record as serve --embed-sentences does). With the word
+// vectors at least 10 of the 12 English questions find their memory
+// among the first three, and more than without them; of each Chinese
+// set, all but one at least, and no fewer than lexically. The sentence
+// vectors find no fewer than the word vectors alone.
 func TestParaphraseRecall(t *testing.T) {
 	m, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := use.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,13 +108,36 @@ func TestParaphraseRecall(t *testing.T) {
 				}
 			}
 		}
+		recs, err := e.List(store, tenant, user, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := EmbedEvents(context.Background(), enc, tenant, user, recs, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			ev.Kind = ev.Body.Kind()
+			if err := store.apply(e, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
 		found := map[bool]int{}
+		foundSentences := 0
 		for _, p := range set.ps {
-			var got [2][]string
-			for i, withMatcher := range []bool{false, true} {
+			var got [3][]string
+			for i := range 3 {
+				withMatcher := i > 0
 				q := Query{Tenant: tenant, User: user, Text: p.asked, K: 3}
 				if withMatcher {
 					q.Matcher = m
+				}
+				if i == 2 {
+					vs, err := enc.Embed(context.Background(), []string{p.asked})
+					if err != nil {
+						t.Fatal(err)
+					}
+					q.Vector, q.Model = vs[0], enc.Model()
 				}
 				res, err := e.Recall(store, q)
 				if err != nil {
@@ -120,14 +152,22 @@ func TestParaphraseRecall(t *testing.T) {
 						hit = true
 					}
 				}
-				if hit {
+				switch {
+				case i == 2 && hit:
+					foundSentences++
+				case i == 2:
+					t.Logf("%s: %q did not find %q with the sentence vectors: %v", set.lang, p.asked, p.said, got[i])
+				case hit:
 					found[withMatcher]++
-				} else if withMatcher {
+				case withMatcher:
 					t.Logf("%s: %q did not find %q: %v", set.lang, p.asked, p.said, got[i])
 				}
 			}
 		}
-		t.Logf("%s: %d of %d found in the first three lexically, %d with the word vectors", set.lang, found[false], len(set.ps), found[true])
+		t.Logf("%s: %d of %d found in the first three lexically, %d with the word vectors, %d with the sentence vectors too", set.lang, found[false], len(set.ps), found[true], foundSentences)
+		if foundSentences < found[true] {
+			t.Errorf("%s: %d found with the sentence vectors, %d with the word vectors alone", set.lang, foundSentences, found[true])
+		}
 		if set.lang == "en" && (found[true] < 10 || found[true] <= found[false]) {
 			t.Errorf("en: %d of %d found with the word vectors (lexical %d): want at least 10 and more than lexical", found[true], len(set.ps), found[false])
 		}

@@ -57,6 +57,12 @@ type Service struct {
 	// Matcher (memory/embed/local, the shipped word vectors) records no
 	// vectors: each recall scores the records' texts with it (Query.Matcher).
 	Embedder embed.Embedder
+	// Matcher, if set, scores the records' texts at each recall beside the
+	// Embedder's vectors (Query.Matcher and Query.Vector together: a
+	// sentence encoder, memory/embed/use, as the Embedder and the shipped
+	// word vectors as the Matcher). Nil: an Embedder that is a Matcher is
+	// the Matcher.
+	Matcher Matcher
 	// HitBatch is how many recall hits of one user the service gathers
 	// before it records them as one events.MemoryRecalled; FlushHits (and
 	// RunHits, every so often) records the rest. Hits feed decay: a record
@@ -154,25 +160,24 @@ func (s *Service) timeout() time.Duration {
 }
 
 func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
-	if m, ok := s.Embedder.(Matcher); ok && strings.TrimSpace(o.Query) != "" {
-		v := s.Runner.View()
-		out := s.Engine.answer(v, o, nil, "", m)
-		v.Close()
-		if err := s.countHits(ctx, o.Tenant, o.User, out.Results); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
+	m, vectors := s.matcher()
 	var vec []float32
-	if s.Embedder != nil && strings.TrimSpace(o.Query) != "" {
+	if vectors && strings.TrimSpace(o.Query) != "" {
 		if vs, err := s.Embedder.Embed(ctx, []string{o.Query}); err == nil && len(vs) == 1 {
-			vec = vs[0] // on failure: lexical
+			vec = vs[0] // on failure: lexical, or by the Matcher
 		}
+	}
+	if strings.TrimSpace(o.Query) == "" {
+		m = nil
 	}
 	v := s.Runner.View()
 	var out RecallOut
-	if vec != nil {
-		out = s.Engine.answer(v, o, vec, s.Embedder.Model(), nil)
+	if vec != nil || m != nil {
+		model := ""
+		if vec != nil {
+			model = s.Embedder.Model()
+		}
+		out = s.Engine.answer(v, o, vec, model, m)
 	} else {
 		out = s.Engine.Answer(v, o)
 	}
@@ -181,6 +186,19 @@ func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// matcher returns the Matcher recall scores texts with (nil: none) and
+// whether the Embedder's vectors are recorded and asked for: not when
+// the Embedder is itself the Matcher.
+func (s *Service) matcher() (Matcher, bool) {
+	if em, ok := s.Embedder.(Matcher); ok {
+		if s.Matcher == nil {
+			return em, false
+		}
+		return s.Matcher, false
+	}
+	return s.Matcher, s.Embedder != nil
 }
 
 func (s *Service) hitBatch() int {
@@ -293,7 +311,7 @@ func (s *Service) publishHits(ctx context.Context, u [2]string, p map[hitRef]int
 // a write applied) and waits for the projection to apply them; it returns
 // why it could not, or "".
 func (s *Service) embed(ctx context.Context, tenant, user string, ids []string) string {
-	if _, matcher := s.Embedder.(Matcher); s.Embedder == nil || matcher || len(ids) == 0 {
+	if _, vectors := s.matcher(); !vectors || len(ids) == 0 {
 		return "" // a Matcher reads the records' texts at the query: no vectors to record
 	}
 	v := s.Runner.View()

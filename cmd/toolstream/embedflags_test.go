@@ -1,31 +1,44 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/toolstream/toolstream/memory/embed/use"
+)
 
 // serve's embeddings flags: none is lexical recall, --embed-local (on
-// by default) the shipped word vectors; a model or key
-// without a URL, a URL without a model, or an empty key variable refuse
-// to start.
+// by default) the shipped word vectors, --embed-sentences the shipped
+// sentence encoder as the embedder (its vectors recorded) with the word
+// vectors as the matcher; a model or key without a URL, a URL without a
+// model, an empty key variable, or a URL with --embed-sentences refuse to
+// start.
 func TestEmbedFlags(t *testing.T) {
 	t.Setenv("TS_TEST_EMBED_KEY", "k")
 	t.Setenv("TS_TEST_EMBED_EMPTY", "")
 	for _, c := range []struct {
 		f       embedFlags
 		want    bool // an embedder
+		matcher bool
 		wantErr bool
 	}{
-		{embedFlags{}, false, false},
-		{embedFlags{local: true}, true, false},
-		{embedFlags{url: "http://127.0.0.1:1", model: "m", local: true}, true, false},
-		{embedFlags{model: "m"}, false, true},
-		{embedFlags{keyEnv: "TS_TEST_EMBED_KEY"}, false, true},
-		{embedFlags{url: "http://127.0.0.1:1"}, false, true},
-		{embedFlags{url: "http://127.0.0.1:1", model: "m", keyEnv: "TS_TEST_EMBED_EMPTY"}, false, true},
-		{embedFlags{url: "http://127.0.0.1:1", model: "m", keyEnv: "TS_TEST_EMBED_KEY"}, true, false},
+		{embedFlags{}, false, false, false},
+		{embedFlags{local: true}, true, false, false},
+		{embedFlags{local: true, sentences: true}, true, true, false},
+		{embedFlags{sentences: true}, true, false, false},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", local: true}, true, false, false},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", sentences: true}, false, false, true},
+		{embedFlags{model: "m"}, false, false, true},
+		{embedFlags{keyEnv: "TS_TEST_EMBED_KEY"}, false, false, true},
+		{embedFlags{url: "http://127.0.0.1:1"}, false, false, true},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", keyEnv: "TS_TEST_EMBED_EMPTY"}, false, false, true},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", keyEnv: "TS_TEST_EMBED_KEY"}, true, false, false},
 	} {
-		e, err := c.f.embedder()
-		if (err != nil) != c.wantErr || (e != nil) != c.want {
-			t.Errorf("%+v: embedder %v, error %v", c.f, e, err)
+		e, m, err := c.f.embedder()
+		if (err != nil) != c.wantErr || (e != nil) != c.want || (m != nil) != c.matcher {
+			t.Errorf("%+v: embedder %v, matcher %v, error %v", c.f, e, m, err)
+		}
+		if c.f.sentences && e != nil && e.Model() != use.Model {
+			t.Errorf("%+v: embedder of model %s", c.f, e.Model())
 		}
 	}
 }

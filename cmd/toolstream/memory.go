@@ -15,6 +15,7 @@ import (
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/embed/local"
+	"github.com/toolstream/toolstream/memory/embed/use"
 	"github.com/toolstream/toolstream/memory/memapi"
 )
 
@@ -33,7 +34,7 @@ func memoryCmd(g *globals) *cobra.Command {
 // embedFlags are serve's embeddings service for memory's semantic recall.
 type embedFlags struct {
 	url, model, keyEnv string
-	local              bool
+	local, sentences   bool
 }
 
 func embedFlag(cmd *cobra.Command, e *embedFlags) {
@@ -42,31 +43,52 @@ func embedFlag(cmd *cobra.Command, e *embedFlags) {
 	f.StringVar(&e.model, "embed-model", "", "the embeddings model to ask for (with --embed-url)")
 	f.StringVar(&e.keyEnv, "embed-key-env", "", "the environment variable holding the embeddings service's API key (sent as a bearer token)")
 	f.BoolVar(&e.local, "embed-local", true, "without --embed-url, rank memory's recall also by the English word vectors shipped in the binary (memory/embed/local); false: lexical only")
+	f.BoolVar(&e.sentences, "embed-sentences", false, "without --embed-url, record each memory record's vector by the sentence encoder shipped in the binary (memory/embed/use, Universal Sentence Encoder Lite) as it is written, and rank recall also by it; slower writes (about 20-40 records a second per core)")
 }
 
-// embedder is the embeddings client the flags name: without --embed-url
-// the shipped word vectors (--embed-local), or nil.
-func (e embedFlags) embedder() (embed.Embedder, error) {
+// embedder is the embeddings client the flags name and the matcher that
+// scores records' texts at the query beside it: without --embed-url the
+// shipped word vectors (--embed-local) and, with --embed-sentences, the
+// shipped sentence encoder; either may be nil.
+func (e embedFlags) embedder() (embed.Embedder, memory.Matcher, error) {
 	if e.url == "" {
 		if e.model != "" || e.keyEnv != "" {
-			return nil, fmt.Errorf("--embed-model and --embed-key-env need --embed-url")
+			return nil, nil, fmt.Errorf("--embed-model and --embed-key-env need --embed-url")
 		}
+		var m memory.Matcher
 		if e.local {
-			return local.New()
+			w, err := local.New()
+			if err != nil {
+				return nil, nil, err
+			}
+			m = w
 		}
-		return nil, nil
+		if e.sentences {
+			enc, err := use.New()
+			if err != nil {
+				return nil, nil, err
+			}
+			return enc, m, nil
+		}
+		if m != nil {
+			return m.(embed.Embedder), nil, nil
+		}
+		return nil, nil, nil
+	}
+	if e.sentences {
+		return nil, nil, fmt.Errorf("--embed-sentences and --embed-url name two embedders: choose one")
 	}
 	cfg := embed.Config{URL: e.url, Model: e.model}
 	if e.keyEnv != "" {
 		if cfg.APIKey = os.Getenv(e.keyEnv); cfg.APIKey == "" {
-			return nil, fmt.Errorf("--embed-key-env: %s is empty", e.keyEnv)
+			return nil, nil, fmt.Errorf("--embed-key-env: %s is empty", e.keyEnv)
 		}
 	}
 	h, err := embed.NewHTTP(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("--embed-url: %w", err)
+		return nil, nil, fmt.Errorf("--embed-url: %w", err)
 	}
-	return h, nil
+	return h, nil, nil
 }
 
 // memoryRequestCmd asks a running serve's memory service.

@@ -40,7 +40,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
 			}
-			embedder, err := d.embed.embedder()
+			embedder, matcher, err := d.embed.embedder()
 			if err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 				return err
 			}
 			return serve(cmd.Context(), d, stack.Config{Components: splitList(components), Tick: tick, ToolsFile: tools,
-				MetricsAddr: metricsAddr, Embedder: embedder, HitBatch: d.memFlags.hitBatch, Judge: judge,
+				MetricsAddr: metricsAddr, Embedder: embedder, Matcher: matcher, HitBatch: d.memFlags.hitBatch, Judge: judge,
 				Tracing: tracing})
 		},
 	}

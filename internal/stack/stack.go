@@ -68,6 +68,9 @@ type Config struct {
 	Executor executor.Config
 	// Embedder gives memory's recall its embeddings (nil: lexical).
 	Embedder embed.Embedder
+	// Matcher scores memory's records at each recall beside the
+	// Embedder's vectors (memory.Service.Matcher).
+	Matcher memory.Matcher
 	// HitsEvery is how often memory's recall hits are recorded (0: every
 	// ten seconds); they are recorded at shutdown too. HitBatch is
 	// memory.Service.HitBatch.
@@ -303,7 +306,7 @@ func (s *Stack) services() error {
 	s.serveMetrics(metricsAddr, runners)
 	if r, ok := runners[memory.Name]; ok {
 		ms := memoryService(b, r, cfg.Projections.Memory)
-		ms.Embedder, ms.HitBatch = cfg.Embedder, cfg.HitBatch
+		ms.Embedder, ms.Matcher, ms.HitBatch = cfg.Embedder, cfg.Matcher, cfg.HitBatch
 		ms.Trace = memoryTrace(s.telemetry)
 		if err := ms.AddTo(svc); err != nil {
 			return err

@@ -37,10 +37,9 @@
 // sentences: negation and word order are lost, and a word outside the
 // table (most names) adds nothing, which lexical recall makes up for.
 // Words related by topic only (drive, car: 0.48) count little. A
-// sentence model (a small transformer) would do better; the registries
-// this project reaches carry such models only for other runtimes (ONNX
-// files in npm packages, not looked into), and running one in pure Go
-// was out of this change's reach.
+// sentence encoder reads sentences: memory/embed/use runs one in Go
+// (serve --embed-sentences), its vectors recorded at write time, with
+// these word vectors still the Matcher beside it.
 //
 // Invariants: the same texts always give the same vectors and scores
 // (no state but the table); one vector per text, in order, of Dim
