@@ -213,3 +213,27 @@ func TestAnIntegerIsWrittenToTheUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestABoundIsNoReading: a value that is the bound of a reference range
+// beside the row's reading is checked against the reading; a claim that
+// names the bound, and a row whose high is no bound of a reading (a day's
+// high), keep theirs.
+func TestABoundIsNoReading(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"tests": [{"name": "ferritin", "value": 14, "unit": "ng/mL", "ref_low": 30, "ref_high": 400}]}`, "Ferritin was 30 ng/mL.", events.VerdictContradicted},
+		{`{"tests": [{"name": "ferritin", "value": 14, "unit": "ng/mL", "ref_low": 30, "ref_high": 400}]}`, "Ferritin was 14 ng/mL.", events.VerdictSupported},
+		{`{"tests": [{"name": "ferritin", "value": 14, "unit": "ng/mL", "ref_low": 30, "ref_high": 400}]}`, "The lower limit for ferritin is 30 ng/mL.", events.VerdictSupported},
+		{`{"week": [{"day": "Thu", "high": 71, "low": 55}]}`, "Thursday's high is 71.", events.VerdictSupported},
+	} {
+		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}
+		rep := c.Check(tc.claim, ev, now)
+		if got := rep.Claims[0]; got.Verdict != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}

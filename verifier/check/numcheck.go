@@ -422,15 +422,37 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return f
 		}
 	}
+	// A bound (ref_high) beside a reading (value) holds the value and the
+	// claim names no bound: the reading decides.
+	var boundOnly, reading int32 = -1, -1
 	for _, l := range in {
 		lf := &ix.Leaves[l]
 		if m.Unit != nil && m.Unit.Dim == evidence.DimPercent && lf.Unit() == nil && lf.Dim != evidence.DimPercent && overlap(concepts, lf.Own()) == 0 {
 			continue // "14%" is not the 15 of "iPhone 15"
 		}
+		if boundKey(lf.Ptr()) && !cx.namesBound() {
+			if r, ok := cx.readingBeside(l, m); ok {
+				if boundOnly < 0 {
+					boundOnly, reading = l, r
+				}
+				continue
+			}
+		}
 		if len(cx.concepts) == 0 || overlap(concepts, lf.Own()) > 0 || overlap(concepts, lf.Ctx()) > 0 ||
 			m.Unit != nil && m.Unit.Dim != evidence.DimCount && (lf.Unit() != nil || lf.Dim == m.Unit.Dim) || oneField(ix, in) {
 			return supported(ix, "value matches", l)
 		}
+	}
+	if boundOnly >= 0 {
+		// "BUN was 27" beside {"value": 32, "ref_high": 27}: the reading
+		// of the row the bound belongs to decides, not the bound. A row
+		// without such a reading ({"day": "Wed", "high": 65}) has no bound:
+		// its high is a value.
+		if cx.matchesLeaf(m, reading) {
+			return supported(ix, "value matches", reading)
+		}
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(reading)},
+			reason: "evidence says " + ix.Leaves[reading].Raw() + " at " + ix.Leaves[reading].Ptr() + "; " + ix.Leaves[boundOnly].Ptr() + " is a bound"}
 	}
 	if f, ok := cx.derived(m, nil, pairs || cx.scoped); ok {
 		return f
@@ -453,6 +475,63 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
+}
+
+// boundWords are key words of a field that bounds a reading (internal/lang
+// keys.txt).
+var boundWords = evidence.LangData.Set("bound key words")
+
+// boundKey reports whether the last key of ptr has a bound word as a token
+// (ref_high, max_allowed).
+func boundKey(ptr string) bool {
+	for _, p := range lang.KeyParts(evidence.LastToken(ptr)) {
+		if boundWords[strings.ToLower(p)] {
+			return true
+		}
+	}
+	return false
+}
+
+// namesBound reports whether the claim says a word of a bound (high,
+// limit, 上限): then a bound field is what it may be about.
+func (cx *claim) namesBound() bool {
+	for _, w := range cx.words {
+		if boundWords[strings.ToLower(w.S)] {
+			return true
+		}
+	}
+	return false
+}
+
+// readingBeside returns the one numeric field of a generic key (value,
+// result, reading) in the object that holds bound b: the reading b bounds.
+func (cx *claim) readingBeside(b int32, m *evidence.NumMention) (int32, bool) {
+	ix := cx.ix
+	ptr := ix.Leaves[b].Ptr()
+	parent := ptr[:strings.LastIndexByte(ptr, '/')+1]
+	found := int32(-1)
+	for l := range ix.Leaves {
+		lf := &ix.Leaves[l]
+		p := lf.Ptr()
+		if lf.Kind != evidence.KindNum || !strings.HasPrefix(p, parent) || strings.Contains(p[len(parent):], "/") {
+			continue
+		}
+		if generic[strings.ToLower(p[len(parent):])] && dimFits(lf, m.Unit) {
+			if found >= 0 {
+				return -1, false
+			}
+			found = int32(l)
+		}
+	}
+	return found, found >= 0
+}
+
+// generic are the keys that name no attribute of their own (value, result).
+var generic = evidence.LangData.Set("generic keys")
+
+// matchesLeaf reports whether m's value is lf's within m's tolerance.
+func (cx *claim) matchesLeaf(m *evidence.NumMention, l int32) bool {
+	return containsLeaf(cx.matches(m, m.V), l)
 }
 
 // acrossOver reports whether m follows "over" that comes after another
