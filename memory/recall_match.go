@@ -107,7 +107,9 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 // encoder puts any two sentences at a cosine of 0.1 to 0.3, which says
 // nothing). Chosen on LoCoMo (docs/evaluation.md), one of two coarse
 // settings tried: at 0.5 recall_any@10 is 0.768 for turns as episodes
-// (0.742 with the word vectors alone), 0.681 for messages (0.668).
+// (0.742 with the word vectors alone), 0.681 for messages (0.668); at 1
+// 0.753 and 0.663 (the sentence vectors crowd out the words that
+// LoCoMo's questions mostly share with their evidence).
 const sentenceWeight = 0.5
 
 // storedVectors returns the vectors of the query's model recorded for the
