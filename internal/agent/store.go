@@ -106,12 +106,29 @@ type specStore struct {
 func openStore(ctx context.Context, js jetstream.JetStream, keys events.Keyring, replicas int) (*specStore, error) {
 	kv, err := js.KeyValue(ctx, SpecsBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SpecsBucket, Description: "Toolstream run-mode requests (sealed)", History: 1, Replicas: max(replicas, 1)})
+		kv, err = createStore(ctx, js, replicas)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("agent: spec bucket: %w", err)
+		return nil, fmt.Errorf("agent: spec bucket (only the admin makes it: serve on one machine, toolstream setup on a cluster): %w", err)
 	}
 	return &specStore{kv: kv, keys: keys}, nil
+}
+
+func createStore(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
+	return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SpecsBucket, Description: "Toolstream run-mode requests (sealed)", History: 1, Replicas: max(replicas, 1)})
+}
+
+// CreateStore makes the bucket of the runs' requests (SpecsBucket) when it
+// is missing: what the admin does before a driver of the driver role
+// opens it (the role may write the bucket, not create it).
+func CreateStore(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	if _, err := js.KeyValue(ctx, SpecsBucket); !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return err
+	}
+	if _, err := createStore(ctx, js, replicas); err != nil {
+		return fmt.Errorf("agent: spec bucket: %w", err)
+	}
+	return nil
 }
 
 func specKey(tenant, run string) (string, error) {

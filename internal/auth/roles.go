@@ -43,6 +43,12 @@ const (
 	// RoleRuns keeps the runs (package runs), answers the runs service and
 	// keeps the run leases.
 	RoleRuns Role = "runs"
+	// RoleDriver runs the gateway's run mode driver (package agent): keeps
+	// the runs' requests in ts_agent (the one writer of that bucket besides
+	// the admin), takes run leases, asks the runs and memory services,
+	// publishes the outcomes of the built-in tools' calls and hears its
+	// runs' events and verdicts.
+	RoleDriver Role = "driver"
 	// RoleKeyring runs the keys service (package keys): the one writer of
 	// the data keys. Only it and the admin may publish to the key bucket,
 	// delete its messages or read it; every other role asks it for keys.
@@ -53,7 +59,7 @@ const (
 )
 
 // Roles lists every role, in the order the roles table of docs/operations.md shows them.
-var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleRuns, RoleKeyring, RoleSys}
+var Roles = []Role{RoleAdmin, RoleOperator, RoleReader, RoleProducer, RoleAssembler, RoleExecutor, RoleVerifier, RoleMemory, RoleRuns, RoleDriver, RoleKeyring, RoleSys}
 
 // Names of what the log's account holds, as the processors create them.
 // The auth tests check them against the packages that own them. The log's
@@ -63,6 +69,7 @@ const (
 	ResultsBucket  = "ts_results" // raw results (object store)
 	LeasesBucket   = "ts_leases"  // partition leases (KV)
 	RunsBucket     = "ts_runs"    // run leases (KV, package runs)
+	AgentBucket    = "ts_agent"   // run mode's requests (KV, package agent)
 	KeysBucket     = "ts_keys"    // data keys (KV, package keys)
 	ServicePrefix  = "tsv"        // request/reply services: tsv.digest, tsv.dump, tsv.memory.…
 	durablePrefix  = "ts-"        // a projection's durable consumer is ts-<name>
@@ -342,6 +349,22 @@ func permissions(id Identity) jwt.Permissions {
 		p.Pub.Allow.Add(logSubjects("run")...)
 		p.Pub.Allow.Add("$KV." + RunsBucket + ".>")
 		p.Sub.Allow.Add(service("runs.>")...)
+	case RoleDriver:
+		// Reading the log and opening what it reads; sealing the requests
+		// it keeps and the outcomes it writes.
+		p.Pub.Allow.Add(reads...)
+		p.Pub.Allow.Add(keysService(keys.VerbSeal, keys.VerbOpen)...)
+		// Its bucket (gets, creates, puts, deletes, the key listings'
+		// ephemeral consumers) and the run leases; both made by the admin.
+		p.Pub.Allow.Add("$KV."+AgentBucket+".>", "$KV."+RunsBucket+".>")
+		p.Pub.Allow.Add(anyConsumer(kvStream(AgentBucket))...)
+		// The runs and memory services, as a client.
+		p.Pub.Allow.Add(service("runs.>", "memory.>")...)
+		// The outcomes of toolstream_plan and toolstream_delegate calls,
+		// on the result subject an executor would use.
+		p.Pub.Allow.Add(logSubjects("result")...)
+		// Its runs' events and their answers' verdicts, live (wake-ups).
+		p.Sub.Allow.Add(logSubjects("run", "answer")...)
 	}
 	return p
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/executor"
+	"github.com/toolstream/toolstream/internal/agent"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/keys"
@@ -273,7 +274,8 @@ func NewAssemblerPartitions(b *bus.Bus, viewsDir string, newAssembler func() *as
 
 // Setup creates what the processors' roles may open but not create: the
 // executors' record bucket and raw-result store, the data keys (package
-// keys), the run leases (package runs) and the lease bucket (the
+// keys), the run leases (package runs), run mode's requests (package
+// agent, for the driver role) and the lease bucket (the
 // log's stream is created by bus.Open as b's identity). It is what
 // `toolstream setup` runs as the admin identity, once per cluster; serve on
 // one machine creates them by itself.
@@ -285,6 +287,9 @@ func Setup(ctx context.Context, b *bus.Bus, log *slog.Logger) error {
 		return err
 	}
 	if _, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()}); err != nil {
+		return err
+	}
+	if err := agent.CreateStore(ctx, b.JS, b.Replicas()); err != nil {
 		return err
 	}
 	return SetupLeases(ctx, b, log)

@@ -60,11 +60,12 @@ var (
 	verRole   = auth.Identity{Role: auth.RoleVerifier}
 	memRole   = auth.Identity{Role: auth.RoleMemory}
 	runsRole  = auth.Identity{Role: auth.RoleRuns}
+	drvRole   = auth.Identity{Role: auth.RoleDriver}
 	keysRole  = auth.Identity{Role: auth.RoleKeyring}
 	acmeProd  = auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}
 	globeProd = auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}
 	// identities are those of the log's account, each tried below.
-	identities = []auth.Identity{reader, operator, asmRole, execRole, verRole, memRole, runsRole, keysRole, acmeProd, globeProd}
+	identities = []auth.Identity{reader, operator, asmRole, execRole, verRole, memRole, runsRole, drvRole, keysRole, acmeProd, globeProd}
 )
 
 // roleConn is a connection as an identity that records the server's
@@ -175,21 +176,22 @@ var policy = []action{
 	{false, "ts.ctl._system.registry", []auth.Identity{asmRole}, "the registry"},
 	{false, "ts.ctl.acme.registry", nil, "a tenant's control subject"},
 	{false, "ts.exec.acme.k", []auth.Identity{execRole}, "execution progress"},
-	{false, "ts.result.acme.k", []auth.Identity{execRole}, "a forged result"},
+	{false, "ts.result.acme.k", []auth.Identity{execRole, drvRole}, "a forged result (the driver: a built-in tool's outcome)"},
 	{false, "ts.approval.globex.k", []auth.Identity{operator}, "an approval of another tenant's call"},
 	{false, "ts.answer.acme.r", []auth.Identity{verRole}, "verdicts"},
 	{false, "ts.mem.acme.u1", []auth.Identity{memRole, operator}, "memory writes"},
 	{false, "tsp.preview.acme.r.i", []auth.Identity{asmRole}, "previews"},
 	{false, "ts.run.acme.r", []auth.Identity{runsRole}, "run events (a forged RoundSettled)"},
 	// Services: who may ask.
-	{false, "tsv.memory.recall", []auth.Identity{operator}, "another tenant's memory"},
+	{false, "tsv.memory.recall", []auth.Identity{operator, drvRole}, "another tenant's memory"},
 	{false, "tsv.dump", []auth.Identity{operator, reader}, "every tenant's rows"},
-	{false, "tsv.runs.history.acme", []auth.Identity{operator, reader, acmeProd}, "acme's run history"},
-	{false, "tsv.runs.plan.globex", []auth.Identity{operator, globeProd}, "a plan write on a run of globex"},
+	{false, "tsv.runs.history.acme", []auth.Identity{operator, reader, acmeProd, drvRole}, "acme's run history"},
+	{false, "tsv.runs.plan.globex", []auth.Identity{operator, globeProd, drvRole}, "a plan write on a run of globex"},
 	// Buckets: each is written by its role only.
 	{false, "$KV.ts_leases.assembler-p0", []auth.Identity{asmRole}, "the assembler's leases"},
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},
-	{false, "$KV.ts_runs.acme.cnVu", []auth.Identity{runsRole}, "run leases"},
+	{false, "$KV.ts_runs.acme.cnVu", []auth.Identity{runsRole, drvRole}, "run leases"},
+	{false, "$KV.ts_agent.spec.acme.cnVu", []auth.Identity{drvRole}, "a run's stored request (what a driver taking it over asks the model)"},
 	{false, "$O.ts_results.C.x", []auth.Identity{execRole}, "raw results"},
 	// The data keys: the keys service's alone; everyone else asks it.
 	{false, "$KV.ts_keys.k.x", []auth.Identity{keysRole}, "a data key"},
@@ -201,8 +203,8 @@ var policy = []action{
 	{false, "$JS.API.STREAM.INFO.KV_ts_keys", []auth.Identity{keysRole}, "the key bucket's info (it lists every key's name)"},
 	{false, "$JS.API.STREAM.MSG.DELETE.KV_ts_keys", []auth.Identity{keysRole}, "erasing a data key"},
 	{false, "tsv.keys.user.globex", []auth.Identity{globeProd}, "globex's users' keys"},
-	{false, "tsv.keys.seal.acme", append([]auth.Identity{operator}, processors...), "making any key of acme"},
-	{false, "tsv.keys.open.acme", append([]auth.Identity{operator, reader}, processors...), "reading any key of acme"},
+	{false, "tsv.keys.seal.acme", append([]auth.Identity{operator, drvRole}, processors...), "making any key of acme"},
+	{false, "tsv.keys.open.acme", append([]auth.Identity{operator, reader, drvRole}, processors...), "reading any key of acme"},
 	{false, "tsv.keys.erase.acme", []auth.Identity{operator}, "erasing acme's keys"},
 	// The log and buckets themselves: the admin's alone.
 	{false, "$JS.API.STREAM.CREATE.CAPTURE", nil, "a stream capturing memory requests"},
@@ -242,8 +244,8 @@ var policy = []action{
 	{false, "$JS.ACK.TS_CALLS.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", []auth.Identity{execRole}, "watching call records"},
 	// Reading the log.
-	{false, "$JS.API.DIRECT.GET.TS_MODEL", append([]auth.Identity{reader, operator}, processors...), "reading the log"},
-	{false, "$JS.API.STREAM.INFO.TS_OUT", append([]auth.Identity{reader, operator}, processors...), "the log's info"},
+	{false, "$JS.API.DIRECT.GET.TS_MODEL", append([]auth.Identity{reader, operator, drvRole}, processors...), "reading the log"},
+	{false, "$JS.API.STREAM.INFO.TS_OUT", append([]auth.Identity{reader, operator, drvRole}, processors...), "the log's info"},
 	// Subscriptions.
 	{true, "_INBOX.>", nil, "every reply of every identity"},
 	{true, "_INBOX.ts-operator.x", []auth.Identity{operator}, "the operator's replies"},
@@ -252,13 +254,13 @@ var policy = []action{
 	{true, "ts.raw.acme.>", nil, "acme's sealed raw events, live"},
 	{true, "ts.call.acme.>", []auth.Identity{acmeProd}, "acme's calls, live"},
 	{true, "ts.result.acme.>", []auth.Identity{acmeProd}, "acme's results, live"},
-	{true, "ts.answer.acme.>", []auth.Identity{acmeProd}, "acme's verdicts, live"},
+	{true, "ts.answer.acme.>", []auth.Identity{acmeProd, drvRole}, "acme's verdicts, live"},
 	{true, "ts.call.globex.>", []auth.Identity{globeProd}, "globex's calls, live"},
 	{true, "ts.mem.acme.>", nil, "acme's memory, live"},
 	{true, "tsp.preview.globex.>", []auth.Identity{globeProd}, "globex's previews"},
 	{true, "tsv.memory.>", []auth.Identity{memRole}, "answering (capturing) memory requests"},
 	{true, "tsv.runs.>", []auth.Identity{runsRole}, "answering (capturing) runs requests"},
-	{true, "ts.run.acme.>", []auth.Identity{acmeProd}, "acme's runs, live"},
+	{true, "ts.run.acme.>", []auth.Identity{acmeProd, drvRole}, "acme's runs, live"},
 	{true, "tsv.dump", processors, "answering view dumps"},
 	{true, "tsv.keys.>", []auth.Identity{keysRole}, "answering (capturing) key requests"},
 }

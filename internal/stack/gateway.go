@@ -13,9 +13,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/agent"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/gateway"
+	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -130,6 +136,8 @@ type runMode struct {
 	follower *registry.Follower
 	driver   *agent.Driver
 
+	conn *nats.Conn // the driver's own, as the driver role (nil: the bus's)
+
 	mu sync.Mutex
 	d  *agent.Driver // the driver once attached, for reload; guarded by mu
 }
@@ -160,7 +168,12 @@ func (s *Stack) newRunMode() (*runMode, error) {
 }
 
 // attach makes the driver over g and resumes the runs it was driving.
-func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem agent.MemoryConfig, run gateway.RunConfig) error {
+func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem agent.MemoryConfig, run gateway.RunConfig) (err error) {
+	defer func() {
+		if err != nil && m.conn != nil {
+			m.conn.Close()
+		}
+	}()
 	b, log := s.cfg.Bus, s.log
 	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: b.JS, Replicas: b.Replicas()})
 	if err != nil {
@@ -172,7 +185,16 @@ func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem 
 		name = "gateway@" + host + "/" + s.cfg.Gateway.Addr
 	}
 	set := settingsOf(mem, run)
-	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, Leases: leases,
+	conn, js, ks, err := m.driverConn(ctx, b, log)
+	if err != nil {
+		return fmt.Errorf("--gateway run mode: %w", err)
+	}
+	if js != b.JS {
+		if leases, err = runs.NewLeases(ctx, runs.LeaseConfig{JS: js, Replicas: b.Replicas()}); err != nil {
+			return fmt.Errorf("--gateway run mode: %w", err)
+		}
+	}
+	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: conn, JS: js, Keys: ks, Leases: leases,
 		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log, Memory: set.Memory,
 		PlansOff: set.PlansOff, DelegateOff: set.DelegateOff, ReplansMax: set.ReplansMax, DelegateDepthMax: set.DelegateDepthMax})
 	if err != nil {
@@ -191,6 +213,40 @@ func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem 
 	return nil
 }
 
+// driverConn is the driver's connection, JetStream and keys. On the
+// embedded server the driver has a connection of its own as the driver
+// role (auth.RoleDriver), which may write the runs' requests (ts_agent,
+// made here by the admin first) but not the log's other buckets, calls or
+// keys, and asks the keys service for its keys; on an external server it
+// is the process's connection, whose --creds must be the driver's (or the
+// admin's), the bucket made by toolstream setup.
+func (m *runMode) driverConn(ctx context.Context, b *bus.Bus, log *slog.Logger) (*nats.Conn, jetstream.JetStream, events.Keyring, error) {
+	if !b.Embedded() {
+		return b.Conn, b.JS, b.Keys, nil
+	}
+	if err := agent.CreateStore(ctx, b.JS, b.Replicas()); err != nil {
+		return nil, nil, nil, err
+	}
+	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleDriver})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("toolstream-driver"), nats.MaxReconnects(-1))...)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the driver's connection: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err == nil {
+		var ks *keys.Store
+		if ks, err = keys.Open(ctx, keys.Config{JS: js, Remote: true, Logger: log}); err == nil {
+			m.conn = nc
+			return nc, js, ks, nil
+		}
+	}
+	nc.Close()
+	return nil, nil, nil, fmt.Errorf("the driver's connection: %w", err)
+}
+
 // stop waits for the drives whose clients went away and the resumed ones,
 // until ctx ends; what is cut is resumed at the next start.
 func (m *runMode) stop(ctx context.Context) {
@@ -202,6 +258,9 @@ func (m *runMode) stop(ctx context.Context) {
 		case <-done:
 		case <-ctx.Done():
 		}
+	}
+	if m.conn != nil {
+		m.conn.Close()
 	}
 	m.follower.Stop()
 }
