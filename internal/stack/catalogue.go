@@ -131,9 +131,15 @@ func DeleteRaw(b *bus.Bus) func(ctx context.Context, seq uint64) error {
 		}
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		if err := st.SecureDeleteMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return fmt.Errorf("stack: delete clear raw event %d: %w", seq, err)
+		err := st.SecureDeleteMsg(ctx, seq)
+		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
 		}
-		return nil
+		// A delete of a message already gone fails with the server's
+		// description in its text only: ask for the message.
+		if _, gerr := st.GetMsg(ctx, seq); errors.Is(gerr, jetstream.ErrMsgNotFound) {
+			return nil
+		}
+		return fmt.Errorf("stack: delete clear raw event %d: %w", seq, err)
 	}
 }

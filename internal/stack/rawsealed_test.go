@@ -263,3 +263,27 @@ func copySeq(ctx context.Context, t *testing.T, b *bus.Bus, tenant string, raw u
 	t.Fatalf("no sealed copy of raw event %d of %s", raw, tenant)
 	return 0
 }
+
+// TestDeleteRawOfAGoneMessageIsNoError: ingest deletes a clear raw event
+// once its copy is read, and again when it reads the copy again (a
+// rebuild after an erasure, a copy relayed twice): the server's "no
+// message found" (10057) is no error, or every later delete would wait
+// behind it.
+func TestDeleteRawOfAGoneMessageIsNoError(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	ack, err := b.JS.Publish(ctx, "ts.in.acme.openai-chat.s1", []byte(`{"x":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	del := DeleteRaw(b)
+	for i := range 2 {
+		if err := del(ctx, ack.Sequence); err != nil {
+			t.Fatalf("delete %d: %v", i+1, err)
+		}
+	}
+	if _, err := b.Stream(events.StreamIn).GetMsg(ctx, ack.Sequence); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Fatalf("the raw event after its delete: %v", err)
+	}
+}
