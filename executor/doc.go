@@ -27,7 +27,9 @@
 // a decision in the log looks at the bucket just before it publishes
 // (logrecord.go argues it, the race of two different calls under one key
 // included). The looks of decisions made at the same time go to the
-// bucket together, as one request (look.go).
+// bucket together, as one request (look.go), and their outcomes are
+// published together, each with its own compare-and-set, in one window
+// (window.go).
 //
 // How a call goes (the order is the correctness argument):
 //

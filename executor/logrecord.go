@@ -86,17 +86,15 @@ func (j *job) logRecordable(rev uint64) bool {
 // its result subject, then acknowledges the carrier. It returns
 // errConflict when the bucket holds a record for the key after all, or the
 // subject is taken: the loop reads both again.
+//
+// The look and the publish go in a window with the decisions of other
+// jobs made meanwhile (window.go).
 func (j *job) recordInLog(out *outcome) error {
-	if found, err := j.e.store.exists(j.e.hard, j.tenant, j.key); err != nil {
-		return err
-	} else if found {
+	found, ack, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, outcomeMsg(out, j.seq, j.cc.Name, true))
+	if found {
 		j.optimistic = false
 		return errConflict
 	}
-	if h := j.e.cfg.Hooks; h != nil && h.BeforePublish != nil {
-		h.BeforePublish(j.key)
-	}
-	ack, err := j.e.publish(j.e.hard, outcomeMsg(out, j.seq, j.cc.Name, true))
 	if wrongLastSeq(err) || err == nil && ack.Duplicate {
 		// Decided or refused by someone else meanwhile. Should the subject
 		// hold no outcome after all (only refusals), the next try records
@@ -105,7 +103,7 @@ func (j *job) recordInLog(out *outcome) error {
 		return errConflict
 	}
 	if err != nil {
-		return fmt.Errorf("executor: publish outcome %s: %w", out.ID, err)
+		return fmt.Errorf("executor: record outcome %s in the log: %w", out.ID, err)
 	}
 	j.count(out)
 	j.settleLogged()

@@ -92,6 +92,39 @@ func (s *store) existsTogether(ctx context.Context, subj string) (bool, error) {
 	}
 }
 
+// existsAll is existsTogether for many record key subjects at once (a
+// window's, window.go): they join the queue together and are answered by
+// the batches that take them, led by this goroutine whenever one of them
+// is handed the lead.
+func (s *store) existsAll(ctx context.Context, subjs []string) ([]bool, []error) {
+	l := &s.looks
+	qs := make([]*look, len(subjs))
+	for i, subj := range subjs {
+		qs[i] = &look{subj: subj, done: make(chan struct{}, 1)}
+	}
+	l.mu.Lock()
+	l.queue = append(l.queue, qs...)
+	lead := !l.busy
+	l.busy = true
+	l.mu.Unlock()
+	if lead {
+		s.sendLooks(ctx)
+	}
+	found, errs := make([]bool, len(qs)), make([]error, len(qs))
+	for i, q := range qs {
+		for {
+			<-q.done
+			if !q.lead {
+				break
+			}
+			q.lead = false
+			s.sendLooks(ctx)
+		}
+		found[i], errs[i] = q.found, q.err
+	}
+	return found, errs
+}
+
 // sendLooks sends the first batch of queued looks (this job's own look
 // first among them), hands the lead on and signals the answers.
 func (s *store) sendLooks(ctx context.Context) {

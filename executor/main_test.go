@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -111,7 +112,7 @@ func appendKey(file, key string, dedupe bool) error {
 // childMain is an executor process: TS_NATS_URL, TS_TOOLS (a tools file),
 // TS_ID, TS_HEARTBEAT_MS, TS_PARALLEL, TS_TAKEOVERS_MAX, and TS_KILL_AT (before-invoke,
 // after-invoke, before-publish, before-ack: SIGKILL itself there, the
-// first time). It serves Go tools "noop" and "noop.leased" besides the
+// first time; before-ack-N: at the N-th input about to be acknowledged). It serves Go tools "noop" and "noop.leased" besides the
 // file's, and runs until SIGTERM (or SIGKILL).
 func childMain() int {
 	nc, err := nats.Connect(os.Getenv("TS_NATS_URL"), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)
@@ -137,6 +138,15 @@ func childMain() int {
 		hooks.BeforePublish = func(string) { kill() }
 	case "before-ack":
 		hooks.BeforeAck = func(string) { kill() }
+	}
+	if n, ok := strings.CutPrefix(os.Getenv("TS_KILL_AT"), "before-ack-"); ok { // the n-th input about to be acknowledged
+		nth, _ := strconv.Atoi(n)
+		var acks atomic.Int64
+		hooks.BeforeAck = func(string) {
+			if acks.Add(1) == int64(nth) {
+				kill()
+			}
+		}
 	}
 	hb, _ := strconv.Atoi(os.Getenv("TS_HEARTBEAT_MS"))
 	par, _ := strconv.Atoi(os.Getenv("TS_PARALLEL"))

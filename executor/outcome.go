@@ -3,7 +3,6 @@ package executor
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -37,20 +36,7 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 	if err != nil {
 		return nil, err
 	}
-	if ack, ok := plainPubAck(resp.Data); ok {
-		return ack, nil
-	}
-	var ack pubAck
-	if err := json.Unmarshal(resp.Data, &ack); err != nil {
-		return nil, jetstream.ErrInvalidJSAck
-	}
-	if ack.Error != nil {
-		return nil, ack.Error
-	}
-	if ack.Stream == "" {
-		return nil, jetstream.ErrInvalidJSAck
-	}
-	return &ack.PubAck, nil
+	return readPubAck(resp.Data)
 }
 
 // plainPubAck reads the acknowledgement the log gives almost every

@@ -1,0 +1,273 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Decisions in the log, together. A call decided in the log alone
+// (logrecord.go) looks at the bucket, then publishes its outcome and
+// waits for the log's acknowledgement, then acknowledges its input. Done
+// call by call, that was two waited round trips per call, each on a
+// goroutine of its own (the look's batch, the publish's request), and
+// a thousand goroutines contending for the connection's lock: the
+// executor spent most of its time per no-op call waking goroutines, not
+// working. So decisions made at the same time go to the log together, in a
+// window: a decision asked while a window is on its way waits for that one
+// to come back, then goes with every decision asked meanwhile (up to
+// windowMax) as one window, sent by the goroutine of the first of them
+// (the leader):
+//
+//  1. one look at the bucket for all their keys (look.go's batch);
+//  2. the outcome of each whose key has no record is published, all of
+//     them at once, each with its own reply subject, and every
+//     acknowledgement is waited for (at most store.timeout);
+//  3. each decision's job gets its look's answer and its publish's
+//     acknowledgement, and carries on as it did alone: counts, then
+//     acknowledges its input.
+//
+// What each call is promised is unchanged, since each decision still goes
+// through the same steps in the same order: its look is sent after its
+// job asked and answered before its publish, which carries the same
+// compare-and-set (Nats-Expected-Last-Subject-Sequence: 0, Nats-Msg-Id);
+// its input is acknowledged only once its own outcome's publish was
+// acknowledged. The window is no transaction: its publishes land or fail
+// each on its own (an expected-sequence refusal is that decision's
+// errConflict, as before), and a crash within a window leaves each of its
+// calls where a crash at the same point of a call alone would: before its
+// publish landed, its redelivered input runs the side-effect-free tool
+// again; after, the input finds the outcome and is acknowledged as a
+// duplicate. Only one new point exists, between the window's publishes and
+// its inputs' acknowledgements, where many calls stand at once; it is the
+// before-ack point of each of them (TestCrashInAWindow).
+//
+// A window waits at most for the windows ahead of it, each bounded by two
+// store.timeout (the look, the publishes), at most InFlightMax /
+// windowMax + 1 of them. A decision that gets no acknowledgement in time
+// fails with its timeout, and its input is handed back: the record (the
+// log) decides on redelivery, as after any lost acknowledgement.
+
+// windowMax bounds the decisions of one window.
+const windowMax = lookBatchMax
+
+// window queues the decisions of one executor (the leader's protocol is
+// look.go's looker's).
+type window struct {
+	mu    sync.Mutex  // guards queue and busy
+	queue []*decision // asked and not yet sent; not empty only while busy
+	busy  bool        // a window is being sent
+
+	// The leader's alone: the subscription publish acknowledgements arrive
+	// on (inbox.<window>.<i>), made at the first window and ended with the
+	// context of the decision that made it.
+	sub   *nats.Subscription
+	inbox string
+	n     uint64
+}
+
+// decision is one job's outcome to record in the log.
+type decision struct {
+	tenant, key string
+	msg         *nats.Msg
+	// answers
+	found bool // the bucket holds a record for key: nothing was published
+	ack   *jetstream.PubAck
+	err   error // of the look, or of the publish
+	lead  bool  // set before a signal on done that makes this decision's job send the next window
+	done  chan struct{}
+}
+
+// decideInLog looks at the bucket for key and, when it holds no record,
+// publishes msg (the outcome, with its compare-and-set headers), in a
+// window with the decisions asked meanwhile. found reports a record (msg
+// was not published); otherwise ack and err are the publish's.
+func (e *Executor) decideInLog(ctx context.Context, tenant, key string, msg *nats.Msg) (found bool, ack *jetstream.PubAck, err error) {
+	w := &e.window
+	d := &decision{tenant: tenant, key: key, msg: msg, done: make(chan struct{}, 1)}
+	w.mu.Lock()
+	w.queue = append(w.queue, d)
+	lead := !w.busy
+	w.busy = true
+	w.mu.Unlock()
+	for {
+		if lead {
+			e.sendWindow(ctx)
+		}
+		<-d.done
+		if !d.lead {
+			return d.found, d.ack, d.err
+		}
+		d.lead = false
+		lead = true
+	}
+}
+
+// sendWindow sends the first window of queued decisions (this job's own
+// first among them), hands the lead on and signals the answers.
+func (e *Executor) sendWindow(ctx context.Context) {
+	w := &e.window
+	w.mu.Lock()
+	n := min(len(w.queue), windowMax)
+	batch := make([]*decision, n)
+	copy(batch, w.queue)
+	rest := copy(w.queue, w.queue[n:])
+	clear(w.queue[rest:])
+	w.queue = w.queue[:rest]
+	w.mu.Unlock()
+
+	e.lookAll(ctx, batch)
+	var put []*decision
+	for _, d := range batch {
+		if d.err == nil && !d.found {
+			if h := e.cfg.Hooks; h != nil && h.BeforePublish != nil {
+				h.BeforePublish(d.key)
+			}
+			put = append(put, d)
+		}
+	}
+	switch {
+	case len(put) == 1: // alone: the request of a call alone
+		put[0].ack, put[0].err = e.publish(ctx, put[0].msg)
+	case len(put) > 1:
+		e.publishAll(ctx, put)
+	}
+
+	w.mu.Lock()
+	if len(w.queue) > 0 {
+		next := w.queue[0]
+		next.lead = true
+		next.done <- struct{}{} // it has had no signal yet: room in done
+	} else {
+		w.busy = false
+	}
+	w.mu.Unlock()
+	for _, d := range batch {
+		d.done <- struct{}{}
+	}
+}
+
+// lookAll answers whether the bucket holds a record for each decision's
+// key, by the looker's batches.
+func (e *Executor) lookAll(ctx context.Context, batch []*decision) {
+	if len(batch) == 1 || e.store.direct == "" {
+		for _, d := range batch {
+			d.found, d.err = e.store.exists(ctx, d.tenant, d.key)
+		}
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		for _, d := range batch {
+			d.err = err
+		}
+		return
+	}
+	subjs := make([]string, len(batch))
+	for i, d := range batch {
+		subjs[i] = recordKey(d.tenant, d.key)
+	}
+	found, errs := e.store.existsAll(ctx, subjs)
+	for i, d := range batch {
+		d.found, d.err = found[i], errs[i]
+		if errors.Is(d.err, errNoDirect) { // the bucket allows no direct gets after all
+			rec, _, err := e.store.get(ctx, d.tenant, d.key)
+			d.found, d.err = rec != nil, err
+		} else if d.err != nil {
+			d.err = fmt.Errorf("executor: look for record %s: %w", d.key, d.err)
+		}
+	}
+}
+
+// publishAll publishes each decision's outcome with a reply subject of its
+// own and waits for every acknowledgement, at most store.timeout. A
+// decision the log answers with no responders (a leader change) is
+// published again alone (publish, which tries again); one left without an
+// answer fails with nats.ErrTimeout.
+func (e *Executor) publishAll(ctx context.Context, put []*decision) {
+	w := &e.window
+	nc := e.store.nc
+	fail := func(ds []*decision, err error) {
+		for _, d := range ds {
+			if d.ack == nil && d.err == nil {
+				d.err = err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		fail(put, err)
+		return
+	}
+	if w.sub == nil || !w.sub.IsValid() {
+		w.inbox = nc.NewInbox()
+		sub, err := nc.SubscribeSync(w.inbox + ".>")
+		if err != nil {
+			fail(put, fmt.Errorf("executor: publish %d outcomes: %w", len(put), err))
+			return
+		}
+		w.sub = sub
+		context.AfterFunc(ctx, func() { sub.Unsubscribe() })
+	}
+	w.n++
+	prefix := w.inbox + "." + strconv.FormatUint(w.n, 10) + "."
+	waiting := 0
+	for i, d := range put {
+		d.msg.Reply = prefix + strconv.Itoa(i)
+		if err := nc.PublishMsg(d.msg); err != nil {
+			d.err = fmt.Errorf("executor: publish outcome: %w", err)
+			continue
+		}
+		waiting++
+	}
+	var again []*decision
+	deadline := time.Now().Add(e.store.timeout)
+	for waiting > 0 {
+		m, err := w.sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			fail(put, fmt.Errorf("executor: publish outcome: %w", nats.ErrTimeout))
+			break
+		}
+		rest, ok := strings.CutPrefix(m.Subject, prefix)
+		i, err := strconv.Atoi(rest)
+		if !ok || err != nil || i < 0 || i >= len(put) || put[i].ack != nil || put[i].err != nil {
+			continue // the answer to an earlier window that timed out, or a repeat
+		}
+		waiting--
+		d := put[i]
+		if m.Header.Get("Status") == "503" { // no responders
+			again = append(again, d)
+			d.err = nats.ErrNoResponders // until published again below
+			continue
+		}
+		d.ack, d.err = readPubAck(m.Data)
+	}
+	for _, d := range again {
+		d.msg.Reply = ""
+		d.ack, d.err = e.publish(ctx, d.msg)
+	}
+}
+
+// readPubAck reads the log's answer to a publish, as publish does.
+func readPubAck(data []byte) (*jetstream.PubAck, error) {
+	if ack, ok := plainPubAck(data); ok {
+		return ack, nil
+	}
+	var ack pubAck
+	if err := json.Unmarshal(data, &ack); err != nil {
+		return nil, jetstream.ErrInvalidJSAck
+	}
+	if ack.Error != nil {
+		return nil, ack.Error
+	}
+	if ack.Stream == "" {
+		return nil, jetstream.ErrInvalidJSAck
+	}
+	return &ack.PubAck, nil
+}
