@@ -36,14 +36,10 @@ import (
 // most 1024).
 const lookBatchMax = 256
 
-// looker queues the looks of one store. A look's job that finds no batch
-// on its way sends one (it leads); a leader sends one batch only, then
-// hands the lead to the first look still queued, so no job waits for
-// looks that are not its own for more than one batch.
+// looker queues the looks of one store, in turns (turns.go).
 type looker struct {
-	mu      sync.Mutex // guards queue, busy and noMulti
-	queue   []*look    // asked and not yet sent; not empty only while busy
-	busy    bool       // a batch is being sent
+	turns[*look]
+	mu      sync.Mutex // guards noMulti
 	noMulti bool       // the server refused a multi_last get
 	// bytesMax, when set, bounds the bytes of a batch's answer; past it
 	// the server holds the rest back and they are looked at one by one
@@ -61,35 +57,23 @@ type looker struct {
 // look is one job's question: does the bucket hold an entry at subj (a
 // record, not a deletion)?
 type look struct {
+	turn
 	subj  string
 	found bool
 	err   error
-	lead  bool          // set before a signal on done that makes this look's job send the next batch
-	done  chan struct{} // a signal when it must lead, one when it is answered
 }
 
 // existsTogether answers whether the bucket holds a record at the key
 // subject subj (record key after "$KV.<bucket>."), in a batch with the
 // looks asked meanwhile.
 func (s *store) existsTogether(ctx context.Context, subj string) (bool, error) {
-	l := &s.looks
-	q := &look{subj: subj, done: make(chan struct{}, 1)}
-	l.mu.Lock()
-	l.queue = append(l.queue, q)
-	lead := !l.busy
-	l.busy = true
-	l.mu.Unlock()
-	for {
-		if lead {
-			s.sendLooks(ctx)
-		}
-		<-q.done
-		if !q.lead {
-			return q.found, q.err
-		}
-		q.lead = false
-		lead = true
+	q := &look{turn: newTurn(), subj: subj}
+	send := func() { s.sendLooks(ctx) }
+	if s.looks.join(q) {
+		send()
 	}
+	q.await(send)
+	return q.found, q.err
 }
 
 // existsAll is existsTogether for many record key subjects at once (a
@@ -97,29 +81,17 @@ func (s *store) existsTogether(ctx context.Context, subj string) (bool, error) {
 // the batches that take them, led by this goroutine whenever one of them
 // is handed the lead.
 func (s *store) existsAll(ctx context.Context, subjs []string) ([]bool, []error) {
-	l := &s.looks
 	qs := make([]*look, len(subjs))
 	for i, subj := range subjs {
-		qs[i] = &look{subj: subj, done: make(chan struct{}, 1)}
+		qs[i] = &look{turn: newTurn(), subj: subj}
 	}
-	l.mu.Lock()
-	l.queue = append(l.queue, qs...)
-	lead := !l.busy
-	l.busy = true
-	l.mu.Unlock()
-	if lead {
-		s.sendLooks(ctx)
+	send := func() { s.sendLooks(ctx) }
+	if s.looks.join(qs...) {
+		send()
 	}
 	found, errs := make([]bool, len(qs)), make([]error, len(qs))
 	for i, q := range qs {
-		for {
-			<-q.done
-			if !q.lead {
-				break
-			}
-			q.lead = false
-			s.sendLooks(ctx)
-		}
+		q.await(send)
 		found[i], errs[i] = q.found, q.err
 	}
 	return found, errs
@@ -129,14 +101,9 @@ func (s *store) existsAll(ctx context.Context, subjs []string) ([]bool, []error)
 // first among them), hands the lead on and signals the answers.
 func (s *store) sendLooks(ctx context.Context) {
 	l := &s.looks
+	batch := l.take(lookBatchMax)
 	l.mu.Lock()
-	n := min(len(l.queue), lookBatchMax)
-	batch := make([]*look, n)
-	copy(batch, l.queue)
-	rest := copy(l.queue, l.queue[n:])
-	clear(l.queue[rest:])
-	l.queue = l.queue[:rest]
-	multi := !l.noMulti && n > 1
+	multi := !l.noMulti && len(batch) > 1
 	l.mu.Unlock()
 
 	if multi {
@@ -147,18 +114,7 @@ func (s *store) sendLooks(ctx context.Context) {
 		}
 	}
 
-	l.mu.Lock()
-	if len(l.queue) > 0 {
-		next := l.queue[0]
-		next.lead = true
-		next.done <- struct{}{} // it has had no signal yet: room in done
-	} else {
-		l.busy = false
-	}
-	l.mu.Unlock()
-	for _, q := range batch {
-		q.done <- struct{}{}
-	}
+	l.handOn(batch)
 }
 
 // errNoDirect: the bucket answers no direct gets; exists reads the

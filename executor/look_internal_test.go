@@ -99,23 +99,19 @@ func (f *lookFixture) asked(t *testing.T) (multi, one int) {
 func (f *lookFixture) queued(keys []string) []*look {
 	l := &f.s.looks
 	var qs []*look
-	l.mu.Lock()
 	for _, k := range keys {
-		q := &look{subj: recordKey("acme", k), done: make(chan struct{}, 1)}
-		qs = append(qs, q)
-		l.queue = append(l.queue, q)
+		qs = append(qs, &look{turn: newTurn(), subj: recordKey("acme", k)})
 	}
-	l.busy = true
-	l.mu.Unlock()
+	l.join(qs...)
 	for {
 		f.s.sendLooks(context.Background())
-		l.mu.Lock()
+		l.turns.mu.Lock()
 		if !l.busy {
-			l.mu.Unlock()
+			l.turns.mu.Unlock()
 			return qs
 		}
 		next := l.queue[0] // handed the lead: it sends the next batch
-		l.mu.Unlock()
+		l.turns.mu.Unlock()
 		<-next.done
 		if !next.lead {
 			panic("the next look was answered, not handed the lead")
@@ -221,15 +217,11 @@ func TestLooksWithoutDirectGets(t *testing.T) {
 	f.s.direct = "$JS.API.DIRECT.GET.KV_gone.$KV.gone."
 	keys := f.keys
 	l := &f.s.looks
-	l.mu.Lock()
 	var qs []*look
 	for _, k := range keys {
-		q := &look{subj: recordKey("acme", k), done: make(chan struct{}, 1)}
-		qs = append(qs, q)
-		l.queue = append(l.queue, q)
+		qs = append(qs, &look{turn: newTurn(), subj: recordKey("acme", k)})
 	}
-	l.busy = true
-	l.mu.Unlock()
+	l.join(qs...)
 	f.s.sendLooks(context.Background())
 	for i, q := range qs {
 		if !errors.Is(q.err, errNoDirect) {

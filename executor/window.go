@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -62,9 +61,7 @@ const windowMax = lookBatchMax
 // window queues the decisions of one executor (the leader's protocol is
 // look.go's looker's).
 type window struct {
-	mu    sync.Mutex  // guards queue and busy
-	queue []*decision // asked and not yet sent; not empty only while busy
-	busy  bool        // a window is being sent
+	turns[*decision]
 
 	// The leader's alone: the subscription publish acknowledgements arrive
 	// on (inbox.<window>.<i>), made at the first window and ended with the
@@ -76,14 +73,13 @@ type window struct {
 
 // decision is one job's outcome to record in the log.
 type decision struct {
+	turn
 	tenant, key string
 	msg         *nats.Msg
 	// answers
 	found bool // the bucket holds a record for key: nothing was published
 	ack   *jetstream.PubAck
 	err   error // of the look, or of the publish
-	lead  bool  // set before a signal on done that makes this decision's job send the next window
-	done  chan struct{}
 }
 
 // decideInLog looks at the bucket for key and, when it holds no record,
@@ -91,38 +87,20 @@ type decision struct {
 // window with the decisions asked meanwhile. found reports a record (msg
 // was not published); otherwise ack and err are the publish's.
 func (e *Executor) decideInLog(ctx context.Context, tenant, key string, msg *nats.Msg) (found bool, ack *jetstream.PubAck, err error) {
-	w := &e.window
-	d := &decision{tenant: tenant, key: key, msg: msg, done: make(chan struct{}, 1)}
-	w.mu.Lock()
-	w.queue = append(w.queue, d)
-	lead := !w.busy
-	w.busy = true
-	w.mu.Unlock()
-	for {
-		if lead {
-			e.sendWindow(ctx)
-		}
-		<-d.done
-		if !d.lead {
-			return d.found, d.ack, d.err
-		}
-		d.lead = false
-		lead = true
+	d := &decision{turn: newTurn(), tenant: tenant, key: key, msg: msg}
+	send := func() { e.sendWindow(ctx) }
+	if e.window.join(d) {
+		send()
 	}
+	d.await(send)
+	return d.found, d.ack, d.err
 }
 
 // sendWindow sends the first window of queued decisions (this job's own
 // first among them), hands the lead on and signals the answers.
 func (e *Executor) sendWindow(ctx context.Context) {
 	w := &e.window
-	w.mu.Lock()
-	n := min(len(w.queue), windowMax)
-	batch := make([]*decision, n)
-	copy(batch, w.queue)
-	rest := copy(w.queue, w.queue[n:])
-	clear(w.queue[rest:])
-	w.queue = w.queue[:rest]
-	w.mu.Unlock()
+	batch := w.take(windowMax)
 
 	e.lookAll(ctx, batch)
 	var put []*decision
@@ -141,18 +119,7 @@ func (e *Executor) sendWindow(ctx context.Context) {
 		e.publishAll(ctx, put)
 	}
 
-	w.mu.Lock()
-	if len(w.queue) > 0 {
-		next := w.queue[0]
-		next.lead = true
-		next.done <- struct{}{} // it has had no signal yet: room in done
-	} else {
-		w.busy = false
-	}
-	w.mu.Unlock()
-	for _, d := range batch {
-		d.done <- struct{}{}
-	}
+	w.handOn(batch)
 }
 
 // lookAll answers whether the bucket holds a record for each decision's
