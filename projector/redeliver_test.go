@@ -65,9 +65,9 @@ func TestRedeliveryChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []jetstream.Msg
+	var msgs []delivery
 	for m := range batch.Messages() {
-		msgs = append(msgs, m)
+		msgs = append(msgs, deliveryOf(m))
 	}
 	if len(msgs) != 20 {
 		t.Fatalf("fetched %d", len(msgs))
@@ -84,7 +84,7 @@ func TestRedeliveryChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range msgs {
-		if _, err := r.applyBatch(ctx, []jetstream.Msg{m}); err != nil {
+		if _, err := r.applyBatch(ctx, []delivery{m}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -421,7 +421,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := make(chan jetstream.Msg, 2*r.cfg.BatchMax)
+	msgs := make(chan delivery, 2*r.cfg.BatchMax)
 	cc, err := r.consume(ctx, msgs)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -462,7 +462,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	restart := func(level slog.Level, why string) {
 		r.log.Log(ctx, level, why+"; pulling afresh", "checkpoint", r.Checkpoint())
 		cc.Stop()
-		msgs = make(chan jetstream.Msg, 2*r.cfg.BatchMax) // the old pull's stragglers go nowhere
+		msgs = make(chan delivery, 2*r.cfg.BatchMax) // the old pull's stragglers go nowhere
 		next, err := r.consume(ctx, msgs)
 		if err != nil {
 			r.log.Warn("durable consumer unavailable; reading the log directly meanwhile", "durable", r.cfg.Durable, "err", err)
@@ -479,7 +479,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer stall.Stop()
 	var stalledAt uint64
 	lastBatch := time.Now() // when the last batch was applied
-	batch := make([]jetstream.Msg, 0, r.cfg.BatchMax)
+	batch := make([]delivery, 0, r.cfg.BatchMax)
 	for {
 		batch = batch[:0]
 		select {
@@ -633,21 +633,35 @@ func (r *Runner) behind(ctx context.Context) (bool, error) {
 	return last > r.Checkpoint(), nil
 }
 
-func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstream.ConsumeContext, error) {
+// delivery is a message the durable delivered, with its metadata read
+// once, when it reached the handler.
+type delivery struct {
+	jetstream.Msg
+	md    *jetstream.MsgMetadata
+	mdErr error
+}
+
+func deliveryOf(m jetstream.Msg) delivery {
+	md, err := m.Metadata()
+	return delivery{Msg: m, md: md, mdErr: err}
+}
+
+func (r *Runner) consume(ctx context.Context, out chan<- delivery) (jetstream.ConsumeContext, error) {
 	cons, err := r.bind(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var dropped atomic.Bool // once one message is dropped, so is every later one: no gap is made
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		if md, err := m.Metadata(); err == nil {
-			r.noteDelivered(md.Sequence.Consumer)
+		d := deliveryOf(m)
+		if d.mdErr == nil {
+			r.noteDelivered(d.md.Sequence.Consumer)
 		}
 		if dropped.Load() {
 			return
 		}
 		select {
-		case out <- m:
+		case out <- d:
 		case <-ctx.Done():
 			dropped.Store(true)
 		}
@@ -665,14 +679,14 @@ func (r *Runner) consume(ctx context.Context, out chan<- jetstream.Msg) (jetstre
 // that stopped, lost in flight, or acknowledged before this view existed)
 // are read from the log by direct gets (fill) before those after them: the
 // checkpoint, not the consumer, says what was applied.
-func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bool, err error) {
+func (r *Runner) applyBatch(ctx context.Context, batch []delivery) (done bool, err error) {
 	msgs := make([]*Msg, 0, len(batch))
 	var ack jetstream.Msg
 	next := r.Checkpoint() + 1
 	for _, jm := range batch {
-		md, err := jm.Metadata()
-		if err != nil {
-			return false, fmt.Errorf("projector: metadata: %w", err)
+		md := jm.md
+		if jm.mdErr != nil {
+			return false, fmt.Errorf("projector: metadata: %w", jm.mdErr)
 		}
 		seq := md.Sequence.Stream
 		if upTo := seq - 1; seq > next {
@@ -694,7 +708,7 @@ func (r *Runner) applyBatch(ctx context.Context, batch []jetstream.Msg) (done bo
 			done = true
 			break
 		}
-		ack = jm
+		ack = jm.Msg
 		msgs = append(msgs, &Msg{Seq: seq, Subject: jm.Subject(), Time: md.Timestamp.UnixNano(), Header: jm.Headers(), Data: jm.Data()})
 		if r.cfg.UntilSeq > 0 && seq >= r.cfg.UntilSeq {
 			done = true
