@@ -92,7 +92,7 @@ func marshalJSON(dst []byte, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = appendQuoted(dst, k)
 			dst = append(dst, ':')
 			dst, _ = marshalJSON(dst, v[k])
 		}
@@ -120,26 +120,6 @@ func marshalJSON(dst []byte, v any) ([]byte, error) {
 		return dst, err
 	}
 	return append(dst, b...), nil
-}
-
-// appendJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped (s is a key decoded from JSON, so valid
-// UTF-8).
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
 }
 
 func (l *eventList) result() ([][]byte, error) {
