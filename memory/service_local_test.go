@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/embed/local"
 	"github.com/toolstream/toolstream/projector"
 )
@@ -21,6 +22,29 @@ import (
 // found by the word classes. The writes record no vectors
 // (a Matcher reads the texts at the query).
 func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
+	emb, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r := serveTenantsApart(t, emb, nil)
+	v := r.View()
+	defer v.Close()
+	if err := v.Scan(keysFor("acme", "u1").vecs(), func(key, _ []byte) error {
+		t.Errorf("a vector was recorded (%q): the word vectors need none", key)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serveTenantsApart runs the memory service on a real embedded server
+// with emb as its embedder and m as its matcher, writes the records of two
+// tenants' users, and checks that a paraphrased question (English, and
+// Chinese by the word classes) finds its user's record first and that no
+// question returns a record of another owner. It returns the engine and
+// the runner, whose view the caller reads for what the writes recorded.
+func serveTenantsApart(t *testing.T, emb embed.Embedder, m Matcher) (*Engine, *projector.Runner) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b := bustest.Start(t)
@@ -39,11 +63,7 @@ func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
 		}
 		r.Close()
 	})
-	emb, err := local.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Service{Engine: e, Runner: r, Embedder: emb,
+	s := &Service{Engine: e, Runner: r, Embedder: emb, Matcher: m,
 		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
 			ack, err := b.PublishSealed(ctx, subj, ev, scope)
 			if err != nil {
@@ -99,12 +119,5 @@ func TestServiceLocalEmbedderKeepsTenantsApart(t *testing.T) {
 			}
 		}
 	}
-	v := r.View()
-	defer v.Close()
-	if err := v.Scan(keysFor("acme", "u1").vecs(), func(key, _ []byte) error {
-		t.Errorf("a vector was recorded (%q): the word vectors need none", key)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	return e, r
 }
