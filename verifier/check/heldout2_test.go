@@ -100,23 +100,7 @@ func TestHeldOutSet2(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("| kind | want | lang | claims | supported | contradicted | unsupported/other | right |\n|---|---|---|---|---|---|---|---|\n")
-	for _, k := range heldOut2Kinds {
-		for _, l := range []string{"en", "zh"} {
-			c := byKind[k.kind][l]
-			if c == nil {
-				continue
-			}
-			right := c.supported
-			switch k.verdict {
-			case "contradicted":
-				right = c.contra
-			case "unsupported":
-				right = c.unsupp
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d/%d |\n", k.kind, k.verdict, l, c.claims, c.supported, c.contra, c.unsupp, right, c.claims)
-		}
-	}
+	writeKindTable(&b, heldOut2Kinds, byKind)
 	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall | supported kept, citing the labelled field |\n|---|---|---|---|---|\n")
 	for _, l := range []string{"en", "zh", "all"} {
 		c := byLang[l]

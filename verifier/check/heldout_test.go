@@ -140,8 +140,20 @@ func TestHeldOutSet(t *testing.T) {
 // language the verdicts given, then precision and recall of contradicted.
 func heldOutTable(byKind map[string]map[string]*heldOutCount, byLang map[string]*heldOutCount) string {
 	var b strings.Builder
+	writeKindTable(&b, heldOutKinds, byKind)
+	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall |\n|---|---|---|---|\n")
+	for _, l := range []string{"en", "zh", "all"} {
+		c := byLang[l]
+		fmt.Fprintf(&b, "| %s | %d | %.3f (%d/%d) | %.3f (%d/%d) |\n", l, c.claims, c.precision(), c.truePos, c.flags, c.recall(), c.truePos, c.wantContra)
+	}
+	return b.String()
+}
+
+// writeKindTable writes a held-out set's verdicts per kind of label (in
+// the order of kinds) and language, with how many were right.
+func writeKindTable(b *strings.Builder, kinds []struct{ kind, verdict string }, byKind map[string]map[string]*heldOutCount) {
 	b.WriteString("| kind | want | lang | claims | supported | contradicted | unsupported/other | right |\n|---|---|---|---|---|---|---|---|\n")
-	for _, k := range heldOutKinds {
+	for _, k := range kinds {
 		for _, l := range []string{"en", "zh"} {
 			c := byKind[k.kind][l]
 			if c == nil {
@@ -154,15 +166,9 @@ func heldOutTable(byKind map[string]map[string]*heldOutCount, byLang map[string]
 			case "unsupported":
 				right = c.unsupp
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d/%d |\n", k.kind, k.verdict, l, c.claims, c.supported, c.contra, c.unsupp, right, c.claims)
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d/%d |\n", k.kind, k.verdict, l, c.claims, c.supported, c.contra, c.unsupp, right, c.claims)
 		}
 	}
-	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall |\n|---|---|---|---|\n")
-	for _, l := range []string{"en", "zh", "all"} {
-		c := byLang[l]
-		fmt.Fprintf(&b, "| %s | %d | %.3f (%d/%d) | %.3f (%d/%d) |\n", l, c.claims, c.precision(), c.truePos, c.flags, c.recall(), c.truePos, c.wantContra)
-	}
-	return b.String()
 }
 
 // loadHeldOut reads the held-out set and checks its labels' kinds.
