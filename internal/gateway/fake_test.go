@@ -58,6 +58,9 @@ type fakeUpstream struct {
 	// headerGate, when set, is called before a stream's status and headers
 	// are written; it may block. Set it before the first request.
 	headerGate func(model string)
+	// wholeGate, when set, is called before a non-streamed answer is
+	// written; it may block. Set it before the first request.
+	wholeGate func(model string)
 
 	mu       sync.Mutex
 	requests []fakeRequest
@@ -158,6 +161,9 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if stream, _ := body["stream"].(bool); !stream {
+		if f.wholeGate != nil {
+			f.wholeGate(model)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, wholeAnswer(api, model))
 		return

@@ -282,3 +282,76 @@ func isKind[T events.Body](ev *events.Event) bool {
 	_, ok := events.As[T](ev)
 	return ok
 }
+
+// TestWholeAnswerOfAClientThatHungUp: a client asks for a non-streamed
+// answer and hangs up while the upstream is still thinking. The gateway
+// keeps running and serves the next client, and the answer the upstream
+// gives after the hang-up is kept, once, sealed as the hung-up user's, as
+// a streamed answer's rest is (TestClientDisconnectMidStreamLosesNothing).
+func TestWholeAnswerOfAClientThatHungUp(t *testing.T) {
+	release := make(chan struct{})
+	asked := make(chan struct{}, 1)
+	tg := startGateway(t, nil)
+	var first sync.Once
+	tg.fake.wholeGate = func(string) {
+		first.Do(func() { // the hung-up client's request
+			asked <- struct{}{}
+			<-release
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := passthroughCases[1] // Chat
+	eve := map[string]string{"Authorization": "Bearer " + clientKey, HeaderUser: "eve"}
+
+	rctx, hangUp := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(rctx, "POST", tg.srv.URL+c.path,
+		strings.NewReader(`{"model":"`+c.model+`","messages":[{"role":"user","content":"weather in SF?"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range eve {
+		req.Header.Set(k, v)
+	}
+	gone := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		gone <- err
+	}()
+	<-asked
+	hangUp()
+	if err := <-gone; err == nil {
+		t.Fatal("the hung-up request got an answer")
+	}
+	close(release)
+
+	// the gateway is still up and answers the next client whole
+	body := `{"model":"` + c.model + `","messages":[{"role":"user","content":"weather in SF?"}]}`
+	if _, stream := postWhole(t, tg, body, map[string]string{"Authorization": "Bearer " + clientKey, HeaderUser: "bob"}); stream != "chatcmpl-whole" {
+		t.Fatalf("the next client's answer's stream is %q", stream)
+	}
+	subj, err := events.GatewaySubject("acme", string(c.api), scopedID("eve", "chatcmpl-whole"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the upstream's answer is kept though its client went away: once
+	var msgs []*logread.Msg
+	eventually(t, func() bool {
+		msgs = subjectMessages(ctx, t, tg, subj)
+		return len(msgs) >= 1
+	}, "the hung-up client's answer was not kept")
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages for the hung-up client's answer, want 1", len(msgs))
+	}
+	ev, err := events.DecodeAtWith(msgs[0].Subject, msgs[0].Data, tg.bus.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := events.As[*events.StreamAnswer](ev); !ok || a.Data != wholeAnswer(c.api, c.model) || ev.User != "eve" {
+		t.Fatalf("stored %s %+v, want eve's whole answer", ev.Kind, ev.Body)
+	}
+}
