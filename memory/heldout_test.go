@@ -35,6 +35,11 @@ type heldoutLine struct {
 	At     string `json:"at"`
 	Say    string `json:"say"`
 	Forget string `json:"forget"`
+	// User and Tenant, on a say line, make it another user's or another
+	// tenant's message (blind3.jsonl): checks always read the scenario's
+	// user, so nothing of it may reach them.
+	User   string `json:"user"`
+	Tenant string `json:"tenant"`
 
 	Ask     string   `json:"ask"`
 	AsOf    string   `json:"as_of"`
@@ -158,6 +163,13 @@ func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bo
 			switch {
 			case l.Say != "" || l.Forget != "":
 				n++
+				tenant, user := tenant, user
+				if l.Tenant != "" {
+					tenant = l.Tenant
+				}
+				if l.User != "" {
+					user = l.User
+				}
 				ev := &events.Event{ID: fmt.Sprintf("e%d", n), Tenant: tenant, User: user, At: parseTime(t, l.At)}
 				if l.Say != "" && writer {
 					evs, err := e.MessageEvents(tenant, user, l.ID, l.Say, ev.At)
