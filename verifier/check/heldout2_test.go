@@ -48,14 +48,24 @@ var heldOut2Floors = map[string][2]float64{
 // reports the verdicts per kind and language, precision and recall of
 // contradicted, and how many supported claims cite the labelled pointer
 // (go test ./verifier/check -run TestHeldOutSet2 -v prints the table;
-// VERIFIER_DEBUG=1 names every miss). The language of a case is zh when
-// its answer holds a Han character. It fails below heldOut2Floors.
+// VERIFIER_DEBUG=1 names every miss). It fails below heldOut2Floors.
 func TestHeldOutSet2(t *testing.T) {
-	dir := filepath.Join("testdata", "heldout2")
+	checkKindedSet(t, "heldout2", heldOut2Kinds, heldOut2Floors)
+}
+
+// checkKindedSet checks testdata/<set>/<set>.jsonl, a sealed set whose
+// labels each name their kind (one of kinds, with its verdict), reports
+// the verdicts per kind and language, precision and recall of
+// contradicted, and how many supported claims cite the labelled pointer,
+// and fails below floors. The language of a case is zh when its answer
+// holds a Han character.
+func checkKindedSet(t *testing.T, set string, kinds []struct{ kind, verdict string }, floors map[string][2]float64) {
+	t.Helper()
+	dir := filepath.Join("testdata", set)
 	cases := checktest.Load(t, dir)
-	kinds := loadHeldOut2Kinds(t, filepath.Join(dir, "heldout2.jsonl"))
-	if len(kinds) != len(cases) {
-		t.Fatalf("%d cases, %d lines of kinds", len(cases), len(kinds))
+	labels := loadKinds(t, filepath.Join(dir, set+".jsonl"), kinds)
+	if len(labels) != len(cases) {
+		t.Fatalf("%d cases, %d lines of kinds", len(cases), len(labels))
 	}
 	c := NewChecker(CheckerConfig{})
 	byKind := map[string]map[string]*heldOutCount{}
@@ -69,7 +79,7 @@ func TestHeldOutSet2(t *testing.T) {
 			lang = "zh"
 		}
 		for j, e := range hc.Expected {
-			kind := kinds[i][j]
+			kind := labels[i][j]
 			got, ok := findClaim(rep, hc.Answer, e.Text)
 			if !ok {
 				t.Errorf("%s: no claim holds %q", hc.Name, e.Text)
@@ -100,7 +110,7 @@ func TestHeldOutSet2(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	writeKindTable(&b, heldOut2Kinds, byKind)
+	writeKindTable(&b, kinds, byKind)
 	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall | supported kept, citing the labelled field |\n|---|---|---|---|---|\n")
 	for _, l := range []string{"en", "zh", "all"} {
 		c := byLang[l]
@@ -108,7 +118,7 @@ func TestHeldOutSet2(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 	for _, l := range []string{"all", "en", "zh"} {
-		floor, st := heldOut2Floors[l], byLang[l]
+		floor, st := floors[l], byLang[l]
 		if st.claims == 0 {
 			t.Fatalf("no %s claims", l)
 		}
@@ -118,9 +128,9 @@ func TestHeldOutSet2(t *testing.T) {
 	}
 }
 
-// loadHeldOut2Kinds reads the kind of every label of path, a line of kinds
-// per case, and checks each kind names the verdict its label has.
-func loadHeldOut2Kinds(t *testing.T, path string) [][]string {
+// loadKinds reads the kind of every label of path, a line of kinds per
+// case, and checks each is one of kinds with the verdict its label has.
+func loadKinds(t *testing.T, path string, kinds []struct{ kind, verdict string }) [][]string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -142,7 +152,7 @@ func loadHeldOut2Kinds(t *testing.T, path string) [][]string {
 		var ks []string
 		for _, e := range c.Expected {
 			ok := false
-			for _, k := range heldOut2Kinds {
+			for _, k := range kinds {
 				ok = ok || (k.kind == e.Kind && k.verdict == e.Verdict)
 			}
 			if !ok {
