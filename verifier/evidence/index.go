@@ -204,6 +204,7 @@ type Walker struct {
 	toolParts []string
 	toolSplit bool
 	nearCtx   map[nearKey]uint32 // contexts of values found in text (setTextCtx)
+	cwords    []Cword            // scratch: a value's words (categoriesOf)
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -375,7 +376,7 @@ func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) []*keyI
 			}
 		case json.Number:
 			if ki.subject && isIDKey(k) {
-				w.addSubject(id, v.String())
+				w.Ix.addSubject(w.Ix.subjects, id, v.String())
 				if n.subject == "" {
 					n.subject = v.String()
 				}
@@ -472,13 +473,31 @@ func subjectKey(t string) string {
 	return lang.Stem(t)
 }
 
-func (w *Walker) addSubject(id int32, v string) { w.Ix.addSubject(w.Ix.subjects, id, v) }
+func (w *Walker) addSubject(id int32, v string) {
+	var toks []string
+	if len(v) <= 80 { // NB: strInfo keeps what it works out for such a value
+		ts := w.strInfo(v).tokensOf()
+		toks = make([]string, len(ts))
+		for i, t := range ts {
+			toks[i] = t.S
+		}
+	}
+	w.Ix.addSubjectToks(w.Ix.subjects, id, v, toks)
+}
 
 // addSubject indexes v as a name of node id in subjects. The entries of
 // one name share its tokens and their keys: a code or a distinctive word
 // of the name is a slice of them (they are never changed).
 func (ix *Index) addSubject(subjects map[string][]SubjEntry, id int32, v string) {
-	toks := tokenStrings(lang.Normalize(v))
+	ix.addSubjectToks(subjects, id, v, nil)
+}
+
+// addSubjectToks is addSubject with v's normalised tokens made already
+// (toks), or nil to make them.
+func (ix *Index) addSubjectToks(subjects map[string][]SubjEntry, id int32, v string, toks []string) {
+	if toks == nil {
+		toks = tokenStrings(lang.Normalize(v))
+	}
 	if len(toks) == 0 {
 		return
 	}

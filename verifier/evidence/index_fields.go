@@ -323,13 +323,31 @@ type strInfo struct {
 	// took them (interned: what a value says is numbered once).
 	strID, rawID, catID uint32
 	interned            bool
+	// The normalised value once, shared by everything that reads it
+	// (categories, subjects, numbers in text, value words): its runes,
+	// those runes as text (text.S is norm) and its tokens, made when
+	// first asked (tokens).
+	runes  []rune
+	text   RuneText
+	toks   []Token
+	tokens bool
+}
+
+// tokensOf returns the tokens of si's normalised value, tokenising it once.
+func (si *strInfo) tokensOf() []Token {
+	if !si.tokens {
+		si.toks, si.tokens = TokenizeInto(nil, si.text, si.runes), true
+	}
+	return si.toks
 }
 
 func (w *Walker) strInfo(s string) *strInfo {
 	if si, ok := w.Ix.strs[s]; ok {
 		return si
 	}
-	si := &strInfo{norm: string(lang.Normalize(s)), raw: JsonText(s), minute: -1, clock: -1}
+	r := lang.Normalize(s)
+	text := NewRuneText(r)
+	si := &strInfo{norm: text.S, raw: JsonText(s), minute: -1, clock: -1, runes: r, text: text}
 	if d, m, ok := ParseEvidenceDate(s); ok {
 		si.day, si.hasDay, si.minute = d, true, m
 	} else if wd, ok := weekdayOf(si.norm); ok {
@@ -337,7 +355,7 @@ func (w *Walker) strInfo(s string) *strInfo {
 	} else {
 		si.clock = parseClock(s)
 	}
-	si.cat = CategoriesOf(si.norm)
+	si.cat = w.categoriesOf(si)
 	si.hedge = len(s) < 40 && hedgeWords(s)
 	if len(s) <= 80 {
 		w.Ix.strs[s] = si
@@ -370,6 +388,7 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 		lf.SubjKey = true
 	}
 	lf.KeyUp, lf.KeyDown = ki.up, ki.down
+	var si *strInfo // a string's
 	switch t := v.(type) {
 	case json.Number:
 		x, err := strconv.ParseFloat(t.String(), 64)
@@ -399,7 +418,7 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 		lf.setUnit(u)
 		lf.Dim = dim
 	case string:
-		si := w.strInfo(t)
+		si = w.strInfo(t)
 		lf.Kind = KindStr
 		if !si.interned {
 			lf.setStr(si.norm)
@@ -408,6 +427,14 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 			si.strID, si.rawID, si.catID, si.interned = lf.strID, lf.rawID, lf.catID, true
 		}
 		lf.strID, lf.rawID, lf.catID = si.strID, si.rawID, si.catID
+		if _, ok := ix.valWords[lf.strID]; !ok {
+			// What indexValue will index the value by, from the tokens
+			// already made (valueWordsOf(si.norm) would make them again).
+			if ix.valWords == nil {
+				ix.valWords = map[uint32]valueWords{}
+			}
+			ix.valWords[lf.strID] = valueWordsFrom(si.runes, si.tokensOf())
+		}
 		lf.Day, lf.HasDay, lf.Minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
 			lf.Minute = si.clock
@@ -423,8 +450,8 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 	id := int32(len(ix.Leaves))
 	ix.Leaves = append(ix.Leaves, lf)
 	if s, ok := v.(string); ok && !lf.HasDay && !(lf.SubjKey && !strings.ContainsRune(s, ' ')) {
-		w.textNumbers(id, s) // not inside identifiers: ORD-88231, 20240501-7731
-		w.textDates(id, s)
+		w.textNumbers(id, s, si) // not inside identifiers: ORD-88231, 20240501-7731
+		w.textDates(id, s, si)
 	}
 	if lf.Kind == KindNum {
 		if ki.mag == 1 && f.rowKey != "" {
@@ -598,7 +625,12 @@ type valueWords struct {
 
 func valueWordsOf(s string) valueWords {
 	r := []rune(s)
-	toks := Tokenize(r)
+	return valueWordsFrom(r, Tokenize(r))
+}
+
+// valueWordsFrom is valueWordsOf of the normalised runes r, tokenised as
+// toks (not changed).
+func valueWordsFrom(r []rune, toks []Token) valueWords {
 	if len(toks) > valueTokensMax {
 		toks = toks[:valueTokensMax]
 	}

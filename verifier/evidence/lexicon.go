@@ -5,6 +5,8 @@ import (
 
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ---- reading a claim: the lexicon --------------------------------------
@@ -388,24 +390,70 @@ func CategoriesOf(s string) []CatValue {
 	if len(s) > 60 || s == "" {
 		return nil
 	}
+	if cs, ok := wholeCategories(catWhole(s)); ok {
+		return cs
+	}
+	return catsOfWords(ClaimWords([]rune(s)))
+}
+
+// categoriesOf is CategoriesOf(si.norm) read from the value's tokens. The
+// words of norm and of its form with '_' and '-' as spaces and spaces
+// collapsed are the same: neither is a letter or digit, so both end a
+// token wherever they stand, and no word is ever made across either.
+func (w *Walker) categoriesOf(si *strInfo) []CatValue {
+	if len(si.norm) > 60 || si.norm == "" {
+		return nil
+	}
+	if cs, ok := wholeCategories(catWhole(si.norm)); ok {
+		return cs
+	}
+	w.cwords = ClaimWordsInto(w.cwords[:0], si.text, si.runes, si.tokensOf())
+	return catsOfWords(w.cwords)
+}
+
+// catWhole is s with '_' and '-' read as spaces and every run of spaces
+// one space, trimmed: the form a whole value is looked up by. A value
+// already in that form is returned as it is.
+func catWhole(s string) string {
+	space := true // at the start, or after a space
+	for _, c := range s {
+		if c == '_' || c == '-' || c == utf8.RuneError || unicode.IsSpace(c) && (c != ' ' || space) {
+			space = true
+			break
+		}
+		space = c == ' '
+	}
+	if !space {
+		return s
+	}
 	s = strings.Map(func(c rune) rune {
 		if c == '_' || c == '-' {
 			return ' '
 		}
 		return c
 	}, s)
-	s = strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// wholeCategories returns the categories of a whole value that is a
+// category word.
+func wholeCategories(s string) ([]CatValue, bool) {
 	if l := EnLex[s]; l != nil && len(l.Cats) > 0 {
-		return l.Cats
+		return l.Cats, true
 	}
 	if l := ZhLex[s]; l != nil && len(l.Cats) > 0 {
-		return l.Cats
+		return l.Cats, true
 	}
+	return nil, false
+}
+
+// catsOfWords returns the category values of a value's words.
+func catsOfWords(ws []Cword) []CatValue {
 	// "多云转小雨": cloudy turning to rain — both hold. A negation before
 	// a value states its negation (NOT_READY, 未就绪).
 	var out []CatValue
 	negated := false
-	for _, w := range ClaimWords([]rune(s)) {
+	for _, w := range ws {
 		if w.Info == nil {
 			continue
 		}

@@ -1498,22 +1498,37 @@ func (w *Walker) keyNumbers(id int32, ki *keyInfo) {
 // TextItems finds the numbers ("3-5 business days", "$25.00", "revenue
 // rose 12% to 3.2 billion") and dates ("launches on June 3", "landfall on
 // Thursday evening", resolved against the answer's time) in s.
-func (w *Walker) TextItems(s string, dates bool) []TextItem {
+func (w *Walker) TextItems(s string, dates bool) []TextItem { return w.textItems(s, dates, nil) }
+
+// textItems is TextItems with what strInfo worked out of s (si), or nil:
+// its normalised runes and tokens are read, not made again.
+func (w *Walker) textItems(s string, dates bool, si *strInfo) []TextItem {
 	key := textKey{s, dates}
 	if items, ok := w.Ix.texts[key]; ok {
 		return items
 	}
 	var items []TextItem
-	norm := lang.Normalize(s)
+	var norm []rune
+	var normS string
+	if si != nil {
+		norm, normS = si.runes, si.norm
+	} else {
+		norm = lang.Normalize(s)
+		normS = string(norm)
+	}
 	var toks []Token
 	near := func(a, b int) []string {
 		if toks == nil {
-			toks = Tokenize(norm)
+			if si != nil {
+				toks = si.tokensOf()
+			} else {
+				toks = Tokenize(norm)
+			}
 		}
 		return nearbyConcepts(toks, a, b, 6)
 	}
 	if strings.ContainsAny(s, "0123456789０１２３４５６７８９") {
-		for k, m := range ScanNumbers(norm, nil) {
+		for k, m := range ScanNumbersIn(normS, norm, nil) {
 			if k >= textNumbersMax {
 				break
 			}
@@ -1538,24 +1553,25 @@ func (w *Walker) TextItems(s string, dates bool) []TextItem {
 
 // textNumbers and textDates index the items of a string value as leaves
 // pointing at the string.
-func (w *Walker) textNumbers(id int32, s string) {
+// si is what strInfo worked out of s.
+func (w *Walker) textNumbers(id int32, s string, si *strInfo) {
 	if s == "" || len(s) > 20000 {
 		return
 	}
-	w.textLeaves(id, s, false)
+	w.textLeaves(id, s, false, si)
 }
 
-func (w *Walker) textDates(id int32, s string) {
+func (w *Walker) textDates(id int32, s string, si *strInfo) {
 	if s == "" || len(s) > 20000 {
 		return
 	}
-	w.textLeaves(id, s, true)
+	w.textLeaves(id, s, true, si)
 }
 
-func (w *Walker) textLeaves(id int32, s string, dates bool) {
+func (w *Walker) textLeaves(id int32, s string, dates bool, si *strInfo) {
 	ix := w.Ix
 	base := ix.Leaves[id]
-	items := w.TextItems(s, true)
+	items := w.textItems(s, true, si)
 	// The string is the value itself when nothing but one number and its
 	// unit is written in it.
 	short := !dates && len(items) == 1 && !items[0].Date && items[0].bare
