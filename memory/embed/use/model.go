@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 )
 
 // The network's sizes, read off the graph (the npm package's graph file).
@@ -24,7 +25,8 @@ const (
 	lnEpsilon = 1e-6
 )
 
-// dense is an affine map: y = x·W + b, W stored row by row (in × out).
+// dense is an affine map: y = x·W + b, W (in × out) stored as panels of
+// panelWidth columns (pack).
 type dense struct {
 	in, out int
 	w, b    []float32
@@ -139,7 +141,7 @@ func (net *network) assign(ts []tensor) error {
 			err = e
 			return dense{}
 		}
-		return dense{in: in, out: out, w: w, b: vec(out)}
+		return dense{in: in, out: out, w: pack(w, in, out), b: vec(out)}
 	}
 	if net.emb, err = take(vocabRows, embDim); err != nil {
 		return err
@@ -166,29 +168,58 @@ func (net *network) assign(ts []tensor) error {
 	return err
 }
 
+// scratch is the buffers one call of embed works in, kept by the
+// Encoder between calls (a sync.Pool of its own) so that a call
+// allocates only the vectors it returns.
+type scratch struct {
+	x    [2][]float32 // a layer's input and output, in turns
+	h    []float32
+	qkv  []float32
+	att  []float32
+	y    []float32
+	res  []float32
+	h2   []float32
+	f1   []float32
+	pool []float32
+	tanh []float32
+	log  []float32
+}
+
+// grow returns (*b)[:n], reallocating when its capacity is short.
+func grow(b *[]float32, n int) []float32 {
+	if cap(*b) < n {
+		*b = make([]float32, n)
+	}
+	return (*b)[:n]
+}
+
 // embed returns the unit vector of each text's ids (at most TokensMax
 // each); no ids give the zero vector. The texts are run together through
 // the dense maps (their rows stacked, so each weight is read once per
-// batch) and apart through attention.
-func (net *network) embed(ids [][]int) [][]float32 {
+// batch, and padded to a multiple of four rows for the kernel) and apart
+// through attention; par is how many goroutines a dense map may use.
+func (net *network) embed(s *scratch, ids [][]int, par int) [][]float32 {
 	out := make([][]float32, len(ids))
+	vecs := make([]float32, len(ids)*Dim)
 	var spans [][2]int // rows of each text with ids
 	rows := 0
-	for i, s := range ids {
-		out[i] = make([]float32, Dim)
-		spans = append(spans, [2]int{rows, rows + len(s)})
-		rows += len(s)
+	for i, t := range ids {
+		out[i] = vecs[i*Dim : (i+1)*Dim : (i+1)*Dim]
+		spans = append(spans, [2]int{rows, rows + len(t)})
+		rows += len(t)
 	}
 	if rows == 0 {
 		return out
 	}
+	rows4 := (rows + 3) &^ 3
 	// the input: each piece's embedding twice (the graph adds the
 	// embedding to itself with the timing signal added) plus the signal
-	x := make([]float32, rows*embDim)
+	x := grow(&s.x[0], rows4*embDim)
+	clear(x[rows*embDim:])
 	half := embDim / 2
 	r := 0
-	for _, s := range ids {
-		for pos, id := range s {
+	for _, t := range ids {
+		for pos, id := range t {
 			row := x[r*embDim : (r+1)*embDim]
 			e := net.emb[id*embDim : (id+1)*embDim]
 			for k := 0; k < half; k++ {
@@ -200,26 +231,36 @@ func (net *network) embed(ids [][]int) [][]float32 {
 		}
 	}
 	for l := range net.layers {
-		x = net.layers[l].forward(x, rows, spans)
+		y := grow(&s.x[(l+1)%2], rows4*hidden)
+		net.layers[l].forward(s, y, x, rows4, spans, par)
+		x = y
 	}
-	pooled := make([]float32, hidden)
+	n4 := (len(ids) + 3) &^ 3
+	pooled := grow(&s.pool, n4*hidden)
+	clear(pooled)
 	for i, sp := range spans {
 		n := sp[1] - sp[0]
 		if n == 0 {
 			continue
 		}
-		clear(pooled)
+		p := pooled[i*hidden : (i+1)*hidden]
 		for r := sp[0]; r < sp[1]; r++ {
-			addTo(pooled, x[r*hidden:(r+1)*hidden])
+			addTo(p, x[r*hidden:(r+1)*hidden])
 		}
-		for k := range pooled {
-			pooled[k] /= float32(n)
+		for k := range p {
+			p[k] /= float32(n)
+		}
+	}
+	th := grow(&s.tanh, n4*Dim)
+	net.tanh.apply(th, pooled, n4, par)
+	for i, sp := range spans {
+		if sp[1] == sp[0] {
+			continue
 		}
 		v := out[i]
-		net.tanh.apply(v, pooled, 1)
 		sum := 0.0
-		for k := range v {
-			v[k] = float32(math.Tanh(float64(v[k])))
+		for k, t := range th[i*Dim : (i+1)*Dim] {
+			v[k] = float32(math.Tanh(float64(t)))
 			sum += float64(v[k]) * float64(v[k])
 		}
 		inv := float32(1 / math.Sqrt(max(sum, 1e-12)))
@@ -230,24 +271,22 @@ func (net *network) embed(ids [][]int) [][]float32 {
 	return out
 }
 
-// forward runs the layer over x (rows × its input width) and returns its
-// output (rows × hidden). spans are each text's rows: attention stays
-// within them.
-func (L *layer) forward(x []float32, rows int, spans [][2]int) []float32 {
+// forward runs the layer over x (rows × its input width, rows a
+// multiple of four) into out (rows × hidden). spans are each text's
+// rows: attention stays within them; rows past the last span are
+// padding, computed and never read.
+func (L *layer) forward(s *scratch, out, x []float32, rows int, spans [][2]int, par int) {
 	d := L.qkv.in
-	h := make([]float32, rows*d)
+	h := grow(&s.h, rows*d)
 	L.ln.apply(h, x, rows, d)
-	qkv := make([]float32, rows*3*d)
-	L.qkv.apply(qkv, h, rows)
-	att := make([]float32, rows*d)
+	qkv := grow(&s.qkv, rows*3*d)
+	L.qkv.apply(qkv, h, rows, par)
+	att := grow(&s.att, rows*d)
+	clear(att)
 	scale := float32(1 / math.Sqrt(float64(L.headDim)))
-	var logits []float32
 	for _, sp := range spans {
 		n := sp[1] - sp[0]
-		if cap(logits) < n {
-			logits = make([]float32, n)
-		}
-		logits = logits[:n]
+		logits := grow(&s.log, n)
 		for hd := 0; hd < heads; hd++ {
 			off := hd * L.headDim
 			for i := sp[0]; i < sp[1]; i++ {
@@ -255,6 +294,7 @@ func (L *layer) forward(x []float32, rows int, spans [][2]int) []float32 {
 				mx := float32(math.Inf(-1))
 				for j := sp[0]; j < sp[1]; j++ {
 					k := qkv[j*3*d+d+off : j*3*d+d+off+L.headDim]
+					k = k[:len(q)]
 					var s float32
 					for c, qc := range q {
 						s += qc * scale * k[c]
@@ -271,6 +311,7 @@ func (L *layer) forward(x []float32, rows int, spans [][2]int) []float32 {
 				for j := sp[0]; j < sp[1]; j++ {
 					p := logits[j-sp[0]] / sum
 					v := qkv[j*3*d+2*d+off : j*3*d+2*d+off+L.headDim]
+					v = v[:len(o)]
 					for c, vc := range v {
 						o[c] += p * vc
 					}
@@ -278,51 +319,59 @@ func (L *layer) forward(x []float32, rows int, spans [][2]int) []float32 {
 			}
 		}
 	}
-	y := make([]float32, rows*hidden)
-	L.out.apply(y, att, rows)
+	y := grow(&s.y, rows*hidden)
+	L.out.apply(y, att, rows, par)
 	if L.adjust != nil {
-		res := make([]float32, rows*hidden)
-		L.adjust.apply(res, x, rows)
+		res := grow(&s.res, rows*hidden)
+		L.adjust.apply(res, x, rows, par)
 		addTo(y, res)
 	} else {
 		addTo(y, x)
 	}
-	h2 := make([]float32, rows*hidden)
+	h2 := grow(&s.h2, rows*hidden)
 	L.ffnLN.apply(h2, y, rows, hidden)
-	f1 := make([]float32, rows*ffnDim)
-	L.ffn1.apply(f1, h2, rows)
+	f1 := grow(&s.f1, rows*ffnDim)
+	L.ffn1.apply(f1, h2, rows, par)
 	for k, v := range f1 {
 		f1[k] = max(v, 0)
 	}
-	f2 := make([]float32, rows*hidden)
-	L.ffn2.apply(f2, f1, rows)
-	addTo(f2, y)
-	return f2
+	L.ffn2.apply(out, f1, rows, par)
+	addTo(out, y)
 }
 
-// apply writes x·W + b for rows rows of x into y.
-//
-// NB: a kernel taking four rows through each row of W together (W read a
-// quarter as often) measured no faster here (BenchmarkDense of that
-// change: 176-222 ms against 145-207 ms for 240 rows of 512 × 1536, load
-// 8): the loop is bound by scalar multiply-adds (about 1 G/s), not by
-// reading W, and Go does not vectorise it.
-func (m *dense) apply(y, x []float32, rows int) {
-	for r := 0; r < rows; r++ {
-		yr := y[r*m.out : (r+1)*m.out]
-		copy(yr, m.b)
-		for k, a := range x[r*m.in : (r+1)*m.in] {
-			axpy(yr, m.w[k*m.out:(k+1)*m.out], a)
+// parMin is the fewest multiply-adds a dense map splits across
+// goroutines for: below it (a short query) starting them costs more
+// than they save.
+const parMin = 1 << 20
+
+// apply writes x·W + b for rows rows of x (a multiple of four) into y.
+// The panels of W are split among at most par goroutines; each takes
+// its panels in turn and runs every group of four rows through each
+// (the panel, 32-96 KB, stays in cache while the rows pass). Each output
+// is computed by the same instructions whatever the split or the batch,
+// so a text's vector does not depend on either.
+func (m *dense) apply(y, x []float32, rows, par int) {
+	panels := m.out / panelWidth
+	run := func(from, to int) {
+		for j := from; j < to; j++ {
+			w := m.w[j*m.in*panelWidth : (j+1)*m.in*panelWidth]
+			b := m.b[j*panelWidth : (j+1)*panelWidth]
+			for r := 0; r < rows; r += 4 {
+				gemm4x16(x[r*m.in:], m.in, w, m.in, y[r*m.out+j*panelWidth:], m.out, b)
+			}
 		}
 	}
-}
-
-// axpy adds a·w to y; len(w) == len(y).
-func axpy(y, w []float32, a float32) {
-	w = w[:len(y)]
-	for i, v := range w {
-		y[i] += a * v
+	par = min(par, panels)
+	if par <= 1 || rows*m.in*m.out < parMin {
+		run(0, panels)
+		return
 	}
+	var wg sync.WaitGroup
+	for p := 1; p < par; p++ {
+		wg.Go(func() { run(p*panels/par, (p+1)*panels/par) })
+	}
+	run(0, panels/par)
+	wg.Wait()
 }
 
 func addTo(y, x []float32) {

@@ -3,6 +3,7 @@ package use
 import (
 	"context"
 	_ "embed"
+	"runtime"
 	"sync"
 
 	"github.com/toolstream/toolstream/memory/embed"
@@ -25,6 +26,9 @@ const batchMax = 16
 // Lite in Go. It is safe for concurrent use.
 type Encoder struct {
 	net *network
+	// scratch keeps the buffers of calls done (*scratch), a few MB
+	// each, for the next.
+	scratch sync.Pool
 }
 
 var _ embed.Embedder = (*Encoder)(nil)
@@ -54,6 +58,12 @@ func (e *Encoder) Dim() int { return Dim }
 // as the reference does. It fails only with ctx's error.
 func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
+	s, _ := e.scratch.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
+	}
+	defer e.scratch.Put(s)
+	par := runtime.GOMAXPROCS(0)
 	for from := 0; from < len(texts); from += batchMax {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -63,7 +73,7 @@ func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error
 		for i, s := range batch {
 			ids[i] = e.Tokens(s)
 		}
-		out = append(out, e.net.embed(ids)...)
+		out = append(out, e.net.embed(s, ids, par)...)
 	}
 	return out, nil
 }
