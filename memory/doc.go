@@ -26,7 +26,11 @@
 //     constraint and a preference never supersede each other: "I can't eat
 //     spicy food these days" stands beside "I love spicy food" (and ranks
 //     over it), and once "I can eat spicy food again" lifts it the
-//     preference is current as it was.
+//     preference is current as it was. A lift whose own slot holds no ban
+//     takes the slot of the ban in force it means, found by the meaning of
+//     the two things (lift_meaning.go: "coffee" lifts a ban on caffeine),
+//     and supersedes it there; the shipped word vectors are fixed, so
+//     replay equals live.
 //   - A constraint said without an end ("these days", 最近) is open-ended:
 //     once the tenant's review time (Config.ReviewAfter, default 30 days)
 //     has passed since it was last said, reads show it needs_confirmation. Statements that

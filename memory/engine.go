@@ -127,8 +127,9 @@ func (e *Engine) TenantQuota(tenant string) int {
 // answers queries from a projector.Reader. It holds no state of its own:
 // everything is in the store, keyed by tenant and user.
 type Engine struct {
-	cfg Config
-	ex  Extractor
+	cfg     Config
+	ex      Extractor
+	vectors *wordVectors // the shipped word vectors, for lifts said in other words (lift_meaning.go)
 }
 
 // NewEngine returns an engine. A nil extractor means RuleExtractor.
@@ -137,7 +138,7 @@ func NewEngine(cfg Config, ex Extractor) *Engine {
 	if ex == nil {
 		ex = RuleExtractor{}
 	}
-	return &Engine{cfg: cfg, ex: ex}
+	return &Engine{cfg: cfg, ex: ex, vectors: &wordVectors{}}
 }
 
 // Config returns the engine's configuration, defaults filled in.
@@ -527,6 +528,13 @@ func (x *tx) observe(st stmt) error {
 		}
 		if same != nil {
 			return x.reinforce(same, n, holders)
+		}
+		ban, err := x.liftedBan(n, holders)
+		if err != nil {
+			return err
+		}
+		if ban != nil {
+			n.Subject, n.Attribute = ban.Subject, ban.Attribute // a lift in other words takes its ban's slot
 		}
 	}
 	return x.place(n, nil)

@@ -248,6 +248,9 @@ func extractEN(text string, at int64) []events.Observation {
 				}
 				continue
 			case ws[i].low == "no":
+				if phraseAt(ws, i, cues.fine) > 0 {
+					continue // "citrus is no problem for me": a lift, read above
+				}
 				if o, ok := matchNoForMe(ws[i+1:], prev); ok {
 					add(o)
 				}
@@ -705,10 +708,20 @@ func slotted(obj []word, hint string, kind Kind, pol Polarity, prev *events.Obse
 
 var pronouns = wordSet("en words", "pronouns")
 
+// lightVerbs carry no meaning of their own before a thing ("do stairs").
+var lightVerbs = wordSet("en words", "light_verbs")
+
 // activity builds "I don't smoke" (fact) or "I must take …" (constraint):
 // subject activity, attribute the verb and its object.
+//
+// A light verb before a thing is dropped ("do stairs": stairs), and an
+// -ing verb is read as its base ("climbing stairs": climb stairs), so
+// "I can't climb stairs" and "I'm fine climbing stairs again" hold one slot.
 func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
 	ph := object(w)
+	if len(ph) > 1 && lightVerbs[ph[0].low] {
+		ph = ph[1:]
+	}
 	if len(ph) == 0 || len(ph) > 5 || pronouns[ph[len(ph)-1].low] {
 		return events.Observation{}, false
 	}
@@ -716,6 +729,7 @@ func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
 	for i, x := range ph {
 		low[i] = x.low
 	}
+	low[0] = baseVerb(low[0])
 	return events.Observation{Kind: string(kind), Subject: "activity", Attribute: strings.Join(low, " "),
 		Polarity: string(pol), Confidence: confWeak}, true
 }

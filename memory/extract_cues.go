@@ -594,8 +594,9 @@ func matchHarmEN(ws []word) (events.Observation, bool) {
 }
 
 // matchFineAgainEN reads "dairy is fine for me again", "shellfish is ok
-// now": a constraint for the thing, which lifts one against it. Only with
-// "again" or "now": "the hotel is fine" states nothing about the user.
+// now", "citrus is no problem for me anymore": a constraint for the thing,
+// which lifts one against it. Only with "again", "now" or "anymore": "the
+// hotel is fine" states nothing about the user.
 func matchFineAgainEN(ws []word) (events.Observation, bool) {
 	for j := 1; j+1 < len(ws); j++ {
 		if ws[j].low != "is" && ws[j].low != "are" {
@@ -613,7 +614,7 @@ func matchFineAgainEN(ws []word) (events.Observation, bool) {
 		if len(rest) >= 2 && rest[0].low == "for" && rest[1].low == "me" {
 			rest = rest[2:]
 		}
-		if len(rest) == 0 || rest[0].low != "again" && rest[0].low != "now" {
+		if len(rest) == 0 || rest[0].low != "again" && rest[0].low != "now" && rest[0].low != "anymore" {
 			return events.Observation{}, false
 		}
 		start := 0

@@ -255,6 +255,8 @@ func readForbid(m enMatch) (events.Observation, outcome) {
 		return statedIf(constraint(rest[1:], verbHint(v), Negative, prev))
 	case v == "stand":
 		return statedIf(preference(rest[1:], Negative, prev))
+	case lightVerbs[v] && len(rest) > 1 && !pronouns[rest[1].low]:
+		return statedIf(activity(rest, KindConstraint, Negative)) // "I can't do stairs"
 	case cognition[v]:
 		return events.Observation{}, nothingStated
 	}
@@ -270,7 +272,8 @@ func readAllow(m enMatch) (events.Observation, outcome) {
 	if len(rest) > 0 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low]) {
 		return statedIf(constraint(rest[1:], verbHint(rest[0].low), Positive, prev))
 	}
-	if len(rest) > 0 && !cognition[rest[0].low] && (saysAgain(rest) || m.p.words[len(m.p.words)-1] == "again") {
+	light := len(rest) > 1 && lightVerbs[rest[0].low] && !pronouns[rest[1].low]
+	if len(rest) > 0 && (light || !cognition[rest[0].low]) && (saysAgain(rest) || m.p.words[len(m.p.words)-1] == "again") {
 		return statedIf(activity(rest, KindConstraint, Positive))
 	}
 	return events.Observation{}, nothingStated

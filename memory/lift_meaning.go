@@ -1,0 +1,170 @@
+package memory
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/toolstream/toolstream/memory/embed/local"
+)
+
+// A lift says what the user may have or do again ("I can finally have
+// coffee again", 跟猫待在一起也没事了); it lifts the ban of its own slot. Said in
+// other words than the ban ("coffee" after "I'm staying off caffeine",
+// "citrus is no problem" after "keep away from grapefruit", "climbing
+// steps" after "I can't do stairs"), its slot holds no ban, and without
+// more it would stand beside the ban it means. liftedBan finds that ban by
+// meaning: among the user's bans in force of the lift's kind (the slot's
+// subject, food, drink, activity; general meets any) (negative constraints said
+// before it, not caps, which are lifted by a measure; a request only when
+// the lift names its very thing: "red-eye flights are fine again" after
+// "don't book me any red-eye flights"), the one whose object is nearest the lift's — English objects
+// by the shipped word vectors (memory/embed/local), one object's words
+// holding all of the other's counting as the same thing; Chinese objects
+// when one holds the other (猫毛, 猫). The lift then takes that ban's slot
+// and supersedes it (audit: superseded_by, supersedes).
+//
+// It is conservative, as a lift that ends the wrong ban is worse than one
+// that ends none: the nearest ban must reach liftRelatedMin and stand
+// liftMarginMin above the next. Word vectors do not tell a kind from a
+// sibling (cat and dog are nearer, 0.87, than caffeine and coffee, 0.51),
+// so a sibling said "again" after a ban of its sibling, with no nearer
+// ban, is read as lifting it: TestALiftInOtherWordsEndsItsBan says which.
+//
+// Deterministic: the table is shipped and fixed, so replay equals live.
+
+const (
+	liftRelatedMin = 0.5  // cosine of the two objects' vectors
+	liftMarginMin  = 0.1  // over the next ban's
+	liftBansMax    = 1000 // bans of a user looked at; past it, none is matched by meaning
+)
+
+// wordVectors loads the shipped table once per engine, on first use.
+type wordVectors struct {
+	once sync.Once
+	w    *local.Words
+}
+
+func (v *wordVectors) get() *local.Words {
+	v.once.Do(func() {
+		if w, err := local.New(); err == nil {
+			v.w = w
+		}
+	})
+	return v.w
+}
+
+// liftedBan returns the ban n (a lift whose own slot holds no ban) means,
+// or nil.
+func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
+	if n.Kind != KindConstraint || n.Polarity != Positive || !meaningSlot(n.Subject) {
+		return nil, nil
+	}
+	for _, h := range holders {
+		if h.Kind == KindConstraint && h.Polarity == Negative && holding(h.Status) {
+			return nil, nil
+		}
+	}
+	var bans []*Record
+	prefix := []byte(x.k.prefix + nsSlot + esc(n.Scope) + "/")
+	err := x.w.Scan(prefix, func(key, value []byte) error {
+		if len(bans) >= liftBansMax {
+			return nil
+		}
+		v, _ := uvarint(value)
+		h, err := x.load(x.k.lastComponent(key), v)
+		if err != nil || h == nil {
+			return err
+		}
+		if h.ID != n.ID && h.Kind == KindConstraint && h.Polarity == Negative && holding(h.Status) &&
+			h.Subject != "limit" && h.ObservedAt < n.ObservedAt && (h.ValidUntil == 0 || h.ValidUntil > n.ObservedAt) {
+			bans = append(bans, h)
+		}
+		return nil
+	})
+	if err != nil || len(bans) == 0 {
+		return nil, err
+	}
+	var best *Record
+	first, second := 0.0, 0.0
+	for _, b := range bans {
+		if b.Subject != n.Subject && b.Subject != "general" && n.Subject != "general" && meaningSlot(b.Subject) {
+			continue // of another kind: a drink is no lift of a food's ban
+		}
+		s := x.e.related(n.Attribute, b.Attribute)
+		if !meaningSlot(b.Subject) && s < 1 {
+			s = 0 // a request is lifted in other words only by its own thing ("red-eye flights are fine again")
+		}
+		switch {
+		case s > first:
+			best, first, second = b, s, first
+		case s > second:
+			second = s
+		}
+	}
+	if best == nil || first < liftRelatedMin || first-second < liftMarginMin {
+		return nil, nil
+	}
+	return best, nil
+}
+
+// meaningSlot: requests and caps are lifted by their own verb and measure,
+// not by a thing near in meaning.
+func meaningSlot(subject string) bool { return subject != "request" && subject != "limit" }
+
+// related scores how near two objects are in meaning, in [0, 1].
+func (e *Engine) related(a, b string) float64 {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	if a == b {
+		return 1
+	}
+	if hasHan(a) || hasHan(b) {
+		if a != "" && b != "" && (strings.Contains(a, b) || strings.Contains(b, a)) {
+			return 1
+		}
+		return 0
+	}
+	wa, wb := strings.Fields(a), strings.Fields(b)
+	if containsWords(wa, wb) || containsWords(wb, wa) {
+		return 1
+	}
+	w := e.vectors.get()
+	if w == nil {
+		return 0
+	}
+	vs, err := w.Embed(context.Background(), []string{a, b})
+	if err != nil {
+		return 0
+	}
+	var c float64
+	for i := range vs[0] {
+		c += float64(vs[0][i]) * float64(vs[1][i])
+	}
+	return max(c, 0)
+}
+
+// containsWords reports whether every word of b is a word of a (the
+// singular of a plural counting).
+func containsWords(a, b []string) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, y := range b {
+		found := false
+		for _, x := range a {
+			if x == y || singular(x) == singular(y) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func hasHan(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
+}

@@ -1,0 +1,71 @@
+package memory
+
+import (
+	"testing"
+	"time"
+)
+
+// A lift said in other words than its ban ends the ban it means, found by
+// meaning among the user's bans in force: the ban is superseded by the
+// lift (both ways linked), and a ban it does not mean stays active. A lift
+// that means none of them ends none.
+func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
+	at := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name        string
+		bans        []string // said in order, each a message of its own
+		lift        string
+		lifted      int // index of the ban the lift ends; -1 for none
+		liftedState Status
+	}{
+		{"coffee for caffeine", []string{"I'm allergic to peanuts.", "I'm staying off caffeine for now."},
+			"I can finally have coffee again.", 1, StatusSuperseded},
+		{"climbing steps for stairs", []string{"I can't do stairs since the operation."},
+			"I'm fine climbing steps again.", 0, StatusSuperseded},
+		{"citrus for grapefruit", []string{"I have to keep away from grapefruit.", "I'm avoiding alcohol."},
+			"Citrus is no problem for me anymore.", 0, StatusSuperseded},
+		{"its own thing, of a request", []string{"Please don't book me any red-eye flights."},
+			"Red-eye flights are fine again now.", 0, StatusSuperseded},
+		{"a lift of nothing banned", []string{"I'm allergic to peanuts.", "I'm avoiding alcohol."},
+			"I can run again.", -1, StatusActive},
+		{"Chinese: a word holding the ban's", []string{"我对芒果过敏。"},
+			"我又能吃芒果干了。", 0, StatusSuperseded},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			var banIDs []string
+			for i, b := range c.bans {
+				ids := applyMessage(t, e, s, "u1", "b"+string(rune('1'+i)), b, at.Add(time.Duration(i)*time.Hour))
+				if len(ids) != 1 {
+					t.Fatalf("%q: records %v", b, ids)
+				}
+				if r, _ := e.Get(s.reader(), "acme", "u1", ids[0]); r.Kind != KindConstraint || r.Polarity != Negative {
+					t.Fatalf("%q: not a ban: %s", b, r.String())
+				}
+				banIDs = append(banIDs, ids[0])
+			}
+			ids := applyMessage(t, e, s, "u1", "l1", c.lift, at.Add(24*time.Hour))
+			if len(ids) != 1 {
+				t.Fatalf("%q: records %v", c.lift, ids)
+			}
+			lift, _ := e.Get(s.reader(), "acme", "u1", ids[0])
+			for i, id := range banIDs {
+				r, _ := e.Get(s.reader(), "acme", "u1", id)
+				if i != c.lifted {
+					if r.Status != StatusActive {
+						t.Errorf("a ban the lift does not mean: %s", r.String())
+					}
+					continue
+				}
+				if r.Status != c.liftedState || refID(r.SupersededBy) != lift.ID || len(lift.Supersedes) != 1 {
+					t.Errorf("the ban: %s; the lift: %s", r.String(), lift.String())
+				}
+				if lift.Subject != r.Subject || lift.Attribute != r.Attribute {
+					t.Errorf("the lift %s is not in its ban's slot %s/%s", lift.String(), r.Subject, r.Attribute)
+				}
+			}
+		})
+	}
+}
