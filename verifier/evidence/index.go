@@ -205,6 +205,9 @@ type Walker struct {
 	toolSplit bool
 	nearCtx   map[nearKey]uint32 // contexts of values found in text (setTextCtx)
 	cwords    []Cword            // scratch: a value's words (categoriesOf)
+	// hedgeParts is whether each key part of ASCII a value had marks an
+	// estimate (hedgeValue): parts repeat across values (sku, widget).
+	hedgeParts map[string]bool
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -406,6 +409,100 @@ func hedgeWords(s string) bool {
 	}
 	return false
 }
+
+// hedgeValue is hedgeWords(s) for a short value, without splitting it into
+// new strings: a value of ASCII is split into its key parts (as
+// lang.KeyParts splits it: lower case, camel case, '%' and '$' alone) in
+// a buffer, a part of digits alone is no hedge unless the lexicon has such
+// a word (digitHedge; a stem of digits is the digits), and what each other
+// part says is looked up once per walk (hedgeParts).
+func (w *Walker) hedgeValue(s string) bool {
+	var buf [64]byte
+	if len(s) > len(buf) {
+		return hedgeWords(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return hedgeWords(s)
+		}
+	}
+	cur := buf[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		l := c
+		if 'A' <= c && c <= 'Z' {
+			l = c + ('a' - 'A')
+		}
+		switch {
+		case l == '%' || l == '$':
+			if w.hedgePart(cur) {
+				return true
+			}
+			cur = append(buf[:0], l)
+			if w.hedgePart(cur) {
+				return true
+			}
+			cur = buf[:0]
+		case 'a' <= l && l <= 'z' || '0' <= l && l <= '9':
+			if i > 0 && 'A' <= c && c <= 'Z' && 'a' <= s[i-1] && s[i-1] <= 'z' {
+				if w.hedgePart(cur) {
+					return true
+				}
+				cur = buf[:0]
+			}
+			cur = append(cur, l)
+		default:
+			if w.hedgePart(cur) {
+				return true
+			}
+			cur = buf[:0]
+		}
+	}
+	return w.hedgePart(cur)
+}
+
+// hedgePart reports whether one key part of ASCII marks an estimate, as
+// hedgeWords reads a part.
+func (w *Walker) hedgePart(p []byte) bool {
+	if len(p) == 0 {
+		return false
+	}
+	digits := true
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			digits = false
+			break
+		}
+	}
+	if digits && !digitHedge {
+		return false
+	}
+	if h, ok := w.hedgeParts[string(p)]; ok {
+		return h
+	}
+	ps := string(p)
+	h := false
+	if l := EnLex[ps]; l != nil && l.Cues&cueHedge != 0 {
+		h = true
+	} else if l := EnLex[lang.Stem(ps)]; l != nil && l.Cues&cueHedge != 0 {
+		h = true
+	}
+	if w.hedgeParts == nil {
+		w.hedgeParts = map[string]bool{}
+	}
+	w.hedgeParts[ps] = h
+	return h
+}
+
+// digitHedge reports a hedge word of digits alone in the lexicon.
+var digitHedge = func() bool {
+	for k, l := range EnLex {
+		if l != nil && l.Cues&cueHedge != 0 && k != "" && strings.Trim(k, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}()
 
 // subjectKeys name the object they sit in (name, title, id); a key
 // ending in one of subjectSuffixes does too (product_name, order_id).

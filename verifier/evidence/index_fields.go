@@ -356,7 +356,7 @@ func (w *Walker) strInfo(s string) *strInfo {
 		si.clock = parseClock(s)
 	}
 	si.cat = w.categoriesOf(si)
-	si.hedge = len(s) < 40 && hedgeWords(s)
+	si.hedge = len(s) < 40 && w.hedgeValue(s)
 	if len(s) <= 80 {
 		w.Ix.strs[s] = si
 	}
