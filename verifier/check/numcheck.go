@@ -401,6 +401,10 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "the value is at " + ix.Leaves[l].Ptr() + ", a field the claim may be about as well as " + ix.Leaves[best].Ptr()}
 		}
+		if otherKind(&ix.Leaves[best], m) {
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: ix.Leaves[best].Ptr() + " holds another kind of value than the claim's number"}
+		}
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
 			reason: "evidence says " + ix.Leaves[best].Raw() + " at " + ix.Leaves[best].Ptr()}
 	}
@@ -565,6 +569,56 @@ func (cx *claim) outOf(m *evidence.NumMention) bool {
 	}
 	before := strings.ToLower(strings.TrimRight(string(cx.orig[max(0, m.Start-12):m.Start]), " "))
 	return strings.HasSuffix(before, "out of") || strings.HasSuffix(before, "满分")
+}
+
+// amountKeyWords are key words of a field that may hold a quantity of
+// any kind: a total, an amount, a value, a price (keys.txt: generic keys,
+// money key words).
+var amountKeyWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, sec := range []string{"generic keys", "money key words", "duration words"} {
+		for w := range evidence.LangData.Set(sec) {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// otherKind reports a field the claim's words chose that cannot hold what
+// the claim's number m is: a number inside a longer string that gives it
+// no unit (a seat "Block C, Row 12, Seat 7", a car's mark "TTGX 962114",
+// an application number), or, for a number in a unit that measures a
+// quantity (a weight, a length, a volume, energy …), a field of no
+// dimension whose key is no total, amount or value and names no such
+// unit (a block's number beside "3,075 tons"). Such a binding is not
+// about the claim, so it decides nothing.
+func otherKind(lf *evidence.Leaf, m *evidence.NumMention) bool {
+	if lf.Unit() != nil || lf.Dim != evidence.DimNone {
+		return false
+	}
+	if lf.Text && !lf.TextShort {
+		return true
+	}
+	if m.Unit == nil {
+		return false
+	}
+	switch m.Unit.Dim {
+	case evidence.DimNone, evidence.DimCount, evidence.DimPercent, evidence.DimCurrency, evidence.DimTime, evidence.DimTemp:
+		// NB: money, time and temperature are kept in keys of no unit
+		// (deductible, avg_rescue_min, low): a field of no dimension may hold them.
+		return false
+	}
+	for _, c := range lf.Own() {
+		if amountKeyWords[c] {
+			return false
+		}
+	}
+	for _, p := range lang.KeyParts(evidence.LastToken(lf.Ptr())) {
+		if amountKeyWords[p] || amountKeyWords[lang.Stem(p)] {
+			return false
+		}
+	}
+	return overlap(lf.Own(), evidence.UnitConceptNames(m.Unit)) == 0
 }
 
 // numberNamesKey reports whether the number m is written as one of the
