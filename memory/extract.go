@@ -219,6 +219,8 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		} else if o, ok := matchFineAgainEN(ws); ok {
 			add(o)
+		} else if o, ok := laterRequestEN(ws); ok {
+			add(o)
 		}
 		sawI := false
 		for i := 0; i < len(ws); i++ {
@@ -279,20 +281,43 @@ func extractEN(text string, at int64) []events.Observation {
 			}
 			add(o)
 		}
-		setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), openEndedEN(ws))
+		setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), validFrom(ws, "", at), openEndedEN(ws))
 	}
 	return out
+}
+
+// laterRequestEN reads a request that opens a later clause of a sentence:
+// "From next month I'm on night shifts, so please don't call me before
+// 2pm", "The kids are asleep by 7:30, so no deliveries after 7 please".
+func laterRequestEN(ws []word) (events.Observation, bool) {
+	for k := 1; k+1 < len(ws); k++ {
+		if ws[k].low != "," {
+			continue
+		}
+		if o, ok := matchRequestEN(ws[k+1:]); ok {
+			return o, true
+		}
+	}
+	return events.Observation{}, false
 }
 
 // setValidity gives the constraints read from one sentence its validity:
 // an end said by the calendar (until, Unix ns) to every constraint; else a
 // bound (ttl: "this week") or an open end ("these days") to a forbidding
-// constraint or a cap — a lift or a permission is no passing state.
-func setValidity(obs []events.Observation, ttl, until int64, open bool) {
+// constraint or a cap — a lift or a permission is no passing state. A
+// start said by the calendar (from: "from next month", Unix ns) is every
+// constraint's ValidFrom, and a bound counts from it.
+func setValidity(obs []events.Observation, ttl, until, from int64, open bool) {
 	for j := range obs {
 		o := &obs[j]
 		if o.Kind != string(KindConstraint) {
 			continue
+		}
+		if from > 0 && (until == 0 || until > from) {
+			o.ValidFrom = from
+			if ttl > 0 && until == 0 && (o.Polarity == string(Negative) || o.Subject == "limit") {
+				until, ttl = from+ttl, 0
+			}
 		}
 		switch {
 		case until > 0:

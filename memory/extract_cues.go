@@ -2,10 +2,12 @@ package memory
 
 import (
 	"embed"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
@@ -26,21 +28,24 @@ var cueFiles embed.FS
 // cueTables are data/statements.txt, split by language: English phrases as
 // word lists in the extractor's normal form, Chinese as strings.
 type cueTables struct {
-	open, until, endYear, endMonth, endWeek           [][]string
-	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek []string
-	thisMonth, thisYear                               [][]string
-	zhThisMonth, zhThisYear                           []string
-	forbid, allow, allowNeeds, condition              [][]string
-	less                                              [][]string
-	zhForbid, zhAllow, zhAddressee, zhNotForbid       []string
-	zhAllowAfter, zhForbidAddressed                   []string
-	capEN, changeEN, harm, fine                       [][]string
-	spend, spendModal                                 [][]string
-	zhCap, zhChange, zhPer                            []string
-	prefer                                            [][]string
-	zhPrefer                                          []string
-	kindOf                                            map[string]string // a kind's member (lower case) → the kind
-	months                                            map[string]time.Month
+	open, until, endYear, endMonth, endWeek            [][]string
+	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek  []string
+	thisMonth, thisYear                                [][]string
+	zhThisMonth, zhThisYear                            []string
+	fromNextMonth, fromNextWeek                        [][]string
+	zhFromNextMonth, zhFromNextWeek                    []string
+	zhCountLead, zhCountDay, zhCountWeek, zhCountMonth []string
+	forbid, allow, allowNeeds, condition               [][]string
+	less                                               [][]string
+	zhForbid, zhAllow, zhAddressee, zhNotForbid        []string
+	zhAllowAfter, zhForbidAddressed                    []string
+	capEN, changeEN, harm, fine                        [][]string
+	spend, spendModal                                  [][]string
+	zhCap, zhChange, zhPer                             []string
+	prefer                                             [][]string
+	zhPrefer                                           []string
+	kindOf                                             map[string]string // a kind's member (lower case) → the kind
+	months                                             map[string]time.Month
 }
 
 var cues = mustCues()
@@ -71,6 +76,12 @@ func mustCues() *cueTables {
 	t.endWeek, t.zhEndWeek = split("validity", "end_week")
 	t.thisMonth, t.zhThisMonth = split("validity", "this_month")
 	t.thisYear, t.zhThisYear = split("validity", "this_year")
+	t.fromNextMonth, t.zhFromNextMonth = split("validity", "from_next_month")
+	t.fromNextWeek, t.zhFromNextWeek = split("validity", "from_next_week")
+	_, t.zhCountLead = split("validity", "zh_count_lead")
+	_, t.zhCountDay = split("validity", "zh_count_day")
+	_, t.zhCountWeek = split("validity", "zh_count_week")
+	_, t.zhCountMonth = split("validity", "zh_count_month")
 	t.forbid, t.zhForbid = split("requests", "forbid")
 	t.allow, t.zhAllow = split("requests", "allow")
 	t.less, _ = split("requests", "less")
@@ -162,6 +173,13 @@ func validUntilEN(ws []word, at int64) int64 {
 		}
 		if d, ok := dateEN(ws[rest:], now); ok {
 			return d
+		}
+		// "until my bar exam on June 20": the date of what it waits for,
+		// within the clause
+		for k := rest + 1; k < len(ws) && k <= rest+8 && ws[k].low != ","; k++ {
+			if d, ok := dateEN(ws[k:], now); ok {
+				return d
+			}
 		}
 	}
 	for i := range ws {
@@ -264,7 +282,8 @@ func validUntilZH(s string, at int64) int64 {
 	}
 	if m := zhDate.FindStringSubmatchIndex(s); m != nil {
 		before, after := s[:m[0]], s[m[1]:]
-		bounded := hasAnySuffix(before, cues.zhUntil) || hasAnyPrefix(after, []string{"之前", "以前", "前", "为止"})
+		bounded := hasAnySuffix(before, cues.zhUntil) || hasAnyPrefix(after, []string{"之前", "以前", "前", "为止"}) ||
+			zhBeforeEvent(after)
 		mo, _ := strconv.Atoi(s[m[2]:m[3]])
 		d, _ := strconv.Atoi(s[m[4]:m[5]])
 		if bounded && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
@@ -276,6 +295,84 @@ func validUntilZH(s string, at int64) int64 {
 		return endOf(now, "year")
 	case containsAny(s, cues.zhThisMonth):
 		return endOf(now, "month")
+	}
+	return 0
+}
+
+// zhEventMax bounds the words of what a date is of (6月20号考试之前: 考试).
+const zhEventMax = 4
+
+// zhBeforeEvent reports a date's event and then its end: 考试之前, 出发以前
+// after 6月20号 (at most zhEventMax ideographs, no mark between).
+func zhBeforeEvent(after string) bool {
+	rs := []rune(after)
+	for k := 1; k <= zhEventMax && k < len(rs); k++ {
+		if !unicode.Is(unicode.Han, rs[k-1]) {
+			return false
+		}
+		if hasAnyPrefix(string(rs[k:]), []string{"之前", "以前"}) {
+			return true
+		}
+	}
+	return false
+}
+
+// validFrom reads a start said by the calendar ("from next month", 下个月起)
+// in a sentence said at time at: the first day of the next month or week
+// (Monday). 0 if none, or if at is 0.
+func validFrom(ws []word, sent string, at int64) int64 {
+	if at == 0 {
+		return 0
+	}
+	now := time.Unix(0, at).UTC()
+	month, week := containsAny(sent, cues.zhFromNextMonth), containsAny(sent, cues.zhFromNextWeek)
+	if ws != nil {
+		i, _ := findPhrase(ws, cues.fromNextMonth)
+		j, _ := findPhrase(ws, cues.fromNextWeek)
+		month, week = i >= 0, j >= 0
+	}
+	switch {
+	case month:
+		return endOf(now, "month")
+	case week:
+		return endOf(now, "week")
+	}
+	return 0
+}
+
+// countedBoundZH reads a bound of a number of days, weeks or months said
+// after a lead (这两周, 接下来三天, 未来两个月): 0 if none.
+func countedBoundZH(s string) int64 {
+	for _, lead := range cues.zhCountLead {
+		for off := 0; ; {
+			i := strings.Index(s[off:], lead)
+			if i < 0 {
+				break
+			}
+			i += off + len(lead)
+			off = i
+			rs := []rune(s[i:])
+			n, next, ok := lang.Default().ParseZhNumber(rs, 0)
+			if !ok {
+				for next < len(rs) && rs[next] >= '0' && rs[next] <= '9' {
+					next++
+				}
+				v, err := strconv.Atoi(string(rs[:next]))
+				n, ok = float64(v), err == nil
+			}
+			if !ok || n < 1 || n > 366 || n != math.Trunc(n) {
+				continue
+			}
+			unit := string(rs[next:])
+			switch {
+			case hasAnyPrefix(unit, cues.zhCountMonth):
+				return int64(n) * month
+			case hasAnyPrefix(unit, cues.zhCountWeek):
+				return int64(n) * week
+			case hasAnyPrefix(unit, cues.zhCountDay):
+				return int64(n) * day
+			}
+		}
 	}
 	return 0
 }

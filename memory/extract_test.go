@@ -18,7 +18,7 @@ import (
 // (both languages), as the engine calls it.
 //
 // With at=<RFC 3339 time> the message is read as said then (ExtractAt), and
-// an end said by the calendar shows as until=<time>.
+// a start and an end said by the calendar show as from=<time>, until=<time>.
 func extractCmd(t *testing.T, d *datadriven.TestData) string {
 	var at int64
 	if s := strArg(d, "at", ""); s != "" {
@@ -40,6 +40,9 @@ func extractCmd(t *testing.T, d *datadriven.TestData) string {
 		fmt.Fprintf(&b, "%s conf=%g", obsString(o), o.Confidence)
 		if o.TTL != 0 {
 			fmt.Fprintf(&b, " ttl=%s", time.Duration(o.TTL))
+		}
+		if o.ValidFrom != 0 {
+			fmt.Fprintf(&b, " from=%s", time.Unix(0, o.ValidFrom).UTC().Format(time.RFC3339))
 		}
 		if o.ValidUntil != 0 {
 			fmt.Fprintf(&b, " until=%s", time.Unix(0, o.ValidUntil).UTC().Format(time.RFC3339))

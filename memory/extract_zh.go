@@ -116,7 +116,7 @@ func extractZH(text string, at int64) []events.Observation {
 					continue
 				}
 			} else if !sawWo {
-				if hasAnyPrefix(body, zhKin) || hasAnyPrefix(body, zhSubjects) || strings.Contains(raw, "我") && !strings.Contains(raw, "给我") && !strings.Contains(raw, "让我") && !strings.Contains(raw, "跟我") {
+				if hasAnyPrefix(body, zhKin) || hasAnyPrefix(body, zhSubjects) || strings.Contains(raw, "我") && !strings.Contains(raw, "给我") && !strings.Contains(raw, "让我") && !strings.Contains(raw, "跟我") && !zhAsksOfMe(raw) {
 					continue
 				}
 				dropped = true
@@ -147,7 +147,10 @@ func extractZH(text string, at int64) []events.Observation {
 				break
 			}
 		}
-		setValidity(out[start:], ttl, validUntilZH(sent, at), containsAny(sent, cues.zhOpen))
+		if ttl == 0 {
+			ttl = countedBoundZH(sent)
+		}
+		setValidity(out[start:], ttl, validUntilZH(sent, at), validFrom(nil, sent, at), containsAny(sent, cues.zhOpen))
 	}
 	return out
 }
@@ -159,7 +162,15 @@ func zhTimePrefix(s string) bool {
 		return false // 月底以前别让我…: a request, read as one
 	}
 	return containsAny(s, cues.zhUntil) || containsAny(s, cues.zhEndYear) || containsAny(s, cues.zhEndMonth) ||
+		countedBoundZH(s) > 0 || containsAny(s, cues.zhFromNextMonth) || containsAny(s, cues.zhFromNextWeek) ||
 		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止", "前"})
+}
+
+// zhAsksOfMe reports a request whose object is the user: a forbidding cue
+// before the clause's first 我 (周末别约我出去玩, 不要叫我起床).
+func zhAsksOfMe(s string) bool {
+	i := strings.Index(s, "我")
+	return i > 0 && containsAny(s[:i], cues.zhForbid)
 }
 
 // zhSubjects open a clause about someone or something else than the
