@@ -36,9 +36,9 @@
 // Speed: the dense layers are nearly all of the work (4.6 M
 // multiply-adds a piece). Their weights are dequantised once, at load,
 // and packed in panels of 16 columns (kernel.go); a kernel computes four
-// rows by 16 columns with its sums in registers, in AVX2 and FMA on
-// amd64 CPUs that have them (kernel_amd64.s; the portable Go kernel
-// elsewhere, which TestKernelMatchesGo compares it with), and a layer's
+// rows by 16 columns with its sums in registers, in AVX on amd64 CPUs
+// that have it (kernel_amd64.s; the portable Go kernel elsewhere, whose
+// bits it gives: TestKernelMatchesGo), and a layer's
 // panels are split among GOMAXPROCS goroutines. An Encoder keeps its
 // buffers between calls (a sync.Pool of its own), so a call allocates
 // only the vectors it returns. About 190-280 sentences a second on one

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func gemm4x16FMA(x *float32, xs int, w *float32, k int, y *float32, ys int, b *float32)
-TEXT ·gemm4x16FMA(SB), NOSPLIT, $0-56
+// func gemm4x16AVX(x *float32, xs int, w *float32, k int, y *float32, ys int, b *float32)
+TEXT ·gemm4x16AVX(SB), NOSPLIT, $0-56
 	MOVQ x+0(FP), SI
 	MOVQ xs+8(FP), R8
 	MOVQ w+16(FP), DI
@@ -12,7 +12,9 @@ TEXT ·gemm4x16FMA(SB), NOSPLIT, $0-56
 	SHLQ $2, R8
 	SHLQ $2, R9
 
-	// the accumulators start at the bias: Y0,Y1 row 0 ... Y6,Y7 row 3
+	// the accumulators start at the bias: Y0,Y1 row 0 ... Y6,Y7 row 3;
+	// each step multiplies, then adds (two roundings, as Go's a += v*w
+	// on amd64 does), so the sums are the portable kernel's bit for bit
 	VMOVUPS (R10), Y0
 	VMOVUPS 32(R10), Y1
 	VMOVAPS Y0, Y2
@@ -34,14 +36,22 @@ loop:
 	VBROADCASTSS (R11)(AX*4), Y11
 	VBROADCASTSS (R12)(AX*4), Y12
 	VBROADCASTSS (R13)(AX*4), Y13
-	VFMADD231PS Y8, Y10, Y0
-	VFMADD231PS Y9, Y10, Y1
-	VFMADD231PS Y8, Y11, Y2
-	VFMADD231PS Y9, Y11, Y3
-	VFMADD231PS Y8, Y12, Y4
-	VFMADD231PS Y9, Y12, Y5
-	VFMADD231PS Y8, Y13, Y6
-	VFMADD231PS Y9, Y13, Y7
+	VMULPS Y8, Y10, Y14
+	VMULPS Y9, Y10, Y15
+	VADDPS Y14, Y0, Y0
+	VADDPS Y15, Y1, Y1
+	VMULPS Y8, Y11, Y14
+	VMULPS Y9, Y11, Y15
+	VADDPS Y14, Y2, Y2
+	VADDPS Y15, Y3, Y3
+	VMULPS Y8, Y12, Y14
+	VMULPS Y9, Y12, Y15
+	VADDPS Y14, Y4, Y4
+	VADDPS Y15, Y5, Y5
+	VMULPS Y8, Y13, Y14
+	VMULPS Y9, Y13, Y15
+	VADDPS Y14, Y6, Y6
+	VADDPS Y15, Y7, Y7
 	ADDQ $64, DI
 	INCQ AX
 	CMPQ AX, CX
