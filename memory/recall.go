@@ -585,8 +585,8 @@ func (rc *recall) hybrid(terms []qterm) (Result, error) {
 	}
 	var refs []vref
 	err := rc.r.Scan(rc.k.vecs(), func(key, value []byte) error {
-		var v vector
-		if err := decodeInto(value, &v); err != nil {
+		v, err := decodeVector(value)
+		if err != nil {
 			return err
 		}
 		if v.Model == rc.q.Model && len(v.Vector) == len(rc.q.Vector) {

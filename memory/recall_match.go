@@ -121,8 +121,8 @@ func (rc *recall) storedVectors() (map[string]vector, error) {
 	}
 	out := map[string]vector{}
 	err := rc.r.Scan(rc.k.vecs(), func(key, value []byte) error {
-		var v vector
-		if err := decodeInto(value, &v); err != nil {
+		v, err := decodeVector(value)
+		if err != nil {
 			return err
 		}
 		if v.Model == rc.q.Model && len(v.Vector) == len(rc.q.Vector) {

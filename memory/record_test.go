@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -273,4 +275,39 @@ func (r *recorder) Set(key, value []byte) error {
 func (r *recorder) Delete(key []byte) error {
 	r.keys = append(r.keys, string(key))
 	return r.Writer.Delete(key)
+}
+
+// TestDecodeVectorIsMsgpack: decodeVector reads what encode writes as
+// msgpack does, and hands every other form to msgpack (a vector field
+// of nil, float64 elements, a truncated value, fields in another
+// order): the same vector or the same error.
+func TestDecodeVectorIsMsgpack(t *testing.T) {
+	long := make([]float32, 512)
+	for i := range long {
+		long[i] = float32(i)/7 - 30
+	}
+	values := [][]byte{
+		encode(&vector{Version: 1, Model: "toolstream-use-lite-int8/1", Vector: long}),
+		encode(&vector{Version: 200, Model: strings.Repeat("m", 40), Vector: long[:3]}),
+		encode(&vector{Version: 3, Model: "", Vector: long[:20]}),
+		encode(&vector{Version: 3, Model: "x"}),
+		encode(&vector{Version: 1, Model: "x", Vector: []float32{}}),
+		encode(map[string]any{"x": []float64{1, 2}, "m": "x", "v": 2}),
+		encode(map[string]any{"v": 1, "m": "x", "x": []float32{1}, "z": 1}),
+		{0x83, 0xa1, 'v', 0x01},
+		{},
+	}
+	full := values[0]
+	values = append(values, full[:len(full)-1], append(slices.Clone(full), 0))
+	for i, b := range values {
+		got, gerr := decodeVector(b)
+		var want vector
+		werr := decodeInto(b, &want)
+		if (gerr != nil) != (werr != nil) || gerr == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("value %d (% x...): got %+v, %v; msgpack %+v, %v", i, b[:min(len(b), 8)], got, gerr, want, werr)
+		}
+		if _, ok := readVector(b); ok != (i < 5 && i != 3) { // 3: a nil vector
+			t.Errorf("value %d: read directly %v, want %v", i, ok, !ok)
+		}
+	}
 }
