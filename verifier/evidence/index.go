@@ -177,18 +177,25 @@ func BuildIndex(evidence []Evidence, now time.Time) *Index {
 }
 
 // NewIndex returns an empty part to build for a result of size bytes.
-func NewIndex(size int) *Index {
+func NewIndex(size int) *Index { return newIndexFor(size, 0) }
+
+// newIndexFor is NewIndex for a result of strs string values: the maps
+// keyed by what a distinct string says start with room for a share of
+// them (a guess: values repeat), so that they do not grow from nothing
+// step by step.
+func newIndexFor(size, strs int) *Index {
 	return &Index{
 		t:         newTables(size/24 + 16),
 		byConcept: map[string][]int32{},
 		byValue:   map[string][]int32{},
-		subjects:  map[string][]SubjEntry{},
+		subjects:  make(map[string][]SubjEntry, strs/8),
 		named:     map[string][]SubjEntry{},
 		values:    map[string][]valEntry{},
 		keys:      map[string]*keyInfo{},
-		strs:      map[string]*strInfo{},
+		strs:      make(map[string]*strInfo, strs/4),
 		Sents:     map[int32][]SentInfo{},
-		texts:     map[textKey][]TextItem{},
+		texts:     make(map[textKey][]TextItem, strs/8),
+		valWords:  make(map[uint32]valueWords, strs/4),
 	}
 }
 

@@ -31,16 +31,36 @@ type jsonDecoder struct {
 	s     string
 	i     int
 	depth int
+	// scalars counts the values that are neither object nor array: the
+	// leaves a walk of the tree makes, for the room it asks.
+	scalars, strings int // … and of them the strings
+	// lastObj is the number of keys of the object closed last: the room
+	// the next object's map is made with (an array's objects are alike).
+	lastObj int
 }
 
+// lastObjMax bounds the room a map is made with from its sibling's.
+const lastObjMax = 64
+
 func decodeJSON(raw []byte) (any, error) {
+	v, _, err := decodeJSONCounted(raw)
+	return v, err
+}
+
+// decodeJSONCounted is decodeJSON that also counts the tree's scalars.
+func decodeJSONCounted(raw []byte) (any, jsonCounts, error) {
 	d := &jsonDecoder{s: string(raw)}
 	d.space()
 	if d.i == len(d.s) {
-		return nil, errJSON
+		return nil, jsonCounts{}, errJSON
 	}
-	return d.value()
+	v, err := d.value()
+	return v, jsonCounts{scalars: d.scalars, strings: d.strings}, err
 }
+
+// jsonCounts are the scalar values of a decoded tree, and of them the
+// strings.
+type jsonCounts struct{ scalars, strings int }
 
 func (d *jsonDecoder) space() {
 	for d.i < len(d.s) {
@@ -62,7 +82,11 @@ func (d *jsonDecoder) value() (any, error) {
 		return d.object()
 	case c == '[':
 		return d.array()
+	}
+	d.scalars++
+	switch c := d.s[d.i]; {
 	case c == '"':
+		d.strings++
 		return d.str()
 	case c == '-' || c >= '0' && c <= '9':
 		n, err := d.number()
@@ -90,7 +114,7 @@ func (d *jsonDecoder) object() (any, error) {
 		return nil, errJSON
 	}
 	d.i++ // {
-	m := map[string]any{}
+	m := make(map[string]any, d.lastObj)
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++
@@ -127,6 +151,7 @@ func (d *jsonDecoder) object() (any, error) {
 		case '}':
 			d.i++
 			d.depth--
+			d.lastObj = min(len(m), lastObjMax)
 			return m, nil
 		default:
 			return nil, errJSON

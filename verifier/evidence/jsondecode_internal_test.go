@@ -50,7 +50,7 @@ func FuzzDecodeJSON(f *testing.F) {
 func sameAsStd(t *testing.T, raw []byte) {
 	t.Helper()
 	want, werr := stdDecode(raw)
-	got, gerr := decodeJSON(raw)
+	got, n, gerr := decodeJSONCounted(raw)
 	short := string(raw)
 	if len(short) > 80 {
 		short = short[:80] + "…"
@@ -60,5 +60,32 @@ func sameAsStd(t *testing.T, raw []byte) {
 	}
 	if werr == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: decodeJSON %#v, encoding/json %#v", short, got, want)
+	}
+	if werr == nil {
+		var c jsonCounts
+		countScalars(want, &c)
+		// Every scalar read is counted, those a repeated key replaced too.
+		if n.scalars < c.scalars || n.strings < c.strings || n.strings > n.scalars || n.scalars > len(raw) {
+			t.Fatalf("%q: counted %+v, the tree has %+v", short, n, c)
+		}
+	}
+}
+
+// countScalars counts the scalar values of a decoded tree, and its strings.
+func countScalars(v any, c *jsonCounts) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			countScalars(x, c)
+		}
+	case []any:
+		for _, x := range t {
+			countScalars(x, c)
+		}
+	case string:
+		c.scalars++
+		c.strings++
+	default:
+		c.scalars++
 	}
 }

@@ -48,14 +48,18 @@ func IndexResult(e Evidence, budget int) *Part {
 	raw := e.Result
 	p := &Part{Ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor, Cuts: e.Cuts, Stats: e.Stats}, budget: budget,
 		Result: func() ([]byte, error) { return raw, nil }}
-	v, err := decodeJSON(raw)
+	v, n, err := decodeJSONCounted(raw)
 	if err != nil {
 		p.bad = true
 		return p
 	}
-	ix := NewIndex(len(raw))
+	scalars := n.scalars
+	ix := newIndexFor(len(raw), n.strings)
 	ix.Ev = []Evidence{p.Ev}
-	ix.Leaves = make([]Leaf, 0, len(raw)/12+16)
+	// A leaf per scalar up to the budget, and room for a number or date
+	// found in every fourth (more grow the slice); never more than a
+	// leaf per 12 bytes, the room it had before the scalars were counted.
+	ix.Leaves = make([]Leaf, 0, min(len(raw)/12+16, min(scalars, budget)+scalars/4+16))
 	w := Walker{Ix: ix, Now: partNow, budget: budget}
 	ix.roots = []int32{w.walk(v, "", frame{concepts: ConceptsOf(e.Name)}, -1)}
 	if len(e.Cuts) > 0 {
