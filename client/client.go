@@ -33,6 +33,7 @@ type options struct {
 	window         int
 	batches        *bool
 	perChunk       bool
+	noMsgIDs       bool
 	msgIDKey       []byte
 }
 
@@ -218,6 +219,22 @@ func WithAtomicBatches(on bool) Option {
 func WithPerChunk() Option {
 	return func(o *options) error {
 		o.perChunk = true
+		return nil
+	}
+}
+
+// WithoutMsgIDs makes a Writer publish its model events without a
+// Nats-Msg-Id, for a log no message can reach twice: one written by this
+// writer alone, once, on a single server (toolstream assemble's private
+// scratch server). There a publish is never retried (a window publish is
+// sent once, and its failure ends the writer), so the duplicate window
+// would only cost the server an entry per message and the producer an
+// HMAC and a header each. Atomic batches, which are retried with their
+// ids while a stream has no leader, keep them; so do raw streams (WithRaw),
+// whose ids ingest relies on.
+func WithoutMsgIDs() Option {
+	return func(o *options) error {
+		o.noMsgIDs = true
 		return nil
 	}
 }

@@ -134,7 +134,8 @@ type Published struct {
 // position, tagged with the client's message-id key (events.MsgID,
 // WithMsgIDKey), so writing the same stream again within the log's
 // duplicate window stores nothing twice, and no other identity can
-// publish under those ids first. A duplicate acknowledgement for a
+// publish under those ids first (WithoutMsgIDs leaves them out where
+// nothing can write a message twice). A duplicate acknowledgement for a
 // message that is not the event (where this identity may read the log)
 // is ErrDuplicateNotOurs.
 //
@@ -367,8 +368,14 @@ func (w *Writer) put(ctx context.Context, p ingest.Placed) error {
 	if err != nil {
 		return err
 	}
-	h := nats.Header{jetstream.MsgIDHeader: []string{w.ids.MsgID(subj, ev.ID)}}
+	var h nats.Header // none: nats.go publishes without a header block
+	if !w.c.o.noMsgIDs || w.out.Batches {
+		h = nats.Header{jetstream.MsgIDHeader: []string{w.ids.MsgID(subj, ev.ID)}}
+	}
 	if w.s.TraceParent != "" {
+		if h == nil {
+			h = nats.Header{}
+		}
 		h[headerTraceParent] = []string{w.s.TraceParent}
 	}
 	return w.out.Add(ctx, &nats.Msg{Subject: subj, Data: data, Header: h})

@@ -308,3 +308,47 @@ func TestWriterRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriterWithoutMsgIDs: a window writer WithoutMsgIDs publishes its
+// model events with no Nats-Msg-Id, so the server keeps no duplicate entry
+// for them (a stream written twice is stored twice: the promise is for a
+// log only this writer writes, once); a writer in atomic batches, which
+// retries with its ids, keeps them even so, and the same stream written
+// twice is stored once.
+func TestWriterWithoutMsgIDs(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec := recordings(t)[0]
+	for _, batches := range []bool{false, true} {
+		tenant := fmt.Sprint("nomsgids", batches)
+		c := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: tenant}, client.WithoutMsgIDs(), client.WithAtomicBatches(batches))
+		var first client.Published
+		for i := range 2 {
+			pub, err := c.Publish(ctx, bytes.NewReader(lines(rec.events)), client.WithStream(client.Stream{Tenant: tenant, ID: "s", Format: rec.provider}))
+			if err != nil || pub.Model == 0 {
+				t.Fatalf("batches %v, write %d: %+v, %v", batches, i, pub, err)
+			}
+			first = pub
+		}
+		stored, withID := 0, 0
+		err := b.Read(ctx, logread.Config{Stream: events.StreamModel, Subjects: []string{"ts.model." + tenant + ".>"}}, func(batch []*logread.Msg) error {
+			for _, m := range batch {
+				stored++
+				if m.Header.Get("Nats-Msg-Id") != "" {
+					withID++
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !batches && (stored != 2*first.Model || withID != 0):
+			t.Fatalf("window: %d stored (%d with a message id), want %d without", stored, withID, 2*first.Model)
+		case batches && (stored != first.Model || withID != stored):
+			t.Fatalf("batches: %d stored (%d with a message id), want %d, each with its id", stored, withID, first.Model)
+		}
+	}
+}

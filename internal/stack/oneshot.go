@@ -45,7 +45,8 @@ type AssembleConfig struct {
 }
 
 // Assemble runs the assembler over the provider stream read from r: the
-// stream is normalised here and published, sealed, as model events
+// stream is normalised here and published, sealed and without message ids
+// (client.WithoutMsgIDs: nothing else writes this log), as model events
 // (client.Writer), while the assembler applies them; once it has
 // decided everything, every call and response outcome of the log is read
 // back, whole streams unfiltered (a filtered read of a stream with many
@@ -58,7 +59,9 @@ func Assemble(ctx context.Context, cfg AssembleConfig, r io.Reader) ([]assembler
 	if _, err := n.Start(ctx, assembler.New(cfg.Assembler), nil); err != nil {
 		return nil, err
 	}
-	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithMsgIDKey(b.MsgIDKey()), client.WithLogger(cfg.Logger))
+	// The one-shot's log is its own and written once by this one writer,
+	// which never retries a publish: no message ids (client.WithoutMsgIDs).
+	c, err := client.Connect(ctx, client.WithConn(b.Conn), client.WithKeys(b.Keys), client.WithMsgIDKey(b.MsgIDKey()), client.WithoutMsgIDs(), client.WithLogger(cfg.Logger))
 	if err != nil {
 		return nil, err
 	}
