@@ -198,6 +198,7 @@ func (s *step) refuseCall(key []byte, name string, index int) error {
 	s.re.row.Calls++
 	s.re.row.Decided++
 	s.dirty = true
+	s.re.noteCall(ev.Item, true)
 	if err := store(s.tx, key, &c); err != nil {
 		return err
 	}

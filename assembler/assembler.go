@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
@@ -31,6 +33,7 @@ type Assembler struct {
 	calls     map[string]*callEntry // open calls
 	resps     map[respID]*respEntry // open responses
 	decided   map[respID]struct{}   // responses known to be decided: their late events are ignored
+	callsGen  uint64                // bumped whenever calls is cleared (respEntry.known)
 	scratch   []byte                // a delta's record, copied by Tx.Append
 
 	// Quotas (admit.go): the tenants' rows, those changed since the
@@ -56,9 +59,44 @@ type respID struct{ tenant, resp string }
 
 // respEntry is an open response's row plus the activity time stored in
 // its open-index row.
+//
+// known, when not nil, is every call the response has in the view, item →
+// decided: a response the view did not have when its entry was made has
+// only the calls this process wrote since, and while calls has not been
+// cleared (gen is callsGen), those still open are all in calls. Then a
+// call missing from both has no row, and one known decided needs no read:
+// a response's calls cost no read of the view (existing, open,
+// endResponse). nil (a response found in the view, the cache cleared, or
+// more than knownMax calls): the view is read as before.
 type respEntry struct {
 	row    response
 	stored int64 // last activity written to the ~open row
+	known  map[string]bool
+	gen    uint64 // Assembler.callsGen when known was started
+}
+
+// knownMax bounds a respEntry's known calls; past it the response's calls
+// are read from the view.
+const knownMax = 1024
+
+// knownOf is re's known calls if they can be trusted now, else nil.
+func (a *Assembler) knownOf(re *respEntry) map[string]bool {
+	if re == nil || re.known == nil || re.gen != a.callsGen {
+		return nil
+	}
+	return re.known
+}
+
+// noteCall records that the response has a call of item, decided or not.
+func (re *respEntry) noteCall(item string, decided bool) {
+	if re.known == nil {
+		return
+	}
+	if _, ok := re.known[item]; !ok && len(re.known) >= knownMax {
+		re.known = nil // from here on the view is read
+		return
+	}
+	re.known[item] = decided
 }
 
 // cacheMax bounds each cache; past it the cache is dropped and rebuilt
@@ -150,6 +188,7 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 func (a *Assembler) Reset() {
 	clear(a.previews)
 	clear(a.calls)
+	a.callsGen++
 	clear(a.resps)
 	clear(a.decided)
 	clear(a.quotas)
@@ -190,6 +229,7 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 	} else {
 		re.row.Env = envOf(ev)
 		re.stored = -1 // not written yet
+		re.known, re.gen = map[string]bool{}, a.callsGen
 	}
 	if len(a.resps) >= cacheMax {
 		clear(a.resps)
@@ -344,6 +384,9 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 	if ce := s.a.calls[string(key)]; ce != nil {
 		return ce, key, nil
 	}
+	if s.a.knownOf(s.re) != nil {
+		return nil, key, nil // decided, or never opened: not open either way
+	}
 	ce := &callEntry{}
 	found, err := load(s.tx, key, &ce.row)
 	if err != nil || !found || ce.row.State != stateOpen {
@@ -367,6 +410,7 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 func (a *Assembler) cache(key []byte, ce *callEntry) {
 	if len(a.calls) >= cacheMax {
 		clear(a.calls)
+		a.callsGen++
 	}
 	a.calls[string(key)] = ce
 }
@@ -394,9 +438,15 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 		}
 		return ce, nil
 	}
-	var row call
-	if found, err := load(s.tx, key, &row); err != nil || found {
-		return nil, err // decided
+	if known := s.a.knownOf(s.re); known != nil {
+		if _, ok := known[ev.Item]; ok {
+			return nil, nil // decided (an open one is in the cache)
+		}
+	} else {
+		var row call
+		if found, err := load(s.tx, key, &row); err != nil || found {
+			return nil, err // decided
+		}
 	}
 	if room, err := s.openRoom(); err != nil || !room {
 		if err == nil {
@@ -415,6 +465,7 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 		return nil, err
 	}
 	s.a.cache(key, ce)
+	s.re.noteCall(ev.Item, false)
 	return ce, nil
 }
 
@@ -484,17 +535,7 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 	if err != nil {
 		return err
 	}
-	var items []string
-	err = s.tx.Scan(prefix, func(k, v []byte) error {
-		var c call
-		if ok, err := load(s.tx, k, &c); err != nil || !ok {
-			return err
-		}
-		if c.State == stateOpen {
-			items = append(items, itemOf(k))
-		}
-		return nil
-	})
+	items, err := s.openItems(prefix)
 	if err != nil {
 		return err
 	}
@@ -540,6 +581,45 @@ func (s *step) endResponse(status events.ResponseStatus, reason events.Reason, d
 		return err
 	}
 	return s.tx.Emit(subj, s.event(events.ResponseOutcomeID(ev.Tenant, ev.Response), "", "", s.re.row.Env, out))
+}
+
+// openItems lists the response's open calls in the order of their keys
+// (prefix is the response's calls).
+func (s *step) openItems(prefix []byte) ([]string, error) {
+	var items []string
+	if known := s.a.knownOf(s.re); known != nil {
+		type openCall struct {
+			key  string
+			item string
+		}
+		var opens []openCall
+		for item, decided := range known {
+			if decided {
+				continue
+			}
+			k, err := callKey(s.ev.Tenant, s.ev.Response, item)
+			if err != nil {
+				return nil, err
+			}
+			opens = append(opens, openCall{string(k), item})
+		}
+		slices.SortFunc(opens, func(a, b openCall) int { return strings.Compare(a.key, b.key) })
+		for _, o := range opens {
+			items = append(items, o.item)
+		}
+		return items, nil
+	}
+	err := s.tx.Scan(prefix, func(k, v []byte) error {
+		var c call
+		if ok, err := load(s.tx, k, &c); err != nil || !ok {
+			return err
+		}
+		if c.State == stateOpen {
+			items = append(items, itemOf(k))
+		}
+		return nil
+	})
+	return items, err
 }
 
 // text keeps display text for the response's outcome, up to TextBytesMax.

@@ -74,7 +74,9 @@ func (s *step) settle(ce *callEntry, key []byte) error {
 	s.re.row.Decided++
 	s.dirty = true
 	delete(s.a.calls, string(key))
-	s.a.dropPreviewKey(s.ev.Tenant, s.ev.Response, itemOf(key))
+	item := itemOf(key)
+	s.re.noteCall(item, true)
+	s.a.dropPreviewKey(s.ev.Tenant, s.ev.Response, item)
 	return s.closed()
 }
 
