@@ -542,7 +542,7 @@ func (r *runner) wholePath() error {
 	}
 	note := fmt.Sprintf("%d raw events (%d responses × %d calls), %d outcomes; each side starts and closes its own embedded server, all three sides under GOGC=%d (toolstream assemble's)",
 		one.Raw, responses, WholeCalls, one.Outcomes, one.GOGC)
-	ts := Work{Does: "toolstream assemble: each chunk parsed and normalised at the edge (a call's consecutive deltas merged), sealed (AES-GCM), published with a Nats-Msg-Id, assembled (Pebble view), outcomes stored and read back",
+	ts := Work{Does: "toolstream assemble: each chunk parsed and normalised at the edge (a call's consecutive deltas merged), sealed (AES-GCM), published without message ids (its private server is written once), assembled (Pebble view), outcomes stored and read back",
 		Stored: fmt.Sprintf("%d messages (the server's streams at the end: model events, outcomes, keys)", one.Stored), Acks: "one per stored message (asynchronous windows)",
 		Parsed: fmt.Sprintf("%d bytes of provider JSON, every chunk; every stored event decoded again by the assembler", one.Bytes), GOGC: one.GOGC}
 	plain := Work{Does: "a plain JetStream program: each chunk decoded once (encoding/json, the fields it needs), a call's or text's consecutive deltas merged, one message per run of deltas and per needed event, read back by an ordered consumer, arguments assembled and checked, an outcome stored per call and response; no sealing, no message ids, no view",
