@@ -222,6 +222,13 @@ func extractEN(text string, at int64) []events.Observation {
 		} else if o, ok := laterRequestEN(ws); ok {
 			add(o)
 		}
+		if obs := matchCleftEN(ws); len(obs) > 0 {
+			for _, o := range obs {
+				add(o)
+			}
+			setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), validFrom(ws, "", at), openEndedEN(ws))
+			continue
+		}
 		sawI := false
 		for i := 0; i < len(ws); i++ {
 			var rest []word
@@ -284,6 +291,66 @@ func extractEN(text string, at int64) []events.Observation {
 		setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), validFrom(ws, "", at), openEndedEN(ws))
 	}
 	return out
+}
+
+// cleftMax bounds the words of a cleft's thing ("it's aspirin I react to").
+const cleftMax = 4
+
+// matchCleftEN reads a statement whose thing is put first, as corrections
+// are said: "it's aspirin I react to, not ibuprofen", "it was oat milk
+// that I switched to": the verb phrase after "I" read of the thing, and of
+// the thing after "not" with the other polarity (so the misspoken one is
+// lifted or denied, not kept). Nothing if the verb phrase states nothing.
+func matchCleftEN(ws []word) []events.Observation {
+	for i := 0; i+2 < len(ws); i++ {
+		xs := i + 2 // the thing's first word
+		switch {
+		case ws[i].low == "it's" || ws[i].low == "it’s":
+			xs = i + 1
+		case ws[i].low != "it" || ws[i+1].low != "is" && ws[i+1].low != "was":
+			continue
+		}
+		j := xs
+		for j < len(ws) && j-xs <= cleftMax && ws[j].low != "i" && ws[j].low != "," {
+			j++
+		}
+		x := ws[xs:j]
+		if len(x) > 0 && x[len(x)-1].low == "that" {
+			x = x[:len(x)-1]
+		}
+		if j >= len(ws) || ws[j].low != "i" || len(x) == 0 || len(x) > cleftMax {
+			continue
+		}
+		k := j + 1
+		for k < len(ws) && ws[k].low != "," {
+			k++
+		}
+		vp := ws[j+1 : k]
+		read := func(thing []word) (events.Observation, bool) {
+			clause := append(append([]word{}, vp...), thing...)
+			return matchEN(clause, nil)
+		}
+		o, ok := read(x)
+		if !ok {
+			continue
+		}
+		out := []events.Observation{o}
+		if k+2 < len(ws) && ws[k+1].low == "not" {
+			e := k + 2
+			for e < len(ws) && ws[e].low != "," {
+				e++
+			}
+			if y, ok := read(ws[k+2 : e]); ok && y.Kind == o.Kind && y.Attribute != o.Attribute {
+				y.Polarity = string(Positive)
+				if o.Polarity == string(Positive) {
+					y.Polarity = string(Negative)
+				}
+				out = append(out, y)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // laterRequestEN reads a request that opens a later clause of a sentence:

@@ -75,6 +75,14 @@ func extractZH(text string, at int64) []events.Observation {
 			continue
 		}
 		start := len(out)
+		if obs := matchCleftZH(sent); len(obs) > 0 {
+			for _, o := range obs {
+				headSlot(&o)
+				o.Text = sent
+				out = append(out, o)
+			}
+			continue
+		}
 		sawWo := false
 		for ci, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
 			var prev *events.Observation
@@ -164,6 +172,48 @@ func zhTimePrefix(s string) bool {
 	return containsAny(s, cues.zhUntil) || containsAny(s, cues.zhEndYear) || containsAny(s, cues.zhEndMonth) ||
 		countedBoundZH(s) > 0 || containsAny(s, cues.zhFromNextMonth) || containsAny(s, cues.zhFromNextWeek) ||
 		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止", "前"})
+}
+
+// matchCleftZH reads a correction whose thing is put after 的是: 我过敏的是阿司匹林，
+// 不是布洛芬 — the verb phrase after 我 read of the thing (过敏 of 对…过敏), and of
+// the thing after 不是 with the other polarity, so the misspoken one is
+// lifted, not kept. Only with 不是 (a bare 我喜欢的是… is read as before).
+func matchCleftZH(sent string) []events.Observation {
+	clauses := strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' })
+	for ci := 0; ci+1 < len(clauses); ci++ {
+		c := strings.TrimSpace(clauses[ci])
+		i := strings.Index(c, "的是")
+		w := strings.LastIndex(c[:max(i, 0)], "我")
+		if i < 0 || w < 0 {
+			continue
+		}
+		vp, x := c[w+len("我"):i], c[i+len("的是"):]
+		next := strings.TrimSpace(clauses[ci+1])
+		y, ok := strings.CutPrefix(strings.TrimPrefix(next, "而"), "不是")
+		if !ok || vp == "" || x == "" || y == "" {
+			continue
+		}
+		read := func(thing string) (events.Observation, bool) {
+			if o, ok := matchZH(vp+thing, nil); ok {
+				return o, true
+			}
+			return matchZH("对"+thing+vp, nil) // 过敏 of 对X过敏
+		}
+		o, ok := read(x)
+		if !ok {
+			continue
+		}
+		out := []events.Observation{o}
+		if n, ok := read(y); ok && n.Kind == o.Kind && n.Attribute != o.Attribute {
+			n.Polarity = string(Positive)
+			if o.Polarity == string(Positive) {
+				n.Polarity = string(Negative)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	return nil
 }
 
 // zhAsksOfMe reports a request whose object is the user: a forbidding cue
