@@ -68,10 +68,10 @@ func (j *job) outcomeOfAttempt(tool *registry.Tool, result json.RawMessage, terr
 // a publish waited for) invokes nothing, so the tenant's next call runs
 // meanwhile. Held across those round trips, the slots of a tenant's burst
 // of quick calls were mostly waits for the log.
-func (j *job) runFree(next *record, rev uint64, tool *registry.Tool, impl Tool, args []byte, release func()) error {
+func (j *job) runFree(next *record, rev uint64, tool *registry.Tool, impl Tool, args []byte, s *slot) error {
 	next.Attempt++
 	result, terr, abandoned := j.attempt(j.e.hard, tool, impl, args, next.Attempt)
-	release()
+	s.release()
 	if abandoned {
 		return errHandBack
 	}
@@ -285,6 +285,7 @@ func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call C
 		return nil, Errorf(events.ErrToolError, "%s returned %d bytes, above the limit of %d; ask for less", t.Name, len(out), j.e.cfg.ResultBytesMax), false
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(out)) // compacting never lengthens: one allocation of the right size
 	if err := json.Compact(&buf, out); err != nil {
 		return nil, Errorf(events.ErrToolError, "%s returned something that is not JSON: %v", t.Name, err), false
 	}

@@ -337,7 +337,7 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	if ok, until := j.e.breaker.allow(j.tenant, tool.Name); !ok {
 		return j.decide(next, rev, j.unavailable(tool, until, next.Attempt))
 	}
-	release, err := j.e.limiter.acquire(j.e.soft, j.tenant)
+	s, err := j.e.limiter.acquire(j.e.soft, j.tenant)
 	if errors.Is(err, errTenantBusy) {
 		j.nak(j.e.busyDelay(j.carrier))
 		return nil
@@ -345,9 +345,9 @@ func (j *job) start(next *record, rev uint64, tool *registry.Tool, impl Tool, ar
 	if err != nil {
 		return errHandBack
 	}
-	defer release() // at most once: runFree gives the slot back sooner
+	defer s.release() // at most once: runFree gives the slot back sooner
 	if tool.SideEffect == registry.SideEffectNone && tool.Retry.MaxAttempts <= 1 {
-		return j.runFree(next, rev, tool, impl, args, release)
+		return j.runFree(next, rev, tool, impl, args, s)
 	}
 	if tool.Object != "" {
 		object, err := tool.ObjectKey(args)

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // limiter bounds the calls of one tenant invoked at once
@@ -29,10 +30,11 @@ const waitersPerSlot = 4
 
 func newLimiter(n int) *limiter { return &limiter{n: n, m: map[string]*tenantSlots{}} }
 
-// acquire waits for a slot of tenant. The returned func releases it; it
-// must be called at least once (calls after the first do nothing). It returns errTenantBusy when too many of
-// the tenant's calls wait already, and ctx's error if ctx ends first.
-func (l *limiter) acquire(ctx context.Context, tenant string) (func(), error) {
+// acquire waits for a slot of tenant, released by the returned slot's
+// release, which must be called at least once (calls after the first do
+// nothing). It returns errTenantBusy when too many of the tenant's calls
+// wait already, and ctx's error if ctx ends first.
+func (l *limiter) acquire(ctx context.Context, tenant string) (*slot, error) {
 	l.mu.Lock()
 	ts := l.m[tenant]
 	if ts == nil {
@@ -47,16 +49,27 @@ func (l *limiter) acquire(ctx context.Context, tenant string) (func(), error) {
 	l.mu.Unlock()
 	select {
 	case ts.sem <- struct{}{}:
-		var once sync.Once
-		return func() {
-			once.Do(func() {
-				<-ts.sem
-				l.unref(tenant, ts)
-			})
-		}, nil
+		return &slot{l: l, tenant: tenant, ts: ts}, nil
 	case <-ctx.Done():
 		l.unref(tenant, ts)
 		return nil, ctx.Err()
+	}
+}
+
+// slot is one tenant slot held (acquire): one allocation per call, where a
+// func closing over a sync.Once was three.
+type slot struct {
+	l        *limiter
+	tenant   string
+	ts       *tenantSlots
+	released atomic.Bool
+}
+
+// release gives the slot back; calls after the first do nothing.
+func (s *slot) release() {
+	if s.released.CompareAndSwap(false, true) {
+		<-s.ts.sem
+		s.l.unref(s.tenant, s.ts)
 	}
 }
 
