@@ -1,13 +1,16 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -165,4 +168,91 @@ func waitConsumer(ctx context.Context, b *bus.Bus, durable string) error {
 			return fmt.Errorf("bench: no consumer %s: %w", durable, ctx.Err())
 		}
 	}
+}
+
+// FloorCalls is the least a durable executor of the n call events b's
+// stream holds (PublishCalls) must make the log do, run by a plain nats.go
+// program with none of the executor's work: a durable pull consumer with
+// explicit acknowledgements, like the executors' (up to 256 a fetch); for
+// each call one message published to a result subject of its own with the
+// headers an outcome recorded in the log carries (its id, the
+// compare-and-set on an empty subject, the input's sequence and the tool's
+// name) and the input's bytes as its body, each publish with a reply
+// subject on one inbox (as the executor's windows publish); each input
+// acknowledged once its message's publish was. No decode, tool, bucket
+// look or outcome encoding. It returns the time from its start until the
+// n-th input was acknowledged. Fetches, publishes and acknowledgements go
+// one batch at a time: what it measures is the CPU the log's side costs
+// per call, not how fast one goroutine can drive it.
+func FloorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, waitMax)
+	defer cancel()
+	c, err := b.JS.CreateConsumer(ctx, events.StreamCalls, jetstream.ConsumerConfig{
+		Durable: "bench-floor", FilterSubjects: []string{executor.CallFilter}, AckPolicy: jetstream.AckExplicitPolicy,
+		MaxAckPending: 4000, DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("bench: floor consumer: %w", err)
+	}
+	nc := b.JS.Conn()
+	inbox := nc.NewInbox()
+	sub, err := nc.SubscribeSync(inbox + ".*")
+	if err != nil {
+		return 0, err
+	}
+	defer sub.Unsubscribe()
+	start := time.Now()
+	done := 0
+	var batch []jetstream.Msg
+	for done < n {
+		msgs, err := c.Fetch(min(256, n-done), jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			return 0, fmt.Errorf("bench: floor fetch: %w", err)
+		}
+		batch = batch[:0]
+		for m := range msgs.Messages() {
+			md, err := m.Metadata()
+			if err != nil {
+				return 0, err
+			}
+			// ts.call.<tenant>.<tool>: one result subject per call.
+			tenant := strings.Split(m.Subject(), ".")[2]
+			seq := strconv.FormatUint(md.Sequence.Stream, 10)
+			subj, err := events.ResultSubject(tenant, "floor-"+seq)
+			if err != nil {
+				return 0, err
+			}
+			out := &nats.Msg{Subject: subj, Reply: inbox + "." + strconv.Itoa(len(batch)), Data: m.Data(), Header: nats.Header{
+				jetstream.MsgIDHeader:               []string{"floor-" + seq},
+				jetstream.ExpectedLastSubjSeqHeader: []string{"0"},
+				"Ts-Input-Seq":                      []string{seq},
+				"Ts-Call-Name":                      []string{"noop"},
+			}}
+			if err := nc.PublishMsg(out); err != nil {
+				return 0, fmt.Errorf("bench: floor publish: %w", err)
+			}
+			batch = append(batch, m)
+		}
+		if err := msgs.Error(); err != nil {
+			return 0, fmt.Errorf("bench: floor fetch: %w", err)
+		}
+		for range batch {
+			a, err := sub.NextMsg(time.Until(start.Add(waitMax)))
+			if err != nil {
+				return 0, fmt.Errorf("bench: floor: %d of %d acknowledged: %w", done, n, err)
+			}
+			i, err := strconv.Atoi(a.Subject[len(inbox)+1:])
+			if err != nil || i >= len(batch) {
+				return 0, fmt.Errorf("bench: floor: an answer on %s", a.Subject)
+			}
+			if !bytes.HasPrefix(a.Data, []byte(`{"stream":`)) || bytes.Contains(a.Data, []byte(`"error"`)) {
+				return 0, fmt.Errorf("bench: floor publish: %s", a.Data)
+			}
+			if err := batch[i].Ack(); err != nil {
+				return 0, err
+			}
+			done++
+		}
+	}
+	return time.Since(start), nil
 }

@@ -21,7 +21,12 @@ import (
 // medians of their ratios. Besides the rate ratio (executor calls/s ÷
 // no-op projection events/s, wall clock) it reports the ratio of the
 // process CPU time each spent per event (no-op ÷ executor), which moves
-// less when other work shares the machine. Run it with -benchtime=Nx for
+// less when other work shares the machine. After both, the floor
+// (FloorCalls: one message stored and one acknowledgement per call by a
+// plain program, none of the executor's own work) runs over the same
+// events, and the benchmark reports its CPU per call and the no-op
+// projection's CPU over it (floor-cpu-ratio): the most the executor's row
+// could read if its own work cost nothing. Run it with -benchtime=Nx for
 // N pairs: go test ./internal/bench -run '^$' -bench ExecutorRatio -benchtime 9x
 func BenchmarkExecutorRatio(b *testing.B) {
 	if testing.Short() {
@@ -46,10 +51,10 @@ func BenchmarkExecutorRatio(b *testing.B) {
 		}
 		return wall, cpu() - c0
 	}
-	var rates, cpus, execRates, execCPU []float64
+	var rates, cpus, execRates, execCPU, floorCPU, floorCPUs []float64
 	b.ResetTimer()
 	for i := range b.N {
-		var nw, nc, ew, ec time.Duration
+		var nw, nc, ew, ec, fc time.Duration
 		measure(fmt.Sprint("pair", i), func(bs *bus.Bus, d string) (time.Duration, error) {
 			// Both sides on one server over the same stored events, in
 			// alternating order, each side's CPU taken around it.
@@ -74,12 +79,15 @@ func BenchmarkExecutorRatio(b *testing.B) {
 				exec()
 				noop()
 			}
+			_, fc = side(func() (time.Duration, error) { return bench.FloorCalls(ctx, bs, n) })
 			return 0, nil
 		})
 		rates = append(rates, nw.Seconds()/ew.Seconds())
 		cpus = append(cpus, float64(nc)/float64(ec))
 		execRates = append(execRates, n/ew.Seconds())
 		execCPU = append(execCPU, float64(ec.Microseconds())/n)
+		floorCPUs = append(floorCPUs, float64(nc)/float64(fc))
+		floorCPU = append(floorCPU, float64(fc.Microseconds())/n)
 	}
 	b.StopTimer()
 	median := func(x []float64) float64 {
@@ -91,4 +99,6 @@ func BenchmarkExecutorRatio(b *testing.B) {
 	b.ReportMetric(median(cpus), "cpu-ratio")
 	b.ReportMetric(median(execRates), "calls/s")
 	b.ReportMetric(median(execCPU), "cpu-µs/call")
+	b.ReportMetric(median(floorCPUs), "floor-cpu-ratio")
+	b.ReportMetric(median(floorCPU), "floor-cpu-µs/call")
 }
