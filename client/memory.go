@@ -115,6 +115,16 @@ func (c *Client) Records(ctx context.Context, tenant, user string, inactive bool
 	return out, err
 }
 
+// Constraints returns the user's constraints in force at asOf (zero:
+// now), as known then: for each constraint record, the version that held
+// (a lifted, corrected or expired one is not in force). What the run
+// driver checks an answer against.
+func (c *Client) Constraints(ctx context.Context, tenant, user string, asOf time.Time) ([]memapi.Record, error) {
+	var out []memapi.Record
+	err := c.memoryRequest(ctx, "constraints", memapi.Op{Tenant: tenant, User: user, AsOf: rfc3339(asOf)}, &out)
+	return out, err
+}
+
 // RecordHistory returns every version of a record, oldest first;
 // ErrNotFound for a record the user never had or that was forgotten.
 func (c *Client) RecordHistory(ctx context.Context, tenant, user, id string) ([]memapi.Record, error) {

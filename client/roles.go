@@ -85,6 +85,7 @@ type Memory interface {
 	Recall(ctx context.Context, tenant, user, query string, opts RecallOptions) (memapi.RecallOut, error)
 	Records(ctx context.Context, tenant, user string, inactive bool) ([]memapi.Record, error)
 	RecordHistory(ctx context.Context, tenant, user, id string) ([]memapi.Record, error)
+	Constraints(ctx context.Context, tenant, user string, asOf time.Time) ([]memapi.Record, error)
 	Forget(ctx context.Context, tenant, user, id string) (Forgotten, error)
 	MemoryRequest(ctx context.Context, verb string, op memapi.Op) (json.RawMessage, error)
 }

@@ -7,6 +7,9 @@ const (
 	KindAnswerSubmitted Kind = "answer.submitted"
 	KindAnswerVerified  Kind = "answer.verified"
 	KindJudgeVerdict    Kind = "answer.judge_verdict"
+	// KindConstraintsChecked: the answer read against the user's
+	// constraints in force at its time (ConstraintsChecked).
+	KindConstraintsChecked Kind = "answer.constraints_checked"
 )
 
 // AnswerSubmitted is a final answer published directly (rather than
@@ -26,6 +29,12 @@ const (
 	// VerdictStale: the evidence said it, but every result it rests on is
 	// older than its contract's fresh_for at the answer's time.
 	VerdictStale Verdict = "stale"
+	// VerdictViolatesConstraint: the claim recommends or states what a
+	// constraint of the user in force at the answer's time forbids ("book
+	// the 7pm call" against "don't call me after 6pm"); the claim names the
+	// constraint (ClaimVerdict.Constraint). A policy treats it as a
+	// contradiction.
+	VerdictViolatesConstraint Verdict = "violates_constraint"
 )
 
 // EvidenceRef points at one field of one tool result.
@@ -44,6 +53,15 @@ type ClaimVerdict struct {
 	Verdict  Verdict       `msgpack:"v" json:"verdict"`
 	Evidence []EvidenceRef `msgpack:"ev,omitempty" json:"evidence"`
 	Reason   string        `msgpack:"r,omitempty" json:"reason,omitempty"`
+	// Constraint: for VerdictViolatesConstraint, the memory record and
+	// version of the constraint the claim goes against.
+	Constraint *ConstraintRef `msgpack:"co,omitempty" json:"constraint,omitempty"`
+}
+
+// ConstraintRef names one version of a memory record.
+type ConstraintRef struct {
+	Record  string `msgpack:"id" json:"record"`
+	Version int    `msgpack:"v" json:"version"`
 }
 
 // AnswerVerified carries every claim's verdict and, where the tenant's
@@ -54,6 +72,11 @@ type AnswerVerified struct {
 	Policy       string         `msgpack:"po"`
 	Repaired     string         `msgpack:"rp,omitempty"`
 	Blocked      bool           `msgpack:"bl,omitempty"`
+	// ConstraintsChecked: the verdict includes the check of the answer
+	// against the user's constraints in force (a ConstraintsChecked
+	// applied); Constraints is how many were in force.
+	ConstraintsChecked bool `msgpack:"cc,omitempty"`
+	Constraints        int  `msgpack:"cn,omitempty"`
 }
 
 // JudgeVerdict records an external judge's verdict on a claim, so replay
@@ -64,6 +87,29 @@ type JudgeVerdict struct {
 	Reason  string  `msgpack:"r,omitempty"`
 }
 
-func (*AnswerSubmitted) Kind() Kind { return KindAnswerSubmitted }
-func (*AnswerVerified) Kind() Kind  { return KindAnswerVerified }
-func (*JudgeVerdict) Kind() Kind    { return KindJudgeVerdict }
+// ConstraintsChecked records an answer read against its user's
+// constraints in force at the answer's time (AsOf, Unix nanoseconds), as
+// the run driver read them from memory: how many were in force, and the
+// violations found, each a span of the answer (rune offsets) and the
+// constraint it goes against. Recorded so that replay never asks memory
+// again; it carries no constraint's text, so forgetting a record leaves
+// nothing of it here.
+type ConstraintsChecked struct {
+	AsOf       int64                 `msgpack:"ao"`
+	InForce    int                   `msgpack:"n"`
+	Violations []ConstraintViolation `msgpack:"vi,omitempty"`
+}
+
+// ConstraintViolation is one span of an answer that goes against one
+// constraint.
+type ConstraintViolation struct {
+	Start      int           `msgpack:"s"`
+	End        int           `msgpack:"e"`
+	Constraint ConstraintRef `msgpack:"co"`
+	Reason     string        `msgpack:"r,omitempty"`
+}
+
+func (*ConstraintsChecked) Kind() Kind { return KindConstraintsChecked }
+func (*AnswerSubmitted) Kind() Kind    { return KindAnswerSubmitted }
+func (*AnswerVerified) Kind() Kind     { return KindAnswerVerified }
+func (*JudgeVerdict) Kind() Kind       { return KindJudgeVerdict }

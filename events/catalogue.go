@@ -37,9 +37,10 @@ var catalogue = map[Kind]entry{
 	KindApprovalDenied:    {1, func() Body { return new(ApprovalDenied) }},
 	KindRegistryChanged:   {1, func() Body { return new(RegistryChanged) }},
 
-	KindAnswerSubmitted: {1, func() Body { return new(AnswerSubmitted) }},
-	KindAnswerVerified:  {1, func() Body { return new(AnswerVerified) }},
-	KindJudgeVerdict:    {1, func() Body { return new(JudgeVerdict) }},
+	KindAnswerSubmitted:    {1, func() Body { return new(AnswerSubmitted) }},
+	KindAnswerVerified:     {1, func() Body { return new(AnswerVerified) }},
+	KindJudgeVerdict:       {1, func() Body { return new(JudgeVerdict) }},
+	KindConstraintsChecked: {1, func() Body { return new(ConstraintsChecked) }},
 
 	KindMemoryObserved:  {1, func() Body { return new(MemoryObserved) }},
 	KindMemoryCorrected: {1, func() Body { return new(MemoryCorrected) }},

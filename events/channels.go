@@ -106,7 +106,7 @@ func Channels() []Channel {
 		{Name: "answers", Address: "ts.answer.{tenant}.{response}", Stream: StreamOut, Build: build2(AnswerSubject),
 			Params:      []Param{{"response", "The model response id." + tokenNote}},
 			Description: "Final answers submitted for checking and the verifier's verdicts on their claims.",
-			Kinds:       []Kind{KindAnswerSubmitted, KindAnswerVerified, KindJudgeVerdict}},
+			Kinds:       []Kind{KindAnswerSubmitted, KindAnswerVerified, KindJudgeVerdict, KindConstraintsChecked}},
 		{Name: "runs", Address: "ts.run.{tenant}.{run}", Stream: StreamOut, Build: build2(RunSubject),
 			Params:      []Param{{"run", "The run (the Ts-Run header; a response without one is its own run)." + tokenNote}},
 			Description: "The loop back to the model: rounds settled with their tool-result messages, degradation, replan suggestions, plans and input turns.",

@@ -18,7 +18,7 @@ import (
 // IdempotencyKey ('%' is %25, '/' is %2F, "" is "-" and "-" is %2D): a
 // response a/b with item c and a response a with item b/c are two ids.
 // The kind names the builder, every builder of a kind writes a fixed
-// number of parts (VerifiedID one, JudgedID three, so "/" counts tell
+// number of parts (VerifiedID one, ConstrainedID two, JudgedID three, so "/" counts tell
 // them apart), kinds hold no ':' and tenants no '/', so splitting at the
 // first ':' and at every '/' gives the parts back. Ids made of other
 // characters are written as they are: completed:acme/resp_1/call_1.
@@ -179,6 +179,20 @@ func VerifiedID(tenant, response string) string { return id("verified", tenant, 
 // judged-th external judge verdict: verified:<tenant>/<response>/judged/<n>.
 func JudgedID(tenant, response string, judged int) string {
 	return id("verified", tenant, response, "judged", strconv.Itoa(judged))
+}
+
+// ConstrainedID names the verifier's verdict on a response's answer after
+// the answer was checked against its user's constraints:
+// verified:<tenant>/<response>/constraints.
+func ConstrainedID(tenant, response string) string {
+	return id("verified", tenant, response, "constraints")
+}
+
+// ConstraintsCheckedID names the check of a response's answer against its
+// user's constraints: one per answer, so a driver that checks again after
+// a restart publishes a duplicate the log drops.
+func ConstraintsCheckedID(tenant, response string) string {
+	return id("constraints", tenant, response)
 }
 
 // JudgeVerdictID names the external judge's verdict on the claim-th claim

@@ -70,6 +70,8 @@ func TestIDBuildersAreInjective(t *testing.T) {
 		{"EdgeEventID and ModelEventID", EdgeEventID("acme", "s", 7, 0), ModelEventID("acme", "s", 7, 0)},
 		{"ResponseOutcomeID", ResponseOutcomeID("acme", "r%2Fx"), ResponseOutcomeID("acme", "r/x")},
 		{"JudgedID", JudgedID("acme", "r/judged/1", 2), JudgedID("acme", "r", 12)},
+		{"VerifiedID and ConstrainedID", VerifiedID("acme", "r/constraints"), ConstrainedID("acme", "r")},
+		{"ConstrainedID and JudgedID", ConstrainedID("acme", "r/judged"), JudgedID("acme", "r", 0)},
 		{"MemoryOpID", MemoryOpID("acme", "u/1", 2), MemoryOpID("acme", "u", 12)},
 		{"JudgeVerdictID", JudgeVerdictID("acme", "r/1", 2), JudgeVerdictID("acme", "r", 12)},
 		{"empty and dash", CompletedID("acme", "", "i"), CompletedID("acme", "-", "i")},

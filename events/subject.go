@@ -18,7 +18,7 @@ import (
 //	ts.exec.<tenant>.<call>                   ExecutionStarted, ApprovalRequested
 //	ts.approval.<tenant>.<call>               ApprovalGranted / ApprovalDenied
 //	ts.result.<tenant>.<call>                 CallSucceeded / CallFailed
-//	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict
+//	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict, ConstraintsChecked
 //	ts.run.<tenant>.<run>                     run events: RunCall, RoundSettled, RunDegraded, …
 //	ts.mem.<tenant>.<user>                    memory events
 //	ts.gw.<tenant>.<api>.<stream>             the gateway's relayed stream frames

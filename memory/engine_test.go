@@ -254,6 +254,12 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			return "error: " + err.Error()
 		}
 		return formatRecords(recs)
+	case "in_force":
+		recs, err := h.e.InForce(h.s.reader(), tenant, user, parseTime(t, strArg(d, "as_of", "")))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return formatRecords(recs)
 	case "history":
 		recs, err := h.e.History(h.s.reader(), tenant, user, strArg(d, "id", ""))
 		if err != nil {

@@ -70,7 +70,7 @@ type Service struct {
 	// recorded.
 	HitBatch int
 	// Trace, when set, is called as each request begins with its verb
-	// (recall, list, history, message, observe, correct, forget), its
+	// (recall, list, history, constraints, message, observe, correct, forget), its
 	// headers and op: it returns the context the request runs under (its
 	// span's, a child of a traceparent the headers carry) and the function
 	// that ends the span with the answer. Nil: not traced. The stack sets
@@ -97,7 +97,7 @@ type (
 func (s *Service) AddTo(svc micro.Service) error {
 	g := svc.AddGroup(ServicePrefix)
 	for name, h := range map[string]func(context.Context, *Op) (any, error){
-		"recall": s.recall, "list": s.list, "history": s.history, "message": s.message,
+		"recall": s.recall, "list": s.list, "history": s.history, "message": s.message, "constraints": s.constraints,
 		"observe": s.write, "correct": s.write, "forget": s.write,
 	} {
 		verb := name
@@ -349,6 +349,22 @@ func (s *Service) list(_ context.Context, o *Op) (any, error) {
 	v := s.Runner.View()
 	defer v.Close()
 	return s.Engine.List(v, o.Tenant, o.User, o.History)
+}
+
+// constraints answers the user's constraints in force as of o.AsOf
+// (Engine.InForce); without AsOf, now.
+func (s *Service) constraints(_ context.Context, o *Op) (any, error) {
+	at := time.Now().UnixNano()
+	if o.AsOf != "" {
+		t, err := time.Parse(time.RFC3339Nano, o.AsOf)
+		if err != nil {
+			return nil, fmt.Errorf("%w: as_of: %v", events.ErrBadInput, err)
+		}
+		at = t.UnixNano()
+	}
+	v := s.Runner.View()
+	defer v.Close()
+	return s.Engine.InForce(v, o.Tenant, o.User, at)
 }
 
 func (s *Service) history(_ context.Context, o *Op) (any, error) {

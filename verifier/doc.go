@@ -5,7 +5,10 @@
 // a verdict and evidence pointers for each of its claims, the tenant's
 // policy applied (annotate, redact, block), and an external judge's
 // recorded verdicts (JudgeVerdict) applied to the claims the checker left
-// undecided.
+// undecided, and a run driver's recorded check of the answer against its
+// user's constraints in force (ConstraintsChecked, made with package
+// verifier/constraint) applied as violates_constraint claims, which a
+// policy treats as contradictions (constraints.go).
 //
 // The checking itself is package verifier/check: a pure function of the
 // answer, the evidence and the answer's time, whose doc says how a claim is

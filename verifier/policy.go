@@ -18,11 +18,12 @@ type Policy string
 const (
 	// PolicyAnnotate leaves the answer unchanged; verdicts ride along.
 	PolicyAnnotate Policy = "annotate"
-	// PolicyRedact replaces every unsupported, contradicted or stale claim with
+	// PolicyRedact replaces every unsupported, contradicted or stale claim
+	// (or one that violates a constraint of the user) with
 	// RedactMarker and leaves the rest of the answer intact.
 	PolicyRedact Policy = "redact"
 	// PolicyBlock withholds the whole answer when any claim is unsupported,
-	// contradicted or stale.
+	// contradicted, stale or violates a constraint of the user.
 	PolicyBlock Policy = "block"
 )
 
@@ -47,7 +48,8 @@ func ParsePolicy(s string) (Policy, error) {
 // left alone.
 func ApplyPolicy(p Policy, answer string, r Report) (repaired string, blocked bool) {
 	bad := func(v events.Verdict) bool {
-		return v == events.VerdictContradicted || v == events.VerdictUnsupported || v == events.VerdictStale
+		return v == events.VerdictContradicted || v == events.VerdictUnsupported || v == events.VerdictStale ||
+			v == events.VerdictViolatesConstraint
 	}
 	switch p {
 	case PolicyAnnotate:

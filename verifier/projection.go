@@ -170,6 +170,8 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 		return p.verify(tx, ev, scopeOf(ev), b.Text)
 	case *events.JudgeVerdict:
 		return p.judged(tx, ev, b)
+	case *events.ConstraintsChecked:
+		return p.constrained(tx, ev, b)
 	}
 	return nil
 }
@@ -296,7 +298,9 @@ func (p *Projection) judged(tx *projector.Tx, ev *events.Event, jv *events.Judge
 	r := ApplyJudgeVerdicts(Report{Faithfulness: v.Verified.Faithfulness, Claims: v.Verified.Claims, Undecided: v.Undecided}, []events.JudgeVerdict{*jv})
 	v.Undecided = r.Undecided
 	v.Judged++
+	checked, n := v.Verified.ConstraintsChecked, v.Verified.Constraints
 	v.Verified = p.verdict(ev.Tenant, v.Answer, r)
+	v.Verified.ConstraintsChecked, v.Verified.Constraints = checked, n
 	return p.store(tx, ev, &v, events.JudgedID(ev.Tenant, ev.Response, v.Judged))
 }
 
