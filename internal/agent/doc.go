@@ -32,6 +32,10 @@
 // (AnswerVerified, in the log) leaves it under the tenant's policy:
 // unchanged (annotate), repaired (redact) or withheld (block). An answer
 // with no verdict within VerifyWait is withheld (fail closed).
+// Before it reads the verdict, a run of a user checks the answer against
+// the user's constraints in force at the answer's event time and records
+// the check in the log (constraints.go); the verdict read is then the one
+// the verifier made with it (violates_constraint claims under the policy).
 //
 // A drive's context is the client's: when it ends the run is cancelled
 // (ReasonClientDisconnected, recorded with the run's request so a later

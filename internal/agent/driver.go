@@ -22,6 +22,7 @@ import (
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/internal/toolsel"
 	"github.com/toolstream/toolstream/registry"
+	"github.com/toolstream/toolstream/verifier/constraint"
 )
 
 // Model sends one round's request to the model and publishes every event
@@ -236,11 +237,12 @@ type Driver struct {
 	runs  *client.Client // the runs service, decisions and verdicts, as a client
 	store *specStore
 
-	mu      sync.Mutex
-	active  map[string]*drive     // by tenant/run; guarded by mu
-	indexes map[string]toolsIndex // by tenant: the ranking of its tools; guarded by mu
-	bg      sync.WaitGroup        // drives started by Resume
-	memOnce sync.Once             // says once that memory is out of reach
+	mu          sync.Mutex
+	active      map[string]*drive     // by tenant/run; guarded by mu
+	indexes     map[string]toolsIndex // by tenant: the ranking of its tools; guarded by mu
+	bg          sync.WaitGroup        // drives started by Resume
+	memOnce     sync.Once             // says once that memory is out of reach
+	constraints *constraint.Checker   // an answer against its user's constraints in force
 	// settings are the Settings in force (SetSettings), never nil.
 	settings atomic.Pointer[Settings]
 	// beforePlanWrite, when set (tests), runs between a plan call's read
@@ -296,7 +298,8 @@ func New(ctx context.Context, cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	d := &Driver{cfg: cfg, log: cfg.Logger, runs: rc, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{}}
+	d := &Driver{cfg: cfg, log: cfg.Logger, runs: rc, store: st, active: map[string]*drive{}, indexes: map[string]toolsIndex{},
+		constraints: constraint.New()}
 	first := Settings{PlansOff: cfg.PlansOff, DelegateOff: cfg.DelegateOff, ReplansMax: cfg.ReplansMax, DelegateDepthMax: cfg.DelegateDepthMax, Memory: cfg.Memory}
 	first.setDefaults()
 	d.settings.Store(&first)

@@ -329,6 +329,17 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 	if strings.TrimSpace(out.Text) == "" {
 		return out, nil // nothing to verify
 	}
+	// The answer against the user's constraints in force at its time: the
+	// verdict to read is then the one that applies the check.
+	constrained, err := d.checkConstraints(ctx, spec, rd.Response, out.Text, ro.At)
+	if err != nil && ctx.Err() != nil {
+		// The run is answered: only this client's wait ends.
+		out.Text, out.Blocked, out.Reason = "", true, ReasonClientDisconnected
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
 	deadline := time.NewTimer(d.cfg.VerifyWait)
 	defer deadline.Stop()
 	// Wake up when the verifier publishes on the response's answer subject
@@ -354,7 +365,7 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 		if err != nil && !errors.Is(err, client.ErrNotFound) {
 			return nil, fmt.Errorf("agent: the verdict on %s: %w", rd.Response, err)
 		}
-		if av := v.Verified; av != nil {
+		if av := v.Verified; av != nil && (av.ConstraintsChecked || !constrained) {
 			out.Verdict = av
 			switch {
 			case av.Blocked:

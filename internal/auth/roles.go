@@ -363,6 +363,9 @@ func permissions(id Identity) jwt.Permissions {
 		// The outcomes of toolstream_plan and toolstream_delegate calls,
 		// on the result subject an executor would use.
 		p.Pub.Allow.Add(logSubjects("result")...)
+		// Its answers checked against their users' constraints in force
+		// (events.ConstraintsChecked), on the answer's subject.
+		p.Pub.Allow.Add(logSubjects("answer")...)
 		// Its runs' events and their answers' verdicts, live (wake-ups).
 		p.Sub.Allow.Add(logSubjects("run", "answer")...)
 	}

@@ -178,7 +178,7 @@ var policy = []action{
 	{false, "ts.exec.acme.k", []auth.Identity{execRole}, "execution progress"},
 	{false, "ts.result.acme.k", []auth.Identity{execRole, drvRole}, "a forged result (the driver: a built-in tool's outcome)"},
 	{false, "ts.approval.globex.k", []auth.Identity{operator}, "an approval of another tenant's call"},
-	{false, "ts.answer.acme.r", []auth.Identity{verRole}, "verdicts"},
+	{false, "ts.answer.acme.r", []auth.Identity{verRole, drvRole}, "verdicts (the driver: an answer checked against its user's constraints)"},
 	{false, "ts.mem.acme.u1", []auth.Identity{memRole, operator}, "memory writes"},
 	{false, "tsp.preview.acme.r.i", []auth.Identity{asmRole}, "previews"},
 	{false, "ts.run.acme.r", []auth.Identity{runsRole}, "run events (a forged RoundSettled)"},

@@ -47,6 +47,9 @@ type Verdict struct {
 	Faithfulness float64 `json:"faithfulness"`
 	Policy       string  `json:"policy"`
 	Claims       []Claim `json:"claims"`
+	// Constraints is how many of the user's constraints were in force at
+	// the answer's time and checked against it (none: not checked).
+	Constraints int `json:"constraints,omitempty"`
 }
 
 // Claim is one claim's verdict; Start and End are rune offsets into the
@@ -57,6 +60,9 @@ type Claim struct {
 	End     int            `json:"end"`
 	Verdict events.Verdict `json:"verdict"`
 	Reason  string         `json:"reason,omitempty"`
+	// Constraint: for a claim that violates_constraint, the memory record
+	// and version of the user's constraint it goes against.
+	Constraint *events.ConstraintRef `json:"constraint,omitempty"`
 }
 
 type answer struct {
@@ -74,9 +80,10 @@ func newAnswer(req *Request, out *agent.Outcome, now time.Time) *answer {
 		meta: RunMeta{Run: out.Run, Status: out.Status, Reason: out.Reason, Detail: out.Detail, Rounds: out.Rounds,
 			Response: out.Response, Blocked: out.Blocked, Degraded: out.Degraded, Waiting: out.Waiting, Recalled: out.Recalled}}
 	if v := out.Verdict; v != nil {
-		a.meta.Verdict = &Verdict{Faithfulness: v.Faithfulness, Policy: v.Policy, Claims: []Claim{}}
+		a.meta.Verdict = &Verdict{Faithfulness: v.Faithfulness, Policy: v.Policy, Claims: []Claim{}, Constraints: v.Constraints}
 		for _, c := range v.Claims {
-			a.meta.Verdict.Claims = append(a.meta.Verdict.Claims, Claim{Text: c.Text, Start: c.Start, End: c.End, Verdict: c.Verdict, Reason: c.Reason})
+			a.meta.Verdict.Claims = append(a.meta.Verdict.Claims, Claim{Text: c.Text, Start: c.Start, End: c.End, Verdict: c.Verdict, Reason: c.Reason,
+				Constraint: c.Constraint})
 		}
 	}
 	// The answer's id names the run's last response, so asking again gives
