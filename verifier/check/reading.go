@@ -150,6 +150,37 @@ func (rd *reading) findCodes(ix *evidence.Index) {
 	}
 }
 
+// negatedFlag returns the concepts of w without its negative prefix
+// ("unresolved", "non-exclusive") when they name a true/false field of
+// the evidence (resolved, exclusive): the word states that flag negated,
+// though the lexicon does not know it. Else nil.
+func negatedFlag(ix *evidence.Index, w string) []string {
+	for _, p := range []string{"non", "un"} {
+		rest, ok := strings.CutPrefix(w, p)
+		if rest = strings.TrimPrefix(rest, "-"); !ok || len(rest) <= 3 {
+			continue
+		}
+		if cs := evidence.WordConcepts(rest); flagNamed(ix, cs) {
+			return cs
+		}
+	}
+	return nil
+}
+
+// flagNamed reports whether concepts cs name a true/false field of the
+// evidence.
+func flagNamed(ix *evidence.Index, cs []string) bool {
+	if len(cs) == 0 {
+		return false
+	}
+	for _, l := range ix.Bools {
+		if overlap(ix.Leaves[l].Own(), cs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // namesKeyWord reports whether a token of the claim is one of a key's
 // words (keyWords: gate for "gate", confirmation for "confirmation_code").
 func (rd *reading) namesKeyWord(words []string) bool {
@@ -216,6 +247,17 @@ func (rd *reading) readWords(ix *evidence.Index) {
 				rd.concepts = append(rd.concepts, evidence.EnLex[p].Concepts...)
 				continue
 			}
+			if cs := negatedFlag(ix, w.S); cs != nil {
+				rd.negs++
+				rd.concepts = append(rd.concepts, cs...)
+				continue
+			}
+		}
+		if w.S == "out" && i+2 < len(rd.words) && rd.words[i+1].S == "of" && flagNamed(ix, evidence.WordConcepts(rd.words[i+2].S)) {
+			// "out of service" beside in_service: not in it, as "out of
+			// stock" is. A number after it is a scale ("out of 50").
+			rd.negs++
+			continue
 		}
 		if info == nil {
 			if w.Cjk {

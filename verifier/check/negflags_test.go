@@ -1,0 +1,38 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestNegationsOfFlagsAndStates: a word that negates a true/false field
+// by its prefix though the lexicon does not know it (unarchived beside
+// archived), "out of X" beside in_X, and a state held only in part
+// (PARTIALLY_PAID) are read before comparing.
+func TestNegationsOfFlagsAndStates(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"project": "Atlas", "archived": true}`, "The project is unarchived.", events.VerdictContradicted},
+		{`{"project": "Atlas", "archived": false}`, "The project is unarchived.", events.VerdictSupported},
+		{`{"project": "Atlas", "archived": true}`, "The project is archived.", events.VerdictSupported},
+		{`{"unit": "Kiln 2", "calibrated": true}`, "Kiln 2 is non-calibrated.", events.VerdictContradicted},
+		{`{"produce": "asparagus", "in_season": false}`, "Asparagus is out of season.", events.VerdictSupported},
+		{`{"sensor": "T-4", "in_range": true}`, "The sensor is out of range.", events.VerdictContradicted},
+		{`{"sensor": "T-4", "in_range": true}`, "The sensor is in range.", events.VerdictSupported},
+		{`{"test": "quiz", "score": 42, "max_score": 50}`, "The score was 42 out of 50.", events.VerdictSupported},
+		{`{"bill": "B-7", "status": "PARTIALLY_PAID"}`, "The bill has been paid.", events.VerdictContradicted},
+		{`{"bill": "B-7", "status": "PARTIALLY_PAID"}`, "The bill is partially paid.", events.VerdictSupported},
+		{`{"bill": "B-7", "status": "PAID"}`, "The bill has been paid.", events.VerdictSupported},
+		{`{"账单": "B-7", "status": "PARTIALLY_PAID"}`, "账单已部分还款。", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
