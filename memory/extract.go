@@ -251,7 +251,8 @@ func extractEN(text string, at int64) []events.Observation {
 					add(o)
 				}
 				continue
-			case ws[i].low == "my":
+			case ws[i].low == "my" || ws[i].low == "our":
+				// "our vet is Dr. E. M. Castellanos": the household's, as "we" is
 				if o, ok := matchMy(ws[i+1:]); ok {
 					add(o)
 				}

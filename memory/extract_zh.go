@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
@@ -46,6 +47,15 @@ var zhKin = memData.Words("zh words", "kin")
 
 // zhContact name contact details and secrets (手机号, 地址).
 var zhContact = memData.Words("zh words", "contact")
+
+// zhFineWords say a thing is fine (没问题, 没事); with 了, fine again.
+var zhFineWords = memData.Words("zh words", "fine")
+
+// zhNeeds are the words that say the user needs a thing (一定要, 必须).
+var zhNeeds = memData.Words("zh words", "need")
+
+// zhUnable are the complements after a verb that say the user cannot (爬不了).
+var zhUnable = memData.Words("zh words", "unable")
 
 // zhEnded are the words after a restraint that say it is over (控糖结束了).
 var zhEnded = memData.Words("zh words", "ended")
@@ -135,6 +145,10 @@ func extractZH(text string, at int64) []events.Observation {
 			}
 			if o, ok := matchEndedZH(body, prev); ok {
 				add(o)
+				continue
+			}
+			if o, ok := zhFineAgain(body); ok && !hasAnyPrefix(body, zhKin) && !hasAnyPrefix(body, zhSubjects) {
+				add(o) // a lift, in any clause: 脱敏治疗做完了，跟猫待在一起也没事了
 				continue
 			}
 			o, ok := matchZH(trimAny(body, zhAdverbs), prev)
@@ -388,7 +402,130 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 			return zhSlotted(strings.TrimPrefix(body, p.prefix), p.hint, p.kind, p.polarity, prev)
 		}
 	}
+	if o, ok := zhCannot(body); ok {
+		return o, true
+	}
+	if o, ok := zhNeed(body); ok {
+		return o, true
+	}
 	return zhHabit(body)
+}
+
+// zhFineAgain reads a thing said to be fine again: 爬楼梯都没问题了, 跟猫待在一起也
+// 没事了 (a lift of the activity), 甜点也可以吃了, 酒又能喝了 (of the food or drink
+// put first). Only with the 了 of a change: 爬楼梯没问题 states an ability,
+// not a lift.
+func zhFineAgain(body string) (events.Observation, bool) {
+	s := strings.TrimSpace(body)
+	if !strings.HasSuffix(s, "了") {
+		return events.Observation{}, false
+	}
+	s = strings.TrimSuffix(s, "了")
+	hint := ""
+	cue := ""
+	for _, c := range zhFineWords {
+		if strings.HasSuffix(s, c) && len(c) > len(cue) {
+			cue = c
+		}
+	}
+	for _, v := range []struct{ verb, hint string }{{"吃", "eat"}, {"喝", "drink"}} {
+		for _, m := range []string{"可以", "能"} {
+			if c := m + v.verb; strings.HasSuffix(s, c) && len(c) > len(cue) {
+				cue, hint = c, v.hint
+			}
+		}
+	}
+	if cue == "" {
+		return events.Observation{}, false
+	}
+	x := strings.TrimSuffix(s, cue)
+	if strings.HasSuffix(x, "不") || strings.HasSuffix(x, "没") || strings.HasSuffix(x, "别") {
+		return events.Observation{}, false // 不能吃了: a ban, read as one
+	}
+	for changed := true; changed; {
+		changed = false
+		if b := trimAny(x, zhAdverbs); b != x {
+			x, changed = b, true
+		}
+		for _, w := range []string{"都", "也", "又", "再"} {
+			if strings.HasSuffix(x, w) {
+				x, changed = strings.TrimSuffix(x, w), true
+			}
+		}
+	}
+	x = zhObject(x)
+	if n := utf8.RuneCountInString(x); n < 1 || n > zhActivityMax || !unicode.Is(unicode.Han, []rune(x)[0]) ||
+		zhPronouns[x] || zhPeople[x] || strings.Contains(x, "我") || strings.Contains(x, "你") {
+		return events.Observation{}, false
+	}
+	subject, attr := zhSlot(x, hint)
+	if hint == "" && subject == "general" {
+		subject = "activity"
+	}
+	return events.Observation{Kind: string(KindConstraint), Subject: subject, Attribute: attr,
+		Polarity: string(Positive), Confidence: confWeak}, true
+}
+
+// zhNeed reads what the user needs (订酒店一定要无障碍房间, 必须要靠过道的座位): a
+// constraint for the thing after the cue (zh words: need), as "I must …"
+// is one to do it. A thing of one ideograph (一定要去) is none.
+func zhNeed(body string) (events.Observation, bool) {
+	for _, c := range zhNeeds {
+		i := strings.Index(body, c)
+		if i < 0 {
+			continue
+		}
+		x := zhObject(strings.TrimSpace(body[i+len(c):]))
+		for changed := true; changed; {
+			changed = false
+			for _, p := range zhParticles {
+				if strings.HasSuffix(x, p) && x != p {
+					x, changed = strings.TrimSuffix(x, p), true
+				}
+			}
+		}
+		if n := utf8.RuneCountInString(x); n < 2 || n > zhActivityMax || !unicode.Is(unicode.Han, []rune(x)[0]) || zhPronouns[x] || zhPeople[x] {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: "general", Attribute: x,
+			Polarity: string(Positive), Confidence: confWeak}, true
+	}
+	return events.Observation{}, false
+}
+
+// zhActivityMax bounds an activity's ideographs (爬楼梯, 提重物).
+const zhActivityMax = 8
+
+// zhCannot reads a verb's potential complement of inability: 爬不了楼梯,
+// 走不动远路, 提不了重物 — a constraint against the activity, the verb with its
+// object (爬楼梯); the complements are data (zh words: unable).
+func zhCannot(body string) (events.Observation, bool) {
+	rs := []rune(body)
+	if len(rs) < 4 || !unicode.Is(unicode.Han, rs[0]) {
+		return events.Observation{}, false
+	}
+	rest := string(rs[1:])
+	for _, c := range zhUnable {
+		x, ok := strings.CutPrefix(rest, c)
+		if !ok {
+			continue
+		}
+		x = zhObject(strings.TrimSpace(x))
+		for changed := true; changed; {
+			changed = false
+			for _, p := range zhParticles {
+				if strings.HasSuffix(x, p) && x != p {
+					x, changed = strings.TrimSuffix(x, p), true
+				}
+			}
+		}
+		if x == "" || !unicode.Is(unicode.Han, []rune(x)[0]) || utf8.RuneCountInString(x) > zhActivityMax || zhPronouns[x] || zhPeople[x] {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: "activity", Attribute: string(rs[0]) + x,
+			Polarity: string(Negative), Confidence: confWeak}, true
+	}
+	return events.Observation{}, false
 }
 
 // zhHabit reads a habit: 每天早上都要喝一杯咖啡, 一周去三次健身房,
