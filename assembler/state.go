@@ -122,6 +122,9 @@ func load[T any](tx projector.Reader, key []byte, v *T) (bool, error) {
 }
 
 func store[T any](tx projector.Writer, key []byte, v *T) error {
+	if r, ok := any(v).(rowAppender); ok {
+		return tx.Set(key, r.appendMsgpack(make([]byte, 0, 128)))
+	}
 	b, err := msgpack.Marshal(v)
 	if err != nil {
 		return err
