@@ -16,7 +16,9 @@
 // indexed on its own, once (IndexEvidence; a part, part.go);
 // the verifier projection keeps the part's encoding in its view
 // (MarshalBinary, partcodec.go) and reads it back for every answer
-// (UnmarshalEvidenceIndex, ReadEvidenceIndex). The index an answer is
+// (UnmarshalEvidenceIndex, ReadEvidenceIndex); BuildIndex, which indexes
+// an answer's evidence for one check, builds its parts one after another in
+// one slice of leaves and joins them there, not copied. The index an answer is
 // checked against joins the parts of its evidence (Join) and answers the
 // lookups a check asks of it (lookup.go): the leaves a concept, a value
 // word or a value names, the subjects a token may start, the identifier

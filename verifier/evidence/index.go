@@ -164,14 +164,24 @@ func BuildIndex(evidence []Evidence, now time.Time) *Index {
 	evidence = DedupeEvidence(evidence)
 	parts := make([]*Part, 0, len(evidence))
 	var failed []Evidence
+	// The parts are built one after another in one room of leaves (the
+	// last index's, released, when it is large enough), and the index is
+	// joined in it: no part's leaves are copied.
+	size := 0
+	for _, e := range evidence {
+		if e.Failed == nil {
+			size += len(e.Result)/12 + 16
+		}
+	}
+	room := takeLeaves(min(size, 2*LeavesMax))
 	for _, e := range evidence {
 		if e.Failed != nil {
 			failed = append(failed, e)
 			continue
 		}
-		parts = append(parts, IndexResult(e, LeavesMax))
+		parts = append(parts, indexResult(e, LeavesMax, &room))
 	}
-	ix, _ := Join(parts, now) // NB: parts made here re-index from memory without error
+	ix, _ := join(parts, now, room) // NB: parts made here re-index from memory without error
 	ix.Failed = failed
 	return ix
 }

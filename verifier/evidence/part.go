@@ -44,7 +44,13 @@ type Part struct {
 var partNow = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // IndexResult indexes one result with at most budget leaves.
-func IndexResult(e Evidence, budget int) *Part {
+func IndexResult(e Evidence, budget int) *Part { return indexResult(e, budget, nil) }
+
+// indexResult is IndexResult whose leaves are appended to room's, in place
+// when room has room for them (room is then extended over them), else in a
+// slice of their own; room nil is always the latter. Parts built in one
+// room lie one after another in it, as Join lays their leaves out.
+func indexResult(e Evidence, budget int, room *[]Leaf) *Part {
 	raw := e.Result
 	p := &Part{Ev: Evidence{CallID: e.CallID, Name: e.Name, Version: e.Version, At: e.At, FreshFor: e.FreshFor, Cuts: e.Cuts, Stats: e.Stats}, budget: budget,
 		Result: func() ([]byte, error) { return raw, nil }}
@@ -59,9 +65,23 @@ func IndexResult(e Evidence, budget int) *Part {
 	// A leaf per scalar up to the budget, and room for a number or date
 	// found in every fourth (more grow the slice); never more than a
 	// leaf per 12 bytes, the room it had before the scalars were counted.
-	ix.Leaves = make([]Leaf, 0, min(len(raw)/12+16, min(scalars, budget)+scalars/4+16))
+	want := min(len(raw)/12+16, min(scalars, budget)+scalars/4+16)
+	inRoom := room != nil && cap(*room)-len(*room) >= want
+	if inRoom {
+		ix.Leaves = (*room)[len(*room):len(*room):cap(*room)]
+	} else {
+		ix.Leaves = make([]Leaf, 0, want)
+	}
+	roomCap := cap(ix.Leaves)
 	w := Walker{Ix: ix, Now: partNow, budget: budget}
 	ix.roots = []int32{w.walk(v, "", frame{concepts: ConceptsOf(e.Name)}, -1)}
+	if inRoom && cap(ix.Leaves) == roomCap {
+		// NB: still in room's array (an append that outgrew it moved them).
+		// The part's slice ends where its leaves end, so that nothing
+		// appended to it later writes over the next part's.
+		*room = (*room)[:len(*room)+len(ix.Leaves)]
+		ix.Leaves = ix.Leaves[:len(ix.Leaves):len(ix.Leaves)]
+	}
 	if len(e.Cuts) > 0 {
 		cutArrays(ix, e.Cuts)
 	}
@@ -116,7 +136,13 @@ func dedupeParts(in []*Part) []*Part {
 // and the collections made over the whole. It fails only when a part must
 // be indexed again and its result cannot be read, or a part read back is
 // corrupt.
-func Join(parts []*Part, now time.Time) (*Index, error) {
+func Join(parts []*Part, now time.Time) (*Index, error) { return join(parts, now, nil) }
+
+// join is Join whose leaves are room's when room holds every part's
+// leaves already, one after another from its start (BuildIndex's parts,
+// built in it): they are not copied. Such parts are the index's own: add
+// fixes their days in place.
+func join(parts []*Part, now time.Time, room []Leaf) (*Index, error) {
 	parts = dedupeParts(parts)
 	ix := &Index{Sents: map[int32][]SentInfo{}}
 	nl, nn := 0, 0
@@ -126,7 +152,11 @@ func Join(parts []*Part, now time.Time) (*Index, error) {
 			nn += p.nodeCount()
 		}
 	}
-	ix.Leaves = takeLeaves(min(nl, 2*LeavesMax))
+	if room != nil && nl <= LeavesMax && laidOut(parts, room) {
+		ix.Leaves = room[:0]
+	} else {
+		ix.Leaves = takeLeaves(min(nl, 2*LeavesMax))
+	}
 	ix.Nodes = make([]node, 0, nn)
 	for _, p := range parts {
 		if p.bad {
@@ -164,6 +194,27 @@ func Join(parts []*Part, now time.Time) (*Index, error) {
 	return ix, nil
 }
 
+// laidOut reports whether room holds the leaves of every part that is not
+// bad, in order from its start and nothing after: each is then read in
+// place, never copied over another's.
+func laidOut(parts []*Part, room []Leaf) bool {
+	off := 0
+	for _, p := range parts {
+		if p.bad {
+			continue
+		}
+		if p.ix == nil {
+			return false
+		}
+		n := len(p.ix.Leaves)
+		if n > 0 && (off+n > len(room) || &room[off] != &p.ix.Leaves[0]) {
+			return false
+		}
+		off += n
+	}
+	return off == len(room)
+}
+
 func (p *Part) leafCount() int {
 	if p.enc != nil {
 		return p.enc.nl
@@ -190,7 +241,11 @@ func (ix *Index) add(p *Part, now time.Time) error {
 		}
 	} else {
 		ix.Nodes = append(ix.Nodes, p.ix.Nodes...)
-		ix.Leaves = append(ix.Leaves, p.ix.Leaves...)
+		if n := len(p.ix.Leaves); n > 0 && cap(ix.Leaves) >= int(lb)+n && &ix.Leaves[:lb+1][lb] == &p.ix.Leaves[0] {
+			ix.Leaves = ix.Leaves[:int(lb)+n] // the part's leaves are there already (join's room)
+		} else {
+			ix.Leaves = append(ix.Leaves, p.ix.Leaves...)
+		}
 		root, nums = p.ix.roots[0], p.ix.Nums
 	}
 	ix.Ev = append(ix.Ev, p.Ev)
