@@ -28,6 +28,10 @@ var (
 	// (a bad tenant, format or argument; an event that does not decode:
 	// *MalformedError).
 	ErrBadInput = errors.New("client: bad input")
+	// ErrNotConfirmed: an erasure that reaches more than one user
+	// (EraseUserLess) was not confirmed by naming its tenant again; it
+	// comes wrapped in ErrBadInput, and nothing was erased.
+	ErrNotConfirmed = errors.New("client: not confirmed: name the tenant again to erase what it published without a user")
 	// ErrErased: the event's personal data was erased (its user or record
 	// was forgotten); what is left of it is its place in the log.
 	ErrErased = errors.New("client: erased")

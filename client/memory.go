@@ -214,6 +214,33 @@ func (c *Client) EraseUser(ctx context.Context, tenant, user string) (Erasure, e
 	return res, nil
 }
 
+// EraseUserLess erases what tenant's producers published without a user
+// (no Ts-User header) from everything Toolstream stores: the key of the
+// tenant's user-less scope, under which ingest sealed the raw copies and
+// the model events, calls, results and verdicts normalised from them; the
+// raw events without a user still in the clear; and every view, as
+// EraseUser does for a user. No user's data is touched. The caller must
+// name the tenant a second time in confirm (what an operator typed): a
+// confirm that is not the tenant is ErrBadInput and erases nothing.
+func (c *Client) EraseUserLess(ctx context.Context, tenant, confirm string) (Erasure, error) {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return Erasure{}, fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
+	}
+	if confirm != tenant {
+		return Erasure{}, fmt.Errorf("%w: %w", ErrBadInput, ErrNotConfirmed)
+	}
+	ks, b, err := c.eraser(ctx)
+	if err != nil {
+		return Erasure{}, err
+	}
+	mark := c.mark()
+	res, err := erasure.UserLess(ctx, b, ks, tenant)
+	if err != nil {
+		return res, fmt.Errorf("client: erase what %s published without a user: %w", tenant, c.refused(mark, err))
+	}
+	return res, nil
+}
+
 // eraser is the key store that may destroy keys (the operator's, or the
 // one given WithKeys) and the log as package erasure reaches it through
 // the client's connection.

@@ -15,7 +15,7 @@
 //
 // Raw events are the user's when their Ts-User header names the user; one
 // published without it is sealed under the tenant's user-less scope (user
-// ""), which User with an empty user erases.
+// ""), which UserLess erases.
 package erasure
 
 import (
@@ -70,6 +70,28 @@ func User(ctx context.Context, b Log, ks *keys.Store, tenant, user string) (Resu
 		return res, fmt.Errorf("erasure: raw events: %w", err)
 	}
 	res.Tombstones, err = tombstones(ctx, b, &events.Erased{Tenant: tenant, User: user}, events.Streams)
+	return res, err
+}
+
+// UserLess erases what a tenant's producers published without a user
+// (no Ts-User header): the key of the tenant's user-less scope, under
+// which ingest sealed the raw copies and the events normalised from them
+// (model events, calls, results, verdicts of those streams), the raw
+// events still in the clear in TS_IN without a Ts-User header, and every
+// view. No user's key or raw event is touched.
+func UserLess(ctx context.Context, b Log, ks *keys.Store, tenant string) (Result, error) {
+	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
+		return Result{}, fmt.Errorf("erasure: %w: %q", events.ErrInvalidTenant, tenant)
+	}
+	var res Result
+	var err error
+	if res.Keys, err = ks.EraseUserLess(ctx, tenant); err != nil {
+		return res, fmt.Errorf("erasure: keys: %w", err)
+	}
+	if res.Raw, err = eraseRaw(ctx, b, tenant, ""); err != nil {
+		return res, fmt.Errorf("erasure: raw events: %w", err)
+	}
+	res.Tombstones, err = tombstones(ctx, b, &events.Erased{Tenant: tenant}, events.Streams)
 	return res, err
 }
 

@@ -421,6 +421,24 @@ func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
 	return s.erase(ctx, n, n+".>")
 }
 
+// EraseUserLess destroys the key of the tenant's user-less scope: what
+// its producers published without a user (Ts-User), raw copies and the
+// model events, calls, results and verdicts sealed with them. No user's
+// key is touched.
+func (s *Store) EraseUserLess(ctx context.Context, tenant string) (int, error) {
+	if s.cfg.Remote && s.cfg.Tenant == "" {
+		return s.askEraseReq(ctx, tenant, Request{UserLess: true})
+	}
+	if err := s.whole("erasing"); err != nil {
+		return 0, err
+	}
+	n, err := name(tenant, events.UserScope(""))
+	if err != nil {
+		return 0, err
+	}
+	return s.erase(ctx, n)
+}
+
 // EraseRecord destroys the key of one memory record of a user.
 func (s *Store) EraseRecord(ctx context.Context, tenant, user, record string) (int, error) {
 	if s.cfg.Remote && s.cfg.Tenant == "" {

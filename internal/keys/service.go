@@ -42,8 +42,9 @@ const (
 	VerbOpen = "open"
 	// VerbSeal answers the key of a scope, made on first use.
 	VerbSeal = "seal"
-	// VerbErase destroys a user's keys ({"user":…}) or one memory record's
-	// ({"user":…,"record":…}) and answers how many ({"erased":n}).
+	// VerbErase destroys a user's keys ({"user":…}), one memory record's
+	// ({"user":…,"record":…}) or the tenant's user-less scope's
+	// ({"user_less":true}) and answers how many ({"erased":n}).
 	VerbErase = "erase"
 )
 
@@ -72,6 +73,10 @@ type Request struct {
 	Scope  string `json:"scope,omitempty"`
 	User   string `json:"user,omitempty"`
 	Record string `json:"record,omitempty"`
+	// UserLess (erase only, with no user or record): the tenant's
+	// user-less scope, under which what its producers published without a
+	// user is sealed.
+	UserLess bool `json:"user_less,omitempty"`
 }
 
 // EraseReply answers VerbErase.
@@ -186,6 +191,15 @@ func (v *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		}
 		return v.value(ctx, tenant, r.Scope, verb == VerbSeal)
 	case VerbErase:
+		if r.UserLess {
+			// The tenant's user-less scope: asked for by name, never by an
+			// empty user (a request that forgot its user erases nothing).
+			if r.User != "" || r.Record != "" {
+				return nil, fmt.Errorf("%w: erase of the user-less scope names no user or record", ErrRefused)
+			}
+			n, err := v.store.EraseUserLess(ctx, tenant)
+			return EraseReply{Erased: n}, err
+		}
 		if r.User == "" {
 			return nil, fmt.Errorf("%w: erase needs a user", ErrRefused)
 		}
@@ -275,10 +289,15 @@ func (s *Store) askKey(ctx context.Context, r ref, make bool) ([]byte, error) {
 
 // askErase asks the service to erase a user's keys, or a record's.
 func (s *Store) askErase(ctx context.Context, tenant, user, record string) (int, error) {
+	return s.askEraseReq(ctx, tenant, Request{User: user, Record: record})
+}
+
+func (s *Store) askEraseReq(ctx context.Context, tenant string, req Request) (int, error) {
+	user := req.User
 	if err := events.ValidTenant(tenant); err != nil {
 		return 0, err
 	}
-	m, err := s.ask(ctx, VerbErase, tenant, Request{User: user, Record: record})
+	m, err := s.ask(ctx, VerbErase, tenant, req)
 	if err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package keys_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,5 +185,39 @@ func TestBucketRefusesRollups(t *testing.T) {
 	}
 	if got, _, err := check.SealKey("acme", events.UserScope("ann")); err != nil || got != id {
 		t.Fatalf("ann's key after the rollup: %s (%v), was %s", got, err, id)
+	}
+}
+
+// TestServiceErasesTheUserLessScopeByName: the operator erases a tenant's
+// user-less scope through the service by naming it (user_less), which
+// destroys that key alone (a user's and another tenant's user-less key
+// still open); an erase with an empty user is refused as before, as is
+// one naming the user-less scope and a user.
+func TestServiceErasesTheUserLessScopeByName(t *testing.T) {
+	ctx := context.Background()
+	b := bustest.Start(t)
+	whole := b.Keys.(*keys.Store)
+	operator := remote(t, b, auth.Identity{Role: auth.RoleOperator})
+	ids := map[string]string{}
+	for _, k := range []struct{ tenant, user string }{{"acme", ""}, {"acme", "ann"}, {"globex", ""}} {
+		id, _, err := whole.SealKey(k.tenant, events.UserScope(k.user))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[k.tenant+"/"+k.user] = id
+	}
+	if _, err := operator.Erase(ctx, "acme", ""); !errors.Is(err, events.ErrBadInput) {
+		t.Errorf("an erase naming no user: %v, want refused", err)
+	}
+	if n, err := operator.EraseUserLess(ctx, "acme"); err != nil || n != 1 {
+		t.Fatalf("the operator erasing acme's user-less scope: %d, %v", n, err)
+	}
+	for _, k := range []string{"acme/", "acme/ann", "globex/"} {
+		tenant, user, _ := strings.Cut(k, "/")
+		whole.Forget(tenant, user)
+		_, err := whole.OpenKey(tenant, events.UserScope(user), ids[k])
+		if erased := errors.Is(err, events.ErrErased); erased != (k == "acme/") {
+			t.Errorf("%s's key after the erasure: %v", k, err)
+		}
 	}
 }
