@@ -536,6 +536,13 @@ func (x *tx) observe(st stmt) error {
 		if ban != nil {
 			n.Subject, n.Attribute = ban.Subject, ban.Attribute // a lift in other words takes its ban's slot
 		}
+		kind, err := x.favoriteKind(n)
+		if err != nil {
+			return err
+		}
+		if kind != "" {
+			n.Attribute = kind // a favourite of no known kind takes the kind of the favourite it is nearest
+		}
 	}
 	return x.place(n, nil)
 }

@@ -926,6 +926,12 @@ func kindOf(v string) string {
 			return k
 		}
 	}
+	// "pears": the kind of a pear
+	if one := singular(low[strings.LastIndexByte(low, ' ')+1:]); one != low {
+		if k, ok := cues.kindOf[one]; ok && !isKindName(one, k) {
+			return k
+		}
+	}
 	if r, _ := utf8.DecodeRuneInString(v); lang.IsCJK(r) {
 		// a Chinese compound names its kind last: 璇柏咖啡 is a coffee
 		best := ""

@@ -109,6 +109,59 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 	return best, nil
 }
 
+// favoriteKind returns the kind of favourite n means when its own is not
+// known (favorite/general: "actually I prefer durian now" with durian in
+// no kinds table): the kind of the user's current favourite nearest it in
+// meaning — its value or its kind's name, by related — so that the new one
+// supersedes the old favourite of that kind instead of standing beside it.
+// "" if none is near enough (liftRelatedMin, liftMarginMin over the next
+// kind): favourites of one kind are alike, so here the word vectors'
+// nearness of siblings is what is wanted.
+func (x *tx) favoriteKind(n *Record) (string, error) {
+	if n.Kind != KindPreference || n.Subject != "favorite" || n.Attribute != "general" || n.Value == "" ||
+		n.Polarity != Positive {
+		return "", nil
+	}
+	score := map[string]float64{}
+	prefix := []byte(x.k.prefix + nsSlot + esc(n.Scope) + "/" + esc("favorite") + "/")
+	seen := 0
+	err := x.w.Scan(prefix, func(key, value []byte) error {
+		if seen++; seen > liftBansMax {
+			return nil
+		}
+		v, _ := uvarint(value)
+		h, err := x.load(x.k.lastComponent(key), v)
+		if err != nil || h == nil {
+			return err
+		}
+		if h.ID == n.ID || h.Attribute == "general" || h.Kind != KindPreference || h.Polarity != Positive || !holding(h.Status) {
+			return nil
+		}
+		s := max(x.e.related(n.Value, h.Value), x.e.related(n.Value, h.Attribute))
+		score[h.Attribute] = max(score[h.Attribute], s)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	best, first, second := "", 0.0, 0.0
+	for k, s := range score {
+		switch {
+		case s > first || s == first && k < best:
+			if s > first {
+				second = first
+			}
+			best, first = k, s
+		case s > second:
+			second = s
+		}
+	}
+	if best == "" || first < liftRelatedMin || first-second < liftMarginMin {
+		return "", nil
+	}
+	return best, nil
+}
+
 // meaningSlot: requests and caps are lifted by their own verb and measure,
 // not by a thing near in meaning.
 func meaningSlot(subject string) bool { return subject != "request" && subject != "limit" }

@@ -69,3 +69,37 @@ func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
 		})
 	}
 }
+
+// A favourite of no known kind ("actually I prefer orchids now") takes the
+// kind of the user's favourite nearest it in meaning and supersedes it
+// there; the favourite of another kind stays, and one near none stands
+// on its own.
+func TestAFavouriteOfNoKnownKindTakesTheNearestKind(t *testing.T) {
+	at := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	flower := applyMessage(t, e, s, "u1", "m1", "My favourite flower is the tulip.", at)
+	colour := applyMessage(t, e, s, "u1", "m2", "My favourite colour is green.", at.Add(time.Hour))
+	orchid := applyMessage(t, e, s, "u1", "m3", "Actually I prefer orchids now.", at.Add(24*time.Hour))
+	if len(flower) != 1 || len(colour) != 1 || len(orchid) != 1 {
+		t.Fatalf("records %v %v %v", flower, colour, orchid)
+	}
+	get := func(id string) Record {
+		r, err := e.Get(s.reader(), "acme", "u1", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	o, f := get(orchid[0]), get(flower[0])
+	if o.Attribute != f.Attribute || f.Status != StatusSuperseded || refID(f.SupersededBy) != o.ID {
+		t.Errorf("the new favourite %s; the old one %s", o.String(), f.String())
+	}
+	if c := get(colour[0]); c.Status != StatusActive {
+		t.Errorf("a favourite of another kind: %s", c.String())
+	}
+	far := applyMessage(t, e, s, "u1", "m4", "Honestly I prefer mornings.", at.Add(48*time.Hour))
+	if r := get(far[0]); r.Attribute != "general" || get(orchid[0]).Status != StatusActive || get(colour[0]).Status != StatusActive {
+		t.Errorf("a favourite near none: %s", r.String())
+	}
+}
