@@ -7,11 +7,13 @@ import (
 )
 
 // serve's embeddings flags: none is lexical recall, --embed-local (on
-// by default) the shipped word vectors, --embed-sentences the shipped
-// sentence encoder as the embedder (its vectors recorded) with the word
-// vectors as the matcher; a model or key without a URL, a URL without a
-// model, an empty key variable, or a URL with --embed-sentences refuse to
-// start.
+// by default) the shipped word vectors, --embed-sentences (on by
+// default) the shipped sentence encoder as the embedder (its vectors
+// recorded) with the word vectors as the matcher; a URL's service takes
+// the default's place; a model or key without a URL, a URL without a
+// model, an empty key variable, or a URL with --embed-sentences given
+// refuse to start. serve's own flags default to the word vectors and the
+// sentence encoder.
 func TestEmbedFlags(t *testing.T) {
 	t.Setenv("TS_TEST_EMBED_KEY", "k")
 	t.Setenv("TS_TEST_EMBED_EMPTY", "")
@@ -26,7 +28,8 @@ func TestEmbedFlags(t *testing.T) {
 		{embedFlags{local: true, sentences: true}, true, true, false},
 		{embedFlags{sentences: true}, true, false, false},
 		{embedFlags{url: "http://127.0.0.1:1", model: "m", local: true}, true, false, false},
-		{embedFlags{url: "http://127.0.0.1:1", model: "m", sentences: true}, false, false, true},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", sentences: true}, true, false, false},
+		{embedFlags{url: "http://127.0.0.1:1", model: "m", sentences: true, sentencesSet: true}, false, false, true},
 		{embedFlags{model: "m"}, false, false, true},
 		{embedFlags{keyEnv: "TS_TEST_EMBED_KEY"}, false, false, true},
 		{embedFlags{url: "http://127.0.0.1:1"}, false, false, true},
@@ -37,8 +40,14 @@ func TestEmbedFlags(t *testing.T) {
 		if (err != nil) != c.wantErr || (e != nil) != c.want || (m != nil) != c.matcher {
 			t.Errorf("%+v: embedder %v, matcher %v, error %v", c.f, e, m, err)
 		}
-		if c.f.sentences && e != nil && e.Model() != use.Model {
+		if c.f.sentences && c.f.url == "" && e != nil && e.Model() != use.Model {
 			t.Errorf("%+v: embedder of model %s", c.f, e.Model())
+		}
+	}
+	f := serveCmd(&globals{}).Flags()
+	for _, name := range []string{"embed-local", "embed-sentences"} {
+		if fl := f.Lookup(name); fl == nil || fl.DefValue != "true" {
+			t.Errorf("serve --%s: not on by default (%v)", name, fl)
 		}
 	}
 }

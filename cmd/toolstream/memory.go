@@ -35,6 +35,9 @@ func memoryCmd(g *globals) *cobra.Command {
 type embedFlags struct {
 	url, model, keyEnv string
 	local, sentences   bool
+	// sentencesSet: --embed-sentences was given, not defaulted (with
+	// --embed-url the default gives way, a flag given is refused)
+	sentencesSet bool
 }
 
 func embedFlag(cmd *cobra.Command, e *embedFlags) {
@@ -43,13 +46,15 @@ func embedFlag(cmd *cobra.Command, e *embedFlags) {
 	f.StringVar(&e.model, "embed-model", "", "the embeddings model to ask for (with --embed-url)")
 	f.StringVar(&e.keyEnv, "embed-key-env", "", "the environment variable holding the embeddings service's API key (sent as a bearer token)")
 	f.BoolVar(&e.local, "embed-local", true, "without --embed-url, rank memory's recall also by the English word vectors shipped in the binary (memory/embed/local); false: lexical only")
-	f.BoolVar(&e.sentences, "embed-sentences", false, "without --embed-url, record each memory record's vector by the sentence encoder shipped in the binary (memory/embed/use, Universal Sentence Encoder Lite) as it is written, and rank recall also by it; slower writes (about 20-40 records a second per core)")
+	f.BoolVar(&e.sentences, "embed-sentences", true, "without --embed-url, record each memory record's vector by the sentence encoder shipped in the binary (memory/embed/use, Universal Sentence Encoder Lite) as it is written, and rank recall also by it (about 3 ms a record or query); false: the word vectors alone")
 }
 
 // embedder is the embeddings client the flags name and the matcher that
 // scores records' texts at the query beside it: without --embed-url the
-// shipped word vectors (--embed-local) and, with --embed-sentences, the
-// shipped sentence encoder; either may be nil.
+// shipped word vectors (--embed-local) and, with --embed-sentences (the
+// default), the shipped sentence encoder; either may be nil. With
+// --embed-url the sentence encoder is off unless --embed-sentences was
+// given, which is refused: two embedders.
 func (e embedFlags) embedder() (embed.Embedder, memory.Matcher, error) {
 	if e.url == "" {
 		if e.model != "" || e.keyEnv != "" {
@@ -75,7 +80,7 @@ func (e embedFlags) embedder() (embed.Embedder, memory.Matcher, error) {
 		}
 		return nil, nil, nil
 	}
-	if e.sentences {
+	if e.sentences && e.sentencesSet {
 		return nil, nil, fmt.Errorf("--embed-sentences and --embed-url name two embedders: choose one")
 	}
 	cfg := embed.Config{URL: e.url, Model: e.model}
@@ -109,6 +114,8 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	switch verb {
 	case "message", "observe":
 		use, args = verb+" TEXT", cobra.ExactArgs(1)
+	case "recall":
+		use = verb + " [QUERY]"
 	case "history":
 		use, args = verb+" ID", cobra.ExactArgs(1)
 	case "forget":
@@ -124,9 +131,14 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 				return err
 			}
 			if len(args) == 1 {
-				if verb == "message" || verb == "observe" {
+				switch {
+				case verb == "message" || verb == "observe":
 					op.Text = args[0]
-				} else {
+				case verb == "recall" && op.Query != "":
+					return fmt.Errorf("recall: the query is given twice (QUERY and --query): give it once")
+				case verb == "recall":
+					op.Query = args[0]
+				default:
 					op.ID = args[0]
 				}
 			}

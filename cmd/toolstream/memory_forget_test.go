@@ -269,8 +269,8 @@ func (s *memoryServer) viewText() string {
 // another tenant's are still there.
 func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	s := startMemoryServer(t)
-	if opened, _ := s.opens("acme", "ann"); opened != 6 {
-		t.Fatalf("ann's events open %d times before the erasure, want 6", opened)
+	if opened, _ := s.opens("acme", "ann"); opened != 12 { // six writes and their vectors
+		t.Fatalf("ann's events open %d times before the erasure, want 12", opened)
 	}
 	before := time.Now()
 
@@ -326,14 +326,17 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	if !strings.Contains(out, `"keys_destroyed"`) || strings.Contains(out, "not_confirmed") {
 		t.Fatalf("forget dan: %s", out)
 	}
-	// ann: the message's first record, the cat and (sealed under her own
-	// key) the two forgettings open; the forgotten sentence's two records
-	// and both versions of the car do not.
-	if opened, erased := s.opens("acme", "ann"); opened != 4 || erased != 4 {
-		t.Errorf("ann's events: %d open, %d erased; want 4 and 4", opened, erased)
+	// ann: the message's first record, the cat, their vectors (serve
+	// records a vector of each record's version: the sentence encoder,
+	// on by default, sealed under the record's key) and (sealed under
+	// her own key) the two forgettings open; the forgotten sentence's
+	// two records, both versions of the car and the four vectors of
+	// them do not.
+	if opened, erased := s.opens("acme", "ann"); opened != 6 || erased != 8 {
+		t.Errorf("ann's events: %d open, %d erased; want 6 and 8", opened, erased)
 	}
-	if opened, erased := s.opens("acme", "dan"); opened != 0 || erased != 2 {
-		t.Errorf("dan's events: %d open, %d erased; want 0 and 2", opened, erased)
+	if opened, erased := s.opens("acme", "dan"); opened != 0 || erased != 4 {
+		t.Errorf("dan's events: %d open, %d erased; want 0 and 4 (two with their vectors)", opened, erased)
 	}
 	if _, err := s.run("memory", "history", "car", "--tenant", "acme", "--user", "ann"); err == nil || !strings.Contains(err.Error(), "forgotten") {
 		t.Errorf("history of a forgotten record: %v", err)

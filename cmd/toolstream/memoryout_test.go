@@ -40,10 +40,17 @@ func TestMemoryPrintsForPeople(t *testing.T) {
 		t.Errorf("memory history car:\n%s", hist)
 	}
 	recall := human("memory", "recall", "--tenant", "acme", "--user", "ann", "--query", "car")
-	score := regexp.MustCompile(`(?m)^(\d+(?:\.\d+)?)\s+car\s`)
-	m := score.FindStringSubmatch(recall)
-	if !strings.HasPrefix(recall, "SCORE ") || m == nil || len(strings.Trim(strings.ReplaceAll(m[1], ".", ""), "0")) > 3 || long.MatchString(recall) {
+	// every score to three significant digits (0.0787 is one), no time
+	// in nanoseconds
+	score := regexp.MustCompile(`(?m)^(\d+(?:\.\d+)?)\s+(\S+)\s`)
+	ms := score.FindAllStringSubmatch(recall, -1)
+	if !strings.HasPrefix(recall, "SCORE ") || len(ms) == 0 || ms[0][2] != "car" || regexp.MustCompile(`\d{10,}`).MatchString(recall) {
 		t.Errorf("memory recall:\n%s", recall)
+	}
+	for _, m := range ms {
+		if len(strings.Trim(strings.ReplaceAll(m[1], ".", ""), "0")) > 3 {
+			t.Errorf("memory recall: score %s of %s unrounded:\n%s", m[1], m[2], recall)
+		}
 	}
 	if out := human("memory", "recall", "--tenant", "acme", "--user", "nobody", "--query", "car"); out != "no memories\n" {
 		t.Errorf("memory recall of a user with none: %q", out)

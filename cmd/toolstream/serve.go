@@ -40,6 +40,7 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
 			}
+			d.embed.sentencesSet = cmd.Flags().Changed("embed-sentences")
 			embedder, matcher, err := d.embed.embedder()
 			if err != nil {
 				return err
