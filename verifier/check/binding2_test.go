@@ -110,8 +110,8 @@ func TestRowLabelsAndKeyWordsAreNoValues(t *testing.T) {
 		{`{"seasons": [{"year": 2022, "goals": 14}, {"year": 2023, "goals": 19}], "ten_year_avg_goals": 16.5}`, "The ten-year average is 18.5 goals.", events.VerdictContradicted},
 		{`{"seasons": [{"year": 2022, "goals": 14}, {"year": 2023, "goals": 19}], "ten_year_avg_goals": 16.5}`, "In 2023 she scored 19 goals.", events.VerdictSupported},
 		{`{"readings": [{"year": 2021, "rain_mm": 612}, {"year": 2022, "rain_mm": 540}], "normal_rain_mm": 580}`, "The 2022 rainfall was 540 mm.", events.VerdictSupported},
-		// a true value of the year's row: not contradicted by the first row or the mean
-		{`{"crop": "oats", "harvests": [{"year": 2021, "yield_t_ha": 3.1}, {"year": 2022, "yield_t_ha": 3.4}], "decade_mean_t_ha": 3.3}`, "The 2022 yield was 3.4 t/ha.", events.VerdictUnsupported},
+		// a true value of the year's row: the year names the row (rowByLabel)
+		{`{"crop": "oats", "harvests": [{"year": 2021, "yield_t_ha": 3.1}, {"year": 2022, "yield_t_ha": 3.4}], "decade_mean_t_ha": 3.3}`, "The 2022 yield was 3.4 t/ha.", events.VerdictSupported},
 		{`{"crop": "oats", "harvests": [{"year": 2021, "yield_t_ha": 3.1}, {"year": 2022, "yield_t_ha": 3.4}], "decade_mean_t_ha": 3.3}`, "The 2021 yield was 3.9 t/ha.", events.VerdictContradicted},
 	} {
 		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}

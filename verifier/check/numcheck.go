@@ -269,6 +269,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if m.Free && !cx.freeApplies() {
 		return fact{}
 	}
+	if cx.own && len(cx.Spans) == 1 && cx.Names[0] == "" && cx.Spans[0] == [2]int{m.Start, m.End} {
+		return fact{} // the number that labels the claim's row (rowByLabel) is its name, no value
+	}
 	concepts := cx.numberConcepts(m)
 	keep := func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) }
 	find := func(cs []string) []int32 {

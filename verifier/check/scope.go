@@ -4,6 +4,8 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // scope is what a claim is about.
@@ -24,6 +26,14 @@ func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
 	sc := scope{Subjects: rd.named, nodes: rd.namedNodes}
 	if len(rd.named.Groups) > 0 {
 		sc.scoped, sc.own = true, true
+	} else if row, span, ok := rowByLabel(ix, rd); ok {
+		sc.scoped, sc.own = true, true
+		sc.nodes = []int32{row}
+		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{span}
+	} else if row, name, ok := rowByValue(ix, rd); ok && (prev == nil || !prev.scope.scoped) {
+		sc.scoped, sc.own = true, true
+		sc.nodes = []int32{row}
+		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{name}, [][2]int{{-1, -1}}
 	}
 	ranges := rd.cues&(evidence.CueUniversal|evidence.CueExistential) != 0 // "some stores": its own set
 	if prev != nil && prev.scope.scoped && (!prev.endsSentence || rd.cues&evidence.CuePronoun != 0 && !ranges) {
@@ -360,4 +370,147 @@ func (cx *claim) inScopeOf(list []int32) []int32 {
 	out = append(slices.Clip(out), more...)
 	evidence.SortUnique(&out)
 	return out
+}
+
+// rowByLabel returns the row of an array a claim that names no subject
+// labels by a number written after the word of the row's field ("Pallet 3
+// weighs 412 kg", "tooth 14" beside rows of pallet or tooth numbers), or
+// by a year beside rows of years ("the 2022 yield"): the one row of all arrays whose field of that word holds the
+// number, among two rows or more whose values of it differ. Such a claim
+// is about that row, not the first; "has 2 bedrooms" (the word after the
+// number) labels nothing.
+func rowByLabel(ix *evidence.Index, rd *reading) (int32, [2]int, bool) {
+	var found int32 = -1
+	var span [2]int
+	for i := range rd.nums {
+		m := &rd.nums[i]
+		if m.Unit != nil || m.IsRange || m.Bound != 0 || m.V != float64(int64(m.V)) || m.Start <= 0 {
+			continue
+		}
+		var label []string
+		for j := len(rd.words) - 1; j >= 0; j-- {
+			w := &rd.words[j]
+			if w.End <= m.Start {
+				if m.Start-w.End <= 1 {
+					label = rd.conceptsIn(w.Start, w.End)
+				}
+				break
+			}
+		}
+		if rd.norm[m.Start-1] == '第' {
+			for j := range rd.words {
+				if w := &rd.words[j]; w.Start == m.End {
+					label = rd.conceptsIn(w.Start, w.End)
+					break
+				}
+			}
+		}
+		if len(label) == 0 && yearLike(strconv.FormatFloat(m.V, 'f', -1, 64)) {
+			label = yearConcepts // "the 2022 yield" beside rows of years
+		}
+		if len(label) == 0 {
+			continue
+		}
+		for _, a := range ix.Arrays {
+			row, ok := labelledRow(ix, a, label, m.V)
+			if !ok {
+				continue
+			}
+			if found >= 0 && found != row {
+				return -1, span, false // two rows: no label
+			}
+			found, span = row, [2]int{m.Start, m.End}
+		}
+	}
+	return found, span, found >= 0
+}
+
+// yearConcepts are the concepts of a key of years.
+var yearConcepts = evidence.ConceptsOf("year")
+
+// labelledRow returns the row of array a whose own numeric field named by
+// concepts label holds v, when a has two rows or more and that field's
+// values differ from row to row.
+func labelledRow(ix *evidence.Index, a int32, label []string, v float64) (int32, bool) {
+	nd := &ix.Nodes[a]
+	var found int32 = -1
+	seen := map[float64]bool{}
+	rows := 0
+	for l := nd.LeafLo; l < nd.LeafHi; l++ {
+		lf := &ix.Leaves[l]
+		if lf.Kind != evidence.KindNum || lf.Text || lf.Node < 0 || ix.Nodes[lf.Node].Parent != a || ix.Nodes[lf.Node].Array {
+			continue
+		}
+		if overlap(lf.Own(), label) == 0 {
+			continue
+		}
+		if seen[lf.Num] {
+			return -1, false
+		}
+		seen[lf.Num] = true
+		rows++
+		if lf.Num == v {
+			found = lf.Node
+		}
+	}
+	return found, found >= 0 && rows >= 2
+}
+
+// rowByValue returns the row of an array that a claim naming no subject,
+// and continuing none, picks by a value only that row has in a field whose
+// values differ from row to row ("The tank block has 18 cars" beside rows
+// of type tank, hopper, intermodal): the claim is about that row, not the
+// first. A value several rows share, or a category (a state, a level),
+// picks none.
+func rowByValue(ix *evidence.Index, rd *reading) (int32, string, bool) {
+	var found int32 = -1
+	name := ""
+	for _, vm := range rd.values {
+		var row int32 = -1
+		for _, l := range vm {
+			n := ix.Leaves[l].Node
+			if n < 0 || row >= 0 && n != row {
+				row = -2
+				break
+			}
+			row = n
+		}
+		if row < 0 || !distinctInRows(ix, vm[0]) {
+			continue
+		}
+		if found >= 0 && found != row {
+			return -1, "", false
+		}
+		found, name = row, ix.Leaves[vm[0]].Str()
+	}
+	return found, name, found >= 0
+}
+
+// distinctInRows reports whether string leaf l is a field of a row of an
+// array of two rows or more in which every row has that field, with values
+// that differ from row to row.
+func distinctInRows(ix *evidence.Index, l int32) bool {
+	lf := &ix.Leaves[l]
+	if lf.Kind != evidence.KindStr || lf.Text || lf.HasDay || len(lf.Cat()) > 0 || lf.Node < 0 {
+		return false
+	}
+	a := ix.Nodes[lf.Node].Parent
+	if a < 0 || !ix.Nodes[a].Array {
+		return false
+	}
+	key := evidence.LastToken(lf.Ptr())
+	seen := map[string]bool{}
+	nd := &ix.Nodes[a]
+	for k := nd.LeafLo; k < nd.LeafHi; k++ {
+		o := &ix.Leaves[k]
+		if o.Node < 0 || ix.Nodes[o.Node].Parent != a || o.Text || evidence.LastToken(o.Ptr()) != key {
+			continue
+		}
+		v := strings.ToLower(o.Str())
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return len(seen) >= 2 && len(seen) == ix.Nodes[a].ObjKids
 }
