@@ -910,7 +910,21 @@ func (t RuneText) sub(i, j int) string {
 	return t.S[t.off[i]:t.off[j]]
 }
 
-func ZhNumeralRune(c rune) bool { return LangData.IsZhNumeral(c) }
+func ZhNumeralRune(c rune) bool {
+	if c >= 0 && c < utf8.RuneSelf {
+		return zhNumeralASCII[c] // NB: the scan of every text asks it of every rune
+	}
+	return LangData.IsZhNumeral(c)
+}
+
+// zhNumeralASCII is LangData.IsZhNumeral of each rune below utf8.RuneSelf
+// (none is one, as the data stands), looked up without its three maps.
+var zhNumeralASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = LangData.IsZhNumeral(rune(c))
+	}
+	return t
+}()
 
 // ZhMeasureRune reports a measure word or unit that may follow a numeral.
 func ZhMeasureRune(c rune) bool {
