@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,6 +355,55 @@ func matchCleftEN(ws []word) []events.Observation {
 	return nil
 }
 
+var (
+	workStart = wordSet("en words", "work_start")
+	workEnd   = wordSet("en words", "work_end")
+	workRange = wordSet("en words", "work_range")
+)
+
+var clockWord = regexp.MustCompile(`^([0-9]{1,2})(am|pm)?$|^noon$|^midnight$`)
+
+// matchWorkHoursEN reads the user's working hours, one fact (work/hours)
+// whose value is the hours said, so newer hours supersede the old: "start
+// work at 9 (and finish at 5)" → "9 to 5", "work 10 till 6" → "10 to 6";
+// "finish work at 5" alone is work/hours end.
+func matchWorkHoursEN(w []word) (events.Observation, bool) {
+	clock := func(i int) string {
+		if i < len(w) && clockWord.MatchString(w[i].low) {
+			return w[i].orig
+		}
+		return ""
+	}
+	fact := func(v string) (events.Observation, bool) {
+		return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "hours", Value: v,
+			Polarity: string(Positive), Confidence: confStrong}, true
+	}
+	isWork := func(i int) bool { return i < len(w) && (w[i].low == "work" || w[i].low == "working") }
+	switch {
+	case len(w) >= 4 && workStart[w[0].low] && isWork(1) && w[2].low == "at" && clock(3) != "":
+		from := clock(3)
+		for j := 4; j+2 < len(w) && j <= 8 && w[j].low != ","; j++ {
+			if workEnd[w[j].low] {
+				k := j + 1
+				if isWork(k) {
+					k++
+				}
+				if k+1 < len(w) && w[k].low == "at" && clock(k+1) != "" {
+					return fact(from + " to " + clock(k+1))
+				}
+			}
+		}
+		return fact("from " + from)
+	case len(w) >= 4 && w[0].low == "work" && clock(1) != "" && workRange[w[2].low] && clock(3) != "":
+		return fact(clock(1) + " to " + clock(3))
+	case len(w) >= 4 && workEnd[w[0].low] && isWork(1) && w[2].low == "at" && clock(3) != "":
+		o, ok := fact(clock(3))
+		o.Attribute = "hours end" // the day's end alone: the hours stand
+		return o, ok
+	}
+	return events.Observation{}, false
+}
+
 // laterRequestEN reads a request that opens a later clause of a sentence:
 // "From next month I'm on night shifts, so please don't call me before
 // 2pm", "The kids are asleep by 7:30, so no deliveries after 7 please".
@@ -625,6 +675,9 @@ func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
 	w = normalEN(w)
 	if len(w) == 0 {
 		return events.Observation{}, false
+	}
+	if o, ok := matchWorkHoursEN(w); ok {
+		return o, true
 	}
 	switch o, out := enPhrases.read("i", w, prev); out {
 	case stated:

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,6 +51,12 @@ var zhContact = memData.Words("zh words", "contact")
 
 // zhFineWords say a thing is fine (没问题, 没事); with 了, fine again.
 var zhFineWords = memData.Words("zh words", "fine")
+
+// zhWorkOn and zhWorkOff start and end the working day (上班, 下班).
+var (
+	zhWorkOn  = memData.Words("zh words", "work_on")
+	zhWorkOff = memData.Words("zh words", "work_off")
+)
 
 // zhNeeds are the words that say the user needs a thing (一定要, 必须).
 var zhNeeds = memData.Words("zh words", "need")
@@ -185,7 +192,8 @@ func zhTimePrefix(s string) bool {
 	}
 	return containsAny(s, cues.zhUntil) || containsAny(s, cues.zhEndYear) || containsAny(s, cues.zhEndMonth) ||
 		countedBoundZH(s) > 0 || containsAny(s, cues.zhFromNextMonth) || containsAny(s, cues.zhFromNextWeek) ||
-		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止", "前"})
+		containsAny(s, cues.zhOpen) || zhDate.MatchString(s) || hasAnySuffix(s, []string{"之前", "以前", "为止", "前"}) ||
+		strings.HasPrefix(s, "从") && hasAnySuffix(s, []string{"开始", "起"}) // 从这个月开始我…
 }
 
 // matchCleftZH reads a correction whose thing is put after 的是: 我过敏的是阿司匹林，
@@ -336,6 +344,9 @@ func hasAnyPrefix(s string, ps []string) bool {
 
 // matchZH reads one clause after its 我 (or with 我 dropped).
 func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
+	if o, ok := zhWorkHours(body); ok {
+		return o, true
+	}
 	// allergies: 对X过敏, 对X不过敏了, 不再对X过敏, X过敏
 	if i := strings.Index(body, "过敏"); i >= 0 {
 		x := body[:i]
@@ -464,6 +475,42 @@ func zhFineAgain(body string) (events.Observation, bool) {
 	}
 	return events.Observation{Kind: string(KindConstraint), Subject: subject, Attribute: attr,
 		Polarity: string(Positive), Confidence: confWeak}, true
+}
+
+var zhClock = regexp.MustCompile(`^(早上|上午|中午|下午|晚上)?([零一二两三四五六七八九十]{1,3}|[0-9]{1,2})点(半|[0-9]{1,2}分)?`)
+
+// zhWorkHours reads the user's working hours (每天九点上班, 改成十点上班了, 六点下班):
+// the fact work/hours, as "I start work at 9" is, whose value is the time
+// and the verb (九点上班), so newer hours supersede the old; the day's end
+// alone (六点下班) is work/hours end, as "I finish work at 5" is.
+func zhWorkHours(body string) (events.Observation, bool) {
+	s := body
+	for changed := true; changed; {
+		changed = false
+		for _, p := range append(append([]string{}, zhPeriods...), "改成", "改为", "都是", "都", "要", "一般", "通常") {
+			if strings.HasPrefix(s, p) {
+				s, changed = strings.TrimPrefix(s, p), true
+			}
+		}
+	}
+	m := zhClock.FindString(s)
+	if m == "" {
+		return events.Observation{}, false
+	}
+	rest := strings.TrimSuffix(strings.TrimSuffix(s[len(m):], "了"), "的")
+	for _, v := range zhWorkOn {
+		if rest == v {
+			return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "hours", Value: m + v,
+				Polarity: string(Positive), Confidence: confStrong}, true
+		}
+	}
+	for _, v := range zhWorkOff {
+		if rest == v {
+			return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "hours end", Value: m + v,
+				Polarity: string(Positive), Confidence: confStrong}, true
+		}
+	}
+	return events.Observation{}, false
 }
 
 // zhNeed reads what the user needs (订酒店一定要无障碍房间, 必须要靠过道的座位): a
