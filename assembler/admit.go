@@ -74,10 +74,13 @@ func (a *Assembler) before(tenant string, t *tenantQuota) {
 // touch marks a tenant's quota row changed since the batch's Flush.
 func (a *Assembler) touch(tenant string, t *tenantQuota) { a.touched[tenant] = t }
 
-// Flush implements projector.Flusher: the quota rows the batch changed are
-// written once, when it ends (every model event changes its tenant's row:
+// Flush implements projector.Flusher: the open responses' rows (finish)
+// and the quota rows the batch changed are written once, when it ends (every model event changes its tenant's row:
 // writing it per event was a Pebble write and an encoding per delta).
 func (a *Assembler) Flush(_ context.Context, tx *projector.Tx) error {
+	if err := a.flushResponses(tx); err != nil {
+		return err
+	}
 	for tenant, t := range a.touched { // distinct keys: the order changes nothing
 		k, err := quotaKey(tenant)
 		if err != nil {

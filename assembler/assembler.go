@@ -34,7 +34,13 @@ type Assembler struct {
 	resps     map[respID]*respEntry // open responses
 	decided   map[respID]struct{}   // responses known to be decided: their late events are ignored
 	callsGen  uint64                // bumped whenever calls is cleared (respEntry.known)
-	scratch   []byte                // a delta's record, copied by Tx.Append
+	// Response rows changed since the batch's Flush, written then (once
+	// per batch instead of with every event of the response), and the
+	// responses as they were before the message being applied changed
+	// them (put back if its Tx is dropped).
+	pending  map[respID]*respEntry
+	respUndo []respUndo
+	scratch  []byte // a delta's record, copied by Tx.Append
 
 	// Quotas (admit.go): the tenants' rows, those changed since the
 	// batch's Flush, the rows as they were before the message being
@@ -56,6 +62,15 @@ type callEntry struct {
 
 // respID names a response in the cache without building a key.
 type respID struct{ tenant, resp string }
+
+// respUndo is a response as it was before the message being applied.
+type respUndo struct {
+	ck      respID
+	re      *respEntry
+	row     response
+	stored  int64
+	pending bool // its row was already waiting for Flush
+}
 
 // respEntry is an open response's row plus the activity time stored in
 // its open-index row.
@@ -112,7 +127,7 @@ var (
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
-		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{},
+		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{}, pending: map[respID]*respEntry{},
 		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, undo: map[string]quotaRow{}, over: map[string]uint64{}}
 }
 
@@ -129,10 +144,12 @@ func (a *Assembler) Subjects() []string {
 func (a *Assembler) Apply(tx *projector.Tx, m *projector.Msg) error {
 	if err := a.apply(tx, m); err != nil {
 		a.dropQuotas() // the Tx is dropped: so is what the caches learnt
+		a.dropResponses()
 		clear(a.decided)
 		return err
 	}
 	a.applied()
+	a.respUndo = a.respUndo[:0]
 	return nil
 }
 
@@ -170,6 +187,7 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 	if err != nil || re == nil {
 		return err // re nil: the response is decided, late events change nothing
 	}
+	a.beforeResponse(respID{ev.Tenant, ev.Response}, re)
 	s := &step{a: a, tx: tx, ev: ev, seq: m.Seq, re: re}
 	if !admitted {
 		err = s.refuse()
@@ -190,6 +208,8 @@ func (a *Assembler) Reset() {
 	clear(a.calls)
 	a.callsGen++
 	clear(a.resps)
+	clear(a.pending)
+	a.respUndo = a.respUndo[:0]
 	clear(a.decided)
 	clear(a.quotas)
 	clear(a.touched)
@@ -202,6 +222,10 @@ func (a *Assembler) Reset() {
 func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, error) {
 	ck := respID{ev.Tenant, ev.Response}
 	if re := a.resps[ck]; re != nil {
+		return re, nil
+	}
+	if re := a.pending[ck]; re != nil { // the cache was cleared: its row is not written yet
+		a.resps[ck] = re
 		return re, nil
 	}
 	if _, ok := a.decided[ck]; ok {
@@ -236,6 +260,46 @@ func (a *Assembler) response(tx *projector.Tx, ev *events.Event) (*respEntry, er
 	}
 	a.resps[ck] = re
 	return re, nil
+}
+
+// beforeResponse keeps re as it was before the message being applied, so that a
+// message whose Tx is dropped can be undone (dropResponses).
+func (a *Assembler) beforeResponse(ck respID, re *respEntry) {
+	a.respUndo = append(a.respUndo, respUndo{ck: ck, re: re, row: re.row, stored: re.stored, pending: a.pending[ck] == re})
+}
+
+// dropResponses undoes what a message whose Tx is dropped did to the
+// responses it touched: each leaves the caches with its calls (their rows
+// are read from the batch again), and one whose row was waiting for Flush
+// is put back as it was, to be written then; its known calls are dropped
+// (the view is read for them).
+func (a *Assembler) dropResponses() {
+	for i := len(a.respUndo) - 1; i >= 0; i-- {
+		u := a.respUndo[i]
+		a.forget(u.ck.tenant, u.ck.resp)
+		delete(a.pending, u.ck)
+		if u.pending {
+			u.re.row, u.re.stored, u.re.known = u.row, u.stored, nil
+			a.pending[u.ck] = u.re
+			a.resps[u.ck] = u.re
+		}
+	}
+	a.respUndo = a.respUndo[:0]
+}
+
+// flushResponses writes the response rows the batch changed (Flush).
+func (a *Assembler) flushResponses(tx *projector.Tx) error {
+	for ck, re := range a.pending { // distinct keys: the order changes nothing
+		rk, err := respKey(ck.tenant, ck.resp)
+		if err != nil {
+			return err
+		}
+		if err := store(tx, rk, &re.row); err != nil {
+			return err
+		}
+	}
+	clear(a.pending)
+	return nil
 }
 
 // remember notes a decided response, so its late events cost no read.
@@ -338,23 +402,29 @@ func (s *step) apply() error {
 	}
 }
 
-// finish writes the response row when it changed and keeps the open index:
-// the last activity is rewritten only when it moved by a sixteenth of the
-// idle deadline, so a delta does not pay for it.
+// finish keeps the response row and the open index. A decided response's
+// row is written at once; an open one's, when it changed, waits for the
+// batch's Flush (a response's events change it one after another: its
+// start, text, each call opened and decided). The last activity is
+// rewritten only when it moved by a sixteenth of the idle deadline, so a
+// delta does not pay for it.
 func (s *step) finish() error {
 	ev, re := s.ev, s.re
+	ck := respID{ev.Tenant, ev.Response}
 	if re.row.Status != "" {
 		s.a.forget(ev.Tenant, ev.Response)
-		s.a.remember(respID{ev.Tenant, ev.Response})
+		delete(s.a.pending, ck)
+		s.a.remember(ck)
 		if err := s.storeResponse(); err != nil {
 			return err
 		}
 		return s.tx.Delete(openKey(ev.Tenant, ev.Response))
 	}
 	if s.dirty || re.stored < 0 {
-		if err := s.storeResponse(); err != nil {
-			return err
+		if invariants.Enabled {
+			s.checkResponse()
 		}
+		s.a.pending[ck] = re
 	}
 	if re.stored < 0 || ev.At-re.stored >= int64(s.a.cfg.IdleTimeout)/16 {
 		re.stored = ev.At

@@ -194,6 +194,7 @@ func (a *Assembler) tick(tx *projector.Tx, ev *events.Event) error {
 		if re == nil {
 			continue
 		}
+		a.beforeResponse(respID{d.tenant, d.resp}, re)
 		s := &step{a: a, tx: tx, ev: synthetic, re: re}
 		if err := s.endResponse(events.StatusIncomplete, events.ReasonTimedOut,
 			fmt.Sprintf("no completion within %v of the last event", a.cfg.IdleTimeout), "", ""); err != nil {
