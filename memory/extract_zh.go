@@ -33,10 +33,10 @@ type zhPattern struct {
 // before the word it negates.
 var zhPatterns = zhPatternsOf()
 
-// zhHabitVerbs: 喝 / 吃 / 去 with a frequency or amount is a habit (a fact);
-// 喝 and 吃 of a known food or drink are one without.
+// zhHabitVerbs: 喝 / 吃 / 去 / 用 / 学 / 练 with a frequency or amount is a
+// habit (a fact); 喝 and 吃 of a known food or drink are one without.
 var zhHabitVerbs = []struct{ verb, hint, subject string }{
-	{"喝", "drink", ""}, {"吃", "eat", ""}, {"去", "", "activity"}, {"用", "", ""},
+	{"喝", "drink", ""}, {"吃", "eat", ""}, {"去", "", "activity"}, {"用", "", ""}, {"学", "", "study"}, {"练", "", "activity"},
 }
 
 // zhActivities are what 不 + activity denies as a fact (我不抽烟), as "I don't
@@ -51,6 +51,9 @@ var zhContact = memData.Words("zh words", "contact")
 
 // zhFineWords say a thing is fine (没问题, 没事); with 了, fine again.
 var zhFineWords = memData.Words("zh words", "fine")
+
+// zhDurations are the amounts of time a habit takes (一小时, 二十分钟).
+var zhDurations = memData.Words("zh words", "durations")
 
 // zhWorkOn and zhWorkOff start and end the working day (上班, 下班).
 var (
@@ -630,7 +633,15 @@ func zhAmount(s string) (string, string) {
 	for i < len(rs) && strings.ContainsRune(zhNumerals, rs[i]) {
 		i++
 	}
-	if i == 0 || i >= len(rs) || !strings.ContainsRune(zhMeasures, rs[i]) {
+	if i == 0 || i >= len(rs) {
+		return "", s
+	}
+	for _, d := range zhDurations {
+		if rest, ok := strings.CutPrefix(string(rs[i:]), d); ok {
+			return string(rs[:i]) + d, rest // 一小时, 半个小时, 二十分钟
+		}
+	}
+	if !strings.ContainsRune(zhMeasures, rs[i]) {
 		return "", s
 	}
 	return string(rs[:i+1]), string(rs[i+1:])
