@@ -16,7 +16,8 @@ import (
 // scoped by session and by tenant only, and another tenant's, which a
 // tenant's answer never sees; a result kept by reference; judge verdicts,
 // on an undecided claim of a verified answer, again, on a decided claim,
-// and on an answer never verified;
+// and on an answer never verified; constraint checks, on the judged answer,
+// again, and on an answer never verified;
 // an answer without a response id and a message that is not an event. The
 // view is made as serve makes it.
 func TestConformance(t *testing.T) {
@@ -87,6 +88,18 @@ func recordHistory(t testing.TB) []projectortest.Message {
 	}
 	add(answer, "nobody", &events.Event{ID: "j-nobody", Tenant: "acme", Response: "nobody",
 		Body: &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictSupported}})
+
+	// A check against the user's constraints: on the judged answer (its
+	// second claim violates one; the verdicts are stored and emitted again
+	// under the constrained id, the judge's verdict kept), the same check
+	// recorded again (nothing changes), and one of an answer never verified
+	// (refused).
+	check := &events.ConstraintsChecked{AsOf: last, InForce: 1, Violations: []events.ConstraintViolation{
+		{Start: 24, End: 48, Constraint: events.ConstraintRef{Record: "m1", Version: 1}, Reason: `names "waterproof"`}}}
+	for i := range 2 {
+		add(answer, "sess-judged", &events.Event{ID: fmt.Sprintf("c-sess-%d", i), Tenant: "acme", Session: "sess1", Response: "sess-judged", Body: check})
+	}
+	add(answer, "nobody", &events.Event{ID: "c-nobody", Tenant: "acme", Response: "nobody", Body: check})
 
 	// An answer without a response id, and a message that is not an event.
 	add(answer, "none", &events.Event{ID: "a-none", Tenant: "acme", Run: "run0",
