@@ -10,7 +10,8 @@ import (
 // TestNegationsOfFlagsAndStates: a word that negates a true/false field
 // by its prefix though the lexicon does not know it (unarchived beside
 // archived), "out of X" beside in_X, and a state held only in part
-// (PARTIALLY_PAID) are read before comparing.
+// (PARTIALLY_PAID) are read before comparing; a negated number is not
+// contradicted by another value; "e-scooters" names escooters.
 func TestNegationsOfFlagsAndStates(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	c := NewChecker(CheckerConfig{})
@@ -30,6 +31,13 @@ func TestNegationsOfFlagsAndStates(t *testing.T) {
 		{`{"bill": "B-7", "status": "PARTIALLY_PAID"}`, "The bill is partially paid.", events.VerdictSupported},
 		{`{"bill": "B-7", "status": "PAID"}`, "The bill has been paid.", events.VerdictSupported},
 		{`{"账单": "B-7", "status": "PARTIALLY_PAID"}`, "账单已部分还款。", events.VerdictSupported},
+		// a negated number is not contradicted by another value of its field
+		{`{"race": "Gravel 200", "starters": 131, "finishers": 120}`, "11 riders did not finish.", events.VerdictUnsupported},
+		{`{"race": "Gravel 200", "starters": 131, "finishers": 120}`, "The race did not have 140 starters.", events.VerdictUnsupported},
+		{`{"race": "Gravel 200", "starters": 131, "finishers": 120}`, "The race had 140 starters.", events.VerdictContradicted},
+		// a compound joined by a hyphen names the field of its joined form
+		{`{"dock": {"scooters": 4, "escooters": 2}}`, "The dock has 2 e-scooters.", events.VerdictSupported},
+		{`{"dock": {"scooters": 4, "escooters": 2}}`, "The dock has 4 scooters.", events.VerdictSupported},
 	} {
 		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
 			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)

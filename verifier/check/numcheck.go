@@ -230,6 +230,12 @@ func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 // ¥3,600" after a sentence about the EU), the wider reading wins.
 func (cx *claim) checkNumber(m *evidence.NumMention) fact {
 	f := cx.checkNumberIn(m)
+	if f.verdict == events.VerdictContradicted && m.Bound == 0 && (cx.negs-cx.negLex)%2 == 1 {
+		// "844 runners did not finish" beside finishers 47366, "it is not
+		// $5": a negated claim is not contradicted by another value of
+		// the field its words name; that value may be just what it says.
+		return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the claim is negated; " + f.reason}
+	}
 	if f.verdict == events.VerdictContradicted && m.Unit == nil && m.MaybeUnit != nil && !m.IsRange && m.Bound == 0 {
 		// "25,910 m": read with the letter as its unit, or not judged.
 		u := *m

@@ -181,6 +181,19 @@ func flagNamed(ix *evidence.Index, cs []string) bool {
 	return false
 }
 
+// fieldNamed reports whether concepts cs name a field of the evidence.
+func fieldNamed(ix *evidence.Index, cs []string) bool {
+	if len(cs) == 0 {
+		return false
+	}
+	for l := range ix.Leaves {
+		if overlap(ix.Leaves[l].Own(), cs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // namesKeyWord reports whether a token of the claim is one of a key's
 // words (keyWords: gate for "gate", confirmation for "confirmation_code").
 func (rd *reading) namesKeyWord(words []string) bool {
@@ -289,6 +302,16 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		}
 	}
 	flush()
+	// A compound joined by a hyphen names what its joined form names too
+	// ("e-bikes" beside ebikes, "pre-order" beside preorder).
+	for i := 1; i < len(rd.words); i++ {
+		p, w := &rd.words[i-1], &rd.words[i]
+		if !p.Cjk && !w.Cjk && w.Start == p.End+1 && rd.norm[p.End] == '-' && !lang.IsAllDigits(p.S) && !lang.IsAllDigits(w.S) {
+			if cs := evidence.WordConcepts(p.S + w.S); fieldNamed(ix, cs) {
+				rd.concepts = append(rd.concepts, cs...)
+			}
+		}
+	}
 	// Chinese words the longest-match path cut apart (仓库存 holds 仓库
 	// and 库存) still name their concepts.
 	rd.concepts = append(rd.concepts, rd.cjkConcepts(0, len(rd.norm))...)
