@@ -9,7 +9,7 @@ import (
 // pass. The set was written and committed before memory ran on it; its
 // first run is recorded in docs/evaluation.md. A change may raise the
 // floor, never lower it silently.
-const blind3Floor = 41 // the blind first run was 41
+const blind3Floor = 62 // the blind first run was 41
 
 // TestBlind3Scenarios scores heldout/blind3.jsonl as TestBlindScenarios
 // scores blind.jsonl: written as the service writes messages, figures

@@ -9,7 +9,7 @@ import (
 // The set was written and committed before memory ran on it; its first run
 // is recorded in docs/evaluation.md. A change may raise the floor, never
 // lower it silently.
-const blindFloor = 50 // the blind first run was 41
+const blindFloor = 54 // the blind first run was 41
 
 // TestBlindScenarios scores heldout/blind.jsonl, written as the service
 // writes messages (Engine.MessageEvents), and logs the figures per language
