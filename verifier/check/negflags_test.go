@@ -44,3 +44,26 @@ func TestNegationsOfFlagsAndStates(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagWordsInChinese: a Chinese claim names an English flag through
+// the lexicon's state words (locked 锁定, archived 归档, verified 认证,
+// frozen 冻结), and its polarity is compared as an English claim's is.
+func TestFlagWordsInChinese(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"account": "A-1", "locked": true}`, "账户已锁定。", events.VerdictSupported},
+		{`{"account": "A-1", "locked": false}`, "账户已锁定。", events.VerdictContradicted},
+		{`{"doc": "D-9", "archived": false}`, "文件已经归档了。", events.VerdictContradicted},
+		{`{"member": "M-3", "verified": false}`, "会员还没有认证。", events.VerdictSupported},
+		{`{"card": "C-2", "frozen": true}`, "这张卡没有被冻结。", events.VerdictContradicted},
+		{`{"game": "G-5", "overtime": true}`, "比赛打了加时。", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
