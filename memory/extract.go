@@ -136,6 +136,10 @@ func sentences(text string) (out []string, questions []bool) {
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
+// nameTitles are the abbreviations that never end a sentence (the shared
+// language data's titles: Dr., Mr., Prof.): a name keeps their dot.
+var nameTitles = set(lang.Default().Words("abbreviations", "title")...)
+
 // contractions expands what people write for "I am", "can't", … into words.
 var contractions = wordMap("contractions")
 
@@ -152,6 +156,9 @@ func words(s string) []word {
 		b.Reset()
 		low := strings.ToLower(strings.ReplaceAll(orig, "’", "'"))
 		low = strings.Trim(low, "'-")
+		if t, ok := strings.CutSuffix(low, "."); ok && nameTitles[t] {
+			low = t // a slot is the same with or without a title's dot; the value keeps it
+		}
 		if low == "" {
 			return
 		}
@@ -173,6 +180,9 @@ func words(s string) []word {
 			b.WriteRune(r)
 		case r == '.' && b.Len() == 1 && unicode.IsUpper([]rune(b.String())[0]):
 			b.WriteRune(r) // an initial keeps its dot: Ursula K. Le Guin
+			flush()
+		case r == '.' && b.Len() > 0 && nameTitles[strings.ToLower(b.String())]:
+			b.WriteRune(r) // so does a title: Dr. E. M. Castellanos
 			flush()
 		case r == ',' || r == '，' || r == ':' || r == '(' || r == ')' || r == '"':
 			flush()

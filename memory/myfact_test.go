@@ -13,7 +13,7 @@ func TestMyThingIsAFact(t *testing.T) {
 		text, lang, want string // want: subject/attribute=value, or "" for no such fact
 	}{
 		{"My bike is a blue Trek.", "en", "my/bike=blue Trek"},
-		{"My dentist is Dr. Alvarez.", "en", "my/dentist=Dr Alvarez"},
+		{"My dentist is Dr. Alvarez.", "en", "my/dentist=Dr. Alvarez"},
 		{"My dog is called Pepper.", "en", "my/dog=Pepper"},
 		{"My laptops are a Dell and a Mac.", "en", ""},
 		{"My knee is sore today.", "en", ""},
