@@ -43,7 +43,14 @@
 //     late: it is stored superseded and never overrides.
 //   - Two contradicting statements of one slot at the same event time
 //     cannot be ordered: both need confirmation. Never last-write-wins.
-//   - Episodes hold no slot and never supersede each other.
+//   - Episodes hold no slot and never supersede each other. Episodes of
+//     EpisodesToConsolidate (3) messages of one user that name one food
+//     or drink consolidate into a semantic record (consolidate.go): a
+//     preference for it at confidence 0.5, its provenance the episodes
+//     (Record.From), later ones added to it; never in a slot a statement
+//     holds or held, superseded by a newer statement of the slot;
+//     forgetting a source takes it out, and the record goes with it once
+//     fewer than three are left (erasure rebuilds it from what is left).
 //   - Validity (valid_from, valid_until = event time + ttl) is judged by
 //     event time: a record is expired once an event or a query at or past
 //     its valid_until sees it.

@@ -544,7 +544,10 @@ func (x *tx) observe(st stmt) error {
 			n.Attribute = kind // a favourite of no known kind takes the kind of the favourite it is nearest
 		}
 	}
-	return x.place(n, nil)
+	if err := x.place(n, nil); err != nil {
+		return err
+	}
+	return x.consolidate(n) // an episode naming a food or drink (consolidate.go)
 }
 
 // saysTheSame returns the first record of n's slot in key order, holder
@@ -1102,7 +1105,8 @@ func (x *tx) forget(id string) error {
 			}
 		}
 	}
-	return nil
+	// the records consolidated from forgotten episodes lose them
+	return x.unconsolidate(ids)
 }
 
 // messageRecords adds to ids the records extracted from the same user

@@ -122,6 +122,9 @@ func (r *Record) String() string {
 	if r.Message != "" && r.Message != r.ID {
 		fmt.Fprintf(&b, " message=%s", r.Message)
 	}
+	if len(r.From) > 0 {
+		fmt.Fprintf(&b, " from=%s", strings.Join(r.From, ","))
+	}
 	if len(r.Supersedes) > 0 {
 		fmt.Fprintf(&b, " supersedes=%s", strings.Join(r.Supersedes, ","))
 	}

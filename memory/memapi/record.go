@@ -76,4 +76,7 @@ type Record struct {
 	// each reinforced it instead of becoming a record of its own. Its
 	// provenance, filled by Get; never stored here.
 	MergedFrom []string `msgpack:"-" json:"merged_from,omitempty"`
+	// From: a record consolidated from episodes (one user's turns that
+	// stated nothing but named the same thing) names them; its provenance.
+	From []string `msgpack:"fr,omitempty" json:"from,omitempty"`
 }

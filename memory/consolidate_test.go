@@ -1,0 +1,98 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/projector"
+)
+
+// TestServiceConsolidatesEpisodes: through the memory service on a real
+// server (messages sealed in the log, the projection running), episodes
+// of three messages naming sushi become one semantic record with the
+// episodes as provenance, which a recall finds; another tenant's user of
+// the same name, with two such episodes, has none and adds nothing to
+// it; forgetting a source through the service (two left) forgets the
+// record.
+func TestServiceConsolidatesEpisodes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	e := NewEngine(Config{}, nil)
+	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, NewProjection(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, rcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(rctx) }()
+	t.Cleanup(func() {
+		rcancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		r.Close()
+	})
+	s := &Service{Engine: e, Runner: r,
+		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
+			ack, err := b.PublishSealed(ctx, subj, ev, scope)
+			if err != nil {
+				return 0, err
+			}
+			return ack.Sequence, nil
+		}}
+	say := func(tenant, id, text string) {
+		t.Helper()
+		if _, err := s.message(ctx, &Op{Tenant: tenant, User: "u1", ID: id, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const id = "episodes:food/sushi"
+	consolidated := func(tenant string) *Record {
+		t.Helper()
+		v := r.View()
+		defer v.Close()
+		recs, err := e.List(v, tenant, "u1", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			if rec.ID == id {
+				return &rec
+			}
+		}
+		return nil
+	}
+	say("acme", "m1", "Sushi again tonight with Tom.")
+	say("globex", "g1", "Sushi at the airport.")
+	say("acme", "m2", "We grabbed sushi after the movie.")
+	say("globex", "g2", "Sushi for lunch.")
+	if rec := consolidated("acme"); rec != nil {
+		t.Fatalf("two messages consolidated (with another tenant's?): %+v", rec)
+	}
+	say("acme", "m3", "Sushi with the team for Friday lunch.")
+	rec := consolidated("acme")
+	if rec == nil || !slices.Equal(rec.From, []string{"m1", "m2", "m3"}) || rec.Kind != KindPreference || rec.Subject != "food" || rec.Attribute != "sushi" {
+		t.Fatalf("after three messages: %+v, want food/sushi from m1, m2, m3", rec)
+	}
+	if rec := consolidated("globex"); rec != nil {
+		t.Errorf("globex's user has a consolidated record of two episodes: %+v", rec)
+	}
+	out, err := s.recall(ctx, &Op{Tenant: "acme", User: "u1", Query: "what food do I like?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := out.(RecallOut); !slices.ContainsFunc(res.Results, func(h RecallHit) bool { return h.ID == id }) {
+		t.Errorf("a recall of what the user likes does not find the consolidated record: %+v", res.Results)
+	}
+	if _, err := s.write(ctx, &Op{Op: "forget", Tenant: "acme", User: "u1", ID: "m2"}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := consolidated("acme"); rec != nil {
+		t.Errorf("a source forgotten, two left: the record is still there: %+v", rec)
+	}
+}
