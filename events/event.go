@@ -65,6 +65,9 @@ func Encode(ev *Event) ([]byte, error) {
 	if ev.V == 0 {
 		ev.V = Version(ev.Kind)
 	}
+	if fb, ok := ev.Body.(bodyAppender); ok { // the hot bodies, by hand (bodycodec.go)
+		return fb.appendMsgpack(appendEnvelope(make([]byte, 0, 256), ev)), nil
+	}
 	buf := bytes.NewBuffer(appendEnvelope(make([]byte, 0, 160), ev))
 	enc := msgpack.GetEncoder()
 	defer msgpack.PutEncoder(enc)
@@ -165,6 +168,10 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 	}
 	if err := ValidTenant(out.Tenant); err != nil {
 		return nil, err
+	}
+	if b, ok := decodeBodyFast(out.Kind, body); ok { // bodycodec.go
+		out.Body = b
+		return out, nil
 	}
 	rd := readers.Get().(*bytes.Reader)
 	defer readers.Put(rd)

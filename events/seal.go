@@ -159,6 +159,10 @@ type sealBuf struct {
 // pooled buffer.
 func (sb *sealBuf) encodeBody(b Body) ([]byte, error) {
 	sb.plain.Reset()
+	if fb, ok := b.(bodyAppender); ok { // the hot bodies, by hand (bodycodec.go)
+		sb.plain.Write(fb.appendMsgpack(sb.plain.AvailableBuffer()))
+		return sb.plain.Bytes(), nil
+	}
 	enc := msgpack.GetEncoder()
 	defer msgpack.PutEncoder(enc)
 	enc.Reset(&sb.plain)

@@ -199,3 +199,81 @@ func IntSize(c byte) int {
 	}
 	return 0
 }
+
+// AppendArrayLen appends an array header of n elements.
+func AppendArrayLen(b []byte, n int) []byte {
+	switch {
+	case n < 16:
+		return append(b, 0x90|byte(n))
+	case n <= math.MaxUint16:
+		return binary.BigEndian.AppendUint16(append(b, 0xdc), uint16(n))
+	}
+	return binary.BigEndian.AppendUint32(append(b, 0xdd), uint32(n))
+}
+
+// AppendBool appends v as a msgpack bool.
+func AppendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 0xc3)
+	}
+	return append(b, 0xc2)
+}
+
+// AppendBytes appends p as msgpack's encoder writes a []byte: nil as nil,
+// anything else (empty too) as a bin.
+func AppendBytes(b []byte, p []byte) []byte {
+	if p == nil {
+		return append(b, 0xc0)
+	}
+	return append(AppendBinLen(b, len(p)), p...)
+}
+
+// ReadArrayLen reads an array header (fixarray, array16 or array32) at
+// off; n is -1 for a nil.
+func ReadArrayLen(d []byte, off int) (n, next int, ok bool) {
+	if off < 0 || off >= len(d) {
+		return 0, 0, false
+	}
+	switch c := d[off]; {
+	case c&0xf0 == 0x90:
+		return int(c & 0x0f), off + 1, true
+	case c == 0xc0:
+		return -1, off + 1, true
+	case c == 0xdc && off+3 <= len(d):
+		return int(binary.BigEndian.Uint16(d[off+1:])), off + 3, true
+	case c == 0xdd && off+5 <= len(d):
+		n := binary.BigEndian.Uint32(d[off+1:])
+		if uint64(n) > uint64(len(d)-off-5) { // every element takes a byte at least
+			return 0, 0, false
+		}
+		return int(n), off + 5, true
+	}
+	return 0, 0, false
+}
+
+// ReadBool reads a msgpack bool at off.
+func ReadBool(d []byte, off int) (v bool, next int, ok bool) {
+	if off < 0 || off >= len(d) {
+		return false, 0, false
+	}
+	switch d[off] {
+	case 0xc2:
+		return false, off + 1, true
+	case 0xc3:
+		return true, off + 1, true
+	}
+	return false, 0, false
+}
+
+// ReadUint reads any msgpack integer at off that is not negative, and a
+// uint64 in its full width.
+func ReadUint(d []byte, off int) (uint64, int, bool) {
+	if off >= 0 && off+9 <= len(d) && d[off] == 0xcf {
+		return binary.BigEndian.Uint64(d[off+1:]), off + 9, true
+	}
+	n, next, ok := ReadInt(d, off)
+	if !ok || n < 0 {
+		return 0, 0, false
+	}
+	return uint64(n), next, true
+}

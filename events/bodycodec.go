@@ -1,0 +1,270 @@
+package events
+
+import (
+	"github.com/toolstream/toolstream/internal/mpack"
+)
+
+// The executor's hot bodies are encoded and decoded here by hand instead
+// of by msgpack's reflection: every call an executor runs decodes one
+// CallCompleted and encodes one CallSucceeded or CallFailed, and the
+// reflection (its struct cache, omitempty checks and per-field decoders)
+// was most of what events cost it.
+//
+// Encoding writes byte for byte what msgpack.Marshal writes for the body (a
+// struct as a map of its field names in declared order, omitempty fields
+// left out, an int in its smallest form, a time.Duration as a 9-byte int64,
+// a nil []byte as nil): stored bytes, sealed bytes and digests do not move
+// (TestBodyCodecIsMsgpack).
+//
+// Decoding reads the layout the encoder writes, and only that: a key it
+// does not know, a key twice, a value of another msgpack type (a nil
+// string, a str where a bin is written, a map32) or anything after the body
+// returns ok=false, and DecodeWith then hands the body to msgpack's
+// decoder, which decides it as before. So both accept and refuse exactly
+// the same inputs, and where the fast path answers it answers what msgpack
+// would (TestBodyDecoderIsMsgpack, FuzzBodyDecoder).
+
+// bodyAppender is a body encoded by hand.
+type bodyAppender interface {
+	appendMsgpack(b []byte) []byte
+}
+
+var (
+	_ bodyAppender = (*CallSucceeded)(nil)
+	_ bodyAppender = (*CallFailed)(nil)
+	_ bodyAppender = (*ExecutionStarted)(nil)
+)
+
+func (s *CallSucceeded) appendMsgpack(b []byte) []byte {
+	n := 4 // n, k, sum, na always
+	for _, set := range []bool{s.Version != 0, len(s.Result) > 0, s.RawRef != "", len(s.Excerpt) > 0, len(s.Cuts) > 0, s.FreshFor != 0} {
+		if set {
+			n++
+		}
+	}
+	b = mpack.AppendMapLen(b, n)
+	b = mpack.AppendStr(mpack.AppendStr(b, "n"), s.Name)
+	if s.Version != 0 {
+		b = mpack.AppendInt(mpack.AppendStr(b, "ver"), int64(s.Version))
+	}
+	b = mpack.AppendStr(mpack.AppendStr(b, "k"), s.Key)
+	if len(s.Result) > 0 {
+		b = mpack.AppendBytes(mpack.AppendStr(b, "res"), s.Result)
+	}
+	b = mpack.AppendStr(mpack.AppendStr(b, "sum"), s.Summary)
+	if s.RawRef != "" {
+		b = mpack.AppendStr(mpack.AppendStr(b, "ref"), s.RawRef)
+	}
+	if len(s.Excerpt) > 0 {
+		b = mpack.AppendBytes(mpack.AppendStr(b, "xc"), s.Excerpt)
+	}
+	if len(s.Cuts) > 0 {
+		b = mpack.AppendArrayLen(mpack.AppendStr(b, "cut"), len(s.Cuts))
+		for i := range s.Cuts {
+			c := &s.Cuts[i]
+			b = mpack.AppendMapLen(b, 3)
+			b = mpack.AppendStr(mpack.AppendStr(b, "p"), c.Pointer)
+			b = mpack.AppendInt(mpack.AppendStr(b, "n"), int64(c.Len))
+			b = mpack.AppendInt(mpack.AppendStr(b, "k"), int64(c.Kept))
+		}
+	}
+	b = mpack.AppendInt(mpack.AppendStr(b, "na"), int64(s.Attempts))
+	if s.FreshFor != 0 {
+		b = mpack.AppendInt64(mpack.AppendStr(b, "ff"), int64(s.FreshFor))
+	}
+	return b
+}
+
+func (f *CallFailed) appendMsgpack(b []byte) []byte {
+	n := 5 // n, k, e, m, na always
+	if f.Version != 0 {
+		n++
+	}
+	b = mpack.AppendMapLen(b, n)
+	b = mpack.AppendStr(mpack.AppendStr(b, "n"), f.Name)
+	if f.Version != 0 {
+		b = mpack.AppendInt(mpack.AppendStr(b, "ver"), int64(f.Version))
+	}
+	b = mpack.AppendStr(mpack.AppendStr(b, "k"), f.Key)
+	b = mpack.AppendStr(mpack.AppendStr(b, "e"), string(f.Error))
+	b = mpack.AppendStr(mpack.AppendStr(b, "m"), f.Message)
+	return mpack.AppendInt(mpack.AppendStr(b, "na"), int64(f.Attempts))
+}
+
+func (s *ExecutionStarted) appendMsgpack(b []byte) []byte {
+	n := 4 // n, at, ex, k always
+	if s.Version != 0 {
+		n++
+	}
+	b = mpack.AppendMapLen(b, n)
+	b = mpack.AppendStr(mpack.AppendStr(b, "n"), s.Name)
+	if s.Version != 0 {
+		b = mpack.AppendInt(mpack.AppendStr(b, "ver"), int64(s.Version))
+	}
+	b = mpack.AppendInt(mpack.AppendStr(b, "at"), int64(s.Attempt))
+	b = mpack.AppendStr(mpack.AppendStr(b, "ex"), s.Executor)
+	return mpack.AppendStr(mpack.AppendStr(b, "k"), s.Key)
+}
+
+// decodeBodyFast decodes a body of kind by hand when it is in the layout
+// the encoder writes; ok=false leaves it to msgpack's decoder.
+func decodeBodyFast(kind Kind, d []byte) (Body, bool) {
+	switch kind {
+	case KindCallCompleted:
+		return decodeCallCompleted(d)
+	}
+	return nil, false
+}
+
+// decodeCallCompleted reads a CallCompleted map (see above: ok=false for
+// anything else).
+func decodeCallCompleted(d []byte) (Body, bool) {
+	n, off, ok := mpack.ReadMapLen(d, 0)
+	if !ok {
+		return nil, false
+	}
+	c := new(CallCompleted)
+	var seen uint32
+	for range n {
+		var key []byte
+		if key, off, ok = mpack.ReadStr(d, off); !ok {
+			return nil, false
+		}
+		var bit uint32
+		switch string(key) {
+		case "n":
+			bit = 1 << 0
+			c.Name, off, ok = readString(d, off)
+		case "ix":
+			bit = 1 << 1
+			c.Index, off, ok = readInt(d, off)
+		case "a":
+			bit = 1 << 2
+			c.Arguments, off, ok = readBytes(d, off)
+		case "co":
+			bit = 1 << 3
+			c.Coerced, off, ok = readStrings(d, off)
+		case "rp":
+			bit = 1 << 4
+			c.Repaired, off, ok = readStrings(d, off)
+		case "do":
+			bit = 1 << 5
+			c.DependsOn, off, ok = readStrings(d, off)
+		case "o":
+			bit = 1 << 6
+			c.Order, off, ok = readInt(d, off)
+		case "pv":
+			bit = 1 << 7
+			off, ok = readProvenance(d, off, &c.From)
+		case "af":
+			bit = 1 << 8
+			c.After, off, ok = readStrings(d, off)
+		case "cr":
+			bit = 1 << 9
+			c.ClientRuns, off, ok = mpack.ReadBool(d, off)
+		case "bi":
+			bit = 1 << 10
+			c.Builtin, off, ok = mpack.ReadBool(d, off)
+		default:
+			return nil, false
+		}
+		if !ok || seen&bit != 0 {
+			return nil, false
+		}
+		seen |= bit
+	}
+	if off != len(d) {
+		return nil, false
+	}
+	return c, true
+}
+
+// readProvenance reads a Provenance map into p.
+func readProvenance(d []byte, off int, p *Provenance) (int, bool) {
+	n, off, ok := mpack.ReadMapLen(d, off)
+	if !ok {
+		return 0, false
+	}
+	var seen uint8
+	for range n {
+		var key []byte
+		if key, off, ok = mpack.ReadStr(d, off); !ok {
+			return 0, false
+		}
+		var bit uint8
+		switch string(key) {
+		case "fs":
+			bit = 1 << 0
+			p.FirstSeq, off, ok = mpack.ReadUint(d, off)
+		case "ls":
+			bit = 1 << 1
+			p.LastSeq, off, ok = mpack.ReadUint(d, off)
+		case "nd":
+			bit = 1 << 2
+			p.Deltas, off, ok = readInt(d, off)
+		case "nb":
+			bit = 1 << 3
+			p.Bytes, off, ok = readInt(d, off)
+		case "oa":
+			bit = 1 << 4
+			p.OpenedAt, off, ok = mpack.ReadInt(d, off)
+		default:
+			return 0, false
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+	}
+	return off, true
+}
+
+func readString(d []byte, off int) (string, int, bool) {
+	v, next, ok := mpack.ReadStr(d, off)
+	if !ok {
+		return "", 0, false
+	}
+	return string(v), next, true
+}
+
+func readInt(d []byte, off int) (int, int, bool) {
+	v, next, ok := mpack.ReadInt(d, off)
+	return int(v), next, ok
+}
+
+// readBytes reads a bin as msgpack's decoder does into a nil []byte: a
+// copy, empty but not nil for an empty bin; nil for a nil.
+func readBytes(d []byte, off int) ([]byte, int, bool) {
+	if off < len(d) && d[off] == 0xc0 {
+		return nil, off + 1, true
+	}
+	v, next, ok := mpack.ReadBin(d, off)
+	if !ok {
+		return nil, 0, false
+	}
+	return append(make([]byte, 0, len(v)), v...), next, true
+}
+
+// readStrings reads an array of str as msgpack's decoder does into a nil
+// []string: empty but not nil for an empty array; nil for a nil.
+func readStrings(d []byte, off int) ([]string, int, bool) {
+	n, off, ok := mpack.ReadArrayLen(d, off)
+	if !ok {
+		return nil, 0, false
+	}
+	if n < 0 {
+		return nil, off, true
+	}
+	if n > len(d)-off { // every str takes a byte at least
+		return nil, 0, false
+	}
+	ss := make([]string, 0, n)
+	for range n {
+		var s string
+		if s, off, ok = readString(d, off); !ok {
+			return nil, 0, false
+		}
+		ss = append(ss, s)
+	}
+	return ss, off, true
+}
