@@ -410,6 +410,17 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "the value is at " + ix.Leaves[l].Ptr() + ", a field the claim may be about as well as " + ix.Leaves[best].Ptr()}
 		}
+		if w := cx.perWord(m); w != "" && !keyHasWord(&ix.Leaves[best], w) {
+			// "14 cents per word" beside total_cents: a rate is the value
+			// of a field per that word (rate_per_word_cents), not of best.
+			for _, l := range in {
+				if keyHasWord(&ix.Leaves[l], w) {
+					return supported(ix, "value matches", l)
+				}
+			}
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "the claim states a rate per " + w + "; " + ix.Leaves[best].Ptr() + " is none"}
+		}
 		if otherKind(&ix.Leaves[best], m) {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: ix.Leaves[best].Ptr() + " holds another kind of value than the claim's number"}
@@ -578,6 +589,41 @@ func (cx *claim) outOf(m *evidence.NumMention) bool {
 	}
 	before := strings.ToLower(strings.TrimRight(string(cx.orig[max(0, m.Start-12):m.Start]), " "))
 	return strings.HasSuffix(before, "out of") || strings.HasSuffix(before, "满分")
+}
+
+// perWord returns the word after "per" that follows m and its unit
+// ("14 cents per word", "5.25 minutes per km"), or "".
+func (cx *claim) perWord(m *evidence.NumMention) string {
+	if m.End < 0 || m.End >= len(cx.norm) {
+		return ""
+	}
+	rest := cx.norm[m.End:min(len(cx.norm), m.End+24)]
+	i := strings.Index(string(rest), " per ")
+	if i < 0 {
+		return ""
+	}
+	w := strings.FieldsFunc(string(rest)[i+5:], func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(w) == 0 {
+		return ""
+	}
+	return w[0]
+}
+
+// keyHasWord reports whether the key of lf's field is a rate's with word
+// w (stemmed) among others: rate_per_word_cents has word, pace_min_km has
+// km; pages, the count of w itself, is none.
+func keyHasWord(lf *evidence.Leaf, w string) bool {
+	sw := lang.Stem(w)
+	parts := lang.KeyParts(evidence.LastToken(lf.Ptr()))
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == w || lang.Stem(p) == sw {
+			return true
+		}
+	}
+	return false
 }
 
 // amountKeyWords are key words of a field that may hold a quantity of
