@@ -15,7 +15,7 @@ import (
 // hidden --scale) on real embedded servers and checks that the table has
 // every row and describes the machine. It asserts no timing.
 func TestBenchCommand(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	root := newRoot(&out, &errOut)
