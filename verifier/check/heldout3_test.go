@@ -28,9 +28,9 @@ var heldOut3Kinds = []struct{ kind, verdict string }{
 // figures docs/evaluation.md records so that one claim's verdict moving
 // does not fail the test; they are not a target to tune to.
 var heldOut3Floors = map[string][2]float64{
-	"all": {0.78, 0.52}, // blind first run 0.810, 0.548
-	"en":  {0.75, 0.60}, // 0.781, 0.625
-	"zh":  {0.85, 0.38}, // 0.900, 0.409
+	"all": {0.87, 0.57}, // blind first run 0.810, 0.548; after the fixes 0.902, 0.597
+	"en":  {0.86, 0.62}, // 0.781, 0.625; 0.897, 0.650
+	"zh":  {0.88, 0.47}, // 0.900, 0.409; 0.917, 0.500
 }
 
 // TestHeldOutSet3 checks testdata/heldout3, the third set written and
