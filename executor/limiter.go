@@ -14,11 +14,21 @@ import (
 // executor's in-flight inputs and hold the other tenants back. A tenant's
 // entry exists only while it has calls holding or waiting for a slot, so the
 // map is bounded by the calls in flight.
+//
+// An entry whose last call is done is kept on a free list (at most
+// freeSlotsMax) for the next tenant that needs one: under a steady load a
+// tenant's calls often all end before its next arrives, and a fresh entry
+// was two allocations per call (the entry and its channel). An entry on
+// the list has no holders or waiters, so its channel is empty.
 type limiter struct {
-	n  int
-	mu sync.Mutex // guards m
-	m  map[string]*tenantSlots
+	n    int
+	mu   sync.Mutex // guards m and free
+	m    map[string]*tenantSlots
+	free []*tenantSlots
 }
+
+// freeSlotsMax bounds the limiter's free list.
+const freeSlotsMax = 64
 
 type tenantSlots struct {
 	sem  chan struct{}
@@ -38,7 +48,12 @@ func (l *limiter) acquire(ctx context.Context, tenant string) (*slot, error) {
 	l.mu.Lock()
 	ts := l.m[tenant]
 	if ts == nil {
-		ts = &tenantSlots{sem: make(chan struct{}, l.n)}
+		if n := len(l.free); n > 0 {
+			ts, l.free[n-1] = l.free[n-1], nil
+			l.free = l.free[:n-1]
+		} else {
+			ts = &tenantSlots{sem: make(chan struct{}, l.n)}
+		}
 		l.m[tenant] = ts
 	}
 	if ts.refs >= l.n*(1+waitersPerSlot) {
@@ -77,6 +92,9 @@ func (l *limiter) unref(tenant string, ts *tenantSlots) {
 	l.mu.Lock()
 	if ts.refs--; ts.refs == 0 {
 		delete(l.m, tenant)
+		if len(l.free) < freeSlotsMax {
+			l.free = append(l.free, ts)
+		}
 	}
 	l.mu.Unlock()
 }

@@ -114,16 +114,23 @@ func (j *job) recordInLog(out *outcome) error {
 // whose input is at inputSeq and that names its tool name; first: only as
 // the first message of its subject.
 func outcomeMsg(out *outcome, inputSeq uint64, name string, first bool) *nats.Msg {
-	// The header's values share one array: one allocation, not four.
-	v := [4]string{out.ID, strconv.FormatUint(inputSeq, 10), name, "0"}
+	// The message and its header's values are one allocation, not five.
+	m := &outcomeMsgBuf{v: [4]string{out.ID, strconv.FormatUint(inputSeq, 10), name, "0"}}
 	h := make(nats.Header, 4)
-	h[jetstream.MsgIDHeader] = v[0:1:1]
-	h[headerInputSeq] = v[1:2:2]
-	h[headerCallName] = v[2:3:3]
+	h[jetstream.MsgIDHeader] = m.v[0:1:1]
+	h[headerInputSeq] = m.v[1:2:2]
+	h[headerCallName] = m.v[2:3:3]
 	if first {
-		h[jetstream.ExpectedLastSubjSeqHeader] = v[3:4:4]
+		h[jetstream.ExpectedLastSubjSeqHeader] = m.v[3:4:4]
 	}
-	return &nats.Msg{Subject: out.Subject, Data: out.Data, Header: h}
+	m.msg = nats.Msg{Subject: out.Subject, Data: out.Data, Header: h}
+	return &m.msg
+}
+
+// outcomeMsgBuf is an outcome's message with its header's values.
+type outcomeMsgBuf struct {
+	msg nats.Msg
+	v   [4]string
 }
 
 // settleLogged acknowledges the carrier of a call whose outcome is in the
