@@ -27,8 +27,10 @@ const matchWeight = 0.3
 
 // matched ranks by words and by meaning, after the hard filters: each
 // record's own score is the lexical score over the best lexical one plus
-// matchWeight times the match score (times quality), times 1+timeWeight
-// for a record that says a time when the query asks when (recall_time.go);
+// matchWeight times the match score (times quality), plus the sentence
+// vectors' standing (addSentences; each record's cosine read with the
+// turn before it: readWithTheTurnBefore), times 1+timeWeight for a
+// record that says a time when the query asks when (recall_time.go);
 // then a record about the query takes context from the source said just
 // before it (withContext). It reads every active record of the user (the
 // value index: at most Config.QuotaPerUser), each loaded and filtered as
@@ -59,6 +61,7 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	// every record the caller may see, its own score: words and meaning
 	var all []Hit
 	var cos, qual []float64 // by hit; cos NaN: the record has no vector of the query's model
+	var xs [][]float32      // by hit: its vector, or nil
 	match := rc.q.Matcher.Prepare(rc.q.Text)
 	when := timeWeight > 0 && asksWhen(rc.q.Text)
 	if err := rc.eachActive(func(v *Record) {
@@ -71,14 +74,16 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 			own += l / maxLex
 		}
 		c := math.NaN()
+		var xv []float32
 		if x, ok := vecs[v.ID]; ok && x.Version == v.Version {
-			c = cosine(rc.q.Vector, x.Vector)
+			c, xv = cosine(rc.q.Vector, x.Vector), x.Vector
 		}
 		all = append(all, Hit{Record: rc.e.display(v, rc.now), Score: own})
-		cos, qual = append(cos, c), append(qual, q)
+		cos, qual, xs = append(cos, c), append(qual, q), append(xs, xv)
 	}); err != nil {
 		return Result{}, err
 	}
+	readWithTheTurnBefore(rc.q.Vector, all, cos, xs)
 	addSentences(all, cos, qual)
 	if when {
 		for i := range all {
@@ -226,5 +231,38 @@ func withContext(hits []Hit) {
 				hits[i].Score += ctxWeight * prev.best
 			}
 		}
+	}
+}
+
+// readWithTheTurnBefore raises each hit's cosine with the query q to
+// that of its vector plus the vector of the hit said just before it
+// (another source, within ctxGap), when that is higher: a turn is read
+// with the one it answers ("Five years already!" after "How long have
+// you been married?"), as a sentence encoder reads two sentences
+// together about as the sum of their vectors. cos and xs are by hit.
+func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float32) {
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		x, y := &hits[order[a]].Record, &hits[order[b]].Record
+		if x.ObservedAt != y.ObservedAt {
+			return x.ObservedAt < y.ObservedAt
+		}
+		return x.ID < y.ID
+	})
+	var sum []float32
+	for k := 1; k < len(order); k++ {
+		i, j := order[k], order[k-1]
+		a, b := &hits[i].Record, &hits[j].Record
+		if xs[i] == nil || xs[j] == nil || source(a) == source(b) || a.ObservedAt-b.ObservedAt > int64(ctxGap) {
+			continue
+		}
+		sum = append(sum[:0], xs[i]...)
+		for d, v := range xs[j] {
+			sum[d] += v
+		}
+		cos[i] = max(cos[i], cosine(q, sum))
 	}
 }
