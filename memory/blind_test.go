@@ -16,7 +16,15 @@ const blindFloor = 54 // the blind first run was 41
 // and per kind (go test ./memory -run TestBlindScenarios -v names every
 // failed check).
 func TestBlindScenarios(t *testing.T) {
-	scenarios := loadHeldout(t, "heldout/blind.jsonl")
+	scoreBlindSet(t, "blind", "heldout/blind.jsonl", blindFloor)
+}
+
+// scoreBlindSet scores one sealed scenario set against its floor: written as
+// the service writes messages, every failed check logged, the figures per
+// language and kind, scenarios per kind and language and per language.
+func scoreBlindSet(t *testing.T, name, path string, floor int) {
+	t.Helper()
+	scenarios := loadHeldout(t, path)
 	sc := runHeldout(t, NewEngine(Config{}, nil), scenarios, true)
 	failed := map[string]bool{}
 	for _, f := range sc.failures {
@@ -29,18 +37,20 @@ func TestBlindScenarios(t *testing.T) {
 	}
 	passed := map[string][2]int{}
 	for _, s := range scenarios {
-		p := passed[s.kind+" "+s.lang]
-		p[1]++
-		if !failed[s.name] {
-			p[0]++
+		for _, k := range []string{s.kind + " " + s.lang, s.lang} {
+			p := passed[k]
+			p[1]++
+			if !failed[s.name] {
+				p[0]++
+			}
+			passed[k] = p
 		}
-		passed[s.kind+" "+s.lang] = p
 	}
-	t.Logf("blind: scenarios %d/%d, checks %d/%d (%s)", sc.scenariosPassed, sc.scenarios, sc.checksPassed, sc.checks,
+	t.Logf("%s: scenarios %d/%d, checks %d/%d (%s)", name, sc.scenariosPassed, sc.scenarios, sc.checksPassed, sc.checks,
 		perKey(sc.byLang))
-	t.Logf("blind by kind, checks: %s", perKey(sc.byKind))
-	t.Logf("blind by kind, scenarios: %s", perKey(passed))
-	if sc.checksPassed < blindFloor {
-		t.Errorf("blind score %d checks fell below the floor %d", sc.checksPassed, blindFloor)
+	t.Logf("%s by kind, checks: %s", name, perKey(sc.byKind))
+	t.Logf("%s by kind and language, scenarios: %s", name, perKey(passed))
+	if sc.checksPassed < floor {
+		t.Errorf("%s score %d checks fell below the floor %d", name, sc.checksPassed, floor)
 	}
 }
