@@ -30,7 +30,12 @@
 //     takes the slot of the ban in force it means, found by the meaning of
 //     the two things (lift_meaning.go: "coffee" lifts a ban on caffeine),
 //     and supersedes it there; the shipped word vectors are fixed, so
-//     replay equals live.
+//     replay equals live. A lift near a ban in meaning ends it only when
+//     the language data (data/things.txt) shows the lift's thing to be the
+//     ban's, a kind of it or a thing it is a kind of: siblings ("dogs"
+//     after a cat allergy, "peanuts" after tree nuts) never end a ban; a
+//     lift matched by meaning alone leaves the ban in force and is kept
+//     needs_confirmation.
 //   - A constraint said without an end ("these days", 最近) is open-ended:
 //     once the tenant's review time (Config.ReviewAfter, default 30 days)
 //     has passed since it was last said, reads show it needs_confirmation. Statements that

@@ -29,8 +29,14 @@ import (
 // that ends none: the nearest ban must reach liftRelatedMin and stand
 // liftMarginMin above the next. Word vectors do not tell a kind from a
 // sibling (cat and dog are nearer, 0.87, than caffeine and coffee, 0.51),
-// so a sibling said "again" after a ban of its sibling, with no nearer
-// ban, is read as lifting it: TestALiftInOtherWordsEndsItsBan says which.
+// so nearness alone ends nothing: the language data (data/things.txt,
+// lift_kinds.go) must show the lift's thing to be the ban's, a kind of it,
+// or a thing it is a kind of or held in (cheese, dairy; coffee, caffeine).
+// Siblings of one kind (dog and cat, peanut and almond) never lift each
+// other, even when one's words hold the other's (almond milk, milk). A
+// lift matched by meaning without that relation leaves the ban in force
+// and is kept needs_confirmation in its own slot, so recall returns it
+// among conflicts and the user can be asked (TestASiblingLiftNeverEndsItsBan).
 //
 // Deterministic: the table is shipped and fixed, so replay equals live.
 
@@ -104,6 +110,18 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 		}
 	}
 	if best == nil || first < liftRelatedMin || first-second < liftMarginMin {
+		return nil, nil
+	}
+	if kindRelated(n.Subject, n.Attribute, best.Subject, best.Attribute) {
+		return best, nil
+	}
+	if first < 1 || knownThing(thingKeys(n.Subject, n.Attribute)) && knownThing(thingKeys(best.Subject, best.Attribute)) {
+		// Near in meaning (or one's words holding the other's) but not shown
+		// to be the ban's thing or a kind of it: a sibling ("dogs" after
+		// "cats", "almond milk" after "milk") must not end a safety
+		// constraint. The ban stays; the lift is kept as a statement that
+		// needs the user's confirmation.
+		n.Status = StatusNeedsConfirmation
 		return nil, nil
 	}
 	return best, nil

@@ -30,6 +30,8 @@ func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
 			"I can run again.", -1, StatusActive},
 		{"Chinese: a word holding the ban's", []string{"我对芒果过敏。"},
 			"我又能吃芒果干了。", 0, StatusSuperseded},
+		{"a kind of the ban's thing", []string{"I'm avoiding dairy."},
+			"I can have cheese again.", 0, StatusSuperseded},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,5 +103,80 @@ func TestAFavouriteOfNoKnownKindTakesTheNearestKind(t *testing.T) {
 	far := applyMessage(t, e, s, "u1", "m4", "Honestly I prefer mornings.", at.Add(48*time.Hour))
 	if r := get(far[0]); r.Attribute != "general" || get(orchid[0]).Status != StatusActive || get(colour[0]).Status != StatusActive {
 		t.Errorf("a favourite near none: %s", r.String())
+	}
+}
+
+// A lift near a ban in meaning but not shown by the language data to be
+// the ban's thing or a kind of it never ends the ban: siblings of one kind
+// (dog and cat, peanut and almond, almond milk and milk, one medicine and
+// another) are near in word vectors and still different things, and
+// ending a safety constraint wrongly is the worst error memory can make.
+// The ban stays active; a lift the word vectors matched to it is kept as a
+// statement that needs confirmation, and recall shows it among conflicts.
+func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
+	at := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name, ban, lift string
+		unsure          bool // the lift needs confirmation (matched by meaning alone)
+	}{
+		{"dog after a cat allergy", "I'm allergic to cats.", "Dogs are fine again now.", true},
+		{"peanuts after tree nuts", "I'm allergic to tree nuts.", "I can eat peanuts again.", false},
+		{"almonds after peanuts", "I'm allergic to peanuts.", "I can eat almonds again.", true},
+		{"almond milk after milk", "I can't have milk.", "Almond milk is fine now.", true},
+		{"almond milk after dairy", "I can't have dairy.", "Almond milk is fine now.", false},
+		{"almond milk after lactose", "I'm lactose intolerant.", "Almond milk is fine now.", false},
+		{"another medicine after a drug allergy", "I'm allergic to penicillin.", "I can take amoxicillin again.", false},
+		{"aspirin after ibuprofen", "I'm allergic to ibuprofen.", "Aspirin is fine for me again.", false},
+		{"Chinese: a dog after a cat allergy", "我对猫过敏。", "跟狗待在一起也没事了。", false},
+		{"Chinese: almonds after peanuts", "我对花生过敏。", "我又能吃杏仁了。", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			b := applyMessage(t, e, s, "u1", "b1", c.ban, at)
+			if len(b) != 1 {
+				t.Fatalf("%q: records %v", c.ban, b)
+			}
+			if r, _ := e.Get(s.reader(), "acme", "u1", b[0]); r.Kind != KindConstraint || r.Polarity != Negative {
+				t.Fatalf("%q: not a ban: %s", c.ban, r.String())
+			}
+			l := applyMessage(t, e, s, "u1", "l1", c.lift, at.Add(24*time.Hour))
+			if len(l) != 1 {
+				t.Fatalf("%q: records %v", c.lift, l)
+			}
+			ban, _ := e.Get(s.reader(), "acme", "u1", b[0])
+			lift, _ := e.Get(s.reader(), "acme", "u1", l[0])
+			if ban.Status != StatusActive || ban.SupersededBy != "" || len(lift.Supersedes) != 0 {
+				t.Errorf("the sibling ended the ban: %s; the lift: %s", ban.String(), lift.String())
+			}
+			if lift.Kind != KindConstraint || lift.Polarity != Positive {
+				t.Errorf("not a lift: %s", lift.String())
+			}
+			if lift.Subject == ban.Subject && lift.Attribute == ban.Attribute {
+				t.Errorf("the lift took the ban's slot: %s", lift.String())
+			}
+			if want := map[bool]Status{true: StatusNeedsConfirmation, false: StatusActive}[c.unsure]; lift.Status != want {
+				t.Errorf("the lift is %s, want %s: %s", lift.Status, want, lift.String())
+			}
+			res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", K: KMax})
+			if err != nil {
+				t.Fatal(err)
+			}
+			where := func(hits []Hit, id string) bool {
+				for _, h := range hits {
+					if h.Record.ID == id {
+						return true
+					}
+				}
+				return false
+			}
+			if !where(res.Records, ban.ID) || where(res.Conflicts, ban.ID) {
+				t.Errorf("recall does not hold the ban in force: records %v, conflicts %v", res.Records, res.Conflicts)
+			}
+			if c.unsure && (!where(res.Conflicts, lift.ID) || where(res.Records, lift.ID)) {
+				t.Errorf("recall does not show the lift as needing confirmation: records %v, conflicts %v", res.Records, res.Conflicts)
+			}
+		})
 	}
 }
