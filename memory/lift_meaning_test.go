@@ -122,6 +122,7 @@ func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
 		{"dog after a cat allergy", "I'm allergic to cats.", "Dogs are fine again now.", true},
 		{"peanuts after tree nuts", "I'm allergic to tree nuts.", "I can eat peanuts again.", false},
 		{"almonds after peanuts", "I'm allergic to peanuts.", "I can eat almonds again.", true},
+		{"peanuts after shellfish", "I'm allergic to shellfish.", "I can eat peanuts again.", false},
 		{"almond milk after milk", "I can't have milk.", "Almond milk is fine now.", true},
 		{"almond milk after dairy", "I can't have dairy.", "Almond milk is fine now.", false},
 		{"almond milk after lactose", "I'm lactose intolerant.", "Almond milk is fine now.", false},
@@ -178,5 +179,37 @@ func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
 				t.Errorf("recall does not show the lift as needing confirmation: records %v, conflicts %v", res.Records, res.Conflicts)
 			}
 		})
+	}
+}
+
+// The language data relates a thing to its kinds either way and through
+// kinds of kinds (almond, tree nut, nut), an activity by its object and a
+// plural by its singular; siblings and things it does not know are not
+// related.
+func TestKindRelatedFollowsTheData(t *testing.T) {
+	cases := []struct {
+		liftSubject, lift, banSubject, ban string
+		want                               bool
+	}{
+		{"food", "nuts", "general", "almond", true},
+		{"general", "almond", "food", "nuts", true},
+		{"activity", "climb steps", "activity", "stairs", true},
+		{"food", "cheese", "food", "lactose", true},
+		{"drink", "coffee", "general", "caffeine", true},
+		{"food", "citrus", "food", "grapefruit", true},
+		{"food", "花生", "food", "坚果", true},
+		{"food", "peanut", "food", "almond", false},
+		{"food", "peanut", "food", "tree nut", false},
+		{"general", "dogs", "general", "cat", false},
+		{"drink", "almond milk", "food", "milk", false},
+		{"drink", "almond milk", "food", "dairy", false},
+		{"general", "amoxicillin", "general", "penicillin", false},
+		{"general", "狗", "general", "猫", false},
+		{"food", "unicorn meat", "food", "dairy", false},
+	}
+	for _, c := range cases {
+		if got := kindRelated(c.liftSubject, c.lift, c.banSubject, c.ban); got != c.want {
+			t.Errorf("kindRelated(%s/%s, %s/%s) = %v, want %v", c.liftSubject, c.lift, c.banSubject, c.ban, got, c.want)
+		}
 	}
 }
