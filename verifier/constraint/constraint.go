@@ -44,6 +44,8 @@ type Checker struct {
 	actionNames, thingNames []string // the groups' names, sorted: lookups never depend on map order
 	negEN, negZH            []string
 	overEN, overZH          []string
+	leftOutAfter            []string // data/words.txt [left_out_after]
+	clauseMarks             []string // data/words.txt [clause]: marks, and words with a space either side
 	budget                  []string
 }
 
@@ -103,6 +105,15 @@ func parse(data []byte) (*Checker, error) {
 			}
 		case "budget":
 			c.budget = append(c.budget, words...)
+		case "left_out_after":
+			c.leftOutAfter = append(c.leftOutAfter, words...)
+		case "clause":
+			for _, w := range words {
+				if name == "words" {
+					w = " " + w + " "
+				}
+				c.clauseMarks = append(c.clauseMarks, w)
+			}
 		default:
 			return nil, fmt.Errorf("line %d: no known section", n)
 		}
@@ -354,18 +365,23 @@ func (c *Checker) cappedThing(attr string) []string {
 // one after it, says it is over the cap (an option turned down for its
 // price).
 func (c *Checker) saysOver(lower string, at int) bool {
-	from, to := clause(lower, at)
+	from, to := c.clause(lower, at)
 	if to < len(lower) {
-		_, to = clause(lower, min(to+1, len(lower)-1)) // and the clause after it: "190 euros, over your budget"
+		_, to = c.clause(lower, min(to+1, len(lower)-1)) // and the clause after it: "190 euros, over your budget"
 	}
-	cl := lower[from:to]
-	for _, w := range c.overEN {
-		if len(find(cl, w)) > 0 {
+	return says(lower[from:to], c.overEN, c.overZH)
+}
+
+// says reports whether text holds a word of en (a whole word, as find
+// reads it) or of zh (anywhere).
+func says(text string, en, zh []string) bool {
+	for _, w := range en {
+		if len(find(text, w)) > 0 {
 			return true
 		}
 	}
-	for _, w := range c.overZH {
-		if strings.Contains(cl, w) {
+	for _, w := range zh {
+		if strings.Contains(text, w) {
 			return true
 		}
 	}
@@ -376,22 +392,13 @@ func (c *Checker) saysOver(lower string, at int) bool {
 // (of n bytes) leaves it out, or what follows it does ("shellfish-free",
 // "a shellfish allergy", 对海鲜过敏).
 func (c *Checker) negated(lower string, at, n int) bool {
-	from, _ := clause(lower, at)
-	before := lower[from:at]
-	for _, w := range c.negEN {
-		if len(find(before, w)) > 0 {
-			return true
-		}
+	from, to := c.clause(lower, at)
+	if says(lower[from:at], c.negEN, c.negZH) {
+		return true
 	}
-	for _, w := range c.negZH {
-		if strings.Contains(before, w) {
-			return true
-		}
-	}
-	_, to := clause(lower, at)
 	after := strings.TrimLeft(lower[min(at+n, to):to], "s")
 	after = strings.TrimLeft(after, " -")
-	for _, w := range []string{"free", "allerg", "intoleran", "过敏", "除外", "不耐受"} {
+	for _, w := range c.leftOutAfter {
 		if strings.HasPrefix(after, w) || hasCJK(w) && strings.Contains(after, w) {
 			return true
 		}
@@ -401,11 +408,10 @@ func (c *Checker) negated(lower string, at, n int) bool {
 
 // clause returns the bytes of the clause around at: from the last clause
 // mark before it to the next after it (, ; : — and their CJK forms, and
-// the words but, so, because, since, while).
-func clause(lower string, at int) (int, int) {
-	marks := []string{",", ";", ":", "—", "，", "；", "：", "、", " but ", " so ", " because ", " while ", " whereas ", "但是", "但", "所以", "因为"}
+// the words but, so, because, while: data/words.txt [clause]).
+func (c *Checker) clause(lower string, at int) (int, int) {
 	from, to := 0, len(lower)
-	for _, m := range marks {
+	for _, m := range c.clauseMarks {
 		if i := strings.LastIndex(lower[:at], m); i >= 0 && i+len(m) > from {
 			from = i + len(m)
 		}
