@@ -234,12 +234,14 @@ func withContext(hits []Hit) {
 	}
 }
 
-// readWithTheTurnBefore raises each hit's cosine with the query q to
-// that of its vector plus the vector of the hit said just before it
-// (another source, within ctxGap), when that is higher: a turn is read
-// with the one it answers ("Five years already!" after "How long have
-// you been married?"), as a sentence encoder reads two sentences
-// together about as the sum of their vectors. cos and xs are by hit.
+// readWithTheTurnBefore raises the cosines with the query q of each two
+// records said one after the other (of two messages, within ctxGap) to
+// that of the sum of their vectors, each where that is higher: a turn is
+// read with the one it answers ("Five years already!" after "How long
+// have you been married?") and the one it answers with its reply, as a
+// sentence encoder reads two sentences together about as the sum of
+// their vectors. cos and xs are by hit; a hit without a vector (cos
+// NaN) is left alone.
 func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float32) {
 	order := make([]int, len(hits))
 	for i := range order {
@@ -253,6 +255,7 @@ func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float3
 		return x.ID < y.ID
 	})
 	var sum []float32
+	orig := append([]float64(nil), cos...)
 	for k := 1; k < len(order); k++ {
 		i, j := order[k], order[k-1]
 		a, b := &hits[i].Record, &hits[j].Record
@@ -263,6 +266,8 @@ func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float3
 		for d, v := range xs[j] {
 			sum[d] += v
 		}
-		cos[i] = max(cos[i], cosine(q, sum))
+		c := cosine(q, sum)
+		cos[i] = max(cos[i], c)
+		cos[j] = max(cos[j], c, orig[j])
 	}
 }
