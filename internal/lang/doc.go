@@ -17,7 +17,9 @@
 // UnitRefs. To add words to a table (a domain, a language) add lines:
 // no Go changes. Numbers: ParseNumber reads digits, English number words
 // ("twenty-one", "three hundred and five") and Chinese numerals (三千五百);
-// ParseZhNumber reads a numeral inside a text. Units: Unit, UnitWord and
+// ParseZhNumber reads a numeral inside a text; Ordinal reads an English
+// ordinal (fourth, twenty-first, 4th) and ZhOrdinal a Chinese one (第四,
+// 第3, 三号), from numbers.txt's [ordinal words] and [ordinal marks]. Units: Unit, UnitWord and
 // MinorUnit (amount_cents is in hundredths). Words: Normalize and NormRune
 // (the folded form text is compared in, rune count kept), KeyParts (a JSON
 // key's words), Stem (the crude English lemma). Sentences cuts text into

@@ -46,3 +46,30 @@ func TestStemAndNormalize(t *testing.T) {
 		t.Error("TruncStem")
 	}
 }
+
+// TestOrdinals: English ordinals as words, compounds and 4th; Chinese
+// 第 before a numeral and 号 after one, read from numbers.txt.
+func TestOrdinals(t *testing.T) {
+	d := Default()
+	for w, want := range map[string]float64{"first": 1, "Fourth": 4, "twenty-first": 21, "4th": 4, "2nd": 2, "23rd": 23, "twelfth": 12} {
+		if v, ok := d.Ordinal(w); !ok || v != want {
+			t.Errorf("Ordinal(%q) = %v, %v; want %v", w, v, ok, want)
+		}
+	}
+	for _, w := range []string{"four", "4", "th", "fourths-x", "twenty-twelfth", "nd"} {
+		if v, ok := d.Ordinal(w); ok {
+			t.Errorf("Ordinal(%q) = %v, want none", w, v)
+		}
+	}
+	for s, want := range map[string][2]float64{"第四周": {4, 2}, "第3批": {3, 2}, "第二十名": {20, 3}, "三号仓": {3, 2}, "12号楼": {12, 3}} {
+		v, end, ok := d.ZhOrdinal([]rune(s), 0)
+		if !ok || v != want[0] || float64(end) != want[1] {
+			t.Errorf("ZhOrdinal(%q) = %v, %d, %v; want %v", s, v, end, ok, want)
+		}
+	}
+	for _, s := range []string{"四周", "第周", "号", "三个"} {
+		if v, _, ok := d.ZhOrdinal([]rune(s), 0); ok {
+			t.Errorf("ZhOrdinal(%q) = %v, want none", s, v)
+		}
+	}
+}

@@ -275,7 +275,7 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if m.Free && !cx.freeApplies() {
 		return fact{}
 	}
-	if cx.own && len(cx.Spans) == 1 && cx.Names[0] == "" && cx.Spans[0] == [2]int{m.Start, m.End} {
+	if cx.own && len(cx.Spans) == 1 && cx.Names[0] == "" && cx.Spans[0][0] >= 0 && m.Start >= cx.Spans[0][0] && m.End <= cx.Spans[0][1] {
 		return fact{} // the number that labels the claim's row (rowByLabel) is its name, no value
 	}
 	concepts := cx.numberConcepts(m)

@@ -30,6 +30,13 @@ func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
 		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{span}
+	} else if row, span, pick := rowByOrdinal(ix, rd); pick != ordinalNone {
+		sc.scoped, sc.own = true, true
+		sc.nodes = []int32{row}
+		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{span}
+		if pick == ordinalMissed {
+			sc.nodes, sc.Groups[0] = []int32{}, []int32{} // a row the evidence does not single out: nothing in scope
+		}
 	} else if row, name, ok := rowByValue(ix, rd); ok && (prev == nil || !prev.scope.scoped) {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
