@@ -6,7 +6,11 @@ import "testing"
 // pass. The set was written and committed before memory ran on it; its
 // first run is recorded in docs/evaluation.md. A change may raise the
 // floor, never lower it silently.
-const blind3Floor = 62 // the blind first run was 41
+// 61, not 62: en-caffeine-lift wants "I can finally have coffee again" to
+// end "I'm staying off caffeine"; coffee holds caffeine, a narrower thing,
+// so the ban now stays (TestANarrowerLiftLeavesTheBroaderBan), a check
+// given up for safety.
+const blind3Floor = 61 // the blind first run was 41
 
 // TestBlind3Scenarios scores heldout/blind3.jsonl as TestBlindScenarios
 // scores blind.jsonl: written as the service writes messages, figures

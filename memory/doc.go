@@ -28,11 +28,18 @@
 //     over it), and once "I can eat spicy food again" lifts it the
 //     preference is current as it was. A lift whose own slot holds no ban
 //     takes the slot of the ban in force it means, found by the meaning of
-//     the two things (lift_meaning.go: "coffee" lifts a ban on caffeine),
-//     and supersedes it there; the shipped word vectors are fixed, so
-//     replay equals live. A lift near a ban in meaning ends it only when
-//     the language data (data/things.txt) shows the lift's thing to be the
-//     ban's, a kind of it or a thing it is a kind of: siblings ("dogs"
+//     the two things (lift_meaning.go: "climbing steps" lifts a ban on
+//     stairs), and supersedes it there; the shipped word vectors are
+//     fixed, so replay equals live. A lift near a ban in meaning ends it
+//     only when the language data (data/things.txt) shows the lift's thing
+//     to be the ban's, a synonym of it (steps, stairs) or broader than it
+//     (the ban's thing a kind of the lift's: "citrus" ends a grapefruit
+//     ban). A narrower lift (its thing a kind of the ban's or a thing
+//     holding it: "cheese" after "no dairy", "coffee" after "no caffeine")
+//     never ends the broader ban, nor does a lift of a thing the ban's
+//     holds ("caffeine" after "no coffee"): the ban stays in force, marked
+//     nowhere as lifted, and the lift is an active permission in its own
+//     slot. Siblings ("dogs"
 //     after a cat allergy, "peanuts" after tree nuts) never end a ban; a
 //     lift matched by meaning alone leaves the ban in force and is kept
 //     needs_confirmation.

@@ -11,7 +11,7 @@ import (
 
 // A lift says what the user may have or do again ("I can finally have
 // coffee again", 跟猫待在一起也没事了); it lifts the ban of its own slot. Said in
-// other words than the ban ("coffee" after "I'm staying off caffeine",
+// other words than the ban ("caffeine" after "I'm staying off coffee",
 // "citrus is no problem" after "keep away from grapefruit", "climbing
 // steps" after "I can't do stairs"), its slot holds no ban, and without
 // more it would stand beside the ban it means. liftedBan finds that ban by
@@ -30,13 +30,21 @@ import (
 // liftMarginMin above the next. Word vectors do not tell a kind from a
 // sibling (cat and dog are nearer, 0.87, than caffeine and coffee, 0.51),
 // so nearness alone ends nothing: the language data (data/things.txt,
-// lift_kinds.go) must show the lift's thing to be the ban's, a kind of it,
-// or a thing it is a kind of or held in (cheese, dairy; coffee, caffeine).
-// Siblings of one kind (dog and cat, peanut and almond) never lift each
-// other, even when one's words hold the other's (almond milk, milk). A
-// lift matched by meaning without that relation leaves the ban in force
-// and is kept needs_confirmation in its own slot, so recall returns it
-// among conflicts and the user can be asked (TestASiblingLiftNeverEndsItsBan).
+// lift_kinds.go) must show the lift's thing to be the ban's, a synonym of
+// it (steps, stairs), or broader than it (citrus after grapefruit: the
+// ban's thing a kind of the lift's). A narrower lift, its thing a kind of
+// the ban's or a thing holding it (cheese after dairy, shrimp after
+// shellfish, coffee after caffeine), is a permission the user stated for
+// that thing only: the ban stays in force, and the lift is kept active in
+// its own slot (TestANarrowerLiftLeavesTheBroaderBan). So is a lift of a
+// thing the ban's holds (caffeine after coffee, lactose after cheese: the
+// data's [holds] apart from its kinds), as the holder may be banned for
+// more than what it holds. Siblings of one kind (dog and
+// cat, peanut and almond) never lift each other, even when one's words
+// hold the other's (almond milk, milk). A lift matched by meaning without
+// any relation leaves the ban in force and is kept needs_confirmation in
+// its own slot, so recall returns it among conflicts and the user can be
+// asked (TestASiblingLiftNeverEndsItsBan).
 //
 // Deterministic: the table is shipped and fixed, so replay equals live.
 
@@ -112,8 +120,17 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 	if best == nil || first < liftRelatedMin || first-second < liftMarginMin {
 		return nil, nil
 	}
-	if kindRelated(n.Subject, n.Attribute, best.Subject, best.Attribute) {
+	switch relateThings(n.Subject, n.Attribute, best.Subject, best.Attribute) {
+	case thingSame, thingBroader:
 		return best, nil
+	case thingNarrower, thingHeld:
+		// A kind of the ban's thing, or a thing holding it ("cheese" after
+		// "no dairy", "coffee" after "no caffeine"): a narrower permission
+		// the user stated. It leaves the ban in force, milk and cream still
+		// banned, and stands active in its own slot. So does a thing the
+		// ban's holds ("caffeine" after "no coffee"): the holder may be
+		// banned for more than what it holds.
+		return nil, nil
 	}
 	if first < 1 || knownThing(thingKeys(n.Subject, n.Attribute)) && knownThing(thingKeys(best.Subject, best.Attribute)) {
 		// Near in meaning (or one's words holding the other's) but not shown

@@ -18,8 +18,8 @@ func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
 		lifted      int // index of the ban the lift ends; -1 for none
 		liftedState Status
 	}{
-		{"coffee for caffeine", []string{"I'm allergic to peanuts.", "I'm staying off caffeine for now."},
-			"I can finally have coffee again.", 1, StatusSuperseded},
+		{"seafood for shrimp (a kind of a kind)", []string{"I'm allergic to peanuts.", "I'm allergic to shrimp."},
+			"Seafood is fine for me again.", 1, StatusSuperseded},
 		{"climbing steps for stairs", []string{"I can't do stairs since the operation."},
 			"I'm fine climbing steps again.", 0, StatusSuperseded},
 		{"citrus for grapefruit", []string{"I have to keep away from grapefruit.", "I'm avoiding alcohol."},
@@ -30,8 +30,10 @@ func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
 			"I can run again.", -1, StatusActive},
 		{"Chinese: a word holding the ban's", []string{"我对芒果过敏。"},
 			"我又能吃芒果干了。", 0, StatusSuperseded},
-		{"a kind of the ban's thing", []string{"I'm avoiding dairy."},
-			"I can have cheese again.", 0, StatusSuperseded},
+		{"the broader kind of the ban's thing", []string{"I'm avoiding cheese."},
+			"I can have dairy again.", 0, StatusSuperseded},
+		{"shellfish after shrimp", []string{"I'm allergic to shrimp."},
+			"Shellfish is fine for me again.", 0, StatusSuperseded},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -182,34 +184,117 @@ func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
 	}
 }
 
-// The language data relates a thing to its kinds either way and through
-// kinds of kinds (almond, tree nut, nut), an activity by its object and a
-// plural by its singular; siblings and things it does not know are not
-// related.
-func TestKindRelatedFollowsTheData(t *testing.T) {
-	cases := []struct {
-		liftSubject, lift, banSubject, ban string
-		want                               bool
-	}{
-		{"food", "nuts", "general", "almond", true},
-		{"general", "almond", "food", "nuts", true},
-		{"activity", "climb steps", "activity", "stairs", true},
-		{"food", "cheese", "food", "lactose", true},
-		{"drink", "coffee", "general", "caffeine", true},
-		{"food", "citrus", "food", "grapefruit", true},
-		{"food", "花生", "food", "坚果", true},
-		{"food", "peanut", "food", "almond", false},
-		{"food", "peanut", "food", "tree nut", false},
-		{"general", "dogs", "general", "cat", false},
-		{"drink", "almond milk", "food", "milk", false},
-		{"drink", "almond milk", "food", "dairy", false},
-		{"general", "amoxicillin", "general", "penicillin", false},
-		{"general", "狗", "general", "猫", false},
-		{"food", "unicorn meat", "food", "dairy", false},
+// A lift narrower than its ban (its thing a kind of the ban's, or a thing
+// that holds it) never ends the ban: "cheese is fine again" after "I can't
+// have dairy" says nothing of milk or cream. The ban stays active, in
+// force in recall and nowhere marked lifted; the lift is the narrower
+// permission the user stated, active in its own slot. Coffee after a caffeine ban (coffee holds caffeine) is narrower too, and
+// a lift of what the ban's thing holds (caffeine after coffee) ends
+// nothing either: the holder may be banned for more than what it holds.
+func TestANarrowerLiftLeavesTheBroaderBan(t *testing.T) {
+	at := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+	cases := []struct{ name, ban, lift string }{
+		{"cheese after dairy", "I can't have dairy.", "Cheese is fine again."},
+		{"cheese after avoiding dairy", "I'm avoiding dairy.", "I can have cheese again."},
+		{"shrimp after shellfish", "I'm allergic to shellfish.", "I can eat shrimp again."},
+		{"almonds after nuts", "I'm allergic to nuts.", "I can eat almonds again."},
+		{"coffee after caffeine", "I'm staying off caffeine for now.", "I can finally have coffee again."},
+		{"Chinese: cheese after dairy", "我不能吃乳制品。", "我又能吃奶酪了。"},
+		{"caffeine after coffee (what it holds)", "I'm staying off coffee for now.", "I can finally have caffeine again."},
+		{"lactose after cheese (what it holds)", "I'm avoiding cheese.", "Lactose is fine for me again."},
 	}
 	for _, c := range cases {
-		if got := kindRelated(c.liftSubject, c.lift, c.banSubject, c.ban); got != c.want {
-			t.Errorf("kindRelated(%s/%s, %s/%s) = %v, want %v", c.liftSubject, c.lift, c.banSubject, c.ban, got, c.want)
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			b := applyMessage(t, e, s, "u1", "b1", c.ban, at)
+			if len(b) != 1 {
+				t.Fatalf("%q: records %v", c.ban, b)
+			}
+			if r, _ := e.Get(s.reader(), "acme", "u1", b[0]); r.Kind != KindConstraint || r.Polarity != Negative {
+				t.Fatalf("%q: not a ban: %s", c.ban, r.String())
+			}
+			l := applyMessage(t, e, s, "u1", "l1", c.lift, at.Add(24*time.Hour))
+			if len(l) != 1 {
+				t.Fatalf("%q: records %v", c.lift, l)
+			}
+			ban, _ := e.Get(s.reader(), "acme", "u1", b[0])
+			lift, _ := e.Get(s.reader(), "acme", "u1", l[0])
+			if ban.Status != StatusActive || ban.SupersededBy != "" || len(ban.Supersedes) != 0 || len(lift.Supersedes) != 0 {
+				t.Errorf("the narrower lift ended the ban: %s; the lift: %s", ban.String(), lift.String())
+			}
+			if lift.Kind != KindConstraint || lift.Polarity != Positive || lift.Status != StatusActive {
+				t.Errorf("not an active lift: %s", lift.String())
+			}
+			if lift.Subject == ban.Subject && lift.Attribute == ban.Attribute {
+				t.Errorf("the lift took the ban's slot: %s", lift.String())
+			}
+			res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", K: KMax})
+			if err != nil {
+				t.Fatal(err)
+			}
+			where := func(hits []Hit, id string) bool {
+				for _, h := range hits {
+					if h.Record.ID == id {
+						return true
+					}
+				}
+				return false
+			}
+			if !where(res.Records, ban.ID) || where(res.Conflicts, ban.ID) {
+				t.Errorf("recall does not hold the ban in force: records %v, conflicts %v", res.Records, res.Conflicts)
+			}
+			if !where(res.Records, lift.ID) {
+				t.Errorf("recall does not return the narrower permission: records %v, conflicts %v", res.Records, res.Conflicts)
+			}
+		})
+	}
+}
+
+// The language data says how a lift's thing stands to a ban's: the same
+// thing (or a synonym: steps and stairs), broader (the ban's thing a kind
+// of it, through kinds of kinds: nuts and almond), narrower (a kind of the
+// ban's thing, or a thing holding it: cheese and lactose, coffee and
+// caffeine), held (a thing the ban's holds: caffeine and coffee), or
+// unrelated (siblings, things the data does not know).
+func TestThingRelationFollowsTheData(t *testing.T) {
+	cases := []struct {
+		liftSubject, lift, banSubject, ban string
+		want                               thingRelation
+	}{
+		{"food", "nuts", "general", "almond", thingBroader},
+		{"general", "almond", "food", "nuts", thingNarrower},
+		{"activity", "climb steps", "activity", "stairs", thingSame},
+		{"activity", "stairs", "activity", "climb steps", thingSame},
+		{"general", "staircase", "activity", "stairs", thingSame},
+		{"food", "dairy", "food", "dairy", thingSame},
+		{"food", "cheese", "food", "lactose", thingNarrower},
+		{"food", "cheese", "food", "dairy", thingNarrower},
+		{"food", "dairy", "food", "cheese", thingBroader},
+		{"drink", "coffee", "general", "caffeine", thingNarrower},
+		{"general", "caffeine", "drink", "coffee", thingHeld},
+		{"food", "lactose", "food", "cheese", thingHeld},
+		{"food", "dairy", "food", "milk", thingBroader},
+		{"food", "milk", "food", "lactose", thingNarrower},
+		{"food", "citrus", "food", "grapefruit", thingBroader},
+		{"food", "grapefruit", "food", "citrus", thingNarrower},
+		{"food", "shrimp", "food", "shellfish", thingNarrower},
+		{"food", "shrimp", "food", "seafood", thingNarrower},
+		{"food", "花生", "food", "坚果", thingNarrower},
+		{"food", "坚果", "food", "花生", thingBroader},
+		{"food", "奶酪", "food", "乳制品", thingNarrower},
+		{"food", "peanut", "food", "almond", thingUnrelated},
+		{"food", "peanut", "food", "tree nut", thingUnrelated},
+		{"general", "dogs", "general", "cat", thingUnrelated},
+		{"drink", "almond milk", "food", "milk", thingUnrelated},
+		{"drink", "almond milk", "food", "dairy", thingUnrelated},
+		{"general", "amoxicillin", "general", "penicillin", thingUnrelated},
+		{"general", "狗", "general", "猫", thingUnrelated},
+		{"food", "unicorn meat", "food", "dairy", thingUnrelated},
+	}
+	for _, c := range cases {
+		if got := relateThings(c.liftSubject, c.lift, c.banSubject, c.ban); got != c.want {
+			t.Errorf("relateThings(%s/%s, %s/%s) = %v, want %v", c.liftSubject, c.lift, c.banSubject, c.ban, got, c.want)
 		}
 	}
 }
