@@ -39,6 +39,7 @@ type Data struct {
 	numbers map[string]map[string]float64
 	refs    map[string]map[string]*Unit
 	zh      zhNumerals
+	ord     ordinalMarks
 	digest  [sha256.Size]byte // of every file read (Digest)
 }
 
@@ -200,6 +201,7 @@ func Load(fsys fs.FS) (*Data, error) {
 		}
 	}
 	d.zh = d.makeZhNumerals()
+	d.ord = d.makeOrdinalMarks()
 	sum.Sum(d.digest[:0])
 	return d, nil
 }

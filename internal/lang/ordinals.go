@@ -5,6 +5,24 @@ import (
 	"strings"
 )
 
+// ordinalMarks are numbers.txt's [ordinal marks], read once at load:
+// ordinals are looked for at every rune of a claim.
+type ordinalMarks struct {
+	suffixes      []string
+	before, after [][]rune
+}
+
+func (d *Data) makeOrdinalMarks() ordinalMarks {
+	o := ordinalMarks{suffixes: d.Words("ordinal marks", "suffix")}
+	for _, m := range d.Words("ordinal marks", "before") {
+		o.before = append(o.before, []rune(m))
+	}
+	for _, m := range d.Words("ordinal marks", "after") {
+		o.after = append(o.after, []rune(m))
+	}
+	return o
+}
+
 // Ordinal reads one English ordinal written as a word: "fourth",
 // "twenty-first", or digits with their suffix ("4th", "2nd", "23rd"),
 // from numbers.txt's [ordinal words] and [ordinal marks]. It returns
@@ -14,7 +32,7 @@ func (d *Data) Ordinal(w string) (float64, bool) {
 	if v, ok := d.numbers["ordinal words"][w]; ok {
 		return v, true
 	}
-	for _, suf := range d.Words("ordinal marks", "suffix") {
+	for _, suf := range d.ord.suffixes {
 		if n, ok := strings.CutSuffix(w, suf); ok && n != "" && IsAllDigits(n) {
 			v, err := strconv.ParseFloat(n, 64)
 			return v, err == nil && v > 0
@@ -42,8 +60,8 @@ func (d *Data) ZhOrdinal(r []rune, i int) (float64, int, bool) {
 	if i >= len(r) {
 		return 0, i, false
 	}
-	for _, m := range d.Words("ordinal marks", "before") {
-		if mr := []rune(m); hasRunesAt(r, i, mr) {
+	for _, mr := range d.ord.before {
+		if hasRunesAt(r, i, mr) {
 			if v, end, ok := d.numeralAt(r, i+len(mr)); ok {
 				return v, end, true
 			}
@@ -53,8 +71,8 @@ func (d *Data) ZhOrdinal(r []rune, i int) (float64, int, bool) {
 	if !ok {
 		return 0, i, false
 	}
-	for _, m := range d.Words("ordinal marks", "after") {
-		if mr := []rune(m); hasRunesAt(r, end, mr) {
+	for _, mr := range d.ord.after {
+		if hasRunesAt(r, end, mr) {
 			return v, end + len(mr), true
 		}
 	}

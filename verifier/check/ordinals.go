@@ -79,6 +79,20 @@ func (rd *reading) ordinals() []ordinalMention {
 			}
 			j := asciiWordEnd(r, i)
 			v, ok := evidence.LangData.Ordinal(string(r[i:j]))
+			if h := strings.IndexByte(string(r[i:j]), '-'); !ok && h > 0 {
+				// "fourth-quarter orders", "4th-quarter": the noun after the hyphen.
+				if v, ok = evidence.LangData.Ordinal(string(r[i : i+h])); ok {
+					tail := string(r[i+h+1 : j])
+					if k := strings.IndexByte(tail, '-'); k >= 0 {
+						tail = tail[:k]
+					}
+					if n := rowNoun(tail); n != "" && tail != "" {
+						out = append(out, ordinalMention{v, n, [2]int{i, i + h}})
+					}
+					i = j
+					continue
+				}
+			}
 			if !ok {
 				if v2, end, ok2 := evidence.LangData.ZhOrdinal(r, i); ok2 {
 					if n := cjkRowNounAt(r, end); n != "" {

@@ -44,6 +44,8 @@ func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 		{batches, "The sixth batch weighs 65 kg.", events.VerdictUnsupported},
 		{quarters, "Third quarter orders were 620.", events.VerdictSupported},
 		{quarters, "第4季度的订单有740个。", events.VerdictSupported},
+		{quarters, "Fourth-quarter orders were 740.", events.VerdictSupported},
+		{quarters, "4th-quarter orders were 620.", events.VerdictContradicted},
 		{quarters, "The fourth quarter's orders were 530.", events.VerdictContradicted},
 		{stores, "三号仓的库存是275件。", events.VerdictSupported},
 		{stores, "三号仓的库存是198件。", events.VerdictContradicted},
