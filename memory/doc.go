@@ -35,8 +35,9 @@
 //     to be the ban's, a synonym of it (steps, stairs) or broader than it
 //     (the ban's thing a kind of the lift's: "citrus" ends a grapefruit
 //     ban). A narrower lift (its thing a kind of the ban's or a thing
-//     holding it: "cheese" after "no dairy", "coffee" after "no caffeine")
-//     never ends the broader ban, nor does a lift of a thing the ban's
+//     holding it: "cheese" after "no dairy", "coffee" after "no caffeine";
+//     or, where the data knows neither, its name holding the ban's and
+//     more: 芒果干 after 芒果) never ends the broader ban, nor does a lift of a thing the ban's
 //     holds ("caffeine" after "no coffee"): the ban stays in force, marked
 //     nowhere as lifted, and the lift is an active permission in its own
 //     slot. Siblings ("dogs"

@@ -36,7 +36,9 @@ import (
 // the ban's or a thing holding it (cheese after dairy, shrimp after
 // shellfish, coffee after caffeine), is a permission the user stated for
 // that thing only: the ban stays in force, and the lift is kept active in
-// its own slot (TestANarrowerLiftLeavesTheBroaderBan). So is a lift of a
+// its own slot (TestANarrowerLiftLeavesTheBroaderBan). So is a lift whose
+// object the data does not know but whose name holds the ban's and more
+// (芒果干 after 芒果, "dried mango" after "mango"; holdsMore), and a lift of a
 // thing the ban's holds (caffeine after coffee, lactose after cheese: the
 // data's [holds] apart from its kinds), as the holder may be banned for
 // more than what it holds. Siblings of one kind (dog and
@@ -141,7 +143,37 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 		n.Status = StatusNeedsConfirmation
 		return nil, nil
 	}
+	if holdsMore(n, best) {
+		return nil, nil
+	}
 	return best, nil
+}
+
+// holdsMore reports whether the lift's object holds all of the ban's and
+// more (芒果干 after 芒果, "dried mango" after "mango"): a thing the data
+// does not know, named as a kind of the ban's, is narrower than it, and a
+// narrower lift leaves the ban in force. An activity's verb is left out
+// ("climb stairs" holds "stairs" and no more).
+func holdsMore(lift, ban *Record) bool {
+	l, b := thingObject(lift), thingObject(ban)
+	if l == b {
+		return false
+	}
+	if hasHan(l) || hasHan(b) {
+		return strings.Contains(l, b)
+	}
+	lw, bw := strings.Fields(l), strings.Fields(b)
+	return len(lw) > len(bw) && containsWords(lw, bw)
+}
+
+// thingObject is a record's object in lower case, an activity's without
+// its verb.
+func thingObject(r *Record) string {
+	a := strings.ToLower(strings.TrimSpace(r.Attribute))
+	if ws := strings.Fields(a); r.Subject == "activity" && len(ws) > 1 {
+		return strings.Join(ws[1:], " ")
+	}
+	return a
 }
 
 // favoriteKind returns the kind of favourite n means when its own is not

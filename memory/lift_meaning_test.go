@@ -28,8 +28,10 @@ func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
 			"Red-eye flights are fine again now.", 0, StatusSuperseded},
 		{"a lift of nothing banned", []string{"I'm allergic to peanuts.", "I'm avoiding alcohol."},
 			"I can run again.", -1, StatusActive},
-		{"Chinese: a word holding the ban's", []string{"我对芒果过敏。"},
-			"我又能吃芒果干了。", 0, StatusSuperseded},
+		{"Chinese: a word held in the ban's", []string{"我对芒果干过敏。"},
+			"我又能吃芒果了。", 0, StatusSuperseded},
+		{"words held in the ban's", []string{"I can't eat dried mango."},
+			"Mango is fine for me again.", 0, StatusSuperseded},
 		{"the broader kind of the ban's thing", []string{"I'm avoiding cheese."},
 			"I can have dairy again.", 0, StatusSuperseded},
 		{"shellfish after shrimp", []string{"I'm allergic to shrimp."},
@@ -185,7 +187,8 @@ func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
 }
 
 // A lift narrower than its ban (its thing a kind of the ban's, or a thing
-// that holds it) never ends the ban: "cheese is fine again" after "I can't
+// that holds it, by the data or by its name holding the ban's and more:
+// 芒果干 after 芒果) never ends the ban: "cheese is fine again" after "I can't
 // have dairy" says nothing of milk or cream. The ban stays active, in
 // force in recall and nowhere marked lifted; the lift is the narrower
 // permission the user stated, active in its own slot. Coffee after a caffeine ban (coffee holds caffeine) is narrower too, and
@@ -200,6 +203,8 @@ func TestANarrowerLiftLeavesTheBroaderBan(t *testing.T) {
 		{"almonds after nuts", "I'm allergic to nuts.", "I can eat almonds again."},
 		{"coffee after caffeine", "I'm staying off caffeine for now.", "I can finally have coffee again."},
 		{"Chinese: cheese after dairy", "我不能吃乳制品。", "我又能吃奶酪了。"},
+		{"Chinese: a word holding the ban's", "我对芒果过敏。", "我又能吃芒果干了。"},
+		{"words holding the ban's", "I'm allergic to mango.", "I can eat dried mango again."},
 		{"caffeine after coffee (what it holds)", "I'm staying off coffee for now.", "I can finally have caffeine again."},
 		{"lactose after cheese (what it holds)", "I'm avoiding cheese.", "Lactose is fine for me again."},
 	}
