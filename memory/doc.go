@@ -37,12 +37,12 @@
 //     ban). A narrower lift (its thing a kind of the ban's or a thing
 //     holding it: "cheese" after "no dairy", "coffee" after "no caffeine";
 //     or, where the data knows neither, its name holding the ban's and
-//     more: 芒果干 after 芒果) never ends the broader ban, nor does a lift of a thing the ban's
-//     holds ("caffeine" after "no coffee"): the ban stays in force, marked
-//     nowhere as lifted, and the lift is an active permission in its own
-//     slot. Siblings ("dogs"
-//     after a cat allergy, "peanuts" after tree nuts) never end a ban; a
-//     lift matched by meaning alone leaves the ban in force and is kept
+//     more: 芒果干 after 芒果) never ends the broader ban, nor does a
+//     lift of a thing the ban's holds ("caffeine" after "no coffee"): the
+//     ban stays in force, marked nowhere as lifted, and the lift is an
+//     active permission in its own slot. Siblings ("dogs" after a cat
+//     allergy, "peanuts" after tree nuts) never end a ban; a lift matched
+//     by meaning alone leaves the ban in force and is kept
 //     needs_confirmation.
 //   - A constraint said without an end ("these days", 最近) is open-ended:
 //     once the tenant's review time (Config.ReviewAfter, default 30 days)
