@@ -14,7 +14,8 @@ import (
 // number and the array is named by the noun, the row at that position. A
 // claim right about that row is supported, one wrong about it is
 // contradicted; an ordinal that names no row leaves the claim unbound:
-// unsupported, never contradicted.
+// unsupported, never contradicted. An ordinal that is a row's value
+// ("first class") names that row as a subject, not the first position.
 func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	c := NewChecker(CheckerConfig{})
@@ -25,6 +26,8 @@ func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 	quarters := `{"quarters": [{"quarter": 1, "orders": 410}, {"quarter": 2, "orders": 530}, {"quarter": 3, "orders": 620}, {"quarter": 4, "orders": 740}]}`
 	stores := `{"warehouses": [{"warehouse": 1, "stock": 310}, {"warehouse": 3, "stock": 275}, {"warehouse": 4, "stock": 198}]}`
 	ranks := `{"ranking": [{"rank": 1, "team": "Lions", "points": 30}, {"rank": 2, "team": "Bears", "points": 27}, {"rank": 3, "team": "Owls", "points": 22}, {"rank": 4, "team": "Hawks", "points": 19}]}`
+	// "first" is a row's value here, not its position.
+	classes := `{"classes": [{"class": "economy", "price_usd": 420}, {"class": "business", "price_usd": 1300}, {"class": "first", "price_usd": 2900}]}`
 	for _, tc := range []struct {
 		result, claim string
 		want          events.Verdict
@@ -53,6 +56,8 @@ func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 		{ranks, "第四名得了19分。", events.VerdictSupported},
 		{ranks, "The team in fourth place has 27 points.", events.VerdictContradicted},
 		{ranks, "第九名得了19分。", events.VerdictUnsupported},
+		{classes, "First class costs $2,900.", events.VerdictSupported},
+		{classes, "The second class costs $1,300.", events.VerdictSupported},
 	} {
 		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
 			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
