@@ -137,21 +137,7 @@ func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			b := applyMessage(t, e, s, "u1", "b1", c.ban, at)
-			if len(b) != 1 {
-				t.Fatalf("%q: records %v", c.ban, b)
-			}
-			if r, _ := e.Get(s.reader(), "acme", "u1", b[0]); r.Kind != KindConstraint || r.Polarity != Negative {
-				t.Fatalf("%q: not a ban: %s", c.ban, r.String())
-			}
-			l := applyMessage(t, e, s, "u1", "l1", c.lift, at.Add(24*time.Hour))
-			if len(l) != 1 {
-				t.Fatalf("%q: records %v", c.lift, l)
-			}
-			ban, _ := e.Get(s.reader(), "acme", "u1", b[0])
-			lift, _ := e.Get(s.reader(), "acme", "u1", l[0])
+			e, s, ban, lift := banThenLift(t, c.ban, c.lift, at)
 			if ban.Status != StatusActive || ban.SupersededBy != "" || len(lift.Supersedes) != 0 {
 				t.Errorf("the sibling ended the ban: %s; the lift: %s", ban.String(), lift.String())
 			}
@@ -168,18 +154,10 @@ func TestASiblingLiftNeverEndsItsBan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			where := func(hits []Hit, id string) bool {
-				for _, h := range hits {
-					if h.Record.ID == id {
-						return true
-					}
-				}
-				return false
-			}
-			if !where(res.Records, ban.ID) || where(res.Conflicts, ban.ID) {
+			if !hitsHold(res.Records, ban.ID) || hitsHold(res.Conflicts, ban.ID) {
 				t.Errorf("recall does not hold the ban in force: records %v, conflicts %v", res.Records, res.Conflicts)
 			}
-			if c.unsure && (!where(res.Conflicts, lift.ID) || where(res.Records, lift.ID)) {
+			if c.unsure && (!hitsHold(res.Conflicts, lift.ID) || hitsHold(res.Records, lift.ID)) {
 				t.Errorf("recall does not show the lift as needing confirmation: records %v, conflicts %v", res.Records, res.Conflicts)
 			}
 		})
@@ -210,21 +188,7 @@ func TestANarrowerLiftLeavesTheBroaderBan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			b := applyMessage(t, e, s, "u1", "b1", c.ban, at)
-			if len(b) != 1 {
-				t.Fatalf("%q: records %v", c.ban, b)
-			}
-			if r, _ := e.Get(s.reader(), "acme", "u1", b[0]); r.Kind != KindConstraint || r.Polarity != Negative {
-				t.Fatalf("%q: not a ban: %s", c.ban, r.String())
-			}
-			l := applyMessage(t, e, s, "u1", "l1", c.lift, at.Add(24*time.Hour))
-			if len(l) != 1 {
-				t.Fatalf("%q: records %v", c.lift, l)
-			}
-			ban, _ := e.Get(s.reader(), "acme", "u1", b[0])
-			lift, _ := e.Get(s.reader(), "acme", "u1", l[0])
+			e, s, ban, lift := banThenLift(t, c.ban, c.lift, at)
 			if ban.Status != StatusActive || ban.SupersededBy != "" || len(ban.Supersedes) != 0 || len(lift.Supersedes) != 0 {
 				t.Errorf("the narrower lift ended the ban: %s; the lift: %s", ban.String(), lift.String())
 			}
@@ -238,18 +202,10 @@ func TestANarrowerLiftLeavesTheBroaderBan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			where := func(hits []Hit, id string) bool {
-				for _, h := range hits {
-					if h.Record.ID == id {
-						return true
-					}
-				}
-				return false
-			}
-			if !where(res.Records, ban.ID) || where(res.Conflicts, ban.ID) {
+			if !hitsHold(res.Records, ban.ID) || hitsHold(res.Conflicts, ban.ID) {
 				t.Errorf("recall does not hold the ban in force: records %v, conflicts %v", res.Records, res.Conflicts)
 			}
-			if !where(res.Records, lift.ID) {
+			if !hitsHold(res.Records, lift.ID) {
 				t.Errorf("recall does not return the narrower permission: records %v, conflicts %v", res.Records, res.Conflicts)
 			}
 		})
@@ -302,4 +258,37 @@ func TestThingRelationFollowsTheData(t *testing.T) {
 			t.Errorf("relateThings(%s/%s, %s/%s) = %v, want %v", c.liftSubject, c.lift, c.banSubject, c.ban, got, c.want)
 		}
 	}
+}
+
+// banThenLift writes the ban, then a day later the lift, as the service
+// writes messages (one record each), and returns both records as they stand
+// after the lift.
+func banThenLift(t *testing.T, banText, liftText string, at time.Time) (*Engine, *pebbleStore, Record, Record) {
+	t.Helper()
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	b := applyMessage(t, e, s, "u1", "b1", banText, at)
+	if len(b) != 1 {
+		t.Fatalf("%q: records %v", banText, b)
+	}
+	if r, _ := e.Get(s.reader(), "acme", "u1", b[0]); r.Kind != KindConstraint || r.Polarity != Negative {
+		t.Fatalf("%q: not a ban: %s", banText, r.String())
+	}
+	l := applyMessage(t, e, s, "u1", "l1", liftText, at.Add(24*time.Hour))
+	if len(l) != 1 {
+		t.Fatalf("%q: records %v", liftText, l)
+	}
+	ban, _ := e.Get(s.reader(), "acme", "u1", b[0])
+	lift, _ := e.Get(s.reader(), "acme", "u1", l[0])
+	return e, s, ban, lift
+}
+
+// hitsHold reports whether hits hold the record id.
+func hitsHold(hits []Hit, id string) bool {
+	for _, h := range hits {
+		if h.Record.ID == id {
+			return true
+		}
+	}
+	return false
 }
