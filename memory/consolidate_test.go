@@ -5,10 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/projector"
 )
 
 // TestServiceConsolidatesEpisodes: through the memory service on a real
@@ -21,30 +17,8 @@ import (
 func TestServiceConsolidatesEpisodes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b := bustest.Start(t)
-	e := NewEngine(Config{}, nil)
-	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, NewProjection(e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, rcancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(rctx) }()
-	t.Cleanup(func() {
-		rcancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		r.Close()
-	})
-	s := &Service{Engine: e, Runner: r,
-		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
-			ack, err := b.PublishSealed(ctx, subj, ev, scope)
-			if err != nil {
-				return 0, err
-			}
-			return ack.Sequence, nil
-		}}
+	s := serve(ctx, t, &Service{})
+	e, r := s.Engine, s.Runner
 	say := func(tenant, id, text string) {
 		t.Helper()
 		if _, err := s.message(ctx, &Op{Tenant: tenant, User: "u1", ID: id, Text: text}); err != nil {

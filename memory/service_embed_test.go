@@ -5,11 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/embed/embedtest"
-	"github.com/toolstream/toolstream/projector"
 )
 
 // TestServiceEmbedsWritesAndQueries runs the memory service on a real
@@ -21,35 +18,13 @@ import (
 func TestServiceEmbedsWritesAndQueries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b := bustest.Start(t)
-	e := NewEngine(Config{}, nil)
-	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, NewProjection(e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, rcancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(rctx) }()
-	t.Cleanup(func() {
-		rcancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		r.Close()
-	})
 	srv := embedtest.Start(t, "key")
 	emb, err := embed.NewHTTP(embed.Config{URL: srv.URL, Model: "ngrams", APIKey: "key"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{Engine: e, Runner: r, Embedder: emb,
-		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
-			ack, err := b.PublishSealed(ctx, subj, ev, scope)
-			if err != nil {
-				return 0, err
-			}
-			return ack.Sequence, nil
-		}}
+	s := serve(ctx, t, &Service{Embedder: emb})
+	r := s.Runner
 	out, err := s.message(ctx, &Op{Tenant: "acme", User: "u1", ID: "m1", Text: "We adopted a beagle and named him Biscuit.",
 		Time: "2025-04-01T09:00:00Z"})
 	if err != nil {

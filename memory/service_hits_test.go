@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/bus/bustest"
-	"github.com/toolstream/toolstream/projector"
 )
 
 // TestServiceRecordsRecallHits: recall hits are gathered by the service
@@ -16,30 +14,8 @@ import (
 func TestServiceRecordsRecallHits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b := bustest.Start(t)
-	e := NewEngine(Config{}, nil)
-	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, NewProjection(e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, rcancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(rctx) }()
-	t.Cleanup(func() {
-		rcancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		r.Close()
-	})
-	s := &Service{Engine: e, Runner: r, HitBatch: 3,
-		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
-			ack, err := b.PublishSealed(ctx, subj, ev, scope)
-			if err != nil {
-				return 0, err
-			}
-			return ack.Sequence, nil
-		}}
+	s := serve(ctx, t, &Service{HitBatch: 3})
+	e, r := s.Engine, s.Runner
 	n := 0
 	say := func(text string) { // a write waits for its own apply, so for every event before it
 		t.Helper()

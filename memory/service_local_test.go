@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/embed/local"
 	"github.com/toolstream/toolstream/projector"
@@ -47,30 +45,8 @@ func serveTenantsApart(t *testing.T, emb embed.Embedder, m Matcher) (*Engine, *p
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b := bustest.Start(t)
-	e := NewEngine(Config{}, nil)
-	r, err := projector.New(projector.Config{JS: b.JS, Keys: b.Keys, Dir: t.TempDir()}, NewProjection(e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, rcancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(rctx) }()
-	t.Cleanup(func() {
-		rcancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		r.Close()
-	})
-	s := &Service{Engine: e, Runner: r, Embedder: emb, Matcher: m,
-		Publish: func(ctx context.Context, subj string, ev *events.Event, scope string) (uint64, error) {
-			ack, err := b.PublishSealed(ctx, subj, ev, scope)
-			if err != nil {
-				return 0, err
-			}
-			return ack.Sequence, nil
-		}}
+	s := serve(ctx, t, &Service{Embedder: emb, Matcher: m})
+	e, r := s.Engine, s.Runner
 	for i, m := range []struct{ tenant, user, id, text string }{
 		{"acme", "u1", "acme-u1-car", "I drive a Subaru."},
 		{"acme", "u1", "acme-u1-sister", "My sister lives in Lisbon."},
