@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -316,18 +317,24 @@ func outputLine(l string) *regexp.Regexp {
 	return regexp.MustCompile(`^\s*` + strings.Join(parts, `.*`) + `\s*$`)
 }
 
-// cmdUpstream serves FILE, a recorded provider stream of JSON lines, as
-// an OpenAI-compatible upstream would stream it (each line an SSE data
+// cmdUpstream serves recorded provider streams of JSON lines, as an
+// OpenAI-compatible upstream would stream them (each line an SSE data
 // frame, then [DONE]) to a POST on /v1/chat/completions carrying the
-// key in $OPENAI_API_KEY, and sets $UPSTREAM to its URL. It stops with
-// the script.
+// key in $OPENAI_API_KEY: the first request gets the first FILE, the
+// second the second, and so on, the last FILE every request after. It
+// sets $UPSTREAM to its URL and stops with the script.
 //
-//	upstream FILE
+//	upstream FILE...
 func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: upstream FILE")
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: upstream FILE...")
 	}
-	rec := ts.ReadFile(args[0])
+	var recs []string
+	for _, a := range args {
+		recs = append(recs, ts.ReadFile(a))
+	}
+	var mu sync.Mutex
+	served := 0
 	key := ts.Getenv("OPENAI_API_KEY")
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+key {
@@ -335,6 +342,10 @@ func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
 			return
 		}
 		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		rec := recs[min(served, len(recs)-1)]
+		served++
+		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		sc := bufio.NewScanner(strings.NewReader(rec))
 		sc.Buffer(nil, 1<<20)
