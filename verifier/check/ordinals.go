@@ -1,6 +1,8 @@
 package check
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -19,7 +21,7 @@ const (
 	ordinalMissed                    // rows are named, but no one row is picked
 )
 
-// rowNouns maps each word of lexicon's [row nouns] to its line's name.
+// rowNouns maps each word of numbers.txt's [row nouns] to its line's name.
 var rowNouns = func() map[string]string {
 	m := map[string]string{}
 	for _, l := range evidence.LangData.Lines("row nouns") {
@@ -28,6 +30,31 @@ var rowNouns = func() map[string]string {
 		}
 	}
 	return m
+}()
+
+// cjkRowNoun is a Chinese word of [row nouns] and its line's name.
+type cjkRowNoun struct {
+	w, name string
+	r       []rune
+}
+
+// cjkRowNouns are rowNouns' Chinese words, longest first (then by word):
+// the first that starts at a rune is the longest there, and no two
+// differing words of one length both start at it.
+var cjkRowNouns = func() []cjkRowNoun {
+	var out []cjkRowNoun
+	for w, n := range rowNouns {
+		if r := []rune(w); len(r) > 0 && lang.IsCJK(r[0]) {
+			out = append(out, cjkRowNoun{w: w, name: n, r: r})
+		}
+	}
+	slices.SortFunc(out, func(a, b cjkRowNoun) int {
+		if c := cmp.Compare(len(b.r), len(a.r)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.w, b.w)
+	})
+	return out
 }()
 
 // rowNoun is the name a word counting rows goes by: its [row nouns]
@@ -50,8 +77,8 @@ func keyNamesNoun(key, n string) bool {
 			return true
 		}
 	}
-	for w, name := range rowNouns {
-		if name == n && lang.IsCJK([]rune(w)[0]) && strings.Contains(key, w) {
+	for _, c := range cjkRowNouns {
+		if c.name == n && strings.Contains(key, c.w) {
 			return true
 		}
 	}
@@ -94,10 +121,9 @@ func (rd *reading) ordinals() []ordinalMention {
 				}
 			}
 			if !ok {
-				if v2, end, ok2 := evidence.LangData.ZhOrdinal(r, i); ok2 {
-					if n := cjkRowNounAt(r, end); n != "" {
-						out = append(out, ordinalMention{v2, n, [2]int{i, end}})
-					}
+				// "3号仓": digits and a Chinese mark.
+				if om, ok := zhOrdinalAt(r, i); ok {
+					out = append(out, om)
 				}
 				i = j
 				continue
@@ -119,17 +145,26 @@ func (rd *reading) ordinals() []ordinalMention {
 				i++
 				continue
 			}
-			if v, end, ok := evidence.LangData.ZhOrdinal(r, i); ok {
-				if n := cjkRowNounAt(r, end); n != "" {
-					out = append(out, ordinalMention{v, n, [2]int{i, end}})
-					i = end
-					continue
-				}
+			if om, ok := zhOrdinalAt(r, i); ok {
+				out = append(out, om)
+				i = om.span[1]
+				continue
 			}
 		}
 		i++
 	}
 	return out
+}
+
+// zhOrdinalAt reads a Chinese ordinal at r[i] (第四, 三号, 3号) and the
+// row noun after it.
+func zhOrdinalAt(r []rune, i int) (ordinalMention, bool) {
+	v, end, ok := evidence.LangData.ZhOrdinal(r, i)
+	if !ok {
+		return ordinalMention{}, false
+	}
+	n := cjkRowNounAt(r, end)
+	return ordinalMention{v, n, [2]int{i, end}}, n != ""
 }
 
 func asciiWordEnd(r []rune, i int) int {
@@ -142,16 +177,12 @@ func asciiWordEnd(r []rune, i int) int {
 
 // cjkRowNounAt returns the name of the longest Chinese row noun at r[i].
 func cjkRowNounAt(r []rune, i int) string {
-	best, bestLen := "", 0
-	for w, n := range rowNouns {
-		wr := []rune(w)
-		if len(wr) > bestLen && lang.IsCJK(wr[0]) && i+len(wr) <= len(r) && string(r[i:i+len(wr)]) == w {
-			best, bestLen = n, len(wr)
-		} else if len(wr) == bestLen && best != "" && n < best && i+len(wr) <= len(r) && string(r[i:i+len(wr)]) == w {
-			best = n // the same word on two lines: the first name, not map order
+	for _, c := range cjkRowNouns {
+		if i+len(c.r) <= len(r) && slices.Equal(r[i:i+len(c.r)], c.r) {
+			return c.name
 		}
 	}
-	return best
+	return ""
 }
 
 // rowByOrdinal returns the row of an array a claim's ordinal picks: the
