@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -211,22 +213,27 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return nearestKind(score), nil
+}
+
+// nearestKind returns the kind of score's highest, or "" if it is below
+// liftRelatedMin or within liftMarginMin of another kind's (two kinds
+// tied are ambiguous, whatever their names). The kinds are taken in
+// sorted order, so the answer never hangs on the map's order.
+func nearestKind(score map[string]float64) string {
 	best, first, second := "", 0.0, 0.0
-	for k, s := range score {
-		switch {
-		case s > first || s == first && k < best:
-			if s > first {
-				second = first
-			}
-			best, first = k, s
+	for _, k := range slices.Sorted(maps.Keys(score)) {
+		switch s := score[k]; {
+		case s > first:
+			best, first, second = k, s, first
 		case s > second:
 			second = s
 		}
 	}
 	if best == "" || first < liftRelatedMin || first-second < liftMarginMin {
-		return "", nil
+		return ""
 	}
-	return best, nil
+	return best
 }
 
 // meaningSlot: requests and caps are lifted by their own verb and measure,

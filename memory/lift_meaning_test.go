@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"maps"
 	"testing"
 	"time"
 )
@@ -291,4 +292,32 @@ func hitsHold(hits []Hit, id string) bool {
 		}
 	}
 	return false
+}
+
+// TestTiedKindsTakeNoFavourite: a favourite of no known kind takes the
+// nearest kind only when one stands clear of the rest; two kinds tied
+// (related gives 1 to any value whose words hold another's: "apple"
+// beside "green apple" and "apple juice") are ambiguous and give none,
+// every time, whichever order the scores' map is read in. Each case is
+// built afresh a hundred times, as Go's map order differs from map to
+// map.
+func TestTiedKindsTakeNoFavourite(t *testing.T) {
+	for _, c := range []struct {
+		score map[string]float64
+		want  string
+	}{
+		{map[string]float64{"drink": 1, "fruit": 1}, ""},
+		{map[string]float64{"fruit": 1, "drink": 1, "flower": 0.2}, ""},
+		{map[string]float64{"fruit": 0.9, "drink": 0.5}, "fruit"},
+		{map[string]float64{"drink": 0.9, "fruit": 0.85}, ""},
+		{map[string]float64{"fruit": liftRelatedMin - 0.01}, ""},
+		{map[string]float64{}, ""},
+	} {
+		for range 100 {
+			score := maps.Clone(c.score)
+			if got := nearestKind(score); got != c.want {
+				t.Fatalf("nearestKind(%v) = %q, want %q", c.score, got, c.want)
+			}
+		}
+	}
 }
