@@ -255,7 +255,6 @@ func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float3
 		return x.ID < y.ID
 	})
 	var sum []float32
-	orig := append([]float64(nil), cos...)
 	for k := 1; k < len(order); k++ {
 		i, j := order[k], order[k-1]
 		a, b := &hits[i].Record, &hits[j].Record
@@ -268,6 +267,6 @@ func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float3
 		}
 		c := cosine(q, sum)
 		cos[i] = max(cos[i], c)
-		cos[j] = max(cos[j], c, orig[j])
+		cos[j] = max(cos[j], c)
 	}
 }
