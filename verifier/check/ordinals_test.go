@@ -2,7 +2,6 @@ package check
 
 import (
 	"testing"
-	"time"
 
 	"github.com/toolstream/toolstream/events"
 )
@@ -17,8 +16,6 @@ import (
 // unsupported, never contradicted. An ordinal that is a row's value
 // ("first class") names that row as a subject, not the first position.
 func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	c := NewChecker(CheckerConfig{})
 	// Weeks 3 to 6: week 4 is the second row, so a position would be wrong.
 	weeks := `{"weeks": [{"week": 3, "orders": 120}, {"week": 4, "orders": 88}, {"week": 5, "orders": 143}, {"week": 6, "orders": 101}]}`
 	// Batches carry no number: their position picks them.
@@ -28,10 +25,7 @@ func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 	ranks := `{"ranking": [{"rank": 1, "team": "Lions", "points": 30}, {"rank": 2, "team": "Bears", "points": 27}, {"rank": 3, "team": "Owls", "points": 22}, {"rank": 4, "team": "Hawks", "points": 19}]}`
 	// "first" is a row's value here, not its position.
 	classes := `{"classes": [{"class": "economy", "price_usd": 420}, {"class": "business", "price_usd": 1300}, {"class": "first", "price_usd": 2900}]}`
-	for _, tc := range []struct {
-		result, claim string
-		want          events.Verdict
-	}{
+	wantVerdicts(t, []verdictCase{
 		{weeks, "The fourth week had 88 orders.", events.VerdictSupported},
 		{weeks, "The fourth week had 143 orders.", events.VerdictContradicted},
 		{weeks, "The 4th week had 88 orders.", events.VerdictSupported},
@@ -58,9 +52,5 @@ func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 		{ranks, "第九名得了19分。", events.VerdictUnsupported},
 		{classes, "First class costs $2,900.", events.VerdictSupported},
 		{classes, "The second class costs $1,300.", events.VerdictSupported},
-	} {
-		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
-			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
-		}
-	}
+	})
 }
