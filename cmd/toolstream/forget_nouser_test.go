@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,37 +33,8 @@ func TestForgetWithoutAUser(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	tool := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"asked":%s,"status":"found"}`, body)
-	}))
-	defer tool.Close()
-	root := t.TempDir()
-	logDir, serveDir, cliDir := filepath.Join(root, "log"), filepath.Join(root, "serve"), filepath.Join(root, "cli")
-	admin := bustest.StartIn(t, logDir)
-	url := admin.ClientURL()
-	tools := filepath.Join(root, "tools.yaml")
-	if err := os.WriteFile(tools, []byte(fmt.Sprintf(`tools:
-  - name: lookup
-    side_effect: none
-    http: {url: %q}
-grants:
-  - tenant: acme
-    permissions: [lookup]
-  - tenant: globex
-    permissions: [lookup]
-`, tool.URL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sctx, stopServe := context.WithCancel(ctx)
-	defer stopServe()
-	var serveErr bytes.Buffer
-	serve := newRoot(&bytes.Buffer{}, &serveErr)
-	serve.SetArgs([]string{"serve", "--nats-url", url, "--data", serveDir, "--tools", tools, "--log-level", "warn",
-		"--creds", bustest.Creds(t, admin, bustest.Admin)})
-	done := make(chan error, 1)
-	go func() { done <- serve.ExecuteContext(sctx) }()
+	f := startForgetServe(t, ctx)
+	root, logDir, serveDir, cliDir, admin, url, serveErr := f.root, f.logDir, f.serveDir, f.cliDir, f.admin, f.url, f.serveErr
 
 	run := func(id auth.Identity, args ...string) (string, error) {
 		t.Helper()
@@ -177,10 +145,7 @@ grants:
 	if out := cli(op, "forget", "--tenant", "acme", "--no-user", "--confirm", "acme"); !strings.Contains(out, "0 data key(s) destroyed") {
 		t.Errorf("forget --no-user again: %s", out)
 	}
-	stopServe()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v\n%s", err, serveErr.String())
-	}
+	f.stop(t)
 	admin.Close()
 	for _, s := range []string{anonArgs, anonText} {
 		if files := filesWith(t, s, logDir, serveDir, cliDir); len(files) > 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/internal/logread"
@@ -77,39 +78,8 @@ func TestForgetErasesAUserFromEveryFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// The tool answers with what it was asked: the arguments come back in
-	// the result.
-	tool := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"asked":%s,"status":"found"}`, body)
-	}))
-	defer tool.Close()
-	root := t.TempDir()
-	logDir, serveDir, cliDir := filepath.Join(root, "log"), filepath.Join(root, "serve"), filepath.Join(root, "cli")
-	admin := bustest.StartIn(t, logDir)
-	url := admin.ClientURL()
-	tools := filepath.Join(root, "tools.yaml")
-	if err := os.WriteFile(tools, []byte(fmt.Sprintf(`tools:
-  - name: lookup
-    side_effect: none
-    http: {url: %q}
-grants:
-  - tenant: acme
-    permissions: [lookup]
-  - tenant: globex
-    permissions: [lookup]
-`, tool.URL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sctx, stopServe := context.WithCancel(ctx)
-	defer stopServe()
-	var serveErr bytes.Buffer
-	serve := newRoot(&bytes.Buffer{}, &serveErr)
-	serve.SetArgs([]string{"serve", "--nats-url", url, "--data", serveDir, "--tools", tools, "--log-level", "warn",
-		"--creds", bustest.Creds(t, admin, bustest.Admin)})
-	done := make(chan error, 1)
-	go func() { done <- serve.ExecuteContext(sctx) }()
+	f := startForgetServe(t, ctx)
+	root, logDir, serveDir, cliDir, admin, url, serveErr := f.root, f.logDir, f.serveDir, f.cliDir, f.admin, f.url, f.serveErr
 
 	cli := func(id auth.Identity, args ...string) string {
 		t.Helper()
@@ -225,10 +195,7 @@ grants:
 	if strings.Contains(dump, annText) || !strings.Contains(dump, bobText) {
 		t.Errorf("replay --until before the erasure:\n%s", dump)
 	}
-	stopServe()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v\n%s", err, serveErr.String())
-	}
+	f.stop(t)
 	admin.Close()
 	for _, s := range []string{annArgs, annText} {
 		if files := filesWith(t, s, logDir, serveDir, cliDir); len(files) > 0 { // everything Toolstream keeps
@@ -250,6 +217,67 @@ grants:
 	// anywhere, though nothing erased it.
 	if files := filesWith(t, gloArgs, logDir, serveDir, cliDir); len(files) > 0 {
 		t.Errorf("globex's arguments, sealed at the edge, are in the clear in %v", files)
+	}
+}
+
+// forgetServe is what the forget tests run against: a tool that answers
+// with what it was asked (the arguments come back in the result), a log
+// server with the real auth material in root/log, and serve (data in
+// root/serve) granting the tool to acme and globex; the CLI's data is
+// root/cli.
+type forgetServe struct {
+	root, logDir, serveDir, cliDir string
+	admin                          *bus.Bus
+	url                            string
+	serveErr                       *bytes.Buffer // serve's log, for failures
+	stopServe                      context.CancelFunc
+	done                           chan error
+}
+
+// startForgetServe starts the tool, the log and serve under ctx; the test
+// ends serve with stop (or, if it fails first, at cleanup).
+func startForgetServe(t *testing.T, ctx context.Context) *forgetServe {
+	t.Helper()
+	tool := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"asked":%s,"status":"found"}`, body)
+	}))
+	t.Cleanup(tool.Close)
+	root := t.TempDir()
+	f := &forgetServe{root: root, logDir: filepath.Join(root, "log"), serveDir: filepath.Join(root, "serve"),
+		cliDir: filepath.Join(root, "cli"), serveErr: &bytes.Buffer{}, done: make(chan error, 1)}
+	f.admin = bustest.StartIn(t, f.logDir)
+	f.url = f.admin.ClientURL()
+	tools := filepath.Join(root, "tools.yaml")
+	if err := os.WriteFile(tools, []byte(fmt.Sprintf(`tools:
+  - name: lookup
+    side_effect: none
+    http: {url: %q}
+grants:
+  - tenant: acme
+    permissions: [lookup]
+  - tenant: globex
+    permissions: [lookup]
+`, tool.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sctx, stopServe := context.WithCancel(ctx)
+	f.stopServe = stopServe
+	t.Cleanup(stopServe)
+	serve := newRoot(&bytes.Buffer{}, f.serveErr)
+	serve.SetArgs([]string{"serve", "--nats-url", f.url, "--data", f.serveDir, "--tools", tools, "--log-level", "warn",
+		"--creds", bustest.Creds(t, f.admin, bustest.Admin)})
+	go func() { f.done <- serve.ExecuteContext(sctx) }()
+	return f
+}
+
+// stop ends serve and fails the test if serve returned an error.
+func (f *forgetServe) stop(t *testing.T) {
+	t.Helper()
+	f.stopServe()
+	if err := <-f.done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, f.serveErr.String())
 	}
 }
 
