@@ -60,21 +60,13 @@ func TestGatewayRunChecksConstraintsUnderServe(t *testing.T) {
 		file := filepath.Join(scratch, fmt.Sprintf("a%d.jsonl", n))
 		return fakeup.Answer{File: file}, os.WriteFile(file, b.Bytes(), 0o600)
 	})
-	gwConfig := filepath.Join(dir, "gateway.yaml")
-	cfg := fmt.Sprintf("upstreams:\n  - name: openai\n    kind: openai\n    base_url: %s/v1\n    api_key: sk-up\nkeys:\n  - key_sha256: %s\n    tenant: acme\n    user: alice\n",
-		up.URL, gateway.HashKey("sk-alice"))
+	gwConfig := writeGatewayConfig(t, dir, up.URL, "sk-alice", "alice")
 	policy := filepath.Join(dir, "policy.yaml")
-	for file, data := range map[string]string{gwConfig: cfg, policy: "default: block\n"} {
-		if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gw := freeAddr(t)
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
-	if err != nil {
+	if err := os.WriteFile(policy, []byte("default: block\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	defer logf.Close()
+	gw := freeAddr(t)
+	logf := serveLog(t, dir)
 	srv := &runServe{t: t, bin: bin, log: logf, args: []string{"--data", filepath.Join(dir, "data"), "--listen", "127.0.0.1:-1",
 		"serve", "--gateway", gw, "--gateway-config", gwConfig, "--verify-policy", policy}}
 	srv.start()

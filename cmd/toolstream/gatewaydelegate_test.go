@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/fakeup"
-	"github.com/toolstream/toolstream/internal/gateway"
 )
 
 // chatAnswerFile writes one Chat stream answering text, or calling one
@@ -113,18 +112,9 @@ func TestGatewayDelegateSurvivesSIGKILLMidChild(t *testing.T) {
 		}
 		return fakeup.Answer{File: delegate}, nil
 	})
-	gwConfig := filepath.Join(dir, "gateway.yaml")
-	cfg := fmt.Sprintf("upstreams:\n  - name: openai\n    kind: openai\n    base_url: %s/v1\n    api_key: sk-up\nkeys:\n  - key_sha256: %s\n    tenant: acme\n",
-		up.URL, gateway.HashKey("sk-client"))
-	if err := os.WriteFile(gwConfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gwConfig := writeGatewayConfig(t, dir, up.URL, "sk-client", "")
 	gw := freeAddr(t)
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
+	logf := serveLog(t, dir)
 	data := filepath.Join(dir, "data")
 	srv = &runServe{t: t, bin: bin, log: logf, args: []string{"--data", data, "--listen", "127.0.0.1:-1",
 		"serve", "--tools", toolsFile, "--gateway", gw, "--gateway-config", gwConfig}}

@@ -217,18 +217,9 @@ func TestGatewayRunSurvivesSIGKILL(t *testing.T) {
 		}
 		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
 	})
-	gwConfig := filepath.Join(dir, "gateway.yaml")
-	cfg := fmt.Sprintf("upstreams:\n  - name: openai\n    kind: openai\n    base_url: %s/v1\n    api_key: sk-up\nkeys:\n  - key_sha256: %s\n    tenant: acme\n",
-		up.URL, gateway.HashKey("sk-client"))
-	if err := os.WriteFile(gwConfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gwConfig := writeGatewayConfig(t, dir, up.URL, "sk-client", "")
 	gw := freeAddr(t)
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
+	logf := serveLog(t, dir)
 	srv = &runServe{t: t, bin: bin, log: logf, args: []string{"--data", filepath.Join(dir, "data"), "--listen", "127.0.0.1:-1",
 		"serve", "--tools", toolsFile, "--gateway", gw, "--gateway-config", gwConfig}}
 	srv.start()
@@ -310,4 +301,34 @@ func TestGatewayRunSurvivesSIGKILL(t *testing.T) {
 	if srv.cmd.Process.Pid != pid {
 		t.Error("serve was restarted")
 	}
+}
+
+// writeGatewayConfig writes dir/gateway.yaml for the gateway tests under
+// serve: one OpenAI upstream at upURL (its key sk-up) and one client key
+// for tenant acme, and for user when it is not empty; it returns the
+// file's path.
+func writeGatewayConfig(t *testing.T, dir, upURL, key, user string) string {
+	t.Helper()
+	cfg := fmt.Sprintf("upstreams:\n  - name: openai\n    kind: openai\n    base_url: %s/v1\n    api_key: sk-up\nkeys:\n  - key_sha256: %s\n    tenant: acme\n",
+		upURL, gateway.HashKey(key))
+	if user != "" {
+		cfg += "    user: " + user + "\n"
+	}
+	file := filepath.Join(dir, "gateway.yaml")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// serveLog creates dir/serve.log for a runServe's output (read back when a
+// test fails), closed when the test ends.
+func serveLog(t *testing.T, dir string) *os.File {
+	t.Helper()
+	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logf.Close() })
+	return logf
 }
