@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/stack"
 )
 
@@ -26,7 +25,7 @@ func BenchmarkPlain(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(stack.OneShotGOGC))
 	b.SetBytes(int64(len(input)))
 	for b.Loop() {
-		if err := plainOnce(context.Background(), b.TempDir(), input, log); err != nil {
+		if _, err := plainOnce(context.Background(), b.TempDir(), input, log); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -61,7 +60,10 @@ func BenchmarkOneShotCPU(b *testing.B) {
 			_, _, err := oneShot(ctx, filepath.Join(b.TempDir(), "oneshot"), input, log)
 			return err
 		}
-		runPlain := func() error { return plainOnce(ctx, b.TempDir(), input, log) }
+		runPlain := func() error {
+			_, err := plainOnce(ctx, b.TempDir(), input, log)
+			return err
+		}
 		var t, p float64
 		if i%2 == 0 {
 			t, p = cpu(runTS), cpu(runPlain)
@@ -79,20 +81,4 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// plainOnce runs the plain program as the one-shot row does: its own
-// server, closed as toolstream assemble closes its scratch server.
-func plainOnce(ctx context.Context, dir string, input []byte, log *slog.Logger) error {
-	bs, err := bus.Open(ctx, bus.Config{DataDir: filepath.Join(dir, "plain"), Listen: "127.0.0.1:-1", Logger: log, Name: "bench-plain"})
-	if err != nil {
-		return err
-	}
-	if _, err := plainRun(ctx, bs, [][]byte{input}); err != nil {
-		bs.Close()
-		return err
-	}
-	bs.Conn.Close()
-	bs.Close()
-	return nil
 }

@@ -88,21 +88,11 @@ func OneShot(ctx context.Context, dir string, input []byte, log *slog.Logger, ru
 			res.OneShot, res.Outcomes, res.Stored = time.Since(start), n, stored
 			return err
 		},
-		func() error {
+		func() (err error) {
 			start := time.Now()
-			b, err := bus.Open(ctx, bus.Config{DataDir: filepath.Join(dir, "plain"), Listen: "127.0.0.1:-1", Logger: log, Name: "bench-plain"})
-			if err != nil {
+			if res.Plain, err = plainOnce(ctx, dir, input, log); err != nil {
 				return err
 			}
-			defer b.Close()
-			if res.Plain, err = plainRun(ctx, b, [][]byte{input}); err != nil {
-				return err
-			}
-			// Closed as toolstream assemble closes its scratch server
-			// (stack.Scratch.Close): its stream deleted (plainRun), the
-			// connection closed without a drain, the server shut down.
-			b.Conn.Close()
-			b.Close()
 			res.PlainAll = time.Since(start)
 			return nil
 		},
@@ -115,6 +105,25 @@ func OneShot(ctx context.Context, dir string, input []byte, log *slog.Logger, ru
 		}
 	}
 	return res, nil
+}
+
+// plainOnce runs the plain program on its own server in dir/plain, closed
+// as toolstream assemble closes its scratch server (stack.Scratch.Close):
+// its stream deleted (plainRun), the connection closed without a drain,
+// the server shut down. It returns plainRun's result.
+func plainOnce(ctx context.Context, dir string, input []byte, log *slog.Logger) (PlainResult, error) {
+	b, err := bus.Open(ctx, bus.Config{DataDir: filepath.Join(dir, "plain"), Listen: "127.0.0.1:-1", Logger: log, Name: "bench-plain"})
+	if err != nil {
+		return PlainResult{}, err
+	}
+	defer b.Close()
+	out, err := plainRun(ctx, b, [][]byte{input})
+	if err != nil {
+		return PlainResult{}, err
+	}
+	b.Conn.Close()
+	b.Close()
+	return out, nil
 }
 
 // oneShot is cmd/toolstream's assembleOnce without a tools file. It
