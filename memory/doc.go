@@ -34,7 +34,8 @@
 //     only when the language data (data/things.txt) shows the lift's thing
 //     to be the ban's, a synonym of it (steps, stairs) or broader than it
 //     (the ban's thing a kind of the lift's: "citrus" ends a grapefruit
-//     ban). A narrower lift (its thing a kind of the ban's or a thing
+//     ban); a ban the data singles out so is ended however far apart the
+//     word vectors put the two ("alcohol" after "no wine"). A narrower lift (its thing a kind of the ban's or a thing
 //     holding it: "cheese" after "no dairy", "coffee" after "no caffeine";
 //     or, where the data knows neither, its name holding the ban's and
 //     more: 芒果干 after 芒果) never ends the broader ban, nor does a

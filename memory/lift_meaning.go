@@ -27,9 +27,11 @@ import (
 // when one holds the other (猫毛, 猫). The lift then takes that ban's slot
 // and supersedes it (audit: superseded_by, supersedes).
 //
-// It is conservative, as a lift that ends the wrong ban is worse than one
-// that ends none: the nearest ban must reach liftRelatedMin and stand
-// liftMarginMin above the next. Word vectors do not tell a kind from a
+// A ban the language data shows the lift's thing to be, or to be a kind
+// of (below), is ended however far apart the word vectors put the two,
+// when it is the only such ban. Otherwise it is conservative, as a lift
+// that ends the wrong ban is worse than one that ends none: the nearest
+// ban must reach liftRelatedMin and stand liftMarginMin above the next. Word vectors do not tell a kind from a
 // sibling (cat and dog are nearer, 0.87, than caffeine and coffee, 0.51),
 // so nearness alone ends nothing: the language data (data/things.txt,
 // lift_kinds.go) must show the lift's thing to be the ban's, a synonym of
@@ -105,10 +107,16 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 		return nil, err
 	}
 	var best *Record
+	var shown []*Record // bans the data shows the lift's thing to be, or to be broader than
 	first, second := 0.0, 0.0
 	for _, b := range bans {
 		if b.Subject != n.Subject && b.Subject != "general" && n.Subject != "general" && meaningSlot(b.Subject) {
 			continue // of another kind: a drink is no lift of a food's ban
+		}
+		if meaningSlot(b.Subject) {
+			if r := relateThings(n.Subject, n.Attribute, b.Subject, b.Attribute); r == thingSame || r == thingBroader {
+				shown = append(shown, b)
+			}
 		}
 		s := x.e.related(n.Attribute, b.Attribute)
 		if !meaningSlot(b.Subject) && s < 1 {
@@ -120,6 +128,12 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 		case s > second:
 			second = s
 		}
+	}
+	if len(shown) == 1 {
+		// The data says it, however far apart the word vectors put the two
+		// ("alcohol" after "wine", 0.43): nearness only chooses among bans
+		// the data does not single out.
+		return shown[0], nil
 	}
 	if best == nil || first < liftRelatedMin || first-second < liftMarginMin {
 		return nil, nil

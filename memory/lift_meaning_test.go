@@ -37,6 +37,8 @@ func TestALiftInOtherWordsEndsItsBan(t *testing.T) {
 			"I can have dairy again.", 0, StatusSuperseded},
 		{"shellfish after shrimp", []string{"I'm allergic to shrimp."},
 			"Shellfish is fine for me again.", 0, StatusSuperseded},
+		{"alcohol after wine (broader by the data, far in the word vectors: 0.43)", []string{"I'm allergic to peanuts.", "I'm avoiding wine."},
+			"Alcohol is fine for me again.", 1, StatusSuperseded},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
