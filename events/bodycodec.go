@@ -36,27 +36,26 @@ var (
 )
 
 func (s *CallSucceeded) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
 	n := 4 // n, k, sum, na always
-	for _, set := range []bool{s.Version != 0, len(s.Result) > 0, s.RawRef != "", len(s.Excerpt) > 0, len(s.Cuts) > 0, s.FreshFor != 0} {
-		if set {
-			n++
-		}
-	}
-	b = mpack.AppendMapLen(b, n)
 	b = mpack.AppendStr(mpack.AppendStr(b, "n"), s.Name)
 	if s.Version != 0 {
 		b = mpack.AppendInt(mpack.AppendStr(b, "ver"), int64(s.Version))
+		n++
 	}
 	b = mpack.AppendStr(mpack.AppendStr(b, "k"), s.Key)
 	if len(s.Result) > 0 {
 		b = mpack.AppendBytes(mpack.AppendStr(b, "res"), s.Result)
+		n++
 	}
 	b = mpack.AppendStr(mpack.AppendStr(b, "sum"), s.Summary)
 	if s.RawRef != "" {
 		b = mpack.AppendStr(mpack.AppendStr(b, "ref"), s.RawRef)
+		n++
 	}
 	if len(s.Excerpt) > 0 {
 		b = mpack.AppendBytes(mpack.AppendStr(b, "xc"), s.Excerpt)
+		n++
 	}
 	if len(s.Cuts) > 0 {
 		b = mpack.AppendArrayLen(mpack.AppendStr(b, "cut"), len(s.Cuts))
@@ -67,43 +66,46 @@ func (s *CallSucceeded) appendMsgpack(b []byte) []byte {
 			b = mpack.AppendInt(mpack.AppendStr(b, "n"), int64(c.Len))
 			b = mpack.AppendInt(mpack.AppendStr(b, "k"), int64(c.Kept))
 		}
+		n++
 	}
 	b = mpack.AppendInt(mpack.AppendStr(b, "na"), int64(s.Attempts))
 	if s.FreshFor != 0 {
 		b = mpack.AppendInt64(mpack.AppendStr(b, "ff"), int64(s.FreshFor))
+		n++
 	}
+	mpack.SetFixMapLen(b, at, n)
 	return b
 }
 
 func (f *CallFailed) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
 	n := 5 // n, k, e, m, na always
-	if f.Version != 0 {
-		n++
-	}
-	b = mpack.AppendMapLen(b, n)
 	b = mpack.AppendStr(mpack.AppendStr(b, "n"), f.Name)
 	if f.Version != 0 {
 		b = mpack.AppendInt(mpack.AppendStr(b, "ver"), int64(f.Version))
+		n++
 	}
 	b = mpack.AppendStr(mpack.AppendStr(b, "k"), f.Key)
 	b = mpack.AppendStr(mpack.AppendStr(b, "e"), string(f.Error))
 	b = mpack.AppendStr(mpack.AppendStr(b, "m"), f.Message)
-	return mpack.AppendInt(mpack.AppendStr(b, "na"), int64(f.Attempts))
+	b = mpack.AppendInt(mpack.AppendStr(b, "na"), int64(f.Attempts))
+	mpack.SetFixMapLen(b, at, n)
+	return b
 }
 
 func (s *ExecutionStarted) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
 	n := 4 // n, at, ex, k always
-	if s.Version != 0 {
-		n++
-	}
-	b = mpack.AppendMapLen(b, n)
 	b = mpack.AppendStr(mpack.AppendStr(b, "n"), s.Name)
 	if s.Version != 0 {
 		b = mpack.AppendInt(mpack.AppendStr(b, "ver"), int64(s.Version))
+		n++
 	}
 	b = mpack.AppendInt(mpack.AppendStr(b, "at"), int64(s.Attempt))
 	b = mpack.AppendStr(mpack.AppendStr(b, "ex"), s.Executor)
-	return mpack.AppendStr(mpack.AppendStr(b, "k"), s.Key)
+	b = mpack.AppendStr(mpack.AppendStr(b, "k"), s.Key)
+	mpack.SetFixMapLen(b, at, n)
+	return b
 }
 
 // decodeBodyFast decodes a body of kind by hand when it is in the layout

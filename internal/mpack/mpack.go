@@ -277,3 +277,16 @@ func ReadUint(d []byte, off int) (uint64, int, bool) {
 	}
 	return uint64(n), next, true
 }
+
+// AppendFixMap appends the header of a map of fewer than 16 entries whose
+// count is known only once they are written (a struct's omitempty
+// fields): it returns b and the header's offset, for SetFixMapLen.
+func AppendFixMap(b []byte) ([]byte, int) {
+	return append(b, 0x80), len(b)
+}
+
+// SetFixMapLen sets the count of the fixmap header at at (AppendFixMap) to
+// n, which must be below 16.
+func SetFixMapLen(b []byte, at, n int) {
+	b[at] = 0x80 | byte(n)
+}
