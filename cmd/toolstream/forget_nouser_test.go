@@ -119,8 +119,21 @@ func TestForgetWithoutAUser(t *testing.T) {
 	if _, err := run(op, "forget", "--tenant", "acme", "--no-user", "--user", "bob", "--confirm", "acme"); err == nil {
 		t.Error("forget --no-user --user bob was taken")
 	}
+	// Confirmed, by an identity that may not erase: acme's own producer
+	// and a reader, which the CLI refuses before connecting (their creds
+	// name a role that is not the operator's: exit 5), and run mode's
+	// driver, which the server refuses (ErrPermissionDenied: the keys
+	// service's erase subject is the operator's). Nothing is erased.
+	for _, id := range []auth.Identity{{Role: auth.RoleProducer, Tenant: "acme"}, {Role: auth.RoleReader}, {Role: auth.RoleDriver}} {
+		out, err := run(id, "forget", "--tenant", "acme", "--no-user", "--confirm", "acme")
+		var ee *exitError
+		early := errors.As(err, &ee) && ee.code == exitUnavailable && strings.Contains(err.Error(), "needs the operator role")
+		if id.Role == auth.RoleDriver && !errors.Is(err, client.ErrPermissionDenied) || id.Role != auth.RoleDriver && !early {
+			t.Errorf("forget --no-user --confirm acme as %s: %v (%s), want it refused", id, err, out)
+		}
+	}
 	if calls("acme", anonArgs) != 1 {
-		t.Fatal("an unconfirmed erasure erased the user-less call")
+		t.Fatal("an unconfirmed or refused erasure erased the user-less call")
 	}
 
 	out := cli(op, "forget", "--tenant", "acme", "--no-user", "--confirm", "acme", "--json")
