@@ -50,8 +50,15 @@ func episodeObjects(text string) [][2]string {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r == '-')
 	})
-	for _, w := range words {
-		for _, cand := range []string{w, singular(w)} {
+	for i := 0; i < len(words); i++ {
+		cands := []string{words[i], singular(words[i])}
+		if i+1 < len(words) {
+			// a name of two words first, as the lexicons write them
+			// (ice_cream, hot_pot, milk_tea): "ice cream" is no "cream"
+			two := words[i] + " " + words[i+1]
+			cands = append([]string{two, words[i] + " " + singular(words[i+1])}, cands...)
+		}
+		for _, cand := range cands {
 			var subject string
 			switch {
 			case foodLex[cand]:
@@ -67,6 +74,9 @@ func episodeObjects(text string) [][2]string {
 			o := [2]string{subject, cand}
 			if !slices.Contains(out, o) {
 				out = append(out, o)
+			}
+			if strings.Contains(cand, " ") {
+				i++ // its second word is read
 			}
 			break
 		}

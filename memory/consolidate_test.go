@@ -70,3 +70,23 @@ func TestServiceConsolidatesEpisodes(t *testing.T) {
 		t.Errorf("a source forgotten, two left: the record is still there: %+v", rec)
 	}
 }
+
+// TestEpisodeObjectsReadNamesOfTwoWords: an episode names a food or drink
+// of two words as the lexicons write it (ice_cream, hot_pot, milk_tea),
+// not by its last word ("ice cream" is no cream, "milk tea" no tea), and
+// a plural of one as the thing.
+func TestEpisodeObjectsReadNamesOfTwoWords(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want [][2]string
+	}{
+		{"Hot pot again with the team, then ice creams.", [][2]string{{"food", "hot pot"}, {"food", "ice cream"}}},
+		{"Milk tea after class.", [][2]string{{"drink", "milk tea"}}},
+		{"Sushi again tonight with Tom.", [][2]string{{"food", "sushi"}}},
+		{"Coffee, then a long walk for coffee beans.", [][2]string{{"drink", "coffee"}, {"food", "bean"}}},
+	} {
+		if got := episodeObjects(c.text); !slices.Equal(got, c.want) {
+			t.Errorf("episodeObjects(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
