@@ -31,7 +31,13 @@ import (
 // of the object's term and taken in key order.
 
 // EpisodesToConsolidate is how many episodes of distinct messages must
-// name a food or drink before they are consolidated into a record.
+// name a food or drink before they are consolidated into a record. Why
+// three, argued from what the record claims and not from any set's
+// figures: the record says a habit, and one mention is an event, two
+// may be one occasion told twice (the plan, then the meal); a third is
+// the least that repeats a repetition. It also keeps erasure honest: no
+// record ever rests on one source, so forgetting any one episode of a
+// record that just formed forgets it too.
 const EpisodesToConsolidate = 3
 
 // consolidatedConfidence is a consolidated record's confidence: below an

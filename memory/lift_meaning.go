@@ -54,6 +54,15 @@ import (
 //
 // Deterministic: the table is shipped and fixed, so replay equals live.
 
+// liftRelatedMin and liftMarginMin are not fitted to a pair (caffeine
+// and coffee read 0.51, alcohol and wine 0.43): nearness alone ends no
+// ban, and a ban the data singles out is ended without them. They choose
+// the ban a lift is held against when the data relates it to none of the
+// user's bans (kept needs_confirmation, for the user to be asked) or to
+// several (the nearest, if clear, is ended), and the kind a new favourite
+// takes: a cosine of one half is half the way from unrelated to the
+// same, and a tenth between the first and the next is the least gap read
+// as a choice rather than a tie.
 const (
 	liftRelatedMin = 0.5  // cosine of the two objects' vectors
 	liftMarginMin  = 0.1  // over the next ban's
