@@ -25,33 +25,34 @@ var (
 )
 
 func (c *call) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
 	n := 5 // ix, o, s, From, env always
-	for _, set := range []bool{c.Name != "", c.CallID != "", c.Outcome != "", c.Overflow, c.Serial} {
-		if set {
-			n++
-		}
-	}
-	b = mpack.AppendMapLen(b, n)
 	if c.Name != "" {
 		b = mpack.AppendStr(mpack.AppendStr(b, "n"), c.Name)
+		n++
 	}
 	if c.CallID != "" {
 		b = mpack.AppendStr(mpack.AppendStr(b, "c"), c.CallID)
+		n++
 	}
 	b = mpack.AppendInt(mpack.AppendStr(b, "ix"), int64(c.Index))
 	b = mpack.AppendInt(mpack.AppendStr(b, "o"), int64(c.Order))
 	b = append(mpack.AppendStr(b, "s"), 0xcc, byte(c.State))
 	if c.Outcome != "" {
 		b = mpack.AppendStr(mpack.AppendStr(b, "oc"), c.Outcome)
+		n++
 	}
 	if c.Overflow {
 		b = mpack.AppendBool(mpack.AppendStr(b, "of"), true)
+		n++
 	}
 	b = appendProvenance(mpack.AppendStr(b, "From"), &c.From)
 	b = c.Env.appendMsgpack(mpack.AppendStr(b, "env"))
 	if c.Serial {
 		b = mpack.AppendBool(mpack.AppendStr(b, "sr"), true)
+		n++
 	}
+	mpack.SetFixMapLen(b, at, n)
 	return b
 }
 
@@ -65,50 +66,48 @@ func appendProvenance(b []byte, p *events.Provenance) []byte {
 }
 
 func (e *envelope) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
 	n := 0
-	for _, s := range []string{e.User, e.Session, e.Run, e.Step} {
-		if s != "" {
-			n++
-		}
-	}
-	b = mpack.AppendMapLen(b, n)
 	for _, f := range []struct{ k, v string }{{"u", e.User}, {"ss", e.Session}, {"run", e.Run}, {"st", e.Step}} {
 		if f.v != "" {
 			b = mpack.AppendStr(mpack.AppendStr(b, f.k), f.v)
+			n++
 		}
 	}
+	mpack.SetFixMapLen(b, at, n)
 	return b
 }
 
 func (r *response) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
 	n := 4 // s, nc, nd, env always
-	for _, set := range []bool{r.TextBytes != 0, r.Provider != "", r.ClientRuns, r.ToolsOnly, len(r.Tools) > 0} {
-		if set {
-			n++
-		}
-	}
-	b = mpack.AppendMapLen(b, n)
 	b = mpack.AppendStr(mpack.AppendStr(b, "s"), r.Status)
 	b = mpack.AppendInt(mpack.AppendStr(b, "nc"), int64(r.Calls))
 	b = mpack.AppendInt(mpack.AppendStr(b, "nd"), int64(r.Decided))
 	b = r.Env.appendMsgpack(mpack.AppendStr(b, "env"))
 	if r.TextBytes != 0 {
 		b = mpack.AppendInt(mpack.AppendStr(b, "tb"), int64(r.TextBytes))
+		n++
 	}
 	if r.Provider != "" {
 		b = mpack.AppendStr(mpack.AppendStr(b, "p"), r.Provider)
+		n++
 	}
 	if r.ClientRuns {
 		b = mpack.AppendBool(mpack.AppendStr(b, "cr"), true)
+		n++
 	}
 	if r.ToolsOnly {
 		b = mpack.AppendBool(mpack.AppendStr(b, "to"), true)
+		n++
 	}
 	if len(r.Tools) > 0 {
 		b = mpack.AppendArrayLen(mpack.AppendStr(b, "tl"), len(r.Tools))
 		for _, t := range r.Tools {
 			b = mpack.AppendStr(b, t)
 		}
+		n++
 	}
+	mpack.SetFixMapLen(b, at, n)
 	return b
 }
