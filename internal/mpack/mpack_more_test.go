@@ -61,3 +61,21 @@ func TestArraysBoolsBytesAgreeWithMsgpack(t *testing.T) {
 		t.Error("ReadUint read a negative")
 	}
 }
+
+// TestFixMapSetLaterIsMsgpacks: a fixmap header written first and counted
+// after its entries (AppendFixMap, SetFixMapLen) is msgpack's header of a
+// map of those entries, after bytes already in the buffer.
+func TestFixMapSetLaterIsMsgpacks(t *testing.T) {
+	for n := range 16 {
+		m := make(map[string]int, n)
+		for i := range n {
+			m[string(rune('a'+i))] = i
+		}
+		want := must(msgpack.Marshal(m))
+		b, at := AppendFixMap([]byte{0xc3})
+		SetFixMapLen(b, at, n)
+		if at != 1 || len(b) != 2 || b[0] != 0xc3 || b[1] != want[0] {
+			t.Errorf("n=%d: % x at %d, msgpack's header %x", n, b, at, want[0])
+		}
+	}
+}
