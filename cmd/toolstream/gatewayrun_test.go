@@ -303,7 +303,7 @@ func TestGatewayRunSurvivesSIGKILL(t *testing.T) {
 	}
 }
 
-// writeGatewayConfig writes dir/gateway.yaml for the gateway tests under
+// writeGatewayConfig writes the gateway's file into dir for the tests under
 // serve: one OpenAI upstream at upURL (its key sk-up) and one client key
 // for tenant acme, and for user when it is not empty; it returns the
 // file's path.
