@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolstream/toolstream/internal/mpack"
 	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/projector"
 	"github.com/vmihailenco/msgpack/v5"
@@ -299,79 +300,50 @@ func decodeVector(b []byte) (vector, error) {
 	return v, err
 }
 
-// readVector reads b as encode writes a vector, or says it cannot.
+// readVector reads b as encode writes a vector (a map of its three
+// fields: v, m and x, the vector as an array of float32), or says it
+// cannot; the primitives are internal/mpack's.
 func readVector(b []byte) (v vector, ok bool) {
-	if len(b) == 0 || b[0] != 0x83 { // a map of three
+	n, off, ok := mpack.ReadMapLen(b, 0)
+	if !ok || n != 3 {
 		return vector{}, false
 	}
-	b = b[1:]
 	var seen [3]bool
 	for range 3 {
-		if len(b) < 2 || b[0] != 0xa1 { // a key of one letter
+		var key []byte
+		if key, off, ok = mpack.ReadStr(b, off); !ok || len(key) != 1 {
 			return vector{}, false
 		}
-		key := b[1]
-		b = b[2:]
 		switch {
-		case key == 'v' && !seen[0] && len(b) > 0:
-			switch {
-			case b[0] <= 0x7f: // a positive fixint
-				v.Version, b = int(b[0]), b[1:]
-			case b[0] == 0xcc && len(b) > 1:
-				v.Version, b = int(b[1]), b[2:]
-			case b[0] == 0xcd && len(b) > 2:
-				v.Version, b = int(binary.BigEndian.Uint16(b[1:])), b[3:]
-			case b[0] == 0xce && len(b) > 4:
-				v.Version, b = int(binary.BigEndian.Uint32(b[1:])), b[5:]
-			default:
+		case key[0] == 'v' && !seen[0]:
+			var ver int64
+			if ver, off, ok = mpack.ReadInt(b, off); !ok || ver < 0 || ver > math.MaxInt32 {
 				return vector{}, false
 			}
-			seen[0] = true
-		case key == 'm' && !seen[1] && len(b) > 0:
-			var n int
-			switch {
-			case b[0]&0xe0 == 0xa0:
-				n, b = int(b[0]&0x1f), b[1:]
-			case b[0] == 0xd9 && len(b) > 1:
-				n, b = int(b[1]), b[2:]
-			default:
+			v.Version, seen[0] = int(ver), true
+		case key[0] == 'm' && !seen[1]:
+			var m []byte
+			if m, off, ok = mpack.ReadStr(b, off); !ok {
 				return vector{}, false
 			}
-			if len(b) < n {
+			v.Model, seen[1] = string(m), true
+		case key[0] == 'x' && !seen[2]:
+			var l int
+			if l, off, ok = mpack.ReadArrayLen(b, off); !ok || l < 0 || l > (len(b)-off)/5 { // nil: msgpack's decoder decides
 				return vector{}, false
 			}
-			v.Model, b = string(b[:n]), b[n:]
-			seen[1] = true
-		case key == 'x' && !seen[2] && len(b) > 0:
-			var n int
-			switch {
-			case b[0]&0xf0 == 0x90:
-				n, b = int(b[0]&0x0f), b[1:]
-			case b[0] == 0xdc && len(b) > 2:
-				n, b = int(binary.BigEndian.Uint16(b[1:])), b[3:]
-			case b[0] == 0xdd && len(b) > 4:
-				n, b = int(binary.BigEndian.Uint32(b[1:])), b[5:]
-			default:
-				return vector{}, false
-			}
-			if n > len(b)/5 {
-				return vector{}, false
-			}
-			x := make([]float32, n)
+			x := make([]float32, l)
 			for i := range x {
-				if b[0] != 0xca { // a float32
+				if x[i], off, ok = mpack.ReadFloat32(b, off); !ok {
 					return vector{}, false
 				}
-				x[i] = math.Float32frombits(binary.BigEndian.Uint32(b[1:5]))
-				b = b[5:]
 			}
-			v.Vector = x
-			seen[2] = true
+			v.Vector, seen[2] = x, true
 		default:
 			return vector{}, false
 		}
 	}
-	return v, len(b) == 0
+	return v, off == len(b)
 }
 
 func (k keys) lastComponent(key []byte) string {

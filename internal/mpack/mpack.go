@@ -290,3 +290,11 @@ func AppendFixMap(b []byte) ([]byte, int) {
 func SetFixMapLen(b []byte, at, n int) {
 	b[at] = 0x80 | byte(n)
 }
+
+// ReadFloat32 reads a float32 at off.
+func ReadFloat32(d []byte, off int) (float32, int, bool) {
+	if off < 0 || off+5 > len(d) || d[off] != 0xca {
+		return 0, 0, false
+	}
+	return math.Float32frombits(binary.BigEndian.Uint32(d[off+1:])), off + 5, true
+}
