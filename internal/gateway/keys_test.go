@@ -200,6 +200,12 @@ func TestKeysReloadWithoutRestart(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); tg.Watch(ctx, cfgPath, 20*time.Millisecond, hup) }()
 	t.Cleanup(func() { cancel(); <-done })
+	// The watcher compares the files with what it read when it started;
+	// a change written before it read them would never be seen. A signal,
+	// answered by a read and then a reload, says it has read them.
+	okStart := value(reloads.WithLabelValues("ok"))
+	hup <- os.Interrupt
+	eventually(t, func() bool { return value(reloads.WithLabelValues("ok")) > okStart }, "the watcher never answered a signal")
 	status := func(key string) int {
 		resp := tg.request(t, "POST", "/v1/chat/completions", `{"model":"weather-chat","stream":true,"messages":[]}`, bearer(key))
 		io.Copy(io.Discard, resp.Body)
