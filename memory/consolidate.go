@@ -1,8 +1,12 @@
 package memory
 
 import (
+	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/internal/lang"
 )
 
 // Episodes consolidated into a semantic record. An episode (a turn the
@@ -50,9 +54,27 @@ func consolidatedID(subject, attribute string) string {
 }
 
 // episodeObjects returns the foods and drinks an episode's text names, as
-// the lexicon writes them ("sushi", "coffee"), each once, in text order.
+// the lexicon writes them ("sushi", "coffee"), each once: the English names
+// in text order, then the Chinese ones (episodeObjectsZH).
 func episodeObjects(text string) [][2]string {
+	out := episodeObjectsEN(text)
+	for _, o := range episodeObjectsZH(text) {
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// episodeObjectsEN returns the foods and drinks the English words of an
+// episode name, each once, in text order.
+func episodeObjectsEN(text string) [][2]string {
 	var out [][2]string
+	add := func(o [2]string) {
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r == '-')
 	})
@@ -77,10 +99,7 @@ func episodeObjects(text string) [][2]string {
 			if cand == "food" || cand == "drink" || cand == "water" {
 				break // says nothing of a habit
 			}
-			o := [2]string{subject, cand}
-			if !slices.Contains(out, o) {
-				out = append(out, o)
-			}
+			add([2]string{subject, cand})
 			if strings.Contains(cand, " ") {
 				i++ // its second word is read
 			}
@@ -88,6 +107,103 @@ func episodeObjects(text string) [][2]string {
 		}
 	}
 	return out
+}
+
+// zhFoodNames is every Chinese name of a food or drink an episode is read
+// for, and its slot: data/words.txt's [zh lexicon] (火锅 → food/hotpot, 奶茶
+// → drink/milk tea), so an episode holds the slot a Chinese statement of
+// the thing holds, and then the Chinese words of data/statements.txt's
+// [kinds] whose kind is a food or a drink by the English lexicons (普洱, a
+// tea → drink/普洱; 芒果, a fruit → food/芒果), named as a statement of them
+// names them (我喜欢喝普洱: drink/普洱). zhFoodLexicon segments an episode's
+// Chinese text by them (lang.Lexicon: forward longest match, so 普洱茶 is
+// read as itself and 奶茶 is no 茶). zhFoodSurfaces is the other way: the
+// Chinese names of each slot, for finding the episodes that name it.
+// Built once from the embedded data and never changed.
+var zhFoodNames, zhFoodLexicon, zhFoodSurfaces = zhFoodNamesOf()
+
+func zhFoodNamesOf() (map[string][2]string, *lang.Lexicon, map[[2]string][]string) {
+	names := map[string][2]string{}
+	var words []string
+	add := func(w string, o [2]string) {
+		if _, ok := names[w]; ok || !hasHan(w) {
+			return
+		}
+		names[w] = o
+		words = append(words, w)
+	}
+	for _, e := range zhLexicon {
+		if e.subject == "food" || e.subject == "drink" {
+			add(e.zh, [2]string{e.subject, e.en})
+		}
+	}
+	for _, l := range memData.Lines("kinds") {
+		kind := spaced(l.Name)
+		subject := ""
+		switch {
+		case drinkLex[kind]:
+			subject = "drink"
+		case foodLex[kind]:
+			subject = "food"
+		default:
+			continue
+		}
+		for _, w := range l.Words {
+			add(w, [2]string{subject, w})
+		}
+	}
+	surfaces := map[[2]string][]string{}
+	for _, w := range words {
+		surfaces[names[w]] = append(surfaces[names[w]], w)
+	}
+	return names, lang.NewLexicon(words), surfaces
+}
+
+// zhEpisodeVerbs may take a Chinese name of one ideograph as their object
+// (喝茶, 吃鱼, 吃辣); zhNegations before a name (with its verb) say it was not
+// had (没喝奶茶, 不吃火锅). Both data/words.txt's [zh words].
+var (
+	zhEpisodeVerbs = memData.Words("zh words", "consume")
+	zhNegations    = memData.Words("zh words", "not")
+)
+
+// episodeObjectsZH returns the foods and drinks the Chinese text of an
+// episode names, each once, in text order. A name of one ideograph counts
+// only as the object of a verb of eating or drinking (喝茶, not 茶几; 吃鱼,
+// not 鱿鱼 read alone): as a word it is too often part of another (酒店,
+// 肌肉). A name after a negation (没喝奶茶, 今天不吃火锅) is no mention of a
+// habit.
+func episodeObjectsZH(text string) [][2]string {
+	var out [][2]string
+	rs := []rune(text)
+	for _, m := range zhFoodLexicon.Segment(rs) {
+		before := strings.TrimSuffix(string(rs[:m.Start]), "了") // 喝了茶
+		verb := false
+		for _, v := range zhEpisodeVerbs {
+			if b, ok := strings.CutSuffix(before, v); ok {
+				before, verb = strings.TrimSuffix(b, "再"), true // 没再喝奶茶
+				break
+			}
+		}
+		if utf8.RuneCountInString(m.Word) == 1 && !verb || hasAnySuffix(before, zhNegations) {
+			continue
+		}
+		if o := zhFoodNames[m.Word]; !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// episodeSurfaces are the names under which an episode may name object:
+// the object as the English lexicon writes it (unless it is Chinese) and
+// its Chinese names.
+func episodeSurfaces(subject, object string) []string {
+	var out []string
+	if !hasHan(object) {
+		out = append(out, object)
+	}
+	return append(out, zhFoodSurfaces[[2]string{subject, object}]...)
 }
 
 // consolidate adds the episode n to the record of each food or drink it
@@ -135,52 +251,80 @@ func (x *tx) consolidateInto(n *Record, subject, object string) error {
 	if err := x.w.Scan(x.k.pastOf(probe), func([]byte, []byte) error { taken = true; return nil }); err != nil || taken {
 		return err
 	}
-	sources, err := x.episodesNaming(object, n)
+	sources, err := x.episodesNaming(subject, object, n)
 	if err != nil || len(sources) < EpisodesToConsolidate {
 		return err
 	}
 	r := &Record{Tenant: x.tenant, User: x.user, ID: id, Version: 1, Source: x.event, ObservedAt: n.ObservedAt, LearnedAt: x.at,
 		Kind: KindPreference, Subject: subject, Attribute: object, Polarity: Positive, ValidFrom: n.ObservedAt,
 		Confidence: consolidatedConfidence, Status: StatusActive, UseCount: len(sources), From: sources,
-		Text: "Often mentions " + object + " (consolidated from conversations)"}
+		Text: consolidatedText(subject, object, n.Text)}
 	return x.place(r, nil)
 }
 
 // episodesNaming returns the ids of the user's current episodes of
-// distinct messages that name object, n's last, in key order.
-func (x *tx) episodesNaming(object string, n *Record) ([]string, error) {
-	var ids []string
-	messages := map[string]bool{}
-	for _, term := range tokenize(object) {
-		err := x.w.Scan(x.k.ixTerm(term), func(key, value []byte) error {
+// distinct messages that name subject/object, in either language, n's
+// last, the others in key order (of one message, its first).
+func (x *tx) episodesNaming(subject, object string, n *Record) ([]string, error) {
+	found := map[string]*Record{}
+	for _, name := range episodeSurfaces(subject, object) {
+		terms := tokenize(name)
+		if len(terms) == 0 {
+			continue
+		}
+		// the name's last term: an English name's word (or its second),
+		// a Chinese name's last pair of ideographs, the rarest of its terms
+		err := x.w.Scan(x.k.ixTerm(terms[len(terms)-1]), func(key, value []byte) error {
 			p, ok := decodePosting(value)
 			if !ok || p.status != StatusActive {
 				return nil
 			}
 			id := x.k.lastComponent(key)
-			if id == n.ID {
+			if id == n.ID || found[id] != nil {
 				return nil
 			}
 			r, err := x.load(id, p.version)
-			if err != nil || r == nil || r.Kind != KindEpisode || messages[messageOf(r)] {
+			if err != nil || r == nil || r.Kind != KindEpisode {
 				return err
 			}
-			if !slices.ContainsFunc(episodeObjects(r.Text), func(o [2]string) bool { return o[1] == object }) {
-				return nil
+			if slices.Contains(episodeObjects(r.Text), [2]string{subject, object}) {
+				found[id] = r
 			}
-			messages[messageOf(r)] = true
-			ids = append(ids, r.ID)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		break // the object's first term: the lexicon's words are one term each, or their first
+	}
+	rs := slices.SortedFunc(maps.Values(found), func(a, b *Record) int { return strings.Compare(esc(a.ID), esc(b.ID)) })
+	var ids []string
+	messages := map[string]bool{}
+	for _, r := range rs {
+		if !messages[messageOf(r)] {
+			messages[messageOf(r)] = true
+			ids = append(ids, r.ID)
+		}
 	}
 	if messages[messageOf(n)] {
 		return ids, nil
 	}
 	return append(ids, n.ID), nil
+}
+
+// consolidatedText is a consolidated record's text, in the language the
+// episode that made it names the thing in: "Often mentions sushi
+// (consolidated from conversations)", or, named by a Chinese name only,
+// 经常提到火锅（从对话中归纳）.
+func consolidatedText(subject, object, episode string) string {
+	if !hasHan(object) && slices.Contains(episodeObjectsEN(episode), [2]string{subject, object}) {
+		return "Often mentions " + object + " (consolidated from conversations)"
+	}
+	for _, w := range zhFoodSurfaces[[2]string{subject, object}] {
+		if strings.Contains(episode, w) {
+			return "经常提到" + w + "（从对话中归纳）"
+		}
+	}
+	return "Often mentions " + object + " (consolidated from conversations)"
 }
 
 // messageOf names the message a record was read from (its own id when it

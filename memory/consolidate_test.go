@@ -90,3 +90,26 @@ func TestEpisodeObjectsReadNamesOfTwoWords(t *testing.T) {
 		}
 	}
 }
+
+// TestEpisodeObjectsReadChineseNames: a Chinese episode's foods and drinks
+// are read by segmenting it with the Chinese lexicon, longest name first
+// (奶茶 is no 茶, 普洱茶 no 普洱), in the slot a Chinese statement of them
+// holds; a name of one ideograph only after its verb (喝茶, not 茶几 or
+// 酒店), and none after a negation (没喝, 不吃).
+func TestEpisodeObjectsReadChineseNames(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want [][2]string
+	}{
+		{"周五和同事去吃火锅，然后喝奶茶。", [][2]string{{"food", "hotpot"}, {"drink", "milk tea"}}},
+		{"下午泡了一壶普洱茶。", [][2]string{{"drink", "普洱茶"}}},
+		{"在茶几上放了本书，住的酒店很好。", nil},
+		{"喝了茶，又吃鱼。", [][2]string{{"drink", "tea"}, {"food", "fish"}}},
+		{"今天没喝奶茶，也不吃火锅，没再喝咖啡。", nil},
+		{"Sushi, then 寿司 again.", [][2]string{{"food", "sushi"}}},
+	} {
+		if got := episodeObjects(c.text); !slices.Equal(got, c.want) {
+			t.Errorf("episodeObjects(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}

@@ -59,7 +59,9 @@
 //     cannot be ordered: both need confirmation. Never last-write-wins.
 //   - Episodes hold no slot and never supersede each other. Episodes of
 //     EpisodesToConsolidate (3) messages of one user that name one food
-//     or drink consolidate into a semantic record (consolidate.go): a
+//     or drink (in English, or in Chinese by segmenting the text with
+//     the Chinese lexicon, lang.Lexicon: 火锅, 奶茶, 普洱) consolidate into
+//     a semantic record (consolidate.go): a
 //     preference for it at confidence 0.5, its provenance the episodes
 //     (Record.From), later ones added to it; never in a slot a statement
 //     holds or held, superseded by a newer statement of the slot;

@@ -23,7 +23,8 @@
 // MinorUnit (amount_cents is in hundredths). Words: Normalize and NormRune
 // (the folded form text is compared in, rune count kept), KeyParts (a JSON
 // key's words), Stem (the crude English lemma). Sentences cuts text into
-// sentences.
+// sentences; a Lexicon's Segment reads its words out of CJK text, which
+// has no spaces, by forward longest match.
 //
 // The files: lexicon.txt (concepts, cues, closed categories and the rules
 // over them), units.txt, numbers.txt, keys.txt (the words keys are made

@@ -73,3 +73,25 @@ func TestOrdinals(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentTakesTheLongestWord: a lexicon's words are read out of CJK
+// runs by forward longest match, text between them stepped over, and a
+// word never runs across a non-CJK character.
+func TestSegmentTakesTheLongestWord(t *testing.T) {
+	l := NewLexicon([]string{"火锅", "普洱", "普洱茶", "奶茶", "茶", ""})
+	for _, c := range []struct {
+		text string
+		want []Match
+	}{
+		{"周五和同事去吃火锅。", []Match{{"火锅", 7}}},
+		{"下午泡了一壶普洱茶", []Match{{"普洱茶", 6}}},
+		{"普洱和奶茶", []Match{{"普洱", 0}, {"奶茶", 3}}},
+		{"奶 茶", []Match{{"茶", 2}}},
+		{"milk tea", nil},
+		{"", nil},
+	} {
+		if got := l.Segment([]rune(c.text)); !slices.Equal(got, c.want) {
+			t.Errorf("Segment(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
