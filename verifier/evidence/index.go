@@ -133,6 +133,7 @@ type Index struct {
 	Cache     lookupCache
 	Failed    []Evidence       // the calls that failed (outcome.go)
 	ids       *[]IdLeaf        // identifier-like leaves (idLeaves), made when first asked
+	digitIDs  bool             // … and whether one is of digits
 	textCodes map[string]int32 // codes written in longer strings (codesInText), made when first asked
 }
 
@@ -225,6 +226,11 @@ type Walker struct {
 	// hedgeParts is whether each key part of ASCII a value had marks an
 	// estimate (hedgeValue): parts repeat across values (sku, widget).
 	hedgeParts map[string]bool
+	inner      map[ctxPair][]string // an object's fields' context (innerCtx)
+	// keyStack and kiStack hold the keys of the objects being walked and
+	// what each says, the innermost last (walk).
+	keyStack []string
+	kiStack  []*keyInfo
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -243,15 +249,19 @@ type frame struct {
 func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 	switch t := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
+		// The keys and what they say are taken from stacks the walk
+		// shares (an object's are dropped once it is walked): they are
+		// not kept.
+		lo := len(w.keyStack)
 		for k := range t {
-			keys = append(keys, k)
+			w.keyStack = append(w.keyStack, k)
 		}
+		keys := w.keyStack[lo:len(w.keyStack):len(w.keyStack)]
 		slices.Sort(keys)
 		id := w.newNode(ptr, parent, f.concepts, false)
 		kis := w.objectMeta(id, t, keys)
 		header := tableHeader(t)
-		inner := appendCtx(f.ctx, f.concepts)
+		inner := w.innerCtx(f.ctx, f.concepts)
 		if ptr == "" {
 			inner = f.ctx // a tool's name is too weak a context for its fields
 		}
@@ -270,6 +280,8 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 			w.child(cv, p, kf, id, &sib)
 		}
 		w.closeNode(id)
+		w.keyStack = w.keyStack[:lo]
+		w.kiStack = w.kiStack[:len(w.kiStack)-len(kis)]
 		return id
 	case []any:
 		id := w.newNode(ptr, parent, f.concepts, true)
@@ -353,6 +365,33 @@ func appendCtx(ctx, more []string) []string {
 	return out
 }
 
+// innerCtx is appendCtx(ctx, more) for the fields of an object, made once
+// per pair of lists: the objects of an array share their key's concepts
+// and context, so their fields share one context list (and the tables
+// number it once, by where it is).
+func (w *Walker) innerCtx(ctx, more []string) []string {
+	if len(more) == 0 {
+		return ctx
+	}
+	k := ctxPair{listAddr{&more[0], len(more)}, listAddr{nil, len(ctx)}}
+	if len(ctx) > 0 {
+		k.ctx.p = &ctx[0]
+	}
+	if l, ok := w.inner[k]; ok {
+		return l
+	}
+	l := appendCtx(ctx, more)
+	if w.inner == nil {
+		w.inner = map[ctxPair][]string{}
+	}
+	w.inner[k] = l
+	return l
+}
+
+// ctxPair is where two lists are in memory: the walk never changes a list
+// once made, so the same place is the same list.
+type ctxPair struct{ more, ctx listAddr }
+
 func (w *Walker) newNode(ptr string, parent int32, concepts []string, array bool) int32 {
 	ix := w.Ix
 	id := int32(len(ix.Nodes))
@@ -376,7 +415,11 @@ func (w *Walker) closeNode(id int32) {
 // whether it describes an estimate, and returns what each of keys says.
 func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) []*keyInfo {
 	n := &w.Ix.Nodes[id]
-	kis := make([]*keyInfo, len(keys))
+	lo := len(w.kiStack)
+	for range keys {
+		w.kiStack = append(w.kiStack, nil)
+	}
+	kis := w.kiStack[lo:len(w.kiStack):len(w.kiStack)]
 	for i, k := range keys {
 		ki := w.keyInfo(k)
 		kis[i] = ki

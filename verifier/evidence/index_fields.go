@@ -331,6 +331,10 @@ type strInfo struct {
 	text   RuneText
 	toks   []Token
 	tokens bool
+	// items are the numbers and dates found in the value (textItems with
+	// dates), once found: the string's leaves ask for them twice.
+	items     []TextItem
+	itemsDone bool
 }
 
 // tokensOf returns the tokens of si's normalised value, tokenising it once.
@@ -484,8 +488,18 @@ func JsonText(s string) string {
 
 // finish builds a part's lookup structures once every leaf of its result
 // is known, and names the members of its collections.
+//
+// A concept's or value word's list of leaves is built in a slot of a
+// slice (postings), not through the map for every leaf: the leaves of one
+// key share their concept lists, and those of one string its words, so
+// which slots a leaf goes to is worked out once per pair of lists (or per
+// string) and the maps are filled once at the end, with the same lists as
+// appending leaf by leaf gives.
 func (ix *Index) finish() {
 	ix.derive()
+	var byConcept, byValue postings
+	pairs := map[uint64][2]int32{} // slots of the concepts of an own and a context list, in byConcept.arena
+	var values valuePostings
 	for i := range ix.Leaves {
 		lf := &ix.Leaves[i]
 		id := int32(i)
@@ -494,21 +508,32 @@ func (ix *Index) finish() {
 			ix.Nums = append(ix.Nums, id)
 		case KindStr:
 			if !lf.Text {
-				ix.indexValue(id, lf)
+				ix.indexValue(id, lf, &byValue, &values)
 			}
 		}
 		if lf.Text {
 			continue
 		}
-		for i, c := range lf.Own() {
-			if !slices.Contains(lf.Own()[:i], c) {
-				ix.byConcept[c] = append(ix.byConcept[c], id)
+		k := uint64(lf.ownID)<<32 | uint64(lf.ctxID)
+		span, ok := pairs[k]
+		if !ok {
+			own, ctx := lf.Own(), lf.Ctx()
+			span[0] = int32(len(byConcept.arena))
+			for i, c := range own {
+				if !slices.Contains(own[:i], c) {
+					byConcept.arena = append(byConcept.arena, byConcept.slot(c))
+				}
 			}
+			for i, c := range ctx {
+				if !slices.Contains(ctx[:i], c) && !slices.Contains(own, c) {
+					byConcept.arena = append(byConcept.arena, byConcept.slot(c))
+				}
+			}
+			span[1] = int32(len(byConcept.arena))
+			pairs[k] = span
 		}
-		for i, c := range lf.Ctx() {
-			if !slices.Contains(lf.Ctx()[:i], c) && !slices.Contains(lf.Own(), c) {
-				ix.byConcept[c] = append(ix.byConcept[c], id)
-			}
+		for _, s := range byConcept.arena[span[0]:span[1]] {
+			byConcept.lists[s] = append(byConcept.lists[s], id)
 		}
 	}
 	for i := range ix.Leaves {
@@ -517,24 +542,30 @@ func (ix *Index) finish() {
 			// value; a number inside a label ("Q1 2024") is not.
 			if lf.TextShort || lf.Src >= 0 && len(ix.Leaves[lf.Src].Str()) >= 40 {
 				for _, c := range lf.Own() {
-					ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
+					byConcept.appendUnique(byConcept.slot(c), int32(i))
 				}
 			}
 			for _, c := range lf.Ctx() {
-				ix.byConcept[c] = appendUnique(ix.byConcept[c], int32(i))
+				byConcept.appendUnique(byConcept.slot(c), int32(i))
 			}
 		}
 	}
-	for k, v := range ix.byConcept {
-		slices.Sort(v)
-		ix.byConcept[k] = slices.Compact(v)
+	byConcept.into(ix.byConcept)
+	byValue.into(ix.byValue)
+	values.into(ix.values)
+	sortNums(ix.Leaves, ix.Nums)
+	ix.named = map[string][]SubjEntry{}
+	for _, c := range ix.Colls {
+		ix.nameMembers(c, ix.named)
 	}
-	for k, v := range ix.byValue {
-		slices.Sort(v)
-		ix.byValue[k] = slices.Compact(v)
-	}
-	slices.SortStableFunc(ix.Nums, func(a, b int32) int {
-		x, y := ix.Leaves[a].Num, ix.Leaves[b].Num
+}
+
+// sortNums sorts numeric leaves by value, ties by leaf: one order, so an
+// unstable sort gives what a stable one does (no value is NaN; should
+// one be, the stable sort of before decides).
+func sortNums(leaves []Leaf, nums []int32) {
+	cmp := func(a, b int32) int {
+		x, y := leaves[a].Num, leaves[b].Num
 		switch {
 		case x < y:
 			return -1
@@ -542,10 +573,96 @@ func (ix *Index) finish() {
 			return 1
 		}
 		return int(a - b)
-	})
-	ix.named = map[string][]SubjEntry{}
-	for _, c := range ix.Colls {
-		ix.nameMembers(c, ix.named)
+	}
+	for _, l := range nums {
+		if math.IsNaN(leaves[l].Num) {
+			slices.SortStableFunc(nums, cmp)
+			return
+		}
+	}
+	slices.SortFunc(nums, cmp)
+}
+
+// postings are lists of leaves by name (a concept, a value word) while a
+// part is finished: a name's list is a slot, found once per name.
+type postings struct {
+	slots map[string]int32
+	names []string
+	lists [][]int32
+	// unsorted marks the slots a leaf was added to out of order.
+	unsorted []bool
+	// arena holds the lists of slots that groups of leaves go to (the
+	// leaves of a pair of concept lists, of a string), one after another.
+	arena []int32
+}
+
+// slot returns name's slot, making it when new.
+func (p *postings) slot(name string) int32 {
+	if s, ok := p.slots[name]; ok {
+		return s
+	}
+	if p.slots == nil {
+		p.slots = map[string]int32{}
+	}
+	s := int32(len(p.names))
+	p.slots[name] = s
+	p.names = append(p.names, name)
+	p.lists = append(p.lists, nil)
+	p.unsorted = append(p.unsorted, false)
+	return s
+}
+
+// appendUnique adds leaf l to slot s unless it is the slot's last.
+func (p *postings) appendUnique(s, l int32) {
+	ls := p.lists[s]
+	if n := len(ls); n > 0 {
+		if ls[n-1] == l {
+			return
+		}
+		if ls[n-1] > l {
+			p.unsorted[s] = true
+		}
+	}
+	p.lists[s] = append(ls, l)
+}
+
+// into puts each name's list, sorted and without repeats, in m.
+func (p *postings) into(m map[string][]int32) {
+	for s, name := range p.names {
+		l := p.lists[s]
+		if p.unsorted[s] {
+			slices.Sort(l)
+			l = slices.Compact(l)
+		}
+		m[name] = l
+	}
+}
+
+// valuePostings are the short values by their first token while a part
+// is finished, as postings are.
+type valuePostings struct {
+	slots map[string]int32
+	names []string
+	lists [][]valEntry
+}
+
+func (p *valuePostings) slot(name string) int32 {
+	if s, ok := p.slots[name]; ok {
+		return s
+	}
+	if p.slots == nil {
+		p.slots = map[string]int32{}
+	}
+	s := int32(len(p.names))
+	p.slots[name] = s
+	p.names = append(p.names, name)
+	p.lists = append(p.lists, nil)
+	return s
+}
+
+func (p *valuePostings) into(m map[string][]valEntry) {
+	for s, name := range p.names {
+		m[name] = p.lists[s]
 	}
 }
 
@@ -594,25 +711,38 @@ const LeavesMax = 1 << 16
 const valueTokensMax = 256
 
 // indexValue indexes a string value's words (for coverage) and, for short
-// values, the whole value (for mentions in claims).
+// values, the whole value (for mentions in claims), in byValue and values.
 // The words of a value are worked out once per distinct value (valueWords)
-// and shared by its leaves, which never change them.
-func (ix *Index) indexValue(id int32, lf *Leaf) {
+// and shared by its leaves, which never change them; so are the slots
+// they go to.
+func (ix *Index) indexValue(id int32, lf *Leaf, byValue *postings, values *valuePostings) {
 	vw, ok := ix.valWords[lf.strID]
 	if !ok {
 		vw = valueWordsOf(lf.Str())
+	}
+	if !vw.slotted {
+		vw.slotLo = int32(len(byValue.arena))
+		for _, c := range vw.concepts {
+			if s := byValue.slot(c); !slices.Contains(byValue.arena[vw.slotLo:], s) {
+				byValue.arena = append(byValue.arena, s)
+			}
+		}
+		vw.slotHi = int32(len(byValue.arena))
+		vw.valSlot = -1
+		if vw.toks != nil {
+			vw.valSlot = values.slot(vw.toks[0])
+		}
+		vw.slotted = true
 		if ix.valWords == nil {
 			ix.valWords = map[uint32]valueWords{}
 		}
 		ix.valWords[lf.strID] = vw
 	}
-	for _, c := range vw.concepts {
-		if vs := ix.byValue[c]; len(vs) == 0 || vs[len(vs)-1] != id {
-			ix.byValue[c] = append(vs, id)
-		}
+	for _, s := range byValue.arena[vw.slotLo:vw.slotHi] {
+		byValue.appendUnique(s, id)
 	}
-	if vw.toks != nil {
-		ix.values[vw.toks[0]] = append(ix.values[vw.toks[0]], valEntry{toks: vw.toks, leaf: id})
+	if vw.valSlot >= 0 {
+		values.lists[vw.valSlot] = append(values.lists[vw.valSlot], valEntry{toks: vw.toks, leaf: id})
 	}
 }
 
@@ -621,6 +751,11 @@ func (ix *Index) indexValue(id int32, lf *Leaf) {
 type valueWords struct {
 	concepts []string
 	toks     []string
+	// While a part is finished: the byValue slots of concepts (in the
+	// arena of byValue's) and the values slot of toks (-1: none), once
+	// slotted.
+	slotLo, slotHi, valSlot int32
+	slotted                 bool
 }
 
 func valueWordsOf(s string) valueWords {

@@ -426,12 +426,15 @@ func (ix *Index) IdLeaves() []IdLeaf {
 		}
 	}
 	ix.ids = &out
+	ix.digitIDs = slices.ContainsFunc(out, func(id IdLeaf) bool { return id.Digits })
 	return out
 }
 
-// HasDigitIDs reports an identifier-like field of digits in the index.
+// HasDigitIDs reports an identifier-like field of digits in the index
+// (found with IdLeaves, once).
 func (ix *Index) HasDigitIDs() bool {
-	return slices.ContainsFunc(ix.IdLeaves(), func(id IdLeaf) bool { return id.Digits })
+	ix.IdLeaves()
+	return ix.digitIDs
 }
 
 // CodesInText returns the codes written in the index's keys and inside its
@@ -1517,8 +1520,14 @@ func (w *Walker) TextItems(s string, dates bool) []TextItem { return w.textItems
 // textItems is TextItems with what strInfo worked out of s (si), or nil:
 // its normalised runes and tokens are read, not made again.
 func (w *Walker) textItems(s string, dates bool, si *strInfo) []TextItem {
+	if si != nil && dates && si.itemsDone {
+		return si.items // NB: the items of s with dates, kept by the string's strInfo
+	}
 	key := textKey{s, dates}
 	if items, ok := w.Ix.texts[key]; ok {
+		if si != nil && dates {
+			si.items, si.itemsDone = items, true
+		}
 		return items
 	}
 	var items []TextItem
@@ -1562,6 +1571,9 @@ func (w *Walker) textItems(s string, dates bool, si *strInfo) []TextItem {
 		}
 	}
 	w.Ix.texts[key] = items
+	if si != nil && dates {
+		si.items, si.itemsDone = items, true
+	}
 	return items
 }
 
