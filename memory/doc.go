@@ -44,7 +44,15 @@
 //     active permission in its own slot. Siblings ("dogs" after a cat
 //     allergy, "peanuts" after tree nuts) never end a ban; a lift matched
 //     by meaning alone leaves the ban in force and is kept
-//     needs_confirmation.
+//     needs_confirmation, held against the nearest ban: once the user
+//     confirms it (says it again later, or corrects it as the lift it is)
+//     it supersedes that ban; declined (the ban said again, the lift
+//     forgotten or corrected into a ban) it ends nothing. A lift the data
+//     relates to several bans ends every one it covers ("seafood" after
+//     bans on shrimp and on crab), each superseded by it with its own
+//     audit link, the lift in its own slot; the data relates a ban and a
+//     lift across kinds (dairy covers milk) and across languages (the
+//     Chinese lexicon's names: 奶酪 is cheese).
 //   - A constraint said without an end ("these days", 最近) is open-ended:
 //     once the tenant's review time (Config.ReviewAfter, default 30 days)
 //     has passed since it was last said, reads show it needs_confirmation. Statements that

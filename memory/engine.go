@@ -529,12 +529,17 @@ func (x *tx) observe(st stmt) error {
 		if same != nil {
 			return x.reinforce(same, n, holders)
 		}
-		ban, err := x.liftedBan(n, holders)
+		m, err := x.liftedBans(n, holders)
 		if err != nil {
 			return err
 		}
-		if ban != nil {
-			n.Subject, n.Attribute = ban.Subject, ban.Attribute // a lift in other words takes its ban's slot
+		if m.slot != nil {
+			n.Subject, n.Attribute = m.slot.Subject, m.slot.Attribute // a lift in other words takes its ban's slot
+		}
+		for _, b := range m.others {
+			if err := x.supersede(b, n); err != nil { // a ban of another slot it covers, ended with its own audit
+				return err
+			}
 		}
 		kind, err := x.favoriteKind(n)
 		if err != nil {
@@ -612,6 +617,11 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	}
 	if h2.Status == StatusCold || h2.Status == StatusNeedsConfirmation && newer {
 		h2.Status = StatusActive
+	}
+	if newer {
+		if err := x.confirmHeldLift(h, h2); err != nil { // a held lift said again ends the ban it was held against
+			return err
+		}
 	}
 	if revive {
 		h2.Status, h2.SupersededBy, h2.EndedAt = StatusActive, "", 0
@@ -916,7 +926,19 @@ func (x *tx) correct(st stmt) error {
 	if err := x.save(head, true, old, false); err != nil {
 		return err
 	}
-	return x.place(n, nil)
+	if err := x.place(n, nil); err != nil {
+		return err
+	}
+	if n.Status != StatusActive || head.Status != StatusNeedsConfirmation {
+		return nil
+	}
+	// A held lift corrected as a lift of its own slot is confirmed: it ends
+	// the ban it was held against.
+	n2 := clone(n)
+	if err := x.confirmHeldLift(head, n2); err != nil || len(n2.Supersedes) == len(n.Supersedes) {
+		return err
+	}
+	return x.save(n, true, n2, true)
 }
 
 // --- forgetting

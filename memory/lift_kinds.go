@@ -1,6 +1,9 @@
 package memory
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // thingKinds is data/things.txt's [things]: each thing (lower case, words
 // joined by a space, a synonym by its line's name) → the things it is a
@@ -71,7 +74,39 @@ func thingKeys(subject, attr string) []string {
 			keys = append(keys, n)
 		}
 	}
+	// a thing's names in the other language: the Chinese lexicon's slot of
+	// a Chinese name (奶酪 → cheese) and the Chinese names of an English
+	// one (dairy → 乳制品), so the data's English and Chinese lines relate
+	// a ban and a lift written in either
+	for _, k := range keys {
+		if en, ok := thingZhToEn[k]; ok && !slices.Contains(keys, en) {
+			keys = append(keys, en)
+		}
+		for _, zh := range thingEnToZh[k] {
+			if !slices.Contains(keys, zh) {
+				keys = append(keys, zh)
+			}
+		}
+	}
 	return keys
+}
+
+// thingZhToEn and thingEnToZh are data/words.txt's [zh lexicon] both
+// ways: a Chinese name → its English attribute, an English attribute →
+// its Chinese names. Built once, never changed.
+var thingZhToEn, thingEnToZh = thingLanguages()
+
+func thingLanguages() (map[string]string, map[string][]string) {
+	zhEn, enZh := map[string]string{}, map[string][]string{}
+	for _, e := range zhLexicon {
+		if _, ok := zhEn[e.zh]; !ok {
+			zhEn[e.zh] = e.en
+		}
+		if !slices.Contains(enZh[e.en], e.zh) {
+			enZh[e.en] = append(enZh[e.en], e.zh)
+		}
+	}
+	return zhEn, enZh
 }
 
 // knownThing reports whether data/things.txt knows any of keys.

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"slices"
@@ -16,7 +17,7 @@ import (
 // other words than the ban ("caffeine" after "I'm staying off coffee",
 // "citrus is no problem" after "keep away from grapefruit", "climbing
 // steps" after "I can't do stairs"), its slot holds no ban, and without
-// more it would stand beside the ban it means. liftedBan finds that ban by
+// more it would stand beside the ban it means. matchBans finds that ban by
 // meaning: among the user's bans in force of the lift's kind (the slot's
 // subject, food, drink, activity; general meets any) (negative constraints said
 // before it, not caps, which are lifted by a measure; a request only when
@@ -52,6 +53,22 @@ import (
 // its own slot, so recall returns it among conflicts and the user can be
 // asked (TestASiblingLiftNeverEndsItsBan).
 //
+// A lift the data relates to several bans (the ban's thing the lift's, or
+// a kind of it: "I can eat seafood again" after bans on shrimp and crab,
+// 我现在可以吃海鲜了 after 虾 and 螃蟹) ends every one of them, each
+// superseded by the lift with its own audit link, the lift standing in its
+// own slot (TestALiftEndsEveryBanItCovers); a narrower lift still ends no
+// broader ban among them. The data speaks across kinds (dairy, a food,
+// covers milk, a drink) where nearness does not, and across languages: a
+// thing's keys hold its names in the Chinese lexicon (lift_kinds.go).
+//
+// A lift held against a ban (needs_confirmation) is the question recall
+// puts to the user. Confirmed (said again later, or corrected as the lift
+// of its own thing it is: reinforce, correct) it turns active and ends the
+// ban it was held against, found again as when it was held
+// (confirmHeldLift); declined (the ban said again, the lift forgotten or
+// corrected into a ban) it ends nothing (TestServiceConfirmsAHeldLift).
+//
 // Deterministic: the table is shipped and fixed, so replay equals live.
 
 // liftRelatedMin and liftMarginMin are not fitted to a pair (caffeine
@@ -84,19 +101,61 @@ func (v *wordVectors) get() *local.Words {
 	return v.w
 }
 
-// liftedBan returns the ban n (a lift whose own slot holds no ban) means,
-// or nil.
-func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
-	if n.Kind != KindConstraint || n.Polarity != Positive || !meaningSlot(n.Subject) {
-		return nil, nil
+// liftMatch is what a lift n means among the user's bans in force of
+// other slots (matchBans): the ban whose slot n takes, the bans it ends
+// beside (each superseded by n, its own audit link), or the ban it is
+// held against (n needs the user's confirmation; the ban stays).
+type liftMatch struct {
+	slot   *Record   // n takes this ban's slot and supersedes it
+	others []*Record // n ends these too, standing in its own slot
+	held   *Record   // n is held against it
+}
+
+// liftedBans decides what the lift n means (matchBans) and marks n
+// needs_confirmation when it is held against a ban.
+func (x *tx) liftedBans(n *Record, holders []*Record) (liftMatch, error) {
+	m, err := x.matchBans(n, holders)
+	if m.held != nil {
+		n.Status = StatusNeedsConfirmation
 	}
+	return m, err
+}
+
+// matchBans finds the bans the lift n (a positive constraint of a meaning
+// slot) means among the user's bans in force said before it (not caps,
+// not of another kind, not of n's own slot, which place handles).
+//
+// The bans the data shows n's thing to be or to be broader than
+// (relateThings: same, broader) are all ended: "I can eat seafood again"
+// after bans on shrimp and crab ends both, each superseded by the lift.
+// One such ban, with none in n's own slot, gives n its slot (as a lift in
+// the ban's own words would hold it); several, or one beside a ban of n's
+// own slot, leave n in its own slot, and each is superseded from there. A
+// ban of n's own slot said after n makes n late: then n ends nothing.
+//
+// When the data shows none and n's own slot holds no ban, the nearest ban
+// by meaning is the one n may mean: ended when the two are named alike
+// (one's words holding the other's, the data knowing neither and n's name
+// not holding the ban's and more), held against when near but unrelated
+// by the data (siblings), and left when the data shows n narrower or held
+// in it.
+func (x *tx) matchBans(n *Record, holders []*Record) (liftMatch, error) {
+	var m liftMatch
+	if n.Kind != KindConstraint || n.Polarity != Positive || !meaningSlot(n.Subject) {
+		return m, nil
+	}
+	ownBan := false
 	for _, h := range holders {
 		if h.Kind == KindConstraint && h.Polarity == Negative && holding(h.Status) {
-			return nil, nil
+			if h.ObservedAt > n.ObservedAt {
+				return m, nil // n is late in its own slot: it ends nothing
+			}
+			ownBan = true
 		}
 	}
 	var bans []*Record
 	prefix := []byte(x.k.prefix + nsSlot + esc(n.Scope) + "/")
+	own := x.k.slotOf(n)
 	err := x.w.Scan(prefix, func(key, value []byte) error {
 		if len(bans) >= liftBansMax {
 			return nil
@@ -107,25 +166,27 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 			return err
 		}
 		if h.ID != n.ID && h.Kind == KindConstraint && h.Polarity == Negative && holding(h.Status) &&
-			h.Subject != "limit" && h.ObservedAt < n.ObservedAt && (h.ValidUntil == 0 || h.ValidUntil > n.ObservedAt) {
+			h.Subject != "limit" && h.ObservedAt < n.ObservedAt && (h.ValidUntil == 0 || h.ValidUntil > n.ObservedAt) &&
+			!bytes.HasPrefix(key, own) {
 			bans = append(bans, h)
 		}
 		return nil
 	})
 	if err != nil || len(bans) == 0 {
-		return nil, err
+		return m, err
 	}
 	var best *Record
 	var shown []*Record // bans the data shows the lift's thing to be, or to be broader than
 	first, second := 0.0, 0.0
 	for _, b := range bans {
-		if b.Subject != n.Subject && b.Subject != "general" && n.Subject != "general" && meaningSlot(b.Subject) {
-			continue // of another kind: a drink is no lift of a food's ban
-		}
 		if meaningSlot(b.Subject) {
+			// the data speaks across kinds: dairy (a food) covers milk (a drink)
 			if r := relateThings(n.Subject, n.Attribute, b.Subject, b.Attribute); r == thingSame || r == thingBroader {
 				shown = append(shown, b)
 			}
+		}
+		if b.Subject != n.Subject && b.Subject != "general" && n.Subject != "general" && meaningSlot(b.Subject) {
+			continue // of another kind: nearness never lifts a food's ban by a drink
 		}
 		s := x.e.related(n.Attribute, b.Attribute)
 		if !meaningSlot(b.Subject) && s < 1 {
@@ -138,18 +199,26 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 			second = s
 		}
 	}
-	if len(shown) == 1 {
+	switch {
+	case len(shown) == 1 && !ownBan:
 		// The data says it, however far apart the word vectors put the two
 		// ("alcohol" after "wine", 0.43): nearness only chooses among bans
 		// the data does not single out.
-		return shown[0], nil
+		m.slot = shown[0]
+		return m, nil
+	case len(shown) > 0:
+		m.others = shown // every ban it covers, each ended with its own audit
+		return m, nil
+	case ownBan:
+		return m, nil // its own slot's ban is the one it lifts
 	}
 	if best == nil || first < liftRelatedMin || first-second < liftMarginMin {
-		return nil, nil
+		return m, nil
 	}
 	switch relateThings(n.Subject, n.Attribute, best.Subject, best.Attribute) {
 	case thingSame, thingBroader:
-		return best, nil
+		m.slot = best
+		return m, nil
 	case thingNarrower, thingHeld:
 		// A kind of the ban's thing, or a thing holding it ("cheese" after
 		// "no dairy", "coffee" after "no caffeine"): a narrower permission
@@ -157,21 +226,45 @@ func (x *tx) liftedBan(n *Record, holders []*Record) (*Record, error) {
 		// banned, and stands active in its own slot. So does a thing the
 		// ban's holds ("caffeine" after "no coffee"): the holder may be
 		// banned for more than what it holds.
-		return nil, nil
+		return m, nil
 	}
 	if first < 1 || knownThing(thingKeys(n.Subject, n.Attribute)) && knownThing(thingKeys(best.Subject, best.Attribute)) {
 		// Near in meaning (or one's words holding the other's) but not shown
 		// to be the ban's thing or a kind of it: a sibling ("dogs" after
 		// "cats", "almond milk" after "milk") must not end a safety
-		// constraint. The ban stays; the lift is kept as a statement that
-		// needs the user's confirmation.
-		n.Status = StatusNeedsConfirmation
-		return nil, nil
+		// constraint. The ban stays; the lift is held against it, a
+		// statement that needs the user's confirmation.
+		m.held = best
+		return m, nil
 	}
 	if holdsMore(n, best) {
-		return nil, nil
+		return m, nil
 	}
-	return best, nil
+	m.slot = best
+	return m, nil
+}
+
+// confirmHeldLift ends the ban the held lift h was held against, now that
+// the user confirmed it (h2, its confirmed state: said again later, or
+// corrected as a lift of its own slot): the ban is superseded by h2, the
+// audit link both ways. The ban is found as when h was held (matchBans
+// over the bans said before h and in force now); a ban ended or
+// forgotten since is not ended again, and nothing is if h was held for
+// another reason (a same-time conflict in its own slot).
+func (x *tx) confirmHeldLift(h, h2 *Record) error {
+	if h.Status != StatusNeedsConfirmation || h2.Status != StatusActive || h2.Kind != KindConstraint ||
+		h2.Polarity != Positive || h2.Subject != h.Subject || h2.Attribute != h.Attribute {
+		return nil
+	}
+	holders, err := x.holders(h)
+	if err != nil {
+		return err
+	}
+	m, err := x.matchBans(h, holders)
+	if err != nil || m.held == nil {
+		return err
+	}
+	return x.supersede(m.held, h2)
 }
 
 // holdsMore reports whether the lift's object holds all of the ban's and
