@@ -34,6 +34,17 @@ import (
 // before; so a backlog of slow calls costs the consumer busyBackoffSteps
 // more deliveries per input, once.
 //
+// The bound is a share, not a cap on a tenant alone: past heldMax, a
+// tenant's input is still taken while the inputs held by every tenant
+// leave a whole share (heldMax slots) to the others. A burst of one
+// tenant's quick calls with nobody else about then runs on all but a
+// share of the slots instead of being handed back again and again (in the
+// whole-path bench, 1,000 no-op calls of one tenant went through more
+// than 1,000 hand-backs, some inputs eight times, the last of those
+// waits a whole Heartbeat), while a tenant that comes
+// later still finds a share of slots free, and each of its inputs is
+// taken as long as it holds fewer than heldMax.
+//
 // What the handing back can reach is the consumer's window
 // (MaxAckPending, 4 × InFlightMax inputs delivered and not acknowledged):
 // a call behind more of one tenant's backlog than that waits for the
@@ -54,23 +65,27 @@ func waitMax(inFlight int) int { return max(1, inFlight/8) }
 // held counts each tenant's inputs held by this executor.
 type held struct {
 	max, waitMax int
+	slots        int // InFlightMax
 	mu           sync.Mutex
 	n, w         map[string]int // handled, waiting: only tenants with some
+	all          int            // the sum of n and w over every tenant
 }
 
 func newHeld(inFlight, parallel int) *held {
-	return &held{max: heldMax(inFlight, parallel), waitMax: waitMax(inFlight), n: map[string]int{}, w: map[string]int{}}
+	return &held{max: heldMax(inFlight, parallel), waitMax: waitMax(inFlight), slots: inFlight, n: map[string]int{}, w: map[string]int{}}
 }
 
 // take counts one more input of tenant; false, counting nothing, when the
-// tenant has heldMax handled already.
+// tenant has heldMax handled already and one more would leave fewer than
+// heldMax slots unheld for the other tenants.
 func (h *held) take(tenant string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.n[tenant] >= h.max {
+	if h.n[tenant] >= h.max && h.all+1 > h.slots-h.max {
 		return false
 	}
 	h.n[tenant]++
+	h.all++
 	return true
 }
 
@@ -78,6 +93,7 @@ func (h *held) take(tenant string) bool {
 func (h *held) give(tenant string) {
 	h.mu.Lock()
 	dec(h.n, tenant)
+	h.all--
 	h.mu.Unlock()
 }
 

@@ -29,3 +29,42 @@ func TestBusyDelayDoublesUpToHeartbeat(t *testing.T) {
 		t.Errorf("%d deliveries wait less than Heartbeat, want %d", sooner, busyBackoffSteps)
 	}
 }
+
+// TestATenantAloneUsesTheSlotsNobodyElseHolds: past its share a tenant's
+// input is taken while a whole share stays unheld for the others; a
+// tenant that comes then still gets its share, and past it is refused.
+func TestATenantAloneUsesTheSlotsNobodyElseHolds(t *testing.T) {
+	h := newHeld(16, 2) // a share of 4 slots
+	if h.max != 4 {
+		t.Fatalf("share %d, want 4", h.max)
+	}
+	for i := range 12 {
+		if !h.take("flood") {
+			t.Fatalf("flood's input %d refused with %d slots unheld", i+1, 16-i)
+		}
+	}
+	if h.take("flood") {
+		t.Fatal("flood took a slot of the share left to the others")
+	}
+	for i := range 4 {
+		if !h.take("quiet") {
+			t.Fatalf("quiet's input %d refused within its share", i+1)
+		}
+	}
+	if h.take("quiet") {
+		t.Fatal("quiet went past its share with no slot unheld")
+	}
+	h.give("flood")
+	if h.take("flood") {
+		t.Fatal("flood, past its share, took the slot it gave back while quiet holds its share")
+	}
+	if !h.take("third") {
+		t.Fatal("a third tenant was refused a free slot within its share")
+	}
+	for range 4 {
+		h.give("quiet")
+	}
+	if h.all != 12 {
+		t.Fatalf("held %d in all, want 12", h.all)
+	}
+}
