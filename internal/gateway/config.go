@@ -68,6 +68,11 @@ type File struct {
 	// {keys: [...]}), relative to the config file; read with it and again
 	// whenever it or the config changes (Gateway.Reload).
 	KeysFile string `yaml:"keys_file"`
+
+	// source is what LoadFile read: the config's bytes, a 0 and the keys
+	// file's bytes (sourceOf). Watch compares the files with it first, so
+	// a change made after the load is seen however late Watch starts.
+	source []byte
 }
 
 // Limits bounds what the gateway's clients may hold; zero is the default
@@ -243,20 +248,38 @@ func ParseFile(data []byte, lookup func(string) (string, bool)) (*File, error) {
 }
 
 // LoadFile reads the configuration file at path (ParseFile) and its
-// keys_file, if it names one.
+// keys_file, if it names one. The File remembers what it was read from,
+// for Gateway.Watch.
 func LoadFile(path string) (*File, error) {
+	f, _, err := loadFile(path)
+	return f, err
+}
+
+// loadFile is LoadFile, and the bytes it parsed (its File's source): the
+// config's, a 0, and the keys file's when the config parses and names one.
+// The source is returned with an error too: what Watch compares.
+func loadFile(path string) (*File, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, []byte{0}, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
+	source := append(data, 0)
 	f, err := ParseFile(data, nil)
-	if err != nil || f.KeysFile == "" {
-		return f, err
+	if err != nil {
+		return nil, source, err
 	}
-	if err := readKeysFile(f, keysFileOf(path, f)); err != nil {
-		return nil, err
+	if f.KeysFile != "" {
+		keys, err := os.ReadFile(keysFileOf(path, f))
+		if err != nil {
+			return nil, source, fmt.Errorf("%w: keys_file: %v", ErrConfig, err)
+		}
+		source = append(source, keys...)
+		if err := parseKeysFile(f, keysFileOf(path, f), keys); err != nil {
+			return nil, source, err
+		}
 	}
-	return f, nil
+	f.source = source
+	return f, source, nil
 }
 
 // Validate returns ErrConfig for a configuration the gateway cannot use.

@@ -198,20 +198,9 @@ func TestKeysReloadWithoutRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	hup := make(chan os.Signal, 1)
 	done := make(chan struct{})
-	go func() { defer close(done); tg.Watch(ctx, cfgPath, 20*time.Millisecond, hup) }()
+	go func() { defer close(done); tg.Watch(ctx, cfgPath, f, 20*time.Millisecond, hup) }()
 	t.Cleanup(func() { cancel(); <-done })
-	// The watcher compares the files with what it read when it started;
-	// a change written before it read them would never be seen. A signal,
-	// answered by a read and then a reload, says it has read them.
-	okStart := value(reloads.WithLabelValues("ok"))
-	hup <- os.Interrupt
-	eventually(t, func() bool { return value(reloads.WithLabelValues("ok")) > okStart }, "the watcher never answered a signal")
-	status := func(key string) int {
-		resp := tg.request(t, "POST", "/v1/chat/completions", `{"model":"weather-chat","stream":true,"messages":[]}`, bearer(key))
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func(key string) int { return keyStatus(t, tg, key) }
 	if status("ts-old") != 200 || status("ts-new") != 401 {
 		t.Fatal("before: old must be served and new refused")
 	}
@@ -239,6 +228,88 @@ func TestKeysReloadWithoutRestart(t *testing.T) {
 	okBefore := value(reloads.WithLabelValues("ok"))
 	hup <- os.Interrupt
 	eventually(t, func() bool { return value(reloads.WithLabelValues("ok")) > okBefore }, "SIGHUP did not reload")
+}
+
+// keyStatus is the status of a streamed Chat request with key.
+func keyStatus(t *testing.T, tg *testGateway, key string) int {
+	t.Helper()
+	resp := tg.request(t, "POST", "/v1/chat/completions", `{"model":"weather-chat","stream":true,"messages":[]}`, bearer(key))
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestWatchSeesAChangeMadeBeforeItStarts: Watch compares the files with
+// what LoadFile read (the File it is given), not with what it finds when
+// it starts, so a change written between serve's load and the watcher's
+// start is taken: here the keys file and then the config change after
+// LoadFile and before Watch is called. A File that LoadFile did not read
+// gives no baseline: the files are read and put in force once.
+func TestWatchSeesAChangeMadeBeforeItStarts(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath, keysPath := filepath.Join(dir, "gateway.yaml"), filepath.Join(dir, "keys.yaml")
+	tg := startGateway(t, nil)
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upstreams := "upstreams:\n  - {name: openai, kind: openai, base_url: '" + tg.fake.srv.URL + "/v1', api_key: " + upOpenAIKey + "}\n"
+	write(cfgPath, upstreams+"keys_file: keys.yaml\nkeys:\n  - {key_sha256: "+HashKey(clientKey)+", tenant: acme}\n")
+	write(keysPath, "- {key_sha256: "+HashKey("ts-old")+", tenant: acme}\n")
+	// watch starts a watcher; the returned func stops it, so that each
+	// part below is seen by its own watcher alone.
+	watch := func(f *File) (stop func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); tg.Watch(ctx, cfgPath, f, 20*time.Millisecond, nil) }()
+		stop = func() { cancel(); <-done }
+		t.Cleanup(stop)
+		return stop
+	}
+
+	// The keys file changes after the load, before the watcher starts.
+	f, err := LoadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Reload(f); err != nil {
+		t.Fatal(err)
+	}
+	write(keysPath, "- {key_sha256: "+HashKey("ts-new")+", tenant: acme}\n")
+	if keyStatus(t, tg, "ts-old") != 200 || keyStatus(t, tg, "ts-new") != 401 {
+		t.Fatal("before the watcher: the loaded key must be served and the new one refused")
+	}
+	stop := watch(f)
+	eventually(t, func() bool { return keyStatus(t, tg, "ts-new") == 200 }, "a keys file changed before Watch started was never taken")
+	if keyStatus(t, tg, "ts-old") != 401 {
+		t.Fatal("the key removed before Watch started is still accepted")
+	}
+	stop()
+
+	// The config itself.
+	write(cfgPath, upstreams+"keys:\n  - {key_sha256: "+HashKey("ts-cfg")+", tenant: acme}\n")
+	g, err := LoadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Reload(g); err != nil {
+		t.Fatal(err)
+	}
+	write(cfgPath, upstreams+"keys:\n  - {key_sha256: "+HashKey("ts-cfg2")+", tenant: acme}\n")
+	stop = watch(g)
+	eventually(t, func() bool { return keyStatus(t, tg, "ts-cfg2") == 200 }, "a config changed before Watch started was never taken")
+	stop()
+
+	// No baseline: the files as they are now are put in force.
+	write(cfgPath, upstreams+"keys:\n  - {key_sha256: "+HashKey("ts-bare")+", tenant: acme}\n")
+	okBefore := value(reloads.WithLabelValues("ok"))
+	watch(&File{})
+	eventually(t, func() bool { return keyStatus(t, tg, "ts-bare") == 200 }, "a watcher without a baseline never read the files")
+	if value(reloads.WithLabelValues("ok")) <= okBefore {
+		t.Fatal("no reload counted")
+	}
 }
 
 // TestAttackChatStreamWithoutUsage: a key with a token budget streams

@@ -21,13 +21,9 @@ func keysFileOf(path string, f *File) string {
 	return filepath.Join(filepath.Dir(path), f.KeysFile)
 }
 
-// readKeysFile adds the keys of the keys file at path to f: a YAML list
-// of keys, or a mapping whose keys: is one.
-func readKeysFile(f *File, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("%w: keys_file: %v", ErrConfig, err)
-	}
+// parseKeysFile adds the keys of data, the keys file at path, to f: a
+// YAML list of keys, or a mapping whose keys: is one.
+func parseKeysFile(f *File, path string, data []byte) error {
 	var keys []Key
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '-' && t[0] != '[' {
 		var doc struct {
@@ -70,27 +66,29 @@ func (g *Gateway) Reload(f *File) error {
 	return nil
 }
 
-// Watch reloads the configuration at path (LoadFile) and its keys file
-// whenever their contents change, checked every every (default 2 s; a
-// change is taken when two checks in a row see it), and
-// whenever hup delivers (SIGHUP; nil: none), until ctx ends. A file that
-// cannot be used is logged and the keys in force stay.
-func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, hup <-chan os.Signal) {
+// Watch reloads the configuration at path and its keys file whenever
+// their contents change, checked every every (default 2 s; a change is
+// taken when two checks in a row see it), and whenever hup delivers
+// (SIGHUP; nil: none), until ctx ends. A file that cannot be used is
+// logged and the keys in force stay.
+//
+// loaded is the configuration in force, as LoadFile read it from path:
+// the files are compared with the bytes it was parsed from, not with what
+// Watch finds when it starts, so a change written between that load and
+// Watch is seen (two checks later). A File that LoadFile did not read
+// (nil included) is no baseline: the files as Watch first finds them are
+// put in force. What a reload puts in force is parsed from the very bytes
+// it compared, so the baseline is always what is in force.
+func (g *Gateway) Watch(ctx context.Context, path string, loaded *File, every time.Duration, hup <-chan os.Signal) {
 	if every <= 0 {
 		every = 2 * time.Second
 	}
-	read := func() []byte {
-		a, _ := os.ReadFile(path)
-		var b []byte
-		if f, err := ParseFile(a, nil); err == nil && f.KeysFile != "" {
-			b, _ = os.ReadFile(keysFileOf(path, f))
-		}
-		return append(append(a, 0), b...)
+	var last []byte // nil: no baseline, any content is a change
+	if loaded != nil {
+		last = loaded.source
 	}
-	last := read()
 	var pending []byte // a change seen once, reloaded when seen again
-	reload := func(why string) {
-		f, err := LoadFile(path)
+	reload := func(f *File, err error, why string) {
 		if err == nil {
 			err = g.Reload(f)
 		} else {
@@ -109,19 +107,20 @@ func (g *Gateway) Watch(ctx context.Context, path string, every time.Duration, h
 		case <-ctx.Done():
 			return
 		case <-hup:
-			last = read()
-			reload("signal")
+			f, now, err := loadFile(path)
+			last, pending = now, nil
+			reload(f, err, "signal")
 		case <-tick.C:
 			// A change is read once it holds still for a tick: a file
 			// being written (truncated, then filled) is not taken half
 			// written, which would drop the keys it had not reached.
-			now := read()
+			f, now, err := loadFile(path)
 			switch {
-			case bytes.Equal(now, last):
+			case last != nil && bytes.Equal(now, last):
 				pending = nil
-			case bytes.Equal(now, pending):
+			case pending != nil && bytes.Equal(now, pending):
 				last, pending = now, nil
-				reload("changed")
+				reload(f, err, "changed")
 			default:
 				pending = now
 			}

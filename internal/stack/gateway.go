@@ -93,12 +93,13 @@ func (s *Stack) startGateway() error {
 	}
 	// Keys, prices and run mode's run: and memory: settings follow the
 	// config and its keys file without a restart: when they change, and
-	// on SIGHUP.
+	// on SIGHUP. The watcher compares the files with what file was read
+	// from, so a change made since the load above is seen too.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	s.goRun("--gateway-config", func(ctx context.Context) error {
 		defer signal.Stop(hup)
-		g.Watch(ctx, f.ConfigFile, 0, hup)
+		g.Watch(ctx, f.ConfigFile, file, 0, hup)
 		return nil
 	})
 	ln = limitListen(ln, conns, true, log, "gateway")
