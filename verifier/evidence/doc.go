@@ -12,7 +12,8 @@
 // with their type, unit and the words around them, numbers sorted by value.
 //
 // A result is decoded in one pass (decodeJSON, jsondecode.go: the tree
-// json.Decoder with UseNumber gives, and the same inputs refused) and
+// json.Decoder with UseNumber gives, an object's fields sorted by key in a
+// slice instead of a map, and the same inputs refused) and
 // indexed on its own, once (IndexEvidence; a part, part.go);
 // the verifier projection keeps the part's encoding in its view
 // (MarshalBinary, partcodec.go) and reads it back for every answer

@@ -227,10 +227,9 @@ type Walker struct {
 	// estimate (hedgeValue): parts repeat across values (sku, widget).
 	hedgeParts map[string]bool
 	inner      map[ctxPair][]string // an object's fields' context (innerCtx)
-	// keyStack and kiStack hold the keys of the objects being walked and
-	// what each says, the innermost last (walk).
-	keyStack []string
-	kiStack  []*keyInfo
+	// kiStack holds what the keys of the objects being walked say, the
+	// innermost last (walk).
+	kiStack []*keyInfo
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -248,26 +247,20 @@ type frame struct {
 // walk indexes v at ptr and returns its node id (or -1 for a scalar).
 func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 	switch t := v.(type) {
-	case map[string]any:
-		// The keys and what they say are taken from stacks the walk
-		// shares (an object's are dropped once it is walked): they are
-		// not kept.
-		lo := len(w.keyStack)
-		for k := range t {
-			w.keyStack = append(w.keyStack, k)
-		}
-		keys := w.keyStack[lo:len(w.keyStack):len(w.keyStack)]
-		slices.Sort(keys)
+	case jsonObject:
+		// What the keys say is taken from a stack the walk shares (an
+		// object's is dropped once it is walked): it is not kept. The
+		// fields are in the order of their keys (decodeJSON sorts them).
 		id := w.newNode(ptr, parent, f.concepts, false)
-		kis := w.objectMeta(id, t, keys)
+		kis := w.objectMeta(id, t)
 		header := tableHeader(t)
 		inner := w.innerCtx(f.ctx, f.concepts)
 		if ptr == "" {
 			inner = f.ctx // a tool's name is too weak a context for its fields
 		}
 		sib := siblings{obj: t}
-		for i, k := range keys {
-			cv := t[k]
+		for i, fd := range t {
+			k, cv := fd.k, fd.v
 			p := ptr + "/" + ptrEscaper.Replace(k)
 			kf := frame{key: k, ki: kis[i], concepts: w.conceptsOf(kis[i], f.concepts), ctx: inner, parentKey: f.key}
 			if header != nil && isRowsKey(k) {
@@ -280,7 +273,6 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 			w.child(cv, p, kf, id, &sib)
 		}
 		w.closeNode(id)
-		w.keyStack = w.keyStack[:lo]
 		w.kiStack = w.kiStack[:len(w.kiStack)-len(kis)]
 		return id
 	case []any:
@@ -307,9 +299,9 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 // array (sib nil).
 func (w *Walker) child(cv any, p string, f frame, parent int32, sib *siblings) {
 	switch cv.(type) {
-	case map[string]any, []any:
+	case jsonObject, []any:
 		w.walk(cv, p, f, parent)
-		if _, ok := cv.(map[string]any); ok {
+		if _, ok := cv.(jsonObject); ok {
 			w.Ix.Nodes[parent].ObjKids++
 		}
 	default:
@@ -413,20 +405,21 @@ func (w *Walker) closeNode(id int32) {
 
 // objectMeta records an object's subject (its name, id, title …) and
 // whether it describes an estimate, and returns what each of keys says.
-func (w *Walker) objectMeta(id int32, obj map[string]any, keys []string) []*keyInfo {
+func (w *Walker) objectMeta(id int32, obj jsonObject) []*keyInfo {
 	n := &w.Ix.Nodes[id]
 	lo := len(w.kiStack)
-	for range keys {
+	for range obj {
 		w.kiStack = append(w.kiStack, nil)
 	}
 	kis := w.kiStack[lo:len(w.kiStack):len(w.kiStack)]
-	for i, k := range keys {
+	for i, fd := range obj {
+		k := fd.k
 		ki := w.keyInfo(k)
 		kis[i] = ki
 		if ki.hedge {
 			n.hedge = true
 		}
-		switch v := obj[k].(type) {
+		switch v := fd.v.(type) {
 		case string:
 			if (ki.subject || w.nameKey(k, ki, v)) && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
 				w.addSubject(id, v)
@@ -633,11 +626,7 @@ func subjectKey(t string) string {
 func (w *Walker) addSubject(id int32, v string) {
 	var toks []string
 	if len(v) <= 80 { // NB: strInfo keeps what it works out for such a value
-		ts := w.strInfo(v).tokensOf()
-		toks = make([]string, len(ts))
-		for i, t := range ts {
-			toks[i] = t.S
-		}
+		toks = w.strInfo(v).tokenStrs()
 	}
 	w.Ix.addSubjectToks(w.Ix.subjects, id, v, toks)
 }

@@ -16,9 +16,10 @@ import (
 
 // tableHeader returns the column names of an object shaped like a table
 // ({"columns": [...], "rows": [[...], ...]}), or nil.
-func tableHeader(obj map[string]any) []string {
+func tableHeader(obj jsonObject) []string {
 	for _, hk := range []string{"columns", "header", "headers", "fields", "column_names"} {
-		h, ok := obj[hk].([]any)
+		hv, _ := obj.get(hk)
+		h, ok := hv.([]any)
 		if !ok || len(h) == 0 {
 			continue
 		}
@@ -27,15 +28,16 @@ func tableHeader(obj map[string]any) []string {
 			switch c := c.(type) {
 			case string:
 				names[i] = c
-			case map[string]any:
-				s, _ := c["name"].(string)
+			case jsonObject:
+				nv, _ := c.get("name")
+				s, _ := nv.(string)
 				names[i] = s
 			default:
 				return nil
 			}
 		}
-		for k, v := range obj {
-			if isRowsKey(k) {
+		for _, fd := range obj {
+			if k, v := fd.k, fd.v; isRowsKey(k) {
 				if rows, ok := v.([]any); ok && len(rows) > 0 {
 					if _, ok := rows[0].([]any); ok {
 						return names
@@ -192,6 +194,11 @@ type keyInfo struct {
 	// fee_pence): how many make one of the currency (its values are
 	// divided by it); 0 when it does not.
 	minor float64
+	// own is the concept list the last leaf under this key took (where it
+	// is) and ownID its number in the part's tables: the leaves of a key
+	// mostly take the same list (tables.list would look it up each time).
+	own   listAddr
+	ownID uint32
 }
 
 // concepts returns key k's concepts under a parent with concepts parent.
@@ -335,6 +342,21 @@ type strInfo struct {
 	// dates), once found: the string's leaves ask for them twice.
 	items     []TextItem
 	itemsDone bool
+	tokStrs   []string // the tokens' strings (tokenStrs)
+}
+
+// tokenStrs returns the strings of si's tokens, made once and shared by
+// whatever keeps them (a subject's entries, a value's words): none
+// changes them.
+func (si *strInfo) tokenStrs() []string {
+	if si.tokStrs == nil {
+		ts := si.tokensOf()
+		si.tokStrs = make([]string, len(ts))
+		for i, t := range ts {
+			si.tokStrs[i] = t.S
+		}
+	}
+	return si.tokStrs
 }
 
 // tokensOf returns the tokens of si's normalised value, tokenising it once.
@@ -380,7 +402,14 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 	}
 	lf := Leaf{t: ix.t, Ev: w.ev, Node: obj, Minute: -1, Src: -1}
 	lf.setPtr(ptr)
-	lf.setOwn(f.concepts)
+	if c := f.concepts; len(c) > 0 && ki.own.p == &c[0] && ki.own.n == len(c) {
+		lf.ownID = ki.ownID // NB: the list this key's last leaf took, numbered then
+	} else {
+		lf.setOwn(c)
+		if len(c) > 0 {
+			ki.own, ki.ownID = listAddr{&c[0], len(c)}, lf.ownID
+		}
+	}
 	lf.setCtx(f.ctx)
 	if obj >= 0 {
 		lf.Hedge = ix.Nodes[obj].hedge
@@ -437,7 +466,7 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 			if ix.valWords == nil {
 				ix.valWords = map[uint32]valueWords{}
 			}
-			ix.valWords[lf.strID] = valueWordsFrom(si.runes, si.tokensOf())
+			ix.valWords[lf.strID] = valueWordsFrom(si.runes, si.tokensOf(), si)
 		}
 		lf.Day, lf.HasDay, lf.Minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
@@ -760,17 +789,20 @@ type valueWords struct {
 
 func valueWordsOf(s string) valueWords {
 	r := []rune(s)
-	return valueWordsFrom(r, Tokenize(r))
+	return valueWordsFrom(r, Tokenize(r), nil)
 }
 
 // valueWordsFrom is valueWordsOf of the normalised runes r, tokenised as
-// toks (not changed).
-func valueWordsFrom(r []rune, toks []Token) valueWords {
+// toks (not changed); si, when not nil, is what strInfo worked out of
+// them, whose token strings are shared.
+func valueWordsFrom(r []rune, toks []Token, si *strInfo) valueWords {
 	if len(toks) > valueTokensMax {
 		toks = toks[:valueTokensMax]
 	}
 	vw := valueWords{concepts: TextConcepts(r, toks)}
-	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
+	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 && si != nil {
+		vw.toks = si.tokenStrs() // NB: toks are all of si's: at most 8
+	} else if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
 		vw.toks = make([]string, len(toks))
 		for i, t := range toks {
 			vw.toks[i] = t.S

@@ -3,15 +3,18 @@ package evidence
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// A result is decoded into the tree the walk reads (map[string]any,
-// []any, json.Number, string, bool, nil) by decodeJSON: the value
-// json.NewDecoder with UseNumber gives, and the same inputs refused (what
-// FuzzDecodeJSON checks). It reads the result once, where encoding/json
+// A result is decoded into the tree the walk reads (jsonObject, []any,
+// json.Number, string, bool, nil) by decodeJSON: the value json.NewDecoder
+// with UseNumber gives, an object's fields sorted by key where it gives a
+// map (the order the walk reads them in), and the same inputs refused
+// (what FuzzDecodeJSON checks). It reads the result once, where encoding/json
 // scans it twice (once to find where the value ends, once to decode it):
 // the result is copied into one string, and every string, key and number
 // without an escape is a slice of it, not a copy of its own. Like
@@ -35,11 +38,14 @@ type jsonDecoder struct {
 	// leaves a walk of the tree makes, for the room it asks.
 	scalars, strings int // … and of them the strings
 	// lastObj is the number of keys of the object closed last: the room
-	// the next object's map is made with (an array's objects are alike).
+	// the next object's fields are made with (an array's objects are
+	// alike).
 	lastObj int
+	shapes  [shapeDepths]objectShape // the last object's shape at each depth (sorted)
+	scratch []jsonField
 }
 
-// lastObjMax bounds the room a map is made with from its sibling's.
+// lastObjMax bounds the room an object is made with from its sibling's.
 const lastObjMax = 64
 
 func decodeJSON(raw []byte) (any, error) {
@@ -114,13 +120,13 @@ func (d *jsonDecoder) object() (any, error) {
 		return nil, errJSON
 	}
 	d.i++ // {
-	m := make(map[string]any, d.lastObj)
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++
 		d.depth--
-		return m, nil
+		return jsonObject{}, nil
 	}
+	fs := make([]jsonField, 0, d.lastObj)
 	for {
 		if d.i >= len(d.s) || d.s[d.i] != '"' {
 			return nil, errJSON
@@ -139,7 +145,7 @@ func (d *jsonDecoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		fs = append(fs, jsonField{k, v})
 		d.space()
 		if d.i >= len(d.s) {
 			return nil, errJSON
@@ -151,12 +157,117 @@ func (d *jsonDecoder) object() (any, error) {
 		case '}':
 			d.i++
 			d.depth--
-			d.lastObj = min(len(m), lastObjMax)
-			return m, nil
+			o := d.sorted(fs)
+			d.lastObj = min(len(o), lastObjMax)
+			return o, nil
 		default:
 			return nil, errJSON
 		}
 	}
+}
+
+// jsonObject is a decoded JSON object: its fields sorted by key, each key
+// once (a key written twice keeps its last value, as json.Decoder's map
+// does).
+type jsonObject []jsonField
+
+type jsonField struct {
+	k string
+	v any
+}
+
+// get returns the value of key k.
+func (o jsonObject) get(k string) (any, bool) {
+	i, ok := slices.BinarySearchFunc(o, k, func(f jsonField, k string) int { return strings.Compare(f.k, k) })
+	if !ok {
+		return nil, false
+	}
+	return o[i].v, true
+}
+
+// getString returns the value of key k when it is a string.
+func (o jsonObject) getString(k string) (string, bool) {
+	v, _ := o.get(k)
+	s, ok := v.(string)
+	return s, ok
+}
+
+// objectOf is the object of a map's fields (not copied deeper).
+func objectOf(m map[string]any) jsonObject {
+	o := make(jsonObject, 0, len(m))
+	for k, v := range m {
+		o = append(o, jsonField{k, v})
+	}
+	slices.SortFunc(o, func(a, b jsonField) int { return strings.Compare(a.k, b.k) })
+	return o
+}
+
+// objectShape is the keys of the object decoded last at one depth, in the
+// order written, and the order that sorts them: the objects of an array
+// mostly write the same keys in the same order.
+type objectShape struct {
+	keys []string
+	perm []int32
+}
+
+// shapeDepths is how many depths remember their last object's shape.
+const shapeDepths = 8
+
+// sorted sorts an object's fields (written in the order fs has them) by
+// key, keeping the last of a key written twice: in the order the last
+// object of its depth took when it has the same keys in the same order,
+// else sorted (and that order remembered when no key repeats).
+func (d *jsonDecoder) sorted(fs []jsonField) jsonObject {
+	var sh *objectShape
+	if d.depth < shapeDepths {
+		sh = &d.shapes[d.depth]
+	}
+	if sh != nil && sh.perm != nil && len(sh.keys) == len(fs) {
+		same := true
+		for i := range fs {
+			if fs[i].k != sh.keys[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			d.scratch = append(d.scratch[:0], fs...)
+			for i, j := range sh.perm {
+				fs[i] = d.scratch[j]
+			}
+			return fs
+		}
+	}
+	perm := make([]int32, len(fs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return strings.Compare(fs[a].k, fs[b].k) })
+	// Of a key written twice the last (stable: the later one sorts later).
+	out := perm[:0]
+	for i, j := range perm {
+		if i+1 < len(perm) && fs[perm[i+1]].k == fs[j].k {
+			continue
+		}
+		out = append(out, j)
+	}
+	repeats := len(out) < len(fs)
+	if sh != nil {
+		sh.perm = nil
+		if !repeats {
+			sh.keys = sh.keys[:0]
+			for _, f := range fs {
+				sh.keys = append(sh.keys, f.k)
+			}
+			sh.perm = out
+		}
+	}
+	d.scratch = append(d.scratch[:0], fs...)
+	for i, j := range out {
+		fs[i] = d.scratch[j]
+	}
+	clear(fs[len(out):])
+	return fs[:len(out)]
 }
 
 func (d *jsonDecoder) array() (any, error) {

@@ -320,7 +320,7 @@ func KeyUnit(key string, concepts []string, fields map[string]any) (*Unit, Dimen
 	ki := &keyInfo{unit: u, dim: d}
 	var sib *siblings
 	if fields != nil {
-		sib = &siblings{obj: fields}
+		sib = &siblings{obj: objectOf(fields)}
 	}
 	return fieldUnit(ki, key, concepts, sib)
 }
@@ -328,7 +328,7 @@ func KeyUnit(key string, concepts []string, fields map[string]any) (*Unit, Dimen
 // siblings are the fields of an object, and the units its unit and
 // currency fields name (unitKeys), read when a field first asks.
 type siblings struct {
-	obj   map[string]any
+	obj   jsonObject
 	read  bool
 	units []*Unit // in the order of unitKeys
 }
@@ -338,7 +338,7 @@ func (s *siblings) of() []*Unit {
 	if !s.read {
 		s.read = true
 		for _, uk := range unitKeys {
-			if v, ok := s.obj[uk].(string); ok {
+			if v, ok := s.obj.getString(uk); ok {
 				if u := UnitOfValue(v); u != nil {
 					s.units = append(s.units, u)
 				}
