@@ -191,9 +191,6 @@ func New(cfg Config) (*Gateway, error) {
 	if err := cfg.File.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
-	}
 	if cfg.BodyMax <= 0 {
 		cfg.BodyMax = 32 << 20
 	}
@@ -202,6 +199,9 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.File.Limits.RequestsMax <= 0 {
 		cfg.File.Limits.RequestsMax = DefaultRequestsMax
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Transport: upstreamTransport(cfg.File.Limits.RequestsMax)}
 	}
 	if cfg.File.Limits.BodyReadTimeout <= 0 {
 		cfg.File.Limits.BodyReadTimeout = DefaultBodyReadTimeout
@@ -251,4 +251,19 @@ func newStreamID() string {
 	var b [12]byte
 	rand.Read(b[:])
 	return "gw_" + hex.EncodeToString(b[:])
+}
+
+// upstreamTransport is the default Client's transport: http.DefaultTransport's
+// settings, but keeping up to requestsMax idle connections to each
+// upstream, the requests the gateway lets be under way at once (each holds
+// at most one upstream connection). http.DefaultTransport keeps two a
+// host: with more requests at once than that, every answer's connection
+// was closed once read and the next request dialled a new one (a TCP and,
+// to a provider, a TLS handshake before the request goes out; the dial was
+// 4.5% of the process at 64 whole answers at once).
+func upstreamTransport(requestsMax int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = requestsMax
+	t.MaxIdleConnsPerHost = requestsMax
+	return t
 }
