@@ -457,12 +457,27 @@ func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) (c
 			"tenant", s.c.Env.Tenant, "stream", stream, "err", err)
 		return client.Published{}, nil
 	}
-	var lines bytes.Buffer
+	// Each event is written to the producer's writer as it is: they are
+	// JSON lines' events already, and client.Publish would join them into
+	// lines to split them again through a 64 KiB reader (ingest.ReadEvents)
+	// made for every answer. An event over ingest.EventMax is refused as
+	// that reader refused it, before anything is published.
 	for _, ev := range evs {
-		lines.Write(ev)
-		lines.WriteByte('\n')
+		if len(ev) > ingest.EventMax {
+			return client.Published{}, fmt.Errorf("gateway: model events of %s: %w: %w: an event of %d bytes (at most %d)",
+				stream, client.ErrBadInput, ingest.ErrTooLarge, len(ev), ingest.EventMax)
+		}
 	}
-	return s.g.producer.Publish(ctx, &lines, client.WithStream(s.producerStream(stream)))
+	w, err := s.g.producer.NewWriter(ctx, client.WithStream(s.producerStream(stream)))
+	if err != nil {
+		return client.Published{}, err
+	}
+	for _, ev := range evs {
+		if err := w.Write(ctx, ev); err != nil {
+			return w.Close(ctx) // the writer's sticky error, and what it published
+		}
+	}
+	return w.Close(ctx)
 }
 
 // published is what the producer published of a stream.
