@@ -177,6 +177,14 @@ type target struct {
 	ups   []*Upstream
 	body  []byte
 	model string // the model the upstream is asked for
+	// members are the client's body's members (before a model's prefix
+	// was taken off), decoded once here for everything that reads the
+	// body after: the model, the stream flag, the prompt kept in the log.
+	// A decode scans the whole conversation, tens of KiB in an agent's
+	// request, and the prompt of a whole answer is read before it is
+	// stored, on the client's path.
+	members  map[string]json.RawMessage
+	streamed bool // the body asks for a stream ("stream": true)
 }
 
 // targetOf returns the candidates of a call: the upstream name names (the
@@ -189,13 +197,16 @@ func (g *Gateway) targetOf(api API, name string, body []byte) (target, error) {
 	default:
 		return target{}, fmt.Errorf("%w: unknown API %q", ErrBadRequest, api)
 	}
-	up, b, err := g.route(api, name, body)
+	up, b, fields, model, err := g.routeOf(api, name, body)
 	if err != nil {
 		return target{}, err
 	}
-	model := modelOf(b)
+	var streamed bool
+	if raw, ok := fields["stream"]; ok {
+		json.Unmarshal(raw, &streamed) // not a bool: not streamed, as before
+	}
 	if name != "" || !bytes.Equal(b, body) { // named, or picked by the model's prefix
-		return target{ups: []*Upstream{up}, body: b, model: model}, nil
+		return target{ups: []*Upstream{up}, body: b, model: model, members: fields, streamed: streamed}, nil
 	}
 	var ups []*Upstream
 	for i := range g.cfg.File.Upstreams {
@@ -206,7 +217,7 @@ func (g *Gateway) targetOf(api API, name string, body []byte) (target, error) {
 	if len(ups) == 0 {
 		return target{}, fmt.Errorf("%w: no %s upstream serves model %q", ErrBadRequest, api.Kind(), model)
 	}
-	return target{ups: ups, body: b, model: model}, nil
+	return target{ups: ups, body: b, model: model, members: fields, streamed: streamed}, nil
 }
 
 // modelOf is a body's model, "" when it has none.
@@ -726,15 +737,6 @@ func (g *Gateway) upstreamRequest(ctx context.Context, c Call, up *Upstream, bod
 		req.Header.Set("Authorization", "Bearer "+up.APIKey)
 	}
 	return req, nil
-}
-
-// streamedBody reports whether a request body asks for a stream.
-func streamedBody(body []byte) bool {
-	var p struct {
-		Stream bool `json:"stream"`
-	}
-	json.Unmarshal(body, &p)
-	return p.Stream
 }
 
 // Headers of an answer that say which upstream served it and after how

@@ -21,7 +21,17 @@ var promptMembers = []string{"model", "instructions", "system", "messages", "inp
 func promptOf(body []byte, max int) *events.StreamPrompt {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil {
-		return &events.StreamPrompt{Prompt: "{}", Bytes: len(body), Truncated: true}
+		obj = nil
+	}
+	return promptOfMembers(obj, len(body), max)
+}
+
+// promptOfMembers is promptOf of a body already decoded into obj (nil: no
+// JSON object) of size bytes: a stream's request body is decoded once,
+// where the call is routed (targetOf), not again for its prompt.
+func promptOfMembers(obj map[string]json.RawMessage, size, max int) *events.StreamPrompt {
+	if obj == nil {
+		return &events.StreamPrompt{Prompt: "{}", Bytes: size, Truncated: true}
 	}
 	var kept bytes.Buffer
 	var left []string

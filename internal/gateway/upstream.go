@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -138,7 +139,7 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	}
 	// The pool's attempts (pool.go): nothing reaches onFrame or OnResponse
 	// before the one whose answer the client gets.
-	streamed := streamedBody(t.body)
+	streamed := t.streamed
 	if streamed && c.API == APIChat && g.countsTokens(c.Key) {
 		t.body = withIncludeUsage(t.body) // else a Chat stream's tokens escape the key's limits
 	}
@@ -166,7 +167,7 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	// Usage counts against the key as it is reported, before the client
 	// has the event that reports it: its next request sees it.
 	s := &relay{g: g, c: c, res: res, onFrame: onFrame, span: span, traceParent: telemetry.TraceParent(ctx), onUsage: func(u Usage) { g.account(c, t.model, u) },
-		frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}}
+		frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}, members: t.members}
 	if sv.events != nil {
 		sv.events.wait.fn = c.OnWait
 		s.release = sv.close
@@ -197,6 +198,9 @@ type relay struct {
 	// their executions join its trace; "" when not traced.
 	traceParent string
 	promptKept  bool // the prompt is queued before the first frame (Call.RecordPrompt); written on the log path, read after it ended
+	// members are the members of the call's body, decoded once where it
+	// was routed (target.members): its prompt is read from them.
+	members map[string]json.RawMessage
 }
 
 // readUsage takes the usage data reports and hands on what it adds.
@@ -413,7 +417,7 @@ func (s *relay) keepAnswer(ctx context.Context, body []byte, claim bool) error {
 	}
 	a := &events.StreamAnswer{Data: string(body), Upstream: s.res.Upstream, Attempts: s.res.Attempts}
 	if s.c.RecordPrompt {
-		a.Prompt = promptOf(s.c.Body, events.PromptBytesMax)
+		a.Prompt = promptOfMembers(s.members, len(s.c.Body), events.PromptBytesMax)
 	}
 	ev := s.event(events.StreamFrameID(env.Tenant, string(s.c.API), stream, 0), a)
 	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
@@ -598,7 +602,7 @@ func (s *relay) event(id string, body events.Body) *events.Event {
 // of its first frame, sealed as the frames are.
 func (s *relay) keepPrompt(ctx context.Context, subj, stream string) error {
 	env := s.c.Env
-	ev := s.event(events.StreamPromptID(env.Tenant, string(s.c.API), stream), promptOf(s.c.Body, events.PromptBytesMax))
+	ev := s.event(events.StreamPromptID(env.Tenant, string(s.c.API), stream), promptOfMembers(s.members, len(s.c.Body), events.PromptBytesMax))
 	msg, err := events.EncodeSealed(ev, s.g.cfg.Keys, "")
 	if err != nil {
 		return fmt.Errorf("gateway: seal prompt: %w", err)
@@ -702,47 +706,54 @@ func copyRequestHeader(dst, src http.Header) {
 // "upstream-name/" prefix, when it names an upstream of the API's kind,
 // picks it and is removed from the body.
 func (g *Gateway) route(api API, name string, body []byte) (*Upstream, []byte, error) {
+	up, b, _, _, err := g.routeOf(api, name, body)
+	return up, b, err
+}
+
+// routeOf is route, also returning the body's members as the client sent
+// them (the one decode of the body) and the model the upstream is asked
+// for (its prefix taken off; "" when the body names none).
+func (g *Gateway) routeOf(api API, name string, body []byte) (up *Upstream, out []byte, fields map[string]json.RawMessage, model string, err error) {
 	switch api {
 	case APIChat, APIResponses, APIMessages:
 	default:
-		return nil, nil, fmt.Errorf("%w: unknown API %q", ErrBadRequest, api)
+		return nil, nil, nil, "", fmt.Errorf("%w: unknown API %q", ErrBadRequest, api)
 	}
-	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, nil, fmt.Errorf("%w: the body is not a JSON object: %v", ErrBadRequest, err)
+		return nil, nil, nil, "", fmt.Errorf("%w: the body is not a JSON object: %v", ErrBadRequest, err)
 	}
-	var model string
 	if m, ok := fields["model"]; ok {
 		if err := json.Unmarshal(m, &model); err != nil {
-			return nil, nil, fmt.Errorf("%w: model is not a string", ErrBadRequest)
+			return nil, nil, nil, "", fmt.Errorf("%w: model is not a string", ErrBadRequest)
 		}
 	}
 	if prefix, rest, ok := strings.Cut(model, "/"); ok && name == "" {
 		if up := g.upstream(prefix); up != nil && up.Kind == api.Kind() {
-			fields["model"], _ = json.Marshal(rest)
-			b, err := json.Marshal(fields)
+			sent := maps.Clone(fields) // fields stay the client's (its prompt names the prefix)
+			sent["model"], _ = json.Marshal(rest)
+			b, err := json.Marshal(sent)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+				return nil, nil, nil, "", fmt.Errorf("%w: %v", ErrBadRequest, err)
 			}
-			return up, b, nil
+			return up, b, fields, rest, nil
 		}
 	}
 	if name != "" {
 		up := g.upstream(name)
 		if up == nil {
-			return nil, nil, fmt.Errorf("%w: no upstream named %q", ErrBadRequest, name)
+			return nil, nil, nil, "", fmt.Errorf("%w: no upstream named %q", ErrBadRequest, name)
 		}
 		if up.Kind != api.Kind() {
-			return nil, nil, fmt.Errorf("%w: upstream %q is %s, not %s", ErrBadRequest, name, up.Kind, api.Kind())
+			return nil, nil, nil, "", fmt.Errorf("%w: upstream %q is %s, not %s", ErrBadRequest, name, up.Kind, api.Kind())
 		}
-		return up, body, nil
+		return up, body, fields, model, nil
 	}
 	for i := range g.cfg.File.Upstreams {
 		if up := &g.cfg.File.Upstreams[i]; up.Kind == api.Kind() {
-			return up, body, nil
+			return up, body, fields, model, nil
 		}
 	}
-	return nil, nil, fmt.Errorf("%w: no %s upstream is configured", ErrBadRequest, api.Kind())
+	return nil, nil, nil, "", fmt.Errorf("%w: no %s upstream is configured", ErrBadRequest, api.Kind())
 }
 
 func (g *Gateway) upstream(name string) *Upstream {
