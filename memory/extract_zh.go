@@ -70,6 +70,14 @@ var zhUnable = memData.Words("zh words", "unable")
 // zhEnded are the words after a restraint that say it is over (控糖结束了).
 var zhEnded = memData.Words("zh words", "ended")
 
+// zhAllergyCues name an allergy (过敏); zhNoLonger before it (不再, 已经不)
+// and zhHealed after it (好了, 治好了) say it is over: zhAllergy.
+var (
+	zhAllergyCues = memData.Words("zh words", "allergy")
+	zhNoLonger    = memData.Words("zh words", "no_longer")
+	zhHealed      = memData.Words("zh words", "healed")
+)
+
 // zhBounds are the time words that bound a constraint (这周在控糖 holds a week).
 var zhBounds = zhBoundsOf()
 
@@ -144,6 +152,14 @@ func extractZH(text string, at int64) []events.Observation {
 					continue
 				}
 			} else if !sawWo {
+				if i := strings.Index(body, "我"); i > 0 && !strings.HasPrefix(body[i:], "我们") && !hasAnyPrefix(body, zhKin) && !hasAnyPrefix(body, zhSubjects) &&
+					!containsAny(body, cues.zhAddressee) { // 给我发…没问题了: a request's lift, read as one
+					if o, ok := zhFineAgain(body[:i] + trimAny(body[i+len("我"):], zhAdverbs)); ok {
+						sawWo = true
+						add(o) // the thing put before 我: 海鲜我现在可以吃了
+						continue
+					}
+				}
 				if hasAnyPrefix(body, zhKin) || hasAnyPrefix(body, zhSubjects) || strings.Contains(raw, "我") && !strings.Contains(raw, "给我") && !strings.Contains(raw, "让我") && !strings.Contains(raw, "跟我") && !zhAsksOfMe(raw) {
 					continue
 				}
@@ -350,20 +366,8 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 	if o, ok := zhWorkHours(body); ok {
 		return o, true
 	}
-	// allergies: 对X过敏, 对X不过敏了, 不再对X过敏, X过敏
-	if i := strings.Index(body, "过敏"); i >= 0 {
-		x := body[:i]
-		pol := Negative
-		if strings.HasPrefix(x, "不再") {
-			pol, x = Positive, strings.TrimPrefix(x, "不再")
-		}
-		if j := strings.LastIndex(x, "对"); j >= 0 {
-			x = x[j+len("对"):]
-		}
-		if strings.HasSuffix(x, "不") {
-			pol, x = Positive, strings.TrimSuffix(x, "不")
-		}
-		return zhSlotted(x, "", KindConstraint, pol, prev)
+	if o, ok := zhAllergy(body, prev); ok {
+		return o, true
 	}
 	for _, veg := range []string{"是素食主义者", "是素食者", "吃素", "是纯素"} {
 		if strings.HasPrefix(body, veg) {
@@ -425,6 +429,64 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 	return zhHabit(body)
 }
 
+// zhAllergy reads an allergy (zh words: allergy): 对X过敏, X过敏 a ban of X;
+// and its lift, said as no longer (zh words: no_longer) before 对 or
+// before 过敏 (不再对X过敏, 已经不对X过敏了, 对X已经不过敏了) or as healed
+// after it (X过敏已经好了, 对X过敏治好了: zh words healed). Adverbs between
+// the thing and the cue are no part of the thing.
+func zhAllergy(body string, prev *events.Observation) (events.Observation, bool) {
+	cue := ""
+	i := -1
+	for _, c := range zhAllergyCues {
+		if j := strings.Index(body, c); j >= 0 && (i < 0 || j < i) {
+			cue, i = c, j
+		}
+	}
+	if i < 0 {
+		return events.Observation{}, false
+	}
+	x, after := body[:i], body[i+len(cue):]
+	pol := Negative
+	if hasAnyPrefix(trimAny(after, zhAdverbs), zhHealed) {
+		pol = Positive // 过敏已经好了
+	}
+	if j := strings.LastIndex(x, "对"); j >= 0 {
+		if hasAnySuffix(trimAnySuffix(x[:j], zhAdverbs), zhNoLonger) {
+			pol = Positive // 已经不对X过敏了
+		}
+		x = x[j+len("对"):]
+	} else {
+		x = trimAny(x, zhAdverbs)
+		for _, w := range zhNoLonger {
+			if y, ok := strings.CutPrefix(x, w); ok && y != "" {
+				pol, x = Positive, y // without its 对: 不再花生过敏
+				break
+			}
+		}
+	}
+	x = trimAnySuffix(x, zhAdverbs)
+	for _, w := range zhNoLonger {
+		if y, ok := strings.CutSuffix(x, w); ok {
+			pol, x = Positive, trimAnySuffix(y, zhAdverbs) // 对X(已经)不过敏了
+			break
+		}
+	}
+	return zhSlotted(x, "", KindConstraint, pol, prev)
+}
+
+// trimAnySuffix trims any of suffixes off the end of s, repeatedly.
+func trimAnySuffix(s string, suffixes []string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, p := range suffixes {
+			if strings.HasSuffix(s, p) && s != p {
+				s, changed = strings.TrimSpace(strings.TrimSuffix(s, p)), true
+			}
+		}
+	}
+	return s
+}
+
 // zhFineAgain reads a thing said to be fine again: 爬楼梯都没问题了, 跟猫待在一起也
 // 没事了 (a lift of the activity), 甜点也可以吃了, 酒又能喝了 (of the food or drink
 // put first). Only with the 了 of a change: 爬楼梯没问题 states an ability,
@@ -458,8 +520,8 @@ func zhFineAgain(body string) (events.Observation, bool) {
 	}
 	for changed := true; changed; {
 		changed = false
-		if b := trimAny(x, zhAdverbs); b != x {
-			x, changed = b, true
+		if b := trimAnySuffix(trimAny(x, zhAdverbs), zhAdverbs); b != x {
+			x, changed = b, true // 坚果已经没问题了
 		}
 		for _, w := range []string{"都", "也", "又", "再"} {
 			if strings.HasSuffix(x, w) {

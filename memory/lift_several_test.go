@@ -200,3 +200,32 @@ func TestServiceConfirmsAHeldLift(t *testing.T) {
 	}
 	stays("negated", ban)
 }
+
+// A Chinese lift in other words than 又能吃 (an allergy said to be over,
+// the thing put before 我, 重新, no more need to keep off it) ends its ban,
+// in its own slot or, broader, in the ban's: the ban superseded by the
+// lift, both audit links.
+func TestChineseLiftsInOtherWordsEndTheirBan(t *testing.T) {
+	at := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ ban, lift string }{
+		{"我对花生过敏。", "我已经不对花生过敏了。"},
+		{"我对花生过敏。", "我对花生已经不过敏了。"},
+		{"我对花生过敏。", "花生过敏已经好了。"},
+		{"我不能吃海鲜。", "海鲜我现在可以吃了。"},
+		{"我不能吃海鲜。", "我可以重新吃海鲜了。"},
+		{"我不能吃海鲜。", "我不用再忌口海鲜了。"},
+		{"我戒酒了。", "我不用再戒酒了。"},
+		{"我对虾过敏。", "海鲜我现在可以吃了。"},
+		{"我不能吃坚果。", "坚果已经没问题了。"},
+	} {
+		t.Run(c.ban+c.lift, func(t *testing.T) {
+			_, _, ban, lift := banThenLift(t, c.ban, c.lift, at)
+			if lift.Kind != KindConstraint || lift.Polarity != Positive || lift.Status != StatusActive {
+				t.Fatalf("not an active lift: %s", lift.String())
+			}
+			if ban.Status != StatusSuperseded || ban.SupersededBy != lift.Ref() || !slices.Contains(lift.Supersedes, ban.Ref()) {
+				t.Errorf("the ban %s; the lift %s", ban.String(), lift.String())
+			}
+		})
+	}
+}
