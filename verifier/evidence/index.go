@@ -212,6 +212,36 @@ func newIndexFor(size, strs int) *Index {
 
 var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
+// ptrWriter writes the walk's RFC 6901 pointers one after another into
+// one string, each a slice of it: a leaf's pointer is its own, and a
+// string of its own for each was an allocation per value. A strings.Builder
+// never changes what it has written (growing, it copies), so a pointer
+// sliced from it stays as it was.
+type ptrWriter struct{ b strings.Builder }
+
+// key returns the pointer of object field k under ptr.
+func (pw *ptrWriter) key(ptr, k string) string {
+	start := pw.b.Len()
+	pw.b.WriteString(ptr)
+	pw.b.WriteByte('/')
+	if strings.ContainsAny(k, "~/") {
+		pw.b.WriteString(ptrEscaper.Replace(k))
+	} else {
+		pw.b.WriteString(k)
+	}
+	return pw.b.String()[start:]
+}
+
+// index returns the pointer of array element i under ptr.
+func (pw *ptrWriter) index(ptr string, i int) string {
+	start := pw.b.Len()
+	pw.b.WriteString(ptr)
+	pw.b.WriteByte('/')
+	var d [20]byte
+	pw.b.Write(strconv.AppendInt(d[:0], int64(i), 10))
+	return pw.b.String()[start:]
+}
+
 type Walker struct {
 	Ix     *Index
 	ev     int32
@@ -230,6 +260,7 @@ type Walker struct {
 	// kiStack holds what the keys of the objects being walked say, the
 	// innermost last (walk).
 	kiStack []*keyInfo
+	ptrs    ptrWriter // the pointers of the walk's values and nodes
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -261,7 +292,7 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		sib := siblings{obj: t}
 		for i, fd := range t {
 			k, cv := fd.k, fd.v
-			p := ptr + "/" + ptrEscaper.Replace(k)
+			p := w.ptrs.key(ptr, k)
 			kf := frame{key: k, ki: kis[i], concepts: w.conceptsOf(kis[i], f.concepts), ctx: inner, parentKey: f.key}
 			if header != nil && isRowsKey(k) {
 				w.walkTable(cv, p, kf, id, header)
@@ -284,7 +315,7 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 			return id
 		}
 		for i, cv := range t {
-			p := ptr + "/" + strconv.Itoa(i)
+			p := w.ptrs.index(ptr, i)
 			w.child(cv, p, f, id, nil)
 		}
 		w.closeNode(id)

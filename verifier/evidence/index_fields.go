@@ -120,7 +120,7 @@ func (w *Walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 		defer w.closeNode(arr)
 	}
 	for i, r := range rows {
-		p := ptr + "/" + strconv.Itoa(i+offset)
+		p := w.ptrs.index(ptr, i+offset)
 		cells, ok := r.([]any)
 		if !ok {
 			w.child(r, p, f, arr, nil)
@@ -144,7 +144,7 @@ func (w *Walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 			name := cellName(header, j)
 			ki := w.keyInfo(name)
 			cf := frame{key: name, ki: ki, concepts: w.conceptsOf(ki, nil), ctx: ctx, parentKey: f.key, rowKey: label}
-			w.child(c, p+"/"+strconv.Itoa(j), cf, row, nil)
+			w.child(c, w.ptrs.index(p, j), cf, row, nil)
 		}
 		w.closeNode(row)
 	}

@@ -74,6 +74,10 @@ func indexResult(e Evidence, budget int, room *[]Leaf) *Part {
 	}
 	roomCap := cap(ix.Leaves)
 	w := Walker{Ix: ix, Now: partNow, budget: budget}
+	// NB: the pointers take about the result's length (at most a MiB is
+	// asked for at first: a long text has one pointer); growing copies
+	// what is written.
+	w.ptrs.b.Grow(min(len(raw), 1<<20) + 64)
 	ix.roots = []int32{w.walk(v, "", frame{concepts: ConceptsOf(e.Name)}, -1)}
 	if inRoom && cap(ix.Leaves) == roomCap {
 		// NB: still in room's array (an append that outgrew it moved them).
