@@ -12,7 +12,8 @@ import (
 // Episodes consolidated into a semantic record. An episode (a turn the
 // extractor read no statement from) that names a food or drink (the
 // extractor's lexicons, data/words.txt food_lex and drink_lex: "Sushi again
-// tonight with Tom") is evidence of a habit; when episodes of
+// tonight with Tom"; in Chinese the names of zhFoodNames, read by
+// segmenting the text: 周五和同事去吃火锅) is evidence of a habit; when episodes of
 // EpisodesToConsolidate or more messages of one user name the same one,
 // they are consolidated into one semantic record: a preference for it
 // (food/sushi or drink/coffee, positive), at a confidence below what a

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/toolstream/toolstream/events"
 )
 
 // A lift the language data relates to several bans ends every one it
@@ -82,6 +84,18 @@ func TestALiftEndsEveryBanItCovers(t *testing.T) {
 			for i, id := range banIDs {
 				if inForce := hitsHold(res.Records, id); inForce == slices.Contains(c.ended, i) {
 					t.Errorf("recall: ban %s in force %v", id, inForce)
+				}
+			}
+			// the lift forgotten: every ban it ended is in force again, as if
+			// it had never been said
+			ev := &events.Event{ID: "forget-l1", Tenant: "acme", User: "u1", At: at.Add(48 * time.Hour).UnixNano(),
+				Body: &events.MemoryForgotten{ID: lift.ID}}
+			if err := s.apply(e, ev); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range banIDs {
+				if r, _ := e.Get(s.reader(), "acme", "u1", id); r.Status != StatusActive || r.SupersededBy != "" || r.EndedAt != 0 {
+					t.Errorf("the lift forgotten, a ban it had ended: %s", r.String())
 				}
 			}
 		})
