@@ -232,6 +232,21 @@ func (pw *ptrWriter) key(ptr, k string) string {
 	return pw.b.String()[start:]
 }
 
+// jsonText is JsonText(s), a plain string's written into the same string
+// as the pointers.
+func (pw *ptrWriter) jsonText(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return JsonText(s)
+		}
+	}
+	start := pw.b.Len()
+	pw.b.WriteByte('"')
+	pw.b.WriteString(s)
+	pw.b.WriteByte('"')
+	return pw.b.String()[start:]
+}
+
 // index returns the pointer of array element i under ptr.
 func (pw *ptrWriter) index(ptr string, i int) string {
 	start := pw.b.Len()
@@ -260,7 +275,11 @@ type Walker struct {
 	// kiStack holds what the keys of the objects being walked say, the
 	// innermost last (walk).
 	kiStack []*keyInfo
-	ptrs    ptrWriter // the pointers of the walk's values and nodes
+	ptrs    ptrWriter // the pointers of the walk's values and nodes, and JSON texts
+	// siSlab and runeSlab hold the strInfos of the strings walked, and
+	// their normalised runes, a slab at a time.
+	siSlab   []strInfo
+	runeSlab []rune
 }
 
 // frame is where a value sits: the key it is under (for an array element,

@@ -371,9 +371,13 @@ func (w *Walker) strInfo(s string) *strInfo {
 	if si, ok := w.Ix.strs[s]; ok {
 		return si
 	}
-	r := lang.Normalize(s)
+	r := w.normalize(s)
 	text := NewRuneText(r)
-	si := &strInfo{norm: text.S, raw: JsonText(s), minute: -1, clock: -1, runes: r, text: text}
+	if len(w.siSlab) == cap(w.siSlab) {
+		w.siSlab = make([]strInfo, 0, 64) // NB: the full one stays where its strInfos are
+	}
+	w.siSlab = append(w.siSlab, strInfo{norm: text.S, raw: w.ptrs.jsonText(s), minute: -1, clock: -1, runes: r, text: text})
+	si := &w.siSlab[len(w.siSlab)-1]
 	if d, m, ok := ParseEvidenceDate(s); ok {
 		si.day, si.hasDay, si.minute = d, true, m
 	} else if wd, ok := weekdayOf(si.norm); ok {
@@ -387,6 +391,23 @@ func (w *Walker) strInfo(s string) *strInfo {
 		w.Ix.strs[s] = si
 	}
 	return si
+}
+
+// normalize is lang.Normalize(s) in the walk's slab of runes (a string's
+// runes are never changed, and their slice ends where they end).
+func (w *Walker) normalize(s string) []rune {
+	n := len(s) // NB: at least its runes
+	if n > 256 {
+		return lang.Normalize(s)
+	}
+	if cap(w.runeSlab)-len(w.runeSlab) < n {
+		w.runeSlab = make([]rune, 0, 4096)
+	}
+	lo := len(w.runeSlab)
+	for _, c := range s {
+		w.runeSlab = append(w.runeSlab, lang.NormRune(c))
+	}
+	return w.runeSlab[lo:len(w.runeSlab):len(w.runeSlab)]
 }
 
 // scalar indexes one scalar value; sib (the enclosing object's fields)
