@@ -45,10 +45,10 @@ func namesADomain(name string) string {
 // TestNoTableNamesADomain is the rule that a domain is data: the classes
 // of the closed categories (the status vocabularies: progress, settlement,
 // confirmation, approval, outcome, readiness …), every class the category
-// rules name, the words JSON keys are read by (keys.txt) and the nouns
-// before an identifier are generic, so a new domain is new words under
-// them, never a new class. It fails naming the line that names one of the
-// domains our own sets use.
+// rules name, the words JSON keys are read by (keys.txt), the nouns
+// before an identifier and what an ordinal counts are generic, so a new
+// domain is new words under them, never a new class. It fails naming the
+// line that names one of the domains our own sets use.
 func TestNoTableNamesADomain(t *testing.T) {
 	d := Default()
 	check := func(l Line, what, name string) {
@@ -72,7 +72,7 @@ func TestNoTableNamesADomain(t *testing.T) {
 		}
 	}
 	for _, sec := range []string{"generic keys", "state key words", "id words", "change key words", "duration words",
-		"last only units", "subject keys", "subject key suffixes", "unit keys", "money key words", "class nouns"} {
+		"last only units", "subject keys", "subject key suffixes", "unit keys", "money key words", "class nouns", "ordinal nouns"} {
 		if len(d.Lines(sec)) == 0 {
 			t.Fatalf("no section [%s]", sec)
 		}
@@ -81,6 +81,9 @@ func TestNoTableNamesADomain(t *testing.T) {
 				check(l, "["+sec+"] word", w)
 			}
 		}
+	}
+	for _, l := range d.Lines("ordinal nouns") {
+		check(l, "[ordinal nouns] concept", l.Name) // what an ordinal counts is no domain's
 	}
 }
 

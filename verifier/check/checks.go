@@ -135,6 +135,18 @@ func (cx *claim) facts() []fact {
 			}
 		}
 	}
+	if cx.rowUnnamed {
+		// "The third pitch was 97 mph" beside rows of throws: the claim is
+		// about one row, and nothing says which; a field that differs may
+		// be another row's, so it contradicts nothing. A value it has is
+		// still found ("the first available slot is at 3 pm").
+		for i := range fs {
+			if fs[i].verdict == events.VerdictContradicted {
+				fs[i].verdict, fs[i].weak = events.VerdictUnsupported, true
+				fs[i].reason = "an ordinal names a row the evidence does not single out; " + fs[i].reason
+			}
+		}
+	}
 	cx.excerptFacts(fs)
 	if hard := slices.ContainsFunc(fs, func(f fact) bool { return !f.soft }); hard {
 		fs = slices.DeleteFunc(fs, func(f fact) bool { return f.soft })

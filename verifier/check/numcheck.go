@@ -207,6 +207,9 @@ func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 	// free shipping": shipping is what is free, not what costs $348).
 	var c []string
 	for _, x := range cx.concepts {
+		if cx.namesRowOnly(x, m) {
+			continue // 第三站有22人: 站 names the row, not what 22 counts
+		}
 		other := false
 		for i := range cx.nums {
 			if o := &cx.nums[i]; o != m && slices.Contains(o.Head, x) && !slices.Contains(m.Local, x) {
@@ -222,6 +225,14 @@ func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 		c = append(c, evidence.UnitConceptNames(m.Unit)...)
 	}
 	return evidence.DedupeOwn(c) // NB: c is a new array (appended to from nil)
+}
+
+// namesRowOnly reports whether concept c comes to number m only from the
+// noun an ordinal counted the claim's row by (the fourth week, 第五天): it
+// names the row, and the number measures something of it, unless c is
+// the number's own noun too.
+func (cx *claim) namesRowOnly(c string, m *evidence.NumMention) bool {
+	return slices.Contains(cx.rowNoun, c) && !slices.Contains(m.Head, c)
 }
 
 // checkNumber checks one claimed number. A scope inherited through a
@@ -301,11 +312,15 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if len(m.Head) > 0 {
 		targets = find(m.Head)
 	}
-	if len(targets) == 0 && len(m.Near) > 0 {
-		targets = find(m.Near)
+	near, local := m.Near, m.Local
+	if len(cx.rowNoun) > 0 {
+		near = slices.DeleteFunc(slices.Clone(near), func(c string) bool { return cx.namesRowOnly(c, m) })
+		local = slices.DeleteFunc(slices.Clone(local), func(c string) bool { return cx.namesRowOnly(c, m) })
 	}
-	if len(targets) == 0 && len(m.Local) > 0 {
-		local := m.Local
+	if len(targets) == 0 && len(near) > 0 {
+		targets = find(near)
+	}
+	if len(targets) == 0 && len(local) > 0 {
 		if m.Unit != nil {
 			local = evidence.Dedupe(append(append([]string(nil), local...), evidence.UnitConceptNames(m.Unit)...))
 		}

@@ -1,7 +1,7 @@
 package check
 
 import (
-	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,80 +16,84 @@ import (
 type ordinalPick int
 
 const (
-	ordinalNone   ordinalPick = iota // no ordinal names rows of any array
-	ordinalRow                       // one row, by its label's number or its position
-	ordinalMissed                    // rows are named, but no one row is picked
+	ordinalNone    ordinalPick = iota // no ordinal names rows of any array
+	ordinalRow                        // one row, by its label's number or its position
+	ordinalMissed                     // rows are named, but no one row is picked
+	ordinalUnbound                    // an ordinal counts a noun no array's rows are named by
 )
 
-// rowNouns maps each word of numbers.txt's [row nouns] to its line's name.
-var rowNouns = func() map[string]string {
-	m := map[string]string{}
-	for _, l := range evidence.LangData.Lines("row nouns") {
+// An ordinal's noun ("the fourth week", 第四周, the 2nd leg) is read as
+// any word of a claim is: its lexicon concepts (车站 and stop are one
+// concept), else its stem; one ideograph after a Chinese ordinal by
+// words.txt's [ordinal nouns] (站: station, 天: day), else as itself. It
+// names an array's rows when the concepts of the array's key or of a
+// row's field key share one with it (the concept matching a claim's
+// words are bound to fields by), or, in Chinese, when the key holds the
+// noun's ideographs. Which nouns bind is not listed: a noun of a domain
+// no one wrote rules for binds as one of ours does, and a noun that names
+// no array's rows binds nothing.
+
+// keyNamesNoun reports whether a key of concepts kc (written key) names
+// the noun of om.
+func keyNamesNoun(key string, kc []string, om *ordinalMention) bool {
+	if overlap(kc, om.noun) > 0 {
+		return true
+	}
+	r := []rune(om.word)
+	return len(r) > 0 && lang.IsCJK(r[0]) && strings.Contains(key, om.word)
+}
+
+// nounConcepts returns the concepts of the English word w after an
+// ordinal, nil when w is no noun (a stop word, "the first two weeks").
+func nounConcepts(w string) []string {
+	if _, ok := evidence.LangData.NumberWord(w); ok || w == "" {
+		return nil
+	}
+	return evidence.WordConcepts(w)
+}
+
+// ordinalNouns are words.txt's [ordinal nouns]: what one ideograph after
+// a Chinese ordinal counts (名: rank), by concepts of the lexicon.
+var ordinalNouns = func() map[string][]string {
+	m := map[string][]string{}
+	for _, l := range evidence.LangData.Lines("ordinal nouns") {
 		for _, w := range l.Words {
-			m[w] = l.Name
+			m[w] = append(m[w], l.Name)
 		}
 	}
 	return m
 }()
 
-// cjkRowNoun is a Chinese word of [row nouns] and its line's name.
-type cjkRowNoun struct {
-	w, name string
-	r       []rune
-}
-
-// cjkRowNouns are rowNouns' Chinese words, longest first (then by word):
-// the first that starts at a rune is the longest there, and no two
-// differing words of one length both start at it.
-var cjkRowNouns = func() []cjkRowNoun {
-	var out []cjkRowNoun
-	for w, n := range rowNouns {
-		if r := []rune(w); len(r) > 0 && lang.IsCJK(r[0]) {
-			out = append(out, cjkRowNoun{w: w, name: n, r: r})
+// cjkNounAt returns the Chinese noun at r[i] and its concepts: the
+// longest lexicon word there, else the one ideograph, by [ordinal nouns]
+// or (one they lack) as itself; nothing when the lexicon's word there
+// has no concepts (的, 个: no noun).
+func cjkNounAt(r []rune, i int) (string, []string) {
+	if i >= len(r) || !lang.IsCJK(r[i]) {
+		return "", nil
+	}
+	for n := min(evidence.ZhMaxLen, len(r)-i); n > 0; n-- {
+		w := string(r[i : i+n])
+		if l := evidence.ZhLex[w]; l != nil {
+			if len(l.Concepts) == 0 {
+				return "", nil
+			}
+			return w, l.Concepts
 		}
 	}
-	slices.SortFunc(out, func(a, b cjkRowNoun) int {
-		if c := cmp.Compare(len(b.r), len(a.r)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.w, b.w)
-	})
-	return out
-}()
-
-// rowNoun is the name a word counting rows goes by: its [row nouns]
-// line's, else (English) its stem.
-func rowNoun(w string) string {
-	if n, ok := rowNouns[w]; ok {
-		return n
+	w := string(r[i])
+	if c, ok := ordinalNouns[w]; ok {
+		return w, c
 	}
-	if r := []rune(w); len(r) > 0 && lang.IsCJK(r[0]) {
-		return ""
-	}
-	return lang.Stem(w)
-}
-
-// keyNamesNoun reports whether a JSON key names the rows' noun n: one of
-// its parts goes by n, or (Chinese) it holds a word of n's line.
-func keyNamesNoun(key, n string) bool {
-	for _, p := range lang.KeyParts(key) {
-		if rowNoun(p) == n {
-			return true
-		}
-	}
-	for _, c := range cjkRowNouns {
-		if c.name == n && strings.Contains(key, c.w) {
-			return true
-		}
-	}
-	return false
+	return w, []string{w}
 }
 
 // ordinalMention is one ordinal of a claim and the noun it counts.
 type ordinalMention struct {
 	v    float64
-	noun string
-	span [2]int
+	noun []string // the concepts of the noun it counts
+	word string   // the noun as written
+	span [2]int   // the runes of the ordinal and its noun
 }
 
 // ordinals returns a claim's ordinals that count a noun: an English
@@ -105,16 +109,17 @@ func (rd *reading) ordinals() []ordinalMention {
 				continue
 			}
 			j := asciiWordEnd(r, i)
-			v, ok := evidence.LangData.Ordinal(string(r[i:j]))
-			if h := strings.IndexByte(string(r[i:j]), '-'); !ok && h > 0 {
+			word := string(r[i:j])
+			v, ok := evidence.LangData.Ordinal(word)
+			if h := strings.IndexByte(word, '-'); !ok && h > 0 {
 				// "fourth-quarter orders", "4th-quarter": the noun after the hyphen.
 				if v, ok = evidence.LangData.Ordinal(string(r[i : i+h])); ok {
 					tail := string(r[i+h+1 : j])
 					if k := strings.IndexByte(tail, '-'); k >= 0 {
 						tail = tail[:k]
 					}
-					if n := rowNoun(tail); n != "" && tail != "" {
-						out = append(out, ordinalMention{v, n, [2]int{i, i + h}})
+					if n := nounConcepts(tail); len(n) > 0 {
+						out = append(out, ordinalMention{v, n, tail, [2]int{i, i + h + 1 + len([]rune(tail))}})
 					}
 					i = j
 					continue
@@ -133,8 +138,8 @@ func (rd *reading) ordinals() []ordinalMention {
 				k++
 			}
 			if e := asciiWordEnd(r, k); e > k {
-				if n := rowNoun(string(r[k:e])); n != "" {
-					out = append(out, ordinalMention{v, n, [2]int{i, j}})
+				if n := nounConcepts(string(r[k:e])); len(n) > 0 {
+					out = append(out, ordinalMention{v, n, string(r[k:e]), [2]int{i, e}})
 				}
 			}
 			i = j
@@ -157,14 +162,14 @@ func (rd *reading) ordinals() []ordinalMention {
 }
 
 // zhOrdinalAt reads a Chinese ordinal at r[i] (第四, 三号, 3号) and the
-// row noun after it.
+// noun after it.
 func zhOrdinalAt(r []rune, i int) (ordinalMention, bool) {
 	v, end, ok := evidence.LangData.ZhOrdinal(r, i)
 	if !ok {
 		return ordinalMention{}, false
 	}
-	n := cjkRowNounAt(r, end)
-	return ordinalMention{v, n, [2]int{i, end}}, n != ""
+	w, n := cjkNounAt(r, end)
+	return ordinalMention{v, n, w, [2]int{i, end + len([]rune(w))}}, len(n) > 0
 }
 
 func asciiWordEnd(r []rune, i int) int {
@@ -175,48 +180,56 @@ func asciiWordEnd(r []rune, i int) int {
 	return j
 }
 
-// cjkRowNounAt returns the name of the longest Chinese row noun at r[i].
-func cjkRowNounAt(r []rune, i int) string {
-	for _, c := range cjkRowNouns {
-		if i+len(c.r) <= len(r) && slices.Equal(r[i:i+len(c.r)], c.r) {
-			return c.name
-		}
-	}
-	return ""
-}
-
 // rowByOrdinal returns the row of an array a claim's ordinal picks: the
-// row whose own numeric field of the ordinal's noun holds the number
-// ("the fourth week", 第四周 beside rows of week 3, 4, 5), or, when the
-// rows carry no such field and the array's key is the noun, the row at
-// that position (第二批 beside batches). Rows named but none picked, or
-// two picked, is ordinalMissed: the claim is about a row the evidence
-// does not single out.
-func rowByOrdinal(ix *evidence.Index, rd *reading) (int32, [2]int, ordinalPick) {
+// row whose own numeric field named by the ordinal's noun holds the
+// number ("the fourth week", 第四周 beside rows of week 3, 4, 5), or, when
+// the rows carry no such field and the array's key names the noun or
+// each row a string of its own under a key naming it, the row at that
+// position (第二批 beside batches, the third stop beside rows each with
+// a stop's name). Rows named but none picked,
+// or two picked, is ordinalMissed: the claim is about a row the evidence
+// does not single out. An ordinal whose noun names no array's rows, while
+// the evidence has rows, is ordinalUnbound (when no other ordinal of the
+// claim names rows). The mention returned is the one that decided.
+func rowByOrdinal(ix *evidence.Index, rd *reading) (int32, ordinalMention, ordinalPick) {
 	var found int32 = -1
-	var span [2]int
+	var by ordinalMention
 	pick := ordinalNone
 	for _, om := range rd.ordinals() {
+		named, rows := false, false
 		for _, a := range ix.Arrays {
-			row, named := ordinalRowOf(ix, a, om)
-			if !named {
+			row, ok, hasRows := ordinalRowOf(ix, a, &om)
+			rows = rows || hasRows
+			if !ok {
 				continue
 			}
+			named = true
 			if row < 0 || found >= 0 && found != row {
-				return -1, span, ordinalMissed
+				return -1, om, ordinalMissed
 			}
-			found, span, pick = row, om.span, ordinalRow
+			found, by, pick = row, om, ordinalRow
+		}
+		if !named && rows && pick == ordinalNone {
+			by, pick = om, ordinalUnbound
 		}
 	}
-	return found, span, pick
+	return found, by, pick
 }
 
-// ordinalRowOf returns the row of array a that om picks, and whether om
-// names a's rows at all.
-func ordinalRowOf(ix *evidence.Index, a int32, om ordinalMention) (int32, bool) {
+// ordinalRowOf returns the row of array a that om picks, whether om names
+// a's rows at all, and whether a has rows (two objects or more). Of
+// several numeric fields naming the noun, the keys that name least
+// besides it label the rows (day before duration_days); keys that
+// disagree on the row pick none.
+func ordinalRowOf(ix *evidence.Index, a int32, om *ordinalMention) (int32, bool, bool) {
 	nd := &ix.Nodes[a]
 	var rows []int32
-	labels := map[int32]float64{}
+	type labelKey struct {
+		extra  int
+		values map[int32]float64
+	}
+	labels := map[string]*labelKey{}
+	names := map[string]map[string]bool{} // string fields naming the noun: their values
 	for l := nd.LeafLo; l < nd.LeafHi; l++ {
 		lf := &ix.Leaves[l]
 		if lf.Node < 0 || ix.Nodes[lf.Node].Parent != a || ix.Nodes[lf.Node].Array {
@@ -225,34 +238,87 @@ func ordinalRowOf(ix *evidence.Index, a int32, om ordinalMention) (int32, bool) 
 		if len(rows) == 0 || rows[len(rows)-1] != lf.Node {
 			rows = append(rows, lf.Node)
 		}
-		if lf.Kind == evidence.KindNum && !lf.Text && keyNamesNoun(evidence.LastToken(lf.Ptr()), om.noun) {
-			labels[lf.Node] = lf.Num
+		key := evidence.LastToken(lf.Ptr())
+		if !keyNamesNoun(key, lf.Own(), om) {
+			continue
 		}
+		if lf.Kind == evidence.KindStr && !lf.Text {
+			if names[key] == nil {
+				names[key] = map[string]bool{}
+			}
+			names[key][strings.ToLower(lf.Str())] = true
+		}
+		if lf.Kind != evidence.KindNum || lf.Text {
+			continue
+		}
+		lk := labels[key]
+		if lk == nil {
+			lk = &labelKey{values: map[int32]float64{}}
+			for _, c := range lf.Own() {
+				if !slices.Contains(om.noun, c) {
+					lk.extra++
+				}
+			}
+			labels[key] = lk
+		}
+		lk.values[lf.Node] = lf.Num
 	}
 	if len(rows) < 2 {
-		return -1, false
+		return -1, false, false
 	}
 	if len(labels) > 0 {
-		var found int32 = -1
-		seen := map[float64]bool{}
-		for row, v := range labels {
-			if seen[v] {
-				return -1, true // rows share the number: it labels none
-			}
-			seen[v] = true
-			if v == om.v {
-				found = row
+		least := -1
+		for _, lk := range labels {
+			if least < 0 || lk.extra < least {
+				least = lk.extra
 			}
 		}
-		return found, true
+		var found int32 = -1
+		picked := false
+		for _, key := range slices.Sorted(maps.Keys(labels)) {
+			lk := labels[key]
+			if lk.extra != least {
+				continue
+			}
+			row, ok := labelledBy(lk.values, om.v)
+			if !ok {
+				return -1, true, true // rows share the number: it labels none
+			}
+			if picked && row != found {
+				return -1, true, true
+			}
+			found, picked = row, true
+		}
+		return found, true, true
 	}
-	if !keyNamesNoun(evidence.LastToken(nd.Ptr), om.noun) {
-		return -1, false
+	named := false // each row names itself in a field of the noun: {"stop": "Elm St"}
+	for _, vs := range names {
+		named = named || len(vs) == len(rows)
+	}
+	if key := evidence.LastToken(nd.Ptr); !named && !keyNamesNoun(key, evidence.ConceptsOf(key), om) {
+		return -1, false, true
 	}
 	for _, row := range rows {
 		if i, err := strconv.Atoi(evidence.LastToken(ix.Nodes[row].Ptr)); err == nil && float64(i+1) == om.v {
-			return row, true
+			return row, true, true
 		}
 	}
-	return -1, true
+	return -1, true, true
+}
+
+// labelledBy returns the row whose label is v (-1 for none), and false
+// when two rows share a label: the numbers then label no row.
+func labelledBy(values map[int32]float64, v float64) (int32, bool) {
+	var found int32 = -1
+	seen := map[float64]bool{}
+	for row, x := range values {
+		if seen[x] {
+			return -1, false
+		}
+		seen[x] = true
+		if x == v {
+			found = row
+		}
+	}
+	return found, true
 }

@@ -54,3 +54,52 @@ func TestAnOrdinalBindsTheRowItNames(t *testing.T) {
 		{classes, "The second class costs $1,300.", events.VerdictSupported},
 	})
 }
+
+// TestAnOrdinalsNounIsMatchedByKeyConcepts: the noun after an ordinal
+// ("the third stop", 第五天, "the 2nd leg", 第2轮) is matched against the
+// arrays' keys and the rows' field keys through the concepts keys are
+// bound by, not a list of nouns: a Chinese noun meets an English key
+// through the lexicon (站 and stop, 天 and day, 轮 and round). An ordinal
+// whose noun matches no array's rows names a row the evidence does not
+// single out: nothing contradicts the claim (unsupported), though a value
+// it has may still support it.
+func TestAnOrdinalsNounIsMatchedByKeyConcepts(t *testing.T) {
+	// Stops 1-4 carry their number; legs and laps carry none.
+	stops := `{"route": "R7", "stops": [{"stop": 1, "passengers": 14}, {"stop": 2, "passengers": 9}, {"stop": 3, "passengers": 22}, {"stop": 4, "passengers": 6}]}`
+	days := `{"trip": "Kii peninsula", "days": [{"day": 1, "walk_km": 8.2}, {"day": 2, "walk_km": 11.5}, {"day": 3, "walk_km": 9.7}, {"day": 4, "walk_km": 14.1}, {"day": 5, "walk_km": 12.4}]}`
+	legs := `{"legs": [{"from": "LIS", "to": "MAD", "distance_km": 503}, {"from": "MAD", "to": "BCN", "distance_km": 483}, {"from": "BCN", "to": "MRS", "distance_km": 338}]}`
+	rounds := `{"golfer": "Ines Varga", "rounds": [{"round": 1, "score": 71}, {"round": 2, "score": 68}, {"round": 3, "score": 74}]}`
+	// Nothing here is counted as pitches or 局: an ordinal of them names no
+	// row, and a claim with one is contradicted by no field.
+	throws := `{"pitcher": "Tomas Lind", "throws": [{"speed_mph": 91}, {"speed_mph": 94}, {"speed_mph": 88}], "max_speed_mph": 94}`
+	sets := `{"match": "Ruud v Fritz", "sets": [{"score": "6-4", "minutes": 41}, {"score": "3-6", "minutes": 38}]}`
+	// Each row names itself under the noun: the noun counts the rows.
+	flights := `{"segments": [{"flight": "TP1018", "departs": "07:40"}, {"flight": "TP2212", "departs": "11:05"}]}`
+	slots := `{"slots": [{"time": "1:00 pm", "available": false}, {"time": "3:00 pm", "available": true}]}`
+	wantVerdicts(t, []verdictCase{
+		{stops, "The third stop had 22 passengers.", events.VerdictSupported},
+		{stops, "The third stop had 9 passengers.", events.VerdictContradicted},
+		{stops, "第三站有22位乘客。", events.VerdictSupported},
+		{stops, "第三站有14位乘客。", events.VerdictContradicted},
+		{stops, "第六站有22位乘客。", events.VerdictUnsupported},
+		{days, "第五天走了12.4公里。", events.VerdictSupported},
+		{days, "第五天走了11.5公里。", events.VerdictContradicted},
+		{days, "On the fifth day they walked 12.4 km.", events.VerdictSupported},
+		{days, "On the second day they walked 9.7 km.", events.VerdictContradicted},
+		{legs, "The 2nd leg is 483 km.", events.VerdictSupported},
+		{legs, "The 2nd leg is 503 km.", events.VerdictContradicted},
+		{legs, "第二段航程483公里。", events.VerdictSupported},
+		{legs, "第二段航程503公里。", events.VerdictContradicted},
+		{rounds, "第2轮得了68分。", events.VerdictSupported},
+		{rounds, "第2轮得了74分。", events.VerdictContradicted},
+		{rounds, "The third round score was 74.", events.VerdictSupported},
+		{throws, "The third pitch was 97 mph.", events.VerdictUnsupported},
+		{throws, "The second pitch had a speed of 99 mph.", events.VerdictUnsupported},
+		{sets, "The second game lasted 45 minutes.", events.VerdictUnsupported},
+		{throws, "第三局的球速是90英里每小时。", events.VerdictUnsupported},
+		{throws, "His top speed was 97 mph.", events.VerdictContradicted},
+		{flights, "The second flight departs at 11:05.", events.VerdictSupported},
+		{flights, "The second flight departs at 7:40.", events.VerdictContradicted},
+		{slots, "The first available slot is at 3 pm.", events.VerdictSupported},
+	})
+}

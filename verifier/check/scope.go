@@ -16,6 +16,13 @@ type scope struct {
 	evidence.Subjects
 	own  bool // the claim names its subjects itself
 	soft bool // inherited through a pronoun from the sentence before: a guess
+	// rowUnnamed: the claim counts a noun no array's rows are named by
+	// ("the third pitch" beside rows of throws): nothing contradicts it.
+	rowUnnamed bool
+	// rowNoun: the concepts of the noun an ordinal counted the claim's
+	// row by (week of "the fourth week"): they name the row, not what
+	// the claim's numbers measure.
+	rowNoun []string
 }
 
 // newScope scopes a reading: to the subjects it names; a clause without a
@@ -30,10 +37,11 @@ func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
 		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{span}
-	} else if row, span, pick := rowByOrdinal(ix, rd); pick != ordinalNone {
+	} else if row, om, pick := rowByOrdinal(ix, rd); pick == ordinalRow || pick == ordinalMissed {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
-		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{span}
+		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{om.span}
+		sc.rowNoun = om.noun
 		if pick == ordinalMissed {
 			sc.nodes, sc.Groups[0] = []int32{}, []int32{} // a row the evidence does not single out: nothing in scope
 		}
@@ -41,6 +49,8 @@ func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
 		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{name}, [][2]int{{-1, -1}}
+	} else {
+		sc.rowUnnamed = pick == ordinalUnbound
 	}
 	ranges := rd.cues&(evidence.CueUniversal|evidence.CueExistential) != 0 // "some stores": its own set
 	if prev != nil && prev.scope.scoped && (!prev.endsSentence || rd.cues&evidence.CuePronoun != 0 && !ranges) {

@@ -37,6 +37,16 @@ func TestDataNameLexiconConcepts(t *testing.T) {
 			t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, l.Name)
 		}
 	}
+	// An ordinal's noun may also be a unit's concept (第五天: day).
+	unitConcepts := map[string]bool{}
+	for _, l := range lang.Default().Lines("unit concepts") {
+		unitConcepts[l.Name] = true
+	}
+	for _, l := range lang.Default().Lines("ordinal nouns") {
+		if !LexConcepts[l.Name] && !unitConcepts[l.Name] {
+			t.Errorf("%s line %d: %q is no concept of the lexicon", l.File, l.No, l.Name)
+		}
+	}
 }
 
 // The category rules name categories of the lexicon: a class or value
