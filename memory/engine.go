@@ -622,6 +622,9 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 		if err := x.confirmHeldLift(h, h2); err != nil { // a held lift said again ends the ban it was held against
 			return err
 		}
+		if err := x.liftAgain(h2, holders); err != nil { // a lift said again ends the bans said since that it covers
+			return err
+		}
 	}
 	if revive {
 		h2.Status, h2.SupersededBy, h2.EndedAt = StatusActive, "", 0

@@ -244,6 +244,32 @@ func (x *tx) matchBans(n *Record, holders []*Record) (liftMatch, error) {
 	return m, nil
 }
 
+// liftAgain ends, for a lift said again (h2, its state as of the newer
+// statement), the bans of other slots it covers that were said before
+// the newer statement: "seafood is fine again" said once more after "I'm
+// allergic to shrimp" ends that ban, as it would had it been said for the
+// first time. A ban it is only near in meaning is not held against here:
+// the lift stands as it was.
+func (x *tx) liftAgain(h2 *Record, holders []*Record) error {
+	if h2.Status != StatusActive {
+		return nil
+	}
+	m, err := x.matchBans(h2, holders)
+	if err != nil {
+		return err
+	}
+	ends := m.others
+	if m.slot != nil {
+		ends = append(ends, m.slot)
+	}
+	for _, b := range ends {
+		if err := x.supersede(b, h2); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // confirmHeldLift ends the ban the held lift h was held against, now that
 // the user confirmed it (h2, its confirmed state: said again later, or
 // corrected as a lift of its own slot): the ban is superseded by h2, the
