@@ -147,6 +147,12 @@ func extractZH(text string, at int64) []events.Observation {
 					add(o)
 					continue
 				}
+				if b, ok := strings.CutPrefix(body, "的"); ok {
+					if o, ok := zhAllergy(b, prev); ok && o.Polarity == string(Positive) {
+						add(o) // the user's own allergy over: 我的花生过敏好了
+						continue
+					}
+				}
 				if hasAnyPrefix(body, zhKin) {
 					sawWo = false // 我老婆…, 我的手机号…: not a statement about the user's tastes
 					continue

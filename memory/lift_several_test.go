@@ -231,6 +231,10 @@ func TestChineseLiftsInOtherWordsEndTheirBan(t *testing.T) {
 		{"我戒酒了。", "我不用再戒酒了。"},
 		{"我对虾过敏。", "海鲜我现在可以吃了。"},
 		{"我不能吃坚果。", "坚果已经没问题了。"},
+		{"我对花生过敏。", "我的花生过敏好了。"},
+		{"我在控糖。", "我已经不用控糖了。"},
+		{"我忌口海鲜。", "我不再忌口海鲜了。"},
+		{"我不能喝牛奶。", "我现在能正常喝牛奶了。"},
 	} {
 		t.Run(c.ban+c.lift, func(t *testing.T) {
 			_, _, ban, lift := banThenLift(t, c.ban, c.lift, at)
