@@ -139,6 +139,7 @@ type Config struct {
 type Hooks struct {
 	AfterCommit   func(lastSeq uint64) // after the Pebble commit, before the ack
 	BeforePublish func(id string)      // before the relay publishes a row
+	BeforeRepull  func()               // before a stalled pull is stopped to pull afresh
 }
 
 func (c *Config) setDefaults(p Projection) error {
@@ -421,15 +422,15 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := make(chan delivery, 2*r.cfg.BatchMax)
-	cc, err := r.consume(ctx, msgs)
+	cur, err := r.consume(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while setting up: nothing was applied
 		}
 		return err
 	}
-	defer func() { cc.Stop() }()
+	msgs := cur.msgs
+	defer func() { cur.stop() }()
 	r.running.Store(true)
 	defer r.running.Store(false)
 
@@ -456,19 +457,22 @@ func (r *Runner) Run(ctx context.Context) error {
 		return nil
 	}
 	// restart pulls afresh from the bound durable (a pull consumer of
-	// nats.go was seen to stop asking), binding it again if it went away;
-	// when that fails the runner goes on reading the log by direct gets
-	// (catchUp) and tries again at the next stall.
-	restart := func(level slog.Level, why string) {
+	// nats.go was seen to stop asking), binding it again if it went away,
+	// with the log read to its end in between (repull); when the new pull
+	// cannot be made the runner goes on reading the log by direct gets
+	// and tries again at the next stall.
+	restart := func(level slog.Level, why string) error {
 		r.log.Log(ctx, level, why+"; pulling afresh", "checkpoint", r.Checkpoint())
-		cc.Stop()
-		msgs = make(chan delivery, 2*r.cfg.BatchMax) // the old pull's stragglers go nowhere
-		next, err := r.consume(ctx, msgs)
-		if err != nil {
+		next, err := r.repull(ctx, cur)
+		if errors.Is(err, errNoPull) {
 			r.log.Warn("durable consumer unavailable; reading the log directly meanwhile", "durable", r.cfg.Durable, "err", err)
-			return
+			return nil
 		}
-		cc = next
+		if err != nil {
+			return err
+		}
+		cur, msgs = next, next.msgs
+		return nil
 	}
 	// A delivery lost at the tail of the log shows no gap (nothing comes
 	// after it) and would wait for AckWait: an idle runner behind the log
@@ -500,10 +504,9 @@ func (r *Runner) Run(ctx context.Context) error {
 				if lost, err := r.pullLost(ctx); err != nil {
 					r.log.Debug("stall probe", "err", err)
 				} else if lost {
-					if err := r.catchUp(ctx); err != nil && ctx.Err() == nil {
+					if err := restart(slog.LevelInfo, "no pull request waiting while the consumer has messages"); err != nil && ctx.Err() == nil {
 						return err
 					}
-					restart(slog.LevelInfo, "no pull request waiting while the consumer has messages")
 				}
 				// One probe per spell without deliveries: the next look
 				// is the check, with its backoff.
@@ -518,10 +521,9 @@ func (r *Runner) Run(ctx context.Context) error {
 					stallWait = min(2*stallWait, stallCheckMax)
 				}
 				stalledAt = r.Checkpoint()
-				if err := r.catchUp(ctx); err != nil && ctx.Err() == nil {
+				if err := restart(slog.LevelWarn, "no deliveries while the log is ahead"); err != nil && ctx.Err() == nil {
 					return err
 				}
-				restart(slog.LevelWarn, "no deliveries while the log is ahead")
 			} else {
 				stallWait = min(2*stallWait, stallCheckIdle) // caught up: ask less often
 			}
@@ -646,13 +648,36 @@ func deliveryOf(m jetstream.Msg) delivery {
 	return delivery{Msg: m, md: md, mdErr: err}
 }
 
-func (r *Runner) consume(ctx context.Context, out chan<- delivery) (jetstream.ConsumeContext, error) {
+// pull is one Consume of the runner's durable: what it delivers comes on
+// msgs until stop.
+type pull struct {
+	cc   jetstream.ConsumeContext
+	msgs chan delivery
+	quit chan struct{} // closed by drop: the handler hands nothing more over
+	once sync.Once
+}
+
+// drop has the pull's handler hand nothing more over.
+func (p *pull) drop() { p.once.Do(func() { close(p.quit) }) }
+
+// stop ends the pull; what it was delivered and had not handed over is
+// dropped (the log still holds it).
+func (p *pull) stop() {
+	p.drop()
+	p.cc.Stop()
+}
+
+// errNoPull is a new pull that could not be made (repull).
+var errNoPull = errors.New("projector: no pull")
+
+func (r *Runner) consume(ctx context.Context) (*pull, error) {
 	cons, err := r.bind(ctx)
 	if err != nil {
 		return nil, err
 	}
+	p := &pull{msgs: make(chan delivery, 2*r.cfg.BatchMax), quit: make(chan struct{})}
 	var dropped atomic.Bool // once one message is dropped, so is every later one: no gap is made
-	cc, err := cons.Consume(func(m jetstream.Msg) {
+	p.cc, err = cons.Consume(func(m jetstream.Msg) {
 		d := deliveryOf(m)
 		if d.mdErr == nil {
 			r.noteDelivered(d.md.Sequence.Consumer)
@@ -661,7 +686,9 @@ func (r *Runner) consume(ctx context.Context, out chan<- delivery) (jetstream.Co
 			return
 		}
 		select {
-		case out <- d:
+		case p.msgs <- d:
+		case <-p.quit:
+			dropped.Store(true)
 		case <-ctx.Done():
 			dropped.Store(true)
 		}
@@ -671,7 +698,43 @@ func (r *Runner) consume(ctx context.Context, out chan<- delivery) (jetstream.Co
 	if err != nil {
 		return nil, fmt.Errorf("projector: consume %s: %w", r.cfg.Durable, err)
 	}
-	return cc, nil
+	return p, nil
+}
+
+// repull stops old and pulls afresh. The server counts what it delivered
+// to old as delivered and does not deliver it again (not before AckWait),
+// and until it has read old's unsubscription it may still deliver to a
+// pull request of old's that waits there: all of that is dropped. So
+// repull waits until old is closed and the server has read its
+// unsubscription (a flush), and only then reads the log past the
+// checkpoint by direct gets, before the new pull: nothing delivered to
+// old is left unapplied, and what comes after goes to the new pull. (The
+// log read before the stop, as restarts did, left every message
+// delivered to old in between to the next stall check, 250 ms or more.)
+// It returns errNoPull, with old stopped and the log read, when the new
+// pull cannot be made, and any error reading the log.
+func (r *Runner) repull(ctx context.Context, old *pull) (*pull, error) {
+	if h := r.cfg.Hooks; h != nil && h.BeforeRepull != nil {
+		h.BeforeRepull()
+	}
+	old.stop()
+	wctx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+	defer cancel()
+	select {
+	case <-old.cc.Closed():
+	case <-wctx.Done():
+	}
+	if err := r.cfg.JS.Conn().FlushWithContext(wctx); err != nil {
+		r.log.Debug("repull: flush", "err", err)
+	}
+	if err := r.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	next, err := r.consume(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNoPull, err)
+	}
+	return next, nil
 }
 
 // applyBatch applies, commits, then acks. done reports UntilSeq reached.

@@ -73,3 +73,82 @@ func TestPullLost(t *testing.T) {
 	r.noteDelivered(4) // out of order: the highest stays
 	lost(true, "1 to deliver, every delivery seen, no pull")
 }
+
+// TestRepullReadsWhatTheStoppedPullWasDelivered: messages the server
+// delivered to a pull the runner is leaving, up to the moment the server
+// read its unsubscription, never reach the runner (the server counts them
+// delivered and does not deliver them again before AckWait). repull reads
+// the log after the old pull is gone, so they are applied before the new
+// pull starts, not left to the next stall check; and the new pull
+// delivers what comes after.
+func TestRepullReadsWhatTheStoppedPullWasDelivered(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	published := 0
+	publish := func(n int) uint64 {
+		var seq uint64
+		for i := 0; i < n; i++ {
+			published++
+			ack, err := b.Publish(ctx, "ts.model.acme.r.i", &events.Event{ID: fmt.Sprintf("e%d", published), Tenant: "acme", Body: &events.TextDelta{Text: "x"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq = ack.Sequence
+		}
+		return seq
+	}
+	hooks := &Hooks{}
+	r, err := New(Config{JS: b.JS, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "v"), Mode: ModeHold, Hooks: hooks}, echo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	old, err := r.consume(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.stop()
+	var last uint64
+	// The window: the runner has decided to pull afresh; its old pull's
+	// request still waits on the server, which delivers three messages to
+	// it that the runner will never take.
+	hooks.BeforeRepull = func() {
+		old.drop() // the old pull's handler hands nothing more over
+		last = publish(3)
+		for {
+			c, err := b.JS.Consumer(ctx, events.StreamModel, r.cfg.Durable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.CachedInfo().Delivered.Stream >= last {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatal("the old pull was never delivered the three messages")
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	if err := r.catchUp(ctx); err != nil { // the log as it was when the stall was found
+		t.Fatal(err)
+	}
+	next, err := r.repull(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.stop()
+	if cp := r.Checkpoint(); cp != last {
+		t.Fatalf("checkpoint %d after the repull, want %d: what the old pull was delivered is left unapplied", cp, last)
+	}
+	after := publish(1)
+	select {
+	case d := <-next.msgs:
+		if d.md.Sequence.Stream != after {
+			t.Fatalf("the new pull delivered %d first, want %d", d.md.Sequence.Stream, after)
+		}
+	case <-ctx.Done():
+		t.Fatal("the new pull delivered nothing")
+	}
+}
