@@ -1,5 +1,7 @@
 package events
 
+import "fmt"
+
 // Answer and verdict events: the model's final answer and the verifier's
 // claim-by-claim verdicts on it.
 
@@ -113,3 +115,40 @@ func (*ConstraintsChecked) Kind() Kind { return KindConstraintsChecked }
 func (*AnswerSubmitted) Kind() Kind    { return KindAnswerSubmitted }
 func (*AnswerVerified) Kind() Kind     { return KindAnswerVerified }
 func (*JudgeVerdict) Kind() Kind       { return KindJudgeVerdict }
+
+// ReasonWrongSubject: an event on a subject that holds only another kind
+// of event, or another response's: on a constraint check's subject
+// (ConstraintCheckSubject), anything but a ConstraintsChecked of the
+// response the subject names. Whoever may write there may not publish
+// verdicts, so such an event is refused and changes no verdict.
+const ReasonWrongSubject Reason = "wrong_subject"
+
+// ErrWrongSubject is CheckConstraintsSubject's error. It wraps ErrBadInput.
+var ErrWrongSubject = BadInput("events: wrong_subject")
+
+// CheckConstraintsSubject returns ErrWrongSubject for an event stored on
+// a constraint check's subject (ts.check) that is not a ConstraintsChecked
+// whose response is the one the subject names. Events on other subjects
+// pass: a ConstraintsChecked on the answer's subject is how logs written
+// before checks had their own subject hold them (only the verifier role
+// and the admin may publish there now). It does not check the tenant
+// (CheckSubject does).
+func CheckConstraintsSubject(subject string, ev *Event) error {
+	if len(subject) < len(checkPrefix) || subject[:len(checkPrefix)] != checkPrefix {
+		return nil
+	}
+	kind := ev.Kind
+	if ev.Body != nil {
+		kind = ev.Body.Kind()
+	}
+	if kind != KindConstraintsChecked {
+		return fmt.Errorf("%w: %s %q on %s (which holds only %s)", ErrWrongSubject, kind, ev.ID, subject, KindConstraintsChecked)
+	}
+	if want, err := ConstraintCheckSubject(ev.Tenant, ev.Response); err != nil || ev.Response == "" || want != subject {
+		return fmt.Errorf("%w: the check %q of response %q on %s, another response's subject", ErrWrongSubject, ev.ID, ev.Response, subject)
+	}
+	return nil
+}
+
+// checkPrefix starts every constraint check's subject.
+const checkPrefix = SubjectPrefix + ".check."

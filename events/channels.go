@@ -104,9 +104,16 @@ func Channels() []Channel {
 				{"Ts-Call-Name", "On an outcome decided in the log alone: the tool name the call gave (name or name@version)."}},
 			Kinds: []Kind{KindCallSucceeded, KindCallFailed}},
 		{Name: "answers", Address: "ts.answer.{tenant}.{response}", Stream: StreamOut, Build: build2(AnswerSubject),
-			Params:      []Param{{"response", "The model response id." + tokenNote}},
-			Description: "Final answers submitted for checking and the verifier's verdicts on their claims.",
-			Kinds:       []Kind{KindAnswerSubmitted, KindAnswerVerified, KindJudgeVerdict, KindConstraintsChecked}},
+			Params: []Param{{"response", "The model response id." + tokenNote}},
+			Description: "Final answers submitted for checking and the verifier's verdicts on their claims (and, in logs written before " +
+				"constraint checks had the checks channel, the checks: still read).",
+			Kinds: []Kind{KindAnswerSubmitted, KindAnswerVerified, KindJudgeVerdict}},
+		{Name: "checks", Address: "ts.check.{tenant}.{response}", Stream: StreamOut, Build: build2(ConstraintCheckSubject),
+			Params: []Param{{"response", "The model response id whose answer was checked." + tokenNote}},
+			Description: "Run mode's driver's record of an answer checked against its user's constraints in force, which the verifier applies " +
+				"to its verdict. Only the driver role writes here, and nothing but a check of the response the subject names is accepted " +
+				"(wrong_subject): the driver may not publish verdicts.",
+			Kinds: []Kind{KindConstraintsChecked}},
 		{Name: "runs", Address: "ts.run.{tenant}.{run}", Stream: StreamOut, Build: build2(RunSubject),
 			Params:      []Param{{"run", "The run (the Ts-Run header; a response without one is its own run)." + tokenNote}},
 			Description: "The loop back to the model: rounds settled with their tool-result messages, degradation, replan suggestions, plans and input turns.",

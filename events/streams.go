@@ -17,9 +17,10 @@ import (
 //	TS_MODEL  ts.model.>  ts.ctl.>          canonical model events; the registry, clock ticks
 //	TS_CALLS  ts.call.>  ts.approval.>  ts.exec.>
 //	                                        calls decided, approvals, execution progress
-//	TS_OUT    ts.resp.>  ts.result.>  ts.answer.>  ts.run.>
+//	TS_OUT    ts.resp.>  ts.result.>  ts.answer.>  ts.check.>  ts.run.>
 //	                                        response outcomes, results, answers and verdicts,
-//	                                        runs (rounds settled, the calls they wait for)
+//	                                        answers' constraint checks, runs (rounds settled,
+//	                                        the calls they wait for)
 //	TS_MEM    ts.mem.>                      memory
 //	TS_GW     ts.gw.>                       the gateway's relayed stream frames (gateway.go)
 //
@@ -38,7 +39,7 @@ const (
 var streamOfKind = map[string]string{
 	"in": StreamIn, "raw": StreamIn, "model": StreamModel, "ctl": StreamModel,
 	"call": StreamCalls, "approval": StreamCalls, "exec": StreamCalls,
-	"resp": StreamOut, "result": StreamOut, "answer": StreamOut, "run": StreamOut,
+	"resp": StreamOut, "result": StreamOut, "answer": StreamOut, "check": StreamOut, "run": StreamOut,
 	"mem": StreamMemory, "gw": StreamGateway,
 }
 
@@ -46,7 +47,7 @@ var streamOfKind = map[string]string{
 // order of Streams.
 var StreamSubjects = func() map[string][]string {
 	out := map[string][]string{}
-	for _, kind := range []string{"in", "raw", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "run", "mem", "gw"} {
+	for _, kind := range []string{"in", "raw", "model", "ctl", "call", "approval", "exec", "resp", "result", "answer", "check", "run", "mem", "gw"} {
 		s := streamOfKind[kind]
 		out[s] = append(out[s], SubjectPrefix+"."+kind+".>")
 	}

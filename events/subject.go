@@ -18,7 +18,8 @@ import (
 //	ts.exec.<tenant>.<call>                   ExecutionStarted, ApprovalRequested
 //	ts.approval.<tenant>.<call>               ApprovalGranted / ApprovalDenied
 //	ts.result.<tenant>.<call>                 CallSucceeded / CallFailed
-//	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict, ConstraintsChecked
+//	ts.answer.<tenant>.<response>             AnswerSubmitted, AnswerVerified, JudgeVerdict
+//	ts.check.<tenant>.<response>              ConstraintsChecked (run mode's driver; older logs hold it on ts.answer)
 //	ts.run.<tenant>.<run>                     run events: RunCall, RoundSettled, RunDegraded, …
 //	ts.mem.<tenant>.<user>                    memory events
 //	ts.gw.<tenant>.<api>.<stream>             the gateway's relayed stream frames
@@ -151,6 +152,15 @@ func AnswerSubject(tenant, response string) (string, error) {
 	return subject("answer", tenant, response)
 }
 
+// ConstraintCheckSubject is where run mode's driver records a response's
+// answer checked against its user's constraints (ConstraintsChecked): a
+// subject of its own, beside the answer's in TS_OUT, so that the role
+// that records checks is not allowed the answer's subject, where verdicts
+// are published (CheckConstraintsSubject keeps anything else off it).
+func ConstraintCheckSubject(tenant, response string) (string, error) {
+	return subject("check", tenant, response)
+}
+
 // MemorySubject is where memory events of one user live.
 func MemorySubject(tenant, user string) (string, error) { return subject("mem", tenant, user) }
 
@@ -200,6 +210,7 @@ const (
 	AllApprovals = SubjectPrefix + ".approval.>"
 	AllResults   = SubjectPrefix + ".result.>"
 	AllAnswers   = SubjectPrefix + ".answer.>"
+	AllChecks    = SubjectPrefix + ".check.>"
 	AllRuns      = SubjectPrefix + ".run.>"
 	AllMemory    = SubjectPrefix + ".mem.>"
 	// CallsPrefix starts every call subject: ts.call.<tenant>.<tool>.

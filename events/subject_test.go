@@ -63,3 +63,74 @@ func TestDecodeAtRefusesAnotherTenantsSubject(t *testing.T) {
 		t.Error("events.ReasonOf does not name the reasons")
 	}
 }
+
+// A constraint check has a subject of its own, ts.check.<tenant>.<response>,
+// in the stream of the answers it is read beside (TS_OUT), so a role may
+// be allowed to record checks without being allowed to publish verdicts.
+func TestConstraintCheckSubject(t *testing.T) {
+	s, err := events.ConstraintCheckSubject("acme", "resp.1")
+	if err != nil || s != "ts.check.acme.~cmVzcC4x" {
+		t.Fatalf("ConstraintCheckSubject = %q, %v", s, err)
+	}
+	if _, err := events.ConstraintCheckSubject("", "r"); !errors.Is(err, events.ErrInvalidTenant) {
+		t.Fatalf("ConstraintCheckSubject without tenant: %v", err)
+	}
+	if st, err := events.StreamOf(s); err != nil || st != events.StreamOut {
+		t.Fatalf("StreamOf(%s) = %s, %v; want %s", s, st, err, events.StreamOut)
+	}
+	if st, err := events.StreamOfAll([]string{events.AllAnswers, events.AllChecks}); err != nil || st != events.StreamOut {
+		t.Fatalf("answers and checks in %s, %v; want one stream, %s", st, err, events.StreamOut)
+	}
+	found := false
+	for _, sub := range events.StreamSubjects[events.StreamOut] {
+		found = found || sub == events.AllChecks
+	}
+	if !found {
+		t.Fatalf("%s's subjects %v lack %s", events.StreamOut, events.StreamSubjects[events.StreamOut], events.AllChecks)
+	}
+	if answer, _ := events.AnswerSubject("acme", "resp.1"); answer == s {
+		t.Fatal("a check shares the answer's subject")
+	}
+}
+
+// TestCheckSubjectHoldsOnlyChecks: a check subject carries a constraint
+// check of the response it names, and nothing else: a verdict, a judge's
+// verdict or an answer there, or a check of another response, is refused
+// (wrong_subject, bad input), since the role that may record checks may
+// not publish those. Elsewhere nothing is refused by this rule: a check
+// on the answer's subject is how logs written before checks had their own
+// subject hold them.
+func TestCheckSubjectHoldsOnlyChecks(t *testing.T) {
+	check, _ := events.ConstraintCheckSubject("acme", "r1")
+	answer, _ := events.AnswerSubject("acme", "r1")
+	ev := func(response string, b events.Body) *events.Event {
+		return &events.Event{ID: "e", Tenant: "acme", Response: response, Body: b}
+	}
+	cc := &events.ConstraintsChecked{InForce: 1}
+	for _, c := range []struct {
+		subject string
+		ev      *events.Event
+		refused bool
+	}{
+		{check, ev("r1", cc), false},
+		{answer, ev("r1", cc), false}, // an older log's check
+		{answer, ev("r1", &events.AnswerVerified{}), false},
+		{answer, ev("r1", &events.JudgeVerdict{}), false},
+		{check, ev("r1", &events.AnswerVerified{Blocked: true}), true},
+		{check, ev("r1", &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictSupported}), true},
+		{check, ev("r1", &events.AnswerSubmitted{Text: "x"}), true},
+		{check, ev("r2", cc), true},
+		{check, ev("", cc), true},
+		{check, &events.Event{ID: "e", Tenant: "acme", Response: "r1", Kind: events.KindJudgeVerdict}, true},
+	} {
+		err := events.CheckConstraintsSubject(c.subject, c.ev)
+		switch {
+		case !c.refused && err != nil:
+			t.Errorf("%T on %s (response %q): %v, want accepted", c.ev.Body, c.subject, c.ev.Response, err)
+		case c.refused && (!errors.Is(err, events.ErrWrongSubject) || !errors.Is(err, events.ErrBadInput) ||
+			events.ReasonOf(err) != events.ReasonWrongSubject):
+			t.Errorf("%T on %s (response %q): %v, want %v (bad input, reason %s)", c.ev.Body, c.subject, c.ev.Response, err,
+				events.ErrWrongSubject, events.ReasonWrongSubject)
+		}
+	}
+}

@@ -55,6 +55,8 @@ func ReasonOf(err error) Reason {
 		return ReasonTenantMismatch
 	case isForgedControl(err):
 		return ReasonForgedControl
+	case errors.Is(err, ErrWrongSubject):
+		return ReasonWrongSubject
 	case errors.Is(err, ErrBadKey):
 		return ReasonBadKey
 	case errors.Is(err, ErrBadInput):

@@ -17,7 +17,9 @@ import (
 // tenant's answer never sees; a result kept by reference; judge verdicts,
 // on an undecided claim of a verified answer, again, on a decided claim,
 // and on an answer never verified; constraint checks, on the judged answer,
-// again, and on an answer never verified;
+// again, and on an answer never verified (on the answer's subject, as an
+// older log holds them), one on the check subject, and a judge's verdict,
+// a verdict and another response's check there (refused);
 // an answer without a response id and a message that is not an event. The
 // view is made as serve makes it.
 func TestConformance(t *testing.T) {
@@ -47,7 +49,7 @@ func recordHistory(t testing.TB) []projectortest.Message {
 		m.Time = last
 		out = append(out, m)
 	}
-	result, resp, answer := events.ResultSubject, events.ResponseSubject, events.AnswerSubject
+	result, resp, answer, checked := events.ResultSubject, events.ResponseSubject, events.AnswerSubject, events.ConstraintCheckSubject
 	stock := []byte(`{"sku":"K-7","name":"Kettle","price":{"amount":12,"currency":"EUR"},"in_stock":4,"ships_in_days":3}`)
 
 	// A response's outcome is a final answer when it completed without
@@ -100,6 +102,18 @@ func recordHistory(t testing.TB) []projectortest.Message {
 		add(answer, "sess-judged", &events.Event{ID: fmt.Sprintf("c-sess-%d", i), Tenant: "acme", Session: "sess1", Response: "sess-judged", Body: check})
 	}
 	add(answer, "nobody", &events.Event{ID: "c-nobody", Tenant: "acme", Response: "nobody", Body: check})
+	// Those were on the answer's subject, as logs written before checks had
+	// their own hold them; a check on its own subject (ts.check) is
+	// applied too, and a judge's verdict, a verdict or another response's
+	// check there is refused (wrong_subject: the driver, who writes there,
+	// publishes no verdict).
+	add(checked, "tenant-answer", &events.Event{ID: "c-tenant", Tenant: "acme", Response: "tenant-answer", Body: &events.ConstraintsChecked{
+		AsOf: last, InForce: 2, Violations: []events.ConstraintViolation{{Start: 4, End: 10, Constraint: events.ConstraintRef{Record: "m2", Version: 3}}}}})
+	add(checked, "sess-judged", &events.Event{ID: "f-judge", Tenant: "acme", Session: "sess1", Response: "sess-judged",
+		Body: &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictContradicted, Reason: "forged"}})
+	add(checked, "sess-answer", &events.Event{ID: "f-verified", Tenant: "acme", Session: "sess1", Response: "sess-answer",
+		Body: &events.AnswerVerified{Blocked: true, Policy: string(PolicyBlock)}})
+	add(checked, "sess-answer", &events.Event{ID: "f-other", Tenant: "acme", Session: "sess1", Response: "tenant-answer", Body: check})
 
 	// An answer without a response id, and a message that is not an event.
 	add(answer, "none", &events.Event{ID: "a-none", Tenant: "acme", Run: "run0",

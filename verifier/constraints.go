@@ -14,7 +14,12 @@ import (
 // 6pm", a shellfish allergy, a hotel budget's cap). The run driver reads
 // them from memory as of the answer's event time, checks the answer with
 // package verifier/constraint and records what it found in the log
-// (events.ConstraintsChecked); the projection applies that record here,
+// (events.ConstraintsChecked, on its own subject, ts.check, which the
+// driver role may write and the answer's, where verdicts are, it may not;
+// logs written before hold checks on the answer's subject, still read).
+// On a check subject nothing else is read (events.CheckConstraintsSubject:
+// a verdict or an answer there is refused, wrong_subject, and changes no
+// verdict). The projection applies the record here,
 // live and in a replay, without asking memory: each claim the record's
 // violations overlap gets VerdictViolatesConstraint, naming the constraint
 // (a violation that overlaps no claim becomes a claim of its own, last), and the

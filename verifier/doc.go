@@ -6,9 +6,10 @@
 // policy applied (annotate, redact, block), and an external judge's
 // recorded verdicts (JudgeVerdict) applied to the claims the checker left
 // undecided, and a run driver's recorded check of the answer against its
-// user's constraints in force (ConstraintsChecked, made with package
-// verifier/constraint) applied as violates_constraint claims, which a
-// policy treats as contradictions (constraints.go).
+// user's constraints in force (ConstraintsChecked on its own subject,
+// ts.check, made with package verifier/constraint) applied as
+// violates_constraint claims, which a policy treats as contradictions
+// (constraints.go); nothing but such a check is read on a check subject.
 //
 // The checking itself is package verifier/check: a pure function of the
 // answer, the evidence and the answer's time, whose doc says how a claim is

@@ -58,9 +58,11 @@ func (*Projection) Name() string { return Name }
 // The verifier reads the outcomes (TS_OUT): results are the evidence; a
 // response's outcome carries its display text when it called no tool (the
 // assembler keeps it), and that text is a final answer, as is an
-// AnswerSubmitted.
+// AnswerSubmitted; a judge's verdicts are on the answers' subjects, run
+// mode's constraint checks on their own (and, in logs written before they
+// had one, on the answers').
 func (*Projection) Subjects() []string {
-	return []string{events.AllResults, events.AllResponses, events.AllAnswers}
+	return []string{events.AllResults, events.AllResponses, events.AllAnswers, events.AllChecks}
 }
 
 // evidenceRow is one result kept as evidence: the result as it came, and
@@ -127,6 +129,11 @@ func seqSuffix(prefix []byte, seq uint64) []byte {
 func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	ev, err := m.Event()
 	if err != nil {
+		return err
+	}
+	// The check subject is the driver role's, which may publish no
+	// verdict: only a check of the subject's response is read there.
+	if err := events.CheckConstraintsSubject(m.Subject, ev); err != nil {
 		return err
 	}
 	switch b := ev.Body.(type) {

@@ -16,10 +16,12 @@ import (
 // for the constraints of the run's tenant and user that held at the
 // answer's event time (client.Constraints, as_of the ResponseOutcome's
 // time, never the wall clock), checks the answer against them
-// (verifier/constraint) and records what it found on the answer's subject
-// (events.ConstraintsChecked, sealed under the user's key, under an id of
+// (verifier/constraint) and records what it found on the check's own
+// subject (events.ConstraintCheckSubject; the driver role may publish
+// there and not on the answer's, where verdicts are) as an
+// events.ConstraintsChecked, sealed under the user's key, under an id of
 // the answer: a driver that checks again publishes a duplicate the log
-// drops). The verifier applies it to its verdict (violates_constraint,
+// drops. The verifier applies it to its verdict (violates_constraint,
 // treated as a contradiction by the tenant's policy) and publishes the
 // verdict again, marked ConstraintsChecked; the driver waits for that one.
 //
@@ -68,7 +70,7 @@ func (d *Driver) checkConstraints(ctx context.Context, spec *Spec, response, tex
 	if err != nil {
 		return false, fmt.Errorf("agent: encode the constraint check of %s: %w", response, err)
 	}
-	subj, err := events.AnswerSubject(spec.Tenant, response)
+	subj, err := events.ConstraintCheckSubject(spec.Tenant, response)
 	if err != nil {
 		return false, err
 	}

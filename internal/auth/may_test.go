@@ -13,7 +13,8 @@ import (
 // what its NATS user may publish — operators decide approvals and ask the
 // memory service, readers write nothing, a producer reaches its own
 // tenant's raw subjects only; only the verifier writes answers (judge
-// verdicts among them) and only the executor results (excerpts among them);
+// verdicts among them), only the driver constraint checks, and only the
+// executor results (excerpts among them);
 // only the keys role (and the admin) reaches the key bucket, and every
 // other role asks the keys service on the subjects its role may.
 func TestMayPublishIsTheRolesPermissions(t *testing.T) {
@@ -28,6 +29,11 @@ func TestMayPublishIsTheRolesPermissions(t *testing.T) {
 	// result's the excerpt of a result kept in the object store: whoever
 	// may publish there decides claims.
 	answer, _ := events.AnswerSubject("acme", "r1")
+	// A constraint check has a subject of its own, the driver's: the
+	// driver records checks and publishes no verdict.
+	check, _ := events.ConstraintCheckSubject("acme", "r1")
+	checkOther, _ := events.ConstraintCheckSubject("globex", "r1")
+	driver := auth.Identity{Role: auth.RoleDriver}
 	result, _ := events.ResultSubject("acme", events.IdempotencyKey("acme", "", "r1", "c1"))
 	keyring := auth.Identity{Role: auth.RoleKeyring}
 	acmeProd := auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}
@@ -76,6 +82,15 @@ func TestMayPublishIsTheRolesPermissions(t *testing.T) {
 		{auth.Identity{Role: auth.RoleOperator}, answer, false},
 		{auth.Identity{Role: auth.RoleExecutor}, answer, false},
 		{auth.Identity{Role: auth.RoleVerifier}, answer, true},
+		{driver, answer, false},
+		{driver, check, true},
+		{driver, checkOther, true},
+		{acmeProd, check, false},
+		{auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}, check, false},
+		{auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}, checkOther, false},
+		{auth.Identity{Role: auth.RoleVerifier}, check, false},
+		{auth.Identity{Role: auth.RoleReader}, check, false},
+		{auth.Identity{Role: auth.RoleOperator}, check, false},
 		{auth.Identity{Role: auth.RoleVerifier}, result, false},
 		{auth.Identity{Role: auth.RoleExecutor}, result, true},
 		{auth.Identity{Role: auth.RoleAdmin}, approval, true},

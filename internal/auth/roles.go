@@ -46,8 +46,9 @@ const (
 	// RoleDriver runs the gateway's run mode driver (package agent): keeps
 	// the runs' requests in ts_agent (the one writer of that bucket besides
 	// the admin), takes run leases, asks the runs and memory services,
-	// publishes the outcomes of the built-in tools' calls and hears its
-	// runs' events and verdicts.
+	// publishes the outcomes of the built-in tools' calls and its answers'
+	// constraint checks (ts.check, never a verdict) and hears its runs'
+	// events and verdicts.
 	RoleDriver Role = "driver"
 	// RoleKeyring runs the keys service (package keys): the one writer of
 	// the data keys. Only it and the admin may publish to the key bucket,
@@ -364,8 +365,10 @@ func permissions(id Identity) jwt.Permissions {
 		// on the result subject an executor would use.
 		p.Pub.Allow.Add(logSubjects("result")...)
 		// Its answers checked against their users' constraints in force
-		// (events.ConstraintsChecked), on the answer's subject.
-		p.Pub.Allow.Add(logSubjects("answer")...)
+		// (events.ConstraintsChecked), on the checks' own subject
+		// (events.ConstraintCheckSubject): never the answer's, where the
+		// verdicts are, so a driver's credential publishes no verdict.
+		p.Pub.Allow.Add(logSubjects("check")...)
 		// Its runs' events and their answers' verdicts, live (wake-ups).
 		p.Sub.Allow.Add(logSubjects("run", "answer")...)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ import (
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/internal/gateway"
 	"github.com/toolstream/toolstream/internal/jstest"
+	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/verifier"
 )
 
@@ -291,36 +293,26 @@ func TestRunModeAnswerAgainstConstraints(t *testing.T) {
 	wantNoViolation(t, "acme alice's espresso (globex's alice never drinks coffee)", text, m)
 }
 
-// An attacker, globex's producer, tries to have acme's answer checked
-// against constraints of its choosing: it publishes a ConstraintsChecked
-// naming a violation on the subject of acme's answer, with the stock nats
-// CLI and with a forging nats.go client. Both are refused (permissions
-// violation), nothing is stored on the subject, and acme's verdict is the
-// one the verifier gave.
+// An attacker holding a producer's credential, globex's or acme's own,
+// tries to have acme's answer checked against constraints of its
+// choosing: it publishes a ConstraintsChecked naming a violation on the
+// check subject of acme's answer (and on the answer's subject, where
+// older logs hold checks), with the stock nats CLI and with a forging
+// nats.go client, and globex's also on its own tenant's check subject.
+// Every publish is refused (permissions violation), nothing is stored on
+// either subject, and acme's verdict is the one the verifier gave.
 func TestAttackForeignConstraintCheck(t *testing.T) {
 	ck := startCkGateway(t)
 	ck.ask(t, ckGlobexAlice, "atk-say", "I'm allergic to shellfish.")
 	text, m := ck.ask(t, ckAlice, "atk-1", "Which dish should I try?")
 	wantNoViolation(t, "acme alice's shrimp before the attack", text, m)
-	subj, err := events.AnswerSubject(agenttest.Tenant, m.Response)
+	check, err := events.ConstraintCheckSubject(agenttest.Tenant, m.Response)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := func() int {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		st, err := ck.p.B.JS.Stream(ctx, events.StreamOut)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := st.Info(ctx, jetstream.WithSubjectFilter(subj))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return int(info.State.Subjects[subj])
-	}
-	before := stored()
+	answer, _ := events.AnswerSubject(agenttest.Tenant, m.Response)
+	own, _ := events.ConstraintCheckSubject(globex, m.Response)
+	before := map[string]int{check: ck.stored(t, check), answer: ck.stored(t, answer)}
 	forged := &events.Event{ID: events.ConstraintsCheckedID(agenttest.Tenant, m.Response) + "x", Tenant: agenttest.Tenant, User: "alice",
 		Response: m.Response, At: time.Now().UnixNano(), Body: &events.ConstraintsChecked{InForce: 1, Violations: []events.ConstraintViolation{
 			{Start: 0, End: 10, Constraint: events.ConstraintRef{Record: "run:atk-say:x:0", Version: 1}}}}}
@@ -328,45 +320,200 @@ func TestAttackForeignConstraintCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod := auth.Identity{Role: auth.RoleProducer, Tenant: globex}
-	creds := bustest.Creds(t, ck.p.B, prod)
+	for _, prod := range []auth.Identity{{Role: auth.RoleProducer, Tenant: globex}, {Role: auth.RoleProducer, Tenant: agenttest.Tenant}} {
+		subjects := []string{check, answer}
+		if prod.Tenant == globex {
+			subjects = append(subjects, own)
+		}
+		for _, s := range subjects {
+			if res, err := ck.cliPublish(t, prod, s, forged.ID, data); err == nil || !permissionViolation(string(res)) {
+				t.Errorf("%s with the stock CLI on %s: %v: %s; want a permissions violation", prod, s, err, res)
+			}
+		}
+		ck.forgingClient(t, prod, subjects, data)
+	}
+	for s, n := range before {
+		if got := ck.stored(t, s); got != n {
+			t.Errorf("%d messages on %s after the attack, want %d", got, s, n)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, jstest.NatsCLI(t), "--server", ck.p.B.ClientURL(), "--creds", creds, "--inbox-prefix", prod.InboxPrefix(),
-		"--timeout", "5s", "pub", "--jetstream", "--force-stdin", "--header", "Nats-Msg-Id:"+forged.ID, subj)
-	cmd.Stdin = bytes.NewReader(data)
-	if res, err := cmd.CombinedOutput(); err == nil || !strings.Contains(strings.ToLower(string(res)), "permissions violation") {
-		t.Errorf("the stock CLI's forged check: %v: %s; want a permissions violation", err, res)
-	}
-	// nats.go with the same creds, on acme's subject and on its own.
-	nc, err := nats.Connect(ck.p.B.ClientURL(), nats.UserCredentials(creds), nats.CustomInboxPrefix(prod.InboxPrefix()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	refused := make(chan error, 4)
-	nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refused <- err })
-	own, _ := events.AnswerSubject(globex, m.Response)
-	for _, s := range []string{subj, own} {
-		if err := nc.Publish(s, data); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case err := <-refused:
-			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
-				t.Errorf("the forging client on %s: %v", s, err)
-			}
-		case <-ctx.Done():
-			t.Fatalf("the forging client's publish on %s was not refused", s)
-		}
-	}
-	if n := stored(); n != before {
-		t.Errorf("%d messages on %s after the attack, want %d", n, subj, before)
-	}
 	v, err := ck.mem.LastVerdict(ctx, agenttest.Tenant, m.Response)
 	if err != nil || v.Verified == nil || v.Verified.Blocked || len(violated(gateway.RunMeta{Verdict: &gateway.Verdict{Claims: claimsOf(v.Verified)}})) != 0 {
 		t.Errorf("acme's verdict after the attack: %+v, %v", v.Verified, err)
 	}
+}
+
+// An attacker holding run mode's driver credential, which records
+// constraint checks, tries to publish a verdict: an AnswerVerified that
+// blocks acme's answer and a JudgeVerdict contradicting its claim (in the
+// clear: the verifier reads them), on the answer's subject ts.answer.acme.<response>, with the stock nats CLI
+// and a forging nats.go client: permissions violation each time, nothing
+// stored there. On the check subject, which the driver may write, the
+// same two events and a check of another response are stored but refused
+// by the verifier (wrong_subject, each its own rejection): the verdict
+// emits nothing, and acme's answer keeps the verdict the verifier gave
+// (not blocked, no claim judged). The driver's own checks still apply
+// (TestRunModeAnswerAgainstConstraints).
+func TestAttackDriverForgesNoVerdict(t *testing.T) {
+	ck := startCkGateway(t)
+	text, m := ck.ask(t, ckAlice, "drv-atk-1", "Which dish should I try?")
+	wantNoViolation(t, "acme alice's shrimp before the attack", text, m)
+	answer, err := events.AnswerSubject(agenttest.Tenant, m.Response)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check, _ := events.ConstraintCheckSubject(agenttest.Tenant, m.Response)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	verdict := func() *events.AnswerVerified {
+		t.Helper()
+		v, err := ck.mem.LastVerdict(ctx, agenttest.Tenant, m.Response)
+		if err != nil || v.Verified == nil {
+			t.Fatalf("acme's verdict: %+v, %v", v, err)
+		}
+		return v.Verified
+	}
+	was := verdict()
+	onAnswer := ck.stored(t, answer)
+	env := func(id string, b events.Body) []byte {
+		t.Helper()
+		data, err := events.Encode(&events.Event{ID: id, Tenant: agenttest.Tenant, User: "alice", Run: "drv-atk-1",
+			Response: m.Response, At: time.Now().UnixNano(), Body: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	blocked := env("drv-forged-verified", &events.AnswerVerified{Faithfulness: 0, Policy: string(verifier.PolicyBlock), Blocked: true})
+	judged := env("drv-forged-judge", &events.JudgeVerdict{Claim: 0, Verdict: events.VerdictContradicted, Reason: "forged"})
+	other, _ := events.Encode(&events.Event{ID: "drv-forged-other", Tenant: agenttest.Tenant, User: "alice", Response: m.Response + "-other",
+		At: time.Now().UnixNano(), Body: &events.ConstraintsChecked{InForce: 1, Violations: []events.ConstraintViolation{
+			{Start: 0, End: 5, Constraint: events.ConstraintRef{Record: "m", Version: 1}}}}})
+	drv := auth.Identity{Role: auth.RoleDriver}
+	for id, data := range map[string][]byte{"drv-forged-verified": blocked, "drv-forged-judge": judged} {
+		if res, err := ck.cliPublish(t, drv, answer, id, data); err == nil || !permissionViolation(string(res)) {
+			t.Errorf("the driver's %s with the stock CLI on %s: %v: %s; want a permissions violation", id, answer, err, res)
+		}
+	}
+	ck.forgingClient(t, drv, []string{answer, answer}, blocked, judged)
+	if n := ck.stored(t, answer); n != onAnswer {
+		t.Errorf("%d messages on %s after the driver's attack, want %d", n, answer, onAnswer)
+	}
+	// On the check subject the server takes them; the verifier does not.
+	var seqs []uint64
+	for id, data := range map[string][]byte{"drv-forged-verified2": blocked, "drv-forged-judge2": judged, "drv-forged-other": other} {
+		if res, err := ck.cliPublish(t, drv, check, id, data); err != nil {
+			t.Fatalf("the driver's %s on %s: %v: %s", id, check, err, res)
+		}
+		st, err := ck.p.B.JS.Stream(ctx, events.StreamOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, err := st.GetLastMsgForSubject(ctx, check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, last.Sequence)
+	}
+	for _, seq := range seqs {
+		var rej projector.Rejection
+		// The checkpoint is read first: a message at or below it was applied
+		// or rejected, and its rejection committed with it.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			cp := ck.p.Verifier.Checkpoint()
+			r, ok, err := ck.p.Verifier.Rejection(seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				rej = r
+				break
+			}
+			if cp >= seq {
+				t.Fatalf("the verifier applied the driver's forged message %d on %s", seq, check)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the verifier never read message %d on %s (checkpoint %d)", seq, check, cp)
+			}
+		}
+		if rej.Code != events.ReasonWrongSubject {
+			t.Errorf("message %d on %s refused %s (%s), want %s", seq, check, rej.Code, rej.Reason, events.ReasonWrongSubject)
+		}
+	}
+	if n := ck.stored(t, answer); n != onAnswer {
+		t.Errorf("the verifier published %d verdicts on %s after the forged events on %s", n-onAnswer, answer, check)
+	}
+	if got := verdict(); got.Blocked || got.Faithfulness != was.Faithfulness || len(got.Claims) != len(was.Claims) ||
+		(len(got.Claims) > 0 && got.Claims[0].Verdict != was.Claims[0].Verdict) {
+		t.Errorf("acme's verdict after the driver's attack: %+v, want %+v", got, was)
+	}
+	if _, err := verifier.Get(ck.p.Verifier.View(), agenttest.Tenant, m.Response+"-other"); !errors.Is(err, verifier.ErrNotVerified) {
+		t.Errorf("another response's check made a verdict: %v", err)
+	}
+}
+
+// stored is how many messages the log holds on subject.
+func (ck *ckGateway) stored(t *testing.T, subject string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := ck.p.B.JS.Stream(ctx, events.StreamOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(subject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(info.State.Subjects[subject])
+}
+
+// cliPublish publishes data on subject to JetStream with the stock nats
+// CLI on id's credential, and returns what the CLI printed.
+func (ck *ckGateway) cliPublish(t *testing.T, id auth.Identity, subject, msgID string, data []byte) ([]byte, error) {
+	t.Helper()
+	creds := bustest.Creds(t, ck.p.B, id)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, jstest.NatsCLI(t), "--server", ck.p.B.ClientURL(), "--creds", creds, "--inbox-prefix", id.InboxPrefix(),
+		"--timeout", "5s", "pub", "--jetstream", "--force-stdin", "--header", "Nats-Msg-Id:"+msgID, subject)
+	cmd.Stdin = bytes.NewReader(data)
+	return cmd.CombinedOutput()
+}
+
+// forgingClient publishes each of datas (the last for the subjects past
+// them) on subjects in turn with nats.go on id's credential, and wants the
+// server to refuse each (permissions violation).
+func (ck *ckGateway) forgingClient(t *testing.T, id auth.Identity, subjects []string, datas ...[]byte) {
+	t.Helper()
+	nc, err := nats.Connect(ck.p.B.ClientURL(), nats.UserCredentials(bustest.Creds(t, ck.p.B, id)), nats.CustomInboxPrefix(id.InboxPrefix()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	refused := make(chan error, len(subjects))
+	nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refused <- err })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i, s := range subjects {
+		if err := nc.Publish(s, datas[min(i, len(datas)-1)]); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-refused:
+			if !permissionViolation(err.Error()) {
+				t.Errorf("%s's forging client on %s: %v", id, s, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s's forging client's publish on %s was not refused", id, s)
+		}
+	}
+}
+
+func permissionViolation(s string) bool {
+	return strings.Contains(strings.ToLower(s), "permissions violation")
 }
 
 func claimsOf(av *events.AnswerVerified) []gateway.Claim {

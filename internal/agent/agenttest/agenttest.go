@@ -68,8 +68,11 @@ type Pipeline struct {
 	Key      *registry.SigningKey
 	Leases   *runs.Leases
 	Invoked  map[string]*atomic.Int32 // by tool: how many times it ran
-	Slow     chan struct{}            // the slow tool returns when it is closed
-	SlowIn   chan struct{}            // the slow tool signals here when it starts
+	// Verifier is the verifier projection's runner (its checkpoint and
+	// rejections: what it made of a message).
+	Verifier *projector.Runner
+	Slow     chan struct{} // the slow tool returns when it is closed
+	SlowIn   chan struct{} // the slow tool signals here when it starts
 
 	mu  sync.Mutex
 	ran []string // guarded by mu: "slow" when the slow tool returned, "lookup <args>" when lookup ran
@@ -143,6 +146,8 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 			runsRunner = r
 		case memory.Name:
 			memRunner = r
+		case verifier.Name:
+			p.Verifier = r
 		}
 	}
 	if p.Follower, err = registry.Follow(ctx, registry.FollowConfig{JS: b.JS, Trust: p.Key.Trust()}); err != nil {
