@@ -37,6 +37,7 @@ type jsonDecoder struct {
 	// scalars counts the values that are neither object nor array: the
 	// leaves a walk of the tree makes, for the room it asks.
 	scalars, strings int // … and of them the strings
+	nodes            int // the objects and arrays: the nodes a walk makes
 	// lastObj is the number of keys of the object closed last: the room
 	// the next object's fields are made with (an array's objects are
 	// alike).
@@ -61,12 +62,12 @@ func decodeJSONCounted(raw []byte) (any, jsonCounts, error) {
 		return nil, jsonCounts{}, errJSON
 	}
 	v, err := d.value()
-	return v, jsonCounts{scalars: d.scalars, strings: d.strings}, err
+	return v, jsonCounts{scalars: d.scalars, strings: d.strings, nodes: d.nodes}, err
 }
 
 // jsonCounts are the scalar values of a decoded tree, and of them the
 // strings.
-type jsonCounts struct{ scalars, strings int }
+type jsonCounts struct{ scalars, strings, nodes int }
 
 func (d *jsonDecoder) space() {
 	for d.i < len(d.s) {
@@ -85,8 +86,10 @@ func (d *jsonDecoder) value() (any, error) {
 	}
 	switch c := d.s[d.i]; {
 	case c == '{':
+		d.nodes++
 		return d.object()
 	case c == '[':
+		d.nodes++
 		return d.array()
 	}
 	d.scalars++

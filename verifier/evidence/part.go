@@ -61,6 +61,7 @@ func indexResult(e Evidence, budget int, room *[]Leaf) *Part {
 	}
 	scalars := n.scalars
 	ix := newIndexFor(len(raw), n.strings)
+	ix.Nodes = make([]node, 0, min(n.nodes, budget)+1) // NB: a table's row is a node of its own
 	ix.Ev = []Evidence{p.Ev}
 	// A leaf per scalar up to the budget, and room for a number or date
 	// found in every fourth (more grow the slice); never more than a
