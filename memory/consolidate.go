@@ -67,8 +67,15 @@ func episodeObjects(text string) [][2]string {
 	return out
 }
 
+// enEpisodeNot are data/words.txt's [en words] episode_not: a name after
+// one of them in its clause is no mention of a habit ("Skipped coffee this
+// morning", "Didn't have any sushi").
+var enEpisodeNot = wordSet("en words", "episode_not")
+
 // episodeObjectsEN returns the foods and drinks the English words of an
-// episode name, each once, in text order.
+// episode name, each once, in text order; a name after a negation in its
+// clause (enEpisodeNot; a clause ends at punctuation or a clause_end word)
+// is left out.
 func episodeObjectsEN(text string) [][2]string {
 	var out [][2]string
 	add := func(o [2]string) {
@@ -76,10 +83,33 @@ func episodeObjectsEN(text string) [][2]string {
 			out = append(out, o)
 		}
 	}
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	for _, clause := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return strings.ContainsRune(",.;:!?()", r) }) {
+		for _, o := range clauseObjectsEN(clause) {
+			add(o)
+		}
+	}
+	return out
+}
+
+// clauseObjectsEN returns the foods and drinks a clause of an episode
+// names, in text order, none after a negation.
+func clauseObjectsEN(clause string) [][2]string {
+	var out [][2]string
+	add := func(o [2]string) { out = append(out, o) }
+	words := strings.FieldsFunc(clause, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r == '-')
 	})
+	negated := false
 	for i := 0; i < len(words); i++ {
+		switch {
+		case clauseEnd[words[i]]:
+			negated = false
+		case enEpisodeNot[words[i]]:
+			negated = true
+		}
+		if negated {
+			continue
+		}
 		cands := []string{words[i], singular(words[i])}
 		if i+1 < len(words) {
 			// a name of two words first, as the lexicons write them

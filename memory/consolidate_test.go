@@ -74,7 +74,8 @@ func TestServiceConsolidatesEpisodes(t *testing.T) {
 // TestEpisodeObjectsReadNamesOfTwoWords: an episode names a food or drink
 // of two words as the lexicons write it (ice_cream, hot_pot, milk_tea),
 // not by its last word ("ice cream" is no cream, "milk tea" no tea), and
-// a plural of one as the thing.
+// a plural of one as the thing; a name after a negation in its clause
+// ("Skipped coffee", "Didn't have any pizza") is none.
 func TestEpisodeObjectsReadNamesOfTwoWords(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -84,6 +85,10 @@ func TestEpisodeObjectsReadNamesOfTwoWords(t *testing.T) {
 		{"Milk tea after class.", [][2]string{{"drink", "milk tea"}}},
 		{"Sushi again tonight with Tom.", [][2]string{{"food", "sushi"}}},
 		{"Coffee, then a long walk for coffee beans.", [][2]string{{"drink", "coffee"}, {"food", "bean"}}},
+		// a name after a negation in its clause is no mention
+		{"Skipped coffee this morning, sushi for lunch.", [][2]string{{"food", "sushi"}}},
+		{"Didn't have any pizza, but ramen was great.", [][2]string{{"food", "ramen"}}},
+		{"No sushi tonight.", nil},
 	} {
 		if got := episodeObjects(c.text); !slices.Equal(got, c.want) {
 			t.Errorf("episodeObjects(%q) = %v, want %v", c.text, got, c.want)
