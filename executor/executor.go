@@ -481,7 +481,7 @@ func (e *Executor) releaseActive(key string) {
 
 // handleCallMsg handles one message of the call subjects.
 func (e *Executor) handleCallMsg(m jetstream.Msg) {
-	md, err := m.Metadata()
+	md, err := deliveryOf(m)
 	if err != nil {
 		e.log.Warn("call message without metadata", "subject", m.Subject(), "err", err)
 		m.Term()
@@ -492,7 +492,7 @@ func (e *Executor) handleCallMsg(m jetstream.Msg) {
 		// Bad input (a forged envelope among it: tenant_mismatch): the event
 		// stays in the log, nothing runs, the rest goes on.
 		reason := events.ReasonOf(err)
-		e.log.Warn("call event refused", "reason", reason, "subject", m.Subject(), "seq", md.Sequence.Stream, "err", err)
+		e.log.Warn("call event refused", "reason", reason, "subject", m.Subject(), "seq", md.seq, "err", err)
 		m.TermWithReason(string(reason))
 		return
 	}
@@ -505,8 +505,8 @@ func (e *Executor) handleCallMsg(m jetstream.Msg) {
 			m.Ack()
 			return
 		}
-		j := e.newJob(m, md.Sequence.Stream, ev, body, false)
-		j.optimistic = md.NumDelivered == 1 && len(body.DependsOn) == 0 && len(body.After) == 0
+		j := e.newJob(m, md.seq, ev, body, false)
+		j.optimistic = md.delivered == 1 && len(body.DependsOn) == 0 && len(body.After) == 0
 		j.process()
 	case *events.CallRejected, *events.CallIncomplete:
 		e.recordSkipped(ev)

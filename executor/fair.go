@@ -169,11 +169,11 @@ const busyBackoffSteps = 6
 // at a bound: Heartbeat >> busyBackoffSteps at its first delivery, doubled
 // at each delivery after, at most Heartbeat (also when m has no metadata).
 func (e *Executor) busyDelay(m jetstream.Msg) time.Duration {
-	md, err := m.Metadata()
+	md, err := deliveryOf(m)
 	if err != nil {
 		return e.cfg.Heartbeat
 	}
-	return busyDelayAt(e.cfg.Heartbeat, md.NumDelivered)
+	return busyDelayAt(e.cfg.Heartbeat, md.delivered)
 }
 
 // busyDelayAt is busyDelay at an input's delivered-th delivery.
