@@ -65,7 +65,10 @@
 //  6. Invocation under the contract's timeout (provider_timeout). Retries
 //     only as the contract says (retry.on, max_attempts, backoff); before a
 //     retry the record clears Invoked, and before the next invocation it
-//     sets it again by CAS.
+//     sets it again by CAS. A Go tool marked Immediate (it returns at
+//     once: no I/O, no wait) runs on its call's handler with no goroutine,
+//     timer or context of its own; its timeout is checked when it
+//     returns, and a later result is dropped as any other.
 //  7. Outcome: the outcome event is encoded and stored in the record (CAS,
 //     so a late result of an executor that lost its lease never overwrites
 //     it), then published with the deterministic Nats-Msg-Id events.ResultID(key),

@@ -234,21 +234,24 @@ type invokeResult struct {
 // shared by a thousand invocations. It ends when invoke returns, which it
 // does when parent ends (TestStoppingEndsARunningToolsContext).
 func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call Call) (json.RawMessage, *ToolError, bool) {
+	if _, ok := impl.(Immediate); ok {
+		return j.invokeImmediate(parent, impl, t, call)
+	}
+	return j.invokeAside(parent, impl, t, call)
+}
+
+// invokeAside is invoke for a Tool that is not Immediate: on an invoker,
+// under a context of its own. It is a function of its own so that call,
+// captured by the invoker's closure, is moved to the heap only here, not
+// on the Immediate path too.
+func (j *job) invokeAside(parent context.Context, impl Tool, t *registry.Tool, call Call) (json.RawMessage, *ToolError, bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), t.Timeout)
 	defer cancel()
 	if j.span != nil { // the tool's context carries its attempt's span
 		ctx = trace.ContextWithSpan(ctx, j.span)
 	}
 	ch := make(chan invokeResult, 1)
-	j.e.invokers.run(func() {
-		defer func() {
-			if p := recover(); p != nil {
-				ch <- invokeResult{err: Errorf(events.ErrToolError, "%s panicked: %v", t.Name, p)}
-			}
-		}()
-		out, err := impl.Invoke(ctx, call)
-		ch <- invokeResult{out, err}
-	})
+	j.e.invokers.run(func() { ch <- invokeRecovered(ctx, impl, t, call) })
 	var r invokeResult
 	select {
 	case r = <-ch:
@@ -259,14 +262,59 @@ func (j *job) invoke(parent context.Context, impl Tool, t *registry.Tool, call C
 		return nil, nil, true
 	}
 	if ctx.Err() != nil {
-		msg := fmt.Sprintf("%s did not answer within its timeout of %s (attempt %d)", t.Name, t.Timeout, call.Attempt)
-		if t.AtMostOnce() {
-			msg += "; its side effect may or may not have happened — check before calling it again"
-		} else {
-			msg += "; try again later or ask for less"
-		}
-		return nil, Errorf(events.ErrProviderTimeout, "%s", msg), false
+		return nil, timedOut(t, call), false
 	}
+	return j.toolResult(t, r)
+}
+
+// invokeImmediate runs an Immediate tool on the calling goroutine, under
+// parent itself (no context of its own: the tool returns at once), and
+// reads its answer as invoke does. The contract's timeout is checked when
+// the tool has returned: a result that took longer is dropped, and the
+// call fails with provider_timeout as in invoke.
+func (j *job) invokeImmediate(parent context.Context, impl Tool, t *registry.Tool, call Call) (json.RawMessage, *ToolError, bool) {
+	ctx := parent
+	if j.span != nil { // the tool's context carries its attempt's span
+		ctx = trace.ContextWithSpan(ctx, j.span)
+	}
+	start := time.Now()
+	r := invokeRecovered(ctx, impl, t, call)
+	took := time.Since(start)
+	if parent.Err() != nil {
+		return nil, nil, true
+	}
+	if took > t.Timeout {
+		return nil, timedOut(t, call), false
+	}
+	return j.toolResult(t, r)
+}
+
+// invokeRecovered calls impl, a panic becoming a tool_error.
+func invokeRecovered(ctx context.Context, impl Tool, t *registry.Tool, call Call) (r invokeResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = invokeResult{err: Errorf(events.ErrToolError, "%s panicked: %v", t.Name, p)}
+		}
+	}()
+	out, err := impl.Invoke(ctx, call)
+	return invokeResult{out, err}
+}
+
+// timedOut is the failure of an invocation that did not answer within the
+// contract's timeout.
+func timedOut(t *registry.Tool, call Call) *ToolError {
+	msg := fmt.Sprintf("%s did not answer within its timeout of %s (attempt %d)", t.Name, t.Timeout, call.Attempt)
+	if t.AtMostOnce() {
+		msg += "; its side effect may or may not have happened — check before calling it again"
+	} else {
+		msg += "; try again later or ask for less"
+	}
+	return Errorf(events.ErrProviderTimeout, "%s", msg)
+}
+
+// toolResult reads a tool's answer: the canonical JSON result or a typed
+// error.
+func (j *job) toolResult(t *registry.Tool, r invokeResult) (json.RawMessage, *ToolError, bool) {
 	if r.err != nil {
 		var te *ToolError
 		if errors.As(r.err, &te) {

@@ -112,7 +112,8 @@ func appendKey(file, key string, dedupe bool) error {
 // childMain is an executor process: TS_NATS_URL, TS_TOOLS (a tools file),
 // TS_ID, TS_HEARTBEAT_MS, TS_PARALLEL, TS_TAKEOVERS_MAX, and TS_KILL_AT (before-invoke,
 // after-invoke, before-publish, before-ack: SIGKILL itself there, the
-// first time; before-ack-N: at the N-th input about to be acknowledged). It serves Go tools "noop" and "noop.leased" besides the
+// first time; before-ack-N: at the N-th input about to be acknowledged). It serves Go tools "noop", "noop.leased" and
+// "noop.immediate" (the same function, executor.Immediate) besides the
 // file's, and runs until SIGTERM (or SIGKILL).
 func childMain() int {
 	nc, err := nats.Connect(os.Getenv("TS_NATS_URL"), auth.CredsOptions(os.Getenv("TS_NATS_CREDS"))...)
@@ -153,7 +154,8 @@ func childMain() int {
 	takeovers, _ := strconv.Atoi(os.Getenv("TS_TAKEOVERS_MAX")) // 0: the default
 	e, err := executor.New(executor.Config{
 		JS: js, Registry: func() *registry.Registry { return reg },
-		Tools:      map[string]executor.Tool{"noop": executor.ToolFunc(noop), "noop.leased": executor.ToolFunc(noop)},
+		Tools: map[string]executor.Tool{"noop": executor.ToolFunc(noop), "noop.leased": executor.ToolFunc(noop),
+			"noop.immediate": executor.ImmediateFunc(noop)},
 		ExecutorID: os.Getenv("TS_ID"), Heartbeat: time.Duration(hb) * time.Millisecond,
 		MaxParallelPerTenant: par, TakeoversMax: takeovers, Hooks: hooks, Logger: childLogger(),
 	})
