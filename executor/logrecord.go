@@ -90,7 +90,7 @@ func (j *job) logRecordable(rev uint64) bool {
 // The look and the publish go in a window with the decisions of other
 // jobs made meanwhile (window.go).
 func (j *job) recordInLog(out *outcome) error {
-	found, ack, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, outcomeMsg(out, j.seq, j.cc.Name, true))
+	found, ack, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, out, j.seq, j.cc.Name)
 	if found {
 		j.optimistic = false
 		return errConflict
@@ -115,22 +115,42 @@ func (j *job) recordInLog(out *outcome) error {
 // the first message of its subject.
 func outcomeMsg(out *outcome, inputSeq uint64, name string, first bool) *nats.Msg {
 	// The message and its header's values are one allocation, not five.
-	m := &outcomeMsgBuf{v: [4]string{out.ID, strconv.FormatUint(inputSeq, 10), name, "0"}}
-	h := make(nats.Header, 4)
-	h[jetstream.MsgIDHeader] = m.v[0:1:1]
-	h[headerInputSeq] = m.v[1:2:2]
-	h[headerCallName] = m.v[2:3:3]
-	if first {
-		h[jetstream.ExpectedLastSubjSeqHeader] = m.v[3:4:4]
-	}
-	m.msg = nats.Msg{Subject: out.Subject, Data: out.Data, Header: h}
-	return &m.msg
+	return new(outcomeMsgBuf).set(out, inputSeq, name, first)
 }
 
-// outcomeMsgBuf is an outcome's message with its header's values.
+// outcomeMsgBuf is an outcome's message with its header's values. One
+// may be set again once the message it made is no longer used (a window's
+// decisions are reused: window.go): its header map is kept.
 type outcomeMsgBuf struct {
 	msg nats.Msg
 	v   [4]string
+	h   nats.Header
+}
+
+// set makes b's message the one outcomeMsg describes and returns it.
+func (b *outcomeMsgBuf) set(out *outcome, inputSeq uint64, name string, first bool) *nats.Msg {
+	b.v = [4]string{out.ID, strconv.FormatUint(inputSeq, 10), name, "0"}
+	if b.h == nil {
+		b.h = make(nats.Header, 4)
+	} else {
+		clear(b.h)
+	}
+	b.h[jetstream.MsgIDHeader] = b.v[0:1:1]
+	b.h[headerInputSeq] = b.v[1:2:2]
+	b.h[headerCallName] = b.v[2:3:3]
+	if first {
+		b.h[jetstream.ExpectedLastSubjSeqHeader] = b.v[3:4:4]
+	}
+	b.msg = nats.Msg{Subject: out.Subject, Data: out.Data, Header: b.h}
+	return &b.msg
+}
+
+// reset drops what b's message referred to (the outcome's bytes), keeping
+// the header map for the next set.
+func (b *outcomeMsgBuf) reset() {
+	b.msg = nats.Msg{}
+	b.v = [4]string{}
+	clear(b.h)
 }
 
 // settleLogged acknowledges the carrier of a call whose outcome is in the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -63,6 +64,12 @@ const windowMax = lookBatchMax
 type window struct {
 	turns[*decision]
 
+	// free holds decisions no job and no leader refers to any more, with
+	// their turn's channel and their message's header map, so a call
+	// decided in the log allocates neither (about a kilobyte a call with
+	// what the collector makes of it).
+	free sync.Pool
+
 	// The leader's alone: the subscription publish acknowledgements arrive
 	// on (inbox.<window>.<i>), made at the first window and ended with the
 	// context of the decision that made it.
@@ -76,6 +83,7 @@ type decision struct {
 	turn
 	tenant, key string
 	msg         *nats.Msg
+	buf         outcomeMsgBuf // msg's storage
 	// answers
 	found bool // the bucket holds a record for key: nothing was published
 	ack   *jetstream.PubAck
@@ -83,17 +91,32 @@ type decision struct {
 }
 
 // decideInLog looks at the bucket for key and, when it holds no record,
-// publishes msg (the outcome, with its compare-and-set headers), in a
-// window with the decisions asked meanwhile. found reports a record (msg
-// was not published); otherwise ack and err are the publish's.
-func (e *Executor) decideInLog(ctx context.Context, tenant, key string, msg *nats.Msg) (found bool, ack *jetstream.PubAck, err error) {
-	d := &decision{turn: newTurn(), tenant: tenant, key: key, msg: msg}
+// publishes out (outcomeMsg's message: the outcome of the call whose input
+// is at inputSeq and that names its tool name, with its compare-and-set
+// headers), in a window with the decisions asked meanwhile. found reports
+// a record (nothing was published); otherwise ack and err are the
+// publish's.
+//
+// Its decision is reused once answered: by then the leader that sent it
+// has signalled it (turns.handOn signals each of its batch once, and does
+// not touch one again), and a decision is answered by one window only.
+func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *outcome, inputSeq uint64, name string) (found bool, ack *jetstream.PubAck, err error) {
+	d, _ := e.window.free.Get().(*decision)
+	if d == nil {
+		d = &decision{turn: newTurn()}
+	}
+	d.tenant, d.key = tenant, key
+	d.msg = d.buf.set(out, inputSeq, name, true)
 	send := func() { e.sendWindow(ctx) }
 	if e.window.join(d) {
 		send()
 	}
 	d.await(send)
-	return d.found, d.ack, d.err
+	found, ack, err = d.found, d.ack, d.err
+	d.buf.reset()
+	d.tenant, d.key, d.msg, d.found, d.ack, d.err = "", "", nil, false, nil, nil
+	e.window.free.Put(d)
+	return found, ack, err
 }
 
 // sendWindow sends the first window of queued decisions (this job's own
