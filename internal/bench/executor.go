@@ -82,21 +82,36 @@ func NoopCalls(ctx context.Context, b *bus.Bus, dir string, last uint64) (time.D
 	return time.Since(start), nil
 }
 
+// NoopTool returns the executor row's no-op tool: a Go function that
+// returns {} at once, marked executor.Immediate (it does no I/O and waits
+// for nothing), so the executor runs it on its call's handler.
+func NoopTool() executor.Tool {
+	return executor.ImmediateFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
+		return json.RawMessage(`{}`), nil
+	})
+}
+
 // ExecutorCalls runs one in-process executor with the noop tool
-// (NoopRegistry) over the n call events b's stream holds, published before
-// (PublishCalls), and returns the time from its start until it counted the
-// n-th CallSucceeded, which it does once the log acknowledged storing it:
-// its last output stored. It fails unless all n succeeded.
+// (NoopRegistry, NoopTool) over the n call events b's stream holds,
+// published before (PublishCalls), and returns the time from its start
+// until it counted the n-th CallSucceeded, which it does once the log
+// acknowledged storing it: its last output stored. It fails unless all n
+// succeeded.
 func ExecutorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
+	return ExecutorCallsWith(ctx, b, n, NoopTool())
+}
+
+// ExecutorCallsWith is ExecutorCalls with tool as the noop tool's
+// implementation.
+func ExecutorCallsWith(ctx context.Context, b *bus.Bus, n int, tool executor.Tool) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, waitMax)
 	defer cancel()
 	reg, err := NoopRegistry()
 	if err != nil {
 		return 0, err
 	}
-	noop := executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
 	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, ExecutorID: "bench",
-		Registry: func() *registry.Registry { return reg }, Tools: map[string]executor.Tool{"noop": noop},
+		Registry: func() *registry.Registry { return reg }, Tools: map[string]executor.Tool{"noop": tool},
 		InFlightMax: 1000, MaxParallelPerTenant: 64})
 	if err != nil {
 		return 0, err

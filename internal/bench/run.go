@@ -439,7 +439,7 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 					Baseline: "no-op projection, the same stored call events, same server", BaseValue: rate(s.ExecutorCalls, base),
 					Unit: "calls/s", Better: "higher", Target: "≥ 0.5×",
 					Note: fmt.Sprintf("like with like: %d call events published once to one server, then each side in turn (the no-op projection first) reads them all from the start, timed from its start until its last output was stored: the projection's checkpoint at the last call event, the executor's %d-th CallSucceeded acknowledged by the log; 1 in-process executor", s.ExecutorCalls, s.ExecutorCalls),
-					Work: Work{Does: "the executor: durable consumer on call events, grant check, the noop tool run, its outcome published (the log is the call's record: a side-effect-free tool)",
+					Work: Work{Does: "the executor: durable consumer on call events, grant check, the noop tool run (a Go function marked executor.Immediate: on its call's handler, its timeout checked when it returns), its outcome published (the log is the call's record: a side-effect-free tool)",
 						Stored: fmt.Sprintf("%d CallSucceeded", s.ExecutorCalls), Acks: "each outcome's publish ack, a consumer ack per call",
 						Parsed: fmt.Sprintf("%d call events decoded", s.ExecutorCalls)},
 					BaseWork: Work{Does: "projector.Runner with a no-op Apply on the same call events, its checkpoint committed to Pebble per batch",
