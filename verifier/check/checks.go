@@ -52,6 +52,7 @@ var checks = []check{
 	{"numbers", (*claim).numberFacts},
 	{"times", (*claim).timeFacts},
 	{"values", (*claim).valueFacts},
+	{"attributes", (*claim).attributeFacts},
 	{"negated states", (*claim).stateValueFacts},
 	{"comparison", one((*claim).comparison)},
 	{"superlative", one((*claim).superlative)},

@@ -23,6 +23,9 @@ type scope struct {
 	// row by (week of "the fourth week"): they name the row, not what
 	// the claim's numbers measure.
 	rowNoun []string
+	// attrs: fields of other rows whose values the claim names of the row
+	// it names by its own name (West, the region of another office).
+	attrs []int32
 }
 
 // newScope scopes a reading: to the subjects it names; a clause without a
@@ -30,8 +33,9 @@ type scope struct {
 // costs $5 and has 12 in stock"), and a pronoun continues the previous
 // claim; then to the day the claim names.
 func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
-	sc := scope{Subjects: rd.named, nodes: rd.namedNodes}
-	if len(rd.named.Groups) > 0 {
+	named, nodes, attrs := ownNamed(ix, rd)
+	sc := scope{Subjects: named, nodes: nodes, attrs: attrs}
+	if len(named.Groups) > 0 {
 		sc.scoped, sc.own = true, true
 	} else if row, span, ok := rowByLabel(ix, rd); ok {
 		sc.scoped, sc.own = true, true

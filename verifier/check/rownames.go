@@ -1,0 +1,176 @@
+package check
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
+)
+
+// A row of an array is named by its own name: a field whose key names
+// its object (name, title, product_name, 名称: keys.txt's subject key
+// suffixes, alone or ending a key) or whose key is the array's own noun
+// (team of teams). Other fields a claim may name a row by (city, region,
+// 地区) are its attributes. A claim that names one row by its own name is
+// about that row: another row it names only by an attribute's value is
+// what it says of the first ("The Oslo office is in the West region" is
+// not about the office of the West region), unless it compares them. And
+// a name that one row holds as its own and others as an attribute names
+// the first ("Denver has 7 wins" beside the team Denver and the Lions of
+// the city Denver).
+
+// nameSuffixes are the subject key suffixes: a key that is one (name,
+// title, 名称) or ends in one (product_name) names its object.
+var nameSuffixes = evidence.LangData.List("subject key suffixes")
+
+// ownNameKey reports whether key names the rows of an array of key
+// arrayKey by their own name.
+func ownNameKey(key, arrayKey string) bool {
+	k := strings.ToLower(key)
+	for _, suf := range nameSuffixes {
+		if k == strings.TrimPrefix(suf, "_") || strings.HasSuffix(k, suf) && strings.HasPrefix(suf, "_") {
+			return true
+		}
+	}
+	kc, ac := evidence.ConceptsOf(key), evidence.ConceptsOf(arrayKey)
+	return len(kc) > 0 && !slices.ContainsFunc(kc, func(c string) bool { return !slices.Contains(ac, c) })
+}
+
+// rowsOf returns the array whose rows all of nodes are, or -1.
+func rowsOf(ix *evidence.Index, nodes []int32) int32 {
+	var a int32 = -1
+	for _, n := range nodes {
+		p := ix.Nodes[n].Parent
+		if p < 0 || !ix.Nodes[p].Array || a >= 0 && p != a {
+			return -1
+		}
+		a = p
+	}
+	return a
+}
+
+// ownNamers returns the rows of array a holding name under a key of their
+// own name.
+func ownNamers(ix *evidence.Index, a int32, name string) []int32 {
+	nd := &ix.Nodes[a]
+	arrayKey := evidence.LastToken(nd.Ptr)
+	norm := string(lang.Normalize(name))
+	var out []int32
+	for l := nd.LeafLo; l < nd.LeafHi; l++ {
+		lf := &ix.Leaves[l]
+		if lf.Node < 0 || ix.Nodes[lf.Node].Parent != a || lf.Kind != evidence.KindStr || lf.Text {
+			continue
+		}
+		if lf.Str() != norm && lf.Raw() != name && !strings.EqualFold(lf.Raw(), name) {
+			continue
+		}
+		if ownNameKey(evidence.LastToken(lf.Ptr()), arrayKey) && !slices.Contains(out, lf.Node) {
+			out = append(out, lf.Node)
+		}
+	}
+	return out
+}
+
+// ownNamed returns the subjects a claim names, read by the rows' own
+// names (see above), their innermost nodes, and the fields holding the
+// attribute values it names of them (the other rows' names it dropped).
+func ownNamed(ix *evidence.Index, rd *reading) (evidence.Subjects, []int32, []int32) {
+	sub := rd.named
+	if len(sub.Groups) == 0 {
+		return sub, rd.namedNodes, nil
+	}
+	var attrs []int32
+	own := make([]bool, len(sub.Groups))
+	arrays := make([]int32, len(sub.Groups))
+	changed := false
+	for i, g := range sub.Groups {
+		arrays[i] = rowsOf(ix, g)
+		if arrays[i] < 0 || ix.Nodes[arrays[i]].Length < 2 || sub.Names[i] == "" {
+			continue
+		}
+		rows := ownNamers(ix, arrays[i], sub.Names[i])
+		switch {
+		case len(rows) == 1 && !slices.Equal(rows, g):
+			if !changed {
+				sub = cloneSubjects(sub)
+				changed = true
+			}
+			sub.Groups[i] = rows
+			own[i] = true
+		case len(rows) > 0:
+			own[i] = !slices.ContainsFunc(g, func(n int32) bool { return !slices.Contains(rows, n) })
+		}
+	}
+	if len(sub.Groups) >= 2 && slices.Contains(own, true) && rd.cues&(evidence.CueThan|evidence.CueMore|evidence.CueLess|evidence.CueMost|evidence.CueLeast|evidence.CueDerive) == 0 {
+		// Rows named only by an attribute's value, beside a row of the
+		// same array named by its own name: what the claim says of it.
+		var out evidence.Subjects
+		for i := range sub.Groups {
+			if own[i] || arrays[i] < 0 || !ownInArray(own, arrays, arrays[i]) {
+				out.Groups = append(out.Groups, sub.Groups[i])
+				out.Names = append(out.Names, sub.Names[i])
+				out.Spans = append(out.Spans, sub.Spans[i])
+				continue
+			}
+			if l := ix.SubjectLeaf(sub.Groups[i], sub.Names[i]); l >= 0 {
+				attrs = append(attrs, l)
+			}
+		}
+		if len(out.Groups) < len(sub.Groups) {
+			sub, changed = out, true
+		}
+	}
+	if !changed {
+		return sub, rd.namedNodes, nil
+	}
+	var nodes []int32
+	for _, g := range sub.Groups {
+		nodes = append(nodes, g...)
+	}
+	return sub, ix.MostSpecific(nodes), attrs
+}
+
+// attributeFacts checks what a claim says of the row it names by its own
+// name through another row's attribute value ("The Oslo office is in the
+// West region", West being Bergen's region): the named row's field of
+// that key decides it; without one, nothing supports it.
+func (cx *claim) attributeFacts([]fact) []fact {
+	ix := cx.ix
+	var out []fact
+	for _, a := range cx.attrs {
+		key := evidence.LastToken(ix.Leaves[a].Ptr())
+		mine := int32(-1)
+		for _, n := range cx.nodes {
+			nd := &ix.Nodes[n]
+			for l := nd.LeafLo; l < nd.LeafHi; l++ {
+				if lf := &ix.Leaves[l]; lf.Node == n && evidence.LastToken(lf.Ptr()) == key {
+					mine = l
+				}
+			}
+		}
+		switch {
+		case mine < 0:
+			out = append(out, fact{verdict: events.VerdictUnsupported, weak: true, reason: "the claim names " + ix.Leaves[a].Raw() + " of another row at " + ix.Leaves[a].Ptr()})
+		case ix.Leaves[mine].Kind == evidence.KindStr && !strings.EqualFold(ix.Leaves[mine].Str(), ix.Leaves[a].Str()):
+			out = append(out, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(mine)},
+				reason: "the evidence says " + ix.Leaves[mine].Raw() + " at " + ix.Leaves[mine].Ptr() + ", " + ix.Leaves[a].Raw() + " is another row's"})
+		}
+	}
+	return out
+}
+
+// ownInArray reports whether a group of array a is named by its own name.
+func ownInArray(own []bool, arrays []int32, a int32) bool {
+	for i := range own {
+		if own[i] && arrays[i] == a {
+			return true
+		}
+	}
+	return false
+}
+
+func cloneSubjects(s evidence.Subjects) evidence.Subjects {
+	return evidence.Subjects{Groups: slices.Clone(s.Groups), Names: slices.Clone(s.Names), Spans: slices.Clone(s.Spans)}
+}
