@@ -115,6 +115,8 @@ type Gateway struct {
 
 	spendMu sync.Mutex        // guards spends
 	spends  map[string]*spend // what each key used, by hash; outlives reloads
+
+	sseReaders sync.Pool // *sseReader of streams that ended (sseReader, putSSEReader)
 }
 
 // setLive records that the stream on subj is being relayed for env.

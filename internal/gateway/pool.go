@@ -670,12 +670,17 @@ func (g *Gateway) try(ctx context.Context, c Call, up *Upstream, body []byte, st
 	}
 	if resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
 		wait := &beforeWait{r: resp.Body}
-		rd := newSSEReader(wait)
+		rd := g.sseReader(wait)
 		ev, data, err := rd.next()
 		if err != nil {
 			resp.Body.Close()
+			g.putSSEReader(rd)
 			return fail(fmt.Errorf("%w: %w", errBrokenStream, err))
 		}
+		// The reader goes back once the stream is read: close is called
+		// by the relay when the upstream read ended, and again by Stream.
+		closeBody, once := s.close, sync.Once{}
+		s.close = func() { closeBody(); once.Do(func() { g.putSSEReader(rd) }) }
 		firstByte.WithLabelValues(up.Name).Observe(time.Since(start).Seconds())
 		timer.Stop() // from here each event has its idle timeout
 		timer = time.AfterFunc(pl.IdleTimeout, func() { cancel(errIdleTimeout) })

@@ -287,7 +287,33 @@ type sseReader struct {
 	br *bufio.Reader
 }
 
-func newSSEReader(r io.Reader) *sseReader { return &sseReader{br: bufio.NewReaderSize(r, 64<<10)} }
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{br: bufio.NewReaderSize(r, sseReaderBytes)}
+}
+
+// sseReaderBytes is the buffer of an sseReader: an event up to it is read
+// without a copy of its line.
+const sseReaderBytes = 64 << 10
+
+// sseReader returns a reader of r's events, its buffer one a stream that
+// ended gave back (putSSEReader), else new: 64 KiB a stream, about what
+// a streamed answer of a few hundred events holds, was garbage after
+// every answer.
+func (g *Gateway) sseReader(r io.Reader) *sseReader {
+	if rd, ok := g.sseReaders.Get().(*sseReader); ok {
+		rd.br.Reset(r)
+		return rd
+	}
+	return newSSEReader(r)
+}
+
+// putSSEReader gives rd's buffer back for another stream. rd is not read
+// again: next's data are copies, never the buffer's bytes, so nothing a
+// stream handed on refers to it.
+func (g *Gateway) putSSEReader(rd *sseReader) {
+	rd.br.Reset(nil)
+	g.sseReaders.Put(rd)
+}
 
 // errFrameTooLarge is the error of an upstream event over FrameMax.
 var errFrameTooLarge = fmt.Errorf("%w: an event over %d bytes", ErrUpstream, FrameMax)
