@@ -88,6 +88,15 @@ func TestLoCoMoRecall(t *testing.T) {
 			}()
 		}
 	}
+	// TOOLSTREAM_LOCOMO_MISSES names a file that gets, for each question
+	// the last mode misses, its gold turns' ranks and scores (dumpMiss)
+	var misses *os.File
+	if f := os.Getenv("TOOLSTREAM_LOCOMO_MISSES"); f != "" {
+		if misses, err = os.Create(f); err != nil {
+			t.Fatal(err)
+		}
+		defer misses.Close()
+	}
 	writes := []string{"episode", "message", "message without quota"}
 	if s := os.Getenv("TOOLSTREAM_LOCOMO_WRITES"); s != "" { // some of them, comma-separated
 		writes = strings.Split(s, ",")
@@ -188,6 +197,11 @@ func TestLoCoMoRecall(t *testing.T) {
 					tl.n++
 					if found {
 						tl.found++
+					}
+					if !found && misses != nil && m == modes[len(modes)-1] {
+						if err := dumpMiss(misses, e, store, write, c.id, qa, q, res, emb); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
 			}
