@@ -192,8 +192,16 @@ const (
 )
 
 // withContext adds to each hit's score ctxWeight times the best score of
-// the source said just before its own, if that was within ctxGap. It
-// orders hits by the time they were said.
+// the source said just before its own, if that was within ctxGap. When
+// that source ends with a question (an episode that asks: isQuestion),
+// each hit of the next source is its answer and scores at least what
+// the question scores before questionWeight: "What inspired you?" about
+// the query weighs half as a question, and the turn that answers it
+// ("A walk by the water at dawn") is what the query asks for, though it
+// shares none of its words. On LoCoMo (development data) this took
+// recall_any@10 from 0.781 to 0.804 for turns as episodes and from
+// 0.692 to 0.707 for messages (docs/evaluation.md); no other share was
+// tried. It orders hits by the time they were said.
 func withContext(hits []Hit) {
 	sort.Slice(hits, func(i, j int) bool {
 		a, b := &hits[i].Record, &hits[j].Record
@@ -226,9 +234,16 @@ func withContext(hits []Hit) {
 		if hits[g.from].Record.ObservedAt-hits[prev.to-1].Record.ObservedAt > int64(ctxGap) {
 			continue
 		}
+		last := &hits[prev.to-1].Record
+		asked := last.Kind == KindEpisode && isQuestion(last.Text)
 		for i := g.from; i < g.to; i++ {
 			if own[i] > 0 {
 				hits[i].Score += ctxWeight * prev.best
+			}
+			if asked {
+				// the answer to a question about the query: it stands where
+				// the question would as a statement (before questionWeight)
+				hits[i].Score = max(hits[i].Score, own[prev.to-1]/questionWeight)
 			}
 		}
 	}
