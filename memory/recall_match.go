@@ -30,7 +30,9 @@ const matchWeight = 0.3
 // matchWeight times the match score (times quality), plus the sentence
 // vectors' standing (addSentences; each record's cosine read with the
 // turn before it: readWithTheTurnBefore), times 1+timeWeight for a
-// record that says a time when the query asks when (recall_time.go);
+// record that says a time when the query asks when (recall_time.go) and
+// again for one said in the day, month or year the query names
+// (namedPeriod, recall_period.go);
 // then a record about the query takes context from the source said just
 // before it (withContext). It reads every active record of the user (the
 // value index: at most Config.QuotaPerUser), each loaded and filtered as
@@ -88,6 +90,13 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	if when {
 		for i := range all {
 			if all[i].Score > 0 && saysWhen(all[i].Record.Text) {
+				all[i].Score *= 1 + timeWeight
+			}
+		}
+	}
+	if p, ok := namedPeriod(rc.q.Text, rc.now); ok {
+		for i := range all {
+			if all[i].Score > 0 && p.saidIn(all[i].Record.ObservedAt) {
 				all[i].Score *= 1 + timeWeight
 			}
 		}
