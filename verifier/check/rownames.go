@@ -174,3 +174,64 @@ func ownInArray(own []bool, arrays []int32, a int32) bool {
 func cloneSubjects(s evidence.Subjects) evidence.Subjects {
 	return evidence.Subjects{Groups: slices.Clone(s.Groups), Names: slices.Clone(s.Names), Spans: slices.Clone(s.Spans)}
 }
+
+// otherRowOnly reports whether fields ls all lie in other rows of an
+// array one of the scope's rows belongs to, under keys the scope's rows
+// do not have, and the claim names nothing else of those rows: "It has 12
+// stops" after a sentence about the South route, which has no stops, is
+// not about the North route's 12. A row the claim names by a value of it,
+// or a field the scope's row has too ("In Japan it sells for ¥3,600"
+// after the EU's amount), is still read widely.
+func (cx *claim) otherRowOnly(ls []int32) bool {
+	ix := cx.ix
+	if len(ls) == 0 {
+		return false
+	}
+	for _, l := range ls {
+		row := cx.siblingRow(l)
+		if row < 0 || cx.scopeHasKey(evidence.LastToken(ix.Leaves[l].Ptr())) {
+			return false
+		}
+		for _, vm := range cx.values {
+			if slices.ContainsFunc(vm, func(v int32) bool { return ix.InNode(v, row) }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// scopeHasKey reports whether one of the scope's rows has a field of key.
+func (cx *claim) scopeHasKey(key string) bool {
+	ix := cx.ix
+	for _, n := range cx.nodes {
+		nd := &ix.Nodes[n]
+		for l := nd.LeafLo; l < nd.LeafHi; l++ {
+			if evidence.LastToken(ix.Leaves[l].Ptr()) == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// siblingRow returns the row of an array holding one of the scope's rows
+// that holds field l, when that is not a scope row itself; else -1.
+func (cx *claim) siblingRow(l int32) int32 {
+	ix := cx.ix
+	for _, n := range cx.nodes {
+		a := ix.Nodes[n].Parent
+		if a < 0 || !ix.Nodes[a].Array || !ix.InNode(l, a) || ix.InNode(l, n) {
+			continue
+		}
+		for r := ix.Leaves[l].Node; r >= 0; r = ix.Nodes[r].Parent {
+			if ix.Nodes[r].Parent == a {
+				if slices.Contains(cx.nodes, r) {
+					return -1
+				}
+				return r
+			}
+		}
+	}
+	return -1
+}

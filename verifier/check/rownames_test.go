@@ -1,9 +1,13 @@
 package check
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
 )
 
 // TestARowNamedByItsOwnNameBindsIt: a claim naming a row by its own name
@@ -37,4 +41,50 @@ func TestARowNamedByItsOwnNameBindsIt(t *testing.T) {
 		{zhOffices, "奥斯陆办公室有41名员工。", events.VerdictSupported},
 		{zhOffices, "奥斯陆办公室在西部。", events.VerdictContradicted},
 	})
+}
+
+// TestAnEarlierRowsValueBindsNoLaterRow: a claim about a later row —
+// named by its label, or continued through a pronoun — is not bound to
+// a value of the same kind in an earlier row. "It has 12 stops" after
+// a sentence about the South route, which has no stops, is not
+// supported by the North route's 12 (the wider reading of a pronoun
+// takes another row only by a field the named row has too, or one the
+// claim names a value of); "Leg 2 takes 5 hours" is not compared with the
+// leg's own number 2 (the label names the row; it is no value), and
+// with no hours of its own leg 2 leaves the claim unsupported.
+func TestAnEarlierRowsValueBindsNoLaterRow(t *testing.T) {
+	routes := `{"routes": [{"route": "North", "stops": 12, "km": 31}, {"route": "South", "km": 28}]}`
+	zhRoutes := `{"线路": [{"名称": "北线", "站数": 12, "公里": 31}, {"名称": "南线", "公里": 28}]}`
+	legs := `{"legs": [{"leg": 1, "km": 503, "hours": 5}, {"leg": 2, "km": 483}]}`
+	prices := `{"regions": [{"region": "EU", "price_eur": 30}, {"region": "Japan", "price_jpy": 3600}]}`
+	for _, tc := range []struct {
+		result, answer string
+		want           []events.Verdict
+	}{
+		{routes, "The South route is 28 km long. It has 12 stops.", []events.Verdict{events.VerdictSupported, events.VerdictUnsupported}},
+		{zhRoutes, "南线长28公里。它有12个站。", []events.Verdict{events.VerdictSupported, events.VerdictUnsupported}},
+		{routes, "The North route is 31 km long. It has 12 stops.", []events.Verdict{events.VerdictSupported, events.VerdictSupported}},
+		{legs, "Leg 2 takes 5 hours.", []events.Verdict{events.VerdictUnsupported}},
+		{legs, "Leg 1 takes 5 hours.", []events.Verdict{events.VerdictSupported}},
+		{legs, "Leg 2 covers 503 km.", []events.Verdict{events.VerdictContradicted}},
+		// A row the claim names something of is still read ("Japan").
+		{prices, "In the EU it costs €30. In Japan it sells for ¥3,600.", []events.Verdict{events.VerdictSupported, events.VerdictSupported}},
+	} {
+		got := checkAnswer(t, tc.result, tc.answer)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q beside %s: %v, want %v", tc.answer, tc.result, got, tc.want)
+		}
+	}
+}
+
+// checkAnswer checks an answer of several claims against one result.
+func checkAnswer(t *testing.T, result, answer string) []events.Verdict {
+	t.Helper()
+	ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(result)}}
+	rep := NewChecker(CheckerConfig{}).Check(answer, ev, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	var out []events.Verdict
+	for _, cl := range rep.Claims {
+		out = append(out, cl.Verdict)
+	}
+	return out
 }

@@ -37,10 +37,11 @@ func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
 	sc := scope{Subjects: named, nodes: nodes, attrs: attrs}
 	if len(named.Groups) > 0 {
 		sc.scoped, sc.own = true, true
-	} else if row, span, ok := rowByLabel(ix, rd); ok {
+	} else if row, span, label, ok := rowByLabel(ix, rd); ok {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
 		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{""}, [][2]int{span}
+		sc.rowNoun = label
 	} else if row, om, pick := rowByOrdinal(ix, rd); pick == ordinalRow || pick == ordinalMissed {
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
@@ -399,10 +400,12 @@ func (cx *claim) inScopeOf(list []int32) []int32 {
 // by a year beside rows of years ("the 2022 yield"): the one row of all arrays whose field of that word holds the
 // number, among two rows or more whose values of it differ. Such a claim
 // is about that row, not the first; "has 2 bedrooms" (the word after the
-// number) labels nothing.
-func rowByLabel(ix *evidence.Index, rd *reading) (int32, [2]int, bool) {
+// number) labels nothing. The label's concepts are returned: they name
+// the row, not what the claim's other numbers measure.
+func rowByLabel(ix *evidence.Index, rd *reading) (int32, [2]int, []string, bool) {
 	var found int32 = -1
 	var span [2]int
+	var by []string
 	for i := range rd.nums {
 		m := &rd.nums[i]
 		if m.Unit != nil || m.IsRange || m.Bound != 0 || m.V != float64(int64(m.V)) || m.Start <= 0 {
@@ -438,12 +441,12 @@ func rowByLabel(ix *evidence.Index, rd *reading) (int32, [2]int, bool) {
 				continue
 			}
 			if found >= 0 && found != row {
-				return -1, span, false // two rows: no label
+				return -1, span, nil, false // two rows: no label
 			}
-			found, span = row, [2]int{m.Start, m.End}
+			found, span, by = row, [2]int{m.Start, m.End}, label
 		}
 	}
-	return found, span, found >= 0
+	return found, span, by, found >= 0
 }
 
 // yearConcepts are the concepts of a key of years.
