@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,23 +51,41 @@ var heldOut2Floors = map[string][2]float64{
 // (go test ./verifier/check -run TestHeldOutSet2 -v prints the table;
 // VERIFIER_DEBUG=1 names every miss). It fails below heldOut2Floors.
 func TestHeldOutSet2(t *testing.T) {
-	checkKindedSet(t, "heldout2", heldOut2Kinds, heldOut2Floors)
+	checkKindedSet(t, kindedSet{name: "heldout2", kinds: heldOut2Kinds, floors: heldOut2Floors})
+}
+
+// kindedSet is a sealed set whose labels each name their kind: the kinds
+// it may use (with the verdict each must have, in the order the report
+// lists them), the floors it must score and, when its README states them,
+// its size.
+type kindedSet struct {
+	name   string
+	kinds  []struct{ kind, verdict string }
+	floors map[string][2]float64
+	// answers (per language) and labels (per verdict) as the set's README
+	// counts them; nil is not checked. A line or a label lost or added
+	// fails the test rather than moving its figures.
+	answers, labels map[string]int
 }
 
 // checkKindedSet checks testdata/<set>/<set>.jsonl, a sealed set whose
 // labels each name their kind (one of kinds, with its verdict), reports
 // the verdicts per kind and language, precision and recall of
-// contradicted, and how many supported claims cite the labelled pointer,
-// and fails below floors. The language of a case is zh when its answer
-// holds a Han character.
-func checkKindedSet(t *testing.T, set string, kinds []struct{ kind, verdict string }, floors map[string][2]float64) {
+// contradicted, how many true claims were contradicted, how many claims
+// were neither supported nor contradicted, and how many supported claims
+// cite the labelled pointer, and fails below floors or when the set's size
+// is not the one it documents. The language of a case is zh when its
+// answer holds a Han character.
+func checkKindedSet(t *testing.T, s kindedSet) {
 	t.Helper()
+	set, kinds, floors := s.name, s.kinds, s.floors
 	dir := filepath.Join("testdata", set)
 	cases := checktest.Load(t, dir)
 	labels := loadKinds(t, filepath.Join(dir, set+".jsonl"), kinds)
 	if len(labels) != len(cases) {
 		t.Fatalf("%d cases, %d lines of kinds", len(cases), len(labels))
 	}
+	checkSetSize(t, s, cases)
 	c := NewChecker(CheckerConfig{})
 	byKind := map[string]map[string]*heldOutCount{}
 	byLang := map[string]*heldOutCount{"all": {}, "en": {}, "zh": {}}
@@ -111,10 +130,10 @@ func checkKindedSet(t *testing.T, set string, kinds []struct{ kind, verdict stri
 	}
 	var b strings.Builder
 	writeKindTable(&b, kinds, byKind)
-	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall | supported kept, citing the labelled field |\n|---|---|---|---|---|\n")
+	b.WriteString("\n| lang | claims | contradicted precision | contradicted recall | true claims contradicted | neither supported nor contradicted | supported kept, citing the labelled field |\n|---|---|---|---|---|---|---|\n")
 	for _, l := range []string{"en", "zh", "all"} {
 		c := byLang[l]
-		fmt.Fprintf(&b, "| %s | %d | %.3f (%d/%d) | %.3f (%d/%d) | %d, %d |\n", l, c.claims, c.precision(), c.truePos, c.flags, c.recall(), c.truePos, c.wantContra, supportedRight[l], cited[l])
+		fmt.Fprintf(&b, "| %s | %d | %.3f (%d/%d) | %.3f (%d/%d) | %d/%d | %d/%d | %d, %d |\n", l, c.claims, c.precision(), c.truePos, c.flags, c.recall(), c.truePos, c.wantContra, c.falseFlags, c.wantSupp, c.unsupp, c.claims, supportedRight[l], cited[l])
 	}
 	t.Log("\n" + b.String())
 	for _, l := range []string{"all", "en", "zh"} {
@@ -125,6 +144,30 @@ func checkKindedSet(t *testing.T, set string, kinds []struct{ kind, verdict stri
 		if st.precision() < floor[0] || st.recall() < floor[1] {
 			t.Errorf("%s: contradicted precision %.3f recall %.3f, floors %.3f %.3f", l, st.precision(), st.recall(), floor[0], floor[1])
 		}
+	}
+}
+
+// checkSetSize fails t when s documents its size and cases are not that
+// size: answers per language (zh when the answer holds a Han character)
+// and labels per verdict.
+func checkSetSize(t *testing.T, s kindedSet, cases []checktest.Case) {
+	t.Helper()
+	if s.answers == nil && s.labels == nil {
+		return
+	}
+	answers, labels := map[string]int{}, map[string]int{}
+	for _, hc := range cases {
+		lang := "en"
+		if strings.IndexFunc(hc.Answer, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+			lang = "zh"
+		}
+		answers[lang]++
+		for _, e := range hc.Expected {
+			labels[e.Verdict]++
+		}
+	}
+	if !maps.Equal(answers, s.answers) || !maps.Equal(labels, s.labels) {
+		t.Fatalf("%s: answers %v and labels %v, its README says %v and %v", s.name, answers, labels, s.answers, s.labels)
 	}
 }
 

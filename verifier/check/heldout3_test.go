@@ -39,5 +39,5 @@ var heldOut3Floors = map[string][2]float64{
 // TestHeldOutSet3 -v prints the table; VERIFIER_DEBUG=1 names every miss).
 // It fails below heldOut3Floors.
 func TestHeldOutSet3(t *testing.T) {
-	checkKindedSet(t, "heldout3", heldOut3Kinds, heldOut3Floors)
+	checkKindedSet(t, kindedSet{name: "heldout3", kinds: heldOut3Kinds, floors: heldOut3Floors})
 }

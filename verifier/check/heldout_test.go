@@ -55,6 +55,7 @@ type heldOutCount struct {
 	claims                     int
 	supported, contra, unsupp  int
 	wantContra, truePos, flags int // labelled contradicted, of them contradicted; contradicted at all
+	wantSupp, falseFlags       int // labelled supported, of them contradicted
 }
 
 func (c *heldOutCount) add(want, got events.Verdict) {
@@ -75,6 +76,12 @@ func (c *heldOutCount) add(want, got events.Verdict) {
 	}
 	if got == events.VerdictContradicted {
 		c.flags++
+	}
+	if want == events.VerdictSupported {
+		c.wantSupp++
+		if got == events.VerdictContradicted {
+			c.falseFlags++
+		}
 	}
 }
 
