@@ -16,5 +16,5 @@ const blind3Floor = 61 // the blind first run was 41
 // scores blind.jsonl: written as the service writes messages, figures
 // logged per language and kind (-v names every failed check).
 func TestBlind3Scenarios(t *testing.T) {
-	scoreBlindSet(t, "blind3", "heldout/blind3.jsonl", blind3Floor)
+	scoreBlindSet(t, blindSet{name: "blind3", path: "heldout/blind3.jsonl", floor: blind3Floor})
 }
