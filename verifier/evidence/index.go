@@ -275,7 +275,8 @@ type Walker struct {
 	// kiStack holds what the keys of the objects being walked say, the
 	// innermost last (walk).
 	kiStack []*keyInfo
-	ptrs    ptrWriter // the pointers of the walk's values and nodes, and JSON texts
+	siStack []*strInfo // … and what their string values say, where asked (objectMeta)
+	ptrs    ptrWriter  // the pointers of the walk's values and nodes, and JSON texts
 	// siSlab and runeSlab hold the strInfos of the strings walked, and
 	// their normalised runes, a slab at a time.
 	siSlab   []strInfo
@@ -288,6 +289,7 @@ type Walker struct {
 type frame struct {
 	key       string
 	ki        *keyInfo // key's, or nil: keyInfo(key)
+	si        *strInfo // an object field's string value's, or nil: strInfo(value)
 	concepts  []string
 	ctx       []string
 	parentKey string
@@ -302,7 +304,7 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		// object's is dropped once it is walked): it is not kept. The
 		// fields are in the order of their keys (decodeJSON sorts them).
 		id := w.newNode(ptr, parent, f.concepts, false)
-		kis := w.objectMeta(id, t)
+		kis, sis := w.objectMeta(id, t)
 		header := tableHeader(t)
 		inner := w.innerCtx(f.ctx, f.concepts)
 		if ptr == "" {
@@ -312,7 +314,7 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		for i, fd := range t {
 			k, cv := fd.k, fd.v
 			p := w.ptrs.key(ptr, k)
-			kf := frame{key: k, ki: kis[i], concepts: w.conceptsOf(kis[i], f.concepts), ctx: inner, parentKey: f.key}
+			kf := frame{key: k, ki: kis[i], si: sis[i], concepts: w.conceptsOf(kis[i], f.concepts), ctx: inner, parentKey: f.key}
 			if header != nil && isRowsKey(k) {
 				w.walkTable(cv, p, kf, id, header)
 				continue
@@ -324,6 +326,8 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		}
 		w.closeNode(id)
 		w.kiStack = w.kiStack[:len(w.kiStack)-len(kis)]
+		clear(sis) // NB: the stack keeps no strInfo alive
+		w.siStack = w.siStack[:len(w.siStack)-len(sis)]
 		return id
 	case []any:
 		id := w.newNode(ptr, parent, f.concepts, true)
@@ -454,14 +458,20 @@ func (w *Walker) closeNode(id int32) {
 }
 
 // objectMeta records an object's subject (its name, id, title …) and
-// whether it describes an estimate, and returns what each of keys says.
-func (w *Walker) objectMeta(id int32, obj jsonObject) []*keyInfo {
+// whether it describes an estimate, and returns what each of its keys says
+// and, for a string value, what strInfo worked out of it if it was asked
+// (else nil), on the walk's stacks.
+func (w *Walker) objectMeta(id int32, obj jsonObject) ([]*keyInfo, []*strInfo) {
 	n := &w.Ix.Nodes[id]
 	lo := len(w.kiStack)
 	for range obj {
 		w.kiStack = append(w.kiStack, nil)
 	}
 	kis := w.kiStack[lo:len(w.kiStack):len(w.kiStack)]
+	for range obj {
+		w.siStack = append(w.siStack, nil)
+	}
+	sis := w.siStack[lo:len(w.siStack):len(w.siStack)]
 	for i, fd := range obj {
 		k := fd.k
 		ki := w.keyInfo(k)
@@ -471,15 +481,17 @@ func (w *Walker) objectMeta(id int32, obj jsonObject) []*keyInfo {
 		}
 		switch v := fd.v.(type) {
 		case string:
-			if (ki.subject || w.nameKey(k, ki, v)) && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
-				w.addSubject(id, v)
+			var si *strInfo // worked out when first asked, and kept for the field's leaf
+			if (ki.subject || w.nameKey(k, ki, v, &si)) && v != "" && len(v) <= 240 && utf8.RuneCountInString(v) <= 80 {
+				w.addSubject(id, v, &si)
 				if n.subject == "" {
 					n.subject = v
 				}
 			}
-			if len(v) < 40 && w.strInfo(v).hedge {
+			if len(v) < 40 && w.strOf(v, &si).hedge {
 				n.hedge = true
 			}
+			sis[i] = si
 		case json.Number:
 			if ki.subject && isIDKey(k) {
 				w.Ix.addSubject(w.Ix.subjects, id, v.String())
@@ -489,7 +501,7 @@ func (w *Walker) objectMeta(id int32, obj jsonObject) []*keyInfo {
 			}
 		}
 	}
-	return kis
+	return kis, sis
 }
 
 // hedgeWords reports a key or short value that marks an estimate
@@ -643,7 +655,7 @@ func isIDKey(k string) bool {
 // are locations, as city is), holding a short value that is no date or
 // category. Nothing here names a domain: the words come from the tool's
 // name and the lexicon.
-func (w *Walker) nameKey(k string, ki *keyInfo, s string) bool {
+func (w *Walker) nameKey(k string, ki *keyInfo, s string, si **strInfo) bool {
 	if !ki.bare || s == "" || utf8.RuneCountInString(s) > 80 {
 		return false
 	}
@@ -654,8 +666,8 @@ func (w *Walker) nameKey(k string, ki *keyInfo, s string) bool {
 	if !ki.subjConcept && !slices.Contains(w.toolParts, l) {
 		return false
 	}
-	si := w.strInfo(s)
-	return !si.hasDay && len(si.cat) == 0
+	x := w.strOf(s, si)
+	return !x.hasDay && len(x.cat) == 0
 }
 
 // subjectKey is the key a subject token is indexed under: Latin words by
@@ -673,10 +685,10 @@ func subjectKey(t string) string {
 	return lang.Stem(t)
 }
 
-func (w *Walker) addSubject(id int32, v string) {
+func (w *Walker) addSubject(id int32, v string, si **strInfo) {
 	var toks []string
 	if len(v) <= 80 { // NB: strInfo keeps what it works out for such a value
-		toks = w.strInfo(v).tokenStrs()
+		toks = w.strOf(v, si).tokenStrs()
 	}
 	w.Ix.addSubjectToks(w.Ix.subjects, id, v, toks)
 }

@@ -130,7 +130,7 @@ func (w *Walker) walkTable(v any, ptr string, f frame, parent int32, header []st
 		w.Ix.Nodes[arr].ObjKids++
 		for j, c := range cells {
 			if s, ok := c.(string); ok && w.Ix.Nodes[row].subject == "" && (j == 0 || isSubjectKey(cellName(header, j))) {
-				w.addSubject(row, s)
+				w.addSubject(row, s, new(*strInfo))
 				w.Ix.Nodes[row].subject = s
 			}
 		}
@@ -393,6 +393,15 @@ func (w *Walker) strInfo(s string) *strInfo {
 	return si
 }
 
+// strOf returns strInfo(s), kept in *si (which, when not nil, is s's
+// already).
+func (w *Walker) strOf(s string, si **strInfo) *strInfo {
+	if *si == nil {
+		*si = w.strInfo(s)
+	}
+	return *si
+}
+
 // normalize is lang.Normalize(s) in the walk's slab of runes (a string's
 // runes are never changed, and their slice ends where they end).
 func (w *Walker) normalize(s string) []rune {
@@ -438,11 +447,11 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 	lf.Hedge = lf.Hedge || ki.hedge
 	lf.NegKey = ki.negates
 	lf.SubjKey = ki.subject
-	if s, ok := v.(string); ok && !lf.SubjKey && w.nameKey(f.key, ki, s) {
+	si := f.si // a string's, when objectMeta worked it out
+	if s, ok := v.(string); ok && !lf.SubjKey && w.nameKey(f.key, ki, s, &si) {
 		lf.SubjKey = true
 	}
 	lf.KeyUp, lf.KeyDown = ki.up, ki.down
-	var si *strInfo // a string's
 	switch t := v.(type) {
 	case json.Number:
 		x, err := strconv.ParseFloat(t.String(), 64)
@@ -472,7 +481,7 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 		lf.setUnit(u)
 		lf.Dim = dim
 	case string:
-		si = w.strInfo(t)
+		w.strOf(t, &si)
 		lf.Kind = KindStr
 		if !si.interned {
 			lf.setStr(si.norm)
