@@ -151,6 +151,9 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 		}
 		return fact{verdict: events.VerdictUnsupported, reason: "no date in the evidence"}
 	}
+	if f, ok := cx.dateUnbound(te, targets, concepts); ok {
+		return f
+	}
 	best := targets[0].Score
 	var first *evidence.DateTarget
 	for i := range targets {
@@ -264,4 +267,45 @@ func (cx *claim) dayNamedByKey(te *evidence.TimeExpr) bool {
 		}
 	}
 	return false
+}
+
+// dateUnbound binds a claimed date before it is judged against the dates
+// of what the claim is about. Two cases are settled here: a
+// subject's object with no date the claim names, while a date field
+// elsewhere is named ("weighed 18 kg at the visit on March 11" of a
+// patient whose one date is the birth date), is judged against the named
+// field; and a null field the claim names at least as well as the best
+// date ("the next delivery" beside next_delivery: null and
+// last_delivery) leaves the binding ambiguous: a differing date is
+// unsupported, not contradicted.
+func (cx *claim) dateUnbound(te *evidence.TimeExpr, targets []evidence.DateTarget, concepts []string) (fact, bool) {
+	ix := cx.ix
+	best := targets[0].Score
+	if best > 0 {
+		for l := range int32(len(ix.Leaves)) {
+			if !isNullLeaf(&ix.Leaves[l]) || !cx.inScope(l) {
+				continue
+			}
+			if attrScore(concepts, &ix.Leaves[l]) >= best && !slices.ContainsFunc(targets, func(t evidence.DateTarget) bool {
+				v, ok := evidence.DayHolds(te, &t)
+				return t.Score == best && ok && v == events.VerdictSupported
+			}) {
+				return fact{verdict: events.VerdictUnsupported, refs: []events.EvidenceRef{ix.Ref(l)},
+					reason: "the field the claim names is null at " + ix.Leaves[l].Ptr()}, true
+			}
+		}
+		return fact{}, false
+	}
+	if cx.scoped && len(concepts) > 0 {
+		wide := cx.widened()
+		if ts := wide.dateTargets(concepts); len(ts) > 0 && ts[0].Score > 0 {
+			return wide.checkTime(te), true
+		}
+	}
+	return fact{}, false
+}
+
+// isNullLeaf reports a null value.
+func isNullLeaf(lf *evidence.Leaf) bool {
+	return lf.Kind != evidence.KindNum && lf.Kind != evidence.KindStr && lf.Kind != evidence.KindBool
 }
