@@ -23,6 +23,19 @@ import (
 // decoder, which decides it as before. So both accept and refuse exactly
 // the same inputs, and where the fast path answers it answers what msgpack
 // would (TestBodyDecoderIsMsgpack, FuzzBodyDecoder).
+//
+// The hand decoder runs before checkBounds and keeps its budget itself, so
+// DecodeWith walks a body it reads only once: every length is read against
+// the bytes that remain (a bin or str by mpack's span, an array of str
+// refuses more elements than bytes left before anything is made), a map's
+// entries are never made up front (at most one of each known key), it
+// nests three deep at most, and a body of more than containerValuesMax
+// array and map values returns ok=false — which checkBounds then refuses.
+// So a body it accepts is one checkBounds accepts, and one it does not is
+// walked by checkBounds before msgpack sees it. Only a body of more than
+// containerValuesMax bytes can exceed the values budget, and DecodeWith
+// walks such a body first, so that it is refused before any of its arrays
+// is made (TestHandDecoderKeepsTheBudget).
 
 // bodyAppender is a body encoded by hand.
 type bodyAppender interface {
@@ -127,6 +140,10 @@ func decodeCallCompleted(d []byte) (Body, bool) {
 	}
 	c := new(CallCompleted)
 	var seen uint32
+	values := 2 * n // as checkBounds counts them: a map's keys and values, an array's elements
+	if values > containerValuesMax {
+		return nil, false
+	}
 	for range n {
 		var key []byte
 		if key, off, ok = mpack.ReadStr(d, off); !ok {
@@ -145,22 +162,22 @@ func decodeCallCompleted(d []byte) (Body, bool) {
 			c.Arguments, off, ok = readBytes(d, off)
 		case "co":
 			bit = 1 << 3
-			c.Coerced, off, ok = readStrings(d, off)
+			c.Coerced, off, ok = readStrings(d, off, &values)
 		case "rp":
 			bit = 1 << 4
-			c.Repaired, off, ok = readStrings(d, off)
+			c.Repaired, off, ok = readStrings(d, off, &values)
 		case "do":
 			bit = 1 << 5
-			c.DependsOn, off, ok = readStrings(d, off)
+			c.DependsOn, off, ok = readStrings(d, off, &values)
 		case "o":
 			bit = 1 << 6
 			c.Order, off, ok = readInt(d, off)
 		case "pv":
 			bit = 1 << 7
-			off, ok = readProvenance(d, off, &c.From)
+			off, ok = readProvenance(d, off, &c.From, &values)
 		case "af":
 			bit = 1 << 8
-			c.After, off, ok = readStrings(d, off)
+			c.After, off, ok = readStrings(d, off, &values)
 		case "cr":
 			bit = 1 << 9
 			c.ClientRuns, off, ok = mpack.ReadBool(d, off)
@@ -181,10 +198,14 @@ func decodeCallCompleted(d []byte) (Body, bool) {
 	return c, true
 }
 
-// readProvenance reads a Provenance map into p.
-func readProvenance(d []byte, off int, p *Provenance) (int, bool) {
+// readProvenance reads a Provenance map into p and adds its keys and
+// values to *values.
+func readProvenance(d []byte, off int, p *Provenance, values *int) (int, bool) {
 	n, off, ok := mpack.ReadMapLen(d, off)
 	if !ok {
+		return 0, false
+	}
+	if *values += 2 * n; *values > containerValuesMax {
 		return 0, false
 	}
 	var seen uint8
@@ -248,8 +269,10 @@ func readBytes(d []byte, off int) ([]byte, int, bool) {
 }
 
 // readStrings reads an array of str as msgpack's decoder does into a nil
-// []string: empty but not nil for an empty array; nil for a nil.
-func readStrings(d []byte, off int) ([]string, int, bool) {
+// []string: empty but not nil for an empty array; nil for a nil. It adds
+// the array's elements to *values and refuses, before making anything, an
+// array that takes them past containerValuesMax.
+func readStrings(d []byte, off int, values *int) ([]string, int, bool) {
 	n, off, ok := mpack.ReadArrayLen(d, off)
 	if !ok {
 		return nil, 0, false
@@ -258,6 +281,9 @@ func readStrings(d []byte, off int) ([]string, int, bool) {
 		return nil, off, true
 	}
 	if n > len(d)-off { // every str takes a byte at least
+		return nil, 0, false
+	}
+	if *values += n; *values > containerValuesMax {
 		return nil, 0, false
 	}
 	ss := make([]string, 0, n)

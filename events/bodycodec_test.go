@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +218,9 @@ func checkFastAgainstMsgpack(t *testing.T, data []byte) (fast bool) {
 	if !ok {
 		return false
 	}
+	if !checkBounds(data) { // DecodeWith walks no body the hand decoder reads
+		t.Fatalf("read by hand past the decoding budget:\n% x", trim(data))
+	}
 	want := new(CallCompleted)
 	dec := msgpack.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(want); err != nil {
@@ -335,4 +341,74 @@ func FuzzBodyDecoder(f *testing.F) {
 		checkFastAgainstMsgpack(t, data)
 		sameAsReflective(t, data)
 	})
+}
+
+// TestHandDecoderKeepsTheBudget: DecodeWith walks a hand-decoded body once,
+// without checkBounds before it, so the hand decoder keeps the budget
+// itself. Bodies that declare lengths far past their bytes, nest deeper
+// than nestingMax or hold more than containerValuesMax values are refused
+// by hand before anything is made for them (a few small allocations, never
+// one the size of what they declare; a body of more than
+// containerValuesMax bytes is walked by checkBounds first), and DecodeWith refuses each with
+// ErrMalformed (checkBounds, as before) allocating next to nothing.
+func TestHandDecoderKeepsTheBudget(t *testing.T) {
+	key := func(k string) []byte { return append([]byte{byte(0xa0 | len(k))}, k...) }
+	be32 := func(op byte, n uint32) []byte { return binary.BigEndian.AppendUint32([]byte{op}, n) }
+	body := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	deep := body([]byte{0x81}, key("co"), bytes.Repeat([]byte{0x91}, 200), []byte{0xa1, 'x'})
+	wide := body([]byte{0x81}, key("co"), be32(0xdd, containerValuesMax+1), bytes.Repeat([]byte{0xa0}, containerValuesMax+1))
+	split := body([]byte{0x82}, key("co"), be32(0xdd, containerValuesMax/2+1), bytes.Repeat([]byte{0xa0}, containerValuesMax/2+1),
+		key("af"), be32(0xdd, containerValuesMax/2+1), bytes.Repeat([]byte{0xa0}, containerValuesMax/2+1))
+	cases := map[string][]byte{
+		"array32 of four billion strs": body([]byte{0x81}, key("co"), be32(0xdd, 0xffffffff)),
+		"array32, 1 MiB given":         body([]byte{0x81}, key("co"), be32(0xdd, 0xffffffff), make([]byte, 1<<20)),
+		"array16 past the end":         body([]byte{0x81}, key("af"), []byte{0xdc, 0xff, 0xff, 0xa0}),
+		"map16 of 65535 entries":       body([]byte{0xde, 0xff, 0xff}, key("n"), []byte{0xa0}),
+		"provenance map16":             body([]byte{0x81}, key("pv"), []byte{0xde, 0xff, 0xff, 0xa2, 'f', 's', 0}),
+		"str32 name":                   body([]byte{0x81}, key("n"), be32(0xdb, 0xffffffff)),
+		"bin32 arguments":              body([]byte{0x81}, key("a"), be32(0xc6, 0xffffffff), []byte("{}")),
+		"nested 200 deep":              deep,
+		"one array over the values":    wide,
+		"two arrays over the values":   split,
+	}
+	env := appendEnvelope(nil, &Event{ID: "e1", Kind: KindCallCompleted, V: 1, Tenant: "acme"})
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			if checkBounds(b) {
+				t.Fatalf("checkBounds passes it: not a budget case")
+			}
+			var ok bool
+			if allocs := testing.AllocsPerRun(10, func() { _, ok = decodeCallCompleted(b) }); ok || allocs > 2 {
+				t.Errorf("read by hand: ok %v after %v allocations, want refused after at most 2", ok, allocs)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, ok = decodeCallCompleted(b)
+			runtime.ReadMemStats(&after)
+			// A body over containerValuesMax bytes is walked by checkBounds
+			// before the hand decoder sees it (DecodeWith): alone, the hand
+			// decoder may make one array of it before the next is refused.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<10 && len(b) <= containerValuesMax {
+				t.Errorf("read by hand: %d bytes allocated to refuse it", alloc)
+			}
+			data := append(append([]byte{}, env...), b...)
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			ev, err := DecodeWith(data, nil)
+			runtime.ReadMemStats(&after)
+			if ev != nil || !errors.Is(err, ErrMalformed) {
+				t.Fatalf("DecodeWith: %v %v, want ErrMalformed", ev, err)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<10 {
+				t.Errorf("DecodeWith: %d bytes allocated to refuse it", alloc)
+			}
+		})
+	}
+	// Just under the budget the same arrays are read by hand, as msgpack
+	// reads them.
+	under := body([]byte{0x81}, key("co"), be32(0xdd, containerValuesMax-2), bytes.Repeat([]byte{0xa0}, containerValuesMax-2))
+	if !checkFastAgainstMsgpack(t, under) {
+		t.Fatalf("%d empty strs: not read by hand", containerValuesMax-2)
+	}
 }

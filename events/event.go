@@ -156,7 +156,17 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 		out.Body = b // the hot path: an argument delta, nothing else to read
 		return out, nil
 	}
-	if !checkBounds(body) {
+	// The hand decoder keeps the budget itself (bodycodec.go), so a body it
+	// reads is not walked by checkBounds first, unless it is larger than
+	// containerValuesMax bytes: only such a body can hold more values than
+	// the budget (each takes a byte at least), and it is refused before
+	// anything is made for its values.
+	walked := len(body) > containerValuesMax
+	if walked && !checkBounds(body) {
+		return nil, errOverBudget
+	}
+	fast, fastOK := decodeBodyFast(out.Kind, body)
+	if !fastOK && !walked && !checkBounds(body) {
 		return nil, errOverBudget
 	}
 	ctor, ok := catalogue[out.Kind]
@@ -169,8 +179,8 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 	if err := ValidTenant(out.Tenant); err != nil {
 		return nil, err
 	}
-	if b, ok := decodeBodyFast(out.Kind, body); ok { // bodycodec.go
-		out.Body = b
+	if fastOK {
+		out.Body = fast
 		return out, nil
 	}
 	rd := readers.Get().(*bytes.Reader)
