@@ -39,6 +39,25 @@ func BenchmarkBodyCodec(b *testing.B) {
 			}
 		}
 	})
+	b.Run("decode/bounds", func(b *testing.B) { // the walk DecodeWith no longer makes before decode/hand
+		for b.Loop() {
+			if !checkBounds(callBytes) {
+				b.Fatal("refused")
+			}
+		}
+	})
+	event, err := Encode(&Event{ID: "e1", Tenant: "acme", At: 1, Body: call})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decode/event", func(b *testing.B) { // DecodeWith of the whole event, envelope and body
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := DecodeWith(event, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("encode/msgpack", func(b *testing.B) {
 		b.ReportAllocs()
 		buf := make([]byte, 0, 256)
