@@ -246,7 +246,7 @@ func withContext(hits []Hit) {
 			continue
 		}
 		last := &hits[prev.to-1].Record
-		asked := last.Kind == KindEpisode && isQuestion(last.Text)
+		asked := own[prev.to-1] > 0 && last.Kind == KindEpisode && isQuestion(last.Text) // a question about nothing asked lends nothing
 		for i := g.from; i < g.to; i++ {
 			if own[i] > 0 {
 				hits[i].Score += ctxWeight * prev.best
