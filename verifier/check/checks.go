@@ -54,6 +54,7 @@ var checks = []check{
 	{"values", (*claim).valueFacts},
 	{"attributes", (*claim).attributeFacts},
 	{"negated states", (*claim).stateValueFacts},
+	{"plain values", (*claim).plainValueFacts},
 	{"comparison", one((*claim).comparison)},
 	{"superlative", one((*claim).superlative)},
 	{"trend", one((*claim).trend)},
