@@ -208,7 +208,7 @@ func episodeObjectsZH(text string) [][2]string {
 	var out [][2]string
 	rs := []rune(text)
 	for _, m := range zhFoodLexicon.Segment(rs) {
-		before := strings.TrimSuffix(string(rs[:m.Start]), "了") // 喝了茶
+		before := strings.TrimSuffix(zhAmountBefore(rs, m.Start), "了") // 喝了茶, 喝了一杯茶
 		verb := false
 		for _, v := range zhEpisodeVerbs {
 			if b, ok := strings.CutSuffix(before, v); ok {
@@ -224,6 +224,30 @@ func episodeObjectsZH(text string) [][2]string {
 		}
 	}
 	return out
+}
+
+// zhPortions are data/words.txt's [zh words] portion: the measure words
+// of an amount had (杯, 碗, 口, 点), which Chinese puts, after a numeral or
+// alone, between a verb and its object (喝了一杯茶, 吃碗面, 喝点酒).
+var zhPortions = memData.Words("zh words", "portion")
+
+// zhAmountBefore returns the text before rune i of rs without the amount
+// that ends it: a portion word (zhPortions) and the numeral or digits
+// before it (喝了一杯 → 喝了, 吃两碗 → 吃, 喝点 → 喝). Text ending in no
+// portion word is returned whole.
+func zhAmountBefore(rs []rune, i int) string {
+	before := string(rs[:i])
+	for _, p := range zhPortions {
+		if b, ok := strings.CutSuffix(before, p); ok {
+			r := []rune(b)
+			j := len(r)
+			for j > 0 && (lang.Default().IsZhNumeral(r[j-1]) || r[j-1] >= '0' && r[j-1] <= '9') {
+				j--
+			}
+			return string(r[:j])
+		}
+	}
+	return before
 }
 
 // episodeSurfaces are the names under which an episode may name object:

@@ -112,6 +112,10 @@ func TestEpisodeObjectsReadChineseNames(t *testing.T) {
 		{"喝了茶，又吃鱼。", [][2]string{{"drink", "tea"}, {"food", "fish"}}},
 		{"今天没喝奶茶，也不吃火锅，没再喝咖啡。", nil},
 		{"Sushi, then 寿司 again.", [][2]string{{"food", "sushi"}}},
+		// an amount between the verb and a name of one ideograph
+		{"下午喝了一杯茶，晚上吃了两块鱼。", [][2]string{{"drink", "tea"}, {"food", "fish"}}},
+		{"喝点茶再走。", [][2]string{{"drink", "tea"}}},
+		{"今天没喝一口茶，一杯茶几乎没动。", nil},
 	} {
 		if got := episodeObjects(c.text); !slices.Equal(got, c.want) {
 			t.Errorf("episodeObjects(%q) = %v, want %v", c.text, got, c.want)
