@@ -163,15 +163,19 @@ func firstBound(b evidence.Cue) evidence.Cue {
 }
 
 // measureConcepts say what a Chinese measure word counts: 2 人 are guests.
-var measureConcepts = func() map[string][]string {
+var measureConcepts = conceptsByWord("measure concepts")
+
+// conceptsByWord returns a section of concept lines (concept = words) as
+// each word's concepts.
+func conceptsByWord(section string) map[string][]string {
 	m := map[string][]string{}
-	for _, l := range evidence.LangData.Lines("measure concepts") {
+	for _, l := range evidence.LangData.Lines(section) {
 		for _, w := range l.Words {
 			m[w] = append(m[w], l.Name)
 		}
 	}
 	return m
-}()
+}
 
 // feeWords name a charge: "no fee", 不收手续费 state a price of zero.
 var feeWords = evidence.LangData.Set("fee words")

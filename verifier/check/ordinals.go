@@ -54,15 +54,7 @@ func nounConcepts(w string) []string {
 
 // ordinalNouns are words.txt's [ordinal nouns]: what one ideograph after
 // a Chinese ordinal counts (名: rank), by concepts of the lexicon.
-var ordinalNouns = func() map[string][]string {
-	m := map[string][]string{}
-	for _, l := range evidence.LangData.Lines("ordinal nouns") {
-		for _, w := range l.Words {
-			m[w] = append(m[w], l.Name)
-		}
-	}
-	return m
-}()
+var ordinalNouns = conceptsByWord("ordinal nouns")
 
 // cjkNounAt returns the Chinese noun at r[i] and its concepts: the
 // longest lexicon word there, else the one ideograph, by [ordinal nouns]
