@@ -93,10 +93,7 @@ func checkKindedSet(t *testing.T, s kindedSet) {
 	for i, hc := range cases {
 		now, _ := time.Parse(time.RFC3339, hc.Now) // NB: checked by Load
 		rep := c.Check(hc.Answer, hc.Evidences(), now)
-		lang := "en"
-		if strings.IndexFunc(hc.Answer, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
-			lang = "zh"
-		}
+		lang := answerLang(hc.Answer)
 		for j, e := range hc.Expected {
 			kind := labels[i][j]
 			got, ok := findClaim(rep, hc.Answer, e.Text)
@@ -157,11 +154,7 @@ func checkSetSize(t *testing.T, s kindedSet, cases []checktest.Case) {
 	}
 	answers, labels := map[string]int{}, map[string]int{}
 	for _, hc := range cases {
-		lang := "en"
-		if strings.IndexFunc(hc.Answer, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
-			lang = "zh"
-		}
-		answers[lang]++
+		answers[answerLang(hc.Answer)]++
 		for _, e := range hc.Expected {
 			labels[e.Verdict]++
 		}
@@ -169,6 +162,15 @@ func checkSetSize(t *testing.T, s kindedSet, cases []checktest.Case) {
 	if !maps.Equal(answers, s.answers) || !maps.Equal(labels, s.labels) {
 		t.Fatalf("%s: answers %v and labels %v, its README says %v and %v", s.name, answers, labels, s.answers, s.labels)
 	}
+}
+
+// answerLang is the language a kinded set counts an answer in: zh when
+// it holds a Han character, else en.
+func answerLang(answer string) string {
+	if strings.IndexFunc(answer, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		return "zh"
+	}
+	return "en"
 }
 
 // loadKinds reads the kind of every label of path, a line of kinds per
