@@ -100,7 +100,10 @@ func (cx *claim) plainName() (name string, place, ok bool) {
 		if i == 0 || w.Cjk || w.Info != nil || timeNames[w.S] || cx.taken(w.Start, w.End) || len(w.S) < 3 || !unicode.IsUpper(cx.orig[w.Start]) {
 			continue
 		}
-		if len(ix.ValueWords(w.S)) > 0 || len(ix.Concept(w.S)) > 0 || len(ix.Concept(lang.Stem(w.S))) > 0 {
+		if slices.ContainsFunc(cx.nums, func(m evidence.NumMention) bool { return m.End <= w.Start && w.Start-m.End <= 1 }) {
+			continue // the noun of a count ("40 Kettles")
+		}
+		if st := lang.Stem(w.S); len(ix.ValueWords(w.S)) > 0 || len(ix.ValueWords(st)) > 0 || len(ix.Concept(w.S)) > 0 || len(ix.Concept(st)) > 0 {
 			return "", false, false // a word of the evidence: the value checks read it
 		}
 		prev := ""

@@ -32,5 +32,10 @@ func TestANameGivenAsPlainTextIsJudged(t *testing.T) {
 		{zh, "导演是李伟。", events.VerdictContradicted},
 		{zh, "导演是陈宇。", events.VerdictSupported},
 		{zhCard, "最后一次刷卡是在天府广场。", events.VerdictContradicted},
+		// Chinese words of English keys' concepts (lexicon.txt)
+		{`{"film": "猫的夏天", "director": "陈若溪", "runtime_min": 104}`, "导演是陈若曦。", events.VerdictContradicted},
+		{`{"film": "猫的夏天", "director": "陈若溪", "runtime_min": 104}`, "导演是陈若溪。", events.VerdictSupported},
+		{`{"student": "王浩然", "hours_used": 16, "coach": "李师傅"}`, "教练是张师傅。", events.VerdictContradicted},
+		{`{"student": "王浩然", "hours_used": 16, "coach": "李师傅"}`, "教练是李师傅。", events.VerdictSupported},
 	})
 }
