@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -66,5 +67,48 @@ func TestATenantAloneUsesTheSlotsNobodyElseHolds(t *testing.T) {
 	}
 	if h.all != 12 {
 		t.Fatalf("held %d in all, want 12", h.all)
+	}
+}
+
+// TestTwoTenantsInEitherOrderEachKeepAShare: whether the quiet tenant
+// holds none, one, three or a whole share of inputs before the other
+// floods, the flood holds at most all but a share of the slots less what
+// the quiet one holds (and at least its own share), the quiet one is then
+// taken up to its share and refused past it, and a slot the flood gives
+// back is taken by it again only while a share stays unheld.
+func TestTwoTenantsInEitherOrderEachKeepAShare(t *testing.T) {
+	const slots, parallel = 16, 2 // a share of 4 slots
+	for _, quietFirst := range []int{0, 1, 3, 4} {
+		t.Run(fmt.Sprintf("quiet holds %d first", quietFirst), func(t *testing.T) {
+			h := newHeld(slots, parallel)
+			for i := range quietFirst {
+				if !h.take("quiet") {
+					t.Fatalf("quiet's input %d refused with nobody else about", i+1)
+				}
+			}
+			flood := 0
+			for h.take("flood") {
+				if flood++; flood > slots {
+					t.Fatal("flood took more inputs than there are slots")
+				}
+			}
+			if want := slots - h.max - quietFirst; flood != max(want, h.max) {
+				t.Fatalf("flood holds %d with quiet holding %d, want %d", flood, quietFirst, max(want, h.max))
+			}
+			quiet := quietFirst
+			for quiet < h.max {
+				if !h.take("quiet") {
+					t.Fatalf("quiet's input %d refused within its share (flood holds %d)", quiet+1, flood)
+				}
+				quiet++
+			}
+			if h.take("quiet") {
+				t.Fatalf("quiet took an input past its share with %d of %d slots held", h.all, slots)
+			}
+			h.give("flood")
+			if h.take("flood") && slots-h.all < h.max {
+				t.Fatalf("flood took back a slot leaving %d unheld, less than a share", slots-h.all)
+			}
+		})
 	}
 }
