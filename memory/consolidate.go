@@ -194,8 +194,8 @@ func zhFoodNamesOf() (map[string][2]string, *lang.Lexicon, map[[2]string][]strin
 // (喝茶, 吃鱼, 吃辣); zhNegations before a name (with its verb) say it was not
 // had (没喝奶茶, 不吃火锅). Both data/words.txt's [zh words].
 var (
-	zhEpisodeVerbs = memData.Words("zh words", "consume")
-	zhNegations    = memData.Words("zh words", "not")
+	zhEpisodeVerbs = wordList("zh words", "consume")
+	zhNegations    = wordList("zh words", "not")
 )
 
 // episodeObjectsZH returns the foods and drinks the Chinese text of an
@@ -229,7 +229,7 @@ func episodeObjectsZH(text string) [][2]string {
 // zhPortions are data/words.txt's [zh words] portion: the measure words
 // of an amount had (杯, 碗, 口, 点), which Chinese puts, after a numeral or
 // alone, between a verb and its object (喝了一杯茶, 吃碗面, 喝点酒).
-var zhPortions = memData.Words("zh words", "portion")
+var zhPortions = wordList("zh words", "portion")
 
 // zhAmountBefore returns the text before rune i of rs without the amount
 // that ends it: a portion word (zhPortions) and the numeral or digits

@@ -36,6 +36,18 @@ func wordSet(section, name string) map[string]bool {
 	return set(ws...)
 }
 
+// wordList is the words under name in section, in their order (longest
+// first where the data says so). Like wordSet it panics when there are
+// none: a name misspelt in Go or dropped from the data is a bug every test
+// of the package catches, not a reading that silently finds nothing.
+func wordList(section, name string) []string {
+	ws := memData.Words(section, name)
+	if len(ws) == 0 {
+		panic(fmt.Sprintf("memory: data: no words under %s in [%s]", name, section))
+	}
+	return ws
+}
+
 // wordMap maps each name of section to its words (contractions: i'm = i am).
 func wordMap(section string) map[string][]string {
 	m := map[string][]string{}

@@ -73,9 +73,9 @@ var zhEnded = memData.Words("zh words", "ended")
 // zhAllergyCues name an allergy (过敏); zhNoLonger before it (不再, 已经不)
 // and zhHealed after it (好了, 治好了) say it is over: zhAllergy.
 var (
-	zhAllergyCues = memData.Words("zh words", "allergy")
-	zhNoLonger    = memData.Words("zh words", "no_longer")
-	zhHealed      = memData.Words("zh words", "healed")
+	zhAllergyCues = wordList("zh words", "allergy")
+	zhNoLonger    = wordList("zh words", "no_longer")
+	zhHealed      = wordList("zh words", "healed")
 )
 
 // zhBounds are the time words that bound a constraint (这周在控糖 holds a week).
