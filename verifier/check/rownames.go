@@ -3,6 +3,7 @@ package check
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
@@ -26,12 +27,28 @@ import (
 var nameSuffixes = evidence.LangData.List("subject key suffixes")
 
 // ownNameKey reports whether key names the rows of an array of key
-// arrayKey by their own name.
+// arrayKey by their own name. A suffix written with its separator (_name)
+// ends a key however its parts are joined (product_name, productName,
+// product-name); a Chinese one (名称, 号) ends a key written without one
+// (商品名称, 房间号).
 func ownNameKey(key, arrayKey string) bool {
 	k := strings.ToLower(key)
+	var parts []string
 	for _, suf := range nameSuffixes {
-		if k == strings.TrimPrefix(suf, "_") || strings.HasSuffix(k, suf) && strings.HasPrefix(suf, "_") {
+		word := strings.TrimPrefix(suf, "_")
+		if k == word || word != suf && strings.HasSuffix(k, suf) {
 			return true
+		}
+		if r, _ := utf8.DecodeRuneInString(suf); lang.IsCJK(r) && strings.HasSuffix(k, suf) {
+			return true
+		}
+		if word != suf {
+			if parts == nil {
+				parts = lang.KeyParts(key)
+			}
+			if len(parts) > 1 && parts[len(parts)-1] == word {
+				return true
+			}
 		}
 	}
 	kc, ac := evidence.ConceptsOf(key), evidence.ConceptsOf(arrayKey)

@@ -43,6 +43,26 @@ func TestARowNamedByItsOwnNameBindsIt(t *testing.T) {
 	})
 }
 
+// TestAnOwnNameKeyEndsAKeyHoweverJoined: a key ending in a subject key
+// suffix names its row whether its parts are joined by _, - or camel
+// case (office_name, office-name, officeName), and a Chinese key ending
+// in one (办公室名称) as 名称 alone does: "The Oslo office is in the West
+// region" is about Oslo, and contradicted by its East, under each.
+func TestAnOwnNameKeyEndsAKeyHoweverJoined(t *testing.T) {
+	var cases []verdictCase
+	for _, key := range []string{"office_name", "office-name", "officeName"} {
+		offices := `{"offices": [{"` + key + `": "Oslo", "staff": 41, "region": "East"}, {"` + key + `": "Bergen", "staff": 28, "region": "West"}, {"` + key + `": "Tromsø", "staff": 12, "region": "North"}]}`
+		cases = append(cases,
+			verdictCase{offices, "The Oslo office is in the West region.", events.VerdictContradicted},
+			verdictCase{offices, "The Oslo office is in the East region.", events.VerdictSupported})
+	}
+	zh := `{"办公室": [{"办公室名称": "奥斯陆", "员工": 41, "地区": "东部"}, {"办公室名称": "卑尔根", "员工": 28, "地区": "西部"}]}`
+	cases = append(cases,
+		verdictCase{zh, "奥斯陆办公室在西部。", events.VerdictContradicted},
+		verdictCase{zh, "奥斯陆办公室在东部。", events.VerdictSupported})
+	wantVerdicts(t, cases)
+}
+
 // TestAnEarlierRowsValueBindsNoLaterRow: a claim about a later row —
 // named by its label, or continued through a pronoun — is not bound to
 // a value of the same kind in an earlier row. "It has 12 stops" after
