@@ -849,8 +849,10 @@ func SameLower(a, b string) bool {
 	return a == b
 }
 
-func tokenStrings(r []rune) []string {
-	ts := Tokenize(r)
+func tokenStrings(r []rune) []string { return tokStrings(Tokenize(r)) }
+
+// tokStrings returns the strings of tokens ts (never nil).
+func tokStrings(ts []Token) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = t.S

@@ -350,11 +350,7 @@ type strInfo struct {
 // changes them.
 func (si *strInfo) tokenStrs() []string {
 	if si.tokStrs == nil {
-		ts := si.tokensOf()
-		si.tokStrs = make([]string, len(ts))
-		for i, t := range ts {
-			si.tokStrs[i] = t.S
-		}
+		si.tokStrs = tokStrings(si.tokensOf())
 	}
 	return si.tokStrs
 }
@@ -830,13 +826,12 @@ func valueWordsFrom(r []rune, toks []Token, si *strInfo) valueWords {
 		toks = toks[:valueTokensMax]
 	}
 	vw := valueWords{concepts: TextConcepts(r, toks)}
-	if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 && si != nil {
+	switch {
+	case len(toks) == 0 || len(toks) > 8 || len(r) < 2 || len(r) > 80:
+	case si != nil:
 		vw.toks = si.tokenStrs() // NB: toks are all of si's: at most 8
-	} else if len(toks) > 0 && len(toks) <= 8 && len(r) >= 2 && len(r) <= 80 {
-		vw.toks = make([]string, len(toks))
-		for i, t := range toks {
-			vw.toks[i] = t.S
-		}
+	default:
+		vw.toks = tokStrings(toks)
 	}
 	return vw
 }
