@@ -56,7 +56,8 @@ type Executor struct {
 	resultsDirect string
 
 	limiter   *limiter
-	held      *held // each tenant's inputs held (fair.go)
+	held      *held           // each tenant's inputs held (fair.go)
+	immediate map[string]bool // subject tokens of the Immediate Go tools (fair.go)
 	breaker   *breaker
 	cmds      *commandHost
 	inflight  chan struct{} // completed calls held (InFlightMax)
@@ -117,6 +118,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 		owner:     cfg.ExecutorID + "#" + hex.EncodeToString(nonce),
 		limiter:   newLimiter(cfg.MaxParallelPerTenant),
 		held:      newHeld(cfg.InFlightMax, cfg.MaxParallelPerTenant),
+		immediate: immediateTokens(cfg.Tools),
 		breaker:   newBreaker(cfg.BreakerFailures, cfg.BreakerCoolDown, cfg.Clock),
 		cmds:      newCommandHost(&cfg),
 		inflight:  make(chan struct{}, cfg.InFlightMax),

@@ -34,16 +34,22 @@ import (
 // before; so a backlog of slow calls costs the consumer busyBackoffSteps
 // more deliveries per input, once.
 //
-// The bound is a share, not a cap on a tenant alone: past heldMax, a
-// tenant's input is still taken while the inputs held by every tenant
-// leave a whole share (heldMax slots) to the others. A burst of one
+// A slot is only borrowed past the share for a call that gives it back at
+// once: past heldMax, a tenant's input is still taken when its tool is an
+// Immediate Go tool (it runs on its handler and returns, so the slot is
+// free again within the call's handling) and the inputs held by every
+// tenant leave a whole share (heldMax slots) to the others. A burst of one
 // tenant's quick calls with nobody else about then runs on all but a
 // share of the slots instead of being handed back again and again (in the
 // whole-path bench, 1,000 no-op calls of one tenant went through more
 // than 1,000 hand-backs, some inputs eight times, the last of those
-// waits a whole Heartbeat), while a tenant that comes
-// later still finds a share of slots free, and each of its inputs is
-// taken as long as it holds fewer than heldMax.
+// waits a whole Heartbeat). Any other tool may hold its slot for its
+// whole timeout, so a tenant's calls to it stop at heldMax: tenants that
+// come later, however many, each find a share free as long as there are
+// slots for one (TestAThirdTenantAfterTwoFloodsGetsItsShare). The tool is
+// read from the call's subject: a Go tool name the contract gives an
+// HTTP, MCP or command implementation is the operator's error, and its
+// calls would borrow as an Immediate tool's do.
 //
 // What the handing back can reach is the consumer's window
 // (MaxAckPending, 4 × InFlightMax inputs delivered and not acknowledged):
@@ -76,12 +82,13 @@ func newHeld(inFlight, parallel int) *held {
 }
 
 // take counts one more input of tenant; false, counting nothing, when the
-// tenant has heldMax handled already and one more would leave fewer than
-// heldMax slots unheld for the other tenants.
-func (h *held) take(tenant string) bool {
+// tenant has heldMax handled already and either the input may not borrow
+// (its tool is not Immediate) or one more would leave fewer than heldMax
+// slots unheld for the other tenants.
+func (h *held) take(tenant string, borrow bool) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.n[tenant] >= h.max && h.all+1 > h.slots-h.max {
+	if h.n[tenant] >= h.max && (!borrow || h.all+1 > h.slots-h.max) {
 		return false
 	}
 	h.n[tenant]++
@@ -124,24 +131,37 @@ func dec(m map[string]int, k string) {
 	}
 }
 
-// subjectTenant is the tenant token of a call subject
+// subjectTenant is the tenant and tool tokens of a call subject
 // (ts.call.<tenant>.<tool>); "" when there is none. The envelope is not
 // read yet: whether it agrees with the subject is decided when the input
 // is handled (events.DecodeAt).
-func subjectTenant(subject string) string {
+func subjectTenant(subject string) (tenant, tool string) {
 	rest, ok := strings.CutPrefix(subject, events.CallsPrefix)
 	if !ok {
-		return ""
+		return "", ""
 	}
-	tenant, _, _ := strings.Cut(rest, ".")
-	return tenant
+	tenant, tool, _ = strings.Cut(rest, ".")
+	return tenant, tool
+}
+
+// immediateTokens is the subject tokens of the Go tools in tools that are
+// Immediate, by name (a "name@version" key gives its name).
+func immediateTokens(tools map[string]Tool) map[string]bool {
+	set := map[string]bool{}
+	for ref, impl := range tools {
+		if _, ok := impl.(Immediate); ok {
+			name, _, _ := strings.Cut(ref, "@")
+			set[events.Token(name)] = true
+		}
+	}
+	return set
 }
 
 // fairly handles m with handle when m's tenant holds fewer than heldMax
-// inputs, and hands it back otherwise.
+// inputs, or may borrow a slot (fair.go's doc), and hands it back otherwise.
 func (e *Executor) fairly(m jetstream.Msg, handle func(jetstream.Msg)) {
-	tenant := subjectTenant(m.Subject())
-	if !e.held.take(tenant) {
+	tenant, tool := subjectTenant(m.Subject())
+	if !e.held.take(tenant, e.immediate[tool]) {
 		m.NakWithDelay(e.busyDelay(m))
 		return
 	}

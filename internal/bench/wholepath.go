@@ -259,7 +259,8 @@ func (s ReadStat) Amplification() float64 {
 
 // Live times the live path on b (a fresh server): a serve-like node with
 // every component on — ingest, the assembler (with previews), responses,
-// the verifier, memory, an executor with the streams' tool, the clock —
+// the verifier, memory, an executor with the streams' tool (a Go function
+// that answers at once, marked executor.Immediate), the clock —
 // while producers publish streams (one goroutine each, as separate
 // processes would) as `toolstream publish` does (normalised and sealed at
 // the edge), from the first publish until the assembler has stored the
@@ -307,7 +308,7 @@ func Live(ctx context.Context, b *bus.Bus, dir string, streams [][]byte, log *sl
 	if err != nil {
 		return res, err
 	}
-	weather := executor.ToolFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
+	weather := executor.ImmediateFunc(func(context.Context, executor.Call) (json.RawMessage, error) {
 		return json.RawMessage(`{"temperature_c":18}`), nil
 	})
 	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, ExecutorID: "bench", Logger: log,
