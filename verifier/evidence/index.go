@@ -326,8 +326,11 @@ func (w *Walker) walk(v any, ptr string, f frame, parent int32) int32 {
 		}
 		w.closeNode(id)
 		w.kiStack = w.kiStack[:len(w.kiStack)-len(kis)]
-		clear(sis) // NB: the stack keeps no strInfo alive
-		w.siStack = w.siStack[:len(w.siStack)-len(sis)]
+		// NB: the stack keeps no strInfo alive: its own top is cleared (sis
+		// is where it was, which a nested object's append may have moved).
+		lo := len(w.siStack) - len(sis)
+		clear(w.siStack[lo:])
+		w.siStack = w.siStack[:lo]
 		return id
 	case []any:
 		id := w.newNode(ptr, parent, f.concepts, true)
