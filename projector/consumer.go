@@ -82,6 +82,11 @@ func (e *NoConsumerError) Is(target error) bool { return target == ErrNoConsumer
 // Unwrap returns why the consumer could not be made.
 func (e *NoConsumerError) Unwrap() error { return e.Err }
 
+// errLogUnreachable is catchUp's failure to learn where the log ends: no
+// stream leader during an election, the server out of reach. Nothing was
+// applied; the same read may succeed a moment later.
+var errLogUnreachable = errors.New("projector: log unreachable")
+
 // catchUp applies what the log holds past the checkpoint, read by direct
 // gets: a fresh view behind its durable, or deliveries lost at the tail.
 func (r *Runner) catchUp(ctx context.Context) error {
@@ -89,7 +94,7 @@ func (r *Runner) catchUp(ctx context.Context) error {
 	s, err := r.cfg.JS.Stream(sctx, r.cfg.Stream)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("projector: stream %s: %w", r.cfg.Stream, err)
+		return fmt.Errorf("%w: stream %s: %w", errLogUnreachable, r.cfg.Stream, err)
 	}
 	last := s.CachedInfo().State.LastSeq
 	if r.cfg.UntilSeq > 0 {

@@ -711,8 +711,10 @@ func (r *Runner) consume(ctx context.Context) (*pull, error) {
 // old is left unapplied, and what comes after goes to the new pull. (The
 // log read before the stop, as restarts did, left every message
 // delivered to old in between to the next stall check, 250 ms or more.)
-// It returns errNoPull, with old stopped and the log read, when the new
-// pull cannot be made, and any error reading the log.
+// It returns errNoPull, with old stopped and the log read if it could
+// be, when the new pull cannot be made, and any error applying what it
+// read; a log it cannot reach (errLogUnreachable) is left to the new pull
+// and the next stall check.
 func (r *Runner) repull(ctx context.Context, old *pull) (*pull, error) {
 	if h := r.cfg.Hooks; h != nil && h.BeforeRepull != nil {
 		h.BeforeRepull()
@@ -728,7 +730,13 @@ func (r *Runner) repull(ctx context.Context, old *pull) (*pull, error) {
 		r.log.Debug("repull: flush", "err", err)
 	}
 	if err := r.catchUp(ctx); err != nil {
-		return nil, err
+		if !errors.Is(err, errLogUnreachable) {
+			return nil, err
+		}
+		// A stall found while the stream has no leader (a node of the
+		// cluster went away) is no reason to end the runner: the new
+		// pull, or the next stall check, reads the log once it answers.
+		r.log.Warn("repull: the log is unreachable; reading it at the next stall check", "err", err)
 	}
 	next, err := r.consume(ctx)
 	if err != nil {

@@ -2,12 +2,16 @@ package projector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
@@ -150,5 +154,49 @@ func TestRepullReadsWhatTheStoppedPullWasDelivered(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the new pull delivered nothing")
+	}
+}
+
+// TestRepullGoesOnWhenTheLogIsUnreachable: a stall found while the log
+// cannot be reached (a stream without a leader during an election, the
+// server out of reach) ends the old pull and reports that no new one could
+// be made, which the runner rides out until the next stall check; it is
+// not an error that ends the runner (a cluster test saw a runner end on
+// "stream TS_MODEL: context deadline exceeded" when its stall check came
+// during a leader election).
+func TestRepullGoesOnWhenTheLogIsUnreachable(t *testing.T) {
+	b := bustest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(b.ClientURL(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := &Hooks{}
+	r, err := New(Config{JS: js, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "v"), Mode: ModeHold, Hooks: hooks, PublishTimeout: time.Second}, echo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	old, err := r.consume(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks.BeforeRepull = func() { nc.Close() } // the log goes out of reach
+	next, err := r.repull(ctx, old)
+	if next != nil {
+		next.stop()
+	}
+	if !errors.Is(err, errNoPull) {
+		t.Fatalf("repull with the log out of reach: %v, want errNoPull (the runner goes on)", err)
 	}
 }
