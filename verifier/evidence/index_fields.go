@@ -638,21 +638,16 @@ func sortNums(leaves []Leaf, nums []int32) {
 	slices.SortFunc(nums, cmp)
 }
 
-// postings are lists of leaves by name (a concept, a value word) while a
-// part is finished: a name's list is a slot, found once per name.
-type postings struct {
+// slotted are lists of T by name while a part is finished: a name's list
+// is a slot, found once per name.
+type slotted[T any] struct {
 	slots map[string]int32
 	names []string
-	lists [][]int32
-	// unsorted marks the slots a leaf was added to out of order.
-	unsorted []bool
-	// arena holds the lists of slots that groups of leaves go to (the
-	// leaves of a pair of concept lists, of a string), one after another.
-	arena []int32
+	lists [][]T
 }
 
 // slot returns name's slot, making it when new.
-func (p *postings) slot(name string) int32 {
+func (p *slotted[T]) slot(name string) int32 {
 	if s, ok := p.slots[name]; ok {
 		return s
 	}
@@ -663,8 +658,18 @@ func (p *postings) slot(name string) int32 {
 	p.slots[name] = s
 	p.names = append(p.names, name)
 	p.lists = append(p.lists, nil)
-	p.unsorted = append(p.unsorted, false)
 	return s
+}
+
+// postings are lists of leaves by name (a concept, a value word).
+type postings struct {
+	slotted[int32]
+	// unsorted marks the slots a leaf was added to out of order (a slot
+	// past its end has none).
+	unsorted []bool
+	// arena holds the lists of slots that groups of leaves go to (the
+	// leaves of a pair of concept lists, of a string), one after another.
+	arena []int32
 }
 
 // appendUnique adds leaf l to slot s unless it is the slot's last.
@@ -675,6 +680,9 @@ func (p *postings) appendUnique(s, l int32) {
 			return
 		}
 		if ls[n-1] > l {
+			if int(s) >= len(p.unsorted) {
+				p.unsorted = append(p.unsorted, make([]bool, int(s)+1-len(p.unsorted))...)
+			}
 			p.unsorted[s] = true
 		}
 	}
@@ -685,7 +693,7 @@ func (p *postings) appendUnique(s, l int32) {
 func (p *postings) into(m map[string][]int32) {
 	for s, name := range p.names {
 		l := p.lists[s]
-		if p.unsorted[s] {
+		if s < len(p.unsorted) && p.unsorted[s] {
 			slices.Sort(l)
 			l = slices.Compact(l)
 		}
@@ -693,27 +701,9 @@ func (p *postings) into(m map[string][]int32) {
 	}
 }
 
-// valuePostings are the short values by their first token while a part
-// is finished, as postings are.
-type valuePostings struct {
-	slots map[string]int32
-	names []string
-	lists [][]valEntry
-}
-
-func (p *valuePostings) slot(name string) int32 {
-	if s, ok := p.slots[name]; ok {
-		return s
-	}
-	if p.slots == nil {
-		p.slots = map[string]int32{}
-	}
-	s := int32(len(p.names))
-	p.slots[name] = s
-	p.names = append(p.names, name)
-	p.lists = append(p.lists, nil)
-	return s
-}
+// valuePostings are the short values by their first token, as postings
+// are leaves.
+type valuePostings struct{ slotted[valEntry] }
 
 func (p *valuePostings) into(m map[string][]valEntry) {
 	for s, name := range p.names {
