@@ -45,7 +45,7 @@ type after struct {
 func (c *Checker) newClaim(ix *evidence.Index, cl Claim, now time.Time, prev *after, buf *readBuffers) *claim {
 	rd := readClaim(ix, cl.Text, now, buf)
 	cx := &buf.cx // NB: nothing keeps a claim once decided (after copies what the next needs)
-	*cx = claim{reading: rd, scope: newScope(ix, rd, prev), ix: ix, c: c, now: now}
+	*cx = claim{reading: rd, scope: newScope(ix, rd, prev, buf), ix: ix, c: c, now: now}
 	if prev != nil && !prev.endsSentence {
 		// "研发投入 14.3 亿元，占营收的约 11%": the sentence so far.
 		cx.context = append(slices.Clip(prev.context), prev.matched...)

@@ -59,8 +59,12 @@ type readBuffers struct {
 	hitNodes, curNodes, namedNodes []int32
 	ts                             evidence.TimeScan
 	rd                             reading
-	cx                             claim
-	afters                         [2]after // the claim before's (check alternates them)
+	// nameLeaves are, by array, the leaves of its rows under a key of
+	// their own name (ownNameLeaves), for this answer's index: every
+	// claim naming a row asks again.
+	nameLeaves map[int32][]int32
+	cx         claim
+	afters     [2]after // the claim before's (check alternates them)
 }
 
 // catMention is a closed-category word of a claim (shipped, 晴).

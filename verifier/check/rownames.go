@@ -68,22 +68,51 @@ func rowsOf(ix *evidence.Index, nodes []int32) int32 {
 	return a
 }
 
-// ownNamers returns the rows of array a holding name under a key of their
-// own name.
-func ownNamers(ix *evidence.Index, a int32, name string) []int32 {
+// ownNameLeaves returns the leaves of array a's rows that are a row's
+// own name: a string field (not text) of a row, under a key ownNameKey
+// takes for the array's. Each key is judged once.
+func ownNameLeaves(ix *evidence.Index, a int32) []int32 {
 	nd := &ix.Nodes[a]
 	arrayKey := evidence.LastToken(nd.Ptr)
-	norm := string(lang.Normalize(name))
+	judged := map[string]bool{}
 	var out []int32
 	for l := nd.LeafLo; l < nd.LeafHi; l++ {
 		lf := &ix.Leaves[l]
 		if lf.Node < 0 || ix.Nodes[lf.Node].Parent != a || lf.Kind != evidence.KindStr || lf.Text {
 			continue
 		}
+		key := evidence.LastToken(lf.Ptr())
+		own, ok := judged[key]
+		if !ok {
+			own = ownNameKey(key, arrayKey)
+			judged[key] = own
+		}
+		if own {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// ownNamers returns the rows of array a holding name under a key of their
+// own name. The array's name leaves are found once per answer (buf).
+func ownNamers(ix *evidence.Index, buf *readBuffers, a int32, name string) []int32 {
+	leaves, ok := buf.nameLeaves[a]
+	if !ok {
+		if buf.nameLeaves == nil {
+			buf.nameLeaves = map[int32][]int32{}
+		}
+		leaves = ownNameLeaves(ix, a)
+		buf.nameLeaves[a] = leaves
+	}
+	norm := string(lang.Normalize(name))
+	var out []int32
+	for _, l := range leaves {
+		lf := &ix.Leaves[l]
 		if lf.Str() != norm && lf.Raw() != name && !strings.EqualFold(lf.Raw(), name) {
 			continue
 		}
-		if ownNameKey(evidence.LastToken(lf.Ptr()), arrayKey) && !slices.Contains(out, lf.Node) {
+		if !slices.Contains(out, lf.Node) {
 			out = append(out, lf.Node)
 		}
 	}
@@ -93,7 +122,7 @@ func ownNamers(ix *evidence.Index, a int32, name string) []int32 {
 // ownNamed returns the subjects a claim names, read by the rows' own
 // names (see above), their innermost nodes, and the fields holding the
 // attribute values it names of them (the other rows' names it dropped).
-func ownNamed(ix *evidence.Index, rd *reading) (evidence.Subjects, []int32, []int32) {
+func ownNamed(ix *evidence.Index, rd *reading, buf *readBuffers) (evidence.Subjects, []int32, []int32) {
 	sub := rd.named
 	if len(sub.Groups) == 0 {
 		return sub, rd.namedNodes, nil
@@ -107,7 +136,7 @@ func ownNamed(ix *evidence.Index, rd *reading) (evidence.Subjects, []int32, []in
 		if arrays[i] < 0 || ix.Nodes[arrays[i]].Length < 2 || sub.Names[i] == "" {
 			continue
 		}
-		rows := ownNamers(ix, arrays[i], sub.Names[i])
+		rows := ownNamers(ix, buf, arrays[i], sub.Names[i])
 		switch {
 		case len(rows) == 1 && !slices.Equal(rows, g):
 			if !changed {

@@ -32,8 +32,8 @@ type scope struct {
 // subject of its own continues the one before it in the sentence ("Item A
 // costs $5 and has 12 in stock"), and a pronoun continues the previous
 // claim; then to the day the claim names.
-func newScope(ix *evidence.Index, rd *reading, prev *after) scope {
-	named, nodes, attrs := ownNamed(ix, rd)
+func newScope(ix *evidence.Index, rd *reading, prev *after, buf *readBuffers) scope {
+	named, nodes, attrs := ownNamed(ix, rd, buf)
 	sc := scope{Subjects: named, nodes: nodes, attrs: attrs}
 	if len(named.Groups) > 0 {
 		sc.scoped, sc.own = true, true
