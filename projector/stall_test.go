@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
@@ -168,19 +166,7 @@ func TestRepullGoesOnWhenTheLogIsUnreachable(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleAdmin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(b.ClientURL(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := bustest.RoleJS(t, b, auth.Identity{Role: auth.RoleAdmin})
 	hooks := &Hooks{}
 	r, err := New(Config{JS: js, Keys: b.Keys, Dir: filepath.Join(t.TempDir(), "v"), Mode: ModeHold, Hooks: hooks, PublishTimeout: time.Second}, echo{})
 	if err != nil {
@@ -191,7 +177,7 @@ func TestRepullGoesOnWhenTheLogIsUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks.BeforeRepull = func() { nc.Close() } // the log goes out of reach
+	hooks.BeforeRepull = func() { js.Conn().Close() } // the log goes out of reach
 	next, err := r.repull(ctx, old)
 	if next != nil {
 		next.stop()

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
@@ -30,26 +29,6 @@ import (
 // the shared ts-executor consumer and every executor stopped. The
 // durables are the admin's (stack.CreateConsumers, as serve and setup run
 // it); a processor's role may look its own up, pull and acknowledge.
-
-// roleJS is a forging nats.go client holding role's credential.
-func roleJS(t *testing.T, b *bus.Bus, id auth.Identity) jetstream.JetStream {
-	t.Helper()
-	opts, err := b.UserOptions(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("forger-"+id.String()), nats.NoCallbacksAfterClientClose(),
-		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
-}
 
 // consumers reads every durable's info as the admin.
 func consumers(ctx context.Context, t *testing.T, b *bus.Bus, ds []stack.Durable) map[stack.Durable]*jetstream.ConsumerInfo {
@@ -131,7 +110,7 @@ func TestProcessorWithoutItsDurableSaysWhatToRun(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	js := roleJS(t, b, auth.Identity{Role: auth.RoleVerifier})
+	js := bustest.RoleJS(t, b, auth.Identity{Role: auth.RoleVerifier})
 	r, err := projector.New(projector.Config{JS: js, Dir: t.TempDir(), Keys: b.Keys}, verifier.NewProjection(verifier.ProjectionConfig{}))
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +131,7 @@ func TestProcessorWithoutItsDurableSaysWhatToRun(t *testing.T) {
 	if err := cluster.Setup(ctx, b, nil); err != nil { // the buckets, as the admin
 		t.Fatal(err)
 	}
-	ejs := roleJS(t, b, auth.Identity{Role: auth.RoleExecutor})
+	ejs := bustest.RoleJS(t, b, auth.Identity{Role: auth.RoleExecutor})
 	e, err := executor.New(executor.Config{JS: ejs, Keys: b.Keys, Tools: map[string]executor.Tool{}})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +160,7 @@ func attackDurables(ctx context.Context, t *testing.T, b *bus.Bus, cli string, r
 			t.Errorf("%s: nats %v succeeded:\n%s", role, args, out)
 		}
 	}
-	js := roleJS(t, b, id)
+	js := bustest.RoleJS(t, b, id)
 	targets := []stack.Durable{mine}
 	if mine != executor {
 		targets = append(targets, executor)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -94,4 +96,25 @@ func WaitEvents(ctx context.Context, b *bus.Bus, subjects []string, ok func([]*e
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// RoleJS is a nats.go client of b's embedded server holding a new user id
+// of id's role (a forging client, in attack tests), closed when t ends.
+func RoleJS(t testing.TB, b *bus.Bus, id auth.Identity) jetstream.JetStream {
+	t.Helper()
+	opts, err := b.UserOptions(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("test-"+id.String()), nats.NoCallbacksAfterClientClose(),
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }
