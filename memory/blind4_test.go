@@ -2,6 +2,7 @@ package memory
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,27 @@ func TestSealedSetProblemsFindsABrokenSet(t *testing.T) {
 		`{"s":"out-of-order","absent":"stairs"}`,
 		`{"s":"no-header","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
 		`{"s":"no-header","absent":"stairs"}`,
+		`{"s":"empty-ask","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"empty-ask","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
+		`{"s":"empty-ask","ask":"stairs?","top":1}`,
+		`{"s":"two-checks","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"two-checks","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
+		`{"s":"two-checks","absent":"lift","holds":{"about":["stairs"]}}`,
+		`{"s":"episode-kind","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"episode-kind","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
+		`{"s":"episode-kind","holds":{"about":["stairs"],"kind":"episode"}}`,
+		`{"s":"bad-polarity","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"bad-polarity","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
+		`{"s":"bad-polarity","not_holds":{"about":["stairs"],"polarity":"neg"}}`,
+		`{"s":"empty-about","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"empty-about","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
+		`{"s":"empty-about","not_holds":{"about":[""]}}`,
+		`{"s":"bad-status","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"bad-status","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs."}`,
+		`{"s":"bad-status","status":{"of":"t1","is":"gone"},"at":"2026-02-01"}`,
+		`{"s":"check-on-say","lang":"en","kind":"lift","note":"n"}`,
+		`{"s":"check-on-say","id":"t1","at":"2026-01-01T00:00:00Z","say":"I can't do stairs.","absent":"lift"}`,
+		`{"s":"check-on-say","holds":{"about":["stairs"]}}`,
 	}
 	path := t.TempDir() + "/set.jsonl"
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
@@ -47,9 +69,26 @@ func TestSealedSetProblemsFindsABrokenSet(t *testing.T) {
 	}
 	problems := sealedSetProblems(loadHeldout(t, path), 6, 2)
 	all := strings.Join(problems, "\n")
-	for _, want := range []string{"names-unsaid: ", "no-check: ", "out-of-order: ", "no-header: ", "5 scenarios, 1 in Chinese"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("no problem %q among:\n%s", want, all)
+	for _, want := range [][2]string{
+		{"names-unsaid: ", "has not said"},
+		{"no-check: ", "want some of each"},
+		{"out-of-order: ", "said before"},
+		{"no-header: ", "no header"},
+		{"empty-ask: ", "wants and rejects nothing"},
+		{"two-checks: ", "2 checks on one line"},
+		{"episode-kind: ", `kind "episode"`},
+		{"bad-polarity: ", `polarity "neg"`},
+		{"empty-about: ", "nothing (or an empty string) to match"},
+		{"bad-status: ", `status "gone"`},
+		{"bad-status: ", `time "2026-02-01"`},
+		{"check-on-say: ", "carries a check"},
+		{"12 scenarios, 1 in Chinese", ""},
+	} {
+		if !slices.ContainsFunc(problems, func(p string) bool {
+			return strings.HasPrefix(p, want[0]) && strings.Contains(p, want[1]) ||
+				want[1] == "" && strings.Contains(p, want[0])
+		}) {
+			t.Errorf("no problem %q ... %q among:\n%s", want[0], want[1], all)
 		}
 	}
 	if strings.Contains(all, "whole: ") {

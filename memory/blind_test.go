@@ -81,7 +81,8 @@ func scoreBlindSet(t *testing.T, set blindSet) {
 // a header naming its language (en or zh), kind and note, says something
 // and checks something; its messages have ids of their own, are said in
 // time order, and every id a check or a forget names is one of them (or
-// one's statement: t1#2).
+// one's statement: t1#2); every check is well formed (checkProblems) and
+// no message or forget carries one.
 func sealedSetProblems(scenarios []*heldoutScenario, scenariosMin, zhMin int) []string {
 	var out []string
 	zh := 0
@@ -112,6 +113,9 @@ func sealedSetProblems(scenarios []*heldoutScenario, scenariosMin, zhMin int) []
 				default:
 					last = at
 				}
+				if checksOn(l) > 0 {
+					bad("%s: a message or forget carries a check, which is never run", l.raw)
+				}
 			}
 			if l.Say != "" {
 				if l.ID == "" || slices.Contains(said, l.ID) {
@@ -119,6 +123,11 @@ func sealedSetProblems(scenarios []*heldoutScenario, scenariosMin, zhMin int) []
 				}
 				said = append(said, l.ID)
 				continue
+			}
+			if l.Forget == "" {
+				for _, p := range checkProblems(l) {
+					bad("%s: %s", l.raw, p)
+				}
 			}
 			var named []string
 			named = append(named, l.Want...)
@@ -136,8 +145,7 @@ func sealedSetProblems(scenarios []*heldoutScenario, scenariosMin, zhMin int) []
 					bad("%s names %q, which the scenario has not said", l.raw, id)
 				}
 			}
-			if l.Ask != "" || l.Holds != nil || l.NotHolds != nil || l.NothingFrom != "" || l.Absent != "" ||
-				l.Superseded != nil || l.Status != nil {
+			if checksOn(l) > 0 {
 				checks++
 			}
 		}
@@ -148,6 +156,59 @@ func sealedSetProblems(scenarios []*heldoutScenario, scenariosMin, zhMin int) []
 	if len(scenarios) < scenariosMin || zh < zhMin {
 		out = append(out, fmt.Sprintf("%d scenarios, %d in Chinese: want at least %d and %d", len(scenarios), zh,
 			scenariosMin, zhMin))
+	}
+	return out
+}
+
+// checksOn counts the checks one line asks for: runHeldout runs one check
+// a line, the first of these, and says nothing of the others.
+func checksOn(l heldoutLine) int {
+	n := 0
+	for _, on := range []bool{l.Ask != "", l.Holds != nil, l.NotHolds != nil, l.NothingFrom != "", l.Absent != "",
+		l.Superseded != nil, l.Status != nil} {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
+// checkProblems says what keeps one line that is no message from being a
+// check that can fail for what memory does: one check a line; a recall
+// that wants or rejects some message (with neither it passes whatever is
+// recalled); a slot check with something to match, a kind a slotted record
+// can have and a polarity there is; a supersession naming both messages; a
+// status there is; times that parse.
+func checkProblems(l heldoutLine) []string {
+	var out []string
+	if n := checksOn(l); n > 1 {
+		out = append(out, fmt.Sprintf("%d checks on one line: only the first is run", n))
+	}
+	for _, at := range []string{l.At, l.AsOf} {
+		if _, err := time.Parse(time.RFC3339, at); at != "" && err != nil {
+			out = append(out, fmt.Sprintf("time %q: %v", at, err))
+		}
+	}
+	if l.Ask != "" && len(l.Want) == 0 && len(l.Reject) == 0 {
+		out = append(out, "a recall that wants and rejects nothing")
+	}
+	for _, c := range []*slotCheck{l.Holds, l.NotHolds} {
+		switch {
+		case c == nil:
+		case len(c.About) == 0 || slices.Contains(c.About, ""):
+			out = append(out, "a slot check with nothing (or an empty string) to match")
+		case c.Kind != "" && !slices.Contains([]Kind{KindPreference, KindConstraint, KindFact}, Kind(c.Kind)):
+			out = append(out, fmt.Sprintf("kind %q: no slotted record has it", c.Kind))
+		case c.Polarity != "" && c.Polarity != string(Positive) && c.Polarity != string(Negative):
+			out = append(out, fmt.Sprintf("polarity %q: want positive or negative", c.Polarity))
+		}
+	}
+	if l.Superseded != nil && (l.Superseded.Old == "" || l.Superseded.By == "") {
+		out = append(out, "a supersession without both its messages")
+	}
+	if l.Status != nil && (l.Status.Of == "" || !slices.Contains([]Status{StatusActive, StatusSuperseded, StatusExpired,
+		StatusForgotten, StatusNeedsConfirmation, StatusCold}, Status(l.Status.Is))) {
+		out = append(out, fmt.Sprintf("status %q of %q: want a message and a status there is", l.Status.Is, l.Status.Of))
 	}
 	return out
 }
