@@ -19,7 +19,7 @@ const freshFloor = 40
 // language and per kind.
 func TestFreshScenarios(t *testing.T) {
 	scenarios := loadHeldout(t, "heldout/fresh.jsonl")
-	sc := runHeldout(t, NewEngine(Config{}, nil), scenarios, true)
+	sc := runHeldout(t, NewEngine(Config{}, nil), scenarios, true, productEncoders(t))
 	for _, f := range sc.failures {
 		t.Log(f)
 	}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/memory/embed"
+	"github.com/toolstream/toolstream/memory/embed/local"
+	"github.com/toolstream/toolstream/memory/embed/use"
 )
 
 // The held-out evaluation (heldout/scenarios.jsonl, described in
@@ -148,17 +152,76 @@ type heldoutScore struct {
 	failures                   []string
 }
 
+// heldoutEncoders are the encoders a scenario set's recalls rank with, as
+// the service's (Service.Matcher and Service.Embedder): the zero value is
+// lexical recall.
+type heldoutEncoders struct {
+	matcher  Matcher
+	embedder embed.Embedder
+}
+
+// productEncoders returns what `toolstream serve` recalls with by default:
+// the shipped word vectors as the Matcher and the sentence encoder
+// (memory/embed/use) recording each record's vector and embedding each
+// query.
+func productEncoders(t *testing.T) heldoutEncoders {
+	t.Helper()
+	words, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := use.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return heldoutEncoders{matcher: words, embedder: enc}
+}
+
+// embedNew records the vectors of the user's records whose current
+// version has none yet (done notes them), as the service embeds what a
+// write applied.
+func (h heldoutEncoders) embedNew(t *testing.T, e *Engine, store *pebbleStore, tenant, user string, at int64, done map[string]bool) {
+	t.Helper()
+	if h.embedder == nil {
+		return
+	}
+	recs, err := e.List(store.reader(), tenant, user, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todo []Record
+	for _, r := range recs {
+		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d", tenant, user, r.ID, r.Version)
+		if !done[k] {
+			done[k] = true
+			todo = append(todo, r)
+		}
+	}
+	evs, err := EmbedEvents(context.Background(), h.embedder, tenant, user, todo, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		ev.Kind = ev.Body.Kind()
+		if err := store.apply(e, ev); err != nil {
+			t.Fatalf("%s: %v", ev.ID, err)
+		}
+	}
+}
+
 // runHeldout runs the scenarios. With writer, a message is written as the
 // service writes it (Engine.MessageEvents: one observation per statement,
 // each sealed on its own); otherwise as an events.UserMessage, as earlier
-// versions wrote it.
-func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bool) heldoutScore {
+// versions wrote it. Recalls rank with enc (productEncoders: as `toolstream
+// serve` does by default).
+func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bool, enc heldoutEncoders) heldoutScore {
 	sc := heldoutScore{byLang: map[string][2]int{}, byKind: map[string][2]int{}}
 	for _, s := range scenarios {
 		store := newPebbleStore(t)
 		tenant, user := "eval", s.name
 		n := 0
 		ok := true
+		embedded := map[string]bool{}
 		for _, l := range s.lines {
 			switch {
 			case l.Say != "" || l.Forget != "":
@@ -182,6 +245,7 @@ func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bo
 							t.Fatalf("%s: %s: %v", s.name, ev.ID, err)
 						}
 					}
+					enc.embedNew(t, e, store, tenant, user, ev.At, embedded)
 					continue
 				}
 				if l.Say != "" {
@@ -193,12 +257,13 @@ func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bo
 				if err := store.apply(e, ev); err != nil {
 					t.Fatalf("%s: %s: %v", s.name, ev.ID, err)
 				}
+				enc.embedNew(t, e, store, tenant, user, ev.At, embedded)
 				continue
 			case l.Ask == "" && l.Holds == nil && l.NotHolds == nil && l.NothingFrom == "" && l.Absent == "" &&
 				l.Superseded == nil && l.Status == nil:
 				continue // the header
 			}
-			why := heldoutCheck(t, e, store, tenant, user, l)
+			why := heldoutCheck(t, e, store, tenant, user, l, enc)
 			lc, kc := sc.byLang[s.lang], sc.byKind[s.kind+" "+s.lang]
 			lc[1]++
 			kc[1]++
@@ -223,7 +288,7 @@ func runHeldout(t *testing.T, e *Engine, scenarios []*heldoutScenario, writer bo
 }
 
 // heldoutCheck runs one check and says why it failed ("" if it passed).
-func heldoutCheck(t *testing.T, e *Engine, store *pebbleStore, tenant, user string, l heldoutLine) string {
+func heldoutCheck(t *testing.T, e *Engine, store *pebbleStore, tenant, user string, l heldoutLine, enc heldoutEncoders) string {
 	r := store.reader()
 	from := func(rec Record, id string) bool { return rec.ID == id || rec.Origin == id || rec.Message == id }
 	switch {
@@ -234,6 +299,16 @@ func heldoutCheck(t *testing.T, e *Engine, store *pebbleStore, tenant, user stri
 		}
 		q := Query{Tenant: tenant, User: user, Text: l.Ask, K: max(top, 5), At: parseTime(t, l.At),
 			AsOf: parseTime(t, l.AsOf), History: l.History}
+		if strings.TrimSpace(l.Ask) != "" { // as Service.recall: the Matcher, and the query's vector
+			q.Matcher = enc.matcher
+			if enc.embedder != nil {
+				vs, err := enc.embedder.Embed(context.Background(), []string{l.Ask})
+				if err != nil {
+					t.Fatal(err)
+				}
+				q.Vector, q.Model = vs[0], enc.embedder.Model()
+			}
+		}
 		res, err := e.Recall(r, q)
 		if err != nil {
 			return err.Error()
@@ -376,7 +451,7 @@ func obsLine(r Record) string {
 // TestHeldout scores the held-out set with the built-in extractor.
 func TestHeldout(t *testing.T) {
 	scenarios := loadHeldout(t, "heldout/scenarios.jsonl")
-	sc := runHeldout(t, NewEngine(Config{}, nil), scenarios, false)
+	sc := runHeldout(t, NewEngine(Config{}, nil), scenarios, false, productEncoders(t))
 	for _, f := range sc.failures {
 		t.Log(f)
 	}
