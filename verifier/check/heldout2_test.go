@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,11 @@ type kindedSet struct {
 	// counts them; nil is not checked. A line or a label lost or added
 	// fails the test rather than moving its figures.
 	answers, labels map[string]int
+	// sealed: the checker runs on the set only when VERIFIER_UNSEAL names
+	// it, so that nobody sees its verdicts before the one run that is its
+	// blind figure; until then the test checks the set's integrity (its
+	// size, kinds, texts and pointers) and is skipped.
+	sealed bool
 }
 
 // checkKindedSet checks testdata/<set>/<set>.jsonl, a sealed set whose
@@ -74,8 +80,10 @@ type kindedSet struct {
 // contradicted, how many true claims were contradicted, how many claims
 // were neither supported nor contradicted, and how many supported claims
 // cite the labelled pointer, and fails below floors or when the set's size
-// is not the one it documents. The language of a case is zh when its
-// answer holds a Han character.
+// is not the one it documents, a label's text is not in its answer or a
+// supported label's pointer is not in its call's result. The language of
+// a case is zh when its answer holds a Han character. A sealed set is
+// checked only so far unless VERIFIER_UNSEAL names it.
 func checkKindedSet(t *testing.T, s kindedSet) {
 	t.Helper()
 	set, kinds, floors := s.name, s.kinds, s.floors
@@ -86,6 +94,13 @@ func checkKindedSet(t *testing.T, s kindedSet) {
 		t.Fatalf("%d cases, %d lines of kinds", len(cases), len(labels))
 	}
 	checkSetSize(t, s, cases)
+	checkLabelsHold(t, cases)
+	if s.sealed && os.Getenv("VERIFIER_UNSEAL") != set {
+		if t.Failed() {
+			return
+		}
+		t.Skipf("%s is sealed: its integrity holds; VERIFIER_UNSEAL=%s runs the checker on it", set, set)
+	}
 	c := NewChecker(CheckerConfig{})
 	byKind := map[string]map[string]*heldOutCount{}
 	byLang := map[string]*heldOutCount{"all": {}, "en": {}, "zh": {}}
@@ -162,6 +177,72 @@ func checkSetSize(t *testing.T, s kindedSet, cases []checktest.Case) {
 	if !maps.Equal(answers, s.answers) || !maps.Equal(labels, s.labels) {
 		t.Fatalf("%s: answers %v and labels %v, its README says %v and %v", s.name, answers, labels, s.answers, s.labels)
 	}
+}
+
+// checkLabelsHold fails t when a label's text is not in its case's answer
+// (no claim could hold it) or a supported label's pointer, or one of its
+// a|b alternatives, names nothing in the result of its call (the case's
+// only call when the label names none). It computes no verdict.
+func checkLabelsHold(t *testing.T, cases []checktest.Case) {
+	t.Helper()
+	for _, hc := range cases {
+		results := map[string]any{}
+		for _, e := range hc.Evidence {
+			var v any
+			if err := json.Unmarshal(e.Result, &v); e.Failed == nil && err != nil {
+				t.Fatalf("%s: call %s: result: %v", hc.Name, e.CallID, err)
+			}
+			results[e.CallID] = v
+		}
+		for _, e := range hc.Expected {
+			if !strings.Contains(hc.Answer, e.Text) {
+				t.Errorf("%s: label %q is not in the answer", hc.Name, e.Text)
+			}
+			if e.Verdict != string(events.VerdictSupported) || e.Pointer == "" {
+				continue
+			}
+			call := e.CallID
+			if call == "" && len(hc.Evidence) == 1 {
+				call = hc.Evidence[0].CallID
+			}
+			result, ok := results[call]
+			for _, p := range strings.Split(e.Pointer, "|") {
+				if !ok || !pointerHolds(result, p) {
+					t.Errorf("%s: label %q: call %q has nothing at %s", hc.Name, e.Text, call, p)
+				}
+			}
+		}
+	}
+}
+
+// pointerHolds reports whether the JSON pointer p (RFC 6901) names a value
+// in v, a decoded JSON document.
+func pointerHolds(v any, p string) bool {
+	if p == "" {
+		return true
+	}
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for _, tok := range strings.Split(p[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return false
+			}
+			v = x[i]
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // answerLang is the language a kinded set counts an answer in: zh when
