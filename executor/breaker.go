@@ -24,8 +24,12 @@ type breaker struct {
 	clock func() time.Time
 
 	mu sync.Mutex // guards m
-	m  map[string]*circuit
+	m  map[circuitKey]*circuit
 }
+
+// circuitKey names a circuit. A struct, not the two names joined, so that
+// a look at the map on every call builds no string.
+type circuitKey struct{ tenant, tool string }
 
 type circuit struct {
 	fails     int
@@ -34,17 +38,15 @@ type circuit struct {
 }
 
 func newBreaker(n int, cool time.Duration, clock func() time.Time) *breaker {
-	return &breaker{n: n, cool: cool, clock: clock, m: map[string]*circuit{}}
+	return &breaker{n: n, cool: cool, clock: clock, m: map[circuitKey]*circuit{}}
 }
-
-func circuitKey(tenant, tool string) string { return tenant + "\x00" + tool }
 
 // allow reports whether a call may be invoked now; when not, until says
 // when the circuit half-opens.
 func (b *breaker) allow(tenant, tool string) (ok bool, until time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	c := b.m[circuitKey(tenant, tool)]
+	c := b.m[circuitKey{tenant, tool}]
 	if c == nil || c.openUntil.IsZero() {
 		return true, time.Time{}
 	}
@@ -67,7 +69,7 @@ func counts(et events.ErrorType) bool {
 
 // record notes an invocation's end: et is "" on success.
 func (b *breaker) record(tenant, tool string, et events.ErrorType) {
-	k := circuitKey(tenant, tool)
+	k := circuitKey{tenant, tool}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c := b.m[k]

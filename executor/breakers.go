@@ -2,7 +2,6 @@ package executor
 
 import (
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -29,8 +28,7 @@ func (b *breaker) snapshot() []Breaker {
 	now := b.clock()
 	out := make([]Breaker, 0, len(b.m))
 	for k, c := range b.m {
-		tenant, tool, _ := strings.Cut(k, "\x00")
-		br := Breaker{Tenant: tenant, Tool: tool, Failures: c.fails, State: "closed"}
+		br := Breaker{Tenant: k.tenant, Tool: k.tool, Failures: c.fails, State: "closed"}
 		switch {
 		case c.openUntil.IsZero():
 		case now.Before(c.openUntil):

@@ -90,12 +90,12 @@ func (j *job) logRecordable(rev uint64) bool {
 // The look and the publish go in a window with the decisions of other
 // jobs made meanwhile (window.go).
 func (j *job) recordInLog(out *outcome) error {
-	found, ack, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, out, j.seq, j.cc.Name)
+	found, dup, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, out, j.seq, j.cc.Name)
 	if found {
 		j.optimistic = false
 		return errConflict
 	}
-	if wrongLastSeq(err) || err == nil && ack.Duplicate {
+	if wrongLastSeq(err) || err == nil && dup {
 		// Decided or refused by someone else meanwhile. Should the subject
 		// hold no outcome after all (only refusals), the next try records
 		// in the bucket.

@@ -46,9 +46,15 @@ type looker struct {
 	// (0: the server's own bound, its max pending bytes).
 	bytesMax int
 
-	// The leader's alone (batches are sent one at a time): the
-	// subscription answers arrive on (inbox.<batch>), made at the first
-	// batch and ended with the context of the look that made it.
+	// The leader's alone (batches are sent one at a time).
+	lookSub
+}
+
+// lookSub is where the answers of one sender's batched looks arrive: a
+// subscription on inbox.<batch>, made at the first batch and ended with
+// the context of the look that made it. Its sender sends one batch at a
+// time (the looker's leader, or a window's, window.go).
+type lookSub struct {
 	sub   *nats.Subscription
 	inbox string
 	batch uint64
@@ -59,6 +65,8 @@ type looker struct {
 type look struct {
 	turn
 	subj  string
+	full  string // the entry's subject ("$KV.<bucket>." + subj), when the asker built it
+	next  *look  // the next look of a batch at the same subject (lookMany)
 	found bool
 	err   error
 }
@@ -76,25 +84,34 @@ func (s *store) existsTogether(ctx context.Context, subj string) (bool, error) {
 	return q.found, q.err
 }
 
-// existsAll is existsTogether for many record key subjects at once (a
-// window's, window.go): they join the queue together and are answered by
-// the batches that take them, led by this goroutine whenever one of them
-// is handed the lead.
-func (s *store) existsAll(ctx context.Context, subjs []string) ([]bool, []error) {
-	qs := make([]*look, len(subjs))
-	for i, subj := range subjs {
-		qs[i] = &look{turn: newTurn(), subj: subj}
+// lookNow answers qs (looks of record key subjects, made by the caller and
+// not queued) by one batch sent on the caller's own subscription ls, which
+// the caller uses for one batch at a time: a window's looks (window.go),
+// already batched by the window, neither wait in the looker's queue nor
+// need its turns.
+func (s *store) lookNow(ctx context.Context, ls *lookSub, qs []*look) {
+	s.looks.mu.Lock()
+	multi := !s.looks.noMulti && len(qs) > 1
+	s.looks.mu.Unlock()
+	if !multi {
+		s.lookEach(qs)
+		return
 	}
-	send := func() { s.sendLooks(ctx) }
-	if s.looks.join(qs...) {
-		send()
+	s.lookMany(ctx, ls, qs)
+}
+
+// entrySubjects returns the subject a multi_last look names for the record
+// of tenant and key ("$KV.<bucket>." + recordKey(tenant, key)) and, as a
+// part of it, the record key itself, both in one allocation; full is ""
+// when direct is no bucket's direct get prefix.
+func entrySubjects(direct, tenant, key string) (full, subj string) {
+	_, bucket, ok := strings.Cut(direct, ".$KV.")
+	if !ok {
+		return "", recordKey(tenant, key)
 	}
-	found, errs := make([]bool, len(qs)), make([]error, len(qs))
-	for i, q := range qs {
-		q.await(send)
-		found[i], errs[i] = q.found, q.err
-	}
-	return found, errs
+	prefix := "$KV." + bucket // bucket ends with its dot
+	full = recordKeyWith(prefix[:len(prefix)-1], tenant, key)
+	return full, full[len(prefix):]
 }
 
 // sendLooks sends the first batch of queued looks (this job's own look
@@ -107,7 +124,7 @@ func (s *store) sendLooks(ctx context.Context) {
 	l.mu.Unlock()
 
 	if multi {
-		s.lookMany(ctx, batch)
+		s.lookMany(ctx, &l.lookSub, batch)
 	} else {
 		for _, q := range batch {
 			q.found, q.err = s.lookOne(q.subj)
@@ -146,54 +163,66 @@ func live(h nats.Header) bool {
 	return op != "DEL" && op != "PURGE"
 }
 
-// lookMany answers batch by one multi_last direct get. Looks it leaves
-// unanswered (the server stopped early, or refused the request) are made
-// one by one.
-func (s *store) lookMany(ctx context.Context, batch []*look) {
+// lookMany answers batch by one multi_last direct get, its answers taken
+// on l. Looks it leaves unanswered (the server stopped early, or refused
+// the request) are made one by one.
+func (s *store) lookMany(ctx context.Context, l *lookSub, batch []*look) {
 	api, prefix, ok := strings.Cut(s.direct, ".$KV.")
 	if !ok { // not a bucket's direct get prefix: cannot happen for directGetPrefix
 		s.lookEach(batch)
 		return
 	}
 	prefix = "$KV." + prefix
-	bySubj := make(map[string][]*look, len(batch))
+	// The looks of each subject, chained by next (a subject is asked
+	// once however many looks name it).
+	bySubj := make(map[string]*look, len(batch))
 	req := struct {
 		MultiLast []string `json:"multi_last"`
 		MaxBytes  int      `json:"max_bytes,omitempty"`
 	}{MultiLast: make([]string, 0, len(batch)), MaxBytes: s.looks.bytesMax}
 	for _, q := range batch {
-		full := prefix + q.subj
-		if _, dup := bySubj[full]; !dup {
+		full := q.full
+		if full == "" {
+			full = prefix + q.subj
+		}
+		q.next = bySubj[full]
+		if q.next == nil {
 			req.MultiLast = append(req.MultiLast, full)
 		}
-		bySubj[full] = append(bySubj[full], q)
+		bySubj[full] = q
 	}
+	defer func() {
+		for _, q := range batch {
+			q.next = nil
+		}
+	}()
 	body, err := json.Marshal(req)
 	if err != nil {
 		s.lookEach(batch)
 		return
 	}
 	answer := func(subj string, found bool) {
-		for _, q := range bySubj[subj] {
+		for q := bySubj[subj]; q != nil; q = q.next {
 			q.found = found
 		}
 		delete(bySubj, subj)
 	}
 	unanswered := func() []*look {
 		var left []*look
-		for _, qs := range bySubj {
-			left = append(left, qs...)
+		for _, q := range bySubj {
+			for ; q != nil; q = q.next {
+				left = append(left, q)
+			}
 		}
 		return left
 	}
 	fail := func(err error) {
-		for _, qs := range bySubj {
-			for _, q := range qs {
+		for _, q := range bySubj {
+			for ; q != nil; q = q.next {
 				q.err = err
 			}
 		}
 	}
-	l := &s.looks
 	if l.sub == nil || !l.sub.IsValid() {
 		l.inbox = s.nc.NewInbox()
 		sub, err := s.nc.SubscribeSync(l.inbox + ".*")

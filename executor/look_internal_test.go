@@ -238,3 +238,36 @@ func TestLooksWithoutDirectGets(t *testing.T) {
 		}
 	}
 }
+
+// A window's looks (lookNow), built with the entry subjects a window
+// builds and sent on the window's own subscription, are answered as the
+// queued looks are, in one request, while a look of the looker's queue is
+// answered on the queue's subscription (a window never waits for the
+// queue, and the two never take each other's answers).
+func TestAWindowsLooksGoTogetherOnTheirOwn(t *testing.T) {
+	f := newLookFixture(t, 90)
+	keys := append(append([]string{}, f.keys...), f.keys[0], f.keys[1])
+	var ls lookSub
+	for round := range 2 { // the second reuses the window's subscription
+		qs := make([]*look, len(keys))
+		for i, k := range keys {
+			full, subj := entrySubjects(f.s.direct, "acme", k)
+			qs[i] = &look{subj: subj, full: full}
+		}
+		f.s.lookNow(context.Background(), &ls, qs)
+		f.check(t, keys, qs)
+		for _, q := range qs {
+			if q.next != nil {
+				t.Fatal("a look still chained to another after its batch")
+			}
+		}
+		if m, o := f.asked(t); m != round+1 || o != 0 {
+			t.Fatalf("round %d: %d batched and %d single requests", round, m, o)
+		}
+	}
+	if ls.sub == nil || ls.sub == f.s.looks.sub {
+		t.Fatal("the window's looks were not answered on a subscription of its own")
+	}
+	qs := f.queued(keys[:5])
+	f.check(t, keys[:5], qs)
+}

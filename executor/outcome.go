@@ -36,7 +36,11 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 	if err != nil {
 		return nil, err
 	}
-	return readPubAck(resp.Data)
+	ack := new(jetstream.PubAck)
+	if err := readPubAckTo(resp.Data, ack); err != nil {
+		return nil, err
+	}
+	return ack, nil
 }
 
 // plainPubAck reads the acknowledgement the log gives almost every
@@ -46,14 +50,25 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 // spent per no-op call went to decoding it). Anything else (an error, a domain, another field,
 // other spacing) is not ok, and publish decodes it in full.
 func plainPubAck(d []byte) (*jetstream.PubAck, bool) {
+	ack := new(jetstream.PubAck)
+	if !plainPubAckTo(d, ack) {
+		return nil, false
+	}
+	return ack, true
+}
+
+// plainPubAckTo is plainPubAck into ack, which it sets whole. The stream's
+// name is kept when ack already holds it, so an ack reused for the answers
+// of one stream (a window's decisions, window.go) allocates nothing.
+func plainPubAckTo(d []byte, ack *jetstream.PubAck) bool {
 	const head, seqKey = `{"stream":"`, `","seq":`
 	rest, ok := bytes.CutPrefix(d, []byte(head))
 	if !ok {
-		return nil, false
+		return false
 	}
 	stream, rest, ok := bytes.Cut(rest, []byte(seqKey))
 	if !ok || len(stream) == 0 || bytes.ContainsAny(stream, `"\`) {
-		return nil, false
+		return false
 	}
 	i := 0
 	for i < len(rest) && i < 20 && rest[i] >= '0' && rest[i] <= '9' {
@@ -61,17 +76,22 @@ func plainPubAck(d []byte) (*jetstream.PubAck, bool) {
 	}
 	seq, err := strconv.ParseUint(string(rest[:i]), 10, 64)
 	if err != nil {
-		return nil, false
+		return false
 	}
-	ack := &jetstream.PubAck{Stream: string(stream), Sequence: seq}
+	dup := false
 	switch tail := rest[i:]; {
 	case string(tail) == "}":
 	case string(tail) == `,"duplicate": true}`, string(tail) == `,"duplicate":true}`:
-		ack.Duplicate = true
+		dup = true
 	default:
-		return nil, false
+		return false
 	}
-	return ack, true
+	name := ack.Stream
+	if name != string(stream) {
+		name = string(stream)
+	}
+	*ack = jetstream.PubAck{Stream: name, Sequence: seq, Duplicate: dup}
+	return true
 }
 
 // pubAck is the log's answer to a publish: an acknowledgement or an error.

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -76,8 +77,37 @@ type outcome struct {
 // only [-/_=.a-zA-Z0-9] and '.' separates tokens, so the key is base64url
 // encoded after the tenant: "c.<tenant>.<base64url(key)>". The tenant stays
 // readable, so one tenant's records can be listed alone (invariant 7).
-func recordKey(tenant, key string) string {
-	return "c." + tenant + "." + base64.RawURLEncoding.EncodeToString([]byte(key))
+func recordKey(tenant, key string) string { return recordKeyWith("", tenant, key) }
+
+// recordKeyWith is prefix + "." + recordKey(tenant, key) (recordKey alone
+// for no prefix), built in one allocation: it is made for every call.
+func recordKeyWith(prefix, tenant, key string) string {
+	enc := base64.RawURLEncoding
+	n := len("c.") + len(tenant) + 1 + enc.EncodedLen(len(key))
+	if prefix != "" {
+		n += len(prefix) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	if prefix != "" {
+		b.WriteString(prefix)
+		b.WriteByte('.')
+	}
+	b.WriteString("c.")
+	b.WriteString(tenant)
+	b.WriteByte('.')
+	// Encoded in pieces of 48 bytes (64 characters, no padding between
+	// them), so the key is not copied to the heap first.
+	var chunk [64]byte
+	for len(key) > 0 {
+		m := min(len(key), 48)
+		var src [48]byte
+		copy(src[:], key[:m])
+		enc.Encode(chunk[:], src[:m])
+		b.Write(chunk[:enc.EncodedLen(m)])
+		key = key[m:]
+	}
+	return b.String()
 }
 
 // CallKey is the idempotency key of a call event:

@@ -27,7 +27,10 @@ import (
 // windowMax) as one window, sent by the goroutine of the first of them
 // (the leader):
 //
-//  1. one look at the bucket for all their keys (look.go's batch);
+//  1. one look at the bucket for all their keys (look.go's lookNow: one
+//     multi_last direct get, answered on the window's own subscription,
+//     since the window is a batch already and need not queue for the
+//     looker's turns);
 //  2. the outcome of each whose key has no record is published, all of
 //     them at once, each with its own reply subject, and every
 //     acknowledgement is waited for (at most store.timeout);
@@ -76,6 +79,10 @@ type window struct {
 	sub   *nats.Subscription
 	inbox string
 	n     uint64
+	// looks is where the answers of the leader's looks at the bucket
+	// arrive, a window's looks being one batch already (look.go's lookNow).
+	looks lookSub
+	qs    []*look // the leader's, reused: the looks of the window being sent
 }
 
 // decision is one job's outcome to record in the log.
@@ -84,9 +91,11 @@ type decision struct {
 	tenant, key string
 	msg         *nats.Msg
 	buf         outcomeMsgBuf // msg's storage
+	look        look          // the look at the bucket for key, when the window's looks go together
 	// answers
 	found bool // the bucket holds a record for key: nothing was published
-	ack   *jetstream.PubAck
+	acked bool // the log acknowledged the publish: ack holds its answer
+	ack   jetstream.PubAck
 	err   error // of the look, or of the publish
 }
 
@@ -94,13 +103,13 @@ type decision struct {
 // publishes out (outcomeMsg's message: the outcome of the call whose input
 // is at inputSeq and that names its tool name, with its compare-and-set
 // headers), in a window with the decisions asked meanwhile. found reports
-// a record (nothing was published); otherwise ack and err are the
-// publish's.
+// a record (nothing was published); otherwise dup and err are the
+// publish's: dup, the log already held a message of out's id.
 //
 // Its decision is reused once answered: by then the leader that sent it
 // has signalled it (turns.handOn signals each of its batch once, and does
 // not touch one again), and a decision is answered by one window only.
-func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *outcome, inputSeq uint64, name string) (found bool, ack *jetstream.PubAck, err error) {
+func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *outcome, inputSeq uint64, name string) (found, dup bool, err error) {
 	d, _ := e.window.free.Get().(*decision)
 	if d == nil {
 		d = &decision{turn: newTurn()}
@@ -112,11 +121,15 @@ func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *out
 		send()
 	}
 	d.await(send)
-	found, ack, err = d.found, d.ack, d.err
+	found, dup, err = d.found, d.acked && d.ack.Duplicate, d.err
+	if err == nil && !found && !d.acked { // cannot happen: a publish is answered or fails
+		err = fmt.Errorf("executor: publish outcome %s: %w", out.ID, jetstream.ErrInvalidJSAck)
+	}
 	d.buf.reset()
-	d.tenant, d.key, d.msg, d.found, d.ack, d.err = "", "", nil, false, nil, nil
+	d.tenant, d.key, d.msg, d.found, d.acked, d.err = "", "", nil, false, false, nil
+	d.ack.Sequence, d.ack.Duplicate = 0, false // the stream's name is kept for the next answer
 	e.window.free.Put(d)
-	return found, ack, err
+	return found, dup, err
 }
 
 // sendWindow sends the first window of queued decisions (this job's own
@@ -137,7 +150,7 @@ func (e *Executor) sendWindow(ctx context.Context) {
 	}
 	switch {
 	case len(put) == 1: // alone: the request of a call alone
-		put[0].ack, put[0].err = e.publish(ctx, put[0].msg)
+		put[0].setAck(e.publish(ctx, put[0].msg))
 	case len(put) > 1:
 		e.publishAll(ctx, put)
 	}
@@ -160,19 +173,25 @@ func (e *Executor) lookAll(ctx context.Context, batch []*decision) {
 		}
 		return
 	}
-	subjs := make([]string, len(batch))
-	for i, d := range batch {
-		subjs[i] = recordKey(d.tenant, d.key)
+	w := &e.window
+	qs := w.qs[:0]
+	for _, d := range batch {
+		full, subj := entrySubjects(e.store.direct, d.tenant, d.key)
+		d.look = look{subj: subj, full: full}
+		qs = append(qs, &d.look)
 	}
-	found, errs := e.store.existsAll(ctx, subjs)
-	for i, d := range batch {
-		d.found, d.err = found[i], errs[i]
+	e.store.lookNow(ctx, &w.looks, qs)
+	clear(qs)
+	w.qs = qs[:0]
+	for _, d := range batch {
+		d.found, d.err = d.look.found, d.look.err
 		if errors.Is(d.err, errNoDirect) { // the bucket allows no direct gets after all
 			rec, _, err := e.store.get(ctx, d.tenant, d.key)
 			d.found, d.err = rec != nil, err
 		} else if d.err != nil {
 			d.err = fmt.Errorf("executor: look for record %s: %w", d.key, d.err)
 		}
+		d.look = look{}
 	}
 }
 
@@ -186,7 +205,7 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 	nc := e.store.nc
 	fail := func(ds []*decision, err error) {
 		for _, d := range ds {
-			if d.ack == nil && d.err == nil {
+			if !d.acked && d.err == nil {
 				d.err = err
 			}
 		}
@@ -226,7 +245,7 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 		}
 		rest, ok := strings.CutPrefix(m.Subject, prefix)
 		i, err := strconv.Atoi(rest)
-		if !ok || err != nil || i < 0 || i >= len(put) || put[i].ack != nil || put[i].err != nil {
+		if !ok || err != nil || i < 0 || i >= len(put) || put[i].acked || put[i].err != nil {
 			continue // the answer to an earlier window that timed out, or a repeat
 		}
 		waiting--
@@ -236,28 +255,40 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 			d.err = nats.ErrNoResponders // until published again below
 			continue
 		}
-		d.ack, d.err = readPubAck(m.Data)
+		d.err = readPubAckTo(m.Data, &d.ack)
+		d.acked = d.err == nil
 	}
 	for _, d := range again {
 		d.msg.Reply = ""
-		d.ack, d.err = e.publish(ctx, d.msg)
+		d.err = nil
+		d.setAck(e.publish(ctx, d.msg))
 	}
 }
 
-// readPubAck reads the log's answer to a publish, as publish does.
-func readPubAck(data []byte) (*jetstream.PubAck, error) {
-	if ack, ok := plainPubAck(data); ok {
-		return ack, nil
+// setAck keeps a publish's answer.
+func (d *decision) setAck(ack *jetstream.PubAck, err error) {
+	d.err = err
+	if d.acked = err == nil && ack != nil; d.acked {
+		d.ack = *ack
+	}
+}
+
+// readPubAckTo reads the log's answer to a publish into to, as publish
+// reads it.
+func readPubAckTo(data []byte, to *jetstream.PubAck) error {
+	if plainPubAckTo(data, to) {
+		return nil
 	}
 	var ack pubAck
 	if err := json.Unmarshal(data, &ack); err != nil {
-		return nil, jetstream.ErrInvalidJSAck
+		return jetstream.ErrInvalidJSAck
 	}
 	if ack.Error != nil {
-		return nil, ack.Error
+		return ack.Error
 	}
 	if ack.Stream == "" {
-		return nil, jetstream.ErrInvalidJSAck
+		return jetstream.ErrInvalidJSAck
 	}
-	return &ack.PubAck, nil
+	*to = ack.PubAck
+	return nil
 }
