@@ -207,6 +207,20 @@ type relay struct {
 func (s *relay) readUsage(data []byte) {
 	before := s.res.Usage
 	s.res.Usage.read(data)
+	s.usageAdded(before)
+}
+
+// readHead is readUsage of a first event or a whole answer, returning its
+// response id from the same decode (readHead).
+func (s *relay) readHead(data []byte) (id string) {
+	before := s.res.Usage
+	id = readHead(data, &s.res.Usage)
+	s.usageAdded(before)
+	return id
+}
+
+// usageAdded hands on the usage the answer reported since before.
+func (s *relay) usageAdded(before Usage) {
 	if d := s.res.Usage.minus(before); d != (Usage{}) && s.onUsage != nil {
 		s.onUsage(d)
 	}
@@ -299,15 +313,17 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 			s.span.firstChunk()
 			// Until it is all in the log, a resumption finds the stream
 			// here (its first frame may not be stored yet).
-			if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, responseID(data)); ok {
-				s.res.Stream = responseID(data)
+			id := s.readHead(data)
+			if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, id); ok {
+				s.res.Stream = id
 				defer s.g.dropLive(subj)
 			} else if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), scopedID(s.c.Env.User, s.res.Stream)); err == nil {
 				s.g.setLive(subj, s.c.Env)
 				defer s.g.dropLive(subj)
 			}
+		} else {
+			s.readUsage(data)
 		}
-		s.readUsage(data)
 		f := Frame{Stream: s.res.Stream, Pos: pos, Event: event, Data: data}
 		// Queued before it is handed: the goroutine readied last runs
 		// first, and that should be the one that writes to the client.
@@ -352,8 +368,9 @@ type eventSource interface {
 func (s *relay) whole(ctx context.Context, body []byte) error {
 	s.res.Body = body
 	ok := s.res.Status == http.StatusOK
+	var id string // the provider's response id: one decode with its usage
 	if ok {
-		s.readUsage(body)
+		id = s.readHead(body)
 	}
 	producerStream := s.res.Stream // as a stream's: the id before the provider names it
 	pubc := make(chan published, 1)
@@ -365,7 +382,7 @@ func (s *relay) whole(ctx context.Context, body []byte) error {
 	} else {
 		pubc <- published{}
 	}
-	err := s.keepWhole(ctx, body, ok)
+	err := s.keepWhole(ctx, body, id, ok)
 	pub := <-pubc
 	s.res.Model = pub.p
 	if err != nil {
@@ -379,16 +396,16 @@ var errTaken = errors.New("gateway: the response id is taken")
 
 // keepWhole keeps a whole answer (claimed: a 200 one) as one sealed
 // events.StreamAnswer: its prompt (Call.RecordPrompt), its one frame and
-// its end. A claimed answer is kept under the provider's response id when
-// the id is new to its user: not relayed now by this gateway (claimLive)
+// its end. A claimed answer is kept under the provider's response id (id,
+// read with its usage: relay.readHead) when the id is new to its user: not relayed now by this gateway (claimLive)
 // and nothing on its subject in the log, which is the publish's own
 // condition (Nats-Expected-Last-Subject-Sequence 0), not a lookup before
 // it: no round trip more than the store, and two gateways cannot both
 // take the id. Taken, the answer is kept under the gateway's own id, as
 // claimStream does for a stream (an upstream that reuses ids).
-func (s *relay) keepWhole(ctx context.Context, body []byte, claim bool) error {
+func (s *relay) keepWhole(ctx context.Context, body []byte, id string, claim bool) error {
 	s.res.Frames = 1
-	if id := responseID(body); claim && id != "" {
+	if claim && id != "" {
 		if subj, ok := s.g.claimLive(s.c.Env, s.c.API, id); ok {
 			own := s.res.Stream
 			s.res.Stream = id
@@ -641,7 +658,12 @@ func responseID(data []byte) string {
 	if json.Unmarshal(data, &p) != nil {
 		return ""
 	}
-	for _, id := range []string{p.Response.ID, p.Message.ID, p.ID} {
+	return firstID(p.Response.ID, p.Message.ID, p.ID)
+}
+
+// firstID is the first of ids that is one (not empty, at most 256 bytes).
+func firstID(ids ...string) string {
+	for _, id := range ids {
 		if id != "" && len(id) <= 256 {
 			return id
 		}

@@ -63,29 +63,39 @@ func (u *Usage) read(data []byte) {
 	if !bytes.Contains(data, []byte(`"usage"`)) {
 		return
 	}
-	type counts struct {
-		PromptTokens        int64 `json:"prompt_tokens"`
-		CompletionTokens    int64 `json:"completion_tokens"`
-		InputTokens         int64 `json:"input_tokens"`
-		OutputTokens        int64 `json:"output_tokens"`
-		CacheRead           int64 `json:"cache_read_input_tokens"`
-		CacheWrite          int64 `json:"cache_creation_input_tokens"`
-		PromptTokensDetails struct {
-			CachedTokens int64 `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-		InputTokensDetails struct {
-			CachedTokens int64 `json:"cached_tokens"`
-		} `json:"input_tokens_details"`
-	}
-	var p struct {
-		Usage    *counts                 `json:"usage"`
-		Response struct{ Usage *counts } `json:"response"`
-		Message  struct{ Usage *counts } `json:"message"`
-	}
+	var p usageReport
 	if json.Unmarshal(data, &p) != nil {
 		return
 	}
-	for _, c := range []*counts{p.Usage, p.Response.Usage, p.Message.Usage} {
+	u.take(&p)
+}
+
+// usageCounts is the counts of one usage object, in any provider's names.
+type usageCounts struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	InputTokens         int64 `json:"input_tokens"`
+	OutputTokens        int64 `json:"output_tokens"`
+	CacheRead           int64 `json:"cache_read_input_tokens"`
+	CacheWrite          int64 `json:"cache_creation_input_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	InputTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+}
+
+// usageReport is where an event or answer reports usage (read).
+type usageReport struct {
+	Usage    *usageCounts                 `json:"usage"`
+	Response struct{ Usage *usageCounts } `json:"response"`
+	Message  struct{ Usage *usageCounts } `json:"message"`
+}
+
+// take keeps the largest of each count p reports and u holds.
+func (u *Usage) take(p *usageReport) {
+	for _, c := range []*usageCounts{p.Usage, p.Response.Usage, p.Message.Usage} {
 		if c == nil {
 			continue
 		}
@@ -95,4 +105,37 @@ func (u *Usage) read(data []byte) {
 		u.Output = max(u.Output, c.CompletionTokens+c.OutputTokens)
 		u.CachedInput = max(u.CachedInput, cached)
 	}
+}
+
+// answerHead is what the gateway reads of a stream's first event or of a
+// whole answer before it relays it: its response id (responseID) and the
+// usage it reports (Usage.read), in one decode instead of one each; the
+// first event's is on the way to the client's first byte, a whole
+// answer's is over the whole answer.
+type answerHead struct {
+	ID       string       `json:"id"`
+	Usage    *usageCounts `json:"usage"`
+	Response struct {
+		ID    string       `json:"id"`
+		Usage *usageCounts `json:"usage"`
+	} `json:"response"`
+	Message struct {
+		ID    string       `json:"id"`
+		Usage *usageCounts `json:"usage"`
+	} `json:"message"`
+}
+
+// readHead returns data's response id and takes its usage into u, as
+// responseID and u.read would. Data the one decode does not take whole
+// (a member of another type than these) is read by those two apart, so
+// either still reads what it can alone.
+func readHead(data []byte, u *Usage) (id string) {
+	var h answerHead
+	if json.Unmarshal(data, &h) != nil {
+		u.read(data)
+		return responseID(data)
+	}
+	u.take(&usageReport{Usage: h.Usage, Response: struct{ Usage *usageCounts }{h.Response.Usage},
+		Message: struct{ Usage *usageCounts }{h.Message.Usage}})
+	return firstID(h.Response.ID, h.Message.ID, h.ID)
 }
