@@ -40,14 +40,26 @@ type GatewayStreamingResult struct {
 
 // StreamingSide is what the clients of one side got.
 type StreamingSide struct {
-	Events    int             // events read (a whole answer counts the chunks its stream would have had)
-	Answers   int             // answers read to their end
-	Elapsed   time.Duration   // the first request sent → the last answer read
+	Events  int           // events read (a whole answer counts the chunks its stream would have had)
+	Answers int           // answers read to their end
+	Elapsed time.Duration // the first request sent → the last answer read
+	// CPU is the process's CPU time over Elapsed (every thread: the
+	// clients', the upstream's, the gateway's and the embedded server's),
+	// which moves far less than the wall clock on a shared machine.
+	CPU       time.Duration
 	FirstByte []time.Duration // request sent → the answer's first body byte, one per answer
 }
 
 // EventsPerSecond is the side's throughput.
 func (s StreamingSide) EventsPerSecond() float64 { return rate(s.Events, s.Elapsed) }
+
+// CPUPerAnswer is the process's CPU time an answer took on this side.
+func (s StreamingSide) CPUPerAnswer() time.Duration {
+	if s.Answers == 0 {
+		return 0
+	}
+	return s.CPU / time.Duration(s.Answers)
+}
 
 // streamingUpstream is an in-process Chat upstream that answers every
 // request with StreamEvents chunks as fast as it can write them, each
@@ -199,7 +211,7 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 		var mu sync.Mutex
 		var fails int
 		var wg sync.WaitGroup
-		start := time.Now()
+		start, cpu := time.Now(), ProcessCPU()
 		stop := start.Add(d)
 		for range streams {
 			wg.Add(1)
@@ -220,7 +232,7 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 			}()
 		}
 		wg.Wait()
-		s.Elapsed = time.Since(start)
+		s.Elapsed, s.CPU = time.Since(start), ProcessCPU()-cpu
 		return s, fails, ctx.Err()
 	}
 	// Warm both paths (connections, the gateway's first publishes).
@@ -281,8 +293,9 @@ func (r *runner) gatewayStreaming() error {
 					at += "s"
 				}
 				gw, direct := gatewayStreamingWork(whole, perAnswer)
-				note := fmt.Sprintf("%d clients in a closed loop for %s each way, answers of %d Chat chunks (~230 bytes each); %d answers through the gateway, %d direct",
-					streams, d, StreamEvents, res.Gateway.Answers, res.Direct.Answers)
+				note := fmt.Sprintf("%d clients in a closed loop for %s each way, answers of %d Chat chunks (~230 bytes each); %d answers through the gateway, %d direct; the process's CPU an answer %.0f µs through the gateway, %.0f µs direct (%.2f× direct's answers a CPU-second: what the wall clock's ratio reads when CPU-bound, less another load's share)",
+					streams, d, StreamEvents, res.Gateway.Answers, res.Direct.Answers, micros(res.Gateway.CPUPerAnswer()), micros(res.Direct.CPUPerAnswer()),
+					float64(res.Direct.CPUPerAnswer())/float64(max(1, res.Gateway.CPUPerAnswer())))
 				if res.Failures > 0 {
 					note += fmt.Sprintf("; %d failed", res.Failures)
 				}

@@ -47,7 +47,8 @@ func TestGatewayStreaming(t *testing.T) {
 				t.Fatalf("whole %t, %d streams: %v", whole, n, err)
 			}
 			if res.Failures != 0 || res.Gateway.Answers == 0 || res.Direct.Answers == 0 ||
-				res.Gateway.Events != res.Gateway.Answers*bench.StreamEvents || len(res.Gateway.FirstByte) != res.Gateway.Answers {
+				res.Gateway.Events != res.Gateway.Answers*bench.StreamEvents || len(res.Gateway.FirstByte) != res.Gateway.Answers ||
+				res.Gateway.CPU <= 0 || res.Direct.CPU <= 0 {
 				t.Errorf("whole %t, %d streams: %+v", whole, n, res)
 			}
 			st, err := b.JS.Stream(ctx, events.StreamGateway)
@@ -61,8 +62,8 @@ func TestGatewayStreaming(t *testing.T) {
 			if info.State.Msgs == 0 {
 				t.Errorf("whole %t, %d streams: no frame kept", whole, n)
 			}
-			t.Logf("whole %t, %d streams: %d answers through the gateway (%.0f events/s), %d direct (%.0f events/s); %d messages in %s",
-				whole, n, res.Gateway.Answers, res.Gateway.EventsPerSecond(), res.Direct.Answers, res.Direct.EventsPerSecond(), info.State.Msgs, events.StreamGateway)
+			t.Logf("whole %t, %d streams: %d answers through the gateway (%.0f events/s, %v CPU an answer), %d direct (%.0f events/s, %v CPU an answer); %d messages in %s",
+				whole, n, res.Gateway.Answers, res.Gateway.EventsPerSecond(), res.Gateway.CPUPerAnswer(), res.Direct.Answers, res.Direct.EventsPerSecond(), res.Direct.CPUPerAnswer(), info.State.Msgs, events.StreamGateway)
 		}
 	}
 }
