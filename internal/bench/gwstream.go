@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -127,7 +128,18 @@ func (u *streamingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the first byte of its answer's body.
 func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, d time.Duration) (GatewayStreamingResult, error) {
 	res := GatewayStreamingResult{Streams: streams, Whole: whole}
-	upURL, up, err := serveLoopback(&streamingUpstream{})
+	// Each part's goroutines carry a profiler label (part: upstream,
+	// gateway, client), which the goroutines they start inherit (the
+	// servers' connections, the gateway's upstream requests and log
+	// path), so a CPU profile of the run is read part by part (go tool
+	// pprof -tagfocus part=gateway); the embedded server's and the log
+	// connection's goroutines carry none.
+	var upURL string
+	var up *http.Server
+	var err error
+	pprof.Do(ctx, pprof.Labels("part", "upstream"), func(context.Context) {
+		upURL, up, err = serveLoopback(&streamingUpstream{})
+	})
 	if err != nil {
 		return res, err
 	}
@@ -140,7 +152,11 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 	if err != nil {
 		return res, err
 	}
-	gwURL, gw, err := serveLoopback(g)
+	var gwURL string
+	var gw *http.Server
+	pprof.Do(ctx, pprof.Labels("part", "gateway"), func(context.Context) {
+		gwURL, gw, err = serveLoopback(g)
+	})
 	if err != nil {
 		return res, err
 	}
@@ -215,7 +231,7 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 		stop := start.Add(d)
 		for range streams {
 			wg.Add(1)
-			go func() {
+			go pprof.Do(ctx, pprof.Labels("part", "client"), func(context.Context) {
 				defer wg.Done()
 				for time.Now().Before(stop) && ctx.Err() == nil {
 					n, first, err := one(url, key)
@@ -229,7 +245,7 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 					}
 					mu.Unlock()
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		s.Elapsed, s.CPU = time.Since(start), ProcessCPU()-cpu
