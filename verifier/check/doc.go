@@ -56,7 +56,11 @@
 //     else, and such a binding contradicts only when it is unambiguous
 //     (binding.go: a claim is judged only against evidence about it;
 //     amount_cents is read in hundredths; a count stated of a whole list
-//     is compared with its length); against an excerpt (Evidence.Cuts)
+//     is compared with its length); of two or more fields of one kind in
+//     an object (a due and a filed date, a deposit and a credit limit)
+//     the claim binds the one its words name better than every other,
+//     else a value one of them holds is never contradicted (siblings.go);
+//     against an excerpt (Evidence.Cuts)
 //     a claim that names no row of its own ("the largest amount is 912")
 //     is never contradicted by a row it holds, since the rows it left out
 //     may hold the value: it is unsupported, and so is a superlative the

@@ -317,6 +317,13 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		near = slices.DeleteFunc(slices.Clone(near), func(c string) bool { return cx.namesRowOnly(c, m) })
 		local = slices.DeleteFunc(slices.Clone(local), func(c string) bool { return cx.namesRowOnly(c, m) })
 	}
+	if inc := cx.includedConcepts(m); len(inc) > 0 {
+		// "$480 including tax": tax is a part of the number, not its field.
+		drop := func(c string) bool { return slices.Contains(inc, c) }
+		near = slices.DeleteFunc(slices.Clone(near), drop)
+		local = slices.DeleteFunc(slices.Clone(local), drop)
+		concepts = slices.DeleteFunc(concepts, drop)
+	}
 	if len(targets) == 0 && len(near) > 0 {
 		targets = find(near)
 	}
@@ -439,6 +446,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		if otherKind(&ix.Leaves[best], m) {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: ix.Leaves[best].Ptr() + " holds another kind of value than the claim's number"}
+		}
+		if f, ok := cx.siblingJudge(best, cx.numRivals(best), func(l int32) bool { return containsLeaf(in, l) }, named); ok {
+			return f
 		}
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
 			reason: "evidence says " + ix.Leaves[best].Raw() + " at " + ix.Leaves[best].Ptr()}

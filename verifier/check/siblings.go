@@ -1,0 +1,375 @@
+package check
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+	"github.com/toolstream/toolstream/verifier/evidence"
+)
+
+// Sibling fields of one kind. An object often holds two or more fields of
+// the kind a claim states (two dates: due and filed; two amounts: a
+// deposit and a credit limit, a total and its tax; a date and a day
+// count). The field the claim's words chose is the claim's only when they
+// name its key better than every such sibling's, by a margin: then a value
+// it does not hold contradicts the claim. Otherwise the binding is
+// ambiguous, and the claim is judged by the siblings together: a value one
+// of them holds is supported when the claim names that one and unsupported
+// when not; a value none holds is unsupported. Never contradicted by a
+// field the claim did not choose.
+//
+// How well a claim names a key (nameScore) is read from the key's own
+// concepts (units excepted: a unit says the kind, not which field of it)
+// and from opposed qualifiers (words.txt [opposed qualifiers]: original
+// and current, due and filed): a key holding one side of a pair that the
+// claim states only the other side of is not the claim's, whatever else
+// they share. Every dimension goes through siblingJudge: numbers (numcheck.go)
+// and dates (timecheck.go).
+
+// bindMargin is the lead a field's name score must have over every
+// sibling's for the claim to bind it (a field the claim names at all):
+// strictly better named, a tie is ambiguous.
+const bindMargin = 1
+
+// opposedScore is the name score of a key whose qualifier the claim
+// states the opposite of.
+const opposedScore = -1000
+
+// opposedQualifiers are words.txt's [opposed qualifiers] by pair: each
+// pair's two sides, each a set of words (Latin words lower case; words of
+// ideographs matched inside keys and claims).
+var opposedQualifiers = func() [][2]map[string]bool {
+	type pairSides struct {
+		names []string
+		words [2]map[string]bool
+	}
+	byPair := map[string]*pairSides{}
+	var order []string
+	for _, l := range evidence.LangData.Lines("opposed qualifiers") {
+		pair, side, ok := strings.Cut(l.Name, ".")
+		if !ok {
+			panic("check: [opposed qualifiers] line " + l.Name + " names no side (pair.side)")
+		}
+		p := byPair[pair]
+		if p == nil {
+			p = &pairSides{}
+			byPair[pair] = p
+			order = append(order, pair)
+		}
+		i := slices.Index(p.names, side)
+		if i < 0 {
+			if len(p.names) == 2 {
+				panic("check: [opposed qualifiers] pair " + pair + " has more than two sides")
+			}
+			i = len(p.names)
+			p.names = append(p.names, side)
+			p.words[i] = map[string]bool{}
+		}
+		for _, w := range l.Words {
+			p.words[i][strings.ToLower(w)] = true
+		}
+	}
+	out := make([][2]map[string]bool, 0, len(order))
+	for _, pair := range order {
+		if len(byPair[pair].names) != 2 {
+			panic("check: [opposed qualifiers] pair " + pair + " has one side")
+		}
+		out = append(out, byPair[pair].words)
+	}
+	return out
+}()
+
+// sideHas reports whether side holds word w (a Latin word, stemmed too)
+// or, for ideographs, whether s contains one of its ideograph words.
+func sideHas(side map[string]bool, w string) bool {
+	w = strings.ToLower(w)
+	return side[w] || side[lang.Stem(w)]
+}
+
+// keySide returns, for each opposed pair, which side field l's key holds:
+// 0 or 1, -1 for none (or both).
+func keySide(ix *evidence.Index, l int32, pair [2]map[string]bool) int {
+	k := evidence.LastToken(ix.Leaves[l].Ptr())
+	has := [2]bool{}
+	for i, side := range pair {
+		for _, p := range lang.KeyParts(k) {
+			if sideHas(side, p) {
+				has[i] = true
+			}
+		}
+		for w := range side {
+			if r := []rune(w); len(r) > 0 && lang.IsCJK(r[0]) && strings.Contains(k, w) {
+				has[i] = true
+			}
+		}
+	}
+	switch {
+	case has[0] && !has[1]:
+		return 0
+	case has[1] && !has[0]:
+		return 1
+	}
+	return -1
+}
+
+// claimSides returns which sides of pair the claim states.
+func (cx *claim) claimSides(pair [2]map[string]bool) [2]bool {
+	var has [2]bool
+	for i, side := range pair {
+		for j := range cx.words {
+			if w := &cx.words[j]; !w.Cjk && sideHas(side, w.S) {
+				has[i] = true
+			}
+		}
+		for w := range side {
+			if r := []rune(w); len(r) > 0 && lang.IsCJK(r[0]) && strings.Contains(string(cx.norm), w) {
+				has[i] = true
+			}
+		}
+		for _, c := range cx.concepts {
+			if side[c] {
+				has[i] = true // 现价 read as current
+			}
+		}
+	}
+	return has
+}
+
+// opposed reports whether field l's key holds a qualifier whose opposite
+// alone the claim states ("started at an original gravity" beside
+// current_gravity; "filed" beside petition_due).
+func (cx *claim) opposed(l int32) bool {
+	for _, pair := range opposedQualifiers {
+		ks := keySide(cx.ix, l, pair)
+		if ks < 0 {
+			continue
+		}
+		cs := cx.claimSides(pair)
+		if cs[1-ks] && !cs[ks] {
+			return true
+		}
+	}
+	return false
+}
+
+// statesQualifierOf reports whether the claim states a qualifier field l's
+// key holds (its side of an opposed pair).
+func (cx *claim) statesQualifierOf(l int32) bool {
+	for _, pair := range opposedQualifiers {
+		if ks := keySide(cx.ix, l, pair); ks >= 0 && cx.claimSides(pair)[ks] {
+			return true
+		}
+	}
+	return false
+}
+
+// nameScore scores how well named (the claim's concepts for what it
+// states, units left out) names field l's key: 2 for each of the key's own
+// concepts named, -1 for each not (units excepted), opposedScore for a key
+// of the opposite qualifier.
+func (cx *claim) nameScore(l int32, named []string) int {
+	if cx.opposed(l) {
+		return opposedScore
+	}
+	s := 0
+	if cx.statesQualifierOf(l) {
+		s += 2 // "currently" beside current_temp_c
+	}
+	for _, c := range cx.ix.Leaves[l].Own() {
+		switch {
+		case unitKeyWord(c):
+		case hasAny(named, c):
+			s += 2
+		default:
+			s--
+		}
+	}
+	return s
+}
+
+// unitKeyWord reports whether concept c of a key names its unit (weight_kg,
+// amount_cents): the kind of the field, not which field of that kind.
+func unitKeyWord(c string) bool {
+	return evidence.UnitConcepts[c] || minorUnitWords[c] || evidence.LangData.UnitRefs("key units")[c] != nil
+}
+
+// minorUnitWords are units.txt's [minor units] words (cents, pence, fen).
+var minorUnitWords = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range evidence.LangData.Numbers("minor units") {
+		m[w] = true
+	}
+	return m
+}()
+
+// namesAny reports whether named holds a concept of field l's key other
+// than its unit.
+func (cx *claim) namesAny(l int32, named []string) bool {
+	if cx.statesQualifierOf(l) {
+		return true
+	}
+	for _, c := range cx.ix.Leaves[l].Own() {
+		if !unitKeyWord(c) && hasAny(named, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// siblingJudge is the one place the sibling rule decides (see above):
+// a ranking of best, the field the claim's words chose, and rivals, the
+// other fields of its kind in its object, by nameScore. holds reports
+// whether a field holds the claimed value (best does not); named are the
+// claim's concepts for it. The top of the ranking is the claim's field
+// when it is named at all and leads every field holding the value by
+// bindMargin: then, if it is best, ok is false (best's value may
+// contradict the claim), else the top contradicts it. A field holding
+// the value that the top does not lead so is the binding's ambiguity:
+// supported when the claim names that field, else unsupported.
+func (cx *claim) siblingJudge(best int32, rivals []int32, holds func(int32) bool, named []string) (fact, bool) {
+	ix := cx.ix
+	if len(rivals) == 0 && !cx.opposed(best) {
+		return fact{}, false
+	}
+	cands := append([]int32{best}, rivals...)
+	scores := make([]int, len(cands))
+	top, topNamed := opposedScore, false
+	for i, l := range cands {
+		scores[i] = cx.nameScore(l, named)
+		top = max(top, scores[i])
+	}
+	var first int32 = -1
+	for i, l := range cands {
+		if scores[i] == top && top > opposedScore {
+			if first < 0 {
+				first = l
+			}
+			topNamed = topNamed || cx.namesAny(l, named)
+		}
+	}
+	for i, l := range cands {
+		if !holds(l) || scores[i] == opposedScore {
+			continue
+		}
+		if topNamed && top-scores[i] >= bindMargin {
+			continue // a field the claim names worse holds the value
+		}
+		if cx.namesAny(l, named) {
+			return supported(ix, "value matches a field the claim names", l), true
+		}
+		return fact{verdict: events.VerdictUnsupported, weak: true,
+			reason: "the value is at " + ix.Leaves[l].Ptr() + ", a field of the same kind as " + ix.Leaves[best].Ptr() + " that the claim names no worse"}, true
+	}
+	switch {
+	case first < 0:
+		return fact{verdict: events.VerdictUnsupported, weak: true,
+			reason: ix.Leaves[best].Ptr() + " holds the other of what the claim names"}, true
+	case first == best || scores[0] == top || !topNamed:
+		return fact{}, false
+	}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first)},
+		reason: "evidence says " + ix.Leaves[first].Raw() + " at " + ix.Leaves[first].Ptr() + ", the field of its kind the claim names"}, true
+}
+
+// numKind is the kind of a numeric field for the sibling rule: the
+// dimension of its unit, else its own.
+func numKind(lf *evidence.Leaf) evidence.Dimension {
+	if u := lf.Unit(); u != nil {
+		return u.Dim
+	}
+	return lf.Dim
+}
+
+// numRivals returns the other numeric fields of best's object of best's
+// kind, or of no known kind (no number inside a text, no field naming the
+// object).
+func (cx *claim) numRivals(best int32) []int32 {
+	ix := cx.ix
+	bl := &ix.Leaves[best]
+	if bl.Node < 0 || bl.Text {
+		return nil
+	}
+	nd := &ix.Nodes[bl.Node]
+	var out []int32
+	for l := nd.LeafLo; l < nd.LeafHi; l++ {
+		lf := &ix.Leaves[l]
+		if l == best || lf.Node != bl.Node || lf.Kind != evidence.KindNum || lf.Text || lf.Scaled || lf.SubjKey || numKind(lf) != numKind(bl) && numKind(lf) != evidence.DimNone {
+			continue
+		}
+		if evidence.LastToken(lf.Ptr()) == evidence.LastToken(bl.Ptr()) {
+			continue // a copy of best (a scaled or text reading)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// inclusionWords are words.txt's [inclusion words]: "$480 including tax".
+var inclusionWords = evidence.LangData.Set("inclusion words")
+
+// includedConcepts returns the concepts the claim names only after an
+// inclusion word that follows number m ("comes to $480 including tax":
+// tax; 共计 318 元（含税）: 税): a part of the number, not its field.
+func (cx *claim) includedConcepts(m *evidence.NumMention) []string {
+	at := -1
+	for i := range cx.words {
+		if w := &cx.words[i]; w.Start >= m.End && !w.Cjk && inclusionWords[strings.ToLower(w.S)] {
+			at = w.End
+			break
+		}
+	}
+	if at < 0 {
+		norm := string(cx.norm[min(m.End, len(cx.norm)):])
+		for w := range inclusionWords {
+			if r := []rune(w); len(r) == 0 || !lang.IsCJK(r[0]) {
+				continue
+			}
+			if i := strings.Index(norm, w); i >= 0 {
+				if p := m.End + len([]rune(norm[:i])) + len([]rune(w)); at < 0 || p < at {
+					at = p
+				}
+			}
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	before := cx.conceptsIn(0, at)
+	var out []string
+	for _, c := range cx.conceptsIn(at, len(cx.norm)) {
+		if !hasAny(before, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// dateSiblings applies the sibling rule to a claimed date that first, the
+// best named date target, does not hold: the other date targets of
+// first's object (dates and day counts) are its rivals.
+func (cx *claim) dateSiblings(te *evidence.TimeExpr, first *evidence.DateTarget, targets []evidence.DateTarget, concepts []string) (fact, bool) {
+	ix := cx.ix
+	if len(first.Leaves) != 1 {
+		return fact{}, false
+	}
+	best := first.Leaves[0]
+	node := ix.Leaves[best].Node
+	var rivals []int32
+	holding := map[int32]bool{}
+	for i := range targets {
+		t := &targets[i]
+		if len(t.Leaves) != 1 || t.Leaves[0] == best || ix.Leaves[t.Leaves[0]].Node != node {
+			continue
+		}
+		rivals = append(rivals, t.Leaves[0])
+		if v, ok := evidence.DayHolds(te, t); ok && v == events.VerdictSupported {
+			holding[t.Leaves[0]] = true
+		}
+	}
+	if len(rivals) == 0 {
+		return fact{}, false
+	}
+	return cx.siblingJudge(best, rivals, func(l int32) bool { return holding[l] }, concepts)
+}
