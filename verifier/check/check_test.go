@@ -150,8 +150,15 @@ func TestRegressionSet(t *testing.T) {
 	var st regStats
 	perFile := map[string]*regStats{}
 	var files []string
+	crossRow := 0
 	for _, cc := range checkedSet(t) {
 		rc, rep := cc.rc, cc.rep
+		for _, cv := range crossRowSupport(rep, rc.Evidences()) {
+			crossRow++
+			if testing.Verbose() || os.Getenv("VERIFIER_DEBUG") != "" {
+				t.Logf("%s [%s] supported citing another row than the one it names: %q %v", rc.File, rc.Name, cv.Text, cv.Evidence)
+			}
+		}
 		fs := perFile[rc.File]
 		if fs == nil {
 			fs = &regStats{}
@@ -179,6 +186,7 @@ func TestRegressionSet(t *testing.T) {
 	}
 	t.Logf("claims %d (Chinese %d), flagged %d, supported %d, not_checkable %d", st.claims, st.zh, st.expFlagged, st.expSupported, st.notCheckable)
 	t.Logf("all: %s", st.summary())
+	t.Logf("supported claims citing another row than the one they name: %d", crossRow)
 	recall := ratio(st.truePos, st.expFlagged)
 	falseFlag := ratio(st.falseFlags, st.expSupported)
 	pointer := ratio(st.pointerOK, st.pointerWant)

@@ -104,11 +104,17 @@ func checkKindedSet(t *testing.T, s kindedSet) {
 	c := NewChecker(CheckerConfig{})
 	byKind := map[string]map[string]*heldOutCount{}
 	byLang := map[string]*heldOutCount{"all": {}, "en": {}, "zh": {}}
-	cited, supportedRight := map[string]int{}, map[string]int{}
+	cited, supportedRight, crossRow := map[string]int{}, map[string]int{}, map[string]int{}
 	for i, hc := range cases {
 		now, _ := time.Parse(time.RFC3339, hc.Now) // NB: checked by Load
 		rep := c.Check(hc.Answer, hc.Evidences(), now)
 		lang := answerLang(hc.Answer)
+		for _, cv := range crossRowSupport(rep, hc.Evidences()) {
+			crossRow[lang]++
+			if os.Getenv("VERIFIER_DEBUG") != "" {
+				t.Logf("%s [%s] supported citing another row than the one it names: %q %v", hc.Name, lang, cv.Text, cv.Evidence)
+			}
+		}
 		for j, e := range hc.Expected {
 			kind := labels[i][j]
 			got, ok := findClaim(rep, hc.Answer, e.Text)
@@ -148,6 +154,9 @@ func checkKindedSet(t *testing.T, s kindedSet) {
 		fmt.Fprintf(&b, "| %s | %d | %.3f (%d/%d) | %.3f (%d/%d) | %d/%d | %d/%d | %d, %d |\n", l, c.claims, c.precision(), c.truePos, c.flags, c.recall(), c.truePos, c.wantContra, c.falseFlags, c.wantSupp, c.unsupp, c.claims, supportedRight[l], cited[l])
 	}
 	t.Log("\n" + b.String())
+	// A claim bound to the wrong row shows as a supported claim citing a
+	// field of another row than the one it names (crossRowSupport).
+	t.Logf("supported claims citing another row than the one they name: en %d, zh %d", crossRow["en"], crossRow["zh"])
 	for _, l := range []string{"all", "en", "zh"} {
 		floor, st := floors[l], byLang[l]
 		if st.claims == 0 {

@@ -274,7 +274,7 @@ func (cx *claim) checkNumber(m *evidence.NumMention) fact {
 		}
 	}
 	if cx.soft && f.verdict != events.VerdictSupported {
-		if g := cx.widened().checkNumberIn(m); g.verdict == events.VerdictSupported && !cx.otherRowOnly(g.leaves) {
+		if g := cx.widened().checkNumberIn(m); g.verdict == events.VerdictSupported && !cx.otherRowOnly(g.leaves, m) {
 			return cx.checkDirection(g)
 		}
 	}

@@ -222,20 +222,23 @@ func cloneSubjects(s evidence.Subjects) evidence.Subjects {
 }
 
 // otherRowOnly reports whether fields ls all lie in other rows of an
-// array one of the scope's rows belongs to, under keys the scope's rows
-// do not have, and the claim names nothing else of those rows: "It has 12
-// stops" after a sentence about the South route, which has no stops, is
-// not about the North route's 12. A row the claim names by a value of it,
-// or a field the scope's row has too ("In Japan it sells for ¥3,600"
-// after the EU's amount), is still read widely.
-func (cx *claim) otherRowOnly(ls []int32) bool {
+// array one of the scope's rows belongs to, and the claim names nothing
+// else of those rows: "It has 12 stops" after a sentence about the South
+// route, which has no stops, is not about the North route's 12, and "It is
+// at 19 °C" after a sentence about T-North, whose own temperature is 14, is
+// not made true by T-South's 19: the pronoun continues T-North's row, and
+// a value of another row says nothing of it. A row the claim names by a
+// value of it, or whose field alone is of the number's unit ("In Japan it
+// sells for ¥3,600" after the EU's amount in euros, the rows' currency
+// beside each amount), is still read widely.
+func (cx *claim) otherRowOnly(ls []int32, m *evidence.NumMention) bool {
 	ix := cx.ix
 	if len(ls) == 0 {
 		return false
 	}
 	for _, l := range ls {
 		row := cx.siblingRow(l)
-		if row < 0 || cx.scopeHasKey(evidence.LastToken(ix.Leaves[l].Ptr())) {
+		if row < 0 || !cx.scopeKeyFits(evidence.LastToken(ix.Leaves[l].Ptr()), m) {
 			return false
 		}
 		for _, vm := range cx.values {
@@ -247,18 +250,28 @@ func (cx *claim) otherRowOnly(ls []int32) bool {
 	return true
 }
 
-// scopeHasKey reports whether one of the scope's rows has a field of key.
-func (cx *claim) scopeHasKey(key string) bool {
+// scopeKeyFits reports whether none of the scope's rows has a field of
+// key, or one of them has one that number m could be a value of: of no
+// unit, or of one compatible with m's. A scope row whose field of key is
+// of another unit (its amount in euros, the claim's in yen) cannot hold
+// the number, so the claim is not bound to that row's field.
+func (cx *claim) scopeKeyFits(key string, m *evidence.NumMention) bool {
 	ix := cx.ix
+	has := false
 	for _, n := range cx.nodes {
 		nd := &ix.Nodes[n]
 		for l := nd.LeafLo; l < nd.LeafHi; l++ {
-			if evidence.LastToken(ix.Leaves[l].Ptr()) == key {
+			lf := &ix.Leaves[l]
+			if evidence.LastToken(lf.Ptr()) != key {
+				continue
+			}
+			has = true
+			if m == nil || m.Unit == nil || lf.Unit() == nil || evidence.Compatible(m.Unit, lf.Unit()) {
 				return true
 			}
 		}
 	}
-	return false
+	return !has
 }
 
 // siblingRow returns the row of an array holding one of the scope's rows

@@ -499,7 +499,7 @@ func rowByValue(ix *evidence.Index, rd *reading) (int32, string, bool) {
 			}
 			row = n
 		}
-		if row < 0 || !distinctInRows(ix, vm[0]) {
+		if row < 0 || !distinctInRows(ix, vm[0]) && !onlyInItsRow(ix, vm[0]) {
 			continue
 		}
 		if found >= 0 && found != row {
@@ -508,6 +508,40 @@ func rowByValue(ix *evidence.Index, rd *reading) (int32, string, bool) {
 		found, name = row, ix.Leaves[vm[0]].Str()
 	}
 	return found, name, found >= 0
+}
+
+// onlyInItsRow reports whether string leaf l, a short value (a word or
+// two, not a category), is a field of a row of an
+// array of three rows or more in which every row has that field, and no
+// other row's field holds l's value ("Bo" beside tutors Ines, Bo, Ines):
+// the value names its row though other rows share theirs.
+func onlyInItsRow(ix *evidence.Index, l int32) bool {
+	lf := &ix.Leaves[l]
+	if lf.Kind != evidence.KindStr || lf.Text || lf.HasDay || len(lf.Cat()) > 0 || lf.Node < 0 {
+		return false
+	}
+	v := lf.Str()
+	if v == "" || len(strings.Fields(v)) > 2 {
+		return false
+	}
+	a := ix.Nodes[lf.Node].Parent
+	if a < 0 || !ix.Nodes[a].Array || ix.Nodes[a].ObjKids < 3 {
+		return false
+	}
+	key := evidence.LastToken(lf.Ptr())
+	has, same := 0, 0
+	nd := &ix.Nodes[a]
+	for k := nd.LeafLo; k < nd.LeafHi; k++ {
+		o := &ix.Leaves[k]
+		if o.Node < 0 || ix.Nodes[o.Node].Parent != a || o.Text || evidence.LastToken(o.Ptr()) != key {
+			continue
+		}
+		has++
+		if strings.EqualFold(o.Str(), v) {
+			same++
+		}
+	}
+	return same == 1 && has == ix.Nodes[a].ObjKids
 }
 
 // distinctInRows reports whether string leaf l is a field of a row of an

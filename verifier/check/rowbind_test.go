@@ -1,0 +1,64 @@
+package check
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/verifier/evidence"
+)
+
+// TestARowNamedIsJudgedByItsOwnFields: a claim continuing the row the
+// sentence before named (through a pronoun), or naming a row by a value
+// only that row has in a field other rows share values of, is judged by
+// that row's fields: another row's value of the same field does not
+// support it, and the row's own different value contradicts it. A row
+// whose field is of another unit than the claim's number (an amount in
+// euros, the claim's in yen) is still left for the row that fits. No
+// supported claim cites a field of another row than the one it names
+// (crossRowSupport).
+func TestARowNamedIsJudgedByItsOwnFields(t *testing.T) {
+	sup, con := events.VerdictSupported, events.VerdictContradicted
+	tanks := `{"tanks": [{"label": "T-North", "level_pct": 82, "temp_c": 14}, {"label": "T-South", "level_pct": 35, "temp_c": 19}]}`
+	zhTanks := `{"仓位": [{"名称": "甲仓", "温度": 4, "湿度": 60}, {"名称": "乙仓", "温度": 8, "湿度": 75}]}`
+	crew := `{"crew": [{"name": "Mara Quill", "role": "lead", "shifts": 5}, {"name": "Otto Fenn", "role": "assistant", "shifts": 3}]}`
+	tutors := `{"sessions": [{"tutor": "Ines", "topic": "algebra", "online": true, "hours": 2}, {"tutor": "Bram", "topic": "optics", "online": false, "hours": 3}, {"tutor": "Ines", "topic": "genetics", "online": true, "hours": 2}]}`
+	zhTutors := `{"课程": [{"老师": "林芳", "线上": true}, {"老师": "周强", "线上": false}, {"老师": "林芳", "线上": true}]}`
+	fares := `{"fares": [{"zone": "Inner", "fare": 30, "currency": "EUR"}, {"zone": "Outer", "fare": 3600, "currency": "JPY"}]}`
+	for _, tc := range []struct {
+		result, answer string
+		want           []events.Verdict
+	}{
+		// a pronoun continues the row the sentence before named
+		{tanks, "T-North is at 82%. It is at 19 °C.", []events.Verdict{sup, con}},
+		{tanks, "T-North is at 82%. It is at 14 °C.", []events.Verdict{sup, sup}},
+		{tanks, "T-South is at 35%. Its temperature is 14 °C.", []events.Verdict{sup, con}},
+		{crew, "Mara Quill is the lead. She worked 3 shifts.", []events.Verdict{sup, con}},
+		{crew, "Mara Quill is the lead. She worked 5 shifts.", []events.Verdict{sup, sup}},
+		{zhTanks, "甲仓温度4度。它的湿度是75%。", []events.Verdict{sup, con}},
+		{zhTanks, "甲仓温度4度。它的湿度是60%。", []events.Verdict{sup, sup}},
+		// a value only its row has, though other rows share theirs
+		{tutors, "Bram teaches online.", []events.Verdict{con}},
+		{tutors, "Ines teaches online.", []events.Verdict{sup}},
+		{zhTutors, "周强的课是线上课。", []events.Verdict{con}},
+		{zhTutors, "周强的课不是线上的。", []events.Verdict{sup}},
+		// a row whose field is of another unit leaves the claim to the row that fits
+		{fares, "The Inner zone costs €30. It costs ¥3,600 too.", []events.Verdict{sup, sup}},
+		{fares, "The Inner zone costs €30. It costs €36 on Sundays.", []events.Verdict{sup, con}},
+	} {
+		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}
+		rep := NewChecker(CheckerConfig{}).Check(tc.answer, ev, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		var got []events.Verdict
+		for _, cl := range rep.Claims {
+			got = append(got, cl.Verdict)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q beside %s: %v, want %v", tc.answer, tc.result, got, tc.want)
+		}
+		for _, cv := range crossRowSupport(rep, ev) {
+			t.Errorf("%q beside %s: %q is supported by another row than the one it names: %v", tc.answer, tc.result, cv.Text, cv.Evidence)
+		}
+	}
+}
