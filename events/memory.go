@@ -43,6 +43,11 @@ type Observation struct {
 	// provenance) when memory's writer split one into statements. Records
 	// of one message are forgotten one by one: it does not tie them.
 	Message string `msgpack:"ms,omitempty" json:"message,omitempty"`
+	// Speaker is the label a message opened with ("Caroline: …", a
+	// transcript's "张伟：…"), carried to every statement read from it:
+	// only the first sentence says it. Empty when the message opened
+	// with none.
+	Speaker string `msgpack:"sp,omitempty" json:"speaker,omitempty"`
 }
 
 // MemoryObserved adds an observation.

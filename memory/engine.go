@@ -219,7 +219,7 @@ func checkEnvelope(ev *events.Event) error {
 // stmt is a validated, normalised statement, ready to become a record.
 type stmt struct {
 	id, origin, sentence      string
-	message                   string
+	message, speaker          string
 	kind                      Kind
 	subject, attribute, value string
 	polarity                  Polarity
@@ -255,9 +255,13 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 	s := stmt{id: o.ID, kind: Kind(o.Kind), subject: norm(o.Subject), attribute: norm(o.Attribute),
 		value: strings.TrimSpace(o.Value), polarity: Polarity(o.Polarity), scope: strings.TrimSpace(o.Scope),
 		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence,
-		sentence: strings.TrimSpace(o.Sentence), openEnded: o.OpenEnded, message: strings.TrimSpace(o.Message)}
+		sentence: strings.TrimSpace(o.Sentence), openEnded: o.OpenEnded, message: strings.TrimSpace(o.Message),
+		speaker: strings.TrimSpace(o.Speaker)}
 	if len(s.message) > IDBytesMax {
 		return bad("message id too long")
+	}
+	if len(s.speaker) > speakerBytesMax {
+		return bad("speaker too long")
 	}
 	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
 		for _, x := range e.extract(o.Text, at) {
@@ -396,7 +400,7 @@ func (x *tx) end() error {
 }
 
 func (x *tx) record(st stmt, version int) *Record {
-	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence, Message: st.message,
+	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence, Message: st.message, Speaker: st.speaker,
 		Source: x.event, ObservedAt: x.at, LearnedAt: x.at, Kind: st.kind, Subject: st.subject,
 		Attribute: st.attribute, Value: st.value, Polarity: st.polarity, Scope: st.scope,
 		Permission: st.permission, ValidFrom: st.validFrom, ValidUntil: st.validUntil,
@@ -901,6 +905,9 @@ func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
 	st.origin, st.sentence = head.Origin, head.Sentence
 	if st.message == "" {
 		st.message = head.Message
+	}
+	if st.speaker == "" {
+		st.speaker = head.Speaker
 	}
 	return func() error { return x.correct(st) }, nil
 }

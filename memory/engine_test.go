@@ -850,6 +850,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{&events.Event{ID: "b8", Tenant: "acme", User: "u1", At: at, Body: obs(events.Observation{ID: "x", Text: "t", Polarity: "maybe"})}, ErrInvalid},
 		{&events.Event{ID: "b9", Tenant: "acme", User: "u1", At: at, Body: obs(events.Observation{ID: "x", Text: "t", Confidence: 2})}, ErrInvalid},
 		{&events.Event{ID: "b10", Tenant: "acme", User: "u1", At: at, Body: obs(events.Observation{ID: "x", Text: "t", TTL: -1})}, ErrInvalid},
+		{&events.Event{ID: "b10s", Tenant: "acme", User: "u1", At: at, Body: obs(events.Observation{ID: "x", Text: "t",
+			Speaker: strings.Repeat("S", speakerBytesMax+1)})}, ErrInvalid},
 		{&events.Event{ID: "b11", Tenant: "acme", User: "u1", At: at, Body: obs(events.Observation{ID: "p", Text: "I live in Rome"})}, ErrDuplicateID},
 		{&events.Event{ID: "b12", Tenant: "acme", User: "u1", At: at, Body: &events.MemoryCorrected{ExpectedVersion: 2,
 			Observation: events.Observation{ID: "p", Text: "I live in Rome"}}}, ErrVersionConflict},

@@ -163,7 +163,7 @@ type termFreq struct {
 // docTerms returns the record's index terms, sorted, and its length.
 func docTerms(r *Record) ([]termFreq, int) {
 	counts := map[string]int{}
-	for _, t := range tokenize(r.Text) {
+	for _, t := range tokenize(spokenText(r)) {
 		counts[t]++
 	}
 	if r.Slotted() {

@@ -36,6 +36,7 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 	case strings.TrimSpace(text) == "" || len(text) > TextBytesMax:
 		return nil, fmt.Errorf("memory: message %q: text missing or too long: %w", message, ErrInvalid)
 	}
+	speaker := speakerOf(text)
 	obs := e.extract(text, at)
 	if len(obs) > observationsMax {
 		obs = obs[:observationsMax]
@@ -95,6 +96,7 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 		if r := find(i); size[r] > 1 {
 			o.Sentence = out[r].ID
 		}
+		o.Speaker = speaker
 		evs[i] = &events.Event{ID: events.MemoryRequestID(tenant, user, "message", o.ID, at), Tenant: tenant, User: user, At: at,
 			Body: &events.MemoryObserved{Observation: o}}
 	}
@@ -152,8 +154,8 @@ func EmbedEvents(ctx context.Context, emb embed.Embedder, tenant, user string, r
 		return nil, nil
 	}
 	texts := make([]string, len(recs))
-	for i, r := range recs {
-		texts[i] = r.Text
+	for i := range recs {
+		texts[i] = spokenText(&recs[i])
 	}
 	vs, err := emb.Embed(ctx, texts)
 	if err != nil {

@@ -72,7 +72,7 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 			return
 		}
 		q := rc.quality(v)
-		own := matchWeight * match(v.Text) * q
+		own := matchWeight * match(spokenText(v)) * q
 		if l := lexOf[v.ID]; l > 0 {
 			own += l / maxLex
 		}

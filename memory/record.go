@@ -123,6 +123,9 @@ func (r *Record) String() string {
 	if r.Message != "" && r.Message != r.ID {
 		fmt.Fprintf(&b, " message=%s", r.Message)
 	}
+	if r.Speaker != "" {
+		fmt.Fprintf(&b, " speaker=%q", r.Speaker)
+	}
 	if len(r.From) > 0 {
 		fmt.Fprintf(&b, " from=%s", strings.Join(r.From, ","))
 	}

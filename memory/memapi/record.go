@@ -45,6 +45,7 @@ type Record struct {
 	Origin       string   `msgpack:"o,omitempty" json:"origin,omitempty"`    // user message the record was extracted from
 	Sentence     string   `msgpack:"se,omitempty" json:"sentence,omitempty"` // first record of the sentence it shares (events.Observation.Sentence)
 	Message      string   `msgpack:"ms,omitempty" json:"message,omitempty"`  // user message the writer read the statement from (events.Observation.Message); provenance only
+	Speaker      string   `msgpack:"sp,omitempty" json:"speaker,omitempty"`  // the label its message opened with (events.Observation.Speaker); indexed and embedded with the text
 	Source       string   `msgpack:"src" json:"source"`                      // event that wrote this version
 	ObservedAt   int64    `msgpack:"ob" json:"observed_at"`                  // latest statement of it (reinforcement moves it)
 	LearnedAt    int64    `msgpack:"ln" json:"learned_at"`                   // when this version was learnt

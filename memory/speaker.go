@@ -1,0 +1,72 @@
+package memory
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// speakerBytesMax bounds a speaker label (events.Observation.Speaker).
+const speakerBytesMax = 64
+
+// speakerOf returns the label a message opens with, as a transcript,
+// meeting notes or a group chat write who speaks: one to three words
+// each opening with a capital letter ("Caroline:", "Dr. Ortega:"), or one
+// to four ideographs ("张伟："), then a colon and the rest of the message.
+// "" when it opens with none. The writer splits a message into
+// sentences, and only the first says the label: the others carry it as
+// their record's Speaker (MessageEvents), so "It was great." is found for
+// a question naming who said it, as the whole message would be.
+func speakerOf(text string) string {
+	i := strings.IndexAny(text, ":：")
+	if i <= 0 || i > speakerBytesMax {
+		return ""
+	}
+	label := strings.TrimSpace(text[:i])
+	_, n := utf8.DecodeRuneInString(text[i:])
+	if strings.TrimSpace(text[i+n:]) == "" || label == "" {
+		return ""
+	}
+	if r, _ := utf8.DecodeRuneInString(text[i+n:]); text[i] == ':' && !unicode.IsSpace(r) {
+		return "" // "10:30", "http://…": no label
+	}
+	if han := []rune(label); len(han) <= 4 && allHan(han) {
+		return label
+	}
+	words := strings.Fields(label)
+	if len(words) > 3 {
+		return ""
+	}
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) {
+			return ""
+		}
+		for _, c := range w {
+			if !unicode.IsLetter(c) && c != '.' && c != '\'' && c != '-' {
+				return ""
+			}
+		}
+	}
+	return label
+}
+
+func allHan(rs []rune) bool {
+	for _, r := range rs {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// spokenText is the text a record is indexed and embedded by: its own,
+// after its speaker's label when its message opened with one its own
+// text does not say ("Caroline: It was great." for the second sentence
+// of "Caroline: I went to the parade. It was great.").
+func spokenText(r *Record) string {
+	if r.Speaker == "" || strings.HasPrefix(r.Text, r.Speaker) {
+		return r.Text
+	}
+	return r.Speaker + ": " + r.Text
+}
