@@ -28,7 +28,8 @@ func (j *job) gateway(pinned int) (*registry.Tool, Tool, []byte, *failure) {
 		return g.tool, g.impl, g.args, g.f
 	}
 	tool, impl, args, f := j.check(reg, pinned)
-	j.gw = &gatewayResult{reg: reg, pinned: pinned, tool: tool, impl: impl, args: args, f: f}
+	j.gwv = gatewayResult{reg: reg, pinned: pinned, tool: tool, impl: impl, args: args, f: f}
+	j.gw = &j.gwv
 	return tool, impl, args, f
 }
 

@@ -29,7 +29,8 @@ type job struct {
 	optimistic  bool // first delivery of a call without dependencies: create the record without reading it first
 	depsOK      bool
 	logTaken    bool           // the result subject held a message when this job published: decide in the bucket
-	gw          *gatewayResult // the gateway's last answer (gateway.go)
+	gw          *gatewayResult // the gateway's last answer (gateway.go): nil, or &gwv
+	gwv         gatewayResult  // gw's storage, in the job's own allocation
 	seq         uint64         // stream sequence of the CallCompleted
 	ev          *events.Event
 	cc          *events.CallCompleted

@@ -74,11 +74,14 @@ type window struct {
 	free sync.Pool
 
 	// The leader's alone: the subscription publish acknowledgements arrive
-	// on (inbox.<window>.<i>), made at the first window and ended with the
-	// context of the decision that made it.
-	sub   *nats.Subscription
-	inbox string
-	n     uint64
+	// on (inbox.<i>, the i-th decision of the window being sent), made at
+	// the first window and ended with the context of the decision that
+	// made it, or dropped when a window's answers did not all come in time
+	// (so a late answer can never be taken for a later window's); replies
+	// holds inbox.<i> for each i used so far, the same for every window.
+	sub     *nats.Subscription
+	inbox   string
+	replies []string
 	// looks is where the answers of the leader's looks at the bucket
 	// arrive, a window's looks being one batch already (look.go's lookNow).
 	looks lookSub
@@ -221,14 +224,16 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 			fail(put, fmt.Errorf("executor: publish %d outcomes: %w", len(put), err))
 			return
 		}
-		w.sub = sub
+		w.sub, w.replies = sub, w.replies[:0]
 		context.AfterFunc(ctx, func() { sub.Unsubscribe() })
 	}
-	w.n++
-	prefix := w.inbox + "." + strconv.FormatUint(w.n, 10) + "."
+	prefix := w.inbox + "."
+	for len(w.replies) < len(put) {
+		w.replies = append(w.replies, prefix+strconv.Itoa(len(w.replies)))
+	}
 	waiting := 0
 	for i, d := range put {
-		d.msg.Reply = prefix + strconv.Itoa(i)
+		d.msg.Reply = w.replies[i]
 		if err := nc.PublishMsg(d.msg); err != nil {
 			d.err = fmt.Errorf("executor: publish outcome: %w", err)
 			continue
@@ -241,12 +246,16 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 		m, err := w.sub.NextMsg(time.Until(deadline))
 		if err != nil {
 			fail(put, fmt.Errorf("executor: publish outcome: %w", nats.ErrTimeout))
+			// Answers still to come must not reach a later window, which
+			// uses the same reply subjects: the next makes a new inbox.
+			w.sub.Unsubscribe()
+			w.sub = nil
 			break
 		}
 		rest, ok := strings.CutPrefix(m.Subject, prefix)
 		i, err := strconv.Atoi(rest)
 		if !ok || err != nil || i < 0 || i >= len(put) || put[i].acked || put[i].err != nil {
-			continue // the answer to an earlier window that timed out, or a repeat
+			continue // a repeat, or not an answer to this window
 		}
 		waiting--
 		d := put[i]
