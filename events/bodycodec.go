@@ -46,6 +46,7 @@ var (
 	_ bodyAppender = (*CallSucceeded)(nil)
 	_ bodyAppender = (*CallFailed)(nil)
 	_ bodyAppender = (*ExecutionStarted)(nil)
+	_ bodyAppender = (*StreamFrames)(nil)
 )
 
 func (s *CallSucceeded) appendMsgpack(b []byte) []byte {
@@ -295,4 +296,36 @@ func readStrings(d []byte, off int, values *int) ([]string, int, bool) {
 		ss = append(ss, s)
 	}
 	return ss, off, true
+}
+
+// appendMsgpack: the gateway seals a StreamFrames for every flush window
+// of every stream it relays (up to 256 frames); msgpack's reflection was
+// most of what sealing one cost. Only the encoding is by hand: the frames
+// are read back (resumption, trace, console) by msgpack's decoder.
+func (s *StreamFrames) appendMsgpack(b []byte) []byte {
+	b = mpack.AppendMapLen(b, 2)
+	b = mpack.AppendInt64(mpack.AppendStr(b, "p"), s.Pos)
+	b = mpack.AppendStr(b, "f")
+	if s.Frames == nil {
+		return append(b, 0xc0) // msgpack's nil slice
+	}
+	b = mpack.AppendArrayLen(b, len(s.Frames))
+	for i := range s.Frames {
+		f := &s.Frames[i]
+		n := 0
+		if f.Event != "" {
+			n++
+		}
+		if f.Data != "" {
+			n++
+		}
+		b = mpack.AppendMapLen(b, n)
+		if f.Event != "" {
+			b = mpack.AppendStr(mpack.AppendStr(b, "e"), f.Event)
+		}
+		if f.Data != "" {
+			b = mpack.AppendStr(mpack.AppendStr(b, "d"), f.Data)
+		}
+	}
+	return b
 }

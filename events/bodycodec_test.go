@@ -92,6 +92,24 @@ func (g gen) callSucceeded() *CallSucceeded {
 
 // reflective is the body's bytes as Encode wrote them before the codec:
 // msgpack's encoder with sorted map keys.
+// streamFrames is a StreamFrames of no frames (nil or empty) or up to 20,
+// each with or without its event name and data.
+func (g gen) streamFrames() *StreamFrames {
+	s := &StreamFrames{Pos: int64(g.int())}
+	switch g.rng.IntN(5) {
+	case 0:
+		return s
+	case 1:
+		s.Frames = []FrameData{}
+		return s
+	}
+	s.Frames = make([]FrameData, 1+g.rng.IntN(20))
+	for i := range s.Frames {
+		s.Frames[i] = FrameData{Event: g.str(), Data: g.str()}
+	}
+	return s
+}
+
 func reflective(t testing.TB, b Body) []byte {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
@@ -120,9 +138,10 @@ func TestBodyCodecIsMsgpack(t *testing.T) {
 			g.callSucceeded(),
 			&CallFailed{Name: g.str(), Version: g.int(), Key: g.str(), Error: ErrorType(g.str()), Message: g.str(), Attempts: g.int()},
 			&ExecutionStarted{Name: g.str(), Version: g.int(), Attempt: g.int(), Executor: g.str(), Key: g.str()},
+			g.streamFrames(),
 		}
 		if i == 0 {
-			bodies = append(bodies, &CallSucceeded{}, &CallFailed{}, &ExecutionStarted{})
+			bodies = append(bodies, &CallSucceeded{}, &CallFailed{}, &ExecutionStarted{}, &StreamFrames{}, &StreamFrames{Frames: []FrameData{}})
 		}
 		for _, b := range bodies {
 			want := reflective(t, b.(Body))
