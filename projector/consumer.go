@@ -88,15 +88,28 @@ func (e *NoConsumerError) Unwrap() error { return e.Err }
 var errLogUnreachable = errors.New("projector: log unreachable")
 
 // catchUp applies what the log holds past the checkpoint, read by direct
-// gets: a fresh view behind its durable, or deliveries lost at the tail.
+// gets: deliveries lost at the tail (repull).
 func (r *Runner) catchUp(ctx context.Context) error {
+	return r.catchUpTo(ctx, ^uint64(0))
+}
+
+// catchUpTo applies what the log holds past the checkpoint up to upTo (and
+// the log's end), read by direct gets. Run gives it what the durable had
+// delivered when it was bound: a view behind that (new on an old durable,
+// or its directory restored) would not get it again from the durable, while
+// what the durable has not delivered yet it delivers in order — a fresh
+// view on a fresh durable reads nothing here, and the log once, not twice.
+func (r *Runner) catchUpTo(ctx context.Context, upTo uint64) error {
+	if upTo <= r.Checkpoint() {
+		return nil
+	}
 	sctx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
 	s, err := r.cfg.JS.Stream(sctx, r.cfg.Stream)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("%w: stream %s: %w", errLogUnreachable, r.cfg.Stream, err)
 	}
-	last := s.CachedInfo().State.LastSeq
+	last := min(s.CachedInfo().State.LastSeq, upTo)
 	if r.cfg.UntilSeq > 0 {
 		last = min(last, r.cfg.UntilSeq)
 	}

@@ -445,9 +445,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
 		return nil
 	}
-	// A view behind its durable (new, or its directory restored) reads
-	// what it lacks from the log first.
-	if err := r.catchUp(ctx); err != nil {
+	// A view behind what its durable had delivered (new on an old
+	// durable, or its directory restored) reads that from the log first;
+	// the rest the durable delivers.
+	if err := r.catchUpTo(ctx, cur.handed); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -653,8 +654,13 @@ func deliveryOf(m jetstream.Msg) delivery {
 type pull struct {
 	cc   jetstream.ConsumeContext
 	msgs chan delivery
-	quit chan struct{} // closed by drop: the handler hands nothing more over
-	once sync.Once
+	// handed is the last stream sequence the durable had delivered or
+	// had acknowledged when it was bound: it delivers what comes after
+	// (what it handed to a process that stopped comes again only after
+	// AckWait, and what was acknowledged never).
+	handed uint64
+	quit   chan struct{} // closed by drop: the handler hands nothing more over
+	once   sync.Once
 }
 
 // drop has the pull's handler hand nothing more over.
@@ -675,7 +681,9 @@ func (r *Runner) consume(ctx context.Context) (*pull, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pull{msgs: make(chan delivery, 2*r.cfg.BatchMax), quit: make(chan struct{})}
+	ci := cons.CachedInfo()
+	p := &pull{msgs: make(chan delivery, 2*r.cfg.BatchMax), quit: make(chan struct{}),
+		handed: max(ci.Delivered.Stream, ci.AckFloor.Stream)}
 	var dropped atomic.Bool // once one message is dropped, so is every later one: no gap is made
 	p.cc, err = cons.Consume(func(m jetstream.Msg) {
 		d := deliveryOf(m)
