@@ -380,6 +380,11 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		}
 	}
 	pairs := cx.cues&(evidence.CueDerive|evidence.CueThan|evidence.CueMore|evidence.CueLess) != 0 || m.Unit != nil && m.Unit.Dim == evidence.DimPercent || hasAny(m.Head, "total")
+	if cx.statesDifference(m) && !slices.ContainsFunc(targets, func(t int32) bool { return signedChange(&ix.Leaves[t]) || ix.Leaves[t].KeyUp || ix.Leaves[t].KeyDown }) {
+		// "2.8 m below full": the difference of two fields, or nothing
+		// (a field holding the change, 涨跌, is judged as any value).
+		return cx.checkDifference(m, targets)
+	}
 	if len(targets) > 0 {
 		// A field whose key the claim names wholly (each concept of the
 		// key is one of the claim's) holds the value, though another field
