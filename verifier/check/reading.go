@@ -60,9 +60,9 @@ type readBuffers struct {
 	ts                             evidence.TimeScan
 	rd                             reading
 	// nameLeaves are, by array, the leaves of its rows under a key of
-	// their own name (ownNameLeaves), for this answer's index: every
-	// claim naming a row asks again.
-	nameLeaves map[int32][]int32
+	// their own name (ownNameLeaves) keyed by value, for this answer's
+	// index: every claim naming a row asks again.
+	nameLeaves map[int32]*nameLeaves
 	cx         claim
 	afters     [2]after // the claim before's (check alternates them)
 }

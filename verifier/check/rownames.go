@@ -3,6 +3,7 @@ package check
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
@@ -94,26 +95,92 @@ func ownNameLeaves(ix *evidence.Index, a int32) []int32 {
 	return out
 }
 
-// ownNamers returns the rows of array a holding name under a key of their
-// own name. The array's name leaves are found once per answer (buf).
-func ownNamers(ix *evidence.Index, buf *readBuffers, a int32, name string) []int32 {
-	leaves, ok := buf.nameLeaves[a]
-	if !ok {
-		if buf.nameLeaves == nil {
-			buf.nameLeaves = map[int32][]int32{}
-		}
-		leaves = ownNameLeaves(ix, a)
-		buf.nameLeaves[a] = leaves
-	}
-	norm := string(lang.Normalize(name))
-	var out []int32
+// nameLeaves are an array's own-name leaves (ownNameLeaves) by what
+// they say, made once per answer: by normalised value (Str) and by raw
+// value with its case folded (foldKey), each list in leaf order.
+type nameLeaves struct {
+	byStr, byFold map[string][]int32
+}
+
+func newNameLeaves(ix *evidence.Index, a int32) *nameLeaves {
+	leaves := ownNameLeaves(ix, a)
+	nl := &nameLeaves{byStr: make(map[string][]int32, len(leaves)), byFold: make(map[string][]int32, len(leaves))}
 	for _, l := range leaves {
 		lf := &ix.Leaves[l]
-		if lf.Str() != norm && lf.Raw() != name && !strings.EqualFold(lf.Raw(), name) {
-			continue
+		nl.byStr[lf.Str()] = append(nl.byStr[lf.Str()], l)
+		k := foldKey(lf.Raw())
+		nl.byFold[k] = append(nl.byFold[k], l)
+	}
+	return nl
+}
+
+// foldKey maps s to the smallest rune of each rune's case-folding orbit,
+// so that foldKey(a) == foldKey(b) exactly when strings.EqualFold(a, b)
+// (an invalid byte is utf8.RuneError on both sides, as EqualFold reads
+// it).
+func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
+			ascii = false
+			break
 		}
-		if !slices.Contains(out, lf.Node) {
-			out = append(out, lf.Node)
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case 'a' <= r && r <= 'z':
+			r -= 'a' - 'A'
+		case r >= utf8.RuneSelf:
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f < r {
+					r = f
+				}
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ownNamers returns the rows of array a holding name under a key of their
+// own name, in the order of their first such leaf: a leaf whose
+// normalised value is name's, or whose raw value is name up to case. The
+// array's name leaves are found and keyed once per answer (buf).
+func ownNamers(ix *evidence.Index, buf *readBuffers, a int32, name string) []int32 {
+	nl, ok := buf.nameLeaves[a]
+	if !ok {
+		if buf.nameLeaves == nil {
+			buf.nameLeaves = map[int32]*nameLeaves{}
+		}
+		nl = newNameLeaves(ix, a)
+		buf.nameLeaves[a] = nl
+	}
+	byStr := nl.byStr[string(lang.Normalize(name))]
+	byFold := nl.byFold[foldKey(name)]
+	var out []int32
+	add := func(l int32) {
+		if n := ix.Leaves[l].Node; !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	// Both lists are in leaf order: merge them.
+	i, j := 0, 0
+	for i < len(byStr) || j < len(byFold) {
+		switch {
+		case j == len(byFold) || i < len(byStr) && byStr[i] < byFold[j]:
+			add(byStr[i])
+			i++
+		case i == len(byStr) || byFold[j] < byStr[i]:
+			add(byFold[j])
+			j++
+		default:
+			add(byStr[i])
+			i, j = i+1, j+1
 		}
 	}
 	return out
