@@ -39,7 +39,7 @@ const matchWeight = 0.3
 // value index: at most Config.QuotaPerUser), each loaded and filtered as
 // a lexical candidate is. Conflicts are the lexical recall's.
 func (rc *recall) matched(terms []qterm) (Result, error) {
-	depth := min(max(3*rc.limit, 30), KMax)
+	depth := KMax // every record the lexical ranking reaches scores by its words (see the doc)
 	var lex Result
 	var err error
 	if len(terms) > 0 {
