@@ -26,7 +26,9 @@ type Matcher interface {
 const matchWeight = 0.3
 
 // matched ranks by words and by meaning, after the hard filters: each
-// record's own score is the lexical score over the best lexical one plus
+// record's own score is the lexical score (read KMax sources deep: a
+// record past a shallower depth would score by meaning alone, however
+// many of the query's words it has) over the best lexical one plus
 // matchWeight times the match score (times quality), plus the sentence
 // vectors' standing (addSentences; each record's cosine read with its
 // message, readWithItsMessage, and with the turn before it:
@@ -39,7 +41,7 @@ const matchWeight = 0.3
 // value index: at most Config.QuotaPerUser), each loaded and filtered as
 // a lexical candidate is. Conflicts are the lexical recall's.
 func (rc *recall) matched(terms []qterm) (Result, error) {
-	depth := KMax // every record the lexical ranking reaches scores by its words (see the doc)
+	depth := KMax
 	var lex Result
 	var err error
 	if len(terms) > 0 {
