@@ -269,6 +269,9 @@ var lastOnlyUnits = LangData.Set("last only units")
 // price_usd) and the dimension of its head word (first_weight_fee is a
 // fee).
 func keyUnitOf(parts []string) (*Unit, Dimension) {
+	if u := perUnitKey(parts); u != nil {
+		return u, u.Dim
+	}
 	for i := len(parts) - 1; i >= 0; i-- {
 		p := parts[i]
 		if lastOnlyUnits[p] && (len(parts) == 1 || i != len(parts)-1) {
@@ -294,6 +297,27 @@ func keyUnitOf(parts []string) (*Unit, Dimension) {
 		}
 	}
 	return nil, keyDim(parts)
+}
+
+// perUnitKey returns the numerator's unit of a key ending in a mass per a
+// volume (lead_mg_l, 铅_ug_l: a concentration) or a volume per a time
+// (flow_m3_s: a flow), nil for any other key. The unit words read such a
+// claim the same way ("0.8 mg/L" is in mg, "42 m³/s" in m3), so both
+// sides are per the same denominator, and a claim in g/L against a field
+// in mg/L is compared by the numerators' factor.
+func perUnitKey(parts []string) *Unit {
+	n := len(parts)
+	if n < 3 {
+		return nil
+	}
+	num, den := keyUnits[parts[n-2]], keyUnits[parts[n-1]]
+	if num == nil || den == nil {
+		return nil
+	}
+	if num.Dim == DimMass && den.Dim == dimVolume || num.Dim == dimVolume && den.Dim == DimTime && den.Factor == 1 {
+		return num
+	}
+	return nil
 }
 
 // keyUnitOfKey is keyUnitOf of key k's parts, but for a rate: a key
