@@ -26,10 +26,12 @@ import (
 type claim struct {
 	*reading
 	scope
-	ix      *evidence.Index
-	c       *Checker
-	now     time.Time
-	context []int32 // fields that supported the claims before it in its sentence
+	ix *evidence.Index
+	// keySides is the answer's cache of keySide (readBuffers.keySides).
+	keySides map[string][]int8
+	c        *Checker
+	now      time.Time
+	context  []int32 // fields that supported the claims before it in its sentence
 }
 
 // after is what a checked claim leaves the claim after it.
@@ -45,7 +47,10 @@ type after struct {
 func (c *Checker) newClaim(ix *evidence.Index, cl Claim, now time.Time, prev *after, buf *readBuffers) *claim {
 	rd := readClaim(ix, cl.Text, now, buf)
 	cx := &buf.cx // NB: nothing keeps a claim once decided (after copies what the next needs)
-	*cx = claim{reading: rd, scope: newScope(ix, rd, prev, buf), ix: ix, c: c, now: now}
+	if buf.keySides == nil {
+		buf.keySides = map[string][]int8{}
+	}
+	*cx = claim{reading: rd, scope: newScope(ix, rd, prev, buf), ix: ix, c: c, now: now, keySides: buf.keySides}
 	if prev != nil && !prev.endsSentence {
 		// "研发投入 14.3 亿元，占营收的约 11%": the sentence so far.
 		cx.context = append(slices.Clip(prev.context), prev.matched...)

@@ -63,8 +63,11 @@ type readBuffers struct {
 	// their own name (ownNameLeaves) keyed by value, for this answer's
 	// index: every claim naming a row asks again.
 	nameLeaves map[int32]*nameLeaves
-	cx         claim
-	afters     [2]after // the claim before's (check alternates them)
+	// keySides are, by key, the side of each opposed pair the key holds
+	// (keySide), for this answer: every claim binding a field asks again.
+	keySides map[string][]int8
+	cx       claim
+	afters   [2]after // the claim before's (check alternates them)
 }
 
 // catMention is a closed-category word of a claim (shipped, 晴).

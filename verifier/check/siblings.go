@@ -114,6 +114,21 @@ func keySide(ix *evidence.Index, l int32, pair [2]map[string]bool) int {
 	return -1
 }
 
+// keySideOf is keySide of field l's key for opposedQualifiers[pi],
+// worked out once per key and answer (cx.keySides).
+func (cx *claim) keySideOf(l int32, pi int) int {
+	k := evidence.LastToken(cx.ix.Leaves[l].Ptr())
+	sides, ok := cx.keySides[k]
+	if !ok {
+		sides = make([]int8, len(opposedQualifiers))
+		for i, pair := range opposedQualifiers {
+			sides[i] = int8(keySide(cx.ix, l, pair))
+		}
+		cx.keySides[k] = sides
+	}
+	return int(sides[pi])
+}
+
 // claimSides returns which sides of pair the claim states.
 func (cx *claim) claimSides(pair [2]map[string]bool) [2]bool {
 	var has [2]bool
@@ -141,8 +156,8 @@ func (cx *claim) claimSides(pair [2]map[string]bool) [2]bool {
 // alone the claim states ("started at an original gravity" beside
 // current_gravity; "filed" beside petition_due).
 func (cx *claim) opposed(l int32) bool {
-	for _, pair := range opposedQualifiers {
-		ks := keySide(cx.ix, l, pair)
+	for pi, pair := range opposedQualifiers {
+		ks := cx.keySideOf(l, pi)
 		if ks < 0 {
 			continue
 		}
@@ -157,8 +172,8 @@ func (cx *claim) opposed(l int32) bool {
 // statesQualifierOf reports whether the claim states a qualifier field l's
 // key holds (its side of an opposed pair).
 func (cx *claim) statesQualifierOf(l int32) bool {
-	for _, pair := range opposedQualifiers {
-		if ks := keySide(cx.ix, l, pair); ks >= 0 && cx.claimSides(pair)[ks] {
+	for pi, pair := range opposedQualifiers {
+		if ks := cx.keySideOf(l, pi); ks >= 0 && cx.claimSides(pair)[ks] {
 			return true
 		}
 	}
