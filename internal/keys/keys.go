@@ -313,12 +313,17 @@ func (s *Store) get(r ref, fresh, make bool) (*cached, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	return s.keep(r, v)
+}
+
+// keep parses v, the stored value of key r, and caches it.
+func (s *Store) keep(r ref, v []byte) (*cached, error) {
 	id, aead, err := parse(v)
 	if err != nil {
 		s.drop(r.name)
 		return nil, fmt.Errorf("keys: %s of tenant %s: %w", r.scope, r.tenant, err)
 	}
-	c = &cached{id: id, aead: aead, at: time.Now()}
+	c := &cached{id: id, aead: aead, at: time.Now()}
 	s.mu.Lock()
 	s.cache[r.name] = c
 	s.mu.Unlock()
@@ -351,30 +356,53 @@ func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
 	if !errors.Is(err, errKeyGone) {
 		return "", nil, err
 	}
+	if s.cfg.Remote {
+		// The service makes a key asked for with make; a remote store has
+		// no bucket to make one in.
+		return "", nil, fmt.Errorf("%w: the keys service gave no key for %s of tenant %s", ErrUnavailable, scope, tenant)
+	}
 	ctx, cancel := s.ctx()
-	err = s.make(ctx, n)
+	v, err := s.make(ctx, n)
 	cancel()
 	if err != nil {
 		return "", nil, err
 	}
-	// Ours, or another process's made at the same moment: read it back.
-	c, err = s.get(r, true, false)
+	c, err = s.keep(r, v)
 	if err != nil {
 		return "", nil, err
 	}
 	return c.id, c.aead, nil
 }
 
-// make stores a new random key as name unless the bucket holds one.
-func (s *Store) make(ctx context.Context, name string) error {
+// make stores a new random key as name unless the bucket holds one, and
+// returns the key the bucket holds: ours when the bucket took it, else
+// the one another process made at the same moment. A replicated bucket's
+// direct reads may come from a replica that has not yet applied the
+// write that refused ours, so a miss is read again (or, when the key was
+// erased meanwhile, made again) until the context ends.
+func (s *Store) make(ctx context.Context, name string) ([]byte, error) {
 	v := make([]byte, keyBytes)
 	if _, err := rand.Read(v); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.create(ctx, name, v); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	for {
+		won, err := s.create(ctx, name, v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		if won {
+			return v, nil
+		}
+		b, err := s.load(ctx, name)
+		if !errors.Is(err, errKeyGone) {
+			return b, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: key %s exists but was not read: %w", ErrUnavailable, name, ctx.Err())
+		case <-time.After(makeRetry):
+		}
 	}
-	return nil
 }
 
 // OpenKey implements events.Keyring: the key id of (tenant, scope), or

@@ -228,9 +228,7 @@ func (v *Service) value(ctx context.Context, tenant, scope string, make bool) ([
 	}
 	b, err := v.store.load(ctx, n)
 	if errors.Is(err, errKeyGone) && make {
-		if err = v.store.make(ctx, n); err == nil {
-			b, err = v.store.load(ctx, n)
-		}
+		b, err = v.store.make(ctx, n)
 	}
 	if err != nil {
 		return nil, err
@@ -312,6 +310,10 @@ func (s *Store) askEraseReq(ctx context.Context, tenant string, req Request) (in
 // askRetry is how long ask waits before asking again a service that has
 // no responder yet (it is starting, or moving to another process).
 const askRetry = 100 * time.Millisecond
+
+// makeRetry is how long make waits before reading a key again that the
+// bucket said exists but a replica did not yet return.
+const makeRetry = 20 * time.Millisecond
 
 // ask sends one request to the service, asking again while nobody answers
 // (within ctx and Config.Timeout: a request the server refused is never

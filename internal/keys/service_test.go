@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -219,5 +220,34 @@ func TestServiceErasesTheUserLessScopeByName(t *testing.T) {
 		if erased := errors.Is(err, events.ErrErased); erased != (k == "acme/") {
 			t.Errorf("%s's key after the erasure: %v", k, err)
 		}
+	}
+}
+
+// TestARemoteStoreNeverMakesAKeyItself: when the keys service answers a
+// request to make a key with "no key" (it never should: it makes the key
+// and answers with it), the remote store that asked has no bucket to make
+// one in and says the service is unavailable, instead of reaching for a
+// bucket it does not have. A producer's publish once crashed that way
+// against a cluster, where a replica's read missed the key just made.
+func TestARemoteStoreNeverMakesAKeyItself(t *testing.T) {
+	b, err := bus.Open(context.Background(), bus.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1", Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	// A responder on the service's subject that says "no key" to all.
+	sub, err := b.JS.Conn().Subscribe(keys.ServiceSubject(keys.VerbSeal, "acme"), func(m *nats.Msg) {
+		r := nats.NewMsg(m.Reply)
+		r.Header.Set(micro.ErrorCodeHeader, keys.CodeNoKey)
+		r.Header.Set(micro.ErrorHeader, "no key")
+		m.RespondMsg(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Unsubscribe() })
+	asm := remote(t, b, auth.Identity{Role: auth.RoleAssembler})
+	if _, _, err := asm.SealKey("acme", events.UserScope("ann")); !errors.Is(err, keys.ErrUnavailable) {
+		t.Fatalf("sealing when the service gives no key: %v, want ErrUnavailable", err)
 	}
 }

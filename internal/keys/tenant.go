@@ -66,13 +66,13 @@ func (s *Store) load(ctx context.Context, name string) ([]byte, error) {
 	return e.Value(), nil
 }
 
-// create stores v as the key name unless the bucket holds one already
-// (then it returns nil: the caller reads back whichever won). A key is
-// never overwritten.
-func (s *Store) create(ctx context.Context, name string, v []byte) error {
+// create stores v as the key name unless the bucket holds one already;
+// it reports whether v was stored (when not, the caller reads back the
+// one that won). A key is never overwritten.
+func (s *Store) create(ctx context.Context, name string, v []byte) (bool, error) {
 	_, err := s.kv.Create(ctx, name, v)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
