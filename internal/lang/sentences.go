@@ -138,7 +138,8 @@ func fullStop(text string, i, end int) bool {
 	switch {
 	case sentenceData.title[low]:
 		return false
-	case sentenceData.numbered[low]:
+	case sentenceData.numbered[low] && (digitAfter(text, end) || !isInitial(w)):
+		// "p. 12" is a page; "P." before a name is an initial (M. P. Shah)
 		return !digitAfter(text, end)
 	case sentenceData.terminal[low] || strings.Contains(w, "."):
 		return opensSentence(text, end)
@@ -159,6 +160,13 @@ func fullStop(text string, i, end int) bool {
 		return false
 	}
 	return true
+}
+
+// isInitial reports whether w is one capital letter, as an initial is
+// written (not "I").
+func isInitial(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return n == len(w) && unicode.IsUpper(r) && w != "I"
 }
 
 // wordBefore returns the word that ends at i (letters, digits, apostrophes
