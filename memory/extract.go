@@ -119,11 +119,11 @@ const (
 // word is one word of a sentence, lower-cased and as written.
 type word struct{ low, orig string }
 
-// sentences splits text into sentences (lang.Sentences: it knows initials,
-// abbreviations and decimals), each without its end marks; a question is
-// flagged.
+// sentences splits text into statements (statementSentences: lang's
+// sentences, which know initials, abbreviations and decimals, cut at their
+// clause joiners), each without its end marks; a question is flagged.
 func sentences(text string) (out []string, questions []bool) {
-	for _, s := range lang.Sentences(text) {
+	for _, s := range statementSentences(text) {
 		t := strings.TrimRight(s.Text, ".!?;。！？；…\"'”’」』)）》] ")
 		if t == "" {
 			continue
@@ -621,6 +621,24 @@ var fillers = wordSet("en words", "fillers")
 // them: "I'm not actually allergic" reads as "I'm not allergic".
 var auxiliaries = wordSet("en words", "auxiliaries")
 
+// beModals and valueSetters are the words of "my <thing> should be (set)
+// at <value>" (matchMyIs), as word phrases.
+var beModals, valueSetters = phrasesOf("en words", "be_modals"), phrasesOf("en words", "value_setters")
+
+// phrasesOf reads the phrases under name in section as word lists in the
+// extractor's normal form.
+func phrasesOf(section, name string) [][]string {
+	var out [][]string
+	for _, p := range wordList(section, name) {
+		var ws []string
+		for _, x := range words(p) {
+			ws = append(ws, x.low)
+		}
+		out = append(out, ws)
+	}
+	return out
+}
+
 // dropAdverbs drops fillers, "kind of" and "sort of" from the auxiliaries
 // that open a clause, up to its first other word.
 func dropAdverbs(w []word) []word {
@@ -794,15 +812,31 @@ var contactWords = wordSet("en words", "contact")
 // capital or a number, or follows "called" or "named" — "my stomach is
 // acting up", "my plan is to …" state no such fact, nor do contact
 // details ("my address is …": contactWords).
+//
+// A modal before "be" states the value too, and a word that sets a value
+// is read past: "my car's tyres should be at 35 psi" (my/car's tyre = 35
+// psi), as "my bike's saddle has to be set at 72 cm".
 func matchMyIs(w []word) (events.Observation, bool) {
 	for i := 1; i < len(w) && i <= 3; i++ {
-		if w[i].low != "is" {
+		cop := 0
+		switch {
+		case w[i].low == "is" || w[i].low == "are":
+			cop = 1
+		default:
+			if n := phraseAt(w, i, beModals); n > 0 && i+n < len(w) && w[i+n].low == "be" {
+				cop = n + 1
+				if n := phraseAt(w, i+cop, valueSetters); n > 0 {
+					cop += n
+				}
+			}
+		}
+		if cop == 0 {
 			if clauseEnd[w[i].low] || w[i].low == "," {
 				return events.Observation{}, false
 			}
 			continue
 		}
-		thing, rest := w[:i], w[i+1:]
+		thing, rest := w[:i], w[i+cop:]
 		if pronouns[thing[0].low] || fillers[thing[0].low] || slices.ContainsFunc(thing, func(x word) bool { return contactWords[x.low] }) {
 			return events.Observation{}, false
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/memory/embed"
 )
 
@@ -114,8 +113,7 @@ func unstated(text string, sts []events.Observation) []string {
 		return nil
 	}
 	var out []string
-	ss := lang.Sentences(text)
-	for _, s := range ss {
+	for _, s := range statementSentences(text) {
 		if s.Question {
 			continue
 		}
