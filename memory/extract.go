@@ -820,7 +820,7 @@ func matchMyIs(w []word) (events.Observation, bool) {
 	for i := 1; i < len(w) && i <= 3; i++ {
 		cop := 0
 		switch {
-		case w[i].low == "is" || w[i].low == "are":
+		case w[i].low == "is":
 			cop = 1
 		default:
 			if n := phraseAt(w, i, beModals); n > 0 && i+n < len(w) && w[i+n].low == "be" {
