@@ -1,0 +1,47 @@
+package check_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/verifier/check"
+	"github.com/toolstream/toolstream/verifier/evidence"
+)
+
+// BenchmarkCheckDatesAgainstDates is the shape of the date budget case of
+// cmd/toolstream's TestInputBudgets, at a size given in KiB: an array of
+// n dates as the evidence, an answer of claims each stating a date and a
+// duration (the checker checks ClaimsMax of them). The work per claim
+// is bounded by dateTargetsMax, not by the array: the ns/claim of the
+// sizes must level off once the array holds that many dates. Each claim
+// ranks the array's dates as the siblings of the first (siblingJudge), so
+// a profile of the largest size shows what a claim pays per field.
+func BenchmarkCheckDatesAgainstDates(b *testing.B) {
+	if testing.Short() {
+		b.Skip("benchmark")
+	}
+	for _, kib := range []int{16, 64, 256} {
+		b.Run(strconv.Itoa(kib)+"KiB", func(b *testing.B) {
+			n := kib << 10
+			unit := `"2026-12-01",`
+			result := `{"eta":[` + strings.Repeat(unit, n/len(unit)) + `"2026-12-02"]}`
+			sentence := "It arrives on 2026-12-03, in 2 days. "
+			answer := strings.Repeat(sentence, n/len(sentence))
+			ev := []evidence.Evidence{{CallID: "c", Name: "n", Result: json.RawMessage(result)}}
+			c := check.NewChecker(check.CheckerConfig{})
+			now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			claims := len(check.SplitClaims(answer))
+			if claims > 1000 {
+				claims = 1000
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				c.Check(answer, ev, now)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(claims), "ns/claim")
+		})
+	}
+}
