@@ -12,14 +12,16 @@ import (
 // comma ("I'm learning Portuguese every evening, and my car's tyres should
 // be at 35 psi"; 我的车每五千公里换一次机油，另外我最近在学吉他). Each is a
 // statement of its own: read alone, kept as its own record, forgotten
-// alone. The joiners are data (data/statements.txt [clauses]); the rule is
-// here: a joiner right after a comma starts a new statement, and a joiner
-// of the "and" kind only when the speaker (my, I, …) follows it.
+// alone. The joiners and the speaker's words are data (data/statements.txt
+// [clauses]); the rule is here, one for every joiner and language: a joiner
+// right after a comma starts a new statement only when the speaker (my, I,
+// 我, …) follows it. A joiner alone also joins the parts of one statement
+// ("I love figs, plus dates", 我喜欢苹果，还有香蕉, 我每天跑步，并且游泳),
+// and a part cut there would lose what it says of the part before.
 
 var (
-	clauseJoiners        = wordList("clauses", "joiner")
-	clauseJoinersSubject = wordList("clauses", "joiner_before_subject")
-	clauseSubjects       = wordSet("clauses", "subject")
+	clauseJoiners  = wordList("clauses", "joiner")
+	clauseSubjects = wordList("clauses", "subject")
 )
 
 // statementSentences splits text into sentences (lang.Sentences: initials,
@@ -76,28 +78,23 @@ func splitClauses(s lang.Sentence) []lang.Sentence {
 }
 
 // joinerAt returns the length of the joiner that opens t[i:] (after spaces),
-// spaces before it included, or 0 if none does.
+// spaces before it included, when the speaker follows it (after spaces and
+// a comma), or 0 if none does.
 func joinerAt(t string, i int) int {
 	rest := strings.TrimLeftFunc(t[i:], unicode.IsSpace)
 	lead := len(t[i:]) - len(rest)
 	low := strings.ToLower(rest)
 	for _, j := range clauseJoiners {
-		if n := phraseLen(low, j); n > 0 {
-			return lead + n
-		}
-	}
-	for _, j := range clauseJoinersSubject {
 		n := phraseLen(low, j)
 		if n == 0 {
 			continue
 		}
-		next := strings.TrimLeftFunc(low[n:], unicode.IsSpace)
-		w := next
-		if k := strings.IndexFunc(next, func(r rune) bool { return !(unicode.IsLetter(r) || r == '\'' || r == '’') }); k >= 0 {
-			w = next[:k]
-		}
-		if clauseSubjects[strings.ReplaceAll(w, "’", "'")] {
-			return lead + n
+		next := strings.TrimLeftFunc(low[n:], func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '，' })
+		next = strings.ReplaceAll(next, "’", "'")
+		for _, s := range clauseSubjects {
+			if phraseLen(next, s) > 0 {
+				return lead + n
+			}
 		}
 	}
 	return 0
