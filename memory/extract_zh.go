@@ -112,7 +112,8 @@ func extractZH(text string, at int64) []events.Observation {
 			continue
 		}
 		sawWo := false
-		for ci, clause := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
+		// a speaker's label ("张伟：") is no clause of what they say
+		for ci, clause := range strings.FieldsFunc(afterSpeaker(sent), func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
 			var prev *events.Observation
 			if len(out) > start {
 				prev = &out[len(out)-1]

@@ -51,6 +51,17 @@ func speakerOf(text string) string {
 	return label
 }
 
+// afterSpeaker returns text after the speaker label it opens with
+// (speakerOf), or text when it opens with none: what the speaker says.
+func afterSpeaker(text string) string {
+	if speakerOf(text) == "" {
+		return text
+	}
+	i := strings.IndexAny(text, ":：")
+	_, n := utf8.DecodeRuneInString(text[i:])
+	return strings.TrimSpace(text[i+n:])
+}
+
 func allHan(rs []rune) bool {
 	for _, r := range rs {
 		if !unicode.Is(unicode.Han, r) {
