@@ -168,3 +168,49 @@ func TestPreferNowSupersedesTheFavourite(t *testing.T) {
 		}
 	}
 }
+
+// Statements joined in one sentence after a comma (clauses.go) are records
+// of their own: forgetting one erases its words from the store and the
+// index, and leaves its sibling, its words and its speaker, found as
+// before. In English and in Chinese.
+func TestOneStatementOfASentenceIsForgottenAlone(t *testing.T) {
+	at := time.Date(2025, 1, 5, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, text, speaker   string
+		forget, gone          string // the record forgotten, a word only it says
+		keep, kept, keptQuery string // its sibling, its text, a query finding it
+	}{
+		{"en", "Dana: I'm allergic to penicillin, and my car's tyres should be at 35 psi.", "Dana",
+			"m1", "penicillin", "m1#2", "my car's tyres should be at 35 psi", "car tyres psi"},
+		{"zh", "张伟：我不吃香菜，另外我对芒果过敏。", "张伟",
+			"m1#2", "芒果", "m1", "张伟：我不吃香菜", "香菜"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			if ids := applyMessage(t, e, s, "u1", "m1", c.text, at); fmt.Sprint(ids) != "[m1 m1#2]" {
+				t.Fatalf("records %v, want one per statement", ids)
+			}
+			forget := &events.Event{ID: "f1", Tenant: "acme", User: "u1", At: at.Add(time.Hour).UnixNano(),
+				Body: &events.MemoryForgotten{ID: c.forget}}
+			forget.Kind = forget.Body.Kind()
+			if err := s.apply(e, forget); err != nil {
+				t.Fatal(err)
+			}
+			if where, ok := rawContains(s.reader(), []byte(c.gone)); ok {
+				t.Errorf("the forgotten statement's %q is still in %s", c.gone, where)
+			}
+			r, err := e.Get(s.reader(), "acme", "u1", c.keep)
+			if err != nil || r.Status != StatusActive || r.Text != c.kept || r.Speaker != c.speaker || r.Message != "m1" {
+				t.Fatalf("the sibling: %+v, %v", r, err)
+			}
+			res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", Text: c.keptQuery, K: 5, At: at.Add(2 * time.Hour).UnixNano()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Records) == 0 || res.Records[0].Record.ID != c.keep {
+				t.Errorf("recall %q: %+v, want %s first", c.keptQuery, res.Records, c.keep)
+			}
+		})
+	}
+}
