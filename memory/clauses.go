@@ -17,11 +17,16 @@ import (
 // right after a comma starts a new statement only when the speaker (my, I,
 // 我, …) follows it. A joiner alone also joins the parts of one statement
 // ("I love figs, plus dates", 我喜欢苹果，还有香蕉, 我每天跑步，并且游泳),
-// and a part cut there would lose what it says of the part before.
+// and a part cut there would lose what it says of the part before. The
+// speaker right after a comma starts a statement too ("My new flat is in
+// Leeds, my door code is 4471"), when the part before has a subject of its
+// own and opens with no subordinating word ("If I'm late, I call ahead" is
+// one statement).
 
 var (
-	clauseJoiners  = wordList("clauses", "joiner")
-	clauseSubjects = wordList("clauses", "subject")
+	clauseJoiners       = wordList("clauses", "joiner")
+	clauseSubjects      = wordList("clauses", "subject")
+	clauseSubordinators = wordList("clauses", "subordinator")
 )
 
 // statementSentences splits text into sentences (lang.Sentences: initials,
@@ -36,7 +41,8 @@ func statementSentences(text string) []lang.Sentence {
 	return out
 }
 
-// splitClauses cuts one sentence at each comma followed by a joiner.
+// splitClauses cuts one sentence at each comma followed by a joiner, or
+// by the speaker after a clause of its own (ownClause).
 func splitClauses(s lang.Sentence) []lang.Sentence {
 	var out []lang.Sentence
 	start := 0 // in s.Text
@@ -49,6 +55,9 @@ func splitClauses(s lang.Sentence) []lang.Sentence {
 		}
 		after := i + n
 		j := joinerAt(t, after)
+		if j == 0 && subjectOpensAt(t, after) && ownClause(t[start:i]) {
+			j = -1 // the subject stays in the new part
+		}
 		if j == 0 {
 			i = after
 			continue
@@ -57,7 +66,7 @@ func splitClauses(s lang.Sentence) []lang.Sentence {
 			out = append(out, lang.Sentence{Text: part, Start: s.Start + start + strings.Index(t[start:i], part),
 				End: s.Start + i, Question: s.Question})
 		}
-		start = after + j
+		start = after + max(j, 0)
 		for start < len(t) {
 			r, n := utf8.DecodeRuneInString(t[start:])
 			if !unicode.IsSpace(r) && r != ',' && r != '，' {
@@ -98,6 +107,47 @@ func joinerAt(t string, i int) int {
 		}
 	}
 	return 0
+}
+
+// subjectOpensAt reports whether the speaker (data: subject) opens t[i:]
+// after spaces.
+func subjectOpensAt(t string, i int) bool {
+	low := strings.ToLower(strings.ReplaceAll(strings.TrimLeftFunc(t[i:], unicode.IsSpace), "’", "'"))
+	for _, w := range clauseSubjects {
+		if phraseLen(low, w) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ownClause reports whether part, the text before a comma, is a clause a
+// new statement may follow: it holds a subject of its own (a word of
+// subject; in Chinese, the speaker anywhere in it) and opens with no
+// subordinating word (if, when, 如果, …), whose clause the next part
+// completes.
+func ownClause(part string) bool {
+	low := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(part), "’", "'"))
+	for _, w := range clauseSubordinators {
+		if phraseLen(low, w) > 0 {
+			return false
+		}
+	}
+	prev := ' '
+	for k, r := range low {
+		// a word starts at k, or a Chinese character (words are not spaced)
+		start := !(unicode.IsLetter(prev) || unicode.IsDigit(prev) || prev == '\'') || lang.IsCJK(r)
+		prev = r
+		if !start {
+			continue
+		}
+		for _, w := range clauseSubjects {
+			if phraseLen(low[k:], w) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // phraseLen returns the length of phrase p (words joined by one space, or

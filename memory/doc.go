@@ -119,13 +119,16 @@
 // carry the same words, so they share a Sentence and are forgotten
 // together; the message's other records are not. A message that states
 // nothing is one episode per sentence that is no question (a message of
-// one sentence: its id and whole text), forgotten one by one. The text
-// of a message that states something is not kept beyond its statements'
-// sentences: an episode of the whole message would hold every statement's
+// one sentence: its id and whole text), forgotten one by one. A sentence
+// cut into statements (at a joiner, or at the speaker after a comma: "My
+// new flat is in Leeds, my door code is 4471") keeps every part: a part
+// the extractor reads nothing from, beside one it reads, is an episode of
+// its own, numbered in the order said, so nothing said in it is dropped
+// and each part is forgotten alone. Sentences of a message that state
+// nothing beside its statements (greetings, questions) are not kept, and
+// no episode of the whole message is: it would hold every statement's
 // words a second time, under another key, so forgetting one statement
-// would either leave its words readable there or have to erase the whole
-// message with it; what memory does not keep it never has to forget (the
-// sentences that state nothing are greetings, questions, requests). In
+// would leave its words readable there. In
 // record ids a '#' of the message's id is written %23 and a '%' %25, so
 // two messages never name a record alike (message m1#2 is record m1%232,
 // not the second record of m1).

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/memory/embed"
 )
 
@@ -14,14 +16,15 @@ import (
 // memory, made at the writer (the service) rather than in the projection:
 // one events.MemoryObserved per statement the extractor reads from text —
 // record ids message, message#2, … (messageRecordID), each with its
-// sentence as text — or, when it states nothing, one episode per sentence
-// that is no question (one sentence: the message's id and whole text).
+// sentence as text — and, in the order said, one episode per part of a
+// sentence it read another part of (splitClauses) that it reads nothing
+// from; when it states nothing, one episode per sentence that is no
+// question (one sentence: the message's id and whole text).
 // Every observation names the message (events.Observation.Message). Each is to be sealed under its record's
 // own key (SealScope), so that forgetting one record makes exactly its
 // text unreadable in the log. Statements whose texts overlap (two read
 // from one sentence) share a Sentence: they carry the same words and are
-// forgotten together. Text the extractor reads nothing from is not kept
-// (see the package doc).
+// forgotten together.
 //
 // The extractor is deterministic, so the same message at the same time
 // gives the same events (ids: events.MemoryRequestID with op "message"),
@@ -40,9 +43,19 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 	if len(obs) > observationsMax {
 		obs = obs[:observationsMax]
 	}
-	var out []events.Observation
+	var parts []lang.Sentence
+	var group []int // each part's sentence of text
+	for g, sent := range lang.Sentences(text) {
+		for _, p := range splitClauses(sent) {
+			parts = append(parts, p)
+			group = append(group, g)
+		}
+	}
+	var sts []events.Observation
+	var partOf []int // each statement's part of text, -1 when none holds its text
+	read := make([]bool, len(parts))
 	for _, o := range obs {
-		o.ID = messageRecordID(message, len(out)+1)
+		o.ID = messageRecordID(message, len(sts)+1)
 		o.Sentence = ""
 		o.Message = message
 		if strings.TrimSpace(o.Text) == "" {
@@ -54,14 +67,49 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 		if _, err := e.statement(o, at, false, nil); err != nil {
 			continue // the extractor's fault, not the message's: drop that statement
 		}
+		k := partHolding(parts, o.Text)
+		if k >= 0 {
+			read[k] = true
+		}
+		sts = append(sts, o)
+		partOf = append(partOf, k)
+	}
+	// A part the extractor read nothing from (no question, and more than
+	// joiners and punctuation) is an episode of its own, in the order said
+	// among the statements, when the message states nothing or another
+	// part of its sentence was read: what a reader does not slot of a
+	// sentence it read is not dropped, and each is forgotten alone.
+	said := map[int]bool{}
+	for k := range parts {
+		if read[k] {
+			said[group[k]] = true
+		}
+	}
+	var out []events.Observation
+	next := 0
+	unread := func(upto int) {
+		for ; next < upto; next++ {
+			if read[next] || parts[next].Question || !hasWords(parts[next].Text) || len(sts) > 0 && !said[group[next]] {
+				continue
+			}
+			out = append(out, events.Observation{Kind: string(KindEpisode), Text: parts[next].Text, Message: message})
+		}
+	}
+	for i, o := range sts {
+		if partOf[i] >= 0 {
+			unread(partOf[i])
+		}
 		out = append(out, o)
 	}
-	for _, t := range unstated(text, out) {
-		if len(out) >= observationsMax {
-			break
-		}
-		out = append(out, events.Observation{ID: messageRecordID(message, len(out)+1), Kind: string(KindEpisode), Text: t,
-			Message: message})
+	unread(len(parts))
+	if len(sts) == 0 && len(out) == 1 {
+		out = nil // one sentence that states nothing: the message's whole text, below
+	}
+	if len(out) > observationsMax {
+		out = out[:observationsMax]
+	}
+	for i := range out {
+		out[i].ID = messageRecordID(message, i+1)
 	}
 	if len(out) == 0 {
 		out = append(out, events.Observation{ID: messageRecordID(message, 1), Kind: string(KindEpisode), Text: text,
@@ -102,27 +150,21 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 	return evs, nil
 }
 
-// unstated returns the sentences of a text that states nothing (sts is
-// empty) to keep as episodes of their own, so that forgetting one forgets
-// only its words: each that is no question. A text of one such sentence
-// (or of questions only) gives none: the caller keeps it whole. Beside
-// statements, the sentences that state nothing are not kept (see the
-// package doc).
-func unstated(text string, sts []events.Observation) []string {
-	if len(sts) > 0 {
-		return nil
-	}
-	var out []string
-	for _, s := range statementSentences(text) {
-		if s.Question {
-			continue
+// partHolding returns the index of the part of a message whose text
+// holds t (a statement's text is its part without its end marks), or -1.
+func partHolding(parts []lang.Sentence, t string) int {
+	for k, p := range parts {
+		if strings.Contains(p.Text, t) {
+			return k
 		}
-		out = append(out, s.Text)
 	}
-	if len(out) == 1 {
-		return nil
-	}
-	return out
+	return -1
+}
+
+// hasWords reports whether t holds a letter or a digit: a part of joiners
+// and punctuation alone says nothing to keep.
+func hasWords(t string) bool {
+	return strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
 // SealScope is the data-key scope a memory event is sealed under: a
