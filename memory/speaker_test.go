@@ -37,22 +37,9 @@ func TestSpeakerOf(t *testing.T) {
 func TestASentenceIsFoundByItsMessagesSpeaker(t *testing.T) {
 	e := NewEngine(Config{}, nil)
 	store := newPebbleStore(t)
-	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC).UnixNano()
-	for i, m := range []struct{ id, text string }{
-		{"m1", "Caroline: I went to the pride parade yesterday. It was so moving."},
-		{"m2", "Melanie: I painted a lake at dawn last week. It was so moving."},
-	} {
-		evs, err := e.MessageEvents("acme", "u1", m.id, m.text, at+int64(i)*int64(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range evs {
-			ev.Kind = ev.Body.Kind()
-			if err := store.apply(e, ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	applyMessage(t, e, store, "u1", "m1", "Caroline: I went to the pride parade yesterday. It was so moving.", at)
+	applyMessage(t, e, store, "u1", "m2", "Melanie: I painted a lake at dawn last week. It was so moving.", at.Add(time.Hour))
 	recs, err := e.List(store.reader(), "acme", "u1", false)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +58,7 @@ func TestASentenceIsFoundByItsMessagesSpeaker(t *testing.T) {
 		t.Fatalf("want both messages' second sentences as records of their own text, got %d: %+v", len(moving), recs)
 	}
 	res, err := e.Recall(store.reader(), Query{Tenant: "acme", User: "u1", Text: "What was so moving for Caroline?", K: 5,
-		At: at + int64(2*time.Hour)})
+		At: at.Add(2 * time.Hour).UnixNano()})
 	if err != nil {
 		t.Fatal(err)
 	}
