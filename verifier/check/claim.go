@@ -29,9 +29,12 @@ type claim struct {
 	ix *evidence.Index
 	// keySides is the answer's cache of keySide (readBuffers.keySides).
 	keySides map[string][]int8
-	c        *Checker
-	now      time.Time
-	context  []int32 // fields that supported the claims before it in its sentence
+	// qualSides are the sides of each opposed pair the claim states
+	// (claimSidesOf), worked out on first use.
+	qualSides [][2]bool
+	c         *Checker
+	now       time.Time
+	context   []int32 // fields that supported the claims before it in its sentence
 }
 
 // after is what a checked claim leaves the claim after it.

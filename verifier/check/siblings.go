@@ -152,16 +152,28 @@ func (cx *claim) claimSides(pair [2]map[string]bool) [2]bool {
 	return has
 }
 
+// claimSidesOf is claimSides of opposedQualifiers[pi], worked out once per
+// claim (cx.qualSides): every field the claim is ranked against asks again.
+func (cx *claim) claimSidesOf(pi int) [2]bool {
+	if cx.qualSides == nil {
+		cx.qualSides = make([][2]bool, len(opposedQualifiers))
+		for i, pair := range opposedQualifiers {
+			cx.qualSides[i] = cx.claimSides(pair)
+		}
+	}
+	return cx.qualSides[pi]
+}
+
 // opposed reports whether field l's key holds a qualifier whose opposite
 // alone the claim states ("started at an original gravity" beside
 // current_gravity; "filed" beside petition_due).
 func (cx *claim) opposed(l int32) bool {
-	for pi, pair := range opposedQualifiers {
+	for pi := range opposedQualifiers {
 		ks := cx.keySideOf(l, pi)
 		if ks < 0 {
 			continue
 		}
-		cs := cx.claimSides(pair)
+		cs := cx.claimSidesOf(pi)
 		if cs[1-ks] && !cs[ks] {
 			return true
 		}
@@ -172,8 +184,8 @@ func (cx *claim) opposed(l int32) bool {
 // statesQualifierOf reports whether the claim states a qualifier field l's
 // key holds (its side of an opposed pair).
 func (cx *claim) statesQualifierOf(l int32) bool {
-	for pi, pair := range opposedQualifiers {
-		if ks := cx.keySideOf(l, pi); ks >= 0 && cx.claimSides(pair)[ks] {
+	for pi := range opposedQualifiers {
+		if ks := cx.keySideOf(l, pi); ks >= 0 && cx.claimSidesOf(pi)[ks] {
 			return true
 		}
 	}
