@@ -99,11 +99,8 @@ func joinerAt(t string, i int) int {
 			continue
 		}
 		next := strings.TrimLeftFunc(low[n:], func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '，' })
-		next = strings.ReplaceAll(next, "’", "'")
-		for _, s := range clauseSubjects {
-			if phraseLen(next, s) > 0 {
-				return lead + n
-			}
+		if subjectOpensAt(next, 0) {
+			return lead + n
 		}
 	}
 	return 0
