@@ -212,6 +212,10 @@ func newIndexFor(size, strs int) *Index {
 
 var ptrEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
+// ptrUnescaper undoes ptrEscaper (a pointer token back to its key); made
+// once: KeyAttrs and StateField ask for every field a claim is read against.
+var ptrUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // ptrWriter writes the walk's RFC 6901 pointers one after another into
 // one string, each a slice of it: a leaf's pointer is its own, and a
 // string of its own for each was an allocation per value. A strings.Builder

@@ -26,7 +26,7 @@ var stateKeyParts = LangData.Set("state key words")
 // KeyAttrs returns the attribute concepts of leaf l's own key: the
 // concepts of its parts that are not states (status, confirmed, 已支付).
 func (ix *Index) KeyAttrs(l int32) []string {
-	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(LastToken(ix.Leaves[l].Ptr()))
+	k := ptrUnescaper.Replace(LastToken(ix.Leaves[l].Ptr()))
 	if lang.IsAllDigits(k) || genericKeys[strings.ToLower(k)] {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (ix *Index) StateField(l int32) bool {
 	if lf.Kind == KindBool {
 		return true
 	}
-	k := strings.NewReplacer("~1", "/", "~0", "~").Replace(LastToken(lf.Ptr()))
+	k := ptrUnescaper.Replace(LastToken(lf.Ptr()))
 	for _, p := range lang.KeyParts(k) {
 		if stateKeyParts[p] {
 			return true
