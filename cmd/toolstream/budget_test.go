@@ -254,6 +254,9 @@ func TestInputBudgets(t *testing.T) {
 		{"verify: 1 MiB of dates against 1 MiB of date claims", []string{"verify", "--now", "2026-12-01T10:00:00Z",
 			"--evidence", file("dateev.json", repeatTo(`[{"call_id":"c","name":"n","result":{"eta":[`, `"2026-12-01",`, `"2026-12-02"]}}]`, mib)),
 			"--answer", file("dates.txt", repeatTo("", "It arrives on 2026-12-03, in 2 days. ", "", mib))}},
+		{"verify: 1 MiB of status rows against 1 MiB of state claims", []string{"verify", "--now", "2026-12-01T10:00:00Z",
+			"--evidence", file("stateev.json", repeatTo(`[{"call_id":"c","name":"n","result":{"pumps":[`, `{"validity_status":"valid","schedule_status":"going ahead","plan_status":"planned","service_status":"in service"},`, `{"validity_status":"expired"}]}}]`, mib)),
+			"--answer", file("states.txt", repeatTo("", "The pump is still valid, going ahead as planned and not in service. ", "", mib))}},
 		{"verify: 1 MiB answer of one number", []string{"verify", "--evidence", file("ev1.json", `[{"call_id":"c","name":"n","result":{"a":1}}]`), "--answer", file("digits.txt", repeatTo("", "9", "", mib))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

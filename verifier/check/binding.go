@@ -56,8 +56,9 @@ func (cx *claim) claimAttrs() (all, unknown []string) {
 // the claim names (see above).
 func (cx *claim) aboutOther(l int32) bool {
 	ix := cx.ix
-	ka := ix.KeyAttrs(l)
-	if len(ka) == 0 || !ix.StateField(l) {
+	fk := cx.fieldKeyOf(l)
+	ka := fk.attrs
+	if len(ka) == 0 || !fk.state {
 		return false // "status", "confirmed": the state of what is in scope
 	}
 	if !slices.ContainsFunc(ka, func(c string) bool { return !slices.Contains(cx.concepts, c) }) {
@@ -70,16 +71,71 @@ func (cx *claim) aboutOther(l int32) bool {
 		return false // under a key the claim names
 	}
 	for _, c := range own {
-		for _, o := range cx.inScopeOf(ix.Concept(c)) {
-			if o != l && ix.StateField(o) && slices.Contains(ix.KeyAttrs(o), c) {
-				return true // another state's key names it
-			}
+		if cx.otherStateNames(c, l) {
+			return true // another state's key names it
 		}
 	}
 	if len(own) < len(all) {
 		return false // the claim names this field's attribute too
 	}
 	return cx.namesUnknown(own)
+}
+
+// fieldKey is what a field's key says: its attributes' concepts
+// (evidence.Index.KeyAttrs) and whether it holds a state (StateField).
+type fieldKey struct {
+	attrs []string
+	state bool
+}
+
+// fieldKeyOf is what field l's key says, read once per answer: a claim
+// weighed against many state fields asks of each, and the next claim asks
+// again.
+func (cx *claim) fieldKeyOf(l int32) fieldKey {
+	if k, ok := cx.fieldKeys[l]; ok {
+		return k
+	}
+	k := fieldKey{cx.ix.KeyAttrs(l), cx.ix.StateField(l)}
+	cx.fieldKeys[l] = k
+	return k
+}
+
+// stateNamer counts the state fields in a claim's scope whose key names
+// concept c, up to two, and keeps the first.
+type stateNamer struct {
+	c     string
+	n     int
+	first int32
+}
+
+// otherStateNames reports whether a state field in the claim's scope other
+// than l has a key naming concept c. The fields are looked for once per
+// claim and concept, not once per candidate field: a claim weighed against
+// many state fields (a list of thousands of statuses) would otherwise walk
+// every one of them for each.
+func (cx *claim) otherStateNames(c string, l int32) bool {
+	i := slices.IndexFunc(cx.stateNamers, func(s stateNamer) bool { return s.c == c })
+	if i < 0 {
+		s := stateNamer{c: c}
+		for _, o := range cx.inScopeOf(cx.ix.Concept(c)) {
+			if s.n == 1 && o == s.first {
+				continue
+			}
+			if fk := cx.fieldKeyOf(o); !fk.state || !slices.Contains(fk.attrs, c) {
+				continue
+			}
+			if s.n == 0 {
+				s.first = o
+			}
+			if s.n++; s.n == 2 {
+				break
+			}
+		}
+		cx.stateNamers = append(cx.stateNamers, s)
+		i = len(cx.stateNamers) - 1
+	}
+	s := cx.stateNamers[i]
+	return s.n >= 2 || s.n == 1 && s.first != l
 }
 
 // possessed reports whether ideographs c follow 的 in the claim (X的c): a

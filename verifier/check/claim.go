@@ -29,12 +29,17 @@ type claim struct {
 	ix *evidence.Index
 	// keySides is the answer's cache of keySide (readBuffers.keySides).
 	keySides map[string][]int8
+	// fieldKeys is the answer's cache of fieldKeyOf (readBuffers.fieldKeys).
+	fieldKeys map[int32]fieldKey
 	// qualSides are the sides of each opposed pair the claim states
 	// (claimSidesOf), worked out on first use.
 	qualSides [][2]bool
-	c         *Checker
-	now       time.Time
-	context   []int32 // fields that supported the claims before it in its sentence
+	// stateNamers are, per concept, the state fields in the claim's scope
+	// whose key names it (otherStateNames), worked out on first use.
+	stateNamers []stateNamer
+	c           *Checker
+	now         time.Time
+	context     []int32 // fields that supported the claims before it in its sentence
 }
 
 // after is what a checked claim leaves the claim after it.
@@ -53,7 +58,10 @@ func (c *Checker) newClaim(ix *evidence.Index, cl Claim, now time.Time, prev *af
 	if buf.keySides == nil {
 		buf.keySides = map[string][]int8{}
 	}
-	*cx = claim{reading: rd, scope: newScope(ix, rd, prev, buf), ix: ix, c: c, now: now, keySides: buf.keySides}
+	if buf.fieldKeys == nil {
+		buf.fieldKeys = map[int32]fieldKey{}
+	}
+	*cx = claim{reading: rd, scope: newScope(ix, rd, prev, buf), ix: ix, c: c, now: now, keySides: buf.keySides, fieldKeys: buf.fieldKeys}
 	if prev != nil && !prev.endsSentence {
 		// "研发投入 14.3 亿元，占营收的约 11%": the sentence so far.
 		cx.context = append(slices.Clip(prev.context), prev.matched...)

@@ -18,6 +18,11 @@ import (
 // year of days, ten times over).
 const dateTargetsMax = 4096
 
+// stateTargetsMax bounds the status fields one state word of a claim is
+// weighed against, as dateTargetsMax bounds dates: the work of a claim
+// stays bounded however many rows of statuses the evidence holds.
+const stateTargetsMax = 4096
+
 // dateTargets returns the evidence dates in scope, best match for concepts
 // first: date fields, windows of two date fields (earliest/latest) and day
 // counts relative to now (eta_days: 2).
