@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
@@ -32,21 +31,7 @@ import (
 // forger is a producer's own connection: what acme's credential reaches.
 func forger(t *testing.T, b *bus.Bus, tenant string) jetstream.JetStream {
 	t.Helper()
-	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleProducer, Tenant: tenant})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.Name("forger-"+tenant), nats.NoCallbacksAfterClientClose(),
-		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
+	return bustest.RoleJS(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: tenant})
 }
 
 func tickAt(tenant string, at int64) []byte {
