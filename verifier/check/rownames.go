@@ -100,6 +100,10 @@ func ownNameLeaves(ix *evidence.Index, a int32) []int32 {
 // value with its case folded (foldKey), each list in leaf order.
 type nameLeaves struct {
 	byStr, byFold map[string][]int32
+	// rows are ownNamers' answers, by name: the claims of an answer name
+	// the same rows again and again, and the name's two keys cost more
+	// than the lookups.
+	rows map[string][]int32
 }
 
 func newNameLeaves(ix *evidence.Index, a int32) *nameLeaves {
@@ -150,7 +154,8 @@ func foldKey(s string) string {
 // ownNamers returns the rows of array a holding name under a key of their
 // own name, in the order of their first such leaf: a leaf whose
 // normalised value is name's, or whose raw value is name up to case. The
-// array's name leaves are found and keyed once per answer (buf).
+// array's name leaves are found and keyed once per answer (buf), and the
+// rows of each name kept there: the caller must not change them.
 func ownNamers(ix *evidence.Index, buf *readBuffers, a int32, name string) []int32 {
 	nl, ok := buf.nameLeaves[a]
 	if !ok {
@@ -159,6 +164,9 @@ func ownNamers(ix *evidence.Index, buf *readBuffers, a int32, name string) []int
 		}
 		nl = newNameLeaves(ix, a)
 		buf.nameLeaves[a] = nl
+	}
+	if rows, ok := nl.rows[name]; ok {
+		return rows
 	}
 	byStr := nl.byStr[string(lang.Normalize(name))]
 	byFold := nl.byFold[foldKey(name)]
@@ -183,6 +191,11 @@ func ownNamers(ix *evidence.Index, buf *readBuffers, a int32, name string) []int
 			i, j = i+1, j+1
 		}
 	}
+	out = slices.Clip(out) // NB: shared by the claims that name it; none appends to it
+	if nl.rows == nil {
+		nl.rows = map[string][]int32{}
+	}
+	nl.rows[name] = out
 	return out
 }
 
@@ -210,7 +223,7 @@ func ownNamed(ix *evidence.Index, rd *reading, buf *readBuffers) (evidence.Subje
 				sub = cloneSubjects(sub)
 				changed = true
 			}
-			sub.Groups[i] = rows
+			sub.Groups[i] = slices.Clone(rows) // NB: rows are the answer's (ownNamers)
 			own[i] = true
 		case len(rows) > 0:
 			own[i] = !slices.ContainsFunc(g, func(n int32) bool { return !slices.Contains(rows, n) })

@@ -414,6 +414,9 @@ func (ix *Index) IdLeaves() []IdLeaf {
 		return *ix.ids
 	}
 	var out []IdLeaf
+	// A key's words, once per key: the rows of an array repeat their keys
+	// (the slices are shared, and no caller changes them).
+	words := map[string][]string{}
 	for l := range ix.Leaves {
 		lf := &ix.Leaves[l]
 		if lf.Kind != KindStr || lf.Text || lf.HasDay {
@@ -421,10 +424,17 @@ func (ix *Index) IdLeaves() []IdLeaf {
 		}
 		if s := rawString(lf.Raw()); len(s) <= 40 && strings.ContainsAny(s, digitChars) {
 			if c := idCanon(s); c != "" {
-				out = append(out, IdLeaf{L: int32(l), Canon: c, Words: keyWords(LastToken(lf.Ptr())), Digits: lang.IsAllDigits(c)})
+				k := LastToken(lf.Ptr())
+				ws, ok := words[k]
+				if !ok {
+					ws = slices.Clip(keyWords(k))
+					words[k] = ws
+				}
+				out = append(out, IdLeaf{L: int32(l), Canon: c, Words: ws, Digits: lang.IsAllDigits(c)})
 			}
 		}
 	}
+	out = slices.Clip(out)
 	ix.ids = &out
 	ix.digitIDs = slices.ContainsFunc(out, func(id IdLeaf) bool { return id.Digits })
 	return out
