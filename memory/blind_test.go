@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -36,6 +37,36 @@ type blindSet struct {
 	// figure; until then the set's integrity is checked and the test is
 	// skipped.
 	sealed bool
+	// committed is what the set was committed with, per language: its
+	// scenarios and the lines that check something (holdsCommitted).
+	committed map[string][2]int
+}
+
+// holdsCommitted holds a set to what was written and to the brief it was
+// written to, without running memory on it: it parses, every scenario and
+// check is whole and well formed (sealedSetProblems), and it has the
+// scenarios and checks per language it was committed with, so that an
+// edit to a sealed set shows.
+func holdsCommitted(t *testing.T, set blindSet) {
+	t.Helper()
+	scenarios := loadHeldout(t, set.path)
+	for _, p := range sealedSetProblems(scenarios, set.scenariosMin, set.zhMin) {
+		t.Errorf("%s: %s", set.name, p)
+	}
+	got := map[string][2]int{}
+	for _, s := range scenarios {
+		c := got[s.lang]
+		c[0]++
+		for _, l := range s.lines {
+			if checksOn(l) > 0 {
+				c[1]++
+			}
+		}
+		got[s.lang] = c
+	}
+	if !maps.Equal(got, set.committed) {
+		t.Errorf("%s has [scenarios checks] by language %v, committed with %v", set.name, got, set.committed)
+	}
 }
 
 // scoreBlindSet scores one sealed scenario set against its floor: written as
