@@ -102,6 +102,12 @@ func (cx *claim) categoryFacts() []fact {
 		if cx.amountFollows(cm.start) {
 			continue // "is paid €320 a day", "was charged $40": the verb of an amount, no state
 		}
+		if catTrait("timed", cm.cats[0]) && len(cx.times) > 0 {
+			continue // "started at 6:30 pm", "began on 3 May": when, not whether
+		}
+		if cx.countedBefore(cm.start) {
+			continue // "412 tests passed", "3 pumps failed": how many are in the state, not the subject's state
+		}
 		// A flag named by the status ("delivered": false) decides it.
 		if f, ok := cx.statusFlag(cm, neg); ok {
 			out = append(out, f)
@@ -321,6 +327,28 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// countedBefore reports whether the state word at rune start follows a
+// count and one noun ("412 tests passed", "3 units failed"): the claim
+// says how many things are in the state, not what state the subject is
+// in. A number joined to what precedes it (RCT-0417, a model's number) is
+// no count.
+func (cx *claim) countedBefore(start int) bool {
+	for i := range cx.nums {
+		n := &cx.nums[i]
+		if n.End > start || n.Unit != nil && n.Unit.Dim != evidence.DimCount {
+			continue
+		}
+		if n.Start > 0 && cx.orig[n.Start-1] != ' ' {
+			continue
+		}
+		words := strings.Fields(string(cx.orig[n.End:start]))
+		if len(words) == 1 && !slices.ContainsFunc([]rune(words[0]), func(c rune) bool { return !unicode.IsLetter(c) || lang.IsCJK(c) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // amountFollows reports whether the word at rune start is followed, after

@@ -1,0 +1,68 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestStatusWordsOfMoreClasses: a claim's state word and a field's enum
+// value are related through classes of state that no earlier rule read —
+// an outcome of a check (pass, fail), the health of a part (working
+// normally, faulty), a graded condition (excellent to poor), whether work
+// has started, a pledge redeemed or forfeited, the wind's direction to a
+// course, and Chinese short forms of approval (已批, 未批) — in English
+// and Chinese: another value of the class contradicts, the same value
+// supports, and a negation is read before comparing.
+func TestStatusWordsOfMoreClasses(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		// outcome of a check
+		{`{"kiln": "K-2", "inspection": "pass"}`, "Kiln K-2 failed inspection.", events.VerdictContradicted},
+		{`{"kiln": "K-2", "inspection": "pass"}`, "Kiln K-2 passed inspection.", events.VerdictSupported},
+		{`{"units": [{"tag": "Q-1", "result": "fail"}, {"tag": "Q-2", "result": "pass"}]}`, "Q-1 passed its check.", events.VerdictContradicted},
+		{`{"units": [{"tag": "Q-1", "result": "fail"}, {"tag": "Q-2", "result": "pass"}]}`, "Q-2 passed its check.", events.VerdictSupported},
+		// health of a part
+		{`{"beacon": "B-7", "horn": "faulty"}`, "The horn on beacon B-7 is working normally.", events.VerdictContradicted},
+		{`{"beacon": "B-7", "horn": "functioning"}`, "The horn on beacon B-7 is faulty.", events.VerdictContradicted},
+		{`{"beacon": "B-7", "horn": "functioning"}`, "The horn on beacon B-7 is working normally.", events.VerdictSupported},
+		{`{"设备": "水泵2号", "状态": "损坏"}`, "水泵2号工作正常。", events.VerdictContradicted},
+		{`{"设备": "水泵2号", "状态": "工作正常"}`, "水泵2号已经损坏。", events.VerdictContradicted},
+		// a graded condition
+		{`{"lot": "Vase 12", "condition": "fair"}`, "Vase 12 is in excellent condition.", events.VerdictContradicted},
+		{`{"lot": "Vase 12", "condition": "excellent"}`, "Vase 12 is in excellent condition.", events.VerdictSupported},
+		{`{"lot": "Vase 12", "grade": "poor"}`, "Vase 12 was graded good.", events.VerdictContradicted},
+		{`{"藏品": "青花瓶", "品相": "较差"}`, "青花瓶品相极好。", events.VerdictContradicted},
+		{`{"藏品": "青花瓶", "品相": "良好"}`, "青花瓶品相良好。", events.VerdictSupported},
+		// whether work has started
+		{`{"jobs": [{"name": "Mural", "status": "not started"}, {"name": "Fresco", "status": "in progress"}]}`, "Work on the Mural has started.", events.VerdictContradicted},
+		{`{"jobs": [{"name": "Mural", "status": "not started"}, {"name": "Fresco", "status": "in progress"}]}`, "Work on the Fresco is underway.", events.VerdictSupported},
+		{`{"jobs": [{"name": "Mural", "status": "not started"}, {"name": "Fresco", "status": "in progress"}]}`, "The Fresco has not started yet.", events.VerdictContradicted},
+		{`{"工程": [{"名称": "东墙", "状态": "未开工"}, {"名称": "西墙", "状态": "进行中"}]}`, "东墙已经开工了。", events.VerdictContradicted},
+		{`{"工程": [{"名称": "东墙", "状态": "未开工"}, {"名称": "西墙", "状态": "进行中"}]}`, "西墙还没开始。", events.VerdictContradicted},
+		// a pledge redeemed or forfeited
+		{`{"pledges": [{"item": "Brass sextant", "status": "forfeited"}, {"item": "Silver flute", "status": "redeemed"}]}`, "The brass sextant was redeemed.", events.VerdictContradicted},
+		{`{"pledges": [{"item": "Brass sextant", "status": "forfeited"}, {"item": "Silver flute", "status": "redeemed"}]}`, "The silver flute was redeemed.", events.VerdictSupported},
+		{`{"当票": [{"物品": "银壶", "状态": "绝当"}, {"物品": "铜镜", "状态": "已赎回"}]}`, "银壶已经赎回了。", events.VerdictContradicted},
+		// the wind to a course
+		{`{"race": "R-3", "wind": "headwind"}`, "Race R-3 was run with a tailwind.", events.VerdictContradicted},
+		{`{"赛程": "第二轮", "风向": "顺风"}`, "第二轮是逆风。", events.VerdictContradicted},
+		{`{"赛程": "第二轮", "风向": "顺风"}`, "第二轮是顺风。", events.VerdictSupported},
+		// Chinese short forms of approval
+		{`{"申请": [{"编号": "A-1", "审批": "未批"}, {"编号": "A-2", "审批": "已批"}]}`, "A-1已获批准。", events.VerdictContradicted},
+		{`{"申请": [{"编号": "A-1", "审批": "未批"}, {"编号": "A-2", "审批": "已批"}]}`, "A-2已获批准。", events.VerdictSupported},
+		// a count before the state word says how many, a time says when
+		{`{"build": "B-12", "status": "failed", "tests_passed": 412}`, "412 tests passed.", events.VerdictSupported},
+		{`{"build": "B-12", "status": "failed", "tests_passed": 412}`, "Build B-12 passed.", events.VerdictContradicted},
+		{`{"pieces": [{"title": "Ave", "status": "not started"}], "rehearsal_start": "18:30"}`, "The rehearsal started at 6:30 pm.", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
