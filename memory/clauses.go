@@ -34,18 +34,39 @@ var (
 // joiners. Each part keeps its sentence's question mark and its offsets in
 // text (the joiner and the comma before it are in no part).
 func statementSentences(text string) []lang.Sentence {
-	var out []lang.Sentence
-	for _, s := range lang.Sentences(text) {
-		out = append(out, splitClauses(s)...)
-	}
+	out, _ := statementParts(text)
 	return out
 }
 
-// splitClauses cuts one sentence at each comma followed by a joiner, or
-// by the speaker after a clause of its own (ownClause).
-func splitClauses(s lang.Sentence) []lang.Sentence {
+// statementParts is statementSentences, and for each part whether it is a
+// thing of the speaker's said without a subject after a comma (zhThingAt):
+// its reader takes the speaker as its subject.
+func statementParts(text string) ([]lang.Sentence, []bool) {
 	var out []lang.Sentence
-	start := 0 // in s.Text
+	var things []bool
+	for _, s := range lang.Sentences(text) {
+		ps, ts := splitClausesMarked(s)
+		out, things = append(out, ps...), append(things, ts...)
+	}
+	return out, things
+}
+
+// splitClauses cuts one sentence at each comma followed by a joiner, or
+// by the speaker after a clause of its own (ownClause), or, after a clause
+// of the speaker's, by a Chinese clause stating another thing of theirs
+// without a subject (我新家在文三路88号，单元门密码是6092: zhThingAt).
+func splitClauses(s lang.Sentence) []lang.Sentence {
+	out, _ := splitClausesMarked(s)
+	return out
+}
+
+// splitClausesMarked is splitClauses, and for each part whether it was cut
+// as a subjectless thing of the speaker's.
+func splitClausesMarked(s lang.Sentence) ([]lang.Sentence, []bool) {
+	var out []lang.Sentence
+	var things []bool
+	start := 0     // in s.Text
+	thing := false // the part from start is a subjectless thing
 	t := s.Text
 	for i := 0; i < len(t); {
 		r, n := utf8.DecodeRuneInString(t[i:])
@@ -55,8 +76,13 @@ func splitClauses(s lang.Sentence) []lang.Sentence {
 		}
 		after := i + n
 		j := joinerAt(t, after)
-		if j == 0 && subjectOpensAt(t, after) && ownClause(t[start:i]) {
+		next := false
+		switch {
+		case j != 0:
+		case subjectOpensAt(t, after) && ownClause(t[start:i]):
 			j = -1 // the subject stays in the new part
+		case zhThingAt(t, after) && ownClause(t[:i]):
+			j, next = -1, true
 		}
 		if j == 0 {
 			i = after
@@ -65,7 +91,9 @@ func splitClauses(s lang.Sentence) []lang.Sentence {
 		if part := strings.TrimSpace(t[start:i]); part != "" {
 			out = append(out, lang.Sentence{Text: part, Start: s.Start + start + strings.Index(t[start:i], part),
 				End: s.Start + i, Question: s.Question})
+			things = append(things, thing)
 		}
+		thing = next
 		start = after + max(j, 0)
 		for start < len(t) {
 			r, n := utf8.DecodeRuneInString(t[start:])
@@ -77,13 +105,60 @@ func splitClauses(s lang.Sentence) []lang.Sentence {
 		i = start
 	}
 	if start == 0 {
-		return []lang.Sentence{s}
+		return []lang.Sentence{s}, []bool{false}
 	}
 	if part := strings.TrimSpace(t[start:]); part != "" {
 		off := start + strings.Index(t[start:], part)
 		out = append(out, lang.Sentence{Text: part, Start: s.Start + off, End: s.Start + off + len(part), Question: s.Question})
+		things = append(things, thing)
 	}
-	return out
+	return out, things
+}
+
+var (
+	zhPlaceEnds = wordList("zh words", "place_end")
+	zhNotThing  = wordList("zh words", "not_thing")
+)
+
+// zhThingAt reports whether t[i:] (after spaces) opens a Chinese clause
+// that states a thing without a subject: zhThing reads it.
+func zhThingAt(t string, i int) bool {
+	c := strings.TrimLeftFunc(t[i:], unicode.IsSpace)
+	if k := strings.IndexAny(c, ",，"); k >= 0 {
+		c = c[:k]
+	}
+	_, _, ok := zhThing(c)
+	return ok
+}
+
+// zhThing reads a Chinese clause "X是Y" or "X在<a place>" (the place ends
+// in a word of place_end: 路, 号, 区, …) as the thing X and what or where
+// it is, Y: X of one to six characters, ideographs, letters or digits, no
+// word of not_thing (a time, a degree, a person: 现在是, 也是, 特别是) and
+// no speaker of its own; Y not negated. 车位号是B2-117 is (车位号, B2-117);
+// 是去年买的 and 今天在家 are nothing.
+func zhThing(c string) (x, y string, ok bool) {
+	c = strings.TrimRight(strings.TrimSpace(c), "。！!.；; ")
+	i, cop := -1, ""
+	for _, k := range []string{"是", "在"} {
+		if j := strings.Index(c, k); j >= 0 && (i < 0 || j < i) {
+			i, cop = j, k
+		}
+	}
+	if i <= 0 {
+		return "", "", false
+	}
+	x, y = c[:i], c[i+len(cop):]
+	n := utf8.RuneCountInString(x)
+	if n > 6 || y == "" || strings.HasPrefix(y, "不") || strings.HasPrefix(y, "没") ||
+		strings.ContainsFunc(x, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) ||
+		!lang.IsCJK([]rune(x)[0]) || strings.Contains(x, "我") || containsAny(c[:i+len(cop)], zhNotThing) {
+		return "", "", false
+	}
+	if cop == "在" && !hasAnySuffix(y, zhPlaceEnds) {
+		return "", "", false
+	}
+	return x, y, true
 }
 
 // joinerAt returns the length of the joiner that opens t[i:] (after spaces),

@@ -61,6 +61,12 @@
 //     with a value ("I left Stripe") ends only the statement of that
 //     value; a constraint's value is its measure ("don't call me after
 //     7pm"), so a newer constraint of the slot replaces it.
+//   - A correction that names the value it replaces rather than its slot
+//     ("Harrow Barn, not the Old Mill", 是安达，不是顺达, 不是周四，是周三)
+//     takes the slot of the user's newest live statement whose value holds
+//     the replaced one (found by the index's postings of its words,
+//     correction.go) and supersedes it there, with the audit links both
+//     ways; naming no value the user stated, it is an episode.
 //   - A statement older than the slot's current holder (by event time) is
 //     late: it is stored superseded and never overrides.
 //   - Two contradicting statements of one slot at the same event time
@@ -120,8 +126,11 @@
 // together; the message's other records are not. A message that states
 // nothing is one episode per sentence that is no question (a message of
 // one sentence: its id and whole text), forgotten one by one. A sentence
-// cut into statements (at a joiner, or at the speaker after a comma: "My
-// new flat is in Leeds, my door code is 4471") keeps every part: a part
+// cut into statements (at a joiner, at the speaker after a comma: "My
+// new flat is in Leeds, my door code is 4471", or, after a clause of the
+// speaker's, at a Chinese clause stating another thing of theirs without a
+// subject: 我新家在文三路88号，单元门密码是6092, read as the speaker's)
+// keeps every part: a part
 // the extractor reads nothing from, beside one it reads, is an episode of
 // its own, numbered in the order said, so nothing said in it is dropped
 // and each part is forgotten alone. Sentences of a message that state

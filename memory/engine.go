@@ -521,6 +521,18 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 // takes the same statements in both (TestForgottenKeysEraseExactlyTheText).
 func (x *tx) observe(st stmt) error {
 	n := x.record(st, 1)
+	if n.Slotted() && n.Subject == correctionSubject {
+		// a correction naming the value it replaces takes that statement's slot (correction.go)
+		c, err := x.corrected(n)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			n.Kind, n.Subject, n.Attribute, n.Value = KindEpisode, "", "", ""
+		} else {
+			n.Kind, n.Subject, n.Attribute, n.Scope, n.Polarity = c.Kind, c.Subject, c.Attribute, c.Scope, c.Polarity
+		}
+	}
 	if n.Slotted() {
 		holders, err := x.holders(n)
 		if err != nil {

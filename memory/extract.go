@@ -3,7 +3,6 @@ package memory
 import (
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -123,15 +122,24 @@ type word struct{ low, orig string }
 // sentences, which know initials, abbreviations and decimals, cut at their
 // clause joiners), each without its end marks; a question is flagged.
 func sentences(text string) (out []string, questions []bool) {
-	for _, s := range statementSentences(text) {
+	out, questions, _ = sentencesMarked(text)
+	return out, questions
+}
+
+// sentencesMarked is sentences, and for each whether it is a subjectless
+// thing of the speaker's cut after a comma (statementParts).
+func sentencesMarked(text string) (out []string, questions, things []bool) {
+	parts, th := statementParts(text)
+	for i, s := range parts {
 		t := strings.TrimRight(s.Text, ".!?;。！？；…\"'”’」』)）》] ")
 		if t == "" {
 			continue
 		}
 		out = append(out, t)
 		questions = append(questions, s.Question)
+		things = append(things, th[i])
 	}
-	return out, questions
+	return out, questions, things
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
@@ -219,6 +227,10 @@ func extractEN(text string, at int64) []events.Observation {
 			o.Text = sent
 			out = append(out, o)
 			prev = &out[len(out)-1]
+		}
+		if o, ok := matchCorrectionEN(ws); ok {
+			add(o) // "Harrow Barn, not the Old Mill": correction.go
+			continue
 		}
 		if o, ok := matchRequestEN(ws); ok {
 			add(o)
@@ -802,8 +814,32 @@ func matchMy(w []word) (events.Observation, bool) {
 }
 
 // contactWords name contact details and secrets, which matchMyIs and
-// matchMyIsZH do not read as facts.
-var contactWords = wordSet("en words", "contact")
+// matchMyIsZH do not read as facts; contactGeneric are last words that name
+// one only alone or after a contact word ("phone number", not "locker
+// number"). locatedWords and placePreps say where a thing is ("is booked
+// at the Old Forge"): the place is the thing's value.
+var (
+	contactWords   = wordSet("en words", "contact")
+	contactGeneric = wordSet("en words", "contact_generic")
+	locatedWords   = wordSet("en words", "located")
+	placePreps     = wordSet("en words", "place_preps")
+)
+
+// contactThing reports whether a thing of matchMyIs ("home address",
+// "phone number", "mobile plan") is a contact detail: it holds a contact
+// word, a generic one ("number") counting only alone or after another
+// contact word ("locker number" is no contact detail).
+func contactThing(thing []word) bool {
+	for i, x := range thing {
+		if !contactWords[x.low] {
+			continue
+		}
+		if !contactGeneric[x.low] || i == 0 || contactWords[thing[i-1].low] {
+			return true
+		}
+	}
+	return false
+}
 
 // matchMyIs reads "my <thing> is <a thing or a name>" as a fact of the
 // thing the user has: "my car is a white Subaru" (my/car = white Subaru),
@@ -837,12 +873,22 @@ func matchMyIs(w []word) (events.Observation, bool) {
 			continue
 		}
 		thing, rest := w[:i], w[i+cop:]
-		if pronouns[thing[0].low] || fillers[thing[0].low] || slices.ContainsFunc(thing, func(x word) bool { return contactWords[x.low] }) {
+		if pronouns[thing[0].low] || fillers[thing[0].low] || contactThing(thing) {
 			return events.Observation{}, false
 		}
 		named := len(rest) > 1 && (rest[0].low == "called" || rest[0].low == "named")
 		if named {
 			rest = rest[1:]
+		}
+		if cop == 1 {
+			// where the thing is: "is on Queen Street", "is booked at the Old Forge"
+			k := 0
+			if len(rest) > 0 && locatedWords[rest[0].low] {
+				k = 1
+			}
+			if len(rest) > k+1 && placePreps[rest[k].low] {
+				rest = rest[k+1:]
+			}
 		}
 		if len(rest) == 0 {
 			return events.Observation{}, false

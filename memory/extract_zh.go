@@ -97,12 +97,27 @@ var (
 
 func extractZH(text string, at int64) []events.Observation {
 	var out []events.Observation
-	sents, questions := sentences(text)
+	sents, questions, things := sentencesMarked(text)
 	for si, sent := range sents {
 		if questions[si] || strings.HasSuffix(sent, "吗") || zhAsked(sent) {
 			continue
 		}
 		start := len(out)
+		if things[si] {
+			// a thing of the speaker's said after a comma without a subject:
+			// 我新家在…，单元门密码是6092 (statementParts)
+			if o, ok := thingFactZH(sent); ok {
+				headSlot(&o)
+				o.Text = sent
+				out = append(out, o)
+			}
+			continue
+		}
+		if o, ok := matchCorrectionZH(sent); ok {
+			o.Text = sent // 是安达，不是顺达: correction.go
+			out = append(out, o)
+			continue
+		}
 		if obs := matchCleftZH(sent); len(obs) > 0 {
 			for _, o := range obs {
 				headSlot(&o)
@@ -834,10 +849,21 @@ func headSlot(o *events.Observation) {
 // measure word before it (一辆, 一个). A kin's word as X (我的老婆是…) or a
 // favourite (我的最爱是…) is read elsewhere or not at all, and contact
 // details (我的手机号是…: zhContact) are no fact memory slots.
+//
+// Without 的, or after a verb and 的 (a relative clause), a thing of the
+// user's said as zhThing reads it is such a fact too: 我老家在成都市
+// (my/老家 = 成都市), 我选的婚纱店是米兰婚纱 (my/婚纱店 = 米兰婚纱).
 func matchMyIsZH(body string) (events.Observation, bool) {
 	rest, ok := strings.CutPrefix(body, "的")
 	if !ok {
-		return events.Observation{}, false
+		if v, r, ok := strings.Cut(body, "的"); ok && v != "" && utf8.RuneCountInString(v) <= 4 &&
+			!strings.ContainsAny(v, "不没是在") && !strings.Contains(v, "喜欢") && !strings.Contains(v, "爱") {
+			body = r // 我选的婚纱店是…: the relative clause names the thing
+		}
+		return thingFactZH(body)
+	}
+	if i, j := strings.Index(rest, "在"), strings.Index(rest, "是"); i >= 0 && (j < 0 || i < j) {
+		return thingFactZH(rest) // 我的新办公室在南京路100号
 	}
 	x, y, ok := strings.Cut(rest, "是")
 	if !ok || x == "" || len([]rune(x)) > 6 || hasAnyPrefix(x, zhKin) || strings.Contains(x, "最") || strings.Contains(x, "喜欢") ||
@@ -874,4 +900,14 @@ func matchEndedZH(body string, prev *events.Observation) (events.Observation, bo
 		return o, true
 	}
 	return events.Observation{}, false
+}
+
+// thingFactZH reads a clause of zhThing as the user's fact my/X = Y, unless
+// X is a kin (read elsewhere) or a contact detail.
+func thingFactZH(c string) (events.Observation, bool) {
+	x, y, ok := zhThing(c)
+	if !ok || hasAnyPrefix(x, zhKin) || containsAny(x, zhContact) || strings.Contains(x, "最") {
+		return events.Observation{}, false
+	}
+	return zhFact(y, "my", x)
 }

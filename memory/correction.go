@@ -1,0 +1,139 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// A correction said in other words names the value it replaces, not its
+// slot: "Harrow Barn, not the Old Mill", 是安达，不是顺达, 不是周四，是周三.
+// The extractor cannot know the slot (it reads one message); it writes the
+// correction as a fact of the slot correction/<the replaced value> with the
+// new value, and the projection (tx.corrected) moves it into the slot of
+// the user's newest live statement whose value holds the replaced one,
+// where it supersedes that statement with the audit links a newer value
+// of the slot leaves. A correction that names no value the user stated is
+// kept as an episode: it slots nothing.
+
+// correctionSubject is the subject of such a correction as the extractor
+// writes it; no record keeps it.
+const correctionSubject = "correction"
+
+// correctionWordsMax bounds the words of each side of an English correction.
+const correctionWordsMax = 6
+
+// matchCorrectionEN reads "A, not B" at a sentence's start ("Harrow Barn,
+// not the Old Mill - I had them muddled", "it's 10, not 9"): A a name or a
+// number (a capital or a digit first), B what the user said before.
+func matchCorrectionEN(ws []word) (events.Observation, bool) {
+	i := slices.IndexFunc(ws, func(x word) bool { return x.low == "," })
+	if i <= 0 || i > correctionWordsMax+2 || i+2 >= len(ws) || ws[i+1].low != "not" {
+		return events.Observation{}, false
+	}
+	a := ws[:i]
+	for len(a) > 1 && (fillers[a[0].low] || a[0].low == "no" || a[0].low == "it" || a[0].low == "it's" || a[0].low == "is") {
+		a = a[1:]
+	}
+	a = object(a)
+	b := object(ws[i+2:])
+	if len(a) == 0 || len(b) == 0 || len(a) > correctionWordsMax || len(b) > correctionWordsMax ||
+		!(isCapital(a[0].orig) || isNumber(a[0].low)) || pronouns[b[0].low] {
+		return events.Observation{}, false
+	}
+	return correction(joinOrig(a), joinOrig(b))
+}
+
+// matchCorrectionZH reads 是A，不是B and 不是B，是A (or without the comma:
+// 是A不是B) as A replacing B.
+func matchCorrectionZH(sent string) (events.Observation, bool) {
+	parts := strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' })
+	for k, p := range parts {
+		p = strings.TrimSpace(p)
+		i := strings.Index(p, "不是")
+		if i < 0 {
+			continue
+		}
+		b := zhCorrectionValue(p[i+len("不是"):])
+		var a string
+		switch {
+		case i > 0:
+			if j := strings.LastIndex(p[:i], "是"); j >= 0 {
+				a = p[j+len("是") : i]
+			}
+		case k > 0 && strings.HasPrefix(strings.TrimSpace(parts[k-1]), "是"):
+			a = strings.TrimPrefix(strings.TrimSpace(parts[k-1]), "是")
+		case k+1 < len(parts) && strings.HasPrefix(strings.TrimSpace(parts[k+1]), "是"):
+			a = strings.TrimPrefix(strings.TrimSpace(parts[k+1]), "是")
+		}
+		if a = zhCorrectionValue(a); a != "" && b != "" {
+			return correction(a, b)
+		}
+	}
+	return events.Observation{}, false
+}
+
+// zhCorrectionValue trims a side of a Chinese correction of its particles;
+// a side with a person or of more than eight characters is none.
+func zhCorrectionValue(s string) string {
+	s = strings.TrimSpace(strings.TrimRight(s, "。！!.了的啦呢吧啊 "))
+	if s == "" || utf8.RuneCountInString(s) > 8 || strings.ContainsAny(s, "我你他她") {
+		return ""
+	}
+	return s
+}
+
+func correction(a, b string) (events.Observation, bool) {
+	return events.Observation{Kind: string(KindFact), Subject: correctionSubject, Attribute: b, Value: a,
+		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// corrected returns the statement a correction n replaces: of the user's
+// live slotted records whose value holds every term of n's attribute (the
+// replaced value), the newest observed before n (ties by id); nil if none.
+// It reads the index's postings of one of those terms.
+func (x *tx) corrected(n *Record) (*Record, error) {
+	terms := tokenize(n.Attribute)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var ids []string
+	if err := x.w.Scan(x.k.ixTerm(terms[0]), func(key, _ []byte) error {
+		ids = append(ids, x.k.lastComponent(key))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var best *Record
+	for _, id := range ids {
+		if id == n.ID {
+			continue
+		}
+		h, err := x.head(id)
+		if err != nil {
+			return nil, err
+		}
+		if h == nil || !h.Slotted() || h.Subject == correctionSubject || !holding(h.Status) || h.ObservedAt > n.ObservedAt {
+			continue
+		}
+		vt := tokenize(h.Value)
+		if !allIn(terms, vt) {
+			continue
+		}
+		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
+			best = h
+		}
+	}
+	return best, nil
+}
+
+func allIn(terms, in []string) bool {
+	for _, t := range terms {
+		if !slices.Contains(in, t) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,144 @@
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestWhereAThingIsIsAFact: "my <thing> is (booked, held, …) in/on/at
+// <a place>" and 我(的)X在<a place> are facts of the thing, as "my <thing>
+// is <a name>" is; a thing named by a generic head ("number", 号) after a
+// word that is no contact detail is a fact too, while contact details
+// stay unread. Sentences no scenario set holds.
+func TestWhereAThingIsIsAFact(t *testing.T) {
+	for _, tc := range []struct {
+		text, lang, want string // want: subject/attribute=value, or "" for no such fact
+	}{
+		{"My yoga studio is on Queen Street.", "en", "my/yoga studio=Queen Street"},
+		{"My office is in Manchester.", "en", "my/office=Manchester"},
+		{"My book club is held at the Crown Inn.", "en", "my/book club=Crown Inn"},
+		{"My retirement party is booked at the Old Forge in Ely.", "en", "my/retirement party=Old Forge"},
+		{"My locker number is 214.", "en", "my/locker number=214"},
+		{"My gym locker code is 7731.", "en", "my/gym locker code=7731"},
+		{"My mobile carrier is Northwind.", "en", ""},
+		{"My knee is in bad shape.", "en", ""},
+		{"My son is at school.", "en", ""},
+		{"My home address is 4 Elm Road.", "en", ""},
+		{"My account number is 12345678.", "en", ""},
+		{"My phone number is 555 0100.", "en", ""},
+		{"我的新办公室在上海南京路100号。", "zh", "my/新办公室=上海南京路100号"},
+		{"我老家在成都市。", "zh", "my/老家=成都市"},
+		{"我每天在公司加班。", "zh", ""},
+		{"我现在在家。", "zh", ""},
+		{"我选的婚纱店是米兰婚纱。", "zh", "my/婚纱店=米兰婚纱"},
+		{"我常去的健身房是超级猩猩。", "zh", "my/健身房=超级猩猩"},
+		{"我的手机号是13800000000。", "zh", ""},
+	} {
+		var got []string
+		for _, o := range (RuleExtractor{}).Extract(tc.text, tc.lang) {
+			if o.Subject == "my" {
+				got = append(got, o.Subject+"/"+o.Attribute+"="+o.Value)
+			}
+		}
+		if strings.Join(got, " | ") != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestSubjectlessClauseIsItsOwnStatement: after a clause of the speaker's,
+// a Chinese clause after a comma that states another thing of theirs
+// without a subject (车牌号是浙A12345) is a statement of its own: its own
+// fact and record, forgotten alone, its words gone from the index, the
+// others kept. A clause that says more of the same thing (我的新车是比亚迪，
+// 是去年买的) is not cut.
+func TestSubjectlessClauseIsItsOwnStatement(t *testing.T) {
+	var got []string
+	for _, o := range (RuleExtractor{}).Extract("我的新车是比亚迪，车牌号是浙A12345，停车位在C区18号。", "zh") {
+		got = append(got, o.Subject+"/"+o.Attribute+"="+o.Value+" "+o.Text)
+	}
+	want := []string{"my/新车=比亚迪 我的新车是比亚迪", "my/车牌号=浙A12345 车牌号是浙A12345", "my/停车位=C区18号 停车位在C区18号"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if parts := statementSentences("我的新车是比亚迪，是去年买的。"); len(parts) != 1 {
+		t.Errorf("one statement cut in %d", len(parts))
+	}
+	if parts := statementSentences("周末天气不错，门票是八十块。"); len(parts) != 1 {
+		t.Errorf("no speaker before the comma, yet cut in %d", len(parts))
+	}
+
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 3, 1, 8, 0, 0, 0, time.UTC)
+	ids := applyMessage(t, e, s, "u1", "m1", "我的新车是比亚迪，车牌号是浙A12345，停车位在C区18号。", at)
+	if fmt.Sprint(ids) != "[m1 m1#2 m1#3]" {
+		t.Fatalf("records %v, want one per statement", ids)
+	}
+	forget := &events.Event{ID: "f1", Tenant: "acme", User: "u1", At: at.Add(time.Hour).UnixNano(),
+		Body: &events.MemoryForgotten{ID: "m1#2"}}
+	forget.Kind = forget.Body.Kind()
+	if err := s.apply(e, forget); err != nil {
+		t.Fatal(err)
+	}
+	if where, ok := rawContains(s.reader(), []byte("a12345")); ok {
+		t.Errorf("the forgotten statement is still in %s", where)
+	}
+	for _, id := range []string{"m1", "m1#3"} {
+		r, err := e.Get(s.reader(), "acme", "u1", id)
+		if err != nil || r.Status != StatusActive || !r.Slotted() {
+			t.Errorf("%s: %+v, %v; want it kept, slotted", id, r, err)
+		}
+	}
+}
+
+// TestACorrectionNamesTheValueItReplaces: "A, not B" and 是A，不是B /
+// 不是B，是A replace the user's statement whose value is B, in its slot,
+// with the audit links both ways; naming a value never stated, they slot
+// nothing.
+func TestACorrectionNamesTheValueItReplaces(t *testing.T) {
+	at := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, first, second, want string
+	}{
+		{"en", "My book club is held at the Crown Inn.", "The Red Lion, not the Crown Inn - I mixed the two pubs up.", "my/book club=Red Lion"},
+		{"zh", "我订的花店是花语。", "花店我搞错了，是花田，不是花语。", "my/花店=花田"},
+		{"zh-not-first", "我的牙医是陈医生。", "不对，不是陈医生，是林医生。", "my/牙医=林医生"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			applyMessage(t, e, s, "u1", "m1", c.first, at)
+			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(time.Hour))
+			old, err := e.Get(s.reader(), "acme", "u1", "m1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			nu, err := e.Get(s.reader(), "acme", "u1", "m2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := nu.Subject + "/" + nu.Attribute + "=" + nu.Value; got != c.want || nu.Status != StatusActive {
+				t.Errorf("correction %q %s, want %q active", got, nu.Status, c.want)
+			}
+			if old.Status != StatusSuperseded || old.SupersededBy != nu.Ref() || !slices.Contains(nu.Supersedes, old.Ref()) {
+				t.Errorf("corrected %+v, want superseded by %s with the link back", old, nu.Ref())
+			}
+		})
+	}
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	applyMessage(t, e, s, "u1", "m1", "My book club is held at the Crown Inn.", at)
+	applyMessage(t, e, s, "u1", "m2", "Tuesday, not Monday.", at.Add(time.Hour))
+	if r, _ := e.Get(s.reader(), "acme", "u1", "m2"); r.Slotted() {
+		t.Errorf("a correction of nothing stated slotted %+v", r)
+	}
+	if r, _ := e.Get(s.reader(), "acme", "u1", "m1"); r.Status != StatusActive {
+		t.Errorf("an unrelated statement was corrected: %+v", r)
+	}
+}
