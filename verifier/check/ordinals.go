@@ -101,12 +101,12 @@ func (rd *reading) ordinals() []ordinalMention {
 				continue
 			}
 			j := asciiWordEnd(r, i)
-			word := string(r[i:j])
+			word := rd.nt.Sub(i, j) // NB: norm's runes, no copy
 			v, ok := evidence.LangData.Ordinal(word)
 			if h := strings.IndexByte(word, '-'); !ok && h > 0 {
 				// "fourth-quarter orders", "4th-quarter": the noun after the hyphen.
-				if v, ok = evidence.LangData.Ordinal(string(r[i : i+h])); ok {
-					tail := string(r[i+h+1 : j])
+				if v, ok = evidence.LangData.Ordinal(rd.nt.Sub(i, i+h)); ok {
+					tail := rd.nt.Sub(i+h+1, j)
 					if k := strings.IndexByte(tail, '-'); k >= 0 {
 						tail = tail[:k]
 					}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
@@ -28,6 +29,10 @@ import (
 var (
 	placeWords = evidence.LangData.Set("place words")
 	copulas    = evidence.LangData.Set("copulas")
+	// copulaOrPlaceRunes are the runes that are a copula or a place word
+	// alone: plainName reads every rune of a claim, and a rune's lookup is
+	// cheaper than its string's in both sets.
+	copulaOrPlaceRunes = oneRuneWords(copulas, placeWords)
 	// timeNames are the months and weekdays: capitalised, and no names.
 	timeNames = func() map[string]bool {
 		m := map[string]bool{}
@@ -117,7 +122,7 @@ func (cx *claim) plainName() (name string, place, ok bool) {
 	}
 	// Chinese: 导演是李伟, 最后一次刷卡是在天府广场.
 	for i, r := range cx.orig {
-		if !copulas[string(r)] && !placeWords[string(r)] {
+		if !copulaOrPlaceRunes[r] || !copulas[string(r)] && !placeWords[string(r)] {
 			continue
 		}
 		from := i + 1
@@ -177,4 +182,19 @@ func (cx *claim) says(v string) bool {
 		}
 	}
 	return true
+}
+
+// oneRuneWords returns the runes r of the words of sets that are
+// string(r): each a rune of its own, never an invalid byte (which
+// string(r) never writes).
+func oneRuneWords(sets ...map[string]bool) map[rune]bool {
+	out := map[rune]bool{}
+	for _, set := range sets {
+		for w := range set {
+			if r, n := utf8.DecodeRuneInString(w); n == len(w) && (r != utf8.RuneError || n > 1) {
+				out[r] = true
+			}
+		}
+	}
+	return out
 }

@@ -915,6 +915,10 @@ func abs(x int) int {
 	return x
 }
 
+// Sub returns runes [i, j) as a string: string(r[i:j]) of the runes t
+// was made of, without a copy.
+func (t RuneText) Sub(i, j int) string { return t.sub(i, j) }
+
 // sub returns runes [i, j) as a string.
 func (t RuneText) sub(i, j int) string {
 	if t.off == nil {
