@@ -108,43 +108,63 @@ func NegPrefixed(w string) string {
 // WordConcepts returns the concepts of one English word or lexicon word:
 // its lexicon concepts, else its stem; nothing for numbers and stop words.
 func WordConcepts(w string) []string {
+	cs, one, isOne := wordConcepts(w)
+	if isOne {
+		return []string{one}
+	}
+	return cs
+}
+
+// appendWordConcepts appends WordConcepts(w) to dst, without a list of
+// its own for a word of one concept (most words of a text: their stems).
+func appendWordConcepts(dst []string, w string) []string {
+	cs, one, isOne := wordConcepts(w)
+	if isOne {
+		return append(dst, one)
+	}
+	return append(dst, cs...)
+}
+
+// wordConcepts is WordConcepts(w): a lexicon's list (cs, shared: never
+// changed), or one concept made for w (one, when isOne).
+func wordConcepts(w string) (cs []string, one string, isOne bool) {
 	if l := EnLex[w]; l != nil {
 		if len(l.Concepts) > 0 {
-			return l.Concepts
+			return l.Concepts, "", false
 		}
 		if l.Cues&(CueStop|CueNeg) != 0 {
-			return nil
+			return nil, "", false
 		}
 	}
 	if l := ZhLex[w]; l != nil {
 		if len(l.Concepts) > 0 {
-			return l.Concepts
+			return l.Concepts, "", false
 		}
 		if l.Cues != 0 {
-			return nil
+			return nil, "", false
 		}
-		return []string{w}
+		return nil, w, true
 	}
 	if w == "" || w[0] >= '0' && w[0] <= '9' {
-		return nil
+		return nil, "", false
 	}
-	if lang.IsCJK([]rune(w)[0]) {
-		return []string{w}
+	if r, _ := utf8.DecodeRuneInString(w); lang.IsCJK(r) {
+		return nil, w, true
 	}
 	s := lang.Stem(w)
 	if l := EnLex[s]; l != nil {
 		if len(l.Concepts) > 0 {
-			return l.Concepts
+			return l.Concepts, "", false
 		}
 		if len(l.Cats) > 0 {
-			return []string{s} // "cleared" is a word to cover, not a stop word
+			return nil, s, true // "cleared" is a word to cover, not a stop word
 		}
-		return nil
+		return nil, "", false
 	}
 	if p := NegPrefixed(w); p != "" {
-		return EnLex[p].Concepts
+		return EnLex[p].Concepts, "", false
 	}
-	return []string{lang.TruncStem(s)}
+	return nil, lang.TruncStem(s), true
 }
 
 // ConceptsOf returns the concepts of a JSON key or tool name.
@@ -262,7 +282,7 @@ func TextConcepts(r []rune, toks []Token) []string {
 	for i := 0; i < len(toks); i++ {
 		tk := toks[i]
 		if !tk.Cjk {
-			out = append(out, WordConcepts(tk.S)...)
+			out = appendWordConcepts(out, tk.S)
 			continue
 		}
 		j := i
@@ -270,7 +290,7 @@ func TextConcepts(r []rune, toks []Token) []string {
 			j++
 		}
 		for _, w := range SegmentCJK(r[tk.Start:toks[j-1].End]) {
-			out = append(out, WordConcepts(w)...)
+			out = appendWordConcepts(out, w)
 		}
 		i = j - 1
 	}

@@ -1667,7 +1667,11 @@ func nearbyConcepts(toks []Token, s, e, n int) []string {
 	var out []string
 	for _, tk := range toks {
 		if tk.End <= s && tk.End > s-40 || tk.Start >= e && tk.Start < e+40 {
-			for _, c := range WordConcepts(tk.S) {
+			cs, one, isOne := wordConcepts(tk.S) // NB: WordConcepts without a list made
+			if isOne && len(out) < n {
+				out = append(out, one)
+			}
+			for _, c := range cs {
 				if len(out) < n {
 					out = append(out, c)
 				}
