@@ -257,6 +257,15 @@ func TestInputBudgets(t *testing.T) {
 		{"verify: 1 MiB of status rows against 1 MiB of state claims", []string{"verify", "--now", "2026-12-01T10:00:00Z",
 			"--evidence", file("stateev.json", repeatTo(`[{"call_id":"c","name":"n","result":{"pumps":[`, `{"validity_status":"valid","schedule_status":"going ahead","plan_status":"planned","service_status":"in service"},`, `{"validity_status":"expired"}]}}]`, mib)),
 			"--answer", file("states.txt", repeatTo("", "The pump is still valid, going ahead as planned and not in service. ", "", mib))}},
+		{"verify: 1 MiB of amount rows against 1 MiB of amount claims", []string{"verify",
+			"--evidence", file("amountev.json", repeatTo(`[{"call_id":"c","name":"n","result":{"orders":[`, `{"id":"A1","amount":120.5,"total_amount":99,"currency":"EUR"},`, `{"id":"B2","amount":7,"total_amount":8,"currency":"EUR"}]}}]`, mib)),
+			"--answer", file("amounts.txt", repeatTo("", "The total amount is 130.50 EUR. ", "", mib))}},
+		{"verify: 1 MiB of duration rows against 1 MiB of duration claims", []string{"verify",
+			"--evidence", file("durev.json", repeatTo(`[{"call_id":"c","name":"n","result":{"rows":[`, `{"id":"A1","duration_min":45,"delay_hours":2},`, `{"id":"B2","duration_min":4,"delay_hours":1}]}}]`, mib)),
+			"--answer", file("durations.txt", repeatTo("", "The trip takes 50 minutes with a delay of 3 hours. ", "", mib))}},
+		{"verify: 1 MiB of identifier rows against 1 MiB of identifier claims", []string{"verify",
+			"--evidence", file("idev.json", repeatTo(`[{"call_id":"c","name":"n","result":{"rows":[`, `{"order_id":"A1234","invoice_no":98765,"amount":12},`, `{"order_id":"B2","invoice_no":1,"amount":2}]}}]`, mib)),
+			"--answer", file("ids.txt", repeatTo("", "Order A1235 has invoice number 98766. ", "", mib))}},
 		{"verify: 1 MiB answer of one number", []string{"verify", "--evidence", file("ev1.json", `[{"call_id":"c","name":"n","result":{"a":1}}]`), "--answer", file("digits.txt", repeatTo("", "9", "", mib))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -73,11 +73,23 @@ func (cx *claim) derived(m *evidence.NumMention, targets []int32, pairs bool) (f
 			}
 		}
 	}
+	// Which of the pool are targets, asked once a leaf and not per pair:
+	// targets may hold numTargetsMax leaves.
+	var inRoom [64]bool
+	inTargets := inRoom[:]
+	if len(pool) > len(inRoom) { // DerivedLeavesMax set above its default
+		inTargets = make([]bool, len(pool))
+	}
+	if !cx.scoped && len(targets) > 0 {
+		for i, a := range pool {
+			inTargets[i] = containsInt32(targets, a)
+		}
+	}
 	for i, a := range pool {
 		x := ix.Leaves[a].Num
-		for _, b := range pool[i+1:] {
+		for j, b := range pool[i+1:] {
 			y := ix.Leaves[b].Num
-			if !cx.scoped && len(targets) > 0 && !containsInt32(targets, a) && !containsInt32(targets, b) && evidence.LastToken(ix.Leaves[a].Ptr()) != evidence.LastToken(ix.Leaves[b].Ptr()) {
+			if !cx.scoped && len(targets) > 0 && !inTargets[i] && !inTargets[i+1+j] && evidence.LastToken(ix.Leaves[a].Ptr()) != evidence.LastToken(ix.Leaves[b].Ptr()) {
 				continue // combine what the claim names, or one field across subjects
 			}
 			if ix.Leaves[a].Ptr() == ix.Leaves[b].Ptr() && !(ix.Leaves[a].Text && ix.Leaves[b].Text) {

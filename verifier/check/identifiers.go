@@ -101,7 +101,11 @@ func (cx *claim) codeVerdict(ids []evidence.IdLeaf, m evidence.CodeMention) fact
 		return fact{} // a key or a word of a text: the other checks read it
 	}
 	named := cx.namedIDs(ids, func(id evidence.IdLeaf) bool { return !id.Digits })
+	more := len(named) > idTargetsMax
 	named = slices.DeleteFunc(named, cx.idOfOther)
+	if more && len(named) > 0 {
+		return cx.unknownCode(text) // more fields than were read: several values, as far as the claim can tell
+	}
 	if len(named) == 0 {
 		for _, id := range ids {
 			if cx.idInScope(id.L) && similarCode(m.Canon, id.Canon) {
@@ -123,10 +127,13 @@ func (cx *claim) codeVerdict(ids []evidence.IdLeaf, m evidence.CodeMention) fact
 // nothing knows.
 func (cx *claim) otherCode(cands []evidence.IdLeaf, text string) fact {
 	ix := cx.ix
+	if len(cands) > idTargetsMax { // namedIDs read no further: several values, as far as the claim can tell
+		return cx.unknownCode(text)
+	}
 	first := cands[0]
 	for _, id := range cands[1:] {
 		if id.Canon != first.Canon {
-			return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text), unknown: true}
+			return cx.unknownCode(text)
 		}
 	}
 	lf := &ix.Leaves[first.L]
@@ -134,11 +141,22 @@ func (cx *claim) otherCode(cands []evidence.IdLeaf, text string) fact {
 		reason: "identifier differs: evidence says " + lf.Raw() + " at " + lf.Ptr()}
 }
 
+// unknownCode is the fact of a code none of several values the claim is
+// about is.
+func (cx *claim) unknownCode(text string) fact {
+	return fact{verdict: events.VerdictUnsupported, reason: "the evidence does not know " + strconv.Quote(text), unknown: true}
+}
+
 // namedIDs returns the identifier-like fields in scope whose key the claim
-// names (by a word of the key, or a concept of it), that keep says fit.
+// names (by a word of the key, or a concept of it), that keep says fit: the
+// first in document order, at most idTargetsMax and one more to say there
+// are more.
 func (cx *claim) namedIDs(ids []evidence.IdLeaf, keep func(evidence.IdLeaf) bool) []evidence.IdLeaf {
 	var out []evidence.IdLeaf
 	for _, id := range ids {
+		if len(out) > idTargetsMax {
+			break // NB: the rest are not read
+		}
 		if !keep(id) || !cx.idInScope(id.L) {
 			continue
 		}

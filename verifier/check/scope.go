@@ -186,15 +186,21 @@ func (sc *scope) narrowByDate(ix *evidence.Index, times []evidence.TimeExpr) {
 }
 
 // targets returns the leaves in scope whose own key names one of concepts
-// and that pass keep, best score first (only the best tier).
+// and that pass keep, best score first (only the best tier): of the
+// first numTargetsMax such leaves in document order.
 func (cx *claim) targets(concepts []string, keep func(*evidence.Leaf) bool) []int32 {
 	ix := cx.ix
 	var cands []int32
 	for _, c := range concepts {
+		n := 0
 		for _, l := range cx.inScopeOf(ix.Concept(c)) {
+			if n == numTargetsMax {
+				break // NB: the union's first numTargetsMax are among each concept's first
+			}
 			lf := &ix.Leaves[l]
 			if keep(lf) && overlap(concepts, lf.Own()) > 0 {
 				cands = append(cands, l)
+				n++
 			}
 		}
 	}
@@ -202,20 +208,26 @@ func (cx *claim) targets(concepts []string, keep func(*evidence.Leaf) bool) []in
 		return nil
 	}
 	evidence.SortUnique(&cands)
+	if len(cands) > numTargetsMax {
+		cands = cands[:numTargetsMax]
+	}
 	if slices.ContainsFunc(cands, cx.inSubject) {
 		// The subject's own fields come before those of an enclosing
 		// object: "the frothers cost $35.50" is about their unit price.
 		cands = slices.DeleteFunc(cands, func(l int32) bool { return !cx.inSubject(l) })
 	}
-	scoreOf := func(l int32) int { return attrScoreDF(concepts, &ix.Leaves[l], ix) }
+	// Each candidate scored once, the concepts' rarity read once.
+	bonus := dfBonuses(concepts, ix)
+	scores := make([]int, len(cands))
 	best := -1
-	for _, l := range cands {
-		best = max(best, scoreOf(l))
+	for i, l := range cands {
+		scores[i] = attrScoreDF(concepts, &ix.Leaves[l], bonus)
+		best = max(best, scores[i])
 	}
 	out := cands[:0]
 	own := false
-	for _, l := range cands {
-		if scoreOf(l) == best {
+	for i, l := range cands {
+		if scores[i] == best {
 			out = append(out, l)
 			own = own || cx.inSubject(l)
 		}
@@ -259,22 +271,33 @@ func overlap(a, b []string) int {
 // claim does not mention count against it.
 func attrScore(concepts []string, lf *evidence.Leaf) int { return attrScoreDF(concepts, lf, nil) }
 
-// attrScoreDF is attrScore with rare concepts weighing more: of "总金额"
-// (total, price), the one field named total beats the many prices.
-func attrScoreDF(concepts []string, lf *evidence.Leaf, ix *evidence.Index) int {
+// dfBonuses returns what each of concepts adds to a leaf's score when its
+// own key names it (attrScoreDF): 2 for a concept one leaf of ix names, 1
+// for one that two or three do.
+func dfBonuses(concepts []string, ix *evidence.Index) []int {
+	bonus := make([]int, len(concepts))
+	for i, c := range concepts {
+		switch df := len(ix.Concept(c)); {
+		case df == 1:
+			bonus[i] = 2
+		case df <= 3:
+			bonus[i] = 1
+		}
+	}
+	return bonus
+}
+
+// attrScoreDF is attrScore with rare concepts weighing more (bonus, of
+// dfBonuses, when not nil): of "总金额" (total, price), the one field
+// named total beats the many prices.
+func attrScoreDF(concepts []string, lf *evidence.Leaf, bonus []int) int {
 	own := overlap(concepts, lf.Own())
 	ctx := overlap(concepts, lf.Ctx())
 	s := 4*own + 2*ctx
-	if ix != nil {
+	if bonus != nil {
 		for _, c := range lf.Own() {
-			if !slices.Contains(concepts, c) {
-				continue
-			}
-			switch df := len(ix.Concept(c)); {
-			case df == 1:
-				s += 2
-			case df <= 3:
-				s++
+			if i := slices.Index(concepts, c); i >= 0 {
+				s += bonus[i]
 			}
 		}
 	}

@@ -23,6 +23,16 @@ const dateTargetsMax = 4096
 // stays bounded however many rows of statuses the evidence holds.
 const stateTargetsMax = 4096
 
+// numTargetsMax bounds the evidence fields naming what a number of a claim
+// is about that the claim is weighed against (targets), as dateTargetsMax
+// bounds dates: the first in document order. 1 MiB of order rows against
+// 1 MiB of amount claims ranked every amount field of every row per claim.
+const numTargetsMax = 4096
+
+// idTargetsMax bounds the identifier fields a code of a claim is weighed
+// against (namedIDs), as numTargetsMax bounds numbers.
+const idTargetsMax = 4096
+
 // dateTargets returns the evidence dates in scope, best match for concepts
 // first: date fields, windows of two date fields (earliest/latest) and day
 // counts relative to now (eta_days: 2).
