@@ -182,9 +182,9 @@ func words(s string) []word {
 		}
 		out = append(out, word{low, orig})
 	}
-	for _, r := range s {
+	for i, r := range s {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-':
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-' && b.Len() > 0:
 			b.WriteRune(r)
 		case r == '.' && b.Len() == 1 && unicode.IsUpper([]rune(b.String())[0]):
 			b.WriteRune(r) // an initial keeps its dot: Ursula K. Le Guin
@@ -192,8 +192,12 @@ func words(s string) []word {
 		case r == '.' && b.Len() > 0 && nameTitles[strings.ToLower(b.String())]:
 			b.WriteRune(r) // so does a title: Dr. E. M. Castellanos
 			flush()
-		case r == ',' || r == '，' || r == ':' || r == '(' || r == ')' || r == '"':
+		case r == ',' || r == '，' || r == ':' || r == '(' || r == ')' || r == '"' || r == '—' || r == '–':
 			flush()
+			out = append(out, word{",", ","})
+		case r == '-' && b.Len() == 0 && (i+1 == len(s) || s[i+1] == ' '):
+			// a dash between spaces ("Dr. P. J. O'Hanlon - a chemist by day")
+			// ends a clause as a comma does
 			out = append(out, word{",", ","})
 		default:
 			flush()

@@ -263,7 +263,23 @@ func nextDate(now time.Time, mo time.Month, d int) int64 {
 	return t.UnixNano()
 }
 
-var zhDate = regexp.MustCompile(`([0-9]{1,2})月([0-9]{1,2})[日号]`)
+// zhDate is a month and day in digits or Chinese numerals (3月20号,
+// 五月二十号, 十二月三十一日).
+var zhDate = regexp.MustCompile(`([0-9]{1,2}|[一二三四五六七八九十两]{1,3})月([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]`)
+
+// zhDatePart is the value of a month or a day of zhDate: digits, or a
+// Chinese numeral (lang's).
+func zhDatePart(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	r := []rune(s)
+	v, end, ok := lang.Default().ParseZhNumber(r, 0)
+	if !ok || end != len(r) {
+		return 0
+	}
+	return int(v)
+}
 
 // validUntilZH reads an end said by the calendar in a Chinese sentence: 年底
 // (之前), 到月底, 到3月20号(为止), 3月20日之前.
@@ -284,8 +300,7 @@ func validUntilZH(s string, at int64) int64 {
 		before, after := s[:m[0]], s[m[1]:]
 		bounded := hasAnySuffix(before, cues.zhUntil) || hasAnyPrefix(after, []string{"之前", "以前", "前", "为止"}) ||
 			zhBeforeEvent(after)
-		mo, _ := strconv.Atoi(s[m[2]:m[3]])
-		d, _ := strconv.Atoi(s[m[4]:m[5]])
+		mo, d := zhDatePart(s[m[2]:m[3]]), zhDatePart(s[m[4]:m[5]])
 		if bounded && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
 			return nextDate(now, time.Month(mo), d)
 		}

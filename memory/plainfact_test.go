@@ -142,3 +142,48 @@ func TestACorrectionNamesTheValueItReplaces(t *testing.T) {
 		t.Errorf("an unrelated statement was corrected: %+v", r)
 	}
 }
+
+// TestADashEndsAClause: a dash between spaces (or an en or em dash) ends a
+// clause as a comma does, so what follows it is no part of a value; a
+// hyphen inside a word is kept.
+func TestADashEndsAClause(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"My dentist is Dr. A. B. Okafor - a lovely woman, to be fair.", "my/dentist=Dr. A. B. Okafor"},
+		{"My landlord is Mr. K. Osei — a retired pilot of all things.", "my/landlord=Mr. K. Osei"},
+		{"My well-being coach is Ms. T. Ruiz.", "my/well-being coach=Ms. T. Ruiz"},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "en") {
+			if o.Subject == "my" {
+				got = o.Subject + "/" + o.Attribute + "=" + o.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestAChineseNumeralDateEndsTheStatement: an end said with the month and
+// day in Chinese numerals (到六月十五号…为止, 十二月三十一日之前) is read as in
+// digits.
+func TestAChineseNumeralDateEndsTheStatement(t *testing.T) {
+	at := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC).UnixNano()
+	for _, tc := range []struct {
+		text string
+		want time.Time
+	}{
+		{"到六月十五号搬家为止，晚上别约我出去。", time.Date(2026, 6, 16, 0, 0, 0, 0, time.UTC)},
+		{"十二月三十一日之前我不喝酒。", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"到6月15号为止，晚上别约我出去。", time.Date(2026, 6, 16, 0, 0, 0, 0, time.UTC)},
+	} {
+		obs := (RuleExtractor{}).ExtractAt(tc.text, "zh", at)
+		if len(obs) == 0 {
+			t.Errorf("%q: nothing read", tc.text)
+			continue
+		}
+		if got := time.Unix(0, obs[0].ValidUntil).UTC(); !got.Equal(tc.want) {
+			t.Errorf("%q: valid until %s, want %s", tc.text, got, tc.want)
+		}
+	}
+}
