@@ -30,7 +30,7 @@ type Assembler struct {
 	validator Validator // registry in effect; nil = none
 	loaded    bool      // validator restored from the view after a restart
 	previews  map[string]*preview
-	calls     map[string]*callEntry // open calls
+	calls     map[callID]*callEntry // open calls
 	resps     map[respID]*respEntry // open responses
 	decided   map[respID]struct{}   // responses known to be decided: their late events are ignored
 	callsGen  uint64                // bumped whenever calls is cleared (respEntry.known)
@@ -57,8 +57,14 @@ type Assembler struct {
 type callEntry struct {
 	row   call
 	bytes int    // argument bytes received
+	id    callID // its name in Assembler.calls
+	key   []byte // the call row's key, built once per call
 	args  []byte // the argument row's key, built once per call
 }
+
+// callID names a call in the cache without building a key: a delta finds
+// its open call by one map lookup, with no key made per delta.
+type callID struct{ tenant, resp, item string }
 
 // respID names a response in the cache without building a key.
 type respID struct{ tenant, resp string }
@@ -127,7 +133,7 @@ var (
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
-		calls: map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{}, pending: map[respID]*respEntry{},
+		calls: map[callID]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{}, pending: map[respID]*respEntry{},
 		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, undo: map[string]quotaRow{}, over: map[string]uint64{}}
 }
 
@@ -313,11 +319,9 @@ func (a *Assembler) remember(ck respID) {
 // forget drops a response and its calls from the caches.
 func (a *Assembler) forget(tenant, resp string) {
 	delete(a.resps, respID{tenant, resp})
-	pk, _ := callsPrefix(tenant, resp) // an open response has a tenant
-	prefix := string(pk)
-	for k := range a.calls {
-		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
-			delete(a.calls, k)
+	for id := range a.calls {
+		if id.tenant == tenant && id.resp == resp {
+			delete(a.calls, id)
 		}
 	}
 }
@@ -447,17 +451,18 @@ func (s *step) storeResponse() error {
 // existing returns the open call of item, or nil when there is none or it
 // is decided.
 func (s *step) existing(item string) (*callEntry, []byte, error) {
+	id := callID{s.ev.Tenant, s.ev.Response, item}
+	if ce := s.a.calls[id]; ce != nil {
+		return ce, ce.key, nil
+	}
 	key, err := callKey(s.ev.Tenant, s.ev.Response, item)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ce := s.a.calls[string(key)]; ce != nil {
-		return ce, key, nil
-	}
 	if s.a.knownOf(s.re) != nil {
 		return nil, key, nil // decided, or never opened: not open either way
 	}
-	ce := &callEntry{}
+	ce := &callEntry{key: key}
 	found, err := load(s.tx, key, &ce.row)
 	if err != nil || !found || ce.row.State != stateOpen {
 		return nil, key, err
@@ -473,16 +478,17 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 	if err := argRecords(row, func(d []byte) { ce.bytes += len(d) }); err != nil {
 		return nil, nil, err
 	}
-	s.a.cache(key, ce)
+	s.a.cache(id, ce)
 	return ce, key, nil
 }
 
-func (a *Assembler) cache(key []byte, ce *callEntry) {
+func (a *Assembler) cache(id callID, ce *callEntry) {
 	if len(a.calls) >= cacheMax {
 		clear(a.calls)
 		a.callsGen++
 	}
-	a.calls[string(key)] = ce
+	ce.id = id
+	a.calls[id] = ce
 }
 
 // open returns the call of the event's item, creating it on first sight. A
@@ -525,7 +531,7 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 		return nil, err
 	}
 	ce = &callEntry{row: call{Name: name, CallID: ev.CallID, Index: index, Order: s.re.row.Calls, Env: envOf(ev),
-		From: events.Provenance{FirstSeq: s.seq, OpenedAt: ev.At}}}
+		From: events.Provenance{FirstSeq: s.seq, OpenedAt: ev.At}}, key: key}
 	if ce.args, err = argsKey(ev.Tenant, ev.Response, ev.Item); err != nil {
 		return nil, err
 	}
@@ -534,7 +540,7 @@ func (s *step) open(name string, index int) (*callEntry, error) {
 	if err := store(s.tx, key, &ce.row); err != nil {
 		return nil, err
 	}
-	s.a.cache(key, ce)
+	s.a.cache(callID{ev.Tenant, ev.Response, ev.Item}, ce)
 	s.re.noteCall(ev.Item, false)
 	return ce, nil
 }
@@ -547,8 +553,7 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 	}
 	if ce.bytes+len(delta) > s.a.cfg.ArgsBytesMax {
 		ce.row.Overflow = true // stop buffering; the partial stays for audit
-		key, _ := callKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
-		return store(s.tx, key, &ce.row)
+		return store(s.tx, ce.key, &ce.row)
 	}
 	rec := append(binary.AppendUvarint(s.a.scratch[:0], uint64(len(delta))), delta...)
 	s.a.scratch = rec
@@ -562,16 +567,15 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 
 // buffered returns a call's argument bytes and their provenance, and
 // deletes their rows.
-func (s *step) buffered(tenant, resp, item string, from *events.Provenance) ([]byte, error) {
-	ak, err := argsKey(tenant, resp, item)
-	if err != nil {
-		return nil, err
-	}
+func (s *step) buffered(ce *callEntry, from *events.Provenance) ([]byte, error) {
+	ak := ce.args
 	row, found, err := s.tx.Get(ak)
 	if err != nil {
 		return nil, err
 	}
-	var buf []byte
+	// The row holds the bytes and a length before each delta: the bytes
+	// fit, copied once.
+	buf := make([]byte, 0, len(row))
 	deltas := 0
 	if err := argRecords(row, func(d []byte) { buf = append(buf, d...); deltas++ }); err != nil {
 		return nil, err
@@ -591,7 +595,7 @@ func (s *step) done(name, args string, hasArgs bool, status string) error {
 	if err != nil || ce == nil {
 		return err
 	}
-	key, _ := callKey(s.ev.Tenant, s.ev.Response, s.ev.Item)
+	key := ce.key
 	if status == "incomplete" {
 		return s.incomplete(ce, key, events.ReasonTruncated, "the provider marked the item incomplete")
 	}

@@ -17,7 +17,7 @@ import (
 // arguments; otherwise the buffered deltas are.
 func (s *step) decide(ce *callEntry, key []byte, args string, hasArgs bool) error {
 	ev, c := s.ev, &ce.row
-	buf, err := s.buffered(ev.Tenant, ev.Response, ev.Item, &c.From)
+	buf, err := s.buffered(ce, &c.From)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (s *step) settle(ce *callEntry, key []byte) error {
 	ce.row.State = stateDecided
 	s.re.row.Decided++
 	s.dirty = true
-	delete(s.a.calls, string(key))
+	delete(s.a.calls, ce.id)
 	item := itemOf(key)
 	s.re.noteCall(item, true)
 	s.a.dropPreviewKey(s.ev.Tenant, s.ev.Response, item)
@@ -84,7 +84,7 @@ func (s *step) settle(ce *callEntry, key []byte) error {
 func (s *step) incomplete(ce *callEntry, key []byte, reason events.Reason, detail string) error {
 	ev, c := s.ev, &ce.row
 	item := itemOf(key)
-	partial, err := s.buffered(ev.Tenant, ev.Response, item, &c.From)
+	partial, err := s.buffered(ce, &c.From)
 	if err != nil {
 		return err
 	}
@@ -103,10 +103,26 @@ func (s *step) incomplete(ce *callEntry, key []byte, reason events.Reason, detai
 		&events.CallIncomplete{Name: c.Name, Index: c.Index, Reason: reason, Detail: detail, Partial: partial, Order: c.Order, From: c.From}))
 }
 
-// itemOf recovers the item id from a call key: tenant\0c\0resp\0item.
+// itemOf recovers the item id from a call key: tenant\0c\0resp\0item,
+// each part escaped as projector.TenantKey escapes it (0x00 and 0x01 as
+// 0x01 and the byte plus one), so no part holds a 0x00 and the item is
+// unescaped here: it names the call in the events emitted and in the
+// response's known calls, as the event's own item id does.
 func itemOf(key []byte) string {
-	parts := bytes.SplitN(key, []byte{0}, 4)
-	return string(parts[3])
+	p := bytes.SplitN(key, []byte{0}, 4)[3]
+	if bytes.IndexByte(p, 0x01) < 0 {
+		return string(p)
+	}
+	out := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] == 0x01 && i+1 < len(p) {
+			i++
+			out = append(out, p[i]-1)
+			continue
+		}
+		out = append(out, p[i])
+	}
+	return string(out)
 }
 
 // validate applies the JSON rules, the size limit and the registry. The
@@ -125,13 +141,22 @@ func (a *Assembler) validate(tenant string, c *call, raw []byte, builtin bool) (
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}") // a no-argument tool streams "" (Anthropic, Responses)
 	}
+	// One pass reads the arguments: Compact checks them as json.Valid
+	// does (the same scanner) while it copies them without insignificant
+	// space; only arguments it refuses are repaired or judged.
+	var out bytes.Buffer
+	out.Grow(len(trimmed))
 	var repaired []string
-	if !json.Valid(trimmed) {
+	if err := json.Compact(&out, trimmed); err != nil {
 		if name, fixed, changes, ok := repairCall(c.Name, trimmed); ok && a.lenient(tenant, name) {
 			c.Name, trimmed, repaired = name, fixed, changes
 		}
 		if repaired == nil {
 			return nil, nil, nil, events.ReasonInvalidJSON, jsonErrorAt(trimmed)
+		}
+		out.Reset()
+		if err := json.Compact(&out, trimmed); err != nil {
+			return nil, nil, nil, events.ReasonInvalidJSON, err.Error()
 		}
 	}
 	if c.Name == "" {
@@ -139,10 +164,6 @@ func (a *Assembler) validate(tenant string, c *call, raw []byte, builtin bool) (
 	}
 	if trimmed[0] != '{' {
 		return nil, nil, nil, events.ReasonNotAnObject, "arguments must be one JSON object"
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, trimmed); err != nil {
-		return nil, nil, nil, events.ReasonInvalidJSON, err.Error()
 	}
 	args := out.Bytes()
 	if a.validator == nil || builtin {

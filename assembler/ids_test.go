@@ -80,3 +80,30 @@ func TestCallsWhoseIDsJoinAlikeStayApart(t *testing.T) {
 		}
 	}
 }
+
+// A call whose item id holds the bytes a state key escapes (0x00, 0x01)
+// and that its response's end leaves open ends as CallIncomplete under
+// its own item id with its partial bytes kept for audit, as any other
+// call does: the item read back from the call row's key is unescaped, and
+// the argument row is found by the key it was written under.
+func TestAnOpenCallWithAnEscapedItemKeepsItsPartial(t *testing.T) {
+	h := newHarness(t, assembler.Config{})
+	items := []string{"plain", "y\x00z", "y\x01z"}
+	for _, item := range items {
+		h.publish(&events.Event{Tenant: "acme", Response: "r", Item: item, CallID: "call",
+			Body: &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "note"}})
+		h.publish(&events.Event{Tenant: "acme", Response: "r", Item: item, Body: &events.ArgumentsDelta{Delta: `{"n":"` + item}})
+	}
+	h.settle(h.publish(&events.Event{Tenant: "acme", Response: "r", Body: &events.ResponseCompleted{}}))
+	got := map[string]string{}
+	for _, ev := range h.emitted() {
+		if ci, ok := events.As[*events.CallIncomplete](ev); ok {
+			got[ev.Item] = string(ci.Partial)
+		}
+	}
+	for _, item := range items {
+		if want := `{"n":"` + item; got[item] != want {
+			t.Errorf("call %q ended incomplete with partial %q, want %q", item, got[item], want)
+		}
+	}
+}
