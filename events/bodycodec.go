@@ -47,7 +47,58 @@ var (
 	_ bodyAppender = (*CallFailed)(nil)
 	_ bodyAppender = (*ExecutionStarted)(nil)
 	_ bodyAppender = (*StreamFrames)(nil)
+	_ bodyAppender = (*CallCompleted)(nil)
 )
+
+// appendMsgpack: the assembler encodes one CallCompleted for every call it
+// decides, and msgpack's reflection was 14 % of its Apply's CPU.
+func (c *CallCompleted) appendMsgpack(b []byte) []byte {
+	b, at := mpack.AppendFixMap(b)
+	n := 5 // n, ix, a, o, pv always
+	b = mpack.AppendStr(mpack.AppendStr(b, "n"), c.Name)
+	b = mpack.AppendInt(mpack.AppendStr(b, "ix"), int64(c.Index))
+	b = mpack.AppendBytes(mpack.AppendStr(b, "a"), c.Arguments)
+	for _, f := range []struct {
+		k string
+		v []string
+	}{{"co", c.Coerced}, {"rp", c.Repaired}, {"do", c.DependsOn}} {
+		if len(f.v) > 0 {
+			b = appendStrs(mpack.AppendStr(b, f.k), f.v)
+			n++
+		}
+	}
+	b = mpack.AppendInt(mpack.AppendStr(b, "o"), int64(c.Order))
+	p := &c.From
+	b = mpack.AppendMapLen(mpack.AppendStr(b, "pv"), 5)
+	b = mpack.AppendUint64(mpack.AppendStr(b, "fs"), p.FirstSeq)
+	b = mpack.AppendUint64(mpack.AppendStr(b, "ls"), p.LastSeq)
+	b = mpack.AppendInt(mpack.AppendStr(b, "nd"), int64(p.Deltas))
+	b = mpack.AppendInt(mpack.AppendStr(b, "nb"), int64(p.Bytes))
+	b = mpack.AppendInt64(mpack.AppendStr(b, "oa"), p.OpenedAt)
+	if len(c.After) > 0 {
+		b = appendStrs(mpack.AppendStr(b, "af"), c.After)
+		n++
+	}
+	if c.ClientRuns {
+		b = mpack.AppendBool(mpack.AppendStr(b, "cr"), true)
+		n++
+	}
+	if c.Builtin {
+		b = mpack.AppendBool(mpack.AppendStr(b, "bi"), true)
+		n++
+	}
+	mpack.SetFixMapLen(b, at, n)
+	return b
+}
+
+// appendStrs appends ss as msgpack writes a []string.
+func appendStrs(b []byte, ss []string) []byte {
+	b = mpack.AppendArrayLen(b, len(ss))
+	for _, s := range ss {
+		b = mpack.AppendStr(b, s)
+	}
+	return b
+}
 
 func (s *CallSucceeded) appendMsgpack(b []byte) []byte {
 	b, at := mpack.AppendFixMap(b)

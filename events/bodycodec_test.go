@@ -139,9 +139,11 @@ func TestBodyCodecIsMsgpack(t *testing.T) {
 			&CallFailed{Name: g.str(), Version: g.int(), Key: g.str(), Error: ErrorType(g.str()), Message: g.str(), Attempts: g.int()},
 			&ExecutionStarted{Name: g.str(), Version: g.int(), Attempt: g.int(), Executor: g.str(), Key: g.str()},
 			g.streamFrames(),
+			g.callCompleted(),
 		}
 		if i == 0 {
-			bodies = append(bodies, &CallSucceeded{}, &CallFailed{}, &ExecutionStarted{}, &StreamFrames{}, &StreamFrames{Frames: []FrameData{}})
+			bodies = append(bodies, &CallSucceeded{}, &CallFailed{}, &ExecutionStarted{}, &StreamFrames{}, &StreamFrames{Frames: []FrameData{}},
+				&CallCompleted{}, &CallCompleted{Arguments: []byte{}, Coerced: []string{}, After: []string{"a"}, ClientRuns: true, Builtin: true})
 		}
 		for _, b := range bodies {
 			want := reflective(t, b.(Body))
