@@ -59,7 +59,11 @@
 //     is compared with its length); of two or more fields of one kind in
 //     an object (a due and a filed date, a deposit and a credit limit)
 //     the claim binds the one its words name better than every other,
-//     else a value one of them holds is never contradicted (siblings.go);
+//     else a value one of them holds is never contradicted; and a value
+//     held by a sibling the claim does not name, when it names another
+//     (a qualifier of its key, closes beside opens_at, or its key spelled
+//     near the number, "9 confirmed" beside members 9) is contradicted
+//     by the field it names (siblings.go);
 //     against an excerpt (Evidence.Cuts)
 //     a claim that names no row of its own ("the largest amount is 912")
 //     is never contradicted by a row it holds, since the rows it left out

@@ -373,9 +373,13 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	}
 	all := cx.matches(m, m.V)
 	in := cx.inScopeOf(all)
-	// 1. A matching field for this subject and attribute.
+	// 1. A matching field for this subject and attribute, unless the
+	// claim's words name a sibling of it (swapJudge).
 	for _, t := range targets {
 		if containsLeaf(in, t) {
+			if f, ok := cx.swapJudge([2]int{m.Start, m.End}, t, cx.numRivals(t), func(l int32) bool { return containsLeaf(in, l) }, cx.measures(m), named); ok {
+				return f
+			}
 			return supported(ix, "value matches", t)
 		}
 	}
@@ -494,6 +498,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		}
 		if len(cx.concepts) == 0 || overlap(concepts, lf.Own()) > 0 || overlap(concepts, lf.Ctx()) > 0 ||
 			m.Unit != nil && m.Unit.Dim != evidence.DimCount && (lf.Unit() != nil || lf.Dim == m.Unit.Dim) || oneField(ix, in) {
+			if f, ok := cx.swapJudge([2]int{m.Start, m.End}, l, cx.numRivals(l), func(r int32) bool { return containsLeaf(in, r) }, cx.measures(m), named); ok {
+				return f
+			}
 			return supported(ix, "value matches", l)
 		}
 	}
@@ -1099,4 +1106,17 @@ func (cx *claim) namesSibling(n, l int32) bool {
 		}
 	}
 	return false
+}
+
+// measures returns whether a field measures what number m's unit does
+// (any field, for a number of no unit or a count): a sibling named by
+// its spelled key is the claim's only then ("the run took 12 minutes"
+// spells run, an id, not the duration).
+func (cx *claim) measures(m *evidence.NumMention) func(int32) bool {
+	return func(l int32) bool {
+		if m.Unit == nil || m.Unit.Dim == evidence.DimNone || m.Unit.Dim == evidence.DimCount {
+			return true
+		}
+		return numKind(&cx.ix.Leaves[l]) == m.Unit.Dim
+	}
 }

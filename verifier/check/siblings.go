@@ -27,6 +27,14 @@ import (
 // claim states only the other side of is not the claim's, whatever else
 // they share. Every dimension goes through siblingJudge: numbers (numcheck.go)
 // and dates (timecheck.go).
+//
+// The same rule read from the other end (swapJudge): a field that holds
+// the claimed value but that the claim does not name is not its support
+// when the claim names a sibling instead, by the qualifier of the
+// sibling's key when the holder's is the opposite ("closes at 13:00"
+// beside window_start 13:00), or by spelling the sibling's key near the
+// number ("9 confirmed" beside members 9, confirmed 7): the claim is
+// about the sibling, and the sibling's value decides.
 
 // bindMargin is the lead a field's name score must have over every
 // sibling's for the claim to bind it (a field the claim names at all):
@@ -399,4 +407,158 @@ func (cx *claim) dateSiblings(te *evidence.TimeExpr, first *evidence.DateTarget,
 		return fact{}, false
 	}
 	return cx.siblingJudge(best, rivals, func(l int32) bool { return holding[l] }, concepts)
+}
+
+// swapJudge applies the sibling rule to field l that holds the claimed
+// value (at rune offsets span), against rivals, the other fields of its
+// kind in its object. l stays the claim's field when the claim names it
+// (a concept of its key, or a word spelling a part of it near the value).
+// Otherwise a sibling may be the claim's: the one field, better than every
+// other sibling, whose key's qualifier the claim states when l's is its
+// opposite ("the window closes at 13:00" beside window_start 13:00 and
+// window_end 16:00), or whose key the claim's words spell whole near the
+// value ("the bass section has 9 confirmed" beside members 9 and
+// confirmed 7), in the value's dimension (fits). Then the claim is about
+// that field, not l: supported when it holds the value too, else
+// contradicted by it, since equality with a field the claim does not name
+// is no support. A field of the opposite qualifier with no sibling so
+// named supports nothing (unsupported). ok is false when l stays the
+// claim's field.
+func (cx *claim) swapJudge(span [2]int, l int32, rivals []int32, holds, fits func(int32) bool, named []string) (fact, bool) {
+	ix := cx.ix
+	if len(rivals) == 0 {
+		return fact{}, false
+	}
+	opp := cx.opposed(l)
+	if !opp && (cx.namesAny(l, named) || cx.spellsPart(l, span)) {
+		return fact{}, false
+	}
+	sl := cx.nameScore(l, named)
+	// A sibling is the claim's by its qualifier when l is opposed, by its
+	// spelled key otherwise (a concept alone is too weak a naming to
+	// overrule the field holding the value).
+	score := func(f int32) (int, bool) {
+		s := cx.nameScore(f, named)
+		if s == opposedScore {
+			return s, false
+		}
+		spelled := fits(f) && cx.spellsKey(f, span)
+		if spelled {
+			s += 2
+		}
+		return s, spelled || opp && (cx.statesQualifierOf(f) || cx.namesAny(f, named))
+	}
+	top, at, tie := sl, int32(-1), false
+	for _, r := range rivals {
+		s, ok := score(r)
+		switch {
+		case !ok:
+		case s > top || at < 0 && s >= top:
+			top, at, tie = s, r, false
+		case s == top:
+			tie = true
+		}
+	}
+	if at < 0 || tie || top-sl < bindMargin {
+		if opp {
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "the value is at " + ix.Leaves[l].Ptr() + ", whose qualifier is the other of what the claim names"}, true
+		}
+		return fact{}, false
+	}
+	if holds(at) {
+		return supported(ix, "value matches the field of its kind the claim names", at), true
+	}
+	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(at)},
+		reason: "evidence says " + ix.Leaves[at].Raw() + " at " + ix.Leaves[at].Ptr() + ", the field of its kind the claim names; the value is " + ix.Leaves[l].Ptr() + "'s"}, true
+}
+
+// spellsKey reports whether the claim's words nearer the value at span
+// (rune offsets) than any other number of the claim spell field l's key
+// whole: "4 confirmed singers out of 6" spells confirmed for the 4, not
+// the 6. Units aside; a key of a part in ideographs or digits is spelled
+// by no word.
+func (cx *claim) spellsKey(l int32, span [2]int) bool {
+	n, all := cx.spelledParts(l, span)
+	return all && n > 0
+}
+
+// spellsPart reports whether the claim's words near the value at span
+// spell a part of field l's key (units aside): "of 20 points" names
+// points_possible as well as points.
+func (cx *claim) spellsPart(l int32, span [2]int) bool {
+	n, _ := cx.spelledParts(l, span)
+	return n > 0
+}
+
+// spelledParts counts the parts of field l's key (units aside) that a
+// word of the claim nearer span than any other number spells (stemmed
+// alike, a hyphenated pair joined: e-bikes spells ebikes; a word after
+// per is a rate's denominator and spells nothing), and whether every
+// part is spelled.
+func (cx *claim) spelledParts(l int32, span [2]int) (int, bool) {
+	n, all := 0, true
+	for _, p := range lang.KeyParts(evidence.LastToken(cx.ix.Leaves[l].Ptr())) {
+		p = strings.ToLower(p)
+		if r := []rune(p); len(r) == 0 || lang.IsCJK(r[0]) || lang.IsAllDigits(p) {
+			return n, false
+		}
+		if unitKeyWord(p) || evidence.UnitConcepts[p] {
+			continue
+		}
+		if cx.spells(p, span) {
+			n++
+		} else {
+			all = false
+		}
+	}
+	return n, all
+}
+
+// spells reports whether a word of the claim near span spells key part p
+// (not one after an inclusion word that follows the number: "$480
+// including tax" spells no tax for the 480).
+func (cx *claim) spells(p string, span [2]int) bool {
+	sp := lang.Stem(p)
+	same := func(s string) bool { s = strings.ToLower(s); return s == p || lang.Stem(s) == sp }
+	for i := range cx.words {
+		w := &cx.words[i]
+		if !w.Cjk && w.Start >= span[1] && inclusionWords[strings.ToLower(w.S)] {
+			break
+		}
+		if w.Cjk || i > 0 && cx.words[i-1].S == "per" || !cx.nearestTo(w, span) {
+			continue
+		}
+		if same(w.S) {
+			return true
+		}
+		if i+1 < len(cx.words) {
+			if x := &cx.words[i+1]; !x.Cjk && x.Start == w.End+1 && w.End < len(cx.norm) && cx.norm[w.End] == '-' && same(w.S+x.S) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nearestTo reports whether word w is nearer span than every number of
+// the claim outside it, a free one too ("$348 with free shipping": shipping
+// is the free one's), ties going to span.
+func (cx *claim) nearestTo(w *evidence.Cword, span [2]int) bool {
+	dist := func(s, e int) int {
+		switch {
+		case w.End <= s:
+			return s - w.End
+		case w.Start >= e:
+			return w.Start - e
+		}
+		return 0
+	}
+	d := dist(span[0], span[1])
+	for i := range cx.nums {
+		if n := &cx.nums[i]; (n.End <= span[0] || n.Start >= span[1]) && dist(n.Start, n.End) < d {
+			return false
+		}
+	}
+	return true
 }

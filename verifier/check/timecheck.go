@@ -152,6 +152,9 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 				first = t
 			}
 			if t.Clock == te.Clock {
+				if f, ok := cx.timeSwap(te, t.Leaves, targets, func(u *evidence.DateTarget) bool { return u.Clock == te.Clock }, concepts); ok {
+					return f
+				}
 				return supported(ix, "time matches", t.Leaves...)
 			}
 		}
@@ -182,6 +185,14 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 		if v, ok := evidence.DayHolds(te, t); ok {
 			if v == events.VerdictSupported && te.Clock >= 0 && t.Clock >= 0 && te.Bound == 0 && te.Clock != t.Clock {
 				continue
+			}
+			if v == events.VerdictSupported {
+				if f, ok := cx.timeSwap(te, t.Leaves, targets, func(u *evidence.DateTarget) bool {
+					h, ok := evidence.DayHolds(te, u)
+					return ok && h == events.VerdictSupported && (te.Clock < 0 || u.Clock < 0 || te.Clock == u.Clock)
+				}, concepts); ok {
+					return f
+				}
 			}
 			f := supported(ix, "date matches", t.Leaves...)
 			f.verdict = v
@@ -332,4 +343,28 @@ func (cx *claim) dateUnbound(te *evidence.TimeExpr, targets []evidence.DateTarge
 // isNullLeaf reports a null value.
 func isNullLeaf(lf *evidence.Leaf) bool {
 	return lf.Kind != evidence.KindNum && lf.Kind != evidence.KindStr && lf.Kind != evidence.KindBool
+}
+
+// timeSwap is swapJudge for a date or time of day that target leaves ls
+// (one field) hold: its rivals are the other one-field targets of its
+// object, holds says whether one holds the claimed value too.
+func (cx *claim) timeSwap(te *evidence.TimeExpr, ls []int32, targets []evidence.DateTarget, holds func(*evidence.DateTarget) bool, concepts []string) (fact, bool) {
+	if len(ls) != 1 {
+		return fact{}, false
+	}
+	l := ls[0]
+	node := cx.ix.Leaves[l].Node
+	var rivals []int32
+	holding := map[int32]bool{}
+	for i := range targets {
+		u := &targets[i]
+		if len(u.Leaves) != 1 || u.Leaves[0] == l || cx.ix.Leaves[u.Leaves[0]].Node != node || slices.Contains(rivals, u.Leaves[0]) {
+			continue
+		}
+		rivals = append(rivals, u.Leaves[0])
+		if holds(u) {
+			holding[u.Leaves[0]] = true
+		}
+	}
+	return cx.swapJudge([2]int{te.Start, te.End}, l, rivals, func(r int32) bool { return holding[r] }, func(int32) bool { return true }, concepts)
 }
