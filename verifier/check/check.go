@@ -14,8 +14,11 @@ type CheckerConfig struct {
 	// the evidence when it is the evidence rounded to the precision the
 	// claim is written in (19.96 → "20.0", 0.125 → "12.5%").
 	Tolerance float64
-	// ApproxTolerance is the relative tolerance for a number hedged with
-	// "about", "around", 约, 左右 … (default 0.05).
+	// ApproxTolerance bounds the tolerance of a number hedged with
+	// "about", "around", 约, 左右 … (default 0.1): such a number is the
+	// value rounded at the place of its last non-zero digit ("about 300"
+	// is 250–350, "about 940" 935–945), at most this share of it either
+	// way, and never less than Tolerance.
 	ApproxTolerance float64
 	// DerivedLeavesMax bounds how many evidence numbers near a claim are
 	// combined pairwise when looking for a derived value (sum, difference,
@@ -36,7 +39,7 @@ func (c *CheckerConfig) setDefaults() {
 		c.Tolerance = 0.01
 	}
 	if c.ApproxTolerance <= 0 {
-		c.ApproxTolerance = 0.05
+		c.ApproxTolerance = 0.1
 	}
 	if c.DerivedLeavesMax <= 0 {
 		c.DerivedLeavesMax = 48

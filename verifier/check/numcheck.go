@@ -49,16 +49,17 @@ func (c *Checker) tolerance(m *evidence.NumMention, v float64) float64 {
 		// cut, 212 for 212.7), not a share of the value.
 		return 1
 	}
-	if m.Approx {
-		rel = c.cfg.ApproxTolerance
-		if m.Decimals == 0 && v != 0 {
-			// "about 20": rounding at the last non-zero digit, at most 10%.
-			p := 1.0
-			for x := math.Abs(v) / m.Mag; x >= 10 && math.Mod(x, 10) == 0; x /= 10 {
-				p *= 10
-			}
-			half = math.Max(half, math.Min(0.5*p*m.Mag, 0.1*math.Abs(v)))
+	if m.Approx && m.Decimals == 0 && v != 0 {
+		// "about 20", "约300年": the value rounded at the place of the
+		// last non-zero digit written, at most ApproxTolerance of it
+		// either way; never narrower than an unhedged number ("about 720"
+		// is not 712, which rounds to 710: the digits written say how
+		// close the writer knew it).
+		p := 1.0
+		for x := math.Abs(v) / m.Mag; x >= 10 && math.Mod(x, 10) == 0; x /= 10 {
+			p *= 10
 		}
+		half = math.Max(half, math.Min(0.5*p*m.Mag, c.cfg.ApproxTolerance*math.Abs(v)))
 	}
 	return math.Max(math.Max(rel*math.Abs(v), half), 1e-9)
 }

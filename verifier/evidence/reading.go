@@ -1194,7 +1194,9 @@ func parseMention(r []rune, i int, blocked func(int) bool) (NumMention, int, boo
 	if u, s, ok := prefixUnit(r, i); ok {
 		m.Unit, m.Start = u, s
 	}
-	if i > 0 && r[i-1] == '-' && (i < 2 || r[i-2] == ' ' || r[i-2] == '(') && m.Unit == nil {
+	// A minus sign after a space, a bracket or an ideograph (约-740毫米:
+	// Chinese puts no space before it) is the number's sign.
+	if i > 0 && r[i-1] == '-' && (i < 2 || r[i-2] == ' ' || r[i-2] == '(' || lang.IsCJK(r[i-2]) || r[i-2] == '：' || r[i-2] == '，') && m.Unit == nil {
 		m.Start = i - 1
 	}
 	v, dec, j, ok := parseNumber(r, i)
