@@ -958,6 +958,19 @@ var lightVerbs = wordSet("en words", "light_verbs")
 // -ing verb is read as its base ("climbing stairs": climb stairs), so
 // "I can't climb stairs" and "I'm fine climbing stairs again" hold one slot.
 func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
+	// a condition of a time is the activity's value, not its name: "pick up
+	// the phone before 2pm" is activity/pick up the phone = before 2pm
+	cond := ""
+	for i := 1; i+1 < len(w); i++ {
+		if n := phraseAt(w, i, cues.condition); n > 0 && i+n < len(w) && timeOfDay(w[i+n].low) {
+			e := i + n + 1
+			for e < len(w) && !clauseEnd[w[e].low] && w[e].low != "," && e < i+n+3 && (timeOfDay(w[e].low) || timeSuffixes[w[e].low]) {
+				e++
+			}
+			cond, w = joinOrig(w[i:e]), w[:i]
+			break
+		}
+	}
 	ph := object(w)
 	if len(ph) > 1 && lightVerbs[ph[0].low] {
 		ph = ph[1:]
@@ -971,7 +984,20 @@ func activity(w []word, kind Kind, pol Polarity) (events.Observation, bool) {
 	}
 	low[0] = baseVerb(low[0])
 	return events.Observation{Kind: string(kind), Subject: "activity", Attribute: strings.Join(low, " "),
-		Polarity: string(pol), Confidence: confWeak}, true
+		Value: cond, Polarity: string(pol), Confidence: confWeak}, true
+}
+
+// clockWords name a time of day without digits (noon, midnight);
+// timeSuffixes follow a clock time (am, pm, o'clock).
+var (
+	clockWords   = wordSet("en words", "clock_words")
+	timeSuffixes = wordSet("en words", "time_suffixes")
+)
+
+// timeOfDay reports a time of day: a word opening with a digit (2pm, 7:30),
+// a number word (ten) or a clock word (noon).
+func timeOfDay(w string) bool {
+	return w != "" && w[0] >= '0' && w[0] <= '9' || numberWords[w] || clockWords[w]
 }
 
 // factCut are the words after which a fact's value has ended: "Stripe at

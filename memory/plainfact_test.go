@@ -187,3 +187,22 @@ func TestAChineseNumeralDateEndsTheStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestAnActivitysTimeIsItsValue: "I can't <do something> before/after <a
+// time>" is a constraint against the activity whose value is the time, so
+// that the activity's name is short enough to be read at all.
+func TestAnActivitysTimeIsItsValue(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"These days I can't answer work emails after 9pm.", "constraint activity/answer work emails=after 9pm negative"},
+		{"Lately I can't drive the kids to school before 8 am.", "constraint activity/drive the kids to school=before 8 am negative"},
+		{"For now I can't mow the lawn before noon.", "constraint activity/mow the lawn=before noon negative"},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "en") {
+			got = o.Kind + " " + o.Subject + "/" + o.Attribute + "=" + o.Value + " " + o.Polarity
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
