@@ -635,7 +635,31 @@ func sortNums(leaves []Leaf, nums []int32) {
 			return
 		}
 	}
-	slices.SortFunc(nums, cmp)
+	// Sorted as pairs of value and leaf, side by side, and written back:
+	// the same order as cmp's (a total order here), without reaching into
+	// a Leaf, far apart in memory, for every comparison.
+	ps := make([]numLeaf, len(nums))
+	for i, l := range nums {
+		ps[i] = numLeaf{leaves[l].Num, l}
+	}
+	slices.SortFunc(ps, func(a, b numLeaf) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return int(a.l - b.l)
+	})
+	for i, p := range ps {
+		nums[i] = p.l
+	}
+}
+
+// numLeaf is a numeric leaf and its value, as sortNums sorts them.
+type numLeaf struct {
+	v float64
+	l int32
 }
 
 // slotted are lists of T by name while a part is finished: a name's list
