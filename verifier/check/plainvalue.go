@@ -80,6 +80,9 @@ func (cx *claim) plainValueFacts(earlier []fact) []fact {
 			cands = append(cands, l)
 		}
 	}
+	if len(cands) == 0 {
+		cands = cx.sameFormNames(name)
+	}
 	switch {
 	case len(cands) == 0:
 		return nil
@@ -92,6 +95,38 @@ func (cx *claim) plainValueFacts(earlier []fact) []fact {
 	}
 	return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(cands[0])},
 		reason: "evidence says " + lf.Raw() + " at " + lf.Ptr()}}
+}
+
+// sameFormNames returns the string fields in scope whose value is a
+// Chinese name of the same form as name, one the claim's words do not
+// bind by its key: as long, ending in the same two or more ideographs (a
+// title or a kind: 钱医生 beside 赵医生, 北塔楼 beside 南塔楼) and differing
+// before them. Such a field holds what the claim names, in another value.
+func (cx *claim) sameFormNames(name string) []int32 {
+	nr := []rune(name)
+	if len(nr) < 3 || !lang.IsCJK(nr[0]) {
+		return nil
+	}
+	ix := cx.ix
+	var out []int32
+	for l := range int32(len(ix.Leaves)) {
+		lf := &ix.Leaves[l]
+		if lf.Kind != evidence.KindStr || lf.Text || lf.HasDay || len(lf.Cat()) > 0 || !cx.inScope(l) {
+			continue
+		}
+		vr := []rune(lf.Str())
+		if len(vr) != len(nr) || string(vr) == name {
+			continue
+		}
+		same := 0
+		for same < len(nr) && vr[len(vr)-1-same] == nr[len(nr)-1-same] {
+			same++
+		}
+		if same >= 2 && same < len(nr) && !slices.ContainsFunc(vr, func(r rune) bool { return !lang.IsCJK(r) }) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // plainName returns the name the claim gives as plain text: English
