@@ -182,6 +182,10 @@ func extractZH(text string, at int64) []events.Observation {
 						continue
 					}
 				}
+				if o, ok := zhDoneForMe(body); ok {
+					add(o) // 每年帮我报税的是小周会计
+					continue
+				}
 				if hasAnyPrefix(body, zhKin) || hasAnyPrefix(body, zhSubjects) || strings.Contains(raw, "我") && !strings.Contains(raw, "给我") && !strings.Contains(raw, "让我") && !strings.Contains(raw, "跟我") && !zhAsksOfMe(raw) {
 					continue
 				}
@@ -910,4 +914,25 @@ func thingFactZH(c string) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	return zhFact(y, "my", x)
+}
+
+// zhDoneForMe reads "<what is done for me>的是Y" (每年帮我报税的是小周会计,
+// 给我剪头发的是Tony) as the fact my/<what is done> = Y: the verb phrase holds
+// an addressee (cues: addressee, 帮我, 给我, …), which is dropped with a
+// period before it (每年).
+func zhDoneForMe(body string) (events.Observation, bool) {
+	v, y, ok := strings.Cut(body, "的是")
+	if !ok || y == "" || !containsAny(v, cues.zhAddressee) {
+		return events.Observation{}, false
+	}
+	for _, a := range cues.zhAddressee {
+		v = strings.Replace(v, a, "", 1)
+	}
+	v = trimAny(trimAny(v, zhPeriods), zhAdverbs)
+	n := utf8.RuneCountInString(v)
+	if n < 1 || n > 6 || strings.ContainsFunc(v, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) ||
+		strings.ContainsAny(v, "不没") {
+		return events.Observation{}, false
+	}
+	return zhFact(strings.TrimRight(y, "。！!. "), "my", v)
 }

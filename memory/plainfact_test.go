@@ -206,3 +206,23 @@ func TestAnActivitysTimeIsItsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestWhoDoesItForMe: "<what is done for me>的是Y" is who or what does
+// it, a fact of the user's; without an addressee it is nothing of theirs.
+func TestWhoDoesItForMe(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"给我剪头发的是阿杰。", "fact my/剪头发=阿杰 positive"},
+		{"每周帮我遛狗的是小林。", "fact my/遛狗=小林 positive"},
+		{"昨天来的是小林。", ""},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "zh") {
+			if o.Subject != "" {
+				got = o.Kind + " " + o.Subject + "/" + o.Attribute + "=" + o.Value + " " + o.Polarity
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
