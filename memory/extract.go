@@ -743,6 +743,10 @@ func matchEN(w []word, prev *events.Observation) (events.Observation, bool) {
 			}
 		}
 	}
+	// "I'm a qualified first aider with St John Ambulance"
+	if o, ok := matchCredentialEN(w); ok {
+		return o, true
+	}
 	if o, ok := matchHabit(w, prev); ok {
 		return o, true
 	}
@@ -1329,4 +1333,41 @@ func period(w []word) string {
 		return w[0].low
 	}
 	return ""
+}
+
+// credentialWords say that what the user is, they are by a qualification:
+// "I'm a qualified first aider", "I'm a certified diver", 我是注册会计师.
+var credentialWords = wordSet("en words", "credentials")
+
+// matchCredentialEN reads "am a/an <credential> X (with/from Y)" as the
+// user's qualification: the slot qualification/X, its value what the
+// qualification is with (St John Ambulance), so that each qualification
+// is its own slot and a second never supersedes the first.
+func matchCredentialEN(w []word) (events.Observation, bool) {
+	if len(w) < 4 || w[0].low != "am" || w[1].low != "a" && w[1].low != "an" || !credentialWords[w[2].low] {
+		return events.Observation{}, false
+	}
+	x := w[2:]
+	end := len(x)
+	for i, y := range x {
+		if i > 0 && (factCut[y.low] || clauseEnd[y.low] || y.low == ",") {
+			end = i
+			break
+		}
+	}
+	if end < 2 || end > 5 {
+		return events.Observation{}, false
+	}
+	attr := make([]string, end)
+	for i, y := range x[:end] {
+		attr[i] = y.low
+	}
+	o := events.Observation{Kind: string(KindFact), Subject: "qualification", Attribute: strings.Join(attr, " "),
+		Polarity: string(Positive), Confidence: confStrong}
+	if end+1 < len(x) && (x[end].low == "with" || x[end].low == "from") {
+		if v, ok := fact(x[end+1:], "", ""); ok {
+			o.Value = v.Value
+		}
+	}
+	return o, true
 }

@@ -433,6 +433,14 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 			}
 		}
 	}
+	if x, ok := strings.CutPrefix(body, "是"); ok {
+		// 我是一名注册会计师: a qualification, each its own slot (matchCredentialEN)
+		x = strings.TrimRight(trimAny(x, []string{"一名", "一个", "一位"}), "。！!. ")
+		if hasAnyPrefix(x, zhCredentials) && utf8.RuneCountInString(x) <= zhActivityMax && !strings.ContainsAny(x, "，,") {
+			return events.Observation{Kind: string(KindFact), Subject: "qualification", Attribute: x,
+				Polarity: string(Positive), Confidence: confStrong}, true
+		}
+	}
 	if strings.HasPrefix(body, "是") && strings.HasSuffix(body, "人") {
 		return zhFact(strings.TrimSuffix(strings.TrimPrefix(body, "是"), "人"), "location", "origin")
 	}
@@ -915,6 +923,9 @@ func thingFactZH(c string) (events.Observation, bool) {
 	}
 	return zhFact(y, "my", x)
 }
+
+// zhCredentials open what the user is by a qualification (我是注册会计师).
+var zhCredentials = memData.Words("zh words", "credentials")
 
 // zhDoneForMe reads "<what is done for me>的是Y" (每年帮我报税的是小周会计,
 // 给我剪头发的是Tony) as the fact my/<what is done> = Y: the verb phrase holds

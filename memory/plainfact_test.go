@@ -226,3 +226,26 @@ func TestWhoDoesItForMe(t *testing.T) {
 		}
 	}
 }
+
+// TestAQualificationIsAFact: "I'm a qualified/certified/… X (with Y)" is the
+// user's qualification, each its own slot; "I'm a big fan" is none.
+func TestAQualificationIsAFact(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"I'm a certified scuba diver with PADI.", "fact qualification/certified scuba diver=PADI"},
+		{"I am a registered nurse.", "fact qualification/registered nurse="},
+		{"I'm a big fan of PADI.", ""},
+		{"我是一名注册营养师。", "fact qualification/注册营养师="},
+		{"我是持证的潜水员。", "fact qualification/持证的潜水员="},
+		{"我是北京人。", ""},
+	} {
+		got := ""
+		for _, o := range (RuleExtractor{}).Extract(tc.text, "") {
+			if o.Subject == "qualification" {
+				got = o.Kind + " " + o.Subject + "/" + o.Attribute + "=" + o.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
