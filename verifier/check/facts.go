@@ -20,9 +20,16 @@ func (cx *claim) boolFacts() []fact {
 	ts = slices.DeleteFunc(ts, cx.aboutOther)
 	if len(ts) > 0 {
 		var first int32 = -1
+		free := cx.statesFree()
 		for _, t := range ts {
 			lf := &ix.Leaves[t]
 			val := lf.B != lf.NegKey
+			if freeKey(lf) && !free {
+				// deposit_free is true when there is none: "requires a
+				// deposit" claims it false, "needs no deposit" (read as a
+				// price of zero) and "deposit-free" claim it true.
+				val = !val
+			}
 			if val == positive {
 				f := supported(ix, "polarity matches", t)
 				f.negUsed = true
@@ -53,6 +60,24 @@ func (cx *claim) boolFacts() []fact {
 			reason: "availability differs: stock is " + ix.Leaves[ts[0]].Raw()}}
 	}
 	return cx.emptiness(positive)
+}
+
+// freeKey reports whether lf's key ends in a word of being free of what
+// its other words name (deposit_free, fee_free): its true says there is
+// none. A key starting with the word (free_shipping) names what is free.
+func freeKey(lf *evidence.Leaf) bool {
+	parts := lang.KeyParts(evidence.LastToken(lf.Ptr()))
+	if len(parts) < 2 {
+		return false
+	}
+	l := evidence.EnLex[parts[len(parts)-1]]
+	return l != nil && l.Cues&evidence.CueFree != 0
+}
+
+// statesFree reports whether the claim says something is free or costs
+// nothing ("deposit-free", "no deposit", 免费).
+func (cx *claim) statesFree() bool {
+	return cx.cues&evidence.CueFree != 0 || slices.ContainsFunc(cx.nums, func(m evidence.NumMention) bool { return m.Free })
 }
 
 // emptiness checks "there are no alerts", 没有预警 against a list the
