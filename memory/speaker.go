@@ -13,7 +13,9 @@ const speakerBytesMax = 64
 // meeting notes or a group chat write who speaks: one to three words
 // each opening with a capital letter ("Caroline:", "Dr. Ortega:"), or one
 // to four ideographs ("张伟："), then a colon and the rest of the message.
-// "" when it opens with none. The writer splits a message into
+// "" when it opens with none, or with a label that is no name: a note, a
+// reminder, a postscript, an update ("Note:", "P.S.", "提醒：";
+// data/words.txt's not_speakers). The writer splits a message into
 // sentences, and only the first says the label: the others carry it as
 // their record's Speaker (MessageEvents), so "It was great." is found for
 // a question naming who said it, as the whole message would be.
@@ -31,10 +33,13 @@ func speakerOf(text string) string {
 		return "" // "10:30", "http://…": no label
 	}
 	if han := []rune(label); len(han) <= 4 && allHan(han) {
+		if zhNotSpeaker(label) {
+			return ""
+		}
 		return label
 	}
 	words := strings.Fields(label)
-	if len(words) > 3 {
+	if len(words) > 3 || enNotSpeakers[strings.ToLower(words[0])] || enNotSpeakers[strings.ToLower(words[len(words)-1])] {
 		return ""
 	}
 	for _, w := range words {
@@ -49,6 +54,24 @@ func speakerOf(text string) string {
 		}
 	}
 	return label
+}
+
+// enNotSpeakers and zhNotSpeakers are data/words.txt's not_speakers:
+// labels that are no name for a speaker ("Note:", "P.S.", "提醒：").
+var (
+	enNotSpeakers = wordSet("en words", "not_speakers")
+	zhNotSpeakers = wordList("zh words", "not_speakers")
+)
+
+// zhNotSpeaker reports a Chinese label that is one of zhNotSpeakers, or
+// opens or ends with one of two ideographs or more (重要提醒).
+func zhNotSpeaker(label string) bool {
+	for _, w := range zhNotSpeakers {
+		if label == w || utf8.RuneCountInString(w) >= 2 && (strings.HasPrefix(label, w) || strings.HasSuffix(label, w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // afterSpeaker returns text after the speaker label it opens with

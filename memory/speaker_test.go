@@ -21,6 +21,27 @@ func TestSpeakerOf(t *testing.T) {
 		"Caroline:":                                     "",
 		"No label here.":                                "",
 		"欢迎来到我们的城市：很好":                                  "",
+		// Labels that are no name for a speaker: a note, a reminder, a
+		// postscript, an update, a heading.
+		"Note: the gym closes at 9.":          "",
+		"Reminder: dentist on Friday.":        "",
+		"PS: I moved to Lisbon.":              "",
+		"P.S. Later: call me.":                "",
+		"Update: I quit my job.":              "",
+		"Quick note: I'm vegan now.":          "",
+		"Important: I'm allergic to peanuts.": "",
+		"FYI: my sister lives in Oslo.":       "",
+		"Edit: it was Tuesday.":               "",
+		"Fun Fact: I speak Greek.":            "",
+		"注意：我对花生过敏。":                          "",
+		"提醒：周五去看牙医。":                          "",
+		"备注：我搬到上海了。":                          "",
+		"更新：我换工作了。":                           "",
+		"重要提醒：明天开会。":                          "",
+		// Names still are.
+		"Grace: I'm vegan now.":   "Grace",
+		"Mark Noteboom: see you.": "Mark Noteboom",
+		"王芳：明天见。":                 "王芳",
 	} {
 		if got := speakerOf(text); got != want {
 			t.Errorf("speakerOf(%q) = %q, want %q", text, got, want)
