@@ -67,7 +67,7 @@ func (u *Usage) read(data []byte) {
 	if json.Unmarshal(data, &p) != nil {
 		return
 	}
-	u.take(&p)
+	take(u, &p)
 }
 
 // usageCounts is the counts of one usage object, in any provider's names.
@@ -86,15 +86,41 @@ type usageCounts struct {
 	} `json:"input_tokens_details"`
 }
 
-// usageReport is where an event or answer reports usage (read).
-type usageReport struct {
-	Usage    *usageCounts                 `json:"usage"`
-	Response struct{ Usage *usageCounts } `json:"response"`
-	Message  struct{ Usage *usageCounts } `json:"message"`
+// report is where an event or a whole answer reports usage and its
+// response id, in any provider's place: Chat's top level, Responses'
+// response, Anthropic's message. ID is string where the id is read
+// (answerHead) and noID where it is not (usageReport).
+type report[ID any] struct {
+	ID       ID             `json:"id"`
+	Usage    *usageCounts   `json:"usage"`
+	Response reportPart[ID] `json:"response"`
+	Message  reportPart[ID] `json:"message"`
 }
 
+// reportPart is the response or message object of a report.
+type reportPart[ID any] struct {
+	ID    ID           `json:"id"`
+	Usage *usageCounts `json:"usage"`
+}
+
+// noID takes any JSON value and keeps nothing: usage is read whatever the
+// id's type.
+type noID struct{}
+
+func (*noID) UnmarshalJSON([]byte) error { return nil }
+
+// usageReport is where an event or answer reports usage (read).
+type usageReport = report[noID]
+
+// answerHead is what the gateway reads of a stream's first event or of a
+// whole answer before it relays it: its response id (responseID) and the
+// usage it reports (Usage.read), in one decode instead of one each; the
+// first event's is on the way to the client's first byte, a whole
+// answer's is over the whole answer.
+type answerHead = report[string]
+
 // take keeps the largest of each count p reports and u holds.
-func (u *Usage) take(p *usageReport) {
+func take[ID any](u *Usage, p *report[ID]) {
 	for _, c := range []*usageCounts{p.Usage, p.Response.Usage, p.Message.Usage} {
 		if c == nil {
 			continue
@@ -107,24 +133,6 @@ func (u *Usage) take(p *usageReport) {
 	}
 }
 
-// answerHead is what the gateway reads of a stream's first event or of a
-// whole answer before it relays it: its response id (responseID) and the
-// usage it reports (Usage.read), in one decode instead of one each; the
-// first event's is on the way to the client's first byte, a whole
-// answer's is over the whole answer.
-type answerHead struct {
-	ID       string       `json:"id"`
-	Usage    *usageCounts `json:"usage"`
-	Response struct {
-		ID    string       `json:"id"`
-		Usage *usageCounts `json:"usage"`
-	} `json:"response"`
-	Message struct {
-		ID    string       `json:"id"`
-		Usage *usageCounts `json:"usage"`
-	} `json:"message"`
-}
-
 // readHead returns data's response id and takes its usage into u, as
 // responseID and u.read would. Data the one decode does not take whole
 // (a member of another type than these) is read by those two apart, so
@@ -135,7 +143,6 @@ func readHead(data []byte, u *Usage) (id string) {
 		u.read(data)
 		return responseID(data)
 	}
-	u.take(&usageReport{Usage: h.Usage, Response: struct{ Usage *usageCounts }{h.Response.Usage},
-		Message: struct{ Usage *usageCounts }{h.Message.Usage}})
+	take(u, &h)
 	return firstID(h.Response.ID, h.Message.ID, h.ID)
 }
