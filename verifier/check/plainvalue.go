@@ -173,7 +173,13 @@ func (cx *claim) plainName() (name string, place, ok bool) {
 			continue
 		}
 		s := string(cx.orig[from:to])
-		if slices.ContainsFunc(cx.words, func(w evidence.Cword) bool { return w.Start >= from && w.End <= to && w.Info != nil }) || cx.evidenceHolds(s) {
+		if cx.evidenceHolds(s) {
+			continue
+		}
+		// A word of the lexicon inside it makes it no name (已完成, 很便宜),
+		// unless one field holds a name of its form (钱医生 beside 赵医生:
+		// a surname may be a word).
+		if slices.ContainsFunc(cx.words, func(w evidence.Cword) bool { return w.Start >= from && w.End <= to && w.Info != nil }) && len(cx.sameFormNames(s)) != 1 {
 			continue
 		}
 		return s, place, true

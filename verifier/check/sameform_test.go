@@ -22,6 +22,10 @@ func TestANameOfTheSameFormBindsItsField(t *testing.T) {
 		{`{"patient": "P-31", "physiotherapist": "孙医生", "sessions": 6}`, "康复师是周医生。", events.VerdictContradicted},
 		{`{"patient": "P-31", "physiotherapist": "孙医生", "sessions": 6}`, "康复师是孙医生。", events.VerdictSupported},
 		{`{"client": "C-8", "office": "北塔楼", "floor_count": 30}`, "办公地点是南塔楼。", events.VerdictContradicted},
+		// a surname that is a word of the lexicon (钱, money; 高, high)
+		{`{"patient": "P-31", "physiotherapist": "孙医生", "sessions": 6}`, "康复师是钱医生。", events.VerdictContradicted},
+		{`{"patient": "P-31", "coach": "孙教练", "sessions": 6}`, "带课的是高教练。", events.VerdictContradicted},
+		{`{"patient": "P-31", "coach": "高教练", "sessions": 6}`, "带课的是高教练。", events.VerdictSupported},
 		// two fields of that form: which one the claim means is not known
 		{`{"patient": "P-31", "physiotherapist": "孙医生", "referrer": "马医生"}`, "康复师是周医生。", events.VerdictUnsupported},
 		// a value of another form says nothing of the name
