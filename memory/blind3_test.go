@@ -10,7 +10,7 @@ import "testing"
 // end "I'm staying off caffeine"; coffee holds caffeine, a narrower thing,
 // so the ban now stays (TestANarrowerLiftLeavesTheBroaderBan), a check
 // given up for safety.
-const blind3Floor = 65 // the blind first run was 41; 65 since the sets recall with the product's encoders
+const blind3Floor = 69 // the blind first run was 41; 65 since the sets recall with the product's encoders, 69 since a few records are judged against the background
 
 // TestBlind3Scenarios scores heldout/blind3.jsonl as TestBlindScenarios
 // scores blind.jsonl: written as the service writes messages, figures

@@ -156,8 +156,9 @@ type heldoutScore struct {
 // the service's (Service.Matcher and Service.Embedder): the zero value is
 // lexical recall.
 type heldoutEncoders struct {
-	matcher  Matcher
-	embedder embed.Embedder
+	matcher    Matcher
+	embedder   embed.Embedder
+	background [][]float32 // the embedder's background vectors, as Service.recall asks for them
 }
 
 // productEncoders returns what `toolstream serve` recalls with by default:
@@ -174,7 +175,11 @@ func productEncoders(t *testing.T) heldoutEncoders {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return heldoutEncoders{matcher: words, embedder: enc}
+	bg, err := Background(context.Background(), enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return heldoutEncoders{matcher: words, embedder: enc, background: bg}
 }
 
 // embedNew records the vectors of the user's records whose current
@@ -306,7 +311,7 @@ func heldoutCheck(t *testing.T, e *Engine, store *pebbleStore, tenant, user stri
 				if err != nil {
 					t.Fatal(err)
 				}
-				q.Vector, q.Model = vs[0], enc.embedder.Model()
+				q.Vector, q.Model, q.Background = vs[0], enc.embedder.Model(), enc.background
 			}
 		}
 		res, err := e.Recall(r, q)

@@ -90,6 +90,12 @@ func TestLoCoMoRecall(t *testing.T) {
 	}
 	// TOOLSTREAM_LOCOMO_MISSES names a file that gets, for each question
 	// the last mode misses, its gold turns' ranks and scores (dumpMiss)
+	var background [][]float32 // the encoder's, as Service.recall asks for them
+	if sent != nil {
+		if background, err = Background(context.Background(), sent); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var misses *os.File
 	if f := os.Getenv("TOOLSTREAM_LOCOMO_MISSES"); f != "" {
 		if misses, err = os.Create(f); err != nil {
@@ -174,7 +180,7 @@ func TestLoCoMoRecall(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						q.Vector, q.Model = vs[0], sent.Model()
+						q.Vector, q.Model, q.Background = vs[0], sent.Model(), background
 					}
 					t0 := time.Now()
 					res, err := e.Recall(store, q)

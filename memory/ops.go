@@ -96,14 +96,16 @@ func (o *Op) ToQuery() (Query, error) {
 }
 
 // Answer runs a recall op against a view.
-func (e *Engine) Answer(rd projector.Reader, o *Op) RecallOut { return e.answer(rd, o, nil, "", nil) }
+func (e *Engine) Answer(rd projector.Reader, o *Op) RecallOut {
+	return e.answer(rd, o, nil, "", nil, nil)
+}
 
 // answer runs a recall op with the query's vector by model, if any, or
 // its matcher.
-func (e *Engine) answer(rd projector.Reader, o *Op, vec []float32, model string, m Matcher) RecallOut {
+func (e *Engine) answer(rd projector.Reader, o *Op, vec []float32, model string, m Matcher, bg [][]float32) RecallOut {
 	out := RecallOut{Op: "recall", Query: o.Query, Results: []RecallHit{}, Conflicts: []RecallHit{}}
 	q, err := o.ToQuery()
-	q.Vector, q.Model, q.Matcher = vec, model, m
+	q.Vector, q.Model, q.Matcher, q.Background = vec, model, m, bg
 	if err == nil {
 		var res Result
 		res, err = e.Recall(rd, q)

@@ -33,6 +33,12 @@ type Query struct {
 	// History. Without it recall is lexical.
 	Vector []float32
 	Model  string
+	// Background, if set, holds the vectors by Model of the background
+	// sentences (Background, background.go): recall by Vector counts a
+	// record's cosine by how far it stands above the user's records and
+	// these together, so a user with one or two records is not judged
+	// against their own few. Nil: against the user's records alone.
+	Background [][]float32
 	// Matcher, if set, scores each active record's text against Text by
 	// meaning (memory/embed/local: word vectors); that ranking is fused
 	// with the lexical one (matched). It takes the place of Vector.

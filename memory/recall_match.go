@@ -89,8 +89,8 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 		return Result{}, err
 	}
 	readWithItsMessage(rc.q.Vector, all, cos, xs)
-	readWithTheTurnBefore(rc.q.Vector, all, cos, xs)
-	addSentences(all, cos, qual)
+	read := readWithTheTurnBefore(rc.q.Vector, all, cos, xs)
+	addSentences(all, cos, qual, rc.backgroundCosines())
 	if when {
 		for i := range all {
 			if all[i].Score > 0 && saysWhen(all[i].Record.Text) {
@@ -105,7 +105,7 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 			}
 		}
 	}
-	withContext(all)
+	withContext(all, read)
 	var f fusion
 	for _, h := range all {
 		if h.Score > 0 {
@@ -119,8 +119,9 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 // (Query.Vector: a record's vector recorded at write time, by a sentence
 // encoder such as memory/embed/use) beside the lexical one and the
 // Matcher's. A record's cosine with the query counts by how far it stands
-// above the mean cosine of the user's records with a vector, over how far
-// the best one does: the best scores 1, as the best lexical record does,
+// above the mean cosine of the user's records with a vector and of the
+// background sentences (Query.Background, background.go), over how far
+// the best record does: the best scores 1, as the best lexical record does,
 // and a record no nearer than the average scores nothing (a sentence
 // encoder puts any two sentences at a cosine of 0.1 to 0.3, which says
 // nothing). Chosen on LoCoMo (docs/evaluation.md), one of two coarse
@@ -151,11 +152,31 @@ func (rc *recall) storedVectors() (map[string]vector, error) {
 	return out, err
 }
 
+// backgroundCosines returns the query vector's cosine with each vector
+// of the query's Background of its dimension.
+func (rc *recall) backgroundCosines() []float64 {
+	var out []float64
+	for _, b := range rc.q.Background {
+		if len(b) == len(rc.q.Vector) && len(b) > 0 {
+			if c := cosine(rc.q.Vector, b); !math.IsNaN(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // addSentences adds to each hit sentenceWeight times its record's
 // standing by cosine (see sentenceWeight) times its quality; cos[i] is
 // NaN for a hit without a vector, which gains nothing; quality[i] is its
-// record's quality.
-func addSentences(hits []Hit, cos, quality []float64) {
+// record's quality. The background's cosines (bg: the query's with the
+// background sentences, background.go) count in the mean as records
+// that are always there: with hundreds of records they move it little,
+// and a user with one record is judged against the background instead
+// of against that record's own cosine, which left nothing above the
+// mean. The best stays the user's own: the nearest record scores the
+// whole weight, as the best lexical record scores 1.
+func addSentences(hits []Hit, cos, quality, bg []float64) {
 	sum, n, best := 0.0, 0, math.Inf(-1)
 	for _, c := range cos {
 		if !math.IsNaN(c) {
@@ -166,6 +187,10 @@ func addSentences(hits []Hit, cos, quality []float64) {
 	}
 	if n == 0 {
 		return
+	}
+	for _, c := range bg {
+		sum += c
+		n++
 	}
 	mean := sum / float64(n)
 	if best <= mean {
@@ -214,15 +239,30 @@ const (
 // shares none of its words. On LoCoMo (development data) this took
 // recall_any@10 from 0.781 to 0.804 for turns as episodes and from
 // 0.692 to 0.707 for messages (docs/evaluation.md); no other share was
-// tried. It orders hits by the time they were said.
-func withContext(hits []Hit) {
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := &hits[i].Record, &hits[j].Record
+// tried. read[i] says hits[i] was read with the turn before it
+// (readWithTheTurnBefore: its cosine raised to that of the sum of their
+// vectors): that turn's meaning has reached it once, and it takes no
+// context from that turn besides, so "My sister lives in Lisbon." said
+// just after "I drive a Subaru." does not take the car's standing twice
+// and pass it. It orders hits by the time they were said.
+func withContext(hits []Hit, read []bool) {
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool {
+		a, b := &hits[order[i]].Record, &hits[order[j]].Record
 		if a.ObservedAt != b.ObservedAt {
 			return a.ObservedAt < b.ObservedAt
 		}
 		return a.ID < b.ID
 	})
+	sorted, wasRead := make([]Hit, len(hits)), make([]bool, len(hits))
+	for k, i := range order {
+		sorted[k] = hits[i]
+		wasRead[k] = read != nil && read[i]
+	}
+	copy(hits, sorted)
 	own := make([]float64, len(hits))
 	for i := range hits {
 		own[i] = hits[i].Score
@@ -250,7 +290,7 @@ func withContext(hits []Hit) {
 		last := &hits[prev.to-1].Record
 		asked := own[prev.to-1] > 0 && last.Kind == KindEpisode && isQuestion(last.Text) // a question about nothing asked lends nothing
 		for i := g.from; i < g.to; i++ {
-			if own[i] > 0 {
+			if own[i] > 0 && !(i == g.from && wasRead[i]) {
 				hits[i].Score += ctxWeight * prev.best
 			}
 			if asked {
@@ -269,8 +309,11 @@ func withContext(hits []Hit) {
 // have you been married?") and the one it answers with its reply, as a
 // sentence encoder reads two sentences together about as the sum of
 // their vectors. cos and xs are by hit; a hit without a vector (cos
-// NaN) is left alone.
-func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float32) {
+// NaN) is left alone. It returns, by hit, whether the hit's cosine was
+// raised so with the turn before it: that turn's meaning has reached it,
+// and it takes no context from that turn besides (withContext).
+func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float32) []bool {
+	raised := make([]bool, len(hits))
 	order := make([]int, len(hits))
 	for i := range order {
 		order[i] = i
@@ -294,9 +337,12 @@ func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float3
 			sum[d] += v
 		}
 		c := cosine(q, sum)
-		cos[i] = max(cos[i], c)
+		if c > cos[i] {
+			cos[i], raised[i] = c, true
+		}
 		cos[j] = max(cos[j], c)
 	}
+	return raised
 }
 
 // readWithItsMessage raises the cosine with the query q of each record

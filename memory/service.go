@@ -79,6 +79,8 @@ type Service struct {
 
 	mu      sync.Mutex
 	pending map[[2]string]map[hitRef]int // by tenant and user
+	bg      [][]float32                  // the Embedder's background vectors (background.go), once embedded; guarded by mu
+	bgModel string                       // the model bg is of; guarded by mu
 }
 
 type hitRef struct {
@@ -177,7 +179,11 @@ func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
 		if vec != nil {
 			model = s.Embedder.Model()
 		}
-		out = s.Engine.answer(v, o, vec, model, m)
+		var bg [][]float32
+		if vec != nil {
+			bg = s.background(ctx)
+		}
+		out = s.Engine.answer(v, o, vec, model, m, bg)
 	} else {
 		out = s.Engine.Answer(v, o)
 	}
@@ -186,6 +192,30 @@ func (s *Service) recall(ctx context.Context, o *Op) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// background returns the Embedder's vectors of the background sentences
+// (Query.Background), embedded on the first recall that asks and kept;
+// nil while the Embedder fails (the recall then judges cosines against
+// the user's records alone, as without a background), asked again at
+// the next recall. Safe for concurrent use: two first recalls may both
+// embed, and either's vectors are kept.
+func (s *Service) background(ctx context.Context) [][]float32 {
+	model := s.Embedder.Model()
+	s.mu.Lock()
+	bg, ok := s.bg, s.bgModel == model && s.bg != nil
+	s.mu.Unlock()
+	if ok {
+		return bg
+	}
+	bg, err := Background(ctx, s.Embedder)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	s.bg, s.bgModel = bg, model
+	s.mu.Unlock()
+	return bg
 }
 
 // matcher returns the Matcher recall scores texts with (nil: none) and
