@@ -56,6 +56,18 @@ func TestStatusWordsOfMoreClasses(t *testing.T) {
 		// Chinese short forms of approval
 		{`{"申请": [{"编号": "A-1", "审批": "未批"}, {"编号": "A-2", "审批": "已批"}]}`, "A-1已获批准。", events.VerdictContradicted},
 		{`{"申请": [{"编号": "A-1", "审批": "未批"}, {"编号": "A-2", "审批": "已批"}]}`, "A-2已获批准。", events.VerdictSupported},
+		// operating normally is the health of a part as well as its operation
+		{`{"unit": "PV-2", "status": "fault"}`, "Unit PV-2 is operating normally.", events.VerdictContradicted},
+		{`{"unit": "PV-2", "status": "running"}`, "Unit PV-2 is operating normally.", events.VerdictSupported},
+		{`{"设备": "PV-2", "状态": "故障"}`, "PV-2正常运行。", events.VerdictContradicted},
+		// pending is not ready; under contract is not available
+		{`{"sample": "S-4", "status": "pending"}`, "The results for S-4 are ready.", events.VerdictContradicted},
+		{`{"sample": "S-4", "status": "ready"}`, "The results for S-4 are ready.", events.VerdictSupported},
+		{`{"unit": "Loft 5", "status": "under_contract"}`, "Loft 5 is still available.", events.VerdictContradicted},
+		// enrollment
+		{`{"member": "Ada K.", "enrollment_status": "enrolled"}`, "Ada K. has withdrawn.", events.VerdictContradicted},
+		{`{"member": "Ada K.", "enrollment_status": "withdrawn"}`, "Ada K. has withdrawn.", events.VerdictSupported},
+		{`{"学员": "小周", "状态": "在读"}`, "小周已经退课了。", events.VerdictContradicted},
 		// a count before the state word says how many, a time says when
 		{`{"build": "B-12", "status": "failed", "tests_passed": 412}`, "412 tests passed.", events.VerdictSupported},
 		{`{"build": "B-12", "status": "failed", "tests_passed": 412}`, "Build B-12 passed.", events.VerdictContradicted},
