@@ -40,6 +40,9 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 	if err := readPubAckTo(resp.Data, ack); err != nil {
 		return nil, err
 	}
+	if !ackedBy(ack, m.Subject) { // another stream's (ackedBy): its input is handed back, the log decides again
+		return nil, fmt.Errorf("executor: publish %s: acknowledged by stream %s: %w", m.Subject, ack.Stream, jetstream.ErrInvalidJSAck)
+	}
 	return ack, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
 )
 
 // Decisions in the log, together. A call decided in the log alone
@@ -227,6 +228,14 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 		w.sub, w.replies = sub, w.replies[:0]
 		context.AfterFunc(ctx, func() { sub.Unsubscribe() })
 	}
+	// Nothing on the subscription before this window's publishes answers
+	// them: a late answer, or one another identity had the server send
+	// there (a reflected acknowledgement, below).
+	for n, _, _ := w.sub.Pending(); n > 0; n-- {
+		if _, err := w.sub.NextMsg(time.Millisecond); err != nil {
+			break
+		}
+	}
 	prefix := w.inbox + "."
 	for len(w.replies) < len(put) {
 		w.replies = append(w.replies, prefix+strconv.Itoa(len(w.replies)))
@@ -257,14 +266,19 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 		if !ok || err != nil || i < 0 || i >= len(put) || put[i].acked || put[i].err != nil {
 			continue // a repeat, or not an answer to this window
 		}
-		waiting--
 		d := put[i]
 		if m.Header.Get("Status") == "503" { // no responders
+			waiting--
 			again = append(again, d)
 			d.err = nats.ErrNoResponders // until published again below
 			continue
 		}
-		d.err = readPubAckTo(m.Data, &d.ack)
+		err = readPubAckTo(m.Data, &d.ack)
+		if err == nil && !ackedBy(&d.ack, d.msg.Subject) {
+			continue // another stream's: not this publish's answer (ackedBy)
+		}
+		waiting--
+		d.err = err
 		d.acked = d.err == nil
 	}
 	for _, d := range again {
@@ -272,6 +286,21 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 		d.err = nil
 		d.setAck(e.publish(ctx, d.msg))
 	}
+}
+
+// ackedBy reports whether ack, an acknowledgement by the log, can be the
+// answer to a publish on subject: it names the stream that holds subject.
+// A reply subject is no secret (every subscriber of the outcome's subject
+// sees it), and an identity that may publish to any stream can have the
+// server answer its own publish there: a producer publishing its raw
+// events with the executor's reply subject puts an acknowledgement of
+// TS_IN in the executor's inbox (internal/stack's
+// TestReflectedAnswersReachNoDecision). Such an answer is not taken; the
+// publish's own still comes. A subject of no stream known to events is
+// not checked.
+func ackedBy(ack *jetstream.PubAck, subject string) bool {
+	want, err := events.StreamOf(subject)
+	return err != nil || ack.Stream == want
 }
 
 // setAck keeps a publish's answer.
