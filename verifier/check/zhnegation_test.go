@@ -31,6 +31,9 @@ func TestChineseNegationOfFlagsAndStates(t *testing.T) {
 		{`{"工地": "W-4", "site_fenced": true}`, "W-4工地已经围挡起来了。", events.VerdictSupported},
 		{`{"赛事": "S-2", "record_broken": false}`, "S-2打破了纪录。", events.VerdictContradicted},
 		{`{"赛事": "S-2", "record_broken": true}`, "S-2打破了纪录。", events.VerdictSupported},
+		{`{"会员": "M-5", "birthday_coupon_used": false}`, "M-5的生日券还没用。", events.VerdictSupported},
+		{`{"会员": "M-5", "birthday_coupon_used": true}`, "M-5的生日券还没用。", events.VerdictContradicted},
+		{`{"会员": "M-5", "voucher_used": false}`, "M-5的代金券已经用掉了。", events.VerdictContradicted},
 		// negation words before a state
 		{`{"车次": "K-7", "status": "cancelled"}`, "K-7并未取消。", events.VerdictContradicted},
 		{`{"车次": "K-7", "status": "scheduled"}`, "K-7并未取消。", events.VerdictSupported},
