@@ -196,15 +196,15 @@ func (cx *claim) unknownFacts([]fact) []fact {
 }
 
 // polarityFacts checks a state now (in stock, refundable, 没有预警); a
-// claim with a number, a date or a future is about those ("back in stock
-// on May 10").
+// claim with a number, a date other than today or a future is about those
+// ("back in stock on May 10").
 func (cx *claim) polarityFacts([]fact) []fact {
 	for i := range cx.nums {
 		if !cx.nums[i].Free {
 			return nil
 		}
 	}
-	if len(cx.times) > 0 || cx.cues&evidence.CueFuture != 0 {
+	if !cx.onlyToday() || cx.cues&evidence.CueFuture != 0 {
 		return nil
 	}
 	for _, cm := range cx.cats {
@@ -213,6 +213,21 @@ func (cx *claim) polarityFacts([]fact) []fact {
 		}
 	}
 	return cx.boolFacts()
+}
+
+// onlyToday reports whether the claim's dates, if any, are all the day of
+// the answer, with no time of day or bound ("Pip was not flown today"): a
+// state now, which the polarity check reads; the date is then checked
+// as it is said, not negated.
+func (cx *claim) onlyToday() bool {
+	today := evidence.DayOf(cx.now)
+	for i := range cx.times {
+		te := &cx.times[i]
+		if te.Clock >= 0 || te.Bound != 0 || te.OnlyClock || te.Lo != today || te.Hi != today {
+			return false
+		}
+	}
+	return true
 }
 
 // numberFacts checks each number; a "free" nothing supports is dropped

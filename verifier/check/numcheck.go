@@ -318,7 +318,7 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		near = slices.DeleteFunc(slices.Clone(near), func(c string) bool { return cx.namesRowOnly(c, m) })
 		local = slices.DeleteFunc(slices.Clone(local), func(c string) bool { return cx.namesRowOnly(c, m) })
 	}
-	if inc := cx.includedConcepts(m); len(inc) > 0 {
+	if inc := append(cx.includedConcepts(m), cx.comparedConcepts(m)...); len(inc) > 0 {
 		// "$480 including tax": tax is a part of the number, not its field.
 		drop := func(c string) bool { return slices.Contains(inc, c) }
 		near = slices.DeleteFunc(slices.Clone(near), drop)

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/verifier/evidence"
 )
@@ -23,6 +25,7 @@ func (rd *reading) attachNumberCues() {
 			continue
 		}
 		prevWords, nextWords := 0, 0
+		apart := false // a word of content or a stop mark between a word and the number
 		for i := len(rd.words) - 1; i >= 0 && prevWords < 3; i-- {
 			w := &rd.words[i]
 			if w.End > m.Start {
@@ -33,9 +36,15 @@ func (rd *reading) attachNumberCues() {
 			if c&evidence.CueApprox != 0 {
 				m.Approx = true
 			}
-			if b := c & (evidence.CueGT | evidence.CueGE | evidence.CueLT | evidence.CueLE); b != 0 && m.Bound == 0 {
+			apart = apart || !w.Cjk && strings.ContainsAny(string(rd.norm[w.End:m.Start]), ":;,")
+			if b := c & (evidence.CueGT | evidence.CueGE | evidence.CueLT | evidence.CueLE); b != 0 && m.Bound == 0 && !apart {
 				m.Bound = firstBound(b)
 			}
+			// "under budget at $2,500", "ran over: $4,125": a bound word
+			// with a noun or a colon between it and the number bounds
+			// the noun, or nothing, not the number.
+			apart = apart || !w.Cjk && c&(evidence.CueGT|evidence.CueGE|evidence.CueLT|evidence.CueLE|evidence.CueApprox) == 0 &&
+				(w.Info == nil || len(w.Info.Concepts) > 0)
 			if c&evidence.CueStop == 0 && w.Info != nil && len(w.Info.Concepts) > 0 && prevWords > 1 {
 				break
 			}

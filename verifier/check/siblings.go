@@ -381,6 +381,30 @@ func (cx *claim) includedConcepts(m *evidence.NumMention) []string {
 	return out
 }
 
+// comparedConcepts returns the concepts of the noun right after a bound
+// word (over, under, 超过) before number m that does not bound m ("came in
+// under budget at $2,500": the budget is what the number is compared
+// with, not its field).
+func (cx *claim) comparedConcepts(m *evidence.NumMention) []string {
+	if m.Bound != 0 {
+		return nil
+	}
+	const bounds = evidence.CueGT | evidence.CueGE | evidence.CueLT | evidence.CueLE
+	var out []string
+	for i := 0; i+1 < len(cx.words); i++ {
+		w, n := &cx.words[i], &cx.words[i+1]
+		if n.End > m.Start || w.Cjk || n.Cjk || w.Cues()&bounds == 0 || n.Cues()&(evidence.CueStop|bounds) != 0 || lang.IsAllDigits(n.S) {
+			continue
+		}
+		if n.Info != nil {
+			out = append(out, n.Info.Concepts...)
+		} else {
+			out = append(out, evidence.WordConcepts(n.S)...)
+		}
+	}
+	return out
+}
+
 // dateSiblings applies the sibling rule to a claimed date that first, the
 // best named date target, does not hold: the other date targets of
 // first's object (dates and day counts) are its rivals.
@@ -517,7 +541,8 @@ func (cx *claim) spelledParts(l int32, span [2]int) (int, bool) {
 
 // spells reports whether a word of the claim near span spells key part p
 // (not one after an inclusion word that follows the number: "$480
-// including tax" spells no tax for the 480).
+// including tax" spells no tax for the 480; nor one right after per or a
+// bound word: "under budget" names what the number is compared with).
 func (cx *claim) spells(p string, span [2]int) bool {
 	sp := lang.Stem(p)
 	same := func(s string) bool { s = strings.ToLower(s); return s == p || lang.Stem(s) == sp }
@@ -526,7 +551,7 @@ func (cx *claim) spells(p string, span [2]int) bool {
 		if !w.Cjk && w.Start >= span[1] && inclusionWords[strings.ToLower(w.S)] {
 			break
 		}
-		if w.Cjk || i > 0 && cx.words[i-1].S == "per" || !cx.nearestTo(w, span) {
+		if w.Cjk || i > 0 && (cx.words[i-1].S == "per" || cx.words[i-1].Cues()&(evidence.CueGT|evidence.CueGE|evidence.CueLT|evidence.CueLE) != 0) || !cx.nearestTo(w, span) {
 			continue
 		}
 		if same(w.S) {
