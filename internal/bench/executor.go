@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -200,10 +201,39 @@ func waitConsumer(ctx context.Context, b *bus.Bus, durable string) error {
 // one batch at a time: what it measures is the CPU the log's side costs
 // per call, not how fast one goroutine can drive it.
 func FloorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
+	return FloorCallsWith(ctx, b, n, FloorOptions{})
+}
+
+// FloorOptions are changes to FloorCalls that would send the log fewer
+// messages per call (BenchmarkFloorVariants weighs them); the zero value
+// is FloorCalls.
+type FloorOptions struct {
+	// FastBatch publishes a fetch's messages as one fast batch (ADR-50:
+	// reply subjects <inbox>.<id>.<flow>.fail.<seq>.<op>.$FI, one
+	// acknowledgement for the batch at its commit, flow acknowledgements
+	// now and then; the stream must allow batches) instead of each with
+	// an acknowledgement of its own.
+	FastBatch bool
+	// AckAll acknowledges the last input of each fetch on a consumer of
+	// its own with AckAll, instead of each input.
+	AckAll bool
+}
+
+// FloorCallsWith is FloorCalls changed by o. Each variant uses a durable
+// and result subjects of its own, so that several run over the same calls.
+func FloorCallsWith(ctx context.Context, b *bus.Bus, n int, o FloorOptions) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, waitMax)
 	defer cancel()
+	durable, prefix := "bench-floor", "floor-"
+	pol := jetstream.AckExplicitPolicy
+	if o != (FloorOptions{}) {
+		durable, prefix = fmt.Sprintf("bench-floor-fast-%t-%t", o.FastBatch, o.AckAll), fmt.Sprintf("ff%t%t-", o.FastBatch, o.AckAll)
+	}
+	if o.AckAll {
+		pol = jetstream.AckAllPolicy
+	}
 	c, err := b.JS.CreateConsumer(ctx, events.StreamCalls, jetstream.ConsumerConfig{
-		Durable: "bench-floor", FilterSubjects: []string{executor.CallFilter}, AckPolicy: jetstream.AckExplicitPolicy,
+		Durable: durable, FilterSubjects: []string{executor.CallFilter}, AckPolicy: pol,
 		MaxAckPending: 4000, DeliverPolicy: jetstream.DeliverAllPolicy,
 	})
 	if err != nil {
@@ -211,7 +241,7 @@ func FloorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
 	}
 	nc := b.JS.Conn()
 	inbox := nc.NewInbox()
-	sub, err := nc.SubscribeSync(inbox + ".*")
+	sub, err := nc.SubscribeSync(inbox + ".>")
 	if err != nil {
 		return 0, err
 	}
@@ -226,6 +256,16 @@ func FloorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
 		}
 		batch = batch[:0]
 		for m := range msgs.Messages() {
+			batch = append(batch, m)
+		}
+		if err := msgs.Error(); err != nil {
+			return 0, fmt.Errorf("bench: floor fetch: %w", err)
+		}
+		id := ""
+		if o.FastBatch {
+			id = nuid.Next()
+		}
+		for i, m := range batch {
 			md, err := m.Metadata()
 			if err != nil {
 				return 0, err
@@ -233,12 +273,23 @@ func FloorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
 			// ts.call.<tenant>.<tool>: one result subject per call.
 			tenant := strings.Split(m.Subject(), ".")[2]
 			seq := strconv.FormatUint(md.Sequence.Stream, 10)
-			subj, err := events.ResultSubject(tenant, "floor-"+seq)
+			subj, err := events.ResultSubject(tenant, prefix+seq)
 			if err != nil {
 				return 0, err
 			}
-			out := &nats.Msg{Subject: subj, Reply: inbox + "." + strconv.Itoa(len(batch)), Data: m.Data(), Header: nats.Header{
-				jetstream.MsgIDHeader:               []string{"floor-" + seq},
+			reply := inbox + "." + strconv.Itoa(i)
+			if o.FastBatch {
+				op := 1 // the batch's first message opens it, its last commits it
+				if i == 0 {
+					op = 0
+				}
+				if i == len(batch)-1 {
+					op = 2
+				}
+				reply = fmt.Sprintf("%s.%s.%d.fail.%d.%d.$FI", inbox, id, 500, i+1, op)
+			}
+			out := &nats.Msg{Subject: subj, Reply: reply, Data: m.Data(), Header: nats.Header{
+				jetstream.MsgIDHeader:               []string{prefix + seq},
 				jetstream.ExpectedLastSubjSeqHeader: []string{"0"},
 				"Ts-Input-Seq":                      []string{seq},
 				"Ts-Call-Name":                      []string{"noop"},
@@ -246,28 +297,51 @@ func FloorCalls(ctx context.Context, b *bus.Bus, n int) (time.Duration, error) {
 			if err := nc.PublishMsg(out); err != nil {
 				return 0, fmt.Errorf("bench: floor publish: %w", err)
 			}
-			batch = append(batch, m)
 		}
-		if err := msgs.Error(); err != nil {
-			return 0, fmt.Errorf("bench: floor fetch: %w", err)
+		if err := floorAnswers(sub, inbox, len(batch), o.FastBatch, start.Add(waitMax)); err != nil {
+			return 0, fmt.Errorf("bench: floor: %d of %d acknowledged: %w", done, n, err)
 		}
-		for range batch {
-			a, err := sub.NextMsg(time.Until(start.Add(waitMax)))
-			if err != nil {
-				return 0, fmt.Errorf("bench: floor: %d of %d acknowledged: %w", done, n, err)
-			}
-			i, err := strconv.Atoi(a.Subject[len(inbox)+1:])
-			if err != nil || i >= len(batch) {
-				return 0, fmt.Errorf("bench: floor: an answer on %s", a.Subject)
-			}
-			if !bytes.HasPrefix(a.Data, []byte(`{"stream":`)) || bytes.Contains(a.Data, []byte(`"error"`)) {
-				return 0, fmt.Errorf("bench: floor publish: %s", a.Data)
-			}
-			if err := batch[i].Ack(); err != nil {
-				return 0, err
+		for i, m := range batch {
+			if !o.AckAll || i == len(batch)-1 {
+				if err := m.Ack(); err != nil {
+					return 0, err
+				}
 			}
 			done++
 		}
 	}
 	return time.Since(start), nil
+}
+
+// floorAnswers waits for the log's answers to a batch of k publishes: one
+// acknowledgement each, or, for a fast batch, its commit's (flow
+// acknowledgements between are skipped).
+func floorAnswers(sub *nats.Subscription, inbox string, k int, fast bool, deadline time.Time) error {
+	for got := 0; fast || got < k; {
+		a, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			return err
+		}
+		if fast {
+			if bytes.HasPrefix(a.Data, []byte(`{"type"`)) {
+				if !bytes.Contains(a.Data, []byte(`"ack"`)) {
+					return fmt.Errorf("fast batch: %s", a.Data)
+				}
+				continue
+			}
+			if !bytes.Contains(a.Data, []byte(fmt.Sprintf(`"count":%d`, k))) {
+				return fmt.Errorf("fast batch: %s", a.Data)
+			}
+			return nil
+		}
+		i, err := strconv.Atoi(a.Subject[len(inbox)+1:])
+		if err != nil || i >= k {
+			return fmt.Errorf("an answer on %s", a.Subject)
+		}
+		if !bytes.HasPrefix(a.Data, []byte(`{"stream":`)) || bytes.Contains(a.Data, []byte(`"error"`)) {
+			return fmt.Errorf("publish: %s", a.Data)
+		}
+		got++
+	}
+	return nil
 }
