@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/gateway"
@@ -62,7 +64,12 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 	if err != nil {
 		return res, err
 	}
-	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench"}, nil)
+	reads, err := readsConn(b)
+	if err != nil {
+		return res, err
+	}
+	defer reads.Close()
+	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench"}, nil, reads)
 	if err != nil {
 		return res, err
 	}
@@ -175,6 +182,19 @@ func shutdown(srv *http.Server, waits ...func(context.Context) error) {
 	}
 }
 
+// readsConn is a second connection to b's server with b's connection's
+// options, for the gateway's reads before a first byte (gateway.Config.Reads),
+// as serve dials one.
+func readsConn(b *bus.Bus) (*nats.Conn, error) {
+	opts := b.Conn.Opts
+	opts.Name += " reads"
+	nc, err := opts.Connect()
+	if err != nil {
+		return nil, fmt.Errorf("bench: the gateway's reads connection: %w", err)
+	}
+	return nc, nil
+}
+
 // benchKeys is b's key ring, or one opened in b's log where b has none:
 // the measured gateway seals as serve seals, the user's frames under
 // their key.
@@ -193,9 +213,9 @@ func benchKeys(ctx context.Context, b *bus.Bus) (events.Keyring, error) {
 // OpenAI upstream at upURL (its key sk-up), the client key gatewayBenchKey
 // for key's tenant and user, limits far above any load the bench makes,
 // heartbeats an hour apart; runner serves run mode (nil: none).
-func benchGateway(b *bus.Bus, kr events.Keyring, upURL string, key gateway.Key, runner gateway.Runner) (*gateway.Gateway, error) {
+func benchGateway(b *bus.Bus, kr events.Keyring, upURL string, key gateway.Key, runner gateway.Runner, reads *nats.Conn) (*gateway.Gateway, error) {
 	key.SHA256 = gateway.HashKey(gatewayBenchKey)
-	return gateway.New(gateway.Config{JS: b.JS, Keys: kr, Runner: runner, File: gateway.File{
+	return gateway.New(gateway.Config{JS: b.JS, Keys: kr, Runner: runner, Reads: reads, File: gateway.File{
 		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
 		Keys:      []gateway.Key{key},
 		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},

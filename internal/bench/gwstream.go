@@ -148,7 +148,12 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 	if err != nil {
 		return res, err
 	}
-	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench", User: "alice"}, nil)
+	reads, err := readsConn(b)
+	if err != nil {
+		return res, err
+	}
+	defer reads.Close()
+	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench", User: "alice"}, nil, reads)
 	if err != nil {
 		return res, err
 	}

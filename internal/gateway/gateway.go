@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
@@ -26,6 +27,12 @@ type Config struct {
 	// required.
 	JS   jetstream.JetStream
 	Keys events.Keyring
+	// Reads is the connection for the log read on a streamed answer's
+	// path before its first byte (the lookup of its response id): on a
+	// connection of its own it does not wait behind every other answer's
+	// publishes and their flushes, which hold JS's connection's lock. The
+	// caller owns and closes it; nil reads on JS's connection.
+	Reads *nats.Conn
 	// Client sends the upstream requests; default a client with no overall
 	// timeout (a stream lasts as long as the model writes).
 	Client *http.Client
@@ -141,12 +148,20 @@ func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id str
 	}
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := logread.Last(lctx, g.cfg.JS.Conn(), events.StreamGateway, subj); err == nil {
+	if _, err := logread.Last(lctx, g.reads(), events.StreamGateway, subj); err == nil {
 		g.dropLive(subj)
 		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
 		return "", false
 	}
 	return subj, true
+}
+
+// reads is the connection claimStream reads the log on.
+func (g *Gateway) reads() *nats.Conn {
+	if g.cfg.Reads != nil {
+		return g.cfg.Reads
+	}
+	return g.cfg.JS.Conn()
 }
 
 // claimLive records the subject of env's user's stream named id as live

@@ -76,18 +76,31 @@ func (s *Stack) startGateway() error {
 	if file.Limits.RequestsMax == 0 {
 		file.Limits.RequestsMax = conns
 	}
-	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
+	// The log read before a streamed answer's first byte goes on a
+	// connection of its own (gateway.Config.Reads), with the log
+	// connection's options and so its identity and permissions.
+	ropts := b.Conn.Opts
+	ropts.Name += " reads"
+	reads, err := ropts.Connect()
+	if err != nil {
+		rm.follower.Stop()
+		return fmt.Errorf("--gateway: the reads connection: %w", err)
+	}
+	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Reads: reads, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
 		Telemetry: s.telemetry, OnReload: rm.reload})
 	if err != nil {
+		reads.Close()
 		rm.follower.Stop()
 		return err
 	}
 	if err := rm.attach(ctx, s, g, agent.MemoryConfig{Off: file.Memory.Off, RecallBudgetTokens: file.Memory.RecallBudgetTokens}, file.Run); err != nil {
+		reads.Close()
 		rm.follower.Stop()
 		return err
 	}
 	ln, err := net.Listen("tcp", f.Addr)
 	if err != nil {
+		reads.Close()
 		rm.follower.Stop()
 		return fmt.Errorf("--gateway: %w", err)
 	}
@@ -118,6 +131,7 @@ func (s *Stack) startGateway() error {
 			srv.Shutdown(stop)
 			g.Wait(stop)
 			rm.stop(stop)
+			reads.Close()
 		}()
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
