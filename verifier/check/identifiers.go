@@ -137,6 +137,9 @@ func (cx *claim) otherCode(cands []evidence.IdLeaf, text string) fact {
 		}
 	}
 	lf := &ix.Leaves[first.L]
+	if partOfValue(lf, text) {
+		return fact{} // "an ECDSA P-256 key" beside "ECDSA P-256": the code is a word of the value, not another
+	}
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first.L)},
 		reason: "identifier differs: evidence says " + lf.Raw() + " at " + lf.Ptr()}
 }
@@ -219,4 +222,20 @@ func letterPrefix(s string) string {
 		return s
 	}
 	return s[:i]
+}
+
+// partOfValue reports whether code is one of the space-separated words of
+// field lf's string value (case aside): a part of the value the claim
+// names, not another identifier.
+func partOfValue(lf *evidence.Leaf, code string) bool {
+	raw := strings.Trim(lf.Raw(), `"`)
+	if !strings.Contains(raw, " ") {
+		return false
+	}
+	for _, w := range strings.Fields(raw) {
+		if strings.EqualFold(strings.Trim(w, ",;()"), code) {
+			return true
+		}
+	}
+	return false
 }

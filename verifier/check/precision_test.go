@@ -32,3 +32,15 @@ func TestWordsBesideANumberThatAreNotItsField(t *testing.T) {
 		{lake, "A1点净变化为-318毫米。", events.VerdictContradicted},
 	})
 }
+
+// TestACodeThatIsAWordOfTheValueIsNoOtherCode: a code the claim writes as
+// one word of a field's value ("an Ed25519 SSH-2 key" beside "Ed25519
+// SSH-2") is a part of it, not another identifier; a code that is no word
+// of the value is still contradicted.
+func TestACodeThatIsAWordOfTheValueIsNoOtherCode(t *testing.T) {
+	const hosts = `{"hosts": [{"host": "relay-north", "key_algo": "Ed25519 SSH-2", "port": 2201}, {"host": "relay-south", "key_algo": "RSA-4096 SSH-2", "port": 2202}]}`
+	wantVerdicts(t, []verdictCase{
+		{hosts, "The relay-north key algo is Ed25519 SSH-2.", events.VerdictSupported},
+		{hosts, "The relay-north key algo is RSA-4096 SSH-2.", events.VerdictContradicted},
+	})
+}
