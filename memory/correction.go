@@ -92,8 +92,12 @@ func correction(a, b string) (events.Observation, bool) {
 
 // corrected returns the statement a correction n replaces: of the user's
 // live slotted records whose value holds every term of n's attribute (the
-// replaced value), the newest observed before n (ties by id); nil if none.
-// It reads the index's postings of one of those terms.
+// replaced value), observed before n, one whose value is the replaced
+// value whole before one whose value only holds it, then the newest (ties
+// by id); nil if none. A value of another slot that shares a part of the
+// replaced one ("10, not 9" beside my/flat = 9 Queen Street and
+// my/locker number = 9) is so not taken for it. It reads the index's
+// postings of one of those terms.
 func (x *tx) corrected(n *Record) (*Record, error) {
 	terms := tokenize(n.Attribute)
 	if len(terms) == 0 {
@@ -107,6 +111,7 @@ func (x *tx) corrected(n *Record) (*Record, error) {
 		return nil, err
 	}
 	var best *Record
+	bestWhole := false
 	for _, id := range ids {
 		if id == n.ID {
 			continue
@@ -122,8 +127,10 @@ func (x *tx) corrected(n *Record) (*Record, error) {
 		if !allIn(terms, vt) {
 			continue
 		}
-		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
-			best = h
+		whole := slices.Equal(terms, vt)
+		if best == nil || whole && !bestWhole ||
+			whole == bestWhole && (h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID) {
+			best, bestWhole = h, whole
 		}
 	}
 	return best, nil

@@ -249,3 +249,51 @@ func TestAQualificationIsAFact(t *testing.T) {
 		}
 	}
 }
+
+// TestACorrectionTakesTheValueNamedWhole: a correction names the value it
+// replaces, not its slot, so a value of another slot that only holds a
+// part of it is no candidate while a statement of that value whole is:
+// "10, not 9" corrects my/locker number = 9, said before my/flat = 9 Queen
+// Street, and leaves the flat as it was (it took the newer flat, and wrote
+// its address as 10, before). A value held in part only is still corrected
+// when no statement holds it whole.
+func TestACorrectionTakesTheValueNamedWhole(t *testing.T) {
+	at := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name                 string
+		said                 []string // m1, m2, m3: the last one the correction
+		corrected, untouched string
+		want                 string
+	}{
+		{"en", []string{"My locker number is 9.", "My flat is 9 Queen Street.", "10, not 9."}, "m1", "m2", "my/locker number=10"},
+		{"en-at", []string{"My gym locker is 12.", "My flat is at 12 Elm Road.", "14, not 12."}, "m1", "m2", "my/gym locker=14"},
+		{"zh", []string{"我的储物柜是9号。", "我家在文三路9号。", "是10号，不是9号。"}, "m1", "m2", "my/储物柜=10号"},
+		{"en-part-only", []string{"My dentist is Dr. Chen.", "My book club is held at the Crown Inn.", "The Red Lion, not the Crown."}, "m2", "m1", "my/book club=Red Lion"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			for i, text := range c.said {
+				applyMessage(t, e, s, "u1", fmt.Sprintf("m%d", i+1), text, at.Add(time.Duration(i)*time.Hour))
+			}
+			get := func(id string) Record {
+				t.Helper()
+				r, err := e.Get(s.reader(), "acme", "u1", id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			old, kept, nu := get(c.corrected), get(c.untouched), get("m3")
+			if got := nu.Subject + "/" + nu.Attribute + "=" + nu.Value; got != c.want || nu.Status != StatusActive {
+				t.Errorf("correction %s, want %q active", nu.String(), c.want)
+			}
+			if old.Status != StatusSuperseded || old.SupersededBy != nu.Ref() {
+				t.Errorf("corrected %s, want superseded by %s", old.String(), nu.Ref())
+			}
+			if kept.Status != StatusActive || kept.SupersededBy != "" {
+				t.Errorf("a statement of another slot was corrected: %s", kept.String())
+			}
+		})
+	}
+}
