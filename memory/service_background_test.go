@@ -83,3 +83,55 @@ func TestAParaphraseOfAFewRecordsIsFound(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentFirstRecallsShareOneBackground: the background is
+// embedded on the first recall that asks and kept by the Service, safe
+// under recalls that ask at once (run with -race): every caller gets the
+// embedder's own vectors of BackgroundTexts, one a sentence, and a later
+// call gets the kept ones without embedding again. Another Service, of
+// another model, keeps its own.
+func TestConcurrentFirstRecallsShareOneBackground(t *testing.T) {
+	words, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	want, err := Background(ctx, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(BackgroundTexts()) || len(want) == 0 {
+		t.Fatalf("%d background vectors of %d sentences", len(want), len(BackgroundTexts()))
+	}
+	s := &Service{Embedder: words}
+	const callers = 8
+	got := make(chan [][]float32, callers)
+	for range callers {
+		go func() { got <- s.background(ctx) }()
+	}
+	for range callers {
+		bg := <-got
+		if len(bg) != len(want) {
+			t.Fatalf("a first recall got %d background vectors, want %d", len(bg), len(want))
+		}
+		for i := range bg {
+			if !slices.Equal(bg[i], want[i]) {
+				t.Fatalf("background vector %d is not the embedder's", i)
+			}
+		}
+	}
+	kept := s.background(ctx)
+	if again := s.background(ctx); len(kept) == 0 || &again[0] != &kept[0] {
+		t.Error("a later recall embedded the background again")
+	}
+
+	enc, err := use.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := (&Service{Embedder: enc}).background(ctx)
+	if len(other) != len(want) || len(other[0]) == len(want[0]) && slices.Equal(other[0], want[0]) {
+		t.Errorf("another model's Service took the first one's background: %d vectors of %d", len(other), len(other[0]))
+	}
+}
