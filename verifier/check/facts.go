@@ -355,22 +355,34 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 }
 
 // countedBefore reports whether the state word at rune start follows a
-// count and one noun ("412 tests passed", "3 units failed"): the claim
-// says how many things are in the state, not what state the subject is
-// in. A number joined to what precedes it (RCT-0417, a model's number) is
-// no count.
+// count and what it counts ("412 tests passed", "37 units passed
+// inspection", 37件产品检验合格): the claim says how many things are in
+// the state, not what state the subject is in. What it counts is one
+// word, or the count's unit of count and the ideographs after it (units,
+// 件产品检验). A number joined to a letter, digit or mark before it
+// (RCT-0417, a model's number) is no count; an ideograph before it is a
+// Chinese sentence's word (有37件). A number with no unit of count before
+// ideographs (3号泵故障, 412项测试通过: 项 is no unit) and a head noun
+// further away ("Lane 3 has a pinsetter fault") are not read as a count.
 func (cx *claim) countedBefore(start int) bool {
 	for i := range cx.nums {
 		n := &cx.nums[i]
 		if n.End > start || n.Unit != nil && n.Unit.Dim != evidence.DimCount {
 			continue
 		}
-		if n.Start > 0 && cx.orig[n.Start-1] != ' ' {
+		if n.Start > 0 && cx.orig[n.Start-1] != ' ' && !lang.IsCJK(cx.orig[n.Start-1]) {
 			continue
 		}
-		words := strings.Fields(string(cx.orig[n.End:start]))
+		gap := cx.orig[n.End:start]
+		switch {
+		case n.Unit != nil && strings.TrimSpace(string(gap)) == "":
+			return true // "37 units passed", 37件合格
+		case n.Unit != nil && len(gap) <= 6 && !slices.ContainsFunc(gap, func(c rune) bool { return !lang.IsCJK(c) }):
+			return true // 37件产品检验合格
+		}
+		words := strings.Fields(string(gap))
 		if len(words) == 1 && !slices.ContainsFunc([]rune(words[0]), func(c rune) bool { return !unicode.IsLetter(c) || lang.IsCJK(c) }) {
-			return true
+			return true // "412 tests passed"
 		}
 	}
 	return false
