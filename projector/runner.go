@@ -140,6 +140,9 @@ type Hooks struct {
 	AfterCommit   func(lastSeq uint64) // after the Pebble commit, before the ack
 	BeforePublish func(id string)      // before the relay publishes a row
 	BeforeRepull  func()               // before a stalled pull is stopped to pull afresh
+	// BeforeStallCheck runs before the check that compares the checkpoint
+	// with the log (not before the first probe).
+	BeforeStallCheck func()
 }
 
 func (c *Config) setDefaults(p Projection) error {
@@ -483,6 +486,12 @@ func (r *Runner) Run(ctx context.Context) error {
 	stall := time.NewTimer(stallWait)
 	defer stall.Stop()
 	var stalledAt uint64
+	// waited: the last check found a delivery on its way at checkpoint
+	// waitedAt; if the next finds the checkpoint still there, it pulls
+	// afresh whatever the durable says.
+	var waited bool
+	var waitedAt uint64
+	var taken uint64        // the highest delivery number taken into a batch
 	lastBatch := time.Now() // when the last batch was applied
 	batch := make([]delivery, 0, r.cfg.BatchMax)
 	for {
@@ -515,9 +524,20 @@ func (r *Runner) Run(ctx context.Context) error {
 				stall.Reset(stallWait - min(idle, stallWait) + time.Millisecond)
 				continue
 			}
-			if behind, err := r.behind(ctx); err != nil {
+			if h := r.cfg.Hooks; h != nil && h.BeforeStallCheck != nil {
+				h.BeforeStallCheck()
+			}
+			deferred := waited && r.Checkpoint() == waitedAt
+			waited = false
+			switch v, err := r.checkStall(ctx, taken, deferred); {
+			case err != nil:
 				r.log.Debug("stall check", "err", err)
-			} else if behind {
+			case v == stallOnItsWay:
+				// Looked at again at stallCheck, not after a backoff: a
+				// real stall is still ended by the next check.
+				waited, waitedAt = true, r.Checkpoint()
+				stallWait = stallCheck
+			case v == stallRepull:
 				if r.Checkpoint() == stalledAt {
 					stallWait = min(2*stallWait, stallCheckMax)
 				}
@@ -525,13 +545,14 @@ func (r *Runner) Run(ctx context.Context) error {
 				if err := restart(slog.LevelWarn, "no deliveries while the log is ahead"); err != nil && ctx.Err() == nil {
 					return err
 				}
-			} else {
+			default:
 				stallWait = min(2*stallWait, stallCheckIdle) // caught up: ask less often
 			}
 			stall.Reset(stallWait)
 			continue
 		case m := <-msgs:
 			batch = append(batch, m)
+			waited = false
 			stallWait = stallProbe
 			stall.Reset(stallWait)
 		}
@@ -550,6 +571,11 @@ func (r *Runner) Run(ctx context.Context) error {
 				return nil
 			case <-r.relayRoom:
 			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		for _, d := range batch {
+			if d.md != nil {
+				taken = max(taken, d.md.Sequence.Consumer)
 			}
 		}
 		done, err := r.applyBatch(ctx, batch)
