@@ -28,6 +28,29 @@ func TestAckedByRefusesAReflectedAcknowledgement(t *testing.T) {
 			t.Errorf("ackedBy(%s, %s) = %t, want %t", data, subject, got, want)
 		}
 	}
+	// A refusal names its stream as an acknowledgement does: TS_OUT's is
+	// this publish's answer (its subject taken), TS_IN's is a producer's
+	// publish with a wrong expected sequence, reflected; an answer naming
+	// no stream (a reader's direct get reflected: a 404, no body; a
+	// foreign message) is none.
+	const wrongLast = `"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 5"}}`
+	for data, want := range map[string]bool{
+		`{"stream":"TS_OUT","seq":0,` + wrongLast: true,
+		`{"stream":"TS_IN","seq":0,` + wrongLast:  false,
+		`{` + wrongLast:                           false,
+		``:                                        false,
+		`{}`:                                      false,
+		`{"seq":9}`:                               false,
+	} {
+		ack := jetstream.PubAck{Stream: "TS_OUT"} // what a reused decision held
+		err := readPubAckTo([]byte(data), &ack)
+		if got := ackedBy(&ack, subject); got != want {
+			t.Errorf("ackedBy(%s, %s) = %t, want %t (%v)", data, subject, got, want, err)
+		}
+		if want && !wrongLastSeq(err) {
+			t.Errorf("%s: %v, want the log's wrong last sequence", data, err)
+		}
+	}
 	var ack jetstream.PubAck
 	readPubAckTo([]byte(`{"stream":"ANY","seq":1}`), &ack)
 	if !ackedBy(&ack, "elsewhere.x") {

@@ -37,11 +37,12 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 		return nil, err
 	}
 	ack := new(jetstream.PubAck)
-	if err := readPubAckTo(resp.Data, ack); err != nil {
-		return nil, err
+	err = readPubAckTo(resp.Data, ack)
+	if !ackedBy(ack, m.Subject) { // another stream's or none's (ackedBy): its input is handed back, the log decides again
+		return nil, fmt.Errorf("executor: publish %s: answered by stream %q: %w", m.Subject, ack.Stream, jetstream.ErrInvalidJSAck)
 	}
-	if !ackedBy(ack, m.Subject) { // another stream's (ackedBy): its input is handed back, the log decides again
-		return nil, fmt.Errorf("executor: publish %s: acknowledged by stream %s: %w", m.Subject, ack.Stream, jetstream.ErrInvalidJSAck)
+	if err != nil {
+		return nil, err
 	}
 	return ack, nil
 }

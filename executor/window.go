@@ -274,8 +274,8 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 			continue
 		}
 		err = readPubAckTo(m.Data, &d.ack)
-		if err == nil && !ackedBy(&d.ack, d.msg.Subject) {
-			continue // another stream's: not this publish's answer (ackedBy)
+		if !ackedBy(&d.ack, d.msg.Subject) {
+			continue // another stream's, acknowledgement or refusal, or no stream's: not this publish's answer (ackedBy)
 		}
 		waiting--
 		d.err = err
@@ -295,9 +295,13 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 // server answer its own publish there: a producer publishing its raw
 // events with the executor's reply subject puts an acknowledgement of
 // TS_IN in the executor's inbox (internal/stack's
-// TestReflectedAnswersReachNoDecision). Such an answer is not taken; the
-// publish's own still comes. A subject of no stream known to events is
-// not checked.
+// TestReflectedAnswersReachTheExecutorsInbox). Nor does it take a
+// refusal that another stream gives (a producer's publish with a wrong
+// expected sequence reflected there: the log's "wrong last sequence" of
+// TS_IN would read as this outcome's subject taken), or an answer naming
+// no stream (a reader's reflected direct get, a 404 with no body): such an
+// answer is not taken; the publish's own still comes. A subject of no
+// stream known to events is not checked.
 func ackedBy(ack *jetstream.PubAck, subject string) bool {
 	want, err := events.StreamOf(subject)
 	return err != nil || ack.Stream == want
@@ -312,15 +316,20 @@ func (d *decision) setAck(ack *jetstream.PubAck, err error) {
 }
 
 // readPubAckTo reads the log's answer to a publish into to, as publish
-// reads it.
+// reads it. A refusal is an error, with the stream that refused in
+// to.Stream (the server names it as it names the stream of an
+// acknowledgement), so ackedBy judges a refusal as it judges an
+// acknowledgement; an answer that is neither leaves to.Stream empty.
 func readPubAckTo(data []byte, to *jetstream.PubAck) error {
 	if plainPubAckTo(data, to) {
 		return nil
 	}
 	var ack pubAck
 	if err := json.Unmarshal(data, &ack); err != nil {
+		*to = jetstream.PubAck{}
 		return jetstream.ErrInvalidJSAck
 	}
+	*to = jetstream.PubAck{Stream: ack.Stream}
 	if ack.Error != nil {
 		return ack.Error
 	}
