@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +53,8 @@ type looker struct {
 }
 
 // lookSub is where the answers of one sender's batched looks arrive: a
-// subscription on inbox.<batch>, made at the first batch and ended with
+// subscription on inbox.<batch>, inbox a secret (secretInbox), made at
+// the first batch and ended with
 // the context of the look that made it. Its sender sends one batch at a
 // time (the looker's leader, or a window's, window.go).
 type lookSub struct {
@@ -224,7 +227,7 @@ func (s *store) lookMany(ctx context.Context, l *lookSub, batch []*look) {
 		}
 	}
 	if l.sub == nil || !l.sub.IsValid() {
-		l.inbox = s.nc.NewInbox()
+		l.inbox = secretInbox(s.nc)
 		sub, err := s.nc.SubscribeSync(l.inbox + ".*")
 		if err != nil {
 			fail(fmt.Errorf("a look for %d records together: %w", len(batch), err))
@@ -280,6 +283,20 @@ func (s *store) lookMany(ctx context.Context, l *lookSub, batch []*look) {
 			return
 		}
 	}
+}
+
+// secretInbox returns an inbox of nc's that no other identity can name.
+// A batch's answers are taken by their reply subject alone (a 404 names no
+// stream or subject), and an inbox name is the process's nuid: a prefix
+// shared by every inbox of the process and a sequence that grows by a
+// small step, so the window's publish inbox, made next and seen by every
+// subscriber of the outcomes, would name this one within a few thousand
+// guesses (TestALooksAnswersCannotBeForgedFromAnInboxSeen). Sixteen random
+// bytes after it make it no neighbour of any name seen.
+func secretInbox(nc *nats.Conn) string {
+	var b [16]byte
+	rand.Read(b[:])
+	return nc.NewInbox() + "." + hex.EncodeToString(b[:])
 }
 
 // noMulti makes every later batch single looks.
