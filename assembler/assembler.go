@@ -30,10 +30,11 @@ type Assembler struct {
 	validator Validator // registry in effect; nil = none
 	loaded    bool      // validator restored from the view after a restart
 	previews  map[string]*preview
-	calls     map[callID]*callEntry // open calls
-	resps     map[respID]*respEntry // open responses
-	decided   map[respID]struct{}   // responses known to be decided: their late events are ignored
-	callsGen  uint64                // bumped whenever calls is cleared (respEntry.known)
+	calls     map[respID]map[string]*callEntry // open calls, by response and item
+	ncalls    int                              // the calls in calls (at most cacheMax)
+	resps     map[respID]*respEntry            // open responses
+	decided   map[respID]struct{}              // responses known to be decided: their late events are ignored
+	callsGen  uint64                           // bumped whenever calls is cleared (respEntry.known)
 	// Response rows changed since the batch's Flush, written then (once
 	// per batch instead of with every event of the response), and the
 	// responses as they were before the message being applied changed
@@ -57,13 +58,14 @@ type Assembler struct {
 type callEntry struct {
 	row   call
 	bytes int    // argument bytes received
-	id    callID // its name in Assembler.calls
+	id    callID // where it is in Assembler.calls
 	key   []byte // the call row's key, built once per call
 	args  []byte // the argument row's key, built once per call
 }
 
 // callID names a call in the cache without building a key: a delta finds
-// its open call by one map lookup, with no key made per delta.
+// its open call by two map lookups, with no key made per delta; a
+// response's end drops its calls by one.
 type callID struct{ tenant, resp, item string }
 
 // respID names a response in the cache without building a key.
@@ -133,7 +135,7 @@ var (
 func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
-		calls: map[callID]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{}, pending: map[respID]*respEntry{},
+		calls: map[respID]map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{}, pending: map[respID]*respEntry{},
 		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, undo: map[string]quotaRow{}, over: map[string]uint64{}}
 }
 
@@ -212,6 +214,7 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 func (a *Assembler) Reset() {
 	clear(a.previews)
 	clear(a.calls)
+	a.ncalls = 0
 	a.callsGen++
 	clear(a.resps)
 	clear(a.pending)
@@ -318,12 +321,10 @@ func (a *Assembler) remember(ck respID) {
 
 // forget drops a response and its calls from the caches.
 func (a *Assembler) forget(tenant, resp string) {
-	delete(a.resps, respID{tenant, resp})
-	for id := range a.calls {
-		if id.tenant == tenant && id.resp == resp {
-			delete(a.calls, id)
-		}
-	}
+	ck := respID{tenant, resp}
+	delete(a.resps, ck)
+	a.ncalls -= len(a.calls[ck])
+	delete(a.calls, ck)
 }
 
 func envOf(ev *events.Event) envelope {
@@ -452,7 +453,7 @@ func (s *step) storeResponse() error {
 // is decided.
 func (s *step) existing(item string) (*callEntry, []byte, error) {
 	id := callID{s.ev.Tenant, s.ev.Response, item}
-	if ce := s.a.calls[id]; ce != nil {
+	if ce := s.a.calls[respID{id.tenant, id.resp}][item]; ce != nil {
 		return ce, ce.key, nil
 	}
 	key, err := callKey(s.ev.Tenant, s.ev.Response, item)
@@ -483,12 +484,37 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 }
 
 func (a *Assembler) cache(id callID, ce *callEntry) {
-	if len(a.calls) >= cacheMax {
+	if a.ncalls >= cacheMax {
 		clear(a.calls)
+		a.ncalls = 0
 		a.callsGen++
 	}
 	ce.id = id
-	a.calls[id] = ce
+	ck := respID{id.tenant, id.resp}
+	m := a.calls[ck]
+	if m == nil {
+		m = map[string]*callEntry{}
+		a.calls[ck] = m
+	}
+	if _, ok := m[id.item]; !ok {
+		a.ncalls++
+	}
+	m[id.item] = ce
+}
+
+// uncache drops a decided call from the cache; a response with no open
+// call cached leaves it, so the responses there are at most the calls.
+func (a *Assembler) uncache(id callID) {
+	ck := respID{id.tenant, id.resp}
+	m := a.calls[ck]
+	if _, ok := m[id.item]; !ok {
+		return
+	}
+	delete(m, id.item)
+	a.ncalls--
+	if len(m) == 0 {
+		delete(a.calls, ck)
+	}
 }
 
 // open returns the call of the event's item, creating it on first sight. A

@@ -73,7 +73,7 @@ func (s *step) settle(ce *callEntry, key []byte) error {
 	ce.row.State = stateDecided
 	s.re.row.Decided++
 	s.dirty = true
-	delete(s.a.calls, ce.id)
+	s.a.uncache(ce.id)
 	item := itemOf(key)
 	s.re.noteCall(item, true)
 	s.a.dropPreviewKey(s.ev.Tenant, s.ev.Response, item)
