@@ -127,8 +127,12 @@ func (cx *claim) categoryFacts() []fact {
 		if cx.amountFollows(cm.start) {
 			continue // "is paid €320 a day", "was charged $40": the verb of an amount, no state
 		}
-		if catTrait("timed", cm.cats[0]) && len(cx.times) > 0 {
-			continue // "started at 6:30 pm", "began on 3 May": when, not whether
+		if catTrait("timed", cm.cats[0]) && len(cx.times) > 0 && (len(cx.inScopeOf(ix.Dates)) > 0 || len(cx.inScopeOf(ix.Clocks)) > 0) {
+			// "started at 6:30 pm", "began on 3 May": when, not whether,
+			// when the evidence has a date or time to weigh the when
+			// against; with none, the state word is what is checked
+			// ("the Mural started at 9 am" beside a job not started).
+			continue
 		}
 		if cx.countedBefore(cm.start) {
 			continue // "412 tests passed", "3 pumps failed": how many are in the state, not the subject's state
