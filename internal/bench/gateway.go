@@ -64,7 +64,7 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 	if err != nil {
 		return res, err
 	}
-	reads, err := readsConn(b)
+	reads, err := gateway.DialReads(b.Conn)
 	if err != nil {
 		return res, err
 	}
@@ -180,19 +180,6 @@ func shutdown(srv *http.Server, waits ...func(context.Context) error) {
 	for _, wait := range waits {
 		wait(ctx)
 	}
-}
-
-// readsConn is a second connection to b's server with b's connection's
-// options, for the gateway's reads before a first byte (gateway.Config.Reads),
-// as serve dials one.
-func readsConn(b *bus.Bus) (*nats.Conn, error) {
-	opts := b.Conn.Opts
-	opts.Name += " reads"
-	nc, err := opts.Connect()
-	if err != nil {
-		return nil, fmt.Errorf("bench: the gateway's reads connection: %w", err)
-	}
-	return nc, nil
 }
 
 // benchKeys is b's key ring, or one opened in b's log where b has none:

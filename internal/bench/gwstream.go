@@ -148,7 +148,7 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 	if err != nil {
 		return res, err
 	}
-	reads, err := readsConn(b)
+	reads, err := gateway.DialReads(b.Conn)
 	if err != nil {
 		return res, err
 	}

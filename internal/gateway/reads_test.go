@@ -16,9 +16,7 @@ func TestReusedResponseIDIsFoundOnTheReadsConnection(t *testing.T) {
 	var reads *nats.Conn
 	tg := startGateway(t, func(cfg *Config) {
 		withAliceAndBob(cfg)
-		opts := cfg.JS.Conn().Opts
-		opts.Name += " reads"
-		nc, err := opts.Connect()
+		nc, err := DialReads(cfg.JS.Conn())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,31 +78,28 @@ func (s *Stack) startGateway() error {
 	}
 	// The log read before a streamed answer's first byte goes on a
 	// connection of its own (gateway.Config.Reads), with the log
-	// connection's options and so its identity and permissions.
-	ropts := b.Conn.Opts
-	ropts.Name += " reads"
-	reads, err := ropts.Connect()
+	// connection's identity and permissions.
+	reads, err := gateway.DialReads(b.Conn)
 	if err != nil {
 		rm.follower.Stop()
-		return fmt.Errorf("--gateway: the reads connection: %w", err)
+		return fmt.Errorf("--gateway: %w", err)
+	}
+	fail := func(err error) error {
+		reads.Close()
+		rm.follower.Stop()
+		return err
 	}
 	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Reads: reads, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
 		Telemetry: s.telemetry, OnReload: rm.reload})
 	if err != nil {
-		reads.Close()
-		rm.follower.Stop()
-		return err
+		return fail(err)
 	}
 	if err := rm.attach(ctx, s, g, agent.MemoryConfig{Off: file.Memory.Off, RecallBudgetTokens: file.Memory.RecallBudgetTokens}, file.Run); err != nil {
-		reads.Close()
-		rm.follower.Stop()
-		return err
+		return fail(err)
 	}
 	ln, err := net.Listen("tcp", f.Addr)
 	if err != nil {
-		reads.Close()
-		rm.follower.Stop()
-		return fmt.Errorf("--gateway: %w", err)
+		return fail(fmt.Errorf("--gateway: %w", err))
 	}
 	// Keys, prices and run mode's run: and memory: settings follow the
 	// config and its keys file without a restart: when they change, and
