@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -138,9 +139,11 @@ func (g *Gateway) setLive(subj string, env Envelope) {
 // subject is then recorded as live) nor in the log. An upstream that gives
 // two answers one id would otherwise put two streams on one subject, the
 // second's frames dropped as duplicates of the first's (their ids are the
-// same); the second keeps the gateway's own id instead. A log that cannot
-// be asked does not stop the stream: the id is taken. It returns the
-// subject.
+// same); the second keeps the gateway's own id instead. Only the log's
+// answer that the subject is empty (logread.ErrNoMessage) lets the id be
+// taken: a lookup that fails (the reads connection closed, or reconnecting
+// past the lookup's 5 s) does not stop the stream, which keeps the
+// gateway's own id, a subject no answer has. It returns the subject.
 func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id string) (string, bool) {
 	subj, ok := g.claimLive(env, api, id)
 	if !ok {
@@ -148,12 +151,17 @@ func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id str
 	}
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := logread.Last(lctx, g.reads(), events.StreamGateway, subj); err == nil {
-		g.dropLive(subj)
-		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
-		return "", false
+	_, err := logread.Last(lctx, g.reads(), events.StreamGateway, subj)
+	if errors.Is(err, logread.ErrNoMessage) {
+		return subj, true
 	}
-	return subj, true
+	g.dropLive(subj)
+	if err != nil {
+		g.log.Warn("gateway: the response id's lookup failed; the stream keeps the gateway's id", "tenant", env.Tenant, "api", string(api), "response", id, "err", err)
+	} else {
+		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
+	}
+	return "", false
 }
 
 // reads is the connection claimStream reads the log on.
