@@ -56,11 +56,19 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(os.Stdout, os.Stderr)
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := execute(ctx, root)
 	if err != nil && !stoppedAsAsked(ctx, cmd, err) {
 		fmt.Fprintln(os.Stderr, "toolstream:", userMessage(err))
 		os.Exit(exitCode(err))
 	}
+}
+
+// execute runs root with the process's arguments and turns cobra's
+// "unknown command" (a mistyped command, or an argument to a command that
+// takes none) into bad input, exit code 4, that points at --help.
+func execute(ctx context.Context, root *cobra.Command) (*cobra.Command, error) {
+	cmd, err := root.ExecuteContextC(ctx)
+	return cmd, commandError(cmd, err)
 }
 
 // stoppedAsAsked reports whether err is only a server's setup cut short by
@@ -173,8 +181,35 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		}
 	}
 	g.commandFlags(root)
+	groupsRefuseArguments(root)
 	return root
 }
+
+// groupsRefuseArguments makes each command that only groups others
+// (memory, tools, keys, auth) refuse an argument that names none of them
+// ("memory mesage x" printed the help and exited 0) and print its help
+// when given none, as before.
+func groupsRefuseArguments(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		groupsRefuseArguments(c)
+		if c.HasSubCommands() && !c.Runnable() {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return unknownCommand(cmd, args[0])
+				}
+				return cmd.Help()
+			}
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations[groupAnnotation] = "true"
+		}
+	}
+}
+
+// groupAnnotation marks a command that only groups others.
+const groupAnnotation = "toolstream.group"
 
 // oneShot reports whether cmd is a one-shot command: it runs its own
 // embedded server in a temporary directory and prints its result.

@@ -215,3 +215,28 @@ func TestFlagsWhereTheyApply(t *testing.T) {
 		}
 	}
 }
+
+// TestAMistypedCommandIsBadInput: a mistyped command exited 1 (cobra's
+// error), a mistyped subcommand followed by its flags said the flag was
+// unknown ("memory mesage --tenant acme": unknown flag --tenant), and an
+// argument to a command that takes none said "unknown command", and
+// "memory mesage hi" printed memory's help and exited 0; each is
+// now exit 4 with a line that names the mistake and points at --help.
+func TestAMistypedCommandIsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calsl", "--tenant", "acme"}, `unknown command "calsl" for toolstream; did you mean calls? (toolstream --help lists its commands)`},
+		{[]string{"memory", "mesage", "--tenant", "acme", "hi"}, `unknown command "mesage" for toolstream memory; did you mean message? (toolstream memory --help lists its commands)`},
+		{[]string{"memory", "mesage", "hi"}, `unknown command "mesage" for toolstream memory; did you mean message? (toolstream memory --help lists its commands)`},
+		{[]string{"calls", "extra"}, `toolstream calls takes no argument "extra" (toolstream calls --help lists its flags)`},
+	} {
+		c := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+		c.SetArgs(append(tc.args, "--data", t.TempDir()))
+		_, err := execute(t.Context(), c)
+		if err == nil || exitCode(err) != exitBadInput || userMessage(err) != tc.want {
+			t.Errorf("%v: %v (exit %d); want exit 4 with %q", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+}

@@ -67,8 +67,47 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return &exitError{exitBadInput, fmt.Errorf("%s %q: %s", flag, value, why)}
 	}
+	if a := cmd.Flags().Args(); len(a) > 0 && cmd.Annotations[groupAnnotation] != "" {
+		// "memory mesage --tenant acme": the flag is the subcommand's, the
+		// mistake is the subcommand's name.
+		return unknownCommand(cmd, a[0])
+	}
 	if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
 		return &exitError{exitBadInput, fmt.Errorf("%s (%s --help lists its flags)", msg, cmd.CommandPath())}
 	}
 	return &exitError{exitBadInput, errors.New(msg)}
+}
+
+// cobraUnknown matches cobra's error for a command it cannot find, or an
+// argument to a command that takes none.
+var cobraUnknown = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
+
+// commandError turns cobra's "unknown command" into bad input (exit code
+// 4) that says what to do; any other error is returned as it is.
+func commandError(cmd *cobra.Command, err error) error {
+	var ee *exitError
+	if err == nil || cmd == nil || errors.As(err, &ee) {
+		return err
+	}
+	m := cobraUnknown.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	return unknownCommand(cmd, m[1])
+}
+
+// unknownCommand is bad input naming arg, which cmd has no command of:
+// its closest commands, if any, and where the commands are listed.
+func unknownCommand(cmd *cobra.Command, arg string) error {
+	if !cmd.HasSubCommands() {
+		return &exitError{exitBadInput, fmt.Errorf("%s takes no argument %q (%s --help lists its flags)", cmd.CommandPath(), arg, cmd.CommandPath())}
+	}
+	msg := fmt.Sprintf("unknown command %q for %s", arg, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, set only on its path
+	}
+	if s := cmd.SuggestionsFor(arg); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return &exitError{exitBadInput, fmt.Errorf("%s (%s --help lists its commands)", msg, cmd.CommandPath())}
 }
