@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,3 +106,136 @@ grants:
 	}
 	t.Logf("%d acknowledgements reflected into the executor's inbox", reflected.Load())
 }
+
+// TestReflectedRefusalsAndNotFoundsChangeNoDecision: the same attack with
+// answers that are no acknowledgement. For every outcome tenant acme's
+// producer sees, it publishes a raw event with a wrong expected sequence
+// and the executor's reply subject (TS_IN refuses it there: "wrong last
+// sequence"), and the reader has a direct get of a subject holding nothing
+// answered there (a 404, no body), each twice (this window's, the next's).
+// What the attackers get: their refusal and their 404, nothing else. What
+// the victim gets: each of 200 Immediate calls runs once, has one outcome,
+// its own result, and its input is delivered once: the window took no
+// such answer for its publish's (ackedBy), which would have failed the
+// decision and handed its input back, or sent it to the bucket path as
+// if its subject were taken.
+func TestReflectedRefusalsAndNotFoundsChangeNoDecision(t *testing.T) {
+	b := bustest.Start(t)
+	reg := parseRegistry(t, `
+tools:
+  - {name: imm.echo, side_effect: none}
+grants:
+  - {tenant: acme, permissions: [imm.echo]}
+`)
+	var mu sync.Mutex
+	runs := map[string]int{}
+	tools := map[string]executor.Tool{
+		"imm.echo": executor.ImmediateFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+			mu.Lock()
+			runs[c.CallID]++
+			mu.Unlock()
+			return c.Args, nil
+		}),
+	}
+	var warned atomic.Int64 // records logged at warn or above: a decision failed, an input handed back
+	published := map[string]int{}
+	startExec(t, b, reg, tools, func(c *executor.Config) {
+		c.Logger = slog.New(countingHandler{&warned, t.Log})
+		c.Hooks = &executor.Hooks{BeforePublish: func(key string) {
+			mu.Lock()
+			published[key]++
+			mu.Unlock()
+		}}
+	})
+
+	conn := func(id auth.Identity) (*nats.Conn, *atomic.Int64) {
+		opts, err := b.UserOptions(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errs atomic.Int64
+		c, err := nats.Connect(b.ClientURL(), append(opts, nats.NoCallbacksAfterClientClose(),
+			nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) { errs.Add(1) }))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c, &errs
+	}
+	p, perrs := conn(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	r, rerrs := conn(auth.Identity{Role: auth.RoleReader})
+	var reflected atomic.Int64
+	if _, err := p.Subscribe("ts.result.acme.>", func(m *nats.Msg) {
+		if m.Reply == "" {
+			return
+		}
+		for range 2 {
+			refused := &nats.Msg{Subject: "ts.in.acme.reflect.x", Reply: m.Reply, Data: []byte(`{}`), Header: nats.Header{}}
+			refused.Header.Set("Nats-Expected-Last-Subject-Sequence", "999999")
+			if p.PublishMsg(refused) == nil &&
+				r.PublishRequest("$JS.API.DIRECT.GET.TS_OUT", m.Reply, []byte(`{"last_by_subj":"ts.result.acme.nothing"}`)) == nil {
+				reflected.Add(2)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	const n = 200
+	keys := make([]string, n)
+	for i := range n {
+		keys[i] = publishCall(t, b, callSpec{tenant: "acme", tool: "imm.echo", call: fmt.Sprint("call_", i), args: fmt.Sprintf(`{"i":%d}`, i)})
+	}
+	for i, key := range keys {
+		o := waitOutcome(t, b, "acme", key)
+		if o.ok == nil || string(o.ok.Result) != fmt.Sprintf(`{"i":%d}`, i) {
+			t.Errorf("call %d: %v, want its own result", i, o)
+		}
+		subj, _ := events.ResultSubject("acme", key)
+		if c := count(t, b, subj); c != 1 {
+			t.Errorf("call %d: %d messages on its result subject, want 1", i, c)
+		}
+	}
+	mu.Lock()
+	for i := range n {
+		if r := runs[fmt.Sprint("call_", i)]; r != 1 {
+			t.Errorf("call_%d ran %d times, want once", i, r)
+		}
+	}
+	for _, key := range keys {
+		if p := published[key]; p != 1 {
+			t.Errorf("%s: decided %d times, want once", key, p)
+		}
+	}
+	mu.Unlock()
+	if w := warned.Load(); w != 0 {
+		t.Errorf("the executor logged %d warnings: a decision failed or went to the bucket", w)
+	}
+	if reflected.Load() == 0 {
+		t.Fatal("the attackers saw no reply subject: the attack did not run")
+	}
+	if perrs.Load()+rerrs.Load() != 0 {
+		t.Errorf("the attackers' publishes were refused %d and %d times: each may make them", perrs.Load(), rerrs.Load())
+	}
+	t.Logf("%d refusals and not-founds reflected into the executor's inbox", reflected.Load())
+}
+
+// countingHandler counts the records logged at warn or above.
+type countingHandler struct {
+	n   *atomic.Int64
+	log func(...any)
+}
+
+func (h countingHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (h countingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.n.Add(1)
+	var attrs []any
+	r.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a); return true })
+	h.log(r.Level, r.Message, attrs)
+	return nil
+}
+func (h countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h countingHandler) WithGroup(string) slog.Handler      { return h }

@@ -152,10 +152,11 @@ func (e *Executor) sendWindow(ctx context.Context) {
 			put = append(put, d)
 		}
 	}
-	switch {
-	case len(put) == 1: // alone: the request of a call alone
-		put[0].setAck(e.publish(ctx, put[0].msg))
-	case len(put) > 1:
+	// A decision alone goes the same way: a request's reply subject takes
+	// the first answer that comes, and a subscriber of the outcome's
+	// subject sees it before the log answers, so another identity could
+	// have an answer reflected there first (ackedBy).
+	if len(put) > 0 {
 		e.publishAll(ctx, put)
 	}
 
