@@ -15,7 +15,7 @@ import (
 // cmd/toolstream's TestInputBudgets, at a size given in KiB: an array of
 // n dates as the evidence, an answer of claims each stating a date and a
 // duration (the checker checks ClaimsMax of them). The work per claim
-// is bounded by dateTargetsMax, not by the array: the ns/claim of the
+// is bounded by fieldsWeighedMax, not by the array: the ns/claim of the
 // sizes must level off once the array holds that many dates. Each claim
 // ranks the array's dates as the siblings of the first (siblingJudge), so
 // a profile of the largest size shows what a claim pays per field.
@@ -52,7 +52,7 @@ func BenchmarkCheckDatesAgainstDates(b *testing.B) {
 // each with two fields of one kind (money amounts, durations,
 // identifiers), as the evidence, and an answer of claims each stating a value of that kind (the
 // checker checks ClaimsMax of them). The work per claim is bounded by
-// numTargetsMax fields (idTargetsMax identifiers), not by the array: the ns/claim of the sizes must
+// fieldsWeighedMax fields, not by the array: the ns/claim of the sizes must
 // level off once the array holds that many fields of the claim's kind.
 func BenchmarkCheckRowsAgainstClaims(b *testing.B) {
 	if testing.Short() {

@@ -74,7 +74,7 @@ func (cx *claim) derived(m *evidence.NumMention, targets []int32, pairs bool) (f
 		}
 	}
 	// Which of the pool are targets, asked once a leaf and not per pair:
-	// targets may hold numTargetsMax leaves.
+	// targets may hold fieldsWeighedMax leaves.
 	var inRoom [64]bool
 	inTargets := inRoom[:]
 	if len(pool) > len(inRoom) { // DerivedLeavesMax set above its default

@@ -147,8 +147,11 @@
 // CheckerConfig.DerivedLeavesMax evidence numbers pairwise, a claim keeps
 // at most EvidenceRefsMax pointers, a claimed number is matched against at
 // most 256 evidence numbers of each value it may be read as (the first in
-// document order), a claimed date is compared with at most 4096 evidence
-// dates, a string value contributes at most 64 numbers and 256
+// document order), a claimed date, a state word, a number's named fields
+// and a code's named identifier fields are each weighed against at most
+// 4096 evidence fields, the first in document order (a state word whose
+// only matching row comes later is contradicted by the first rows; see
+// fieldsWeighedMax), a string value contributes at most 64 numbers and 256
 // words to the index.
 //
 // # Concurrency

@@ -153,8 +153,8 @@ func (cx *claim) categoryFacts() []fact {
 		if len(cands) == 0 {
 			cands = append(cands, inScope...)
 		}
-		if len(cands) > stateTargetsMax {
-			cands = cands[:stateTargetsMax] // NB: the first, in document order
+		if len(cands) > fieldsWeighedMax {
+			cands = cands[:fieldsWeighedMax] // NB: the first, in document order
 		}
 		if n := len(cands); n > 0 {
 			cands = slices.DeleteFunc(cands, cx.aboutOther)

@@ -101,7 +101,7 @@ func (cx *claim) codeVerdict(ids []evidence.IdLeaf, m evidence.CodeMention) fact
 		return fact{} // a key or a word of a text: the other checks read it
 	}
 	named := cx.namedIDs(ids, func(id evidence.IdLeaf) bool { return !id.Digits })
-	more := len(named) > idTargetsMax
+	more := len(named) > fieldsWeighedMax
 	named = slices.DeleteFunc(named, cx.idOfOther)
 	if more && len(named) > 0 {
 		return cx.unknownCode(text) // more fields than were read: several values, as far as the claim can tell
@@ -127,7 +127,7 @@ func (cx *claim) codeVerdict(ids []evidence.IdLeaf, m evidence.CodeMention) fact
 // nothing knows.
 func (cx *claim) otherCode(cands []evidence.IdLeaf, text string) fact {
 	ix := cx.ix
-	if len(cands) > idTargetsMax { // namedIDs read no further: several values, as far as the claim can tell
+	if len(cands) > fieldsWeighedMax { // namedIDs read no further: several values, as far as the claim can tell
 		return cx.unknownCode(text)
 	}
 	first := cands[0]
@@ -152,12 +152,12 @@ func (cx *claim) unknownCode(text string) fact {
 
 // namedIDs returns the identifier-like fields in scope whose key the claim
 // names (by a word of the key, or a concept of it), that keep says fit: the
-// first in document order, at most idTargetsMax and one more to say there
+// first in document order, at most fieldsWeighedMax and one more to say there
 // are more.
 func (cx *claim) namedIDs(ids []evidence.IdLeaf, keep func(evidence.IdLeaf) bool) []evidence.IdLeaf {
 	var out []evidence.IdLeaf
 	for _, id := range ids {
-		if len(out) > idTargetsMax {
+		if len(out) > fieldsWeighedMax {
 			break // NB: the rest are not read
 		}
 		if !keep(id) || !cx.idInScope(id.L) {

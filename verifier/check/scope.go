@@ -187,15 +187,15 @@ func (sc *scope) narrowByDate(ix *evidence.Index, times []evidence.TimeExpr) {
 
 // targets returns the leaves in scope whose own key names one of concepts
 // and that pass keep, best score first (only the best tier): of the
-// first numTargetsMax such leaves in document order.
+// first fieldsWeighedMax such leaves in document order.
 func (cx *claim) targets(concepts []string, keep func(*evidence.Leaf) bool) []int32 {
 	ix := cx.ix
 	var cands []int32
 	for _, c := range concepts {
 		n := 0
 		for _, l := range cx.inScopeOf(ix.Concept(c)) {
-			if n == numTargetsMax {
-				break // NB: the union's first numTargetsMax are among each concept's first
+			if n == fieldsWeighedMax {
+				break // NB: the union's first fieldsWeighedMax are among each concept's first
 			}
 			lf := &ix.Leaves[l]
 			if keep(lf) && overlap(concepts, lf.Own()) > 0 {
@@ -208,8 +208,8 @@ func (cx *claim) targets(concepts []string, keep func(*evidence.Leaf) bool) []in
 		return nil
 	}
 	evidence.SortUnique(&cands)
-	if len(cands) > numTargetsMax {
-		cands = cands[:numTargetsMax]
+	if len(cands) > fieldsWeighedMax {
+		cands = cands[:fieldsWeighedMax]
 	}
 	if slices.ContainsFunc(cands, cx.inSubject) {
 		// The subject's own fields come before those of an enclosing

@@ -14,24 +14,20 @@ import (
 // numbers since 1970-01-01; the answer's "today" is now's date in now's
 // location, and an evidence timestamp's date is taken in its own offset.
 
-// dateTargetsMax bounds the evidence dates one claim is compared with (a
-// year of days, ten times over).
-const dateTargetsMax = 4096
-
-// stateTargetsMax bounds the status fields one state word of a claim is
-// weighed against, as dateTargetsMax bounds dates: the work of a claim
-// stays bounded however many rows of statuses the evidence holds.
-const stateTargetsMax = 4096
-
-// numTargetsMax bounds the evidence fields naming what a number of a claim
-// is about that the claim is weighed against (targets), as dateTargetsMax
-// bounds dates: the first in document order. 1 MiB of order rows against
-// 1 MiB of amount claims ranked every amount field of every row per claim.
-const numTargetsMax = 4096
-
-// idTargetsMax bounds the identifier fields a code of a claim is weighed
-// against (namedIDs), as numTargetsMax bounds numbers.
-const idTargetsMax = 4096
+// fieldsWeighedMax bounds the evidence fields one fact of a claim is
+// weighed against, whatever the rows: the dates a date is compared with
+// (dateTargets), the status fields of a state word (categoryFacts), the
+// fields naming what a number is about (targets) and the identifier
+// fields a code is read against (namedIDs). Each takes the first in
+// document order, so the work of a claim stays bounded (1 MiB of rows
+// against 1 MiB of claims ranked every field of every row per claim).
+// What the (N+1)th field changes: a number or a date that only a later
+// row holds is still found by its value (supported); more than N
+// identifier fields the claim names are several values (unsupported, as
+// when they differ); but a state word is weighed against the first N
+// status fields only, so "one order was cancelled" when only a later row
+// is cancelled is contradicted by the first rows' status.
+const fieldsWeighedMax = 4096
 
 // dateTargets returns the evidence dates in scope, best match for concepts
 // first: date fields, windows of two date fields (earliest/latest) and day
@@ -42,7 +38,7 @@ func (cx *claim) dateTargets(concepts []string) []evidence.DateTarget {
 	var out []evidence.DateTarget
 	windows := map[int32][]int32{} // node -> date leaves
 	for _, l := range cx.inScopeOf(ix.Dates) {
-		if len(out) == dateTargetsMax {
+		if len(out) == fieldsWeighedMax {
 			break // NB: the first dates of the evidence, in document order
 		}
 		lf := &ix.Leaves[l]
