@@ -107,3 +107,45 @@ func TestAnOpenCallWithAnEscapedItemKeepsItsPartial(t *testing.T) {
 		}
 	}
 }
+
+// Two tenants' calls of the same response id and item id, interleaved,
+// are two calls: each tenant's CallCompleted carries its own arguments,
+// under its own tenant, and one tenant's end of the response leaves the
+// other's call open (the open calls are cached by tenant, response and
+// item; a response's end drops only its tenant's).
+func TestTheSameIDsOfTwoTenantsAreTwoCalls(t *testing.T) {
+	h := newHarness(t, assembler.Config{})
+	tenants := []string{"acme", "globex"}
+	for _, tn := range tenants {
+		h.publish(&events.Event{Tenant: tn, Response: "r", Item: "i", CallID: "call",
+			Body: &events.OutputItemAdded{Type: events.ItemFunctionCall, Name: "note"}})
+	}
+	for _, part := range []string{`{"t":"`, "", `"}`} {
+		for _, tn := range tenants {
+			if part == "" {
+				part = tn
+			}
+			h.publish(&events.Event{Tenant: tn, Response: "r", Item: "i", Body: &events.ArgumentsDelta{Delta: part}})
+			if part == tn {
+				part = ""
+			}
+		}
+	}
+	// acme's response ends first: globex's call, still open, is not dropped.
+	h.publish(&events.Event{Tenant: "acme", Response: "r", Item: "i", Body: &events.ArgumentsDone{}})
+	h.publish(&events.Event{Tenant: "acme", Response: "r", Body: &events.ResponseCompleted{}})
+	h.publish(&events.Event{Tenant: "globex", Response: "r", Item: "i", Body: &events.ArgumentsDelta{Delta: ""}})
+	h.publish(&events.Event{Tenant: "globex", Response: "r", Item: "i", Body: &events.ArgumentsDone{}})
+	h.settle(h.publish(&events.Event{Tenant: "globex", Response: "r", Body: &events.ResponseCompleted{}}))
+	got := map[string][]string{}
+	for _, ev := range h.emitted() {
+		if cc, ok := events.As[*events.CallCompleted](ev); ok {
+			got[ev.Tenant] = append(got[ev.Tenant], string(cc.Arguments))
+		}
+	}
+	for _, tn := range tenants {
+		if want := `{"t":"` + tn + `"}`; len(got[tn]) != 1 || got[tn][0] != want {
+			t.Errorf("tenant %s: CallCompleted arguments %q, want one, %s", tn, got[tn], want)
+		}
+	}
+}
