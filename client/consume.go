@@ -438,7 +438,12 @@ func (c *Client) subscribeLive(ctx context.Context, filters []string) (msgs <-ch
 		subs = append(subs, sub)
 	}
 	if err == nil {
-		err = c.nc.FlushWithContext(ctx) // the server has the subscriptions (or refused them)
+		// The server has the subscriptions (or refused them). A watch's ctx
+		// often has no deadline (until interrupted), which FlushWithContext
+		// refuses: the flush is bounded by the request timeout.
+		fctx, cancel := c.requestContext(ctx)
+		err = c.nc.FlushWithContext(fctx)
+		cancel()
 	}
 	if last := c.nc.LastError(); err == nil && last != mark && errors.Is(last, nats.ErrPermissionViolation) {
 		err = fmt.Errorf("%w: %w", ErrPermissionDenied, last)

@@ -316,6 +316,38 @@ func TestWatchRunsSeesWhatFollowsIt(t *testing.T) {
 	}
 }
 
+// TestWatchRunsUntilCancelled: a watch whose context has no deadline,
+// only a cancel (toolstream runs --follow until Ctrl-C), subscribes and
+// sees a change; it failed with nats' "context requires a deadline".
+func TestWatchRunsUntilCancelled(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	changes, err := c.WatchRuns(ctx, "acme")
+	if err != nil {
+		t.Fatalf("a watch until cancelled: %v", err)
+	}
+	sayCtx, sayCancel := context.WithTimeout(ctx, time.Minute)
+	defer sayCancel()
+	if _, err := c.Say(sayCtx, "acme", "run1", "u1", "m1", "What is the weather in Paris?", "openai-chat"); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(time.Minute, cancel) // a change that never comes fails, not hangs
+	defer timer.Stop()
+	for ch, err := range changes {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Run != "run1" || ch.Kind != events.KindRunMessage {
+			t.Fatalf("the first change: %+v", ch)
+		}
+		return
+	}
+	t.Fatal("the change was not received")
+}
+
 // TestWritesAtOneTimeAreEachStored: two corrections of one record stamped
 // with the same time, and an observation reusing a record id with other
 // content at the same time, are different requests: each is stored and
