@@ -288,8 +288,9 @@ func (cx *claim) superlative() fact {
 }
 
 // countsMembers reports a number written next to the quantifier ("all 3
-// items", "these 3 days", 三款牛奶都, 两天都).
-func (cx *claim) countsMembers(m evidence.NumMention) bool {
+// items", "these 3 days", 三款牛奶都, 两天都; "none of the 100 orders" when
+// the quantifier is q's).
+func (cx *claim) countsMembers(m evidence.NumMention, q evidence.Cue) bool {
 	at := -1
 	for i, w := range cx.words {
 		if w.End > m.Start {
@@ -301,7 +302,7 @@ func (cx *claim) countsMembers(m evidence.NumMention) bool {
 		return false
 	}
 	for i, w := range cx.words {
-		if w.Cues()&evidence.CueUniversal != 0 && (i < at && at-i <= 3 || i > at && i-at <= 3) {
+		if w.Cues()&(evidence.CueUniversal|q&evidence.CueNone) != 0 && (i < at && at-i <= 3 || i > at && i-at <= 3) {
 			return true
 		}
 	}

@@ -8,13 +8,27 @@ import (
 	"strconv"
 )
 
-// quantified checks all / every / 都 / 全部, some / 部分 and only / 只 over
-// the members of a collection (or the subjects named), checking the claim
-// for each member on its own.
+// quantified checks all / every / 都 / 全部, some / 部分, none / no /
+// 没有任何 / 均未 and only / 只 over the members of a collection (or the
+// subjects named), checking the claim for each member on its own. A
+// negative quantifier is "some" denied: the claim without its negation is
+// checked for each member, and a member it holds for (a row whose state
+// field holds the state) contradicts it.
 func (cx *claim) quantified() (fact, bool) {
-	q := cx.cues & (evidence.CueUniversal | evidence.CueExistential | evidence.CueExclusive)
+	q := cx.cues & (evidence.CueUniversal | evidence.CueExistential | evidence.CueExclusive | evidence.CueNone)
 	if q == 0 {
 		return fact{}, false
+	}
+	// A claim naming its subject ("Rome gets no rain") says no of it,
+	// not of the rows.
+	none := q&evidence.CueNone != 0 && cx.negs > 0 && len(cx.Groups) == 0
+	switch {
+	case none:
+		q = evidence.CueNone
+	case q == evidence.CueNone:
+		return fact{}, false
+	default:
+		q &^= evidence.CueNone
 	}
 	ix := cx.ix
 	// "除了 HZ-302，其他房源都…", "all but one": every member but the
@@ -67,7 +81,7 @@ func (cx *claim) quantified() (fact, bool) {
 			exceptions = int(m.V) // "all but two"
 			continue
 		}
-		if !m.Free && !m.IsRange && m.Bound == 0 && m.V == math.Trunc(m.V) && (m.Unit == nil || m.Unit.Dim == evidence.DimCount || m.Unit == evidence.UDay) && m.V >= 2 && m.V <= 20 && cx.countsMembers(m) {
+		if !m.Free && !m.IsRange && m.Bound == 0 && m.V == math.Trunc(m.V) && (m.Unit == nil || m.Unit.Dim == evidence.DimCount || m.Unit == evidence.UDay) && m.V >= 2 && (m.V <= 20 || none && int(m.V) == len(members)) && cx.countsMembers(m, q) {
 			if int(m.V) == len(members) {
 				countFact = fact{verdict: events.VerdictSupported, reason: "count of members"}
 			} else {
@@ -83,8 +97,11 @@ func (cx *claim) quantified() (fact, bool) {
 	verdicts := make([]verdict, len(members))
 	for i, mb := range members {
 		sub := cx.member(mb, nums)
+		if none {
+			sub.reading.negs-- // the quantifier's own negation: "was cancelled" of each
+		}
 		fs := sub.facts()
-		if q&evidence.CueExclusive == 0 && len(cx.Groups) == 1 && own < 0 {
+		if q&(evidence.CueExclusive|evidence.CueNone) == 0 && len(cx.Groups) == 1 && own < 0 {
 			// "Both items ship from Denver": each member must have the
 			// value the claim named.
 			fs = append(fs, cx.memberHas(mb[0], cx.Groups[0]))
@@ -163,15 +180,40 @@ func (cx *claim) quantified() (fact, bool) {
 			return fact{verdict: events.VerdictUnsupported, reason: "unknown for a member"}, true
 		}
 		return all(), true
-	default: // some
-		if i := firstOf(events.VerdictSupported); i >= 0 {
-			return fact{verdict: events.VerdictSupported, refs: verdicts[i].refs, reason: "holds for a member"}, true
+	case none:
+		if firstOf(events.VerdictSupported) < 0 && firstOf(events.VerdictContradicted) < 0 {
+			// No member's fields say anything of it ("no alerts" of a
+			// list of alerts): the claim is read as a whole, as before.
+			return fact{}, false
 		}
-		if firstOf(events.VerdictUnsupported) < 0 {
-			return fact{verdict: events.VerdictContradicted, refs: verdicts[0].refs, reason: "holds for no member"}, true
+		f := cx.some(verdicts)
+		switch f.verdict {
+		case events.VerdictSupported:
+			f.verdict = events.VerdictContradicted
+		case events.VerdictContradicted:
+			f.verdict = events.VerdictSupported
 		}
-		return fact{verdict: events.VerdictUnsupported, reason: "unknown for the members"}, true
+		return f, true
+	default:
+		return cx.some(verdicts), true
 	}
+}
+
+// some decides "some member" from each member's verdict: supported when
+// it holds for one, contradicted when it fails for every one (a negative
+// quantifier is its denial).
+func (cx *claim) some(verdicts []verdict) fact {
+	for _, v := range verdicts {
+		if v.verdict == events.VerdictSupported {
+			return fact{verdict: events.VerdictSupported, refs: v.refs, reason: "holds for a member"}
+		}
+	}
+	for _, v := range verdicts {
+		if v.verdict == events.VerdictUnsupported {
+			return fact{verdict: events.VerdictUnsupported, reason: "unknown for the members"}
+		}
+	}
+	return fact{verdict: events.VerdictContradicted, refs: verdicts[0].refs, reason: "holds for no member"}
 }
 
 // memberHas checks that member holds the subject value group names (the
