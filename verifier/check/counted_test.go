@@ -32,3 +32,30 @@ func TestACountBeforeAStateWordSaysHowMany(t *testing.T) {
 		}
 	}
 }
+
+// TestACountBeforeAStateWordTakesEveryCommonMeasureWord: a Chinese count's
+// measure word (项, 台, 名, 位, 单, 笔, 次, 例, 座) makes the number a count
+// of things in the state, so the whole's status field does not contradict
+// it; the English sentences are the control. 批 is left out: 01批次 (the
+// batch 雨前-01) would read as one batch and lose the identifier.
+func TestACountBeforeAStateWordTakesEveryCommonMeasureWord(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"构建": "B-12", "状态": "失败", "通过数": 412}`, "412项测试通过。", events.VerdictSupported},
+		{`{"构建": "B-12", "状态": "失败", "通过数": 412}`, "412例测试通过。", events.VerdictSupported},
+		{`{"批次": "雨前-01", "采茶工": 31}`, "雨前-01批次共有31名采茶工参与。", events.VerdictSupported},
+		{`{"批次": "L-9", "状态": "不合格", "合格数": 37}`, "37台设备检验合格。", events.VerdictSupported},
+		{`{"批次": "L-9", "状态": "不合格", "合格数": 12}`, "12座桥梁检验合格。", events.VerdictSupported},
+		{`{"批次": "L-9", "状态": "不合格", "合格数": 12}`, "12名员工考核合格。", events.VerdictSupported},
+		{`{"build": "B-12", "status": "failed", "tests_passed": 412}`, "412 tests passed.", events.VerdictSupported},
+		{`{"构建": "B-12", "状态": "失败"}`, "构建B-12测试通过。", events.VerdictContradicted},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}

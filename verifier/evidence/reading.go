@@ -945,7 +945,7 @@ var zhNumeralASCII = func() (t [utf8.RuneSelf]bool) {
 
 // ZhMeasureRune reports a measure word or unit that may follow a numeral.
 func ZhMeasureRune(c rune) bool {
-	return strings.ContainsRune("件个天台箱份双套瓶包盒张本支位人间晚次只辆元块小分周年斤克米度单笔条家款种名倍折成", c)
+	return strings.ContainsRune("件个天台箱份双套瓶包盒张本支位人间晚次只辆元块小分周年斤克米度单笔条家款种名倍折成项例座", c)
 }
 
 // enNumberWords and magnitudeWords are number words and the words
