@@ -62,22 +62,45 @@ func (cx *claim) boolFacts() []fact {
 	return cx.emptiness(positive)
 }
 
-// freeKey reports whether lf's key ends in a word of being free of what
-// its other words name (deposit_free, fee_free): its true says there is
-// none. A key starting with the word (free_shipping) names what is free.
+// freeKey reports whether lf's key says its other words are waived
+// (deposit_free, deposit_exempt, fee_waived, 免押金, 押金免除): its true
+// says there is none. The words are the lexicon's free and free_of cues:
+// an English key ends in one (a key starting with free, free_shipping,
+// names what is free); a Chinese key starts with a free_of word (免押金)
+// or ends in one (押金免除), and one starting with a free word (免费停车)
+// names what is free.
 func freeKey(lf *evidence.Leaf) bool {
-	parts := lang.KeyParts(evidence.LastToken(lf.Ptr()))
-	if len(parts) < 2 {
+	key := evidence.LastToken(lf.Ptr())
+	parts := lang.KeyParts(key)
+	if len(parts) >= 2 {
+		l := evidence.EnLex[parts[len(parts)-1]]
+		return l != nil && l.Cues&(evidence.CueFree|evidence.CueFreeOf) != 0
+	}
+	r := []rune(key)
+	if len(r) < 2 || !lang.IsCJK(r[0]) {
 		return false
 	}
-	l := evidence.EnLex[parts[len(parts)-1]]
-	return l != nil && l.Cues&evidence.CueFree != 0
+	for n := min(len(r)-1, evidence.ZhMaxLen); n >= 1; n-- {
+		if l := evidence.ZhLex[string(r[:n])]; l != nil {
+			if l.Cues&evidence.CueFree != 0 {
+				return false // 免费停车: what is free
+			}
+			if l.Cues&evidence.CueFreeOf != 0 {
+				return true
+			}
+		}
+		if l := evidence.ZhLex[string(r[len(r)-n:])]; l != nil && l.Cues&evidence.CueFreeOf != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // statesFree reports whether the claim says something is free or costs
-// nothing ("deposit-free", "no deposit", 免费).
+// nothing ("deposit-free", "no deposit", 免费) or is waived ("exempt from
+// the deposit", 免押金).
 func (cx *claim) statesFree() bool {
-	return cx.cues&evidence.CueFree != 0 || slices.ContainsFunc(cx.nums, func(m evidence.NumMention) bool { return m.Free })
+	return cx.cues&(evidence.CueFree|evidence.CueFreeOf) != 0 || slices.ContainsFunc(cx.nums, func(m evidence.NumMention) bool { return m.Free })
 }
 
 // emptiness checks "there are no alerts", 没有预警 against a list the

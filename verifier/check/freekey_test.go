@@ -34,3 +34,35 @@ func TestAKeyEndingInFreeStatesTheAbsenceOfWhatItNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAKeyOfBeingExemptStatesTheAbsenceOfWhatItNames: the words of being
+// free of something come from the language data in English and Chinese
+// (free_of: exempt, waived, 免, 免除): deposit_exempt, deposit_waived,
+// 免押金 and 押金免除 are true when there is no deposit, so a claim that one
+// is needed is contradicted by true, and a claim that says it is waived
+// (免押金, "is exempt from the deposit") is supported; a Chinese key
+// starting with 免费 (免费停车) names what is free and is read as before.
+func TestAKeyOfBeingExemptStatesTheAbsenceOfWhatItNames(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"酒店": "H-3", "免押金": true}`, "H-3需要交押金。", events.VerdictContradicted},
+		{`{"酒店": "H-3", "免押金": true}`, "H-3免押金。", events.VerdictSupported},
+		{`{"酒店": "H-3", "免押金": false}`, "H-3需要交押金。", events.VerdictSupported},
+		{`{"酒店": "H-3", "押金免除": true}`, "H-3需要交押金。", events.VerdictContradicted},
+		{`{"酒店": "H-3", "押金免除": true}`, "H-3免押金。", events.VerdictSupported},
+		{`{"hotel": "H-3", "deposit_exempt": true}`, "Hotel H-3 requires a deposit.", events.VerdictContradicted},
+		{`{"hotel": "H-3", "deposit_exempt": true}`, "Hotel H-3 is exempt from the deposit.", events.VerdictSupported},
+		{`{"hotel": "H-3", "deposit_exempt": false}`, "Hotel H-3 requires a deposit.", events.VerdictSupported},
+		{`{"hotel": "H-3", "deposit_waived": true}`, "Hotel H-3 requires a deposit.", events.VerdictContradicted},
+		{`{"hotel": "H-3", "deposit_waived": true}`, "The deposit is waived at hotel H-3.", events.VerdictSupported},
+		{`{"酒店": "H-3", "免费停车": true}`, "H-3可以免费停车。", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}

@@ -49,6 +49,7 @@ const (
 	CueDebt   // owe, debt, 欠款: an amount owed, a negative balance stated as positive
 	CueModal  // may be, might, could, 可能, 也许: a possibility, not a statement
 	CueNone   // none, no, 没有任何, 均未: holds for no member (a negation too)
+	CueFreeOf // exempt, waived, 免, 免除: free of what the words beside it name
 )
 
 // CatValue is a value of a closed category: a state of progress, of
@@ -87,7 +88,7 @@ var cueNames = map[string]Cue{
 	"offer": CueOffer, "hedge": cueHedge, "pronoun": CuePronoun, "stop": CueStop,
 	"free": CueFree, "future": CueFuture, "respectively": cueRespectively,
 	"up": CueUp, "down": CueDown, "except": CueExcept, "debt": CueDebt,
-	"none": CueNone,
+	"none": CueNone, "free_of": CueFreeOf,
 }
 
 // NegPrefixed returns the positive word of un-/non-/in- words whose
