@@ -82,7 +82,8 @@
 //   - status: order, payment, booking and weather words against status
 //     fields (a shipped claim holds for a delivered order);
 //   - scope: all/every/both/都/全部 and some/部分 check every member of the
-//     collection the claim ranges over, only/只 checks the others fail, and
+//     collection the claim ranges over, none/no/没有任何/均未 is some denied
+//     (a member in the state contradicts it), only/只 checks the others fail, and
 //     always/一定/guaranteed over an estimate (eta, forecast, 预计) is
 //     unsupported;
 //   - comparisons and superlatives between subjects (cheaper than, 比…贵,
