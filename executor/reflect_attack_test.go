@@ -13,6 +13,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 )
 
@@ -29,36 +30,8 @@ import (
 // result; the executor takes no other stream's acknowledgement for its
 // publish (ackedBy, TestAckedByRefusesAReflectedAcknowledgement).
 func TestAProducerReflectingAcknowledgementsChangesNoOutcome(t *testing.T) {
-	b := bustest.Start(t)
-	reg := parseRegistry(t, `
-tools:
-  - {name: imm.echo, side_effect: none}
-grants:
-  - {tenant: acme, permissions: [imm.echo]}
-`)
-	var mu sync.Mutex
-	runs := map[string]int{}
-	tools := map[string]executor.Tool{
-		"imm.echo": executor.ImmediateFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
-			mu.Lock()
-			runs[c.CallID]++
-			mu.Unlock()
-			return c.Args, nil
-		}),
-	}
-	startExec(t, b, reg, tools, nil)
-
-	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var denied atomic.Int64
-	p, err := nats.Connect(b.ClientURL(), append(opts, nats.NoCallbacksAfterClientClose(),
-		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) { denied.Add(1) }))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	v := startReflectVictim(t, nil)
+	p, denied := v.conn(t, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
 	var reflected atomic.Int64
 	if _, err := p.Subscribe("ts.result.acme.>", func(m *nats.Msg) {
 		if m.Reply == "" {
@@ -76,28 +49,7 @@ grants:
 		t.Fatal(err)
 	}
 
-	const n = 200
-	keys := make([]string, n)
-	for i := range n {
-		keys[i] = publishCall(t, b, callSpec{tenant: "acme", tool: "imm.echo", call: fmt.Sprint("call_", i), args: fmt.Sprintf(`{"i":%d}`, i)})
-	}
-	for i, key := range keys {
-		o := waitOutcome(t, b, "acme", key)
-		if o.ok == nil || string(o.ok.Result) != fmt.Sprintf(`{"i":%d}`, i) {
-			t.Errorf("call %d: %v, want its own result", i, o)
-		}
-		subj, _ := events.ResultSubject("acme", key)
-		if c := count(t, b, subj); c != 1 {
-			t.Errorf("call %d: %d messages on its result subject, want 1", i, c)
-		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for i := range n {
-		if r := runs[fmt.Sprint("call_", i)]; r != 1 {
-			t.Errorf("call_%d ran %d times, want once", i, r)
-		}
-	}
+	v.runsEachOnce(t, 200)
 	if reflected.Load() == 0 {
 		t.Fatal("the producer saw no reply subject: the attack did not run")
 	}
@@ -120,50 +72,19 @@ grants:
 // decision and handed its input back, or sent it to the bucket path as
 // if its subject were taken.
 func TestReflectedRefusalsAndNotFoundsChangeNoDecision(t *testing.T) {
-	b := bustest.Start(t)
-	reg := parseRegistry(t, `
-tools:
-  - {name: imm.echo, side_effect: none}
-grants:
-  - {tenant: acme, permissions: [imm.echo]}
-`)
-	var mu sync.Mutex
-	runs := map[string]int{}
-	tools := map[string]executor.Tool{
-		"imm.echo": executor.ImmediateFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
-			mu.Lock()
-			runs[c.CallID]++
-			mu.Unlock()
-			return c.Args, nil
-		}),
-	}
 	var warned atomic.Int64 // records logged at warn or above: a decision failed, an input handed back
 	published := map[string]int{}
-	startExec(t, b, reg, tools, func(c *executor.Config) {
+	var v *reflectVictim
+	v = startReflectVictim(t, func(c *executor.Config) {
 		c.Logger = slog.New(countingHandler{&warned, t.Log})
 		c.Hooks = &executor.Hooks{BeforePublish: func(key string) {
-			mu.Lock()
+			v.mu.Lock()
 			published[key]++
-			mu.Unlock()
+			v.mu.Unlock()
 		}}
 	})
-
-	conn := func(id auth.Identity) (*nats.Conn, *atomic.Int64) {
-		opts, err := b.UserOptions(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var errs atomic.Int64
-		c, err := nats.Connect(b.ClientURL(), append(opts, nats.NoCallbacksAfterClientClose(),
-			nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) { errs.Add(1) }))...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c, &errs
-	}
-	p, perrs := conn(auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
-	r, rerrs := conn(auth.Identity{Role: auth.RoleReader})
+	p, perrs := v.conn(t, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	r, rerrs := v.conn(t, auth.Identity{Role: auth.RoleReader})
 	var reflected atomic.Int64
 	if _, err := p.Subscribe("ts.result.acme.>", func(m *nats.Msg) {
 		if m.Reply == "" {
@@ -184,33 +105,14 @@ grants:
 		t.Fatal(err)
 	}
 
-	const n = 200
-	keys := make([]string, n)
-	for i := range n {
-		keys[i] = publishCall(t, b, callSpec{tenant: "acme", tool: "imm.echo", call: fmt.Sprint("call_", i), args: fmt.Sprintf(`{"i":%d}`, i)})
-	}
-	for i, key := range keys {
-		o := waitOutcome(t, b, "acme", key)
-		if o.ok == nil || string(o.ok.Result) != fmt.Sprintf(`{"i":%d}`, i) {
-			t.Errorf("call %d: %v, want its own result", i, o)
-		}
-		subj, _ := events.ResultSubject("acme", key)
-		if c := count(t, b, subj); c != 1 {
-			t.Errorf("call %d: %d messages on its result subject, want 1", i, c)
-		}
-	}
-	mu.Lock()
-	for i := range n {
-		if r := runs[fmt.Sprint("call_", i)]; r != 1 {
-			t.Errorf("call_%d ran %d times, want once", i, r)
-		}
-	}
+	keys := v.runsEachOnce(t, 200)
+	v.mu.Lock()
 	for _, key := range keys {
 		if p := published[key]; p != 1 {
 			t.Errorf("%s: decided %d times, want once", key, p)
 		}
 	}
-	mu.Unlock()
+	v.mu.Unlock()
 	if w := warned.Load(); w != 0 {
 		t.Errorf("the executor logged %d warnings: a decision failed or went to the bucket", w)
 	}
@@ -221,6 +123,83 @@ grants:
 		t.Errorf("the attackers' publishes were refused %d and %d times: each may make them", perrs.Load(), rerrs.Load())
 	}
 	t.Logf("%d refusals and not-founds reflected into the executor's inbox", reflected.Load())
+}
+
+// reflectVictim is the executor the reflection attacks aim at: tenant
+// acme's Immediate tool imm.echo, counting the runs of each call.
+type reflectVictim struct {
+	b    *bus.Bus
+	mu   sync.Mutex
+	runs map[string]int
+}
+
+// startReflectVictim starts the bus and the executor (cfg, if not nil,
+// changes its config).
+func startReflectVictim(t *testing.T, cfg func(*executor.Config)) *reflectVictim {
+	t.Helper()
+	v := &reflectVictim{b: bustest.Start(t), runs: map[string]int{}}
+	reg := parseRegistry(t, `
+tools:
+  - {name: imm.echo, side_effect: none}
+grants:
+  - {tenant: acme, permissions: [imm.echo]}
+`)
+	tools := map[string]executor.Tool{
+		"imm.echo": executor.ImmediateFunc(func(_ context.Context, c executor.Call) (json.RawMessage, error) {
+			v.mu.Lock()
+			v.runs[c.CallID]++
+			v.mu.Unlock()
+			return c.Args, nil
+		}),
+	}
+	startExec(t, v.b, reg, tools, cfg)
+	return v
+}
+
+// conn connects as id, counting the errors the server sends back (a
+// refused publish).
+func (v *reflectVictim) conn(t *testing.T, id auth.Identity) (*nats.Conn, *atomic.Int64) {
+	t.Helper()
+	opts, err := v.b.UserOptions(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs atomic.Int64
+	c, err := nats.Connect(v.b.ClientURL(), append(opts, nats.NoCallbacksAfterClientClose(),
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) { errs.Add(1) }))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, &errs
+}
+
+// runsEachOnce publishes n calls of imm.echo and checks that each has one
+// outcome, its own result, and ran once; it returns their keys.
+func (v *reflectVictim) runsEachOnce(t *testing.T, n int) []string {
+	t.Helper()
+	keys := make([]string, n)
+	for i := range n {
+		keys[i] = publishCall(t, v.b, callSpec{tenant: "acme", tool: "imm.echo", call: fmt.Sprint("call_", i), args: fmt.Sprintf(`{"i":%d}`, i)})
+	}
+	for i, key := range keys {
+		o := waitOutcome(t, v.b, "acme", key)
+		if o.ok == nil || string(o.ok.Result) != fmt.Sprintf(`{"i":%d}`, i) {
+			t.Errorf("call %d: %v, want its own result", i, o)
+		}
+		subj, _ := events.ResultSubject("acme", key)
+		if c := count(t, v.b, subj); c != 1 {
+			t.Errorf("call %d: %d messages on its result subject, want 1", i, c)
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i := range n {
+		if r := v.runs[fmt.Sprint("call_", i)]; r != 1 {
+			t.Errorf("call_%d ran %d times, want once", i, r)
+		}
+	}
+	return keys
 }
 
 // countingHandler counts the records logged at warn or above.
