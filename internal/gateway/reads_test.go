@@ -41,15 +41,7 @@ func TestReusedResponseIDIsFoundOnTheReadsConnection(t *testing.T) {
 	if n := reads.Stats().OutMsgs; n == 0 {
 		t.Fatal("the response id's lookup did not go on the reads connection")
 	}
-	resp = tg.request(t, "POST", c.path, streamBody(c.model), bearer(clientKeyAlice))
-	again, _ := readSSE(t, resp.Body, 0)
-	resp.Body.Close()
-	second := resp.Header.Get(HeaderStream)
-	if second == c.stream || !strings.HasPrefix(second, "gw_") {
-		t.Fatalf("alice's second stream of a reused id is named %q", second)
-	}
-	sameEvents(t, resumeAs(t, tg, c.api, second, "", bearer(clientKeyAlice)), again)
-	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKeyAlice)), first)
+	aliceReusesTheID(t, tg, first)
 }
 
 // TestALookupThatFailsKeepsTheGatewaysID: a response id's lookup that
