@@ -21,17 +21,10 @@ import (
 // (background.go), each question finds its record first; a user's
 // records never reach another user asking the same.
 func TestAParaphraseOfAFewRecordsIsFound(t *testing.T) {
-	words, err := local.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := use.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pe := productEncoders(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s := serve(ctx, t, &Service{Embedder: enc, Matcher: words})
+	s := serve(ctx, t, &Service{Embedder: pe.embedder, Matcher: pe.matcher})
 	cases := []struct {
 		user string
 		said []string // message ids t1, t2, …

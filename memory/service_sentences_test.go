@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/memory/embed/local"
 	"github.com/toolstream/toolstream/memory/embed/use"
 )
 
@@ -18,15 +17,8 @@ import (
 // the very thing asked about; each record has one vector, of the
 // encoder, for its current version, under its own owner's keys.
 func TestServiceSentenceEncoderKeepsTenantsApart(t *testing.T) {
-	words, err := local.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := use.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, r := serveTenantsApart(t, enc, words)
+	pe := productEncoders(t)
+	e, r := serveTenantsApart(t, pe.embedder, pe.matcher)
 	// one vector per record, of the encoder, for its current version,
 	// under its own owner's keys
 	v := r.View()
