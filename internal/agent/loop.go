@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/runs"
@@ -49,17 +48,14 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	// has the run read again), so the subscription never falls behind,
 	// where a channel of messages filled up while a round was asked and
 	// the client dropped the rest as a slow consumer.
-	wake := make(chan struct{}, 1)
-	sub, err := d.cfg.Conn.Subscribe(subj, func(*nats.Msg) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
+	// A wake-up is followed by rechecks (hear.go): the run's event can
+	// be heard before it is stored.
+	runHeard, err := hear(d.cfg.Conn, subj, d.cfg.ServiceTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("agent: hear the run: %w", err)
 	}
-	defer sub.Unsubscribe()
+	defer runHeard.Close()
+	wake := runHeard.C()
 	poll := time.NewTicker(d.cfg.Poll)
 	defer poll.Stop()
 	wait := func() error {
@@ -346,16 +342,13 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 	// (heard before the first read, so a verdict published meanwhile is
 	// either read or heard); the poll covers an identity that may not hear
 	// it.
-	verdict := make(chan struct{}, 1)
+	// A wake-up is followed by rechecks (hear.go): the verdict can be
+	// heard before it is stored, and read only after.
+	var verdict <-chan struct{}
 	if subj, err := events.AnswerSubject(spec.Tenant, rd.Response); err == nil {
-		sub, err := d.cfg.Conn.Subscribe(subj, func(*nats.Msg) {
-			select {
-			case verdict <- struct{}{}:
-			default:
-			}
-		})
-		if err == nil {
-			defer sub.Unsubscribe()
+		if h, err := hear(d.cfg.Conn, subj, d.cfg.ServiceTimeout); err == nil {
+			defer h.Close()
+			verdict = h.C()
 		}
 	}
 	poll := time.NewTicker(d.cfg.Poll)
