@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/hear"
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/internal/toolsel"
 	"github.com/toolstream/toolstream/registry"
@@ -48,9 +49,9 @@ func (d *Driver) loop(ctx context.Context, spec *Spec, held *runs.Held, lead int
 	// has the run read again), so the subscription never falls behind,
 	// where a channel of messages filled up while a round was asked and
 	// the client dropped the rest as a slow consumer.
-	// A wake-up is followed by rechecks (hear.go): the run's event can
+	// A wake-up is followed by rechecks (internal/hear): the run's event can
 	// be heard before it is stored.
-	runHeard, err := hear(d.cfg.Conn, subj, d.cfg.ServiceTimeout)
+	runHeard, err := hear.Subject(d.cfg.Conn, subj, d.cfg.ServiceTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("agent: hear the run: %w", err)
 	}
@@ -342,11 +343,11 @@ func (d *Driver) answer(ctx context.Context, spec *Spec, st *state, rd *runs.Rou
 	// (heard before the first read, so a verdict published meanwhile is
 	// either read or heard); the poll covers an identity that may not hear
 	// it.
-	// A wake-up is followed by rechecks (hear.go): the verdict can be
+	// A wake-up is followed by rechecks (internal/hear): the verdict can be
 	// heard before it is stored, and read only after.
 	var verdict <-chan struct{}
 	if subj, err := events.AnswerSubject(spec.Tenant, rd.Response); err == nil {
-		if h, err := hear(d.cfg.Conn, subj, d.cfg.ServiceTimeout); err == nil {
+		if h, err := hear.Subject(d.cfg.Conn, subj, d.cfg.ServiceTimeout); err == nil {
 			defer h.Close()
 			verdict = h.C()
 		}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/hear"
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/registry"
 )
@@ -136,9 +136,12 @@ func (s *Server) follow(ctx context.Context, req *sdk.CallToolRequest, tenant st
 	if err != nil {
 		return nil, err
 	}
-	wake := make(chan *nats.Msg, 16)
-	if sub, err := c.Conn().ChanSubscribe(subj, wake); err == nil {
-		defer sub.Unsubscribe()
+	// Woken by the run's events and the rechecks after them (internal/
+	// hear): an event can be heard before the view shows it.
+	var wake <-chan struct{}
+	if h, err := hear.Subject(c.Conn(), subj, s.cfg.Poll); err == nil {
+		defer h.Close()
+		wake = h.C()
 	}
 	poll := time.NewTicker(s.cfg.Poll)
 	defer poll.Stop()
@@ -183,9 +186,6 @@ func (s *Server) follow(ctx context.Context, req *sdk.CallToolRequest, tenant st
 			tell(waiting, true)
 		case <-wake:
 		case <-poll.C:
-		}
-		for len(wake) > 0 {
-			<-wake
 		}
 	}
 }

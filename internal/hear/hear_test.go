@@ -1,4 +1,4 @@
-package agent
+package hear
 
 import (
 	"sync/atomic"
@@ -12,13 +12,13 @@ import (
 // stream stores it from its own queue): a waiter that reads on each
 // wake-up, with no poll, still reads it, because rechecks follow the
 // wake-up. Here what it announces becomes readable 30 ms after the
-// message; one wake-up per message (the drive's wait before hear.go)
+// message; one wake-up per message (the agent's waits before this package)
 // read too early and then waited for the poll, an hour in
 // TestADriveIsWokenByTheLogNotAPoll.
 func TestAWakeUpHeardBeforeItsMessageIsStoredIsReadAfter(t *testing.T) {
 	b := bustest.Start(t)
 	const subj = "ts.test.hear"
-	h, err := hear(b.Conn, subj, 5*time.Second)
+	h, err := Subject(b.Conn, subj, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func TestRechecksEnd(t *testing.T) {
 	b := bustest.Start(t)
 	const subj = "ts.test.hear.quiet"
 	var all time.Duration // from the message to its last recheck
-	for d := hearRecheckFirst; d <= hearRecheckLast; d *= hearRecheckFactor {
+	for d := RecheckFirst; d <= RecheckLast; d *= RecheckFactor {
 		all += d
 	}
 	for _, closeFirst := range []bool{false, true} {
-		h, err := hear(b.Conn, subj, 5*time.Second)
+		h, err := Subject(b.Conn, subj, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
