@@ -78,3 +78,31 @@ func TestStatusWordsOfMoreClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestPayingAndBookingAreStatesOfTheirClass: the plain Chinese verbs of
+// paying (交了, 缴纳) state settlement, as 已支付 does, and being booked
+// (booked, reserved, 被订) or free to book (空闲, 空着) states
+// availability, so a negation is read before the flag or the enum is
+// compared, in English and Chinese.
+func TestPayingAndBookingAreStatesOfTheirClass(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"户号": "A-17", "paid": false}`, "A-17的水费已经交了。", events.VerdictContradicted},
+		{`{"户号": "A-17", "paid": false}`, "A-17的水费还没有缴纳。", events.VerdictSupported},
+		{`{"户号": "A-17", "paid": true}`, "A-17的水费已经缴纳。", events.VerdictSupported},
+		{`{"户号": "A-17", "paid": true}`, "A-17的水费还没交。", events.VerdictContradicted},
+		{`{"rooms": [{"room": "琴房3", "status": "空闲"}, {"room": "琴房4", "status": "已预订"}]}`, "琴房3已经被订了。", events.VerdictContradicted},
+		{`{"rooms": [{"room": "琴房3", "status": "空闲"}, {"room": "琴房4", "status": "已预订"}]}`, "琴房3还空着。", events.VerdictSupported},
+		{`{"rooms": [{"room": "Studio 3", "status": "vacant"}, {"room": "Studio 4", "status": "booked"}]}`, "Studio 3 is booked.", events.VerdictContradicted},
+		{`{"rooms": [{"room": "Studio 3", "status": "vacant"}, {"room": "Studio 4", "status": "booked"}]}`, "Studio 4 is available.", events.VerdictContradicted},
+		{`{"rooms": [{"room": "Studio 3", "status": "vacant"}, {"room": "Studio 4", "status": "reserved"}]}`, "Studio 4 is not available.", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
