@@ -110,19 +110,13 @@ func (x *tx) corrected(n *Record) (*Record, error) {
 	}); err != nil {
 		return nil, err
 	}
+	heads, err := x.earlierHeads(ids, n)
+	if err != nil {
+		return nil, err
+	}
 	var best *Record
 	bestWhole := false
-	for _, id := range ids {
-		if id == n.ID {
-			continue
-		}
-		h, err := x.head(id)
-		if err != nil {
-			return nil, err
-		}
-		if h == nil || !h.Slotted() || h.Subject == correctionSubject || !holding(h.Status) || h.ObservedAt > n.ObservedAt {
-			continue
-		}
+	for _, h := range heads {
 		vt := tokenize(h.Value)
 		if !allIn(terms, vt) {
 			continue

@@ -521,9 +521,15 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 // takes the same statements in both (TestForgottenKeysEraseExactlyTheText).
 func (x *tx) observe(st stmt) error {
 	n := x.record(st, 1)
-	if n.Slotted() && n.Subject == correctionSubject {
-		// a correction naming the value it replaces takes that statement's slot (correction.go)
-		c, err := x.corrected(n)
+	if n.Slotted() && (n.Subject == correctionSubject || n.Subject == restatedSubject) {
+		// a correction naming the value it replaces takes that statement's
+		// slot (correction.go); a newer value said in other words the slot it
+		// shares most words with (restate.go)
+		find := x.corrected
+		if n.Subject == restatedSubject {
+			find = x.restated
+		}
+		c, err := find(n)
 		if err != nil {
 			return err
 		}
@@ -537,6 +543,18 @@ func (x *tx) observe(st stmt) error {
 		holders, err := x.holders(n)
 		if err != nil {
 			return err
+		}
+		if len(holders) == 0 && restatesText(n.Text) {
+			// a newer value of a thing the user has, read under another subject
+			// ("房租以后改成每月三千五" a cap, after "我的房租是每月三千二"): restate.go
+			if c, err := x.sameThing(n); err != nil {
+				return err
+			} else if c != nil {
+				n.Kind, n.Subject, n.Scope, n.Polarity = c.Kind, c.Subject, c.Scope, c.Polarity
+				if holders, err = x.holders(n); err != nil {
+					return err
+				}
+			}
 		}
 		same, err := x.saysTheSame(n, holders)
 		if err != nil {

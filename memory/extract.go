@@ -104,6 +104,16 @@ func (RuleExtractor) ExtractAt(text, lang string, at int64) []events.Observation
 	if lang == "zh" || lang == "" && strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
 		out = append(out, extractZH(text, at)...)
 	}
+	if len(out) == 0 {
+		// a newer value said in other words than its slot (restate.go)
+		sents, questions := sentences(text)
+		for si, sent := range sents {
+			if o, ok := matchRestatement(sent); ok && !questions[si] {
+				o.Text = sent
+				out = append(out, o)
+			}
+		}
+	}
 	if len(out) > observationsMax {
 		out = out[:observationsMax]
 	}

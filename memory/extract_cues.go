@@ -56,18 +56,7 @@ func mustCues() *cueTables {
 	d := memData
 	t := &cueTables{kindOf: map[string]string{}, months: map[string]time.Month{}}
 	split := func(section, name string) (en [][]string, zh []string) {
-		for _, w := range d.Words(section, name) {
-			if r, _ := utf8.DecodeRuneInString(w); lang.IsCJK(r) {
-				zh = append(zh, w)
-				continue
-			}
-			var ws []string
-			for _, x := range words(w) {
-				ws = append(ws, x.low)
-			}
-			en = append(en, ws)
-		}
-		return en, zh
+		return splitCueWords(d.Words(section, name))
 	}
 	t.open, t.zhOpen = split("validity", "open")
 	t.until, t.zhUntil = split("validity", "until")

@@ -115,14 +115,7 @@ func TestACorrectionNamesTheValueItReplaces(t *testing.T) {
 			s := newPebbleStore(t)
 			applyMessage(t, e, s, "u1", "m1", c.first, at)
 			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(time.Hour))
-			old, err := e.Get(s.reader(), "acme", "u1", "m1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			nu, err := e.Get(s.reader(), "acme", "u1", "m2")
-			if err != nil {
-				t.Fatal(err)
-			}
+			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
 			if got := nu.Subject + "/" + nu.Attribute + "=" + nu.Value; got != c.want || nu.Status != StatusActive {
 				t.Errorf("correction %q %s, want %q active", got, nu.Status, c.want)
 			}

@@ -1,0 +1,379 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
+)
+
+// A newer value said in other words than the slot it replaces: "call it
+// 120 a month for the shop from here on" after "my workshop budget is 200
+// dollars a month"; "the dermatologist moved me onto azelaic acid
+// instead" after "my night routine is a retinol serum"; 现在每天早上抹的是
+// 理肤泉那款 after 我早上用的防晒是安耐晒. The statement names no slot the
+// extractor can read (it reads one message), but it says that it replaces
+// something (a cue word of data/statements.txt [restatements] change) and
+// it carries a value. The extractor writes it as a fact of the slot
+// restated/<its words> with that value; the projection (tx.restated) moves
+// it into the slot of the user's live positive statement that shares the
+// most of its words (the slot's words count twice), where it supersedes
+// that statement with the audit links a newer value of the slot leaves. A
+// restatement that shares no word with anything the user stated is kept
+// as an episode: it slots nothing.
+
+// restatedSubject is the subject of a restatement as the extractor writes
+// it; no record keeps it.
+const restatedSubject = "restated"
+
+var (
+	restateChange, zhRestateChange   = cueSplit("restatements", "change")
+	restateLead, zhRestateLead       = cueSplit("restatements", "value_lead")
+	restateGeneric, zhRestateGeneric = cueSplit("restatements", "generic")
+	restateGenericTerms              = genericTerms()
+)
+
+// cueSplit reads the phrases under name in section, English ones as word
+// lists in the extractor's normal form, Chinese ones as strings.
+func cueSplit(section, name string) (en [][]string, zh []string) {
+	return splitCueWords(wordList(section, name))
+}
+
+// splitCueWords splits cue words by language: English ones as word lists
+// in the extractor's normal form, Chinese ones as strings.
+func splitCueWords(ws []string) (en [][]string, zh []string) {
+	for _, w := range ws {
+		if r, _ := utf8.DecodeRuneInString(w); lang.IsCJK(r) {
+			zh = append(zh, w)
+			continue
+		}
+		var low []string
+		for _, x := range words(w) {
+			low = append(low, x.low)
+		}
+		en = append(en, low)
+	}
+	return en, zh
+}
+
+// genericTerms are the index terms of the generic words and of the cue
+// words: a restatement shares none of them with the slot it replaces.
+func genericTerms() map[string]bool {
+	m := map[string]bool{}
+	for _, ps := range [][][]string{restateGeneric, restateChange, restateLead} {
+		for _, p := range ps {
+			for _, t := range tokenize(strings.Join(p, " ")) {
+				m[t] = true
+			}
+		}
+	}
+	for _, ws := range [][]string{zhRestateGeneric, zhRestateChange, zhRestateLead} {
+		for _, w := range ws {
+			if utf8.RuneCountInString(w) == 2 {
+				m[w] = true
+			}
+		}
+	}
+	return m
+}
+
+// restatementValueMax bounds the runes of a restatement's value.
+const restatementValueMax = 40
+
+// matchRestatement reads a sentence that states nothing else as a
+// restatement: a change cue and a value. The value is, in the clause
+// holding a number (else in the last clause holding a change cue), the
+// number and up to three words after it ("120 a month"), or what follows a
+// value lead ("onto azelaic acid", 改成每月一千二, 抹的是理肤泉那款), or the
+// clause without its cue words. What a correction says it is not ("not
+// Tuesdays", 不是三段) is no part of it.
+func matchRestatement(sent string) (events.Observation, bool) {
+	var value string
+	if strings.IndexFunc(sent, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		value = restatedValueZH(sent)
+	} else {
+		value = restatedValueEN(words(sent))
+	}
+	value = strings.TrimSpace(value)
+	if value == "" || utf8.RuneCountInString(value) > restatementValueMax {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindFact), Subject: restatedSubject, Attribute: sent, Value: value,
+		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+func restatedValueEN(ws []word) string {
+	changed := false
+	for i := range ws {
+		if phraseAt(ws, i, restateChange) > 0 {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return ""
+	}
+	// clauses, without what a correction says it is not (", not Tuesdays")
+	var clauses [][]word
+	start := 0
+	for i := 0; i <= len(ws); i++ {
+		if i < len(ws) && ws[i].low != "," {
+			continue
+		}
+		if i > start {
+			clauses = append(clauses, ws[start:i])
+		}
+		start = i + 1
+	}
+	var keep [][]word
+	for _, c := range clauses {
+		if c[0].low == "not" || conditionals[c[0].low] {
+			continue
+		}
+		if j := indexWord(c, "not"); j > 0 && c[j-1].low != "do" && c[j-1].low != "can" && c[j-1].low != "am" {
+			c = c[:j] // "it's Thursdays not Tuesdays"
+		}
+		keep = append(keep, c)
+	}
+	cued := func(c []word) bool {
+		for i := range c {
+			if phraseAt(c, i, restateChange) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range keep {
+		for i, x := range c {
+			if x.low != "" && isDigitByte(x.low[0]) {
+				v := []word{x}
+				for _, y := range c[i+1:] {
+					if len(v) > 3 || clauseEnd[y.low] || placePreps[y.low] || y.low == "for" || y.low == "from" ||
+						y.low == "to" || y.low == "with" || phraseAt([]word{y}, 0, restateChange) > 0 {
+						break
+					}
+					v = append(v, y)
+				}
+				return joinOrig(v)
+			}
+		}
+	}
+	for k := len(keep) - 1; k >= 0; k-- {
+		c := keep[k]
+		if !cued(c) {
+			continue
+		}
+		for i := range c {
+			if n := phraseAt(c, i, restateLead); n > 0 && i+n < len(c) {
+				if v := restatedObjectEN(c[i+n:]); len(v) > 0 {
+					return joinOrig(v)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// restatedObjectEN is the thing a value lead leads to, up to a preposition
+// or a cue word ("azelaic acid in the evenings instead": azelaic acid).
+func restatedObjectEN(w []word) []word {
+	w = object(w)
+	for i, x := range w {
+		if placePreps[x.low] || x.low == "for" || x.low == "from" || x.low == "with" || phraseAt(w, i, restateChange) > 0 {
+			w = w[:i]
+			break
+		}
+	}
+	for len(w) > 0 && (determiners[w[0].low] || pronouns[w[0].low]) {
+		w = w[1:]
+	}
+	if len(w) > 4 {
+		return nil
+	}
+	return w
+}
+
+func indexWord(w []word, low string) int {
+	for i, x := range w {
+		if x.low == low {
+			return i
+		}
+	}
+	return -1
+}
+
+func restatedValueZH(sent string) string {
+	parts := strings.FieldsFunc(sent, func(r rune) bool { return strings.ContainsRune("，,；;。！!：:、", r) })
+	value := ""
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if i := strings.Index(p, "不是"); i >= 0 {
+			p = p[:i] // 我是业余二段，不是三段
+		}
+		cue := ""
+		for _, c := range zhRestateChange {
+			if strings.Contains(p, c) {
+				cue = c
+				break
+			}
+		}
+		if cue == "" {
+			continue
+		}
+		v := ""
+		for _, l := range zhRestateLead {
+			if i := strings.LastIndex(p, l); i >= 0 && (v == "" || len(p[i+len(l):]) < len(v)) && i+len(l) < len(p) {
+				v = p[i+len(l):]
+			}
+		}
+		if v != "" {
+			value = strings.TrimRight(v, "了的吧啦呢啊")
+		}
+	}
+	return value
+}
+
+// restated returns the statement a restatement n replaces: of the user's
+// live slotted positive records observed before n, not a correction's or
+// restatement's, the one sharing the most words with n's (its attribute:
+// the sentence), a word of the slot's counting twice, then the newest
+// (ties by id); nil if none shares a word that is not generic.
+func (x *tx) restated(n *Record) (*Record, error) {
+	terms := restatedTerms(n.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	heads, err := x.earlierPositive(n)
+	if err != nil {
+		return nil, err
+	}
+	var best *Record
+	bestScore := 0
+	for _, h := range heads {
+		score := 2*shared(terms, restatedTerms(h.Attribute)) + shared(terms, restatedTerms(h.Text))
+		if score == 0 {
+			continue
+		}
+		if best == nil || score > bestScore ||
+			score == bestScore && (h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID) {
+			best, bestScore = h, score
+		}
+	}
+	return best, nil
+}
+
+// restatedTerms are the index terms of s a restatement may share with a
+// slot: no generic or cue word, no Chinese single character, no pair
+// holding a function character (的是).
+func restatedTerms(s string) []string {
+	var out []string
+	for _, t := range tokenize(s) {
+		rs := []rune(t)
+		if restateGenericTerms[t] || lang.IsCJK(rs[0]) && (len(rs) < 2 || cjkStop[rs[0]] || cjkStop[rs[1]]) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// shared counts the terms of a that are in b, or (Latin words of four
+// letters or more) that one of b's holds or is held in ("shop" and
+// "workshop").
+func shared(a, b []string) int {
+	n := 0
+	for _, t := range a {
+		for _, u := range b {
+			if t == u || len(t) >= 4 && len(u) >= 4 && !lang.IsCJK([]rune(t)[0]) && (strings.Contains(u, t) || strings.Contains(t, u)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// restatesText reports whether text holds a change cue of
+// [restatements].
+func restatesText(text string) bool {
+	ws := words(text)
+	for i := range ws {
+		if phraseAt(ws, i, restateChange) > 0 {
+			return true
+		}
+	}
+	for _, c := range zhRestateChange {
+		if strings.Contains(text, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameThing returns, for a statement n whose slot holds nothing and that
+// says it changes something, the user's live positive statement of the
+// same attribute under another subject, observed before it (the newest,
+// ties by id), whose slot n then takes; nil if none.
+func (x *tx) sameThing(n *Record) (*Record, error) {
+	if n.Polarity != Positive {
+		return nil, nil
+	}
+	heads, err := x.earlierPositive(n)
+	if err != nil {
+		return nil, err
+	}
+	var best *Record
+	for _, h := range heads {
+		if h.Attribute != n.Attribute || h.Subject == n.Subject {
+			continue
+		}
+		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
+			best = h
+		}
+	}
+	return best, nil
+}
+
+// earlierPositive returns the user's records that hold a slot with a
+// positive statement observed no later than n (earlierHeads), in key
+// order.
+func (x *tx) earlierPositive(n *Record) ([]*Record, error) {
+	var ids []string
+	seen := map[string]bool{}
+	if err := x.w.Scan([]byte(x.k.prefix+nsSlot), func(key, _ []byte) error {
+		if id := x.k.lastComponent(key); !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	heads, err := x.earlierHeads(ids, n)
+	return slices.DeleteFunc(heads, func(h *Record) bool { return h.Polarity != Positive }), err
+}
+
+// earlierHeads returns the current versions of the records ids other than
+// n's own that hold a slot of a statement (no correction's or
+// restatement's) and were observed no later than n, in the order of ids.
+func (x *tx) earlierHeads(ids []string, n *Record) ([]*Record, error) {
+	var out []*Record
+	for _, id := range ids {
+		if id == n.ID {
+			continue
+		}
+		h, err := x.head(id)
+		if err != nil {
+			return nil, err
+		}
+		if h == nil || !h.Slotted() || h.Subject == correctionSubject || h.Subject == restatedSubject ||
+			!holding(h.Status) || h.ObservedAt > n.ObservedAt {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}

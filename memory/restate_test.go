@@ -1,0 +1,89 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestANewerValueInOtherWordsSupersedes: a statement that says it replaces
+// something (a change cue) and names no slot the extractor reads takes the
+// slot of the user's statement it shares words with, and supersedes it with
+// both audit links; one that shares nothing with what the user said, or
+// says no change, slots nothing and ends nothing.
+func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, first, second string
+		want                string // a word the new value holds
+		notWant             string // a word it must not hold
+	}{
+		{"en-number", "My gym membership is 45 pounds a month.",
+			"They put prices up, so make it 52 pounds for the gym going forward.", "52", "45"},
+		{"en-lead", "My morning drink is a flat white with oat milk.",
+			"The doctor switched me to rooibos in the mornings instead.", "rooibos", "flat"},
+		{"en-correction", "My locker number is 31.",
+			"Correction about the locker: it's 13, I had the digits backwards.", "13", "31"},
+		{"zh-lead", "我上班通勤用的是共享单车。",
+			"公司搬远了，现在上班通勤坐的是地铁四号线。", "地铁", "单车"},
+		{"zh-is", "我的房租是每月三千二。",
+			"房东涨价了，房租现在是每月三千五。", "三千五", "三千二"},
+		// read as a cap of the same thing: the slot it changes is the user's
+		{"zh-other-kind", "我的房租是每月三千二。",
+			"房东涨价了，房租以后改成每月三千五。", "三千五", "三千二"},
+		{"zh-not", "我买的猫粮是渴望。",
+			"说错了，猫粮其实是爱肯拿，不是渴望。", "爱肯拿", "渴望"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			applyMessage(t, e, s, "u1", "m1", c.first, at)
+			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
+			if !old.Slotted() {
+				t.Fatalf("the first statement slotted nothing: %+v", old)
+			}
+			if nu.Subject != old.Subject || nu.Attribute != old.Attribute || nu.Status != StatusActive ||
+				!strings.Contains(nu.Value, c.want) || strings.Contains(nu.Value, c.notWant) {
+				t.Errorf("restatement %s/%s=%q %s; want %s/%s holding %q, not %q, active", nu.Subject, nu.Attribute,
+					nu.Value, nu.Status, old.Subject, old.Attribute, c.want, c.notWant)
+			}
+			if old.Status != StatusSuperseded || old.SupersededBy != nu.Ref() || !slices.Contains(nu.Supersedes, old.Ref()) {
+				t.Errorf("older %+v, want superseded by %s with the link back", old, nu.Ref())
+			}
+		})
+	}
+	for _, c := range []struct{ name, first, second string }{
+		// a change that shares nothing with what the user said
+		{"en-unrelated", "My gym membership is 45 pounds a month.", "The bakery switched to sourdough instead."},
+		{"zh-unrelated", "我的房租是每月三千二。", "楼下超市现在换成了自助收银。"},
+		// shares a word but says no change
+		{"en-no-cue", "My gym membership is 45 pounds a month.", "The gym was packed with 60 people."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			applyMessage(t, e, s, "u1", "m1", c.first, at)
+			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			if r, _ := e.Get(s.reader(), "acme", "u1", "m2"); r.Slotted() && r.Subject != "" {
+				if old, _ := e.Get(s.reader(), "acme", "u1", "m1"); old.Status != StatusActive {
+					t.Errorf("%q replaced %+v", c.second, old)
+				}
+			}
+			if old, _ := e.Get(s.reader(), "acme", "u1", "m1"); old.Status != StatusActive {
+				t.Errorf("an unrelated statement was superseded: %+v", old)
+			}
+		})
+	}
+}
+
+// getRecord reads record id of acme's user u1.
+func getRecord(t *testing.T, e *Engine, s *pebbleStore, id string) Record {
+	t.Helper()
+	r, err := e.Get(s.reader(), "acme", "u1", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
