@@ -97,7 +97,13 @@
 //     observations merged into it (and their sentences), unlinks it from
 //     other records, re-files what only it had superseded, and leaves
 //     tombstones without text, so that a replayed observation cannot bring
-//     it back.
+//     it back. Forgetting an observation merged into a record that stays
+//     forgets that statement alone: the record loses its use, and its
+//     confidence and observed time are made again from the merges left
+//     (kept with each merge, merge.go), as a replay without it makes
+//     them; where the merge changed more than those (a record revived or
+//     confirmed, a validity, another record superseded), the record is
+//     left as it was until erasure's rebuild (docs/design.md, Erasure).
 //
 // Recall (Engine.Recall) filters first — tenant, user, permission scope,
 // validity at the query time, status — and ranks second: BM25 over an

@@ -641,7 +641,7 @@ func holding(s Status) bool {
 func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	h2 := clone(h)
 	h2.UseCount++
-	h2.Confidence = math.Min(0.99, 1-float64((1-h.Confidence)*float64(1-0.5*n.Confidence)))
+	h2.Confidence = reinforced(h.Confidence, n.Confidence)
 	newer := n.ObservedAt > h.ObservedAt
 	revive := !holding(h.Status) && newer && (h.Status != StatusSuperseded || n.ObservedAt > h.EndedAt)
 	if newer {
@@ -680,7 +680,7 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 			return err
 		}
 	}
-	if err := x.w.Set(x.k.alias(h.ID, n.ID), nil); err != nil {
+	if err := x.keepMerge(h, h2, n); err != nil { // what forgetting n undoes (merge.go)
 		return err
 	}
 	if revive {
@@ -1056,6 +1056,15 @@ func (x *tx) forget(id string) error {
 	// ids grows with the sentences of the observations merged into them
 	for i := 0; i < len(ids); i++ {
 		fid := ids[i]
+		// a statement merged into a record that stays is taken out of it
+		// (merge.go)
+		if fe, err := x.idEntry(fid); err != nil {
+			return err
+		} else if fe != nil && fe.Alias != "" && !slices.Contains(ids, fe.Alias) {
+			if err := x.unmerge(fid, fe); err != nil {
+				return err
+			}
+		}
 		vs, err := x.versions(fid)
 		if err != nil {
 			return err

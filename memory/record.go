@@ -167,7 +167,8 @@ func fmtOpen(ns int64) string {
 //	<t>/<u>/id/<id>                            what an id is: a record (its current version),
 //	                                           an observation merged into a record, or a
 //	                                           tombstone (forgotten: time and event, no text)
-//	<t>/<u>/alias/<record id>/<obs id>         observations merged into a record
+//	<t>/<u>/alias/<record id>/<obs id>         observations merged into a record, with what
+//	                                           the merge read and added (merge.go)
 //	<t>/<u>/se/<sentence>/<id>                 records and merged observations that
 //	                                           share the text of one sentence of a message
 //	<t>/<u>/vec/<id>                           the vector of the record's current version
@@ -498,7 +499,18 @@ func FormatEntry(key, value []byte) string {
 		if msgpack.Unmarshal(value, &v) == nil {
 			return fmt.Sprintf("%s = v%d model=%s dim=%d", k, v.Version, v.Model, len(v.Vector))
 		}
-	case strings.HasPrefix(rest, nsAlias), strings.HasPrefix(rest, nsSe):
+	case strings.HasPrefix(rest, nsAlias):
+		var m merge
+		if len(value) > 0 && msgpack.Unmarshal(value, &m) == nil {
+			out := fmt.Sprintf("%s = into v%d #%d before obs=%s conf=%.2f said obs=%s conf=%.2f", k, m.Version, m.Seq,
+				fmtTime(m.Obs), m.Conf, fmtTime(m.SaidAt), m.SaidConf)
+			if m.Plain {
+				out += " plain"
+			}
+			return out
+		}
+		return k + " ="
+	case strings.HasPrefix(rest, nsSe):
 		return k + " ="
 	case strings.HasPrefix(rest, nsSlot), strings.HasPrefix(rest, nsPast), strings.HasPrefix(rest, nsExp), strings.HasPrefix(rest, nsCf):
 		if v, n := binary.Uvarint(value); n > 0 {

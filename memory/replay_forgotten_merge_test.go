@@ -24,19 +24,14 @@ import (
 func TestReplayEqualsLiveAfterAForgottenMerge(t *testing.T) {
 	day := func(d int) int64 { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC).UnixNano() }
 	obs := func(id string, d int, attr, pol, text string) *events.Event {
-		return &events.Event{ID: "ev-" + id, Kind: events.KindMemoryObserved, Tenant: "acme", User: "u1", At: day(d),
-			Body: &events.MemoryObserved{Observation: events.Observation{ID: id, Kind: "preference", Subject: "drink",
-				Attribute: attr, Polarity: pol, Text: text}}}
+		return observedEv("u1", day(d), events.Observation{ID: id, Kind: "preference", Subject: "drink",
+			Attribute: attr, Polarity: pol, Text: text})
 	}
 	correct := func(id string, d, version int, attr, pol, text string) *events.Event {
-		return &events.Event{ID: fmt.Sprintf("ev-correct-%s-%d", id, d), Kind: events.KindMemoryCorrected, Tenant: "acme", User: "u1", At: day(d),
-			Body: &events.MemoryCorrected{ExpectedVersion: version, Observation: events.Observation{ID: id, Kind: "preference",
-				Subject: "drink", Attribute: attr, Polarity: pol, Text: text}}}
+		return correctedEv("u1", day(d), version, events.Observation{ID: id, Kind: "preference",
+			Subject: "drink", Attribute: attr, Polarity: pol, Text: text})
 	}
-	forget := func(id string, d int) *events.Event {
-		return &events.Event{ID: fmt.Sprintf("forget-%s-%d", id, d), Kind: events.KindMemoryForgotten, Tenant: "acme", User: "u1", At: day(d),
-			Body: &events.MemoryForgotten{ID: id}}
-	}
+	forget := func(id string, d int) *events.Event { return forgottenEv("u1", id, day(d)) }
 	e := NewEngine(Config{QuotaPerUser: -1}, nil)
 	msg := func(id string, d int, text string) []*events.Event {
 		evs, err := e.MessageEvents("acme", "u1", id, text, day(d))
@@ -101,58 +96,247 @@ func TestReplayEqualsLiveAfterAForgottenMerge(t *testing.T) {
 			msg("m4", 6, "I hate pizza and I love coffee, zq6q"))},
 	}
 	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) { replayEqualsLive(t, e, c.log) })
+	}
+}
+
+// TestForgettingAMergedStatementForgetsItAlone guards invariants 6 and 8
+// where a statement said again was merged into the record that first said
+// it (reinforce) and one of the statements is forgotten. Forgetting the
+// merged statement erases its text and nothing else: the record stays, as
+// it was before the statement (use, confidence, observed time), which is
+// what the view rebuilt from the log once the statement's key is destroyed
+// says (replayEqualsLive compares them entry for entry). Forgetting the
+// record forgets what was merged into it: the user forgot the memory they
+// see. Each case names what each forgetting erases and the uses of the
+// records left.
+func TestForgettingAMergedStatementForgetsItAlone(t *testing.T) {
+	day := func(d int) int64 { return time.Date(2024, 3, d, 0, 0, 0, 0, time.UTC).UnixNano() }
+	type say struct {
+		user, id         string
+		d                int
+		kind, subj, attr string
+		pol, text        string
+	}
+	obs := func(s say) *events.Event {
+		return observedEv(s.user, day(s.d), events.Observation{ID: s.id, Kind: s.kind, Subject: s.subj,
+			Attribute: s.attr, Polarity: s.pol, Text: s.text})
+	}
+	love := func(id string, d int, text string) *events.Event {
+		return obs(say{"u1", id, d, "preference", "drink", "coffee", "positive", text})
+	}
+	hate := func(id string, d int, text string) *events.Event {
+		return obs(say{"u1", id, d, "preference", "drink", "coffee", "negative", text})
+	}
+	forget := func(user, id string, d int) *events.Event { return forgottenEv(user, id, day(d)) }
+	correct := func(id string, d, version int, text string) *events.Event {
+		return correctedEv("u1", day(d), version, events.Observation{ID: id, Kind: "preference",
+			Subject: "drink", Attribute: "coffee", Polarity: "positive", Text: text})
+	}
+	e := NewEngine(Config{QuotaPerUser: -1}, nil)
+	msg := func(user, id string, d int, text string) []*events.Event {
+		evs, err := e.MessageEvents("acme", user, id, text, day(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	one := func(evs ...*events.Event) []*events.Event { return evs }
+	cases := []struct {
+		name   string
+		log    []*events.Event
+		erased map[string][]string // by user/forgotten id
+		uses   map[string]int      // user/record id: its uses at the end (0: gone)
+		merged []string            // user/id merged into a record before the first forgetting
+	}{
+		{"said twice, the second forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			forget("u1", "b", 3)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1}, []string{"u1/b"}},
+		{"said twice, the first forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			forget("u1", "a", 3)),
+			map[string][]string{"u1/a": {"a", "b"}}, map[string]int{"u1/a": 0}, []string{"u1/b"}},
+		{"said three times, the middle forgotten, then the last", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			love("c", 3, "I love coffee zq3q"),
+			forget("u1", "b", 4),
+			forget("u1", "c", 5)),
+			map[string][]string{"u1/b": {"b"}, "u1/c": {"c"}}, map[string]int{"u1/a": 1}, []string{"u1/b", "u1/c"}},
+		{"said three times, the last forgotten, then said again", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			love("c", 3, "I love coffee zq3q"),
+			forget("u1", "c", 4),
+			love("d", 5, "I love coffee zq4q"),
+			forget("u1", "b", 6)),
+			map[string][]string{"u1/c": {"c"}, "u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}},
+		{"said three times out of time order, the newest forgotten", one(
+			love("a", 3, "I love coffee zq1q"),
+			love("b", 5, "I love coffee zq2q"),
+			love("c", 4, "I love coffee zq3q"),
+			forget("u1", "b", 6)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}},
+		{"merged, superseded, then the merged forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			hate("d", 3, "I hate coffee zq3q"),
+			forget("u1", "b", 4)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/d": 1}, []string{"u1/b"}},
+		{"merged, corrected, merged again, the first merged forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			correct("a", 3, 1, "I really love coffee zq3q"),
+			love("c", 4, "I love coffee zq4q"),
+			forget("u1", "b", 5)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}},
+		{"forgotten, then said again", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			forget("u1", "b", 3),
+			love("c", 4, "I love coffee zq3q")),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b"}},
+		{"two users say the same, one forgets the second", one(
+			love("a", 1, "I love coffee zq1q"),
+			obs(say{"u2", "a", 1, "preference", "drink", "coffee", "positive", "I love coffee zq5q"}),
+			love("b", 2, "I love coffee zq2q"),
+			obs(say{"u2", "b", 2, "preference", "drink", "coffee", "positive", "I love coffee zq6q"}),
+			forget("u1", "b", 3)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u2/a": 2}, []string{"u1/b", "u2/b"}},
+		{"Chinese, said in two messages, the second forgotten", slices.Concat(
+			msg("u1", "m1", 1, "我喜欢喝咖啡。zq1q"),
+			msg("u1", "m2", 2, "我喜欢喝咖啡。zq2q"),
+			one(forget("u1", "m2", 3))),
+			map[string][]string{"u1/m2": {"m2"}}, map[string]int{"u1/m1": 1}, []string{"u1/m2"}},
+		{"English, said in two messages beside another statement, the second forgotten", slices.Concat(
+			msg("u1", "m1", 1, "I love coffee. zq1q"),
+			msg("u1", "m2", 2, "I love coffee. zq2q I hate pizza."),
+			one(forget("u1", "m2", 3))),
+			map[string][]string{"u1/m2": {"m2"}}, map[string]int{"u1/m1": 1, "u1/m2#2": 1}, []string{"u1/m2"}},
+	}
+	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
-			live := newPebbleStore(t)
-			destroyed := map[string]bool{}
-			var log []*events.Event
+			before := newPebbleStore(t)
 			for _, ev := range c.log {
-				log = append(log, ev)
-				if err := live.apply(e, ev); err != nil {
-					t.Fatalf("apply %s: %v", ev.ID, err)
+				if ev.Kind == events.KindMemoryForgotten {
+					break
 				}
-				f, ok := ev.Body.(*events.MemoryForgotten)
-				if !ok {
+				if err := before.apply(e, ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, m := range c.merged {
+				user, id, _ := strings.Cut(m, "/")
+				var ie idEntry
+				if v, ok, err := before.reader().Get(keysFor("acme", user).id(id)); err != nil || !ok || decodeInto(v, &ie) != nil || ie.Alias == "" {
+					t.Fatalf("%s was not merged into a record before the first forgetting (%+v)", m, ie)
+				}
+			}
+			live, erased := replayEqualsLive(t, e, c.log)
+			for f, want := range c.erased {
+				if got := erased[f]; !slices.Equal(got, want) {
+					t.Errorf("forgetting %s erased %v, want %v", f, got, want)
+				}
+			}
+			for r, want := range c.uses {
+				user, id, _ := strings.Cut(r, "/")
+				h, err := e.History(live.reader(), "acme", user, id)
+				if want == 0 {
+					if err == nil && len(h) > 0 {
+						t.Errorf("%s: %d versions left, want it gone", r, len(h))
+					}
 					continue
 				}
-				gone, err := e.Forgotten(live.reader(), ev.Tenant, ev.User, f.ID)
-				if err != nil || !slices.Contains(gone, f.ID) {
-					t.Fatalf("Forgotten(%s) = %v, %v", f.ID, gone, err)
+				if err != nil || len(h) == 0 {
+					t.Fatalf("%s: %v, %v; want a record", r, h, err)
 				}
-				for _, id := range gone {
-					destroyed[ev.Tenant+"|"+events.RecordScope(ev.User, id)] = true
-				}
-			}
-			rebuilt := rebuildErased(t, e, log, destroyed)
-			l, r := viewOf(t, e, live), viewOf(t, e, rebuilt)
-			if !maps.Equal(l, r) {
-				var diff []string
-				for k, v := range l {
-					if r[k] != v {
-						diff = append(diff, fmt.Sprintf("%s: live %q, rebuilt %q", k, v, r[k]))
-					}
-				}
-				for k, v := range r {
-					if _, ok := l[k]; !ok {
-						diff = append(diff, fmt.Sprintf("%s: live none, rebuilt %q", k, v))
-					}
-				}
-				slices.Sort(diff)
-				t.Fatalf("the rebuilt view differs from the live view:\n%s", strings.Join(diff, "\n"))
-			}
-			for _, ev := range log {
-				if scope := SealScope(ev); scope != "" && destroyed[ev.Tenant+"|"+scope] {
-					for _, m := range regexp.MustCompile(`zq[0-9]+q`).FindAllString(bodyText(ev), -1) {
-						for name, s := range map[string]*pebbleStore{"live": live, "rebuilt": rebuilt} {
-							if where, ok := rawContains(s.reader(), []byte(m)); ok {
-								t.Fatalf("%s was forgotten, but the %s view holds %q in %s", ev.ID, name, m, where)
-							}
-						}
-					}
+				if got := h[len(h)-1].UseCount; got != want {
+					t.Errorf("%s: %d uses, want %d", r, got, want)
 				}
 			}
-			checkConsistent(t, e, mapOf(rebuilt.reader()))
 		})
 	}
+}
+
+// observedEv, correctedEv and forgottenEv are acme's user's events of an
+// observation, a correction of the version it read, and a forgetting, at
+// event time at.
+func observedEv(user string, at int64, o events.Observation) *events.Event {
+	return &events.Event{ID: fmt.Sprintf("ev-%s-%s", user, o.ID), Kind: events.KindMemoryObserved, Tenant: "acme", User: user,
+		At: at, Body: &events.MemoryObserved{Observation: o}}
+}
+
+func correctedEv(user string, at int64, version int, o events.Observation) *events.Event {
+	return &events.Event{ID: fmt.Sprintf("ev-correct-%s-%s-%d", user, o.ID, at), Kind: events.KindMemoryCorrected, Tenant: "acme",
+		User: user, At: at, Body: &events.MemoryCorrected{ExpectedVersion: version, Observation: o}}
+}
+
+func forgottenEv(user, id string, at int64) *events.Event {
+	return &events.Event{ID: fmt.Sprintf("forget-%s-%s-%d", user, id, at), Kind: events.KindMemoryForgotten, Tenant: "acme",
+		User: user, At: at, Body: &events.MemoryForgotten{ID: id}}
+}
+
+// replayEqualsLive applies log live, erasing after every forgetting the
+// ids Forgotten names (their keys destroyed), rebuilds the view from the
+// same log as erasure does (rebuildErased), and fails unless both views
+// say the same of every id and record (viewOf) and neither holds a
+// destroyed event's text (its zqNq marker). It returns the live view and
+// the ids each forgetting erased, by the forgotten id.
+func replayEqualsLive(t *testing.T, e *Engine, log []*events.Event) (*pebbleStore, map[string][]string) {
+	t.Helper()
+	live := newPebbleStore(t)
+	destroyed := map[string]bool{}
+	erased := map[string][]string{}
+	for _, ev := range log {
+		if err := live.apply(e, ev); err != nil {
+			t.Fatalf("apply %s: %v", ev.ID, err)
+		}
+		f, ok := ev.Body.(*events.MemoryForgotten)
+		if !ok {
+			continue
+		}
+		gone, err := e.Forgotten(live.reader(), ev.Tenant, ev.User, f.ID)
+		if err != nil || !slices.Contains(gone, f.ID) {
+			t.Fatalf("Forgotten(%s) = %v, %v", f.ID, gone, err)
+		}
+		erased[ev.User+"/"+f.ID] = gone
+		for _, id := range gone {
+			destroyed[ev.Tenant+"|"+events.RecordScope(ev.User, id)] = true
+		}
+	}
+	rebuilt := rebuildErased(t, e, log, destroyed)
+	l, r := viewOf(t, e, live), viewOf(t, e, rebuilt)
+	if !maps.Equal(l, r) {
+		var diff []string
+		for k, v := range l {
+			if r[k] != v {
+				diff = append(diff, fmt.Sprintf("%s: live %q, rebuilt %q", k, v, r[k]))
+			}
+		}
+		for k, v := range r {
+			if _, ok := l[k]; !ok {
+				diff = append(diff, fmt.Sprintf("%s: live none, rebuilt %q", k, v))
+			}
+		}
+		slices.Sort(diff)
+		t.Fatalf("the rebuilt view differs from the live view:\n%s", strings.Join(diff, "\n"))
+	}
+	for _, ev := range log {
+		if scope := SealScope(ev); scope != "" && destroyed[ev.Tenant+"|"+scope] {
+			for _, m := range regexp.MustCompile(`zq[0-9]+q`).FindAllString(bodyText(ev), -1) {
+				for name, s := range map[string]*pebbleStore{"live": live, "rebuilt": rebuilt} {
+					if where, ok := rawContains(s.reader(), []byte(m)); ok {
+						t.Fatalf("%s was forgotten, but the %s view holds %q in %s", ev.ID, name, m, where)
+					}
+				}
+			}
+		}
+	}
+	checkConsistent(t, e, mapOf(rebuilt.reader()))
+	return live, erased
 }
 
 // viewOf returns what a view says of acme/u1's ids, in a form two views
@@ -162,7 +346,14 @@ func TestReplayEqualsLiveAfterAForgottenMerge(t *testing.T) {
 // and links.
 func viewOf(t *testing.T, e *Engine, s *pebbleStore) map[string]string {
 	out := map[string]string{}
-	k := keysFor("acme", "u1")
+	for _, user := range []string{"u1", "u2"} {
+		userView(t, e, s, user, out)
+	}
+	return out
+}
+
+func userView(t *testing.T, e *Engine, s *pebbleStore, user string, out map[string]string) {
+	k := keysFor("acme", user)
 	err := s.reader().Scan(k.ids(), func(key, v []byte) error {
 		var ie idEntry
 		if err := decodeInto(v, &ie); err != nil {
@@ -179,13 +370,23 @@ func viewOf(t *testing.T, e *Engine, s *pebbleStore) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := e.List(s.reader(), "acme", "u1", true)
+	// every other entry of the user (each record version, posting, slot,
+	// expiry, conflict and merge entry, the counters) byte for byte
+	err = s.reader().Scan([]byte(k.prefix), func(key, v []byte) error {
+		if !strings.HasPrefix(string(key), string(k.ids())) {
+			out["raw "+string(key)] = fmt.Sprintf("%x", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.List(s.reader(), "acme", user, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		out["record "+r.ID] = fmt.Sprintf("v%d %s %s/%s %s by=%s over=%v observed=%d confidence=%.4f uses=%d",
+		out["record "+user+"/"+r.ID] = fmt.Sprintf("v%d %s %s/%s %s by=%s over=%v observed=%d confidence=%.4f uses=%d",
 			r.Version, r.Status, r.Subject, r.Attribute, r.Polarity, r.SupersededBy, r.Supersedes, r.ObservedAt, r.Confidence, r.UseCount)
 	}
-	return out
 }
