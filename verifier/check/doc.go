@@ -45,6 +45,10 @@
 //     (whole, by a code inside the name, or by a distinctive word of it)
 //     scope the claim; a clause without its own subject continues the one
 //     before it, and a number found only under another subject is a splice;
+//     a new sentence naming a row by a value only that row has is about
+//     that row, and a number its row holds another value of, in the one
+//     field other rows hold that number in, is another row's value:
+//     contradicted by its row's field (rowswap.go);
 //   - numbers: value and unit with conversion (kg/g/lb/斤, km/m/mi, °C/°F,
 //     minutes/hours/days, currency signs and codes, percent and fractions,
 //     折), tolerance and the rounding the claim is written in, bounds ("more

@@ -420,6 +420,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		}
 		best := targets[0]
 		if byUnit && (cx.namesUnknown(named) || !oneValue(ix, targets)) {
+			if f, ok := cx.rowSwap(m, all); ok {
+				return f
+			}
 			// Bound by its unit alone while the claim names something no
 			// field is about ("the fitre is 42 kg" beside bezam_kg), or
 			// fields of that unit differ: the claim may be about any of
@@ -527,6 +530,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if len(in) > 0 {
 		return fact{verdict: events.VerdictUnsupported, weak: true,
 			reason: "the value appears at " + ix.Leaves[in[0]].Ptr() + " but not as what the claim says"}
+	}
+	if f, ok := cx.rowSwap(m, all); ok {
+		return f
 	}
 	for _, l := range all {
 		return fact{verdict: events.VerdictUnsupported,

@@ -27,10 +27,7 @@ func TestARowNamedIsJudgedByItsOwnFields(t *testing.T) {
 	tutors := `{"sessions": [{"tutor": "Ines", "topic": "algebra", "online": true, "hours": 2}, {"tutor": "Bram", "topic": "optics", "online": false, "hours": 3}, {"tutor": "Ines", "topic": "genetics", "online": true, "hours": 2}]}`
 	zhTutors := `{"课程": [{"老师": "林芳", "线上": true}, {"老师": "周强", "线上": false}, {"老师": "林芳", "线上": true}]}`
 	fares := `{"fares": [{"zone": "Inner", "fare": 30, "currency": "EUR"}, {"zone": "Outer", "fare": 3600, "currency": "JPY"}]}`
-	for _, tc := range []struct {
-		result, answer string
-		want           []events.Verdict
-	}{
+	checkRowCases(t, []rowCase{
 		// a pronoun continues the row the sentence before named
 		{tanks, "T-North is at 82%. It is at 19 °C.", []events.Verdict{sup, con}},
 		{tanks, "T-North is at 82%. It is at 14 °C.", []events.Verdict{sup, sup}},
@@ -47,7 +44,45 @@ func TestARowNamedIsJudgedByItsOwnFields(t *testing.T) {
 		// a row whose field is of another unit leaves the claim to the row that fits
 		{fares, "The Inner zone costs €30. It costs ¥3,600 too.", []events.Verdict{sup, sup}},
 		{fares, "The Inner zone costs €30. It costs €36 on Sundays.", []events.Verdict{sup, con}},
-	} {
+	})
+}
+
+// TestANewSentenceNamingARowByAValueIsAboutThatRow: a sentence that names
+// a row by a value only that row has (a renter, a customer: no key of a
+// name) is about that row, though the sentence before it named another:
+// another row's value of the field it states does not support it. A
+// pronoun before the value ("Its renter is …") still continues the row
+// before; one after it ("Kit Ames took his out") does not.
+func TestANewSentenceNamingARowByAValueIsAboutThatRow(t *testing.T) {
+	sup, con := events.VerdictSupported, events.VerdictContradicted
+	kayaks := `{"rentals": [{"boat": "Heron", "renter": "Dana Pike", "hours": 3, "paddles": 2}, {"boat": "Osprey", "renter": "Lou Marsh", "hours": 5, "paddles": 1}, {"boat": "Teal", "renter": "Kit Ames", "hours": 2, "paddles": 2}]}`
+	cleaners := `{"订单": [{"送洗人": "孙丽", "件数": 4, "金额": 96, "状态": "已取"}, {"送洗人": "吴涛", "件数": 2, "金额": 58, "状态": "待取"}, {"送洗人": "郑敏", "件数": 6, "金额": 150, "状态": "清洗中"}]}`
+	checkRowCases(t, []rowCase{
+		{kayaks, "The Heron is out for 3 hours. Lou Marsh rented a boat for 2 hours.", []events.Verdict{sup, con}},
+		{kayaks, "The Heron is out for 3 hours. Lou Marsh rented a boat for 5 hours.", []events.Verdict{sup, sup}},
+		{kayaks, "The Osprey is out for 5 hours. Kit Ames took his out with 1 paddle.", []events.Verdict{sup, con}},
+		{kayaks, "The Osprey is out for 5 hours. Kit Ames took his out with 2 paddles.", []events.Verdict{sup, sup}},
+		{kayaks, "The Heron is out for 3 hours. Its renter is Lou Marsh.", []events.Verdict{sup, con}},
+		{cleaners, "孙丽送洗了4件。吴涛的金额是96元。", []events.Verdict{sup, con}},
+		{cleaners, "孙丽送洗了4件。吴涛的金额是58元。", []events.Verdict{sup, sup}},
+		{cleaners, "郑敏送洗了6件。吴涛送洗了4件。", []events.Verdict{sup, con}},
+		{cleaners, "郑敏送洗了6件。吴涛送洗了2件。", []events.Verdict{sup, sup}},
+	})
+}
+
+// rowCase is an answer beside one tool result and the verdicts of its
+// claims, in order.
+type rowCase struct {
+	result, answer string
+	want           []events.Verdict
+}
+
+// checkRowCases checks each case's answer against its result: its claims'
+// verdicts are the case's, and no supported claim cites a field of another
+// row than the one it names (crossRowSupport).
+func checkRowCases(t *testing.T, cases []rowCase) {
+	t.Helper()
+	for _, tc := range cases {
 		ev := []evidence.Evidence{{CallID: "c1", Name: "tool", Version: 1, Result: json.RawMessage(tc.result)}}
 		rep := NewChecker(CheckerConfig{}).Check(tc.answer, ev, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 		var got []events.Verdict

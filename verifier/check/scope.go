@@ -50,7 +50,12 @@ func newScope(ix *evidence.Index, rd *reading, prev *after, buf *readBuffers) sc
 		if pick == ordinalMissed {
 			sc.nodes, sc.Groups[0] = []int32{}, []int32{} // a row the evidence does not single out: nothing in scope
 		}
-	} else if row, name, ok := rowByValue(ix, rd); ok && (prev == nil || !prev.scope.scoped) {
+	} else if row, name, at, ok := rowByValue(ix, rd); ok && (prev == nil || !prev.scope.scoped || prev.endsSentence && !rd.pronounBefore(at)) {
+		// A row named by a value is the claim's own unless the claim
+		// continues the sentence before, or a pronoun before that value
+		// takes the row the sentence before named ("It ships with DHL"):
+		// "Bravo 14 took its patient there" names Bravo 14's row, and a new
+		// sentence naming another row's value is about that row.
 		sc.scoped, sc.own = true, true
 		sc.nodes = []int32{row}
 		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{name}, [][2]int{{-1, -1}}
@@ -503,16 +508,16 @@ func labelledRow(ix *evidence.Index, a int32, label []string, v float64) (int32,
 	return found, found >= 0 && rows >= 2
 }
 
-// rowByValue returns the row of an array that a claim naming no subject,
-// and continuing none, picks by a value only that row has in a field whose
-// values differ from row to row ("The tank block has 18 cars" beside rows
-// of type tank, hopper, intermodal): the claim is about that row, not the
-// first. A value several rows share, or a category (a state, a level),
-// picks none.
-func rowByValue(ix *evidence.Index, rd *reading) (int32, string, bool) {
+// rowByValue returns the row of an array that a claim naming no subject
+// picks by a value only that row has in a field whose values differ from
+// row to row ("The tank block has 18 cars" beside rows of type tank,
+// hopper, intermodal): the claim is about that row, not the first. A value
+// several rows share, or a category (a state, a level), picks none. at is
+// the first rune of the first mention that picks it.
+func rowByValue(ix *evidence.Index, rd *reading) (int32, string, int, bool) {
 	var found int32 = -1
-	name := ""
-	for _, vm := range rd.values {
+	name, at := "", -1
+	for i, vm := range rd.values {
 		var row int32 = -1
 		for _, l := range vm {
 			n := ix.Leaves[l].Node
@@ -526,11 +531,28 @@ func rowByValue(ix *evidence.Index, rd *reading) (int32, string, bool) {
 			continue
 		}
 		if found >= 0 && found != row {
-			return -1, "", false
+			return -1, "", -1, false
 		}
 		found, name = row, ix.Leaves[vm[0]].Str()
+		if at < 0 && i < len(rd.valueSpans) {
+			at = rd.valueSpans[i][0]
+		}
 	}
-	return found, name, found >= 0
+	return found, name, at, found >= 0
+}
+
+// pronounBefore reports whether a pronoun (it, its, 它, 该) comes before
+// rune at of the claim, or anywhere when at is unknown (negative).
+func (rd *reading) pronounBefore(at int) bool {
+	if rd.cues&evidence.CuePronoun == 0 {
+		return false
+	}
+	for i := range rd.words {
+		if w := &rd.words[i]; w.Cues()&evidence.CuePronoun != 0 && (at < 0 || w.Start < at) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyInItsRow reports whether string leaf l, a short value (a word or
