@@ -106,3 +106,33 @@ func TestPayingAndBookingAreStatesOfTheirClass(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainChineseWordsOfInclusionApprovalAndDoneWork: 含 (included, as
+// 包含), 通过 (approved, as 已通过) and the done forms of work said by its
+// result (修好, 办好, 做好: completed, as 已完成) are states of their class,
+// so 不含, 没有通过 and 还没修好 are read as negations before the flag or
+// the enum is compared.
+func TestPlainChineseWordsOfInclusionApprovalAndDoneWork(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"班": "周末班", "materials_included": true}`, "材料费不含在学费里。", events.VerdictContradicted},
+		{`{"班": "周末班", "materials_included": false}`, "材料费不含在学费里。", events.VerdictSupported},
+		{`{"班": "周末班", "materials_included": true}`, "材料费含在学费里。", events.VerdictSupported},
+		{`{"套餐": [{"名称": "甲", "含早": true}, {"名称": "乙", "含早": false}]}`, "乙不含早餐。", events.VerdictSupported},
+		{`{"套餐": [{"名称": "甲", "含早": true}, {"名称": "乙", "含早": false}]}`, "甲不含早餐。", events.VerdictContradicted},
+		{`{"申请": [{"人": "孙女士", "approved": true}, {"人": "钱先生", "approved": false}]}`, "孙女士的申请没有通过。", events.VerdictContradicted},
+		{`{"申请": [{"人": "孙女士", "approved": true}, {"人": "钱先生", "approved": false}]}`, "钱先生的申请没有通过。", events.VerdictSupported},
+		{`{"申请": [{"人": "孙女士", "approved": true}, {"人": "钱先生", "approved": false}]}`, "孙女士的申请通过了。", events.VerdictSupported},
+		{`{"工单": [{"物品": "台灯", "状态": "已完成"}, {"物品": "收音机", "状态": "待处理"}]}`, "台灯还没修好。", events.VerdictContradicted},
+		{`{"工单": [{"物品": "台灯", "状态": "已完成"}, {"物品": "收音机", "状态": "待处理"}]}`, "台灯已经修好了。", events.VerdictSupported},
+		{`{"业务": [{"名称": "过户", "状态": "已完成"}]}`, "过户还没办好。", events.VerdictContradicted},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
