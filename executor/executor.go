@@ -54,6 +54,10 @@ type Executor struct {
 	// its direct gets by subject, "" where they are not allowed.
 	results       jetstream.Stream
 	resultsDirect string
+	resultsName   string // the result stream's name, where resultsDirect is set
+	// shown asks the log to store outcomes and approval requests: their
+	// reply subjects are seen by the subscribers of theirs (ask.go).
+	shown *asker
 
 	limiter   *limiter
 	held      *held           // each tenant's inputs held (fair.go)
@@ -138,6 +142,10 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	if e.store.timeout <= 0 {
 		e.store.timeout = 5 * time.Second
 	}
+	// Two askers: the log shows the reply subjects of outcomes' publishes
+	// to every subscriber of their subjects, never the bucket's (ask.go).
+	e.store.ask, e.shown = newAsker(e.store.nc, e.store.timeout), newAsker(e.store.nc, e.store.timeout)
+	e.store.stream, e.store.subjects = "KV_"+cfg.Bucket, "$KV."+cfg.Bucket+"."
 	e.obs, err = openObjectStore(ctx, e.log, cfg.JS, jetstream.ObjectStoreConfig{
 		Bucket: cfg.ObjectBucket, Description: "Toolstream raw tool results",
 		Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
@@ -157,9 +165,12 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	}
 	if info := e.results.CachedInfo(); info.Config.AllowDirect && defaultAPI(cfg.JS) {
 		e.resultsDirect = "$JS.API.DIRECT.GET." + info.Config.Name + "."
+		e.resultsName = info.Config.Name
 	}
 	e.soft, e.softStop = context.WithCancel(context.Background())
 	e.hard, e.hardStop = context.WithCancel(context.Background())
+	context.AfterFunc(e.hard, e.store.ask.close)
+	context.AfterFunc(e.hard, e.shown.close)
 	e.invokers = newWorkers(cfg.InFlightMax, e.hard.Done())
 	e.handlers = newWorkers(cfg.InFlightMax+max(1, cfg.InFlightMax/8), e.hard.Done())
 	return e, nil

@@ -17,6 +17,7 @@ func FlakyRecordWrites(e *Executor, state string, n int, err error, applied bool
 	f := &flakyKV{KeyValue: e.store.kv, err: err, applied: applied, fails: n,
 		match: func(r *record) bool { return r.State == state }}
 	e.store.kv = f
+	e.store.writes = f.write
 	return f.injected
 }
 

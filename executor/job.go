@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
@@ -467,7 +468,9 @@ func (j *job) announceApproval() error {
 	if err != nil {
 		return err
 	}
-	if _, err := j.e.cfg.JS.Publish(j.e.hard, subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
+	m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{}}
+	m.Header.Set(jetstream.MsgIDHeader, ev.ID)
+	if _, err := j.e.publish(j.e.hard, m); err != nil {
 		return fmt.Errorf("executor: publish approval request: %w", err)
 	}
 	j.logger().Info("approval requested")

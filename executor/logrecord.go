@@ -195,7 +195,7 @@ func (e *Executor) subjectTaken(ctx context.Context, subj string) (bool, error) 
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	m, err := e.store.nc.Request(e.resultsDirect+subj, nil, e.store.timeout)
+	m, err := e.store.ask.ask(ctx, &nats.Msg{Subject: e.resultsDirect + subj}, entryAnswer(e.resultsName, subj))
 	if err != nil {
 		return false, fmt.Errorf("executor: look at %s: %w", subj, err)
 	}

@@ -143,7 +143,13 @@ var errNoDirect = errors.New("executor: no direct gets")
 
 // lookOne is a single direct get of the last entry at subj.
 func (s *store) lookOne(subj string) (bool, error) {
-	m, err := s.nc.Request(s.direct+subj, nil, s.timeout)
+	var m *nats.Msg
+	var err error
+	if s.ask != nil {
+		m, err = s.ask.ask(context.Background(), &nats.Msg{Subject: s.direct + subj}, entryAnswer(s.stream, s.subjects+subj))
+	} else {
+		m, err = s.nc.Request(s.direct+subj, nil, s.timeout)
+	}
 	if errors.Is(err, nats.ErrNoResponders) {
 		return false, errNoDirect
 	}

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/registry"
 	"github.com/vmihailenco/msgpack/v5"
@@ -90,22 +89,17 @@ type objectHold struct {
 
 func (e *Executor) getObject(ctx context.Context, k string) (objectRecord, uint64, error) {
 	var rec objectRecord
-	var ent jetstream.KeyValueEntry
-	err := retryUntil(ctx, e.store.retry, e.store.deadline(), func(ctx context.Context) error {
-		var err error
-		ent, err = e.store.kv.Get(ctx, k)
-		return err
-	})
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return rec, 0, nil
-	}
+	v, rev, err := e.store.entry(ctx, k)
 	if err != nil {
 		return rec, 0, fmt.Errorf("executor: get object %s: %w", k, err)
 	}
-	if err := msgpack.Unmarshal(ent.Value(), &rec); err != nil {
+	if v == nil {
+		return rec, 0, nil
+	}
+	if err := msgpack.Unmarshal(v, &rec); err != nil {
 		return rec, 0, fmt.Errorf("executor: object %s: %w", k, err)
 	}
-	return rec, ent.Revision(), nil
+	return rec, rev, nil
 }
 
 func (e *Executor) putObject(ctx context.Context, k string, rec *objectRecord, rev uint64) (uint64, error) {

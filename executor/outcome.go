@@ -29,23 +29,50 @@ func (e *Executor) publish(ctx context.Context, m *nats.Msg) (*jetstream.PubAck,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	resp, err := e.store.nc.RequestMsg(m, e.store.timeout)
-	if errors.Is(err, nats.ErrNoResponders) {
-		return e.cfg.JS.PublishMsg(ctx, m)
+	stream, serr := events.StreamOf(m.Subject)
+	if serr != nil { // no subject of the log: any stream's answer (tests)
+		resp, err := e.store.nc.RequestMsg(m, e.store.timeout)
+		if errors.Is(err, nats.ErrNoResponders) {
+			return e.cfg.JS.PublishMsg(ctx, m)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ack := new(jetstream.PubAck)
+		return ack, readPubAckTo(resp.Data, ack)
+	}
+	// Only the answer of the stream the subject is in is taken (ackedBy);
+	// another stream's, or a stored message a direct get sent to the reply
+	// subject, is waited past (ask.go). A stream without a responder (a
+	// leader change) is asked again, as jetstream's PublishMsg would.
+	resp, err := e.shown.ask(ctx, m, ackAnswer(stream))
+	for try := 0; errors.Is(err, nats.ErrNoResponders) && try < noRespondersRetries; try++ {
+		t := time.NewTimer(noRespondersWait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		resp, err = e.shown.ask(ctx, m, ackAnswer(stream))
 	}
 	if err != nil {
 		return nil, err
 	}
 	ack := new(jetstream.PubAck)
-	err = readPubAckTo(resp.Data, ack)
-	if !ackedBy(ack, m.Subject) { // another stream's or none's (ackedBy): its input is handed back, the log decides again
-		return nil, fmt.Errorf("executor: publish %s: answered by stream %q: %w", m.Subject, ack.Stream, jetstream.ErrInvalidJSAck)
-	}
-	if err != nil {
+	if err := readPubAckTo(resp.Data, ack); err != nil {
 		return nil, err
 	}
 	return ack, nil
 }
+
+// A publish the log has no responder for (a stream leader change) is
+// tried again this many times, this long apart: jetstream's PublishMsg's
+// defaults.
+const (
+	noRespondersRetries = 2
+	noRespondersWait    = 250 * time.Millisecond
+)
 
 // plainPubAck reads the acknowledgement the log gives almost every
 // publish, {"stream":"S","seq":N} with an optional ,"duplicate": true

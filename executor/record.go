@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,7 +152,19 @@ type store struct {
 	direct  string
 	timeout time.Duration
 	looks   looker // exists' batches (look.go)
+	// ask sends the reads and writes of the bucket, where it answers
+	// direct gets on the default API (ask.go): stream is its stream,
+	// subjects the prefix of its keys' subjects ("$KV.<bucket>.").
+	ask      *asker
+	stream   string
+	subjects string
+	// writes, when set (tests), makes each of the asker's writes of the
+	// value v: it calls write, or fails instead.
+	writes func(v []byte, write func() (uint64, error)) (uint64, error)
 }
+
+// asks reports whether the bucket's reads and writes go through the asker.
+func (s *store) asks() bool { return s.ask != nil && s.direct != "" }
 
 // directGetPrefix is the subject prefix of direct gets of the last entry
 // of a key of bucket, or "" when js does not use the default API.
@@ -201,23 +214,75 @@ func (s *store) deadline() time.Time {
 
 // get returns the record and its revision; nil, 0 when there is none.
 func (s *store) get(ctx context.Context, tenant, key string) (*record, uint64, error) {
-	var e jetstream.KeyValueEntry
-	err := retryUntil(ctx, s.retry, s.deadline(), func(ctx context.Context) error {
-		var err error
-		e, err = s.kv.Get(ctx, recordKey(tenant, key))
-		return err
-	})
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, 0, nil
-	}
+	v, rev, err := s.entry(ctx, recordKey(tenant, key))
 	if err != nil {
 		return nil, 0, fmt.Errorf("executor: get record %s: %w", key, err)
 	}
+	if v == nil {
+		return nil, 0, nil
+	}
 	var r record
-	if err := msgpack.Unmarshal(e.Value(), &r); err != nil {
+	if err := msgpack.Unmarshal(v, &r); err != nil {
 		return nil, 0, fmt.Errorf("executor: record %s: %w", key, err)
 	}
-	return &r, e.Revision(), nil
+	return &r, rev, nil
+}
+
+// entry returns the value at bucket key k and its revision; nil, 0 when
+// there is none (or a deletion), tried again as get is.
+func (s *store) entry(ctx context.Context, k string) ([]byte, uint64, error) {
+	var v []byte
+	var rev uint64
+	err := retryUntil(ctx, s.retry, s.deadline(), func(ctx context.Context) error {
+		var err error
+		v, rev, _, err = s.entryOnce(ctx, k)
+		return err
+	})
+	return v, rev, err
+}
+
+// entryOnce is one read of the last entry at bucket key k: its value and
+// revision (nil, 0 when there is none), and, when it is a deletion, its
+// revision in del.
+func (s *store) entryOnce(ctx context.Context, k string) (v []byte, rev, del uint64, err error) {
+	if s.asks() {
+		subj := s.subjects + k
+		m, err := s.ask.ask(ctx, &nats.Msg{Subject: s.direct + k}, entryAnswer(s.stream, subj))
+		switch {
+		case err == nil && m.Header.Get("Status") == "404":
+			return nil, 0, 0, nil
+		case err == nil && m.Header.Get("Status") != "":
+			return nil, 0, 0, fmt.Errorf("status %s %s", m.Header.Get("Status"), m.Header.Get("Description"))
+		case err == nil:
+			seq, perr := strconv.ParseUint(m.Header.Get("Nats-Sequence"), 10, 64)
+			if perr != nil {
+				return nil, 0, 0, fmt.Errorf("entry %s: sequence %q: %w", k, m.Header.Get("Nats-Sequence"), jetstream.ErrInvalidJSAck)
+			}
+			if deletion(m.Header) {
+				return nil, 0, seq, nil
+			}
+			return m.Data, seq, 0, nil
+		case !errors.Is(err, nats.ErrNoResponders):
+			return nil, 0, 0, err
+		}
+		// No direct gets after all: through the bucket's client.
+	}
+	e, err := s.kv.Get(ctx, k)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyDeleted) && e != nil:
+		return nil, 0, e.Revision(), nil
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return nil, 0, 0, nil
+	case err != nil:
+		return nil, 0, 0, err
+	}
+	return e.Value(), e.Revision(), 0, nil
+}
+
+// deletion reports whether a bucket entry's headers are a deletion (a
+// delete or purge, or the server's marker of one), as nats.go reads them.
+func deletion(h nats.Header) bool {
+	return !live(h) || h.Get(jetstream.MarkerReasonHeader) != ""
 }
 
 // put writes r if the record is still at rev (0: does not exist yet). It
@@ -236,12 +301,12 @@ func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (
 	err = retryUntil(ctx, s.retry, s.deadline(), func(ctx context.Context) error {
 		nrev, err = s.writeOnce(ctx, k, v, rev)
 		if errors.Is(err, errConflict) && unsure {
-			e, gerr := s.kv.Get(ctx, k)
+			got, grev, _, gerr := s.entryOnce(ctx, k)
 			switch {
-			case gerr != nil && !errors.Is(gerr, jetstream.ErrKeyNotFound):
+			case gerr != nil:
 				return gerr // transient: try the write (and this read) again
-			case gerr == nil && bytes.Equal(e.Value(), v):
-				nrev = e.Revision()
+			case got != nil && bytes.Equal(got, v):
+				nrev = grev
 				return nil
 			}
 		}
@@ -259,6 +324,27 @@ func (s *store) put(ctx context.Context, tenant string, r *record, rev uint64) (
 
 // writeOnce is one compare-and-set of the value v at key k.
 func (s *store) writeOnce(ctx context.Context, k string, v []byte, rev uint64) (uint64, error) {
+	if s.asks() {
+		write := func() (uint64, error) {
+			nrev, err := s.compareAndSet(ctx, k, v, rev)
+			if errors.Is(err, errConflict) && rev == 0 {
+				// A key whose last entry is a deletion is created over it,
+				// as kv.Create does.
+				_, _, del, gerr := s.entryOnce(ctx, k)
+				if gerr != nil {
+					return 0, gerr
+				}
+				if del != 0 {
+					return s.compareAndSet(ctx, k, v, del)
+				}
+			}
+			return nrev, err
+		}
+		if s.writes != nil {
+			return s.writes(v, write)
+		}
+		return write()
+	}
 	var nrev uint64
 	var err error
 	if rev == 0 {
@@ -270,6 +356,28 @@ func (s *store) writeOnce(ctx context.Context, k string, v []byte, rev uint64) (
 		return 0, errConflict
 	}
 	return nrev, err
+}
+
+// compareAndSet publishes v at bucket key k if the key's last entry is at
+// rev (0: there is none), through the asker: only the bucket's stream's
+// answer is taken. It returns errConflict when the key is elsewhere.
+func (s *store) compareAndSet(ctx context.Context, k string, v []byte, rev uint64) (uint64, error) {
+	m := &nats.Msg{Subject: s.subjects + k, Data: v, Header: nats.Header{}}
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(rev, 10))
+	r, err := s.ask.ask(ctx, m, ackAnswer(s.stream))
+	if err != nil {
+		return 0, err
+	}
+	var ack jetstream.PubAck
+	err = readPubAckTo(r.Data, &ack)
+	var ae *jetstream.APIError
+	if errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant) {
+		return 0, errConflict
+	}
+	if err != nil {
+		return 0, err
+	}
+	return ack.Sequence, nil
 }
 
 func (r *record) clone() *record {

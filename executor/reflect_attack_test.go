@@ -3,8 +3,10 @@ package executor_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -218,3 +220,71 @@ func (h countingHandler) Handle(_ context.Context, r slog.Record) error {
 }
 func (h countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h countingHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestTheBucketsRepliesShareNoInboxAnOutcomeShows: the reply subjects the
+// executor's bucket requests wait on (its records' reads and
+// compare-and-sets, its looks at the log) are no neighbours of any a
+// producer sees. Tenant acme's producer, subscribed to its outcomes as its
+// role lets it, keeps the inbox of every reply subject it sees; the admin
+// (standing for no attacker: it sees every request) keeps the inbox of
+// each request the executor sends to the bucket or a direct get, for 40
+// calls of a tool under a lease (record, lease, outcome, each a
+// compare-and-set). No inbox is in both. With nats.go's requests (the
+// connection's one inbox and eight characters of math/rand seeded by the
+// clock: the bucket's replies before ask.go) the inbox of every outcome's
+// publish is the bucket's (tried: fails), and an answer another identity
+// has the server send there would be taken if it came first
+// (TestABucketRequestTakesNoForeignAnswer: what it would change).
+func TestTheBucketsRepliesShareNoInboxAnOutcomeShows(t *testing.T) {
+	b := bustest.Start(t)
+	inboxOf := func(reply string) string { return reply[:max(0, strings.LastIndexByte(reply, '.'))] }
+	var mu sync.Mutex
+	shown, asked := map[string]bool{}, map[string]bool{}
+	p, _ := (&reflectVictim{b: b}).conn(t, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	// keep keeps in inboxes the inbox of each reply subject seen.
+	keep := func(inboxes map[string]bool) nats.MsgHandler {
+		return func(m *nats.Msg) {
+			if m.Reply != "" {
+				mu.Lock()
+				inboxes[inboxOf(m.Reply)] = true
+				mu.Unlock()
+			}
+		}
+	}
+	if _, err := p.Subscribe("ts.result.acme.>", keep(shown)); err != nil {
+		t.Fatal(err)
+	}
+	for _, subj := range []string{"$KV.>", "$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>"} {
+		if _, err := b.Conn.Subscribe(subj, keep(asked)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(p.Flush(), b.Conn.Flush()); err != nil {
+		t.Fatal(err)
+	}
+	reg := parseRegistry(t, `
+tools:
+  - {name: leased.echo}
+grants:
+  - {tenant: acme, permissions: [leased.echo]}
+`)
+	tool := newCounter(nil)
+	startExec(t, b, reg, map[string]executor.Tool{"leased.echo": tool}, nil)
+	for i := range 40 {
+		key := publishCall(t, b, callSpec{tenant: "acme", tool: "leased.echo", call: fmt.Sprint("call_", i)})
+		if o := waitOutcome(t, b, "acme", key); o.ok == nil {
+			t.Fatalf("call %d: %v, want success", i, o)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(shown) == 0 || len(asked) == 0 {
+		t.Fatalf("the producer saw %d inboxes, the bucket's requests used %d: the test saw nothing", len(shown), len(asked))
+	}
+	for inbox := range asked {
+		if shown[inbox] {
+			t.Errorf("the bucket's requests wait on %s.*, which the producer saw on an outcome", inbox)
+		}
+	}
+	t.Logf("%d inboxes shown to the producer, %d used by the bucket's requests", len(shown), len(asked))
+}

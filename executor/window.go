@@ -268,6 +268,9 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 			continue // a repeat, or not an answer to this window
 		}
 		d := put[i]
+		if m.Header.Get("Nats-Stream") != "" {
+			continue // a stored message a direct get sent here: its body is whatever was stored (ackAnswer)
+		}
 		if m.Header.Get("Status") == "503" { // no responders
 			waiting--
 			again = append(again, d)
