@@ -248,6 +248,16 @@ var policy = []action{
 	// Reading the log.
 	{false, "$JS.API.DIRECT.GET.TS_MODEL", append([]auth.Identity{reader, operator, drvRole}, processors...), "reading the log"},
 	{false, "$JS.API.STREAM.INFO.TS_OUT", append([]auth.Identity{reader, operator, drvRole}, processors...), "the log's info"},
+	// What holds every tenant's data besides the log: the tenant-less
+	// roles read it as they read the log (docs/security.md, "Who reads
+	// every tenant"); no producer and not the keys role.
+	{false, "$JS.API.DIRECT.GET.KV_ts_exec", append([]auth.Identity{reader, operator, drvRole}, processors...), "every tenant's call records"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_exec.$KV.ts_exec.c.globex.x", append([]auth.Identity{reader, operator, drvRole}, processors...), "globex's call record by its subject"},
+	{false, "$JS.API.STREAM.MSG.GET.KV_ts_exec", append([]auth.Identity{reader, operator, drvRole}, processors...), "a call record by its sequence"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_agent", append([]auth.Identity{reader, operator, drvRole}, processors...), "run mode's stored requests"},
+	{false, "$JS.API.DIRECT.GET.KV_ts_runs", append([]auth.Identity{reader, operator, drvRole}, processors...), "run leases"},
+	{false, "$JS.API.DIRECT.GET.OBJ_ts_results", append([]auth.Identity{reader, operator, drvRole}, processors...), "raw tool results"},
+	{false, "$JS.API.CONSUMER.CREATE.OBJ_ts_results", []auth.Identity{reader, operator, execRole, verRole}, "raw tool results by a consumer"},
 	// Subscriptions.
 	{true, "_INBOX.>", nil, "every reply of every identity"},
 	{true, "_INBOX.ts-operator.x", []auth.Identity{operator}, "the operator's replies"},
