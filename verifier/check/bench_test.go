@@ -9,6 +9,8 @@ import (
 	"time"
 )
 
+func init() { check.DigestBenchFixture = bench.VerifierFixture }
+
 // The fixture (≈85 KB of evidence, a 10 KB answer) is bench's, shared
 // with `toolstream bench`.
 
