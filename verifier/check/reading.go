@@ -506,7 +506,10 @@ func mentionable(lf *evidence.Leaf) bool {
 // longer number is no month.
 func (rd *reading) monthsOfYear() {
 	r := rd.norm
-	numeral := func(c rune) bool { return c >= '0' && c <= '9' || evidence.LangData.IsZhNumeral(c) }
+	if !slices.Contains(r, '月') {
+		return // NB: every month read below ends in 月
+	}
+	numeral := func(c rune) bool { return c >= '0' && c <= '9' || evidence.ZhNumeralRune(c) }
 	for i := 0; i < len(r); i++ {
 		if rd.used[i] || (i > 0 && numeral(r[i-1])) {
 			continue
@@ -519,7 +522,7 @@ func (rd *reading) monthsOfYear() {
 				j++
 			}
 			v, _ = strconv.ParseFloat(string(r[i:j]), 64)
-		case evidence.LangData.IsZhNumeral(r[i]):
+		case evidence.ZhNumeralRune(r[i]):
 			x, e, ok := evidence.LangData.ParseZhNumber(r, i)
 			if !ok {
 				continue
