@@ -15,9 +15,10 @@ import (
 // event no longer opens, so it was never merged).
 //
 // To undo a merge exactly, its alias entry keeps what the merge read and
-// added (merge): the record version's confidence and observed time before
-// it, the statement's, and the order of the merges into the version. The
-// version's confidence and observed time are made again from the first
+// added (merge): the record version's confidence, observed time and
+// open-endedness (read by recall only) before it, the statement's, and the
+// order of the merges into the version. The version's confidence, observed
+// time and open-endedness are made again from the first
 // merge's "before" by the remaining merges in their order, with the same
 // arithmetic as reinforce (so the result is the replay's to the bit), and
 // the version and every later one (a correction carries the use count on)
@@ -26,7 +27,8 @@ import (
 // That is exact only while the merge changed nothing but those counters
 // (plain): no status (a record revived, made active again), no other
 // record (a held lift confirmed, a ban ended, an older holder superseded),
-// no validity. Nor may a remaining merge that was not newer than the
+// no end of validity (the sweep and the expiry index read it). Nor may a
+// remaining merge that was not newer than the
 // record be newer without the forgotten one and then change more than the
 // observed time (newerChangesNothing), nor another record of the slot
 // have been weighed against the observed time the forgotten statement
@@ -53,6 +55,7 @@ type merge struct {
 	Seq     int   `msgpack:"n"`           // the order of the merges into the record
 	Plain   bool  `msgpack:"p,omitempty"` // it changed the version's counters alone
 	Obs     int64 `msgpack:"o,omitempty"` // the version's observed time before the merge
+	Open    bool  `msgpack:"e,omitempty"` // and whether it was open-ended
 	SaidAt  int64 `msgpack:"s,omitempty"` // the statement's observed time
 	// the statement's validity: what it would have set, said later
 	SaidUntil int64 `msgpack:"su,omitempty"`
@@ -104,8 +107,8 @@ func (x *tx) keepMerge(h, h2, n *Record) error {
 		seq = ms[len(ms)-1].m.Seq + 1
 	}
 	plain := h2.Status == h.Status && len(h2.Supersedes) == len(h.Supersedes) &&
-		h2.ValidUntil == h.ValidUntil && h2.OpenEnded == h.OpenEnded && len(h.From) == 0
-	m := merge{Version: h.Version, Seq: seq, Plain: plain, Obs: h.ObservedAt, SaidAt: n.ObservedAt,
+		h2.ValidUntil == h.ValidUntil && len(h.From) == 0
+	m := merge{Version: h.Version, Seq: seq, Plain: plain, Obs: h.ObservedAt, Open: h.OpenEnded, SaidAt: n.ObservedAt,
 		SaidUntil: n.ValidUntil, SaidOpen: n.OpenEnded, Conf: h.Confidence, SaidConf: n.Confidence}
 	return x.w.Set(x.k.alias(h.ID, n.ID), encode(&m))
 }
@@ -151,9 +154,9 @@ func (x *tx) unmerge(id string, e *idEntry) error {
 }
 
 // undo takes merge ms[i] out of the record whose head is h, if that can be
-// done exactly: the merged version's confidence and observed time made
-// again from the merges left, and one use less there and in every later
-// version. It returns the merges left of that version with what they read
+// done exactly: the merged version's confidence, observed time and
+// open-endedness made again from the merges left, and one use less there
+// and in every later version. It returns the merges left of that version with what they read
 // before them now, or none when nothing was undone.
 func (x *tx) undo(h *Record, ms []aliased, i int) ([]aliased, error) {
 	if !ms[i].m.Plain {
@@ -173,7 +176,7 @@ func (x *tx) undo(h *Record, ms []aliased, i int) ([]aliased, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	conf, obs := same[0].m.Conf, same[0].m.Obs
+	conf, obs, open := same[0].m.Conf, same[0].m.Obs, same[0].m.Open
 	lo := obs // the earliest observed time the version is weighed at
 	var rest []aliased
 	for _, a := range same {
@@ -184,10 +187,10 @@ func (x *tx) undo(h *Record, ms []aliased, i int) ([]aliased, error) {
 		if newer && a.m.SaidAt <= a.m.Obs && !newerChangesNothing(v, a.m) {
 			return nil, nil // said later than the record now, it would have changed more
 		}
-		a.m.Conf, a.m.Obs = conf, obs
+		a.m.Conf, a.m.Obs, a.m.Open = conf, obs, open
 		conf = reinforced(conf, a.m.SaidConf)
 		if newer {
-			obs = a.m.SaidAt
+			obs, open = a.m.SaidAt, a.m.SaidOpen
 		}
 		rest = append(rest, a)
 	}
@@ -208,7 +211,7 @@ func (x *tx) undo(h *Record, ms []aliased, i int) ([]aliased, error) {
 		o2 := clone(o)
 		o2.UseCount--
 		if o.Version == version {
-			o2.Confidence, o2.ObservedAt = conf, obs
+			o2.Confidence, o2.ObservedAt, o2.OpenEnded = conf, obs, open
 		}
 		if err := x.save(o, o.Version == h.Version, o2, o.Version == h.Version); err != nil {
 			return nil, err
@@ -219,11 +222,11 @@ func (x *tx) undo(h *Record, ms []aliased, i int) ([]aliased, error) {
 
 // newerChangesNothing reports whether a statement merged into v as not
 // newer than it (m) would, said later than v, have changed nothing but its
-// observed time: the same validity, v not held for confirmation (it would
-// be confirmed), and v no lift (a lift said again ends the bans said
-// before it; liftAgain).
+// observed time and whether it is open-ended: the same end of validity, v
+// not held for confirmation (it would be confirmed), and v no lift (a lift
+// said again ends the bans said before it; liftAgain).
 func newerChangesNothing(v *Record, m merge) bool {
-	return m.SaidUntil == v.ValidUntil && m.SaidOpen == v.OpenEnded && v.Status != StatusNeedsConfirmation &&
+	return m.SaidUntil == v.ValidUntil && v.Status != StatusNeedsConfirmation &&
 		!(v.Kind == KindConstraint && v.Polarity == Positive)
 }
 

@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -141,6 +143,19 @@ func TestForgettingAMergedStatementForgetsItAlone(t *testing.T) {
 		}
 		return evs
 	}
+	these := func(id string, d int, text string) *events.Event { // open-ended
+		ev := love(id, d, text)
+		ev.Body.(*events.MemoryObserved).OpenEnded = true
+		return ev
+	}
+	recalled := func(id string, version, n, d int) *events.Event {
+		return &events.Event{ID: fmt.Sprintf("recalled-%s-%d", id, d), Kind: events.KindMemoryRecalled, Tenant: "acme", User: "u1",
+			At: day(d), Body: &events.MemoryRecalled{Hits: []events.MemoryHit{{ID: id, Version: version, N: n}}}}
+	}
+	tea := func(id string, d int, text string) *events.Event {
+		return obs(say{"u1", id, d, "preference", "drink", "tea", "positive", text})
+	}
+	quota1 := NewEngine(Config{QuotaPerUser: 1}, nil)
 	one := func(evs ...*events.Event) []*events.Event { return evs }
 	cases := []struct {
 		name   string
@@ -148,24 +163,29 @@ func TestForgettingAMergedStatementForgetsItAlone(t *testing.T) {
 		erased map[string][]string // by user/forgotten id
 		uses   map[string]int      // user/record id: its uses at the end (0: gone)
 		merged []string            // user/id merged into a record before the first forgetting
+		engine *Engine             // nil: e
+		// gap says why the case's view differs from its replay today: it
+		// runs only with MEMORY_REPLAY_GAPS=1 (merge.go says what undo
+		// leaves as it was)
+		gap string
 	}{
 		{"said twice, the second forgotten", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
 			forget("u1", "b", 3)),
-			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1}, []string{"u1/b"}},
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1}, []string{"u1/b"}, nil, ""},
 		{"said twice, the first forgotten", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
 			forget("u1", "a", 3)),
-			map[string][]string{"u1/a": {"a", "b"}}, map[string]int{"u1/a": 0}, []string{"u1/b"}},
+			map[string][]string{"u1/a": {"a", "b"}}, map[string]int{"u1/a": 0}, []string{"u1/b"}, nil, ""},
 		{"said three times, the middle forgotten, then the last", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
 			love("c", 3, "I love coffee zq3q"),
 			forget("u1", "b", 4),
 			forget("u1", "c", 5)),
-			map[string][]string{"u1/b": {"b"}, "u1/c": {"c"}}, map[string]int{"u1/a": 1}, []string{"u1/b", "u1/c"}},
+			map[string][]string{"u1/b": {"b"}, "u1/c": {"c"}}, map[string]int{"u1/a": 1}, []string{"u1/b", "u1/c"}, nil, ""},
 		{"said three times, the last forgotten, then said again", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
@@ -173,52 +193,95 @@ func TestForgettingAMergedStatementForgetsItAlone(t *testing.T) {
 			forget("u1", "c", 4),
 			love("d", 5, "I love coffee zq4q"),
 			forget("u1", "b", 6)),
-			map[string][]string{"u1/c": {"c"}, "u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}},
+			map[string][]string{"u1/c": {"c"}, "u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}, nil, ""},
 		{"said three times out of time order, the newest forgotten", one(
 			love("a", 3, "I love coffee zq1q"),
 			love("b", 5, "I love coffee zq2q"),
 			love("c", 4, "I love coffee zq3q"),
 			forget("u1", "b", 6)),
-			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}},
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}, nil, ""},
 		{"merged, superseded, then the merged forgotten", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
 			hate("d", 3, "I hate coffee zq3q"),
 			forget("u1", "b", 4)),
-			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/d": 1}, []string{"u1/b"}},
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/d": 1}, []string{"u1/b"}, nil, ""},
 		{"merged, corrected, merged again, the first merged forgotten", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
 			correct("a", 3, 1, "I really love coffee zq3q"),
 			love("c", 4, "I love coffee zq4q"),
 			forget("u1", "b", 5)),
-			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}},
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b", "u1/c"}, nil, ""},
 		{"forgotten, then said again", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
 			forget("u1", "b", 3),
 			love("c", 4, "I love coffee zq3q")),
-			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b"}},
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 2}, []string{"u1/b"}, nil, ""},
 		{"two users say the same, one forgets the second", one(
 			love("a", 1, "I love coffee zq1q"),
 			obs(say{"u2", "a", 1, "preference", "drink", "coffee", "positive", "I love coffee zq5q"}),
 			love("b", 2, "I love coffee zq2q"),
 			obs(say{"u2", "b", 2, "preference", "drink", "coffee", "positive", "I love coffee zq6q"}),
 			forget("u1", "b", 3)),
-			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u2/a": 2}, []string{"u1/b", "u2/b"}},
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u2/a": 2}, []string{"u1/b", "u2/b"}, nil, ""},
 		{"Chinese, said in two messages, the second forgotten", slices.Concat(
 			msg("u1", "m1", 1, "我喜欢喝咖啡。zq1q"),
 			msg("u1", "m2", 2, "我喜欢喝咖啡。zq2q"),
 			one(forget("u1", "m2", 3))),
-			map[string][]string{"u1/m2": {"m2"}}, map[string]int{"u1/m1": 1}, []string{"u1/m2"}},
+			map[string][]string{"u1/m2": {"m2"}}, map[string]int{"u1/m1": 1}, []string{"u1/m2"}, nil, ""},
 		{"English, said in two messages beside another statement, the second forgotten", slices.Concat(
 			msg("u1", "m1", 1, "I love coffee. zq1q"),
 			msg("u1", "m2", 2, "I love coffee. zq2q I hate pizza."),
 			one(forget("u1", "m2", 3))),
-			map[string][]string{"u1/m2": {"m2"}}, map[string]int{"u1/m1": 1, "u1/m2#2": 1}, []string{"u1/m2"}},
+			map[string][]string{"u1/m2": {"m2"}}, map[string]int{"u1/m1": 1, "u1/m2#2": 1}, []string{"u1/m2"}, nil, ""},
+		{"said again for these days, then that forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			these("b", 2, "I love coffee these days zq2q"),
+			forget("u1", "b", 3)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1}, []string{"u1/b"}, nil, ""},
+		{"the merged forgotten, then the record", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			love("c", 3, "I love coffee zq3q"),
+			forget("u1", "b", 4),
+			forget("u1", "a", 5)),
+			map[string][]string{"u1/b": {"b"}, "u1/a": {"a", "c"}}, map[string]int{"u1/a": 0}, []string{"u1/b", "u1/c"}, nil, ""},
+		{"merged, recalled, then the merged forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			recalled("a", 1, 3, 3),
+			forget("u1", "b", 4)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 4}, []string{"u1/b"}, nil, ""},
+		{"superseded, revived by a statement, that forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			hate("d", 2, "I hate coffee zq2q"),
+			love("b", 3, "I love coffee zq3q"),
+			forget("u1", "b", 4)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/d": 1}, []string{"u1/b"}, nil,
+			"the revival (a current again, d superseded by it) is left"},
+		{"held for confirmation, confirmed by a statement, that forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			hate("x", 1, "I hate coffee zq2q"),
+			love("b", 2, "I love coffee zq3q"),
+			forget("u1", "b", 4)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/x": 1}, []string{"u1/b"}, nil,
+			"the confirmation (a active, x superseded by it) is left"},
+		{"past the quota, the merged forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			love("b", 2, "I love coffee zq2q"),
+			tea("t", 3, "I love tea zq3q"),
+			forget("u1", "b", 4)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/t": 1}, []string{"u1/b"}, quota1,
+			"which record the quota turned cold was decided with the merge's value (any forgetting past a quota)"},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			if c.gap != "" && os.Getenv("MEMORY_REPLAY_GAPS") == "" {
+				t.Skip("known gap (MEMORY_REPLAY_GAPS=1 runs it): " + c.gap)
+			}
+			e := cmp.Or(c.engine, e)
 			before := newPebbleStore(t)
 			for _, ev := range c.log {
 				if ev.Kind == events.KindMemoryForgotten {
