@@ -15,7 +15,8 @@ const blind5Floor = 25
 // blind5 is the fifth sealed scenario set as the scorer reads it: at least
 // 30 scenarios, half of them Chinese, each whole (sealedSetProblems).
 var blind5 = blindSet{name: "blind5", path: "heldout/blind5.jsonl", floor: blind5Floor, scenariosMin: 30, zhMin: 15,
-	committed: map[string][2]int{"en": {18, 48}, "zh": {18, 47}}}
+	committed: map[string][2]int{"en": {18, 48}, "zh": {18, 47}},
+	sha256:    "c550a529b4b0a09cfa44a4f5c9399a558a8987b613332439c54799dc622a2cf0"}
 
 // TestBlind5Scenarios scores heldout/blind5.jsonl as TestBlind4Scenarios
 // scores blind4.jsonl (-v names every failed check). The set was written

@@ -15,7 +15,8 @@ const blind6Floor = 30
 // them Chinese, each whole (sealedSetProblems). It was sealed until its one
 // blind run (docs/evaluation.md has its figures) and runs in CI since.
 var blind6 = blindSet{name: "blind6", path: "heldout/blind6.jsonl", floor: blind6Floor, scenariosMin: 30, zhMin: 15,
-	committed: map[string][2]int{"en": {18, 52}, "zh": {18, 51}}}
+	committed: map[string][2]int{"en": {18, 52}, "zh": {18, 51}},
+	sha256:    "cad1214732e670e59e656cd7a0eb7137d176360f48f239ea7b078bc2444f1bbd"}
 
 // TestBlind6Scenarios scores heldout/blind6.jsonl as TestBlind5Scenarios
 // scores blind5.jsonl (-v names every failed check). The set was written

@@ -16,7 +16,8 @@ const blind7Floor = 30
 // them Chinese, each whole (sealedSetProblems), sealed until its one blind
 // run (MEMORY_UNSEAL=blind7).
 var blind7 = blindSet{name: "blind7", path: "heldout/blind7.jsonl", floor: blind7Floor, scenariosMin: 36, zhMin: 18,
-	sealed: true, committed: map[string][2]int{"en": {20, 69}, "zh": {20, 64}}}
+	sealed: true, committed: map[string][2]int{"en": {20, 69}, "zh": {20, 64}},
+	sha256: "9a9754ae4bd476531e3303cd7c07de98332d73be4c77324170d5538eb057b983"}
 
 // TestBlind7Scenarios scores heldout/blind7.jsonl as TestBlind6Scenarios
 // scores blind6.jsonl (-v names every failed check). The set was written

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"os"
@@ -40,6 +42,10 @@ type blindSet struct {
 	// committed is what the set was committed with, per language: its
 	// scenarios and the lines that check something (holdsCommitted).
 	committed map[string][2]int
+	// sha256 is the set file's digest as committed (hex); "" is not
+	// checked. Counts catch a line lost or added, the digest any edit:
+	// an expectation changed after a run would move a blind figure unseen.
+	sha256 string
 }
 
 // holdsCommitted holds a set to what was written and to the brief it was
@@ -66,6 +72,15 @@ func holdsCommitted(t *testing.T, set blindSet) {
 	}
 	if !maps.Equal(got, set.committed) {
 		t.Errorf("%s has [scenarios checks] by language %v, committed with %v", set.name, got, set.committed)
+	}
+	if set.sha256 != "" {
+		b, err := os.ReadFile(set.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != set.sha256 {
+			t.Errorf("%s has sha256 %x, committed with %s: a set is not edited after it is written", set.path, sum, set.sha256)
+		}
 	}
 }
 

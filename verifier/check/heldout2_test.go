@@ -3,6 +3,8 @@ package check
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -67,6 +69,10 @@ type kindedSet struct {
 	// counts them; nil is not checked. A line or a label lost or added
 	// fails the test rather than moving its figures.
 	answers, labels map[string]int
+	// sha256 is the set file's digest as committed (hex); "" is not
+	// checked. Counts catch a line lost or added, the digest any edit:
+	// a label changed after a run would move a blind figure unseen.
+	sha256 string
 	// sealed: the checker runs on the set only when VERIFIER_UNSEAL names
 	// it, so that nobody sees its verdicts before the one run that is its
 	// blind figure; until then the test checks the set's integrity (its
@@ -96,6 +102,11 @@ func checkKindedSet(t *testing.T, s kindedSet) {
 		t.Fatalf("%d cases, %d lines of kinds", len(cases), len(labels))
 	}
 	checkSetSize(t, s, cases)
+	if s.sha256 != "" {
+		if got := fileSHA256(t, filepath.Join(dir, set+".jsonl")); got != s.sha256 {
+			t.Errorf("%s.jsonl has sha256 %s, committed with %s: a set is not edited after it is written", set, got, s.sha256)
+		}
+	}
 	checkLabelsHold(t, cases)
 	if s.sealed && os.Getenv("VERIFIER_UNSEAL") != set {
 		if t.Failed() {
@@ -303,4 +314,15 @@ func loadKinds(t *testing.T, path string, kinds []struct{ kind, verdict string }
 		out = append(out, ks)
 	}
 	return out
+}
+
+// fileSHA256 is the hex sha256 of the file at path.
+func fileSHA256(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -36,5 +36,6 @@ func TestHeldOutSet4(t *testing.T) {
 		floors:  heldOut4Floors,
 		answers: map[string]int{"en": 43, "zh": 23},
 		labels:  map[string]int{"supported": 246, "contradicted": 85, "unsupported": 9},
+		sha256:  "1fc528c66d11e819883d3f8f2c7940ab20ff109cc303858b412e9daf30ed00b0",
 	})
 }

@@ -31,5 +31,6 @@ func TestHeldOutSet5(t *testing.T) {
 		floors:  heldOut4Floors,
 		answers: map[string]int{"en": 42, "zh": 21},
 		labels:  map[string]int{"supported": 274, "contradicted": 112, "unsupported": 12},
+		sha256:  "ddd9f296240718abdbdb9df50996b28a2544ffba1a594aff356e2a8a69f47a06",
 	})
 }

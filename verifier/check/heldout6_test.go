@@ -14,5 +14,6 @@ func TestHeldOutSet6(t *testing.T) {
 		floors:  heldOut4Floors,
 		answers: map[string]int{"en": 42, "zh": 21},
 		labels:  map[string]int{"supported": 387, "contradicted": 152, "unsupported": 8},
+		sha256:  "9867cdcc5cd2ba5a48a97535668266ded45c54fc4f1741a18f3161b3f719290c",
 	})
 }

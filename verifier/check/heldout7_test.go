@@ -60,6 +60,7 @@ func TestHeldOutSet7(t *testing.T) {
 		floors:  heldOut4Floors,
 		answers: map[string]int{"en": 41, "zh": 24},
 		labels:  map[string]int{"supported": 545, "contradicted": 150, "unsupported": 8, "not_checkable": 10},
+		sha256:  "53ed185770db3ef5dac056dd506e4b0408c19eca5fb9e6d63481e24590786d31",
 		sealed:  true,
 	}
 	checkKindedSet(t, s) // skips while sealed
