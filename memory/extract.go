@@ -701,6 +701,9 @@ var agoUnits = wordSet("en words", "ago_units")
 // people are objects that say nothing about the user's tastes ("I love you").
 var people = wordSet("en words", "people")
 
+// othersOf are the people of the user's whose things are their own.
+var othersOf = wordSet("en words", "others")
+
 var determiners = wordSet("en words", "determiners")
 
 // cognition verbs: "I don't think …" states nothing about the user.
@@ -874,8 +877,8 @@ func matchMyIs(w []word) (events.Observation, bool) {
 	for i := 1; i < len(w) && i <= 3; i++ {
 		cop := 0
 		switch {
-		case w[i].low == "is":
-			cop = 1
+		case w[i].low == "is" || w[i].low == "are":
+			cop = 1 // "my binoculars are 10x42s"
 		default:
 			if n := phraseAt(w, i, beModals); n > 0 && i+n < len(w) && w[i+n].low == "be" {
 				cop = n + 1
@@ -891,7 +894,9 @@ func matchMyIs(w []word) (events.Observation, bool) {
 			continue
 		}
 		thing, rest := w[:i], w[i+cop:]
-		if pronouns[thing[0].low] || fillers[thing[0].low] || contactThing(thing) {
+		if pronouns[thing[0].low] || fillers[thing[0].low] || contactThing(thing) ||
+			othersOf[strings.TrimSuffix(thing[0].low, "'s")] && len(thing) > 1 {
+			// "my daughter's piano lessons are on Fridays": someone else's
 			return events.Observation{}, false
 		}
 		named := len(rest) > 1 && (rest[0].low == "called" || rest[0].low == "named")
@@ -912,6 +917,12 @@ func matchMyIs(w []word) (events.Observation, bool) {
 			return events.Observation{}, false
 		}
 		switch r := rest[0]; {
+		case w[i].low == "are":
+			// things said in the plural are one fact only when measured
+			// ("my binoculars are 10x42s"; "my laptops are a Dell and a Mac" is two)
+			if !isDigitByte(r.low[0]) {
+				return events.Observation{}, false
+			}
 		case named, r.low == "a", r.low == "an", r.low == "the", isCapital(r.orig), isNumber(r.low):
 		default:
 			return events.Observation{}, false

@@ -29,6 +29,7 @@ var cueFiles embed.FS
 // word lists in the extractor's normal form, Chinese as strings.
 type cueTables struct {
 	open, until, endYear, endMonth, endWeek            [][]string
+	endOfNamed                                         [][]string
 	zhOpen, zhUntil, zhEndYear, zhEndMonth, zhEndWeek  []string
 	thisMonth, thisYear                                [][]string
 	zhThisMonth, zhThisYear                            []string
@@ -63,6 +64,7 @@ func mustCues() *cueTables {
 	t.endYear, t.zhEndYear = split("validity", "end_year")
 	t.endMonth, t.zhEndMonth = split("validity", "end_month")
 	t.endWeek, t.zhEndWeek = split("validity", "end_week")
+	t.endOfNamed, _ = split("validity", "end_of_named")
 	t.thisMonth, t.zhThisMonth = split("validity", "this_month")
 	t.thisYear, t.zhThisYear = split("validity", "this_year")
 	t.fromNextMonth, t.zhFromNextMonth = split("validity", "from_next_month")
@@ -156,6 +158,17 @@ func validUntilEN(ws []word, at int64) int64 {
 			return endOf(now, "month")
 		case phraseAt(ws, rest, cues.endWeek) > 0:
 			return endOf(now, "week")
+		}
+		if k := rest + phraseAt(ws, rest, cues.endOfNamed); k > rest && k < len(ws) {
+			if m, ok := cues.months[ws[k].low]; ok {
+				// "until the end of March": March's last day, this year's or,
+				// once past, next year's
+				y := now.Year()
+				if m < now.Month() {
+					y++
+				}
+				return time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+			}
 		}
 		if n == 0 {
 			continue

@@ -84,11 +84,12 @@ func genericTerms() map[string]bool {
 const restatementValueMax = 40
 
 // matchRestatement reads a sentence that states nothing else as a
-// restatement: a change cue and a value. The value is, in the clause
-// holding a number (else in the last clause holding a change cue), the
-// number and up to three words after it ("120 a month"), or what follows a
-// value lead ("onto azelaic acid", 改成每月一千二, 抹的是理肤泉那款), or the
-// clause without its cue words. What a correction says it is not ("not
+// restatement: a change cue and a value. The value is, in English, in the
+// clause holding a number (else in the last clause holding a change cue),
+// the number and up to three words after it ("120 a month"), or what
+// follows a value lead ("onto azelaic acid"); in Chinese what follows a
+// value lead in the last clause holding one (改成每月一千二, 抹的是理肤泉那款,
+// 刚才说错了，我是业余二段). What a correction says it is not ("not
 // Tuesdays", 不是三段) is no part of it.
 func matchRestatement(sent string) (events.Observation, bool) {
 	var value string
@@ -207,21 +208,14 @@ func indexWord(w []word, low string) int {
 
 func restatedValueZH(sent string) string {
 	parts := strings.FieldsFunc(sent, func(r rune) bool { return strings.ContainsRune("，,；;。！!：:、", r) })
+	if !restatesText(sent) {
+		return ""
+	}
 	value := ""
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
 		if i := strings.Index(p, "不是"); i >= 0 {
 			p = p[:i] // 我是业余二段，不是三段
-		}
-		cue := ""
-		for _, c := range zhRestateChange {
-			if strings.Contains(p, c) {
-				cue = c
-				break
-			}
-		}
-		if cue == "" {
-			continue
 		}
 		v := ""
 		for _, l := range zhRestateLead {

@@ -32,6 +32,10 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		// read as a cap of the same thing: the slot it changes is the user's
 		{"zh-other-kind", "我的房租是每月三千二。",
 			"房东涨价了，房租以后改成每月三千五。", "三千五", "三千二"},
+		{"en-plural", "My walking boots are 44s.",
+			"Got that wrong about the boots: mine are 43s, the 44s were my old pair.", "43s", "44s"},
+		{"zh-cue-apart", "我的健身教练是小王。",
+			"刚才搞错了，给我上课的健身教练是小李，不是小王。", "小李", "小王"},
 		{"zh-not", "我买的猫粮是渴望。",
 			"说错了，猫粮其实是爱肯拿，不是渴望。", "爱肯拿", "渴望"},
 	} {
