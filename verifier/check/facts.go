@@ -237,6 +237,10 @@ func (cx *claim) categoryFacts() []fact {
 		if future && catTrait("future", cm.cats[0]) {
 			continue
 		}
+		if f, ok := cx.lapsedFact(cm, neg); ok {
+			out = append(out, f)
+			continue
+		}
 		out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status in the evidence", weak: true, soft: true})
 	}
 	return out

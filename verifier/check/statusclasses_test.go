@@ -136,3 +136,32 @@ func TestPlainChineseWordsOfInclusionApprovalAndDoneWork(t *testing.T) {
 		}
 	}
 }
+
+// TestAStateOfValidityIsReadFromAnEndDate: with no field stating whether
+// a thing is valid, a day named by an end date key (expires, 到期日) does:
+// past, the thing has lapsed; today or later, it has not. The negation is
+// read before comparing; a date of no end (joined) says nothing.
+func TestAStateOfValidityIsReadFromAnEndDate(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	members := `{"members": [{"name": "Ana", "expires": "2027-06-30"}, {"name": "Ben", "expires": "2026-11-30"}]}`
+	zh := `{"会员": [{"姓名": "李梅", "到期日": "2027-06-30"}, {"姓名": "王强", "到期日": "2026-11-30"}]}`
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{members, "Ben's card is still valid.", events.VerdictContradicted},
+		{members, "Ben's card has expired.", events.VerdictSupported},
+		{members, "Ana's card is still valid.", events.VerdictSupported},
+		{members, "Ana's card has expired.", events.VerdictContradicted},
+		{members, "Ana's card has not expired.", events.VerdictSupported},
+		{zh, "王强的会员卡还在有效期内。", events.VerdictContradicted},
+		{zh, "王强的会员卡已经过期了。", events.VerdictSupported},
+		{zh, "李梅的会员卡已经过期了。", events.VerdictContradicted},
+		{`{"members": [{"name": "Ana", "joined": "2025-06-30"}]}`, "Ana's card has expired.", events.VerdictUnsupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
