@@ -119,7 +119,7 @@ func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
 	// Waiting: this decision carries the call on. Running: this message may
 	// be the call's carrier (redelivered after a crash), so it is settled
 	// like one — never acknowledged before the call is decided.
-	raw, err := e.stream.GetMsg(e.hard, rec.InputSeq)
+	raw, err := e.readMsg(e.hard, e.stream, e.streamName, rec.InputSeq, "")
 	if err != nil {
 		log.Warn("cannot read the waiting call; handing the decision back", "seq", rec.InputSeq, "err", err)
 		m.NakWithDelay(e.cfg.Heartbeat)

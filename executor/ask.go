@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,4 +189,54 @@ func ackAnswer(stream string) func(*nats.Msg) bool {
 		readPubAckTo(m.Data, &ack)
 		return ack.Stream == stream
 	}
+}
+
+// getMsg reads the message at seq of stream name (with subj, the first
+// on subj at or after seq) by a direct get, taking only an answer that is
+// that message: of that stream, at seq (or, with subj, on subj and not
+// before seq). jetstream.ErrMsgNotFound when there is none.
+func (a *asker) getMsg(ctx context.Context, name string, seq uint64, subj string) (*jetstream.RawStreamMsg, error) {
+	req := fmt.Appendf(nil, `{"seq":%d}`, seq)
+	if subj != "" {
+		req = fmt.Appendf(nil, `{"seq":%d,"next_by_subj":%q}`, seq, subj)
+	}
+	m, err := a.ask(ctx, &nats.Msg{Subject: "$JS.API.DIRECT.GET." + name, Data: req}, func(m *nats.Msg) bool {
+		if m.Header.Get("Status") != "" || m.Header.Get("Nats-Stream") != name {
+			return entryAnswer(name, subj)(m) && m.Header.Get("Status") != ""
+		}
+		got, err := strconv.ParseUint(m.Header.Get("Nats-Sequence"), 10, 64)
+		if err != nil {
+			return false
+		}
+		if subj == "" {
+			return got == seq
+		}
+		return got >= seq && m.Header.Get("Nats-Subject") == subj
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch st := m.Header.Get("Status"); st {
+	case "":
+	case "404":
+		return nil, jetstream.ErrMsgNotFound
+	default:
+		return nil, fmt.Errorf("status %s %s", st, m.Header.Get("Description"))
+	}
+	got, _ := strconv.ParseUint(m.Header.Get("Nats-Sequence"), 10, 64)
+	at, _ := time.Parse(time.RFC3339Nano, m.Header.Get("Nats-Time-Stamp"))
+	return &jetstream.RawStreamMsg{Subject: m.Header.Get("Nats-Subject"), Sequence: got, Header: m.Header, Data: m.Data, Time: at}, nil
+}
+
+// readMsg reads the message at seq of stream s, named name where it
+// answers direct gets on the default API ("" where not), with subj the
+// first on subj at or after seq: by the asker's getMsg where it can.
+func (e *Executor) readMsg(ctx context.Context, s jetstream.Stream, name string, seq uint64, subj string) (*jetstream.RawStreamMsg, error) {
+	if name == "" || e.store.ask == nil {
+		if subj != "" {
+			return s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		}
+		return s.GetMsg(ctx, seq)
+	}
+	return e.store.ask.getMsg(ctx, name, seq, subj)
 }

@@ -31,7 +31,7 @@ import (
 // taken out (accept always true) each case fails: a write refused read as
 // won (two executors holding one lease: a call run twice), a write won
 // read as lost (a lease taken, then given up: outcome_unknown), globex's
-// record read as acme's (tried).
+// record read as acme's, TS_MODEL's fifth message as its first (tried).
 func TestABucketRequestTakesNoForeignAnswer(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -161,6 +161,14 @@ func TestABucketRequestTakesNoForeignAnswer(t *testing.T) {
 			rec, rev, err := s.get(ctx, "acme", mine.Key)
 			if err != nil || rec == nil || rec.Key != mine.Key || rev != real(mine.Key) {
 				return fmt.Errorf("get: %+v at %d, %v; want %s at %d", rec, rev, err, mine.Key, real(mine.Key))
+			}
+			return nil
+		}},
+		{"another message of the log is not the one asked", func() error {
+			forge(reflectStoredAck)
+			m, err := s.ask.getMsg(ctx, "TS_MODEL", 1, "")
+			if err != nil || m.Sequence != 1 || m.Subject != "ts.model.acme.forged.x" {
+				return fmt.Errorf("TS_MODEL's first message: %+v, %v", m, err)
 			}
 			return nil
 		}},

@@ -55,6 +55,7 @@ type Executor struct {
 	results       jetstream.Stream
 	resultsDirect string
 	resultsName   string // the result stream's name, where resultsDirect is set
+	streamName    string // the input stream's name, where it answers direct gets on the default API
 	// shown asks the log to store outcomes and approval requests: their
 	// reply subjects are seen by the subscribers of theirs (ask.go).
 	shown *asker
@@ -166,6 +167,9 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 	if info := e.results.CachedInfo(); info.Config.AllowDirect && defaultAPI(cfg.JS) {
 		e.resultsDirect = "$JS.API.DIRECT.GET." + info.Config.Name + "."
 		e.resultsName = info.Config.Name
+	}
+	if info := e.stream.CachedInfo(); info.Config.AllowDirect && defaultAPI(cfg.JS) {
+		e.streamName = info.Config.Name
 	}
 	e.soft, e.softStop = context.WithCancel(context.Background())
 	e.hard, e.hardStop = context.WithCancel(context.Background())

@@ -184,7 +184,7 @@ func (j *job) otherCall(rec *record) (string, error) {
 	// Another input of the same item is a duplicate only if it asks the
 	// same. Rare (the assembler decides an item once), so the first input
 	// is read back rather than kept in every record.
-	raw, err := j.e.stream.GetMsg(j.e.hard, rec.InputSeq)
+	raw, err := j.e.readMsg(j.e.hard, j.e.stream, j.e.streamName, rec.InputSeq, "")
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return "", nil // no longer in the log: nothing to compare with
 	}

@@ -223,7 +223,7 @@ func (e *Executor) loggedRecord(ctx context.Context, tenant, key string) (*recor
 		var raw *jetstream.RawStreamMsg
 		err := retryUntil(ctx, e.store.retry, e.store.deadline(), func(ctx context.Context) error {
 			var err error
-			raw, err = e.results.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+			raw, err = e.readMsg(ctx, e.results, e.resultsName, seq, subj)
 			return err
 		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
