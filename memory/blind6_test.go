@@ -8,8 +8,10 @@ import "testing"
 // nothing would score (it passes most checks that something does not
 // hold), so that the test fails on a change that loses much of what memory
 // understood, not on the set's figure. A change may raise the floor, never
-// lower it silently.
-const blind6Floor = 30
+// lower it silently. Raised from 30 to 60 once memory read 64 of its
+// checks (restatements, mgen7), so a change that loses what those
+// readings gained fails here.
+const blind6Floor = 60
 
 // blind6 is the sixth sealed scenario set: at least 30 scenarios, half of
 // them Chinese, each whole (sealedSetProblems). It was sealed until its one
