@@ -48,6 +48,13 @@ type Observation struct {
 	// only the first sentence says it. Empty when the message opened
 	// with none.
 	Speaker string `msgpack:"sp,omitempty" json:"speaker,omitempty"`
+	// Context is the question the turn before asked when the message this
+	// statement was read from answers it ("What inspired you?" before "I
+	// painted it after a walk by the sea."): kept with the statement, to
+	// be found and read with it, never a record of its own. It is in this
+	// event only, sealed under the record's key, so forgetting the record
+	// forgets it. Empty when the message answers no question.
+	Context string `msgpack:"cx,omitempty" json:"context,omitempty"`
 }
 
 // MemoryObserved adds an observation.

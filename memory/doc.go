@@ -148,6 +148,15 @@
 // two messages never name a record alike (message m1#2 is record m1%232,
 // not the second record of m1).
 //
+// A message that replies to a turn (Engine.ReplyEvents; the service's
+// and memory run's reply_to) keeps the questions that turn asks as the
+// Context of each of its records: indexed and embedded with the
+// record's text (spokenText; not shown as its text), kept in the
+// record's own events, so forgetting the record forgets them. The
+// question is no record of its own, and a record that keeps it takes no
+// second share of the turn before at recall (withContext,
+// readWithTheTurnBefore).
+//
 // The projection still reads events.UserMessage, as earlier versions
 // wrote it (one event sealed under the user's key): each statement becomes
 // a record — the first with the message's whole text — and they are

@@ -220,6 +220,7 @@ func checkEnvelope(ev *events.Event) error {
 type stmt struct {
 	id, origin, sentence      string
 	message, speaker          string
+	context                   string // the question its message answered (events.Observation.Context)
 	kind                      Kind
 	subject, attribute, value string
 	polarity                  Polarity
@@ -256,12 +257,15 @@ func (e *Engine) statement(o events.Observation, at int64, extract bool, inherit
 		value: strings.TrimSpace(o.Value), polarity: Polarity(o.Polarity), scope: strings.TrimSpace(o.Scope),
 		permission: strings.TrimSpace(o.Permission), text: o.Text, confidence: o.Confidence,
 		sentence: strings.TrimSpace(o.Sentence), openEnded: o.OpenEnded, message: strings.TrimSpace(o.Message),
-		speaker: strings.TrimSpace(o.Speaker)}
+		speaker: strings.TrimSpace(o.Speaker), context: strings.TrimSpace(o.Context)}
 	if len(s.message) > IDBytesMax {
 		return bad("message id too long")
 	}
 	if len(s.speaker) > speakerBytesMax {
 		return bad("speaker too long")
+	}
+	if len(s.context) > contextBytesMax {
+		return bad("context too long")
 	}
 	if extract && s.kind != KindEpisode && (s.subject == "" || s.attribute == "") {
 		for _, x := range e.extract(o.Text, at) {
@@ -400,7 +404,7 @@ func (x *tx) end() error {
 }
 
 func (x *tx) record(st stmt, version int) *Record {
-	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence, Message: st.message, Speaker: st.speaker,
+	return &Record{Tenant: x.tenant, User: x.user, ID: st.id, Version: version, Origin: st.origin, Sentence: st.sentence, Message: st.message, Speaker: st.speaker, Context: st.context,
 		Source: x.event, ObservedAt: x.at, LearnedAt: x.at, Kind: st.kind, Subject: st.subject,
 		Attribute: st.attribute, Value: st.value, Polarity: st.polarity, Scope: st.scope,
 		Permission: st.permission, ValidFrom: st.validFrom, ValidUntil: st.validUntil,
@@ -938,6 +942,9 @@ func (x *tx) prepareCorrect(b *events.MemoryCorrected) (func() error, error) {
 	}
 	if st.speaker == "" {
 		st.speaker = head.Speaker
+	}
+	if st.context == "" {
+		st.context = head.Context
 	}
 	return func() error { return x.correct(st) }, nil
 }

@@ -32,8 +32,9 @@ import (
 //
 // Each conversation is one user's memory, written twice: each turn an
 // episode of its own (recall alone is measured), then each turn that
-// user's message (Engine.MessageEvents, the product's write path: the
-// extractor splits it into statements, and the default quota
+// user's message (Engine.ReplyEvents, the product's write path: the
+// extractor splits it into statements, the turn before in its session
+// is the turn it replies to, and the default quota
 // (QuotaPerUserDefault) applies), and once so without a quota. A turn's text is "Speaker: text",
 // with "[shares a photo of …]" when it shares an image, at its session's
 // time. Each question is a recall (K 10) at the time of the
@@ -127,10 +128,14 @@ func TestLoCoMoRecall(t *testing.T) {
 			const tenant = "locomo"
 			user := c.id
 			var last int64
-			for _, turn := range c.turns {
+			for n, turn := range c.turns {
 				var evs []*events.Event
 				if write != "episode" {
-					if evs, err = e.MessageEvents(tenant, user, turn.id, turn.text, turn.at); err != nil {
+					replyTo := "" // the turn before, in the same session
+					if n > 0 && turn.at-c.turns[n-1].at <= int64(ctxGap) {
+						replyTo = c.turns[n-1].text
+					}
+					if evs, err = e.ReplyEvents(tenant, user, turn.id, turn.text, replyTo, turn.at); err != nil {
 						t.Fatalf("%s %s: %v", c.id, turn.id, err)
 					}
 				} else {

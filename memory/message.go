@@ -32,13 +32,26 @@ import (
 // error wrapping ErrInvalid for a message id or text that is missing or
 // too long.
 func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]*events.Event, error) {
+	return e.ReplyEvents(tenant, user, message, text, "", at)
+}
+
+// ReplyEvents is MessageEvents for a message that replies to the turn
+// replyTo (the assistant's, or another speaker's, as said; "" for none):
+// the questions replyTo asks (questionsOf) are the Context of each
+// record the message writes. "Five years already!" says nothing of a
+// marriage alone; kept with "How long have you been married?" it is
+// found, matched and embedded as the answer it is (spokenText), and it
+// is forgotten with its context, which is sealed under its own key. The
+// question is no record of its own: what memory does not keep it never
+// has to forget.
+func (e *Engine) ReplyEvents(tenant, user, message, text, replyTo string, at int64) ([]*events.Event, error) {
 	switch {
 	case message == "" || len(message) > IDBytesMax:
 		return nil, fmt.Errorf("memory: message of tenant %s: id missing or too long: %w", tenant, ErrInvalid)
 	case strings.TrimSpace(text) == "" || len(text) > TextBytesMax:
 		return nil, fmt.Errorf("memory: message %q: text missing or too long: %w", message, ErrInvalid)
 	}
-	speaker := speakerOf(text)
+	speaker, asked := speakerOf(text), questionsOf(replyTo)
 	obs := e.extract(text, at)
 	if len(obs) > observationsMax {
 		obs = obs[:observationsMax]
@@ -143,11 +156,36 @@ func (e *Engine) MessageEvents(tenant, user, message, text string, at int64) ([]
 		if r := find(i); size[r] > 1 {
 			o.Sentence = out[r].ID
 		}
-		o.Speaker = speaker
+		o.Speaker, o.Context = speaker, asked
 		evs[i] = &events.Event{ID: events.MemoryRequestID(tenant, user, "message", o.ID, at), Tenant: tenant, User: user, At: at,
 			Body: &events.MemoryObserved{Observation: o}}
 	}
 	return evs, nil
+}
+
+// contextBytesMax bounds a record's context (events.Observation.Context):
+// the questions of the turn before, the last of them kept first.
+const contextBytesMax = 512
+
+// questionsOf returns the questions turn asks, in the order asked and
+// without its speaker's label ("Melanie: Wow! What inspired you?" asks
+// "What inspired you?"): the sentences that end with a question mark (?
+// or ？), the last ones kept when they are more than contextBytesMax.
+// "" when turn asks nothing: a reply to a statement takes no context.
+func questionsOf(turn string) string {
+	var qs []string
+	n := 0
+	for _, s := range lang.Sentences(afterSpeaker(turn)) {
+		if s.Question && hasWords(s.Text) {
+			qs = append(qs, s.Text)
+			n += len(s.Text) + 1
+		}
+	}
+	for len(qs) > 0 && n-1 > contextBytesMax {
+		n -= len(qs[0]) + 1
+		qs = qs[1:]
+	}
+	return strings.Join(qs, " ")
 }
 
 // partHolding returns the index of the part of a message whose text

@@ -244,7 +244,12 @@ const (
 // vectors): that turn's meaning has reached it once, and it takes no
 // context from that turn besides, so "My sister lives in Lisbon." said
 // just after "I drive a Subaru." does not take the car's standing twice
-// and pass it. It orders hits by the time they were said.
+// and pass it. A record that keeps the question its message answered
+// (Record.Context, ReplyEvents) was indexed and embedded with it, so it
+// does not stand where the question would (that is the question's
+// score a second time); it takes ctxWeight of the turn's best as any
+// record does (what else that turn said, which it does not keep). It
+// orders hits by the time they were said.
 func withContext(hits []Hit, read []bool) {
 	order := make([]int, len(hits))
 	for i := range order {
@@ -293,7 +298,7 @@ func withContext(hits []Hit, read []bool) {
 			if own[i] > 0 && !(i == g.from && wasRead[i]) {
 				hits[i].Score += ctxWeight * prev.best
 			}
-			if asked {
+			if asked && hits[i].Record.Context == "" { // one that keeps the question was indexed and embedded with it
 				// the answer to a question about the query: it stands where
 				// the question would as a statement (before questionWeight)
 				hits[i].Score = max(hits[i].Score, own[prev.to-1]/questionWeight)
@@ -311,7 +316,10 @@ func withContext(hits []Hit, read []bool) {
 // their vectors. cos and xs are by hit; a hit without a vector (cos
 // NaN) is left alone. It returns, by hit, whether the hit's cosine was
 // raised so with the turn before it: that turn's meaning has reached it,
-// and it takes no context from that turn besides (withContext).
+// and it takes no context from that turn besides (withContext). A
+// record that keeps the question its message answered (Record.Context)
+// was embedded with it (spokenText) and is not raised again: the turn
+// before has reached it at the write.
 func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float32) []bool {
 	raised := make([]bool, len(hits))
 	order := make([]int, len(hits))
@@ -337,7 +345,7 @@ func readWithTheTurnBefore(q []float32, hits []Hit, cos []float64, xs [][]float3
 			sum[d] += v
 		}
 		c := cosine(q, sum)
-		if c > cos[i] {
+		if c > cos[i] && a.Context == "" { // one that keeps its question was embedded with it
 			cos[i], raised[i] = c, true
 		}
 		cos[j] = max(cos[j], c)

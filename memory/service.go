@@ -468,7 +468,7 @@ func (s *Service) message(ctx context.Context, o *Op) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.Engine.MessageEvents(o.Tenant, o.User, o.ID, o.Text, at.UnixNano())
+	evs, err := s.Engine.ReplyEvents(o.Tenant, o.User, o.ID, o.Text, o.ReplyTo, at.UnixNano())
 	if err != nil {
 		return nil, err
 	}

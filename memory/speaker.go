@@ -97,10 +97,16 @@ func allHan(rs []rune) bool {
 // spokenText is the text a record is indexed and embedded by: its own,
 // after its speaker's label when its message opened with one its own
 // text does not say ("Caroline: It was great." for the second sentence
-// of "Caroline: I went to the parade. It was great.").
+// of "Caroline: I went to the parade. It was great."), and after the
+// question its message answered when it keeps one (its Context: "How
+// long have you been married? Five years already!").
 func spokenText(r *Record) string {
-	if r.Speaker == "" || strings.HasPrefix(r.Text, r.Speaker) {
-		return r.Text
+	t := r.Text
+	if r.Speaker != "" && !strings.HasPrefix(r.Text, r.Speaker) {
+		t = r.Speaker + ": " + r.Text
 	}
-	return r.Speaker + ": " + r.Text
+	if r.Context != "" {
+		t = r.Context + " " + t
+	}
+	return t
 }

@@ -12,19 +12,7 @@ import (
 // records' ids.
 func applyMessage(t *testing.T, e *Engine, s *pebbleStore, user, id, text string, at time.Time) []string {
 	t.Helper()
-	evs, err := e.MessageEvents("acme", user, id, text, at.UnixNano())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, ev := range evs {
-		ev.Kind = ev.Body.Kind()
-		if err := s.apply(e, ev); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, ev.Body.(*events.MemoryObserved).ID)
-	}
-	return ids
+	return applyReply(t, e, s, "acme", user, id, text, "", at)
 }
 
 // A message that states nothing is one episode per sentence, each naming

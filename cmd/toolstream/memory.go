@@ -218,7 +218,8 @@ func memoryRunCmd(g *globals) *cobra.Command {
 		Short: "One-shot: publish a file of memory operations through the real path and print each recall",
 		Long: `memory run starts an embedded server in a temporary directory and reads JSON lines:
   {"op":"observe","tenant":…,"user":…,"id":…,"time":RFC3339,"text":…, "kind","subject","attribute","value","polarity","scope","valid_until","ttl","confidence"}
-  {"op":"message","tenant":…,"user":…,"id":…,"time":…,"text":…}        (a record per statement the extractor reads)
+  {"op":"message","tenant":…,"user":…,"id":…,"time":…,"text":…, "reply_to"}  (a record per statement the extractor reads;
+      reply_to: the turn it answers, whose questions are kept as context of its records)
   {"op":"correct", …same fields…, "expected_version":N}
   {"op":"forget","tenant":…,"user":…,"id":…,"time":…}
   {"op":"recall","tenant":…,"user":…,"query":…,"time":…,"k":…}

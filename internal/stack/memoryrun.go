@@ -116,5 +116,5 @@ func memoryRunEvents(e *memory.Engine, op *memory.Op, line int) ([]*events.Event
 	if err != nil {
 		return nil, fmt.Errorf("time %q: want RFC 3339: %w", op.Time, err)
 	}
-	return e.MessageEvents(op.Tenant, op.User, op.ID, op.Text, at.UnixNano())
+	return e.ReplyEvents(op.Tenant, op.User, op.ID, op.Text, op.ReplyTo, at.UnixNano())
 }

@@ -41,6 +41,11 @@ type Op struct {
 	History         bool     `json:"history"`
 	Scopes          []string `json:"scopes"`
 	BudgetTokens    int      `json:"budget_tokens,omitempty"`
+	// ReplyTo is, for a message, the turn it replies to (the assistant's
+	// or another speaker's, as said): the questions it asks are kept as
+	// context of the message's records (events.Observation.Context), not
+	// as records of their own.
+	ReplyTo string `json:"reply_to,omitempty"`
 }
 
 // WriteReply answers a write: message, observe, correct or forget.

@@ -46,6 +46,7 @@ type Record struct {
 	Sentence     string   `msgpack:"se,omitempty" json:"sentence,omitempty"` // first record of the sentence it shares (events.Observation.Sentence)
 	Message      string   `msgpack:"ms,omitempty" json:"message,omitempty"`  // user message the writer read the statement from (events.Observation.Message); provenance only
 	Speaker      string   `msgpack:"sp,omitempty" json:"speaker,omitempty"`  // the label its message opened with (events.Observation.Speaker); indexed and embedded with the text
+	Context      string   `msgpack:"cx,omitempty" json:"context,omitempty"`  // the question its message answered (events.Observation.Context); indexed and embedded with the text, forgotten with it
 	Source       string   `msgpack:"src" json:"source"`                      // event that wrote this version
 	ObservedAt   int64    `msgpack:"ob" json:"observed_at"`                  // latest statement of it (reinforcement moves it)
 	LearnedAt    int64    `msgpack:"ln" json:"learned_at"`                   // when this version was learnt
