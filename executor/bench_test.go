@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +42,12 @@ func publishBurst(b testing.TB, bs *bus.Bus, tool, phase string, n int) uint64 {
 		data, _ := events.Encode(ev)
 		subj, _ := events.CallSubject(c.tenant, c.tool)
 		f, err := bs.JS.PublishAsync(subj, data, jetstream.WithMsgID(ev.ID))
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			// A loaded server acknowledges slower than the burst is
+			// written: wait for the acknowledgements, then go on.
+			<-bs.JS.PublishAsyncComplete()
+			f, err = bs.JS.PublishAsync(subj, data, jetstream.WithMsgID(ev.ID))
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
