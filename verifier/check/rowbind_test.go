@@ -97,3 +97,24 @@ func checkRowCases(t *testing.T, cases []rowCase) {
 		}
 	}
 }
+
+// TestTwoValuesOfTwoRowsArePairedWrongly: a claim naming one row by a
+// value of one field and stating another row's value of another field
+// ("The Yamaha U3 is in Hall 1", Hall 1 being the Steinway's room) pairs
+// what the rows keep apart: the row its first value names is its row,
+// whose own field contradicts it; both values of one row support it.
+func TestTwoValuesOfTwoRowsArePairedWrongly(t *testing.T) {
+	sup, con := events.VerdictSupported, events.VerdictContradicted
+	tunings := `{"visits": [{"client": "Harlow School", "piano": "Steinway B", "room": "Hall 1"}, {"client": "Mrs Okafor", "piano": "Yamaha U3", "room": "Lounge"}, {"client": "St Jude's", "piano": "Bechstein A", "room": "Chapel"}]}`
+	garments := `{"订单": [{"单号": "X-1", "面料": "羊绒", "工艺": "干洗"}, {"单号": "X-2", "面料": "真丝", "工艺": "手洗"}, {"单号": "X-3", "面料": "羽绒", "工艺": "水洗"}]}`
+	checkRowCases(t, []rowCase{
+		{tunings, "The Yamaha U3 is in Hall 1.", []events.Verdict{con}},
+		{tunings, "The Yamaha U3 is in the Lounge.", []events.Verdict{sup}},
+		{tunings, "Mrs Okafor's piano is a Bechstein A.", []events.Verdict{con}},
+		{tunings, "Mrs Okafor's piano is a Yamaha U3.", []events.Verdict{sup}},
+		{garments, "羊绒围巾是手洗的。", []events.Verdict{con}},
+		{garments, "真丝衬衫是手洗的。", []events.Verdict{sup}},
+		{garments, "羊绒面料的衣服是手洗的。", []events.Verdict{con}},
+		{garments, "羽绒服是水洗的。", []events.Verdict{sup}},
+	})
+}

@@ -512,11 +512,19 @@ func labelledRow(ix *evidence.Index, a int32, label []string, v float64) (int32,
 // picks by a value only that row has in a field whose values differ from
 // row to row ("The tank block has 18 cars" beside rows of type tank,
 // hopper, intermodal): the claim is about that row, not the first. A value
-// several rows share, or a category (a state, a level), picks none. at is
-// the first rune of the first mention that picks it.
+// several rows share, or a category (a state, a level), picks none. Two
+// such values of two fields that pick two rows of one array ("The final is
+// on court 4", the final's row on court 2 and court 4 another round's)
+// pair what the rows keep apart: the claim is about the row its first
+// value picks, and the other value is what it says of that row (its
+// field of that key decides it), unless the claim compares or counts
+// rows. at is the first rune of the mention that picks the row.
 func rowByValue(ix *evidence.Index, rd *reading) (int32, string, int, bool) {
-	var found int32 = -1
-	name, at := "", -1
+	type pick struct {
+		row, leaf int32
+		at        int
+	}
+	var picks []pick
 	for i, vm := range rd.values {
 		var row int32 = -1
 		for _, l := range vm {
@@ -530,15 +538,30 @@ func rowByValue(ix *evidence.Index, rd *reading) (int32, string, int, bool) {
 		if row < 0 || !distinctInRows(ix, vm[0]) && !onlyInItsRow(ix, vm[0]) {
 			continue
 		}
-		if found >= 0 && found != row {
-			return -1, "", -1, false
-		}
-		found, name = row, ix.Leaves[vm[0]].Str()
-		if at < 0 && i < len(rd.valueSpans) {
+		at := -1
+		if i < len(rd.valueSpans) {
 			at = rd.valueSpans[i][0]
 		}
+		picks = append(picks, pick{row, vm[0], at})
 	}
-	return found, name, at, found >= 0
+	if len(picks) == 0 {
+		return -1, "", -1, false
+	}
+	first := picks[0]
+	for _, p := range picks[1:] {
+		if p.row == first.row {
+			continue
+		}
+		if len(picks) != 2 || p.at < 0 || first.at < 0 || ix.Nodes[p.row].Parent != ix.Nodes[first.row].Parent ||
+			evidence.LastToken(ix.Leaves[p.leaf].Ptr()) == evidence.LastToken(ix.Leaves[first.leaf].Ptr()) ||
+			rd.cues&(evidence.CueThan|evidence.CueMore|evidence.CueLess|evidence.CueMost|evidence.CueLeast|evidence.CueDerive|evidence.CueUniversal|evidence.CueExistential) != 0 {
+			return -1, "", -1, false
+		}
+		if p.at < first.at {
+			first = p
+		}
+	}
+	return first.row, ix.Leaves[first.leaf].Str(), first.at, true
 }
 
 // pronounBefore reports whether a pronoun (it, its, 它, 该) comes before
