@@ -159,3 +159,24 @@ func TestAStateOfValidityIsReadFromAnEndDate(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsOfAStateInAnotherSense: 通过 before what a thing goes through
+// (通过银行转账, 通过隧道: "via, through") states no approval; only 通过了 and
+// its negations (没有通过, 还没通过) do, in English and Chinese.
+func TestWordsOfAStateInAnotherSense(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"申请": [{"人": "孙女士", "approved": false, "渠道": "银行转账"}]}`, "孙女士的申请是通过银行转账提交的。", events.VerdictSupported},
+		{`{"退款": [{"订单": "A17", "approved": false, "方式": "支付宝"}]}`, "A17的退款会通过支付宝退回。", events.VerdictSupported},
+		{`{"路线": [{"名称": "环线", "经过": "隧道", "approved": false}]}`, "环线通过隧道。", events.VerdictSupported},
+		{`{"application": {"approved": false, "channel": "post"}}`, "The application went through the post.", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
