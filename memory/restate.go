@@ -247,7 +247,15 @@ func (x *tx) restated(n *Record) (*Record, error) {
 	var best *Record
 	bestScore := 0
 	for _, h := range heads {
-		score := 2*shared(terms, restatedTerms(h.Attribute)) + shared(terms, restatedTerms(h.Text))
+		// Every word of the slot is said, and not as the modifier of
+		// another thing (the gym buddy is no gym membership, the dentist's
+		// receptionist no dentist, 房租发票 no 房租): a restatement that
+		// shares a word with a slot is not yet about it.
+		slot := restatedTerms(h.Attribute)
+		if modifiesAnother(n.Text, slot) {
+			continue
+		}
+		score := 2*shared(terms, slot) + shared(terms, restatedTerms(h.Text))
 		if score == 0 {
 			continue
 		}
@@ -258,6 +266,58 @@ func (x *tx) restated(n *Record) (*Record, error) {
 	}
 	return best, nil
 }
+
+// modifiesAnother reports whether text says one of the slot's terms as
+// the modifier of another thing: in English followed by a possessive
+// ("the dentist's receptionist"), in Chinese followed at once by a
+// character that goes on naming a thing (房租发票, 咖啡店, 房租的发票)
+// rather than by what is said of it (房租现在…, 咖啡换成…, 房租以后…).
+func modifiesAnother(text string, slot []string) bool {
+	low := strings.ToLower(text)
+	for k, t := range slot {
+		if lang.IsCJK([]rune(t)[0]) && k < len(slot)-1 {
+			continue // a Chinese slot is named by its last term (健身教练: 教练)
+		}
+		for i := 0; ; {
+			j := strings.Index(low[i:], t)
+			if j < 0 {
+				break
+			}
+			rest := low[i+j+len(t):]
+			i += j + len(t)
+			if lang.IsCJK([]rune(t)[0]) {
+				r, _ := utf8.DecodeRuneInString(rest)
+				if r != utf8.RuneError && lang.IsCJK(r) && !strings.ContainsRune(zhSaidOf, r) {
+					return true
+				}
+				continue
+			}
+			if strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "’s") {
+				return true
+			}
+			// A slot of two words or more ("gym membership") whose word is
+			// followed by a noun of another thing ("gym buddy", "car
+			// park"): a word that is no next word of the slot, no function
+			// word and no verb form.
+			if len(slot) > 1 && (i-len(t) == 0 || !isLetterByte(low[i-len(t)-1])) {
+				next := strings.FieldsFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) })
+				if len(rest) > 0 && rest[0] == ' ' && len(next) > 0 {
+					w := next[0]
+					if len(w) >= 3 && !slices.Contains(slot, w) && !stopWords[w] && !restateGenericTerms[w] &&
+						!strings.HasSuffix(w, "ing") && !strings.HasSuffix(w, "ed") && !restatesText(w) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// zhSaidOf are characters that, right after a thing's name, begin what is
+// said of it (a time, an adverb, a verb of change or being), not a longer
+// name.
+const zhSaidOf = "现以从今明改换变涨降调也就要是都还又已再仍将会得该可能没不每一到在了为由按其真确坐用去喝吃买开骑住走"
 
 // restatedTerms are the index terms of s a restatement may share with a
 // slot: no generic or cue word, no Chinese single character, no pair
@@ -371,3 +431,5 @@ func (x *tx) earlierHeads(ids []string, n *Record) ([]*Record, error) {
 	}
 	return out, nil
 }
+
+func isLetterByte(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
