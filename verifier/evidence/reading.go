@@ -663,6 +663,9 @@ func (ix *Index) MembersBetween(a, b []int32) []int32 {
 		}
 		if ia >= 0 && ib >= 0 {
 			lo, hi := min(ia, ib), max(ia, ib)
+			if hi-lo < 2 {
+				return nil // the same member, or two next to each other
+			}
 			return slices.Clone(cl.Members[lo+1 : hi])
 		}
 	}
