@@ -64,6 +64,16 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"zh-unrelated", "我的房租是每月三千二。", "楼下超市现在换成了自助收银。"},
 		// shares a word but says no change
 		{"en-no-cue", "My gym membership is 45 pounds a month.", "The gym was packed with 60 people."},
+		// a change of another thing that shares a word with the slot (rev7's
+		// review of c2e5e5f: each of the first six superseded)
+		{"en-gym-buddy", "My gym membership is 45 pounds a month.", "My gym buddy switched to 6 am sessions now."},
+		{"en-car-park", "My car insurance is 600 pounds a year.", "The car park switched to 3 pounds an hour instead."},
+		{"en-dentist-receptionist", "My dentist is Dr Patel on King Street.", "The dentist's receptionist is Maria now."},
+		{"en-daughter", "My daughter's school is Oakwood Primary.", "My daughter now takes 2 piano lessons a week."},
+		{"zh-invoice", "我的房租是每月三千二。", "房租发票现在改成电子的了。"},
+		{"zh-coffee-shop", "我早上喝的咖啡是美式。", "公司楼下的咖啡店现在换成了瑞幸。"},
+		{"zh-daughter", "我女儿的学校是实验小学。", "我女儿的钢琴课现在改成周六了。"},
+		{"zh-phone-case", "我的手机号是13800001111。", "我的手机壳现在换成蓝色的了。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := NewEngine(Config{}, nil)
