@@ -292,6 +292,9 @@ func modifiesAnother(text string, slot []string) bool {
 				}
 				continue
 			}
+			if start := i - len(t); start > 0 && isLetterByte(low[start-1]) {
+				continue // inside another word ("Blocker" is no locker)
+			}
 			if strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "’s") {
 				return true
 			}
@@ -299,7 +302,7 @@ func modifiesAnother(text string, slot []string) bool {
 			// followed by a noun of another thing ("gym buddy", "car
 			// park"): a word that is no next word of the slot, no function
 			// word and no verb form.
-			if len(slot) > 1 && (i-len(t) == 0 || !isLetterByte(low[i-len(t)-1])) {
+			if len(slot) > 1 {
 				next := strings.FieldsFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) })
 				if len(rest) > 0 && rest[0] == ' ' && len(next) > 0 {
 					w := next[0]

@@ -25,6 +25,9 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"The doctor switched me to rooibos in the mornings instead.", "rooibos", "flat"},
 		{"en-correction", "My locker number is 31.",
 			"Correction about the locker: it's 13, I had the digits backwards.", "13", "31"},
+		// the slot's word inside another word names nothing
+		{"en-inside-a-word", "My locker number is 31.",
+			"Correction from Mr Blocker's desk: the locker is 13, I had the digits backwards.", "13", "31"},
 		{"zh-lead", "我上班通勤用的是共享单车。",
 			"公司搬远了，现在上班通勤坐的是地铁四号线。", "地铁", "单车"},
 		{"zh-is", "我的房租是每月三千二。",
