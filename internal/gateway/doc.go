@@ -87,7 +87,9 @@
 // gateway answered the first time: it resumes the stream instead of
 // calling the upstream again. A stream this gateway is still relaying is
 // found even before its first frame is stored (another gateway process
-// finds it once it is). While a streamed response is open an SSE
+// finds it once it is), and at every instant after: the gateway asks
+// whether it relays the stream before it asks the log, and forgets it only
+// once all of it is stored. While a streamed response is open an SSE
 // comment is sent every Config.Heartbeat (default 10 s); SDKs ignore
 // comments.
 //

@@ -33,6 +33,14 @@ func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	// NB: the live entry is looked up before the log, never after. The
+	// relay drops it only once the whole stream is stored (relay.stream),
+	// so a stream that is not live when asked is all in the log when the
+	// log is asked next. Asked the other way round, a stream whose frames
+	// were stored and whose entry was dropped between the log's answer
+	// (nothing yet) and the live lookup was found in neither: a resume
+	// right after the client saw the end answered 404.
+	live, isLive := g.liveEnv(subj)
 	st, err := g.cfg.JS.Stream(ctx, events.StreamGateway)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: stream %s: %w", events.StreamGateway, err)
@@ -40,10 +48,9 @@ func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream 
 	last, err := st.GetLastMsgForSubject(ctx, subj)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
-		// Not in the log yet, or not at all: a stream this gateway is
-		// relaying is followed from the start.
-		live, ok := g.liveEnv(subj)
-		if !ok || live.User != env.User {
+		// Not in the log yet, or not at all: a stream this gateway was
+		// relaying when asked is followed from the start.
+		if !isLive || live.User != env.User {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, stream)
 		}
 	case err != nil:
