@@ -1067,7 +1067,7 @@ func (x *tx) forget(id string) error {
 		// (merge.go)
 		if fe, err := x.idEntry(fid); err != nil {
 			return err
-		} else if fe != nil && fe.Alias != "" && !slices.Contains(ids, fe.Alias) {
+		} else if fe != nil && !fe.Tomb && fe.Alias != "" && !slices.Contains(ids, fe.Alias) {
 			if err := x.unmerge(fid, fe); err != nil {
 				return err
 			}
@@ -1241,12 +1241,13 @@ func (x *tx) messageRecords(id string, h *Record, ids *[]string) error {
 }
 
 // tombstone marks id forgotten. If it was merged into another record, its
-// mark there goes too.
+// mark there goes too, and the tombstone keeps the record's id (Forgotten).
 func (x *tx) tombstone(id string) error {
 	e, err := x.idEntry(id)
 	if err != nil {
 		return err
 	}
+	t := idEntry{Tomb: true, At: x.at, Event: x.event}
 	if e != nil && e.Alias != "" {
 		if err := x.w.Delete(x.k.alias(e.Alias, id)); err != nil {
 			return err
@@ -1256,8 +1257,9 @@ func (x *tx) tombstone(id string) error {
 				return err
 			}
 		}
+		t.Alias = e.Alias
 	}
-	return x.w.Set(x.k.id(id), encode(&idEntry{Tomb: true, At: x.at, Event: x.event}))
+	return x.w.Set(x.k.id(id), encode(&t))
 }
 
 // refile files again a stored head whose status was reset (r carries the

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/toolstream/toolstream/events"
@@ -46,9 +47,17 @@ func (e *Engine) ApplyErased(w projector.Writer, env *events.Event) (ok bool, er
 
 // Forgotten returns the ids that the forgetting of id tombstoned, sorted:
 // id, the records that carried its text and the observations merged into
-// them. Their data keys (events.RecordScope) are what erasure destroys so
-// that the forgotten text is unreadable in the log too. It returns none
-// when id is not forgotten, and ErrNoTenant or ErrNoUser.
+// them; and with them every id of an earlier forgetting of a statement
+// that had been merged into one of those records (its tombstone keeps the
+// record's id), and so on. Their data keys (events.RecordScope) are what
+// erasure destroys so that the forgotten text is unreadable in the log
+// too. The earlier forgettings are erased again (their text was forgotten
+// already): a forgetting left unerased (memory run) would otherwise open
+// in the rebuild, where the record it was merged into no longer does, as
+// a record of its own that later statements merge into, and its
+// forgetting would take them, which the live view kept
+// (TestErasingARecordErasesWhatWasMergedIntoItAndForgottenBefore). It
+// returns none when id is not forgotten, and ErrNoTenant or ErrNoUser.
 func (e *Engine) Forgotten(r projector.Reader, tenant, user, id string) ([]string, error) {
 	k, err := owner(tenant, user)
 	if err != nil {
@@ -60,14 +69,30 @@ func (e *Engine) Forgotten(r projector.Reader, tenant, user, id string) ([]strin
 	} else if err := decodeInto(b, &t); err != nil || !t.Tomb {
 		return nil, err
 	}
-	var out []string
+	// each forgetting's ids, and the forgettings of statements merged into
+	// a record before, by the record
+	byEvent, into := map[string][]string{}, map[string][]string{}
 	err = r.Scan(k.ids(), func(key, value []byte) error {
 		var o idEntry
-		if decodeInto(value, &o) == nil && o.Tomb && o.Event == t.Event {
-			out = append(out, k.lastComponent(key))
+		if decodeInto(value, &o) != nil || !o.Tomb {
+			return nil
+		}
+		byEvent[o.Event] = append(byEvent[o.Event], k.lastComponent(key))
+		if o.Alias != "" && o.Event != t.Event {
+			into[o.Alias] = append(into[o.Alias], o.Event)
 		}
 		return nil
 	})
+	out := slices.Clone(byEvent[t.Event])
+	taken := map[string]bool{t.Event: true}
+	for i := 0; i < len(out); i++ {
+		for _, ev := range into[out[i]] {
+			if !taken[ev] {
+				taken[ev] = true
+				out = append(out, byEvent[ev]...)
+			}
+		}
+	}
 	sort.Strings(out)
 	return out, err
 }
