@@ -291,6 +291,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		return fact{} // the number that labels the claim's row (rowByLabel) is its name, no value
 	}
 	concepts := cx.numberConcepts(m)
+	if cx.numberNamesKey(m, concepts) {
+		return fact{} // "the five-year average" beside five_year_avg_t_ha: a word of the key, no value
+	}
 	keep := func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) }
 	find := func(cs []string) []int32 {
 		ts := cx.targets(cs, keep)
@@ -402,6 +405,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			if own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
 				return supported(ix, "value matches", l)
 			}
+			if unitKeyOnly(&ix.Leaves[l], m) {
+				return supported(ix, "value matches its unit's field", l)
+			}
 		}
 		if !byUnit && cx.cues&(evidence.CueDerive|evidence.CueThan|evidence.CueMore|evidence.CueLess) == 0 && !hasAny(m.Head, "total") &&
 			(m.Unit == nil || m.Unit.Dim != evidence.DimPercent || slices.ContainsFunc(targets, func(t int32) bool {
@@ -437,9 +443,6 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 				return supported(ix, "value matches", in[0])
 			}
 			return fact{}
-		}
-		if cx.numberNamesKey(m, best) {
-			return fact{} // "the five-year average" beside five_year_avg: a word of the key, no value
 		}
 		if l, ok := cx.boundElsewhere(m, concepts, in, best); ok {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
@@ -721,10 +724,10 @@ func otherKind(lf *evidence.Leaf, m *evidence.NumMention) bool {
 }
 
 // numberNamesKey reports whether the number m is written as one of the
-// words of best's key ("five-year average" beside five_year_avg_t_ha,
-// "30-day sales" beside sales_30_day): it names the field, it states no
-// value of it.
-func (cx *claim) numberNamesKey(m *evidence.NumMention, best int32) bool {
+// words of the key of a numeric field the claim's concepts name, whatever
+// its unit ("five-year average" beside five_year_avg_t_ha, "30-day sales"
+// beside sales_30_day): it names the field, it states no value of it.
+func (cx *claim) numberNamesKey(m *evidence.NumMention, concepts []string) bool {
 	if m.Start < 0 || m.End > len(cx.orig) || m.Start >= m.End {
 		return false
 	}
@@ -736,7 +739,10 @@ func (cx *claim) numberNamesKey(m *evidence.NumMention, best int32) bool {
 	if !joined {
 		return false // only a word joined to the next by a hyphen, as keys join theirs
 	}
-	return slices.Contains(lang.KeyParts(evidence.LastToken(cx.ix.Leaves[best].Ptr())), w)
+	fields := cx.targets(concepts, func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum })
+	return slices.ContainsFunc(fields, func(l int32) bool {
+		return slices.Contains(lang.KeyParts(evidence.LastToken(cx.ix.Leaves[l].Ptr())), w)
+	})
 }
 
 // boundElsewhere returns a field in the claim's scope holding m's value
@@ -1126,4 +1132,24 @@ func (cx *claim) measures(m *evidence.NumMention) func(int32) bool {
 		}
 		return numKind(&cx.ix.Leaves[l]) == m.Unit.Dim
 	}
+}
+
+// unitKeyOnly reports whether field lf's key says nothing but the unit of
+// its values (pence, cents, kg: a row's amount written as {"desc": …,
+// "pence": 195000}), and m, claimed in a unit, matched it: the claim names
+// all the key says, as it does a key whose every concept it names.
+func unitKeyOnly(lf *evidence.Leaf, m *evidence.NumMention) bool {
+	if m.Unit == nil || m.Free || lf.Unit() == nil && lf.Dim == evidence.DimNone {
+		return false
+	}
+	parts := lang.KeyParts(evidence.LastToken(lf.Ptr()))
+	if len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		if !evidence.KeyUnitToken(p) {
+			return false
+		}
+	}
+	return true
 }

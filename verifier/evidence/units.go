@@ -521,3 +521,14 @@ func UnitConceptNames(u *Unit) []string {
 	}
 	return nil
 }
+
+// KeyUnitToken reports whether token p of a JSON key names the unit of its
+// values ([key units] and [minor units] of internal/lang/data/units.txt:
+// the kg of weight_kg, the pence of fee_pence).
+func KeyUnitToken(p string) bool {
+	if _, ok := keyUnits[p]; ok {
+		return true
+	}
+	_, ok := minorUnitWords[p]
+	return ok
+}
