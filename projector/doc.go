@@ -15,6 +15,10 @@
 //     the message is recorded as rejected with its sequence and reason
 //     (invariant 9): it is acknowledged and never redelivered. Any other
 //     error stops the runner: that is an impossible state, not bad input.
+//     A panic of Apply's is a fault of the projection's on that message,
+//     rejected as bad input too, with the view (and, for a Resetter, its
+//     memory, by applying the batch again without it) as it was before
+//     the message: fault.go.
 //  4. State changes, the new checkpoint and the outbox rows of every message
 //     are committed in ONE Pebble batch (invariants 3 and 4). A projection
 //     that keeps what the batch changed in memory (Flusher) writes it just

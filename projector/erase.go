@@ -24,7 +24,10 @@ import (
 
 // Resetter is implemented by projections that keep caches of their view:
 // an erasure calls Reset before it rebuilds the view and after it replaces
-// it, so nothing read from the old view survives.
+// it, so nothing read from the old view survives. Reset also drops what a
+// batch not committed yet left in memory: after a fault of the
+// projection's, the runner drops the batch, calls Reset and applies the
+// batch again without the faulted message (fault.go).
 type Resetter interface {
 	Reset()
 }

@@ -32,6 +32,11 @@ var (
 	// replay's checkpoint: a view is not rebuilt backwards.
 	ErrReplayAhead = errors.New("projector: replay is past the sequence asked for")
 
+	// ErrFault is wrapped by a *FaultError: a projection's own code
+	// panicked on one message, which the runner rejected as bad input
+	// (fault.go).
+	ErrFault = errors.New("projector: the projection failed on this message")
+
 	// ErrDigestMismatch is returned by Verify when a rebuilt view differs
 	// from the live one.
 	ErrDigestMismatch = errors.New("projector: replay digest differs from live view")

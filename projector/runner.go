@@ -49,7 +49,10 @@ func (m *Msg) Event() (*events.Event, error) {
 // Projection turns log entries into a view. Apply must be deterministic: the
 // same state and message give the same writes and emitted events. It returns
 // an error wrapping events.ErrBadInput for input it refuses; its writes are
-// then dropped and the message is recorded as rejected.
+// then dropped and the message is recorded as rejected. A panic of Apply's
+// is contained the same way (a *FaultError; fault.go); so a projection that
+// keeps anything in memory between messages implements Resetter, which
+// puts that memory back to the committed view.
 type Projection interface {
 	// Name is the projection's stable name (the consumer and directory name).
 	Name() string
@@ -208,6 +211,10 @@ type Runner struct {
 	mu      sync.Mutex
 	waiters []waiter
 	closed  bool
+
+	// faulted are the messages of the run being applied again after a
+	// fault, by sequence: rejected with their fault, not applied (fault.go).
+	faulted map[uint64]*FaultError
 
 	// dbMu guards db against an erasure replacing it (erase.go): views
 	// and the relay hold it shared, the erasure exclusively; the runner's
@@ -831,16 +838,18 @@ func (r *Runner) applyBatch(ctx context.Context, batch []delivery) (done bool, e
 	return done, nil
 }
 
-// applyRun applies msgs and commits state, checkpoint and outbox in one
-// Pebble batch. Messages at or below the checkpoint are skipped.
-func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
+// commitRun applies msgs and commits state, checkpoint and outbox in one
+// Pebble batch. Messages at or below the checkpoint are skipped. A fault
+// that left the projection's memory holding part of a message returns a
+// *faultAt, nothing committed (applyRun).
+func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 	b := r.db.NewIndexedBatch()
 	defer b.Close()
 	r.tx.begin(b)
 	cp := r.Checkpoint()
 	last := cp
 	var applied, rejected, rows, read, skipped uint64
-	for _, m := range msgs {
+	for i, m := range msgs {
 		seq := m.Seq
 		if seq <= last {
 			continue // redelivery of an applied message: a no-op
@@ -853,7 +862,14 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 		}
 		r.tx.reset(m)
 		m.keys = r.cfg.Keys
-		err := r.p.Apply(&r.tx, m)
+		var err error
+		if fe := r.faulted[seq]; fe != nil {
+			err = fe // it faulted: rejected, not applied again (fault.go)
+		} else if err, fe = r.applyContained(m); fe != nil {
+			if f := r.refault(i, m, fe); f != nil {
+				return f
+			}
+		}
 		if errors.Is(err, events.ErrErased) {
 			// Its key was destroyed: what it said is gone, and it changes
 			// nothing (as in every replay after the erasure).
@@ -940,6 +956,9 @@ func (r *Runner) applyRun(ctx context.Context, msgs []*Msg) error {
 // reject records m as rejected and lets the projection emit its typed event.
 func (r *Runner) reject(ctx context.Context, b *pebble.Batch, m *Msg, reason error) error {
 	r.log.Warn("rejected", "seq", m.Seq, "subject", m.Subject, "reason", reason)
+	if fe := (*FaultError)(nil); errors.As(reason, &fe) && fe.Stack != nil {
+		r.log.Error("projection fault contained", "seq", m.Seq, "subject", m.Subject, "fault", fe.Value, "stack", string(fe.Stack))
+	}
 	v, err := msgpack.Marshal(&Rejection{Seq: m.Seq, Subject: m.Subject, Code: events.ReasonOf(reason), Reason: reason.Error()})
 	if err != nil {
 		return err

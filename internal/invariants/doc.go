@@ -19,9 +19,23 @@
 // the response is open (assembler/invariants.go).
 package invariants
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
+
+// violationPrefix starts the value every Failf panics with.
+const violationPrefix = "invariant violated: "
 
 // Failf panics with an invariant's violation.
 func Failf(format string, args ...any) {
-	panic(fmt.Sprintf("invariant violated: "+format, args...))
+	panic(fmt.Sprintf(violationPrefix+format, args...))
+}
+
+// IsViolation reports whether v, a recovered panic's value, is an
+// invariant's violation (Failf): code that contains faults of its own
+// (projector's runner) lets it panic on.
+func IsViolation(v any) bool {
+	s, ok := v.(string)
+	return ok && strings.HasPrefix(s, violationPrefix)
 }

@@ -25,6 +25,10 @@
 //     reaches the reference's view and emits exactly the reference's events
 //     (the lost batches again, with the same ids; nothing twice). With
 //     Config.Sync no commit is lost.
+//   - fault: a panic of the projection's on a message, after applying it
+//     in full, is that message's rejection alone: the view and outbox of
+//     the log in which it was rejected unapplied, in one batch, live and in
+//     a replay (projector's fault containment).
 //
 // The history lives in testdata/conformance/<name>.history: the log (each
 // message's sequence, time, subject, headers and bytes) and the results it
@@ -111,6 +115,7 @@ func Run(t *testing.T, s Subject) {
 	})
 	t.Run("crash", func(t *testing.T) { c.crash(t, false) })
 	t.Run("crash-sync", func(t *testing.T) { c.crash(t, true) })
+	t.Run("fault", func(t *testing.T) { checkFault(t, c) })
 }
 
 // loadHistory reads the recorded history or, with -update, records it.
