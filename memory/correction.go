@@ -46,6 +46,45 @@ func matchCorrectionEN(ws []word) (events.Observation, bool) {
 	return correction(joinOrig(a), joinOrig(b))
 }
 
+// matchCorrectionLateEN reads ", not B" later in a sentence nothing else
+// read ("Actually, it's the chargers on Station Road I use, not Mill
+// Road"): A is the last name or number of the clause before it (a run of
+// capitalised words or numbers, "I" and the clause's first word aside).
+func matchCorrectionLateEN(ws []word) (events.Observation, bool) {
+	start := 0
+	for i := 0; i+2 < len(ws); i++ {
+		if ws[i].low != "," {
+			continue
+		}
+		clause := ws[start:i]
+		start = i + 1
+		if ws[i+1].low != "not" {
+			continue
+		}
+		end := len(clause)
+		for end > 1 && !correctionNameWord(clause[end-1]) {
+			end--
+		}
+		begin := end
+		for begin > 1 && correctionNameWord(clause[begin-1]) {
+			begin--
+		}
+		b := object(clauseOf(ws[i+2:]))
+		if begin == end || end-begin > correctionWordsMax || len(b) == 0 || len(b) > correctionWordsMax ||
+			pronouns[b[0].low] || !(isCapital(b[0].orig) || isNumber(b[0].low)) {
+			continue
+		}
+		return correction(joinOrig(clause[begin:end]), joinOrig(b))
+	}
+	return events.Observation{}, false
+}
+
+// correctionNameWord reports whether x may be part of a name or number a
+// correction gives: a capitalised word other than "I", or a number.
+func correctionNameWord(x word) bool {
+	return x.low != "i" && (isCapital(x.orig) || isNumber(x.low))
+}
+
 // matchCorrectionZH reads 是A，不是B and 不是B，是A (or without the comma:
 // 是A不是B) as A replacing B.
 func matchCorrectionZH(sent string) (events.Observation, bool) {

@@ -554,7 +554,7 @@ func (x *tx) observe(st stmt) error {
 			if c, err := x.sameThing(n); err != nil {
 				return err
 			} else if c != nil {
-				n.Kind, n.Subject, n.Scope, n.Polarity = c.Kind, c.Subject, c.Scope, c.Polarity
+				n.Kind, n.Subject, n.Attribute, n.Scope, n.Polarity = c.Kind, c.Subject, c.Attribute, c.Scope, c.Polarity
 				if holders, err = x.holders(n); err != nil {
 					return err
 				}

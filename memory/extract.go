@@ -3,6 +3,7 @@ package memory
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -114,8 +115,53 @@ func (RuleExtractor) ExtractAt(text, lang string, at int64) []events.Observation
 			}
 		}
 	}
+	out = withPlain(text, out)
 	if len(out) > observationsMax {
 		out = out[:observationsMax]
+	}
+	return out
+}
+
+// withPlain adds to out a plain statement (plain.go) of each sentence of
+// text that is no question and that nothing in out was read from, in the
+// order the sentences are said. While the writer keeps no sentence of a
+// message that states nothing beside its statements (MessageEvents), a
+// plain reading is added only when every sentence of the message is then
+// read: reading one would drop the others' words.
+func withPlain(text string, out []events.Observation) []events.Observation {
+	read := map[string]bool{}
+	for _, o := range out {
+		read[o.Text] = true
+	}
+	sents, questions := sentences(text)
+	var plain []events.Observation
+	for si, sent := range sents {
+		if questions[si] || read[sent] || !hasWords(sent) {
+			continue
+		}
+		o, ok := matchPlain(sent)
+		if !ok && !hasHan(sent) {
+			o, ok = matchCorrectionLateEN(words(sent)) // correction.go
+		}
+		if !ok {
+			if len(out) == 0 {
+				return out // this sentence would be dropped beside the others
+			}
+			continue
+		}
+		o.Text = sent
+		plain = append(plain, o)
+	}
+	for _, o := range plain {
+		at := strings.Index(text, o.Text)
+		k := len(out)
+		for i, x := range out {
+			if j := strings.Index(text, x.Text); j > at {
+				k = i
+				break
+			}
+		}
+		out = slices.Insert(out, k, o)
 	}
 	return out
 }
@@ -196,6 +242,8 @@ func words(s string) []word {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-' && b.Len() > 0:
 			b.WriteRune(r)
+		case r == '.' && b.Len() > 0 && isDigitByte(b.String()[b.Len()-1]) && i+1 < len(s) && isDigitByte(s[i+1]):
+			b.WriteRune(r) // a decimal keeps its point: 6.6 kW
 		case r == '.' && b.Len() == 1 && unicode.IsUpper([]rune(b.String())[0]):
 			b.WriteRune(r) // an initial keeps its dot: Ursula K. Le Guin
 			flush()
@@ -1182,9 +1230,16 @@ func joinLow(w []word) string {
 	return strings.Join(s, " ")
 }
 
+// isNumber reports whether s is a number: digits, with at most one
+// decimal point between them (6.6).
 func isNumber(s string) bool {
+	point := false
 	for i := 0; i < len(s); i++ {
-		if !isDigitByte(s[i]) {
+		switch {
+		case isDigitByte(s[i]):
+		case s[i] == '.' && !point && i > 0 && i+1 < len(s):
+			point = true
+		default:
 			return false
 		}
 	}

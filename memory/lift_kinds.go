@@ -69,6 +69,13 @@ func thingKeys(subject, attr string) []string {
 	if subject == "activity" && len(ws) > 1 {
 		keys = append(keys, thingKeys("", strings.Join(ws[1:], " "))...)
 	}
+	if subject == "activity" && len(ws) == 1 {
+		// an activity is one by its verb's stem: "bowling" and "bowl",
+		// "swimming" and "swim"
+		if s := stem(ws[0]); s != ws[0] {
+			keys = append(keys, s)
+		}
+	}
 	for _, k := range keys {
 		if n, ok := thingNames[k]; ok && n != k {
 			keys = append(keys, n)

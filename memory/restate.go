@@ -162,9 +162,15 @@ func restatedValueEN(ws []word) string {
 			}
 		}
 	}
+	// a clause that is only a cue ("Scratch that - it's every other
+	// Saturday") cues the clause after it
+	cueOnly := func(c []word) bool {
+		c = skip(c, fillers)
+		return len(c) > 0 && phraseAt(c, 0, restateChange) == len(c)
+	}
 	for k := len(keep) - 1; k >= 0; k-- {
 		c := keep[k]
-		if !cued(c) {
+		if !cued(c) && (k == 0 || !cueOnly(keep[k-1])) {
 			continue
 		}
 		for i := range c {
@@ -219,12 +225,51 @@ func restatedValueZH(sent string) string {
 		}
 		v := ""
 		for _, l := range zhRestateLead {
-			if i := strings.LastIndex(p, l); i >= 0 && (v == "" || len(p[i+len(l):]) < len(v)) && i+len(l) < len(p) {
+			if i := strings.LastIndex(p, l); i >= 0 && (v == "" || len(p[i+len(l):]) < len(v)) && i+len(l) < len(p) &&
+				!strings.HasPrefix(p[i+len(l):], "了") { // 换了套餐 says what changed, not what it is now
 				v = p[i+len(l):]
 			}
 		}
 		if v != "" {
 			value = strings.TrimRight(v, "了的吧啦呢啊")
+		}
+	}
+	if value == "" {
+		value = restatedValueZHUnled(parts)
+	}
+	return value
+}
+
+// zhChangeVerbs are the characters after 改 that are no verb of their own
+// (改成, 改了): after any other, 改 and that verb lead to the value
+// (改戴月抛的, 改骑电动车).
+const zhChangeVerbs = "成为了掉到用"
+
+// restatedValueZHUnled reads a Chinese restatement without a value lead:
+// what follows 改 and a verb (其实我早就改戴月抛的隐形眼镜了), or a
+// number said after a change cue in its clause (上礼拜改了套餐，现在每月一百G).
+func restatedValueZHUnled(parts []string) string {
+	value := ""
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if i := strings.Index(p, "不是"); i >= 0 {
+			p = p[:i]
+		}
+		if i := strings.Index(p, "改"); i >= 0 {
+			rest := p[i+len("改"):]
+			if r, size := utf8.DecodeRuneInString(rest); size > 0 && lang.IsCJK(r) && !strings.ContainsRune(zhChangeVerbs, r) &&
+				utf8.RuneCountInString(rest) > 2 {
+				value = strings.TrimRight(rest[size:], "了的吧啦呢啊")
+				continue
+			}
+		}
+		for _, c := range zhRestateChange {
+			if i := strings.Index(p, c); i >= 0 {
+				rest := p[i+len(c):]
+				if strings.ContainsAny(rest, zhNumerals) {
+					value = strings.TrimRight(rest, "了的吧啦呢啊")
+				}
+			}
 		}
 	}
 	return value
@@ -256,6 +301,9 @@ func (x *tx) restated(n *Record) (*Record, error) {
 			continue
 		}
 		score := 2*shared(terms, slot) + shared(terms, restatedTerms(h.Text))
+		if a := []rune(h.Attribute); len(a) == 1 && lang.IsCJK(a[0]) && strings.Contains(n.Text, "改"+h.Attribute) {
+			score += 2 // a slot named by its verb (my/骑), changed with it: 改骑电动车
+		}
 		if score == 0 {
 			continue
 		}
@@ -384,7 +432,7 @@ func (x *tx) sameThing(n *Record) (*Record, error) {
 	}
 	var best *Record
 	for _, h := range heads {
-		if h.Attribute != n.Attribute || h.Subject == n.Subject {
+		if !sameWords(h.Attribute, n.Attribute) || h.Subject == n.Subject {
 			continue
 		}
 		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
@@ -392,6 +440,30 @@ func (x *tx) sameThing(n *Record) (*Record, error) {
 		}
 	}
 	return best, nil
+}
+
+// sameWords reports whether two names of a thing say the same words,
+// in any order: 定投基金 and 基金定投, "fees tuition" and "tuition fees"
+// (English words, Chinese characters).
+func sameWords(a, b string) bool {
+	if a == b {
+		return true
+	}
+	split := func(s string) []string {
+		var out []string
+		for _, w := range strings.Fields(strings.ToLower(s)) {
+			if r, _ := utf8.DecodeRuneInString(w); lang.IsCJK(r) {
+				for _, c := range w {
+					out = append(out, string(c))
+				}
+				continue
+			}
+			out = append(out, w)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(split(a), split(b))
 }
 
 // earlierPositive returns the user's records that hold a slot with a

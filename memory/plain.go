@@ -1,0 +1,471 @@
+package memory
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// A plain statement about the user, said without any cue word of the
+// extractor's tables, is slotted by its meaning: who or what it is about
+// and what is said of it. "My passport expires in August 2029" is the
+// user's thing passport (my/passport = expires in August 2029); "I charge
+// the car at the rapid chargers on Mill Road" is what the user does, the
+// verb and its object (i/charge car = the car at the rapid chargers on
+// Mill Road); "our roof has a 4.2 kW solar array" a measured thing the
+// user has (my/solar array = 4.2 kW); 我的公积金每个月缴1850元 (my/公积金),
+// 我平时戴的是日抛隐形眼镜 (my/戴), 我有一辆越野车 (my/越野车), and a habit
+// said with when it is done, 我每天早上跳绳一千下 (habit/跳绳). Being
+// slotted, such a statement can be superseded by a newer value of its slot,
+// corrected by value (correction.go) and restated in other words
+// (restate.go); kept as an episode it could be none of these.
+//
+// The reading is for sentences nothing else read, and it is silent where
+// it cannot tell: a sentence that hedges (would, might, 如果, 打算: the
+// words of data/statements.txt [plain] hedge) or tells a finished event
+// (a past verb) states nothing about the user now, and an object that is
+// a pronoun or a person names no thing.
+
+const (
+	plainMine  = "my"    // the subject of a thing of the user's
+	plainDoes  = "i"     // the subject of what the user does
+	plainHabit = "habit" // the subject of a habit said with when it is done
+	// plainNounMax bounds the words (runes in Chinese) of a slot's thing.
+	plainNounMax = 6
+)
+
+var (
+	plainHedgeEN, plainHedgeZH = splitCueWords(wordList("plain", "hedge"))
+	plainHedgeWords            = func() map[string]bool {
+		m := map[string]bool{}
+		for _, p := range plainHedgeEN {
+			m[strings.Join(p, " ")] = true
+		}
+		return m
+	}()
+	plainPast     = wordSet("plain", "past")
+	plainAdverb   = wordSet("plain", "adverb")
+	plainBe       = wordSet("plain", "be")
+	plainLead     = wordSet("plain", "lead")
+	plainPrep     = wordSet("plain", "prep")
+	plainHave     = wordSet("plain", "have")
+	zhPlainSaidOf = strings.Join(wordList("plain", "said_of"), "")
+	zhPlainLate   = strings.Join(wordList("plain", "said_of_late"), "")
+	zhMeasure     = strings.Join(wordList("plain", "measure"), "")
+	zhHabitWhen   = wordList("plain", "habit_when")
+	zhHabitTime   = wordList("plain", "habit_time")
+	zhForbid      = cueZH("requests", "forbid")
+)
+
+// cueZH is the Chinese words under name in section.
+func cueZH(section, name string) []string {
+	_, zh := cueSplit(section, name)
+	return zh
+}
+
+// matchPlain reads sent, a sentence no other rule read, as a plain
+// statement (matchPlainEN, matchPlainZH).
+func matchPlain(sent string) (events.Observation, bool) {
+	if strings.IndexFunc(sent, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		return matchPlainZH(sent)
+	}
+	return matchPlainEN(words(sent))
+}
+
+// matchPlainEN reads the first clause of ws with a subject of the user's:
+// "my/our <thing> <verb> …" or "I/we <verb> <object> …".
+func matchPlainEN(ws []word) (events.Observation, bool) {
+	for i, x := range ws {
+		if i > 0 && isCapital(x.orig) {
+			continue // a name, not a hedge: "in May 2031"
+		}
+		if plainHedgeWords[x.low] || conditionals[x.low] {
+			return events.Observation{}, false
+		}
+	}
+	for s, x := range ws {
+		if !opensClause(ws, s) {
+			continue
+		}
+		var o events.Observation
+		ok := false
+		switch x.low {
+		case "my", "our":
+			o, ok = plainThingEN(ws, s)
+		case "i", "we":
+			o, ok = plainDoingEN(ws, s+1)
+		}
+		if ok {
+			return o, true
+		}
+	}
+	return events.Observation{}, false
+}
+
+// opensClause reports whether the word at s opens its clause: only a
+// filler or a word of when ([plain] lead) is said before it since the
+// clause began.
+func opensClause(ws []word, s int) bool {
+	for i := s - 1; i >= 0 && ws[i].low != ","; i-- {
+		x := ws[i].low
+		if !fillers[x] && !plainLead[x] && !requestLead[x] && !isNumber(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainThingEN reads "my <thing> <verb> <rest>" from the "my" at s.
+func plainThingEN(ws []word, s int) (events.Observation, bool) {
+	var np []word
+	j := s + 1
+	for ; j < len(ws); j++ {
+		x := ws[j]
+		if x.low == "," || clauseEnd[x.low] && x.low != "i" {
+			return events.Observation{}, false
+		}
+		if x.low == "and" && j+1 < len(ws) && (ws[j+1].low == "i" || ws[j+1].low == "we") {
+			return plainDoingEN(ws, j+2) // "my daughter and I do a jigsaw"
+		}
+		var next *word
+		if j+1 < len(ws) {
+			next = &ws[j+1]
+		}
+		if plainBe[x.low] || plainHave[x.low] || auxiliaries[x.low] || plainAdverb[x.low] ||
+			len(np) > 0 && verbFormEN(x, next) {
+			break
+		}
+		np = append(np, x)
+	}
+	if len(np) == 0 || len(np) > plainNounMax || j >= len(ws) || pronouns[np[0].low] || contactThing(np) {
+		return events.Observation{}, false
+	}
+	pol := Positive
+	for j < len(ws) && (plainAdverb[ws[j].low] || ws[j].low == "not") {
+		if ws[j].low == "not" || ws[j].low == "never" {
+			pol = Negative
+		}
+		j++
+	}
+	if j >= len(ws) {
+		return events.Observation{}, false
+	}
+	verb, rest := ws[j], clauseOf(ws[j+1:])
+	if len(rest) > 0 && (rest[0].low == "not" || rest[0].low == "been") {
+		return events.Observation{}, false // "my knee hasn't been right": a state since some event
+	}
+	if plainPast[verb.low] || strings.HasSuffix(verb.low, "ed") ||
+		auxiliaries[verb.low] && !plainBe[verb.low] && !plainHave[verb.low] {
+		return events.Observation{}, false
+	}
+	attr := nounKey(np)
+	var value string
+	switch {
+	case plainHave[verb.low]:
+		if a, v, ok := measuredEN(rest); ok {
+			attr, value = a, v
+		} else {
+			value = joinOrig(object(rest))
+		}
+	case plainBe[verb.low]:
+		// what a thing of the user's is, matchMyIs reads; what it leaves
+		// is a state ("my knee is sore"), a list, another's whereabouts
+		return events.Observation{}, false
+	default:
+		if len(rest) == 0 {
+			return events.Observation{}, false
+		}
+		value = verb.orig + " " + joinOrig(rest)
+	}
+	if strings.TrimSpace(value) == "" || len(rest) > 0 && pronouns[rest[0].low] && len(rest) == 1 {
+		return events.Observation{}, false
+	}
+	return plainFact(plainMine, attr, value, pol), true
+}
+
+// plainDoingEN reads what follows "I" at k: "<verb> <object> <rest>".
+func plainDoingEN(ws []word, k int) (events.Observation, bool) {
+	pol := Positive
+	for k < len(ws) && (plainAdverb[ws[k].low] || fillers[ws[k].low] || ws[k].low == "not" ||
+		(ws[k].low == "do" || ws[k].low == "does") && k+1 < len(ws) && ws[k+1].low == "not") {
+		if ws[k].low == "not" || ws[k].low == "never" {
+			pol = Negative
+		}
+		k++
+	}
+	if k >= len(ws) {
+		return events.Observation{}, false
+	}
+	verb := ws[k]
+	if plainBe[verb.low] || auxiliaries[verb.low] || plainPast[verb.low] || subjectless[verb.low] || cognition[verb.low] && !plainHave[verb.low] ||
+		strings.HasSuffix(verb.low, "ed") || !isWordEN(verb.low) {
+		return events.Observation{}, false
+	}
+	rest := clauseOf(ws[k+1:])
+	if plainHave[verb.low] {
+		if a, v, ok := measuredEN(rest); ok {
+			return plainFact(plainMine, a, v, pol), true
+		}
+	}
+	if len(rest) > 0 && rest[0].low == "to" {
+		return events.Observation{}, false // "I prefer to walk": a wish, read by the tables or not at all
+	}
+	end := len(rest)
+	for i, x := range rest {
+		if i > 0 && (plainPrep[x.low] || plainLead[x.low] || x.low == "together" || periods[x.low]) {
+			end = i
+			break
+		}
+	}
+	obj := skip(rest[:end], determiners)
+	if len(obj) == 0 || len(obj) > plainNounMax || pronouns[obj[0].low] || people[obj[0].low] ||
+		plainAdverb[obj[0].low] || fillers[obj[0].low] || plainLead[obj[0].low] ||
+		strings.HasSuffix(obj[0].low, "ly") || !isWordEN(obj[0].low) {
+		return events.Observation{}, false
+	}
+	attr := baseVerb(verb.low)
+	if plainHave[verb.low] {
+		attr = "have"
+	}
+	return plainFact(plainDoes, attr+" "+nounKey(obj), joinOrig(rest), pol), true
+}
+
+// verbFormEN reports whether x, after a thing's name, is its verb: a
+// present form in -s followed by what a verb is followed by ("expires in",
+// "runs out", "lives two streets away"), not the name's own plural
+// ("tent pegs are").
+func verbFormEN(x word, next *word) bool {
+	w := x.low
+	if len(w) < 4 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") ||
+		strings.HasSuffix(w, "'s") {
+		return false
+	}
+	if next == nil {
+		return true
+	}
+	n := next.low
+	return placePreps[n] || determiners[n] || pronouns[n] || plainAdverb[n] || isNumber(n) || numberWords[n] ||
+		strings.HasSuffix(n, "ly") || n == "out" || n == "up" || n == "off" || n == "away" || n == "to" ||
+		n == "for" || n == "from" || n == "with" || n == "into" || n == "by" || n == "me"
+}
+
+// measuredEN reads a measured thing ("a 4.2 kW solar array"): the thing
+// after the number and its unit is the slot, the measure its value.
+func measuredEN(w []word) (attr, value string, ok bool) {
+	w = skip(w, determiners)
+	if len(w) < 3 || !isNumber(w[0].low) || !isWordEN(w[1].low) {
+		return "", "", false
+	}
+	end := len(w)
+	for i, x := range w[2:] {
+		if plainPrep[x.low] || x.low == "that" {
+			end = i + 2
+			break
+		}
+	}
+	thing := w[2:end]
+	if len(thing) == 0 || len(thing) > plainNounMax {
+		return "", "", false
+	}
+	return nounKey(thing), w[0].orig + " " + w[1].orig, true
+}
+
+// isWordEN reports whether s is a word of letters (a hyphen or an
+// apostrophe inside).
+func isWordEN(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != '-' && r != '\'' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// clauseOf is w up to its first comma.
+func clauseOf(w []word) []word {
+	for i, x := range w {
+		if x.low == "," {
+			return w[:i]
+		}
+	}
+	return w
+}
+
+// nounKey is the slot name of a noun phrase: its words lower-cased, the
+// last one singular ("tent pegs": tent peg).
+func nounKey(np []word) string {
+	low := make([]string, len(np))
+	for i, x := range np {
+		low[i] = x.low
+	}
+	low[len(low)-1] = singular(low[len(low)-1])
+	return strings.Join(low, " ")
+}
+
+func plainFact(subject, attr, value string, pol Polarity) events.Observation {
+	return events.Observation{Kind: string(KindFact), Subject: subject, Attribute: attr,
+		Value: strings.TrimSpace(value), Polarity: string(pol), Confidence: confWeak}
+}
+
+// matchPlainZH reads the first clause of sent that the user opens (我的…,
+// 我家的…, 我…的是…, 我有…, or a habit: 我每天早上跳绳一千下). A clause
+// that asks the assistant not to do something is a request, read by the
+// request rules or not at all.
+func matchPlainZH(sent string) (events.Observation, bool) {
+	if strings.ContainsAny(sent, "？?") || containsAnyOf(sent, plainHedgeZH) || zhAsked(sent) {
+		return events.Observation{}, false
+	}
+	for _, c := range strings.FieldsFunc(sent, func(r rune) bool { return strings.ContainsRune("，,；;：:", r) }) {
+		c = strings.TrimRight(strings.TrimSpace(c), "。！!.的啦呢吧啊呀")
+		if containsAnyOf(c, zhForbid) || strings.HasSuffix(c, "了") {
+			continue // a request, or what has happened (我的花生过敏又犯了)
+		}
+		pol := Positive
+		if strings.ContainsAny(c, "不没") {
+			pol = Negative
+		}
+		if o, ok := plainThingZH(c, pol); ok {
+			return o, true
+		}
+	}
+	return events.Observation{}, false
+}
+
+// plainThingZH reads one clause of the user's.
+func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
+	lead, rest, ok := zhOpener(c)
+	if !ok {
+		return events.Observation{}, false
+	}
+	for _, p := range []string{"的", "家的", "们的", "们家的"} {
+		if r, ok := strings.CutPrefix(rest, p); ok {
+			// 我的公积金每个月缴1850元: the thing runs to what is said of it
+			n := zhThingName(r)
+			value := strings.TrimPrefix(r[len(n):], "是")
+			if nr := utf8.RuneCountInString(n); nr < 2 || nr > plainNounMax || value == "" || containsAnyOf(n, zhContact) {
+				return events.Observation{}, false
+			}
+			return plainFact(plainMine, n, lead+value, pol), true
+		}
+	}
+	rest = zhDropAdverbs(rest)
+	if i := strings.Index(rest, "的是"); i > 0 {
+		// 我平时戴的是日抛隐形眼镜: the verb is the slot, what follows its value
+		v, value := zhDropAdverbs(rest[:i]), rest[i+len("的是"):]
+		if n := utf8.RuneCountInString(v); n < 1 || n > 3 || value == "" {
+			return events.Observation{}, false
+		}
+		return plainFact(plainMine, v, value, pol), true
+	}
+	if x, ok := strings.CutPrefix(rest, "有"); ok {
+		// 我有一辆开了八年的越野车: the thing had, after its last 的 or its
+		// count, is the slot
+		head := x
+		if i := strings.LastIndex(head, "的"); i >= 0 {
+			head = head[i+len("的"):]
+		} else if i := strings.IndexAny(head, zhMeasure); i >= 0 {
+			_, size := utf8.DecodeRuneInString(head[i:])
+			head = head[i+size:]
+		}
+		if n := utf8.RuneCountInString(head); n < 2 || n > plainNounMax {
+			return events.Observation{}, false
+		}
+		return plainFact(plainMine, head, x, pol), true
+	}
+	return plainHabitZH(lead, rest, pol)
+}
+
+// zhOpener finds the user opening c (after time words: 每周六上午我去…):
+// what was said before 我, and what follows it.
+func zhOpener(c string) (lead, rest string, ok bool) {
+	i := strings.Index(c, "我")
+	if i < 0 {
+		return "", "", false
+	}
+	lead = c[:i]
+	if lead != "" && zhTrimTimes(lead) != "" {
+		return "", "", false // someone or something else opens the clause
+	}
+	return lead, c[i+len("我"):], true
+}
+
+// zhThingName is the name at the start of s, up to what is said of it.
+func zhThingName(s string) string {
+	for i, r := range s {
+		if i > 0 && (!unicode.Is(unicode.Han, r) || strings.ContainsRune(zhPlainSaidOf, r)) ||
+			utf8.RuneCountInString(s[:i]) >= 2 && strings.ContainsRune(zhPlainLate, r) {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// zhDropAdverbs drops the adverbs that open s (平时, 一般, 现在, …).
+func zhDropAdverbs(s string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, a := range zhAdverbs {
+			if r, ok := strings.CutPrefix(s, a); ok && r != "" {
+				s, changed = r, true
+			}
+		}
+	}
+	return s
+}
+
+// zhTrimTimes drops the words of when a habit is done from the start of
+// s (每天, 晚饭后, 都, 去).
+func zhTrimTimes(s string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, ws := range [][]string{zhHabitWhen, zhHabitTime} {
+			for _, w := range ws {
+				if r, ok := strings.CutPrefix(s, w); ok {
+					s, changed = r, true
+				}
+			}
+		}
+	}
+	return s
+}
+
+// plainHabitZH reads a habit said with when it is done (每天, 每周三晚上):
+// the activity, up to its amount, is the slot (我每天早上跳绳一千下:
+// habit/跳绳), the clause its value.
+func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
+	if !containsAnyOf(lead+rest, zhHabitWhen) {
+		return events.Observation{}, false
+	}
+	act := zhTrimTimes(rest)
+	// a place gone to first (去小区里遛弯, 去社区图书馆做志愿者): the activity follows it
+	for _, end := range []string{"里", "上", "边", "馆", "店", "场", "园", "房", "室"} {
+		if i := strings.Index(act, end); i > 0 && utf8.RuneCountInString(act[:i]) <= 6 {
+			if r := act[i+len(end):]; utf8.RuneCountInString(r) >= 2 {
+				act = r
+				break
+			}
+		}
+	}
+	name := act
+	for i, r := range act {
+		if strings.ContainsRune(zhNumerals+"百千万", r) {
+			name = act[:i]
+			break
+		}
+	}
+	if n := utf8.RuneCountInString(name); n < 2 || n > plainNounMax {
+		return events.Observation{}, false
+	}
+	return plainFact(plainHabit, name, lead+rest, pol), true
+}
+
+func containsAnyOf(s string, ws []string) bool {
+	for _, w := range ws {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}

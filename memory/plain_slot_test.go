@@ -1,0 +1,161 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestAPlainStatementIsSlottedByItsMeaning: a statement about the user
+// said without any cue word is read by its subject and the thing said of
+// it (plain.go), in English and Chinese; a hedge, a finished event, a
+// clause inside another, a contact detail or a request states no such
+// thing.
+func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
+	for _, c := range []struct {
+		text                string
+		subject, attr, want string // want: a word the value holds; attr "" = nothing slotted
+	}{
+		{"My season ticket expires in May 2031.", "my", "season ticket", "May 2031"},
+		{"My tool bag stays in the boot of the car.", "my", "tool bag", "boot of the car"},
+		{"Our garage has a 7 kW wall charger.", "my", "wall charger", "7 kW"},
+		{"I walk the dog along the canal towpath.", "i", "walk dog", "canal towpath"},
+		{"On Mondays my son and I bake a loaf of rye bread.", "i", "bake loaf of rye bread", "rye"},
+		{"I never lend my ladder to the neighbours.", "i", "lend ladder", "neighbours"},
+		{"我的车险每年交4200元。", "my", "车险", "4200"},
+		{"我家的备用钥匙挂在鞋柜旁边。", "my", "备用钥匙", "鞋柜"},
+		{"我平时骑的是一辆折叠自行车。", "my", "骑", "折叠自行车"},
+		{"我有一台用了五年的笔记本电脑。", "my", "笔记本电脑", "五年"},
+		{"我每周二晚上都去体育馆打羽毛球两小时。", "habit", "打羽毛球", "两小时"},
+		// nothing of the user's now
+		{"I'd probably take up pottery if the class were nearer.", "", "", ""},
+		{"I went to the farmers' market with my neighbour.", "", "", ""},
+		{"Those are the shelves I dust.", "", "", ""},
+		{"My knee hasn't been right since the fall.", "", "", ""},
+		{"My phone number is on the card.", "", "", ""},
+		{"My sofa is made of oak.", "", "", ""},
+		{"要是我有一台投影仪就好了。", "", "", ""},
+		{"我在考虑要不要买一台烤箱。", "", "", ""},
+		{"我的快递别放在门口。", "", "", ""},
+		{"我家的门禁密码是4471。", "", "", ""},
+	} {
+		obs := RuleExtractor{}.ExtractAt(c.text, "", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC).UnixNano())
+		var got []string
+		found := false
+		for _, o := range obs {
+			got = append(got, o.Subject+"/"+o.Attribute+"="+o.Value)
+			if c.attr != "" && o.Subject == c.subject && o.Attribute == c.attr && strings.Contains(o.Value, c.want) {
+				found = true
+			}
+		}
+		switch {
+		case c.attr == "" && slices.ContainsFunc(obs, func(o events.Observation) bool { return o.Subject != "" }):
+			t.Errorf("%q: want nothing slotted, got %v", c.text, got)
+		case c.attr != "" && !found:
+			t.Errorf("%q: want %s/%s holding %q, got %v", c.text, c.subject, c.attr, c.want, got)
+		}
+	}
+}
+
+// TestAPlainStatementIsSupersededByANewerValue: once slotted, a plain
+// statement is ended by a newer value of its slot, by a correction naming
+// its value ("…, not Elm Street"), by a restatement in other words (a cue
+// alone in its clause, 改 and a verb, a number after a change cue) and by
+// a cap of the same thing named with its words in another order, each
+// with the audit links both ways; two plain statements of two things
+// sharing a word end nothing.
+func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, first, second string
+		want                string // a word the new value holds
+	}{
+		{"en-same-slot", "My season ticket expires in May 2031.",
+			"Sorry, I misread it - my season ticket runs out in June 2032.", "June 2032"},
+		{"en-measured", "Our garage has a 7 kW wall charger.", "Our wall charger is 11 kW since the upgrade.", "11 kW"},
+		{"en-late-correction", "I park the van behind the bakery on Elm Street.",
+			"Actually, it's the yard on Birch Lane I use, not Elm Street.", "Birch Lane"},
+		{"en-cue-alone", "I water the allotment every Monday.",
+			"Scratch that - it's every Thursday, Mondays were before the move.", "Thursday"},
+		{"zh-same-slot", "我的车险每年交4200元。", "不对，我记错了，车险是每年3900元。", "3900"},
+		{"zh-change-verb", "我平时骑的是一辆折叠自行车。", "其实我早就改骑电动车了，刚才说错了。", "电动车"},
+		{"zh-moved-to", "我每天睡前都去河边散步半小时。", "天冷了，散步改到每天午饭后了。", "午饭后"},
+		{"zh-number-after-cue", "我的宽带套餐每个月有两百兆。", "上个月换了套餐，现在每月一千兆。", "一千兆"},
+		{"zh-words-reordered", "我每个月定存黄金五百元。", "开销大了，黄金定存以后每月改成三百。", "三百"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			applyMessage(t, e, s, "u1", "m1", c.first, at)
+			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			old := getRecord(t, e, s, "m1")
+			if !old.Slotted() {
+				t.Fatalf("the first statement slotted nothing: %+v", old)
+			}
+			// the newer statement is the record of m2 that supersedes m1 (a
+			// part of m2 that states nothing, 不对, is an episode of its own)
+			nu := getRecord(t, e, s, "m2")
+			if old.SupersededBy != "" {
+				nu = getRecord(t, e, s, refID(old.SupersededBy))
+			}
+			if nu.Message != "m2" {
+				t.Fatalf("m1 superseded by %+v, not by m2", nu)
+			}
+			if nu.Subject != old.Subject || nu.Attribute != old.Attribute || nu.Status != StatusActive ||
+				!strings.Contains(nu.Value, c.want) {
+				t.Errorf("newer %s/%s=%q %s; want %s/%s holding %q, active", nu.Subject, nu.Attribute, nu.Value, nu.Status,
+					old.Subject, old.Attribute, c.want)
+			}
+			if old.Status != StatusSuperseded || !slices.Contains(nu.Supersedes, old.Ref()) {
+				t.Errorf("older %+v, want superseded by %s with the link back", old, nu.Ref())
+			}
+		})
+	}
+	for _, c := range []struct{ name, first, second string }{
+		{"en-two-keeps", "I keep the spare tent in the loft.", "I keep the spare key under the mat."},
+		{"en-two-things", "My season ticket expires in May 2031.", "My season coat hangs in the hall."},
+		{"zh-two-things", "我的车险每年交4200元。", "我的车位每个月交300元。"},
+		{"zh-two-habits", "我每天早上都去公园跑步五公里。", "我每周六下午都去公园打羽毛球。"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			applyMessage(t, e, s, "u1", "m1", c.first, at)
+			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
+			if !old.Slotted() || !nu.Slotted() {
+				t.Fatalf("want both slotted: %+v | %+v", old, nu)
+			}
+			if old.Status != StatusActive {
+				t.Errorf("%q ended %+v", c.second, old)
+			}
+		})
+	}
+}
+
+// TestALiftByItsVerbEndsTheBanOfTheActivity: a ban of an activity said as
+// a noun ("no swimming") is lifted by the verb said again ("I can swim
+// again"): the two are one activity by the verb's stem.
+func TestALiftByItsVerbEndsTheBanOfTheActivity(t *testing.T) {
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ ban, lift string }{
+		{"No swimming for me while the cast is on.", "The cast is off and the doctor says I can swim again."},
+		{"No cycling for me until the stitches are out.", "Stitches are out, I can cycle again."},
+	} {
+		e := NewEngine(Config{}, nil)
+		s := newPebbleStore(t)
+		applyMessage(t, e, s, "u1", "m1", c.ban, at)
+		applyMessage(t, e, s, "u1", "m2", c.lift, at.Add(24*time.Hour))
+		ban, lift := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
+		if ban.Kind != KindConstraint || ban.Polarity != Negative {
+			t.Fatalf("%q: want a ban, got %+v", c.ban, ban)
+		}
+		if ban.Status != StatusSuperseded || ban.SupersededBy != lift.Ref() {
+			t.Errorf("%q after %q: ban %s/%s %s, lift %s/%s=%s %s; want the ban superseded by the lift", c.lift, c.ban,
+				ban.Subject, ban.Attribute, ban.Status, lift.Subject, lift.Attribute, lift.Value, lift.Status)
+		}
+	}
+}
