@@ -34,11 +34,29 @@ func NewLocal(dir string, p Projection) (*Local, error) {
 }
 
 // Apply applies msgs (each with a sequence above the last) in one batch and
-// returns what they emitted, in order.
+// returns what they emitted, in order. When the projection faulted on any
+// of them (a panic: fault.go), they are applied as a runner applies them,
+// the faulted rejected, and the error wraps ErrFault (the last fault's
+// *FaultError): a fuzz or property test finds a fault as it found a
+// panic, and one that injects faults checks for it and goes on.
 func (l *Local) Apply(ctx context.Context, msgs ...*Msg) ([]Emitted, error) {
+	faults := l.r.faults.Load()
 	if err := l.r.applyMsgs(ctx, msgs); err != nil {
 		return nil, err
 	}
+	var err error
+	if n := l.r.faults.Load() - faults; n > 0 {
+		err = fmt.Errorf("projector: %d of the messages faulted, the last: %w", n, l.r.lastFault.Load())
+	}
+	out, oerr := l.outbox()
+	if oerr != nil {
+		return nil, oerr
+	}
+	return out, err
+}
+
+// outbox hands back and clears the outbox.
+func (l *Local) outbox() ([]Emitted, error) {
 	if l.r.backlog.Load() == 0 {
 		return nil, nil
 	}

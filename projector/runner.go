@@ -200,6 +200,8 @@ type Runner struct {
 	readN      atomic.Uint64 // messages read past the checkpoint (Stats.Read)
 	skipped    atomic.Uint64 // of them, not on the projection's subjects
 	rejected   atomic.Uint64
+	faults     atomic.Uint64              // of them, faults of the projection's (fault.go)
+	lastFault  atomic.Pointer[FaultError] // the last of them
 	relayed    atomic.Uint64
 	delivered  atomic.Uint64 // the durable's highest delivery number that reached the handler (pullLost)
 	filter     logread.Filter
@@ -307,6 +309,10 @@ type Stats struct {
 	// them on subjects the projection does not read (the stream holds
 	// them): Read ÷ (Read − Skipped) is the projection's read amplification.
 	Read, Skipped uint64
+	// Faults counts the rejected messages the projection faulted on (a
+	// panic of its own code: fault.go). Each is a bug to fix, not input
+	// to refuse.
+	Faults uint64
 }
 
 // Stats returns the runner's counters.
@@ -314,6 +320,7 @@ func (r *Runner) Stats() Stats {
 	return Stats{
 		Checkpoint: r.checkpoint.Load(), Applied: r.applied.Load(), Rejected: r.rejected.Load(),
 		Relayed: r.relayed.Load(), OutboxBacklog: r.backlog.Load(), Read: r.readN.Load(), Skipped: r.skipped.Load(),
+		Faults: r.faults.Load(),
 	}
 }
 
@@ -848,7 +855,8 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 	r.tx.begin(b)
 	cp := r.Checkpoint()
 	last := cp
-	var applied, rejected, rows, read, skipped uint64
+	var applied, rejected, faults, rows, read, skipped uint64
+	var fault *FaultError // the last of the run's
 	for i, m := range msgs {
 		seq := m.Seq
 		if seq <= last {
@@ -883,6 +891,9 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 		}
 		if err != nil {
 			rejected++
+			if errors.As(err, &fault) {
+				faults++
+			}
 			r.tx.rollback()
 			if err := r.reject(ctx, b, m, err); err != nil {
 				return err
@@ -940,6 +951,10 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 	r.readN.Add(read)
 	r.skipped.Add(skipped)
 	r.rejected.Add(rejected)
+	if faults > 0 {
+		r.faults.Add(faults)
+		r.lastFault.Store(fault)
+	}
 	if h := r.cfg.Hooks; h != nil && h.AfterCommit != nil {
 		h.AfterCommit(last)
 	}

@@ -2,6 +2,7 @@ package projectortest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -35,13 +36,21 @@ func checkFault(t *testing.T, c *conformance) {
 	faulty, control, base := c.s, c.s, c.s.New
 	faulty.New = func() projector.Projection { return withFaults(base(), at, true) }
 	control.New = func() projector.Projection { return withFaults(base(), at, false) }
-	want := apply(t, control, c.stored, 0)
+	want := apply(t, control, c.stored, 0, true)
 	for seq := range at {
 		if !rejected(want, seq) {
 			t.Fatalf("the control did not reject seq %d", seq)
 		}
 	}
-	same(t, "a fault applied in one batch", apply(t, faulty, c.stored, 0), want)
+	same(t, "a fault applied in one batch", apply(t, faulty, c.stored, 0, true), want)
+	l, err := projector.NewLocal(t.TempDir(), faulty.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Apply(context.Background(), fresh(c.stored)...); !errors.Is(err, projector.ErrFault) || l.Runner().Stats().Faults != uint64(len(at)) {
+		t.Fatalf("%d faults injected: Local said %v, the runner counted %d", len(at), err, l.Runner().Stats().Faults)
+	}
 	kept := c.s
 	defer func() { c.s = kept }()
 	c.s = faulty

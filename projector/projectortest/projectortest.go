@@ -89,9 +89,9 @@ func Run(t *testing.T, s Subject) {
 	t.Run("redelivery", func(t *testing.T) { checkRedelivery(t, s, msgs) })
 	b := bustest.Start(t)
 	stored := publish(t, b, s, msgs)
-	ref := apply(t, s, stored, 0)
+	ref := apply(t, s, stored, 0, false)
 	mid := stored[len(stored)/2].Seq
-	refMid := apply(t, s, stored[:len(stored)/2+1], 0)
+	refMid := apply(t, s, stored[:len(stored)/2+1], 0, false)
 	c := &conformance{s: s, b: b, stored: stored, ref: ref, refMid: refMid, mid: mid, last: stored[len(stored)-1].Seq}
 	var live outcome
 	t.Run("live", func(t *testing.T) {
@@ -129,7 +129,7 @@ func loadHistory(t *testing.T, s Subject, name, path string) []projector.Msg {
 		if len(msgs) < 2 {
 			t.Fatalf("projectortest: %s: a history of %d messages proves nothing", name, len(msgs))
 		}
-		o := apply(t, s, msgs, 0)
+		o := apply(t, s, msgs, 0, false)
 		if err := write(path, name, pkgDir(), t.Name(), msgs, o.text()); err != nil {
 			t.Fatal(err)
 		}
@@ -155,11 +155,11 @@ func checkGolden(t *testing.T, s Subject, name, path string, msgs []projector.Ms
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := apply(t, s, msgs, 0)
+	whole := apply(t, s, msgs, 0, false)
 	if got := whole.text(); got != h.results {
 		t.Errorf("%s: the view or what it emits changed (review, then record again with -update):\n%s", path, diff(h.results, got))
 	}
-	same(t, "applied message by message", apply(t, s, msgs, 1), whole)
+	same(t, "applied message by message", apply(t, s, msgs, 1, false), whole)
 }
 
 // checkRedelivery applies the history, then all of it again, in one batch
@@ -230,8 +230,9 @@ func fresh(msgs []projector.Msg) []*projector.Msg {
 }
 
 // apply applies msgs to a fresh view synchronously, batch messages at a
-// time (0: all at once).
-func apply(t testing.TB, s Subject, msgs []projector.Msg, batch int) outcome {
+// time (0: all at once). A fault of the projection's fails t unless
+// faults (checkFault injects them).
+func apply(t testing.TB, s Subject, msgs []projector.Msg, batch int, faults bool) outcome {
 	t.Helper()
 	l, err := projector.NewLocal(t.TempDir(), s.New())
 	if err != nil {
@@ -245,7 +246,7 @@ func apply(t testing.TB, s Subject, msgs []projector.Msg, batch int) outcome {
 	all := fresh(msgs)
 	for i := 0; i < len(all); i += batch {
 		out, err := l.Apply(context.Background(), all[i:min(i+batch, len(all))]...)
-		if err != nil {
+		if err != nil && !(faults && errors.Is(err, projector.ErrFault)) {
 			t.Fatal(err)
 		}
 		o.emitted = append(o.emitted, out...)
