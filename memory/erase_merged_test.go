@@ -61,7 +61,7 @@ func TestErasingARecordErasesWhatWasMergedIntoItAndForgottenBefore(t *testing.T)
 			one(correct("m1", 3, "tea", "其实我喜欢喝茶 zq3q")),
 			msg("m3", 4, "我真的喜欢喝咖啡。"),
 			one(forgottenEv("u1", "m2", day(5)), forgottenEv("u1", "m1", day(6)))),
-			"m1", []string{"m1", "m2"}, []string{"m3"}},
+			"m1", []string{"m1", "m2"}, []string{"m2#2", "m3"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,9 +18,11 @@ import (
 // one events.MemoryObserved per statement the extractor reads from text —
 // record ids message, message#2, … (messageRecordID), each with its
 // sentence as text — and, in the order said, one episode per part of a
-// sentence it read another part of (splitClauses) that it reads nothing
-// from; when it states nothing, one episode per sentence that is no
-// question (one sentence: the message's id and whole text).
+// sentence (splitClauses) that is no question and that it reads nothing
+// from, so that no word the user stated is dropped (past observationsMax
+// records, the rest is one episode: foldOverflow); when it states
+// nothing and the message is one such part, one episode of the message's
+// id and whole text.
 // Every observation names the message (events.Observation.Message). Each is to be sealed under its record's
 // own key (SealScope), so that forgetting one record makes exactly its
 // text unreadable in the log. Statements whose texts overlap (two read
@@ -57,12 +60,8 @@ func (e *Engine) ReplyEvents(tenant, user, message, text, replyTo string, at int
 		obs = obs[:observationsMax]
 	}
 	var parts []lang.Sentence
-	var group []int // each part's sentence of text
-	for g, sent := range lang.Sentences(text) {
-		for _, p := range splitClauses(sent) {
-			parts = append(parts, p)
-			group = append(group, g)
-		}
+	for _, sent := range lang.Sentences(text) {
+		parts = append(parts, splitClauses(sent)...)
 	}
 	var sts []events.Observation
 	var partOf []int // each statement's part of text, -1 when none holds its text
@@ -83,26 +82,26 @@ func (e *Engine) ReplyEvents(tenant, user, message, text, replyTo string, at int
 		k := partHolding(parts, o.Text)
 		if k >= 0 {
 			read[k] = true
+		} else {
+			for j, p := range parts { // a statement that holds parts (the whole text) reads them
+				if strings.Contains(o.Text, p.Text) {
+					read[j] = true
+				}
+			}
 		}
 		sts = append(sts, o)
 		partOf = append(partOf, k)
 	}
 	// A part the extractor read nothing from (no question, and more than
 	// joiners and punctuation) is an episode of its own, in the order said
-	// among the statements, when the message states nothing or another
-	// part of its sentence was read: what a reader does not slot of a
-	// sentence it read is not dropped, and each is forgotten alone.
-	said := map[int]bool{}
-	for k := range parts {
-		if read[k] {
-			said[group[k]] = true
-		}
-	}
+	// among the statements: what a reader does not slot of a message is
+	// never dropped, whether or not another part of its sentence or of
+	// the message was read, and each is forgotten alone.
 	var out []events.Observation
 	next := 0
 	unread := func(upto int) {
 		for ; next < upto; next++ {
-			if read[next] || parts[next].Question || !hasWords(parts[next].Text) || len(sts) > 0 && !said[group[next]] {
+			if read[next] || parts[next].Question || !hasWords(parts[next].Text) {
 				continue
 			}
 			out = append(out, events.Observation{Kind: string(KindEpisode), Text: parts[next].Text, Message: message})
@@ -118,9 +117,7 @@ func (e *Engine) ReplyEvents(tenant, user, message, text, replyTo string, at int
 	if len(sts) == 0 && len(out) == 1 {
 		out = nil // one sentence that states nothing: the message's whole text, below
 	}
-	if len(out) > observationsMax {
-		out = out[:observationsMax]
-	}
+	out = foldOverflow(out, message)
 	for i := range out {
 		out[i].ID = messageRecordID(message, i+1)
 	}
@@ -161,6 +158,24 @@ func (e *Engine) ReplyEvents(tenant, user, message, text, replyTo string, at int
 			Body: &events.MemoryObserved{Observation: o}}
 	}
 	return evs, nil
+}
+
+// foldOverflow bounds a message's records to observationsMax without
+// dropping any of its words: the records past the last one allowed become
+// one episode holding their texts, each once, in the order said (a
+// statement there keeps its words and loses its slot).
+func foldOverflow(out []events.Observation, message string) []events.Observation {
+	if len(out) <= observationsMax {
+		return out
+	}
+	var texts []string
+	for _, o := range out[observationsMax-1:] {
+		if !slices.Contains(texts, o.Text) {
+			texts = append(texts, o.Text)
+		}
+	}
+	out = out[:observationsMax-1]
+	return append(out, events.Observation{Kind: string(KindEpisode), Text: strings.Join(texts, " "), Message: message})
 }
 
 // contextBytesMax bounds a record's context (events.Observation.Context):

@@ -151,10 +151,11 @@ func (s *memoryServer) opens(tenant, user string) (opened, erased int) {
 // compressed copy of bytes seen before is a back-reference, which a scan of
 // bytes cannot find).
 const (
-	// acme/ann: a message of three records, two of them one sentence
+	// acme/ann: a message of four records (the greeting an episode of its
+	// own), two of them one sentence
 	annMessage   = "Hello there. I live in ZORBAVILLE. I love QUEXTAR pie but I can't eat it these days"
-	annForgot    = "QUEXTAR"                         // the sentence forgotten (m1#3, with m1#2)
-	annKept      = "ZORBAVILLE"                      // the message's other record (m1)
+	annForgot    = "QUEXTAR"                         // the sentence forgotten (m1#4, with m1#3)
+	annKept      = "ZORBAVILLE"                      // another record of the message (m1#2)
 	carV1, carV2 = "VELMORAZURE77", "KESTRANGREEN88" // both versions of a forgotten record
 	annKeep      = "BISCUITWOMBLE41"                 // another record of ann
 	bobKeep      = "QUORBIXTON"                      // another user of the tenant
@@ -171,7 +172,7 @@ func (s *memoryServer) writeMemories() {
 	for _, r := range rep.Records {
 		ids = append(ids, r.ID)
 	}
-	if !slices.Equal(ids, []string{"m1", "m1#2", "m1#3"}) {
+	if !slices.Equal(ids, []string{"m1", "m1#2", "m1#3", "m1#4"}) {
 		s.t.Fatalf("the message wrote %v", ids)
 	}
 	s.write("observe", "--tenant", "acme", "--user", "ann", "--id", "car", "--kind", "fact", "--subject", "vehicle",
@@ -269,8 +270,8 @@ func (s *memoryServer) viewText() string {
 // another tenant's are still there.
 func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	s := startMemoryServer(t)
-	if opened, _ := s.opens("acme", "ann"); opened != 12 { // six writes and their vectors
-		t.Fatalf("ann's events open %d times before the erasure, want 12", opened)
+	if opened, _ := s.opens("acme", "ann"); opened != 14 { // seven writes and their vectors
+		t.Fatalf("ann's events open %d times before the erasure, want 14", opened)
 	}
 	before := time.Now()
 
@@ -280,10 +281,10 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 		Tombstone    uint64 `json:"tombstone"`
 		NotConfirmed bool   `json:"not_confirmed"`
 	}
-	out := s.cli("memory", "forget", "m1#3", "--tenant", "acme", "--user", "ann")
-	if err := json.Unmarshal([]byte(out), &res); err != nil || !slices.Equal(res.Erase, []string{"m1#2", "m1#3"}) ||
+	out := s.cli("memory", "forget", "m1#4", "--tenant", "acme", "--user", "ann")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || !slices.Equal(res.Erase, []string{"m1#3", "m1#4"}) ||
 		res.Keys != 2 || res.Tombstone == 0 || res.NotConfirmed {
-		t.Fatalf("memory forget m1#3: %s (%v)", out, err)
+		t.Fatalf("memory forget m1#4: %s (%v)", out, err)
 	}
 	out = s.cli("memory", "forget", "car", "--tenant", "acme", "--user", "ann")
 	res.Erase = nil
@@ -326,14 +327,15 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	if !strings.Contains(out, `"keys_destroyed"`) || strings.Contains(out, "not_confirmed") {
 		t.Fatalf("forget dan: %s", out)
 	}
-	// ann: the message's first record, the cat, their vectors (serve
+	// ann: the message's first two records (the greeting and where she
+	// lives), the cat, their vectors (serve
 	// records a vector of each record's version: the sentence encoder,
 	// on by default, sealed under the record's key) and (sealed under
 	// her own key) the two forgettings open; the forgotten sentence's
 	// two records, both versions of the car and the four vectors of
 	// them do not.
-	if opened, erased := s.opens("acme", "ann"); opened != 6 || erased != 8 {
-		t.Errorf("ann's events: %d open, %d erased; want 6 and 8", opened, erased)
+	if opened, erased := s.opens("acme", "ann"); opened != 8 || erased != 8 {
+		t.Errorf("ann's events: %d open, %d erased; want 8 and 8", opened, erased)
 	}
 	if opened, erased := s.opens("acme", "dan"); opened != 0 || erased != 4 {
 		t.Errorf("dan's events: %d open, %d erased; want 0 and 4 (two with their vectors)", opened, erased)
@@ -344,7 +346,7 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	s.checkKept()
 	// As it was before: the erased records are marks without text.
 	dump := s.cli("replay", "--projection", memory.Name, "--until", before.Format(time.RFC3339Nano), "--dump")
-	for _, want := range []string{"acme/ann/id/m1#2 = erased", "acme/ann/id/m1#3 = erased", "acme/ann/id/car = erased", annKept, annKeep} {
+	for _, want := range []string{"acme/ann/id/m1#3 = erased", "acme/ann/id/m1#4 = erased", "acme/ann/id/car = erased", annKept, annKeep} {
 		if !strings.Contains(dump, want) {
 			t.Errorf("replay --until before the erasure lacks %q:\n%s", want, dump)
 		}
@@ -379,12 +381,12 @@ func TestMemoryErasureWhileTheProjectionIsDown(t *testing.T) {
 	if err != nil || res.Keys != 1 {
 		t.Fatalf("erasure.Record: %+v, %v", res, err)
 	}
-	for _, id := range []string{"m1#2", "m1#3"} {
+	for _, id := range []string{"m1#3", "m1#4"} {
 		if n, err := s.admin.Keys.(*keys.Store).EraseRecord(ctx, "acme", "ann", id); err != nil || n != 1 {
 			t.Fatalf("EraseRecord %s: %d, %v", id, n, err)
 		}
 	}
-	res, err = erasure.Record(ctx, s.admin, s.admin.Keys.(*keys.Store), "acme", "ann", "m1#2")
+	res, err = erasure.Record(ctx, s.admin, s.admin.Keys.(*keys.Store), "acme", "ann", "m1#3")
 	if err != nil {
 		t.Fatal(err)
 	}
