@@ -17,16 +17,38 @@ import (
 // and 0.742, temporal questions 235 -> 245 and 246 of 321.
 const timeWeight = 0.6
 
-// askWhen are the openers of a question about time.
-var askWhen = []string{"when ", "how long", "what time", "what date", "what year", "which year", "what month",
-	"which month", "what day", "which day", "how many years", "how many months", "how many weeks", "how many days",
-	"什么时候", "多久", "哪天", "哪年", "几月", "何时", "几点", "多长时间"}
+// Which questions ask about time is data/recall.txt's [time questions]:
+// the phrases that ask it wherever they are said (askWhenAnywhere: "how
+// long", "what year", 什么时候), and "when", which asks it only in a
+// question that no other question word opens (askWhenOpeners): "How did
+// you feel when you moved?" asks how, and its "when" names the time
+// it means; weighing the records that say a time for it would rank
+// "we moved last May" over "I felt lost for weeks".
+var (
+	askWhenAnywhere = wordList("time questions", "anywhere")
+	askWhenWord     = wordSet("time questions", "when")
+	askWhenOpeners  = wordSet("time questions", "openers")
+)
 
 // asksWhen reports whether query asks about time.
 func asksWhen(query string) bool {
 	q := strings.ToLower(query)
-	for _, w := range askWhen {
-		if strings.Contains(q, w) {
+	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	padded := " " + strings.Join(words, " ") + " "
+	for _, w := range askWhenAnywhere {
+		if lang.IsCJK([]rune(w)[0]) {
+			if strings.Contains(q, w) {
+				return true
+			}
+		} else if strings.Contains(padded, " "+w+" ") {
+			return true
+		}
+	}
+	for _, w := range words {
+		if askWhenOpeners[w] {
+			return false // another question word came first: a "when" after it opens a clause
+		}
+		if askWhenWord[w] {
 			return true
 		}
 	}

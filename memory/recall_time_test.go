@@ -71,3 +71,59 @@ func TestTimeWordsFromLanguageData(t *testing.T) {
 		}
 	}
 }
+
+// "when" asks about time only in a question no other question word opens:
+// "How did I feel when …?" asks how, and the record that says a time is
+// not weighed up for it; the phrases that ask about time ask it wherever
+// they stand, in English and Chinese.
+func TestAWhenThatOpensAClauseAsksNoTime(t *testing.T) {
+	for q, want := range map[string]bool{
+		"When did we go camping by the lake?":          true,
+		"Do you remember when we met?":                 true,
+		"And when is the dentist?":                     true,
+		"Since when do you drink tea?":                 true,
+		"How long did you stay when you were in Rome?": true,
+		"What did Sam give me when we met in Leeds?":   false,
+		"How did I feel when I moved to Oslo?":         false,
+		"Where were you when the storm hit?":           false,
+		"Who looked after the cat when I was away?":    false,
+		"What year did I start the band?":              true,
+		"我们什么时候去露营？":                                   true,
+		"你在北京的时候住在哪里？":                                 false,
+		"我搬家的时候谁帮了我？":                                  false,
+		"我的签证多久到期？":                                    true,
+	} {
+		if got := asksWhen(q); got != want {
+			t.Errorf("asksWhen(%q) = %v, want %v", q, got, want)
+		}
+	}
+	words, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, said, felt, query string
+	}{
+		{"en", "We adopted the puppy last March.", "I felt so nervous about adopting the puppy.", "How did I feel when we adopted the puppy?"},
+		{"zh", "我们去年三月搬到了奥斯陆。", "搬到奥斯陆以后我好几个星期都觉得很孤单。", "搬到奥斯陆的时候我感觉怎么样？"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			at := time.Date(2025, 6, 2, 18, 0, 0, 0, time.UTC)
+			applyMessage(t, e, s, "u1", "said", tc.said, at)
+			applyMessage(t, e, s, "u1", "felt", tc.felt, at.Add(24*time.Hour))
+			res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", Text: tc.query, K: 2, Matcher: words})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Records) == 0 || res.Records[0].Record.ID != "felt" {
+				var got []string
+				for _, h := range res.Records {
+					got = append(got, h.Record.ID)
+				}
+				t.Errorf("%q: records %v, want the feeling first", tc.query, got)
+			}
+		})
+	}
+}
