@@ -212,7 +212,10 @@ func (cx *claim) polarityFacts([]fact) []fact {
 			return nil // a flag the claim's state names (无效 of active): the status check reads it
 		}
 	}
-	return cx.boolFacts()
+	if fs := cx.boolFacts(); len(fs) > 0 {
+		return fs
+	}
+	return cx.pendingFacts()
 }
 
 // onlyToday reports whether the claim's dates, if any, are all the day of
