@@ -33,8 +33,8 @@ ratios rank nearest the middle over all rows), and each row's ratios in all runs
   backbone   no-op projection events/s vs a raw durable pull consumer (AckAll per batch)
   assembler  argument deltas/s vs Toolstream's own no-op projection; completion latency p50 vs a
              raw publish → consume round trip
-  executor   no-op tool calls/s vs the no-op projection on the same call events (the two sides
-             stop at different points on two servers: the row says so)
+  executor   no-op tool calls/s vs the no-op projection on the same stored call events, one
+             server, each side timed from its start to its last output stored
   verifier   warm check, cold check (toolstream verify) and index building vs one JSON decode
   erasure    the assembler and memory paths with personal data sealed vs the same events in
              the clear (each half on a fresh server, median of alternating pairs)
