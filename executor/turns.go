@@ -57,6 +57,15 @@ func (q *turns[T]) take(max int) []T {
 // still queued (or ends the queue's busy spell) and signals batch's
 // answers.
 func (q *turns[T]) handOn(batch []T) {
+	q.passOn()
+	answer(batch)
+}
+
+// passOn gives the lead to the first request still queued, or ends the
+// queue's busy spell: the leader has sent its batch and its answers may
+// still be on their way (answer signals them). A leader passes the lead
+// on once.
+func (q *turns[T]) passOn() {
 	q.mu.Lock()
 	if len(q.queue) > 0 {
 		next := q.queue[0].turnOf()
@@ -66,6 +75,10 @@ func (q *turns[T]) handOn(batch []T) {
 		q.busy = false
 	}
 	q.mu.Unlock()
+}
+
+// answer signals batch's answers, after its leader passed the lead on.
+func answer[T queued](batch []T) {
 	for _, r := range batch {
 		r.turnOf().done <- struct{}{}
 	}

@@ -23,18 +23,21 @@ import (
 // a thousand goroutines contending for the connection's lock: the
 // executor spent most of its time per no-op call waking goroutines, not
 // working. So decisions made at the same time go to the log together, in a
-// window: a decision asked while a window is on its way waits for that one
-// to come back, then goes with every decision asked meanwhile (up to
-// windowMax) as one window, sent by the goroutine of the first of them
-// (the leader):
+// window: a decision asked while a window is being sent waits until that
+// one's publishes are out, then goes with every decision asked meanwhile
+// (up to windowMax) as one window, sent by the goroutine of the first of
+// them (the leader), while the log still answers the window before (at
+// most windowLanes windows on their way at once, each on a lane of its
+// own: its subscriptions and reply subjects):
 //
 //  1. one look at the bucket for all their keys (look.go's lookNow: one
 //     multi_last direct get, answered on the window's own subscription,
 //     since the window is a batch already and need not queue for the
 //     looker's turns);
 //  2. the outcome of each whose key has no record is published, all of
-//     them at once, each with its own reply subject, and every
-//     acknowledgement is waited for (at most store.timeout);
+//     them at once, each with its own reply subject; the lead passes to
+//     the next window, and every acknowledgement is waited for (at most
+//     store.timeout);
 //  3. each decision's job gets its look's answer and its publish's
 //     acknowledgement, and carries on as it did alone: counts, then
 //     acknowledges its input.
@@ -52,7 +55,9 @@ import (
 // again; after, the input finds the outcome and is acknowledged as a
 // duplicate. Only one new point exists, between the window's publishes and
 // its inputs' acknowledgements, where many calls stand at once; it is the
-// before-ack point of each of them (TestCrashInAWindow).
+// before-ack point of each of them (TestCrashInAWindow). Two windows on
+// their way at once hold different calls (a call is handled once in a
+// process: claimActive), so neither's order depends on the other's.
 //
 // A window waits at most for the windows ahead of it, each bounded by two
 // store.timeout (the look, the publishes), at most InFlightMax /
@@ -74,19 +79,46 @@ type window struct {
 	// what the collector makes of it).
 	free sync.Pool
 
-	// The leader's alone: the subscription publish acknowledgements arrive
-	// on (inbox.<i>, the i-th decision of the window being sent), made at
-	// the first window and ended with the context of the decision that
-	// made it, or dropped when a window's answers did not all come in time
-	// (so a late answer can never be taken for a later window's); replies
-	// holds inbox.<i> for each i used so far, the same for every window.
+	// lanes holds the lanes no window is using (windowLanes of them, made
+	// at the first window): a leader takes one before it takes its batch
+	// and gives it back once its window is answered.
+	lanesOnce sync.Once
+	lanes     chan *lane
+}
+
+// windowLanes bounds the windows on their way at once. A leader passes
+// the lead on as soon as its publishes are sent, so the next window's
+// look and publishes go while the log answers the one before, instead of
+// every window waiting a look and an acknowledgement round trip in turn.
+const windowLanes = 2
+
+// lane is what one window on its way uses alone.
+type lane struct {
+	// The subscription publish acknowledgements arrive on (inbox.<i>, the
+	// i-th decision of the window being sent), made at the lane's first
+	// window and ended with the context of the decision that made it, or
+	// dropped when a window's answers did not all come in time (so a late
+	// answer can never be taken for a later window's); replies holds
+	// inbox.<i> for each i used so far, the same for every window of the
+	// lane.
 	sub     *nats.Subscription
 	inbox   string
 	replies []string
-	// looks is where the answers of the leader's looks at the bucket
+	// looks is where the answers of the window's looks at the bucket
 	// arrive, a window's looks being one batch already (look.go's lookNow).
 	looks lookSub
-	qs    []*look // the leader's, reused: the looks of the window being sent
+	qs    []*look // reused: the looks of the window being sent
+}
+
+// lane waits for a lane no window is using.
+func (w *window) lane() *lane {
+	w.lanesOnce.Do(func() {
+		w.lanes = make(chan *lane, windowLanes)
+		for range windowLanes {
+			w.lanes <- &lane{}
+		}
+	})
+	return <-w.lanes
 }
 
 // decision is one job's outcome to record in the log.
@@ -137,12 +169,14 @@ func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *out
 }
 
 // sendWindow sends the first window of queued decisions (this job's own
-// first among them), hands the lead on and signals the answers.
+// first among them) on a lane of its own, hands the lead on once its
+// publishes are sent, and signals the answers once they came.
 func (e *Executor) sendWindow(ctx context.Context) {
 	w := &e.window
+	ln := w.lane()
 	batch := w.take(windowMax)
 
-	e.lookAll(ctx, batch)
+	e.lookAll(ctx, ln, batch)
 	var put []*decision
 	for _, d := range batch {
 		if d.err == nil && !d.found {
@@ -156,16 +190,21 @@ func (e *Executor) sendWindow(ctx context.Context) {
 	// the first answer that comes, and a subscriber of the outcome's
 	// subject sees it before the log answers, so another identity could
 	// have an answer reflected there first (ackedBy).
+	waiting := 0
 	if len(put) > 0 {
-		e.publishAll(ctx, put)
+		waiting = e.sendAll(ctx, ln, put)
 	}
-
-	w.handOn(batch)
+	w.passOn()
+	if waiting > 0 {
+		e.awaitAll(ctx, ln, put, waiting)
+	}
+	w.lanes <- ln
+	answer(batch)
 }
 
 // lookAll answers whether the bucket holds a record for each decision's
 // key, by the looker's batches.
-func (e *Executor) lookAll(ctx context.Context, batch []*decision) {
+func (e *Executor) lookAll(ctx context.Context, ln *lane, batch []*decision) {
 	if len(batch) == 1 || e.store.direct == "" {
 		for _, d := range batch {
 			d.found, d.err = e.store.exists(ctx, d.tenant, d.key)
@@ -178,16 +217,15 @@ func (e *Executor) lookAll(ctx context.Context, batch []*decision) {
 		}
 		return
 	}
-	w := &e.window
-	qs := w.qs[:0]
+	qs := ln.qs[:0]
 	for _, d := range batch {
 		full, subj := entrySubjects(e.store.direct, d.tenant, d.key)
 		d.look = look{subj: subj, full: full}
 		qs = append(qs, &d.look)
 	}
-	e.store.lookNow(ctx, &w.looks, qs)
+	e.store.lookNow(ctx, &ln.looks, qs)
 	clear(qs)
-	w.qs = qs[:0]
+	ln.qs = qs[:0]
 	for _, d := range batch {
 		d.found, d.err = d.look.found, d.look.err
 		if errors.Is(d.err, errNoDirect) { // the bucket allows no direct gets after all
@@ -201,30 +239,38 @@ func (e *Executor) lookAll(ctx context.Context, batch []*decision) {
 }
 
 // publishAll publishes each decision's outcome with a reply subject of its
-// own and waits for every acknowledgement, at most store.timeout. A
-// decision the log answers with no responders (a leader change) is
-// published again alone (publish, which tries again); one left without an
-// answer fails with nats.ErrTimeout.
-func (e *Executor) publishAll(ctx context.Context, put []*decision) {
-	w := &e.window
-	nc := e.store.nc
-	fail := func(ds []*decision, err error) {
-		for _, d := range ds {
-			if !d.acked && d.err == nil {
-				d.err = err
-			}
+// own on the lane ln and waits for every acknowledgement, at most
+// store.timeout (sendAll, then awaitAll).
+func (e *Executor) publishAll(ctx context.Context, ln *lane, put []*decision) {
+	if waiting := e.sendAll(ctx, ln, put); waiting > 0 {
+		e.awaitAll(ctx, ln, put, waiting)
+	}
+}
+
+// failAll fails each decision of ds not answered yet with err.
+func failAll(ds []*decision, err error) {
+	for _, d := range ds {
+		if !d.acked && d.err == nil {
+			d.err = err
 		}
 	}
+}
+
+// sendAll publishes each decision's outcome with a reply subject of its
+// own on the lane ln, and returns how many went out.
+func (e *Executor) sendAll(ctx context.Context, ln *lane, put []*decision) int {
+	w := ln
+	nc := e.store.nc
 	if err := ctx.Err(); err != nil {
-		fail(put, err)
-		return
+		failAll(put, err)
+		return 0
 	}
 	if w.sub == nil || !w.sub.IsValid() {
 		w.inbox = nc.NewInbox()
 		sub, err := nc.SubscribeSync(w.inbox + ".>")
 		if err != nil {
-			fail(put, fmt.Errorf("executor: publish %d outcomes: %w", len(put), err))
-			return
+			failAll(put, fmt.Errorf("executor: publish %d outcomes: %w", len(put), err))
+			return 0
 		}
 		w.sub, w.replies = sub, w.replies[:0]
 		context.AfterFunc(ctx, func() { sub.Unsubscribe() })
@@ -250,12 +296,23 @@ func (e *Executor) publishAll(ctx context.Context, put []*decision) {
 		}
 		waiting++
 	}
+	return waiting
+}
+
+// awaitAll waits for the acknowledgements of the waiting publishes of put
+// that sendAll sent on ln, at most store.timeout. A decision the log
+// answers with no responders (a leader change) is published again alone
+// (publish, which tries again); one left without an answer fails with
+// nats.ErrTimeout.
+func (e *Executor) awaitAll(ctx context.Context, ln *lane, put []*decision, waiting int) {
+	w := ln
+	prefix := w.inbox + "."
 	var again []*decision
 	deadline := time.Now().Add(e.store.timeout)
 	for waiting > 0 {
 		m, err := w.sub.NextMsg(time.Until(deadline))
 		if err != nil {
-			fail(put, fmt.Errorf("executor: publish outcome: %w", nats.ErrTimeout))
+			failAll(put, fmt.Errorf("executor: publish outcome: %w", nats.ErrTimeout))
 			// Answers still to come must not reach a later window, which
 			// uses the same reply subjects: the next makes a new inbox.
 			w.sub.Unsubscribe()
