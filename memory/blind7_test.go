@@ -9,8 +9,9 @@ import "testing"
 // 4 that a message stored nothing, 4 recalls that only reject, 4 that a
 // forgotten string is gone), so the floor fails a change that loses much
 // of what memory understood, not the set's figure. A change may raise the
-// floor, never lower it silently.
-const blind7Floor = 30
+// floor, never lower it silently. Raised from 30 to 95 once plain
+// statements were slotted by their meaning (plain.go: 102 checks pass).
+const blind7Floor = 95
 
 // blind7 is the seventh sealed scenario set: at least 36 scenarios, half of
 // them Chinese, each whole (sealedSetProblems). It was sealed until its one

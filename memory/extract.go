@@ -139,18 +139,22 @@ func withPlain(text string, out []events.Observation) []events.Observation {
 		if questions[si] || read[sent] || !hasWords(sent) {
 			continue
 		}
-		o, ok := matchPlain(sent)
-		if !ok && !hasHan(sent) {
-			o, ok = matchCorrectionLateEN(words(sent)) // correction.go
+		obs := matchPlain(sent)
+		if len(obs) == 0 && !hasHan(sent) {
+			if o, ok := matchCorrectionLateEN(words(sent)); ok { // correction.go
+				obs = append(obs, o)
+			}
 		}
-		if !ok {
+		if len(obs) == 0 {
 			if len(out) == 0 {
 				return out // this sentence would be dropped beside the others
 			}
 			continue
 		}
-		o.Text = sent
-		plain = append(plain, o)
+		for _, o := range obs {
+			o.Text = sent
+			plain = append(plain, o)
+		}
 	}
 	for _, o := range plain {
 		at := strings.Index(text, o.Text)

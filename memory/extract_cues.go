@@ -620,10 +620,10 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		pol = Positive
 	}
 	before, after := clause[:at], clause[at+n:]
-	addressed := false
+	addressed, addressee := false, ""
 	for _, a := range cues.zhAddressee {
 		if strings.HasPrefix(strings.TrimPrefix(after, "再"), a) {
-			after, addressed = strings.TrimPrefix(strings.TrimPrefix(after, "再"), a), true
+			after, addressed, addressee = strings.TrimPrefix(strings.TrimPrefix(after, "再"), a), true, a
 			break
 		}
 	}
@@ -659,6 +659,13 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		cond = strings.ReplaceAll(cond, w, "")
 	}
 	cond = strings.TrimSpace(cond)
+	if verb == "" && addressed && cond != "" && !zhPeople[cond] && !zhPronouns[cond] {
+		// 周末的聚会就别叫我了: the thing is said first, the request's verb
+		// is its addressee's (叫我); the slot is both, so a request about
+		// another thing (唱K的局就别叫我了) is another slot
+		return events.Observation{Kind: string(KindConstraint), Subject: "request", Attribute: addressee + cond, Value: cond,
+			Polarity: string(pol), Confidence: confStrong}, true
+	}
 	if verb == "" || verb == "吃" || verb == "喝" || verb == "碰" {
 		if prev == nil || prev.Subject == "" {
 			return events.Observation{}, false

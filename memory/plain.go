@@ -55,6 +55,9 @@ var (
 	zhPlainLate   = strings.Join(wordList("plain", "said_of_late"), "")
 	zhMeasure     = strings.Join(wordList("plain", "measure"), "")
 	zhHabitWhen   = wordList("plain", "habit_when")
+	zhLike        = wordList("plain", "zh_like")
+	zhDislike     = wordList("plain", "zh_dislike")
+	zhDecline     = wordList("plain", "zh_decline")
 	zhHabitTime   = wordList("plain", "habit_time")
 	zhForbid      = cueZH("requests", "forbid")
 )
@@ -67,11 +70,14 @@ func cueZH(section, name string) []string {
 
 // matchPlain reads sent, a sentence no other rule read, as a plain
 // statement (matchPlainEN, matchPlainZH).
-func matchPlain(sent string) (events.Observation, bool) {
+func matchPlain(sent string) []events.Observation {
 	if strings.IndexFunc(sent, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
 		return matchPlainZH(sent)
 	}
-	return matchPlainEN(words(sent))
+	if o, ok := matchPlainEN(words(sent)); ok {
+		return []events.Observation{o}
+	}
+	return nil
 }
 
 // matchPlainEN reads the first clause of ws with a subject of the user's:
@@ -313,13 +319,19 @@ func plainFact(subject, attr, value string, pol Polarity) events.Observation {
 // 我家的…, 我…的是…, 我有…, or a habit: 我每天早上跳绳一千下). A clause
 // that asks the assistant not to do something is a request, read by the
 // request rules or not at all.
-func matchPlainZH(sent string) (events.Observation, bool) {
+func matchPlainZH(sent string) []events.Observation {
 	if strings.ContainsAny(sent, "？?") || containsAnyOf(sent, plainHedgeZH) || zhAsked(sent) {
-		return events.Observation{}, false
+		return nil
 	}
+	var tastes []events.Observation
+	var thing *events.Observation
 	for _, c := range strings.FieldsFunc(sent, func(r rune) bool { return strings.ContainsRune("，,；;：:", r) }) {
 		c = strings.TrimRight(strings.TrimSpace(c), "。！!.的啦呢吧啊呀")
-		if containsAnyOf(c, zhForbid) || strings.HasSuffix(c, "了") {
+		if o, ok := zhTopicTaste(c); ok {
+			tastes = append(tastes, o) // each clause's: 针灸就免了，推拿我倒挺喜欢的
+			continue
+		}
+		if thing != nil || containsAnyOf(c, zhForbid) || strings.HasSuffix(c, "了") {
 			continue // a request, or what has happened (我的花生过敏又犯了)
 		}
 		pol := Positive
@@ -327,10 +339,53 @@ func matchPlainZH(sent string) (events.Observation, bool) {
 			pol = Negative
 		}
 		if o, ok := plainThingZH(c, pol); ok {
-			return o, true
+			thing = &o
 		}
 	}
-	return events.Observation{}, false
+	if len(tastes) > 0 {
+		return tastes
+	}
+	if thing != nil {
+		return []events.Observation{*thing}
+	}
+	return nil
+}
+
+// zhTopicTaste reads a thing said first and then liked or declined:
+// 推拿我倒挺喜欢的 (a liking of 推拿), 针灸就免了 (a declining of 针灸),
+// a preference of the thing's slot.
+func zhTopicTaste(c string) (events.Observation, bool) {
+	thing, pol := "", Positive
+	for _, d := range zhDecline {
+		if t, ok := strings.CutSuffix(c, d); ok {
+			thing, pol = t, Negative
+			break
+		}
+	}
+	if thing == "" {
+		i := strings.Index(c, "我")
+		if i <= 0 {
+			return events.Observation{}, false
+		}
+		rest := zhDropAdverbs(strings.TrimLeft(c[i+len("我"):], "倒也还就"))
+		switch {
+		case hasAnyPrefix(rest, zhDislike):
+			pol = Negative
+		case hasAnyPrefix(rest, zhLike):
+		default:
+			return events.Observation{}, false
+		}
+		thing = c[:i]
+	}
+	thing = zhDropAdverbs(strings.TrimSpace(thing))
+	n := utf8.RuneCountInString(thing)
+	if n < 2 || n > plainNounMax || zhPronouns[thing] || zhPeople[thing] || strings.ContainsAny(thing, "我你他她它") ||
+		strings.IndexFunc(thing, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 {
+		return events.Observation{}, false
+	}
+	subject, attr := zhSlot(thing, "")
+	return events.Observation{Kind: string(KindPreference), Subject: subject, Attribute: attr,
+		Polarity: string(pol), Confidence: confWeak}, true
 }
 
 // plainThingZH reads one clause of the user's.

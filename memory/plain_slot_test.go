@@ -159,3 +159,35 @@ func TestALiftByItsVerbEndsTheBanOfTheActivity(t *testing.T) {
 		}
 	}
 }
+
+// TestAThingSaidFirstIsTheStatementsThing: in Chinese the thing is often
+// said first and what the user says of it after: liked (游泳我也很喜欢),
+// declined (拔罐就算了), or not to be called for (周末的聚会就别叫我了);
+// each clause of a sentence is read (针灸就免了，推拿我倒挺喜欢的), and a
+// pronoun or a person said first is no thing.
+func TestAThingSaidFirstIsTheStatementsThing(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string // kind subject/attribute=value polarity
+	}{
+		{"游泳我也很喜欢。", []string{"preference general/游泳= positive"}},
+		{"拔罐就算了。", []string{"preference general/拔罐= negative"}},
+		{"我怕疼，拔罐就免了，刮痧我倒挺喜欢的。", []string{"preference general/拔罐= negative", "preference general/刮痧= positive"}},
+		{"香菜我不喜欢。", []string{"preference food/cilantro= negative"}},
+		{"年会的抽奖就别叫我了。", []string{"constraint request/叫我年会的抽奖=年会的抽奖 negative"}},
+		{"羽毛球局别叫我，健身房的课别叫我。", []string{"constraint request/叫我羽毛球局=羽毛球局 negative",
+			"constraint request/叫我健身房的课=健身房的课 negative"}},
+		{"这个我喜欢。", nil},
+		{"他我不喜欢。", nil},
+	} {
+		var got []string
+		for _, o := range (RuleExtractor{}).ExtractAt(c.text, "", 0) {
+			if o.Subject != "" {
+				got = append(got, o.Kind+" "+o.Subject+"/"+o.Attribute+"="+o.Value+" "+o.Polarity)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}
