@@ -33,7 +33,8 @@ const matchWeight = 0.3
 // vectors' standing (addSentences; each record's cosine read with its
 // message, readWithItsMessage, and with the turn before it:
 // readWithTheTurnBefore), times 1+timeWeight for a
-// record that says a time when the query asks when (recall_time.go) and
+// record that says a time, or whose message does, when the query asks
+// when (saidWhen, recall_time.go) and
 // again for one said in the day, month or year the query names
 // (namedPeriod, recall_period.go);
 // then a record about the query takes context from the source said just
@@ -92,8 +93,9 @@ func (rc *recall) matched(terms []qterm) (Result, error) {
 	read := readWithTheTurnBefore(rc.q.Vector, all, cos, xs)
 	addSentences(all, cos, qual, rc.backgroundCosines())
 	if when {
+		said := saidWhen(all)
 		for i := range all {
-			if all[i].Score > 0 && saysWhen(all[i].Record.Text) {
+			if all[i].Score > 0 && said[i] {
 				all[i].Score *= 1 + timeWeight
 			}
 		}

@@ -140,3 +140,31 @@ func saysWhen(text string) bool {
 	}
 	return false
 }
+
+// saidWhen reports, by hit, whether its record says a time (saysWhen) or
+// another record of its message does. The writer splits a message into
+// statements (MessageEvents), and the sentence that says when is often
+// not the one that says what: "We went camping by the lake with the kids.
+// That was two weekends ago." The time is that of what the message tells,
+// so for a question that asks when, each of its records about the query
+// is one that says it. A record with no message is its own source, and
+// only its own text counts.
+func saidWhen(hits []Hit) []bool {
+	about := map[string]bool{} // the sources of the hits about the query: only theirs are read
+	for i := range hits {
+		if hits[i].Score > 0 {
+			about[source(&hits[i].Record)] = true
+		}
+	}
+	bySource := map[string]bool{}
+	for i := range hits {
+		if src := source(&hits[i].Record); about[src] && !bySource[src] && saysWhen(hits[i].Record.Text) {
+			bySource[src] = true
+		}
+	}
+	out := make([]bool, len(hits))
+	for i := range hits {
+		out[i] = bySource[source(&hits[i].Record)]
+	}
+	return out
+}

@@ -108,22 +108,55 @@ func TestAWhenThatOpensAClauseAsksNoTime(t *testing.T) {
 		{"zh", "我们去年三月搬到了奥斯陆。", "搬到奥斯陆以后我好几个星期都觉得很孤单。", "搬到奥斯陆的时候我感觉怎么样？"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			at := time.Date(2025, 6, 2, 18, 0, 0, 0, time.UTC)
-			applyMessage(t, e, s, "u1", "said", tc.said, at)
-			applyMessage(t, e, s, "u1", "felt", tc.felt, at.Add(24*time.Hour))
-			res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", Text: tc.query, K: 2, Matcher: words})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Records) == 0 || res.Records[0].Record.ID != "felt" {
-				var got []string
-				for _, h := range res.Records {
-					got = append(got, h.Record.ID)
-				}
-				t.Errorf("%q: records %v, want the feeling first", tc.query, got)
+			_, hits := recallAfterTwo(t, words, "said", tc.said, "felt", tc.felt, tc.query)
+			if len(hits) == 0 || hits[0].Record.ID != "felt" {
+				t.Errorf("%q: records %v, want the feeling first", tc.query, hitIDs(hits))
 			}
 		})
 	}
+}
+
+// A question about time weighs a record whose message says the time in
+// another sentence as one that says it: the writer splits "We went
+// camping … . That was two weekends ago." into two records, and the first
+// is the one about the query.
+func TestATimeSaidBesideARecordInItsMessageCounts(t *testing.T) {
+	words, err := local.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, told, love, query string
+	}{
+		{"en", "We went camping by the lake. That was two weekends ago.", "We always love to go camping by the lake with the kids.",
+			"When did we go camping by the lake?"},
+		{"zh", "我们在湖边露营过。那是上周末的事。", "我们很喜欢去湖边露营。", "我们什么时候去湖边露营？"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, hits := recallAfterTwo(t, words, "told", tc.told, "love", tc.love, tc.query)
+			if len(ids) != 2 {
+				t.Fatalf("records %v, want one per sentence", ids)
+			}
+			if len(hits) == 0 || hits[0].Record.Message != "told" {
+				t.Errorf("%q: records %v, want the message that says when first", tc.query, hitIDs(hits))
+			}
+		})
+	}
+}
+
+// recallAfterTwo writes message first (id a) and, a day later, second
+// (id b) for one user on a real Pebble store, and returns the records
+// of the first and what a recall of query (K 2, by m) finds.
+func recallAfterTwo(t *testing.T, m Matcher, a, first, b, second, query string) ([]string, []Hit) {
+	t.Helper()
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	at := time.Date(2025, 6, 2, 18, 0, 0, 0, time.UTC)
+	ids := applyMessage(t, e, s, "u1", a, first, at)
+	applyMessage(t, e, s, "u1", b, second, at.Add(24*time.Hour))
+	res, err := e.Recall(s.reader(), Query{Tenant: "acme", User: "u1", Text: query, K: 2, Matcher: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, res.Records
 }
