@@ -398,11 +398,10 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		// key is one of the claim's) holds the value, though another field
 		// named scored higher: 金额 names both an amount and a fee.
 		for _, l := range in {
-			k := evidence.LastToken(ix.Leaves[l].Ptr())
-			if lang.IsAllDigits(k) {
+			if lang.IsAllDigits(evidence.LastToken(ix.Leaves[l].Ptr())) {
 				continue
 			}
-			if own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
+			if namesKeyWholly(concepts, ix.Leaves[l].Ptr()) {
 				return supported(ix, "value matches", l)
 			}
 			if unitKeyOnly(&ix.Leaves[l], m) {
@@ -759,8 +758,7 @@ func (cx *claim) numberNamesKey(m *evidence.NumMention, concepts []string) bool 
 // words its field has.
 func (cx *claim) boundElsewhere(m *evidence.NumMention, concepts []string, in []int32, best int32) (int32, bool) {
 	ix := cx.ix
-	k := evidence.LastToken(ix.Leaves[best].Ptr())
-	if own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(k)); len(own) > 0 && overlap(concepts, own) == len(own) {
+	if namesKeyWholly(concepts, ix.Leaves[best].Ptr()) {
 		return 0, false
 	}
 	for _, l := range in {
@@ -1152,4 +1150,11 @@ func unitKeyOnly(lf *evidence.Leaf, m *evidence.NumMention) bool {
 		}
 	}
 	return true
+}
+
+// namesKeyWholly reports whether concepts hold every concept of the last
+// key of pointer ptr, and it has some: the claim names that field wholly.
+func namesKeyWholly(concepts []string, ptr string) bool {
+	own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(evidence.LastToken(ptr)))
+	return len(own) > 0 && overlap(concepts, own) == len(own)
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strings"
@@ -201,6 +202,21 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 	if f, ok := cx.dateSiblings(te, first, targets, concepts); ok {
 		return f
 	}
+	if cx.dayNamedByKey(te) {
+		return fact{} // "今天切了1240块" beside cut_today: the day names the field, no date of another
+	}
+	if f, ok := cx.dateElsewhere(te, first, targets, concepts); ok {
+		return f
+	}
+	if cx.soft {
+		// "It is scheduled for 27 March" after a sentence about another
+		// row: a pronoun across sentences is a guess, and the date held in
+		// the evidence at large is the wider reading (as for a number),
+		// unless a row beside the scope's holds it: another row's date.
+		if g := cx.widened().checkTime(te); g.verdict == events.VerdictSupported && !slices.ContainsFunc(g.leaves, func(l int32) bool { return cx.siblingRow(l) >= 0 }) {
+			return g
+		}
+	}
 	refs := []events.EvidenceRef{}
 	for _, l := range first.Leaves {
 		refs = append(refs, ix.Ref(l))
@@ -246,7 +262,43 @@ func (cx *claim) durationAsDates(m *evidence.NumMention) (fact, bool) {
 			// claim names), not from the answer's day.
 			return fact{}, true
 		}
+		if f, ok := cx.dateElsewhere(te, &t, cx.dateTargets(cx.concepts), cx.concepts); ok {
+			return f, true
+		}
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{cx.ix.Ref(t.Leaves[0])}, reason: "evidence date differs"}, true
+	}
+	return fact{}, false
+}
+
+// dateElsewhere returns an unsupported fact when a date target in scope
+// other than first, the one the claim's words chose, holds the claimed
+// day, the claim does not name first's key wholly, and the claim names
+// that target as well as first or it sits in an object nested below
+// first's (a row of a list beside a field of the whole): the binding is
+// ambiguous ("blast BL-2291 on 14 October" beside the row's date and
+// next_blast; "in two weeks", naming no field, beside two dates), so the
+// day is not contradicted. A claim naming every word of first's key ("the
+// next blast is on 24 October"), or a field of first's own object better
+// than the one holding the day ("the trial runs until 20 October" beside
+// trial_ends and fitting_date), is judged by first.
+func (cx *claim) dateElsewhere(te *evidence.TimeExpr, first *evidence.DateTarget, targets []evidence.DateTarget, concepts []string) (fact, bool) {
+	if len(first.Leaves) == 0 || namesKeyWholly(concepts, cx.ix.Leaves[first.Leaves[0]].Ptr()) {
+		return fact{}, false
+	}
+	up := parentPtr(cx.ix.Leaves[first.Leaves[0]].Ptr())
+	for i := range targets {
+		t := &targets[i]
+		if slices.Equal(t.Leaves, first.Leaves) {
+			continue
+		}
+		p := cx.ix.Leaves[t.Leaves[0]].Ptr()
+		if t.Score < first.Score && (parentPtr(p) == up || !strings.HasPrefix(p, up+"/")) {
+			continue
+		}
+		if v, ok := evidence.DayHolds(te, t); ok && v == events.VerdictSupported && (te.Clock < 0 || t.Clock < 0 || te.Clock == t.Clock) {
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "the date is at " + cx.ix.Leaves[t.Leaves[0]].Ptr() + ", a field the claim may be about as well as " + cx.ix.Leaves[first.Leaves[0]].Ptr()}, true
+		}
 	}
 	return fact{}, false
 }
@@ -294,6 +346,12 @@ func (cx *claim) dayNamedByKey(te *evidence.TimeExpr) bool {
 	ix := cx.ix
 	for i := range ix.Nodes {
 		if slices.Contains(keys, strings.ToLower(evidence.LastToken(ix.Nodes[i].Ptr))) && cx.nodeInScope(int32(i)) {
+			return true
+		}
+	}
+	// A field whose key has the day as a word (cut_today, visitors_yesterday).
+	for l := range int32(len(ix.Leaves)) {
+		if slices.ContainsFunc(lang.KeyParts(evidence.LastToken(ix.Leaves[l].Ptr())), func(p string) bool { return slices.Contains(keys, strings.ToLower(p)) }) && cx.inScope(l) {
 			return true
 		}
 	}
@@ -363,4 +421,12 @@ func (cx *claim) timeSwap(te *evidence.TimeExpr, ls []int32, targets []evidence.
 		}
 	}
 	return cx.swapJudge([2]int{te.Start, te.End}, l, rivals, func(r int32) bool { return holding[r] }, func(int32) bool { return true }, concepts)
+}
+
+// parentPtr is the pointer of the object holding the value at ptr.
+func parentPtr(ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		return ptr[:i]
+	}
+	return ""
 }
