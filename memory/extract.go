@@ -124,10 +124,8 @@ func (RuleExtractor) ExtractAt(text, lang string, at int64) []events.Observation
 
 // withPlain adds to out a plain statement (plain.go) of each sentence of
 // text that is no question and that nothing in out was read from, in the
-// order the sentences are said. While the writer keeps no sentence of a
-// message that states nothing beside its statements (MessageEvents), a
-// plain reading is added only when every sentence of the message is then
-// read: reading one would drop the others' words.
+// order the sentences are said (the writer keeps each sentence it reads
+// nothing from beside them as an episode of its own: MessageEvents).
 func withPlain(text string, out []events.Observation) []events.Observation {
 	read := map[string]bool{}
 	for _, o := range out {
@@ -146,9 +144,6 @@ func withPlain(text string, out []events.Observation) []events.Observation {
 			}
 		}
 		if len(obs) == 0 {
-			if len(out) == 0 {
-				return out // this sentence would be dropped beside the others
-			}
 			continue
 		}
 		for _, o := range obs {

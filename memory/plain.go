@@ -145,7 +145,8 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 		}
 		np = append(np, x)
 	}
-	if len(np) == 0 || len(np) > plainNounMax || j >= len(ws) || pronouns[np[0].low] || contactThing(np) {
+	if len(np) == 0 || len(np) > plainNounMax || j >= len(ws) || pronouns[np[0].low] || contactThing(np) ||
+		othersOf[np[0].low] { // "my sister Emma lives in Boston": another's, not the user's
 		return events.Observation{}, false
 	}
 	pol := Positive

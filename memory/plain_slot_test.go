@@ -30,6 +30,9 @@ func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
 		{"我平时骑的是一辆折叠自行车。", "my", "骑", "折叠自行车"},
 		{"我有一台用了五年的笔记本电脑。", "my", "笔记本电脑", "五年"},
 		{"我每周二晚上都去体育馆打羽毛球两小时。", "habit", "打羽毛球", "两小时"},
+		// beside a sentence that states nothing (kept as an episode of its own)
+		{"I walk the dog along the canal towpath. What a lovely morning it was.", "i", "walk dog", "canal towpath"},
+		{"我的车险每年交4200元。天气真好。", "my", "车险", "4200"},
 		// nothing of the user's now
 		{"I'd probably take up pottery if the class were nearer.", "", "", ""},
 		{"I went to the farmers' market with my neighbour.", "", "", ""},
