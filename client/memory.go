@@ -59,10 +59,25 @@ func rfc3339(t time.Time) string {
 // Message writes a user's message: the server's extractor reads its
 // statements, each a record under a key of its own. id names the message
 // so that a retry is stored once ("" makes one from the time); at is when
-// it was said (zero: now).
-func (c *Client) Message(ctx context.Context, tenant, user, id, text string, at time.Time) (memapi.WriteReply, error) {
-	return c.memoryWrite(ctx, "message", memapi.Op{Tenant: tenant, User: user, ID: id, Text: text, Time: rfc3339(at)})
+// it was said (zero: now). ReplyTo says which turn it answers.
+func (c *Client) Message(ctx context.Context, tenant, user, id, text string, at time.Time, opts ...MessageOption) (memapi.WriteReply, error) {
+	op := memapi.Op{Tenant: tenant, User: user, ID: id, Text: text, Time: rfc3339(at)}
+	for _, o := range opts {
+		o(&op)
+	}
+	return c.memoryWrite(ctx, "message", op)
 }
+
+// MessageOption adds to a message Message writes.
+type MessageOption func(*memapi.Op)
+
+// ReplyTo is the text of the turn the message answers (the assistant's,
+// or another speaker's, as said): the questions it asks are kept as the
+// context of the message's records ("Five years already!" is found by
+// "How long have you been married?"), sealed and forgotten with them,
+// never a record of their own. It is text the writer gives, not an id:
+// the service looks nothing up by it.
+func ReplyTo(turn string) MessageOption { return func(op *memapi.Op) { op.ReplyTo = turn } }
 
 // Observe writes a typed record. A record id reused with other content is
 // ErrBadInput: a record changes only by Correct.

@@ -79,7 +79,7 @@ type RunDriver interface {
 // Memory writes, reads and forgets a user's long-term memory through the
 // memory service (memory.go).
 type Memory interface {
-	Message(ctx context.Context, tenant, user, id, text string, at time.Time) (memapi.WriteReply, error)
+	Message(ctx context.Context, tenant, user, id, text string, at time.Time, opts ...MessageOption) (memapi.WriteReply, error)
 	Observe(ctx context.Context, tenant, user string, o Observation) (memapi.WriteReply, error)
 	Correct(ctx context.Context, tenant, user string, expected int, o Observation) (memapi.WriteReply, error)
 	Recall(ctx context.Context, tenant, user, query string, opts RecallOptions) (memapi.RecallOut, error)

@@ -180,6 +180,7 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 	switch verb {
 	case "message":
 		f.StringVar(&op.ID, "id", "", "the message's id: its records are ID, ID#2, … (default: made from the time; give one to retry safely)")
+		f.StringVar(&op.ReplyTo, "reply-to", "", "the text of the turn the message answers: its questions are kept as its records' context")
 	case "observe":
 		f.StringVar(&op.ID, "id", "", "the record's id")
 		f.StringVar(&op.Scope, "scope", "", "the slot's scope (e.g. work)")
