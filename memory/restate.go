@@ -33,6 +33,8 @@ var (
 	restateChange, zhRestateChange   = cueSplit("restatements", "change")
 	restateLead, zhRestateLead       = cueSplit("restatements", "value_lead")
 	restateGeneric, zhRestateGeneric = cueSplit("restatements", "generic")
+	restateTimeCue, _                = cueSplit("restatements", "time_cue")
+	restateOccasion, _               = cueSplit("restatements", "occasion")
 	restateGenericTerms              = genericTerms()
 )
 
@@ -107,14 +109,21 @@ func matchRestatement(sent string) (events.Observation, bool) {
 }
 
 func restatedValueEN(ws []word) string {
-	changed := false
+	changed, timed, occasion := false, false, false
 	for i := range ws {
-		if phraseAt(ws, i, restateChange) > 0 {
-			changed = true
-			break
+		if n := phraseAt(ws, i, restateChange); n > 0 {
+			if phraseAt(ws, i, restateTimeCue) == n {
+				timed = true
+			} else {
+				changed = true
+			}
+		}
+		if phraseAt(ws, i, restateOccasion) > 0 {
+			occasion = true
 		}
 	}
-	if !changed {
+	// "now" with a plan or an act under way says when, not what changed
+	if !changed && (!timed || occasion) {
 		return ""
 	}
 	// clauses, without what a correction says it is not (", not Tuesdays")

@@ -77,6 +77,12 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"zh-coffee-shop", "我早上喝的咖啡是美式。", "公司楼下的咖啡店现在换成了瑞幸。"},
 		{"zh-daughter", "我女儿的学校是实验小学。", "我女儿的钢琴课现在改成周六了。"},
 		{"zh-phone-case", "我的手机号是13800001111。", "我的手机壳现在换成蓝色的了。"},
+		// a plan for one occasion is not a new standing value
+		{"en-plan-tonight", "I love sushi.", "Now I'm gonna order some sushi for tonight."},
+		{"en-heading", "My favourite beach is Bondi.", "Now we are heading to the beach."},
+		{"en-about-to", "My usual coffee is a flat white.", "Now I'm about to grab a coffee with Sam."},
+		{"zh-plan-tonight", "我喜欢吃寿司。", "现在我要去点寿司当晚饭了。"},
+		{"zh-heading", "我最喜欢的海滩是三亚。", "我们现在正在去海滩的路上。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := NewEngine(Config{}, nil)
