@@ -725,6 +725,13 @@ func overrides(a, b *Record) bool {
 	if a.Kind == KindPreference && b.Kind == KindConstraint || a.Kind == KindConstraint && b.Kind == KindPreference {
 		return false
 	}
+	if a.Kind == KindFact && b.Kind == KindFact && !sameValue {
+		// two values of two kinds are two properties of one thing: when a
+		// season ticket expires and what it costs, 每月交两千元 and 在杭州缴纳
+		if ka, kb := valueKindOf(a.Value), valueKindOf(b.Value); ka != "" && kb != "" && ka != kb {
+			return false
+		}
+	}
 	contradict := a.Polarity != b.Polarity || !sameValue
 	return contradict && !(b.Kind == KindConstraint && a.Kind != KindConstraint)
 }

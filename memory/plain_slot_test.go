@@ -69,7 +69,8 @@ func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
 // alone in its clause, 改 and a verb, a number after a change cue) and by
 // a cap of the same thing named with its words in another order, each
 // with the audit links both ways; two plain statements of two things
-// sharing a word end nothing.
+// sharing a word, or of two properties of one thing (values of two kinds:
+// a date and a price), end nothing.
 func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
 	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
@@ -122,6 +123,13 @@ func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
 		{"en-two-things", "My season ticket expires in May 2031.", "My season coat hangs in the hall."},
 		{"zh-two-things", "我的车险每年交4200元。", "我的车位每个月交300元。"},
 		{"zh-two-habits", "我每天早上都去公园跑步五公里。", "我每周六下午都去公园打羽毛球。"},
+		// two properties of one thing, values of two kinds (rev8's review of
+		// 9dc4006 found the first three superseded): engine.go overrides
+		{"en-date-then-price", "My season ticket expires in May 2031.", "My season ticket costs 900 pounds a year."},
+		{"zh-money-then-place", "我的公积金每月交两千元。", "我的公积金在杭州缴纳。"},
+		{"zh-money-then-span", "我的房贷每月还六千元。", "我的房贷还剩十二年。"},
+		{"en-price-then-span", "My bike loan costs 40 pounds a month.", "My bike loan runs for 18 months."},
+		{"zh-date-then-money", "我的驾照2029年到期。", "我的驾照每年体检花三百元。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := NewEngine(Config{}, nil)

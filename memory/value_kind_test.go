@@ -1,0 +1,28 @@
+package memory
+
+import "testing"
+
+// TestTheKindOfAValue: what kind of value a fact holds, in either
+// language; "" where it cannot tell.
+func TestTheKindOfAValue(t *testing.T) {
+	for _, c := range []struct{ value, want string }{
+		{"costs 900 pounds a year", "price"},
+		{"£45 a month", "price"},
+		{"expires in May 2031", "date"},
+		{"runs out in June 2032", "date"},
+		{"takes 40 minutes", "length"},
+		{"stays in the boot of the car", "place"},
+		{"a ThinkPad X1", ""},
+		{"may change", ""},
+		{"每月交两千元", "金额"},
+		{"每年3900元", "金额"},
+		{"还剩十二年", "期限"},
+		{"2029年到期", "日期"},
+		{"在杭州缴纳", "地点"},
+		{"每天早上跑步", ""},
+	} {
+		if got := valueKindOf(c.value); got != c.want {
+			t.Errorf("valueKindOf(%q) = %q, want %q", c.value, got, c.want)
+		}
+	}
+}
