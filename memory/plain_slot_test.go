@@ -91,10 +91,7 @@ func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
 		{"zh-words-reordered", "我每个月定存黄金五百元。", "开销大了，黄金定存以后每月改成三百。", "三百"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			applyMessage(t, e, s, "u1", "m1", c.first, at)
-			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			e, s := sayTwo(t, c.first, c.second, at)
 			old := getRecord(t, e, s, "m1")
 			if !old.Slotted() {
 				t.Fatalf("the first statement slotted nothing: %+v", old)
@@ -132,10 +129,7 @@ func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
 		{"zh-date-then-money", "我的驾照2029年到期。", "我的驾照每年体检花三百元。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			applyMessage(t, e, s, "u1", "m1", c.first, at)
-			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			e, s := sayTwo(t, c.first, c.second, at)
 			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
 			if !old.Slotted() || !nu.Slotted() {
 				t.Fatalf("want both slotted: %+v | %+v", old, nu)

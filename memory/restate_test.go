@@ -43,10 +43,7 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"说错了，猫粮其实是爱肯拿，不是渴望。", "爱肯拿", "渴望"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			applyMessage(t, e, s, "u1", "m1", c.first, at)
-			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			e, s := sayTwo(t, c.first, c.second, at)
 			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
 			if !old.Slotted() {
 				t.Fatalf("the first statement slotted nothing: %+v", old)
@@ -85,10 +82,7 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"zh-heading", "我最喜欢的海滩是三亚。", "我们现在正在去海滩的路上。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := NewEngine(Config{}, nil)
-			s := newPebbleStore(t)
-			applyMessage(t, e, s, "u1", "m1", c.first, at)
-			applyMessage(t, e, s, "u1", "m2", c.second, at.Add(24*time.Hour))
+			e, s := sayTwo(t, c.first, c.second, at)
 			if r, _ := e.Get(s.reader(), "acme", "u1", "m2"); r.Slotted() && r.Subject != "" {
 				if old, _ := e.Get(s.reader(), "acme", "u1", "m1"); old.Status != StatusActive {
 					t.Errorf("%q replaced %+v", c.second, old)
@@ -99,6 +93,17 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sayTwo applies first as acme's user u1's message m1 at at, and second as
+// m2 a day later, to a fresh engine over a fresh Pebble store.
+func sayTwo(t *testing.T, first, second string, at time.Time) (*Engine, *pebbleStore) {
+	t.Helper()
+	e := NewEngine(Config{}, nil)
+	s := newPebbleStore(t)
+	applyMessage(t, e, s, "u1", "m1", first, at)
+	applyMessage(t, e, s, "u1", "m2", second, at.Add(24*time.Hour))
+	return e, s
 }
 
 // getRecord reads record id of acme's user u1.
