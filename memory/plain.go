@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -54,12 +55,15 @@ var (
 	zhPlainSaidOf = strings.Join(wordList("plain", "said_of"), "")
 	zhPlainLate   = strings.Join(wordList("plain", "said_of_late"), "")
 	zhMeasure     = strings.Join(wordList("plain", "measure"), "")
+	zhWhen        = wordList("plain", "zh_when")
 	zhHabitWhen   = wordList("plain", "habit_when")
 	zhLike        = wordList("plain", "zh_like")
 	zhDislike     = wordList("plain", "zh_dislike")
 	zhDecline     = wordList("plain", "zh_decline")
 	zhHabitTime   = wordList("plain", "habit_time")
 	zhForbid      = cueZH("requests", "forbid")
+	// zhKinNames are the kin of data/words.txt without its particle 的
+	zhKinNames = slices.DeleteFunc(slices.Clone(zhKin), func(w string) bool { return w == "的" })
 )
 
 // cueZH is the Chinese words under name in section.
@@ -146,7 +150,7 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 		np = append(np, x)
 	}
 	if len(np) == 0 || len(np) > plainNounMax || j >= len(ws) || pronouns[np[0].low] || contactThing(np) ||
-		othersOf[np[0].low] { // "my sister Emma lives in Boston": another's, not the user's
+		othersOf[strings.TrimSuffix(np[0].low, "'s")] { // "my sister Emma lives in Boston", "my sister's flat has …": another's, not the user's
 		return events.Observation{}, false
 	}
 	pol := Positive
@@ -440,17 +444,30 @@ func zhOpener(c string) (lead, rest string, ok bool) {
 	if i < 0 {
 		return "", "", false
 	}
-	lead = c[:i]
-	if lead != "" && zhTrimTimes(lead) != "" {
+	lead, rest = c[:i], c[i+len("我"):]
+	if lead != "" && zhTrimTimes(lead) != "" || zhKinFirst(rest) {
 		return "", "", false // someone or something else opens the clause
 	}
-	return lead, c[i+len("我"):], true
+	return lead, rest, true
 }
 
-// zhThingName is the name at the start of s, up to what is said of it.
+// zhKinFirst reports whether what follows 我 names someone of the user's
+// (我妈每天早上跑步, 我家孩子…, 我的同事…): the clause is theirs, not the user's.
+func zhKinFirst(rest string) bool {
+	for _, p := range []string{"", "的", "家", "家的", "们", "们的", "们家", "们家的"} {
+		if r, ok := strings.CutPrefix(rest, p); ok && hasAnyPrefix(r, zhKinNames) {
+			return true
+		}
+	}
+	return false
+}
+
+// zhThingName is the name at the start of s, up to what is said of it or
+// a time said of it (我的车险下个月到期: 车险).
 func zhThingName(s string) string {
 	for i, r := range s {
 		if i > 0 && (!unicode.Is(unicode.Han, r) || strings.ContainsRune(zhPlainSaidOf, r)) ||
+			utf8.RuneCountInString(s[:i]) >= 2 && hasAnyPrefix(s[i:], zhWhen) ||
 			utf8.RuneCountInString(s[:i]) >= 2 && strings.ContainsRune(zhPlainLate, r) {
 			return s[:i]
 		}
