@@ -35,6 +35,7 @@ var (
 	restateGeneric, zhRestateGeneric = cueSplit("restatements", "generic")
 	restateTimeCue, _                = cueSplit("restatements", "time_cue")
 	restateOccasion, _               = cueSplit("restatements", "occasion")
+	restateIf, zhRestateIf           = cueSplit("restatements", "conditional")
 	restateGenericTerms              = genericTerms()
 )
 
@@ -93,12 +94,25 @@ const restatementValueMax = 40
 // value lead in the last clause holding one (改成每月一千二, 抹的是理肤泉那款,
 // 刚才说错了，我是业余二段). What a correction says it is not ("not
 // Tuesdays", 不是三段) is no part of it.
+//
+// A sentence under a condition ([restatements] conditional: "if I moved
+// to Lyon, I'd cycle instead", 如果…的话) says what would be: it restates
+// nothing.
 func matchRestatement(sent string) (events.Observation, bool) {
 	var value string
 	if strings.IndexFunc(sent, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		if containsAnyOf(sent, zhRestateIf) {
+			return events.Observation{}, false
+		}
 		value = restatedValueZH(sent)
 	} else {
-		value = restatedValueEN(words(sent))
+		ws := words(sent)
+		for i := range ws {
+			if phraseAt(ws, i, restateIf) > 0 {
+				return events.Observation{}, false
+			}
+		}
+		value = restatedValueEN(ws)
 	}
 	value = strings.TrimSpace(value)
 	if value == "" || utf8.RuneCountInString(value) > restatementValueMax {

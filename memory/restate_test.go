@@ -80,6 +80,11 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"en-about-to", "My usual coffee is a flat white.", "Now I'm about to grab a coffee with Sam."},
 		{"zh-plan-tonight", "我喜欢吃寿司。", "现在我要去点寿司当晚饭了。"},
 		{"zh-heading", "我最喜欢的海滩是三亚。", "我们现在正在去海滩的路上。"},
+		// a hypothetical says what would be ([restatements] conditional)
+		{"en-if-moved", "My commute to work is the 42 bus.", "If I moved to Lyon, I'd cycle to work instead."},
+		{"en-unless", "My gym membership is 45 pounds a month.", "Unless they cut the gym price, I'd switch to 30 pounds a month elsewhere instead."},
+		{"zh-ruguo", "我上班通勤用的是共享单车。", "如果我搬到城东的话，上班通勤就改成坐地铁。"},
+		{"zh-yaoshi", "我的房租是每月三千二。", "要是换到两居室，房租就改成每月四千五。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
