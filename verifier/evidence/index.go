@@ -131,10 +131,11 @@ type Index struct {
 	nodeBase  []int32
 	toolNamed map[string][]SubjEntry // subjects the tools' results are named by
 	Cache     lookupCache
-	Failed    []Evidence       // the calls that failed (outcome.go)
-	ids       *[]IdLeaf        // identifier-like leaves (idLeaves), made when first asked
-	digitIDs  bool             // … and whether one is of digits
-	textCodes map[string]int32 // codes written in longer strings (codesInText), made when first asked
+	Failed    []Evidence           // the calls that failed (outcome.go)
+	ids       *[]IdLeaf            // identifier-like leaves (idLeaves), made when first asked
+	digitIDs  bool                 // … and whether one is of digits
+	textCodes map[string]int32     // codes written in longer strings (codesInText), made when first asked
+	keyWords  map[string]keyNamers // the keys naming each list of words (KeysNaming), made when first asked
 }
 
 // DedupeEvidence keeps, per CallID, the highest Version (the later entry

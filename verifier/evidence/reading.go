@@ -490,6 +490,45 @@ func (ix *Index) CodesInText() map[string]int32 {
 	return out
 }
 
+// keyNamers are the nodes and the leaves whose keys name one of a list
+// of words (KeysNaming).
+type keyNamers struct{ nodes, leaves []int32 }
+
+// KeysNaming returns, in order, the nodes whose last key is one of words
+// and the leaves whose last key has one as a part (cut_today,
+// visitorsYesterday), keys compared lower-cased; words are lower case.
+// The answer is the same for every claim naming the words, so each list
+// is looked for once per index and kept: splitting every key of the
+// evidence for every dated claim cost more than the rest of the check
+// (toolstream bench, verifier rows).
+func (ix *Index) KeysNaming(words []string) (nodes, leaves []int32) {
+	id := strings.Join(words, "\x00")
+	if k, ok := ix.keyWords[id]; ok {
+		return k.nodes, k.leaves
+	}
+	var k keyNamers
+	for n := range ix.Nodes {
+		if slices.Contains(words, strings.ToLower(LastToken(ix.Nodes[n].Ptr))) {
+			k.nodes = append(k.nodes, int32(n))
+		}
+	}
+	for l := range int32(len(ix.Leaves)) {
+		key := LastToken(ix.Leaves[l].Ptr())
+		low := strings.ToLower(key)
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(low, w) }) {
+			continue // a key holding none of the words has none as a part
+		}
+		if slices.ContainsFunc(lang.KeyParts(key), func(p string) bool { return slices.Contains(words, strings.ToLower(p)) }) {
+			k.leaves = append(k.leaves, l)
+		}
+	}
+	if ix.keyWords == nil {
+		ix.keyWords = map[string]keyNamers{}
+	}
+	ix.keyWords[id] = k
+	return k.nodes, k.leaves
+}
+
 const digitChars = "0123456789"
 
 // rawString returns the string a JSON string's text holds: its text
