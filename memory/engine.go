@@ -728,7 +728,7 @@ func overrides(a, b *Record) bool {
 	if a.Kind == KindFact && b.Kind == KindFact && !sameValue {
 		// two values of two kinds are two properties of one thing: when a
 		// season ticket expires and what it costs, 每月交两千元 and 在杭州缴纳
-		if ka, kb := valueKindOf(a.Value), valueKindOf(b.Value); ka != "" && kb != "" && ka != kb {
+		if valueKindsApart(a.Value, b.Value) {
 			return false
 		}
 	}

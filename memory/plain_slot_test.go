@@ -89,6 +89,15 @@ func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
 		{"zh-moved-to", "我每天睡前都去河边散步半小时。", "天冷了，散步改到每天午饭后了。", "午饭后"},
 		{"zh-number-after-cue", "我的宽带套餐每个月有两百兆。", "上个月换了套餐，现在每月一千兆。", "一千兆"},
 		{"zh-words-reordered", "我每个月定存黄金五百元。", "开销大了，黄金定存以后每月改成三百。", "三百"},
+		// one property said as a length of time and then as a date, a time
+		// after 在 or "in" (no place), a number with 号 (no date), a price in
+		// two languages' currencies (rev9's review of 9e1669b)
+		{"en-span-then-date", "My lease ends in 18 months.", "My lease now ends in August 2027.", "2027"},
+		{"en-span-in-words-then-date", "My lease ends in two months.", "My lease now ends in August 2027.", "2027"},
+		{"zh-span-then-date", "我的房贷还剩十二年。", "我的房贷2040年还清。", "2040"},
+		{"zh-time-after-zai-then-date", "我的体检在下个月。", "我的体检是5月20号。", "20号"},
+		{"zh-number-hao-then-place", "我的座位是12号。", "我的座位在靠窗的位置。", "靠窗"},
+		{"zh-price-sign-then-yuan", "我的会员费是$500。", "我的会员费是3900元。", "3900"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
@@ -127,6 +136,10 @@ func TestAPlainStatementIsSupersededByANewerValue(t *testing.T) {
 		{"zh-money-then-span", "我的房贷每月还六千元。", "我的房贷还剩十二年。"},
 		{"en-price-then-span", "My bike loan costs 40 pounds a month.", "My bike loan runs for 18 months."},
 		{"zh-date-then-money", "我的驾照2029年到期。", "我的驾照每年体检花三百元。"},
+		// a price said as a bare number per a length of time (rev9)
+		{"en-rate-then-span", "My gym membership costs 900 a year.", "My gym membership runs for 12 months."},
+		{"zh-rate-then-span", "我的健身卡一年九百。", "我的健身卡还剩三个月。"},
+		{"zh-rate-verb-then-span", "我的健身卡每月交两千。", "我的健身卡还剩三个月。"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -36,12 +37,45 @@ var plainValueKinds = func() []valueKind {
 	return ks
 }()
 
+// Indexes of plainValueKinds.
+const (
+	kindMoney = iota
+	kindDate
+	kindSpan
+	kindPlace
+)
+
+// valueRate and valueWhen are the words of [plain] value_rate and
+// value_when, English (a set) and Chinese (terms).
+var valueRate, valueWhen = splitTerms(wordList("plain", "value_rate")), splitTerms(wordList("plain", "value_when"))
+
+// terms holds a table's English words and its Chinese terms.
+type terms struct {
+	en map[string]bool
+	zh []string
+}
+
+func splitTerms(ws []string) terms {
+	t := terms{en: map[string]bool{}}
+	for _, w := range ws {
+		if r, _ := utf8.DecodeRuneInString(w); lang.IsCJK(r) {
+			t.zh = append(t.zh, w)
+			continue
+		}
+		t.en[w] = true
+	}
+	return t
+}
+
 // plainKindEN names the kind of what rest (the words after the verb) says,
 // or "" when it cannot tell: "costs 900 pounds a year" a price, "expires in
 // May 2031" a date, "takes 40 minutes" a length of time, "stays in the boot"
 // a place.
 func plainKindEN(rest []word) string {
-	money, date, span, place := plainValueKinds[0], plainValueKinds[1], plainValueKinds[2], plainValueKinds[3]
+	money, date, span, place := plainValueKinds[kindMoney], plainValueKinds[kindDate], plainValueKinds[kindSpan], plainValueKinds[kindPlace]
+	number := func(i int) bool { // a number said in digits or words ("18", "two"; not "a")
+		return i >= 0 && i < len(rest) && rest[i].low != "a" && (isNumber(rest[i].low) || numberWords[rest[i].low])
+	}
 	has := func(k valueKind) bool {
 		for i, x := range rest {
 			switch {
@@ -52,15 +86,22 @@ func plainKindEN(rest []word) string {
 					return true
 				}
 			case k.en == span.en:
-				if k.words[x.low] && i > 0 && rest[i-1].low != "" && isDigitByte(rest[i-1].low[0]) {
+				if k.words[x.low] && number(i-1) {
 					return true
 				}
 			case k.en == place.en:
-				if i == 0 && k.words[x.low] {
+				// "in the boot", not "in two months", "at 7pm" or "at night"
+				j := 1
+				if j < len(rest) && rest[j].low == "the" {
+					j++
+				}
+				if i == 0 && k.words[x.low] && !(j < len(rest) && (timeOfDay(rest[j].low) || valueWhen.en[rest[j].low])) {
 					return true
 				}
 			default:
-				if k.words[x.low] {
+				// a currency's word, or a bare number said per a length of
+				// time: "costs 900 a year"
+				if k.words[x.low] || isNumber(x.low) && i+2 < len(rest) && valueRate.en[rest[i+1].low] && span.words[rest[i+2].low] {
 					return true
 				}
 			}
@@ -92,21 +133,91 @@ func plainKindZH(value string) string {
 		}
 		return false
 	}
+	if zhRate(value) {
+		return plainValueKinds[kindMoney].zh
+	}
 	for _, k := range plainValueKinds {
 		for _, t := range k.zhUnit {
 			switch {
-			case k.en == plainValueKinds[3].en:
-				if strings.HasPrefix(zhDropAdverbs(value), t) {
+			case k.en == plainValueKinds[kindPlace].en:
+				if r, ok := strings.CutPrefix(zhDropAdverbs(value), t); ok && !zhTimeFirst(r) &&
+					!slices.ContainsFunc(valueWhen.zh, afterNumber) {
 					return k.zh
 				}
 			case t == "年" && zhWholeYear(value):
-				return plainValueKinds[1].zh // a year said whole is a date
+				return plainValueKinds[kindDate].zh // a year said whole is a date
 			case afterNumber(t):
 				return k.zh
 			}
 		}
 	}
 	return ""
+}
+
+// zhTimeFirst reports whether rest, what follows a place's lead 在, opens
+// with a time (下个月, 周末, 下午), so it says no place.
+func zhTimeFirst(rest string) bool {
+	opens := func(t string) bool { return strings.HasPrefix(rest, t) }
+	return slices.ContainsFunc(zhWhen, opens) || slices.ContainsFunc(valueWhen.zh, opens)
+}
+
+// zhRate reports whether value says a price as a number per a length of
+// time without a currency: 一年九百, 每年3900, 每月交两千 (a rate's lead, a
+// length of time, at most two words, and a number that ends the value).
+func zhRate(value string) bool {
+	rs := []rune(value)
+	numeral := func(r rune) bool { return strings.ContainsRune(zhNumerals+"百千万亿", r) }
+	for i := range rs {
+		if !slices.ContainsFunc(valueRate.zh, func(t string) bool { return strings.HasPrefix(string(rs[i:]), t) }) {
+			continue
+		}
+		rest := string(rs[i+1:])
+		var unit string
+		for _, k := range []valueKind{plainValueKinds[kindSpan], plainValueKinds[kindDate]} {
+			for _, t := range k.zhUnit {
+				if strings.HasPrefix(rest, t) && len(t) > len(unit) {
+					unit = t
+				}
+			}
+		}
+		if unit == "" {
+			continue
+		}
+		tail := []rune(strings.TrimPrefix(rest, unit))
+		j := 0
+		for j < len(tail) && j < 2 && !numeral(tail[j]) {
+			j++
+		}
+		if j == len(tail) || !numeral(tail[j]) {
+			continue
+		}
+		for j < len(tail) && numeral(tail[j]) {
+			j++
+		}
+		if j == len(tail) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueKindsApart reports whether two values' kinds are both told and
+// differ, a date and a length of time being one kind (both say when).
+func valueKindsApart(a, b string) bool {
+	class := func(v string) int {
+		k := valueKindOf(v)
+		for i, vk := range plainValueKinds {
+			if k != "" && (k == vk.en || k == vk.zh) {
+				if i == kindSpan {
+					return kindDate
+				}
+				return i
+			}
+		}
+		return -1
+	}
+	ca, cb := class(a), class(b)
+	return ca >= 0 && cb >= 0 && ca != cb
 }
 
 // zhWholeYear reports whether value holds a year of four digits (2031年).
@@ -129,13 +240,13 @@ func valueKindOf(value string) string {
 	if strings.IndexFunc(value, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
 		return plainKindZH(value)
 	}
-	for w := range plainValueKinds[0].words {
+	for w := range plainValueKinds[kindMoney].words {
 		if !isWordEN(w) && strings.Contains(value, w) {
-			return plainValueKinds[0].en // a currency's sign: £45 a month
+			return plainValueKinds[kindMoney].en // a currency's sign: £45 a month
 		}
 	}
 	ws := words(value)
-	if len(ws) > 1 && isWordEN(ws[0].low) && !plainValueKinds[3].words[ws[0].low] {
+	if len(ws) > 1 && isWordEN(ws[0].low) && !plainValueKinds[kindPlace].words[ws[0].low] {
 		ws = ws[1:] // the verb of "stays in the boot", "costs 900 pounds"
 	}
 	return plainKindEN(ws)

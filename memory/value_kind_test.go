@@ -20,6 +20,19 @@ func TestTheKindOfAValue(t *testing.T) {
 		{"2029年到期", "日期"},
 		{"在杭州缴纳", "地点"},
 		{"每天早上跑步", ""},
+		{"ends in two months", "length"},
+		{"costs 900 a year", "price"},
+		{"at night", ""},
+		{"at 7pm", ""},
+		{"a 2019 model", "date"},
+		{"一年九百", "金额"},
+		{"每月交两千", "金额"},
+		{"每周打两次", ""},
+		{"5月20号", "日期"},
+		{"12号", ""},
+		{"在3号楼", "地点"},
+		{"在下个月", ""},
+		{"在三点", ""},
 	} {
 		if got := valueKindOf(c.value); got != c.want {
 			t.Errorf("valueKindOf(%q) = %q, want %q", c.value, got, c.want)
