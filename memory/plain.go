@@ -175,8 +175,11 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 	var value string
 	switch {
 	case plainHave[verb.low]:
-		if a, v, ok := measuredEN(rest); ok {
+		if a, v, of, ok := measuredEN(rest); ok {
 			attr, value = a, v
+			if of {
+				attr = nounKey(np) + " " + a // "my laptop has 16 GB of memory": the laptop's memory
+			}
 		} else {
 			value = joinOrig(object(rest))
 		}
@@ -216,7 +219,7 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 	}
 	rest := clauseOf(ws[k+1:])
 	if plainHave[verb.low] {
-		if a, v, ok := measuredEN(rest); ok {
+		if a, v, _, ok := measuredEN(rest); ok {
 			return plainFact(plainMine, a, v, pol), true
 		}
 	}
@@ -263,24 +266,40 @@ func verbFormEN(x word, next *word) bool {
 }
 
 // measuredEN reads a measured thing ("a 4.2 kW solar array"): the thing
-// after the number and its unit is the slot, the measure its value.
-func measuredEN(w []word) (attr, value string, ok bool) {
+// after the number and its unit is the slot, the measure its value. An
+// amount of something ("16 GB of memory", "3 litres of boot space") is a
+// property of what has it: of says so, and the slot is the property.
+func measuredEN(w []word) (attr, value string, of, ok bool) {
 	w = skip(w, determiners)
 	if len(w) < 3 || !isNumber(w[0].low) || !isWordEN(w[1].low) {
-		return "", "", false
+		return "", "", false, false
 	}
-	end := len(w)
-	for i, x := range w[2:] {
-		if plainPrep[x.low] || x.low == "that" {
-			end = i + 2
+	start := 2
+	for k := 2; k < len(w)-1 && k <= 3; k++ {
+		if w[k].low == "of" { // a unit of one or two words: "3 cubic metres of cargo space"
+			start, of = k+1, true
+			break
+		}
+		if !isWordEN(w[k].low) {
 			break
 		}
 	}
-	thing := w[2:end]
-	if len(thing) == 0 || len(thing) > plainNounMax {
-		return "", "", false
+	end := len(w)
+	for i, x := range w[start:] {
+		if plainPrep[x.low] || x.low == "that" || x.low == "of" {
+			end = i + start
+			break
+		}
 	}
-	return nounKey(thing), w[0].orig + " " + w[1].orig, true
+	thing := w[start:end]
+	if len(thing) == 0 || len(thing) > plainNounMax {
+		return "", "", false, false
+	}
+	unit := w[1:2]
+	if of {
+		unit = w[1 : start-1]
+	}
+	return nounKey(thing), w[0].orig + " " + joinOrig(unit), of, true
 }
 
 // isWordEN reports whether s is a word of letters (a hyphen or an
@@ -407,6 +426,10 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 			if nr := utf8.RuneCountInString(n); nr < 2 || nr > plainNounMax || value == "" || containsAnyOf(n, zhContact) {
 				return events.Observation{}, false
 			}
+			if prop, amount, ok := zhMeasured(strings.TrimPrefix(value, "有")); ok && strings.HasPrefix(value, "有") {
+				// 我的笔记本电脑有16G内存: the laptop's memory, a property of the laptop
+				return plainFact(plainMine, n+prop, amount, pol), true
+			}
 			return plainFact(plainMine, n, lead+value, pol), true
 		}
 	}
@@ -435,6 +458,28 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 		return plainFact(plainMine, head, x, pol), true
 	}
 	return plainHabitZH(lead, rest, pol)
+}
+
+// zhMeasured reads an amount of something a thing has (16G内存, 三间卧室):
+// a number, its unit (letters, or a measure word of [plain] measure) and
+// what is measured, a name of Han runes.
+func zhMeasured(s string) (prop, amount string, ok bool) {
+	i := strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune(zhNumerals+"百千万.", r) })
+	if i <= 0 {
+		return "", "", false
+	}
+	j := i + strings.IndexFunc(s[i:]+"。", func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsLetter(r) })
+	if j == i {
+		if r, size := utf8.DecodeRuneInString(s[i:]); strings.ContainsRune(zhMeasure, r) {
+			j += size
+		}
+	}
+	prop = s[j:]
+	if n := utf8.RuneCountInString(prop); j == i || n < 1 || n > plainNounMax ||
+		strings.IndexFunc(prop, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 {
+		return "", "", false
+	}
+	return prop, s[:j], true
 }
 
 // zhOpener finds the user opening c (after time words: 每周六上午我去…):

@@ -62,3 +62,45 @@ func TestATimeSaidAfterAThingIsOfItsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestAnAmountAThingHasIsItsProperty: "my laptop has 16 GB of memory" is
+// the laptop's memory (my/laptop memory = 16 GB), a property of the laptop
+// beside what the laptop is, which it does not supersede; a newer amount of
+// the same property does. A measured thing had ("a 7 kW wall charger") is
+// still that thing.
+func TestAnAmountAThingHasIsItsProperty(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"My laptop has 16 GB of memory.", "my/laptop memory=16 GB"},
+		{"Our van has 3 cubic metres of cargo space.", "my/van cargo space=3 cubic metres"},
+		{"Our garage has a 7 kW wall charger.", "my/wall charger=7 kW"},
+		{"我的笔记本电脑有16G内存。", "my/笔记本电脑内存=16G"},
+		{"我家的房子有三间卧室。", "my/房子卧室=三间"},
+		{"我的平板有128G存储空间。", "my/平板存储空间=128G"},
+	} {
+		if got := plainSlots(c.text); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%q: want [%s], got %v", c.text, c.want, got)
+		}
+	}
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, first, second string
+		supersedes          bool
+	}{
+		{"en-what-then-amount", "My laptop is a ThinkPad.", "My laptop has 16 GB of memory.", false},
+		{"zh-what-then-amount", "我的笔记本电脑是ThinkPad。", "我的笔记本电脑有16G内存。", false},
+		{"en-newer-amount", "My laptop has 16 GB of memory.", "My laptop has 32 GB of memory.", true},
+		{"zh-newer-amount", "我的笔记本电脑有16G内存。", "我的笔记本电脑有32G内存。", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, s := sayTwo(t, c.first, c.second, at)
+			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
+			if !old.Slotted() || !nu.Slotted() {
+				t.Fatalf("want both slotted: %+v, %+v", old, nu)
+			}
+			if got := old.Status == StatusSuperseded && old.SupersededBy == nu.Ref(); got != c.supersedes {
+				t.Errorf("%s/%s=%q then %s/%s=%q: superseded %v, want %v", old.Subject, old.Attribute, old.Value,
+					nu.Subject, nu.Attribute, nu.Value, got, c.supersedes)
+			}
+		})
+	}
+}
