@@ -889,6 +889,7 @@ func matchMy(w []word) (events.Observation, bool) {
 var (
 	contactWords   = wordSet("en words", "contact")
 	contactGeneric = wordSet("en words", "contact_generic")
+	documentWords  = wordSet("en words", "document")
 	locatedWords   = wordSet("en words", "located")
 	placePreps     = wordSet("en words", "place_preps")
 )
@@ -896,13 +897,14 @@ var (
 // contactThing reports whether a thing of matchMyIs ("home address",
 // "phone number", "mobile plan") is a contact detail: it holds a contact
 // word, a generic one ("number") counting only alone or after another
-// contact word ("locker number" is no contact detail).
+// contact word or an identity document's ("locker number" is no contact
+// detail, "passport number" is a secret; the passport itself is a thing).
 func contactThing(thing []word) bool {
 	for i, x := range thing {
 		if !contactWords[x.low] {
 			continue
 		}
-		if !contactGeneric[x.low] || i == 0 || contactWords[thing[i-1].low] {
+		if !contactGeneric[x.low] || i == 0 || contactWords[thing[i-1].low] || documentWords[thing[i-1].low] {
 			return true
 		}
 	}

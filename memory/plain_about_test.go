@@ -104,3 +104,27 @@ func TestAnAmountAThingHasIsItsProperty(t *testing.T) {
 		})
 	}
 }
+
+// TestAnIdentityDocumentIsAThingItsNumberASecret: a passport, a licence or
+// an ID card is a thing of the user's, whose expiry or whereabouts memory
+// keeps ("my passport expires in August 2029"); its number is a secret, as
+// a contact detail is, and is never slotted (data/words.txt document).
+func TestAnIdentityDocumentIsAThingItsNumberASecret(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"My passport expires in August 2029.", "my/passport=expires in August 2029"},
+		{"My driving licence runs out in March 2030.", "my/driving licence=runs out in March 2030"},
+		{"我的护照明年三月到期。", "my/护照=明年三月到期"},
+		{"我的身份证明年到期。", "my/身份证=明年到期"},
+		// the numbers: secrets
+		{"My passport number is 512345678.", ""},
+		{"My licence number is DX99 7781.", ""},
+		{"我的护照号码是E12345678。", ""},
+		{"我的身份证号是110101199001011234。", ""},
+		{"My phone number is 07700 900123.", ""},
+	} {
+		got := plainSlots(c.text)
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || got[0] != c.want) {
+			t.Errorf("%q: want [%s], got %v", c.text, c.want, got)
+		}
+	}
+}
