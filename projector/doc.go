@@ -15,7 +15,8 @@
 //     the message is recorded as rejected with its sequence and reason
 //     (invariant 9): it is acknowledged and never redelivered. Any other
 //     error stops the runner: that is an impossible state, not bad input.
-//     A panic of Apply's is a fault of the projection's on that message,
+//     A panic of Apply's (or of Reject's, or of a Flush's that the
+//     message left) is a fault of the projection's on that message,
 //     rejected as bad input too, with the view (and, for a Resetter, its
 //     memory, by applying the batch again without it) as it was before
 //     the message: fault.go.

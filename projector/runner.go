@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -216,7 +217,7 @@ type Runner struct {
 
 	// faulted are the messages of the run being applied again after a
 	// fault, by sequence: rejected with their fault, not applied (fault.go).
-	faulted map[uint64]*FaultError
+	faulted map[uint64]*faultedMsg
 
 	// dbMu guards db against an erasure replacing it (erase.go): views
 	// and the relay hold it shared, the erasure exclusively; the runner's
@@ -871,10 +872,12 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 		r.tx.reset(m)
 		m.keys = r.cfg.Keys
 		var err error
-		if fe := r.faulted[seq]; fe != nil {
-			err = fe // it faulted: rejected, not applied again (fault.go)
+		var fe *FaultError
+		fm := r.faulted[seq]
+		if fm != nil && fm.apply != nil {
+			err = fm.apply // it faulted: rejected, not applied again (fault.go)
 		} else if err, fe = r.applyContained(m); fe != nil {
-			if f := r.refault(i, m, fe); f != nil {
+			if f := r.refault(i, inApply, m, fe); f != nil {
 				return f
 			}
 		}
@@ -891,12 +894,26 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 		}
 		if err != nil {
 			rejected++
-			if errors.As(err, &fault) {
-				faults++
-			}
+			faulted := errors.As(err, &fault)
 			r.tx.rollback()
-			if err := r.reject(ctx, b, m, err); err != nil {
+			var skip *FaultError // its Reject faulted: not run again
+			if fm != nil {
+				skip = fm.reject
+			}
+			fe, err := r.reject(ctx, b, m, err, skip)
+			if err != nil {
 				return err
+			}
+			if fe != nil {
+				if f := r.refault(i, inReject, m, fe); f != nil {
+					return f
+				}
+			}
+			if fe != nil || skip != nil {
+				faulted, fault = true, cmp.Or(fe, skip)
+			}
+			if faulted {
+				faults++
 			}
 		} else {
 			applied++
@@ -924,7 +941,13 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 	}
 	if f, ok := r.p.(Flusher); ok && applied+rejected > 0 {
 		r.tx.reset(r.tx.msg)
-		if err := f.Flush(ctx, &r.tx); err != nil {
+		err, fe := contain(func() error { return f.Flush(ctx, &r.tx) })
+		if fe != nil {
+			if f := r.refault(-1, inFlush, r.tx.msg, fe); f != nil {
+				return f
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("projector: %s flush at seq %d: %w", r.p.Name(), last, err)
 		}
 		if len(r.tx.emitted) > 0 {
@@ -968,27 +991,45 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 	return nil
 }
 
-// reject records m as rejected and lets the projection emit its typed event.
-func (r *Runner) reject(ctx context.Context, b *pebble.Batch, m *Msg, reason error) error {
+// reject records m as rejected and lets the projection emit its typed
+// event. A panic of its Reject's is contained: what Reject wrote and
+// emitted is dropped, the rejection row says so, and the fault comes back
+// (refault decides whether the run must be applied again). skip is the
+// fault of a Reject that faulted before, on the same message: it is not
+// run again.
+func (r *Runner) reject(ctx context.Context, b *pebble.Batch, m *Msg, reason error, skip *FaultError) (*FaultError, error) {
 	r.log.Warn("rejected", "seq", m.Seq, "subject", m.Subject, "reason", reason)
 	if fe := (*FaultError)(nil); errors.As(reason, &fe) && fe.Stack != nil {
 		r.log.Error("projection fault contained", "seq", m.Seq, "subject", m.Subject, "fault", fe.Value, "stack", string(fe.Stack))
 	}
-	v, err := msgpack.Marshal(&Rejection{Seq: m.Seq, Subject: m.Subject, Code: events.ReasonOf(reason), Reason: reason.Error()})
+	fault := skip
+	r.tx.reset(m)
+	if rj, ok := r.p.(Rejecter); ok && skip == nil {
+		err, fe := contain(func() error { return rj.Reject(ctx, &r.tx, m, reason) })
+		if fe != nil {
+			r.log.Error("projection fault in Reject contained", "seq", m.Seq, "subject", m.Subject, "fault", fe.Value, "stack", string(fe.Stack))
+			r.tx.rollback()
+			r.tx.reset(m) // what it wrote and emitted goes
+			fault = fe
+		} else if err != nil {
+			return nil, fmt.Errorf("projector: %s reject seq %d: %w", r.p.Name(), m.Seq, err)
+		}
+	}
+	row := reason
+	if fault != nil {
+		row = fmt.Errorf("%w (and its Reject: %w)", reason, fault)
+	}
+	v, err := msgpack.Marshal(&Rejection{Seq: m.Seq, Subject: m.Subject, Code: events.ReasonOf(reason), Reason: row.Error()})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := b.Set(seqKey(prefixReject, m.Seq, ^uint32(0)), v, nil); err != nil {
-		return err
+		return nil, err
 	}
-	r.tx.reset(m)
-	if rj, ok := r.p.(Rejecter); ok {
-		if err := rj.Reject(ctx, &r.tx, m, reason); err != nil {
-			return fmt.Errorf("projector: %s reject seq %d: %w", r.p.Name(), m.Seq, err)
-		}
-		return r.tx.flush()
+	if skip != nil {
+		return nil, nil
 	}
-	return nil
+	return fault, r.tx.flush()
 }
 
 func (r *Runner) kickRelay() {
