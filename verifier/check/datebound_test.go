@@ -24,6 +24,10 @@ func TestADateIsContradictedOnlyByTheFieldItIsAbout(t *testing.T) {
 	tea := `{"茶园": "龙井二号", "批次": [{"批号": "LJ-07", "采摘": "2026-02-26", "公斤": 42}], "下次采摘": "2026-03-05"}`
 	kiosk := `{"kiosk": {"sold_today": 215, "restock_date": "2026-03-04"}}`
 	museum := `{"museum": {"visitors_yesterday": 1830, "reopens": "2026-03-09"}}`
+	// the keys in full-width letters (rev9: 23a208c, kept by 106888c,
+	// passed them over before KeyParts, which folds them, could split them)
+	kioskWide := `{"kiosk": {"ｓｏｌｄ＿ｔｏｄａｙ": 215, "restock_date": "2026-03-04"}}`
+	museumWide := `{"museum": {"ｖｉｓｉｔｏｒｓ＿ｙｅｓｔｅｒｄａｙ": 1830, "reopens": "2026-03-09"}}`
 	permits := `{"lease": {"ends": "2026-03-15", "renewed": false}, "inspection_due": "2026-05-20"}`
 	rental := `{"rental": {"start": "2026-03-02", "trial_ends": "2026-03-16"}}`
 	boilers := `{"boilers": [{"unit": "B1", "serviced": "2026-01-12"}, {"unit": "B2", "serviced": null}], "gas_check": {"scheduled": "2026-03-20"}, "contract_renewal": "2026-06-01"}`
@@ -41,6 +45,8 @@ func TestADateIsContradictedOnlyByTheFieldItIsAbout(t *testing.T) {
 		{kiosk, "The kiosk sold 215 today.", "The kiosk sold 215 today.", events.VerdictSupported},
 		{kiosk, "今天卖了215份。", "今天卖了215份。", events.VerdictSupported},
 		{museum, "昨天有1830人参观。", "昨天有1830人参观。", events.VerdictSupported},
+		{kioskWide, "The kiosk sold 215 today.", "The kiosk sold 215 today.", events.VerdictSupported},
+		{museumWide, "昨天有1830人参观。", "昨天有1830人参观。", events.VerdictSupported},
 		{permits, "The lease ends on 15 March; it has not been renewed, that is in two weeks.", "that is in two weeks.", events.VerdictUnsupported},
 		{permits, "租约3月15日到期，还没续租，也就是两周后。", "也就是两周后。", events.VerdictUnsupported},
 		{rental, "The trial runs until 2 March.", "The trial runs until 2 March.", events.VerdictContradicted},

@@ -514,7 +514,7 @@ func (ix *Index) KeysNaming(words []string) (nodes, leaves []int32) {
 	}
 	for l := range int32(len(ix.Leaves)) {
 		key := LastToken(ix.Leaves[l].Ptr())
-		low := strings.ToLower(key)
+		low := string(lang.Normalize(key)) // folded as KeyParts folds it: ｃｕｔ＿ｔｏｄａｙ holds today
 		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(low, w) }) {
 			continue // a key holding none of the words has none as a part
 		}
