@@ -88,15 +88,25 @@ type fieldKey struct {
 	state bool
 }
 
-// fieldKeyOf is what field l's key says, read once per answer: a claim
-// weighed against many state fields asks of each, and the next claim asks
-// again.
+// fieldKeyID is what fieldKey depends on: the field's own key and
+// whether it holds a boolean (a state whatever its key).
+type fieldKeyID struct {
+	key    string
+	isBool bool
+}
+
+// fieldKeyOf is what field l's key says, read once per answer and key: a
+// claim weighed against many state fields asks of each, the next claim
+// asks again, and the rows of a list (340 in_stock fields) share a key
+// that would be split for each.
 func (cx *claim) fieldKeyOf(l int32) fieldKey {
-	if k, ok := cx.fieldKeys[l]; ok {
-		return k
+	lf := &cx.ix.Leaves[l]
+	id := fieldKeyID{evidence.LastToken(lf.Ptr()), lf.Kind == evidence.KindBool}
+	if k, ok := cx.fieldKeys[id]; ok {
+		return k // NB: its attrs are shared by the fields of the key; none changes them
 	}
 	k := fieldKey{cx.ix.KeyAttrs(l), cx.ix.StateField(l)}
-	cx.fieldKeys[l] = k
+	cx.fieldKeys[id] = k
 	return k
 }
 

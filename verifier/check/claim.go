@@ -30,7 +30,7 @@ type claim struct {
 	// keySides is the answer's cache of keySide (readBuffers.keySides).
 	keySides map[string][]int8
 	// fieldKeys is the answer's cache of fieldKeyOf (readBuffers.fieldKeys).
-	fieldKeys map[int32]fieldKey
+	fieldKeys map[fieldKeyID]fieldKey
 	// qualSides are the sides of each opposed pair the claim states
 	// (claimSidesOf), worked out on first use.
 	qualSides [][2]bool
@@ -59,7 +59,7 @@ func (c *Checker) newClaim(ix *evidence.Index, cl Claim, now time.Time, prev *af
 		buf.keySides = map[string][]int8{}
 	}
 	if buf.fieldKeys == nil {
-		buf.fieldKeys = map[int32]fieldKey{}
+		buf.fieldKeys = map[fieldKeyID]fieldKey{}
 	}
 	*cx = claim{reading: rd, scope: newScope(ix, rd, prev, buf), ix: ix, c: c, now: now, keySides: buf.keySides, fieldKeys: buf.fieldKeys}
 	if prev != nil && !prev.endsSentence {

@@ -66,9 +66,9 @@ type readBuffers struct {
 	// keySides are, by key, the side of each opposed pair the key holds
 	// (keySide), for this answer: every claim binding a field asks again.
 	keySides map[string][]int8
-	// fieldKeys are, by field, what its key says (fieldKeyOf), for this
+	// fieldKeys are, by key, what it says (fieldKeyOf), for this
 	// answer: every claim weighing a state field asks again.
-	fieldKeys map[int32]fieldKey
+	fieldKeys map[fieldKeyID]fieldKey
 	cx        claim
 	afters    [2]after // the claim before's (check alternates them)
 }
