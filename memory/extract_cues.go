@@ -659,6 +659,9 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 		cond = strings.ReplaceAll(cond, w, "")
 	}
 	cond = strings.TrimSpace(cond)
+	if verb == "" && addressed && zhOnlyWhen(cond) {
+		verb = addressee // 这周先别算我: a time, no thing; the request is the verb's
+	}
 	if verb == "" && addressed && cond != "" && !zhPeople[cond] && !zhPronouns[cond] {
 		// 周末的聚会就别叫我了: the thing is said first, the request's verb
 		// is its addressee's (叫我); the slot is both, so a request about

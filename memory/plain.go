@@ -460,6 +460,15 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 	return plainHabitZH(lead, rest, pol)
 }
 
+// zhOnlyWhen reports whether s says only when (这周, 下个月月底: words of
+// [plain] zh_when), and so names no thing.
+func zhOnlyWhen(s string) bool {
+	for _, w := range zhWhen {
+		s = strings.ReplaceAll(s, w, "")
+	}
+	return s == ""
+}
+
 // zhMeasured reads an amount of something a thing has (16G内存, 三间卧室):
 // a number, its unit (letters, or a measure word of [plain] measure) and
 // what is measured, a name of Han runes.

@@ -128,3 +128,30 @@ func TestAnIdentityDocumentIsAThingItsNumberASecret(t *testing.T) {
 		}
 	}
 }
+
+// TestARequestToLeaveTheUserOutIsSlottedByItsThing: 这阵子露营先别算我
+// asks to be left out of camping; its slot is the thing with the verb
+// (request/算我露营), not the verb alone, so leaving the user out of
+// another thing is another request and supersedes nothing; a time said
+// before the verb names no thing (data/statements.txt [requests] addressee).
+func TestARequestToLeaveTheUserOutIsSlottedByItsThing(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"这阵子露营先别算我。", "request/算我露营"},
+		{"唱K先别算我。", "request/算我唱K"},
+		{"年会的节目就别算上我了。", "request/算上我年会的节目"},
+		{"这周先别算我。", "request/算我"},
+		{"下个月的聚餐先别算我。", "request/算我下个月的聚餐"},
+		{"下个月先别叫我。", "request/叫我"},
+	} {
+		got := plainSlots(c.text)
+		if len(got) != 1 || !strings.HasPrefix(got[0], c.want+"=") {
+			t.Errorf("%q: want [%s=…], got %v", c.text, c.want, got)
+		}
+	}
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	e, s := sayTwo(t, "我腿上刚缝了针，这阵子露营先别算我。", "唱K先别算我，嗓子还没好。", at)
+	if old := getRecord(t, e, s, "m1"); !old.Slotted() || old.Status != StatusActive {
+		t.Errorf("leaving the user out of camping, then of karaoke: want both in force, first is %s/%s %s",
+			old.Subject, old.Attribute, old.Status)
+	}
+}
