@@ -42,6 +42,8 @@ type Assembler struct {
 	pending  map[respID]*respEntry
 	respUndo []respUndo
 	scratch  []byte // a delta's record, copied by Tx.Append
+	argReads int    // argument rows read to decide a call (not held in memory)
+	memBytes int    // argument bytes the cached calls hold (callEntry.mem)
 
 	// Quotas (admit.go): the tenants' rows, those changed since the
 	// batch's Flush, the rows as they were before the message being
@@ -55,12 +57,51 @@ type Assembler struct {
 }
 
 // callEntry is an open call's row plus what the hot path needs.
+//
+// mem mirrors the call's argument row (its deltas' bytes, deltas of them)
+// while it holds at most memArgsMax bytes, so deciding the call reads no
+// row: it is the bytes the row holds, kept where every delta is applied
+// (appendArgs) and dropped with the entry when a message's Tx is dropped,
+// as bytes is. memOff: the row is read instead (past the bound).
 type callEntry struct {
-	row   call
-	bytes int    // argument bytes received
-	id    callID // where it is in Assembler.calls
-	key   []byte // the call row's key, built once per call
-	args  []byte // the argument row's key, built once per call
+	row    call
+	bytes  int    // argument bytes received
+	id     callID // where it is in Assembler.calls
+	key    []byte // the call row's key, built once per call
+	args   []byte // the argument row's key, built once per call
+	mem    []byte // the argument bytes, unless memOff
+	deltas int    // the deltas in mem
+	memOff bool
+}
+
+// memArgsMax bounds the argument bytes an open call keeps in memory (most
+// calls' arguments are smaller; an open call's heap stays within a constant
+// of its bytes, BenchmarkOpenCallMemory), and memArgsTotal those of all
+// open calls together; a call past either reads its row when it is decided.
+const (
+	memArgsMax   = 4 << 10
+	memArgsTotal = 16 << 20
+)
+
+// keep mirrors a delta appended to the call's argument row.
+func (a *Assembler) keep(ce *callEntry, delta string) {
+	if ce.memOff {
+		return
+	}
+	if len(ce.mem)+len(delta) > memArgsMax || a.memBytes+len(delta) > memArgsTotal {
+		a.unkeep(ce)
+		ce.memOff = true
+		return
+	}
+	ce.mem = append(ce.mem, delta...)
+	ce.deltas++
+	a.memBytes += len(delta)
+}
+
+// unkeep lets go of the argument bytes ce holds in memory.
+func (a *Assembler) unkeep(ce *callEntry) {
+	a.memBytes -= len(ce.mem)
+	ce.mem, ce.deltas = nil, 0
 }
 
 // callID names a call in the cache without building a key: a delta finds
@@ -214,7 +255,7 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 func (a *Assembler) Reset() {
 	clear(a.previews)
 	clear(a.calls)
-	a.ncalls = 0
+	a.ncalls, a.memBytes = 0, 0
 	a.callsGen++
 	clear(a.resps)
 	clear(a.pending)
@@ -324,6 +365,9 @@ func (a *Assembler) forget(tenant, resp string) {
 	ck := respID{tenant, resp}
 	delete(a.resps, ck)
 	a.ncalls -= len(a.calls[ck])
+	for _, ce := range a.calls[ck] {
+		a.unkeep(ce)
+	}
 	delete(a.calls, ck)
 }
 
@@ -476,7 +520,7 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := argRecords(row, func(d []byte) { ce.bytes += len(d) }); err != nil {
+	if err := argRecords(row, func(d []byte) { ce.bytes += len(d); s.a.keep(ce, string(d)) }); err != nil {
 		return nil, nil, err
 	}
 	s.a.cache(id, ce)
@@ -486,7 +530,7 @@ func (s *step) existing(item string) (*callEntry, []byte, error) {
 func (a *Assembler) cache(id callID, ce *callEntry) {
 	if a.ncalls >= cacheMax {
 		clear(a.calls)
-		a.ncalls = 0
+		a.ncalls, a.memBytes = 0, len(ce.mem) // ce's bytes are already kept
 		a.callsGen++
 	}
 	ce.id = id
@@ -507,9 +551,11 @@ func (a *Assembler) cache(id callID, ce *callEntry) {
 func (a *Assembler) uncache(id callID) {
 	ck := respID{id.tenant, id.resp}
 	m := a.calls[ck]
-	if _, ok := m[id.item]; !ok {
+	ce, ok := m[id.item]
+	if !ok {
 		return
 	}
+	a.unkeep(ce)
 	delete(m, id.item)
 	a.ncalls--
 	if len(m) == 0 {
@@ -587,6 +633,7 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 		return err
 	}
 	ce.bytes += len(delta)
+	s.a.keep(ce, delta)
 	s.a.feedPreview(s.ev, &ce.row, ce.bytes, delta)
 	return nil
 }
@@ -595,6 +642,21 @@ func (s *step) appendArgs(ce *callEntry, delta string) error {
 // deletes their rows.
 func (s *step) buffered(ce *callEntry, from *events.Provenance) ([]byte, error) {
 	ak := ce.args
+	if !ce.memOff {
+		// The row holds these bytes (callEntry.mem): it is deleted
+		// unread. A call with no delta has no row; deleting none is
+		// what the view then needs.
+		buf, deltas := ce.mem, ce.deltas
+		s.a.unkeep(ce)
+		if deltas > 0 {
+			if err := s.tx.Delete(ak); err != nil {
+				return nil, err
+			}
+		}
+		from.Deltas, from.Bytes, from.LastSeq = deltas, len(buf), s.seq
+		return buf, nil
+	}
+	s.a.argReads++
 	row, found, err := s.tx.Get(ak)
 	if err != nil {
 		return nil, err

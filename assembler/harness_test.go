@@ -28,6 +28,7 @@ type harness struct {
 	dir     string
 	cfg     assembler.Config
 	r       *projector.Runner
+	a       *assembler.Assembler // the runner's projection
 	stop    func()
 	n       int
 	cursors map[string]uint64 // by stream: the last sequence already shown
@@ -41,7 +42,8 @@ func newHarness(t testing.TB, cfg assembler.Config) *harness {
 }
 
 func (h *harness) start() {
-	r, err := projector.New(projector.Config{JS: h.b.JS, Keys: h.b.Keys, Dir: h.dir}, assembler.New(h.cfg))
+	h.a = assembler.New(h.cfg)
+	r, err := projector.New(projector.Config{JS: h.b.JS, Keys: h.b.Keys, Dir: h.dir}, h.a)
 	if err != nil {
 		h.t.Fatal(err)
 	}
