@@ -24,6 +24,13 @@ type scannedAnth struct {
 // (nil when absent or null) and the whole event. ok false leaves the event
 // to encoding/json.
 func scanAnthropic(raw []byte) (typ *string, ev *anthEvent, ok bool) {
+	typ, ev, ok, _ = scanAnthropicChecked(raw)
+	return typ, ev, ok
+}
+
+// scanAnthropicChecked is scanAnthropic, and says when a key of the event
+// is a misspelling of a field the adapter reads (scanner.other).
+func scanAnthropicChecked(raw []byte) (typ *string, ev *anthEvent, ok bool, bad error) {
 	s := &scanner{b: raw}
 	h := new(scannedAnth)
 	ev = &h.ev
@@ -108,7 +115,7 @@ func scanAnthropic(raw []byte) (typ *string, ev *anthEvent, ok bool) {
 		}
 		return s.other(key, i, anthEventNames)
 	})
-	return typ, ev, ok && !s.fail
+	return typ, ev, ok && !s.fail, s.misspelt
 }
 
 func (s *scanner) anthUsagePtr(i int, dst **anthUsage) int {

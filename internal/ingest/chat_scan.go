@@ -15,6 +15,13 @@ var (
 // scanChat decodes raw as decodeChat does; ok false leaves the event to
 // encoding/json.
 func scanChat(raw []byte) (c *chatChunk, ok bool) {
+	c, ok, _ = scanChatChecked(raw)
+	return c, ok
+}
+
+// scanChatChecked is scanChat, and says when a key of the chunk is a
+// misspelling of a field the adapter reads (scanner.other).
+func scanChatChecked(raw []byte) (c *chatChunk, ok bool, bad error) {
 	s := &scanner{b: raw}
 	c = new(chatChunk)
 	var m seen
@@ -51,7 +58,7 @@ func scanChat(raw []byte) (c *chatChunk, ok bool) {
 		}
 		return s.other(key, i, chatChunkNames)
 	})
-	return c, ok && !s.fail
+	return c, ok && !s.fail, s.misspelt
 }
 
 // arrayOf reads an array field element by element (elem reads the element

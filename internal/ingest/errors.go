@@ -15,7 +15,10 @@ var (
 	// format does not recognise: an Anthropic event without a "type", a Chat
 	// Completions chunk without "choices", a field of the wrong JSON type.
 	// Unknown event *types* of a known shape are not errors: they are ignored,
-	// because providers add new types all the time.
+	// because providers add new types all the time. So are fields the
+	// adapter does not read, except a key one byte off a field it reads at
+	// that place: that is a corrupted name, whose value (a call's bytes)
+	// would be passed over unread (scanner.other, misspells).
 	ErrUnknownShape = events.BadInput("ingest: unknown event shape")
 
 	// ErrUnknownFormat is returned by ParseFormat for a name it does not know,

@@ -17,6 +17,13 @@ var (
 // scanGemini decodes raw as decodeGemini does; ok false leaves the event
 // to encoding/json.
 func scanGemini(raw []byte) (c *gemChunk, ok bool) {
+	c, ok, _ = scanGeminiChecked(raw)
+	return c, ok
+}
+
+// scanGeminiChecked is scanGemini, and says when a key of the chunk is a
+// misspelling of a field the adapter reads (scanner.other).
+func scanGeminiChecked(raw []byte) (c *gemChunk, ok bool, bad error) {
 	s := &scanner{b: raw}
 	c = new(gemChunk)
 	var m seen
@@ -57,7 +64,7 @@ func scanGemini(raw []byte) (c *gemChunk, ok bool) {
 		}
 		return s.other(key, i, gemChunkNames)
 	})
-	return c, ok && !s.fail
+	return c, ok && !s.fail, s.misspelt
 }
 
 // sliceOf reads a slice field: null calls isNull (nil), an empty array

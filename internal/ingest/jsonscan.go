@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -42,6 +43,10 @@ type scanner struct {
 	b     []byte
 	depth int
 	fail  bool
+	// misspelt is set (and the scan given up) for a key one byte off a
+	// field the adapter reads at that place (other): a corrupted name,
+	// whose value the adapter would pass over unread.
+	misspelt error
 }
 
 // giveUp marks the event as one to leave to encoding/json and returns -1.
@@ -443,7 +448,36 @@ func (s *scanner) other(key []byte, i int, names []string) int {
 	if foldsTo(key, names) {
 		return s.giveUp()
 	}
+	if n := misspells(key, names); n != "" {
+		if s.misspelt == nil {
+			s.misspelt = fmt.Errorf("%w: key %q is one byte off %q, a field read here: a corrupted name", ErrUnknownShape, key, n)
+		}
+		return s.giveUp()
+	}
 	return s.skip(i)
+}
+
+// misspells returns the name of names that key differs from in exactly one
+// byte (a substitution), if any. Providers add fields all the time, and
+// those are passed over unread; a field the adapter reads with one byte
+// changed is not a new field but a corrupted one, whose value (a call's
+// arguments, the part that holds them) would be lost without a word.
+func misspells(key []byte, names []string) string {
+	for _, n := range names {
+		if len(n) != len(key) {
+			continue
+		}
+		diff := 0
+		for j := range len(n) {
+			if key[j] != n[j] {
+				diff++
+			}
+		}
+		if diff == 1 {
+			return n
+		}
+	}
+	return ""
 }
 
 // unquoteBody returns a string's value from its body (between the quotes),

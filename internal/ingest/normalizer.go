@@ -181,6 +181,9 @@ func (n *Normalizer) feed(raw []byte, fast bool) ([]Out, error) {
 		}
 		f = d
 	}
+	if err := misspelt(f, raw); err != nil {
+		return nil, err
+	}
 	switch f {
 	case FormatOpenAIResponses:
 		apply, err = n.decodeResponses(raw)
@@ -215,23 +218,54 @@ func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
 		if n.resp == nil {
 			n.resp = new(scannedResp)
 		}
-		if typ, ev, ok := scanResponsesInto(raw, n.resp); ok {
+		if typ, ev, ok, bad := scanResponsesChecked(raw, n.resp); ok || bad != nil {
+			if bad != nil {
+				return nil, bad
+			}
 			return n.typedResponses(typ, ev)
 		}
 	case FormatOpenAIChat:
-		if c, ok := scanChat(raw); ok {
+		if c, ok, bad := scanChatChecked(raw); ok || bad != nil {
+			if bad != nil {
+				return nil, bad
+			}
 			return n.chatChecked(c)
 		}
 	case FormatAnthropic:
-		if typ, ev, ok := scanAnthropic(raw); ok {
+		if typ, ev, ok, bad := scanAnthropicChecked(raw); ok || bad != nil {
+			if bad != nil {
+				return nil, bad
+			}
 			return n.anthTyped(typ, ev)
 		}
 	case FormatGemini:
-		if c, ok := scanGemini(raw); ok {
+		if c, ok, bad := scanGeminiChecked(raw); ok || bad != nil {
+			if bad != nil {
+				return nil, bad
+			}
 			return n.gemChecked(c)
 		}
 	}
 	return nil, nil
+}
+
+// misspelt reports a key of raw one byte off a field the format's adapter
+// reads at its place (scanner.other): the encoding/json path would pass it
+// over unread. The scanner is the one judge of it, so that both paths
+// refuse the same events.
+func misspelt(f Format, raw []byte) error {
+	var bad error
+	switch f {
+	case FormatOpenAIResponses:
+		_, _, _, bad = scanResponsesChecked(raw, new(scannedResp))
+	case FormatOpenAIChat:
+		_, _, bad = scanChatChecked(raw)
+	case FormatAnthropic:
+		_, _, _, bad = scanAnthropicChecked(raw)
+	case FormatGemini:
+		_, _, bad = scanGeminiChecked(raw)
+	}
+	return bad
 }
 
 // Flush returns the events implied by the end of the input: text held back

@@ -43,6 +43,13 @@ func scanResponses(raw []byte) (typ *string, ev *respEvent, ok bool) {
 // copies the values out and keeps no pointer into h (the objects an
 // event holds, its response and item, are allocated afresh).
 func scanResponsesInto(raw []byte, h *scannedResp) (typ *string, ev *respEvent, ok bool) {
+	typ, ev, ok, _ = scanResponsesChecked(raw, h)
+	return typ, ev, ok
+}
+
+// scanResponsesChecked is scanResponsesInto, and says when a key of the
+// event is a misspelling of a field the adapter reads (scanner.other).
+func scanResponsesChecked(raw []byte, h *scannedResp) (typ *string, ev *respEvent, ok bool, bad error) {
 	s := &scanner{b: raw}
 	*h = scannedResp{}
 	ev = &h.ev
@@ -126,7 +133,7 @@ func scanResponsesInto(raw []byte, h *scannedResp) (typ *string, ev *respEvent, 
 		}
 		return s.other(key, i, respEventNames)
 	})
-	return typ, ev, ok && !s.fail
+	return typ, ev, ok && !s.fail, s.misspelt
 }
 
 func (s *scanner) respObjectField(r *respObject, m *seen, key []byte, i int) int {
