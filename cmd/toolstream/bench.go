@@ -47,7 +47,9 @@ ratios rank nearest the middle over all rows), and each row's ratios in all runs
   gateway streaming
              answers of 256 Chat chunks read by 1 and 64 clients in a closed loop, streamed and
              whole, through the gateway vs straight from the same upstream: events/s (target ≥ 0.5)
-             and first byte p50/p99 (p99 target ≤ 1.2× direct + 2 ms)
+             and first byte p50/p99 (p99 target ≤ 1.2× direct + 2 ms); whole answers' events/s
+             also like with like, vs a plain proxy that stores each answer (one message, its
+             ack waited for) before the client gets it
   run round  the time a run's round adds (upstream's answer → its next request) in gateway run
              mode with an upstream answering at once and a no-op tool, p50 and p99, vs the same
              loop in one process with no log; and round 50 vs round 1

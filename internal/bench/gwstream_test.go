@@ -51,6 +51,14 @@ func TestGatewayStreaming(t *testing.T) {
 				res.Gateway.CPU <= 0 || res.Direct.CPU <= 0 {
 				t.Errorf("whole %t, %d streams: %+v", whole, n, res)
 			}
+			// Whole answers have a like-with-like side: a plain proxy
+			// that stores each answer it gives, one message each.
+			if proxied := res.Proxy.Answers; whole != (proxied > 0) || whole && len(res.Proxy.FirstByte) != proxied {
+				t.Errorf("whole %t, %d streams: %d answers through the plain proxy", whole, n, proxied)
+			}
+			if res.ProxyStored < res.Proxy.Answers {
+				t.Errorf("whole %t, %d streams: the plain proxy stored %d messages for %d answers", whole, n, res.ProxyStored, res.Proxy.Answers)
+			}
 			st, err := b.JS.Stream(ctx, events.StreamGateway)
 			if err != nil {
 				t.Fatal(err)
@@ -62,8 +70,9 @@ func TestGatewayStreaming(t *testing.T) {
 			if info.State.Msgs == 0 {
 				t.Errorf("whole %t, %d streams: no frame kept", whole, n)
 			}
-			t.Logf("whole %t, %d streams: %d answers through the gateway (%.0f events/s, %v CPU an answer), %d direct (%.0f events/s, %v CPU an answer); %d messages in %s",
-				whole, n, res.Gateway.Answers, res.Gateway.EventsPerSecond(), res.Gateway.CPUPerAnswer(), res.Direct.Answers, res.Direct.EventsPerSecond(), res.Direct.CPUPerAnswer(), info.State.Msgs, events.StreamGateway)
+			t.Logf("whole %t, %d streams: %d answers through the gateway (%.0f events/s, %v CPU an answer), %d direct (%.0f events/s, %v CPU an answer), %d through the plain proxy (%.0f events/s, %v CPU an answer); %d messages in %s",
+				whole, n, res.Gateway.Answers, res.Gateway.EventsPerSecond(), res.Gateway.CPUPerAnswer(), res.Direct.Answers, res.Direct.EventsPerSecond(), res.Direct.CPUPerAnswer(),
+				res.Proxy.Answers, res.Proxy.EventsPerSecond(), res.Proxy.CPUPerAnswer(), info.State.Msgs, events.StreamGateway)
 		}
 	}
 }
