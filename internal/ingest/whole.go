@@ -21,17 +21,23 @@ import (
 // conversion: FormatAuto, FormatGemini) returns ErrUnknownShape or
 // ErrUnknownFormat. Every error wraps events.ErrBadInput.
 func StreamEventsOf(f Format, body []byte) ([][]byte, error) {
-	if err := checkObject(body); err != nil {
-		return nil, err
+	if len(body) > EventMax {
+		return nil, fmt.Errorf("%w: %d bytes (max %d)", ErrTooLarge, len(body), EventMax)
 	}
 	// Compact once: every value taken from the body is then compact, and
-	// marshalJSON copies it as it is (no scan of it again per event).
+	// marshalJSON copies it as it is (no scan of it again per event). The
+	// compaction is the validation too (checkObject's json.Valid was a
+	// pass more over the answer): it refuses what is not JSON, and what
+	// it leaves starts with the value's first byte.
 	var cb bytes.Buffer
 	cb.Grow(len(body))
 	if err := json.Compact(&cb, body); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformedInput, err)
 	}
 	body = cb.Bytes()
+	if len(body) == 0 || body[0] != '{' {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformedInput)
+	}
 	switch f {
 	case FormatOpenAIChat:
 		return chatEventsOf(body)
@@ -137,6 +143,16 @@ func rawString(s string) json.RawMessage {
 // jsonNull is a fresh JSON null.
 func jsonNull() json.RawMessage { return json.RawMessage("null") }
 
+// decode decodes o's member key into v, as json.Unmarshal of the whole
+// object into a struct would: a member that is missing leaves v as it is.
+func (o object) decode(key string, v any) error {
+	raw, ok := o[key]
+	if !ok {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
+
 // without returns a copy of o with the keys dropped.
 func (o object) without(keys ...string) object {
 	c := make(object, len(o))
@@ -169,18 +185,25 @@ type wholeChatToolCall struct {
 // every choice's message as its delta (tool calls numbered by index), one
 // with the finish reasons, and one with the usage when there is one.
 func chatEventsOf(body []byte) ([][]byte, error) {
+	// One decode of the body into its members; the choices and the
+	// object's name are decoded from their members alone, not from the
+	// body again.
 	var whole object
 	var c struct {
-		Object  string             `json:"object"`
-		Choices *[]wholeChatChoice `json:"choices"`
-		Usage   json.RawMessage    `json:"usage"`
+		Object  string
+		Choices *[]wholeChatChoice
+		Usage   json.RawMessage
 	}
 	if err := json.Unmarshal(body, &whole); err != nil {
 		return nil, fmt.Errorf("%w: chat completion: %w", ErrUnknownShape, err)
 	}
-	if err := json.Unmarshal(body, &c); err != nil {
+	if err := whole.decode("object", &c.Object); err != nil {
 		return nil, fmt.Errorf("%w: chat completion: %w", ErrUnknownShape, err)
 	}
+	if err := whole.decode("choices", &c.Choices); err != nil {
+		return nil, fmt.Errorf("%w: chat completion: %w", ErrUnknownShape, err)
+	}
+	c.Usage = whole["usage"]
 	if c.Choices == nil || c.Object != "" && c.Object != "chat.completion" {
 		return nil, fmt.Errorf("%w: not a chat.completion", ErrUnknownShape)
 	}

@@ -321,6 +321,14 @@ func TestStreamEventsOfBadInput(t *testing.T) {
 	}{
 		{"not JSON", ingest.FormatOpenAIChat, `{"id":`, ingest.ErrMalformedInput},
 		{"array", ingest.FormatAnthropic, `[]`, ingest.ErrMalformedInput},
+		{"empty", ingest.FormatOpenAIChat, ``, ingest.ErrMalformedInput},
+		{"blank", ingest.FormatOpenAIChat, " \n\t", ingest.ErrMalformedInput},
+		{"a string", ingest.FormatOpenAIChat, ` "chat.completion" `, ingest.ErrMalformedInput},
+		{"an object and more", ingest.FormatOpenAIChat, `{"object":"chat.completion","choices":[]} {}`, ingest.ErrMalformedInput},
+		{"too large", ingest.FormatOpenAIChat, `{"object":"chat.completion","choices":[],"pad":"` + strings.Repeat("x", ingest.EventMax) + `"}`, ingest.ErrTooLarge},
+		// Members are the format's as it spells them: json.Unmarshal
+		// into a struct would take "Choices" for choices.
+		{"chat choices spelt otherwise", ingest.FormatOpenAIChat, `{"object":"chat.completion","Choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]}`, ingest.ErrUnknownShape},
 		{"chat without choices", ingest.FormatOpenAIChat, `{"id":"x","object":"chat.completion"}`, ingest.ErrUnknownShape},
 		{"chat chunk", ingest.FormatOpenAIChat, `{"object":"chat.completion.chunk","choices":[]}`, ingest.ErrUnknownShape},
 		{"chat choice without message", ingest.FormatOpenAIChat, `{"object":"chat.completion","choices":[{"index":0}]}`, ingest.ErrUnknownShape},
