@@ -83,7 +83,9 @@ func TestAttackReplyToReachesNoOtherTurn(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s writing %s/%s replying to %q: %v", id, victim.tenant, victim.user, name, err)
 				}
-				if id.Role == auth.RoleProducer {
+				if id.Role != auth.RoleOperator && id.Role != auth.RoleDriver {
+					// only the operator and the driver may write memory
+					// (docs/security.md): any other role that gets here was let in
 					t.Errorf("%s wrote memory: %+v", id, rep)
 				}
 				replies = append(replies, fmt.Sprintf("applied=%v rejected=%q records=%d", rep.Applied, rep.Rejected, len(rep.Records)))
@@ -108,8 +110,9 @@ func TestAttackReplyToReachesNoOtherTurn(t *testing.T) {
 			t.Fatalf("%s/%s has no record: no role wrote memory, so nothing was tried", victim.tenant, victim.user)
 		}
 		for _, r := range got {
-			if strings.HasPrefix(r.ID, "atk-producer") {
-				t.Errorf("a producer's message was written: %+v", r)
+			if strings.HasPrefix(r.ID, "atk-") && !strings.HasPrefix(r.ID, fmt.Sprintf("atk-%s-", auth.RoleOperator)) &&
+				!strings.HasPrefix(r.ID, fmt.Sprintf("atk-%s-", auth.RoleDriver)) {
+				t.Errorf("a message of a role that may not write memory was written: %+v", r)
 			}
 			for _, s := range secret {
 				if strings.Contains(strings.ToLower(r.Text+" "+r.Context), s) {
