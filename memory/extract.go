@@ -243,6 +243,8 @@ func words(s string) []word {
 			b.WriteRune(r)
 		case r == '.' && b.Len() > 0 && isDigitByte(b.String()[b.Len()-1]) && i+1 < len(s) && isDigitByte(s[i+1]):
 			b.WriteRune(r) // a decimal keeps its point: 6.6 kW
+		case r == ',' && b.Len() > 0 && isDigitByte(b.String()[b.Len()-1]) && thousands(s[i+1:]):
+			b.WriteRune(r) // and a number its thousands: 120,000 miles
 		case r == '.' && b.Len() == 1 && unicode.IsUpper([]rune(b.String())[0]):
 			b.WriteRune(r) // an initial keeps its dot: Ursula K. Le Guin
 			flush()
@@ -1233,11 +1235,19 @@ func joinLow(w []word) string {
 
 // isNumber reports whether s is a number: digits, with at most one
 // decimal point between them (6.6).
+// thousands reports whether s opens with the three digits of a number's
+// thousands after its comma (",000 miles"), and no more digits.
+func thousands(s string) bool {
+	return len(s) >= 3 && isDigitByte(s[0]) && isDigitByte(s[1]) && isDigitByte(s[2]) &&
+		(len(s) == 3 || !isDigitByte(s[3]))
+}
+
 func isNumber(s string) bool {
 	point := false
 	for i := 0; i < len(s); i++ {
 		switch {
 		case isDigitByte(s[i]):
+		case s[i] == ',' && !point && i > 0 && thousands(s[i+1:]):
 		case s[i] == '.' && !point && i > 0 && i+1 < len(s):
 			point = true
 		default:

@@ -155,3 +155,17 @@ func TestARequestToLeaveTheUserOutIsSlottedByItsThing(t *testing.T) {
 			old.Subject, old.Attribute, old.Status)
 	}
 }
+
+// TestANumberKeepsItsThousands: "120,000 miles" is one number, not 120
+// and a clause after a comma (extract.go words, isNumber).
+func TestANumberKeepsItsThousands(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"My car has 120,000 miles on it.", "my/car=120,000 miles on it"},
+		{"Our van has 3,500 kg of payload.", "my/van payload=3,500 kg"},
+		{"My season ticket costs 1,250 pounds a year.", "my/season ticket=costs 1,250 pounds a year"},
+	} {
+		if got := plainSlots(c.text); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%q: want [%s], got %v", c.text, c.want, got)
+		}
+	}
+}
