@@ -35,3 +35,29 @@ func TestADateBindsOnlyAFieldItNames(t *testing.T) {
 		{next, "The last delivery was on May 27, 2026.", events.VerdictContradicted},
 	})
 }
+
+// TestAWeekdayMeansTheDayItNames: a weekday is read with the words that
+// place it (last Wednesday, 上周三, Monday of last week), a weekday alone
+// may be the one just gone, and a weekday beside a date names that date's
+// day. The answer is dated Sunday 1 March 2026 (wantVerdicts).
+func TestAWeekdayMeansTheDayItNames(t *testing.T) {
+	boiler := `{"boiler": {"serial": "K-88", "serviced_on": "2026-02-25"}}`
+	lastWeek := `{"boiler": {"serial": "K-88", "serviced_on": "2026-02-16"}}`
+	zh := `{"锅炉": {"编号": "K-88", "检修日期": "2026-02-18"}}`
+	fair := `{"fair": {"title": "Seed Swap", "date": "2026-03-14"}}`
+	zhFair := `{"集市": {"名称": "换种集市", "日期": "2026-03-14"}}`
+	visit := `{"member": "Ola Brandt", "last_visit": "2026-02-22"}`
+	wantVerdicts(t, []verdictCase{
+		{boiler, "The boiler was serviced last Wednesday.", events.VerdictSupported},
+		{boiler, "The boiler was serviced on Wednesday.", events.VerdictSupported},
+		{boiler, "The boiler was serviced last Thursday.", events.VerdictContradicted},
+		{lastWeek, "The boiler was serviced on Monday of last week.", events.VerdictSupported},
+		{zh, "锅炉上周三检修过。", events.VerdictSupported},
+		{zh, "锅炉上周五检修过。", events.VerdictContradicted},
+		{fair, "The Seed Swap is on Saturday 14 March.", events.VerdictSupported},
+		{fair, "The Seed Swap is on Saturday 21 March.", events.VerdictContradicted},
+		{zhFair, "换种集市在3月14日周六举行。", events.VerdictSupported},
+		{visit, "Ola Brandt's last visit was last weekend.", events.VerdictSupported},
+		{visit, "Ola Brandt的上次到访是上周末。", events.VerdictSupported},
+	})
+}

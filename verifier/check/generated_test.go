@@ -216,14 +216,21 @@ type genUnit struct {
 	// alt, when set, is another unit the claim may convert to.
 	alt       *genUnit
 	altFactor float64
+	// imp, when set, is a unit of another system the claim may convert
+	// to by a factor that is no power of ten, rounded and hedged
+	// ("about 12.4 miles", 约88.2磅).
+	imp       *genUnit
+	impFactor float64
 }
 
 var (
 	genMeter = &genUnit{suffix: "m", en: []string{"m", "meters"}, zh: []string{"米"}}
 	genGram  = &genUnit{suffix: "g", en: []string{"g", "grams"}, zh: []string{"克"}}
+	genMile  = &genUnit{suffix: "mi", en: []string{"miles", "mi"}, zh: []string{"英里"}}
+	genPound = &genUnit{suffix: "lb", en: []string{"lb", "pounds"}, zh: []string{"磅"}}
 	genUnits = []*genUnit{
-		{suffix: "km", en: []string{"km", "kilometers", "kilometres"}, zh: []string{"公里", "千米"}, lo: 1, hi: 90, alt: genMeter, altFactor: 1000},
-		{suffix: "kg", en: []string{"kg", "kilograms"}, zh: []string{"公斤", "千克"}, lo: 0.5, hi: 400, alt: genGram, altFactor: 1000},
+		{suffix: "km", en: []string{"km", "kilometers", "kilometres"}, zh: []string{"公里", "千米"}, lo: 1, hi: 90, alt: genMeter, altFactor: 1000, imp: genMile, impFactor: 1 / 1.609344},
+		{suffix: "kg", en: []string{"kg", "kilograms"}, zh: []string{"公斤", "千克"}, lo: 0.5, hi: 400, alt: genGram, altFactor: 1000, imp: genPound, impFactor: 1 / 0.45359237},
 		{suffix: "hours", en: []string{"hours", "h"}, zh: []string{"小时"}, lo: 1, hi: 60},
 		{suffix: "minutes", en: []string{"minutes", "min"}, zh: []string{"分钟"}, lo: 2, hi: 300},
 		{suffix: "pct", en: []string{"%", " percent"}, zh: []string{"%"}, lo: 1, hi: 99},
@@ -231,6 +238,12 @@ var (
 		{suffix: "mg", en: []string{"mg", "milligrams"}, zh: []string{"毫克"}, lo: 1, hi: 800},
 	}
 )
+
+// genZhWeekdays are the weekdays' Chinese names after 周, Sunday first.
+var genZhWeekdays = []string{"日", "一", "二", "三", "四", "五", "六"}
+
+// genNow is the time of every generated answer: Monday 1 June 2026.
+var genNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 var genMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 
@@ -309,7 +322,7 @@ func (g *gen) makeCase(lang string) genCase {
 	if cur == "GBP" {
 		minor = "_pence"
 	}
-	kinds := []string{"money_cents", "money", "measure", "range", "date", "count", "list", "identifier", "flag", "status", "entity"}
+	kinds := []string{"money_cents", "money", "measure", "range", "date", "weekday", "count", "list", "identifier", "flag", "status", "entity"}
 	g.r.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 	kinds = kinds[:5+g.r.IntN(3)]
 	for _, k := range kinds {
@@ -327,30 +340,34 @@ func (g *gen) makeCase(lang string) genCase {
 			}
 			// a decoy: a count equal to the amount in minor units' digits
 			rec[g.attr(lang).key+"_count"] = int(v)
-			say := v
+			say, dec, about := v, 2, ""
+			if v >= 20 && g.r.IntN(4) == 0 {
+				// rounded to a whole amount, hedged: "about $1,235", 约1235元
+				say, dec, about = round(v, 0), 0, map[string]string{"en": "about ", "zh": "约"}[lang]
+			}
 			if lb == genWrong {
-				say = round(g.off(v), 2)
+				say = round(g.off(v), dec)
 			}
 			var val string
 			switch {
 			case lang == "zh" && cur == "CNY":
-				val = g.num(lang, say, 2) + "元"
+				val = g.num(lang, say, dec) + "元"
 			case lang == "zh" && cur == "USD":
-				val = g.num(lang, say, 2) + "美元"
+				val = g.num(lang, say, dec) + "美元"
 			case lang == "zh" && cur == "GBP":
-				val = g.num(lang, say, 2) + "英镑"
+				val = g.num(lang, say, dec) + "英镑"
 			case lang == "zh":
-				val = g.num(lang, say, 2) + "欧元"
+				val = g.num(lang, say, dec) + "欧元"
 			case cur == "USD":
-				val = "$" + g.num(lang, say, 2)
+				val = "$" + g.num(lang, say, dec)
 			case cur == "EUR":
-				val = "€" + g.num(lang, say, 2)
+				val = "€" + g.num(lang, say, dec)
 			case cur == "GBP":
-				val = "£" + g.num(lang, say, 2)
+				val = "£" + g.num(lang, say, dec)
 			default:
-				val = g.num(lang, say, 2) + " CNY"
+				val = g.num(lang, say, dec) + " CNY"
 			}
-			ss = append(ss, sentence{k, lb, of(a) + is(), val, end})
+			ss = append(ss, sentence{k, lb, of(a) + is() + about, val, end})
 		case "measure", "range":
 			u := genUnits[g.r.IntN(len(genUnits))]
 			v := round(u.lo+(u.hi-u.lo)*g.r.Float64(), 2)
@@ -391,6 +408,12 @@ func (g *gen) makeCase(lang string) genCase {
 					say, dec = round(v*u.altFactor, 0), 0
 					word = g.unitWord(lang, u.alt)
 				}
+			case 2:
+				if u.imp != nil {
+					say, dec = round(v*u.impFactor, 1), 1
+					word = g.unitWord(lang, u.imp)
+					about = map[string]string{"en": "about ", "zh": "约"}[lang]
+				}
 			}
 			if lb == genWrong {
 				say = round(g.off(say), dec)
@@ -410,6 +433,38 @@ func (g *gen) makeCase(lang string) genCase {
 				ss = append(ss, sentence{k, lb, ent + "的" + a.say + "日期是", val, end})
 			} else {
 				val = fmt.Sprintf("%s %d, %d", genMonths[d.Month()-1], d.Day(), d.Year())
+				ss = append(ss, sentence{k, lb, "The " + a.say + " date of " + ent + " is ", val, end})
+			}
+		case "weekday":
+			// a day up to six days before or after the answer's (genNow,
+			// a Monday), said by its weekday: "last Thursday", "on
+			// Thursday", 上周四 (weeks start on Monday), 周四; a wrong
+			// claim names another weekday.
+			n := 1 + g.r.IntN(6)
+			if g.r.IntN(2) == 0 {
+				n = -n
+			}
+			d := genNow.AddDate(0, 0, n)
+			rec[a.key+"_date"] = d.Format("2006-01-02")
+			rec[g.attr(lang).key+"_days"] = d.Day() // a decoy count equal to the day
+			wd := d.Weekday()
+			if lb == genWrong {
+				wd = (wd + time.Weekday(1+g.r.IntN(6))) % 7
+			}
+			var val string
+			switch {
+			case lang == "zh" && n < 0:
+				val = "上周" + genZhWeekdays[wd]
+			case lang == "zh":
+				val = []string{"周", "本周", "星期"}[g.r.IntN(3)] + genZhWeekdays[wd]
+			case n < 0:
+				val = []string{"last ", "on "}[g.r.IntN(2)] + wd.String()
+			default:
+				val = []string{"this ", "on "}[g.r.IntN(2)] + wd.String()
+			}
+			if lang == "zh" {
+				ss = append(ss, sentence{k, lb, ent + "的" + a.say + "日期是", val, end})
+			} else {
 				ss = append(ss, sentence{k, lb, "The " + a.say + " date of " + ent + " is ", val, end})
 			}
 		case "count", "list":
@@ -602,7 +657,7 @@ func (t *genTally) add(v events.Verdict) {
 func TestGeneratedDomains(t *testing.T) {
 	g := &gen{r: rand.New(rand.NewPCG(*genSeed, 0x70015))}
 	c := NewChecker(CheckerConfig{})
-	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	now := genNow
 	tallies := map[string]*genTally{} // label/kind/lang
 	tally := func(k string) *genTally {
 		if tallies[k] == nil {

@@ -493,48 +493,91 @@ func readRelativeDay(ts *TimeScan, m []int) {
 }
 
 // readWeekday: Friday, next Friday (the coming one or the one after), this
-// Friday, 周五, 下周五 (Friday of next week), 本周五.
+// Friday, last Friday (the one before today or last week's), Thursday next
+// week, 周五, 下周五 (Friday of next week), 本周五, 上周五 (Friday of last
+// week; weeks start on Monday). A weekday alone may be the coming one or
+// the one just gone ("was due back on Monday", 周一来过): its first day is
+// the coming one, and the one before is another it may mean. Beside a date
+// it names the day of ("Saturday 28 November", 11月28日周六), it is that
+// date's and not read again.
 func readWeekday(ts *TimeScan, m []int) {
 	var mod, name string
 	if m[4] >= 0 {
 		name, mod = ts.group(m, 2), ts.group(m, 1)
+		if post := ts.group(m, 3); post != "" {
+			mod = post + " week"
+		}
 	} else {
-		name, mod = ts.group(m, 4), ts.group(m, 3)
+		name, mod = ts.group(m, 5), ts.group(m, 4)
 	}
 	d0, wd0 := ts.d0, int32(ts.now.Weekday())
 	wd := int32(weekdays[name])
+	if ts.namesDayOfDate(m[0], m[1], wd) {
+		return
+	}
 	ahead := (wd - wd0 + 7) % 7
+	back := (wd0-wd+6)%7 + 1 // 1..7 days ago
+	mon := d0 - (wd0+6)%7    // this week's Monday
 	var days []int32
 	switch {
-	case mod == "next" || strings.HasPrefix(mod, "下"):
-		days = []int32{d0 + (wd-wd0+7)%7 + 7, d0 + ahead}
-		if strings.HasPrefix(mod, "下") {
-			// Weeks start on Monday.
-			mon := d0 - (wd0+6)%7 + 7
-			days = []int32{mon + (wd+6)%7}
-		}
+	case mod == "next week" || strings.HasPrefix(mod, "下"):
+		days = []int32{mon + 7 + (wd+6)%7}
+	case mod == "last week" || strings.HasPrefix(mod, "上"):
+		days = []int32{mon - 7 + (wd+6)%7}
+	case mod == "this week":
+		days = []int32{mon + (wd+6)%7}
+	case mod == "next":
+		days = []int32{d0 + ahead + 7, d0 + ahead}
+	case mod == "last" || mod == "past":
+		days = []int32{d0 - back, mon - 7 + (wd+6)%7}
 	case strings.HasPrefix(mod, "本") || strings.HasPrefix(mod, "这") || mod == "this":
-		mon := d0 - (wd0+6)%7
 		days = []int32{mon + (wd+6)%7, d0 + ahead}
 	default:
 		days = []int32{d0 + ahead}
 		if ahead == 0 {
 			days = append(days, d0+7)
 		}
+		if mod == "" {
+			days = append(days, d0-back)
+		}
 	}
 	ts.take(m[0], m[1], days...).relative(true)
 }
 
-// readWeekend: this weekend, next weekend, 周末, 下周末: its Saturday and
-// Sunday (on a Sunday, this weekend is the one under way).
+// namesDayOfDate reports whether the weekday wd at bytes [bs, be) stands
+// beside a date already read whose day is a wd (at most two runes of
+// space or punctuation between them), and if so takes its runes.
+func (ts *TimeScan) namesDayOfDate(bs, be int, wd int32) bool {
+	rs, re := utf8.RuneCountInString(ts.s[:bs]), utf8.RuneCountInString(ts.s[:be])
+	for i := range ts.out {
+		te := &ts.out[i]
+		if len(te.Days) != 1 || te.OnlyClock || (te.Days[0]+4)%7 != wd {
+			continue // NB: day 0, 1 January 1970, was a Thursday
+		}
+		if te.Start-re >= 0 && te.Start-re <= 2 || rs-te.End >= 0 && rs-te.End <= 2 {
+			for i := rs; i < re; i++ {
+				ts.used[i] = true
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// readWeekend: this weekend, next weekend, last weekend, 周末, 下周末,
+// 上周末: its Saturday and Sunday (on a Sunday, this weekend is the one
+// under way).
 func readWeekend(ts *TimeScan, m []int) {
 	d0, wd0 := ts.d0, int32(ts.now.Weekday())
 	sat := d0 + (6-wd0+7)%7
 	if wd0 == 0 {
 		sat = d0 - 1
 	}
-	if ts.group(m, 1) == "next" || strings.HasPrefix(ts.group(m, 2), "下") {
+	switch {
+	case ts.group(m, 1) == "next" || strings.HasPrefix(ts.group(m, 2), "下"):
 		sat += 7
+	case ts.group(m, 1) == "last" || strings.HasPrefix(ts.group(m, 2), "上"):
+		sat -= 7
 	}
 	if te := ts.take(m[0], m[1], sat, sat+1); te != nil {
 		te.Lo, te.Hi, te.rel = sat, sat+1, true
@@ -550,8 +593,8 @@ var (
 	reDayMonth = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRE + `\b\.?(?:,?\s+(\d{4}))?`)
 	reUSDate   = regexp.MustCompile(`\b(?:on|by|until|before|after|date|eta)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b`)
 	reRel      = regexp.MustCompile(`\b(today|tonight|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow|this\s+(?:morning|afternoon|evening))\b|(大后天|后天|明天|明日|明早|明晚|今天|今日|今晚|今早|昨天|昨日|前天)`)
-	reWeekday  = regexp.MustCompile(`\b(?:(next|this|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|(下个?|本|这个?)?(?:周|星期|礼拜)([一二三四五六日天])`)
-	reWeekend  = regexp.MustCompile(`\b(?:(next|this)\s+)?weekend\b|(下个?|本|这个?)?周末`)
+	reWeekday  = regexp.MustCompile(`\b(?:(next|this|coming|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?:\s+(?:of\s+)?(next|last|this)\s+week\b)?|(下个?|上个?|本|这个?)?(?:周|星期|礼拜)([一二三四五六日天])`)
+	reWeekend  = regexp.MustCompile(`\b(?:(next|this|last)\s+)?weekend\b|(下个?|上个?|本|这个?)?周末`)
 	reInDays   = regexp.MustCompile(`\bin\s+(\d+|a|one|two|three|four|five|six|seven|ten)\s+(days?|weeks?)\b|\b(\d+)\s+(days?|weeks?)\s+(?:from\s+now|later)\b|(\d+|[一二两三四五六七八九十]+)\s*(天|周|个星期)\s*(?:之后|以后|后)`)
 	reClock    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?|\b(noon|midday|midnight)\b`)
 	reBefore   = regexp.MustCompile(`\b(by|before|no later than|until|till|not later than)\s+(?:the\s+)?(?:end\s+of\s+)?$`)
