@@ -266,6 +266,16 @@ func (cx *claim) checkNumber(m *evidence.NumMention) fact {
 			return g
 		}
 	}
+	if m.UnitWord == "折" && f.verdict == events.VerdictContradicted && m.V > 0 && m.V < 100 && !m.IsRange {
+		// 打七折 is 70 % of the price paid, and a discount field may give
+		// the share taken off instead (discount_pct 30): either reading
+		// of the field bears it out.
+		off := *m
+		off.V, off.Hi = 100-m.V, 100-m.Hi
+		if g := cx.checkNumberIn(&off); g.verdict == events.VerdictSupported {
+			return g
+		}
+	}
 	if cx.cues&evidence.CueDebt != 0 && f.verdict != events.VerdictSupported && m.V > 0 && !m.IsRange && m.Bound == 0 {
 		// "owes 3,420", 欠款 3420 元: a balance of -3420.
 		neg := *m
@@ -434,6 +444,20 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			// them, or none. Undecided: a judge may know the paraphrase.
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "no field is about what the claim names; " + ix.Leaves[best].Ptr() + " only shares its unit"}
+		}
+		if byUnit && !namesKeyWholly(concepts, ix.Leaves[best].Ptr()) && !slices.ContainsFunc(named, func(c string) bool { return len(ix.Concept(c)) > 0 }) &&
+			slices.ContainsFunc(in, func(l int32) bool { return l != best && !lang.IsAllDigits(evidence.LastToken(ix.Leaves[l].Ptr())) }) &&
+			!cx.namesKeyOfDim(m) {
+			// "儿童票99元" beside towel_deposit_fen 5000 and child_fen 9900:
+			// bound to best by its unit alone, naming nothing any key
+			// names, while another field of the unit in scope holds the
+			// value. The claim may be about that one (a paraphrase of its
+			// key), so the binding is not unambiguous: undecided, never
+			// contradicted. ("Her net is $444.65" beside net_cents and
+			// gross_cents 44465 names a key, 现价 6999 元 beside price
+			// 5999 names all of best's: judged as before.)
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "the value is at another field of its unit; " + ix.Leaves[best].Ptr() + " only shares its unit"}
 		}
 		if cx.outOf(m) {
 			// "39.6 out of 50": the scale of another number, not a value
@@ -653,6 +677,30 @@ func (cx *claim) perWord(m *evidence.NumMention) string {
 		return ""
 	}
 	return w[0]
+}
+
+// namesKeyOfDim reports whether a word of the claim is a word of the key
+// of a field in its scope measured as m is ("net" of net_cents): the claim
+// names a field, though no concept of the lexicon says so.
+func (cx *claim) namesKeyOfDim(m *evidence.NumMention) bool {
+	ix := cx.ix
+	for k, l := range cx.inScopeOf(ix.NumsInOrder()) {
+		if k == fieldsWeighedMax {
+			break // NB: the first fields of the evidence, in document order
+		}
+		lf := &ix.Leaves[l]
+		if lf.Kind != evidence.KindNum || !dimFits(lf, m.Unit) {
+			continue
+		}
+		key := evidence.LastToken(lf.Ptr())
+		for i := range cx.words {
+			w := &cx.words[i]
+			if w.Cjk && len([]rune(w.S)) >= 2 && strings.Contains(key, w.S) || !w.Cjk && len(w.S) >= 3 && keyHasWord(lf, strings.ToLower(w.S)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keyHasWord reports whether the key of lf's field is a rate's with word

@@ -188,3 +188,22 @@ func conceptsByWord(section string) map[string][]string {
 
 // feeWords name a charge: "no fee", 不收手续费 state a price of zero.
 var feeWords = evidence.LangData.Set("fee words")
+
+// payVerbs are words.txt's [pay verbs]: between a negation and a fee word
+// they take the negation (还没付定金 is the paying not done, no price of zero).
+var payVerbs = evidence.LangData.Set("pay verbs")
+
+// noNeedWords are words.txt's [no need words]: after a negation or as one
+// (无需), a pay verb after them is no act negated ("no need to pay a
+// deposit" is a deposit of zero).
+var noNeedWords = evidence.LangData.Set("no need words")
+
+// saysPaying reports whether Chinese word w holds a pay verb (没交, 未付).
+func saysPaying(w string) bool {
+	for v := range payVerbs {
+		if r := []rune(v); lang.IsCJK(r[0]) && strings.Contains(w, v) {
+			return true
+		}
+	}
+	return false
+}

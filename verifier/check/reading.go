@@ -331,7 +331,17 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		if c := w.Cues(); c&evidence.CueNeg == 0 || c&evidence.CuePlain != 0 {
 			continue
 		}
+		noNeed := noNeedWords[strings.ToLower(w.S)]
+		if w.Cjk && !noNeed && saysPaying(w.S) {
+			continue // 没交定金: the paying is negated, not the fee
+		}
 		for j := i + 1; j < len(rd.words) && j <= i+3; j++ {
+			if noNeedWords[strings.ToLower(rd.words[j].S)] {
+				noNeed = true // "no need to pay a deposit": a charge of zero
+			}
+			if payVerbs[strings.ToLower(rd.words[j].S)] && !noNeed {
+				break // "has not paid the deposit": the paying is negated, not the fee
+			}
 			if feeWords[rd.words[j].S] {
 				rd.negs--
 				rd.nums = append(rd.nums, evidence.NumMention{Start: rd.words[j].Start, End: rd.words[j].End, Unit: &evidence.Unit{Name: "money", Dim: evidence.DimCurrency, Factor: 1}, Mag: 1, Free: true})
