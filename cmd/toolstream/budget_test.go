@@ -183,10 +183,7 @@ func TestInputBudgets(t *testing.T) {
 		t.Skip("builds the binary and runs it on adversarial inputs")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "toolstream")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := toolstreamBinary(t)
 	file := func(name, content string) string {
 		t.Helper()
 		if len(content) > budgetInputBytesMax {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,11 +26,9 @@ func TestGatewayRunChecksConstraintsUnderServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve")
 	}
+	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "toolstream")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := toolstreamBinary(t)
 	answers := map[string]string{"Set up my call with Dana.": "I'll book the 7pm call with Dana."}
 	scratch := t.TempDir()
 	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {

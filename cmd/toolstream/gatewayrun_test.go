@@ -170,11 +170,9 @@ func TestGatewayRunSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve twice")
 	}
+	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "toolstream")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := toolstreamBinary(t)
 	invoked := filepath.Join(dir, "invoked")
 	toolsFile := filepath.Join(dir, "tools.yaml")
 	if err := os.WriteFile(toolsFile, []byte(fmt.Sprintf(runToolsYAML, invoked)), 0o600); err != nil {

@@ -212,6 +212,7 @@ func TestCommandsWorkWithOnlyData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	tools := filepath.Join(dir, "tools.yaml")
@@ -325,6 +326,7 @@ func TestNoServerNoEmbeddedServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	s := startServe(t, data)
@@ -385,6 +387,7 @@ func TestDataIsLockedByItsOwner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve")
 	}
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data")
 	s := startServe(t, data)
 	pid := s.cmd.Process.Pid

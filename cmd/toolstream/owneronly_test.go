@@ -43,6 +43,7 @@ func TestDataIsOwnerOnlyWhateverItWas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs serve")
 	}
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data")
 	view := filepath.Join(data, "views", "memory")
 	if err := os.MkdirAll(view, 0o755); err != nil {

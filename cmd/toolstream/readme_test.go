@@ -76,6 +76,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the README's walkthrough starts a serve per section")
 	}
+	t.Parallel()
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -24,11 +24,9 @@ func TestServeExitsZeroWhenAsked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and starts serve several times")
 	}
+	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "toolstream")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := toolstreamBinary(t)
 	for i, after := range []time.Duration{0, 30 * time.Millisecond,
 		100 * time.Millisecond, 300 * time.Millisecond, 2 * time.Second} {
 		cmd := exec.Command(bin, "--data", filepath.Join(dir, "data", time.Duration(i).String()), "--listen", "127.0.0.1:-1", "serve")

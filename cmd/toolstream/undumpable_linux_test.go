@@ -38,6 +38,7 @@ const secretEnv = "TOOLSTREAM_TEST_SECRET"
 // (65534): the attack is between two processes of one unprivileged user,
 // as it is in production.
 func TestServeEnvironIsUnreadableToItsUser(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(helperEnv) != "" {
 		t.Skip("this process is a helper")
 	}
