@@ -116,6 +116,7 @@ func (RuleExtractor) ExtractAt(text, lang string, at int64) []events.Observation
 		}
 	}
 	out = withPlain(text, out)
+	out = slices.DeleteFunc(out, documentCode) // its sentence is kept as an episode, as a contact detail's is
 	if len(out) > observationsMax {
 		out = out[:observationsMax]
 	}
@@ -1457,4 +1458,42 @@ func matchCredentialEN(w []word) (events.Observation, bool) {
 		}
 	}
 	return o, true
+}
+
+// documentWordsZH name identity documents in Chinese (data/words.txt zh
+// words document); documentWords are the English ones.
+var documentWordsZH = memData.Words("zh words", "document")
+
+// documentCode reports whether o slots an identity document's number: the
+// user's thing is a document (passport, 身份证) and what is said of it is
+// only a code — digits, and no lower-case letter or Han character in any
+// of its tokens ("533380006", "E12345678", "DX99 7781 JK",
+// "H1B-4471-2290"). Such a number is a secret as a contact detail is, and
+// is never slotted; "expires in August 2029" or 明年三月到期 is a fact.
+func documentCode(o events.Observation) bool {
+	if o.Subject != "my" || o.Value == "" {
+		return false
+	}
+	attr := strings.ToLower(o.Attribute)
+	doc := containsAny(attr, documentWordsZH)
+	for _, w := range strings.Fields(attr) {
+		doc = doc || documentWords[w]
+	}
+	if !doc {
+		return false
+	}
+	tokens := strings.FieldsFunc(o.Value, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '-' || r == '/' || r == '.' || r == '。'
+	})
+	if len(tokens) == 0 {
+		return false
+	}
+	digits := false
+	for _, t := range tokens {
+		if strings.IndexFunc(t, func(r rune) bool { return unicode.IsLower(r) || unicode.Is(unicode.Han, r) }) >= 0 {
+			return false
+		}
+		digits = digits || strings.IndexFunc(t, unicode.IsDigit) >= 0
+	}
+	return digits
 }

@@ -121,6 +121,15 @@ func TestAnIdentityDocumentIsAThingItsNumberASecret(t *testing.T) {
 		{"我的护照号码是E12345678。", ""},
 		{"我的身份证号是110101199001011234。", ""},
 		{"My phone number is 07700 900123.", ""},
+		// a bare code said of a document is its number, said without the word
+		{"My passport is 533380006.", ""},
+		{"My driving licence is DX99 7781 JK.", ""},
+		{"My visa is H1B-4471-2290.", ""},
+		{"我的身份证是110101199003071234。", ""},
+		{"我的护照是E12345678。", ""},
+		// what is said of one in words is a fact, numbers and all
+		{"My passport runs out on 12 May 2031.", "my/passport=runs out on 12 May 2031"},
+		{"我的驾照2030年到期。", "my/驾照=2030年到期"},
 	} {
 		got := plainSlots(c.text)
 		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || got[0] != c.want) {
