@@ -161,8 +161,9 @@
 // wrote it (one event sealed under the user's key): each statement becomes
 // a record — the first with the message's whole text — and they are
 // forgotten together. Its text is erased from the log only with the user.
-// Forget takes a record id, or the id of such a message that names no
-// record.
+// Forget takes a record id ("<m>#1" names the first statement of message
+// m, "<m>", where no record or message is itself so named), or the id of
+// such a message that names no record.
 //
 // Invariants kept here (numbers from docs/design.md):
 //

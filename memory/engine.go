@@ -1001,15 +1001,43 @@ func (x *tx) prepareForget(b *events.MemoryForgotten) (func() error, error) {
 	if b.ID == "" || len(b.ID) > IDBytesMax {
 		return nil, fmt.Errorf("memory: forget for tenant %s: record id missing or too long: %w", x.tenant, ErrInvalid)
 	}
-	e, err := x.idEntry(b.ID)
+	id, err := statementID(x.w, x.k, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := x.idEntry(id)
 	switch {
 	case err != nil || e != nil && e.Tomb:
 		return nil, err
 	case e != nil && e.Erased:
 		// its events were erased: nothing of it is left but the mark
-		return func() error { return x.tombstone(b.ID) }, nil
+		return func() error { return x.tombstone(id) }, nil
 	}
-	return func() error { return x.forget(b.ID) }, nil
+	return func() error { return x.forget(id) }, nil
+}
+
+// statementID is the record id a forgetting names: id itself, or, for
+// "<m>#1", "<m>" — the first statement of message m — where m names a
+// record and "<m>#1" names neither a record nor a message. A message's
+// records are "<m>", "<m>#2", "<m>#3", … (doc.go), so "#1" is how a
+// reader counting them names the first; no message's record is "<m>#1"
+// itself, a '#' of a message id being written %23.
+func statementID(r interface {
+	Get(key []byte) ([]byte, bool, error)
+}, k keys, id string) (string, error) {
+	m, ok := strings.CutSuffix(id, "#1")
+	if !ok || m == "" || strings.Contains(m, "#") {
+		return id, nil
+	}
+	for _, other := range []string{id, messageRecordID(id, 1)} { // a record so named, or message "<m>#1"'s first
+		if _, named, err := r.Get(k.id(other)); err != nil || named {
+			return id, err
+		}
+	}
+	if _, named, err := r.Get(k.id(m)); err != nil || !named {
+		return id, err
+	}
+	return m, nil
 }
 
 // forget deletes every version of the record id and of the records that

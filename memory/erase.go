@@ -63,6 +63,9 @@ func (e *Engine) Forgotten(r projector.Reader, tenant, user, id string) ([]strin
 	if err != nil {
 		return nil, fmt.Errorf("memory: forgotten %q: %w", id, err)
 	}
+	if id, err = statementID(r, k, id); err != nil {
+		return nil, err
+	}
 	var t idEntry
 	if b, ok, err := r.Get(k.id(id)); err != nil || !ok {
 		return nil, err

@@ -202,3 +202,54 @@ func TestOneStatementOfASentenceIsForgottenAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestTheFirstStatementIsNamedHashOne: a message's records are "<m>",
+// "<m>#2", …, so a reader counting them names the first "<m>#1"; a
+// forgetting of "<m>#1" forgets that statement alone, and Forgotten
+// reports it. Where "<m>#1" is a message's own id (its records are
+// "<m>%231", …), it does not name m's first.
+func TestTheFirstStatementIsNamedHashOne(t *testing.T) {
+	at := time.Date(2025, 1, 5, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name     string
+		messages [][2]string // id, text, in order
+		forget   string
+		gone     string // a word only the forgotten statement says
+		erased   string // what Forgotten reports
+		kept     []string
+	}{
+		{"en first of two", [][2]string{{"m1", "My door code is 4471. I go swimming every Tuesday evening."}},
+			"m1#1", "4471", "[m1]", []string{"m1#2"}},
+		{"zh first of two", [][2]string{{"m1", "我家Wi-Fi密码是qwe73519。我每周二晚上去社区上瑜伽课。"}},
+			"m1#1", "qwe73519", "[m1]", []string{"m1#2"}},
+		// not m1's first: m1#1 names a message of its own here
+		{"a message named m1#1", [][2]string{{"m1", "I go swimming every Tuesday evening."}, {"m1#1", "My door code is 4471."}},
+			"m1#1", "", "", []string{"m1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(Config{}, nil)
+			s := newPebbleStore(t)
+			for _, m := range c.messages {
+				applyMessage(t, e, s, "u1", m[0], m[1], at)
+			}
+			forget := &events.Event{ID: "f1", Tenant: "acme", User: "u1", At: at.Add(time.Hour).UnixNano(),
+				Body: &events.MemoryForgotten{ID: c.forget}}
+			forget.Kind = forget.Body.Kind()
+			if err := s.apply(e, forget); err != nil {
+				t.Fatal(err)
+			}
+			if where, ok := rawContains(s.reader(), []byte(c.gone)); c.gone != "" && ok {
+				t.Errorf("forget %s: the statement's %q is still in %s", c.forget, c.gone, where)
+			}
+			erased, err := e.Forgotten(s.reader(), "acme", "u1", c.forget)
+			if c.erased != "" && (err != nil || fmt.Sprint(erased) != c.erased) {
+				t.Errorf("Forgotten(%s) = %v, %v; want %s", c.forget, erased, err, c.erased)
+			}
+			for _, id := range c.kept {
+				if r, err := e.Get(s.reader(), "acme", "u1", id); err != nil || r.Status != StatusActive {
+					t.Errorf("%s: %+v, %v; want it kept", id, r, err)
+				}
+			}
+		})
+	}
+}
