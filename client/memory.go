@@ -170,8 +170,12 @@ func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten
 	// A record the user does not have (or no longer has) is ErrNotFound,
 	// and nothing is written: the service tombstones any id it is given and
 	// says applied.
-	if _, err := c.RecordHistory(ctx, tenant, user, id); err != nil {
+	hist, err := c.RecordHistory(ctx, tenant, user, id)
+	if err != nil {
 		return Forgotten{}, fmt.Errorf("client: forget %q of user %s in tenant %s: %w", id, user, tenant, err)
+	}
+	if len(hist) > 0 {
+		id = hist[0].ID // the record's own id ("m1" for "m1#1", its message's first statement)
 	}
 	rep, err := c.memoryWrite(ctx, "forget", memapi.Op{Tenant: tenant, User: user, ID: id})
 	out := Forgotten{WriteReply: rep}

@@ -163,6 +163,9 @@ func (e *Engine) versionsOf(r projector.Reader, tenant, user, id string) ([]*Rec
 	if err != nil {
 		return nil, 0, fmt.Errorf("memory: get %q: %w", id, err)
 	}
+	if id, err = statementID(r, k, id); err != nil { // "<m>#1" is "<m>"
+		return nil, 0, err
+	}
 	vs, err := versions(r, k, id)
 	if err != nil {
 		return nil, 0, err
