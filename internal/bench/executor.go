@@ -215,8 +215,21 @@ type FloorOptions struct {
 	// an acknowledgement of its own.
 	FastBatch bool
 	// AckAll acknowledges the last input of each fetch on a consumer of
-	// its own with AckAll, instead of each input.
+	// its own with AckAll, instead of each input: one acknowledgement per
+	// contiguous done prefix, since a fetch's inputs are all done once its
+	// publishes were acknowledged.
 	AckAll bool
+	// AckNone reads the inputs on a consumer of its own with no
+	// acknowledgements at all (AckNone): the stored outcomes, each naming
+	// its input's sequence (Ts-Input-Seq), are then the only record of
+	// what is done, and a reader that takes over would resume after the
+	// last of them. That resumption costs nothing per call and is not run.
+	AckNone bool
+	// OneMessage stores a fetch's outcomes as one message (its body the
+	// inputs' bytes one after another, its headers the last input's)
+	// instead of one message per call: what a log that recorded outcomes
+	// by the window would store. With AckAll or AckNone.
+	OneMessage bool
 }
 
 // FloorCallsWith is FloorCalls changed by o. Each variant uses a durable
@@ -227,14 +240,23 @@ func FloorCallsWith(ctx context.Context, b *bus.Bus, n int, o FloorOptions) (tim
 	durable, prefix := "bench-floor", "floor-"
 	pol := jetstream.AckExplicitPolicy
 	if o != (FloorOptions{}) {
-		durable, prefix = fmt.Sprintf("bench-floor-fast-%t-%t", o.FastBatch, o.AckAll), fmt.Sprintf("ff%t%t-", o.FastBatch, o.AckAll)
+		durable, prefix = fmt.Sprintf("bench-floor-fast-%t-%t-%t-%t", o.FastBatch, o.AckAll, o.AckNone, o.OneMessage), fmt.Sprintf("ff%t%t%t%t-", o.FastBatch, o.AckAll, o.AckNone, o.OneMessage)
 	}
-	if o.AckAll {
+	switch {
+	case o.AckAll && o.AckNone, o.OneMessage && (o.FastBatch || !o.AckAll && !o.AckNone):
+		return 0, fmt.Errorf("bench: floor: options %+v do not go together", o)
+	case o.AckAll:
 		pol = jetstream.AckAllPolicy
+	case o.AckNone:
+		pol = jetstream.AckNonePolicy
+	}
+	pending := 4000
+	if o.AckNone {
+		pending = 0 // the server refuses a limit on acknowledgements it does not wait for
 	}
 	c, err := b.JS.CreateConsumer(ctx, events.StreamCalls, jetstream.ConsumerConfig{
 		Durable: durable, FilterSubjects: []string{executor.CallFilter}, AckPolicy: pol,
-		MaxAckPending: 4000, DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending: pending, DeliverPolicy: jetstream.DeliverAllPolicy,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("bench: floor consumer: %w", err)
@@ -249,6 +271,7 @@ func FloorCallsWith(ctx context.Context, b *bus.Bus, n int, o FloorOptions) (tim
 	start := time.Now()
 	done := 0
 	var batch []jetstream.Msg
+	var body []byte
 	for done < n {
 		msgs, err := c.Fetch(min(256, n-done), jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
@@ -265,6 +288,7 @@ func FloorCallsWith(ctx context.Context, b *bus.Bus, n int, o FloorOptions) (tim
 		if o.FastBatch {
 			id = nuid.Next()
 		}
+		body = body[:0]
 		for i, m := range batch {
 			md, err := m.Metadata()
 			if err != nil {
@@ -288,7 +312,14 @@ func FloorCallsWith(ctx context.Context, b *bus.Bus, n int, o FloorOptions) (tim
 				}
 				reply = fmt.Sprintf("%s.%s.%d.fail.%d.%d.$FI", inbox, id, 500, i+1, op)
 			}
-			out := &nats.Msg{Subject: subj, Reply: reply, Data: m.Data(), Header: nats.Header{
+			data := m.Data()
+			if o.OneMessage {
+				if body = append(body, data...); i < len(batch)-1 {
+					continue
+				}
+				data, reply = body, inbox+".0"
+			}
+			out := &nats.Msg{Subject: subj, Reply: reply, Data: data, Header: nats.Header{
 				jetstream.MsgIDHeader:               []string{prefix + seq},
 				jetstream.ExpectedLastSubjSeqHeader: []string{"0"},
 				"Ts-Input-Seq":                      []string{seq},
@@ -298,11 +329,15 @@ func FloorCallsWith(ctx context.Context, b *bus.Bus, n int, o FloorOptions) (tim
 				return 0, fmt.Errorf("bench: floor publish: %w", err)
 			}
 		}
-		if err := floorAnswers(sub, inbox, len(batch), o.FastBatch, start.Add(waitMax)); err != nil {
+		answers := len(batch)
+		if o.OneMessage {
+			answers = 1
+		}
+		if err := floorAnswers(sub, inbox, answers, o.FastBatch, start.Add(waitMax)); err != nil {
 			return 0, fmt.Errorf("bench: floor: %d of %d acknowledged: %w", done, n, err)
 		}
 		for i, m := range batch {
-			if !o.AckAll || i == len(batch)-1 {
+			if !o.AckNone && (!o.AckAll || i == len(batch)-1) {
 				if err := m.Ack(); err != nil {
 					return 0, err
 				}

@@ -26,7 +26,15 @@ import (
 // plain program, none of the executor's own work) runs over the same
 // events, and the benchmark reports its CPU per call and the no-op
 // projection's CPU over it (floor-cpu-ratio): the most the executor's row
-// could read if its own work cost nothing. Run it with -benchtime=Nx for
+// could read if its own work cost nothing. Beside it two floors that
+// acknowledge less, on consumers of their own (FloorOptions): ackall (one
+// AckAll per fetch, the contiguous done prefix) and acknone (no
+// acknowledgement: the stored outcomes are the record of what is done),
+// reported alike (floor-ackall-cpu-ratio, floor-acknone-cpu-ratio, their
+// CPU per call, and each floor's wall-clock ratio, no-op events/s over
+// floor calls/s), and onemsg (AckAll, and a fetch's outcomes stored as one
+// message, not one a call: what storing outcomes by the window would
+// cost); the floors run in turns. Run it with -benchtime=Nx for
 // N pairs: go test ./internal/bench -run '^$' -bench ExecutorRatio -benchtime 9x
 func BenchmarkExecutorRatio(b *testing.B) {
 	if testing.Short() {
@@ -51,10 +59,19 @@ func BenchmarkExecutorRatio(b *testing.B) {
 		}
 		return wall, cpu() - c0
 	}
-	var rates, cpus, execRates, execCPU, floorCPU, floorCPUs []float64
+	var rates, cpus, execRates, execCPU []float64
+	floors := []struct {
+		name string
+		o    bench.FloorOptions
+	}{{"floor", bench.FloorOptions{}}, {"floor-ackall", bench.FloorOptions{AckAll: true}}, {"floor-acknone", bench.FloorOptions{AckNone: true}},
+		{"floor-onemsg", bench.FloorOptions{AckAll: true, OneMessage: true}}}
+	floorCPU := make([][]float64, len(floors))
+	floorCPUs := make([][]float64, len(floors))
+	floorRates := make([][]float64, len(floors))
 	b.ResetTimer()
 	for i := range b.N {
-		var nw, nc, ew, ec, fc time.Duration
+		var nw, nc, ew, ec time.Duration
+		fw, fc := make([]time.Duration, len(floors)), make([]time.Duration, len(floors))
 		measure(fmt.Sprint("pair", i), func(bs *bus.Bus, d string) (time.Duration, error) {
 			// Both sides on one server over the same stored events, in
 			// alternating order, each side's CPU taken around it.
@@ -79,15 +96,21 @@ func BenchmarkExecutorRatio(b *testing.B) {
 				exec()
 				noop()
 			}
-			_, fc = side(func() (time.Duration, error) { return bench.FloorCalls(ctx, bs, n) })
+			for k := range floors {
+				j := (k + i) % len(floors)
+				fw[j], fc[j] = side(func() (time.Duration, error) { return bench.FloorCallsWith(ctx, bs, n, floors[j].o) })
+			}
 			return 0, nil
 		})
 		rates = append(rates, nw.Seconds()/ew.Seconds())
 		cpus = append(cpus, float64(nc)/float64(ec))
 		execRates = append(execRates, n/ew.Seconds())
 		execCPU = append(execCPU, float64(ec.Microseconds())/n)
-		floorCPUs = append(floorCPUs, float64(nc)/float64(fc))
-		floorCPU = append(floorCPU, float64(fc.Microseconds())/n)
+		for j := range floors {
+			floorCPUs[j] = append(floorCPUs[j], float64(nc)/float64(fc[j]))
+			floorCPU[j] = append(floorCPU[j], float64(fc[j].Microseconds())/n)
+			floorRates[j] = append(floorRates[j], nw.Seconds()/fw[j].Seconds())
+		}
 	}
 	b.StopTimer()
 	median := func(x []float64) float64 {
@@ -99,6 +122,9 @@ func BenchmarkExecutorRatio(b *testing.B) {
 	b.ReportMetric(median(cpus), "cpu-ratio")
 	b.ReportMetric(median(execRates), "calls/s")
 	b.ReportMetric(median(execCPU), "cpu-µs/call")
-	b.ReportMetric(median(floorCPUs), "floor-cpu-ratio")
-	b.ReportMetric(median(floorCPU), "floor-cpu-µs/call")
+	for j, f := range floors {
+		b.ReportMetric(median(floorCPUs[j]), f.name+"-cpu-ratio")
+		b.ReportMetric(median(floorCPU[j]), f.name+"-cpu-µs/call")
+		b.ReportMetric(median(floorRates[j]), f.name+"-ratio")
+	}
 }
