@@ -149,7 +149,7 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 		}
 		np = append(np, x)
 	}
-	if len(np) == 0 || len(np) > plainNounMax || j >= len(ws) || pronouns[np[0].low] || contactThing(np) ||
+	if len(np) == 0 || len(np) > plainNounMax || j >= len(ws) || pronouns[np[0].low] ||
 		othersOf[strings.TrimSuffix(np[0].low, "'s")] { // "my sister Emma lives in Boston", "my sister's flat has …": another's, not the user's
 		return events.Observation{}, false
 	}
@@ -169,6 +169,11 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 	}
 	if plainPast[verb.low] || strings.HasSuffix(verb.low, "ed") ||
 		auxiliaries[verb.low] && !plainBe[verb.low] && !plainHave[verb.low] {
+		return events.Observation{}, false
+	}
+	if contactThing(np) && !(plainHave[verb.low] && measure(rest) && !slices.ContainsFunc(np, func(x word) bool { return contactGeneric[x.low] })) {
+		// a contact detail is no fact; what a phone or a card has, a
+		// number and its unit, is ("my phone has 256 GB")
 		return events.Observation{}, false
 	}
 	attr := nounKey(np)
@@ -302,6 +307,13 @@ func measuredEN(w []word) (attr, value string, of, ok bool) {
 	return nounKey(thing), w[0].orig + " " + joinOrig(unit), of, true
 }
 
+// measure reports whether w opens with a number and its unit ("256 GB",
+// "a 12 MP camera").
+func measure(w []word) bool {
+	w = skip(w, determiners)
+	return len(w) >= 2 && isNumber(w[0].low) && isWordEN(w[1].low)
+}
+
 // isWordEN reports whether s is a word of letters (a hyphen or an
 // apostrophe inside).
 func isWordEN(s string) bool {
@@ -379,7 +391,7 @@ func matchPlainZH(sent string) []events.Observation {
 // 推拿我倒挺喜欢的 (a liking of 推拿), 针灸就免了 (a declining of 针灸),
 // a preference of the thing's slot.
 func zhTopicTaste(c string) (events.Observation, bool) {
-	thing, pol := "", Positive
+	thing, value, pol := "", "", Positive
 	for _, d := range zhDecline {
 		if t, ok := strings.CutSuffix(c, d); ok {
 			thing, pol = t, Negative
@@ -392,12 +404,23 @@ func zhTopicTaste(c string) (events.Observation, bool) {
 			return events.Observation{}, false
 		}
 		rest := zhDropAdverbs(strings.TrimLeft(c[i+len("我"):], "倒也还就"))
+		verbs := zhLike
 		switch {
 		case hasAnyPrefix(rest, zhDislike):
-			pol = Negative
+			pol, verbs = Negative, zhDislike
 		case hasAnyPrefix(rest, zhLike):
 		default:
 			return events.Observation{}, false
+		}
+		// what follows the liking is how the thing is liked, its value:
+		// 空调我喜欢开到26度 (开到26度), 咖啡我爱喝美式的 (喝美式)
+		for _, v := range verbs {
+			if r, ok := strings.CutPrefix(rest, v); ok && (value == "" || utf8.RuneCountInString(r) < utf8.RuneCountInString(value)) {
+				value = r
+			}
+		}
+		if utf8.RuneCountInString(value) < 2 {
+			value = "" // a bare verb (香菜我不喜欢吃) says no more than the liking
 		}
 		thing = c[:i]
 	}
@@ -408,7 +431,7 @@ func zhTopicTaste(c string) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	subject, attr := zhSlot(thing, "")
-	return events.Observation{Kind: string(KindPreference), Subject: subject, Attribute: attr,
+	return events.Observation{Kind: string(KindPreference), Subject: subject, Attribute: attr, Value: strings.TrimSpace(value),
 		Polarity: string(pol), Confidence: confWeak}, true
 }
 

@@ -25,6 +25,9 @@ func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
 		{"I walk the dog along the canal towpath.", "i", "walk dog", "canal towpath"},
 		{"On Mondays my son and I bake a loaf of rye bread.", "i", "bake loaf of rye bread", "rye"},
 		{"I never lend my ladder to the neighbours.", "i", "lend ladder", "neighbours"},
+		// a thing named like a contact detail, with a measure it has
+		{"My phone has 512 GB.", "my", "phone", "512 GB"},
+		{"My mobile has 8 GB of RAM.", "my", "mobile ram", "8 GB"},
 		{"我的车险每年交4200元。", "my", "车险", "4200"},
 		{"我家的备用钥匙挂在鞋柜旁边。", "my", "备用钥匙", "鞋柜"},
 		{"我平时骑的是一辆折叠自行车。", "my", "骑", "折叠自行车"},
@@ -39,6 +42,7 @@ func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
 		{"Those are the shelves I dust.", "", "", ""},
 		{"My knee hasn't been right since the fall.", "", "", ""},
 		{"My phone number is on the card.", "", "", ""},
+		{"My phone number has 11 digits.", "", "", ""},
 		{"My sofa is made of oak.", "", "", ""},
 		{"要是我有一台投影仪就好了。", "", "", ""},
 		{"我在考虑要不要买一台烤箱。", "", "", ""},
@@ -182,7 +186,8 @@ func TestALiftByItsVerbEndsTheBanOfTheActivity(t *testing.T) {
 // said first and what the user says of it after: liked (游泳我也很喜欢),
 // declined (拔罐就算了), or not to be called for (周末的聚会就别叫我了);
 // each clause of a sentence is read (针灸就免了，推拿我倒挺喜欢的), and a
-// pronoun or a person said first is no thing.
+// pronoun or a person said first is no thing. How the thing is liked,
+// said after the liking (地暖我喜欢开到二十度), is the preference's value.
 func TestAThingSaidFirstIsTheStatementsThing(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -195,6 +200,10 @@ func TestAThingSaidFirstIsTheStatementsThing(t *testing.T) {
 		{"年会的抽奖就别叫我了。", []string{"constraint request/叫我年会的抽奖=年会的抽奖 negative"}},
 		{"羽毛球局别叫我，健身房的课别叫我。", []string{"constraint request/叫我羽毛球局=羽毛球局 negative",
 			"constraint request/叫我健身房的课=健身房的课 negative"}},
+		// how the thing is liked, said after the liking, is its value
+		{"地暖我喜欢开到二十度。", []string{"preference general/地暖=开到二十度 positive"}},
+		{"奶茶我最爱喝三分糖的。", []string{"preference drink/milk tea=喝三分糖 positive"}},
+		{"香菜我不喜欢吃。", []string{"preference food/cilantro= negative"}},
 		{"这个我喜欢。", nil},
 		{"他我不喜欢。", nil},
 	} {
