@@ -134,7 +134,7 @@ func (cx *claim) categoryFacts() []fact {
 	for _, cm := range cx.cats {
 		// A one-word negative state that is itself a value ("disabled",
 		// 已满) is compared as that value, not as a negation of it.
-		neg := (cx.negs-cx.negLexCat)%2 == 1
+		neg := (cx.negs-cx.negLexCat-cm.negAfter)%2 == 1
 		future := cx.cues&evidence.CueFuture != 0
 		for _, c := range cm.cats {
 			if c.Neg {

@@ -77,6 +77,19 @@ type readBuffers struct {
 type catMention struct {
 	cats  []evidence.CatValue
 	start int
+	// negAfter counts the negations said after the word ("in service
+	// with no open defects", 故障尚未修复): they negate what follows
+	// them, not this state.
+	negAfter int
+}
+
+// negation counts a negation word of the claim, and notes it after every
+// state word read before it (catMention.negAfter).
+func (rd *reading) negation() {
+	rd.negs++
+	for i := range rd.cats {
+		rd.cats[i].negAfter++
+	}
 }
 
 // readClaim reads a claim's text against the index; now resolves its
@@ -266,12 +279,12 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		}
 		if info == nil && !w.Cjk {
 			if p := evidence.NegPrefixed(w.S); p != "" {
-				rd.negs++
+				rd.negation()
 				rd.concepts = append(rd.concepts, evidence.EnLex[p].Concepts...)
 				continue
 			}
 			if cs := negatedFlag(ix, w.S); cs != nil {
-				rd.negs++
+				rd.negation()
 				rd.concepts = append(rd.concepts, cs...)
 				continue
 			}
@@ -294,13 +307,15 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		flush()
 		rd.cues |= info.Cues
 		if info.Cues&evidence.CueNeg != 0 && info.Cues&evidence.CuePlain == 0 {
-			rd.negs++
+			rd.negation()
 		}
 		if info.Cues&evidence.CueNegLex != 0 {
-			rd.negs++
 			rd.negLex++
 			if len(info.Cats) > 0 {
+				rd.negs++ // a state of its own: compared as its value, not as a negation
 				rd.negLexCat++
+			} else {
+				rd.negation()
 			}
 		}
 		if len(info.Cats) > 0 {
@@ -344,6 +359,11 @@ func (rd *reading) readWords(ix *evidence.Index) {
 			}
 			if feeWords[rd.words[j].S] {
 				rd.negs--
+				for k := range rd.cats {
+					if rd.cats[k].start < w.Start {
+						rd.cats[k].negAfter--
+					}
+				}
 				rd.nums = append(rd.nums, evidence.NumMention{Start: rd.words[j].Start, End: rd.words[j].End, Unit: &evidence.Unit{Name: "money", Dim: evidence.DimCurrency, Factor: 1}, Mag: 1, Free: true})
 				break
 			}
