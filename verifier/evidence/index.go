@@ -286,6 +286,24 @@ type Walker struct {
 	// their normalised runes, a slab at a time.
 	siSlab   []strInfo
 	runeSlab []rune
+	strSlab  strSlab // … their token strings and subject keys
+}
+
+// strSlab hands out short lists of strings from one array at a time (the
+// walk never changes a list once made, nor appends to one).
+type strSlab []string
+
+// take returns a list of n empty strings (never nil), capped at n.
+func (sl *strSlab) take(n int) []string {
+	if n > 64 {
+		return make([]string, n)
+	}
+	if cap(*sl)-len(*sl) < n || *sl == nil {
+		*sl = make([]string, 0, 1024) // NB: the full one stays where its lists are
+	}
+	lo := len(*sl)
+	*sl = (*sl)[:lo+n]
+	return (*sl)[lo : lo+n : lo+n]
 }
 
 // frame is where a value sits: the key it is under (for an array element,
@@ -694,30 +712,41 @@ func subjectKey(t string) string {
 }
 
 func (w *Walker) addSubject(id int32, v string, si **strInfo) {
-	var toks []string
+	var toks, keys []string
 	if len(v) <= 80 { // NB: strInfo keeps what it works out for such a value
-		toks = w.strOf(v, si).tokenStrs()
+		x := w.strOf(v, si)
+		toks = x.tokenStrsIn(&w.strSlab)
+		if x.subjKeys == nil && len(toks) > 0 {
+			x.subjKeys = w.strSlab.take(len(toks))
+			for i, t := range toks {
+				x.subjKeys[i] = subjectKey(t)
+			}
+		}
+		keys = x.subjKeys
 	}
-	w.Ix.addSubjectToks(w.Ix.subjects, id, v, toks)
+	w.Ix.addSubjectToks(w.Ix.subjects, id, v, toks, keys)
 }
 
 // addSubject indexes v as a name of node id in subjects. The entries of
 // one name share its tokens and their keys: a code or a distinctive word
 // of the name is a slice of them (they are never changed).
 func (ix *Index) addSubject(subjects map[string][]SubjEntry, id int32, v string) {
-	ix.addSubjectToks(subjects, id, v, nil)
+	ix.addSubjectToks(subjects, id, v, nil, nil)
 }
 
 // addSubjectToks is addSubject with v's normalised tokens made already
-// (toks), or nil to make them.
-func (ix *Index) addSubjectToks(subjects map[string][]SubjEntry, id int32, v string, toks []string) {
+// (toks), or nil to make them, and their subject keys (keys: keysOfTokens
+// of toks, made once per distinct name), or nil to make them.
+func (ix *Index) addSubjectToks(subjects map[string][]SubjEntry, id int32, v string, toks, keys []string) {
 	if toks == nil {
 		toks = tokenStrings(lang.Normalize(v))
 	}
 	if len(toks) == 0 {
 		return
 	}
-	keys := keysOfTokens(toks)
+	if keys == nil {
+		keys = keysOfTokens(toks)
+	}
 	put := func(k string, se SubjEntry) { subjects[k] = append(subjects[k], se) }
 	put(keys[0], SubjEntry{Toks: toks, Keys: keys, Node: id, Exact: v})
 	// "Revenue ($M)", "Operating margin (%)": the name without the unit.

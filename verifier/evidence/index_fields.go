@@ -343,14 +343,26 @@ type strInfo struct {
 	items     []TextItem
 	itemsDone bool
 	tokStrs   []string // the tokens' strings (tokenStrs)
+	subjKeys  []string // … and their subject keys, once a subject asked (addSubject)
 }
 
 // tokenStrs returns the strings of si's tokens, made once and shared by
 // whatever keeps them (a subject's entries, a value's words): none
 // changes them.
-func (si *strInfo) tokenStrs() []string {
+func (si *strInfo) tokenStrs() []string { return si.tokenStrsIn(nil) }
+
+// tokenStrsIn is tokenStrs made in slab (nil: a list of their own).
+func (si *strInfo) tokenStrsIn(slab *strSlab) []string {
 	if si.tokStrs == nil {
-		si.tokStrs = tokStrings(si.tokensOf())
+		ts := si.tokensOf()
+		if slab == nil {
+			si.tokStrs = tokStrings(ts)
+		} else {
+			si.tokStrs = slab.take(len(ts))
+			for i, t := range ts {
+				si.tokStrs[i] = t.S
+			}
+		}
 	}
 	return si.tokStrs
 }
@@ -492,7 +504,7 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 			if ix.valWords == nil {
 				ix.valWords = map[uint32]valueWords{}
 			}
-			ix.valWords[lf.strID] = valueWordsFrom(si.runes, si.tokensOf(), si)
+			ix.valWords[lf.strID] = valueWordsFrom(si.runes, si.tokensOf(), si, &w.strSlab)
 		}
 		lf.Day, lf.HasDay, lf.Minute, lf.wday = si.day, si.hasDay, si.minute, si.wday
 		if !si.hasDay {
@@ -829,13 +841,13 @@ type valueWords struct {
 
 func valueWordsOf(s string) valueWords {
 	r := []rune(s)
-	return valueWordsFrom(r, Tokenize(r), nil)
+	return valueWordsFrom(r, Tokenize(r), nil, nil)
 }
 
 // valueWordsFrom is valueWordsOf of the normalised runes r, tokenised as
 // toks (not changed); si, when not nil, is what strInfo worked out of
-// them, whose token strings are shared.
-func valueWordsFrom(r []rune, toks []Token, si *strInfo) valueWords {
+// them, whose token strings are shared (made in slab, when not nil).
+func valueWordsFrom(r []rune, toks []Token, si *strInfo, slab *strSlab) valueWords {
 	if len(toks) > valueTokensMax {
 		toks = toks[:valueTokensMax]
 	}
@@ -843,7 +855,7 @@ func valueWordsFrom(r []rune, toks []Token, si *strInfo) valueWords {
 	switch {
 	case len(toks) == 0 || len(toks) > 8 || len(r) < 2 || len(r) > 80:
 	case si != nil:
-		vw.toks = si.tokenStrs() // NB: toks are all of si's: at most 8
+		vw.toks = si.tokenStrsIn(slab) // NB: toks are all of si's: at most 8
 	default:
 		vw.toks = tokStrings(toks)
 	}

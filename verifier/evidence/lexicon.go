@@ -413,7 +413,7 @@ func CategoriesOf(s string) []CatValue {
 	if len(s) > 60 || s == "" {
 		return nil
 	}
-	if cs, ok := wholeCategories(catWhole(s)); ok {
+	if cs, ok := wholeCategoriesOf(s); ok {
 		return cs
 	}
 	return catsOfWords(ClaimWords([]rune(s)))
@@ -427,35 +427,46 @@ func (w *Walker) categoriesOf(si *strInfo) []CatValue {
 	if len(si.norm) > 60 || si.norm == "" {
 		return nil
 	}
-	if cs, ok := wholeCategories(catWhole(si.norm)); ok {
+	if cs, ok := wholeCategoriesOf(si.norm); ok {
 		return cs
 	}
 	w.cwords = ClaimWordsInto(w.cwords[:0], si.text, si.runes, si.tokensOf())
 	return catsOfWords(w.cwords)
 }
 
-// catWhole is s with '_' and '-' read as spaces and every run of spaces
-// one space, trimmed: the form a whole value is looked up by. A value
-// already in that form is returned as it is.
-func catWhole(s string) string {
+// A whole value is looked up by its form with '_' and '-' read as spaces
+// and every run of spaces one space, trimmed (catWholeAlready,
+// appendCatWhole).
+
+// catWholeAlready reports whether s is in its whole form already.
+func catWholeAlready(s string) bool {
 	space := true // at the start, or after a space
 	for _, c := range s {
 		if c == '_' || c == '-' || c == utf8.RuneError || unicode.IsSpace(c) && (c != ' ' || space) {
-			space = true
-			break
+			return false
 		}
 		space = c == ' '
 	}
-	if !space {
-		return s
-	}
-	s = strings.Map(func(c rune) rune {
-		if c == '_' || c == '-' {
-			return ' '
+	return !space || s == ""
+}
+
+// appendCatWhole appends the whole form of s to b: strings.Join(strings.Fields(s
+// with '_' and '-' as ' '), " "), an invalid byte written as U+FFFD (as
+// strings.Map writes it).
+func appendCatWhole(b []byte, s string) []byte {
+	sep := false
+	for _, c := range s {
+		if c == '_' || c == '-' || unicode.IsSpace(c) {
+			sep = true
+			continue
 		}
-		return c
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
+		if sep && len(b) > 0 {
+			b = append(b, ' ')
+		}
+		sep = false
+		b = utf8.AppendRune(b, c)
+	}
+	return b
 }
 
 // wholeCategories returns the categories of a whole value that is a
@@ -465,6 +476,23 @@ func wholeCategories(s string) ([]CatValue, bool) {
 		return l.Cats, true
 	}
 	if l := ZhLex[s]; l != nil && len(l.Cats) > 0 {
+		return l.Cats, true
+	}
+	return nil, false
+}
+
+// wholeCategoriesOf is wholeCategories of the whole form of s, looked up
+// without making the form a string of its own.
+func wholeCategoriesOf(s string) ([]CatValue, bool) {
+	if catWholeAlready(s) {
+		return wholeCategories(s)
+	}
+	var buf [128]byte
+	k := appendCatWhole(buf[:0], s)
+	if l := EnLex[string(k)]; l != nil && len(l.Cats) > 0 {
+		return l.Cats, true
+	}
+	if l := ZhLex[string(k)]; l != nil && len(l.Cats) > 0 {
 		return l.Cats, true
 	}
 	return nil, false

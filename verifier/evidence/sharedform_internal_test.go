@@ -89,7 +89,7 @@ func TestOneNormalisedFormReadsAsEachReader(t *testing.T) {
 		if want := tokenStrings(lang.Normalize(s)); len(toks)+len(want) > 0 && !reflect.DeepEqual(toks, want) {
 			t.Errorf("%q: tokens %q, want %q", s, toks, want)
 		}
-		if got, want := valueWordsFrom(si.runes, si.tokensOf(), si), valueWordsOf(norm); !reflect.DeepEqual(got, want) {
+		if got, want := valueWordsFrom(si.runes, si.tokensOf(), si, nil), valueWordsOf(norm); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: value words %v, want %v", s, got, want)
 		}
 	}

@@ -3,6 +3,7 @@ package evidence
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 )
 
 // tables hold the strings, concept lists and category lists of one part's
@@ -129,7 +130,8 @@ func (t *tables) list(l []string) uint32 {
 	if id, ok := t.listAt[at]; ok {
 		return id
 	}
-	id := numbered(t.listIDs, tableKey(l...), &t.lists, l)
+	var buf [256]byte
+	id := numberedKey(t.listIDs, appendTableKey(buf[:0], l...), &t.lists, l)
 	t.listAt[at] = id
 	return id
 }
@@ -149,21 +151,36 @@ func (t *tables) ctxList(l []string) uint32 {
 
 // catList returns the number of category list cs.
 func (t *tables) catList(cs []CatValue) uint32 {
-	parts := make([]string, 0, 3*len(cs))
+	var buf [256]byte
+	k := buf[:0]
 	for _, c := range cs {
-		parts = append(parts, c.Class, c.Value, fmt.Sprint(c.rank, c.Neg))
+		k = appendTableKey(k, c.Class, c.Value)
+		// The rank and negation as fmt.Sprint(c.rank, c.Neg) writes them.
+		var rn [24]byte
+		k = appendTableKey(k, string(strconv.AppendBool(append(strconv.AppendInt(rn[:0], int64(c.rank), 10), ' '), c.Neg)))
 	}
-	return numbered(t.catIDs, tableKey(parts...), &t.cats, cs)
+	return numberedKey(t.catIDs, k, &t.cats, cs)
+}
+
+// numberedKey is numbered with the key written in k: a string of it is
+// made only when the key is new (a lookup by string(k) makes none).
+func numberedKey[T any](ids map[string]uint32, k []byte, items *[]T, v T) uint32 {
+	if id, ok := ids[string(k)]; ok {
+		return id
+	}
+	return numbered(ids, string(k), items, v)
 }
 
 // tableKey writes strings as one map key, each prefixed by its length.
-func tableKey(ss ...string) string {
-	var b []byte
+func tableKey(ss ...string) string { return string(appendTableKey(nil, ss...)) }
+
+// appendTableKey appends tableKey(ss...) to b.
+func appendTableKey(b []byte, ss ...string) []byte {
 	for _, s := range ss {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	return string(b)
+	return b
 }
 
 func (lf *Leaf) Ptr() string       { return lf.t.at(lf.ptrID) }
