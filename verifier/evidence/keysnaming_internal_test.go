@@ -59,3 +59,35 @@ func TestKeysNaming(t *testing.T) {
 		})
 	}
 }
+
+// TestKeysNamingReadsEachKeyOnce: the rows of an array repeat their keys,
+// and whether a key names a word is worked out once per distinct key, not
+// once per field: looking for a word among 300 rows of three fields costs
+// a handful of allocations, not several per field.
+func TestKeysNamingReadsEachKeyOnce(t *testing.T) {
+	raw := []byte(`{"rows": [`)
+	for i := range 300 {
+		if i > 0 {
+			raw = append(raw, ',')
+		}
+		raw = append(raw, `{"sold_today": 3, "visitorsYesterday": 9, "今天销量": 5}`...)
+	}
+	raw = append(raw, "]}"...)
+	ix := BuildIndex([]Evidence{{CallID: "a", Name: "report", Result: raw}}, time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC))
+	for _, tc := range []struct {
+		words  []string
+		leaves int
+	}{{[]string{"today", "今天", "今日"}, 300}, {[]string{"yesterday", "昨天", "昨日"}, 300}, {[]string{"今天"}, 0}} {
+		_, leaves := ix.KeysNaming(tc.words)
+		if len(leaves) != tc.leaves {
+			t.Fatalf("%q: %d leaves, want %d", tc.words, len(leaves), tc.leaves)
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			ix.keyWords = nil // NB: not kept between runs
+			ix.KeysNaming(tc.words)
+		})
+		if allocs > 40 {
+			t.Errorf("%q: %v allocations for 900 fields of 3 keys: each field's key read again", tc.words, allocs)
+		}
+	}
+}

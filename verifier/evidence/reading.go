@@ -512,13 +512,17 @@ func (ix *Index) KeysNaming(words []string) (nodes, leaves []int32) {
 			k.nodes = append(k.nodes, int32(n))
 		}
 	}
+	// Whether a key has one of the words as a part, once per distinct key:
+	// the rows of an array repeat their keys.
+	named := map[string]bool{}
 	for l := range int32(len(ix.Leaves)) {
 		key := LastToken(ix.Leaves[l].Ptr())
-		low := string(lang.Normalize(key)) // folded as KeyParts folds it: ｃｕｔ＿ｔｏｄａｙ holds today
-		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(low, w) }) {
-			continue // a key holding none of the words has none as a part
+		has, ok := named[key]
+		if !ok {
+			has = keyHasPart(key, words)
+			named[key] = has
 		}
-		if slices.ContainsFunc(lang.KeyParts(key), func(p string) bool { return slices.Contains(words, strings.ToLower(p)) }) {
+		if has {
 			k.leaves = append(k.leaves, l)
 		}
 	}
@@ -527,6 +531,16 @@ func (ix *Index) KeysNaming(words []string) (nodes, leaves []int32) {
 	}
 	ix.keyWords[id] = k
 	return k.nodes, k.leaves
+}
+
+// keyHasPart reports whether one of words (lower case) is a part of key,
+// compared lower-cased.
+func keyHasPart(key string, words []string) bool {
+	low := string(lang.Normalize(key)) // folded as KeyParts folds it: ｃｕｔ＿ｔｏｄａｙ holds today
+	if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(low, w) }) {
+		return false // a key holding none of the words has none as a part
+	}
+	return slices.ContainsFunc(lang.KeyParts(key), func(p string) bool { return slices.Contains(words, strings.ToLower(p)) })
 }
 
 const digitChars = "0123456789"
