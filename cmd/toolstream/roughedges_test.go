@@ -231,6 +231,11 @@ func TestAMistypedCommandIsBadInput(t *testing.T) {
 		{[]string{"memory", "mesage", "--tenant", "acme", "hi"}, `unknown command "mesage" for toolstream memory; did you mean message? (toolstream memory --help lists its commands)`},
 		{[]string{"memory", "mesage", "hi"}, `unknown command "mesage" for toolstream memory; did you mean message? (toolstream memory --help lists its commands)`},
 		{[]string{"calls", "extra"}, `toolstream calls takes no argument "extra" (toolstream calls --help lists its flags)`},
+		// A command given too few or too many arguments exited 1 with
+		// cobra's bare "accepts 1 arg(s), received 0".
+		{[]string{"memory", "forget", "--tenant", "acme"}, `toolstream memory forget accepts 1 arg(s), received 0 (usage: toolstream memory forget ID [flags])`},
+		{[]string{"approve"}, `toolstream approve accepts 1 arg(s), received 0 (usage: toolstream approve CALL_ID|KEY [--tenant T] [flags])`},
+		{[]string{"memory", "message", "--tenant", "acme", "--user", "ada", "I", "swim"}, `toolstream memory message accepts 1 arg(s), received 2 (usage: toolstream memory message TEXT [flags])`},
 	} {
 		c := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
 		c.SetArgs(append(tc.args, "--data", t.TempDir()))

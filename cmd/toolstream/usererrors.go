@@ -82,12 +82,20 @@ func flagError(cmd *cobra.Command, err error) error {
 // argument to a command that takes none.
 var cobraUnknown = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
 
-// commandError turns cobra's "unknown command" into bad input (exit code
-// 4) that says what to do; any other error is returned as it is.
+// cobraArgs matches cobra's errors for a number of arguments a command
+// does not take (cobra.ExactArgs, MinimumNArgs, MaximumNArgs, RangeArgs).
+var cobraArgs = regexp.MustCompile(`^(?:accepts|requires) .*arg\(s\), (?:only )?received \d+$`)
+
+// commandError turns cobra's "unknown command" and its wrong number of
+// arguments into bad input (exit code 4) that says what to do; any other
+// error is returned as it is.
 func commandError(cmd *cobra.Command, err error) error {
 	var ee *exitError
 	if err == nil || cmd == nil || errors.As(err, &ee) {
 		return err
+	}
+	if cobraArgs.MatchString(err.Error()) {
+		return &exitError{exitBadInput, fmt.Errorf("%s %s (usage: %s)", cmd.CommandPath(), err, cmd.UseLine())}
 	}
 	m := cobraUnknown.FindStringSubmatch(err.Error())
 	if m == nil {
