@@ -39,6 +39,13 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"Got that wrong about the boots: mine are 43s, the 44s were my old pair.", "43s", "44s"},
 		{"zh-cue-apart", "我的健身教练是小王。",
 			"刚才搞错了，给我上课的健身教练是小李，不是小王。", "小李", "小王"},
+		// a value gone up or down to a new one
+		{"en-down-to", "My drive to work is 22 miles each way.",
+			"We've moved nearer the depot, so my drive to work is down to 6 miles.", "6 miles", "22"},
+		{"en-up-to", "My allotment rent is 90 pounds a year.",
+			"The council wrote today: the allotment rent has gone up to 120 pounds.", "120", "90"},
+		{"zh-down-to", "我的物业费每月四百块。",
+			"新物业接手了，物业费降到每月三百块。", "三百", "四百"},
 		{"zh-not", "我买的猫粮是渴望。",
 			"说错了，猫粮其实是爱肯拿，不是渴望。", "爱肯拿", "渴望"},
 	} {
