@@ -241,9 +241,65 @@ func (cx *claim) categoryFacts() []fact {
 			out = append(out, f)
 			continue
 		}
+		if f, ok := cx.vocabularyFact(cm, neg); ok {
+			out = append(out, f)
+			continue
+		}
 		out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status in the evidence", weak: true, soft: true})
 	}
 	return out
+}
+
+// vocabularyFact reads a status field whose value the lexicon has no
+// word of the claim's class for (provisional, in_exam, 待检) through the
+// values its key holds in the other rows: when another row's field of
+// the same key holds the very state the claim says (confirmed, in
+// service, 合格), the field's vocabulary has that state, and this row's
+// field holds another of its values. So "Omar's move is confirmed"
+// beside his status provisional, the others' confirmed, is contradicted,
+// and "is not confirmed" supported. Only the claim's subject's own field
+// is read, and only a value no class of the claim's states, of a claim
+// that says no number or time.
+func (cx *claim) vocabularyFact(cm catMention, neg bool) (fact, bool) {
+	ix := cx.ix
+	if !cx.scoped || len(cx.nums) > 0 || len(cx.times) > 0 {
+		// "took half an hour longer than planned", 要求两天内修好: a
+		// quantity or a time is what the claim says, the state word
+		// qualifies it
+		return fact{}, false
+	}
+	for _, l := range cx.scopeLeaves(func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindStr && !lf.Text }) {
+		if !cx.inSubject(l) || !ix.StateField(l) || cx.aboutOther(l) {
+			continue
+		}
+		lf := &ix.Leaves[l]
+		if slices.ContainsFunc(lf.Cat(), func(e evidence.CatValue) bool {
+			return slices.ContainsFunc(cm.cats, func(c evidence.CatValue) bool { return c.Class == e.Class })
+		}) {
+			continue // a value of the claim's class: compared as such
+		}
+		key := evidence.LastToken(lf.Ptr())
+		for _, o := range ix.Cats {
+			of := &ix.Leaves[o]
+			if of.Node == lf.Node || evidence.LastToken(of.Ptr()) != key {
+				continue
+			}
+			held := slices.ContainsFunc(of.Cat(), func(e evidence.CatValue) bool {
+				return !e.Neg && slices.ContainsFunc(cm.cats, func(c evidence.CatValue) bool { return c.Class == e.Class && c.Value == e.Value })
+			})
+			if !held {
+				continue
+			}
+			if neg {
+				f := supported(ix, "the field holds another value of its vocabulary", l)
+				f.negUsed = true
+				return f, true
+			}
+			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)}, negUsed: true,
+				reason: "status differs: evidence says " + lf.Raw() + ", another row's " + of.Raw()}, true
+		}
+	}
+	return fact{}, false
 }
 
 // catCovers and catTraits are the lexicon's [category covers] and

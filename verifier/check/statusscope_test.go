@@ -35,3 +35,36 @@ func TestANegationAfterAStateWordIsNotItsNegation(t *testing.T) {
 		}
 	}
 }
+
+// TestAStatusVocabularyIsReadFromTheOtherRows: a status value the lexicon
+// has no class for (escalated, 复检中) is read through the values its key
+// holds in the other rows: when another row holds the very state the claim
+// says, this row holds another value of that vocabulary, and the claim is
+// contradicted (its negation supported). A state no other row holds, or a
+// claim about a number or a time, stays undecided.
+func TestAStatusVocabularyIsReadFromTheOtherRows(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	loans := `{"loans": [{"borrower": "Ines Varga", "amount": 4000, "status": "approved"}, {"borrower": "Tomas Reyl", "amount": 2500, "status": "escalated"}]}`
+	other := `{"loans": [{"borrower": "Ines Varga", "amount": 4000, "status": "escalated"}, {"borrower": "Tomas Reyl", "amount": 2500, "status": "rejected"}]}`
+	zh := `{"样品": [{"编号": "S-11", "状态": "合格"}, {"编号": "S-12", "状态": "复检中"}]}`
+	orders := `{"订单": [{"单号": "D-301", "状态": "已确认"}, {"单号": "D-302", "状态": "排队中"}]}`
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{loans, "Tomas Reyl's loan is approved.", events.VerdictContradicted},
+		{loans, "Tomas Reyl's loan has not been approved.", events.VerdictSupported},
+		{loans, "Ines Varga's loan is approved.", events.VerdictSupported},
+		{other, "Ines Varga's loan is approved.", events.VerdictUnsupported},
+		{loans, "Tomas Reyl's loan was approved yesterday.", events.VerdictUnsupported},
+		{zh, "S-12样品检验合格。", events.VerdictContradicted},
+		{zh, "S-11样品检验合格。", events.VerdictSupported},
+		{orders, "D-302订单已确认。", events.VerdictContradicted},
+		{orders, "D-302订单还没确认。", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
