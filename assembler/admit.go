@@ -92,6 +92,7 @@ func (a *Assembler) Flush(_ context.Context, tx *projector.Tx) error {
 		}
 	}
 	clear(a.touched)
+	a.previewAfterCommit(tx)
 	return nil
 }
 

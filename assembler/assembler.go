@@ -27,9 +27,11 @@ const Name = "assembler"
 type Assembler struct {
 	cfg       Config
 	log       *slog.Logger
-	validator Validator // registry in effect; nil = none
-	loaded    bool      // validator restored from the view after a restart
-	previews  map[string]*preview
+	validator Validator                        // registry in effect; nil = none
+	loaded    bool                             // validator restored from the view after a restart
+	previews  map[string]*preview              // committed deltas' previews (preview.go)
+	pvNotes   []pvNote                         // deltas noted since the last commit, sent after the next
+	seq       uint64                           // the sequence of the message being applied
 	calls     map[respID]map[string]*callEntry // open calls, by response and item
 	ncalls    int                              // the calls in calls (at most cacheMax)
 	resps     map[respID]*respEntry            // open responses
@@ -191,7 +193,11 @@ func (a *Assembler) Subjects() []string {
 
 // Apply implements projector.Projection.
 func (a *Assembler) Apply(tx *projector.Tx, m *projector.Msg) error {
+	a.notesFrom(m.Seq)
+	a.seq = m.Seq
+	mark := len(a.pvNotes)
 	if err := a.apply(tx, m); err != nil {
+		a.notesTo(mark)
 		a.dropQuotas() // the Tx is dropped: so is what the caches learnt
 		a.dropResponses()
 		clear(a.decided)
@@ -251,9 +257,11 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 }
 
 // Reset implements projector.Resetter: the caches go, the registry is read
-// from the view again.
+// from the view again, and the previews noted since the last commit go
+// (their batch is dropped); the previews, which hold committed deltas
+// only, stay, every tenant's.
 func (a *Assembler) Reset() {
-	clear(a.previews)
+	a.notesTo(0)
 	clear(a.calls)
 	a.ncalls, a.memBytes = 0, 0
 	a.callsGen++

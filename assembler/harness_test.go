@@ -43,7 +43,12 @@ func newHarness(t testing.TB, cfg assembler.Config) *harness {
 
 func (h *harness) start() {
 	h.a = assembler.New(h.cfg)
-	r, err := projector.New(projector.Config{JS: h.b.JS, Keys: h.b.Keys, Dir: h.dir}, h.a)
+	h.run(h.a)
+}
+
+// run starts a runner of p (h.a, or a projection around it) on the view.
+func (h *harness) run(p projector.Projection) {
+	r, err := projector.New(projector.Config{JS: h.b.JS, Keys: h.b.Keys, Dir: h.dir}, p)
 	if err != nil {
 		h.t.Fatal(err)
 	}

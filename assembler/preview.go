@@ -286,6 +286,28 @@ type preview struct {
 	p parser
 }
 
+// A preview goes out once per delta of the log, whatever the runner
+// applies again (docs/design.md, invariant 9's faults: after a fault the
+// batch is dropped and applied again without the faulted message). So
+// Apply only notes what a delta adds (pvNote), and the notes of a batch
+// are fed to the parsers and published once it is committed
+// (projector.Tx.AfterCommit, given by Flush): a note of a message whose Tx
+// is dropped is dropped with it, and a batch dropped after a fault leaves
+// nothing behind (Reset drops its notes; the parsers never saw them). The
+// parsers therefore hold only committed deltas, every tenant's as they
+// were, and a preview reaches its watchers when its delta is in the view:
+// a batch later than Apply, the commit's time.
+
+// pvNote is a delta of a call (or, drop, the call's decision) noted by
+// Apply, fed to its preview once the batch holding it is committed.
+type pvNote struct {
+	seq                 uint64
+	tenant, resp, item  string
+	callID, name, delta string
+	total               int // the call's argument bytes with delta
+	drop                bool
+}
+
 // previewKey is one call's key in previews, injective as TenantKey is (ids
 // may hold 0x00: two calls never share a preview, invariant 2).
 func previewKey(tenant, resp, item string) string {
@@ -293,38 +315,82 @@ func previewKey(tenant, resp, item string) string {
 	return string(k)
 }
 
+// feedPreview notes a delta of c for its preview.
 func (a *Assembler) feedPreview(ev *events.Event, c *call, total int, delta string) {
 	if a.cfg.Preview == nil {
 		return
 	}
-	k := previewKey(ev.Tenant, ev.Response, ev.Item)
+	a.pvNotes = append(a.pvNotes, pvNote{seq: a.seq, tenant: ev.Tenant, resp: ev.Response, item: ev.Item,
+		callID: c.CallID, name: c.Name, delta: delta, total: total})
+}
+
+// dropPreviewKey notes that a call is decided: its preview ends.
+func (a *Assembler) dropPreviewKey(tenant, resp, item string) {
+	if a.cfg.Preview != nil {
+		a.pvNotes = append(a.pvNotes, pvNote{seq: a.seq, tenant: tenant, resp: resp, item: item, drop: true})
+	}
+}
+
+// notesFrom drops the notes of messages at or after seq: a message applied
+// again (its batch was not committed) notes its deltas again.
+func (a *Assembler) notesFrom(seq uint64) {
+	n := len(a.pvNotes)
+	for n > 0 && a.pvNotes[n-1].seq >= seq {
+		n--
+	}
+	a.notesTo(n)
+}
+
+// notesTo keeps the first n notes.
+func (a *Assembler) notesTo(n int) {
+	clear(a.pvNotes[n:])
+	a.pvNotes = a.pvNotes[:n]
+}
+
+// previewAfterCommit has the batch's notes published once it is committed
+// (Flush).
+func (a *Assembler) previewAfterCommit(tx *projector.Tx) {
+	if len(a.pvNotes) > 0 {
+		tx.AfterCommit(a.sendPreviews)
+	}
+}
+
+// sendPreviews feeds the committed batch's notes to their previews, in the
+// log's order, and publishes each delta's preview.
+func (a *Assembler) sendPreviews() {
+	for i := range a.pvNotes {
+		a.sendPreview(&a.pvNotes[i])
+	}
+	a.notesTo(0)
+}
+
+func (a *Assembler) sendPreview(n *pvNote) {
+	k := previewKey(n.tenant, n.resp, n.item)
+	if n.drop {
+		delete(a.previews, k)
+		return
+	}
 	pv := a.previews[k]
 	if pv == nil {
-		if total != len(delta) {
+		if n.total != len(n.delta) {
 			return // opened before a restart: its earlier bytes are not here
 		}
 		pv = &preview{}
 		a.previews[k] = pv
 	}
 	offset := pv.p.offset
-	fields := pv.p.feed(delta)
-	subj, err := events.PreviewSubject(ev.Tenant, ev.Response, ev.Item)
+	fields := pv.p.feed(n.delta)
+	subj, err := events.PreviewSubject(n.tenant, n.resp, n.item)
 	if err != nil {
 		return
 	}
-	msg := PreviewMsg{Tenant: ev.Tenant, Response: ev.Response, Item: ev.Item, CallID: c.CallID, Name: c.Name,
-		Offset: offset, Delta: delta, Path: pv.p.path(), Fields: fields, Closed: pv.p.complete, Invalid: pv.p.st == lsInvalid}
+	msg := PreviewMsg{Tenant: n.tenant, Response: n.resp, Item: n.item, CallID: n.callID, Name: n.name,
+		Offset: offset, Delta: n.delta, Path: pv.p.path(), Fields: fields, Closed: pv.p.complete, Invalid: pv.p.st == lsInvalid}
 	data, err := json.Marshal(&msg)
 	if err != nil {
 		return
 	}
 	a.cfg.Preview(subj, data)
-}
-
-func (a *Assembler) dropPreviewKey(tenant, resp, item string) {
-	if a.cfg.Preview != nil {
-		delete(a.previews, previewKey(tenant, resp, item))
-	}
 }
 
 // OpenPreviews is the number of calls with live preview state.

@@ -3,8 +3,11 @@ package projector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolstream/toolstream/events"
 )
 
 // flushCounter counts its messages in memory, read from the view once,
@@ -93,5 +96,68 @@ func TestAFaultOfAFlusherWithoutResetStops(t *testing.T) {
 	}
 	if cp := l.Runner().Checkpoint(); cp != 0 {
 		t.Fatalf("checkpoint %d after a fault that could not be put back, want 0", cp)
+	}
+}
+
+// sender sends each message it applies out of the log after its batch
+// commits (Tx.AfterCommit) and keeps its count for Flush in memory, put
+// back by Reset. It panics on seq 2 and refuses seq 4 (bad input), both
+// after asking to send them.
+type sender struct {
+	sent []uint64
+	*flushCounter
+}
+
+func (s *sender) Apply(tx *Tx, m *Msg) error {
+	tx.AfterCommit(func() { s.sent = append(s.sent, m.Seq) })
+	if m.Seq == 4 {
+		return fmt.Errorf("%w: refused", events.ErrBadInput)
+	}
+	return s.flushCounter.Apply(tx, m)
+}
+
+func (s *sender) Reset() { s.loaded = false }
+
+// What a projection sends after a commit goes out once per message the
+// view holds: not for a message whose fault dropped its batch (the batch
+// is applied again without it, and what the others send goes out once),
+// not for a refused one, not before the commit, and not in a replay.
+func TestAfterCommitRunsOncePerCommittedMessage(t *testing.T) {
+	var msgs []*Msg
+	for seq := uint64(1); seq <= 5; seq++ {
+		msgs = append(msgs, &Msg{Seq: seq, Subject: "ts.model.acme.r.i", Time: 1})
+	}
+	for _, tc := range []struct {
+		mode Mode
+		want []uint64
+	}{
+		{ModeHold, []uint64{1, 3, 5}},
+		{ModeLive, []uint64{1, 3, 5}},
+		{ModeReplay, nil},
+	} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			s := &sender{flushCounter: &flushCounter{}}
+			r, err := New(Config{Dir: t.TempDir(), Mode: tc.mode, local: true}, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var before uint64 // the last batch's last sequence
+			r.cfg.Hooks = &Hooks{AfterCommit: func(last uint64) {
+				if n := len(s.sent); n > 0 && s.sent[n-1] > before {
+					t.Errorf("sent %v before the batch to %d committed", s.sent, last)
+				}
+				before = last
+			}}
+			if err := r.applyMsgs(context.Background(), msgs); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(s.sent) != fmt.Sprint(tc.want) {
+				t.Fatalf("sent %v, want %v", s.sent, tc.want)
+			}
+			if st := r.Stats(); st.Checkpoint != 5 || st.Faults != 1 || st.Rejected != 2 {
+				t.Fatalf("stats %+v, want checkpoint 5, 1 fault, 2 rejected", st)
+			}
+		})
 	}
 }

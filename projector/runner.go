@@ -981,6 +981,9 @@ func (r *Runner) commitRun(ctx context.Context, msgs []*Msg) error {
 	if h := r.cfg.Hooks; h != nil && h.AfterCommit != nil {
 		h.AfterCommit(last)
 	}
+	r.tx.committed(r.cfg.Mode != ModeReplay, func(v any, stack []byte) {
+		r.log.Error("projection fault after its batch committed (AfterCommit)", "to", last, "fault", v, "stack", string(stack))
+	})
 	r.advance(last)
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(last)

@@ -38,6 +38,10 @@ type Tx struct {
 	// appends when it fails.
 	pending map[string]*[]byte
 	undo    []undoAppend
+
+	// What AfterCommit was given: this message's, then the batch's (a
+	// message's join the batch's when it is applied, as its overlay does).
+	after, afterBatch []func()
 }
 
 type undoAppend struct {
@@ -253,6 +257,19 @@ func (tx *Tx) Emit(subject string, ev *events.Event) error {
 	return nil
 }
 
+// AfterCommit runs fn once the batch that holds this message is committed,
+// on the runner's goroutine, after the functions given before it: for what
+// a projection sends outside the log and its view (a live preview on core
+// NATS), which must go out once per message of the log whatever the
+// runner applies again. fn never runs for a message whose Tx is dropped (a
+// rejection, a fault: fault.go applies the batch again, giving fn again),
+// for a batch that is not committed, or in ModeReplay (the live view sent
+// it). A panic of fn's is logged; the batch stays committed. fn must not
+// block.
+func (tx *Tx) AfterCommit(fn func()) {
+	tx.after = append(tx.after, fn)
+}
+
 // Msg returns the message being applied.
 func (tx *Tx) Msg() *Msg { return tx.msg }
 
@@ -260,6 +277,8 @@ func (tx *Tx) reset(m *Msg) {
 	clear(tx.overlay)
 	tx.emitted = tx.emitted[:0]
 	tx.undo = tx.undo[:0]
+	clear(tx.after)
+	tx.after = tx.after[:0]
 	tx.msg = m
 }
 
@@ -270,6 +289,23 @@ func (tx *Tx) begin(b *pebble.Batch) {
 		tx.pending = make(map[string]*[]byte)
 	}
 	clear(tx.pending) // an aborted batch's appends were never committed
+	clear(tx.afterBatch)
+	tx.afterBatch = tx.afterBatch[:0] // nor were its AfterCommit functions
+}
+
+// committed runs the batch's AfterCommit functions (unless run is false)
+// and lets go of them.
+func (tx *Tx) committed(run bool, onPanic func(v any, stack []byte)) {
+	fns := tx.afterBatch
+	tx.afterBatch = nil
+	if !run {
+		return
+	}
+	for _, fn := range fns {
+		if _, fe := contain(func() error { fn(); return nil }); fe != nil {
+			onPanic(fe.Value, fe.Stack)
+		}
+	}
 }
 
 // rollback takes back the appends of a message that failed (its overlay is
@@ -302,6 +338,9 @@ func (tx *Tx) mergeAppends() error {
 // what earlier messages of the batch appended to it.
 func (tx *Tx) flush() error {
 	tx.undo = tx.undo[:0]
+	tx.afterBatch = append(tx.afterBatch, tx.after...)
+	clear(tx.after)
+	tx.after = tx.after[:0]
 	for k, v := range tx.overlay { // order does not matter: keys are distinct
 		delete(tx.pending, k)
 		var err error
