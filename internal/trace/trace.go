@@ -479,8 +479,8 @@ func modelStep(e logEntry) Step {
 	switch b := ev.Body.(type) {
 	case *events.ResponseStarted:
 		st.What = "response started"
-		if b.Provider != "" || b.Model != "" {
-			st.What += fmt.Sprintf(" (%s %s)", b.Provider, b.Model)
+		if who := strings.TrimSpace(b.Provider + " " + b.Model); who != "" {
+			st.What += " (" + who + ")"
 		}
 	case *events.OutputItemAdded:
 		st.What = fmt.Sprintf("item opened: %s %s, provider index %d", b.Type, b.Name, b.Index)
