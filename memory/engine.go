@@ -567,6 +567,17 @@ func (x *tx) observe(st stmt) error {
 		if same != nil {
 			return x.reinforce(same, n, holders)
 		}
+		if len(holders) == 0 {
+			// a switch to another thing of the same kind ends the one it
+			// replaces ("I've switched to green tea"): restate.go
+			if old, err := x.switchedFrom(n); err != nil {
+				return err
+			} else if old != nil {
+				if err := x.supersede(old, n); err != nil {
+					return err
+				}
+			}
+		}
 		m, err := x.liftedBans(n, holders)
 		if err != nil {
 			return err

@@ -465,6 +465,51 @@ func (x *tx) sameThing(n *Record) (*Record, error) {
 	return best, nil
 }
 
+var (
+	switchCue, zhSwitchCue = cueSplit("restatements", "switch")
+	switchWithin           = wordSet("restatements", "switch_within")
+)
+
+// switchedFrom returns, for a positive statement n of a subject of
+// [restatements] switch_within whose slot holds nothing and that says it is
+// a switch (a cue of [restatements] switch: "I've switched to green tea",
+// 我现在改喝豆浆了), the user's newest live positive statement of the same
+// subject and kind about another thing, observed before it (ties by id),
+// which n then ends; nil if none.
+func (x *tx) switchedFrom(n *Record) (*Record, error) {
+	if n.Polarity != Positive || !switchWithin[n.Subject] || !switches(n.Text) {
+		return nil, nil
+	}
+	heads, err := x.earlierPositive(n)
+	if err != nil {
+		return nil, err
+	}
+	var best *Record
+	for _, h := range heads {
+		if h.Subject != n.Subject || h.Kind != n.Kind || h.Attribute == n.Attribute {
+			continue
+		}
+		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
+			best = h
+		}
+	}
+	return best, nil
+}
+
+// switches reports whether text holds a cue of [restatements] switch.
+func switches(text string) bool {
+	if containsAnyOf(text, zhSwitchCue) {
+		return true
+	}
+	ws := words(text)
+	for i := range ws {
+		if phraseAt(ws, i, switchCue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // sameWords reports whether two names of a thing say the same words,
 // in any order: 定投基金 and 基金定投, "fees tuition" and "tuition fees"
 // (English words, Chinese characters).

@@ -127,3 +127,36 @@ func getRecord(t *testing.T, e *Engine, s *pebbleStore, id string) Record {
 	}
 	return r
 }
+
+// TestASwitchEndsTheThingItReplaces: a statement that says the user
+// switched to another thing of the same kind ([restatements] switch, of a
+// subject of switch_within) supersedes the user's newest statement of that
+// kind about another thing, with both audit links; said without a switch,
+// or of another kind, it ends nothing.
+func TestASwitchEndsTheThingItReplaces(t *testing.T) {
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, first, second string
+		ends                bool
+	}{
+		{"en-drink", "I drink coffee every morning.", "I've switched to rooibos tea.", true},
+		{"zh-drink", "我每天喝可乐。", "我现在改喝豆浆了。", true},
+		{"zh-food", "我每天早上吃包子。", "我现在改吃燕麦片了。", true},
+		{"en-also", "I drink coffee every morning.", "I drink rooibos tea too.", false},
+		{"zh-also", "我每天喝可乐。", "我也喝豆浆。", false},
+		{"zh-other-kind", "我每天早上吃包子。", "我现在改喝豆浆了。", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, s := sayTwo(t, c.first, c.second, at)
+			old, nu := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
+			if !old.Slotted() || !nu.Slotted() {
+				t.Fatalf("want both slotted: %s/%s, %s/%s", old.Subject, old.Attribute, nu.Subject, nu.Attribute)
+			}
+			ended := old.Status == StatusSuperseded && old.SupersededBy == nu.Ref() && slices.Contains(nu.Supersedes, old.Ref())
+			if ended != c.ends || c.ends && nu.Status != StatusActive {
+				t.Errorf("%s/%s %s by %q after %s/%s=%q: superseded %v, want %v", nu.Subject, nu.Attribute, nu.Status,
+					old.SupersededBy, old.Subject, old.Attribute, old.Value, ended, c.ends)
+			}
+		})
+	}
+}
