@@ -169,12 +169,9 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 	if !fastOK && !walked && !checkBounds(body) {
 		return nil, errOverBudget
 	}
-	ctor, ok := catalogue[out.Kind]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownKind, out.Kind)
-	}
-	if out.V == 0 || out.V > ctor.version {
-		return nil, fmt.Errorf("%w: %s v%d (reader knows v%d)", ErrUnknownVersion, out.Kind, out.V, ctor.version)
+	ctor, err := known(out)
+	if err != nil {
+		return nil, err
 	}
 	if err := ValidTenant(out.Tenant); err != nil {
 		return nil, err
@@ -198,6 +195,20 @@ func DecodeWith(data []byte, kr Keyring) (ev *Event, err error) {
 	}
 	out.Body = b
 	return out, nil
+}
+
+// known returns the catalogue's entry of ev's kind: ErrUnknownKind for a
+// kind this reader does not know, ErrUnknownVersion for a version newer
+// than its (or none).
+func known(ev *Event) (entry, error) {
+	ctor, ok := catalogue[ev.Kind]
+	if !ok {
+		return ctor, fmt.Errorf("%w: %q", ErrUnknownKind, ev.Kind)
+	}
+	if ev.V == 0 || ev.V > ctor.version {
+		return ctor, fmt.Errorf("%w: %s v%d (reader knows v%d)", ErrUnknownVersion, ev.Kind, ev.V, ctor.version)
+	}
+	return ctor, nil
 }
 
 // Version returns the current schema version of kind, or 0 for an unknown

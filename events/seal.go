@@ -296,6 +296,38 @@ func Envelope(data []byte) (ev *Event, err error) {
 	return out, nil
 }
 
+// EnvelopeWith is Envelope for a reader that uses an event's ids, kind,
+// tenant and time but not its body: the body is neither opened nor decoded,
+// yet the event is refused as DecodeWith would refuse it for what the
+// envelope tells — an unknown kind or version (ErrUnknownKind,
+// ErrUnknownVersion) — and a sealed body whose key was destroyed returns
+// ErrErased (one read without a keyring ErrSealed), so an erased event
+// changes nothing for this reader either. A body that would not open or
+// decode is not noticed: the reader does not read it.
+func EnvelopeWith(data []byte, kr Keyring) (*Event, error) {
+	ev, err := Envelope(data)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := known(ev); err != nil {
+		return nil, err
+	}
+	if ev.Sealed == "" {
+		return ev, nil
+	}
+	if kr == nil {
+		return nil, fmt.Errorf("%w: %s (%s)", ErrSealed, ev.ID, ev.Kind)
+	}
+	scope, id, ok := keyOf(ev)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: key reference %q", ErrMalformed, ev.ID, ev.Sealed)
+	}
+	if _, err := kr.OpenKey(ev.Tenant, scope, id); err != nil {
+		return nil, fmt.Errorf("events: open %s: %w", ev.ID, err)
+	}
+	return ev, nil
+}
+
 // Scope returns the key scope of a sealed event ("" for one in the clear).
 func (e *Event) Scope() string {
 	scope, _, _ := keyOf(e)

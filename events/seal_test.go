@@ -186,3 +186,63 @@ func TestDecodedSealedEventsShareNoBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvelopeWithRefusesWhatDecodeRefusesForItsEnvelope: EnvelopeWith
+// reads an event without its body, and answers as DecodeWith would for
+// what the envelope tells — a destroyed key, no keyring for a sealed body,
+// an unknown kind or version — while a body it does not read is not looked
+// at (a corrupted ciphertext that DecodeWith refuses).
+func TestEnvelopeWithRefusesWhatDecodeRefusesForItsEnvelope(t *testing.T) {
+	kr := &memKeys{}
+	seal := func(ev *events.Event) []byte {
+		t.Helper()
+		data, err := events.EncodeSealed(ev, kr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	delta := func(user string) *events.Event {
+		return &events.Event{ID: "e-" + user, Tenant: "acme", User: user, Response: "r1", Item: "i1", At: 7,
+			Body: &events.ArgumentsDelta{Delta: `{"city":"北京"}`}}
+	}
+	erased := seal(delta("bob"))
+	kr.erase("acme", events.UserScope("bob"))
+	corrupt := seal(delta("ann"))
+	corrupt[len(corrupt)-1] ^= 1
+	newer := delta("ann")
+	newer.V = events.Version(events.KindArgumentsDelta) + 1
+	for _, tc := range []struct {
+		name string
+		data []byte
+		kr   events.Keyring
+		want error // nil: read, with the envelope's fields
+	}{
+		{"sealed, key held", seal(delta("ann")), kr, nil},
+		{"in the clear, no keyring", func() []byte { d, _ := events.Encode(delta("ann")); return d }(), nil, nil},
+		{"a body it does not read, corrupted", corrupt, kr, nil},
+		{"key destroyed", erased, kr, events.ErrErased},
+		{"sealed, no keyring", seal(delta("ann")), nil, events.ErrSealed},
+		{"newer version", seal(newer), kr, events.ErrUnknownVersion},
+		{"garbage", []byte{0xc1}, kr, events.ErrBadInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev, err := events.EnvelopeWith(tc.data, tc.kr)
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("err %v, want %v", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Kind != events.KindArgumentsDelta || ev.Tenant != "acme" || ev.Response != "r1" || ev.Item != "i1" || ev.At != 7 || ev.Body != nil {
+				t.Fatalf("envelope %+v", ev)
+			}
+		})
+	}
+	if _, err := events.DecodeWith(corrupt, kr); !errors.Is(err, events.ErrMalformed) {
+		t.Fatalf("DecodeWith of the corrupted body: %v, want ErrMalformed", err)
+	}
+}

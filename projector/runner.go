@@ -47,6 +47,26 @@ func (m *Msg) Event() (*events.Event, error) {
 	return m.ev, m.err
 }
 
+// Envelope is the message's event without its body (Body nil), for a
+// projection that reads only ids, kind, tenant and time of some kinds: the
+// body is neither opened nor decoded (events.EnvelopeWith), the tenant is
+// checked against the subject as Event checks it, and an event whose key
+// was destroyed returns events.ErrErased, as from Event. When Event has
+// already decoded the message, that event is returned.
+func (m *Msg) Envelope() (*events.Event, error) {
+	if m.ev != nil || m.err != nil {
+		return m.ev, m.err
+	}
+	ev, err := events.EnvelopeWith(m.Data, m.keys)
+	if err != nil {
+		return nil, err
+	}
+	if err := events.CheckSubject(m.Subject, ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
 // Projection turns log entries into a view. Apply must be deterministic: the
 // same state and message give the same writes and emitted events. It returns
 // an error wrapping events.ErrBadInput for input it refuses; its writes are

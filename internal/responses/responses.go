@@ -39,11 +39,25 @@ func (Projection) Name() string { return Name }
 // verdict on a response, ResponseOutcome, lives with the outcomes (TS_OUT).
 func (Projection) Subjects() []string { return []string{events.AllModel} }
 
+// bodyKinds are the kinds whose body Apply reads: the provider and model,
+// the stop reason, the reason cut short, the failure's code.
+var bodyKinds = map[events.Kind]bool{events.KindResponseStarted: true, events.KindResponseCompleted: true,
+	events.KindResponseIncomplete: true, events.KindResponseFailed: true}
+
 func key(tenant, id string) ([]byte, error) { return projector.TenantKey(tenant, "r", id) }
 
 // Apply implements projector.Projection.
+//
+// Of most kinds (argument and text deltas, items added and done) the row
+// takes only the envelope (kind, response, time): their bodies are neither
+// opened nor decoded (projector.Msg.Envelope); only the kinds whose body it
+// keeps (bodyKinds) are decoded whole. An event whose key was destroyed
+// changes nothing either way.
 func (Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
-	ev, err := m.Event()
+	ev, err := m.Envelope()
+	if err == nil && bodyKinds[ev.Kind] {
+		ev, err = m.Event()
+	}
 	if err != nil {
 		return err
 	}
@@ -67,11 +81,12 @@ func (Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 	}
 	r.Events++
 	r.LastSeq, r.LastAt = m.Seq, ev.At
+	if ev.Kind == events.KindOutputItemAdded {
+		r.Items++
+	}
 	switch b := ev.Body.(type) {
 	case *events.ResponseStarted:
 		r.Provider, r.Model = b.Provider, b.Model
-	case *events.OutputItemAdded:
-		r.Items++
 	case *events.ResponseCompleted:
 		r.Status, r.Reason = "completed", b.StopReason
 	case *events.ResponseIncomplete:
