@@ -68,3 +68,32 @@ func TestAStatusVocabularyIsReadFromTheOtherRows(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreStatusWordsOfTheirClass: a provisional booking is not yet
+// confirmed, a bill settled at the table (结账, 买单) is paid, a thing
+// under maintenance (维修中, 检修) is neither running nor idle, and work
+// 处理完毕 is done; each word under its class in the lexicon.
+func TestMoreStatusWordsOfTheirClass(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"job": "J-1", "status": "provisional"}`, "Job J-1 is confirmed.", events.VerdictContradicted},
+		{`{"job": "J-1", "status": "provisional"}`, "Job J-1 is not confirmed yet.", events.VerdictSupported},
+		{`{"桌台": "T2", "状态": "已结账"}`, "T2桌已经买单。", events.VerdictSupported},
+		{`{"桌台": "T2", "状态": "待支付"}`, "T2桌已经结账。", events.VerdictContradicted},
+		{`{"line": "Line 3", "status": "maintenance"}`, "Line 3 is running.", events.VerdictContradicted},
+		{`{"line": "Line 3", "status": "maintenance"}`, "Line 3 is under maintenance.", events.VerdictSupported},
+		{`{"line": "Line 3", "status": "idle"}`, "Line 3 is under maintenance.", events.VerdictContradicted},
+		{`{"电梯": "2号梯", "状态": "运行中"}`, "2号梯正在检修。", events.VerdictContradicted},
+		{`{"电梯": "2号梯", "状态": "maintenance"}`, "2号梯在维修。", events.VerdictSupported},
+		{`{"工单": "G-7", "状态": "处理中"}`, "G-7工单已处理完毕。", events.VerdictContradicted},
+		{`{"工单": "G-7", "状态": "已完成"}`, "G-7工单已处理完毕。", events.VerdictSupported},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
