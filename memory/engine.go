@@ -189,13 +189,18 @@ func (e *Engine) Apply(w projector.Writer, ev *events.Event) error {
 	if err := x.begin(); err != nil {
 		return err
 	}
+	x.saves = 0 // the sweep's are not the event's
 	if err := mutate(); err != nil {
 		return err
 	}
+	x.quotaSnapshot()
 	if err := x.enforceQuota(); err != nil {
 		return err
 	}
 	if err := x.enforceTenantQuota(); err != nil {
+		return err
+	}
+	if err := x.keepSnapshot(); err != nil {
 		return err
 	}
 	return x.end()
@@ -381,6 +386,10 @@ type tx struct {
 	// users of the tenant whose records the tenant's quota turned cold.
 	tenantDelta int
 	others      []*tx
+	// saves counts the event's saves; snap is the snapshot of a merge
+	// that is not plain (merge.go)
+	saves int
+	snap  *snapshot
 }
 
 func (x *tx) begin() error {
@@ -654,6 +663,7 @@ func holding(s Status) bool {
 // after its end is current again: it is filed among the slot's holders as
 // said at n's time (place), superseding what it overrides.
 func (x *tx) reinforce(h, n *Record, holders []*Record) error {
+	x.startSnapshot() // what forgetting n restores, if the merge is not plain (merge.go)
 	h2 := clone(h)
 	h2.UseCount++
 	h2.Confidence = reinforced(h.Confidence, n.Confidence)
@@ -698,10 +708,14 @@ func (x *tx) reinforce(h, n *Record, holders []*Record) error {
 	if err := x.keepMerge(h, h2, n); err != nil { // what forgetting n undoes (merge.go)
 		return err
 	}
+	var err error
 	if revive {
-		return x.place(h2, h)
+		err = x.place(h2, h)
+	} else {
+		err = x.save(h, true, h2, true)
 	}
-	return x.save(h, true, h2, true)
+	x.endSnapshot()
+	return err
 }
 
 // overrides reports whether a, said after b in the same slot, replaces b:

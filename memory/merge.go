@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"math"
 	"slices"
 )
@@ -39,6 +41,19 @@ import (
 // its replay until erasure's rebuild swaps the rebuilt view in
 // (docs/design.md, Erasure).
 //
+// A merge that changed more than the counters (it revived a record,
+// confirmed one held for confirmation, ended another) keeps a snapshot
+// instead (snapshot, restore): the state before it of every record
+// version its event saved, the quota's included, and a digest of the
+// states of the user's records its event left. Forgetting the statement
+// while the digest is the same sets each of them back, exactly: no later
+// event changed a record of the user, and an event that reads a slot
+// writes to it or adds a record. Otherwise it is left as it was, as
+// above: a later event changed a record, another statement of its event
+// saved, a record it changed has an end of validity (the sweep and its
+// watermark moved with it), or a tenant quota may have changed another
+// user's records.
+//
 // Forgetting the record with it, the other way to agree with a replay,
 // would erase text the user did not ask to forget — the statements merged
 // into that record and every statement read from the same sentences — and
@@ -63,6 +78,11 @@ type merge struct {
 	// the version's confidence before the merge, and the statement's
 	Conf     float64 `msgpack:"c,omitempty"`
 	SaidConf float64 `msgpack:"sc,omitempty"`
+	// a merge that changed more than the counters (not Plain): what it
+	// changed of each record, as it was before (its snapshot), and the
+	// digest of the user's records once its event was applied (restore)
+	Before []state `msgpack:"b,omitempty"`
+	After  []byte  `msgpack:"d,omitempty"`
 }
 
 // reinforced is a record's confidence once a statement of confidence said
@@ -110,6 +130,9 @@ func (x *tx) keepMerge(h, h2, n *Record) error {
 		h2.ValidUntil == h.ValidUntil && len(h.From) == 0
 	m := merge{Version: h.Version, Seq: seq, Plain: plain, Obs: h.ObservedAt, Open: h.OpenEnded, SaidAt: n.ObservedAt,
 		SaidUntil: n.ValidUntil, SaidOpen: n.OpenEnded, Conf: h.Confidence, SaidConf: n.Confidence}
+	if s := x.snap; s != nil && s.key == nil {
+		s.key, s.m, s.bad = x.k.alias(h.ID, n.ID), m, s.bad || m.Plain // a plain merge needs none: undo
+	}
 	return x.w.Set(x.k.alias(h.ID, n.ID), encode(&m))
 }
 
@@ -131,7 +154,11 @@ func (x *tx) unmerge(id string, e *idEntry) error {
 	if i < 0 {
 		return nil
 	}
-	rest, err := x.undo(h, ms, i)
+	var rest []aliased
+	restored, err := x.restore(ms[i].m)
+	if err == nil && !restored {
+		rest, err = x.undo(h, ms, i)
+	}
 	if err != nil {
 		return err
 	}
@@ -266,4 +293,187 @@ func (x *tx) weighedBetween(v *Record, obs int64) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// state is what a merge may change of a record version: all of it but
+// what the version said (its text, slot and value), which only a new
+// version changes. It names records by id, never by text, so a snapshot
+// holds nothing that forgetting another record must erase.
+type state struct {
+	ID           string   `msgpack:"id"`
+	Version      int      `msgpack:"v"`
+	ObservedAt   int64    `msgpack:"ob"`
+	ValidUntil   int64    `msgpack:"vu,omitempty"`
+	EndedAt      int64    `msgpack:"end,omitempty"`
+	Confidence   float64  `msgpack:"cf"`
+	Status       Status   `msgpack:"s"`
+	Supersedes   []string `msgpack:"sup,omitempty"`
+	SupersededBy string   `msgpack:"by,omitempty"`
+	UseCount     int      `msgpack:"use"`
+	UsedAt       int64    `msgpack:"ua,omitempty"`
+	OpenEnded    bool     `msgpack:"oe,omitempty"`
+}
+
+func stateOf(r *Record) state {
+	return state{ID: r.ID, Version: r.Version, ObservedAt: r.ObservedAt, ValidUntil: r.ValidUntil, EndedAt: r.EndedAt,
+		Confidence: r.Confidence, Status: r.Status, Supersedes: slices.Clone(r.Supersedes), SupersededBy: r.SupersededBy,
+		UseCount: r.UseCount, UsedAt: r.UsedAt, OpenEnded: r.OpenEnded}
+}
+
+// with returns r (a version s names) in state s.
+func (s state) with(r *Record) *Record {
+	c := clone(r)
+	c.ObservedAt, c.ValidUntil, c.EndedAt, c.Confidence = s.ObservedAt, s.ValidUntil, s.EndedAt, s.Confidence
+	c.Status, c.Supersedes, c.SupersededBy = s.Status, slices.Clone(s.Supersedes), s.SupersededBy
+	c.UseCount, c.UsedAt, c.OpenEnded = s.UseCount, s.UsedAt, s.OpenEnded
+	return c
+}
+
+// snapshot is what a tx keeps of a merge that is not plain while its
+// event is applied: the state before it of every record version it saved
+// (those of the merge itself and of the quota after it). bad: it cannot be
+// undone by restoring them — a statement of the same event changed the
+// view before or after it, a save made or dropped a version or moved the
+// head, or a tenant quota may have changed another user's records.
+type snapshot struct {
+	key       []byte // the merge's alias entry
+	m         merge
+	before    []state
+	capturing bool
+	saves     int // the tx's saves when the merge ended
+	bad       bool
+}
+
+// saved is told of every save of the tx (save's arguments).
+func (s *snapshot) saved(old *Record, oldHead bool, nu *Record, nuHead bool) {
+	if !s.capturing {
+		return
+	}
+	if old == nil || nu == nil || !oldHead || !nuHead || old.ID != nu.ID || old.Version != nu.Version {
+		s.bad = true
+		return
+	}
+	if !slices.ContainsFunc(s.before, func(b state) bool { return b.ID == old.ID }) {
+		s.before = append(s.before, stateOf(old))
+	}
+}
+
+// startSnapshot begins the snapshot of a merge, before reinforce saves
+// anything: only where the merge is the first statement of its event to
+// change the view (its state before is then the one of the view before
+// the event, but for the sweep, which a replay makes at the next event
+// just the same), and only one merge a tx.
+func (x *tx) startSnapshot() {
+	if x.snap != nil {
+		x.snap.bad = true
+		return
+	}
+	x.snap = &snapshot{capturing: true, bad: x.saves > 0}
+}
+
+// endSnapshot ends the merge's part of the snapshot, once reinforce saved
+// all it changes.
+func (x *tx) endSnapshot() {
+	if s := x.snap; s != nil && s.capturing {
+		s.capturing, s.saves = false, x.saves
+	}
+}
+
+// quotaSnapshot resumes the snapshot for the quotas enforced after the
+// event's statements: their saves are the merge's too, if nothing else
+// saved since it.
+func (x *tx) quotaSnapshot() {
+	if s := x.snap; s != nil {
+		s.capturing = true
+		s.bad = s.bad || s.key == nil || x.saves != s.saves || x.e.TenantQuota(x.tenant) > 0
+	}
+}
+
+// keepSnapshot writes the merge's alias entry again with its snapshot and
+// the digest of the view it left.
+func (x *tx) keepSnapshot() error {
+	s := x.snap
+	x.snap = nil
+	if s == nil || s.bad || s.key == nil || len(s.before) == 0 {
+		return nil
+	}
+	d, err := x.digest()
+	if err != nil {
+		return err
+	}
+	s.m.Before, s.m.After = s.before, d
+	return x.w.Set(s.key, encode(&s.m))
+}
+
+// digest hashes the state of every current record version of the user
+// (each on its own, combined by xor).
+func (x *tx) digest() ([]byte, error) {
+	d := make([]byte, digestBytes)
+	err := x.w.Scan(x.k.ids(), func(key, value []byte) error {
+		var e idEntry
+		if err := decodeInto(value, &e); err != nil {
+			return err
+		}
+		if e.Tomb || e.Version == 0 {
+			return nil
+		}
+		r, err := x.load(x.k.lastComponent(key), e.Version)
+		if err != nil || r == nil {
+			return err
+		}
+		xorInto(d, stateDigest(r))
+		return nil
+	})
+	return d, err
+}
+
+// digestBytes is the length of a digest.
+const digestBytes = 16
+
+func stateDigest(r *Record) []byte {
+	s := stateOf(r)
+	h := sha256.Sum256(encode(&s))
+	return h[:digestBytes]
+}
+
+func xorInto(d, h []byte) {
+	for i := range d {
+		d[i] ^= h[i]
+	}
+}
+
+// restore undoes a merge that is not plain from its snapshot: if the
+// user's records are as its event left them (the digest is the same), no
+// later event changed them, and none decided anything from them without
+// changing them (every event that reads a slot writes to it or to a
+// record it adds), so each record it saved is set back to its state
+// before it: the view is the one before the event, which is what a
+// replay makes of the log without the statement. Not where a record of it
+// has an end of validity, before or now: the sweep and its watermark
+// moved with it. It reports whether it restored.
+func (x *tx) restore(m merge) (bool, error) {
+	if m.Plain || len(m.Before) == 0 || len(m.After) != digestBytes {
+		return false, nil
+	}
+	d, err := x.digest()
+	if err != nil {
+		return false, err
+	}
+	if !bytes.Equal(d, m.After) {
+		return false, nil
+	}
+	olds := make([]*Record, 0, len(m.Before))
+	for _, s := range m.Before {
+		cur, err := x.head(s.ID)
+		if err != nil || cur == nil || cur.Version != s.Version || cur.ValidUntil != 0 || s.ValidUntil != 0 {
+			return false, err
+		}
+		olds = append(olds, cur)
+	}
+	for i, s := range m.Before {
+		if err := x.save(olds[i], true, s.with(olds[i]), true); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -592,6 +592,10 @@ func (x *tx) derive(r *Record, head bool) ([]kv, contrib) {
 // change of a record goes through save, so the derived entries and the
 // counters never disagree with the records.
 func (x *tx) save(old *Record, oldHead bool, nu *Record, nuHead bool) error {
+	x.saves++
+	if x.snap != nil {
+		x.snap.saved(old, oldHead, nu, nuHead)
+	}
 	var okv, nkv []kv
 	var oc, nc contrib
 	if old != nil {
