@@ -40,7 +40,7 @@ type cueTables struct {
 	less                                               [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid        []string
 	zhAllowAfter, zhForbidAddressed                    []string
-	capEN, changeEN, harm, fine                        [][]string
+	capEN, changeEN, harm, fine, fineAgain             [][]string
 	spend, spendModal                                  [][]string
 	zhCap, zhChange, zhPer                             []string
 	prefer                                             [][]string
@@ -87,6 +87,7 @@ func mustCues() *cueTables {
 	_, t.zhAllowAfter = split("requests", "allow_after")
 	t.harm, _ = split("effects", "harm")
 	t.fine, _ = split("effects", "fine")
+	t.fineAgain, _ = split("effects", "fine_again")
 	_, t.zhForbidAddressed = split("requests", "forbid_addressed")
 	_, t.zhPer = split("limits", "per")
 	t.prefer, t.zhPrefer = split("favorites", "prefer")
@@ -720,7 +721,9 @@ func matchHarmEN(ws []word) (events.Observation, bool) {
 // matchFineAgainEN reads "dairy is fine for me again", "shellfish is ok
 // now", "citrus is no problem for me anymore": a constraint for the thing,
 // which lifts one against it. Only with "again", "now" or "anymore": "the
-// hotel is fine" states nothing about the user.
+// hotel is fine" states nothing about the user. A phrase of fine_again says
+// "again" itself, and the user by "for me": "climbing is back on for me"
+// ("the match is back on" is the match's).
 func matchFineAgainEN(ws []word) (events.Observation, bool) {
 	for j := 1; j+1 < len(ws); j++ {
 		if ws[j].low != "is" && ws[j].low != "are" {
@@ -730,15 +733,21 @@ func matchFineAgainEN(ws []word) (events.Observation, bool) {
 		for k < len(ws) && fillers[ws[k].low] && ws[k].low != "now" {
 			k++
 		}
-		n := phraseAt(ws, k, cues.fine)
+		n, again := phraseAt(ws, k, cues.fine), false
+		if n == 0 {
+			n, again = phraseAt(ws, k, cues.fineAgain), true // "climbing is back on for me"
+		}
 		if n == 0 {
 			return events.Observation{}, false
 		}
-		rest := ws[k+n:]
+		rest, forMe := ws[k+n:], false
 		if len(rest) >= 2 && rest[0].low == "for" && rest[1].low == "me" {
-			rest = rest[2:]
+			rest, forMe = rest[2:], true
 		}
-		if len(rest) == 0 || rest[0].low != "again" && rest[0].low != "now" && rest[0].low != "anymore" {
+		if again && !forMe {
+			return events.Observation{}, false // "the match is back on": the event's, not the user's
+		}
+		if !again && (len(rest) == 0 || rest[0].low != "again" && rest[0].low != "now" && rest[0].low != "anymore") {
 			return events.Observation{}, false
 		}
 		start := 0

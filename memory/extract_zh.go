@@ -284,10 +284,18 @@ func matchCleftZH(sent string) []events.Observation {
 }
 
 // zhAsksOfMe reports a request whose object is the user: a forbidding cue
-// before the clause's first 我 (周末别约我出去玩, 不要叫我起床).
+// before the clause's first 我 (周末别约我出去玩, 不要叫我起床), or a
+// permission before an addressee that ends with it (飞盘又可以算我了,
+// 聚餐又可以叫我了: the request given back).
 func zhAsksOfMe(s string) bool {
 	i := strings.Index(s, "我")
-	return i > 0 && containsAny(s[:i], cues.zhForbid)
+	if i <= 0 {
+		return false
+	}
+	if containsAny(s[:i], cues.zhForbid) {
+		return true
+	}
+	return containsAny(s[:i], cues.zhAllow) && hasAnySuffix(s[:i+len("我")], cues.zhAddressee)
 }
 
 // zhSubjects open a clause about someone or something else than the
