@@ -390,6 +390,7 @@ type tx struct {
 	// that is not plain (merge.go)
 	saves int
 	snap  *snapshot
+	swept int64 // the expiry watermark before the event's sweep
 }
 
 func (x *tx) begin() error {
@@ -402,6 +403,7 @@ func (x *tx) begin() error {
 			return err
 		}
 	}
+	x.swept = x.meta.Expiry
 	return x.sweep()
 }
 

@@ -42,7 +42,8 @@ import (
 // (docs/design.md, Erasure).
 //
 // A merge that changed more than the counters (it revived a record,
-// confirmed one held for confirmation, ended another) keeps a snapshot
+// confirmed one held for confirmation, ended another, set a new end of
+// validity) keeps a snapshot
 // instead (snapshot, restore): the state before it of every record
 // version its event saved, the quota's included, and a digest of the
 // states of the user's records its event left. Forgetting the statement
@@ -50,9 +51,9 @@ import (
 // event changed a record of the user, and an event that reads a slot
 // writes to it or adds a record. Otherwise it is left as it was, as
 // above: a later event changed a record, another statement of its event
-// saved, a record it changed has an end of validity (the sweep and its
-// watermark moved with it), or a tenant quota may have changed another
-// user's records.
+// saved, a record it changed had an end of validity before it, an end it
+// set moved the expiry watermark where the replay's would not be, or a
+// tenant quota may have changed another user's records.
 //
 // Forgetting the record with it, the other way to agree with a replay,
 // would erase text the user did not ask to forget — the statements merged
@@ -83,6 +84,11 @@ type merge struct {
 	// digest of the user's records once its event was applied (restore)
 	Before []state `msgpack:"b,omitempty"`
 	After  []byte  `msgpack:"d,omitempty"`
+	// the user's expiry watermark before the merge and after its event,
+	// where the event's sweep left it as it was (Expiry)
+	Expiry      bool  `msgpack:"x,omitempty"`
+	ExpiryPrior int64 `msgpack:"xb,omitempty"`
+	ExpiryAfter int64 `msgpack:"xa,omitempty"`
 }
 
 // reinforced is a record's confidence once a statement of confidence said
@@ -342,6 +348,9 @@ type snapshot struct {
 	capturing bool
 	saves     int // the tx's saves when the merge ended
 	bad       bool
+	// the event's sweep left the watermark as it was (prior)
+	expiry bool
+	prior  int64
 }
 
 // saved is told of every save of the tx (save's arguments).
@@ -368,7 +377,7 @@ func (x *tx) startSnapshot() {
 		x.snap.bad = true
 		return
 	}
-	x.snap = &snapshot{capturing: true, bad: x.saves > 0}
+	x.snap = &snapshot{capturing: true, bad: x.saves > 0, expiry: x.swept == x.meta.Expiry, prior: x.meta.Expiry}
 }
 
 // endSnapshot ends the merge's part of the snapshot, once reinforce saved
@@ -402,6 +411,7 @@ func (x *tx) keepSnapshot() error {
 		return err
 	}
 	s.m.Before, s.m.After = s.before, d
+	s.m.Expiry, s.m.ExpiryPrior, s.m.ExpiryAfter = s.expiry, s.prior, x.meta.Expiry
 	return x.w.Set(s.key, encode(&s.m))
 }
 
@@ -448,9 +458,10 @@ func xorInto(d, h []byte) {
 // changing them (every event that reads a slot writes to it or to a
 // record it adds), so each record it saved is set back to its state
 // before it: the view is the one before the event, which is what a
-// replay makes of the log without the statement. Not where a record of it
-// has an end of validity, before or now: the sweep and its watermark
-// moved with it. It reports whether it restored.
+// replay makes of the log without the statement. Not where a record it
+// changed had an end of validity before it, nor where one it set moved
+// the expiry watermark in a way the replay's would not have. It reports
+// whether it restored.
 func (x *tx) restore(m merge) (bool, error) {
 	if m.Plain || len(m.Before) == 0 || len(m.After) != digestBytes {
 		return false, nil
@@ -463,17 +474,29 @@ func (x *tx) restore(m merge) (bool, error) {
 		return false, nil
 	}
 	olds := make([]*Record, 0, len(m.Before))
+	validity := false
 	for _, s := range m.Before {
 		cur, err := x.head(s.ID)
-		if err != nil || cur == nil || cur.Version != s.Version || cur.ValidUntil != 0 || s.ValidUntil != 0 {
+		if err != nil || cur == nil || cur.Version != s.Version || s.ValidUntil != 0 {
 			return false, err
 		}
+		validity = validity || cur.ValidUntil != 0
 		olds = append(olds, cur)
+	}
+	// an end of validity the merge set: the watermark goes back to where
+	// it was, if no sweep moved it since and none would have without the
+	// merge (its watermark then was after every event time so far)
+	if validity && !(m.Expiry && x.meta.Expiry == m.ExpiryAfter &&
+		(m.ExpiryPrior == 0 || m.ExpiryPrior > max(x.meta.Clock, x.at))) {
+		return false, nil
 	}
 	for i, s := range m.Before {
 		if err := x.save(olds[i], true, s.with(olds[i]), true); err != nil {
 			return false, err
 		}
+	}
+	if validity {
+		x.meta.Expiry = m.ExpiryPrior
 	}
 	return true, nil
 }

@@ -152,6 +152,10 @@ func TestForgettingAMergedStatementForgetsItAlone(t *testing.T) {
 		return &events.Event{ID: fmt.Sprintf("recalled-%s-%d", id, d), Kind: events.KindMemoryRecalled, Tenant: "acme", User: "u1",
 			At: day(d), Body: &events.MemoryRecalled{Hits: []events.MemoryHit{{ID: id, Version: version, N: n}}}}
 	}
+	until := func(ev *events.Event, d int) *events.Event { // valid until day d
+		ev.Body.(*events.MemoryObserved).ValidUntil = day(d)
+		return ev
+	}
 	tea := func(id string, d int, text string) *events.Event {
 		return obs(say{"u1", id, d, "preference", "drink", "tea", "positive", text})
 	}
@@ -305,6 +309,17 @@ func TestForgettingAMergedStatementForgetsItAlone(t *testing.T) {
 			love("b", 2, "I love coffee zq3q"),
 			forget("u1", "b", 4)),
 			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1, "u1/x": 1}, []string{"u1/b"}, nil, ""},
+		{"said again with an end of validity, that forgotten", one(
+			love("a", 1, "I love coffee zq1q"),
+			until(love("b", 2, "I love coffee this month zq2q"), 20),
+			forget("u1", "b", 4)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1}, []string{"u1/b"}, nil, ""},
+		{"said again with an end of validity, that forgotten once it passed", one(
+			love("a", 1, "I love coffee zq1q"),
+			until(love("b", 2, "I love coffee this month zq2q"), 20),
+			forget("u1", "b", 25)),
+			map[string][]string{"u1/b": {"b"}}, map[string]int{"u1/a": 1}, []string{"u1/b"}, nil,
+			"the end of validity the merge set passed and the sweep ended the record: left as it was"},
 		{"past the quota, the merged forgotten", one(
 			love("a", 1, "I love coffee zq1q"),
 			love("b", 2, "I love coffee zq2q"),
