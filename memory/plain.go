@@ -61,6 +61,8 @@ var (
 	zhDislike     = wordList("plain", "zh_dislike")
 	zhDecline     = wordList("plain", "zh_decline")
 	zhHabitTime   = wordList("plain", "habit_time")
+	zhHome        = wordList("plain", "zh_home")
+	zhApart       = wordList("plain", "zh_apart")
 	zhForbid      = cueZH("requests", "forbid")
 	// zhKinNames are the kin of data/words.txt without its particle 的
 	zhKinNames = slices.DeleteFunc(slices.Clone(zhKin), func(w string) bool { return w == "的" })
@@ -441,6 +443,9 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 	if !ok {
 		return events.Observation{}, false
 	}
+	if o, ok := zhDistanceFromHome(rest, pol); ok {
+		return o, true
+	}
 	for _, p := range []string{"的", "家的", "们的", "们家的"} {
 		if r, ok := strings.CutPrefix(rest, p); ok {
 			// 我的公积金每个月缴1850元: the thing runs to what is said of it
@@ -481,6 +486,36 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 		return plainFact(plainMine, head, x, pol), true
 	}
 	return plainHabitZH(lead, rest, pol)
+}
+
+// zhDistanceFromHome reads how far the user's home is from a place, said
+// after 我: 家离菜市场三百米 (my/离菜市场 = 三百米). The place, Han runes
+// up to the distance's number, is the slot; a distance said without a
+// number (家离公园很近) is none.
+func zhDistanceFromHome(rest string, pol Polarity) (events.Observation, bool) {
+	for _, h := range zhHome {
+		r, ok := strings.CutPrefix(rest, h)
+		if !ok {
+			continue
+		}
+		for _, a := range zhApart {
+			r, ok := strings.CutPrefix(r, a)
+			if !ok {
+				continue
+			}
+			i := strings.IndexFunc(r, func(c rune) bool { return strings.ContainsRune(zhNumerals, c) })
+			if i <= 0 {
+				return events.Observation{}, false
+			}
+			place := strings.TrimSuffix(r[:i], "有")
+			if n := utf8.RuneCountInString(place); n < 2 || n > plainNounMax ||
+				strings.IndexFunc(place, func(c rune) bool { return !unicode.Is(unicode.Han, c) }) >= 0 {
+				return events.Observation{}, false
+			}
+			return plainFact(plainMine, a+place, r[i:], pol), true
+		}
+	}
+	return events.Observation{}, false
 }
 
 // zhOnlyWhen reports whether s says only when (这周, 下个月月底: words of

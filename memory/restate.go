@@ -391,7 +391,7 @@ func modifiesAnother(text string, slot []string) bool {
 // zhSaidOf are characters that, right after a thing's name, begin what is
 // said of it (a time, an adverb, a verb of change or being), not a longer
 // name.
-const zhSaidOf = "现以从今明改换变涨降调也就要是都还又已再仍将会得该可能没不每一到在了为由按其真确坐用去喝吃买开骑住走"
+const zhSaidOf = "现以从今明改换变涨降调也就要是都还又已再仍将会得该可能没不每一到在了为由按其真确坐用去喝吃买开骑住走有"
 
 // restatedTerms are the index terms of s a restatement may share with a
 // slot: no generic or cue word, no Chinese single character, no pair

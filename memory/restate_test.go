@@ -46,6 +46,9 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"The council wrote today: the allotment rent has gone up to 120 pounds.", "120", "90"},
 		{"zh-down-to", "我的物业费每月四百块。",
 			"新物业接手了，物业费降到每月三百块。", "三百", "四百"},
+		// how far home is from a place, said again after a move
+		{"zh-distance", "我家离菜市场三百米。",
+			"换了房子，现在离菜市场有一公里。", "一公里", "三百"},
 		{"zh-not", "我买的猫粮是渴望。",
 			"说错了，猫粮其实是爱肯拿，不是渴望。", "爱肯拿", "渴望"},
 	} {
