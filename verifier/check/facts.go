@@ -42,6 +42,11 @@ func (cx *claim) boolFacts() []fact {
 		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first)}, negUsed: true,
 			reason: "polarity differs: evidence says " + ix.Leaves[first].Raw() + " at " + ix.Leaves[first].Ptr()}}
 	}
+	if !positive {
+		if fs := cx.noneCounted(); len(fs) > 0 {
+			return fs
+		}
+	}
 	if !cx.hasConcept("stock") {
 		return cx.emptiness(positive)
 	}
@@ -60,6 +65,33 @@ func (cx *claim) boolFacts() []fact {
 			reason: "availability differs: stock is " + ix.Leaves[ts[0]].Raw()}}
 	}
 	return cx.emptiness(positive)
+}
+
+// noneCounted checks a negated claim that there is none of a thing ("no
+// parts were rejected", 没有投诉, 今天无退款) against the one count field its
+// words name (parts_rejected, complaints, refunds_today): zero supports
+// it.
+func (cx *claim) noneCounted() []fact {
+	ix := cx.ix
+	if cx.hasConcept("stock") {
+		return nil // availability: read against the stock count below
+	}
+	ts := cx.targets(cx.concepts, func(lf *evidence.Leaf) bool {
+		return lf.Kind == evidence.KindNum && !lf.Text && (lf.Dim == evidence.DimCount || lf.Dim == evidence.DimNone)
+	})
+	ts = slices.DeleteFunc(ts, cx.aboutOther)
+	if len(ts) != 1 {
+		return nil // none, or several: not one field it is about
+	}
+	if t := ts[0]; ix.Leaves[t].Num == 0 {
+		f := supported(ix, "none, as the count says", t)
+		f.negUsed = true
+		return []fact{f}
+	}
+	// A count above zero is left to the other checks: the words of a
+	// negated claim name a count loosely ("did not change" beside a play
+	// count, "closed because of wind" beside a count of lifts).
+	return nil
 }
 
 // freeKey reports whether lf's key says its other words are waived

@@ -97,3 +97,25 @@ func TestMoreStatusWordsOfTheirClass(t *testing.T) {
 		}
 	}
 }
+
+// TestNoneIsBorneOutByACountOfZero: a negated claim that there is none of
+// a thing ("no complaints", 没有退货) is supported by the one count field
+// its words name when it holds zero; a count above zero never supports it.
+func TestNoneIsBorneOutByACountOfZero(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		supported     bool
+	}{
+		{`{"shift": "S2", "complaints": 0, "calls": 14}`, "There were no complaints on shift S2.", true},
+		{`{"shift": "S2", "complaints": 3, "calls": 14}`, "There were no complaints on shift S2.", false},
+		{`{"kiln": "K1", "cracked_pots": 0, "fired_pots": 40}`, "No pots cracked in kiln K1.", true},
+		{`{"store": "南店", "returns": 0, "orders": 31}`, "南店没有退货。", true},
+	} {
+		got, why := checkOne(t, c, tc.result, tc.claim, now)
+		if (got == events.VerdictSupported) != tc.supported {
+			t.Errorf("%q beside %s: %s (%s), want supported %v", tc.claim, tc.result, got, why, tc.supported)
+		}
+	}
+}
