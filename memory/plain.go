@@ -63,6 +63,7 @@ var (
 	zhHabitTime   = wordList("plain", "habit_time")
 	zhHome        = wordList("plain", "zh_home")
 	zhApart       = wordList("plain", "zh_apart")
+	enHome        = wordSet("plain", "en_home")
 	zhForbid      = cueZH("requests", "forbid")
 	// zhKinNames are the kin of data/words.txt without its particle 的
 	zhKinNames = slices.DeleteFunc(slices.Clone(zhKin), func(w string) bool { return w == "的" })
@@ -225,6 +226,11 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	rest := clauseOf(ws[k+1:])
+	if enHome[verb.low] {
+		if o, ok := distanceFromHomeEN(rest, pol); ok {
+			return o, true
+		}
+	}
 	if plainHave[verb.low] {
 		if a, v, _, ok := measuredEN(rest); ok {
 			return plainFact(plainMine, a, v, pol), true
@@ -251,6 +257,34 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 		attr = "have"
 	}
 	return plainFact(plainDoes, attr+" "+nounKey(obj), joinOrig(rest), pol), true
+}
+
+// distanceFromHomeEN reads how far the user lives from a place, said
+// after a verb of living: "2 km from the office" (my/from office = 2 km),
+// as zhDistanceFromHome reads 家离公司两公里.
+func distanceFromHomeEN(rest []word, pol Polarity) (events.Observation, bool) {
+	if !measure(rest) {
+		return events.Observation{}, false
+	}
+	rest = skip(rest, determiners)
+	i := 2
+	for i < len(rest) && rest[i].low != "from" && i <= 3 {
+		i++ // "2 km away from", "a 10-minute walk from"
+	}
+	if i >= len(rest) || rest[i].low != "from" {
+		return events.Observation{}, false
+	}
+	place := skip(rest[i+1:], determiners)
+	for j, x := range place {
+		if plainPrep[x.low] || !isWordEN(x.low) {
+			place = place[:j]
+			break
+		}
+	}
+	if len(place) == 0 || len(place) > plainNounMax || pronouns[place[0].low] || people[place[0].low] {
+		return events.Observation{}, false
+	}
+	return plainFact(plainMine, "from "+nounKey(place), joinOrig(rest[:2]), pol), true
 }
 
 // verbFormEN reports whether x, after a thing's name, is its verb: a

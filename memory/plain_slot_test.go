@@ -32,6 +32,7 @@ func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
 		{"我家的备用钥匙挂在鞋柜旁边。", "my", "备用钥匙", "鞋柜"},
 		{"我平时骑的是一辆折叠自行车。", "my", "骑", "折叠自行车"},
 		{"我有一台用了五年的笔记本电脑。", "my", "笔记本电脑", "五年"},
+		{"I live 600 metres from the swimming pool.", "my", "from swimming pool", "600 metres"},
 		{"我家离菜市场三百米。", "my", "离菜市场", "三百米"},
 		{"我住的地方离公司两公里。", "my", "离公司", "两公里"},
 		{"我每周二晚上都去体育馆打羽毛球两小时。", "habit", "打羽毛球", "两小时"},
@@ -50,6 +51,7 @@ func TestAPlainStatementIsSlottedByItsMeaning(t *testing.T) {
 		{"我在考虑要不要买一台烤箱。", "", "", ""},
 		{"我的快递别放在门口。", "", "", ""},
 		{"我家离公园很近。", "", "", ""},
+		{"I live 2 km from her.", "", "", ""},
 		{"我家的门禁密码是4471。", "", "", ""},
 	} {
 		obs := RuleExtractor{}.ExtractAt(c.text, "", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC).UnixNano())

@@ -47,6 +47,8 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"zh-down-to", "我的物业费每月四百块。",
 			"新物业接手了，物业费降到每月三百块。", "三百", "四百"},
 		// how far home is from a place, said again after a move
+		{"en-distance", "I live 600 metres from the swimming pool.",
+			"We have moved house, so I live 4 km from the swimming pool now.", "4 km", "600"},
 		{"zh-distance", "我家离菜市场三百米。",
 			"换了房子，现在离菜市场有一公里。", "一公里", "三百"},
 		{"zh-not", "我买的猫粮是渴望。",
