@@ -295,7 +295,9 @@ func zhAsksOfMe(s string) bool {
 	if containsAny(s[:i], cues.zhForbid) {
 		return true
 	}
-	return containsAny(s[:i], cues.zhAllow) && hasAnySuffix(s[:i+len("我")], cues.zhAddressee)
+	// only the addressee ends the clause: 以后可以叫我老王 gives a name, not a request back
+	return containsAny(s[:i], cues.zhAllow) && hasAnySuffix(s[:i+len("我")], cues.zhAddressee) &&
+		strings.Trim(s[i+len("我"):], "了吧啦呢啊。！!") == ""
 }
 
 // zhSubjects open a clause about someone or something else than the

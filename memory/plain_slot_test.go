@@ -222,6 +222,8 @@ func TestAThingSaidFirstIsTheStatementsThing(t *testing.T) {
 		{"奶茶我最爱喝三分糖的。", []string{"preference drink/milk tea=喝三分糖 positive"}},
 		{"香菜我不喜欢吃。", []string{"preference food/cilantro= negative"}},
 		{"这个我喜欢。", nil},
+		// a permission before an addressee that does not end the clause gives a name, not a request back
+		{"以后可以叫我老王。", nil},
 		{"他我不喜欢。", nil},
 	} {
 		var got []string
