@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/internal/telemetry"
 )
 
@@ -28,11 +26,11 @@ type Config struct {
 	// required.
 	JS   jetstream.JetStream
 	Keys events.Keyring
-	// Reads is the connection for the log read on a streamed answer's
-	// path before its first byte (the lookup of its response id): on a
-	// connection of its own it does not wait behind every other answer's
-	// publishes and their flushes, which hold JS's connection's lock. The
-	// caller owns and closes it; nil reads on JS's connection.
+	// Reads was the connection for the lookup of a streamed answer's
+	// response id before its first byte; a stream's first message is now
+	// stored on the condition that its subject is empty (relay.claimFirst)
+	// and nothing reads on it. Kept so callers (DialReads) still build;
+	// the caller owns and closes it.
 	Reads *nats.Conn
 	// Client sends the upstream requests; default a client with no overall
 	// timeout (a stream lasts as long as the model writes).
@@ -134,48 +132,10 @@ func (g *Gateway) setLive(subj string, env Envelope) {
 	g.live[subj] = env
 }
 
-// claimStream names a stream of env's user by the provider's response id
-// when that id is new: not relayed now for the user (claimLive: the
-// subject is then recorded as live) nor in the log. An upstream that gives
-// two answers one id would otherwise put two streams on one subject, the
-// second's frames dropped as duplicates of the first's (their ids are the
-// same); the second keeps the gateway's own id instead. Only the log's
-// answer that the subject is empty (logread.ErrNoMessage) lets the id be
-// taken: a lookup that fails (the reads connection closed, or reconnecting
-// past the lookup's 5 s) does not stop the stream, which keeps the
-// gateway's own id, a subject no answer has. It returns the subject.
-func (g *Gateway) claimStream(ctx context.Context, env Envelope, api API, id string) (string, bool) {
-	subj, ok := g.claimLive(env, api, id)
-	if !ok {
-		return "", false
-	}
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	_, err := logread.Last(lctx, g.reads(), events.StreamGateway, subj)
-	if errors.Is(err, logread.ErrNoMessage) {
-		return subj, true
-	}
-	g.dropLive(subj)
-	if err != nil {
-		g.log.Warn("gateway: the response id's lookup failed; the stream keeps the gateway's id", "tenant", env.Tenant, "api", string(api), "response", id, "err", err)
-	} else {
-		g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(api), "response", id)
-	}
-	return "", false
-}
-
-// reads is the connection claimStream reads the log on.
-func (g *Gateway) reads() *nats.Conn {
-	if g.cfg.Reads != nil {
-		return g.cfg.Reads
-	}
-	return g.cfg.JS.Conn()
-}
-
 // claimLive records the subject of env's user's stream named id as live
 // unless this gateway relays one there now; it returns the subject. The
-// log is not asked: the caller does that (claimStream), or stores on the
-// condition that the subject is empty (relay.keepWhole).
+// log is not asked: the caller stores on the condition that the subject
+// is empty (relay.keepWhole, relay.claimFirst).
 func (g *Gateway) claimLive(env Envelope, api API, id string) (string, bool) {
 	if id == "" {
 		return "", false

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 )
 
@@ -412,19 +413,54 @@ func TestReusedResponseIDStaysTheUsers(t *testing.T) {
 
 // aliceReusesTheID has alice stream the first passthrough case again, its
 // upstream reusing the response id her first stream (first) was stored
-// under: her second stream is kept whole under the gateway's own id (the
-// Toolstream-Stream she is given), not dropped as a duplicate, and both
-// read back as she got them.
+// under. Her first byte does not wait for the log, so the
+// Toolstream-Stream she is given is the provider's id; the log refuses
+// the second stream there (its first message is stored only on an empty
+// subject) and keeps it whole under the gateway's own id, not dropped as
+// a duplicate and never mixed into her first, which reads back as she
+// got it.
 func aliceReusesTheID(t *testing.T, tg *testGateway, first []sseEvent) {
 	t.Helper()
 	c := passthroughCases[0]
 	resp := tg.request(t, "POST", c.path, streamBody(c.model), bearer(clientKeyAlice))
 	again, _ := readSSE(t, resp.Body, 0)
 	resp.Body.Close()
-	second := resp.Header.Get(HeaderStream)
-	if second == c.stream || !strings.HasPrefix(second, "gw_") {
-		t.Fatalf("alice's second stream of a reused id is named %q", second)
+	if got := resp.Header.Get(HeaderStream); got != c.stream {
+		t.Fatalf("alice's second stream of a reused id is named %q, want the provider's %q", got, c.stream)
 	}
-	sameEvents(t, resumeAs(t, tg, c.api, second, "", bearer(clientKeyAlice)), again)
+	var own string
+	eventually(t, func() bool {
+		own = ownStreamOf(t, tg, c.api, "alice")
+		return own != ""
+	}, "alice's second stream was not kept under a gateway id")
+	sameEvents(t, resumeAs(t, tg, c.api, own, "", bearer(clientKeyAlice)), again)
 	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKeyAlice)), first)
+}
+
+// ownStreamOf is the id of user's stream kept under a gateway's own id
+// (gw_…) in the log, "" when none.
+func ownStreamOf(t *testing.T, tg *testGateway, api API, user string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := tg.bus.JS.Stream(ctx, events.StreamGateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(">"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := scopedID(user, "gw_")
+	for subj := range info.State.Subjects {
+		tok := subj[strings.LastIndexByte(subj, '.')+1:]
+		stream, err := events.Untoken(tok)
+		if err != nil || !strings.HasPrefix(stream, prefix) {
+			continue
+		}
+		if want, err := events.GatewaySubject("acme", string(api), stream); err == nil && want == subj {
+			return strings.TrimPrefix(stream, scopedID(user, ""))
+		}
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,59 +16,48 @@ import (
 	"github.com/toolstream/toolstream/internal/logread"
 )
 
-// TestReusedResponseIDIsFoundOnTheReadsConnection: with Config.Reads the
-// lookup of a streamed answer's response id goes on that connection (its
-// requests count there) and still finds a reused id: alice's second
-// stream under it is named by the gateway's own id, and both read back
-// whole.
-func TestReusedResponseIDIsFoundOnTheReadsConnection(t *testing.T) {
-	var reads *nats.Conn
-	tg := startGateway(t, func(cfg *Config) {
-		withAliceAndBob(cfg)
-		nc, err := DialReads(cfg.JS.Conn())
+// TestAStreamReadsNothingFromTheLog: a streamed answer's first byte
+// waits for no read of the log (the response id's lookup, a direct get,
+// was a round trip before it): relaying one stream of each API, the
+// gateway asks the log for no message, while each answer is kept whole
+// under the provider's id. Then one resumption's get is seen, so the
+// watch sees gets. A reused id is the log's to refuse (aliceReusesTheID).
+func TestAStreamReadsNothingFromTheLog(t *testing.T) {
+	tg := startGateway(t, nil)
+	nc := tg.bus.JS.Conn() // the gateway's own: it sees what it sends
+	var gets atomic.Int64  // direct gets and message gets of the gateway's stream
+	for _, subj := range []string{"$JS.API.DIRECT.GET." + events.StreamGateway, "$JS.API.DIRECT.GET." + events.StreamGateway + ".>",
+		"$JS.API.STREAM.MSG.GET." + events.StreamGateway} {
+		sub, err := nc.Subscribe(subj, func(*nats.Msg) { gets.Add(1) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(nc.Close)
-		reads, cfg.Reads = nc, nc
-	})
-	c := passthroughCases[0]
-	resp := tg.request(t, "POST", c.path, streamBody(c.model), bearer(clientKeyAlice))
-	first, _ := readSSE(t, resp.Body, 0)
-	resp.Body.Close()
-	if resp.Header.Get(HeaderStream) != c.stream {
-		t.Fatalf("alice's stream is %q", resp.Header.Get(HeaderStream))
+		defer sub.Unsubscribe()
 	}
-	if n := reads.Stats().OutMsgs; n == 0 {
-		t.Fatal("the response id's lookup did not go on the reads connection")
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
 	}
-	aliceReusesTheID(t, tg, first)
-}
-
-// TestALookupThatFailsKeepsTheGatewaysID: a response id's lookup that
-// gets no answer from the log (here the reads connection is closed: the
-// request fails at once, as it would after one reconnecting past the
-// lookup's time) does not take the provider's id, whose subject may hold
-// another answer's frames: the stream is named by the gateway's own id,
-// and the client's answer comes whole and reads back whole.
-func TestALookupThatFailsKeepsTheGatewaysID(t *testing.T) {
-	tg := startGateway(t, func(cfg *Config) {
-		nc, err := DialReads(cfg.JS.Conn())
-		if err != nil {
-			t.Fatal(err)
+	got := map[API][]sseEvent{}
+	for _, c := range passthroughCases {
+		resp := tg.request(t, "POST", c.path, streamBody(c.model), bearer(clientKey))
+		got[c.api], _ = readSSE(t, resp.Body, 0)
+		resp.Body.Close()
+		if s := resp.Header.Get(HeaderStream); s != c.stream || len(got[c.api]) == 0 {
+			t.Fatalf("%s: the stream is named %q (want the provider's %q), %d events", c.api, s, c.stream, len(got[c.api]))
 		}
-		nc.Close()
-		cfg.Reads = nc
-	})
-	c := passthroughCases[0]
-	resp := tg.request(t, "POST", c.path, streamBody(c.model), bearer(clientKey))
-	all, _ := readSSE(t, resp.Body, 0)
-	resp.Body.Close()
-	stream := resp.Header.Get(HeaderStream)
-	if stream == c.stream || !strings.HasPrefix(stream, "gw_") {
-		t.Fatalf("a stream whose lookup failed is named %q", stream)
 	}
-	sameEvents(t, resumeAs(t, tg, c.api, stream, "", bearer(clientKey)), all)
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := gets.Load(); n != 0 {
+		t.Fatalf("relaying %d streams asked the log for %d messages, want none", len(passthroughCases), n)
+	}
+	for _, c := range passthroughCases {
+		eventually(t, func() bool { return endKept(t, tg, c.api, c.stream) > 0 }, "%s: the stream's end was not kept", c.api)
+	}
+	c := passthroughCases[0]
+	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKey)), got[c.api])
+	eventually(t, func() bool { return gets.Load() > 0 }, "the watch saw no resumption's get of %s", events.StreamGateway)
 }
 
 // TestAttackTheReadsConnectionHasNoMoreThanTheLogConnection
@@ -86,14 +76,8 @@ func TestAttackTheReadsConnectionHasNoMoreThanTheLogConnection(t *testing.T) {
 	resp.Body.Close()
 	var before int
 	eventually(t, func() bool {
-		msgs := streamMessages(t, tg, c.api, "", c.stream)
-		if len(msgs) == 0 {
-			return false
-		}
-		ev, err := events.DecodeWith(msgs[len(msgs)-1].Data, tg.bus.Keys)
-		f, ok := events.As[*events.StreamFrame](ev)
-		before = len(msgs)
-		return err == nil && ok && f.End
+		before = endKept(t, tg, c.api, c.stream)
+		return before > 0
 	}, "the stream's end frame was not kept")
 	subj, err := events.GatewaySubject("acme", string(c.api), scopedID("", c.stream))
 	if err != nil {
@@ -160,4 +144,19 @@ func TestAttackTheReadsConnectionHasNoMoreThanTheLogConnection(t *testing.T) {
 		t.Fatalf("the stream's subject holds %d messages, %d before the attack", n, before)
 	}
 	sameEvents(t, resumeAs(t, tg, c.api, c.stream, "", bearer(clientKey)), all)
+}
+
+// endKept is how many messages the log holds of the tenant's stream once
+// its last is the end frame; 0 before.
+func endKept(t *testing.T, tg *testGateway, api API, stream string) int {
+	t.Helper()
+	msgs := streamMessages(t, tg, api, "", stream)
+	if len(msgs) == 0 {
+		return 0
+	}
+	ev, err := events.DecodeWith(msgs[len(msgs)-1].Data, tg.bus.Keys)
+	if f, ok := events.As[*events.StreamFrame](ev); err != nil || !ok || !f.End {
+		return 0
+	}
+	return len(msgs)
 }

@@ -28,14 +28,30 @@ type heldLog struct {
 }
 
 func (l *heldLog) PublishMsgAsync(m *nats.Msg, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	if err := l.hold(m); err != nil {
+		return nil, err
+	}
+	return l.JetStream.PublishMsgAsync(m, opts...)
+}
+
+// PublishMsg holds the stream's first message, stored on the condition
+// that its subject is empty (relay.claimFirst), as the rest.
+func (l *heldLog) PublishMsg(ctx context.Context, m *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	if err := l.hold(m); err != nil {
+		return nil, err
+	}
+	return l.JetStream.PublishMsg(ctx, m, opts...)
+}
+
+func (l *heldLog) hold(m *nats.Msg) error {
 	if m.Subject == l.subject {
 		select {
 		case <-l.open:
 		case <-time.After(30 * time.Second): // a bound, not a wait for the condition under test
-			return nil, errors.New("heldLog: the stream's frames were never released")
+			return errors.New("heldLog: the stream's frames were never released")
 		}
 	}
-	return l.JetStream.PublishMsgAsync(m, opts...)
+	return nil
 }
 
 func (l *heldLog) Stream(ctx context.Context, name string) (jetstream.Stream, error) {

@@ -166,7 +166,7 @@ func (g *Gateway) Stream(ctx context.Context, c Call, onFrame func(Frame) error)
 	}
 	// Usage counts against the key as it is reported, before the client
 	// has the event that reports it: its next request sees it.
-	s := &relay{g: g, c: c, res: res, onFrame: onFrame, span: span, traceParent: telemetry.TraceParent(ctx), onUsage: func(u Usage) { g.account(c, t.model, u) },
+	s := &relay{g: g, c: c, res: res, keptAs: res.Stream, onFrame: onFrame, span: span, traceParent: telemetry.TraceParent(ctx), onUsage: func(u Usage) { g.account(c, t.model, u) },
 		frames: publish.Ordered{JS: g.cfg.JS, Window: frameOutWindow}, members: t.members}
 	if sv.events != nil {
 		sv.events.wait.fn = c.OnWait
@@ -198,6 +198,16 @@ type relay struct {
 	// their executions join its trace; "" when not traced.
 	traceParent string
 	promptKept  bool // the prompt is queued before the first frame (Call.RecordPrompt); written on the log path, read after it ended
+	// keptAs is the id the stream is kept under in the log (the subject
+	// of its frames), own the gateway's id it falls back to when the
+	// provider's is refused, claim that the stream's first message is yet
+	// to be stored and is stored only on an empty subject (claimFirst);
+	// liveSubj is the subject the stream is live on (setLive). The log
+	// path owns them once the first frame is queued; the reading
+	// goroutine reads them again only after the log path ended.
+	keptAs, own string
+	claim       bool
+	liveSubj    string
 	// members are the members of the call's body, decoded once where it
 	// was routed (target.members): its prompt is read from them.
 	members map[string]json.RawMessage
@@ -313,14 +323,25 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 			s.span.firstChunk()
 			// Until it is all in the log, a resumption finds the stream
 			// here (its first frame may not be stored yet).
+			// The provider's response id names the stream (the header
+			// the first byte carries) when no stream of this gateway's is
+			// live on it; the log is not asked before the first byte:
+			// the stream's first message is stored only on an empty
+			// subject (claimFirst), and refused, the stream is kept
+			// under the gateway's own id (refused).
 			id := s.readHead(data)
-			if subj, ok := s.g.claimStream(ctx, s.c.Env, s.c.API, id); ok {
-				s.res.Stream = id
-				defer s.g.dropLive(subj)
+			if subj, ok := s.g.claimLive(s.c.Env, s.c.API, id); ok {
+				s.own, s.res.Stream, s.keptAs = s.res.Stream, id, id
+				s.claim, s.liveSubj = true, subj
 			} else if subj, err := events.GatewaySubject(s.c.Env.Tenant, string(s.c.API), scopedID(s.c.Env.User, s.res.Stream)); err == nil {
 				s.g.setLive(subj, s.c.Env)
-				defer s.g.dropLive(subj)
+				s.liveSubj = subj
 			}
+			defer func() { // after the log path ended: it may have moved the stream
+				if s.liveSubj != "" {
+					s.g.dropLive(s.liveSubj)
+				}
+			}()
 		} else {
 			s.readUsage(data)
 		}
@@ -342,6 +363,7 @@ func (s *relay) stream(ctx context.Context, rd eventSource) error {
 	keepErr := <-keptc
 	pub := <-pubc
 	s.res.Model = pub.p
+	s.res.Stream = s.keptAs // where the log has it (a refused claim keeps the gateway's id)
 	if keepErr == nil {
 		keepErr = s.keep(ctx, int64(s.res.Frames), "", nil, true)
 	}
@@ -402,20 +424,20 @@ var errTaken = errors.New("gateway: the response id is taken")
 // condition (Nats-Expected-Last-Subject-Sequence 0), not a lookup before
 // it: no round trip more than the store, and two gateways cannot both
 // take the id. Taken, the answer is kept under the gateway's own id, as
-// claimStream does for a stream (an upstream that reuses ids).
+// a stream's is (relay.claimFirst: an upstream that reuses ids).
 func (s *relay) keepWhole(ctx context.Context, body []byte, id string, claim bool) error {
 	s.res.Frames = 1
 	if claim && id != "" {
 		if subj, ok := s.g.claimLive(s.c.Env, s.c.API, id); ok {
 			own := s.res.Stream
-			s.res.Stream = id
+			s.res.Stream, s.keptAs = id, id
 			err := s.keepAnswer(ctx, body, true)
 			s.g.dropLive(subj)
 			if !errors.Is(err, errTaken) {
 				return err
 			}
 			s.g.log.Warn("gateway: the upstream reused a response id; the answer keeps the gateway's", "tenant", s.c.Env.Tenant, "api", string(s.c.API), "response", id)
-			s.res.Stream = own
+			s.res.Stream, s.keptAs = own, own
 		}
 	}
 	return s.keepAnswer(ctx, body, false)
@@ -427,7 +449,7 @@ func (s *relay) keepWhole(ctx context.Context, body []byte, id string, claim boo
 // errTaken when it does (or the log knows the message's id).
 func (s *relay) keepAnswer(ctx context.Context, body []byte, claim bool) error {
 	env := s.c.Env
-	stream := scopedID(env.User, s.res.Stream)
+	stream := scopedID(env.User, s.keptAs)
 	subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), stream)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRequest, err)
@@ -544,11 +566,11 @@ func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, 
 	if err != nil {
 		return fmt.Errorf("gateway: seal frame: %w", err)
 	}
-	if !end {
-		s.res.Frames++
-	}
 	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
 		return fmt.Errorf("gateway: keep frame: %w", err)
+	}
+	if !end {
+		s.res.Frames++
 	}
 	return nil
 }
@@ -558,6 +580,18 @@ func (s *relay) keep(ctx context.Context, pos int64, event string, data []byte, 
 // waits), on the subject of the stream's id scoped by its user (scopedID):
 // one seal and one message for the run instead of one a frame.
 func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
+	err := s.keepFramesAs(ctx, batch)
+	if errors.Is(err, errTaken) {
+		s.refused()
+		err = s.keepFramesAs(ctx, batch)
+	}
+	return err
+}
+
+// keepFramesAs is keepFrames under the id the stream is kept as now
+// (keptAs); errTaken when the stream's first message was refused
+// (claimFirst).
+func (s *relay) keepFramesAs(ctx context.Context, batch []Frame) error {
 	if len(batch) == 0 {
 		return nil
 	}
@@ -575,11 +609,57 @@ func (s *relay) keepFrames(ctx context.Context, batch []Frame) error {
 	if err != nil {
 		return fmt.Errorf("gateway: seal frames: %w", err)
 	}
-	s.res.Frames += len(batch)
-	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
+	if err := s.add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
 		return fmt.Errorf("gateway: keep frames: %w", err)
 	}
+	s.res.Frames += len(batch)
 	return nil
+}
+
+// add publishes a message of the stream after those added before it;
+// the stream's first one while it claims the provider's id is
+// claimFirst's.
+func (s *relay) add(ctx context.Context, m *nats.Msg) error {
+	if s.claim {
+		s.claim = false
+		return s.claimFirst(ctx, m)
+	}
+	return s.frames.Add(ctx, m)
+}
+
+// claimFirst stores the stream's first message on the condition that its
+// subject is empty (Nats-Expected-Last-Subject-Sequence 0, as keepAnswer
+// claims a whole answer's) and waits for the log's answer: errTaken when
+// the subject holds a message (another answer under the provider's id:
+// an upstream that reuses ids, or another gateway relaying the same id)
+// or the log already knows the message's id. It is the log path's, after
+// the first frame went to the client: nothing waits for the log before
+// the first byte.
+func (s *relay) claimFirst(ctx context.Context, m *nats.Msg) error {
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	ack, err := s.g.cfg.JS.PublishMsg(ctx, m)
+	if wrongLastSequence(err) || err == nil && ack.Duplicate {
+		return errTaken
+	}
+	return err
+}
+
+// refused moves a stream whose claim of the provider's id the log refused
+// (claimFirst) to the gateway's own id: it is kept whole there, its
+// prompt first again, and is live there. The client was given the
+// provider's id with its first byte; the log never mixes the two answers
+// on one subject, and Result.Stream names where this one is kept.
+func (s *relay) refused() {
+	env := s.c.Env
+	s.g.log.Warn("gateway: the upstream reused a response id; the stream keeps the gateway's", "tenant", env.Tenant, "api", string(s.c.API),
+		"response", s.keptAs, "stream", s.own)
+	s.g.dropLive(s.liveSubj)
+	s.liveSubj = ""
+	s.keptAs, s.promptKept = s.own, false
+	if subj, err := events.GatewaySubject(env.Tenant, string(s.c.API), scopedID(env.User, s.own)); err == nil {
+		s.g.setLive(subj, env)
+		s.liveSubj = subj
+	}
 }
 
 // streamSubject is the subject the stream's frames are kept on, that of
@@ -590,7 +670,7 @@ func (s *relay) streamSubject(ctx context.Context) (subj, stream string, err err
 	env := s.c.Env
 	// Kept under the user's name for it: an upstream that gives two users'
 	// answers one id never mixes their frames.
-	stream = scopedID(env.User, s.res.Stream)
+	stream = scopedID(env.User, s.keptAs)
 	subj, err = events.GatewaySubject(env.Tenant, string(s.c.API), stream)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %w", ErrBadRequest, err)
@@ -611,7 +691,7 @@ func (s *relay) event(id string, body events.Body) *events.Event {
 	env := s.c.Env
 	return &events.Event{
 		ID: id, Tenant: env.Tenant, User: env.User, Session: env.Session, Run: env.Run, Step: env.Step,
-		Response: s.res.Stream, At: s.g.cfg.Now().UnixNano(), Body: body,
+		Response: s.keptAs, At: s.g.cfg.Now().UnixNano(), Body: body,
 	}
 }
 
@@ -624,7 +704,7 @@ func (s *relay) keepPrompt(ctx context.Context, subj, stream string) error {
 	if err != nil {
 		return fmt.Errorf("gateway: seal prompt: %w", err)
 	}
-	if err := s.frames.Add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
+	if err := s.add(ctx, &nats.Msg{Subject: subj, Data: msg, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}); err != nil {
 		return fmt.Errorf("gateway: keep prompt: %w", err)
 	}
 	return nil
