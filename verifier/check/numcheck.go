@@ -742,8 +742,12 @@ var amountKeyWords = func() map[string]bool {
 // unit (a block's number beside "3,075 tons"). Such a binding is not
 // about the claim, so it decides nothing.
 func otherKind(lf *evidence.Leaf, m *evidence.NumMention) bool {
-	if lf.Unit() != nil || lf.Dim != evidence.DimNone {
-		return false
+	if d := leafDim(lf); d != evidence.DimNone {
+		// A field whose key states what it measures (fuel_litres,
+		// course_time_s) holds no value of another dimension: a sum of
+		// money or a count of things is not compared with litres or
+		// seconds. The binding is not unambiguous, so not contradicted.
+		return m.Unit != nil && m.Unit.Dim != evidence.DimNone && m.Unit.Dim != d
 	}
 	if lf.Text && !lf.TextShort {
 		return true
@@ -1205,4 +1209,14 @@ func unitKeyOnly(lf *evidence.Leaf, m *evidence.NumMention) bool {
 func namesKeyWholly(concepts []string, ptr string) bool {
 	own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(evidence.LastToken(ptr)))
 	return len(own) > 0 && overlap(concepts, own) == len(own)
+}
+
+// leafDim returns the dimension field lf's key states: its unit's, or
+// the one its key words give it (amount_cents: money); DimNone when its
+// key states none.
+func leafDim(lf *evidence.Leaf) evidence.Dimension {
+	if u := lf.Unit(); u != nil && u.Dim != evidence.DimNone {
+		return u.Dim
+	}
+	return lf.Dim
 }
