@@ -283,7 +283,8 @@ func (p *parser) path() string {
 // preview is one open call's preview state (in memory only: previews are
 // not part of the view and are rebuilt from nothing after a restart).
 type preview struct {
-	p parser
+	p            parser
+	tenant, user string // whose call it is: an erasure of the user drops it (ForgetUser)
 }
 
 // A preview goes out once per delta of the log, whatever the runner
@@ -302,7 +303,8 @@ type preview struct {
 // Apply, fed to its preview once the batch holding it is committed.
 type pvNote struct {
 	seq                 uint64
-	tenant, resp, item  string
+	tenant, user        string
+	resp, item          string
 	callID, name, delta string
 	total               int // the call's argument bytes with delta
 	drop                bool
@@ -320,7 +322,7 @@ func (a *Assembler) feedPreview(ev *events.Event, c *call, total int, delta stri
 	if a.cfg.Preview == nil {
 		return
 	}
-	a.pvNotes = append(a.pvNotes, pvNote{seq: a.seq, tenant: ev.Tenant, resp: ev.Response, item: ev.Item,
+	a.pvNotes = append(a.pvNotes, pvNote{seq: a.seq, tenant: ev.Tenant, user: ev.User, resp: ev.Response, item: ev.Item,
 		callID: c.CallID, name: c.Name, delta: delta, total: total})
 }
 
@@ -375,7 +377,7 @@ func (a *Assembler) sendPreview(n *pvNote) {
 		if n.total != len(n.delta) {
 			return // opened before a restart: its earlier bytes are not here
 		}
-		pv = &preview{}
+		pv = &preview{tenant: n.tenant, user: n.user}
 		a.previews[k] = pv
 	}
 	offset := pv.p.offset
@@ -391,6 +393,26 @@ func (a *Assembler) sendPreview(n *pvNote) {
 		return
 	}
 	a.cfg.Preview(subj, data)
+}
+
+// ForgetUser drops the open previews of a user's calls and the notes not
+// sent yet (projector.UserForgetter, called when the user is erased): the
+// partial arguments they hold are the erased user's text, and the calls
+// they belong to can no longer be read, so nothing would ever end them.
+func (a *Assembler) ForgetUser(tenant, user string) {
+	for k, pv := range a.previews {
+		if pv.tenant == tenant && pv.user == user {
+			delete(a.previews, k)
+		}
+	}
+	n := 0
+	for _, note := range a.pvNotes {
+		if note.tenant != tenant || note.user != user || note.drop {
+			a.pvNotes[n] = note
+			n++
+		}
+	}
+	a.notesTo(n)
 }
 
 // OpenPreviews is the number of calls with live preview state.

@@ -32,6 +32,14 @@ type Resetter interface {
 	Reset()
 }
 
+// UserForgetter is implemented by projections that keep a user's text in
+// memory outside their view (the assembler's live previews): an erasure
+// tells them whose it was before the view is rebuilt, since Reset keeps
+// what is committed.
+type UserForgetter interface {
+	ForgetUser(tenant, user string)
+}
+
 // Forgetter is implemented by keyrings that cache keys: a tombstone makes
 // the runner ask the store again for the erased user's keys.
 type Forgetter interface {
@@ -64,6 +72,9 @@ func (r *Runner) erase(ctx context.Context, m *Msg) error {
 	if er, ok := events.As[*events.Erased](ev); err == nil && ok {
 		if f, ok := r.cfg.Keys.(Forgetter); ok {
 			f.Forget(er.Tenant, er.User)
+		}
+		if f, ok := r.p.(UserForgetter); ok {
+			f.ForgetUser(er.Tenant, er.User)
 		}
 		r.log.Info("erasure: rebuilding the view without it", "seq", m.Seq, "tenant", er.Tenant)
 	} else {
