@@ -34,6 +34,19 @@ func forger(t *testing.T, b *bus.Bus, tenant string) jetstream.JetStream {
 	return bustest.RoleJS(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: tenant})
 }
 
+// startAssembler starts ingest and the assembler on b, with an idle
+// timeout no test waits out; the test's cleanup stops them.
+func startAssembler(ctx context.Context, t *testing.T, b *bus.Bus) *Stack {
+	t.Helper()
+	s, err := Start(ctx, Config{Bus: b, ViewsDir: t.TempDir(), Components: []string{assembler.IngestName, assembler.Name},
+		Projections: Projections{IdleTimeout: 10 * time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
 func tickAt(tenant string, at int64) []byte {
 	data, err := events.Encode(&events.Event{ID: fmt.Sprint("tick:", at), Tenant: tenant, At: at, Body: &events.Tick{}})
 	if err != nil {
@@ -97,12 +110,7 @@ func TestForgedTickMovesNoClock(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := bustest.Start(t)
-	s, err := Start(ctx, Config{Bus: b, ViewsDir: t.TempDir(), Components: []string{assembler.IngestName, assembler.Name},
-		Projections: Projections{IdleTimeout: 10 * time.Minute}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	s := startAssembler(ctx, t, b)
 	asm, _ := s.Runner(assembler.Name)
 	ing, _ := s.Runner(assembler.IngestName)
 	now := time.Now().UnixNano()
