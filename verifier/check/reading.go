@@ -83,13 +83,43 @@ type catMention struct {
 	negAfter int
 }
 
-// negation counts a negation word of the claim, and notes it after every
-// state word read before it (catMention.negAfter).
-func (rd *reading) negation() {
+// negation counts the claim's negation word i, and notes it after every
+// state word read before it (catMention.negAfter) unless it is said last
+// in its clause: "P-7 is running no longer", "running: no" negate the
+// state before them.
+func (rd *reading) negation(i int) {
 	rd.negs++
-	for i := range rd.cats {
-		rd.cats[i].negAfter++
+	if rd.saidLast(i) {
+		return
 	}
+	for k := range rd.cats {
+		rd.cats[k].negAfter++
+	}
+}
+
+// negationClosers are the words that may follow a negation said last
+// ("no longer", "not anymore", 不再了).
+var negationClosers = evidence.LangData.Set("negation closers")
+
+// saidLast reports whether only negation closers follow word i up to the
+// end of its clause (a comma, semicolon, full stop or the claim's end).
+func (rd *reading) saidLast(i int) bool {
+	for j := i + 1; j < len(rd.words); j++ {
+		if clauseEnds(rd.norm[rd.words[j-1].End:rd.words[j].Start]) {
+			return true
+		}
+		if !negationClosers[strings.ToLower(rd.words[j].S)] {
+			return false
+		}
+	}
+	return true
+}
+
+// clauseEnds reports whether the runes between two words end a clause.
+func clauseEnds(between []rune) bool {
+	return slices.ContainsFunc(between, func(r rune) bool {
+		return strings.ContainsRune(",;.!?，；。！？、", r)
+	})
 }
 
 // readClaim reads a claim's text against the index; now resolves its
@@ -279,12 +309,12 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		}
 		if info == nil && !w.Cjk {
 			if p := evidence.NegPrefixed(w.S); p != "" {
-				rd.negation()
+				rd.negation(i)
 				rd.concepts = append(rd.concepts, evidence.EnLex[p].Concepts...)
 				continue
 			}
 			if cs := negatedFlag(ix, w.S); cs != nil {
-				rd.negation()
+				rd.negation(i)
 				rd.concepts = append(rd.concepts, cs...)
 				continue
 			}
@@ -307,7 +337,7 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		flush()
 		rd.cues |= info.Cues
 		if info.Cues&evidence.CueNeg != 0 && info.Cues&evidence.CuePlain == 0 {
-			rd.negation()
+			rd.negation(i)
 		}
 		if info.Cues&evidence.CueNegLex != 0 {
 			rd.negLex++
@@ -315,7 +345,7 @@ func (rd *reading) readWords(ix *evidence.Index) {
 				rd.negs++ // a state of its own: compared as its value, not as a negation
 				rd.negLexCat++
 			} else {
-				rd.negation()
+				rd.negation(i)
 			}
 		}
 		if len(info.Cats) > 0 {
