@@ -42,8 +42,10 @@ func (cx *claim) boolFacts() []fact {
 		return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first)}, negUsed: true,
 			reason: "polarity differs: evidence says " + ix.Leaves[first].Raw() + " at " + ix.Leaves[first].Ptr()}}
 	}
-	if !positive {
-		if fs := cx.noneCounted(); len(fs) > 0 {
+	// "no complaints and no returns": two negations, each of its own
+	// count, are no double negation.
+	if !positive || cx.negs > 1 {
+		if fs := cx.noneCounted(!positive); len(fs) > 0 {
 			return fs
 		}
 	}
@@ -70,8 +72,8 @@ func (cx *claim) boolFacts() []fact {
 // noneCounted checks a negated claim that there is none of a thing ("no
 // parts were rejected", 没有投诉, 今天无退款) against the one count field its
 // words name (parts_rejected, complaints, refunds_today): zero supports
-// it.
-func (cx *claim) noneCounted() []fact {
+// it when mayHold; a count above zero leaves it undecided.
+func (cx *claim) noneCounted(mayHold bool) []fact {
 	ix := cx.ix
 	if cx.hasConcept("stock") {
 		return nil // availability: read against the stock count below
@@ -80,18 +82,24 @@ func (cx *claim) noneCounted() []fact {
 		return lf.Kind == evidence.KindNum && !lf.Text && (lf.Dim == evidence.DimCount || lf.Dim == evidence.DimNone)
 	})
 	ts = slices.DeleteFunc(ts, cx.aboutOther)
-	if len(ts) != 1 {
+	// A negative state word ("closed" beside open_lifts) says no none.
+	plain := cx.negs > cx.negLex
+	for _, t := range ts {
+		if ix.Leaves[t].Num > 0 && plain {
+			// A count above zero does not bear "none" out, but is no
+			// contradiction either: the words of a negated claim name a
+			// count loosely ("did not change" beside a play count, "closed
+			// because of wind" beside a count of lifts). Left undecided.
+			return []fact{{verdict: events.VerdictUnsupported, refs: []events.EvidenceRef{ix.Ref(t)}, negUsed: true, weak: true, soft: true,
+				reason: "the claim says none; the evidence counts " + ix.Leaves[t].Raw() + " at " + ix.Leaves[t].Ptr()}}
+		}
+	}
+	if len(ts) != 1 || !mayHold {
 		return nil // none, or several: not one field it is about
 	}
-	if t := ts[0]; ix.Leaves[t].Num == 0 {
-		f := supported(ix, "none, as the count says", t)
-		f.negUsed = true
-		return []fact{f}
-	}
-	// A count above zero is left to the other checks: the words of a
-	// negated claim name a count loosely ("did not change" beside a play
-	// count, "closed because of wind" beside a count of lifts).
-	return nil
+	f := supported(ix, "none, as the count says", ts[0])
+	f.negUsed = true
+	return []fact{f}
 }
 
 // freeKey reports whether lf's key says its other words are waived
