@@ -1,7 +1,9 @@
 package assembler
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -193,10 +195,16 @@ func (a *Assembler) Subjects() []string {
 
 // Apply implements projector.Projection.
 func (a *Assembler) Apply(tx *projector.Tx, m *projector.Msg) error {
+	return a.applyWith(tx, m, a.apply)
+}
+
+// applyWith runs fn, Apply's or Reject's work on m, keeping the caches and
+// the previews' notes as the Tx keeps what fn wrote.
+func (a *Assembler) applyWith(tx *projector.Tx, m *projector.Msg, fn func(*projector.Tx, *projector.Msg) error) error {
 	a.notesFrom(m.Seq)
 	a.seq = m.Seq
 	mark := len(a.pvNotes)
-	if err := a.apply(tx, m); err != nil {
+	if err := fn(tx, m); err != nil {
 		a.notesTo(mark)
 		a.dropQuotas() // the Tx is dropped: so is what the caches learnt
 		a.dropResponses()
@@ -213,10 +221,8 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 	if err != nil {
 		return err
 	}
-	if !a.loaded {
-		if err := a.restoreRegistry(tx); err != nil {
-			return err
-		}
+	if err := a.load(tx); err != nil {
+		return err
 	}
 	// A tick or a registry change acts on every tenant: only the system
 	// tenant's control subjects (which only the assembler role may write)
@@ -238,18 +244,57 @@ func (a *Assembler) apply(tx *projector.Tx, m *projector.Msg) error {
 	if err != nil {
 		return err
 	}
+	if !admitted {
+		return a.stepOn(tx, m.Seq, ev, (*step).refuse)
+	}
+	return a.stepOn(tx, m.Seq, ev, (*step).apply)
+}
+
+// load reads the registry from the view after a start or a Reset.
+func (a *Assembler) load(tx *projector.Tx) error {
+	if a.loaded {
+		return nil
+	}
+	return a.restoreRegistry(tx)
+}
+
+// Reject implements projector.Rejecter: a model event refused on a call's
+// subject (ts.model.<tenant>.<response>.<item>), one that does not decode
+// or that the assembler does not take, may have held some of the call's
+// bytes, so the call ends CallIncomplete stream_failed saying why, as a
+// refused raw event ends its stream's open calls (Ingest.Reject); a call
+// not opened yet is opened to be ended, so its later events change
+// nothing. A fault of the assembler's own (projector.FaultError) is no
+// verdict on the input and is left to the runner; a subject naming no
+// call (a response's own events) has the projector's rejection row only.
+func (a *Assembler) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, reason error) error {
+	if fe := (*projector.FaultError)(nil); errors.As(reason, &fe) {
+		return nil
+	}
+	tenant, resp, item, err := events.ParseModelSubject(m.Subject)
+	if err != nil || resp == "" || item == "" {
+		return nil
+	}
+	ev := &events.Event{Tenant: tenant, Response: resp, Item: item, At: m.Time,
+		Body: &events.ItemAborted{Reason: events.ReasonStreamFailed, Detail: "a model event of the call was refused: " + reason.Error()}}
+	ev.Kind = ev.Body.Kind()
+	return a.applyWith(tx, m, func(tx *projector.Tx, m *projector.Msg) error {
+		if err := a.load(tx); err != nil {
+			return err
+		}
+		return a.stepOn(tx, m.Seq, ev, (*step).abortRefused)
+	})
+}
+
+// stepOn applies ev to its response with do: one step.
+func (a *Assembler) stepOn(tx *projector.Tx, seq uint64, ev *events.Event, do func(*step) error) error {
 	re, err := a.response(tx, ev)
 	if err != nil || re == nil {
 		return err // re nil: the response is decided, late events change nothing
 	}
 	a.beforeResponse(respID{ev.Tenant, ev.Response}, re)
-	s := &step{a: a, tx: tx, ev: ev, seq: m.Seq, re: re}
-	if !admitted {
-		err = s.refuse()
-	} else {
-		err = s.apply()
-	}
-	if err != nil {
+	s := &step{a: a, tx: tx, ev: ev, seq: seq, re: re}
+	if err = do(s); err != nil {
 		a.forget(ev.Tenant, ev.Response) // the Tx is dropped: so is what the caches learnt
 		return err
 	}
@@ -457,6 +502,17 @@ func (s *step) apply() error {
 	default:
 		return fmt.Errorf("%w: assembler does not take %s", events.ErrBadInput, ev.Kind)
 	}
+}
+
+// abortRefused ends the call of the step's item, opened first when it is
+// not (Reject's step: its event, an events.ItemAborted, says why).
+func (s *step) abortRefused() error {
+	ce, err := s.open("", 0)
+	if err != nil || ce == nil {
+		return err // decided (or refused its room): nothing is left to end
+	}
+	b := s.ev.Body.(*events.ItemAborted)
+	return s.incomplete(ce, ce.key, b.Reason, b.Detail)
 }
 
 // finish keeps the response row and the open index. A decided response's

@@ -2,15 +2,12 @@ package assembler_test
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
-	"github.com/toolstream/toolstream/projector"
 	"github.com/toolstream/toolstream/registry"
 )
 
@@ -75,19 +72,7 @@ func TestAssembler(t *testing.T) {
 				h.start()
 				return "ok\n"
 			case "replay":
-				live, err := h.r.Digest()
-				if err != nil {
-					t.Fatal(err)
-				}
-				rebuilt, err := projector.Replay(context.Background(), projector.Config{JS: h.b.JS, Keys: h.b.Keys,
-					Dir: filepath.Join(t.TempDir(), "replay")}, assembler.New(cfg), live.Seq)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if live != rebuilt {
-					return fmt.Sprintf("DIFFERENT live %v replay %v\n", live, rebuilt)
-				}
-				return "replay equals live\n"
+				return h.replay()
 			}
 			t.Fatalf("unknown command %q", d.Cmd)
 			return ""

@@ -117,6 +117,26 @@ func ModelSubject(tenant, response, item string) (string, error) {
 	return subject("model", tenant, response, item)
 }
 
+// ParseModelSubject returns the tenant, response and item a model subject
+// (ModelSubject, partitioned or not) names; ErrMalformed for any other
+// subject.
+func ParseModelSubject(subj string) (tenant, response, item string, err error) {
+	parts := strings.Split(subj, ".")
+	if (len(parts) != 5 && len(parts) != 6) || parts[0] != SubjectPrefix || parts[1] != "model" {
+		return "", "", "", fmt.Errorf("%w: %q is not a model subject", ErrMalformed, subj)
+	}
+	if err := ValidTenant(parts[2]); err != nil {
+		return "", "", "", err
+	}
+	if response, err = Untoken(parts[3]); err != nil {
+		return "", "", "", err
+	}
+	if item, err = Untoken(parts[4]); err != nil {
+		return "", "", "", err
+	}
+	return parts[2], response, item, nil
+}
+
 // ModelResponseFilter matches the model subjects of every item of one
 // response, e.g. ModelResponseFilter("acme", "r1") = "ts.model.acme.r1.>"
 // (partitioned subjects included: the partition is a further token).

@@ -134,3 +134,29 @@ func TestCheckSubjectHoldsOnlyChecks(t *testing.T) {
 		}
 	}
 }
+
+// ParseModelSubject reads back what ModelSubject wrote, partitioned or
+// not, ids that need encoding (Chinese, dots) included; any other subject
+// is malformed.
+func TestParseModelSubjectReversesModelSubject(t *testing.T) {
+	for _, tc := range []struct{ resp, item, suffix string }{
+		{"r1", "i1", ""},
+		{"resp.1", "调用 一", ""},
+		{"r1", "", ""},
+		{"r1", "i1", ".3"},
+	} {
+		subj, err := events.ModelSubject("acme", tc.resp, tc.item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenant, resp, item, err := events.ParseModelSubject(subj + tc.suffix)
+		if err != nil || tenant != "acme" || resp != tc.resp || item != tc.item {
+			t.Errorf("%s: %q %q %q %v", subj+tc.suffix, tenant, resp, item, err)
+		}
+	}
+	for _, subj := range []string{"ts.call.acme.search", "ts.model.acme.r1", "ts.model.acme.r1.i1.2.x", "ts.model.acme.~!!.i1"} {
+		if _, _, _, err := events.ParseModelSubject(subj); !errors.Is(err, events.ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", subj, err)
+		}
+	}
+}
