@@ -242,6 +242,11 @@ func (cx *claim) namesRowOnly(c string, m *evidence.NumMention) bool {
 // ¥3,600" after a sentence about the EU), the wider reading wins.
 func (cx *claim) checkNumber(m *evidence.NumMention) fact {
 	f := cx.checkNumberIn(m)
+	if g, ok := cx.checkPairMember(m, f); ok {
+		// "31 of its 38 beds", "655 against a plan of 720": a number is
+		// never contradicted by the other member of its part/whole pair.
+		return g
+	}
 	if f.verdict == events.VerdictContradicted && m.Bound == 0 && (cx.negs-cx.negLex)%2 == 1 {
 		// "844 runners did not finish" beside finishers 47366, "it is not
 		// $5": a negated claim is not contradicted by another value of
