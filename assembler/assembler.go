@@ -3,7 +3,6 @@ package assembler
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -264,13 +263,13 @@ func (a *Assembler) load(tx *projector.Tx) error {
 // bytes, so the call ends CallIncomplete stream_failed saying why, as a
 // refused raw event ends its stream's open calls (Ingest.Reject); a call
 // not opened yet is opened to be ended, so its later events change
-// nothing. A fault of the assembler's own (projector.FaultError) is no
-// verdict on the input and is left to the runner; a subject naming no
-// call (a response's own events) has the projector's rejection row only.
+// nothing. A fault of the assembler's own (projector.FaultError) on a
+// call's event ends the call so too: the runner applied the batch again
+// without that event, whose bytes the call would otherwise complete
+// without (invariant 1: never execute an incomplete call); a subject
+// naming no call (a response's own events) has the projector's rejection
+// row only.
 func (a *Assembler) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, reason error) error {
-	if fe := (*projector.FaultError)(nil); errors.As(reason, &fe) {
-		return nil
-	}
 	tenant, resp, item, err := events.ParseModelSubject(m.Subject)
 	if err != nil || resp == "" || item == "" {
 		return nil

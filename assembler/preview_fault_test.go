@@ -133,7 +133,10 @@ func TestAPreviewGoesOutOnceThroughAFault(t *testing.T) {
 	for k, c := range calls {
 		w := strings.Join(c.args, "")
 		if k == 1 {
-			w = strings.Replace(w, faulted, "", 1)
+			// The fault ends globex's call where it happened (its Reject:
+			// the call must not complete without the faulted delta's
+			// bytes), so its preview ends there too.
+			w = w[:strings.Index(w, faulted)]
 		}
 		want[c.tenant+"/"+c.item] = w
 	}
@@ -156,9 +159,23 @@ func TestAPreviewGoesOutOnceThroughAFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ended := map[string]string{}
 	for _, ev := range evs {
+		ended[ev.Tenant+"/"+ev.Item] = string(ev.Kind)
 		if cc, ok := events.As[*events.CallCompleted](ev); ok && string(cc.Arguments) != want[ev.Tenant+"/"+ev.Item] {
 			t.Errorf("%s/%s: the call completed with %s, its preview showed %s", ev.Tenant, ev.Item, cc.Arguments, want[ev.Tenant+"/"+ev.Item])
+		}
+		if ci, ok := events.As[*events.CallIncomplete](ev); ok && ci.Reason != events.ReasonStreamFailed {
+			t.Errorf("%s/%s: incomplete %q, want %q", ev.Tenant, ev.Item, ci.Reason, events.ReasonStreamFailed)
+		}
+	}
+	// Invariant 1: the faulted delta's call is never completed without it.
+	if ended["globex/i"] != string(events.KindCallIncomplete) {
+		t.Errorf("globex/i, whose delta faulted, ended %q, want %q", ended["globex/i"], events.KindCallIncomplete)
+	}
+	for _, k := range []string{"acme/i", "acme/j"} {
+		if ended[k] != string(events.KindCallCompleted) {
+			t.Errorf("%s ended %q, want %q", k, ended[k], events.KindCallCompleted)
 		}
 	}
 }
