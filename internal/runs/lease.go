@@ -232,7 +232,9 @@ type Held struct {
 }
 
 // Hold acquires a run's lease and renews it every Heartbeat until Release
-// or a renewal fails; then Lost is closed and Valid is false at once.
+// or the lease is lost (a renewal says ErrLeaseLost: it expired, or another
+// driver changed it); then Lost is closed and Valid is false at once. A
+// renewal that fails otherwise (a timeout) is tried again at the next beat.
 // Errors as Acquire.
 func (l *Leases) Hold(ctx context.Context, tenant, run, driver string) (*Held, error) {
 	ls, err := l.Acquire(ctx, tenant, run, driver)
@@ -264,9 +266,16 @@ func (h *Held) beat(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err != nil {
+		if errors.Is(err, ErrLeaseLost) {
 			h.markLost()
 			return
+		}
+		if err != nil {
+			// A renewal that did not reach the bucket in time (a slow or
+			// restarting server) lost nothing yet: the lease holds until it
+			// expires, and the next beat tries again. Renew says
+			// ErrLeaseLost once it expired or another driver changed it.
+			continue
 		}
 		h.mu.Lock()
 		h.lease = ls

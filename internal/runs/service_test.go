@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -351,5 +352,77 @@ func TestHeldLeaseStopsWhenRenewalFails(t *testing.T) {
 	}
 	if _, err := runs.NewLeases(ctx, runs.LeaseConfig{JS: n.b.JS, Heartbeat: time.Second, TTL: 10 * time.Second}); !errors.Is(err, runs.ErrInvalidConfig) {
 		t.Fatalf("a TTL of 10 heartbeats: %v", err)
+	}
+}
+
+// slowKV is the real lease bucket whose next fail updates time out before
+// reaching it, as a renewal does on a server too loaded to answer within a
+// heartbeat.
+type slowKV struct {
+	jetstream.KeyValue
+	mu   sync.Mutex
+	fail int
+}
+
+func (k *slowKV) Update(ctx context.Context, key string, value []byte, last uint64) (uint64, error) {
+	k.mu.Lock()
+	failing := k.fail > 0
+	if failing {
+		k.fail--
+	}
+	k.mu.Unlock()
+	if failing {
+		return 0, fmt.Errorf("update %s: %w", key, context.DeadlineExceeded)
+	}
+	return k.KeyValue.Update(ctx, key, value, last)
+}
+
+// A renewal that times out loses nothing while the lease has not expired:
+// the holder keeps it and the next heartbeat renews it (the gateway's
+// background runs failed "lease_lost" on a loaded CI machine with one
+// driver: a single slow renewal gave the run up). Two renewals time out in
+// a row, within a TTL of four heartbeats: the lease stays valid, Lost stays
+// open, and a later renewal moves its revision.
+func TestARenewalThatTimesOutKeepsTheLease(t *testing.T) {
+	n := startNode(t, nil)
+	ctx := context.Background()
+	kv, err := n.b.JS.KeyValue(ctx, runs.LeasesBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowKV{KeyValue: kv}
+	leases, err := runs.NewLeases(ctx, runs.LeaseConfig{KV: slow, Heartbeat: 100 * time.Millisecond, TTL: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := leases.Hold(ctx, "acme", "run-slow", "driver-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release(ctx)
+	first := h.Lease().Revision
+	slow.mu.Lock()
+	slow.fail = 2
+	slow.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for h.Lease().Revision == first {
+		select {
+		case <-h.Lost():
+			t.Fatal("a renewal that timed out gave the lease up")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the heartbeat never renewed the lease after the timeouts")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	slow.mu.Lock()
+	left := slow.fail
+	slow.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d timeouts not reached: this test would prove nothing", left)
+	}
+	if !h.Valid() {
+		t.Fatal("the lease renewed after two timeouts is not valid")
 	}
 }
