@@ -449,13 +449,21 @@ func (x *tx) sameThing(n *Record) (*Record, error) {
 	if n.Polarity != Positive {
 		return nil, nil
 	}
+	return x.newestEarlier(n, func(h *Record) bool {
+		return sameWords(h.Attribute, n.Attribute) && h.Subject != n.Subject
+	})
+}
+
+// newestEarlier returns the newest (ties by id) of the user's live positive
+// statements observed before n (earlierPositive) that match, nil if none.
+func (x *tx) newestEarlier(n *Record, match func(*Record) bool) (*Record, error) {
 	heads, err := x.earlierPositive(n)
 	if err != nil {
 		return nil, err
 	}
 	var best *Record
 	for _, h := range heads {
-		if !sameWords(h.Attribute, n.Attribute) || h.Subject == n.Subject {
+		if !match(h) {
 			continue
 		}
 		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
@@ -480,20 +488,9 @@ func (x *tx) switchedFrom(n *Record) (*Record, error) {
 	if n.Polarity != Positive || !switchWithin[n.Subject] || !switches(n.Text) {
 		return nil, nil
 	}
-	heads, err := x.earlierPositive(n)
-	if err != nil {
-		return nil, err
-	}
-	var best *Record
-	for _, h := range heads {
-		if h.Subject != n.Subject || h.Kind != n.Kind || h.Attribute == n.Attribute {
-			continue
-		}
-		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
-			best = h
-		}
-	}
-	return best, nil
+	return x.newestEarlier(n, func(h *Record) bool {
+		return h.Subject == n.Subject && h.Kind == n.Kind && h.Attribute != n.Attribute
+	})
 }
 
 // switches reports whether text holds a cue of [restatements] switch.
