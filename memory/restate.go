@@ -476,6 +476,7 @@ func (x *tx) newestEarlier(n *Record, match func(*Record) bool) (*Record, error)
 var (
 	switchCue, zhSwitchCue = cueSplit("restatements", "switch")
 	switchWithin           = wordSet("restatements", "switch_within")
+	switchScope, zhScope   = cueSplit("restatements", "switch_scope")
 )
 
 // switchedFrom returns, for a positive statement n of a subject of
@@ -488,9 +489,51 @@ func (x *tx) switchedFrom(n *Record) (*Record, error) {
 	if n.Polarity != Positive || !switchWithin[n.Subject] || !switches(n.Text) {
 		return nil, nil
 	}
+	scope := scopesOf(n.Text)
 	return x.newestEarlier(n, func(h *Record) bool {
-		return h.Subject == n.Subject && h.Kind == n.Kind && h.Attribute != n.Attribute
+		return h.Subject == n.Subject && h.Kind == n.Kind && h.Attribute != n.Attribute && sharesScope(scope, h.Text)
 	})
+}
+
+// scopesOf returns the [restatements] switch_scope phrases text names (a
+// time of day or a meal: "in the mornings", 晚上), English ones in the
+// extractor's normal form, singular.
+func scopesOf(text string) []string {
+	var out []string
+	for _, z := range zhScope {
+		if strings.Contains(text, z) {
+			out = append(out, z)
+		}
+	}
+	ws := words(text)
+	for _, p := range switchScope {
+		for i := range ws {
+			if phraseAt(ws, i, [][]string{p}) > 0 {
+				out = append(out, strings.TrimSuffix(strings.Join(p, " "), "s")) // mornings is morning
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sharesScope reports whether a switch said for scope (none: always)
+// reaches a statement of text: "In the mornings I've switched to coffee"
+// ends no tea said of lunch, only one said of the mornings or of no time.
+func sharesScope(scope []string, text string) bool {
+	if len(scope) == 0 {
+		return true
+	}
+	old := scopesOf(text)
+	if len(old) == 0 {
+		return true
+	}
+	for _, s := range scope {
+		if slices.Contains(old, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // switches reports whether text holds a cue of [restatements] switch.

@@ -150,6 +150,10 @@ func TestASwitchEndsTheThingItReplaces(t *testing.T) {
 		{"en-also", "I drink coffee every morning.", "I drink rooibos tea too.", false},
 		{"zh-also", "我每天喝可乐。", "我也喝豆浆。", false},
 		{"zh-other-kind", "我每天早上吃包子。", "我现在改喝豆浆了。", false},
+		// A switch said for one time of day or meal ends no statement said
+		// for another; for the same one (or said of no time) it does.
+		{"en-other-meal", "I drink green tea at lunch.", "In the mornings I've switched to coffee.", false},
+		{"en-same-time", "I drink green tea every morning.", "In the mornings I've switched to coffee.", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
