@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/gateway"
@@ -64,12 +62,7 @@ func GatewayOverhead(ctx context.Context, b *bus.Bus, rate, seconds int) (Gatewa
 	if err != nil {
 		return res, err
 	}
-	reads, err := gateway.DialReads(b.Conn)
-	if err != nil {
-		return res, err
-	}
-	defer reads.Close()
-	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench"}, nil, reads)
+	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench"}, nil)
 	if err != nil {
 		return res, err
 	}
@@ -200,9 +193,9 @@ func benchKeys(ctx context.Context, b *bus.Bus) (events.Keyring, error) {
 // OpenAI upstream at upURL (its key sk-up), the client key gatewayBenchKey
 // for key's tenant and user, limits far above any load the bench makes,
 // heartbeats an hour apart; runner serves run mode (nil: none).
-func benchGateway(b *bus.Bus, kr events.Keyring, upURL string, key gateway.Key, runner gateway.Runner, reads *nats.Conn) (*gateway.Gateway, error) {
+func benchGateway(b *bus.Bus, kr events.Keyring, upURL string, key gateway.Key, runner gateway.Runner) (*gateway.Gateway, error) {
 	key.SHA256 = gateway.HashKey(gatewayBenchKey)
-	return gateway.New(gateway.Config{JS: b.JS, Keys: kr, Runner: runner, Reads: reads, File: gateway.File{
+	return gateway.New(gateway.Config{JS: b.JS, Keys: kr, Runner: runner, File: gateway.File{
 		Upstreams: []gateway.Upstream{{Name: "bench", Kind: gateway.KindOpenAI, BaseURL: upURL + "/v1", APIKey: "sk-up"}},
 		Keys:      []gateway.Key{key},
 		Limits:    gateway.Limits{KeyRequestsMax: 100_000, RequestsMax: 100_000},

@@ -161,12 +161,7 @@ func GatewayStreaming(ctx context.Context, b *bus.Bus, streams int, whole bool, 
 	if err != nil {
 		return res, err
 	}
-	reads, err := gateway.DialReads(b.Conn)
-	if err != nil {
-		return res, err
-	}
-	defer reads.Close()
-	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench", User: "alice"}, nil, reads)
+	g, err := benchGateway(b, kr, upURL, gateway.Key{Tenant: "bench", User: "alice"}, nil)
 	if err != nil {
 		return res, err
 	}

@@ -203,7 +203,7 @@ func Round(ctx context.Context, b *bus.Bus, dir string, rounds, nRuns int) (Roun
 		return res, err
 	}
 	runSrv := &gateway.RunServer{Heartbeat: time.Hour}
-	g, err := benchGateway(b, b.Keys, upURL, gateway.Key{Tenant: roundTenant}, runSrv, nil)
+	g, err := benchGateway(b, b.Keys, upURL, gateway.Key{Tenant: roundTenant}, runSrv)
 	if err != nil {
 		return res, err
 	}

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
@@ -26,12 +25,6 @@ type Config struct {
 	// required.
 	JS   jetstream.JetStream
 	Keys events.Keyring
-	// Reads was the connection for the lookup of a streamed answer's
-	// response id before its first byte; a stream's first message is now
-	// stored on the condition that its subject is empty (relay.claimFirst)
-	// and nothing reads on it. Kept so callers (DialReads) still build;
-	// the caller owns and closes it.
-	Reads *nats.Conn
 	// Client sends the upstream requests; default a client with no overall
 	// timeout (a stream lasts as long as the model writes).
 	Client *http.Client

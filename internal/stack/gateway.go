@@ -76,20 +76,11 @@ func (s *Stack) startGateway() error {
 	if file.Limits.RequestsMax == 0 {
 		file.Limits.RequestsMax = conns
 	}
-	// The log read before a streamed answer's first byte goes on a
-	// connection of its own (gateway.Config.Reads), with the log
-	// connection's identity and permissions.
-	reads, err := gateway.DialReads(b.Conn)
-	if err != nil {
-		rm.follower.Stop()
-		return fmt.Errorf("--gateway: %w", err)
-	}
 	fail := func(err error) error {
-		reads.Close()
 		rm.follower.Stop()
 		return err
 	}
-	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Reads: reads, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
+	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
 		Telemetry: s.telemetry, OnReload: rm.reload})
 	if err != nil {
 		return fail(err)
@@ -128,7 +119,6 @@ func (s *Stack) startGateway() error {
 			srv.Shutdown(stop)
 			g.Wait(stop)
 			rm.stop(stop)
-			reads.Close()
 		}()
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
