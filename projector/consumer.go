@@ -122,16 +122,60 @@ func (r *Runner) catchUpTo(ctx context.Context, upTo uint64) error {
 // fill applies the log's messages with sequences in [from, upTo], read by
 // direct gets (package logread, which a processor's role may use).
 func (r *Runner) fill(ctx context.Context, from, upTo uint64) error {
-	err := logread.Read(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: from, UpTo: upTo, BatchMax: r.cfg.BatchMax},
-		func(batch []*logread.Msg) error {
-			msgs := make([]*Msg, len(batch))
-			for i, m := range batch {
-				msgs[i] = &Msg{Seq: m.Seq, Subject: m.Subject, Time: m.Time, Header: m.Header, Data: m.Data}
-			}
-			return r.applyMsgs(ctx, msgs)
-		})
+	err := r.readLog(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: from, UpTo: upTo, BatchMax: r.cfg.BatchMax}, nil)
 	if err != nil {
 		return fmt.Errorf("projector: read %s %d-%d: %w", r.cfg.Stream, from, upTo, err)
 	}
 	return nil
+}
+
+// Backoff of readLog between reads the stream did not answer.
+const (
+	readRetryMin = 50 * time.Millisecond
+	readRetryMax = 2 * time.Second
+)
+
+// readLog applies what cfg reads, in order, from past the checkpoint (and
+// cfg.From), calling after (if not nil) with each batch applied. A read the
+// stream did not answer (logread.ErrUnavailable: a leader change, the
+// server that had the request gone, no server serving direct gets yet) is
+// tried again from the checkpoint, with a backoff, until it is answered or
+// ctx ends: nothing of a failed answer was applied, so no message is
+// skipped, none applied twice and none out of order. An error applying, or
+// of after, ends it and is returned as it is.
+func (r *Runner) readLog(ctx context.Context, cfg logread.Config, after func() error) error {
+	var stop error // fn's own error: never retried
+	fn := func(batch []*logread.Msg) error {
+		msgs := make([]*Msg, len(batch))
+		for i, m := range batch {
+			msgs[i] = &Msg{Seq: m.Seq, Subject: m.Subject, Time: m.Time, Header: m.Header, Data: m.Data}
+		}
+		if stop = r.applyMsgs(ctx, msgs); stop != nil {
+			return stop
+		}
+		if after != nil {
+			stop = after()
+		}
+		return stop
+	}
+	wait := readRetryMin
+	for {
+		cfg.From = max(cfg.From, r.Checkpoint()+1)
+		if cfg.UpTo > 0 && cfg.From > cfg.UpTo {
+			return nil
+		}
+		err := logread.Read(ctx, cfg, fn)
+		if err == nil || stop != nil || !errors.Is(err, logread.ErrUnavailable) || ctx.Err() != nil {
+			return err
+		}
+		r.readRetries.Add(1)
+		r.log.Warn("reading the log: no answer; trying again from the checkpoint", "stream", cfg.Stream,
+			"checkpoint", r.Checkpoint(), "wait", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (%w)", ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, readRetryMax)
+	}
 }

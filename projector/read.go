@@ -19,15 +19,8 @@ func (r *Runner) read(ctx context.Context) error {
 	}
 	r.running.Store(true)
 	defer r.running.Store(false)
-	err := logread.Read(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: r.Checkpoint() + 1,
-		UpTo: r.cfg.UntilSeq, BatchMax: r.cfg.BatchMax, Follow: r.cfg.UntilSeq == 0}, func(batch []*logread.Msg) error {
-		msgs := make([]*Msg, len(batch))
-		for i, m := range batch {
-			msgs[i] = &Msg{Seq: m.Seq, Subject: m.Subject, Time: m.Time, Header: m.Header, Data: m.Data}
-		}
-		if err := r.applyMsgs(ctx, msgs); err != nil {
-			return err
-		}
+	err := r.readLog(ctx, logread.Config{Conn: r.cfg.JS.Conn(), Stream: r.cfg.Stream, From: r.Checkpoint() + 1,
+		UpTo: r.cfg.UntilSeq, BatchMax: r.cfg.BatchMax, Follow: r.cfg.UntilSeq == 0}, func() error {
 		if r.cfg.UntilSeq > 0 && r.Checkpoint() >= r.cfg.UntilSeq {
 			return errUntilReached
 		}

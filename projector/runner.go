@@ -214,22 +214,23 @@ type Runner struct {
 	tx   Tx
 	once sync.Once
 
-	checkpoint atomic.Uint64
-	running    atomic.Bool
-	backlog    atomic.Int64
-	applied    atomic.Uint64
-	readN      atomic.Uint64 // messages read past the checkpoint (Stats.Read)
-	skipped    atomic.Uint64 // of them, not on the projection's subjects
-	rejected   atomic.Uint64
-	faults     atomic.Uint64              // of them, faults of the projection's (fault.go)
-	lastFault  atomic.Pointer[FaultError] // the last of them
-	relayed    atomic.Uint64
-	delivered  atomic.Uint64 // the durable's highest delivery number that reached the handler (pullLost)
-	filter     logread.Filter
-	relayKick  chan struct{}
-	outboxLow  []byte // relay goroutine only: every outbox key below it is deleted
-	atomic     bool   // relay goroutine only: the stream takes atomic batches
-	relayRoom  chan struct{}
+	checkpoint  atomic.Uint64
+	running     atomic.Bool
+	backlog     atomic.Int64
+	applied     atomic.Uint64
+	readN       atomic.Uint64 // messages read past the checkpoint (Stats.Read)
+	skipped     atomic.Uint64 // of them, not on the projection's subjects
+	readRetries atomic.Uint64 // reads of the log tried again (Stats.ReadRetries)
+	rejected    atomic.Uint64
+	faults      atomic.Uint64              // of them, faults of the projection's (fault.go)
+	lastFault   atomic.Pointer[FaultError] // the last of them
+	relayed     atomic.Uint64
+	delivered   atomic.Uint64 // the durable's highest delivery number that reached the handler (pullLost)
+	filter      logread.Filter
+	relayKick   chan struct{}
+	outboxLow   []byte // relay goroutine only: every outbox key below it is deleted
+	atomic      bool   // relay goroutine only: the stream takes atomic batches
+	relayRoom   chan struct{}
 
 	mu      sync.Mutex
 	waiters []waiter
@@ -334,6 +335,10 @@ type Stats struct {
 	// panic of its own code: fault.go). Each is a bug to fix, not input
 	// to refuse.
 	Faults uint64
+	// ReadRetries counts the direct-get reads of the log the stream did
+	// not answer (a leader change, a server gone), tried again from the
+	// checkpoint (readLog).
+	ReadRetries uint64
 }
 
 // Stats returns the runner's counters.
@@ -341,7 +346,7 @@ func (r *Runner) Stats() Stats {
 	return Stats{
 		Checkpoint: r.checkpoint.Load(), Applied: r.applied.Load(), Rejected: r.rejected.Load(),
 		Relayed: r.relayed.Load(), OutboxBacklog: r.backlog.Load(), Read: r.readN.Load(), Skipped: r.skipped.Load(),
-		Faults: r.faults.Load(),
+		Faults: r.faults.Load(), ReadRetries: r.readRetries.Load(),
 	}
 }
 

@@ -14,6 +14,13 @@ import (
 // ErrInvalidConfig is returned for a Config Read cannot use.
 var ErrInvalidConfig = errors.New("logread: invalid config")
 
+// ErrUnavailable is a read the stream did not answer: no answer within
+// Timeout (the server that had the request went away, no replica current
+// enough to answer during a leader change) or no responders (no server
+// serves the stream's direct gets at the moment). Nothing of the failed
+// answer was handed to fn; the same read may succeed a moment later.
+var ErrUnavailable = errors.New("logread: stream unavailable")
+
 // Msg is one message of the stream.
 type Msg struct {
 	Seq     uint64
@@ -167,7 +174,7 @@ func receive(ctx context.Context, ch <-chan *nats.Msg, timeout time.Duration, ma
 		case <-ctx.Done():
 			return nil, 0, ctx.Err()
 		case <-timer.C:
-			return nil, 0, fmt.Errorf("logread: no answer in %s: %w", timeout, nats.ErrTimeout)
+			return nil, 0, fmt.Errorf("%w: no answer in %s: %w", ErrUnavailable, timeout, nats.ErrTimeout)
 		}
 		timer.Reset(timeout)
 		switch m.Header.Get("Status") {
@@ -177,6 +184,8 @@ func receive(ctx context.Context, ch <-chan *nats.Msg, timeout time.Duration, ma
 		case "204": // end of batch
 			pending, _ = strconv.ParseUint(m.Header.Get("Nats-Num-Pending"), 10, 64)
 			return batch, pending, nil
+		case "503": // no responders
+			return nil, 0, fmt.Errorf("%w: direct get: %w", ErrUnavailable, nats.ErrNoResponders)
 		default:
 			return nil, 0, fmt.Errorf("logread: direct get: %s %s", m.Header.Get("Status"), m.Header.Get("Description"))
 		}

@@ -2,6 +2,7 @@ package logread_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/toolstream/toolstream/events"
 	"testing"
@@ -219,4 +220,45 @@ func BenchmarkRead(b *testing.B) {
 		}
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
+}
+
+// TestAReadNobodyAnswersIsUnavailable: a read no server serves (no
+// responders) and one a server takes and never answers (no answer within
+// Timeout) both end with ErrUnavailable, which a caller may try again,
+// and hand nothing to fn; an error of fn is returned as it is.
+func TestAReadNobodyAnswersIsUnavailable(t *testing.T) {
+	b := bustest.Start(t)
+	sub, err := b.Conn.Subscribe("$JS.API.DIRECT.GET.SILENT", func(*nats.Msg) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := b.Conn.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		stream string
+		cause  error
+	}{
+		{stream: "NOSUCHSTREAM", cause: nats.ErrNoResponders},
+		{stream: "SILENT", cause: nats.ErrTimeout},
+	} {
+		t.Run(tc.stream, func(t *testing.T) {
+			called := false
+			err := logread.Read(context.Background(), logread.Config{Conn: b.Conn, Stream: tc.stream, Timeout: 200 * time.Millisecond},
+				func([]*logread.Msg) error { called = true; return nil })
+			if !errors.Is(err, logread.ErrUnavailable) || !errors.Is(err, tc.cause) {
+				t.Fatalf("err %v; want ErrUnavailable and %v", err, tc.cause)
+			}
+			if called {
+				t.Fatal("fn called for a read nobody answered")
+			}
+		})
+	}
+	publish(t, b, 3, func(int) string { return "ts.model.acme.r.i" })
+	stop := errors.New("stop")
+	err = logread.Read(context.Background(), logread.Config{Conn: b.Conn, Stream: events.StreamModel}, func([]*logread.Msg) error { return stop })
+	if err != stop {
+		t.Fatalf("fn's error came back as %v", err)
+	}
 }
