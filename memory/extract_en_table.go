@@ -102,6 +102,7 @@ var enReadings = map[string]enReading{
 		}
 		return statedIf(negFact(m.rest, "work", "employer"))
 	},
+	"refrain": readRefrain,
 	"duty": func(m enMatch) (events.Observation, outcome) {
 		return statedIf(activity(m.rest, KindConstraint, Positive))
 	},
@@ -261,6 +262,47 @@ func readForbid(m enMatch) (events.Observation, outcome) {
 		return events.Observation{}, nothingStated
 	}
 	return statedIf(activity(rest, KindConstraint, Negative))
+}
+
+// refrainMarks make "I'm not <verb>ing …" a refusal of more of it.
+var (
+	refrainMarks = wordSet("en words", "refrain_marks")
+	particles    = wordSet("en words", "particles")
+)
+
+// readRefrain reads "I'm not taking on any new clients", "I'm not picking
+// up extra shifts": a verb in -ing whose object has a word of refrainMarks
+// is a constraint against that activity, named without the marks. "I'm not
+// going to …" says what will not be, and a clause without a mark ("I'm not
+// working today") states nothing that lasts: both pass.
+func readRefrain(m enMatch) (events.Observation, outcome) {
+	rest := clauseOf(skip(m.rest, fillers))
+	if len(rest) < 2 || !strings.HasSuffix(rest[0].low, "ing") || rest[0].low == "going" && rest[1].low == "to" ||
+		cognition[baseVerb(rest[0].low)] {
+		return events.Observation{}, passOn
+	}
+	marked := false
+	var act []word
+	for _, x := range rest {
+		if refrainMarks[x.low] {
+			marked = true
+			continue
+		}
+		act = append(act, x)
+	}
+	if !marked {
+		return events.Observation{}, passOn
+	}
+	// the object ends at a word after which a value would start, said
+	// after a word that is no particle: "picking up shifts at the bakery"
+	// is "pick up shifts", "signing up for rotas" keeps its "for"
+	for i := 2; i < len(act); i++ {
+		if factCut[act[i].low] && !plainPrep[act[i-1].low] && !particles[act[i-1].low] {
+			act = act[:i]
+			break
+		}
+	}
+	return statedIf(activity(act, KindConstraint, Negative))
 }
 
 // readAllow reads "I can (once again) / am allowed to eat X": the

@@ -210,6 +210,9 @@ func extractZH(text string, at int64) []events.Observation {
 			if !ok {
 				o, ok = matchRequestZH(raw, prev)
 			}
+			if !ok && sawWo && !dropped {
+				o, ok = zhRefrain(body, zhBounded(sent, at))
+			}
 			if ok {
 				add(o)
 			}
@@ -227,6 +230,18 @@ func extractZH(text string, at int64) []events.Observation {
 		setValidity(out[start:], ttl, validUntilZH(sent, at), validFrom(nil, sent, at), containsAny(sent, cues.zhOpen))
 	}
 	return out
+}
+
+// zhBounded reports whether sent says how long its statement holds: a
+// bound (zh bounds), a counted one, an end, a start or an open validity.
+func zhBounded(sent string, at int64) bool {
+	for _, b := range zhBounds {
+		if strings.Contains(sent, b.w) {
+			return true
+		}
+	}
+	return countedBoundZH(sent) != 0 || validUntilZH(sent, at) != 0 || validFrom(nil, sent, at) != 0 ||
+		containsAny(sent, cues.zhOpen)
 }
 
 // zhTimePrefix reports whether s, said before 我, is a time of validity:
@@ -679,6 +694,49 @@ func zhCannot(body string) (events.Observation, bool) {
 			return events.Observation{}, false
 		}
 		return events.Observation{Kind: string(KindConstraint), Subject: "activity", Attribute: string(rs[0]) + x,
+			Polarity: string(Negative), Confidence: confWeak}, true
+	}
+	return events.Observation{}, false
+}
+
+var (
+	zhRefrainCues  = cueZH("requests", "refrain")
+	zhRefrainMarks = cueZH("requests", "refrain_marks")
+	zhRefrainNot   = cueZH("requests", "refrain_not")
+)
+
+// zhRefrain reads a refusal the user says of themself, body after its 我:
+// (a time of day) 不/不再 + a verb phrase + 了 (到年底我不接新的装修活了, 这阵子
+// 我晚上不出门遛狗了) is a constraint against the verb phrase when bounded
+// (the sentence says how long it holds) or when the phrase has a mark of
+// more (新的), which is dropped from its name.
+func zhRefrain(body string, bounded bool) (events.Observation, bool) {
+	body = strings.TrimRight(body, "。！!. ")
+	x, ok := strings.CutSuffix(body, "了")
+	if !ok {
+		return events.Observation{}, false
+	}
+	x = trimAny(trimAny(trimAny(x, zhAdverbs), zhHabitTime), zhAdverbs) // 晚上不出门…: the time of day is no part of the activity
+	for _, c := range zhRefrainCues {
+		rest, ok := strings.CutPrefix(x, c)
+		if !ok {
+			continue
+		}
+		if rest == "" || hasAnyPrefix(rest, zhRefrainNot) {
+			return events.Observation{}, false
+		}
+		marked := false
+		for _, m := range zhRefrainMarks {
+			if strings.Contains(rest, m) {
+				rest, marked = strings.ReplaceAll(rest, m, ""), true
+			}
+		}
+		n := utf8.RuneCountInString(rest)
+		if !bounded && !marked || n < 2 || n > zhActivityMax || !unicode.Is(unicode.Han, []rune(rest)[0]) ||
+			strings.ContainsAny(rest, "，,") || zhPronouns[rest] || zhPeople[rest] {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: "activity", Attribute: rest,
 			Polarity: string(Negative), Confidence: confWeak}, true
 	}
 	return events.Observation{}, false
