@@ -14,15 +14,19 @@ import (
 // ts.model.<tenant>.>), a plain event id there could be claimed ahead by
 // another tenant (ids are derived from their cause, so they are
 // predictable), and the real event would then be dropped as its
-// duplicate. So in those two streams the header is the event's id and a
-// tag only its publisher can make: an HMAC of the subject and the id under
-// a secret of the publishing identity (MsgIDKey), kept across restarts
+// duplicate. So in those two streams the header is a tag only its
+// publisher can make: an HMAC of the subject and the event id under a
+// secret of the publishing identity (MsgIDKey), kept across restarts
 // (derived from its credential's seed, or from the installation's account
 // seed for serve's own components). The same publisher writing the same
 // event again (a relay retry, a producer resuming after a crash) sends
 // the same header, so the duplicate window still keeps one copy; nobody
-// else can write it first. The event's own ID (what views and digests
-// use) is unchanged.
+// else can write it first. The header is the tag alone, never the event
+// id: the server names the stream's last message id to any publisher
+// whose Nats-Expected-Last-Msg-Id is wrong (docs/security.md, "Known
+// holes", B), and an event id names its tenant and stream (an edge
+// producer's, its file). The event's own ID (what views and digests use)
+// is in the envelope, unchanged.
 
 // MsgIDKeyBytes is the size of a message-id key.
 const MsgIDKeyBytes = 32
@@ -30,17 +34,18 @@ const MsgIDKeyBytes = 32
 // msgIDTagBytes is the tag's size: 128 bits of HMAC-SHA256.
 const msgIDTagBytes = 16
 
-// MsgIDSep separates an event id from its tag in a Nats-Msg-Id.
-const MsgIDSep = "~"
+// MsgIDTagPrefix begins a tagged Nats-Msg-Id; no event id begins with it.
+const MsgIDTagPrefix = "~"
 
 // TaggedStream reports whether the message ids of stream are tagged: the
 // streams a tenant's producer may publish to.
 func TaggedStream(stream string) bool { return stream == StreamIn || stream == StreamModel }
 
 // MsgID is the Nats-Msg-Id under which the holder of key publishes the
-// event id on subject: in TS_IN and TS_MODEL, id + "~" + the base64url
-// HMAC-SHA256 of subject and id under key (128 bits); elsewhere, or with
-// an empty key, id itself.
+// event id on subject: in TS_IN and TS_MODEL, "~" + the base64url
+// HMAC-SHA256 of subject and id under key (128 bits), or with an empty
+// key their plain SHA-256 (which names nothing, but anyone can make);
+// elsewhere id itself. Every writer of the log makes its ids here.
 func MsgID(key []byte, subject, id string) string { return NewMsgIDs(key).MsgID(subject, id) }
 
 // MsgIDs makes MsgID's ids under one key with one HMAC, reset for each id
@@ -58,17 +63,21 @@ func NewMsgIDs(key []byte) *MsgIDs { return &MsgIDs{key: key} }
 // MsgID is MsgID(key, subject, id).
 func (m *MsgIDs) MsgID(subject, id string) string {
 	s, err := StreamOf(subject)
-	if len(m.key) == 0 || err != nil || !TaggedStream(s) {
+	if err != nil || !TaggedStream(s) {
 		return id
 	}
 	if m.mac == nil {
-		m.mac = hmac.New(sha256.New, m.key)
+		if len(m.key) == 0 {
+			m.mac = sha256.New()
+		} else {
+			m.mac = hmac.New(sha256.New, m.key)
+		}
 	}
 	m.mac.Reset()
 	m.buf = append(append(append(m.buf[:0], subject...), 0), id...)
 	m.mac.Write(m.buf)
 	var sum [sha256.Size]byte
-	return id + MsgIDSep + base64.RawURLEncoding.EncodeToString(m.mac.Sum(sum[:0])[:msgIDTagBytes])
+	return MsgIDTagPrefix + base64.RawURLEncoding.EncodeToString(m.mac.Sum(sum[:0])[:msgIDTagBytes])
 }
 
 // DeriveMsgIDKey derives a message-id key from a secret the publisher

@@ -11,17 +11,25 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// TestMsgID: in the streams a tenant writes the message id is the event
-// id tagged by the key, the same for the same key, subject and id and
-// different when any of them differs; elsewhere, and with no key, it is
-// the id.
+// TestMsgID: in the streams a tenant writes the message id is a tag of
+// the subject and event id under the key, the same for the same key,
+// subject and id and different when any of them differs, and it names
+// nothing of either (a refused Nats-Expected-Last-Msg-Id shows it to any
+// producer); elsewhere it is the id.
 func TestMsgID(t *testing.T) {
 	k1, k2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
 	model, in := "ts.model.globex.r1.i1", "ts.in.globex.openai.s1"
 	id := events.EdgeEventID("globex", "s1", 3, 0)
 	a := events.MsgID(k1, model, id)
-	if !strings.HasPrefix(a, id+events.MsgIDSep) || len(a) != len(id)+1+22 {
+	if !strings.HasPrefix(a, events.MsgIDTagPrefix) || len(a) != 1+22 {
 		t.Fatalf("tagged id %q", a)
+	}
+	for _, tag := range []string{a, events.MsgID(nil, model, id), events.MsgID(k1, in, "raw:globex/payroll.jsonl/0")} {
+		for _, named := range []string{"globex", "s1", "payroll", "edge", "raw"} {
+			if strings.Contains(tag, named) {
+				t.Errorf("tag %q names %q", tag, named)
+			}
+		}
 	}
 	if events.MsgID(k1, model, id) != a {
 		t.Error("not stable")
@@ -31,7 +39,7 @@ func TestMsgID(t *testing.T) {
 			t.Errorf("%q: another key, subject or id gives the same tag", other)
 		}
 	}
-	if got := events.MsgID(k1, in, "raw:globex/s1/0"); !strings.HasPrefix(got, "raw:globex/s1/0~") {
+	if got := events.MsgID(k1, in, "raw:globex/s1/0"); !strings.HasPrefix(got, events.MsgIDTagPrefix) || got == events.MsgID(k1, in, "raw:globex/s1/1") {
 		t.Errorf("TS_IN: %q", got)
 	}
 	if got := events.MsgID(k1, events.ModelClockSubject, "tick:1"); got == "tick:1" {
@@ -42,7 +50,7 @@ func TestMsgID(t *testing.T) {
 			t.Errorf("%s: %q, want the id as it is", subj, got)
 		}
 	}
-	if got := events.MsgID(nil, model, id); got != id {
+	if got := events.MsgID(nil, model, id); !strings.HasPrefix(got, events.MsgIDTagPrefix) || got == a {
 		t.Errorf("no key: %q", got)
 	}
 	if !events.SameSubject(model, model) || !events.SameSubject(model, model+".3") || events.SameSubject(model, model+".3.4") ||
@@ -63,10 +71,13 @@ func TestMsgIDsIsMsgID(t *testing.T) {
 				if got, want := ids.MsgID(subj, id), events.MsgID(key, subj, id); got != want {
 					t.Errorf("key %x, %s, %s: MsgIDs %q, MsgID %q", key, subj, id, got, want)
 				}
-				if key != nil && strings.HasPrefix(subj, "ts.in.") {
+				if strings.HasPrefix(subj, "ts.in.") {
 					mac := hmac.New(sha256.New, key)
+					if key == nil {
+						mac = sha256.New()
+					}
 					mac.Write([]byte(subj + "\x00" + id))
-					want := id + events.MsgIDSep + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
+					want := events.MsgIDTagPrefix + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
 					if got := ids.MsgID(subj, id); got != want {
 						t.Errorf("key %x, %s, %s: %q, want the HMAC tag %q", key, subj, id, got, want)
 					}

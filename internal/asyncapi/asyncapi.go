@@ -122,10 +122,11 @@ func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 func headers(hs []events.Header) *obj {
 	props := newObj("Nats-Msg-Id", newObj("type", "string",
-		"description", "The event's id (the envelope's id): derived from its cause, so a repeated publish is stored once. "+
-			"In TS_IN and TS_MODEL, which producers write, the id is followed by '~' and a tag only its publisher can make "+
+		"description", "Derived from the event's id (the envelope's id), itself derived from its cause, so a repeated publish is stored once. "+
+			"In TS_IN and TS_MODEL, which producers write, it is '~' and a tag only its publisher can make "+
 			"(base64url HMAC-SHA256 of the subject and id under the publisher's message-id key, events.MsgID), so no other "+
-			"identity can claim it ahead; readers take the id from the envelope, never from this header."))
+			"identity can claim it ahead and it names no tenant or stream; elsewhere it is the id. "+
+			"Readers take the id from the envelope, never from this header."))
 	for _, h := range hs {
 		props.set(h.Name, newObj("type", "string", "description", h.Description))
 	}

@@ -217,7 +217,7 @@ func TestClaimedTickIDsStopNoTimeout(t *testing.T) {
 	var ids []string
 	for at := from; at.Before(from.Add(time.Minute)); at = at.Add(every) {
 		id := fmt.Sprintf("tick:%d", at.UnixNano())
-		ids = append(ids, id, id+events.MsgIDSep+"AAAAAAAAAAAAAAAAAAAAAA")
+		ids = append(ids, id, events.MsgID(nil, events.ModelClockSubject, id)) // the id, and the tag anyone can make without a key
 	}
 	natsPub(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, acmeModel, []byte(`{"junk":true}`), "Nats-Msg-Id:"+ids[2])
 	for _, subj := range []string{acmeModel, acmeIn} {
@@ -288,7 +288,7 @@ func TestClaimedRegistryIDRecordsTheRegistry(t *testing.T) {
 	js := forger(t, b, "acme")
 	acmeModel, _ := events.ModelSubject("acme", "junk", "i")
 	id := events.RegistryChangedID(reg.Digest(), 0)
-	for _, claim := range []string{id, id + events.MsgIDSep + "AAAAAAAAAAAAAAAAAAAAAA"} {
+	for _, claim := range []string{id, events.MsgIDTagPrefix + "AAAAAAAAAAAAAAAAAAAAAA"} {
 		if _, err := js.Publish(ctx, acmeModel, []byte(`{"junk":true}`), jetstream.WithMsgID(claim)); err != nil {
 			t.Fatal(err)
 		}
