@@ -278,7 +278,12 @@ func New(cfg Config, p Projection) (*Runner, error) {
 		r.wo = pebble.Sync
 	}
 	r.tx.overlay = make(map[string]*[]byte)
-	r.tx.keys = cfg.Keys
+	if cfg.Mode.keepsEmits() {
+		// A replay drops what it emits, so it seals nothing: its identity
+		// (the reader's, for toolstream replay) may open data keys, never
+		// ask for one to seal with.
+		r.tx.keys = cfg.Keys
+	}
 	r.filter = logread.NewFilter(p.Subjects())
 	cp, _, err := getClone(db, keyCheckpoint)
 	if err != nil {
