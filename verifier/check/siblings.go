@@ -122,9 +122,10 @@ func keySide(ix *evidence.Index, l int32, pair [2]map[string]bool) int {
 	return -1
 }
 
-// keySideOf is keySide of field l's key for opposedQualifiers[pi],
-// worked out once per key and answer (cx.keySides).
-func (cx *claim) keySideOf(l int32, pi int) int {
+// keySidesOf is keySide of field l's key for each of opposedQualifiers,
+// worked out once per key and answer (cx.keySides). One lookup a field:
+// a claim ranked against thousands of fields asks for each of them.
+func (cx *claim) keySidesOf(l int32) []int8 {
 	k := evidence.LastToken(cx.ix.Leaves[l].Ptr())
 	sides, ok := cx.keySides[k]
 	if !ok {
@@ -134,7 +135,7 @@ func (cx *claim) keySideOf(l int32, pi int) int {
 		}
 		cx.keySides[k] = sides
 	}
-	return int(sides[pi])
+	return sides
 }
 
 // claimSides returns which sides of pair the claim states.
@@ -176,28 +177,33 @@ func (cx *claim) claimSidesOf(pi int) [2]bool {
 // alone the claim states ("started at an original gravity" beside
 // current_gravity; "filed" beside petition_due).
 func (cx *claim) opposed(l int32) bool {
-	for pi := range opposedQualifiers {
-		ks := cx.keySideOf(l, pi)
-		if ks < 0 {
-			continue
-		}
-		cs := cx.claimSidesOf(pi)
-		if cs[1-ks] && !cs[ks] {
-			return true
-		}
-	}
-	return false
+	opp, _ := cx.qualifiersOf(l)
+	return opp
 }
 
 // statesQualifierOf reports whether the claim states a qualifier field l's
 // key holds (its side of an opposed pair).
 func (cx *claim) statesQualifierOf(l int32) bool {
-	for pi := range opposedQualifiers {
-		if ks := cx.keySideOf(l, pi); ks >= 0 && cx.claimSidesOf(pi)[ks] {
-			return true
+	_, states := cx.qualifiersOf(l)
+	return states
+}
+
+// qualifiersOf is opposed and statesQualifierOf of field l, from one look
+// at its key's sides.
+func (cx *claim) qualifiersOf(l int32) (opposed, states bool) {
+	for pi, ks := range cx.keySidesOf(l) {
+		if ks < 0 {
+			continue
+		}
+		cs := cx.claimSidesOf(pi)
+		if cs[1-ks] && !cs[ks] {
+			opposed = true
+		}
+		if cs[ks] {
+			states = true
 		}
 	}
-	return false
+	return opposed, states
 }
 
 // nameScore scores how well named (the claim's concepts for what it
@@ -205,11 +211,12 @@ func (cx *claim) statesQualifierOf(l int32) bool {
 // concepts named, -1 for each not (units excepted), opposedScore for a key
 // of the opposite qualifier.
 func (cx *claim) nameScore(l int32, named []string) int {
-	if cx.opposed(l) {
+	opposed, states := cx.qualifiersOf(l)
+	if opposed {
 		return opposedScore
 	}
 	s := 0
-	if cx.statesQualifierOf(l) {
+	if states {
 		s += 2 // "currently" beside current_temp_c
 	}
 	for _, c := range cx.ix.Leaves[l].Own() {
