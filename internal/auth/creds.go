@@ -16,6 +16,14 @@ import (
 // permissions must stay well below that (tested for every role).
 const userJWTBytesMax = 3 << 10
 
+// ProducerSubsMax bounds the subscriptions one connection of a tenant's
+// producer may hold (the server refuses the next one, maximum subscriptions
+// exceeded): a producer subscribes to its tenant's subjects as it likes, and
+// each subscription costs serve memory while it lives and time to remove
+// when the connection goes. A producer program watches its outcomes with a
+// few; ten thousand leave room for one a run of many concurrent runs.
+const ProducerSubsMax = 10_000
+
 // User is an issued identity: its JWT and seed.
 type User struct {
 	Identity Identity
@@ -39,6 +47,9 @@ func (m *Material) Issue(id Identity, ttl time.Duration) (*User, error) {
 	uc := jwt.NewUserClaims(pk)
 	uc.Name = id.String()
 	uc.Permissions = permissions(id)
+	if id.Role == RoleProducer {
+		uc.Limits.Subs = ProducerSubsMax
+	}
 	if ttl > 0 {
 		uc.Expires = time.Now().Add(ttl).Unix()
 	}
