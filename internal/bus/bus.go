@@ -360,7 +360,7 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus: embedded server: %w", err)
 	}
-	srv.SetLoggerV2(&serverLog{cfg.Logger}, false, false, false)
+	srv.SetLoggerV2(&serverLog{l: cfg.Logger}, false, false, false)
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
@@ -443,8 +443,15 @@ func (b *Bus) LastSeq(ctx context.Context, stream string) (uint64, error) {
 }
 
 // serverLog adapts nats-server's logger to slog. The server is chatty at
-// notice level; those go to debug.
-type serverLog struct{ l *slog.Logger }
+// notice level; those go to debug. The lines a client makes it write at
+// will, its permissions violations (every identity, a tenant's producer
+// among them, can publish or subscribe where it may not, thousands of times
+// a second), go through violations: a few a window, the next one written
+// saying how many were left out.
+type serverLog struct {
+	l          *slog.Logger
+	violations lineLimit
+}
 
 func (s *serverLog) Noticef(format string, v ...any) {
 	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
@@ -456,12 +463,53 @@ func (s *serverLog) Fatalf(format string, v ...any) {
 	s.l.Error("nats server", "text", fmt.Sprintf(format, v...))
 }
 func (s *serverLog) Errorf(format string, v ...any) {
-	s.l.Error("nats server", "text", fmt.Sprintf(format, v...))
+	text := fmt.Sprintf(format, v...)
+	if strings.Contains(text, " Violation - ") {
+		ok, leftOut := s.violations.allow(time.Now())
+		if !ok {
+			return
+		}
+		if leftOut > 0 {
+			s.l.Error("nats server", "text", text, "violations_left_out", leftOut)
+			return
+		}
+	}
+	s.l.Error("nats server", "text", text)
 }
 func (s *serverLog) Debugf(format string, v ...any) {
 	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
 }
 func (s *serverLog) Tracef(format string, v ...any) {}
+
+// At most violationsMax permissions violations are logged a
+// violationsEvery (a var: the tests shorten it).
+const violationsMax = 10
+
+var violationsEvery = 10 * time.Second
+
+// lineLimit lets at most violationsMax lines through a window of
+// violationsEvery; the first one let through after some were left out says
+// how many.
+type lineLimit struct {
+	mu      sync.Mutex
+	start   time.Time
+	n, left int
+}
+
+func (ll *lineLimit) allow(now time.Time) (ok bool, leftOut int) {
+	ll.mu.Lock()
+	defer ll.mu.Unlock()
+	if now.Sub(ll.start) >= violationsEvery {
+		ll.start, ll.n = now, 0
+	}
+	if ll.n >= violationsMax {
+		ll.left++
+		return false, 0
+	}
+	ll.n++
+	leftOut, ll.left = ll.left, 0
+	return true, leftOut
+}
 
 // ConfigureServer makes a server trust m's operator (auth.Material's
 // ServerTrust): it refuses every client without a user JWT signed by one
