@@ -358,7 +358,8 @@ func modifiesAnother(text string, slot []string) bool {
 			i += j + len(t)
 			if lang.IsCJK([]rune(t)[0]) {
 				r, _ := utf8.DecodeRuneInString(rest)
-				if r != utf8.RuneError && lang.IsCJK(r) && !strings.ContainsRune(zhSaidOf, r) {
+				// a change cue said of it (房号说错了, 工号记错了) is said of it too
+				if r != utf8.RuneError && lang.IsCJK(r) && !strings.ContainsRune(zhSaidOf, r) && !hasAnyPrefix(rest, zhRestateChange) {
 					return true
 				}
 				continue

@@ -53,6 +53,11 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"换了房子，现在离菜市场有一公里。", "一公里", "三百"},
 		{"zh-not", "我买的猫粮是渴望。",
 			"说错了，猫粮其实是爱肯拿，不是渴望。", "爱肯拿", "渴望"},
+		// the slot said just before its change cue (房号说错了): said of it
+		{"zh-slot-said-wrong", "我的房号是1280。",
+			"刚才房号说错了，应该是1208。", "1208", "1280"},
+		{"zh-slot-misremembered", "我的车位号是B-37。",
+			"车位号记错了，应该是B-73。", "B-73", "B-37"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
