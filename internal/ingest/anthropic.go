@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
@@ -105,7 +106,7 @@ func (n *Normalizer) decodeAnthropic(raw []byte) (func(), error) {
 		return nil, fmt.Errorf("%w: anthropic event without \"type\"", ErrUnknownShape)
 	}
 	if !anthKnown(*env.Type) {
-		return func() {}, nil // ping, and types added after this was written
+		return unknownAnthType(*env.Type) // ping, and types added after this was written
 	}
 	var ev anthEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
@@ -114,14 +115,31 @@ func (n *Normalizer) decodeAnthropic(raw []byte) (func(), error) {
 	return n.anthChecked(&ev)
 }
 
+// anthTypes are the event types the adapter reads; anthDeltaTypes the
+// content_block_delta types it reads (thinking, signature and citation
+// deltas, and types added later, are dropped).
+var (
+	anthTypes = []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+		"message_delta", "message_stop", "error"}
+	anthDeltaTypes = []string{"input_json_delta", "text_delta"}
+	// anthBlockTypes are the content block types the adapter reads by
+	// name; server tools are also told by their suffix (anthServerTool).
+	anthBlockTypes = []string{"tool_use", "text", "thinking", "redacted_thinking",
+		"server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload"}
+)
+
 // anthKnown reports whether the adapter reads events of type typ.
 func anthKnown(typ string) bool {
-	switch typ {
-	case "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-		"message_delta", "message_stop", "error":
-		return true
+	return slices.Contains(anthTypes, typ)
+}
+
+// unknownAnthType ignores an event of a type the adapter does not read,
+// unless the type is one byte off one it reads.
+func unknownAnthType(typ string) (func(), error) {
+	if err := corruptedType("anthropic event type", typ, anthTypes); err != nil {
+		return nil, err
 	}
-	return false
+	return func() {}, nil
 }
 
 // anthTyped takes an event the scanner decoded whole: its "type" (nil when
@@ -131,7 +149,7 @@ func (n *Normalizer) anthTyped(typ *string, ev *anthEvent) (func(), error) {
 		return nil, fmt.Errorf("%w: anthropic event without \"type\"", ErrUnknownShape)
 	}
 	if !anthKnown(*typ) {
-		return func() {}, nil
+		return unknownAnthType(*typ)
 	}
 	return n.anthChecked(ev)
 }
@@ -148,10 +166,14 @@ func (n *Normalizer) anthChecked(ev *anthEvent) (func(), error) {
 	case "content_block_start":
 		if ev.Index == nil || ev.ContentBlock == nil {
 			bad = "index and content_block"
+		} else if err := corruptedType("anthropic content block type", ev.ContentBlock.Type, anthBlockTypes); err != nil {
+			return nil, err
 		}
 	case "content_block_delta":
 		if ev.Index == nil || ev.Delta == nil {
 			bad = "index and delta"
+		} else if err := corruptedType("anthropic delta type", ev.Delta.Type, anthDeltaTypes); err != nil {
+			return nil, err
 		}
 	case "content_block_stop":
 		if ev.Index == nil {

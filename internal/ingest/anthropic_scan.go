@@ -31,7 +31,7 @@ func scanAnthropic(raw []byte) (typ *string, ev *anthEvent, ok bool) {
 // scanAnthropicChecked is scanAnthropic, and says when a key of the event
 // is a misspelling of a field the adapter reads (scanner.other).
 func scanAnthropicChecked(raw []byte) (typ *string, ev *anthEvent, ok bool, bad error) {
-	s := &scanner{b: raw}
+	s := &scanner{b: raw, spell: true}
 	h := new(scannedAnth)
 	ev = &h.ev
 	var m seen

@@ -22,7 +22,7 @@ func scanChat(raw []byte) (c *chatChunk, ok bool) {
 // scanChatChecked is scanChat, and says when a key of the chunk is a
 // misspelling of a field the adapter reads (scanner.other).
 func scanChatChecked(raw []byte) (c *chatChunk, ok bool, bad error) {
-	s := &scanner{b: raw}
+	s := &scanner{b: raw, spell: true}
 	c = new(chatChunk)
 	var m seen
 	ok = s.top(func(key []byte, i int) int {

@@ -24,7 +24,7 @@ func scanGemini(raw []byte) (c *gemChunk, ok bool) {
 // scanGeminiChecked is scanGemini, and says when a key of the chunk is a
 // misspelling of a field the adapter reads (scanner.other).
 func scanGeminiChecked(raw []byte) (c *gemChunk, ok bool, bad error) {
-	s := &scanner{b: raw}
+	s := &scanner{b: raw, spell: true}
 	c = new(gemChunk)
 	var m seen
 	ok = s.top(func(key []byte, i int) int {

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -43,6 +45,11 @@ type scanner struct {
 	b     []byte
 	depth int
 	fail  bool
+	// spell makes an escaped or non-ASCII key (rawKey) go to the object's
+	// field as written, where it matches no name, so that other checks it
+	// for a misspelling before the scan gives up (encoding/json folds
+	// it); without spell the scan gives up at once.
+	spell, rawKey bool
 	// misspelt is set (and the scan given up) for a key one byte off a
 	// field the adapter reads at that place (other): a corrupted name,
 	// whose value the adapter would pass over unread.
@@ -103,8 +110,10 @@ func (s *scanner) object(i int, field func(key []byte, i int) int) int {
 		if end < 0 {
 			return -1
 		}
-		if !plain {
-			return s.giveUp() // an escaped or non-ASCII key: encoding/json folds it
+		// An escaped or non-ASCII key is left to encoding/json, which
+		// folds it (once other has checked it for a misspelling: spell).
+		if s.rawKey = !plain; s.rawKey && !s.spell {
+			return s.giveUp()
 		}
 		key := s.b[i+1 : end-1]
 		i = s.ws(end)
@@ -161,7 +170,12 @@ func (s *scanner) skip(i int) int {
 		end, _ := s.str(i)
 		return end
 	case c == '{':
-		return s.object(i, func(_ []byte, j int) int { return s.skip(j) })
+		return s.object(i, func(_ []byte, j int) int {
+			if s.rawKey {
+				return s.giveUp()
+			}
+			return s.skip(j)
+		})
 	case c == '[':
 		return s.arrayOf(i, s.skip)
 	case c == 't':
@@ -454,6 +468,9 @@ func (s *scanner) other(key []byte, i int, names []string) int {
 		}
 		return s.giveUp()
 	}
+	if s.rawKey {
+		return s.giveUp()
+	}
 	return s.skip(i)
 }
 
@@ -462,6 +479,8 @@ func (s *scanner) other(key []byte, i int, names []string) int {
 // those are passed over unread; a field the adapter reads with one byte
 // changed is not a new field but a corrupted one, whose value (a call's
 // arguments, the part that holds them) would be lost without a word.
+// key is compared as written (escapes and all): one byte changed in the
+// event is one byte changed in key.
 func misspells(key []byte, names []string) string {
 	for _, n := range names {
 		if len(n) != len(key) {
@@ -478,6 +497,73 @@ func misspells(key []byte, names []string) string {
 		}
 	}
 	return ""
+}
+
+// corruptedType refuses (ErrUnknownShape) a type the adapter does not read
+// that is one byte off one it reads at that place: as with a key
+// (misspells), that is a corrupted name, not a type the provider added,
+// and the event it names would be passed over unread. Any other unknown
+// type is nil: new types appear all the time.
+//
+// typ is the decoded value, so one byte changed in the event shows in it
+// as one byte changed, as U+FFFD (a byte that is not UTF-8) in place of
+// one byte, or as a two-byte escape read as one byte (co\tent is
+// "co<tab>ent").
+func corruptedType(what, typ string, read []string) error {
+	if slices.Contains(read, typ) {
+		return nil
+	}
+	if n := typeOneByteOff(typ, read); n != "" {
+		return fmt.Errorf("%w: %s %q is one byte off %q, a type read here: a corrupted name", ErrUnknownShape, what, typ, n)
+	}
+	return nil
+}
+
+// typeOneByteOff returns the name of names that the decoded string typ is
+// one byte of the event away from (corruptedType), if any.
+func typeOneByteOff(typ string, names []string) string {
+	for _, n := range names {
+		switch {
+		case len(typ) == len(n):
+			if misspells([]byte(typ), []string{n}) != "" {
+				return n
+			}
+		case len(typ) == len(n)+2: // U+FFFD is three bytes
+			if k := strings.Index(typ, "\uFFFD"); k >= 0 && k < len(n) && typ[:k] == n[:k] && typ[k+3:] == n[k+1:] {
+				return n
+			}
+		case len(typ) == len(n)-1: // an escape: n[k] became '\\', and n[k+1] its letter
+			for k := 0; k+1 < len(n); k++ {
+				if typ[:k] != n[:k] {
+					break
+				}
+				if typ[k+1:] == n[k+2:] && escapeOf(n[k+1]) == typ[k] {
+					return n
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// escapeOf is the byte the JSON escape \c stands for (0: c is no one-byte
+// escape).
+func escapeOf(c byte) byte {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case '/', '\\', '"':
+		return c
+	}
+	return 0
 }
 
 // unquoteBody returns a string's value from its body (between the quotes),

@@ -11,7 +11,15 @@ import (
 // instead of passed over with the call's bytes in it. A new field, a
 // field of another place and a case variant (encoding/json's matching)
 // are read as before.
+//
+// The same holds for a type one byte off a type the adapter reads at its
+// place (an event's, a Responses item's, an Anthropic block's or delta's),
+// and for a byte changed into one that is not UTF-8 or into an escape
+// (FuzzPipeline: "response\xf2function_call_arguments.delta" was passed
+// over as a new event type, "fun9tion_call" as a new item type).
 func TestAMisspeltFieldIsRefused(t *testing.T) {
+	const respCreated = `{"type":"response.created","sequence_number":0,"response":{"id":"r1","status":"in_progress","output":[]}}` + "\n" +
+		`{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"c","name":"f"}}`
 	const chatOpen = `{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`
 	for _, tc := range []struct {
 		name    string
@@ -29,6 +37,17 @@ func TestAMisspeltFieldIsRefused(t *testing.T) {
 		{"anthropic partial_json", FormatAnthropic, anthOpen + "\n" + anthBlockOpen, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_jsoX":"{\"a\":1}"}}`, true},
 		{"anthropic delta", FormatAnthropic, anthOpen + "\n" + anthBlockOpen, `{"type":"content_block_delta","index":0,"deltX":{"type":"input_json_delta","partial_json":"{\"a\":1}"}}`, true},
 		{"responses delta", FormatOpenAIResponses, `{"type":"response.created","sequence_number":0,"response":{"id":"r1","status":"in_progress","output":[]}}`, `{"type":"response.function_call_arguments.delta","sequence_number":2,"item_id":"fc_1","output_index":0,"deltX":"{\"a\""}`, true},
+		{"responses type", FormatOpenAIResponses, respCreated, `{"type":"response.function_call_arguments.delts","sequence_number":2,"item_id":"fc_1","output_index":0,"delta":"{\"a\""}`, true},
+		{"responses type with a byte not UTF-8", FormatOpenAIResponses, respCreated, "{\"type\":\"response\xf2function_call_arguments.delta\",\"sequence_number\":2,\"item_id\":\"fc_1\",\"output_index\":0,\"delta\":\"x\"}", true},
+		{"responses type with an escape", FormatOpenAIResponses, respCreated, `{"type":"response.output_\text.delta","sequence_number":2,"item_id":"m_1","output_index":0,"delta":"x"}`, true},
+		{"responses item type", FormatOpenAIResponses, respCreated, `{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"fc_1","type":"fun9tion_call","status":"in_progress","arguments":"","call_id":"c","name":"f"}}`, true},
+		{"responses a new type", FormatOpenAIResponses, respCreated, `{"type":"response.output_text.annotation.added","sequence_number":2}`, false},
+		{"anthropic type", FormatAnthropic, anthOpen + "\n" + anthBlockOpen, `{"type":"content_block_delte","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":1}"}}`, true},
+		{"anthropic delta type", FormatAnthropic, anthOpen + "\n" + anthBlockOpen, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delte","partial_json":"{\"a\":1}"}}`, true},
+		{"anthropic block type", FormatAnthropic, anthOpen, `{"type":"content_block_start","index":0,"content_block":{"type":"tool_usd","id":"toolu_1","name":"f","input":{}}}`, true},
+		{"anthropic a thinking delta", FormatAnthropic, anthOpen + "\n" + anthBlockOpen, `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}`, false},
+		{"gemini key with a byte not UTF-8", FormatGemini, gemOpen, "{\"candidates\":[{\"conte\xf2t\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"is\",\"willContinue\":true}],\"willContinue\":true}}]},\"index\":0}],\"responseId\":\"r1\"}", true},
+		{"gemini key with an escape", FormatGemini, gemOpen, `{"candidates":[{"co\tent":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"is","willContinue":true}],"willContinue":true}}]},"index":0}],"responseId":"r1"}`, true},
 		{"a case variant", FormatGemini, gemOpen, `{"candidates":[{"Content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"is","willContinue":true}],"willContinue":true}}]},"index":0}],"responseId":"r1"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

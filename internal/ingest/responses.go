@@ -3,6 +3,8 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/toolstream/toolstream/events"
 )
@@ -129,6 +131,19 @@ var respNeeds = map[string]string{
 	"error":                                  "",
 }
 
+// respTypeList is respNeeds's types, for corruptedType.
+var respTypeList = slices.Sorted(maps.Keys(respNeeds))
+
+// unknownResponsesType ignores an event of a type the adapter does not
+// read (new event types appear all the time), unless the type is one byte
+// off one it reads.
+func unknownResponsesType(typ string) (func(), error) {
+	if err := corruptedType("responses event type", typ, respTypeList); err != nil {
+		return nil, err
+	}
+	return func() {}, nil
+}
+
 func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 	// One decode for the usual event; anything it cannot take (a field of
 	// an unexpected type in an event type we do not read, say) is decoded
@@ -157,7 +172,7 @@ func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
 	}
 	if _, known := respNeeds[typ]; !inferred && !known {
-		return func() {}, nil // new event types appear all the time
+		return unknownResponsesType(typ)
 	}
 	var ev respEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
@@ -187,7 +202,7 @@ func (n *Normalizer) typedResponses(t *string, ev *respEvent) (func(), error) {
 func (n *Normalizer) responsesEvent(typ string, inferred bool, ev *respEvent) (func(), error) {
 	need, known := respNeeds[typ]
 	if !inferred && !known {
-		return func() {}, nil // new event types appear all the time
+		return unknownResponsesType(typ)
 	}
 	if inferred {
 		if ev.Response == nil {
@@ -200,6 +215,11 @@ func (n *Normalizer) responsesEvent(typ string, inferred bool, ev *respEvent) (f
 		need == "item" && ev.Item == nil,
 		need == "delta" && ev.Delta == nil:
 		return nil, fmt.Errorf("%w: %s without %q", ErrUnknownShape, typ, need)
+	}
+	if ev.Item != nil {
+		if err := corruptedType("responses item type", ev.Item.Type, respItemTypes); err != nil {
+			return nil, err
+		}
 	}
 	return func() { n.applyResponses(typ, ev) }, nil
 }

@@ -1,10 +1,22 @@
 package ingest
 
-import "github.com/toolstream/toolstream/events"
+import (
+	"slices"
+
+	"github.com/toolstream/toolstream/events"
+)
 
 // Output items of the OpenAI Responses API: function calls, custom tool calls
 // (free-text input wrapped as {"input": …}), provider-run tools. The rules
 // are in responses.go.
+
+// The output item types the adapter tells apart (respKind); every other
+// type is an ItemOther.
+var (
+	respServerToolTypes = []string{"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
+		"mcp_call", "mcp_list_tools", "tool_search_call", "web_fetch_call"}
+	respItemTypes = append([]string{"function_call", "custom_tool_call", "message", "reasoning"}, respServerToolTypes...)
+)
 
 // respKind classifies a Responses output item type.
 func respKind(typ string) (kind events.ItemType, custom, tracked bool) {
@@ -15,8 +27,8 @@ func respKind(typ string) (kind events.ItemType, custom, tracked bool) {
 		return events.ItemFunctionCall, true, true
 	case "message", "reasoning", "":
 		return "", false, false
-	case "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
-		"mcp_call", "mcp_list_tools", "tool_search_call", "web_fetch_call":
+	}
+	if slices.Contains(respServerToolTypes, typ) {
 		return events.ItemServerTool, false, true
 	}
 	return events.ItemOther, false, true

@@ -50,7 +50,7 @@ func scanResponsesInto(raw []byte, h *scannedResp) (typ *string, ev *respEvent, 
 // scanResponsesChecked is scanResponsesInto, and says when a key of the
 // event is a misspelling of a field the adapter reads (scanner.other).
 func scanResponsesChecked(raw []byte, h *scannedResp) (typ *string, ev *respEvent, ok bool, bad error) {
-	s := &scanner{b: raw}
+	s := &scanner{b: raw, spell: true}
 	*h = scannedResp{}
 	ev = &h.ev
 	var m seen
