@@ -487,6 +487,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "the claim states a rate per " + w + "; " + ix.Leaves[best].Ptr() + " is none"}
 		}
+		if f, ok := cx.rateJudge(m, best); ok {
+			return f
+		}
 		if otherKind(&ix.Leaves[best], m) {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: ix.Leaves[best].Ptr() + " holds another kind of value than the claim's number"}

@@ -1075,7 +1075,57 @@ func ScanNumbersIn(s string, r []rune, blocked []bool) []NumMention {
 			i = e - 1
 		}
 	}
+	return joinDurations(r, out)
+}
+
+// durationJoiners may stand between the parts of a duration said in two
+// units (words.txt [duration joiners]).
+var durationJoiners = LangData.Set("duration joiners")
+
+// joinDurations makes one mention of a duration said in two units, the
+// larger first ("2 h 15 min", "7 minutes 42 seconds", 一小时二十分钟): the
+// parts add up, in the smaller unit, so neither part is compared alone.
+// The smaller part must be less than one of the larger unit (90 minutes
+// after an hour is two durations, not one).
+func joinDurations(r []rune, ms []NumMention) []NumMention {
+	if len(ms) < 2 {
+		return ms
+	}
+	slices.SortStableFunc(ms, func(a, b NumMention) int { return a.Start - b.Start })
+	out := ms[:1]
+	for _, b := range ms[1:] {
+		a := &out[len(out)-1]
+		au, skip := a.Unit, false
+		if au == nil {
+			au, skip = a.MaybeUnit, true // "1 h 35 min": a lone letter is a unit beside another
+		}
+		if au == nil || b.Unit == nil || au.Dim != DimTime || b.Unit.Dim != DimTime || au.Factor <= b.Unit.Factor ||
+			a.IsRange || b.IsRange || b.Bound != 0 || b.V >= au.Factor/b.Unit.Factor || a.End > b.Start || !joinedBy(r[a.End:b.Start], skip) {
+			out = append(out, b)
+			continue
+		}
+		j := b
+		j.Start, j.Bound, j.Approx = a.Start, a.Bound, a.Approx || b.Approx
+		j.V = a.V*au.Factor/b.Unit.Factor + b.V
+		j.Hi = j.V
+		*a = j
+	}
 	return out
+}
+
+// joinedBy reports whether the text between two numbers is nothing but
+// spaces and duration joiners, after the first number's unit letter if
+// skipUnit.
+func joinedBy(between []rune, skipUnit bool) bool {
+	for i, w := range strings.Fields(strings.NewReplacer(",", " , ", "，", " ， ").Replace(string(between))) {
+		if i == 0 && skipUnit {
+			continue
+		}
+		if !durationJoiners[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // reFraction finds durations said in words: "three quarters of an hour",

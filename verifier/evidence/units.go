@@ -386,7 +386,9 @@ func fieldUnit(ki *keyInfo, key string, concepts []string, sib *siblings) (*Unit
 			if u.Dim == DimCurrency && dim != DimCurrency && !(dim == DimNone && moneyish(key)) {
 				continue
 			}
-			if u.Dim != DimCurrency && dim != DimNone && dim != u.Dim {
+			if u.Dim != DimCurrency && dim != DimNone && dim != u.Dim && dim != DimCount {
+				// A count's key (on_hand, qty) beside "unit": "kg" counts
+				// in that unit; a key of another measure keeps its own.
 				continue
 			}
 			return u, u.Dim
