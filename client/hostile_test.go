@@ -111,7 +111,7 @@ func TestClaimedIDsSwallowNothing(t *testing.T) {
 	attacker := newClaimer(t, b, "acme")
 	acmeModel, _ := events.ModelSubject("acme", "junk", "i")
 	acmeIn, _ := events.IngestSubject("acme", "openai", "junk")
-	forged := func(id string) []string { return []string{id, events.MsgID(nil, acmeModel, id)} } // the id, and a tag made without a key
+	forged := func(id string) []string { return []string{id, events.MsgIDTagPrefix + id} } // the id, and a made-up tag
 
 	var edge, raw, model []string
 	for pos := int64(0); pos <= int64(len(rec.events))+1; pos++ {

@@ -43,9 +43,11 @@ func TaggedStream(stream string) bool { return stream == StreamIn || stream == S
 
 // MsgID is the Nats-Msg-Id under which the holder of key publishes the
 // event id on subject: in TS_IN and TS_MODEL, "~" + the base64url
-// HMAC-SHA256 of subject and id under key (128 bits), or with an empty
-// key their plain SHA-256 (which names nothing, but anyone can make);
-// elsewhere id itself. Every writer of the log makes its ids here.
+// HMAC-SHA256 of subject and id under key (128 bits); elsewhere, or with
+// an empty key, id itself. Every writer of the log makes its ids here,
+// and every one that serve, setup or a client runs has a key (a bus and
+// a client make one when none is given); an empty key is for tests and
+// tools that write a log of their own.
 func MsgID(key []byte, subject, id string) string { return NewMsgIDs(key).MsgID(subject, id) }
 
 // MsgIDs makes MsgID's ids under one key with one HMAC, reset for each id
@@ -63,15 +65,11 @@ func NewMsgIDs(key []byte) *MsgIDs { return &MsgIDs{key: key} }
 // MsgID is MsgID(key, subject, id).
 func (m *MsgIDs) MsgID(subject, id string) string {
 	s, err := StreamOf(subject)
-	if err != nil || !TaggedStream(s) {
+	if len(m.key) == 0 || err != nil || !TaggedStream(s) {
 		return id
 	}
 	if m.mac == nil {
-		if len(m.key) == 0 {
-			m.mac = sha256.New()
-		} else {
-			m.mac = hmac.New(sha256.New, m.key)
-		}
+		m.mac = hmac.New(sha256.New, m.key)
 	}
 	m.mac.Reset()
 	m.buf = append(append(append(m.buf[:0], subject...), 0), id...)

@@ -217,7 +217,7 @@ func TestClaimedTickIDsStopNoTimeout(t *testing.T) {
 	var ids []string
 	for at := from; at.Before(from.Add(time.Minute)); at = at.Add(every) {
 		id := fmt.Sprintf("tick:%d", at.UnixNano())
-		ids = append(ids, id, events.MsgID(nil, events.ModelClockSubject, id)) // the id, and the tag anyone can make without a key
+		ids = append(ids, id, events.MsgIDTagPrefix+id) // the id, and a made-up tag
 	}
 	natsPub(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, acmeModel, []byte(`{"junk":true}`), "Nats-Msg-Id:"+ids[2])
 	for _, subj := range []string{acmeModel, acmeIn} {
