@@ -25,13 +25,14 @@ const (
 // and delete); the deterministic Nats-Msg-Id makes the repeat a no-op.
 //
 // Order (package publish): on a replicated stream (where leaders change) each
-// round is one atomic batch, and the next round starts only after the batch
-// is acknowledged: the log holds the outbox's order whatever fails in
-// between. A single-server stream has no leader to change and is relayed
-// pipelined.
+// round is one atomic batch per stream written, and the next round starts
+// only after the batches are acknowledged: the log holds the outbox's order
+// whatever fails in between. A single-server stream has no leader to change
+// and is relayed pipelined. What decides is the stream a row is written to,
+// never the one the projection reads (ingest reads TS_IN and writes
+// TS_MODEL): a stream that takes no atomic batches is written pipelined
+// (docs/security.md, "Known holes", C).
 func (r *Runner) relay(ctx context.Context) error {
-	r.atomic = r.streamAllowsBatches(ctx)
-	r.log.Debug("relay", "atomic_batches", r.atomic)
 	backoff := 10 * time.Millisecond
 	for {
 		n, err := r.relayOnce(ctx)
@@ -59,29 +60,38 @@ func (r *Runner) relay(ctx context.Context) error {
 	}
 }
 
-func (r *Runner) streamAllowsBatches(ctx context.Context) bool {
-	for {
-		actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
-		s, err := r.cfg.JS.Stream(actx, r.cfg.Stream)
-		cancel()
-		if err == nil {
-			cfg := s.CachedInfo().Config
-			// Only a replicated stream changes leader under a running
-			// relay, and there a batch costs less than pipelining. On one
-			// server the batch is staged in its own file store, which
-			// costs more than the order it protects.
-			return cfg.AllowAtomicPublish && cfg.Replicas > 1
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-		r.log.Warn("relay: stream info", "err", err)
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(100 * time.Millisecond):
-		}
+// batchesTo reports whether the relay writes the stream that stores
+// subject in atomic batches: it takes them and is replicated. Only a
+// replicated stream changes leader under a running relay, and there a
+// batch costs less than pipelining; on one server the batch is staged in
+// its own file store, which costs more than the order it protects. The
+// answer is kept by the stream's name in the log's layout (group, from
+// events.StreamOf) for the runner's life: a stream's replicas and atomic
+// publish change only by the admin's setup, with processors restarted. A
+// stream the relay cannot look up is an error, and the round is tried
+// again.
+func (r *Runner) batchesTo(ctx context.Context, group, subject string) (bool, error) {
+	if ok, known := r.atomic[group]; known {
+		return ok, nil
 	}
+	actx, cancel := context.WithTimeout(ctx, r.cfg.PublishTimeout)
+	defer cancel()
+	name, err := r.cfg.JS.StreamNameBySubject(actx, subject)
+	if err != nil {
+		return false, fmt.Errorf("projector: relay: the stream of %s: %w", subject, err)
+	}
+	s, err := r.cfg.JS.Stream(actx, name)
+	if err != nil {
+		return false, fmt.Errorf("projector: relay: stream %s: %w", name, err)
+	}
+	cfg := s.CachedInfo().Config
+	ok := cfg.AllowAtomicPublish && cfg.Replicas > 1
+	if r.atomic == nil {
+		r.atomic = map[string]bool{}
+	}
+	r.atomic[group] = ok
+	r.log.Debug("relay", "stream", name, "atomic_batches", ok)
+	return ok, nil
 }
 
 type relayRow struct {
@@ -101,28 +111,42 @@ func (r *Runner) relayOnce(ctx context.Context) (int, error) {
 			h.BeforePublish(x.row.ID)
 		}
 	}
-	var stored []int
-	if !r.atomic {
-		stored, err = r.publishPipelined(ctx, rows)
-	} else {
-		// An atomic batch is stored by one stream: one batch per stream the
-		// round writes to, each in outbox order (streams are not ordered
-		// against each other).
-		for _, group := range byStream(rows) {
-			sub := make([]relayRow, len(group))
-			for i, j := range group {
-				sub[i] = rows[j]
+	// An atomic batch is stored by one stream: one batch per stream the
+	// round writes to that takes them, each in outbox order, and the rows
+	// for the others pipelined together (streams are not ordered against
+	// each other).
+	var stored, plain []int
+	for _, group := range byStream(rows) {
+		atomic, aerr := r.batchesTo(ctx, group.stream, rows[group.rows[0]].row.Subject)
+		if aerr != nil {
+			if err == nil {
+				err = aerr
 			}
-			got, gerr := r.publishAtomic(ctx, sub)
-			for _, i := range got {
-				stored = append(stored, group[i])
-			}
-			if gerr != nil && err == nil {
-				err = gerr
-			}
+			continue
 		}
-		slices.Sort(stored)
+		if !atomic {
+			plain = append(plain, group.rows...)
+			continue
+		}
+		got, gerr := r.publishAtomic(ctx, pick(rows, group.rows))
+		for _, i := range got {
+			stored = append(stored, group.rows[i])
+		}
+		if gerr != nil && err == nil {
+			err = gerr
+		}
 	}
+	if len(plain) > 0 {
+		slices.Sort(plain)
+		got, perr := r.publishPipelined(ctx, pick(rows, plain))
+		for _, i := range got {
+			stored = append(stored, plain[i])
+		}
+		if perr != nil && err == nil {
+			err = perr
+		}
+	}
+	slices.Sort(stored)
 	if len(stored) == 0 {
 		return 0, err
 	}
@@ -143,11 +167,17 @@ func (r *Runner) publishAtomic(ctx context.Context, rows []relayRow) ([]int, err
 	return allOf(n), err
 }
 
+// streamRows are the indices of the rows bound for one stream.
+type streamRows struct {
+	stream string
+	rows   []int
+}
+
 // byStream groups the indices of rows by the stream of the log their
 // subject lies in, each group in outbox order, the groups in the order of
 // their first row.
-func byStream(rows []relayRow) [][]int {
-	var groups [][]int
+func byStream(rows []relayRow) []streamRows {
+	var groups []streamRows
 	at := map[string]int{}
 	for i, x := range rows {
 		s, _ := events.StreamOf(x.row.Subject)
@@ -155,11 +185,20 @@ func byStream(rows []relayRow) [][]int {
 		if !ok {
 			g = len(groups)
 			at[s] = g
-			groups = append(groups, nil)
+			groups = append(groups, streamRows{stream: s})
 		}
-		groups[g] = append(groups[g], i)
+		groups[g].rows = append(groups[g].rows, i)
 	}
 	return groups
+}
+
+// pick returns the rows at the indices.
+func pick(rows []relayRow, at []int) []relayRow {
+	out := make([]relayRow, len(at))
+	for i, j := range at {
+		out[i] = rows[j]
+	}
+	return out
 }
 
 // readOutbox returns the next rows to relay, oldest first.

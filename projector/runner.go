@@ -228,8 +228,8 @@ type Runner struct {
 	delivered   atomic.Uint64 // the durable's highest delivery number that reached the handler (pullLost)
 	filter      logread.Filter
 	relayKick   chan struct{}
-	outboxLow   []byte // relay goroutine only: every outbox key below it is deleted
-	atomic      bool   // relay goroutine only: the stream takes atomic batches
+	outboxLow   []byte          // relay goroutine only: every outbox key below it is deleted
+	atomic      map[string]bool // relay goroutine only: by stream written, whether it takes atomic batches (batchesTo)
 	relayRoom   chan struct{}
 
 	mu      sync.Mutex
