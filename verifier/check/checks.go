@@ -94,6 +94,8 @@ func (cx *claim) decide() verdict {
 	var facts []fact
 	if f, ok := cx.quantified(); ok {
 		facts = []fact{f}
+	} else if f, ok := cx.countedRows(); ok {
+		facts = []fact{f}
 	} else {
 		facts = cx.facts()
 	}

@@ -89,7 +89,12 @@
 //     collection the claim ranges over, none/no/没有任何/均未 is some denied
 //     (a member in the state contradicts it), only/只 checks the others fail, and
 //     always/一定/guaranteed over an estimate (eta, forecast, 预计) is
-//     unsupported;
+//     unsupported; a count of the members meeting a condition ("two of
+//     the kilns are firing", 有两名学员没缴费, "Ines holds two permits") is
+//     the number of members the claim without its count holds for, decided
+//     only when every member's verdict is known, and contradicted only when
+//     one list is named, no subject is, and some members meet the
+//     condition and others fail it (countrows.go);
 //   - comparisons and superlatives between subjects (cheaper than, 比…贵,
 //     outperforms, the highest) and trends over year columns (rose in
 //     2023);
@@ -157,7 +162,8 @@
 // 4096 evidence fields, the first in document order (a state word whose
 // only matching row comes later is contradicted by the first rows; see
 // fieldsWeighedMax), a string value contributes at most 64 numbers and 256
-// words to the index.
+// words to the index, and members meeting a condition are counted in lists
+// of at most 200 (countedMembersMax).
 //
 // # Concurrency
 //

@@ -285,6 +285,9 @@ func (cx *claim) categoryFacts() []fact {
 			out = append(out, f)
 			continue
 		}
+		if cm.verb {
+			continue // 没有退货 beside no status: the words are read as a whole
+		}
 		out = append(out, fact{verdict: events.VerdictUnsupported, reason: "no status in the evidence", weak: true, soft: true})
 	}
 	return out

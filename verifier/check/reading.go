@@ -81,6 +81,9 @@ type catMention struct {
 	// with no open defects", 故障尚未修复): they negate what follows
 	// them, not this state.
 	negAfter int
+	// verb marks a bare verb read as its state word (没缴费, stateVerbCats):
+	// with no status field in the evidence it says nothing of one.
+	verb bool
 }
 
 // negation counts the claim's negation word i, and notes it after every
@@ -100,6 +103,34 @@ func (rd *reading) negation(i int) {
 // negationClosers are the words that may follow a negation said last
 // ("no longer", "not anymore", 不再了).
 var negationClosers = evidence.LangData.Set("negation closers")
+
+// statePrefixes are words.txt's [state prefixes] (已).
+var statePrefixes = evidence.LangData.List("state prefixes")
+
+// stateVerbCats returns the states word i names as a bare verb (缴费)
+// whose prefixed form (已缴费) is a state word of the lexicon, when it
+// follows a negation (没, 还没有, 尚未) or a word of having done (已经)
+// with nothing between: nil for any other word, and for a word that is a
+// state word itself.
+func stateVerbCats(words []evidence.Cword, i int) []evidence.CatValue {
+	w := &words[i]
+	if !w.Cjk || i == 0 || w.Info != nil && len(w.Info.Cats) > 0 {
+		return nil
+	}
+	p := &words[i-1]
+	if !p.Cjk || p.End != w.Start {
+		return nil
+	}
+	if c := p.Cues(); (c&evidence.CueNeg == 0 || c&evidence.CuePlain != 0) && !slices.Contains(statePrefixes, string([]rune(p.S)[:1])) {
+		return nil
+	}
+	for _, pre := range statePrefixes {
+		if l := evidence.ZhLex[pre+w.S]; l != nil && len(l.Cats) > 0 && l.Cues&evidence.CueNegLex == 0 && !slices.ContainsFunc(l.Cats, func(c evidence.CatValue) bool { return c.Neg }) {
+			return l.Cats
+		}
+	}
+	return nil
+}
 
 // saidLast reports whether only negation closers follow word i up to the
 // end of its clause (a comma, semicolon, full stop or the claim's end).
@@ -300,6 +331,11 @@ func (rd *reading) readWords(ix *evidence.Index) {
 			continue // "points per game": a rate's denominator names no field
 		}
 		info := w.Info
+		if cs := stateVerbCats(rd.words, i); cs != nil {
+			// 没缴费, 已经缴费: the bare verb states what its prefixed form
+			// does; its words are still read below.
+			rd.cats = append(rd.cats, catMention{cats: cs, start: w.Start, verb: true})
+		}
 		if w.Cjk && len(w.S) <= 3 && info != nil && len(info.Concepts) == 0 && info.Cues&(evidence.CueStop|evidence.CueNeg) == 0 && len(info.Cats) == 0 {
 			// A one-ideograph cue word (小, 高) is still part of the words
 			// around it: 小桌 is a small table.
