@@ -48,6 +48,7 @@ func TestAMisspeltFieldIsRefused(t *testing.T) {
 		{"anthropic a thinking delta", FormatAnthropic, anthOpen + "\n" + anthBlockOpen, `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}`, false},
 		{"gemini key with a byte not UTF-8", FormatGemini, gemOpen, "{\"candidates\":[{\"conte\xf2t\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"is\",\"willContinue\":true}],\"willContinue\":true}}]},\"index\":0}],\"responseId\":\"r1\"}", true},
 		{"gemini key with an escape", FormatGemini, gemOpen, `{"candidates":[{"co\tent":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"is","willContinue":true}],"willContinue":true}}]},"index":0}],"responseId":"r1"}`, true},
+		{"chat arguments in a cut chunk", FormatOpenAIChat, chatOpen, `{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"argumentX":"{\"a\":1}"}}]}}]`, false},
 		{"a case variant", FormatGemini, gemOpen, `{"candidates":[{"Content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"is","willContinue":true}],"willContinue":true}}]},"index":0}],"responseId":"r1"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -218,31 +218,21 @@ func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
 		if n.resp == nil {
 			n.resp = new(scannedResp)
 		}
-		if typ, ev, ok, bad := scanResponsesChecked(raw, n.resp); ok || bad != nil {
-			if bad != nil {
-				return nil, bad
-			}
+		// A misspelt key (bad) gives up to encoding/json's path, which
+		// checks the event is JSON before it refuses the key (misspelt).
+		if typ, ev, ok, _ := scanResponsesChecked(raw, n.resp); ok {
 			return n.typedResponses(typ, ev)
 		}
 	case FormatOpenAIChat:
-		if c, ok, bad := scanChatChecked(raw); ok || bad != nil {
-			if bad != nil {
-				return nil, bad
-			}
+		if c, ok, _ := scanChatChecked(raw); ok {
 			return n.chatChecked(c)
 		}
 	case FormatAnthropic:
-		if typ, ev, ok, bad := scanAnthropicChecked(raw); ok || bad != nil {
-			if bad != nil {
-				return nil, bad
-			}
+		if typ, ev, ok, _ := scanAnthropicChecked(raw); ok {
 			return n.anthTyped(typ, ev)
 		}
 	case FormatGemini:
-		if c, ok, bad := scanGeminiChecked(raw); ok || bad != nil {
-			if bad != nil {
-				return nil, bad
-			}
+		if c, ok, _ := scanGeminiChecked(raw); ok {
 			return n.gemChecked(c)
 		}
 	}
