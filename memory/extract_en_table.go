@@ -67,6 +67,9 @@ var enReadings = map[string]enReading{
 		return statedIf(preference(m.rest, m.p.polarity, m.prev))
 	},
 	"constraint": func(m enMatch) (events.Observation, outcome) {
+		if saysTrouble(m.rest) {
+			return events.Observation{}, passOn // "I'm not having any more trouble with my knee"
+		}
 		return statedIf(constraint(m.rest, "", m.p.polarity, m.prev))
 	},
 	"fact": func(m enMatch) (events.Observation, outcome) {
@@ -268,7 +271,31 @@ func readForbid(m enMatch) (events.Observation, outcome) {
 var (
 	refrainMarks = wordSet("en words", "refrain_marks")
 	particles    = wordSet("en words", "particles")
+	// undergone and troubles: what happens to the user ("receiving",
+	// "having any more trouble"), which no one refuses
+	undergone = wordSet("en words", "undergone")
+	troubles  = wordSet("en words", "troubles")
 )
+
+// saysTrouble reports whether a clause names a trouble before it ends.
+func saysTrouble(w []word) bool {
+	for _, x := range w {
+		if clauseEnd[x.low] {
+			return false
+		}
+		if troubles[x.low] {
+			return true
+		}
+	}
+	return false
+}
+
+// ingOf reports whether v, a verb in -ing, is one of verbs: "having" is
+// "have", "hearing" "hear" (baseVerb drops the -ing, not a silent e).
+func ingOf(v string, verbs map[string]bool) bool {
+	b := baseVerb(v)
+	return verbs[b] || verbs[b+"e"]
+}
 
 // readRefrain reads "I'm not taking on any new clients", "I'm not picking
 // up extra shifts": a verb in -ing whose object has a word of refrainMarks
@@ -278,11 +305,14 @@ var (
 func readRefrain(m enMatch) (events.Observation, outcome) {
 	rest := clauseOf(skip(m.rest, fillers))
 	if len(rest) < 2 || !strings.HasSuffix(rest[0].low, "ing") || rest[0].low == "going" && rest[1].low == "to" ||
-		cognition[baseVerb(rest[0].low)] {
+		ingOf(rest[0].low, cognition) || ingOf(rest[0].low, undergone) {
 		return events.Observation{}, passOn
 	}
 	marked := false
 	var act []word
+	if saysTrouble(rest) {
+		return events.Observation{}, passOn
+	}
 	for _, x := range rest {
 		if refrainMarks[x.low] {
 			marked = true

@@ -703,6 +703,8 @@ var (
 	zhRefrainCues  = cueZH("requests", "refrain")
 	zhRefrainMarks = cueZH("requests", "refrain_marks")
 	zhRefrainNot   = cueZH("requests", "refrain_not")
+	// zhUndergone: what happens to the user (咳嗽, 收到), which no one refuses
+	zhUndergone = cueZH("requests", "refrain_undergone")
 )
 
 // zhRefrain reads a refusal the user says of themself, body after its 我:
@@ -722,7 +724,7 @@ func zhRefrain(body string, bounded bool) (events.Observation, bool) {
 		if !ok {
 			continue
 		}
-		if rest == "" || hasAnyPrefix(rest, zhRefrainNot) {
+		if rest == "" || hasAnyPrefix(rest, zhRefrainNot) || hasAnyPrefix(rest, zhUndergone) {
 			return events.Observation{}, false
 		}
 		marked := false
