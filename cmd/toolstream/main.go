@@ -22,6 +22,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/gateway"
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/internal/trace"
 )
@@ -93,6 +94,7 @@ const (
 	exitNotFound    = 3 // what was named is not there (a call, a record, a run)
 	exitBadInput    = 4 // the input or an argument cannot be used as given
 	exitUnavailable = 5 // no server where the command looked, or it refused the command's identity
+	exitConflict    = 6 // already done or held elsewhere: an approval already decided, a --data in use
 )
 
 // exitCode is err's exit code: an exitError's, else by the client's
@@ -105,8 +107,11 @@ func exitCode(err error) int {
 	case errors.Is(err, client.ErrNotFound) || errors.Is(err, trace.ErrNotFound):
 		return exitNotFound
 	case errors.Is(err, client.ErrBadInput) || errors.Is(err, events.ErrInvalidTenant) || errors.Is(err, stack.ErrUnknown) ||
+		errors.Is(err, gateway.ErrConfig) || // the gateway's config or keys file
 		errors.Is(err, fs.ErrNotExist): // a file the user named
 		return exitBadInput
+	case errors.Is(err, client.ErrAlreadyDecided) || errors.Is(err, errDataInUse):
+		return exitConflict
 	case errors.Is(err, errNoServer) || errors.Is(err, client.ErrPermissionDenied) || errors.Is(err, client.ErrUnavailable):
 		return exitUnavailable
 	}
@@ -145,8 +150,8 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 			// most likely meant for that process: say so, and do nothing.
 			if cmd.Flags().Changed("data") {
 				if h, held := dataHeld(g.data); held {
-					return fmt.Errorf("--data %s is in use by %s; %s runs on a scratch server of its own and takes no --data",
-						g.data, h, cmd.CommandPath())
+					return &exitError{exitConflict, fmt.Errorf("--data %s is in use by %s; %s runs on a scratch server of its own and takes no --data",
+						g.data, h, cmd.CommandPath())}
 				}
 			}
 		}

@@ -399,7 +399,7 @@ func TestDataIsLockedByItsOwner(t *testing.T) {
 		{"demo", "--data", data},
 	} {
 		r := runBin(t, args...)
-		if r.code == 0 || !strings.HasPrefix(r.stderr, "toolstream: "+holder) || strings.Count(r.stderr, "\n") != 1 || r.took > 10*time.Second {
+		if r.code != exitConflict || !strings.HasPrefix(r.stderr, "toolstream: "+holder) || strings.Count(r.stderr, "\n") != 1 || r.took > 10*time.Second {
 			t.Errorf("%v: exit %d after %v\n%s%s\nwant one line: toolstream: %s…", args, r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr, holder)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/gateway"
 )
 
 // edgeRig runs commands in process against a log with --creds.
@@ -123,8 +124,11 @@ func TestApproveKeyNamesItsTenant(t *testing.T) {
 	if out, err, _ := r.run(operator, "approve", "acme/run1/1/call_2", "--tenant", "globex"); !errors.Is(err, client.ErrBadInput) || exitCode(err) != exitBadInput {
 		t.Fatalf("approve KEY --tenant of another tenant: %q, %v", out, err)
 	}
-	if out, err, _ := r.run(operator, "approve", "acme/run1/1/call_1"); err == nil {
-		t.Fatalf("approve twice: %q", out)
+	if out, err, _ := r.run(operator, "approve", "acme/run1/1/call_1"); !errors.Is(err, client.ErrAlreadyDecided) || exitCode(err) != exitConflict {
+		t.Fatalf("approve twice: %q, %v (exit %d), want exit %d", out, err, exitCode(err), exitConflict)
+	}
+	if out, err, _ := r.run(operator, "deny", "acme/run1/1/call_1", "--reason", "late"); !errors.Is(err, client.ErrAlreadyDecided) || exitCode(err) != exitConflict {
+		t.Fatalf("deny after approve: %q, %v (exit %d), want exit %d", out, err, exitCode(err), exitConflict)
 	}
 }
 
@@ -242,6 +246,22 @@ func TestAMistypedCommandIsBadInput(t *testing.T) {
 		_, err := execute(t.Context(), c)
 		if err == nil || exitCode(err) != exitBadInput || userMessage(err) != tc.want {
 			t.Errorf("%v: %v (exit %d); want exit 4 with %q", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+}
+
+// TestAGatewayConfigThatCannotBeReadIsBadInput: serve --gateway with a
+// config the gateway cannot read (YAML broken, a field of the wrong type)
+// exits 4, as every other input of the user's does (it exited 1).
+func TestAGatewayConfigThatCannotBeReadIsBadInput(t *testing.T) {
+	for _, text := range []string{"upstreams: [\n", "upstreams: 7\n"} {
+		path := filepath.Join(t.TempDir(), "gateway.yaml")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := gateway.LoadFile(path)
+		if err == nil || exitCode(err) != exitBadInput {
+			t.Errorf("%q: %v (exit %d), want exit %d", text, err, exitCode(err), exitBadInput)
 		}
 	}
 }
