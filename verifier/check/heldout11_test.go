@@ -39,7 +39,8 @@ const heldOut11MaxTrueContradicted = 0.12
 // contradicts: the answers a block policy would stop were their planted
 // errors fixed. heldout10's blind run had 30.6 %; 0.55 leaves room for a
 // harder set and still fails a checker that would block more than half of
-// the correct answers (issue 28 started from "half of the clean answers").
+// the correct answers (the first independent set found half of the clean
+// answers stopped).
 const heldOut11MaxAnswersContradicted = 0.55
 
 // TestHeldOutSet11 checks testdata/heldout11, the eleventh set written and
