@@ -67,7 +67,7 @@ var enReadings = map[string]enReading{
 		return statedIf(preference(m.rest, m.p.polarity, m.prev))
 	},
 	"constraint": func(m enMatch) (events.Observation, outcome) {
-		if saysTrouble(m.rest) {
+		if says(m.rest, troubles) {
 			return events.Observation{}, passOn // "I'm not having any more trouble with my knee"
 		}
 		return statedIf(constraint(m.rest, "", m.p.polarity, m.prev))
@@ -277,19 +277,6 @@ var (
 	troubles  = wordSet("en words", "troubles")
 )
 
-// saysTrouble reports whether a clause names a trouble before it ends.
-func saysTrouble(w []word) bool {
-	for _, x := range w {
-		if clauseEnd[x.low] {
-			return false
-		}
-		if troubles[x.low] {
-			return true
-		}
-	}
-	return false
-}
-
 // ingOf reports whether v, a verb in -ing, is one of verbs: "having" is
 // "have", "hearing" "hear" (baseVerb drops the -ing, not a silent e).
 func ingOf(v string, verbs map[string]bool) bool {
@@ -310,7 +297,7 @@ func readRefrain(m enMatch) (events.Observation, outcome) {
 	}
 	marked := false
 	var act []word
-	if saysTrouble(rest) {
+	if says(rest, troubles) {
 		return events.Observation{}, passOn
 	}
 	for _, x := range rest {
@@ -345,17 +332,17 @@ func readAllow(m enMatch) (events.Observation, outcome) {
 		return statedIf(constraint(rest[1:], verbHint(rest[0].low), Positive, prev))
 	}
 	light := len(rest) > 1 && lightVerbs[rest[0].low] && !pronouns[rest[1].low]
-	if len(rest) > 0 && (light || !cognition[rest[0].low]) && (saysAgain(rest) || m.p.words[len(m.p.words)-1] == "again") {
+	if len(rest) > 0 && (light || !cognition[rest[0].low]) && (says(rest, again) || m.p.words[len(m.p.words)-1] == "again") {
 		return statedIf(activity(rest, KindConstraint, Positive))
 	}
 	return events.Observation{}, nothingStated
 }
 
-// saysAgain reports whether a clause says "again" before it ends.
-func saysAgain(w []word) bool {
+// says reports whether a clause says one of words before it ends.
+func says(w []word, words map[string]bool) bool {
 	for _, x := range w {
 		switch {
-		case x.low == "again":
+		case words[x.low]:
 			return true
 		case clauseEnd[x.low]:
 			return false
@@ -363,6 +350,9 @@ func saysAgain(w []word) bool {
 	}
 	return false
 }
+
+// again is the word of a lift said of an activity ("I can run again").
+var again = map[string]bool{"again": true}
 
 // readRefuse reads "I don't want (to eat) X", "I'd rather not have X": a
 // refusal states a dislike (a bare "I want to try X" is a wish and states
