@@ -108,6 +108,12 @@ type Config struct {
 	// the same creds), else a random one, and a re-publish after a restart
 	// is stored again.
 	MsgIDKey []byte
+	// TenantStreams takes each tenant's ingress (ts.in.<t>.>,
+	// ts.model.<t>.>) into a stream of its own that TS_IN and TS_MODEL
+	// source (tenant.go, EnsureTenant), instead of holding those subjects
+	// in the shared streams. Open rewrites an existing log's shared
+	// streams to the layout asked, keeping what they stored.
+	TenantStreams bool
 }
 
 func (c *Config) setDefaults() {
@@ -154,6 +160,7 @@ type Bus struct {
 	server   *server.Server
 	auth     *auth.Material              // the embedded server's material; nil for an external server
 	streams  map[string]jetstream.Stream // by name, as Open read or wrote them
+	tenantMu sync.Mutex                  // serialises EnsureTenant's read-then-rewrite of the shared streams' sources
 }
 
 // Stream is the log's stream name (events.Streams) as Open read or wrote
@@ -416,6 +423,9 @@ func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Even
 // as ours: its message id, tagged under our key, says so.
 func (b *Bus) checkDuplicate(ctx context.Context, subject string, ev *events.Event, data []byte, ack *jetstream.PubAck) error {
 	s := b.streams[ack.Stream]
+	if s == nil && strings.HasPrefix(ack.Stream, TenantStreamPrefix) {
+		s, _ = b.JS.Stream(ctx, ack.Stream) // a tenant's ingress stream (tenant.go), where this identity may read it
+	}
 	if s == nil {
 		return nil
 	}

@@ -128,7 +128,7 @@ func (b *Bus) ensureStreamOnce(ctx context.Context, name string) error {
 // anything changed.
 func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool) {
 	next := cur
-	next.Subjects = events.StreamSubjects[cur.Name]
+	next.Subjects = b.sharedSubjects(cur.Name)
 	next.Duplicates = b.cfg.DuplicateWindow
 	next.MaxMsgSize = b.cfg.MaxPayload
 	next.AllowAtomicPublish = true // the relays keep their order with atomic batches
@@ -154,7 +154,7 @@ func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool)
 func (b *Bus) createStream(ctx context.Context, name string) error {
 	sc := jetstream.StreamConfig{
 		Name:        name,
-		Description: "Toolstream event log: " + strings.Join(events.StreamSubjects[name], " "),
+		Description: "Toolstream event log: " + strings.Join(b.sharedSubjects(name), " "),
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 	}

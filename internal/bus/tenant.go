@@ -1,0 +1,206 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// Per-tenant ingress streams (docs/security.md, "The fix for all three").
+//
+// TS_IN and TS_MODEL hold what every tenant's producers write, and JetStream
+// evaluates a publish's Nats-Expected-* headers and counts open atomic
+// batches per stream, not per subject: on a shared stream one tenant's
+// producer probes another's subjects (Nats-Expected-Last-Subject-Sequence-
+// Subject naming them), reads the stream's last message id in a refusal,
+// and fills the stream's open batch slots. With Config.TenantStreams each
+// tenant t has a stream of its own, TS_ING_<t>, over ts.in.<t>.> and
+// ts.model.<t>.>, and the shared streams take those subjects from it by
+// stream sourcing, keeping as subjects of their own only what no tenant
+// writes (ts.raw.>, ts.ctl.>, the system tenant's clock on ts.in).
+//
+// What the server does with a sourced message (nats-server v2.15.2,
+// server/stream.go, processInboundSourceMsg): it removes every
+// Nats-Expected-* and Nats-Batch-* header, adds Nats-Stream-Source, keeps
+// Nats-Msg-Id, and stores the message through processJetStreamMsg, which
+// applies the stream's own subject transform (the model partitions) and
+// its duplicate window to sourced messages as to published ones. So a
+// producer's expectations and batches are evaluated on its tenant's stream
+// alone, the shared stream partitions and deduplicates as before, and a
+// source needs no transform of its own: a plain filter is enough.
+//
+// A tenant stream is a staging area: it keeps TenantStreamMaxAge beyond the
+// duplicate window and is never replayed; the shared streams are the log.
+
+// TenantStreamPrefix names a tenant's ingress stream: TS_ING_<tenant>.
+const TenantStreamPrefix = "TS_ING_"
+
+// TenantStreamMaxAge is how much longer than the duplicate window a tenant
+// stream keeps a message: a shared stream sourcing it must have copied it
+// by then (a source resumes from the last origin sequence it stored).
+const TenantStreamMaxAge = 5 * time.Minute
+
+// ErrNoTenantStream is returned by EnsureTenant for a tenant that has no
+// stream of its own (the system tenant, an invalid name).
+var ErrNoTenantStream = errors.New("bus: no ingress stream for this tenant")
+
+// TenantStream is tenant's ingress stream name.
+func TenantStream(tenant string) string { return TenantStreamPrefix + tenant }
+
+// tenantKinds are the kinds of subject a tenant's stream captures, each
+// with the shared stream that sources it.
+var tenantKinds = []struct{ kind, shared string }{{"in", events.StreamIn}, {"model", events.StreamModel}}
+
+// sharedSubjects are the subjects stream name holds itself: all of its
+// family's in the layout without tenant streams; with them, none a tenant
+// writes.
+func (b *Bus) sharedSubjects(name string) []string {
+	if !b.cfg.TenantStreams {
+		return events.StreamSubjects[name]
+	}
+	var out []string
+	for _, s := range events.StreamSubjects[name] {
+		switch s {
+		case events.AllIn:
+			out = append(out, events.SubjectPrefix+".in."+events.SystemTenant+".>") // the clock's ticks
+		case events.AllModel:
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TenantStreams reports whether the log takes tenants' ingress by
+// per-tenant streams (TS_MODEL, as Open read or wrote it, holds no
+// ts.model.> of its own).
+func (b *Bus) TenantStreams() bool {
+	s, ok := b.streams[events.StreamModel]
+	if !ok {
+		return b.cfg.TenantStreams
+	}
+	return !slices.Contains(s.CachedInfo().Config.Subjects, events.AllModel)
+}
+
+// EnsureTenant makes tenant's ingress stream exist with the fields the bus
+// manages and makes TS_IN and TS_MODEL source it (each filtered to its
+// kind), reading each shared stream's config just before rewriting it. It
+// is idempotent, needs the admin identity, and does nothing in the layout
+// without tenant streams. A stream update is not compare-and-set: calls are
+// serialised within the process, and across processes only the admin, under
+// setup's lock, changes sources. It returns ErrNoTenantStream for the
+// system tenant or an invalid name.
+func (b *Bus) EnsureTenant(ctx context.Context, tenant string) error {
+	if tenant == events.SystemTenant || events.ValidTenant(tenant) != nil {
+		return fmt.Errorf("%w: %q", ErrNoTenantStream, tenant)
+	}
+	if !b.TenantStreams() {
+		return nil
+	}
+	b.tenantMu.Lock()
+	defer b.tenantMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.SetupMax)
+	defer cancel()
+	if err := b.ensureTenantStream(ctx, tenant); err != nil {
+		return err
+	}
+	for _, k := range tenantKinds {
+		if err := b.ensureSource(ctx, k.shared, tenant, k.kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Bus) tenantConfig(cur jetstream.StreamConfig, tenant string) (jetstream.StreamConfig, bool) {
+	next := cur
+	next.Subjects = nil
+	for _, k := range tenantKinds {
+		f, _ := events.TenantFilter(k.kind, tenant)
+		next.Subjects = append(next.Subjects, f)
+	}
+	next.Duplicates = b.cfg.DuplicateWindow
+	next.MaxAge = b.cfg.DuplicateWindow + TenantStreamMaxAge
+	next.MaxMsgSize = b.cfg.MaxPayload
+	next.AllowAtomicPublish = true // client.Writer and the ingest relay batch on a cluster
+	next.Replicas = b.Replicas()
+	changed := !slices.Equal(cur.Subjects, next.Subjects) || cur.Duplicates != next.Duplicates || cur.MaxAge != next.MaxAge ||
+		cur.MaxMsgSize != next.MaxMsgSize || !cur.AllowAtomicPublish || cur.Replicas != next.Replicas
+	return next, changed
+}
+
+func (b *Bus) ensureTenantStream(ctx context.Context, tenant string) error {
+	name := TenantStream(tenant)
+	s, err := b.JS.Stream(ctx, name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		sc, _ := b.tenantConfig(jetstream.StreamConfig{
+			Name:        name,
+			Description: "Toolstream ingress of tenant " + tenant + " (sourced by " + events.StreamIn + " and " + events.StreamModel + "; never replayed)",
+			Storage:     jetstream.FileStorage,
+			Retention:   jetstream.LimitsPolicy,
+		}, tenant)
+		if _, err := b.JS.CreateStream(ctx, sc); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return fmt.Errorf("bus: create stream %s: %w", name, err)
+		}
+		b.cfg.Logger.Info("tenant stream created", "tenant", tenant, "stream", name, "replicas", sc.Replicas)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bus: stream %s: %w", name, err)
+	}
+	if next, changed := b.tenantConfig(s.CachedInfo().Config, tenant); changed {
+		if _, err := b.JS.UpdateStream(ctx, next); err != nil {
+			return fmt.Errorf("bus: update stream %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// tenantSource is the source entry of tenant's stream on the shared stream
+// of kind.
+func tenantSource(tenant, kind string) *jetstream.StreamSource {
+	f, _ := events.TenantFilter(kind, tenant)
+	return &jetstream.StreamSource{Name: TenantStream(tenant), FilterSubject: f}
+}
+
+func (b *Bus) ensureSource(ctx context.Context, shared, tenant, kind string) error {
+	s, err := b.JS.Stream(ctx, shared) // the config as the server has it now, not as Open read it
+	if err != nil {
+		return fmt.Errorf("bus: stream %s: %w", shared, err)
+	}
+	cfg := s.CachedInfo().Config
+	want := tenantSource(tenant, kind)
+	if slices.ContainsFunc(cfg.Sources, func(src *jetstream.StreamSource) bool {
+		return src != nil && src.Name == want.Name && src.FilterSubject == want.FilterSubject
+	}) {
+		return nil
+	}
+	cfg.Sources = append(cfg.Sources, want)
+	if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("bus: add source %s to %s: %w", want.Name, shared, err)
+	}
+	b.cfg.Logger.Info("tenant stream sourced", "tenant", tenant, "stream", shared, "filter", want.FilterSubject)
+	return nil
+}
+
+// Tenants lists the tenants whose streams the shared streams source, in
+// the order they were added.
+func (b *Bus) Tenants(ctx context.Context) ([]string, error) {
+	s, err := b.JS.Stream(ctx, events.StreamModel)
+	if err != nil {
+		return nil, fmt.Errorf("bus: stream %s: %w", events.StreamModel, err)
+	}
+	var out []string
+	for _, src := range s.CachedInfo().Config.Sources {
+		if src != nil && strings.HasPrefix(src.Name, TenantStreamPrefix) {
+			out = append(out, strings.TrimPrefix(src.Name, TenantStreamPrefix))
+		}
+	}
+	return out, nil
+}

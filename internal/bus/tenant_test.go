@@ -1,0 +1,206 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/bus"
+)
+
+// waitMsgs polls stream until it holds n messages.
+func waitMsgs(ctx context.Context, t *testing.T, s jetstream.Stream, n uint64) {
+	t.Helper()
+	for {
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs >= n {
+			if info.State.Msgs > n {
+				t.Fatalf("%s holds %d messages, want %d", info.Config.Name, info.State.Msgs, n)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s holds %d messages, want %d: %v", info.Config.Name, info.State.Msgs, n, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestTenantStreamsFeedTheSharedStreams: with tenant streams, EnsureTenant
+// (twice: idempotent) makes TS_ING_acme and the sources; model events
+// published on acme's subjects land in TS_MODEL in the order published,
+// on their partition's subject as a publish into TS_MODEL did before, and
+// raw events in TS_IN; a repeat is a duplicate, and a message sourced
+// under a message id TS_MODEL already holds is dropped there (its duplicate
+// window applies to sourced messages). A tenant with no stream gets no
+// stream: its publish fails at the producer.
+func TestTenantStreamsFeedTheSharedStreams(t *testing.T) {
+	ctx := ctxT(t)
+	b := open(t, bus.Config{DataDir: t.TempDir(), Partitions: 4, TenantStreams: true})
+	for range 2 {
+		if err := b.EnsureTenant(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.EnsureTenant(ctx, events.SystemTenant); !errors.Is(err, bus.ErrNoTenantStream) {
+		t.Errorf("EnsureTenant(%s): %v, want ErrNoTenantStream", events.SystemTenant, err)
+	}
+	if tenants, err := b.Tenants(ctx); err != nil || !slices.Equal(tenants, []string{"acme"}) {
+		t.Fatalf("tenants %v, %v", tenants, err)
+	}
+	model, in := b.Stream(events.StreamModel), b.Stream(events.StreamIn)
+	for _, name := range []string{events.StreamModel, events.StreamIn} {
+		info, err := b.Stream(name).Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Config.Sources) != 1 || info.Config.Sources[0].Name != "TS_ING_acme" ||
+			slices.Contains(info.Config.Subjects, events.AllModel) || slices.Contains(info.Config.Subjects, events.AllIn) {
+			t.Errorf("%s: subjects %v, sources %d", name, info.Config.Subjects, len(info.Config.Sources))
+		}
+	}
+
+	const n = 20
+	var want []string
+	for i := range n {
+		resp := fmt.Sprintf("r%d", i%3)
+		subj, _ := events.ModelSubject("acme", resp, fmt.Sprintf("i%d", i))
+		ack, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("e%d", i), Tenant: "acme", Response: resp, At: int64(i + 1),
+			Body: &events.TextDelta{Text: "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ack.Stream != bus.TenantStream("acme") {
+			t.Fatalf("acknowledged by %s, want %s", ack.Stream, bus.TenantStream("acme"))
+		}
+		want = append(want, subj)
+	}
+	waitMsgs(ctx, t, model, n)
+	partitions := map[string]int{}
+	for i, subj := range want {
+		m, err := model.GetMsg(ctx, uint64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := partitionOf(t, b, m.Subject)
+		if m.Subject != fmt.Sprintf("%s.%d", subj, p) {
+			t.Errorf("seq %d: %s, want %s with its partition", i+1, m.Subject, subj)
+		}
+		resp := strings.Split(subj, ".")[3]
+		if q, ok := partitions[resp]; ok && q != p {
+			t.Errorf("response %s in partitions %d and %d", resp, q, p)
+		}
+		partitions[resp] = p
+		if m.Header.Get(jetstream.MsgIDHeader) == "" {
+			t.Errorf("seq %d: the message id was not kept", i+1)
+		}
+	}
+
+	// A repeat, and a message id TS_MODEL already holds.
+	subj, _ := events.ModelSubject("acme", "r0", "i0")
+	ack, err := b.Publish(ctx, subj, &events.Event{ID: "e0", Tenant: "acme", Response: "r0", At: 1, Body: &events.TextDelta{Text: "x"}})
+	if err != nil || !ack.Duplicate {
+		t.Fatalf("the repeat: %+v, %v", ack, err)
+	}
+	ctl := nats.NewMsg(events.ModelClockSubject)
+	ctl.Data = []byte("tick")
+	ctl.Header.Set(jetstream.MsgIDHeader, "shared-id")
+	if _, err := b.JS.PublishMsg(ctx, ctl); err != nil {
+		t.Fatal(err)
+	}
+	same := nats.NewMsg(subj)
+	same.Data = []byte("y")
+	same.Header.Set(jetstream.MsgIDHeader, "shared-id")
+	if ack, err := b.JS.PublishMsg(ctx, same); err != nil || ack.Duplicate {
+		t.Fatalf("into the tenant's stream: %+v, %v", ack, err)
+	}
+	marker := nats.NewMsg(subj)
+	marker.Data = []byte("z")
+	if _, err := b.JS.PublishMsg(ctx, marker); err != nil {
+		t.Fatal(err)
+	}
+	waitMsgs(ctx, t, model, n+2) // the tick and the marker; the message under shared-id dropped
+	if m, err := model.GetMsg(ctx, n+2); err != nil || string(m.Data) != "z" {
+		t.Fatalf("seq %d: %v", n+2, err)
+	}
+
+	raw, _ := events.IngestSubject("acme", "openai", "s1")
+	rm := nats.NewMsg(raw)
+	rm.Data = []byte(`{"type":"response.created"}`)
+	if _, err := b.JS.PublishMsg(ctx, rm); err != nil {
+		t.Fatal(err)
+	}
+	waitMsgs(ctx, t, in, 1)
+
+	other, _ := events.ModelSubject("globex", "r1", "i1")
+	if _, err := b.JS.Publish(ctx, other, []byte("x")); !errors.Is(err, jetstream.ErrNoStreamResponse) && !errors.Is(err, nats.ErrNoResponders) {
+		t.Errorf("a publish for a tenant with no stream: %v, want no responders", err)
+	}
+}
+
+// partitionOf is the partition token of a stored model subject.
+func partitionOf(t *testing.T, b *bus.Bus, subject string) int {
+	t.Helper()
+	tokens := strings.Split(subject, ".")
+	p, err := strconv.Atoi(tokens[len(tokens)-1])
+	if len(tokens) != 6 || err != nil || p < 0 || p >= b.Partitions() {
+		t.Fatalf("%s is in no partition of %d", subject, b.Partitions())
+	}
+	return p
+}
+
+// TestOpenMovesALogToTenantStreams: a log written in the shared layout,
+// opened again with tenant streams, keeps everything it stored; once its
+// tenant is ensured, new events land after the old ones.
+func TestOpenMovesALogToTenantStreams(t *testing.T) {
+	ctx := ctxT(t)
+	dir := t.TempDir()
+	b, err := bus.Open(ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj, _ := events.ModelSubject("acme", "r1", "i1")
+	before, err := b.Publish(ctx, subj, &events.Event{ID: "old", Tenant: "acme", Response: "r1", At: 1, Body: &events.TextDelta{Text: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.EnsureTenant(ctx, "acme"); err != nil { // the shared layout: nothing to do
+		t.Fatal(err)
+	}
+	if b.TenantStreams() {
+		t.Fatal("the shared layout reads as tenant streams")
+	}
+	b.Close()
+
+	b = open(t, bus.Config{DataDir: dir, TenantStreams: true})
+	if !b.TenantStreams() || b.Partitions() != 2 {
+		t.Fatalf("tenant streams %v, partitions %d", b.TenantStreams(), b.Partitions())
+	}
+	if err := b.EnsureTenant(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	model := b.Stream(events.StreamModel)
+	old, err := model.GetMsg(ctx, before.Sequence)
+	if err != nil {
+		t.Fatalf("the event stored before: %v", err)
+	}
+	if _, err := b.Publish(ctx, subj, &events.Event{ID: "new", Tenant: "acme", Response: "r1", At: 2, Body: &events.TextDelta{Text: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitMsgs(ctx, t, model, before.Sequence+1)
+	if m, err := model.GetMsg(ctx, before.Sequence+1); err != nil || m.Subject != old.Subject {
+		t.Fatalf("the event after the move: %v; stored on another partition's subject than before (%s)", err, old.Subject)
+	}
+}
