@@ -100,6 +100,10 @@ type Config struct {
 	AllowPlaintext bool
 	// Logger receives the server's and the bus's logs; nil discards.
 	Logger *slog.Logger
+	// ViolationsEvery is the window of the embedded server's log of
+	// permissions violations: at most ViolationsMax of them are written a
+	// window, the next one after says how many were left out; default 10s.
+	ViolationsEvery time.Duration
 	// MsgIDKey tags the message ids this bus publishes into the streams a
 	// tenant may write (events.MsgID), so no other identity can claim
 	// them ahead. Empty: the embedded server's material's key
@@ -143,6 +147,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.ViolationsEvery == 0 {
+		c.ViolationsEvery = 10 * time.Second
 	}
 }
 
@@ -367,7 +374,7 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus: embedded server: %w", err)
 	}
-	srv.SetLoggerV2(&serverLog{l: cfg.Logger}, false, false, false)
+	srv.SetLoggerV2(&serverLog{l: cfg.Logger, violations: lineLimit{every: cfg.ViolationsEvery}}, false, false, false)
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
@@ -491,17 +498,16 @@ func (s *serverLog) Debugf(format string, v ...any) {
 }
 func (s *serverLog) Tracef(format string, v ...any) {}
 
-// At most violationsMax permissions violations are logged a
-// violationsEvery (a var: the tests shorten it).
-const violationsMax = 10
+// ViolationsMax is how many permissions violations the embedded server's
+// log holds a Config.ViolationsEvery.
+const ViolationsMax = 10
 
-var violationsEvery = 10 * time.Second
-
-// lineLimit lets at most violationsMax lines through a window of
-// violationsEvery; the first one let through after some were left out says
-// how many.
+// lineLimit lets at most ViolationsMax lines through a window of every;
+// the first one let through after some were left out says how many.
 type lineLimit struct {
-	mu      sync.Mutex
+	every time.Duration
+	mu    sync.Mutex
+	// start, n and left are guarded by mu.
 	start   time.Time
 	n, left int
 }
@@ -509,10 +515,10 @@ type lineLimit struct {
 func (ll *lineLimit) allow(now time.Time) (ok bool, leftOut int) {
 	ll.mu.Lock()
 	defer ll.mu.Unlock()
-	if now.Sub(ll.start) >= violationsEvery {
+	if now.Sub(ll.start) >= ll.every {
 		ll.start, ll.n = now, 0
 	}
-	if ll.n >= violationsMax {
+	if ll.n >= ViolationsMax {
 		ll.left++
 		return false, 0
 	}

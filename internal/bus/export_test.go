@@ -1,6 +1,4 @@
 package bus
 
-// What the tests of package bus_test read of the server log's limit.
-const ViolationsMax = violationsMax
-
-var ViolationsEvery = violationsEvery
+// Retryable is ensureStream's judgement of an error.
+var Retryable = retryable

@@ -213,7 +213,11 @@ func (b *Bus) waitLeader(ctx context.Context, name string) error {
 }
 
 // retryable reports whether ensureStream should try again: the cluster is
-// forming or failing over, not misconfigured.
+// forming or failing over, not misconfigured. NB: JetStream code 10049
+// (JSStreamCreateErrF, HTTP 500) is not retried: it wraps a stream creation
+// that failed for a reason of its own (a store that cannot be created, a
+// filter the server refuses), which asking again does not mend; a cluster
+// still forming answers 10008, 10023 or 10005 instead.
 func retryable(err error) bool {
 	if errors.Is(err, errRaced) || errors.Is(err, errNoLeader) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
