@@ -25,25 +25,68 @@ const correctionSubject = "correction"
 // correctionWordsMax bounds the words of each side of an English correction.
 const correctionWordsMax = 6
 
+// correctionLead are the words a correction opens with before its value
+// ("no wait", "sorry", "I meant", "it's").
+var correctionLead = phrasesOf("en words", "correction_lead")
+
 // matchCorrectionEN reads "A, not B" at a sentence's start ("Harrow Barn,
-// not the Old Mill - I had them muddled", "it's 10, not 9"): A a name or a
-// number (a capital or a digit first), B what the user said before.
+// not the Old Mill - I had them muddled", "it's 10, not 9", "no wait - it's
+// the 19th, not the 9th", "I meant gate 14, not 41"): A, after the words a
+// correction opens with, a name or a number (a capital or a digit first,
+// or a short phrase holding one: "gate 14"), B what the user said
+// before.
 func matchCorrectionEN(ws []word) (events.Observation, bool) {
 	i := slices.IndexFunc(ws, func(x word) bool { return x.low == "," })
-	if i <= 0 || i > correctionWordsMax+2 || i+2 >= len(ws) || ws[i+1].low != "not" {
+	start := 0
+	for i > 0 && i+1 < len(ws) && ws[i+1].low != "not" {
+		start = i + 1
+		j := slices.IndexFunc(ws[start:], func(x word) bool { return x.low == "," })
+		if j < 0 {
+			return events.Observation{}, false
+		}
+		i = start + j
+	}
+	if i <= 0 || i+2 >= len(ws) || ws[i+1].low != "not" {
 		return events.Observation{}, false
 	}
-	a := ws[:i]
-	for len(a) > 1 && (fillers[a[0].low] || a[0].low == "no" || a[0].low == "it" || a[0].low == "it's" || a[0].low == "is") {
-		a = a[1:]
+	for k := 0; k < start; k++ { // what comes before A only opens the correction
+		if n := phraseAt(ws, k, correctionLead); n > 0 {
+			k += n - 1
+		} else if ws[k].low != "," && !fillers[ws[k].low] {
+			return events.Observation{}, false
+		}
+	}
+	a := ws[start:i]
+	for len(a) > 1 {
+		if fillers[a[0].low] {
+			a = a[1:]
+		} else if n := phraseAt(a, 0, correctionLead); n > 0 && n < len(a) {
+			a = a[n:]
+		} else {
+			break
+		}
+	}
+	if slices.ContainsFunc(a, func(x word) bool { return x.low == "i" || x.low == "we" }) {
+		return events.Observation{}, false // "it's the 5pm train I take, not …": a cleft (matchCleftEN)
 	}
 	a = object(a)
 	b := object(ws[i+2:])
 	if len(a) == 0 || len(b) == 0 || len(a) > correctionWordsMax || len(b) > correctionWordsMax ||
-		!(isCapital(a[0].orig) || isNumber(a[0].low)) || pronouns[b[0].low] {
+		pronouns[a[0].low] || pronouns[b[0].low] || !correctionValue(a) {
 		return events.Observation{}, false
 	}
 	return correction(joinOrig(a), joinOrig(b))
+}
+
+// correctionValue reports whether a may be the value a correction gives:
+// a name or a number first ("Harrow Barn", "19th of August"), or up to
+// three words one of which, after the first, is a number or a name ("gate
+// 14", "row D").
+func correctionValue(a []word) bool {
+	if isCapital(a[0].orig) || isDigitByte(a[0].low[0]) {
+		return true
+	}
+	return len(a) <= 3 && slices.ContainsFunc(a[1:], func(x word) bool { return isDigitByte(x.low[0]) || isCapital(x.orig) })
 }
 
 // matchCorrectionLateEN reads ", not B" later in a sentence nothing else

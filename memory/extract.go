@@ -338,6 +338,11 @@ func extractEN(text string, at int64) []events.Observation {
 					add(o)
 				}
 				continue
+			case i == 0 && ws[i].low == "the":
+				if o, ok := matchTheIsAt(ws[i+1:]); ok {
+					add(o)
+				}
+				continue
 			case ws[i].low == "my" || ws[i].low == "our":
 				// "our vet is Dr. E. M. Castellanos": the household's, as "we" is
 				if o, ok := matchMy(ws[i+1:]); ok {
@@ -922,15 +927,41 @@ func contactThing(thing []word) bool {
 // acting up", "my plan is to …" state no such fact, nor do contact
 // details ("my address is …": contactWords).
 //
+// Where a thing is, is its value whatever word the place opens with: "my
+// seat is in row 14", "my spare charger is kept in the glovebox", "my
+// skis are stored at the chalet" (a plural thing too); the thing may say
+// where it belongs ("my locker at the pool is in row C": my/locker).
+//
 // A modal before "be" states the value too, and a word that sets a value
 // is read past: "my car's tyres should be at 35 psi" (my/car's tyre = 35
 // psi), as "my bike's saddle has to be set at 72 cm".
 func matchMyIs(w []word) (events.Observation, bool) {
-	for i := 1; i < len(w) && i <= 3; i++ {
+	return thingIs(w, false)
+}
+
+// matchTheIsAt reads "the <thing> is <where>" as matchMyIs reads a thing
+// of the user's said where it is: "the camping stove is stored in the loft"
+// (my/camping stove = loft). A thing said with "the" is the user's only
+// where the user says where it is kept, at a place named with a
+// determiner or a capital; "the meeting is at 3" states no such fact.
+func matchTheIsAt(w []word) (events.Observation, bool) {
+	return thingIs(w, true)
+}
+
+// thingOfMax bounds the words of the place a thing is said to belong to,
+// its preposition with them ("my locker at the pool").
+const thingOfMax = 4
+
+func thingIs(w []word, placeOnly bool) (events.Observation, bool) {
+	of := 0 // where the thing's place phrase starts, 0 if none
+	for i := 1; i < len(w) && (i <= 3 || of > 0 && i <= of+thingOfMax); i++ {
 		cop := 0
 		switch {
 		case w[i].low == "is" || w[i].low == "are":
 			cop = 1 // "my binoculars are 10x42s"
+		case of == 0 && placePreps[w[i].low]:
+			of = i
+			continue
 		default:
 			if n := phraseAt(w, i, beModals); n > 0 && i+n < len(w) && w[i+n].low == "be" {
 				cop = n + 1
@@ -946,8 +977,11 @@ func matchMyIs(w []word) (events.Observation, bool) {
 			continue
 		}
 		thing, rest := w[:i], w[i+cop:]
-		if pronouns[thing[0].low] || fillers[thing[0].low] || contactThing(thing) ||
-			othersOf[strings.TrimSuffix(thing[0].low, "'s")] && len(thing) > 1 {
+		if of > 0 {
+			thing = w[:of]
+		}
+		if pronouns[thing[0].low] || fillers[thing[0].low] || contactThing(thing) || people[thing[0].low] ||
+			othersOf[strings.TrimSuffix(thing[0].low, "'s")] && (len(thing) > 1 || placeOnly) {
 			// "my daughter's piano lessons are on Fridays": someone else's
 			return events.Observation{}, false
 		}
@@ -955,20 +989,33 @@ func matchMyIs(w []word) (events.Observation, bool) {
 		if named {
 			rest = rest[1:]
 		}
+		placed, put, prep := false, false, ""
 		if cop == 1 {
-			// where the thing is: "is on Queen Street", "is booked at the Old Forge"
+			// where the thing is: "is on Queen Street", "is booked at the
+			// Old Forge", "is rolled up in the cupboard"
 			k := 0
 			if len(rest) > 0 && locatedWords[rest[0].low] {
 				k = 1
+				if len(rest) > 1 && locatedParticles[rest[1].low] {
+					k = 2
+				}
 			}
 			if len(rest) > k+1 && placePreps[rest[k].low] {
-				rest = rest[k+1:]
+				prep = rest[k].low
+				rest, placed, put = rest[k+1:], true, k > 0
 			}
 		}
-		if len(rest) == 0 {
+		if len(rest) == 0 || placeOnly && !(placed && (placeWords[rest[0].low] || isCapital(rest[0].orig))) {
 			return events.Observation{}, false
 		}
 		switch r := rest[0]; {
+		case placed && (put || placeWords[r.low] || isCapital(r.orig) || numberedPlace[prep] && slices.ContainsFunc(rest, func(x word) bool { return isDigitByte(x.low[0]) })):
+			// a place: "in the shed", "at Gate B", "in row 14" ("in bad
+			// shape" is a state, "at 7" a time, "at most 40 euros" a
+			// bound); someone's is no thing's ("my son is at school")
+			if othersOf[strings.TrimSuffix(thing[0].low, "'s")] {
+				return events.Observation{}, false
+			}
 		case w[i].low == "are":
 			// things said in the plural are one fact only when measured
 			// ("my binoculars are 10x42s"; "my laptops are a Dell and a Mac" is two)
@@ -979,15 +1026,19 @@ func matchMyIs(w []word) (events.Observation, bool) {
 		default:
 			return events.Observation{}, false
 		}
-		low := make([]string, len(thing))
-		for j, x := range thing {
-			low[j] = x.low
-		}
-		low[len(low)-1] = singular(low[len(low)-1])
-		return fact(rest, "my", strings.Join(low, " "))
+		return fact(rest, "my", nounKey(thing))
 	}
 	return events.Observation{}, false
 }
+
+// locatedParticles follow a word of where a thing is put ("rolled up in",
+// "tucked away in").
+var locatedParticles = wordSet("en words", "located_particles")
+
+// placeWords open a place said after a preposition ("in the loft", "at my
+// sister's"); numberedPlace are the prepositions before a place said by
+// its number ("in row 14", not "at 7").
+var placeWords, numberedPlace = wordSet("en words", "place_words"), wordSet("en words", "numbered_place")
 
 func verbHint(v string) string {
 	if drinkVerbs[v] {

@@ -10,8 +10,8 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// TestWhereAThingIsIsAFact: "my <thing> is (booked, held, …) in/on/at
-// <a place>" and 我(的)X在<a place> are facts of the thing, as "my <thing>
+// TestWhereAThingIsIsAFact: "my <thing> is (booked, held, stored, …)
+// in/on/at <a place>", "the <thing> is kept in <a place>" and 我(的)X在<a place> are facts of the thing, as "my <thing>
 // is <a name>" is; a thing named by a generic head ("number", 号) after a
 // word that is no contact detail is a fact too, while contact details
 // stay unread. Sentences no scenario set holds.
@@ -28,6 +28,18 @@ func TestWhereAThingIsIsAFact(t *testing.T) {
 		{"My mobile carrier is Northwind.", "en", ""},
 		{"My knee is in bad shape.", "en", ""},
 		{"My son is at school.", "en", ""},
+		// where a thing is, whatever word the place opens with; a thing
+		// said with "the" where it says where it is kept
+		{"My desk is on floor 3.", "en", "my/desk=floor 3"},
+		{"My caravan at the holiday park is on pitch 31.", "en", "my/caravan=pitch 31"},
+		{"My winter coats are stored in the attic.", "en", "my/winter coat=attic"},
+		{"My kayak is tucked away in the garage.", "en", "my/kayak=garage"},
+		{"The sewing machine is kept in the hall cupboard.", "en", "my/sewing machine=hall cupboard"},
+		{"The meeting is at 3.", "en", ""},
+		{"The kids are at the park.", "en", ""},
+		{"My daughter is in the garden.", "en", ""},
+		{"My travel budget is capped at 300 euros.", "en", ""},
+		{"My walking group is at most 12 people.", "en", ""},
 		{"My home address is 4 Elm Road.", "en", ""},
 		{"My account number is 12345678.", "en", ""},
 		{"My phone number is 555 0100.", "en", ""},

@@ -58,6 +58,18 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"刚才房号说错了，应该是1208。", "1208", "1280"},
 		{"zh-slot-misremembered", "我的车位号是B-37。",
 			"车位号记错了，应该是B-73。", "B-73", "B-37"},
+		// "A, not B" opened with the words a correction opens with ("no
+		// wait", "sorry, I meant", "hang on, make that"): it names the
+		// value it replaces; A may be a short phrase holding a number or a
+		// name ("row 9", "bay D")
+		{"en-no-wait", "My dentist appointment is on the 2nd of March.",
+			"No wait - it's the 12th of March, not the 2nd.", "12th", "2nd"},
+		{"en-sorry-meant", "My seat on the coach is in row 6.",
+			"Sorry, I meant row 9, not row 6.", "9", "6"},
+		{"en-meant-a-name", "My van is parked in bay C.",
+			"Oops, I meant bay D, not bay C - they look alike.", "D", "C"},
+		{"en-hang-on", "My caravan at the holiday park is on pitch 31.",
+			"Hang on, make that pitch 13, not 31.", "13", "31"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
@@ -102,6 +114,8 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"en-unless", "My gym membership is 45 pounds a month.", "Unless they cut the gym price, I'd switch to 30 pounds a month elsewhere instead."},
 		{"zh-ruguo", "我上班通勤用的是共享单车。", "如果我搬到城东的话，上班通勤就改成坐地铁。"},
 		{"zh-yaoshi", "我的房租是每月三千二。", "要是换到两居室，房租就改成每月四千五。"},
+		// a correction of a value the user never stated
+		{"en-meant-another", "My seat on the coach is in row 6.", "Sorry, I meant row 9, not row 4."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
