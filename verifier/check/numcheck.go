@@ -205,7 +205,8 @@ func dimFits(lf *evidence.Leaf, u *evidence.Unit) bool {
 // by: the claim's, the noun after the number, and what its unit measures.
 func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 	// The claim's words, less those naming another number ("$348 … with
-	// free shipping": shipping is what is free, not what costs $348).
+	// free shipping": shipping is what is free, not what costs $348) that
+	// is no label ("Line 4's output": 4 names the line, not the output).
 	var c []string
 	for _, x := range cx.concepts {
 		if cx.namesRowOnly(x, m) {
@@ -213,7 +214,7 @@ func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 		}
 		other := false
 		for i := range cx.nums {
-			if o := &cx.nums[i]; o != m && slices.Contains(o.Head, x) && !slices.Contains(m.Local, x) {
+			if o := &cx.nums[i]; o != m && o.Start != cx.labelAt[0] && slices.Contains(o.Head, x) && !slices.Contains(m.Local, x) {
 				other = true
 			}
 		}
@@ -233,7 +234,7 @@ func (cx *claim) numberConcepts(m *evidence.NumMention) []string {
 // names the row, and the number measures something of it, unless c is
 // the number's own noun too.
 func (cx *claim) namesRowOnly(c string, m *evidence.NumMention) bool {
-	return slices.Contains(cx.rowNoun, c) && !slices.Contains(m.Head, c)
+	return slices.Contains(cx.rowNoun, c) && !slices.Contains(m.Head, c) && m.Start != cx.labelAt[0]
 }
 
 // checkNumber checks one claimed number. A scope inherited through a

@@ -4,6 +4,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,9 @@ type scope struct {
 	// row by (week of "the fourth week"): they name the row, not what
 	// the claim's numbers measure.
 	rowNoun []string
+	// labelAt: the runes of the number fieldLabel read as a label ("Lot
+	// 14"): rowNoun names it, as its own field, and no other number.
+	labelAt [2]int
 	// attrs: fields of other rows whose values the claim names of the row
 	// it names by its own name (West, the region of another office).
 	attrs []int32
@@ -61,6 +65,10 @@ func newScope(ix *evidence.Index, rd *reading, prev *after, buf *readBuffers) sc
 		sc.Groups, sc.Names, sc.Spans = [][]int32{{row}}, []string{name}, [][2]int{{-1, -1}}
 	} else {
 		sc.rowUnnamed = pick == ordinalUnbound
+	}
+	sc.labelAt = [2]int{-1, -1}
+	if len(sc.rowNoun) == 0 {
+		sc.rowNoun, sc.labelAt = fieldLabel(ix, rd)
 	}
 	ranges := rd.cues&(evidence.CueUniversal|evidence.CueExistential) != 0 // "some stores": its own set
 	if prev != nil && prev.scope.scoped && (!prev.endsSentence || rd.cues&evidence.CuePronoun != 0 && !ranges) {
@@ -439,24 +447,7 @@ func rowByLabel(ix *evidence.Index, rd *reading) (int32, [2]int, []string, bool)
 		if m.Unit != nil || m.IsRange || m.Bound != 0 || m.V != float64(int64(m.V)) || m.Start <= 0 {
 			continue
 		}
-		var label []string
-		for j := len(rd.words) - 1; j >= 0; j-- {
-			w := &rd.words[j]
-			if w.End <= m.Start {
-				if m.Start-w.End <= 1 {
-					label = rd.conceptsIn(w.Start, w.End)
-				}
-				break
-			}
-		}
-		if rd.norm[m.Start-1] == '第' {
-			for j := range rd.words {
-				if w := &rd.words[j]; w.Start == m.End {
-					label = rd.conceptsIn(w.Start, w.End)
-					break
-				}
-			}
-		}
+		label := rd.labelWord(m)
 		if len(label) == 0 && yearLike(strconv.FormatFloat(m.V, 'f', -1, 64)) {
 			label = yearConcepts // "the 2022 yield" beside rows of years
 		}
@@ -476,6 +467,64 @@ func rowByLabel(ix *evidence.Index, rd *reading) (int32, [2]int, []string, bool)
 	}
 	return found, span, by, found >= 0
 }
+
+// labelWord returns the concepts of the word that may label number m: the
+// word just before it ("Pallet 3", "floor 2") or, after 第, the noun after
+// it (第3批); nil when there is none.
+func (rd *reading) labelWord(m *evidence.NumMention) []string {
+	var label []string
+	for j := len(rd.words) - 1; j >= 0; j-- {
+		w := &rd.words[j]
+		if w.End <= m.Start {
+			if m.Start-w.End <= 1 {
+				label = rd.conceptsIn(w.Start, w.End)
+			}
+			break
+		}
+	}
+	if rd.norm[m.Start-1] == '第' {
+		for j := range rd.words {
+			if w := &rd.words[j]; w.Start == m.End {
+				label = rd.conceptsIn(w.Start, w.End)
+				break
+			}
+		}
+	}
+	return label
+}
+
+// fieldLabel returns the concepts of a word a claim labels something by
+// with a number written after it ("Lot 14", "Line 4", "floor 2") and
+// where that number is, when a numeric field the word names wholly (its
+// key names nothing else) holds that number: the number names a thing, as
+// rowByLabel's does, whether or not the claim names its row otherwise,
+// and the word is its name, not what the claim's other numbers measure
+// ("Lot 14 was eight steers": eight is no lot).
+func fieldLabel(ix *evidence.Index, rd *reading) ([]string, [2]int) {
+	for i := range rd.nums {
+		m := &rd.nums[i]
+		if m.Unit != nil || m.IsRange || m.Bound != 0 || m.V != float64(int64(m.V)) || m.Start <= 0 {
+			continue
+		}
+		label := rd.labelWord(m)
+		if len(label) == 0 {
+			continue
+		}
+		vals, _ := ix.NumValues()
+		lo := sort.SearchFloat64s(vals, m.V)
+		for i := lo; i < len(vals) && vals[i] == m.V && i-lo < labelLeavesMax; i++ {
+			lf := &ix.Leaves[ix.Nums[i]]
+			if !lf.Text && len(lf.Own()) > 0 && !slices.ContainsFunc(lf.Own(), func(c string) bool { return !slices.Contains(label, c) }) {
+				return label, [2]int{m.Start, m.End}
+			}
+		}
+	}
+	return nil, [2]int{-1, -1}
+}
+
+// labelLeavesMax bounds the fields fieldLabel weighs for one number: the
+// first of those holding it, by value order.
+const labelLeavesMax = 256
 
 // yearConcepts are the concepts of a key of years.
 var yearConcepts = evidence.ConceptsOf("year")
