@@ -165,18 +165,21 @@ func ExampleClient_Deny() {
 	// result: false approval_denied <nil>
 }
 
-// Driving a run: whoever drives a run holds its lease; another driver is
-// refused until it is released.
+// Driving a run: whoever drives a run (the driver role's identity, never
+// a tenant's producer) holds its lease; another driver is refused until it
+// is released.
 func ExampleClient_Lease() {
 	s := startServer()
 	defer s.close()
 	withServices(s)
 	ctx := context.Background()
-	c := connectAs(s, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	p := connectAs(s, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	defer p.Close()
+	c := connectAs(s, auth.Identity{Role: auth.RoleDriver})
 	defer c.Close()
 
 	var driver client.RunDriver = c
-	if _, err := driver.Say(ctx, "acme", "run-1", "ann", "m1", "Book a table for two", ""); err != nil {
+	if _, err := p.Say(ctx, "acme", "run-1", "ann", "m1", "Book a table for two", ""); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -87,8 +87,9 @@ func services(b *bus.Bus, dir string) (stop func(), err error) {
 // TestRuns: a producer's loop through the runs service: a user's message
 // starts a run, its state and history come back in a provider's shape, a
 // plan written against the version read applies and one written against
-// an older version is refused with the current version; leases exclude a
-// second driver; another tenant's runs are refused to a producer.
+// an older version is refused with the current version; another tenant's
+// runs are refused to a producer. Leases, a driver's: they exclude a second
+// driver, and a producer may take, renew and release none of them.
 func TestRuns(t *testing.T) {
 	b := bustest.Start(t)
 	startServices(t, b)
@@ -135,19 +136,69 @@ func TestRuns(t *testing.T) {
 	if _, err := c.Runs(ctx, "other"); !errors.Is(err, client.ErrPermissionDenied) {
 		t.Fatalf("another tenant's runs: %v", err)
 	}
-	l, err := c.Lease(ctx, "acme", "run1", "d1")
+	d := connect(t, b, auth.Identity{Role: auth.RoleDriver}, client.WithRequestTimeout(3*time.Second))
+	l, err := d.Lease(ctx, "acme", "run1", "d1")
 	if err != nil || l.Lease.Driver != "d1" || l.Run == nil {
 		t.Fatalf("%+v %v", l, err)
 	}
-	if _, err := c.Lease(ctx, "acme", "run1", "d2"); !errors.Is(err, client.ErrConflict) {
+	if _, err := d.Lease(ctx, "acme", "run1", "d2"); !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("a second driver: %v", err)
 	}
-	renewed, err := c.Renew(ctx, l.Lease)
+	renewed, err := d.Renew(ctx, l.Lease)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Release(ctx, renewed); err != nil {
+	if err := d.Release(ctx, renewed); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAttackProducerTakesNoRunLease: a tenant's producer asks the runs
+// service, through the real server, to take a run's lease of its own
+// tenant, to renew and to release the lease its tenant's driver holds: each
+// is refused ErrPermissionDenied, and the driver's lease is as it was (the
+// driver renews it at the same epoch; a second driver is still refused).
+// Before, the producer's tsv.runs.*.acme let it take the lease and stop
+// its tenant's driver.
+func TestAttackProducerTakesNoRunLease(t *testing.T) {
+	b := bustest.Start(t)
+	startServices(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, client.WithRequestTimeout(3*time.Second))
+	d := connect(t, b, auth.Identity{Role: auth.RoleDriver}, client.WithRequestTimeout(3*time.Second))
+	for _, run := range []string{"r1", "r2"} {
+		if _, err := p.Say(ctx, "acme", run, "u1", "m1", "Wie wird das Wetter in Lyon?", "openai-chat"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Lease(ctx, "acme", "r2", "mallory"); !errors.Is(err, client.ErrPermissionDenied) {
+		t.Fatalf("a producer's lease of a free run: %v, want ErrPermissionDenied", err)
+	}
+	held, err := d.Lease(ctx, "acme", "r1", "loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for verb, try := range map[string]func() error{
+		"lease":   func() error { _, err := p.Lease(ctx, "acme", "r1", "mallory"); return err },
+		"renew":   func() error { _, err := p.Renew(ctx, held.Lease); return err },
+		"release": func() error { return p.Release(ctx, held.Lease) },
+	} {
+		if err := try(); !errors.Is(err, client.ErrPermissionDenied) {
+			t.Errorf("a producer's %s of its driver's lease: %v, want ErrPermissionDenied", verb, err)
+		}
+	}
+	if _, err := d.Lease(ctx, "acme", "r1", "other"); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("a second driver after the producer's tries: %v, want ErrConflict (the lease still held)", err)
+	}
+	renewed, err := d.Renew(ctx, held.Lease)
+	if err != nil || renewed.Epoch != held.Lease.Epoch || renewed.Driver != "loop" {
+		t.Fatalf("the driver's renewal after the producer's tries: %+v %v, want epoch %d of loop", renewed, err, held.Lease.Epoch)
+	}
+	// r2 was never leased: the producer's refused lease left nothing.
+	free, err := d.Lease(ctx, "acme", "r2", "loop")
+	if err != nil || free.Lease.Epoch != 1 {
+		t.Fatalf("the driver's lease of r2: %+v %v, want epoch 1", free, err)
 	}
 }
 

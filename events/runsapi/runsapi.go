@@ -27,6 +27,11 @@ const ServicePrefix = "tsv.runs"
 // Verbs are the service's endpoints.
 var Verbs = []string{"get", "list", "rounds", "history", "plan", "message", "lease", "renew", "release"}
 
+// LeaseVerbs are the endpoints of a run's lease, of Verbs: whoever drives a
+// run takes, renews and releases it (the runs and driver roles, never a
+// tenant's producer, docs/security.md).
+var LeaseVerbs = []string{"lease", "renew", "release"}
+
 // ServiceSubject is the subject of verb for tenant.
 func ServiceSubject(verb, tenant string) string { return ServicePrefix + "." + verb + "." + tenant }
 

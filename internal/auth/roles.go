@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/jwt/v2"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/events/runsapi"
 	"github.com/toolstream/toolstream/internal/keys"
 )
 
@@ -304,9 +305,16 @@ func permissions(id Identity) jwt.Permissions {
 		for _, k := range []string{"call", "resp", "result", "answer", "run"} {
 			p.Sub.Allow.Add(subjectLogRoot + "." + k + "." + t + ".>")
 		}
-		// A producer drives its tenant's runs (package runs): the tenant is
-		// the service subject's last token.
-		p.Pub.Allow.Add(ServicePrefix + ".runs.*." + t)
+		// A producer asks about its tenant's runs and writes into them (a
+		// user's message, a plan) through the runs service: the tenant is
+		// the service subject's last token. It takes, renews and releases
+		// no run's lease: a lease says which driver runs a run's rounds, and
+		// a producer that took one would stop its tenant's driver.
+		for _, verb := range runsapi.Verbs {
+			if !slices.Contains(runsapi.LeaseVerbs, verb) {
+				p.Pub.Allow.Add(runsapi.ServiceSubject(verb, t))
+			}
+		}
 		p.Sub.Allow.Add(events.PreviewPrefix + "." + t + ".>")
 	case RoleAssembler:
 		processor()

@@ -189,6 +189,9 @@ var policy = []action{
 	{false, "tsv.dump", []auth.Identity{operator, reader}, "every tenant's rows"},
 	{false, "tsv.runs.history.acme", []auth.Identity{operator, reader, acmeProd, drvRole}, "acme's run history"},
 	{false, "tsv.runs.plan.globex", []auth.Identity{operator, globeProd, drvRole}, "a plan write on a run of globex"},
+	{false, "tsv.runs.lease.acme", []auth.Identity{operator, drvRole}, "a run lease of acme's (a producer's would stop its driver)"},
+	{false, "tsv.runs.renew.acme", []auth.Identity{operator, drvRole}, "renewing a run lease of acme's"},
+	{false, "tsv.runs.release.acme", []auth.Identity{operator, drvRole}, "releasing a run lease of acme's"},
 	// Buckets: each is written by its role only.
 	{false, "$KV.ts_leases.assembler-p0", []auth.Identity{asmRole}, "the assembler's leases"},
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ const (
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {
 	for _, verb := range Verbs {
-		if s.Leases == nil && (verb == "lease" || verb == "renew" || verb == "release") {
+		if s.Leases == nil && slices.Contains(runsapi.LeaseVerbs, verb) {
 			continue
 		}
 		verb := verb
