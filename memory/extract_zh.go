@@ -432,6 +432,9 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 		}
 	}
 	if strings.HasPrefix(body, "在") {
+		if o, ok := zhJob(body[len("在"):]); ok {
+			return o, true
+		}
 		for _, p := range []string{"工作", "上班"} {
 			if i := strings.Index(body, p); i > len("在") {
 				return zhFact(body[len("在"):i], "work", "employer")
@@ -830,6 +833,39 @@ func zhSlotted(x, hint string, kind Kind, pol Polarity, prev *events.Observation
 	}
 	o.Subject, o.Attribute = zhSlot(x, hint)
 	return o, true
+}
+
+var (
+	zhJobVerb = memData.Words("zh words", "job_verb")
+	zhJobLead = memData.Words("zh words", "job_lead")
+	zhJobEnd  = strings.Join(memData.Words("zh words", "job_end"), "")
+)
+
+// zhJobMax bounds the runes of a role zhJob reads.
+const zhJobMax = 6
+
+// zhJob reads a job said with where it is done, after 我在: 一家幼儿园当老师
+// (work/role = 老师). The workplace is said after a counter ([zh words]
+// job_lead), or the role ends as a role's name does (job_end): 家做饭 and
+// 健身房做运动 state no job.
+func zhJob(s string) (events.Observation, bool) {
+	i, n := -1, 0
+	for _, v := range zhJobVerb {
+		if j := strings.Index(s, v); j > 0 && (i < 0 || j < i) {
+			i, n = j, len(v)
+		}
+	}
+	if i < 0 {
+		return events.Observation{}, false
+	}
+	place, role := s[:i], strings.TrimRight(s[i+n:], "了的呢啊")
+	r := []rune(role)
+	if len(r) == 0 || len(r) > zhJobMax || strings.IndexFunc(role, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 ||
+		!hasAnyPrefix(place, zhJobLead) && !strings.ContainsRune(zhJobEnd, r[len(r)-1]) {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "role", Value: role,
+		Polarity: string(Positive), Confidence: confStrong}, true
 }
 
 func zhFact(x, subject, attr string) (events.Observation, bool) {

@@ -65,6 +65,7 @@ var (
 	zhApart       = wordList("plain", "zh_apart")
 	enHome        = wordSet("plain", "en_home")
 	zhForbid      = cueZH("requests", "forbid")
+	zhPut         = wordList("plain", "zh_put")
 	// zhKinNames are the kin of data/words.txt without its particle 的
 	zhKinNames = slices.DeleteFunc(slices.Clone(zhKin), func(w string) bool { return w == "的" })
 )
@@ -410,6 +411,10 @@ func matchPlainZH(sent string) []events.Observation {
 		if strings.ContainsAny(c, "不没") {
 			pol = Negative
 		}
+		if o, ok := zhPlaced(c); ok && pol == Positive {
+			thing = &o
+			continue
+		}
 		if o, ok := plainThingZH(c, pol); ok {
 			thing = &o
 		}
@@ -520,6 +525,48 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 		return plainFact(plainMine, head, x, pol), true
 	}
 	return plainHabitZH(lead, rest, pol)
+}
+
+// zhPlaced reads where a thing is put, said with the thing first (结婚证夹在
+// 书房那本词典里, 车的备用钥匙挂在门后) or after 我把 (我把护照锁在抽屉里): the
+// thing is the slot (my/结婚证), the place after a verb of putting ([plain]
+// zh_put) and 在 its value. A thing that is someone (孩子放在奶奶家) or
+// that holds a person is none; what the user says of their own thing
+// (我的雨伞放在…) plainThingZH reads.
+func zhPlaced(c string) (events.Observation, bool) {
+	c = strings.TrimPrefix(c, "我把")
+	i, n := -1, 0
+	for _, v := range zhPut {
+		if j := strings.Index(c, v+"在"); j > 0 && (i < 0 || j < i) {
+			i, n = j, len(v+"在")
+		}
+	}
+	if i < 0 {
+		return events.Observation{}, false
+	}
+	thing, place := zhTrimAdverbs(c[:i]), strings.TrimSpace(c[i+n:])
+	if r := utf8.RuneCountInString(thing); r < 2 || r > plainNounMax || place == "" || utf8.RuneCountInString(place) > zhPlaceMax ||
+		strings.ContainsAny(thing, "我你他她它") || hasAnyPrefix(thing, zhKinNames) || zhPeople[thing] || zhPronouns[thing] ||
+		strings.IndexFunc(thing, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 {
+		return events.Observation{}, false
+	}
+	return plainFact(plainMine, thing, place, Positive), true
+}
+
+// zhPlaceMax bounds the runes of a place zhPlaced reads.
+const zhPlaceMax = 20
+
+// zhTrimAdverbs drops the adverbs that end s (结婚证一直: 结婚证).
+func zhTrimAdverbs(s string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, a := range zhAdverbs {
+			if r, ok := strings.CutSuffix(s, a); ok && r != "" {
+				s, changed = r, true
+			}
+		}
+	}
+	return s
 }
 
 // zhDistanceFromHome reads how far the user's home is from a place, said

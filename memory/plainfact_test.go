@@ -11,10 +11,12 @@ import (
 )
 
 // TestWhereAThingIsIsAFact: "my <thing> is (booked, held, stored, …)
-// in/on/at <a place>", "the <thing> is kept in <a place>" and 我(的)X在<a place> are facts of the thing, as "my <thing>
-// is <a name>" is; a thing named by a generic head ("number", 号) after a
-// word that is no contact detail is a fact too, while contact details
-// stay unread. Sentences no scenario set holds.
+// in/on/at <a place>", "the <thing> is kept in <a place>", 我(的)X在<a
+// place> and X放在<a place> (我把X锁在…) are facts of the thing, as "my
+// <thing> is <a name>" is, and the user's job said with where it is done
+// (我在医院当护士) a fact of their work; a thing named by a generic head
+// ("number", 号) after a word that is no contact detail is a fact too,
+// while contact details stay unread. Sentences no scenario set holds.
 func TestWhereAThingIsIsAFact(t *testing.T) {
 	for _, tc := range []struct {
 		text, lang, want string // want: subject/attribute=value, or "" for no such fact
@@ -50,10 +52,22 @@ func TestWhereAThingIsIsAFact(t *testing.T) {
 		{"我选的婚纱店是米兰婚纱。", "zh", "my/婚纱店=米兰婚纱"},
 		{"我常去的健身房是超级猩猩。", "zh", "my/健身房=超级猩猩"},
 		{"我的手机号是13800000000。", "zh", ""},
+		// where a thing is put, said with the thing first or after 我把
+		{"备用钥匙一直挂在门后的钩子上。", "zh", "my/备用钥匙=门后的钩子上"},
+		{"我把护照锁在卧室的保险箱里。", "zh", "my/护照=卧室的保险箱里"},
+		{"孩子放在奶奶家了。", "zh", ""},
+		{"钥匙没放在抽屉里。", "zh", ""},
+		{"他把书放在桌上。", "zh", ""},
+		// the user's job, said with where it is done
+		{"我在医院当护士。", "zh", "work/role=护士"},
+		{"我在一家咖啡店做兼职。", "zh", "work/role=兼职"},
+		{"我在家做饭。", "zh", ""},
+		{"我在健身房做运动。", "zh", ""},
+		{"I work as a nurse at the county hospital.", "en", "work/role=nurse"},
 	} {
 		var got []string
 		for _, o := range (RuleExtractor{}).Extract(tc.text, tc.lang) {
-			if o.Subject == "my" {
+			if o.Subject == "my" || o.Subject == "work" {
 				got = append(got, o.Subject+"/"+o.Attribute+"="+o.Value)
 			}
 		}
@@ -159,7 +173,7 @@ func TestADashEndsAClause(t *testing.T) {
 	} {
 		got := ""
 		for _, o := range (RuleExtractor{}).Extract(tc.text, "en") {
-			if o.Subject == "my" {
+			if o.Subject == "my" || o.Subject == "work" {
 				got = o.Subject + "/" + o.Attribute + "=" + o.Value
 			}
 		}
