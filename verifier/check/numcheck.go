@@ -730,11 +730,11 @@ func keyHasWord(lf *evidence.Leaf, w string) bool {
 }
 
 // amountKeyWords are key words of a field that may hold a quantity of
-// any kind: a total, an amount, a value, a price (keys.txt: generic keys,
-// money key words).
+// any kind: a total, an amount, a value, a price, a quantity used
+// (keys.txt: generic keys, money key words, quantity key words).
 var amountKeyWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, sec := range []string{"generic keys", "money key words", "duration words"} {
+	for _, sec := range []string{"generic keys", "money key words", "duration words", "quantity key words"} {
 		for w := range evidence.LangData.Set(sec) {
 			m[w] = true
 		}
