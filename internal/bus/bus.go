@@ -116,7 +116,8 @@ type Config struct {
 	// ts.model.<t>.>) into a stream of its own that TS_IN and TS_MODEL
 	// source (tenant.go, EnsureTenant), instead of holding those subjects
 	// in the shared streams. Open rewrites an existing log's shared
-	// streams to the layout asked, keeping what they stored.
+	// streams to this layout, keeping what they stored; false keeps the
+	// layout the log has.
 	TenantStreams bool
 }
 
@@ -168,11 +169,27 @@ type Bus struct {
 	auth     *auth.Material              // the embedded server's material; nil for an external server
 	streams  map[string]jetstream.Stream // by name, as Open read or wrote them
 	tenantMu sync.Mutex                  // serialises EnsureTenant's read-then-rewrite of the shared streams' sources
+	// tenantLayout: the log takes tenants' ingress by per-tenant streams
+	// (tenant.go); set by Open, read-only after.
+	tenantLayout bool
 }
 
 // Stream is the log's stream name (events.Streams) as Open read or wrote
-// it; nil with Config.ConnectOnly or for an unknown name.
-func (b *Bus) Stream(name string) jetstream.Stream { return b.streams[name] }
+// it, or a tenant's ingress stream (TenantStream) looked up when asked
+// for, where this identity may; nil with Config.ConnectOnly or for an
+// unknown name.
+func (b *Bus) Stream(name string) jetstream.Stream {
+	if s, ok := b.streams[name]; ok || !strings.HasPrefix(name, TenantStreamPrefix) {
+		return s
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), setupAttemptTimeout)
+	defer cancel()
+	s, err := b.JS.Stream(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return s
+}
 
 // Open starts the embedded server (unless cfg.NATSURL is set), connects and
 // ensures the log's stream exists with the configured limits (stream.go).
@@ -429,10 +446,7 @@ func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Even
 // identity cannot read (a producer's, or a message gone since) is taken
 // as ours: its message id, tagged under our key, says so.
 func (b *Bus) checkDuplicate(ctx context.Context, subject string, ev *events.Event, data []byte, ack *jetstream.PubAck) error {
-	s := b.streams[ack.Stream]
-	if s == nil && strings.HasPrefix(ack.Stream, TenantStreamPrefix) {
-		s, _ = b.JS.Stream(ctx, ack.Stream) // a tenant's ingress stream (tenant.go), where this identity may read it
-	}
+	s := b.Stream(ack.Stream) // a tenant's ingress stream too (tenant.go), where this identity may read it
 	if s == nil {
 		return nil
 	}

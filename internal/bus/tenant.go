@@ -25,8 +25,8 @@ import (
 // stream sourcing, keeping as subjects of their own only what no tenant
 // writes (ts.raw.>, ts.ctl.>, the system tenant's clock on ts.in).
 //
-// What the server does with a sourced message (nats-server v2.15.2,
-// server/stream.go, processInboundSourceMsg): it removes every
+// What the server does with a sourced message (nats-server v2.15.2's
+// processInboundSourceMsg): it removes every
 // Nats-Expected-* and Nats-Batch-* header, adds Nats-Stream-Source, keeps
 // Nats-Msg-Id, and stores the message through processJetStreamMsg, which
 // applies the stream's own subject transform (the model partitions) and
@@ -61,7 +61,7 @@ var tenantKinds = []struct{ kind, shared string }{{"in", events.StreamIn}, {"mod
 // family's in the layout without tenant streams; with them, none a tenant
 // writes.
 func (b *Bus) sharedSubjects(name string) []string {
-	if !b.cfg.TenantStreams {
+	if !b.tenantLayout {
 		return events.StreamSubjects[name]
 	}
 	var out []string
@@ -78,14 +78,18 @@ func (b *Bus) sharedSubjects(name string) []string {
 }
 
 // TenantStreams reports whether the log takes tenants' ingress by
-// per-tenant streams (TS_MODEL, as Open read or wrote it, holds no
-// ts.model.> of its own).
-func (b *Bus) TenantStreams() bool {
-	s, ok := b.streams[events.StreamModel]
-	if !ok {
-		return b.cfg.TenantStreams
-	}
-	return !slices.Contains(s.CachedInfo().Config.Subjects, events.AllModel)
+// per-tenant streams, as Open found or made it. The layout sticks: a
+// process opening such a log without Config.TenantStreams keeps it (the
+// shared subjects would overlap the tenant streams').
+func (b *Bus) TenantStreams() bool { return b.tenantLayout }
+
+// hasTenantLayout reports whether the server's TS_MODEL exists without
+// ts.model.> among its subjects.
+func (b *Bus) hasTenantLayout(ctx context.Context) bool {
+	actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout)
+	defer cancel()
+	s, err := b.JS.Stream(actx, events.StreamModel)
+	return err == nil && !slices.Contains(s.CachedInfo().Config.Subjects, events.AllModel)
 }
 
 // EnsureTenant makes tenant's ingress stream exist with the fields the bus

@@ -203,4 +203,15 @@ func TestOpenMovesALogToTenantStreams(t *testing.T) {
 	if m, err := model.GetMsg(ctx, before.Sequence+1); err != nil || m.Subject != old.Subject {
 		t.Fatalf("the event after the move: %v; stored on another partition's subject than before (%s)", err, old.Subject)
 	}
+	b.Close()
+
+	// A process that does not ask for the layout keeps it.
+	b = open(t, bus.Config{DataDir: dir})
+	if !b.TenantStreams() {
+		t.Fatal("opened without the option, the log went back to the shared layout")
+	}
+	if _, err := b.Publish(ctx, subj, &events.Event{ID: "newer", Tenant: "acme", Response: "r1", At: 3, Body: &events.TextDelta{Text: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitMsgs(ctx, t, b.Stream(events.StreamModel), before.Sequence+2)
 }

@@ -20,7 +20,6 @@ package erasure
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -117,11 +116,11 @@ func eraseRaw(ctx context.Context, b Log, tenant, user string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var seqs []uint64
+	var msgs []*logread.Msg
 	err = b.Read(ctx, logread.Config{Stream: events.StreamIn, Filter: filter}, func(batch []*logread.Msg) error {
 		for _, m := range batch {
 			if m.Header.Get(HeaderUser) == user {
-				seqs = append(seqs, m.Seq)
+				msgs = append(msgs, m)
 			}
 		}
 		return nil
@@ -129,13 +128,9 @@ func eraseRaw(ctx context.Context, b Log, tenant, user string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	st := b.Stream(events.StreamIn)
-	if st == nil {
-		return 0, fmt.Errorf("stream %s: not reachable", events.StreamIn)
-	}
 	n := 0
-	for _, seq := range seqs {
-		if err := st.SecureDeleteMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+	for _, m := range msgs {
+		if err := logread.DeleteClear(ctx, b.Stream, events.StreamIn, m.Seq, m.Header); err != nil {
 			return n, err
 		}
 		n++

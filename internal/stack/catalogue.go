@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/logread"
 	"github.com/toolstream/toolstream/internal/responses"
 	"github.com/toolstream/toolstream/internal/runs"
 	"github.com/toolstream/toolstream/memory"
@@ -121,25 +123,31 @@ func PartitionNumber(name string) (int, bool) {
 
 // DeleteRaw deletes, overwriting it, the clear raw event at seq in TS_IN
 // (Projections.DeleteRaw): ingest's, once the event's sealed copy is
-// stored. One already gone (deleted before, or past retention) is no
-// error.
+// stored, and with tenant streams its copy in the tenant's ingress stream
+// too (logread.DeleteClear). One already gone (deleted before, or past
+// retention) is no error.
 func DeleteRaw(b *bus.Bus) func(ctx context.Context, seq uint64) error {
 	return func(ctx context.Context, seq uint64) error {
-		st := b.Stream(events.StreamIn)
-		if st == nil {
-			return fmt.Errorf("stack: stream %s not reachable", events.StreamIn)
+		var h nats.Header
+		if b.TenantStreams() { // the origin is in the stored copy's header
+			st := b.Stream(events.StreamIn)
+			if st == nil {
+				return fmt.Errorf("stack: stream %s not reachable", events.StreamIn)
+			}
+			gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			m, err := st.GetMsg(gctx, seq)
+			cancel()
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("stack: read clear raw event %d: %w", seq, err)
+			}
+			h = m.Header
 		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		err := st.SecureDeleteMsg(ctx, seq)
-		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
+		if err := logread.DeleteClear(ctx, b.Stream, events.StreamIn, seq, h); err != nil {
+			return fmt.Errorf("stack: delete clear raw event: %w", err)
 		}
-		// A delete of a message already gone fails with the server's
-		// description in its text only: ask for the message.
-		if _, gerr := st.GetMsg(ctx, seq); errors.Is(gerr, jetstream.ErrMsgNotFound) {
-			return nil
-		}
-		return fmt.Errorf("stack: delete clear raw event %d: %w", seq, err)
+		return nil
 	}
 }

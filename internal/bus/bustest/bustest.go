@@ -26,7 +26,31 @@ func Start(t testing.TB) *bus.Bus {
 // StartIn is Start with a chosen data directory.
 func StartIn(t testing.TB, dir string) *bus.Bus {
 	t.Helper()
-	b, err := bus.Open(context.Background(), bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test"})
+	return start(t, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test"})
+}
+
+// StartTenants is Start in the layout with per-tenant ingress streams
+// (bus.Config.TenantStreams), each of tenants' ensured.
+func StartTenants(t testing.TB, tenants ...string) *bus.Bus {
+	t.Helper()
+	return StartTenantsIn(t, t.TempDir(), tenants...)
+}
+
+// StartTenantsIn is StartTenants with a chosen data directory.
+func StartTenantsIn(t testing.TB, dir string, tenants ...string) *bus.Bus {
+	t.Helper()
+	b := start(t, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test", TenantStreams: true})
+	for _, tenant := range tenants {
+		if err := b.EnsureTenant(context.Background(), tenant); err != nil {
+			t.Fatalf("bustest: %v", err)
+		}
+	}
+	return b
+}
+
+func start(t testing.TB, cfg bus.Config) *bus.Bus {
+	t.Helper()
+	b, err := bus.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("bustest: %v", err)
 	}
