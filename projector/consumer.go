@@ -168,14 +168,45 @@ func (r *Runner) readLog(ctx context.Context, cfg logread.Config, after func() e
 		if err == nil || stop != nil || !errors.Is(err, logread.ErrUnavailable) || ctx.Err() != nil {
 			return err
 		}
-		r.readRetries.Add(1)
 		r.log.Warn("reading the log: no answer; trying again from the checkpoint", "stream", cfg.Stream,
 			"checkpoint", r.Checkpoint(), "wait", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (%w)", ctx.Err(), err)
-		case <-time.After(wait):
+		if err := r.waitRetry(ctx, &wait, err); err != nil {
+			return err
 		}
-		wait = min(2*wait, readRetryMax)
 	}
+}
+
+// catchUpRetrying is catchUpTo, asked again with readLog's backoff while
+// the log is unreachable (errLogUnreachable: the stream's info unanswered
+// during a leader election, the server out of reach), until it is reached
+// or ctx ends: Run's first catch-up meets what any read of the log may.
+// Nothing is applied before the log's end is known, so a try again skips
+// nothing.
+func (r *Runner) catchUpRetrying(ctx context.Context, upTo uint64) error {
+	wait := readRetryMin
+	for {
+		err := r.catchUpTo(ctx, upTo)
+		if !errors.Is(err, errLogUnreachable) || ctx.Err() != nil {
+			return err
+		}
+		r.log.Warn("catching up: the log did not answer; trying again", "stream", r.cfg.Stream,
+			"checkpoint", r.Checkpoint(), "wait", wait, "err", err)
+		if err := r.waitRetry(ctx, &wait, err); err != nil {
+			return err
+		}
+	}
+}
+
+// waitRetry counts a read of the log the stream did not answer (err) and
+// waits *wait before it is tried again, doubling *wait up to readRetryMax;
+// ctx's error (with err) when ctx ends first.
+func (r *Runner) waitRetry(ctx context.Context, wait *time.Duration, err error) error {
+	r.readRetries.Add(1)
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("%w (%w)", ctx.Err(), err)
+	case <-time.After(*wait):
+	}
+	*wait = min(2**wait, readRetryMax)
+	return nil
 }

@@ -2,7 +2,6 @@ package projector_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -49,14 +48,7 @@ func TestAReadTheStreamDoesNotAnswerIsTriedAgain(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := bustest.Start(t)
-			var last uint64
-			for i := 1; i <= 300; i++ {
-				last = publishText(t, b, "acme", fmt.Sprint(i%7), i, "x")
-			}
-			durable := func(c *projector.Config) { c.Durable = "ts-readretry" }
-			r, stop := startRunner(t, b, t.TempDir(), tally{}, durable)
-			waitFor(t, r, last)
-			stop()
+			last := acknowledged(t, b, 300, "ts-readretry")
 
 			setDirect(t, b, false)
 			var swallowed atomic.Int64

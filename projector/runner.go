@@ -495,8 +495,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	// A view behind what its durable had delivered (new on an old
 	// durable, or its directory restored) reads that from the log first;
-	// the rest the durable delivers.
-	if err := r.catchUpTo(ctx, cur.handed); err != nil {
+	// the rest the durable delivers. A log that does not answer yet is
+	// asked again (catchUpRetrying), not the end of the runner.
+	if err := r.catchUpRetrying(ctx, cur.handed); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
