@@ -37,6 +37,7 @@ var (
 	restateOccasion, _               = cueSplit("restatements", "occasion")
 	restateIf, zhRestateIf           = cueSplit("restatements", "conditional")
 	restateGenericTerms              = genericTerms()
+	restateIsShort                   = wordSet("restatements", "is_short")
 )
 
 // cueSplit reads the phrases under name in section, English ones as word
@@ -368,7 +369,10 @@ func modifiesAnother(text string, slot []string) bool {
 				continue // inside another word ("Blocker" is no locker)
 			}
 			if strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "’s") {
-				return true
+				// a possessive, not "is" or "has" said short ("rent's gone up")
+				if next := strings.Fields(rest[strings.Index(rest, "s")+1:]); len(next) == 0 || !restateIsShort[strings.Trim(next[0], ",.;:!-")] {
+					return true
+				}
 			}
 			// A slot of two words or more ("gym membership") whose word is
 			// followed by a noun of another thing ("gym buddy", "car

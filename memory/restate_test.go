@@ -44,6 +44,9 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"We've moved nearer the depot, so my drive to work is down to 6 miles.", "6 miles", "22"},
 		{"en-up-to", "My allotment rent is 90 pounds a year.",
 			"The council wrote today: the allotment rent has gone up to 120 pounds.", "120", "90"},
+		// "'s" that is "has" or "is" said short, not a possessive
+		{"en-is-short", "My gym membership is 45 pounds a month.",
+			"Membership's gone up, so I'm paying 52 pounds a month now.", "52", "45"},
 		{"zh-down-to", "我的物业费每月四百块。",
 			"新物业接手了，物业费降到每月三百块。", "三百", "四百"},
 		// how far home is from a place, said again after a move
@@ -98,6 +101,7 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"en-gym-buddy", "My gym membership is 45 pounds a month.", "My gym buddy switched to 6 am sessions now."},
 		{"en-car-park", "My car insurance is 600 pounds a year.", "The car park switched to 3 pounds an hour instead."},
 		{"en-dentist-receptionist", "My dentist is Dr Patel on King Street.", "The dentist's receptionist is Maria now."},
+		{"en-possessive-now", "My dentist is Dr Patel on King Street.", "The dentist's nurse is Maria now."},
 		{"en-daughter", "My daughter's school is Oakwood Primary.", "My daughter now takes 2 piano lessons a week."},
 		{"zh-invoice", "我的房租是每月三千二。", "房租发票现在改成电子的了。"},
 		{"zh-coffee-shop", "我早上喝的咖啡是美式。", "公司楼下的咖啡店现在换成了瑞幸。"},
