@@ -10,7 +10,7 @@ import (
 )
 
 func benchCmd(g *globals) *cobra.Command {
-	var quick, asJSON bool
+	var quick, asJSON, tenantStreams bool
 	var runs int
 	var scale float64
 	var only []string
@@ -79,7 +79,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 				sizes = sizes.Scale(scale)
 			}
 			var progress io.Writer = g.stderr
-			rep, err := bench.Run(cmd.Context(), bench.Config{Sizes: sizes, Runs: runs, Progress: progress, Logger: log, Only: only})
+			rep, err := bench.Run(cmd.Context(), bench.Config{Sizes: sizes, Runs: runs, Progress: progress, Logger: log, Only: only, TenantStreams: tenantStreams})
 			if err != nil {
 				return err
 			}
@@ -96,6 +96,9 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 			if len(only) > 0 {
 				again += " --only " + strings.Join(only, ",")
 			}
+			if tenantStreams {
+				again += " --tenant-streams"
+			}
 			fmt.Fprintf(g.stdout, "\nreproduce: %s --runs %d\nsizes: %s\n", again, runs, describeSizes(sizes))
 			return nil
 		},
@@ -104,6 +107,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 	cmd.Flags().IntVar(&runs, "runs", 1, "run the suite N times and report the median run (every row from that one run)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only the measurements whose name holds one of these words (backbone, assembler, latency, executor, verifier, sealing, memory, fairness, replay, gateway, streaming, round)")
+	cmd.Flags().BoolVar(&tenantStreams, "tenant-streams", false, "run the live servers with per-tenant ingress streams (docs/security.md): compare with a run without")
 	cmd.Flags().Float64Var(&scale, "scale", 1, "multiply every size by this factor (tests)")
 	cmd.Flags().MarkHidden("scale")
 	return cmd

@@ -127,14 +127,22 @@ producers/<tenant>/nats.creds per --tenants entry.`,
 }
 
 func setupCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var tenantStreams bool
+	var tenants string
+	cmd := &cobra.Command{
 		Use:   "setup",
 		Short: "Create or update the log and the buckets (as the admin identity; once per cluster)",
 		Long: `setup creates the log's stream TOOLSTREAM (or updates its replicas and partitions when
 --replicas or --partitions say so), the executors' bucket ts_exec and object store
 ts_results, the lease bucket ts_leases, and every processor's durable consumer (ts-executor,
 ts-verifier, ts-assembler-p<N>…), then exits. Only the admin identity may; the
-processors' roles only open them. serve on one machine does it by itself.`,
+processors' roles only open them. serve on one machine does it by itself.
+
+--tenant-streams moves the log to per-tenant ingress streams (docs/security.md, "The fix for
+all three"): TS_IN and TS_MODEL keep what they stored and take each tenant's ts.in and
+ts.model subjects from TS_ING_<tenant>. --tenants makes those streams for the tenants named
+(a tenant's producers can publish only once its stream exists); give it again for each new
+tenant. The layout sticks: later opens without the flag keep it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
@@ -153,6 +161,7 @@ processors' roles only open them. serve on one machine does it by itself.`,
 				return err
 			}
 			cfg := g.busConfig(log, g.data, "127.0.0.1:-1", g.natsURL, opts)
+			cfg.TenantStreams = tenantStreams
 			b, err := bus.Open(ctx, cfg) // without the data keys: Setup makes their bucket
 			if err != nil {
 				return err
@@ -161,8 +170,20 @@ processors' roles only open them. serve on one machine does it by itself.`,
 			if err := cluster.Setup(ctx, b, log); err != nil {
 				return err
 			}
+			list := splitList(tenants)
+			if len(list) > 0 && !b.TenantStreams() {
+				return fmt.Errorf("--tenants: the log takes every tenant's ingress in its shared streams; give --tenant-streams to move it to per-tenant streams")
+			}
+			for _, t := range list {
+				if err := b.EnsureTenant(ctx, t); err != nil {
+					return err
+				}
+			}
 			// Every processor's durable consumer: the roles only bind them.
 			return stack.CreateConsumers(ctx, b, log)
 		},
 	}
+	cmd.Flags().BoolVar(&tenantStreams, "tenant-streams", false, "move the log to per-tenant ingress streams (TS_ING_<tenant>, sourced by TS_IN and TS_MODEL)")
+	cmd.Flags().StringVar(&tenants, "tenants", "", "comma-separated tenants whose ingress streams to make (with per-tenant streams)")
+	return cmd
 }

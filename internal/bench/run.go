@@ -75,6 +75,11 @@ type Config struct {
 	// one of its words ("executor", "sealing"): a row being worked on is
 	// measured many times without the rest of the suite.
 	Only []string
+	// TenantStreams runs the live servers (every measurement on withBus:
+	// the live whole path among them) in the layout with per-tenant
+	// ingress streams (bus.Config.TenantStreams), acme's ensured: what the
+	// layout costs is this run's rows against a run without it.
+	TenantStreams bool
 }
 
 // wanted reports whether the measurement named what runs under cfg.Only.
@@ -296,11 +301,14 @@ func (r *runner) progress(what string) {
 // withBus runs fn on a fresh embedded server in its own directory.
 func (r *runner) withBus(name string, fn func(b *bus.Bus, dir string) error) error {
 	dir := filepath.Join(r.dir, name)
-	b, err := bus.Open(r.ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Logger: r.cfg.Logger, Name: "bench-" + name})
+	b, err := bus.Open(r.ctx, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Logger: r.cfg.Logger, Name: "bench-" + name, TenantStreams: r.cfg.TenantStreams})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	if err := b.EnsureTenant(r.ctx, "acme"); err != nil { // nothing to do in the shared layout
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	if err := fn(b, filepath.Join(dir, "views")); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
