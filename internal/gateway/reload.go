@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,15 @@ func (g *Gateway) Reload(f *File) error {
 // put in force. What a reload puts in force is parsed from the very bytes
 // it compared, so the baseline is always what is in force.
 func (g *Gateway) Watch(ctx context.Context, path string, loaded *File, every time.Duration, hup <-chan os.Signal) {
+	WatchFile(ctx, g.log, path, loaded, every, hup, g.Reload)
+}
+
+// WatchFile is Watch for any reader of the configuration: apply puts a
+// file read again in force (an error leaves what is in force, and is
+// logged). The MCP endpoint, which takes the gateway's keys, follows the
+// file with it too, so a key taken out or expired is refused there as at
+// the gateway.
+func WatchFile(ctx context.Context, log *slog.Logger, path string, loaded *File, every time.Duration, hup <-chan os.Signal, apply func(*File) error) {
 	if every <= 0 {
 		every = 2 * time.Second
 	}
@@ -90,15 +100,15 @@ func (g *Gateway) Watch(ctx context.Context, path string, loaded *File, every ti
 	var pending []byte // a change seen once, reloaded when seen again
 	reload := func(f *File, err error, why string) {
 		if err == nil {
-			err = g.Reload(f)
+			err = apply(f)
 		} else {
 			reloads.WithLabelValues("error").Inc()
 		}
 		if err != nil {
-			g.log.Error("gateway: keys not reloaded; the ones in force stay", "path", path, "why", why, "err", err)
+			log.Error("gateway: keys not reloaded; the ones in force stay", "path", path, "why", why, "err", err)
 			return
 		}
-		g.log.Info("gateway: keys, prices and run settings reloaded", "path", path, "why", why, "keys", len(f.Keys))
+		log.Info("gateway: keys, prices and run settings reloaded", "path", path, "why", why, "keys", len(f.Keys))
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()

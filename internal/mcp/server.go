@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -44,10 +45,12 @@ const (
 var ErrConfig = errors.New("mcp: invalid configuration")
 
 // Key is what a client key stands for: its tenant and, when set, the only
-// user it acts for.
+// user it acts for; from Expires on (when set) it is refused, as at the
+// gateway.
 type Key struct {
-	Tenant string
-	User   string
+	Tenant  string
+	User    string
+	Expires time.Time
 }
 
 // HashKey is the hex SHA-256 of a client key, as Config.Keys holds it
@@ -59,7 +62,8 @@ func HashKey(key string) string {
 
 // Config configures a Server.
 type Config struct {
-	// Keys are the clients' keys by their SHA-256 (hex, lower case).
+	// Keys are the clients' keys by their SHA-256 (hex, lower case), until
+	// Server.SetKeys replaces them.
 	Keys map[string]Key
 	// Registry returns the registry in force (registry.Follower.Current).
 	Registry func() *registry.Registry
@@ -78,6 +82,8 @@ type Config struct {
 	// the call's run subject; default 250 ms.
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Now is the clock keys expire by; default time.Now.
+	Now func() time.Time
 }
 
 // Server is the MCP endpoint: an http.Handler serving Path.
@@ -86,6 +92,7 @@ type Server struct {
 	log     *slog.Logger
 	sdkLog  *slog.Logger // the SDK's lines: warnings and errors only (it logs every stateless request's session)
 	handler http.Handler
+	keys    atomic.Pointer[map[string]Key] // the keys in force (SetKeys)
 
 	mu      sync.Mutex
 	tenants map[string]*tenantServer // guarded by mu
@@ -102,13 +109,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Registry == nil || cfg.Client == nil {
 		return nil, fmt.Errorf("%w: Registry and Client are required", ErrConfig)
 	}
-	for h, k := range cfg.Keys {
-		if len(h) != 64 {
-			return nil, fmt.Errorf("%w: a key's SHA-256 must be 64 hex digits", ErrConfig)
-		}
-		if err := events.ValidTenant(k.Tenant); err != nil || k.Tenant == events.SystemTenant {
-			return nil, fmt.Errorf("%w: tenant %q is not a tenant name", ErrConfig, k.Tenant)
-		}
+	if err := validKeys(cfg.Keys); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = DefaultPageSize
@@ -123,6 +128,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Poll = DefaultPoll
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, tenants: map[string]*tenantServer{}}
+	s.keys.Store(&cfg.Keys)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -139,6 +145,31 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle(Path, s.authenticate(bearer))
 	s.handler = mux
 	return s, nil
+}
+
+// validKeys returns ErrConfig for keys a Server cannot take.
+func validKeys(keys map[string]Key) error {
+	for h, k := range keys {
+		if len(h) != 64 {
+			return fmt.Errorf("%w: a key's SHA-256 must be 64 hex digits", ErrConfig)
+		}
+		if err := events.ValidTenant(k.Tenant); err != nil || k.Tenant == events.SystemTenant {
+			return fmt.Errorf("%w: tenant %q is not a tenant name", ErrConfig, k.Tenant)
+		}
+	}
+	return nil
+}
+
+// SetKeys puts keys in force for the requests that come next, in place of
+// those before (the gateway's configuration read again: a key taken out
+// is refused from now on). It returns ErrConfig, and changes nothing, for
+// keys New would refuse.
+func (s *Server) SetKeys(keys map[string]Key) error {
+	if err := validKeys(keys); err != nil {
+		return err
+	}
+	s.keys.Store(&keys)
+	return nil
 }
 
 // ServeHTTP serves Path; everything else is 404.
@@ -171,8 +202,8 @@ func (s *Server) verify(_ context.Context, token string, r *http.Request) (*auth
 	if token == "" {
 		return nil, auth.ErrInvalidToken
 	}
-	k, ok := s.cfg.Keys[HashKey(token)]
-	if !ok {
+	k, ok := (*s.keys.Load())[HashKey(token)]
+	if !ok || !k.Expires.IsZero() && !s.cfg.Now().Before(k.Expires) {
 		return nil, auth.ErrInvalidToken
 	}
 	user := k.User

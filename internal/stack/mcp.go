@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/gateway"
@@ -37,10 +40,7 @@ func (s *Stack) startMCP() error {
 	if err != nil {
 		return err
 	}
-	keys := make(map[string]mcp.Key, len(file.Keys))
-	for _, k := range file.Keys {
-		keys[k.SHA256] = mcp.Key{Tenant: k.Tenant, User: k.User}
-	}
+	keys := mcpKeys(file)
 	f, err := registry.Follow(s.ctx, registry.FollowConfig{JS: b.JS, Trust: s.cfg.Projections.Trust, Logger: log})
 	if err != nil {
 		return fmt.Errorf("--mcp: %w", err)
@@ -68,6 +68,16 @@ func (s *Stack) startMCP() error {
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("mcp", "addr", ln.Addr().String(), "path", mcp.Path, "keys", len(keys), "conns_max", conns)
+	// The keys follow the config and its keys file as the gateway's do
+	// (on change, and on SIGHUP): a key taken out is refused here too.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	s.goRun("--mcp keys", func(ctx context.Context) error {
+		defer signal.Stop(hup)
+		gateway.WatchFile(ctx, log.With("for", "mcp"), s.cfg.Gateway.ConfigFile, file, 0, hup,
+			func(f *gateway.File) error { return srv.SetKeys(mcpKeys(f)) })
+		return nil
+	})
 	s.goRun("--mcp", func(ctx context.Context) error {
 		go func() {
 			<-ctx.Done()
@@ -82,4 +92,14 @@ func (s *Stack) startMCP() error {
 		return nil
 	})
 	return nil
+}
+
+// mcpKeys are the MCP endpoint's keys of a gateway configuration: each
+// key's tenant, user and expiry.
+func mcpKeys(f *gateway.File) map[string]mcp.Key {
+	keys := make(map[string]mcp.Key, len(f.Keys))
+	for _, k := range f.Keys {
+		keys[k.SHA256] = mcp.Key{Tenant: k.Tenant, User: k.User, Expires: k.Expires}
+	}
+	return keys
 }
