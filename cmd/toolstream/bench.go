@@ -69,7 +69,7 @@ Progress goes to stderr, the table (or --json) to stdout.`,
 				return err
 			}
 			if runs < 1 {
-				return fmt.Errorf("--runs %d: want at least 1", runs)
+				return badInput("--runs %d: want at least 1", runs)
 			}
 			sizes := bench.DefaultSizes()
 			if quick {

@@ -38,7 +38,7 @@ commands take it from the file; the nats CLI needs --inbox-prefix (printed on st
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return fmt.Errorf("--out: give the file to write (or - for standard output)")
+				return badInput("--out: give the file to write (or - for standard output)")
 			}
 			m, err := auth.Load(g.authDir())
 			if err != nil {

@@ -41,12 +41,12 @@ it asks for the tenant's name again: --confirm T.`,
 			}
 			switch {
 			case noUser && user != "":
-				return fmt.Errorf("--no-user: give either --user or --no-user")
+				return badInput("--no-user: give either --user or --no-user")
 			case noUser && confirm != tenant:
 				return fmt.Errorf("--no-user erases everything tenant %s published without a user (raw copies, model events, calls, results, verdicts); give --confirm %s to go on: %w",
 					tenant, tenant, client.ErrNotConfirmed)
 			case !noUser && user == "":
-				return fmt.Errorf("--user: give the end user to erase (or --no-user for what the tenant published without one)")
+				return badInput("--user: give the end user to erase (or --no-user for what the tenant published without one)")
 			}
 			log, err := g.logger()
 			if err != nil {

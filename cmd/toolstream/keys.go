@@ -27,7 +27,7 @@ restore puts back the keys the store lacks, except those of every erasure the lo
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return fmt.Errorf("--out: give the file to write")
+				return badInput("--out: give the file to write")
 			}
 			log, err := g.logger()
 			if err != nil {

@@ -229,7 +229,7 @@ func oneShot(cmd *cobra.Command) bool {
 func (g *globals) logger() (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: %w", g.logLevel, err)
+		return nil, badInput("--log-level %q: %w", g.logLevel, err)
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	switch g.logFormat {
@@ -238,7 +238,7 @@ func (g *globals) logger() (*slog.Logger, error) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(g.stderr, opts)), nil
 	}
-	return nil, fmt.Errorf("--log-format %q: want text or json", g.logFormat)
+	return nil, badInput("--log-format %q: want text or json", g.logFormat)
 }
 
 // natsOptions are the connection options of identity id as the flags
@@ -252,7 +252,7 @@ func (g *globals) natsOptions(id auth.Identity) ([]nats.Option, error) {
 	case g.creds != "":
 		if _, err := os.Stat(g.creds); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("--creds %s: no such file (toolstream creds ROLE --out FILE writes one; or leave --creds out to act with --data's material)", g.creds)
+				return nil, badInput("--creds %s: no such file (toolstream creds ROLE --out FILE writes one; or leave --creds out to act with --data's material)", g.creds)
 			}
 			return nil, fmt.Errorf("--creds: %w", err)
 		}

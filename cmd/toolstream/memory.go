@@ -143,6 +143,16 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 				}
 			}
 			op.Op = verb
+			if verb == "recall" {
+				// The service answers a recall it cannot run with an error
+				// in its body (exit 1), and takes a negative --k for none.
+				if _, err := (*memory.Op)(&op).ToQuery(); err != nil {
+					return badInput("%w", err)
+				}
+				if op.K < 0 {
+					return badInput("--k %d: want 0 or more", op.K)
+				}
+			}
 			ctx := cmd.Context()
 			c, done, err := g.client(ctx, log, asOperator)
 			if err != nil {

@@ -52,10 +52,10 @@ is a terminal; otherwise a plain line is printed every second.`,
 				return err
 			}
 			if verify && diff {
-				return errors.New("--verify and --diff: pick one (--diff also says whether the views are equal)")
+				return badInput("--verify and --diff: pick one (--diff also says whether the views are equal)")
 			}
 			if until != "" && (verify || diff) {
-				return errors.New("--until: --verify and --diff compare with the live view at its checkpoint")
+				return badInput("--until: --verify and --diff compare with the live view at its checkpoint")
 			}
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
@@ -231,7 +231,7 @@ func parseUntil(ctx context.Context, rep *projector.Replayer, s string) (uint64,
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, fmt.Errorf("--until %q: want a stream sequence or an RFC 3339 time", s)
+		return 0, badInput("--until %q: want a stream sequence or an RFC 3339 time", s)
 	}
 	return rep.SeqAtTime(ctx, t)
 }

@@ -250,6 +250,46 @@ func TestAMistypedCommandIsBadInput(t *testing.T) {
 	}
 }
 
+// TestAFlagsValueThatCannotBeUsedIsBadInput: each of these is a mistake in
+// what the user typed, refused before any server is asked; each exited 1,
+// the code of a failure the user cannot mend, and two were not refused at
+// all (a negative --budget-tokens or --keep of history, a negative --k of
+// recall, printed everything as if no bound were given). All exit 4 now.
+func TestAFlagsValueThatCannotBeUsedIsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calls", "--tenant", "acme", "--log-level", "loud"}, `--log-level "loud"`},
+		{[]string{"calls", "--tenant", "acme", "--log-format", "xml"}, `--log-format "xml": want text or json`},
+		{[]string{"calls", "--tenant", "acme", "--creds", "/nonexistent/acme.creds"}, `--creds /nonexistent/acme.creds: no such file`},
+		{[]string{"creds", "producer", "--tenant", "acme"}, `--out: give the file to write`},
+		{[]string{"keys", "backup"}, `--out: give the file to write`},
+		{[]string{"forget", "--tenant", "acme"}, `--user: give the end user to erase`},
+		{[]string{"forget", "--tenant", "acme", "--user", "ada", "--no-user"}, `--no-user: give either --user or --no-user`},
+		{[]string{"replay", "--projection", "assembler", "--verify", "--diff"}, `--verify and --diff: pick one`},
+		{[]string{"replay", "--projection", "assembler", "--verify", "--until", "5"}, `--until: --verify and --diff compare`},
+		{[]string{"bench", "--runs", "0"}, `--runs 0: want at least 1`},
+		{[]string{"history", "--tenant", "acme", "--run", "r1", "--budget-tokens", "-5"}, `--budget-tokens -5, --keep 2: want 0 or more`},
+		{[]string{"history", "--tenant", "acme", "--run", "r1", "--keep", "-1"}, `--budget-tokens 0, --keep -1: want 0 or more`},
+		{[]string{"memory", "recall", "--tenant", "acme", "--user", "ada", "--k", "-1", "food"}, `--k -1: want 0 or more`},
+		{[]string{"memory", "recall", "--tenant", "acme", "--user", "ada", "--budget-tokens", "-1", "food"}, `budget_tokens -1: want 0 or more`},
+		{[]string{"memory", "recall", "--tenant", "acme", "--user", "ada", "--time", "yesterday", "food"}, `yesterday`},
+	} {
+		c := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+		c.SetArgs(append(tc.args, "--data", t.TempDir()))
+		_, err := execute(t.Context(), c)
+		if err == nil || exitCode(err) != exitBadInput || !strings.Contains(userMessage(err), tc.want) {
+			t.Errorf("%v: %v (exit %d); want exit 4 with %q", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+	// --until is read against the log (a time is looked up in it): a value
+	// that is neither a sequence nor a time is refused before that.
+	if _, err := parseUntil(t.Context(), nil, "yesterday"); exitCode(err) != exitBadInput {
+		t.Errorf("--until yesterday: %v (exit %d), want exit 4", err, exitCode(err))
+	}
+}
+
 // TestAGatewayConfigThatCannotBeReadIsBadInput: serve --gateway with a
 // config the gateway cannot read (YAML broken, a field of the wrong type)
 // exits 4, as every other input of the user's does (it exited 1).

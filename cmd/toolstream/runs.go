@@ -27,6 +27,10 @@ rounds stay verbatim and older ones are compacted deterministically: results as 
 then each round as one line, then left out, oldest first. Large results are referenced.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A negative bound was taken for none: the whole run printed.
+			if req.BudgetTokens < 0 || req.Keep < 0 {
+				return badInput("--budget-tokens %d, --keep %d: want 0 or more", req.BudgetTokens, req.Keep)
+			}
 			ctx := cmd.Context()
 			c, done, log, err := g.runsClient(ctx, tenant)
 			if err != nil {
