@@ -577,8 +577,16 @@ func (in *Ingest) Reject(_ context.Context, tx *projector.Tx, m *projector.Msg, 
 
 // refuse aborts the stream's open calls and emits InputRejected for the raw
 // event at seq.
+// An out whose subject cannot be built (an id past events.SubjectBytesMax:
+// the very reason the event is refused) is left out: the projector's
+// rejection row keeps the reason, and refusing never fails for it.
 func (in *Ingest) refuse(tx *projector.Tx, ref rawRef, st *streamState, seq uint64, at int64, reason error) error {
-	return in.emit(tx, ref, st, seq, at, st.s.Refuse(seq, reason))
+	outs := st.s.Refuse(seq, reason)
+	outs = slices.DeleteFunc(outs, func(o ingest.Out) bool {
+		_, err := events.ModelSubject(ref.tenant, o.Response, o.Item)
+		return errors.Is(err, events.ErrSubjectTooLong)
+	})
+	return in.emit(tx, ref, st, seq, at, outs)
 }
 
 // save marks the stream's state changed: Flush writes it when the batch

@@ -85,6 +85,25 @@ func Untoken(tok string) (string, error) {
 	return string(b), nil
 }
 
+// SubjectBytesMax bounds a log subject. The ids in a subject come from
+// producers, models and gateway clients (a response, an item, a call id, a
+// user); nats-server reads a publish's subject, reply and sizes as one
+// control line of at most 4 KiB (max_control_line) and closes the
+// connection of a client that sends a longer one, and serve's processors
+// share a connection: one tool call id of 5,000 bytes in a raw event took
+// serve down. A subject past this bound is malformed input, refused where
+// it is built, with room left in the line for the reply inbox and a
+// direct get's or a bucket's prefix.
+const SubjectBytesMax = 1024
+
+// ErrSubjectTooLong is returned by the subject builders for a subject past
+// SubjectBytesMax. It wraps ErrMalformed (and so ErrBadInput).
+var ErrSubjectTooLong = fmt.Errorf("%w: a subject too long", ErrMalformed)
+
+func errSubjectTooLong(kind, tenant string, n int) error {
+	return fmt.Errorf("%w: %s subject of tenant %s of %d bytes, over %d: an id in it is too long", ErrSubjectTooLong, kind, tenant, n, SubjectBytesMax)
+}
+
 func subject(kind, tenant string, ids ...string) (string, error) {
 	if err := ValidTenant(tenant); err != nil {
 		return "", err
@@ -92,6 +111,9 @@ func subject(kind, tenant string, ids ...string) (string, error) {
 	n := len(SubjectPrefix) + len(kind) + len(tenant) + 2
 	for _, id := range ids {
 		n += 1 + len(id) // a token that must be encoded is longer: the builder grows then
+	}
+	if n > SubjectBytesMax {
+		return "", errSubjectTooLong(kind, tenant, n)
 	}
 	var b strings.Builder
 	b.Grow(n) // one allocation where growing by appends took three or four
@@ -103,6 +125,9 @@ func subject(kind, tenant string, ids ...string) (string, error) {
 	for _, id := range ids {
 		b.WriteByte('.')
 		b.WriteString(Token(id))
+	}
+	if b.Len() > SubjectBytesMax {
+		return "", errSubjectTooLong(kind, tenant, b.Len())
 	}
 	return b.String(), nil
 }
@@ -192,7 +217,11 @@ func PreviewSubject(tenant, response, item string) (string, error) {
 	if err := ValidTenant(tenant); err != nil {
 		return "", err
 	}
-	return PreviewPrefix + "." + tenant + "." + Token(response) + "." + Token(item), nil
+	s := PreviewPrefix + "." + tenant + "." + Token(response) + "." + Token(item)
+	if len(s) > SubjectBytesMax {
+		return "", errSubjectTooLong("preview", tenant, len(s))
+	}
+	return s, nil
 }
 
 // SubjectTenant returns the tenant token of a log subject.

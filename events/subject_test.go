@@ -3,6 +3,7 @@ package events_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/toolstream/toolstream/events"
@@ -157,6 +158,39 @@ func TestParseModelSubjectReversesModelSubject(t *testing.T) {
 	for _, subj := range []string{"ts.call.acme.search", "ts.model.acme.r1", "ts.model.acme.r1.i1.2.x", "ts.model.acme.~!!.i1"} {
 		if _, _, _, err := events.ParseModelSubject(subj); !errors.Is(err, events.ErrMalformed) {
 			t.Errorf("%s: %v, want ErrMalformed", subj, err)
+		}
+	}
+}
+
+// TestSubjectsBoundTheirIDs: a subject past SubjectBytesMax (an id of a
+// producer's, a model's or a client's that is too long; the NATS server
+// closes the connection of a client that sends a subject past its 4 KiB
+// control line) is refused by every builder as malformed input; one at
+// the bound is built.
+func TestSubjectsBoundTheirIDs(t *testing.T) {
+	long, fits := strings.Repeat("x", 5000), strings.Repeat("y", 900)
+	for name, build := range map[string]func(id string) (string, error){
+		"model":   func(id string) (string, error) { return events.ModelSubject("acme", "r1", id) },
+		"ingest":  func(id string) (string, error) { return events.IngestSubject("acme", "openai-chat", id) },
+		"result":  func(id string) (string, error) { return events.ResultSubject("acme", id) },
+		"run":     func(id string) (string, error) { return events.RunSubject("acme", id) },
+		"memory":  func(id string) (string, error) { return events.MemorySubject("acme", id) },
+		"gateway": func(id string) (string, error) { return events.GatewaySubject("acme", "chat", id) },
+		"preview": func(id string) (string, error) { return events.PreviewSubject("acme", "r1", id) },
+		"encoded": func(id string) (string, error) { return events.ModelSubject("acme", "r1", "é"+id[:800]) }, // base64: 4/3 as long
+	} {
+		if s, err := build(long); !errors.Is(err, events.ErrSubjectTooLong) || !errors.Is(err, events.ErrBadInput) {
+			t.Errorf("%s with an id of 5000 bytes: %d bytes, %v; want ErrSubjectTooLong", name, len(s), err)
+		}
+		s, err := build(fits)
+		if name == "encoded" {
+			if !errors.Is(err, events.ErrSubjectTooLong) {
+				t.Errorf("%s: %d bytes, %v; want ErrSubjectTooLong", name, len(s), err)
+			}
+			continue
+		}
+		if err != nil || len(s) > events.SubjectBytesMax {
+			t.Errorf("%s with an id of 900 bytes: %d bytes, %v", name, len(s), err)
 		}
 	}
 }

@@ -33,6 +33,14 @@ const (
 	HeaderExecute = "Toolstream-Execute"
 )
 
+// HeaderIDBytesMax bounds the ids a client names in the headers above (a
+// user, a run, a session, a step). They go into the log's subjects and
+// bucket keys, which the NATS server reads in a control line of 4 KiB: a
+// Toolstream-User of 5,000 bytes made the server close the driver's
+// connection, and run mode answered 500 to every tenant until serve
+// restarted. A longer one is refused with 400 before anything is asked.
+const HeaderIDBytesMax = 256
+
 // ServeHTTP serves the gateway's endpoints. A panic of one request is
 // recovered here, logged with its stack and counted (Panics): it ends
 // that request (a 500 when nothing was written yet) and nothing else.
@@ -146,6 +154,12 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request, api API) 
 	if !k.Expires.IsZero() && !g.cfg.Now().Before(k.Expires) {
 		g.refuse(w, api, k, g.police(k, ""))
 		return Envelope{}, "", false
+	}
+	for _, h := range []string{HeaderUser, HeaderRun, HeaderSession, HeaderStep} {
+		if v := r.Header.Get(h); len(v) > HeaderIDBytesMax {
+			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%s is %d bytes, over %d.", h, len(v), HeaderIDBytesMax))
+			return Envelope{}, "", false
+		}
 	}
 	env := Envelope{Tenant: k.Tenant, User: k.User, Session: r.Header.Get(HeaderSession),
 		Run: r.Header.Get(HeaderRun), Step: r.Header.Get(HeaderStep)}
