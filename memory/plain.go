@@ -66,6 +66,7 @@ var (
 	enHome        = wordSet("plain", "en_home")
 	zhForbid      = cueZH("requests", "forbid")
 	zhPut         = wordList("plain", "zh_put")
+	zhHave        = wordList("plain", "zh_have")
 	// zhKinNames are the kin of data/words.txt without its particle 的
 	zhKinNames = slices.DeleteFunc(slices.Clone(zhKin), func(w string) bool { return w == "的" })
 )
@@ -509,9 +510,9 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 		}
 		return plainFact(plainMine, v, value, pol), true
 	}
-	if x, ok := strings.CutPrefix(rest, "有"); ok {
-		// 我有一辆开了八年的越野车: the thing had, after its last 的 or its
-		// count, is the slot
+	if x, ok := zhHad(rest); ok {
+		// 我有一辆开了八年的越野车, 我家里养了两只仓鼠: the thing had, after its
+		// last 的 or its count, is the slot
 		head := x
 		if i := strings.LastIndex(head, "的"); i >= 0 {
 			head = head[i+len("的"):]
@@ -567,6 +568,27 @@ func zhTrimAdverbs(s string) string {
 		}
 	}
 	return s
+}
+
+// zhHad returns what follows a verb of having ([plain] zh_have: 有, 养) at
+// the start of rest, said of the user or their home (家里养了…).
+func zhHad(rest string) (string, bool) {
+	for _, home := range []string{"家里", "家", ""} {
+		r, ok := strings.CutPrefix(rest, home)
+		if !ok {
+			continue
+		}
+		n := 0
+		for _, h := range zhHave {
+			if strings.HasPrefix(r, h) && len(h) > n {
+				n = len(h)
+			}
+		}
+		if n > 0 {
+			return r[n:], true
+		}
+	}
+	return "", false
 }
 
 // zhDistanceFromHome reads how far the user's home is from a place, said

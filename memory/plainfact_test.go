@@ -58,6 +58,9 @@ func TestWhereAThingIsIsAFact(t *testing.T) {
 		{"孩子放在奶奶家了。", "zh", ""},
 		{"钥匙没放在抽屉里。", "zh", ""},
 		{"他把书放在桌上。", "zh", ""},
+		// what the user's home keeps
+		{"我家里养了两只仓鼠。", "zh", "my/仓鼠=两只仓鼠"},
+		{"我家里有一台钢琴。", "zh", "my/钢琴=一台钢琴"},
 		// the user's job, said with where it is done
 		{"我在医院当护士。", "zh", "work/role=护士"},
 		{"我在一家咖啡店做兼职。", "zh", "work/role=兼职"},
