@@ -2,10 +2,12 @@ package check
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/verifier/evidence"
 )
 
@@ -91,6 +93,92 @@ func (cx *claim) checkDifference(m *evidence.NumMention, targets []int32) fact {
 		}
 	}
 	return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the claim states a difference that no two fields it names give"}
+}
+
+// remainderWords are words.txt's [remainder words]: "left" in "six seats
+// left", 还剩 in 还剩6个座位.
+var remainderWords = evidence.LangData.Set("remainder words")
+
+// statesRemainder reports whether number m is stated as what is left of
+// a whole: a remainder word is the word right before it ("remaining 6",
+// 还剩6) or before its noun there (剩余座位8个), stands between it and its noun ("four spare berths") or is the
+// first word after its noun past a copula ("six seats are left", "two
+// places left").
+func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
+	if m.Bound != 0 || m.IsRange || m.Unit != nil && m.Unit.Dim != evidence.DimCount {
+		return false
+	}
+	end := max(m.End, m.HeadEnd)
+	var prev, prev2 *evidence.Cword
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.End <= m.Start {
+			prev, prev2 = w, prev
+			continue
+		}
+		if w.Start < m.End {
+			continue
+		}
+		low := strings.ToLower(w.S)
+		if w.Start < end || copulas[low] {
+			if remainderWords[low] {
+				return true // "four spare berths"
+			}
+			continue
+		}
+		return remainderWords[low] && !cx.numberRightAfter(w.End)
+	}
+	if prev == nil || strings.TrimSpace(string(cx.norm[prev.End:m.Start])) != "" {
+		return false
+	}
+	if remainderWords[strings.ToLower(prev.S)] {
+		return true // "remaining 6", 还剩6
+	}
+	// "remaining seats 6", 剩余座位8个: the noun between.
+	return prev2 != nil && remainderWords[strings.ToLower(prev2.S)] && strings.TrimSpace(string(cx.norm[prev2.End:prev.Start])) == ""
+}
+
+// checkRemainder judges number m stated as what is left of a whole whose
+// field the claim names (seats beside seats and sold): supported when two
+// fields give it (their difference), else unsupported; the whole's own
+// value never contradicts it.
+func (cx *claim) checkRemainder(m *evidence.NumMention, targets []int32) fact {
+	if f, ok := cx.derived(m, targets, true); ok {
+		return f
+	}
+	return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the claim states what is left of a whole that no two fields it names give"}
+}
+
+// holdsRemainder reports whether a field that holds what is left is
+// among targets or beside one in its object (seats_left beside seats): it
+// decides as any value does.
+func (cx *claim) holdsRemainder(targets []int32) bool {
+	ix := cx.ix
+	for _, t := range targets {
+		if n := ix.Leaves[t].Node; n >= 0 && slices.ContainsFunc(ix.DirectLeaves().Of(n), func(l int32) bool {
+			return ix.Leaves[l].Kind == evidence.KindNum && namesRemainder(&ix.Leaves[l])
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesRemainder reports whether leaf lf's key says it holds what is left
+// (seats_left, remaining, 剩余): its value is the remainder itself.
+func namesRemainder(lf *evidence.Leaf) bool {
+	key := strings.ToLower(evidence.LastToken(lf.Ptr()))
+	for _, t := range strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
+		if remainderWords[t] {
+			return true
+		}
+	}
+	for w := range remainderWords {
+		if r := []rune(w); lang.IsCJK(r[0]) && strings.Contains(key, w) {
+			return true
+		}
+	}
+	return slices.Contains(lf.Own(), "stock")
 }
 
 // numberRightAfter reports whether a number of the claim starts right

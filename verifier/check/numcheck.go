@@ -409,6 +409,11 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		// (a field holding the change, 涨跌, is judged as any value).
 		return cx.checkDifference(m, targets)
 	}
+	if len(targets) > 0 && cx.statesRemainder(m) && !cx.holdsRemainder(targets) {
+		// "six seats left" beside seats 110 and sold 104: what is left of
+		// the whole, not the whole.
+		return cx.checkRemainder(m, targets)
+	}
 	if len(targets) > 0 {
 		// A field whose key the claim names wholly (each concept of the
 		// key is one of the claim's) holds the value, though another field
