@@ -80,7 +80,7 @@ func authCmd(g *globals) *cobra.Command {
 		Use:   "init",
 		Short: "Create the security material in --data/auth; write a server configuration and creds for a cluster",
 		Long: `auth init creates the operator, accounts and registry signing key in --data/auth (owner-only
-files) unless they exist, as the first serve does. For an external server or cluster,
+files) unless they exist, as the first serve does; what exists is kept, and said. For an external server or cluster,
 --nats-config writes the configuration fragment every server includes (operator, system
 account, account resolver), and --creds-dir writes one directory per role, each holding
 only what that role's processes need: <role>/nats.creds and registry.pub, and the
@@ -92,22 +92,41 @@ producers/<tenant>/nats.creds per --tenants entry.`,
 			if err != nil {
 				return err
 			}
-			m, err := auth.Ensure(g.authDir())
+			// What is there already is kept (serve and every credential
+			// issued from it go on working) and said, never made again.
+			dir := g.authDir()
+			_, lerr := auth.Load(dir)
+			keyPath, _ := g.registryKeyPath()
+			_, kerr := os.Stat(keyPath)
+			m, err := auth.Ensure(dir)
 			if err != nil {
 				return err
 			}
-			if _, err := g.signingKey(log, true); err != nil {
+			k, err := g.signingKey(log, true)
+			if err != nil {
 				return err
+			}
+			out := cmd.OutOrStdout()
+			material, key := "created the security material in", "created the registry signing key"
+			if lerr == nil {
+				material = "kept the security material already in"
+			}
+			if kerr == nil {
+				key = "kept the registry signing key"
+			}
+			fmt.Fprintf(out, "%s %s (account %s)\n%s %s (key id %s)\n", material, dir, m.AccountPublicKey(), key, keyPath, k.KeyID())
+			if lerr == nil && kerr == nil {
+				fmt.Fprintf(out, "made nothing new: to start anew, stop every server and remove %s (every credential issued from it stops working)\n", dir)
 			}
 			if natsConfig != "" {
 				if err := os.WriteFile(natsConfig, []byte(m.ServerConfig()), 0o644); err != nil {
 					return err
 				}
+				fmt.Fprintf(out, "wrote the servers' configuration fragment %s\n", natsConfig)
 			}
 			if credsDir == "" {
 				return nil
 			}
-			keyPath, _ := g.registryKeyPath()
 			priv, err := os.ReadFile(keyPath)
 			if err != nil {
 				return err
@@ -116,7 +135,11 @@ producers/<tenant>/nats.creds per --tenants entry.`,
 			if err != nil {
 				return err
 			}
-			return m.WriteRoleDirs(credsDir, splitList(tenants), pub, priv)
+			if err := m.WriteRoleDirs(credsDir, splitList(tenants), pub, priv); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "wrote each role's credentials under %s\n", credsDir)
+			return nil
 		},
 	}
 	initCmd.Flags().StringVar(&natsConfig, "nats-config", "", "write the nats-server configuration fragment here")

@@ -57,12 +57,14 @@ type ran struct {
 	took           time.Duration
 }
 
-// runBin runs the binary with args and waits at most a minute.
+// runBin runs the binary with args and waits at most a minute (not
+// counting the binary's build, which the first run waits for).
 func runBin(t *testing.T, args ...string) ran {
 	t.Helper()
+	bin := toolstreamBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, toolstreamBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
