@@ -26,6 +26,10 @@ func (rd *reading) attachNumberCues() {
 		}
 		prevWords, nextWords := 0, 0
 		apart := false // a word of content or a stop mark between a word and the number
+		// "under a 3,000-foot waiver": a number joined to its unit by a
+		// hyphen is part of a noun's name; a bound word with a word
+		// between bounds the noun, not the number.
+		named := m.Unit != nil && strings.Contains(string(rd.norm[m.Start:m.End]), "-")
 		for i := len(rd.words) - 1; i >= 0 && prevWords < 3; i-- {
 			w := &rd.words[i]
 			if w.End > m.Start {
@@ -44,7 +48,7 @@ func (rd *reading) attachNumberCues() {
 			// with a noun or a colon between it and the number bounds
 			// the noun, or nothing, not the number.
 			apart = apart || !w.Cjk && c&(evidence.CueGT|evidence.CueGE|evidence.CueLT|evidence.CueLE|evidence.CueApprox) == 0 &&
-				(w.Info == nil || len(w.Info.Concepts) > 0)
+				(w.Info == nil || len(w.Info.Concepts) > 0 || named)
 			if c&evidence.CueStop == 0 && w.Info != nil && len(w.Info.Concepts) > 0 && prevWords > 1 {
 				break
 			}
