@@ -34,7 +34,8 @@ func DecodeAtWith(subject string, data []byte, kr Keyring) (*Event, error) {
 }
 
 // CheckSubject returns ErrTenantMismatch unless ev's tenant is the tenant
-// token of subject (a malformed subject is ErrMalformed).
+// token of subject (a malformed subject is ErrMalformed), and
+// ErrIDTooLong for an envelope id past its bound (CheckIDs).
 func CheckSubject(subject string, ev *Event) error {
 	t, err := SubjectTenant(subject)
 	if err != nil {
@@ -42,6 +43,45 @@ func CheckSubject(subject string, ev *Event) error {
 	}
 	if t != ev.Tenant {
 		return fmt.Errorf("%w: event %s on %s says tenant %q", ErrTenantMismatch, ev.ID, subject, ev.Tenant)
+	}
+	return CheckIDs(ev)
+}
+
+// IDBytesMax bounds each id of an envelope that a writer chooses (user,
+// session, run, step, response, item, call id). They go into bucket keys
+// and request subjects that no subject builder sees (the executor's record
+// key is tenant/run/step/call), and nats-server closes a connection whose
+// control line passes 4 KiB: one producer's Ts-Run of 3,500 bytes took
+// every projection on serve's shared connection down. Four ids at this
+// bound and their separators stay well inside the line.
+const IDBytesMax = 512
+
+// EventIDBytesMax bounds an event's own id and its causation, which are
+// derived from the ids above (a response, an item, an index) and travel
+// in the body of a message or a header, never alone in a subject.
+const EventIDBytesMax = 4 * IDBytesMax
+
+// ErrIDTooLong is CheckIDs' error. It wraps ErrMalformed (and so
+// ErrBadInput): every reader refuses such an event as malformed input.
+var ErrIDTooLong = fmt.Errorf("%w: an envelope id too long", ErrMalformed)
+
+// CheckIDs returns ErrIDTooLong for an envelope id of ev past IDBytesMax
+// (EventIDBytesMax for the event's id and causation). DecodeAt and every
+// projection's read (CheckSubject) run it, so an event written past the
+// bound by anyone, at the edge or straight onto the log, is refused where
+// it is read, before any of its ids is used.
+func CheckIDs(ev *Event) error {
+	for _, f := range [...]struct {
+		name, v string
+		max     int
+	}{
+		{"user", ev.User, IDBytesMax}, {"session", ev.Session, IDBytesMax}, {"run", ev.Run, IDBytesMax},
+		{"step", ev.Step, IDBytesMax}, {"response", ev.Response, IDBytesMax}, {"item", ev.Item, IDBytesMax},
+		{"call id", ev.CallID, IDBytesMax}, {"id", ev.ID, EventIDBytesMax}, {"causation", ev.Causation, EventIDBytesMax},
+	} {
+		if len(f.v) > f.max {
+			return fmt.Errorf("%w: the %s of a %s event of tenant %s is %d bytes, over %d", ErrIDTooLong, f.name, ev.Kind, ev.Tenant, len(f.v), f.max)
+		}
 	}
 	return nil
 }
