@@ -33,13 +33,21 @@ func TestTenantSourcesSurviveLeaderChange(t *testing.T) {
 		subj, _ := events.ModelSubject("acme", fmt.Sprintf("r%d", i%4), fmt.Sprintf("i%d", i))
 		ev := &events.Event{ID: fmt.Sprintf("e%03d", i), Tenant: "acme", Response: fmt.Sprintf("r%d", i%4), At: int64(i + 1), Body: &events.TextDelta{Text: "x"}}
 		for {
-			_, err := b.Publish(ctx, subj, ev) // again under the same message id after a failure
+			// Each try has a bound of its own: a publish sent to a server as
+			// it stops is answered by nobody, and a request waits for its
+			// answer until its context ends (with the test's, it took every
+			// try's time: 1 run in 12 failed at event 30, the first after
+			// the leader stopped).
+			tctx, tcancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := b.Publish(tctx, subj, ev) // again under the same message id after a failure
+			tcancel()
 			if err == nil {
 				return
 			}
 			if ctx.Err() != nil {
 				t.Fatalf("event %d: %v", i, err)
 			}
+			t.Logf("event %d: %v (again)", i, err)
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
