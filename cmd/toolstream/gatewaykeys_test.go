@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -56,20 +55,9 @@ func TestServeGatewayReloadsKeys(t *testing.T) {
 	admin := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sctx, stop := context.WithCancel(ctx)
-	var serveErr bytes.Buffer
-	root := newRoot(&bytes.Buffer{}, &serveErr)
-	root.SetArgs([]string{"serve", "--components", "clock", "--nats-url", admin.ClientURL(),
+	srv := startServeInProcess(t, ctx, "--components", "clock", "--nats-url", admin.ClientURL(),
 		"--data", filepath.Join(dir, "serve"), "--log-level", "warn", "--creds", bustest.Creds(t, admin, bustest.Admin),
-		"--gateway", addr, "--gateway-config", cfg, "--metrics", metricsAddr})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(sctx) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, serveErr.String())
-		}
-	}()
+		"--gateway", addr, "--gateway-config", cfg, "--metrics", metricsAddr)
 	status := func(key string) int {
 		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/v1/chat/completions", strings.NewReader(`{"model":"gpt","messages":[]}`))
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -82,18 +70,7 @@ func TestServeGatewayReloadsKeys(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	poll := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			select {
-			case err := <-done:
-				t.Fatalf("serve stopped: %v\n%s", err, serveErr.String())
-			case <-ctx.Done():
-				t.Fatalf("%s: never\n%s", what, serveErr.String())
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
+	poll := srv.poll
 	poll("key a served", func() bool { return status("key-a") == 200 })
 	if st := status("key-b"); st != 401 {
 		t.Fatalf("key b before it is added: %d", st)

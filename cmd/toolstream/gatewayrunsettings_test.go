@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -64,31 +63,9 @@ func TestServeGatewayReloadsRunSettings(t *testing.T) {
 	admin := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	sctx, stop := context.WithCancel(ctx)
-	var serveErr bytes.Buffer
-	root := newRoot(&bytes.Buffer{}, &serveErr)
-	root.SetArgs([]string{"serve", "--nats-url", admin.ClientURL(), "--data", filepath.Join(dir, "serve"), "--log-level", "warn",
-		"--creds", bustest.Creds(t, admin, bustest.Admin), "--tools", tools, "--gateway", addr, "--gateway-config", cfg})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(sctx) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, serveErr.String())
-		}
-	}()
-	poll := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			select {
-			case err := <-done:
-				t.Fatalf("serve stopped: %v\n%s", err, serveErr.String())
-			case <-ctx.Done():
-				t.Fatalf("%s: never\n%s", what, serveErr.String())
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}
+	srv := startServeInProcess(t, ctx, "--nats-url", admin.ClientURL(), "--data", filepath.Join(dir, "serve"), "--log-level", "warn",
+		"--creds", bustest.Creds(t, admin, bustest.Admin), "--tools", tools, "--gateway", addr, "--gateway-config", cfg)
+	poll := srv.poll
 	// offered asks a new run and returns the tools its first request to
 	// the model offered.
 	offered := func(run string) []string {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -43,20 +42,9 @@ func TestAttackMCPTakesNoKeyTheGatewayRefuses(t *testing.T) {
 	admin := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sctx, stop := context.WithCancel(ctx)
-	var serveErr bytes.Buffer
-	root := newRoot(&bytes.Buffer{}, &serveErr)
-	root.SetArgs([]string{"serve", "--components", "clock", "--nats-url", admin.ClientURL(),
+	srv := startServeInProcess(t, ctx, "--components", "clock", "--nats-url", admin.ClientURL(),
 		"--data", filepath.Join(dir, "serve"), "--log-level", "warn", "--creds", bustest.Creds(t, admin, bustest.Admin),
-		"--mcp", addr, "--gateway-config", cfg})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(sctx) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, serveErr.String())
-		}
-	}()
+		"--mcp", addr, "--gateway-config", cfg)
 	// status is a raw client's tools/list with key k: the answer's status.
 	status := func(k string) int {
 		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/mcp",
@@ -76,18 +64,7 @@ func TestAttackMCPTakesNoKeyTheGatewayRefuses(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	poll := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			select {
-			case err := <-done:
-				t.Fatalf("serve stopped: %v\n%s", err, serveErr.String())
-			case <-ctx.Done():
-				t.Fatalf("%s: never\n%s", what, serveErr.String())
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
+	poll := srv.poll
 	poll("the kept key served", func() bool { return status("key-kept") == http.StatusOK })
 	if st := status("key-revoked"); st != http.StatusOK {
 		t.Fatalf("the key to be revoked, before: %d, want 200", st)
