@@ -11,6 +11,7 @@ func TestScanTimes(t *testing.T) {
 	// Friday 3 May 2024, 10:00 in Shanghai.
 	now := time.Date(2024, 5, 3, 10, 0, 0, 0, time.FixedZone("CST", 8*3600))
 	d := func(m time.Month, day int) int32 { return DayNumber(2024, m, day) }
+	ago := func(m time.Month, day int) int32 { return DayNumber(2023, m, day) } // a date with no year may be last year's too
 	tests := []struct {
 		text  string
 		days  []int32
@@ -23,9 +24,14 @@ func TestScanTimes(t *testing.T) {
 		{"昨天下午发货", []int32{d(5, 2)}, 0},
 		{"the day after tomorrow", []int32{d(5, 5)}, 0},
 		{"on 2024-05-06", []int32{d(5, 6)}, 0},
-		{"on May 10", []int32{d(5, 10)}, 0},
+		{"on May 10", []int32{d(5, 10), ago(5, 10)}, 0},
+		{"on April 30", []int32{d(4, 30), DayNumber(2025, 4, 30)}, 0},
+		{"on October 20", []int32{d(10, 20), ago(10, 20)}, 0},
+		{"on Sunday 20 October", []int32{d(10, 20)}, 0},
+		{"on Friday 20 October", []int32{ago(10, 20)}, 0},
+		{"10月20日周五", []int32{ago(10, 20)}, 0},
 		{"on 10 May 2024", []int32{d(5, 10)}, 0},
-		{"5月8日", []int32{d(5, 8)}, 0},
+		{"5月8日", []int32{d(5, 8), ago(5, 8)}, 0},
 		{"2024年5月8号", []int32{d(5, 8)}, 0},
 		{"on Sunday", []int32{d(5, 5), d(4, 28)}, 0},
 		{"周日", []int32{d(5, 5), d(4, 28)}, 0},
@@ -45,8 +51,8 @@ func TestScanTimes(t *testing.T) {
 		{"in 3 days", []int32{d(5, 6)}, 0},
 		{"3天后", []int32{d(5, 6)}, 0},
 		{"by Friday", []int32{d(5, 3), d(5, 10), d(4, 26)}, CueLE},
-		{"5月8日前", []int32{d(5, 8)}, CueLE},
-		{"after May 6", []int32{d(5, 6)}, CueGE},
+		{"5月8日前", []int32{d(5, 8), ago(5, 8)}, CueLE},
+		{"after May 6", []int32{d(5, 6), ago(5, 6)}, CueGE},
 		{"this weekend", []int32{d(5, 4), d(5, 5)}, 0},
 	}
 	for _, tt := range tests {

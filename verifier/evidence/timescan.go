@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -343,24 +344,35 @@ func (ts *TimeScan) group(m []int, k int) string {
 	return ts.s[m[2*k]:m[2*k+1]]
 }
 
-// day returns the day of month m and day d in year y (two digits are
-// 20yy); with no year, the year that puts the date nearest to now.
-func (ts *TimeScan) day(y string, m time.Month, d int) int32 {
+// days returns the days month m and day d in year y may mean (two digits
+// are 20yy): with a year, that one day; with no year, the one nearest to
+// now first, then the same date on the other side of now, since "May 12"
+// said in December may be the May gone or the May to come (the evidence
+// decides which, as for "next Friday").
+func (ts *TimeScan) days(y string, m time.Month, d int) []int32 {
 	if y != "" {
 		yy := atoi(y)
 		if yy < 100 {
 			yy += 2000
 		}
-		return DayNumber(yy, m, d)
+		return []int32{DayNumber(yy, m, d)}
 	}
-	y0 := ts.now.Year()
-	best := DayNumber(y0, m, d)
-	for _, yy := range []int{y0 - 1, y0 + 1} {
-		if c := DayNumber(yy, m, d); abs32(c-ts.d0) < abs32(best-ts.d0) {
-			best = c
+	// The date's last day before now and its first on or after now.
+	var past, future int32
+	for _, yy := range []int{ts.now.Year() + 1, ts.now.Year(), ts.now.Year() - 1} {
+		if c := DayNumber(yy, m, d); c >= ts.d0 {
+			future = c
+		} else if past == 0 {
+			past = c
 		}
 	}
-	return best
+	switch {
+	case future == ts.d0:
+		return []int32{future}
+	case future-ts.d0 <= ts.d0-past:
+		return []int32{future, past}
+	}
+	return []int32{past, future}
 }
 
 func atoi(x string) int { n, _ := strconv.Atoi(x); return n }
@@ -382,7 +394,7 @@ func readISODate(ts *TimeScan, m []int) {
 func readZhDate(ts *TimeScan, m []int) {
 	mo, d := atoi(ts.group(m, 2)), atoi(ts.group(m, 3))
 	if validDate(mo, d) {
-		ts.take(m[0], m[1], ts.day(ts.group(m, 1), time.Month(mo), d)).relative(m[2] < 0)
+		ts.take(m[0], m[1], ts.days(ts.group(m, 1), time.Month(mo), d)...).relative(m[2] < 0)
 	}
 }
 
@@ -390,7 +402,7 @@ func readZhDate(ts *TimeScan, m []int) {
 func readMonthDay(ts *TimeScan, m []int) {
 	mo, d := months[ts.group(m, 1)], atoi(ts.group(m, 2))
 	if d >= 1 && d <= 31 {
-		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d)).relative(m[6] < 0)
+		ts.take(m[0], m[1], ts.days(ts.group(m, 3), mo, d)...).relative(m[6] < 0)
 	}
 }
 
@@ -399,7 +411,7 @@ func readMonthDay(ts *TimeScan, m []int) {
 func readDayMonth(ts *TimeScan, m []int) {
 	d, mo := atoi(ts.group(m, 1)), months[ts.group(m, 2)]
 	if d >= 1 && d <= 31 && !(ts.group(m, 2) == "may" && m[6] < 0) {
-		ts.take(m[0], m[1], ts.day(ts.group(m, 3), mo, d)).relative(m[6] < 0)
+		ts.take(m[0], m[1], ts.days(ts.group(m, 3), mo, d)...).relative(m[6] < 0)
 	}
 }
 
@@ -408,7 +420,7 @@ func readDayMonth(ts *TimeScan, m []int) {
 func readUSDate(ts *TimeScan, m []int) {
 	mo, d := atoi(ts.group(m, 1)), atoi(ts.group(m, 2))
 	if validDate(mo, d) {
-		ts.take(m[2], m[1], ts.day(ts.group(m, 3), time.Month(mo), d)).relative(m[6] < 0)
+		ts.take(m[2], m[1], ts.days(ts.group(m, 3), time.Month(mo), d)...).relative(m[6] < 0)
 	}
 }
 
@@ -545,16 +557,25 @@ func readWeekday(ts *TimeScan, m []int) {
 }
 
 // namesDayOfDate reports whether the weekday wd at bytes [bs, be) stands
-// beside a date already read whose day is a wd (at most two runes of
-// space or punctuation between them), and if so takes its runes.
+// beside a date already read whose day is a wd, or one of whose days is
+// (at most two runes of space or punctuation between them), and if so
+// takes its runes and that day.
 func (ts *TimeScan) namesDayOfDate(bs, be int, wd int32) bool {
 	rs, re := utf8.RuneCountInString(ts.s[:bs]), utf8.RuneCountInString(ts.s[:be])
 	for i := range ts.out {
 		te := &ts.out[i]
-		if len(te.Days) != 1 || te.OnlyClock || (te.Days[0]+4)%7 != wd {
-			continue // NB: day 0, 1 January 1970, was a Thursday
+		if te.OnlyClock || te.Lo != te.Hi {
+			continue
+		}
+		// A date with no year may mean two days (days); the weekday
+		// names the one it is ("Monday 14 December").
+		k := slices.IndexFunc(te.Days, func(d int32) bool { return (d+4)%7 == wd }) // NB: day 0, 1 January 1970, was a Thursday
+		if k < 0 {
+			continue
 		}
 		if te.Start-re >= 0 && te.Start-re <= 2 || rs-te.End >= 0 && rs-te.End <= 2 {
+			te.Days = []int32{te.Days[k]}
+			te.Lo, te.Hi = te.Days[0], te.Days[0]
 			for i := rs; i < re; i++ {
 				ts.used[i] = true
 			}
