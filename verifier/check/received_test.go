@@ -24,3 +24,19 @@ func TestTheDayAThingCameInIsNotTheDayItIsDue(t *testing.T) {
 		{lab, "样品S-12预计3月6日送到。", events.VerdictSupported},
 	})
 }
+
+// TestADeadlineIsTheDueDateNotThePaymentDate: a claim of a deadline
+// (deadline, 截止) binds a due field, though its other words (payment,
+// 缴费) name the day a payment was made; the payment day is still the one
+// a claim about it is judged by. The answer is dated Sunday 1 March 2026.
+func TestADeadlineIsTheDueDateNotThePaymentDate(t *testing.T) {
+	dues := `{"invoices": [{"no": "INV-3", "paid_on": "2026-02-20", "amount": 120}, {"no": "INV-4", "paid_on": null, "amount": 80}], "due": "2026-03-05"}`
+	wantVerdicts(t, []verdictCase{
+		{dues, "The payment deadline is 5 March.", events.VerdictSupported},
+		{dues, "The payment deadline is 6 March.", events.VerdictContradicted},
+		{dues, "缴费截止日是3月5日。", events.VerdictSupported},
+		{dues, "缴费截止日是3月6日。", events.VerdictContradicted},
+		{dues, "INV-3 was paid on 20 February.", events.VerdictSupported},
+		{dues, "INV-3 was paid on 21 February.", events.VerdictContradicted},
+	})
+}
