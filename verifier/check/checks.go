@@ -271,7 +271,10 @@ func (cx *claim) timeFacts(earlier []fact) []fact {
 		if negated && f.verdict != "" {
 			switch f.verdict {
 			case events.VerdictSupported:
-				f.verdict, f.reason = events.VerdictContradicted, "negated, but "+f.reason
+				f.verdict, f.reason = events.VerdictUnsupported, "negated, but "+f.reason
+				if cx.negatesTime(&cx.times[i]) {
+					f.verdict = events.VerdictContradicted
+				}
 			case events.VerdictContradicted:
 				f.verdict, f.reason = events.VerdictSupported, "negated: "+f.reason
 			}
@@ -279,6 +282,27 @@ func (cx *claim) timeFacts(earlier []fact) []fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// negatesTime reports a negation said just before te, with at most one
+// word between ("not on 3 May", "not until Friday", 不是5月3日): the date is
+// what is negated. A negation elsewhere ("nobody went out on 1 December",
+// "has not been raked since 28 November", "done yesterday with no damage")
+// is of something else said on that day, and a matching date does not
+// contradict the claim.
+func (cx *claim) negatesTime(te *evidence.TimeExpr) bool {
+	k := -1
+	for i, w := range cx.words {
+		if w.End <= te.Start {
+			k = i
+		}
+	}
+	for j := k; j >= 0 && j >= k-1; j-- {
+		if w := cx.words[j]; w.Info != nil && w.Info.Cues&evidence.CueNeg != 0 && w.Info.Cues&evidence.CuePlain == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // textFacts compares the claim with the evidence text nearest to it.
