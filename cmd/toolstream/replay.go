@@ -41,7 +41,7 @@ is resumed from its checkpoint: give it the same flags.
                     when they differ.
   --dump            print every row of the rebuilt view, decoded where possible.
 
-The live view is read from the running serve (its tsv.digest and tsv.dump endpoints). With
+The live view is read from the running serve (the view's tsv.digest.NAME and tsv.dump.NAME). With
 --offline, when no serve runs on --data, replay reads the log from --data's files itself (holding
 --data meanwhile) and the live view from --data/views/NAME. A progress bar with rate and ETA is drawn on stderr when it
 is a terminal; otherwise a plain line is printed every second.`,

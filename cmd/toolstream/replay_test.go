@@ -165,7 +165,7 @@ func TestReplayDiff(t *testing.T) {
 		t.Errorf("replay --verify --quota events=0: %v, want ErrInvalidQuota", err)
 	}
 
-	// A running serve: the live views come from tsv.dump, page by page.
+	// A running serve: the live views come from tsv.dump.<projection>, page by page.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	defer func(n int) { dumpPageRows = n }(dumpPageRows)

@@ -3,11 +3,14 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/auth"
@@ -15,6 +18,7 @@ import (
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/keys"
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/internal/stack"
 )
 
 func TestEnsureCreatesOwnerOnlyMaterialAndLoadsItAgain(t *testing.T) {
@@ -150,6 +154,36 @@ func TestNamesAgreeWithTheirOwners(t *testing.T) {
 	}
 	if executor.BucketDefault != auth.ExecBucket || executor.ObjectBucketDefault != auth.ResultsBucket {
 		t.Fatalf("executor buckets %s, %s; auth's %s, %s", executor.BucketDefault, executor.ObjectBucketDefault, auth.ExecBucket, auth.ResultsBucket)
+	}
+}
+
+// TestViewsAreTheCatalogues: the projections the roles answer for are the
+// catalogue's, each run by one role, and the assembler's partitions by
+// the assembler role.
+func TestViewsAreTheCatalogues(t *testing.T) {
+	by := map[string]auth.Role{}
+	var partitioned []string
+	for _, r := range auth.Roles {
+		names, parts := auth.ViewsOf(r)
+		for _, n := range names {
+			if other, ok := by[n]; ok {
+				t.Errorf("%s answers for %s, and so does %s", r, n, other)
+			}
+			by[n] = r
+		}
+		if len(parts) > 0 && r != auth.RoleAssembler {
+			t.Errorf("%s answers for the partitions of %v", r, parts)
+		}
+		partitioned = append(partitioned, parts...)
+	}
+	if got, want := slices.Sorted(maps.Keys(by)), stack.Names(); !slices.Equal(got, want) {
+		t.Errorf("the roles answer for %v; the catalogue is %v", got, want)
+	}
+	if !slices.Equal(partitioned, []string{assembler.Name}) {
+		t.Errorf("partitioned views %v, want the assembler's", partitioned)
+	}
+	if names, _ := auth.ViewsOf(auth.RoleExecutor); len(names) != 0 {
+		t.Errorf("the executor, which runs no projection, answers for %v", names)
 	}
 }
 

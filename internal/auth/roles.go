@@ -9,6 +9,7 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/events/runsapi"
 	"github.com/toolstream/toolstream/internal/keys"
+	"github.com/toolstream/toolstream/internal/viewapi"
 )
 
 // Role names what an identity may do. Roles are data: permissions derives
@@ -73,7 +74,7 @@ const (
 	RunsBucket     = "ts_runs"    // run leases (KV, package runs)
 	AgentBucket    = "ts_agent"   // run mode's requests (KV, package agent)
 	KeysBucket     = "ts_keys"    // data keys (KV, package keys)
-	ServicePrefix  = "tsv"        // request/reply services: tsv.digest, tsv.dump, tsv.memory.…
+	ServicePrefix  = "tsv"        // request/reply services: tsv.digest.<projection>, tsv.dump.<projection>, tsv.memory.…
 	durablePrefix  = "ts-"        // a projection's durable consumer is ts-<name>
 	inboxRoot      = "_INBOX"
 	subjectLogRoot = events.SubjectPrefix
@@ -91,6 +92,30 @@ var durables = map[Role][]durable{
 	RoleVerifier: {{events.StreamOut, "ts-verifier"}, {events.StreamOut, "ts-judge"}},
 	RoleMemory:   {{events.StreamMemory, "ts-memory"}},
 	RoleRuns:     {{events.StreamOut, "ts-runs"}, {events.StreamCalls, "ts-runs-calls"}},
+}
+
+// views are the projections each processor role runs (on a cluster, the
+// `serve --components` of its service: docker-compose.yml), whose live
+// digest and dump it answers, each on the projection's own subjects
+// (viewapi): a role may answer no view it does not run, so no processor's
+// credential forges another's (an erasure's wait, replay's comparison).
+// The executor runs none. The auth tests check the names against the
+// catalogue (stack.Names).
+var views = map[Role][]string{
+	RoleAssembler: {"ingest", "assembler", "responses"},
+	RoleVerifier:  {"verifier"},
+	RoleMemory:    {"memory"},
+	RoleRuns:      {"runs", "runs-calls"},
+}
+
+// partitionedViews are the projections whose partitions (<name>-p<N>,
+// any N: assembler.PartitionName) a role runs, on a partitioned log.
+var partitionedViews = map[Role][]string{RoleAssembler: {"assembler"}}
+
+// ViewsOf are the projections r runs and answers for (see views), and
+// those whose every partition it runs too.
+func ViewsOf(r Role) (names, partitioned []string) {
+	return slices.Clone(views[r]), slices.Clone(partitionedViews[r])
 }
 
 // Identity is who a user is: a role and, for a producer, its tenant.
@@ -240,14 +265,28 @@ func permissions(id Identity) jwt.Permissions {
 	inbox := id.InboxPrefix() + ".>"
 	// Every role but admin and sys: its inbox; discovery of services.
 	p.Sub.Allow.Add(inbox)
-	views := service("digest", "dump")
+	// Asking the views (any projection's digest and dump: viewapi).
+	askViews := []string{viewapi.DigestPrefix + ".>", viewapi.DumpPrefix + ".>"}
 	// Reading every stream of the account without a consumer: the log's
 	// streams, and the buckets' (call records, raw results, leases), which
 	// hold nothing the log does not.
 	reads := append(readStream("*"), api("INFO"), api("STREAM.NAMES"), api("STREAM.LIST"))
-	// A processor answers the view services and service discovery.
+	// A processor answers service discovery, and the view services of the
+	// projections it runs, each on the projection's subjects.
 	processor := func(own ...durable) {
-		p.Sub.Allow.Add(append([]string{"$SRV.>"}, views...)...)
+		p.Sub.Allow.Add("$SRV.>")
+		for _, prefix := range viewapi.Prefixes {
+			for _, name := range views[id.Role] {
+				// A name of the table that is no subject token is allowed
+				// nothing (the auth tests check every name).
+				if subject, err := viewapi.Subject(prefix, name); err == nil {
+					p.Sub.Allow.Add(subject)
+				}
+			}
+			for _, name := range partitionedViews[id.Role] {
+				p.Sub.Allow.Add(viewapi.Partitions(prefix, name))
+			}
+		}
 		p.Pub.Allow.Add(reads...)
 		for _, d := range own {
 			p.Pub.Allow.Add(ownConsumer(d.stream, d.name)...)
@@ -284,13 +323,13 @@ func permissions(id Identity) jwt.Permissions {
 			p.Pub.Allow.Add(events.EraseSubjects[st])
 		}
 		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
-		p.Pub.Allow.Add(append(views, service("memory.>", "runs.>")...)...)
+		p.Pub.Allow.Add(append(askViews, service("memory.>", "runs.>")...)...)
 		p.Pub.Allow.Add("$SRV.>")
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleReader:
 		p.Pub.Allow.Add(reads...)
 		p.Pub.Allow.Add(keysService(keys.VerbOpen)...) // reading sealed events
-		p.Pub.Allow.Add(views...)
+		p.Pub.Allow.Add(askViews...)
 		p.Pub.Allow.Add(service("runs.get.*", "runs.list.*", "runs.rounds.*", "runs.history.*")...)
 		p.Pub.Allow.Add("$SRV.>")
 		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)

@@ -186,7 +186,8 @@ var policy = []action{
 	{false, "ts.run.acme.r", []auth.Identity{runsRole}, "run events (a forged RoundSettled)"},
 	// Services: who may ask.
 	{false, "tsv.memory.recall", []auth.Identity{operator, drvRole}, "another tenant's memory"},
-	{false, "tsv.dump", []auth.Identity{operator, reader}, "every tenant's rows"},
+	{false, "tsv.dump.memory", []auth.Identity{operator, reader}, "every tenant's rows"},
+	{false, "tsv.digest.memory", []auth.Identity{operator, reader}, "a view's digest"},
 	{false, "tsv.runs.history.acme", []auth.Identity{operator, reader, acmeProd, drvRole}, "acme's run history"},
 	{false, "tsv.runs.plan.globex", []auth.Identity{operator, globeProd, drvRole}, "a plan write on a run of globex"},
 	{false, "tsv.runs.lease.acme", []auth.Identity{operator, drvRole}, "a run lease of acme's (a producer's would stop its driver)"},
@@ -276,7 +277,20 @@ var policy = []action{
 	{true, "tsv.memory.>", []auth.Identity{memRole}, "answering (capturing) memory requests"},
 	{true, "tsv.runs.>", []auth.Identity{runsRole}, "answering (capturing) runs requests"},
 	{true, "ts.run.acme.>", []auth.Identity{acmeProd, drvRole}, "acme's runs, live"},
-	{true, "tsv.dump", processors, "answering view dumps"},
+	// The views' answers: each projection's by the role that runs it
+	// (a forged digest of memory made an erasure look confirmed).
+	{true, "tsv.digest", nil, "the subject every view shared"},
+	{true, "tsv.digest.>", nil, "answering every view's digest"},
+	{true, "tsv.dump.*", nil, "answering every view's dump"},
+	{true, "tsv.digest.memory", []auth.Identity{memRole}, "answering the memory view's digest (an erasure's wait)"},
+	{true, "tsv.dump.memory", []auth.Identity{memRole}, "answering the memory view's dump"},
+	{true, "tsv.digest.verifier", []auth.Identity{verRole}, "answering the verdicts' view's digest"},
+	{true, "tsv.dump.runs", []auth.Identity{runsRole}, "answering the runs view's dump"},
+	{true, "tsv.digest.runs-calls", []auth.Identity{runsRole}, "answering the runs' calls view's digest"},
+	{true, "tsv.digest.assembler", []auth.Identity{asmRole}, "answering the assembler view's digest"},
+	{true, "tsv.dump.assembler.p3", []auth.Identity{asmRole}, "answering a partition assembler's dump"},
+	{true, "tsv.digest.ingest", []auth.Identity{asmRole}, "answering ingest's digest"},
+	{true, "tsv.dump.responses", []auth.Identity{asmRole}, "answering the responses view's dump"},
 	{true, "tsv.keys.>", []auth.Identity{keysRole}, "answering (capturing) key requests"},
 }
 

@@ -84,10 +84,16 @@ func dialAs(t *testing.T, b *bus.Bus, id auth.Identity) *roleConn {
 // later).
 func (rc *roleConn) refused(t *testing.T, subject string) bool {
 	t.Helper()
+	return rc.violated(t, `Publish to "`+subject+`"`)
+}
+
+// violated reports whether the server reported a permission violation
+// naming want (`Publish to "s"`, `Subscription to "s"`).
+func (rc *roleConn) violated(t *testing.T, want string) bool {
+	t.Helper()
 	if err := rc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := `Publish to "` + subject + `"`
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		rc.mu.Lock()
 		for _, err := range rc.errs {

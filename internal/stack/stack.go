@@ -292,7 +292,17 @@ func (s *Stack) services() error {
 			return fmt.Errorf("service: %w", err)
 		}
 		s.onStop(func() { svc.Stop() })
-		dumps, err := viewdump.AddEndpoints(svc, s.Runner, cfg.DumpPageRows)
+		// Each view on its own subjects, so a role's credential answers
+		// only the views that role runs (auth, viewapi).
+		var views viewdump.Views
+		for name := range runners {
+			views.Names = append(views.Names, name)
+		}
+		slices.Sort(views.Names)
+		if s.partitions != nil {
+			views.Partitioned = []string{assembler.Name}
+		}
+		dumps, err := viewdump.AddEndpoints(svc, s.Runner, views, cfg.DumpPageRows)
 		if err != nil {
 			return fmt.Errorf("service: %w", err)
 		}

@@ -9,26 +9,36 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/internal/viewapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
-// DigestSubject answers a projection's name with its live view's digest
-// (projector.Digest as JSON).
-const DigestSubject = "tsv.digest"
+// Views are the projections a process answers for: each of Names on its
+// own subjects (viewapi.Subject), and every partition of each of
+// Partitioned on one wildcard (viewapi.Partitions), whichever partitions
+// it holds when a request comes.
+type Views struct {
+	Names       []string
+	Partitioned []string
+}
 
-// AddEndpoints adds to svc the digest (DigestSubject) and the paged dump
-// (Subject) of every view runners finds, pageRows rows a page (0:
-// PageRows), and returns the dump service: close it before the runners
-// close. Every process that serves views receives every request (no queue
-// group): processes run different projections and a partition moves
-// between them, so only the one running the projection (or holding the
-// dump session) answers; the others stay silent.
-func AddEndpoints(svc micro.Service, runners Lookup, pageRows int) (*Service, error) {
+// AddEndpoints adds to svc the digest (viewapi.DigestPrefix) and the paged
+// dump (viewapi.DumpPrefix) of each of views, found by runners, pageRows
+// rows a page (0: PageRows), and returns the dump service: close it before
+// the runners close. The subjects name the projection, so a role is
+// allowed to answer only those it runs (package auth). No queue group: a
+// partition moves between processes, so only the one running it (or
+// holding the dump session) answers; the others stay silent.
+func AddEndpoints(svc micro.Service, runners Lookup, views Views, pageRows int) (*Service, error) {
 	if pageRows <= 0 {
 		pageRows = PageRows
 	}
-	err := svc.AddEndpoint("digest", micro.HandlerFunc(func(req micro.Request) {
-		r, ok := runners(string(req.Data()))
+	digest := micro.HandlerFunc(func(req micro.Request) {
+		name, ok := viewapi.Projection(viewapi.DigestPrefix, req.Subject())
+		if !ok {
+			return
+		}
+		r, ok := runners(name)
 		if !ok {
 			return // another process's
 		}
@@ -38,14 +48,35 @@ func AddEndpoints(svc micro.Service, runners Lookup, pageRows int) (*Service, er
 			return
 		}
 		req.RespondJSON(dg)
-	}), micro.WithEndpointSubject(DigestSubject), micro.WithEndpointQueueGroupDisabled())
-	if err != nil {
-		return nil, err
-	}
+	})
 	dumps := NewService(runners, pageRows)
-	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(Subject), micro.WithEndpointQueueGroupDisabled()); err != nil {
-		dumps.Close()
-		return nil, err
+	// add adds both endpoints, each on the subject of its prefix.
+	add := func(endpoint string, subject func(prefix string) (string, error)) error {
+		for _, e := range []struct {
+			prefix, name string
+			h            micro.Handler
+		}{{viewapi.DigestPrefix, "digest-", digest}, {viewapi.DumpPrefix, "dump-", dumps}} {
+			subj, err := subject(e.prefix)
+			if err != nil {
+				return err
+			}
+			if err := svc.AddEndpoint(e.name+endpoint, e.h, micro.WithEndpointSubject(subj), micro.WithEndpointQueueGroupDisabled()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, name := range views.Names {
+		if err := add(name, func(prefix string) (string, error) { return viewapi.Subject(prefix, name) }); err != nil {
+			dumps.Close()
+			return nil, err
+		}
+	}
+	for _, base := range views.Partitioned {
+		if err := add(base+"-partitions", func(prefix string) (string, error) { return viewapi.Partitions(prefix, base), nil }); err != nil {
+			dumps.Close()
+			return nil, err
+		}
 	}
 	return dumps, nil
 }
@@ -57,14 +88,18 @@ func AddEndpoints(svc micro.Service, runners Lookup, pageRows int) (*Service, er
 func Digest(ctx context.Context, nc *nats.Conn, name string) (projector.Digest, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	msg, err := nc.RequestWithContext(ctx, DigestSubject, []byte(name))
+	subject, err := viewapi.Subject(viewapi.DigestPrefix, name)
+	if err != nil {
+		return projector.Digest{}, err
+	}
+	msg, err := nc.RequestWithContext(ctx, subject, []byte(name))
 	for until := time.Now().Add(2 * time.Second); errors.Is(err, nats.ErrNoResponders) && time.Now().Before(until); {
 		select {
 		case <-ctx.Done():
 			return projector.Digest{}, err
 		case <-time.After(100 * time.Millisecond):
 		}
-		msg, err = nc.RequestWithContext(ctx, DigestSubject, []byte(name))
+		msg, err = nc.RequestWithContext(ctx, subject, []byte(name))
 	}
 	if err != nil {
 		return projector.Digest{}, err

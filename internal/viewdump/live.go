@@ -7,12 +7,13 @@ import (
 	"os"
 
 	"github.com/nats-io/nats.go"
+	"github.com/toolstream/toolstream/internal/viewapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
 // ErrNoLiveView is a live view that neither a running serve nor its
 // directory offers.
-var ErrNoLiveView = errors.New("no running serve offers " + Subject + " and the view directory cannot be opened")
+var ErrNoLiveView = errors.New("no running serve offers the live view (" + viewapi.DumpPrefix + ".<projection>) and the view directory cannot be opened")
 
 // NotServed reports whether err, from Digest or Open, means that no
 // running serve answered: none runs, or none runs the projection and the

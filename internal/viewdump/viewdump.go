@@ -12,12 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/nats-io/nuid"
+	"github.com/toolstream/toolstream/internal/viewapi"
 	"github.com/toolstream/toolstream/projector"
 )
-
-// Subject pages through a live view's rows (see Service): what
-// `replay --diff` compares a rebuilt view with while serve runs.
-const Subject = "tsv.dump"
 
 const (
 	// PageRows is the rows of a page at most, unless a Service or
@@ -68,8 +65,11 @@ type Response struct {
 // Lookup finds the runner of a projection this process runs now.
 type Lookup func(name string) (*projector.Runner, bool)
 
-// Service serves Subject for the runners of a serve: a micro.Handler.
-// Close it before the runners close (it holds Pebble snapshots).
+// Service serves the dumps (viewapi.DumpPrefix) of the runners of a serve,
+// what `replay --diff` compares a rebuilt view with while serve runs: a
+// micro.Handler on each projection's subject (AddEndpoints), which names
+// the projection it pages through. Close it before the runners close (it
+// holds Pebble snapshots).
 type Service struct {
 	runners  Lookup
 	pageRows int
@@ -82,8 +82,9 @@ type Service struct {
 }
 
 type session struct {
-	v    *projector.View
-	used time.Time
+	projection string
+	v          *projector.View
+	used       time.Time
 }
 
 var _ micro.Handler = (*Service)(nil)
@@ -104,6 +105,14 @@ func (d *Service) Handle(req micro.Request) {
 		req.Error("400", "bad dump request: "+err.Error(), nil)
 		return
 	}
+	// The subject names the projection; a request naming another in its
+	// body is not this subject's.
+	name, ok := viewapi.Projection(viewapi.DumpPrefix, req.Subject())
+	if !ok || (q.Projection != "" && q.Projection != name) {
+		req.Error("400", fmt.Sprintf("dump request for %q on %s", q.Projection, req.Subject()), nil)
+		return
+	}
+	q.Projection = name
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -124,9 +133,9 @@ func (d *Service) Handle(req micro.Request) {
 		}
 		d.next++
 		q.Token = fmt.Sprintf("%s-%s-%d", q.Projection, d.id, d.next)
-		s = &session{v: r.View()}
+		s = &session{projection: q.Projection, v: r.View()}
 		d.open[q.Token] = s
-	case !ok:
+	case !ok || s.projection != q.Projection:
 		return // another process's session, or one that expired: the asker times out and starts again
 	}
 	s.used = now
@@ -226,15 +235,20 @@ func ViewPager(v *projector.View, pageRows int) Pager {
 }
 
 // Open opens a dump of a running serve's view: its checkpoint and a pager
-// over the snapshot. It returns nats.ErrNoResponders when no serve answers
-// Subject, and waits for ctx (or ten seconds a request) when none runs
+// over the snapshot, asked on the projection's subject
+// (viewapi.DumpPrefix). It returns nats.ErrNoResponders when no serve
+// answers it, and waits for ctx (or ten seconds a request) when none runs
 // the projection.
 func Open(ctx context.Context, nc *nats.Conn, name string) (uint64, Pager, error) {
+	subject, err := viewapi.Subject(viewapi.DumpPrefix, name)
+	if err != nil {
+		return 0, nil, err
+	}
 	ask := func(q Request) (Response, error) {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		data, _ := json.Marshal(q)
-		msg, err := nc.RequestWithContext(ctx, Subject, data)
+		msg, err := nc.RequestWithContext(ctx, subject, data)
 		if err != nil {
 			return Response{}, err
 		}

@@ -78,15 +78,23 @@ func startView(t *testing.T, ctx context.Context, b *bus.Bus, n int) *projector.
 	return r
 }
 
-// serve offers the dumps of r on b's server, pageRows rows a page.
+// serve offers the digest and dumps of r on b's server, pageRows rows a
+// page.
 func serve(t *testing.T, b *bus.Bus, r *projector.Runner, pageRows int) (*viewdump.Service, micro.Service) {
+	t.Helper()
+	name := (texts{}).Name()
+	return serveViews(t, b, func(n string) (*projector.Runner, bool) { return r, n == name }, viewdump.Views{Names: []string{name}}, pageRows)
+}
+
+// serveViews offers the digests and dumps of views, found by runners.
+func serveViews(t *testing.T, b *bus.Bus, runners viewdump.Lookup, views viewdump.Views, pageRows int) (*viewdump.Service, micro.Service) {
 	t.Helper()
 	svc, err := micro.AddService(b.Conn, micro.Config{Name: "viewdump-test", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dumps := viewdump.NewService(func(name string) (*projector.Runner, bool) { return r, name == (texts{}).Name() }, pageRows)
-	if err := svc.AddEndpoint("dump", dumps, micro.WithEndpointSubject(viewdump.Subject), micro.WithEndpointQueueGroupDisabled()); err != nil {
+	dumps, err := viewdump.AddEndpoints(svc, runners, views, pageRows)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Stop(); dumps.Close() })
@@ -166,7 +174,7 @@ func TestDumpRefusals(t *testing.T) {
 	// A projection no process runs is no answer, not an empty view.
 	sctx, scancel := context.WithTimeout(ctx, time.Second)
 	defer scancel()
-	if _, _, err := viewdump.Open(sctx, b.Conn, "nope"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := viewdump.Open(sctx, b.Conn, "nope"); !viewdump.NotServed(err) {
 		t.Errorf("dump of an unknown projection: %v", err)
 	}
 	// A session open when the service closes: later pages are refused.
