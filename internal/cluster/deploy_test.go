@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/registry"
 	"go.yaml.in/yaml/v3"
 )
@@ -294,6 +295,11 @@ func TestComposeServicesAcceptTheirCommandLines(t *testing.T) {
 				for _, c := range strings.Split(flag("--components"), ",") {
 					if !strings.Contains(help, c) {
 						t.Errorf("component %q is not one serve knows:\n%s", c, help)
+					}
+					// A projection's digest and dump are answered only by
+					// the role that runs it (replay, an erasure's wait).
+					if views, _ := auth.ViewsOf(role); slices.Contains(stack.Names(), c) && !slices.Contains(views, c) {
+						t.Errorf("runs the projection %s as %s, which may not answer its views (it answers %v)", c, role, views)
 					}
 				}
 			}
