@@ -466,12 +466,20 @@ func (w *Walker) scalar(v any, ptr string, f frame, obj int32, sib *siblings) {
 		if err != nil || math.IsInf(x, 0) {
 			return
 		}
-		if ki.minor > 0 {
-			x /= ki.minor // 510209 cents is 5,102.09 (the pointer keeps the JSON value)
+		u, dim := fieldUnit(ki, f.key, f.concepts, sib)
+		minor := ki.minor
+		if minor == 0 && (u == nil || u == moneyUnit) && (dim == DimNone || dim == DimCurrency) && f.parentKey != "" {
+			// {"charges_cents": {"freight": 191430}}: the parent key
+			// names the minor unit of the amounts under it.
+			if minor = w.keyInfo(f.parentKey).minor; minor > 0 {
+				u, dim = moneyUnit, DimCurrency
+			}
+		}
+		if minor > 0 {
+			x /= minor // 510209 cents is 5,102.09 (the pointer keeps the JSON value)
 		}
 		lf.Kind, lf.Num, lf.Hi = KindNum, x, x
 		lf.setRaw(t.String())
-		u, dim := fieldUnit(ki, f.key, f.concepts, sib)
 		if u == nil && dim == DimNone && f.parentKey != "" {
 			// {"dimensions_cm": {"l": 60}}: the unit is on the parent key.
 			if cu := w.keyInfo(f.parentKey).childUnit; cu != nil {
