@@ -42,7 +42,7 @@ type cueTables struct {
 	zhAllowAfter, zhForbidAddressed                    []string
 	capEN, changeEN, harm, fine, fineAgain             [][]string
 	spend, spendModal                                  [][]string
-	zhCap, zhChange, zhPer                             []string
+	zhCap, zhChange, zhPer, zhReported                 []string
 	prefer                                             [][]string
 	zhPrefer                                           []string
 	kindOf                                             map[string]string // a kind's member (lower case) → the kind
@@ -90,6 +90,7 @@ func mustCues() *cueTables {
 	t.fineAgain, _ = split("effects", "fine_again")
 	_, t.zhForbidAddressed = split("requests", "forbid_addressed")
 	_, t.zhPer = split("limits", "per")
+	_, t.zhReported = split("limits", "reported")
 	t.prefer, t.zhPrefer = split("favorites", "prefer")
 	for _, l := range d.Lines("kinds") {
 		for _, w := range l.Words {
@@ -924,7 +925,9 @@ func matchLimitZH(clause string) (events.Observation, bool) {
 	np = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(np, "的"), "把"))
 	amount = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(amount, "为止"), "以内"), "以下")
 	amount = strings.TrimRight(amount, "了的啊吧呢")
-	if np == "" || utf8.RuneCountInString(np) > 8 || strings.IndexFunc(amount, func(r rune) bool {
+	// a time word is no thing capped (现在改成每周去一次), nor is what someone
+	// else says (房东说以后改成每月5号交)
+	if np == "" || zhDropAdverbs(np+"。") == "。" || zhOnlyWhen(np) || containsAnyOf(np, cues.zhReported) || utf8.RuneCountInString(np) > 8 || strings.IndexFunc(amount, func(r rune) bool {
 		return r >= '0' && r <= '9' || strings.ContainsRune(zhNumerals, r)
 	}) < 0 {
 		return events.Observation{}, false

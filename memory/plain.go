@@ -61,6 +61,9 @@ var (
 	zhDislike     = wordList("plain", "zh_dislike")
 	zhDecline     = wordList("plain", "zh_decline")
 	zhHabitTime   = wordList("plain", "habit_time")
+	zhHabitCount  = wordList("plain", "habit_count")
+	plainBegin    = wordSet("plain", "begin")
+	zhHabitPeriod = wordList("plain", "habit_period")
 	zhHome        = wordList("plain", "zh_home")
 	zhApart       = wordList("plain", "zh_apart")
 	enHome        = wordSet("plain", "en_home")
@@ -213,11 +216,15 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 	pol := Positive
 	for k < len(ws) && (plainAdverb[ws[k].low] || fillers[ws[k].low] || ws[k].low == "not" ||
-		(ws[k].low == "do" || ws[k].low == "does") && k+1 < len(ws) && ws[k+1].low == "not") {
+		(ws[k].low == "do" || ws[k].low == "does") && k+1 < len(ws) && ws[k+1].low == "not" ||
+		(ws[k].low == "have" || ws[k].low == "'ve") && k+1 < len(ws) && plainBegin[ws[k+1].low]) {
 		if ws[k].low == "not" || ws[k].low == "never" {
 			pol = Negative
 		}
 		k++
+	}
+	if k+1 < len(ws) && plainBegin[ws[k].low] && strings.HasSuffix(ws[k+1].low, "ing") {
+		k++ // "I've started reading for an hour": a habit begun is the habit
 	}
 	if k >= len(ws) {
 		return events.Observation{}, false
@@ -243,10 +250,18 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 	}
 	end := len(rest)
 	for i, x := range rest {
-		if i > 0 && (plainPrep[x.low] || plainLead[x.low] || x.low == "together" || periods[x.low]) {
+		if i > 0 && (plainPrep[x.low] || plainLead[x.low] || x.low == "together" || periods[x.low] || oftenWordEN(rest, i)) {
 			end = i
 			break
 		}
+	}
+	if len(rest) > 0 && (plainPrep[rest[0].low] || plainLead[rest[0].low] || oftenWordEN(rest, 0)) && saysWhenEN(rest) &&
+		!slices.ContainsFunc(rest, func(x word) bool { return pronouns[x.low] || people[x.low] }) {
+		// a verb said with when, how often or how long, and no object: "I
+		// read for twenty minutes before bed", "I swim on Tuesdays"; the
+		// verb's stem is the slot, so that "I've started practising …" is
+		// of "I practise …"'s
+		return plainFact(plainDoes, stem(verb.low), joinOrig(rest), pol), true
 	}
 	obj := skip(rest[:end], determiners)
 	if len(obj) == 0 || len(obj) > plainNounMax || pronouns[obj[0].low] || people[obj[0].low] ||
@@ -260,6 +275,32 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 	}
 	return plainFact(plainDoes, attr+" "+nounKey(obj), joinOrig(rest), pol), true
 }
+
+// oftenWordEN reports whether the word at i of w says how often (once,
+// twice, weekly: [restatements] how_often) or opens a count of times
+// ("three times").
+func oftenWordEN(w []word, i int) bool {
+	if phraseAt(w, i, howOften) > 0 {
+		return true
+	}
+	return (isNumber(w[i].low) || numberWords[w[i].low]) && i+1 < len(w) && (w[i+1].low == "times" || w[i+1].low == "time")
+}
+
+// saysWhenEN reports whether w says when, how often or how long something
+// is done: a word of how often, a period or a day ([plain] lead's days,
+// en words periods), or a length of time ([plain] value_span).
+func saysWhenEN(w []word) bool {
+	for i, x := range w {
+		if oftenWordEN(w, i) || periods[singular(x.low)] || plainValueKinds[kindSpan].words[x.low] ||
+			plainLead[x.low] && !plainPrep[x.low] && !fillerLead[x.low] {
+			return true
+		}
+	}
+	return false
+}
+
+// fillerLead are the words of [plain] lead that say no time ("also", "and").
+var fillerLead = set("this", "these", "most", "starting", "from", "since", "then", "also", "and", "so", "but", "other", "each")
 
 // distanceFromHomeEN reads how far the user lives from a place, said
 // after a verb of living: "2 km from the office" (my/from office = 2 km),
@@ -723,10 +764,14 @@ func zhTrimTimes(s string) string {
 // the activity, up to its amount, is the slot (我每天早上跳绳一千下:
 // habit/跳绳), the clause its value.
 func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
-	if !containsAnyOf(lead+rest, zhHabitWhen) {
-		return events.Observation{}, false
-	}
 	act := zhTrimTimes(rest)
+	if !containsAnyOf(lead+rest, zhHabitWhen) {
+		r, ok := zhTimesPer(rest)
+		if !ok {
+			return events.Observation{}, false
+		}
+		act = r
+	}
 	// a place gone to first (去小区里遛弯, 去社区图书馆做志愿者): the activity follows it
 	for _, end := range []string{"里", "上", "边", "馆", "店", "场", "园", "房", "室"} {
 		if i := strings.Index(act, end); i > 0 && utf8.RuneCountInString(act[:i]) <= 6 {
@@ -736,17 +781,72 @@ func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
 			}
 		}
 	}
-	name := act
-	for i, r := range act {
-		if strings.ContainsRune(zhNumerals+"百千万", r) {
-			name = act[:i]
-			break
-		}
-	}
+	name := zhActivityName(act)
 	if n := utf8.RuneCountInString(name); n < 2 || n > plainNounMax {
 		return events.Observation{}, false
 	}
 	return plainFact(plainHabit, name, lead+rest, pol), true
+}
+
+// zhActivityName is the activity of a habit said after when it is done:
+// the words up to its amount (跳绳一千下: 跳绳), or, where the amount or a
+// clock time comes before the thing (泡一壶菊花茶, 十一点睡觉), the verb said
+// before the count and the thing said after it and its measure word
+// ([plain] measure, habit_count): 泡菊花茶, 睡觉.
+func zhActivityName(act string) string {
+	isNum := func(r rune) bool { return strings.ContainsRune(zhNumerals+"百千万", r) }
+	i := strings.IndexFunc(act, isNum)
+	if i < 0 {
+		return act
+	}
+	before := act[:i]
+	if utf8.RuneCountInString(before) >= 2 {
+		return before
+	}
+	after := strings.TrimLeftFunc(act[i:], isNum)
+	counted := false
+	for _, m := range zhHabitCount {
+		if r, ok := strings.CutPrefix(after, m); ok {
+			after, counted = r, true
+			break
+		}
+	}
+	if r, _ := utf8.DecodeRuneInString(after); !counted && strings.ContainsRune(zhMeasure, r) {
+		after = after[utf8.RuneLen(r):]
+	}
+	if j := strings.IndexFunc(after, isNum); j >= 0 {
+		after = after[:j]
+	}
+	if utf8.RuneCountInString(after) < 2 && before == "" {
+		return before
+	}
+	return before + after
+}
+
+// zhTimesPer reads a habit said as so many times a period (一个月染一次头发,
+// 两周去一趟超市): rest opens with a number and a period ([plain]
+// habit_period) and counts the times after it (a number and 次 or 趟); it
+// returns what follows the period.
+func zhTimesPer(rest string) (string, bool) {
+	isNum := func(r rune) bool { return strings.ContainsRune(zhNumerals, r) }
+	r := strings.TrimLeftFunc(rest, isNum)
+	if len(r) == len(rest) {
+		return "", false
+	}
+	for _, p := range zhHabitPeriod {
+		if act, ok := strings.CutPrefix(r, p); ok {
+			if hasAnyPrefix(act, []string{"前", "后", "内", "以", "里"}) || strings.ContainsAny(act, "了过") {
+				return "", false // what happened once (一个月前去了一次北京)
+			}
+			for i, c := range act {
+				if isNum(c) && (strings.HasPrefix(strings.TrimLeftFunc(act[i:], isNum), "次") || strings.HasPrefix(strings.TrimLeftFunc(act[i:], isNum), "趟")) {
+					return act, true
+				}
+			}
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func containsAnyOf(s string, ws []string) bool {

@@ -126,6 +126,9 @@ func matchRestatement(sent string) (events.Observation, bool) {
 func restatedValueEN(ws []word) string {
 	changed, timed, occasion := false, false, false
 	for i := range ws {
+		if splitChangeAt(ws, i) {
+			changed = true
+		}
 		if n := phraseAt(ws, i, restateChange); n > 0 {
 			if phraseAt(ws, i, restateTimeCue) == n {
 				timed = true
@@ -165,7 +168,7 @@ func restatedValueEN(ws []word) string {
 	}
 	cued := func(c []word) bool {
 		for i := range c {
-			if phraseAt(c, i, restateChange) > 0 {
+			if phraseAt(c, i, restateChange) > 0 || splitChangeAt(c, i) {
 				return true
 			}
 		}
@@ -336,7 +339,32 @@ func (x *tx) restated(n *Record) (*Record, error) {
 			best, bestScore = h, score
 		}
 	}
+	if best == nil && saysHowOften(n.Value) {
+		// a new schedule that names no thing (现在改成每周都去看一场了,
+		// "make it twice a week now") replaces the user's newest habit said
+		// with how often it is done
+		return x.newestEarlier(n, func(h *Record) bool { return h.Kind != KindConstraint && saysHowOften(h.Value) })
+	}
 	return best, nil
+}
+
+// howOften, zhHowOften: the words that say how often something is done
+// ([restatements] how_often).
+var howOften, zhHowOften = cueSplit("restatements", "how_often")
+
+// saysHowOften reports whether value says how often something is done: a
+// word of [restatements] how_often (once, twice, every; 每, 次).
+func saysHowOften(value string) bool {
+	if containsAnyOf(value, zhHowOften) {
+		return true
+	}
+	ws := words(value)
+	for i := range ws {
+		if phraseAt(ws, i, howOften) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // modifiesAnother reports whether text says one of the slot's terms as
@@ -396,7 +424,7 @@ func modifiesAnother(text string, slot []string) bool {
 // zhSaidOf are characters that, right after a thing's name, begin what is
 // said of it (a time, an adverb, a verb of change or being), not a longer
 // name.
-const zhSaidOf = "现以从今明改换变涨降调也就要是都还又已再仍将会得该可能没不每一到在了为由按其真确坐用去喝吃买开骑住走有"
+const zhSaidOf = "太很挺更现以从今明改换变涨降调也就要是都还又已再仍将会得该可能没不每一到在了为由按其真确坐用去喝吃买开骑住走有"
 
 // restatedTerms are the index terms of s a restatement may share with a
 // slot: no generic or cue word, no Chinese single character, no pair
@@ -429,12 +457,38 @@ func shared(a, b []string) int {
 	return n
 }
 
+var (
+	changeVerb        = wordSet("restatements", "change_verb")
+	changeParticle, _ = cueSplit("restatements", "change_particle")
+)
+
+// changeSpan bounds the words between a verb of change and its particle.
+const changeSpan = 4
+
+// splitChangeAt reports whether a change is said at i with its thing
+// between the verb and its particle ("cut journaling back to", "bumped my
+// savings target up to": [restatements] change_verb, change_particle).
+func splitChangeAt(ws []word, i int) bool {
+	if !changeVerb[ws[i].low] {
+		return false
+	}
+	for j := i + 2; j < len(ws) && j <= i+1+changeSpan; j++ {
+		if ws[j].low == "," {
+			return false
+		}
+		if phraseAt(ws, j, changeParticle) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // restatesText reports whether text holds a change cue of
 // [restatements].
 func restatesText(text string) bool {
 	ws := words(text)
 	for i := range ws {
-		if phraseAt(ws, i, restateChange) > 0 {
+		if phraseAt(ws, i, restateChange) > 0 || splitChangeAt(ws, i) {
 			return true
 		}
 	}

@@ -1,0 +1,99 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAHabitIsSlottedWithItsCountAndClock: a habit said with a count or a
+// clock time before its thing (泡一壶菊花茶, 十一点睡觉) or as so many times
+// a period (一个月染一次头发) is a habit of the verb and the thing; what
+// happened once, or a kin's habit, is none.
+func TestAHabitIsSlottedWithItsCountAndClock(t *testing.T) {
+	for _, c := range []struct {
+		text, attr, want string // attr "" = no habit slotted
+	}{
+		{"我每天下午冲一杯挂耳咖啡。", "冲挂耳咖啡", "挂耳"},
+		{"我每天晚上十点半洗澡。", "洗澡", "十点半"},
+		{"我每周六早上七点钟遛狗。", "遛狗", "七点钟"},
+		{"我两周去一趟宜家。", "去宜家", "两周"},
+		{"我一年回三次老家。", "回老家", "三次"},
+		{"我每天早上跳绳一千下。", "跳绳", "一千下"},
+		{"我一个月前去了一次宜家。", "", ""},
+		{"我儿子每天晚上九点睡觉。", "", ""},
+	} {
+		t.Run(c.text, func(t *testing.T) {
+			var got []string
+			found := false
+			for _, o := range (RuleExtractor{}).ExtractAt(c.text, "", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC).UnixNano()) {
+				got = append(got, o.Subject+"/"+o.Attribute+"="+o.Value)
+				if o.Subject == plainHabit {
+					found = o.Attribute == c.attr && strings.Contains(o.Value, c.want)
+					if c.attr == "" {
+						t.Errorf("%q: a habit %s/%s", c.text, o.Subject, o.Attribute)
+					}
+				}
+			}
+			if c.attr != "" && !found {
+				t.Errorf("%q: got %v, want habit/%s holding %q", c.text, got, c.attr, c.want)
+			}
+		})
+	}
+}
+
+// TestAHabitChangedInNewWordsSupersedes: a habit said again with a new
+// schedule or thing, in words other than its slot's (改成, "make it"), ends
+// the old one with both audit links; a new schedule that names no thing
+// ends the user's newest habit said with how often; a kin's habit, or a
+// habit of another thing said plainly, ends nothing.
+func TestAHabitChangedInNewWordsSupersedes(t *testing.T) {
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, first, second string
+		want                string // a word the new value holds
+	}{
+		{"zh-counted-thing", "我每天下午冲一杯挂耳咖啡。", "最近改成喝红茶了，挂耳咖啡太苦。", "红茶"},
+		{"zh-times-per-period", "我一个月去一次宜家。", "现在改成两个月去一次了，宜家太远。", "两个月"},
+		{"zh-schedule-names-nothing", "我两周去一趟宜家。", "现在改成每周都去逛一圈了。", "每周"},
+		{"zh-reported-change", "我每个月15号还信用卡。", "银行说以后改成每月20号还信用卡了。", "20号"},
+		{"en-only-how-often", "I mow the lawn every Saturday.", "Lately I only mow the lawn once a fortnight.", "fortnight"},
+		{"en-verb-with-when", "I practise for half an hour after dinner.", "I've started practising for two hours after dinner.", "two hours"},
+		{"en-split-change", "I swim on Tuesdays and Fridays.", "I've cut swimming back to once a week.", "once a week"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, s := sayTwo(t, c.first, c.second, at)
+			old := getRecord(t, e, s, "m1")
+			if !old.Slotted() {
+				t.Fatalf("the first statement slotted nothing: %+v", old)
+			}
+			nu := getRecord(t, e, s, "m2")
+			if old.SupersededBy != "" {
+				nu = getRecord(t, e, s, refID(old.SupersededBy))
+			}
+			if nu.Message != "m2" || nu.Subject != old.Subject || nu.Attribute != old.Attribute || nu.Status != StatusActive ||
+				!strings.Contains(nu.Value, c.want) {
+				t.Errorf("newer %s %s/%s=%q %s; want m2's in %s/%s holding %q, active", nu.Ref(), nu.Subject, nu.Attribute,
+					nu.Value, nu.Status, old.Subject, old.Attribute, c.want)
+			}
+			if old.Status != StatusSuperseded || !slices.Contains(nu.Supersedes, old.Ref()) {
+				t.Errorf("older %+v, want superseded by %s with the link back", old, nu.Ref())
+			}
+		})
+	}
+	for _, c := range []struct{ name, first, second string }{
+		{"zh-kin-habit", "我每天晚上十点半洗澡。", "我女儿每天晚上八点洗澡。"},
+		{"zh-two-habits", "我每天下午冲一杯挂耳咖啡。", "我每周六早上七点钟遛狗。"},
+		{"en-kin-habit", "I swim on Tuesdays and Fridays.", "My brother swims on Sundays."},
+		{"en-back-to-work", "I practise for half an hour after dinner.", "I'm back to work next week."},
+		{"en-two-habits", "I mow the lawn every Saturday.", "I practise for half an hour after dinner."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, s := sayTwo(t, c.first, c.second, at)
+			if old := getRecord(t, e, s, "m1"); !old.Slotted() || old.Status != StatusActive {
+				t.Errorf("%q ended or never slotted %+v", c.second, old)
+			}
+		})
+	}
+}
