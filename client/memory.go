@@ -215,6 +215,10 @@ func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten
 // projection rebuilds its view without them (Erasure.Tombstones:
 // the caller may wait for each). Idempotent.
 func (c *Client) EraseUser(ctx context.Context, tenant, user string) (Erasure, error) {
+	return c.eraseUser(ctx, tenant, user, false)
+}
+
+func (c *Client) eraseUser(ctx context.Context, tenant, user string, ifSeen bool) (Erasure, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return Erasure{}, fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
 	}
@@ -226,11 +230,28 @@ func (c *Client) EraseUser(ctx context.Context, tenant, user string) (Erasure, e
 		return Erasure{}, err
 	}
 	mark := c.mark()
-	res, err := erasure.User(ctx, b, ks, tenant, user)
+	erase := erasure.User
+	if ifSeen {
+		erase = erasure.UserIfSeen
+	}
+	res, err := erase(ctx, b, ks, tenant, user)
+	if errors.Is(err, erasure.ErrNothingToErase) {
+		return res, fmt.Errorf("client: erase %s of %s: %w: %w", user, tenant, ErrNotFound, err)
+	}
 	if err != nil {
 		return res, fmt.Errorf("client: erase %s of %s: %w", user, tenant, c.refused(mark, err))
 	}
 	return res, nil
+}
+
+// EraseUserIfSeen is EraseUser for a user the installation holds
+// something of: where no key of the user is left to destroy and no raw event
+// of theirs to delete (a user never seen, or erased before) it writes
+// nothing, no tombstone that would make every view rebuild, and returns
+// ErrNotFound (wrapping erasure.ErrNothingToErase). EraseUser finishes an
+// erasure cut short before its tombstones.
+func (c *Client) EraseUserIfSeen(ctx context.Context, tenant, user string) (Erasure, error) {
+	return c.eraseUser(ctx, tenant, user, true)
 }
 
 // EraseUserLess erases what tenant's producers published without a user

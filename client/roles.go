@@ -93,6 +93,7 @@ type Memory interface {
 // Eraser erases a user from everything Toolstream stores (memory.go).
 type Eraser interface {
 	EraseUser(ctx context.Context, tenant, user string) (Erasure, error)
+	EraseUserIfSeen(ctx context.Context, tenant, user string) (Erasure, error)
 	EraseUserLess(ctx context.Context, tenant, confirm string) (Erasure, error)
 }
 

@@ -30,7 +30,7 @@ restarts, and a second decision on the same call is refused.`,
 				return err
 			}
 			if verb == "deny" && reason == "" {
-				return fmt.Errorf("deny needs --reason")
+				return badInput("deny needs --reason \"…\": the decision is kept in the log with why it was made")
 			}
 			// A key (tenant/run/step/call) names its tenant.
 			if t, _, isKey := strings.Cut(args[0], "/"); isKey && !cmd.Flags().Changed("tenant") {

@@ -41,21 +41,33 @@ expires after --ttl and is refused a second time. The session it opens has the r
 nothing) and, with --tenant, sees that tenant only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// What was asked is checked before what is on --data: a
+			// mistyped --role exited 1 naming a missing key.
+			grant := console.Grant{Role: auth.Role(role), Tenant: tenant}
+			if err := grant.Validate(); err != nil {
+				return badInput("%w", err)
+			}
+			if ttl <= 0 {
+				return badInput("--ttl %s: want a duration above zero, such as 10m", ttl)
+			}
 			key, err := console.LoadKey(filepath.Join(g.authDir(), consoleKeyFile), false)
+			if errors.Is(err, console.ErrNoKey) {
+				return &exitError{exitUnavailable, err} // no serve --console has run on --data
+			}
 			if err != nil {
 				return err
 			}
 			if base == "" {
 				data, err := os.ReadFile(filepath.Join(g.data, consoleURLFile))
 				if errors.Is(err, fs.ErrNotExist) {
-					return fmt.Errorf("no console has run on --data %s (serve --console ADDR), or give --url", g.data)
+					return &exitError{exitUnavailable, fmt.Errorf("no console has run on --data %s (serve --console ADDR), or give --url", g.data)}
 				}
 				if err != nil {
 					return err
 				}
 				base = strings.TrimSpace(string(data))
 			}
-			tok, err := console.Mint(key, console.Grant{Role: auth.Role(role), Tenant: tenant}, time.Now().Add(ttl))
+			tok, err := console.Mint(key, grant, time.Now().Add(ttl))
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -40,11 +41,20 @@ commands take it from the file; the nats CLI needs --inbox-prefix (printed on st
 			if out == "" {
 				return badInput("--out: give the file to write (or - for standard output)")
 			}
+			// The role asked for is checked before --data's material: a
+			// mistyped role was "no security material", or exited 1.
+			role := auth.Role(args[0])
+			if !slices.Contains(auth.Roles, role) {
+				return badInput("%w: %q (want one of %v)", auth.ErrUnknownRole, role, auth.Roles)
+			}
+			if role == auth.RoleProducer && tenant == "" {
+				return badInput("creds producer needs --tenant T: a producer publishes for one tenant")
+			}
 			m, err := auth.Load(g.authDir())
 			if err != nil {
 				return fmt.Errorf("%w (run toolstream serve or toolstream auth init with this --data first)", err)
 			}
-			u, err := m.Issue(auth.Identity{Role: auth.Role(args[0]), Tenant: tenant}, ttl)
+			u, err := m.Issue(auth.Identity{Role: role, Tenant: tenant}, ttl)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,11 +16,11 @@ import (
 
 func forgetCmd(g *globals) *cobra.Command {
 	var tenant, user, confirm string
-	var noUser bool
+	var noUser, force bool
 	var wait time.Duration
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "forget --tenant T (--user U | --no-user --confirm T)",
+		Use:   "forget --tenant T (--user U [--force] | --no-user --confirm T)",
 		Short: "Erase a user: their memory, messages, model text, arguments, results and verdicts, from every store",
 		Long: `forget erases one end user of a tenant from everything Toolstream stores. It destroys the
 data keys that sealed the user's events in the log (so no copy of the log, backup or replay
@@ -27,7 +28,10 @@ can read them again), deletes with JetStream's overwriting delete the user's raw
 events still kept in TS_IN, and writes a tombstone into every stream: each projection then
 rebuilds its view without the user and deletes the old view's files. It waits (--wait) until
 the projections of the running serve processes have done so, and says which it did not hear
-from (one that is not running erases when it next catches up).
+from (one that is not running erases when it next catches up). A user of whom nothing is
+left (no data key, no raw event: never seen, a mistyped name, or forgotten before) is not
+found (exit 3) and nothing is written; --force writes the tombstones anyway, to finish a
+forget that was cut short after its keys.
 
 With --no-user instead of --user it erases what the tenant's producers published without a
 user (no Ts-User header): the key ingest sealed their raw copies under, and with it the model
@@ -61,8 +65,16 @@ it asks for the tenant's name again: --confirm T.`,
 			var res client.Erasure
 			if noUser {
 				res, err = c.EraseUserLess(ctx, tenant, confirm)
-			} else {
+			} else if force {
 				res, err = c.EraseUser(ctx, tenant, user)
+			} else {
+				res, err = c.EraseUserIfSeen(ctx, tenant, user)
+			}
+			if errors.Is(err, erasure.ErrNothingToErase) {
+				// A mistyped or never-seen user wrote a tombstone into every
+				// stream (each view rebuilt) and said it erased them.
+				return &exitError{exitNotFound, fmt.Errorf("nothing to forget: tenant %s holds no data key and no raw event of user %q (never seen, or forgotten before); nothing was written "+
+					"(--force writes the tombstones anyway, to finish a forget cut short)", tenant, user)}
 			}
 			if err != nil {
 				return err
@@ -92,6 +104,7 @@ it asks for the tenant's name again: --confirm T.`,
 	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant of the user")
 	cmd.Flags().StringVar(&user, "user", "", "the end user to erase")
 	cmd.Flags().BoolVar(&noUser, "no-user", false, "erase what the tenant's producers published without a user (needs --confirm)")
+	cmd.Flags().BoolVar(&force, "force", false, "with --user: write the tombstones even when no key or raw event of the user is left (a forget cut short before them)")
 	cmd.Flags().StringVar(&confirm, "confirm", "", "with --no-user: the tenant's name again")
 	cmd.Flags().DurationVar(&wait, "wait", 30*time.Second, "how long to wait for the running projections to rebuild their views")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was erased as JSON")

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -95,6 +96,7 @@ const (
 	exitBadInput    = 4 // the input or an argument cannot be used as given
 	exitUnavailable = 5 // no server where the command looked, or it refused the command's identity
 	exitConflict    = 6 // already done or held elsewhere: an approval already decided, a --data in use
+	exitCutShort    = 7 // a publish stopped part way: what the log acknowledged is kept; run it again to resume
 )
 
 // exitCode is err's exit code: an exitError's, else by the client's
@@ -107,12 +109,14 @@ func exitCode(err error) int {
 	case errors.Is(err, client.ErrNotFound) || errors.Is(err, trace.ErrNotFound):
 		return exitNotFound
 	case errors.Is(err, client.ErrBadInput) || errors.Is(err, events.ErrInvalidTenant) || errors.Is(err, stack.ErrUnknown) ||
+		errors.Is(err, auth.ErrUnknownRole) || // creds ROLE, --role
 		errors.Is(err, gateway.ErrConfig) || // the gateway's config or keys file
 		errors.Is(err, fs.ErrNotExist): // a file the user named
 		return exitBadInput
 	case errors.Is(err, client.ErrAlreadyDecided) || errors.Is(err, errDataInUse):
 		return exitConflict
-	case errors.Is(err, errNoServer) || errors.Is(err, client.ErrPermissionDenied) || errors.Is(err, client.ErrUnavailable):
+	case errors.Is(err, errNoServer) || errors.Is(err, client.ErrPermissionDenied) || errors.Is(err, client.ErrUnavailable) ||
+		errors.Is(err, nats.ErrNoServers): // --nats-url where no server answers (setup)
 		return exitUnavailable
 	}
 	return 1
@@ -138,6 +142,9 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetOut(stdout) // --version and --help print here
+	root.Version = "-"  // --version: what `toolstream version` prints
+	root.SetVersionTemplate(strings.ReplaceAll(versionOf(debug.ReadBuildInfo()).String(), "{{", "{{`{{`}}"))
 	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		g.listenSet = cmd.Flags().Changed("listen")
@@ -172,7 +179,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 		&cobra.Group{ID: "admin", Title: "Security and clusters:"},
 	)
 	for group, cmds := range map[string][]func(*globals) *cobra.Command{ // every command, in one place
-		"start":   {serveCmd, demoCmd},
+		"start":   {serveCmd, demoCmd, versionCmd},
 		"calls":   {publishCmd, callsCmd, approveCmd, denyCmd, traceCmd, verdictsCmd, runsCmd, historyCmd},
 		"memory":  {memoryCmd, forgetCmd},
 		"log":     {replayCmd, toolsCmd, keysCmd},

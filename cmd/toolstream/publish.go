@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolstream/toolstream/client"
+	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/ingest"
 )
 
@@ -68,7 +69,7 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			defer done()
 			pub, err := c.Publish(cmd.Context(), in, client.WithStream(s))
 			if err != nil {
-				return err
+				return cutShort(err, pub)
 			}
 			if pub.Raw == 0 {
 				return badInput("%s holds no provider events (JSON lines or server-sent events): nothing was published", name)
@@ -101,6 +102,27 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was published as JSON")
 	cmd.Flags().StringVar(&s.Step, "step", "", "step of the run (part of the idempotency key)")
 	return cmd
+}
+
+// cutShort is the error of a publish that stopped part way: the server
+// went away (stopped, killed) or the command was interrupted. It said
+// "server is disconnected" and exited 1, with no word of what the log kept;
+// it now says how many events the log acknowledged (kept: nothing
+// acknowledged is lost) and how to resume: the same command again, whose
+// message ids the log recognises within its duplicate window, so what it
+// holds is stored once. Exit code 7, or the error's own where it has one
+// (a refused identity, bad input) and nothing was acknowledged.
+func cutShort(err error, pub client.Published) error {
+	code := exitCode(err)
+	if code != 1 && pub.Model == 0 {
+		return err
+	}
+	if code == 1 {
+		code = exitCutShort
+	}
+	return &exitError{code, fmt.Errorf("%w; publishing stopped after %d raw events were read: the log acknowledged %d model events (last at seq %d) and keeps them; "+
+		"to resume, run the same command again within %d minutes: what the log holds already is recognised and stored once",
+		err, pub.Raw, pub.Model, pub.Last, int(bus.DuplicateWindowDefault.Minutes()))}
 }
 
 // looksLikeEvents checks, before anything is published, that the input

@@ -86,15 +86,19 @@ var cobraUnknown = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`
 // does not take (cobra.ExactArgs, MinimumNArgs, MaximumNArgs, RangeArgs).
 var cobraArgs = regexp.MustCompile(`^(?:accepts|requires) .*arg\(s\), (?:only )?received \d+$`)
 
-// commandError turns cobra's "unknown command" and its wrong number of
-// arguments into bad input (exit code 4) that says what to do; any other
-// error is returned as it is.
+// cobraRequired matches cobra's error for a required flag left out
+// (history --run, replay --projection, verify --answer): it exited 1.
+var cobraRequired = regexp.MustCompile(`^required flag\(s\) .* not set$`)
+
+// commandError turns cobra's "unknown command", its wrong number of
+// arguments and its required flags left out into bad input (exit code 4)
+// that says what to do; any other error is returned as it is.
 func commandError(cmd *cobra.Command, err error) error {
 	var ee *exitError
 	if err == nil || cmd == nil || errors.As(err, &ee) {
 		return err
 	}
-	if cobraArgs.MatchString(err.Error()) {
+	if cobraArgs.MatchString(err.Error()) || cobraRequired.MatchString(err.Error()) {
 		return &exitError{exitBadInput, fmt.Errorf("%s %s (usage: %s)", cmd.CommandPath(), err, cmd.UseLine())}
 	}
 	m := cobraUnknown.FindStringSubmatch(err.Error())

@@ -37,6 +37,11 @@ var ErrDuplicateNotOurs = errors.New("bus: the log holds another message under t
 // single-stream layout (stream TOOLSTREAM over ts.>).
 var ErrOldLayout = errors.New("bus: log of an earlier layout")
 
+// DuplicateWindowDefault is Config.DuplicateWindow's default: how long
+// the log remembers a message id, so that a publisher that sends a message
+// again (a producer resuming a stream cut short) stores it once.
+const DuplicateWindowDefault = 10 * time.Minute
+
 // Config says where the log is.
 type Config struct {
 	// DataDir holds the embedded server's JetStream files (DataDir/nats).
@@ -70,7 +75,8 @@ type Config struct {
 	// RawRetention is how long raw provider events are kept in TS_IN (they
 	// hold personal data in plaintext); default 24h.
 	RawRetention time.Duration
-	// DuplicateWindow for Nats-Msg-Id deduplication; default 10m.
+	// DuplicateWindow for Nats-Msg-Id deduplication; default
+	// DuplicateWindowDefault.
 	DuplicateWindow time.Duration
 	// MaxPayload of the embedded server; default 8 MiB.
 	MaxPayload int32
@@ -129,7 +135,7 @@ func (c *Config) setDefaults() {
 		c.DataDir = "toolstream-data"
 	}
 	if c.DuplicateWindow == 0 {
-		c.DuplicateWindow = 10 * time.Minute
+		c.DuplicateWindow = DuplicateWindowDefault
 	}
 	if c.RawRetention == 0 {
 		c.RawRetention = 24 * time.Hour

@@ -20,6 +20,7 @@ package erasure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -57,6 +58,25 @@ type Result struct {
 // User erases a user of a tenant: every key of the user (the user's and
 // each memory record's), the user's raw events in TS_IN, and every view.
 func User(ctx context.Context, b Log, ks *keys.Store, tenant, user string) (Result, error) {
+	return eraseUser(ctx, b, ks, tenant, user, false)
+}
+
+// ErrNothingToErase is UserIfSeen's error for a user of whom the key store
+// holds no key and TS_IN no raw event: nothing of theirs can be read in
+// the log (a user never seen, or erased before), and no tombstone was
+// written.
+var ErrNothingToErase = errors.New("erasure: nothing to erase")
+
+// UserIfSeen is User for a user the installation holds something of: where
+// it destroys no key and deletes no raw event it writes no tombstone (each
+// would make every projection rebuild its view) and returns
+// ErrNothingToErase. An erasure cut short after its keys, before its
+// tombstones, is finished by User.
+func UserIfSeen(ctx context.Context, b Log, ks *keys.Store, tenant, user string) (Result, error) {
+	return eraseUser(ctx, b, ks, tenant, user, true)
+}
+
+func eraseUser(ctx context.Context, b Log, ks *keys.Store, tenant, user string, ifSeen bool) (Result, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return Result{}, fmt.Errorf("erasure: %w: %q", events.ErrInvalidTenant, tenant)
 	}
@@ -67,6 +87,9 @@ func User(ctx context.Context, b Log, ks *keys.Store, tenant, user string) (Resu
 	}
 	if res.Raw, err = eraseRaw(ctx, b, tenant, user); err != nil {
 		return res, fmt.Errorf("erasure: raw events: %w", err)
+	}
+	if ifSeen && res.Keys == 0 && res.Raw == 0 {
+		return res, fmt.Errorf("%w: no key and no raw event of user %q of tenant %s", ErrNothingToErase, user, tenant)
 	}
 	res.Tombstones, err = tombstones(ctx, b, &events.Erased{Tenant: tenant, User: user}, events.Streams)
 	return res, err
