@@ -93,6 +93,10 @@ func (s sniffer) Write(b []byte) (int, error) {
 	return s.ResponseWriter.Write(b)
 }
 
+// Unwrap lets http.NewResponseController reach the connection (read
+// deadlines).
+func (s sniffer) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 func (s sniffer) Flush() {
 	if f, ok := s.ResponseWriter.(http.Flusher); ok {
 		f.Flush()

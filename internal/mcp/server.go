@@ -1,14 +1,17 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +42,14 @@ const (
 	DefaultPoll          = 250 * time.Millisecond
 	// NameMax is the longest tool name MCP allows (2025-11-25, SEP-986).
 	NameMax = 128
+	// DefaultKeyRequestsMax bounds one key's requests under way at once,
+	// as the gateway's key_requests_max does.
+	DefaultKeyRequestsMax = 64
+	// DefaultBodyReadTimeout bounds the reading of a request's body, as the
+	// gateway's body_read_timeout does.
+	DefaultBodyReadTimeout = 30 * time.Second
+	// BodyMax bounds a request's body (the SDK's own bound): over it, 413.
+	BodyMax = sdk.DefaultMaxRequestBodyBytes
 )
 
 // ErrConfig is a Config New cannot use.
@@ -80,8 +91,16 @@ type Config struct {
 	ProgressEvery time.Duration
 	// Poll is how often the runs view is read while nothing is heard on
 	// the call's run subject; default 250 ms.
-	Poll   time.Duration
-	Logger *slog.Logger
+	Poll time.Duration
+	// KeyRequestsMax bounds the requests of one key under way at once
+	// (DefaultKeyRequestsMax): over it a request gets 429 with Retry-After,
+	// so one key cannot hold every connection serve's listener allows.
+	KeyRequestsMax int
+	// BodyReadTimeout bounds the reading of a request's body from the
+	// handler's start (DefaultBodyReadTimeout): a slower body gets 408 and
+	// frees its connection and its key's place.
+	BodyReadTimeout time.Duration
+	Logger          *slog.Logger
 	// Now is the clock keys expire by; default time.Now.
 	Now func() time.Time
 }
@@ -96,6 +115,9 @@ type Server struct {
 
 	mu      sync.Mutex
 	tenants map[string]*tenantServer // guarded by mu
+
+	busyMu sync.Mutex
+	busy   map[string]int // requests under way by key hash, guarded by busyMu; keys with none are removed
 }
 
 // tenantServer is one tenant's SDK server, built from one registry.
@@ -127,7 +149,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultPoll
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, tenants: map[string]*tenantServer{}}
+	if cfg.KeyRequestsMax <= 0 {
+		cfg.KeyRequestsMax = DefaultKeyRequestsMax
+	}
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, tenants: map[string]*tenantServer{}, busy: map[string]int{}}
 	s.keys.Store(&cfg.Keys)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -176,16 +204,66 @@ func (s *Server) SetKeys(keys map[string]Key) error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // authenticate answers 401, with WWW-Authenticate, a request without a key
-// of the file, before the SDK reads anything of it.
+// of the file, before the SDK reads anything of it; 429 a key's request
+// over KeyRequestsMax; 408 a body that did not arrive within
+// BodyReadTimeout, 413 one over BodyMax. The SDK reads the body read here.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := s.verify(r.Context(), bearerToken(r), r); err != nil {
+		token := bearerToken(r)
+		if _, err := s.verify(r.Context(), token, r); err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolstream", error="invalid_token"`)
 			http.Error(w, "a key of the gateway's keys file is required: Authorization: Bearer KEY", http.StatusUnauthorized)
 			return
 		}
+		hash := HashKey(token)
+		if !s.enter(hash) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "too many requests under way for this key; retry after the ones under way end", http.StatusTooManyRequests)
+			return
+		}
+		defer s.leave(hash)
+		rc := http.NewResponseController(w)
+		rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, BodyMax))
+		// Refused, the deadline stays: what is left of the body is not
+		// waited for, and the connection closes after the answer.
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			http.Error(w, fmt.Sprintf("the request body is over %d bytes", BodyMax), http.StatusRequestEntityTooLarge)
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			http.Error(w, fmt.Sprintf("the request body did not arrive within %v", s.cfg.BodyReadTimeout), http.StatusRequestTimeout)
+			return
+		case err != nil:
+			http.Error(w, "the request body could not be read", http.StatusBadRequest)
+			return
+		}
+		rc.SetReadDeadline(time.Time{}) // a call's answer may stream for CallWait
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// enter takes a place for a request of the key hashed hash; false when
+// the key has KeyRequestsMax under way.
+func (s *Server) enter(hash string) bool {
+	s.busyMu.Lock()
+	defer s.busyMu.Unlock()
+	if s.busy[hash] >= s.cfg.KeyRequestsMax {
+		return false
+	}
+	s.busy[hash]++
+	return true
+}
+
+// leave gives back the place enter took.
+func (s *Server) leave(hash string) {
+	s.busyMu.Lock()
+	defer s.busyMu.Unlock()
+	if s.busy[hash]--; s.busy[hash] <= 0 {
+		delete(s.busy, hash)
+	}
 }
 
 func bearerToken(r *http.Request) string {

@@ -50,7 +50,10 @@ func (s *Stack) startMCP() error {
 		f.Stop()
 		return fmt.Errorf("--mcp: %w", err)
 	}
-	srv, err := mcp.New(mcp.Config{Keys: keys, Registry: f.Current, Client: c, Logger: log})
+	// A key holds no more of /mcp than of the gateway: the same
+	// key_requests_max and body_read_timeout (their defaults when unset).
+	srv, err := mcp.New(mcp.Config{Keys: keys, Registry: f.Current, Client: c, Logger: log,
+		KeyRequestsMax: file.Limits.KeyRequestsMax, BodyReadTimeout: file.Limits.BodyReadTimeout})
 	if err != nil {
 		f.Stop()
 		return fmt.Errorf("--mcp: %w", err)
