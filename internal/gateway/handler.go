@@ -31,6 +31,11 @@ const (
 	// "server" (the registry's tools run them, as for a producer; also a
 	// key's execute: true). Run mode always runs them.
 	HeaderExecute = "Toolstream-Execute"
+	// HeaderShouldRetry "false" on a run's decided outcome (failed,
+	// cancelled) tells the official OpenAI and Anthropic SDKs, which retry
+	// a 5xx or 409 twice by default, not to: sent again, the request starts
+	// a new run (a failed run of 8 rounds ran 24).
+	HeaderShouldRetry = "X-Should-Retry"
 )
 
 // HeaderIDBytesMax bounds the ids a client names in the headers above (a

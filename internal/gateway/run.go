@@ -261,6 +261,10 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 		return
 	}
 	switch out.Status {
+	case agent.StatusCancelled, agent.StatusFailed:
+		w.Header().Set(HeaderShouldRetry, "false") // a stream already begun sent its headers: no SDK retries it
+	}
+	switch out.Status {
 	case agent.StatusCancelled:
 		s.fail(w, sse, req.API, http.StatusConflict, fmt.Sprintf("run %s was cancelled (%s).", out.Run, out.Reason))
 		return

@@ -138,6 +138,9 @@ func (rg *runGateway) script(n int, path string, body []byte) (fakeup.Answer, er
 		return fakeup.Answer{Status: http.StatusTooManyRequests, Body: string(gateway.ErrorBody(api, http.StatusTooManyRequests, "fake: rate limited")),
 			Header: http.Header{"Retry-After": {"7"}, "X-Request-Id": {"req_up_1"}, "Request-Id": {"req_up_1"}}}, nil
 	}
+	if word == "loop" { // a model that calls a tool every round, its last too
+		return fakeup.Answer{File: filepath.Join("testdata", "run", "chat-weather-call.jsonl")}, nil
+	}
 	f, ok := flows[path][word]
 	if !ok {
 		return fakeup.Answer{}, fmt.Errorf("no flow for %q at %s", question, path)
@@ -908,5 +911,37 @@ func TestRunModeUsageCountsAgainstTheKey(t *testing.T) {
 	}
 	if st := rg.runState(t, "use-1"); st.InputTokens != 130 || st.OutputTokens != 21 {
 		t.Errorf("the runs view sums %d in, %d out", st.InputTokens, st.OutputTokens)
+	}
+}
+
+// TestRunModeFailedRunIsNotRetried: a run that failed (rounds_exhausted:
+// the model still called a tool after its last round) answered 502, which
+// the official SDKs retry twice by default: one `node run.mjs` of the
+// README started three runs of 8 rounds each (review rev13). The answer
+// now says X-Should-Retry: false, which both SDKs obey; its status and
+// error are as before.
+func TestRunModeFailedRunIsNotRetried(t *testing.T) {
+	rg := startRunGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	body := `{"model":"fake-1","messages":[{"role":"user","content":"loop for ever"}]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rg.srv.URL+"/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+runKey)
+	req.Header.Set(gateway.HeaderMode, "run")
+	req.Header.Set(gateway.HeaderRun, "loop-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(got), "rounds_exhausted") {
+		t.Fatalf("a run that never stops calling tools: %d %s; want 502 rounds_exhausted", resp.StatusCode, got)
+	}
+	if h := resp.Header.Get(gateway.HeaderShouldRetry); h != "false" {
+		t.Errorf("%s: %q; want false (an SDK retrying starts the run again)", gateway.HeaderShouldRetry, h)
 	}
 }
