@@ -1022,11 +1022,18 @@ func thingIs(w []word, placeOnly bool) (events.Observation, bool) {
 			if !isDigitByte(r.low[0]) {
 				return events.Observation{}, false
 			}
-		case named, r.low == "a", r.low == "an", r.low == "the", isCapital(r.orig), isNumber(r.low):
+		case named, r.low == "a", r.low == "an", r.low == "the", isCapital(r.orig), isNumber(r.low), propertyEN(rest) != "":
 		default:
 			return events.Observation{}, false
 		}
-		return fact(rest, "my", nounKey(thing))
+		attr := nounKey(thing)
+		if p := propertyEN(rest); p != "" && !placed && !named {
+			if othersOf[strings.TrimSuffix(thing[0].low, "'s")] {
+				return events.Observation{}, false // "my sister is 1.70 m tall": hers
+			}
+			attr += " " + p // a second property of the thing: properties.go
+		}
+		return fact(rest, "my", attr)
 	}
 	return events.Observation{}, false
 }

@@ -230,7 +230,10 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	verb := ws[k]
-	if plainBe[verb.low] || auxiliaries[verb.low] || plainPast[verb.low] || subjectless[verb.low] || cognition[verb.low] && !plainHave[verb.low] ||
+	if plainBe[verb.low] {
+		return selfMeasureEN(ws[k+1:], pol)
+	}
+	if auxiliaries[verb.low] || plainPast[verb.low] || subjectless[verb.low] || cognition[verb.low] && !plainHave[verb.low] ||
 		strings.HasSuffix(verb.low, "ed") || !isWordEN(verb.low) {
 		return events.Observation{}, false
 	}
@@ -525,6 +528,9 @@ func plainThingZH(c string, pol Polarity) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	if o, ok := zhDistanceFromHome(rest, pol); ok {
+		return o, true
+	}
+	if o, ok := zhSelfMeasure(rest, pol); ok {
 		return o, true
 	}
 	for _, p := range []string{"的", "家的", "们的", "们家的"} {
