@@ -1,0 +1,36 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/events"
+)
+
+// TestAnAveragePerThingQuantifiesNoMembers: 均 in an average per thing
+// (日均, 场均, 亩均) divides; it is not the adverb 均 ("all") that would
+// check the claim against every row of the list.
+func TestAnAveragePerThingQuantifiesNoMembers(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	workers := `{"workers": [{"name": "Zhou Min", "daily_avg_pieces": 410}, {"name": "Lin Tao", "daily_avg_pieces": 325}, {"name": "Gao Fei", "daily_avg_pieces": 298}]}`
+	farms := `{"农户": [{"姓名": "邓立新", "亩均产量_斤": 1180}, {"姓名": "许春梅", "亩均产量_斤": 960}]}`
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{workers, "Lin Tao日均加工325件。", events.VerdictSupported},
+		{workers, "Lin Tao日均加工410件。", events.VerdictContradicted},
+		{workers, "Lin Tao averages 325 pieces a day.", events.VerdictSupported},
+		{workers, "Lin Tao averages 410 pieces a day.", events.VerdictContradicted},
+		{farms, "许春梅亩均产量960斤。", events.VerdictSupported},
+		{farms, "许春梅亩均产量1180斤。", events.VerdictContradicted},
+		// the adverb 均 still quantifies the rows
+		{farms, "两户亩均产量均超过900斤。", events.VerdictSupported},
+		{farms, "两户亩均产量均超过1000斤。", events.VerdictContradicted},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
