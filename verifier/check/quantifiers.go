@@ -5,6 +5,7 @@ import (
 	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/verifier/evidence"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -59,6 +60,9 @@ func (cx *claim) quantified() (fact, bool) {
 				return fact{verdict: events.VerdictUnsupported, reason: "the evidence covers only part of what the claim quantifies"}, true
 			}
 			return fact{}, false
+		}
+		if q == evidence.CueUniversal && !except && cx.universalOfRow(cl) {
+			return fact{}, false // 红糖馒头全部卖完了: of that row's stock, read as any claim of it
 		}
 		for i, mb := range cl.Members {
 			members = append(members, []int32{mb})
@@ -214,6 +218,35 @@ func (cx *claim) some(verdicts []verdict) fact {
 		}
 	}
 	return fact{verdict: events.VerdictContradicted, refs: verdicts[0].refs, reason: "holds for no member"}
+}
+
+// universalOfRow reports whether the claim's universal word (全部, 都,
+// "all") follows the one subject it names, and that subject is one member
+// of cl alone ("红糖馒头全部卖完了", "the rye loaf is all sold out"): the
+// word quantifies that row's stock or work, not the members of cl, whose
+// other names would contradict it. A value named after the word ("都从上海
+// 发货", "both ship from Denver") or held by several members is not this.
+func (cx *claim) universalOfRow(cl evidence.Coll) bool {
+	if len(cx.Groups) != 1 || len(cx.Spans) != 1 || cx.Spans[0][0] < 0 {
+		return false
+	}
+	at := -1
+	for i := range cx.words {
+		if cx.words[i].Cues()&evidence.CueUniversal != 0 {
+			at = cx.words[i].Start
+			break
+		}
+	}
+	if at < cx.Spans[0][1] {
+		return false
+	}
+	holders := 0
+	for _, mb := range cl.Members {
+		if slices.ContainsFunc(cx.Groups[0], func(s int32) bool { return cx.ix.AncestorOf(mb, s) || mb == s }) {
+			holders++
+		}
+	}
+	return holders == 1
 }
 
 // memberHas checks that member holds the subject value group names (the

@@ -34,3 +34,31 @@ func TestAnAveragePerThingQuantifiesNoMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestAUniversalAfterOneRowQuantifiesThatRow: 全部 or "all" said after the
+// one row the claim names (红糖馒头全部卖完了) quantifies that row's stock or
+// work, not the list's members, whose other names would contradict it.
+func TestAUniversalAfterOneRowQuantifiesThatRow(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	buns := `{"items": [{"item": "红糖馒头", "stock": 0}, {"item": "葱油花卷", "stock": 14}, {"item": "豆沙包", "stock": 6}]}`
+	bunsEn := `{"items": [{"item": "rye loaf", "stock": 0}, {"item": "seeded roll", "stock": 14}, {"item": "milk bun", "stock": 6}]}`
+	shows := `{"场次": [{"名称": "昆曲专场", "余票": 0}, {"名称": "评弹专场", "余票": 23}]}`
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{buns, "红糖馒头全部卖完了。", events.VerdictSupported},
+		{buns, "葱油花卷全部卖完了。", events.VerdictContradicted},
+		{bunsEn, "The rye loaf is all sold out.", events.VerdictSupported},
+		{shows, "昆曲专场的票全部售罄。", events.VerdictSupported},
+		{shows, "评弹专场的票全部售罄。", events.VerdictContradicted},
+		// over the list, the members still decide
+		{shows, "两个专场的票都售罄了。", events.VerdictContradicted},
+		{buns, "所有品种都卖完了。", events.VerdictContradicted},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}
