@@ -100,6 +100,23 @@ func TestParseNumber(t *testing.T) {
 	}
 }
 
+// TestZhDigitRun: digits written one after another (八五, 七五, 二〇二六)
+// read digit by digit; a numeral with a multiplier, one digit or anything
+// else is no run.
+func TestZhDigitRun(t *testing.T) {
+	d := Default()
+	for s, want := range map[string]float64{"八五": 85, "七五": 75, "九五": 95, "二〇二六": 2026, "零五": 5} {
+		if got, ok := d.ZhDigitRun([]rune(s)); !ok || got != want {
+			t.Errorf("ZhDigitRun(%q) = %v, %v; want %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "八", "八十五", "八五折", "85", "三千"} {
+		if v, ok := d.ZhDigitRun([]rune(s)); ok {
+			t.Errorf("ZhDigitRun(%q) = %v, want none", s, v)
+		}
+	}
+}
+
 func TestUnits(t *testing.T) {
 	d := Default()
 	kg, ok := d.UnitWord("公斤")

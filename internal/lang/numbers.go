@@ -72,6 +72,24 @@ func (d *Data) ParseZhNumber(r []rune, i int) (float64, int, bool) {
 	return total + section + num, j, true
 }
 
+// ZhDigitRun reads r, two or more Chinese digits and nothing else, digit
+// by digit (八五 is 85, 二〇二六 2026): the way a discount (八五折) or a
+// year is written, not a numeral (八十五); false for anything else.
+func (d *Data) ZhDigitRun(r []rune) (float64, bool) {
+	if len(r) < 2 {
+		return 0, false
+	}
+	var v float64
+	for _, c := range r {
+		n, ok := d.zh.digits[c]
+		if !ok {
+			return 0, false
+		}
+		v = v*10 + n
+	}
+	return v, true
+}
+
 // NumberWord returns the value of one English number word ("seven",
 // "twenty", "dozen").
 func (d *Data) NumberWord(w string) (float64, bool) {

@@ -62,3 +62,28 @@ func TestAUniversalAfterOneRowQuantifiesThatRow(t *testing.T) {
 		}
 	}
 }
+
+// TestADiscountInDigitWordsIsItsShare: 八五折, 七五折 name 85 % and 75 % of
+// the price, as 8.5折 does, whether a field holds the share (0.85), its
+// percentage (85) or what is taken off (0.15); a numeral ending on 五 is no
+// half price.
+func TestADiscountInDigitWordsIsItsShare(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		want          events.Verdict
+	}{
+		{`{"tier": "银卡", "折扣": 0.75}`, "银卡会员打七五折。", events.VerdictSupported},
+		{`{"tier": "银卡", "折扣": 0.75}`, "银卡会员打八五折。", events.VerdictContradicted},
+		{`{"tier": "银卡", "折扣": 0.75}`, "银卡会员打五折。", events.VerdictContradicted},
+		{`{"tier": "silver", "discount_pct": 95}`, "silver会员打九五折。", events.VerdictSupported},
+		{`{"tier": "silver", "discount_pct": 95}`, "Silver members pay 95% of the price.", events.VerdictSupported},
+		{`{"tier": "silver", "discount_off": 0.15}`, "silver会员打八五折。", events.VerdictSupported},
+		{`{"tier": "silver", "discount_off": 0.15}`, "silver会员打九五折。", events.VerdictContradicted},
+	} {
+		if got, why := checkOne(t, c, tc.result, tc.claim, now); got != tc.want {
+			t.Errorf("%q beside %s: %s (%s), want %s", tc.claim, tc.result, got, why, tc.want)
+		}
+	}
+}

@@ -1437,7 +1437,10 @@ func (m *NumMention) unitAfter(r []rune, j int) int {
 		m.Unit = u
 		m.UnitWord = s
 		if u == uZhe {
-			// 8.5 折 / 85 折 / 八折: that share of the original price.
+			// 8.5 折 / 85 折 / 八折 / 八五折: that share of the original price.
+			if v, ok := LangData.ZhDigitRun(r[m.Start:j]); ok {
+				m.V, m.Hi = v, v // 八五折: 85, not the 五 a numeral would end on
+			}
 			if m.V < 10 {
 				m.V, m.Hi = m.V*10, m.Hi*10
 			}
