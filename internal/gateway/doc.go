@@ -52,7 +52,9 @@
 // publishes nothing, and still reaches the client unchanged.
 //
 // The upstream read does not depend on the client: a client that
-// disconnects does not stop it, and what arrived is logged to the end.
+// disconnects does not stop it, nor one that stops reading (a write that
+// waited Config.ClientStall for it drops the client), and what arrived is
+// logged to the end.
 //
 // # Models, embeddings, other paths
 //

@@ -85,8 +85,11 @@ const bulkEvents = 5000
 // frames returns the events the fake sends for model on api, as written.
 func frames(t testing.TB, api API, model string) []sseEvent {
 	t.Helper()
-	if model == "bulk-responses" {
+	switch model {
+	case "bulk-responses":
 		return bulk()
+	case "huge-responses":
+		return bulkOf(hugeEvents)
 	}
 	data, err := os.ReadFile(recordings[model])
 	if err != nil {
@@ -156,7 +159,7 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, unconvertible)
 		return
 	}
-	if _, ok := recordings[model]; !ok && model != "bulk-responses" {
+	if _, ok := recordings[model]; !ok && model != "bulk-responses" && model != "huge-responses" {
 		WriteError(w, api, http.StatusNotFound, "fake: no model "+strconv.Quote(model))
 		return
 	}
@@ -207,18 +210,25 @@ func (f *fakeUpstream) embed(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.25,-0.5]}],"model":%q,"usage":{"prompt_tokens":1,"total_tokens":1}}`, body["model"])
 }
 
+// hugeEvents is how many text deltas the "huge-responses" model streams:
+// more than a client's socket buffers hold (about 10 MB).
+const hugeEvents = 60000
+
 // bulk is a long synthetic Responses stream of text deltas, for measuring
 // throughput.
-func bulk() []sseEvent {
+func bulk() []sseEvent { return bulkOf(bulkEvents) }
+
+// bulkOf is bulk with n text deltas.
+func bulkOf(n int) []sseEvent {
 	out := []sseEvent{{Event: "response.created", Data: `{"type":"response.created","sequence_number":0,"response":{"id":"resp_bulk","object":"response","status":"in_progress","model":"bulk","output":[]}}`}}
 	out = append(out, sseEvent{Event: "response.output_item.added", Data: `{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_bulk","type":"message","status":"in_progress","role":"assistant","content":[]}}`})
-	for i := range bulkEvents {
+	for i := range n {
 		seq := strconv.Itoa(i + 2)
 		out = append(out, sseEvent{Event: "response.output_text.delta", Data: `{"type":"response.output_text.delta","sequence_number":` + seq + `,"item_id":"msg_bulk","output_index":0,"content_index":0,"delta":"word` + seq + ` "}`})
 	}
-	seq := strconv.Itoa(bulkEvents + 2)
+	seq := strconv.Itoa(n + 2)
 	out = append(out, sseEvent{Event: "response.output_item.done", Data: `{"type":"response.output_item.done","sequence_number":` + seq + `,"output_index":0,"item":{"id":"msg_bulk","type":"message","status":"completed","role":"assistant","content":[]}}`})
-	seq = strconv.Itoa(bulkEvents + 3)
+	seq = strconv.Itoa(n + 3)
 	out = append(out, sseEvent{Event: "response.completed", Data: `{"type":"response.completed","sequence_number":` + seq + `,"response":{"id":"resp_bulk","object":"response","status":"completed","model":"bulk","output":[]}}`})
 	return out
 }

@@ -33,6 +33,10 @@ type Config struct {
 	Runner Runner
 	// BodyMax bounds a client's request body; default 32 MiB.
 	BodyMax int64
+	// ClientStall bounds how long a write to a streaming client may wait
+	// for it to read (DefaultClientStall): past it the client is dropped
+	// and the upstream read goes on without it, logged to the end.
+	ClientStall time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Now gives the events their time; default time.Now.
@@ -171,6 +175,9 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.BodyMax <= 0 {
 		cfg.BodyMax = 32 << 20
+	}
+	if cfg.ClientStall <= 0 {
+		cfg.ClientStall = DefaultClientStall
 	}
 	if cfg.File.Limits.KeyRequestsMax <= 0 {
 		cfg.File.Limits.KeyRequestsMax = DefaultKeyRequestsMax

@@ -296,7 +296,7 @@ func (g *Gateway) passthrough(w http.ResponseWriter, r *http.Request, api API, e
 		res *Result
 		err error
 	}
-	sse := NewSSEWriter(w)
+	sse := newSSEWriter(w, g.cfg.ClientStall)
 	defer sse.Close()
 	var streamed atomic.Bool       // set by OnResponse, before startc is closed
 	startc := make(chan struct{})  // the upstream answered
@@ -452,7 +452,7 @@ func (g *Gateway) resume(w http.ResponseWriter, r *http.Request, api API, env En
 	}
 	defer fr.stop()
 	w.Header().Set(HeaderStream, stream)
-	sse := NewSSEWriter(w)
+	sse := newSSEWriter(w, g.cfg.ClientStall)
 	sse.Heartbeat(g.cfg.File.Heartbeat)
 	defer sse.Close() // nothing writes to w once the handler returns
 	if err := sse.Start(); err != nil {

@@ -16,6 +16,10 @@ import (
 // configured.
 const DefaultHeartbeat = 10 * time.Second
 
+// DefaultClientStall bounds how long a write to a client may wait for the
+// client to read (SSEWriter): three heartbeats.
+const DefaultClientStall = 30 * time.Second
+
 // FrameMax bounds one server-sent event read from an upstream (its data
 // lines together).
 const FrameMax = 8 << 20
@@ -34,12 +38,35 @@ type SSEWriter struct {
 	stop    chan struct{}
 	done    chan struct{}
 	buf     []byte // the event being written (writeEvent), reused
+	// stall bounds how long a write may wait for the client to read
+	// (armLocked); deadline is the connection's write deadline it set.
+	stall    time.Duration
+	deadline time.Time
 }
 
 // NewSSEWriter returns a writer on w. Nothing is written until Start, the
-// first Event or the first heartbeat.
+// first Event or the first heartbeat. A write that waits for the client to
+// read longer than DefaultClientStall fails, and every later one with it.
 func NewSSEWriter(w http.ResponseWriter) *SSEWriter {
-	return &SSEWriter{w: w, rc: http.NewResponseController(w)}
+	return newSSEWriter(w, DefaultClientStall)
+}
+
+func newSSEWriter(w http.ResponseWriter, stall time.Duration) *SSEWriter {
+	return &SSEWriter{w: w, rc: http.NewResponseController(w), stall: stall}
+}
+
+// armLocked puts the connection's write deadline stall from now when
+// less than half of it is left: a client that stops reading (its socket
+// buffers full) fails the write within stall instead of holding the
+// writer, and the upstream read that calls it, for ever. The deadline
+// moves at most every stall/2, not at each event.
+func (s *SSEWriter) armLocked() {
+	now := time.Now()
+	if s.deadline.Sub(now) > s.stall/2 {
+		return
+	}
+	s.deadline = now.Add(s.stall)
+	s.rc.SetWriteDeadline(s.deadline)
 }
 
 // Start writes the response's status line and headers (status 200,
@@ -75,6 +102,7 @@ func (s *SSEWriter) flushLocked() error {
 	if s.err != nil {
 		return s.err
 	}
+	s.armLocked()
 	if err := s.rc.Flush(); err != nil {
 		s.err = err
 	}
@@ -149,6 +177,10 @@ func (s *SSEWriter) writeEvent(id int64, event string, data []byte, flush bool) 
 	if cap(b) <= eventBufMax {
 		s.buf = b
 	}
+	if s.err != nil {
+		return s.err
+	}
+	s.armLocked()
 	if _, err := s.w.Write(b); err != nil {
 		s.err = err
 		return err
@@ -191,6 +223,10 @@ func (s *SSEWriter) write(p []byte) error {
 	if err := s.headLocked(); err != nil {
 		return err
 	}
+	if s.err != nil {
+		return s.err
+	}
+	s.armLocked()
 	if _, err := s.w.Write(p); err != nil {
 		s.err = err
 		return err
@@ -248,6 +284,9 @@ func (s *SSEWriter) Close() {
 	defer s.mu.Unlock()
 	s.started = true // never write the headers now
 	if s.err == nil {
+		if !s.deadline.IsZero() { // the connection may serve another request
+			s.rc.SetWriteDeadline(time.Time{})
+		}
 		s.err = ErrClosed
 	}
 }
