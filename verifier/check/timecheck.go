@@ -155,6 +155,12 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 			}
 		}
 		if first != nil && first.Score > 0 {
+			if ls := cx.clockOfSameRow(te); ls != nil {
+				return supported(ix, "time matches a field of the row the claim's other time names", ls...)
+			}
+			if ls := cx.clockAfterDuration(te); ls != nil {
+				return supported(ix, "time matches the start plus the duration", ls...)
+			}
 			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(first.Leaves[0])}, reason: "evidence time differs"}
 		}
 		return fact{}
@@ -419,4 +425,61 @@ func parentPtr(ptr string) string {
 		return ptr[:i]
 	}
 	return ""
+}
+
+// clockOfSameRow returns a time of day field holding te's time in the row
+// (object) where another time of the claim is a field, with that field:
+// "ran from 2:10 to 7:45", "the 16:40 sailing arrives at 18:05" name one
+// row's two times, start and end, and the second binds to the row the first
+// names, not to the field the words weigh highest. Nil when no row holds
+// both.
+func (cx *claim) clockOfSameRow(te *evidence.TimeExpr) []int32 {
+	ix := cx.ix
+	clocks := cx.inScopeOf(ix.Clocks)
+	for i := range cx.times {
+		o := &cx.times[i]
+		if o == te || !o.OnlyClock || o.Clock < 0 || o.Clock == te.Clock {
+			continue
+		}
+		for _, a := range clocks {
+			if int(ix.Leaves[a].Minute) != o.Clock {
+				continue
+			}
+			for _, b := range clocks {
+				if b != a && ix.Leaves[b].Node == ix.Leaves[a].Node && int(ix.Leaves[b].Minute) == te.Clock {
+					return []int32{b, a}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// clockAfterDuration returns a row's start time and duration whose sum is
+// te's time of day ("will finish at 11:15" beside a start of 07:15 and a
+// duration of 240 minutes): the claim's time is the end the row implies.
+// Only a claim that names its row (is scoped) is read so. Nil when no
+// row's time and duration add up to it.
+func (cx *claim) clockAfterDuration(te *evidence.TimeExpr) []int32 {
+	ix := cx.ix
+	if !cx.scoped {
+		return nil // whose start? another row's may add up by chance
+	}
+	nums := cx.inScopeOf(ix.NumsInOrder())
+	for _, a := range cx.inScopeOf(ix.Clocks) {
+		for _, d := range nums {
+			lf := &ix.Leaves[d]
+			if lf.Node != ix.Leaves[a].Node || lf.Text || lf.Unit() == nil || lf.Unit().Dim != evidence.DimTime || lf.Num <= 0 {
+				continue
+			}
+			mins := lf.Num * lf.Unit().Factor / 60
+			if mins != float64(int(mins)) || mins >= 24*60 {
+				continue
+			}
+			if (int(ix.Leaves[a].Minute)+int(mins))%(24*60) == te.Clock {
+				return []int32{a, d}
+			}
+		}
+	}
+	return nil
 }
