@@ -1,12 +1,14 @@
 package check
 
 import (
+	"fmt"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/verifier/evidence"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Identifiers: gates, seats, SKUs, tracking numbers, order and ticket ids,
@@ -89,6 +91,11 @@ func (cx *claim) codeVerdict(ids []evidence.IdLeaf, m evidence.CodeMention) fact
 		return f
 	}
 	if m.DigitsOnly {
+		// The year of a month the claim says ("ships in September
+		// 2027") is a date: a year-month string of that month supports it.
+		if f, ok := cx.yearMonth(ids, m); ok {
+			return f
+		}
 		// A bare number is an identifier only where the claim names an
 		// identifier field of digits.
 		named := cx.namedIDs(ids, func(id evidence.IdLeaf) bool { return id.Digits })
@@ -238,4 +245,36 @@ func partOfValue(lf *evidence.Leaf, code string) bool {
 		}
 	}
 	return false
+}
+
+// yearMonth checks a year the claim says after a month's name
+// ("September 2027", "Sept. 2027") against the identifier-like fields in
+// scope holding a year and a month only ("2027-09", "2027/09"): one of
+// that month supports it. Anything else is left to the identifier checks
+// (ok false): another month of the field the claim is about contradicts.
+func (cx *claim) yearMonth(ids []evidence.IdLeaf, m evidence.CodeMention) (fact, bool) {
+	ix := cx.ix
+	year, err := strconv.Atoi(m.Canon)
+	if err != nil || m.End-m.Start != 4 {
+		return fact{}, false
+	}
+	e := m.Start
+	for e > 0 && (cx.orig[e-1] == ' ' || cx.orig[e-1] == '.' || cx.orig[e-1] == ',') {
+		e--
+	}
+	b := e
+	for b > 0 && unicode.IsLetter(cx.orig[b-1]) && !lang.IsCJK(cx.orig[b-1]) {
+		b--
+	}
+	month, ok := evidence.MonthNamed(string(cx.orig[b:e]))
+	if b == e || !ok {
+		return fact{}, false
+	}
+	want := []string{fmt.Sprintf("%04d-%02d", year, month), fmt.Sprintf("%04d/%02d", year, month)}
+	for _, id := range ids {
+		if cx.inScope(id.L) && slices.Contains(want, strings.Trim(ix.Leaves[id.L].Raw(), `"`)) {
+			return supported(ix, "month matches", id.L), true
+		}
+	}
+	return fact{}, false
 }

@@ -953,6 +953,13 @@ func parseClock(s string) int16 {
 
 var months = numberTable[time.Month]("months")
 
+// MonthNamed returns the month a word names (sept, September), as the
+// time words' [months] table lists them.
+func MonthNamed(w string) (time.Month, bool) {
+	m, ok := months[strings.ToLower(w)]
+	return m, ok
+}
+
 var weekdays = numberTable[time.Weekday]("weekdays")
 
 func IsDigitByte(c byte) bool { return c >= '0' && c <= '9' }
