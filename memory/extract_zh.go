@@ -191,6 +191,9 @@ func extractZH(text string, at int64) []events.Observation {
 				}
 				dropped = true
 			}
+			if b := trimAny(zhTrimTimes(body), zhWhen); hasAnyPrefix(b, zhLike) && !dropped {
+				body = b // a liking said after when: 我周末喜欢去爬山 (a ban keeps its when)
+			}
 			if o, ok := matchFavoriteZH(body); ok {
 				add(o)
 				continue

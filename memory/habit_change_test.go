@@ -108,3 +108,29 @@ func keepsBoth(t *testing.T, first, second string, at time.Time, slotted bool) {
 			old.Status, nu.Subject, nu.Attribute, nu.Value, nu.Status)
 	}
 }
+
+// TestALikingSaidAfterWhenIsAPreference: a liking said after when it is
+// done (我周末喜欢…, 我每天晚上喜欢…) is a preference of the thing liked, as
+// 我喜欢… is; a ban said after when keeps its when, and reads no liking.
+func TestALikingSaidAfterWhenIsAPreference(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"我周末喜欢去钓鱼。", "钓鱼"},
+		{"我每天晚上喜欢泡脚。", "泡脚"},
+		{"我平时喜欢听评书。", "评书"},
+	} {
+		var got []string
+		found := false
+		for _, o := range (RuleExtractor{}).ExtractAt(c.text, "", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC).UnixNano()) {
+			got = append(got, o.Kind+" "+o.Subject+"/"+o.Attribute)
+			found = found || o.Kind == string(KindPreference) && o.Polarity == string(Positive) && strings.Contains(o.Attribute, c.want)
+		}
+		if !found {
+			t.Errorf("%q: got %v, want a positive preference of %s", c.text, got, c.want)
+		}
+	}
+	for _, o := range (RuleExtractor{}).ExtractAt("我周末不能喝酒。", "", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC).UnixNano()) {
+		if o.Kind == string(KindPreference) {
+			t.Errorf("a ban said after when read as a liking: %+v", o)
+		}
+	}
+}
