@@ -206,7 +206,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // authenticate answers 401, with WWW-Authenticate, a request without a key
 // of the file, before the SDK reads anything of it; 429 a key's request
 // over KeyRequestsMax; 408 a body that did not arrive within
-// BodyReadTimeout, 413 one over BodyMax. The SDK reads the body read here.
+// BodyReadTimeout, 413 one over BodyMax, 400 a JSON-RPC batch. The SDK
+// reads the body read here.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token := bearerToken(r)
@@ -240,6 +241,13 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		rc.SetReadDeadline(time.Time{}) // a call's answer may stream for CallWait
+		// A JSON-RPC batch (protocol 2025-03-26; later ones have none)
+		// would be any number of calls under way behind one place of the
+		// key's KeyRequestsMax.
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+			http.Error(w, "JSON-RPC batches are not served: one message a request", http.StatusBadRequest)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
