@@ -97,19 +97,25 @@ func (c *Client) last(ctx context.Context, tenant, subject string) (Activity, er
 }
 
 // CallResult returns the outcome of the call with idempotency key key
-// (Meta.CallKey): its CallSucceeded or CallFailed; ErrNotFound while it
-// has none.
+// (Meta.CallKey): its CallSucceeded or CallFailed, the executor's or, for
+// a built-in tool's call, the driver's (events.BuiltinResultSubject);
+// ErrNotFound while it has none.
 func (c *Client) CallResult(ctx context.Context, tenant, key string) (Result, error) {
-	subj, err := events.ResultSubject(tenant, key)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrBadInput, err)
+	for _, subject := range []func(string, string) (string, error){events.ResultSubject, events.BuiltinResultSubject} {
+		subj, err := subject(tenant, key)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		a, err := c.last(ctx, tenant, subj)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		if a.Result != nil {
+			return *a.Result, nil
+		}
 	}
-	a, err := c.last(ctx, tenant, subj)
-	if err != nil {
-		return Result{}, err
-	}
-	if a.Result == nil {
-		return Result{}, fmt.Errorf("%w: no result of %s", ErrNotFound, key)
-	}
-	return *a.Result, nil
+	return Result{}, fmt.Errorf("%w: no result of %s", ErrNotFound, key)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"hash"
+	"slices"
 	"strings"
 )
 
@@ -68,6 +69,11 @@ func (m *MsgIDs) MsgID(subject, id string) string {
 	if len(m.key) == 0 || err != nil || !TaggedStream(s) {
 		return id
 	}
+	return m.tag(subject, id)
+}
+
+// tag is the HMAC tag of subject and id under m's key.
+func (m *MsgIDs) tag(subject, id string) string {
 	if m.mac == nil {
 		m.mac = hmac.New(sha256.New, m.key)
 	}
@@ -76,6 +82,30 @@ func (m *MsgIDs) MsgID(subject, id string) string {
 	m.mac.Write(m.buf)
 	var sum [sha256.Size]byte
 	return MsgIDTagPrefix + base64.RawURLEncoding.EncodeToString(m.mac.Sum(sum[:0])[:msgIDTagBytes])
+}
+
+// OwnedKinds are the kinds of subject one role alone writes in a stream
+// other roles write too: the executor's outcomes (ts.result, the driver's
+// built-in outcomes being on subjects of their own) and its execution
+// events (ts.exec, in TS_CALLS beside the assembler's calls and the
+// operators' approvals). Deduplication is by message id across a whole
+// stream, so an id another role can compute (ResultID, StartedID, ...) is
+// one its credential could claim first, and the owner's publish would be
+// dropped as its duplicate.
+var OwnedKinds = []string{"result", "exec"}
+
+// OwnedMsgID is the Nats-Msg-Id under which the holder of key publishes
+// the event id on subject: on a subject of an owned kind (OwnedKinds),
+// the tag MsgID makes in TS_IN and TS_MODEL, which no other role can
+// compute; elsewhere, or with an empty key, MsgID(key, subject, id). Every
+// process of the owning role is given the same key (its creds' or the
+// installation's), so a republish is still dropped as a duplicate.
+func OwnedMsgID(key []byte, subject, id string) string {
+	kind, _, _ := strings.Cut(strings.TrimPrefix(subject, SubjectPrefix+"."), ".")
+	if len(key) == 0 || !strings.HasPrefix(subject, SubjectPrefix+".") || !slices.Contains(OwnedKinds, kind) {
+		return MsgID(key, subject, id)
+	}
+	return NewMsgIDs(key).tag(subject, id)
 }
 
 // DeriveMsgIDKey derives a message-id key from a secret the publisher

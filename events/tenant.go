@@ -34,8 +34,9 @@ func DecodeAtWith(subject string, data []byte, kr Keyring) (*Event, error) {
 }
 
 // CheckSubject returns ErrTenantMismatch unless ev's tenant is the tenant
-// token of subject (a malformed subject is ErrMalformed), and
-// ErrIDTooLong for an envelope id past its bound (CheckIDs).
+// token of subject (a malformed subject is ErrMalformed), ErrIDTooLong for
+// an envelope id past its bound (CheckIDs), and ErrWrongSubject for what a
+// built-in call's outcome subject may not hold (CheckBuiltinResultSubject).
 func CheckSubject(subject string, ev *Event) error {
 	t, err := SubjectTenant(subject)
 	if err != nil {
@@ -44,7 +45,10 @@ func CheckSubject(subject string, ev *Event) error {
 	if t != ev.Tenant {
 		return fmt.Errorf("%w: event %s on %s says tenant %q", ErrTenantMismatch, ev.ID, subject, ev.Tenant)
 	}
-	return CheckIDs(ev)
+	if err := CheckIDs(ev); err != nil {
+		return err
+	}
+	return CheckBuiltinResultSubject(subject, ev)
 }
 
 // IDBytesMax bounds each id of an envelope that a writer chooses (user,

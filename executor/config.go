@@ -19,6 +19,14 @@ type Config struct {
 	// Keys opens sealed calls and seals the outcomes (the user's data in
 	// them); nil: the clear.
 	Keys events.Keyring
+	// MsgIDKey tags the message ids of the executor's outcomes and
+	// execution events (events.OwnedMsgID), so that no other role writing
+	// their streams (the driver, the verifier, the assembler, ...) can
+	// claim one ahead and have the real one dropped as its duplicate. Every
+	// executor of a log must be given the same key: serve's is its bus's
+	// (bus.Bus.MsgIDKey: the installation's, or the executor creds').
+	// nil: the plain ids (tests, a log of its own).
+	MsgIDKey []byte
 	// JS locates the log; Stream is the stream of calls and approvals,
 	// events.StreamCalls by default.
 	JS     jetstream.JetStream

@@ -211,7 +211,7 @@ func (j *job) publishStarted(t *registry.Tool, attempt int) {
 	if err != nil {
 		return
 	}
-	m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{ev.ID}}}
+	m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{jetstream.MsgIDHeader: []string{j.e.msgID(subj, ev.ID)}}}
 	if err := j.e.cfg.JS.Conn().PublishMsg(m); err != nil {
 		j.logger().Debug("execution started not published", "err", err)
 	}

@@ -434,7 +434,7 @@ func (j *job) settleAs(out *outcome, inputSeq uint64, name string) error {
 	if h := j.e.cfg.Hooks; h != nil && h.BeforePublish != nil {
 		h.BeforePublish(j.key)
 	}
-	ack, err := j.e.publish(j.e.hard, outcomeMsg(out, inputSeq, name, false))
+	ack, err := j.e.publish(j.e.hard, outcomeMsg(out, j.e.msgID(out.Subject, out.ID), inputSeq, name, false))
 	if err != nil {
 		return fmt.Errorf("executor: publish outcome %s: %w", out.ID, err)
 	}
@@ -469,7 +469,7 @@ func (j *job) announceApproval() error {
 		return err
 	}
 	m := &nats.Msg{Subject: subj, Data: data, Header: nats.Header{}}
-	m.Header.Set(jetstream.MsgIDHeader, ev.ID)
+	m.Header.Set(jetstream.MsgIDHeader, j.e.msgID(subj, ev.ID))
 	if _, err := j.e.publish(j.e.hard, m); err != nil {
 		return fmt.Errorf("executor: publish approval request: %w", err)
 	}

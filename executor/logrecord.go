@@ -113,9 +113,9 @@ func (j *job) recordInLog(out *outcome) error {
 // outcomeMsg is the message that publishes out, the outcome of the call
 // whose input is at inputSeq and that names its tool name; first: only as
 // the first message of its subject.
-func outcomeMsg(out *outcome, inputSeq uint64, name string, first bool) *nats.Msg {
+func outcomeMsg(out *outcome, msgID string, inputSeq uint64, name string, first bool) *nats.Msg {
 	// The message and its header's values are one allocation, not five.
-	return new(outcomeMsgBuf).set(out, inputSeq, name, first)
+	return new(outcomeMsgBuf).set(out, msgID, inputSeq, name, first)
 }
 
 // outcomeMsgBuf is an outcome's message with its header's values. One
@@ -127,9 +127,10 @@ type outcomeMsgBuf struct {
 	h   nats.Header
 }
 
-// set makes b's message the one outcomeMsg describes and returns it.
-func (b *outcomeMsgBuf) set(out *outcome, inputSeq uint64, name string, first bool) *nats.Msg {
-	b.v = [4]string{out.ID, strconv.FormatUint(inputSeq, 10), name, "0"}
+// set makes b's message the one outcomeMsg describes and returns it:
+// published under msgID (Executor.msgID of out's subject and id).
+func (b *outcomeMsgBuf) set(out *outcome, msgID string, inputSeq uint64, name string, first bool) *nats.Msg {
+	b.v = [4]string{msgID, strconv.FormatUint(inputSeq, 10), name, "0"}
 	if b.h == nil {
 		b.h = make(nats.Header, 4)
 	} else {
@@ -210,14 +211,16 @@ func (e *Executor) subjectTaken(ctx context.Context, subj string) (bool, error) 
 }
 
 // loggedRecord returns the record a call's outcome in the log stands for:
-// the first message on the key's result subject with the id events.ResultID(key),
-// as a done record (logged set); nil when there is none.
+// the first message on the key's result subject with the id events.ResultID(key)
+// (tagged, Executor.msgID, or plain as logs written before tags hold it), as
+// a done record (logged set); nil when there is none.
 func (e *Executor) loggedRecord(ctx context.Context, tenant, key string) (*record, error) {
 	subj, err := events.ResultSubject(tenant, key)
 	if err != nil {
 		return nil, err
 	}
 	id := events.ResultID(key)
+	tagged := e.msgID(subj, id)
 	seq := uint64(1)
 	for range loggedScanMax {
 		var raw *jetstream.RawStreamMsg
@@ -232,7 +235,7 @@ func (e *Executor) loggedRecord(ctx context.Context, tenant, key string) (*recor
 		if err != nil {
 			return nil, fmt.Errorf("executor: read the outcome of %s: %w", key, err)
 		}
-		if raw.Header.Get(jetstream.MsgIDHeader) == id {
+		if h := raw.Header.Get(jetstream.MsgIDHeader); h == tagged || h == id {
 			return recordOfOutcome(key, raw, e.cfg.Keys)
 		}
 		seq = raw.Sequence + 1

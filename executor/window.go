@@ -151,7 +151,7 @@ func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *out
 		d = &decision{turn: newTurn()}
 	}
 	d.tenant, d.key = tenant, key
-	d.msg = d.buf.set(out, inputSeq, name, true)
+	d.msg = d.buf.set(out, e.msgID(out.Subject, out.ID), inputSeq, name, true)
 	send := func() { e.sendWindow(ctx) }
 	if e.window.join(d) {
 		send()

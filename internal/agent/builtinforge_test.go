@@ -53,7 +53,7 @@ func TestAttackProducerCannotForgeABuiltinOutcome(t *testing.T) {
 	if c.Name != events.ToolPlan || c.State != runs.CallSucceeded || c.Key == "" {
 		t.Fatalf("the plan call: %+v", c)
 	}
-	subj, err := events.ResultSubject(tenant, c.Key)
+	subj, err := events.BuiltinResultSubject(tenant, c.Key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -225,9 +225,10 @@ func planWritten(version uint64, p *runs.Plan) builtinOutcome {
 	return builtinOutcome{Result: b}
 }
 
-// publishOutcome publishes a built-in call's outcome on its result
-// subject under the id an executor's would have (events.ResultID of the
-// key): published twice, the log keeps one.
+// publishOutcome publishes a built-in call's outcome on its built-in
+// result subject (events.BuiltinResultSubject: the driver's role may
+// publish no executor's outcome) under the id an executor's would have
+// (events.ResultID of the key): published twice, the log keeps one.
 func (d *Driver) publishOutcome(ctx context.Context, spec *Spec, rd *runs.Round, c runs.Call, o builtinOutcome) error {
 	var body events.Body
 	if o.Error != "" {
@@ -244,7 +245,7 @@ func (d *Driver) publishOutcome(ctx context.Context, spec *Spec, rd *runs.Round,
 	if err != nil {
 		return fmt.Errorf("agent: encode the outcome of %s: %w", c.Key, err)
 	}
-	subj, err := events.ResultSubject(spec.Tenant, c.Key)
+	subj, err := events.BuiltinResultSubject(spec.Tenant, c.Key)
 	if err != nil {
 		return err
 	}

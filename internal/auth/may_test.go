@@ -14,7 +14,8 @@ import (
 // memory service, readers write nothing, a producer reaches its own
 // tenant's raw subjects only; only the verifier writes answers (judge
 // verdicts among them), only the driver constraint checks, and only the
-// executor results (excerpts among them);
+// executor results (excerpts among them), the driver the built-in tools'
+// outcomes on their own subjects and no executor's;
 // only the keys role (and the admin) reaches the key bucket, and every
 // other role asks the keys service on the subjects its role may.
 func TestMayPublishIsTheRolesPermissions(t *testing.T) {
@@ -35,6 +36,9 @@ func TestMayPublishIsTheRolesPermissions(t *testing.T) {
 	checkOther, _ := events.ConstraintCheckSubject("globex", "r1")
 	driver := auth.Identity{Role: auth.RoleDriver}
 	result, _ := events.ResultSubject("acme", events.IdempotencyKey("acme", "", "r1", "c1"))
+	// A built-in tool's outcome has a subject of its own, the driver's: the
+	// driver publishes no executor's outcome (sec13).
+	builtin, _ := events.BuiltinResultSubject("acme", events.IdempotencyKey("acme", "", "r1", "c1"))
 	keyring := auth.Identity{Role: auth.RoleKeyring}
 	acmeProd := auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}
 	annKey := "$KV." + keys.Bucket + ".k._YWNtZQ.u._YW5u"                            // acme's user ann
@@ -84,6 +88,11 @@ func TestMayPublishIsTheRolesPermissions(t *testing.T) {
 		{auth.Identity{Role: auth.RoleVerifier}, answer, true},
 		{driver, answer, false},
 		{driver, check, true},
+		{driver, result, false},
+		{driver, builtin, true},
+		{auth.Identity{Role: auth.RoleExecutor}, builtin, true},
+		{auth.Identity{Role: auth.RoleVerifier}, builtin, false},
+		{acmeProd, builtin, false},
 		{driver, checkOther, true},
 		{acmeProd, check, false},
 		{auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}, check, false},

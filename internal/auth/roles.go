@@ -80,6 +80,10 @@ const (
 	subjectLogRoot = events.SubjectPrefix
 )
 
+// builtinResults are the subjects of the built-in tools' outcomes
+// (events.BuiltinResultSubject), the driver's.
+const builtinResults = subjectLogRoot + ".result.*.*.builtin"
+
 // durable is a processor's durable consumer on one stream of the log.
 type durable struct{ stream, name string }
 
@@ -409,8 +413,12 @@ func permissions(id Identity) jwt.Permissions {
 		// The runs and memory services, as a client.
 		p.Pub.Allow.Add(service("runs.>", "memory.>")...)
 		// The outcomes of toolstream_plan and toolstream_delegate calls,
-		// on the result subject an executor would use.
-		p.Pub.Allow.Add(logSubjects("result")...)
+		// on their built-in result subjects (events.BuiltinResultSubject,
+		// ts.result.<tenant>.<key>.builtin), never an executor's
+		// (ts.result.<tenant>.<key>): a driver's credential cannot put an
+		// outcome where a real tool's is read, and every reader refuses
+		// anything but a built-in tool's outcome on these.
+		p.Pub.Allow.Add(builtinResults)
 		// Its answers checked against their users' constraints in force
 		// (events.ConstraintsChecked), on the checks' own subject
 		// (events.ConstraintCheckSubject): never the answer's, where the

@@ -372,10 +372,17 @@ func (a *apply) callByItem(item string) *Call {
 	return nil
 }
 
-// result applies a call's outcome from the executor. The first wins.
+// result applies a call's outcome from the executor (or, for a built-in
+// tool's call, the driver). The first wins. An outcome of a built-in tool
+// for a call of a real tool (or the reverse) changes nothing: the driver's
+// role publishes built-in tools' outcomes only, and names the call it
+// likes (docs/security.md).
 func (a *apply) result(st CallState, name, key string, et events.ErrorType, msg string, ok *events.CallSucceeded) bool {
 	c := a.callOf()
 	if terminal(c.State) {
+		return false
+	}
+	if c.Name != "" && events.IsBuiltinTool(c.Name) != events.IsBuiltinTool(name) {
 		return false
 	}
 	if c.Name == "" {

@@ -244,6 +244,7 @@ func (s *Stack) start(want map[string]bool) error {
 		s.registry = follower
 		ec := cfg.Executor
 		ec.JS, ec.Keys, ec.Registry, ec.Logger, ec.Replicas = b.JS, b.Keys, follower.Current, log, b.Replicas()
+		ec.MsgIDKey = b.MsgIDKey()
 		ec.Telemetry = s.telemetry
 		if s.executor, err = executor.New(ec); err != nil {
 			return err

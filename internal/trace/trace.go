@@ -395,7 +395,7 @@ func Call(ctx context.Context, b *bus.Bus, tenant, id, response string) (*Trace,
 
 	if tr.Key != "" {
 		var subjects []string
-		for _, f := range []func(string, string) (string, error){events.ExecSubject, events.ApprovalSubject, events.ResultSubject} {
+		for _, f := range []func(string, string) (string, error){events.ExecSubject, events.ApprovalSubject, events.ResultSubject, events.BuiltinResultSubject} {
 			s, err := f(tenant, tr.Key)
 			if err != nil {
 				return nil, err

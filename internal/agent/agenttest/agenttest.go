@@ -185,7 +185,7 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 			return json.RawMessage(`{"found":true}`), nil
 		}),
 	}
-	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, Registry: p.Follower.Current, Tools: tools, Heartbeat: 100 * time.Millisecond})
+	ex, err := executor.New(executor.Config{JS: b.JS, Keys: b.Keys, MsgIDKey: b.MsgIDKey(), Registry: p.Follower.Current, Tools: tools, Heartbeat: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
