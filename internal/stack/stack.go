@@ -205,6 +205,11 @@ func (s *Stack) start(want map[string]bool) error {
 			}
 		})
 	}
+	if b.Embedded() && b.Auth() != nil {
+		if err := s.guardConnections(); err != nil {
+			return err
+		}
+	}
 	if cfg.ToolsFile != "" {
 		if err := FollowTools(s.ctx, b, log, cfg.ToolsFile, cfg.SigningKey, cfg.Projections.Trust); err != nil {
 			return err
