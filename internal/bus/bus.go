@@ -125,6 +125,11 @@ type Config struct {
 	// streams to this layout, keeping what they stored; false keeps the
 	// layout the log has.
 	TenantStreams bool
+	// TenantStreamMaxBytes bounds what one tenant's ingress stream holds
+	// that the shared streams have not yet copied (or that is younger than
+	// the duplicate window); past it a publish is refused (DiscardNew), never
+	// an older message dropped. Default 1 GiB.
+	TenantStreamMaxBytes int64
 }
 
 func (c *Config) setDefaults() {
@@ -158,6 +163,9 @@ func (c *Config) setDefaults() {
 	if c.ViolationsEvery == 0 {
 		c.ViolationsEvery = 10 * time.Second
 	}
+	if c.TenantStreamMaxBytes == 0 {
+		c.TenantStreamMaxBytes = 1 << 30
+	}
 }
 
 // Bus is an open log: a connection, its JetStream context and, when
@@ -175,6 +183,7 @@ type Bus struct {
 	auth     *auth.Material              // the embedded server's material; nil for an external server
 	streams  map[string]jetstream.Stream // by name, as Open read or wrote them
 	tenantMu sync.Mutex                  // serialises EnsureTenant's read-then-rewrite of the shared streams' sources
+	trim     tenantTrim                  // what TrimTenants saw of the shared streams' sourcing (tenant.go)
 	// tenantLayout: the log takes tenants' ingress by per-tenant streams
 	// (tenant.go); set by Open, read-only after.
 	tenantLayout bool

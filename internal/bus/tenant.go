@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/logread"
 )
 
 // Per-tenant ingress streams (docs/security.md, "The fix for all three").
@@ -35,16 +37,25 @@ import (
 // alone, the shared stream partitions and deduplicates as before, and a
 // source needs no transform of its own: a plain filter is enough.
 //
-// A tenant stream is a staging area: it keeps TenantStreamMaxAge beyond the
-// duplicate window and is never replayed; the shared streams are the log.
+// A tenant stream is a staging area, never replayed; the shared streams are
+// the log. It keeps a message until both shared streams have copied it and
+// the duplicate window has passed, and no longer (TrimTenants): no age limit,
+// which would drop what a shared stream had not copied during a long stop or
+// a lost quorum though the tenant stream acknowledged it, and a byte bound,
+// Config.TenantStreamMaxBytes, past which a publish is refused (DiscardNew)
+// rather than an older message dropped.
+//
+// Why not a work-queue or interest stream, which would remove a message
+// once taken: a source is an internal consumer with AckPolicy none
+// (nats-server v2.15.2, server/stream.go, trySetupSourceConsumer), and on a
+// stream of either retention an ack-none consumer removes a message when it
+// delivers it (server/consumer.go, deliverMsg: "If we are ack none and mset
+// is interest only ..."), before the shared stream stored it; a failed
+// store (no quorum, a full stream) retries from that origin sequence
+// (processInboundSourceMsg, retrySourceConsumerAtSeq), which would be gone.
 
 // TenantStreamPrefix names a tenant's ingress stream: TS_ING_<tenant>.
 const TenantStreamPrefix = "TS_ING_"
-
-// TenantStreamMaxAge is how much longer than the duplicate window a tenant
-// stream keeps a message: a shared stream sourcing it must have copied it
-// by then (a source resumes from the last origin sequence it stored).
-const TenantStreamMaxAge = 5 * time.Minute
 
 // ErrNoTenantStream is returned by EnsureTenant for a tenant that has no
 // stream of its own (the system tenant, an invalid name).
@@ -130,11 +141,14 @@ func (b *Bus) tenantConfig(cur jetstream.StreamConfig, tenant string) (jetstream
 		next.Subjects = append(next.Subjects, f)
 	}
 	next.Duplicates = b.cfg.DuplicateWindow
-	next.MaxAge = b.cfg.DuplicateWindow + TenantStreamMaxAge
+	next.MaxAge = 0 // kept until copied: TrimTenants
+	next.MaxBytes = b.cfg.TenantStreamMaxBytes
+	next.Discard = jetstream.DiscardNew
 	next.MaxMsgSize = b.cfg.MaxPayload
 	next.AllowAtomicPublish = true // client.Writer and the ingest relay batch on a cluster
 	next.Replicas = b.Replicas()
 	changed := !slices.Equal(cur.Subjects, next.Subjects) || cur.Duplicates != next.Duplicates || cur.MaxAge != next.MaxAge ||
+		cur.MaxBytes != next.MaxBytes || cur.Discard != next.Discard ||
 		cur.MaxMsgSize != next.MaxMsgSize || !cur.AllowAtomicPublish || cur.Replicas != next.Replicas
 	return next, changed
 }
@@ -207,4 +221,131 @@ func (b *Bus) Tenants(ctx context.Context) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// tenantTrim is what TrimTenants saw: at each call, the last origin
+// sequence each shared stream had copied of each tenant's kind.
+type tenantTrim struct {
+	mu     sync.Mutex
+	marks  []trimMark
+	purged map[string]uint64 // by tenant and kind: every origin sequence below it is purged
+}
+
+type trimMark struct {
+	at     time.Time
+	copied map[string]uint64 // by tenant and kind
+}
+
+// TrimTenants removes from each tenant's ingress stream what both shared
+// streams have copied and what is older than the duplicate window (so the
+// tenant stream still deduplicates a producer's retry): for each kind, the
+// messages up to the last origin sequence its shared stream held on the
+// tenant's subjects at a call at least the window ago. It reads the origin
+// sequence from the Nats-Stream-Source header of the shared stream's last
+// message on those subjects, as the server does to resume a source
+// (nats-server v2.15.2, server/stream.go, startingSequenceForSources); a
+// source copies in origin order, so everything at or below it is copied.
+// A message deleted from the shared stream (ingest's delete of a clear raw
+// event) makes the bound older, never newer: nothing is purged that was
+// not copied. Call it every so often (RunTenantTrim); it needs the admin
+// identity (or a purge grant on the tenant streams). It returns how many
+// messages it purged.
+func (b *Bus) TrimTenants(ctx context.Context) (uint64, error) {
+	if !b.TenantStreams() {
+		return 0, nil
+	}
+	tenants, err := b.Tenants(ctx)
+	if err != nil {
+		return 0, err
+	}
+	now := time.Now()
+	mark := trimMark{at: now, copied: map[string]uint64{}}
+	for _, t := range tenants {
+		for _, k := range tenantKinds {
+			f, _ := events.TenantFilter(k.kind, t)
+			shared := b.Stream(k.shared)
+			if shared == nil {
+				return 0, fmt.Errorf("bus: stream %s: not reachable", k.shared)
+			}
+			m, err := shared.GetLastMsgForSubject(ctx, f)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("bus: last of %s on %s: %w", f, k.shared, err)
+			}
+			if origin, seq, ok := logread.Origin(m.Header); ok && origin == TenantStream(t) {
+				mark.copied[t+" "+k.kind] = seq
+			}
+		}
+	}
+	tr := &b.trim
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.marks = append(tr.marks, mark)
+	due := -1 // the newest mark at least the window old
+	for i, m := range tr.marks {
+		if now.Sub(m.at) >= b.cfg.DuplicateWindow {
+			due = i
+		}
+	}
+	if due < 0 {
+		return 0, nil
+	}
+	if tr.purged == nil {
+		tr.purged = map[string]uint64{}
+	}
+	var total uint64
+	for key, seq := range tr.marks[due].copied {
+		if tr.purged[key] > seq {
+			continue
+		}
+		tenant, kind, _ := strings.Cut(key, " ")
+		s, err := b.JS.Stream(ctx, TenantStream(tenant))
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			continue
+		}
+		if err != nil {
+			return total, fmt.Errorf("bus: stream %s: %w", TenantStream(tenant), err)
+		}
+		f, _ := events.TenantFilter(kind, tenant)
+		before, err := s.Info(ctx)
+		if err != nil {
+			return total, fmt.Errorf("bus: stream %s: %w", TenantStream(tenant), err)
+		}
+		// A purge by subject and sequence removes that subject's messages
+		// below the sequence (server/filestore.go, PurgeEx).
+		if err := s.Purge(ctx, jetstream.WithPurgeSubject(f), jetstream.WithPurgeSequence(seq+1)); err != nil {
+			return total, fmt.Errorf("bus: trim %s on %s: %w", f, TenantStream(tenant), err)
+		}
+		if after, err := s.Info(ctx); err == nil && before.State.Msgs >= after.State.Msgs {
+			total += before.State.Msgs - after.State.Msgs
+		}
+		tr.purged[key] = seq + 1
+	}
+	tr.marks = tr.marks[due+1:]
+	return total, nil
+}
+
+// RunTenantTrim calls TrimTenants every interval (a tenth of the duplicate
+// window when 0) until ctx ends, logging what fails.
+func (b *Bus) RunTenantTrim(ctx context.Context, every time.Duration) {
+	if every <= 0 {
+		every = b.cfg.DuplicateWindow / 10
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n, err := b.TrimTenants(ctx)
+			if err != nil && ctx.Err() == nil {
+				b.cfg.Logger.Warn("tenant streams not trimmed", "err", err)
+			} else if n > 0 {
+				b.cfg.Logger.Debug("tenant streams trimmed", "messages", n)
+			}
+		}
+	}
 }

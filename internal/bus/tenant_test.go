@@ -215,3 +215,141 @@ func TestOpenMovesALogToTenantStreams(t *testing.T) {
 	}
 	waitMsgs(ctx, t, b.Stream(events.StreamModel), before.Sequence+2)
 }
+
+// stopSourcing drops every source of tenant's stream from the shared
+// streams, as a shared stream that is unavailable (no quorum, a long stop)
+// copies nothing; EnsureTenant adds them back and each resumes from the
+// last origin sequence its shared stream stored.
+func stopSourcing(ctx context.Context, t *testing.T, b *bus.Bus, tenant string) {
+	t.Helper()
+	for _, name := range []string{events.StreamIn, events.StreamModel} {
+		info, err := b.Stream(name).Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := info.Config
+		cfg.Sources = slices.DeleteFunc(cfg.Sources, func(s *jetstream.StreamSource) bool { return s.Name == bus.TenantStream(tenant) })
+		if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// subjectMsgs is how many messages stream holds on filter.
+func subjectMsgs(ctx context.Context, t *testing.T, s jetstream.Stream, filter string) uint64 {
+	t.Helper()
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, c := range info.State.Subjects {
+		n += c
+	}
+	return n
+}
+
+// TestTenantStreamKeepsWhatIsNotYetCopied: a tenant stream keeps what it
+// acknowledged until the shared streams have copied it, however long that
+// takes. The duplicate window is 1s here (the tenant stream's age limit
+// was the window + 5 min, so 5 min of a stopped TS_MODEL lost events); the
+// shared streams copy nothing for four windows, TrimTenants running all
+// the while; once they copy again each event is in TS_MODEL and TS_IN
+// once, in order, and only then, a window later, does TrimTenants remove
+// them from the tenant stream.
+func TestTenantStreamKeepsWhatIsNotYetCopied(t *testing.T) {
+	ctx := ctxT(t)
+	const window = time.Second
+	b := open(t, bus.Config{DataDir: t.TempDir(), TenantStreams: true, DuplicateWindow: window})
+	if err := b.EnsureTenant(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	ing := b.Stream(bus.TenantStream("acme"))
+	if info, err := ing.Info(ctx); err != nil || info.Config.MaxAge != 0 || info.Config.Discard != jetstream.DiscardNew || info.Config.MaxBytes <= 0 {
+		t.Fatalf("tenant stream limits: %+v, %v", info.Config, err)
+	}
+	stopSourcing(ctx, t, b, "acme")
+	const n = 10
+	for i := range n {
+		subj, _ := events.ModelSubject("acme", "r1", fmt.Sprintf("i%d", i))
+		if _, err := b.Publish(ctx, subj, &events.Event{ID: fmt.Sprintf("e%d", i), Tenant: "acme", Response: "r1", At: int64(i + 1), Body: &events.TextDelta{Text: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, _ := events.IngestSubject("acme", "openai", "s1")
+	if _, err := b.JS.Publish(ctx, raw, []byte(`{"type":"response.created"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(4 * window); time.Now().Before(deadline); time.Sleep(window / 4) {
+		if _, err := b.TrimTenants(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := subjectMsgs(ctx, t, ing, ">"); got != n+1 {
+		t.Fatalf("after four windows uncopied the tenant stream holds %d messages, want %d", got, n+1)
+	}
+
+	if err := b.EnsureTenant(ctx, "acme"); err != nil { // the shared streams copy again
+		t.Fatal(err)
+	}
+	model := b.Stream(events.StreamModel)
+	waitMsgs(ctx, t, model, n)
+	waitMsgs(ctx, t, b.Stream(events.StreamIn), 1)
+	for i := range n {
+		m, err := model.GetMsg(ctx, uint64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("ts.model.acme.r1.i%d", i); m.Subject != want {
+			t.Errorf("TS_MODEL seq %d: %s, want %s", i+1, m.Subject, want)
+		}
+	}
+
+	for deadline := time.Now().Add(3 * window); time.Now().Before(deadline); time.Sleep(window / 4) {
+		if _, err := b.TrimTenants(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := subjectMsgs(ctx, t, ing, ">"); got != 0 {
+		t.Errorf("copied and a window old, %d messages are still in the tenant stream", got)
+	}
+	waitMsgs(ctx, t, model, n) // trimming the tenant stream removes nothing of the log
+}
+
+// TestTenantStreamFullRefusesNew: a tenant stream whose shared streams copy
+// nothing fills to its byte bound; the next publish is refused at the
+// producer, nothing it acknowledged is dropped, and all of it is copied
+// once the shared streams copy again.
+func TestTenantStreamFullRefusesNew(t *testing.T) {
+	ctx := ctxT(t)
+	b := open(t, bus.Config{DataDir: t.TempDir(), TenantStreams: true, TenantStreamMaxBytes: 4 << 10})
+	if err := b.EnsureTenant(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	stopSourcing(ctx, t, b, "acme")
+	subj, _ := events.ModelSubject("acme", "r1", "i1")
+	body := make([]byte, 512)
+	acked := 0
+	var refused error
+	for i := range 100 {
+		m := nats.NewMsg(subj)
+		m.Data = body
+		m.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("m%d", i))
+		if _, err := b.JS.PublishMsg(ctx, m); err != nil {
+			refused = err
+			break
+		}
+		acked++
+	}
+	if refused == nil || acked == 0 {
+		t.Fatalf("%d publishes acknowledged past the bound, refused: %v", acked, refused)
+	}
+	t.Logf("acknowledged %d, then: %v", acked, refused)
+	if info, err := b.Stream(bus.TenantStream("acme")).Info(ctx); err != nil || info.State.FirstSeq != 1 || info.State.Msgs != uint64(acked) {
+		t.Fatalf("the full tenant stream: %+v, %v: dropped what it acknowledged", info.State, err)
+	}
+	if err := b.EnsureTenant(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	waitMsgs(ctx, t, b.Stream(events.StreamModel), uint64(acked))
+}

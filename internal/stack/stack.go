@@ -265,6 +265,13 @@ func (s *Stack) start(want map[string]bool) error {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); runClock(ctx, b, log, cfg.Tick) }()
 	}
+	if b.Embedded() && b.TenantStreams() {
+		// A tenant stream keeps what the shared streams have not copied;
+		// the embedded server's bus is the admin, which purges what they
+		// have (bus.TrimTenants).
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); b.RunTenantTrim(ctx, 0) }()
+	}
 	return s.services()
 }
 
