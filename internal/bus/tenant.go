@@ -88,6 +88,37 @@ func (b *Bus) sharedSubjects(name string) []string {
 	return out
 }
 
+// sharedDuplicates is the duplicate window of stream cur: the configured
+// one, except on a shared stream that sources tenant streams, which keeps
+// none (finding D, docs/security.md). The server applies a stream's window
+// to what it sources as to what is published to it (nats-server v2.15.2,
+// server/stream.go: processInboundSourceMsg stores through
+// processJetStreamMsg, whose check of Nats-Msg-Id against the stream's
+// ddmap does not tell a sourced message from another; the source header
+// does not rewrite the id), and one window spans every tenant: a
+// producer's own Nats-Msg-Id would make another tenant's sourced event a
+// duplicate, dropped though its tenant stream acknowledged it. Each
+// tenant's stream deduplicates its own retries; a source copies each origin
+// message once by sequence (processInboundSourceMsg ignores an origin
+// sequence at or below the last it stored, and a new leader resumes from
+// the Nats-Stream-Source headers it stored, startingSequenceForSources),
+// so the shared stream needs no window for what it sources. A window of 0
+// turns deduplication off (storeMsgIdLocked: "Zero means disabled"), which
+// the server keeps only on a stream with sources (checkStreamCfg gives a
+// stream without sources or mirror the default window). What the shared
+// streams take directly loses it too, and each is safe without: the
+// registry publishes with an expected last sequence on its subject
+// (registry.Publish), ingest applies a sealed raw copy once by the raw
+// event's sequence (assembler.Ingest.unseal), a tick or a tombstone
+// applied twice changes nothing (on a cluster each serve's clock's tick is
+// stored, no longer one a tick).
+func (b *Bus) sharedDuplicates(cur jetstream.StreamConfig) time.Duration {
+	if b.tenantLayout && len(cur.Sources) > 0 && slices.ContainsFunc(tenantKinds, func(k struct{ kind, shared string }) bool { return k.shared == cur.Name }) {
+		return 0
+	}
+	return b.cfg.DuplicateWindow
+}
+
 // TenantStreams reports whether the log takes tenants' ingress by
 // per-tenant streams, as Open found or made it. The layout sticks: a
 // process opening such a log without Config.TenantStreams keeps it (the
@@ -200,6 +231,7 @@ func (b *Bus) ensureSource(ctx context.Context, shared, tenant, kind string) err
 		return nil
 	}
 	cfg.Sources = append(cfg.Sources, want)
+	cfg.Duplicates = b.sharedDuplicates(cfg)
 	if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("bus: add source %s to %s: %w", want.Name, shared, err)
 	}

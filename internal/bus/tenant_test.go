@@ -42,10 +42,11 @@ func waitMsgs(ctx context.Context, t *testing.T, s jetstream.Stream, n uint64) {
 // (twice: idempotent) makes TS_ING_acme and the sources; model events
 // published on acme's subjects land in TS_MODEL in the order published,
 // on their partition's subject as a publish into TS_MODEL did before, and
-// raw events in TS_IN; a repeat is a duplicate, and a message sourced
-// under a message id TS_MODEL already holds is dropped there (its duplicate
-// window applies to sourced messages). A tenant with no stream gets no
-// stream: its publish fails at the producer.
+// raw events in TS_IN; a repeat is a duplicate in the tenant's stream, and
+// a message sourced under a message id TS_MODEL already holds is stored
+// all the same (a shared stream that sources keeps no duplicate window:
+// one id in two tenants' streams is two events). A tenant with no stream
+// gets no stream: its publish fails at the producer.
 func TestTenantStreamsFeedTheSharedStreams(t *testing.T) {
 	ctx := ctxT(t)
 	b := open(t, bus.Config{DataDir: t.TempDir(), Partitions: 4, TenantStreams: true})
@@ -131,9 +132,17 @@ func TestTenantStreamsFeedTheSharedStreams(t *testing.T) {
 	if _, err := b.JS.PublishMsg(ctx, marker); err != nil {
 		t.Fatal(err)
 	}
-	waitMsgs(ctx, t, model, n+2) // the tick and the marker; the message under shared-id dropped
-	if m, err := model.GetMsg(ctx, n+2); err != nil || string(m.Data) != "z" {
-		t.Fatalf("seq %d: %v", n+2, err)
+	waitMsgs(ctx, t, model, n+3) // the tick, the message under shared-id, the marker
+	if m, err := model.GetMsg(ctx, n+2); err != nil || string(m.Data) != "y" {
+		t.Fatalf("seq %d: %v: the message sourced under an id TS_MODEL holds was dropped", n+2, err)
+	}
+	if m, err := model.GetMsg(ctx, n+3); err != nil || string(m.Data) != "z" {
+		t.Fatalf("seq %d: %v", n+3, err)
+	}
+	for _, name := range []string{events.StreamModel, events.StreamIn} {
+		if info, err := b.Stream(name).Info(ctx); err != nil || info.Config.Duplicates != 0 {
+			t.Errorf("%s: duplicate window %v, %v: want none on a stream that sources", name, info.Config.Duplicates, err)
+		}
 	}
 
 	raw, _ := events.IngestSubject("acme", "openai", "s1")

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/erasure"
@@ -329,4 +330,85 @@ func TestErasureDeletesBothClearCopies(t *testing.T) {
 		t.Errorf("after erasing ann the user-less raw event is in %v, want %v", h, want)
 	}
 	noFileHolds(t, dir, annSecret)
+}
+
+// TestAnotherTenantsMsgIDLosesNoSourcedEvent (finding D, rev12): a
+// producer that sets its own Nats-Msg-Id claims nothing of another
+// tenant's. Each tenant in turn publishes first, under an id the other then
+// uses for its own event, on ts.model and on ts.in, with the stock CLI
+// (acme claiming) and nats.go (globex claiming); each victim's event is
+// acknowledged new by its own stream and reaches the shared stream (its
+// raw event sealed by ingest into TS_IN, its model event in TS_MODEL); the
+// victim's own retry is still a duplicate in its own stream, stored once.
+// Before, TS_MODEL's and TS_IN's duplicate window dropped the second
+// sourced copy: TS_MODEL held nothing on ts.model.globex.> (10037).
+func TestAnotherTenantsMsgIDLosesNoSourcedEvent(t *testing.T) {
+	ctx, b, acme, globex := tenantLayout(t)
+	conns := map[string]jetstream.JetStream{"acme": acme, "globex": globex}
+	var modelSubjects []string
+	for _, c := range []struct{ claimer, victim string }{{"acme", "globex"}, {"globex", "acme"}} {
+		for _, kind := range []string{"model", "in"} {
+			id := c.victim + "-order-1-" + kind
+			subj := func(tenant string) string {
+				if kind == "in" {
+					s, _ := events.IngestSubject(tenant, "openai-chat", "orders-"+c.claimer)
+					return s
+				}
+				s, _ := events.ModelSubject(tenant, "r9"+c.claimer, "i1")
+				return s
+			}
+			ev := []byte(`{"id":"chatcmpl-g1","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"}}]}`)
+			if c.claimer == "acme" {
+				natsPub(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, subj("acme"), ev, jetstream.MsgIDHeader+":"+id)
+			} else {
+				m := nats.NewMsg(subj(c.claimer))
+				m.Data = ev
+				m.Header.Set(jetstream.MsgIDHeader, id)
+				if _, err := conns[c.claimer].PublishMsg(ctx, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for try := range 2 {
+				own := nats.NewMsg(subj(c.victim))
+				own.Data = ev
+				own.Header.Set(jetstream.MsgIDHeader, id)
+				ack, err := conns[c.victim].PublishMsg(ctx, own)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ack.Stream != bus.TenantStream(c.victim) || ack.Duplicate != (try == 1) {
+					t.Errorf("%s's %s publish %d: %+v", c.victim, kind, try, ack)
+				}
+			}
+			shared, prefix := b.Stream(events.StreamModel), subj(c.victim)
+			if kind == "in" {
+				shared, prefix = b.Stream(events.StreamIn), "ts.raw."+c.victim+"."
+			}
+			waitStored(ctx, t, shared, func(m *jetstream.RawStreamMsg) bool { return strings.HasPrefix(m.Subject, prefix) })
+			if kind == "model" {
+				modelSubjects = append(modelSubjects, subj(c.claimer), subj(c.victim))
+			}
+		}
+	}
+	for _, subj := range modelSubjects {
+		if n := storedOn(ctx, t, b.Stream(events.StreamModel), subj); n != 1 {
+			t.Errorf("TS_MODEL holds %d messages on %s, want 1 (a tenant's retry is a duplicate in its own stream)", n, subj)
+		}
+	}
+}
+
+// storedOn is how many messages st holds on subj (or on its partitions).
+func storedOn(ctx context.Context, t *testing.T, st jetstream.Stream, subj string) uint64 {
+	t.Helper()
+	var n uint64
+	for _, f := range []string{subj, subj + ".>"} {
+		info, err := st.Info(ctx, jetstream.WithSubjectFilter(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range info.State.Subjects {
+			n += c
+		}
+	}
+	return n
 }
