@@ -38,6 +38,14 @@ var (
 	// ErrUnavailable: nobody answers the service (the server runs no such
 	// service, or it is starting).
 	ErrUnavailable = errors.New("client: service unavailable")
+	// ErrNoTenantStream: no stream of the log takes the tenant's subjects,
+	// so nothing was stored: on the layout with per-tenant ingress streams
+	// (docs/security.md) a tenant's stream is made when its first producer
+	// or gateway credential is issued (toolstream creds producer --tenant T,
+	// toolstream setup --tenants T on a cluster). The server answers such a
+	// publish with no responders; on the shared layout it means JetStream
+	// is not available.
+	ErrNoTenantStream = errors.New("client: no stream of the log takes this tenant's events")
 	// ErrDuplicateNotOurs: the log acknowledged an event as the duplicate
 	// of a stored message that is not that event (another subject or
 	// payload under its message id): the event was not stored. Message

@@ -308,6 +308,13 @@ func (w *Writer) published() Published {
 // fail makes err sticky, naming the stream.
 func (w *Writer) fail(err error) error {
 	if err != nil && w.err == nil {
+		if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+			// Nothing takes ts.in.<tenant> or ts.model.<tenant> (no
+			// tenant stream on the per-tenant layout): the server's no
+			// responders says nothing a producer can act on.
+			err = fmt.Errorf("%w: tenant %s has no ingress stream (toolstream creds producer --tenant %s makes it; on a cluster, toolstream setup --tenants %s): %w",
+				ErrNoTenantStream, w.s.Tenant, w.s.Tenant, w.s.Tenant, err)
+		}
 		w.err = fmt.Errorf("client: publish stream %q of %s: %w", w.s.ID, w.s.Tenant, w.c.refused(w.mark, err))
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/toolstream/toolstream/client"
@@ -16,6 +17,13 @@ func (g *globals) client(ctx context.Context, log *slog.Logger, id auth.Identity
 	url, nopts, err := g.dial(id)
 	if err != nil {
 		return nil, nil, err
+	}
+	if id.Role == auth.RoleProducer && g.creds == "" && g.user == "" {
+		// A producer credential issued here from --data's material: its
+		// tenant's ingress stream, on a log with per-tenant streams.
+		if _, err := g.ensureTenant(ctx, log, id.Tenant); err != nil {
+			return nil, nil, fmt.Errorf("tenant %s's ingress stream: %w", id.Tenant, err)
+		}
 	}
 	opts := []client.Option{client.WithLogger(log), client.WithName("toolstream"), client.WithNATSOptions(nopts...), client.WithURL(url)}
 	if k := g.msgIDKey(); k != nil {

@@ -73,6 +73,21 @@ commands take it from the file; the nats CLI needs --inbox-prefix (printed on st
 			if p := u.Identity.InboxPrefix(); p != "_INBOX" {
 				fmt.Fprintf(g.stderr, "%s: inbox prefix %s (nats CLI: --inbox-prefix %s)\n", u.Identity, p, p)
 			}
+			if u.Identity.Role == auth.RoleProducer {
+				// Its tenant's ingress stream, on a log with per-tenant
+				// streams: made now on a running serve, else by the next.
+				log, err := g.logger()
+				if err != nil {
+					return err
+				}
+				made, err := g.ensureTenant(cmd.Context(), log, tenant)
+				if err != nil {
+					return fmt.Errorf("the credential is written, but tenant %s's ingress stream was not made (toolstream serve makes it when it starts; on a cluster, toolstream setup --tenants %s): %w", tenant, tenant, err)
+				}
+				if made {
+					fmt.Fprintf(g.stderr, "tenant %s: ingress stream %s ready\n", tenant, bus.TenantStream(tenant))
+				}
+			}
 			return nil
 		},
 	}

@@ -135,8 +135,13 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	cfg.MCP = stack.MCP{Addr: d.gateway.mcp}
 	if b.Embedded() {
 		// serve on one machine is the admin: it makes every processor's
-		// durable consumer before they start (on a cluster, setup does).
+		// durable consumer before they start (on a cluster, setup does),
+		// and the ingress stream of every tenant a producer credential was
+		// issued for from --data (tenantstream.go).
 		if err := stack.CreateConsumers(ctx, b, log); err != nil {
+			return err
+		}
+		if err := g.ensureRecordedTenants(ctx, b); err != nil {
 			return err
 		}
 	}

@@ -39,3 +39,39 @@ func TestSetupMakesTenantStreams(t *testing.T) {
 		t.Fatalf("tenant streams %v, tenants %v, %v", b.TenantStreams(), tenants, err)
 	}
 }
+
+// TestServeAndCredsMakeTenantStreams: on a log with per-tenant ingress
+// streams a tenant's stream is made where its producer credential is
+// issued from --data: `creds producer --tenant initech` with no serve
+// running records the tenant and the next serve makes its stream;
+// `creds producer --tenant acme` on a running serve makes acme's at once
+// (and says so); `publish --tenant globex` with --data's material makes
+// globex's. Each tenant's producer then publishes (before, each publish
+// failed: no stream took the tenant's subjects).
+func TestServeAndCredsMakeTenantStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs serve")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	mustRun(t, "setup", "--data", data, "--tenant-streams")
+	initech := filepath.Join(dir, "initech.creds")
+	mustRun(t, "creds", "producer", "--tenant", "initech", "--data", data, "--out", initech)
+	startServe(t, data)
+	acme := filepath.Join(dir, "acme.creds")
+	if r := runBin(t, "creds", "producer", "--tenant", "acme", "--data", data, "--out", acme); r.code != 0 || !strings.Contains(r.stderr, "ingress stream TS_ING_acme ready") {
+		t.Fatalf("creds producer --tenant acme on a running serve: exit %d\n%s", r.code, r.stderr)
+	}
+	stream := filepath.Join("..", "..", "testdata", "streams", "anthropic-weather.jsonl")
+	for _, args := range [][]string{
+		{"--tenant", "acme", "--creds", acme},
+		{"--tenant", "initech", "--creds", initech},
+		{"--tenant", "globex"},
+	} {
+		out := mustRun(t, append(append([]string{"publish", "--data", data, "--stream", "s1"}, args...), stream)...)
+		if !strings.Contains(out, "for tenant "+args[1]) {
+			t.Errorf("publish %v: %s", args, out)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (b *Bus) ensureStreamOnce(ctx context.Context, name string) error {
 func (b *Bus) managed(cur jetstream.StreamConfig) (jetstream.StreamConfig, bool) {
 	next := cur
 	next.Subjects = b.sharedSubjects(cur.Name)
-	next.Duplicates = b.sharedDuplicates(cur)
+	next.Duplicates = b.sharedDuplicates(cur, b.tenantLayout)
 	next.MaxMsgSize = b.cfg.MaxPayload
 	next.AllowAtomicPublish = true // the relays keep their order with atomic batches
 	next.AllowDirect = true        // readers read by direct gets (package logread), with no consumer

@@ -112,8 +112,8 @@ func (b *Bus) sharedSubjects(name string) []string {
 // event's sequence (assembler.Ingest.unseal), a tick or a tombstone
 // applied twice changes nothing (on a cluster each serve's clock's tick is
 // stored, no longer one a tick).
-func (b *Bus) sharedDuplicates(cur jetstream.StreamConfig) time.Duration {
-	if b.tenantLayout && len(cur.Sources) > 0 && slices.ContainsFunc(tenantKinds, func(k struct{ kind, shared string }) bool { return k.shared == cur.Name }) {
+func (b *Bus) sharedDuplicates(cur jetstream.StreamConfig, tenantLayout bool) time.Duration {
+	if tenantLayout && len(cur.Sources) > 0 && slices.ContainsFunc(tenantKinds, func(k struct{ kind, shared string }) bool { return k.shared == cur.Name }) {
 		return 0
 	}
 	return b.cfg.DuplicateWindow
@@ -138,22 +138,37 @@ func (b *Bus) hasTenantLayout(ctx context.Context) bool {
 // manages and makes TS_IN and TS_MODEL source it (each filtered to its
 // kind), reading each shared stream's config just before rewriting it. It
 // is idempotent, needs the admin identity, and does nothing in the layout
-// without tenant streams. A stream update is not compare-and-set: calls are
-// serialised within the process, and across processes only the admin, under
-// setup's lock, changes sources. It returns ErrNoTenantStream for the
-// system tenant or an invalid name.
+// without tenant streams. On a bus opened with Config.ConnectOnly it reads
+// the layout and replicas from the server. A stream update is not
+// compare-and-set: calls are serialised within the process; across
+// processes (setup under its lock, serve, a command issuing a credential
+// to a running serve) a source dropped by a concurrent update is added back
+// by TrimTenants, and the tenant stream keeps meanwhile what was not
+// copied. It returns ErrNoTenantStream for the system tenant or an invalid
+// name.
 func (b *Bus) EnsureTenant(ctx context.Context, tenant string) error {
 	if tenant == events.SystemTenant || events.ValidTenant(tenant) != nil {
 		return fmt.Errorf("%w: %q", ErrNoTenantStream, tenant)
 	}
-	if !b.TenantStreams() {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.SetupMax)
+	defer cancel()
+	layout, replicas := b.tenantLayout, b.Replicas()
+	if _, opened := b.streams[events.StreamModel]; !opened {
+		// Opened with Config.ConnectOnly (a command acting as the admin
+		// on a running serve): the layout and replicas are the server's.
+		s, err := b.JS.Stream(ctx, events.StreamModel)
+		if err != nil {
+			return fmt.Errorf("bus: stream %s: %w", events.StreamModel, err)
+		}
+		cfg := s.CachedInfo().Config
+		layout, replicas = !slices.Contains(cfg.Subjects, events.AllModel), max(1, cfg.Replicas)
+	}
+	if !layout {
 		return nil
 	}
 	b.tenantMu.Lock()
 	defer b.tenantMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.SetupMax)
-	defer cancel()
-	if err := b.ensureTenantStream(ctx, tenant); err != nil {
+	if err := b.ensureTenantStream(ctx, tenant, replicas); err != nil {
 		return err
 	}
 	for _, k := range tenantKinds {
@@ -164,7 +179,7 @@ func (b *Bus) EnsureTenant(ctx context.Context, tenant string) error {
 	return nil
 }
 
-func (b *Bus) tenantConfig(cur jetstream.StreamConfig, tenant string) (jetstream.StreamConfig, bool) {
+func (b *Bus) tenantConfig(cur jetstream.StreamConfig, tenant string, replicas int) (jetstream.StreamConfig, bool) {
 	next := cur
 	next.Subjects = nil
 	for _, k := range tenantKinds {
@@ -177,14 +192,14 @@ func (b *Bus) tenantConfig(cur jetstream.StreamConfig, tenant string) (jetstream
 	next.Discard = jetstream.DiscardNew
 	next.MaxMsgSize = b.cfg.MaxPayload
 	next.AllowAtomicPublish = true // client.Writer and the ingest relay batch on a cluster
-	next.Replicas = b.Replicas()
+	next.Replicas = replicas
 	changed := !slices.Equal(cur.Subjects, next.Subjects) || cur.Duplicates != next.Duplicates || cur.MaxAge != next.MaxAge ||
 		cur.MaxBytes != next.MaxBytes || cur.Discard != next.Discard ||
 		cur.MaxMsgSize != next.MaxMsgSize || !cur.AllowAtomicPublish || cur.Replicas != next.Replicas
 	return next, changed
 }
 
-func (b *Bus) ensureTenantStream(ctx context.Context, tenant string) error {
+func (b *Bus) ensureTenantStream(ctx context.Context, tenant string, replicas int) error {
 	name := TenantStream(tenant)
 	s, err := b.JS.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -193,7 +208,7 @@ func (b *Bus) ensureTenantStream(ctx context.Context, tenant string) error {
 			Description: "Toolstream ingress of tenant " + tenant + " (sourced by " + events.StreamIn + " and " + events.StreamModel + "; never replayed)",
 			Storage:     jetstream.FileStorage,
 			Retention:   jetstream.LimitsPolicy,
-		}, tenant)
+		}, tenant, replicas)
 		if _, err := b.JS.CreateStream(ctx, sc); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			return fmt.Errorf("bus: create stream %s: %w", name, err)
 		}
@@ -203,7 +218,7 @@ func (b *Bus) ensureTenantStream(ctx context.Context, tenant string) error {
 	if err != nil {
 		return fmt.Errorf("bus: stream %s: %w", name, err)
 	}
-	if next, changed := b.tenantConfig(s.CachedInfo().Config, tenant); changed {
+	if next, changed := b.tenantConfig(s.CachedInfo().Config, tenant, replicas); changed {
 		if _, err := b.JS.UpdateStream(ctx, next); err != nil {
 			return fmt.Errorf("bus: update stream %s: %w", name, err)
 		}
@@ -231,7 +246,7 @@ func (b *Bus) ensureSource(ctx context.Context, shared, tenant, kind string) err
 		return nil
 	}
 	cfg.Sources = append(cfg.Sources, want)
-	cfg.Duplicates = b.sharedDuplicates(cfg)
+	cfg.Duplicates = b.sharedDuplicates(cfg, true)
 	if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("bus: add source %s to %s: %w", want.Name, shared, err)
 	}
@@ -268,7 +283,9 @@ type trimMark struct {
 	copied map[string]uint64 // by tenant and kind
 }
 
-// TrimTenants removes from each tenant's ingress stream what both shared
+// TrimTenants adds back any source of a tenant stream that a concurrent
+// update dropped (repairSources) and removes from each tenant's ingress
+// stream what both shared
 // streams have copied and what is older than the duplicate window (so the
 // tenant stream still deduplicates a producer's retry): for each kind, the
 // messages up to the last origin sequence its shared stream held on the
@@ -286,7 +303,7 @@ func (b *Bus) TrimTenants(ctx context.Context) (uint64, error) {
 	if !b.TenantStreams() {
 		return 0, nil
 	}
-	tenants, err := b.Tenants(ctx)
+	tenants, err := b.repairSources(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -357,6 +374,47 @@ func (b *Bus) TrimTenants(ctx context.Context) (uint64, error) {
 	}
 	tr.marks = tr.marks[due+1:]
 	return total, nil
+}
+
+// repairSources lists the tenant streams and ensures each is sourced by
+// both shared streams. A stream update is not compare-and-set: two
+// processes adding a source at once (serve for a gateway key's tenant, a
+// command issuing a producer credential) may each write a config without
+// the other's source; the tenant stream keeps what is not copied, and the
+// next call here adds the source back, which resumes from the last origin
+// sequence copied.
+func (b *Bus) repairSources(ctx context.Context) ([]string, error) {
+	var tenants []string
+	names := b.JS.StreamNames(ctx)
+	for name := range names.Name() {
+		if t, ok := strings.CutPrefix(name, TenantStreamPrefix); ok {
+			tenants = append(tenants, t)
+		}
+	}
+	if err := names.Err(); err != nil {
+		return nil, fmt.Errorf("bus: list streams: %w", err)
+	}
+	sourced := map[string]int{}
+	for _, k := range tenantKinds {
+		s, err := b.JS.Stream(ctx, k.shared)
+		if err != nil {
+			return nil, fmt.Errorf("bus: stream %s: %w", k.shared, err)
+		}
+		for _, src := range s.CachedInfo().Config.Sources {
+			if src != nil {
+				sourced[src.Name]++
+			}
+		}
+	}
+	for _, t := range tenants {
+		if sourced[TenantStream(t)] < len(tenantKinds) {
+			b.cfg.Logger.Warn("tenant stream not sourced; adding its sources", "tenant", t)
+			if err := b.EnsureTenant(ctx, t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return tenants, nil
 }
 
 // RunTenantTrim calls TrimTenants every interval (a tenth of the duplicate

@@ -225,21 +225,35 @@ func TestOpenMovesALogToTenantStreams(t *testing.T) {
 	waitMsgs(ctx, t, b.Stream(events.StreamModel), before.Sequence+2)
 }
 
-// stopSourcing drops every source of tenant's stream from the shared
-// streams, as a shared stream that is unavailable (no quorum, a long stop)
-// copies nothing; EnsureTenant adds them back and each resumes from the
-// last origin sequence its shared stream stored.
-func stopSourcing(ctx context.Context, t *testing.T, b *bus.Bus, tenant string) {
+// stopCopying makes the shared streams refuse what they source, as a
+// shared stream that cannot store (no quorum, full) copies nothing: each
+// gets one message of its own and a limit of one message, discarding new
+// ones; the server retries the source meanwhile. resume puts the limits
+// back, and each source goes on from the last origin sequence stored.
+func stopCopying(ctx context.Context, t *testing.T, b *bus.Bus) (resume func()) {
 	t.Helper()
-	for _, name := range []string{events.StreamIn, events.StreamModel} {
+	var undo []jetstream.StreamConfig
+	for _, subj := range []string{events.InClockSubject, events.ModelClockSubject} {
+		name, _ := events.StreamOf(subj)
+		if _, err := b.JS.Publish(ctx, subj, []byte("own")); err != nil {
+			t.Fatal(err)
+		}
 		info, err := b.Stream(name).Info(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
+		undo = append(undo, info.Config)
 		cfg := info.Config
-		cfg.Sources = slices.DeleteFunc(cfg.Sources, func(s *jetstream.StreamSource) bool { return s.Name == bus.TenantStream(tenant) })
+		cfg.MaxMsgs, cfg.Discard = 1, jetstream.DiscardNew
 		if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
 			t.Fatal(err)
+		}
+	}
+	return func() {
+		for _, cfg := range undo {
+			if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -262,8 +276,8 @@ func subjectMsgs(ctx context.Context, t *testing.T, s jetstream.Stream, filter s
 // acknowledged until the shared streams have copied it, however long that
 // takes. The duplicate window is 1s here (the tenant stream's age limit
 // was the window + 5 min, so 5 min of a stopped TS_MODEL lost events); the
-// shared streams copy nothing for four windows, TrimTenants running all
-// the while; once they copy again each event is in TS_MODEL and TS_IN
+// shared streams store nothing for four windows (stopCopying), TrimTenants
+// running all the while; once they copy again each event is in TS_MODEL and TS_IN
 // once, in order, and only then, a window later, does TrimTenants remove
 // them from the tenant stream.
 func TestTenantStreamKeepsWhatIsNotYetCopied(t *testing.T) {
@@ -277,7 +291,7 @@ func TestTenantStreamKeepsWhatIsNotYetCopied(t *testing.T) {
 	if info, err := ing.Info(ctx); err != nil || info.Config.MaxAge != 0 || info.Config.Discard != jetstream.DiscardNew || info.Config.MaxBytes <= 0 {
 		t.Fatalf("tenant stream limits: %+v, %v", info.Config, err)
 	}
-	stopSourcing(ctx, t, b, "acme")
+	resume := stopCopying(ctx, t, b)
 	const n = 10
 	for i := range n {
 		subj, _ := events.ModelSubject("acme", "r1", fmt.Sprintf("i%d", i))
@@ -298,19 +312,17 @@ func TestTenantStreamKeepsWhatIsNotYetCopied(t *testing.T) {
 		t.Fatalf("after four windows uncopied the tenant stream holds %d messages, want %d", got, n+1)
 	}
 
-	if err := b.EnsureTenant(ctx, "acme"); err != nil { // the shared streams copy again
-		t.Fatal(err)
-	}
+	resume()
 	model := b.Stream(events.StreamModel)
-	waitMsgs(ctx, t, model, n)
-	waitMsgs(ctx, t, b.Stream(events.StreamIn), 1)
+	waitMsgs(ctx, t, model, n+1) // its own message, then acme's
+	waitMsgs(ctx, t, b.Stream(events.StreamIn), 2)
 	for i := range n {
-		m, err := model.GetMsg(ctx, uint64(i+1))
+		m, err := model.GetMsg(ctx, uint64(i+2))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := fmt.Sprintf("ts.model.acme.r1.i%d", i); m.Subject != want {
-			t.Errorf("TS_MODEL seq %d: %s, want %s", i+1, m.Subject, want)
+			t.Errorf("TS_MODEL seq %d: %s, want %s", i+2, m.Subject, want)
 		}
 	}
 
@@ -322,7 +334,41 @@ func TestTenantStreamKeepsWhatIsNotYetCopied(t *testing.T) {
 	if got := subjectMsgs(ctx, t, ing, ">"); got != 0 {
 		t.Errorf("copied and a window old, %d messages are still in the tenant stream", got)
 	}
-	waitMsgs(ctx, t, model, n) // trimming the tenant stream removes nothing of the log
+	waitMsgs(ctx, t, model, n+1) // trimming the tenant stream removes nothing of the log
+}
+
+// TestTrimAddsBackADroppedSource: a source of a tenant stream that a
+// concurrent update of the shared stream dropped (stream updates are not
+// compare-and-set) is added back by TrimTenants, and what the tenant
+// stream kept meanwhile is copied.
+func TestTrimAddsBackADroppedSource(t *testing.T) {
+	ctx := ctxT(t)
+	b := open(t, bus.Config{DataDir: t.TempDir(), TenantStreams: true})
+	for _, tenant := range []string{"acme", "globex"} {
+		if err := b.EnsureTenant(ctx, tenant); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := b.Stream(events.StreamModel).Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := info.Config
+	cfg.Sources = slices.DeleteFunc(cfg.Sources, func(s *jetstream.StreamSource) bool { return s.Name == bus.TenantStream("acme") })
+	if _, err := b.JS.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	subj, _ := events.ModelSubject("acme", "r1", "i1")
+	if _, err := b.Publish(ctx, subj, &events.Event{ID: "e1", Tenant: "acme", Response: "r1", At: 1, Body: &events.TextDelta{Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.TrimTenants(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tenants, err := b.Tenants(ctx); err != nil || !slices.Contains(tenants, "acme") {
+		t.Fatalf("sources after the trim: %v, %v", tenants, err)
+	}
+	waitMsgs(ctx, t, b.Stream(events.StreamModel), 1)
 }
 
 // TestTenantStreamFullRefusesNew: a tenant stream whose shared streams copy
@@ -335,7 +381,7 @@ func TestTenantStreamFullRefusesNew(t *testing.T) {
 	if err := b.EnsureTenant(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
-	stopSourcing(ctx, t, b, "acme")
+	resume := stopCopying(ctx, t, b)
 	subj, _ := events.ModelSubject("acme", "r1", "i1")
 	body := make([]byte, 512)
 	acked := 0
@@ -357,8 +403,6 @@ func TestTenantStreamFullRefusesNew(t *testing.T) {
 	if info, err := b.Stream(bus.TenantStream("acme")).Info(ctx); err != nil || info.State.FirstSeq != 1 || info.State.Msgs != uint64(acked) {
 		t.Fatalf("the full tenant stream: %+v, %v: dropped what it acknowledged", info.State, err)
 	}
-	if err := b.EnsureTenant(ctx, "acme"); err != nil {
-		t.Fatal(err)
-	}
-	waitMsgs(ctx, t, b.Stream(events.StreamModel), uint64(acked))
+	resume()
+	waitMsgs(ctx, t, b.Stream(events.StreamModel), uint64(acked)+1)
 }

@@ -80,8 +80,17 @@ func (s *Stack) startGateway() error {
 		rm.follower.Stop()
 		return err
 	}
+	if err := ensureKeyTenants(ctx, b, log, file); err != nil {
+		return fail(err)
+	}
+	onReload := func(f *gateway.File) {
+		if err := ensureKeyTenants(ctx, b, log, f); err != nil {
+			log.Error("gateway keys reloaded; a tenant's ingress stream was not made", "err", err)
+		}
+		rm.reload(f)
+	}
 	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
-		Telemetry: s.telemetry, OnReload: rm.reload})
+		Telemetry: s.telemetry, OnReload: onReload})
 	if err != nil {
 		return fail(err)
 	}
@@ -125,6 +134,30 @@ func (s *Stack) startGateway() error {
 		}
 		return nil
 	})
+	return nil
+}
+
+// ensureKeyTenants makes the ingress stream of every tenant a key of f
+// names, on a log with per-tenant ingress streams (bus.EnsureTenant; a
+// no-op on the shared layout): the gateway writes each key's tenant's
+// ts.model and ts.in subjects, which no stream takes until then. Serve on
+// one machine is the admin and makes them; on a cluster `toolstream setup
+// --tenants` makes them, and serve only says which are missing.
+func ensureKeyTenants(ctx context.Context, b *bus.Bus, log *slog.Logger, f *gateway.File) error {
+	seen := map[string]bool{}
+	for _, k := range f.Keys {
+		if seen[k.Tenant] || k.Tenant == "" {
+			continue
+		}
+		seen[k.Tenant] = true
+		if err := b.EnsureTenant(ctx, k.Tenant); err != nil {
+			if !b.Embedded() {
+				log.Warn("gateway key's tenant has no ingress stream this serve may make; run toolstream setup --tenants as the admin", "tenant", k.Tenant, "err", err)
+				continue
+			}
+			return fmt.Errorf("gateway key's tenant %s: %w", k.Tenant, err)
+		}
+	}
 	return nil
 }
 
