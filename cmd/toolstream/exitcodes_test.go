@@ -118,7 +118,9 @@ func TestVersion(t *testing.T) {
 // else") where docs/operations.md names a code: a required flag left out,
 // deny without --reason, a role that does not exist and a producer without
 // its tenant are bad input (4);
-// setup --nats-url where no server answers is no server (5). Run before
+// setup --nats-url where no server answers is no server (5); serve's
+// --tools file that is not there is refused before anything starts (it was
+// said, "watch: stat tools.yaml", once the server was up). Run before
 // anything is served: none of them needs one to be refused.
 func TestMistakesExitWithTheirCode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -136,6 +138,7 @@ func TestMistakesExitWithTheirCode(t *testing.T) {
 		{[]string{"creds", "opertor", "--out", filepath.Join(data, "x.creds")}, exitBadInput, `unknown role: "opertor"`},
 		{[]string{"creds", "producer", "--out", filepath.Join(data, "x.creds")}, exitBadInput, "creds producer needs --tenant T"},
 		{[]string{"setup", "--nats-url", "nats://127.0.0.1:1"}, exitUnavailable, "no servers available"},
+		{[]string{"serve", "--tools", filepath.Join(data, "tols.yaml"), "--listen", "127.0.0.1:0"}, exitBadInput, "tols.yaml: no such file"},
 	} {
 		root := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
 		root.SetArgs(append(tc.args, "--data", data, "--log-level", "error"))
@@ -143,5 +146,9 @@ func TestMistakesExitWithTheirCode(t *testing.T) {
 		if err == nil || exitCode(err) != tc.code || !strings.Contains(userMessage(err), tc.say) {
 			t.Errorf("toolstream %s: %v (exit %d); want exit %d saying %q", strings.Join(tc.args, " "), err, exitCode(err), tc.code, tc.say)
 		}
+	}
+	// serve refused its missing --tools before starting anything.
+	if _, err := os.Stat(filepath.Join(data, "nats")); err == nil {
+		t.Errorf("serve with a --tools file that is not there started a server on --data first")
 	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -37,6 +39,14 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 				return err
 			}
 			d.log = log
+			// A --tools file that is not there was said once the server,
+			// its streams and consumers were up ("watch: stat tools.yaml:
+			// no such file or directory"): now before anything starts.
+			if tools != "" {
+				if _, err := os.Stat(tools); errors.Is(err, fs.ErrNotExist) {
+					return badInput("--tools %s: no such file (README, \"1. A tools file\", shows one)", tools)
+				}
+			}
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {
 				return err
 			}
