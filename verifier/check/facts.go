@@ -470,12 +470,20 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 			key := evidence.LastToken(ix.Leaves[l].Ptr())
 			for _, s := range cx.scopeLeaves(func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindStr && !lf.SubjKey }) {
 				if evidence.LastToken(ix.Leaves[s].Ptr()) == key {
+					if negated {
+						// "B is no longer curing" beside B's status ready,
+						// another row's curing: the subject's field holds
+						// another value, as the negation says.
+						f = supported(ix, "negated, and the field holds another value", s)
+						f.negUsed = true
+						break
+					}
 					f = fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(s)},
 						reason: "evidence says " + ix.Leaves[s].Raw() + " at " + ix.Leaves[s].Ptr()}
 					break
 				}
 			}
-			if f.verdict == events.VerdictContradicted {
+			if f.verdict != events.VerdictUnsupported {
 				break
 			}
 		}
