@@ -48,6 +48,13 @@ type Config struct {
 	UsedFile string
 	// SessionTTL bounds a session; default 12h.
 	SessionTTL time.Duration
+	// IdleTimeout closes a kept-alive connection that sends no request for
+	// that long (default 2m), so connections opened and left idle, by
+	// anyone who can reach the port, do not hold the listener's places;
+	// MaxHeaderBytes bounds a request's headers (default 64 KiB; more is
+	// 431). Serve applies both.
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
 	// CallsMax and AnswersMax bound the tables kept in memory; default
 	// 5000 and 500.
 	CallsMax, AnswersMax int
@@ -79,6 +86,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 12 * time.Hour
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 2 * time.Minute
+	}
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = 64 << 10
 	}
 	if cfg.CallsMax <= 0 {
 		cfg.CallsMax = 5000
@@ -126,6 +139,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: s.cfg.IdleTimeout, MaxHeaderBytes: s.cfg.MaxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return ctx }} // open event streams end with ctx
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -916,10 +916,10 @@ func TestRunModeUsageCountsAgainstTheKey(t *testing.T) {
 
 // TestRunModeFailedRunIsNotRetried: a run that failed (rounds_exhausted:
 // the model still called a tool after its last round) answered 502, which
-// the official SDKs retry twice by default: one `node run.mjs` of the
-// README started three runs of 8 rounds each (review rev13). The answer
-// now says X-Should-Retry: false, which both SDKs obey; its status and
-// error are as before.
+// the official SDKs retry twice by default: the README's run-mode script
+// with the openai package started three runs of 8 rounds each (review
+// rev13). The answer now says X-Should-Retry: false, which both SDKs
+// obey; its status and error are as before.
 func TestRunModeFailedRunIsNotRetried(t *testing.T) {
 	rg := startRunGateway(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -56,7 +56,8 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 	if c.UsedFile == "" {
 		c.UsedFile = filepath.Join(filepath.Dir(c.KeyFile), "console-used")
 	}
-	cfg := console.Config{Bus: b, Key: key, UsedFile: c.UsedFile, Runners: runners, Executor: s.executor, Logger: log, Forget: c.Forget}
+	cfg := console.Config{Bus: b, Key: key, UsedFile: c.UsedFile, Runners: runners, Executor: s.executor, Logger: log, Forget: c.Forget,
+		IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes}
 	if cfg.Forget == nil {
 		cfg.Forget = s.consoleForget
 	}
