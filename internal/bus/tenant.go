@@ -47,9 +47,9 @@ import (
 //
 // Why not a work-queue or interest stream, which would remove a message
 // once taken: a source is an internal consumer with AckPolicy none
-// (nats-server v2.15.2, server/stream.go, trySetupSourceConsumer), and on a
+// (nats-server v2.15.2, stream.go in its server package, trySetupSourceConsumer), and on a
 // stream of either retention an ack-none consumer removes a message when it
-// delivers it (server/consumer.go, deliverMsg: "If we are ack none and mset
+// delivers it (consumer.go in its server package, deliverMsg: "If we are ack none and mset
 // is interest only ..."), before the shared stream stored it; a failed
 // store (no quorum, a full stream) retries from that origin sequence
 // (processInboundSourceMsg, retrySourceConsumerAtSeq), which would be gone.
@@ -92,7 +92,7 @@ func (b *Bus) sharedSubjects(name string) []string {
 // one, except on a shared stream that sources tenant streams, which keeps
 // none (finding D, docs/security.md). The server applies a stream's window
 // to what it sources as to what is published to it (nats-server v2.15.2,
-// server/stream.go: processInboundSourceMsg stores through
+// stream.go in its server package: processInboundSourceMsg stores through
 // processJetStreamMsg, whose check of Nats-Msg-Id against the stream's
 // ddmap does not tell a sourced message from another; the source header
 // does not rewrite the id), and one window spans every tenant: a
@@ -292,7 +292,7 @@ type trimMark struct {
 // tenant's subjects at a call at least the window ago. It reads the origin
 // sequence from the Nats-Stream-Source header of the shared stream's last
 // message on those subjects, as the server does to resume a source
-// (nats-server v2.15.2, server/stream.go, startingSequenceForSources); a
+// (nats-server v2.15.2, stream.go in its server package, startingSequenceForSources); a
 // source copies in origin order, so everything at or below it is copied.
 // A message deleted from the shared stream (ingest's delete of a clear raw
 // event) makes the bound older, never newer: nothing is purged that was
@@ -363,7 +363,7 @@ func (b *Bus) TrimTenants(ctx context.Context) (uint64, error) {
 			return total, fmt.Errorf("bus: stream %s: %w", TenantStream(tenant), err)
 		}
 		// A purge by subject and sequence removes that subject's messages
-		// below the sequence (server/filestore.go, PurgeEx).
+		// below the sequence (nats-server's file store, PurgeEx).
 		if err := s.Purge(ctx, jetstream.WithPurgeSubject(f), jetstream.WithPurgeSequence(seq+1)); err != nil {
 			return total, fmt.Errorf("bus: trim %s on %s: %w", f, TenantStream(tenant), err)
 		}
