@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,25 +61,7 @@ func TestAHabitChangedInNewWordsSupersedes(t *testing.T) {
 		{"en-verb-with-when", "I practise for half an hour after dinner.", "I've started practising for two hours after dinner.", "two hours"},
 		{"en-split-change", "I swim on Tuesdays and Fridays.", "I've cut swimming back to once a week.", "once a week"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			e, s := sayTwo(t, c.first, c.second, at)
-			old := getRecord(t, e, s, "m1")
-			if !old.Slotted() {
-				t.Fatalf("the first statement slotted nothing: %+v", old)
-			}
-			nu := getRecord(t, e, s, "m2")
-			if old.SupersededBy != "" {
-				nu = getRecord(t, e, s, refID(old.SupersededBy))
-			}
-			if nu.Message != "m2" || nu.Subject != old.Subject || nu.Attribute != old.Attribute || nu.Status != StatusActive ||
-				!strings.Contains(nu.Value, c.want) {
-				t.Errorf("newer %s %s/%s=%q %s; want m2's in %s/%s holding %q, active", nu.Ref(), nu.Subject, nu.Attribute,
-					nu.Value, nu.Status, old.Subject, old.Attribute, c.want)
-			}
-			if old.Status != StatusSuperseded || !slices.Contains(nu.Supersedes, old.Ref()) {
-				t.Errorf("older %+v, want superseded by %s with the link back", old, nu.Ref())
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { supersedes(t, c.first, c.second, at, c.want) })
 	}
 	// "back to work" restates nothing: m2 is an episode, m1 stays
 	if e, s := sayTwo(t, "I practise for half an hour after dinner.", "I'm back to work next week.", at); getRecord(t, e, s, "m1").Status != StatusActive {
