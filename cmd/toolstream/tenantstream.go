@@ -83,10 +83,11 @@ func (g *globals) ensureTenant(ctx context.Context, log *slog.Logger, tenant str
 	if _, running := readServerRecord(g.data); !running && g.natsURL == "" && !g.listenSet {
 		return false, nil
 	}
-	creds, user := g.creds, g.user
-	g.creds, g.user = "", "" // the admin of --data's material, whatever the command itself connects as
-	url, opts, err := g.dial(asAdmin)
-	g.creds, g.user = creds, user
+	// The admin of --data's material, whatever the command itself
+	// connects as: a copy of the flags without its credentials.
+	adm := *g
+	adm.creds, adm.user = "", ""
+	url, opts, err := adm.dial(asAdmin)
 	if err != nil {
 		return false, err
 	}
