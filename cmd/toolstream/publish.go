@@ -79,9 +79,7 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 					"raw_events": pub.Raw, "events": pub.Model, "last_seq": pub.Last, "duplicates": pub.Duplicates})
 			}
 			if pub.Duplicates > 0 {
-				// Written before by this identity (a stream published again):
-				// the log keeps the first copy.
-				defer fmt.Fprintf(g.stdout, "%d of them were already in the log (published before under this identity's message ids); stored once\n", pub.Duplicates)
+				defer alreadyInLog(g.stdout, s, pub)
 			}
 			if s.Raw {
 				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Last)
@@ -102,6 +100,26 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was published as JSON")
 	cmd.Flags().StringVar(&s.Step, "step", "", "step of the run (part of the idempotency key)")
 	return cmd
+}
+
+// alreadyInLog says what a publish whose events the log held already
+// stored. A stream's message ids come from its tenant, its --stream id (the
+// file's name by default) and each event's place, under the credential's
+// key, not from --user, --session or --run: so the same command again
+// (a resume) stores each event once, and so does the same file published
+// for another user, which stored nothing and said only "stored once" (a
+// newcomer took it for yan's stream published). When nothing new was
+// stored it now says so, and why another user's copy cannot be: a
+// response is assembled once, whoever publishes it again.
+func alreadyInLog(w io.Writer, s client.Stream, pub client.Published) {
+	fmt.Fprintf(w, "%d of them were already in the log (stream %q was published before with this credential, under whatever --user or --run); stored once\n", pub.Duplicates, s.ID)
+	sent := pub.Model
+	if s.Raw {
+		sent = pub.Raw // and the end-of-stream marker
+	}
+	if pub.Duplicates >= sent {
+		fmt.Fprintf(w, "nothing new was stored: the log keeps a stream once per --stream id, and a response is assembled once, so a recorded response published again for another user adds nothing (publish a response of its own for each user)\n")
+	}
 }
 
 // cutShort is the error of a publish that stopped part way: the server

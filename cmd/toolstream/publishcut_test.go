@@ -129,3 +129,44 @@ func TestPublishCutShortSaysWhatIsKept(t *testing.T) {
 		t.Errorf("the log holds %d model events; the stream is %d (stored twice or lost)", n, total)
 	}
 }
+
+// TestSameFileForAnotherUserSaysNothingNewStored: the same recorded file
+// published for a second user stores nothing (its message ids name the
+// stream, not the user, and its response is assembled once), and publish
+// says so instead of "stored once" alone; a resume of the first user's
+// publish keeps reading as one. Found by review: the second user's publish
+// exited 0 saying only that events were "stored once".
+func TestSameFileForAnotherUserSaysNothingNewStored(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	r := edgeRig{t, ctx, b.ClientURL()}
+	producer := bustest.Creds(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	file := filepath.Join(t.TempDir(), "refund.jsonl")
+	if err := os.WriteFile(file, []byte(chatCalls(0, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []bool{false, true} {
+		args := []string{"publish", "--tenant", "acme", "--stream", fmt.Sprintf("refund-%v", raw)}
+		if raw {
+			args = append(args, "--raw")
+		}
+		first, err, _ := r.run(producer, append(args, "--user", "zed", "--run", "r9", file)...)
+		if err != nil || strings.Contains(first, "already in the log") {
+			t.Fatalf("raw %v: zed's publish: %v %q", raw, err, first)
+		}
+		before := modelMsgs(t, ctx, b)
+		out, err, _ := r.run(producer, append(args, "--user", "yan", "--run", "r10", file)...)
+		if err != nil {
+			t.Fatalf("raw %v: yan's publish: %v", raw, err)
+		}
+		if modelMsgs(t, ctx, b) != before {
+			t.Fatalf("raw %v: yan's copy stored model events: the test's premise moved (say so in publish's message)", raw)
+		}
+		for _, want := range []string{"already in the log", "nothing new was stored", "another user"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("raw %v: yan's publish printed %q; want it to say %q", raw, out, want)
+			}
+		}
+	}
+}
