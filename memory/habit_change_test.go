@@ -60,6 +60,11 @@ func TestAHabitChangedInNewWordsSupersedes(t *testing.T) {
 		{"en-only-how-often", "I mow the lawn every Saturday.", "Lately I only mow the lawn once a fortnight.", "fortnight"},
 		{"en-verb-with-when", "I practise for half an hour after dinner.", "I've started practising for two hours after dinner.", "two hours"},
 		{"en-split-change", "I swim on Tuesdays and Fridays.", "I've cut swimming back to once a week.", "once a week"},
+		// a new day or time that names no thing, or names it in other words
+		{"zh-day-names-nothing", "我每周二下午去练瑜伽。", "现在改到周五了。", "周五"},
+		{"zh-day-and-time", "我每周三晚上去打羽毛球。", "现在改成周六下午了。", "周六下午"},
+		{"en-moved-to-a-day", "I swim on Tuesdays and Fridays.", "I've moved my swims to Saturdays.", "Saturdays"},
+		{"en-shifted-it", "I walk the dog at 7 every evening.", "I've shifted it to the mornings.", "mornings"},
 	} {
 		t.Run(c.name, func(t *testing.T) { supersedes(t, c.first, c.second, at, c.want) })
 	}
@@ -73,6 +78,11 @@ func TestAHabitChangedInNewWordsSupersedes(t *testing.T) {
 		{"en-kin-habit", "I swim on Tuesdays and Fridays.", "My brother swims on Sundays."},
 
 		{"en-two-habits", "I mow the lawn every Saturday.", "I practise for half an hour after dinner."},
+		// moved to a place, not to a day or time: no new schedule
+		{"en-moved-to-a-place", "I swim on Tuesdays and Fridays.", "I moved my car to the garage."},
+		{"zh-moved-to-a-place", "我每周三晚上去打羽毛球。", "我把车停到地下车库了。"},
+		// a new day said after a fact that says no day or time
+		{"zh-day-after-no-schedule", "我的帐篷是牧高笛的。", "现在改到周五了。"},
 	} {
 		t.Run(c.name, func(t *testing.T) { keepsBoth(t, c.first, c.second, at, false) })
 	}

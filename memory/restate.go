@@ -339,11 +339,11 @@ func (x *tx) restated(n *Record) (*Record, error) {
 			best, bestScore = h, score
 		}
 	}
-	if best == nil && saysHowOften(n.Value) {
+	if best == nil && saysSchedule(n.Value) {
 		// a new schedule that names no thing (现在改成每周都去看一场了,
-		// "make it twice a week now") replaces the user's newest habit said
-		// with how often it is done
-		return x.newestEarlier(n, func(h *Record) bool { return h.Kind != KindConstraint && saysHowOften(h.Value) })
+		// "make it twice a week now", 现在改到周四了) replaces the user's
+		// newest habit said with how often or when it is done
+		return x.newestEarlier(n, func(h *Record) bool { return h.Kind != KindConstraint && saysSchedule(h.Value) })
 	}
 	return best, nil
 }
@@ -361,6 +361,26 @@ func saysHowOften(value string) bool {
 	ws := words(value)
 	for i := range ws {
 		if phraseAt(ws, i, howOften) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// doneWhen, zhDoneWhen: the words that say on which day or at what time
+// of day a thing is done ([restatements] when).
+var doneWhen, zhDoneWhen = cueSplit("restatements", "when")
+
+// saysSchedule reports whether value says how often (saysHowOften) or when
+// a thing is done: a word of [restatements] when (Thursday, nights; 周四,
+// 晚上).
+func saysSchedule(value string) bool {
+	if saysHowOften(value) || containsAnyOf(value, zhDoneWhen) {
+		return true
+	}
+	ws := words(value)
+	for i := range ws {
+		if phraseAt(ws, i, doneWhen) > 0 {
 			return true
 		}
 	}
@@ -460,6 +480,7 @@ func shared(a, b []string) int {
 var (
 	changeVerb        = wordSet("restatements", "change_verb")
 	changeParticle, _ = cueSplit("restatements", "change_particle")
+	scheduleVerb      = wordSet("restatements", "schedule_verb")
 )
 
 // changeSpan bounds the words between a verb of change and its particle.
@@ -468,16 +489,27 @@ const changeSpan = 4
 // splitChangeAt reports whether a change is said at i with its thing
 // between the verb and its particle ("cut journaling back to", "bumped my
 // savings target up to": [restatements] change_verb, change_particle).
+//
+// A verb of [restatements] schedule_verb is a change said so with "to"
+// and when it is moved to ("moved my swim to Wednesday evenings": a word
+// of [restatements] when, after a determiner or none).
 func splitChangeAt(ws []word, i int) bool {
-	if !changeVerb[ws[i].low] {
+	if !changeVerb[ws[i].low] && !scheduleVerb[ws[i].low] {
 		return false
 	}
-	for j := i + 2; j < len(ws) && j <= i+1+changeSpan; j++ {
+	for j := i + 1; j < len(ws) && j <= i+1+changeSpan; j++ {
 		if ws[j].low == "," {
 			return false
 		}
-		if phraseAt(ws, j, changeParticle) > 0 {
+		if j >= i+2 && changeVerb[ws[i].low] && phraseAt(ws, j, changeParticle) > 0 {
 			return true
+		}
+		if scheduleVerb[ws[i].low] && ws[j].low == "to" {
+			k := j + 1
+			for k < len(ws) && determiners[ws[k].low] {
+				k++
+			}
+			return k < len(ws) && phraseAt(ws, k, doneWhen) > 0
 		}
 	}
 	return false
