@@ -104,6 +104,18 @@ func TestLoCoMoRecall(t *testing.T) {
 		}
 		defer misses.Close()
 	}
+	// TOOLSTREAM_LOCOMO_QUESTIONS names a file that gets one line for
+	// each question and mode (tab-separated: the write, the mode, the
+	// conversation, the question's index in its qa list, its category,
+	// 1 when found and 0 when missed, the question), so two runs can be
+	// diffed question by question
+	var questions *os.File
+	if f := os.Getenv("TOOLSTREAM_LOCOMO_QUESTIONS"); f != "" {
+		if questions, err = os.Create(f); err != nil {
+			t.Fatal(err)
+		}
+		defer questions.Close()
+	}
 	writes := []string{"episode", "message", "message without quota"}
 	if s := os.Getenv("TOOLSTREAM_LOCOMO_WRITES"); s != "" { // some of them, comma-separated
 		writes = strings.Split(s, ",")
@@ -171,7 +183,7 @@ func TestLoCoMoRecall(t *testing.T) {
 					activeMax = max(activeMax, m.Active)
 				}
 			}
-			for _, qa := range c.qa {
+			for i, qa := range c.qa {
 				if len(qa.evidence) == 0 {
 					continue
 				}
@@ -208,6 +220,15 @@ func TestLoCoMoRecall(t *testing.T) {
 					tl.n++
 					if found {
 						tl.found++
+					}
+					if questions != nil {
+						f := 0
+						if found {
+							f = 1
+						}
+						if _, err := fmt.Fprintf(questions, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", write, m, c.id, i, qa.category, f, qa.question); err != nil {
+							t.Fatal(err)
+						}
 					}
 					if !found && misses != nil && m == modes[len(modes)-1] {
 						if err := dumpMiss(misses, e, store, write, c.id, qa, q, res, emb); err != nil {
