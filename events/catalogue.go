@@ -57,6 +57,7 @@ var catalogue = map[Kind]entry{
 	KindReplanSuggested: {1, func() Body { return new(ReplanSuggested) }},
 	KindPlanWritten:     {1, func() Body { return new(PlanWritten) }},
 	KindRunMessage:      {1, func() Body { return new(RunMessage) }},
+	KindRunEnded:        {1, func() Body { return new(RunEnded) }},
 
 	KindStreamFrame:  {1, func() Body { return new(StreamFrame) }},
 	KindStreamFrames: {1, func() Body { return new(StreamFrames) }},

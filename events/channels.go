@@ -117,7 +117,7 @@ func Channels() []Channel {
 		{Name: "runs", Address: "ts.run.{tenant}.{run}", Stream: StreamOut, Build: build2(RunSubject),
 			Params:      []Param{{"run", "The run (the Ts-Run header; a response without one is its own run)." + tokenNote}},
 			Description: "The loop back to the model: rounds settled with their tool-result messages, degradation, replan suggestions, plans and input turns.",
-			Kinds:       []Kind{KindRunCall, KindRoundSettled, KindRunDegraded, KindReplanSuggested, KindPlanWritten, KindRunMessage}},
+			Kinds:       []Kind{KindRunCall, KindRoundSettled, KindRunDegraded, KindReplanSuggested, KindPlanWritten, KindRunMessage, KindRunEnded}},
 		{Name: "gateway", Address: "ts.gw.{tenant}.{api}.{stream}", Stream: StreamGateway, Build: build3(GatewaySubject),
 			Params: []Param{{"api", "The gateway's API: chat, responses or messages."},
 				{"stream", "The provider's response id (or the gateway's request id when the provider named none)." + tokenNote}},

@@ -89,3 +89,10 @@ func SplitModelEventID(eid string) (tenant, response string, rawSeq uint64, n in
 	}
 	return parts[0], response, rawSeq, n, true
 }
+
+// RunEndedID names a run's end as its driver recorded it at the run's
+// version: a driver that retries the write writes the same id, and an end
+// after the run's next input turn (a new version) is a new one.
+func RunEndedID(tenant, run string, version uint64) string {
+	return id("run-ended", tenant, run, strconv.FormatUint(version, 10))
+}

@@ -26,6 +26,10 @@ const (
 	KindPlanWritten Kind = "run.plan_written"
 	// KindRunMessage: a driver's input turn (the user's message).
 	KindRunMessage Kind = "run.message"
+	// KindRunEnded: the run's driver stopped driving it short of an
+	// answer (failed, cancelled), and why; the run's next input turn opens
+	// it again.
+	KindRunEnded Kind = "run.ended"
 )
 
 // CallVerdict says what a RunCall records.
@@ -158,6 +162,20 @@ func (*RunDegraded) Kind() Kind     { return KindRunDegraded }
 func (*ReplanSuggested) Kind() Kind { return KindReplanSuggested }
 func (*PlanWritten) Kind() Kind     { return KindPlanWritten }
 func (*RunMessage) Kind() Kind      { return KindRunMessage }
+func (*RunEnded) Kind() Kind        { return KindRunEnded }
+
+// RunEnded says the run's driver stopped short of an answer: Status is
+// "failed" (the upstream failed, a budget of rounds, tokens or replans ran
+// out, the response failed) or "cancelled" (the client went away and asked
+// the run to end with it); Reason and Detail say why, as the gateway told
+// its client. Only the driver holding the run's lease writes it (the runs
+// service checks the lease's driver and epoch).
+type RunEnded struct {
+	Status string `msgpack:"s"`
+	Reason string `msgpack:"r,omitempty"`
+	Detail string `msgpack:"d,omitempty"`
+	Driver string `msgpack:"dr,omitempty"`
+}
 
 // RunSubject is where the events of one run live: ts.run.<tenant>.<run>.
 func RunSubject(tenant, run string) (string, error) { return subject("run", tenant, run) }

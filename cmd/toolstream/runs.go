@@ -151,7 +151,12 @@ func printRuns(w io.Writer, rs []runs.Run) error {
 		if parent == "" {
 			parent = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Status, r.Version, r.Rounds, r.Settled, r.Calls, r.FailuresInRow,
+		// STATUS: with why, where the driver stopped the run short of an answer.
+		status := string(r.Status)
+		if r.Ended != "" && r.Status == r.Ended && r.EndReason != "" {
+			status += " (" + r.EndReason + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, status, r.Version, r.Rounds, r.Settled, r.Calls, r.FailuresInRow,
 			r.InputTokens, r.OutputTokens, r.Format, parent, time.Unix(0, r.LastAt).UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()

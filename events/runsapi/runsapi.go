@@ -19,18 +19,19 @@ import (
 
 // ServicePrefix is the subject prefix of the runs service's endpoints:
 // tsv.runs.<verb>.<tenant>, verb one of get, list, rounds, history, plan,
-// message, lease, renew, release. The tenant is the subject's last token,
+// message, lease, renew, release, end. The tenant is the subject's last token,
 // never the request's, so a producer allowed tsv.runs.*.<its tenant> asks
 // about its own runs only. Requests and replies are JSON (Request).
 const ServicePrefix = "tsv.runs"
 
 // Verbs are the service's endpoints.
-var Verbs = []string{"get", "list", "rounds", "history", "plan", "message", "lease", "renew", "release"}
+var Verbs = []string{"get", "list", "rounds", "history", "plan", "message", "lease", "renew", "release", "end"}
 
 // LeaseVerbs are the endpoints of a run's lease, of Verbs: whoever drives a
-// run takes, renews and releases it (the runs and driver roles, never a
-// tenant's producer, docs/security.md).
-var LeaseVerbs = []string{"lease", "renew", "release"}
+// run takes, renews and releases it, and records that it stopped driving
+// it short of an answer (end, under the lease it holds) — the runs and
+// driver roles, never a tenant's producer (docs/security.md).
+var LeaseVerbs = []string{"lease", "renew", "release", "end"}
 
 // ServiceSubject is the subject of verb for tenant.
 func ServiceSubject(verb, tenant string) string { return ServicePrefix + "." + verb + "." + tenant }
@@ -62,6 +63,11 @@ type Request struct {
 	// message: the run whose delegate call started this one (its first
 	// message names it; the view links both runs).
 	Parent string `json:"parent,omitempty"`
+	// end: how the driver stopped (failed or cancelled) and why; Driver
+	// and Epoch name the lease it holds.
+	Status Status `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // WriteReply answers plan and message.
@@ -100,8 +106,12 @@ const (
 	// StatusDegraded: settled, but too many calls failed in a row: the next
 	// request should let the model answer without tools.
 	StatusDegraded Status = "degraded"
-	// StatusFailed: the last response failed or was cut without calls.
+	// StatusFailed: the last response failed or was cut without calls, or
+	// the driver stopped the run short of an answer (Ended says why).
 	StatusFailed Status = "failed"
+	// StatusCancelled: the driver ended the run at its client's request
+	// (the client went away with Toolstream-On-Disconnect: cancel).
+	StatusCancelled Status = "cancelled"
 )
 
 // CallState is where one call of a round is.
@@ -174,6 +184,12 @@ type Run struct {
 	FirstAt   int64  `msgpack:"fa0" json:"first_at"`
 	LastAt    int64  `msgpack:"la" json:"last_at"`
 	LastSeq   uint64 `msgpack:"ls" json:"last_seq"`
+	// Ended is how the driver stopped the run short of an answer (failed,
+	// cancelled; run.ended), EndReason and EndDetail why; the run's next
+	// input turn clears them.
+	Ended     Status `msgpack:"en,omitempty" json:"ended,omitempty"`
+	EndReason string `msgpack:"er,omitempty" json:"end_reason,omitempty"`
+	EndDetail string `msgpack:"ed,omitempty" json:"end_detail,omitempty"`
 }
 
 // Call is one call of a round.

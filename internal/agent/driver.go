@@ -516,6 +516,9 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err == nil && out.Status == StatusCancelled {
 		out, err = d.cancel(bg, rec)
 	}
+	if err == nil && (out.Status == StatusCancelled || out.Status == StatusFailed && out.Reason != ReasonLeaseLost) {
+		d.end(bg, spec, held, out)
+	}
 	if err == nil && out.Reason != ReasonLeaseLost {
 		// Ended here (answered, waiting, cancelled, failed): a restart has
 		// nothing to resume. A lost lease is the new driver's to finish.
@@ -524,6 +527,23 @@ func (d *Driver) drive(ctx context.Context, spec Spec) (*Outcome, error) {
 		}
 	}
 	return out, err
+}
+
+// end records in the run, under the lease this drive holds, that it
+// stopped short of an answer and why: the runs view showed the last
+// round's status (settled) for a run its client was told had failed. Not
+// recorded is only logged: the client has its answer either way.
+func (d *Driver) end(ctx context.Context, spec Spec, held *runs.Held, out *Outcome) {
+	ls := held.Lease()
+	status := runs.StatusFailed
+	if out.Status == StatusCancelled {
+		status = runs.StatusCancelled
+	}
+	err := d.runsWrite(ctx, "end", spec.Tenant, runs.Request{Run: spec.Run, User: spec.User, Driver: ls.Driver, Epoch: ls.Epoch,
+		Status: status, Reason: string(out.Reason), Detail: out.Detail})
+	if err != nil {
+		d.log.Warn("run's end not recorded", "tenant", spec.Tenant, "run", spec.Run, "status", out.Status, "reason", out.Reason, "err", err)
+	}
 }
 
 // cancel records that the run was cancelled.

@@ -175,25 +175,31 @@ func (d *Driver) startTurn(ctx context.Context, spec Spec, rec *stored, first bo
 // (sealed under the user's key; the service answers once the runs view
 // applied it). The id makes a repeat of the same message the same event.
 func (d *Driver) message(ctx context.Context, spec Spec, id, text string) error {
-	data, err := json.Marshal(runs.Request{Run: spec.Run, ID: id, Text: text, User: spec.User, Parent: spec.Parent, HistoryOptions: runs.HistoryOptions{Format: spec.Format}})
+	return d.runsWrite(ctx, "message", spec.Tenant, runs.Request{Run: spec.Run, ID: id, Text: text, User: spec.User, Parent: spec.Parent, HistoryOptions: runs.HistoryOptions{Format: spec.Format}})
+}
+
+// runsWrite asks the runs service to write (verb message or end) and
+// returns an error unless the view applied it.
+func (d *Driver) runsWrite(ctx context.Context, verb, tenant string, req runs.Request) error {
+	data, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.cfg.ServiceTimeout)
 	defer cancel()
-	msg, err := d.cfg.Conn.RequestWithContext(rctx, runs.ServiceSubject("message", spec.Tenant), data)
+	msg, err := d.cfg.Conn.RequestWithContext(rctx, runs.ServiceSubject(verb, tenant), data)
 	if err != nil {
-		return runsErr("message", err)
+		return runsErr(verb, err)
 	}
 	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		return runsErr("message", fmt.Errorf("%s: %s", code, msg.Header.Get(micro.ErrorHeader)))
+		return runsErr(verb, fmt.Errorf("%s: %s", code, msg.Header.Get(micro.ErrorHeader)))
 	}
 	var reply runs.WriteReply
 	if err := json.Unmarshal(msg.Data, &reply); err != nil {
-		return runsErr("message", err)
+		return runsErr(verb, err)
 	}
 	if !reply.Applied {
-		return runsErr("message", fmt.Errorf("refused: %s %s", reply.Reason, reply.Detail))
+		return runsErr(verb, fmt.Errorf("refused: %s %s", reply.Reason, reply.Detail))
 	}
 	return nil
 }

@@ -193,6 +193,7 @@ var policy = []action{
 	{false, "tsv.runs.lease.acme", []auth.Identity{operator, drvRole}, "a run lease of acme's (a producer's would stop its driver)"},
 	{false, "tsv.runs.renew.acme", []auth.Identity{operator, drvRole}, "renewing a run lease of acme's"},
 	{false, "tsv.runs.release.acme", []auth.Identity{operator, drvRole}, "releasing a run lease of acme's"},
+	{false, "tsv.runs.end.acme", []auth.Identity{operator, drvRole}, "ending a run of acme's (a producer's would mark it failed)"},
 	// Buckets: each is written by its role only.
 	{false, "$KV.ts_leases.assembler-p0", []auth.Identity{asmRole}, "the assembler's leases"},
 	{false, "$KV.ts_exec.k", []auth.Identity{execRole}, "call records"},

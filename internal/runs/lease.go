@@ -177,6 +177,32 @@ func isConflict(err error) bool {
 		errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
 }
 
+// Holds reports whether driver holds the run's lease at epoch now:
+// ErrLeaseLost when another driver holds it, it expired or was released,
+// or nobody took it. What only the run's driver may write (its end) is
+// written under this check.
+func (l *Leases) Holds(ctx context.Context, tenant, run, driver string, epoch uint64) error {
+	key, err := leaseKey(tenant, run)
+	if err != nil {
+		return err
+	}
+	e, err := l.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("%w: %s/%s has no lease", ErrLeaseLost, tenant, run)
+	}
+	if err != nil {
+		return fmt.Errorf("runs: read lease: %w", err)
+	}
+	var cur record
+	if err := json.Unmarshal(e.Value(), &cur); err != nil {
+		return fmt.Errorf("runs: lease %s: %w", key, err)
+	}
+	if driver == "" || cur.Driver != driver || cur.Epoch != epoch || !l.cfg.Clock().Before(time.Unix(0, cur.Expires)) {
+		return fmt.Errorf("%w: %s/%s is not held by %q at epoch %d", ErrLeaseLost, tenant, run, driver, epoch)
+	}
+	return nil
+}
+
 // Renew extends a lease by the TTL, by compare-and-set on the revision it
 // holds, and updates it. ErrLeaseLost when the lease expired before the
 // renewal or another driver changed the record (took it over): the driver

@@ -70,7 +70,7 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 		return err
 	}
 	switch ev.Body.(type) {
-	case *events.ResponseOutcome, *events.CallSucceeded, *events.CallFailed, *events.RunCall, *events.PlanWritten, *events.RunMessage:
+	case *events.ResponseOutcome, *events.CallSucceeded, *events.CallFailed, *events.RunCall, *events.PlanWritten, *events.RunMessage, *events.RunEnded:
 	default:
 		return nil // answers, ticks, what this projection emitted itself
 	}
@@ -87,6 +87,8 @@ func (p *Projection) Apply(tx *projector.Tx, m *projector.Msg) error {
 		return a.plan(b)
 	case *events.RunMessage:
 		return a.message(b)
+	case *events.RunEnded:
+		return a.ended(b)
 	}
 	if ev.Response == "" {
 		return fmt.Errorf("%w: %s without response id", events.ErrMissingField, ev.Kind)
@@ -188,6 +190,7 @@ func (a *apply) loadRound() error {
 	a.run.Rounds++
 	a.run.Turns++
 	a.run.OpenRounds++
+	a.run.Ended, a.run.EndReason, a.run.EndDetail = "", "", "" // driven again
 	a.round = &Round{N: a.run.Rounds, Turn: a.run.Turns, Response: resp, Expected: -1}
 	if a.roundK, err = turnKey(t, a.run.ID, a.run.Turns); err != nil {
 		return err
@@ -214,11 +217,14 @@ func (a *apply) save() error {
 	return nil
 }
 
-// statusOf derives the run's status from its rounds.
+// statusOf derives the run's status from its rounds, and from how its
+// driver stopped driving it (run.ended) when no round is open.
 func statusOf(r *Run) Status {
 	switch {
 	case r.OpenRounds > 0 && r.Waiting > 0:
 		return StatusWaitingApproval
+	case r.OpenRounds == 0 && r.Ended != "":
+		return r.Ended
 	case r.OpenRounds > 0 || r.Settled == 0:
 		return StatusRunning
 	}
@@ -515,12 +521,29 @@ func (a *apply) message(b *events.RunMessage) error {
 	}
 	a.run.Turns++
 	a.run.LastInput = a.run.Turns
+	a.run.Ended, a.run.EndReason, a.run.EndDetail = "", "", "" // a new turn opens it again
 	k, err := turnKey(a.ev.Tenant, a.run.ID, a.run.Turns)
 	if err != nil {
 		return err
 	}
 	if err := store(a.tx, k, &turn{Input: &Input{Turn: a.run.Turns, Role: "user", Text: b.Text}}); err != nil {
 		return err
+	}
+	return a.save()
+}
+
+// ended records that the run's driver stopped driving it short of an
+// answer. Only a run the log knows ends; the status must be one a driver
+// stops with.
+func (a *apply) ended(b *events.RunEnded) error {
+	if a.newRun {
+		return fmt.Errorf("%w: run %s ended before anything of it was recorded", events.ErrMalformed, a.run.ID)
+	}
+	switch st := Status(b.Status); st {
+	case StatusFailed, StatusCancelled:
+		a.run.Ended, a.run.EndReason, a.run.EndDetail = st, b.Reason, b.Detail
+	default:
+		return fmt.Errorf("%w: run ended with status %q (want failed or cancelled)", events.ErrMalformed, b.Status)
 	}
 	return a.save()
 }

@@ -149,6 +149,8 @@ func (s *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		return s.plan(ctx, tenant, r)
 	case "message":
 		return s.message(ctx, tenant, r)
+	case "end":
+		return s.end(ctx, tenant, r)
 	case "lease":
 		ls, err := s.Leases.Acquire(ctx, tenant, r.Run, r.Driver)
 		if err != nil {
@@ -233,6 +235,41 @@ func (s *Service) message(ctx context.Context, tenant string, r *Request) (*Writ
 	defer v.Close()
 	run, err := Get(v, tenant, r.Run)
 	if err != nil {
+		return nil, err
+	}
+	return &WriteReply{Seq: seq, Applied: true, Version: run.Version}, nil
+}
+
+// end records that the driver holding the run's lease stopped driving it
+// short of an answer (failed, cancelled): the run's status says so until
+// its next turn. ErrLeaseLost when the caller does not hold the lease.
+func (s *Service) end(ctx context.Context, tenant string, r *Request) (*WriteReply, error) {
+	if r.Status != StatusFailed && r.Status != StatusCancelled {
+		return nil, fmt.Errorf("%w: end with status %q (want failed or cancelled)", ErrInvalidRequest, r.Status)
+	}
+	if err := s.Leases.Holds(ctx, tenant, r.Run, r.Driver, r.Epoch); err != nil {
+		return nil, err
+	}
+	v := s.Runner.View()
+	run, err := Get(v, tenant, r.Run)
+	v.Close()
+	if err != nil {
+		return nil, err
+	}
+	ev := &events.Event{ID: events.RunEndedID(tenant, r.Run, run.Version), Tenant: tenant, User: run.User, Session: run.Session, Run: r.Run,
+		At: s.now().UnixNano(), Body: &events.RunEnded{Status: string(r.Status), Reason: r.Reason, Detail: r.Detail, Driver: r.Driver}}
+	seq, err := s.publish(ctx, tenant, r.Run, ev)
+	if err != nil {
+		return nil, err
+	}
+	if rj, rejected, err := s.Runner.Rejection(seq); err != nil {
+		return nil, err
+	} else if rejected {
+		return &WriteReply{Seq: seq, Reason: string(rj.Code), Detail: rj.Reason}, nil
+	}
+	v = s.Runner.View()
+	defer v.Close()
+	if run, err = Get(v, tenant, r.Run); err != nil {
 		return nil, err
 	}
 	return &WriteReply{Seq: seq, Applied: true, Version: run.Version}, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -424,5 +425,60 @@ func TestARenewalThatTimesOutKeepsTheLease(t *testing.T) {
 	}
 	if !h.Valid() {
 		t.Fatal("the lease renewed after two timeouts is not valid")
+	}
+}
+
+// A run's end is written by the driver holding its lease only: another
+// driver, a stale epoch or no lease at all is a conflict and writes nothing.
+// Ended, the run's status is failed (it was the last round's: settled)
+// until its next input turn opens it again; an end with a status no driver
+// stops with, or of a run the log does not know, is refused.
+func TestRunEndIsTheLeaseHoldersAndLastsUntilTheNextTurn(t *testing.T) {
+	n := startNode(t, nil)
+	nc := n.b.Conn
+	var reply runs.WriteReply
+	if err := ask(t, nc, "message", "acme", runs.Request{Run: "r1", ID: "m1", Text: "hi", User: "u1"}, &reply); err != nil || !reply.Applied {
+		t.Fatalf("message: %v %+v", err, reply)
+	}
+	end := runs.Request{Run: "r1", Driver: "d1", Epoch: 1, Status: runs.StatusFailed, Reason: "upstream_error", Detail: "502 from the provider"}
+	if err := ask(t, nc, "end", "acme", end, &reply); err == nil || !strings.Contains(err.Error(), runs.CodeConflict) {
+		t.Fatalf("end with no lease taken: %v %+v; want a conflict", err, reply)
+	}
+	ctx := context.Background()
+	ls, err := n.leases.Acquire(ctx, "acme", "r1", "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		req  runs.Request
+		want string
+	}{
+		{"another driver", runs.Request{Run: "r1", Driver: "d2", Epoch: ls.Epoch, Status: runs.StatusFailed}, runs.CodeConflict},
+		{"a stale epoch", runs.Request{Run: "r1", Driver: "d1", Epoch: ls.Epoch + 1, Status: runs.StatusFailed}, runs.CodeConflict},
+		{"an answered end", runs.Request{Run: "r1", Driver: "d1", Epoch: ls.Epoch, Status: runs.StatusAnswered}, runs.CodeBadRequest},
+		{"an unknown run", runs.Request{Run: "r9", Driver: "d1", Epoch: ls.Epoch, Status: runs.StatusFailed}, runs.CodeConflict},
+	} {
+		if err := ask(t, nc, "end", "acme", c.req, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %s", c.name, err, c.want)
+		}
+	}
+	var r runs.Run
+	if err := ask(t, nc, "get", "acme", runs.Request{Run: "r1"}, &r); err != nil || r.Ended != "" {
+		t.Fatalf("after refused ends: %v %+v", err, r)
+	}
+	end.Epoch = ls.Epoch
+	if err := ask(t, nc, "end", "acme", end, &reply); err != nil || !reply.Applied {
+		t.Fatalf("the holder's end: %v %+v", err, reply)
+	}
+	if err := ask(t, nc, "get", "acme", runs.Request{Run: "r1"}, &r); err != nil || r.Status != runs.StatusFailed || r.EndReason != "upstream_error" || r.EndDetail != "502 from the provider" {
+		t.Fatalf("ended run: %v %+v", err, r)
+	}
+	if err := ask(t, nc, "message", "acme", runs.Request{Run: "r1", ID: "m2", Text: "again", User: "u1"}, &reply); err != nil || !reply.Applied {
+		t.Fatalf("message: %v %+v", err, reply)
+	}
+	r = runs.Run{}
+	if err := ask(t, nc, "get", "acme", runs.Request{Run: "r1"}, &r); err != nil || r.Status != runs.StatusRunning || r.Ended != "" {
+		t.Fatalf("after the next turn: %v status %q ended %q; want running", err, r.Status, r.Ended)
 	}
 }

@@ -27,6 +27,7 @@ const (
 	StatusAnswered        = runsapi.StatusAnswered
 	StatusDegraded        = runsapi.StatusDegraded
 	StatusFailed          = runsapi.StatusFailed
+	StatusCancelled       = runsapi.StatusCancelled
 
 	CallPending    = runsapi.CallPending
 	CallRunning    = runsapi.CallRunning
