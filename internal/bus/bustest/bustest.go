@@ -39,7 +39,18 @@ func StartTenants(t testing.TB, tenants ...string) *bus.Bus {
 // StartTenantsIn is StartTenants with a chosen data directory.
 func StartTenantsIn(t testing.TB, dir string, tenants ...string) *bus.Bus {
 	t.Helper()
-	b := start(t, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test", TenantStreams: true})
+	return StartTenantsWith(t, bus.Config{DataDir: dir}, tenants...)
+}
+
+// StartTenantsWith is StartTenants with cfg (its DataDir, DuplicateWindow,
+// …); the listen address, name and layout are the test's.
+func StartTenantsWith(t testing.TB, cfg bus.Config, tenants ...string) *bus.Bus {
+	t.Helper()
+	cfg.Listen, cfg.Name, cfg.TenantStreams = "127.0.0.1:-1", "test", true
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	b := start(t, cfg)
 	for _, tenant := range tenants {
 		if err := b.EnsureTenant(context.Background(), tenant); err != nil {
 			t.Fatalf("bustest: %v", err)
