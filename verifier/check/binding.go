@@ -197,8 +197,7 @@ func (cx *claim) statedNegatively() int {
 			continue
 		}
 		if w.Cjk {
-			r := []rune(w.S)
-			if len(r) >= 2 && strings.ContainsRune("未没不", r[0]) && (evidence.ZhLex[string(r[1:])] != nil) {
+			if negLeads(w.S) {
 				n++
 			}
 			continue
@@ -208,6 +207,20 @@ func (cx *claim) statedNegatively() int {
 		}
 	}
 	return n
+}
+
+// negLeads reports whether Chinese state word w starts with a negation
+// word of the lexicon followed by a word of it (未发货, 尚未开始, 还没通过):
+// the state it names is stated negatively.
+func negLeads(w string) bool {
+	r := []rune(w)
+	for k := 1; k <= 3 && k < len(r); k++ {
+		l := evidence.ZhLex[string(r[:k])]
+		if l != nil && l.Cues&evidence.CueNeg != 0 && l.Cues&evidence.CuePlain == 0 && evidence.ZhLex[string(r[k:])] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // possessives are the verbs that state how many a thing has in all ("X has

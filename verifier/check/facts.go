@@ -242,7 +242,7 @@ func (cx *claim) categoryFacts() []fact {
 					same = true
 					if c.Class != e.Class {
 						// "已完成" of an order, a payment, a booking: its end.
-						match = match || catTrait("ends", c) && catTrait("end", e)
+						match = match || catTrait("ends", c) && catTrait("end", e) && !e.Neg
 						continue
 					}
 					// An evidence value that states a negation (NOT_READY)

@@ -110,8 +110,10 @@ var statePrefixes = evidence.LangData.List("state prefixes")
 // stateVerbCats returns the states word i names as a bare verb (缴费)
 // whose prefixed form (已缴费) is a state word of the lexicon, when it
 // follows a negation (没, 还没有, 尚未) or a word of having done (已经)
-// with nothing between: nil for any other word, and for a word that is a
-// state word itself.
+// with nothing between, or, each stating its negation, when a pending
+// prefix is right before it or a progressive suffix right after it
+// (等待签收, 退款中: evidence.NotYetWord): nil for any other word, and for
+// a word that is a state word itself.
 func stateVerbCats(words []evidence.Cword, i int) []evidence.CatValue {
 	w := &words[i]
 	if !w.Cjk || i == 0 || w.Info != nil && len(w.Info.Cats) > 0 {
@@ -120,6 +122,11 @@ func stateVerbCats(words []evidence.Cword, i int) []evidence.CatValue {
 	p := &words[i-1]
 	if !p.Cjk || p.End != w.Start {
 		return nil
+	}
+	if evidence.NotYetWord(words, i) {
+		if cs := evidence.StateCatsOf(w.S); cs != nil {
+			return evidence.NegatedCats(cs) // 等待签收, 退款中: the state is still to come
+		}
 	}
 	if c := p.Cues(); (c&evidence.CueNeg == 0 || c&evidence.CuePlain != 0) && !slices.Contains(statePrefixes, string([]rune(p.S)[:1])) {
 		return nil
@@ -385,7 +392,11 @@ func (rd *reading) readWords(ix *evidence.Index) {
 			}
 		}
 		if len(info.Cats) > 0 {
-			rd.cats = append(rd.cats, catMention{cats: info.Cats, start: w.Start})
+			cs := info.Cats
+			if evidence.NotYetWord(rd.words, i) {
+				cs = evidence.NegatedCats(cs) // 等待审批, 还在确认中: not approved, not confirmed yet
+			}
+			rd.cats = append(rd.cats, catMention{cats: cs, start: w.Start})
 		}
 		rd.concepts = append(rd.concepts, info.Concepts...)
 		if info.Cues&evidence.CueFree != 0 {

@@ -416,6 +416,9 @@ func CategoriesOf(s string) []CatValue {
 	if cs, ok := wholeCategoriesOf(s); ok {
 		return cs
 	}
+	if cs := NotYetCats(s); cs != nil {
+		return cs
+	}
 	return catsOfWords(ClaimWords([]rune(s)))
 }
 
@@ -428,6 +431,9 @@ func (w *Walker) categoriesOf(si *strInfo) []CatValue {
 		return nil
 	}
 	if cs, ok := wholeCategoriesOf(si.norm); ok {
+		return cs
+	}
+	if cs := NotYetCats(si.norm); cs != nil {
 		return cs
 	}
 	w.cwords = ClaimWordsInto(w.cwords[:0], si.text, si.runes, si.tokensOf())
@@ -504,7 +510,7 @@ func catsOfWords(ws []Cword) []CatValue {
 	// a value states its negation (NOT_READY, 未就绪).
 	var out []CatValue
 	negated := false
-	for _, w := range ws {
+	for i, w := range ws {
 		if w.Info == nil {
 			continue
 		}
@@ -512,8 +518,9 @@ func catsOfWords(ws []Cword) []CatValue {
 			negated = !negated
 			continue
 		}
+		notYet := len(w.Info.Cats) > 0 && NotYetWord(ws, i)
 		for _, c := range w.Info.Cats {
-			if negated {
+			if negated != notYet {
 				c.Neg = !c.Neg
 			}
 			if !slices.Contains(out, c) {
@@ -524,3 +531,126 @@ func catsOfWords(ws []Cword) []CatValue {
 	}
 	return out
 }
+
+// pendingPrefixes are words.txt's [pending prefixes] (待, 等待, awaiting),
+// progressiveSuffixes its [progressive suffixes] (中), statePrefixes its
+// [state prefixes] (已), and unreachedTraits the lexicon's category
+// traits "unreached": the states a progressive suffix says are not yet
+// reached (确认中 is not confirmed; 运行中 is running).
+var (
+	pendingPrefixes     = LangData.Set("pending prefixes")
+	progressiveSuffixes = LangData.List("progressive suffixes")
+	statePrefixes       = LangData.List("state prefixes")
+	unreachedTraits     = func() map[string]bool {
+		m := map[string]bool{}
+		for _, l := range LangData.Lines("category traits") {
+			if l.Name == "unreached" {
+				for _, w := range l.Words {
+					m[w] = true
+				}
+			}
+		}
+		return m
+	}()
+)
+
+// stateCats returns the states Chinese word w names, as itself or, a bare
+// verb (结算, 退款), as its form with a state prefix (已结算, 已退款): nil
+// when neither is a state word of the lexicon, or either negates.
+func stateCats(w string) []CatValue {
+	if l := ZhLex[w]; l != nil && len(l.Cats) > 0 {
+		if l.Cues&CueNegLex != 0 || slices.ContainsFunc(l.Cats, func(c CatValue) bool { return c.Neg }) {
+			return nil
+		}
+		return l.Cats
+	}
+	for _, pre := range statePrefixes {
+		if l := ZhLex[pre+w]; l != nil && len(l.Cats) > 0 && l.Cues&CueNegLex == 0 && !slices.ContainsFunc(l.Cats, func(c CatValue) bool { return c.Neg }) {
+			return l.Cats
+		}
+	}
+	return nil
+}
+
+// negatedCats returns cs, each stating its negation.
+func negatedCats(cs []CatValue) []CatValue {
+	out := make([]CatValue, len(cs))
+	for i, c := range cs {
+		c.Neg = !c.Neg
+		out[i] = c
+	}
+	return out
+}
+
+// unreached reports whether a progressive suffix after a word of cs says
+// its state is not reached yet: every value is of trait unreached.
+func unreached(cs []CatValue) bool {
+	for _, c := range cs {
+		if !unreachedTraits[c.Class] && !unreachedTraits[c.Class+"/"+c.Value] {
+			return false
+		}
+	}
+	return len(cs) > 0
+}
+
+// NotYetCats reads a Chinese status value that says a state is still to
+// come: a pending prefix before a state word or its bare verb (待结算,
+// 等待签收: not settled, not signed for), or a progressive suffix after one
+// whose state is reached at its end (确认中, 退款中: not confirmed, not
+// refunded). It returns the state's values, each stating its negation, or
+// nil for any other value.
+func NotYetCats(s string) []CatValue {
+	r := []rune(s)
+	if len(r) < 2 || len(r) > 12 || !lang.IsCJK(r[0]) {
+		return nil
+	}
+	for p := range pendingPrefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok && rest != "" && lang.IsCJK([]rune(p)[0]) {
+			if cs := stateCats(rest); cs != nil {
+				return negatedCats(cs)
+			}
+		}
+	}
+	for _, suf := range progressiveSuffixes {
+		if stem, ok := strings.CutSuffix(s, suf); ok && stem != "" {
+			if cs := stateCats(stem); cs != nil && unreached(cs) {
+				return negatedCats(cs)
+			}
+		}
+	}
+	return nil
+}
+
+// NotYetWord reports whether state word i of ws is said as still to come:
+// a pending prefix right before it (等待审批, 在等签收) or, for a state
+// reached at its end, a progressive suffix right after it (确认中).
+func NotYetWord(ws []Cword, i int) bool {
+	w := &ws[i]
+	if !w.Cjk {
+		return false
+	}
+	for p := range pendingPrefixes {
+		if strings.HasPrefix(w.S, p) {
+			return false // 待审批 after 等 (等待审批 as cut): the word says the pending state itself
+		}
+	}
+	before := ""
+	for j := i - 1; j >= 0 && j >= i-2 && ws[j].Cjk && ws[j].End == ws[j+1].Start; j-- {
+		before = ws[j].S + before
+		if pendingPrefixes[before] {
+			return true
+		}
+	}
+	if i+1 < len(ws) && ws[i+1].Cjk && ws[i+1].Start == w.End && slices.Contains(progressiveSuffixes, ws[i+1].S) {
+		cs := stateCats(w.S)
+		return unreached(cs)
+	}
+	return false
+}
+
+// StateCatsOf returns the states Chinese word w names, as itself or as
+// its bare verb (stateCats).
+func StateCatsOf(w string) []CatValue { return stateCats(w) }
+
+// NegatedCats returns cs, each stating its negation.
+func NegatedCats(cs []CatValue) []CatValue { return negatedCats(cs) }
