@@ -128,23 +128,38 @@ func (a *Assembler) admit(tx *projector.Tx, m *projector.Msg, ev *events.Event) 
 	}
 	a.touch(ev.Tenant, t)
 	size := uint64(len(m.Data))
-	if t.admit(at, len(m.Data), t.q, int64(a.cfg.Quotas.burst())) {
+	burst := int64(a.cfg.Quotas.burst())
+	if t.admit(at, len(m.Data), t.q, burst) {
 		t.Admitted++
 		t.AdmittedBytes += size
-		if n, over := a.over[ev.Tenant]; over {
+		if o, over := a.over[ev.Tenant]; over && at-o.last >= burst {
 			delete(a.over, ev.Tenant)
-			a.log.Info("tenant within its quota again", "tenant", ev.Tenant, "refused", t.Refused-n)
+			a.log.Info("tenant within its quota again", "tenant", ev.Tenant, "refused", t.Refused-o.refused)
 		}
 		return true, nil
 	}
 	t.Refused++
 	t.RefusedBytes += size
-	if _, over := a.over[ev.Tenant]; !over {
-		a.over[ev.Tenant] = t.Refused - 1
+	if o, over := a.over[ev.Tenant]; over {
+		o.last = at
+		a.over[ev.Tenant] = o
+	} else {
+		a.over[ev.Tenant] = overQuota{refused: t.Refused - 1, last: at}
 		a.log.Warn("tenant over its quota: refusing its responses", "tenant", ev.Tenant, "quota", t.q.String(),
 			"burst", a.cfg.Quotas.burst(), "seq", m.Seq)
 	}
 	return false, nil
+}
+
+// overQuota is a tenant refused since it went over its rates, for the log
+// lines only: its refusals when it went over, and the event time of its
+// last refusal. A tenant at its rate's edge is admitted and refused in
+// turn, event by event, as its bucket refills: it is back within its quota
+// only once a burst's time passed with no refusal, so the log says so once
+// a bout, not once an event (a replay of a flood wrote two lines an event).
+type overQuota struct {
+	refused uint64
+	last    int64
 }
 
 // refuse decides the response over its tenant's rates: its open calls

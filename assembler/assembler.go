@@ -55,7 +55,7 @@ type Assembler struct {
 	quotas  map[string]*tenantQuota
 	touched map[string]*tenantQuota // changed since the last Flush
 	undo    map[string]quotaRow     // as they were before the message being applied
-	over    map[string]uint64
+	over    map[string]overQuota
 	qbuf    []byte
 }
 
@@ -180,7 +180,7 @@ func New(cfg Config) *Assembler {
 	cfg.setDefaults()
 	return &Assembler{cfg: cfg, log: cfg.Logger, previews: map[string]*preview{},
 		calls: map[respID]map[string]*callEntry{}, resps: map[respID]*respEntry{}, decided: map[respID]struct{}{}, pending: map[respID]*respEntry{},
-		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, undo: map[string]quotaRow{}, over: map[string]uint64{}}
+		quotas: map[string]*tenantQuota{}, touched: map[string]*tenantQuota{}, undo: map[string]quotaRow{}, over: map[string]overQuota{}}
 }
 
 // Name implements projector.Projection.

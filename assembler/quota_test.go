@@ -1,10 +1,14 @@
 package assembler_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -381,5 +385,51 @@ func TestParseQuota(t *testing.T) {
 		if err := bad.Validate(); !errors.Is(err, assembler.ErrInvalidQuota) {
 			t.Errorf("Validate(%+v): %v, want ErrInvalidQuota", bad, err)
 		}
+	}
+}
+
+// lockedBuffer is a log sink the projector's goroutine writes while the
+// test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestQuotaEdgeLogsOnceABout: a tenant sending far over its rate is
+// admitted and refused in turn, event by event, as its bucket refills; the
+// log said "over its quota" and "within its quota again" for each (a
+// replay of the flood flooded stderr). It says each once a bout: back
+// within only after a burst's time with no refusal.
+func TestQuotaEdgeLogsOnceABout(t *testing.T) {
+	quotas := &assembler.Quotas{
+		Default: assembler.Quota{EventRateMax: 500, ByteRateMax: -1, OpenCallsMax: -1},
+		Burst:   100 * time.Millisecond,
+	}
+	var logged lockedBuffer
+	h := newHarness(t, assembler.Config{Quotas: quotas, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	var flood []*events.Event
+	at := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	for i := range 100 {
+		flood = append(flood, floodCall("flood", fmt.Sprint("f", i), 20, &at, 10*time.Microsecond)...)
+	}
+	// A pause of a second (event time), then a call within the rate.
+	at += int64(time.Second)
+	flood = append(flood, floodCall("flood", "after", 3, &at, 10*time.Millisecond)...)
+	h.settle(h.publishAll(flood))
+	over, back := strings.Count(logged.String(), "over its quota"), strings.Count(logged.String(), "within its quota again")
+	if over != 1 || back != 1 {
+		t.Fatalf("%d lines over the quota, %d back within it for one bout and its end; want 1 and 1", over, back)
 	}
 }
