@@ -65,6 +65,10 @@ func TestAHabitChangedInNewWordsSupersedes(t *testing.T) {
 		{"zh-day-and-time", "我每周三晚上去打羽毛球。", "现在改成周六下午了。", "周六下午"},
 		{"en-moved-to-a-day", "I swim on Tuesdays and Fridays.", "I've moved my swims to Saturdays.", "Saturdays"},
 		{"en-shifted-it", "I walk the dog at 7 every evening.", "I've shifted it to the mornings.", "mornings"},
+		// an adverb inside the new schedule, a habit said with "go" or "do"
+		{"en-down-to-just", "I play tennis every Sunday.", "I'm down to playing tennis just once a month now.", "once a month"},
+		{"en-go-doing", "I go bouldering twice a week.", "I'm down to bouldering once a month now.", "once a month"},
+		{"en-do-my", "I do my ironing on Sunday evenings.", "I've moved my ironing to Wednesday nights.", "Wednesday"},
 	} {
 		t.Run(c.name, func(t *testing.T) { supersedes(t, c.first, c.second, at, c.want) })
 	}

@@ -48,6 +48,7 @@ var (
 	}()
 	plainPast     = wordSet("plain", "past")
 	plainAdverb   = wordSet("plain", "adverb")
+	plainDoing    = wordSet("plain", "doing")
 	plainBe       = wordSet("plain", "be")
 	plainLead     = wordSet("plain", "lead")
 	plainPrep     = wordSet("plain", "prep")
@@ -233,7 +234,8 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 	if plainBe[verb.low] {
 		return selfMeasureEN(ws[k+1:], pol)
 	}
-	if auxiliaries[verb.low] || plainPast[verb.low] || subjectless[verb.low] || cognition[verb.low] && !plainHave[verb.low] ||
+	if auxiliaries[verb.low] && !doneAsHabit(ws, k) || plainPast[verb.low] || subjectless[verb.low] ||
+		cognition[verb.low] && !plainHave[verb.low] && !doneAsHabit(ws, k) ||
 		strings.HasSuffix(verb.low, "ed") || !isWordEN(verb.low) {
 		return events.Observation{}, false
 	}
@@ -277,6 +279,22 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 		attr = "have"
 	}
 	return plainFact(plainDoes, attr+" "+nounKey(obj), joinOrig(rest), pol), true
+}
+
+// doneAsHabit reports whether the verb at k is one of [plain] doing said
+// of a thing the user does, not of thinking or of another verb: "go"
+// before a verb's -ing form ("go bouldering"), "do" before anything but a
+// verb of thinking, an auxiliary or a pronoun ("do my laundry", not "do
+// hope", "do not").
+func doneAsHabit(ws []word, k int) bool {
+	if !plainDoing[ws[k].low] || k+1 >= len(ws) {
+		return false
+	}
+	next := ws[k+1].low
+	if ws[k].low == "go" {
+		return strings.HasSuffix(next, "ing") && len(next) > 4
+	}
+	return !cognition[next] && !auxiliaries[next] && !pronouns[next] && !plainAdverb[next] && isWordEN(next)
 }
 
 // oftenWordEN reports whether the word at i of w says how often (once,

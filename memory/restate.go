@@ -176,10 +176,17 @@ func restatedValueEN(ws []word) string {
 	}
 	for _, c := range keep {
 		for i, x := range c {
+			n := numberRunEN(c, i)
 			if x.low != "" && isDigitByte(x.low[0]) {
-				v := []word{x}
-				for _, y := range c[i+1:] {
-					if len(v) > 3 || clauseEnd[y.low] || placePreps[y.low] || y.low == "for" || y.low == "from" ||
+				n = 1
+			}
+			if n > 0 {
+				v := slices.Clone(c[i : i+n])
+				for _, y := range c[i+n:] {
+					if len(v) >= n+3 {
+						break
+					}
+					if clauseEnd[y.low] || placePreps[y.low] || y.low == "for" || y.low == "from" ||
 						y.low == "to" || y.low == "with" || phraseAt([]word{y}, 0, restateChange) > 0 {
 						break
 					}
@@ -211,6 +218,36 @@ func restatedValueEN(ws []word) string {
 	return ""
 }
 
+// numberRunEN returns how many words from i of w say a number in words
+// ("a hundred and twelve", "fifty-five"), 0 if none; a lone "one" or "a"
+// is no amount, nor one number word without its unit.
+func numberRunEN(w []word, i int) int {
+	if _, ok := enNumbers[w[i].low]; !ok && !numberWords[w[i].low] && w[i].low != "a" {
+		return 0
+	}
+	n := 0
+	for j := i + 1; j <= len(w) && j-i <= 6; j++ {
+		if _, ok := lang.Default().ParseNumber(joinOrig(w[i:j])); ok {
+			n = j - i
+		}
+	}
+	if n == 1 && (w[i].low == "one" || w[i].low == "a") {
+		return 0
+	}
+	// one number word alone ("mix those two up") is an amount only with
+	// its unit after it ("twelve pounds")
+	if n == 1 && !strings.Contains(w[i].low, "-") {
+		if i+1 >= len(w) {
+			return 0
+		}
+		next := w[i+1].low
+		if !units[next] && !plainValueKinds[kindMoney].words[next] && !plainValueKinds[kindSpan].words[next] {
+			return 0
+		}
+	}
+	return n
+}
+
 // restatedObjectEN is the thing a value lead leads to, up to a preposition
 // or a cue word ("azelaic acid in the evenings instead": azelaic acid).
 func restatedObjectEN(w []word) []word {
@@ -224,11 +261,19 @@ func restatedObjectEN(w []word) []word {
 	for len(w) > 0 && (determiners[w[0].low] || pronouns[w[0].low]) {
 		w = w[1:]
 	}
-	if len(w) > 4 {
+	// an adverb inside says no more of the value ("playing football just
+	// twice a month"); a value that says how often or when may take the
+	// thing done with it
+	w = slices.DeleteFunc(slices.Clone(w), func(x word) bool { return plainAdverb[x.low] })
+	if len(w) > restatedObjectMax || len(w) > restatedObjectMax-2 && !saysSchedule(joinOrig(w)) {
 		return nil
 	}
 	return w
 }
+
+// restatedObjectMax bounds the words of a value a value lead leads to when
+// it says how often or when; any other value is two words shorter.
+const restatedObjectMax = 6
 
 func indexWord(w []word, low string) int {
 	for i, x := range w {

@@ -73,6 +73,13 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 			"Oops, I meant bay D, not bay C - they look alike.", "D", "C"},
 		{"en-hang-on", "My caravan at the holiday park is on pitch 31.",
 			"Hang on, make that pitch 13, not 31.", "13", "31"},
+		// a new amount said in words, after a change verb with its thing
+		// before its particle ("put my fee up to")
+		{"en-number-words", "My monthly gym fee is $40.",
+			"The gym has put my fee up to fifty-five dollars.", "fifty-five", "40"},
+		{"en-number-words-and", "My rent is 1200 euros a month.",
+			"The landlord put my rent up to thirteen hundred and fifty euros.", "thirteen hundred and fifty", "1200"},
+		{"zh-added-to", "我每天跑三公里。", "最近加到每天五公里了。", "五公里", "三公里"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
@@ -120,6 +127,9 @@ func TestANewerValueInOtherWordsSupersedes(t *testing.T) {
 		{"zh-yaoshi", "我的房租是每月三千二。", "要是换到两居室，房租就改成每月四千五。"},
 		// a correction of a value the user never stated
 		{"en-meant-another", "My seat on the coach is in row 6.", "Sorry, I meant row 9, not row 4."},
+		// "put" without a particle, or a number word that is no amount
+		{"en-put-keys", "My spare key is on the hook by the door.", "I put the key in the drawer on Monday."},
+		{"en-one-of-them", "My favourite mug is the blue one.", "The kids switched to the other one instead."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, s := sayTwo(t, c.first, c.second, at)
