@@ -96,12 +96,21 @@ func (c *Client) last(ctx context.Context, tenant, subject string) (Activity, er
 	return a, nil
 }
 
-// CallResult returns the outcome of the call with idempotency key key
-// (Meta.CallKey): its CallSucceeded or CallFailed, the executor's or, for
-// a built-in tool's call, the driver's (events.BuiltinResultSubject);
-// ErrNotFound while it has none.
-func (c *Client) CallResult(ctx context.Context, tenant, key string) (Result, error) {
-	for _, subject := range []func(string, string) (string, error){events.ResultSubject, events.BuiltinResultSubject} {
+// CallResult returns the outcome of the call of tool with idempotency key
+// key (Meta.CallKey; tool is the call's name, as its Call, Approval or
+// ApprovalRequested says): its CallSucceeded or CallFailed; ErrNotFound
+// while it has none. A real tool's outcome is read from the executor's
+// subject alone (events.ResultSubject), which only the executor writes; a
+// built-in tool's (events.IsBuiltinTool) from the driver's
+// (events.BuiltinResultSubject), or the executor's where logs written
+// before built-in subjects hold it. So an outcome another role put on the
+// built-in subject of a real call's key is never a real call's outcome.
+func (c *Client) CallResult(ctx context.Context, tenant, key, tool string) (Result, error) {
+	subjects := []func(string, string) (string, error){events.ResultSubject}
+	if events.IsBuiltinTool(tool) {
+		subjects = []func(string, string) (string, error){events.BuiltinResultSubject, events.ResultSubject}
+	}
+	for _, subject := range subjects {
 		subj, err := subject(tenant, key)
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: %w", ErrBadInput, err)

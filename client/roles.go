@@ -41,7 +41,7 @@ type Consumer interface {
 type Latest interface {
 	Closed(ctx context.Context, tenant, response string) (Response, error)
 	LastVerdict(ctx context.Context, tenant, response string) (Verdict, error)
-	CallResult(ctx context.Context, tenant, key string) (Result, error)
+	CallResult(ctx context.Context, tenant, key, tool string) (Result, error)
 }
 
 // Decider decides the calls that wait for approval: it reads them,

@@ -230,7 +230,7 @@ func (s *Server) outcome(ctx context.Context, tenant string, tool *registry.Tool
 	if key == "" {
 		key = events.IdempotencyKey(tenant, ids.response, ids.response, ids.call)
 	}
-	r, err := s.cfg.Client.CallResult(ctx, tenant, key)
+	r, err := s.cfg.Client.CallResult(ctx, tenant, key, tool.Name)
 	if err != nil {
 		// The view saw the result before this read: read again.
 		return nil, false, fmt.Sprintf("reading the outcome of %s", key)

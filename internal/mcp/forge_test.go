@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,8 @@ import (
 // under that message id, once as refund's outcome (stored, refused by
 // every reader: a built-in subject holds only built-in tools' outcomes)
 // and once as a built-in tool's outcome naming refund's call (ignored:
-// not the call's tool). Once approved, refund runs once, the log holds
+// not the call's tool; client.CallResult, told the call's tool, returns
+// neither while refund waits: sec14). Once approved, refund runs once, the log holds
 // the executor's outcome on its subject (the claimed message id did not
 // drop it: the executor's ids are tagged), the client gets it and the
 // runs view holds it.
@@ -77,6 +79,11 @@ func TestDriverForgesNoToolsOutcome(t *testing.T) {
 			t.Fatalf("the driver's publish on its own subject %s: %v", builtinSubj, err)
 		}
 	}
+	// refund waits for approval: the executor's subject holds nothing, and
+	// what the built-in one holds is no outcome of refund's.
+	if r, err := ts.c.CallResult(ctx, "acme", ap.Key, ap.Tool); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("refund's outcome while it waits for approval: %+v, %v; want ErrNotFound", r, err)
+	}
 	if _, err := ts.c.Approve(ctx, "acme", ap.Key, client.By("mcp_test")); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
@@ -84,7 +91,7 @@ func TestDriverForgesNoToolsOutcome(t *testing.T) {
 	if !strings.Contains(got, "refunded") || strings.Contains(got, "FORGED") {
 		t.Errorf("the client's answer is not refund's outcome: %.400s", got)
 	}
-	r, err := ts.c.CallResult(ctx, "acme", ap.Key)
+	r, err := ts.c.CallResult(ctx, "acme", ap.Key, ap.Tool)
 	if err != nil || !strings.Contains(string(r.Result), "refunded") {
 		t.Errorf("the log's outcome of refund on %s: %+v, %v; want the executor's", realSubj, r, err)
 	}
