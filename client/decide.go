@@ -80,9 +80,10 @@ func (c *Client) Deny(ctx context.Context, tenant, call, reason string, opts ...
 	return c.decide(ctx, tenant, call, &events.ApprovalDenied{By: d.by, Reason: reason})
 }
 
-// approvalID is the event id of the decision about a call: one per call,
-// so a second decision within the log's duplicate window is dropped (as
-// executor.ApprovalID; a test holds them equal).
+// decide publishes a decision about a call on its approval subject, under
+// a message id tagged with this client's key (events.OwnedMsgID: no other
+// identity can claim it first); ErrAlreadyDecided when this identity's
+// decision is there already or another decision is first on the subject.
 func (c *Client) decide(ctx context.Context, tenant, call string, body events.Body) (string, error) {
 	if err := events.ValidTenant(tenant); err != nil || tenant == events.SystemTenant {
 		return "", fmt.Errorf("%w: tenant %q", ErrBadInput, tenant)
@@ -107,14 +108,37 @@ func (c *Client) decide(ctx context.Context, tenant, call string, body events.Bo
 	mark := c.mark()
 	ctx, cancel := c.requestContext(ctx)
 	defer cancel()
-	ack, err := c.js.Publish(ctx, subj, data, jetstream.WithMsgID(events.MsgID(c.o.msgIDKey, subj, ev.ID)))
+	ack, err := c.js.Publish(ctx, subj, data, jetstream.WithMsgID(events.OwnedMsgID(c.o.msgIDKey, subj, ev.ID)))
 	if err != nil {
 		return "", fmt.Errorf("client: %s %s: %w", body.Kind(), key, c.refused(mark, err))
 	}
 	if ack.Duplicate {
 		return key, fmt.Errorf("%w: %s", ErrAlreadyDecided, key)
 	}
+	first, err := c.firstOn(ctx, ack.Stream, subj)
+	if err != nil {
+		return key, fmt.Errorf("client: %s %s: stored at %d, but which decision is first: %w", body.Kind(), key, ack.Sequence, err)
+	}
+	if first != ack.Sequence {
+		return key, fmt.Errorf("%w: %s (the decision at sequence %d is first)", ErrAlreadyDecided, key, first)
+	}
 	return key, nil
+}
+
+// firstOn returns the sequence of the first message stream holds on subj.
+// A decision's message id is tagged under its decider's key, so two
+// operators' decisions are both stored; the first on the call's approval
+// subject is the decision (the executor takes it alone).
+func (c *Client) firstOn(ctx context.Context, stream, subj string) (uint64, error) {
+	s, err := c.js.Stream(ctx, stream)
+	if err != nil {
+		return 0, err
+	}
+	m, err := s.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subj))
+	if err != nil {
+		return 0, err
+	}
+	return m.Sequence, nil
 }
 
 // approvalKey finds the call of tenant that asked for approval under call

@@ -48,8 +48,9 @@ func SeqCausation(seq uint64) string { return "seq:" + strconv.FormatUint(seq, 1
 func ResultID(key string) string { return ExecutionID("result", key, 0) }
 
 // ApprovalID names the decision (approved or denied) on the call with
-// idempotency key key: one per key, whoever decides (the executor's
-// Approve, the client's Approve and Deny).
+// idempotency key key: one per key and decider (its message id is tagged
+// under the decider's key, OwnedMsgID); the first decision on the call's
+// approval subject is the one the executor takes.
 func ApprovalID(key string) string { return ExecutionID("approval", key, 0) }
 
 // ApprovalRequestedID names the ApprovalRequested of the call with

@@ -88,11 +88,14 @@ func (m *MsgIDs) tag(subject, id string) string {
 // other roles write too: the executor's outcomes (ts.result, the driver's
 // built-in outcomes being on subjects of their own) and its execution
 // events (ts.exec, in TS_CALLS beside the assembler's calls and the
-// operators' approvals). Deduplication is by message id across a whole
-// stream, so an id another role can compute (ResultID, StartedID, ...) is
+// operators' approvals), and the operators' approval decisions
+// (ts.approval). Deduplication is by message id across a whole stream, so
+// an id another role can compute (ResultID, StartedID, ApprovalID, ...) is
 // one its credential could claim first, and the owner's publish would be
-// dropped as its duplicate.
-var OwnedKinds = []string{"result", "exec"}
+// dropped as its duplicate. A decision tagged under its operator's key is
+// no longer one per key whoever decides: the first decision a call's
+// approval subject holds is the decision (the executor takes no other).
+var OwnedKinds = []string{"result", "exec", "approval"}
 
 // OwnedMsgID is the Nats-Msg-Id under which the holder of key publishes
 // the event id on subject: on a subject of an owned kind (OwnedKinds),

@@ -8,12 +8,12 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// TestOwnedMsgIDIsTaggedOnTheExecutorsSubjects: on the executor's outcome
-// and execution subjects a keyed id is a tag (no other role, whose key
+// TestOwnedMsgIDIsTaggedOnOneWritersSubjects: on the executor's outcome
+// and execution subjects, and the operators' decisions, a keyed id is a tag (no other role, whose key
 // differs, makes the same, and the plain id is not it); the same key
 // makes the same tag (a republish is still a duplicate); elsewhere, and
 // without a key, it is MsgID's.
-func TestOwnedMsgIDIsTaggedOnTheExecutorsSubjects(t *testing.T) {
+func TestOwnedMsgIDIsTaggedOnOneWritersSubjects(t *testing.T) {
 	k1, k2 := events.DeriveMsgIDKey([]byte("executor")), events.DeriveMsgIDKey([]byte("driver"))
 	key := events.IdempotencyKey("acme", "run", "step", "c1")
 	result, _ := events.ResultSubject("acme", key)
@@ -27,7 +27,7 @@ func TestOwnedMsgIDIsTaggedOnTheExecutorsSubjects(t *testing.T) {
 		{result, events.ResultID(key), true},
 		{exec, events.StartedID(key, 1), true},
 		{exec, events.ApprovalRequestedID(key), true},
-		{approval, events.ApprovalID(key), false}, // whoever decides: one decision per key
+		{approval, events.ApprovalID(key), true}, // an operator's decision: sec13's claim
 		{answer, "verified:r1", false},
 	} {
 		got := events.OwnedMsgID(k1, tc.subject, tc.id)

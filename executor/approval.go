@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,7 +25,8 @@ import (
 // Approve lets the waiting call with idempotency key callKey (the Key of its
 // ApprovalRequested: tenant/run/step/call) run. by and reason are recorded.
 // It returns ErrInvalidKey when callKey is not one of tenant's keys and
-// ErrAlreadyDecided when a decision was already published. A decision may
+// ErrAlreadyDecided when another decision is first on the call's approval
+// subject (the executor takes the first alone). A decision may
 // come before the call is seen; it is kept for it.
 func Approve(ctx context.Context, js jetstream.JetStream, tenant, callKey, by, reason string) error {
 	return decide(ctx, js, tenant, callKey, &events.ApprovalGranted{By: by, Reason: reason})
@@ -53,11 +55,26 @@ func decide(ctx context.Context, js jetstream.JetStream, tenant, callKey string,
 	if err != nil {
 		return err
 	}
-	ack, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(ev.ID))
+	// A key of this decision's own: its message id is one no other identity
+	// can claim first (events.OwnedMsgID); which decision stands is the
+	// first on the subject.
+	key := make([]byte, events.MsgIDKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	ack, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(events.OwnedMsgID(key, subj, ev.ID)))
 	if err != nil {
 		return fmt.Errorf("executor: publish %s: %w", body.Kind(), err)
 	}
-	if ack.Duplicate {
+	s, err := js.Stream(ctx, ack.Stream)
+	if err != nil {
+		return fmt.Errorf("executor: %s %s stored at %d, but which decision is first: %w", body.Kind(), callKey, ack.Sequence, err)
+	}
+	first, err := s.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subj))
+	if err != nil {
+		return fmt.Errorf("executor: %s %s stored at %d, but which decision is first: %w", body.Kind(), callKey, ack.Sequence, err)
+	}
+	if first.Sequence != ack.Sequence {
 		return fmt.Errorf("%w: %s", ErrAlreadyDecided, callKey)
 	}
 	return nil
@@ -91,6 +108,15 @@ func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
 		return
 	}
 	log := e.log.With("tenant", ev.Tenant, "key", key)
+	if first, err := e.firstDecision(m); err != nil {
+		log.Warn("cannot read the call's first decision; handing this one back", "err", err)
+		m.NakWithDelay(e.cfg.Heartbeat)
+		return
+	} else if !first {
+		log.Info("approval decision ignored: another is first on the call's subject", "decision", decision)
+		m.Ack()
+		return
+	}
 	if !e.claimActive(key, m) {
 		m.NakWithDelay(e.cfg.Heartbeat)
 		return
@@ -137,6 +163,29 @@ func (e *Executor) handleApprovalMsg(m jetstream.Msg) {
 		return
 	}
 	e.newJob(m, rec.InputSeq, cev, cc, true).process()
+}
+
+// firstDecision reports whether m is the first message on its approval
+// subject. Decisions' message ids are tagged under each decider's key, so
+// the log may hold several about one call (two operators deciding); the
+// first is the decision, whichever executor's consumer sees which first.
+func (e *Executor) firstDecision(m jetstream.Msg) (bool, error) {
+	md, err := m.Metadata()
+	if err != nil {
+		return false, err
+	}
+	var raw *jetstream.RawStreamMsg
+	err = retryUntil(e.hard, e.store.retry, e.store.deadline(), func(ctx context.Context) error {
+		raw, err = e.readMsg(ctx, e.stream, e.streamName, 1, m.Subject())
+		return err
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil // m itself is gone (erased): nothing to decide by
+	}
+	if err != nil {
+		return false, err
+	}
+	return raw.Sequence == md.Sequence.Stream, nil
 }
 
 // recordDecision writes the first decision about a call into its record

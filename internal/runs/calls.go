@@ -34,6 +34,7 @@ func (Calls) Subjects() []string {
 type approval struct {
 	Requested bool   `msgpack:"rq,omitempty"`
 	Granted   bool   `msgpack:"gr,omitempty"`
+	Denied    bool   `msgpack:"dn,omitempty"`
 	Run       string `msgpack:"run,omitempty"`
 	Response  string `msgpack:"r,omitempty"`
 	Item      string `msgpack:"i,omitempty"`
@@ -79,8 +80,10 @@ func (Calls) Apply(tx *projector.Tx, m *projector.Msg) error {
 		return approvalRequested(tx, ev, b)
 	case *events.ApprovalGranted:
 		return approvalGranted(tx, ev)
+	case *events.ApprovalDenied:
+		return approvalDenied(tx, ev)
 	default:
-		return nil // executions started, denials (the executor's CallFailed says it), ticks
+		return nil // executions started, ticks
 	}
 	if ev.Response == "" {
 		return nil // a call event without a response names no round
@@ -129,26 +132,40 @@ func approvalRequested(tx *projector.Tx, ev *events.Event, b *events.ApprovalReq
 	return nil
 }
 
-func approvalGranted(tx *projector.Tx, ev *events.Event) error {
+// approvalDecided records the first decision about ev's call (granted or
+// denied) and returns the key, the approval as it now stands and whether
+// ev's decision is that first one. Decisions are each decider's
+// (events.OwnedMsgID), so the log may hold several: the first stands.
+func approvalDecided(tx *projector.Tx, ev *events.Event, granted bool) (string, approval, bool, error) {
 	key := events.IdempotencyKey(ev.Tenant, ev.Run, ev.Step, ev.CallID)
+	var ap approval
 	k, err := approvalKey(ev.Tenant, key)
 	if err != nil {
-		return err
+		return key, ap, false, err
 	}
-	var ap approval
 	if _, err := load(tx, k, &ap); err != nil {
-		return err
+		return key, ap, false, err
 	}
-	if ap.Granted {
-		return nil
+	if ap.Granted || ap.Denied {
+		return key, ap, false, nil
 	}
-	ap.Granted = true
-	if err := store(tx, k, &ap); err != nil {
-		return err
-	}
-	if !ap.Requested {
-		return nil // announced when the request comes
+	ap.Granted, ap.Denied = granted, !granted
+	return key, ap, true, store(tx, k, &ap)
+}
+
+func approvalGranted(tx *projector.Tx, ev *events.Event) error {
+	key, ap, first, err := approvalDecided(tx, ev, true)
+	if err != nil || !first || !ap.Requested {
+		return err // a later decision, or announced when the request comes
 	}
 	call := &events.Event{Tenant: ev.Tenant, User: ap.User, Session: ap.Session, Run: ap.Run, Response: ap.Response, Item: ap.Item, CallID: ap.CallID, At: ev.At}
 	return emitRunCall(tx, call, key, &events.RunCall{Verdict: events.CallVerdictApproved, Key: key})
+}
+
+// approvalDenied records a denial as the call's first decision, if it is:
+// a grant after it is not the call's (the denial itself shows with the
+// executor's CallFailed).
+func approvalDenied(tx *projector.Tx, ev *events.Event) error {
+	_, _, _, err := approvalDecided(tx, ev, false)
+	return err
 }
