@@ -27,6 +27,11 @@ func (c *Checker) tolerance(m *evidence.NumMention, v float64) float64 {
 	if m.YearLike() {
 		return 0.5 // "2016" is not 2018 within 1%: a year is written exactly
 	}
+	if m.Clock {
+		// "1:14:51" is written to the second (cut or rounded: a second
+		// either way), not within 1% (45 s) of it.
+		return math.Pow(10, -float64(m.Decimals)) * (1 + 1e-9)
+	}
 	if m.Unit != nil && m.Unit.Dim == evidence.DimCurrency && m.Decimals == 0 && m.Mag == 1 && !m.Approx {
 		half = 0 // "$5" is not a rounded "$4.50": prices are written exactly
 	}
@@ -83,7 +88,11 @@ func (c *Checker) candidates(out []cand, m *evidence.NumMention, v float64) []ca
 			continue
 		}
 		if x, ok := evidence.Convert(v, u, cu); ok {
-			out = append(out, cand{x, math.Max(tol*evidence.ScaleRatio(u, cu), c.cfg.Tolerance*math.Abs(x)), cu})
+			t := tol * evidence.ScaleRatio(u, cu)
+			if !m.Clock {
+				t = math.Max(t, c.cfg.Tolerance*math.Abs(x))
+			}
+			out = append(out, cand{x, t, cu})
 		}
 	}
 	return out
@@ -124,7 +133,7 @@ func unitFitsAs(nu evidence.NumUnit, k cand, claimed *evidence.Unit) bool {
 // after ("ships in 2 to 4 days" said of every product).
 func (cx *claim) matches(m *evidence.NumMention, v float64) []int32 {
 	ix := cx.ix
-	key := evidence.MatchKey{V: v, Tol: cx.c.tolerance(m, v), Unit: m.Unit}
+	key := evidence.MatchKey{V: v, Tol: cx.c.tolerance(m, v), Unit: m.Unit, Clock: m.Clock}
 	if ls, ok := ix.Cache.Matches[key]; ok {
 		return ls
 	}
@@ -995,6 +1004,29 @@ func (cx *claim) near(m *evidence.NumMention, x float64, ks []cand) bool {
 	return false
 }
 
+// boundFields returns the fields of targets a bound is about: when they
+// are of two or more keys ("under 36 minutes" beside swim_s, bike_s and
+// total_s of a row), those whose key the claim names ("the bike leg":
+// bike_s); when it names none, all of them, and ambiguous: a bound that
+// fails for one of them is not known to be about it.
+func (cx *claim) boundFields(targets []int32) ([]int32, bool) {
+	ix := cx.ix
+	key := func(l int32) string { return evidence.LastToken(ix.Leaves[l].Ptr()) }
+	if len(targets) < 2 || !slices.ContainsFunc(targets[1:], func(l int32) bool { return key(l) != key(targets[0]) }) {
+		return targets, false
+	}
+	// A concept every field's key has ("took": a duration, as _s says)
+	// tells none from another.
+	cs := slices.DeleteFunc(slices.Clone(cx.concepts), func(c string) bool {
+		return !slices.ContainsFunc(targets, func(l int32) bool { return !slices.Contains(ix.Leaves[l].Own(), c) })
+	})
+	named := slices.DeleteFunc(slices.Clone(targets), func(l int32) bool { return overlap(cs, ix.Leaves[l].Own()) == 0 })
+	if len(named) == 0 {
+		return targets, true
+	}
+	return named, false
+}
+
 // checkBound checks "more than 10", "within 3 days", "不超过 5 件": every
 // field the claim names must satisfy it; with no such field, the evidence
 // stating the same number (a limit of "up to 300 lbs") supports it.
@@ -1016,8 +1048,10 @@ func (cx *claim) checkBound(m *evidence.NumMention, targets []int32) fact {
 		}
 		return fact{verdict: events.VerdictUnsupported, reason: "no evidence field for the bound"}
 	}
+	targets, ambiguous := cx.boundFields(targets)
 	tol := cx.c.tolerance(m, m.V)
 	var held []int32
+	failed := int32(-1) // the first field it fails for, of ambiguous targets
 	for _, t := range targets {
 		lf := &ix.Leaves[t]
 		x, ok := cx.inClaimUnit(m, lf)
@@ -1037,13 +1071,27 @@ func (cx *claim) checkBound(m *evidence.NumMention, targets []int32) fact {
 		case evidence.CueLE:
 			hold = y <= m.V+tol
 		}
+		if !hold && ambiguous {
+			if failed < 0 {
+				failed = t
+			}
+			continue
+		}
 		if !hold {
 			return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(t)},
 				reason: "bound fails: evidence says " + lf.Raw() + " at " + lf.Ptr()}
 		}
 		held = append(held, t)
 	}
-	if len(held) == 0 {
+	switch {
+	case failed >= 0 && len(held) > 0:
+		return fact{verdict: events.VerdictUnsupported, weak: true,
+			reason: "bound fails at " + ix.Leaves[failed].Ptr() + " and holds at " + ix.Leaves[held[0]].Ptr() + ", fields the claim may be about, naming neither"}
+	case failed >= 0:
+		lf := &ix.Leaves[failed] // it fails whichever it is about
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(failed)},
+			reason: "bound fails: evidence says " + lf.Raw() + " at " + lf.Ptr()}
+	case len(held) == 0:
 		return fact{verdict: events.VerdictUnsupported, reason: "no comparable evidence value"}
 	}
 	return supported(ix, "bound holds", held[:min(len(held), cx.c.cfg.EvidenceRefsMax)]...)

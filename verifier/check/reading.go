@@ -588,8 +588,8 @@ func mentionable(lf *evidence.Leaf) bool {
 	if len(r) < 2 || !lang.IsCJK(r[0]) && len(r) < 3 {
 		return false
 	}
-	if lang.IsAllDigits(lf.Str()) && len(lf.Str()) < 5 || evidence.UnitOfValue(lf.Str()) != nil {
-		return false // "600519", a code, may be named; "12" is a number
+	if lang.IsAllDigits(lf.Str()) && len(lf.Str()) < 5 || evidence.UnitOfValue(lf.Str()) != nil || evidence.IsClockDuration(lf.Str()) {
+		return false // "600519", a code, may be named; "12" and "1:44.6" are numbers
 	}
 	if l := evidence.EnLex[lf.Str()]; l != nil && l.Cues != 0 {
 		return false

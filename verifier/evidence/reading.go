@@ -608,14 +608,17 @@ type NumMention struct {
 	Decimals   int     // digits written after the decimal point
 	Mag        float64 // magnitude word applied (k, million, 万)
 	Approx     bool
-	Bound      Cue // cueGT, cueGE, cueLT, cueLE or 0
-	Head       []string
-	Free       bool
-	UnitWord   string   // the unit as written after the number
-	Local      []string // concepts of the words right before and after
-	Near       []string // concepts of the nearest word before
-	HeadEnd    int      // where the head noun ends
-	HeadWord   string   // the word after the number, as written
+	// Clock is a duration written as a clock (1:14:51, 30:43, 9:58.12):
+	// exact to its last digit, in whatever unit it is compared.
+	Clock    bool
+	Bound    Cue // cueGT, cueGE, cueLT, cueLE or 0
+	Head     []string
+	Free     bool
+	UnitWord string   // the unit as written after the number
+	Local    []string // concepts of the words right before and after
+	Near     []string // concepts of the nearest word before
+	HeadEnd  int      // where the head noun ends
+	HeadWord string   // the word after the number, as written
 	// maybeUnit is a one-letter unit word after a space ("5 m", "300 g"),
 	// too ambiguous to be the unit but enough to doubt the number has none.
 	MaybeUnit *Unit
@@ -636,6 +639,7 @@ type NumUnit struct {
 type MatchKey struct {
 	V, Tol float64
 	Unit   *Unit
+	Clock  bool // converted with its own tolerance (NumMention.Clock)
 }
 
 func SortUnique(s *[]int32) {
@@ -1026,7 +1030,7 @@ func ScanNumbers(r []rune, blocked []bool) []NumMention {
 
 // ScanNumbersIn is scanNumbers with the text also as a string, s.
 func ScanNumbersIn(s string, r []rune, blocked []bool) []NumMention {
-	out := fractionMentions(s, r, blocked)
+	out := append(fractionMentions(s, r, blocked), clockDurations(s, blocked)...)
 	if len(out) > 0 {
 		// Keep the main scan off the fractions' words.
 		b := make([]bool, len(r))
@@ -1194,6 +1198,106 @@ func fractionMentions(s string, r []rune, blocked []bool) []NumMention {
 		out = append(out, mm)
 	}
 	return out
+}
+
+// reClockDuration finds a duration written as a clock: h:mm:ss, m:ss or
+// either with a decimal fraction of a second. clockDurations says which
+// of its matches are durations.
+var reClockDuration = regexp.MustCompile(`(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(?:\.(\d{1,3}))?`)
+
+// clockDurations finds the durations of s written as a clock, in seconds:
+// three parts (1:14:51, not 02:15:00, whose leading zero writes a time
+// of day), a fraction of a second (9:58.12), or minutes no hour of the day
+// has (31:02; 70:30, whose parts add up to 100, is a split). 14:30 is a
+// time of day (the time scan reads it), and a part of a timestamp, a date
+// or a longer run of digits is none.
+func clockDurations(s string, blocked []bool) []NumMention {
+	if !strings.Contains(s, ":") {
+		return nil
+	}
+	var out []NumMention
+	for _, m := range reClockDuration.FindAllStringSubmatchIndex(s, -1) {
+		if !clockDurationAt(s, m[0], m[1]) {
+			continue
+		}
+		a, b := atoiASCII(s[m[2]:m[3]]), atoiASCII(s[m[4]:m[5]])
+		v, dec := float64(a*60+b), 0
+		if m[6] >= 0 {
+			v = float64(a*3600 + b*60 + atoiASCII(s[m[6]:m[7]]))
+		}
+		if m[8] >= 0 {
+			f := s[m[8]:m[9]]
+			dec = len(f)
+			v += float64(atoiASCII(f)) / math.Pow(10, float64(dec))
+		}
+		start, end := utf8.RuneCountInString(s[:m[0]]), utf8.RuneCountInString(s[:m[1]])
+		if blocked != nil && slices.Contains(blocked[start:min(end, len(blocked))], true) {
+			continue
+		}
+		out = append(out, NumMention{Start: start, End: end, V: v, Hi: v, Mag: 1, Decimals: dec, Unit: uSec, Clock: true})
+	}
+	return out
+}
+
+// clockDurationAt reports whether s[i:j], digits and colons (and a
+// fraction) that reClockDuration or a clock time matched, is a duration
+// written as a clock (see clockDurations), looking at the whole run of
+// digits, colons and stops around it.
+func clockDurationAt(s string, i, j int) bool {
+	for i > 0 && (IsDigitByte(s[i-1]) || s[i-1] == ':' || s[i-1] == '.' && i > 1 && IsDigitByte(s[i-2])) {
+		i--
+	}
+	for j < len(s) && (IsDigitByte(s[j]) || (s[j] == ':' || s[j] == '.') && j+1 < len(s) && IsDigitByte(s[j+1])) {
+		j++
+	}
+	if i > 0 {
+		if c, _ := utf8.DecodeLastRuneInString(s[:i]); isLatinLetter(c) || strings.ContainsRune("-/+_#", c) {
+			return false // T10:15:30, 2026-12-07 10:15:30 is read as a time
+		}
+	}
+	if j < len(s) {
+		if c, _ := utf8.DecodeRuneInString(s[j:]); isLatinLetter(c) || strings.ContainsRune("+_#", c) {
+			return false // 10:15:30Z, 10:15:30+08:00
+		}
+	}
+	if i > 0 && s[i-1] == ' ' && i > 1 && IsDigitByte(s[i-2]) {
+		return false // 2026-12-07 10:15:30, 12/07 10:15
+	}
+	m := reClockDuration.FindStringSubmatchIndex(s[i:j])
+	if m == nil || m[0] != 0 || m[1] != j-i {
+		return false
+	}
+	a, b := atoiASCII(s[i+m[2]:i+m[3]]), atoiASCII(s[i+m[4]:i+m[5]])
+	switch {
+	case m[6] >= 0:
+		return s[i] != '0' && a < 100 && !ampm(s[j:])
+	case m[8] >= 0:
+		return true
+	default:
+		return a >= 24 && a+b != 100 && !ampm(s[j:])
+	}
+}
+
+// IsClockDuration reports whether s is nothing but a duration written as
+// a clock ("1:44.6", "1:14:51"): a number, not a name a claim mentions.
+func IsClockDuration(s string) bool {
+	m := reClockDuration.FindStringIndex(s)
+	return m != nil && m[0] == 0 && m[1] == len(s) && clockDurationAt(s, 0, len(s))
+}
+
+// ampm reports whether s starts, after spaces, with am or pm.
+func ampm(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(s, " "))
+	return strings.HasPrefix(s, "am") || strings.HasPrefix(s, "pm") || strings.HasPrefix(s, "a.m") || strings.HasPrefix(s, "p.m")
+}
+
+// atoiASCII is the value of a run of ASCII digits.
+func atoiASCII(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
 }
 
 // skipAlnum returns the index of the last rune of the identifier that

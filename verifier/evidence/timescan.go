@@ -471,6 +471,9 @@ func readClock(ts *TimeScan, m []int) {
 			h += 12
 		}
 	case m[8] >= 0:
+		if clockDurationAt(ts.s, m[0], m[1]) {
+			return // 1:14:51, 9:58.12: a duration (ScanNumbers reads it)
+		}
 		h, mi = atoi(ts.group(m, 4)), atoi(ts.group(m, 5))
 	case m[18] >= 0:
 		if ts.group(m, 9) != "midnight" {
