@@ -186,11 +186,13 @@ ts_results, the lease bucket ts_leases, and every processor's durable consumer (
 ts-verifier, ts-assembler-p<N>…), then exits. Only the admin identity may; the
 processors' roles only open them. serve on one machine does it by itself.
 
---tenant-streams moves the log to per-tenant ingress streams (docs/security.md, "The fix for
-all three"): TS_IN and TS_MODEL keep what they stored and take each tenant's ts.in and
-ts.model subjects from TS_ING_<tenant>. --tenants makes those streams for the tenants named
-(a tenant's producers can publish only once its stream exists); give it again for each new
-tenant. The layout sticks: later opens without the flag keep it.`,
+A new log starts on per-tenant ingress streams (docs/security.md, "The fix for all three"):
+TS_IN and TS_MODEL take each tenant's ts.in and ts.model subjects from TS_ING_<tenant>.
+--tenants makes those streams for the tenants named (a tenant's producers can publish only
+once its stream exists); give it again for each new tenant. A log made before, on the shared
+layout, keeps it until --tenant-streams moves it: TS_IN and TS_MODEL keep what they stored,
+and the stream of every tenant their subjects hold, every tenant recorded in --data and every
+one --tenants names is made. The layout sticks: later opens without the flag keep it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
@@ -209,7 +211,7 @@ tenant. The layout sticks: later opens without the flag keep it.`,
 				return err
 			}
 			cfg := g.busConfig(log, g.data, "127.0.0.1:-1", g.natsURL, opts)
-			cfg.TenantStreams = tenantStreams
+			cfg.TenantStreams, cfg.NewLogTenantStreams = tenantStreams, true
 			b, err := bus.Open(ctx, cfg) // without the data keys: Setup makes their bucket
 			if err != nil {
 				return err
@@ -222,6 +224,23 @@ tenant. The layout sticks: later opens without the flag keep it.`,
 			if len(list) > 0 && !b.TenantStreams() {
 				return fmt.Errorf("--tenants: the log takes every tenant's ingress in its shared streams; give --tenant-streams to move it to per-tenant streams")
 			}
+			if tenantStreams {
+				// Moving a log: every tenant it holds, or a credential
+				// was issued for here, needs its stream to publish again.
+				stored, err := b.StoredTenants(ctx)
+				if err != nil {
+					return err
+				}
+				recorded, err := g.recordedTenants()
+				if err != nil {
+					return err
+				}
+				for _, t := range slices.Concat(stored, recorded) {
+					if !slices.Contains(list, t) {
+						list = append(list, t)
+					}
+				}
+			}
 			for _, t := range list {
 				if err := b.EnsureTenant(ctx, t); err != nil {
 					return err
@@ -231,7 +250,7 @@ tenant. The layout sticks: later opens without the flag keep it.`,
 			return stack.CreateConsumers(ctx, b, log)
 		},
 	}
-	cmd.Flags().BoolVar(&tenantStreams, "tenant-streams", false, "move the log to per-tenant ingress streams (TS_ING_<tenant>, sourced by TS_IN and TS_MODEL)")
+	cmd.Flags().BoolVar(&tenantStreams, "tenant-streams", false, "move a log of the shared layout to per-tenant ingress streams (TS_ING_<tenant>, sourced by TS_IN and TS_MODEL), making the stream of every tenant it holds")
 	cmd.Flags().StringVar(&tenants, "tenants", "", "comma-separated tenants whose ingress streams to make (with per-tenant streams)")
 	return cmd
 }

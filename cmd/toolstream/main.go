@@ -334,6 +334,10 @@ func (g *globals) openEmbedded(ctx context.Context, log *slog.Logger, dataDir, l
 	cfg := g.busConfig(log, dataDir, listen, g.natsURL, opts)
 	if g.natsURL != "" {
 		cfg.Identity = g.identityOf(id)
+	} else {
+		// A new --data starts on per-tenant ingress streams; an existing
+		// one keeps its layout (setup --tenant-streams moves it).
+		cfg.NewLogTenantStreams = true
 	}
 	return bus.OpenWithKeys(ctx, cfg)
 }

@@ -125,6 +125,12 @@ type Config struct {
 	// streams to this layout, keeping what they stored; false keeps the
 	// layout the log has.
 	TenantStreams bool
+	// NewLogTenantStreams gives a log this Open creates (the server holds
+	// no TS_MODEL yet) the per-tenant layout, as TenantStreams would; a log
+	// that exists keeps the layout it has (a log of the shared layout is
+	// moved by TenantStreams: toolstream setup --tenant-streams). serve,
+	// setup and demo set it: a new --data starts on the per-tenant layout.
+	NewLogTenantStreams bool
 	// TenantStreamMaxBytes bounds what one tenant's ingress stream holds
 	// that the shared streams have not yet copied (or that is younger than
 	// the duplicate window); past it a publish is refused (DiscardNew), never

@@ -49,7 +49,7 @@ func (b *Bus) ensureStreams(ctx context.Context) error {
 	if err := b.refuseOldLayout(ctx); err != nil {
 		return err
 	}
-	b.tenantLayout = b.cfg.TenantStreams || b.hasTenantLayout(ctx)
+	b.tenantLayout = b.cfg.TenantStreams || b.hasTenantLayout(ctx) || (b.cfg.NewLogTenantStreams && b.newLog(ctx))
 	for _, name := range events.Streams {
 		if err := b.ensureStream(ctx, name); err != nil {
 			return err

@@ -134,6 +134,46 @@ func (b *Bus) hasTenantLayout(ctx context.Context) bool {
 	return err == nil && !slices.Contains(s.CachedInfo().Config.Subjects, events.AllModel)
 }
 
+// newLog reports whether the server holds no TS_MODEL: the log is made
+// by this Open (Config.NewLogTenantStreams).
+func (b *Bus) newLog(ctx context.Context) bool {
+	actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout)
+	defer cancel()
+	_, err := b.JS.Stream(actx, events.StreamModel)
+	return errors.Is(err, jetstream.ErrStreamNotFound)
+}
+
+// StoredTenants are the tenants whose subjects TS_IN or TS_MODEL hold
+// (the third token of ts.in.<t>.…, of ingest's sealed copies ts.raw.<t>.…
+// and of ts.model.<t>.…; the system tenant left out), in name order: the tenants whose streams a log moved to the
+// per-tenant layout needs (toolstream setup --tenant-streams). It lists
+// each stored subject once, a request paged by the server: on a large
+// log it is read once, at the move.
+func (b *Bus) StoredTenants(ctx context.Context) ([]string, error) {
+	seen := map[string]bool{}
+	for _, k := range []struct{ kind, shared string }{{"in", events.StreamIn}, {"raw", events.StreamIn}, {"model", events.StreamModel}} {
+		s := b.Stream(k.shared)
+		if s == nil {
+			return nil, fmt.Errorf("bus: stream %s: not opened", k.shared)
+		}
+		info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.SubjectPrefix+"."+k.kind+".*.>"))
+		if err != nil {
+			return nil, fmt.Errorf("bus: subjects of %s: %w", k.shared, err)
+		}
+		for subj := range info.State.Subjects {
+			if t, err := events.SubjectTenant(subj); err == nil && t != events.SystemTenant {
+				seen[t] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // EnsureTenant makes tenant's ingress stream exist with the fields the bus
 // manages and makes TS_IN and TS_MODEL source it (each filtered to its
 // kind), reading each shared stream's config just before rewriting it. It

@@ -406,3 +406,51 @@ func TestTenantStreamFullRefusesNew(t *testing.T) {
 	resume()
 	waitMsgs(ctx, t, b.Stream(events.StreamModel), uint64(acked)+1)
 }
+
+// TestNewLogTakesTenantStreams: with Config.NewLogTenantStreams a new log
+// starts on the per-tenant layout; a log of the shared layout opened with
+// it keeps its layout and works as before (a tenant's publish stored in
+// TS_MODEL without a stream of its own), and StoredTenants names the
+// tenants its subjects hold (the system tenant's clock left out), the
+// tenants whose streams a move to the layout makes.
+func TestNewLogTakesTenantStreams(t *testing.T) {
+	ctx := ctxT(t)
+	fresh := open(t, bus.Config{DataDir: t.TempDir(), NewLogTenantStreams: true})
+	if !fresh.TenantStreams() {
+		t.Error("a new log opened with NewLogTenantStreams is on the shared layout")
+	}
+
+	dir := t.TempDir()
+	old := open(t, bus.Config{DataDir: dir})
+	for _, tenant := range []string{"globex", "acme"} {
+		subj, _ := events.ModelSubject(tenant, "r1", "i1")
+		if _, err := old.Publish(ctx, subj, &events.Event{ID: "e-" + tenant, Tenant: tenant, Response: "r1", At: 1, Body: &events.TextDelta{Text: "a"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, _ := events.IngestSubject("initech", "openai-chat", "s1")
+	if _, err := old.JS.Publish(ctx, in, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Publish(ctx, events.InClockSubject, &events.Event{ID: "tick:1", Tenant: events.SystemTenant, At: 1, Body: &events.Tick{}}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	b := open(t, bus.Config{DataDir: dir, NewLogTenantStreams: true})
+	if b.TenantStreams() {
+		t.Fatal("a log of the shared layout moved to tenant streams by NewLogTenantStreams")
+	}
+	subj, _ := events.ModelSubject("acme", "r2", "i1")
+	ack, err := b.Publish(ctx, subj, &events.Event{ID: "e-later", Tenant: "acme", Response: "r2", At: 2, Body: &events.TextDelta{Text: "b"}})
+	if err != nil || ack.Stream != events.StreamModel {
+		t.Fatalf("a publish on the shared layout reopened: %+v, %v", ack, err)
+	}
+	got, err := b.StoredTenants(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"acme", "globex", "initech"}; !slices.Equal(got, want) {
+		t.Errorf("stored tenants %v, want %v", got, want)
+	}
+}
