@@ -152,6 +152,7 @@ func extractZH(text string, at int64) []events.Observation {
 			if i := strings.Index(body, "我"); i > 0 && zhTimePrefix(body[:i]) {
 				body = body[i:] // 到月底我都不喝奶茶, 3月20号之前我…
 			}
+			body = zhToldBan(body)
 			if i := strings.Index(body, "说我"); i > 0 {
 				// reported speech about the user: 医生说我最近不能喝咖啡
 				body = trimAny(body[i+len("说"):], zhAdverbs)
@@ -413,6 +414,36 @@ func hasAnyPrefix(s string, ps []string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	zhTold        = memData.Words("zh words", "told")
+	zhToldNot     = memData.Words("zh words", "told_not")
+	zhPeopleWords = memData.Words("zh words", "people")
+)
+
+// zhToldBan reads a ban another tells the user (zh words: told, told_not)
+// as the user's own: 医生让我别吃火锅 as 我别吃火锅, 医生不让我喝酒 as 我不能喝酒.
+// Only a ban of the user's own: 医生让我多喝水 stays as said, and so do a
+// request to the assistant (别让我吃辣: the ban is said before 让我) and a
+// ban about another person (我妹妹让我别给她打电话).
+func zhToldBan(body string) string {
+	for _, t := range zhToldNot {
+		if i := strings.Index(body, t); i > 0 && !containsAny(body[:i], cues.zhForbid) && !containsAny(body[i+len(t):], zhPeopleWords) {
+			return "我不能" + body[i+len(t):]
+		}
+	}
+	for _, t := range zhTold {
+		i := strings.Index(body, t)
+		if i <= 0 || containsAny(body[:i], cues.zhForbid) || strings.HasSuffix(body[:i], "不") {
+			continue
+		}
+		rest := strings.TrimPrefix(trimAny(body[i+len(t):], zhAdverbs), "先") // 叫我先别…
+		if hasAnyPrefix(rest, cues.zhForbid) && !containsAny(rest, zhPeopleWords) {
+			return "我" + rest
+		}
+	}
+	return body
 }
 
 // matchZH reads one clause after its 我 (or with 我 dropped).
