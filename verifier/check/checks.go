@@ -48,6 +48,7 @@ var checks = []check{
 	{"identifiers", (*claim).codeFacts},
 	{"polarity", (*claim).polarityFacts},
 	{"status", alone((*claim).categoryFacts)},
+	{"aspect", alone((*claim).aspectFacts)},
 	{"outcome", (*claim).failureFacts},
 	{"numbers", (*claim).numberFacts},
 	{"times", (*claim).timeFacts},
