@@ -35,7 +35,8 @@ func consoleTokenCmd(g *globals) *cobra.Command {
 		Use:   "console-token [--tenant T] [--role operator|reader]",
 		Short: "Print a one-time sign-in URL for the web console (serve --console)",
 		Long: `console-token prints a URL that signs a browser in to the console of the serve running on this
---data, once: the token in it is signed with --data/auth/console.key (made by serve --console),
+--data, once, when the page it opens is sent with Sign in (the token is after #, never sent by the
+browser; opening the link alone signs nobody in): the token in it is signed with --data/auth/console.key (made by serve --console),
 expires after --ttl and is refused a second time. The session it opens has the role given
 (operator: sees every tenant, approves, denies, corrects and forgets; reader: sees, changes
 nothing) and, with --tenant, sees that tenant only.`,
@@ -71,7 +72,7 @@ nothing) and, with --tenant, sees that tenant only.`,
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(g.stdout, "%s/signin?token=%s\n", strings.TrimRight(base, "/"), url.QueryEscape(tok))
+			_, err = fmt.Fprintf(g.stdout, "%s/signin#token=%s\n", strings.TrimRight(base, "/"), url.QueryEscape(tok))
 			return err
 		},
 	}

@@ -36,8 +36,8 @@ func TestConsoleTokenExitCodes(t *testing.T) {
 		code int
 		say  string
 	}{
-		{"signed in", withKey, nil, 0, "http://127.0.0.1:8080/signin?token="},
-		{"a reader of one tenant", withKey, []string{"--role", "reader", "--tenant", "acme"}, 0, "/signin?token="},
+		{"signed in", withKey, nil, 0, "http://127.0.0.1:8080/signin#token="},
+		{"a reader of one tenant", withKey, []string{"--role", "reader", "--tenant", "acme"}, 0, "/signin#token="},
 		{"no serve --console on --data", empty, nil, exitUnavailable, "serve --console makes it"},
 		{"a key but no address", keyNoURL, nil, exitUnavailable, "no console has run on --data"},
 		{"a mistyped role, no key", empty, []string{"--role", "opertor"}, exitBadInput, `role "opertor"`},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -391,7 +392,8 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdBrowse does what a browser does with the sign-in URL that
 // toolstream console-token printed (in FILE: cp stdout FILE): opens it,
-// keeps the session cookie, then GETs each PATH of the console and prints
+// posts its form with the token from after # (as its page's script and a
+// press of Sign in do), keeps the session cookie, then GETs each PATH of the console and prints
 // the bodies; PATH=REGEX GETs it again (up to a minute) until its body
 // matches, as a live page fills. It fails when a page does not answer
 // 200, and when PATH answers anything but 401 without the session.
@@ -413,10 +415,29 @@ func cmdBrowse(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	args = args[1:]
 	base := signin[:strings.Index(signin, "/signin")]
+	page, token, ok := strings.Cut(signin, "#token=")
+	if !ok {
+		ts.Fatalf("the sign-in URL %s carries no token after #", signin)
+	}
+	token, err := url.QueryUnescape(token)
+	ts.Check(err)
 	jar, err := cookiejar.New(nil)
 	ts.Check(err)
 	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	resp, err := browser.Get(signin)
+	// Opening the URL shows the form (its script fills in the token from
+	// after #, which the browser does not send); pressing Sign in posts it.
+	resp, err := browser.Get(page)
+	ts.Check(err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(jar.Cookies(resp.Request.URL)) != 0 {
+		ts.Fatalf("opening the sign-in URL: %s, %d cookies; want the form and none", resp.Status, len(jar.Cookies(resp.Request.URL)))
+	}
+	req, err := http.NewRequest(http.MethodPost, base+"/signin", strings.NewReader(url.Values{"token": {token}}.Encode()))
+	ts.Check(err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err = browser.Do(req)
 	ts.Check(err)
 	resp.Body.Close()
 	if neg {

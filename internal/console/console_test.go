@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,7 +92,7 @@ func (h *harness) client(g console.Grant) (*http.Client, string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	res, err := c.Get(h.srv.URL + "/signin?token=" + url.QueryEscape(tok))
+	res, err := postSignin(c, h.srv.URL, tok)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -208,7 +207,7 @@ func TestWithoutASessionEverythingIs401(t *testing.T) {
 	} {
 		jar, _ := cookiejar.New(nil)
 		c := &http.Client{Jar: jar}
-		res, err := c.Get(h.srv.URL + "/signin?token=" + url.QueryEscape(tc.token))
+		res, err := postSignin(c, h.srv.URL, tc.token)
 		if err != nil {
 			t.Fatal(err)
 		}

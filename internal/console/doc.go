@@ -7,8 +7,13 @@
 // Who may see and do what. A session is a Grant: a role of package auth
 // (operator or reader) and, for a per-tenant viewer, one tenant. Sign-in is
 // a one-time token (Mint, made by `toolstream console-token` with the key
-// in <data>/auth/console.key) redeemed at /signin, which sets the session
-// cookie; without a session every page and API answers 401. A grant of one
+// in <data>/auth/console.key) redeemed by a POST of the console's own
+// sign-in form to /signin (the token in the body; the URL console-token
+// prints carries it after #, which the form's script fills in), which sets
+// the session cookie; a GET of /signin only shows the form, and a POST
+// whose Origin or Sec-Fetch-Site names another site, or that names
+// neither, is refused (no login CSRF). Without a session every page and
+// API answers 401. A grant of one
 // tenant never sees another tenant's calls, traces, answers, memory or
 // breakers: every list is filtered and every request naming another tenant
 // is refused with 403. Acting is decided by the role's NATS permissions

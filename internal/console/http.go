@@ -32,7 +32,8 @@ type handler func(w http.ResponseWriter, r *http.Request, g Grant)
 
 func (s *Server) routes() {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /signin", s.signin)
+	mux.HandleFunc("GET /signin", s.signinForm)
+	mux.HandleFunc("POST /signin", s.signin)
 	mux.HandleFunc("POST /signout", s.signout)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets", s.static))
 	mux.HandleFunc("GET /{$}", s.page)
@@ -133,12 +134,11 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	name := "index.html"
 	if _, ok := s.session(r); !ok {
-		name = "signin.html"
-		w.WriteHeader(http.StatusUnauthorized)
+		s.signinPage(w, http.StatusUnauthorized)
+		return
 	}
-	data, err := assets.ReadFile("assets/" + name)
+	data, err := assets.ReadFile("assets/index.html")
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -146,23 +146,58 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	w.Write(data)
 }
 
-// signin redeems a one-time token into a session cookie and sends the
-// browser to the console, without the token in its address.
-func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
+// signinForm serves the sign-in form, and only the form: a token in the
+// address is not redeemed (a link from another site would sign its visitor
+// in as the link's viewer: login CSRF). console-token's URL carries the
+// token after #, which the browser never sends; the form's script puts it
+// in the field, and the person presses Sign in.
+func (s *Server) signinForm(w http.ResponseWriter, r *http.Request) {
+	s.signinPage(w, http.StatusOK)
+}
+
+func (s *Server) signinPage(w http.ResponseWriter, code int) {
 	securityHeaders(w)
-	id, ss, err := s.sessions.redeem(r.URL.Query().Get("token"))
-	if err != nil {
-		s.log.Warn("console: sign-in refused", "err", err, "remote", r.RemoteAddr)
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusUnauthorized)
-		data, _ := assets.ReadFile("assets/signin.html")
-		w.Write(data)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	data, _ := assets.ReadFile("assets/signin.html")
+	w.Write(data)
+}
+
+// signin redeems a one-time token, posted by the console's own form (the
+// token in the body), into a session cookie and sends the browser to the
+// console. A browser must say the form is this console's (an Origin of
+// this host or Sec-Fetch-Site same-origin, and neither naming another
+// site): a form on another site posting its own token is refused 403, and
+// the token stays unused.
+func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
+	if !fromOwnPage(r) {
+		s.log.Warn("console: cross-site sign-in refused", "origin", r.Header.Get("Origin"), "site", r.Header.Get("Sec-Fetch-Site"), "remote", r.RemoteAddr)
+		securityHeaders(w)
+		httpError(w, http.StatusForbidden, "sign in from the console's own page")
 		return
 	}
+	r.Body = http.MaxBytesReader(w, r.Body, bodyMax)
+	id, ss, err := s.sessions.redeem(r.PostFormValue("token"))
+	if err != nil {
+		s.log.Warn("console: sign-in refused", "err", err, "remote", r.RemoteAddr)
+		s.signinPage(w, http.StatusUnauthorized)
+		return
+	}
+	securityHeaders(w)
 	s.log.Info("console: signed in", "role", ss.grant.Role, "tenant", ss.grant.Tenant, "remote", r.RemoteAddr)
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
 		SameSite: http.SameSiteStrictMode, Expires: ss.expires})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// fromOwnPage reports whether a request says it comes from this console's
+// own pages (sameOrigin), and says so at all: an Origin or a
+// Sec-Fetch-Site, which every browser sends with a POST. A request that
+// names neither (an old browser, a script) is refused: a sign-in must not
+// be made by a page that cannot be told apart from another site's.
+func fromOwnPage(r *http.Request) bool {
+	return sameOrigin(r) && (r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "")
 }
 
 func (s *Server) signout(w http.ResponseWriter, r *http.Request) {

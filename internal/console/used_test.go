@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +40,7 @@ func TestUsedTokenStaysUsedAfterRestart(t *testing.T) {
 	signin := func(srv *httptest.Server, tok string) (int, bool) {
 		t.Helper()
 		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		res, err := c.Get(srv.URL + "/signin?token=" + url.QueryEscape(tok))
+		res, err := postSignin(c, srv.URL, tok)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +108,7 @@ func TestSessionSurvivesRestart(t *testing.T) {
 	signin := func(srv *httptest.Server, g console.Grant) string {
 		t.Helper()
 		tok, _ := console.Mint(testKey, g, now.Add(10*time.Minute))
-		res, err := noRedirect.Get(srv.URL + "/signin?token=" + url.QueryEscape(tok))
+		res, err := postSignin(noRedirect, srv.URL, tok)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,10 +34,14 @@ try {
   check((await page.content()).includes('console-token'), 'the sign-in page says how to sign in');
   await page.screenshot({ path: SHOTS + '/signin.png' });
 
-  // Sign in with the one-time URL: the token leaves the address bar.
+  // The one-time URL opens the form with the token filled in (it is after
+  // #, never sent); it leaves the address bar; Sign in posts it.
   res = await page.goto(signinURL);
-  check(res.status() === 200, 'signed in, got ' + res.status());
+  check(res.status() === 200, 'the sign-in form, got ' + res.status());
   check(!page.url().includes('token'), 'the token is not left in the address: ' + page.url());
+  check(!(await page.$('#live')), 'opening the link alone does not sign in');
+  [res] = await Promise.all([page.waitForNavigation(), page.click('form button')]);
+  check(res.status() === 200, 'signed in, got ' + res.status());
   signedIn = true;
   await page.waitForSelector('#live.on', wait);
   await page.waitForSelector('table#calls', wait);
@@ -154,6 +158,7 @@ try {
   const viewer = await viewerCtx.newPage();
   await viewer.setViewport({ width: 1280, height: 800 });
   await viewer.goto(viewerURL);
+  await Promise.all([viewer.waitForNavigation(), viewer.click('form button')]);
   await viewer.waitForSelector('#live.on', wait);
   await viewer.waitForFunction(() => document.querySelector('#calls tbody a'), wait);
   check(!(await viewer.$('#f-tenant')), "a tenant's viewer gets no tenant filter");
