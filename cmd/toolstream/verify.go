@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -136,6 +137,24 @@ func claimsOut(cs []events.ClaimVerdict) []claimOut {
 	return out
 }
 
+// verdictRevision names which of an answer's verdicts v is: the
+// verifier's first ("verified"), the one after the user's constraints were
+// checked ("constraints"), or one after an external judge ("judged"), and
+// the words verdicts prints after its first line for a later one. Each is
+// an event of its own on the answer's subject, and verdicts printed two
+// identical "answer c0 …" blocks for a run's answer, the second with the
+// constraints read in (review rev14).
+func verdictRevision(v client.Verdict) (rev, again string) {
+	av := v.Verified
+	switch {
+	case strings.HasPrefix(v.ID, strings.TrimSuffix(events.JudgedID(v.Tenant, v.Response, 0), "0")):
+		return "judged", " (again, after the judge's verdicts)"
+	case av != nil && av.ConstraintsChecked:
+		return "constraints", fmt.Sprintf(" (again, against the user's constraints in force: %d)", av.Constraints)
+	}
+	return "verified", ""
+}
+
 func verdictsCmd(g *globals) *cobra.Command {
 	var tenant string
 	var follow, asJSON bool
@@ -172,14 +191,15 @@ func verdictsCmd(g *globals) *cobra.Command {
 				if av == nil {
 					continue
 				}
+				rev, again := verdictRevision(v)
 				if asJSON {
-					if err := json.NewEncoder(g.stdout).Encode(map[string]any{"response_id": v.Response, "faithfulness": av.Faithfulness,
+					if err := json.NewEncoder(g.stdout).Encode(map[string]any{"response_id": v.Response, "revision": rev, "faithfulness": av.Faithfulness,
 						"policy": av.Policy, "blocked": av.Blocked, "repaired": av.Repaired, "claims": claimsOut(av.Claims)}); err != nil {
 						return err
 					}
 					continue
 				}
-				fmt.Fprintf(g.stdout, "answer %s faithfulness %.2f policy %s\n", v.Response, av.Faithfulness, av.Policy)
+				fmt.Fprintf(g.stdout, "answer %s faithfulness %.2f policy %s%s\n", v.Response, av.Faithfulness, av.Policy, again)
 				for _, c := range av.Claims {
 					fmt.Fprintf(g.stdout, "  %-13s %q %s\n", c.Verdict, c.Text, c.Reason)
 				}
