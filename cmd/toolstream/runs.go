@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -38,6 +40,9 @@ then each round as one line, then left out, oldest first. Large results are refe
 			}
 			defer done()
 			h, err := c.History(ctx, tenant, req.Run, req.HistoryOptions)
+			if errors.Is(err, client.ErrNotFound) {
+				return usersRun(ctx, c, tenant, req.Run, err)
+			}
 			if err != nil {
 				return err
 			}
@@ -56,6 +61,30 @@ then each round as one line, then left out, oldest first. Large results are refe
 	f.IntVar(&req.Keep, "keep", 2, "last rounds always verbatim")
 	cmd.MarkFlagRequired("run")
 	return cmd
+}
+
+// usersRun is the error of history for a run the tenant has not under
+// that name: err, and where the tenant has a gateway user's run of that
+// name (kept as the user's token, '.', then the name the client gave in
+// Toolstream-Run and was told back) the names to give --run. A run-mode
+// request with Toolstream-Run: r-bad for user ada is the run ada.r-bad
+// in the log and in toolstream runs, and history --run r-bad said only
+// "not found" (review rev14).
+func usersRun(ctx context.Context, c *client.Client, tenant, run string, err error) error {
+	all, lerr := c.Runs(ctx, tenant)
+	if lerr != nil {
+		return err
+	}
+	var names []string
+	for _, r := range all {
+		if strings.HasSuffix(r.ID, "."+run) {
+			names = append(names, r.ID)
+		}
+	}
+	if len(names) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; a gateway run is kept under its user's name: --run %s", err, strings.Join(names, " or --run "))
 }
 
 func runsCmd(g *globals) *cobra.Command {

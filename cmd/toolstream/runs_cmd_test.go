@@ -221,6 +221,27 @@ grants:
 	if out, err := run(operator, "history", "--tenant", "acme", "--run", "nope"); err == nil {
 		t.Fatalf("history of a run that does not exist: %s", out)
 	}
+	// A gateway user's run is kept as "<user>.<name>": history of the name
+	// the client gave (and was told back in Toolstream-Run) is not found,
+	// and says which --run to give.
+	r3 := filepath.Join(root, "r3.jsonl")
+	if err := os.WriteFile(r3, []byte(`{"type":"response.created","sequence_number":0,"response":{"id":"r3","status":"in_progress","output":[]}}
+{"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_3","output_index":0,"content_index":0,"delta":"Hello."}
+{"type":"response.completed","sequence_number":2,"response":{"id":"r3","status":"completed","output":[]}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli(producer, "publish", "--tenant", "acme", "--user", "ada", "--run", "ada.trip-8", r3)
+	waitUntil(t, ctx, "runs lists ada.trip-8", func() bool {
+		out, err := run(producer, "runs", "--tenant", "acme")
+		return err == nil && strings.Contains(out, "ada.trip-8 ")
+	})
+	if out, err := run(operator, "history", "--tenant", "acme", "--run", "trip-8"); !errors.Is(err, client.ErrNotFound) || !strings.Contains(err.Error(), "--run ada.trip-8") {
+		t.Fatalf("history of a gateway user's run by the client's name: %s, %v; want not found, naming --run ada.trip-8", out, err)
+	}
+	if _, err := run(operator, "history", "--tenant", "acme", "--run", "nope"); err == nil || strings.Contains(err.Error(), "gateway run") {
+		t.Fatalf("history of a run nobody has: %v; want not found, naming no other run", err)
+	}
 	if out, err := run(operator, "history", "--tenant", "acme", "--run", "trip-7", "--format", "cohere"); err == nil || !strings.Contains(err.Error(), "format") {
 		t.Fatalf("history in an unknown format: %s, %v", out, err)
 	}
