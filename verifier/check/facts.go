@@ -23,6 +23,10 @@ func (cx *claim) boolFacts() []fact {
 		free := cx.statesFree()
 		for _, t := range ts {
 			lf := &ix.Leaves[t]
+			positive := positive
+			if n := cx.negsOfOther(t); n%2 == 1 {
+				positive = !positive
+			}
 			val := lf.B != lf.NegKey
 			if freeKey(lf) && !free {
 				// deposit_free is true when there is none: "requires a
@@ -67,6 +71,66 @@ func (cx *claim) boolFacts() []fact {
 			reason: "availability differs: stock is " + ix.Leaves[ts[0]].Raw()}}
 	}
 	return cx.emptiness(positive)
+}
+
+// negsOfOther counts the claim's negation words that negate something
+// other than flag t's attribute ("Ada is a newcomer with no badge yet"
+// beside newcomer: true): each a word of none (no, nobody, nothing; not
+// "not", which negates the predicate), said after every word naming the
+// flag's key, and before, in its clause, a word naming something the key
+// does not. A flag decides only by the polarity of what names it.
+func (cx *claim) negsOfOther(t int32) int {
+	if len(cx.negWords) == 0 {
+		return 0
+	}
+	own := cx.ix.Leaves[t].Own()
+	names := func(j int) (key, other bool) {
+		w := &cx.words[j]
+		var cs []string
+		switch {
+		case w.Info != nil:
+			cs = w.Info.Concepts
+		case !w.Cjk:
+			cs = evidence.WordConcepts(w.S)
+		}
+		for _, c := range cs {
+			if slices.Contains(own, c) {
+				key = true
+			} else {
+				other = true
+			}
+		}
+		return key, other
+	}
+	n := 0
+	for _, i := range cx.negWords {
+		if cx.words[i].Cues()&evidence.CueNone == 0 || cx.saidLast(i) {
+			continue // "not available" negates what the flag's word is said to be
+		}
+		before := false
+		for j := range cx.words {
+			if key, _ := names(j); key {
+				if j > i {
+					before = false
+					break
+				}
+				before = true
+			}
+		}
+		if !before {
+			continue
+		}
+		for j := i + 1; j < len(cx.words); j++ {
+			if clauseEnds(cx.norm[cx.words[j-1].End:cx.words[j].Start]) {
+				break
+			}
+			if _, other := names(j); other {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // noneCounted checks a negated claim that there is none of a thing ("no

@@ -29,6 +29,7 @@ type reading struct {
 	negs         int
 	negLex       int    // of negs, the one-word negative states (sold out, 约满)
 	negLexCat    int    // of negLex, those that are a category's value (disabled, 已满)
+	negWords     []int  // the words of negs that are a negation word alone (no, not, 没有)
 	used         []bool // runes taken by subjects, dates, values and numbers
 	named        evidence.Subjects
 	namedNodes   []int32 // the innermost of the objects named
@@ -381,6 +382,7 @@ func (rd *reading) readWords(ix *evidence.Index) {
 		rd.cues |= info.Cues
 		if info.Cues&evidence.CueNeg != 0 && info.Cues&evidence.CuePlain == 0 {
 			rd.negation(i)
+			rd.negWords = append(rd.negWords, i)
 		}
 		if info.Cues&evidence.CueNegLex != 0 {
 			rd.negLex++
@@ -436,6 +438,7 @@ func (rd *reading) readWords(ix *evidence.Index) {
 			}
 			if feeWords[rd.words[j].S] {
 				rd.negs--
+				rd.negWords = slices.DeleteFunc(rd.negWords, func(k int) bool { return k == i })
 				for k := range rd.cats {
 					if rd.cats[k].start < w.Start {
 						rd.cats[k].negAfter--
