@@ -304,6 +304,8 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		} else if o, ok := matchHarmEN(ws); ok {
 			add(o)
+		} else if o, ok := matchDistasteEN(ws); ok {
+			add(o)
 		} else if o, ok := matchFineAgainEN(ws); ok {
 			add(o)
 		} else if o, ok := laterRequestEN(ws); ok {

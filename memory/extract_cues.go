@@ -40,7 +40,7 @@ type cueTables struct {
 	less                                               [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid        []string
 	zhAllowAfter, zhForbidAddressed                    []string
-	capEN, changeEN, harm, fine, fineAgain             [][]string
+	capEN, changeEN, harm, distaste, fine, fineAgain   [][]string
 	spend, spendModal                                  [][]string
 	zhCap, zhChange, zhPer, zhReported                 []string
 	prefer                                             [][]string
@@ -86,6 +86,7 @@ func mustCues() *cueTables {
 	t.changeEN, t.zhChange = split("limits", "change")
 	_, t.zhAllowAfter = split("requests", "allow_after")
 	t.harm, _ = split("effects", "harm")
+	t.distaste, _ = split("effects", "distaste")
 	t.fine, _ = split("effects", "fine")
 	t.fineAgain, _ = split("effects", "fine_again")
 	_, t.zhForbidAddressed = split("requests", "forbid_addressed")
@@ -699,8 +700,22 @@ func matchRequestZH(clause string, prev *events.Observation) (events.Observation
 // X makes me sick", "dairy doesn't agree with me" — a constraint against
 // X (the words before the effect, in its clause).
 func matchHarmEN(ws []word) (events.Observation, bool) {
+	return matchEffectEN(ws, cues.harm, func(x []word) (events.Observation, bool) { return constraint(x, "", Negative, nil) })
+}
+
+// matchDistasteEN reads what a thing does to the user that says they
+// dislike it: "olives make me gag", "papaya turns my stomach" — a negative
+// preference for X ([effects] distaste), beside a liking said in the same
+// sentence ("I love mangoes, but papaya makes me gag").
+func matchDistasteEN(ws []word) (events.Observation, bool) {
+	return matchEffectEN(ws, cues.distaste, func(x []word) (events.Observation, bool) { return preference(x, Negative, nil) })
+}
+
+// matchEffectEN reads the thing before an effect of effect in its clause,
+// as read makes it.
+func matchEffectEN(ws []word, effect [][]string, read func([]word) (events.Observation, bool)) (events.Observation, bool) {
 	for j := 1; j < len(ws); j++ {
-		if phraseAt(ws, j, cues.harm) == 0 {
+		if phraseAt(ws, j, effect) == 0 {
 			continue
 		}
 		start := 0
@@ -714,7 +729,7 @@ func matchHarmEN(ws []word) (events.Observation, bool) {
 		if len(x) == 0 || pronouns[x[0].low] || people[x[0].low] || x[0].low == "i" {
 			return events.Observation{}, false
 		}
-		return constraint(x, "", Negative, nil)
+		return read(x)
 	}
 	return events.Observation{}, false
 }
