@@ -91,9 +91,11 @@ func SplitModelEventID(eid string) (tenant, response string, rawSeq uint64, n in
 	return parts[0], response, rawSeq, n, true
 }
 
-// RunEndedID names a run's end as its driver recorded it at the run's
-// version: a driver that retries the write writes the same id, and an end
-// after the run's next input turn (a new version) is a new one.
-func RunEndedID(tenant, run string, version uint64) string {
-	return id("run-ended", tenant, run, strconv.FormatUint(version, 10))
+// RunEndedID names a run's end as its driver recorded it, with nonce (the
+// runs service's random part): an end is applied the same however often it
+// is written, and a plain id (the run and its version) could be claimed
+// first by any role that writes TS_OUT, on its own subject, so that the
+// driver's end was dropped as a duplicate.
+func RunEndedID(tenant, run, nonce string) string {
+	return id("run-ended", tenant, run, nonce)
 }

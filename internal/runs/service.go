@@ -256,7 +256,11 @@ func (s *Service) end(ctx context.Context, tenant string, r *Request) (*WriteRep
 	if err != nil {
 		return nil, err
 	}
-	ev := &events.Event{ID: events.RunEndedID(tenant, r.Run, run.Version), Tenant: tenant, User: run.User, Session: run.Session, Run: r.Run,
+	var nonce [12]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	ev := &events.Event{ID: events.RunEndedID(tenant, r.Run, hex.EncodeToString(nonce[:])), Tenant: tenant, User: run.User, Session: run.Session, Run: r.Run,
 		At: s.now().UnixNano(), Body: &events.RunEnded{Status: string(r.Status), Reason: r.Reason, Detail: r.Detail, Driver: r.Driver}}
 	seq, err := s.publish(ctx, tenant, r.Run, ev)
 	if err != nil {

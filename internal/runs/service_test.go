@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/runs"
@@ -480,5 +481,47 @@ func TestRunEndIsTheLeaseHoldersAndLastsUntilTheNextTurn(t *testing.T) {
 	r = runs.Run{}
 	if err := ask(t, nc, "get", "acme", runs.Request{Run: "r1"}, &r); err != nil || r.Status != runs.StatusRunning || r.Ended != "" {
 		t.Fatalf("after the next turn: %v status %q ended %q; want running", err, r.Status, r.Ended)
+	}
+}
+
+// TestAttackClaimedRunEndedID: a run's end was published under the plain id
+// run-ended:<tenant>/<run>/<version>, a small count anyone guesses; a stolen
+// verifier credential published on its own subject in TS_OUT under those
+// ids first, and the lease holder's end was dropped as a duplicate not its
+// own (the run still said running). Found by review (sec14). The id now
+// carries the service's random part.
+func TestAttackClaimedRunEndedID(t *testing.T) {
+	n := startNode(t, nil)
+	var reply runs.WriteReply
+	if err := ask(t, n.b.Conn, "message", "acme", runs.Request{Run: "r1", ID: "m1", Text: "hi", User: "u1"}, &reply); err != nil || !reply.Applied {
+		t.Fatalf("message: %v %+v", err, reply)
+	}
+	ctx := context.Background()
+	ls, err := n.leases.Acquire(ctx, "acme", "r1", "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := n.b.UserOptions(auth.Identity{Role: auth.RoleVerifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(n.b.ClientURL(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	for v := range 8 {
+		if _, err := js.Publish(ctx, "ts.answer.acme.x", []byte("x"), jetstream.WithMsgID(fmt.Sprintf("run-ended:acme/r1/%d", v))); err != nil {
+			t.Fatalf("the verifier's publish: %v", err)
+		}
+	}
+	end := runs.Request{Run: "r1", Driver: "d1", Epoch: ls.Epoch, Status: runs.StatusFailed, Reason: "upstream_error", Detail: "502"}
+	if err := ask(t, n.b.Conn, "end", "acme", end, &reply); err != nil || !reply.Applied {
+		t.Fatalf("the lease holder's end after the verifier's claims: %v %+v", err, reply)
+	}
+	var r runs.Run
+	if err := ask(t, n.b.Conn, "get", "acme", runs.Request{Run: "r1"}, &r); err != nil || r.Status != runs.StatusFailed {
+		t.Errorf("the run after its holder ended it: %v status %q, want failed", err, r.Status)
 	}
 }
