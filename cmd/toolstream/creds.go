@@ -211,7 +211,10 @@ one --tenants names is made. The layout sticks: later opens without the flag kee
 				return err
 			}
 			cfg := g.busConfig(log, g.data, "127.0.0.1:-1", g.natsURL, opts)
-			cfg.TenantStreams, cfg.NewLogTenantStreams = tenantStreams, true
+			// A new --data starts on per-tenant streams; a cluster's log
+			// only with --tenant-streams (its tenants' streams are made by
+			// setup --tenants, which its operator must run for each).
+			cfg.TenantStreams, cfg.NewLogTenantStreams = tenantStreams, g.natsURL == ""
 			b, err := bus.Open(ctx, cfg) // without the data keys: Setup makes their bucket
 			if err != nil {
 				return err

@@ -128,8 +128,9 @@ type Config struct {
 	// NewLogTenantStreams gives a log this Open creates (the server holds
 	// no TS_MODEL yet) the per-tenant layout, as TenantStreams would; a log
 	// that exists keeps the layout it has (a log of the shared layout is
-	// moved by TenantStreams: toolstream setup --tenant-streams). serve,
-	// setup and demo set it: a new --data starts on the per-tenant layout.
+	// moved by TenantStreams: toolstream setup --tenant-streams). serve
+	// and setup on the embedded server set it: a new --data starts on the
+	// per-tenant layout (a cluster's log only with --tenant-streams).
 	NewLogTenantStreams bool
 	// TenantStreamMaxBytes bounds what one tenant's ingress stream holds
 	// that the shared streams have not yet copied (or that is younger than
