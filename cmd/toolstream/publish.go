@@ -118,7 +118,7 @@ func alreadyInLog(w io.Writer, s client.Stream, pub client.Published) {
 		sent = pub.Raw // and the end-of-stream marker
 	}
 	if pub.Duplicates >= sent {
-		fmt.Fprintf(w, "nothing new was stored: the log keeps a stream once per --stream id, and a response is assembled once, so a recorded response published again for another user adds nothing (publish a response of its own for each user)\n")
+		fmt.Fprintf(w, "nothing new was stored: the log keeps a stream once per --stream id (a resume, or the same file again, adds nothing; for another --user or --run neither, since a response is assembled once: publish a response of its own for each user)\n")
 	}
 }
 

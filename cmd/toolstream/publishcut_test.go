@@ -163,7 +163,7 @@ func TestSameFileForAnotherUserSaysNothingNewStored(t *testing.T) {
 		if modelMsgs(t, ctx, b) != before {
 			t.Fatalf("raw %v: yan's copy stored model events: the test's premise moved (say so in publish's message)", raw)
 		}
-		for _, want := range []string{"already in the log", "nothing new was stored", "another user"} {
+		for _, want := range []string{"already in the log", "nothing new was stored", "another --user"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("raw %v: yan's publish printed %q; want it to say %q", raw, out, want)
 			}

@@ -263,6 +263,7 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 	switch out.Status {
 	case agent.StatusCancelled, agent.StatusFailed:
 		w.Header().Set(HeaderShouldRetry, "false") // a stream already begun sent its headers: no SDK retries it
+		w.Header().Set(HeaderRunStatus, string(out.Status))
 	}
 	switch out.Status {
 	case agent.StatusCancelled:

@@ -944,6 +944,9 @@ func TestRunModeFailedRunIsNotRetried(t *testing.T) {
 	if h := resp.Header.Get(gateway.HeaderShouldRetry); h != "false" {
 		t.Errorf("%s: %q; want false (an SDK retrying starts the run again)", gateway.HeaderShouldRetry, h)
 	}
+	if h := resp.Header.Get(gateway.HeaderRunStatus); h != "failed" {
+		t.Errorf("%s: %q; want failed (as on every answer that is not a stream)", gateway.HeaderRunStatus, h)
+	}
 	// The runs view says so too (it said settled: the last round's status).
 	if r := rg.runState(t, "loop-1"); r.Status != runs.StatusFailed || r.Ended != runs.StatusFailed || r.EndReason != "rounds_exhausted" {
 		t.Errorf("the run as the runs view has it: status %q, ended %q (%s); want failed, rounds_exhausted", r.Status, r.Ended, r.EndReason)
