@@ -196,8 +196,17 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 // Sec-Fetch-Site, which every browser sends with a POST. A request that
 // names neither (an old browser, a script) is refused: a sign-in must not
 // be made by a page that cannot be told apart from another site's.
+//
+// A browser that sends Fetch Metadata is judged by Sec-Fetch-Site alone (no
+// page can set it): the console's pages are served with Referrer-Policy
+// no-referrer, under which Chromium posts its own form with Origin "null"
+// and Sec-Fetch-Site same-origin (the browser test found it: every
+// sign-in was refused). One without it must send an Origin of this host.
 func fromOwnPage(r *http.Request) bool {
-	return sameOrigin(r) && (r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "")
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
+	}
+	return r.Header.Get("Origin") != "" && sameOrigin(r)
 }
 
 func (s *Server) signout(w http.ResponseWriter, r *http.Request) {

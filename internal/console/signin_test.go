@@ -93,3 +93,31 @@ func TestAttackSignInFromAnotherSite(t *testing.T) {
 		t.Errorf("signed in as %+v, want the token's reader of acme", me)
 	}
 }
+
+// TestOwnFormUnderNoReferrerSignsIn: the console's pages are served with
+// Referrer-Policy no-referrer, under which Chromium posts the console's own
+// sign-in form with Origin "null" and Sec-Fetch-Site same-origin; the
+// sign-in refused it (403) and nobody could sign in from a browser (found
+// by the browser test in CI). Sec-Fetch-Site, which no page can set,
+// decides when it is sent.
+func TestOwnFormUnderNoReferrerSignsIn(t *testing.T) {
+	h := start(t)
+	tok, err := console.Mint(testKey, console.Grant{Role: auth.RoleReader, Tenant: "acme"}, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/signin", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "null")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/" {
+		t.Fatalf("the console's own form under no-referrer: %s at %s, want the console", res.Status, res.Request.URL)
+	}
+}

@@ -40,6 +40,13 @@ func (s *Stack) startMCP() error {
 	if err != nil {
 		return err
 	}
+	// The MCP server publishes each call on its key's tenant's subjects:
+	// on a log with per-tenant ingress streams that tenant's stream must
+	// exist, as for the gateway's keys (serve --mcp without --gateway
+	// made none, and every call was refused: the README's script found it).
+	if err := ensureKeyTenants(s.ctx, b, log, file); err != nil {
+		return fmt.Errorf("--mcp: %w", err)
+	}
 	keys := mcpKeys(file)
 	f, err := registry.Follow(s.ctx, registry.FollowConfig{JS: b.JS, Trust: s.cfg.Projections.Trust, Logger: log})
 	if err != nil {
@@ -78,7 +85,12 @@ func (s *Stack) startMCP() error {
 	s.goRun("--mcp keys", func(ctx context.Context) error {
 		defer signal.Stop(hup)
 		gateway.WatchFile(ctx, log.With("for", "mcp"), s.cfg.Gateway.ConfigFile, file, 0, hup,
-			func(f *gateway.File) error { return srv.SetKeys(mcpKeys(f)) })
+			func(f *gateway.File) error {
+				if err := ensureKeyTenants(ctx, b, log, f); err != nil {
+					log.Error("mcp keys reloaded; a tenant's ingress stream was not made", "err", err)
+				}
+				return srv.SetKeys(mcpKeys(f))
+			})
 		return nil
 	})
 	s.goRun("--mcp", func(ctx context.Context) error {
