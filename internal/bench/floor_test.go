@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
@@ -80,10 +81,20 @@ func TestFloorsStoreAndAcknowledgeWhatTheySay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A per-input acknowledgement is sent without waiting for the
+			// server's reply: the floor returns with the last few still on
+			// their way (CI once read 303 of 600 acknowledged). Read the
+			// consumer again until its floor is reached, or 10 s.
 			var ci *jetstream.ConsumerInfo
-			for c := range calls.ListConsumers(ctx).Info() {
-				if strings.HasPrefix(c.Name, "bench-floor") {
-					ci = c
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				ci = nil
+				for c := range calls.ListConsumers(ctx).Info() {
+					if strings.HasPrefix(c.Name, "bench-floor") {
+						ci = c
+					}
+				}
+				if ci == nil || !tc.acked || ci.AckFloor.Stream == last && ci.NumAckPending == 0 || time.Now().After(deadline) {
+					break
 				}
 			}
 			if ci == nil {
