@@ -1,20 +1,19 @@
 package assembler_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/assembler"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/logtest"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -388,25 +387,6 @@ func TestParseQuota(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink the projector's goroutine writes while the
-// test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestQuotaEdgeLogsOnceABout: a tenant sending far over its rate is
 // admitted and refused in turn, event by event, as its bucket refills; the
 // log said "over its quota" and "within its quota again" for each (a
@@ -417,7 +397,7 @@ func TestQuotaEdgeLogsOnceABout(t *testing.T) {
 		Default: assembler.Quota{EventRateMax: 500, ByteRateMax: -1, OpenCallsMax: -1},
 		Burst:   100 * time.Millisecond,
 	}
-	var logged lockedBuffer
+	var logged logtest.Buffer
 	h := newHarness(t, assembler.Config{Quotas: quotas, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	var flood []*events.Event
 	at := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()

@@ -1,7 +1,6 @@
 package executor_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"log/slog"
@@ -9,31 +8,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/executor"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/logtest"
 )
-
-// syncBuffer is a log destination safe for the executor's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A secret resolved for a call never leaves the tool: a command tool that
 // prints its token to stderr (as it is and in base64) and fails, one that
@@ -73,7 +54,7 @@ grants:
     permissions: [leak.stderr, leak.result, leak.http]
 `, upstream.URL))
 	b := bustest.Start(t)
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	startExec(t, b, reg, nil, func(c *executor.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})

@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/logtest"
 )
 
 // TestRunsAndHistoryCommands drives `toolstream runs` and `toolstream
@@ -156,7 +156,7 @@ grants:
 	}
 
 	// runs --follow lists the run, then again when the answer changes it.
-	follow := &lockedBuffer{}
+	follow := &logtest.Buffer{}
 	fctx, stopFollow := context.WithCancel(ctx)
 	followed := make(chan error, 1)
 	go func() {
@@ -248,22 +248,4 @@ grants:
 	if out := cli(operator, "runs", "--tenant", "globex"); strings.Contains(out, "trip-7") || !strings.HasPrefix(out, "RUN") {
 		t.Fatalf("another tenant's runs: %q", out)
 	}
-}
-
-// lockedBuffer is a buffer a command writes while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

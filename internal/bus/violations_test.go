@@ -1,13 +1,10 @@
 package bus_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"regexp"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,31 +12,8 @@ import (
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/logtest"
 )
-
-// lockedBuffer is a log destination the server's goroutines share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) lines(substr string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range strings.Split(l.b.String(), "\n") {
-		if strings.Contains(line, substr) {
-			out = append(out, line)
-		}
-	}
-	return out
-}
 
 // TestAttackViolationFloodIsNotLoggedLineByLine: a tenant's producer that
 // publishes where it may not, as fast as it can, gets its permissions
@@ -49,7 +23,7 @@ func (l *lockedBuffer) lines(substr string) []string {
 // publishes of one nats.go connection with acme's producer creds (on
 // ts.model.globex.x.y) took 0.8 s and wrote 5.8 MB of ERROR lines.
 func TestAttackViolationFloodIsNotLoggedLineByLine(t *testing.T) {
-	var logged lockedBuffer
+	var logged logtest.Buffer
 	ctx := context.Background()
 	// The window is the bus's own (Config.ViolationsEvery), shorter here
 	// than serve's 10s so the test need not wait one out.
@@ -82,7 +56,7 @@ func TestAttackViolationFloodIsNotLoggedLineByLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	windows := int(time.Since(start)/every) + 1
-	got := logged.lines("Publish Violation")
+	got := logged.Lines("Publish Violation")
 	if len(got) == 0 || len(got) > bus.ViolationsMax*windows {
 		t.Fatalf("%d violation lines for %d denied publishes over %d window(s) of %v; want 1 to %d", len(got), flood, windows, every, bus.ViolationsMax*windows)
 	}
@@ -95,7 +69,7 @@ func TestAttackViolationFloodIsNotLoggedLineByLine(t *testing.T) {
 	if err := nc.FlushTimeout(30 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	all := logged.lines("Publish Violation")
+	all := logged.Lines("Publish Violation")
 	if len(all) != len(got)+1 {
 		t.Fatalf("%d lines after one more violation, want %d", len(all), len(got)+1)
 	}
