@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/mcp"
 )
 
@@ -27,21 +27,6 @@ func waitingRefund(t *testing.T, ts *testServer, ctx context.Context, callKey st
 	}
 	t.Fatal("refund never asked for approval")
 	return client.Approval{}
-}
-
-// roleConn connects to the pipeline's server with role's credential.
-func roleConn(t *testing.T, ts *testServer, role auth.Role) *nats.Conn {
-	t.Helper()
-	opts, err := ts.p.B.UserOptions(auth.Identity{Role: role})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(ts.p.B.ClientURL(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
 }
 
 // TestAttackClaimedApprovalID is sec13's attack (kept out of the tree
@@ -66,7 +51,7 @@ func TestAttackClaimedApprovalID(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			ap := waitingRefund(t, ts, ctx, "f1")
-			js, _ := jetstream.New(roleConn(t, ts, tc.role))
+			js := bustest.RoleJS(t, ts.p.B, auth.Identity{Role: tc.role})
 			subj, _ := events.ApprovalSubject("acme", ap.Key)
 			id := events.ApprovalID(ap.Key)
 			// The plain id, and the tag the attacker's own key makes.
@@ -101,7 +86,7 @@ func TestTheFirstDecisionStands(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ap := waitingRefund(t, ts, ctx, "f2")
-	op, err := client.Connect(ctx, client.WithConn(roleConn(t, ts, auth.RoleOperator)), client.WithKeys(ts.p.B.Keys))
+	op, err := client.Connect(ctx, client.WithConn(bustest.RoleJS(t, ts.p.B, auth.Identity{Role: auth.RoleOperator}).Conn()), client.WithKeys(ts.p.B.Keys))
 	if err != nil {
 		t.Fatal(err)
 	}

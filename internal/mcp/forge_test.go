@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
 	"github.com/toolstream/toolstream/internal/mcp"
 )
 
@@ -46,16 +46,7 @@ func TestDriverForgesNoToolsOutcome(t *testing.T) {
 	if ap.Key == "" {
 		t.Fatal("no approval asked")
 	}
-	opts, err := ts.p.B.UserOptions(auth.Identity{Role: auth.RoleDriver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(ts.p.B.ClientURL(), append(opts, nats.NoCallbacksAfterClientClose())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
+	js := bustest.RoleJS(t, ts.p.B, auth.Identity{Role: auth.RoleDriver})
 	realSubj, _ := events.ResultSubject("acme", ap.Key)
 	builtinSubj, _ := events.BuiltinResultSubject("acme", ap.Key)
 	forge := func(subj, name, msgID string) error {

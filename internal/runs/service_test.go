@@ -501,16 +501,7 @@ func TestAttackClaimedRunEndedID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := n.b.UserOptions(auth.Identity{Role: auth.RoleVerifier})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(n.b.ClientURL(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
+	js := bustest.RoleJS(t, n.b, auth.Identity{Role: auth.RoleVerifier})
 	for v := range 8 {
 		if _, err := js.Publish(ctx, "ts.answer.acme.x", []byte("x"), jetstream.WithMsgID(fmt.Sprintf("run-ended:acme/r1/%d", v))); err != nil {
 			t.Fatalf("the verifier's publish: %v", err)
