@@ -186,6 +186,9 @@ func (p *pipeline) event(line string) {
 	case "message":
 		ev.Body = &events.RunMessage{Role: f["role"], Text: f["text"], Format: f["format"]}
 		p.out(subj(events.RunSubject(tenant, events.RunOf(ev))), ev)
+	case "ended":
+		ev.Body = &events.RunEnded{Status: f["status"], Reason: f["reason"], Detail: f["detail"], Driver: f["driver"]}
+		p.out(subj(events.RunSubject(tenant, events.RunOf(ev))), ev)
 	case "plan":
 		ev.Body = &events.PlanWritten{Expected: uint64(atoi(t, f["expected"])), Plan: []byte(f["plan"])}
 		p.out(subj(events.RunSubject(tenant, events.RunOf(ev))), ev)
@@ -242,6 +245,9 @@ func runLine(r runs.Run) string {
 	}
 	if r.Degraded {
 		s += " degraded"
+	}
+	if r.Ended != "" {
+		s += fmt.Sprintf(" ended=%s end_reason=%s", r.Ended, r.EndReason)
 	}
 	if r.Format != "" {
 		s += " format=" + r.Format
