@@ -60,13 +60,15 @@ nothing) and, with --tenant, sees that tenant only.`,
 			}
 			if base == "" {
 				data, err := os.ReadFile(filepath.Join(g.data, consoleURLFile))
-				if errors.Is(err, fs.ErrNotExist) {
-					return &exitError{exitUnavailable, fmt.Errorf("no console has run on --data %s (serve --console ADDR), or give --url", g.data)}
-				}
-				if err != nil {
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return err
 				}
-				base = strings.TrimSpace(string(data))
+				// An empty file is no address (a serve of an older build
+				// wrote it in two steps; one read between them saw it empty):
+				// a sign-in URL without a host helps nobody.
+				if base = strings.TrimSpace(string(data)); base == "" {
+					return &exitError{exitUnavailable, fmt.Errorf("no console has run on --data %s (serve --console ADDR), or give --url", g.data)}
+				}
 			}
 			tok, err := console.Mint(key, grant, time.Now().Add(ttl))
 			if err != nil {

@@ -20,14 +20,15 @@ import (
 // was "anything else". What was asked is bad input (4) before anything on
 // --data is read; no console having run there is no server (5).
 func TestConsoleTokenExitCodes(t *testing.T) {
-	withKey, keyNoURL := t.TempDir(), t.TempDir()
-	for _, data := range []string{withKey, keyNoURL} {
+	withKey, keyNoURL, emptyURL := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, data := range []string{withKey, keyNoURL, emptyURL} {
 		os.MkdirAll(filepath.Join(data, "auth"), 0o700)
 		if _, err := console.LoadKey(filepath.Join(data, "auth", consoleKeyFile), true); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.WriteFile(filepath.Join(withKey, consoleURLFile), []byte("http://127.0.0.1:8080\n"), 0o600)
+	os.WriteFile(filepath.Join(emptyURL, consoleURLFile), nil, 0o600)
 	empty := t.TempDir()
 	for _, tc := range []struct {
 		name string
@@ -40,6 +41,9 @@ func TestConsoleTokenExitCodes(t *testing.T) {
 		{"a reader of one tenant", withKey, []string{"--role", "reader", "--tenant", "acme"}, 0, "/signin#token="},
 		{"no serve --console on --data", empty, nil, exitUnavailable, "serve --console makes it"},
 		{"a key but no address", keyNoURL, nil, exitUnavailable, "no console has run on --data"},
+		// Read between a non-atomic write's two steps (CI saw it): no
+		// URL without a host.
+		{"a key and an empty address", emptyURL, nil, exitUnavailable, "no console has run on --data"},
 		{"a mistyped role, no key", empty, []string{"--role", "opertor"}, exitBadInput, `role "opertor"`},
 		{"a mistyped role", withKey, []string{"--role", "admin"}, exitBadInput, `role "admin"`},
 		{"a tenant that cannot be", withKey, []string{"--tenant", "a b"}, exitBadInput, `tenant "a b"`},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/toolstream/toolstream/internal/auth"
 )
 
 // serverFile is the file in --data where serve records the client URL of
@@ -25,12 +27,7 @@ func writeServerRecord(dir, url string) (remove func(), err error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, serverFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := auth.WritePrivate(path, append(data, '\n')); err != nil {
 		return nil, err
 	}
 	return func() { os.Remove(path) }, nil

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolstream/toolstream/internal/auth"
 )
 
 // usedFile remembers the redeemed sign-in tokens (their nonces, with their
@@ -72,11 +74,7 @@ func (u *usedFile) rewrite(used map[string]time.Time) error {
 	for n, t := range used {
 		fmt.Fprintf(&b, "%s %d\n", n, t.Unix())
 	}
-	tmp := u.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return fmt.Errorf("console: used sign-in tokens: %w", err)
-	}
-	if err := os.Rename(tmp, u.path); err != nil {
+	if err := auth.WritePrivate(u.path, []byte(b.String())); err != nil {
 		return fmt.Errorf("console: used sign-in tokens: %w", err)
 	}
 	f, err := os.OpenFile(u.path, os.O_WRONLY|os.O_APPEND, 0o600)

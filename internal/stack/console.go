@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 
+	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
 	"github.com/toolstream/toolstream/internal/console"
 	"github.com/toolstream/toolstream/internal/metrics"
@@ -83,7 +83,8 @@ func (s *Stack) startConsole(runners map[string]*projector.Runner, metricsAddr s
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(c.URLFile, []byte(u+"\n"), 0o600); err != nil {
+	// Atomically: console-token may read the file the moment it exists.
+	if err := auth.WritePrivate(c.URLFile, []byte(u+"\n")); err != nil {
 		ln.Close()
 		return "", fmt.Errorf("--console: %w", err)
 	}
