@@ -179,20 +179,9 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.ClientStall <= 0 {
 		cfg.ClientStall = DefaultClientStall
 	}
-	if cfg.File.Limits.KeyRequestsMax <= 0 {
-		cfg.File.Limits.KeyRequestsMax = DefaultKeyRequestsMax
-	}
-	if cfg.File.Limits.RequestsMax <= 0 {
-		cfg.File.Limits.RequestsMax = DefaultRequestsMax
-	}
+	cfg.File.startDefaults()
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Transport: upstreamTransport(cfg.File.Limits.RequestsMax)}
-	}
-	if cfg.File.Limits.BodyReadTimeout <= 0 {
-		cfg.File.Limits.BodyReadTimeout = DefaultBodyReadTimeout
-	}
-	if cfg.File.Heartbeat <= 0 {
-		cfg.File.Heartbeat = DefaultHeartbeat
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

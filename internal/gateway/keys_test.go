@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/toolstream/toolstream/internal/fakeup"
 	"github.com/toolstream/toolstream/internal/jstest"
+	"github.com/toolstream/toolstream/internal/logtest"
 )
 
 // Keys that operators manage: what a key's policy refuses,
@@ -421,5 +423,56 @@ func TestModelsListWhatTheKeyMayUse(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 404 {
 		t.Fatalf("a model the key may not use: %d", resp.StatusCode)
+	}
+}
+
+// TestReloadSaysWhatWaitsForARestart: a reload put the keys in force and
+// logged "reloaded" while an edited upstream stayed as serve started with
+// it, silently. Now each reload that finds the upstreams, routing, limits
+// or heartbeat changed names them in a warning; the keys still take effect
+// at once, and a reload that changes only keys warns of nothing.
+func TestReloadSaysWhatWaitsForARestart(t *testing.T) {
+	var logs logtest.Buffer
+	tg := startGateway(t, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	same := tg.cfg.File // as New read it (defaults filled in)
+	keysOnly := same
+	keysOnly.Keys = append(append([]Key(nil), same.Keys...), Key{SHA256: HashKey("ts-added"), Tenant: "acme"})
+	// The same file as the defaults New filled in, written out: no change.
+	zeroed := keysOnly
+	zeroed.Limits, zeroed.Heartbeat = Limits{}, 0
+	moved := keysOnly
+	moved.Upstreams = append([]Upstream(nil), same.Upstreams...)
+	moved.Upstreams[0].BaseURL = "http://127.0.0.1:1/v1"
+	moved.Heartbeat = 3 * time.Second
+	for _, tc := range []struct {
+		name string
+		f    File
+		warn string // "": no warning
+	}{
+		{"keys only", keysOnly, ""},
+		{"limits and heartbeat left to their defaults", zeroed, ""},
+		{"an upstream moved and the heartbeat changed", moved, "upstreams, heartbeat changed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(logs.Lines("read at start"))
+			f := tc.f
+			if err := tg.Reload(&f); err != nil {
+				t.Fatal(err)
+			}
+			if keyStatus(t, tg, "ts-added") != 200 {
+				t.Fatal("the added key is not in force")
+			}
+			lines := logs.Lines("read at start")[before:]
+			switch {
+			case tc.warn == "" && len(lines) > 0:
+				t.Errorf("warned of a change that is none: %q", lines)
+			case tc.warn != "" && (len(lines) != 1 || !strings.Contains(lines[0], tc.warn)):
+				t.Errorf("warnings %q, want one saying %q", lines, tc.warn)
+			}
+		})
+	}
+	// The upstream in force is still the one New read: requests reach it.
+	if keyStatus(t, tg, clientKey) != 200 {
+		t.Fatal("the upstream in force changed on reload")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -51,7 +52,8 @@ func parseKeysFile(f *File, path string, data []byte) error {
 // come next (a request under way keeps the key it was admitted with);
 // what the keys used so far is kept; and gives f to Config.OnReload (run
 // mode's run: and memory: settings). The upstreams, routing, limits and
-// heartbeat are read once, by New: a change to them needs a restart. It
+// heartbeat are read once, by New: a change to them needs a restart, and
+// Reload logs a warning naming them. It
 // returns ErrConfig, and changes nothing, for a file the gateway cannot
 // use.
 func (g *Gateway) Reload(f *File) error {
@@ -60,6 +62,12 @@ func (g *Gateway) Reload(f *File) error {
 		return err
 	}
 	g.keyset.Store(newKeySet(f))
+	if changed := g.cfg.File.restartOnlyChanges(f); len(changed) > 0 {
+		// Said at each reload that finds them: an operator who edited an
+		// upstream's URL and saw "reloaded" would think it in force.
+		g.log.Warn("gateway: the file's "+strings.Join(changed, ", ")+" changed; they are read at start, so the ones in force stay until serve restarts",
+			"changed", changed)
+	}
 	if g.cfg.OnReload != nil {
 		g.cfg.OnReload(f)
 	}
@@ -136,4 +144,44 @@ func WatchFile(ctx context.Context, log *slog.Logger, path string, loaded *File,
 			}
 		}
 	}
+}
+
+// startDefaults fills in what New puts in force for the settings it reads
+// once: limits and heartbeat left zero.
+func (f *File) startDefaults() {
+	if f.Limits.KeyRequestsMax <= 0 {
+		f.Limits.KeyRequestsMax = DefaultKeyRequestsMax
+	}
+	if f.Limits.RequestsMax <= 0 {
+		f.Limits.RequestsMax = DefaultRequestsMax
+	}
+	if f.Limits.BodyReadTimeout <= 0 {
+		f.Limits.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if f.Heartbeat <= 0 {
+		f.Heartbeat = DefaultHeartbeat
+	}
+}
+
+// restartOnlyChanges names the settings New read once (f, defaults
+// filled in) that next changes: upstreams, routing, limits, heartbeat.
+// A reload does not put them in force.
+func (f *File) restartOnlyChanges(next *File) []string {
+	n := *next
+	n.startDefaults()
+	var changed []string
+	for _, c := range []struct {
+		name      string
+		now, then any
+	}{
+		{"upstreams", f.Upstreams, n.Upstreams},
+		{"routing", f.Routing, n.Routing},
+		{"limits", f.Limits, n.Limits},
+		{"heartbeat", f.Heartbeat, n.Heartbeat},
+	} {
+		if !reflect.DeepEqual(c.now, c.then) {
+			changed = append(changed, c.name)
+		}
+	}
+	return changed
 }
