@@ -201,6 +201,10 @@ func plainThingEN(ws []word, s int) (events.Observation, bool) {
 		// what a thing of the user's is, matchMyIs reads; what it leaves
 		// is a state ("my knee is sore"), a list, another's whereabouts
 		return events.Observation{}, false
+	case len(rest) > 0 && isNumber(rest[0].low) && propertyWord[verb.low] != "" && propertyWord[verb.low] != "colour":
+		// a verb that says a property with its measure ("my tent weighs
+		// 2 kg"): the property's own slot, beside what the thing is
+		attr, value = attr+" "+propertyWord[verb.low], joinOrig(rest)
 	default:
 		if len(rest) == 0 {
 			return events.Observation{}, false

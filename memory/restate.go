@@ -372,6 +372,9 @@ func (x *tx) restated(n *Record) (*Record, error) {
 		if modifiesAnother(n.Text, slot) {
 			continue
 		}
+		// the same thing, not the same verb: "I'm playing mostly online
+		// now" is not about "I play chess"
+		terms := withoutVerb(terms, h.Subject, slot)
 		score := 2*shared(terms, slot) + shared(terms, restatedTerms(h.Text))
 		if a := []rune(h.Attribute); len(a) == 1 && lang.IsCJK(a[0]) && strings.Contains(n.Text, "改"+h.Attribute) {
 			score += 2 // a slot named by its verb (my/骑), changed with it: 改骑电动车
@@ -391,6 +394,20 @@ func (x *tx) restated(n *Record) (*Record, error) {
 		return x.newestEarlier(n, func(h *Record) bool { return h.Kind != KindConstraint && saysSchedule(h.Value) })
 	}
 	return best, nil
+}
+
+// withoutVerb leaves out of a restatement's terms the verb of a slot of
+// what the user does (i/play chess: "play"): said of many things, a
+// shared verb alone does not make a restatement about the slot, its thing
+// must be shared (the slot's other words, or what its statement said).
+// A slot of one word is named by it (i/volunteer), and Chinese slots
+// are not named verb first in terms, so both keep every term.
+func withoutVerb(terms []string, subject string, slot []string) []string {
+	if subject != plainDoes && subject != "we" || len(slot) < 2 || lang.IsCJK([]rune(slot[0])[0]) {
+		return terms
+	}
+	verb := slot[:1]
+	return slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return shared([]string{t}, verb) > 0 })
 }
 
 // howOften, zhHowOften: the words that say how often something is done
