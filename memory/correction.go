@@ -147,6 +147,8 @@ func matchCorrectionZH(sent string) (events.Observation, bool) {
 			}
 		case k > 0 && strings.HasPrefix(strings.TrimSpace(parts[k-1]), "是"):
 			a = strings.TrimPrefix(strings.TrimSpace(parts[k-1]), "是")
+		case k > 0 && zhSaysIs(parts[k-1]) >= 0:
+			a = parts[k-1][zhSaysIs(parts[k-1])+len("是"):] // 机票是去威海的，不是烟台
 		case k+1 < len(parts) && strings.HasPrefix(strings.TrimSpace(parts[k+1]), "是"):
 			a = strings.TrimPrefix(strings.TrimSpace(parts[k+1]), "是")
 		}
@@ -157,10 +159,32 @@ func matchCorrectionZH(sent string) (events.Observation, bool) {
 	return events.Observation{}, false
 }
 
-// zhCorrectionValue trims a side of a Chinese correction of its particles;
-// a side with a person or of more than eight characters is none.
+// zhSaysIs returns the index of the last 是 of a clause that is no 不是
+// and whose thing before it is no cleft of the user's (我不能吃的是花生,
+// matchCleftZH; 我看牙是在协和医院 is none), or -1.
+func zhSaysIs(p string) int {
+	i := strings.LastIndex(p, "是")
+	if i < 0 || strings.HasSuffix(p[:i], "不") || strings.Contains(p[:i], "我") && strings.HasSuffix(p[:i], "的") {
+		return -1
+	}
+	return i
+}
+
+// zhCorrectionVerbs are the verbs a side of a Chinese correction may open
+// with before its value (是去威海的: 威海).
+var zhCorrectionVerbs = wordList("zh words", "correction_verbs")
+
+// zhCorrectionValue trims a side of a Chinese correction of its particles
+// and of a verb before its value; a side with a person or of more than
+// eight characters is none.
 func zhCorrectionValue(s string) string {
 	s = strings.TrimSpace(strings.TrimRight(s, "。！!.了的啦呢吧啊 "))
+	for _, v := range zhCorrectionVerbs {
+		if rest := strings.TrimPrefix(s, v); rest != s && utf8.RuneCountInString(rest) >= 2 {
+			s = rest
+			break
+		}
+	}
 	if s == "" || utf8.RuneCountInString(s) > 8 || strings.ContainsAny(s, "我你他她") {
 		return ""
 	}
@@ -210,6 +234,221 @@ func (x *tx) corrected(n *Record) (*Record, error) {
 		}
 	}
 	return best, nil
+}
+
+// amendedSubject is the subject of a correction that names only its new
+// value ("Sorry, I meant Thursday", "Scratch that - it's the 14th") as the
+// extractor writes it, the sentence its attribute; no record keeps it. The
+// projection (tx.amended) moves it into the slot of the user's statement
+// said last, which it supersedes; when that was no statement of a value
+// (an episode, a ban, a value of another kind) it is kept as an episode.
+const amendedSubject = "amended"
+
+var (
+	// correctionOpen are the words that say a sentence corrects what the
+	// user said before ("no wait", "sorry", "scratch that", "I meant").
+	correctionOpen = phrasesOf("en words", "correction_open")
+	// amendLead are the words that lead to a correction's new value when it
+	// names no replaced one ("it's", "I meant", "make that").
+	amendLead = phrasesOf("en words", "amend_lead")
+)
+
+// opensCorrection reports whether ws opens with words of correctionOpen
+// (after fillers).
+func opensCorrection(ws []word) bool {
+	for k := 0; k < len(ws); k++ {
+		if phraseAt(ws, k, correctionOpen) > 0 {
+			return true
+		}
+		if ws[k].low != "," && !fillers[ws[k].low] {
+			return false
+		}
+	}
+	return false
+}
+
+// matchAmendEN reads a correction that gives only its new value: words of
+// correctionOpen and of amendLead, in any order and both said, then a
+// name or a number of at most correctionWordsMax words that ends its
+// clause ("Sorry, I meant Thursday", "Scratch that, it's on the 14th -
+// my mistake", "Oops, make that 7:30"). A sentence with "not" is no such
+// correction (matchCorrectionEN reads "A, not B").
+func matchAmendEN(ws []word) (events.Observation, bool) {
+	open, lead, k := false, false, 0
+	for k < len(ws) {
+		nl, no := phraseAt(ws, k, amendLead), phraseAt(ws, k, correctionOpen)
+		switch {
+		case nl > 0 || no > 0:
+			lead, open = lead || nl > 0, open || no > 0
+			k += max(nl, no)
+		case ws[k].low == "," || ws[k].low == "-" || fillers[ws[k].low]:
+			k++
+		default:
+			goto value
+		}
+	}
+value:
+	if !open || !lead || k >= len(ws) || slices.ContainsFunc(ws[k:], func(x word) bool { return x.low == "not" }) {
+		return events.Observation{}, false
+	}
+	rest := ws[k:]
+	if placePreps[rest[0].low] && len(rest) > 1 {
+		rest = rest[1:]
+	}
+	v := object(clauseOf(rest))
+	if len(v) == 0 || len(v) > correctionWordsMax || pronouns[v[0].low] || !correctionValue(v) {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindFact), Subject: amendedSubject, Attribute: joinOrig(ws), Value: joinOrig(v),
+		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// amended returns the statement a correction n that names only its new
+// value replaces: the user's statement observed last before n (ties by
+// id), of another message, if it holds a slot with a value, is positive
+// and live, and its value's kind, when told (a price, a date, a place), is
+// n's too ("Sorry, I meant Thursday" corrects no rent of 900 pounds); nil
+// otherwise.
+func (x *tx) amended(n *Record) (*Record, error) {
+	var last *Record
+	err := x.w.Scan([]byte(x.k.prefix+nsID), func(key, _ []byte) error {
+		h, err := x.head(x.k.lastComponent(key))
+		if err != nil || h == nil || h.Message == n.Message || h.ObservedAt > n.ObservedAt || !holding(h.Status) {
+			return err
+		}
+		if last == nil || h.ObservedAt > last.ObservedAt || h.ObservedAt == last.ObservedAt && h.ID > last.ID {
+			last = h
+		}
+		return nil
+	})
+	if err != nil || last == nil || !last.Slotted() || last.Subject == correctionSubject || last.Subject == restatedSubject ||
+		last.Subject == amendedSubject || last.Value == "" || last.Polarity != Positive || kindsDiffer(last.Value, n.Value) {
+		return nil, err
+	}
+	return last, nil
+}
+
+// kindsDiffer reports whether a correction's bare value b may not replace
+// a: a's kind is told by what it holds (a price, a date, a length of
+// time: a number or a currency) and b's is another, or both are told and
+// differ. A place is told by the word before it (在, "in"), which a bare
+// value does not repeat ("在周三" then "应该是周四").
+func kindsDiffer(a, b string) bool {
+	ka, kb := valueKindOf(a), valueKindOf(b)
+	place := plainValueKinds[kindPlace]
+	return ka != "" && ka != place.en && ka != place.zh && ka != kb || valueKindsApart(a, b)
+}
+
+var (
+	// zhCorrectionCues say a Chinese sentence corrects what the user said
+	// before (说错了, 看错了); zhAmendLead leads to its new value (应该是).
+	zhCorrectionCues = wordList("zh words", "correction_cues")
+	zhAmendLead      = wordList("zh words", "amend_lead")
+)
+
+// matchAmendZH reads a Chinese correction that gives only its new value:
+// a sentence with a cue of zhCorrectionCues and a clause that opens with
+// a word of zhAmendLead, its value (zhCorrectionValue) the rest of that
+// clause (我说错了，应该是周四; 应该是江滨路，我刚才说反了). A clause with 不是
+// is no such correction (matchCorrectionZH reads 是A，不是B).
+func matchAmendZH(sent string) (events.Observation, bool) {
+	if !containsAnyOf(sent, zhCorrectionCues) || strings.Contains(sent, "不是") {
+		return events.Observation{}, false
+	}
+	for _, p := range strings.FieldsFunc(sent, func(r rune) bool { return r == '，' || r == ',' || r == '；' }) {
+		p = strings.TrimSpace(p)
+		for _, l := range zhAmendLead {
+			if rest, ok := strings.CutPrefix(p, l); ok {
+				if v := zhCorrectionValue(rest); v != "" {
+					return events.Observation{Kind: string(KindFact), Subject: amendedSubject, Attribute: sent, Value: v,
+						Polarity: string(Positive), Confidence: confStrong}, true
+				}
+			}
+		}
+	}
+	return events.Observation{}, false
+}
+
+// saidSubject is the subject of a statement first kept as an episode and
+// then corrected by the value it held ("I'm flying to Vilnius in May" and
+// "no wait, Riga, not Vilnius"): the correction shows it stated a value,
+// so it takes a slot of its own, named by the clause that held the value,
+// and the correction a newer value of that slot. Forgotten, the
+// correction gives it back as the episode it was.
+const saidSubject = "said"
+
+// saidAttributeMax bounds the characters of such a slot's name.
+const saidAttributeMax = 64
+
+// correctedEpisode returns, for a correction n that names a value no
+// slotted statement holds, the user's newest live episode said before n's
+// message (ties by id) whose text holds every term of the replaced value,
+// stored again as a statement of the slot said/<its clause, the value cut
+// out> whose value is the replaced one; nil if none. The caller files n in
+// that slot, where it supersedes it.
+func (x *tx) correctedEpisode(n *Record) (*Record, error) {
+	terms := tokenize(n.Attribute)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var best *Record
+	if err := x.w.Scan(x.k.ixTerm(terms[0]), func(key, _ []byte) error {
+		h, err := x.head(x.k.lastComponent(key))
+		if err != nil || h == nil || h.Slotted() || h.Kind != KindEpisode || !holding(h.Status) ||
+			h.Message == n.Message || h.ObservedAt > n.ObservedAt || !allIn(terms, tokenize(h.Text)) {
+			return err
+		}
+		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
+			best = h
+		}
+		return nil
+	}); err != nil || best == nil {
+		return nil, err
+	}
+	attr, value := saidAttribute(best.Text, n.Attribute)
+	if attr == "" {
+		return nil, nil
+	}
+	h2 := clone(best)
+	h2.Kind, h2.Subject, h2.Attribute, h2.Value, h2.Polarity = KindFact, saidSubject, attr, value, Positive
+	if err := x.save(best, true, h2, true); err != nil {
+		return nil, err
+	}
+	return h2, nil
+}
+
+// saidAttribute names the slot of a statement of text that held value: the
+// clause of text holding it, lower case, the value cut out ("i'm flying to
+// … in may for my cousin's wedding", 我订了下周六去…的机票), and the value
+// as text writes it; "" if text does not hold it.
+func saidAttribute(text, value string) (attr, as string) {
+	low, v := strings.ToLower(text), strings.ToLower(value)
+	i := strings.Index(low, v)
+	if i < 0 {
+		return "", ""
+	}
+	as = v
+	if len(low) == len(text) {
+		as = text[i : i+len(v)]
+	}
+	isEnd := func(r rune) bool { return strings.ContainsRune(",;:!?.。，；：！？()（）—–", r) }
+	start := strings.LastIndexFunc(low[:i], isEnd) + 1
+	if start > 0 {
+		_, size := utf8.DecodeRuneInString(low[start-1:])
+		start += size - 1
+	}
+	end := len(low)
+	if j := strings.IndexFunc(low[i+len(v):], isEnd); j >= 0 {
+		end = i + len(v) + j
+	}
+	if j := strings.Index(low[i+len(v):end], " - "); j >= 0 {
+		end = i + len(v) + j
+	}
+	attr = strings.Join(strings.Fields(low[start:i]+"…"+low[i+len(v):end]), " ")
+	if utf8.RuneCountInString(attr) > saidAttributeMax {
+		attr = string([]rune(attr)[:saidAttributeMax])
+	}
+	return attr, as
 }
 
 func allIn(terms, in []string) bool {

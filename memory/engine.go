@@ -536,17 +536,27 @@ func (x *tx) prepareMessage(b *events.UserMessage) (func() error, error) {
 // takes the same statements in both (TestForgottenKeysEraseExactlyTheText).
 func (x *tx) observe(st stmt) error {
 	n := x.record(st, 1)
-	if n.Slotted() && (n.Subject == correctionSubject || n.Subject == restatedSubject) {
+	if n.Slotted() && (n.Subject == correctionSubject || n.Subject == restatedSubject || n.Subject == amendedSubject) {
 		// a correction naming the value it replaces takes that statement's
-		// slot (correction.go); a newer value said in other words the slot it
+		// slot, one naming only its new value the slot of the statement said
+		// last (correction.go); a newer value said in other words the slot it
 		// shares most words with (restate.go)
 		find := x.corrected
-		if n.Subject == restatedSubject {
+		switch n.Subject {
+		case restatedSubject:
 			find = x.restated
+		case amendedSubject:
+			find = x.amended
 		}
 		c, err := find(n)
 		if err != nil {
 			return err
+		}
+		if c == nil && n.Subject == correctionSubject {
+			// the value it replaces was said in an episode (correction.go)
+			if c, err = x.correctedEpisode(n); err != nil {
+				return err
+			}
 		}
 		if c == nil {
 			n.Kind, n.Subject, n.Attribute, n.Value = KindEpisode, "", "", ""
@@ -1208,6 +1218,9 @@ func (x *tx) forget(id string) error {
 		v2.Supersedes = slices.DeleteFunc(v2.Supersedes, gone)
 		if isHead && v2.SupersededBy != "" && gone(v2.SupersededBy) {
 			v2.SupersededBy, v2.EndedAt, v2.Status = "", 0, StatusActive
+			if v2.Subject == saidSubject { // an episode its correction slotted is one again (correction.go)
+				v2.Kind, v2.Subject, v2.Attribute, v2.Value = KindEpisode, "", "", ""
+			}
 			revive = append(revive, v2)
 			continue
 		}

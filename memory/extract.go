@@ -138,7 +138,17 @@ func withPlain(text string, out []events.Observation) []events.Observation {
 		if questions[si] || read[sent] || !hasWords(sent) {
 			continue
 		}
-		obs := matchPlain(sent)
+		var obs []events.Observation
+		if !hasHan(sent) && opensCorrection(words(sent)) {
+			// "No wait, I'm flying to Riga, not Vilnius - I misread it": the
+			// correction before what else the sentence says
+			if o, ok := matchCorrectionLateEN(words(sent)); ok {
+				obs = append(obs, o)
+			}
+		}
+		if len(obs) == 0 {
+			obs = matchPlain(sent)
+		}
 		if len(obs) == 0 && !hasHan(sent) {
 			if o, ok := matchCorrectionLateEN(words(sent)); ok { // correction.go
 				obs = append(obs, o)
@@ -294,6 +304,10 @@ func extractEN(text string, at int64) []events.Observation {
 		}
 		if o, ok := matchCorrectionEN(ws); ok {
 			add(o) // "Harrow Barn, not the Old Mill": correction.go
+			continue
+		}
+		if o, ok := matchAmendEN(ws); ok {
+			add(o) // "Sorry, I meant Thursday": correction.go
 			continue
 		}
 		if o, ok := matchRequestEN(ws); ok {

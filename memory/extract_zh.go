@@ -103,6 +103,16 @@ func extractZH(text string, at int64) []events.Observation {
 			continue
 		}
 		start := len(out)
+		if o, ok := matchCorrectionZH(sent); ok {
+			o.Text = sent // 是安达，不是顺达: correction.go
+			out = append(out, o)
+			continue
+		}
+		if o, ok := matchAmendZH(sent); ok {
+			o.Text = sent // 我说错了，应该是周四: correction.go
+			out = append(out, o)
+			continue
+		}
 		if things[si] {
 			// a thing of the speaker's said after a comma without a subject:
 			// 我新家在…，单元门密码是6092 (statementParts)
@@ -111,11 +121,6 @@ func extractZH(text string, at int64) []events.Observation {
 				o.Text = sent
 				out = append(out, o)
 			}
-			continue
-		}
-		if o, ok := matchCorrectionZH(sent); ok {
-			o.Text = sent // 是安达，不是顺达: correction.go
-			out = append(out, o)
 			continue
 		}
 		if obs := matchCleftZH(sent); len(obs) > 0 {
