@@ -99,17 +99,28 @@ func (cx *claim) checkDifference(m *evidence.NumMention, targets []int32) fact {
 // left", 还剩 in 还剩6个座位.
 var remainderWords = evidence.LangData.Set("remainder words")
 
+// remainderFillers are words.txt's [remainder fillers]: "still" in "five
+// places still free", "of it" in "18 bars of it are left".
+var remainderFillers = evidence.LangData.Set("remainder fillers")
+
+// remainderStates are words.txt's [remainder states]: "free" in "six free
+// berths" and "five places are still free", not "three machines are free".
+var remainderStates = evidence.LangData.Set("remainder states")
+
 // statesRemainder reports whether number m is stated as what is left of
 // a whole: a remainder word is the word right before it ("remaining 6",
 // 还剩6) or before its noun there (剩余座位8个), stands between it and its noun ("four spare berths") or is the
-// first word after its noun past a copula ("six seats are left", "two
-// places left").
+// first word after its noun past a copula and fillers ("six seats are
+// left", "two places left", "five places are still free", "18 bars of
+// it are left"), whatever the number measures (还剩16.5小时, "560 litres
+// left").
 func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
-	if m.Bound != 0 || m.IsRange || m.Unit != nil && m.Unit.Dim != evidence.DimCount {
-		return false
+	if m.Bound != 0 || m.IsRange || m.Unit != nil && m.Unit.Dim == evidence.DimPercent {
+		return false // "还剩81%" is a level, a field's own value
 	}
 	end := max(m.End, m.HeadEnd)
 	var prev, prev2 *evidence.Cword
+	filled := false // a filler stood between ("still")
 	for i := range cx.words {
 		w := &cx.words[i]
 		if w.End <= m.Start {
@@ -120,13 +131,14 @@ func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
 			continue
 		}
 		low := strings.ToLower(w.S)
-		if w.Start < end || copulas[low] {
-			if remainderWords[low] {
-				return true // "four spare berths"
+		if w.Start < end || copulas[low] || remainderFillers[low] {
+			if remainderWords[low] || w.Start < end && remainderStates[low] {
+				return true // "four spare berths", "six free berths"
 			}
+			filled = filled || remainderFillers[low]
 			continue
 		}
-		return remainderWords[low] && !cx.numberRightAfter(w.End)
+		return (remainderWords[low] || filled && remainderStates[low]) && !cx.numberRightAfter(w.End)
 	}
 	if prev == nil || strings.TrimSpace(string(cx.norm[prev.End:m.Start])) != "" {
 		return false

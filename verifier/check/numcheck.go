@@ -346,7 +346,8 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		near = slices.DeleteFunc(slices.Clone(near), func(c string) bool { return cx.namesRowOnly(c, m) })
 		local = slices.DeleteFunc(slices.Clone(local), func(c string) bool { return cx.namesRowOnly(c, m) })
 	}
-	if inc := append(cx.includedConcepts(m), cx.comparedConcepts(m)...); len(inc) > 0 {
+	deducted := cx.deductedConcepts()
+	if inc := append(append(cx.includedConcepts(m), cx.comparedConcepts(m)...), deducted...); len(inc) > 0 {
 		// "$480 including tax": tax is a part of the number, not its field.
 		drop := func(c string) bool { return slices.Contains(inc, c) }
 		near = slices.DeleteFunc(slices.Clone(near), drop)
@@ -418,10 +419,24 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		// (a field holding the change, 涨跌, is judged as any value).
 		return cx.checkDifference(m, targets)
 	}
-	if len(targets) > 0 && cx.statesRemainder(m) && !cx.holdsRemainder(targets) {
-		// "six seats left" beside seats 110 and sold 104: what is left of
-		// the whole, not the whole.
-		return cx.checkRemainder(m, targets)
+	if len(deducted) > 0 && (m.Unit == nil || m.Unit.Dim != evidence.DimPercent) {
+		// "after fees the café received £3,138.60": gross less fees, never
+		// the fees.
+		return cx.checkNet(m, targets, deducted)
+	}
+	if cx.statesRemainder(m) {
+		switch {
+		case len(targets) > 0 && !cx.holdsRemainder(targets):
+			// "six seats left" beside seats 110 and sold 104: what is left of
+			// the whole, not the whole.
+			return cx.checkRemainder(m, targets)
+		case len(targets) == 0:
+			// "15.5 hours left" beside limit_hours and ran_hours: no field
+			// is named, but two of its kind give it.
+			if f, ok := cx.derived(m, nil, true); ok {
+				return f
+			}
+		}
 	}
 	if len(targets) > 0 {
 		// A field whose key the claim names wholly (each concept of the
