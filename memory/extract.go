@@ -345,8 +345,9 @@ func extractEN(text string, at int64) []events.Observation {
 			case ws[i].low == "i":
 				sawI = true
 				rest = ws[i+1:]
-			case i == 0 && subjectless[ws[i].low]:
-				// "Started my new job at Figma today", "Quit coffee last week"
+			case i == 0 && (subjectless[ws[i].low] || phraseAt(ws, 0, subjectlessPhrases) > 0):
+				// "Started my new job at Figma today", "Quit coffee last
+				// week", "No need to avoid nuts any more"
 				sawI = true
 				rest = ws
 			case ws[i].low == "we":
@@ -559,6 +560,10 @@ var conditionals = wordSet("en words", "conditionals")
 // subjectless are the words a sentence may start with when the user drops
 // the "I": "Started my new job at Figma", "Switched to oat milk".
 var subjectless = wordSet("en words", "subjectless")
+
+// subjectlessPhrases are the phrases of more than one word a sentence may
+// start with when the user drops "I" ("no need to …").
+var subjectlessPhrases, _ = splitCueWords(memData.Words("en words", "subjectless_phrases"))
 
 // auxiliaries that open a question when "I" follows: "Would I like …",
 // "Should I try …", even without a question mark.

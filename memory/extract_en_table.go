@@ -95,6 +95,7 @@ var enReadings = map[string]enReading{
 	},
 	"forbid": readForbid,
 	"allow":  readAllow,
+	"permit": readPermit,
 	"refuse": readRefuse,
 	"deny":   readDeny,
 	"switch": readSwitch,
@@ -336,6 +337,33 @@ func readAllow(m enMatch) (events.Observation, outcome) {
 		return statedIf(activity(rest, KindConstraint, Positive))
 	}
 	return events.Observation{}, nothingStated
+}
+
+// readPermit reads a thing the user may have or do again said as the
+// phrase's object ("am allowed coffee again", "am back on cheese", "no
+// need to avoid gluten any more"): a constraint for it, which lifts one
+// against it. A food, drink or activity is one by the phrase alone ("back
+// on", "cleared for" say it was kept from the user); another thing only
+// with a word of allow_needs ("again", "any more"), so "I'm back on the
+// night shift" states no permission.
+func readPermit(m enMatch) (events.Observation, outcome) {
+	rest, prev := skip(m.rest, fillers), m.prev
+	if len(rest) > 0 && (eatVerbs[rest[0].low] || drinkVerbs[rest[0].low]) {
+		return statedIf(constraint(rest[1:], verbHint(rest[0].low), Positive, prev))
+	}
+	if len(rest) == 0 || pronouns[rest[0].low] || cognition[rest[0].low] {
+		return events.Observation{}, nothingStated
+	}
+	o, ok := constraint(rest, "", Positive, prev)
+	if !ok {
+		return events.Observation{}, nothingStated
+	}
+	if o.Subject == "general" {
+		if i, _ := findPhrase(rest, cues.allowNeeds); i < 0 {
+			return events.Observation{}, nothingStated
+		}
+	}
+	return o, stated
 }
 
 // says reports whether a clause says one of words before it ends.

@@ -517,8 +517,9 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 		}
 	}
 	for _, p := range zhPatterns {
-		if strings.HasPrefix(body, p.prefix) {
-			return zhSlotted(strings.TrimPrefix(body, p.prefix), p.hint, p.kind, p.polarity, prev)
+		if rest, ok := strings.CutPrefix(body, p.prefix); ok && !strings.HasPrefix(rest, "得") {
+			// 得 after the verb says how it went (恢复得很好), not what
+			return zhSlotted(rest, p.hint, p.kind, p.polarity, prev)
 		}
 	}
 	if o, ok := zhCannot(body); ok {
@@ -588,6 +589,38 @@ func trimAnySuffix(s string, suffixes []string) string {
 	return s
 }
 
+// zhResume are the words between 可以 and a verb that say the user does it
+// again (接着, 继续).
+var zhResume = memData.Words("zh words", "resume")
+
+// zhTopicAgain reads a thing put first that the user may do again with a
+// verb of one character, s without its 了: 碗可以接着洗 (碗我可以接着洗了), 重物能
+// 继续搬: a lift of the activity, the verb and the thing (洗碗).
+func zhTopicAgain(s string) (events.Observation, bool) {
+	for _, m := range []string{"可以", "能"} {
+		i := strings.LastIndex(s, m)
+		if i <= 0 {
+			continue
+		}
+		v := []rune(trimAny(s[i+len(m):], zhResume))
+		if len(v) != 1 || !unicode.Is(unicode.Han, v[0]) || strings.ContainsRune("吃喝是说", v[0]) {
+			return events.Observation{}, false
+		}
+		x := s[:i]
+		for _, w := range []string{"都", "也", "又", "再"} {
+			x = strings.TrimSuffix(x, w)
+		}
+		x = zhObject(x)
+		if n := utf8.RuneCountInString(x); n < 1 || n > zhActivityMax-1 || !unicode.Is(unicode.Han, []rune(x)[0]) ||
+			zhPronouns[x] || zhPeople[x] || strings.Contains(x, "我") || strings.Contains(x, "你") {
+			return events.Observation{}, false
+		}
+		return events.Observation{Kind: string(KindConstraint), Subject: "activity", Attribute: string(v) + x,
+			Polarity: string(Positive), Confidence: confWeak}, true
+	}
+	return events.Observation{}, false
+}
+
 // zhFineAgain reads a thing said to be fine again: 爬楼梯都没问题了, 跟猫待在一起也
 // 没事了 (a lift of the activity), 甜点也可以吃了, 酒又能喝了 (of the food or drink
 // put first). Only with the 了 of a change: 爬楼梯没问题 states an ability,
@@ -613,7 +646,7 @@ func zhFineAgain(body string) (events.Observation, bool) {
 		}
 	}
 	if cue == "" {
-		return events.Observation{}, false
+		return zhTopicAgain(s)
 	}
 	x := strings.TrimSuffix(s, cue)
 	if strings.HasSuffix(x, "不") || strings.HasSuffix(x, "没") || strings.HasSuffix(x, "别") {
