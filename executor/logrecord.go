@@ -90,7 +90,7 @@ func (j *job) logRecordable(rev uint64) bool {
 // The look and the publish go in a window with the decisions of other
 // jobs made meanwhile (window.go).
 func (j *job) recordInLog(out *outcome) error {
-	found, dup, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, out, j.seq, j.cc.Name)
+	found, dup, settled, err := j.e.decideInLog(j.e.hard, j.tenant, j.key, out, j.seq, j.cc.Name, j.carrier)
 	if found {
 		j.optimistic = false
 		return errConflict
@@ -106,6 +106,10 @@ func (j *job) recordInLog(out *outcome) error {
 		return fmt.Errorf("executor: record outcome %s in the log: %w", out.ID, err)
 	}
 	j.count(out)
+	if settled { // the window's leader acknowledged the input (window.go's ackInputs)
+		j.settled = true
+		return nil
+	}
 	j.settleLogged()
 	return nil
 }

@@ -38,9 +38,14 @@ import (
 //     them at once, each with its own reply subject; the lead passes to
 //     the next window, and every acknowledgement is waited for (at most
 //     store.timeout);
-//  3. each decision's job gets its look's answer and its publish's
-//     acknowledgement, and carries on as it did alone: counts, then
-//     acknowledges its input.
+//  3. the leader acknowledges the input of each decision whose outcome the
+//     log acknowledged storing as new, one after the other (ackInputs: a
+//     run of acknowledgements the connection writes in a few writes, not
+//     one by each handler as it wakes), then each decision's job gets its
+//     look's answer and its publish's acknowledgement and carries on as it
+//     did alone: it counts, and acknowledges its input itself where the
+//     leader did not (a record found, the subject taken, a failure: the
+//     job reads again and decides).
 //
 // What each call is promised is unchanged, since each decision still goes
 // through the same steps in the same order: its look is sent after its
@@ -128,11 +133,16 @@ type decision struct {
 	msg         *nats.Msg
 	buf         outcomeMsgBuf // msg's storage
 	look        look          // the look at the bucket for key, when the window's looks go together
+	// carrier is the job's input, acknowledged by the window's leader
+	// once the log acknowledged storing the outcome (settled says so);
+	// nil leaves the acknowledgement to the job.
+	carrier jetstream.Msg
 	// answers
-	found bool // the bucket holds a record for key: nothing was published
-	acked bool // the log acknowledged the publish: ack holds its answer
-	ack   jetstream.PubAck
-	err   error // of the look, or of the publish
+	found   bool // the bucket holds a record for key: nothing was published
+	acked   bool // the log acknowledged the publish: ack holds its answer
+	ack     jetstream.PubAck
+	err     error // of the look, or of the publish
+	settled bool  // the leader acknowledged carrier
 }
 
 // decideInLog looks at the bucket for key and, when it holds no record,
@@ -145,27 +155,27 @@ type decision struct {
 // Its decision is reused once answered: by then the leader that sent it
 // has signalled it (turns.handOn signals each of its batch once, and does
 // not touch one again), and a decision is answered by one window only.
-func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *outcome, inputSeq uint64, name string) (found, dup bool, err error) {
+func (e *Executor) decideInLog(ctx context.Context, tenant, key string, out *outcome, inputSeq uint64, name string, carrier jetstream.Msg) (found, dup, settled bool, err error) {
 	d, _ := e.window.free.Get().(*decision)
 	if d == nil {
 		d = &decision{turn: newTurn()}
 	}
-	d.tenant, d.key = tenant, key
+	d.tenant, d.key, d.carrier = tenant, key, carrier
 	d.msg = d.buf.set(out, e.msgID(out.Subject, out.ID), inputSeq, name, true)
 	send := func() { e.sendWindow(ctx) }
 	if e.window.join(d) {
 		send()
 	}
 	d.await(send)
-	found, dup, err = d.found, d.acked && d.ack.Duplicate, d.err
+	found, dup, settled, err = d.found, d.acked && d.ack.Duplicate, d.settled, d.err
 	if err == nil && !found && !d.acked { // cannot happen: a publish is answered or fails
 		err = fmt.Errorf("executor: publish outcome %s: %w", out.ID, jetstream.ErrInvalidJSAck)
 	}
 	d.buf.reset()
-	d.tenant, d.key, d.msg, d.found, d.acked, d.err = "", "", nil, false, false, nil
+	d.tenant, d.key, d.msg, d.carrier, d.found, d.acked, d.err, d.settled = "", "", nil, nil, false, false, nil, false
 	d.ack.Sequence, d.ack.Duplicate = 0, false // the stream's name is kept for the next answer
 	e.window.free.Put(d)
-	return found, dup, err
+	return found, dup, settled, err
 }
 
 // sendWindow sends the first window of queued decisions (this job's own
@@ -199,7 +209,30 @@ func (e *Executor) sendWindow(ctx context.Context) {
 		e.awaitAll(ctx, ln, put, waiting)
 	}
 	w.lanes <- ln
+	e.ackInputs(put)
 	answer(batch)
+}
+
+// ackInputs acknowledges, one after the other, the input of each decision
+// of put whose outcome the log acknowledged storing as new: the point a
+// call alone acknowledges its input at, reached by the window's calls
+// together, so their acknowledgements leave in a run (a few writes to the
+// connection) instead of one by each call's handler as it wakes. A
+// decision refused, found taken or failed is left to its job, as before.
+func (e *Executor) ackInputs(put []*decision) {
+	h := e.cfg.Hooks
+	for _, d := range put {
+		if d.carrier == nil || d.err != nil || !d.acked || d.ack.Duplicate {
+			continue
+		}
+		if h != nil && h.BeforeAck != nil {
+			h.BeforeAck(d.key)
+		}
+		d.settled = true
+		if err := d.carrier.Ack(); err != nil {
+			e.log.Debug("ack failed; the record decides on redelivery", "key", d.key, "err", err)
+		}
+	}
 }
 
 // lookAll answers whether the bucket holds a record for each decision's

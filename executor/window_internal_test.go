@@ -117,7 +117,7 @@ func TestAWindowGoesWhileTheOneBeforeWaitsForItsAnswers(t *testing.T) {
 	ctx := context.Background()
 	decide := func(name string) error {
 		out := &outcome{Subject: "pipe." + name, ID: "id-" + name, Data: []byte(name)}
-		found, dup, err := e.decideInLog(ctx, "acme", "key-"+name, out, 1, "tool")
+		found, dup, _, err := e.decideInLog(ctx, "acme", "key-"+name, out, 1, "tool", nil)
 		if err == nil && (found || dup) {
 			err = fmt.Errorf("found %v, duplicate %v", found, dup)
 		}
