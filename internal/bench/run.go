@@ -450,10 +450,11 @@ func runOnce(ctx context.Context, cfg Config, run int, sh *shared) ([]Row, error
 					Unit: "calls/s", Better: "higher", Target: "≥ 0.5×",
 					Note: fmt.Sprintf("like with like: %d call events published once to one server, then each side in turn (the no-op projection first) reads them all from the start, timed from its start until its last output was stored: the projection's checkpoint at the last call event, the executor's %d-th CallSucceeded acknowledged by the log; 1 in-process executor", s.ExecutorCalls, s.ExecutorCalls),
 					Work: Work{Does: "the executor: durable consumer on call events, grant check, the noop tool run (a Go function marked executor.Immediate: on its call's handler, its timeout checked when it returns), its outcome published (the log is the call's record: a side-effect-free tool)",
-						Stored: fmt.Sprintf("%d CallSucceeded", s.ExecutorCalls), Acks: "each outcome's publish ack, a consumer ack per call",
+						Stored: fmt.Sprintf("%d CallSucceeded (one message a call, each with its id and the compare-and-set on its empty result subject; no bucket write, no lease)", s.ExecutorCalls),
+						Acks:   "each outcome's publish ack, waited for once per window of up to 256 decisions, after one look at the bucket per window; a consumer ack per call, not waited for (sent by the window's leader once the outcome's ack came)",
 						Parsed: fmt.Sprintf("%d call events decoded", s.ExecutorCalls)},
 					BaseWork: Work{Does: "projector.Runner with a no-op Apply on the same call events, its checkpoint committed to Pebble per batch",
-						Stored: "its checkpoint (Pebble), per batch", Acks: "AckAll per batch", Parsed: "what the runner reads of each message before Apply"}})
+						Stored: "none in the log; its checkpoint in Pebble, one write per batch", Acks: "AckAll per batch", Parsed: "what the runner reads of each message before Apply"}})
 				return nil
 			})
 		}},
