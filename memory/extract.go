@@ -668,10 +668,14 @@ func matchNoForMe(w []word, prev *events.Observation) (events.Observation, bool)
 // favNouns: "X is my favorite / weakness / go-to".
 var favNouns = wordSet("en words", "fav_nouns")
 
+// favAdjectives say a favourite is the one now ("my new favourite", "my
+// current go-to"): they change nothing of what it is.
+var favAdjectives = wordSet("en words", "fav_adjectives")
+
 // matchIsMy reads "dark chocolate is my weakness": a preference for what
 // comes before "is", from the clause's start.
 func matchIsMy(before, after []word) (events.Observation, bool) {
-	if len(after) >= 2 && after[0].low == "my" && (after[1].low == "new" || after[1].low == "current") {
+	if len(after) >= 2 && after[0].low == "my" && favAdjectives[after[1].low] {
 		after = append(after[:1:1], after[2:]...) // "oolong is my new favorite"
 	}
 	if len(after) < 2 || after[0].low != "my" || !favNouns[after[1].low] {
@@ -894,13 +898,19 @@ func matchMy(w []word) (events.Observation, bool) {
 	case nothingStated:
 		return events.Observation{}, false
 	}
+	if len(w) >= 4 && favAdjectives[w[0].low] {
+		w = w[1:] // "my new favourite board game is …"
+	}
 	if len(w) >= 3 && (w[0].low == "favorite" || w[0].low == "favourite") {
 		for i := 1; i < len(w) && i <= 4; i++ {
 			if w[i].low == "is" || w[i].low == "are" {
 				what := joinLow(w[1:i])
 				v := object(w[i+1:])
-				if what == "" || len(v) == 0 {
+				if len(v) == 0 {
 					return events.Observation{}, false
+				}
+				if what == "" {
+					return favorite(joinOrig(v)) // "my new favourite is rummy": the favourite of its kind
 				}
 				return events.Observation{Kind: string(KindPreference), Subject: "favorite", Attribute: what,
 					Value: joinOrig(v), Polarity: string(Positive), Confidence: confStrong}, true

@@ -322,7 +322,9 @@ func thingObject(r *Record) string {
 
 // favoriteKind returns the kind of favourite n means when its own is not
 // known (favorite/general: "actually I prefer durian now" with durian in
-// no kinds table): the kind of the user's current favourite nearest it in
+// no kinds table): the kind of the user's newest current favourite n's
+// sentence names beside it ("I prefer rummy over cribbage these days",
+// 其实我现在更喜欢绣球了，向日葵看腻了), else that of the one nearest it in
 // meaning — its value or its kind's name, by related — so that the new one
 // supersedes the old favourite of that kind instead of standing beside it.
 // "" if none is near enough (liftRelatedMin, liftMarginMin over the next
@@ -334,8 +336,10 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 		return "", nil
 	}
 	score := map[string]float64{}
+	var named *Record
 	prefix := []byte(x.k.prefix + nsSlot + esc(n.Scope) + "/" + esc("favorite") + "/")
 	seen := 0
+	said := tokenize(n.Text)
 	err := x.w.Scan(prefix, func(key, value []byte) error {
 		if seen++; seen > liftBansMax {
 			return nil
@@ -348,11 +352,18 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 		if h.ID == n.ID || h.Attribute == "general" || h.Kind != KindPreference || h.Polarity != Positive || !holding(h.Status) {
 			return nil
 		}
+		if vt := tokenize(h.Value); len(vt) > 0 && !sameWords(h.Value, n.Value) && allIn(vt, said) &&
+			(named == nil || h.ObservedAt > named.ObservedAt || h.ObservedAt == named.ObservedAt && h.ID > named.ID) {
+			named = h // the favourite it replaces, named beside it
+		}
 		s := max(x.e.related(n.Value, h.Value), x.e.related(n.Value, h.Attribute))
 		score[h.Attribute] = max(score[h.Attribute], s)
 		return nil
 	})
-	if err != nil {
+	if err != nil || named != nil {
+		if named != nil {
+			return named.Attribute, err
+		}
 		return "", err
 	}
 	return nearestKind(score), nil
