@@ -508,7 +508,13 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 	ix := cx.ix
 	negated := (cx.negs-cx.negLex)%2 == 1 && !slices.ContainsFunc(earlier, func(f fact) bool { return f.negUsed })
 	var out []fact
-	for _, vm := range cx.values {
+	for i, vm := range cx.values {
+		if begun, noState, ok := cx.valueAspect(i); ok && !slices.ContainsFunc(vm, func(l int32) bool { return !ix.StateField(l) }) {
+			if !noState {
+				out = append(out, cx.verbAspectFact(vm, begun, negated)...)
+			}
+			continue // "is being built", "17 samples queued": no state of the subject
+		}
 		var in, outside []int32
 		for _, l := range vm {
 			if cx.inScope(l) {
@@ -554,6 +560,28 @@ func (cx *claim) valueFacts(earlier []fact) []fact {
 		out = append(out, f)
 	}
 	return out
+}
+
+// verbAspectFact checks a status value the claim names as a verb in an
+// aspect (has finished loading, has started glazing, 尚未开始上桐油)
+// against the subject's own field holding that value, a verb under way:
+// begun agrees with it, done (has finished) disagrees, and a negation
+// turns either. Another row's field of the value says nothing of the
+// subject.
+func (cx *claim) verbAspectFact(vm []int32, begun, negated bool) []fact {
+	ix := cx.ix
+	i := slices.IndexFunc(vm, func(l int32) bool { return cx.inScope(l) && !cx.aboutOther(l) })
+	if i < 0 {
+		return nil
+	}
+	l := vm[i]
+	if begun != negated {
+		f := supported(ix, "the status says the verb is under way", l)
+		f.negUsed = negated
+		return []fact{f}
+	}
+	return []fact{{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)}, negUsed: negated,
+		reason: "the status says the verb is under way: " + ix.Leaves[l].Raw() + " at " + ix.Leaves[l].Ptr()}}
 }
 
 // countedBefore reports whether the state word at rune start follows a

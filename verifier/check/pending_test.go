@@ -38,3 +38,34 @@ func TestAPendingStatusIsAFalseFlagOfWhatItAwaits(t *testing.T) {
 		}
 	}
 }
+
+// TestAPendingStatusContradictsOnlyAClaimThatSaysItHappened: a status
+// still to come (pending_review, awaiting_pickup, 待审核) contradicts a
+// claim only when the claim's own aspect words, in its language, say the
+// thing has happened (was collected, is reviewed, 已经审核了); a claim saying it is
+// under way (is being reviewed, 正在审核) or held until it happens says the
+// pending state in other words, and is not contradicted.
+func TestAPendingStatusContradictsOnlyAClaimThatSaysItHappened(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := NewChecker(CheckerConfig{})
+	for _, tc := range []struct {
+		result, claim string
+		contradicted  bool
+	}{
+		{`{"permit": "P-5", "status": "pending_review"}`, "Permit P-5 is still being reviewed.", false},
+		{`{"permit": "P-5", "status": "pending_review"}`, "Permit P-5 is currently under review.", false},
+		{`{"shipment": "S-9", "status": "awaiting_pickup"}`, "S-9 is held at the depot until pickup.", false},
+		{`{"报销单": "BX-12", "状态": "待审核"}`, "BX-12正在审核。", false},
+		{`{"报销单": "BX-12", "状态": "待审核"}`, "BX-12还在审核", false},
+		// the thing said to have happened: contradicted, in either language
+		{`{"permit": "P-5", "status": "pending_review"}`, "Permit P-5 was reviewed last week.", true},
+		{`{"shipment": "S-9", "status": "awaiting_collection"}`, "S-9 has already been collected.", true},
+		{`{"报销单": "BX-12", "状态": "待审核"}`, "BX-12已经审核了。", true},
+		{`{"permit": "P-5", "status": "pending_review"}`, "Permit P-5 is reviewed and valid.", true},
+	} {
+		got, why := checkOne(t, c, tc.result, tc.claim, now)
+		if (got == events.VerdictContradicted) != tc.contradicted {
+			t.Errorf("%q beside %s: %s (%s), want contradicted %v", tc.claim, tc.result, got, why, tc.contradicted)
+		}
+	}
+}
