@@ -195,8 +195,8 @@ func TestClaimedIDsSwallowNothing(t *testing.T) {
 // error, never a success. A writer whose message-id key another identity
 // knows (here: handed to the attacker) finds junk under its first event's
 // id: Close returns ErrDuplicateNotOurs. The bus's Publish does the same
-// in a stream whose ids are not tagged, and a repeat of its own event is
-// no error.
+// when its key is known (junk under the plain id claims nothing), and a
+// repeat of its own event is no error.
 func TestDuplicateNotOursIsAnError(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -239,7 +239,17 @@ func TestDuplicateNotOursIsAnError(t *testing.T) {
 
 	call, _ := events.CallSubject("acme", "lookup")
 	ev := &events.Event{ID: "completed:acme/r1/i1", Tenant: "acme", Response: "r1", Item: "i1", Body: &events.CallCompleted{Name: "lookup", Arguments: []byte(`{}`)}}
+	// Junk under the plain id claims nothing (the bus tags its id:
+	// events.OwnedMsgID); under the bus's own tag (its key handed to the
+	// attacker) it does, and that is an error.
 	if _, err := b.JS.Publish(ctx, call, []byte("junk"), jetstream.WithMsgID(ev.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if ack, err := b.Publish(ctx, call, ev); err != nil || ack.Duplicate {
+		t.Fatalf("bus: a publish after junk under its plain id: %+v, %v, want stored", ack, err)
+	}
+	ev.ID = "completed:acme/r3/i1"
+	if _, err := b.JS.Publish(ctx, call, []byte("junk"), jetstream.WithMsgID(events.OwnedMsgID(b.MsgIDKey(), call, ev.ID))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.Publish(ctx, call, ev); !errors.Is(err, bus.ErrDuplicateNotOurs) {

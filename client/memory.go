@@ -294,7 +294,8 @@ func (c *Client) eraser(ctx context.Context) (*keys.Store, erasure.Log, error) {
 
 // eraseLog is the log through the client's connection (erasure.Log):
 // reads by direct gets, the stream looked up when asked for, events
-// sealed with keys and published under the client's message-id key.
+// sealed with keys and published under the client's message-id key
+// (events.OwnedMsgID: tombstones and memory events are the operator's).
 type eraseLog struct {
 	c    *Client
 	keys events.Keyring
@@ -320,7 +321,7 @@ func (l eraseLog) Publish(ctx context.Context, subject string, ev *events.Event)
 	if err != nil {
 		return nil, err
 	}
-	ack, err := l.c.js.Publish(ctx, subject, data, jetstream.WithMsgID(events.MsgID(l.c.o.msgIDKey, subject, ev.ID)))
+	ack, err := l.c.js.Publish(ctx, subject, data, jetstream.WithMsgID(events.OwnedMsgID(l.c.o.msgIDKey, subject, ev.ID)))
 	if err != nil {
 		return nil, fmt.Errorf("client: publish %s: %w", subject, err)
 	}

@@ -84,18 +84,26 @@ func (m *MsgIDs) tag(subject, id string) string {
 	return MsgIDTagPrefix + base64.RawURLEncoding.EncodeToString(m.mac.Sum(sum[:0])[:msgIDTagBytes])
 }
 
-// OwnedKinds are the kinds of subject one role alone writes in a stream
-// other roles write too: the executor's outcomes (ts.result, the driver's
-// built-in outcomes being on subjects of their own) and its execution
-// events (ts.exec, in TS_CALLS beside the assembler's calls and the
-// operators' approvals), and the operators' approval decisions
-// (ts.approval). Deduplication is by message id across a whole stream, so
-// an id another role can compute (ResultID, StartedID, ApprovalID, ...) is
-// one its credential could claim first, and the owner's publish would be
-// dropped as its duplicate. A decision tagged under its operator's key is
-// no longer one per key whoever decides: the first decision a call's
-// approval subject holds is the decision (the executor takes no other).
-var OwnedKinds = []string{"result", "exec", "approval"}
+// OwnedKinds are the kinds of subject whose message ids are tagged under
+// their writer's key in the streams TS_IN and TS_MODEL do not cover: every
+// kind of TS_CALLS, TS_OUT and TS_MEM, streams several roles write.
+// Deduplication is by message id across a whole stream, whoever wrote
+// either message, and these ids are derived from their cause (ResultID,
+// CompletedID, ResponseOutcomeID, VerifiedID, RoundSettledID,
+// ConstraintsCheckedID, MemoryWriteID, ...), so a plain one is an id
+// another role's credential could claim first, on a subject of the same
+// stream it may write, and the owner's publish would be dropped as its
+// duplicate (a relay drops it silently). The writers: the executor's
+// outcomes (result; the driver's built-in outcomes on subjects of their
+// own) and execution events (exec), the operators' approval decisions
+// (approval), the assembler's calls (call) and response outcomes (resp),
+// the verifier's verdicts (answer), the driver's constraint checks
+// (check), the runs role's run events (run), the memory role's and the
+// operators' memory events (mem). A decision tagged under its operator's
+// key is no longer one per key whoever decides: the first decision a
+// call's approval subject holds is the decision (the executor takes no
+// other). TS_GW (gw) is not here: only the admin writes it.
+var OwnedKinds = []string{"result", "exec", "approval", "call", "resp", "answer", "check", "run", "mem"}
 
 // OwnedMsgID is the Nats-Msg-Id under which the holder of key publishes
 // the event id on subject: on a subject of an owned kind (OwnedKinds),

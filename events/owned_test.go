@@ -8,8 +8,11 @@ import (
 	"github.com/toolstream/toolstream/events"
 )
 
-// TestOwnedMsgIDIsTaggedOnOneWritersSubjects: on the executor's outcome
-// and execution subjects, and the operators' decisions, a keyed id is a tag (no other role, whose key
+// TestOwnedMsgIDIsTaggedOnOneWritersSubjects: on every kind of TS_CALLS,
+// TS_OUT and TS_MEM (the executor's outcomes and execution events, the
+// operators' decisions, the assembler's calls and response outcomes, the
+// verifier's verdicts, the driver's checks, run and memory events) and in
+// TS_IN and TS_MODEL, a keyed id is a tag (no other role, whose key
 // differs, makes the same, and the plain id is not it); the same key
 // makes the same tag (a republish is still a duplicate); elsewhere, and
 // without a key, it is MsgID's.
@@ -20,6 +23,13 @@ func TestOwnedMsgIDIsTaggedOnOneWritersSubjects(t *testing.T) {
 	exec, _ := events.ExecSubject("acme", key)
 	approval, _ := events.ApprovalSubject("acme", key)
 	answer, _ := events.AnswerSubject("acme", "r1")
+	call, _ := events.CallSubject("acme", "weather")
+	resp, _ := events.ResponseSubject("acme", "r1")
+	check, _ := events.ConstraintCheckSubject("acme", "r1")
+	run, _ := events.RunSubject("acme", "run1")
+	mem, _ := events.MemorySubject("acme", "u1")
+	model, _ := events.ModelSubject("acme", "r1", "i1")
+	gw, _ := events.GatewaySubject("acme", "chat", "s1")
 	for _, tc := range []struct {
 		subject, id string
 		tagged      bool
@@ -28,7 +38,15 @@ func TestOwnedMsgIDIsTaggedOnOneWritersSubjects(t *testing.T) {
 		{exec, events.StartedID(key, 1), true},
 		{exec, events.ApprovalRequestedID(key), true},
 		{approval, events.ApprovalID(key), true}, // an operator's decision: sec13's claim
-		{answer, "verified:r1", false},
+		{call, events.CompletedID("acme", "r1", "i1"), true},
+		{resp, events.ResponseOutcomeID("acme", "r1"), true},
+		{answer, events.VerifiedID("acme", "r1"), true},
+		{check, events.ConstraintsCheckedID("acme", "r1"), true},
+		{run, events.RoundSettledID("acme", "run1", "r1"), true},
+		{run, events.RunMessageID("acme", "run1", "m1"), true},
+		{mem, events.MemoryOpID("acme", "u1", 1), true},
+		{model, "model:acme/r1/1/0", true},                       // MsgID's tag, as before
+		{gw, events.StreamPromptID("acme", "chat", "s1"), false}, // the admin's alone
 	} {
 		got := events.OwnedMsgID(k1, tc.subject, tc.id)
 		if tc.tagged != strings.HasPrefix(got, events.MsgIDTagPrefix) || tc.tagged == (got == tc.id) {

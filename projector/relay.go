@@ -225,7 +225,7 @@ func (r *Runner) readOutbox() ([]relayRow, error) {
 func (r *Runner) relayMsg(row outboxRow) *nats.Msg {
 	m := nats.NewMsg(row.Subject)
 	m.Data = row.Data
-	m.Header.Set(jetstream.MsgIDHeader, events.MsgID(r.cfg.MsgIDKey, row.Subject, row.ID))
+	m.Header.Set(jetstream.MsgIDHeader, events.OwnedMsgID(r.cfg.MsgIDKey, row.Subject, row.ID))
 	for k, v := range row.Trace {
 		m.Header[k] = []string{v}
 	}

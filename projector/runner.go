@@ -111,8 +111,8 @@ type Config struct {
 	JS     jetstream.JetStream
 	Stream string
 	// MsgIDKey tags the message ids the relay publishes into the streams
-	// a tenant may write (events.MsgID), so that no other identity can
-	// claim them ahead; give the publishing identity's key
+	// a tenant may write and on the kinds several roles share a stream for
+	// (events.OwnedMsgID), so that no other identity can claim them ahead; give the publishing identity's key
 	// (bus.Bus.MsgIDKey), the same across restarts so a re-relay is
 	// dropped as a duplicate. Nil publishes the ids as they are.
 	MsgIDKey []byte

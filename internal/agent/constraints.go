@@ -74,7 +74,7 @@ func (d *Driver) checkConstraints(ctx context.Context, spec *Spec, response, tex
 	if err != nil {
 		return false, err
 	}
-	if _, err := d.cfg.JS.Publish(ctx, subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
+	if _, err := d.cfg.JS.Publish(ctx, subj, data, jetstream.WithMsgID(events.OwnedMsgID(d.cfg.MsgIDKey, subj, ev.ID))); err != nil {
 		return false, fmt.Errorf("agent: publish the constraint check of %s: %w", response, err)
 	}
 	return true, nil

@@ -62,6 +62,11 @@ type Config struct {
 	Conn *nats.Conn
 	JS   jetstream.JetStream
 	Keys events.Keyring
+	// MsgIDKey tags the message ids of what the driver publishes into
+	// TS_OUT (constraint checks, built-in tools' outcomes:
+	// events.OwnedMsgID), so no other role writing TS_OUT can claim one
+	// first: the driver's key (bus.Bus.MsgIDKey). Nil: the plain ids.
+	MsgIDKey []byte
 	// Leases is the runs' lease bucket (runs.NewLeases); required.
 	Leases *runs.Leases
 	// Registry returns the registry in force (registry.Follower.Current):

@@ -110,3 +110,17 @@ func chatSpec(run, question string) agent.Spec {
 	body, _ := json.Marshal(map[string]any{"model": "fake-1", "messages": []any{map[string]string{"role": "user", "content": question}}})
 	return agent.Spec{Tenant: tenant, User: "u1", Run: run, Format: runs.FormatChat, Body: body}
 }
+
+// weatherUpstream answers a run's first request with a call of weather
+// and its second with the answer; a third is an error.
+func weatherUpstream(t testing.TB) *fakeup.Server {
+	return fakeup.Start(t, func(n int, _ string, _ []byte) (fakeup.Answer, error) {
+		switch n {
+		case 1:
+			return fakeup.Answer{File: stream("chat-weather-call.jsonl")}, nil
+		case 2:
+			return fakeup.Answer{File: stream("chat-weather-answer.jsonl")}, nil
+		}
+		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
+	})
+}

@@ -90,15 +90,7 @@ func TestEveryRoundCarriesTheWholeHistory(t *testing.T) {
 // is not, its publish on the answer's subject wakes the drive.
 func TestADriveIsWokenByTheLogNotAPoll(t *testing.T) {
 	p := agenttest.Start(t)
-	up := fakeup.Start(t, func(n int, path string, body []byte) (fakeup.Answer, error) {
-		switch n {
-		case 1:
-			return fakeup.Answer{File: stream("chat-weather-call.jsonl")}, nil
-		case 2:
-			return fakeup.Answer{File: stream("chat-weather-answer.jsonl")}, nil
-		}
-		return fakeup.Answer{}, fmt.Errorf("request %d: the run should have ended", n)
-	})
+	up := weatherUpstream(t)
 	prod, err := client.Connect(t.Context(), client.WithConn(p.B.Conn), client.WithKeys(p.B.Keys))
 	if err != nil {
 		t.Fatal(err)

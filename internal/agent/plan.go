@@ -249,7 +249,7 @@ func (d *Driver) publishOutcome(ctx context.Context, spec *Spec, rd *runs.Round,
 	if err != nil {
 		return err
 	}
-	if _, err := d.cfg.JS.Publish(ctx, subj, data, jetstream.WithMsgID(ev.ID)); err != nil {
+	if _, err := d.cfg.JS.Publish(ctx, subj, data, jetstream.WithMsgID(events.OwnedMsgID(d.cfg.MsgIDKey, subj, ev.ID))); err != nil {
 		return fmt.Errorf("agent: publish the outcome of %s: %w", c.Key, err)
 	}
 	return nil

@@ -207,7 +207,7 @@ func Round(ctx context.Context, b *bus.Bus, dir string, rounds, nRuns int) (Roun
 	if err != nil {
 		return res, err
 	}
-	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, Leases: leases,
+	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: b.Conn, JS: b.JS, Keys: b.Keys, MsgIDKey: b.MsgIDKey(), Leases: leases,
 		Registry: fol.Current, Driver: "bench", RoundsMax: rounds + 1})
 	if err != nil {
 		return res, err

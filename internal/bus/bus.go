@@ -423,9 +423,9 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 }
 
 // Publish publishes one event to the log and waits for the server's
-// acknowledgement. Its Nats-Msg-Id is events.MsgID of its id under the
-// bus's MsgIDKey (the id, tagged in the streams a tenant writes), so a
-// repeat of the same event is dropped as a duplicate and nobody else's
+// acknowledgement. Its Nats-Msg-Id is events.OwnedMsgID of its id under
+// the bus's MsgIDKey (tagged in the streams a tenant writes and on the
+// kinds several roles share a stream for), so a repeat of the same event is dropped as a duplicate and nobody else's
 // message can take its place. An acknowledgement as a duplicate of a
 // stored message that is not this event (another subject, another id or
 // tenant), where this identity can read it, is ErrDuplicateNotOurs. With
@@ -448,7 +448,7 @@ func (b *Bus) PublishSealed(ctx context.Context, subject string, ev *events.Even
 	if err != nil {
 		return nil, err
 	}
-	ack, err := b.JS.Publish(ctx, subject, data, jetstream.WithMsgID(events.MsgID(b.msgIDKey, subject, ev.ID)))
+	ack, err := b.JS.Publish(ctx, subject, data, jetstream.WithMsgID(events.OwnedMsgID(b.msgIDKey, subject, ev.ID)))
 	if err != nil {
 		return nil, fmt.Errorf("bus: publish %s: %w", subject, err)
 	}

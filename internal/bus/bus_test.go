@@ -173,10 +173,12 @@ func TestOldLayoutIsRefused(t *testing.T) {
 }
 
 // TestPublishStoresOnce: the same event published again is acknowledged
-// as a duplicate of the stored one and stored once; another event under
+// as a duplicate of the stored one and stored once. Another event under
 // an id the log already holds for another message (another subject) is
 // ErrDuplicateNotOurs, not a silent success, and the log holds only the
-// first.
+// first, where ids are plain (TS_GW, the admin's alone); where they are
+// tagged (every other stream: events.MsgID, events.OwnedMsgID) the tag
+// names the subject, so the other subject's event is stored.
 func TestPublishStoresOnce(t *testing.T) {
 	ctx := ctxT(t)
 	b := open(t, bus.Config{DataDir: t.TempDir()})
@@ -194,11 +196,20 @@ func TestPublishStoresOnce(t *testing.T) {
 	if err != nil || !again.Duplicate || again.Sequence != first.Sequence {
 		t.Fatalf("the same event again: %+v %v, want a duplicate of seq %d", again, err, first.Sequence)
 	}
-	if _, err := b.Publish(ctx, refund, ev()); !errors.Is(err, bus.ErrDuplicateNotOurs) {
-		t.Fatalf("another message under a stored id: %v, want ErrDuplicateNotOurs", err)
+	if other, err := b.Publish(ctx, refund, ev()); err != nil || other.Duplicate {
+		t.Fatalf("the same id on another call subject: %+v %v, want stored (tagged ids name their subject)", other, err)
 	}
-	if last, err := b.LastSeq(ctx, events.StreamCalls); err != nil || last != first.Sequence {
-		t.Fatalf("last sequence %d (%v), want %d: one message stored", last, err, first.Sequence)
+	s1, _ := events.GatewaySubject("acme", "chat", "s1")
+	s2, _ := events.GatewaySubject("acme", "chat", "s2")
+	gw, err := b.Publish(ctx, s1, ev())
+	if err != nil || gw.Duplicate {
+		t.Fatalf("first publish on %s: %+v %v", s1, gw, err)
+	}
+	if _, err := b.Publish(ctx, s2, ev()); !errors.Is(err, bus.ErrDuplicateNotOurs) {
+		t.Fatalf("another message under a stored plain id: %v, want ErrDuplicateNotOurs", err)
+	}
+	if last, err := b.LastSeq(ctx, events.StreamGateway); err != nil || last != gw.Sequence {
+		t.Fatalf("last sequence %d (%v), want %d: one message stored", last, err, gw.Sequence)
 	}
 }
 

@@ -48,6 +48,10 @@ type Config struct {
 	// in the clear).
 	JS   jetstream.JetStream
 	Keys events.Keyring
+	// MsgIDKey tags the verdicts' message ids (events.OwnedMsgID), so no
+	// other role writing TS_OUT can claim one first: the verifier role's
+	// key (bus.Bus.MsgIDKey). Nil: the plain ids.
+	MsgIDKey []byte
 	// View returns a snapshot of the verifier projection's view (the
 	// verifier's projector.Runner View method); the worker closes each.
 	View func() *projector.View
@@ -273,7 +277,7 @@ func (w *Worker) publish(ctx context.Context, ev *events.Event, jv *events.Judge
 	if err != nil {
 		return fmt.Errorf("judging: encode verdict: %w", err)
 	}
-	if _, err := w.cfg.JS.Publish(ctx, subj, data, jetstream.WithMsgID(out.ID)); err != nil {
+	if _, err := w.cfg.JS.Publish(ctx, subj, data, jetstream.WithMsgID(events.OwnedMsgID(w.cfg.MsgIDKey, subj, out.ID))); err != nil {
 		return fmt.Errorf("judging: publish %s: %w", out.ID, err)
 	}
 	return nil

@@ -516,3 +516,40 @@ func TestAttackClaimedRunEndedID(t *testing.T) {
 		t.Errorf("the run after its holder ended it: %v status %q, want failed", err, r.Status)
 	}
 }
+
+// TestAttackClaimedRunMessageID: a run.message's id is the one its client
+// gives (a driver's is a hash of the request: the same request again is
+// the same message), so others can compute it. Neither another tenant's
+// producer, giving the same run and message id on its own tenant, nor
+// another role's credential, publishing under the message's id first (the
+// plain id and the tag its own key makes) on a subject of TS_OUT it may
+// write, drops acme's message: the id names the tenant, and it is tagged
+// under the runs role's key (events.OwnedMsgID). Through the real server,
+// each with its own credential.
+func TestAttackClaimedRunMessageID(t *testing.T) {
+	n := startNode(t, nil)
+	ctx := context.Background()
+	globex := bustest.RoleJS(t, n.b, auth.Identity{Role: auth.RoleProducer, Tenant: "globex"}).Conn()
+	var reply runs.WriteReply
+	if err := ask(t, globex, "message", "globex", runs.Request{Run: "r1", ID: "m1", Text: "globex's", User: "u1"}, &reply); err != nil || !reply.Applied {
+		t.Fatalf("globex's message: %v %+v", err, reply)
+	}
+	id, subj := events.RunMessageID("acme", "r1", "m1"), "ts.run.acme.r1"
+	js := bustest.RoleJS(t, n.b, auth.Identity{Role: auth.RoleVerifier})
+	for _, claim := range []string{id, events.OwnedMsgID(events.DeriveMsgIDKey([]byte("verifier")), subj, id)} {
+		if _, err := js.Publish(ctx, "ts.answer.acme.x", []byte("x"), jetstream.WithMsgID(claim)); err != nil {
+			t.Fatalf("the verifier's claim %s: %v", claim, err)
+		}
+	}
+	acme := bustest.RoleJS(t, n.b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}).Conn()
+	if err := ask(t, acme, "message", "acme", runs.Request{Run: "r1", ID: "m1", Text: "acme's", User: "u1"}, &reply); err != nil || !reply.Applied {
+		t.Fatalf("acme's message after globex's and the verifier's claims: %v %+v", err, reply)
+	}
+	evs, err := n.b.ReadEvents(ctx, []string{subj})
+	if err != nil || len(evs) != 1 || evs[0].ID != id {
+		t.Fatalf("acme's run holds %d events (%v), want its message %s", len(evs), err, id)
+	}
+	if m, ok := evs[0].Body.(*events.RunMessage); !ok || m.Text != "acme's" {
+		t.Errorf("acme's run holds %+v, want acme's message", evs[0].Body)
+	}
+}

@@ -229,7 +229,7 @@ func (m *runMode) attach(ctx context.Context, s *Stack, g *gateway.Gateway, mem 
 			return fmt.Errorf("--gateway run mode: %w", err)
 		}
 	}
-	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: conn, JS: js, Keys: ks, Leases: leases,
+	d, err := agent.New(ctx, agent.Config{Model: gateway.Model(g), Conn: conn, JS: js, Keys: ks, MsgIDKey: b.MsgIDKey(), Leases: leases,
 		Registry: m.follower.Current, Driver: name, Replicas: b.Replicas(), Logger: log, Memory: set.Memory,
 		PlansOff: set.PlansOff, DelegateOff: set.DelegateOff, ReplansMax: set.ReplansMax, DelegateDepthMax: set.DelegateDepthMax})
 	if err != nil {

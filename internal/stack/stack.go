@@ -282,7 +282,7 @@ func (s *Stack) startJudge() error {
 		return ErrJudgeWithoutVerifier
 	}
 	jc := s.cfg.Judge
-	jc.JS, jc.Keys, jc.View, jc.Logger = s.cfg.Bus.JS, s.cfg.Bus.Keys, r.View, s.log
+	jc.JS, jc.Keys, jc.MsgIDKey, jc.View, jc.Logger = s.cfg.Bus.JS, s.cfg.Bus.Keys, s.cfg.Bus.MsgIDKey(), r.View, s.log
 	w, err := judging.New(jc)
 	if err != nil {
 		return err

@@ -230,7 +230,7 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 func (p *Pipeline) Driver(t testing.TB, name string, m agent.Model, mut ...func(*agent.Config)) *agent.Driver {
 	t.Helper()
 	cfg := agent.Config{
-		Model: m, Conn: p.B.Conn, JS: p.B.JS, Keys: p.B.Keys, Leases: p.Leases,
+		Model: m, Conn: p.B.Conn, JS: p.B.JS, Keys: p.B.Keys, MsgIDKey: p.B.MsgIDKey(), Leases: p.Leases,
 		Registry: p.Follower.Current, Driver: name, Poll: 50 * time.Millisecond,
 	}
 	for _, f := range mut {
