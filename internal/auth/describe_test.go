@@ -48,7 +48,9 @@ func TestSecurityDocShowsThePermissions(t *testing.T) {
 // acknowledge its own.
 func TestNoRoleMutatesAConsumer(t *testing.T) {
 	names := []string{"ts-executor", "ts-executor-approvals", "ts-verifier", "ts-judge", "ts-memory", "ts-runs", "ts-runs-calls",
-		"ts-assembler", "ts-assembler-p0", "ts-assembler-p17", "ts-ingest", "ts-responses", "mine"}
+		"ts-assembler", "ts-assembler-p0", "ts-assembler-p17", "ts-ingest", "ts-responses", "mine",
+		// A bucket's stream as a consumer's name (sec15: "CONSUMER.*.*.<bucket>.*" matched these).
+		kvStream(ExecBucket), objStream(ResultsBucket), kvStream(LeasesBucket), kvStream(AgentBucket), kvStream(RunsBucket)}
 	for _, r := range Roles {
 		if r == RoleAdmin {
 			continue
@@ -63,7 +65,7 @@ func TestNoRoleMutatesAConsumer(t *testing.T) {
 			}
 			for _, n := range names {
 				for _, verb := range ConsumerVerbsMutating {
-					for _, subj := range []string{api("CONSUMER."+verb, st, n), api("CONSUMER."+verb, st, n, "ts.call.>")} {
+					for _, subj := range []string{api("CONSUMER."+verb, st, n), api("CONSUMER."+verb, st, n, "ts.call.>"), api("CONSUMER."+verb, st, n, ">")} {
 						if id.MayPublish(subj) {
 							t.Errorf("%s may publish %s", id, subj)
 						}

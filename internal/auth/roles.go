@@ -219,9 +219,11 @@ var ConsumerVerbsMutating = []string{"CREATE", "DURABLE.CREATE", "DELETE", "PAUS
 
 // anyConsumer lets an identity create, read from and delete consumers of
 // any name on stream s (a bucket only its role uses), and answer their flow
-// control.
+// control. Pulling is MSG.NEXT by name: a wildcard verb there
+// ("CONSUMER.*.*.<s>.*") also matched "CONSUMER.CREATE.<any stream>.<s>.>",
+// a consumer named s on any stream of the log (sec15).
 func anyConsumer(s string) []string {
-	return []string{api("CONSUMER.CREATE", s), api("CONSUMER.*", s, ">"), api("CONSUMER.*.*", s, "*"),
+	return []string{api("CONSUMER.CREATE", s), api("CONSUMER.*", s, ">"), api("CONSUMER.MSG.NEXT", s, "*"),
 		"$JS.ACK." + s + ".>", "$JS.FC." + s + ".>"}
 }
 
