@@ -171,7 +171,8 @@ func TestALiftByItsVerbEndsTheBanOfTheActivity(t *testing.T) {
 // said first and what the user says of it after: liked (游泳我也很喜欢),
 // declined (拔罐就算了), or not to be called for (周末的聚会就别叫我了);
 // each clause of a sentence is read (针灸就免了，推拿我倒挺喜欢的), and a
-// pronoun or a person said first is no thing. How the thing is liked,
+// pronoun or a person said first is no thing; a refusal with how little
+// (苦瓜我一口都不碰) is a dislike. How the thing is liked,
 // said after the liking (地暖我喜欢开到二十度), is the preference's value.
 func TestAThingSaidFirstIsTheStatementsThing(t *testing.T) {
 	for _, c := range []struct {
@@ -189,6 +190,9 @@ func TestAThingSaidFirstIsTheStatementsThing(t *testing.T) {
 		{"地暖我喜欢开到二十度。", []string{"preference general/地暖=开到二十度 positive"}},
 		{"奶茶我最爱喝三分糖的。", []string{"preference drink/milk tea=喝三分糖 positive"}},
 		{"香菜我不喜欢吃。", []string{"preference food/cilantro= negative"}},
+		// a refusal said with how little (一口都不碰, 一点也不碰) is a dislike
+		{"苦瓜我一口都不碰。", []string{"preference general/苦瓜= negative"}},
+		{"羊肉我一点也不碰。", []string{"preference food/lamb= negative"}},
 		{"这个我喜欢。", nil},
 		// a permission before an addressee that does not end the clause gives a name, not a request back
 		{"以后可以叫我老王。", nil},
