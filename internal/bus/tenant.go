@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/logread"
 )
 
@@ -124,6 +125,21 @@ func (b *Bus) sharedDuplicates(cur jetstream.StreamConfig, tenantLayout bool) ti
 // process opening such a log without Config.TenantStreams keeps it (the
 // shared subjects would overlap the tenant streams').
 func (b *Bus) TenantStreams() bool { return b.tenantLayout }
+
+// DeletesTenantCopies reports whether this bus deletes a message's copy in
+// a tenant's ingress stream itself (logread.DeleteClear): the embedded
+// server's admin, serve on one machine. No other role may: NATS
+// permissions match whole tokens, so no grant names every TS_ING_<t> but
+// one naming every stream of the account, and a grant per tenant would
+// have the assembler's and operator's creds issued again for each new
+// tenant. Their deletes would be refused, and, a refused publish being
+// reported to the connection's error handler only (nats.go v1.55.0,
+// processTransientError), each would wait out its request's timeout. The
+// copies they leave are the admin's: Bus.TrimTenants purges them a
+// duplicate window after the shared stream copied them.
+func (b *Bus) DeletesTenantCopies() bool {
+	return b.server != nil && (b.cfg.Identity.Role == "" || b.cfg.Identity.Role == auth.RoleAdmin)
+}
 
 // hasTenantLayout reports whether the server's TS_MODEL exists without
 // ts.model.> among its subjects.

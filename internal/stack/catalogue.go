@@ -124,12 +124,14 @@ func PartitionNumber(name string) (int, bool) {
 // DeleteRaw deletes, overwriting it, the clear raw event at seq in TS_IN
 // (Projections.DeleteRaw): ingest's, once the event's sealed copy is
 // stored, and with tenant streams its copy in the tenant's ingress stream
-// too (logread.DeleteClear). One already gone (deleted before, or past
+// too (logread.DeleteClear) where b may (bus.Bus.DeletesTenantCopies:
+// serve's embedded admin); a cluster's assembler role leaves that copy to
+// the admin's Bus.TrimTenants. One already gone (deleted before, or past
 // retention) is no error.
 func DeleteRaw(b *bus.Bus) func(ctx context.Context, seq uint64) error {
 	return func(ctx context.Context, seq uint64) error {
 		var h nats.Header
-		if b.TenantStreams() { // the origin is in the stored copy's header
+		if b.TenantStreams() && b.DeletesTenantCopies() { // the origin is in the stored copy's header
 			st := b.Stream(events.StreamIn)
 			if st == nil {
 				return fmt.Errorf("stack: stream %s not reachable", events.StreamIn)
