@@ -110,7 +110,8 @@ var remainderStates = evidence.LangData.Set("remainder states")
 // statesRemainder reports whether number m is stated as what is left of
 // a whole: a remainder word is the word right before it ("remaining 6",
 // 还剩6) or before its noun there (剩余座位8个), stands between it and its noun ("four spare berths") or is the
-// first word after its noun past a copula and fillers ("six seats are
+// first word after its noun past a copula and fillers (a state word,
+// free, counts right after the number or past a filler) ("six seats are
 // left", "two places left", "five places are still free", "18 bars of
 // it are left"), whatever the number measures (还剩16.5小时, "560 litres
 // left").
@@ -121,6 +122,7 @@ func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
 	end := max(m.End, m.HeadEnd)
 	var prev, prev2 *evidence.Cword
 	filled := false // a filler stood between ("still")
+	first := true   // the first word after the number: its adjective ("six free berths")
 	for i := range cx.words {
 		w := &cx.words[i]
 		if w.End <= m.Start {
@@ -131,6 +133,10 @@ func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
 			continue
 		}
 		low := strings.ToLower(w.S)
+		if first && remainderStates[low] && !cx.numberRightAfter(w.End) {
+			return true
+		}
+		first = false
 		if w.Start < end || copulas[low] || remainderFillers[low] {
 			if remainderWords[low] || w.Start < end && remainderStates[low] {
 				return true // "four spare berths", "six free berths"
@@ -177,17 +183,20 @@ func (cx *claim) holdsRemainder(targets []int32) bool {
 }
 
 // namesRemainder reports whether leaf lf's key says it holds what is left
-// (seats_left, remaining, 剩余): its value is the remainder itself.
+// (seats_left, remaining, free_docks, 剩余): its value is the remainder
+// itself.
 func namesRemainder(lf *evidence.Leaf) bool {
 	key := strings.ToLower(evidence.LastToken(lf.Ptr()))
 	for _, t := range strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
-		if remainderWords[t] {
-			return true
+		if remainderWords[t] || remainderStates[t] {
+			return true // seats_left, free_docks
 		}
 	}
-	for w := range remainderWords {
-		if r := []rune(w); lang.IsCJK(r[0]) && strings.Contains(key, w) {
-			return true
+	for _, set := range [2]map[string]bool{remainderWords, remainderStates} {
+		for w := range set {
+			if r := []rune(w); lang.IsCJK(r[0]) && strings.Contains(key, w) {
+				return true
+			}
 		}
 	}
 	return slices.Contains(lf.Own(), "stock")

@@ -60,6 +60,10 @@ func TestWhatIsLeftOfAnyMeasure(t *testing.T) {
 		// a state without a filler counts the rows in it
 		{`{"washers": [{"id": "W1", "state": "free"}, {"id": "W2", "state": "busy"}, {"id": "W3", "state": "busy"}, {"id": "W4", "state": "free"}], "total": 5, "busy": 2}`, "Three washers are free.", events.VerdictUnsupported},
 		{course, "Watercolour Basics has five free places.", events.VerdictSupported},
+		{`{"moorings": [{"name": "East Quay", "berths": 20, "occupied": 13}]}`, "East Quay has seven free berths.", events.VerdictSupported},
+		{`{"moorings": [{"name": "East Quay", "berths": 20, "occupied": 13}]}`, "East Quay has nine free berths.", events.VerdictUnsupported},
+		// a field that holds what is free decides
+		{`{"moorings": [{"name": "East Quay", "berths": 20, "free_berths": 7}, {"name": "West Quay", "berths": 16, "free_berths": 9}]}`, "East Quay has nine free berths.", events.VerdictContradicted},
 		{course, "Watercolour Basics has 14 places and 9 are booked, leaving five.", events.VerdictSupported},
 		{jam, "Of the Pear Jam lot, 25 jars are still left.", events.VerdictSupported},
 		{jam, "Pear Jam has 25 jars of it still left.", events.VerdictSupported},
