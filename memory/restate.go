@@ -368,6 +368,12 @@ func (x *tx) restated(n *Record) (*Record, error) {
 		// another thing (the gym buddy is no gym membership, the dentist's
 		// receptionist no dentist, 房租发票 no 房租): a restatement that
 		// shares a word with a slot is not yet about it.
+		if h.Value == "" {
+			// a liking or a ban of a thing, named by the thing alone, has
+			// no value a restatement could replace: "always down to give
+			// movie recommendations" is no new "I love sci-fi movies"
+			continue
+		}
 		slot := restatedTerms(h.Attribute)
 		if modifiesAnother(n.Text, slot) {
 			continue
