@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
@@ -182,5 +183,57 @@ func TestVersionIsPinned(t *testing.T) {
 	}
 	if wire.count(old) != 0 || wire.count(named) != 1 {
 		t.Fatal("wrong invocations")
+	}
+}
+
+// TestFirstDecisionWinsWhenRedelivered: the first decision on a call's
+// approval subject is the decision, whatever order the executor's
+// consumer sees them in. Two operators decide (an approval, then a
+// denial the log stores after it: Deny says ErrAlreadyDecided but its
+// event is on the subject); the executor cannot record the approval for
+// a while and hands it back each time, so the denial reaches it first.
+// Without firstDecision the denial was recorded and the approved call
+// never ran (review rev14: nothing failed without it).
+func TestFirstDecisionWinsWhenRedelivered(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	reg := parseRegistry(t, approvalYAML)
+	wire := newCounter(nil)
+	tools := map[string]executor.Tool{"wire": wire}
+	_, stop := startExec(t, b, reg, tools, nil)
+	key := publishCall(t, b, callSpec{tenant: "acme", tool: "wire", call: "twice", args: `{"amount":10}`})
+	waitApprovalRequested(t, b, "acme", key)
+	stop()
+
+	if err := executor.Approve(ctx, b.JS, "acme", key, "alice", "checked"); err != nil {
+		t.Fatal(err)
+	}
+	if err := executor.Deny(ctx, b.JS, "acme", key, "bob", "too late"); !errors.Is(err, executor.ErrAlreadyDecided) {
+		t.Fatalf("second decision: %v", err)
+	}
+	e, err := executor.New(executor.Config{JS: b.JS, Registry: func() *registry.Registry { return reg },
+		Tools: tools, Heartbeat: testHeartbeat, DrainTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, heal := executor.FlakyDecisionWrites(e, "granted", errors.New("injected: the record bucket did not answer"))
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(rctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("executor run: %v", err)
+		}
+	}()
+	// The approval is handed back every Heartbeat meanwhile; the denial,
+	// delivered after it, is handled in the window (not a timed assertion:
+	// the outcome is the same for any window the denial fits in).
+	waitFor(t, "the approval handed back", func() bool { return failed() > 0 })
+	time.Sleep(20 * testHeartbeat)
+	heal()
+	o := waitOutcome(t, b, "acme", key)
+	if o.ok == nil || wire.count(key) != 1 {
+		t.Fatalf("the first decision (approved) lost to the second (denied): %v, %d invocations", o, wire.count(key))
 	}
 }
