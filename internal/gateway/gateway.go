@@ -21,6 +21,10 @@ import (
 type Config struct {
 	// File is the upstreams, the clients' keys and the heartbeat interval.
 	File File
+	// RequestsMaxDefault is the Limits.RequestsMax in force when the file
+	// leaves it 0, at start and for a reload's comparison (serve: its
+	// connection cap); DefaultRequestsMax when 0.
+	RequestsMaxDefault int
 	// JS is the log; Keys seals what the gateway writes to it. Both are
 	// required.
 	JS   jetstream.JetStream
@@ -179,7 +183,7 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.ClientStall <= 0 {
 		cfg.ClientStall = DefaultClientStall
 	}
-	cfg.File.startDefaults()
+	cfg.File.startDefaults(cfg.RequestsMaxDefault)
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Transport: upstreamTransport(cfg.File.Limits.RequestsMax)}
 	}

@@ -62,7 +62,7 @@ func (g *Gateway) Reload(f *File) error {
 		return err
 	}
 	g.keyset.Store(newKeySet(f))
-	if changed := g.cfg.File.restartOnlyChanges(f); len(changed) > 0 {
+	if changed := g.cfg.File.restartOnlyChanges(f, g.cfg.RequestsMaxDefault); len(changed) > 0 {
 		// Said at each reload that finds them: an operator who edited an
 		// upstream's URL and saw "reloaded" would think it in force.
 		g.log.Warn("gateway: the file's "+strings.Join(changed, ", ")+" changed; they are read at start, so the ones in force stay until serve restarts",
@@ -146,11 +146,19 @@ func WatchFile(ctx context.Context, log *slog.Logger, path string, loaded *File,
 	}
 }
 
+// Limits are the limits in force: the file's as New read it, defaults
+// filled in.
+func (g *Gateway) Limits() Limits { return g.cfg.File.Limits }
+
 // startDefaults fills in what New puts in force for the settings it reads
-// once: limits and heartbeat left zero.
-func (f *File) startDefaults() {
+// once: limits and heartbeat left zero (requestsMax:
+// Config.RequestsMaxDefault).
+func (f *File) startDefaults(requestsMax int) {
 	if f.Limits.KeyRequestsMax <= 0 {
 		f.Limits.KeyRequestsMax = DefaultKeyRequestsMax
+	}
+	if f.Limits.RequestsMax <= 0 {
+		f.Limits.RequestsMax = requestsMax
 	}
 	if f.Limits.RequestsMax <= 0 {
 		f.Limits.RequestsMax = DefaultRequestsMax
@@ -166,9 +174,9 @@ func (f *File) startDefaults() {
 // restartOnlyChanges names the settings New read once (f, defaults
 // filled in) that next changes: upstreams, routing, limits, heartbeat.
 // A reload does not put them in force.
-func (f *File) restartOnlyChanges(next *File) []string {
+func (f *File) restartOnlyChanges(next *File, requestsMax int) []string {
 	n := *next
-	n.startDefaults()
+	n.startDefaults(requestsMax)
 	var changed []string
 	for _, c := range []struct {
 		name      string

@@ -73,9 +73,6 @@ func (s *Stack) startGateway() error {
 	if conns == 0 {
 		conns = GatewayConnsMax(noFile())
 	}
-	if file.Limits.RequestsMax == 0 {
-		file.Limits.RequestsMax = conns
-	}
 	fail := func(err error) error {
 		rm.follower.Stop()
 		return err
@@ -89,7 +86,10 @@ func (s *Stack) startGateway() error {
 		}
 		rm.reload(f)
 	}
-	g, err := gateway.New(gateway.Config{File: *file, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
+	// A file that leaves requests_max 0 gets conns, at start and on a
+	// reload's comparison (a reload of the same file said its limits
+	// changed: review rev15).
+	g, err := gateway.New(gateway.Config{File: *file, RequestsMaxDefault: conns, JS: b.JS, Keys: b.Keys, Logger: log, Runner: rm.server, MsgIDKey: b.MsgIDKey(),
 		Telemetry: s.telemetry, OnReload: onReload})
 	if err != nil {
 		return fail(err)
@@ -116,7 +116,7 @@ func (s *Stack) startGateway() error {
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("gateway", "addr", ln.Addr().String(), "upstreams", len(file.Upstreams), "keys", len(file.Keys),
-		"conns_max", conns, "requests_max", file.Limits.RequestsMax)
+		"conns_max", conns, "requests_max", g.Limits().RequestsMax)
 	s.goRun("--gateway", func(ctx context.Context) error {
 		// Serve returns as the shutdown begins: the stack goes on stopping
 		// while the gateway's reads and drives end, as a process whose
