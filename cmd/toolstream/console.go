@@ -53,7 +53,7 @@ nothing) and, with --tenant, sees that tenant only.`,
 			}
 			key, err := console.LoadKey(filepath.Join(g.authDir(), consoleKeyFile), false)
 			if errors.Is(err, console.ErrNoKey) {
-				return &exitError{exitUnavailable, err} // no serve --console has run on --data
+				return g.noConsoleYet(err) // no serve --console has run on --data
 			}
 			if err != nil {
 				return err
@@ -67,7 +67,7 @@ nothing) and, with --tenant, sees that tenant only.`,
 				// wrote it in two steps; one read between them saw it empty):
 				// a sign-in URL without a host helps nobody.
 				if base = strings.TrimSpace(string(data)); base == "" {
-					return &exitError{exitUnavailable, fmt.Errorf("no console has run on --data %s (serve --console ADDR), or give --url", g.data)}
+					return g.noConsoleYet(fmt.Errorf("no console has run on --data %s (serve --console ADDR), or give --url", g.data))
 				}
 			}
 			tok, err := console.Mint(key, grant, time.Now().Add(ttl))
@@ -83,4 +83,16 @@ nothing) and, with --tenant, sees that tenant only.`,
 	cmd.Flags().StringVar(&base, "url", "", "the console's address (default: what the serve on --data wrote to --data/"+consoleURLFile+")")
 	cmd.Flags().DurationVar(&ttl, "ttl", 10*time.Minute, "how long the link may be used (once)")
 	return cmd
+}
+
+// noConsoleYet is err, the console's key or address missing from --data,
+// as no server (exit 5), saying what holds --data if anything does: a
+// serve --console writes them as its console starts, and console-token
+// run while one was starting said only "serve --console makes it"
+// (review rev15).
+func (g *globals) noConsoleYet(err error) error {
+	if h, held := dataHeld(g.data); held {
+		err = fmt.Errorf("%w; %s holds --data %s: a serve --console writes them as its console starts, so try again in a moment", err, h, g.data)
+	}
+	return &exitError{exitUnavailable, err}
 }

@@ -29,7 +29,12 @@ func TestConsoleTokenExitCodes(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(withKey, consoleURLFile), []byte("http://127.0.0.1:8080\n"), 0o600)
 	os.WriteFile(filepath.Join(emptyURL, consoleURLFile), nil, 0o600)
-	empty := t.TempDir()
+	empty, starting := t.TempDir(), t.TempDir()
+	release, err := lockData(starting, "serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
 	for _, tc := range []struct {
 		name string
 		data string
@@ -40,6 +45,7 @@ func TestConsoleTokenExitCodes(t *testing.T) {
 		{"signed in", withKey, nil, 0, "http://127.0.0.1:8080/signin#token="},
 		{"a reader of one tenant", withKey, []string{"--role", "reader", "--tenant", "acme"}, 0, "/signin#token="},
 		{"no serve --console on --data", empty, nil, exitUnavailable, "serve --console makes it"},
+		{"a serve starting on --data", starting, nil, exitUnavailable, "(serve --console makes it); serve (pid"},
 		{"a key but no address", keyNoURL, nil, exitUnavailable, "no console has run on --data"},
 		// Read between a non-atomic write's two steps (CI saw it): no
 		// URL without a host.
