@@ -34,6 +34,9 @@ then each round as one line, then left out, oldest first. Large results are refe
 				return badInput("--budget-tokens %d, --keep %d: want 0 or more", req.BudgetTokens, req.Keep)
 			}
 			ctx := cmd.Context()
+			if err := g.checkTenant(ctx, tenant, false); err != nil {
+				return err
+			}
 			c, done, log, err := g.runsClient(ctx, tenant)
 			if err != nil {
 				return err
@@ -96,6 +99,11 @@ func runsCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			// Before the producer's client: on the per-tenant layout it
+			// makes a mistyped tenant's ingress stream.
+			if err := g.checkTenant(ctx, tenant, follow); err != nil {
+				return err
+			}
 			c, done, _, err := g.runsClient(ctx, tenant)
 			if err != nil {
 				return err

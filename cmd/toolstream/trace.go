@@ -34,6 +34,9 @@ responses, --response picks one.`,
 			if err := events.ValidTenant(tenant); err != nil {
 				return fmt.Errorf("--tenant: %w", err)
 			}
+			if err := g.tenantOnLog(cmd.Context(), log, tenant, false); err != nil {
+				return err
+			}
 			b, err := g.connect(cmd.Context(), log, asReader)
 			if err != nil {
 				return err

@@ -166,15 +166,28 @@ func (b *Bus) newLog(ctx context.Context) bool {
 // each stored subject once, a request paged by the server: on a large
 // log it is read once, at the move.
 func (b *Bus) StoredTenants(ctx context.Context) ([]string, error) {
+	return TenantsOf(ctx, b.JS, "in", "raw", "model")
+}
+
+// TenantsOf are the tenants whose subjects of the kinds (ts.<kind>.<t>.…,
+// each in the stream of the log that holds its kind) the server behind js
+// holds, the system tenant left out, in name order. It needs the
+// streams' info (every role but a producer may ask it).
+func TenantsOf(ctx context.Context, js jetstream.JetStream, kinds ...string) ([]string, error) {
 	seen := map[string]bool{}
-	for _, k := range []struct{ kind, shared string }{{"in", events.StreamIn}, {"raw", events.StreamIn}, {"model", events.StreamModel}} {
-		s := b.Stream(k.shared)
-		if s == nil {
-			return nil, fmt.Errorf("bus: stream %s: not opened", k.shared)
-		}
-		info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.SubjectPrefix+"."+k.kind+".*.>"))
+	for _, kind := range kinds {
+		filter := events.SubjectPrefix + "." + kind + ".*.>"
+		name, err := events.StreamOf(filter)
 		if err != nil {
-			return nil, fmt.Errorf("bus: subjects of %s: %w", k.shared, err)
+			return nil, fmt.Errorf("bus: tenants of kind %s: %w", kind, err)
+		}
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("bus: stream %s: %w", name, err)
+		}
+		info, err := s.Info(ctx, jetstream.WithSubjectFilter(filter))
+		if err != nil {
+			return nil, fmt.Errorf("bus: subjects of %s: %w", name, err)
 		}
 		for subj := range info.State.Subjects {
 			if t, err := events.SubjectTenant(subj); err == nil && t != events.SystemTenant {
