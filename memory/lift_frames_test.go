@@ -27,16 +27,6 @@ func TestALiftInItsOwnFrameEndsTheBan(t *testing.T) {
 		{"这几天我不能喝奶茶。", "花我可以继续浇了。", false},
 		{"这两周别约我去打羽毛球。", "我恢复打羽毛球了。", true},
 	} {
-		t.Run(c.lift, func(t *testing.T) {
-			e, s := sayTwo(t, c.ban, c.lift, at)
-			ban, lift := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
-			if ban.Kind != KindConstraint || ban.Polarity != Negative {
-				t.Fatalf("%q: want a ban, got %s %s/%s %s", c.ban, ban.Kind, ban.Subject, ban.Attribute, ban.Polarity)
-			}
-			if lifted := ban.Status == StatusSuperseded && ban.SupersededBy == lift.Ref(); lifted != c.lifts {
-				t.Errorf("%q after %q: ban %s/%s %s, lift %s %s/%s %s; lifted %v, want %v", c.lift, c.ban,
-					ban.Subject, ban.Attribute, ban.Status, lift.Kind, lift.Subject, lift.Attribute, lift.Status, lifted, c.lifts)
-			}
-		})
+		t.Run(c.lift, func(t *testing.T) { checkLift(t, c.ban, c.lift, c.lifts, at) })
 	}
 }

@@ -21,17 +21,7 @@ func TestABanToldByAnotherAndItsLiftInNewWords(t *testing.T) {
 		{"我膝盖受伤了，别约我去爬山。", "膝盖好了，我不用再躲着爬山了。", true},
 		{"医生让我别吃火锅。", "我可以放开吃海鲜了。", false},
 	} {
-		t.Run(c.lift, func(t *testing.T) {
-			e, s := sayTwo(t, c.ban, c.lift, at)
-			ban, lift := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
-			if ban.Kind != KindConstraint || ban.Polarity != Negative {
-				t.Fatalf("%q: want a ban, got %s %s/%s %s", c.ban, ban.Kind, ban.Subject, ban.Attribute, ban.Polarity)
-			}
-			if lifted := ban.Status == StatusSuperseded && ban.SupersededBy == lift.Ref(); lifted != c.lifts {
-				t.Errorf("%q after %q: ban %s/%s %s, lift %s %s/%s %s; lifted %v, want %v", c.lift, c.ban,
-					ban.Subject, ban.Attribute, ban.Status, lift.Kind, lift.Subject, lift.Attribute, lift.Status, lifted, c.lifts)
-			}
-		})
+		t.Run(c.lift, func(t *testing.T) { checkLift(t, c.ban, c.lift, c.lifts, at) })
 	}
 	// an instruction that is no ban, and a request to the assistant said
 	// before 让我, are read as before
@@ -49,5 +39,20 @@ func TestABanToldByAnotherAndItsLiftInNewWords(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
 		}
+	}
+}
+
+// checkLift says ban, then lift at at, as one user, and checks that the
+// first is a ban and that the second supersedes it exactly when lifts.
+func checkLift(t *testing.T, ban, lift string, lifts bool, at time.Time) {
+	t.Helper()
+	e, s := sayTwo(t, ban, lift, at)
+	b, l := getRecord(t, e, s, "m1"), getRecord(t, e, s, "m2")
+	if b.Kind != KindConstraint || b.Polarity != Negative {
+		t.Fatalf("%q: want a ban, got %s %s/%s %s", ban, b.Kind, b.Subject, b.Attribute, b.Polarity)
+	}
+	if lifted := b.Status == StatusSuperseded && b.SupersededBy == l.Ref(); lifted != lifts {
+		t.Errorf("%q after %q: ban %s/%s %s, lift %s %s/%s %s; lifted %v, want %v", lift, ban,
+			b.Subject, b.Attribute, b.Status, l.Kind, l.Subject, l.Attribute, l.Status, lifted, lifts)
 	}
 }
