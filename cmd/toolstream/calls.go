@@ -33,13 +33,11 @@ after another). With --follow it keeps printing as they happen.`,
 			if err != nil {
 				return err
 			}
-			if err := g.tenantOnLog(cmd.Context(), log, tenant, follow); err != nil {
-				return err
-			}
 			c, done, err := g.client(cmd.Context(), log, asReader)
 			if err != nil {
 				return err
 			}
+			g.tenantOnLog(cmd.Context(), log, c.Conn(), tenant, follow)
 			defer done()
 			return printCalls(cmd.Context(), g.stdout, c, tenant, follow, asJSON)
 		},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -47,46 +48,49 @@ func tenantHas(ctx context.Context, js jetstream.JetStream, tenant string) (bool
 // that have some, and the command goes on (an empty listing, exit 0 as
 // before: a tenant given credentials but nothing yet is no mistake, and
 // scripts that poll a listing keep working). An empty log says nothing.
-// When the command's identity may not list the log's tenants (a
-// producer's --creds: the server keeps other tenants from it) or the
-// listing fails, nothing is said either.
-func (g *globals) tenantOnLog(ctx context.Context, log *slog.Logger, tenant string, follow bool) error {
-	c, done, err := g.client(ctx, log, asReader)
+// When conn's identity may not list the log's tenants (a producer's
+// --creds: the server keeps other tenants from it) or the listing fails,
+// nothing is said either. conn is the command's own connection.
+func (g *globals) tenantOnLog(ctx context.Context, log *slog.Logger, conn *nats.Conn, tenant string, follow bool) {
+	js, err := jetstream.New(conn)
 	if err != nil {
-		log.Debug("the log's tenants not listed", "err", err)
-		return nil
-	}
-	defer done()
-	js, err := jetstream.New(c.Conn())
-	if err != nil {
-		return nil
+		return
 	}
 	if ok, err := tenantHas(ctx, js, tenant); ok || err != nil {
 		if err != nil {
 			log.Debug("the log not asked for the tenant", "err", err)
 		}
-		return nil
+		return
 	}
 	have, err := bus.TenantsOf(ctx, js, tenantKinds...)
 	if err != nil || len(have) == 0 {
 		if err != nil {
 			log.Debug("the log's tenants not listed", "err", err)
 		}
-		return nil
+		return
 	}
 	then := ""
 	if follow {
 		then = "; following what comes"
 	}
 	fmt.Fprintf(g.stderr, "tenant %s has nothing on the log (tenants on the log: %s)%s\n", tenant, strings.Join(have, ", "), then)
-	return nil
 }
 
-// checkTenant is tenantOnLog with the command's logger.
+// checkTenant is tenantOnLog for a command whose own connection is a
+// tenant's producer (runs, history): asked as a reader first, since on
+// the per-tenant layout the producer's client makes a mistyped tenant's
+// ingress stream.
 func (g *globals) checkTenant(ctx context.Context, tenant string, follow bool) error {
 	log, err := g.logger()
 	if err != nil {
 		return err
 	}
-	return g.tenantOnLog(ctx, log, tenant, follow)
+	c, done, err := g.client(ctx, log, asReader)
+	if err != nil {
+		log.Debug("the log's tenants not listed", "err", err)
+		return nil
+	}
+	defer done()
+	g.tenantOnLog(ctx, log, c.Conn(), tenant, follow)
+	return nil
 }

@@ -34,14 +34,12 @@ responses, --response picks one.`,
 			if err := events.ValidTenant(tenant); err != nil {
 				return fmt.Errorf("--tenant: %w", err)
 			}
-			if err := g.tenantOnLog(cmd.Context(), log, tenant, false); err != nil {
-				return err
-			}
 			b, err := g.connect(cmd.Context(), log, asReader)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
+			g.tenantOnLog(cmd.Context(), log, b.Conn, tenant, false)
 			tr, err := trace.Call(cmd.Context(), b, tenant, args[0], response)
 			if err != nil {
 				return err

@@ -170,13 +170,11 @@ func verdictsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := g.tenantOnLog(cmd.Context(), log, tenant, follow); err != nil {
-				return err
-			}
 			c, done, err := g.client(cmd.Context(), log, asReader)
 			if err != nil {
 				return err
 			}
+			g.tenantOnLog(cmd.Context(), log, c.Conn(), tenant, follow)
 			defer done()
 			var opts []client.ReadOption
 			if follow {
