@@ -86,3 +86,44 @@ func TestNoRoleMutatesAConsumer(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRoleMakesAConsumerOnAReadBucket: the buckets every tenant-less
+// role reads (call records, raw results, leases, run leases) are read by
+// direct gets alone: no identity but the admin may create, delete or pull
+// from any consumer there, ephemeral or named, filtered or not (a consumer
+// may deliver to any subject it names: nats-server issue 8274), and every
+// role that reads them may still get their messages directly. The driver
+// keeps its key listings' consumers on its own bucket (KV_ts_agent) alone.
+func TestNoRoleMakesAConsumerOnAReadBucket(t *testing.T) {
+	buckets := []string{kvStream(ExecBucket), objStream(ResultsBucket), kvStream(LeasesBucket), kvStream(RunsBucket)}
+	readers := map[Role]bool{RoleOperator: true, RoleReader: true, RoleAssembler: true, RoleExecutor: true, RoleVerifier: true,
+		RoleMemory: true, RoleRuns: true, RoleDriver: true}
+	for _, r := range Roles {
+		if r == RoleAdmin {
+			continue
+		}
+		id := Identity{Role: r}
+		if r == RoleProducer {
+			id.Tenant = "acme"
+		}
+		for _, st := range buckets {
+			var subjects []string
+			for _, verb := range []string{"CREATE", "DELETE", "INFO", "MSG.NEXT", "DURABLE.CREATE"} {
+				subjects = append(subjects, api("CONSUMER."+verb, st), api("CONSUMER."+verb, st, "x"),
+					api("CONSUMER."+verb, st, "x", ">"), api("CONSUMER."+verb, st, "x", "$O.ts_results.C.>"))
+			}
+			subjects = append(subjects, api("CONSUMER.LIST", st), api("CONSUMER.NAMES", st), "$JS.FC."+st+".x", "$JS.ACK."+st+".x.1.1.1.1.0")
+			for _, subj := range subjects {
+				if id.MayPublish(subj) {
+					t.Errorf("%s may publish %s", id, subj)
+				}
+			}
+			if got := id.MayPublish(api("DIRECT.GET", st)); got != readers[r] {
+				t.Errorf("%s may direct-get %s: %t, want %t", id, st, got, readers[r])
+			}
+		}
+	}
+	if id := (Identity{Role: RoleDriver}); !id.MayPublish(api("CONSUMER.CREATE", kvStream(AgentBucket))) {
+		t.Errorf("the driver may not list its own bucket's keys")
+	}
+}

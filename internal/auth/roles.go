@@ -221,7 +221,12 @@ var ConsumerVerbsMutating = []string{"CREATE", "DURABLE.CREATE", "DELETE", "PAUS
 // any name on stream s (a bucket only its role uses), and answer their flow
 // control. Pulling is MSG.NEXT by name: a wildcard verb there
 // ("CONSUMER.*.*.<s>.*") also matched "CONSUMER.CREATE.<any stream>.<s>.>",
-// a consumer named s on any stream of the log (sec15).
+// a consumer named s on any stream of the log (sec15). Only the driver
+// keeps it, on its own run requests (KV_ts_agent: listing its runs' keys):
+// a consumer's deliver subject is checked against no permission of its
+// creator's (nats-server issue 8274), so the buckets every reader reads
+// (call records, raw results, leases) are read by direct gets alone
+// (readStream), and no role may make a consumer there.
 func anyConsumer(s string) []string {
 	return []string{api("CONSUMER.CREATE", s), api("CONSUMER.*", s, ">"), api("CONSUMER.MSG.NEXT", s, "*"),
 		"$JS.ACK." + s + ".>", "$JS.FC." + s + ".>"}
@@ -331,14 +336,12 @@ func permissions(id Identity) jwt.Permissions {
 		p.Pub.Allow.Add(logSubjects("approval", "mem")...)
 		p.Pub.Allow.Add(append(askViews, service("memory.>", "runs.>")...)...)
 		p.Pub.Allow.Add("$SRV.>")
-		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleReader:
 		p.Pub.Allow.Add(reads...)
 		p.Pub.Allow.Add(keysService(keys.VerbOpen)...) // reading sealed events
 		p.Pub.Allow.Add(askViews...)
 		p.Pub.Allow.Add(service("runs.get.*", "runs.list.*", "runs.rounds.*", "runs.history.*")...)
 		p.Pub.Allow.Add("$SRV.>")
-		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleProducer:
 		t := id.Tenant
 		p.Pub.Allow.Add(subjectLogRoot + ".in." + t + ".>")
@@ -373,18 +376,15 @@ func permissions(id Identity) jwt.Permissions {
 			p.Pub.Allow.Add(ownConsumer(st, "*")...)
 		}
 		p.Pub.Allow.Add("$KV." + LeasesBucket + ".>")
-		p.Pub.Allow.Add(anyConsumer(kvStream(LeasesBucket))...)
 	case RoleExecutor:
 		processor(durables[RoleExecutor]...)
 		p.Pub.Allow.Add(logSubjects("exec", "result")...)
+		// Its records and raw results: written by publishes, read by
+		// direct gets (executor.ReadResult), never by a consumer.
 		p.Pub.Allow.Add("$KV."+ExecBucket+".>", "$O."+ResultsBucket+".>")
-		for _, s := range []string{kvStream(ExecBucket), objStream(ResultsBucket)} {
-			p.Pub.Allow.Add(anyConsumer(s)...)
-		}
 	case RoleVerifier:
 		processor(durables[RoleVerifier]...)
 		p.Pub.Allow.Add(logSubjects("answer")...)
-		p.Pub.Allow.Add(anyConsumer(objStream(ResultsBucket))...)
 	case RoleMemory:
 		processor(durables[RoleMemory]...)
 		p.Pub.Allow.Add(logSubjects("mem")...)

@@ -249,7 +249,11 @@ var policy = []action{
 	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor", nil, "reconfiguring the executor's consumer"},
 	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor.ts.call.>", nil, "reconfiguring the executor's consumer with a filter"},
 	{false, "$JS.ACK.TS_CALLS.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
-	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", []auth.Identity{execRole}, "watching call records"},
+	// The buckets are read by direct gets: a consumer there may deliver to
+	// any subject it names (nats-server issue 8274), so no role makes one.
+	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", nil, "watching call records"},
+	{false, "$JS.API.CONSUMER.CREATE.KV_ts_leases", nil, "watching the partition leases"},
+	{false, "$JS.API.CONSUMER.CREATE.KV_ts_leases.x.$KV.ts_leases.>", nil, "a named consumer on the partition leases"},
 	// Reading the log.
 	{false, "$JS.API.DIRECT.GET.TS_MODEL", append([]auth.Identity{reader, operator, drvRole}, processors...), "reading the log"},
 	{false, "$JS.API.STREAM.INFO.TS_OUT", append([]auth.Identity{reader, operator, drvRole}, processors...), "the log's info"},
@@ -262,7 +266,8 @@ var policy = []action{
 	{false, "$JS.API.DIRECT.GET.KV_ts_agent", append([]auth.Identity{reader, operator, drvRole}, processors...), "run mode's stored requests"},
 	{false, "$JS.API.DIRECT.GET.KV_ts_runs", append([]auth.Identity{reader, operator, drvRole}, processors...), "run leases"},
 	{false, "$JS.API.DIRECT.GET.OBJ_ts_results", append([]auth.Identity{reader, operator, drvRole}, processors...), "raw tool results"},
-	{false, "$JS.API.CONSUMER.CREATE.OBJ_ts_results", []auth.Identity{reader, operator, execRole, verRole}, "raw tool results by a consumer"},
+	{false, "$JS.API.CONSUMER.CREATE.OBJ_ts_results", nil, "raw tool results by a consumer"},
+	{false, "$JS.API.CONSUMER.CREATE.OBJ_ts_results.x.$O.ts_results.C.>", nil, "raw tool results by a named consumer"},
 	// Subscriptions.
 	{true, "_INBOX.>", nil, "every reply of every identity"},
 	{true, "_INBOX.ts-operator.x", []auth.Identity{operator}, "the operator's replies"},
