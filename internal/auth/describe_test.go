@@ -91,7 +91,7 @@ func TestNoRoleMutatesAConsumer(t *testing.T) {
 // role reads (call records, raw results, leases, run leases) are read by
 // direct gets alone: no identity but the admin may create, delete or pull
 // from any consumer there, ephemeral or named, filtered or not (a consumer
-// may deliver to any subject it names: nats-server issue 8274), and every
+// may deliver to any subject it names: docs/security.md), and every
 // role that reads them may still get their messages directly. The driver
 // keeps its key listings' consumers on its own bucket (KV_ts_agent) alone.
 func TestNoRoleMakesAConsumerOnAReadBucket(t *testing.T) {

@@ -224,7 +224,7 @@ var ConsumerVerbsMutating = []string{"CREATE", "DURABLE.CREATE", "DELETE", "PAUS
 // a consumer named s on any stream of the log (sec15). Only the driver
 // keeps it, on its own run requests (KV_ts_agent: listing its runs' keys):
 // a consumer's deliver subject is checked against no permission of its
-// creator's (nats-server issue 8274), so the buckets every reader reads
+// creator's (docs/security.md), so the buckets every reader reads
 // (call records, raw results, leases) are read by direct gets alone
 // (readStream), and no role may make a consumer there.
 func anyConsumer(s string) []string {

@@ -250,7 +250,7 @@ var policy = []action{
 	{false, "$JS.API.CONSUMER.CREATE.TS_CALLS.ts-executor.ts.call.>", nil, "reconfiguring the executor's consumer with a filter"},
 	{false, "$JS.ACK.TS_CALLS.ts-executor.1.1.1.1.1.0", []auth.Identity{execRole}, "acknowledging the executor's input"},
 	// The buckets are read by direct gets: a consumer there may deliver to
-	// any subject it names (nats-server issue 8274), so no role makes one.
+	// any subject it names (docs/security.md), so no role makes one.
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_exec", nil, "watching call records"},
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_leases", nil, "watching the partition leases"},
 	{false, "$JS.API.CONSUMER.CREATE.KV_ts_leases.x.$KV.ts_leases.>", nil, "a named consumer on the partition leases"},

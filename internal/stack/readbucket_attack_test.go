@@ -29,8 +29,8 @@ import (
 // roles read — the call records (KV_ts_exec), the raw results
 // (OBJ_ts_results), the partition leases (KV_ts_leases) — are read by
 // direct gets alone. A consumer on one may name any deliver subject, which
-// the server checks against none of its creator's permissions (nats-server
-// issue 8274, open): before, the executor's credential made a push consumer
+// the server checks against none of its creator's permissions
+// (docs/security.md): before, the executor's credential made a push consumer
 // of OBJ_ts_results delivering to the keys service's erase subject (sec15).
 //
 // Legitimate paths, each under its own role's credential: an executor
