@@ -51,14 +51,7 @@ func TestNoRoleMutatesAConsumer(t *testing.T) {
 		"ts-assembler", "ts-assembler-p0", "ts-assembler-p17", "ts-ingest", "ts-responses", "mine",
 		// A bucket's stream as a consumer's name (sec15: "CONSUMER.*.*.<bucket>.*" matched these).
 		kvStream(ExecBucket), objStream(ResultsBucket), kvStream(LeasesBucket), kvStream(AgentBucket), kvStream(RunsBucket)}
-	for _, r := range Roles {
-		if r == RoleAdmin {
-			continue
-		}
-		id := Identity{Role: r}
-		if r == RoleProducer {
-			id.Tenant = "acme"
-		}
+	for _, id := range nonAdmins() {
 		for _, st := range events.Streams {
 			if id.MayPublish(api("CONSUMER.CREATE", st)) {
 				t.Errorf("%s may create an ephemeral consumer on %s", id, st)
@@ -98,14 +91,7 @@ func TestNoRoleMakesAConsumerOnAReadBucket(t *testing.T) {
 	buckets := []string{kvStream(ExecBucket), objStream(ResultsBucket), kvStream(LeasesBucket), kvStream(RunsBucket)}
 	readers := map[Role]bool{RoleOperator: true, RoleReader: true, RoleAssembler: true, RoleExecutor: true, RoleVerifier: true,
 		RoleMemory: true, RoleRuns: true, RoleDriver: true}
-	for _, r := range Roles {
-		if r == RoleAdmin {
-			continue
-		}
-		id := Identity{Role: r}
-		if r == RoleProducer {
-			id.Tenant = "acme"
-		}
+	for _, id := range nonAdmins() {
 		for _, st := range buckets {
 			var subjects []string
 			for _, verb := range []string{"CREATE", "DELETE", "INFO", "MSG.NEXT", "DURABLE.CREATE"} {
@@ -118,12 +104,27 @@ func TestNoRoleMakesAConsumerOnAReadBucket(t *testing.T) {
 					t.Errorf("%s may publish %s", id, subj)
 				}
 			}
-			if got := id.MayPublish(api("DIRECT.GET", st)); got != readers[r] {
-				t.Errorf("%s may direct-get %s: %t, want %t", id, st, got, readers[r])
+			if got := id.MayPublish(api("DIRECT.GET", st)); got != readers[id.Role] {
+				t.Errorf("%s may direct-get %s: %t, want %t", id, st, got, readers[id.Role])
 			}
 		}
 	}
 	if id := (Identity{Role: RoleDriver}); !id.MayPublish(api("CONSUMER.CREATE", kvStream(AgentBucket))) {
 		t.Errorf("the driver may not list its own bucket's keys")
 	}
+}
+
+// nonAdmins is an identity of every role but the admin (acme's producer).
+func nonAdmins() []Identity {
+	var out []Identity
+	for _, r := range Roles {
+		switch r {
+		case RoleAdmin:
+		case RoleProducer:
+			out = append(out, Identity{Role: r, Tenant: "acme"})
+		default:
+			out = append(out, Identity{Role: r})
+		}
+	}
+	return out
 }
