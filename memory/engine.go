@@ -611,6 +611,15 @@ func (x *tx) observe(st stmt) error {
 				return err
 			}
 		}
+		ended, err := x.reasonBans(n)
+		if err != nil {
+			return err
+		}
+		for _, b := range ended {
+			if err := x.supersede(b, n); err != nil { // a ban whose reason n says is over (lift_reason.go)
+				return err
+			}
+		}
 		kind, err := x.favoriteKind(n)
 		if err != nil {
 			return err

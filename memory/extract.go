@@ -105,6 +105,11 @@ func (RuleExtractor) ExtractAt(text, lang string, at int64) []events.Observation
 	if lang == "zh" || lang == "" && strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
 		out = append(out, extractZH(text, at)...)
 	}
+	for _, o := range endedReasons(text) { // a ban's reason over: lift_reason.go
+		if !liftedHere(out, o) {
+			out = append(out, o)
+		}
+	}
 	if len(out) == 0 {
 		// a newer value said in other words than its slot (restate.go)
 		sents, questions := sentences(text)
