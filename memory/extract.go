@@ -335,6 +335,7 @@ func extractEN(text string, at int64) []events.Observation {
 				add(o)
 			}
 			setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), validFrom(ws, "", at), openEndedEN(ws))
+			setStart(out[start:], startOf(ws, "", at))
 			continue
 		}
 		sawI := false
@@ -404,6 +405,7 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		}
 		setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), validFrom(ws, "", at), openEndedEN(ws))
+		setStart(out[start:], startOf(ws, "", at))
 	}
 	return out
 }

@@ -47,6 +47,10 @@ type cueTables struct {
 	zhPrefer                                           []string
 	kindOf                                             map[string]string // a kind's member (lower case) → the kind
 	months                                             map[string]time.Month
+	from, fromSkip                                     [][]string
+	zhFrom, zhFromEnd, zhNextWeek, zhNextMonth         []string
+	weekdays                                           map[string]time.Weekday
+	lead                                               map[string]bool
 }
 
 var cues = mustCues()
@@ -55,7 +59,7 @@ var cues = mustCues()
 // of the package catches, so it panics.
 func mustCues() *cueTables {
 	d := memData
-	t := &cueTables{kindOf: map[string]string{}, months: map[string]time.Month{}}
+	t := &cueTables{kindOf: map[string]string{}, months: map[string]time.Month{}, weekdays: map[string]time.Weekday{}}
 	split := func(section, name string) (en [][]string, zh []string) {
 		return splitCueWords(d.Words(section, name))
 	}
@@ -101,6 +105,19 @@ func mustCues() *cueTables {
 	for w, n := range d.Numbers("months") {
 		t.months[w] = time.Month(n)
 	}
+	for w, n := range d.Numbers("weekdays") {
+		t.weekdays[w] = time.Weekday(n)
+	}
+	t.from, _ = split("validity", "from")
+	_, t.zhFrom = split("validity", "zh_from")
+	t.fromSkip, _ = split("validity", "from_skip")
+	t.lead = map[string]bool{}
+	for _, w := range d.Words("validity", "lead") {
+		t.lead[w] = true
+	}
+	_, t.zhFromEnd = split("validity", "zh_from_end")
+	_, t.zhNextWeek = split("validity", "zh_next_week")
+	_, t.zhNextMonth = split("validity", "zh_next_month")
 	return t
 }
 
@@ -239,6 +256,9 @@ func dateEN(w []word, now time.Time) (int64, bool) {
 				return d
 			}
 		}
+		if v, ok := lang.Default().Ordinal(s); ok && v >= 1 && v <= 31 && v == math.Trunc(v) {
+			return int(v) // "the first of March"
+		}
 		return 0
 	}
 	if mo, ok := cues.months[w[0].low]; ok && len(w) > 1 {
@@ -360,6 +380,180 @@ func validFrom(ws []word, sent string, at int64) int64 {
 	return 0
 }
 
+// startOf reads a start said by a day ("from the 1st of October",
+// "starting in September", 从7月1号起, 从下周一开始: startEN, startZH) in a
+// sentence said at time at; 0 if none, or if it is not after at.
+func startOf(ws []word, sent string, at int64) int64 {
+	if at == 0 {
+		return 0
+	}
+	now := time.Unix(0, at).UTC()
+	start := startZH(sent, now)
+	if ws != nil {
+		start = startEN(ws, now)
+	}
+	if start <= at {
+		return 0
+	}
+	return start
+}
+
+// setStart gives the bans of obs that hold from no later day the start s
+// (startOf): a ban is what the user says will hold from then ("from the
+// 1st of October no bacon for me"). A value said to change from a day
+// ("the rent goes up to $1,475 starting February") is a newer value, found
+// when asked before the day too, so it is left as said. A bound counts
+// from the start.
+func setStart(obs []events.Observation, s int64) {
+	if s == 0 {
+		return
+	}
+	for j := range obs {
+		o := &obs[j]
+		if o.Kind != string(KindConstraint) || o.Polarity != string(Negative) || o.ValidFrom >= s {
+			continue
+		}
+		o.ValidFrom = s
+		if o.TTL > 0 && o.ValidUntil == 0 {
+			o.ValidUntil, o.TTL = s+o.TTL, 0
+		}
+	}
+}
+
+// leadMax bounds the words of a time a request opens with.
+const leadMax = 8
+
+// timeLead returns the length of the time a request opens with ("for the
+// next four weeks", "starting in September"): from a lead word to a comma
+// (included), please, a forbidding word or "no" within leadMax words. 0 if
+// none.
+func timeLead(w []word) int {
+	if len(w) == 0 || !cues.lead[w[0].low] {
+		return 0
+	}
+	for j := 1; j < len(w) && j <= leadMax; j++ {
+		switch {
+		case w[j].low == ",":
+			return j + 1
+		case requestLead[w[j].low] || w[j].low == "no" || phraseAt(w, j, cues.forbid) > 0:
+			return j
+		}
+	}
+	return 0
+}
+
+// startEN reads a start said by a day after a from cue ("from the 1st of
+// October", "starting in September", "from Monday", "beginning next
+// Wednesday"): the start of that day (this year's, or the next's once
+// past), of the month's first day, or of the weekday's next date. 0 if
+// none.
+func startEN(ws []word, now time.Time) int64 {
+	for i := range ws {
+		n := phraseAt(ws, i, cues.from)
+		if n == 0 {
+			continue
+		}
+		k := i + n
+		for k < len(ws) && phraseAt(ws, k, cues.fromSkip) > 0 {
+			k += phraseAt(ws, k, cues.fromSkip)
+		}
+		if k >= len(ws) {
+			continue
+		}
+		if d, ok := dateEN(ws[k:], now); ok {
+			return d - day // dateEN is the day after
+		}
+		if m, ok := cues.months[ws[k].low]; ok {
+			return monthStart(now, m)
+		}
+		if wd, ok := cues.weekdays[singular(ws[k].low)]; ok {
+			if k+1 < len(ws) && (ws[k+1].low == "to" || ws[k+1].low == "through" || ws[k+1].low == "till") {
+				continue // "from Monday to Friday": the days, not a start
+			}
+			return nextWeekday(now, wd)
+		}
+	}
+	return 0
+}
+
+// startZH reads a start said by a day between a from cue and its end
+// (从7月1号起, 从9月开始, 从下周一开始, 从下个月1号起, 从周三起): the start of
+// that day, of the month's first day, or of the weekday's date (next
+// week's after 下周). 0 if none.
+func startZH(s string, now time.Time) int64 {
+	for _, f := range cues.zhFrom {
+		i := strings.Index(s, f)
+		if i < 0 {
+			continue
+		}
+		rest := s[i+len(f):]
+		end := -1
+		for _, e := range cues.zhFromEnd {
+			if j := strings.Index(rest, e); j > 0 && (end < 0 || j < end) {
+				end = j
+			}
+		}
+		if end < 0 || utf8.RuneCountInString(rest[:end]) > 8 {
+			continue
+		}
+		x := rest[:end]
+		if m := zhDate.FindStringSubmatch(x); m != nil {
+			if mo, d := zhDatePart(m[1]), zhDatePart(m[2]); mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
+				return nextDate(now, time.Month(mo), d) - day
+			}
+		}
+		for _, nm := range cues.zhNextMonth {
+			if y, ok := strings.CutPrefix(x, nm); ok {
+				first := time.Unix(0, endOf(now, "month")).UTC()
+				d := 1
+				if y = strings.TrimRight(y, "号日"); y != "" {
+					if d = zhDatePart(y); d < 1 || d > 31 {
+						d = 1
+					}
+				}
+				return first.AddDate(0, 0, d-1).UnixNano()
+			}
+		}
+		for _, nw := range cues.zhNextWeek {
+			if y, ok := strings.CutPrefix(x, nw); ok {
+				if wd, ok := cues.weekdays["周"+y]; ok {
+					monday := time.Unix(0, endOf(now, "week")).UTC()
+					return monday.AddDate(0, 0, (int(wd)+6)%7).UnixNano()
+				}
+			}
+		}
+		if wd, ok := cues.weekdays[x]; ok {
+			return nextWeekday(now, wd)
+		}
+		if y, ok := strings.CutSuffix(x, "月"); ok {
+			if mo := zhDatePart(y); mo >= 1 && mo <= 12 {
+				return monthStart(now, time.Month(mo))
+			}
+		}
+	}
+	return 0
+}
+
+// monthStart is the start of month m's first day after now: this year's,
+// or the next's once it has begun.
+func monthStart(now time.Time, m time.Month) int64 {
+	t := time.Date(now.Year(), m, 1, 0, 0, 0, 0, time.UTC)
+	if !t.After(now) {
+		t = t.AddDate(1, 0, 0)
+	}
+	return t.UnixNano()
+}
+
+// nextWeekday is the start of the next date after now's day that is wd.
+func nextWeekday(now time.Time, wd time.Weekday) int64 {
+	days := (int(wd) - int(now.Weekday()) + 7) % 7
+	if days == 0 {
+		days = 7
+	}
+	y, m, d := now.Date()
+	return time.Date(y, m, d+days, 0, 0, 0, 0, time.UTC).UnixNano()
+}
+
 // countedBoundZH reads a bound of a number of days, weeks or months said
 // after a lead (这两周, 接下来三天, 未来两个月): 0 if none.
 func countedBoundZH(s string) int64 {
@@ -463,6 +657,9 @@ func matchRequestEN(ws []word) (events.Observation, bool) {
 				w = w[1:]
 			}
 			changed = true
+		}
+		if n := timeLead(w); n > 0 {
+			w, changed = w[n:], true
 		}
 	}
 	if len(w) < 2 {

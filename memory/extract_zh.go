@@ -237,6 +237,7 @@ func extractZH(text string, at int64) []events.Observation {
 			ttl = countedBoundZH(sent)
 		}
 		setValidity(out[start:], ttl, validUntilZH(sent, at), validFrom(nil, sent, at), containsAny(sent, cues.zhOpen))
+		setStart(out[start:], startOf(nil, sent, at))
 	}
 	return out
 }
@@ -250,7 +251,7 @@ func zhBounded(sent string, at int64) bool {
 		}
 	}
 	return countedBoundZH(sent) != 0 || validUntilZH(sent, at) != 0 || validFrom(nil, sent, at) != 0 ||
-		containsAny(sent, cues.zhOpen)
+		startOf(nil, sent, at) != 0 || containsAny(sent, cues.zhOpen)
 }
 
 // zhTimePrefix reports whether s, said before 我, is a time of validity:
