@@ -338,17 +338,8 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 	score := map[string]float64{}
 	var named *Record
 	prefix := []byte(x.k.prefix + nsSlot + esc(n.Scope) + "/" + esc("favorite") + "/")
-	seen := 0
 	said := tokenize(n.Text)
-	err := x.w.Scan(prefix, func(key, value []byte) error {
-		if seen++; seen > liftBansMax {
-			return nil
-		}
-		v, _ := uvarint(value)
-		h, err := x.load(x.k.lastComponent(key), v)
-		if err != nil || h == nil {
-			return err
-		}
+	err := x.eachHead(prefix, func(h *Record) error {
 		if h.ID == n.ID || h.Attribute == "general" || h.Kind != KindPreference || h.Polarity != Positive || !holding(h.Status) {
 			return nil
 		}
@@ -367,6 +358,24 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 		return "", err
 	}
 	return nearestKind(score), nil
+}
+
+// eachHead calls fn with the record each slot key under prefix holds, in
+// key order, for the first liftBansMax keys (a user's slots looked at by
+// meaning: favoriteKind, reasonBans).
+func (x *tx) eachHead(prefix []byte, fn func(h *Record) error) error {
+	seen := 0
+	return x.w.Scan(prefix, func(key, value []byte) error {
+		if seen++; seen > liftBansMax {
+			return nil
+		}
+		v, _ := uvarint(value)
+		h, err := x.load(x.k.lastComponent(key), v)
+		if err != nil || h == nil {
+			return err
+		}
+		return fn(h)
+	})
 }
 
 // nearestKind returns the kind of score's highest, or "" if it is below

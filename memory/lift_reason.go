@@ -324,17 +324,8 @@ func (x *tx) reasonBans(n *Record) ([]*Record, error) {
 		return nil, nil
 	}
 	var bans []*Record
-	seen := 0
 	prefix := []byte(x.k.prefix + nsSlot + esc(n.Scope) + "/")
-	err := x.w.Scan(prefix, func(key, value []byte) error {
-		if seen++; seen > liftBansMax {
-			return nil
-		}
-		v, _ := uvarint(value)
-		h, err := x.load(x.k.lastComponent(key), v)
-		if err != nil || h == nil {
-			return err
-		}
+	err := x.eachHead(prefix, func(h *Record) error {
 		if h.ID != n.ID && h.Kind == KindConstraint && h.Polarity == Negative && holding(h.Status) &&
 			h.ObservedAt < n.ObservedAt && (h.ValidUntil == 0 || h.ValidUntil > n.ObservedAt) &&
 			namesReason(n.Attribute, h.Text) && !slices.ContainsFunc(bans, func(b *Record) bool { return b.ID == h.ID }) {
