@@ -768,6 +768,11 @@ func (ix *Index) addSubjectToks(subjects map[string][]SubjEntry, id int32, v str
 				}
 			}
 		}
+		for _, s := range cjkNameSuffixes(r0, v) {
+			st := tokenStrings(s)
+			sk := keysOfTokens(st)
+			put(sk[0], SubjEntry{Toks: st, Keys: sk, Node: id, alias: true, Partial: true, Exact: v})
+		}
 		return
 	}
 	if len(toks) < 2 {
@@ -895,4 +900,38 @@ func tokStrings(ts []Token) []string {
 		out[i] = t.S
 	}
 	return out
+}
+
+// cjkNameSuffixes returns the shorter form of a Chinese name v (r0 its
+// first rune) said without its first two ideographs, a place or an owner
+// (天一阁 of 宁波天一阁, named without its city): three or more ideographs,
+// not a word of the lexicon, when the two cut hold no numeral (二号冷库 is
+// not 一号冷库). It names v only where nothing else shares it (a subject's
+// partial name, a value's tokens). Only the two: a subject's partial names
+// are kept by their first ideograph, and a shorter cut sharing another
+// name's would drop both (光伏公司 of 西安光伏公司 beside 光伏组件's 光伏).
+func cjkNameSuffixes(r0 rune, v string) [][]rune {
+	if !lang.IsCJK(r0) {
+		return nil
+	}
+	r := []rune(v)
+	const cut = 2
+	if len(r) < cut+3 || !allCJK(r) || hasNumeral(r[:cut]) {
+		return nil
+	}
+	s := lang.Normalize(string(r[cut:]))
+	if _, lex := ZhLex[string(s)]; lex {
+		return nil
+	}
+	return [][]rune{s}
+}
+
+// hasNumeral reports whether r holds a Chinese numeral (一, 二, 十 …).
+func hasNumeral(r []rune) bool {
+	for _, c := range r {
+		if LangData.IsZhNumeral(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -821,6 +821,9 @@ func (ix *Index) indexValue(id int32, lf *Leaf, byValue *postings, values *value
 		if vw.toks != nil {
 			vw.valSlot = values.slot(vw.toks[0])
 		}
+		for _, t := range vw.shorter {
+			vw.shortSlots = append(vw.shortSlots, values.slot(t[0]))
+		}
 		vw.slotted = true
 		if ix.valWords == nil {
 			ix.valWords = map[uint32]valueWords{}
@@ -832,6 +835,9 @@ func (ix *Index) indexValue(id int32, lf *Leaf, byValue *postings, values *value
 	}
 	if vw.valSlot >= 0 {
 		values.lists[vw.valSlot] = append(values.lists[vw.valSlot], valEntry{toks: vw.toks, leaf: id})
+	}
+	for i, sl := range vw.shortSlots {
+		values.lists[sl] = append(values.lists[sl], valEntry{toks: vw.shorter[i], leaf: id})
 	}
 }
 
@@ -845,6 +851,10 @@ type valueWords struct {
 	// slotted.
 	slotLo, slotHi, valSlot int32
 	slotted                 bool
+	// shorter are the tokens of a short Chinese name's shorter forms
+	// (cjkNameSuffixes) and shortSlots their values slots, once slotted.
+	shorter    [][]string
+	shortSlots []int32
 }
 
 func valueWordsOf(s string) valueWords {
@@ -866,6 +876,11 @@ func valueWordsFrom(r []rune, toks []Token, si *strInfo, slab *strSlab) valueWor
 		vw.toks = si.tokenStrsIn(slab) // NB: toks are all of si's: at most 8
 	default:
 		vw.toks = tokStrings(toks)
+	}
+	if vw.toks != nil {
+		for _, short := range cjkNameSuffixes(r[0], string(r)) {
+			vw.shorter = append(vw.shorter, tokenStrings(short))
+		}
 	}
 	return vw
 }
