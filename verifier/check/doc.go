@@ -78,7 +78,11 @@
 //     (excerpt.go);
 //   - time: dates, today/tomorrow/明天/后天, weekdays, "in 3 days", bounds
 //     ("by Friday", 周五之前) and durations against evidence dates, resolved
-//     against the answer's event time;
+//     against the answer's event time; a date binds the field whose key
+//     names the event the claim says of it (shipped / dispatched_on,
+//     到期 / expires; words.txt's [event verbs] and [event keys]) before
+//     the others, and a day only another event's field holds contradicts
+//     it (eventdates.go);
 //   - negation: true/false fields and stock counts against the claim's
 //     polarity (not, no, 不, 没有, out of stock, 缺货; 未支付 and unpaid by
 //     their form), and a state value written as a negation (NOT_READY,

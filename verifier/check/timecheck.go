@@ -126,7 +126,7 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 			break
 		}
 	}
-	targets := cx.dateTargets(concepts)
+	targets, byEvent := cx.bindByEvent(te, cx.dateTargets(concepts))
 	if te.OnlyClock && len(te.Days) == 0 {
 		// "11:29 到达", "check-out is at 11 am": a time of day against the
 		// times in the evidence, timestamps and times alike.
@@ -204,14 +204,18 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 			return f
 		}
 	}
-	if f, ok := cx.dateSiblings(te, first, targets, concepts); ok {
-		return f
-	}
 	if cx.dayNamedByKey(te) {
 		return fact{} // "今天切了1240块" beside cut_today: the day names the field, no date of another
 	}
-	if f, ok := cx.dateElsewhere(te, first, targets, concepts); ok {
-		return f
+	if !byEvent {
+		// A field bound by the claim's event is the claim's: another
+		// holding the day is another event's.
+		if f, ok := cx.dateSiblings(te, first, targets, concepts); ok {
+			return f
+		}
+		if f, ok := cx.dateElsewhere(te, first, targets, concepts); ok {
+			return f
+		}
 	}
 	if cx.soft {
 		// "It is scheduled for 27 March" after a sentence about another
