@@ -259,6 +259,8 @@ func words(s string) []word {
 			b.WriteRune(r)
 		case r == '.' && b.Len() > 0 && isDigitByte(b.String()[b.Len()-1]) && i+1 < len(s) && isDigitByte(s[i+1]):
 			b.WriteRune(r) // a decimal keeps its point: 6.6 kW
+		case r == ':' && b.Len() > 0 && isDigitByte(b.String()[b.Len()-1]) && clockMinutes(s[i+1:]):
+			b.WriteRune(r) // a clock time keeps its colon: 6:45, not 6
 		case r == ',' && b.Len() > 0 && isDigitByte(b.String()[b.Len()-1]) && thousands(s[i+1:]):
 			b.WriteRune(r) // and a number its thousands: 120,000 miles
 		case r == '.' && b.Len() == 1 && unicode.IsUpper([]rune(b.String())[0]):
@@ -1337,6 +1339,12 @@ func joinLow(w []word) string {
 func thousands(s string) bool {
 	return len(s) >= 3 && isDigitByte(s[0]) && isDigitByte(s[1]) && isDigitByte(s[2]) &&
 		(len(s) == 3 || !isDigitByte(s[3]))
+}
+
+// clockMinutes reports whether s opens with the minutes of a clock time
+// (two digits, not followed by a third): "45" of "6:45".
+func clockMinutes(s string) bool {
+	return len(s) >= 2 && isDigitByte(s[0]) && isDigitByte(s[1]) && (len(s) == 2 || !isDigitByte(s[2]))
 }
 
 func isNumber(s string) bool {

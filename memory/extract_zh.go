@@ -413,6 +413,29 @@ func zhHypothetical(s string) bool {
 	return false
 }
 
+// clausesZH splits s at the runes of seps, as strings.FieldsFunc does,
+// except at a colon between digits, the colon of a clock time (6:30起床).
+func clausesZH(s, seps string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if !strings.ContainsRune(seps, r) {
+			continue
+		}
+		if (r == ':' || r == '：') && i > 0 && isDigitByte(s[i-1]) && clockMinutes(s[i+utf8.RuneLen(r):]) {
+			continue
+		}
+		if i > start {
+			out = append(out, s[start:i])
+		}
+		start = i + utf8.RuneLen(r)
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
 func hasAnyPrefix(s string, ps []string) bool {
 	for _, p := range ps {
 		if strings.HasPrefix(s, p) {
@@ -520,6 +543,11 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 	for _, p := range zhPatterns {
 		if rest, ok := strings.CutPrefix(body, p.prefix); ok && !strings.HasPrefix(rest, "得") {
 			// 得 after the verb says how it went (恢复得很好), not what
+			if p.kind == KindFact && saysSchedule(rest) {
+				// 改成每周游两次, 改成隔天: a new schedule of a habit, not a
+				// new thing; the restatement reads it (restate.go)
+				return events.Observation{}, false
+			}
 			return zhSlotted(rest, p.hint, p.kind, p.polarity, prev)
 		}
 	}

@@ -465,7 +465,7 @@ func matchPlainZH(sent string) []events.Observation {
 	}
 	var tastes []events.Observation
 	var thing *events.Observation
-	for _, c := range strings.FieldsFunc(sent, func(r rune) bool { return strings.ContainsRune("，,；;：:", r) }) {
+	for _, c := range clausesZH(sent, "，,；;：:") {
 		c = strings.TrimRight(strings.TrimSpace(c), "。！!.的啦呢吧啊呀")
 		if o, ok := zhTopicTaste(c); ok {
 			tastes = append(tastes, o) // each clause's: 针灸就免了，推拿我倒挺喜欢的
@@ -779,13 +779,21 @@ func zhTrimTimes(s string) string {
 		changed = false
 		for _, ws := range [][]string{zhHabitWhen, zhHabitTime} {
 			for _, w := range ws {
-				if r, ok := strings.CutPrefix(s, w); ok {
+				if r, ok := strings.CutPrefix(s, w); ok && !clockAfter(w, r) {
 					s, changed = r, true
 				}
 			}
 		}
 	}
 	return s
+}
+
+// clockAfter reports whether w, a numeral said of when a habit is done
+// (the 三 of 每周三), is the hour of a clock time that rest goes on with
+// (六点半起床, 6:30起床): the time stays whole in the habit.
+func clockAfter(w, rest string) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	return strings.ContainsRune(zhNumerals, []rune(w)[0]) && (r == '点' || r == ':' || r == '：' || strings.ContainsRune(zhNumerals, r))
 }
 
 // plainHabitZH reads a habit said with when it is done (每天, 每周三晚上):
@@ -822,7 +830,7 @@ func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
 // before the count and the thing said after it and its measure word
 // ([plain] measure, habit_count): 泡菊花茶, 睡觉.
 func zhActivityName(act string) string {
-	isNum := func(r rune) bool { return strings.ContainsRune(zhNumerals+"百千万", r) }
+	isNum := func(r rune) bool { return strings.ContainsRune(zhNumerals+"百千万:：", r) } // a clock's colon: 6:30起床
 	i := strings.IndexFunc(act, isNum)
 	if i < 0 {
 		return act
@@ -842,8 +850,8 @@ func zhActivityName(act string) string {
 	if r, _ := utf8.DecodeRuneInString(after); !counted && strings.ContainsRune(zhMeasure, r) {
 		after = after[utf8.RuneLen(r):]
 	}
-	if j := strings.IndexFunc(after, isNum); j >= 0 {
-		after = after[:j]
+	if j := strings.IndexFunc(after, isNum); j > 0 {
+		after = after[:j] // a numeral that opens the thing is its name's (八段锦, 三明治)
 	}
 	if utf8.RuneCountInString(after) < 2 && before == "" {
 		return before

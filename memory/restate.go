@@ -101,6 +101,9 @@ const restatementValueMax = 40
 // nothing.
 func matchRestatement(sent string) (events.Observation, bool) {
 	var value string
+	if saidOfOther(sent) {
+		return events.Observation{}, false // 我儿子的钢琴课挪到周六了: a kin's, not the user's
+	}
 	if strings.IndexFunc(sent, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
 		if containsAnyOf(sent, zhRestateIf) {
 			return events.Observation{}, false
@@ -121,6 +124,31 @@ func matchRestatement(sent string) (events.Observation, bool) {
 	}
 	return events.Observation{Kind: string(KindFact), Subject: restatedSubject, Attribute: sent, Value: value,
 		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// saidOfOther reports whether the change sent tells is of one of the
+// user's people (data/words.txt: others, kin): "my son's lessons moved to
+// Fridays", 我儿子的钢琴课挪到周六了, 我妈现在改成隔天去了 are about them,
+// and restate none of the user's statements. In Chinese the clause of the
+// change says whose it is: 外婆搬走了，我改成周日去看她 is the user's.
+func saidOfOther(sent string) bool {
+	if hasHan(sent) {
+		s := ""
+		for _, c := range clausesZH(sent, "，,；;") {
+			if containsAnyOf(c, zhRestateChange) {
+				s = strings.TrimSpace(c)
+			}
+		}
+		if r, ok := strings.CutPrefix(s, "我"); ok {
+			return zhKinFirst(r)
+		}
+		return hasAnyPrefix(s, zhKinNames)
+	}
+	ws := words(sent)
+	if len(ws) < 2 || ws[0].low != "my" && ws[0].low != "our" {
+		return false
+	}
+	return othersOf[strings.TrimSuffix(ws[1].low, "'s")]
 }
 
 func restatedValueEN(ws []word) string {
@@ -285,7 +313,7 @@ func indexWord(w []word, low string) int {
 }
 
 func restatedValueZH(sent string) string {
-	parts := strings.FieldsFunc(sent, func(r rune) bool { return strings.ContainsRune("，,；;。！!：:、", r) })
+	parts := clausesZH(sent, "，,；;。！!：:、")
 	if !restatesText(sent) {
 		return ""
 	}

@@ -155,9 +155,13 @@ func plainKindZH(value string) string {
 }
 
 // zhTimeFirst reports whether rest, what follows a place's lead 在, opens
-// with a time (下个月, 周末, 下午), so it says no place.
+// with a time (下个月, 周末, 下午, 周三, a clock time 6:30), so it says no
+// place.
 func zhTimeFirst(rest string) bool {
 	opens := func(t string) bool { return strings.HasPrefix(rest, t) }
+	if r := strings.TrimLeft(rest, "0123456789"); len(r) < len(rest) && (strings.HasPrefix(r, ":") || strings.HasPrefix(r, "：")) {
+		return true
+	}
 	return slices.ContainsFunc(zhWhen, opens) || slices.ContainsFunc(valueWhen.zh, opens)
 }
 

@@ -33,6 +33,14 @@ func TestTheKindOfAValue(t *testing.T) {
 		{"在3号楼", "地点"},
 		{"在下个月", ""},
 		{"在三点", ""},
+		// a day of the week or a clock time after 在 or "at" is a time
+		{"在周四", ""},
+		{"在周六晚上", ""},
+		{"在礼拜天上午", ""},
+		{"在凌晨", ""},
+		{"在6:30", ""},
+		{"at 6:45", ""},
+		{"在周庄", "地点"},
 	} {
 		if got := valueKindOf(c.value); got != c.want {
 			t.Errorf("valueKindOf(%q) = %q, want %q", c.value, got, c.want)
