@@ -3,6 +3,7 @@ package memory
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/events"
@@ -147,6 +148,8 @@ func matchCorrectionZH(sent string) (events.Observation, bool) {
 			}
 		case k > 0 && strings.HasPrefix(strings.TrimSpace(parts[k-1]), "是"):
 			a = strings.TrimPrefix(strings.TrimSpace(parts[k-1]), "是")
+		case k > 0 && zhNamed(parts[k-1]) != "":
+			a = zhNamed(parts[k-1]) // 他姓严，不是闫
 		case k > 0 && zhSaysIs(parts[k-1]) >= 0:
 			a = parts[k-1][zhSaysIs(parts[k-1])+len("是"):] // 机票是去威海的，不是烟台
 		case k+1 < len(parts) && strings.HasPrefix(strings.TrimSpace(parts[k+1]), "是"):
@@ -174,6 +177,37 @@ func zhSaysIs(p string) int {
 // with before its value (是去威海的: 威海).
 var zhCorrectionVerbs = wordList("zh words", "correction_verbs")
 
+// zhNamesVerbs are the verbs that give a name (姓, 叫: [zh words]
+// correction_names).
+var zhNamesVerbs = wordList("zh words", "correction_names")
+
+// zhNamed returns the name a clause gives with a verb of zhNamesVerbs
+// (他姓严: 严; 我其实叫小林: 小林), or "": the name is what follows the
+// last such verb, a name of one to three characters and nothing more.
+func zhNamed(p string) string {
+	p = strings.TrimSpace(strings.TrimRight(p, "。！!.了的啦呢吧啊 "))
+	for _, v := range zhNamesVerbs {
+		i := strings.LastIndex(p, v)
+		if i < 0 {
+			continue
+		}
+		name := p[i+len(v):]
+		if n := utf8.RuneCountInString(name); n >= 1 && n <= 3 && !strings.ContainsAny(name, "我你他她不是的了") && hasHanOnly(name) {
+			return name
+		}
+	}
+	return ""
+}
+
+func hasHanOnly(s string) bool {
+	for _, r := range s {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // zhCorrectionValue trims a side of a Chinese correction of its particles
 // and of a verb before its value; a side with a person or of more than
 // eight characters is none.
@@ -184,6 +218,9 @@ func zhCorrectionValue(s string) string {
 			s = rest
 			break
 		}
+	}
+	if n := zhNamed(s); n != "" && hasAnyPrefix(s, zhNamesVerbs) {
+		s = n // 不是姓陈: 陈
 	}
 	if s == "" || utf8.RuneCountInString(s) > 8 || strings.ContainsAny(s, "我你他她") {
 		return ""

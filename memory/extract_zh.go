@@ -153,6 +153,10 @@ func extractZH(text string, at int64) []events.Observation {
 				add(o)
 				continue
 			}
+			if o, ok := zhSurname(raw); ok {
+				add(o) // 我姓钱; 帮我卖房的那个中介姓闫: the agent's
+				continue
+			}
 			body = trimAny(trimAny(body, zhConnectors), zhAdverbs)
 			if i := strings.Index(body, "我"); i > 0 && zhTimePrefix(body[:i]) {
 				body = body[i:] // 到月底我都不喝奶茶, 3月20号之前我…
@@ -521,6 +525,15 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 			if body == neg+a || strings.HasPrefix(body, neg+a) && len([]rune(body)) <= len([]rune(neg+a))+1 {
 				return events.Observation{Kind: string(KindFact), Subject: "activity", Attribute: a,
 					Polarity: string(Negative), Confidence: confWeak}, true
+			}
+		}
+	}
+	for _, p := range []string{"是做", "是干", "是搞"} {
+		// 我是做外贸的, 我是搞装修的: the trade the user is in
+		if x, ok := strings.CutPrefix(strings.TrimRight(body, "。！!. "), p); ok && strings.HasSuffix(x, "的") {
+			if x = strings.TrimSuffix(x, "的"); utf8.RuneCountInString(x) >= 2 && utf8.RuneCountInString(x) <= zhJobMax && hasHanOnly(x) {
+				return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "role", Value: x,
+					Polarity: string(Positive), Confidence: confStrong}, true
 			}
 		}
 	}
@@ -894,6 +907,44 @@ func zhHabit(body string) (events.Observation, bool) {
 			Polarity: string(Positive), Confidence: confStrong}, true
 	}
 	return events.Observation{}, false
+}
+
+// zhPointers point at someone before their name (那个, 这位).
+var zhPointers = memData.Words("zh words", "pointers")
+
+// zhSurname reads a surname given with 姓: the user's (我姓钱, 我其实姓钱:
+// identity/surname) or someone's the clause names before it, a kin of
+// the user's or a person said after the last 的 (我妈姓李: 妈/surname;
+// 帮我卖房的那个中介姓闫: 中介/surname), so that a question about the
+// user never takes theirs. A surname said of a pronoun alone (他姓严)
+// names nobody memory can tell: none.
+func zhSurname(clause string) (events.Observation, bool) {
+	c := strings.TrimSpace(strings.TrimRight(clause, "。！!.了的啦呢吧啊 "))
+	i := strings.LastIndex(c, "姓")
+	if i <= 0 || strings.HasSuffix(c[:i], "不") || strings.HasSuffix(c[:i], "什么") {
+		return events.Observation{}, false
+	}
+	name := zhNamed(c[i:])
+	if name == "" || strings.Contains(c[:i], "是") {
+		return events.Observation{}, false
+	}
+	who := trimAny(trimAny(c[:i], zhConnectors), zhAdverbs)
+	if r, ok := strings.CutPrefix(who, "我"); ok {
+		if trimAny(trimAny(trimAny(r, zhConnectors), zhAdverbs), zhConnectors) == "" {
+			return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: "surname", Value: name,
+				Polarity: string(Positive), Confidence: confStrong}, true
+		}
+		who = strings.TrimPrefix(r, "的")
+	}
+	if j := strings.LastIndex(who, "的"); j >= 0 {
+		who = who[j+len("的"):]
+	}
+	who = trimAny(trimAny(who, zhPointers), zhAdverbs)
+	if n := utf8.RuneCountInString(who); n == 0 || n > 4 || zhPronouns[who] || strings.ContainsAny(who, "他她你它") || !hasHanOnly(who) {
+		return events.Observation{}, false
+	}
+	return events.Observation{Kind: string(KindFact), Subject: who, Attribute: "surname", Value: name,
+		Polarity: string(Positive), Confidence: confStrong}, true
 }
 
 // zhAmount reads a leading amount: 一杯, 三次, 两瓶.
