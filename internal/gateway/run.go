@@ -240,11 +240,18 @@ func (s *RunServer) ServeRun(w http.ResponseWriter, r *http.Request, req *Reques
 	out.Run = name // as the client named it
 	if out.Reason == agent.ReasonUpstreamError && out.Upstream != nil && (sse == nil || !sse.Started()) {
 		// The upstream's error as it answered it, with its headers
-		// (Retry-After, X-Request-Id) for the SDK's retries and the
-		// provider's support.
+		// (Retry-After, X-Request-Id) for the caller and the provider's
+		// support. The run has failed, and the gateway's pool retried the
+		// upstream already: an SDK's automatic retry (the official ones
+		// retry a 429, a 5xx twice by default) would start a new run that
+		// fails again, one failed run per retry. X-Should-Retry: false,
+		// which both SDKs obey, as on every failed run's answer.
 		copyResponseHeader(w.Header(), out.Upstream.Header)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set(HeaderRunStatus, string(out.Status))
+		if out.Status == agent.StatusFailed {
+			w.Header().Set(HeaderShouldRetry, "false")
+		}
 		w.WriteHeader(out.Upstream.Status)
 		w.Write(out.Upstream.Body)
 		return

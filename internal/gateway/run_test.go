@@ -790,9 +790,10 @@ func anthropicRoles(t *testing.T, body []byte) (roles []string, lastUser string)
 }
 
 // The upstream refuses a run's round (429): the SDK gets the provider's
-// error with the upstream's Retry-After and request id, so its retries
-// wait as the provider asked and the provider's support can find the
+// error with the upstream's Retry-After and request id, so its caller
+// waits as the provider asked and the provider's support can find the
 // request (run mode dropped both; passthrough kept them), in both APIs.
+// The SDK does not retry it itself (TestRunModeFailedRunIsNotRetried).
 func TestRunModeKeepsTheUpstreamsErrorHeaders(t *testing.T) {
 	jstest.Dir(t)
 	rg := startRunGateway(t)
@@ -918,37 +919,57 @@ func TestRunModeUsageCountsAgainstTheKey(t *testing.T) {
 // the model still called a tool after its last round) answered 502, which
 // the official SDKs retry twice by default: the README's run-mode script
 // with the openai package started three runs of 8 rounds each (review
-// rev13). The answer now says X-Should-Retry: false, which both SDKs
-// obey; its status and error are as before.
+// rev13). A run whose upstream refused its round (a 429 the gateway's pool
+// had retried already, or a 502 of its own) answered with the upstream's
+// status and no X-Should-Retry, so each SDK retry started a new run that
+// failed again (review rev16). Every failed run's answer now says
+// X-Should-Retry: false, which both SDKs obey; its status, error and the
+// upstream's headers are as before.
 func TestRunModeFailedRunIsNotRetried(t *testing.T) {
 	rg := startRunGateway(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	body := `{"model":"fake-1","messages":[{"role":"user","content":"loop for ever"}]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rg.srv.URL+"/v1/chat/completions", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+runKey)
-	req.Header.Set(gateway.HeaderMode, "run")
-	req.Header.Set(gateway.HeaderRun, "loop-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(got), "rounds_exhausted") {
-		t.Fatalf("a run that never stops calling tools: %d %s; want 502 rounds_exhausted", resp.StatusCode, got)
-	}
-	if h := resp.Header.Get(gateway.HeaderShouldRetry); h != "false" {
-		t.Errorf("%s: %q; want false (an SDK retrying starts the run again)", gateway.HeaderShouldRetry, h)
-	}
-	if h := resp.Header.Get(gateway.HeaderRunStatus); h != "failed" {
-		t.Errorf("%s: %q; want failed (as on every answer that is not a stream)", gateway.HeaderRunStatus, h)
-	}
-	// The runs view says so too (it said settled: the last round's status).
-	if r := rg.runState(t, "loop-1"); r.Status != runs.StatusFailed || r.Ended != runs.StatusFailed || r.EndReason != "rounds_exhausted" {
-		t.Errorf("the run as the runs view has it: status %q, ended %q (%s); want failed, rounds_exhausted", r.Status, r.Ended, r.EndReason)
+	for _, c := range []struct {
+		run, content string
+		status       int
+		body         string // in the answer's error
+		retryAfter   string // the upstream's, kept
+		reason       string // the runs view's end reason
+	}{
+		{"loop-1", "loop for ever", http.StatusBadGateway, "rounds_exhausted", "", "rounds_exhausted"},
+		{"busy-1", "overloaded please", http.StatusTooManyRequests, "fake: rate limited", "7", "upstream_error"},
+	} {
+		t.Run(c.run, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			body := `{"model":"fake-1","messages":[{"role":"user","content":"` + c.content + `"}]}`
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, rg.srv.URL+"/v1/chat/completions", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+runKey)
+			req.Header.Set(gateway.HeaderMode, "run")
+			req.Header.Set(gateway.HeaderRun, c.run)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != c.status || !strings.Contains(string(got), c.body) {
+				t.Fatalf("%q: %d %s; want %d %s", c.content, resp.StatusCode, got, c.status, c.body)
+			}
+			if h := resp.Header.Get(gateway.HeaderShouldRetry); h != "false" {
+				t.Errorf("%s: %q; want false (an SDK retrying starts the run again)", gateway.HeaderShouldRetry, h)
+			}
+			if h := resp.Header.Get("Retry-After"); h != c.retryAfter {
+				t.Errorf("Retry-After %q; want %q (the upstream's, kept)", h, c.retryAfter)
+			}
+			if h := resp.Header.Get(gateway.HeaderRunStatus); h != "failed" {
+				t.Errorf("%s: %q; want failed (as on every answer that is not a stream)", gateway.HeaderRunStatus, h)
+			}
+			// The runs view says so too (it said settled: the last round's status).
+			if r := rg.runState(t, c.run); r.Status != runs.StatusFailed || r.Ended != runs.StatusFailed || r.EndReason != c.reason {
+				t.Errorf("the run as the runs view has it: status %q, ended %q (%s); want failed, %s", r.Status, r.Ended, r.EndReason, c.reason)
+			}
+		})
 	}
 }
