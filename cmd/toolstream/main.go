@@ -47,6 +47,7 @@ type globals struct {
 	plaintext    bool
 	rawRetention time.Duration
 	listenSet    bool // --listen was given
+	logLevelSet  bool // --log-level was given
 	stderr       io.Writer
 	stdout       io.Writer
 
@@ -148,6 +149,7 @@ Pebble views in --data. Use --nats-url to work against an external server or clu
 	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		g.listenSet = cmd.Flags().Changed("listen")
+		g.logLevelSet = cmd.Flags().Changed("log-level")
 		if oneShot(cmd) {
 			if !cmd.Flags().Changed("log-level") {
 				g.logLevel = "warn" // its own server's INFO lines are noise to a one-shot's user

@@ -87,6 +87,17 @@ func (g *globals) ensureTenant(ctx context.Context, log *slog.Logger, tenant str
 	// connects as: a copy of the flags without its credentials.
 	adm := *g
 	adm.creds, adm.user = "", ""
+	if !g.logLevelSet {
+		// The stream's making is the admin's log (tenant stream created,
+		// sourced by TS_IN and TS_MODEL): on the stderr of a first
+		// publish it was three INFO lines a newcomer took for something
+		// gone wrong. Warnings only, unless --log-level asks for more;
+		// creds says in a line of its own that the stream is ready.
+		adm.logLevel = "warn"
+		if log, err = adm.logger(); err != nil {
+			return false, err
+		}
+	}
 	url, opts, err := adm.dial(asAdmin)
 	if err != nil {
 		return false, err
