@@ -26,6 +26,17 @@ func when(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(time.RFC3339)
 }
 
+// whenText is an RFC 3339 time of the memory service's answer (in
+// nanoseconds: review_at) for people, as when prints a time: to the second.
+// A text that is no such time is printed as it is.
+func whenText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
 // sig3 is x to three significant digits, never in exponent form.
 func sig3(x float64) string {
 	s := strconv.FormatFloat(x, 'g', 3, 64)
@@ -85,14 +96,14 @@ func printMemory(w io.Writer, verb, id string, data []byte) error {
 		for _, h := range out.Results {
 			status := h.Status
 			if h.ReviewAt != "" { // open-ended: to be confirmed from then on
-				status += ", review from " + h.ReviewAt
+				status += ", review from " + whenText(h.ReviewAt)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", sig3(h.Score), h.ID, h.Version, h.Kind, status, h.Text)
 		}
 		for _, h := range out.Conflicts {
 			status := h.Status
 			if h.ReviewAt != "" {
-				status += " since " + h.ReviewAt
+				status += " since " + whenText(h.ReviewAt)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", "-", h.ID, h.Version, h.Kind, status, h.Text)
 		}
