@@ -111,7 +111,11 @@ func WithRaw() StreamOption { return func(s *Stream) error { s.Raw = true; retur
 type Published struct {
 	Raw   int    // raw provider events taken
 	Model int    // events stored in the log (canonical model events; raw ones and the end marker with Raw)
-	Last  uint64 // the log sequence of the last of them
+	Last  uint64 // the log sequence of the last of them, in Stream
+	// Stream is the stream that stored them: the tenant's ingress stream
+	// (TS_ING_<tenant>) on a log with per-tenant streams, whose sequences
+	// are not the ones TS_MODEL (what trace shows) gives its copies.
+	Stream string
 	// Duplicates counts those of Model the log already held: this
 	// publisher (its message-id key) wrote them before, as when a stream
 	// is written again.
@@ -302,7 +306,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 }
 
 func (w *Writer) published() Published {
-	return Published{Raw: int(w.pos), Model: w.out.Stored(), Last: w.out.Last(), Duplicates: w.out.Duplicates()}
+	return Published{Raw: int(w.pos), Model: w.out.Stored(), Last: w.out.Last(), Stream: w.out.LastStream(), Duplicates: w.out.Duplicates()}
 }
 
 // fail makes err sticky, naming the stream.

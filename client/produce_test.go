@@ -132,8 +132,14 @@ func TestWriterPublishesWhatIngestWould(t *testing.T) {
 					t.Fatalf("%s, %s: %v", way, rec.file, err)
 				}
 				pub, err := w.Close(ctx)
-				if err != nil || pub.Raw != len(rec.events)+1 || pub.Model == 0 || pub.Last == 0 {
+				if err != nil || pub.Raw != len(rec.events)+1 || pub.Model == 0 || pub.Last == 0 || pub.Stream == "" {
 					t.Fatalf("%s, %s: %+v, %v", way, rec.file, pub, err)
+				}
+				// Last is a sequence of Stream: the stream that stored the events.
+				if st, err := b.JS.Stream(ctx, pub.Stream); err != nil {
+					t.Fatalf("%s, %s: stream %s: %v", way, rec.file, pub.Stream, err)
+				} else if _, err := st.GetMsg(ctx, pub.Last); err != nil {
+					t.Fatalf("%s, %s: seq %d of %s: %v", way, rec.file, pub.Last, pub.Stream, err)
 				}
 				if again, err := w.Close(ctx); again != pub || err != nil {
 					t.Fatalf("%s, %s: closed again %+v, %v", way, rec.file, again, err)

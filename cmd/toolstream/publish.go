@@ -76,16 +76,16 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 			}
 			if asJSON {
 				return json.NewEncoder(g.stdout).Encode(map[string]any{"tenant": s.Tenant, "stream": s.ID, "raw": s.Raw,
-					"raw_events": pub.Raw, "events": pub.Model, "last_seq": pub.Last, "duplicates": pub.Duplicates})
+					"raw_events": pub.Raw, "events": pub.Model, "last_seq": pub.Last, "last_stream": pub.Stream, "duplicates": pub.Duplicates})
 			}
 			if pub.Duplicates > 0 {
 				defer alreadyInLog(g.stdout, s, pub)
 			}
 			if s.Raw {
-				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Last)
+				fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s (end at %s)\n", pub.Raw, s.ID, s.Tenant, seqOf(pub))
 				return nil
 			}
-			fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s as %d model events (last at seq %d)\n", pub.Raw, s.ID, s.Tenant, pub.Model, pub.Last)
+			fmt.Fprintf(g.stdout, "published %d raw events of stream %q for tenant %s as %d model events (last at %s)\n", pub.Raw, s.ID, s.Tenant, pub.Model, seqOf(pub))
 			return nil
 		},
 	}
@@ -100,6 +100,17 @@ language; the server's ingest normalises them (they stay in TS_IN, in the clear,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was published as JSON")
 	cmd.Flags().StringVar(&s.Step, "step", "", "step of the run (part of the idempotency key)")
 	return cmd
+}
+
+// seqOf is where the log stored pub's last event: "seq N of STREAM". It
+// said "seq N" alone, the sequence of the tenant's ingress stream, which
+// a newcomer compared with trace's model seq (TS_MODEL's copy, another
+// number) and found no such event.
+func seqOf(pub client.Published) string {
+	if pub.Stream == "" {
+		return fmt.Sprintf("seq %d", pub.Last)
+	}
+	return fmt.Sprintf("seq %d of %s", pub.Last, pub.Stream)
 }
 
 // alreadyInLog says what a publish whose events the log held already
@@ -138,9 +149,9 @@ func cutShort(err error, pub client.Published) error {
 	if code == 1 {
 		code = exitCutShort
 	}
-	return &exitError{code, fmt.Errorf("%w; publishing stopped after %d raw events were read: the log acknowledged %d model events (last at seq %d) and keeps them; "+
+	return &exitError{code, fmt.Errorf("%w; publishing stopped after %d raw events were read: the log acknowledged %d model events (last at %s) and keeps them; "+
 		"to resume, run the same command again within %d minutes: what the log holds already is recognised and stored once",
-		err, pub.Raw, pub.Model, pub.Last, int(bus.DuplicateWindowDefault.Minutes()))}
+		err, pub.Raw, pub.Model, seqOf(pub), int(bus.DuplicateWindowDefault.Minutes()))}
 }
 
 // looksLikeEvents checks, before anything is published, that the input

@@ -94,7 +94,7 @@ func TestPublishCutShortSaysWhatIsKept(t *testing.T) {
 		t.Fatalf("publish with the server stopped part way: %q, %v (exit %d); want exit %d", res.out, res.err, exitCode(res.err), exitCutShort)
 	}
 	msg := userMessage(res.err)
-	m := regexp.MustCompile(`the log acknowledged (\d+) model events \(last at seq \d+\) and keeps them; to resume, run the same command again`).FindStringSubmatch(msg)
+	m := regexp.MustCompile(`the log acknowledged (\d+) model events \(last at seq \d+ of TS_\w+\) and keeps them; to resume, run the same command again`).FindStringSubmatch(msg)
 	if m == nil {
 		t.Fatalf("the error says neither what was kept nor how to resume: %s", msg)
 	}

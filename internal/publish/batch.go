@@ -52,6 +52,21 @@ var ErrBatchDuplicate = errors.New("publish: batch holds an already stored event
 // It returns ErrBatchDuplicate, or the server's or the connection's error.
 // msgs are not changed.
 func Batch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (uint64, error) {
+	at, err := batch(ctx, js, msgs, timeout)
+	return at.Seq, err
+}
+
+// Place is where a message was stored: its stream and its sequence there.
+// A producer's messages land in the stream that takes their subjects (a
+// tenant's ingress stream, on a log with per-tenant streams), whose
+// sequence is not the one a stream sourcing it gives them.
+type Place struct {
+	Stream string
+	Seq    uint64
+}
+
+// batch is Batch, with the stream the batch was stored in.
+func batch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (Place, error) {
 	nc := js.Conn()
 	id := nuid.Next()
 	for i, m := range msgs {
@@ -63,7 +78,7 @@ func Batch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeou
 		bm.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
 		if i < len(msgs)-1 {
 			if err := nc.PublishMsg(bm); err != nil {
-				return 0, fmt.Errorf("publish: batch: %w", err)
+				return Place{}, fmt.Errorf("publish: batch: %w", err)
 			}
 			continue
 		}
@@ -72,27 +87,28 @@ func Batch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeou
 		resp, err := nc.RequestMsgWithContext(actx, bm)
 		cancel()
 		if err != nil {
-			return 0, fmt.Errorf("publish: batch of %d: %w", len(msgs), err)
+			return Place{}, fmt.Errorf("publish: batch of %d: %w", len(msgs), err)
 		}
 		var ack struct {
-			Error *jetstream.APIError `json:"error"`
-			Seq   uint64              `json:"seq"`
-			Count int                 `json:"count"`
+			Error  *jetstream.APIError `json:"error"`
+			Stream string              `json:"stream"`
+			Seq    uint64              `json:"seq"`
+			Count  int                 `json:"count"`
 		}
 		if err := json.Unmarshal(resp.Data, &ack); err != nil {
-			return 0, fmt.Errorf("publish: batch ack %q: %w", resp.Data, err)
+			return Place{}, fmt.Errorf("publish: batch ack %q: %w", resp.Data, err)
 		}
 		switch {
 		case ack.Error != nil && ack.Error.ErrorCode == errCodeBatchDuplicate:
-			return 0, ErrBatchDuplicate
+			return Place{}, ErrBatchDuplicate
 		case ack.Error != nil:
-			return 0, fmt.Errorf("publish: batch of %d: %w", len(msgs), ack.Error)
+			return Place{}, fmt.Errorf("publish: batch of %d: %w", len(msgs), ack.Error)
 		case ack.Count != len(msgs):
-			return 0, fmt.Errorf("publish: batch of %d acknowledged %d", len(msgs), ack.Count)
+			return Place{}, fmt.Errorf("publish: batch of %d acknowledged %d", len(msgs), ack.Count)
 		}
-		return ack.Seq, nil
+		return Place{Stream: ack.Stream, Seq: ack.Seq}, nil
 	}
-	return 0, nil
+	return Place{}, nil
 }
 
 // Each publishes msgs one at a time, each after the previous one's
@@ -100,14 +116,15 @@ func Batch(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeou
 // duplicate), waiting up to timeout for each. It returns how many were
 // stored, a prefix of msgs, and the stream sequence of the last.
 func Each(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
-	return publishEach(ctx, js, msgs, timeout, nil)
+	n, at, err := publishEach(ctx, js, msgs, timeout, nil)
+	return n, at.Seq, err
 }
 
 // publishEach is Each calling dup, when set, with each message
 // acknowledged as a duplicate; its error stops the publishing there (the
 // message does not count as stored).
-func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, uint64, error) {
-	var last uint64
+func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, Place, error) {
+	var last Place
 	for i, m := range msgs {
 		actx, cancel := context.WithTimeout(ctx, timeout)
 		ack, err := js.PublishMsg(actx, m)
@@ -120,7 +137,7 @@ func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, 
 				return i, last, err
 			}
 		}
-		last = ack.Sequence
+		last = Place{Stream: ack.Stream, Seq: ack.Sequence}
 	}
 	return len(msgs), last, nil
 }
@@ -130,19 +147,20 @@ func publishEach(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, 
 // already stored message. It returns how many were stored (all, or a
 // prefix) and the sequence of the last.
 func InOrder(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration) (int, uint64, error) {
-	return publishOrdered(ctx, js, msgs, timeout, nil)
+	n, at, err := publishOrdered(ctx, js, msgs, timeout, nil)
+	return n, at.Seq, err
 }
 
-func publishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, uint64, error) {
+func publishOrdered(ctx context.Context, js jetstream.JetStream, msgs []*nats.Msg, timeout time.Duration, dup func(*nats.Msg, *jetstream.PubAck) error) (int, Place, error) {
 	if len(msgs) == 1 {
 		return publishEach(ctx, js, msgs, timeout, dup)
 	}
-	last, err := Batch(ctx, js, msgs, timeout)
+	last, err := batch(ctx, js, msgs, timeout)
 	if err == nil {
 		return len(msgs), last, nil
 	}
 	if errors.Is(err, ErrBatchDuplicate) {
 		return publishEach(ctx, js, msgs, timeout, dup)
 	}
-	return 0, 0, err
+	return 0, Place{}, err
 }

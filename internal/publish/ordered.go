@@ -35,7 +35,7 @@ type Ordered struct {
 	batch  []*nats.Msg // batch mode: the next batch
 	bytes  int
 	stored int
-	last   uint64
+	last   Place // the highest sequence acknowledged, and its stream
 }
 
 // Stored is how many messages the log has acknowledged; Last the highest
@@ -43,7 +43,18 @@ type Ordered struct {
 func (o *Ordered) Stored() int { return o.stored }
 
 // Last: see Stored.
-func (o *Ordered) Last() uint64 { return o.last }
+func (o *Ordered) Last() uint64 { return o.last.Seq }
+
+// LastStream is the stream Last is a sequence of ("" before an
+// acknowledgement).
+func (o *Ordered) LastStream() string { return o.last.Stream }
+
+// ack takes in that a message was stored at.
+func (o *Ordered) ack(at Place) {
+	if at.Seq >= o.last.Seq {
+		o.last = at
+	}
+}
 
 // Duplicates is how many of the stored messages the log already held
 // (acknowledged as duplicates: published before, by this publisher).
@@ -105,7 +116,7 @@ func (o *Ordered) waitOldest(ctx context.Context) error {
 			}
 		}
 		o.stored++
-		o.last = max(o.last, ack.Sequence)
+		o.ack(Place{Stream: ack.Stream, Seq: ack.Sequence})
 	case err := <-f.Err():
 		return err
 	case <-ctx.Done():
@@ -145,7 +156,7 @@ func (o *Ordered) flushBatch(ctx context.Context) error {
 		})
 		o.stored += n
 		if n > 0 {
-			o.last = max(o.last, last)
+			o.ack(last)
 			o.batch = o.batch[n:]
 		}
 		if err == nil {
