@@ -207,6 +207,6 @@ func (g *globals) runsClient(ctx context.Context, tenant string) (*client.Client
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c, done, err := g.client(ctx, log, asProducer(tenant))
+	c, done, err := g.readClient(ctx, log, asProducer(tenant))
 	return c, done, log, err
 }

@@ -77,9 +77,9 @@ func (g *globals) tenantOnLog(ctx context.Context, log *slog.Logger, conn *nats.
 }
 
 // checkTenant is tenantOnLog for a command whose own connection is a
-// tenant's producer (runs, history): asked as a reader first, since on
-// the per-tenant layout the producer's client makes a mistyped tenant's
-// ingress stream.
+// tenant's producer (runs, history), which may not list the log's
+// tenants: asked as a reader (neither connection makes a mistyped
+// tenant's ingress stream: readClient).
 func (g *globals) checkTenant(ctx context.Context, tenant string, follow bool) error {
 	log, err := g.logger()
 	if err != nil {
