@@ -90,9 +90,16 @@ nothing) and, with --tenant, sees that tenant only.`,
 // serve --console writes them as its console starts, and console-token
 // run while one was starting said only "serve --console makes it"
 // (review rev15).
+// A serve that recorded its address is up, and wrote the console's before
+// it: one with neither runs without a console (it said "try again in a
+// moment", which never helped).
 func (g *globals) noConsoleYet(err error) error {
 	if h, held := dataHeld(g.data); held {
-		err = fmt.Errorf("%w; %s holds --data %s: a serve --console writes them as its console starts, so try again in a moment", err, h, g.data)
+		if _, up := readServerRecord(g.data); up {
+			err = fmt.Errorf("%w; %s on --data %s runs without a console: stop it (Ctrl-C) and start it with serve --console ADDR", err, h, g.data)
+		} else {
+			err = fmt.Errorf("%w; %s holds --data %s: a serve --console writes them as its console starts, so try again in a moment", err, h, g.data)
+		}
 	}
 	return &exitError{exitUnavailable, err}
 }

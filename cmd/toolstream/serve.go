@@ -141,6 +141,14 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	}
 	cfg.Console = stack.Console{Addr: d.console, KeyFile: filepath.Join(g.authDir(), consoleKeyFile), URLFile: filepath.Join(g.data, consoleURLFile),
 		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext}
+	// The console's address in --data is this serve's to write, or
+	// nobody's: the one a serve --console before it left had
+	// console-token print a sign-in link to nothing once serve ran again
+	// without --console (review rev16).
+	if err := os.Remove(cfg.Console.URLFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--data: %w", err)
+	}
+	defer os.Remove(cfg.Console.URLFile)
 	cfg.Gateway = stack.Gateway{Addr: d.gateway.addr, ConfigFile: d.gateway.config, Driver: os.Getenv("TOOLSTREAM_GATEWAY_DRIVER")}
 	cfg.MCP = stack.MCP{Addr: d.gateway.mcp}
 	if b.Embedded() {
