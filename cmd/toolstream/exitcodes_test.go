@@ -126,8 +126,9 @@ func TestVersion(t *testing.T) {
 
 // TestMistakesExitWithTheirCode: each of these exited 1 ("anything
 // else") where docs/operations.md names a code: a required flag left out,
-// deny without --reason, a role that does not exist and a producer without
-// its tenant are bad input (4);
+// deny without --reason, a role that does not exist, a producer without
+// its tenant and verify's evidence, answer, --now or --policy that is not
+// what it takes are bad input (4);
 // setup --nats-url where no server answers is no server (5); serve's
 // --tools file that is not there is refused before anything starts (it was
 // said, "watch: stat tools.yaml", once the server was up). Run before
@@ -136,6 +137,14 @@ func TestMistakesExitWithTheirCode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	data := t.TempDir()
+	// verify's files, each wrong in one way (review rev16: these exited 1).
+	ev, notEv, answer, latin1 := filepath.Join(data, "ev.json"), filepath.Join(data, "tools.yaml"), filepath.Join(data, "answer.txt"), filepath.Join(data, "latin1.txt")
+	for f, body := range map[string]string{ev: `[{"call_id":"c1","name":"weather","result":{"temp_c":14}}]`, notEv: "tools:\n  - name: weather\n",
+		answer: "It is 14 degrees.", latin1: "Il fait 14 degr\xe9s."} {
+		if err := os.WriteFile(f, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -144,6 +153,10 @@ func TestMistakesExitWithTheirCode(t *testing.T) {
 		{[]string{"history", "--tenant", "acme", "--format", "anthropic"}, exitBadInput, `required flag(s) "run" not set (usage: toolstream history`},
 		{[]string{"replay"}, exitBadInput, `required flag(s) "projection" not set`},
 		{[]string{"verify"}, exitBadInput, `required flag(s) "answer", "evidence" not set`},
+		{[]string{"verify", "--evidence", notEv, "--answer", answer}, exitBadInput, "want a JSON array of {call_id, name, result}"},
+		{[]string{"verify", "--evidence", ev, "--answer", latin1}, exitBadInput, "not UTF-8"},
+		{[]string{"verify", "--evidence", ev, "--answer", answer, "--now", "tomorrow"}, exitBadInput, "--now"},
+		{[]string{"verify", "--evidence", ev, "--answer", answer, "--policy", "redcat"}, exitBadInput, "--policy"},
 		{[]string{"deny", "acme/order-7/1/call_r1"}, exitBadInput, "deny needs --reason"},
 		{[]string{"creds", "opertor", "--out", filepath.Join(data, "x.creds")}, exitBadInput, `unknown role: "opertor"`},
 		{[]string{"creds", "producer", "--out", filepath.Join(data, "x.creds")}, exitBadInput, "creds producer needs --tenant T"},

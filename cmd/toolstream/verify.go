@@ -58,19 +58,19 @@ time for relative dates (default: now).`,
 			}
 			var files []evidenceFile
 			if err := json.Unmarshal(eb, &files); err != nil {
-				return fmt.Errorf("--evidence %s: want a JSON array of {call_id, name, result}: %w", evidencePath, err)
+				return badInput("--evidence %s: want a JSON array of {call_id, name, result}: %w", evidencePath, err)
 			}
 			ab, err := os.ReadFile(answerPath)
 			if err != nil {
 				return err
 			}
 			if !utf8.Valid(ab) {
-				return fmt.Errorf("--answer %s: not UTF-8", answerPath)
+				return badInput("--answer %s: not UTF-8", answerPath)
 			}
 			at := time.Now().UTC()
 			if now != "" {
 				if at, err = time.Parse(time.RFC3339, now); err != nil {
-					return fmt.Errorf("--now: %w", err)
+					return badInput("--now %q: want an RFC 3339 time such as 2026-12-07T18:00:00Z: %w", now, err)
 				}
 			}
 			var evs []verifier.Evidence
@@ -79,7 +79,7 @@ time for relative dates (default: now).`,
 			}
 			pol, err := verifier.ParsePolicy(policy)
 			if err != nil {
-				return err
+				return badInput("--policy %q: want annotate, redact or block (%w)", policy, err)
 			}
 			r := verifier.NewChecker(verifier.CheckerConfig{}).Check(string(ab), evs, at)
 			if asJSON {
