@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,7 +34,8 @@ restarts, and a second decision on the same call is refused.`,
 				return badInput("deny needs --reason \"…\": the decision is kept in the log with why it was made")
 			}
 			// A key (tenant/run/step/call) names its tenant.
-			if t, _, isKey := strings.Cut(args[0], "/"); isKey && !cmd.Flags().Changed("tenant") {
+			t, _, isKey := strings.Cut(args[0], "/")
+			if isKey && !cmd.Flags().Changed("tenant") {
 				tenant = t
 			}
 			if err := events.ValidTenant(tenant); err != nil {
@@ -49,6 +51,11 @@ restarts, and a second decision on the same call is refused.`,
 				key, err = c.Approve(cmd.Context(), tenant, args[0], client.By(by), client.Because(reason))
 			} else {
 				key, err = c.Deny(cmd.Context(), tenant, args[0], reason, client.By(by))
+			}
+			if errors.Is(err, client.ErrNotFound) && !isKey && !cmd.Flags().Changed("tenant") {
+				// A call id alone is looked for in tenant default: say how
+				// to name the call's tenant (it said only "not found").
+				return fmt.Errorf("%w; give its tenant (--tenant T) or its key (tenant/run/step/call, as calls prints it)", err)
 			}
 			if err != nil {
 				return err
