@@ -60,6 +60,7 @@ const (
 	CodeNoKey   = "404" // no such key (open): never made, or erased
 	CodeBadKey  = "422" // ErrBadKey: the stored value is not a key
 	CodeFailed  = "500" // the bucket did not answer
+	CodeBusy    = "503" // the request's lane is full (LaneMax): ask again later
 )
 
 // ErrRefused: the keys service refused a request: a tenant or scope that
@@ -91,6 +92,7 @@ type EraseReply struct {
 type Service struct {
 	store *Store
 	log   *slog.Logger
+	lanes *lanes
 }
 
 // NewService returns the service over store, which must reach the bucket
@@ -102,7 +104,7 @@ func NewService(store *Store, log *slog.Logger) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, log: log}, nil
+	return &Service{store: store, log: log, lanes: newLanes()}, nil
 }
 
 // Serve adds the service to nc (its own micro service, "toolstream-keys")
@@ -126,30 +128,37 @@ func (v *Service) AddTo(svc micro.Service) error {
 		verb := verb
 		err := svc.AddEndpoint("keys-"+verb, micro.HandlerFunc(func(req micro.Request) {
 			tenant := req.Subject()[strings.LastIndexByte(req.Subject(), '.')+1:]
-			var r Request
-			if err := json.Unmarshal(req.Data(), &r); err != nil {
-				req.Error(CodeRefused, "request is not a keys request: "+err.Error(), nil)
-				return
+			if !v.lanes.submit(verb+"."+tenant, func() { v.answer(req, verb, tenant) }) {
+				req.Error(CodeBusy, "too many requests of this tenant waiting: ask again later", nil)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), v.store.cfg.Timeout)
-			defer cancel()
-			out, err := v.Handle(ctx, verb, tenant, &r)
-			if err != nil {
-				v.log.Warn("keys request refused", "verb", verb, "tenant", tenant, "err", err)
-				req.Error(codeOf(err), err.Error(), nil)
-				return
-			}
-			if b, ok := out.([]byte); ok {
-				req.Respond(b)
-				return
-			}
-			req.RespondJSON(out)
 		}), micro.WithEndpointSubject(ServicePrefix+"."+verb+".*"))
 		if err != nil {
 			return fmt.Errorf("keys: service endpoint %s: %w", verb, err)
 		}
 	}
 	return nil
+}
+
+// answer answers one request of verb for tenant, in its lane.
+func (v *Service) answer(req micro.Request, verb, tenant string) {
+	var r Request
+	if err := json.Unmarshal(req.Data(), &r); err != nil {
+		req.Error(CodeRefused, "request is not a keys request: "+err.Error(), nil)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), v.store.cfg.Timeout)
+	defer cancel()
+	out, err := v.Handle(ctx, verb, tenant, &r)
+	if err != nil {
+		v.log.Warn("keys request refused", "verb", verb, "tenant", tenant, "err", err)
+		req.Error(codeOf(err), err.Error(), nil)
+		return
+	}
+	if b, ok := out.([]byte); ok {
+		req.Respond(b)
+		return
+	}
+	req.RespondJSON(out)
 }
 
 func codeOf(err error) string {

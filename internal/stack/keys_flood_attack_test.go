@@ -1,0 +1,145 @@
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/auth"
+	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/bus/bustest"
+	"github.com/toolstream/toolstream/internal/keys"
+)
+
+// TestAttackKeyFloodStallsNoOtherTenant: acme's producer, through the real
+// server with its own credential, asks the keys service for the keys of
+// 2,000 new users at once (each a key made: a round trip to the bucket),
+// then globex's producer asks for its user alice's key. Victim: globex's
+// answer, its alice's key as the bucket holds it, comes while acme's flood
+// is still being answered; before, every tenant's requests shared one
+// endpoint answered one at a time, and globex's came after all of acme's.
+// Attacker: what waits past keys.LaneMax is refused (keys.CodeBusy) at
+// once, every request is answered, and acme still gets its own user's key
+// once it asks again.
+func TestAttackKeyFloodStallsNoOtherTenant(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	const flood = 2000
+	acme := dialAs(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	globex := dialAs(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "globex"})
+
+	var mu sync.Mutex
+	answered := map[string]int{} // by the reply's error code, "" for a key
+	all := make(chan struct{})
+	inbox := acme.NewInbox()
+	sub, err := acme.Subscribe(inbox+".*", func(m *nats.Msg) {
+		mu.Lock()
+		defer mu.Unlock()
+		answered[m.Header.Get(micro.ErrorCodeHeader)]++
+		n := 0
+		for _, c := range answered {
+			n += c
+		}
+		if n == flood {
+			close(all)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := acme.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range flood {
+		req, _ := json.Marshal(keys.Request{User: fmt.Sprintf("flood-%d", i)})
+		if err := acme.PublishRequest(keys.ServiceSubject(keys.VerbUser, "acme"), fmt.Sprintf("%s.%d", inbox, i), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := acme.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	req, _ := json.Marshal(keys.Request{User: "alice"})
+	m, err := globex.RequestWithContext(ctx, keys.ServiceSubject(keys.VerbUser, "globex"), req)
+	if err != nil {
+		t.Fatalf("globex's key: %v", err)
+	}
+	// How many of acme's keys the bucket held when globex was answered:
+	// the service had made them all first when it answered one request at
+	// a time.
+	keysBefore := tenantKeys(ctx, t, b, "acme")
+	if code := m.Header.Get(micro.ErrorCodeHeader); code != "" {
+		t.Fatalf("globex's key refused: %s %s", code, m.Header.Get(micro.ErrorHeader))
+	}
+	wantID, _, err := b.Keys.(*keys.Store).SealKey("globex", events.UserScope("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := keys.Open(ctx, keys.Config{JS: jsOf(t, globex.Conn), Tenant: "globex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _, err := ps.SealKey("globex", events.UserScope("alice")); err != nil || id != wantID {
+		t.Errorf("globex's alice's key through the service: %s, %v; the bucket's %s", id, err, wantID)
+	}
+
+	select {
+	case <-all:
+	case <-ctx.Done():
+		mu.Lock()
+		t.Fatalf("acme's flood: answered %v of %d", answered, flood)
+	}
+	mu.Lock()
+	t.Logf("acme's flood answered %v; globex answered with %d of acme's keys made", answered, keysBefore)
+	if keysBefore >= answered[""] {
+		t.Errorf("globex's key came after all %d keys acme's flood made: acme's flood stalled it", answered[""])
+	}
+	if answered[keys.CodeBusy] == 0 || answered[""]+answered[keys.CodeBusy] != flood {
+		t.Errorf("acme's flood: answered %v, want keys and %s refusals only", answered, keys.CodeBusy)
+	}
+	mu.Unlock()
+	as, err := keys.Open(ctx, keys.Config{JS: jsOf(t, acme.Conn), Tenant: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := as.SealKey("acme", events.UserScope("ann")); err != nil {
+		t.Errorf("acme's own key after its flood: %v", err)
+	}
+}
+
+// jsOf is nc's JetStream context.
+func jsOf(t *testing.T, nc *nats.Conn) jetstream.JetStream {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// tenantKeys is how many keys of tenant's users the bucket holds.
+func tenantKeys(ctx context.Context, t *testing.T, b *bus.Bus, tenant string) int {
+	t.Helper()
+	st, err := b.JS.Stream(ctx, "KV_"+keys.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := keyName(tenant, "x")
+	prefix = prefix[:strings.LastIndexByte(prefix, '.')]
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter("$KV."+keys.Bucket+"."+prefix+".>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(info.State.Subjects)
+}
