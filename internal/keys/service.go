@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lanes"
 )
 
 // The keys service is the one writer of the data keys: a request/reply
@@ -54,6 +55,15 @@ var Verbs = []string{VerbUser, VerbOpen, VerbSeal, VerbErase}
 // ServiceSubject is the subject of verb for tenant.
 func ServiceSubject(verb, tenant string) string { return ServicePrefix + "." + verb + "." + tenant }
 
+// The service answers in lanes (package lanes), one per verb and tenant
+// (the subject's last token), so one tenant's flood of requests holds up no
+// other tenant's; past LaneMax waiting in a lane, or QueuedMax in all, a
+// request is refused at once (CodeBusy).
+const (
+	LaneMax   = 256
+	QueuedMax = 8192
+)
+
 // Error codes of the service's replies (micro's error header).
 const (
 	CodeRefused = "400" // ErrRefused: not a tenant, scope or verb the service gives
@@ -92,7 +102,7 @@ type EraseReply struct {
 type Service struct {
 	store *Store
 	log   *slog.Logger
-	lanes *lanes
+	lanes *lanes.Lanes
 }
 
 // NewService returns the service over store, which must reach the bucket
@@ -104,7 +114,7 @@ func NewService(store *Store, log *slog.Logger) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, log: log, lanes: newLanes()}, nil
+	return &Service{store: store, log: log, lanes: lanes.New(LaneMax, QueuedMax)}, nil
 }
 
 // Serve adds the service to nc (its own micro service, "toolstream-keys")
@@ -128,7 +138,7 @@ func (v *Service) AddTo(svc micro.Service) error {
 		verb := verb
 		err := svc.AddEndpoint("keys-"+verb, micro.HandlerFunc(func(req micro.Request) {
 			tenant := req.Subject()[strings.LastIndexByte(req.Subject(), '.')+1:]
-			if !v.lanes.submit(verb+"."+tenant, func() { v.answer(req, verb, tenant) }) {
+			if !v.lanes.Submit(verb+"."+tenant, func() { v.answer(req, verb, tenant) }) {
 				req.Error(CodeBusy, "too many requests of this tenant waiting: ask again later", nil)
 			}
 		}), micro.WithEndpointSubject(ServicePrefix+"."+verb+".*"))

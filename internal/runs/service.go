@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/events/runsapi"
+	"github.com/toolstream/toolstream/internal/lanes"
 	"github.com/toolstream/toolstream/projector"
 )
 
@@ -49,7 +50,18 @@ type Service struct {
 	Timeout time.Duration
 	// Clock stamps messages; default time.Now.
 	Clock func() time.Time
+
+	lanes *lanes.Lanes
 }
+
+// The service answers in lanes (package lanes), one per verb and tenant
+// (the subject's last token), so one tenant's flood of requests holds up no
+// other tenant's; past LaneMax waiting in a lane, or QueuedMax in all, a
+// request is refused at once (CodeBusy).
+const (
+	LaneMax   = 256
+	QueuedMax = 8192
+)
 
 // Error codes of the service's replies (micro's error header).
 const (
@@ -57,10 +69,14 @@ const (
 	CodeNotFound   = "404"
 	CodeConflict   = "409" // a lease held or lost
 	CodeInternal   = "500"
+	CodeBusy       = "503" // the request's lane is full (LaneMax): ask again later
 )
 
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {
+	if s.lanes == nil {
+		s.lanes = lanes.New(LaneMax, QueuedMax)
+	}
 	for _, verb := range Verbs {
 		if s.Leases == nil && slices.Contains(runsapi.LeaseVerbs, verb) {
 			continue
@@ -68,27 +84,34 @@ func (s *Service) AddTo(svc micro.Service) error {
 		verb := verb
 		err := svc.AddEndpoint("runs-"+verb, micro.HandlerFunc(func(req micro.Request) {
 			tenant := req.Subject()[strings.LastIndexByte(req.Subject(), '.')+1:]
-			var r Request
-			if len(req.Data()) > 0 {
-				if err := json.Unmarshal(req.Data(), &r); err != nil {
-					req.Error(CodeBadRequest, "request is not a runs request: "+err.Error(), nil)
-					return
-				}
+			if !s.lanes.Submit(verb+"."+tenant, func() { s.answer(req, verb, tenant) }) {
+				req.Error(CodeBusy, "too many requests of this tenant waiting: ask again later", nil)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
-			defer cancel()
-			out, err := s.Handle(ctx, verb, tenant, &r)
-			if err != nil {
-				req.Error(codeOf(err), err.Error(), nil)
-				return
-			}
-			req.RespondJSON(out)
 		}), micro.WithEndpointSubject(ServicePrefix+"."+verb+".*"))
 		if err != nil {
 			return fmt.Errorf("runs: service endpoint %s: %w", verb, err)
 		}
 	}
 	return nil
+}
+
+// answer answers one request of verb for tenant, in its lane.
+func (s *Service) answer(req micro.Request, verb, tenant string) {
+	var r Request
+	if len(req.Data()) > 0 {
+		if err := json.Unmarshal(req.Data(), &r); err != nil {
+			req.Error(CodeBadRequest, "request is not a runs request: "+err.Error(), nil)
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	defer cancel()
+	out, err := s.Handle(ctx, verb, tenant, &r)
+	if err != nil {
+		req.Error(codeOf(err), err.Error(), nil)
+		return
+	}
+	req.RespondJSON(out)
 }
 
 func codeOf(err error) string {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,38 +36,10 @@ func TestAttackKeyFloodStallsNoOtherTenant(t *testing.T) {
 	acme := dialAs(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
 	globex := dialAs(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "globex"})
 
-	var mu sync.Mutex
-	answered := map[string]int{} // by the reply's error code, "" for a key
-	all := make(chan struct{})
-	inbox := acme.NewInbox()
-	sub, err := acme.Subscribe(inbox+".*", func(m *nats.Msg) {
-		mu.Lock()
-		defer mu.Unlock()
-		answered[m.Header.Get(micro.ErrorCodeHeader)]++
-		n := 0
-		for _, c := range answered {
-			n += c
-		}
-		if n == flood {
-			close(all)
-		}
+	f := bustest.SendFlood(t, acme.Conn, keys.ServiceSubject(keys.VerbUser, "acme"), flood, func(i int) []byte {
+		b, _ := json.Marshal(keys.Request{User: fmt.Sprintf("flood-%d", i)})
+		return b
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	if err := acme.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range flood {
-		req, _ := json.Marshal(keys.Request{User: fmt.Sprintf("flood-%d", i)})
-		if err := acme.PublishRequest(keys.ServiceSubject(keys.VerbUser, "acme"), fmt.Sprintf("%s.%d", inbox, i), req); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := acme.Flush(); err != nil {
-		t.Fatal(err)
-	}
 
 	req, _ := json.Marshal(keys.Request{User: "alice"})
 	m, err := globex.RequestWithContext(ctx, keys.ServiceSubject(keys.VerbUser, "globex"), req)
@@ -94,13 +65,7 @@ func TestAttackKeyFloodStallsNoOtherTenant(t *testing.T) {
 		t.Errorf("globex's alice's key through the service: %s, %v; the bucket's %s", id, err, wantID)
 	}
 
-	select {
-	case <-all:
-	case <-ctx.Done():
-		mu.Lock()
-		t.Fatalf("acme's flood: answered %v of %d", answered, flood)
-	}
-	mu.Lock()
+	answered := f.Wait(ctx, t)
 	t.Logf("acme's flood answered %v; globex answered with %d of acme's keys made", answered, keysBefore)
 	if keysBefore >= answered[""] {
 		t.Errorf("globex's key came after all %d keys acme's flood made: acme's flood stalled it", answered[""])
@@ -108,7 +73,6 @@ func TestAttackKeyFloodStallsNoOtherTenant(t *testing.T) {
 	if answered[keys.CodeBusy] == 0 || answered[""]+answered[keys.CodeBusy] != flood {
 		t.Errorf("acme's flood: answered %v, want keys and %s refusals only", answered, keys.CodeBusy)
 	}
-	mu.Unlock()
 	as, err := keys.Open(ctx, keys.Config{JS: jsOf(t, acme.Conn), Tenant: "acme"})
 	if err != nil {
 		t.Fatal(err)
