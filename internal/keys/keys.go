@@ -223,6 +223,12 @@ func createBucket(ctx context.Context, cfg Config) error {
 func name(tenant, scope string) (string, error) {
 	parts := strings.Split(scope, "/")
 	enc := func(tok string) (string, error) {
+		// A part goes into the bucket's subjects, which the server reads
+		// in one control line of at most 4 KiB: a longer one closed the
+		// keys service's connection.
+		if len(tok) > events.IDBytesMax {
+			return "", fmt.Errorf("%w: key scope part of %d bytes (at most %d)", events.ErrMalformed, len(tok), events.IDBytesMax)
+		}
 		s, err := events.Untoken(tok)
 		if err != nil {
 			return "", err

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -106,4 +107,43 @@ func tenantKeys(ctx context.Context, t *testing.T, b *bus.Bus, tenant string) in
 		t.Fatal(err)
 	}
 	return len(info.State.Subjects)
+}
+
+// TestAttackOverlongUserClosesNoKeysConnection: acme's producer, through
+// the real server with its own credential, asks the keys service for the
+// key of a user of 5,000 bytes, plain and as a ~token, and of a record of
+// a user. Attacker: each is refused (keys.CodeRefused). Victim: globex's
+// producer gets its alice's key at once. Before, the service built the
+// bucket's subject of that user, a control line past the server's 4 KiB,
+// and the server closed the keys service's connection: no answer, and no
+// tenant's key until it reconnected.
+func TestAttackOverlongUserClosesNoKeysConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := bustest.Start(t)
+	acme := dialAs(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"})
+	globex := dialAs(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "globex"})
+	long := strings.Repeat("a", 5000)
+	for _, req := range []keys.Request{{User: long}, {Scope: "u/~" + base64.RawURLEncoding.EncodeToString([]byte(long))}, {Scope: "u/" + long}} {
+		data, _ := json.Marshal(req)
+		actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+		m, err := acme.RequestWithContext(actx, keys.ServiceSubject(keys.VerbUser, "acme"), data)
+		acancel()
+		if err != nil {
+			t.Fatalf("acme's request of %d bytes: no answer: %v", len(data), err)
+		}
+		if code := m.Header.Get(micro.ErrorCodeHeader); code != keys.CodeRefused {
+			t.Errorf("acme's request of %d bytes: answered %q %s, want %s", len(data), code, m.Header.Get(micro.ErrorHeader), keys.CodeRefused)
+		}
+		gctx, gcancel := context.WithTimeout(ctx, 5*time.Second)
+		data, _ = json.Marshal(keys.Request{User: "alice"})
+		g, err := globex.RequestWithContext(gctx, keys.ServiceSubject(keys.VerbUser, "globex"), data)
+		gcancel()
+		if err != nil {
+			t.Fatalf("globex's key after acme's overlong user: %v", err)
+		}
+		if code := g.Header.Get(micro.ErrorCodeHeader); code != "" {
+			t.Fatalf("globex's key refused: %s %s", code, g.Header.Get(micro.ErrorHeader))
+		}
+	}
 }
