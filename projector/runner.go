@@ -397,6 +397,24 @@ func (r *Runner) WaitFor(ctx context.Context, seq uint64) error {
 	}
 }
 
+// WaitCurrent blocks until the view has applied every message of its
+// subjects that the log held when it was called, the context ends or the
+// runner closes. A reader that acts on what the view lacks reads after it:
+// a restarted view resumes from its checkpoint, which may be behind what it
+// showed before it stopped (its last commits never reached the disk), so
+// a view read at once may miss what readers already saw. It costs one
+// direct get per subject of the projection.
+func (r *Runner) WaitCurrent(ctx context.Context) error {
+	last, err := logread.LastSeq(ctx, r.cfg.JS.Conn(), r.cfg.Stream, r.p.Subjects())
+	if err != nil {
+		return fmt.Errorf("projector: where the log ends: %w", err)
+	}
+	if r.cfg.UntilSeq > 0 {
+		last = min(last, r.cfg.UntilSeq)
+	}
+	return r.WaitFor(ctx, last)
+}
+
 // WaitRelayed blocks until the outbox is empty.
 func (r *Runner) WaitRelayed(ctx context.Context) error {
 	for r.backlog.Load() > 0 {

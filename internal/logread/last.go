@@ -61,3 +61,22 @@ func directGet(ctx context.Context, nc *nats.Conn, stream, subject string, body 
 	}
 	return &Msg{Seq: seq, Subject: m.Header.Get("Nats-Subject"), Time: ts.UnixNano(), Header: m.Header, Data: m.Data}, nil
 }
+
+// LastSeq returns the sequence of the last message of stream on any of
+// subjects, which may hold wildcards: one direct get by subject each
+// (last_by_subj, which the server answers from its subject index). 0 when
+// none of them has a message.
+func LastSeq(ctx context.Context, nc *nats.Conn, stream string, subjects []string) (uint64, error) {
+	var last uint64
+	for _, s := range subjects {
+		m, err := Last(ctx, nc, stream, s)
+		if errors.Is(err, ErrNoMessage) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		last = max(last, m.Seq)
+	}
+	return last, nil
+}

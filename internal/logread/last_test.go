@@ -39,3 +39,27 @@ func TestLast(t *testing.T) {
 		}
 	}
 }
+
+// TestLastSeq: the last message on any of the subjects, wildcards
+// included; 0 when none of them holds one.
+func TestLastSeq(t *testing.T) {
+	b := bustest.Start(t)
+	ctx := context.Background()
+	subjects := []string{"ts.result.acme.a", "ts.result.acme.b", "ts.result.globex.a"}
+	publish(t, b, 300, func(i int) string { return subjects[i%3] })
+	for _, tc := range []struct {
+		subjects []string
+		seq      uint64
+	}{
+		{[]string{"ts.result.acme.*"}, 299},
+		{[]string{"ts.result.acme.a", "ts.result.globex.>"}, 300},
+		{[]string{"ts.result.acme.a"}, 298},
+		{[]string{"ts.result.initech.>", "ts.run.>"}, 0},
+		{nil, 0},
+	} {
+		seq, err := logread.LastSeq(ctx, b.Conn, events.StreamOut, tc.subjects)
+		if err != nil || seq != tc.seq {
+			t.Errorf("%v: %d %v, want %d", tc.subjects, seq, err, tc.seq)
+		}
+	}
+}
