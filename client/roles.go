@@ -58,6 +58,7 @@ type Decider interface {
 // change (runs.go).
 type RunReader interface {
 	Run(ctx context.Context, tenant, run string) (runsapi.Run, error)
+	RunCurrent(ctx context.Context, tenant, run string) (runsapi.Run, error)
 	Runs(ctx context.Context, tenant string) ([]runsapi.Run, error)
 	Rounds(ctx context.Context, tenant, run string) ([]runsapi.Round, error)
 	RoundsFrom(ctx context.Context, tenant, run string, from int) ([]runsapi.Round, error)

@@ -23,6 +23,17 @@ func (c *Client) Run(ctx context.Context, tenant, run string) (runsapi.Run, erro
 	return out, err
 }
 
+// RunCurrent is Run answered once the runs view has applied all the log
+// held when it was asked: what a reader acting on what the view lacks
+// reads (a view restarted from its checkpoint may be behind what it
+// answered before). It costs the service a look at the log's end and the
+// wait; ErrNotFound as Run.
+func (c *Client) RunCurrent(ctx context.Context, tenant, run string) (runsapi.Run, error) {
+	var out runsapi.Run
+	err := c.runsRequest(ctx, "get", tenant, &runsapi.Request{Run: run, Current: true}, &out)
+	return out, err
+}
+
 // Runs lists the tenant's runs.
 func (c *Client) Runs(ctx context.Context, tenant string) ([]runsapi.Run, error) {
 	var out []runsapi.Run

@@ -37,14 +37,31 @@ func (d *Driver) state(ctx context.Context, tenant, run string, c *runCache) (*s
 	// still open (else the last, which its answer's late events may still
 	// change) are read again, so a read costs the same in the run's 50th
 	// round as in its first. Settled rounds before them are taken as read.
+	//
+	// A drive's first read waits for the view to have applied the log as it
+	// is then (RunCurrent), and so does a read that finds the run older than
+	// the drive read it before: a view restarted from its checkpoint may
+	// lack a round another driver (this process before a crash) saw, and a
+	// round that is not in the view would be asked of the model again —
+	// without the results of the calls it made, which may have run.
 	for {
-		r, err := d.runs.Run(ctx, tenant, run)
+		get := d.runs.RunCurrent
+		if c.current {
+			get = d.runs.Run
+		}
+		r, err := get(ctx, tenant, run)
+		if (errors.Is(err, client.ErrNotFound) || err == nil && c.st != nil && r.Version < c.st.Run.Version) && c.current && c.st != nil {
+			c.current = false // the view went back: read it again once it caught up
+			continue
+		}
 		if errors.Is(err, client.ErrNotFound) {
+			c.current = true
 			return &state{}, nil
 		}
 		if err != nil {
 			return nil, runsErr("get", err)
 		}
+		c.current = true
 		if c.st != nil && r.Version == c.st.Run.Version {
 			return c.st, nil
 		}
@@ -85,9 +102,12 @@ func (d *Driver) state(ctx context.Context, tenant, run string, c *runCache) (*s
 // history's messages through a turn. It lives as long as the drive (a
 // restarted or another driver reads the run whole once).
 type runCache struct {
-	st     *state
-	hist   []jsonRaw // the history's messages through turn histTo
-	histTo int
+	// current: a read of this drive waited for the view to apply the log
+	// (RunCurrent); later reads take the view as it is.
+	current bool
+	st      *state
+	hist    []jsonRaw // the history's messages through turn histTo
+	histTo  int
 }
 
 // rereadFrom is the turn from which the rounds are read again: the first

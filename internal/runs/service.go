@@ -150,6 +150,11 @@ func (s *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 	}
 	switch verb {
 	case "get", "list", "rounds", "history":
+		if r.Current {
+			if err := s.Runner.WaitCurrent(ctx); err != nil {
+				return nil, fmt.Errorf("runs: wait for the view to apply the log: %w", err)
+			}
+		}
 		v := s.Runner.View()
 		defer v.Close()
 		switch verb {

@@ -76,6 +76,10 @@ type Pipeline struct {
 
 	mu  sync.Mutex
 	ran []string // guarded by mu: "slow" when the slow tool returned, "lookup <args>" when lookup ran
+
+	svc     micro.Service // serves the runs (and memory) service
+	publish func(ctx context.Context, subj string, ev *events.Event) (uint64, error)
+	memory  bool
 }
 
 // Ran lists, in order, each return of the slow tool ("slow") and each run
@@ -199,13 +203,15 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Stop() })
-	s := &runs.Service{Runner: runsRunner, Leases: p.Leases, Publish: func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
+	p.svc, p.memory = svc, opts.Memory
+	p.publish = func(ctx context.Context, subj string, ev *events.Event) (uint64, error) {
 		ack, err := b.PublishSealed(ctx, subj, ev, "")
 		if err != nil {
 			return 0, err
 		}
 		return ack.Sequence, nil
-	}}
+	}
+	s := &runs.Service{Runner: runsRunner, Leases: p.Leases, Publish: p.publish}
 	if err := s.AddTo(svc); err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +229,49 @@ func StartWith(t testing.TB, opts Options) *Pipeline {
 		}
 	}
 	return p
+}
+
+// RestartRuns has the runs service answer from a new runs view, as after
+// a crash of the process that kept it whose commits never reached the
+// disk: on an empty directory, its checkpoint behind all the log holds.
+// The new view applies nothing until start is called (a restarted view
+// still catching up); the one the service answered from until now goes on
+// applying and answers nobody. Not with Options.Memory (one service
+// serves both).
+func (p *Pipeline) RestartRuns(t testing.TB) (start func()) {
+	t.Helper()
+	if p.memory {
+		t.Fatal("agenttest: RestartRuns with the memory service")
+	}
+	p.svc.Stop()
+	r, err := projector.New(projector.Config{JS: p.B.JS, Dir: t.TempDir(), Keys: p.B.Keys, MsgIDKey: p.B.MsgIDKey(), Durable: "ts-runs-restarted"},
+		runs.New(runs.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := micro.AddService(p.B.Conn, micro.Config{Name: "runs-agent-test", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.svc = svc
+	if err := (&runs.Service{Runner: r, Leases: p.Leases, Publish: p.publish}).AddTo(svc); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		svc.Stop()
+		cancel()
+		once.Do(func() { close(done) })
+		<-done
+		r.Close()
+	})
+	return func() {
+		once.Do(func() {
+			go func() { defer close(done); r.Run(ctx) }()
+		})
+	}
 }
 
 // Driver returns a driver named name whose rounds go through m, with a
