@@ -1106,9 +1106,16 @@ func joinDurations(r []rune, ms []NumMention) []NumMention {
 	out := ms[:1]
 	for _, b := range ms[1:] {
 		a := &out[len(out)-1]
+		if hundredthsAfter(r, a, &b) {
+			continue
+		}
 		au, skip := a.Unit, false
 		if au == nil {
 			au, skip = a.MaybeUnit, true // "1 h 35 min": a lone letter is a unit beside another
+		}
+		if au == nil && b.Unit != nil && b.Unit.Dim == DimTime && b.Unit.Factor == 1 && a.End <= b.Start && string(r[a.End:b.Start]) == "分" {
+			// 1分52秒: 分 (a minute, a point, a fen) is the minute before seconds.
+			au = UnitOfValue("min")
 		}
 		if au == nil || b.Unit == nil || au.Dim != DimTime || b.Unit.Dim != DimTime || au.Factor <= b.Unit.Factor ||
 			a.IsRange || b.IsRange || b.Bound != 0 || b.V >= au.Factor/b.Unit.Factor || a.End > b.Start || !joinedBy(r[a.End:b.Start], skip) {
@@ -1122,6 +1129,25 @@ func joinDurations(r []rune, ms []NumMention) []NumMention {
 		*a = j
 	}
 	return out
+}
+
+// hundredthsAfter folds into a, a duration in seconds whose unit is a
+// CJK character (1分52秒, 52秒), the one to three bare digits b written
+// right after it (1分52秒46: 112.46 seconds, as a race time is read): they
+// are the fraction of its last second, written to their last digit, not
+// a number of their own. It reports whether it folded b.
+func hundredthsAfter(r []rune, a, b *NumMention) bool {
+	if a.Unit == nil || a.Unit.Dim != DimTime || a.Unit.Factor != 1 || a.IsRange || a.Decimals != 0 ||
+		b.Start != a.End || a.End < 1 || !lang.IsCJK(r[a.End-1]) || b.Unit != nil || b.MaybeUnit != nil || b.IsRange || b.Bound != 0 || b.Mag > 1 {
+		return false
+	}
+	n := b.End - b.Start
+	if n < 1 || n > 3 || b.End > len(r) || slices.ContainsFunc(r[b.Start:b.End], func(c rune) bool { return !isDigit(c) }) {
+		return false
+	}
+	a.V += b.V / math.Pow(10, float64(n))
+	a.Hi, a.End, a.Decimals, a.Clock = a.V, b.End, n, true
+	return true
 }
 
 // joinedBy reports whether the text between two numbers is nothing but
