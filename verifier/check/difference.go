@@ -74,6 +74,132 @@ func (cx *claim) statesDifference(m *evidence.NumMention) bool {
 	return false
 }
 
+// marginWords are words.txt's [margin words]: "won" in "won by 45
+// points", 领先 in 领先12分.
+var marginWords = evidence.LangData.Set("margin words")
+
+// statesMargin reports whether number m is stated as the margin of a
+// contest's result: "by" right before it and a margin word earlier in the
+// claim ("won by 45 points", "lost to Hatfield Park by three shots"), or
+// a Chinese margin word right before it (领先12分, 赢了3球). A margin is
+// the difference of the two sides' scores, never one side's score.
+func (cx *claim) statesMargin(m *evidence.NumMention) bool {
+	if m.Bound != 0 || m.IsRange || m.Unit != nil && m.Unit.Dim == evidence.DimPercent || m.Start <= 0 || m.Start > len(cx.norm) {
+		return false
+	}
+	before := strings.TrimRight(string(cx.norm[:m.Start]), " ")
+	for w := range marginWords {
+		if lang.IsCJK([]rune(w)[0]) && strings.HasSuffix(before, w) {
+			return true
+		}
+	}
+	low := strings.ToLower(before)
+	if !strings.HasSuffix(low, " by") {
+		return false
+	}
+	for i := range cx.words {
+		w := &cx.words[i]
+		if w.End > m.Start {
+			break
+		}
+		if !w.Cjk && marginWords[strings.ToLower(w.S)] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkMargin judges number m stated as a contest's margin ("won by 45
+// points", 领先12分) against the pairs of sides the evidence holds: two
+// numeric fields of one object of one dimension (or one of none) whose
+// keys each name a side ({"home": 187, "away": 142}, shots_for and
+// shots_against; words.txt [contest sides]), in the objects the claim
+// names, else anywhere. Supported when a pair's difference gives m, or one
+// field the claim names does in two rows of a list (the matchpoints of two
+// pairs); contradicted only when there is one such pair and m counts
+// things or has no unit; else unsupported, never judged by one side's
+// score.
+func (cx *claim) checkMargin(m *evidence.NumMention, targets []int32) fact {
+	ix := cx.ix
+	var room [8]cand
+	ks := cx.c.candidates(room[:0], m, m.V)
+	direct := ix.DirectLeaves()
+	var pairs [][2]int32
+	for n := range ix.Nodes {
+		if cx.scoped && !slices.ContainsFunc(cx.nodes, func(s int32) bool {
+			return ix.Nodes[s].LeafLo <= ix.Nodes[n].LeafLo && ix.Nodes[n].LeafHi <= ix.Nodes[s].LeafHi
+		}) {
+			continue
+		}
+		var nums []int32
+		for _, l := range direct.Of(int32(n)) {
+			if lf := &ix.Leaves[l]; lf.Kind == evidence.KindNum && !lf.Text && leafDim(lf) != evidence.DimPercent {
+				nums = append(nums, l)
+			}
+		}
+		for i, a := range nums {
+			for _, b := range nums[i+1:] {
+				if da, db := leafDim(&ix.Leaves[a]), leafDim(&ix.Leaves[b]); (da == db || da == evidence.DimNone || db == evidence.DimNone) && namesSide(&ix.Leaves[a]) && namesSide(&ix.Leaves[b]) {
+					pairs = append(pairs, [2]int32{a, b})
+				}
+			}
+		}
+	}
+	for _, p := range pairs {
+		if cx.near(m, math.Abs(ix.Leaves[p[0]].Num-ix.Leaves[p[1]].Num), ks) {
+			return supported(ix, "the difference of two sides", p[0], p[1])
+		}
+	}
+	for i, a := range targets {
+		for _, b := range targets[i+1:] {
+			// "beat the runners-up by 12.5 matchpoints": one field the claim
+			// names, in two rows.
+			if la, lb := &ix.Leaves[a], &ix.Leaves[b]; la.Node != lb.Node && !la.Text && !lb.Text &&
+				siblingRows(la.Ptr(), lb.Ptr()) && cx.near(m, math.Abs(la.Num-lb.Num), ks) {
+				return supported(ix, "the difference of two rows", a, b)
+			}
+		}
+	}
+	if len(pairs) == 1 && (m.Unit == nil || m.Unit.Dim == evidence.DimCount) {
+		a, b := &ix.Leaves[pairs[0][0]], &ix.Leaves[pairs[0][1]]
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(pairs[0][0]), ix.Ref(pairs[0][1])},
+			reason: "the margin of " + a.Raw() + " at " + a.Ptr() + " and " + b.Raw() + " at " + b.Ptr() + " is " + strconv.FormatFloat(math.Abs(a.Num-b.Num), 'g', 6, 64)}
+	}
+	return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the claim states a margin that no one pair of sides gives"}
+}
+
+// siblingRows reports whether pointers a and b name one field of two
+// rows of one list (/results/0/matchpoints, /results/1/matchpoints).
+func siblingRows(a, b string) bool {
+	ia, ib := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
+	if ia < 0 || ib < 0 || a[ia:] != b[ib:] {
+		return false
+	}
+	ra, rb := a[:ia], b[:ib]
+	ja, jb := strings.LastIndexByte(ra, '/'), strings.LastIndexByte(rb, '/')
+	return ja >= 0 && jb >= 0 && ra[:ja] == rb[:jb] && lang.IsAllDigits(ra[ja+1:]) && lang.IsAllDigits(rb[jb+1:])
+}
+
+// contestSides are words.txt's [contest sides]: home, away, 主队.
+var contestSides = evidence.LangData.Set("contest sides")
+
+// namesSide reports whether field lf's key names a side of a contest
+// (home, shots_against, 主队得分).
+func namesSide(lf *evidence.Leaf) bool {
+	key := evidence.LastToken(lf.Ptr())
+	for _, p := range lang.KeyParts(key) {
+		if contestSides[strings.ToLower(p)] {
+			return true
+		}
+	}
+	for w := range contestSides {
+		if lang.IsCJK([]rune(w)[0]) && strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkDifference judges number m stated as a difference: supported when
 // two fields give it (derived); contradicted only when both operands bind
 // unambiguously, the one field the claim names in each of two objects

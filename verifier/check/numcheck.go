@@ -319,6 +319,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if cx.numberNamesKey(m, concepts) {
 		return fact{} // "the five-year average" beside five_year_avg_t_ha: a word of the key, no value
 	}
+	if cx.rateDenominator(m) {
+		return fact{} // "€140 per 100 grams": what the rate is per, no value of a field of grams
+	}
 	keep := func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) }
 	find := func(cs []string) []int32 {
 		ts := cx.targets(cs, keep)
@@ -400,6 +403,11 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	}
 	if m.IsRange {
 		return cx.checkRange(m, targets, concepts)
+	}
+	if cx.statesMargin(m) {
+		// "won by 45 points": the difference of the two sides' scores,
+		// never a field that happens to hold 45.
+		return cx.checkMargin(m, targets)
 	}
 	all := cx.matches(m, m.V)
 	in := cx.inScopeOf(all)

@@ -196,6 +196,9 @@ func (cx *claim) rateJudge(m *evidence.NumMention, best int32) (fact, bool) {
 		return fact{verdict: events.VerdictUnsupported, weak: true,
 			reason: lf.Ptr() + " holds a rate; the claim states none"}, true
 	case !fr.is:
+		if f, ok := cx.rateFieldJudge(m, best, cr); ok {
+			return f, true
+		}
 		if cr.said || keyIsPer(lf, cr) || !cr.every && cr.per != nil && cr.per.Dim == evidence.DimTime ||
 			cr.per != nil && cr.per.Dim == evidence.DimCount || cr.word == "" {
 			// 单价300元 beside price_fen, "41.2 seconds per cycle" beside
@@ -222,4 +225,85 @@ func (cx *claim) rateJudge(m *evidence.NumMention, best int32) (fact, bool) {
 	}
 	return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
 		reason: "evidence says " + lf.Raw() + " per " + fr.per.Name + " at " + lf.Ptr()}, true
+}
+
+// rateFieldJudge judges a rate the claim states ("€90 per 10 grams", "40
+// pots a day") that is bound to best, a field of no rate, against the one
+// field that is a rate per the same thing: a rate field beside best when
+// best holds what the rate is per (grams beside price_cents_per_10g), or
+// anywhere a rate field per the claim's unit of time or measure
+// (capacity_pots_per_day). A field of no rate is not the rate's binding
+// when such a field exists: supported when it holds the value; contradicted
+// only when it is per the claim's very unit (a day, a kilogram) and no
+// count of units stands between ("every 8 minutes"); else unsupported. It
+// reports false when no such field exists.
+func (cx *claim) rateFieldJudge(m *evidence.NumMention, best int32, cr rateOf) (fact, bool) {
+	ix := cx.ix
+	lf := &ix.Leaves[best]
+	denominator := keyIsPer(lf, cr) && (m.Unit == nil || leafDim(lf) == evidence.DimNone || m.Unit.Dim != leafDim(lf))
+	var rates []int32
+	exact := false
+	for i := range ix.Leaves {
+		l := int32(i)
+		o := &ix.Leaves[l]
+		if l == best || o.Kind != evidence.KindNum || o.Text || leafDim(o) == evidence.DimPercent || cx.scoped && !cx.inScope(l) {
+			continue // another row's rate is no binding of the row the claim names
+		}
+		or := fieldRate(o)
+		if !or.is {
+			continue
+		}
+		same := or.per != nil && cr.per != nil && or.per.Dim == cr.per.Dim && or.per.Factor == cr.per.Factor ||
+			cr.word != "" && !lang.IsCJK([]rune(cr.word)[0]) && keyHasWord(o, strings.ToLower(cr.word)) // price_per_player_pence
+		if same || denominator && o.Node == lf.Node {
+			rates = append(rates, l)
+			exact = same
+		}
+	}
+	if len(rates) == 0 {
+		return fact{}, false
+	}
+	for _, l := range rates {
+		if cx.matchesLeaf(m, l) {
+			return supported(ix, "value matches the rate field", l), true
+		}
+	}
+	if len(rates) == 1 && exact && !cr.every {
+		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(rates[0])},
+			reason: "evidence says " + ix.Leaves[rates[0]].Raw() + " at " + ix.Leaves[rates[0]].Ptr() + ", the rate per " + cr.word}, true
+	}
+	return fact{verdict: events.VerdictUnsupported, weak: true,
+		reason: "the claim states a rate; " + lf.Ptr() + " holds none, and no one rate field is about it"}, true
+}
+
+// rateDenominator reports whether number m says how much of a unit
+// another number of the claim is a rate per: "per" or 每 right before it,
+// after another number ("€140 per 100 grams", 每100克12元 has it before:
+// 每 then m, with a number after). Such a number is no value of a field
+// that measures its unit (grams 250 is what was bought, not 100).
+func (cx *claim) rateDenominator(m *evidence.NumMention) bool {
+	if m.Start <= 0 || m.Start > len(cx.norm) || len(cx.nums) < 2 {
+		return false
+	}
+	before := strings.TrimRight(string(cx.norm[:m.Start]), " ")
+	var marker string
+	switch {
+	case strings.HasSuffix(strings.ToLower(before), " per"):
+		marker = "per"
+	case strings.HasSuffix(before, "每"):
+		marker = "每"
+	default:
+		return false
+	}
+	at := len([]rune(before)) - len([]rune(marker))
+	for i := range cx.nums {
+		o := &cx.nums[i]
+		if o.Start == m.Start {
+			continue
+		}
+		if marker == "per" && o.End <= at || marker == "每" && o.Start >= m.End {
+			return true
+		}
+	}
+	return false
 }
