@@ -241,13 +241,26 @@ func (cx *claim) rateFieldJudge(m *evidence.NumMention, best int32, cr rateOf) (
 	ix := cx.ix
 	lf := &ix.Leaves[best]
 	denominator := keyIsPer(lf, cr) && (m.Unit == nil || leafDim(lf) == evidence.DimNone || m.Unit.Dim != leafDim(lf))
+	// The fields a rate may be judged by: those in the claim's scope, or,
+	// when it names no row, the fields of best's object and of the objects
+	// that hold it — another row's rate is no binding of the row the claim
+	// is about, and a scan of every leaf for each number made a long answer
+	// over many rows quadratic.
+	var cands []int32
+	if cx.scoped {
+		cands = cx.inScopeOf(ix.NumsInOrder())
+	} else {
+		d := ix.DirectLeaves()
+		for n := lf.Node; n >= 0; n = ix.Nodes[n].Parent {
+			cands = append(cands, d.Of(n)...)
+		}
+	}
 	var rates []int32
 	exact := false
-	for i := range ix.Leaves {
-		l := int32(i)
+	for _, l := range cands {
 		o := &ix.Leaves[l]
-		if l == best || o.Kind != evidence.KindNum || o.Text || leafDim(o) == evidence.DimPercent || cx.scoped && !cx.inScope(l) {
-			continue // another row's rate is no binding of the row the claim names
+		if l == best || o.Kind != evidence.KindNum || o.Text || leafDim(o) == evidence.DimPercent {
+			continue
 		}
 		or := fieldRate(o)
 		if !or.is {
