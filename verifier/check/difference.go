@@ -225,6 +225,10 @@ func (cx *claim) checkDifference(m *evidence.NumMention, targets []int32) fact {
 // left", 还剩 in 还剩6个座位.
 var remainderWords = evidence.LangData.Set("remainder words")
 
+// remainderAfter are words.txt's [remainder words after]: "owed" in "£945
+// is still owed", not in "is owed £75".
+var remainderAfter = evidence.LangData.Set("remainder words after")
+
 // remainderFillers are words.txt's [remainder fillers]: "still" in "five
 // places still free", "of it" in "18 bars of it are left".
 var remainderFillers = evidence.LangData.Set("remainder fillers")
@@ -244,6 +248,16 @@ var remainderStates = evidence.LangData.Set("remainder states")
 func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
 	if m.Bound != 0 || m.IsRange || m.Unit != nil && m.Unit.Dim == evidence.DimPercent {
 		return false // "还剩81%" is a level, a field's own value
+	}
+	if m.Start <= len(cx.norm) {
+		// 还剩7节, 还剩3800元额度: a Chinese remainder word ends right
+		// before the number, whatever words follow it.
+		before := strings.TrimSpace(string(cx.norm[:m.Start]))
+		for w := range remainderWords {
+			if r := []rune(w); lang.IsCJK(r[0]) && strings.HasSuffix(before, w) {
+				return true
+			}
+		}
 	}
 	end := max(m.End, m.HeadEnd)
 	var prev, prev2 *evidence.Cword
@@ -270,7 +284,7 @@ func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
 			filled = filled || remainderFillers[low]
 			continue
 		}
-		return (remainderWords[low] || filled && remainderStates[low]) && !cx.numberRightAfter(w.End)
+		return (remainderWords[low] || remainderAfter[low] || filled && remainderStates[low]) && !cx.numberRightAfter(w.End)
 	}
 	if prev == nil || strings.TrimSpace(string(cx.norm[prev.End:m.Start])) != "" {
 		return false
@@ -284,13 +298,41 @@ func (cx *claim) statesRemainder(m *evidence.NumMention) bool {
 
 // checkRemainder judges number m stated as what is left of a whole whose
 // field the claim names (seats beside seats and sold): supported when two
-// fields give it (their difference), else unsupported; the whole's own
-// value never contradicts it.
+// fields give it (their difference, or the whole less a field of its kind
+// beside it in its object), else unsupported; the whole's own value never
+// contradicts it.
 func (cx *claim) checkRemainder(m *evidence.NumMention, targets []int32) fact {
 	if f, ok := cx.derived(m, targets, true); ok {
 		return f
 	}
+	if f, ok := cx.wholeLessPart(m, targets); ok {
+		return f
+	}
 	return fact{verdict: events.VerdictUnsupported, weak: true, reason: "the claim states what is left of a whole that no two fields it names give"}
+}
+
+// wholeLessPart finds m as a target (the whole) less a number field of
+// the same scale beside it in its object (课时包 48 less 已上 41).
+func (cx *claim) wholeLessPart(m *evidence.NumMention, targets []int32) (fact, bool) {
+	ix := cx.ix
+	var room [8]cand
+	ks := cx.c.candidates(room[:0], m, m.V)
+	for _, t := range targets {
+		tl := &ix.Leaves[t]
+		if tl.Kind != evidence.KindNum || tl.Text || tl.Node < 0 {
+			continue
+		}
+		for _, g := range ix.DirectLeaves().Of(tl.Node) {
+			gl := &ix.Leaves[g]
+			if g == t || gl.Kind != evidence.KindNum || gl.Text || gl.Scaled != tl.Scaled || !dimFits(gl, m.Unit) {
+				continue
+			}
+			if cx.near(m, tl.Num-gl.Num, ks) {
+				return supported(ix, "the whole less a field of its kind beside it", t, g), true
+			}
+		}
+	}
+	return fact{}, false
 }
 
 // holdsRemainder reports whether a field that holds what is left is
@@ -314,8 +356,8 @@ func (cx *claim) holdsRemainder(targets []int32) bool {
 func namesRemainder(lf *evidence.Leaf) bool {
 	key := strings.ToLower(evidence.LastToken(lf.Ptr()))
 	for _, t := range strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == '-' || r == ' ' }) {
-		if remainderWords[t] || remainderStates[t] {
-			return true // seats_left, free_docks
+		if remainderWords[t] || remainderAfter[t] || remainderStates[t] {
+			return true // seats_left, free_docks, amount_outstanding
 		}
 	}
 	for _, set := range [2]map[string]bool{remainderWords, remainderStates} {
