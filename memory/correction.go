@@ -110,12 +110,18 @@ func matchCorrectionLateEN(ws []word) (events.Observation, bool) {
 			end--
 		}
 		begin := end
-		for begin > 1 && correctionNameWord(clause[begin-1]) {
-			begin--
+		for begin > 1 {
+			if correctionNameWord(clause[begin-1]) {
+				begin--
+			} else if begin > 2 && clause[begin-1].low == "of" && correctionNameWord(clause[begin-2]) {
+				begin -= 2 // "the 30th of May"
+			} else {
+				break
+			}
 		}
 		b := object(clauseOf(ws[i+2:]))
 		if begin == end || end-begin > correctionWordsMax || len(b) == 0 || len(b) > correctionWordsMax ||
-			pronouns[b[0].low] || !(isCapital(b[0].orig) || isNumber(b[0].low)) {
+			pronouns[b[0].low] || !correctionNameWord(b[0]) {
 			continue
 		}
 		return correction(joinOrig(clause[begin:end]), joinOrig(b))
@@ -124,9 +130,10 @@ func matchCorrectionLateEN(ws []word) (events.Observation, bool) {
 }
 
 // correctionNameWord reports whether x may be part of a name or number a
-// correction gives: a capitalised word other than "I", or a number.
+// correction gives: a capitalised word other than "I", a number, or a
+// day of the month ("the 30th").
 func correctionNameWord(x word) bool {
-	return x.low != "i" && (isCapital(x.orig) || isNumber(x.low))
+	return x.low != "i" && (isCapital(x.orig) || isNumber(x.low) || ordinal.MatchString(x.low))
 }
 
 // matchCorrectionZH reads 是A，不是B and 不是B，是A (or without the comma:
@@ -157,6 +164,39 @@ func matchCorrectionZH(sent string) (events.Observation, bool) {
 		}
 		if a = zhCorrectionValue(a); a != "" && b != "" {
 			return correction(a, b)
+		}
+	}
+	return matchDeniedZH(parts)
+}
+
+// zhDenied are the verbs a Chinese correction may deny its replaced value
+// with instead of 不是 ([zh words] correction_denied).
+var zhDenied = wordList("zh words", "correction_denied")
+
+// matchDeniedZH reads A and 不<verb>B, a verb of zhDenied, as A replacing
+// B: A is what follows that verb in the nearest clause before that says it
+// undenied (我们公司在酒仙桥，不在望京: 酒仙桥 replaces 望京; 我外甥女叫林可
+// 馨，馨香的馨，不叫可欣: 林可馨 replaces 可欣).
+func matchDeniedZH(parts []string) (events.Observation, bool) {
+	for k, p := range parts {
+		p = strings.TrimSpace(p)
+		for _, v := range zhDenied {
+			rest, ok := strings.CutPrefix(p, "不"+v)
+			if !ok {
+				continue
+			}
+			b := zhCorrectionValue(rest)
+			for j := k - 1; j >= 0 && b != ""; j-- {
+				q := strings.TrimSpace(parts[j])
+				i := strings.LastIndex(q, v)
+				if i < 0 || strings.HasSuffix(q[:i], "不") {
+					continue
+				}
+				if a := zhCorrectionValue(q[i+len(v):]); a != "" && a != b {
+					return correction(a, b)
+				}
+				break
+			}
 		}
 	}
 	return events.Observation{}, false
