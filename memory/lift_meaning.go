@@ -324,7 +324,7 @@ func thingObject(r *Record) string {
 // known (favorite/general: "actually I prefer durian now" with durian in
 // no kinds table): the kind of the user's newest current favourite n's
 // sentence names beside it ("I prefer rummy over cribbage these days",
-// 其实我现在更喜欢绣球了，向日葵看腻了), else that of the one nearest it in
+// 其实我现在更喜欢绣球了，向日葵看腻了; 凤凰单丛 named 单丛), else that of the one nearest it in
 // meaning — its value or its kind's name, by related — so that the new one
 // supersedes the old favourite of that kind instead of standing beside it.
 // "" if none is near enough (liftRelatedMin, liftMarginMin over the next
@@ -343,7 +343,7 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 		if h.ID == n.ID || h.Attribute == "general" || h.Kind != KindPreference || h.Polarity != Positive || !holding(h.Status) {
 			return nil
 		}
-		if vt := tokenize(h.Value); len(vt) > 0 && !sameWords(h.Value, n.Value) && allIn(vt, said) &&
+		if vt := tokenize(h.Value); len(vt) > 0 && !sameWords(h.Value, n.Value) && (allIn(vt, said) || namesTail(n.Text, h.Value)) &&
 			(named == nil || h.ObservedAt > named.ObservedAt || h.ObservedAt == named.ObservedAt && h.ID > named.ID) {
 			named = h // the favourite it replaces, named beside it
 		}
@@ -358,6 +358,13 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 		return "", err
 	}
 	return nearestKind(score), nil
+}
+
+// namesTail reports whether text names a Chinese value by its last two
+// characters or more, as a name is said short (凤凰单丛 as 单丛).
+func namesTail(text, value string) bool {
+	r := []rune(value)
+	return hasHan(value) && len(r) > 2 && strings.Contains(text, string(r[len(r)-2:]))
 }
 
 // eachHead calls fn with the record each slot key under prefix holds, in
