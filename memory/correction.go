@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -130,11 +131,14 @@ func matchCorrectionLateEN(ws []word) (events.Observation, bool) {
 }
 
 // correctionNameWord reports whether x may be part of a name or number a
-// correction gives: a capitalised word other than "I", a number, or a
-// day of the month ("the 30th").
+// correction gives: a capitalised word other than "I", or a word
+// that is a number, a day of the month ("30th") or a clock time ("23:40").
 func correctionNameWord(x word) bool {
-	return x.low != "i" && (isCapital(x.orig) || isNumber(x.low) || ordinal.MatchString(x.low))
+	return x.low != "i" && (isCapital(x.orig) || isNumber(x.low) || ordinal.MatchString(x.low) || colonClock.MatchString(x.low))
 }
+
+// colonClock is a clock time written with a colon.
+var colonClock = regexp.MustCompile(`^[0-9]{1,2}:[0-9]{2}$`)
 
 // matchCorrectionZH reads 是A，不是B and 不是B，是A (or without the comma:
 // 是A不是B) as A replacing B.
@@ -329,6 +333,19 @@ var (
 	// names no replaced one ("it's", "I meant", "make that").
 	amendLead = phrasesOf("en words", "amend_lead")
 )
+
+// mistakeWords say the user got something wrong ([en words] mistake).
+var mistakeWords = phrasesOf("en words", "mistake")
+
+// saysMistake reports whether ws holds words of mistakeWords.
+func saysMistake(ws []word) bool {
+	for k := range ws {
+		if phraseAt(ws, k, mistakeWords) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // opensCorrection reports whether ws opens with words of correctionOpen
 // (after fillers).

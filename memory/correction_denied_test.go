@@ -8,7 +8,9 @@ import (
 // TestACorrectionSaidAsAMistake: a correction that says the user got a
 // value wrong and gives the right one replaces the value said before, in
 // English with a day of the month ("I misread the text - it's the 14th,
-// not the 4th"; "… on the 12th of June, not the 21st") and in Chinese
+// not the 4th"; "… on the 12th of June, not the 21st"; "I read the
+// timetable wrong - … at 23:40, not 23:10", read before what else the
+// sentence says) and in Chinese
 // with the verb it denies instead of 不是 (仓库在通州，不在顺义; 他叫王思源，源头
 // 的源，不叫思远; 住在苏州，不住在杭州): the newer value supersedes the older
 // with the audit links both ways. A denial of a value the user never said
@@ -19,6 +21,8 @@ func TestACorrectionSaidAsAMistake(t *testing.T) {
 		{"en-ordinal", "The plumber is coming on the 4th.", "I misread the text - it's the 14th, not the 4th.", "14th"},
 		{"en-ordinal-of-month", "My sister's wedding is on the 21st of June.",
 			"I misheard her on the phone - the wedding is on the 12th of June, not the 21st.", "12th of June"},
+		{"en-read-wrong-clock", "The last bus home is at 23:10.",
+			"I read the timetable wrong - the last bus is at 23:40, not 23:10.", "23:40"},
 		{"zh-place", "我们的仓库在顺义。", "我记错了，我们的仓库在通州，不在顺义。", "通州"},
 		{"zh-name-character", "我的新同事叫王思远。", "我写错了，他叫王思源，源头的源，不叫思远。", "王思源"},
 		{"zh-lives-in", "我姐姐住在杭州。", "说岔了，我姐姐住在苏州，不住在杭州。", "苏州"},

@@ -317,6 +317,12 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o) // "Sorry, I meant Thursday": correction.go
 			continue
 		}
+		if saysMistake(ws) {
+			if o, ok := matchCorrectionLateEN(ws); ok {
+				add(o) // "I read the timetable wrong - it's at 23:40, not 23:10"
+				continue
+			}
+		}
 		if o, ok := matchRequestEN(ws); ok {
 			add(o)
 		} else if o, ok := matchLimitEN(ws); ok {
