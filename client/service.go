@@ -8,10 +8,15 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
+	"github.com/toolstream/toolstream/internal/lanes"
 )
 
 // ErrConflict: a run's lease is held by another driver, or was lost.
 var ErrConflict = errors.New("client: conflict")
+
+// codeBusy is a service's refusal of a request it did not take (its lane
+// was full): asked again.
+const codeBusy = "503"
 
 // ServiceError is a service's refusal: its code and message as the
 // service sent them (nats.go micro's error headers). It unwraps to the
@@ -43,9 +48,13 @@ func (e *ServiceError) Unwrap() error {
 }
 
 // request sends req as JSON to a service's subject and decodes its JSON
-// answer into out. It returns a *ServiceError for the service's refusal,
-// ErrUnavailable when nobody serves the subject, ErrPermissionDenied when
-// this identity may not ask it.
+// answer into out. A 503 (busy: the request's lane in the service was full
+// and it did nothing) is asked again after a wait (lanes.Wait: capped
+// exponential backoff, full jitter) within ctx and the request timeout;
+// no other refusal is. It returns a *ServiceError for the service's
+// refusal (a 503 when still busy at the end), ErrUnavailable when nobody
+// serves the subject, ErrPermissionDenied when this identity may not ask
+// it.
 func (c *Client) request(ctx context.Context, subject string, req, out any) error {
 	data, err := json.Marshal(req)
 	if err != nil {
@@ -53,17 +62,25 @@ func (c *Client) request(ctx context.Context, subject string, req, out any) erro
 	}
 	ctx, cancel := c.requestContext(ctx)
 	defer cancel()
-	mark := c.mark()
-	msg, err := c.nc.RequestWithContext(ctx, subject, data)
-	if err != nil {
-		err = c.refused(mark, err)
-		if errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("client: %s: %w (does a running serve answer it?)", subject, err)
+	var msg *nats.Msg
+	for busy := 1; ; busy++ {
+		mark := c.mark()
+		msg, err = c.nc.RequestWithContext(ctx, subject, data)
+		if err != nil {
+			err = c.refused(mark, err)
+			if errors.Is(err, nats.ErrNoResponders) {
+				return fmt.Errorf("client: %s: %w (does a running serve answer it?)", subject, err)
+			}
+			return fmt.Errorf("client: %s: %w", subject, err)
 		}
-		return fmt.Errorf("client: %s: %w", subject, err)
-	}
-	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		return &ServiceError{Subject: subject, Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
+		code := msg.Header.Get(micro.ErrorCodeHeader)
+		if code == codeBusy && lanes.Wait(ctx, busy) == nil {
+			continue
+		}
+		if code != "" {
+			return &ServiceError{Subject: subject, Code: code, Message: msg.Header.Get(micro.ErrorHeader)}
+		}
+		break
 	}
 	if out == nil {
 		return nil

@@ -335,8 +335,11 @@ const askRetry = 100 * time.Millisecond
 const makeRetry = 20 * time.Millisecond
 
 // ask sends one request to the service, asking again while nobody answers
-// (within ctx and Config.Timeout: a request the server refused is never
-// answered), and reads a refusal from the reply's error header.
+// and, after a wait (lanes.Wait), while the service is busy (CodeBusy: the
+// request's lane was full and it did nothing), within ctx and
+// Config.Timeout (a request the server refused is never answered); it
+// reads a refusal from the reply's error header and never asks again after
+// one of what was asked (4xx).
 func (s *Store) ask(ctx context.Context, verb, tenant string, req Request) (*nats.Msg, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -345,7 +348,7 @@ func (s *Store) ask(ctx context.Context, verb, tenant string, req Request) (*nat
 		return nil, err
 	}
 	subject := ServiceSubject(verb, tenant)
-	for {
+	for busy := 1; ; {
 		m, err := s.cfg.JS.Conn().RequestWithContext(ctx, subject, data)
 		if errors.Is(err, nats.ErrNoResponders) && ctx.Err() == nil {
 			select {
@@ -368,6 +371,11 @@ func (s *Store) ask(ctx context.Context, verb, tenant string, req Request) (*nat
 			return nil, fmt.Errorf("%w (the keys service: %s)", ErrBadKey, desc)
 		case CodeRefused:
 			return nil, fmt.Errorf("%w (the keys service: %s)", ErrRefused, desc)
+		case CodeBusy:
+			if err := lanes.Wait(ctx, busy); err == nil {
+				busy++
+				continue
+			}
 		}
 		return nil, fmt.Errorf("%w: the keys service: %s %s", ErrUnavailable, code, desc)
 	}

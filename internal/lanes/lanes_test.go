@@ -3,6 +3,7 @@ package lanes
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestLanes: a lane whose first request is held keeps the rest in order and
@@ -65,5 +66,28 @@ func TestLanes(t *testing.T) {
 				t.Errorf("acme's lane answered %d, took %d", len(order), taken)
 			}
 		})
+	}
+}
+
+// TestBackoff: the n-th wait is below RetryFirst·2^(n-1), never past
+// RetryMax, and drawn at random (not every draw the same).
+func TestBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		bound time.Duration
+	}{
+		{1, RetryFirst}, {2, 2 * RetryFirst}, {4, 8 * RetryFirst}, {30, RetryMax}, {1000, RetryMax},
+	} {
+		seen := map[time.Duration]bool{}
+		for range 50 {
+			d := Backoff(tc.n)
+			if d < 0 || d > tc.bound {
+				t.Fatalf("Backoff(%d) = %v, want in [0, %v]", tc.n, d, tc.bound)
+			}
+			seen[d] = true
+		}
+		if len(seen) < 2 {
+			t.Errorf("Backoff(%d): 50 draws, %d distinct: no jitter", tc.n, len(seen))
+		}
 	}
 }
