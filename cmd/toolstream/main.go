@@ -46,6 +46,7 @@ type globals struct {
 	tlsCA        string
 	plaintext    bool
 	rawRetention time.Duration
+	keysUserMax  int
 	listenSet    bool // --listen was given
 	logLevelSet  bool // --log-level was given
 	stderr       io.Writer
@@ -295,7 +296,8 @@ func (g *globals) authDir() string { return filepath.Join(g.data, "auth") }
 func (g *globals) busConfig(log *slog.Logger, dataDir, listen, url string, opts []nats.Option) bus.Config {
 	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
 		Partitions: g.partitions, RawRetention: g.rawRetention, Logger: log, Name: "toolstream",
-		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Options: opts}
+		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Options: opts,
+		KeysUserMax: g.keysUserMax}
 	if url != "" {
 		cfg.MsgIDKey = g.msgIDKey()
 	}

@@ -78,6 +78,10 @@ type Config struct {
 	// DuplicateWindow for Nats-Msg-Id deduplication; default
 	// DuplicateWindowDefault.
 	DuplicateWindow time.Duration
+	// KeysUserMax bounds each tenant's user keys the keys service makes
+	// for its producers (keys.Config.UserKeysMax); default
+	// keys.DefaultUserKeysMax.
+	KeysUserMax int
 	// MaxPayload of the embedded server; default 8 MiB.
 	MaxPayload int32
 	// Name identifies the client connection.

@@ -26,6 +26,9 @@ var (
 	ErrInvalidConfig = errors.New("keys: invalid config")
 	// ErrUnavailable: the key store did not answer in time.
 	ErrUnavailable = errors.New("keys: store unavailable")
+	// ErrTooManyKeys: the keys service refused a new user's key of a
+	// tenant that holds Config.UserKeysMax user keys already (CodeTooMany).
+	ErrTooManyKeys = errors.New("keys: the tenant holds as many user keys as it may")
 	// ErrBadKey: the bucket holds a value for the key that is not a key
 	// (the wrong length: corrupted, or written by what should never have
 	// written it). Nothing of its scope can be sealed or opened until an
@@ -67,9 +70,19 @@ type Config struct {
 	// its tenant alone (VerbUser: what a producer's identity may ask), and
 	// cannot erase, back up or restore.
 	Tenant string
+	// UserKeysMax bounds the user keys (scope u/…) of one tenant that the
+	// keys service makes for a producer (VerbUser): past it a new user's
+	// key is refused (ErrTooManyKeys), so a producer inventing user names
+	// cannot fill the disk; an erasure frees the user's slot. Default
+	// DefaultUserKeysMax. Only the service reads it.
+	UserKeysMax int
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
+
+// DefaultUserKeysMax is Config.UserKeysMax's default: a tenant's 100,000
+// users' keys are some 20 MB of the bucket.
+const DefaultUserKeysMax = 100_000
 
 func (c *Config) setDefaults() error {
 	if c.JS == nil {
@@ -89,6 +102,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Second
+	}
+	if c.UserKeysMax <= 0 {
+		c.UserKeysMax = DefaultUserKeysMax
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -312,7 +328,7 @@ func (s *Store) get(r ref, fresh, make bool) (*cached, error) {
 		s.drop(r.name)
 		return nil, err
 	}
-	if errors.Is(err, ErrBadKey) || errors.Is(err, ErrRefused) || errors.Is(err, ErrOutOfScope) {
+	if errors.Is(err, ErrBadKey) || errors.Is(err, ErrRefused) || errors.Is(err, ErrOutOfScope) || errors.Is(err, ErrTooManyKeys) {
 		s.drop(r.name)
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,6 +72,7 @@ const (
 	CodeBadKey  = "422" // ErrBadKey: the stored value is not a key
 	CodeFailed  = "500" // the bucket did not answer
 	CodeBusy    = "503" // the request's lane is full (LaneMax): ask again later
+	CodeTooMany = "507" // ErrTooManyKeys: the tenant holds Config.UserKeysMax user keys
 )
 
 // ErrRefused: the keys service refused a request: a tenant or scope that
@@ -103,6 +105,14 @@ type Service struct {
 	store *Store
 	log   *slog.Logger
 	lanes *lanes.Lanes
+
+	// userKeys counts each tenant's user keys, read from the bucket on
+	// first need, after an erasure, and again when it reaches the bound
+	// (what another writer made, the admin's restore or another instance
+	// of the service, is then counted too); lanes of one tenant run side
+	// by side.
+	mu       sync.Mutex
+	userKeys map[string]userCount
 }
 
 // NewService returns the service over store, which must reach the bucket
@@ -114,7 +124,7 @@ func NewService(store *Store, log *slog.Logger) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, log: log, lanes: lanes.New(LaneMax, QueuedMax)}, nil
+	return &Service{store: store, log: log, lanes: lanes.New(LaneMax, QueuedMax), userKeys: map[string]userCount{}}, nil
 }
 
 // Serve adds the service to nc (its own micro service, "toolstream-keys")
@@ -179,6 +189,8 @@ func codeOf(err error) string {
 		return CodeBadKey
 	case errors.Is(err, ErrRefused):
 		return CodeRefused
+	case errors.Is(err, ErrTooManyKeys):
+		return CodeTooMany
 	}
 	return CodeFailed
 }
@@ -203,12 +215,16 @@ func (v *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		if err := validScope(scope); err != nil || !strings.HasPrefix(scope, "u/") || r.Record != "" {
 			return nil, fmt.Errorf("%w: %s takes a user's scope (u/<user>) or a user", ErrRefused, verb)
 		}
-		return v.value(ctx, tenant, scope, true)
+		return v.value(ctx, tenant, scope, makeBounded)
 	case VerbOpen, VerbSeal:
 		if err := validScope(r.Scope); err != nil {
 			return nil, err
 		}
-		return v.value(ctx, tenant, r.Scope, verb == VerbSeal)
+		mk := makeNone
+		if verb == VerbSeal {
+			mk = makeAny
+		}
+		return v.value(ctx, tenant, r.Scope, mk)
 	case VerbErase:
 		if r.UserLess {
 			// The tenant's user-less scope: asked for by name, never by an
@@ -232,22 +248,43 @@ func (v *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		if errors.Is(err, events.ErrBadInput) {
 			err = fmt.Errorf("%w: %w", ErrRefused, err)
 		}
+		if n > 0 {
+			v.recount(tenant)
+		}
 		return EraseReply{Erased: n}, err
 	}
 	return nil, fmt.Errorf("%w: verb %q", ErrRefused, verb)
 }
 
-// value is the stored key of (tenant, scope), made first when make is set
-// and there is none; ErrBadKey when what is stored is not a key (it is
-// never replaced: only an operator's erasure removes it).
-func (v *Service) value(ctx context.Context, tenant, scope string, make bool) ([]byte, error) {
+// How value makes a key there is none of.
+type making int
+
+const (
+	makeNone    making = iota // never (VerbOpen)
+	makeAny                   // always (VerbSeal, a processor's)
+	makeBounded               // within the tenant's Config.UserKeysMax (VerbUser, a producer's)
+)
+
+// value is the stored key of (tenant, scope), made first as mk says when
+// there is none; ErrBadKey when what is stored is not a key (it is never
+// replaced: only an operator's erasure removes it), ErrTooManyKeys past
+// the tenant's bound.
+func (v *Service) value(ctx context.Context, tenant, scope string, mk making) ([]byte, error) {
 	n, err := name(tenant, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	b, err := v.store.load(ctx, n)
-	if errors.Is(err, errKeyGone) && make {
+	if errors.Is(err, errKeyGone) && mk != makeNone {
+		if mk == makeBounded {
+			if err := v.reserve(ctx, tenant); err != nil {
+				return nil, err
+			}
+		}
 		b, err = v.store.make(ctx, n)
+		if err != nil && mk == makeBounded {
+			v.recount(tenant)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -256,6 +293,58 @@ func (v *Service) value(ctx context.Context, tenant, scope string, make bool) ([
 		return nil, err
 	}
 	return b, nil
+}
+
+// reserve counts a new user key of tenant, or refuses it (ErrTooManyKeys)
+// when the tenant holds Config.UserKeysMax already, counted in the bucket
+// (at most once per Config.CacheTTL while the tenant is at its bound, so
+// a flood past it costs no count each).
+func (v *Service) reserve(ctx context.Context, tenant string) error {
+	bound := v.store.cfg.UserKeysMax
+	v.mu.Lock()
+	c, ok := v.userKeys[tenant]
+	v.mu.Unlock()
+	if !ok || c.n >= bound && time.Since(c.at) >= v.store.cfg.CacheTTL {
+		n, err := v.store.countUserKeys(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		c = userCount{n, time.Now()}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c.n >= bound {
+		v.userKeys[tenant] = c
+		return fmt.Errorf("%w: tenant %s holds %d (at most %d; an erasure frees one)", ErrTooManyKeys, tenant, c.n, bound)
+	}
+	c.n++
+	v.userKeys[tenant] = c
+	return nil
+}
+
+// userCount is a tenant's user keys as counted at, plus those made since.
+type userCount struct {
+	n  int
+	at time.Time
+}
+
+// recount drops tenant's count: the next new user key counts the bucket.
+func (v *Service) recount(tenant string) {
+	v.mu.Lock()
+	delete(v.userKeys, tenant)
+	v.mu.Unlock()
+}
+
+// countUserKeys counts tenant's user keys in the bucket: the subjects
+// holding one (an erased key's message is gone; a record key's subject has
+// more tokens than the filter).
+func (s *Store) countUserKeys(ctx context.Context, tenant string) (int, error) {
+	filter := "$KV." + s.cfg.Bucket + ".k." + tenantToken(tenant) + ".u.*"
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return 0, fmt.Errorf("%w: counting the user keys of %s: %w", ErrUnavailable, tenant, err)
+	}
+	return len(info.State.Subjects), nil
 }
 
 // validToken refuses a subject token or scope part that a wildcard, a
@@ -371,6 +460,8 @@ func (s *Store) ask(ctx context.Context, verb, tenant string, req Request) (*nat
 			return nil, fmt.Errorf("%w (the keys service: %s)", ErrBadKey, desc)
 		case CodeRefused:
 			return nil, fmt.Errorf("%w (the keys service: %s)", ErrRefused, desc)
+		case CodeTooMany:
+			return nil, fmt.Errorf("%w (the keys service: %s)", ErrTooManyKeys, desc)
 		case CodeBusy:
 			if err := lanes.Wait(ctx, busy); err == nil {
 				busy++
