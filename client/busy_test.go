@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus/bustest"
@@ -27,19 +25,8 @@ func TestBusyRunsServiceIsAskedAgain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := connect(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: "acme"}, client.WithRequestTimeout(time.Minute))
-	count := func(subject string) *atomic.Int64 {
-		var n atomic.Int64
-		sub, err := b.Conn.Subscribe(subject, func(*nats.Msg) { n.Add(1) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sub.Unsubscribe() })
-		if err := b.Conn.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		return &n
-	}
-	messages, histories := count(runs.ServiceSubject("message", "acme")), count(runs.ServiceSubject("history", "acme"))
+	messages := bustest.CountRequests(t, b.Conn, runs.ServiceSubject("message", "acme"))
+	histories := bustest.CountRequests(t, b.Conn, runs.ServiceSubject("history", "acme"))
 
 	const burst = 2 * runs.LaneMax
 	errs := make([]error, burst)

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -23,40 +20,12 @@ import (
 // its own tenant's subject, the one verb the server lets it ask.
 func producerStore(t *testing.T, b *bus.Bus, tenant string, timeout time.Duration) *keys.Store {
 	t.Helper()
-	opts, err := b.UserOptions(auth.Identity{Role: auth.RoleProducer, Tenant: tenant})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(b.ClientURL(), append(opts, nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := bustest.RoleJS(t, b, auth.Identity{Role: auth.RoleProducer, Tenant: tenant})
 	s, err := keys.Open(context.Background(), keys.Config{JS: js, Tenant: tenant, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// countAsked counts the requests the server carries on subject (a plain
-// subscription of b's admin connection sees each one).
-func countAsked(t *testing.T, b *bus.Bus, subject string) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	sub, err := b.Conn.Subscribe(subject, func(*nats.Msg) { n.Add(1) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sub.Unsubscribe() })
-	if err := b.Conn.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return &n
 }
 
 // TestProducerBurstIsAskedAgainWhenBusy: acme's producer asks, all at
@@ -69,7 +38,7 @@ func TestProducerBurstIsAskedAgainWhenBusy(t *testing.T) {
 	b := bustest.Start(t)
 	whole := b.Keys.(*keys.Store)
 	acme := producerStore(t, b, "acme", time.Minute)
-	asked := countAsked(t, b, keys.ServiceSubject(keys.VerbUser, "acme"))
+	asked := bustest.CountRequests(t, b.Conn, keys.ServiceSubject(keys.VerbUser, "acme"))
 
 	for _, tc := range []struct {
 		name     string

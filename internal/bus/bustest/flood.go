@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -70,4 +71,21 @@ func (f *Flood) Wait(ctx context.Context, t testing.TB) map[string]int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return maps.Clone(f.answered)
+}
+
+// CountRequests counts the requests the server carries on subject from
+// now until t ends (a plain subscription of nc, which must be allowed to subscribe
+// to it, sees each one: a request asked again is counted again).
+func CountRequests(t testing.TB, nc *nats.Conn, subject string) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	sub, err := nc.Subscribe(subject, func(*nats.Msg) { n.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return &n
 }
