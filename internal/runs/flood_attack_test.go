@@ -59,7 +59,10 @@ func TestAttackMessageFloodStallsNoOtherTenant(t *testing.T) {
 	if before >= answered[""] {
 		t.Errorf("globex's message came after all %d of acme's: acme's flood stalled it", answered[""])
 	}
-	if answered[runs.CodeBusy] == 0 || answered[""]+answered[runs.CodeBusy] != flood {
+	// How many are refused depends on how fast the service drains the lane
+	// (none on a fast machine); that every one is answered, applied or
+	// refused at once, does not. The bound itself: lanes/TestLanes.
+	if answered[""]+answered[runs.CodeBusy] != flood {
 		t.Errorf("acme's flood: answered %v, want messages applied and %s refusals only", answered, runs.CodeBusy)
 	}
 	if err := ask(t, acme, "message", "acme", runs.Request{Run: "r1", ID: "after", Text: "acme's", User: "u1"}, &reply); err != nil || !reply.Applied {

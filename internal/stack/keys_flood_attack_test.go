@@ -71,7 +71,10 @@ func TestAttackKeyFloodStallsNoOtherTenant(t *testing.T) {
 	if keysBefore >= answered[""] {
 		t.Errorf("globex's key came after all %d keys acme's flood made: acme's flood stalled it", answered[""])
 	}
-	if answered[keys.CodeBusy] == 0 || answered[""]+answered[keys.CodeBusy] != flood {
+	// How many are refused depends on how fast the service drains the lane
+	// (none on a fast machine); that every one is answered, a key or
+	// refused at once, does not. The bound itself: lanes/TestLanes.
+	if answered[""]+answered[keys.CodeBusy] != flood {
 		t.Errorf("acme's flood: answered %v, want keys and %s refusals only", answered, keys.CodeBusy)
 	}
 	as, err := keys.Open(ctx, keys.Config{JS: jsOf(t, acme.Conn), Tenant: "acme"})
