@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolstream/toolstream/internal/lanes"
 )
 
 // The upstream pool: several upstreams serve one model, each
@@ -404,9 +406,7 @@ func (p *pool) abandon(name string) {
 // backoff is the wait before the n-th retry (1, 2, …) on an upstream
 // already tried: full jitter below Backoff·2^(n-1), at most BackoffMax.
 func (p *pool) backoff(n int) time.Duration {
-	d := float64(p.routing.Backoff) * math.Pow(2, float64(n-1))
-	d = min(d, float64(p.routing.BackoffMax))
-	return time.Duration(rand.Float64() * d)
+	return lanes.FullJitter(p.routing.Backoff, p.routing.BackoffMax, n)
 }
 
 // retryAfter reads an answer's Retry-After: retry-after-ms (OpenAI's),

@@ -19,12 +19,21 @@ const (
 
 // Backoff is the wait before asking again after the n-th busy refusal
 // (1, 2, …).
-func Backoff(n int) time.Duration {
-	d := RetryFirst
-	for i := 1; i < n && d < RetryMax; i++ {
+func Backoff(n int) time.Duration { return FullJitter(RetryFirst, RetryMax, n) }
+
+// FullJitter is the wait before the n-th retry (1, 2, …) of a capped
+// exponential backoff with full jitter: drawn at random below
+// first·2^(n-1), at most limit. The busy askers' (Backoff) and the
+// gateway's upstream pool's.
+func FullJitter(first, limit time.Duration, n int) time.Duration {
+	d := first
+	for i := 1; i < n && d < limit; i++ {
 		d *= 2
 	}
-	return time.Duration(rand.Int64N(int64(min(d, RetryMax)) + 1))
+	for i := n; i < 1; i++ { // n below 1: first·2^(n-1) still
+		d /= 2
+	}
+	return time.Duration(rand.Int64N(int64(max(min(d, limit), 0)) + 1))
 }
 
 // Wait waits Backoff(n), or until ctx ends (then its error).
