@@ -49,6 +49,8 @@ var (
 	plainPast     = wordSet("plain", "past")
 	plainAdverb   = wordSet("plain", "adverb")
 	plainDoing    = wordSet("plain", "doing")
+	plainGoing    = wordSet("plain", "going")
+	plainHabitual = wordSet("plain", "habitual")
 	plainBe       = wordSet("plain", "be")
 	plainLead     = wordSet("plain", "lead")
 	plainPrep     = wordSet("plain", "prep")
@@ -254,17 +256,20 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 			return plainFact(plainMine, a, v, pol), true
 		}
 	}
-	if len(rest) > 0 && rest[0].low == "to" {
+	from := 0 // where the object opens: after "to" of "go to Pilates"
+	if goneTo(ws, k) {
+		from = 1
+	} else if len(rest) > 0 && rest[0].low == "to" {
 		return events.Observation{}, false // "I prefer to walk": a wish, read by the tables or not at all
 	}
 	end := len(rest)
 	for i, x := range rest {
-		if i > 0 && (plainPrep[x.low] || plainLead[x.low] || x.low == "together" || periods[x.low] || oftenWordEN(rest, i)) {
+		if i > from && (plainPrep[x.low] || plainLead[x.low] || x.low == "together" || periods[x.low] || oftenWordEN(rest, i)) {
 			end = i
 			break
 		}
 	}
-	if len(rest) > 0 && (plainPrep[rest[0].low] || plainLead[rest[0].low] || oftenWordEN(rest, 0)) && saysWhenEN(rest) &&
+	if from == 0 && len(rest) > 0 && (plainPrep[rest[0].low] || plainLead[rest[0].low] || oftenWordEN(rest, 0)) && saysWhenEN(rest) &&
 		!slices.ContainsFunc(rest, func(x word) bool { return pronouns[x.low] || people[x.low] }) {
 		// a verb said with when, how often or how long, and no object: "I
 		// read for twenty minutes before bed", "I swim on Tuesdays"; the
@@ -272,7 +277,7 @@ func plainDoingEN(ws []word, k int) (events.Observation, bool) {
 		// of "I practise …"'s
 		return plainFact(plainDoes, stem(verb.low), joinOrig(rest), pol), true
 	}
-	obj := skip(rest[:end], determiners)
+	obj := skip(rest[from:end], determiners)
 	if len(obj) == 0 || len(obj) > plainNounMax || pronouns[obj[0].low] || people[obj[0].low] ||
 		plainAdverb[obj[0].low] || fillers[obj[0].low] || plainLead[obj[0].low] ||
 		strings.HasSuffix(obj[0].low, "ly") || !isWordEN(obj[0].low) {
@@ -296,9 +301,26 @@ func doneAsHabit(ws []word, k int) bool {
 	}
 	next := ws[k+1].low
 	if ws[k].low == "go" {
-		return strings.HasSuffix(next, "ing") && len(next) > 4
+		return strings.HasSuffix(next, "ing") && len(next) > 4 || goneTo(ws, k)
 	}
 	return !cognition[next] && !auxiliaries[next] && !pronouns[next] && !plainAdverb[next] && isWordEN(next)
+}
+
+// goneTo reports whether the verb at k is "go" leading to a thing the
+// user goes to or for again and again ([plain] going, habitual): "I go to
+// Pilates every Tuesday evening", "I go for a run on Saturday mornings";
+// "I go to Porto next week" is no habit.
+func goneTo(ws []word, k int) bool {
+	if ws[k].low != "go" || k+1 >= len(ws) || !plainGoing[ws[k+1].low] {
+		return false
+	}
+	rest := clauseOf(ws[k+1:])
+	for i, x := range rest {
+		if plainHabitual[x.low] || oftenWordEN(rest, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // oftenWordEN reports whether the word at i of w says how often (once,

@@ -168,7 +168,12 @@ func restatedValueEN(ws []word) string {
 			occasion = true
 		}
 	}
-	// "now" with a plan or an act under way says when, not what changed
+	// "now" with a plan or an act under way says when, not what changed;
+	// said with how often, it is a standing schedule ("I'm going to the
+	// ceilidh every single Friday now")
+	if occasion && saysHowOften(joinOrig(ws)) {
+		occasion = false
+	}
 	if !changed && (!timed || occasion) {
 		return ""
 	}
@@ -185,12 +190,14 @@ func restatedValueEN(ws []word) string {
 		start = i + 1
 	}
 	var keep [][]word
+	denies := false // a value it is not is said: correction.go reads it
 	for _, c := range clauses {
 		if c[0].low == "not" || conditionals[c[0].low] {
+			denies = denies || c[0].low == "not"
 			continue
 		}
 		if j := indexWord(c, "not"); j > 0 && c[j-1].low != "do" && c[j-1].low != "can" && c[j-1].low != "am" {
-			c = c[:j] // "it's Thursdays not Tuesdays"
+			c, denies = c[:j], true // "it's Thursdays not Tuesdays"
 		}
 		keep = append(keep, c)
 	}
@@ -237,7 +244,11 @@ func restatedValueEN(ws []word) string {
 		}
 		for i := range c {
 			if n := phraseAt(c, i, restateLead); n > 0 && i+n < len(c) {
-				if v := restatedObjectEN(c[i+n:]); len(v) > 0 {
+				obj := c[i+n:]
+				if !denies && len(obj) > 1 && placePreps[obj[0].low] && saysSchedule(joinOrig(obj)) {
+					obj = obj[1:] // "is on Monday evenings now": the day, not a place
+				}
+				if v := restatedObjectEN(obj); len(v) > 0 {
 					return joinOrig(v)
 				}
 			}
@@ -513,8 +524,11 @@ func modifiesAnother(text string, slot []string) bool {
 				continue // inside another word ("Blocker" is no locker)
 			}
 			if strings.HasPrefix(rest, "'s") || strings.HasPrefix(rest, "’s") {
-				// a possessive, not "is" or "has" said short ("rent's gone up")
-				if next := strings.Fields(rest[strings.Index(rest, "s")+1:]); len(next) == 0 || !restateIsShort[strings.Trim(next[0], ",.;:!-")] {
+				// a possessive, not "is" or "has" said short ("rent's gone
+				// up"), nor of the slot's own other word ("the dog's walk"
+				// of i/walk dog)
+				if next := strings.Fields(rest[strings.Index(rest, "s")+1:]); len(next) == 0 ||
+					!restateIsShort[strings.Trim(next[0], ",.;:!-")] && !slotWord(slot, t, next[0]) {
 					return true
 				}
 			}
@@ -532,6 +546,17 @@ func modifiesAnother(text string, slot []string) bool {
 					}
 				}
 			}
+		}
+	}
+	return false
+}
+
+// slotWord reports whether w, said after the slot's term t, is another
+// term of the slot.
+func slotWord(slot []string, t, w string) bool {
+	for _, x := range tokenize(strings.Trim(w, ",.;:!-")) {
+		if x != t && slices.Contains(slot, x) {
+			return true
 		}
 	}
 	return false
@@ -588,7 +613,8 @@ const changeSpan = 4
 //
 // A verb of [restatements] schedule_verb is a change said so with "to"
 // and when it is moved to ("moved my swim to Wednesday evenings": a word
-// of [restatements] when, after a determiner or none).
+// of [restatements] when, after a determiner or none, or a clock time:
+// "moved the dog's walk to 6:15").
 func splitChangeAt(ws []word, i int) bool {
 	if !changeVerb[ws[i].low] && !scheduleVerb[ws[i].low] {
 		return false
@@ -605,10 +631,27 @@ func splitChangeAt(ws []word, i int) bool {
 			for k < len(ws) && determiners[ws[k].low] {
 				k++
 			}
-			return k < len(ws) && phraseAt(ws, k, doneWhen) > 0
+			return k < len(ws) && (phraseAt(ws, k, doneWhen) > 0 || clockTimeEN(ws, k))
 		}
 	}
 	return false
+}
+
+// clockTimeEN reports whether the word at k of ws is a clock time: 6:15,
+// 7pm, or a time of day followed by am, pm or o'clock (en words
+// time_suffixes); a bare number ("to 7") may be a measure and is none.
+func clockTimeEN(ws []word, k int) bool {
+	x := ws[k].low
+	if x == "" || !isDigitByte(x[0]) && !timeOfDay(x) {
+		return false
+	}
+	if i := strings.IndexByte(x, ':'); i > 0 && clockMinutes(x[i+1:]) {
+		return true
+	}
+	if t := strings.TrimLeft(x, "0123456789"); t != x && timeSuffixes[t] {
+		return true
+	}
+	return k+1 < len(ws) && timeSuffixes[ws[k+1].low]
 }
 
 // restatesText reports whether text holds a change cue of
