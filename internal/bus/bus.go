@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/jwt/v2"
@@ -417,12 +418,14 @@ func startServer(cfg Config, m *auth.Material) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus: embedded server: %w", err)
 	}
-	srv.SetLoggerV2(&serverLog{l: cfg.Logger, violations: lineLimit{every: cfg.ViolationsEvery}}, false, false, false)
+	sl := &serverLog{l: cfg.Logger, violations: lineLimit{every: cfg.ViolationsEvery}}
+	srv.SetLoggerV2(sl, false, false, false)
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("bus: embedded server on %s not ready in 30s", cfg.Listen)
 	}
+	sl.started.Store(true) // JetStream recovered its streams before it listened
 	return srv, nil
 }
 
@@ -504,17 +507,33 @@ func (b *Bus) LastSeq(ctx context.Context, stream string) (uint64, error) {
 // will, its permissions violations (every identity, a tenant's producer
 // among them, can publish or subscribe where it may not, thousands of times
 // a second), go through violations: a few a window, the next one written
-// saying how many were left out.
+// saying how many were left out. Once started, its warning that a
+// stream's sourcing state is outdated is what adding a source to a stream
+// that holds messages makes it say (EnsureTenant, a tenant's first
+// credential or publish), every time: debug too; at start, when it
+// recovers from its files, it stays a warning.
 type serverLog struct {
 	l          *slog.Logger
 	violations lineLimit
+	started    atomic.Bool
 }
+
+// sourceAdded starts nats-server's warning when a stream's config gains a
+// source and the stream holds messages (nats-server v2.15.2, the file
+// store's recoverPerMessageState in its server package): it scans the
+// stream back for what the new source has copied already.
+const sourceAdded = "Sourcing state is outdated; attempting to recover using backward scan"
 
 func (s *serverLog) Noticef(format string, v ...any) {
 	s.l.Debug("nats server", "text", fmt.Sprintf(format, v...))
 }
 func (s *serverLog) Warnf(format string, v ...any) {
-	s.l.Warn("nats server", "text", fmt.Sprintf(format, v...))
+	text := fmt.Sprintf(format, v...)
+	if s.started.Load() && strings.Contains(text, sourceAdded) {
+		s.l.Debug("nats server", "text", text)
+		return
+	}
+	s.l.Warn("nats server", "text", text)
 }
 func (s *serverLog) Fatalf(format string, v ...any) {
 	s.l.Error("nats server", "text", fmt.Sprintf(format, v...))

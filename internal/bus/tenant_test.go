@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/bus"
+	"github.com/toolstream/toolstream/internal/logtest"
 )
 
 // waitMsgs polls stream until it holds n messages.
@@ -452,5 +454,38 @@ func TestNewLogTakesTenantStreams(t *testing.T) {
 	}
 	if want := []string{"acme", "globex", "initech"}; !slices.Equal(got, want) {
 		t.Errorf("stored tenants %v, want %v", got, want)
+	}
+}
+
+// TestASourceAddedIsNoWarning: a tenant's first producer adds its stream
+// as a source of TS_IN and TS_MODEL, and nats-server, finding messages
+// there, warned "Sourcing state is outdated; attempting to recover using
+// backward scan" in serve's log after a newcomer's first publish: it is
+// what adding a source always makes it say, so it is written at debug.
+// The debug line must be there: a server that words it otherwise fails
+// this test rather than warn users again.
+func TestASourceAddedIsNoWarning(t *testing.T) {
+	ctx := ctxT(t)
+	var logged logtest.Buffer
+	b := open(t, bus.Config{DataDir: t.TempDir(), TenantStreams: true,
+		Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err := b.EnsureTenant(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	subj, _ := events.ModelSubject("acme", "r1", "i1")
+	if _, err := b.Publish(ctx, subj, &events.Event{ID: "e1", Tenant: "acme", Response: "r1", At: 1, Body: &events.TextDelta{Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitMsgs(ctx, t, b.Stream(events.StreamModel), 1)
+	if err := b.EnsureTenant(ctx, "globex"); err != nil { // TS_MODEL holds acme's event
+		t.Fatal(err)
+	}
+	for _, l := range logged.Lines("Sourcing state") {
+		if !strings.Contains(l, "level=DEBUG") {
+			t.Errorf("logged %s", l)
+		}
+	}
+	if len(logged.Lines("[TS_MODEL] Sourcing state is outdated")) == 0 {
+		t.Errorf("no line of nats-server's on the source added to TS_MODEL: its words changed?\n%s", logged.String())
 	}
 }
