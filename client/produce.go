@@ -290,7 +290,7 @@ func (w *Writer) Close(ctx context.Context) (Published, error) {
 			end.Header.Set(jetstream.MsgIDHeader, events.MsgID(w.c.o.msgIDKey, w.subj, events.RawEndID(w.s.Tenant, w.s.ID)))
 			err = w.out.Add(ctx, end)
 		} else {
-			err = w.emit(ctx, w.pos, w.c.o.now().UnixNano(), w.st.End())
+			err = w.emit(ctx, events.EdgeEnd, w.c.o.now().UnixNano(), w.st.End()) // no raw event holds them
 			if err == nil {
 				err = w.merger.Flush(func(p ingest.Placed) error { return w.put(ctx, p) })
 			}

@@ -49,13 +49,25 @@ func ModelEventID(tenant, response string, rawSeq uint64, n int) string {
 // EdgeEventID names the n-th canonical model event that a producer
 // normalised at the edge (client.Writer) from the raw event at
 // position pos (0, 1, …) of its stream: that raw event never reached the
-// log, so its place in its stream names it.
+// log, so its place in its stream names it. At EdgeEnd it names the n-th
+// event the stream's end implies (no raw event holds it: a response
+// completed or ended incomplete when the stream closed, text held back).
 func EdgeEventID(tenant, stream string, pos int64, n int) string {
-	return id("edge", tenant, stream, strconv.FormatInt(pos, 10), strconv.Itoa(n))
+	at := strconv.FormatInt(pos, 10)
+	if pos == EdgeEnd {
+		at = edgeEnd
+	}
+	return id("edge", tenant, stream, at, strconv.Itoa(n))
 }
 
-// SplitEdgeEventID returns the parts of an id EdgeEventID made; ok is false
-// for any other id.
+// EdgeEnd is the position EdgeEventID takes for what a stream's end
+// implies ("end" in the id): after every raw event, whatever their number.
+const EdgeEnd int64 = -1
+
+const edgeEnd = "end"
+
+// SplitEdgeEventID returns the parts of an id EdgeEventID made (pos
+// EdgeEnd for what the stream's end implied); ok is false for any other id.
 func SplitEdgeEventID(eid string) (tenant, stream string, pos int64, n int, ok bool) {
 	rest, found := strings.CutPrefix(eid, "edge:")
 	parts := strings.Split(rest, "/")
@@ -66,6 +78,9 @@ func SplitEdgeEventID(eid string) (tenant, stream string, pos int64, n int, ok b
 		stream = unescapeKeyPart.Replace(parts[1])
 	}
 	pos, err := strconv.ParseInt(parts[2], 10, 64)
+	if parts[2] == edgeEnd {
+		pos, err = EdgeEnd, nil
+	}
 	if err != nil {
 		return "", "", 0, 0, false
 	}

@@ -145,13 +145,13 @@ func TestSplitEdgeEventID(t *testing.T) {
 		stream string
 		pos    int64
 		n      int
-	}{{"s1", 0, 0}, {"a/b", 7, 3}, {"", 1, 2}, {"-", 3, 0}, {"50%", 12, 1}} {
+	}{{"s1", 0, 0}, {"a/b", 7, 3}, {"", 1, 2}, {"-", 3, 0}, {"50%", 12, 1}, {"s1", EdgeEnd, 0}, {"end", EdgeEnd, 2}} {
 		tenant, stream, pos, n, ok := SplitEdgeEventID(EdgeEventID("acme", c.stream, c.pos, c.n))
 		if !ok || tenant != "acme" || stream != c.stream || pos != c.pos || n != c.n {
 			t.Errorf("%+v: got %q %q %d %d %v", c, tenant, stream, pos, n, ok)
 		}
 	}
-	for _, bad := range []string{"model:acme/s/1/0", "edge:acme/s/1", "edge:acme/s/x/0", "edge:acme/a%2Db/1/0", "edge:/s/1/0"} {
+	for _, bad := range []string{"model:acme/s/1/0", "edge:acme/s/1", "edge:acme/s/x/0", "edge:acme/a%2Db/1/0", "edge:/s/1/0", "edge:acme/s/-1/0", "edge:acme/s/End/0"} {
 		if _, _, _, _, ok := SplitEdgeEventID(bad); ok {
 			t.Errorf("%q passed for an edge event id", bad)
 		}

@@ -82,7 +82,8 @@ type Step struct {
 	Raw    uint64    `json:"raw_seq,omitempty"` // the raw event's TS_IN sequence (normalised by ingest)
 	// RawPos is the raw event's position in its producer's stream, for an
 	// event the producer normalised at the edge (the raw event never
-	// reached the log); RawStream names that stream.
+	// reached the log), events.EdgeEnd for one its stream's end implied;
+	// RawStream names that stream.
 	RawPos    *int64 `json:"raw_pos,omitempty"`
 	RawStream string `json:"raw_stream,omitempty"`
 }
@@ -374,7 +375,7 @@ func Call(ctx context.Context, b *bus.Bus, tenant, id, response string) (*Trace,
 				}
 				tr.Built.RawLast = max(tr.Built.RawLast, s.Raw)
 			}
-			if p := s.RawPos; p != nil {
+			if p := s.RawPos; p != nil && *p != events.EdgeEnd {
 				tr.Built.RawStream = s.RawStream
 				if tr.Built.RawPosFirst == nil || *p < *tr.Built.RawPosFirst {
 					tr.Built.RawPosFirst = p
@@ -738,7 +739,10 @@ func (tr *Trace) WriteText(w io.Writer) error {
 		if st.Raw != 0 {
 			what += fmt.Sprintf(" [raw seq %d]", st.Raw)
 		}
-		if st.RawPos != nil {
+		switch {
+		case st.RawPos != nil && *st.RawPos == events.EdgeEnd:
+			what += fmt.Sprintf(" [implied by the end of %s, after its last raw event]", st.RawStream)
+		case st.RawPos != nil:
 			what += fmt.Sprintf(" [raw event %d of %s]", *st.RawPos, st.RawStream)
 		}
 		line(strconv.FormatUint(st.Seq, 10), st.Stored, st.Stage, what)
