@@ -33,7 +33,8 @@ var (
 	// comes wrapped in ErrBadInput, and nothing was erased.
 	ErrNotConfirmed = errors.New("client: not confirmed: name the tenant again to erase what it published without a user")
 	// ErrErased: the event's personal data was erased (its user or record
-	// was forgotten); what is left of it is its place in the log.
+	// was forgotten); what is left of it is its place in the log. A memory
+	// record asked for after it was forgotten is ErrNotFound and ErrErased.
 	ErrErased = errors.New("client: erased")
 	// ErrUnavailable: nobody answers the service (the server runs no such
 	// service, or it is starting).

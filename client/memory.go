@@ -165,7 +165,8 @@ type Forgotten struct {
 // destroyed, so its text is unreadable in the log and every copy of it,
 // and the erasure's tombstone makes the memory projection rebuild its
 // view without it (when Tombstone is applied: the caller may wait for
-// it). It returns ErrNotFound for a record the user does not have.
+// it). It returns ErrNotFound for a record the user does not have, which
+// is also ErrErased when the record was forgotten before.
 func (c *Client) Forget(ctx context.Context, tenant, user, id string) (Forgotten, error) {
 	// A record the user does not have (or no longer has) is ErrNotFound,
 	// and nothing is written: the service tombstones any id it is given and

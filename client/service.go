@@ -21,7 +21,8 @@ const codeBusy = "503"
 // ServiceError is a service's refusal: its code and message as the
 // service sent them (nats.go micro's error headers). It unwraps to the
 // sentinel the code stands for: 400 ErrBadInput, 403 ErrPermissionDenied,
-// 404 ErrNotFound, 409 ErrConflict.
+// 404 ErrNotFound, 409 ErrConflict, 410 ErrNotFound that is also ErrErased
+// (a memory record that was forgotten).
 type ServiceError struct {
 	Subject string
 	Code    string
@@ -39,13 +40,21 @@ func (e *ServiceError) Unwrap() error {
 		return ErrBadInput
 	case "403":
 		return ErrPermissionDenied
-	case "404":
+	case "404", codeGone:
 		return ErrNotFound
 	case "409":
 		return ErrConflict
 	}
 	return nil
 }
+
+// Is reports a 410 (gone: what was asked for was erased) as ErrErased.
+func (e *ServiceError) Is(target error) bool {
+	return e.Code == codeGone && target == ErrErased
+}
+
+// codeGone is a service's answer for what was there and was erased.
+const codeGone = "410"
 
 // request sends req as JSON to a service's subject and decodes its JSON
 // answer into out. A 503 (busy: the request's lane in the service was full

@@ -142,10 +142,14 @@ func (s *Service) AddTo(svc micro.Service) error {
 }
 
 // errorCode is the code a refusal is answered with: 404 for a record
-// the user never had or that was forgotten, 409 for a correction of a
-// version that is no longer the record's, 400 for anything else.
+// the user never had, 410 for one that was forgotten (nothing of it is
+// left either, but a forget of it asked again is done, not mistyped), 409
+// for a correction of a version that is no longer the record's, 400 for
+// anything else.
 func errorCode(err error) string {
 	switch {
+	case errors.Is(err, ErrForgotten):
+		return "410"
 	case errors.Is(err, ErrNotFound):
 		return "404"
 	case errors.Is(err, ErrVersionConflict):

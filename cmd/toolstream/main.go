@@ -97,7 +97,7 @@ const (
 	exitNotFound    = 3 // what was named is not there (a call, a record, a run)
 	exitBadInput    = 4 // the input or an argument cannot be used as given
 	exitUnavailable = 5 // no server where the command looked, or it refused the command's identity
-	exitConflict    = 6 // already done or held elsewhere: an approval already decided, a --data in use
+	exitConflict    = 6 // already done or held elsewhere: an approval already decided, a record already forgotten, a --data in use
 	exitCutShort    = 7 // a publish stopped part way: what the log acknowledged is kept; run it again to resume
 )
 

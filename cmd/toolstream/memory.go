@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/stack"
 	"github.com/toolstream/toolstream/memory"
 	"github.com/toolstream/toolstream/memory/embed"
@@ -161,6 +163,9 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 			defer done()
 			if verb == "forget" {
 				out, err := stack.Forget(ctx, c, op.Tenant, op.User, op.ID, wait)
+				if errors.Is(err, client.ErrErased) {
+					return &exitError{exitConflict, fmt.Errorf("%s of user %s in tenant %s is already forgotten: nothing was written", op.ID, op.User, op.Tenant)}
+				}
 				if err != nil {
 					return err
 				}
