@@ -250,6 +250,43 @@ func TestAMistypedCommandIsBadInput(t *testing.T) {
 	}
 }
 
+// TestAMistypedFlagNamesTheNearest: cobra suggests commands, never flags
+// ("unknown flag: --tenent" said no more); every command now names its
+// flags nearest to what was typed, and a long flag given one dash (read
+// as shorthands) by its name.
+func TestAMistypedFlagNamesTheNearest(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calls", "--tenent", "acme"}, `unknown flag: --tenent; did you mean --tenant? (toolstream calls --help lists its flags)`},
+		{[]string{"calls", "-tenant", "acme"}, `unknown shorthand flag: 't' in -tenant; did you mean --tenant? (toolstream calls --help lists its flags)`},
+		{[]string{"calls", "--ten", "acme"}, `unknown flag: --ten; did you mean --tenant? (toolstream calls --help lists its flags)`},
+		{[]string{"memory", "recall", "--usr", "ada", "food"}, `unknown flag: --usr; did you mean --user? (toolstream memory recall --help lists its flags)`},
+		{[]string{"publish", "--provder", "openai", "s.jsonl"}, `unknown flag: --provder; did you mean --provider? (toolstream publish --help lists its flags)`},
+		{[]string{"trace", "-json", "call_r1"}, `unknown shorthand flag: 'j' in -json; did you mean --json? (toolstream trace --help lists its flags)`},
+		{[]string{"calls", "--dta", "x"}, `unknown flag: --dta; did you mean --data? (toolstream calls --help lists its flags)`},
+		// Nothing near: no guess.
+		{[]string{"calls", "--xyz"}, `unknown flag: --xyz (toolstream calls --help lists its flags)`},
+		{[]string{"calls", "-q"}, `unknown shorthand flag: 'q' in -q (toolstream calls --help lists its flags)`},
+	} {
+		c := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+		c.SetArgs(append(tc.args, "--data", t.TempDir()))
+		_, err := execute(t.Context(), c)
+		if err == nil || exitCode(err) != exitBadInput || userMessage(err) != tc.want {
+			t.Errorf("%v: %v (exit %d); want exit 4 with %q", tc.args, err, exitCode(err), tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"tenent", "tenant", 1}, {"usr", "user", 1}, {"jsno", "json", 2}, {"", "data", 4}, {"kitten", "sitting", 3}} {
+		if d := editDistance(tc.a, tc.b); d != tc.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, d, tc.d)
+		}
+	}
+}
+
 // TestAFlagsValueThatCannotBeUsedIsBadInput: each of these is a mistake in
 // what the user typed, refused before any server is asked; each exited 1,
 // the code of a failure the user cannot mend, and two were not refused at

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // pkgPrefix matches the package prefixes our errors carry (client:,
@@ -73,6 +74,9 @@ func flagError(cmd *cobra.Command, err error) error {
 		return unknownCommand(cmd, a[0])
 	}
 	if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		if s := flagSuggestions(cmd, msg); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
 		return &exitError{exitBadInput, fmt.Errorf("%s (%s --help lists its flags)", msg, cmd.CommandPath())}
 	}
 	return &exitError{exitBadInput, errors.New(msg)}
@@ -122,4 +126,68 @@ func unknownCommand(cmd *cobra.Command, arg string) error {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return &exitError{exitBadInput, fmt.Errorf("%s (%s --help lists its commands)", msg, cmd.CommandPath())}
+}
+
+// pflagUnknown matches pflag's errors for a flag it does not know: a long
+// one ("unknown flag: --tenent") or a word given one dash, read as
+// shorthands ("unknown shorthand flag: 't' in -tenant").
+var pflagUnknown = regexp.MustCompile(`^unknown (?:flag: --([^ ]+)|shorthand flag: '.' in -([^ ]+))$`)
+
+// flagSuggestions are cmd's flags nearest to the unknown one msg names
+// (cobra suggests commands, never flags): a word given one dash that is
+// a flag's name, else the flags that start with what was typed or are
+// the fewest edits from it (at most one edit in three letters, and two).
+func flagSuggestions(cmd *cobra.Command, msg string) []string {
+	m := pflagUnknown.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	typed, oneDash := m[1], m[2] != ""
+	if oneDash {
+		typed, _, _ = strings.Cut(m[2], "=")
+	}
+	best := min(2, max(1, len(typed)/3)) + 1
+	var out []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(typed, f.Name)
+		switch {
+		case oneDash && d == 0:
+		case oneDash:
+			return // -x mistyped as a shorthand is not a long flag's typo
+		case len(typed) >= 3 && strings.HasPrefix(f.Name, typed):
+			d = 1
+		}
+		if d < best {
+			best, out = d, out[:0]
+		}
+		if d == best {
+			out = append(out, "--"+f.Name)
+		}
+	})
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
