@@ -27,6 +27,7 @@ var (
 	clauseJoiners       = wordList("clauses", "joiner")
 	clauseSubjects      = wordList("clauses", "subject")
 	clauseSubordinators = wordList("clauses", "subordinator")
+	clauseContrasts     = wordList("clauses", "contrast")
 )
 
 // statementSentences splits text into sentences (lang.Sentences: initials,
@@ -81,6 +82,10 @@ func splitClausesMarked(s lang.Sentence) ([]lang.Sentence, []bool) {
 		case j != 0:
 		case subjectOpensAt(t, after) && ownClause(t[start:i]):
 			j = -1 // the subject stays in the new part
+		case contrastAt(t, after) > 0:
+			j = contrastAt(t, after) // "…, but figs make me gag": the word of contrast dropped
+		case zhTasteAt(t, after) && ownClause(t[start:i]):
+			j = -1 // 我爱用钢笔，圆珠笔我用不惯
 		case zhThingAt(t, after) && ownClause(t[:i]):
 			j, next = -1, true
 		}
@@ -159,6 +164,58 @@ func zhThing(c string) (x, y string, ok bool) {
 		return "", "", false
 	}
 	return x, y, true
+}
+
+// contrastAt returns the length of the word of contrast (data: contrast)
+// that opens t[i:] (after spaces), spaces before it included, when the
+// clause after it, to its comma or its end, is a taste of a thing read
+// alone (tasteClause); or 0.
+func contrastAt(t string, i int) int {
+	rest := strings.TrimLeftFunc(t[i:], unicode.IsSpace)
+	lead := len(t[i:]) - len(rest)
+	low := strings.ToLower(rest)
+	n := 0 // the longest word of contrast: 可是, not 可
+	for _, c := range clauseContrasts {
+		n = max(n, phraseLen(low, c))
+	}
+	if n == 0 || !tasteClause(rest[n:]) {
+		return 0
+	}
+	return lead + n
+}
+
+// zhTasteAt reports whether t[i:] opens a Chinese clause that is a taste
+// of a thing said first (zhTopicTaste: 圆珠笔我用不惯, 细面就不要了).
+func zhTasteAt(t string, i int) bool {
+	c := strings.TrimLeftFunc(t[i:], unicode.IsSpace)
+	if c == "" || !lang.IsCJK([]rune(c)[0]) {
+		return false
+	}
+	return tasteClause(c)
+}
+
+// tasteClause reports whether c, to its first comma, says how a thing
+// other than the speaker tastes to them: what it does to them ("figs make
+// me gag", "dairy upsets my stomach": [effects] distaste, harm) or, in
+// Chinese, the thing said first and then liked or declined
+// (zhTopicTaste).
+func tasteClause(c string) bool {
+	c = strings.TrimLeftFunc(c, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '，' })
+	if k := strings.IndexAny(c, ",，"); k >= 0 {
+		c = c[:k]
+	}
+	c = strings.TrimRight(strings.TrimSpace(c), "。！!.；;？?的啦呢吧啊呀")
+	if c == "" || subjectOpensAt(c, 0) {
+		return false
+	}
+	if hasHan(c) {
+		_, ok := zhTopicTaste(c)
+		return ok
+	}
+	ws := words(c)
+	_, harm := matchHarmEN(ws)
+	_, distaste := matchDistasteEN(ws)
+	return harm || distaste
 }
 
 // joinerAt returns the length of the joiner that opens t[i:] (after spaces),

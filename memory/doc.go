@@ -135,7 +135,10 @@
 // cut into statements (at a joiner, at the speaker after a comma: "My
 // new flat is in Leeds, my door code is 4471", or, after a clause of the
 // speaker's, at a Chinese clause stating another thing of theirs without a
-// subject: 我新家在文三路88号，单元门密码是6092, read as the speaker's)
+// subject: 我新家在文三路88号，单元门密码是6092, read as the speaker's; at a
+// word of contrast, dropped, before a taste of another thing read alone:
+// "I love plums, but figs make me gag", 我爱吃山药，可秋葵我一口都不想碰, two
+// records of opposite polarity)
 // keeps every part: a part
 // the extractor reads nothing from, beside one it reads, is an episode of
 // its own, numbered in the order said, so nothing said in it is dropped

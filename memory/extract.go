@@ -335,6 +335,8 @@ func extractEN(text string, at int64) []events.Observation {
 			add(o)
 		} else if o, ok := matchFineAgainEN(ws); ok {
 			add(o)
+		} else if o, ok := matchDethroneEN(ws); ok {
+			add(o)
 		} else if o, ok := laterRequestEN(ws); ok {
 			add(o)
 		}
@@ -396,7 +398,7 @@ func extractEN(text string, at int64) []events.Observation {
 				}
 				i += n - 1
 				continue
-			case ws[i].low == "is" && i > 0:
+			case (ws[i].low == "is" || ws[i].low == "are") && i > 0: // "custard creams are my favourite biscuit"
 				if o, ok := matchIsMy(ws[:i], ws[i+1:]); ok {
 					add(o)
 				}

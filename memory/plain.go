@@ -482,7 +482,8 @@ func plainFact(subject, attr, value string, pol Polarity) events.Observation {
 // that asks the assistant not to do something is a request, read by the
 // request rules or not at all.
 func matchPlainZH(sent string) []events.Observation {
-	if strings.ContainsAny(sent, "？?") || containsAnyOf(sent, plainHedgeZH) || zhAsked(sent) {
+	// a hedge's word inside a taste's (想 of 不想碰, 一闻就想吐) is no hedge
+	if strings.ContainsAny(sent, "？?") || containsAnyOf(withoutWords(sent, zhDislike), plainHedgeZH) || zhAsked(sent) {
 		return nil
 	}
 	var tastes []events.Observation
@@ -517,6 +518,17 @@ func matchPlainZH(sent string) []events.Observation {
 	return nil
 }
 
+// withoutWords is s with every occurrence of each of ws cut out, the
+// longest first.
+func withoutWords(s string, ws []string) string {
+	ws = slices.Clone(ws)
+	slices.SortStableFunc(ws, func(a, b string) int { return len(b) - len(a) })
+	for _, w := range ws {
+		s = strings.ReplaceAll(s, w, "")
+	}
+	return s
+}
+
 // zhTopicTaste reads a thing said first and then liked or declined:
 // 推拿我倒挺喜欢的 (a liking of 推拿), 针灸就免了 (a declining of 针灸),
 // a preference of the thing's slot.
@@ -533,7 +545,8 @@ func zhTopicTaste(c string) (events.Observation, bool) {
 		if i <= 0 {
 			return events.Observation{}, false
 		}
-		rest := zhDropAdverbs(strings.TrimLeft(c[i+len("我"):], "倒也还就"))
+		// 豆汁儿我是一口都喝不下去: the 是 that stresses the taste is no verb
+		rest := zhDropAdverbs(strings.TrimPrefix(strings.TrimLeft(c[i+len("我"):], "倒也还就"), "是"))
 		verbs := zhLike
 		switch {
 		case hasAnyPrefix(rest, zhDislike):
