@@ -96,6 +96,7 @@ var enReadings = map[string]enReading{
 	"forbid": readForbid,
 	"allow":  readAllow,
 	"permit": readPermit,
+	"resume": readResume,
 	"refuse": readRefuse,
 	"deny":   readDeny,
 	"switch": readSwitch,
@@ -364,6 +365,24 @@ func readPermit(m enMatch) (events.Observation, outcome) {
 		}
 	}
 	return o, stated
+}
+
+// readResume reads a thing the user may go back to ("I'm fine to go back
+// to my contacts", "I can get back to the climbing wall"): a constraint for
+// it, which lifts one against it, as readPermit's; the phrase says "again"
+// itself. A name ("I can go back to Leeds") is a place, no permission.
+func readResume(m enMatch) (events.Observation, outcome) {
+	rest := skip(m.rest, fillers)
+	if len(rest) > 0 && (rest[0].low == "my" || rest[0].low == "the") {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || pronouns[rest[0].low] || cognition[rest[0].low] || isCapital(rest[0].orig) {
+		return events.Observation{}, nothingStated
+	}
+	if eatVerbs[rest[0].low] || drinkVerbs[rest[0].low] {
+		return statedIf(constraint(rest[1:], verbHint(rest[0].low), Positive, m.prev))
+	}
+	return statedIf(constraint(rest, "", Positive, m.prev))
 }
 
 // says reports whether a clause says one of words before it ends.
