@@ -39,7 +39,13 @@
 // (then the upstream read waits for the log); nothing of theirs sits
 // between the upstream's first event and the client's. The upstream's
 // connection is given back once its stream is read, before the log has
-// it all. A non-streamed answer is kept as one sealed message
+// it all. So a streamed frame reaches the client before the log has it:
+// a process killed mid-stream loses the frames its client was sent that
+// were not yet stored (at most logQueueMax and the window being stored),
+// and the log holds no end for that stream; a resumption, through any
+// gateway process, reads every stored frame exactly once, in order, and
+// then waits for frames that will not come (TestAResumeAfterAKillMidStream).
+// A whole answer is not given before it is stored. A non-streamed answer is kept as one sealed message
 // (events.StreamAnswer: the answer, the request's prompt, the upstream
 // that served it; a gateway before it kept three, still read). A 200 one
 // is kept under the provider's response id on the condition that its
