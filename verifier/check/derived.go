@@ -143,12 +143,21 @@ func (cx *claim) count(m *evidence.NumMention, concepts []string) (fact, bool) {
 		if n.Parent >= 0 {
 			nc = append(append([]string(nil), nc...), ix.Nodes[n.Parent].Concepts...)
 		}
-		if overlap(concepts, nc) > 0 || ix.MembersNamed(i, m.HeadWord) {
+		if overlap(concepts, nc) > 0 || ix.MembersNamed(i, m.HeadWord) || listKeyEndsWith(ix, i, m.HeadWord) {
 			return fact{verdict: events.VerdictSupported, reason: "count of elements",
 				refs: []events.EvidenceRef{ix.NodeRef(i, strconv.Itoa(n.Length))}}, true
 		}
 	}
 	return fact{}, false
+}
+
+// listKeyEndsWith reports whether the key of list n ends with the Chinese
+// noun w: 三条线 counts 产线, 两个班 counts 班级 only by a concept.
+func listKeyEndsWith(ix *evidence.Index, n int32, w string) bool {
+	if w == "" || !lang.IsCJK([]rune(w)[0]) {
+		return false
+	}
+	return strings.HasSuffix(evidence.LastToken(ix.NodeRef(n, "").Pointer), w)
 }
 
 // derivedPool returns the evidence numbers a derived value may be built

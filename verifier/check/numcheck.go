@@ -473,6 +473,11 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		if f, ok := cx.derived(m, targets, pairs); ok {
 			return f
 		}
+		if f, ok := cx.judgeDerived(m, targets, cx.derivedKindOf()); ok {
+			// "三条线一共68名工人", 场均失分16分: computed from the fields
+			// it names, never the nearest one's value.
+			return f
+		}
 		if l, ok := cx.attributed(in, targets); ok {
 			return supported(ix, "value matches the result the claim names", l)
 		}
@@ -521,6 +526,9 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 				if keyHasWord(&ix.Leaves[l], w) {
 					return supported(ix, "value matches", l)
 				}
+			}
+			if f, ok := cx.perWordQuotient(m, targets, w); ok {
+				return f // "338 points per leg": points ÷ legs of its row
 			}
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "the claim states a rate per " + w + "; " + ix.Leaves[best].Ptr() + " is none"}
@@ -610,7 +618,7 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		return fact{verdict: events.VerdictUnsupported,
 			reason: "the value belongs to another subject at " + ix.Leaves[l].Ptr()}
 	}
-	if l, ok := cx.onlyFieldOfDim(m); ok {
+	if l, ok := cx.onlyFieldOfDim(m); ok && cx.derivedKindOf() == derivedNone {
 		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)},
 			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
 	}
