@@ -36,6 +36,14 @@ var (
 	// erases it. It wraps ErrBadInput, so a projection records that user's
 	// event as rejected (ReasonBadKey) and goes on with everyone else's.
 	ErrBadKey = BadInput("events: the stored data key is not a key")
+
+	// ErrKeyQuota is returned by a Keyring (package keys: keys.ErrTooManyKeys
+	// wraps it) asked to make a new user's data key for a tenant that holds
+	// as many as it may: nothing of that user can be sealed until an
+	// erasure frees a slot. It wraps ErrBadInput, so a projection records
+	// the event that needed the key as rejected (ReasonQuotaExceeded) and
+	// goes on with everyone else's.
+	ErrKeyQuota = BadInput("events: the tenant holds as many user keys as it may")
 )
 
 // BadInput returns a sentinel error with the message msg that wraps

@@ -21,8 +21,9 @@ const (
 	ReasonMalformedEvent  Reason = "malformed_event"
 	ReasonDuplicateCall   Reason = "duplicate_call" // the item was already decided
 	// ReasonQuotaExceeded: the tenant was over one of its quotas (raw
-	// events or bytes per second, calls open at once), so the stream or
-	// the call was refused; the raw events stay in the log.
+	// events or bytes per second, calls open at once, user data keys:
+	// ErrKeyQuota), so the stream, the call or the event was refused; the
+	// raw events stay in the log.
 	ReasonQuotaExceeded Reason = "quota_exceeded"
 	// ReasonInvalidDependency: the call's $depends_on names itself, a call
 	// not given before it in the same response, or is not a list of ids.

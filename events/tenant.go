@@ -103,6 +103,8 @@ func ReasonOf(err error) Reason {
 		return ReasonWrongSubject
 	case errors.Is(err, ErrBadKey):
 		return ReasonBadKey
+	case errors.Is(err, ErrKeyQuota):
+		return ReasonQuotaExceeded
 	case errors.Is(err, ErrBadInput):
 		return ReasonMalformedEvent
 	}

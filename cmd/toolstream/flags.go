@@ -61,7 +61,7 @@ func (g *globals) commandFlags(root *cobra.Command) {
 	f.StringVar(&g.tlsCert, "tls-cert", "", "the embedded server's TLS certificate (PEM); clients then need --tls-ca")
 	f.StringVar(&g.tlsKey, "tls-key", "", "the embedded server's TLS private key (PEM)")
 	f.BoolVar(&g.plaintext, "allow-plaintext", false, "let the embedded server listen on a non-loopback address without TLS")
-	f.IntVar(&g.keysUserMax, "keys-user-max", keys.DefaultUserKeysMax, "user keys the keys service makes for one tenant's producers; past it a new user's key is refused (507) until an erasure frees one")
+	f.IntVar(&g.keysUserMax, "keys-user-max", keys.DefaultUserKeysMax, "user keys made for one tenant (its producers' and what the processors seal for it); past it a new user's key is refused (507) until an erasure frees one")
 }
 
 // defaultListen is serve's client address unless --listen says another.

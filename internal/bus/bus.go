@@ -79,8 +79,9 @@ type Config struct {
 	// DuplicateWindow for Nats-Msg-Id deduplication; default
 	// DuplicateWindowDefault.
 	DuplicateWindow time.Duration
-	// KeysUserMax bounds each tenant's user keys the keys service makes
-	// for its producers (keys.Config.UserKeysMax); default
+	// KeysUserMax bounds each tenant's user keys that the keys service
+	// and this bus's store of the bucket make, for producers and
+	// processors alike (keys.Config.UserKeysMax); default
 	// keys.DefaultUserKeysMax.
 	KeysUserMax int
 	// MaxPayload of the embedded server; default 8 MiB.

@@ -37,7 +37,7 @@ func OpenWithKeys(ctx context.Context, cfg Config) (*Bus, error) {
 	if err != nil || cfg.ConnectOnly && !keyring {
 		return b, err
 	}
-	kc := keys.Config{JS: b.JS, Logger: cfg.Logger}
+	kc := keys.Config{JS: b.JS, Logger: cfg.Logger, UserKeysMax: cfg.KeysUserMax}
 	switch cfg.Identity.Role {
 	case "", auth.RoleAdmin, auth.RoleKeyring:
 		kc.Create, kc.Replicas, kc.SetupMax = b.Embedded(), b.Replicas(), keysSetupMax

@@ -61,3 +61,51 @@ func TestUserKeysPerTenantAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessorSealsAreHeldToTheBound: with UserKeysMax 3, the keys a
+// processor's credential makes through the service (VerbSeal, what the
+// assembler asks when it seals a third party's raw events for the user
+// their Ts-User names) count towards acme's bound as a producer's do, and
+// so do those the admin's store of the bucket makes for itself (serve's
+// embedded processors seal with it): past the bound each is refused
+// ErrTooManyKeys, which is bad input (events.ErrKeyQuota, a projection's
+// rejection quota_exceeded), whoever asks; users made already, the
+// tenant's user-less scope, a made user's memory record and globex's users
+// are still given. Before, VerbSeal and the admin's store made a key for
+// every user named.
+func TestProcessorSealsAreHeldToTheBound(t *testing.T) {
+	const bound = 3
+	b := bustest.StartTenantsWith(t, bus.Config{KeysUserMax: bound}, "acme", "globex")
+	assembler := remote(t, b, auth.Identity{Role: auth.RoleAssembler})
+	memory := remote(t, b, auth.Identity{Role: auth.RoleMemory})
+	producer := producerStore(t, b, "acme", 10*time.Second)
+	admin := b.Keys.(*keys.Store)
+	for i, step := range []struct {
+		what   string
+		store  *keys.Store
+		tenant string
+		scope  string
+		want   error
+	}{
+		{"the assembler seals acme's u0", assembler, "acme", events.UserScope("u0"), nil},
+		{"the assembler seals acme's u1", assembler, "acme", events.UserScope("u1"), nil},
+		{"the memory role seals acme's u2", memory, "acme", events.UserScope("u2"), nil},
+		{"the assembler seals acme's u3, past the bound", assembler, "acme", events.UserScope("u3"), keys.ErrTooManyKeys},
+		{"the memory role seals acme's u4, past the bound", memory, "acme", events.UserScope("u4"), keys.ErrTooManyKeys},
+		{"acme's producer asks for u5, past the bound", producer, "acme", events.UserScope("u5"), keys.ErrTooManyKeys},
+		{"the admin's store seals acme's u6, past the bound", admin, "acme", events.UserScope("u6"), keys.ErrTooManyKeys},
+		{"the assembler seals acme's u0 again, made already", assembler, "acme", events.UserScope("u0"), nil},
+		{"the assembler seals acme's user-less scope", assembler, "acme", events.UserScope(""), nil},
+		{"the memory role seals a record of acme's u1", memory, "acme", events.RecordScope("u1", "r1"), nil},
+		{"the assembler seals globex's u3", assembler, "globex", events.UserScope("u3"), nil},
+		{"the admin's store seals globex's u4", admin, "globex", events.UserScope("u4"), nil},
+	} {
+		_, _, err := step.store.SealKey(step.tenant, step.scope)
+		if step.want == nil && err != nil || !errors.Is(err, step.want) {
+			t.Fatalf("step %d, %s: %v, want %v", i, step.what, err, step.want)
+		}
+		if step.want != nil && events.ReasonOf(err) != events.ReasonQuotaExceeded {
+			t.Errorf("step %d, %s: reason %q, want %q", i, step.what, events.ReasonOf(err), events.ReasonQuotaExceeded)
+		}
+	}
+}

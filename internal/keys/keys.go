@@ -26,9 +26,12 @@ var (
 	ErrInvalidConfig = errors.New("keys: invalid config")
 	// ErrUnavailable: the key store did not answer in time.
 	ErrUnavailable = errors.New("keys: store unavailable")
-	// ErrTooManyKeys: the keys service refused a new user's key of a
-	// tenant that holds Config.UserKeysMax user keys already (CodeTooMany).
-	ErrTooManyKeys = errors.New("keys: the tenant holds as many user keys as it may")
+	// ErrTooManyKeys: a new user's key of a tenant that holds
+	// Config.UserKeysMax user keys already was refused, by the keys
+	// service (CodeTooMany) or by a store of the bucket. It wraps
+	// events.ErrKeyQuota (bad input), so a projection that needed the key
+	// records its event as rejected (events.ReasonQuotaExceeded).
+	ErrTooManyKeys = fmt.Errorf("keys: %w", events.ErrKeyQuota)
 	// ErrBadKey: the bucket holds a value for the key that is not a key
 	// (the wrong length: corrupted, or written by what should never have
 	// written it). Nothing of its scope can be sealed or opened until an
@@ -70,11 +73,14 @@ type Config struct {
 	// its tenant alone (VerbUser: what a producer's identity may ask), and
 	// cannot erase, back up or restore.
 	Tenant string
-	// UserKeysMax bounds the user keys (scope u/…) of one tenant that the
-	// keys service makes for a producer (VerbUser): past it a new user's
-	// key is refused (ErrTooManyKeys), so a producer inventing user names
-	// cannot fill the disk; an erasure frees the user's slot. Default
-	// DefaultUserKeysMax. Only the service reads it.
+	// UserKeysMax bounds the user keys (scope u/<user>, the user-less
+	// scope aside) of one tenant that a store of the bucket makes, for a
+	// producer (VerbUser), for a processor (VerbSeal) or for itself (the
+	// admin's, which serve's embedded processors seal with): past it a
+	// new user's key is refused (ErrTooManyKeys), so a producer inventing
+	// user names, itself or in the Ts-User of raw events a processor
+	// seals, cannot fill the disk; an erasure frees the user's slot.
+	// Default DefaultUserKeysMax. A remote store does not read it.
 	UserKeysMax int
 	// Logger; nil discards.
 	Logger *slog.Logger
@@ -122,6 +128,9 @@ type Store struct {
 	mu    sync.Mutex
 	cache map[string]*cached  // by key name
 	names map[scopeKey]string // name's results: it runs once per scope, not once per event
+	// userKeys counts each tenant's user keys (bound.go), read from the
+	// bucket on first need, after an erasure, and again at the bound.
+	userKeys map[string]userCount
 }
 
 type scopeKey struct{ tenant, scope string }
@@ -200,7 +209,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		acancel()
 		if err == nil {
-			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}, names: map[scopeKey]string{}}, nil
+			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}, names: map[scopeKey]string{}, userKeys: map[string]userCount{}}, nil
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: bucket %s: %w", ErrUnavailable, cfg.Bucket, err)
@@ -384,7 +393,7 @@ func (s *Store) SealKey(tenant, scope string) (string, cipher.AEAD, error) {
 		return "", nil, fmt.Errorf("%w: the keys service gave no key for %s of tenant %s", ErrUnavailable, scope, tenant)
 	}
 	ctx, cancel := s.ctx()
-	v, err := s.make(ctx, n)
+	v, err := s.makeScoped(ctx, tenant, scope, n)
 	cancel()
 	if err != nil {
 		return "", nil, err
@@ -468,7 +477,11 @@ func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.erase(ctx, n, n+".>")
+	erased, err := s.erase(ctx, n, n+".>")
+	if erased > 0 {
+		s.recount(tenant) // the user's slot is free
+	}
+	return erased, err
 }
 
 // EraseUserLess destroys the key of the tenant's user-less scope: what

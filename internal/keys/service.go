@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -102,17 +101,9 @@ type EraseReply struct {
 // bytes, the request's reply is the key: replies go to the requester's own
 // inbox).
 type Service struct {
-	store *Store
+	store *Store // counts each tenant's user keys (bound.go)
 	log   *slog.Logger
 	lanes *lanes.Lanes
-
-	// userKeys counts each tenant's user keys, read from the bucket on
-	// first need, after an erasure, and again when it reaches the bound
-	// (what another writer made, the admin's restore or another instance
-	// of the service, is then counted too); lanes of one tenant run side
-	// by side.
-	mu       sync.Mutex
-	userKeys map[string]userCount
 }
 
 // NewService returns the service over store, which must reach the bucket
@@ -124,7 +115,7 @@ func NewService(store *Store, log *slog.Logger) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, log: log, lanes: lanes.New(LaneMax, QueuedMax), userKeys: map[string]userCount{}}, nil
+	return &Service{store: store, log: log, lanes: lanes.New(LaneMax, QueuedMax)}, nil
 }
 
 // Serve adds the service to nc (its own micro service, "toolstream-keys")
@@ -215,16 +206,12 @@ func (v *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		if err := validScope(scope); err != nil || !strings.HasPrefix(scope, "u/") || r.Record != "" {
 			return nil, fmt.Errorf("%w: %s takes a user's scope (u/<user>) or a user", ErrRefused, verb)
 		}
-		return v.value(ctx, tenant, scope, makeBounded)
+		return v.value(ctx, tenant, scope, true)
 	case VerbOpen, VerbSeal:
 		if err := validScope(r.Scope); err != nil {
 			return nil, err
 		}
-		mk := makeNone
-		if verb == VerbSeal {
-			mk = makeAny
-		}
-		return v.value(ctx, tenant, r.Scope, mk)
+		return v.value(ctx, tenant, r.Scope, verb == VerbSeal)
 	case VerbErase:
 		if r.UserLess {
 			// The tenant's user-less scope: asked for by name, never by an
@@ -248,43 +235,24 @@ func (v *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 		if errors.Is(err, events.ErrBadInput) {
 			err = fmt.Errorf("%w: %w", ErrRefused, err)
 		}
-		if n > 0 {
-			v.recount(tenant)
-		}
 		return EraseReply{Erased: n}, err
 	}
 	return nil, fmt.Errorf("%w: verb %q", ErrRefused, verb)
 }
 
-// How value makes a key there is none of.
-type making int
-
-const (
-	makeNone    making = iota // never (VerbOpen)
-	makeAny                   // always (VerbSeal, a processor's)
-	makeBounded               // within the tenant's Config.UserKeysMax (VerbUser, a producer's)
-)
-
-// value is the stored key of (tenant, scope), made first as mk says when
-// there is none; ErrBadKey when what is stored is not a key (it is never
-// replaced: only an operator's erasure removes it), ErrTooManyKeys past
-// the tenant's bound.
-func (v *Service) value(ctx context.Context, tenant, scope string, mk making) ([]byte, error) {
+// value is the stored key of (tenant, scope), made first when there is
+// none and mk says so (VerbUser, VerbSeal: a user's key within the
+// tenant's Config.UserKeysMax, ErrTooManyKeys past it); ErrBadKey when
+// what is stored is not a key (it is never replaced: only an operator's
+// erasure removes it).
+func (v *Service) value(ctx context.Context, tenant, scope string, mk bool) ([]byte, error) {
 	n, err := name(tenant, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	b, err := v.store.load(ctx, n)
-	if errors.Is(err, errKeyGone) && mk != makeNone {
-		if mk == makeBounded {
-			if err := v.reserve(ctx, tenant); err != nil {
-				return nil, err
-			}
-		}
-		b, err = v.store.make(ctx, n)
-		if err != nil && mk == makeBounded {
-			v.recount(tenant)
-		}
+	if errors.Is(err, errKeyGone) && mk {
+		b, err = v.store.makeScoped(ctx, tenant, scope, n)
 	}
 	if err != nil {
 		return nil, err
@@ -293,58 +261,6 @@ func (v *Service) value(ctx context.Context, tenant, scope string, mk making) ([
 		return nil, err
 	}
 	return b, nil
-}
-
-// reserve counts a new user key of tenant, or refuses it (ErrTooManyKeys)
-// when the tenant holds Config.UserKeysMax already, counted in the bucket
-// (at most once per Config.CacheTTL while the tenant is at its bound, so
-// a flood past it costs no count each).
-func (v *Service) reserve(ctx context.Context, tenant string) error {
-	bound := v.store.cfg.UserKeysMax
-	v.mu.Lock()
-	c, ok := v.userKeys[tenant]
-	v.mu.Unlock()
-	if !ok || c.n >= bound && time.Since(c.at) >= v.store.cfg.CacheTTL {
-		n, err := v.store.countUserKeys(ctx, tenant)
-		if err != nil {
-			return err
-		}
-		c = userCount{n, time.Now()}
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if c.n >= bound {
-		v.userKeys[tenant] = c
-		return fmt.Errorf("%w: tenant %s holds %d (at most %d; an erasure frees one)", ErrTooManyKeys, tenant, c.n, bound)
-	}
-	c.n++
-	v.userKeys[tenant] = c
-	return nil
-}
-
-// userCount is a tenant's user keys as counted at, plus those made since.
-type userCount struct {
-	n  int
-	at time.Time
-}
-
-// recount drops tenant's count: the next new user key counts the bucket.
-func (v *Service) recount(tenant string) {
-	v.mu.Lock()
-	delete(v.userKeys, tenant)
-	v.mu.Unlock()
-}
-
-// countUserKeys counts tenant's user keys in the bucket: the subjects
-// holding one (an erased key's message is gone; a record key's subject has
-// more tokens than the filter).
-func (s *Store) countUserKeys(ctx context.Context, tenant string) (int, error) {
-	filter := "$KV." + s.cfg.Bucket + ".k." + tenantToken(tenant) + ".u.*"
-	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		return 0, fmt.Errorf("%w: counting the user keys of %s: %w", ErrUnavailable, tenant, err)
-	}
-	return len(info.State.Subjects), nil
 }
 
 // validToken refuses a subject token or scope part that a wildcard, a

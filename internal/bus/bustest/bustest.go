@@ -29,6 +29,14 @@ func StartIn(t testing.TB, dir string) *bus.Bus {
 	return start(t, bus.Config{DataDir: dir, Listen: "127.0.0.1:-1", Name: "test"})
 }
 
+// StartWith is Start with cfg (its KeysUserMax, DuplicateWindow, …); the
+// data directory, listen address and name are the test's.
+func StartWith(t testing.TB, cfg bus.Config) *bus.Bus {
+	t.Helper()
+	cfg.DataDir, cfg.Listen, cfg.Name = t.TempDir(), "127.0.0.1:-1", "test"
+	return start(t, cfg)
+}
+
 // StartTenants is Start in the layout with per-tenant ingress streams
 // (bus.Config.TenantStreams), each of tenants' ensured.
 func StartTenants(t testing.TB, tenants ...string) *bus.Bus {
@@ -67,7 +75,7 @@ func start(t testing.TB, cfg bus.Config) *bus.Bus {
 	}
 	// As serve does: personal data is sealed under the data keys, and the
 	// keys service (under the keys role) answers the other identities.
-	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true}); err != nil {
+	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true, UserKeysMax: cfg.KeysUserMax}); err != nil {
 		b.Close()
 		t.Fatalf("bustest: %v", err)
 	}

@@ -1,0 +1,98 @@
+package keys
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/toolstream/toolstream/events"
+)
+
+// A tenant's user keys are bounded (Config.UserKeysMax) wherever one is
+// made: by the keys service for a producer (VerbUser) and for a processor
+// (VerbSeal), and by a store of the bucket sealing for itself (the admin's,
+// which serve's embedded processors use). Each store of the bucket counts
+// a tenant's user keys in the bucket on first need, after an erasure of
+// one of its users and, while the tenant is at its bound, at most once per
+// Config.CacheTTL, so keys another writer made are counted too; two
+// writers counting side by side may each make up to the bound's rest, so
+// the bucket holds at most the bound times the writers of one tenant's
+// keys (serve has two: the keys service and the embedded processors).
+
+// boundedScope reports whether a key of scope counts towards its tenant's
+// bound: a user's, not the tenant's user-less scope (one a tenant) nor a
+// memory record's.
+func boundedScope(scope string) bool {
+	return strings.HasPrefix(scope, "u/") && scope != events.UserScope("")
+}
+
+// makeScoped makes the key n of (tenant, scope) unless the bucket holds
+// one (make), within the tenant's bound for a user's scope: ErrTooManyKeys
+// past it.
+func (s *Store) makeScoped(ctx context.Context, tenant, scope, n string) ([]byte, error) {
+	bounded := boundedScope(scope)
+	if bounded {
+		if err := s.reserve(ctx, tenant); err != nil {
+			return nil, err
+		}
+	}
+	b, err := s.make(ctx, n)
+	if err != nil && bounded {
+		s.recount(tenant)
+	}
+	return b, err
+}
+
+// reserve counts a new user key of tenant, or refuses it (ErrTooManyKeys)
+// when the tenant holds Config.UserKeysMax already, counted in the bucket
+// (at most once per Config.CacheTTL while the tenant is at its bound, so
+// a flood past it costs no count each).
+func (s *Store) reserve(ctx context.Context, tenant string) error {
+	bound := s.cfg.UserKeysMax
+	s.mu.Lock()
+	c, ok := s.userKeys[tenant]
+	s.mu.Unlock()
+	if !ok || c.n >= bound && time.Since(c.at) >= s.cfg.CacheTTL {
+		n, err := s.countUserKeys(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		c = userCount{n, time.Now()}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.n >= bound {
+		s.userKeys[tenant] = c
+		return fmt.Errorf("%w: tenant %s holds %d (at most %d; an erasure frees one)", ErrTooManyKeys, tenant, c.n, bound)
+	}
+	c.n++
+	s.userKeys[tenant] = c
+	return nil
+}
+
+// userCount is a tenant's user keys as counted at, plus those made since.
+type userCount struct {
+	n  int
+	at time.Time
+}
+
+// recount drops tenant's count: the next new user key counts the bucket.
+func (s *Store) recount(tenant string) {
+	s.mu.Lock()
+	delete(s.userKeys, tenant)
+	s.mu.Unlock()
+}
+
+// countUserKeys counts tenant's user keys in the bucket: the subjects
+// holding one (an erased key's message is gone; a record key's subject has
+// more tokens than the filter).
+func (s *Store) countUserKeys(ctx context.Context, tenant string) (int, error) {
+	filter := "$KV." + s.cfg.Bucket + ".k." + tenantToken(tenant) + ".u.*"
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return 0, fmt.Errorf("%w: counting the user keys of %s: %w", ErrUnavailable, tenant, err)
+	}
+	return len(info.State.Subjects), nil
+}
