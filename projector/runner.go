@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -405,7 +407,31 @@ func (r *Runner) WaitFor(ctx context.Context, seq uint64) error {
 // a view read at once may miss what readers already saw. It costs one
 // direct get per subject of the projection.
 func (r *Runner) WaitCurrent(ctx context.Context) error {
-	last, err := logread.LastSeq(ctx, r.cfg.JS.Conn(), r.cfg.Stream, r.p.Subjects())
+	return r.waitLast(ctx, r.p.Subjects())
+}
+
+// WaitCurrentOf is WaitCurrent for one tenant's messages: each of the
+// projection's subjects of every tenant (ts.<kind>.>) narrowed to the
+// tenant's (ts.<kind>.<tenant>.>), others kept, so a view behind on one
+// tenant's flood holds up no other tenant's wait. For a view whose rows of
+// a tenant are made of its messages alone (invariant 7).
+func (r *Runner) WaitCurrentOf(ctx context.Context, tenant string) error {
+	if err := events.ValidTenant(tenant); err != nil {
+		return err
+	}
+	subjects := slices.Clone(r.p.Subjects())
+	for i, s := range subjects {
+		rest, ours := strings.CutPrefix(s, events.SubjectPrefix+".")
+		if kind, all := strings.CutSuffix(rest, ".>"); ours && all && kind != "" && !strings.ContainsAny(kind, ".*>") {
+			subjects[i] = events.SubjectPrefix + "." + kind + "." + tenant + ".>"
+		}
+	}
+	return r.waitLast(ctx, subjects)
+}
+
+// waitLast waits until the view applied the last message of subjects.
+func (r *Runner) waitLast(ctx context.Context, subjects []string) error {
+	last, err := logread.LastSeq(ctx, r.cfg.JS.Conn(), r.cfg.Stream, subjects)
 	if err != nil {
 		return fmt.Errorf("projector: where the log ends: %w", err)
 	}

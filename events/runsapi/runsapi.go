@@ -47,8 +47,8 @@ type Request struct {
 	// a round costs the same at the run's 50th round as at its first.
 	From int `json:"from,omitempty"`
 	// get, list, rounds and history: answer once the view has applied
-	// every message of its subjects that the log held when the request
-	// came. For a reader that acts on what the view lacks (a driver that
+	// every message of the tenant's on its subjects that the log held when
+	// the request came (another tenant's backlog is not waited for). For a reader that acts on what the view lacks (a driver that
 	// would ask the model for a round the view does not show): a view
 	// restarted from its checkpoint may be behind what it answered before,
 	// its last commits lost with its process.

@@ -151,7 +151,11 @@ func (s *Service) Handle(ctx context.Context, verb, tenant string, r *Request) (
 	switch verb {
 	case "get", "list", "rounds", "history":
 		if r.Current {
-			if err := s.Runner.WaitCurrent(ctx); err != nil {
+			// The tenant's messages only: a view behind on another
+			// tenant's holds up no wait of this one's. The wait holds
+			// this tenant's lane of the verb up to the request's timeout,
+			// whether or not the asker is still there to read the answer.
+			if err := s.Runner.WaitCurrentOf(ctx, tenant); err != nil {
 				return nil, fmt.Errorf("runs: wait for the view to apply the log: %w", err)
 			}
 		}

@@ -29,6 +29,9 @@ type node struct {
 	runs   *projector.Runner
 	calls  *projector.Runner
 	leases *runs.Leases
+	// stopRuns stops the runs view's runner (its view stays open, behind
+	// the log); startRuns runs it again.
+	stopRuns, startRuns func()
 }
 
 func startNode(t *testing.T, clock func() time.Time) *node {
@@ -52,10 +55,18 @@ func startNode(t *testing.T, clock func() time.Time) *node {
 			t.Fatal(err)
 		}
 		started = append(started, r)
-		wg.Add(1)
-		go func() { defer wg.Done(); r.Run(ctx) }()
+		run := func() (stop func()) {
+			rctx, rcancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			wg.Add(1)
+			go func() { defer wg.Done(); defer close(done); r.Run(rctx) }()
+			return func() { rcancel(); <-done }
+		}
+		stop := run()
 		if p.Name() == runs.Name {
 			n.runs = r
+			n.stopRuns = func() { stop() }
+			n.startRuns = func() { stop = run() }
 		} else {
 			n.calls = r
 		}
