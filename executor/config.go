@@ -89,7 +89,8 @@ type Config struct {
 	DependencyWaitMax time.Duration
 	// DrainTimeout bounds how long Run waits, after its context ends, for
 	// running invocations to finish; default 10s. Calls still waiting are
-	// handed back at once.
+	// handed back at once, to wait as a busy input does (handback.go: a
+	// few milliseconds on its first delivery).
 	DrainTimeout time.Duration
 
 	// BreakerFailures consecutive failures of a tool for a tenant open its

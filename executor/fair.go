@@ -3,7 +3,6 @@ package executor
 import (
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/toolstream/toolstream/events"
@@ -23,16 +22,15 @@ import (
 // call waiting for its dependencies is not counted among those handled, so
 // the calls it waits for, the tenant's own, can still come in.
 //
-// How long a handed-back input waits (busyDelay) doubles with each of its
-// deliveries: Heartbeat/64 on its first, Heartbeat from its seventh on. A
-// tenant's burst of quick calls (a response's calls, a run's fan-out) is
-// held up for a few milliseconds past its bound, not a whole Heartbeat
-// each time it comes back while the burst drains — a burst of 1,000
-// calls of one tenant took seconds of such waits. What the quick waits
-// cost is bounded: an input comes back at most busyBackoffSteps times
-// sooner than Heartbeat, then once per Heartbeat, as every hand-back did
-// before; so a backlog of slow calls costs the consumer busyBackoffSteps
-// more deliveries per input, once.
+// How long a handed-back input waits (busyDelay, handback.go) is drawn
+// below a bound that doubles with each of its deliveries: Heartbeat/64 on
+// its first, Heartbeat from its seventh on. A tenant's burst of quick
+// calls (a response's calls, a run's fan-out) is held up for a few
+// milliseconds past its bound, not a whole Heartbeat each time it comes
+// back while the burst drains — a burst of 1,000 calls of one tenant
+// took seconds of such waits. The bound goes on doubling past Heartbeat
+// to 8 leases: an input handed back again and again comes back less often
+// (handback.go says why).
 //
 // A slot is only borrowed past the share for a call that gives it back at
 // once: past heldMax, a tenant's input is still taken when its tool is an
@@ -179,27 +177,4 @@ func (j *job) park() (func(), error) {
 		return nil, errHandBack
 	}
 	return func() { j.e.held.unpark(j.tenant) }, nil
-}
-
-// busyBackoffSteps is how many deliveries of an input handed back for its
-// tenant's bounds wait less than Heartbeat (busyDelay).
-const busyBackoffSteps = 6
-
-// busyDelay is the delay of an input m handed back because its tenant is
-// at a bound: Heartbeat >> busyBackoffSteps at its first delivery, doubled
-// at each delivery after, at most Heartbeat (also when m has no metadata).
-func (e *Executor) busyDelay(m jetstream.Msg) time.Duration {
-	md, err := deliveryOf(m)
-	if err != nil {
-		return e.cfg.Heartbeat
-	}
-	return busyDelayAt(e.cfg.Heartbeat, md.delivered)
-}
-
-// busyDelayAt is busyDelay at an input's delivered-th delivery.
-func busyDelayAt(heartbeat time.Duration, delivered uint64) time.Duration {
-	if delivered > busyBackoffSteps {
-		return heartbeat
-	}
-	return heartbeat >> (busyBackoffSteps + 1 - max(delivered, 1))
 }

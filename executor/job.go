@@ -65,7 +65,7 @@ func (j *job) logger() *slog.Logger {
 // every Heartbeat (Executor.keepalive), so it is not redelivered meanwhile.
 func (j *job) process() {
 	if !j.e.claimActive(j.key, j.carrier) {
-		j.nak(j.e.cfg.Heartbeat) // this process is already on it
+		j.nak(j.e.retryDelay(j.carrier)) // this process is already on it
 		return
 	}
 	defer j.e.releaseActive(j.key)
@@ -76,15 +76,15 @@ func (j *job) process() {
 			j.optimistic = false
 			continue
 		case errors.Is(err, errHandBack):
-			j.nak(0)
+			j.nak(j.e.busyDelay(j.carrier))
 		case err != nil:
 			j.logger().Warn("call handling failed; handing it back", "err", err)
-			j.nak(j.e.cfg.Heartbeat)
+			j.nak(j.e.retryDelay(j.carrier))
 		}
 		return
 	}
 	j.logger().Warn("call record kept changing; handing it back")
-	j.nak(j.e.cfg.Heartbeat)
+	j.nak(j.e.retryDelay(j.carrier))
 }
 
 func (j *job) ack() {
@@ -158,7 +158,7 @@ func (j *job) step() error {
 		return j.announceApproval()
 	case stateRunning:
 		if wait := time.Duration(rec.LeaseUntil - j.e.cfg.Clock().UnixNano()); wait > 0 {
-			j.nak(wait + j.e.cfg.Heartbeat/2) // another executor holds the lease
+			j.nak(wait + j.e.retryDelay(j.carrier)) // another executor holds the lease
 			return nil
 		}
 		return j.takeover(rec, rev)

@@ -174,10 +174,15 @@ func childMain() int {
 
 func noop(context.Context, executor.Call) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
 
-// childLogger logs warnings to stderr when TS_LOG is set.
+// childLogger logs warnings to stderr when TS_LOG is set (TS_LOG=info:
+// from info up).
 func childLogger() *slog.Logger {
-	if os.Getenv("TS_LOG") == "" {
+	level := slog.LevelWarn
+	switch os.Getenv("TS_LOG") {
+	case "":
 		return nil
+	case "info":
+		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
