@@ -112,33 +112,50 @@ func (c *Client) decide(ctx context.Context, tenant, call string, body events.Bo
 	if err != nil {
 		return "", fmt.Errorf("client: %s %s: %w", body.Kind(), key, c.refused(mark, err))
 	}
-	if ack.Duplicate {
-		return key, fmt.Errorf("%w: %s", ErrAlreadyDecided, key)
-	}
 	first, err := c.firstOn(ctx, ack.Stream, subj)
 	if err != nil {
 		return key, fmt.Errorf("client: %s %s: stored at %d, but which decision is first: %w", body.Kind(), key, ack.Sequence, err)
 	}
-	if first != ack.Sequence {
-		return key, fmt.Errorf("%w: %s (the decision at sequence %d is first)", ErrAlreadyDecided, key, first)
+	if ack.Duplicate || first.Sequence != ack.Sequence {
+		return key, fmt.Errorf("%w: %s was %s", ErrAlreadyDecided, key, decided(first))
 	}
 	return key, nil
 }
 
-// firstOn returns the sequence of the first message stream holds on subj.
-// A decision's message id is tagged under its decider's key, so two
-// operators' decisions are both stored; the first on the call's approval
-// subject is the decision (the executor takes it alone).
-func (c *Client) firstOn(ctx context.Context, stream, subj string) (uint64, error) {
+// firstOn returns the first message stream holds on subj. A decision's
+// message id is tagged under its decider's key, so two operators'
+// decisions are both stored; the first on the call's approval subject is
+// the decision (the executor takes it alone).
+func (c *Client) firstOn(ctx context.Context, stream, subj string) (*jetstream.RawStreamMsg, error) {
 	s, err := c.js.Stream(ctx, stream)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	m, err := s.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subj))
+	return s.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subj))
+}
+
+// decided says what the decision m holds and when it was stored ("approved
+// by cli at …"); its sequence alone when it does not decode.
+func decided(m *jetstream.RawStreamMsg) string {
+	at := fmt.Sprintf("at sequence %d, %s", m.Sequence, m.Time.UTC().Format(time.DateTime+" UTC"))
+	ev, err := events.Decode(m.Data)
 	if err != nil {
-		return 0, err
+		return "decided " + at
 	}
-	return m.Sequence, nil
+	what, by, reason := "decided", "", ""
+	switch b := ev.Body.(type) {
+	case *events.ApprovalGranted:
+		what, by, reason = "approved", b.By, b.Reason
+	case *events.ApprovalDenied:
+		what, by, reason = "denied", b.By, b.Reason
+	}
+	if by != "" {
+		what += " by " + by
+	}
+	if reason != "" {
+		what += fmt.Sprintf(" (%q)", reason)
+	}
+	return what + " " + at
 }
 
 // approvalKey finds the call of tenant that asked for approval under call
