@@ -3,8 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
@@ -65,15 +63,7 @@ func restarted(t *testing.T, tg *testGateway) *testGateway {
 		t.Fatal(err)
 	}
 	next := &testGateway{Gateway: g, bus: tg.bus, fake: tg.fake}
-	var h http.Handler = g
-	next.handler.Store(&h)
-	next.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*next.handler.Load()).ServeHTTP(w, r) }))
-	t.Cleanup(func() {
-		next.srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		g.Wait(ctx)
-	})
+	next.serve(t)
 	return next
 }
 
@@ -166,22 +156,4 @@ func TestAResumeAfterAKillMidStream(t *testing.T) {
 			}
 		})
 	}
-}
-
-// resumeUpTo reads a stream again from the log with header's key and
-// user, n events: a stream without an end is followed for more, so the
-// read stops at n.
-func resumeUpTo(t *testing.T, tg *testGateway, api API, stream, query string, header map[string]string, n int) []sseEvent {
-	t.Helper()
-	path := map[API]string{APIResponses: "/v1/responses/", APIChat: "/toolstream/v1/chat/completions/", APIMessages: "/toolstream/v1/messages/"}[api]
-	if api == APIResponses {
-		query = "stream=true&" + query
-	}
-	resp := tg.request(t, "GET", path+stream+"?"+query, "", header)
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("resume %s: %d", stream, resp.StatusCode)
-	}
-	evs, _ := readSSE(t, resp.Body, n)
-	return evs
 }

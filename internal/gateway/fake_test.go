@@ -294,7 +294,14 @@ func startGateway(t testing.TB, mut func(*Config)) *testGateway {
 		t.Fatal(err)
 	}
 	tg := &testGateway{Gateway: g, bus: b, fake: fake}
-	var h http.Handler = g
+	tg.serve(t)
+	return tg
+}
+
+// serve starts tg's HTTP server (srv) in front of its gateway, closed,
+// and the gateway's upstream reads waited for, when t ends.
+func (tg *testGateway) serve(t testing.TB) {
+	var h http.Handler = tg.Gateway
 	tg.handler.Store(&h)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*tg.handler.Load()).ServeHTTP(w, r) }))
 	tg.srv = srv
@@ -302,9 +309,8 @@ func startGateway(t testing.TB, mut func(*Config)) *testGateway {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		g.Wait(ctx)
+		tg.Gateway.Wait(ctx)
 	})
-	return tg
 }
 
 // request is one client request to the gateway.

@@ -199,6 +199,13 @@ func resumeAll(t *testing.T, tg *testGateway, api API, stream, query string) []s
 // resumeAs reads a stream again from the log with header's key and user.
 func resumeAs(t *testing.T, tg *testGateway, api API, stream, query string, header map[string]string) []sseEvent {
 	t.Helper()
+	return resumeUpTo(t, tg, api, stream, query, header, 0)
+}
+
+// resumeUpTo is resumeAs that stops after n events (0: at the stream's
+// end): a stream the log holds no end of is followed for more.
+func resumeUpTo(t *testing.T, tg *testGateway, api API, stream, query string, header map[string]string, n int) []sseEvent {
+	t.Helper()
 	path := map[API]string{APIResponses: "/v1/responses/", APIChat: "/toolstream/v1/chat/completions/", APIMessages: "/toolstream/v1/messages/"}[api]
 	if api == APIResponses {
 		query = "stream=true&" + query
@@ -209,7 +216,7 @@ func resumeAs(t *testing.T, tg *testGateway, api API, stream, query string, head
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("resume %s: %d %s", stream, resp.StatusCode, b)
 	}
-	evs, _ := readSSE(t, resp.Body, 0)
+	evs, _ := readSSE(t, resp.Body, n)
 	return evs
 }
 
