@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/internal/lanes"
 	"github.com/toolstream/toolstream/memory/embed"
 	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/projector"
@@ -77,6 +78,8 @@ type Service struct {
 	// it when tracing is on (search_memory, delete_memory spans).
 	Trace func(ctx context.Context, verb string, header micro.Headers, op *Op) (context.Context, func(out any, err error))
 
+	lanes *lanes.Lanes // AddTo's: one per verb and tenant
+
 	mu      sync.Mutex
 	pending map[[2]string]map[hitRef]int // by tenant and user
 	bg      [][]float32                  // the Embedder's background vectors (background.go), once embedded; guarded by mu
@@ -95,8 +98,22 @@ type (
 	RecordReply = memapi.RecordReply
 )
 
+// The service answers in lanes (package lanes), one per verb and the
+// tenant a request names (its Op's), so one tenant's slow recalls or flood
+// of writes holds up no other tenant's; past LaneMax waiting in a lane, or
+// QueuedMax in all, a request is refused at once (CodeBusy), which the Go
+// client asks again after a wait.
+const (
+	LaneMax   = 256
+	QueuedMax = 8192
+	CodeBusy  = "503"
+)
+
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {
+	if s.lanes == nil {
+		s.lanes = lanes.New(LaneMax, QueuedMax)
+	}
 	g := svc.AddGroup(ServicePrefix)
 	for name, h := range map[string]func(context.Context, *Op) (any, error){
 		"recall": s.recall, "list": s.list, "history": s.history, "message": s.message, "constraints": s.constraints,
@@ -113,32 +130,36 @@ func (s *Service) AddTo(svc micro.Service) error {
 			case "message", "observe", "correct", "forget":
 				op.Op = verb
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
-			defer cancel()
-			if s.Trace != nil {
-				var end func(any, error)
-				ctx, end = s.Trace(ctx, verb, req.Headers(), &op)
-				out, err := h(ctx, &op)
-				end(out, err)
-				if err != nil {
-					req.Error(errorCode(err), err.Error(), nil)
-					return
-				}
-				req.RespondJSON(out)
+			if err := events.ValidTenant(op.Tenant); err != nil {
+				req.Error("400", "memory: "+err.Error(), nil) // a request without a tenant is an error, not "all tenants"
 				return
 			}
-			out, err := h(ctx, &op)
-			if err != nil {
-				req.Error(errorCode(err), err.Error(), nil)
-				return
+			if !s.lanes.Submit(verb+"."+op.Tenant, func() { s.answer(req, verb, h, &op) }) {
+				req.Error(CodeBusy, "too many requests of this tenant waiting: ask again later", nil)
 			}
-			req.RespondJSON(out)
 		}))
 		if err != nil {
 			return fmt.Errorf("memory: service endpoint %s: %w", verb, err)
 		}
 	}
 	return nil
+}
+
+// answer answers one request of verb, in its lane.
+func (s *Service) answer(req micro.Request, verb string, h func(context.Context, *Op) (any, error), op *Op) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	defer cancel()
+	end := func(any, error) {}
+	if s.Trace != nil {
+		ctx, end = s.Trace(ctx, verb, req.Headers(), op)
+	}
+	out, err := h(ctx, op)
+	end(out, err)
+	if err != nil {
+		req.Error(errorCode(err), err.Error(), nil)
+		return
+	}
+	req.RespondJSON(out)
 }
 
 // errorCode is the code a refusal is answered with: 404 for a record

@@ -57,6 +57,17 @@ func SendFlood(t testing.TB, nc *nats.Conn, subject string, n int, body func(i i
 	return f
 }
 
+// Answered is how many of the requests were answered so far.
+func (f *Flood) Answered() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sum := 0
+	for _, c := range f.answered {
+		sum += c
+	}
+	return sum
+}
+
 // Wait waits until every request was answered and returns the answers by
 // error code ("" for an answer that is not an error).
 func (f *Flood) Wait(ctx context.Context, t testing.TB) map[string]int {
