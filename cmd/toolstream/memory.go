@@ -145,6 +145,9 @@ func memoryRequestCmd(g *globals, verb string) *cobra.Command {
 				}
 			}
 			op.Op = verb
+			if op.User == "" { // said by the client once connected: "memory belongs to a user: none given"
+				return badInput("--user: give the end user whose memory it is")
+			}
 			if verb == "recall" {
 				// The service answers a recall it cannot run with an error
 				// in its body (exit 1), and takes a negative --k for none.

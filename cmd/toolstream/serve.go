@@ -43,8 +43,8 @@ and closes the server cleanly: nothing acknowledged is lost.`,
 			// its streams and consumers were up ("watch: stat tools.yaml:
 			// no such file or directory"): now before anything starts.
 			if tools != "" {
-				if _, err := os.Stat(tools); errors.Is(err, fs.ErrNotExist) {
-					return badInput("--tools %s: no such file (README, \"1. A tools file\", shows one)", tools)
+				if err := toolsFileThere(tools); err != nil {
+					return err
 				}
 			}
 			if d.quota, err = d.quotaFlags.quotas(); err != nil {

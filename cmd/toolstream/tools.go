@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +32,9 @@ With --tenant T only the tools T may call; without, every tool.`,
 	}
 	load := func(ctx context.Context) (*registry.Registry, error) {
 		if file != "" {
+			if err := toolsFileThere(file); err != nil {
+				return nil, err
+			}
 			return registry.Load(file)
 		}
 		log, err := g.logger()
@@ -152,6 +157,15 @@ func printRanked(w io.Writer, ranked []toolsel.Scored, k int) error {
 		if _, err := fmt.Fprintf(w, "%2d  %6.3f  %s@%d  %s\n", i+1, s.Score, s.Tool.Name, s.Tool.Version, s.Tool.Description); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// toolsFileThere is bad input naming a --tools file that is not there
+// (registry.Load said "load: open tools.yaml: no such file or directory").
+func toolsFileThere(file string) error {
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		return badInput("--tools %s: no such file (README, \"1. A tools file\", shows one)", file)
 	}
 	return nil
 }
