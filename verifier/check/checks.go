@@ -244,10 +244,20 @@ func (cx *claim) onlyToday() bool {
 // returned).
 func (cx *claim) numberFacts(earlier []fact) []fact {
 	var out []fact
-	for i := range cx.nums {
+	for i := 0; i < len(cx.nums); i++ {
 		m := &cx.nums[i]
 		if slices.ContainsFunc(earlier, func(f fact) bool { return f.span[1] > 0 && m.Start >= f.span[0] && m.Start < f.span[1] }) {
 			continue // an identifier (room 512), decided
+		}
+		if cx.proportionAt(i) {
+			// "4 in 5 customers": one share, N/M (proportion.go).
+			out = append(out, cx.checkProportion(m, &cx.nums[i+1]))
+			i++
+			continue
+		}
+		if n, ok := cx.numeratorWord(m); ok {
+			out = append(out, cx.checkProportion(&n, m)) // "four in five"
+			continue
 		}
 		f := cx.checkNumber(m)
 		if m.Free && f.verdict == events.VerdictUnsupported && len(earlier) > 0 {
