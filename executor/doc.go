@@ -171,7 +171,7 @@
 // invocations per tenant and 4 × as many waiting (more are handed back, so
 // one tenant's backlog cannot hold the others up), TakeoversMax takeovers
 // per call, a handed-back input's wait (drawn below a bound that doubles
-// with its deliveries up to 8 × LeaseTTL: handback.go),
+// with its deliveries: handback.go),
 // DependencyWaitMax per dependency wait, ResultBytesMax per result (held
 // while it is read: command output and http answers never past it),
 // SummaryMax per summary, conflictsMax re-reads per input, loggedScanMax

@@ -28,9 +28,8 @@ import (
 // calls (a response's calls, a run's fan-out) is held up for a few
 // milliseconds past its bound, not a whole Heartbeat each time it comes
 // back while the burst drains — a burst of 1,000 calls of one tenant
-// took seconds of such waits. The bound goes on doubling past Heartbeat
-// to 8 leases: an input handed back again and again comes back less often
-// (handback.go says why).
+// took seconds of such waits. The bound stops at Heartbeat, or a second
+// where Heartbeat is shorter (handback.go says why).
 //
 // A slot is only borrowed past the share for a call that gives it back at
 // once: past heldMax, a tenant's input is still taken when its tool is an

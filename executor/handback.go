@@ -37,23 +37,30 @@ import (
 //     waits for the jitter, and a slow but live owner whose renewal comes
 //     late keeps it). The bound starts at Heartbeat.
 //
-// Both grow to handBackLeasesMax leases (8 × LeaseTTL: 1.6 s with the
-// tests' 50 ms Heartbeat, 32 s by default). A busy input's bound passes
-// Heartbeat at its eighth delivery: until then it comes back as often as
-// every busy hand-back did before. A tenant's backlog longer than its
-// slots and their waiters (MaxParallelPerTenant, 4 × as many waiting)
-// comes back less often the longer it waits: before, each of its inputs
-// came back every Heartbeat and read its record each time (a takeover's
-// tenant slot is taken after the read), which in the killed-executors
-// test was thousands of reads a second against a bucket that then failed
-// the lease renewals of the calls that held the slots.
+// A failed input's bound grows to handBackLeasesMax leases (8 × LeaseTTL:
+// 1.6 s with the tests' 50 ms Heartbeat, 32 s by default). A busy input's
+// grows to Heartbeat, as it did before, but never less than busyMaxMin:
+// its slots free up within its tenant's calls, so a tenant's backlog past
+// its slots and their waiters (MaxParallelPerTenant, 4 × as many waiting)
+// comes back about as often as its calls end, however short the leases
+// are. Before, it came back every Heartbeat and read its record each time
+// (a takeover's tenant slot is taken after the read): in the
+// killed-executors test (Heartbeat 50 ms) thousands of reads a second,
+// against a bucket that then failed the lease renewals of the calls that
+// held the slots. A busy bound growing on past a Heartbeat of a second
+// would hold up the tail of a tenant's burst of quick calls (an input
+// handed back a ninth time would wait up to 4 s by default), which the
+// live whole path's row is timed to.
 
 // busyBackoffSteps is how many doublings take a busy input's bound from
 // its first to Heartbeat.
 const busyBackoffSteps = 6
 
-// handBackLeasesMax bounds the wait of an input handed back, in LeaseTTLs.
+// handBackLeasesMax bounds the wait of a failed input, in LeaseTTLs.
 const handBackLeasesMax = 8
+
+// busyMaxMin is the least bound of a busy input's wait.
+const busyMaxMin = time.Second
 
 // deliveredMax caps the delivery count read for a wait: the bound has
 // long reached its limit by then.
@@ -62,7 +69,7 @@ const deliveredMax = 64
 // busyDelay is the wait of an input m handed back because its tenant is
 // at a bound or the executor stops.
 func (e *Executor) busyDelay(m jetstream.Msg) time.Duration {
-	return handBack(m, e.cfg.Heartbeat>>busyBackoffSteps, handBackLeasesMax*e.cfg.LeaseTTL)
+	return handBack(m, e.cfg.Heartbeat>>busyBackoffSteps, max(e.cfg.Heartbeat, busyMaxMin))
 }
 
 // retryDelay is the wait of an input m handed back because handling it

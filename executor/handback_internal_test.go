@@ -7,17 +7,17 @@ import (
 
 // TestHandBackGrowsWithDeliveries: the wait of an input handed back is
 // drawn below a bound that doubles with each of its deliveries up to its
-// limit, handBackLeasesMax leases, busy from Heartbeat/64, failed from
-// Heartbeat; never above the bound, and its mean doubles
+// limit, busy from Heartbeat/64 to Heartbeat (at least busyMaxMin),
+// failed from Heartbeat to handBackLeasesMax leases; never above the bound, and its mean doubles
 // while the bound does (200 draws a delivery: the two means are about 25
 // standard errors apart, so a backoff that does not grow fails).
 func TestHandBackGrowsWithDeliveries(t *testing.T) {
-	const hb, lease, draws = time.Second, 4 * time.Second, 200
+	const hb, lease, draws = 50 * time.Millisecond, 200 * time.Millisecond, 200
 	for _, tc := range []struct {
 		name         string
 		first, limit time.Duration
 	}{
-		{"busy", hb >> busyBackoffSteps, handBackLeasesMax * lease},
+		{"busy", hb >> busyBackoffSteps, max(hb, busyMaxMin)},
 		{"failed", hb, handBackLeasesMax * lease},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
