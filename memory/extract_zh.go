@@ -2,6 +2,7 @@ package memory
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -132,6 +133,7 @@ func extractZH(text string, at int64) []events.Observation {
 			continue
 		}
 		sawWo := false
+		kin := "" // whose the clause before was, when one of the user's people
 		// a speaker's label ("张伟：") is no clause of what they say
 		for ci, clause := range strings.FieldsFunc(afterSpeaker(sent), func(r rune) bool { return r == '，' || r == ',' || r == '、' }) {
 			var prev *events.Observation
@@ -167,6 +169,18 @@ func extractZH(text string, at int64) []events.Observation {
 				body = trimAny(body[i+len("说"):], zhAdverbs)
 			}
 			dropped := false // the clause has no subject: in Chinese, the speaker's
+			if k := kin; k != "" {
+				kin = ""
+				if !strings.Contains(body, "我") {
+					// 我婆婆叫欧阳秀英，一直住在洛阳老家: the clause after a kin's
+					// without a subject is the kin's too
+					if o, _, ok := zhKinFact(k + body); ok {
+						kin = k
+						add(o)
+					}
+					continue
+				}
+			}
 			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
 				body, sawWo = strings.TrimPrefix(body, "我"), true
 				if o, ok := matchMyIsZH(body); ok {
@@ -181,6 +195,10 @@ func extractZH(text string, at int64) []events.Observation {
 				}
 				if hasAnyPrefix(body, zhKin) {
 					sawWo = false // 我老婆…, 我的手机号…: not a statement about the user's tastes
+					if o, who, ok := zhKinFact(body); ok {
+						kin = who
+						add(o) // 我妈属龙: the mother's, 妈/属相
+					}
 					continue
 				}
 			} else if !sawWo {
@@ -545,8 +563,15 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 				Polarity: string(Positive), Confidence: confStrong}, true
 		}
 	}
-	if strings.HasPrefix(body, "是") && strings.HasSuffix(body, "人") {
+	if x, ok := strings.CutSuffix(strings.TrimPrefix(body, "是"), "人"); ok && strings.HasPrefix(body, "是") &&
+		!strings.Contains(x, "的") && !hasAnySuffix(x, zhPersonKinds) {
+		// 我是上海人; 是退休的铁路工人, 是个好人 say what kind of person, no place
 		return zhFact(strings.TrimSuffix(strings.TrimPrefix(body, "是"), "人"), "location", "origin")
+	}
+	if x, ok := strings.CutPrefix(strings.TrimRight(body, "。！!. 的"), "属"); ok && slices.Contains(zhZodiac, x) {
+		// 我属虎: the user's zodiac sign ([zh words] zodiac)
+		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: "属相", Value: x,
+			Polarity: string(Positive), Confidence: confStrong}, true
 	}
 	for _, p := range []string{"的名字是", "名字叫", "叫"} {
 		if strings.HasPrefix(body, p) {
@@ -947,6 +972,55 @@ func zhSurname(clause string) (events.Observation, bool) {
 		Polarity: string(Positive), Confidence: confStrong}, true
 }
 
+// zhKinFactSubjects are the subjects of the user's own facts that a kin's
+// statement keeps as a fact about the kin: who they are (name, zodiac,
+// origin), their work and where they live. A kin's tastes, bans and
+// habits (我老婆不吃辣, 我妈每天早上跑步) stay unslotted, kept as said.
+var zhKinFactSubjects = map[string]bool{"identity": true, "work": true, "location": true}
+
+// zhKinIsMax bounds the runes of what one of the user's people is said to
+// be (我岳父是…).
+const zhKinIsMax = 20
+
+// zhKinFact reads a statement about one of the user's people, said as
+// what follows 我 (妈属龙, 发小在黑龙江边境当边防兵, 婆婆叫欧阳秀英): the
+// clause after the kin's name read as the user's own would be (matchZH),
+// kept as a fact about them, slotted by who and attribute (妈/属相,
+// 发小/role, 婆婆/name), so that it never supersedes, nor answers for, the user's
+// own slot. Its value is what the rules read, or the clause when they read
+// only a thing. Only who they are, their work and their home are read so
+// (zhKinFactSubjects): a kin's taste or ban is no slot. What they are, said
+// with 是 and read by no rule, is my/<who> (我岳父是退休的老师: my/岳父).
+func zhKinFact(body string) (events.Observation, string, bool) {
+	who := ""
+	for _, k := range zhKinNames {
+		if strings.HasPrefix(body, k) && len(k) > len(who) {
+			who = k
+		}
+	}
+	rest := trimAny(strings.TrimPrefix(body[len(who):], "的"), zhAdverbs)
+	if who == "" || rest == "" {
+		return events.Observation{}, "", false
+	}
+	o, ok := matchZH(rest, nil)
+	if x, is := strings.CutPrefix(rest, "是"); !ok && is {
+		// 我岳父是退休的中学数学老师: what they are, my/岳父
+		if x = strings.TrimRight(x, "。！!.了啦呢吧啊 "); x != "" && utf8.RuneCountInString(x) <= zhKinIsMax {
+			return events.Observation{Kind: string(KindFact), Subject: plainMine, Attribute: who, Value: x,
+				Polarity: string(Positive), Confidence: confStrong}, who, true
+		}
+	}
+	if !ok || o.Attribute == "" || !zhKinFactSubjects[o.Subject] {
+		return events.Observation{}, "", false
+	}
+	v := o.Value
+	if v == "" {
+		v = strings.TrimRight(rest, "。！!.了的啦呢吧啊 ")
+	}
+	return events.Observation{Kind: string(KindFact), Subject: who, Attribute: o.Attribute, Value: v,
+		Polarity: o.Polarity, Confidence: confStrong}, who, true
+}
+
 // zhAmount reads a leading amount: 一杯, 三次, 两瓶.
 func zhAmount(s string) (string, string) {
 	rs := []rune(s)
@@ -988,18 +1062,26 @@ func zhSlotted(x, hint string, kind Kind, pol Polarity, prev *events.Observation
 }
 
 var (
-	zhJobVerb = memData.Words("zh words", "job_verb")
-	zhJobLead = memData.Words("zh words", "job_lead")
-	zhJobEnd  = strings.Join(memData.Words("zh words", "job_end"), "")
+	zhJobVerb  = memData.Words("zh words", "job_verb")
+	zhJobLead  = memData.Words("zh words", "job_lead")
+	zhJobEnd   = strings.Join(memData.Words("zh words", "job_end"), "")
+	zhJobCraft = memData.Words("zh words", "job_craft")
+	zhJobOrg   = memData.Words("zh words", "job_org")
+	zhZodiac   = memData.Words("zh words", "zodiac")
+	// zhPersonKinds end X of X人 where it is a kind of person, not a
+	// place (工人, 好人)
+	zhPersonKinds = memData.Words("zh words", "person_kind")
 )
 
 // zhJobMax bounds the runes of a role zhJob reads.
 const zhJobMax = 6
 
 // zhJob reads a job said with where it is done, after 我在: 一家幼儿园当老师
-// (work/role = 老师). The workplace is said after a counter ([zh words]
-// job_lead), or the role ends as a role's name does (job_end): 家做饭 and
-// 健身房做运动 state no job.
+// (work/role = 老师), 珠海一家会展公司做策划. The workplace is said with a
+// counter ([zh words] job_lead), or the role ends as a role's name does
+// (job_end): 家做饭 and 健身房做运动 state no job. A craft's verb
+// (job_craft: 一家游戏公司画原画) says a job only where the place, said
+// with a counter, ends as an organisation's name (job_org).
 func zhJob(s string) (events.Observation, bool) {
 	i, n := -1, 0
 	for _, v := range zhJobVerb {
@@ -1007,13 +1089,30 @@ func zhJob(s string) (events.Observation, bool) {
 			i, n = j, len(v)
 		}
 	}
+	craft := false
+	for _, v := range zhJobCraft {
+		for from := 0; ; {
+			// each place the verb is said: 画 of 动画公司 is the workplace's
+			j := strings.Index(s[from:], v)
+			if j < 0 {
+				break
+			}
+			j += from
+			if j > 0 && (i < 0 || j < i) && hasAnySuffix(s[:j], zhJobOrg) {
+				i, n, craft = j, len(v), true
+				break
+			}
+			from = j + len(v)
+		}
+	}
 	if i < 0 {
 		return events.Observation{}, false
 	}
 	place, role := s[:i], strings.TrimRight(s[i+n:], "了的呢啊")
 	r := []rune(role)
+	counted := containsAnyOf(place, zhJobLead)
 	if len(r) == 0 || len(r) > zhJobMax || strings.IndexFunc(role, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 ||
-		!hasAnyPrefix(place, zhJobLead) && !strings.ContainsRune(zhJobEnd, r[len(r)-1]) {
+		!counted && (craft || !strings.ContainsRune(zhJobEnd, r[len(r)-1])) || craft && len(r) < 2 {
 		return events.Observation{}, false
 	}
 	return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "role", Value: role,

@@ -63,6 +63,8 @@ var (
 	zhLike        = wordList("plain", "zh_like")
 	zhDislike     = wordList("plain", "zh_dislike")
 	zhDecline     = wordList("plain", "zh_decline")
+	zhUntouched   = wordList("plain", "zh_untouched")
+	zhTrace       = wordList("plain", "zh_trace")
 	zhHabitTime   = wordList("plain", "habit_time")
 	zhHabitCount  = wordList("plain", "habit_count")
 	plainBegin    = wordSet("plain", "begin")
@@ -534,6 +536,17 @@ func withoutWords(s string, ws []string) string {
 // a preference of the thing's slot.
 func zhTopicTaste(c string) (events.Observation, bool) {
 	thing, value, pol := "", "", Positive
+	for _, d := range zhUntouched {
+		// 我滴酒不沾: the thing (酒) after as little of it as is said
+		if t, ok := strings.CutSuffix(c, d); ok && utf8.RuneCountInString(c) <= plainNounMax+2 {
+			t = strings.TrimPrefix(t, "我")
+			if x := trimAny(t, zhTrace); x != "" && x != t && hasHanOnly(x) {
+				subject, attr := zhSlot(x, "")
+				return events.Observation{Kind: string(KindPreference), Subject: subject, Attribute: attr,
+					Value: t + d, Polarity: string(Negative), Confidence: confWeak}, true
+			}
+		}
+	}
 	for _, d := range zhDecline {
 		if t, ok := strings.CutSuffix(c, d); ok {
 			thing, pol = t, Negative
