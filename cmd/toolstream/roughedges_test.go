@@ -313,7 +313,7 @@ func TestAFlagsValueThatCannotBeUsedIsBadInput(t *testing.T) {
 		{[]string{"memory", "recall", "--tenant", "acme", "--user", "ada", "--budget-tokens", "-1", "food"}, `budget_tokens -1: want 0 or more`},
 		{[]string{"memory", "recall", "--tenant", "acme", "--user", "ada", "--time", "yesterday", "food"}, `yesterday`},
 		// Said once a server answered ("memory belongs to a user: none
-		// given"), and "load: open tool.yaml: no such file or directory".
+		// given"), and "load: open FILE: no such file or directory" for a missing --tools.
 		{[]string{"memory", "recall", "--tenant", "acme", "food"}, `--user: give the end user whose memory it is`},
 		{[]string{"tools", "export", "--tools", "/nonexistent/tool.yaml"}, `--tools /nonexistent/tool.yaml: no such file (README, "1. A tools file", shows one)`},
 	} {
