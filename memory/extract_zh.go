@@ -1278,6 +1278,9 @@ func thingFactZH(c string) (events.Observation, bool) {
 	if !ok || hasAnyPrefix(x, zhKin) || containsAny(x, zhContact) || strings.Contains(x, "最") {
 		return events.Observation{}, false
 	}
+	if i := strings.Index(y, "不是"); i > 0 {
+		y = strings.TrimRight(y[:i], "，, ") // 工位在五楼，不是三楼: what it is not is no part of it
+	}
 	return zhFact(y, "my", x)
 }
 
