@@ -158,35 +158,24 @@ func (cx *claim) rowComputed(m *evidence.NumMention, targets []int32, kind deriv
 	ix := cx.ix
 	var room [8]cand
 	ks := cx.c.candidates(room[:0], m, m.V)
-	for i, t := range targets {
-		if i == derivedRowsMax {
-			break
+	why := ""
+	t, g, ok := cx.rowPair(targets, func(tl, gl *evidence.Leaf) bool {
+		x, y := tl.Num, gl.Num
+		switch kind {
+		case derivedTotal, derivedProduct:
+			why = "product of two fields of its row"
+			return x != 1 && y != 1 && cx.near(m, x*y, ks)
+		case derivedAverage:
+			why = "quotient of two fields of its row"
+			return y >= 1 && y == math.Trunc(y) && cx.near(m, x/y, ks)
+		case derivedNet:
+			why = "difference of two fields of its row"
+			return gl.Scaled == tl.Scaled && leafDim(gl) == leafDim(tl) && cx.near(m, math.Abs(x-y), ks)
 		}
-		tl := &ix.Leaves[t]
-		if tl.Kind != evidence.KindNum || tl.Text || tl.Node < 0 {
-			continue
-		}
-		for _, g := range ix.DirectLeaves().Of(tl.Node) {
-			gl := &ix.Leaves[g]
-			if g == t || gl.Kind != evidence.KindNum || gl.Text || gl.Ptr() == tl.Ptr() {
-				continue
-			}
-			x, y := tl.Num, gl.Num
-			switch kind {
-			case derivedTotal, derivedProduct:
-				if x != 1 && y != 1 && cx.near(m, x*y, ks) {
-					return supported(ix, "product of two fields of its row", t, g), true
-				}
-			case derivedAverage:
-				if y >= 1 && y == math.Trunc(y) && cx.near(m, x/y, ks) {
-					return supported(ix, "quotient of two fields of its row", t, g), true
-				}
-			case derivedNet:
-				if gl.Scaled == tl.Scaled && leafDim(gl) == leafDim(tl) && cx.near(m, math.Abs(x-y), ks) {
-					return supported(ix, "difference of two fields of its row", t, g), true
-				}
-			}
-		}
+		return false
+	})
+	if ok {
+		return supported(ix, why, t, g), true
 	}
 	if kind == derivedNet && len(targets) > 0 && ix.Leaves[targets[0]].Node >= 0 {
 		// Gross and tare alone in their row: the difference is bound
@@ -214,10 +203,23 @@ func (cx *claim) rowComputed(m *evidence.NumMention, targets []int32, kind deriv
 // perWordQuotient looks for m, a rate per word w ("338 points per leg"),
 // as a target divided by the field of its row whose key is w (legs).
 func (cx *claim) perWordQuotient(m *evidence.NumMention, targets []int32, w string) (fact, bool) {
-	ix := cx.ix
 	sw := lang.Stem(w)
 	var room [8]cand
 	ks := cx.c.candidates(room[:0], m, m.V)
+	t, g, ok := cx.rowPair(targets, func(tl, gl *evidence.Leaf) bool {
+		k := strings.ToLower(evidence.LastToken(gl.Ptr()))
+		return gl.Num >= 1 && (k == w || lang.Stem(k) == sw) && cx.near(m, tl.Num/gl.Num, ks)
+	})
+	if !ok {
+		return fact{}, false
+	}
+	return supported(cx.ix, "quotient of a field by the "+w+" of its row", t, g), true
+}
+
+// rowPair returns the first target (of at most derivedRowsMax) and
+// another number field of its object for which fn holds.
+func (cx *claim) rowPair(targets []int32, fn func(tl, gl *evidence.Leaf) bool) (int32, int32, bool) {
+	ix := cx.ix
 	for i, t := range targets {
 		if i == derivedRowsMax {
 			break
@@ -228,15 +230,12 @@ func (cx *claim) perWordQuotient(m *evidence.NumMention, targets []int32, w stri
 		}
 		for _, g := range ix.DirectLeaves().Of(tl.Node) {
 			gl := &ix.Leaves[g]
-			if g == t || gl.Kind != evidence.KindNum || gl.Text || gl.Num < 1 {
-				continue
-			}
-			if k := strings.ToLower(evidence.LastToken(gl.Ptr())); (k == w || lang.Stem(k) == sw) && cx.near(m, tl.Num/gl.Num, ks) {
-				return supported(ix, "quotient of a field by the "+w+" of its row", t, g), true
+			if g != t && gl.Kind == evidence.KindNum && !gl.Text && gl.Ptr() != tl.Ptr() && fn(tl, gl) {
+				return t, g, true
 			}
 		}
 	}
-	return fact{}, false
+	return 0, 0, false
 }
 
 // sumOfRowProducts looks for m as the sum over the targets' rows of a
