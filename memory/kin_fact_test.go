@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -45,16 +46,8 @@ func TestAKinsFactIsAboutThemBesideTheUsersOwn(t *testing.T) {
 		{"我表姐住在苏州，我住在无锡。", []string{"表姐/home=苏州", "location/home=无锡"}},
 		{"我公公是退休的铁路工人。", []string{"my/公公=退休的铁路工人"}},
 	} {
-		got := read(c.text)
-		if len(got) != len(c.want) {
+		if got := read(c.text); !slices.Equal(got, c.want) {
 			t.Errorf("%q: read %v, want %v", c.text, got, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
-				t.Errorf("%q: read %v, want %v", c.text, got, c.want)
-				break
-			}
 		}
 	}
 	// what is said of a kin answers for the kin: a correction of the kin's
