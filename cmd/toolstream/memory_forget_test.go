@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/auth"
 	"github.com/toolstream/toolstream/internal/bus"
@@ -291,8 +290,9 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || !slices.Equal(res.Erase, []string{"car"}) || res.Keys != 1 || res.NotConfirmed {
 		t.Fatalf("memory forget car: %s (%v)", out, err)
 	}
-	// A record the user does not have, or no longer has, is not found
-	// (exit 3), and nothing is written to the log: it said applied: true.
+	// A record the user does not have is not found (exit 3), one they no
+	// longer have is already forgotten (exit 6), and nothing is written to
+	// the log: it said applied: true.
 	memSeq := func() uint64 {
 		st, err := s.admin.JS.Stream(s.ctx, events.StreamMemory)
 		if err != nil {
@@ -301,9 +301,9 @@ func TestMemoryForgetErasesFromEveryFile(t *testing.T) {
 		return st.CachedInfo().State.LastSeq
 	}
 	seq := memSeq()
-	for _, id := range []string{"nope", "car"} {
-		if out, err := s.run("memory", "forget", id, "--tenant", "acme", "--user", "ann"); !errors.Is(err, client.ErrNotFound) || exitCode(err) != exitNotFound {
-			t.Errorf("memory forget %s, which ann does not have: %q, %v (exit %d)", id, out, err, exitCode(err))
+	for id, code := range map[string]int{"nope": exitNotFound, "car": exitConflict} {
+		if out, err := s.run("memory", "forget", id, "--tenant", "acme", "--user", "ann"); err == nil || exitCode(err) != code {
+			t.Errorf("memory forget %s, which ann does not have: %q, %v (exit %d, want %d)", id, out, err, exitCode(err), code)
 		}
 	}
 	if after := memSeq(); after != seq {
