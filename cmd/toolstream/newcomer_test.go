@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -415,9 +416,14 @@ func TestDataIsLockedByItsOwner(t *testing.T) {
 	// Another --data on the same address: refused at once (it hung 30 s).
 	rec, _ := readServerRecord(data)
 	addr := strings.TrimPrefix(rec.URL, "nats://")
-	r := runBin(t, "serve", "--data", filepath.Join(t.TempDir(), "other"), "--listen", addr)
+	other := filepath.Join(t.TempDir(), "other")
+	r := runBin(t, "serve", "--data", other, "--listen", addr)
 	if want := "toolstream: --listen " + addr + ": the address is in use"; r.code == 0 || !strings.HasPrefix(r.stderr, want) || r.took > atOnce {
 		t.Errorf("serve on the busy %s: exit %d after %v\n%s\nwant %s…", addr, r.code, r.took.Round(time.Millisecond), r.stderr, want)
+	}
+	// It made --data for nothing: it left a directory holding a lock.
+	if _, err := os.Stat(other); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused serve left --data %s: %v", other, err)
 	}
 	s.kill()
 	s = startServe(t, data) // the lock went with the killed process

@@ -109,6 +109,8 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	if _, err := stack.Components(cfg.Components); err != nil {
 		return fmt.Errorf("--components: %w", err)
 	}
+	_, statErr := os.Stat(g.data)
+	fresh := errors.Is(statErr, fs.ErrNotExist)
 	release, err := lockData(g.data, "serve")
 	if err != nil {
 		return err
@@ -116,6 +118,16 @@ func serve(ctx context.Context, d *deps, cfg stack.Config) error {
 	defer release()
 	if g.natsURL == "" {
 		if err := listenFree(g.listenAddr()); err != nil {
+			if fresh {
+				// A --data made for nothing (it holds only its lock) is
+				// not left behind. The lock file goes while it is held (a
+				// process that opened it meanwhile finds it held and
+				// stops; one that opens it after makes a new one, and the
+				// directory, not empty, stays).
+				os.Remove(filepath.Join(g.data, lockFile))
+				release()
+				os.Remove(g.data)
+			}
 			return err
 		}
 	}
