@@ -322,7 +322,10 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if cx.rateDenominator(m) {
 		return fact{} // "€140 per 100 grams": what the rate is per, no value of a field of grams
 	}
-	keep := func(lf *evidence.Leaf) bool { return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) }
+	kind := cx.kindOf(m)
+	keep := func(lf *evidence.Leaf) bool {
+		return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) && kind.fitsKind(lf)
+	}
 	find := func(cs []string) []int32 {
 		ts := cx.targets(cs, keep)
 		if m.Unit != nil && m.Unit.Dim != evidence.DimCount && slices.ContainsFunc(ts, func(l int32) bool { return knownDim(&ix.Leaves[l]) }) {
@@ -451,7 +454,7 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		// key is one of the claim's) holds the value, though another field
 		// named scored higher: 金额 names both an amount and a fee.
 		for _, l := range in {
-			if lang.IsAllDigits(evidence.LastToken(ix.Leaves[l].Ptr())) {
+			if lang.IsAllDigits(evidence.LastToken(ix.Leaves[l].Ptr())) || !kind.fitsKind(&ix.Leaves[l]) {
 				continue
 			}
 			if namesKeyWholly(concepts, ix.Leaves[l].Ptr()) {
@@ -876,6 +879,12 @@ func (cx *claim) boundElsewhere(m *evidence.NumMention, concepts []string, in []
 			continue
 		}
 		if overlap(concepts, lf.Own()) > 0 {
+			return l, true
+		}
+		if m.Unit != nil && leafDim(lf) == m.Unit.Dim && overlap(m.Head, lf.Ctx()) > 0 && overlap(m.Head, ix.Leaves[best].Ctx()) == 0 {
+			// "Nine £100,000 prizes" beside prize_fund and prizes[1].value:
+			// money said of a noun is what one of the list it names is
+			// worth, as much as a field whose key shares the noun.
 			return l, true
 		}
 		if m.Unit == nil && m.Decimals == 0 && m.V >= 1900 && m.V <= 2099 && m.V == math.Trunc(m.V) {

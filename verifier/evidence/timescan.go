@@ -620,7 +620,7 @@ var (
 	reWeekday  = regexp.MustCompile(`\b(?:(next|this|coming|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?:\s+(?:of\s+)?(next|last|this)\s+week\b)?|(下个?|上个?|本|这个?)?(?:周|星期|礼拜)([一二三四五六日天])`)
 	reWeekend  = regexp.MustCompile(`\b(?:(next|this|last)\s+)?weekend\b|(下个?|上个?|本|这个?)?周末`)
 	reInDays   = regexp.MustCompile(`\bin\s+(\d+|a|one|two|three|four|five|six|seven|ten)\s+(days?|weeks?)\b|\b(\d+)\s+(days?|weeks?)\s+(?:from\s+now|later)\b|(\d+|[一二两三四五六七八九十]+)\s*(天|周|个星期)\s*(?:之后|以后|后)`)
-	reClock    = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?|\b(noon|midday|midnight)\b`)
+	reClock    = regexp.MustCompile(`\b(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b|(上午|下午|晚上|早上|中午|凌晨|傍晚)?(\d{1,2})\s*[点时](?:\s*(\d{1,2})\s*分|半)?|\b(noon|midday|midnight)\b`)
 	reBefore   = regexp.MustCompile(`\b(by|before|no later than|until|till|not later than)\s+(?:the\s+)?(?:end\s+of\s+)?$`)
 	reAfter    = regexp.MustCompile(`\b(after|not before)\s+$`)
 	reZhBound  = regexp.MustCompile(`^\s*(之前|以前|前|之后|以后)`)
