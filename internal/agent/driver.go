@@ -419,13 +419,9 @@ func checkSpec(s *Spec) error {
 // under way): a restarted gateway finishes them from their last settled
 // round. Wait waits for them.
 func (d *Driver) Resume(ctx context.Context) (int, error) {
-	lister, err := d.store.kv.ListKeysFiltered(ctx, driveFilter(d.cfg.Driver))
+	keys, err := d.store.keysUnder(ctx, driveFilter(d.cfg.Driver))
 	if err != nil {
 		return 0, fmt.Errorf("agent: list the runs to resume: %w", err)
-	}
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
 	}
 	n := 0
 	for _, k := range keys {

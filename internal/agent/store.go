@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -99,6 +101,7 @@ type sealedRecord struct {
 const nonceSize = 12
 
 type specStore struct {
+	js   jetstream.JetStream
 	kv   jetstream.KeyValue
 	keys events.Keyring
 }
@@ -111,7 +114,7 @@ func openStore(ctx context.Context, js jetstream.JetStream, keys events.Keyring,
 	if err != nil {
 		return nil, fmt.Errorf("agent: spec bucket (only the admin makes it: serve on one machine, toolstream setup on a cluster): %w", err)
 	}
-	return &specStore{kv: kv, keys: keys}, nil
+	return &specStore{js: js, kv: kv, keys: keys}, nil
 }
 
 func createStore(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
@@ -270,4 +273,34 @@ func (s *specStore) load(ctx context.Context, tenant, run string) (*stored, erro
 		return nil, fmt.Errorf("agent: read the run's request: %w", err)
 	}
 	return s.open(key, tenant, e.Value())
+}
+
+// keysUnder lists the keys matching filter that hold a value, sorted: the
+// subjects with messages from the bucket's stream info, less those whose
+// last message deletes or purges the key. nats.go's key listing makes an
+// ephemeral consumer, and a consumer's deliver subject is checked against
+// none of its creator's permissions (docs/security.md), so the driver role
+// may make no consumer, on this bucket either.
+func (s *specStore) keysUnder(ctx context.Context, filter string) ([]string, error) {
+	st, err := s.js.Stream(ctx, "KV_"+SpecsBucket)
+	if err != nil {
+		return nil, err
+	}
+	prefix := "$KV." + SpecsBucket + "."
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(prefix+filter))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for subj := range info.State.Subjects {
+		k := strings.TrimPrefix(subj, prefix)
+		if _, err := s.kv.Get(ctx, k); errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out, nil
 }

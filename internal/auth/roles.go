@@ -217,21 +217,6 @@ func consumerMutations() []string {
 // of them on a stream of the log.
 var ConsumerVerbsMutating = []string{"CREATE", "DURABLE.CREATE", "DELETE", "PAUSE", "RESET", "UNPIN", "LEADER.STEPDOWN"}
 
-// anyConsumer lets an identity create, read from and delete consumers of
-// any name on stream s (a bucket only its role uses), and answer their flow
-// control. Pulling is MSG.NEXT by name: a wildcard verb there
-// ("CONSUMER.*.*.<s>.*") also matched "CONSUMER.CREATE.<any stream>.<s>.>",
-// a consumer named s on any stream of the log (sec15). Only the driver
-// keeps it, on its own run requests (KV_ts_agent: listing its runs' keys):
-// a consumer's deliver subject is checked against no permission of its
-// creator's (docs/security.md), so the buckets every reader reads
-// (call records, raw results, leases) are read by direct gets alone
-// (readStream), and no role may make a consumer there.
-func anyConsumer(s string) []string {
-	return []string{api("CONSUMER.CREATE", s), api("CONSUMER.*", s, ">"), api("CONSUMER.MSG.NEXT", s, "*"),
-		"$JS.ACK." + s + ".>", "$JS.FC." + s + ".>"}
-}
-
 func kvStream(bucket string) string  { return "KV_" + bucket }
 func objStream(bucket string) string { return "OBJ_" + bucket }
 
@@ -408,10 +393,11 @@ func permissions(id Identity) jwt.Permissions {
 		// it keeps and the outcomes it writes.
 		p.Pub.Allow.Add(reads...)
 		p.Pub.Allow.Add(keysService(keys.VerbSeal, keys.VerbOpen)...)
-		// Its bucket (gets, creates, puts, deletes, the key listings'
-		// ephemeral consumers) and the run leases; both made by the admin.
+		// Its bucket (gets, creates, puts, deletes) and the run leases;
+		// both made by the admin. Its runs to resume are listed from the
+		// bucket's stream info (reads), by no consumer: a consumer may
+		// deliver to any subject it names (docs/security.md).
 		p.Pub.Allow.Add("$KV."+AgentBucket+".>", "$KV."+RunsBucket+".>")
-		p.Pub.Allow.Add(anyConsumer(kvStream(AgentBucket))...)
 		// The runs and memory services, as a client.
 		p.Pub.Allow.Add(service("runs.>", "memory.>")...)
 		// The outcomes of toolstream_plan and toolstream_delegate calls,

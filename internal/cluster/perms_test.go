@@ -264,6 +264,8 @@ var policy = []action{
 	{false, "$JS.API.DIRECT.GET.KV_ts_exec.$KV.ts_exec.c.globex.x", append([]auth.Identity{reader, operator, drvRole}, processors...), "globex's call record by its subject"},
 	{false, "$JS.API.STREAM.MSG.GET.KV_ts_exec", append([]auth.Identity{reader, operator, drvRole}, processors...), "a call record by its sequence"},
 	{false, "$JS.API.DIRECT.GET.KV_ts_agent", append([]auth.Identity{reader, operator, drvRole}, processors...), "run mode's stored requests"},
+	{false, "$JS.API.CONSUMER.CREATE.KV_ts_agent", nil, "run mode's stored requests by a consumer (the driver lists its runs by stream info)"},
+	{false, "$JS.API.CONSUMER.CREATE.KV_ts_agent.x.$KV.ts_agent.>", nil, "run mode's stored requests by a named consumer"},
 	{false, "$JS.API.DIRECT.GET.KV_ts_runs", append([]auth.Identity{reader, operator, drvRole}, processors...), "run leases"},
 	{false, "$JS.API.DIRECT.GET.OBJ_ts_results", append([]auth.Identity{reader, operator, drvRole}, processors...), "raw tool results"},
 	{false, "$JS.API.CONSUMER.CREATE.OBJ_ts_results", nil, "raw tool results by a consumer"},

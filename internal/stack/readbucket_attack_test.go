@@ -27,7 +27,8 @@ import (
 
 // TestAttackNoRoleMakesAConsumerOnAReadBucket: the buckets the tenant-less
 // roles read — the call records (KV_ts_exec), the raw results
-// (OBJ_ts_results), the partition leases (KV_ts_leases) — are read by
+// (OBJ_ts_results), the partition leases (KV_ts_leases), run mode's
+// requests (KV_ts_agent, whose driver lists its runs by stream info) — are read by
 // direct gets alone. A consumer on one may name any deliver subject, which
 // the server checks against none of its creator's permissions
 // (docs/security.md): before, the executor's credential made a push consumer
@@ -55,7 +56,7 @@ func TestAttackNoRoleMakesAConsumerOnAReadBucket(t *testing.T) {
 	if err := executor.CreateConsumers(ctx, executor.Config{JS: b.JS}); err != nil {
 		t.Fatal(err)
 	}
-	buckets := []string{"KV_" + auth.ExecBucket, "OBJ_" + auth.ResultsBucket, "KV_" + auth.LeasesBucket}
+	buckets := []string{"KV_" + auth.ExecBucket, "OBJ_" + auth.ResultsBucket, "KV_" + auth.LeasesBucket, "KV_" + auth.AgentBucket}
 	bucketConsumers := func() int {
 		t.Helper()
 		n := 0
