@@ -48,9 +48,12 @@ func TestAttackOneKeyHoldsNoMoreThanItsShare(t *testing.T) {
 		}
 	})
 	t.Run("one key's requests under way", func(t *testing.T) {
-		ts := start(t, "", func(c *mcp.Config) { c.KeyRequestsMax = 2 })
+		// The held bodies outlast the wait for a 429: a loaded CI machine
+		// went 10 s without a 429 (a CI run of 4c60bed; 0.8 s idle), so
+		// the wait is 45 s and the held bodies' read time 2 minutes.
+		ts := start(t, "", func(c *mcp.Config) { c.KeyRequestsMax, c.BodyReadTimeout = 2, 2*time.Minute })
 		held := []net.Conn{slowBody(t, ts.url, keyA), slowBody(t, ts.url, keyA)}
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(45 * time.Second)
 		for {
 			code, h, got := rpc(t, ts.url, "Bearer "+keyA, list)
 			if code == http.StatusTooManyRequests && h.Get("Retry-After") != "" {
