@@ -45,17 +45,25 @@ func TestDecideStall(t *testing.T) {
 // message is stored (the hook publishes it on the runner's goroutine,
 // before the check reads the log, so the log is ahead of the checkpoint
 // whatever the server has delivered by then). The message is on its way;
-// the runner applies it without pulling afresh.
+// that check does not pull afresh.
 func TestAStallCheckBetweenStoreAndDeliveryDoesNotRepull(t *testing.T) {
 	b := bustest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stored atomic.Uint64
-	var checks, repulls atomic.Int32
+	// atFirst is the repulls the first check made, read as the second
+	// begins (both on the runner's goroutine): that next check may pull
+	// afresh by design when the delivery is still not applied (a loaded
+	// machine took over 250 ms: a CI run of 622c55b), the first may not.
+	var checks, repulls, atFirst atomic.Int32
+	atFirst.Store(-1)
 	hooks := &Hooks{
 		BeforeRepull: func() { repulls.Add(1) },
 		BeforeStallCheck: func() {
-			if checks.Add(1) != 1 {
+			if n := checks.Add(1); n == 2 {
+				atFirst.Store(repulls.Load())
+			}
+			if checks.Load() != 1 {
 				return
 			}
 			ack, err := b.Publish(ctx, "ts.model.acme.r.i", &events.Event{ID: "e1", Tenant: "acme", Body: &events.TextDelta{Text: "x"}})
@@ -87,8 +95,12 @@ func TestAStallCheckBetweenStoreAndDeliveryDoesNotRepull(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if n := repulls.Load(); n != 0 {
-		t.Errorf("%d repulls for a message on its way to a waiting pull, want 0", n)
+	n := atFirst.Load()
+	if n < 0 { // applied before a second check
+		n = repulls.Load()
+	}
+	if n != 0 {
+		t.Errorf("%d repulls by the check that fell between the store and the delivery, want 0", n)
 	}
 	if got := fmt.Sprint(r.Checkpoint()); got != fmt.Sprint(stored.Load()) {
 		t.Errorf("checkpoint %s, want %d", got, stored.Load())
