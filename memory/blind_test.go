@@ -3,6 +3,7 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -46,6 +47,16 @@ type blindSet struct {
 	// checked. Counts catch a line lost or added, the digest any edit:
 	// an expectation changed after a run would move a blind figure unseen.
 	sha256 string
+	// kinds is what the set was committed with per check kind and
+	// language ("holds en": checkKind); nil is not checked.
+	kinds map[string]int
+	// langFloor is the number of checks per language that must pass once
+	// the set runs; a language it does not name has none.
+	langFloor map[string]int
+	// isolated: every nothing_from check must pass, whatever the score,
+	// for each says that another user's or tenant's message stored
+	// nothing for the user.
+	isolated bool
 }
 
 // holdsCommitted holds a set to what was written and to the brief it was
@@ -59,29 +70,75 @@ func holdsCommitted(t *testing.T, set blindSet) {
 	for _, p := range sealedSetProblems(scenarios, set.scenariosMin, set.zhMin) {
 		t.Errorf("%s: %s", set.name, p)
 	}
+	problems, err := committedProblems(set, scenarios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// committedProblems says where a loaded set differs from what it was
+// committed with: its scenarios and checks per language, its checks per
+// kind and language (if kinds is set) and its sha256 (if set).
+func committedProblems(set blindSet, scenarios []*heldoutScenario) ([]string, error) {
+	var out []string
 	got := map[string][2]int{}
+	kinds := map[string]int{}
 	for _, s := range scenarios {
 		c := got[s.lang]
 		c[0]++
 		for _, l := range s.lines {
 			if checksOn(l) > 0 {
 				c[1]++
+				kinds[checkKind(l)+" "+s.lang]++
 			}
 		}
 		got[s.lang] = c
 	}
 	if !maps.Equal(got, set.committed) {
-		t.Errorf("%s has [scenarios checks] by language %v, committed with %v", set.name, got, set.committed)
+		out = append(out, fmt.Sprintf("%s has [scenarios checks] by language %v, committed with %v", set.name, got,
+			set.committed))
+	}
+	if set.kinds != nil && !maps.Equal(kinds, set.kinds) {
+		out = append(out, fmt.Sprintf("%s has checks by kind and language %v, committed with %v", set.name, kinds,
+			set.kinds))
 	}
 	if set.sha256 != "" {
 		b, err := os.ReadFile(set.path)
 		if err != nil {
-			t.Fatal(err)
+			return nil, fmt.Errorf("reading %s: %w", set.path, err)
 		}
 		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != set.sha256 {
-			t.Errorf("%s has sha256 %x, committed with %s: a set is not edited after it is written", set.path, sum, set.sha256)
+			out = append(out, fmt.Sprintf("%s has sha256 %x, committed with %s: a set is not edited after it is written",
+				set.path, sum, set.sha256))
 		}
 	}
+	return out, nil
+}
+
+// checkKind names the check a line asks for, the one runHeldout runs: its
+// field in the set ("ask", "holds", "not_holds", "nothing_from",
+// "absent", "superseded", "status"), "" for none.
+func checkKind(l heldoutLine) string {
+	switch {
+	case l.Ask != "":
+		return "ask"
+	case l.Holds != nil:
+		return "holds"
+	case l.NotHolds != nil:
+		return "not_holds"
+	case l.NothingFrom != "":
+		return "nothing_from"
+	case l.Superseded != nil:
+		return "superseded"
+	case l.Status != nil:
+		return "status"
+	case l.Absent != "":
+		return "absent"
+	}
+	return ""
 }
 
 // scoreBlindSet scores one sealed scenario set against its floor: written as
@@ -99,6 +156,13 @@ func scoreBlindSet(t *testing.T, set blindSet) {
 		t.Errorf("%s: %s", name, p)
 	}
 	if set.sealed && os.Getenv("MEMORY_UNSEAL") != name {
+		problems, err := committedProblems(set, scenarios)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Error(p)
+		}
 		if t.Failed() {
 			return
 		}
@@ -131,6 +195,93 @@ func scoreBlindSet(t *testing.T, set blindSet) {
 	t.Logf("%s by kind and language, scenarios: %s", name, perKey(passed))
 	if sc.checksPassed < floor {
 		t.Errorf("%s score %d checks fell below the floor %d", name, sc.checksPassed, floor)
+	}
+	for _, lang := range []string{"en", "zh"} {
+		if f, ok := set.langFloor[lang]; ok && sc.byLang[lang][0] < f {
+			t.Errorf("%s score in %s %d checks fell below the floor %d", name, lang, sc.byLang[lang][0], f)
+		}
+	}
+	if set.isolated {
+		breaches, err := nothingFromFailures(sc.failures)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range breaches {
+			t.Errorf("%s: another user's or tenant's message reached the user: %s", name, f)
+		}
+	}
+}
+
+// nothingFromFailures returns the failures of runHeldout (a check's line,
+// then why) whose check is a nothing_from.
+func nothingFromFailures(failures []string) ([]string, error) {
+	var out []string
+	for _, f := range failures {
+		var l heldoutLine
+		line, _, _ := strings.Cut(f, "\n")
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			return nil, fmt.Errorf("a failure's line %q: %w", line, err)
+		}
+		if checkKind(l) == "nothing_from" {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// TestNothingFromFailuresAreTheIsolationChecks: of runHeldout's failures,
+// those of nothing_from lines are picked, every other kind left, and a
+// line that does not parse is an error, not a pass.
+func TestNothingFromFailuresAreTheIsolationChecks(t *testing.T) {
+	tests := []struct {
+		name     string
+		failures []string
+		want     int
+		err      bool
+	}{
+		{"none", nil, 0, false},
+		{"a nothing_from", []string{`{"s":"a","nothing_from":"t2"}` + "\n\tstored t2#1 preference likes/x positive"}, 1, false},
+		{"other kinds", []string{`{"s":"a","holds":{"about":["x"]}}` + "\n\twant holds",
+			`{"s":"a","ask":"x?","want":["t1"]}` + "\n\twant t1 in the top 3", `{"s":"a","absent":"1234"}` + "\n\tfound"}, 0, false},
+		{"mixed", []string{`{"s":"a","not_holds":{"about":["x"]}}` + "\n\twant does not hold",
+			`{"s":"b","nothing_from":"t3"}` + "\n\tstored", `{"s":"c","nothing_from":"t2"}` + "\n\tstored"}, 2, false},
+		{"unparsable", []string{"not json\n\twhy"}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := nothingFromFailures(tt.failures)
+			if (err != nil) != tt.err {
+				t.Fatalf("err %v, want an error: %v", err, tt.err)
+			}
+			if len(got) != tt.want {
+				t.Errorf("got %d failures %q, want %d", len(got), got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCheckKindNamesTheCheckRun: checkKind names each kind of check line
+// by its field, and nothing for a message or a header.
+func TestCheckKindNamesTheCheckRun(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{`{"s":"a","ask":"x?","want":["t1"]}`, "ask"},
+		{`{"s":"a","holds":{"about":["x"]}}`, "holds"},
+		{`{"s":"a","not_holds":{"about":["x"]}}`, "not_holds"},
+		{`{"s":"a","nothing_from":"t2"}`, "nothing_from"},
+		{`{"s":"a","superseded":{"old":"t1","by":"t2"}}`, "superseded"},
+		{`{"s":"a","status":{"of":"t1","is":"active"}}`, "status"},
+		{`{"s":"a","absent":"1234"}`, "absent"},
+		{`{"s":"a","id":"t1","at":"2038-01-01T00:00:00Z","say":"I like x."}`, ""},
+		{`{"s":"a","lang":"en","kind":"k","note":"n"}`, ""},
+	}
+	for _, tt := range tests {
+		var l heldoutLine
+		if err := json.Unmarshal([]byte(tt.line), &l); err != nil {
+			t.Fatal(err)
+		}
+		if got := checkKind(l); got != tt.want {
+			t.Errorf("checkKind(%s) = %q, want %q", tt.line, got, tt.want)
+		}
 	}
 }
 
