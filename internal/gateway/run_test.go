@@ -966,7 +966,10 @@ func TestRunModeFailedRunIsNotRetried(t *testing.T) {
 			if h := resp.Header.Get(gateway.HeaderRunStatus); h != "failed" {
 				t.Errorf("%s: %q; want failed (as on every answer that is not a stream)", gateway.HeaderRunStatus, h)
 			}
-			// The runs view says so too (it said settled: the last round's status).
+			// The runs view says so too (it said settled: the last round's
+			// status), once it has applied the run's end: the answer can
+			// reach the client before the view (a loaded machine took 14 s).
+			waitFor(t, "the runs view to apply the run's end", func() bool { return rg.runState(t, c.run).Ended != "" })
 			if r := rg.runState(t, c.run); r.Status != runs.StatusFailed || r.Ended != runs.StatusFailed || r.EndReason != c.reason {
 				t.Errorf("the run as the runs view has it: status %q, ended %q (%s); want failed, %s", r.Status, r.Ended, r.EndReason, c.reason)
 			}
