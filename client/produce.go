@@ -240,6 +240,45 @@ func (w *Writer) Write(ctx context.Context, raw []byte) error {
 	return w.fail(err)
 }
 
+// WriteWhole takes a whole (non-streamed) answer as the raw events its
+// streamed form would have sent (ingest.DecodeWhole), one Write each: the
+// same model events, at the same positions, as Write of each of
+// WholeAnswer.Events, without writing them out as JSON first when the
+// answer was read into chunks.
+func (w *Writer) WriteWhole(ctx context.Context, a *ingest.WholeAnswer) error {
+	if w.s.Raw {
+		evs, err := a.Events()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		for _, ev := range evs {
+			if err := w.Write(ctx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range a.Len() {
+		if w.err != nil {
+			return w.err
+		}
+		if w.ended {
+			return fmt.Errorf("%w: stream %q is closed", ErrBadInput, w.s.ID)
+		}
+		at := w.c.o.now().UnixNano()
+		outs, err := w.st.FeedWhole(a, i)
+		if err != nil {
+			outs = w.st.Refuse(uint64(w.pos), err)
+		}
+		err = w.emit(ctx, w.pos, at, outs)
+		w.pos++
+		if w.fail(err) != nil {
+			return w.err
+		}
+	}
+	return nil
+}
+
 // WriteSSE takes one server-sent event by its fields: its event name
 // ("" when it has none) and its data. An Anthropic or Responses event
 // whose data lacks "type" takes it from the name, as ReadFrom does.

@@ -52,7 +52,9 @@
 // subject holds nothing (Nats-Expected-Last-Subject-Sequence 0: no lookup
 // before the store; taken, it keeps the gateway's id), and converted
 // into the events its streamed form would have sent
-// (ingest.StreamEventsOf), which are normalised and published as 3 with
+// (ingest.DecodeWhole: a Chat answer is read once, into the chunks those
+// events decode to, never written out as JSON and parsed again; the other
+// APIs' through ingest.StreamEventsOf), which are normalised and published as 3 with
 // the request's envelope while it is stored; the client gets the answer
 // once both are in the log. One that cannot be converted is logged and
 // publishes nothing, and still reaches the client unchanged.

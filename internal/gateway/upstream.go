@@ -115,7 +115,7 @@ const responseBodyMax = 64 << 20
 // onFrame alone: the upstream is still read to the end and logged. Any
 // other answer is read whole into Result.Body and kept as one message (a
 // frame and the end: events.StreamAnswer); a 200 one is also converted
-// into its streamed form's events (ingest.StreamEventsOf) and published
+// into its streamed form's events (ingest.DecodeWhole) and published
 // by the client, both before Stream returns.
 //
 // ctx bounds the whole upstream read: pass one that outlives the client
@@ -486,39 +486,46 @@ func wrongLastSequence(err error) bool {
 }
 
 // publishWhole publishes the model events of a non-streamed answer: the
-// events its streamed form would have sent (ingest.StreamEventsOf),
-// published by the Go client as a stream's are. An answer that cannot be
-// converted is logged and publishes nothing: the caller gets it all the same.
+// events its streamed form would have sent (ingest.DecodeWhole: a Chat
+// answer read once, into the chunks those events decode to, anything else
+// ingest.StreamEventsOf's JSON events), published by the Go client as a
+// stream's are. An answer that cannot be converted is logged and publishes
+// nothing: the caller gets it all the same.
 func (s *relay) publishWhole(ctx context.Context, stream string, body []byte) (client.Published, error) {
 	format, err := ingest.ParseFormat(s.c.API.format())
 	if err != nil {
 		return client.Published{}, fmt.Errorf("gateway: %w", err)
 	}
-	evs, err := ingest.StreamEventsOf(format, body)
+	a, err := ingest.DecodeWhole(format, body)
 	if err != nil {
 		s.g.log.Warn("gateway: a non-streamed answer publishes no model events", "api", s.c.API,
 			"tenant", s.c.Env.Tenant, "stream", stream, "err", err)
 		return client.Published{}, nil
 	}
-	// Each event is written to the producer's writer as it is: they are
-	// JSON lines' events already, and client.Publish would join them into
-	// lines to split them again through a 64 KiB reader (ingest.ReadEvents)
-	// made for every answer. An event over ingest.EventMax is refused as
-	// that reader refused it, before anything is published.
-	for _, ev := range evs {
-		if len(ev) > ingest.EventMax {
-			return client.Published{}, fmt.Errorf("gateway: model events of %s: %w: %w: an event of %d bytes (at most %d)",
-				stream, client.ErrBadInput, ingest.ErrTooLarge, len(ev), ingest.EventMax)
+	// Each event goes to the producer's writer as it is (WriteWhole):
+	// client.Publish would join JSON events into lines to split them again
+	// through a 64 KiB reader (ingest.ReadEvents) made for every answer. An
+	// event over ingest.EventMax is refused as that reader refused it,
+	// before anything is published; an answer read into chunks has none
+	// (ingest.DecodeWhole reads only answers whose events all fit).
+	if !a.Decoded() {
+		evs, err := a.Events()
+		if err != nil {
+			return client.Published{}, fmt.Errorf("gateway: model events of %s: %w", stream, err)
+		}
+		for _, ev := range evs {
+			if len(ev) > ingest.EventMax {
+				return client.Published{}, fmt.Errorf("gateway: model events of %s: %w: %w: an event of %d bytes (at most %d)",
+					stream, client.ErrBadInput, ingest.ErrTooLarge, len(ev), ingest.EventMax)
+			}
 		}
 	}
 	w, err := s.g.producer.NewWriter(ctx, client.WithStream(s.producerStream(stream)))
 	if err != nil {
 		return client.Published{}, err
 	}
-	for _, ev := range evs {
-		if err := w.Write(ctx, ev); err != nil {
-			return w.Close(ctx) // the writer's sticky error, and what it published
-		}
+	if err := w.WriteWhole(ctx, a); err != nil {
+		return w.Close(ctx) // the writer's sticky error, and what it published
 	}
 	return w.Close(ctx)
 }

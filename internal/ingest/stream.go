@@ -119,3 +119,23 @@ func (s *Stream) track(outs []Out) {
 		}
 	}
 }
+
+// FeedWhole takes event i of a whole answer (DecodeWhole) as Feed takes a
+// raw event, with the same result as Feed of that event's JSON
+// (WholeAnswer.Events): a decoded answer's chunk is applied as it is on a
+// stream of its format, and fed as JSON on any other.
+func (s *Stream) FeedWhole(a *WholeAnswer, i int) ([]Out, error) {
+	if a.chat == nil || s.n.st.Format != a.format {
+		evs, err := a.Events()
+		if err != nil {
+			return nil, err
+		}
+		return s.Feed(evs[i])
+	}
+	outs, err := s.n.feedChat(a.chat[i])
+	if err != nil {
+		return nil, err
+	}
+	s.track(outs)
+	return outs, nil
+}
