@@ -109,6 +109,15 @@ const (
 	CodeBusy  = "503"
 )
 
+// RequestBytesMax bounds a request's body: past it the request is
+// refused (CodeTooLarge) before it is read, and nothing is written. A
+// message's or observation's text is at most TextBytesMax; the bound
+// leaves room for its JSON escapes and the other fields.
+const (
+	RequestBytesMax = 1 << 20
+	CodeTooLarge    = "413"
+)
+
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {
 	if s.lanes == nil {
@@ -121,6 +130,10 @@ func (s *Service) AddTo(svc micro.Service) error {
 	} {
 		verb := name
 		err := g.AddEndpoint(verb, micro.HandlerFunc(func(req micro.Request) {
+			if n := len(req.Data()); n > RequestBytesMax {
+				req.Error(CodeTooLarge, fmt.Sprintf("memory: request of %d bytes, over %d", n, RequestBytesMax), nil)
+				return
+			}
 			var op Op
 			if err := json.Unmarshal(req.Data(), &op); err != nil {
 				req.Error("400", "request is not an op: "+err.Error(), nil)
@@ -132,6 +145,10 @@ func (s *Service) AddTo(svc micro.Service) error {
 			}
 			if err := events.ValidTenant(op.Tenant); err != nil {
 				req.Error("400", "memory: "+err.Error(), nil) // a request without a tenant is an error, not "all tenants"
+				return
+			}
+			if len(op.Query) > TextBytesMax {
+				req.Error("400", fmt.Sprintf("memory: query of %d bytes, over %d", len(op.Query), TextBytesMax), nil)
 				return
 			}
 			if !s.lanes.Submit(verb+"."+op.Tenant, func() { s.answer(req, verb, h, &op) }) {

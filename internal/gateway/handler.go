@@ -123,20 +123,49 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, api API) (Envelo
 	return env, sl, true
 }
 
+// route is one pattern the gateway serves and its handler.
+type route struct {
+	pattern string
+	h       http.HandlerFunc
+}
+
+// routeTable is every route the gateway serves, the catch-all last.
+func (g *Gateway) routeTable() []route {
+	return []route{
+		{"POST /v1/chat/completions", g.post(APIChat)},
+		{"POST /v1/responses", g.post(APIResponses)},
+		{"POST /v1/messages", g.post(APIMessages)},
+		{"GET /v1/responses/{id}", g.get(APIResponses)},
+		{"POST /v1/responses/{id}/cancel", g.cancelResponse},
+		{"GET /toolstream/v1/responses/{id}", g.get(APIResponses)},
+		{"GET /toolstream/v1/chat/completions/{id}", g.get(APIChat)},
+		{"GET /toolstream/v1/messages/{id}", g.get(APIMessages)},
+		{"GET /v1/models", g.models},
+		{"GET /v1/models/{id...}", g.model},
+		{"POST /v1/embeddings", g.embeddings},
+		{"/", g.notFound},
+	}
+}
+
+// Routes is the pattern of every route the gateway serves (net/http's
+// ServeMux patterns: method, path, wildcards), the catch-all "/" last:
+// what an attack test enumerates, so a route added without a row of its
+// table fails it.
+func Routes() []string {
+	var g Gateway
+	rt := g.routeTable()
+	out := make([]string, len(rt))
+	for i, r := range rt {
+		out[i] = r.pattern
+	}
+	return out
+}
+
 func (g *Gateway) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", g.post(APIChat))
-	mux.HandleFunc("POST /v1/responses", g.post(APIResponses))
-	mux.HandleFunc("POST /v1/messages", g.post(APIMessages))
-	mux.HandleFunc("GET /v1/responses/{id}", g.get(APIResponses))
-	mux.HandleFunc("POST /v1/responses/{id}/cancel", g.cancelResponse)
-	mux.HandleFunc("GET /toolstream/v1/responses/{id}", g.get(APIResponses))
-	mux.HandleFunc("GET /toolstream/v1/chat/completions/{id}", g.get(APIChat))
-	mux.HandleFunc("GET /toolstream/v1/messages/{id}", g.get(APIMessages))
-	mux.HandleFunc("GET /v1/models", g.models)
-	mux.HandleFunc("GET /v1/models/{id...}", g.model)
-	mux.HandleFunc("POST /v1/embeddings", g.embeddings)
-	mux.HandleFunc("/", g.notFound)
+	for _, r := range g.routeTable() {
+		mux.HandleFunc(r.pattern, r.h)
+	}
 	return mux
 }
 

@@ -70,7 +70,14 @@ const (
 	CodeConflict   = "409" // a lease held or lost
 	CodeInternal   = "500"
 	CodeBusy       = "503" // the request's lane is full (LaneMax): ask again later
+	CodeTooLarge   = "413" // the request is over RequestBytesMax: refused unread, nothing written
 )
+
+// RequestBytesMax bounds a request's body (a user's message, a plan of at
+// most 64 KiB, their JSON escapes): past it the request is refused
+// (CodeTooLarge) before it is read, so no run holds a message that its
+// history could not answer within the server's max_payload.
+const RequestBytesMax = 1 << 20
 
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {
@@ -83,6 +90,10 @@ func (s *Service) AddTo(svc micro.Service) error {
 		}
 		verb := verb
 		err := svc.AddEndpoint("runs-"+verb, micro.HandlerFunc(func(req micro.Request) {
+			if n := len(req.Data()); n > RequestBytesMax {
+				req.Error(CodeTooLarge, fmt.Sprintf("runs: request of %d bytes, over %d", n, RequestBytesMax), nil)
+				return
+			}
 			tenant := req.Subject()[strings.LastIndexByte(req.Subject(), '.')+1:]
 			if !s.lanes.Submit(verb+"."+tenant, func() { s.answer(req, verb, tenant) }) {
 				req.Error(CodeBusy, "too many requests of this tenant waiting: ask again later", nil)

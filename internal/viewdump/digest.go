@@ -42,6 +42,13 @@ func AddEndpoints(svc micro.Service, runners Lookup, views Views, pageRows int) 
 		if !ok {
 			return // another process's
 		}
+		// The body is empty or names the subject's projection (Digest
+		// sends the name): anything else is not a digest request, and
+		// is refused rather than answered as one.
+		if body := req.Data(); len(body) > 0 && string(body) != name {
+			req.Error("400", fmt.Sprintf("digest request on %s: the body names no projection but %q (%d bytes)", req.Subject(), name, len(body)), nil)
+			return
+		}
 		dg, err := r.Digest()
 		if err != nil {
 			req.Error("500", err.Error(), nil)
