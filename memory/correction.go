@@ -121,6 +121,9 @@ func matchCorrectionLateEN(ws []word) (events.Observation, bool) {
 			}
 		}
 		b := object(clauseOf(ws[i+2:]))
+		if a, ok := correctedQuantityEN(clause, b); ok {
+			return correction(a, joinOrig(b)) // "a metre and a half wide, not 135 cm"
+		}
 		if begin == end || end-begin > correctionWordsMax || len(b) == 0 || len(b) > correctionWordsMax ||
 			pronouns[b[0].low] || !correctionNameWord(b[0]) {
 			continue
@@ -128,6 +131,27 @@ func matchCorrectionLateEN(ws []word) (events.Observation, bool) {
 		return correction(joinOrig(clause[begin:end]), joinOrig(b))
 	}
 	return events.Observation{}, false
+}
+
+// correctedQuantityEN returns, when b (what a correction says it is not)
+// is a quantity ("135 cm"), the last quantity of the same dimension the
+// clause before says ("a metre and a half"), as it says it: the two name
+// one thing's amount, compared like with like (quantity.go).
+func correctedQuantityEN(clause, b []word) (string, bool) {
+	bq, ok := wholeQuantity(joinOrig(b))
+	if !ok {
+		return "", false
+	}
+	a := ""
+	for k := 0; k < len(clause); k++ {
+		if q, n := quantityAtEN(clause, k); n > 0 {
+			if q.unit.Dim == bq.unit.Dim && !q.same(bq) {
+				a = q.text
+			}
+			k += n - 1
+		}
+	}
+	return a, a != ""
 }
 
 // correctionNameWord reports whether x may be part of a name or number a
@@ -297,6 +321,20 @@ func (x *tx) corrected(n *Record) (*Record, error) {
 	}); err != nil {
 		return nil, err
 	}
+	q, isQuantity := wholeQuantity(n.Attribute)
+	if isQuantity {
+		// a quantity may be said in other units or words than the value
+		// that held it: every slot is looked at (quantity.go)
+		ids = ids[:0]
+		if err := x.w.Scan([]byte(x.k.prefix+nsSlot), func(key, _ []byte) error {
+			if id := x.k.lastComponent(key); !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
 	heads, err := x.earlierHeads(ids, n)
 	if err != nil {
 		return nil, err
@@ -305,10 +343,16 @@ func (x *tx) corrected(n *Record) (*Record, error) {
 	bestWhole := false
 	for _, h := range heads {
 		vt := tokenize(h.Value)
-		if !allIn(terms, vt) {
+		whole := slices.Equal(terms, vt)
+		if isQuantity {
+			vq, one := wholeQuantity(h.Value)
+			if _, ok := sameQuantityIn(h.Value, q); !ok {
+				continue
+			}
+			whole = one && vq.same(q)
+		} else if !allIn(terms, vt) {
 			continue
 		}
-		whole := slices.Equal(terms, vt)
 		if best == nil || whole && !bestWhole ||
 			whole == bestWhole && (h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID) {
 			best, bestWhole = h, whole
@@ -485,21 +529,39 @@ func (x *tx) correctedEpisode(n *Record) (*Record, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	// a quantity may be said in other units or words than the episode
+	// said it: every record is looked at, and the episode's own words
+	// for it are the value replaced (quantity.go)
+	q, isQuantity := wholeQuantity(n.Attribute)
+	scan := x.k.ixTerm(terms[0])
+	if isQuantity {
+		scan = []byte(x.k.prefix + nsID)
+	}
 	var best *Record
-	if err := x.w.Scan(x.k.ixTerm(terms[0]), func(key, _ []byte) error {
+	said := n.Attribute
+	if err := x.w.Scan(scan, func(key, _ []byte) error {
 		h, err := x.head(x.k.lastComponent(key))
 		if err != nil || h == nil || h.Slotted() || h.Kind != KindEpisode || !holding(h.Status) ||
-			h.Message == n.Message || h.ObservedAt > n.ObservedAt || !allIn(terms, tokenize(h.Text)) {
+			h.Message == n.Message || h.ObservedAt > n.ObservedAt {
 			return err
 		}
+		as := n.Attribute
+		if isQuantity {
+			var ok bool
+			if as, ok = sameQuantityIn(h.Text, q); !ok {
+				return nil
+			}
+		} else if !allIn(terms, tokenize(h.Text)) {
+			return nil
+		}
 		if best == nil || h.ObservedAt > best.ObservedAt || h.ObservedAt == best.ObservedAt && h.ID > best.ID {
-			best = h
+			best, said = h, as
 		}
 		return nil
 	}); err != nil || best == nil {
 		return nil, err
 	}
-	attr, value := saidAttribute(best.Text, n.Attribute)
+	attr, value := saidAttribute(best.Text, said)
 	if attr == "" {
 		return nil, nil
 	}
