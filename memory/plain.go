@@ -856,6 +856,7 @@ func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
 		}
 		act = r
 	}
+	act = zhDropCompany(act)
 	// a place gone to first (去小区里遛弯, 去社区图书馆做志愿者): the activity follows it
 	for _, end := range []string{"里", "上", "边", "馆", "店", "场", "园", "房", "室"} {
 		if i := strings.Index(act, end); i > 0 && utf8.RuneCountInString(act[:i]) <= 6 {
@@ -870,6 +871,52 @@ func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	return plainFact(plainHabit, name, lead+rest, pol), true
+}
+
+// zhWith are the words that say whom a habit is done with, said before
+// it ([plain] zh_with: 跟, 和); zhTogether what may follow the company
+// (们, 一起).
+var zhWith, zhTogether = wordList("plain", "zh_with"), wordList("plain", "zh_together")
+
+// zhCompanyMax bounds the characters said before a person of the company
+// a habit is done in (几个老, 我的).
+const zhCompanyMax = 3
+
+// zhDropCompany drops from act the company a habit is kept in, said before
+// the activity (跟老同学打掼蛋, 和几个朋友一起打羽毛球): a word of zh_with,
+// at most zhCompanyMax characters, one of the user's people (data/words.txt
+// kin) and the words of zh_together; the activity follows. An act that
+// names no person there, or leaves less than two characters, is kept
+// whole.
+func zhDropCompany(act string) string {
+	for _, w := range zhWith {
+		r, ok := strings.CutPrefix(act, w)
+		if !ok {
+			continue
+		}
+		end := -1
+		for _, k := range zhKinNames {
+			if i := strings.Index(r, k); i >= 0 && utf8.RuneCountInString(r[:i]) <= zhCompanyMax && i+len(k) > end {
+				end = i + len(k)
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		rest := r[end:]
+		for changed := true; changed; {
+			changed = false
+			for _, t := range zhTogether {
+				if x, ok := strings.CutPrefix(rest, t); ok {
+					rest, changed = x, true
+				}
+			}
+		}
+		if utf8.RuneCountInString(rest) >= 2 {
+			return rest
+		}
+	}
+	return act
 }
 
 // zhActivityName is the activity of a habit said after when it is done:
