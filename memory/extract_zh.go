@@ -573,6 +573,11 @@ func matchZH(body string, prev *events.Observation) (events.Observation, bool) {
 		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: "属相", Value: x,
 			Polarity: string(Positive), Confidence: confStrong}, true
 	}
+	if x, ok := strings.CutPrefix(strings.TrimRight(body, "。！!. 的"), "是"); ok && zhStarSign(x) {
+		// 我是天蝎座: the user's star sign ([zh words] star_sign)
+		return events.Observation{Kind: string(KindFact), Subject: "identity", Attribute: zhSign[0], Value: x,
+			Polarity: string(Positive), Confidence: confStrong}, true
+	}
 	for _, p := range []string{"的名字是", "名字叫", "叫"} {
 		if strings.HasPrefix(body, p) {
 			return zhFact(strings.TrimPrefix(body, p), "identity", "name")
@@ -1068,6 +1073,7 @@ var (
 	zhJobCraft = memData.Words("zh words", "job_craft")
 	zhJobOrg   = memData.Words("zh words", "job_org")
 	zhZodiac   = memData.Words("zh words", "zodiac")
+	zhSign     = wordList("zh words", "star_sign")
 	// zhPersonKinds end X of X人 where it is a kind of person, not a
 	// place (工人, 好人)
 	zhPersonKinds = memData.Words("zh words", "person_kind")
@@ -1081,7 +1087,8 @@ const zhJobMax = 6
 // counter ([zh words] job_lead), or the role ends as a role's name does
 // (job_end): 家做饭 and 健身房做运动 state no job. A craft's verb
 // (job_craft: 一家游戏公司画原画) says a job only where the place, said
-// with a counter, ends as an organisation's name (job_org).
+// with a counter or named (zhNamedOrg: 县城中学教化学), ends as an
+// organisation's name (job_org).
 func zhJob(s string) (events.Observation, bool) {
 	i, n := -1, 0
 	for _, v := range zhJobVerb {
@@ -1110,13 +1117,26 @@ func zhJob(s string) (events.Observation, bool) {
 	}
 	place, role := s[:i], strings.TrimRight(s[i+n:], "了的呢啊")
 	r := []rune(role)
-	counted := containsAnyOf(place, zhJobLead)
+	counted := containsAnyOf(place, zhJobLead) || craft && zhNamedOrg(place)
 	if len(r) == 0 || len(r) > zhJobMax || strings.IndexFunc(role, func(r rune) bool { return !unicode.Is(unicode.Han, r) }) >= 0 ||
 		!counted && (craft || !strings.ContainsRune(zhJobEnd, r[len(r)-1])) || craft && len(r) < 2 {
 		return events.Observation{}, false
 	}
 	return events.Observation{Kind: string(KindFact), Subject: "work", Attribute: "role", Value: role,
 		Polarity: string(Positive), Confidence: confStrong}, true
+}
+
+// zhNamedOrg reports whether place names one organisation by its name
+// without a counter: an organisation's word of two characters or more
+// (job_org: 中学, 公司) after a name of its own (县城中学, 星海公司); 学校 or
+// 图书馆 alone may be anywhere a craft is done, and says no job.
+func zhNamedOrg(place string) bool {
+	for _, o := range zhJobOrg {
+		if utf8.RuneCountInString(o) >= 2 && strings.HasSuffix(place, o) && utf8.RuneCountInString(place) >= utf8.RuneCountInString(o)+2 {
+			return true
+		}
+	}
+	return false
 }
 
 func zhFact(x, subject, attr string) (events.Observation, bool) {
@@ -1306,4 +1326,16 @@ func zhDoneForMe(body string) (events.Observation, bool) {
 		return events.Observation{}, false
 	}
 	return zhFact(strings.TrimRight(y, "。！!. "), "my", v)
+}
+
+// zhSignRunes is the length of a star sign's name (天蝎座, 双鱼座).
+const zhSignRunes = 3
+
+// zhStarSign reports whether x names a star sign: three characters, the
+// last a suffix of [zh words] star_sign (座).
+func zhStarSign(x string) bool {
+	if utf8.RuneCountInString(x) != zhSignRunes || !hasHanOnly(x) {
+		return false
+	}
+	return slices.ContainsFunc(zhSign[1:], func(suf string) bool { return strings.HasSuffix(x, suf) })
 }
