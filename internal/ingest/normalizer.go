@@ -151,7 +151,16 @@ func (n *Normalizer) Feed(raw []byte) ([]Out, error) { return n.feed(raw, true) 
 func (n *Normalizer) feed(raw []byte, fast bool) ([]Out, error) {
 	var apply func()
 	var err error
-	if fast {
+	if fast && n.st.Format == FormatOpenAIResponses && len(raw) <= EventMax {
+		if n.resp == nil {
+			n.resp = new(scannedResp)
+		}
+		// A misspelt key (bad) gives up to encoding/json's path, which
+		// checks the event is JSON before it refuses the key (misspelt).
+		if typ, ev, ok, _ := scanResponsesChecked(raw, n.resp); ok {
+			return n.feedResponsesScanned(typ, ev)
+		}
+	} else if fast {
 		apply, err = n.decodeFast(raw)
 	}
 	if err != nil {
@@ -213,16 +222,7 @@ func (n *Normalizer) decodeFast(raw []byte) (func(), error) {
 	if len(raw) > EventMax {
 		return nil, nil
 	}
-	switch n.st.Format {
-	case FormatOpenAIResponses:
-		if n.resp == nil {
-			n.resp = new(scannedResp)
-		}
-		// A misspelt key (bad) gives up to encoding/json's path, which
-		// checks the event is JSON before it refuses the key (misspelt).
-		if typ, ev, ok, _ := scanResponsesChecked(raw, n.resp); ok {
-			return n.typedResponses(typ, ev)
-		}
+	switch n.st.Format { // Responses: feed reads it (feedResponsesScanned)
 	case FormatOpenAIChat:
 		if c, ok, _ := scanChatChecked(raw); ok {
 			return n.chatChecked(c)

@@ -200,13 +200,28 @@ func (n *Normalizer) typedResponses(t *string, ev *respEvent) (func(), error) {
 // responsesEvent checks a decoded event of type typ (inferred: from its
 // response's status) and returns what applies it.
 func (n *Normalizer) responsesEvent(typ string, inferred bool, ev *respEvent) (func(), error) {
+	typ, apply, err := responsesChecked(typ, inferred, ev)
+	if err != nil {
+		return nil, err
+	}
+	if !apply {
+		return func() {}, nil
+	}
+	return func() { n.applyResponses(typ, ev) }, nil
+}
+
+// responsesChecked checks a decoded event of type typ (inferred: from its
+// response's status) and returns the type it is applied as; apply false
+// for an event type the adapter ignores.
+func responsesChecked(typ string, inferred bool, ev *respEvent) (string, bool, error) {
 	need, known := respNeeds[typ]
 	if !inferred && !known {
-		return unknownResponsesType(typ)
+		_, err := unknownResponsesType(typ)
+		return "", false, err
 	}
 	if inferred {
 		if ev.Response == nil {
-			return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+			return "", false, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
 		}
 		typ, need = "response."+inferStatus(ev.Response.Status), "response"
 	}
@@ -214,14 +229,41 @@ func (n *Normalizer) responsesEvent(typ string, inferred bool, ev *respEvent) (f
 	case need == "response" && ev.Response == nil,
 		need == "item" && ev.Item == nil,
 		need == "delta" && ev.Delta == nil:
-		return nil, fmt.Errorf("%w: %s without %q", ErrUnknownShape, typ, need)
+		return "", false, fmt.Errorf("%w: %s without %q", ErrUnknownShape, typ, need)
 	}
 	if ev.Item != nil {
 		if err := corruptedType("responses item type", ev.Item.Type, respItemTypes); err != nil {
-			return nil, err
+			return "", false, err
 		}
 	}
-	return func() { n.applyResponses(typ, ev) }, nil
+	return typ, true, nil
+}
+
+// feedResponsesScanned is feed of an event the scanner read (typ, ev): it
+// checks and applies it without making a closure for it, as the
+// encoding/json path does.
+func (n *Normalizer) feedResponsesScanned(t *string, ev *respEvent) ([]Out, error) {
+	typ, inferred := "", false
+	switch {
+	case t != nil:
+		typ = *t
+	case ev.Response != nil:
+		inferred = true
+	default:
+		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+	}
+	ev.Type = typ
+	typ, apply, err := responsesChecked(typ, inferred, ev)
+	if err != nil {
+		return nil, err
+	}
+	n.out = nil
+	if apply {
+		n.applyResponses(typ, ev)
+	}
+	out := n.out
+	n.out = nil
+	return out, nil
 }
 
 // inferStatus names the event a typeless response object stands for.

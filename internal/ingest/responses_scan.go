@@ -29,6 +29,10 @@ type scannedResp struct {
 	ev                           respEvent
 	typ, delta, arguments, input string
 	index                        int
+	// itemID is the item_id of the last event read into this scannedResp
+	// (kept when it is zeroed): the next event's, the same bytes most of
+	// the time (a call's deltas), is not allocated again.
+	itemID string
 }
 
 // scanResponses decodes raw as decodeResponses's typed decode does: the
@@ -38,7 +42,8 @@ func scanResponses(raw []byte) (typ *string, ev *respEvent, ok bool) {
 	return scanResponsesInto(raw, new(scannedResp))
 }
 
-// scanResponsesInto is scanResponses into h, zeroed first: a Normalizer
+// scanResponsesInto is scanResponses into h, zeroed first (but for the
+// last item_id it read, kept to be reused: scannedResp.itemID): a Normalizer
 // reuses one for every event (Normalizer.resp), since what it applies
 // copies the values out and keeps no pointer into h (the objects an
 // event holds, its response and item, are allocated afresh).
@@ -51,7 +56,7 @@ func scanResponsesInto(raw []byte, h *scannedResp) (typ *string, ev *respEvent, 
 // event is a misspelling of a field the adapter reads (scanner.other).
 func scanResponsesChecked(raw []byte, h *scannedResp) (typ *string, ev *respEvent, ok bool, bad error) {
 	s := &scanner{b: raw, spell: true}
-	*h = scannedResp{}
+	*h = scannedResp{itemID: h.itemID}
 	ev = &h.ev
 	var m seen
 	ok = s.top(func(key []byte, i int) int {
@@ -86,7 +91,15 @@ func scanResponsesChecked(raw []byte, h *scannedResp) (typ *string, ev *respEven
 			if !s.once(&m, 3) {
 				return -1
 			}
-			return s.stringValue(i, &ev.ItemID)
+			if s.b[i] == '"' && h.itemID != "" {
+				if end, plain := s.str(i); end > 0 && plain && string(s.b[i+1:end-1]) == h.itemID {
+					ev.ItemID = h.itemID
+					return end
+				}
+			}
+			end := s.stringValue(i, &ev.ItemID)
+			h.itemID = ev.ItemID
+			return end
 		case "item":
 			if !s.once(&m, 4) {
 				return -1
