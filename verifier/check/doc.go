@@ -82,7 +82,11 @@
 //     names the event the claim says of it (shipped / dispatched_on,
 //     到期 / expires; words.txt's [event verbs] and [event keys]) before
 //     the others, and a day only another event's field holds contradicts
-//     it (eventdates.go);
+//     it (eventdates.go); a duration no field states is the span between
+//     two times or two dates of one object (arrive and depart, reported
+//     and repaired, "09:00-12:30"), and an end date a date plus a day
+//     count beside it (issued and valid_days); a span that does not match
+//     leaves a field of the whole it was bound to unbound (spans.go);
 //   - negation: true/false fields and stock counts against the claim's
 //     polarity (not, no, 不, 没有, out of stock, 缺货; 未支付 and unpaid by
 //     their form), and a state value written as a negation (NOT_READY,

@@ -257,6 +257,11 @@ func (cx *claim) checkNumber(m *evidence.NumMention) fact {
 		// never contradicted by the other member of its part/whole pair.
 		return g
 	}
+	if g, ok := cx.spanJudge(m, f); ok {
+		// "he spent 50 minutes there" beside arrive and depart: the span
+		// between two fields of its row (spans.go).
+		return g
+	}
 	if f.verdict == events.VerdictContradicted && m.Bound == 0 && (cx.negs-cx.negLex)%2 == 1 {
 		// "844 runners did not finish" beside finishers 47366, "it is not
 		// $5": a negated claim is not contradicted by another value of

@@ -71,6 +71,13 @@ func (cx *claim) dateTargets(concepts []string) []evidence.DateTarget {
 			continue
 		}
 		out = append(out, evidence.DateTarget{Leaves: []int32{l}, Lo: d0 + int32(days), Hi: d0 + int32(days), Score: attrScore(concepts, lf), Clock: -1})
+		if ds := windows[lf.Node]; len(ds) == 1 && ix.Leaves[ds[0]].HasDay {
+			// {"issued": "2026-12-10", "valid_days": 30}: the count may run
+			// from its object's one date as well as from now. After the
+			// reading from now, which stays the first of its score.
+			from := ix.Leaves[ds[0]].Day + int32(days)
+			out = append(out, evidence.DateTarget{Leaves: []int32{l, ds[0]}, Lo: from, Hi: from, Score: attrScore(concepts, lf), Clock: -1})
+		}
 	}
 	// Best attribute score first; ties by evidence order.
 	sortStable(out, func(a, b evidence.DateTarget) bool {
@@ -175,6 +182,14 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 		return f
 	}
 	best := targets[0].Score
+	for _, t := range targets {
+		// "valid until 9 January" beside issued and valid_days: the end
+		// the count gives from its object's date is the day said, before
+		// any day the bound would let hold.
+		if len(t.Leaves) == 2 && t.Lo == t.Hi && t.Score == best && (te.Bound == 0 || te.Bound == evidence.CueLE) && slices.Contains(te.Days, t.Lo) {
+			return supported(ix, "the date its object's date and day count give", t.Leaves...)
+		}
+	}
 	var first *evidence.DateTarget
 	for i := range targets {
 		t := &targets[i]

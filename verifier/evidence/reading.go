@@ -1712,6 +1712,11 @@ func parseZhMention(r []rune, i int) (NumMention, bool) {
 	if m.Unit == uCount && end < len(r) && r[end] == '半' {
 		end++
 		m.V += 0.5
+		// 三个半小时, 两个半月: the unit after the half is the number's.
+		u := NumMention{Mag: 1}
+		if e := u.unitAfter(r, end); e > end && u.Unit != nil && u.Unit.Dim == DimTime {
+			m.Unit, m.UnitWord, end = u.Unit, u.UnitWord, e
+		}
 	}
 	m.Hi = m.V
 	m.End = end
