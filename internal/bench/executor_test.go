@@ -34,7 +34,10 @@ import (
 // CPU per call, and each floor's wall-clock ratio, no-op events/s over
 // floor calls/s), and onemsg (AckAll, and a fetch's outcomes stored as one
 // message, not one a call: what storing outcomes by the window would
-// cost); the floors run in turns. Run it with -benchtime=Nx for
+// cost); the floors run in turns. Around each side it reads the traffic
+// with the log (Traffic: the messages the bus's connection wrote and read,
+// and the messages the streams gained) and reports each per call:
+// noop-out, noop-in, noop-stored, exec-out, exec-in, exec-stored. Run it with -benchtime=Nx for
 // N pairs: go test ./internal/bench -run '^$' -bench ExecutorRatio -benchtime 9x
 func BenchmarkExecutorRatio(b *testing.B) {
 	if testing.Short() {
@@ -60,6 +63,7 @@ func BenchmarkExecutorRatio(b *testing.B) {
 		return wall, cpu() - c0
 	}
 	var rates, cpus, execRates, execCPU []float64
+	msgs := make([][]float64, 6) // per call, each side's messages out, in and stored
 	floors := []struct {
 		name string
 		o    bench.FloorOptions
@@ -71,6 +75,7 @@ func BenchmarkExecutorRatio(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		var nw, nc, ew, ec time.Duration
+		var nt, et bench.Traffic
 		fw, fc := make([]time.Duration, len(floors)), make([]time.Duration, len(floors))
 		measure(fmt.Sprint("pair", i), func(bs *bus.Bus, d string) (time.Duration, error) {
 			// Both sides on one server over the same stored events, in
@@ -87,8 +92,26 @@ func BenchmarkExecutorRatio(b *testing.B) {
 				}
 				return wall, cpu() - c0
 			}
-			noop := func() { nw, nc = side(func() (time.Duration, error) { return bench.NoopCalls(ctx, bs, d, last) }) }
-			exec := func() { ew, ec = side(func() (time.Duration, error) { return bench.ExecutorCalls(ctx, bs, n) }) }
+			// Each side's traffic with the log, read around it (not
+			// inside its CPU reading).
+			traffic := func(run func()) bench.Traffic {
+				t0, err := bench.TrafficOf(ctx, bs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				run()
+				t1, err := bench.TrafficOf(ctx, bs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return t1.Sub(t0)
+			}
+			noop := func() {
+				nt = traffic(func() { nw, nc = side(func() (time.Duration, error) { return bench.NoopCalls(ctx, bs, d, last) }) })
+			}
+			exec := func() {
+				et = traffic(func() { ew, ec = side(func() (time.Duration, error) { return bench.ExecutorCalls(ctx, bs, n) }) })
+			}
 			if i%2 == 0 {
 				noop()
 				exec()
@@ -106,6 +129,9 @@ func BenchmarkExecutorRatio(b *testing.B) {
 		cpus = append(cpus, float64(nc)/float64(ec))
 		execRates = append(execRates, n/ew.Seconds())
 		execCPU = append(execCPU, float64(ec.Microseconds())/n)
+		for k, v := range []uint64{nt.Out, nt.In, nt.Stored, et.Out, et.In, et.Stored} {
+			msgs[k] = append(msgs[k], float64(v)/n)
+		}
 		for j := range floors {
 			floorCPUs[j] = append(floorCPUs[j], float64(nc)/float64(fc[j]))
 			floorCPU[j] = append(floorCPU[j], float64(fc[j].Microseconds())/n)
@@ -122,6 +148,9 @@ func BenchmarkExecutorRatio(b *testing.B) {
 	b.ReportMetric(median(cpus), "cpu-ratio")
 	b.ReportMetric(median(execRates), "calls/s")
 	b.ReportMetric(median(execCPU), "cpu-µs/call")
+	for k, name := range []string{"noop-out", "noop-in", "noop-stored", "exec-out", "exec-in", "exec-stored"} {
+		b.ReportMetric(median(msgs[k]), name+"/call")
+	}
 	for j, f := range floors {
 		b.ReportMetric(median(floorCPUs[j]), f.name+"-cpu-ratio")
 		b.ReportMetric(median(floorCPU[j]), f.name+"-cpu-µs/call")
