@@ -78,8 +78,7 @@ type Executor struct {
 
 	window window // decisions in the log sent together (window.go)
 
-	mu     sync.Mutex            // guards active
-	active map[string]activeCall // each call handled in this process
+	active *activeSet // each call handled in this process
 
 	running atomic.Bool
 	stats   counters
@@ -128,7 +127,7 @@ func NewContext(ctx context.Context, cfg Config) (*Executor, error) {
 		cmds:      newCommandHost(&cfg),
 		inflight:  make(chan struct{}, cfg.InFlightMax),
 		decisions: make(chan struct{}, max(1, cfg.InFlightMax/8)),
-		active:    map[string]activeCall{},
+		active:    newActiveSet(),
 	}
 	e.log = cfg.Logger.With("executor", e.owner)
 	kv, err := openBucket(ctx, e.log, cfg.JS, jetstream.KeyValueConfig{
@@ -432,23 +431,10 @@ func (e *Executor) consume(c jetstream.Consumer, slots chan struct{}, handle fun
 	return cancel, nil
 }
 
-// activeCall is a call handled in this process: its carrier and since when.
-type activeCall struct {
-	carrier jetstream.Msg
-	since   time.Time
-}
-
 // claimActive marks key as handled in this process, carried by m; false
 // if it already is. Until releaseActive, keepalive marks m in progress.
 func (e *Executor) claimActive(key string, m jetstream.Msg) bool {
-	now := time.Now()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.active[key]; ok {
-		return false
-	}
-	e.active[key] = activeCall{m, now}
-	return true
+	return e.active.claim(key, m, time.Now())
 }
 
 // keepalive marks the carrier of every call handled in this process in
@@ -471,14 +457,7 @@ func (e *Executor) keepalive(stop <-chan struct{}) {
 		}
 		keys, msgs = keys[:0], msgs[:0]
 		young := time.Now().Add(-e.cfg.Heartbeat / 2)
-		e.mu.Lock()
-		for k, a := range e.active {
-			if a.since.Before(young) {
-				keys = append(keys, k)
-				msgs = append(msgs, a.carrier)
-			}
-		}
-		e.mu.Unlock()
+		keys, msgs = e.active.older(young, keys, msgs)
 		h := e.cfg.Hooks
 		for i, m := range msgs {
 			if h != nil && h.SkipHeartbeat != nil && h.SkipHeartbeat(keys[i]) {
@@ -491,9 +470,7 @@ func (e *Executor) keepalive(stop <-chan struct{}) {
 }
 
 func (e *Executor) releaseActive(key string) {
-	e.mu.Lock()
-	delete(e.active, key)
-	e.mu.Unlock()
+	e.active.release(key)
 }
 
 // handleCallMsg handles one message of the call subjects.
