@@ -22,7 +22,12 @@
 // decides only what it is sure encoding/json would decide the same way;
 // anything else (malformed bytes, duplicate or case-folded keys, a value of
 // an unexpected type…) goes to the encoding/json path, which gives the
-// typed errors. FuzzScanMatchesEncodingJSON checks the two agree.
+// typed errors. FuzzScanMatchesEncodingJSON checks the two agree. A whole
+// (non-streamed) answer becomes the events its streamed form would have
+// sent (whole.go: StreamEventsOf); a Chat Completions answer is read once
+// by the scanner into the chunks those events decode to (DecodeWhole,
+// Stream.FeedWhole: wholedecoded.go), never written out as JSON and parsed
+// again. FuzzDecodeWhole checks the two ways agree.
 //
 // Invariants kept here (numbers from docs/design.md):
 //
