@@ -118,6 +118,12 @@ const (
 	CodeTooLarge    = "413"
 )
 
+// CodeTooMany answers a write whose record's data key was refused: its
+// user holds as many memory record keys as it may, or its tenant as many
+// users (events.ErrKeyQuota; keys.Config.RecordKeysMax, UserKeysMax).
+// Forgetting a record frees its key.
+const CodeTooMany = "507"
+
 // AddTo registers the endpoints on svc.
 func (s *Service) AddTo(svc micro.Service) error {
 	if s.lanes == nil {
@@ -182,8 +188,8 @@ func (s *Service) answer(req micro.Request, verb string, h func(context.Context,
 // errorCode is the code a refusal is answered with: 404 for a record
 // the user never had, 410 for one that was forgotten (nothing of it is
 // left either, but a forget of it asked again is done, not mistyped), 409
-// for a correction of a version that is no longer the record's, 400 for
-// anything else.
+// for a correction of a version that is no longer the record's, 507 for a
+// record key past its bound (CodeTooMany), 400 for anything else.
 func errorCode(err error) string {
 	switch {
 	case errors.Is(err, ErrForgotten):
@@ -192,6 +198,8 @@ func errorCode(err error) string {
 		return "404"
 	case errors.Is(err, ErrVersionConflict):
 		return "409"
+	case errors.Is(err, events.ErrKeyQuota):
+		return CodeTooMany
 	}
 	return "400"
 }

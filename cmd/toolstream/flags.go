@@ -62,6 +62,7 @@ func (g *globals) commandFlags(root *cobra.Command) {
 	f.StringVar(&g.tlsKey, "tls-key", "", "the embedded server's TLS private key (PEM)")
 	f.BoolVar(&g.plaintext, "allow-plaintext", false, "let the embedded server listen on a non-loopback address without TLS")
 	f.IntVar(&g.keysUserMax, "keys-user-max", keys.DefaultUserKeysMax, "user keys made for one tenant (its producers' and what the processors seal for it); past it a new user's key is refused (507) until an erasure frees one")
+	f.IntVar(&g.keysRecordMax, "keys-record-max", keys.DefaultRecordKeysMax, "memory record keys made for one user (each record's text is sealed under its own); past it a new record is refused (507) until a forget frees one")
 }
 
 // defaultListen is serve's client address unless --listen says another.

@@ -30,27 +30,28 @@ import (
 
 // globals are the flags every command shares.
 type globals struct {
-	data         string
-	listen       string
-	natsURL      string
-	sync         string
-	replicas     int
-	partitions   int
-	logFormat    string
-	logLevel     string
-	creds        string
-	user         string
-	password     string
-	tlsCert      string
-	tlsKey       string
-	tlsCA        string
-	plaintext    bool
-	rawRetention time.Duration
-	keysUserMax  int
-	listenSet    bool // --listen was given
-	logLevelSet  bool // --log-level was given
-	stderr       io.Writer
-	stdout       io.Writer
+	data          string
+	listen        string
+	natsURL       string
+	sync          string
+	replicas      int
+	partitions    int
+	logFormat     string
+	logLevel      string
+	creds         string
+	user          string
+	password      string
+	tlsCert       string
+	tlsKey        string
+	tlsCA         string
+	plaintext     bool
+	rawRetention  time.Duration
+	keysUserMax   int
+	keysRecordMax int
+	listenSet     bool // --listen was given
+	logLevelSet   bool // --log-level was given
+	stderr        io.Writer
+	stdout        io.Writer
 
 	registryKeyFile, registryTrustFiles string // registrykeys.go
 }
@@ -297,7 +298,7 @@ func (g *globals) busConfig(log *slog.Logger, dataDir, listen, url string, opts 
 	cfg := bus.Config{DataDir: dataDir, Listen: listen, NATSURL: url, Sync: g.sync, Replicas: g.replicas,
 		Partitions: g.partitions, RawRetention: g.rawRetention, Logger: log, Name: "toolstream",
 		TLSCert: g.tlsCert, TLSKey: g.tlsKey, AllowPlaintext: g.plaintext, Options: opts,
-		KeysUserMax: g.keysUserMax}
+		KeysUserMax: g.keysUserMax, KeysRecordMax: g.keysRecordMax}
 	if url != "" {
 		cfg.MsgIDKey = g.msgIDKey()
 	}

@@ -84,6 +84,10 @@ type Config struct {
 	// processors alike (keys.Config.UserKeysMax); default
 	// keys.DefaultUserKeysMax.
 	KeysUserMax int
+	// KeysRecordMax bounds each user's memory record keys, and makes a
+	// record's user take a slot of KeysUserMax (keys.Config.RecordKeysMax);
+	// default keys.DefaultRecordKeysMax.
+	KeysRecordMax int
 	// MaxPayload of the embedded server; default 8 MiB.
 	MaxPayload int32
 	// Name identifies the client connection.

@@ -37,7 +37,7 @@ func OpenWithKeys(ctx context.Context, cfg Config) (*Bus, error) {
 	if err != nil || cfg.ConnectOnly && !keyring {
 		return b, err
 	}
-	kc := keys.Config{JS: b.JS, Logger: cfg.Logger, UserKeysMax: cfg.KeysUserMax}
+	kc := keys.Config{JS: b.JS, Logger: cfg.Logger, UserKeysMax: cfg.KeysUserMax, RecordKeysMax: cfg.KeysRecordMax}
 	switch cfg.Identity.Role {
 	case "", auth.RoleAdmin, auth.RoleKeyring:
 		kc.Create, kc.Replicas, kc.SetupMax = b.Embedded(), b.Replicas(), keysSetupMax
@@ -61,7 +61,7 @@ func OpenWithKeys(ctx context.Context, cfg Config) (*Bus, error) {
 // log.
 func (b *Bus) StartKeys(ctx context.Context, log *slog.Logger) (micro.Service, *nats.Conn, error) {
 	if !b.Embedded() {
-		svc, err := keys.StartService(ctx, b.Conn, keys.Config{JS: b.JS, Logger: log, SetupMax: keysSetupMax, UserKeysMax: b.cfg.KeysUserMax})
+		svc, err := keys.StartService(ctx, b.Conn, keys.Config{JS: b.JS, Logger: log, SetupMax: keysSetupMax, UserKeysMax: b.cfg.KeysUserMax, RecordKeysMax: b.cfg.KeysRecordMax})
 		if err != nil {
 			return nil, nil, fmt.Errorf("the keys service (it needs the keys role's credentials, --creds): %w", err)
 		}
@@ -75,7 +75,7 @@ func (b *Bus) StartKeys(ctx context.Context, log *slog.Logger) (micro.Service, *
 	if err != nil {
 		return nil, nil, fmt.Errorf("the keys service: connect: %w", err)
 	}
-	svc, err := keys.StartService(ctx, nc, keys.Config{Logger: log, SetupMax: keysSetupMax, UserKeysMax: b.cfg.KeysUserMax})
+	svc, err := keys.StartService(ctx, nc, keys.Config{Logger: log, SetupMax: keysSetupMax, UserKeysMax: b.cfg.KeysUserMax, RecordKeysMax: b.cfg.KeysRecordMax})
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,13 +29,31 @@ func boundedScope(scope string) bool {
 	return strings.HasPrefix(scope, "u/") && scope != events.UserScope("")
 }
 
+// A user's memory record keys (scope r/<user>/<record>) are bounded
+// too, per user (Config.RecordKeysMax), and their user holds a slot of the
+// tenant's user keys: the first record key of a user makes the user's key
+// (within Config.UserKeysMax) if it has none. So a memory writer naming new
+// records, or new users, without end is refused (ErrTooManyKeys) past
+// UserKeysMax times RecordKeysMax keys of its tenant, and no other
+// tenant's keys are refused for it. A record's erasure frees its slot, a
+// user's erasure all of the user's.
+
 // makeScoped makes the key n of (tenant, scope) unless the bucket holds
-// one (make), within the tenant's bound for a user's scope: ErrTooManyKeys
-// past it.
+// one (make), within the tenant's bound for a user's scope and the user's
+// bound for a record's: ErrTooManyKeys past it.
 func (s *Store) makeScoped(ctx context.Context, tenant, scope, n string) ([]byte, error) {
 	bounded := boundedScope(scope)
-	if bounded {
+	owner, record := recordOwner(n)
+	switch {
+	case bounded:
 		if err := s.reserve(ctx, tenant); err != nil {
+			return nil, err
+		}
+	case record:
+		if err := s.ownerSlot(ctx, tenant, scope, owner); err != nil {
+			return nil, err
+		}
+		if err := s.reserveRecord(ctx, tenant, owner); err != nil {
 			return nil, err
 		}
 	}
@@ -42,7 +61,65 @@ func (s *Store) makeScoped(ctx context.Context, tenant, scope, n string) ([]byte
 	if err != nil && bounded {
 		s.recount(tenant)
 	}
+	if err != nil && record {
+		s.recountRecords(owner)
+	}
 	return b, err
+}
+
+// recordOwner is the bucket name of the user whose record key n is
+// (k.<tenant>.u.<user>.r.<record>), and whether n is a record's.
+func recordOwner(n string) (string, bool) {
+	owner, _, ok := strings.Cut(n, ".r.")
+	return owner, ok && strings.HasPrefix(n, "k.")
+}
+
+// ownerSlot makes sure the user of a record scope holds a key, within the
+// tenant's user bound: a record key's user counts as a user.
+func (s *Store) ownerSlot(ctx context.Context, tenant, scope, owner string) error {
+	parts := strings.Split(scope, "/")
+	if len(parts) != 3 {
+		return fmt.Errorf("%w: key scope %q", events.ErrMalformed, scope)
+	}
+	_, err := s.load(ctx, owner)
+	if errors.Is(err, errKeyGone) {
+		_, err = s.makeScoped(ctx, tenant, "u/"+parts[1], owner)
+	}
+	return err
+}
+
+// reserveRecord counts a new record key of the user owner (its bucket
+// name), or refuses it (ErrTooManyKeys) when the user holds
+// Config.RecordKeysMax already, counted as reserve counts.
+func (s *Store) reserveRecord(ctx context.Context, tenant, owner string) error {
+	bound := s.cfg.RecordKeysMax
+	s.mu.Lock()
+	c, ok := s.recordKeys[owner]
+	s.mu.Unlock()
+	if !ok || c.n >= bound && time.Since(c.at) >= s.cfg.CacheTTL {
+		filter := "$KV." + s.cfg.Bucket + "." + owner + ".r.*"
+		info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+		if err != nil {
+			return fmt.Errorf("%w: counting the record keys of a user of %s: %w", ErrUnavailable, tenant, err)
+		}
+		c = userCount{len(info.State.Subjects), time.Now()}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.n >= bound {
+		s.recordKeys[owner] = c
+		return fmt.Errorf("%w: a user of tenant %s holds %d memory record keys (at most %d; forgetting a record frees one)", ErrTooManyKeys, tenant, c.n, bound)
+	}
+	c.n++
+	s.recordKeys[owner] = c
+	return nil
+}
+
+// recountRecords drops the count of owner's record keys.
+func (s *Store) recountRecords(owner string) {
+	s.mu.Lock()
+	delete(s.recordKeys, owner)
+	s.mu.Unlock()
 }
 
 // reserve counts a new user key of tenant, or refuses it (ErrTooManyKeys)

@@ -82,6 +82,12 @@ type Config struct {
 	// seals, cannot fill the disk; an erasure frees the user's slot.
 	// Default DefaultUserKeysMax. A remote store does not read it.
 	UserKeysMax int
+	// RecordKeysMax bounds the memory record keys (scope
+	// r/<user>/<record>) of one user that a store of the bucket makes:
+	// past it a new record's key is refused (ErrTooManyKeys), and a
+	// record's user takes a slot of UserKeysMax (bound.go). Default
+	// DefaultRecordKeysMax. A remote store does not read it.
+	RecordKeysMax int
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -89,6 +95,12 @@ type Config struct {
 // DefaultUserKeysMax is Config.UserKeysMax's default: a tenant's 100,000
 // users' keys are some 20 MB of the bucket.
 const DefaultUserKeysMax = 100_000
+
+// DefaultRecordKeysMax is Config.RecordKeysMax's default: four times
+// memory's default quota of a user's active records (memory
+// QuotaPerUserDefault, 5,000), since cold and superseded records keep
+// their keys.
+const DefaultRecordKeysMax = 20_000
 
 func (c *Config) setDefaults() error {
 	if c.JS == nil {
@@ -112,6 +124,9 @@ func (c *Config) setDefaults() error {
 	if c.UserKeysMax <= 0 {
 		c.UserKeysMax = DefaultUserKeysMax
 	}
+	if c.RecordKeysMax <= 0 {
+		c.RecordKeysMax = DefaultRecordKeysMax
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -131,6 +146,9 @@ type Store struct {
 	// userKeys counts each tenant's user keys (bound.go), read from the
 	// bucket on first need, after an erasure, and again at the bound.
 	userKeys map[string]userCount
+	// recordKeys counts each user's memory record keys, by the user's
+	// bucket name (bound.go), as userKeys does.
+	recordKeys map[string]userCount
 }
 
 type scopeKey struct{ tenant, scope string }
@@ -209,7 +227,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		acancel()
 		if err == nil {
-			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}, names: map[scopeKey]string{}, userKeys: map[string]userCount{}}, nil
+			return &Store{cfg: cfg, kv: kv, stream: st, cache: map[string]*cached{}, names: map[scopeKey]string{}, userKeys: map[string]userCount{}, recordKeys: map[string]userCount{}}, nil
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: bucket %s: %w", ErrUnavailable, cfg.Bucket, err)
@@ -480,6 +498,7 @@ func (s *Store) Erase(ctx context.Context, tenant, user string) (int, error) {
 	erased, err := s.erase(ctx, n, n+".>")
 	if erased > 0 {
 		s.recount(tenant) // the user's slot is free
+		s.recountRecords(n)
 	}
 	return erased, err
 }
@@ -514,7 +533,13 @@ func (s *Store) EraseRecord(ctx context.Context, tenant, user, record string) (i
 	if err != nil {
 		return 0, err
 	}
-	return s.erase(ctx, n)
+	erased, err := s.erase(ctx, n)
+	if erased > 0 {
+		if owner, ok := recordOwner(n); ok {
+			s.recountRecords(owner) // the record's slot is free
+		}
+	}
+	return erased, err
 }
 
 func (s *Store) erase(ctx context.Context, names ...string) (int, error) {

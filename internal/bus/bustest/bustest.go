@@ -75,7 +75,7 @@ func start(t testing.TB, cfg bus.Config) *bus.Bus {
 	}
 	// As serve does: personal data is sealed under the data keys, and the
 	// keys service (under the keys role) answers the other identities.
-	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true, UserKeysMax: cfg.KeysUserMax}); err != nil {
+	if b.Keys, err = keys.Open(context.Background(), keys.Config{JS: b.JS, Create: true, UserKeysMax: cfg.KeysUserMax, RecordKeysMax: cfg.KeysRecordMax}); err != nil {
 		b.Close()
 		t.Fatalf("bustest: %v", err)
 	}
