@@ -851,10 +851,12 @@ func plainHabitZH(lead, rest string, pol Polarity) (events.Observation, bool) {
 	act := zhTrimTimes(rest)
 	if !containsAnyOf(lead+rest, zhHabitWhen) {
 		r, ok := zhTimesPer(rest)
-		if !ok {
+		if !ok && !zhUsually(rest) {
 			return events.Observation{}, false
 		}
-		act = r
+		if ok {
+			act = r
+		}
 	}
 	act = zhDropCompany(act)
 	// a place gone to first (去小区里遛弯, 去社区图书馆做志愿者): the activity follows it
@@ -917,6 +919,18 @@ func zhDropCompany(act string) string {
 		}
 	}
 	return act
+}
+
+// zhUsual are the times a habit is kept said alone, without 每 ([plain]
+// habit_usual: 周末); zhOnce the words that make what is said of such a
+// time a plan or a thing done once (habit_once: 要, 打算, 了).
+var zhUsual, zhOnce = wordList("plain", "habit_usual"), wordList("plain", "habit_once")
+
+// zhUsually reports whether rest says a habit by a time it is kept, said
+// first and alone (我周末在花鸟市场摆摊: 周末, not 这周末 or 下周末), with
+// nothing of a plan or of a thing done once (我周末要去北京, 周末去了趟北京).
+func zhUsually(rest string) bool {
+	return hasAnyPrefix(rest, zhUsual) && !containsAnyOf(rest, zhOnce)
 }
 
 // zhActivityName is the activity of a habit said after when it is done:
