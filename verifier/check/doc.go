@@ -86,7 +86,9 @@
 //     two times or two dates of one object (arrive and depart, reported
 //     and repaired, "09:00-12:30"), and an end date a date plus a day
 //     count beside it (issued and valid_days); a span that does not match
-//     leaves a field of the whole it was bound to unbound (spans.go);
+//     leaves a field of the whole it was bound to unbound (spans.go); a
+//     day a row the claim does not name holds another of, while a date
+//     of the whole holds it, is not contradicted by that row;
 //   - negation: true/false fields and stock counts against the claim's
 //     polarity (not, no, 不, 没有, out of stock, 缺货; 未支付 and unpaid by
 //     their form), and a state value written as a negation (NOT_READY,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/toolstream/toolstream/events"
 	"github.com/toolstream/toolstream/internal/lang"
 	"github.com/toolstream/toolstream/verifier/evidence"
 )
@@ -164,4 +165,52 @@ func (cx *claim) bindByEvent(te *evidence.TimeExpr, targets []evidence.DateTarge
 		}
 	}
 	return targets, len(evs) == 1
+}
+
+// listRow returns the row (an object that is an element of an array of
+// two or more) holding leaf l, or -1.
+func (cx *claim) listRow(l int32) int32 {
+	ix := cx.ix
+	for r := ix.Leaves[l].Node; r >= 0; r = ix.Nodes[r].Parent {
+		if p := ix.Nodes[r].Parent; p >= 0 && ix.Nodes[p].Array {
+			if ix.Nodes[p].Length < 2 {
+				return -1
+			}
+			return r
+		}
+	}
+	return -1
+}
+
+// otherRowDate returns an unsupported fact when first, the date the
+// claim's words chose, is a field of one row of a list that the claim
+// does not name, while a date of the whole or of the row the claim names
+// holds the claimed day: "tomorrow Court 1 is booked" beside the sheet's
+// date and court 3's reopens, 昨天进了20件脐橙 beside the log's 日期 and
+// another row's 预计到货. A row nobody named is another's, its date is
+// another event's, and the claim's day may be the whole's: the binding is
+// ambiguous, so the day is not contradicted.
+func (cx *claim) otherRowDate(te *evidence.TimeExpr, first *evidence.DateTarget, targets []evidence.DateTarget) (fact, bool) {
+	if first == nil || len(first.Leaves) == 0 {
+		return fact{}, false
+	}
+	ix := cx.ix
+	row := cx.listRow(first.Leaves[0])
+	if row < 0 || cx.scoped && slices.Contains(cx.nodes, row) {
+		return fact{}, false
+	}
+	for i := range targets {
+		t := &targets[i]
+		if len(t.Leaves) == 0 || slices.Equal(t.Leaves, first.Leaves) || ix.InNode(t.Leaves[0], row) {
+			continue
+		}
+		if r := cx.listRow(t.Leaves[0]); r >= 0 && !(cx.scoped && slices.Contains(cx.nodes, r)) {
+			continue // another unnamed row's
+		}
+		if v, ok := evidence.DayHolds(te, t); ok && v == events.VerdictSupported && (te.Clock < 0 || t.Clock < 0 || te.Clock == t.Clock) {
+			return fact{verdict: events.VerdictUnsupported, weak: true,
+				reason: "the date at " + ix.Leaves[first.Leaves[0]].Ptr() + " is a row's the claim does not name; " + ix.Leaves[t.Leaves[0]].Ptr() + " holds the day"}, true
+		}
+	}
+	return fact{}, false
 }

@@ -58,3 +58,23 @@ func TestEndFromADateAndADayCount(t *testing.T) {
 		{zh, "这张券3月7日前有效。", events.VerdictSupported},
 	})
 }
+
+// TestDateOfARowTheClaimDoesNotName: a date the claim's words bind to one
+// row of a list that the claim does not name, while a date of the whole
+// holds the claimed day, is not the claim's (another row's, another
+// event's): unsupported, not contradicted. A day no date in scope holds,
+// or a row the claim names, still contradicts.
+func TestDateOfARowTheClaimDoesNotName(t *testing.T) {
+	// wantVerdicts' now is 2026-03-01: tomorrow is 2 March, yesterday 28 February.
+	rinks := `{"club":"Elm Curling","date":"2026-03-02","sheets":[{"sheet":"A","bookings":[{"from":"18:00","to":"20:00","team":"Rocks"}]},{"sheet":"C","status":"closed","reopens":"2026-03-16"}]}`
+	bakery := `{"店":"麦香坊","日期":"2026-02-28","到货":[{"品名":"高筋面粉","袋数":40,"状态":"已入库"},{"品名":"黄油","袋数":6,"状态":"在途","预计到货":"2026-03-03"}]}`
+	wantVerdicts(t, []verdictCase{
+		{rinks, "Tomorrow the sheets are reopened for league play.", events.VerdictUnsupported},
+		{rinks, "Sheet C reopens on 16 March.", events.VerdictSupported},
+		{rinks, "Sheet C reopens on 9 March.", events.VerdictContradicted},
+		{bakery, "昨天进了40袋高筋面粉。", events.VerdictSupported},
+		{bakery, "昨天到了一批货。", events.VerdictUnsupported},
+		{bakery, "黄油预计3月3日到货。", events.VerdictSupported},
+		{bakery, "黄油预计3月5日到货。", events.VerdictContradicted},
+	})
+}

@@ -232,6 +232,9 @@ func (cx *claim) checkTime(te *evidence.TimeExpr) fact {
 			return f
 		}
 	}
+	if f, ok := cx.otherRowDate(te, first, targets); ok {
+		return f
+	}
 	if cx.soft {
 		// "It is scheduled for 27 March" after a sentence about another
 		// row: a pronoun across sentences is a guess, and the date held in
