@@ -137,6 +137,16 @@ func (cx *claim) judgeDerived(m *evidence.NumMention, targets []int32, kind deri
 			if cx.near(m, sum, cx.c.candidates(room[:0], m, m.V)) {
 				return supported(ix, "sum of "+strconv.Itoa(len(rows))+" fields", rows...), true
 			}
+			if m.Unit != nil && m.Unit.Dim != evidence.DimCount && m.Unit.Dim != evidence.DimNone &&
+				slices.ContainsFunc(rows, func(l int32) bool {
+					d := leafDim(&ix.Leaves[l])
+					return d != evidence.DimNone && d != m.Unit.Dim
+				}) {
+				// 一共133.74元 beside three shares: the fields it would add
+				// up are of another kind, so they are not its rows.
+				return fact{verdict: events.VerdictUnsupported, weak: true,
+					reason: "the fields it would add up are not of its unit"}, true
+			}
 			f := fact{verdict: events.VerdictContradicted, leaves: rows,
 				reason: "the " + strconv.Itoa(len(rows)) + " fields it adds up sum to " + strconv.FormatFloat(sum, 'f', -1, 64)}
 			for _, l := range rows[:min(len(rows), cx.c.cfg.EvidenceRefsMax)] {

@@ -67,7 +67,15 @@
 //     held by a sibling the claim does not name, when it names another
 //     (a qualifier of its key, closes beside opens_at, or its key spelled
 //     near the number, "9 confirmed" beside members 9) is contradicted
-//     by the field it names (siblings.go);
+//     by the field it names (siblings.go); a number an arithmetic cue
+//     governs ("in all", "a day", "three points back", 一共, 每天, 倍, or a
+//     count beside a price) is supported by a computation over the fields
+//     the claim binds or unsupported, never contradicted by the nearest
+//     field unless its key states a value of the cue's kind; a number that
+//     sizes the rows ("two of the three", "once in eight") or labels a
+//     thing ("in pen 5") is no field's value; a limit or a target field
+//     (arrival_limit_min, 时限) never contradicts a value the claim states
+//     of something else (arithcue.go, words.txt [arithmetic cues]);
 //     against an excerpt (Evidence.Cuts)
 //     a claim that names no row of its own ("the largest amount is 912")
 //     is never contradicted by a row it holds, since the rows it left out

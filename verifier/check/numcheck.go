@@ -327,6 +327,12 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if cx.rateDenominator(m) {
 		return fact{} // "€140 per 100 grams": what the rate is per, no value of a field of grams
 	}
+	if cx.notAValue(m) {
+		if f, ok := cx.count(m, append(append([]string(nil), cx.concepts...), m.Head...)); ok {
+			return f
+		}
+		return fact{} // "in pen 5", "two of the three rinks": a label or the rows' size, no value (arithcue.go)
+	}
 	kind := cx.kindOf(m)
 	keep := func(lf *evidence.Leaf) bool {
 		return lf.Kind == evidence.KindNum && dimFits(lf, m.Unit) && kind.fitsKind(lf)
@@ -551,8 +557,8 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		if f, ok := cx.siblingJudge(best, cx.numRivals(best), func(l int32) bool { return containsLeaf(in, l) }, named); ok {
 			return f
 		}
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
-			reason: "evidence says " + ix.Leaves[best].Raw() + " at " + ix.Leaves[best].Ptr()}
+		return cx.inverted(m, targets, best, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(best)},
+			reason: "evidence says " + ix.Leaves[best].Raw() + " at " + ix.Leaves[best].Ptr()})
 	}
 	// 2. No field named by the claim. A count of the list the noun after
 	// the number names ("two shipments") comes first; then a match the
@@ -604,8 +610,8 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 		if cx.matchesLeaf(m, reading) {
 			return supported(ix, "value matches", reading)
 		}
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(reading)},
-			reason: "evidence says " + ix.Leaves[reading].Raw() + " at " + ix.Leaves[reading].Ptr() + "; " + ix.Leaves[boundOnly].Ptr() + " is a bound"}
+		return cx.inverted(m, nil, reading, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(reading)},
+			reason: "evidence says " + ix.Leaves[reading].Raw() + " at " + ix.Leaves[reading].Ptr() + "; " + ix.Leaves[boundOnly].Ptr() + " is a bound"})
 	}
 	if f, ok := cx.derived(m, nil, pairs || cx.scoped); ok {
 		return f
@@ -613,6 +619,11 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 	if m.Unit != nil && m.Unit.Dim == evidence.DimTime {
 		if f, ok := cx.durationAsDates(m); ok {
 			return f
+		}
+	}
+	if cx.arithCueOf(m) != "" {
+		if f, ok := cx.computed(m, targets); ok {
+			return f // "14 metres a day" beside metres and days: computed (arithcue.go)
 		}
 	}
 	if len(in) > 0 {
@@ -627,8 +638,8 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			reason: "the value belongs to another subject at " + ix.Leaves[l].Ptr()}
 	}
 	if l, ok := cx.onlyFieldOfDim(m); ok && cx.derivedKindOf() == derivedNone {
-		return fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)},
-			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"}
+		return cx.inverted(m, nil, l, fact{verdict: events.VerdictContradicted, refs: []events.EvidenceRef{ix.Ref(l)},
+			reason: "evidence says " + ix.Leaves[l].Raw() + " " + ix.Leaves[l].Unit().Name + " at " + ix.Leaves[l].Ptr() + ", the only field of what the unit measures"})
 	}
 	return fact{verdict: events.VerdictUnsupported, reason: "no evidence has this value"}
 }
