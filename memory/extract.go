@@ -390,6 +390,14 @@ func extractEN(text string, at int64) []events.Observation {
 					add(o)
 				}
 				continue
+			case phraseAt(ws, i, cues.none) > 0:
+				// "count me out of karaoke nights": none of it, as "no karaoke for me"
+				n := phraseAt(ws, i, cues.none)
+				if o, ok := constraint(ws[i+n:], "", Negative, prev); ok {
+					add(o)
+				}
+				i += n - 1
+				continue
 			case phraseAt(ws, i, cues.less) > 0:
 				// "go easy on the chilli for me": less of it, as "no chilli for me"
 				n := phraseAt(ws, i, cues.less)
@@ -400,6 +408,16 @@ func extractEN(text string, at int64) []events.Observation {
 				continue
 			case (ws[i].low == "is" || ws[i].low == "are") && i > 0: // "custard creams are my favourite biscuit"
 				if o, ok := matchIsMy(ws[:i], ws[i+1:]); ok {
+					add(o)
+				}
+				continue
+			case ws[i].low == "been" && i > 1 && (ws[i-1].low == "has" || ws[i-1].low == "have" || fillers[ws[i-1].low] && (ws[i-2].low == "has" || ws[i-2].low == "have")):
+				// "rummy has always been my favourite card game": the favourite it still is
+				j := i - 1
+				if fillers[ws[j].low] {
+					j--
+				}
+				if o, ok := matchIsMy(ws[:j], ws[i+1:]); ok {
 					add(o)
 				}
 				continue
@@ -416,9 +434,29 @@ func extractEN(text string, at int64) []events.Observation {
 		}
 		setValidity(out[start:], boundEN(ws), validUntilEN(ws, at), validFrom(ws, "", at), openEndedEN(ws))
 		setStart(out[start:], startOf(ws, "", at))
+		dethroned(out[start:], ws)
 	}
 	return out
 }
+
+// dethroned gives a favourite read from a sentence that says another was
+// put off the top ("Sorry rummy, you've been dethroned - cribbage is my
+// number one now": [favorites] dethroned) no kind of its own
+// (favorite/general), so that the writer gives it the kind of the current
+// favourite the sentence names and it supersedes that one (favoriteKind).
+func dethroned(obs []events.Observation, ws []word) {
+	if i, _ := findPhrase(ws, dethronedWords); i < 0 {
+		return
+	}
+	for k := range obs {
+		if obs[k].Subject == "favorite" && obs[k].Polarity == string(Positive) {
+			obs[k].Attribute = "general"
+		}
+	}
+}
+
+// dethronedWords say a favourite was put off the top ([favorites] dethroned).
+var dethronedWords = phrasesOf("favorites", "dethroned")
 
 // cleftMax bounds the words of a cleft's thing ("it's aspirin I react to").
 const cleftMax = 4
@@ -685,6 +723,10 @@ func matchNoForMe(w []word, prev *events.Observation) (events.Observation, bool)
 // favNouns: "X is my favorite / weakness / go-to".
 var favNouns = wordSet("en words", "fav_nouns")
 
+// favouriteAs are the other words of a favourite ("my number one crisp",
+// "my top pick"): read as "favourite" ([favorites] favourite_as).
+var favouriteAs = phrasesOf("favorites", "favourite_as")
+
 // favAdjectives say a favourite is the one now ("my new favourite", "my
 // current go-to"): they change nothing of what it is.
 var favAdjectives = wordSet("en words", "fav_adjectives")
@@ -694,6 +736,10 @@ var favAdjectives = wordSet("en words", "fav_adjectives")
 func matchIsMy(before, after []word) (events.Observation, bool) {
 	if len(after) >= 2 && after[0].low == "my" && favAdjectives[after[1].low] {
 		after = append(after[:1:1], after[2:]...) // "oolong is my new favorite"
+	}
+	if n := phraseAt(after, 1, favouriteAs); n > 0 && after[0].low == "my" {
+		// "prawn cocktail is my number one crisp": my favourite crisp
+		after = append([]word{after[0], {low: "favourite", orig: "favourite"}}, after[1+n:]...)
 	}
 	if len(after) < 2 || after[0].low != "my" || !favNouns[after[1].low] {
 		return events.Observation{}, false
@@ -1122,12 +1168,25 @@ func slotted(obj []word, hint string, kind Kind, pol Polarity, prev *events.Obse
 		o.Subject, o.Attribute = prev.Subject, prev.Attribute
 		return o, true
 	}
-	if len(ph) == 0 || len(ph) > 6 || people[ph[0].low] {
+	if len(ph) > slottedMax {
+		// "smoked mackerel with a squeeze of lemon": a long phrase's thing
+		// ends at its first preposition, what follows says how it is had
+		for i := 1; i < len(ph); i++ {
+			if plainPrep[ph[i].low] {
+				ph = ph[:i]
+				break
+			}
+		}
+	}
+	if len(ph) == 0 || len(ph) > slottedMax || people[ph[0].low] {
 		return o, false
 	}
 	o.Subject, o.Attribute = slotOf(ph, hint)
 	return o, o.Attribute != ""
 }
+
+// slottedMax bounds the words of a slot's thing.
+const slottedMax = 6
 
 var pronouns = wordSet("en words", "pronouns")
 

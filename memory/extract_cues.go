@@ -4,6 +4,7 @@ import (
 	"embed"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ type cueTables struct {
 	zhCountLead, zhCountDay, zhCountWeek, zhCountMonth []string
 	forbid, allow, allowNeeds, condition               [][]string
 	less                                               [][]string
+	none, consent, behalf                              [][]string
 	zhForbid, zhAllow, zhAddressee, zhNotForbid        []string
 	zhAllowAfter, zhForbidAddressed                    []string
 	capEN, changeEN, harm, distaste, fine, fineAgain   [][]string
@@ -80,6 +82,9 @@ func mustCues() *cueTables {
 	t.forbid, t.zhForbid = split("requests", "forbid")
 	t.allow, t.zhAllow = split("requests", "allow")
 	t.less, _ = split("requests", "less")
+	t.none, _ = split("requests", "none")
+	t.consent, _ = split("requests", "consent")
+	t.behalf, _ = split("requests", "behalf")
 	t.allowNeeds, _ = split("requests", "allow_needs")
 	t.condition, _ = split("requests", "condition")
 	_, t.zhAddressee = split("requests", "addressee")
@@ -652,12 +657,12 @@ func matchRequestEN(ws []word) (events.Observation, bool) {
 		if n := phraseAt(w, 0, cues.open); n > 0 {
 			w, changed = w[n:], true
 		}
-		if n := phraseAt(w, 0, cues.until); n > 0 {
+		if n := phraseAt(w, 0, cues.until); n > 0 && slices.ContainsFunc(w[:min(len(w), leadMax+1)], func(x word) bool { return x.low == "," }) {
 			for len(w) > 0 && w[0].low != "," {
 				w = w[1:]
 			}
 			changed = true
-		}
+		} // else "until the 3rd please don't …": a time lead (timeLead)
 		if n := timeLead(w); n > 0 {
 			w, changed = w[n:], true
 		}
@@ -682,6 +687,11 @@ func matchRequestEN(ws []word) (events.Observation, bool) {
 		}
 	}
 	rest := dropTimePhrases(w[n:])
+	if pol == Negative {
+		if o, ok := consentRequestEN(rest); ok {
+			return o, true
+		}
+	}
 	if len(rest) == 0 || cognition[rest[0].low] && rest[0].low != "do" || pronouns[rest[0].low] || people[rest[0].low] {
 		return events.Observation{}, false
 	}
@@ -1239,4 +1249,24 @@ func favoriteKind(x string) string {
 		return k
 	}
 	return x
+}
+
+// consentRequestEN reads what a forbidding request says the assistant
+// must never accept for the user ("say yes on my behalf to fancy-dress
+// parties", "sign me up for quiz nights"): a constraint against the thing,
+// the words of whose behalf it is dropped ([requests] consent, behalf).
+func consentRequestEN(rest []word) (events.Observation, bool) {
+	var w []word
+	for i := 0; i < len(rest); i++ {
+		if n := phraseAt(rest, i, cues.behalf); n > 0 {
+			i += n - 1
+			continue
+		}
+		w = append(w, rest[i])
+	}
+	n := phraseAt(w, 0, cues.consent)
+	if n == 0 || n == len(w) {
+		return events.Observation{}, false
+	}
+	return constraint(w[n:], "", Negative, nil)
 }

@@ -309,8 +309,8 @@ func readRefrain(m enMatch) (events.Observation, outcome) {
 		}
 		act = append(act, x)
 	}
-	if !marked {
-		return events.Observation{}, passOn
+	if !marked || len(act) < 2 {
+		return events.Observation{}, passOn // "I'm not seeing anyone": no thing refused
 	}
 	// the object ends at a word after which a value would start, said
 	// after a word that is no particle: "picking up shifts at the bakery"

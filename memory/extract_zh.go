@@ -181,6 +181,11 @@ func extractZH(text string, at int64) []events.Observation {
 					continue
 				}
 			}
+			if o, ok := zhTopicRefusal(body, prev); ok {
+				sawWo = true
+				add(o) // the thing put first: 腊肉这些东西我都不吃
+				continue
+			}
 			if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我们") {
 				body, sawWo = strings.TrimPrefix(body, "我"), true
 				if o, ok := matchMyIsZH(body); ok {
@@ -355,6 +360,9 @@ var zhSubjects = memData.Words("zh words", "subjects")
 // the new favourite), 最喜欢的咖啡是拿铁 (the favourite of a kind). Adverbs
 // before them (现在, 其实) are dropped; 更 and 最 are what they say.
 func matchFavoriteZH(body string) (events.Observation, bool) {
+	if o, ok := matchDethroneZH(body); ok {
+		return o, true
+	}
 	// the favourite's cue, after nothing but adverbs (现在, 其实, 还是)
 	b, at := body, -1
 	for _, p := range append(append([]string{}, cues.zhPrefer...), "最喜欢", "最爱", "喜欢的") {
@@ -733,6 +741,9 @@ func zhFineAgain(body string) (events.Observation, bool) {
 			if strings.HasSuffix(x, w) {
 				x, changed = strings.TrimSuffix(x, w), true
 			}
+		}
+		if b := trimAnySuffix(x, cues.zhAddressee); b != x && b != "" {
+			x, changed = b, true // 漂流给我解禁了: whom the thing is fine for
 		}
 	}
 	x = zhObject(x)
@@ -1338,4 +1349,78 @@ func zhStarSign(x string) bool {
 		return false
 	}
 	return slices.ContainsFunc(zhSign[1:], func(suf string) bool { return strings.HasSuffix(x, suf) })
+}
+
+// zhRefuse are the words after 我 that refuse the thing put before it
+// (data/statements.txt [plain] zh_refuse).
+var zhRefuse = wordList("plain", "zh_refuse")
+
+// zhTopicRefusal reads a refusal whose thing is put before the user: 羊肉我
+// 从来不吃, 咸菜腊肉这些腌的东西我都不吃, 可乐我戒了. It is read as the same
+// refusal said in order (我不吃羊肉), so both hold one slot; only a refusal
+// (a negative constraint, or a negative fact of what the user does) is
+// read so, and the thing must be a name: no person, time or pronoun.
+func zhTopicRefusal(body string, prev *events.Observation) (events.Observation, bool) {
+	i := strings.Index(body, "我")
+	if i <= 0 || strings.HasPrefix(body[i:], "我们") {
+		return events.Observation{}, false
+	}
+	thing := strings.TrimSpace(body[:i])
+	if n := utf8.RuneCountInString(thing); n < 2 || n > zhThingMax || !hasHanOnly(thing) || zhPronouns[thing] || zhPeople[thing] ||
+		hasAnyPrefix(thing, zhKin) || hasAnyPrefix(thing, zhSubjects) || containsAny(thing, cues.zhForbid) || zhTimePrefix(thing) ||
+		strings.ContainsAny(thing, "你他她它") {
+		return events.Observation{}, false
+	}
+	rest := trimAny(body[i+len("我"):], zhAdverbs)
+	if !hasAnyPrefix(rest, zhRefuse) {
+		return events.Observation{}, false
+	}
+	verb := rest
+	for changed := true; changed; {
+		changed = false
+		for _, p := range zhParticles {
+			if v, ok := strings.CutSuffix(verb, p); ok && v != "" && !hasAnySuffix(verb, zhRefuse) {
+				verb, changed = v, true
+			}
+		}
+	}
+	o, ok := matchZH(verb+thing, prev)
+	if !ok || o.Polarity != string(Negative) || o.Kind != string(KindConstraint) && o.Subject != "activity" {
+		return events.Observation{}, false
+	}
+	return o, true
+}
+
+// zhThingMax bounds the ideographs of a thing put before the user's
+// refusal of it (咸菜腊肉这些腌的东西: ten), as zhSlotted bounds a thing.
+const zhThingMax = 12
+
+// zhDethrone are the verbs of a thing putting another off its place
+// ([favorites] zh_dethrone).
+var zhDethrone = wordList("favorites", "zh_dethrone")
+
+// matchDethroneZH reads X把Y挤下了头把交椅, X取代了Y: X is the user's new
+// favourite, of no kind said (favorite/general), so that the writer gives
+// it the kind of the current favourite its sentence names, Y, and it
+// supersedes that one, as matchDethroneEN's reading does.
+func matchDethroneZH(body string) (events.Observation, bool) {
+	for _, v := range zhDethrone {
+		i := strings.Index(body, v)
+		if i <= 0 {
+			continue
+		}
+		x := body[:i]
+		if j := strings.Index(x, "把"); j > 0 {
+			x = x[:j] // 菌汤锅把牛油锅挤下了: the one that put the other off
+		}
+		x = zhObject(trimAny(x, zhAdverbs))
+		if n := utf8.RuneCountInString(x); n < 2 || n > zhActivityMax || !hasHanOnly(x) || zhPronouns[x] || zhPeople[x] ||
+			hasAnyPrefix(x, zhKin) || hasAnyPrefix(x, zhSubjects) || strings.ContainsAny(x, "我你他她它") {
+			return events.Observation{}, false
+		}
+		o, ok := favorite(x)
+		o.Attribute = "general"
+		return o, ok
+	}
+	return events.Observation{}, false
 }

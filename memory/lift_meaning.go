@@ -343,7 +343,7 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 		if h.ID == n.ID || h.Attribute == "general" || h.Kind != KindPreference || h.Polarity != Positive || !holding(h.Status) {
 			return nil
 		}
-		if vt := tokenize(h.Value); len(vt) > 0 && !sameWords(h.Value, n.Value) && (allIn(vt, said) || namesTail(n.Text, h.Value)) &&
+		if vt := tokenize(h.Value); len(vt) > 0 && !sameWords(h.Value, n.Value) && (allIn(vt, said) || namesTail(n.Text, h.Value) || namesHead(n.Text, h.Value)) &&
 			(named == nil || h.ObservedAt > named.ObservedAt || h.ObservedAt == named.ObservedAt && h.ID > named.ID) {
 			named = h // the favourite it replaces, named beside it
 		}
@@ -365,6 +365,13 @@ func (x *tx) favoriteKind(n *Record) (string, error) {
 func namesTail(text, value string) bool {
 	r := []rune(value)
 	return hasHan(value) && len(r) > 2 && strings.Contains(text, string(r[len(r)-2:]))
+}
+
+// namesHead reports whether text names a Chinese value of three
+// characters or more by its first two and its last (牛油麻辣锅 as 牛油锅).
+func namesHead(text, value string) bool {
+	r := []rune(value)
+	return hasHan(value) && len(r) > 3 && strings.Contains(text, string(r[:2])+string(r[len(r)-1:]))
 }
 
 // eachHead calls fn with the record each slot key under prefix holds, in

@@ -31,6 +31,7 @@ const endedSubject = "ended"
 // once and never changed.
 type reasonWords struct {
 	ended, endedCourse, lead, cleared, next [][]string
+	clearedBefore                           [][]string
 	aux, adverb, sub, generic, stop, course map[string]bool
 	zhEnded, zhAdverb, zhLead               []string
 	zhCondition, zhNot, zhDone              []string
@@ -59,9 +60,12 @@ func mustReasonWords() *reasonWords {
 		return m
 	}
 	r.ended, r.endedCourse, r.lead, r.cleared, r.next = en("ended"), en("ended_course"), en("ended_before"), en("cleared"), en("next")
+	r.clearedBefore = en("cleared_before")
 	r.course = set("course")
 	r.aux, r.adverb, r.sub, r.generic, r.stop = set("aux"), set("adverb"), set("subordinator"), set("generic"), set("stop")
 	r.zhEnded, r.zhAdverb, r.zhLead = zh("zh_ended"), zh("zh_adverb"), zh("zh_lead")
+	// the longest lead first: 复查时 before 复查, so no 时 is left of the reason
+	slices.SortStableFunc(r.zhLead, func(a, b string) int { return len(b) - len(a) })
 	r.zhCondition, r.zhNot, r.zhDone = zh("zh_condition"), zh("zh_not"), zh("zh_done")
 	for _, l := range memData.Lines("reason names") {
 		all := append([]string{spaced(l.Name)}, l.Words...)
@@ -114,8 +118,9 @@ func liftedHere(out []events.Observation, o events.Observation) bool {
 
 // endedReasonEN finds in s "<reason> (aux) (adverb) <ended>" ("my elbow has
 // healed", "the hamstring's sorted"), "<ended_before> <reason>" ("finished
-// the antibiotics") or "<reason> <cleared>" ("the surgeon signed me off"),
-// and returns the reason's words that are not generic. A clause opened by
+// the antibiotics"), "<reason> <cleared>" ("the surgeon signed me off") or
+// "<cleared_before> <reason>" ("the specialist signed off my knee"), and
+// returns the reason's words that are not generic. A clause opened by
 // a subordinator ("until my knee has healed") or negated ("hasn't healed
 // yet") is no ending.
 func endedReasonEN(s string) (string, bool) {
@@ -151,11 +156,12 @@ func endedReasonEN(s string) (string, bool) {
 		}
 	}
 	for i := range ws {
-		for _, p := range reasons.lead {
+		for _, p := range slices.Concat(reasons.lead, reasons.clearedBefore) {
 			n := len(p)
 			if i+n > len(ws) || !slices.Equal(ws[i:i+n], p) || reasons.notOver(ws[:i]) {
 				continue
 			}
+			course := !slices.ContainsFunc(reasons.clearedBefore, func(c []string) bool { return slices.Equal(c, p) })
 			var r []string
 			for _, w := range ws[i+n:] {
 				if w == "," || reasons.stops(w) {
@@ -168,7 +174,7 @@ func endedReasonEN(s string) (string, bool) {
 					break
 				}
 			}
-			if len(r) > 0 && reasons.ofCourse(strings.Join(r, " ")) {
+			if len(r) > 0 && (!course || reasons.ofCourse(strings.Join(r, " "))) {
 				return strings.Join(r, " "), true
 			}
 		}
