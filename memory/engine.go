@@ -11,15 +11,16 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/events"
+	"github.com/toolstream/toolstream/memory/memapi"
 	"github.com/toolstream/toolstream/projector"
 )
 
 // Limits. Bad input beyond them is refused with ErrInvalid.
 const (
-	IDBytesMax   = 256       // a record, observation or event id
-	UserBytesMax = 256       // a user id
-	TextBytesMax = 64 * 1024 // an observation's or message's text
-	KMax         = 100       // records one recall returns at most
+	IDBytesMax   = 256                 // a record, observation or event id
+	UserBytesMax = 256                 // a user id
+	TextBytesMax = memapi.TextBytesMax // an observation's or message's text, a query
+	KMax         = 100                 // records one recall returns at most
 )
 
 // QuotaPerUserDefault is the quota of a user's active records when the

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/client"
 	"github.com/toolstream/toolstream/internal/runs"
+	"github.com/toolstream/toolstream/memory/memapi"
 )
 
 // Memory in the loop: a run of a user (Spec.User) writes each user
@@ -141,7 +143,10 @@ func (d *Driver) recall(ctx context.Context, spec Spec, query string) (string, [
 	if budget <= 0 {
 		budget = 300
 	}
-	out, err := d.runs.Recall(ctx, spec.Tenant, spec.User, query, client.RecallOptions{BudgetTokens: budget})
+	// A user message longer than the service takes as a query (a pasted
+	// document) is recalled for by its first part, not refused: the run
+	// goes on with the user's constraints in view.
+	out, err := d.runs.Recall(ctx, spec.Tenant, spec.User, cutQuery(query, memapi.TextBytesMax), client.RecallOptions{BudgetTokens: budget})
 	if d.memoryUnreachable(err) {
 		return "", nil, nil
 	}
@@ -163,6 +168,18 @@ func (d *Driver) recall(ctx context.Context, spec Spec, query string) (string, [
 		return "", nil, nil
 	}
 	return b.String(), recs, nil
+}
+
+// cutQuery cuts a recall's query to at most n bytes on a character
+// boundary.
+func cutQuery(q string, n int) string {
+	if len(q) <= n {
+		return q
+	}
+	for n > 0 && !utf8.RuneStart(q[n]) {
+		n--
+	}
+	return q[:n]
 }
 
 // withMemory puts the recalled memory text into a round's body in the

@@ -15,6 +15,11 @@ package memapi
 // forget. Requests and replies are JSON; requests are Ops.
 const ServicePrefix = "tsv.memory"
 
+// TextBytesMax bounds an observation's or message's text and a recall's
+// query; the service refuses a longer one (400), so a client with a
+// longer text (a run's user message) cuts its query to it.
+const TextBytesMax = 64 * 1024
+
 // Op is one memory operation as JSON: a line of `toolstream memory run`,
 // or a request to the memory service.
 type Op struct {
