@@ -116,10 +116,14 @@ func (d *Data) ParseNumber(s string) (float64, bool) {
 	return d.parseEnNumber(strings.ToLower(s))
 }
 
+// numberWordSpacer splits number words at hyphens and commas; made once,
+// not per number read.
+var numberWordSpacer = strings.NewReplacer("-", " ", ",", " ")
+
 // parseEnNumber reads English number words: units and tens joined by a
 // hyphen or space, "hundred", and magnitude words closing a group.
 func (d *Data) parseEnNumber(s string) (float64, bool) {
-	words := strings.Fields(strings.NewReplacer("-", " ", ",", " ").Replace(s))
+	words := strings.Fields(numberWordSpacer.Replace(s))
 	if v, ok := d.numbers["number words"][strings.Join(words, " ")]; ok {
 		return v, true // "a dozen"
 	}

@@ -417,5 +417,5 @@ func (cx *claim) keysWritten(rows []int32) (kept []int32, sum float64, ok bool) 
 
 // ptrKeyText is the last key of a pointer as written (~1 is "/").
 func ptrKeyText(ptr string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(evidence.LastToken(ptr))
+	return evidence.LastKey(ptr)
 }

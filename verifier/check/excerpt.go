@@ -115,7 +115,7 @@ func (cx *claim) statFact(c events.ArrayCut, callID string, refs []events.Eviden
 		if !ok || strings.Contains(field, "/") {
 			continue
 		}
-		st, ok := cx.ix.StatsOf(callID, c.Pointer, strings.NewReplacer("~1", "/", "~0", "~").Replace(field))
+		st, ok := cx.ix.StatsOf(callID, c.Pointer, evidence.LastKey(field))
 		if !ok {
 			continue
 		}

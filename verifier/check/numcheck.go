@@ -1325,7 +1325,7 @@ func unitKeyOnly(lf *evidence.Leaf, m *evidence.NumMention) bool {
 // namesKeyWholly reports whether concepts hold every concept of the last
 // key of pointer ptr, and it has some: the claim names that field wholly.
 func namesKeyWholly(concepts []string, ptr string) bool {
-	own := evidence.ConceptsOf(strings.NewReplacer("~1", "/", "~0", "~").Replace(evidence.LastToken(ptr)))
+	own := evidence.ConceptsOf(evidence.LastKey(ptr))
 	return len(own) > 0 && overlap(concepts, own) == len(own)
 }
 

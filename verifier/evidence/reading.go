@@ -274,6 +274,11 @@ func (ix *Index) MembersNamed(n int32, word string) bool {
 
 func LastToken(ptr string) string { return ptr[strings.LastIndexByte(ptr, '/')+1:] }
 
+// LastKey is the last key of pointer ptr as written: its last token
+// unescaped (~1 is "/", ~0 is "~"), with the one replacer made for the
+// package, not one per call.
+func LastKey(ptr string) string { return ptrUnescaper.Replace(LastToken(ptr)) }
+
 // CodeMention is a code written in a claim.
 type CodeMention struct {
 	Start, End int // rune offsets
@@ -880,6 +885,35 @@ var evidenceDateLayouts = []string{
 	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00",
 }
 
+// isoDay reads a date written exactly as "2006-01-02" without time.Parse,
+// which tries the five longer layouts before it first and makes an error
+// for each: the day time.Parse gives for it, and false for anything else
+// (another shape, a month or day out of range), which the layouts then read
+// as before.
+func isoDay(s string) (int32, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	n := func(b string) int {
+		v := 0
+		for i := 0; i < len(b); i++ {
+			if !IsDigitByte(b[i]) {
+				return -1
+			}
+			v = v*10 + int(b[i]-'0')
+		}
+		return v
+	}
+	y, m, d := n(s[:4]), n(s[5:7]), n(s[8:])
+	if y < 0 || m < 1 || m > 12 || d < 1 {
+		return 0, false
+	}
+	if t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
+		return 0, false // past the month's last day: time.Parse refuses it
+	}
+	return DayNumber(y, time.Month(m), d), true
+}
+
 // ParseEvidenceDate parses a date or timestamp value; minute is the minute
 // of day when the value has a time, else -1.
 func ParseEvidenceDate(s string) (int32, int16, bool) {
@@ -901,6 +935,9 @@ func ParseEvidenceDate(s string) (int32, int16, bool) {
 		}
 	default:
 		return 0, -1, false
+	}
+	if d, ok := isoDay(s); ok {
+		return d, -1, true
 	}
 	for _, l := range evidenceDateLayouts {
 		t, err := time.Parse(l, s)
@@ -1150,11 +1187,15 @@ func hundredthsAfter(r []rune, a, b *NumMention) bool {
 	return true
 }
 
+// commaSpacer sets commas apart as words of their own; made once, not per
+// pair of numbers.
+var commaSpacer = strings.NewReplacer(",", " , ", "，", " ， ")
+
 // joinedBy reports whether the text between two numbers is nothing but
 // spaces and duration joiners, after the first number's unit letter if
 // skipUnit.
 func joinedBy(between []rune, skipUnit bool) bool {
-	for i, w := range strings.Fields(strings.NewReplacer(",", " , ", "，", " ， ").Replace(string(between))) {
+	for i, w := range strings.Fields(commaSpacer.Replace(string(between))) {
 		if i == 0 && skipUnit {
 			continue
 		}
