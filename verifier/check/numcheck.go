@@ -468,7 +468,7 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			if lang.IsAllDigits(evidence.LastToken(ix.Leaves[l].Ptr())) || !kind.fitsKind(&ix.Leaves[l]) {
 				continue
 			}
-			if namesKeyWholly(concepts, ix.Leaves[l].Ptr()) {
+			if namesKeyWholly(ix, concepts, l) {
 				return supported(ix, "value matches", l)
 			}
 			if unitKeyOnly(&ix.Leaves[l], m) {
@@ -507,7 +507,7 @@ func (cx *claim) checkNumberIn(m *evidence.NumMention) fact {
 			return fact{verdict: events.VerdictUnsupported, weak: true,
 				reason: "no field is about what the claim names; " + ix.Leaves[best].Ptr() + " only shares its unit"}
 		}
-		if byUnit && !namesKeyWholly(concepts, ix.Leaves[best].Ptr()) && !slices.ContainsFunc(named, func(c string) bool { return len(ix.Concept(c)) > 0 }) &&
+		if byUnit && !namesKeyWholly(ix, concepts, best) && !slices.ContainsFunc(named, func(c string) bool { return len(ix.Concept(c)) > 0 }) &&
 			slices.ContainsFunc(in, func(l int32) bool { return l != best && !lang.IsAllDigits(evidence.LastToken(ix.Leaves[l].Ptr())) }) &&
 			!cx.namesKeyOfDim(m) {
 			// "儿童票99元" beside towel_deposit_fen 5000 and child_fen 9900:
@@ -883,7 +883,7 @@ func (cx *claim) numberNamesKey(m *evidence.NumMention, concepts []string) bool 
 // words its field has.
 func (cx *claim) boundElsewhere(m *evidence.NumMention, concepts []string, in []int32, best int32) (int32, bool) {
 	ix := cx.ix
-	if namesKeyWholly(concepts, ix.Leaves[best].Ptr()) {
+	if namesKeyWholly(ix, concepts, best) {
 		return 0, false
 	}
 	for _, l := range in {
@@ -1322,10 +1322,10 @@ func unitKeyOnly(lf *evidence.Leaf, m *evidence.NumMention) bool {
 	return true
 }
 
-// namesKeyWholly reports whether concepts hold every concept of the last
-// key of pointer ptr, and it has some: the claim names that field wholly.
-func namesKeyWholly(concepts []string, ptr string) bool {
-	own := evidence.ConceptsOf(evidence.LastKey(ptr))
+// namesKeyWholly reports whether concepts hold every concept of leaf l's
+// own key, and it has some: the claim names that field wholly.
+func namesKeyWholly(ix *evidence.Index, concepts []string, l int32) bool {
+	own := ix.KeyConcepts(l)
 	return len(own) > 0 && overlap(concepts, own) == len(own)
 }
 

@@ -20,6 +20,20 @@ var rateMarkers, rateKeyWords = evidence.LangData.Set("rate markers"), evidence.
 // marker none of the number's ("$40 in a day"): words.txt.
 var rateClaimWords, rateBreakers = evidence.LangData.Set("rate claim words"), evidence.LangData.Set("rate breakers")
 
+// rateClaimWordsCJK are rateClaimWords written in CJK, which claimRate looks
+// for in a claim's text (a Chinese claim has no spaces to split words
+// at): listed once, not picked out of the set for every number.
+var rateClaimWordsCJK = func() []string {
+	var out []string
+	for w := range rateClaimWords {
+		if r := []rune(w); len(r) > 0 && lang.IsCJK(r[0]) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}()
+
 // unitPriceWords make a field's key the price of one of whatever its line
 // is sold by (unit_pence, 单价): words.txt [unit price key words].
 var unitPriceWords = evidence.LangData.Set("unit price key words")
@@ -97,8 +111,8 @@ func (cx *claim) claimRate(m *evidence.NumMention) rateOf {
 			return rateOf{is: true, said: true}
 		}
 	}
-	for w := range rateClaimWords {
-		if lang.IsCJK([]rune(w)[0]) && strings.Contains(cx.nt.S, w) {
+	for _, w := range rateClaimWordsCJK {
+		if strings.Contains(cx.nt.S, w) {
 			return rateOf{is: true, said: true}
 		}
 	}

@@ -174,7 +174,7 @@ func (cx *claim) spanJudge(m *evidence.NumMention, f fact) (fact, bool) {
 	if at < 0 {
 		return fact{}, false
 	}
-	if namesKeyWholly(cx.numberConcepts(m), ix.Leaves[at].Ptr()) || overlap(m.Head, ix.Leaves[at].Own()) > 0 ||
+	if namesKeyWholly(ix, cx.numberConcepts(m), at) || overlap(m.Head, ix.Leaves[at].Own()) > 0 ||
 		slices.ContainsFunc(spans, func(s span) bool { return ix.Leaves[s.leaves[0]].Node == ix.Leaves[at].Node }) {
 		return fact{}, false
 	}

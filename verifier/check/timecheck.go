@@ -309,7 +309,7 @@ func (cx *claim) durationAsDates(m *evidence.NumMention) (fact, bool) {
 // than the one holding the day ("the trial runs until 20 October" beside
 // trial_ends and fitting_date), is judged by first.
 func (cx *claim) dateElsewhere(te *evidence.TimeExpr, first *evidence.DateTarget, targets []evidence.DateTarget, concepts []string) (fact, bool) {
-	if len(first.Leaves) == 0 || namesKeyWholly(concepts, cx.ix.Leaves[first.Leaves[0]].Ptr()) {
+	if len(first.Leaves) == 0 || namesKeyWholly(cx.ix, concepts, first.Leaves[0]) {
 		return fact{}, false
 	}
 	up := parentPtr(cx.ix.Leaves[first.Leaves[0]].Ptr())

@@ -30,6 +30,25 @@ type lookupCache struct {
 	// with each one's base word (negatedStates).
 	negStates     []negState
 	negStatesRead bool
+	// keyConcepts: ConceptsOf each leaf key asked of KeyConcepts.
+	keyConcepts map[string][]string
+}
+
+// KeyConcepts is ConceptsOf leaf l's own key (its last pointer token,
+// unescaped), worked out once per key and answer: a claim's number is
+// weighed against many fields of few keys. The list is shared; callers do
+// not change it.
+func (ix *Index) KeyConcepts(l int32) []string {
+	tok := LastToken(ix.Leaves[l].Ptr())
+	if c, ok := ix.Cache.keyConcepts[tok]; ok {
+		return c
+	}
+	c := ConceptsOf(ptrUnescaper.Replace(tok))
+	if ix.Cache.keyConcepts == nil {
+		ix.Cache.keyConcepts = map[string][]string{}
+	}
+	ix.Cache.keyConcepts[tok] = c
+	return c
 }
 
 type SubjectHit struct {
