@@ -508,3 +508,39 @@ func (b *Bus) RunTenantTrim(ctx context.Context, every time.Duration) {
 		}
 	}
 }
+
+// SourceState is one source of a shared stream (TS_IN, TS_MODEL sourcing
+// a tenant's TS_ING_<t>) as the server reports it: how many of the
+// origin's messages it has not copied yet (Lag), how long since it last
+// heard from the origin (Active), and the error it retries after, if any.
+// The server retries a failing source with a backoff of up to two
+// minutes, silently: this is what shows it.
+type SourceState struct {
+	Stream, Source string
+	Lag            uint64
+	Active         time.Duration
+	Err            string
+}
+
+// SourceStates reads every source of the shared streams. A log without
+// tenant streams has none.
+func (b *Bus) SourceStates(ctx context.Context) ([]SourceState, error) {
+	var out []SourceState
+	for _, k := range tenantKinds {
+		s, err := b.JS.Stream(ctx, k.shared)
+		if err != nil {
+			return nil, fmt.Errorf("bus: stream %s: %w", k.shared, err)
+		}
+		for _, src := range s.CachedInfo().Sources {
+			if src == nil {
+				continue
+			}
+			st := SourceState{Stream: k.shared, Source: src.Name, Lag: src.Lag, Active: src.Active}
+			if src.Error != nil {
+				st.Err = src.Error.Error()
+			}
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}

@@ -32,8 +32,14 @@
 // gateway's key metrics are the exception the configuration bounds: a
 // key names one tenant, so tenant and key labels are as many as the keys.
 //
-// /healthz answers 200 when the bus connection is up and every projection
-// runner is running, else 503; the body says which check failed.
+// /healthz answers 200 when the bus connection is up, every projection
+// runner is running and no source of a shared stream is stalled (TS_IN,
+// TS_MODEL copying a tenant's TS_ING_<t>: the server retries a failing
+// source with a backoff of up to two minutes and tells no one; a source
+// failing, or behind and silent, for longer than Sources.SourceStallMax is
+// stalled), else 503; the body says which check failed, and each source's
+// lag and last contact. toolstream_stream_source_lag_messages,
+// _idle_seconds and _stalled show the same per source.
 //
 // Bounds: the observer remembers at most PendingMax calls between their
 // CallCompleted and their result; past it the oldest half is forgotten

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,7 +37,17 @@ type Sources struct {
 	Collectors []prometheus.Collector
 	// Logger; nil discards.
 	Logger *slog.Logger
+	// SourceStallMax is how long a source of a shared stream (a tenant's
+	// TS_ING_<t> copied into TS_IN, TS_MODEL) may go without hearing from
+	// its origin, while it has messages left to copy or an error, before
+	// /healthz fails it; default DefaultSourceStallMax.
+	SourceStallMax time.Duration
 }
+
+// DefaultSourceStallMax is Sources.SourceStallMax's default: past the
+// server's two-minute ceiling on a failing source's retry backoff, so a
+// retry under way is not yet a stall.
+const DefaultSourceStallMax = 3 * time.Minute
 
 // Metrics collects a process's metrics on its own registry.
 type Metrics struct {
@@ -55,6 +66,9 @@ type Metrics struct {
 	execSeconds      *prometheus.HistogramVec
 	observed         prometheus.Counter
 
+	srcMu      sync.Mutex
+	srcFailing map[string]time.Time // since when each source has been seen failing; guarded by srcMu
+
 	observing atomic.Bool
 	own       []prometheus.Collector // Toolstream's own collectors (not the Go runtime's)
 }
@@ -71,7 +85,7 @@ func New(src Sources) (*Metrics, error) {
 	if src.Logger == nil {
 		src.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Metrics{src: src, log: src.Logger, reg: prometheus.NewRegistry()}
+	m := &Metrics{src: src, log: src.Logger, reg: prometheus.NewRegistry(), srcFailing: map[string]time.Time{}}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "toolstream", Name: name, Help: help}, labels)
 		m.reg.MustRegister(c)
@@ -148,11 +162,50 @@ func (m *Metrics) Health() Health {
 		h.OK = false
 		h.Checks = append(h.Checks, "FAIL "+what)
 	}
-	check(m.src.Bus.Conn != nil && m.src.Bus.Conn.IsConnected(), "bus connected")
+	connected := m.src.Bus.Conn != nil && m.src.Bus.Conn.IsConnected()
+	check(connected, "bus connected")
 	for _, name := range m.names() {
 		check(m.src.Runners[name].Running(), "projection "+name+" running")
 	}
+	if connected {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		sources, err := m.src.Bus.SourceStates(ctx)
+		cancel()
+		if err != nil {
+			check(false, "sources of the shared streams read: "+err.Error())
+		}
+		for _, st := range sources {
+			what := fmt.Sprintf("source %s -> %s copying (%d behind, last heard %s ago)", st.Source, st.Stream, st.Lag, st.Active.Round(time.Second))
+			if st.Err != "" {
+				what += ": " + st.Err
+			}
+			check(!m.stalled(st), what)
+		}
+	}
 	return h
+}
+
+// stalled reports whether a source has been failing (an error, or
+// messages to copy and no word from its origin) for longer than
+// SourceStallMax, as seen by this process's reads.
+func (m *Metrics) stalled(st bus.SourceState) bool {
+	max := m.src.SourceStallMax
+	if max <= 0 {
+		max = DefaultSourceStallMax
+	}
+	key := st.Source + " -> " + st.Stream
+	m.srcMu.Lock()
+	defer m.srcMu.Unlock()
+	if st.Err == "" && (st.Lag == 0 || st.Active <= max) {
+		delete(m.srcFailing, key)
+		return false
+	}
+	since, ok := m.srcFailing[key]
+	if !ok {
+		since = time.Now()
+		m.srcFailing[key] = since
+	}
+	return time.Since(since) > max || st.Active > max
 }
 
 func (m *Metrics) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -191,10 +244,13 @@ var (
 	descOpenCalls  = prometheus.NewDesc("toolstream_assembler_open_calls", "Calls the assembler holds open (no decision yet).", nil, nil)
 	descExec       = prometheus.NewDesc("toolstream_executor_events_total", "This process's executor counters, by kind (invoked, succeeded, failed, duplicates, takeovers, dropped).", []string{"kind"}, nil)
 	descObserving  = prometheus.NewDesc("toolstream_metrics_observer_running", "1 while the metrics observer reads the log.", nil, nil)
+	descSrcLag     = prometheus.NewDesc("toolstream_stream_source_lag_messages", "Messages of a tenant's ingress stream a shared stream has not copied yet, as the server reports its source.", []string{"stream", "source"}, nil)
+	descSrcIdle    = prometheus.NewDesc("toolstream_stream_source_idle_seconds", "Seconds since a shared stream's source last heard from its origin.", []string{"stream", "source"}, nil)
+	descSrcStalled = prometheus.NewDesc("toolstream_stream_source_stalled", "1 when a source has messages to copy or an error and has not heard from its origin within SourceStallMax (/healthz fails it).", []string{"stream", "source"}, nil)
 )
 
 func (s *scrape) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConnected, descLastSeq, descCheckpoint, descLag, descApplied, descRejected, descRelayed, descBacklog, descRunning, descOpenResps, descOpenCalls, descExec, descObserving} {
+	for _, d := range []*prometheus.Desc{descConnected, descLastSeq, descCheckpoint, descLag, descApplied, descRejected, descRelayed, descBacklog, descRunning, descOpenResps, descOpenCalls, descExec, descObserving, descSrcLag, descSrcIdle, descSrcStalled} {
 		ch <- d
 	}
 }
@@ -238,6 +294,19 @@ func (s *scrape) Collect(ch chan<- prometheus.Metric) {
 		lasts[stream] = seq
 		gauge(ch, descLastSeq, float64(seq), stream)
 		return seq, true
+	}
+	if connected {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		sources, err := m.src.Bus.SourceStates(ctx)
+		cancel()
+		if err != nil {
+			m.log.Warn("metrics: sources of the shared streams", "err", err)
+		}
+		for _, st := range sources {
+			gauge(ch, descSrcLag, float64(st.Lag), st.Stream, st.Source)
+			gauge(ch, descSrcIdle, st.Active.Seconds(), st.Stream, st.Source)
+			gauge(ch, descSrcStalled, b2f(m.stalled(st)), st.Stream, st.Source)
+		}
 	}
 	for _, name := range m.names() {
 		r := m.src.Runners[name]
