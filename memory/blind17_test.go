@@ -9,8 +9,11 @@ import "testing"
 // a message stored nothing, 4 that a forgotten string is gone; every
 // recall wants a message, so none passes empty), so the floor, below
 // that, fails a change that loses much of what memory understood, not the
-// set's figure. A change may raise the floor, never lower it silently.
-const blind17Floor = 34
+// set's figure. A change may raise the floor, never lower it silently:
+// it was 34 until the set, by then development data, passed 175 of its
+// 184 (mem19 and mqty19's work after its blind run, 140); 165 fails a
+// change that loses that work.
+const blind17Floor = 165
 
 // blind17 is the seventeenth sealed scenario set: at least 40 scenarios,
 // half of them Chinese, each whole (sealedSetProblems). It was sealed until

@@ -19,10 +19,11 @@ const blind18Floor = 119
 var blind18LangFloor = map[string]int{"en": 51, "zh": 51}
 
 // blind18 is the eighteenth sealed scenario set: at least 40 scenarios,
-// half of them Chinese, each whole (sealedSetProblems), sealed until its
-// one blind run (MEMORY_UNSEAL=blind18).
+// half of them Chinese, each whole (sealedSetProblems). It was sealed until
+// its one blind run (docs/evaluation.md has its figures) and runs in CI
+// since.
 var blind18 = blindSet{name: "blind18", path: "heldout/blind18.jsonl", floor: blind18Floor, scenariosMin: 40, zhMin: 20,
-	sealed: true, committed: map[string][2]int{"en": {25, 91}, "zh": {25, 91}},
+	committed: map[string][2]int{"en": {25, 91}, "zh": {25, 91}},
 	kinds: map[string]int{"ask en": 28, "ask zh": 28, "holds en": 24, "holds zh": 24, "not_holds en": 17,
 		"not_holds zh": 17, "superseded en": 9, "superseded zh": 9, "status en": 7, "status zh": 7,
 		"nothing_from en": 4, "nothing_from zh": 4, "absent en": 2, "absent zh": 2},

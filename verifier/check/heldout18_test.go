@@ -1,7 +1,6 @@
 package check
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -49,10 +48,10 @@ const heldOut18MaxAnswersContradicted = 0.65
 // and committed before the checker ran on it (its README says how), as
 // TestHeldOutSet17 does its set, with heldOut7Kinds, heldOut18Floors, at
 // most heldOut18MaxTrueContradicted of its true claims contradicted and at
-// most heldOut18MaxAnswersContradicted of its answers holding one. It is
-// sealed: until VERIFIER_UNSEAL=heldout18 it checks the set's integrity
-// (its size, digest, kinds, texts and pointers) and skips, so that its one
-// blind run, at the end of the session that wrote it, is its first.
+// most heldOut18MaxAnswersContradicted of its answers holding one. It was
+// sealed (VERIFIER_UNSEAL=heldout18) until its one blind run at the end of
+// the session that wrote it (docs/evaluation.md has its figures) and runs
+// in CI since.
 func TestHeldOutSet18(t *testing.T) {
 	s := kindedSet{
 		name:    "heldout18",
@@ -61,12 +60,9 @@ func TestHeldOutSet18(t *testing.T) {
 		answers: map[string]int{"en": 36, "zh": 24},
 		labels:  map[string]int{"supported": 520, "contradicted": 230, "unsupported": 5, "not_checkable": 4},
 		sha256:  "18a3193c63c88dec74b85e06db4f46b13fc2af7bbde127a3958d6f8fc20179a4",
-		sealed:  true,
 	}
 	checkKindedSet(t, s)
-	if t.Failed() || os.Getenv("VERIFIER_UNSEAL") != s.name {
-		// checkKindedSet returns without skipping when the set's integrity
-		// fails: the checker must not run on a sealed set then either.
+	if t.Failed() {
 		return
 	}
 	checkTrueContradicted(t, s.name, heldOut18MaxTrueContradicted)
