@@ -146,7 +146,11 @@
 // is its first user's: bob naming it gets 404 and the model is not asked)
 // nor, through an upstream that reuses response ids, her frames. A
 // tenant's key without a user acts for the user it names in
-// Toolstream-User. Only the headers of forwardedHeaders go upstream.
+// Toolstream-User. Only the headers of forwardedHeaders go upstream. A
+// Responses request continuing a response (previous_response_id) goes
+// upstream only when that response is the same user's (404 otherwise, as
+// OpenAI answers an unknown id): the upstream's key, and the responses it
+// stores, are every tenant's.
 //
 // Gateway is safe for concurrent use; each request has its own state.
 // Invariants kept (docs/design.md): 8 (what the gateway writes is sealed per

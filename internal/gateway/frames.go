@@ -27,38 +27,9 @@ type frameReader struct {
 // holds none of this user's (a tenant's key names the user with
 // Toolstream-User), or they were erased.
 func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream string) (*frameReader, error) {
-	// A user's streams are kept under their own name for the stream
-	// (scopedID): another user's of the same id is not even looked at.
-	subj, err := events.GatewaySubject(env.Tenant, string(api), scopedID(env.User, stream))
+	subj, err := g.findStream(ctx, api, env, stream)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	// NB: the live entry is looked up before the log, never after. The
-	// relay drops it only once the whole stream is stored (relay.stream),
-	// so a stream that is not live when asked is all in the log when the
-	// log is asked next. Asked the other way round, a stream whose frames
-	// were stored and whose entry was dropped between the log's answer
-	// (nothing yet) and the live lookup was found in neither: a resume
-	// right after the client saw the end answered 404.
-	live, isLive := g.liveEnv(subj)
-	st, err := g.cfg.JS.Stream(ctx, events.StreamGateway)
-	if err != nil {
-		return nil, fmt.Errorf("gateway: stream %s: %w", events.StreamGateway, err)
-	}
-	last, err := st.GetLastMsgForSubject(ctx, subj)
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		// Not in the log yet, or not at all: a stream this gateway was
-		// relaying when asked is followed from the start.
-		if !isLive || live.User != env.User {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, stream)
-		}
-	case err != nil:
-		return nil, fmt.Errorf("gateway: read %s: %w", stream, err)
-	default:
-		if err := g.mayRead(env, last.Data); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	c, err := g.cfg.JS.OrderedConsumer(ctx, events.StreamGateway, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 	if err != nil {
@@ -77,6 +48,47 @@ func (g *Gateway) openFrames(ctx context.Context, api API, env Envelope, stream 
 		it.Stop()
 	}()
 	return &frameReader{g: g, env: env, it: it, stop: func() { close(done) }}, nil
+}
+
+// findStream returns the subject of stream for env's tenant and user: one
+// this gateway is relaying to the user, or one the log holds a message of
+// the user's on; ErrNotFound otherwise (another user's or tenant's, never
+// seen, or erased).
+func (g *Gateway) findStream(ctx context.Context, api API, env Envelope, stream string) (string, error) {
+	// A user's streams are kept under their own name for the stream
+	// (scopedID): another user's of the same id is not even looked at.
+	subj, err := events.GatewaySubject(env.Tenant, string(api), scopedID(env.User, stream))
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	// NB: the live entry is looked up before the log, never after. The
+	// relay drops it only once the whole stream is stored (relay.stream),
+	// so a stream that is not live when asked is all in the log when the
+	// log is asked next. Asked the other way round, a stream whose frames
+	// were stored and whose entry was dropped between the log's answer
+	// (nothing yet) and the live lookup was found in neither: a resume
+	// right after the client saw the end answered 404.
+	live, isLive := g.liveEnv(subj)
+	st, err := g.cfg.JS.Stream(ctx, events.StreamGateway)
+	if err != nil {
+		return "", fmt.Errorf("gateway: stream %s: %w", events.StreamGateway, err)
+	}
+	last, err := st.GetLastMsgForSubject(ctx, subj)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		// Not in the log yet, or not at all: a stream this gateway was
+		// relaying when asked is followed from the start.
+		if !isLive || live.User != env.User {
+			return "", fmt.Errorf("%w: %s", ErrNotFound, stream)
+		}
+	case err != nil:
+		return "", fmt.Errorf("gateway: read %s: %w", stream, err)
+	default:
+		if err := g.mayRead(env, last.Data); err != nil {
+			return "", err
+		}
+	}
+	return subj, nil
 }
 
 // mayRead checks that a key of one user reads that user's stream, and

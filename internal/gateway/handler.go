@@ -294,6 +294,9 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			g.resume(w, r, api, env, r.Header.Get(HeaderStream), after)
 			return
 		}
+		if api == APIResponses && !g.ownsPrevious(w, r, env, body) {
+			return
+		}
 		clientRuns := true
 		switch x := r.Header.Get(HeaderExecute); x {
 		case "":
@@ -307,6 +310,45 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 		}
 		g.passthrough(w, r, api, env, body, sl, clientRuns)
 	}
+}
+
+// ownsPrevious answers 404, as OpenAI does, a Responses request whose
+// previous_response_id names no response of this tenant and user: the
+// upstreams' keys and the responses they store are shared by every
+// tenant, so without it a key that learned another tenant's (or user's)
+// response id would continue that conversation, the upstream reading its
+// history out to the wrong client. A response counts as the user's when
+// the gateway relays it to them now or the log holds it under the id for
+// them (findStream), which is how every response it relayed is kept. A
+// response the upstream gave under an id it had given before is kept
+// under the gateway's own id (relay.claimFirst), so continuing it by the
+// upstream's id is refused too: the id names two conversations.
+func (g *Gateway) ownsPrevious(w http.ResponseWriter, r *http.Request, env Envelope, body []byte) bool {
+	var probe struct {
+		Previous any `json:"previous_response_id"`
+	}
+	if json.Unmarshal(body, &probe) != nil || probe.Previous == nil {
+		return true
+	}
+	prev, ok := probe.Previous.(string)
+	if !ok {
+		WriteError(w, APIResponses, http.StatusBadRequest, fmt.Sprintf("%v: previous_response_id is not a string", ErrBadRequest))
+		return false
+	}
+	if prev == "" {
+		return true
+	}
+	_, err := g.findStream(r.Context(), APIResponses, env, prev)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrBadRequest):
+		WriteError(w, APIResponses, http.StatusNotFound, fmt.Sprintf("Previous response with id '%s' not found.", prev))
+	default:
+		g.log.Error("gateway: look up a previous response", "tenant", env.Tenant, "err", err)
+		WriteError(w, APIResponses, http.StatusInternalServerError, "The gateway could not read its log; try again.")
+	}
+	return false
 }
 
 // passthrough relays one request: the upstream read runs apart from the
