@@ -184,17 +184,27 @@ func (n *Normalizer) decodeResponses(raw []byte) (func(), error) {
 // typedResponses takes an event decoded in one go: its "type" (nil when
 // absent or null) and the rest.
 func (n *Normalizer) typedResponses(t *string, ev *respEvent) (func(), error) {
-	typ, inferred := "", false
+	typ, inferred, err := responsesType(t, ev)
+	if err != nil {
+		return nil, err
+	}
+	return n.responsesEvent(typ, inferred, ev)
+}
+
+// responsesType is the type of an event decoded in one go (t: its "type",
+// nil when absent or null), set on ev; inferred when it has none and is
+// read from its response's status.
+func responsesType(t *string, ev *respEvent) (typ string, inferred bool, err error) {
 	switch {
 	case t != nil:
 		typ = *t
 	case ev.Response != nil:
 		inferred = true
 	default:
-		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+		return "", false, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
 	}
 	ev.Type = typ
-	return n.responsesEvent(typ, inferred, ev)
+	return typ, inferred, nil
 }
 
 // responsesEvent checks a decoded event of type typ (inferred: from its
@@ -243,16 +253,10 @@ func responsesChecked(typ string, inferred bool, ev *respEvent) (string, bool, e
 // checks and applies it without making a closure for it, as the
 // encoding/json path does.
 func (n *Normalizer) feedResponsesScanned(t *string, ev *respEvent) ([]Out, error) {
-	typ, inferred := "", false
-	switch {
-	case t != nil:
-		typ = *t
-	case ev.Response != nil:
-		inferred = true
-	default:
-		return nil, fmt.Errorf("%w: responses event without \"type\"", ErrUnknownShape)
+	typ, inferred, err := responsesType(t, ev)
+	if err != nil {
+		return nil, err
 	}
-	ev.Type = typ
 	typ, apply, err := responsesChecked(typ, inferred, ev)
 	if err != nil {
 		return nil, err

@@ -93,25 +93,20 @@ func (s *Store) ownerSlot(ctx context.Context, tenant, scope, owner string) erro
 // Config.RecordKeysMax already, counted as reserve counts.
 func (s *Store) reserveRecord(ctx context.Context, tenant, owner string) error {
 	bound := s.cfg.RecordKeysMax
-	s.mu.Lock()
-	c, ok := s.recordKeys[owner]
-	s.mu.Unlock()
-	if !ok || c.n >= bound && time.Since(c.at) >= s.cfg.CacheTTL {
+	n, full, err := s.take(ctx, s.recordKeys, owner, bound, func(ctx context.Context) (int, error) {
 		filter := "$KV." + s.cfg.Bucket + "." + owner + ".r.*"
 		info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
 		if err != nil {
-			return fmt.Errorf("%w: counting the record keys of a user of %s: %w", ErrUnavailable, tenant, err)
+			return 0, fmt.Errorf("%w: counting the record keys of a user of %s: %w", ErrUnavailable, tenant, err)
 		}
-		c = userCount{len(info.State.Subjects), time.Now()}
+		return len(info.State.Subjects), nil
+	})
+	if err != nil {
+		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c.n >= bound {
-		s.recordKeys[owner] = c
-		return fmt.Errorf("%w: a user of tenant %s holds %d memory record keys (at most %d; forgetting a record frees one)", ErrTooManyKeys, tenant, c.n, bound)
+	if full {
+		return fmt.Errorf("%w: a user of tenant %s holds %d memory record keys (at most %d; forgetting a record frees one)", ErrTooManyKeys, tenant, n, bound)
 	}
-	c.n++
-	s.recordKeys[owner] = c
 	return nil
 }
 
@@ -128,25 +123,40 @@ func (s *Store) recountRecords(owner string) {
 // a flood past it costs no count each).
 func (s *Store) reserve(ctx context.Context, tenant string) error {
 	bound := s.cfg.UserKeysMax
+	n, full, err := s.take(ctx, s.userKeys, tenant, bound, func(ctx context.Context) (int, error) { return s.countUserKeys(ctx, tenant) })
+	if err != nil {
+		return err
+	}
+	if full {
+		return fmt.Errorf("%w: tenant %s holds %d (at most %d; an erasure frees one)", ErrTooManyKeys, tenant, n, bound)
+	}
+	return nil
+}
+
+// take counts one key more under name in counts (a tenant's user keys, a
+// user's record keys; guarded by s.mu), or says full, with the count,
+// when name holds bound already. The count is read with count when none
+// is kept, and again at most once per Config.CacheTTL while at the bound.
+func (s *Store) take(ctx context.Context, counts map[string]userCount, name string, bound int, count func(context.Context) (int, error)) (n int, full bool, err error) {
 	s.mu.Lock()
-	c, ok := s.userKeys[tenant]
+	c, ok := counts[name]
 	s.mu.Unlock()
 	if !ok || c.n >= bound && time.Since(c.at) >= s.cfg.CacheTTL {
-		n, err := s.countUserKeys(ctx, tenant)
+		n, err := count(ctx)
 		if err != nil {
-			return err
+			return 0, false, err
 		}
 		c = userCount{n, time.Now()}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.n >= bound {
-		s.userKeys[tenant] = c
-		return fmt.Errorf("%w: tenant %s holds %d (at most %d; an erasure frees one)", ErrTooManyKeys, tenant, c.n, bound)
+		counts[name] = c
+		return c.n, true, nil
 	}
 	c.n++
-	s.userKeys[tenant] = c
-	return nil
+	counts[name] = c
+	return c.n, false, nil
 }
 
 // userCount is a tenant's user keys as counted at, plus those made since.
