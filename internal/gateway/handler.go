@@ -247,8 +247,9 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			return
 		}
 		var probe struct {
-			Model  any  `json:"model"`
-			Stream bool `json:"stream"`
+			Model    any  `json:"model"`
+			Stream   bool `json:"stream"`
+			Previous any  `json:"previous_response_id"` // Responses: checked by ownsPrevious
 		}
 		if err := json.Unmarshal(body, &probe); err != nil {
 			WriteError(w, api, http.StatusBadRequest, fmt.Sprintf("%v: the body is not a JSON object: %v", ErrBadRequest, err))
@@ -294,7 +295,7 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 			g.resume(w, r, api, env, r.Header.Get(HeaderStream), after)
 			return
 		}
-		if api == APIResponses && !g.ownsPrevious(w, r, env, body) {
+		if api == APIResponses && !g.ownsPrevious(w, r, env, probe.Previous) {
 			return
 		}
 		clientRuns := true
@@ -322,15 +323,13 @@ func (g *Gateway) post(api API) http.HandlerFunc {
 // them (findStream), which is how every response it relayed is kept. A
 // response the upstream gave under an id it had given before is kept
 // under the gateway's own id (relay.claimFirst), so continuing it by the
-// upstream's id is refused too: the id names two conversations.
-func (g *Gateway) ownsPrevious(w http.ResponseWriter, r *http.Request, env Envelope, body []byte) bool {
-	var probe struct {
-		Previous any `json:"previous_response_id"`
-	}
-	if json.Unmarshal(body, &probe) != nil || probe.Previous == nil {
+// upstream's id is refused too: the id names two conversations. previous
+// is the body's previous_response_id as the request's one decode read it.
+func (g *Gateway) ownsPrevious(w http.ResponseWriter, r *http.Request, env Envelope, previous any) bool {
+	if previous == nil {
 		return true
 	}
-	prev, ok := probe.Previous.(string)
+	prev, ok := previous.(string)
 	if !ok {
 		WriteError(w, APIResponses, http.StatusBadRequest, fmt.Sprintf("%v: previous_response_id is not a string", ErrBadRequest))
 		return false
